@@ -1,0 +1,138 @@
+//! `kwire decode`: frames from hex or binary, shown as tree, grid or JSON.
+
+use super::exit;
+use clap::{Args, ValueEnum};
+use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame};
+use kwire::input::{read_source, to_bytes, InputKind};
+use kwire::render::{grid, json, text_tree};
+use kwire::schema::{Catalogue, MessageKind};
+use std::io::{IsTerminal, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The object tree, as on the seed pages.
+    Tree,
+    /// The byte layout: 16 bytes per row, coloured by region.
+    Grid,
+    /// Values only, keyed by schema field names (the JSON contract).
+    Json,
+    /// Every node with offset, length, value, note and region.
+    TreeJson,
+}
+
+#[derive(Args, Debug)]
+pub struct DecodeArgs {
+    /// Input file (hex text or binary); `-` or nothing for standard input.
+    #[arg(default_value = "-")]
+    pub file: String,
+    /// The input is raw bytes, not hex text.
+    #[arg(long, conflicts_with = "hex")]
+    pub binary: bool,
+    /// The input is hex text (default: detected).
+    #[arg(long)]
+    pub hex: bool,
+    /// The frames are requests (default).
+    #[arg(long, conflicts_with = "response")]
+    pub request: bool,
+    /// The frames are responses: needs --api and --version.
+    #[arg(long)]
+    pub response: bool,
+    /// API name or key (required for responses; checked against a request's header).
+    #[arg(long, value_name = "NAME|KEY")]
+    pub api: Option<String>,
+    /// API version (required for responses; checked against a request's header).
+    #[arg(long, value_name = "N")]
+    pub version: Option<i16>,
+    #[arg(long, value_enum, default_value_t = Format::Tree)]
+    pub format: Format,
+    /// Same as --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Show descriptions in full in the tree.
+    #[arg(long)]
+    pub full_docs: bool,
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
+    let api_key = match &args.api {
+        None => None,
+        Some(a) => match cat.resolve_api(a) {
+            Some(k) => Some(k),
+            None => {
+                let hint = cat.suggest_api(a);
+                let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", hint.join(", ")) };
+                eprintln!("kwire: unknown API {a:?}{hint}; `kwire apis` lists them");
+                return exit::FAILURE;
+            }
+        },
+    };
+    let direction = if args.response { Direction::Response } else { Direction::Request };
+    if direction == Direction::Response {
+        let (Some(k), Some(v)) = (api_key, args.version) else {
+            eprintln!("kwire: a response does not name its API or version: give --api NAME and --version N");
+            return exit::FAILURE;
+        };
+        let versions = cat.versions(MessageKind::Response, k, release);
+        if !versions.contains(&v) {
+            eprintln!(
+                "kwire: {} has no response version {v}; valid: {}",
+                cat.api_name(k).unwrap_or("?"),
+                kwire::decode::frame::compress_versions(&versions)
+            );
+            return exit::FAILURE;
+        }
+    }
+    let raw = match read_source(&args.file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return exit::FAILURE;
+        }
+    };
+    let kind = if args.binary { InputKind::Binary } else if args.hex { InputKind::Hex } else { InputKind::Auto };
+    let bytes = match to_bytes(raw, kind) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return exit::FAILURE;
+        }
+    };
+    let opts = DecodeOptions { direction: Some(direction), api_key, api_version: args.version, release: release.map(str::to_string) };
+    let frames = decode_frames(cat, &bytes, &opts);
+    let format = if args.json { Format::Json } else { args.format };
+    let mut out = std::io::stdout().lock();
+    let _ = write_frames(&mut out, &frames, format, args.full_docs);
+    let mut status = exit::OK;
+    for f in &frames {
+        if let Some(e) = &f.error {
+            eprintln!("kwire: frame at input offset {}: {e}", f.input_offset);
+            status = exit::MALFORMED;
+        }
+    }
+    status
+}
+
+fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full_docs: bool) -> std::io::Result<()> {
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let many = frames.len() > 1;
+    for (i, f) in frames.iter().enumerate() {
+        match format {
+            Format::Json => writeln!(out, "{}", json::frame_contract(f))?,
+            Format::TreeJson => writeln!(out, "{}", json::frame_tree_json(f))?,
+            Format::Tree | Format::Grid => {
+                if many {
+                    if i > 0 {
+                        writeln!(out)?;
+                    }
+                    writeln!(out, "# frame {} at input offset 0x{:04x}", i + 1, f.input_offset)?;
+                }
+                if format == Format::Tree {
+                    write!(out, "{}", text_tree::render_frame(f, text_tree::TreeOptions { full_docs }))?;
+                } else {
+                    write!(out, "{}", grid::render_grid(f, color))?;
+                }
+            }
+        }
+    }
+    out.flush()
+}

@@ -1,0 +1,84 @@
+//! The command line: argument parsing and dispatch to the commands.
+
+pub mod decode_cmd;
+
+use clap::{Parser, Subcommand};
+use kwire::schema::{source::load_definitions, Catalogue};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "kwire", version, about = "Shows exactly what a Kafka protocol message looks like on the wire")]
+pub struct Cli {
+    /// Upstream definitions with their prose: a definitions folder, a Kafka source
+    /// tree, a kafka-clients jar or a Kafka libs/ folder.
+    #[arg(long, global = true, env = "KWIRE_DEFS", value_name = "PATH")]
+    pub defs: Option<PathBuf>,
+    /// Decode with one release's definitions only (e.g. 3.9, 4.1).
+    #[arg(long, global = true, value_name = "R")]
+    pub kafka_release: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Decode frames from hex text or binary into an annotated tree, grid or JSON.
+    Decode(decode_cmd::DecodeArgs),
+    /// Rebuild the built-in catalogue from upstream definitions (<DIR>/<release>/...).
+    #[command(hide = true)]
+    ImportDefs {
+        dir: PathBuf,
+        #[arg(long, default_value = "src/catalogue/kafka.json")]
+        out: PathBuf,
+    },
+}
+
+/// Exit statuses: 0 success; 1 the input or a name could not be used; 2 a
+/// message is malformed (or the command line is wrong, as clap reports it).
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const FAILURE: i32 = 1;
+    pub const MALFORMED: i32 = 2;
+}
+
+pub fn run(cli: Cli) -> i32 {
+    let cat = match catalogue(&cli) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return exit::FAILURE;
+        }
+    };
+    match cli.command {
+        Command::Decode(args) => decode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
+            Ok(c) => match std::fs::write(&out, c.to_json()) {
+                Ok(()) => {
+                    eprintln!("kwire: wrote {} definitions of releases {} to {}", c.entries.len(), c.releases.join(", "), out.display());
+                    exit::OK
+                }
+                Err(e) => {
+                    eprintln!("kwire: {}: {e}", out.display());
+                    exit::FAILURE
+                }
+            },
+            Err(e) => {
+                eprintln!("kwire: {e}");
+                exit::FAILURE
+            }
+        },
+    }
+}
+
+fn catalogue(cli: &Cli) -> Result<Catalogue, String> {
+    let builtin = Catalogue::builtin();
+    if let Some(r) = &cli.kafka_release {
+        if !builtin.releases.iter().any(|x| x == r) {
+            return Err(format!("unknown release {r:?}; known: {}", builtin.releases.join(", ")));
+        }
+    }
+    match &cli.defs {
+        None => Ok(builtin.clone()),
+        Some(p) => Ok(builtin.with_loaded(load_definitions(p)?)),
+    }
+}

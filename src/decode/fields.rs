@@ -1,0 +1,423 @@
+//! The generic, schema-driven field decoder: one code path for every API,
+//! version, header and record type, driven by the catalogue's field specs.
+
+use super::reader::Reader;
+use super::tree::{DecodeError, Node, Region, Role, Value};
+use crate::protocol::error_codes::error_name;
+use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
+use bytes::Bytes;
+
+/// How field nodes are named: body fields keep their schema names; header
+/// fields are shown in the protocol guide's snake_case with kwire's own notes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    Schema,
+    Header,
+}
+
+pub struct FieldDecoder<'a, 'c> {
+    pub r: Reader<'a>,
+    /// The frame's bytes, shared with byte values without copying.
+    pub frame: &'a Bytes,
+    pub version: i16,
+    /// Whether the message is flexible at `version` (compact forms, tagged sections).
+    pub flexible: bool,
+    pub region: Region,
+    pub naming: Naming,
+    pub catalogue: &'c Catalogue,
+    pub warnings: Vec<String>,
+}
+
+type Res = Result<(), DecodeError>;
+
+impl<'a, 'c> FieldDecoder<'a, 'c> {
+    /// Decode a struct's fields in declaration order, then (when flexible) its tagged section.
+    pub fn read_struct(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
+        for (i, f) in fields.iter().enumerate() {
+            if f.is_regular_in(self.version) {
+                self.read_field(f, i as u16, false, out)?;
+            }
+        }
+        if self.flexible {
+            self.read_tagged_section(fields, out)?;
+        }
+        Ok(())
+    }
+
+    fn display_name(&self, f: &FieldSpec) -> String {
+        match self.naming {
+            Naming::Schema => f.name.clone(),
+            Naming::Header => snake_case(&f.name),
+        }
+    }
+
+    fn read_field(&mut self, f: &FieldSpec, decl: u16, in_tag: bool, out: &mut Vec<Node>) -> Res {
+        let mut node = Node::new(self.display_name(f), f.ty.to_string(), self.r.pos(), self.region, Role::Field { decl });
+        if self.naming == Naming::Header {
+            node.key = Some(f.name.clone());
+            node.doc = header_doc(&f.name, self.region).map(str::to_string);
+        } else {
+            node.doc = f.about.clone();
+        }
+        let nullable = f.is_nullable_in(self.version);
+        let compact = in_tag || f.flexible.map_or(self.flexible, |v| v.contains(self.version));
+        match &f.ty {
+            FieldType::Primitive(p) => {
+                if self.naming == Naming::Header && *p == Primitive::String && nullable {
+                    node.ty = "nullable_string".into();
+                }
+                let res = self.read_primitive(*p, compact, nullable, &f.name, &mut node);
+                self.finish(node, out, res)
+            }
+            FieldType::Struct(name) => {
+                let res = self.read_struct_value(f, name, nullable, in_tag, &mut node);
+                self.finish(node, out, res)
+            }
+            FieldType::Array(inner) => {
+                let res = self.read_array(f, inner, compact, nullable, &mut node);
+                self.finish(node, out, res)
+            }
+        }
+    }
+
+    /// Close a node: its length runs to the reader's position (or past its last child).
+    fn finish(&mut self, mut node: Node, out: &mut Vec<Node>, res: Res) -> Res {
+        let mut end = self.r.pos().max(node.offset);
+        if let Some(last) = node.children.last() {
+            end = end.max(last.end());
+        }
+        if let Err(e) = &res {
+            if !node.children.iter().any(has_error) {
+                // The failing read is this node itself: cover what remains at the error.
+                end = end.max(e.offset + self.r.end().saturating_sub(e.offset).min(16));
+                node.error = Some(e.expected.clone());
+            }
+        }
+        node.len = end - node.offset;
+        out.push(node);
+        res
+    }
+
+    fn read_primitive(&mut self, p: Primitive, compact: bool, nullable: bool, name: &str, node: &mut Node) -> Res {
+        let r = &mut self.r;
+        node.value = match p {
+            Primitive::Bool => {
+                let b = r.u8(name)?;
+                if b > 1 {
+                    node.note = Some(format!("(non-canonical bool 0x{b:02x})"));
+                }
+                Value::Bool(b != 0)
+            }
+            Primitive::Int8 => Value::Int(r.i8(name)?.into()),
+            Primitive::Int16 => {
+                let v = r.i16(name)?;
+                node.note = int16_note(name, v, self.catalogue);
+                Value::Int(v.into())
+            }
+            Primitive::Uint16 => Value::Uint(r.u16(name)?.into()),
+            Primitive::Int32 => Value::Int(r.i32(name)?.into()),
+            Primitive::Uint32 => Value::Uint(r.u32(name)?.into()),
+            Primitive::Int64 => Value::Int(r.i64(name)?),
+            Primitive::Float64 => Value::Float(r.f64(name)?),
+            Primitive::Uuid => Value::Uuid(r.uuid(name)?),
+            Primitive::String => {
+                let (len, note) = self.read_length(compact, false, name)?;
+                node.note = Some(note);
+                match len {
+                    None => {
+                        self.null_check(nullable, name);
+                        Value::Str(None)
+                    }
+                    Some(n) => {
+                        let raw = self.r.take(n, name)?;
+                        match std::str::from_utf8(raw) {
+                            Ok(s) => Value::Str(Some(s.to_string())),
+                            Err(_) => {
+                                let start = self.r.pos() - n;
+                                Value::InvalidUtf8(self.frame.slice(start..start + n))
+                            }
+                        }
+                    }
+                }
+            }
+            Primitive::Bytes | Primitive::Records => {
+                let (len, note) = self.read_length(compact, true, name)?;
+                node.note = Some(note);
+                match len {
+                    None => {
+                        self.null_check(nullable, name);
+                        Value::Bytes(None)
+                    }
+                    Some(n) => {
+                        self.r.take(n, name)?;
+                        let start = self.r.pos() - n;
+                        Value::Bytes(Some(self.frame.slice(start..start + n)))
+                    }
+                }
+            }
+        };
+        Ok(())
+    }
+
+    /// A string/bytes length: compact uvarint(n+1) with 0 = null, or int16/int32 with -1 = null.
+    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<(Option<usize>, String), DecodeError> {
+        let at = self.r.pos();
+        if compact {
+            let u = self.r.uvarint(&format!("{name} length"))?;
+            if u.overlong {
+                self.warnings.push(format!("0x{at:04x}: {name} length is an over-long varint"));
+            }
+            if u.value == 0 {
+                return Ok((None, "(compact, 0=null)".into()));
+            }
+            let n = (u.value - 1) as usize;
+            Ok((Some(n), format!("(compact, len+1={})", u.value)))
+        } else {
+            let (n, width) = if wide { (i64::from(self.r.i32(name)?), "int32") } else { (i64::from(self.r.i16(name)?), "int16") };
+            match n {
+                -1 => Ok((None, format!("({width} len=-1, null)"))),
+                n if n < -1 => Err(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
+                n => Ok((Some(n as usize), format!("({width} len={n})"))),
+            }
+        }
+    }
+
+    fn null_check(&mut self, nullable: bool, name: &str) {
+        if !nullable {
+            self.warnings.push(format!("{name}: null in a field that is not nullable at v{}", self.version));
+        }
+    }
+
+    fn read_struct_value(&mut self, f: &FieldSpec, sname: &str, nullable: bool, in_tag: bool, node: &mut Node) -> Res {
+        node.ty = sname.to_string();
+        if nullable {
+            // KIP-893: an int8 marker, -1 null, 1 present; tagged structs use a uvarint marker.
+            let at = self.r.pos();
+            let mut m = Node::new("present", if in_tag { "uvarint" } else { "int8" }, at, self.region, Role::Encoding);
+            let present = if in_tag {
+                let u = self.r.uvarint("struct presence marker")?;
+                m.value = Value::Uint(u.value);
+                u.value > 0
+            } else {
+                let b = self.r.i8("struct presence marker")?;
+                m.value = Value::Int(b.into());
+                b >= 0
+            };
+            m.len = self.r.pos() - at;
+            m.note = Some(if present { "(present)".into() } else { "(null)".into() });
+            node.children.push(m);
+            if !present {
+                node.value = Value::Struct(false);
+                return Ok(());
+            }
+        }
+        node.value = Value::Struct(true);
+        self.read_struct(&f.fields, &mut node.children)
+    }
+
+    fn read_array(&mut self, f: &FieldSpec, inner: &FieldType, compact: bool, nullable: bool, node: &mut Node) -> Res {
+        let at = self.r.pos();
+        let name = &f.name;
+        let (count, mut len_node) = if compact {
+            let u = self.r.uvarint(&format!("{name} length"))?;
+            let mut n = Node::new("length", "uvarint", at, self.region, Role::Encoding);
+            n.value = Value::Uint(u.value);
+            n.note = Some(if u.value == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
+            ((u.value > 0).then(|| (u.value - 1) as usize), n)
+        } else {
+            let v = self.r.i32(&format!("{name} length"))?;
+            let mut n = Node::new("length", "int32", at, self.region, Role::Encoding);
+            n.value = Value::Int(v.into());
+            if v < -1 {
+                return Err(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
+            }
+            (usize::try_from(v).ok(), n)
+        };
+        len_node.len = self.r.pos() - at;
+        len_node.doc = Some(match count {
+            None => "null array".into(),
+            Some(1) => "1 element follows".into(),
+            Some(n) => format!("{n} elements follow"),
+        });
+        node.children.push(len_node);
+        node.value = Value::Array(count);
+        let Some(count) = count else {
+            self.null_check(nullable, name);
+            return Ok(());
+        };
+        // Every element takes at least one byte, except structs whose fields are all absent
+        // at this version; either way a count beyond the remaining bytes cannot be honest.
+        if count > self.r.remaining() {
+            return Err(DecodeError {
+                offset: at,
+                expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()),
+            });
+        }
+        for i in 0..count {
+            match inner {
+                FieldType::Struct(sname) => {
+                    let mut el = Node::new(format!("{sname}[{i}]"), sname.clone(), self.r.pos(), self.region, Role::Element);
+                    el.value = Value::Struct(true);
+                    let res = self.read_struct(&f.fields, &mut el.children);
+                    self.finish(el, &mut node.children, res)?;
+                }
+                FieldType::Primitive(p) => {
+                    let mut el = Node::new(format!("{name}[{i}]"), p.as_str(), self.r.pos(), self.region, Role::Element);
+                    let res = self.read_primitive(*p, compact, false, name, &mut el);
+                    self.finish(el, &mut node.children, res)?;
+                }
+                FieldType::Array(_) => {
+                    return Err(DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// KIP-482 tagged fields: uvarint count, then per field uvarint tag, uvarint size, payload.
+    fn read_tagged_section(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
+        let at = self.r.pos();
+        let mut section = Node::new("tagged_fields", "uvarint", at, Region::TaggedFields, Role::TaggedSection);
+        section.doc = Some(match self.naming {
+            Naming::Header => "number of tagged fields in the header".into(),
+            Naming::Schema => "number of tagged fields in this struct".into(),
+        });
+        let res = self.read_tagged_entries(fields, &mut section);
+        self.finish(section, out, res)
+    }
+
+    fn read_tagged_entries(&mut self, fields: &[FieldSpec], section: &mut Node) -> Res {
+        let at = self.r.pos();
+        let count = self.r.uvarint("tagged field count")?;
+        section.value = Value::Uint(count.value);
+        if count.value == 0 {
+            return Ok(());
+        }
+        let mut c = Node::new("count", "uvarint", at, Region::TaggedFields, Role::Encoding);
+        c.value = Value::Uint(count.value);
+        c.len = count.len;
+        c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
+        section.children.push(c);
+        // Each entry needs at least a tag byte and a size byte.
+        if count.value as usize > self.r.remaining() / 2 {
+            return Err(DecodeError {
+                offset: at,
+                expected: format!("{} tagged fields, but only {} bytes remain", count.value, self.r.remaining()),
+            });
+        }
+        let mut last_tag: Option<u64> = None;
+        for _ in 0..count.value {
+            let start = self.r.pos();
+            let tag = self.r.uvarint("tag")?;
+            let size = self.r.uvarint("tagged field size")?;
+            if last_tag.is_some_and(|t| tag.value <= t) {
+                self.warnings.push(format!("0x{start:04x}: tag {} is not in ascending order (Java writers sort tags)", tag.value));
+            }
+            last_tag = Some(tag.value);
+            let tag_no = tag.value as u32;
+            let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
+            entry.value = Value::None;
+            entry.note = Some(format!("(tag {}, size {})", tag.value, size.value));
+            let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
+            t.value = Value::Uint(tag.value);
+            t.len = tag.len;
+            let mut s = Node::new("size", "uvarint", start + tag.len, Region::TaggedFields, Role::Encoding);
+            s.value = Value::Uint(size.value);
+            s.len = size.len;
+            s.doc = Some("bytes in the value that follows".into());
+            entry.children.push(t);
+            entry.children.push(s);
+            let size_v = size.value as usize;
+            if size_v > self.r.remaining() {
+                let e = DecodeError {
+                    offset: start + tag.len,
+                    expected: format!("tag {tag_no}: size {size_v}, but only {} bytes remain", self.r.remaining()),
+                };
+                return self.finish(entry, &mut section.children, Err(e));
+            }
+            let known = fields.iter().enumerate().find(|(_, f)| f.tag == Some(tag_no) && f.is_tagged_in(self.version));
+            let payload_at = self.r.pos();
+            let res = match known {
+                Some((decl, f)) => {
+                    entry.name = self.display_name(f);
+                    let old_end = self.r.limit(size_v);
+                    let saved_region = self.region;
+                    self.region = Region::TaggedFields;
+                    let res = self.read_field(f, decl as u16, true, &mut entry.children);
+                    self.region = saved_region;
+                    self.r.restore_end(old_end);
+                    if res.is_ok() && self.r.pos() != payload_at + size_v {
+                        self.warnings.push(format!(
+                            "0x{payload_at:04x}: tag {tag_no} ({}) declares {size_v} bytes but its value used {}",
+                            f.name,
+                            self.r.pos() - payload_at
+                        ));
+                        self.r.seek(payload_at + size_v);
+                    }
+                    res
+                }
+                None => {
+                    if fields.iter().any(|f| f.tag == Some(tag_no)) {
+                        self.warnings.push(format!(
+                            "0x{start:04x}: tag {tag_no} is not valid at v{} (Java would reject it)",
+                            self.version
+                        ));
+                    }
+                    entry.name = format!("unknown_tag_{tag_no}");
+                    self.r.take(size_v, "unknown tagged field")?;
+                    let mut d = Node::new("data", "bytes", payload_at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });
+                    d.value = Value::Bytes(Some(self.frame.slice(payload_at..payload_at + size_v)));
+                    d.len = size_v;
+                    d.doc = Some("unknown tag, kept raw".into());
+                    entry.children.push(d);
+                    Ok(())
+                }
+            };
+            self.finish(entry, &mut section.children, res)?;
+        }
+        Ok(())
+    }
+}
+
+fn has_error(n: &Node) -> bool {
+    n.error.is_some() || n.children.iter().any(has_error)
+}
+
+/// Notes for int16 fields whose numbers have names: error codes and API keys.
+fn int16_note(name: &str, v: i16, cat: &Catalogue) -> Option<String> {
+    if name.ends_with("ErrorCode") {
+        return Some(format!("({})", error_name(v).unwrap_or("unknown error code")));
+    }
+    if name == "ApiKey" || name == "RequestApiKey" {
+        return cat.api_name(v).map(|n| format!("({n})"));
+    }
+    None
+}
+
+/// `RequestApiKey` → `request_api_key`.
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// kwire's own words for the header fields.
+fn header_doc(name: &str, region: Region) -> Option<&'static str> {
+    let _ = region;
+    Some(match name {
+        "RequestApiKey" => "numeric id of the API being called",
+        "RequestApiVersion" => "version of the request body that follows",
+        "CorrelationId" => "set by the client, echoed in the response",
+        "ClientId" => "int16 length prefix even in flexible headers",
+        _ => return None,
+    })
+}

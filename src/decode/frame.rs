@@ -1,0 +1,290 @@
+//! Frames: the int32 size prefix, the request or response header, the body.
+
+use super::fields::{FieldDecoder, Naming};
+use super::reader::Reader;
+use super::tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};
+use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
+use crate::schema::{Catalogue, MessageKind, MessageSpec};
+use bytes::Bytes;
+
+/// What the caller knows about the frames to decode.
+#[derive(Clone, Debug, Default)]
+pub struct DecodeOptions {
+    /// `Some(Response)` needs `api_key` and `api_version`; `None` means request.
+    pub direction: Option<Direction>,
+    pub api_key: Option<i16>,
+    pub api_version: Option<i16>,
+    /// Pin one release's definitions (`--kafka-release`).
+    pub release: Option<String>,
+}
+
+/// Split `input` into size-prefixed frames and decode each. Decoding stops after
+/// the first frame whose size prefix cannot be trusted.
+pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    let mut pos = 0;
+    while pos < input.len() {
+        let frame = decode_frame(cat, input.slice(pos..), pos, opts);
+        let used = frame.bytes.len();
+        let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(&frame));
+        frames.push(frame);
+        if stop || used == 0 {
+            break;
+        }
+        pos += used;
+    }
+    frames
+}
+
+fn frame_truncated(f: &Frame) -> bool {
+    f.bytes.len() >= 4 && {
+        let declared = i32::from_be_bytes([f.bytes[0], f.bytes[1], f.bytes[2], f.bytes[3]]);
+        declared < 0 || declared as usize + 4 > f.bytes.len()
+    }
+}
+
+/// Decode one frame from the start of `data` (which may hold more frames after it).
+pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &DecodeOptions) -> Frame {
+    let direction = opts.direction.unwrap_or(Direction::Request);
+    let mut frame = Frame {
+        direction,
+        api_key: opts.api_key,
+        api_version: opts.api_version,
+        header_version: None,
+        input_offset,
+        bytes: data.clone(),
+        root: Node::new(direction_label(direction), "message", 0, Region::Frame, Role::Structure),
+        error: None,
+        warnings: Vec::new(),
+    };
+    // The size prefix decides how many bytes belong to this frame.
+    let mut r = Reader::new(&data);
+    let mut size_node = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
+    size_node.doc = Some("length-delimited framing".into());
+    let size = match r.i32("frame size") {
+        Ok(s) => s,
+        Err(e) => {
+            size_node.len = data.len();
+            size_node.error = Some(e.expected.clone());
+            frame.root.children.push(size_node);
+            frame.root.len = data.len();
+            frame.error = Some(e);
+            return frame;
+        }
+    };
+    let mut sz = Node::new("size", "int32", 0, Region::Frame, Role::Encoding);
+    sz.len = 4;
+    sz.value = Value::Int(size.into());
+    sz.doc = Some("bytes that follow this field".into());
+    size_node.len = 4;
+    size_node.children.push(sz);
+    frame.root.children.push(size_node);
+    let mut truncated = None;
+    let frame_len = if size < 0 {
+        frame.error = Some(DecodeError { offset: 0, expected: format!("a frame size >= 0, found {size}") });
+        frame.bytes = data.slice(..4);
+        frame.root.len = 4;
+        return frame;
+    } else if 4 + size as usize > data.len() {
+        truncated = Some(DecodeError {
+            offset: data.len(),
+            expected: format!("{} more bytes: the frame declares {size} after its size field", 4 + size as usize - data.len()),
+        });
+        data.len()
+    } else {
+        4 + size as usize
+    };
+    let bytes = data.slice(..frame_len);
+    frame.bytes = bytes.clone();
+    let body = decode_message(cat, &bytes, opts, &mut frame);
+    if let Err(e) = body {
+        frame.error = Some(e);
+    }
+    if frame.error.is_none() {
+        frame.error = truncated;
+    }
+    frame.root.len = frame_len;
+    frame
+}
+
+fn direction_label(d: Direction) -> &'static str {
+    match d {
+        Direction::Request => "Request",
+        Direction::Response => "Response",
+    }
+}
+
+fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
+    let pin = opts.release.as_deref();
+    match frame.direction {
+        Direction::Request => {
+            // Every request header version starts with the api key and version.
+            let mut peek = Reader::new(bytes);
+            peek.seek(4);
+            let key = peek.i16("request api key").ok();
+            let ver = peek.i16("request api version").ok();
+            let spec = match (key, ver) {
+                (Some(k), Some(v)) => cat.message(MessageKind::Request, k, v, pin),
+                _ => None,
+            };
+            frame.api_key = key;
+            frame.api_version = ver;
+            if let (Some(k), Some(v)) = (opts.api_key, key) {
+                if k != v {
+                    frame.warnings.push(format!("--api {k} given, but the header says api key {v}"));
+                }
+            }
+            if let (Some(want), Some(got)) = (opts.api_version, ver) {
+                if want != got {
+                    frame.warnings.push(format!("--version {want} given, but the header says version {got}"));
+                }
+            }
+            let Some(spec) = spec else {
+                // Unknown API or version: show the header fields every version shares.
+                decode_header(cat, bytes, MessageKind::Request, 0, frame)?;
+                return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, frame.root.children.last().map_or(4, |h| h.end())));
+            };
+            let v = ver.unwrap_or_default();
+            let hv = request_header_version(spec, v);
+            let end = decode_header(cat, bytes, MessageKind::Request, hv, frame)?;
+            decode_body(cat, bytes, spec, v, end, Region::RequestBody, frame)
+        }
+        Direction::Response => {
+            let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
+                decode_header(cat, bytes, MessageKind::Response, 0, frame)?;
+                return Err(DecodeError {
+                    offset: 8,
+                    expected: "the API and version of this response (--api NAME --version N): a response does not name them".into(),
+                });
+            };
+            let Some(spec) = cat.message(MessageKind::Response, k, v, pin) else {
+                decode_header(cat, bytes, MessageKind::Response, 0, frame)?;
+                return Err(unknown_message(cat, MessageKind::Response, Some(k), Some(v), pin, 8));
+            };
+            let hv = response_header_version(spec, v);
+            let snapshot = frame.root.clone();
+            let end = decode_header(cat, bytes, MessageKind::Response, hv, frame)?;
+            let res = decode_body(cat, bytes, spec, v, end, Region::ResponseBody, frame);
+            if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
+                // A broker that does not support the requested version answers with a v0 body.
+                if let Some(v0) = cat.message(MessageKind::Response, k, 0, pin) {
+                    let mut retry = frame.clone();
+                    retry.root = snapshot;
+                    retry.warnings.clear();
+                    let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry)?;
+                    if decode_body(cat, bytes, v0, 0, end, Region::ResponseBody, &mut retry).is_ok() {
+                        retry.api_version = Some(0);
+                        retry.warnings.push(format!(
+                            "decoded as ApiVersions v0: the v{v} body did not parse; brokers answer an unsupported version with a v0 body"
+                        ));
+                        *frame = retry;
+                        return Ok(());
+                    }
+                }
+            }
+            res
+        }
+    }
+}
+
+fn unknown_message(cat: &Catalogue, kind: MessageKind, key: Option<i16>, ver: Option<i16>, pin: Option<&str>, offset: usize) -> DecodeError {
+    let expected = match (key, ver) {
+        (Some(k), Some(v)) => match cat.api_name(k) {
+            None => format!("a known API key, found {k}"),
+            Some(name) => {
+                let versions = cat.versions(kind, k, pin);
+                if versions.is_empty() {
+                    format!("a decodable version of {name}: the API is retired (no versions defined)")
+                } else {
+                    format!("a version of {name} {} in {}, found {v}", kind.as_str(), compress_versions(&versions))
+                }
+            }
+        },
+        _ => "a request header (api key and version)".into(),
+    };
+    DecodeError { offset, expected }
+}
+
+/// `[0,1,2,5,6]` → `0-2, 5-6`.
+pub fn compress_versions(v: &[i16]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// Decode the header at offset 4; returns where the body starts.
+fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, frame: &mut Frame) -> Result<usize, DecodeError> {
+    let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
+    let spec = cat
+        .by_name(name, hv, None)
+        .ok_or_else(|| DecodeError { offset: 4, expected: format!("{name} v{hv} in the catalogue") })?;
+    frame.header_version = Some(hv);
+    let mut node = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
+    node.note = Some(format!("v{hv}"));
+    node.doc = Some(if kind == MessageKind::Request { "common request header" } else { "common response header" }.into());
+    let mut r = Reader::new(bytes);
+    r.seek(4);
+    let mut d = FieldDecoder {
+        r,
+        frame: bytes,
+        version: hv,
+        flexible: spec.is_flexible(hv),
+        region: Region::RpcHeader,
+        naming: Naming::Header,
+        catalogue: cat,
+        warnings: Vec::new(),
+    };
+    let res = d.read_struct(&spec.fields, &mut node.children);
+    let end = d.r.pos();
+    node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
+    frame.warnings.append(&mut d.warnings);
+    frame.root.children.push(node);
+    res.map(|_| end)
+}
+
+fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, region: Region, frame: &mut Frame) -> Result<(), DecodeError> {
+    frame.root.name = spec.name.clone();
+    frame.root.note = Some(format!("v{version}"));
+    frame.api_key = spec.api_key;
+    frame.api_version = Some(version);
+    let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
+    node.doc = Some(format!("message body, version {version}"));
+    node.value = Value::None;
+    let mut r = Reader::new(bytes);
+    r.seek(start);
+    let mut d = FieldDecoder {
+        r,
+        frame: bytes,
+        version,
+        flexible: spec.is_flexible(version),
+        region,
+        naming: Naming::Schema,
+        catalogue: cat,
+        warnings: Vec::new(),
+    };
+    let mut res = d.read_struct(&spec.fields, &mut node.children);
+    let end = d.r.pos();
+    frame.warnings.append(&mut d.warnings);
+    if res.is_ok() && end < bytes.len() {
+        let mut t = Node::new("trailing_bytes", "bytes", end, region, Role::Encoding);
+        t.len = bytes.len() - end;
+        t.value = Value::Bytes(Some(bytes.slice(end..)));
+        t.error = Some("bytes left over after the body".into());
+        node.children.push(t);
+        res = Err(DecodeError {
+            offset: end,
+            expected: format!("the end of the frame: {} bytes follow the {} v{version} body", bytes.len() - end, spec.name),
+        });
+    }
+    node.len = bytes.len().min(end.max(node.children.last().map_or(start, |c| c.end()))) - start;
+    frame.root.children.push(node);
+    res
+}

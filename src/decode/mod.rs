@@ -1,0 +1,9 @@
+//! The decoder: bytes → annotated tree, driven by the catalogue.
+
+pub mod fields;
+pub mod frame;
+pub mod reader;
+pub mod tree;
+
+pub use frame::{decode_frame, decode_frames, DecodeOptions};
+pub use tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};

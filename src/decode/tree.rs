@@ -1,0 +1,220 @@
+//! The annotated tree: what every renderer draws. Each node knows its bytes.
+
+use bytes::Bytes;
+use serde::Serialize;
+
+/// Which part of a frame a node belongs to; the hex grid colours bytes by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Region {
+    Frame,
+    RpcHeader,
+    RequestBody,
+    ResponseBody,
+    RecordBatch,
+    Record,
+    TaggedFields,
+}
+
+impl Region {
+    pub const ALL: [Region; 7] = [
+        Region::Frame,
+        Region::RpcHeader,
+        Region::RequestBody,
+        Region::RecordBatch,
+        Region::Record,
+        Region::ResponseBody,
+        Region::TaggedFields,
+    ];
+
+    /// The legend label, as on the seed pages.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Region::Frame => "frame",
+            Region::RpcHeader => "rpc header",
+            Region::RequestBody => "request body",
+            Region::ResponseBody => "response body",
+            Region::RecordBatch => "RecordBatch",
+            Region::Record => "Record",
+            Region::TaggedFields => "tagged_fields",
+        }
+    }
+}
+
+/// A decoded value, typed so that JSON and text renderers need not re-parse bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A container or framing node with no value of its own.
+    None,
+    Int(i64),
+    Uint(u64),
+    Float(f64),
+    Bool(bool),
+    /// A string; `None` is null. Invalid UTF-8 is kept as bytes.
+    Str(Option<String>),
+    InvalidUtf8(Bytes),
+    /// Bytes or records; `None` is null.
+    Bytes(Option<Bytes>),
+    Uuid([u8; 16]),
+    /// An array with its element count; `None` is null.
+    Array(Option<usize>),
+    /// A struct; `false` for a null nullable struct.
+    Struct(bool),
+}
+
+/// What a node is in the schema, so the JSON contract can be built from the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Framing, headers' containers, the body container.
+    Structure,
+    /// A schema field; `decl` is its position in the struct's declaration.
+    Field { decl: u16 },
+    /// An array element.
+    Element,
+    /// An encoding detail: a length prefix, a tag, a size, a presence marker.
+    Encoding,
+    /// A tagged-fields section (its value is the count).
+    TaggedSection,
+    /// One entry of a tagged-fields section (tag, size and the field).
+    TaggedEntry { tag: u32 },
+    /// The payload of an unknown tag.
+    UnknownTag { tag: u32 },
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Display name (`GroupId`, `WriteStateData[0]`, `client_id`).
+    pub name: String,
+    /// Schema field name when it differs from the display name (header fields).
+    pub key: Option<String>,
+    /// Type as shown: `int32`, `[]WriteStateData`, `uvarint`, `struct`.
+    pub ty: String,
+    pub offset: usize,
+    pub len: usize,
+    pub value: Value,
+    /// Short encoding note: `(compact, len+1=1)`, `(NOT_COORDINATOR)`.
+    pub note: Option<String>,
+    /// What the node means: upstream prose when loaded, else kwire's own words.
+    pub doc: Option<String>,
+    pub region: Region,
+    pub role: Role,
+    /// Set on the node where decoding stopped.
+    pub error: Option<String>,
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    pub fn new(name: impl Into<String>, ty: impl Into<String>, offset: usize, region: Region, role: Role) -> Node {
+        Node {
+            name: name.into(),
+            key: None,
+            ty: ty.into(),
+            offset,
+            len: 0,
+            value: Value::None,
+            note: None,
+            doc: None,
+            region,
+            role,
+            error: None,
+            children: Vec::new(),
+        }
+    }
+
+    pub fn end(&self) -> usize {
+        self.offset + self.len
+    }
+
+    /// The schema field name (JSON key).
+    pub fn field_key(&self) -> &str {
+        self.key.as_deref().unwrap_or(&self.name)
+    }
+
+    /// Pre-order walk with depth.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Node, usize)) {
+        fn go<'a>(n: &'a Node, depth: usize, f: &mut dyn FnMut(&'a Node, usize)) {
+            f(n, depth);
+            for c in &n.children {
+                go(c, depth + 1, f);
+            }
+        }
+        go(self, 0, f)
+    }
+
+    /// The deepest node covering byte `offset`, as a path of child indexes.
+    pub fn path_at(&self, offset: usize) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut node = self;
+        'down: loop {
+            for (i, c) in node.children.iter().enumerate() {
+                if offset >= c.offset && offset < c.end() {
+                    path.push(i);
+                    node = c;
+                    continue 'down;
+                }
+            }
+            return path;
+        }
+    }
+
+    pub fn at_path(&self, path: &[usize]) -> Option<&Node> {
+        let mut node = self;
+        for &i in path {
+            node = node.children.get(i)?;
+        }
+        Some(node)
+    }
+
+    pub fn child(&self, name: &str) -> Option<&Node> {
+        self.children.iter().find(|c| c.name == name)
+    }
+}
+
+/// Where decoding stopped and what it expected there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Offset within the frame.
+    pub offset: usize,
+    pub expected: String,
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at offset 0x{:04x} ({}): {}", self.offset, self.offset, self.expected)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Request,
+    Response,
+}
+
+impl Direction {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Direction::Request => "request",
+            Direction::Response => "response",
+        }
+    }
+}
+
+/// One decoded frame: the tree plus what identifies the message.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub direction: Direction,
+    pub api_key: Option<i16>,
+    pub api_version: Option<i16>,
+    pub header_version: Option<i16>,
+    /// Where this frame starts in the input.
+    pub input_offset: usize,
+    /// The frame's bytes (size prefix included); node offsets index into it.
+    pub bytes: Bytes,
+    pub root: Node,
+    pub error: Option<DecodeError>,
+    /// Non-fatal findings (non-canonical encodings, size mismatches).
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,11 @@
+//! kwire: shows exactly what a Kafka protocol message looks like on the wire.
+//!
+//! Data flow: input bytes ([`input`]) → frames and the schema-driven decoder
+//! over the catalogue ([`decode`], [`schema`]) → the annotated tree
+//! ([`decode::Node`]) → renderers ([`render`]).
+
+pub mod decode;
+pub mod input;
+pub mod protocol;
+pub mod render;
+pub mod schema;

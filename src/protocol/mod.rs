@@ -1,0 +1,4 @@
+//! Protocol facts that the definitions do not describe: error names, header rules.
+
+pub mod error_codes;
+pub mod headers;

@@ -1,0 +1,99 @@
+//! Making untrusted text safe for terminals and pages: control characters,
+//! ANSI escapes and bidi overrides are shown as escapes, never passed through.
+
+/// Characters that must not reach a terminal raw: C0/C1 controls, DEL, bidi
+/// controls and line/paragraph separators.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
+/// A string as a quoted literal with escapes: `"a\"b\n\u{1b}"`.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        push_escaped(&mut out, c);
+    }
+    out.push('"');
+    out
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if is_unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// Text that is not quoted (docs, notes) with unsafe characters escaped.
+pub fn sanitize(s: &str) -> String {
+    if !s.chars().any(is_unsafe_char) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Bytes that are not UTF-8, as `b"ab\xff"`.
+pub fn quote_bytes(b: &[u8]) -> String {
+    let mut out = String::from("b\"");
+    for chunk in b.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            push_escaped(&mut out, c);
+        }
+        for x in chunk.invalid() {
+            out.push_str(&format!("\\x{x:02x}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Escape for HTML text and attribute values.
+pub fn html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if is_unsafe_char(c) => out.push_str(&format!("&#x{:x};", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_escapes_are_neutralised() {
+        assert_eq!(quote("a\u{1b}[31mb"), "\"a\\u{1b}[31mb\"");
+        assert_eq!(quote("q\"\\"), "\"q\\\"\\\\\"");
+        assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(quote("日本"), "\"日本\"");
+        assert_eq!(quote_bytes(b"a\xff\x1b"), "b\"a\\xff\\u{1b}\"");
+    }
+
+    #[test]
+    fn html_is_escaped() {
+        assert_eq!(html("<script>alert('1')</script>&"), "&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;");
+    }
+}

@@ -1,0 +1,82 @@
+//! The byte layout grid: 16 bytes per row with offsets, hex and ASCII, each byte
+//! coloured by its region; plain text (with a region map) when colour is off.
+
+use super::regions::{byte_regions, region_runs};
+use crate::decode::{Frame, Region};
+
+pub const ROW: usize = 16;
+
+/// ANSI 256-colour background for each region (foreground stays black).
+pub fn ansi_bg(r: Region) -> u8 {
+    match r {
+        Region::Frame => 250,
+        Region::RpcHeader => 117,
+        Region::RequestBody => 150,
+        Region::ResponseBody => 158,
+        Region::RecordBatch => 215,
+        Region::Record => 229,
+        Region::TaggedFields => 219,
+    }
+}
+
+fn paint(s: &str, r: Option<Region>, color: bool) -> String {
+    match (r, color) {
+        (Some(r), true) => format!("\x1b[38;5;16;48;5;{}m{s}\x1b[0m", ansi_bg(r)),
+        _ => s.to_string(),
+    }
+}
+
+fn printable(b: u8) -> char {
+    if (0x20..0x7f).contains(&b) {
+        b as char
+    } else {
+        '.'
+    }
+}
+
+pub fn render_grid(frame: &Frame, color: bool) -> String {
+    let bytes = &frame.bytes;
+    let regions = byte_regions(&frame.root, bytes.len());
+    let mut out = format!("byte layout ({} bytes, {ROW} bytes per row)\n", bytes.len());
+    out.push_str("      ");
+    for c in 0..ROW {
+        out.push_str(&format!(" {c:X} "));
+        if c == 7 {
+            out.push(' ');
+        }
+    }
+    out.push('\n');
+    for (row, chunk) in bytes.chunks(ROW).enumerate() {
+        let base = row * ROW;
+        out.push_str(&format!("{base:04x}  "));
+        for (i, b) in chunk.iter().enumerate() {
+            out.push_str(&paint(&format!("{b:02x}"), regions[base + i], color));
+            out.push(' ');
+            if i == 7 {
+                out.push(' ');
+            }
+        }
+        for i in chunk.len()..ROW {
+            out.push_str("   ");
+            if i == 7 {
+                out.push(' ');
+            }
+        }
+        out.push(' ');
+        for (i, b) in chunk.iter().enumerate() {
+            out.push_str(&paint(&printable(*b).to_string(), regions[base + i], color));
+        }
+        out.push('\n');
+    }
+    out.push_str("legend: ");
+    let legend: Vec<String> = Region::ALL.iter().map(|r| paint(&format!(" {} ", r.label()), Some(*r), color)).collect();
+    out.push_str(&legend.join(" "));
+    out.push('\n');
+    if !color {
+        for (r, s, e) in region_runs(&regions) {
+            let name = r.map_or("(undecoded)", |r| r.label());
+            out.push_str(&format!("  0x{s:04x}-0x{:04x} {name} ({}B)\n", e - 1, e - s));
+        }
+    }
+    out
+}

@@ -1,0 +1,8 @@
+//! Renderers: walk the annotated tree; never re-parse bytes.
+
+pub mod escape;
+pub mod grid;
+pub mod json;
+pub mod regions;
+pub mod text_tree;
+pub mod values;

@@ -1,0 +1,85 @@
+//! The object tree as text, in the layout of the seed pages:
+//! `+-- TopicId uuid = 0000… [0x0011, 16B] The topic identifier.`
+
+use super::escape::sanitize;
+use super::values::value_text;
+use crate::decode::{Frame, Node};
+
+/// Descriptions longer than this are cut with `...`, as on the seed pages.
+pub const DOC_WIDTH: usize = 75;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TreeOptions {
+    /// Show descriptions in full instead of cutting them at [`DOC_WIDTH`].
+    pub full_docs: bool,
+}
+
+/// The label of a node: name, type, `= value`, note.
+pub fn label(node: &Node) -> String {
+    let mut parts: Vec<String> = vec![sanitize(&node.name)];
+    if !node.ty.is_empty() {
+        parts.push(sanitize(&node.ty));
+    }
+    if let Some(v) = value_text(node) {
+        parts.push(format!("= {v}"));
+    }
+    if let Some(n) = &node.note {
+        parts.push(sanitize(n));
+    }
+    parts.join(" ")
+}
+
+/// One line without the tree prefix: label, range and description.
+pub fn line(node: &Node, opts: TreeOptions) -> String {
+    let mut s = format!("{} [0x{:04x}, {}B]", label(node), node.offset, node.len);
+    if let Some(doc) = &node.doc {
+        s.push(' ');
+        s.push_str(&cut_doc(&sanitize(doc), opts));
+    }
+    if let Some(e) = &node.error {
+        s.push_str(&format!(" !! {}", sanitize(e)));
+    }
+    s
+}
+
+fn cut_doc(doc: &str, opts: TreeOptions) -> String {
+    if opts.full_docs || doc.chars().count() <= DOC_WIDTH + 3 {
+        doc.to_string()
+    } else {
+        let cut: String = doc.chars().take(DOC_WIDTH).collect();
+        format!("{cut}...")
+    }
+}
+
+/// The whole tree: root line, then `+-- ` children with `| ` rails.
+pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
+    let mut out = line(root, opts);
+    out.push('\n');
+    render_children(root, "", opts, &mut out);
+    out
+}
+
+fn render_children(node: &Node, prefix: &str, opts: TreeOptions, out: &mut String) {
+    let n = node.children.len();
+    for (i, c) in node.children.iter().enumerate() {
+        let last = i + 1 == n;
+        out.push_str(prefix);
+        out.push_str("+-- ");
+        out.push_str(&line(c, opts));
+        out.push('\n');
+        let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
+        render_children(c, &child_prefix, opts, out);
+    }
+}
+
+/// A frame as text: the tree, then its error and warnings.
+pub fn render_frame(frame: &Frame, opts: TreeOptions) -> String {
+    let mut out = render_tree(&frame.root, opts);
+    for w in &frame.warnings {
+        out.push_str(&format!("warning: {}\n", sanitize(w)));
+    }
+    if let Some(e) = &frame.error {
+        out.push_str(&format!("error: {}\n", sanitize(&e.to_string())));
+    }
+    out
+}

@@ -1,0 +1,281 @@
+//! The catalogue: every message definition of every known release, as facts.
+//!
+//! The built-in catalogue (`src/catalogue/kafka.json`) is produced by
+//! `kwire import-defs` from the upstream definitions of several releases; a
+//! definition identical across releases is stored once with the list of releases.
+//! Definitions loaded at run time (`--defs`) take priority and bring their prose.
+
+use super::import::{parse_definition, strip_prose};
+use super::model::{FieldSpec, MessageKind, MessageSpec};
+use super::versions::Versions;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The release name given to definitions loaded with `--defs`.
+pub const LOADED_RELEASE: &str = "defs";
+
+const BUILTIN_JSON: &str = include_str!("../catalogue/kafka.json");
+const FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Entry {
+    /// Releases defining this exact spec, oldest first.
+    pub releases: Vec<String>,
+    pub spec: MessageSpec,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CatalogueFile {
+    format: u32,
+    releases: Vec<String>,
+    messages: Vec<Entry>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Catalogue {
+    /// Known releases, oldest first; `defs` last when loaded.
+    pub releases: Vec<String>,
+    pub entries: Vec<Entry>,
+    by_api: HashMap<(MessageKind, i16), Vec<usize>>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+/// Order release names numerically ("4.10" after "4.9"); `defs` sorts last.
+pub fn release_order(r: &str) -> Vec<u32> {
+    if r == LOADED_RELEASE {
+        return vec![u32::MAX];
+    }
+    r.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
+impl Catalogue {
+    /// The catalogue compiled into kwire.
+    pub fn builtin() -> &'static Catalogue {
+        static CAT: OnceLock<Catalogue> = OnceLock::new();
+        CAT.get_or_init(|| Catalogue::from_json(BUILTIN_JSON).expect("built-in catalogue is valid"))
+    }
+
+    pub fn from_json(text: &str) -> Result<Catalogue, String> {
+        let file: CatalogueFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if file.format != FORMAT {
+            return Err(format!("catalogue format {} is not {FORMAT}", file.format));
+        }
+        Ok(Catalogue::from_entries(file.releases, file.messages))
+    }
+
+    fn from_entries(releases: Vec<String>, entries: Vec<Entry>) -> Catalogue {
+        let mut cat = Catalogue { releases, entries, ..Default::default() };
+        cat.reindex();
+        cat
+    }
+
+    fn reindex(&mut self) {
+        self.by_api.clear();
+        self.by_name.clear();
+        for (i, e) in self.entries.iter().enumerate() {
+            if let Some(k) = e.spec.api_key {
+                self.by_api.entry((e.spec.kind, k)).or_default().push(i);
+            }
+            self.by_name.entry(e.spec.name.to_ascii_lowercase()).or_default().push(i);
+        }
+        // Newest release first, so lookups take the most recent definition.
+        let entries = &self.entries;
+        let newest = |i: &usize| std::cmp::Reverse(entries[*i].releases.iter().map(|r| release_order(r)).max());
+        for v in self.by_api.values_mut().chain(self.by_name.values_mut()) {
+            v.sort_by_key(newest);
+        }
+    }
+
+    /// Serialise as the committed catalogue file: one message per line, for readable diffs.
+    pub fn to_json(&self) -> String {
+        let mut out = format!(
+            "{{\"format\":{FORMAT},\"releases\":{},\"messages\":[\n",
+            serde_json::to_string(&self.releases).unwrap_or_default()
+        );
+        let lines: Vec<String> =
+            self.entries.iter().map(|e| serde_json::to_string(e).unwrap_or_default()).collect();
+        out.push_str(&lines.join(",\n"));
+        out.push_str("\n]}\n");
+        out
+    }
+
+    /// Import upstream definitions: `root/<release>/**/*.json` for each release folder.
+    pub fn import_releases(root: &Path) -> Result<Catalogue, String> {
+        let mut releases: Vec<String> = std::fs::read_dir(root)
+            .map_err(|e| format!("{}: {e}", root.display()))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .collect();
+        releases.sort_by_key(|r| release_order(r));
+        let mut entries: Vec<Entry> = Vec::new();
+        for rel in &releases {
+            let mut specs = super::source::load_definitions(&root.join(rel))?;
+            propagate_unstable(&mut specs);
+            for mut spec in specs {
+                strip_prose(&mut spec);
+                match entries.iter_mut().find(|e| e.spec == spec) {
+                    Some(e) => e.releases.push(rel.clone()),
+                    None => entries.push(Entry { releases: vec![rel.clone()], spec }),
+                }
+            }
+        }
+        entries.sort_by(|a, b| {
+            (a.spec.kind, a.spec.api_key, &a.spec.name, release_order(&a.releases[0]))
+                .cmp(&(b.spec.kind, b.spec.api_key, &b.spec.name, release_order(&b.releases[0])))
+        });
+        Ok(Catalogue::from_entries(releases, entries))
+    }
+
+    /// A copy of this catalogue with definitions loaded from the user's files added:
+    /// they take priority, and their prose is laid over the built-in facts.
+    pub fn with_loaded(&self, mut specs: Vec<MessageSpec>) -> Catalogue {
+        propagate_unstable(&mut specs);
+        let mut cat = self.clone();
+        let abouts: HashMap<&str, &MessageSpec> = specs.iter().map(|s| (s.name.as_str(), s)).collect();
+        for e in &mut cat.entries {
+            if let Some(src) = abouts.get(e.spec.name.as_str()) {
+                overlay_about(&mut e.spec.fields, &src.fields);
+            }
+        }
+        for spec in specs {
+            cat.entries.push(Entry { releases: vec![LOADED_RELEASE.to_string()], spec });
+        }
+        cat.releases.push(LOADED_RELEASE.to_string());
+        cat.reindex();
+        cat
+    }
+
+    fn candidates<'a>(&'a self, idx: Option<&'a Vec<usize>>, pin: Option<&str>) -> impl Iterator<Item = &'a Entry> + 'a {
+        let pin = pin.map(str::to_string);
+        idx.into_iter().flatten().map(|&i| &self.entries[i]).filter(move |e| {
+            pin.as_deref().is_none_or(|p| e.releases.iter().any(|r| r == p || r == LOADED_RELEASE))
+        })
+    }
+
+    /// The definition of an API's request or response at `version`: loaded
+    /// definitions first, then the newest release that defines the version.
+    pub fn message(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
+        self.candidates(self.by_api.get(&(kind, api_key)), pin)
+            .map(|e| &e.spec)
+            .find(|s| s.valid_versions.contains(version))
+    }
+
+    /// Any definition by name (case-insensitive) at `version`.
+    pub fn by_name(&self, name: &str, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
+        self.candidates(self.by_name.get(&name.to_ascii_lowercase()), pin)
+            .map(|e| &e.spec)
+            .find(|s| s.valid_versions.contains(version))
+    }
+
+    /// Every entry of a name, newest first.
+    pub fn entries_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.candidates(self.by_name.get(&name.to_ascii_lowercase()), None)
+    }
+
+    /// Every entry of an API request or response, newest first.
+    pub fn entries_for<'a>(&'a self, kind: MessageKind, api_key: i16, pin: Option<&str>) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.candidates(self.by_api.get(&(kind, api_key)), pin)
+    }
+
+    /// Versions of an API's request or response that decode (union over releases).
+    pub fn versions(&self, kind: MessageKind, api_key: i16, pin: Option<&str>) -> Vec<i16> {
+        let mut v: Vec<i16> = self
+            .entries_for(kind, api_key, pin)
+            .flat_map(|e| e.spec.valid_versions.iter_capped(i16::MAX))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The API name for a key ("Produce"), also for retired APIs.
+    pub fn api_name(&self, api_key: i16) -> Option<&str> {
+        self.by_api.get(&(MessageKind::Request, api_key))?.first().map(|&i| self.entries[i].spec.api_name())
+    }
+
+    /// Every API key known, sorted.
+    pub fn api_keys(&self) -> Vec<i16> {
+        let mut keys: Vec<i16> =
+            self.by_api.keys().filter(|(k, _)| *k == MessageKind::Request).map(|(_, a)| *a).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// Resolve a user-typed API: a key ("85") or a name in any case, with or
+    /// without the Request/Response suffix.
+    pub fn resolve_api(&self, text: &str) -> Option<i16> {
+        let t = text.trim();
+        if let Ok(k) = t.parse::<i16>() {
+            return self.api_name(k).map(|_| k);
+        }
+        let lower = t.to_ascii_lowercase();
+        let base = lower.strip_suffix("request").or_else(|| lower.strip_suffix("response")).unwrap_or(&lower);
+        let base: String = base.chars().filter(|c| *c != '_' && *c != '-').collect();
+        self.api_keys().into_iter().find(|&k| self.api_name(k).is_some_and(|n| n.to_ascii_lowercase() == base))
+    }
+
+    /// API names closest to a misspelt one, for error messages.
+    pub fn suggest_api(&self, text: &str) -> Vec<&str> {
+        let lower = text.to_ascii_lowercase();
+        let mut scored: Vec<(usize, &str)> = self
+            .api_keys()
+            .into_iter()
+            .filter_map(|k| self.api_name(k))
+            .map(|n| (edit_distance(&lower, &n.to_ascii_lowercase()), n))
+            .collect();
+        scored.sort();
+        scored.into_iter().take(3).filter(|(d, _)| *d <= 4.max(lower.len() / 2)).map(|(_, n)| n).collect()
+    }
+}
+
+/// Responses do not carry `latestVersionUnstable`: take it from the request.
+fn propagate_unstable(specs: &mut [MessageSpec]) {
+    let unstable: Vec<i16> = specs
+        .iter()
+        .filter(|s| s.kind == MessageKind::Request && s.latest_version_unstable)
+        .filter_map(|s| s.api_key)
+        .collect();
+    for s in specs.iter_mut() {
+        if s.kind == MessageKind::Response && s.api_key.is_some_and(|k| unstable.contains(&k)) {
+            s.latest_version_unstable = true;
+        }
+    }
+}
+
+fn overlay_about(target: &mut [FieldSpec], source: &[FieldSpec]) {
+    for f in target {
+        if let Some(s) = source.iter().find(|s| s.name == f.name) {
+            f.about = s.about.clone();
+            overlay_about(&mut f.fields, &s.fields);
+        }
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Parse one definition file's text; re-exported for tools and tests.
+pub fn parse_one(text: &str, origin: &str) -> Result<MessageSpec, String> {
+    parse_definition(text, origin)
+}
+
+/// The highest valid version of a spec, capped for open-ended ranges.
+pub fn latest_version(spec: &MessageSpec) -> Option<i16> {
+    let v: Versions = spec.valid_versions;
+    (!v.is_empty()).then_some(v.hi)
+}

@@ -1,0 +1,12 @@
+//! Protocol definitions: the schema language, the importer and the catalogue.
+
+pub mod catalogue;
+pub mod import;
+pub mod jsonc;
+pub mod model;
+pub mod source;
+pub mod versions;
+
+pub use catalogue::Catalogue;
+pub use model::{FieldSpec, FieldType, MessageKind, MessageSpec, Primitive};
+pub use versions::Versions;

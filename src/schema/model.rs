@@ -1,0 +1,298 @@
+//! The definitions model: messages, fields and types, as facts kwire decodes by.
+
+use super::versions::Versions;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// What a definition file describes (its top-level `type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageKind {
+    Request,
+    Response,
+    Header,
+    Data,
+    Metadata,
+    CoordinatorKey,
+    CoordinatorValue,
+}
+
+impl MessageKind {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "request" => Self::Request,
+            "response" => Self::Response,
+            "header" => Self::Header,
+            "data" => Self::Data,
+            "metadata" => Self::Metadata,
+            "coordinator-key" => Self::CoordinatorKey,
+            "coordinator-value" => Self::CoordinatorValue,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Request => "request",
+            Self::Response => "response",
+            Self::Header => "header",
+            Self::Data => "data",
+            Self::Metadata => "metadata",
+            Self::CoordinatorKey => "coordinator-key",
+            Self::CoordinatorValue => "coordinator-value",
+        }
+    }
+}
+
+/// Primitive wire types of the schema language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    Bool,
+    Int8,
+    Int16,
+    Uint16,
+    Int32,
+    Uint32,
+    Int64,
+    Float64,
+    String,
+    Uuid,
+    Bytes,
+    Records,
+}
+
+impl Primitive {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "bool" => Self::Bool,
+            "int8" => Self::Int8,
+            "int16" => Self::Int16,
+            "uint16" => Self::Uint16,
+            "int32" => Self::Int32,
+            "uint32" => Self::Uint32,
+            "int64" => Self::Int64,
+            "float64" => Self::Float64,
+            "string" => Self::String,
+            "uuid" => Self::Uuid,
+            "bytes" => Self::Bytes,
+            "records" => Self::Records,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Bool => "bool",
+            Self::Int8 => "int8",
+            Self::Int16 => "int16",
+            Self::Uint16 => "uint16",
+            Self::Int32 => "int32",
+            Self::Uint32 => "uint32",
+            Self::Int64 => "int64",
+            Self::Float64 => "float64",
+            Self::String => "string",
+            Self::Uuid => "uuid",
+            Self::Bytes => "bytes",
+            Self::Records => "records",
+        }
+    }
+
+    /// Byte width of fixed-size primitives.
+    pub fn fixed_width(&self) -> Option<usize> {
+        Some(match self {
+            Self::Bool | Self::Int8 => 1,
+            Self::Int16 | Self::Uint16 => 2,
+            Self::Int32 | Self::Uint32 => 4,
+            Self::Int64 | Self::Float64 => 8,
+            Self::Uuid => 16,
+            _ => return None,
+        })
+    }
+}
+
+/// A field's type: a primitive, a struct, or an array of either (no arrays of arrays).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FieldType {
+    Primitive(Primitive),
+    Struct(String),
+    Array(Box<FieldType>),
+}
+
+impl FieldType {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        if let Some(inner) = s.strip_prefix("[]") {
+            let inner = FieldType::parse(inner)?;
+            if matches!(inner, FieldType::Array(_)) {
+                return Err(format!("arrays of arrays are not allowed: {s:?}"));
+            }
+            return Ok(FieldType::Array(Box::new(inner)));
+        }
+        if let Some(p) = Primitive::parse(s) {
+            return Ok(FieldType::Primitive(p));
+        }
+        match s.chars().next() {
+            Some(c) if c.is_ascii_uppercase() && s.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                Ok(FieldType::Struct(s.to_string()))
+            }
+            _ => Err(format!("unknown type {s:?}")),
+        }
+    }
+
+    pub fn is_array(&self) -> bool {
+        matches!(self, FieldType::Array(_))
+    }
+
+    pub fn is_struct(&self) -> bool {
+        matches!(self, FieldType::Struct(_))
+    }
+
+    /// The struct this type holds, directly or as array elements.
+    pub fn struct_name(&self) -> Option<&str> {
+        match self {
+            FieldType::Struct(n) => Some(n),
+            FieldType::Array(inner) => inner.struct_name(),
+            FieldType::Primitive(_) => None,
+        }
+    }
+
+    pub fn primitive(&self) -> Option<Primitive> {
+        match self {
+            FieldType::Primitive(p) => Some(*p),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for FieldType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldType::Primitive(p) => f.write_str(p.as_str()),
+            FieldType::Struct(n) => f.write_str(n),
+            FieldType::Array(inner) => write!(f, "[]{inner}"),
+        }
+    }
+}
+
+impl Serialize for FieldType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for FieldType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        FieldType::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_none_versions(v: &Versions) -> bool {
+    v.is_empty()
+}
+
+/// One field of a struct. Struct-typed fields carry their member fields inline
+/// (common structs are resolved by the importer), so decoding needs no registry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldSpec {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: FieldType,
+    pub versions: Versions,
+    #[serde(default = "none_versions", skip_serializing_if = "is_none_versions")]
+    pub nullable: Versions,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tagged: Option<Versions>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<u32>,
+    /// Override of the message's flexible versions (only strings and bytes may have one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flexible: Option<Versions>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ignorable: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity_type: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub map_key: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub zero_copy: bool,
+    /// Name of the common struct this field's type refers to, when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub common_struct: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldSpec>,
+    /// Upstream prose; only present when definitions were loaded with `--defs`.
+    #[serde(skip)]
+    pub about: Option<String>,
+}
+
+fn none_versions() -> Versions {
+    Versions::NONE
+}
+
+impl FieldSpec {
+    /// Whether this field is sent as a tagged field at `version`.
+    pub fn is_tagged_in(&self, version: i16) -> bool {
+        self.tagged.is_some_and(|t| t.contains(version)) && self.tag.is_some()
+    }
+
+    /// Whether the field is part of the fixed (untagged) layout at `version`.
+    pub fn is_regular_in(&self, version: i16) -> bool {
+        self.versions.contains(version) && !self.is_tagged_in(version)
+    }
+
+    pub fn is_nullable_in(&self, version: i16) -> bool {
+        self.nullable.contains(version)
+    }
+}
+
+/// One message definition (one JSON file).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MessageSpec {
+    pub name: String,
+    pub kind: MessageKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<i16>,
+    pub valid_versions: Versions,
+    #[serde(default = "none_versions")]
+    pub flexible_versions: Versions,
+    #[serde(default = "none_versions", skip_serializing_if = "is_none_versions")]
+    pub deprecated_versions: Versions,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub latest_version_unstable: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listeners: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub common_structs: Vec<String>,
+    /// Trunk's explicit body-version → header-version map, when the file has one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub header_versions: Vec<(Versions, i16)>,
+    pub fields: Vec<FieldSpec>,
+    /// Upstream file text, only when loaded with `--defs` (never in the built-in catalogue).
+    #[serde(skip)]
+    pub source_text: Option<String>,
+}
+
+impl MessageSpec {
+    pub fn is_flexible(&self, version: i16) -> bool {
+        self.flexible_versions.contains(version)
+    }
+
+    /// Retired API stubs (`validVersions: "none"`) keep only their key and name.
+    pub fn is_retired(&self) -> bool {
+        self.valid_versions.is_empty()
+    }
+
+    /// Name without its Request/Response suffix: the API's name.
+    pub fn api_name(&self) -> &str {
+        self.name
+            .strip_suffix("Request")
+            .or_else(|| self.name.strip_suffix("Response"))
+            .unwrap_or(&self.name)
+    }
+}
