@@ -416,7 +416,7 @@ fn header_doc(name: &str, region: Region) -> Option<&'static str> {
     Some(match name {
         "RequestApiKey" => "numeric id of the API being called",
         "RequestApiVersion" => "version of the request body that follows",
-        "CorrelationId" => "set by the client, echoed in the response",
+        "CorrelationId" => "chosen by the client; the response carries the same id",
         "ClientId" => "int16 length prefix even in flexible headers",
         _ => return None,
     })

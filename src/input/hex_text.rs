@@ -1,8 +1,1051 @@
-// TEMPORARY STUB: helper-2 replaces this whole file with the real parser.
+//! Hex text in the shapes people paste, turned into bytes.
+//!
+//! Accepted shapes:
+//! - plain hex, continuous or separated, any case: `0000001a0012`, `00 1a`,
+//!   `0x00, 0x1a`, `00:1a:2b`, `00-1a`, `00;1a`, `\x00\x1a`, and array literals
+//!   such as Wireshark's "Copy as C Array" / "Go literal" (`char b[] = {0x00, 0x1a};`);
+//! - offset-prefixed dumps: `xxd` (any `-g`/`-c`), `hexdump -C` (with `*` repeat
+//!   lines), `od -A x -t x1z` (and `od -t x1` with octal offsets), `tcpdump -X`,
+//!   Wireshark "Copy as Hex Dump";
+//! - `#`, `//` and `/*` comments, on their own line or trailing.
+//!
+//! A dump is recognised as a whole: every line must start with an increasing
+//! offset, and the offsets must agree with the bytes on the lines. The offsets
+//! then say how many bytes each line holds, so an ASCII column that happens to
+//! read as hex (`deadbeef`) is never taken for data.
+
+use std::fmt;
+
+/// Where and why pasted text is not hex. `line` and `column` are 1-based;
+/// columns count characters, not bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HexError { pub line: usize, pub column: usize, pub message: String }
-impl std::fmt::Display for HexError { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "{}", self.message) } }
+pub struct HexError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl HexError {
+    fn new(line: usize, column: usize, message: impl Into<String>) -> Self {
+        HexError {
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for HexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for HexError {}
+
+/// Cap on the bytes `*` repeat lines may add, so a bogus offset cannot make us
+/// allocate gigabytes.
+const MAX_REPEAT_BYTES: u64 = 64 << 20;
+
+/// Parse pasted hex text into bytes.
 pub fn parse_hex_text(text: &str) -> Result<Vec<u8>, HexError> {
-    let s: String = text.chars().filter(|c| c.is_ascii_hexdigit()).collect();
-    hex::decode(s).map_err(|e| HexError { line: 0, column: 0, message: e.to_string() })
+    let lines = content_lines(text);
+    let dump = parse_dump(&lines, 16).or_else(|| parse_dump(&lines, 8));
+    let bytes = match dump {
+        Some(result) => result?,
+        None => parse_plain(&lines).map_err(|e| with_dump_hint(e, &lines))?,
+    };
+    if bytes.is_empty() {
+        return Err(HexError::new(1, 1, "no hex bytes found"));
+    }
+    Ok(bytes)
+}
+
+/// A plain-hex error on text shaped like a dump (offsets with colons, an ASCII
+/// column fence) is puzzling on its own; say why it was not read as a dump.
+fn with_dump_hint(mut error: HexError, lines: &[Line]) -> HexError {
+    let rows = lines
+        .iter()
+        .map(|l| dump_row(l, 16))
+        .collect::<Option<Vec<_>>>();
+    let fenced = |d: &DataRow| d.colon || d.tokens.iter().any(is_marker);
+    if rows.is_some_and(|rows| rows.iter().filter_map(Row::data).any(fenced)) {
+        error.message.push_str(
+            " (the text looks like a hex dump, but its offsets do not match the bytes on its lines)",
+        );
+    }
+    error
+}
+
+// ---------------------------------------------------------------------------
+// Lines and comments
+
+/// A line that still has content once comments are cut; `no` is 1-based.
+struct Line<'a> {
+    no: usize,
+    text: &'a str,
+}
+
+fn content_lines(text: &str) -> Vec<Line<'_>> {
+    text.lines()
+        .enumerate()
+        .map(|(i, raw)| Line {
+            no: i + 1,
+            text: strip_comment(raw),
+        })
+        .filter(|line| !line.text.trim_matches(is_space).is_empty())
+        .collect()
+}
+
+/// Cuts a `#`, `//` or `/*` comment. A dump's ASCII column may hold these
+/// characters too; cutting there is harmless because that column is dropped.
+fn strip_comment(line: &str) -> &str {
+    let cut = ["#", "//", "/*"].iter().filter_map(|m| line.find(m)).min();
+    &line[..cut.unwrap_or(line.len())]
+}
+
+/// Whitespace, plus the invisible characters web pages and editors slip into
+/// copied text.
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{200b}' | '\u{feff}')
+}
+
+fn nibble(c: char) -> Option<u8> {
+    c.to_digit(16).map(|d| d as u8)
+}
+
+fn expected_digit(line: usize, column: usize, found: Option<char>) -> HexError {
+    let found = found.map_or_else(|| "the end of the line".to_string(), |c| format!("{c:?}"));
+    HexError::new(line, column, format!("expected a hex digit, found {found}"))
+}
+
+fn odd_digits(line: usize, column: usize, digits: usize) -> HexError {
+    let message = format!("odd number of hex digits ({digits} in a row; a byte needs two)");
+    HexError::new(line, column, message)
+}
+
+// ---------------------------------------------------------------------------
+// Plain hex
+
+fn parse_plain(lines: &[Line]) -> Result<Vec<u8>, HexError> {
+    let mut out = Vec::new();
+    for line in lines {
+        parse_plain_line(line, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn is_separator(c: char) -> bool {
+    is_space(c) || ",:;-[]{}()\"'".contains(c)
+}
+
+/// Runs of hex digits between separators; a run may start with `0x` or `\x`.
+fn parse_plain_line(line: &Line, out: &mut Vec<u8>) -> Result<(), HexError> {
+    let text = skip_declaration(line.text);
+    let first_col = line.text[..line.text.len() - text.len()].chars().count() + 1;
+    let mut chars = text.chars().zip(first_col..).peekable();
+    let mut run = Run::default();
+    let mut after_prefix = false;
+    while let Some((c, col)) = chars.next() {
+        let x_follows = matches!(chars.peek(), Some(('x' | 'X', _)));
+        if let Some(value) = nibble(c) {
+            if c == '0' && x_follows && run.digits == 0 && !after_prefix {
+                chars.next();
+                after_prefix = true;
+                continue;
+            }
+            run.push(value, col, out);
+            after_prefix = false;
+            continue;
+        }
+        let escape = c == '\\' && x_follows;
+        if after_prefix || !(escape || is_separator(c)) {
+            return Err(expected_digit(line.no, col, Some(c)));
+        }
+        run.finish(line.no)?;
+        if escape {
+            chars.next();
+            after_prefix = true;
+        }
+    }
+    if after_prefix {
+        let end_col = first_col + text.chars().count();
+        return Err(expected_digit(line.no, end_col, None));
+    }
+    run.finish(line.no)
+}
+
+/// Drops a declaration in front of an array literal (`char b[] = {`,
+/// `[]byte{`, `let m: [u8; 4] = [`), i.e. text up to the last opening bracket
+/// when that text could not be hex anyway.
+fn skip_declaration(text: &str) -> &str {
+    let Some(open) = text.rfind(['{', '[', '(']) else {
+        return text;
+    };
+    let prefix = &text[..open];
+    let declaration = prefix
+        .chars()
+        .any(|c| !(c.is_ascii_hexdigit() || is_separator(c) || matches!(c, 'x' | 'X' | '\\')));
+    if declaration {
+        &text[open + 1..]
+    } else {
+        text
+    }
+}
+
+/// A run of hex digits in progress: pairs become bytes as they complete.
+#[derive(Default)]
+struct Run {
+    digits: usize,
+    start: usize,
+    high: u8,
+}
+
+impl Run {
+    fn push(&mut self, value: u8, col: usize, out: &mut Vec<u8>) {
+        if self.digits == 0 {
+            self.start = col;
+        }
+        if self.digits.is_multiple_of(2) {
+            self.high = value;
+        } else {
+            out.push(self.high << 4 | value);
+        }
+        self.digits += 1;
+    }
+
+    fn finish(&mut self, line: usize) -> Result<(), HexError> {
+        match std::mem::take(&mut self.digits) {
+            n if n % 2 == 1 => Err(odd_digits(line, self.start, n)),
+            _ => Ok(()),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Offset-prefixed dumps
+
+/// A whitespace-separated word after a dump line's offset.
+struct Token<'a> {
+    text: &'a str,
+    /// 1-based column in the line, for errors.
+    col: usize,
+    /// Columns from the start of the offset, to line rows up with each other
+    /// even when the paste indented them differently.
+    rel: usize,
+    /// Width of the whitespace before the token (a tab counts as two).
+    gap: usize,
+}
+
+struct DataRow<'a> {
+    no: usize,
+    offset: u64,
+    digits: usize,
+    /// Starts with a `0` it does not need: tools pad offsets to a fixed width
+    /// and only widen them when the value outgrows it.
+    padded: bool,
+    colon: bool,
+    /// Empty for the closing offset-only line of `hexdump` and `od`.
+    tokens: Vec<Token<'a>>,
+}
+
+enum Row<'a> {
+    /// `*`: the previous row repeats until the next offset.
+    Repeat {
+        no: usize,
+        col: usize,
+    },
+    Data(DataRow<'a>),
+}
+
+impl<'a> Row<'a> {
+    fn data(&self) -> Option<&DataRow<'a>> {
+        match self {
+            Row::Data(d) => Some(d),
+            Row::Repeat { .. } => None,
+        }
+    }
+}
+
+/// How many bytes a row holds.
+#[derive(Clone, Copy)]
+enum Plan {
+    /// Given by the offsets: the distance to the next one.
+    Known(usize),
+    /// Not given (last row, or a row before `*`): read up to the ASCII column.
+    Open,
+    Repeat,
+    /// The closing offset-only line.
+    End,
+}
+
+/// `None` when the text is not an offset-prefixed dump in `radix` offsets;
+/// otherwise the dump's bytes or the error in it.
+fn parse_dump(lines: &[Line], radix: u32) -> Option<Result<Vec<u8>, HexError>> {
+    let rows = lines
+        .iter()
+        .map(|l| dump_row(l, radix))
+        .collect::<Option<Vec<_>>>()?;
+    // Octal offsets are only `od`'s default ones (7 digits or more); anything
+    // else that merely fails as hex must not get a second, looser chance.
+    if radix == 8 && rows.iter().filter_map(Row::data).any(|d| d.digits < 7) {
+        return None;
+    }
+    let plans = plan_rows(&rows)?;
+    Some(reject_word_dump(&rows).and_then(|()| decode_dump(&rows, &plans)))
+}
+
+/// Splits a line into offset and tokens, or `None` if it does not start with
+/// an offset (`0x` allowed, for `tcpdump -X`) of 4 to 16 digits.
+fn dump_row<'a>(line: &Line<'a>, radix: u32) -> Option<Row<'a>> {
+    let text = line.text;
+    let start = text.find(|c| !is_space(c))?;
+    let lead = text[..start].chars().count();
+    let rest = &text[start..];
+    if rest.trim_end_matches(is_space) == "*" {
+        return Some(Row::Repeat {
+            no: line.no,
+            col: lead + 1,
+        });
+    }
+    let unprefixed = match radix {
+        16 => rest
+            .strip_prefix("0x")
+            .or_else(|| rest.strip_prefix("0X"))
+            .unwrap_or(rest),
+        _ => rest,
+    };
+    let digits = unprefixed
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(unprefixed.len());
+    if !(4..=16).contains(&digits) {
+        return None;
+    }
+    let offset = u64::from_str_radix(&unprefixed[..digits], radix).ok()?;
+    let after = &unprefixed[digits..];
+    let (colon, after) = after
+        .strip_prefix(':')
+        .map_or((false, after), |a| (true, a));
+    if !after.is_empty() && !after.starts_with(is_space) {
+        return None;
+    }
+    let head = rest.len() - after.len(); // the offset itself is ASCII
+    let tokens = tokenize(after, lead + head + 1, head);
+    let padded = unprefixed.starts_with('0');
+    Some(Row::Data(DataRow {
+        no: line.no,
+        offset,
+        digits,
+        padded,
+        colon,
+        tokens,
+    }))
+}
+
+fn tokenize(s: &str, first_col: usize, first_rel: usize) -> Vec<Token<'_>> {
+    let mut tokens = Vec::new();
+    let mut gap = 0;
+    let mut word: Option<(usize, usize)> = None; // (byte start, char index)
+                                                 // A trailing space closes the last word like any other.
+    let chars = s.char_indices().chain(std::iter::once((s.len(), ' ')));
+    for (index, (byte, c)) in chars.enumerate() {
+        if !is_space(c) {
+            word = word.or(Some((byte, index)));
+            continue;
+        }
+        if let Some((start, at)) = word.take() {
+            let (col, rel) = (first_col + at, first_rel + at);
+            tokens.push(Token {
+                text: &s[start..byte],
+                col,
+                rel,
+                gap,
+            });
+            gap = 0;
+        }
+        gap += if c == '\t' { 2 } else { 1 };
+    }
+    tokens
+}
+
+/// Where an ASCII column is fenced: `|...|` (hexdump -C) or `>...<` (od -z).
+fn is_marker(t: &Token) -> bool {
+    t.text.starts_with(['|', '>'])
+}
+
+/// Whether a row can hold the `count` bytes its offsets claim: its words,
+/// taken whole, must add up to exactly `count`. A row fenced by an ASCII marker
+/// is a dump even when short (plain hex has no `|` or `>`); decoding then
+/// reports the missing bytes.
+fn fits(tokens: &[Token], count: u64) -> bool {
+    let mut got = 0;
+    for t in tokens {
+        if is_marker(t) {
+            return true;
+        }
+        if got >= count {
+            break;
+        }
+        got += t.text.chars().count() as u64 / 2;
+    }
+    got == count
+}
+
+/// Decides how many bytes each row holds, or `None` when the rows do not
+/// form a dump.
+fn plan_rows(rows: &[Row]) -> Option<Vec<Plan>> {
+    let mut data = rows.iter().filter_map(Row::data);
+    let mut prev = data.next()?.offset;
+    for d in data {
+        if d.offset <= prev {
+            return None;
+        }
+        prev = d.offset;
+    }
+    let mut plans = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let next = rows.get(i + 1).and_then(Row::data);
+        let plan = match row {
+            Row::Repeat { .. } => {
+                let prev = i.checked_sub(1).and_then(|p| rows[p].data());
+                prev.filter(|p| !p.tokens.is_empty()).and(next)?;
+                Plan::Repeat
+            }
+            Row::Data(d) if d.tokens.is_empty() => {
+                if i == 0 || i + 1 != rows.len() {
+                    return None;
+                }
+                Plan::End
+            }
+            Row::Data(d) => match next {
+                Some(n) => {
+                    let count = n.offset - d.offset;
+                    if !fits(&d.tokens, count) {
+                        return None;
+                    }
+                    Plan::Known(usize::try_from(count).ok()?)
+                }
+                None => Plan::Open,
+            },
+        };
+        plans.push(plan);
+    }
+    looks_like_dump(rows, &plans).then_some(plans)
+}
+
+/// Guards against plain hex whose first groups happen to increase: a real
+/// dump has one offset style and one row width (only its last row may be
+/// shorter), and a dump of a single row must look like one on its own.
+fn looks_like_dump(rows: &[Row], plans: &[Plan]) -> bool {
+    let mut data = rows.iter().filter_map(Row::data);
+    let Some(first) = data.next() else {
+        return false;
+    };
+    let same_style = |d: &DataRow| {
+        let width_ok = d.digits == first.digits || (d.digits > first.digits && !d.padded);
+        width_ok && d.colon == first.colon
+    };
+    if !data.all(same_style) {
+        return false;
+    }
+    let known: Vec<usize> = plans
+        .iter()
+        .filter_map(|p| {
+            if let Plan::Known(n) = p {
+                Some(*n)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let last_is_known = matches!(
+        plans
+            .iter()
+            .rev()
+            .find(|p| matches!(p, Plan::Known(_) | Plan::Open)),
+        Some(Plan::Known(_))
+    );
+    let full = if last_is_known {
+        &known[..known.len() - 1]
+    } else {
+        &known[..]
+    };
+    if let Some(&width) = full.first() {
+        let last_fits = known.last().is_some_and(|&n| n <= width);
+        return full.iter().all(|&n| n == width) && last_fits;
+    }
+    if !known.is_empty() {
+        return true; // one row closed by an offset-only line
+    }
+    let spaced = first.tokens.first().is_some_and(|t| t.gap >= 2);
+    first.colon || (first.offset == 0 && spaced)
+}
+
+/// `hexdump` without `-C` and `od -x` print 16-bit words in host byte order;
+/// reading them as bytes would silently swap every pair.
+fn reject_word_dump(rows: &[Row]) -> Result<(), HexError> {
+    let first = rows
+        .iter()
+        .filter_map(Row::data)
+        .find_map(|d| Some(d).zip(d.tokens.first()));
+    match first {
+        Some((d, t)) if !d.colon && t.text.len() == 4 => Err(HexError::new(
+            d.no,
+            t.col,
+            "this looks like 16-bit word output (`hexdump` without -C, `od -x`), whose byte \
+             order is ambiguous; paste `hexdump -C` or `xxd` output instead",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The extent of a full row's hex area, learned from rows whose byte count the
+/// offsets give; it tells where the ASCII column starts on the other rows.
+struct Layout {
+    width: usize,
+    hex_end: usize,
+}
+
+fn learn_layout(rows: &[Row], plans: &[Plan]) -> Option<Layout> {
+    let mut layout: Option<Layout> = None;
+    for (row, plan) in rows.iter().zip(plans) {
+        let (Row::Data(d), Plan::Known(count)) = (row, *plan) else {
+            continue;
+        };
+        let (mut got, mut end) = (0, 0);
+        for t in d.tokens.iter().take_while(|t| !is_marker(t)) {
+            if got >= count {
+                break;
+            }
+            got += t.text.len() / 2;
+            end = t.rel + t.text.chars().count();
+        }
+        let l = layout.get_or_insert(Layout {
+            width: 0,
+            hex_end: 0,
+        });
+        l.width = l.width.max(count);
+        l.hex_end = l.hex_end.max(end);
+    }
+    layout
+}
+
+fn decode_dump(rows: &[Row], plans: &[Plan]) -> Result<Vec<u8>, HexError> {
+    let layout = learn_layout(rows, plans);
+    let mut out = Vec::new();
+    let mut row_start = 0; // where the latest data row's bytes begin in `out`
+    let mut budget = MAX_REPEAT_BYTES;
+    for (i, (row, plan)) in rows.iter().zip(plans).enumerate() {
+        match (row, *plan) {
+            (Row::Data(d), Plan::Known(count)) => {
+                row_start = out.len();
+                take_known(d, count, &mut out)?;
+            }
+            (Row::Data(d), Plan::Open) => {
+                row_start = out.len();
+                take_open(d, layout.as_ref(), &mut out)?;
+            }
+            (&Row::Repeat { no, col }, Plan::Repeat) => {
+                // The plan guarantees data rows on both sides.
+                let (Some(prev), Some(next)) = (rows[i - 1].data(), rows[i + 1].data()) else {
+                    continue;
+                };
+                let span = (prev.offset, next.offset);
+                budget -= expand_repeat((no, col), span, row_start, budget, &mut out)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Takes exactly the `count` bytes the offsets give the row; whatever follows
+/// is its ASCII column.
+fn take_known(row: &DataRow, count: usize, out: &mut Vec<u8>) -> Result<(), HexError> {
+    let mut got = 0;
+    let mut col = 1;
+    for t in &row.tokens {
+        if got == count {
+            return Ok(());
+        }
+        col = t.col;
+        if is_marker(t) {
+            break;
+        }
+        got += decode_token(row.no, t, out)?;
+        col = t.col + t.text.chars().count();
+        if got > count {
+            let message = format!("hex runs past the {count} bytes the offsets give this line");
+            return Err(HexError::new(row.no, t.col, message));
+        }
+    }
+    if got == count {
+        return Ok(());
+    }
+    let message = format!("expected {count} bytes on this line (from the offsets), found {got}");
+    Err(HexError::new(row.no, col, message))
+}
+
+/// Takes a row whose byte count the offsets do not give: every token of its
+/// hex area.
+fn take_open(row: &DataRow, layout: Option<&Layout>, out: &mut Vec<u8>) -> Result<(), HexError> {
+    let area = hex_area_len(&row.tokens, layout);
+    for t in &row.tokens[..area] {
+        decode_token(row.no, t, out)?;
+    }
+    Ok(())
+}
+
+/// Number of leading tokens that are hex rather than ASCII column. With a
+/// learned layout the hex area ends where full rows' hex ends; without one,
+/// at a marker, or else at the first gap of two or more spaces.
+fn hex_area_len(tokens: &[Token], layout: Option<&Layout>) -> usize {
+    let marked = tokens.iter().any(is_marker);
+    let mut bytes = 0;
+    let mut seen_wide_gap = false;
+    for (i, t) in tokens.iter().enumerate() {
+        if is_marker(t) {
+            return i;
+        }
+        match layout {
+            Some(l) if t.rel >= l.hex_end || bytes >= l.width => return i,
+            None if !marked && i > 0 && t.gap >= 2 => {
+                if seen_wide_gap || !is_mid_gap(tokens, i, bytes) {
+                    return i;
+                }
+                seen_wide_gap = true;
+            }
+            _ => {}
+        }
+        bytes += t.text.len() / 2;
+    }
+    tokens.len()
+}
+
+/// Older Wireshark copies split 16 bytes 8 + 8 with a double space, and put a
+/// wider gap before the ASCII column.
+fn is_mid_gap(tokens: &[Token], i: usize, bytes_before: usize) -> bool {
+    bytes_before == 8
+        && tokens[..i].iter().all(|t| t.text.len() == 2)
+        && tokens[i + 1..].iter().any(|t| t.gap > tokens[i].gap)
+}
+
+fn decode_token(line: usize, t: &Token, out: &mut Vec<u8>) -> Result<usize, HexError> {
+    if let Some((i, c)) = t
+        .text
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !c.is_ascii_hexdigit())
+    {
+        return Err(expected_digit(line, t.col + i, Some(c)));
+    }
+    if t.text.len() % 2 == 1 {
+        return Err(odd_digits(line, t.col, t.text.len()));
+    }
+    let mut digits = t.text.chars().filter_map(nibble);
+    while let (Some(high), Some(low)) = (digits.next(), digits.next()) {
+        out.push(high << 4 | low);
+    }
+    Ok(t.text.len() / 2)
+}
+
+/// Expands `*`: the row before it (starting at `row_start` in `out`) repeats
+/// until the next offset. Returns the number of bytes added.
+fn expand_repeat(
+    (no, col): (usize, usize),
+    (from, until): (u64, u64),
+    row_start: usize,
+    budget: u64,
+    out: &mut Vec<u8>,
+) -> Result<u64, HexError> {
+    let row_len = out.len() - row_start;
+    let missing = from
+        .checked_add(row_len as u64)
+        .and_then(|filled| until.checked_sub(filled))
+        .filter(|_| row_len > 0)
+        .ok_or_else(|| {
+            HexError::new(
+                no,
+                col,
+                "'*' repeat line does not fit between the offsets around it",
+            )
+        })?;
+    if missing > budget {
+        let message = format!(
+            "'*' repeat line would add {missing} bytes, more than the {MAX_REPEAT_BYTES} allowed"
+        );
+        return Err(HexError::new(no, col, message));
+    }
+    for k in 0..missing as usize {
+        out.push(out[row_start + k % row_len]);
+    }
+    Ok(missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 78-byte Kafka `ApiVersions` v3 request every dump below shows. Its
+    /// strings make the ASCII column read like hex ("deadbeef", "cafe").
+    fn msg() -> Vec<u8> {
+        let mut m = vec![0, 0, 0, 0x4a, 0, 0x12, 0, 3, 0, 0, 0, 1, 0, 0x0a];
+        m.extend_from_slice(b"kwire-test\x00\x0fkwire-deadbeef\x25");
+        m.extend_from_slice(b"1.0.0-cafebabe-deadbeefcafe-beefcafe\x00");
+        assert_eq!(m.len(), 78);
+        m
+    }
+
+    fn parse(text: &str) -> Vec<u8> {
+        parse_hex_text(text).unwrap_or_else(|e| panic!("{e}\n--- input ---\n{text}"))
+    }
+
+    fn err(text: &str) -> HexError {
+        parse_hex_text(text).expect_err("expected an error")
+    }
+
+    const XXD: &str = "\
+00000000: 0000 004a 0012 0003 0000 0001 000a 6b77  ...J..........kw
+00000010: 6972 652d 7465 7374 000f 6b77 6972 652d  ire-test..kwire-
+00000020: 6465 6164 6265 6566 2531 2e30 2e30 2d63  deadbeef%1.0.0-c
+00000030: 6166 6562 6162 652d 6465 6164 6265 6566  afebabe-deadbeef
+00000040: 6361 6665 2d62 6565 6663 6166 6500       cafe-beefcafe.
+";
+
+    const HEXDUMP_C: &str = "\
+00000000  00 00 00 4a 00 12 00 03  00 00 00 01 00 0a 6b 77  |...J..........kw|
+00000010  69 72 65 2d 74 65 73 74  00 0f 6b 77 69 72 65 2d  |ire-test..kwire-|
+00000020  64 65 61 64 62 65 65 66  25 31 2e 30 2e 30 2d 63  |deadbeef%1.0.0-c|
+00000030  61 66 65 62 61 62 65 2d  64 65 61 64 62 65 65 66  |afebabe-deadbeef|
+00000040  63 61 66 65 2d 62 65 65  66 63 61 66 65 00        |cafe-beefcafe.|
+0000004e
+";
+
+    const PLAIN: &str = "0000004a0012000300000001000a6b776972652d74657374000f6b776972652d\
+646561646265656625312e302e302d63616665626162652d6465616462656566636166652d626565666361666500";
+
+    #[test]
+    fn plain_continuous_any_case() {
+        assert_eq!(parse(PLAIN), msg());
+        assert_eq!(parse(&PLAIN.to_uppercase()), msg());
+        assert_eq!(parse("DeAdBeEf"), [0xde, 0xad, 0xbe, 0xef]);
+    }
+
+    #[test]
+    fn plain_with_whitespace_and_newlines_between_pairs() {
+        // `xxd -p` wraps at 60 digits; people also add spaces and tabs.
+        let xxd_p = "0000004a0012000300000001000a6b776972652d74657374000f6b776972\n\
+                     652d646561646265656625312e302e302d63616665626162652d64656164\r\n\
+                     62656566636166652d626565666361666500\n";
+        assert_eq!(parse(xxd_p), msg());
+        assert_eq!(parse("  00 1a\t2b\n\n  3c  "), [0x00, 0x1a, 0x2b, 0x3c]);
+        assert_eq!(
+            parse("0000 004a 0012\n0003 0000"),
+            [0, 0, 0, 0x4a, 0, 0x12, 0, 3, 0, 0]
+        );
+    }
+
+    #[test]
+    fn plain_separators_and_prefixes() {
+        let want = [0x00, 0x1a, 0x2b, 0xff];
+        for text in [
+            "0x00, 0x1a, 0x2b, 0xff",
+            "0X00 0X1A 0x2B 0xFF",
+            "00:1a:2b:ff",
+            "00;1a;2b;ff",
+            "00-1a-2b-ff",
+            "\\x00\\x1a\\x2b\\xff",
+            "\"\\x00\\x1a\" \"\\x2b\\xff\"",
+            "0x001a2bff",
+            "[0x00, 0x1a,\n 0x2b, 0xff]",
+        ] {
+            assert_eq!(parse(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn plain_array_literals() {
+        let c = "static const unsigned char pkt1[4] = {\n0x00, 0x1a, /* .. */\n0x2b, 0xff };\n";
+        let go = "[]byte{0x00, 0x1a, 0x2b, 0xff}";
+        let rust = "let m: [u8; 4] = [0x00, 0x1a, 0x2b, 0xff];";
+        for text in [c, go, rust] {
+            assert_eq!(parse(text), [0x00, 0x1a, 0x2b, 0xff], "{text}");
+        }
+    }
+
+    #[test]
+    fn xxd_default() {
+        assert_eq!(parse(XXD), msg());
+    }
+
+    #[test]
+    fn xxd_other_groupings_and_widths() {
+        let g1 = "\
+00000000: 00 00 00 4a 00 12 00 03 00 00 00 01 00 0a 6b 77  ...J..........kw
+00000010: 69 72 65 2d 74 65 73 74 00 0f 6b 77 69 72 65 2d  ire-test..kwire-
+00000020: 64 65 61 64 62 65 65 66 25 31 2e 30 2e 30 2d 63  deadbeef%1.0.0-c
+00000030: 61 66 65 62 61 62 65 2d 64 65 61 64 62 65 65 66  afebabe-deadbeef
+00000040: 63 61 66 65 2d 62 65 65 66 63 61 66 65 00        cafe-beefcafe.";
+        let c32 = "\
+00000000: 0000 004a 0012 0003 0000 0001 000a 6b77 6972 652d 7465 7374 000f 6b77 6972 652d  ...J..........kwire-test..kwire-
+00000020: 6465 6164 6265 6566 2531 2e30 2e30 2d63 6166 6562 6162 652d 6465 6164 6265 6566  deadbeef%1.0.0-cafebabe-deadbeef
+00000040: 6361 6665 2d62 6565 6663 6166 6500                                               cafe-beefcafe.";
+        assert_eq!(parse(g1), msg());
+        assert_eq!(parse(c32), msg());
+    }
+
+    #[test]
+    fn xxd_single_line_with_hex_looking_ascii() {
+        let line = "00000000: 6465 6164 6265 6566  deadbeef";
+        assert_eq!(parse(line), b"deadbeef");
+        let partial = "00000000: 6361 6665 00                                cafe.";
+        assert_eq!(parse(partial), b"cafe\x00");
+    }
+
+    #[test]
+    fn hexdump_canonical() {
+        assert_eq!(parse(HEXDUMP_C), msg());
+        // Without the closing offset line the last row is read up to `|`.
+        let cut = HEXDUMP_C.trim_end().strip_suffix("0000004e").unwrap();
+        assert_eq!(parse(cut), msg());
+    }
+
+    #[test]
+    fn hexdump_repeat_lines_are_expanded() {
+        let text = "\
+00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|
+*
+00000040  6b 77 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |kw..............|
+00000050  00 00 00 00 00 00 00 01  00 00 00 00 00 00 00 00  |................|
+*
+00000070  00 00 01                                          |...|
+00000073";
+        let mut want = vec![0u8; 0x73];
+        want[0x40..0x42].copy_from_slice(b"kw");
+        want[0x57] = 1;
+        want[0x67] = 1;
+        want[0x72] = 1;
+        assert_eq!(parse(text), want);
+    }
+
+    #[test]
+    fn od_hex_offsets_with_z_column_and_repeat() {
+        let od = "\
+000000 00 00 00 4a 00 12 00 03 00 00 00 01 00 0a 6b 77  >...J..........kw<
+000010 69 72 65 2d 74 65 73 74 00 0f 6b 77 69 72 65 2d  >ire-test..kwire-<
+000020 64 65 61 64 62 65 65 66 25 31 2e 30 2e 30 2d 63  >deadbeef%1.0.0-c<
+000030 61 66 65 62 61 62 65 2d 64 65 61 64 62 65 65 66  >afebabe-deadbeef<
+000040 63 61 66 65 2d 62 65 65 66 63 61 66 65 00        >cafe-beefcafe.<
+00004e";
+        assert_eq!(parse(od), msg());
+        let zeros = "000000 00 00 00 00 00 00 00 00  >........<\n*\n000018 ff\n000019";
+        let mut want = vec![0u8; 24];
+        want.push(0xff);
+        assert_eq!(parse(zeros), want);
+    }
+
+    #[test]
+    fn od_octal_offsets() {
+        let od = "\
+0000000 00 00 00 4a 00 12 00 03 00 00 00 01 00 0a 6b 77
+0000020 69 72 65 2d 74 65 73 74 00 0f 6b 77 69 72 65 2d
+0000040 64 65 61 64 62 65 65 66 25 31 2e 30 2e 30 2d 63
+0000060 61 66 65 62 61 62 65 2d 64 65 61 64 62 65 65 66
+0000100 63 61 66 65 2d 62 65 65 66 63 61 66 65 00
+0000116";
+        assert_eq!(parse(od), msg());
+    }
+
+    #[test]
+    fn wireshark_copy_as_hex_dump() {
+        let with_ascii = "\
+0000   00 00 00 4a 00 12 00 03 00 00 00 01 00 0a 6b 77   ...J..........kw
+0010   69 72 65 2d 74 65 73 74 00 0f 6b 77 69 72 65 2d   ire-test..kwire-
+0020   64 65 61 64 62 65 65 66 25 31 2e 30 2e 30 2d 63   deadbeef%1.0.0-c
+0030   61 66 65 62 61 62 65 2d 64 65 61 64 62 65 65 66   afebabe-deadbeef
+0040   63 61 66 65 2d 62 65 65 66 63 61 66 65 00         cafe-beefcafe.";
+        let hex_only: String = with_ascii
+            .lines()
+            .map(|l| format!("{}\n", &l[..54].trim_end()))
+            .collect();
+        assert_eq!(parse(with_ascii), msg());
+        assert_eq!(parse(&hex_only), msg());
+        let single = "0000   de ad be ef 00 12   ......";
+        assert_eq!(parse(single), [0xde, 0xad, 0xbe, 0xef, 0x00, 0x12]);
+        // Older "Hex + ASCII" copies split 8 + 8 with a double space.
+        let old = "0000  00 00 00 4a 00 12 00 03  00 00 00 01 00 0a 6b 77   ...J.... ......kw";
+        assert_eq!(parse(old), msg()[..16]);
+    }
+
+    #[test]
+    fn tcpdump_x_with_indentation() {
+        let tcpdump: String = XXD
+            .lines()
+            .map(|l| format!("\t0x{}:  {}\n", &l[4..8], &l[10..]))
+            .collect();
+        assert!(tcpdump.starts_with("\t0x0000:  0000 004a"));
+        assert_eq!(parse(&tcpdump), msg());
+        // A paste that indents rows differently still lines up.
+        let ragged: String = HEXDUMP_C
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{}{l}\n", " ".repeat(i % 3)))
+            .collect();
+        assert_eq!(parse(&ragged), msg());
+    }
+
+    #[test]
+    fn comments_are_ignored() {
+        let text = "\
+# ApiVersions request header
+// client: kwire
+0000004a 0012 0003   # size, api key 18, version 3
+00000001             // correlation id
+000a 6b77 6972 652d 7465 7374  /* client id */
+00 # tagged fields
+";
+        assert_eq!(parse(text), msg()[..25]);
+        let commented_dump = format!("# xxd msg.bin\n{XXD}\n// end of dump\n");
+        assert_eq!(parse(&commented_dump), msg());
+    }
+
+    #[test]
+    fn offset_like_plain_hex_is_not_taken_for_a_dump() {
+        // First groups increase, but the rows cannot hold what the offsets claim.
+        let text = "0000 004a 0012 0003\n0012 0003 0000 0001\n0100 0a6b";
+        assert_eq!(parse(text).len(), 20);
+        // A lone offset-looking group is data.
+        assert_eq!(parse("0000004e"), [0, 0, 0, 0x4e]);
+        assert_eq!(parse("0000004a 00120003"), [0, 0, 0, 0x4a, 0, 0x12, 0, 3]);
+    }
+
+    #[test]
+    fn errors_point_at_line_and_column() {
+        let e = err("00 1a\n2b 3g 4c");
+        assert_eq!((e.line, e.column), (2, 5));
+        assert_eq!(e.message, "expected a hex digit, found 'g'");
+        assert_eq!(
+            e.to_string(),
+            "line 2, column 5: expected a hex digit, found 'g'"
+        );
+
+        let e = err("00 1a 2b3");
+        assert_eq!((e.line, e.column), (1, 7));
+        assert!(
+            e.message.starts_with("odd number of hex digits"),
+            "{}",
+            e.message
+        );
+
+        let e = err("0x00, 0x");
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (1, 9, "expected a hex digit, found the end of the line")
+        );
+
+        let e = err("é 00");
+        assert_eq!((e.line, e.column), (1, 1));
+        let e = err("ééé zz");
+        assert_eq!((e.line, e.column), (1, 1));
+        let e = err("00 \u{7}");
+        assert_eq!(e.message, "expected a hex digit, found '\\u{7}'");
+    }
+
+    #[test]
+    fn errors_inside_dumps() {
+        let typo = XXD.replace("2531 2e30", "2531 2g30");
+        let e = err(&typo);
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (3, 37, "expected a hex digit, found 'g'")
+        );
+
+        let short = HEXDUMP_C.replace("00 0f 6b 77", "00 0f 6b");
+        let e = err(&short);
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.message.contains("expected 16 bytes"), "{e}");
+
+        let hexdump_words = "\
+0000000 0000 4a00 1200 0300 0000 0100 0a00 776b
+0000010 7269 2d65 6574 7473 0f00 776b 7269 2d65
+0000020";
+        let e = err(hexdump_words);
+        assert_eq!((e.line, e.column), (1, 9));
+        assert!(e.message.contains("16-bit word"), "{e}");
+
+        let two_dumps = format!("{XXD}{XXD}");
+        let e = err(&two_dumps);
+        assert_eq!((e.line, e.column), (1, 52), "{e}");
+        assert!(e.message.contains("looks like a hex dump"), "{e}");
+
+        let huge = "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\nffffffff";
+        assert!(err(huge).message.contains("repeat line would add"));
+    }
+
+    #[test]
+    fn empty_input_is_an_error() {
+        for text in [
+            "",
+            "   \n\t\n",
+            "# only a comment\n// and another",
+            "\u{feff}",
+        ] {
+            let e = err(text);
+            assert_eq!(
+                (e.line, e.column, e.message.as_str()),
+                (1, 1, "no hex bytes found")
+            );
+        }
+    }
+
+    #[test]
+    fn never_panics_on_hostile_input() {
+        let long_hex = "ab".repeat(200_000);
+        assert_eq!(parse(&long_hex).len(), 200_000);
+        let long_line = format!("00000000: {}  x", "0000 ".repeat(50_000));
+        let _ = parse_hex_text(&long_line);
+        let weird = [
+            "\u{0}\u{1}\u{7f}",
+            "🦀🦀",
+            "0x🦀",
+            "\\x",
+            "\\",
+            "0",
+            "*",
+            "*\n*",
+            "00000000  *",
+            "00000000: 00\n*",
+            "00000010: 00\n00000000: 00",
+            "\u{202e}00\u{2028}11",
+            "00000000\n*\n00000010",
+            "0000 | 00 |",
+            "0000   ",
+            "０１",
+            "00\u{200b}1a",
+            "ffffffffffffffff 00\n*\nffffffffffffffff",
+        ];
+        for text in weird {
+            let _ = parse_hex_text(text);
+        }
+        // Pseudo-random mixes of the characters the parser cares about.
+        let alphabet: Vec<char> = "0123456789abcdefxX:|>*#/\\ \t\n-,;{}[]é🦀\u{0}"
+            .chars()
+            .collect();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..2_000 {
+            let text: String = (0..64)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let _ = parse_hex_text(&text);
+        }
+    }
 }

@@ -1,0 +1,73 @@
+//! The JSON contract: 3,462 frames of every Kafka 4.1 request and response
+//! version, each with the exact `kwire decode --json` value expected.
+
+mod common;
+
+use bytes::Bytes;
+use kwire::decode::{decode_frames, DecodeOptions, Direction};
+use kwire::render::json::frame_contract;
+use kwire::schema::Catalogue;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+struct Case {
+    name: String,
+    hex: String,
+    expected: Value,
+}
+
+fn load_cases() -> Option<Vec<Case>> {
+    let archive = common::shared_dir("test-cases/contract-cases.tar.gz")?;
+    let files: BTreeMap<String, Vec<u8>> = common::read_tar_gz(&archive).into_iter().collect();
+    let mut cases = Vec::new();
+    for (path, data) in &files {
+        let Some(stem) = path.strip_suffix(".hex") else { continue };
+        let json = files.get(&format!("{stem}.json")).unwrap_or_else(|| panic!("{stem}.json missing"));
+        cases.push(Case {
+            name: stem.to_string(),
+            hex: String::from_utf8(data.clone()).unwrap().trim().to_string(),
+            expected: serde_json::from_slice(json).unwrap(),
+        });
+    }
+    Some(cases)
+}
+
+fn decode_case(cat: &Catalogue, case: &Case, release: Option<&str>) -> Value {
+    let bytes = Bytes::from(hex::decode(&case.hex).expect("case hex"));
+    let response = case.expected["kind"] == "response";
+    let opts = DecodeOptions {
+        direction: Some(if response { Direction::Response } else { Direction::Request }),
+        api_key: response.then(|| case.expected["api_key"].as_i64().unwrap() as i16),
+        api_version: response.then(|| case.expected["api_version"].as_i64().unwrap() as i16),
+        release: release.map(str::to_string),
+    };
+    let frames = decode_frames(cat, &bytes, &opts);
+    assert_eq!(frames.len(), 1, "{}: one frame expected", case.name);
+    frame_contract(&frames[0])
+}
+
+fn check_all(release: Option<&str>) {
+    let Some(cases) = load_cases() else { return };
+    assert_eq!(cases.len(), 3462, "the archive holds 3,462 cases");
+    let cat = Catalogue::builtin();
+    let mut failures = Vec::new();
+    for case in &cases {
+        let got = decode_case(cat, case, release);
+        if got != case.expected {
+            failures.push(format!("{}\n  expected {}\n  got      {}", case.name, case.expected, got));
+        }
+    }
+    let shown: Vec<&String> = failures.iter().take(5).collect();
+    assert!(failures.is_empty(), "{} of {} cases differ; first ones:\n{}", failures.len(), cases.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    println!("{} contract cases decode to the expected JSON", cases.len());
+}
+
+#[test]
+fn every_contract_case_decodes_to_the_expected_json_by_default() {
+    check_all(None);
+}
+
+#[test]
+fn every_contract_case_decodes_to_the_expected_json_pinned_to_4_1() {
+    check_all(Some("4.1"));
+}
