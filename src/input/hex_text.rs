@@ -14,6 +14,7 @@
 //! then say how many bytes each line holds, so an ASCII column that happens to
 //! read as hex (`deadbeef`) is never taken for data.
 
+use std::collections::HashSet;
 use std::fmt;
 
 /// Where and why pasted text is not hex. `line` and `column` are 1-based;
@@ -481,8 +482,12 @@ fn looks_like_dump(rows: &[Row], plans: &[Plan]) -> bool {
     if !known.is_empty() {
         return true; // one row closed by an offset-only line
     }
-    let spaced = first.tokens.first().is_some_and(|t| t.gap >= 2);
-    first.colon || (first.offset == 0 && spaced)
+    let fenced = first.tokens.iter().any(is_marker);
+    let spaced_bytes = first
+        .tokens
+        .first()
+        .is_some_and(|t| t.gap >= 2 && t.text.len() == 2);
+    first.colon || fenced || (first.offset == 0 && spaced_bytes)
 }
 
 /// `hexdump` without `-C` and `od -x` print 16-bit words in host byte order;
@@ -508,6 +513,9 @@ fn reject_word_dump(rows: &[Row]) -> Result<(), HexError> {
 struct Layout {
     width: usize,
     hex_end: usize,
+    /// Columns where full rows have a wide gap inside their hex (the 8 + 8
+    /// split of `hexdump -C`); a wide gap anywhere else starts the ASCII column.
+    inner_gaps: HashSet<usize>,
 }
 
 fn learn_layout(rows: &[Row], plans: &[Plan]) -> Option<Layout> {
@@ -516,20 +524,28 @@ fn learn_layout(rows: &[Row], plans: &[Plan]) -> Option<Layout> {
         let (Row::Data(d), Plan::Known(count)) = (row, *plan) else {
             continue;
         };
-        let (mut got, mut end) = (0, 0);
-        for t in d.tokens.iter().take_while(|t| !is_marker(t)) {
+        let l = layout.get_or_insert(Layout {
+            width: 0,
+            hex_end: 0,
+            inner_gaps: HashSet::new(),
+        });
+        l.width = l.width.max(count);
+        let mut got = 0;
+        for (k, t) in d
+            .tokens
+            .iter()
+            .enumerate()
+            .take_while(|(_, t)| !is_marker(t))
+        {
             if got >= count {
                 break;
             }
             got += t.text.len() / 2;
-            end = t.rel + t.text.chars().count();
+            l.hex_end = l.hex_end.max(t.rel + t.text.chars().count());
+            if k > 0 && t.gap >= 2 {
+                l.inner_gaps.insert(t.rel);
+            }
         }
-        let l = layout.get_or_insert(Layout {
-            width: 0,
-            hex_end: 0,
-        });
-        l.width = l.width.max(count);
-        l.hex_end = l.hex_end.max(end);
     }
     layout
 }
@@ -600,9 +616,9 @@ fn take_open(row: &DataRow, layout: Option<&Layout>, out: &mut Vec<u8>) -> Resul
     Ok(())
 }
 
-/// Number of leading tokens that are hex rather than ASCII column. With a
-/// learned layout the hex area ends where full rows' hex ends; without one,
-/// at a marker, or else at the first gap of two or more spaces.
+/// Number of leading tokens that are hex rather than ASCII column: those
+/// before a marker or a gap of two or more spaces. A learned layout also
+/// bounds the area by full rows' width and says which wide gaps are inner.
 fn hex_area_len(tokens: &[Token], layout: Option<&Layout>) -> usize {
     let marked = tokens.iter().any(is_marker);
     let mut bytes = 0;
@@ -613,6 +629,7 @@ fn hex_area_len(tokens: &[Token], layout: Option<&Layout>) -> usize {
         }
         match layout {
             Some(l) if t.rel >= l.hex_end || bytes >= l.width => return i,
+            Some(l) if i > 0 && t.gap >= 2 && !l.inner_gaps.contains(&t.rel) => return i,
             None if !marked && i > 0 && t.gap >= 2 => {
                 if seen_wide_gap || !is_mid_gap(tokens, i, bytes) {
                     return i;
@@ -799,6 +816,17 @@ mod tests {
     }
 
     #[test]
+    fn last_row_stops_at_ascii_even_without_padding() {
+        let xxd = "00000000: 6465 6164 6265 6566 6465 6164 6265 6566  deadbeefdeadbeef\n\
+                   00000010: 6465 6164  dead";
+        assert_eq!(parse(xxd), b"deadbeefdeadbeefdead");
+        let hexdump =
+            "00000000  64 65 61 64 64 65 61 64  64 65 61 64 64 65 61 64  |deaddeaddeaddead|\n\
+                       00000010  64 65 61 64 64 65 61 64  64 65  dead deaddead";
+        assert_eq!(parse(hexdump), b"deaddeaddeaddeaddeaddeadde");
+    }
+
+    #[test]
     fn xxd_single_line_with_hex_looking_ascii() {
         let line = "00000000: 6465 6164 6265 6566  deadbeef";
         assert_eq!(parse(line), b"deadbeef");
@@ -921,6 +949,7 @@ mod tests {
         // A lone offset-looking group is data.
         assert_eq!(parse("0000004e"), [0, 0, 0, 0x4e]);
         assert_eq!(parse("0000004a 00120003"), [0, 0, 0, 0x4a, 0, 0x12, 0, 3]);
+        assert_eq!(parse("0000  004a"), [0, 0, 0, 0x4a]);
     }
 
     #[test]
