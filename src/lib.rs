@@ -5,6 +5,7 @@
 //! ([`decode::Node`]) → renderers ([`render`]).
 
 pub mod decode;
+pub mod encode;
 pub mod input;
 pub mod protocol;
 pub mod render;

@@ -71,3 +71,28 @@ fn every_contract_case_decodes_to_the_expected_json_by_default() {
 fn every_contract_case_decodes_to_the_expected_json_pinned_to_4_1() {
     check_all(Some("4.1"));
 }
+
+/// encode(decode(b)) == b for every case: the encoder writes back exactly the
+/// bytes the decoder read, from the JSON contract alone.
+#[test]
+fn every_contract_case_re_encodes_to_its_bytes() {
+    use kwire::encode::{encode_frame, FrameSpec};
+    let Some(cases) = load_cases() else { return };
+    let cat = Catalogue::builtin();
+    let mut failures = Vec::new();
+    for case in &cases {
+        let json = decode_case(cat, case, None);
+        let fs = FrameSpec {
+            direction: if json["kind"] == "response" { Direction::Response } else { Direction::Request },
+            api_key: json["api_key"].as_i64().unwrap() as i16,
+            version: json["api_version"].as_i64().unwrap() as i16,
+            release: None,
+        };
+        match encode_frame(cat, &fs, json["header"].as_object().unwrap(), json["body"].as_object().unwrap()) {
+            Ok(bytes) if hex::encode(&bytes) == case.hex => {}
+            Ok(bytes) => failures.push(format!("{}: bytes differ\n  expected {}\n  got      {}", case.name, case.hex, hex::encode(bytes))),
+            Err(e) => failures.push(format!("{}: {e}", case.name)),
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases do not re-encode:\n{}", failures.len(), cases.len(), failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+}

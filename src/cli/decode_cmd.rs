@@ -56,14 +56,9 @@ pub struct DecodeArgs {
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     let api_key = match &args.api {
         None => None,
-        Some(a) => match cat.resolve_api(a) {
+        Some(a) => match super::resolve_api_or_report(cat, a) {
             Some(k) => Some(k),
-            None => {
-                let hint = cat.suggest_api(a);
-                let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", hint.join(", ")) };
-                eprintln!("kwire: unknown API {a:?}{hint}; `kwire apis` lists them");
-                return exit::FAILURE;
-            }
+            None => return exit::FAILURE,
         },
     };
     let direction = if args.response { Direction::Response } else { Direction::Request };
@@ -112,7 +107,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     status
 }
 
-fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full_docs: bool) -> std::io::Result<()> {
+pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full_docs: bool) -> std::io::Result<()> {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let many = frames.len() > 1;
     for (i, f) in frames.iter().enumerate() {

@@ -1,6 +1,9 @@
 //! The command line: argument parsing and dispatch to the commands.
 
+pub mod apis_cmd;
 pub mod decode_cmd;
+pub mod encode_cmd;
+pub mod example_cmd;
 
 use clap::{Parser, Subcommand};
 use kwire::schema::{source::load_definitions, Catalogue};
@@ -24,6 +27,12 @@ pub struct Cli {
 pub enum Command {
     /// Decode frames from hex text or binary into an annotated tree, grid or JSON.
     Decode(decode_cmd::DecodeArgs),
+    /// The smallest legal instance of an API's request and response.
+    Example(example_cmd::ExampleArgs),
+    /// Encode the JSON of `kwire decode --json` (whole, or just the body) as a frame.
+    Encode(encode_cmd::EncodeArgs),
+    /// Every API: key, versions, flexible and header versions, releases.
+    Apis(apis_cmd::ApisArgs),
     /// Rebuild the built-in catalogue from upstream definitions (<DIR>/<release>/...).
     #[command(hide = true)]
     ImportDefs {
@@ -51,6 +60,9 @@ pub fn run(cli: Cli) -> i32 {
     };
     match cli.command {
         Command::Decode(args) => decode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Example(args) => example_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Encode(args) => encode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {
@@ -81,4 +93,15 @@ fn catalogue(cli: &Cli) -> Result<Catalogue, String> {
         None => Ok(builtin.clone()),
         Some(p) => Ok(builtin.with_loaded(load_definitions(p)?)),
     }
+}
+
+/// Resolve an API name or key, or explain (with suggestions) why not.
+pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
+    let k = cat.resolve_api(text);
+    if k.is_none() {
+        let hint = cat.suggest_api(text);
+        let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", hint.join(", ")) };
+        eprintln!("kwire: unknown API {text:?}{hint}; `kwire apis` lists them");
+    }
+    k
 }

@@ -2,3 +2,5 @@
 
 pub mod error_codes;
 pub mod headers;
+pub mod crc32c;
+pub mod record_batch;

@@ -37,3 +37,4 @@ pub fn read_tar_gz(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     }
     out
 }
+pub mod random_body;

@@ -1,0 +1,101 @@
+//! `kwire encode`: the JSON contract of `kwire decode --json` → frame bytes.
+
+use super::{exit, resolve_api_or_report};
+use clap::Args;
+use kwire::decode::Direction;
+use kwire::encode::{encode_frame, example_header, FrameSpec};
+use kwire::input::read_source;
+use kwire::schema::Catalogue;
+use serde_json::{Map, Value};
+use std::io::Write;
+
+#[derive(Args, Debug)]
+pub struct EncodeArgs {
+    /// API name or key (default: from the JSON's api_key).
+    pub api: Option<String>,
+    /// Version (default: from the JSON's api_version).
+    #[arg(long)]
+    pub version: Option<i16>,
+    #[arg(long, conflicts_with = "response")]
+    pub request: bool,
+    #[arg(long)]
+    pub response: bool,
+    #[arg(long)]
+    pub correlation_id: Option<i32>,
+    #[arg(long)]
+    pub client_id: Option<String>,
+    /// JSON file: a whole `kwire decode --json` object, or just the body; `-` for stdin.
+    #[arg(long, short, default_value = "-")]
+    pub input: String,
+    /// Write raw bytes instead of hex.
+    #[arg(long)]
+    pub binary: bool,
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
+    let raw = match read_source(&args.input) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return exit::FAILURE;
+        }
+    };
+    let json: Value = match serde_json::from_slice(&raw) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("kwire: the input is not JSON: {e}");
+            return exit::FAILURE;
+        }
+    };
+    let Some(obj) = json.as_object() else {
+        eprintln!("kwire: expected a JSON object");
+        return exit::FAILURE;
+    };
+    // A whole contract object has kind/header/body; anything else is the body alone.
+    let whole = obj.contains_key("body") && (obj.contains_key("kind") || obj.contains_key("header"));
+    let api_key = match &args.api {
+        Some(a) => match resolve_api_or_report(cat, a) {
+            Some(k) => Some(k),
+            None => return exit::FAILURE,
+        },
+        None => whole.then(|| obj.get("api_key").and_then(Value::as_i64).map(|k| k as i16)).flatten(),
+    };
+    let version = args.version.or_else(|| whole.then(|| obj.get("api_version").and_then(Value::as_i64).map(|v| v as i16)).flatten());
+    let direction = if args.response || (!args.request && whole && obj.get("kind") == Some(&Value::from("response"))) {
+        Direction::Response
+    } else {
+        Direction::Request
+    };
+    let (Some(api_key), Some(version)) = (api_key, version) else {
+        eprintln!("kwire: name the API and version (kwire encode API --version N), or pass a whole `kwire decode --json` object");
+        return exit::FAILURE;
+    };
+    let mut header: Map<String, Value> = if whole {
+        obj.get("header").and_then(Value::as_object).cloned().unwrap_or_else(|| example_header(direction))
+    } else {
+        example_header(direction)
+    };
+    if let Some(c) = args.correlation_id {
+        header.insert("CorrelationId".into(), Value::from(c));
+    }
+    if let Some(c) = &args.client_id {
+        header.insert("ClientId".into(), Value::from(c.as_str()));
+    }
+    let body = if whole { obj.get("body").cloned().unwrap_or(Value::Null) } else { json.clone() };
+    let Some(body) = body.as_object() else {
+        eprintln!("kwire: body: expected a JSON object");
+        return exit::FAILURE;
+    };
+    let fs = FrameSpec { direction, api_key, version, release };
+    match encode_frame(cat, &fs, &header, body) {
+        Ok(bytes) => {
+            let mut out = std::io::stdout().lock();
+            let _ = if args.binary { out.write_all(&bytes) } else { writeln!(out, "{}", hex::encode(&bytes)) };
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            exit::FAILURE
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! `kwire example`: the smallest legal instance of a request and/or response.
+
+use super::decode_cmd::{write_frames, Format};
+use super::{exit, resolve_api_or_report};
+use bytes::Bytes;
+use clap::{Args, ValueEnum};
+use kwire::decode::{decode_frame, DecodeOptions, Direction};
+use kwire::encode::example::smallest_struct;
+use kwire::encode::frame::message_spec;
+use kwire::encode::{encode_frame, example_header, FrameSpec};
+use kwire::schema::{Catalogue, MessageKind};
+use std::io::Write;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExampleFormat {
+    Hex,
+    Tree,
+    Grid,
+    Json,
+    TreeJson,
+}
+
+#[derive(Args, Debug)]
+pub struct ExampleArgs {
+    /// API name or key.
+    pub api: String,
+    /// Version (default: the latest stable one).
+    #[arg(long)]
+    pub version: Option<i16>,
+    /// Only the request (default: request and response).
+    #[arg(long, conflicts_with = "response")]
+    pub request: bool,
+    /// Only the response.
+    #[arg(long)]
+    pub response: bool,
+    #[arg(long, value_enum, default_value_t = ExampleFormat::Tree)]
+    pub format: ExampleFormat,
+    /// Show descriptions in full in the tree.
+    #[arg(long)]
+    pub full_docs: bool,
+}
+
+/// The latest version that is not marked unstable (or the latest, when all are).
+pub fn default_version(cat: &Catalogue, api_key: i16, release: Option<&str>) -> Option<i16> {
+    let versions = cat.versions(MessageKind::Request, api_key, release);
+    let newest = cat.entries_for(MessageKind::Request, api_key, release).next()?;
+    let top = *versions.last()?;
+    if newest.spec.latest_version_unstable && top == newest.spec.valid_versions.hi && versions.len() > 1 {
+        Some(versions[versions.len() - 2])
+    } else {
+        Some(top)
+    }
+}
+
+/// Encode the smallest instance of one direction as a frame.
+pub fn example_frame(cat: &Catalogue, fs: &FrameSpec) -> Result<Vec<u8>, String> {
+    let spec = message_spec(cat, fs).map_err(|e| e.to_string())?;
+    let body = smallest_struct(&spec.fields, fs.version);
+    encode_frame(cat, fs, &example_header(fs.direction), &body).map_err(|e| e.to_string())
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
+    let Some(api_key) = resolve_api_or_report(cat, &args.api) else { return exit::FAILURE };
+    let Some(version) = args.version.or_else(|| default_version(cat, api_key, release)) else {
+        eprintln!("kwire: {} has no decodable versions (retired API)", args.api);
+        return exit::FAILURE;
+    };
+    let directions: Vec<Direction> = match (args.request, args.response) {
+        (true, _) => vec![Direction::Request],
+        (_, true) => vec![Direction::Response],
+        _ => vec![Direction::Request, Direction::Response],
+    };
+    let mut frames = Vec::new();
+    for direction in directions {
+        let fs = FrameSpec { direction, api_key, version, release };
+        let bytes = match example_frame(cat, &fs) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("kwire: {e}");
+                return exit::FAILURE;
+            }
+        };
+        if args.format == ExampleFormat::Hex {
+            let _ = writeln!(std::io::stdout().lock(), "{}", hex::encode(&bytes));
+            continue;
+        }
+        let opts = DecodeOptions { direction: Some(direction), api_key: Some(api_key), api_version: Some(version), release: release.map(str::to_string) };
+        frames.push(decode_frame(cat, Bytes::from(bytes), 0, &opts));
+    }
+    let format = match args.format {
+        ExampleFormat::Hex => return exit::OK,
+        ExampleFormat::Tree => Format::Tree,
+        ExampleFormat::Grid => Format::Grid,
+        ExampleFormat::Json => Format::Json,
+        ExampleFormat::TreeJson => Format::TreeJson,
+    };
+    let _ = write_frames(&mut std::io::stdout().lock(), &frames, format, args.full_docs);
+    if frames.iter().any(|f| f.error.is_some()) {
+        exit::MALFORMED
+    } else {
+        exit::OK
+    }
+}

@@ -1,0 +1,278 @@
+//! The generic encoder: JSON in the decoder's contract → bytes, driven by the
+//! same field specs as the decoder, so every byte kwire shows it can also write.
+
+use super::writer::Writer;
+use crate::schema::{FieldSpec, FieldType, Primitive};
+use serde_json::{Map, Value};
+
+/// What went wrong, and where in the JSON (`Topics[0].Partitions[1].Partition`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodeError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+pub struct FieldEncoder {
+    pub w: Writer,
+    pub version: i16,
+    pub flexible: bool,
+}
+
+type Res = Result<(), EncodeError>;
+
+fn err(path: &str, message: impl Into<String>) -> EncodeError {
+    EncodeError { path: path.to_string(), message: message.into() }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+impl FieldEncoder {
+    pub fn new(version: i16, flexible: bool) -> Self {
+        FieldEncoder { w: Writer::default(), version, flexible }
+    }
+
+    /// Encode a struct: untagged fields in declaration order (absent ones take their
+    /// default), then the tagged fields present in the object, sorted by tag.
+    pub fn write_struct(&mut self, fields: &[FieldSpec], obj: &Map<String, Value>, path: &str) -> Res {
+        for key in obj.keys() {
+            if key == "_unknown_tags" {
+                continue;
+            }
+            match fields.iter().find(|f| &f.name == key) {
+                None => {
+                    let known: Vec<&str> = fields.iter().filter(|f| f.versions.contains(self.version)).map(|f| f.name.as_str()).collect();
+                    return Err(err(&join(path, key), format!("unknown field; fields at v{}: {}", self.version, known.join(", "))));
+                }
+                Some(f) if !f.versions.contains(self.version) => {
+                    return Err(err(&join(path, key), format!("not part of v{} (present in versions {})", self.version, f.versions)));
+                }
+                _ => {}
+            }
+        }
+        let version = self.version;
+        for f in fields.iter().filter(|f| f.is_regular_in(version)) {
+            let p = join(path, &f.name);
+            match obj.get(&f.name) {
+                Some(v) => self.write_field(f, v, false, &p)?,
+                None => {
+                    let d = default_value(f, self.version);
+                    self.write_field(f, &d, false, &p)?
+                }
+            }
+        }
+        if self.flexible {
+            self.write_tagged(fields, obj, path)?;
+        }
+        Ok(())
+    }
+
+    fn write_tagged(&mut self, fields: &[FieldSpec], obj: &Map<String, Value>, path: &str) -> Res {
+        let mut entries: Vec<(u32, Vec<u8>)> = Vec::new();
+        let version = self.version;
+        for f in fields.iter().filter(|f| f.is_tagged_in(version)) {
+            if let Some(v) = obj.get(&f.name) {
+                let mut sub = FieldEncoder::new(self.version, self.flexible);
+                sub.write_field(f, v, true, &join(path, &f.name))?;
+                entries.push((f.tag.unwrap_or_default(), sub.w.buf));
+            }
+        }
+        if let Some(unknown) = obj.get("_unknown_tags") {
+            let map = unknown.as_object().ok_or_else(|| err(&join(path, "_unknown_tags"), "expected an object of tag → hex"))?;
+            for (tag, hex_v) in map {
+                let p = join(path, &format!("_unknown_tags.{tag}"));
+                let t: u32 = tag.parse().map_err(|_| err(&p, "tag must be a non-negative integer"))?;
+                let data = hex_value(hex_v, &p)?;
+                if entries.iter().any(|(x, _)| *x == t) {
+                    return Err(err(&p, "duplicates a known tagged field"));
+                }
+                entries.push((t, data));
+            }
+        }
+        entries.sort_by_key(|(t, _)| *t);
+        self.w.uvarint(entries.len() as u64);
+        for (tag, data) in entries {
+            self.w.uvarint(u64::from(tag));
+            self.w.uvarint(data.len() as u64);
+            self.w.bytes(&data);
+        }
+        Ok(())
+    }
+
+    fn write_field(&mut self, f: &FieldSpec, v: &Value, in_tag: bool, path: &str) -> Res {
+        let compact = in_tag || f.flexible.map_or(self.flexible, |x| x.contains(self.version));
+        let nullable = f.is_nullable_in(self.version);
+        match &f.ty {
+            FieldType::Primitive(p) => self.write_primitive(*p, v, compact, nullable, path),
+            FieldType::Struct(_) => {
+                if nullable {
+                    if v.is_null() {
+                        if in_tag { self.w.uvarint(0) } else { self.w.i8(-1) }
+                        return Ok(());
+                    }
+                    if in_tag { self.w.uvarint(1) } else { self.w.i8(1) }
+                }
+                let obj = v.as_object().ok_or_else(|| err(path, format!("expected an object{}", if nullable { " or null" } else { "" })))?;
+                self.write_struct(&f.fields, obj, path)
+            }
+            FieldType::Array(inner) => {
+                if v.is_null() {
+                    if !nullable {
+                        return Err(err(path, format!("not nullable at v{}", self.version)));
+                    }
+                    if compact { self.w.uvarint(0) } else { self.w.i32(-1) }
+                    return Ok(());
+                }
+                let items = v.as_array().ok_or_else(|| err(path, "expected an array"))?;
+                if compact {
+                    self.w.uvarint(items.len() as u64 + 1);
+                } else {
+                    self.w.i32(i32::try_from(items.len()).map_err(|_| err(path, "array too long"))?);
+                }
+                for (i, item) in items.iter().enumerate() {
+                    let p = format!("{path}[{i}]");
+                    match inner.as_ref() {
+                        FieldType::Struct(_) => {
+                            let obj = item.as_object().ok_or_else(|| err(&p, "expected an object"))?;
+                            self.write_struct(&f.fields, obj, &p)?;
+                        }
+                        FieldType::Primitive(prim) => self.write_primitive(*prim, item, compact, false, &p)?,
+                        FieldType::Array(_) => return Err(err(&p, "arrays of arrays are not part of the schema language")),
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn write_primitive(&mut self, p: Primitive, v: &Value, compact: bool, nullable: bool, path: &str) -> Res {
+        match p {
+            Primitive::Bool => self.w.bytes(&[u8::from(v.as_bool().ok_or_else(|| err(path, "expected true or false"))?)]),
+            Primitive::Int8 => self.w.i8(int_in(v, path, i8::MIN.into(), i8::MAX.into())? as i8),
+            Primitive::Int16 => self.w.i16(int_in(v, path, i16::MIN.into(), i16::MAX.into())? as i16),
+            Primitive::Uint16 => self.w.u16(int_in(v, path, 0, u16::MAX.into())? as u16),
+            Primitive::Int32 => self.w.i32(int_in(v, path, i32::MIN.into(), i32::MAX.into())? as i32),
+            Primitive::Uint32 => self.w.u32(int_in(v, path, 0, u32::MAX.into())? as u32),
+            Primitive::Int64 => self.w.i64(v.as_i64().ok_or_else(|| err(path, "expected an integer within int64"))?),
+            Primitive::Float64 => self.w.f64(float_value(v, path)?),
+            Primitive::Uuid => {
+                let s = v.as_str().ok_or_else(|| err(path, "expected a uuid string"))?;
+                let u = uuid::Uuid::try_parse(s).map_err(|e| err(path, format!("not a uuid: {e}")))?;
+                self.w.bytes(u.as_bytes());
+            }
+            Primitive::String => match v {
+                Value::Null => self.write_null(compact, nullable, false, path)?,
+                Value::String(s) => self.write_len(s.len(), compact, false, path).map(|_| self.w.bytes(s.as_bytes()))?,
+                _ => return Err(err(path, "expected a string or null")),
+            },
+            Primitive::Bytes | Primitive::Records => match v {
+                Value::Null => self.write_null(compact, nullable, true, path)?,
+                _ => {
+                    let data = hex_value(v, path)?;
+                    self.write_len(data.len(), compact, true, path)?;
+                    self.w.bytes(&data);
+                }
+            },
+        }
+        Ok(())
+    }
+
+    fn write_null(&mut self, compact: bool, nullable: bool, wide: bool, path: &str) -> Res {
+        if !nullable {
+            return Err(err(path, format!("not nullable at v{}", self.version)));
+        }
+        match (compact, wide) {
+            (true, _) => self.w.uvarint(0),
+            (false, false) => self.w.i16(-1),
+            (false, true) => self.w.i32(-1),
+        }
+        Ok(())
+    }
+
+    fn write_len(&mut self, len: usize, compact: bool, wide: bool, path: &str) -> Res {
+        match (compact, wide) {
+            (true, _) => self.w.uvarint(len as u64 + 1),
+            (false, false) => self.w.i16(i16::try_from(len).map_err(|_| err(path, "longer than an int16 length allows (32767 bytes)"))?),
+            (false, true) => self.w.i32(i32::try_from(len).map_err(|_| err(path, "longer than an int32 length allows"))?),
+        }
+        Ok(())
+    }
+}
+
+fn int_in(v: &Value, path: &str, lo: i64, hi: i64) -> Result<i64, EncodeError> {
+    let n = v.as_i64().ok_or_else(|| err(path, format!("expected an integer in {lo}..={hi}")))?;
+    if n < lo || n > hi {
+        return Err(err(path, format!("{n} is out of range {lo}..={hi}")));
+    }
+    Ok(n)
+}
+
+fn float_value(v: &Value, path: &str) -> Result<f64, EncodeError> {
+    match v {
+        Value::Number(n) => n.as_f64().ok_or_else(|| err(path, "expected a number")),
+        // Non-finite floats cannot be JSON numbers; the decoder writes them as strings.
+        Value::String(s) => s.parse().map_err(|_| err(path, "expected a number")),
+        _ => Err(err(path, "expected a number")),
+    }
+}
+
+fn hex_value(v: &Value, path: &str) -> Result<Vec<u8>, EncodeError> {
+    let s = v.as_str().ok_or_else(|| err(path, "expected lowercase hex bytes or null"))?;
+    hex::decode(s).map_err(|e| err(path, format!("not hex: {e}")))
+}
+
+/// A field's value when the JSON leaves it out: its declared default, else the
+/// type's zero (0, false, "", empty bytes, zero uuid, empty array, struct of defaults).
+pub fn default_value(f: &FieldSpec, version: i16) -> Value {
+    let d = f.default.as_deref();
+    if d == Some("null") && f.is_nullable_in(version) {
+        return Value::Null;
+    }
+    match &f.ty {
+        FieldType::Array(_) => Value::Array(Vec::new()),
+        FieldType::Struct(_) => {
+            let mut obj = Map::new();
+            for sub in f.fields.iter().filter(|s| s.is_regular_in(version)) {
+                obj.insert(sub.name.clone(), default_value(sub, version));
+            }
+            Value::Object(obj)
+        }
+        FieldType::Primitive(p) => primitive_default(*p, d),
+    }
+}
+
+fn primitive_default(p: Primitive, d: Option<&str>) -> Value {
+    let d = d.map(str::trim).filter(|s| !s.is_empty());
+    let int = |d: Option<&str>| -> i64 {
+        d.and_then(|s| match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            Some(h) => i64::from_str_radix(h, 16).ok(),
+            None => s.parse().ok(),
+        })
+        .unwrap_or(0)
+    };
+    match p {
+        Primitive::Bool => Value::Bool(d == Some("true")),
+        Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 | Primitive::Uint16 | Primitive::Uint32 => Value::from(int(d)),
+        Primitive::Float64 => Value::from(d.and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0)),
+        Primitive::String => Value::String(d.unwrap_or("").to_string()),
+        Primitive::Uuid => Value::String(uuid::Uuid::nil().hyphenated().to_string()),
+        Primitive::Bytes | Primitive::Records => Value::String(String::new()),
+    }
+}
