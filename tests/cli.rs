@@ -1,0 +1,167 @@
+//! The command line as a user runs it: golden transcripts under snapshots/,
+//! exit statuses, and error messages. `KWIRE_UPDATE_SNAPSHOTS=1` rewrites them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn kwire(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kwire"));
+    cmd.args(args).current_dir(root()).env_remove("KWIRE_DEFS").env_remove("NO_COLOR");
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() }).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("run kwire");
+    if let Some(input) = stdin {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Compare with (or, when asked, rewrite) a golden transcript.
+fn snapshot(name: &str, actual: &str) {
+    let path: PathBuf = root().join("snapshots").join(name);
+    if std::env::var("KWIRE_UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} missing: run with KWIRE_UPDATE_SNAPSHOTS=1", path.display()));
+    assert_eq!(actual, expected, "{name} differs from its snapshot (KWIRE_UPDATE_SNAPSHOTS=1 rewrites it)");
+}
+
+const SAMPLES: &[(&str, &[&str])] = &[
+    ("write-share-group-state-v0-request", &[]),
+    ("write-share-group-state-v0-response", &["--response", "--api", "WriteShareGroupState", "--version", "0"]),
+    ("delete-share-group-state-v0-request", &[]),
+    ("delete-share-group-state-v0-response", &["--response", "--api", "86", "--version", "0"]),
+];
+
+#[test]
+fn samples_match_their_snapshots_in_every_format() {
+    for (name, extra) in SAMPLES {
+        let file = format!("samples/{name}.hex");
+        for (format, ext) in [("tree", "tree.txt"), ("grid", "grid.txt"), ("json", "json"), ("tree-json", "tree.json")] {
+            let mut args = vec!["decode", file.as_str(), "--format", format];
+            args.extend_from_slice(extra);
+            let out = kwire(&args, None);
+            assert!(out.status.success(), "{name} {format}: {}", stderr(&out));
+            snapshot(&format!("{name}.{ext}"), &stdout(&out));
+        }
+    }
+}
+
+#[test]
+fn example_reproduces_the_samples_byte_for_byte() {
+    for (api, name) in [("WriteShareGroupState", "write-share-group-state-v0"), ("DeleteShareGroupState", "delete-share-group-state-v0")] {
+        let out = kwire(&["example", api, "--version", "0", "--format", "hex"], None);
+        assert!(out.status.success());
+        let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+        for (line, dir) in lines.iter().zip(["request", "response"]) {
+            let sample = std::fs::read_to_string(root().join(format!("samples/{name}-{dir}.hex"))).unwrap();
+            let sample: String = sample.split_whitespace().collect();
+            assert_eq!(line, &sample, "{api} {dir}");
+        }
+        assert_eq!(lines.len(), 2);
+    }
+}
+
+#[test]
+fn decode_json_then_encode_gives_back_the_bytes() {
+    for (name, extra) in SAMPLES {
+        let file = format!("samples/{name}.hex");
+        let mut args = vec!["decode", file.as_str(), "--json"];
+        args.extend_from_slice(extra);
+        let json = kwire(&args, None);
+        let enc = kwire(&["encode"], Some(&json.stdout));
+        assert!(enc.status.success(), "{name}: {}", stderr(&enc));
+        let sample: String = std::fs::read_to_string(root().join(&file)).unwrap().split_whitespace().collect();
+        assert_eq!(stdout(&enc).trim(), sample, "{name}");
+    }
+}
+
+#[test]
+fn several_frames_back_to_back_and_pasted_dump_shapes() {
+    let a: String = std::fs::read_to_string(root().join("samples/write-share-group-state-v0-request.hex")).unwrap();
+    let b: String = std::fs::read_to_string(root().join("samples/delete-share-group-state-v0-request.hex")).unwrap();
+    let both = format!("{a}{b}");
+    let out = kwire(&["decode", "--json", "-"], Some(both.as_bytes()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].contains("\"api_key\":85") && lines[1].contains("\"api_key\":86"));
+    // The same bytes as `hexdump -C` prints them.
+    let bytes = hex::decode(a.split_whitespace().collect::<String>()).unwrap();
+    let mut dump = String::new();
+    for (i, chunk) in bytes.chunks(16).enumerate() {
+        let hexes: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
+        let ascii: String = chunk.iter().map(|&b| if (0x20..0x7f).contains(&b) { b as char } else { '.' }).collect();
+        let (l, r) = hexes.split_at(hexes.len().min(8));
+        dump.push_str(&format!("{:08x}  {:<23}  {:<23}  |{ascii}|\n", i * 16, l.join(" "), r.join(" ")));
+    }
+    dump.push_str(&format!("{:08x}\n", bytes.len()));
+    let out = kwire(&["decode", "--json"], Some(dump.as_bytes()));
+    assert!(out.status.success(), "{}\n{dump}", stderr(&out));
+    assert_eq!(stdout(&out).lines().next().unwrap(), lines[0]);
+}
+
+#[test]
+fn exit_statuses_and_messages() {
+    // A truncated frame: the partial tree, an error naming the offset, status 2.
+    let out = kwire(&["decode", "-"], Some(b"0000004a 0055 0000 0000 0000 0000 00 01 02 00 00"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).contains("WriteShareGroupStateRequest"), "partial tree shown");
+    assert!(stderr(&out).contains("at offset 0x"), "{}", stderr(&out));
+    // A response without its API.
+    let out = kwire(&["decode", "--response", "samples/write-share-group-state-v0-response.hex"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--api"), "{}", stderr(&out));
+    // An unknown API name gets suggestions.
+    let out = kwire(&["example", "WriteShareGroupStat"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("did you mean WriteShareGroupState"), "{}", stderr(&out));
+    // A version out of range lists the valid ones.
+    let out = kwire(&["decode", "--response", "--api", "Produce", "--version", "99", "-"], Some(b"00"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("valid: 0-"), "{}", stderr(&out));
+    // Not hex.
+    let out = kwire(&["decode", "-"], Some(b"hello world"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not hex"), "{}", stderr(&out));
+    // Unreadable file.
+    let out = kwire(&["decode", "/nonexistent/kwire.hex"], None);
+    assert_eq!(out.status.code(), Some(1));
+    // Encode errors name the field.
+    let out = kwire(&["encode", "WriteShareGroupState", "--version", "0"], Some(br#"{"GroupId": 5}"#));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("body.GroupId"), "{}", stderr(&out));
+    let out = kwire(&["encode", "WriteShareGroupState", "--version", "0"], Some(br#"{"Nope": 5}"#));
+    assert!(stderr(&out).contains("unknown field"), "{}", stderr(&out));
+}
+
+#[test]
+fn apis_lists_every_api_with_its_facts() {
+    let out = kwire(&["apis", "--format", "json"], None);
+    assert!(out.status.success());
+    let apis: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let apis = apis.as_array().unwrap();
+    assert!(apis.len() > 80);
+    let wsgs = apis.iter().find(|a| a["name"] == "WriteShareGroupState").unwrap();
+    assert_eq!(wsgs["api_key"], 85);
+    assert_eq!(wsgs["request_header_versions"], "2");
+    assert_eq!(wsgs["response_header_versions"], "1");
+    let av = apis.iter().find(|a| a["name"] == "ApiVersions").unwrap();
+    assert_eq!(av["response_header_versions"], "0", "ApiVersions responses always use header v0");
+    let lai = apis.iter().find(|a| a["name"] == "LeaderAndIsr").unwrap();
+    assert_eq!(lai["releases"], serde_json::json!(["3.9"]));
+}
