@@ -8,5 +8,6 @@ pub mod decode;
 pub mod encode;
 pub mod input;
 pub mod protocol;
+pub mod records;
 pub mod render;
 pub mod schema;

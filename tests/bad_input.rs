@@ -26,6 +26,7 @@ fn samples() -> Vec<(String, Vec<u8>, DecodeOptions)> {
                 api_key: cat.resolve_api(&api),
                 api_version: Some(name.split("-v").nth(1).unwrap().split('-').next().unwrap().parse().unwrap()),
                 release: None,
+                ..Default::default()
             }
         } else {
             DecodeOptions::default()

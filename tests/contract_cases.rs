@@ -40,6 +40,7 @@ fn decode_case(cat: &Catalogue, case: &Case, release: Option<&str>) -> Value {
         api_key: response.then(|| case.expected["api_key"].as_i64().unwrap() as i16),
         api_version: response.then(|| case.expected["api_version"].as_i64().unwrap() as i16),
         release: release.map(str::to_string),
+        ..Default::default()
     };
     let frames = decode_frames(cat, &bytes, &opts);
     assert_eq!(frames.len(), 1, "{}: one frame expected", case.name);

@@ -29,7 +29,7 @@ fn all_messages(cat: &Catalogue) -> Vec<(Direction, i16, i16)> {
 }
 
 fn decode(cat: &Catalogue, d: Direction, key: i16, v: i16, bytes: Vec<u8>) -> Frame {
-    let opts = DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), release: None };
+    let opts = DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), release: None, ..Default::default() };
     decode_frame(cat, Bytes::from(bytes), 0, &opts)
 }
 

@@ -91,7 +91,7 @@ fn decode_sample(cat: &Catalogue, name: &str, direction: Direction, api: i16) ->
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let bytes = Bytes::from(kwire::input::hex_text::parse_hex_text(&text).unwrap());
-    let opts = DecodeOptions { direction: Some(direction), api_key: Some(api), api_version: Some(0), release: None };
+    let opts = DecodeOptions { direction: Some(direction), api_key: Some(api), api_version: Some(0), release: None, ..Default::default() };
     let mut frames = decode_frames(cat, &bytes, &opts);
     assert_eq!(frames.len(), 1);
     let f = frames.remove(0);

@@ -51,6 +51,13 @@ pub struct DecodeArgs {
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
+    /// Topic of the records, to decode internal topics' keys and values
+    /// (__consumer_offsets, __share_group_state, __transaction_state, __cluster_metadata).
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Bound on decompressed record data, in bytes.
+    #[arg(long, default_value_t = kwire::decode::fields::DEFAULT_MAX_DECOMPRESSED)]
+    pub max_decompressed: usize,
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
@@ -92,7 +99,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             return exit::FAILURE;
         }
     };
-    let opts = DecodeOptions { direction: Some(direction), api_key, api_version: args.version, release: release.map(str::to_string) };
+    let opts = DecodeOptions { direction: Some(direction), api_key, api_version: args.version, release: release.map(str::to_string), topic: args.topic.clone(), max_decompressed: Some(args.max_decompressed) };
     let frames = decode_frames(cat, &bytes, &opts);
     let format = if args.json { Format::Json } else { args.format };
     let mut out = std::io::stdout().lock();

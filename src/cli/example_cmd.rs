@@ -84,7 +84,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
             let _ = writeln!(std::io::stdout().lock(), "{}", hex::encode(&bytes));
             continue;
         }
-        let opts = DecodeOptions { direction: Some(direction), api_key: Some(api_key), api_version: Some(version), release: release.map(str::to_string) };
+        let opts = DecodeOptions { direction: Some(direction), api_key: Some(api_key), api_version: Some(version), release: release.map(str::to_string), ..Default::default() };
         frames.push(decode_frame(cat, Bytes::from(bytes), 0, &opts));
     }
     let format = match args.format {

@@ -15,6 +15,28 @@ pub enum Naming {
     Header,
 }
 
+/// Default bound on decompressed record data.
+pub const DEFAULT_MAX_DECOMPRESSED: usize = 64 << 20;
+
+/// What the decoder learns on the way and needs further on: which topic the
+/// records belong to, the group protocol type, and resource limits.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The topic of the records being decoded (from `--topic` or the enclosing topic name).
+    pub topic: Option<String>,
+    /// `--topic` was given: names in the message do not override it.
+    pub topic_forced: bool,
+    /// The group's protocol type ("consumer" makes member metadata decodable).
+    pub protocol_type: Option<String>,
+    pub max_decompressed: usize,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context { topic: None, topic_forced: false, protocol_type: None, max_decompressed: DEFAULT_MAX_DECOMPRESSED }
+    }
+}
+
 pub struct FieldDecoder<'a, 'c> {
     pub r: Reader<'a>,
     /// The frame's bytes, shared with byte values without copying.
@@ -26,6 +48,7 @@ pub struct FieldDecoder<'a, 'c> {
     pub naming: Naming,
     pub catalogue: &'c Catalogue,
     pub warnings: Vec<String>,
+    pub ctx: Context,
 }
 
 type Res = Result<(), DecodeError>;
@@ -67,6 +90,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     node.ty = "nullable_string".into();
                 }
                 let res = self.read_primitive(*p, compact, nullable, &f.name, &mut node);
+                if res.is_ok() {
+                    self.after_primitive(f, *p, &mut node);
+                }
                 self.finish(node, out, res)
             }
             FieldType::Struct(name) => {
@@ -76,6 +102,68 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             FieldType::Array(inner) => {
                 let res = self.read_array(f, inner, compact, nullable, &mut node);
                 self.finish(node, out, res)
+            }
+        }
+    }
+
+    /// What a decoded value tells about later fields, and bytes that hold more structure.
+    fn after_primitive(&mut self, f: &FieldSpec, p: Primitive, node: &mut Node) {
+        match (&node.value, p) {
+            (Value::Str(Some(s)), Primitive::String) => {
+                if f.entity_type.as_deref() == Some("topicName") && !self.ctx.topic_forced {
+                    self.ctx.topic = Some(s.clone());
+                }
+                if f.name.eq_ignore_ascii_case("ProtocolType") {
+                    self.ctx.protocol_type = Some(s.clone());
+                }
+            }
+            (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" => {
+                if crate::records::BatchDecoder::plausible(b) {
+                    // The value's bytes end where the reader stands (the node's length is set later).
+                    let end = self.r.pos();
+                    let mut bd = crate::records::BatchDecoder { buf: self.frame, catalogue: self.catalogue, ctx: &self.ctx, warnings: Vec::new() };
+                    bd.decode_stream(end - b.len(), end, 0, &mut node.children);
+                    self.warnings.append(&mut bd.warnings);
+                } else {
+                    node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
+                }
+            }
+            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
+                let schema = match f.name.as_str() {
+                    "Metadata" | "MemberMetadata" | "subscription" => "ConsumerProtocolSubscription",
+                    "Assignment" | "MemberAssignment" | "assignment" => "ConsumerProtocolAssignment",
+                    _ => return,
+                };
+                let end = self.r.pos();
+                self.embedded_consumer_protocol(schema, end - b.len(), end, node);
+            }
+            _ => {}
+        }
+    }
+
+    /// Consumer protocol bytes: int16 version, then that version's struct. A newer
+    /// version than known is read as the newest known, trailing bytes ignored.
+    fn embedded_consumer_protocol(&mut self, schema: &str, start: usize, end: usize, node: &mut Node) {
+        let mut r = Reader::new(self.frame);
+        r.seek(start);
+        r.limit(end - start);
+        let Ok(v) = r.i16("version") else { return };
+        let newest = self.catalogue.entries_named(schema).map(|e| e.spec.valid_versions.hi).max();
+        let Some(newest) = newest else { return };
+        let use_v = v.min(newest).max(0);
+        let Some(spec) = self.catalogue.by_name(schema, use_v, None) else { return };
+        let mut ver = Node::new("version", "int16", start, self.region, Role::Encoding);
+        ver.len = 2;
+        ver.value = Value::Int(v.into());
+        ver.note = Some(if use_v == v { format!("({schema} v{v})") } else { format!("({schema} v{v}, read as v{use_v})") });
+        match decode_embedded(self.catalogue, self.frame, spec, use_v, (start + 2, end), self.region) {
+            Ok((body, mut w)) => {
+                self.warnings.append(&mut w);
+                node.children.push(ver);
+                node.children.push(body);
+            }
+            Err((_, e)) => {
+                node.note = Some(format!("(not a {schema}: {e})"));
             }
         }
     }
@@ -420,4 +508,48 @@ fn header_doc(name: &str, region: Region) -> Option<&'static str> {
         "ClientId" => "int16 length prefix even in flexible headers",
         _ => return None,
     })
+}
+
+/// Decode a schema-defined struct that sits inside other bytes (record keys and
+/// values, consumer protocol metadata), with offsets in the same buffer.
+/// Trailing bytes are reported as a warning. On error, returns the partial node.
+pub fn decode_embedded(
+    cat: &Catalogue,
+    buf: &Bytes,
+    spec: &crate::schema::MessageSpec,
+    version: i16,
+    (start, end): (usize, usize),
+    region: Region,
+) -> Result<(Node, Vec<String>), (Node, DecodeError)> {
+    let mut r = Reader::new(buf);
+    r.seek(start);
+    r.limit(end.saturating_sub(start));
+    let mut d = FieldDecoder {
+        r,
+        frame: buf,
+        version,
+        flexible: spec.is_flexible(version),
+        region,
+        naming: Naming::Schema,
+        catalogue: cat,
+        warnings: Vec::new(),
+        ctx: Context::default(),
+    };
+    let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
+    node.note = Some(format!("v{version}"));
+    node.value = Value::None;
+    let res = d.read_struct(&spec.fields, &mut node.children);
+    node.len = d.r.pos().max(node.children.last().map_or(start, |c| c.end())) - start;
+    match res {
+        Ok(()) => {
+            if d.r.pos() < end {
+                d.warnings.push(format!("0x{:04x}: {} bytes after the {} v{version} struct", d.r.pos(), end - d.r.pos(), spec.name));
+            }
+            Ok((node, d.warnings))
+        }
+        Err(e) => {
+            node.error = Some(e.expected.clone());
+            Err((node, e))
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! Frames: the int32 size prefix, the request or response header, the body.
 
-use super::fields::{FieldDecoder, Naming};
+use super::fields::{Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
 use super::reader::Reader;
 use super::tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -16,6 +16,21 @@ pub struct DecodeOptions {
     pub api_version: Option<i16>,
     /// Pin one release's definitions (`--kafka-release`).
     pub release: Option<String>,
+    /// The topic of the records (`--topic`), for internal topics' keys and values.
+    pub topic: Option<String>,
+    /// Bound on decompressed record data (default 64 MiB).
+    pub max_decompressed: Option<usize>,
+}
+
+impl DecodeOptions {
+    fn context(&self) -> Context {
+        Context {
+            topic: self.topic.clone(),
+            topic_forced: self.topic.is_some(),
+            protocol_type: None,
+            max_decompressed: self.max_decompressed.unwrap_or(DEFAULT_MAX_DECOMPRESSED),
+        }
+    }
 }
 
 /// Split `input` into size-prefixed frames and decode each. Decoding stops after
@@ -147,7 +162,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             let v = ver.unwrap_or_default();
             let hv = request_header_version(spec, v);
             let end = decode_header(cat, bytes, MessageKind::Request, hv, frame)?;
-            decode_body(cat, bytes, spec, v, end, Region::RequestBody, frame)
+            decode_body(cat, bytes, spec, v, end, Region::RequestBody, frame, opts.context())
         }
         Direction::Response => {
             let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
@@ -164,7 +179,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             let hv = response_header_version(spec, v);
             let snapshot = frame.root.clone();
             let end = decode_header(cat, bytes, MessageKind::Response, hv, frame)?;
-            let res = decode_body(cat, bytes, spec, v, end, Region::ResponseBody, frame);
+            let res = decode_body(cat, bytes, spec, v, end, Region::ResponseBody, frame, opts.context());
             if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
                 // A broker that does not support the requested version answers with a v0 body.
                 if let Some(v0) = cat.message(MessageKind::Response, k, 0, pin) {
@@ -172,7 +187,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
                     retry.root = snapshot;
                     retry.warnings.clear();
                     let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry)?;
-                    if decode_body(cat, bytes, v0, 0, end, Region::ResponseBody, &mut retry).is_ok() {
+                    if decode_body(cat, bytes, v0, 0, end, Region::ResponseBody, &mut retry, opts.context()).is_ok() {
                         retry.api_version = Some(0);
                         retry.warnings.push(format!(
                             "decoded as ApiVersions v0: the v{v} body did not parse; brokers answer an unsupported version with a v0 body"
@@ -241,6 +256,7 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
         naming: Naming::Header,
         catalogue: cat,
         warnings: Vec::new(),
+        ctx: Context::default(),
     };
     let res = d.read_struct(&spec.fields, &mut node.children);
     let end = d.r.pos();
@@ -250,7 +266,7 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
     res.map(|_| end)
 }
 
-fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, region: Region, frame: &mut Frame) -> Result<(), DecodeError> {
+fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, region: Region, frame: &mut Frame, ctx: Context) -> Result<(), DecodeError> {
     frame.root.name = spec.name.clone();
     frame.root.note = Some(format!("v{version}"));
     frame.api_key = spec.api_key;
@@ -269,6 +285,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
         naming: Naming::Schema,
         catalogue: cat,
         warnings: Vec::new(),
+        ctx,
     };
     let mut res = d.read_struct(&spec.fields, &mut node.children);
     let end = d.r.pos();

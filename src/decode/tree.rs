@@ -79,6 +79,9 @@ pub enum Role {
     TaggedEntry { tag: u32 },
     /// The payload of an unknown tag.
     UnknownTag { tag: u32 },
+    /// Decompressed data: this node's value holds the buffer, and its
+    /// children's offsets index that buffer, not the frame.
+    Decompressed,
 }
 
 #[derive(Clone, Debug)]
@@ -146,6 +149,9 @@ impl Node {
         let mut path = Vec::new();
         let mut node = self;
         'down: loop {
+            if node.role == Role::Decompressed {
+                return path;
+            }
             for (i, c) in node.children.iter().enumerate() {
                 if offset >= c.offset && offset < c.end() {
                     path.push(i);

@@ -1,6 +1,6 @@
 //! Which region each byte belongs to: the deepest node covering it decides.
 
-use crate::decode::{Node, Region};
+use crate::decode::{Node, Region, Role};
 
 /// Region of every byte in `0..len`; deeper nodes override their ancestors.
 pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
@@ -11,6 +11,10 @@ pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
             for slot in &mut out[n.offset..end] {
                 *slot = Some(n.region);
             }
+        }
+        // Decompressed subtrees index another buffer, not these bytes.
+        if n.role == Role::Decompressed {
+            return;
         }
         for c in &n.children {
             paint(c, out);

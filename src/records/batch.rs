@@ -1,0 +1,428 @@
+//! Record batches inside a `records` field or a log segment: RecordBatch v2 and
+//! the legacy message sets (magic 0 and 1), with compressed payloads decoded
+//! into a child tree whose offsets index the decompressed buffer.
+
+use super::compression::{decompress, Codec};
+use super::payload::{decode_key_value, PayloadKind};
+use crate::decode::fields::Context;
+use crate::decode::reader::Reader;
+use crate::decode::{DecodeError, Node, Region, Role, Value};
+use crate::protocol::crc32c::crc32c;
+use crate::schema::Catalogue;
+use bytes::Bytes;
+
+/// Bytes of a RecordBatch v2 header; also the offset of its first record.
+pub const V2_HEADER: usize = 61;
+/// Nested legacy wrapper messages deeper than this are not unpacked.
+pub const MAX_NESTING: usize = 4;
+
+pub struct BatchDecoder<'a, 'c> {
+    pub buf: &'a Bytes,
+    pub catalogue: &'c Catalogue,
+    pub ctx: &'a Context,
+    pub warnings: Vec<String>,
+}
+
+type Res = Result<(), DecodeError>;
+
+fn leaf(name: &str, ty: &str, offset: usize, len: usize, value: Value, region: Region) -> Node {
+    let mut n = Node::new(name, ty, offset, region, Role::Encoding);
+    n.len = len;
+    n.value = value;
+    n
+}
+
+impl<'a, 'c> BatchDecoder<'a, 'c> {
+    /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
+    pub fn plausible(data: &[u8]) -> bool {
+        if data.len() < 17 {
+            return false;
+        }
+        let declared = i32::from_be_bytes([data[8], data[9], data[10], data[11]]);
+        match data[16] {
+            2 => declared >= (V2_HEADER - 12) as i32,
+            0 | 1 => declared >= 14,
+            _ => false,
+        }
+    }
+
+    /// Decode every batch in `start..end` of the buffer.
+    pub fn decode_stream(&mut self, start: usize, end: usize, depth: usize, out: &mut Vec<Node>) {
+        let mut pos = start;
+        let mut index = 0;
+        while pos < end {
+            let remaining = end - pos;
+            let declared = if remaining >= 12 { Some(i32::from_be_bytes(self.buf[pos + 8..pos + 12].try_into().unwrap_or_default())) } else { None };
+            let total = declared.filter(|d| *d >= 0).map(|d| 12 + d as usize);
+            let magic = self.buf.get(pos + 16).copied().filter(|_| remaining > 16);
+            match (total, magic) {
+                (Some(total), Some(m)) if total <= remaining => {
+                    let node = match m {
+                        2 => self.batch_v2(pos, total, index, depth),
+                        0 | 1 => self.legacy_message(pos, total, m, index, depth),
+                        _ => self.error_node(pos, remaining, &format!("a record batch magic of 0, 1 or 2, found {m}")),
+                    };
+                    let stop = node.error.is_some() && m > 2;
+                    out.push(node);
+                    if stop {
+                        return;
+                    }
+                    pos += total;
+                }
+                (Some(total), _) if total < 12 + 14 => {
+                    out.push(self.error_node(pos, remaining, &format!("a batch length of at least 14, found {}", total as i64 - 12)));
+                    return;
+                }
+                _ => {
+                    // Fetch responses may end with a batch cut by the size limit: not an error.
+                    let mut n = Node::new("truncated batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
+                    n.len = remaining;
+                    n.value = Value::Bytes(Some(self.buf.slice(pos..end)));
+                    n.doc = Some(match total {
+                        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (size limits cut fetched data)"),
+                        None => "partial batch header".into(),
+                    });
+                    out.push(n);
+                    return;
+                }
+            }
+            index += 1;
+        }
+    }
+
+    fn error_node(&mut self, pos: usize, len: usize, expected: &str) -> Node {
+        let mut n = Node::new("invalid batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
+        n.len = len;
+        n.value = Value::Bytes(Some(self.buf.slice(pos..pos + len)));
+        n.error = Some(expected.to_string());
+        self.warnings.push(format!("0x{pos:04x}: expected {expected}"));
+        n
+    }
+
+    /// RecordBatch v2: the 61-byte header, then records (compressed or not).
+    fn batch_v2(&mut self, pos: usize, total: usize, index: usize, depth: usize) -> Node {
+        let mut node = Node::new(format!("RecordBatch[{index}]"), "RecordBatch", pos, Region::RecordBatch, Role::Element);
+        node.note = Some("v2".into());
+        node.len = total;
+        let mut r = Reader::new(self.buf);
+        r.seek(pos);
+        r.limit(total);
+        if let Err(e) = self.batch_v2_fields(&mut r, pos, total, depth, &mut node.children) {
+            self.warnings.push(format!("RecordBatch at 0x{pos:04x}: {e}"));
+            node.error = Some(e.to_string());
+        }
+        node
+    }
+
+    fn batch_v2_fields(&mut self, r: &mut Reader, pos: usize, total: usize, depth: usize, out: &mut Vec<Node>) -> Res {
+        let reg = Region::RecordBatch;
+        let at = r.pos();
+        let base_offset = r.i64("baseOffset")?;
+        out.push(leaf("baseOffset", "int64", at, 8, Value::Int(base_offset), reg));
+        let at = r.pos();
+        let len = r.i32("batchLength")?;
+        let mut n = leaf("batchLength", "int32", at, 4, Value::Int(len.into()), reg);
+        n.doc = Some("bytes after this field".into());
+        out.push(n);
+        let at = r.pos();
+        out.push(leaf("partitionLeaderEpoch", "int32", at, 4, Value::Int(r.i32("partitionLeaderEpoch")?.into()), reg));
+        let at = r.pos();
+        out.push(leaf("magic", "int8", at, 1, Value::Int(r.i8("magic")?.into()), reg));
+        let at = r.pos();
+        let stored = r.u32("crc")?;
+        let computed = crc32c(&self.buf[pos + 21..pos + total]);
+        let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
+        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32C ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") });
+        n.doc = Some("CRC-32C of attributes through the last record".into());
+        if stored != computed {
+            self.warnings.push(format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+        }
+        out.push(n);
+        let at = r.pos();
+        let attrs = r.i16("attributes")? as u16;
+        let codec = Codec::from_attributes(attrs);
+        let control = attrs & 0x20 != 0;
+        let mut n = leaf("attributes", "int16", at, 2, Value::Int(i64::from(attrs as i16)), reg);
+        n.note = Some(attributes_note(attrs));
+        out.push(n);
+        for (name, ty) in [("lastOffsetDelta", "int32"), ("baseTimestamp", "int64"), ("maxTimestamp", "int64"), ("producerId", "int64"), ("producerEpoch", "int16"), ("baseSequence", "int32")] {
+            let at = r.pos();
+            let v: i64 = match ty {
+                "int16" => r.i16(name)?.into(),
+                "int32" => r.i32(name)?.into(),
+                _ => r.i64(name)?,
+            };
+            let mut n = leaf(name, ty, at, r.pos() - at, Value::Int(v), reg);
+            if name == "baseTimestamp" && attrs & 0x40 != 0 {
+                n.note = Some("(delete horizon)".into());
+            }
+            out.push(n);
+        }
+        let at = r.pos();
+        let count = r.i32("recordsCount")?;
+        out.push(leaf("recordsCount", "int32", at, 4, Value::Int(count.into()), reg));
+        let body_start = r.pos();
+        let body_end = pos + total;
+        let kind = if control { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
+        match codec {
+            Some(Codec::None) => self.records(body_start, body_end, count, base_offset, kind, out),
+            Some(c) => {
+                let mut comp = Node::new("records", "bytes", body_start, reg, Role::Encoding);
+                comp.len = body_end - body_start;
+                comp.note = Some(format!("({} compressed)", c.name()));
+                comp.value = Value::Bytes(Some(self.buf.slice(body_start..body_end)));
+                match decompress(c, &self.buf[body_start..body_end], self.ctx.max_decompressed) {
+                    Ok(data) => {
+                        let data = Bytes::from(data);
+                        let mut d = Node::new("decompressed", "records", body_start, Region::Record, Role::Decompressed);
+                        d.len = body_end - body_start;
+                        d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()));
+                        d.value = Value::Bytes(Some(data.clone()));
+                        let mut inner = BatchDecoder { buf: &data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
+                        inner.records(0, data.len(), count, base_offset, kind, &mut d.children);
+                        self.warnings.append(&mut inner.warnings);
+                        comp.children.push(d);
+                    }
+                    Err(e) => {
+                        comp.error = Some(e.clone());
+                        self.warnings.push(format!("0x{body_start:04x}: {e}"));
+                    }
+                }
+                out.push(comp);
+            }
+            None => {
+                let mut n = leaf("records", "bytes", body_start, body_end - body_start, Value::Bytes(Some(self.buf.slice(body_start..body_end))), reg);
+                n.error = Some(format!("unknown compression codec {}", attrs & 7));
+                out.push(n);
+            }
+        }
+        let _ = depth;
+        Ok(())
+    }
+
+    /// Records of a batch, `count` of them, within `start..end`.
+    fn records(&mut self, start: usize, end: usize, count: i32, base_offset: i64, kind: PayloadKind, out: &mut Vec<Node>) {
+        let mut r = Reader::new(self.buf);
+        r.seek(start);
+        r.limit(end - start);
+        let mut i = 0;
+        while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
+            let at = r.pos();
+            let mut node = Node::new(format!("Record[{i}]"), "Record", at, Region::Record, Role::Element);
+            let res = self.record(&mut r, base_offset, kind, &mut node);
+            node.len = r.pos().max(node.children.last().map_or(at, |c| c.end())) - at;
+            if let Err(e) = res {
+                node.error = Some(e.expected.clone());
+                node.len = node.len.max(end - at);
+                self.warnings.push(format!("Record at 0x{at:04x}: {e}"));
+                out.push(node);
+                return;
+            }
+            out.push(node);
+            i += 1;
+        }
+        if i64::from(i) != i64::from(count) || r.pos() != end {
+            self.warnings.push(format!("0x{start:04x}: batch says {count} records; {i} decoded, {} bytes left", end - r.pos()));
+        }
+    }
+
+    fn record(&mut self, r: &mut Reader, base_offset: i64, kind: PayloadKind, node: &mut Node) -> Res {
+        let reg = Region::Record;
+        let out = &mut node.children;
+        let at = r.pos();
+        let (len, n) = r.varint("record length")?;
+        let mut l = leaf("length", "varint", at, n, Value::Int(len.into()), reg);
+        l.doc = Some("bytes after this field".into());
+        out.push(l);
+        if len < 0 || len as usize > r.remaining() {
+            return Err(DecodeError { offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
+        }
+        let outer_end = r.limit(len as usize);
+        let res = (|| -> Res {
+            let at = r.pos();
+            out.push(leaf("attributes", "int8", at, 1, Value::Int(r.i8("record attributes")?.into()), reg));
+            let at = r.pos();
+            let (ts, n) = r.varlong("timestampDelta")?;
+            out.push(leaf("timestampDelta", "varlong", at, n, Value::Int(ts), reg));
+            let at = r.pos();
+            let (od, n) = r.varint("offsetDelta")?;
+            let mut o = leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), reg);
+            o.note = Some(format!("(offset {})", base_offset.wrapping_add(od.into())));
+            out.push(o);
+            let key = self.varint_bytes(r, "key", out)?;
+            let value = self.varint_bytes(r, "value", out)?;
+            let at = r.pos();
+            let (hc, n) = r.varint("headersCount")?;
+            let mut h = leaf("headers", "varint", at, n, Value::Int(hc.into()), reg);
+            h.doc = Some("number of headers".into());
+            if hc < 0 || hc as usize > r.remaining() {
+                out.push(h);
+                return Err(DecodeError { offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
+            }
+            for j in 0..hc {
+                let hat = r.pos();
+                let mut hn = Node::new(format!("Header[{j}]"), "Header", hat, reg, Role::Element);
+                let res = self.varint_bytes(r, "headerKey", &mut hn.children).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children).map(|_| ()));
+                hn.len = r.pos() - hat;
+                h.children.push(hn);
+                if let Err(e) = res {
+                    h.len = r.pos() - at;
+                    out.push(h);
+                    return Err(e);
+                }
+            }
+            h.len = r.pos() - at;
+            out.push(h);
+            decode_key_value(self.catalogue, self.buf, kind, key, value, out, &mut self.warnings);
+            Ok(())
+        })();
+        let consumed_to = r.pos();
+        r.restore_end(outer_end);
+        res?;
+        if consumed_to != at + n + len as usize {
+            self.warnings.push(format!("0x{at:04x}: record length {len} but fields used {}", consumed_to - at - n));
+            r.seek(at + n + len as usize);
+        }
+        Ok(())
+    }
+
+    /// A varint length (-1 = null) and that many bytes; returns the bytes' range.
+    fn varint_bytes(&mut self, r: &mut Reader, name: &str, out: &mut Vec<Node>) -> Result<Option<(usize, usize)>, DecodeError> {
+        let reg = Region::Record;
+        let at = r.pos();
+        let (len, n) = r.varint(name)?;
+        out.push(leaf(&format!("{name}Length"), "varint", at, n, Value::Int(len.into()), reg));
+        if len < 0 {
+            out.push(leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg));
+            return Ok(None);
+        }
+        let start = r.pos();
+        r.take(len as usize, name)?;
+        let mut v = leaf(name, "bytes", start, len as usize, Value::Bytes(Some(self.buf.slice(start..start + len as usize))), reg);
+        v.note = text_preview(&self.buf[start..start + len as usize]);
+        out.push(v);
+        Ok(Some((start, start + len as usize)))
+    }
+
+    /// A legacy message (magic 0 or 1): offset, size, crc, magic, attributes,
+    /// [timestamp], key, value; compressed values hold a nested message set.
+    fn legacy_message(&mut self, pos: usize, total: usize, magic: u8, index: usize, depth: usize) -> Node {
+        let mut node = Node::new(format!("Message[{index}]"), "Message", pos, Region::RecordBatch, Role::Element);
+        node.note = Some(format!("v{magic}"));
+        node.len = total;
+        let mut r = Reader::new(self.buf);
+        r.seek(pos);
+        r.limit(total);
+        if let Err(e) = self.legacy_fields(&mut r, pos, total, magic, depth, &mut node.children) {
+            self.warnings.push(format!("Message at 0x{pos:04x}: {e}"));
+            node.error = Some(e.to_string());
+        }
+        node
+    }
+
+    fn legacy_fields(&mut self, r: &mut Reader, pos: usize, total: usize, magic: u8, depth: usize, out: &mut Vec<Node>) -> Res {
+        let reg = Region::RecordBatch;
+        let at = r.pos();
+        out.push(leaf("offset", "int64", at, 8, Value::Int(r.i64("offset")?), reg));
+        let at = r.pos();
+        out.push(leaf("messageSize", "int32", at, 4, Value::Int(r.i32("messageSize")?.into()), reg));
+        let at = r.pos();
+        let stored = r.u32("crc")?;
+        let computed = crc32_ieee(&self.buf[pos + 16..pos + total]);
+        let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
+        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") });
+        if stored != computed {
+            self.warnings.push(format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+        }
+        out.push(n);
+        let at = r.pos();
+        out.push(leaf("magic", "int8", at, 1, Value::Int(r.i8("magic")?.into()), reg));
+        let at = r.pos();
+        let attrs = r.i8("attributes")? as u8;
+        let mut a = leaf("attributes", "int8", at, 1, Value::Int(i64::from(attrs as i8)), reg);
+        let codec = Codec::from_attributes(u16::from(attrs));
+        a.note = Some(format!("(compression={}{})", codec.map_or("unknown", |c| c.name()), if magic == 1 && attrs & 0x08 != 0 { ", LogAppendTime" } else { "" }));
+        out.push(a);
+        if magic == 1 {
+            let at = r.pos();
+            out.push(leaf("timestamp", "int64", at, 8, Value::Int(r.i64("timestamp")?), reg));
+        }
+        for name in ["key", "value"] {
+            let at = r.pos();
+            let len = r.i32(name)?;
+            out.push(leaf(&format!("{name}Length"), "int32", at, 4, Value::Int(len.into()), reg));
+            if len < 0 {
+                out.push(leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg));
+                continue;
+            }
+            let start = r.pos();
+            r.take(len as usize, name)?;
+            let end = start + len as usize;
+            let mut v = leaf(name, "bytes", start, len as usize, Value::Bytes(Some(self.buf.slice(start..end))), reg);
+            if name == "value" && codec.is_some_and(|c| c != Codec::None) {
+                let c = codec.unwrap_or(Codec::None);
+                v.note = Some(format!("({} compressed message set)", c.name()));
+                if depth + 1 > MAX_NESTING {
+                    v.error = Some(format!("wrapper messages nested deeper than {MAX_NESTING}"));
+                } else {
+                    match decompress(c, &self.buf[start..end], self.ctx.max_decompressed) {
+                        Ok(data) => {
+                            let data = Bytes::from(data);
+                            let mut d = Node::new("decompressed", "message set", start, Region::RecordBatch, Role::Decompressed);
+                            d.len = len as usize;
+                            d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()));
+                            d.value = Value::Bytes(Some(data.clone()));
+                            let mut inner = BatchDecoder { buf: &data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
+                            inner.decode_stream(0, data.len(), depth + 1, &mut d.children);
+                            self.warnings.append(&mut inner.warnings);
+                            v.children.push(d);
+                        }
+                        Err(e) => {
+                            v.error = Some(e.clone());
+                            self.warnings.push(format!("0x{start:04x}: {e}"));
+                        }
+                    }
+                }
+            } else {
+                v.note = text_preview(&self.buf[start..end]);
+            }
+            out.push(v);
+        }
+        Ok(())
+    }
+}
+
+fn attributes_note(a: u16) -> String {
+    let mut parts = vec![
+        format!("compression={}", Codec::from_attributes(a).map_or("unknown", |c| c.name())),
+        format!("timestamp={}", if a & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" }),
+    ];
+    if a & 0x10 != 0 {
+        parts.push("transactional".into());
+    }
+    if a & 0x20 != 0 {
+        parts.push("control".into());
+    }
+    if a & 0x40 != 0 {
+        parts.push("delete horizon".into());
+    }
+    format!("({})", parts.join(", "))
+}
+
+/// Printable UTF-8 keys and values get a text preview in their note.
+fn text_preview(b: &[u8]) -> Option<String> {
+    let s = std::str::from_utf8(b).ok()?;
+    if s.is_empty() || s.chars().any(|c| c.is_control()) {
+        return None;
+    }
+    let cut: String = s.chars().take(40).collect();
+    let more = if cut.len() < s.len() { "…" } else { "" };
+    Some(format!("(text \"{cut}{more}\")"))
+}
+
+/// CRC-32 (IEEE), the checksum of legacy messages.
+pub fn crc32_ieee(data: &[u8]) -> u32 {
+    let mut h = flate2::Crc::new();
+    h.update(data);
+    h.sum()
+}

@@ -1,0 +1,8 @@
+//! Record batches and what is inside them: RecordBatch v2, legacy message sets,
+//! compression, control records and internal-topic payloads.
+
+pub mod batch;
+pub mod compression;
+pub mod payload;
+
+pub use batch::BatchDecoder;

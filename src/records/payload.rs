@@ -1,0 +1,183 @@
+//! Keys and values whose bytes are themselves schema-defined: control records,
+//! the coordinators' internal topics and KRaft's `__cluster_metadata`.
+
+use crate::decode::fields::decode_embedded;
+use crate::decode::reader::Reader;
+use crate::decode::{Node, Region, Role, Value};
+use crate::schema::{Catalogue, MessageKind};
+use bytes::Bytes;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PayloadKind {
+    Plain,
+    /// Control batch: transaction markers and KRaft control records.
+    Control,
+    /// `__consumer_offsets`, `__share_group_state`, `__transaction_state`.
+    Coordinator,
+    /// KRaft `__cluster_metadata` and snapshots.
+    ClusterMetadata,
+}
+
+impl PayloadKind {
+    pub fn for_topic(topic: Option<&str>) -> PayloadKind {
+        match topic {
+            Some("__consumer_offsets" | "__share_group_state" | "__transaction_state") => PayloadKind::Coordinator,
+            Some("__cluster_metadata") => PayloadKind::ClusterMetadata,
+            _ => PayloadKind::Plain,
+        }
+    }
+}
+
+/// Control record types (`ControlRecordType`) and the data schema of their values.
+fn control_type(t: i16) -> (&'static str, Option<&'static str>) {
+    match t {
+        0 => ("ABORT", None),
+        1 => ("COMMIT", None),
+        2 => ("LEADER_CHANGE", Some("LeaderChangeMessage")),
+        3 => ("SNAPSHOT_HEADER", Some("SnapshotHeaderRecord")),
+        4 => ("SNAPSHOT_FOOTER", Some("SnapshotFooterRecord")),
+        5 => ("KRAFT_VERSION", Some("KRaftVersionRecord")),
+        6 => ("KRAFT_VOTERS", Some("VotersRecord")),
+        _ => ("UNKNOWN", None),
+    }
+}
+
+fn prefix_node(name: &str, ty: &str, at: usize, len: usize, v: i64, note: Option<String>) -> Node {
+    let mut n = Node::new(name, ty, at, Region::Record, Role::Encoding);
+    n.len = len;
+    n.value = Value::Int(v);
+    n.note = note;
+    n
+}
+
+/// Attach the decoded key and value under the record's `key` and `value` nodes.
+pub fn decode_key_value(
+    cat: &Catalogue,
+    buf: &Bytes,
+    kind: PayloadKind,
+    key: Option<(usize, usize)>,
+    value: Option<(usize, usize)>,
+    out: &mut [Node],
+    warnings: &mut Vec<String>,
+) {
+    if kind == PayloadKind::Plain {
+        return;
+    }
+    let mut key_nodes = Vec::new();
+    let mut value_nodes = Vec::new();
+    let mut record_type = None;
+    match kind {
+        PayloadKind::Plain => {}
+        PayloadKind::Control => {
+            if let Some((s, e)) = key {
+                let mut r = Reader::new(buf);
+                r.seek(s);
+                r.limit(e - s);
+                if let (Ok(v), Ok(t)) = (r.i16("control key version"), r.i16("control record type")) {
+                    key_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
+                    key_nodes.push(prefix_node("type", "int16", s + 2, 2, t.into(), Some(format!("({})", control_type(t).0))));
+                    record_type = Some(t);
+                }
+            }
+            if let (Some(t), Some((s, e))) = (record_type, value) {
+                match control_type(t) {
+                    (_, None) if t == 0 || t == 1 => {
+                        // EndTransactionMarker: int16 version, int32 coordinatorEpoch.
+                        let mut r = Reader::new(buf);
+                        r.seek(s);
+                        r.limit(e - s);
+                        if let (Ok(v), Ok(epoch)) = (r.i16("marker version"), r.i32("coordinatorEpoch")) {
+                            value_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
+                            value_nodes.push(prefix_node("coordinatorEpoch", "int32", s + 2, 4, epoch.into(), None));
+                        }
+                    }
+                    (_, Some(schema)) => versioned(cat, buf, (s, e), |v| cat.by_name(schema, v, None), &mut value_nodes, warnings),
+                    _ => {}
+                }
+            }
+        }
+        PayloadKind::Coordinator => {
+            if let Some((s, e)) = key {
+                let mut r = Reader::new(buf);
+                r.seek(s);
+                r.limit(e - s);
+                if let Ok(t) = r.i16("record type") {
+                    record_type = Some(t);
+                    let spec = cat.message(MessageKind::CoordinatorKey, t, 0, None);
+                    key_nodes.push(prefix_node("type", "int16", s, 2, t.into(), spec.map(|s| format!("({})", s.name))));
+                    match spec {
+                        Some(spec) => embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings),
+                        None => warnings.push(format!("0x{s:04x}: unknown coordinator record type {t}")),
+                    }
+                }
+            }
+            match (record_type, value) {
+                (Some(t), Some(range)) => versioned(cat, buf, range, |v| cat.message(MessageKind::CoordinatorValue, t, v, None), &mut value_nodes, warnings),
+                (Some(_), None) => {}
+                _ => {}
+            }
+        }
+        PayloadKind::ClusterMetadata => {
+            if let Some((s, e)) = value {
+                let mut r = Reader::new(buf);
+                r.seek(s);
+                r.limit(e - s);
+                let parts = (r.uvarint("frame version"), r.uvarint("api key"), r.uvarint("version"));
+                if let (Ok(fv), Ok(k), Ok(v)) = parts {
+                    let key = k.value as i16;
+                    let version = v.value as i16;
+                    let spec = cat.message(MessageKind::Metadata, key, version, None);
+                    value_nodes.push(prefix_node("frameVersion", "uvarint", s, fv.len, fv.value as i64, if fv.value == 1 { None } else { Some("(expected 1)".into()) }));
+                    value_nodes.push(prefix_node("apiKey", "uvarint", s + fv.len, k.len, k.value as i64, spec.map(|s| format!("({})", s.name))));
+                    value_nodes.push(prefix_node("version", "uvarint", s + fv.len + k.len, v.len, v.value as i64, None));
+                    match spec {
+                        Some(spec) => embed(cat, buf, spec, version, (r.pos(), e), &mut value_nodes, warnings),
+                        None => warnings.push(format!("0x{s:04x}: no metadata record type {key} v{version}")),
+                    }
+                }
+            }
+        }
+    }
+    for n in out.iter_mut() {
+        match n.name.as_str() {
+            "key" if !key_nodes.is_empty() => n.children.append(&mut key_nodes),
+            "value" if !value_nodes.is_empty() => n.children.append(&mut value_nodes),
+            "value" if kind == PayloadKind::Coordinator && n.value == Value::Bytes(None) => n.note = Some("(tombstone)".into()),
+            _ => {}
+        }
+    }
+}
+
+/// An int16 version prefix, then the struct of that version.
+fn versioned<'c>(
+    cat: &'c Catalogue,
+    buf: &Bytes,
+    (s, e): (usize, usize),
+    find: impl Fn(i16) -> Option<&'c crate::schema::MessageSpec>,
+    out: &mut Vec<Node>,
+    warnings: &mut Vec<String>,
+) {
+    let mut r = Reader::new(buf);
+    r.seek(s);
+    r.limit(e - s);
+    let Ok(v) = r.i16("version") else { return };
+    let spec = find(v);
+    out.push(prefix_node("version", "int16", s, 2, v.into(), spec.map(|sp| format!("({} v{v})", sp.name))));
+    match spec {
+        Some(spec) => embed(cat, buf, spec, v, (s + 2, e), out, warnings),
+        None => warnings.push(format!("0x{s:04x}: no schema for version {v} of this record")),
+    }
+}
+
+fn embed(cat: &Catalogue, buf: &Bytes, spec: &crate::schema::MessageSpec, version: i16, range: (usize, usize), out: &mut Vec<Node>, warnings: &mut Vec<String>) {
+    match decode_embedded(cat, buf, spec, version, range, Region::Record) {
+        Ok((node, mut w)) => {
+            warnings.append(&mut w);
+            out.push(node);
+        }
+        Err((node, e)) => {
+            warnings.push(format!("{} v{version}: {e}", spec.name));
+            out.push(node);
+        }
+    }
+}
