@@ -4,6 +4,7 @@ pub mod apis_cmd;
 pub mod decode_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
+pub mod records_cmd;
 
 use clap::{Parser, Subcommand};
 use kwire::schema::{source::load_definitions, Catalogue};
@@ -33,6 +34,8 @@ pub enum Command {
     Encode(encode_cmd::EncodeArgs),
     /// Every API: key, versions, flexible and header versions, releases.
     Apis(apis_cmd::ApisArgs),
+    /// Decode a log segment or record-batch file, batch by batch.
+    Records(records_cmd::RecordsArgs),
     /// Rebuild the built-in catalogue from upstream definitions (<DIR>/<release>/...).
     #[command(hide = true)]
     ImportDefs {
@@ -63,6 +66,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Example(args) => example_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Encode(args) => encode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Records(args) => records_cmd::run(&cat, &args),
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {

@@ -405,7 +405,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let tag_no = tag.value as u32;
             let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
             entry.value = Value::None;
-            entry.note = Some(format!("(tag {}, size {})", tag.value, size.value));
+            entry.note = Some(format!("(size {})", size.value));
             let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
             t.value = Value::Uint(tag.value);
             t.len = tag.len;
@@ -427,7 +427,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let payload_at = self.r.pos();
             let res = match known {
                 Some((decl, f)) => {
-                    entry.name = self.display_name(f);
+                    entry.note = Some(format!("({}, size {size_v})", f.name));
                     let old_end = self.r.limit(size_v);
                     let saved_region = self.region;
                     self.region = Region::TaggedFields;
@@ -451,7 +451,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                             self.version
                         ));
                     }
-                    entry.name = format!("unknown_tag_{tag_no}");
+                    entry.note = Some(format!("(unknown tag, size {size_v})"));
                     self.r.take(size_v, "unknown tagged field")?;
                     let mut d = Node::new("data", "bytes", payload_at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });
                     d.value = Value::Bytes(Some(self.frame.slice(payload_at..payload_at + size_v)));

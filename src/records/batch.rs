@@ -273,7 +273,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             }
             h.len = r.pos() - at;
             out.push(h);
-            decode_key_value(self.catalogue, self.buf, kind, key, value, out, &mut self.warnings);
+            decode_key_value(self.catalogue, self.buf, kind, self.ctx.topic.as_deref(), key, value, out, &mut self.warnings);
             Ok(())
         })();
         let consumed_to = r.pos();

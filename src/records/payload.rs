@@ -4,7 +4,7 @@
 use crate::decode::fields::decode_embedded;
 use crate::decode::reader::Reader;
 use crate::decode::{Node, Region, Role, Value};
-use crate::schema::{Catalogue, MessageKind};
+use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +16,22 @@ pub enum PayloadKind {
     Coordinator,
     /// KRaft `__cluster_metadata` and snapshots.
     ClusterMetadata,
+}
+
+/// Coordinator record types are numbered per coordinator: pick the family that
+/// owns the topic (the share and transaction coordinators reuse 0 and 1).
+fn in_family(topic: Option<&str>, name: &str) -> bool {
+    let share = name.starts_with("ShareSnapshot") || name.starts_with("ShareUpdate");
+    let txn = name.starts_with("TransactionLog");
+    match topic {
+        Some("__share_group_state") => share,
+        Some("__transaction_state") => txn,
+        _ => !share && !txn,
+    }
+}
+
+fn coordinator_spec<'c>(cat: &'c Catalogue, topic: Option<&str>, kind: MessageKind, key: i16, version: i16) -> Option<&'c MessageSpec> {
+    cat.entries_for(kind, key, None).map(|e| &e.spec).find(|s| in_family(topic, &s.name) && s.valid_versions.contains(version))
 }
 
 impl PayloadKind {
@@ -51,10 +67,12 @@ fn prefix_node(name: &str, ty: &str, at: usize, len: usize, v: i64, note: Option
 }
 
 /// Attach the decoded key and value under the record's `key` and `value` nodes.
+#[allow(clippy::too_many_arguments)]
 pub fn decode_key_value(
     cat: &Catalogue,
     buf: &Bytes,
     kind: PayloadKind,
+    topic: Option<&str>,
     key: Option<(usize, usize)>,
     value: Option<(usize, usize)>,
     out: &mut [Node],
@@ -103,7 +121,7 @@ pub fn decode_key_value(
                 r.limit(e - s);
                 if let Ok(t) = r.i16("record type") {
                     record_type = Some(t);
-                    let spec = cat.message(MessageKind::CoordinatorKey, t, 0, None);
+                    let spec = coordinator_spec(cat, topic, MessageKind::CoordinatorKey, t, 0);
                     key_nodes.push(prefix_node("type", "int16", s, 2, t.into(), spec.map(|s| format!("({})", s.name))));
                     match spec {
                         Some(spec) => embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings),
@@ -112,7 +130,7 @@ pub fn decode_key_value(
                 }
             }
             match (record_type, value) {
-                (Some(t), Some(range)) => versioned(cat, buf, range, |v| cat.message(MessageKind::CoordinatorValue, t, v, None), &mut value_nodes, warnings),
+                (Some(t), Some(range)) => versioned(cat, buf, range, |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v), &mut value_nodes, warnings),
                 (Some(_), None) => {}
                 _ => {}
             }
@@ -153,7 +171,7 @@ fn versioned<'c>(
     cat: &'c Catalogue,
     buf: &Bytes,
     (s, e): (usize, usize),
-    find: impl Fn(i16) -> Option<&'c crate::schema::MessageSpec>,
+    find: impl Fn(i16) -> Option<&'c MessageSpec>,
     out: &mut Vec<Node>,
     warnings: &mut Vec<String>,
 ) {
@@ -169,7 +187,7 @@ fn versioned<'c>(
     }
 }
 
-fn embed(cat: &Catalogue, buf: &Bytes, spec: &crate::schema::MessageSpec, version: i16, range: (usize, usize), out: &mut Vec<Node>, warnings: &mut Vec<String>) {
+fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: (usize, usize), out: &mut Vec<Node>, warnings: &mut Vec<String>) {
     match decode_embedded(cat, buf, spec, version, range, Region::Record) {
         Ok((node, mut w)) => {
             warnings.append(&mut w);

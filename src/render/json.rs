@@ -102,6 +102,9 @@ pub fn tree_json(node: &Node) -> Json {
         obj.insert("doc".into(), json!(d));
     }
     obj.insert("region".into(), json!(node.region));
+    if node.role == Role::Decompressed {
+        obj.insert("children_offsets".into(), json!("decompressed buffer"));
+    }
     if let Some(e) = &node.error {
         obj.insert("error".into(), json!(e));
     }

@@ -3,7 +3,7 @@
 
 use super::escape::sanitize;
 use super::values::value_text;
-use crate::decode::{Frame, Node};
+use crate::decode::{Frame, Node, Role};
 
 /// Descriptions longer than this are cut with `...`, as on the seed pages.
 pub const DOC_WIDTH: usize = 75;
@@ -31,7 +31,13 @@ pub fn label(node: &Node) -> String {
 
 /// One line without the tree prefix: label, range and description.
 pub fn line(node: &Node, opts: TreeOptions) -> String {
-    let mut s = format!("{} [0x{:04x}, {}B]", label(node), node.offset, node.len);
+    line_in(node, opts, false)
+}
+
+/// `decompressed` marks offsets that index a decompressed buffer (`[d:0x0000, 8B]`).
+pub fn line_in(node: &Node, opts: TreeOptions, decompressed: bool) -> String {
+    let space = if decompressed { "d:" } else { "" };
+    let mut s = format!("{} [{space}0x{:04x}, {}B]", label(node), node.offset, node.len);
     if let Some(doc) = &node.doc {
         s.push(' ');
         s.push_str(&cut_doc(&sanitize(doc), opts));
@@ -55,20 +61,21 @@ fn cut_doc(doc: &str, opts: TreeOptions) -> String {
 pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
     let mut out = line(root, opts);
     out.push('\n');
-    render_children(root, "", opts, &mut out);
+    render_children(root, "", opts, false, &mut out);
     out
 }
 
-fn render_children(node: &Node, prefix: &str, opts: TreeOptions, out: &mut String) {
+fn render_children(node: &Node, prefix: &str, opts: TreeOptions, decompressed: bool, out: &mut String) {
     let n = node.children.len();
+    let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
         let last = i + 1 == n;
         out.push_str(prefix);
         out.push_str("+-- ");
-        out.push_str(&line(c, opts));
+        out.push_str(&line_in(c, opts, inner));
         out.push('\n');
         let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
-        render_children(c, &child_prefix, opts, out);
+        render_children(c, &child_prefix, opts, inner, out);
     }
 }
 

@@ -38,3 +38,4 @@ pub fn read_tar_gz(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 pub mod random_body;
+pub mod batches;

@@ -1,0 +1,222 @@
+//! `kwire records FILE`: a log segment (`*.log`), a snapshot (`*.checkpoint`) or a
+//! raw record-batch blob, read batch by batch so large segments stream.
+
+use super::exit;
+use clap::{Args, ValueEnum};
+use kwire::decode::fields::{Context, DEFAULT_MAX_DECOMPRESSED};
+use kwire::decode::{Node, Value};
+use kwire::records::BatchDecoder;
+use kwire::render::json::tree_json;
+use kwire::render::text_tree::{render_tree, TreeOptions};
+use kwire::render::values::value_text;
+use kwire::schema::Catalogue;
+use std::io::{BufReader, Read, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RecordsFormat {
+    /// The annotated tree of every batch.
+    Tree,
+    /// One JSON object per batch (the tree with offsets).
+    Json,
+    /// One line per batch and record, like kafka-dump-log --deep-iteration --print-data-log.
+    Dump,
+}
+
+#[derive(Args, Debug)]
+pub struct RecordsArgs {
+    /// Log segment or record-batch file (binary); `-` for standard input.
+    pub file: String,
+    /// The file is hex text instead of binary.
+    #[arg(long)]
+    pub hex: bool,
+    /// Topic the records belong to, for internal topics' keys and values.
+    #[arg(long)]
+    pub topic: Option<String>,
+    #[arg(long, value_enum, default_value_t = RecordsFormat::Tree)]
+    pub format: RecordsFormat,
+    /// Bound on decompressed record data, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_DECOMPRESSED)]
+    pub max_decompressed: usize,
+}
+
+/// Largest batch read whole; a longer declared length is reported, not allocated.
+const MAX_BATCH: usize = 256 << 20;
+
+pub fn run(cat: &Catalogue, args: &RecordsArgs) -> i32 {
+    let source: Box<dyn Read> = if args.hex {
+        match kwire::input::read_source(&args.file).and_then(|raw| kwire::input::to_bytes(raw, kwire::input::InputKind::Hex)) {
+            Ok(b) => Box::new(std::io::Cursor::new(b.to_vec())),
+            Err(e) => {
+                eprintln!("kwire: {e}");
+                return exit::FAILURE;
+            }
+        }
+    } else if args.file == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        match std::fs::File::open(&args.file) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("kwire: {}: {e}", args.file);
+                return exit::FAILURE;
+            }
+        }
+    };
+    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, max_decompressed: args.max_decompressed };
+    let mut out = std::io::stdout().lock();
+    match stream(cat, &ctx, BufReader::new(source), args.format, &mut out) {
+        Ok(status) => status,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            exit::FAILURE
+        }
+    }
+}
+
+fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsFormat, out: &mut impl Write) -> std::io::Result<i32> {
+    let mut position: usize = 0;
+    let mut status = exit::OK;
+    loop {
+        let mut head = [0u8; 12];
+        let got = read_up_to(&mut input, &mut head)?;
+        if got == 0 {
+            break;
+        }
+        let declared = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+        let mut buf = head[..got].to_vec();
+        if got == 12 && declared > 0 && (declared as usize) <= MAX_BATCH {
+            let mut rest = Vec::new();
+            (&mut input).take(declared as u64).read_to_end(&mut rest)?;
+            buf.extend_from_slice(&rest);
+        } else if got == 12 && declared as usize > MAX_BATCH {
+            eprintln!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
+            return Ok(exit::MALFORMED);
+        }
+        let bytes = bytes::Bytes::from(buf);
+        let mut nodes = Vec::new();
+        let mut bd = BatchDecoder { buf: &bytes, catalogue: cat, ctx, warnings: Vec::new() };
+        bd.decode_stream(0, bytes.len(), 0, &mut nodes);
+        for mut node in nodes {
+            shift(&mut node, position);
+            if node.error.is_some() || node.name == "truncated batch" {
+                status = exit::MALFORMED;
+            }
+            match format {
+                RecordsFormat::Tree => write!(out, "{}", render_tree(&node, TreeOptions::default()))?,
+                RecordsFormat::Json => writeln!(out, "{}", tree_json(&node))?,
+                RecordsFormat::Dump => write_dump(&node, position, out)?,
+            }
+        }
+        for w in &bd.warnings {
+            eprintln!("kwire: warning: {w} (batch at position {position})");
+        }
+        position += bytes.len();
+        if got < 12 || status == exit::MALFORMED && bytes.len() < 12 {
+            break;
+        }
+    }
+    Ok(status)
+}
+
+fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Offsets within the batch buffer become file positions (decompressed subtrees keep theirs).
+fn shift(node: &mut Node, by: usize) {
+    node.offset += by;
+    if node.role == kwire::decode::Role::Decompressed {
+        return;
+    }
+    for c in &mut node.children {
+        shift(c, by);
+    }
+}
+
+fn field<'a>(n: &'a Node, name: &str) -> Option<&'a Node> {
+    n.children.iter().find(|c| c.name == name)
+}
+
+fn int(n: &Node, name: &str) -> i64 {
+    match field(n, name).map(|c| &c.value) {
+        Some(Value::Int(v)) => *v,
+        Some(Value::Uint(v)) => *v as i64,
+        _ => -1,
+    }
+}
+
+/// kafka-dump-log style lines: one per batch, `| ` one per record.
+fn write_dump(batch: &Node, position: usize, out: &mut impl Write) -> std::io::Result<()> {
+    let base = int(batch, "baseOffset");
+    let attrs = int(batch, "attributes");
+    let crc_ok = field(batch, "crc").and_then(|c| c.note.as_deref()).is_some_and(|n| n.contains("ok"));
+    let count = int(batch, "recordsCount");
+    let codec = ["none", "gzip", "snappy", "lz4", "zstd"].get((attrs & 7) as usize).copied().unwrap_or("unknown");
+    let ts_type = if attrs & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" };
+    let base_seq = int(batch, "baseSequence");
+    let last_delta = int(batch, "lastOffsetDelta");
+    writeln!(
+        out,
+        "baseOffset: {base} lastOffset: {} count: {count} baseSequence: {base_seq} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} position: {position} {ts_type}: {} size: {} magic: {} compresscodec: {codec} crcValid: {crc_ok}",
+        base + last_delta,
+        if base_seq < 0 { -1 } else { base_seq + last_delta },
+        int(batch, "producerId"),
+        int(batch, "producerEpoch"),
+        int(batch, "partitionLeaderEpoch"),
+        attrs & 0x10 != 0,
+        attrs & 0x20 != 0,
+        int(batch, "maxTimestamp"),
+        batch.len,
+        int(batch, "magic"),
+    )?;
+    let mut records: Vec<&Node> = Vec::new();
+    batch.walk(&mut |n, _| {
+        if n.ty == "Record" {
+            records.push(n);
+        }
+    });
+    let base_ts = int(batch, "baseTimestamp");
+    for r in records {
+        let od = int(r, "offsetDelta");
+        let size = |name: &str| match field(r, name).map(|n| &n.value) {
+            Some(Value::Bytes(Some(b))) => b.len() as i64,
+            _ => -1,
+        };
+        let headers: Vec<String> = field(r, "headers")
+            .map(|h| h.children.iter().filter_map(|hn| field(hn, "headerKey")).map(|k| payload(Some(k))).collect())
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "| offset: {} {ts_type}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [{}] key: {} payload: {}",
+            base + od,
+            base_ts + int(r, "timestampDelta"),
+            size("key"),
+            size("value"),
+            if base_seq < 0 { -1 } else { base_seq + od },
+            headers.join(","),
+            payload(field(r, "key")),
+            payload(field(r, "value")),
+        )?;
+    }
+    Ok(())
+}
+
+/// Keys and values as kafka-dump-log prints them: UTF-8 text (escaped), else hex.
+fn payload(n: Option<&Node>) -> String {
+    match n.map(|n| &n.value) {
+        Some(Value::Bytes(Some(b))) => match std::str::from_utf8(b) {
+            Ok(s) => kwire::render::escape::sanitize(s),
+            Err(_) => format!("0x{}", hex::encode(b)),
+        },
+        Some(Value::Bytes(None)) | None => "null".into(),
+        Some(_) => n.and_then(value_text).unwrap_or_default(),
+    }
+}

@@ -1,0 +1,226 @@
+//! Record batches inside frames and in log segments: CRC checks, every
+//! compression codec, control records, internal-topic keys and values, legacy
+//! message sets, and hostile lengths.
+
+mod common;
+
+use bytes::Bytes;
+use common::batches::{batch, compress, legacy_message, Rec};
+use kwire::decode::fields::Context;
+use kwire::decode::{Node, Role, Value};
+use kwire::encode::encode_body;
+use kwire::records::BatchDecoder;
+use kwire::schema::Catalogue;
+use serde_json::json;
+
+fn decode(data: &[u8], ctx: &Context) -> (Vec<Node>, Vec<String>) {
+    let buf = Bytes::copy_from_slice(data);
+    let mut nodes = Vec::new();
+    let mut bd = BatchDecoder { buf: &buf, catalogue: Catalogue::builtin(), ctx, warnings: Vec::new() };
+    bd.decode_stream(0, buf.len(), 0, &mut nodes);
+    (nodes, bd.warnings)
+}
+
+fn find<'a>(n: &'a Node, name: &str) -> Option<&'a Node> {
+    let mut hit = None;
+    n.walk(&mut |c, _| {
+        if hit.is_none() && c.name == name {
+            hit = Some(c);
+        }
+    });
+    hit
+}
+
+fn records_of(n: &Node) -> Vec<&Node> {
+    let mut v = Vec::new();
+    n.walk(&mut |c, _| {
+        if c.ty == "Record" {
+            v.push(c);
+        }
+    });
+    v
+}
+
+fn bytes_of(n: &Node, name: &str) -> Option<Vec<u8>> {
+    match &n.children.iter().find(|c| c.name == name)?.value {
+        Value::Bytes(b) => b.as_ref().map(|b| b.to_vec()),
+        _ => None,
+    }
+}
+
+fn sample_records() -> Vec<Rec> {
+    vec![
+        Rec { key: None, value: Some(b"hello".to_vec()), headers: vec![], timestamp_delta: 0 },
+        Rec { key: Some(b"k1".to_vec()), value: None, headers: vec![("trace".into(), Some(b"abc".to_vec())), ("empty".into(), None)], timestamp_delta: 5 },
+        Rec { key: Some(vec![0xff; 200]), value: Some(vec![7; 300]), headers: vec![], timestamp_delta: -3 },
+    ]
+}
+
+#[test]
+fn the_example_batch_has_a_valid_crc_and_a_corrupt_one_is_reported() {
+    let empty = kwire::protocol::record_batch::empty_batch();
+    let (nodes, warnings) = decode(&empty, &Context::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let crc = find(&nodes[0], "crc").unwrap();
+    assert!(crc.note.as_deref().unwrap().contains("ok"));
+    let mut bad = empty.clone();
+    bad[40] ^= 0x01; // inside baseTimestamp
+    let (nodes, warnings) = decode(&bad, &Context::default());
+    let crc = find(&nodes[0], "crc").unwrap();
+    assert!(crc.note.as_deref().unwrap().contains("mismatch: computed"), "{:?}", crc.note);
+    assert!(warnings.iter().any(|w| w.contains("CRC mismatch")));
+    assert_eq!(find(&nodes[0], "recordsCount").unwrap().value, Value::Int(0), "fields still shown");
+}
+
+#[test]
+fn every_codec_decodes_to_the_same_records() {
+    for codec in 0..=4i16 {
+        let data = batch(100, codec, &sample_records());
+        let (nodes, warnings) = decode(&data, &Context::default());
+        assert!(warnings.is_empty(), "codec {codec}: {warnings:?}");
+        let recs = records_of(&nodes[0]);
+        assert_eq!(recs.len(), 3, "codec {codec}");
+        assert_eq!(bytes_of(recs[0], "key"), None);
+        assert_eq!(bytes_of(recs[0], "value"), Some(b"hello".to_vec()));
+        assert_eq!(bytes_of(recs[1], "key"), Some(b"k1".to_vec()));
+        assert_eq!(bytes_of(recs[1], "value"), None);
+        assert_eq!(bytes_of(recs[2], "value"), Some(vec![7; 300]));
+        let headers = recs[1].children.iter().find(|c| c.name == "headers").unwrap();
+        assert_eq!(headers.children.len(), 2);
+        assert_eq!(bytes_of(&headers.children[0], "headerValue"), Some(b"abc".to_vec()));
+        assert_eq!(bytes_of(&headers.children[1], "headerValue"), None);
+        let od = recs[2].children.iter().find(|c| c.name == "offsetDelta").unwrap();
+        assert_eq!(od.note.as_deref(), Some("(offset 102)"));
+        if codec != 0 {
+            let mut decompressed = None;
+            nodes[0].walk(&mut |n, _| if n.role == Role::Decompressed { decompressed = Some(n) });
+            assert!(decompressed.is_some(), "codec {codec}: decompressed subtree");
+        } else {
+            // Uncompressed records sit at their frame offsets.
+            assert_eq!(recs[0].offset, 61);
+        }
+    }
+}
+
+#[test]
+fn a_compression_bomb_and_an_overlong_batch_end_with_errors() {
+    let zeros = vec![Rec { key: None, value: Some(vec![0; 8 << 20]), headers: vec![], timestamp_delta: 0 }];
+    let data = batch(0, 1, &zeros);
+    assert!(data.len() < 100_000, "the bomb is small: {}", data.len());
+    let ctx = Context { max_decompressed: 1 << 20, ..Context::default() };
+    let (nodes, warnings) = decode(&data, &ctx);
+    assert!(warnings.iter().any(|w| w.contains("exceeds the limit")), "{warnings:?}");
+    assert!(find(&nodes[0], "records").unwrap().error.is_some());
+    // A batch length far past the input is a truncated batch, nothing allocated.
+    let mut long = kwire::protocol::record_batch::empty_batch();
+    long[8..12].copy_from_slice(&i32::MAX.to_be_bytes());
+    let (nodes, _) = decode(&long, &Context::default());
+    assert_eq!(nodes[0].name, "truncated batch");
+}
+
+#[test]
+fn control_records_show_their_type_and_marker() {
+    // A COMMIT marker: key = version 0, type 1; value = version 0, coordinatorEpoch 7.
+    let rec = Rec { key: Some(vec![0, 0, 0, 1]), value: Some(vec![0, 0, 0, 0, 0, 7]), headers: vec![], timestamp_delta: 0 };
+    let data = batch(5, 0x30, &[rec]); // transactional + control
+    let (nodes, warnings) = decode(&data, &Context::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let attrs = find(&nodes[0], "attributes").unwrap();
+    assert!(attrs.note.as_deref().unwrap().contains("transactional, control"));
+    let ty = find(&nodes[0], "type").unwrap();
+    assert_eq!(ty.note.as_deref(), Some("(COMMIT)"));
+    assert_eq!(find(&nodes[0], "coordinatorEpoch").unwrap().value, Value::Int(7));
+}
+
+fn struct_bytes(name: &str, version: i16, body: serde_json::Value, prefix: &[u8]) -> Vec<u8> {
+    let cat = Catalogue::builtin();
+    let spec = cat.by_name(name, version, None).unwrap();
+    let mut out = prefix.to_vec();
+    out.extend(encode_body(spec, version, body.as_object().unwrap()).unwrap());
+    out
+}
+
+#[test]
+fn internal_topic_records_decode_through_their_schemas() {
+    // __share_group_state: ShareSnapshotKey (type 0) / ShareSnapshotValue v0 with the
+    // tagged DeliveryCompleteCount that Kafka 4.2 added, and without it.
+    let key = struct_bytes("ShareSnapshotKey", 0, json!({"GroupId": "g", "TopicId": "00000000-0000-0000-0000-000000000001", "Partition": 3}), &[0, 0]);
+    for with_count in [false, true] {
+        let mut value = json!({"SnapshotEpoch": 1, "StateEpoch": 2, "LeaderEpoch": 3, "StartOffset": 10, "CreateTimestamp": 0, "WriteTimestamp": 0, "StateBatches": []});
+        if with_count {
+            value["DeliveryCompleteCount"] = json!(42);
+        }
+        let value = struct_bytes("ShareSnapshotValue", 0, value, &[0, 0]);
+        let data = batch(0, 0, &[Rec { key: Some(key.clone()), value: Some(value), headers: vec![], timestamp_delta: 0 }]);
+        let ctx = Context { topic: Some("__share_group_state".into()), topic_forced: true, ..Context::default() };
+        let (nodes, warnings) = decode(&data, &ctx);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let snap = find(&nodes[0], "ShareSnapshotValue").expect("value struct");
+        assert_eq!(find(snap, "StartOffset").unwrap().value, Value::Int(10));
+        let count = find(snap, "DeliveryCompleteCount");
+        assert_eq!(count.map(|n| n.value.clone()), with_count.then_some(Value::Int(42)));
+        let k = find(&nodes[0], "ShareSnapshotKey").expect("key struct");
+        assert_eq!(find(k, "Partition").unwrap().value, Value::Int(3));
+        assert!(find(k, "Partition").unwrap().offset > 61, "offsets within the batch");
+    }
+    // __consumer_offsets: OffsetCommitKey (type 1) and OffsetCommitValue v3; a tombstone.
+    let key = struct_bytes("OffsetCommitKey", 0, json!({"group": "g", "topic": "t", "partition": 0}), &[0, 1]);
+    let value = struct_bytes("OffsetCommitValue", 3, json!({"offset": 99, "leaderEpoch": 1, "metadata": "", "commitTimestamp": 5}), &[0, 3]);
+    let data = batch(0, 0, &[Rec { key: Some(key.clone()), value: Some(value), headers: vec![], timestamp_delta: 0 }, Rec { key: Some(key), value: None, headers: vec![], timestamp_delta: 0 }]);
+    let ctx = Context { topic: Some("__consumer_offsets".into()), topic_forced: true, ..Context::default() };
+    let (nodes, warnings) = decode(&data, &ctx);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(find(find(&nodes[0], "OffsetCommitValue").unwrap(), "offset").unwrap().value, Value::Int(99));
+    let recs = records_of(&nodes[0]);
+    assert_eq!(recs[1].children.iter().find(|c| c.name == "value").unwrap().note.as_deref(), Some("(tombstone)"));
+    // __cluster_metadata: frame version 1, api key 2 (TopicRecord), version 0.
+    let value = struct_bytes("TopicRecord", 0, json!({"Name": "orders", "TopicId": "00000000-0000-0000-0000-0000000000aa"}), &[1, 2, 0]);
+    let data = batch(0, 0, &[Rec { key: None, value: Some(value), headers: vec![], timestamp_delta: 0 }]);
+    let ctx = Context { topic: Some("__cluster_metadata".into()), topic_forced: true, ..Context::default() };
+    let (nodes, warnings) = decode(&data, &ctx);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let topic = find(&nodes[0], "TopicRecord").expect("TopicRecord");
+    assert_eq!(find(topic, "Name").unwrap().value, Value::Str(Some("orders".into())));
+    // __transaction_state: TransactionLogKey (type 0, like ShareSnapshotKey) / TransactionLogValue v0.
+    let key = struct_bytes("TransactionLogKey", 0, json!({"TransactionalId": "tx"}), &[0, 0]);
+    let value = struct_bytes("TransactionLogValue", 0, json!({"ProducerId": 7, "ProducerEpoch": 1, "TransactionTimeoutMs": 60000, "TransactionStatus": 2, "TransactionPartitions": [], "TransactionLastUpdateTimestampMs": 0, "TransactionStartTimestampMs": 0}), &[0, 0]);
+    let data = batch(0, 0, &[Rec { key: Some(key), value: Some(value), headers: vec![], timestamp_delta: 0 }]);
+    let ctx = Context { topic: Some("__transaction_state".into()), topic_forced: true, ..Context::default() };
+    let (nodes, warnings) = decode(&data, &ctx);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(find(find(&nodes[0], "TransactionLogKey").unwrap(), "TransactionalId").unwrap().value, Value::Str(Some("tx".into())));
+    assert_eq!(find(find(&nodes[0], "TransactionLogValue").unwrap(), "ProducerId").unwrap().value, Value::Int(7));
+}
+
+#[test]
+fn legacy_message_sets_with_a_gzip_wrapper() {
+    let inner = [legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 1, 0, Some(b"k"), Some(b"two"))].concat();
+    let wrapper = legacy_message(1, 1, 1, None, Some(&compress(1, &inner)));
+    let set = [legacy_message(0, 0, 0, None, Some(b"v0 message")), wrapper].concat();
+    let (nodes, warnings) = decode(&set, &Context::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(nodes.len(), 2);
+    assert_eq!(nodes[0].note.as_deref(), Some("v0"));
+    assert!(find(&nodes[0], "crc").unwrap().note.as_deref().unwrap().contains("CRC-32 ok"));
+    let mut inner_msgs = 0;
+    nodes[1].walk(&mut |n, _| if n.ty == "Message" { inner_msgs += 1 });
+    assert_eq!(inner_msgs, 3, "the wrapper and its two inner messages");
+}
+
+#[test]
+fn records_command_lists_a_segment_like_dump_log() {
+    let seg = [batch(0, 0, &sample_records()), batch(3, 1, &sample_records())].concat();
+    let path = std::env::temp_dir().join(format!("kwire-seg-{}.log", std::process::id()));
+    std::fs::write(&path, &seg).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(["records", path.to_str().unwrap(), "--format", "dump"]).output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 8, "{text}");
+    assert!(lines[0].starts_with("baseOffset: 0 lastOffset: 2 count: 3"), "{}", lines[0]);
+    assert!(lines[0].contains("crcValid: true") && lines[0].contains("compresscodec: none"));
+    assert!(lines[1].starts_with("| offset: 0 ") && lines[1].contains("payload: hello"), "{}", lines[1]);
+    assert!(lines[4].contains("position: ") && lines[4].contains("compresscodec: gzip"), "{}", lines[4]);
+    assert!(lines[6].contains("headerKeys: [trace,empty]"), "{}", lines[6]);
+}
