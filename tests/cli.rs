@@ -44,6 +44,10 @@ const SAMPLES: &[(&str, &[&str])] = &[
     ("write-share-group-state-v0-response", &["--response", "--api", "WriteShareGroupState", "--version", "0"]),
     ("delete-share-group-state-v0-request", &[]),
     ("delete-share-group-state-v0-response", &["--response", "--api", "86", "--version", "0"]),
+    ("produce-v9-request", &[]),
+    ("produce-v9-consumer-offsets-request", &[]),
+    ("fetch-v12-response", &["--response", "--api", "Fetch", "--version", "12"]),
+    ("join-group-v9-request", &[]),
 ];
 
 #[test]
