@@ -5,10 +5,9 @@ use super::{exit, resolve_api_or_report};
 use bytes::Bytes;
 use clap::{Args, ValueEnum};
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
-use kwire::encode::example::smallest_struct;
-use kwire::encode::frame::message_spec;
-use kwire::encode::{encode_frame, example_header, FrameSpec};
-use kwire::schema::{Catalogue, MessageKind};
+use kwire::encode::example::{default_version, example_frame};
+use kwire::encode::FrameSpec;
+use kwire::schema::Catalogue;
 use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -38,25 +37,6 @@ pub struct ExampleArgs {
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
-}
-
-/// The latest version that is not marked unstable (or the latest, when all are).
-pub fn default_version(cat: &Catalogue, api_key: i16, release: Option<&str>) -> Option<i16> {
-    let versions = cat.versions(MessageKind::Request, api_key, release);
-    let newest = cat.entries_for(MessageKind::Request, api_key, release).next()?;
-    let top = *versions.last()?;
-    if newest.spec.latest_version_unstable && top == newest.spec.valid_versions.hi && versions.len() > 1 {
-        Some(versions[versions.len() - 2])
-    } else {
-        Some(top)
-    }
-}
-
-/// Encode the smallest instance of one direction as a frame.
-pub fn example_frame(cat: &Catalogue, fs: &FrameSpec) -> Result<Vec<u8>, String> {
-    let spec = message_spec(cat, fs).map_err(|e| e.to_string())?;
-    let body = smallest_struct(&spec.fields, fs.version);
-    encode_frame(cat, fs, &example_header(fs.direction), &body).map_err(|e| e.to_string())
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {

@@ -2,8 +2,9 @@
 //! zero, strings and byte arrays empty (not null), uuids zero, every array one
 //! sample element, tagged fields absent, records one empty 61-byte RecordBatch v2.
 
+use super::frame::{encode_frame, example_header, message_spec, FrameSpec};
 use crate::protocol::record_batch::empty_batch;
-use crate::schema::{FieldSpec, FieldType, Primitive};
+use crate::schema::{Catalogue, FieldSpec, FieldType, MessageKind, Primitive};
 use serde_json::{Map, Value};
 
 /// The smallest instance of a struct's untagged fields at `version`.
@@ -36,4 +37,23 @@ fn smallest_primitive(p: Primitive) -> Value {
         Primitive::Records => Value::String(hex::encode(empty_batch())),
         _ => Value::from(0),
     }
+}
+
+/// The latest version that is not marked unstable (or the latest, when all are).
+pub fn default_version(cat: &Catalogue, api_key: i16, release: Option<&str>) -> Option<i16> {
+    let versions = cat.versions(MessageKind::Request, api_key, release);
+    let newest = cat.entries_for(MessageKind::Request, api_key, release).next()?;
+    let top = *versions.last()?;
+    if newest.spec.latest_version_unstable && top == newest.spec.valid_versions.hi && versions.len() > 1 {
+        Some(versions[versions.len() - 2])
+    } else {
+        Some(top)
+    }
+}
+
+/// The smallest instance of one direction of an API, as a whole frame.
+pub fn example_frame(cat: &Catalogue, fs: &FrameSpec) -> Result<Vec<u8>, String> {
+    let spec = message_spec(cat, fs).map_err(|e| e.to_string())?;
+    let body = smallest_struct(&spec.fields, fs.version);
+    encode_frame(cat, fs, &example_header(fs.direction), &body).map_err(|e| e.to_string())
 }

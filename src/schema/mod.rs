@@ -1,6 +1,7 @@
 //! Protocol definitions: the schema language, the importer and the catalogue.
 
 pub mod catalogue;
+pub mod diff;
 pub mod import;
 pub mod jsonc;
 pub mod model;
