@@ -4,6 +4,7 @@
 //! over the catalogue ([`decode`], [`schema`]) → the annotated tree
 //! ([`decode::Node`]) → renderers ([`render`]).
 
+pub mod capture;
 pub mod decode;
 pub mod encode;
 pub mod input;

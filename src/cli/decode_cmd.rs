@@ -91,6 +91,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             return exit::FAILURE;
         }
     };
+    if kwire::capture::pcap::sniff(&raw).is_some() {
+        let cap = super::capture_cmd::CaptureArgs {
+            file: args.file.clone(),
+            list: false,
+            api: None,
+            correlation_id: None,
+            conn: None,
+            frame: None,
+            port: None,
+            guess: false,
+            format: if args.json { Format::Json } else { args.format },
+            json: false,
+            full_docs: args.full_docs,
+        };
+        return super::capture_cmd::run_on(cat, release, &cap, api_key, Box::new(std::io::Cursor::new(raw)));
+    }
     let kind = if args.binary { InputKind::Binary } else if args.hex { InputKind::Hex } else { InputKind::Auto };
     let bytes = match to_bytes(raw, kind) {
         Ok(b) => b,

@@ -1,6 +1,7 @@
 //! The command line: argument parsing and dispatch to the commands.
 
 pub mod apis_cmd;
+pub mod capture_cmd;
 pub mod decode_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
@@ -36,6 +37,8 @@ pub enum Command {
     Apis(apis_cmd::ApisArgs),
     /// Decode a log segment or record-batch file, batch by batch.
     Records(records_cmd::RecordsArgs),
+    /// Every Kafka frame in a pcap/pcapng capture, responses paired with requests.
+    Capture(capture_cmd::CaptureArgs),
     /// Rebuild the built-in catalogue from upstream definitions (<DIR>/<release>/...).
     #[command(hide = true)]
     ImportDefs {
@@ -67,6 +70,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Encode(args) => encode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Records(args) => records_cmd::run(&cat, &args),
+        Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {

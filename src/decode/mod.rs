@@ -2,6 +2,7 @@
 
 pub mod fields;
 pub mod frame;
+pub mod guess;
 pub mod reader;
 pub mod tree;
 

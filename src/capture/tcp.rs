@@ -1,0 +1,187 @@
+//! TCP reassembly for one direction of a connection: out-of-order segments,
+//! retransmissions and overlaps, sequence wraparound, and gaps where data is
+//! missing (marked, then skipped, so decoding can resync).
+
+use std::collections::BTreeMap;
+
+/// Out-of-order data held back before a gap is declared.
+pub const MAX_PENDING: usize = 8 << 20;
+
+/// What the stream hands on, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece {
+    Data(Vec<u8>),
+    /// This many bytes never arrived.
+    Gap(u64),
+}
+
+#[derive(Default, Debug)]
+pub struct HalfStream {
+    /// Sequence number of stream offset 0.
+    base: Option<u32>,
+    /// Next stream offset to deliver.
+    next: u64,
+    pending: BTreeMap<u64, Vec<u8>>,
+    pending_bytes: usize,
+}
+
+impl HalfStream {
+    /// Map a 32-bit sequence number to the 64-bit stream offset nearest `next`
+    /// (sequence numbers wrap every 4 GiB).
+    fn offset(&self, seq: u32) -> u64 {
+        const HALF: u64 = 1 << 31;
+        let delta = u64::from(seq.wrapping_sub(self.base.unwrap_or(seq)));
+        let c = (self.next & !0xffff_ffff) | delta;
+        if c + HALF < self.next {
+            c + (1 << 32)
+        } else if c > self.next + HALF && c >= 1 << 32 {
+            c - (1 << 32)
+        } else {
+            c
+        }
+    }
+
+    /// Take one segment; returns what became deliverable.
+    pub fn push(&mut self, seq: u32, syn: bool, data: &[u8]) -> Vec<Piece> {
+        let mut out = Vec::new();
+        if syn {
+            if self.base.is_none() {
+                self.base = Some(seq.wrapping_add(1));
+            }
+            return out;
+        }
+        if data.is_empty() {
+            return out;
+        }
+        if self.base.is_none() {
+            self.base = Some(seq); // capture started mid-connection
+        }
+        let start = self.offset(seq);
+        let end = start + data.len() as u64;
+        if end <= self.next {
+            return out; // retransmission of delivered data
+        }
+        let skip = self.next.saturating_sub(start) as usize;
+        let start = start.max(self.next);
+        let data = &data[skip..];
+        if start == self.next {
+            self.next = end;
+            out.push(Piece::Data(data.to_vec()));
+            self.drain(&mut out);
+        } else {
+            let keep = match self.pending.get(&start) {
+                Some(old) => old.len() < data.len(),
+                None => true,
+            };
+            if keep {
+                if let Some(old) = self.pending.insert(start, data.to_vec()) {
+                    self.pending_bytes -= old.len();
+                }
+                self.pending_bytes += data.len();
+            }
+            if self.pending_bytes > MAX_PENDING {
+                self.skip_gap(&mut out);
+            }
+        }
+        out
+    }
+
+    /// Deliver pending segments that have become contiguous.
+    fn drain(&mut self, out: &mut Vec<Piece>) {
+        while let Some((&s, _)) = self.pending.first_key_value() {
+            if s > self.next {
+                break;
+            }
+            let (s, d) = self.pending.pop_first().unwrap_or_default();
+            self.pending_bytes -= d.len();
+            let end = s + d.len() as u64;
+            if end > self.next {
+                let skip = (self.next - s) as usize;
+                out.push(Piece::Data(d[skip..].to_vec()));
+                self.next = end;
+            }
+        }
+    }
+
+    /// Give up on missing data: jump to the first held-back segment.
+    fn skip_gap(&mut self, out: &mut Vec<Piece>) {
+        if let Some((&s, _)) = self.pending.first_key_value() {
+            out.push(Piece::Gap(s - self.next));
+            self.next = s;
+            self.drain(out);
+        }
+    }
+
+    /// The peer acknowledged everything before `ack`: data missing below it was
+    /// sent but not captured, so waiting for it is pointless.
+    pub fn acknowledged(&mut self, ack: u32) -> Vec<Piece> {
+        let mut out = Vec::new();
+        if self.base.is_none() || self.pending.is_empty() {
+            return out;
+        }
+        let acked = self.offset(ack);
+        while self.pending.first_key_value().is_some_and(|(&s, _)| s < acked && s > self.next) {
+            self.skip_gap(&mut out);
+        }
+        out
+    }
+
+    /// End of the capture or connection: whatever is held back follows a gap.
+    pub fn flush(&mut self) -> Vec<Piece> {
+        let mut out = Vec::new();
+        while !self.pending.is_empty() {
+            self.skip_gap(&mut out);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(pieces: Vec<Piece>) -> Vec<u8> {
+        pieces.into_iter().flat_map(|p| if let Piece::Data(d) = p { d } else { vec![] }).collect()
+    }
+
+    #[test]
+    fn in_order_out_of_order_duplicates_and_overlaps() {
+        let mut h = HalfStream::default();
+        assert!(h.push(99, true, &[]).is_empty());
+        let mut got = Vec::new();
+        got.extend(data(h.push(100, false, b"abc")));
+        got.extend(data(h.push(106, false, b"ghi"))); // ahead: held
+        got.extend(data(h.push(100, false, b"abc"))); // duplicate
+        got.extend(data(h.push(102, false, b"cdef"))); // overlaps, fills the hole
+        assert_eq!(got, b"abcdefghi");
+    }
+
+    #[test]
+    fn sequence_wraparound() {
+        let mut h = HalfStream::default();
+        h.push(u32::MAX - 2, true, &[]);
+        let mut got = data(h.push(u32::MAX - 1, false, b"ab"));
+        got.extend(data(h.push(0, false, b"cd")));
+        assert_eq!(got, b"abcd");
+    }
+
+    #[test]
+    fn an_acknowledged_hole_becomes_a_gap_at_once() {
+        let mut h = HalfStream::default();
+        h.push(0, true, &[]);
+        h.push(1, false, b"ab");
+        assert!(h.push(10, false, b"xy").is_empty(), "held back");
+        assert!(h.acknowledged(5).iter().all(|p| *p != Piece::Gap(7)), "the ack does not reach the held data");
+        assert_eq!(h.acknowledged(12), vec![Piece::Gap(7), Piece::Data(b"xy".to_vec())]);
+    }
+
+    #[test]
+    fn loss_becomes_a_gap_at_flush() {
+        let mut h = HalfStream::default();
+        h.push(0, true, &[]);
+        let mut pieces = h.push(1, false, b"ab");
+        pieces.extend(h.push(10, false, b"xy"));
+        pieces.extend(h.flush());
+        assert_eq!(pieces, vec![Piece::Data(b"ab".to_vec()), Piece::Gap(7), Piece::Data(b"xy".to_vec())]);
+    }
+}

@@ -1,0 +1,158 @@
+//! Synthetic captures for tests: TCP conversations written as pcap or pcapng,
+//! over Ethernet/IPv4, Linux cooked v2, or loopback/IPv6.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    EthernetV4,
+    Sll2V4,
+    NullV6,
+}
+
+/// One TCP segment to write: direction (true = client → server), seq, flags, payload.
+#[derive(Clone, Debug)]
+pub struct Seg {
+    pub from_client: bool,
+    pub seq: u32,
+    /// What the sender had received of the other direction.
+    pub ack: u32,
+    pub syn: bool,
+    pub fin: bool,
+    pub payload: Vec<u8>,
+}
+
+pub const CLIENT_ISN: u32 = 1000;
+pub const SERVER_ISN: u32 = 0xffff_fff0; // wraps around during the test
+
+/// A conversation: handshake, then frames cut into segments of `mss` bytes.
+pub fn conversation(frames: &[(bool, Vec<u8>)], mss: usize) -> Vec<Seg> {
+    let mut segs = vec![
+        Seg { from_client: true, seq: CLIENT_ISN, ack: 0, syn: true, fin: false, payload: vec![] },
+        Seg { from_client: false, seq: SERVER_ISN, ack: CLIENT_ISN + 1, syn: true, fin: false, payload: vec![] },
+    ];
+    let mut next = [SERVER_ISN.wrapping_add(1), CLIENT_ISN + 1];
+    for (from_client, bytes) in frames {
+        for chunk in bytes.chunks(mss) {
+            let i = usize::from(*from_client);
+            segs.push(Seg { from_client: *from_client, seq: next[i], ack: next[1 - i], syn: false, fin: false, payload: chunk.to_vec() });
+            next[i] = next[i].wrapping_add(chunk.len() as u32);
+        }
+    }
+    segs
+}
+
+fn checksum_free_tcp(seg: &Seg, sport: u16, dport: u16) -> Vec<u8> {
+    let mut t = Vec::new();
+    t.extend_from_slice(&sport.to_be_bytes());
+    t.extend_from_slice(&dport.to_be_bytes());
+    t.extend_from_slice(&seg.seq.to_be_bytes());
+    t.extend_from_slice(&seg.ack.to_be_bytes());
+    t.push(5 << 4);
+    t.push(0x10 | if seg.syn { 0x02 } else { 0 } | if seg.fin { 0x01 } else { 0 });
+    t.extend_from_slice(&65535u16.to_be_bytes());
+    t.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent
+    t.extend_from_slice(&seg.payload);
+    t
+}
+
+fn frame(link: Link, seg: &Seg) -> Vec<u8> {
+    let (sport, dport) = if seg.from_client { (50000, 9092) } else { (9092, 50000) };
+    let tcp = checksum_free_tcp(seg, sport, dport);
+    match link {
+        Link::EthernetV4 | Link::Sll2V4 => {
+            let (src, dst) = if seg.from_client { ([10, 0, 0, 1], [10, 0, 0, 2]) } else { ([10, 0, 0, 2], [10, 0, 0, 1]) };
+            let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0];
+            ip[2..4].copy_from_slice(&((20 + tcp.len()) as u16).to_be_bytes());
+            ip.extend_from_slice(&src);
+            ip.extend_from_slice(&dst);
+            ip.extend_from_slice(&tcp);
+            let mut out = if link == Link::EthernetV4 {
+                let mut e = vec![0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1];
+                e.extend_from_slice(&[0x08, 0x00]);
+                e
+            } else {
+                // SLL2: protocol, reserved, ifindex, hatype, pkttype, addr len, addr[8]
+                let mut s = vec![0x08, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6];
+                s.extend_from_slice(&[0; 8]);
+                s
+            };
+            out.extend(ip);
+            out
+        }
+        Link::NullV6 => {
+            let (src, dst) = if seg.from_client { (1u8, 2u8) } else { (2u8, 1u8) };
+            let mut out = 30u32.to_le_bytes().to_vec(); // AF_INET6 on BSD/macOS, host byte order
+            let mut ip = vec![0x60, 0, 0, 0];
+            ip.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
+            ip.extend_from_slice(&[6, 64]);
+            let mut a = [0u8; 16];
+            a[15] = src;
+            ip.extend_from_slice(&a);
+            a[15] = dst;
+            ip.extend_from_slice(&a);
+            ip.extend_from_slice(&tcp);
+            out.extend(ip);
+            out
+        }
+    }
+}
+
+fn link_type(link: Link) -> u32 {
+    match link {
+        Link::EthernetV4 => 1,
+        Link::Sll2V4 => 276,
+        Link::NullV6 => 0,
+    }
+}
+
+pub fn pcap(link: Link, segs: &[Seg]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&4u16.to_le_bytes());
+    out.extend_from_slice(&[0; 8]);
+    out.extend_from_slice(&65535u32.to_le_bytes());
+    out.extend_from_slice(&link_type(link).to_le_bytes());
+    for (i, s) in segs.iter().enumerate() {
+        let f = frame(link, s);
+        out.extend_from_slice(&(1_700_000_000u32 + i as u32 / 1000).to_le_bytes());
+        out.extend_from_slice(&((i as u32 % 1000) * 1000).to_le_bytes());
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend(f);
+    }
+    out
+}
+
+pub fn pcapng(link: Link, segs: &[Seg]) -> Vec<u8> {
+    fn block(t: u32, body: &[u8]) -> Vec<u8> {
+        let pad = (4 - body.len() % 4) % 4;
+        let total = (12 + body.len() + pad) as u32;
+        let mut b = t.to_le_bytes().to_vec();
+        b.extend_from_slice(&total.to_le_bytes());
+        b.extend_from_slice(body);
+        b.extend(std::iter::repeat_n(0, pad));
+        b.extend_from_slice(&total.to_le_bytes());
+        b
+    }
+    let mut shb = 0x1a2b3c4du32.to_le_bytes().to_vec();
+    shb.extend_from_slice(&1u16.to_le_bytes());
+    shb.extend_from_slice(&0u16.to_le_bytes());
+    shb.extend_from_slice(&(-1i64).to_le_bytes());
+    let mut out = block(0x0a0d0d0a, &shb);
+    let mut idb = (link_type(link) as u16).to_le_bytes().to_vec();
+    idb.extend_from_slice(&[0, 0]);
+    idb.extend_from_slice(&0u32.to_le_bytes());
+    out.extend(block(1, &idb));
+    for (i, s) in segs.iter().enumerate() {
+        let f = frame(link, s);
+        let ts = 1_700_000_000_000_000u64 + i as u64;
+        let mut epb = 0u32.to_le_bytes().to_vec();
+        epb.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());
+        epb.extend_from_slice(&(ts as u32).to_le_bytes());
+        epb.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        epb.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        epb.extend(f);
+        out.extend(block(6, &epb));
+    }
+    out
+}
