@@ -53,8 +53,13 @@ pub fn without_packet_headers(b: Vec<u8>) -> Vec<u8> {
     b
 }
 
-/// Standard or URL-safe base64, padding optional, whitespace ignored.
+/// Standard or URL-safe base64 in whole 4-character groups (padded, as tools
+/// print it), whitespace ignored; anything else is not taken for base64.
 pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let chars = text.chars().filter(|c| !c.is_whitespace()).count();
+    if chars == 0 || chars % 4 != 0 {
+        return None;
+    }
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
     let mut saw_pad = false;
@@ -92,7 +97,8 @@ mod tests {
     #[test]
     fn base64_in_both_alphabets() {
         assert_eq!(base64_decode("AAAAGQASAAM=").unwrap(), vec![0, 0, 0, 0x19, 0, 0x12, 0, 3]);
-        assert_eq!(base64_decode("-_8").unwrap(), vec![0xfb, 0xff]);
+        assert_eq!(base64_decode("-_8=").unwrap(), vec![0xfb, 0xff]);
+        assert!(base64_decode("hello world").is_none(), "not whole groups");
         assert!(base64_decode("not base64!").is_none());
     }
 
