@@ -10,3 +10,4 @@ pub mod input;
 pub mod protocol;
 pub mod render;
 pub mod schema;
+pub mod tui;
