@@ -8,7 +8,13 @@ use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScree
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 use std::io::{stdout, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
+
+/// Whether the terminal is in explorer mode. Restoring twice would be harmful:
+/// a second "leave alternate screen" moves the cursor back to where the
+/// first one put it, and later output (a panic message) is overwritten.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
@@ -21,6 +27,7 @@ impl TerminalGuard {
     pub fn enter() -> std::io::Result<TerminalGuard> {
         install_panic_hook();
         enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
         // From here on a failure must still restore what was already changed.
         let guard_result = (|| {
             execute!(stdout(), EnterAlternateScreen, EnableMouseCapture, EnableBracketedPaste)?;
@@ -42,8 +49,11 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Leave raw mode and the alternate screen; safe to call more than once.
+/// Leave raw mode and the alternate screen, once; later calls do nothing.
 pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
     let _ = execute!(stdout(), DisableBracketedPaste, DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
     let _ = disable_raw_mode();
 }
