@@ -431,6 +431,10 @@ fn help_overlay_lists_every_key() {
     for (key, _) in help::KEYS {
         assert!(has(key, ""), "{key}");
     }
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for (key, what) in help::KEYS {
+        assert!(readme.contains(&format!("| {key} | {what} |")), "README's key table lacks | {key} | {what} |");
+    }
     // Keys other than the closing ones leave it open; q closes it without quitting.
     press(&mut a, KeyCode::Char('j'));
     assert_eq!(a.mode, Mode::Help);
