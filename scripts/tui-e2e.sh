@@ -89,7 +89,7 @@ t send-keys -t e2e ":"
 t send-keys -t e2e -l "0x11"
 t send-keys -t e2e Enter
 wait_for "offset 0x0011 (17)  length 16"
-pane | grep -qF "path     WriteShareGroupStateRequest.Topics.WriteStateData[0].TopicId" || fail "details do not name TopicId"
+pane | grep -qF "path     WriteShareGroupStateRequest.Topics[0].TopicId" || fail "details do not name TopicId"
 pane | grep -qF "TopicId uuid = 00000000-0000-0000-0000-000000000000 [0x0011, 16B]" || fail "tree does not show TopicId"
 echo "ok: details show TopicId at offset 0x0011, length 16"
 

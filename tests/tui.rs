@@ -161,7 +161,7 @@ fn moving_the_grid_cursor_selects_the_deepest_node_in_the_tree() {
     assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
     let details = rows(&buf).join("\n");
     assert!(details.contains("offset 0x0011 (17)  length 16"), "{details}");
-    assert!(details.contains("path     WriteShareGroupStateRequest.Topics.WriteStateData[0].TopicId"), "{details}");
+    assert!(details.contains("path     WriteShareGroupStateRequest.Topics[0].TopicId"), "{details}");
 
     // `:` jump, hex or decimal, lands on the same node.
     press(&mut a, KeyCode::Char('g'));

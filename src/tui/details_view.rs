@@ -50,18 +50,28 @@ fn field(theme: Theme, label: &str, text: String) -> Line<'static> {
     Line::from(vec![Span::styled(format!("{label:<9}"), theme.label()), Span::raw(text)])
 }
 
-/// Names from the top of the tree down to the node: `Topics.WriteStateData[0].TopicId`.
+/// Names from the top of the tree down to the node, array elements as
+/// indexes: `WriteShareGroupStateRequest.Topics[0].TopicId`.
 pub fn field_path(root: &Node, path: &[usize]) -> String {
     if path.is_empty() {
         return sanitize(&root.name);
     }
-    let mut names = Vec::with_capacity(path.len());
+    let mut out = String::new();
     let mut node = root;
     for &i in path {
-        node = &node.children[i];
-        names.push(sanitize(&node.name));
+        let child = &node.children[i];
+        if child.role == Role::Element {
+            let index = node.children[..i].iter().filter(|c| c.role == Role::Element).count();
+            out.push_str(&format!("[{index}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&sanitize(&child.name));
+        }
+        node = child;
     }
-    names.join(".")
+    out
 }
 
 fn bytes_hex(raw: &[u8]) -> String {
@@ -161,6 +171,24 @@ mod tests {
         let e = encoding(&n, &[0x96, 0x01]).unwrap();
         assert!(e.contains("96 = more 0010110, 01 = last 0000001"), "{e}");
         assert!(e.contains("compact n+1 prefix"), "{e}");
+    }
+
+    #[test]
+    fn paths_index_array_elements() {
+        let mut root = Node::new("Request", "", 0, Region::Frame, Role::Structure);
+        let mut body = Node::new("Body", "struct", 0, Region::RequestBody, Role::Structure);
+        let mut topics = Node::new("Topics", "[]T", 0, Region::RequestBody, Role::Field { decl: 0 });
+        topics.children.push(Node::new("length", "uvarint", 0, Region::RequestBody, Role::Encoding));
+        for i in 0..2 {
+            let mut el = Node::new(format!("T[{i}]"), "T", 1, Region::RequestBody, Role::Element);
+            el.children.push(Node::new("Id", "uuid", 1, Region::RequestBody, Role::Field { decl: 0 }));
+            topics.children.push(el);
+        }
+        body.children.push(topics);
+        root.children.push(body);
+        assert_eq!(field_path(&root, &[0, 0, 2, 0]), "Body.Topics[1].Id");
+        assert_eq!(field_path(&root, &[0, 0, 0]), "Body.Topics.length");
+        assert_eq!(field_path(&root, &[]), "Request");
     }
 
     #[test]
