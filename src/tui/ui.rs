@@ -17,11 +17,11 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use std::collections::HashSet;
 use std::ops::Range;
 
-/// Width of an empty grid, for the layout before any frame exists.
-const EMPTY_GRID_WIDTH: u16 = 72;
+/// Size of the grid pane before any frame exists: room for the paste hint.
+const EMPTY_GRID: (usize, u16) = (2, 72);
 
 pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
-    let (rows, width) = app.frame().map_or((1, EMPTY_GRID_WIDTH), |fv| {
+    let (rows, width) = app.frame().map_or(EMPTY_GRID, |fv| {
         let len = fv.frame.bytes.len();
         (row_count(len), GridGeometry::new(len).width())
     });
