@@ -428,6 +428,8 @@ fn help_overlay_lists_every_key() {
         assert!(has(key, what), "help lacks {key:?} ({what}):\n{}", screen.join("\n"));
     }
     assert_eq!(help::KEYS.len(), expected.len(), "every key in the table is checked here");
+    let (w, h) = help::HelpOverlay::size();
+    assert!(w <= 80 && h <= 24, "the help fits 80x24: {w}x{h}");
     for (key, _) in help::KEYS {
         assert!(has(key, ""), "{key}");
     }

@@ -13,7 +13,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Home End", "start / end of the grid row"),
     ("g G", "first / last byte, line or frame"),
     ("Tab Shift-Tab", "next / previous pane"),
-    ("Enter Space", "expand / collapse the tree line"),
+    ("Enter Space", "expand / collapse (tree); elsewhere the next pane"),
     ("/", "search names, values, hex bytes (`00 55`)"),
     ("n N", "next / previous match"),
     (":", "jump to an offset: 0x1a or 26"),
