@@ -1,7 +1,7 @@
 //! Drawing: lays out the panes, tells the app where they are, renders each
 //! from the app's state. No state changes here beyond the geometry.
 
-use super::app::{App, FrameView, Geometry, Mode};
+use super::app::{App, Focus, FrameView, Geometry, Mode};
 use super::details_view::details_lines;
 use super::frames_view::FramesView;
 use super::grid_view::{row_count, GridGeometry, HexGrid, Layer};
@@ -28,22 +28,20 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
     let p = panes(f.area(), app.frames.len(), rows, width);
     let theme = app.theme;
     let focus = app.focus;
-    let block = |title: Line<'static>, focused: bool, borders: Borders| {
-        Block::new().borders(borders).title(Line::from(Span::styled(title.to_string(), theme.title(focused))))
-    };
+    let block = |title: String, focused: bool, borders: Borders| Block::new().borders(borders).title(Span::styled(title, theme.title(focused)));
     let tree_borders = if p.side_by_side { Borders::TOP | Borders::LEFT } else { Borders::TOP };
-    let frames_block = block(Line::from(format!(" frames ({}) ", app.frames.len())), focus == super::app::Focus::Frames, Borders::TOP);
-    let grid_block = block(Line::from(grid_title(app.frame())), focus == super::app::Focus::Grid, Borders::TOP)
+    let frames_block = block(format!(" frames ({}) ", app.frames.len()), focus == Focus::Frames, Borders::TOP);
+    let grid_block = block(grid_title(app.frame()), focus == Focus::Grid, Borders::TOP)
         .title(Line::from(app.frame().map(|fv| legend(fv, theme)).unwrap_or_default()).right_aligned());
-    let tree_block = block(Line::from(" tree "), focus == super::app::Focus::Tree, tree_borders);
-    let details_block = block(Line::from(" details "), false, Borders::TOP);
+    let tree_block = block(" tree ".into(), focus == Focus::Tree, tree_borders);
+    let details_block = block(" details ".into(), false, Borders::TOP);
     app.set_geometry(Geometry { frames: p.frames.map(|r| frames_block.inner(r)), grid: grid_block.inner(p.grid), tree: tree_block.inner(p.tree) });
     let app = &*app;
     let g = app.geometry;
 
     if let (Some(r), Some(inner)) = (p.frames, g.frames) {
         f.render_widget(frames_block, r);
-        let view = FramesView { frames: &app.frames, current: app.current, top: app.frames_top, focused: focus == super::app::Focus::Frames, theme };
+        let view = FramesView { frames: &app.frames, current: app.current, top: app.frames_top, focused: focus == Focus::Frames, theme };
         f.render_widget(view, inner);
     }
     f.render_widget(grid_block, p.grid);
@@ -56,7 +54,7 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
             f.render_widget(HexGrid { bytes: &fv.frame.bytes, top_row: fv.grid_top, layers: &layers, theme }, g.grid);
             let empty = HashSet::new();
             let hits = app.search.as_ref().map_or(&empty, |s| &s.paths);
-            f.render_widget(TreeView { root: &fv.frame.root, state: &fv.tree, hits, focused: focus == super::app::Focus::Tree, theme }, g.tree);
+            f.render_widget(TreeView { root: &fv.frame.root, state: &fv.tree, hits, focused: focus == Focus::Tree, theme }, g.tree);
             let details = Paragraph::new(details_lines(&fv.frame, fv.tree.selected(), theme)).wrap(Wrap { trim: false });
             f.render_widget(details, details_inner);
         }
