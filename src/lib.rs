@@ -12,3 +12,4 @@ pub mod protocol;
 pub mod records;
 pub mod render;
 pub mod schema;
+pub mod tui;

@@ -1,4 +1,5 @@
 //! `kwire decode`: frames from hex or binary, shown as tree, grid or JSON.
+//! Its input options and reading are shared with `kwire tui`.
 
 use super::exit;
 use clap::{Args, ValueEnum};
@@ -20,8 +21,9 @@ pub enum Format {
     TreeJson,
 }
 
+/// Where the frames come from and how to decode them (`decode` and `tui`).
 #[derive(Args, Debug)]
-pub struct DecodeArgs {
+pub struct InputArgs {
     /// Input file (hex text or binary); `-` or nothing for standard input.
     #[arg(default_value = "-")]
     pub file: String,
@@ -43,14 +45,6 @@ pub struct DecodeArgs {
     /// API version (required for responses; checked against a request's header).
     #[arg(long, value_name = "N")]
     pub version: Option<i16>,
-    #[arg(long, value_enum, default_value_t = Format::Tree)]
-    pub format: Format,
-    /// Same as --format json.
-    #[arg(long)]
-    pub json: bool,
-    /// Show descriptions in full in the tree.
-    #[arg(long)]
-    pub full_docs: bool,
     /// Topic of the records, to decode internal topics' keys and values
     /// (__consumer_offsets, __share_group_state, __transaction_state, __cluster_metadata).
     #[arg(long)]
@@ -60,19 +54,35 @@ pub struct DecodeArgs {
     pub max_decompressed: usize,
 }
 
-pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
+#[derive(Args, Debug)]
+pub struct DecodeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[arg(long, value_enum, default_value_t = Format::Tree)]
+    pub format: Format,
+    /// Same as --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Show descriptions in full in the tree.
+    #[arg(long)]
+    pub full_docs: bool,
+    /// Open the terminal explorer instead of printing (same as `kwire tui`).
+    #[arg(long, conflicts_with_all = ["format", "json", "full_docs"])]
+    pub tui: bool,
+}
+
+/// The decode options the input arguments ask for, checked against the
+/// catalogue. On failure the reason is printed and the exit status returned.
+pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> Result<DecodeOptions, i32> {
     let api_key = match &args.api {
         None => None,
-        Some(a) => match super::resolve_api_or_report(cat, a) {
-            Some(k) => Some(k),
-            None => return exit::FAILURE,
-        },
+        Some(a) => Some(super::resolve_api_or_report(cat, a).ok_or(exit::FAILURE)?),
     };
     let direction = if args.response { Direction::Response } else { Direction::Request };
     if direction == Direction::Response {
         let (Some(k), Some(v)) = (api_key, args.version) else {
             eprintln!("kwire: a response does not name its API or version: give --api NAME and --version N");
-            return exit::FAILURE;
+            return Err(exit::FAILURE);
         };
         let versions = cat.versions(MessageKind::Response, k, release);
         if !versions.contains(&v) {
@@ -81,19 +91,52 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
                 cat.api_name(k).unwrap_or("?"),
                 kwire::decode::frame::compress_versions(&versions)
             );
-            return exit::FAILURE;
+            return Err(exit::FAILURE);
         }
     }
-    let raw = match read_source(&args.file) {
+    Ok(DecodeOptions {
+        direction: Some(direction),
+        api_key,
+        api_version: args.version,
+        release: release.map(str::to_string),
+        topic: args.topic.clone(),
+        max_decompressed: Some(args.max_decompressed),
+    })
+}
+
+/// Read the input file (or standard input) and decode its frames.
+pub fn read_frames(cat: &Catalogue, args: &InputArgs, opts: &DecodeOptions) -> Result<Vec<Frame>, i32> {
+    let raw = read_source(&args.file).map_err(report)?;
+    frames_from(cat, args, raw, opts)
+}
+
+fn frames_from(cat: &Catalogue, args: &InputArgs, raw: Vec<u8>, opts: &DecodeOptions) -> Result<Vec<Frame>, i32> {
+    let kind = if args.binary { InputKind::Binary } else if args.hex { InputKind::Hex } else { InputKind::Auto };
+    let bytes = to_bytes(raw, kind).map_err(report)?;
+    Ok(decode_frames(cat, &bytes, opts))
+}
+
+fn report(e: String) -> i32 {
+    eprintln!("kwire: {e}");
+    exit::FAILURE
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
+    if args.tui {
+        return super::tui_cmd::run(cat, release, &args.input);
+    }
+    let opts = match decode_options(cat, release, &args.input) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
+    let raw = match read_source(&args.input.file) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("kwire: {e}");
-            return exit::FAILURE;
-        }
+        Err(e) => return report(e),
     };
     if kwire::capture::pcap::sniff(&raw).is_some() {
+        // A capture: hand it to `kwire capture` with this command's output options.
         let cap = super::capture_cmd::CaptureArgs {
-            file: args.file.clone(),
+            file: args.input.file.clone(),
             list: false,
             api: None,
             correlation_id: None,
@@ -105,18 +148,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             json: false,
             full_docs: args.full_docs,
         };
-        return super::capture_cmd::run_on(cat, release, &cap, api_key, Box::new(std::io::Cursor::new(raw)));
+        return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, Box::new(std::io::Cursor::new(raw)));
     }
-    let kind = if args.binary { InputKind::Binary } else if args.hex { InputKind::Hex } else { InputKind::Auto };
-    let bytes = match to_bytes(raw, kind) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("kwire: {e}");
-            return exit::FAILURE;
-        }
+    let frames = match frames_from(cat, &args.input, raw, &opts) {
+        Ok(f) => f,
+        Err(status) => return status,
     };
-    let opts = DecodeOptions { direction: Some(direction), api_key, api_version: args.version, release: release.map(str::to_string), topic: args.topic.clone(), max_decompressed: Some(args.max_decompressed) };
-    let frames = decode_frames(cat, &bytes, &opts);
     let format = if args.json { Format::Json } else { args.format };
     let mut out = std::io::stdout().lock();
     let _ = write_frames(&mut out, &frames, format, args.full_docs);

@@ -6,6 +6,7 @@ pub mod decode_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
 pub mod records_cmd;
+pub mod tui_cmd;
 
 use clap::{Parser, Subcommand};
 use kwire::schema::{source::load_definitions, Catalogue};
@@ -29,6 +30,8 @@ pub struct Cli {
 pub enum Command {
     /// Decode frames from hex text or binary into an annotated tree, grid or JSON.
     Decode(decode_cmd::DecodeArgs),
+    /// Explore frames in the terminal: hex grid, object tree and details, in sync.
+    Tui(tui_cmd::TuiArgs),
     /// The smallest legal instance of an API's request and response.
     Example(example_cmd::ExampleArgs),
     /// Encode the JSON of `kwire decode --json` (whole, or just the body) as a frame.
@@ -66,6 +69,7 @@ pub fn run(cli: Cli) -> i32 {
     };
     match cli.command {
         Command::Decode(args) => decode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Tui(args) => tui_cmd::run(&cat, cli.kafka_release.as_deref(), &args.input),
         Command::Example(args) => example_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Encode(args) => encode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

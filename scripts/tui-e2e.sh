@@ -1,0 +1,124 @@
+#!/bin/sh
+# End-to-end check of `kwire tui` in a real terminal (tmux, 100x30): jump to
+# TopicId, read the details pane, paste a second message with bracketed paste,
+# see the frame list, quit, and find the terminal restored; then the same
+# after Ctrl-C and, when KWIRE_PANIC_CMD names a command that panics inside
+# the explorer's terminal mode (tests/tui_e2e.rs passes one), after a panic.
+#
+# Usage: scripts/tui-e2e.sh     (KWIRE_BIN=path/to/kwire skips the build)
+set -eu
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "SKIP: tmux is not installed (apt-get install -y tmux)"
+    exit 0
+fi
+
+cd "$(dirname "$0")/.."
+if [ -z "${KWIRE_BIN:-}" ]; then
+    cargo build --quiet
+    KWIRE_BIN="${CARGO_TARGET_DIR:-target}/debug/kwire"
+fi
+KWIRE_BIN=$(cd "$(dirname "$KWIRE_BIN")" && pwd)/$(basename "$KWIRE_BIN")
+SAMPLE=samples/write-share-group-state-v0-request.hex
+
+# A private tmux server, so that no user configuration or session interferes.
+unset TMUX
+SOCKET="kwire-e2e-$$"
+WORK=$(mktemp -d)
+t() { tmux -L "$SOCKET" -f /dev/null "$@"; }
+trap 't kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT INT TERM
+
+pane() { t capture-pane -p -t e2e; }
+
+fail() {
+    echo "FAIL: $*"
+    echo "--- pane ---"
+    pane || true
+    exit 1
+}
+
+# Poll the pane until it shows the fixed string $1 (up to $2 tenths of a second).
+wait_for() {
+    i=0
+    while [ "$i" -lt "${2:-50}" ]; do
+        if pane | grep -qF -- "$1"; then
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "timed out waiting for: $1"
+}
+
+# tmux's view of the pane's terminal: alternate screen on, mouse reporting on.
+modes() { t display-message -p -t e2e '#{alternate_on} #{mouse_any_flag}'; }
+
+# Run $1 in the pane's shell, then print "<$2> exited <status>".
+run() { t send-keys -t e2e "clear; $1; echo \"$2 exited \$?\"" Enter; }
+
+# The terminal is back to normal: main screen, no mouse reporting, and the
+# line discipline cooked. In a raw terminal Enter would not even end the
+# line (no icrnl, no icanon), so the stty command below would never run.
+check_restored() {
+    [ "$(modes)" = "0 0" ] || fail "$1: alternate screen or mouse reporting left on: $(modes)"
+    rm -f "$WORK/stty"
+    t send-keys -t e2e "stty -a > '$WORK/stty.tmp' && mv '$WORK/stty.tmp' '$WORK/stty'" Enter
+    i=0
+    while [ ! -s "$WORK/stty" ]; do
+        [ "$i" -lt 50 ] || fail "$1: the shell did not run stty afterwards"
+        sleep 0.1
+        i=$((i + 1))
+    done
+    on=$(tr ' ;' '\n\n' < "$WORK/stty" | grep -xE -- '-?(icanon|echo|isig|icrnl|opost)' | tr '\n' ' ')
+    for mode in icanon echo isig icrnl opost; do
+        echo " $on" | grep -qF -- " $mode " || fail "$1: terminal mode $mode is off: $on"
+    done
+    echo "ok: terminal restored after $1 ($on)"
+}
+
+# A plain sh: unlike an interactive bash it does not reset the terminal
+# itself, so stty afterwards shows what kwire left behind.
+t new-session -d -s e2e -x 100 -y 30 "env PS1='$ ' sh"
+
+run "'$KWIRE_BIN' tui $SAMPLE" kwire
+wait_for " hex · 78 B " 100
+[ "$(modes)" = "1 1" ] || fail "explorer not in the alternate screen with mouse reporting: $(modes)"
+
+# Jump to 0x11, the first byte of TopicId.
+t send-keys -t e2e ":"
+t send-keys -t e2e -l "0x11"
+t send-keys -t e2e Enter
+wait_for "offset 0x0011 (17)  length 16"
+pane | grep -qF "path     WriteShareGroupStateRequest.Topics[0].TopicId" || fail "details do not name TopicId"
+pane | grep -qF "TopicId uuid = 00000000-0000-0000-0000-000000000000 [0x0011, 16B]" || fail "tree does not show TopicId"
+echo "ok: details show TopicId at offset 0x0011, length 16"
+
+# Paste a second message the way a terminal does (bracketed paste).
+t set-buffer -b msg -- "$(cat samples/delete-share-group-state-v0-request.hex)"
+t paste-buffer -p -b msg -t e2e
+wait_for " frames (2) "
+wait_for "#2  paste 1 +0x0000  DeleteShareGroupStateRequest message v0  41 B"
+pane | grep -qF "0000  00 00 00 25 00 56" || fail "grid does not show the pasted frame"
+echo "ok: the pasted message is frame #2 in the frame list"
+
+t send-keys -t e2e q
+wait_for "kwire exited 0"
+check_restored q
+
+# Ctrl-C arrives as a key in raw mode: it quits the same way.
+run "'$KWIRE_BIN' decode --tui $SAMPLE" kwire-decode
+wait_for " hex · 78 B " 100
+t send-keys -t e2e C-c
+wait_for "kwire-decode exited 0"
+check_restored Ctrl-C
+
+if [ -n "${KWIRE_PANIC_CMD:-}" ]; then
+    run "$KWIRE_PANIC_CMD" panicker
+    wait_for "panicker exited" 100
+    # The hook restores before the message is printed, so it is on the main screen.
+    pane | grep -qF "deliberate panic" || fail "the panic message was lost in the alternate screen"
+    check_restored panic
+else
+    echo "skip: panic check (set KWIRE_PANIC_CMD; tests/tui_e2e.rs does)"
+fi
+echo "PASS: tui end-to-end"

@@ -1,0 +1,44 @@
+//! `kwire tui`: the terminal explorer over the frames of a file, standard
+//! input, or hex text pasted into it.
+
+use super::decode_cmd::{decode_options, read_frames, InputArgs};
+use super::exit;
+use clap::Args;
+use kwire::schema::Catalogue;
+use kwire::tui::{App, Theme};
+use std::io::IsTerminal;
+
+#[derive(Args, Debug)]
+pub struct TuiArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
+    if !std::io::stdout().is_terminal() {
+        eprintln!("kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files");
+        return exit::FAILURE;
+    }
+    let opts = match decode_options(cat, release, args) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
+    // With no file and nothing piped in there is nothing to read: start empty
+    // and let frames arrive by paste.
+    let frames = if args.file == "-" && std::io::stdin().is_terminal() {
+        Vec::new()
+    } else {
+        match read_frames(cat, args, &opts) {
+            Ok(f) => f,
+            Err(status) => return status,
+        }
+    };
+    let mut app = App::new(cat, opts.release, frames, Theme::from_env());
+    match kwire::tui::run(&mut app) {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("kwire: terminal: {e}");
+            exit::FAILURE
+        }
+    }
+}

@@ -1,0 +1,645 @@
+//! The explorer's state and what every key, click and paste does to it.
+//!
+//! Nothing here draws: `ui` reads this state and reports back where the panes
+//! were ([`Geometry`]), which paging and mouse clicks need.
+
+use super::grid_view::{row_count, GridGeometry};
+use super::search::Search;
+use super::theme::Theme;
+use super::tree_state::TreeState;
+use super::tree_view::marker_x;
+use crate::decode::{decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region};
+use crate::input::hex_text::parse_hex_text;
+use crate::render::escape::sanitize;
+use crate::render::grid::ROW;
+use crate::render::regions::byte_regions;
+use crate::schema::{Catalogue, MessageKind};
+use bytes::Bytes;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+use std::ops::Range;
+
+/// Lines a mouse wheel notch scrolls.
+const WHEEL_LINES: usize = 3;
+
+/// One frame with everything its panes need, computed once per decode.
+pub struct FrameView {
+    pub frame: Frame,
+    /// Where it came from: `input` or `paste 2`.
+    pub source: String,
+    /// The region of every byte (deepest node wins).
+    pub regions: Vec<Option<Region>>,
+    /// The regions that occur, in legend order.
+    pub legend: Vec<Region>,
+    /// Bytes where decoding failed.
+    pub errors: Vec<Range<usize>>,
+    pub tree: TreeState,
+    /// The grid cursor: a byte offset within the frame.
+    pub cursor: usize,
+    /// First grid row on screen.
+    pub grid_top: usize,
+}
+
+impl FrameView {
+    pub fn new(frame: Frame, source: impl Into<String>) -> FrameView {
+        let regions = byte_regions(&frame.root, frame.bytes.len());
+        let legend = Region::ALL.into_iter().filter(|r| regions.contains(&Some(*r))).collect();
+        let errors = error_ranges(&frame);
+        let mut tree = TreeState::new(&frame.root);
+        tree.select(&frame.root, &frame.root.path_at(0));
+        FrameView { frame, source: source.into(), regions, legend, errors, tree, cursor: 0, grid_top: 0 }
+    }
+
+    pub fn selected_node(&self) -> &Node {
+        self.frame.root.at_path(self.tree.selected()).unwrap_or(&self.frame.root)
+    }
+
+    /// The cursor's byte.
+    pub fn cursor_range(&self) -> Range<usize> {
+        self.cursor..self.cursor + 1
+    }
+
+    /// The selected node's bytes, within the frame.
+    pub fn selection(&self) -> Range<usize> {
+        let n = self.selected_node();
+        let len = self.frame.bytes.len();
+        n.offset.min(len)..n.end().min(len)
+    }
+}
+
+/// From the offset where decoding stopped to the end of each node marked with
+/// an error (the whole node when the offset lies outside it).
+fn error_ranges(frame: &Frame) -> Vec<Range<usize>> {
+    let len = frame.bytes.len();
+    let at = frame.error.as_ref().map(|e| e.offset);
+    let mut out = Vec::new();
+    frame.root.walk(&mut |n, _| {
+        if n.error.is_some() {
+            let start = at.filter(|a| (n.offset..n.end()).contains(a)).unwrap_or(n.offset);
+            out.push(start.min(len)..n.end().min(len));
+        }
+    });
+    out.retain(|r| !r.is_empty());
+    if let (true, Some(a)) = (out.is_empty(), at) {
+        if a < len {
+            out.push(a..a + 1);
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Frames,
+    Grid,
+    Tree,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `/`: search.
+    Search,
+    /// `:`: jump to an offset.
+    Jump,
+    /// `v`: decode the frame again as another API/version.
+    Decode,
+}
+
+impl PromptKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            PromptKind::Search => "/",
+            PromptKind::Jump => ":",
+            PromptKind::Decode => "decode as (API VERSION for a response, or `request`): ",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    Prompt(Prompt),
+    Help,
+}
+
+/// A message for the status line until the next key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub error: bool,
+}
+
+/// Content areas of the panes at the last draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Geometry {
+    pub frames: Option<Rect>,
+    pub grid: Rect,
+    pub tree: Rect,
+}
+
+pub struct App<'a> {
+    cat: &'a Catalogue,
+    release: Option<String>,
+    pub frames: Vec<FrameView>,
+    pub current: usize,
+    pub focus: Focus,
+    pub mode: Mode,
+    /// The search over the current frame.
+    pub search: Option<Search>,
+    pub status: Option<Status>,
+    pub theme: Theme,
+    pub geometry: Geometry,
+    /// First line of the frame list on screen.
+    pub frames_top: usize,
+    pastes: usize,
+    pub quit: bool,
+}
+
+impl<'a> App<'a> {
+    pub fn new(cat: &'a Catalogue, release: Option<String>, frames: Vec<Frame>, theme: Theme) -> App<'a> {
+        let mut app = App {
+            cat,
+            release,
+            frames: frames.into_iter().map(|f| FrameView::new(f, "input")).collect(),
+            current: 0,
+            focus: Focus::Grid,
+            mode: Mode::Normal,
+            search: None,
+            status: None,
+            theme,
+            geometry: Geometry::default(),
+            frames_top: 0,
+            pastes: 0,
+            quit: false,
+        };
+        if app.frames.is_empty() {
+            app.info("no frames yet: paste hex text to decode it (? for keys)");
+        }
+        app
+    }
+
+    pub fn frame(&self) -> Option<&FrameView> {
+        self.frames.get(self.current)
+    }
+
+    fn frame_mut(&mut self) -> Option<&mut FrameView> {
+        self.frames.get_mut(self.current)
+    }
+
+    fn info(&mut self, text: impl Into<String>) {
+        self.status = Some(Status { text: text.into(), error: false });
+    }
+
+    fn fail(&mut self, text: impl Into<String>) {
+        self.status = Some(Status { text: text.into(), error: true });
+    }
+
+    /// Record where the panes are; after a resize, bring the selection back into view.
+    pub fn set_geometry(&mut self, g: Geometry) {
+        if g != self.geometry {
+            self.geometry = g;
+            self.scroll_to_selection();
+        }
+    }
+
+    fn grid_height(&self) -> usize {
+        usize::from(self.geometry.grid.height).max(1)
+    }
+
+    fn tree_height(&self) -> usize {
+        usize::from(self.geometry.tree.height).max(1)
+    }
+
+    /// The panes Tab cycles through: the frame list only when it is shown.
+    fn focus_order(&self) -> Vec<Focus> {
+        let mut v = Vec::new();
+        if self.frames.len() > 1 {
+            v.push(Focus::Frames);
+        }
+        v.extend([Focus::Grid, Focus::Tree]);
+        v
+    }
+
+    // ---- selection and its two-way sync -------------------------------------------------
+
+    /// Grid → tree: put the cursor on a byte and select the deepest node there.
+    pub fn move_cursor(&mut self, byte: usize) {
+        let Some(fv) = self.frame_mut() else { return };
+        let Some(last) = fv.frame.bytes.len().checked_sub(1) else { return };
+        fv.cursor = byte.min(last);
+        let path = fv.frame.root.path_at(fv.cursor);
+        fv.tree.select(&fv.frame.root, &path);
+        let cursor = fv.cursor_range();
+        self.reveal(cursor);
+    }
+
+    /// Tree → grid: select a node, put the cursor on its first byte and show its bytes.
+    pub fn select_path(&mut self, path: &[usize]) {
+        let Some(fv) = self.frame_mut() else { return };
+        if fv.frame.root.at_path(path).is_some() {
+            fv.tree.select(&fv.frame.root, path);
+            self.after_tree_selection();
+        }
+    }
+
+    fn after_tree_selection(&mut self) {
+        let Some(fv) = self.frame_mut() else { return };
+        let sel = fv.selection();
+        fv.cursor = sel.start.min(fv.frame.bytes.len().saturating_sub(1));
+        self.reveal(sel);
+    }
+
+    /// Scroll the grid to show `bytes` and the tree to show its selection.
+    fn reveal(&mut self, bytes: Range<usize>) {
+        let (gh, th) = (self.grid_height(), self.tree_height());
+        let Some(fv) = self.frame_mut() else { return };
+        fv.grid_top = scroll_to(fv.grid_top, grid_rows(bytes), gh, row_count(fv.frame.bytes.len()));
+        fv.tree.scroll_to_selection(th);
+    }
+
+    /// After a resize or a change of frame: the current frame and selection in view.
+    fn scroll_to_selection(&mut self) {
+        let frames_h = self.geometry.frames.map_or(1, |r| usize::from(r.height).max(1));
+        self.frames_top = scroll_to(self.frames_top, self.current..self.current + 1, frames_h, self.frames.len());
+        if let Some(sel) = self.frame().map(FrameView::selection) {
+            self.reveal(sel);
+        }
+    }
+
+    pub fn select_frame(&mut self, i: usize) {
+        if i >= self.frames.len() {
+            return;
+        }
+        self.current = i;
+        self.refresh_search();
+        self.scroll_to_selection();
+    }
+
+    fn refresh_search(&mut self) {
+        let query = self.search.as_ref().map(|s| s.query.clone());
+        self.search = match (query, self.frames.get(self.current)) {
+            (Some(q), Some(fv)) => Some(Search::new(&fv.frame.root, &fv.frame.bytes, &q)),
+            _ => None,
+        };
+    }
+
+    // ---- keys ---------------------------------------------------------------------------
+
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        // Raw mode delivers Ctrl-C as a key, not a signal.
+        if key.modifiers.contains(KeyModifiers::CONTROL) && matches!(key.code, KeyCode::Char('c' | 'C')) {
+            self.quit = true;
+            return;
+        }
+        match &self.mode {
+            Mode::Help => {
+                if matches!(key.code, KeyCode::Esc | KeyCode::Char('?' | 'q') | KeyCode::Enter) {
+                    self.mode = Mode::Normal;
+                }
+                return;
+            }
+            Mode::Prompt(_) => return self.prompt_key(key),
+            Mode::Normal => {}
+        }
+        self.status = None;
+        match key.code {
+            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('?') => self.mode = Mode::Help,
+            KeyCode::Tab | KeyCode::BackTab => {
+                let order = self.focus_order();
+                let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
+                let step = if key.code == KeyCode::Tab { 1 } else { order.len() - 1 };
+                self.focus = order[(i + step) % order.len()];
+            }
+            KeyCode::Char('/') => self.open_prompt(PromptKind::Search, String::new()),
+            KeyCode::Char(':') => self.open_prompt(PromptKind::Jump, String::new()),
+            KeyCode::Char('v') => {
+                let text = self.frame().map(|fv| self.describe_api(&fv.frame)).unwrap_or_default();
+                self.open_prompt(PromptKind::Decode, text);
+            }
+            KeyCode::Char('n') => self.search_step(true),
+            KeyCode::Char('N') => self.search_step(false),
+            KeyCode::Char('[') => self.select_frame(self.current.saturating_sub(1)),
+            KeyCode::Char(']') => self.select_frame(self.current + 1),
+            KeyCode::Esc => self.search = None,
+            _ => match self.focus {
+                Focus::Frames => self.frames_key(key.code),
+                Focus::Grid => self.grid_key(key.code),
+                Focus::Tree => self.tree_key(key.code),
+            },
+        }
+    }
+
+    /// `API VERSION` of a frame, to start the `v` prompt from.
+    fn describe_api(&self, f: &Frame) -> String {
+        match (f.api_key, f.api_version) {
+            (Some(k), Some(v)) => format!("{} {v}", self.cat.api_name(k).unwrap_or(&k.to_string())),
+            _ => String::new(),
+        }
+    }
+
+    fn open_prompt(&mut self, kind: PromptKind, text: String) {
+        if kind != PromptKind::Decode || !self.frames.is_empty() {
+            self.mode = Mode::Prompt(Prompt { kind, text });
+        }
+    }
+
+    fn grid_key(&mut self, code: KeyCode) {
+        let Some(fv) = self.frame() else { return };
+        let (c, last) = (fv.cursor, fv.frame.bytes.len().saturating_sub(1));
+        let page = self.grid_height() * ROW;
+        let to = match code {
+            KeyCode::Left | KeyCode::Char('h') => c.saturating_sub(1),
+            KeyCode::Right | KeyCode::Char('l') => c + 1,
+            KeyCode::Up | KeyCode::Char('k') => c.checked_sub(ROW).unwrap_or(c),
+            KeyCode::Down | KeyCode::Char('j') => c + ROW,
+            KeyCode::PageUp => c.saturating_sub(page),
+            KeyCode::PageDown => c + page,
+            KeyCode::Home => c - c % ROW,
+            KeyCode::End => c - c % ROW + ROW - 1,
+            KeyCode::Char('g') => 0,
+            KeyCode::Char('G') => last,
+            KeyCode::Enter | KeyCode::Char(' ') => {
+                self.focus = Focus::Tree;
+                return;
+            }
+            _ => return,
+        };
+        self.move_cursor(to.min(last));
+    }
+
+    fn tree_key(&mut self, code: KeyCode) {
+        let page = self.tree_height();
+        let Some(fv) = self.frame_mut() else { return };
+        let root = &fv.frame.root;
+        let row = fv.tree.selected_row();
+        let last = fv.tree.rows().len().saturating_sub(1);
+        let path = fv.tree.selected().to_vec();
+        let has_children = root.at_path(&path).is_some_and(|n| !n.children.is_empty());
+        let open = fv.tree.is_expanded(&path);
+        match code {
+            KeyCode::Up | KeyCode::Char('k') => fv.tree.select_row(row.saturating_sub(1)),
+            KeyCode::Down | KeyCode::Char('j') => fv.tree.select_row((row + 1).min(last)),
+            KeyCode::PageUp => fv.tree.select_row(row.saturating_sub(page)),
+            KeyCode::PageDown => fv.tree.select_row((row + page).min(last)),
+            KeyCode::Char('g') | KeyCode::Home => fv.tree.select_row(0),
+            KeyCode::Char('G') | KeyCode::End => fv.tree.select_row(last),
+            KeyCode::Enter | KeyCode::Char(' ') if has_children => fv.tree.toggle(root, &path),
+            KeyCode::Left | KeyCode::Char('h') if open && has_children => fv.tree.set_expanded(root, &path, false),
+            KeyCode::Left | KeyCode::Char('h') if !path.is_empty() => fv.tree.select(root, &path[..path.len() - 1]),
+            KeyCode::Right | KeyCode::Char('l') if has_children && !open => fv.tree.set_expanded(root, &path, true),
+            KeyCode::Right | KeyCode::Char('l') if has_children => fv.tree.select_row(row + 1),
+            _ => return,
+        }
+        self.after_tree_selection();
+    }
+
+    fn frames_key(&mut self, code: KeyCode) {
+        let last = self.frames.len().saturating_sub(1);
+        let to = match code {
+            KeyCode::Up | KeyCode::Char('k') => self.current.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => self.current + 1,
+            KeyCode::Char('g') | KeyCode::Home => 0,
+            KeyCode::Char('G') | KeyCode::End => last,
+            KeyCode::Enter | KeyCode::Char(' ') => {
+                self.focus = Focus::Grid;
+                return;
+            }
+            _ => return,
+        };
+        self.select_frame(to.min(last));
+    }
+
+    // ---- prompts ------------------------------------------------------------------------
+
+    fn prompt_key(&mut self, key: KeyEvent) {
+        let Mode::Prompt(p) = &mut self.mode else { return };
+        match key.code {
+            KeyCode::Esc => self.mode = Mode::Normal,
+            KeyCode::Backspace => {
+                p.text.pop();
+            }
+            KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => p.text.clear(),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => p.text.push(c),
+            KeyCode::Enter => {
+                let p = p.clone();
+                self.mode = Mode::Normal;
+                self.submit(p);
+            }
+            _ => {}
+        }
+    }
+
+    fn submit(&mut self, p: Prompt) {
+        match p.kind {
+            PromptKind::Search => self.start_search(p.text.trim()),
+            PromptKind::Jump => match (parse_offset(&p.text), self.frame().map(|f| f.frame.bytes.len())) {
+                (Some(at), Some(len)) if at < len => {
+                    self.focus = Focus::Grid;
+                    self.move_cursor(at);
+                }
+                (Some(at), Some(len)) => self.fail(format!("offset 0x{at:x} is past the frame's {len} bytes")),
+                (None, _) => self.fail(format!("not an offset: {} (use 0x1a or 26)", sanitize(&p.text))),
+                (_, None) => {}
+            },
+            PromptKind::Decode => self.redecode(&p.text),
+        }
+    }
+
+    pub fn start_search(&mut self, query: &str) {
+        let Some(fv) = self.frame() else { return };
+        if query.is_empty() {
+            self.search = None;
+            return;
+        }
+        self.search = Some(Search::new(&fv.frame.root, &fv.frame.bytes, query));
+        self.search_step(true);
+    }
+
+    fn search_step(&mut self, forward: bool) {
+        let Some(cursor) = self.frame().map(|f| f.cursor) else { return };
+        let Some(s) = self.search.as_mut() else {
+            return self.fail("no search: press / first");
+        };
+        let query = sanitize(&s.query);
+        let Some(hit) = s.next(cursor, forward).cloned() else {
+            return self.fail(format!("no match for {query}"));
+        };
+        let (i, n) = (s.current.unwrap_or(0) + 1, s.hits.len());
+        match hit.path {
+            Some(p) => self.select_path(&p),
+            None => {
+                self.move_cursor(hit.range.start);
+                self.reveal(hit.range);
+            }
+        }
+        self.info(format!("match {i} of {n} for {query}"));
+    }
+
+    /// `v`: decode the current frame's bytes again, as a request or as the
+    /// response of the API and version typed.
+    fn redecode(&mut self, text: &str) {
+        let opts = match self.decode_options(text) {
+            Ok(o) => o,
+            Err(e) => return self.fail(e),
+        };
+        let Some(fv) = self.frame() else { return };
+        let frame = decode_frame(self.cat, fv.frame.bytes.clone(), fv.frame.input_offset, &opts);
+        let source = fv.source.clone();
+        let what = format!("decoded again as {}", sanitize(&crate::render::text_tree::label(&frame.root)));
+        self.frames[self.current] = FrameView::new(frame, source);
+        self.refresh_search();
+        self.scroll_to_selection();
+        self.info(what);
+    }
+
+    fn decode_options(&self, text: &str) -> Result<DecodeOptions, String> {
+        let release = self.release.clone();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.as_slice() {
+            ["request" | "req"] => Ok(DecodeOptions { direction: Some(Direction::Request), release, ..Default::default() }),
+            [api, version] => {
+                let key = self.cat.resolve_api(api).ok_or_else(|| format!("unknown API {}", sanitize(api)))?;
+                let v: i16 = version.parse().map_err(|_| format!("not a version: {}", sanitize(version)))?;
+                let valid = self.cat.versions(MessageKind::Response, key, release.as_deref());
+                if !valid.contains(&v) {
+                    let name = self.cat.api_name(key).unwrap_or("?");
+                    return Err(format!("{name} has no response version {v}; valid: {}", crate::decode::frame::compress_versions(&valid)));
+                }
+                Ok(DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(v), release, ..Default::default() })
+            }
+            _ => Err("type `API VERSION` to decode a response, or `request`".into()),
+        }
+    }
+
+    // ---- paste and mouse ----------------------------------------------------------------
+
+    /// Bracketed paste: into an open prompt, or hex text that becomes new frames.
+    pub fn on_paste(&mut self, text: &str) {
+        if let Mode::Prompt(p) = &mut self.mode {
+            p.text.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
+            return;
+        }
+        self.mode = Mode::Normal;
+        let bytes = match parse_hex_text(text) {
+            Ok(b) if b.is_empty() => return self.fail("the paste holds no bytes"),
+            Ok(b) => Bytes::from(b),
+            Err(e) => return self.fail(format!("the paste is not hex: {}", sanitize(&e.to_string()))),
+        };
+        let opts = DecodeOptions { direction: Some(Direction::Request), release: self.release.clone(), ..Default::default() };
+        let frames = decode_frames(self.cat, &bytes, &opts);
+        self.pastes += 1;
+        let first = self.frames.len();
+        let count = frames.len();
+        let source = format!("paste {}", self.pastes);
+        self.frames.extend(frames.into_iter().map(|f| FrameView::new(f, source.clone())));
+        self.select_frame(first);
+        self.info(format!("{source}: {} bytes, {count} frame(s) decoded as requests (v to change)", bytes.len()));
+    }
+
+    pub fn on_mouse(&mut self, m: MouseEvent) {
+        if self.mode != Mode::Normal {
+            return;
+        }
+        let at = Position::new(m.column, m.row);
+        let g = self.geometry;
+        let over_frames = g.frames.filter(|r| r.contains(at));
+        match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                if let Some(r) = over_frames {
+                    self.focus = Focus::Frames;
+                    self.select_frame(self.frames_top + usize::from(at.y - r.y));
+                } else if g.grid.contains(at) {
+                    self.click_grid(at);
+                } else if g.tree.contains(at) {
+                    self.click_tree(at);
+                }
+            }
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let down = m.kind == MouseEventKind::ScrollDown;
+                if let Some(r) = over_frames {
+                    let max = self.frames.len().saturating_sub(usize::from(r.height));
+                    self.frames_top = if down { (self.frames_top + 1).min(max) } else { self.frames_top.saturating_sub(1) };
+                } else if g.grid.contains(at) {
+                    let h = self.grid_height();
+                    if let Some(fv) = self.frame_mut() {
+                        let max = row_count(fv.frame.bytes.len()).saturating_sub(h);
+                        fv.grid_top = if down { (fv.grid_top + WHEEL_LINES).min(max) } else { fv.grid_top.saturating_sub(WHEEL_LINES) };
+                    }
+                } else if g.tree.contains(at) {
+                    let h = self.tree_height();
+                    if let Some(fv) = self.frame_mut() {
+                        fv.tree.scroll_by(if down { WHEEL_LINES as isize } else { -(WHEEL_LINES as isize) }, h);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn click_grid(&mut self, at: Position) {
+        let Some(fv) = self.frame() else { return };
+        let geo = GridGeometry::new(fv.frame.bytes.len());
+        let Some(col) = geo.column_at(at.x - self.geometry.grid.x) else { return };
+        let byte = (fv.grid_top + usize::from(at.y - self.geometry.grid.y)) * ROW + col;
+        if byte < fv.frame.bytes.len() {
+            self.focus = Focus::Grid;
+            self.move_cursor(byte);
+        }
+    }
+
+    fn click_tree(&mut self, at: Position) {
+        let (x, y) = (at.x - self.geometry.tree.x, usize::from(at.y - self.geometry.tree.y));
+        self.focus = Focus::Tree;
+        let Some(fv) = self.frame_mut() else { return };
+        let i = fv.tree.top + y;
+        let Some(row) = fv.tree.rows().get(i).cloned() else { return };
+        fv.tree.select_row(i);
+        let m = marker_x(&row);
+        if row.has_children && (m..m + 2).contains(&x) {
+            fv.tree.toggle(&fv.frame.root, &row.path);
+        }
+        self.after_tree_selection();
+    }
+}
+
+/// `0x1a` (hex) or `26` (decimal).
+pub fn parse_offset(text: &str) -> Option<usize> {
+    let t = text.trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => usize::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+/// Grid rows that hold the bytes of `range` (at least one row).
+fn grid_rows(range: Range<usize>) -> Range<usize> {
+    range.start / ROW..range.end.max(range.start + 1).div_ceil(ROW)
+}
+
+/// The first line on screen after scrolling as little as possible to show
+/// `lines` (`height` lines a screen, `total` in all); their start wins when
+/// they do not all fit.
+fn scroll_to(top: usize, lines: Range<usize>, height: usize, total: usize) -> usize {
+    let top = if lines.start < top {
+        lines.start
+    } else if lines.end > top + height {
+        if lines.len() <= height {
+            lines.end - height
+        } else {
+            lines.start
+        }
+    } else {
+        top
+    };
+    top.min(total.saturating_sub(height))
+}

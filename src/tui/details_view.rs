@@ -1,0 +1,202 @@
+//! The details pane: everything known about the selected node, in words.
+
+use super::theme::Theme;
+use crate::decode::{Frame, Node, Role, Value};
+use crate::render::escape::sanitize;
+use crate::render::values::value_text;
+use ratatui::text::{Line, Span};
+
+/// Raw bytes beyond this many are summarised.
+const SHOWN_BYTES: usize = 48;
+
+/// The lines for the node at `path` of `frame`.
+pub fn details_lines(frame: &Frame, path: &[usize], theme: Theme) -> Vec<Line<'static>> {
+    let Some(node) = frame.root.at_path(path) else { return Vec::new() };
+    let raw = frame.bytes.get(node.offset..node.end().min(frame.bytes.len())).unwrap_or(&[]);
+    let ty = if node.ty.is_empty() { "-".into() } else { sanitize(&node.ty) };
+    // Most telling first: small terminals show only the first few lines.
+    let mut lines = vec![field(theme, "path", field_path(&frame.root, path))];
+    if let Some(e) = &node.error {
+        lines.push(error_line(theme, sanitize(e)));
+    }
+    lines.push(field(theme, "type", format!("{ty}  offset 0x{:04x} ({})  length {}", node.offset, node.offset, node.len)));
+    let value = [value_text(node), node.note.as_deref().map(sanitize)].into_iter().flatten().collect::<Vec<_>>();
+    if !value.is_empty() {
+        lines.push(field(theme, "value", value.join(" ")));
+    }
+    lines.push(field(theme, "bytes", bytes_hex(raw)));
+    if let Some(e) = encoding(node, raw) {
+        lines.push(field(theme, "encoding", e));
+    }
+    if let Some(doc) = &node.doc {
+        lines.push(field(theme, "about", sanitize(doc)));
+    }
+    if path.is_empty() {
+        for w in &frame.warnings {
+            lines.push(field(theme, "warning", sanitize(w)));
+        }
+        if let Some(e) = &frame.error {
+            lines.push(error_line(theme, sanitize(&e.to_string())));
+        }
+    }
+    lines
+}
+
+fn error_line(theme: Theme, text: String) -> Line<'static> {
+    Line::from(vec![Span::styled(format!("{:<9}", "error"), theme.error_text()), Span::styled(text, theme.error_text())])
+}
+
+fn field(theme: Theme, label: &str, text: String) -> Line<'static> {
+    Line::from(vec![Span::styled(format!("{label:<9}"), theme.label()), Span::raw(text)])
+}
+
+/// Names from the top of the tree down to the node, array elements as
+/// indexes: `WriteShareGroupStateRequest.Topics[0].TopicId`.
+pub fn field_path(root: &Node, path: &[usize]) -> String {
+    if path.is_empty() {
+        return sanitize(&root.name);
+    }
+    let mut out = String::new();
+    let mut node = root;
+    for &i in path {
+        let child = &node.children[i];
+        if child.role == Role::Element {
+            let index = node.children[..i].iter().filter(|c| c.role == Role::Element).count();
+            out.push_str(&format!("[{index}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&sanitize(&child.name));
+        }
+        node = child;
+    }
+    out
+}
+
+fn bytes_hex(raw: &[u8]) -> String {
+    if raw.is_empty() {
+        return "(none)".into();
+    }
+    let shown: Vec<String> = raw.iter().take(SHOWN_BYTES).map(|b| format!("{b:02x}")).collect();
+    let more = raw.len().saturating_sub(SHOWN_BYTES);
+    if more > 0 {
+        format!("{} … (+{more} bytes)", shown.join(" "))
+    } else {
+        shown.join(" ")
+    }
+}
+
+/// How the node's bytes encode its value: varint groups, length prefixes, widths.
+pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
+    let ty = node.ty.as_str();
+    let note = node.note.as_deref().unwrap_or("");
+    let mut text = match ty {
+        "uvarint" | "varint" | "uvarlong" | "varlong" => Some(varint(ty, raw)),
+        "int8" => Some("1 byte, two's complement".into()),
+        "int16" | "int32" | "int64" => Some(format!("{} bytes, big-endian two's complement", raw.len())),
+        "uint16" | "uint32" => Some(format!("{} bytes, big-endian unsigned", raw.len())),
+        "float64" => Some("8 bytes, IEEE 754 double, big-endian".into()),
+        "bool" => Some("1 byte: 00 false, 01 true".into()),
+        "uuid" => Some("16 bytes, as is (shown hyphenated)".into()),
+        _ if ty.starts_with("[]") => Some(array_prefix(node)),
+        _ => length_prefix(node, note),
+    };
+    let extra = match node.role {
+        Role::TaggedSection => Some("then each tagged field: uvarint tag, uvarint size, size bytes"),
+        Role::TaggedEntry { .. } => Some("uvarint tag, uvarint size, then size bytes of the field"),
+        _ if note.contains("compact, n+1") => Some("compact n+1 prefix: n = value - 1 elements, 0 = null"),
+        _ if matches!(node.value, Value::Struct(true)) => Some("its fields in declaration order, no prefix of its own"),
+        _ => None,
+    };
+    if let Some(extra) = extra {
+        text = Some(match text {
+            Some(t) => format!("{t}; {extra}"),
+            None => extra.to_string(),
+        });
+    }
+    text
+}
+
+/// A varint's bytes: 7 bits each, least significant group first, high bit = more.
+fn varint(ty: &str, raw: &[u8]) -> String {
+    let groups: Vec<String> = raw
+        .iter()
+        .map(|b| format!("{b:02x} = {} {:07b}", if b & 0x80 != 0 { "more" } else { "last" }, b & 0x7f))
+        .collect();
+    let zigzag = if ty.starts_with('u') { "" } else { "; zigzag: (u >> 1) ^ -(u & 1)" };
+    format!("varint, 7 bits a byte, low group first: {}{zigzag}", groups.join(", "))
+}
+
+fn array_prefix(node: &Node) -> String {
+    match node.children.first() {
+        Some(c) if c.name == "length" && c.ty == "uvarint" => "compact array: uvarint n+1 prefix (0 = null), then the elements".into(),
+        Some(c) if c.name == "length" => format!("{} count prefix (-1 = null), then the elements", sanitize(&c.ty)),
+        _ => "the elements".into(),
+    }
+}
+
+/// Strings and bytes: the length prefix the decoder noted, and its bytes.
+fn length_prefix(node: &Node, note: &str) -> Option<String> {
+    let payload = match &node.value {
+        Value::Str(Some(s)) => s.len(),
+        Value::InvalidUtf8(b) => b.len(),
+        Value::Bytes(Some(b)) => b.len(),
+        Value::Str(None) | Value::Bytes(None) => 0,
+        _ => return None,
+    };
+    let prefix = node.len.checked_sub(payload)?;
+    let kind = if note.starts_with("(compact") {
+        "compact: uvarint length+1 (0 = null)"
+    } else if note.starts_with("(int16") {
+        "int16 length (-1 = null)"
+    } else if note.starts_with("(int32") {
+        "int32 length (-1 = null)"
+    } else {
+        return None;
+    };
+    Some(format!("{kind}; prefix {prefix} byte(s), then {payload} byte(s) of data"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::Region;
+
+    #[test]
+    fn varint_groups_are_spelled_out() {
+        let mut n = Node::new("length", "uvarint", 0, Region::RequestBody, Role::Encoding);
+        n.len = 2;
+        n.note = Some("(compact, n+1)".into());
+        let e = encoding(&n, &[0x96, 0x01]).unwrap();
+        assert!(e.contains("96 = more 0010110, 01 = last 0000001"), "{e}");
+        assert!(e.contains("compact n+1 prefix"), "{e}");
+    }
+
+    #[test]
+    fn paths_index_array_elements() {
+        let mut root = Node::new("Request", "", 0, Region::Frame, Role::Structure);
+        let mut body = Node::new("Body", "struct", 0, Region::RequestBody, Role::Structure);
+        let mut topics = Node::new("Topics", "[]T", 0, Region::RequestBody, Role::Field { decl: 0 });
+        topics.children.push(Node::new("length", "uvarint", 0, Region::RequestBody, Role::Encoding));
+        for i in 0..2 {
+            let mut el = Node::new(format!("T[{i}]"), "T", 1, Region::RequestBody, Role::Element);
+            el.children.push(Node::new("Id", "uuid", 1, Region::RequestBody, Role::Field { decl: 0 }));
+            topics.children.push(el);
+        }
+        body.children.push(topics);
+        root.children.push(body);
+        assert_eq!(field_path(&root, &[0, 0, 2, 0]), "Body.Topics[1].Id");
+        assert_eq!(field_path(&root, &[0, 0, 0]), "Body.Topics.length");
+        assert_eq!(field_path(&root, &[]), "Request");
+    }
+
+    #[test]
+    fn string_prefixes_are_measured() {
+        let mut n = Node::new("GroupId", "string", 0, Region::RequestBody, Role::Field { decl: 0 });
+        n.len = 3;
+        n.value = Value::Str(Some("ab".into()));
+        n.note = Some("(compact, len+1=3)".into());
+        assert_eq!(encoding(&n, b"\x03ab").unwrap(), "compact: uvarint length+1 (0 = null); prefix 1 byte(s), then 2 byte(s) of data");
+    }
+}

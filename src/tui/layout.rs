@@ -1,0 +1,65 @@
+//! Where the panes go: side by side when the terminal is wide enough for the
+//! grid and a useful tree, stacked otherwise (80×24 included).
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+/// Columns the tree needs beside the grid before they go side by side.
+const TREE_MIN_WIDTH: u16 = 50;
+const FRAMES_MAX_LINES: usize = 5;
+
+/// Outer rectangles of the panes (each starts with its title line).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Panes {
+    pub frames: Option<Rect>,
+    pub grid: Rect,
+    pub tree: Rect,
+    pub details: Rect,
+    pub status: Rect,
+    /// The tree is a column to the right of grid and details.
+    pub side_by_side: bool,
+}
+
+/// `grid_rows` and `grid_width` are what the whole frame's grid would take.
+pub fn panes(area: Rect, frame_count: usize, grid_rows: usize, grid_width: u16) -> Panes {
+    let [top, status] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+    let (frames, rest) = if frame_count > 1 {
+        let h = frame_count.min(FRAMES_MAX_LINES) as u16 + 1;
+        let [f, r] = Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(top);
+        (Some(f), r)
+    } else {
+        (None, top)
+    };
+    let grid_need = grid_rows as u16 + 1;
+    if area.width >= grid_width + 1 + TREE_MIN_WIDTH {
+        let [left, tree] = Layout::horizontal([Constraint::Length(grid_width + 1), Constraint::Fill(1)]).areas(rest);
+        let grid_h = grid_need.min(left.height * 3 / 5).max(2);
+        let [grid, details] = Layout::vertical([Constraint::Length(grid_h), Constraint::Fill(1)]).areas(left);
+        return Panes { frames, grid, tree, details, status, side_by_side: true };
+    }
+    let h = rest.height;
+    let details_h = (h / 3).clamp(4, 12);
+    let grid_h = grid_need.min((h * 2 / 5).max(3));
+    let [grid, tree, details] = Layout::vertical([Constraint::Length(grid_h), Constraint::Fill(1), Constraint::Length(details_h)]).areas(rest);
+    Panes { frames, grid, tree, details, status, side_by_side: false }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_terminals_stack_and_large_ones_split() {
+        let p = panes(Rect::new(0, 0, 80, 24), 1, 5, 72);
+        assert!(!p.side_by_side);
+        assert_eq!(p.frames, None);
+        assert_eq!((p.grid.height, p.status.y), (6, 23));
+        assert!(p.tree.height >= 8 && p.details.height >= 4, "{p:?}");
+        assert_eq!(p.grid.height + p.tree.height + p.details.height, 23);
+
+        let p = panes(Rect::new(0, 0, 160, 50), 3, 5, 72);
+        assert!(p.side_by_side);
+        assert_eq!(p.frames.unwrap().height, 4);
+        assert_eq!(p.tree.height, 45);
+        assert_eq!(p.grid.width, 73);
+    }
+}

@@ -1,0 +1,136 @@
+//! Drawing: lays out the panes, tells the app where they are, renders each
+//! from the app's state. No state changes here beyond the geometry.
+
+use super::app::{App, Focus, FrameView, Geometry, Mode};
+use super::details_view::details_lines;
+use super::frames_view::FramesView;
+use super::grid_view::{row_count, GridGeometry, HexGrid, Layer};
+use super::help::HelpOverlay;
+use super::layout::panes;
+use super::theme::Theme;
+use super::tree_view::TreeView;
+use crate::render::escape::sanitize;
+use crate::render::grid::ROW;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use std::collections::HashSet;
+use std::ops::Range;
+
+/// Size of the grid pane before any frame exists: room for the paste hint.
+const EMPTY_GRID: (usize, u16) = (2, 72);
+
+pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
+    let (rows, width) = app.frame().map_or(EMPTY_GRID, |fv| {
+        let len = fv.frame.bytes.len();
+        (row_count(len), GridGeometry::new(len).width())
+    });
+    let p = panes(f.area(), app.frames.len(), rows, width);
+    let theme = app.theme;
+    let focus = app.focus;
+    let block = |title: String, focused: bool, borders: Borders| Block::new().borders(borders).title(Span::styled(title, theme.title(focused)));
+    let tree_borders = if p.side_by_side { Borders::TOP | Borders::LEFT } else { Borders::TOP };
+    let frames_block = block(format!(" frames ({}) ", app.frames.len()), focus == Focus::Frames, Borders::TOP);
+    let grid_block = block(grid_title(app.frame()), focus == Focus::Grid, Borders::TOP)
+        .title(Line::from(app.frame().map(|fv| legend(fv, theme)).unwrap_or_default()).right_aligned());
+    let tree_block = block(" tree ".into(), focus == Focus::Tree, tree_borders);
+    let details_block = block(" details ".into(), false, Borders::TOP);
+    app.set_geometry(Geometry { frames: p.frames.map(|r| frames_block.inner(r)), grid: grid_block.inner(p.grid), tree: tree_block.inner(p.tree) });
+    let app = &*app;
+    let g = app.geometry;
+
+    if let (Some(r), Some(inner)) = (p.frames, g.frames) {
+        f.render_widget(frames_block, r);
+        let view = FramesView { frames: &app.frames, current: app.current, top: app.frames_top, focused: focus == Focus::Frames, theme };
+        f.render_widget(view, inner);
+    }
+    f.render_widget(grid_block, p.grid);
+    f.render_widget(tree_block, p.tree);
+    f.render_widget(details_block.clone(), p.details);
+    let details_inner = details_block.inner(p.details);
+    match app.frame() {
+        Some(fv) => {
+            let layers = grid_layers(app, fv, g.grid);
+            f.render_widget(HexGrid { bytes: &fv.frame.bytes, top_row: fv.grid_top, layers: &layers, theme }, g.grid);
+            let empty = HashSet::new();
+            let hits = app.search.as_ref().map_or(&empty, |s| &s.paths);
+            f.render_widget(TreeView { root: &fv.frame.root, state: &fv.tree, hits, focused: focus == Focus::Tree, theme }, g.tree);
+            let details = Paragraph::new(details_lines(&fv.frame, fv.tree.selected(), theme)).wrap(Wrap { trim: false });
+            f.render_widget(details, details_inner);
+        }
+        None => {
+            let hint = "Paste hex text (the terminal's paste) to decode it as a request. ? lists the keys, q quits.";
+            f.render_widget(Paragraph::new(hint).wrap(Wrap { trim: true }), g.grid);
+        }
+    }
+    draw_status(f, app, p.status);
+    if app.mode == Mode::Help {
+        f.render_widget(HelpOverlay { theme }, f.area());
+    }
+}
+
+fn grid_title(fv: Option<&FrameView>) -> String {
+    match fv {
+        Some(fv) => format!(" hex · {} B ", fv.frame.bytes.len()),
+        None => " hex ".into(),
+    }
+}
+
+/// The regions present in the frame, each in its own style.
+fn legend(fv: &FrameView, theme: Theme) -> Vec<Span<'static>> {
+    let mut spans: Vec<Span> = Vec::new();
+    for r in &fv.legend {
+        spans.push(Span::styled(format!(" {} ", r.label()), theme.region(*r)));
+        spans.push(Span::raw(" "));
+    }
+    if !fv.errors.is_empty() {
+        spans.push(Span::styled(" error ", theme.error()));
+    }
+    spans
+}
+
+/// Base region colours, then search hits, errors, the selection and the
+/// cursor; ranges are cut to the rows on screen.
+fn grid_layers<'a>(app: &App, fv: &'a FrameView, area: Rect) -> Vec<Layer<'a>> {
+    let window = fv.grid_top * ROW..(fv.grid_top + usize::from(area.height)) * ROW;
+    let visible = |rs: &mut dyn Iterator<Item = Range<usize>>| -> Vec<Range<usize>> {
+        rs.filter(|r| r.start < window.end && r.end > window.start).collect()
+    };
+    let hits = app.search.as_ref().map(|s| visible(&mut s.hits.iter().map(|h| h.range.clone()))).unwrap_or_default();
+    vec![
+        Layer::Regions(&fv.regions),
+        Layer::Ranges(hits, app.theme.hit()),
+        Layer::Ranges(visible(&mut fv.errors.iter().cloned()), app.theme.error()),
+        Layer::Ranges(vec![fv.selection()], app.theme.selection()),
+        Layer::Ranges(vec![fv.cursor_range()], app.theme.cursor()),
+    ]
+}
+
+fn draw_status(f: &mut ratatui::Frame, app: &App, area: Rect) {
+    let theme = app.theme;
+    let line = match (&app.mode, &app.status, app.frame()) {
+        (Mode::Prompt(p), _, _) => {
+            let text = format!("{}{}", p.kind.label(), sanitize(&p.text));
+            let x = area.x + (text.chars().count() as u16).min(area.width.saturating_sub(1));
+            f.set_cursor_position((x, area.y));
+            Line::from(text)
+        }
+        (_, Some(s), _) => Line::from(Span::styled(s.text.clone(), if s.error { theme.error_text() } else { ratatui::style::Style::new() })),
+        (_, None, Some(fv)) => {
+            let mut spans = Vec::new();
+            if let Some(e) = &fv.frame.error {
+                spans.push(Span::styled(format!("✗ {} ", sanitize(&e.to_string())), theme.error_text()));
+            }
+            spans.push(Span::raw(format!(
+                "frame {}/{} ({}) · byte 0x{:04x} · / search · : jump · ? keys · q quit",
+                app.current + 1,
+                app.frames.len(),
+                fv.source,
+                fv.cursor
+            )));
+            Line::from(spans)
+        }
+        (_, None, None) => Line::from("? keys · q quit"),
+    };
+    f.render_widget(Paragraph::new(line), area);
+}

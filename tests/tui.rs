@@ -1,0 +1,513 @@
+//! The terminal explorer on ratatui's TestBackend: grid text and colours,
+//! grid ⇄ tree sync, keys, paste, re-decoding, errors, layout and help.
+
+use bytes::Bytes;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use kwire::decode::{decode_frames, DecodeOptions, Frame, Region};
+use kwire::input::hex_text::parse_hex_text;
+use kwire::schema::Catalogue;
+use kwire::tui::app::{Focus, Mode};
+use kwire::tui::grid_view::{GridGeometry, HexGrid, Layer};
+use kwire::tui::{help, ui, App, Theme};
+use ratatui::backend::TestBackend;
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+use ratatui::widgets::Widget;
+use ratatui::Terminal;
+
+const REQUEST: &str = "samples/write-share-group-state-v0-request.hex";
+const OTHER_REQUEST: &str = "samples/delete-share-group-state-v0-request.hex";
+const RESPONSE: &str = "samples/write-share-group-state-v0-response.hex";
+
+fn sample_text(path: &str) -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("sample")
+}
+
+fn decode(bytes: Vec<u8>) -> Vec<Frame> {
+    decode_frames(Catalogue::builtin(), &Bytes::from(bytes), &DecodeOptions::default())
+}
+
+fn sample_frames(path: &str) -> Vec<Frame> {
+    decode(parse_hex_text(&sample_text(path)).expect("hex"))
+}
+
+fn app(path: &str) -> App<'static> {
+    App::new(Catalogue::builtin(), None, sample_frames(path), Theme::COLOR)
+}
+
+fn draw(app: &mut App, w: u16, h: u16) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| ui::draw(f, app)).unwrap();
+    t.backend().buffer().clone()
+}
+
+fn row_text(buf: &Buffer, y: u16) -> String {
+    (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+fn rows(buf: &Buffer) -> Vec<String> {
+    (0..buf.area.height).map(|y| row_text(buf, y)).collect()
+}
+
+fn row_starting(buf: &Buffer, prefix: &str) -> Option<u16> {
+    (0..buf.area.height).find(|&y| row_text(buf, y).starts_with(prefix))
+}
+
+fn row_containing(buf: &Buffer, needle: &str) -> Option<u16> {
+    (0..buf.area.height).find(|&y| row_text(buf, y).contains(needle))
+}
+
+/// The hex cell (first digit) of byte `b`, found by its row's offset label.
+fn hex_cell(buf: &Buffer, len: usize, b: usize) -> &Cell {
+    let y = row_starting(buf, &format!("{:04x}  ", b / 16 * 16)).unwrap_or_else(|| panic!("row of byte {b:#x} not on screen"));
+    &buf[(GridGeometry::new(len).hex_x(b % 16), y)]
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+}
+
+fn selected_name(app: &App) -> String {
+    app.frame().unwrap().selected_node().name.clone()
+}
+
+#[test]
+fn grid_rows_show_offset_hex_and_ascii() {
+    let mut a = app(REQUEST);
+    let buf = draw(&mut a, 80, 24);
+    let first = row_starting(&buf, "0000  ").expect("first grid row");
+    assert_eq!(row_text(&buf, first).trim_end(), "0000  00 00 00 4a 00 55 00 00  00 00 00 00 00 00 00 01  ...J.U..........");
+    assert_eq!(row_text(&buf, first + 1).trim_end(), "0010  02 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  ................");
+    assert_eq!(
+        row_text(&buf, first + 4).trim_end(),
+        "0040  00 00 00 00 00 00 00 00  00 00 00 00 00 00        .............."
+    );
+    assert!(row_text(&buf, first - 1).contains(" hex · 78 B "), "grid title: {:?}", row_text(&buf, first - 1));
+}
+
+#[test]
+fn grid_cells_take_their_region_colour() {
+    let frame = &sample_frames(REQUEST)[0];
+    let regions = kwire::render::regions::byte_regions(&frame.root, frame.bytes.len());
+    let theme = Theme::COLOR;
+    let expect = [(0x00, Region::Frame), (0x04, Region::RpcHeader), (0x0f, Region::RequestBody), (0x4d, Region::TaggedFields)];
+
+    // The widget alone, given only the region layer.
+    let area = Rect::new(0, 0, 72, 5);
+    let mut buf = Buffer::empty(area);
+    let layers = [Layer::Regions(&regions)];
+    HexGrid { bytes: &frame.bytes, top_row: 0, layers: &layers, theme }.render(area, &mut buf);
+    let geo = GridGeometry::new(frame.bytes.len());
+    for (b, region) in expect {
+        let want = theme.region(region).bg.unwrap();
+        let (x, y) = (geo.hex_x(b % 16), (b / 16) as u16);
+        assert_eq!(buf[(x, y)].bg, want, "hex of byte {b:#x} is {}", region.label());
+        assert_eq!(buf[(x + 1, y)].bg, want, "second digit of byte {b:#x}");
+        assert_eq!(buf[(geo.ascii_x(b % 16), y)].bg, want, "ASCII of byte {b:#x}");
+    }
+    assert_ne!(theme.region(Region::Frame).bg, theme.region(Region::RpcHeader).bg);
+
+    // The whole screen: the same colours under the selection's reverse video.
+    let mut a = app(REQUEST);
+    let buf = draw(&mut a, 80, 24);
+    for (b, region) in expect {
+        assert_eq!(hex_cell(&buf, 78, b).bg, theme.region(region).bg.unwrap(), "byte {b:#x} on screen");
+    }
+    // The legend names the regions present, each in its colour.
+    let title = row_containing(&buf, " hex · 78 B ").unwrap();
+    let text = row_text(&buf, title);
+    for region in [Region::Frame, Region::RpcHeader, Region::RequestBody, Region::TaggedFields] {
+        let x = text.find(&format!(" {} ", region.label())).unwrap_or_else(|| panic!("legend lacks {}", region.label()));
+        let x = text[..x].chars().count() as u16 + 1;
+        assert_eq!(buf[(x, title)].bg, theme.region(region).bg.unwrap(), "legend colour of {}", region.label());
+    }
+    assert!(!text.contains("response body"), "only regions present are in the legend");
+}
+
+#[test]
+fn no_color_draws_with_modifiers_only() {
+    let mut a = App::new(Catalogue::builtin(), None, sample_frames(REQUEST), Theme::MONO);
+    let buf = draw(&mut a, 80, 24);
+    for cell in buf.content() {
+        assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset), "a colour in monochrome at {:?}", cell.symbol());
+    }
+    assert!(hex_cell(&buf, 78, 0).modifier.contains(Modifier::REVERSED), "the selection is reverse video");
+    assert!(hex_cell(&buf, 78, 4).modifier.contains(Modifier::BOLD), "the rpc header is bold");
+}
+
+#[test]
+fn moving_the_grid_cursor_selects_the_deepest_node_in_the_tree() {
+    let mut a = app(REQUEST);
+    draw(&mut a, 80, 24);
+    assert_eq!(a.focus, Focus::Grid);
+    // Down one row and right one byte: 0x0011, the first byte of TopicId.
+    press(&mut a, KeyCode::Down);
+    press(&mut a, KeyCode::Char('l'));
+    assert_eq!(a.frame().unwrap().cursor, 0x11);
+    assert_eq!(selected_name(&a), "TopicId");
+    assert_eq!(a.frame().unwrap().tree.selected(), &[2, 1, 1, 0]);
+
+    let buf = draw(&mut a, 80, 24);
+    let y = row_containing(&buf, "TopicId uuid = 00000000-0000-0000-0000-000000000000 [0x0011, 16B]").expect("TopicId line on screen");
+    let x = row_text(&buf, y).find("TopicId").unwrap() as u16;
+    assert_eq!(buf[(x, y)].bg, Color::Indexed(238), "TopicId's line is the selected one (tree without focus)");
+    assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+    let details = rows(&buf).join("\n");
+    assert!(details.contains("offset 0x0011 (17)  length 16"), "{details}");
+    assert!(details.contains("path     WriteShareGroupStateRequest.Topics[0].TopicId"), "{details}");
+
+    // `:` jump, hex or decimal, lands on the same node.
+    press(&mut a, KeyCode::Char('g'));
+    assert_eq!(selected_name(&a), "size");
+    press(&mut a, KeyCode::Char(':'));
+    type_text(&mut a, "0x11");
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(selected_name(&a), "TopicId");
+    press(&mut a, KeyCode::Char(':'));
+    type_text(&mut a, "15");
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(selected_name(&a), "GroupId");
+    press(&mut a, KeyCode::Char(':'));
+    type_text(&mut a, "0x4e");
+    press(&mut a, KeyCode::Enter);
+    assert!(a.status.as_ref().is_some_and(|s| s.error && s.text.contains("past the frame")));
+}
+
+#[test]
+fn selecting_a_tree_line_highlights_exactly_its_bytes() {
+    let mut a = app(REQUEST);
+    draw(&mut a, 80, 24);
+    press(&mut a, KeyCode::Tab);
+    assert_eq!(a.focus, Focus::Tree);
+    for name in ["TopicId", "Partitions", "StartOffset", "StateBatch[0]", "tagged_fields"] {
+        while !selected_name(&a).starts_with(name) {
+            let before = a.frame().unwrap().tree.selected_row();
+            press(&mut a, KeyCode::Char('j'));
+            assert_ne!(before, a.frame().unwrap().tree.selected_row(), "ran off the tree looking for {name}");
+        }
+        let (offset, len) = {
+            let n = a.frame().unwrap().selected_node();
+            (n.offset, n.len)
+        };
+        assert_eq!(a.frame().unwrap().cursor, offset, "the grid cursor follows the tree to {name}");
+        let buf = draw(&mut a, 80, 24);
+        for b in 0..78 {
+            let reversed = hex_cell(&buf, 78, b).modifier.contains(Modifier::REVERSED);
+            assert_eq!(reversed, (offset..offset + len).contains(&b), "byte {b:#x} while {name} [{offset:#x}, {len}] is selected");
+        }
+        assert!(hex_cell(&buf, 78, offset).modifier.contains(Modifier::UNDERLINED), "cursor on the first byte of {name}");
+    }
+}
+
+#[test]
+fn a_tree_selection_scrolls_its_bytes_into_view() {
+    // 80×12: the grid shows three of the five rows.
+    let mut a = app(REQUEST);
+    let buf = draw(&mut a, 80, 12);
+    assert!(row_starting(&buf, "0040  ").is_none(), "the last row starts off screen");
+    let topics_tagged = a.frame().unwrap().frame.root.path_at(0x4c);
+    a.focus = Focus::Tree;
+    a.select_path(&topics_tagged);
+    let buf = draw(&mut a, 80, 12);
+    assert!(row_starting(&buf, "0040  ").is_some(), "row 0x40 scrolled into view:\n{}", rows(&buf).join("\n"));
+    assert!(hex_cell(&buf, 78, 0x4c).modifier.contains(Modifier::REVERSED));
+    // The tree scrolls too: the selected line is on screen.
+    assert!(row_containing(&buf, "tagged_fields uvarint = 0 [0x004c, 1B]").is_some());
+}
+
+#[test]
+fn expand_and_collapse_with_enter_space_and_arrows() {
+    let mut a = app(REQUEST);
+    draw(&mut a, 80, 24);
+    a.focus = Focus::Tree;
+    let topics = vec![2, 1];
+    a.select_path(&topics);
+    let n = a.frame().unwrap().tree.rows().len();
+    press(&mut a, KeyCode::Enter);
+    assert!(!a.frame().unwrap().tree.is_expanded(&topics));
+    assert!(a.frame().unwrap().tree.rows().len() < n);
+    let buf = draw(&mut a, 80, 24);
+    assert!(row_containing(&buf, "▸ ").is_some(), "collapsed marker");
+    press(&mut a, KeyCode::Char(' '));
+    assert_eq!(a.frame().unwrap().tree.rows().len(), n);
+    press(&mut a, KeyCode::Left);
+    assert!(!a.frame().unwrap().tree.is_expanded(&topics));
+    press(&mut a, KeyCode::Left);
+    assert_eq!(a.frame().unwrap().tree.selected(), &[2], "h/← on a collapsed line goes to the parent");
+    press(&mut a, KeyCode::Right);
+    assert_eq!(a.frame().unwrap().tree.selected(), &[2, 0], "l/→ on an open line goes to the first child");
+    // A cursor move into collapsed Topics reveals it again.
+    a.move_cursor(0x11);
+    assert!(a.frame().unwrap().tree.is_expanded(&topics));
+    assert_eq!(selected_name(&a), "TopicId");
+}
+
+#[test]
+fn mouse_clicks_select_bytes_and_lines_and_the_wheel_scrolls() {
+    let mut a = app(REQUEST);
+    let buf = draw(&mut a, 80, 24);
+    let click = |col, row| MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: col, row, modifiers: KeyModifiers::NONE };
+    let y = row_starting(&buf, "0010  ").unwrap();
+    let geo = GridGeometry::new(78);
+    a.on_mouse(click(geo.hex_x(1) + 1, y));
+    assert_eq!(selected_name(&a), "TopicId");
+    a.on_mouse(click(geo.ascii_x(0), y));
+    assert_eq!(a.frame().unwrap().cursor, 0x10);
+
+    let buf = draw(&mut a, 80, 24);
+    let line = row_containing(&buf, "GroupId string").unwrap();
+    a.on_mouse(click(30, line));
+    assert_eq!(a.focus, Focus::Tree);
+    assert_eq!(selected_name(&a), "GroupId");
+    assert_eq!(a.frame().unwrap().cursor, 0x0f);
+
+    let top = a.frame().unwrap().tree.top;
+    let wheel = MouseEvent { kind: MouseEventKind::ScrollDown, column: 10, row: line, modifiers: KeyModifiers::NONE };
+    a.on_mouse(wheel);
+    assert_eq!(a.frame().unwrap().tree.top, top + 3);
+}
+
+#[test]
+fn search_finds_field_names_values_and_hex_bytes() {
+    let mut a = app(REQUEST);
+    draw(&mut a, 80, 24);
+    press(&mut a, KeyCode::Char('/'));
+    type_text(&mut a, "topicid");
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(selected_name(&a), "TopicId");
+
+    press(&mut a, KeyCode::Char('/'));
+    type_text(&mut a, "00 55");
+    press(&mut a, KeyCode::Enter);
+    assert_eq!(a.frame().unwrap().cursor, 4, "the bytes 00 55 start at 4");
+    let buf = draw(&mut a, 80, 24);
+    assert_eq!(hex_cell(&buf, 78, 5).bg, Color::Yellow, "hit bytes are marked");
+
+    press(&mut a, KeyCode::Char('/'));
+    type_text(&mut a, "tagged_fields");
+    press(&mut a, KeyCode::Enter);
+    let hits = a.search.as_ref().unwrap().hits.len();
+    assert_eq!(hits, 5);
+    let mut seen = vec![a.frame().unwrap().cursor];
+    for _ in 1..hits {
+        press(&mut a, KeyCode::Char('n'));
+        seen.push(a.frame().unwrap().cursor);
+    }
+    assert_eq!(seen, vec![0x0e, 0x4a, 0x4b, 0x4c, 0x4d]);
+    press(&mut a, KeyCode::Char('N'));
+    assert_eq!(a.frame().unwrap().cursor, 0x4c);
+    assert!(a.status.as_ref().unwrap().text.contains("match 4 of 5"));
+}
+
+#[test]
+fn pasted_hex_opens_a_new_frame_in_the_frame_list() {
+    let mut a = app(REQUEST);
+    let buf = draw(&mut a, 80, 24);
+    assert!(row_containing(&buf, "frames (").is_none(), "one frame: no frame list");
+    a.on_paste(&sample_text(OTHER_REQUEST));
+    assert_eq!((a.frames.len(), a.current), (2, 1));
+    let buf = draw(&mut a, 80, 24);
+    assert!(row_containing(&buf, " frames (2) ").is_some());
+    assert!(row_containing(&buf, "#2  paste 1 +0x0000  DeleteShareGroupStateRequest message v0  41 B").is_some(), "{}", rows(&buf).join("\n"));
+    assert!(row_starting(&buf, "0000  00 00 00 25 00 56").is_some(), "the grid shows the pasted frame");
+    // The frame list takes part in Tab and in [ ].
+    press(&mut a, KeyCode::Char('['));
+    assert_eq!(a.current, 0);
+    press(&mut a, KeyCode::Tab);
+    press(&mut a, KeyCode::Tab);
+    assert_eq!(a.focus, Focus::Frames);
+    press(&mut a, KeyCode::Char('j'));
+    assert_eq!(a.current, 1);
+
+    a.on_paste("not hex at all");
+    assert_eq!(a.frames.len(), 2);
+    assert!(a.status.as_ref().is_some_and(|s| s.error && s.text.contains("not hex")));
+}
+
+#[test]
+fn a_response_is_decoded_again_with_the_api_typed_after_v() {
+    let text = sample_text(RESPONSE);
+    let mut a = App::new(Catalogue::builtin(), None, Vec::new(), Theme::COLOR);
+    a.on_paste(&text);
+    assert!(a.frame().unwrap().frame.error.is_some(), "a response read as a request fails");
+    press(&mut a, KeyCode::Char('v'));
+    a.on_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    type_text(&mut a, "WriteShareGroupState 0");
+    press(&mut a, KeyCode::Enter);
+    let f = &a.frame().unwrap().frame;
+    assert_eq!(f.root.name, "WriteShareGroupStateResponse");
+    assert!(f.error.is_none(), "{:?}", f.error);
+    assert!(a.frame().unwrap().errors.is_empty());
+
+    press(&mut a, KeyCode::Char('v'));
+    a.on_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    type_text(&mut a, "WriteShareGroupState 99");
+    press(&mut a, KeyCode::Enter);
+    assert!(a.status.as_ref().is_some_and(|s| s.error && s.text.contains("no response version 99")));
+    assert_eq!(a.frame().unwrap().frame.root.name, "WriteShareGroupStateResponse", "unchanged after a bad answer");
+}
+
+#[test]
+fn decode_errors_show_in_grid_tree_and_status_line() {
+    // The request cut after 40 bytes: TopicId's partition data is missing.
+    let mut bytes = parse_hex_text(&sample_text(REQUEST)).unwrap();
+    bytes.truncate(0x30);
+    let mut a = App::new(Catalogue::builtin(), None, decode(bytes), Theme::COLOR);
+    let err = a.frame().unwrap().frame.error.clone().expect("an error");
+    let bad = a.frame().unwrap().errors.clone();
+    assert!(!bad.is_empty());
+    draw(&mut a, 80, 24);
+    a.move_cursor(err.offset);
+    assert!(a.frame().unwrap().selected_node().error.is_some(), "the node at the error offset carries it");
+    let buf = draw(&mut a, 80, 24);
+    assert!(row_containing(&buf, "error    ").is_some(), "details show the error");
+    let r = &bad[0];
+    for b in r.clone() {
+        assert_eq!(hex_cell(&buf, 0x30, b).bg, Color::Red, "error byte {b:#x}");
+    }
+    let status = row_text(&buf, 23);
+    assert!(status.starts_with("✗ at offset"), "status line: {status}");
+    assert!(status.contains(&format!("0x{:04x}", err.offset)));
+    let y = row_containing(&buf, " !! ").expect("the failing node's line in the tree");
+    let x = row_text(&buf, y).find(" !! ").unwrap() as u16;
+    assert_eq!(buf[(x, y)].fg, Color::Red);
+}
+
+#[test]
+fn eighty_by_twenty_four_stacks_and_wide_terminals_split() {
+    let mut a = app(REQUEST);
+    let buf = draw(&mut a, 80, 24);
+    let (grid, tree, details) = (row_containing(&buf, " hex · ").unwrap(), row_containing(&buf, " tree ").unwrap(), row_containing(&buf, " details ").unwrap());
+    assert!(grid < tree && tree < details, "stacked: grid, tree, details");
+    assert!(row_text(&buf, 23).contains("? keys"), "status line at the bottom");
+    assert_eq!(row_text(&buf, grid + 1).trim_end().chars().count(), 72, "a full grid row fits in 80 columns");
+
+    let buf = draw(&mut a, 200, 50);
+    let y = row_starting(&buf, "0000  ").unwrap();
+    assert!(row_text(&buf, y).contains("WriteShareGroupStateRequest message v0"), "tree beside the grid");
+    // Every line of this small tree fits on the tall screen.
+    assert!(row_containing(&buf, "[0x004d, 1B]").is_some());
+}
+
+#[test]
+fn help_overlay_lists_every_key() {
+    let mut a = app(REQUEST);
+    press(&mut a, KeyCode::Char('?'));
+    assert_eq!(a.mode, Mode::Help);
+    let buf = draw(&mut a, 80, 24);
+    let screen = rows(&buf);
+    let overlay: Vec<&String> = screen.iter().filter(|l| l.contains('│')).collect();
+    let has = |key: &str, what: &str| overlay.iter().any(|l| l.contains(&format!("│{key}")) && l.contains(what));
+    let expected = [
+        ("↑ ↓ ← → / h j k l", "move"),
+        ("PgUp PgDn", "page"),
+        ("Home End", "row"),
+        ("g G", "first / last"),
+        ("Tab Shift-Tab", "pane"),
+        ("Enter Space", "expand / collapse"),
+        ("/", "search"),
+        ("n N", "next / previous match"),
+        (":", "jump to an offset"),
+        ("v", "decode again"),
+        ("[ ]", "frame"),
+        ("paste", "new frame"),
+        ("mouse", "wheel scrolls"),
+        ("Ctrl-U", "clear"),
+        ("Esc", "close"),
+        ("?", "help"),
+        ("q Ctrl-C", "quit"),
+    ];
+    for (key, what) in expected {
+        assert!(has(key, what), "help lacks {key:?} ({what}):\n{}", screen.join("\n"));
+    }
+    assert_eq!(help::KEYS.len(), expected.len(), "every key in the table is checked here");
+    let (w, h) = help::HelpOverlay::size();
+    assert!(w <= 80 && h <= 24, "the help fits 80x24: {w}x{h}");
+    for (key, _) in help::KEYS {
+        assert!(has(key, ""), "{key}");
+    }
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for (key, what) in help::KEYS {
+        assert!(readme.contains(&format!("| {key} | {what} |")), "README's key table lacks | {key} | {what} |");
+    }
+    // Keys other than the closing ones leave it open; q closes it without quitting.
+    press(&mut a, KeyCode::Char('j'));
+    assert_eq!(a.mode, Mode::Help);
+    press(&mut a, KeyCode::Char('q'));
+    assert_eq!(a.mode, Mode::Normal);
+    assert!(!a.quit);
+    press(&mut a, KeyCode::Char('q'));
+    assert!(a.quit);
+}
+
+#[test]
+fn ctrl_c_quits_even_from_a_prompt() {
+    let mut a = app(REQUEST);
+    press(&mut a, KeyCode::Char('/'));
+    assert!(matches!(a.mode, Mode::Prompt(_)));
+    a.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert!(a.quit);
+}
+
+#[test]
+fn an_empty_start_waits_for_a_paste() {
+    let mut a = App::new(Catalogue::builtin(), None, Vec::new(), Theme::COLOR);
+    let buf = draw(&mut a, 80, 24);
+    assert!(row_containing(&buf, "Paste hex text").is_some());
+    for k in ['j', 'l', 'G', '/', 'v', 'n', ':'] {
+        press(&mut a, KeyCode::Char(k));
+        press(&mut a, KeyCode::Enter);
+        draw(&mut a, 80, 24);
+    }
+    a.on_paste(&sample_text(REQUEST));
+    assert_eq!(a.frames.len(), 1);
+    let buf = draw(&mut a, 80, 24);
+    assert!(row_starting(&buf, "0000  00 00 00 4a").is_some());
+}
+
+/// A request with `n` topics: 60 bytes each, so the tree has ~15 nodes per topic.
+fn big_request(n: usize) -> Vec<u8> {
+    let sample = parse_hex_text(&sample_text(REQUEST)).unwrap();
+    let mut body = sample[4..0x10].to_vec(); // header and GroupId
+    let mut count = n as u64 + 1; // compact array: uvarint n+1
+    while count >= 0x80 {
+        body.push((count as u8 & 0x7f) | 0x80);
+        count >>= 7;
+    }
+    body.push(count as u8);
+    for _ in 0..n {
+        body.extend_from_slice(&sample[0x11..0x4d]);
+    }
+    body.push(0);
+    let mut out = (body.len() as u32).to_be_bytes().to_vec();
+    out.extend(body);
+    out
+}
+
+#[test]
+fn large_frames_stay_responsive() {
+    let n = 20_000;
+    let frames = decode(big_request(n));
+    assert!(frames[0].error.is_none(), "{:?}", frames[0].error);
+    let started = std::time::Instant::now();
+    let mut a = App::new(Catalogue::builtin(), None, frames, Theme::COLOR);
+    let rows = a.frame().unwrap().tree.rows().len();
+    assert!(rows < n * 3, "a large tree opens only a few levels ({rows} lines)");
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    for i in 0..50 {
+        press(&mut a, if i % 2 == 0 { KeyCode::PageDown } else { KeyCode::Char('j') });
+        t.draw(|f| ui::draw(f, &mut a)).unwrap();
+    }
+    press(&mut a, KeyCode::Char('G'));
+    t.draw(|f| ui::draw(f, &mut a)).unwrap();
+    assert_eq!(selected_name(&a), "tagged_fields");
+    let spent = started.elapsed();
+    assert!(spent.as_secs() < 20, "50 moves and draws over {n} topics took {spent:?}");
+}
