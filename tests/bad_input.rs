@@ -127,3 +127,58 @@ fn huge_length_fields_do_not_allocate_or_loop() {
     let frames = decode_frames(cat, &Bytes::from_static(&[0xff, 0xff, 0xff, 0xfe]), &DecodeOptions::default());
     assert_eq!(frames[0].error.as_ref().unwrap().offset, 0);
 }
+
+/// Where a frame holds lengths and counts: (offset, width) of each prefix.
+fn length_sites(f: &Frame) -> Vec<(usize, usize)> {
+    let mut sites = Vec::new();
+    f.root.walk(&mut |n, _| {
+        let lengthy = ["length", "size", "count", "Length", "batchLength", "recordsCount", "messageSize", "headers"].iter().any(|k| n.name.contains(k));
+        let fixed = match n.ty.as_str() {
+            "int16" => Some(2),
+            "int32" => Some(4),
+            "uvarint" | "varint" => Some(1),
+            _ => None,
+        };
+        if let (true, Some(w)) = (lengthy, fixed) {
+            sites.push((n.offset, w));
+        }
+        // String, bytes and records values carry their length prefix at their start.
+        match n.note.as_deref() {
+            Some(x) if x.starts_with("(int16 len") => sites.push((n.offset, 2)),
+            Some(x) if x.starts_with("(int32 len") => sites.push((n.offset, 4)),
+            Some(x) if x.starts_with("(compact") => sites.push((n.offset, 1)),
+            _ => {}
+        }
+    });
+    sites.sort_unstable();
+    sites.dedup();
+    sites
+}
+
+#[test]
+fn length_fields_set_to_extremes_are_survived() {
+    let cat = Catalogue::builtin();
+    let mut tried = 0;
+    for (name, bytes, opts) in samples() {
+        let frames = decode_frames(cat, &Bytes::from(bytes.clone()), &opts);
+        let sites = length_sites(&frames[0]);
+        assert!(sites.len() > 3, "{name}: {sites:?}");
+        for (at, width) in sites {
+            let values: Vec<Vec<u8>> = match width {
+                2 => [-1i16, 0, i16::MAX, i16::MIN, -2].iter().map(|v| v.to_be_bytes().to_vec()).collect(),
+                4 => [-1i32, 0, i32::MAX, i32::MIN, -2].iter().map(|v| v.to_be_bytes().to_vec()).collect(),
+                _ => vec![vec![0x00], vec![0x7f], vec![0x01], vec![0xff]],
+            };
+            for v in values {
+                if at + v.len() > bytes.len() {
+                    continue;
+                }
+                let mut b = bytes.clone();
+                b[at..at + v.len()].copy_from_slice(&v);
+                check(&decode_frames(cat, &Bytes::from(b), &opts), bytes.len());
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 400, "only {tried} mutations");
+}
