@@ -1,0 +1,81 @@
+//! Decode one benchmark input repeatedly, for profilers and instruction counts:
+//! `cargo run --release --example profile_decode -- metadata 20 [kwire|values|oracle]`.
+#[path = "../benches/inputs.rs"]
+mod inputs;
+
+use bytes::Bytes;
+use kwire::decode::{decode_frames, DecodeOptions, Direction};
+use kwire::schema::Catalogue;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let which = args.get(1).map_or("metadata", String::as_str);
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let resp = |k, v| DecodeOptions { direction: Some(Direction::Response), api_key: Some(k), api_version: Some(v), ..Default::default() };
+    let (bytes, opts): (Bytes, DecodeOptions) = match which {
+        "produce" => (inputs::produce_1000().into(), DecodeOptions::default()),
+        "fetch" => (inputs::fetch_1mb().into(), resp(1, 12)),
+        "heartbeats" => (inputs::heartbeats_100k()[..45 * 10_000].to_vec().into(), DecodeOptions::default()),
+        _ => (inputs::metadata_5000().into(), resp(3, 12)),
+    };
+    let mode = args.get(3).map_or("kwire", String::as_str);
+    let cat = Catalogue::builtin();
+    let t = std::time::Instant::now();
+    let mut work = 0usize;
+    for _ in 0..n {
+        match mode {
+            "oracle" => work += oracle(which, &bytes),
+            "values" => work += decode_frames(cat, &bytes, &opts).iter().map(|f| kwire::render::json::frame_contract(f).to_string().len()).sum::<usize>(),
+            _ => {
+                for f in decode_frames(cat, &bytes, &opts) {
+                    f.root.walk(&mut |_, _| work += 1);
+                }
+            }
+        }
+    }
+    eprintln!("{which} {mode}: {} bytes × {n} in {:?} ({work})", bytes.len(), t.elapsed());
+}
+
+/// kafka-protocol's typed decode of the same frames, records included.
+fn oracle(which: &str, b: &Bytes) -> usize {
+    use bytes::Buf;
+    use kafka_protocol::messages::{FetchResponse, HeartbeatRequest, MetadataResponse, ProduceRequest, RequestHeader, ResponseHeader};
+    use kafka_protocol::protocol::{Decodable, HeaderVersion};
+    use kafka_protocol::records::RecordBatchDecoder;
+    let mut buf = b.clone();
+    let mut n = 0;
+    while buf.has_remaining() {
+        let size = buf.get_i32() as usize;
+        let mut one = buf.split_to(size);
+        match which {
+            "produce" => {
+                RequestHeader::decode(&mut one, ProduceRequest::header_version(9)).unwrap();
+                let r = ProduceRequest::decode(&mut one, 9).unwrap();
+                for t in &r.topic_data {
+                    for p in &t.partition_data {
+                        n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap()).unwrap().len();
+                    }
+                }
+            }
+            "fetch" => {
+                ResponseHeader::decode(&mut one, FetchResponse::header_version(12)).unwrap();
+                let r = FetchResponse::decode(&mut one, 12).unwrap();
+                for t in &r.responses {
+                    for p in &t.partitions {
+                        n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap()).unwrap().len();
+                    }
+                }
+            }
+            "heartbeats" => {
+                RequestHeader::decode(&mut one, HeartbeatRequest::header_version(4)).unwrap();
+                HeartbeatRequest::decode(&mut one, 4).unwrap();
+                n += 1;
+            }
+            _ => {
+                ResponseHeader::decode(&mut one, MetadataResponse::header_version(12)).unwrap();
+                n += MetadataResponse::decode(&mut one, 12).unwrap().topics.len();
+            }
+        }
+    }
+    n
+}

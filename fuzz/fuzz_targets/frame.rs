@@ -1,0 +1,37 @@
+//! The frame decoder over every API and version, requests and responses: the
+//! first two bytes pick a response's API and version, the rest is the input.
+//! No panic; every node inside the frame; renderers cope with the partial tree.
+#![no_main]
+use bytes::Bytes;
+use kwire::decode::{decode_frames, DecodeOptions, Direction};
+use kwire::schema::{Catalogue, MessageKind};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 2 {
+        return;
+    }
+    let cat = Catalogue::builtin();
+    let keys = cat.api_keys();
+    let opts = if data[0] & 1 == 0 {
+        DecodeOptions::default()
+    } else {
+        let key = keys[usize::from(data[0] >> 1) % keys.len()];
+        let versions = cat.versions(MessageKind::Response, key, None);
+        if versions.is_empty() {
+            return;
+        }
+        let v = versions[usize::from(data[1]) % versions.len()];
+        DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(v), max_decompressed: Some(1 << 20), ..Default::default() }
+    };
+    let input = Bytes::copy_from_slice(&data[2..]);
+    for f in decode_frames(cat, &input, &opts) {
+        f.root.walk(&mut |n, _| assert!(n.end() <= f.bytes.len().max(4) || n.role == kwire::decode::Role::Decompressed));
+        if let Some(e) = &f.error {
+            assert!(e.offset <= f.bytes.len());
+        }
+        let _ = kwire::render::text_tree::render_frame(&f, Default::default());
+        let _ = kwire::render::json::frame_contract(&f).to_string();
+        let _ = kwire::render::grid::render_grid(&f, true);
+    }
+});

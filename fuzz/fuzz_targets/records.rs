@@ -1,0 +1,23 @@
+//! Record batches, legacy message sets and decompression, with internal-topic
+//! payloads: the first byte picks the topic. Decompression is bounded.
+#![no_main]
+use bytes::Bytes;
+use kwire::decode::fields::Context;
+use kwire::records::BatchDecoder;
+use kwire::schema::Catalogue;
+use libfuzzer_sys::fuzz_target;
+
+const TOPICS: [Option<&str>; 5] = [None, Some("__consumer_offsets"), Some("__share_group_state"), Some("__transaction_state"), Some("__cluster_metadata")];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, rest)) = data.split_first() else { return };
+    let ctx = Context { topic: TOPICS[usize::from(pick) % TOPICS.len()].map(str::to_string), topic_forced: true, protocol_type: None, max_decompressed: 1 << 20 };
+    let buf = Bytes::copy_from_slice(rest);
+    let mut nodes = Vec::new();
+    let mut bd = BatchDecoder { buf: &buf, catalogue: Catalogue::builtin(), ctx: &ctx, warnings: Vec::new() };
+    bd.decode_stream(0, buf.len(), 0, &mut nodes);
+    for n in &nodes {
+        let _ = kwire::render::text_tree::render_tree(n, Default::default());
+        let _ = kwire::render::json::tree_json(n).to_string();
+    }
+});
