@@ -281,7 +281,9 @@ impl<'c> Flows<'c> {
             if half.buf.len() < total {
                 return;
             }
-            let bytes = Bytes::from(half.buf.drain(..total).collect::<Vec<u8>>());
+            // Hand the frame's bytes over without copying; keep only what follows it.
+            let rest = half.buf.split_off(total);
+            let bytes = Bytes::from(std::mem::replace(&mut half.buf, rest));
             let after_gap = std::mem::take(&mut half.gap_pending);
             let (from, to) = if hi == 0 { (conn.ends[0], conn.ends[1]) } else { (conn.ends[1], conn.ends[0]) };
             let corr_at = if is_request { 8 } else { 4 };

@@ -61,8 +61,8 @@ impl Filter {
 
 /// Decode a captured frame: requests by their header, responses by their pair
 /// (or by the best guess when asked).
-pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool) -> (Frame, Option<String>) {
-    let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), ..Default::default() };
+pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, header_only: bool) -> (Frame, Option<String>) {
+    let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), header_only, ..Default::default() };
     let mut note = None;
     if f.direction == Direction::Response {
         match (f.api_key, f.api_version) {
@@ -85,6 +85,9 @@ pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame
     (decode_frame(cat, f.bytes.clone(), 0, &opts), note)
 }
 
+/// Frames above this size are listed from their header alone.
+const LIST_BODY_LIMIT: usize = 16 * 1024;
+
 fn summary(frame: &Frame) -> String {
     if let Some(e) = &frame.error {
         return format!("!! {}", sanitize(&e.to_string()));
@@ -104,9 +107,11 @@ fn summary(frame: &Frame) -> String {
         }
     });
     errors.dedup();
+    let body_decoded = frame.root.children.len() > 2;
     match (frame.direction, client) {
         (Direction::Request, Some(c)) => format!("client_id={}", kwire::render::escape::quote(&c)),
         (Direction::Request, None) => String::new(),
+        (Direction::Response, _) if !body_decoded => "(large: body not decoded in the listing; select it with --frame)".into(),
         (Direction::Response, _) if errors.is_empty() => "ok".into(),
         (Direction::Response, _) => format!("errors: {}", errors.join(", ")),
     }
@@ -145,7 +150,9 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
         if !filter.keeps(&f) {
             return true;
         }
-        let (frame, note) = decode_captured(cat, release, &f, args.guess);
+        // Listings decode bodies only of small frames (for their error summary).
+        let header_only = args.list && f.bytes.len() > LIST_BODY_LIMIT;
+        let (frame, note) = decode_captured(cat, release, &f, args.guess, header_only);
         if frame.error.is_some() {
             status = exit::MALFORMED;
         }

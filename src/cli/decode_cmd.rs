@@ -101,6 +101,7 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
         release: release.map(str::to_string),
         topic: args.topic.clone(),
         max_decompressed: Some(args.max_decompressed),
+        header_only: false,
     })
 }
 

@@ -20,6 +20,8 @@ pub struct DecodeOptions {
     pub topic: Option<String>,
     /// Bound on decompressed record data (default 64 MiB).
     pub max_decompressed: Option<usize>,
+    /// Stop after the header (listings of large captures need no more).
+    pub header_only: bool,
 }
 
 impl DecodeOptions {
@@ -162,6 +164,9 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             let v = ver.unwrap_or_default();
             let hv = request_header_version(spec, v);
             let end = decode_header(cat, bytes, MessageKind::Request, hv, frame)?;
+            if opts.header_only {
+                return header_only_done(spec, v, frame);
+            }
             decode_body(cat, bytes, spec, v, end, Region::RequestBody, frame, opts.context())
         }
         Direction::Response => {
@@ -179,6 +184,9 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             let hv = response_header_version(spec, v);
             let snapshot = frame.root.clone();
             let end = decode_header(cat, bytes, MessageKind::Response, hv, frame)?;
+            if opts.header_only {
+                return header_only_done(spec, v, frame);
+            }
             let res = decode_body(cat, bytes, spec, v, end, Region::ResponseBody, frame, opts.context());
             if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
                 // A broker that does not support the requested version answers with a v0 body.
@@ -200,6 +208,15 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             res
         }
     }
+}
+
+/// Identify the message without decoding its body.
+fn header_only_done(spec: &MessageSpec, version: i16, frame: &mut Frame) -> Result<(), DecodeError> {
+    frame.root.name = spec.name.clone();
+    frame.root.note = Some(format!("v{version}"));
+    frame.api_key = spec.api_key;
+    frame.api_version = Some(version);
+    Ok(())
 }
 
 fn unknown_message(cat: &Catalogue, kind: MessageKind, key: Option<i16>, ver: Option<i16>, pin: Option<&str>, offset: usize) -> DecodeError {
