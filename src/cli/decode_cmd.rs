@@ -66,6 +66,10 @@ pub struct DecodeArgs {
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
+    /// Decode the input as this record type with its log prefix (e.g. OffsetCommitValue,
+    /// ShareSnapshotValue, TopicRecord) instead of as request/response frames.
+    #[arg(long = "type", value_name = "RECORD_TYPE", conflicts_with = "tui")]
+    pub record_type: Option<String>,
     /// Open the terminal explorer instead of printing (same as `kwire tui`).
     #[arg(long, conflicts_with_all = ["format", "json", "full_docs"])]
     pub tui: bool,
@@ -125,6 +129,17 @@ fn report(e: String) -> i32 {
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     if args.tui {
         return super::tui_cmd::run(cat, release, &args.input);
+    }
+    if let Some(name) = &args.record_type {
+        let raw = match read_source(&args.input.file) {
+            Ok(r) => r,
+            Err(e) => return report(e),
+        };
+        let kind = if args.input.binary { InputKind::Binary } else if args.input.hex { InputKind::Hex } else { InputKind::Auto };
+        return match to_bytes(raw, kind) {
+            Ok(b) => write_payload(cat, name, &b, args.input.version, Some(if args.json { Format::Json } else { args.format }), args.full_docs),
+            Err(e) => report(e),
+        };
     }
     let opts = match decode_options(cat, release, &args.input) {
         Ok(o) => o,
@@ -191,4 +206,49 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
         }
     }
     out.flush()
+}
+
+/// Decode and print a standalone record payload; `None` format prints hex.
+pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version: Option<i16>, format: Option<Format>, full_docs: bool) -> i32 {
+    use kwire::decode::payload::decode_payload;
+    let mut out = std::io::stdout().lock();
+    let Some(format) = format else {
+        let _ = writeln!(out, "{}", hex::encode(bytes));
+        return exit::OK;
+    };
+    let (root, error, warnings) = decode_payload(cat, name, bytes, version);
+    let res = match format {
+        Format::Tree => write!(out, "{}", text_tree::render_tree(&root, text_tree::TreeOptions { full_docs })),
+        Format::TreeJson => writeln!(out, "{}", json::tree_json(&root)),
+        Format::Json => {
+            let value = root.children.iter().find(|c| c.ty == "struct").map(|s| serde_json::Value::Object(json::struct_object(s)));
+            let version = root.children.iter().find(|c| c.ty == "struct").and_then(|s| s.note.clone());
+            writeln!(out, "{}", serde_json::json!({"type": root.name, "version": version.and_then(|v| v.trim_start_matches('v').parse::<i64>().ok()), "value": value}))
+        }
+        Format::Grid => {
+            let frame = kwire::decode::Frame {
+                direction: Direction::Request,
+                api_key: None,
+                api_version: None,
+                header_version: None,
+                input_offset: 0,
+                bytes: bytes.clone(),
+                root: root.clone(),
+                error: error.clone(),
+                warnings: Vec::new(),
+            };
+            write!(out, "{}", grid::render_grid(&frame, std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()))
+        }
+    };
+    let _ = res;
+    for w in warnings {
+        eprintln!("kwire: warning: {w}");
+    }
+    match error {
+        Some(e) => {
+            eprintln!("kwire: {e}");
+            exit::MALFORMED
+        }
+        None => exit::OK,
+    }
 }

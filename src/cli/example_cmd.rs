@@ -40,6 +40,9 @@ pub struct ExampleArgs {
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
+    if cat.resolve_api(&args.api).is_none() && is_record_type(cat, &args.api) {
+        return record_example(cat, args);
+    }
     let Some(api_key) = resolve_api_or_report(cat, &args.api) else { return exit::FAILURE };
     let Some(version) = args.version.or_else(|| default_version(cat, api_key, release)) else {
         eprintln!("kwire: {} has no decodable versions (retired API)", args.api);
@@ -79,5 +82,34 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
         exit::MALFORMED
     } else {
         exit::OK
+    }
+}
+
+/// Coordinator keys and values, metadata records and data types are examples too.
+fn is_record_type(cat: &Catalogue, name: &str) -> bool {
+    cat.entries_named(name).next().is_some_and(|e| !matches!(e.spec.kind, kwire::schema::MessageKind::Request | kwire::schema::MessageKind::Response))
+}
+
+fn record_example(cat: &Catalogue, args: &ExampleArgs) -> i32 {
+    let name = cat.entries_named(&args.api).next().map(|e| e.spec.name.clone()).unwrap_or_default();
+    let (bytes, version) = match kwire::encode::example::example_payload(cat, &name, args.version) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return exit::FAILURE;
+        }
+    };
+    super::decode_cmd::write_payload(cat, &name, &bytes::Bytes::from(bytes), Some(version), args.format_as_decode(), args.full_docs)
+}
+
+impl ExampleArgs {
+    fn format_as_decode(&self) -> Option<Format> {
+        match self.format {
+            ExampleFormat::Hex => None,
+            ExampleFormat::Tree => Some(Format::Tree),
+            ExampleFormat::Grid => Some(Format::Grid),
+            ExampleFormat::Json => Some(Format::Json),
+            ExampleFormat::TreeJson => Some(Format::TreeJson),
+        }
     }
 }

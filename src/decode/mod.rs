@@ -3,6 +3,7 @@
 pub mod fields;
 pub mod frame;
 pub mod guess;
+pub mod payload;
 pub mod reader;
 pub mod tree;
 

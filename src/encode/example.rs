@@ -57,3 +57,32 @@ pub fn example_frame(cat: &Catalogue, fs: &FrameSpec) -> Result<Vec<u8>, String>
     let body = smallest_struct(&spec.fields, fs.version);
     encode_frame(cat, fs, &example_header(fs.direction), &body).map_err(|e| e.to_string())
 }
+
+/// The prefix a record type carries in the log: coordinator keys their record
+/// type, coordinator values their version, metadata records frame version 1,
+/// apiKey and version as uvarints; data types none.
+pub fn payload_prefix(spec: &crate::schema::MessageSpec, version: i16) -> Vec<u8> {
+    let mut w = super::writer::Writer::default();
+    match spec.kind {
+        MessageKind::CoordinatorKey => w.i16(spec.api_key.unwrap_or_default()),
+        MessageKind::CoordinatorValue => w.i16(version),
+        MessageKind::Metadata => {
+            w.uvarint(1);
+            w.uvarint(spec.api_key.unwrap_or_default() as u64);
+            w.uvarint(version as u64);
+        }
+        _ => {}
+    }
+    w.buf
+}
+
+/// The smallest instance of a record type (coordinator key or value, metadata
+/// record, data type) with its log prefix.
+pub fn example_payload(cat: &Catalogue, name: &str, version: Option<i16>) -> Result<(Vec<u8>, i16), String> {
+    let newest = cat.entries_named(name).next().ok_or_else(|| format!("unknown record type {name:?}"))?;
+    let v = version.unwrap_or(newest.spec.valid_versions.hi);
+    let spec = cat.by_name(name, v, None).ok_or_else(|| format!("{name} has no version {v}; valid: {}", newest.spec.valid_versions))?;
+    let mut out = payload_prefix(spec, v);
+    out.extend(super::encode_body(spec, v, &smallest_struct(&spec.fields, v)).map_err(|e| e.to_string())?);
+    Ok((out, v))
+}

@@ -1,0 +1,80 @@
+//! Standalone schema-defined payloads outside a request or response: coordinator
+//! keys and values, KRaft metadata records and data types, with the version
+//! prefixes the log format gives them.
+
+use super::fields::decode_embedded;
+use super::reader::Reader;
+use super::tree::{DecodeError, Node, Region, Role, Value};
+use crate::schema::{Catalogue, MessageKind};
+use bytes::Bytes;
+
+/// The prefix a record type carries in the log.
+pub fn prefix_description(kind: MessageKind) -> &'static str {
+    match kind {
+        MessageKind::CoordinatorKey => "int16 record type (the apiKey), then the key, version 0",
+        MessageKind::CoordinatorValue => "int16 version, then the value",
+        MessageKind::Metadata => "uvarint frame version (1), uvarint apiKey, uvarint version, then the record",
+        _ => "no prefix",
+    }
+}
+
+/// Decode `bytes` as the record type `name` with its log prefix. Returns the tree
+/// (root spans all bytes) and the error where decoding stopped, if any.
+pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> (Node, Option<DecodeError>, Vec<String>) {
+    let mut root = Node::new(name.to_string(), "record", 0, Region::RequestBody, Role::Structure);
+    root.len = bytes.len();
+    let Some(kind) = cat.entries_named(name).next().map(|e| e.spec.kind) else {
+        return (root, Some(DecodeError { offset: 0, expected: format!("a known record type, not {name:?}") }), Vec::new());
+    };
+    let mut r = Reader::new(bytes);
+    let start_version = match kind {
+        MessageKind::CoordinatorKey | MessageKind::CoordinatorValue => {
+            let at = r.pos();
+            match r.i16("version prefix") {
+                Ok(v) => {
+                    let label = if kind == MessageKind::CoordinatorKey { "type" } else { "version" };
+                    let mut n = Node::new(label, "int16", at, Region::RequestBody, Role::Encoding);
+                    n.len = 2;
+                    n.value = Value::Int(v.into());
+                    root.children.push(n);
+                    if kind == MessageKind::CoordinatorKey { 0 } else { v }
+                }
+                Err(e) => return (root, Some(e), Vec::new()),
+            }
+        }
+        MessageKind::Metadata => {
+            let mut vals = Vec::new();
+            for label in ["frameVersion", "apiKey", "version"] {
+                let at = r.pos();
+                match r.uvarint(label) {
+                    Ok(u) => {
+                        let mut n = Node::new(label, "uvarint", at, Region::RequestBody, Role::Encoding);
+                        n.len = u.len;
+                        n.value = Value::Uint(u.value);
+                        root.children.push(n);
+                        vals.push(u.value as i16);
+                    }
+                    Err(e) => return (root, Some(e), Vec::new()),
+                }
+            }
+            vals[2]
+        }
+        _ => version.unwrap_or_else(|| cat.entries_named(name).next().map_or(0, |e| e.spec.valid_versions.hi)),
+    };
+    let v = version.unwrap_or(start_version);
+    let Some(spec) = cat.by_name(name, v, None) else {
+        return (root, Some(DecodeError { offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") }), Vec::new());
+    };
+    match decode_embedded(cat, bytes, spec, v, (r.pos(), bytes.len()), Region::RequestBody) {
+        Ok((node, warnings)) => {
+            let end = node.end();
+            root.children.push(node);
+            let err = (end < bytes.len()).then(|| DecodeError { offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
+            (root, err, warnings)
+        }
+        Err((node, e)) => {
+            root.children.push(node);
+            (root, Some(e), Vec::new())
+        }
+    }
+}
