@@ -68,7 +68,9 @@ impl Writer<'_> {
             Block::Figure(f) => self.figure(f),
             Block::Table(t) => self.table(t),
             Block::Code { title, text } => {
-                let _ = writeln!(self.out, "<h3>{}</h3><pre class=src>{}</pre>", esc(title), esc(text));
+                // Line by line: escaping keeps newlines raw so the text stays readable and small.
+                let text: Vec<String> = text.split('\n').map(esc).collect();
+                let _ = writeln!(self.out, "<h3>{}</h3><pre class=src>{}</pre>", esc(title), text.join("\n"));
             }
             Block::Changes(lists) => {
                 self.out.push_str("<dl class=changes>");
