@@ -90,8 +90,9 @@ impl Writer<'_> {
         self.out.push_str("<nav class=versions>versions: ");
         for l in links {
             let note = match (l.default, l.unstable) {
-                (true, _) => " title=\"latest stable\"",
-                (_, true) => " class=u title=\"unstable\"",
+                (true, true) => " class=u title=\"shown by default; unstable\"",
+                (true, false) => " title=\"shown by default\"",
+                (false, true) => " class=u title=\"unstable\"",
                 _ => "",
             };
             if l.current {

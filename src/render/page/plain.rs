@@ -119,7 +119,12 @@ impl Writer<'_> {
         let items: Vec<String> = links
             .iter()
             .map(|l| {
-                let mark = if l.default { " (latest stable)" } else if l.unstable { " (unstable)" } else { "" };
+                let mark = match (l.default, l.unstable) {
+                    (true, true) => " (default, unstable)",
+                    (true, false) => " (default)",
+                    (false, true) => " (unstable)",
+                    _ => "",
+                };
                 match (self.md, l.current) {
                     (true, true) => format!("**v{}**{mark}", l.version),
                     (true, false) => format!("[v{}]({}){mark}", l.version, href(&self.page.path, &l.path, PageFormat::Markdown)),
