@@ -191,3 +191,72 @@ fn every_version_has_a_page_linked_from_its_switcher() {
         assert!(figures(&page).iter().all(|f| f.error.is_none() && !f.bytes.is_empty()), "Produce v{v}");
     }
 }
+
+#[test]
+fn every_page_encodes_and_decodes_its_examples() {
+    let cat = Catalogue::builtin();
+    let mut pages = 0;
+    kwire::docs::site::for_each_page(cat, None, &mut |page| {
+        pages += 1;
+        let retired = page.sections.is_empty() && page.path.starts_with("api/");
+        for f in figures(&page) {
+            assert!(f.error.is_none(), "{}: {}: {:?}", page.path, f.caption, f.error);
+            assert!(!f.bytes.is_empty() || retired, "{}: {} has no bytes", page.path, f.caption);
+            assert_eq!(f.root.len, f.bytes.len(), "{}: {} tree covers every byte", page.path, f.caption);
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert!(pages > 400, "only {pages} pages");
+}
+
+/// The written site: every link resolves to a written page, nothing is loaded
+/// from elsewhere, and every grid has one cell per byte.
+#[test]
+fn the_site_links_only_to_its_own_pages() {
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-site");
+    let _ = std::fs::remove_dir_all(&out);
+    let stats = kwire::docs::site::write_site(Catalogue::builtin(), None, &out, PageFormat::Html).unwrap();
+    let mut files = Vec::new();
+    for dir in [out.clone(), out.join("api"), out.join("records")] {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "html") {
+                files.push(e.path());
+            }
+        }
+    }
+    assert_eq!(files.len(), stats.pages);
+    for file in &files {
+        let html = std::fs::read_to_string(file).unwrap();
+        assert!(!html.contains(" src=") && !html.contains("href=\"http") && !html.contains("@import"), "{}: loads something", file.display());
+        for link in between(&html, "href=\"", "\"") {
+            let target = file.parent().unwrap().join(link);
+            assert!(target.exists(), "{}: broken link {link}", file.display());
+        }
+        for grid in between(&html, "<table class=grid>", "</table>") {
+            let declared: usize = text_of(between(grid, "<caption>", "</caption>")[0]).split(['(', ' ']).nth(3).unwrap().parse().unwrap();
+            assert_eq!(between(grid, "<td ", "</td>").len(), declared, "{}: cells", file.display());
+        }
+    }
+}
+
+#[test]
+fn page_command_prints_one_page() {
+    let kwire = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).env_remove("KWIRE_DEFS").output().unwrap();
+    let out = kwire(&["page", "WriteShareGroupState", "--version", "0"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("WriteShareGroupState\n===="), "{text}");
+    for expected in ["- API key: 85\n", "- Headers: req v2, resp v1\n", "- Request size: 78 bytes\n", "WriteShareGroupStateRequest v0, request header v2, 78 bytes on the wire\n", "byte layout (78 bytes, 16 bytes per row)\n", "object tree\n", "+-- tagged_fields uvarint = 0 [0x004d, 1B]"] {
+        assert!(text.contains(expected), "missing {expected:?}");
+    }
+    let html = String::from_utf8(kwire(&["page", "86", "--format", "html"]).stdout).unwrap();
+    assert!(html.starts_with("<!doctype html>") && html.contains("<title>DeleteShareGroupState · kwire</title>"));
+    let md = String::from_utf8(kwire(&["page", "encoding", "--format", "markdown"]).stdout).unwrap();
+    assert!(md.contains("# Encoding\n") && md.contains("| varint | zigzag | bytes |"));
+    let unknown = kwire(&["page", "NoSuchThing"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    let bad_version = kwire(&["page", "Produce", "--version", "99"]);
+    assert_eq!(bad_version.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad_version.stderr).contains("valid: "));
+}

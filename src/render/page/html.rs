@@ -19,11 +19,11 @@ struct Writer<'a> {
 pub fn page(p: &Page) -> String {
     let mut w = Writer { out: String::with_capacity(16 << 10), page: p, figures: 0 };
     let link = |to: &str| href(&p.path, to, PageFormat::Html);
-    let _ = write!(
+    let _ = writeln!(
         w.out,
         "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width,initial-scale=1\">\
          <title>{} · kwire</title><style>{}</style></head><body>\
-         <nav class=top><a href=\"{}\">kwire · Kafka protocol on the wire</a><a href=\"{}\">encoding</a></nav><main><h1>{}</h1>\n",
+         <nav class=top><a href=\"{}\">kwire · Kafka protocol on the wire</a><a href=\"{}\">encoding</a></nav><main><h1>{}</h1>",
         esc(&p.title),
         assets::style(),
         link(index_page::PATH),
@@ -40,7 +40,7 @@ pub fn page(p: &Page) -> String {
         }
         w.out.push_str("</section>\n");
     }
-    let _ = write!(w.out, "</main><script>{}</script></body></html>\n", assets::SCRIPT);
+    let _ = writeln!(w.out, "</main><script>{}</script></body></html>", assets::SCRIPT);
     w.out
 }
 
