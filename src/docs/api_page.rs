@@ -52,6 +52,11 @@ impl<'c> ApiDocs<'c> {
         })
     }
 
+    /// Where the default version's page (or a retired API's page) lives.
+    pub fn default_path(&self) -> String {
+        format!("{DIR}/{}", super::file_stem(&self.name))
+    }
+
     /// The path of the page of `version`.
     pub fn path(&self, version: i16) -> String {
         super::version_path(DIR, &self.name, version, self.default_version)
@@ -103,7 +108,7 @@ impl<'c> ApiDocs<'c> {
 
     fn retired_page(&self) -> Page {
         Page {
-            path: format!("{DIR}/{}", super::file_stem(&self.name)),
+            path: self.default_path(),
             title: self.name.clone(),
             blocks: vec![
                 Block::Para("This API is retired: its definitions keep the key and the name, and no version is defined any more.".into()),

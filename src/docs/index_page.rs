@@ -30,7 +30,7 @@ impl ApiRow {
         ApiRow {
             key: docs.key,
             name: docs.name.clone(),
-            path: docs.default_version.map_or_else(|| docs.page(None).path, |v| docs.path(v)),
+            path: docs.default_path(),
             versions: if docs.request_versions.is_empty() { "retired".into() } else { compress_versions(&docs.request_versions) },
             flexible,
             default_version: docs.default_version,
