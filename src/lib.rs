@@ -2,10 +2,12 @@
 //!
 //! Data flow: input bytes ([`input`]) → frames and the schema-driven decoder
 //! over the catalogue ([`decode`], [`schema`]) → the annotated tree
-//! ([`decode::Node`]) → renderers ([`render`]).
+//! ([`decode::Node`]) → renderers ([`render`]). [`docs`] gathers the
+//! documentation pages that `render::page` draws.
 
 pub mod capture;
 pub mod decode;
+pub mod docs;
 pub mod encode;
 pub mod input;
 pub mod protocol;

@@ -6,86 +6,11 @@
 mod common;
 
 use bytes::Bytes;
+use common::seed::{as_shown, collapse, parse_collapsed, seed_page, seed_trees};
 use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame, Role};
-use kwire::render::text_tree::{render_tree, TreeOptions, DOC_WIDTH};
+use kwire::render::text_tree::{render_tree, TreeOptions};
 use kwire::schema::{source::load_definitions, Catalogue};
 use std::path::Path;
-
-/// One node of a tree as text: rails, label without its note, range, description.
-#[derive(Debug, PartialEq)]
-struct Line {
-    rails: usize,
-    label: String,
-    offset: usize,
-    len: usize,
-    desc: String,
-}
-
-/// Split a whitespace-collapsed tree (as the seed pages hold it) into lines.
-fn parse_collapsed(text: &str) -> Vec<Line> {
-    let mut out = Vec::new();
-    let mut rest = text.trim();
-    let mut rails = 0;
-    loop {
-        // The next node starts at the next " +-- " preceded by "| " rails.
-        let next = rest.find(" +-- ");
-        let (seg, after) = match next {
-            Some(i) => (&rest[..i], Some(&rest[i + 5..])),
-            None => (rest, None),
-        };
-        // Trailing "| | " tokens of this segment are the next node's rails.
-        let mut seg = seg.trim_end();
-        let mut next_rails = 0;
-        while let Some(s) = seg.strip_suffix(" |").or_else(|| if seg == "|" { Some("") } else { None }) {
-            next_rails += 1;
-            seg = s.trim_end();
-        }
-        out.push(parse_line(seg, rails));
-        rails = next_rails;
-        match after {
-            Some(a) => rest = a,
-            None => break,
-        }
-    }
-    out
-}
-
-fn parse_line(seg: &str, rails: usize) -> Line {
-    let open = seg.find(" [0x").unwrap_or_else(|| panic!("no range in {seg:?}"));
-    let close = seg[open..].find(']').unwrap() + open;
-    let (off, len) = seg[open + 4..close].split_once(", ").unwrap();
-    Line {
-        rails,
-        label: strip_note(&seg[..open]),
-        offset: usize::from_str_radix(off, 16).unwrap(),
-        len: len.trim_end_matches('B').parse().unwrap(),
-        desc: seg[close + 1..].trim().to_string(),
-    }
-}
-
-/// Notes are kwire's own wording: drop trailing parenthesised groups.
-fn strip_note(label: &str) -> String {
-    let mut s = label.trim().to_string();
-    while s.ends_with(')') {
-        match s.rfind(" (") {
-            Some(i) => s.truncate(i),
-            None => break,
-        }
-    }
-    s
-}
-
-fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The object trees of a seed page, in order (request, response).
-fn seed_trees(page: &str) -> Vec<String> {
-    page.split("object tree\n")
-        .skip(1)
-        .map(|s| s.split("kafka message schema").next().unwrap().trim().to_string())
-        .collect()
-}
 
 fn decode_sample(cat: &Catalogue, name: &str, direction: Direction, api: i16) -> Frame {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(name);
@@ -111,15 +36,6 @@ const CASES: &[SeedCase] = &[
     SeedCase { page_prefix: "000_", api_name: "WriteShareGroupState", api_key: 85, sample: "write-share-group-state-v0", sizes: (78, 37) },
     SeedCase { page_prefix: "001_", api_name: "DeleteShareGroupState", api_key: 86, sample: "delete-share-group-state-v0", sizes: (41, 37) },
 ];
-
-fn seed_page(dir: &Path, prefix: &str) -> String {
-    let entry = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with(prefix))
-        .unwrap_or_else(|| panic!("no seed page {prefix}*"));
-    std::fs::read_to_string(entry.path()).unwrap()
-}
 
 #[test]
 fn sample_trees_equal_the_seed_trees() {
@@ -154,8 +70,7 @@ fn sample_trees_equal_the_seed_trees() {
             for (n, t) in nodes.iter().zip(&theirs) {
                 if matches!(n.role, Role::Field { .. }) && n.key.is_none() {
                     let doc = n.doc.clone().unwrap_or_else(|| panic!("{sample}: {} has no about text", n.name));
-                    let cut = if doc.chars().count() > DOC_WIDTH + 3 { format!("{}...", doc.chars().take(DOC_WIDTH).collect::<String>()) } else { doc };
-                    assert_eq!(cut, t.desc, "{sample}: description of {}", n.name);
+                    assert_eq!(as_shown(&doc), t.desc, "{sample}: description of {}", n.name);
                     checked += 1;
                 }
             }

@@ -3,6 +3,7 @@
 pub mod apis_cmd;
 pub mod capture_cmd;
 pub mod decode_cmd;
+pub mod docs_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
 pub mod records_cmd;
@@ -38,6 +39,10 @@ pub enum Command {
     Encode(encode_cmd::EncodeArgs),
     /// Every API: key, versions, flexible and header versions, releases.
     Apis(apis_cmd::ApisArgs),
+    /// Write the documentation site: a page per API, version and record type, an index and an encoding page.
+    Docs(docs_cmd::DocsArgs),
+    /// Print one documentation page (an API, a record type, or `encoding`).
+    Page(docs_cmd::PageArgs),
     /// Decode a log segment or record-batch file, batch by batch.
     Records(records_cmd::RecordsArgs),
     /// Every Kafka frame in a pcap/pcapng capture, responses paired with requests.
@@ -75,6 +80,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Records(args) => records_cmd::run(&cat, &args),
         Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {

@@ -44,11 +44,20 @@ impl Writer {
         self.buf.push(v as u8);
     }
     pub fn varint(&mut self, v: i32) {
-        self.uvarint(u64::from(((v << 1) ^ (v >> 31)) as u32));
+        self.uvarint(u64::from(zigzag32(v)));
     }
     pub fn varlong(&mut self, v: i64) {
-        self.uvarint(((v << 1) ^ (v >> 63)) as u64);
+        self.uvarint(zigzag64(v));
     }
+}
+
+/// Zigzag: 0, -1, 1, -2 … → 0, 1, 2, 3 …, so small negative numbers stay short.
+pub fn zigzag32(v: i32) -> u32 {
+    ((v << 1) ^ (v >> 31)) as u32
+}
+
+pub fn zigzag64(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
 }
 
 /// Bytes of an unsigned varint.

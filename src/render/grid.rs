@@ -2,7 +2,7 @@
 //! coloured by its region; plain text (with a region map) when colour is off.
 
 use super::regions::{byte_regions, region_runs};
-use crate::decode::{Frame, Region};
+use crate::decode::{Frame, Node, Region};
 
 pub const ROW: usize = 16;
 
@@ -16,6 +16,25 @@ pub fn ansi_bg(r: Region) -> u8 {
         Region::RecordBatch => 215,
         Region::Record => 229,
         Region::TaggedFields => 219,
+    }
+}
+
+/// The region's colour as CSS `#rrggbb`: the same xterm-256 colour as the terminal grid.
+pub fn css_color(r: Region) -> String {
+    let [red, green, blue] = xterm_rgb(ansi_bg(r));
+    format!("#{red:02x}{green:02x}{blue:02x}")
+}
+
+/// RGB of an xterm-256 colour index (16 system colours approximated by the cube).
+fn xterm_rgb(i: u8) -> [u8; 3] {
+    const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    match i {
+        232..=255 => [8 + 10 * (i - 232); 3],
+        16..=231 => {
+            let c = i - 16;
+            [LEVELS[(c / 36) as usize], LEVELS[(c / 6 % 6) as usize], LEVELS[(c % 6) as usize]]
+        }
+        _ => [192; 3],
     }
 }
 
@@ -34,10 +53,20 @@ fn printable(b: u8) -> char {
     }
 }
 
+/// The grid's title, as on the seed pages.
+pub fn layout_title(len: usize) -> String {
+    format!("byte layout ({len} bytes, {ROW} bytes per row)")
+}
+
 pub fn render_grid(frame: &Frame, color: bool) -> String {
-    let bytes = &frame.bytes;
-    let regions = byte_regions(&frame.root, bytes.len());
-    let mut out = format!("byte layout ({} bytes, {ROW} bytes per row)\n", bytes.len());
+    render_layout(&frame.bytes, &frame.root, color)
+}
+
+/// The grid of any bytes whose tree is `root` (a frame, a record, a header).
+pub fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
+    let regions = byte_regions(root, bytes.len());
+    let mut out = layout_title(bytes.len());
+    out.push('\n');
     out.push_str("      ");
     for c in 0..ROW {
         out.push_str(&format!(" {c:X} "));
@@ -79,4 +108,15 @@ pub fn render_grid(frame: &Frame, color: bool) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn css_colours_match_the_terminal_palette() {
+        assert_eq!(css_color(Region::Frame), "#bcbcbc");
+        assert_eq!(css_color(Region::RpcHeader), "#87d7ff");
+    }
 }

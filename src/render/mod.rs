@@ -3,6 +3,7 @@
 pub mod escape;
 pub mod grid;
 pub mod json;
+pub mod page;
 pub mod regions;
 pub mod text_tree;
 pub mod values;

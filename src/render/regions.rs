@@ -4,23 +4,33 @@ use crate::decode::{Node, Region, Role};
 
 /// Region of every byte in `0..len`; deeper nodes override their ancestors.
 pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
+    let mut nodes = Vec::new();
+    root.walk(&mut |n, _| nodes.push(n));
+    byte_owners(root, len).into_iter().map(|o| o.map(|i| nodes[i].region)).collect()
+}
+
+/// For every byte in `0..len`, the pre-order index (the order of
+/// [`super::text_tree::tree_lines`]) of the deepest node covering it: what a
+/// byte links to on a page.
+pub fn byte_owners(root: &Node, len: usize) -> Vec<Option<usize>> {
     let mut out = vec![None; len];
-    fn paint(n: &Node, out: &mut [Option<Region>]) {
+    let mut next = 0;
+    fn paint(n: &Node, inside_decompressed: bool, next: &mut usize, out: &mut [Option<usize>]) {
+        let index = *next;
+        *next += 1;
         let end = n.end().min(out.len());
-        if n.offset < end {
+        // Decompressed subtrees index another buffer, not these bytes.
+        if !inside_decompressed && n.offset < end {
             for slot in &mut out[n.offset..end] {
-                *slot = Some(n.region);
+                *slot = Some(index);
             }
         }
-        // Decompressed subtrees index another buffer, not these bytes.
-        if n.role == Role::Decompressed {
-            return;
-        }
+        let inside = inside_decompressed || n.role == Role::Decompressed;
         for c in &n.children {
-            paint(c, out);
+            paint(c, inside, next, out);
         }
     }
-    paint(root, &mut out);
+    paint(root, false, &mut next, &mut out);
     out
 }
 

@@ -57,26 +57,40 @@ fn cut_doc(doc: &str, opts: TreeOptions) -> String {
     }
 }
 
-/// The whole tree: root line, then `+-- ` children with `| ` rails.
-pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
-    let mut out = line(root, opts);
-    out.push('\n');
-    render_children(root, "", opts, false, &mut out);
+/// One line of the drawn tree: the `|   +-- ` prefix and the node it shows.
+pub struct TreeLine<'a> {
+    pub prefix: String,
+    pub node: &'a Node,
+    /// The node's offsets index a decompressed buffer, not the frame.
+    pub decompressed: bool,
+}
+
+/// The tree's lines in pre-order: root first, then `+-- ` children with `| ` rails.
+pub fn tree_lines(root: &Node) -> Vec<TreeLine<'_>> {
+    let mut out = vec![TreeLine { prefix: String::new(), node: root, decompressed: false }];
+    push_children(root, "", false, &mut out);
     out
 }
 
-fn render_children(node: &Node, prefix: &str, opts: TreeOptions, decompressed: bool, out: &mut String) {
+fn push_children<'a>(node: &'a Node, prefix: &str, decompressed: bool, out: &mut Vec<TreeLine<'a>>) {
     let n = node.children.len();
     let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
-        let last = i + 1 == n;
-        out.push_str(prefix);
-        out.push_str("+-- ");
-        out.push_str(&line_in(c, opts, inner));
-        out.push('\n');
-        let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
-        render_children(c, &child_prefix, opts, inner, out);
+        out.push(TreeLine { prefix: format!("{prefix}+-- "), node: c, decompressed: inner });
+        let rail = if i + 1 == n { "    " } else { "|   " };
+        push_children(c, &format!("{prefix}{rail}"), inner, out);
     }
+}
+
+/// The whole tree as text, one line per node.
+pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
+    let mut out = String::new();
+    for l in tree_lines(root) {
+        out.push_str(&l.prefix);
+        out.push_str(&line_in(l.node, opts, l.decompressed));
+        out.push('\n');
+    }
+    out
 }
 
 /// A frame as text: the tree, then its error and warnings.

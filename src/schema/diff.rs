@@ -67,25 +67,35 @@ fn flexible_word(b: bool) -> &'static str {
 
 /// Every field present at `version`, in wire order of declaration, depth first.
 pub fn layout(spec: &MessageSpec, version: i16) -> Vec<FieldAt> {
-    let mut out = Vec::new();
-    collect(&spec.fields, "", version, spec.is_flexible(version), &mut out);
-    out
+    let flexible = spec.is_flexible(version);
+    fields_at(spec, version)
+        .into_iter()
+        .map(|(path, f)| {
+            let tagged = f.is_tagged_in(version);
+            FieldAt {
+                path,
+                ty: f.ty.to_string(),
+                nullable: f.is_nullable_in(version),
+                tag: if tagged { f.tag } else { None },
+                default: f.default.clone(),
+                compact: tagged || f.flexible.map_or(flexible, |v| v.contains(version)),
+            }
+        })
+        .collect()
 }
 
-fn collect(fields: &[FieldSpec], prefix: &str, version: i16, flexible: bool, out: &mut Vec<FieldAt>) {
-    for f in fields.iter().filter(|f| f.versions.contains(version)) {
-        let path = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
-        let tagged = f.is_tagged_in(version);
-        out.push(FieldAt {
-            path: path.clone(),
-            ty: f.ty.to_string(),
-            nullable: f.is_nullable_in(version),
-            tag: if tagged { f.tag } else { None },
-            default: f.default.clone(),
-            compact: tagged || f.flexible.map_or(flexible, |v| v.contains(version)),
-        });
-        collect(&f.fields, &path, version, flexible, out);
+/// The fields present at `version` with their dotted paths, depth first.
+pub fn fields_at(spec: &MessageSpec, version: i16) -> Vec<(String, &FieldSpec)> {
+    fn collect<'a>(fields: &'a [FieldSpec], prefix: &str, version: i16, out: &mut Vec<(String, &'a FieldSpec)>) {
+        for f in fields.iter().filter(|f| f.versions.contains(version)) {
+            let path = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
+            out.push((path.clone(), f));
+            collect(&f.fields, &path, version, out);
+        }
     }
+    let mut out = Vec::new();
+    collect(&spec.fields, "", version, &mut out);
+    out
 }
 
 /// Changes from (`a` at `va`) to (`b` at `vb`): the same spec at two versions,

@@ -40,3 +40,4 @@ pub fn read_tar_gz(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 pub mod random_body;
 pub mod batches;
 pub mod pcap_writer;
+pub mod seed;

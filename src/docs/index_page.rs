@@ -1,0 +1,117 @@
+//! The index: every API with its key, versions, flexible versions and the sizes
+//! of its smallest request and response; every record type; the encoding page.
+
+use super::api_page::ApiDocs;
+use super::record_page::{kind_label, RecordDocs, KINDS};
+use super::{Block, Cell, Page, Section, Table};
+use crate::decode::frame::compress_versions;
+use crate::schema::MessageKind;
+
+pub const PATH: &str = "index";
+
+/// One row of the API table.
+pub struct ApiRow {
+    pub key: i16,
+    pub name: String,
+    pub path: String,
+    pub versions: String,
+    pub flexible: String,
+    pub default_version: Option<i16>,
+    /// Request and response bytes of the smallest instance at the default version.
+    pub sizes: Option<(usize, usize)>,
+}
+
+impl ApiRow {
+    pub fn new(docs: &ApiDocs, flexible: String) -> ApiRow {
+        let sizes = docs.default_version.map(|v| {
+            let (req, resp) = docs.figures(v);
+            (req.bytes.len(), resp.bytes.len())
+        });
+        ApiRow {
+            key: docs.key,
+            name: docs.name.clone(),
+            path: docs.default_path(),
+            versions: if docs.request_versions.is_empty() { "retired".into() } else { compress_versions(&docs.request_versions) },
+            flexible,
+            default_version: docs.default_version,
+            sizes,
+        }
+    }
+}
+
+/// One row of a record-type table.
+pub struct RecordRow {
+    pub name: String,
+    pub path: String,
+    pub kind: MessageKind,
+    pub record_type: Option<i16>,
+    pub versions: String,
+    pub size: Option<usize>,
+}
+
+impl RecordRow {
+    pub fn new(docs: &RecordDocs) -> Option<RecordRow> {
+        let v = docs.default_version()?;
+        Some(RecordRow {
+            name: docs.name.clone(),
+            path: docs.path(v),
+            kind: docs.kind,
+            record_type: docs.record_type,
+            versions: compress_versions(&docs.versions),
+            size: docs.figure(v).map(|f| f.bytes.len()),
+        })
+    }
+}
+
+pub fn index_page(apis: &[ApiRow], records: &[RecordRow]) -> Page {
+    let opt = |v: Option<String>| Cell::text(v.unwrap_or_else(|| "-".into()));
+    let api_table = Table {
+        head: ["key", "API", "versions", "flexible", "default", "request bytes", "response bytes"].map(String::from).to_vec(),
+        rows: apis
+            .iter()
+            .map(|a| {
+                vec![
+                    Cell::text(a.key.to_string()),
+                    Cell::link(&a.name, &a.path),
+                    Cell::text(&a.versions),
+                    Cell::text(&a.flexible),
+                    opt(a.default_version.map(|v| format!("v{v}"))),
+                    opt(a.sizes.map(|s| s.0.to_string())),
+                    opt(a.sizes.map(|s| s.1.to_string())),
+                ]
+            })
+            .collect(),
+    };
+    let mut sections = vec![Section { heading: "APIs".into(), blocks: vec![Block::Table(api_table)] }];
+    for kind in KINDS {
+        let rows: Vec<Vec<Cell>> = records
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| {
+                vec![
+                    Cell::link(&r.name, &r.path),
+                    opt(r.record_type.map(|t| t.to_string())),
+                    Cell::text(&r.versions),
+                    opt(r.size.map(|s| s.to_string())),
+                ]
+            })
+            .collect();
+        if !rows.is_empty() {
+            let head = ["name", "record type", "versions", "bytes (newest)"].map(String::from).to_vec();
+            sections.push(Section { heading: format!("{}s", capitalise(kind_label(kind))), blocks: vec![Block::Table(Table { head, rows })] });
+        }
+    }
+    Page {
+        path: PATH.into(),
+        title: "Kafka protocol on the wire".into(),
+        blocks: vec![
+            Block::Para("Every API and record type of the Kafka protocol, each shown as the smallest legal instance that kwire encodes and decodes: a byte grid coloured by region, the object tree, the schema and the version history. Default versions are the latest stable ones; sizes include the int32 size prefix. The encoding page explains each primitive.".into()),
+        ],
+        sections,
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| f.to_uppercase().collect::<String>() + c.as_str())
+}

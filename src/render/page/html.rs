@@ -1,0 +1,183 @@
+//! Pages as self-contained HTML: inline CSS and JS, every byte a grid cell
+//! coloured by region, every tree node a line linked to its bytes.
+
+use super::{assets, href, region_class, PageFormat};
+use crate::decode::Region;
+use crate::docs::{encoding_page, index_page, Block, Figure, Page, Table, VersionLink};
+use crate::render::escape::html as esc;
+use crate::render::grid::{layout_title, ROW};
+use crate::render::regions::byte_owners;
+use crate::render::text_tree::{line_in, tree_lines, TreeOptions, DOC_WIDTH};
+use std::fmt::Write;
+
+struct Writer<'a> {
+    out: String,
+    page: &'a Page,
+    figures: usize,
+}
+
+pub fn page(p: &Page) -> String {
+    let mut w = Writer { out: String::with_capacity(16 << 10), page: p, figures: 0 };
+    let link = |to: &str| href(&p.path, to, PageFormat::Html);
+    let _ = writeln!(
+        w.out,
+        "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width,initial-scale=1\">\
+         <title>{} · kwire</title><style>{}</style></head><body>\
+         <nav class=top><a href=\"{}\">kwire · Kafka protocol on the wire</a><a href=\"{}\">encoding</a></nav><main><h1>{}</h1>",
+        esc(&p.title),
+        assets::style(),
+        link(index_page::PATH),
+        link(encoding_page::PATH),
+        esc(&p.title)
+    );
+    for b in &p.blocks {
+        w.block(b);
+    }
+    for s in &p.sections {
+        let _ = writeln!(w.out, "<section><h2>{}</h2>", esc(&s.heading));
+        for b in &s.blocks {
+            w.block(b);
+        }
+        w.out.push_str("</section>\n");
+    }
+    let _ = writeln!(w.out, "</main><script>{}</script></body></html>", assets::SCRIPT);
+    w.out
+}
+
+impl Writer<'_> {
+    fn block(&mut self, b: &Block) {
+        match b {
+            Block::Para(t) => {
+                let _ = writeln!(self.out, "<p>{}</p>", esc(t));
+            }
+            Block::Facts(facts) => {
+                self.out.push_str("<dl class=facts>");
+                for (k, v) in facts {
+                    let _ = write!(self.out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(v));
+                }
+                self.out.push_str("</dl>\n");
+            }
+            Block::Legend => {
+                self.out.push_str("<ul class=legend>");
+                for r in Region::ALL {
+                    let _ = write!(self.out, "<li class={}>{}</li>", region_class(r), esc(r.label()));
+                }
+                self.out.push_str("</ul>\n");
+            }
+            Block::Versions(links) => self.versions(links),
+            Block::Figure(f) => self.figure(f),
+            Block::Table(t) => self.table(t),
+            Block::Code { title, text } => {
+                // Line by line: escaping keeps newlines raw so the text stays readable and small.
+                let text: Vec<String> = text.split('\n').map(esc).collect();
+                let _ = writeln!(self.out, "<h3>{}</h3><pre class=src>{}</pre>", esc(title), text.join("\n"));
+            }
+            Block::Changes(lists) => {
+                self.out.push_str("<dl class=changes>");
+                for (label, items) in lists {
+                    let _ = write!(self.out, "<dt>{}</dt><dd><ul>", esc(label));
+                    for i in items {
+                        let _ = write!(self.out, "<li>{}</li>", esc(i));
+                    }
+                    self.out.push_str("</ul></dd>");
+                }
+                self.out.push_str("</dl>\n");
+            }
+        }
+    }
+
+    fn versions(&mut self, links: &[VersionLink]) {
+        self.out.push_str("<nav class=versions>versions: ");
+        for l in links {
+            let note = match (l.default, l.unstable) {
+                (true, true) => " class=u title=\"shown by default; unstable\"",
+                (true, false) => " title=\"shown by default\"",
+                (false, true) => " class=u title=\"unstable\"",
+                _ => "",
+            };
+            if l.current {
+                let _ = write!(self.out, "<b{note}>v{}</b>", l.version);
+            } else {
+                let _ = write!(self.out, "<a href=\"{}\"{note}>v{}</a>", esc(&href(&self.page.path, &l.path, PageFormat::Html)), l.version);
+            }
+        }
+        self.out.push_str("</nav>\n");
+    }
+
+    fn table(&mut self, t: &Table) {
+        self.out.push_str("<table class=data><tr>");
+        for h in &t.head {
+            let _ = write!(self.out, "<th>{}</th>", esc(h));
+        }
+        self.out.push_str("</tr>\n");
+        for row in &t.rows {
+            self.out.push_str("<tr>");
+            for c in row {
+                match &c.link {
+                    Some(to) => {
+                        let _ = write!(self.out, "<td><a href=\"{}\">{}</a></td>", esc(&href(&self.page.path, to, PageFormat::Html)), esc(&c.text));
+                    }
+                    None => {
+                        let _ = write!(self.out, "<td>{}</td>", esc(&c.text));
+                    }
+                }
+            }
+            self.out.push_str("</tr>\n");
+        }
+        self.out.push_str("</table>\n");
+    }
+
+    /// The grid and the tree side by side. A cell's `data-n` names the deepest
+    /// node covering its byte (the tree line `id = figure id + n + index`).
+    fn figure(&mut self, f: &Figure) {
+        let id = format!("f{}", self.figures);
+        self.figures += 1;
+        let _ = writeln!(self.out, "<figure id={id}><figcaption>{}</figcaption>", esc(&f.caption));
+        if let Some(e) = &f.error {
+            let _ = writeln!(self.out, "<p class=err>{}</p>", esc(e));
+        }
+        if f.bytes.is_empty() {
+            self.out.push_str("</figure>\n");
+            return;
+        }
+        let owners = byte_owners(&f.root, f.bytes.len());
+        let mut regions = Vec::new();
+        f.root.walk(&mut |n, _| regions.push(n.region));
+        let _ = write!(self.out, "<div class=fig><table class=grid><caption>{}</caption><tr><th></th>", esc(&layout_title(f.bytes.len())));
+        for c in 0..ROW {
+            let _ = write!(self.out, "<th>{c:X}</th>");
+        }
+        self.out.push_str("</tr>\n");
+        for (row, chunk) in f.bytes.chunks(ROW).enumerate() {
+            let _ = write!(self.out, "<tr><th>{:04x}</th>", row * ROW);
+            for (i, b) in chunk.iter().enumerate() {
+                let at = row * ROW + i;
+                match owners[at] {
+                    Some(n) => {
+                        let _ = write!(self.out, "<td class={} data-offset={at} data-n={n}>{b:02x}</td>", region_class(regions[n]));
+                    }
+                    None => {
+                        let _ = write!(self.out, "<td data-offset={at}>{b:02x}</td>");
+                    }
+                }
+            }
+            self.out.push_str("</tr>\n");
+        }
+        self.out.push_str("</table><div class=tree><div class=th>object tree</div>\n");
+        for (i, l) in tree_lines(&f.root).iter().enumerate() {
+            let n = l.node;
+            let d = if l.decompressed { " data-d" } else { "" };
+            // Cut descriptions keep their full text as a tooltip.
+            let full = n.doc.as_ref().filter(|doc| doc.chars().count() > DOC_WIDTH + 3).map_or(String::new(), |doc| format!(" title=\"{}\"", esc(doc)));
+            let _ = writeln!(
+                self.out,
+                "<div id={id}n{i} class=n data-offset={} data-len={}{d}{full}><span class=p>{}</span>{}</div>",
+                n.offset,
+                n.len,
+                esc(&l.prefix),
+                esc(&line_in(n, TreeOptions::default(), l.decompressed))
+            );
+        }
+        self.out.push_str("</div></div></figure>\n");
+    }
+}

@@ -1,0 +1,56 @@
+//! Pages (`docs::Page`) as HTML, markdown or text. Figures reuse the grid,
+//! region and tree renderers; every string from outside kwire is escaped.
+
+mod assets;
+pub mod html;
+pub mod plain;
+
+use crate::decode::Region;
+use crate::docs::Page;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageFormat {
+    Html,
+    Markdown,
+    Text,
+}
+
+impl PageFormat {
+    pub fn extension(&self) -> &'static str {
+        match self {
+            PageFormat::Html => "html",
+            PageFormat::Markdown => "md",
+            PageFormat::Text => "txt",
+        }
+    }
+}
+
+pub fn render(page: &Page, format: PageFormat) -> String {
+    match format {
+        PageFormat::Html => html::page(page),
+        PageFormat::Markdown => plain::page(page, plain::Flavor::Markdown),
+        PageFormat::Text => plain::page(page, plain::Flavor::Text),
+    }
+}
+
+/// A link from the page at `from` to the page at `to` (site paths without extension).
+pub fn href(from: &str, to: &str, format: PageFormat) -> String {
+    format!("{}{to}.{}", "../".repeat(from.matches('/').count()), format.extension())
+}
+
+/// Short CSS class of a region (`g0`…), its index in `Region::ALL`.
+pub fn region_class(r: Region) -> String {
+    format!("g{}", Region::ALL.iter().position(|x| *x == r).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_climb_out_of_folders() {
+        assert_eq!(href("api/Produce", "index", PageFormat::Html), "../index.html");
+        assert_eq!(href("index", "api/Produce", PageFormat::Markdown), "api/Produce.md");
+        assert_eq!(href("api/Produce", "api/Produce-v3", PageFormat::Text), "../api/Produce-v3.txt");
+    }
+}
