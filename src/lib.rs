@@ -11,3 +11,4 @@ pub mod protocol;
 pub mod records;
 pub mod render;
 pub mod schema;
+pub mod teach;
