@@ -2,8 +2,10 @@
 
 pub mod apis_cmd;
 pub mod decode_cmd;
+pub mod diff_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
+pub mod primitive_cmd;
 pub mod records_cmd;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +38,10 @@ pub enum Command {
     Apis(apis_cmd::ApisArgs),
     /// Decode a log segment or record-batch file, batch by batch.
     Records(records_cmd::RecordsArgs),
+    /// What changes between two versions of an API, or between two releases.
+    Diff(diff_cmd::DiffArgs),
+    /// One primitive value as bytes (or bytes as a value), explained.
+    Primitive(primitive_cmd::PrimitiveArgs),
     /// Rebuild the built-in catalogue from upstream definitions (<DIR>/<release>/...).
     #[command(hide = true)]
     ImportDefs {
@@ -67,6 +73,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Encode(args) => encode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Records(args) => records_cmd::run(&cat, &args),
+        Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Primitive(args) => primitive_cmd::run(&args),
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {

@@ -114,7 +114,7 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
             e.lines.push(format!("nullable struct marker: {}", if n < 0 { "-1 = null" } else { "1 = present, the struct's fields follow" }));
             Some(e)
         }
-        Reading::Prefixed { text, wide } => prefixed(bytes, text, wide),
+        Reading::Prefixed { text, wide } => prefixed(bytes, text, wide, node.ty == "records"),
         Reading::Raw => raw(node, parent, buf),
         Reading::TaggedSection => {
             let (count, len) = uvarint_prefix(bytes)?;
@@ -132,8 +132,9 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
             let (tag, tl) = uvarint_prefix(bytes)?;
             let (size, sl) = uvarint_prefix(&bytes[tl..])?;
             let line = format!(
-                "{} → tag {tag}, size {size}, then the {size} bytes of its value (in compact form, like every tagged value)",
-                spaced(&bytes[..tl + sl])
+                "{} → tag {tag}, size {size}, then {} of value (in compact form, like every tagged value)",
+                spaced(&bytes[..tl + sl]),
+                count_bytes(size as usize)
             );
             Some(Explanation { lines: vec![line], value: Value::None })
         }
@@ -175,11 +176,20 @@ pub fn spaced(bytes: &[u8]) -> String {
 }
 
 /// Bytes as `spaced`, cut after [`SHOWN_BYTES`].
-fn shown(bytes: &[u8]) -> String {
+pub fn shown(bytes: &[u8]) -> String {
     if bytes.len() <= SHOWN_BYTES {
         spaced(bytes)
     } else {
         format!("{} … ({} bytes)", spaced(&bytes[..SHOWN_BYTES]), bytes.len())
+    }
+}
+
+/// `1 byte`, `2 bytes`
+pub fn count_bytes(n: usize) -> String {
+    if n == 1 {
+        "1 byte".into()
+    } else {
+        format!("{n} bytes")
     }
 }
 
@@ -296,7 +306,7 @@ fn uvarint_meaning(u: Use, v: u64) -> Option<String> {
         (Use::ArrayLength, n) => format!("compact array length n+1 = {n}, so {}", elements(n as i64 - 1)),
         (Use::TagCount, n) => format!("{n} tagged fields follow (a plain count, not n+1)"),
         (Use::Tag, n) => format!("tag {n}"),
-        (Use::Size, n) => format!("the value takes the next {n} bytes"),
+        (Use::Size, n) => format!("the value takes the next {}", count_bytes(n as usize)),
         (Use::Presence, 0) => "nullable struct marker 0: null".into(),
         (Use::Presence, _) => "nullable struct marker: present, the struct's fields follow".into(),
     })
@@ -312,7 +322,7 @@ fn zigzag(u: u64, lines: &mut Vec<String>) -> i64 {
 
 /// The length prefix of a string or byte array: compact (n+1, 0 = null) or
 /// int16/int32 (-1 = null), whichever accounts for exactly these bytes.
-fn prefixed(bytes: &[u8], text: bool, wide: bool) -> Option<Explanation> {
+fn prefixed(bytes: &[u8], text: bool, wide: bool, records: bool) -> Option<Explanation> {
     let (mut lines, payload) = compact_prefix(bytes).or_else(|| fixed_prefix(bytes, wide))?;
     let what = if text { "string" } else { "byte array" };
     let value = match payload {
@@ -333,16 +343,16 @@ fn prefixed(bytes: &[u8], text: bool, wide: bool) -> Option<Explanation> {
         }
         Some(p) if text => match std::str::from_utf8(p) {
             Ok(s) => {
-                lines.push(format!("{} → {} bytes of UTF-8: {}", shown(p), p.len(), crate::render::escape::quote(s)));
+                lines.push(format!("{} → {} of UTF-8: {}", shown(p), count_bytes(p.len()), crate::render::escape::quote(s)));
                 Value::Str(Some(s.to_string()))
             }
             Err(_) => {
-                lines.push(format!("{} → {} bytes that are not UTF-8", shown(p), p.len()));
+                lines.push(format!("{} → {} that are not UTF-8", shown(p), count_bytes(p.len())));
                 Value::InvalidUtf8(Bytes::copy_from_slice(p))
             }
         },
         Some(p) => {
-            lines.push(format!("{} → {} bytes", shown(p), p.len()));
+            lines.push(format!("{} → {}{}", shown(p), count_bytes(p.len()), if records { " of record batches (below)" } else { "" }));
             Value::Bytes(Some(Bytes::copy_from_slice(p)))
         }
     };
@@ -385,7 +395,7 @@ fn raw(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
     if bytes.is_empty() && before.is_some_and(minus_one) {
         return Some(Explanation { lines: vec!["no bytes: null (the varint length before it is -1)".into()], value: Value::Bytes(None) });
     }
-    let line = if bytes.is_empty() { "no bytes (the length before it is 0)".to_string() } else { format!("{} → {} bytes, as many as the field before them says", shown(bytes), bytes.len()) };
+    let line = if bytes.is_empty() { "no bytes (the length before it is 0)".to_string() } else { format!("{} → {}, as many as the field before says", shown(bytes), count_bytes(bytes.len())) };
     Some(Explanation { lines: vec![line], value: Value::Bytes(Some(Bytes::copy_from_slice(bytes))) })
 }
 
