@@ -88,14 +88,14 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
     match reading(node, parent)? {
         Reading::Fixed(p) => fixed(p, bytes),
         Reading::Uvarint(u) => {
-            let (v, mut lines) = uvarint_exact(bytes)?;
+            let (v, mut lines) = uvarint_of(node, bytes)?;
             if let Some(meaning) = uvarint_meaning(u, v) {
                 lines.push(meaning);
             }
             Some(Explanation { lines, value: Value::Uint(v) })
         }
         Reading::Varint | Reading::Varlong => {
-            let (u, mut lines) = uvarint_exact(bytes)?;
+            let (u, mut lines) = uvarint_of(node, bytes)?;
             let v = zigzag(u, &mut lines);
             if v == -1 && node.name.ends_with("Length") {
                 lines.push("-1: null".into());
@@ -271,10 +271,11 @@ fn uvarint_prefix(bytes: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// A uvarint that is all of `bytes`, with its groups spelled out.
-fn uvarint_exact(bytes: &[u8]) -> Option<(u64, Vec<String>)> {
+/// A node's uvarint with its groups spelled out: all of its bytes, or for a
+/// count with its items as children (a record's headers), the leading ones.
+fn uvarint_of(node: &Node, bytes: &[u8]) -> Option<(u64, Vec<String>)> {
     let (v, len) = uvarint_prefix(bytes)?;
-    (len == bytes.len()).then(|| (v, uvarint_lines(&bytes[..len], v)))
+    (len == bytes.len() || !node.children.is_empty()).then(|| (v, uvarint_lines(&bytes[..len], v)))
 }
 
 /// `ac 02` → the groups with their continuation bits, and their sum.
@@ -387,13 +388,16 @@ fn fixed_prefix(bytes: &[u8], wide: bool) -> Option<Split<'_>> {
 }
 
 /// Bytes measured by an earlier field: a record's varint length, a tag's size.
-/// Zero bytes right after a varint length of -1 (the byte 01) are null.
+/// Zero bytes right after a length of -1 (varint `01`, int32 `ff ff ff ff`) are null.
 fn raw(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
     let bytes = &buf[node.offset..node.end()];
     let before = parent.and_then(|p| p.children.iter().take_while(|c| !std::ptr::eq(*c, node)).last());
-    let minus_one = |b: &Node| b.ty == "varint" && b.end() == node.offset && buf.get(b.offset..b.end()) == Some(&[0x01]);
+    let minus_one = |b: &Node| {
+        let prefix = buf.get(b.offset..b.end());
+        b.end() == node.offset && ((b.ty == "varint" && prefix == Some(&[0x01])) || (b.ty == "int32" && prefix == Some(&[0xff; 4])))
+    };
     if bytes.is_empty() && before.is_some_and(minus_one) {
-        return Some(Explanation { lines: vec!["no bytes: null (the varint length before it is -1)".into()], value: Value::Bytes(None) });
+        return Some(Explanation { lines: vec!["no bytes: null (the length before it is -1)".into()], value: Value::Bytes(None) });
     }
     let line = if bytes.is_empty() { "no bytes (the length before it is 0)".to_string() } else { format!("{} → {}, as many as the field before says", shown(bytes), count_bytes(bytes.len())) };
     Some(Explanation { lines: vec![line], value: Value::Bytes(Some(Bytes::copy_from_slice(bytes))) })
