@@ -166,7 +166,8 @@ fn releases_4_1_to_4_2_write_share_group_state_gains_v1() {
         assert!(x.now_stable.is_empty() && x.now_unstable.is_empty());
         assert_eq!(x.versions.len(), 1, "{name}: v0 is unchanged");
         let v1 = &x.versions[0];
-        assert_eq!((v1.version, v1.new, &v1.changes, v1.body_size_from, v1.body_size_to), (1, true, &changes, None, Some(size)), "{name}");
+        assert_eq!((v1.version, v1.new, v1.against, &v1.changes), (1, true, Some(0), &changes), "{name}");
+        assert_eq!((v1.body_size_from, v1.body_size_to), (None, Some(size)), "{name}: smallest body");
     }
 }
 

@@ -2,11 +2,12 @@
 //! alignment by field path, side-by-side hex grids with changed bytes marked,
 //! and the release comparison.
 
-use super::align::{byte_marks, FramePair, Mark, Side};
+use super::align::{byte_marks, Aligned, FramePair, Mark, Side};
 use super::explain::explain;
 use super::release_diff::{DefinitionDiff, ReleaseDiff};
 use super::version_diff::{DirectionDiff, VersionDiff};
 use crate::decode::frame::compress_versions;
+use crate::render::values::value_text;
 use crate::schema::diff::Change;
 use crate::schema::MessageKind;
 use std::fmt::Write;
@@ -107,27 +108,41 @@ fn cut_hex(hex: &str) -> String {
     }
 }
 
-/// One line per leaf: mark, path, where and what it is in each frame, and the
-/// size change. `explain` adds both sides' explanations for leaves that changed size.
+/// One line per leaf: mark, path, where it is, its bytes and its value in each
+/// frame, and the size change. `explain_changes` adds both sides'
+/// explanations for leaves that changed size.
 fn alignment_table(out: &mut String, pair: &FramePair, explain_changes: bool) {
-    let rows: Vec<_> = pair.alignment.iter().filter(|x| x.leaf).collect();
-    let side_text = |p: Option<&super::align::Place>| p.map_or(String::new(), |p| format!("0x{:04x} {}", p.offset, cut_hex(&p.hex)));
-    let pw = rows.iter().map(|x| x.path.chars().count()).max().unwrap_or(0);
-    let aw = rows.iter().map(|x| side_text(x.a.as_ref()).chars().count()).max().unwrap_or(0);
-    let bw = rows.iter().map(|x| side_text(x.b.as_ref()).chars().count()).max().unwrap_or(0);
+    let rows: Vec<&Aligned> = pair.alignment.iter().filter(|x| x.leaf).collect();
+    let side_text = |x: &Aligned, side: Side| -> String {
+        let Some(p) = x.side(side) else { return String::new() };
+        let value = pair.node(side, p).and_then(|(n, _)| value_text(n)).map_or(String::new(), |v| format!(" = {}", cut_value(&v)));
+        format!("0x{:04x} {}{value}", p.offset, cut_hex(&p.hex))
+    };
+    let width = |side: Side| rows.iter().map(|x| side_text(x, side).chars().count()).max().unwrap_or(0);
+    let (pw, aw, bw) = (rows.iter().map(|x| x.path.chars().count()).max().unwrap_or(0), width(Side::A), width(Side::B));
     for x in rows {
         let delta = if x.delta() == 0 { String::new() } else { signed(x.delta()) };
-        let line = format!("{} {:<pw$}  {:<aw$}  {:<bw$}  {delta}", x.mark.symbol(), x.path, side_text(x.a.as_ref()), side_text(x.b.as_ref()));
+        let line = format!("{} {:<pw$}  {:<aw$}  {:<bw$}  {delta}", x.mark.symbol(), x.path, side_text(x, Side::A), side_text(x, Side::B));
         let _ = writeln!(out, "  {}", line.trim_end());
         if explain_changes && x.delta() != 0 {
-            for (side, place, version) in [(Side::A, &x.a, pair.from.api_version), (Side::B, &x.b, pair.to.api_version)] {
-                let Some((node, parent)) = place.as_ref().and_then(|p| pair.node(side, p)) else { continue };
+            for side in [Side::A, Side::B] {
+                let Some((node, parent)) = x.side(side).and_then(|p| pair.node(side, p)) else { continue };
                 let lines = explain(node, parent, &pair.frame(side).bytes);
                 if !lines.is_empty() {
-                    let _ = writeln!(out, "      v{}: {}", version.unwrap_or_default(), lines.join("; "));
+                    let _ = writeln!(out, "      v{}: {}", pair.frame(side).api_version.unwrap_or_default(), lines.join("; "));
                 }
             }
         }
+    }
+}
+
+/// Values are cut in the table; the tree shows them whole.
+fn cut_value(v: &str) -> String {
+    const WIDTH: usize = 24;
+    if v.chars().count() <= WIDTH {
+        v.to_string()
+    } else {
+        format!("{}…", v.chars().take(WIDTH).collect::<String>())
     }
 }
 
@@ -136,7 +151,8 @@ fn side_by_side(out: &mut String, pair: &FramePair, (la, lb): (&str, &str), colo
     let (a, b) = (&pair.from.bytes, &pair.to.bytes);
     let (ma, mb) = (byte_marks(&pair.alignment, Side::A, a.len()), byte_marks(&pair.alignment, Side::B, b.len()));
     let width = 5 + 3 * GRID_ROW;
-    let _ = writeln!(out, "  {:<width$}    {}", format!("{la} ({} bytes)", a.len()), format!("{lb} ({} bytes)", b.len()));
+    let left = format!("{la} ({} bytes)", a.len());
+    let _ = writeln!(out, "  {left:<width$}    {lb} ({} bytes)", b.len());
     let row = |bytes: &[u8], marks: &[Mark], r: usize| -> (String, usize) {
         let start = r * GRID_ROW;
         if start >= bytes.len() {
@@ -208,8 +224,7 @@ fn definition(out: &mut String, d: &ReleaseDiff, def: &DefinitionDiff) {
     let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
     let _ = writeln!(out, "  versions: {} → {}{notes}", versions_text(&def.versions_from), versions_text(&def.versions_to));
     for v in &def.versions {
-        let before = def.versions_to.iter().copied().filter(|&x| x < v.version).last();
-        let what = match (v.new, before) {
+        let what = match (v.new, v.against) {
             (true, Some(p)) => format!("v{} (new; against v{p})", v.version),
             (true, None) => format!("v{} (new)", v.version),
             (false, _) => format!("v{} (in both)", v.version),

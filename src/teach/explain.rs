@@ -334,7 +334,7 @@ fn prefixed(bytes: &[u8], text: bool, wide: bool, records: bool) -> Option<Expla
                 Value::Bytes(None)
             }
         }
-        Some(p) if p.is_empty() => {
+        Some([]) => {
             lines.push(format!("no bytes follow: the empty {what}"));
             if text {
                 Value::Str(Some(String::new()))

@@ -40,8 +40,9 @@ pub struct DefinitionDiff {
 pub struct VersionChanges {
     pub version: i16,
     /// New in `to`: its changes are against the version before it in `to`
-    /// (or, for a new definition, its top-level fields).
+    /// (`against`), or for a new definition, its top-level fields.
     pub new: bool,
+    pub against: Option<i16>,
     pub changes: Vec<Change>,
     /// Bytes of the smallest body at this version in each release.
     pub body_size_from: Option<usize>,
@@ -132,15 +133,17 @@ fn definition_diff(cat: &Catalogue, name: &str, from: &str, to: &str) -> Definit
     let (va, vb) = (a.versions(), b.versions());
     let mut versions = Vec::new();
     for &v in &vb {
-        let (new, changes) = if va.contains(&v) {
-            let (Some(sa), Some(sb)) = (a.spec(v), b.spec(v)) else { continue };
-            (false, diff(sa, v, sb, v))
+        let new = !va.contains(&v);
+        let against = if new { vb.iter().copied().rev().find(|&x| x < v) } else { None };
+        let changes = if new {
+            let window: Vec<i16> = against.into_iter().chain([v]).collect();
+            history(|x| b.spec(x).cloned(), &window).pop().map(|(_, c)| c).unwrap_or_default()
         } else {
-            let window: Vec<i16> = vb.iter().copied().filter(|&x| x < v).last().into_iter().chain([v]).collect();
-            (true, history(|x| b.spec(x).cloned(), &window).pop().map(|(_, c)| c).unwrap_or_default())
+            let (Some(sa), Some(sb)) = (a.spec(v), b.spec(v)) else { continue };
+            diff(sa, v, sb, v)
         };
         if new || !changes.is_empty() {
-            versions.push(VersionChanges { version: v, new, changes, body_size_from: a.body_size(v), body_size_to: b.body_size(v) });
+            versions.push(VersionChanges { version: v, new, against, changes, body_size_from: a.body_size(v), body_size_to: b.body_size(v) });
         }
     }
     let both: Vec<i16> = va.iter().copied().filter(|v| vb.contains(v)).collect();
