@@ -65,6 +65,11 @@ pub struct DecodeArgs {
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
+    let format = if args.json { Format::Json } else { args.format };
+    let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
+        Ok(e) => e,
+        Err(status) => return status,
+    };
     let api_key = match &args.api {
         None => None,
         Some(a) => match super::resolve_api_or_report(cat, a) {
@@ -105,11 +110,6 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     };
     let opts = DecodeOptions { direction: Some(direction), api_key, api_version: args.version, release: release.map(str::to_string), topic: args.topic.clone(), max_decompressed: Some(args.max_decompressed) };
     let frames = decode_frames(cat, &bytes, &opts);
-    let format = if args.json { Format::Json } else { args.format };
-    let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
-        Ok(e) => e,
-        Err(status) => return status,
-    };
     let mut out = std::io::stdout().lock();
     let _ = write_frames(&mut out, &frames, format, args.full_docs, explain);
     let mut status = exit::OK;
