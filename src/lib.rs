@@ -14,4 +14,5 @@ pub mod protocol;
 pub mod records;
 pub mod render;
 pub mod schema;
+pub mod teach;
 pub mod tui;

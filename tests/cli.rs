@@ -169,3 +169,83 @@ fn apis_lists_every_api_with_its_facts() {
     let lai = apis.iter().find(|a| a["name"] == "LeaderAndIsr").unwrap();
     assert_eq!(lai["releases"], serde_json::json!(["3.9"]));
 }
+
+/// The teaching commands as a user runs them: diffs, --compare, --releases,
+/// primitives and --explain.
+const TEACHING: &[(&str, &[&str])] = &[
+    ("diff-write-share-group-state-0-1.txt", &["diff", "WriteShareGroupState", "0", "1"]),
+    ("diff-metadata-compare-request.txt", &["diff", "Metadata", "--compare", "--request"]),
+    ("diff-write-share-group-state-releases-4.1-4.2.txt", &["diff", "WriteShareGroupState", "--releases", "4.1", "4.2"]),
+    ("diff-share-snapshot-value-releases-4.1-4.2.txt", &["diff", "ShareSnapshotValue", "--releases", "4.1", "4.2"]),
+    ("primitive-uvarint-300.txt", &["primitive", "uvarint", "300"]),
+    ("primitive-tagged-fields.txt", &["primitive", "tagged_fields", r#"{"0": "0a", "1": "abcd"}"#]),
+    ("example-metadata-v9-request.explain.txt", &["example", "Metadata", "--version", "9", "--request", "--explain"]),
+    ("write-share-group-state-v0-request.explain.txt", &["decode", "samples/write-share-group-state-v0-request.hex", "--explain"]),
+];
+
+#[test]
+fn teaching_commands_match_their_snapshots() {
+    for (name, args) in TEACHING {
+        let out = kwire(args, None);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        snapshot(name, &stdout(&out));
+    }
+}
+
+#[test]
+fn primitive_values_round_trip_through_the_command_line() {
+    for (ty, value, hex) in [
+        ("uvarint", "16384", "80 80 01"),
+        ("varint", "-1", "01"),
+        ("int16", "-32768", "80 00"),
+        ("compact_nullable_string", "null", "00"),
+        ("nullable_bytes", "null", "ff ff ff ff"),
+        ("compact_string", "héllo", "07 68 c3 a9 6c 6c 6f"),
+        ("float64", "-1.5", "bf f8 00 00 00 00 00 00"),
+        ("tagged_fields", "{}", "00"),
+    ] {
+        let out = kwire(&["primitive", ty, value], None);
+        assert!(out.status.success(), "{ty} {value}: {}", stderr(&out));
+        let first = stdout(&out).lines().next().unwrap().to_string();
+        assert!(first.contains(&format!("→ {hex} (")), "{ty} {value}: {first}");
+        let back = kwire(&["primitive", ty, "--hex", hex], None);
+        assert!(back.status.success(), "{ty} {hex}: {}", stderr(&back));
+        let first = stdout(&back).lines().next().unwrap().to_string();
+        let shown = first.rsplit("→ ").next().unwrap();
+        let expected = kwire::teach::primitive::parse_value(kwire::teach::primitive::WireType::parse(ty).unwrap(), value).unwrap();
+        assert_eq!(shown, expected.to_string(), "{ty}: {first}");
+    }
+    let out = kwire(&["primitive", "int7", "1"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("known: bool, int8"), "{}", stderr(&out));
+    let out = kwire(&["primitive", "int8", "300"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("out of range -128..=127"), "{}", stderr(&out));
+    let out = kwire(&["primitive", "compact_string", "--hex", "05 61"], None);
+    assert_eq!(out.status.code(), Some(2), "too few bytes is malformed");
+    let out = kwire(&["decode", "--explain", "--format", "grid", "samples/write-share-group-state-v0-request.hex"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--explain annotates the tree"), "{}", stderr(&out));
+}
+
+#[test]
+fn diff_json_and_errors() {
+    let out = kwire(&["diff", "WriteShareGroupState", "0", "1", "--format", "json"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["directions"][0]["changes"][0]["field"]["path"], "Topics.Partitions.DeliveryCompleteCount");
+    assert_eq!(d["directions"][0]["example"]["to_size"], 82);
+    let out = kwire(&["diff", "--releases", "3.9", "4.0", "--format", "json"], None);
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let produce = d["definitions"].as_array().unwrap().iter().find(|x| x["name"] == "ProduceRequest").unwrap();
+    assert_eq!(produce["removed_versions"], serde_json::json!([0, 1, 2]));
+    let out = kwire(&["diff", "WriteShareGroupState", "0", "7"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("has no request version 7; valid: 0-1"), "{}", stderr(&out));
+    let out = kwire(&["diff", "Produce", "--releases", "4.1", "9.9"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("unknown release \"9.9\""), "{}", stderr(&out));
+    let out = kwire(&["diff", "WriteShareGroupState", "--compare"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("never switched to flexible"), "{}", stderr(&out));
+}

@@ -170,7 +170,7 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
                 Some(n) => writeln!(out, "# {n}"),
                 None => Ok(()),
             };
-            head.and(note).and_then(|_| write_frames(&mut out, std::slice::from_ref(&frame), format, args.full_docs))
+            head.and(note).and_then(|_| write_frames(&mut out, std::slice::from_ref(&frame), format, args.full_docs, None))
         };
         if res.is_err() {
             write_failed = true;

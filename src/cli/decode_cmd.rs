@@ -7,6 +7,7 @@ use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame};
 use kwire::input::{read_source, to_bytes, InputKind};
 use kwire::render::{grid, json, text_tree};
 use kwire::schema::{Catalogue, MessageKind};
+use kwire::teach::explain::render_explained;
 use std::io::{IsTerminal, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -66,12 +67,15 @@ pub struct DecodeArgs {
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
+    /// Under every node of the tree, how its bytes make its value.
+    #[arg(long, conflicts_with = "json")]
+    pub explain: bool,
     /// Decode the input as this record type with its log prefix (e.g. OffsetCommitValue,
     /// ShareSnapshotValue, TopicRecord) instead of as request/response frames.
     #[arg(long = "type", value_name = "RECORD_TYPE", conflicts_with = "tui")]
     pub record_type: Option<String>,
     /// Open the terminal explorer instead of printing (same as `kwire tui`).
-    #[arg(long, conflicts_with_all = ["format", "json", "full_docs"])]
+    #[arg(long, conflicts_with_all = ["format", "json", "full_docs", "explain"])]
     pub tui: bool,
 }
 
@@ -171,8 +175,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         Err(status) => return status,
     };
     let format = if args.json { Format::Json } else { args.format };
+    let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
+        Ok(e) => e,
+        Err(status) => return status,
+    };
     let mut out = std::io::stdout().lock();
-    let _ = write_frames(&mut out, &frames, format, args.full_docs);
+    let _ = write_frames(&mut out, &frames, format, args.full_docs, explain);
     let mut status = exit::OK;
     for f in &frames {
         if let Some(e) = &f.error {
@@ -183,7 +191,23 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     status
 }
 
-pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full_docs: bool) -> std::io::Result<()> {
+/// The catalogue and release that `--explain` needs (for header reasons), or
+/// an exit status when `--explain` is given with a format other than the tree.
+pub fn explain_with<'c>(cat: &'c Catalogue, release: Option<&'c str>, explain: bool, tree: bool) -> Result<Explain<'c>, i32> {
+    match (explain, tree) {
+        (false, _) => Ok(None),
+        (true, true) => Ok(Some((cat, release))),
+        (true, false) => {
+            eprintln!("kwire: --explain annotates the tree (the default format); it does not combine with other formats");
+            Err(exit::MALFORMED)
+        }
+    }
+}
+
+/// `--explain`: explain every node, with this catalogue and release.
+pub type Explain<'c> = Option<(&'c Catalogue, Option<&'c str>)>;
+
+pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full_docs: bool, explain: Explain) -> std::io::Result<()> {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let many = frames.len() > 1;
     for (i, f) in frames.iter().enumerate() {
@@ -197,8 +221,11 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
                     }
                     writeln!(out, "# frame {} at input offset 0x{:04x}", i + 1, f.input_offset)?;
                 }
-                if format == Format::Tree {
-                    write!(out, "{}", text_tree::render_frame(f, text_tree::TreeOptions { full_docs }))?;
+                let opts = text_tree::TreeOptions { full_docs };
+                if let Some((cat, release)) = explain {
+                    write!(out, "{}", render_explained(cat, release, f, opts))?;
+                } else if format == Format::Tree {
+                    write!(out, "{}", text_tree::render_frame(f, opts))?;
                 } else {
                     write!(out, "{}", grid::render_grid(f, color))?;
                 }

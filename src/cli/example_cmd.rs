@@ -1,6 +1,6 @@
 //! `kwire example`: the smallest legal instance of a request and/or response.
 
-use super::decode_cmd::{write_frames, Format};
+use super::decode_cmd::{explain_with, write_frames, Format};
 use super::{exit, resolve_api_or_report};
 use bytes::Bytes;
 use clap::{Args, ValueEnum};
@@ -37,12 +37,19 @@ pub struct ExampleArgs {
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
+    /// Under every node of the tree, how its bytes make its value.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
     if cat.resolve_api(&args.api).is_none() && is_record_type(cat, &args.api) {
         return record_example(cat, args);
     }
+    let explain = match explain_with(cat, release, args.explain, args.format == ExampleFormat::Tree) {
+        Ok(e) => e,
+        Err(status) => return status,
+    };
     let Some(api_key) = resolve_api_or_report(cat, &args.api) else { return exit::FAILURE };
     let Some(version) = args.version.or_else(|| default_version(cat, api_key, release)) else {
         eprintln!("kwire: {} has no decodable versions (retired API)", args.api);
@@ -77,7 +84,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
         ExampleFormat::Json => Format::Json,
         ExampleFormat::TreeJson => Format::TreeJson,
     };
-    let _ = write_frames(&mut std::io::stdout().lock(), &frames, format, args.full_docs);
+    let _ = write_frames(&mut std::io::stdout().lock(), &frames, format, args.full_docs, explain);
     if frames.iter().any(|f| f.error.is_some()) {
         exit::MALFORMED
     } else {

@@ -4,8 +4,10 @@ pub mod apis_cmd;
 pub mod capture_cmd;
 pub mod decode_cmd;
 pub mod docs_cmd;
+pub mod diff_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
+pub mod primitive_cmd;
 pub mod records_cmd;
 pub mod tui_cmd;
 
@@ -47,6 +49,10 @@ pub enum Command {
     Records(records_cmd::RecordsArgs),
     /// Every Kafka frame in a pcap/pcapng capture, responses paired with requests.
     Capture(capture_cmd::CaptureArgs),
+    /// What changes between two versions of an API, or between two releases.
+    Diff(diff_cmd::DiffArgs),
+    /// One primitive value as bytes (or bytes as a value), explained.
+    Primitive(primitive_cmd::PrimitiveArgs),
     /// Rebuild the built-in catalogue from upstream definitions (<DIR>/<release>/...).
     #[command(hide = true)]
     ImportDefs {
@@ -82,6 +88,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Primitive(args) => primitive_cmd::run(&args),
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {

@@ -3,7 +3,7 @@
 
 use super::escape::sanitize;
 use super::values::value_text;
-use crate::decode::{Frame, Node, Role};
+use crate::decode::{Frame, Node, Role, Value};
 
 /// Descriptions longer than this are cut with `...`, as on the seed pages.
 pub const DOC_WIDTH: usize = 75;
@@ -82,6 +82,57 @@ fn push_children<'a>(node: &'a Node, prefix: &str, decompressed: bool, out: &mut
     }
 }
 
+/// Extra lines under a node: gets the node, its parent, and the buffer its
+/// offsets index (the frame, or a decompressed buffer below a decompressed node).
+pub type Annotate<'a> = dyn Fn(&Node, Option<&Node>, &[u8]) -> Vec<String> + 'a;
+
+/// The tree with `annotate`'s lines under each node, marked `· `.
+pub fn render_tree_annotated(root: &Node, buf: &[u8], opts: TreeOptions, annotate: &Annotate) -> String {
+    let mut out = line(root, opts);
+    out.push('\n');
+    push_notes(&annotate(root, None, buf), if root.children.is_empty() { "  " } else { "| " }, &mut out);
+    let walk = Walk { opts, annotate };
+    walk.children(root, buf, "", false, &mut out);
+    out
+}
+
+fn push_notes(notes: &[String], prefix: &str, out: &mut String) {
+    for n in notes {
+        out.push_str(prefix);
+        out.push_str("· ");
+        out.push_str(&sanitize(n));
+        out.push('\n');
+    }
+}
+
+struct Walk<'a, 'b> {
+    opts: TreeOptions,
+    annotate: &'a Annotate<'b>,
+}
+
+impl Walk<'_, '_> {
+    fn children(&self, node: &Node, buf: &[u8], prefix: &str, decompressed: bool, out: &mut String) {
+        let n = node.children.len();
+        let inner = decompressed || node.role == Role::Decompressed;
+        // Below a decompressed node, offsets index the decompressed buffer it holds.
+        let buf = match (&node.value, node.role) {
+            (Value::Bytes(Some(b)), Role::Decompressed) => &b[..],
+            _ => buf,
+        };
+        for (i, c) in node.children.iter().enumerate() {
+            let last = i + 1 == n;
+            out.push_str(prefix);
+            out.push_str("+-- ");
+            out.push_str(&line_in(c, self.opts, inner));
+            out.push('\n');
+            let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
+            let rail = if c.children.is_empty() { "  " } else { "| " };
+            push_notes(&(self.annotate)(c, Some(node), buf), &format!("{child_prefix}{rail}"), out);
+            self.children(c, buf, &child_prefix, inner, out);
+        }
+    }
+}
+
 /// The whole tree as text, one line per node.
 pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
     let mut out = String::new();
@@ -96,11 +147,16 @@ pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
 /// A frame as text: the tree, then its error and warnings.
 pub fn render_frame(frame: &Frame, opts: TreeOptions) -> String {
     let mut out = render_tree(&frame.root, opts);
+    push_findings(frame, &mut out);
+    out
+}
+
+/// A frame's warnings and error, after its tree.
+pub fn push_findings(frame: &Frame, out: &mut String) {
     for w in &frame.warnings {
         out.push_str(&format!("warning: {}\n", sanitize(w)));
     }
     if let Some(e) = &frame.error {
         out.push_str(&format!("error: {}\n", sanitize(&e.to_string())));
     }
-    out
 }

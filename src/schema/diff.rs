@@ -17,6 +17,8 @@ pub struct FieldAt {
     pub default: Option<String>,
     /// Whether strings/bytes/arrays use compact encodings here.
     pub compact: bool,
+    /// Writers may drop a non-default value in versions without the field.
+    pub ignorable: bool,
 }
 
 /// One difference between two layouts.
@@ -29,6 +31,7 @@ pub enum Change {
     NullableChanged { path: String, from: bool, to: bool },
     TaggedChanged { path: String, from: Option<u32>, to: Option<u32> },
     DefaultChanged { path: String, from: Option<String>, to: Option<String> },
+    IgnorableChanged { path: String, from: bool, to: bool },
     /// The message switched between flexible (KIP-482) and classic encodings.
     FlexibleChanged { from: bool, to: bool },
 }
@@ -38,12 +41,20 @@ impl Change {
     pub fn describe(&self) -> String {
         let tag = |t: &Option<u32>| t.map_or("untagged".to_string(), |t| format!("tag {t}"));
         match self {
-            Change::Added { field } => format!("+ {} {}{}{}", field.path, field.ty, if field.nullable { " (nullable)" } else { "" }, field.tag.map_or(String::new(), |t| format!(" (tagged, tag {t})"))),
+            Change::Added { field } => format!(
+                "+ {} {}{}{}{}",
+                field.path,
+                field.ty,
+                if field.nullable { " (nullable)" } else { "" },
+                field.tag.map_or(String::new(), |t| format!(" (tagged, tag {t})")),
+                field.default.as_ref().map_or(String::new(), |d| format!(" (default {d})"))
+            ),
             Change::Removed { field } => format!("- {} {}", field.path, field.ty),
             Change::TypeChanged { path, from, to } => format!("~ {path}: type {from} → {to}"),
             Change::NullableChanged { path, from, to } => format!("~ {path}: {} → {}", nullable_word(*from), nullable_word(*to)),
             Change::TaggedChanged { path, from, to } => format!("~ {path}: {} → {}", tag(from), tag(to)),
             Change::DefaultChanged { path, from, to } => format!("~ {path}: default {} → {}", from.as_deref().unwrap_or("(none)"), to.as_deref().unwrap_or("(none)")),
+            Change::IgnorableChanged { path, from, to } => format!("~ {path}: {} → {}", ignorable_word(*from), ignorable_word(*to)),
             Change::FlexibleChanged { from, to } => format!("~ encoding: {} → {}", flexible_word(*from), flexible_word(*to)),
         }
     }
@@ -54,6 +65,14 @@ fn nullable_word(b: bool) -> &'static str {
         "nullable"
     } else {
         "not nullable"
+    }
+}
+
+fn ignorable_word(b: bool) -> &'static str {
+    if b {
+        "ignorable"
+    } else {
+        "not ignorable"
     }
 }
 
@@ -79,6 +98,7 @@ pub fn layout(spec: &MessageSpec, version: i16) -> Vec<FieldAt> {
                 tag: if tagged { f.tag } else { None },
                 default: f.default.clone(),
                 compact: tagged || f.flexible.map_or(flexible, |v| v.contains(version)),
+                ignorable: f.ignorable,
             }
         })
         .collect()
@@ -122,6 +142,9 @@ pub fn diff(a: &MessageSpec, va: i16, b: &MessageSpec, vb: i16) -> Vec<Change> {
                 }
                 if x.default != y.default {
                     changes.push(Change::DefaultChanged { path: x.path.clone(), from: x.default.clone(), to: y.default.clone() });
+                }
+                if x.ignorable != y.ignorable {
+                    changes.push(Change::IgnorableChanged { path: x.path.clone(), from: x.ignorable, to: y.ignorable });
                 }
             }
         }

@@ -1,0 +1,445 @@
+//! How bytes make values (`--explain`). Every explanation is worked out from
+//! the node's own bytes (`buf[node.offset..node.end()]`) and its type, never
+//! copied from the decoder's value, so tests can check one against the other:
+//! fixed-width big-endian integers, varint groups and continuation bits,
+//! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
+
+use crate::decode::{Frame, Node, Role, Value};
+use crate::protocol::headers::header_for;
+use crate::render::text_tree::{push_findings, render_tree_annotated, TreeOptions};
+use crate::render::values::{kafka_uuid_text, uuid_text};
+use crate::schema::{Catalogue, MessageKind, Primitive};
+use bytes::Bytes;
+
+/// Steps from bytes to value, and the value they arrive at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    pub lines: Vec<String>,
+    /// `Value::None` for nodes explained without a value of their own (tagged entries).
+    pub value: Value,
+}
+
+/// Payload bytes shown in full up to this many; longer ones are cut.
+const SHOWN_BYTES: usize = 16;
+
+/// How a node's bytes are to be read, from its type and its place in the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reading {
+    Fixed(Primitive),
+    Uvarint(Use),
+    Varint,
+    Varlong,
+    /// An int32 array count, -1 = null.
+    ArrayCount,
+    /// KIP-893's int8 marker of a nullable struct.
+    PresenceInt8,
+    /// A length-prefixed string (`text`) or byte array: compact, or int16/int32 (`wide`).
+    Prefixed { text: bool, wide: bool },
+    /// Bytes whose length was given by an earlier field (record keys, unknown tags).
+    Raw,
+    TaggedSection,
+    TaggedEntry,
+}
+
+/// What an unsigned varint means where it stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Use {
+    Plain,
+    ArrayLength,
+    TagCount,
+    Tag,
+    Size,
+    Presence,
+}
+
+fn reading(node: &Node, parent: Option<&Node>) -> Option<Reading> {
+    let parent_role = parent.map(|p| p.role);
+    let under_array = parent.is_some_and(|p| matches!(p.value, Value::Array(_)));
+    Some(match (node.role, node.ty.as_str()) {
+        (Role::TaggedSection, _) => Reading::TaggedSection,
+        (Role::TaggedEntry { .. }, _) => Reading::TaggedEntry,
+        (Role::Structure | Role::Decompressed, _) => return None,
+        (_, "uvarint") => Reading::Uvarint(match (parent_role, node.name.as_str()) {
+            (Some(Role::TaggedSection), "count") => Use::TagCount,
+            (Some(Role::TaggedEntry { .. }), "tag") => Use::Tag,
+            (Some(Role::TaggedEntry { .. }), "size") => Use::Size,
+            (_, "length") if under_array => Use::ArrayLength,
+            (_, "present") => Use::Presence,
+            _ => Use::Plain,
+        }),
+        (_, "int32") if node.name == "length" && under_array => Reading::ArrayCount,
+        (_, "int8") if node.name == "present" => Reading::PresenceInt8,
+        (_, "varint") => Reading::Varint,
+        (_, "varlong") => Reading::Varlong,
+        (Role::Field { .. } | Role::Element, "string" | "nullable_string") => Reading::Prefixed { text: true, wide: false },
+        (Role::Field { .. } | Role::Element, "bytes" | "records") => Reading::Prefixed { text: false, wide: true },
+        (_, "bytes") => Reading::Raw,
+        (_, ty) => Reading::Fixed(Primitive::parse(ty).filter(|p| p.fixed_width().is_some())?),
+    })
+}
+
+/// How `node`'s bytes in `buf` make its value; `None` for containers and for
+/// nodes where decoding stopped.
+pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
+    if node.error.is_some() {
+        return None;
+    }
+    let bytes = buf.get(node.offset..node.end())?;
+    match reading(node, parent)? {
+        Reading::Fixed(p) => fixed(p, bytes),
+        Reading::Uvarint(u) => {
+            let (v, mut lines) = uvarint_of(node, bytes)?;
+            if let Some(meaning) = uvarint_meaning(u, v) {
+                lines.push(meaning);
+            }
+            Some(Explanation { lines, value: Value::Uint(v) })
+        }
+        Reading::Varint | Reading::Varlong => {
+            let (u, mut lines) = uvarint_of(node, bytes)?;
+            let v = zigzag(u, &mut lines);
+            if v == -1 && node.name.ends_with("Length") {
+                lines.push("-1: null".into());
+            }
+            Some(Explanation { lines, value: Value::Int(v) })
+        }
+        Reading::ArrayCount => {
+            let mut e = fixed(Primitive::Int32, bytes)?;
+            let Value::Int(n) = e.value else { return None };
+            e.lines.push(if n == -1 { "int32 count -1: a null array".into() } else { format!("int32 count: {}", elements(n)) });
+            Some(e)
+        }
+        Reading::PresenceInt8 => {
+            let mut e = fixed(Primitive::Int8, bytes)?;
+            let Value::Int(n) = e.value else { return None };
+            e.lines.push(format!("nullable struct marker: {}", if n < 0 { "-1 = null" } else { "1 = present, the struct's fields follow" }));
+            Some(e)
+        }
+        Reading::Prefixed { text, wide } => prefixed(bytes, text, wide, node.ty == "records"),
+        Reading::Raw => raw(node, parent, buf),
+        Reading::TaggedSection => {
+            let (count, len) = uvarint_prefix(bytes)?;
+            let line = if count == 0 && bytes.len() == 1 {
+                "00 → tagged fields: count 0 (a plain count, not n+1), so the whole section is this one byte".to_string()
+            } else {
+                format!(
+                    "tagged fields: count {count} ({}, a plain count, not n+1), then per field a uvarint tag, a uvarint size and that many bytes",
+                    spaced(&bytes[..len])
+                )
+            };
+            Some(Explanation { lines: vec![line], value: Value::Uint(count) })
+        }
+        Reading::TaggedEntry => {
+            let (tag, tl) = uvarint_prefix(bytes)?;
+            let (size, sl) = uvarint_prefix(&bytes[tl..])?;
+            let line = format!(
+                "{} → tag {tag}, size {size}, then {} of value (in compact form, like every tagged value)",
+                spaced(&bytes[..tl + sl]),
+                count_bytes(size as usize)
+            );
+            Some(Explanation { lines: vec![line], value: Value::None })
+        }
+    }
+}
+
+/// The explanation lines of one node (empty when there is nothing to explain).
+pub fn explain(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Vec<String> {
+    explain_node(node, parent, buf).map(|e| e.lines).unwrap_or_default()
+}
+
+/// Why a frame's header has its version, from the rule that chose it.
+pub fn header_reason(cat: &Catalogue, frame: &Frame, release: Option<&str>) -> Option<String> {
+    let kind = if frame.direction == crate::decode::Direction::Response { MessageKind::Response } else { MessageKind::Request };
+    let (key, version) = (frame.api_key?, frame.api_version?);
+    let spec = cat.message(kind, key, version, release)?;
+    let (hv, rule) = header_for(kind, spec, version);
+    // An ApiVersions v0 fallback or a guessed header says nothing about the rule.
+    (frame.header_version == Some(hv)).then(|| rule.reason(hv, spec, version))
+}
+
+/// A frame's tree with every node's explanation under it, then its findings.
+pub fn render_explained(cat: &Catalogue, release: Option<&str>, frame: &Frame, opts: TreeOptions) -> String {
+    let reason = header_reason(cat, frame, release);
+    let annotate = |node: &Node, parent: Option<&Node>, buf: &[u8]| -> Vec<String> {
+        if node.role == Role::Structure && node.region == crate::decode::Region::RpcHeader {
+            return reason.iter().cloned().collect();
+        }
+        explain(node, parent, buf)
+    };
+    let mut out = render_tree_annotated(&frame.root, &frame.bytes, opts, &annotate);
+    push_findings(frame, &mut out);
+    out
+}
+
+/// `ac 02`
+pub fn spaced(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Bytes as `spaced`, cut after [`SHOWN_BYTES`].
+pub fn shown(bytes: &[u8]) -> String {
+    if bytes.len() <= SHOWN_BYTES {
+        spaced(bytes)
+    } else {
+        format!("{} … ({} bytes)", spaced(&bytes[..SHOWN_BYTES]), bytes.len())
+    }
+}
+
+/// `1 byte`, `2 bytes`
+pub fn count_bytes(n: usize) -> String {
+    if n == 1 {
+        "1 byte".into()
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+fn elements(n: i64) -> String {
+    if n == 1 {
+        "1 element follows".into()
+    } else {
+        format!("{n} elements follow")
+    }
+}
+
+/// Fixed-width big-endian numbers, bools, floats and uuids.
+fn fixed(p: Primitive, bytes: &[u8]) -> Option<Explanation> {
+    if Some(bytes.len()) != p.fixed_width() {
+        return None;
+    }
+    let hex = spaced(bytes);
+    let u = bytes.iter().fold(0u128, |acc, b| acc << 8 | u128::from(*b));
+    let bits = 8 * bytes.len() as u32;
+    let digits = 2 * bytes.len();
+    let (line, value) = match p {
+        Primitive::Bool => {
+            let b = bytes[0];
+            let line = match b {
+                0 => "00 → bool: 0 = false".to_string(),
+                1 => "01 → bool: 1 = true".to_string(),
+                _ => format!("{hex} → bool: not 0, so true (Java reads any non-zero byte as true; only 01 is canonical)"),
+            };
+            (line, Value::Bool(b != 0))
+        }
+        Primitive::Uint16 | Primitive::Uint32 => (format!("{hex} → {}, big-endian: 0x{u:0digits$x} = {u}", p.as_str()), Value::Uint(u as u64)),
+        Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
+            let negative = u >> (bits - 1) == 1;
+            let v = if negative { u as i128 - (1i128 << bits) } else { u as i128 };
+            let line = if negative {
+                format!("{hex} → {}, big-endian: 0x{u:0digits$x}; the top bit is set, so it is negative (two's complement): {u} − 2^{bits} = {v}", p.as_str())
+            } else {
+                format!("{hex} → {}, big-endian: 0x{u:0digits$x} = {v}", p.as_str())
+            };
+            (line, Value::Int(v as i64))
+        }
+        Primitive::Float64 => {
+            let b = u as u64;
+            let (sign, exp, frac) = (b >> 63, (b >> 52) & 0x7ff, b & ((1 << 52) - 1));
+            let v = f64::from_bits(b);
+            let kind = match exp {
+                0 if frac == 0 => "zero".to_string(),
+                0 => "subnormal: 0.fraction × 2^-1022".to_string(),
+                0x7ff if frac == 0 => "infinity".to_string(),
+                0x7ff => "not a number".to_string(),
+                e => format!("1.fraction × 2^({e} − 1023 = {})", e as i64 - 1023),
+            };
+            let line = format!(
+                "{hex} → float64 (IEEE-754 double, big-endian): sign {sign}, exponent {exp}, fraction 0x{frac:013x} → {kind} = {}",
+                crate::render::values::float_text(v)
+            );
+            (line, Value::Float(v))
+        }
+        Primitive::Uuid => {
+            let mut a = [0u8; 16];
+            a.copy_from_slice(bytes);
+            let line = format!("{hex} → uuid: 16 bytes, written 8-4-4-4-12 as {}; Kafka's tools print {}", uuid_text(&a), kafka_uuid_text(&a));
+            (line, Value::Uuid(a))
+        }
+        Primitive::String | Primitive::Bytes | Primitive::Records => return None,
+    };
+    Some(Explanation { lines: vec![line], value })
+}
+
+/// The 7-bit groups of a uvarint at the start of `bytes`: (value, length).
+fn uvarint_prefix(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, b) in bytes.iter().enumerate().take(10) {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+/// A node's uvarint with its groups spelled out: all of its bytes, or for a
+/// count with its items as children (a record's headers), the leading ones.
+fn uvarint_of(node: &Node, bytes: &[u8]) -> Option<(u64, Vec<String>)> {
+    let (v, len) = uvarint_prefix(bytes)?;
+    (len == bytes.len() || !node.children.is_empty()).then(|| (v, uvarint_lines(&bytes[..len], v)))
+}
+
+/// `ac 02` → the groups with their continuation bits, and their sum.
+fn uvarint_lines(bytes: &[u8], v: u64) -> Vec<String> {
+    if let [b] = bytes {
+        return vec![format!("{b:02x} → unsigned varint, one byte (top bit 0: the last byte): {v}")];
+    }
+    let groups: Vec<String> = bytes.iter().map(|b| format!("{b:02x} = {}|{:07b}", b >> 7, b & 0x7f)).collect();
+    let terms: Vec<String> = bytes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| if i == 0 { format!("{:07b}", b & 0x7f) } else { format!("{:07b}<<{}", b & 0x7f, 7 * i) })
+        .collect();
+    let parts: Vec<String> = bytes.iter().enumerate().map(|(i, b)| (u64::from(b & 0x7f) << (7 * i)).to_string()).collect();
+    let mut lines = vec![
+        format!("{} → unsigned varint, 7 bits a byte, low group first; top bit 1 = another byte follows: {}", spaced(bytes), groups.join(", ")),
+        format!("{} = {} = {v}", terms.join(" + "), parts.join(" + ")),
+    ];
+    if bytes.last() == Some(&0) {
+        lines.push("over-long: the last group adds nothing (Java accepts it; not canonical)".into());
+    }
+    lines
+}
+
+fn uvarint_meaning(u: Use, v: u64) -> Option<String> {
+    Some(match (u, v) {
+        (Use::Plain, _) => return None,
+        (Use::ArrayLength, 0) => "compact array length 0: a null array (compact lengths store n+1, leaving 0 for null)".into(),
+        (Use::ArrayLength, n) => format!("compact array length n+1 = {n}, so {}", elements(n as i64 - 1)),
+        (Use::TagCount, n) => format!("{n} tagged fields follow (a plain count, not n+1)"),
+        (Use::Tag, n) => format!("tag {n}"),
+        (Use::Size, n) => format!("the value takes the next {}", count_bytes(n as usize)),
+        (Use::Presence, 0) => "nullable struct marker 0: null".into(),
+        (Use::Presence, _) => "nullable struct marker: present, the struct's fields follow".into(),
+    })
+}
+
+/// Zigzag: even numbers are the non-negative ones (n/2), odd the negative (−(n+1)/2).
+fn zigzag(u: u64, lines: &mut Vec<String>) -> i64 {
+    let u = i128::from(u);
+    let v = if u % 2 == 0 { u / 2 } else { -(u + 1) / 2 };
+    lines.push(if u % 2 == 0 { format!("zigzag: {u} is even, so {u}/2 = {v}") } else { format!("zigzag: {u} is odd, so −({u}+1)/2 = {v}") });
+    v as i64
+}
+
+/// The length prefix of a string or byte array: compact (n+1, 0 = null) or
+/// int16/int32 (-1 = null), whichever accounts for exactly these bytes.
+fn prefixed(bytes: &[u8], text: bool, wide: bool, records: bool) -> Option<Explanation> {
+    let (mut lines, payload) = compact_prefix(bytes).or_else(|| fixed_prefix(bytes, wide))?;
+    let what = if text { "string" } else { "byte array" };
+    let value = match payload {
+        None => {
+            if text {
+                Value::Str(None)
+            } else {
+                Value::Bytes(None)
+            }
+        }
+        Some([]) => {
+            lines.push(format!("no bytes follow: the empty {what}"));
+            if text {
+                Value::Str(Some(String::new()))
+            } else {
+                Value::Bytes(Some(Bytes::new()))
+            }
+        }
+        Some(p) if text => match std::str::from_utf8(p) {
+            Ok(s) => {
+                lines.push(format!("{} → {} of UTF-8: {}", shown(p), count_bytes(p.len()), crate::render::escape::quote(s)));
+                Value::Str(Some(s.to_string()))
+            }
+            Err(_) => {
+                lines.push(format!("{} → {} that are not UTF-8", shown(p), count_bytes(p.len())));
+                Value::InvalidUtf8(Bytes::copy_from_slice(p))
+            }
+        },
+        Some(p) => {
+            lines.push(format!("{} → {}{}", shown(p), count_bytes(p.len()), if records { " of record batches (below)" } else { "" }));
+            Value::Bytes(Some(Bytes::copy_from_slice(p)))
+        }
+    };
+    Some(Explanation { lines, value })
+}
+
+type Split<'a> = (Vec<String>, Option<&'a [u8]>);
+
+fn compact_prefix(bytes: &[u8]) -> Option<Split<'_>> {
+    let (v, len) = uvarint_prefix(bytes)?;
+    let mut lines = uvarint_lines(&bytes[..len], v);
+    if v == 0 {
+        lines.push("compact length 0: null (compact lengths store n+1, leaving 0 for null)".into());
+        return (len == bytes.len()).then_some((lines, None));
+    }
+    let n = (v - 1) as usize;
+    lines.push(format!("compact length n+1 = {v}, so n = {n}"));
+    (len + n == bytes.len()).then(|| (lines, Some(&bytes[len..])))
+}
+
+fn fixed_prefix(bytes: &[u8], wide: bool) -> Option<Split<'_>> {
+    let (p, width) = if wide { (Primitive::Int32, 4) } else { (Primitive::Int16, 2) };
+    let e = fixed(p, bytes.get(..width)?)?;
+    let Value::Int(n) = e.value else { return None };
+    let mut lines = e.lines;
+    if n == -1 {
+        lines.push(format!("{} length -1: null", p.as_str()));
+        return (bytes.len() == width).then_some((lines, None));
+    }
+    lines.push(format!("{} length {n}", p.as_str()));
+    (n >= 0 && width + n as usize == bytes.len()).then(|| (lines, Some(&bytes[width..])))
+}
+
+/// Bytes measured by an earlier field: a record's varint length, a tag's size.
+/// Zero bytes right after a length of -1 (varint `01`, int32 `ff ff ff ff`) are null.
+fn raw(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
+    let bytes = &buf[node.offset..node.end()];
+    let before = parent.and_then(|p| p.children.iter().take_while(|c| !std::ptr::eq(*c, node)).last());
+    let minus_one = |b: &Node| {
+        let prefix = buf.get(b.offset..b.end());
+        b.end() == node.offset && ((b.ty == "varint" && prefix == Some(&[0x01])) || (b.ty == "int32" && prefix == Some(&[0xff; 4])))
+    };
+    if bytes.is_empty() && before.is_some_and(minus_one) {
+        return Some(Explanation { lines: vec!["no bytes: null (the length before it is -1)".into()], value: Value::Bytes(None) });
+    }
+    let line = if bytes.is_empty() { "no bytes (the length before it is 0)".to_string() } else { format!("{} → {}, as many as the field before says", shown(bytes), count_bytes(bytes.len())) };
+    Some(Explanation { lines: vec![line], value: Value::Bytes(Some(Bytes::copy_from_slice(bytes))) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::Region;
+
+    fn leaf(ty: &str, bytes: &[u8], role: Role) -> Explanation {
+        let mut n = Node::new("x", ty, 0, Region::RequestBody, role);
+        n.len = bytes.len();
+        explain_node(&n, None, bytes).unwrap()
+    }
+
+    #[test]
+    fn varint_groups_are_spelled_out() {
+        let e = leaf("uvarint", &[0xac, 0x02], Role::Encoding);
+        assert_eq!(e.value, Value::Uint(300));
+        assert_eq!(e.lines[1], "0101100 + 0000010<<7 = 44 + 256 = 300");
+        assert!(e.lines[0].contains("ac = 1|0101100, 02 = 0|0000010"));
+        let e = leaf("varint", &[0x03], Role::Encoding);
+        assert_eq!(e.value, Value::Int(-2));
+        assert_eq!(e.lines[1], "zigzag: 3 is odd, so −(3+1)/2 = -2");
+    }
+
+    #[test]
+    fn fixed_width_negative_numbers_show_twos_complement() {
+        let e = leaf("int16", &[0xff, 0xfe], Role::Encoding);
+        assert_eq!(e.value, Value::Int(-2));
+        assert_eq!(e.lines[0], "ff fe → int16, big-endian: 0xfffe; the top bit is set, so it is negative (two's complement): 65534 − 2^16 = -2");
+    }
+
+    #[test]
+    fn length_prefixes_are_told_apart_by_their_bytes() {
+        let field = Role::Field { decl: 0 };
+        assert_eq!(leaf("string", &[0x00, 0x01, b'a'], field).value, Value::Str(Some("a".into())));
+        assert_eq!(leaf("string", &[0x02, b'a'], field).value, Value::Str(Some("a".into())));
+        assert_eq!(leaf("string", &[0x00], field).value, Value::Str(None));
+        assert_eq!(leaf("nullable_string", &[0xff, 0xff], field).value, Value::Str(None));
+        assert_eq!(leaf("bytes", &[0xff, 0xff, 0xff, 0xff], field).value, Value::Bytes(None));
+        assert_eq!(leaf("bytes", &[0x00, 0x00, 0x00, 0x00], field).value, Value::Bytes(Some(Bytes::new())));
+    }
+}
