@@ -1,6 +1,6 @@
 //! `kwire capture FILE`: every Kafka frame in a pcap/pcapng, paired and decoded.
 
-use super::decode_cmd::{write_frames, Format};
+use super::decode_cmd::{write_frames, OutputArgs};
 use super::{exit, resolve_api_or_report};
 use clap::Args;
 use kwire::capture::{for_each_frame, CapturedFrame};
@@ -35,12 +35,8 @@ pub struct CaptureArgs {
     /// Decode responses without a request in the capture by the best-ranked guess.
     #[arg(long)]
     pub guess: bool,
-    #[arg(long, value_enum, default_value_t = Format::Tree)]
-    pub format: Format,
-    #[arg(long)]
-    pub json: bool,
-    #[arg(long)]
-    pub full_docs: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 struct Filter {
@@ -142,7 +138,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
 /// Decode a capture already opened (`kwire decode` hands pcaps over here).
 pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: Option<i16>, input: Box<dyn std::io::Read>) -> i32 {
     let filter = Filter { api, correlation_id: args.correlation_id, conn: args.conn, frame: args.frame };
-    let format = if args.json { Format::Json } else { args.format };
+    let format = args.output.format();
     let mut out = std::io::stdout().lock();
     let mut status = exit::OK;
     let mut write_failed = false;
@@ -170,7 +166,7 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
                 Some(n) => writeln!(out, "# {n}"),
                 None => Ok(()),
             };
-            head.and(note).and_then(|_| write_frames(&mut out, std::slice::from_ref(&frame), format, args.full_docs, None))
+            head.and(note).and_then(|_| write_frames(&mut out, std::slice::from_ref(&frame), format, args.output.full_docs, None))
         };
         if res.is_err() {
             write_failed = true;

@@ -55,10 +55,9 @@ pub struct InputArgs {
     pub max_decompressed: usize,
 }
 
-#[derive(Args, Debug)]
-pub struct DecodeArgs {
-    #[command(flatten)]
-    pub input: InputArgs,
+/// How decoded frames are printed (`decode` and `capture`).
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
     /// Same as --format json.
@@ -67,6 +66,24 @@ pub struct DecodeArgs {
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
+}
+
+impl OutputArgs {
+    pub fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct DecodeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Under every node of the tree, how its bytes make its value.
     #[arg(long, conflicts_with = "json")]
     pub explain: bool,
@@ -141,7 +158,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         };
         let kind = if args.input.binary { InputKind::Binary } else if args.input.hex { InputKind::Hex } else { InputKind::Auto };
         return match to_bytes(raw, kind) {
-            Ok(b) => write_payload(cat, name, &b, args.input.version, Some(if args.json { Format::Json } else { args.format }), args.full_docs),
+            Ok(b) => write_payload(cat, name, &b, args.input.version, Some(args.output.format()), args.output.full_docs),
             Err(e) => report(e),
         };
     }
@@ -164,9 +181,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             frame: None,
             port: None,
             guess: false,
-            format: if args.json { Format::Json } else { args.format },
-            json: false,
-            full_docs: args.full_docs,
+            output: OutputArgs { format: args.output.format(), json: false, full_docs: args.output.full_docs },
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, Box::new(std::io::Cursor::new(raw)));
     }
@@ -174,13 +189,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         Ok(f) => f,
         Err(status) => return status,
     };
-    let format = if args.json { Format::Json } else { args.format };
+    let format = args.output.format();
     let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
         Ok(e) => e,
         Err(status) => return status,
     };
     let mut out = std::io::stdout().lock();
-    let _ = write_frames(&mut out, &frames, format, args.full_docs, explain);
+    let _ = write_frames(&mut out, &frames, format, args.output.full_docs, explain);
     let mut status = exit::OK;
     for f in &frames {
         if let Some(e) = &f.error {

@@ -54,6 +54,24 @@ pub struct FieldDecoder<'a, 'c> {
 type Res = Result<(), DecodeError>;
 
 impl<'a, 'c> FieldDecoder<'a, 'c> {
+    /// A decoder for `spec` at `version` over `frame[start..end]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn over(
+        cat: &'c Catalogue,
+        frame: &'a Bytes,
+        (start, end): (usize, usize),
+        spec: &crate::schema::MessageSpec,
+        version: i16,
+        region: Region,
+        naming: Naming,
+        ctx: Context,
+    ) -> Self {
+        let mut r = Reader::new(frame);
+        r.seek(start);
+        r.limit(end.saturating_sub(start));
+        FieldDecoder { r, frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), ctx }
+    }
+
     /// Decode a struct's fields in declaration order, then (when flexible) its tagged section.
     pub fn read_struct(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
         for (i, f) in fields.iter().enumerate() {
@@ -521,20 +539,7 @@ pub fn decode_embedded(
     (start, end): (usize, usize),
     region: Region,
 ) -> Result<(Node, Vec<String>), (Node, DecodeError)> {
-    let mut r = Reader::new(buf);
-    r.seek(start);
-    r.limit(end.saturating_sub(start));
-    let mut d = FieldDecoder {
-        r,
-        frame: buf,
-        version,
-        flexible: spec.is_flexible(version),
-        region,
-        naming: Naming::Schema,
-        catalogue: cat,
-        warnings: Vec::new(),
-        ctx: Context::default(),
-    };
+    let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
     let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
     node.note = Some(format!("v{version}"));
     node.value = Value::None;

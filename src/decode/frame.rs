@@ -262,19 +262,7 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
     let mut node = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
     node.note = Some(format!("v{hv}"));
     node.doc = Some(if kind == MessageKind::Request { "common request header" } else { "common response header" }.into());
-    let mut r = Reader::new(bytes);
-    r.seek(4);
-    let mut d = FieldDecoder {
-        r,
-        frame: bytes,
-        version: hv,
-        flexible: spec.is_flexible(hv),
-        region: Region::RpcHeader,
-        naming: Naming::Header,
-        catalogue: cat,
-        warnings: Vec::new(),
-        ctx: Context::default(),
-    };
+    let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
     let res = d.read_struct(&spec.fields, &mut node.children);
     let end = d.r.pos();
     node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
@@ -291,19 +279,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
     node.doc = Some(format!("message body, version {version}"));
     node.value = Value::None;
-    let mut r = Reader::new(bytes);
-    r.seek(start);
-    let mut d = FieldDecoder {
-        r,
-        frame: bytes,
-        version,
-        flexible: spec.is_flexible(version),
-        region,
-        naming: Naming::Schema,
-        catalogue: cat,
-        warnings: Vec::new(),
-        ctx,
-    };
+    let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, ctx);
     let mut res = d.read_struct(&spec.fields, &mut node.children);
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);
