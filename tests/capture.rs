@@ -180,3 +180,15 @@ fn the_cli_lists_and_decodes_a_capture() {
     let _ = std::fs::remove_file(&file);
 }
 
+
+#[test]
+fn a_capture_without_kafka_traffic_says_so() {
+    // An HTTP exchange on port 80: no frame there looks like a Kafka request.
+    let http = vec![(true, b"GET / HTTP/1.1\r\nHost: example\r\n\r\n".to_vec()), (false, b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec())];
+    let file = std::env::temp_dir().join(format!("kwire-http-{}.pcap", std::process::id()));
+    std::fs::write(&file, pcap(Link::EthernetV4, &conversation(&http, 1460))).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(["capture", file.to_str().unwrap(), "--list"]).output().unwrap();
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Kafka traffic found"), "{}", String::from_utf8_lossy(&out.stderr));
+}
