@@ -37,6 +37,9 @@ pub struct CaptureArgs {
     pub guess: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Open the selected frames in the terminal explorer.
+    #[arg(long, conflicts_with_all = ["list", "format", "json", "full_docs"])]
+    pub tui: bool,
 }
 
 struct Filter {
@@ -138,6 +141,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
 /// Decode a capture already opened (`kwire decode` hands pcaps over here).
 pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: Option<i16>, input: Box<dyn std::io::Read>) -> i32 {
     let filter = Filter { api, correlation_id: args.correlation_id, conn: args.conn, frame: args.frame };
+    if args.tui {
+        return explore_capture(cat, release, args, &filter, input);
+    }
     let format = args.output.format();
     let mut out = std::io::stdout().lock();
     let mut status = exit::OK;
@@ -186,6 +192,29 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
             }
             status
         }
+        Err(e) => {
+            eprintln!("kwire: {}: {e}", args.file);
+            exit::FAILURE
+        }
+    }
+}
+
+/// `--tui`: decode the selected frames, then explore them.
+fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read>) -> i32 {
+    let mut frames = Vec::new();
+    let stats = for_each_frame(cat, input, args.port, |f| {
+        if filter.keeps(&f) {
+            let (frame, _) = decode_captured(cat, release, &f, args.guess, false);
+            frames.push(frame);
+        }
+        true
+    });
+    match stats {
+        Ok(_) if frames.is_empty() => {
+            eprintln!("kwire: no Kafka frames selected in {}", args.file);
+            exit::FAILURE
+        }
+        Ok(_) => super::tui_cmd::explore(cat, release.map(str::to_string), frames),
         Err(e) => {
             eprintln!("kwire: {}: {e}", args.file);
             exit::FAILURE

@@ -33,7 +33,16 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
             Err(status) => return status,
         }
     };
-    let mut app = App::new(cat, opts.release, frames, Theme::from_env());
+    explore(cat, opts.release, frames)
+}
+
+/// Open the explorer over decoded frames (also used by `kwire capture --tui`).
+pub fn explore(cat: &Catalogue, release: Option<String>, frames: Vec<kwire::decode::Frame>) -> i32 {
+    if !std::io::stdout().is_terminal() {
+        eprintln!("kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files");
+        return exit::FAILURE;
+    }
+    let mut app = App::new(cat, release, frames, Theme::from_env());
     match kwire::tui::run(&mut app) {
         Ok(()) => exit::OK,
         Err(e) => {
