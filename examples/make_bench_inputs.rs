@@ -4,6 +4,7 @@
 #[path = "../benches/inputs.rs"]
 mod inputs;
 #[path = "../tests/common/pcap_writer.rs"]
+#[allow(dead_code)] // shared with the tests, which use more of it
 mod pcap_writer;
 
 use std::io::Write;
