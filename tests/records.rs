@@ -239,3 +239,25 @@ fn kraft_control_records_decode_through_their_schemas() {
         assert!(find(&nodes[0], schema).is_some(), "{schema} decoded");
     }
 }
+
+#[test]
+fn legacy_wrappers_nest_only_so_deep() {
+    // Wrap a message in gzip wrapper messages six times: kwire unpacks four levels.
+    let mut set = legacy_message(0, 1, 0, None, Some(b"innermost"));
+    for _ in 0..6 {
+        set = legacy_message(0, 1, 1, None, Some(&compress(1, &set)));
+    }
+    let (nodes, _) = decode(&set, &Context::default());
+    let mut depth_errors = 0;
+    let mut messages = 0;
+    nodes[0].walk(&mut |n, _| {
+        if n.ty == "Message" {
+            messages += 1;
+        }
+        if n.error.as_deref().is_some_and(|e| e.contains("nested deeper")) {
+            depth_errors += 1;
+        }
+    });
+    assert_eq!(depth_errors, 1, "the fifth wrapper is not unpacked");
+    assert_eq!(messages, 1 + kwire::records::batch::MAX_NESTING, "outer wrapper plus four unpacked levels");
+}
