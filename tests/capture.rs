@@ -171,7 +171,7 @@ fn the_cli_lists_and_decodes_a_capture() {
     assert!(lines[1].contains("← 10.0.0.2:9092 ApiVersions v3 corr=1") && lines[1].ends_with("ok"), "{}", lines[1]);
     let out = run(&["decode", file.to_str().unwrap(), "--json"]);
     assert!(out.status.success());
-    let jsons: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let jsons: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
     assert_eq!(jsons.len(), 8);
     assert_eq!(jsons[3]["kind"], "response");
     assert_eq!(jsons[3]["api_key"], 3);

@@ -1,6 +1,6 @@
 //! `kwire capture FILE`: every Kafka frame in a pcap/pcapng, paired and decoded.
 
-use super::decode_cmd::{write_frames, OutputArgs};
+use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::{exit, resolve_api_or_report};
 use clap::Args;
 use kwire::capture::{for_each_frame, CapturedFrame};
@@ -166,6 +166,12 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
         let gap = if f.after_gap { " [after gap]" } else { "" };
         let res = if args.list {
             writeln!(out, "{:>5} {:>17.6} conn {} {client} {arrow} {server} {api} v{ver} corr={corr} {}B{gap} {}", f.index, f.timestamp, f.conn, f.bytes.len(), summary(&frame))
+        } else if matches!(format, Format::Json | Format::TreeJson) {
+            // JSON stays one object per line for scripts; where it came from goes to stderr.
+            if let Some(n) = &note {
+                eprintln!("kwire: frame {}: {n}", f.index);
+            }
+            write_frames(&mut out, std::slice::from_ref(&frame), format, args.output.full_docs, None)
         } else {
             let head = writeln!(out, "# frame {} conn {} {client} {arrow} {server} at {:.6}{gap}", f.index, f.conn, f.timestamp);
             let note = match &note {
