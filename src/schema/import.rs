@@ -176,6 +176,7 @@ fn field_from_json(
         zero_copy: obj.get("zeroCopy").and_then(Value::as_bool).unwrap_or(false),
         common_struct,
         fields,
+        labels: Default::default(),
         about: str_key(obj, "about").map_err(ctx)?.map(str::to_string),
     })
 }
