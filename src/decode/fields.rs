@@ -75,6 +75,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// Decode a struct's fields in declaration order, then (when flexible) its tagged section.
     pub fn read_struct(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
+        out.reserve(fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
         for (i, f) in fields.iter().enumerate() {
             if f.is_regular_in(self.version) {
                 self.read_field(f, i as u16, false, out)?;
@@ -394,7 +395,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         None => sname.clone().into(),
                     };
                     let mut el = Node::new(format!("{sname}[{i}]"), ty, self.r.pos(), self.region, Role::Element);
-                    el.children.reserve(f.fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
                     el.value = Value::Struct(true);
                     let res = self.read_struct(&f.fields, &mut el.children);
                     self.finish(el, &mut node.children, res)?;
@@ -565,6 +565,15 @@ fn small_note(table: &SmallNotes, n: u64, make: fn(u64) -> String) -> Text {
     }
 }
 
+/// The doc of a message body node.
+pub(crate) fn body_doc(version: i16) -> Text {
+    static DOCS: SmallNotes = small_notes();
+    match u64::try_from(version) {
+        Ok(v) => small_note(&DOCS, v, |v| format!("message body, version {v}")),
+        Err(_) => format!("message body, version {version}").into(),
+    }
+}
+
 /// `v3`, the note on a message or header node.
 pub(crate) fn version_note(version: i16) -> Text {
     match u64::try_from(version) {
@@ -613,7 +622,7 @@ pub fn decode_embedded(
     region: Region,
 ) -> Result<(Node, Vec<String>), (Node, DecodeError)> {
     let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
-    let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
+    let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.note = Some(version_note(version));
     node.value = Value::None;
     let res = d.read_struct(&spec.fields, &mut node.children);

@@ -1,6 +1,6 @@
 //! Frames: the int32 size prefix, the request or response header, the body.
 
-use super::fields::{version_note, Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
+use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
 use super::reader::Reader;
 use super::tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -212,7 +212,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
 
 /// Identify the message without decoding its body.
 fn header_only_done(spec: &MessageSpec, version: i16, frame: &mut Frame) -> Result<(), DecodeError> {
-    frame.root.name = spec.name.clone().into();
+    frame.root.name = spec.shared_name.get(&spec.name).into();
     frame.root.note = Some(version_note(version));
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
@@ -272,12 +272,12 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
 }
 
 fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, region: Region, frame: &mut Frame, ctx: Context) -> Result<(), DecodeError> {
-    frame.root.name = spec.name.clone().into();
+    frame.root.name = spec.shared_name.get(&spec.name).into();
     frame.root.note = Some(version_note(version));
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
-    let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
-    node.doc = Some(format!("message body, version {version}").into());
+    let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
+    node.doc = Some(body_doc(version));
     node.value = Value::None;
     let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, ctx);
     let mut res = d.read_struct(&spec.fields, &mut node.children);

@@ -101,6 +101,7 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
         header_versions,
         fields,
         source_text: None,
+        shared_name: Default::default(),
     })
 }
 

@@ -351,6 +351,44 @@ pub struct MessageSpec {
     /// Upstream file text, only when loaded with `--defs` (never in the built-in catalogue).
     #[serde(skip)]
     pub source_text: Option<String>,
+    /// The name as the decoder shares it between frames, made on first use.
+    #[serde(skip)]
+    pub shared_name: NameCache,
+}
+
+/// A name shared as an `Arc<str>`, made on first use. Like [`LabelCache`], not
+/// cloned and not part of equality.
+#[derive(Default)]
+pub struct NameCache(OnceLock<Arc<str>>);
+
+impl NameCache {
+    /// `name` as a shared string; a fresh one if the cached string is not `name`.
+    pub fn get(&self, name: &str) -> Arc<str> {
+        let cached = self.0.get_or_init(|| name.into());
+        if **cached == *name {
+            cached.clone()
+        } else {
+            name.into()
+        }
+    }
+}
+
+impl Clone for NameCache {
+    fn clone(&self) -> Self {
+        NameCache::default()
+    }
+}
+
+impl PartialEq for NameCache {
+    fn eq(&self, _: &NameCache) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for NameCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NameCache")
+    }
 }
 
 impl MessageSpec {
