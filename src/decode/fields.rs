@@ -111,7 +111,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     fn read_field(&mut self, f: &FieldSpec, decl: u16, in_tag: bool, out: &mut Vec<Node>) -> Res {
-        let mut node = self.field_node(f, decl);
+        // The node goes in place first and is filled there: a node is large, and moving it costs.
+        out.push(self.field_node(f, decl));
+        let node = out.last_mut().expect("just pushed");
         if self.naming == Naming::Header {
             node.key = Some(match f.labels() {
                 Some(l) => (&l.name).into(),
@@ -128,19 +130,19 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 if self.naming == Naming::Header && *p == Primitive::String && nullable {
                     node.ty = "nullable_string".into();
                 }
-                let res = self.read_primitive(*p, compact, nullable, &f.name, &mut node);
+                let res = self.read_primitive(*p, compact, nullable, &f.name, node);
                 if res.is_ok() {
-                    self.after_primitive(f, *p, &mut node);
+                    self.after_primitive(f, *p, node);
                 }
-                self.finish(node, out, res)
+                self.close(node, res)
             }
             FieldType::Struct(name) => {
-                let res = self.read_struct_value(f, name, nullable, in_tag, &mut node);
-                self.finish(node, out, res)
+                let res = self.read_struct_value(f, name, nullable, in_tag, node);
+                self.close(node, res)
             }
             FieldType::Array(inner) => {
-                let res = self.read_array(f, inner, compact, nullable, &mut node);
-                self.finish(node, out, res)
+                let res = self.read_array(f, inner, compact, nullable, node);
+                self.close(node, res)
             }
         }
     }
@@ -209,6 +211,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// Close a node: its length runs to the reader's position (or past its last child).
     fn finish(&mut self, mut node: Node, out: &mut Vec<Node>, res: Res) -> Res {
+        let res = self.close(&mut node, res);
+        out.push(node);
+        res
+    }
+
+    /// [`Self::finish`] for a node already in place.
+    fn close(&self, node: &mut Node, res: Res) -> Res {
         let mut end = self.r.pos().max(node.offset);
         if let Some(last) = node.children.last() {
             end = end.max(last.end());
@@ -221,7 +230,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             }
         }
         node.len = end - node.offset;
-        out.push(node);
         res
     }
 
@@ -394,15 +402,17 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         Some(s) => s.into(),
                         None => sname.clone().into(),
                     };
-                    let mut el = Node::new(format!("{sname}[{i}]"), ty, self.r.pos(), self.region, Role::Element);
+                    node.children.push(Node::new(format!("{sname}[{i}]"), ty, self.r.pos(), self.region, Role::Element));
+                    let el = node.children.last_mut().expect("just pushed");
                     el.value = Value::Struct(true);
                     let res = self.read_struct(&f.fields, &mut el.children);
-                    self.finish(el, &mut node.children, res)?;
+                    self.close(el, res)?;
                 }
                 FieldType::Primitive(p) => {
-                    let mut el = Node::new(format!("{name}[{i}]"), p.as_str(), self.r.pos(), self.region, Role::Element);
-                    let res = self.read_primitive(*p, compact, false, name, &mut el);
-                    self.finish(el, &mut node.children, res)?;
+                    node.children.push(Node::new(format!("{name}[{i}]"), p.as_str(), self.r.pos(), self.region, Role::Element));
+                    let el = node.children.last_mut().expect("just pushed");
+                    let res = self.read_primitive(*p, compact, false, name, el);
+                    self.close(el, res)?;
                 }
                 FieldType::Array(_) => {
                     return Err(DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() })
