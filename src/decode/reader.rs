@@ -164,6 +164,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Every read error's text starts with the name of what was read: put it there.
+fn named<T>(res: Result<T, DecodeError>, what: impl FnOnce() -> String) -> Result<T, DecodeError> {
+    res.map_err(|mut e| {
+        e.expected.insert_str(0, &what());
+        e
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,12 +220,4 @@ mod tests {
         r.restore_end(old);
         assert_eq!(r.i16("z").unwrap(), 0x0304);
     }
-}
-
-/// Every read error's text starts with the name of what was read: put it there.
-fn named<T>(res: Result<T, DecodeError>, what: impl FnOnce() -> String) -> Result<T, DecodeError> {
-    res.map_err(|mut e| {
-        e.expected.insert_str(0, &what());
-        e
-    })
 }
