@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --example profile_decode -q
-bin=target/release/examples/profile_decode
+bin="${CARGO_TARGET_DIR:-target}/release/examples/profile_decode"
 count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" "$3" 2>&1 | sed -n 's/.*Collected : //p'; }
 size() { "$bin" "$1" 0 kwire 2>&1 | sed -n 's/.*: \([0-9]*\) bytes.*/\1/p'; }
 printf '%-11s %12s %14s %14s %14s %10s %10s\n' input bytes "kwire tree" "kwire values" kafka-protocol "tree/kp" "values/kp"

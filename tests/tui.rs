@@ -75,7 +75,7 @@ fn type_text(app: &mut App, text: &str) {
 }
 
 fn selected_name(app: &App) -> String {
-    app.frame().unwrap().selected_node().name.clone()
+    app.frame().unwrap().selected_node().name.to_string()
 }
 
 #[test]

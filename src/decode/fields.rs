@@ -2,10 +2,11 @@
 //! version, header and record type, driven by the catalogue's field specs.
 
 use super::reader::Reader;
-use super::tree::{DecodeError, Node, Region, Role, Value};
+use super::tree::{DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::error_codes::error_name;
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
 use bytes::Bytes;
+use std::sync::OnceLock;
 
 /// How field nodes are named: body fields keep their schema names; header
 /// fields are shown in the protocol guide's snake_case with kwire's own notes.
@@ -74,6 +75,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// Decode a struct's fields in declaration order, then (when flexible) its tagged section.
     pub fn read_struct(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
+        out.reserve(fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
         for (i, f) in fields.iter().enumerate() {
             if f.is_regular_in(self.version) {
                 self.read_field(f, i as u16, false, out)?;
@@ -85,20 +87,41 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         Ok(())
     }
 
-    fn display_name(&self, f: &FieldSpec) -> String {
+    /// A field node's display name and type, shared with the spec's labels.
+    fn field_node(&self, f: &FieldSpec, decl: u16) -> Node {
+        let (name, ty): (Text, Text) = match (f.labels(), &f.ty) {
+            (Some(l), FieldType::Primitive(p)) => (self.label_name(&l.name, &l.snake), p.as_str().into()),
+            (Some(l), _) => (self.label_name(&l.name, &l.snake), (&l.ty).into()),
+            (None, _) => {
+                let name = match self.naming {
+                    Naming::Schema => f.name.clone(),
+                    Naming::Header => snake_case(&f.name),
+                };
+                (name.into(), f.ty.to_string().into())
+            }
+        };
+        Node::new(name, ty, self.r.pos(), self.region, Role::Field { decl })
+    }
+
+    fn label_name(&self, name: &std::sync::Arc<str>, snake: &std::sync::Arc<str>) -> Text {
         match self.naming {
-            Naming::Schema => f.name.clone(),
-            Naming::Header => snake_case(&f.name),
+            Naming::Schema => name.into(),
+            Naming::Header => snake.into(),
         }
     }
 
     fn read_field(&mut self, f: &FieldSpec, decl: u16, in_tag: bool, out: &mut Vec<Node>) -> Res {
-        let mut node = Node::new(self.display_name(f), f.ty.to_string(), self.r.pos(), self.region, Role::Field { decl });
+        // The node goes in place first and is filled there: a node is large, and moving it costs.
+        out.push(self.field_node(f, decl));
+        let node = out.last_mut().expect("just pushed");
         if self.naming == Naming::Header {
-            node.key = Some(f.name.clone());
-            node.doc = header_doc(&f.name, self.region).map(str::to_string);
+            node.key = Some(match f.labels() {
+                Some(l) => (&l.name).into(),
+                None => f.name.clone().into(),
+            });
+            node.doc = header_doc(&f.name, self.region).map(Text::from);
         } else {
-            node.doc = f.about.clone();
+            node.doc = f.about.clone().map(Text::from);
         }
         let nullable = f.is_nullable_in(self.version);
         let compact = in_tag || f.flexible.map_or(self.flexible, |v| v.contains(self.version));
@@ -107,19 +130,19 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 if self.naming == Naming::Header && *p == Primitive::String && nullable {
                     node.ty = "nullable_string".into();
                 }
-                let res = self.read_primitive(*p, compact, nullable, &f.name, &mut node);
+                let res = self.read_primitive(*p, compact, nullable, &f.name, node);
                 if res.is_ok() {
-                    self.after_primitive(f, *p, &mut node);
+                    self.after_primitive(f, *p, node);
                 }
-                self.finish(node, out, res)
+                self.close(node, res)
             }
             FieldType::Struct(name) => {
-                let res = self.read_struct_value(f, name, nullable, in_tag, &mut node);
-                self.finish(node, out, res)
+                let res = self.read_struct_value(f, name, nullable, in_tag, node);
+                self.close(node, res)
             }
             FieldType::Array(inner) => {
-                let res = self.read_array(f, inner, compact, nullable, &mut node);
-                self.finish(node, out, res)
+                let res = self.read_array(f, inner, compact, nullable, node);
+                self.close(node, res)
             }
         }
     }
@@ -173,7 +196,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let mut ver = Node::new("version", "int16", start, self.region, Role::Encoding);
         ver.len = 2;
         ver.value = Value::Int(v.into());
-        ver.note = Some(if use_v == v { format!("({schema} v{v})") } else { format!("({schema} v{v}, read as v{use_v})") });
+        ver.note = Some(if use_v == v { format!("({schema} v{v})") } else { format!("({schema} v{v}, read as v{use_v})") }.into());
         match decode_embedded(self.catalogue, self.frame, spec, use_v, (start + 2, end), self.region) {
             Ok((body, mut w)) => {
                 self.warnings.append(&mut w);
@@ -181,13 +204,20 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 node.children.push(body);
             }
             Err((_, e)) => {
-                node.note = Some(format!("(not a {schema}: {e})"));
+                node.note = Some(format!("(not a {schema}: {e})").into());
             }
         }
     }
 
     /// Close a node: its length runs to the reader's position (or past its last child).
     fn finish(&mut self, mut node: Node, out: &mut Vec<Node>, res: Res) -> Res {
+        let res = self.close(&mut node, res);
+        out.push(node);
+        res
+    }
+
+    /// [`Self::finish`] for a node already in place.
+    fn close(&self, node: &mut Node, res: Res) -> Res {
         let mut end = self.r.pos().max(node.offset);
         if let Some(last) = node.children.last() {
             end = end.max(last.end());
@@ -200,7 +230,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             }
         }
         node.len = end - node.offset;
-        out.push(node);
         res
     }
 
@@ -210,7 +239,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Primitive::Bool => {
                 let b = r.u8(name)?;
                 if b > 1 {
-                    node.note = Some(format!("(non-canonical bool 0x{b:02x})"));
+                    node.note = Some(format!("(non-canonical bool 0x{b:02x})").into());
                 }
                 Value::Bool(b != 0)
             }
@@ -266,10 +295,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     /// A string/bytes length: compact uvarint(n+1) with 0 = null, or int16/int32 with -1 = null.
-    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<(Option<usize>, String), DecodeError> {
+    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<(Option<usize>, Text), DecodeError> {
         let at = self.r.pos();
         if compact {
-            let u = self.r.uvarint(&format!("{name} length"))?;
+            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
             if u.overlong {
                 self.warnings.push(format!("0x{at:04x}: {name} length is an over-long varint"));
             }
@@ -277,13 +306,15 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 return Ok((None, "(compact, 0=null)".into()));
             }
             let n = (u.value - 1) as usize;
-            Ok((Some(n), format!("(compact, len+1={})", u.value)))
+            Ok((Some(n), small_note(&COMPACT_LEN_NOTES, u.value, |v| format!("(compact, len+1={v})"))))
         } else {
-            let (n, width) = if wide { (i64::from(self.r.i32(name)?), "int32") } else { (i64::from(self.r.i16(name)?), "int16") };
+            let n = if wide { i64::from(self.r.i32(name)?) } else { i64::from(self.r.i16(name)?) };
             match n {
-                -1 => Ok((None, format!("({width} len=-1, null)"))),
+                -1 if wide => Ok((None, "(int32 len=-1, null)".into())),
+                -1 => Ok((None, "(int16 len=-1, null)".into())),
                 n if n < -1 => Err(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
-                n => Ok((Some(n as usize), format!("({width} len={n})"))),
+                n if wide => Ok((Some(n as usize), small_note(&INT32_LEN_NOTES, n as u64, |n| format!("(int32 len={n})")))),
+                n => Ok((Some(n as usize), small_note(&INT16_LEN_NOTES, n as u64, |n| format!("(int16 len={n})")))),
             }
         }
     }
@@ -295,7 +326,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     fn read_struct_value(&mut self, f: &FieldSpec, sname: &str, nullable: bool, in_tag: bool, node: &mut Node) -> Res {
-        node.ty = sname.to_string();
+        node.ty = match f.labels().and_then(|l| l.struct_name.as_ref()) {
+            Some(s) => s.into(),
+            None => sname.to_string().into(),
+        };
         if nullable {
             // KIP-893: an int8 marker, -1 null, 1 present; tagged structs use a uvarint marker.
             let at = self.r.pos();
@@ -325,13 +359,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let at = self.r.pos();
         let name = &f.name;
         let (count, mut len_node) = if compact {
-            let u = self.r.uvarint(&format!("{name} length"))?;
+            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
             let mut n = Node::new("length", "uvarint", at, self.region, Role::Encoding);
             n.value = Value::Uint(u.value);
             n.note = Some(if u.value == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
             ((u.value > 0).then(|| (u.value - 1) as usize), n)
         } else {
-            let v = self.r.i32(&format!("{name} length"))?;
+            let v = self.r.i32_or_else(|| format!("{name} length"))?;
             let mut n = Node::new("length", "int32", at, self.region, Role::Encoding);
             n.value = Value::Int(v.into());
             if v < -1 {
@@ -343,7 +377,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         len_node.doc = Some(match count {
             None => "null array".into(),
             Some(1) => "1 element follows".into(),
-            Some(n) => format!("{n} elements follow"),
+            Some(n) => small_note(&ELEMENTS_DOCS, n as u64, |n| format!("{n} elements follow")),
         });
         node.children.push(len_node);
         node.value = Value::Array(count);
@@ -359,18 +393,26 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()),
             });
         }
+        node.children.reserve(count.min(MAX_RESERVE));
+        let shared_sname = f.labels().and_then(|l| l.struct_name.clone());
         for i in 0..count {
             match inner {
                 FieldType::Struct(sname) => {
-                    let mut el = Node::new(format!("{sname}[{i}]"), sname.clone(), self.r.pos(), self.region, Role::Element);
+                    let ty: Text = match &shared_sname {
+                        Some(s) => s.into(),
+                        None => sname.clone().into(),
+                    };
+                    node.children.push(Node::new(format!("{sname}[{i}]"), ty, self.r.pos(), self.region, Role::Element));
+                    let el = node.children.last_mut().expect("just pushed");
                     el.value = Value::Struct(true);
                     let res = self.read_struct(&f.fields, &mut el.children);
-                    self.finish(el, &mut node.children, res)?;
+                    self.close(el, res)?;
                 }
                 FieldType::Primitive(p) => {
-                    let mut el = Node::new(format!("{name}[{i}]"), p.as_str(), self.r.pos(), self.region, Role::Element);
-                    let res = self.read_primitive(*p, compact, false, name, &mut el);
-                    self.finish(el, &mut node.children, res)?;
+                    node.children.push(Node::new(format!("{name}[{i}]"), p.as_str(), self.r.pos(), self.region, Role::Element));
+                    let el = node.children.last_mut().expect("just pushed");
+                    let res = self.read_primitive(*p, compact, false, name, el);
+                    self.close(el, res)?;
                 }
                 FieldType::Array(_) => {
                     return Err(DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() })
@@ -423,7 +465,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let tag_no = tag.value as u32;
             let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
             entry.value = Value::None;
-            entry.note = Some(format!("(size {})", size.value));
+            entry.note = Some(format!("(size {})", size.value).into());
             let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
             t.value = Value::Uint(tag.value);
             t.len = tag.len;
@@ -445,7 +487,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let payload_at = self.r.pos();
             let res = match known {
                 Some((decl, f)) => {
-                    entry.note = Some(format!("({}, size {size_v})", f.name));
+                    entry.note = Some(format!("({}, size {size_v})", f.name).into());
                     let old_end = self.r.limit(size_v);
                     let saved_region = self.region;
                     self.region = Region::TaggedFields;
@@ -469,7 +511,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                             self.version
                         ));
                     }
-                    entry.note = Some(format!("(unknown tag, size {size_v})"));
+                    entry.note = Some(format!("(unknown tag, size {size_v})").into());
                     self.r.take(size_v, "unknown tagged field")?;
                     let mut d = Node::new("data", "bytes", payload_at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });
                     d.value = Value::Bytes(Some(self.frame.slice(payload_at..payload_at + size_v)));
@@ -490,14 +532,64 @@ fn has_error(n: &Node) -> bool {
 }
 
 /// Notes for int16 fields whose numbers have names: error codes and API keys.
-fn int16_note(name: &str, v: i16, cat: &Catalogue) -> Option<String> {
+fn int16_note(name: &str, v: i16, cat: &Catalogue) -> Option<Text> {
     if name.ends_with("ErrorCode") {
-        return Some(format!("({})", error_name(v).unwrap_or("unknown error code")));
+        static NOTES: SmallNotes = small_notes();
+        // Error codes from -1 up: shift by one so that -1 has a place in the table.
+        let note = |v: u64| format!("({})", error_name((v as i64 - 1) as i16).unwrap_or("unknown error code"));
+        return Some(match u64::try_from(i32::from(v) + 1) {
+            Ok(i) => small_note(&NOTES, i, note),
+            Err(_) => format!("({})", error_name(v).unwrap_or("unknown error code")).into(),
+        });
     }
     if name == "ApiKey" || name == "RequestApiKey" {
-        return cat.api_name(v).map(|n| format!("({n})"));
+        return cat.api_name(v).map(|n| format!("({n})").into());
     }
     None
+}
+
+/// Capacity reserved ahead for an array's elements or a struct's fields at most.
+const MAX_RESERVE: usize = 1024;
+
+/// Notes and docs for numbers below this are made on first use and shared.
+const SMALL: usize = 256;
+
+/// One note per small number, each made (and kept for good) the first time it is needed.
+type SmallNotes = [OnceLock<&'static str>; SMALL];
+
+const fn small_notes() -> SmallNotes {
+    [const { OnceLock::new() }; SMALL]
+}
+
+static COMPACT_LEN_NOTES: SmallNotes = small_notes();
+static INT16_LEN_NOTES: SmallNotes = small_notes();
+static INT32_LEN_NOTES: SmallNotes = small_notes();
+static ELEMENTS_DOCS: SmallNotes = small_notes();
+static VERSION_NOTES: SmallNotes = small_notes();
+
+/// `make(n)`, shared after its first use when `n` is small.
+fn small_note(table: &SmallNotes, n: u64, make: fn(u64) -> String) -> Text {
+    match usize::try_from(n).ok().and_then(|i| table.get(i)) {
+        Some(cell) => Text::from_static(cell.get_or_init(|| make(n).leak())),
+        None => make(n).into(),
+    }
+}
+
+/// The doc of a message body node.
+pub(crate) fn body_doc(version: i16) -> Text {
+    static DOCS: SmallNotes = small_notes();
+    match u64::try_from(version) {
+        Ok(v) => small_note(&DOCS, v, |v| format!("message body, version {v}")),
+        Err(_) => format!("message body, version {version}").into(),
+    }
+}
+
+/// `v3`, the note on a message or header node.
+pub(crate) fn version_note(version: i16) -> Text {
+    match u64::try_from(version) {
+        Ok(v) => small_note(&VERSION_NOTES, v, |v| format!("v{v}")),
+        Err(_) => format!("v{version}").into(),
+    }
 }
 
 /// `RequestApiKey` → `request_api_key`.
@@ -540,8 +632,8 @@ pub fn decode_embedded(
     region: Region,
 ) -> Result<(Node, Vec<String>), (Node, DecodeError)> {
     let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
-    let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
-    node.note = Some(format!("v{version}"));
+    let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
+    node.note = Some(version_note(version));
     node.value = Value::None;
     let res = d.read_struct(&spec.fields, &mut node.children);
     node.len = d.r.pos().max(node.children.last().map_or(start, |c| c.end())) - start;

@@ -1,6 +1,6 @@
 //! Frames: the int32 size prefix, the request or response header, the body.
 
-use super::fields::{Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
+use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
 use super::reader::Reader;
 use super::tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -182,7 +182,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
                 return Err(unknown_message(cat, MessageKind::Response, Some(k), Some(v), pin, 8));
             };
             let hv = response_header_version(spec, v);
-            let snapshot = frame.root.clone();
+            let snapshot = (k == API_VERSIONS_KEY && v > 0).then(|| frame.root.clone());
             let end = decode_header(cat, bytes, MessageKind::Response, hv, frame)?;
             if opts.header_only {
                 return header_only_done(spec, v, frame);
@@ -190,7 +190,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             let res = decode_body(cat, bytes, spec, v, end, Region::ResponseBody, frame, opts.context());
             if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
                 // A broker that does not support the requested version answers with a v0 body.
-                if let Some(v0) = cat.message(MessageKind::Response, k, 0, pin) {
+                if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
                     let mut retry = frame.clone();
                     retry.root = snapshot;
                     retry.warnings.clear();
@@ -212,8 +212,8 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
 
 /// Identify the message without decoding its body.
 fn header_only_done(spec: &MessageSpec, version: i16, frame: &mut Frame) -> Result<(), DecodeError> {
-    frame.root.name = spec.name.clone();
-    frame.root.note = Some(format!("v{version}"));
+    frame.root.name = spec.shared_name.get(&spec.name).into();
+    frame.root.note = Some(version_note(version));
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     Ok(())
@@ -260,7 +260,7 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
         .ok_or_else(|| DecodeError { offset: 4, expected: format!("{name} v{hv} in the catalogue") })?;
     frame.header_version = Some(hv);
     let mut node = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
-    node.note = Some(format!("v{hv}"));
+    node.note = Some(version_note(hv));
     node.doc = Some(if kind == MessageKind::Request { "common request header" } else { "common response header" }.into());
     let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
     let res = d.read_struct(&spec.fields, &mut node.children);
@@ -272,12 +272,12 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
 }
 
 fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, region: Region, frame: &mut Frame, ctx: Context) -> Result<(), DecodeError> {
-    frame.root.name = spec.name.clone();
-    frame.root.note = Some(format!("v{version}"));
+    frame.root.name = spec.shared_name.get(&spec.name).into();
+    frame.root.note = Some(version_note(version));
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
-    let mut node = Node::new(spec.name.clone(), "struct", start, region, Role::Structure);
-    node.doc = Some(format!("message body, version {version}"));
+    let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
+    node.doc = Some(body_doc(version));
     node.value = Value::None;
     let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, ctx);
     let mut res = d.read_struct(&spec.fields, &mut node.children);

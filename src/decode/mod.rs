@@ -8,4 +8,4 @@ pub mod reader;
 pub mod tree;
 
 pub use frame::{decode_frame, decode_frames, DecodeOptions};
-pub use tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};
+pub use tree::{DecodeError, Direction, Frame, Node, Region, Role, Text, Value};

@@ -139,6 +139,16 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
+    /// [`Reader::uvarint`] with a name made only if the read fails.
+    pub fn uvarint_or_else(&mut self, what: impl FnOnce() -> String) -> Result<Uvarint, DecodeError> {
+        named(self.uvarint(""), what)
+    }
+
+    /// [`Reader::i32`] with a name made only if the read fails.
+    pub fn i32_or_else(&mut self, what: impl FnOnce() -> String) -> Result<i32, DecodeError> {
+        named(self.i32(""), what)
+    }
+
     /// Zigzag varint (32-bit).
     pub fn varint(&mut self, what: &str) -> Result<(i32, usize), DecodeError> {
         let v = self.uvarint(what)?;
@@ -152,6 +162,14 @@ impl<'a> Reader<'a> {
         let u = v.value;
         Ok((((u >> 1) as i64) ^ -((u & 1) as i64), v.len))
     }
+}
+
+/// Every read error's text starts with the name of what was read: put it there.
+fn named<T>(res: Result<T, DecodeError>, what: impl FnOnce() -> String) -> Result<T, DecodeError> {
+    res.map_err(|mut e| {
+        e.expected.insert_str(0, &what());
+        e
+    })
 }
 
 #[cfg(test)]

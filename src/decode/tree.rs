@@ -2,6 +2,166 @@
 
 use bytes::Bytes;
 use serde::Serialize;
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// A node's name, type, note or doc: a static string, a string shared with the
+/// catalogue, or one of its own, so that most nodes cost no allocation for
+/// their labels. Reads as a `str`.
+#[derive(Clone)]
+pub struct Text(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Static(&'static str),
+    Shared(Arc<str>),
+    Owned(Box<str>),
+}
+
+impl Text {
+    pub const fn from_static(s: &'static str) -> Text {
+        Text(Repr::Static(s))
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Static(s) => s,
+            Repr::Shared(s) => s,
+            Repr::Owned(s) => s,
+        }
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::from_static("")
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for str {
+    fn eq(&self, other: &Text) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for &str {
+    fn eq(&self, other: &Text) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for String {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl From<&'static str> for Text {
+    fn from(s: &'static str) -> Text {
+        Text(Repr::Static(s))
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text(Repr::Owned(s.into_boxed_str()))
+    }
+}
+
+impl From<&String> for Text {
+    fn from(s: &String) -> Text {
+        Text(Repr::Owned(s.as_str().into()))
+    }
+}
+
+impl From<Arc<str>> for Text {
+    fn from(s: Arc<str>) -> Text {
+        Text(Repr::Shared(s))
+    }
+}
+
+impl From<&Arc<str>> for Text {
+    fn from(s: &Arc<str>) -> Text {
+        Text(Repr::Shared(s.clone()))
+    }
+}
+
+impl From<Text> for String {
+    fn from(t: Text) -> String {
+        t.as_str().to_string()
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 /// Which part of a frame a node belongs to; the hex grid colours bytes by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -87,18 +247,18 @@ pub enum Role {
 #[derive(Clone, Debug)]
 pub struct Node {
     /// Display name (`GroupId`, `WriteStateData[0]`, `client_id`).
-    pub name: String,
+    pub name: Text,
     /// Schema field name when it differs from the display name (header fields).
-    pub key: Option<String>,
+    pub key: Option<Text>,
     /// Type as shown: `int32`, `[]WriteStateData`, `uvarint`, `struct`.
-    pub ty: String,
+    pub ty: Text,
     pub offset: usize,
     pub len: usize,
     pub value: Value,
     /// Short encoding note: `(compact, len+1=1)`, `(NOT_COORDINATOR)`.
-    pub note: Option<String>,
+    pub note: Option<Text>,
     /// What the node means: upstream prose when loaded, else kwire's own words.
-    pub doc: Option<String>,
+    pub doc: Option<Text>,
     pub region: Region,
     pub role: Role,
     /// Set on the node where decoding stopped.
@@ -107,7 +267,7 @@ pub struct Node {
 }
 
 impl Node {
-    pub fn new(name: impl Into<String>, ty: impl Into<String>, offset: usize, region: Region, role: Role) -> Node {
+    pub fn new(name: impl Into<Text>, ty: impl Into<Text>, offset: usize, region: Region, role: Role) -> Node {
         Node {
             name: name.into(),
             key: None,

@@ -6,7 +6,7 @@ use super::compression::{decompress, Codec};
 use super::payload::{decode_key_value, PayloadKind};
 use crate::decode::fields::Context;
 use crate::decode::reader::Reader;
-use crate::decode::{DecodeError, Node, Region, Role, Value};
+use crate::decode::{DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::crc32c::crc32c;
 use crate::schema::Catalogue;
 use bytes::Bytes;
@@ -25,7 +25,7 @@ pub struct BatchDecoder<'a, 'c> {
 
 type Res = Result<(), DecodeError>;
 
-fn leaf(name: &str, ty: &str, offset: usize, len: usize, value: Value, region: Region) -> Node {
+fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
     let mut n = Node::new(name, ty, offset, region, Role::Encoding);
     n.len = len;
     n.value = value;
@@ -79,7 +79,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                     n.len = remaining;
                     n.value = Value::Bytes(Some(self.buf.slice(pos..end)));
                     n.doc = Some(match total {
-                        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (size limits cut fetched data)"),
+                        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (size limits cut fetched data)").into(),
                         None => "partial batch header".into(),
                     });
                     out.push(n);
@@ -132,7 +132,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let stored = r.u32("crc")?;
         let computed = crc32c(&self.buf[pos + 21..pos + total]);
         let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
-        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32C ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") });
+        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32C ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
         n.doc = Some("CRC-32C of attributes through the last record".into());
         if stored != computed {
             self.warnings.push(format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
@@ -143,7 +143,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let codec = Codec::from_attributes(attrs);
         let control = attrs & 0x20 != 0;
         let mut n = leaf("attributes", "int16", at, 2, Value::Int(i64::from(attrs as i16)), reg);
-        n.note = Some(attributes_note(attrs));
+        n.note = Some(attributes_note(attrs).into());
         out.push(n);
         for (name, ty) in [("lastOffsetDelta", "int32"), ("baseTimestamp", "int64"), ("maxTimestamp", "int64"), ("producerId", "int64"), ("producerEpoch", "int16"), ("baseSequence", "int32")] {
             let at = r.pos();
@@ -169,14 +169,14 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             Some(c) => {
                 let mut comp = Node::new("records", "bytes", body_start, reg, Role::Encoding);
                 comp.len = body_end - body_start;
-                comp.note = Some(format!("({} compressed)", c.name()));
+                comp.note = Some(format!("({} compressed)", c.name()).into());
                 comp.value = Value::Bytes(Some(self.buf.slice(body_start..body_end)));
                 match decompress(c, &self.buf[body_start..body_end], self.ctx.max_decompressed) {
                     Ok(data) => {
                         let data = Bytes::from(data);
                         let mut d = Node::new("decompressed", "records", body_start, Region::Record, Role::Decompressed);
                         d.len = body_end - body_start;
-                        d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()));
+                        d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
                         d.value = Value::Bytes(Some(data.clone()));
                         let mut inner = BatchDecoder { buf: &data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
                         inner.records(0, data.len(), count, base_offset, kind, &mut d.children);
@@ -247,7 +247,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let at = r.pos();
             let (od, n) = r.varint("offsetDelta")?;
             let mut o = leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), reg);
-            o.note = Some(format!("(offset {})", base_offset.wrapping_add(od.into())));
+            o.note = Some(format!("(offset {})", base_offset.wrapping_add(od.into())).into());
             out.push(o);
             let key = self.varint_bytes(r, "key", out)?;
             let value = self.varint_bytes(r, "value", out)?;
@@ -287,11 +287,11 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     }
 
     /// A varint length (-1 = null) and that many bytes; returns the bytes' range.
-    fn varint_bytes(&mut self, r: &mut Reader, name: &str, out: &mut Vec<Node>) -> Result<Option<(usize, usize)>, DecodeError> {
+    fn varint_bytes(&mut self, r: &mut Reader, name: &'static str, out: &mut Vec<Node>) -> Result<Option<(usize, usize)>, DecodeError> {
         let reg = Region::Record;
         let at = r.pos();
         let (len, n) = r.varint(name)?;
-        out.push(leaf(&format!("{name}Length"), "varint", at, n, Value::Int(len.into()), reg));
+        out.push(leaf(length_name(name), "varint", at, n, Value::Int(len.into()), reg));
         if len < 0 {
             out.push(leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg));
             return Ok(None);
@@ -308,7 +308,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// [timestamp], key, value; compressed values hold a nested message set.
     fn legacy_message(&mut self, pos: usize, total: usize, magic: u8, index: usize, depth: usize) -> Node {
         let mut node = Node::new(format!("Message[{index}]"), "Message", pos, Region::RecordBatch, Role::Element);
-        node.note = Some(format!("v{magic}"));
+        node.note = Some(format!("v{magic}").into());
         node.len = total;
         let mut r = Reader::new(self.buf);
         r.seek(pos);
@@ -330,7 +330,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let stored = r.u32("crc")?;
         let computed = crc32_ieee(&self.buf[pos + 16..pos + total]);
         let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
-        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") });
+        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
         if stored != computed {
             self.warnings.push(format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
         }
@@ -341,7 +341,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let attrs = r.i8("attributes")? as u8;
         let mut a = leaf("attributes", "int8", at, 1, Value::Int(i64::from(attrs as i8)), reg);
         let codec = Codec::from_attributes(u16::from(attrs));
-        a.note = Some(format!("(compression={}{})", codec.map_or("unknown", |c| c.name()), if magic == 1 && attrs & 0x08 != 0 { ", LogAppendTime" } else { "" }));
+        a.note = Some(format!("(compression={}{})", codec.map_or("unknown", |c| c.name()), if magic == 1 && attrs & 0x08 != 0 { ", LogAppendTime" } else { "" }).into());
         out.push(a);
         if magic == 1 {
             let at = r.pos();
@@ -350,7 +350,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         for name in ["key", "value"] {
             let at = r.pos();
             let len = r.i32(name)?;
-            out.push(leaf(&format!("{name}Length"), "int32", at, 4, Value::Int(len.into()), reg));
+            out.push(leaf(length_name(name), "int32", at, 4, Value::Int(len.into()), reg));
             if len < 0 {
                 out.push(leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg));
                 continue;
@@ -361,7 +361,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let mut v = leaf(name, "bytes", start, len as usize, Value::Bytes(Some(self.buf.slice(start..end))), reg);
             if name == "value" && codec.is_some_and(|c| c != Codec::None) {
                 let c = codec.unwrap_or(Codec::None);
-                v.note = Some(format!("({} compressed message set)", c.name()));
+                v.note = Some(format!("({} compressed message set)", c.name()).into());
                 if depth + 1 > MAX_NESTING {
                     v.error = Some(format!("wrapper messages nested deeper than {MAX_NESTING}"));
                 } else {
@@ -370,7 +370,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                             let data = Bytes::from(data);
                             let mut d = Node::new("decompressed", "message set", start, Region::RecordBatch, Role::Decompressed);
                             d.len = len as usize;
-                            d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()));
+                            d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
                             d.value = Value::Bytes(Some(data.clone()));
                             let mut inner = BatchDecoder { buf: &data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
                             inner.decode_stream(0, data.len(), depth + 1, &mut d.children);
@@ -410,14 +410,25 @@ fn attributes_note(a: u16) -> String {
 }
 
 /// Printable UTF-8 keys and values get a text preview in their note.
-fn text_preview(b: &[u8]) -> Option<String> {
+/// The length prefix's name of a record's bytes field.
+fn length_name(name: &str) -> Text {
+    match name {
+        "key" => "keyLength".into(),
+        "value" => "valueLength".into(),
+        "headerKey" => "headerKeyLength".into(),
+        "headerValue" => "headerValueLength".into(),
+        _ => format!("{name}Length").into(),
+    }
+}
+
+fn text_preview(b: &[u8]) -> Option<Text> {
     let s = std::str::from_utf8(b).ok()?;
     if s.is_empty() || s.chars().any(|c| c.is_control()) {
         return None;
     }
     let cut: String = s.chars().take(40).collect();
     let more = if cut.len() < s.len() { "…" } else { "" };
-    Some(format!("(text \"{cut}{more}\")"))
+    Some(format!("(text \"{cut}{more}\")").into())
 }
 
 /// CRC-32 (IEEE), the checksum of legacy messages.

@@ -58,11 +58,11 @@ fn control_type(t: i16) -> (&'static str, Option<&'static str>) {
     }
 }
 
-fn prefix_node(name: &str, ty: &str, at: usize, len: usize, v: i64, note: Option<String>) -> Node {
+fn prefix_node(name: &'static str, ty: &'static str, at: usize, len: usize, v: i64, note: Option<String>) -> Node {
     let mut n = Node::new(name, ty, at, Region::Record, Role::Encoding);
     n.len = len;
     n.value = Value::Int(v);
-    n.note = note;
+    n.note = note.map(Into::into);
     n
 }
 

@@ -101,6 +101,7 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
         header_versions,
         fields,
         source_text: None,
+        shared_name: Default::default(),
     })
 }
 
@@ -176,6 +177,7 @@ fn field_from_json(
         zero_copy: obj.get("zeroCopy").and_then(Value::as_bool).unwrap_or(false),
         common_struct,
         fields,
+        labels: Default::default(),
         about: str_key(obj, "about").map_err(ctx)?.map(str::to_string),
     })
 }

@@ -3,6 +3,7 @@
 use super::versions::Versions;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 /// What a definition file describes (its top-level `type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -229,6 +230,73 @@ pub struct FieldSpec {
     /// Upstream prose; only present when definitions were loaded with `--defs`.
     #[serde(skip)]
     pub about: Option<String>,
+    /// The decoder's labels for this field, made on first use.
+    #[serde(skip)]
+    pub labels: LabelCache,
+}
+
+/// The strings the decoder puts on every node of a field, made once per spec
+/// and shared by the nodes, so decoding allocates no name or type per node.
+#[derive(Debug)]
+pub struct FieldLabels {
+    /// The schema name (`GroupId`).
+    pub name: Arc<str>,
+    /// The header spelling (`group_id`).
+    pub snake: Arc<str>,
+    /// The type as shown (`[]WriteStateData`); for primitives, their static name.
+    pub ty: Arc<str>,
+    /// The struct name of a struct or an array of structs (an element's type).
+    pub struct_name: Option<Arc<str>>,
+}
+
+impl FieldLabels {
+    fn of(f: &FieldSpec) -> FieldLabels {
+        FieldLabels {
+            name: f.name.as_str().into(),
+            snake: crate::decode::fields::snake_case(&f.name).into(),
+            ty: f.ty.to_string().into(),
+            struct_name: f.ty.struct_name().map(Into::into),
+        }
+    }
+
+    /// Whether these labels still describe `f` (its fields are public and may change).
+    fn describe(&self, f: &FieldSpec) -> bool {
+        *self.name == *f.name
+            && match &f.ty {
+                FieldType::Primitive(p) => *self.ty == *p.as_str(),
+                FieldType::Struct(n) => *self.ty == **n,
+                FieldType::Array(inner) => {
+                    self.ty.strip_prefix("[]").is_some_and(|t| match &**inner {
+                        FieldType::Primitive(p) => t == p.as_str(),
+                        FieldType::Struct(n) => t == n,
+                        FieldType::Array(_) => false,
+                    })
+                }
+            }
+    }
+}
+
+/// A lazily made [`FieldLabels`]. Not cloned with its spec (a clone may be
+/// edited) and not part of a spec's equality.
+#[derive(Default)]
+pub struct LabelCache(OnceLock<FieldLabels>);
+
+impl Clone for LabelCache {
+    fn clone(&self) -> Self {
+        LabelCache::default()
+    }
+}
+
+impl PartialEq for LabelCache {
+    fn eq(&self, _: &LabelCache) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for LabelCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LabelCache")
+    }
 }
 
 fn none_versions() -> Versions {
@@ -248,6 +316,13 @@ impl FieldSpec {
 
     pub fn is_nullable_in(&self, version: i16) -> bool {
         self.nullable.contains(version)
+    }
+
+    /// The decoder's labels for this field, or `None` if the spec was edited
+    /// after they were made.
+    pub fn labels(&self) -> Option<&FieldLabels> {
+        let l = self.labels.0.get_or_init(|| FieldLabels::of(self));
+        l.describe(self).then_some(l)
     }
 }
 
@@ -276,6 +351,44 @@ pub struct MessageSpec {
     /// Upstream file text, only when loaded with `--defs` (never in the built-in catalogue).
     #[serde(skip)]
     pub source_text: Option<String>,
+    /// The name as the decoder shares it between frames, made on first use.
+    #[serde(skip)]
+    pub shared_name: NameCache,
+}
+
+/// A name shared as an `Arc<str>`, made on first use. Like [`LabelCache`], not
+/// cloned and not part of equality.
+#[derive(Default)]
+pub struct NameCache(OnceLock<Arc<str>>);
+
+impl NameCache {
+    /// `name` as a shared string; a fresh one if the cached string is not `name`.
+    pub fn get(&self, name: &str) -> Arc<str> {
+        let cached = self.0.get_or_init(|| name.into());
+        if **cached == *name {
+            cached.clone()
+        } else {
+            name.into()
+        }
+    }
+}
+
+impl Clone for NameCache {
+    fn clone(&self) -> Self {
+        NameCache::default()
+    }
+}
+
+impl PartialEq for NameCache {
+    fn eq(&self, _: &NameCache) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for NameCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NameCache")
+    }
 }
 
 impl MessageSpec {

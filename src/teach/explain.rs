@@ -409,7 +409,7 @@ mod tests {
     use crate::decode::Region;
 
     fn leaf(ty: &str, bytes: &[u8], role: Role) -> Explanation {
-        let mut n = Node::new("x", ty, 0, Region::RequestBody, role);
+        let mut n = Node::new("x", ty.to_string(), 0, Region::RequestBody, role);
         n.len = bytes.len();
         explain_node(&n, None, bytes).unwrap()
     }

@@ -152,6 +152,7 @@ fn value_field(p: Primitive, compact: bool, nullable: bool) -> FieldSpec {
         zero_copy: false,
         common_struct: None,
         fields: Vec::new(),
+        labels: Default::default(),
         about: None,
     }
 }
