@@ -1,0 +1,61 @@
+//! Captures recorded here from real clients (librdkafka's kcat and kafka-python)
+//! talking to a real Kafka-compatible broker (tansu) on 127.0.0.1, made by
+//! scripts/record-captures.sh: every frame decodes, every response is paired,
+//! and tshark's dissector agrees where it decodes (when tshark is installed).
+
+use kwire::capture::for_each_frame;
+use kwire::decode::{decode_frame, DecodeOptions, Direction};
+use kwire::schema::Catalogue;
+use std::path::{Path, PathBuf};
+
+fn captures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "pcap")).collect();
+    v.sort();
+    assert!(v.len() >= 2, "recorded captures present");
+    v
+}
+
+#[test]
+fn every_frame_of_the_real_captures_decodes_and_every_response_is_paired() {
+    let cat = Catalogue::builtin();
+    for path in captures() {
+        let file = std::fs::File::open(&path).unwrap();
+        let (mut requests, mut responses) = (0, 0);
+        let mut apis = std::collections::BTreeSet::new();
+        let stats = for_each_frame(cat, std::io::BufReader::new(file), None, |f| {
+            let opts = DecodeOptions { direction: Some(f.direction), api_key: f.api_key, api_version: f.api_version, ..Default::default() };
+            let d = decode_frame(cat, f.bytes.clone(), 0, &opts);
+            assert!(d.error.is_none(), "{}: frame {}: {:?}", path.display(), f.index, d.error);
+            match f.direction {
+                Direction::Request => requests += 1,
+                Direction::Response => {
+                    assert!(f.api_key.is_some(), "{}: response {} unpaired", path.display(), f.index);
+                    responses += 1;
+                }
+            }
+            apis.insert(d.api_key.unwrap_or(-1));
+            true
+        })
+        .unwrap();
+        assert!(stats.error.is_none());
+        assert!(requests >= 4 && responses >= 4, "{}: {requests} requests, {responses} responses", path.display());
+        eprintln!("{}: {requests} requests, {responses} responses, api keys {apis:?}", path.display());
+    }
+}
+
+#[test]
+fn tshark_agrees_on_the_real_captures() {
+    let ok = std::process::Command::new("sh").args(["-c", "command -v tshark && command -v python3"]).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIP: needs tshark and python3");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/tshark-compare.py");
+    for path in captures() {
+        let out = std::process::Command::new("python3").arg(&script).arg(&path).arg("19092").arg(env!("CARGO_BIN_EXE_kwire")).output().unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{}:\n{text}", path.display());
+        eprintln!("{}: {}", path.display(), text.lines().last().unwrap_or(""));
+    }
+}
