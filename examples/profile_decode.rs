@@ -25,7 +25,14 @@ fn main() {
     for _ in 0..n {
         match mode {
             "oracle" => work += oracle(which, &bytes),
-            "values" => work += decode_frames(cat, &bytes, &opts).iter().map(|f| kwire::render::json::frame_contract(f).to_string().len()).sum::<usize>(),
+            "values" => {
+                let mut out = Vec::new();
+                for f in decode_frames(cat, &bytes, &opts) {
+                    kwire::render::json::write_contract(&f, &mut out);
+                    out.push(b'\n');
+                }
+                work += out.len();
+            }
             _ => {
                 for f in decode_frames(cat, &bytes, &opts) {
                     f.root.walk(&mut |_, _| work += 1);

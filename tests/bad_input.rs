@@ -51,7 +51,10 @@ fn check(frames: &[Frame], input_len: usize) {
         }
         // Every renderer copes with the partial tree.
         let _ = text_tree::render_frame(f, Default::default());
-        let _ = json::frame_contract(f).to_string();
+        // The JSON written directly (`--format json`) is the contract value's text, partial trees too.
+        let mut written = Vec::new();
+        json::write_contract(f, &mut written);
+        assert_eq!(String::from_utf8(written).expect("UTF-8 JSON"), json::frame_contract(f).to_string());
         let _ = json::frame_tree_json(f).to_string();
     }
 }

@@ -5,7 +5,7 @@ mod common;
 
 use bytes::Bytes;
 use kwire::decode::{decode_frames, DecodeOptions, Direction};
-use kwire::render::json::frame_contract;
+use kwire::render::json::{frame_contract, write_contract};
 use kwire::schema::Catalogue;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -44,7 +44,12 @@ fn decode_case(cat: &Catalogue, case: &Case, release: Option<&str>) -> Value {
     };
     let frames = decode_frames(cat, &bytes, &opts);
     assert_eq!(frames.len(), 1, "{}: one frame expected", case.name);
-    frame_contract(&frames[0])
+    // What `--format json` prints is written directly; it must be the contract's text exactly.
+    let value = frame_contract(&frames[0]);
+    let mut written = Vec::new();
+    write_contract(&frames[0], &mut written);
+    assert_eq!(String::from_utf8(written).unwrap(), value.to_string(), "{}: written JSON differs from the contract value", case.name);
+    value
 }
 
 fn check_all(release: Option<&str>) {

@@ -228,7 +228,12 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
     let many = frames.len() > 1;
     for (i, f) in frames.iter().enumerate() {
         match format {
-            Format::Json => writeln!(out, "{}", json::frame_contract(f))?,
+            Format::Json => {
+                let mut line = Vec::with_capacity(f.bytes.len() * 2 + 256);
+                json::write_contract(f, &mut line);
+                line.push(b'\n');
+                out.write_all(&line)?;
+            }
             Format::TreeJson => writeln!(out, "{}", json::frame_tree_json(f))?,
             Format::Tree | Format::Grid => {
                 if many {

@@ -152,10 +152,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         match (&node.value, p) {
             (Value::Str(Some(s)), Primitive::String) => {
                 if f.entity_type.as_deref() == Some("topicName") && !self.ctx.topic_forced {
-                    self.ctx.topic = Some(s.clone());
+                    self.ctx.topic = Some(s.to_string());
                 }
                 if f.name.eq_ignore_ascii_case("ProtocolType") {
-                    self.ctx.protocol_type = Some(s.clone());
+                    self.ctx.protocol_type = Some(s.to_string());
                 }
             }
             (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" => {
@@ -266,7 +266,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     Some(n) => {
                         let raw = self.r.take(n, name)?;
                         match std::str::from_utf8(raw) {
-                            Ok(s) => Value::Str(Some(s.to_string())),
+                            Ok(s) => Value::Str(Some(Text::copy_of(s))),
                             Err(_) => {
                                 let start = self.r.pos() - n;
                                 Value::InvalidUtf8(self.frame.slice(start..start + n))
@@ -379,6 +379,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Some(1) => "1 element follows".into(),
             Some(n) => small_note(&ELEMENTS_DOCS, n as u64, |n| format!("{n} elements follow")),
         });
+        node.children.reserve(1 + count.unwrap_or(0).min(self.r.remaining()).min(MAX_RESERVE));
         node.children.push(len_node);
         node.value = Value::Array(count);
         let Some(count) = count else {
@@ -393,8 +394,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()),
             });
         }
-        node.children.reserve(count.min(MAX_RESERVE));
-        let shared_sname = f.labels().and_then(|l| l.struct_name.clone());
+        let labels = f.labels();
+        let shared_sname = labels.and_then(|l| l.struct_name.clone());
         for i in 0..count {
             match inner {
                 FieldType::Struct(sname) => {
@@ -402,14 +403,22 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         Some(s) => s.into(),
                         None => sname.clone().into(),
                     };
-                    node.children.push(Node::new(format!("{sname}[{i}]"), ty, self.r.pos(), self.region, Role::Element));
+                    let name = match labels {
+                        Some(l) => l.element_name(i),
+                        None => Text::format(format_args!("{sname}[{i}]")),
+                    };
+                    node.children.push(Node::new(name, ty, self.r.pos(), self.region, Role::Element));
                     let el = node.children.last_mut().expect("just pushed");
                     el.value = Value::Struct(true);
                     let res = self.read_struct(&f.fields, &mut el.children);
                     self.close(el, res)?;
                 }
                 FieldType::Primitive(p) => {
-                    node.children.push(Node::new(format!("{name}[{i}]"), p.as_str(), self.r.pos(), self.region, Role::Element));
+                    let el_name = match labels {
+                        Some(l) => l.element_name(i),
+                        None => Text::format(format_args!("{name}[{i}]")),
+                    };
+                    node.children.push(Node::new(el_name, p.as_str(), self.r.pos(), self.region, Role::Element));
                     let el = node.children.last_mut().expect("just pushed");
                     let res = self.read_primitive(*p, compact, false, name, el);
                     self.close(el, res)?;

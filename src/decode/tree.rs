@@ -7,16 +7,21 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// A node's name, type, note or doc: a static string, a string shared with the
-/// catalogue, or one of its own, so that most nodes cost no allocation for
-/// their labels. Reads as a `str`.
+/// A node's name, type, note, doc or string value: a static string, a string
+/// shared with the catalogue, a short string kept inline, or one of its own, so
+/// that most nodes cost no allocation for their labels. Reads as a `str`.
 #[derive(Clone)]
 pub struct Text(Repr);
+
+/// Longest string kept inside a `Text` without an allocation (the size of the
+/// other variants, so a `Text` stays 24 bytes).
+const INLINE: usize = 22;
 
 #[derive(Clone)]
 enum Repr {
     Static(&'static str),
     Shared(Arc<str>),
+    Inline { len: u8, buf: [u8; INLINE] },
     Owned(Box<str>),
 }
 
@@ -25,12 +30,57 @@ impl Text {
         Text(Repr::Static(s))
     }
 
+    /// A copy of `s`, inline when short.
+    pub fn copy_of(s: &str) -> Text {
+        if s.len() <= INLINE {
+            let mut buf = [0u8; INLINE];
+            buf[..s.len()].copy_from_slice(s.as_bytes());
+            Text(Repr::Inline { len: s.len() as u8, buf })
+        } else {
+            Text(Repr::Owned(s.into()))
+        }
+    }
+
+    /// Formatted text (`Text::format(format_args!("Record[{i}]"))`), inline
+    /// when it fits: no allocation for short element names and notes.
+    pub fn format(args: fmt::Arguments<'_>) -> Text {
+        if let Some(s) = args.as_str() {
+            return Text::from_static(s);
+        }
+        let mut w = InlineWriter { len: 0, buf: [0u8; INLINE] };
+        if fmt::Write::write_fmt(&mut w, args).is_ok() {
+            Text(Repr::Inline { len: w.len as u8, buf: w.buf })
+        } else {
+            Text(Repr::Owned(fmt::format(args).into_boxed_str()))
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Static(s) => s,
             Repr::Shared(s) => s,
+            // Only whole `str`s are ever copied in (see `copy_of` and `InlineWriter`).
+            Repr::Inline { len, buf } => std::str::from_utf8(&buf[..usize::from(*len)]).unwrap_or_default(),
             Repr::Owned(s) => s,
         }
+    }
+}
+
+/// Formats into a fixed buffer; fails (and the caller allocates) when it is full.
+struct InlineWriter {
+    len: usize,
+    buf: [u8; INLINE],
+}
+
+impl fmt::Write for InlineWriter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        if end > INLINE {
+            return Err(fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -129,13 +179,17 @@ impl From<&'static str> for Text {
 
 impl From<String> for Text {
     fn from(s: String) -> Text {
-        Text(Repr::Owned(s.into_boxed_str()))
+        if s.len() <= INLINE {
+            Text::copy_of(&s)
+        } else {
+            Text(Repr::Owned(s.into_boxed_str()))
+        }
     }
 }
 
 impl From<&String> for Text {
     fn from(s: &String) -> Text {
-        Text(Repr::Owned(s.as_str().into()))
+        Text::copy_of(s)
     }
 }
 
@@ -211,7 +265,7 @@ pub enum Value {
     Float(f64),
     Bool(bool),
     /// A string; `None` is null. Invalid UTF-8 is kept as bytes.
-    Str(Option<String>),
+    Str(Option<Text>),
     InvalidUtf8(Bytes),
     /// Bytes or records; `None` is null.
     Bytes(Option<Bytes>),

@@ -10,6 +10,7 @@ use crate::decode::{DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::crc32c::crc32c;
 use crate::schema::Catalogue;
 use bytes::Bytes;
+use std::sync::OnceLock;
 
 /// Bytes of a RecordBatch v2 header; also the offset of its first record.
 pub const V2_HEADER: usize = 61;
@@ -101,7 +102,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 
     /// RecordBatch v2: the 61-byte header, then records (compressed or not).
     fn batch_v2(&mut self, pos: usize, total: usize, index: usize, depth: usize) -> Node {
-        let mut node = Node::new(format!("RecordBatch[{index}]"), "RecordBatch", pos, Region::RecordBatch, Role::Element);
+        let mut node = Node::new(indexed_name(&BATCH_NAMES, "RecordBatch", index), "RecordBatch", pos, Region::RecordBatch, Role::Element);
         node.note = Some("v2".into());
         node.len = total;
         let mut r = Reader::new(self.buf);
@@ -208,7 +209,9 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let mut i = 0;
         while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
             let at = r.pos();
-            let mut node = Node::new(format!("Record[{i}]"), "Record", at, Region::Record, Role::Element);
+            let mut node = Node::new(indexed_name(&RECORD_NAMES, "Record", i as usize), "Record", at, Region::Record, Role::Element);
+            // length, attributes, timestampDelta, offsetDelta, key and value with their lengths, headers
+            node.children.reserve(RECORD_FIELDS);
             let res = self.record(&mut r, base_offset, kind, &mut node);
             node.len = r.pos().max(node.children.last().map_or(at, |c| c.end())) - at;
             if let Err(e) = res {
@@ -247,7 +250,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let at = r.pos();
             let (od, n) = r.varint("offsetDelta")?;
             let mut o = leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), reg);
-            o.note = Some(format!("(offset {})", base_offset.wrapping_add(od.into())).into());
+            o.note = Some(Text::format(format_args!("(offset {})", base_offset.wrapping_add(od.into()))));
             out.push(o);
             let key = self.varint_bytes(r, "key", out)?;
             let value = self.varint_bytes(r, "value", out)?;
@@ -261,7 +264,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             }
             for j in 0..hc {
                 let hat = r.pos();
-                let mut hn = Node::new(format!("Header[{j}]"), "Header", hat, reg, Role::Element);
+                let mut hn = Node::new(indexed_name(&HEADER_NAMES, "Header", j as usize), "Header", hat, reg, Role::Element);
                 let res = self.varint_bytes(r, "headerKey", &mut hn.children).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children).map(|_| ()));
                 hn.len = r.pos() - hat;
                 h.children.push(hn);
@@ -423,12 +426,53 @@ fn length_name(name: &str) -> Text {
 
 fn text_preview(b: &[u8]) -> Option<Text> {
     let s = std::str::from_utf8(b).ok()?;
-    if s.is_empty() || s.chars().any(|c| c.is_control()) {
+    if s.is_empty() || has_control(b) {
         return None;
     }
-    let cut: String = s.chars().take(40).collect();
-    let more = if cut.len() < s.len() { "…" } else { "" };
-    Some(format!("(text \"{cut}{more}\")").into())
+    let cut = s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i);
+    let more = if cut < s.len() { "…" } else { "" };
+    Some(format!("(text \"{}{more}\")", &s[..cut]).into())
+}
+
+/// Characters of a value shown in its text preview note.
+const PREVIEW_CHARS: usize = 40;
+
+/// Whether valid UTF-8 holds a control character (C0, DEL or C1), as
+/// `char::is_control` says, scanning bytes: C1 controls are U+0080..U+009F,
+/// encoded as 0xC2 0x80..0x9F. Chunks are screened with a branch-free fold
+/// (vectorised) and only suspicious ones looked at closely.
+fn has_control(b: &[u8]) -> bool {
+    const CHUNK: usize = 64;
+    for (k, chunk) in b.chunks(CHUNK).enumerate() {
+        let suspicious = chunk.iter().fold(false, |a, &c| a | (c < 0x20) | (c == 0x7f) | (c == 0xc2));
+        if !suspicious {
+            continue;
+        }
+        for (j, &c) in chunk.iter().enumerate() {
+            let next = b.get(k * CHUNK + j + 1).copied().unwrap_or(0);
+            if c < 0x20 || c == 0x7f || (c == 0xc2 && (0x80..0xa0).contains(&next)) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Fields of a record without headers' contents: the children reserved ahead.
+const RECORD_FIELDS: usize = 9;
+
+type NameTable = [OnceLock<&'static str>];
+static BATCH_NAMES: [OnceLock<&'static str>; 256] = [const { OnceLock::new() }; 256];
+static RECORD_NAMES: [OnceLock<&'static str>; 4096] = [const { OnceLock::new() }; 4096];
+static HEADER_NAMES: [OnceLock<&'static str>; 64] = [const { OnceLock::new() }; 64];
+
+/// `Record[12]`: made once per process for the first indexes (a bounded table)
+/// and shared, formatted inline beyond it.
+fn indexed_name(table: &'static NameTable, base: &'static str, i: usize) -> Text {
+    match table.get(i) {
+        Some(cell) => Text::from_static(cell.get_or_init(|| format!("{base}[{i}]").leak())),
+        None => Text::format(format_args!("{base}[{i}]")),
+    }
 }
 
 /// CRC-32 (IEEE), the checksum of legacy messages.
@@ -436,4 +480,29 @@ pub fn crc32_ieee(data: &[u8]) -> u32 {
     let mut h = flate2::Crc::new();
     h.update(data);
     h.sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{has_control, text_preview};
+
+    /// The byte scan agrees with `char::is_control` for every char, wherever it
+    /// falls relative to the scan's chunks (a C1 control split across two).
+    #[test]
+    fn control_scan_matches_char_is_control() {
+        for c in (0u32..0x3000).chain([0xfeff, 0x1_f600]).filter_map(char::from_u32) {
+            for pad in [0usize, 62, 63, 64, 127] {
+                let s = format!("{}{c}{}", "a".repeat(pad), "b".repeat(3));
+                assert_eq!(has_control(s.as_bytes()), c.is_control(), "char U+{:04X} after {pad} bytes", c as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn preview_cuts_at_forty_chars() {
+        assert_eq!(text_preview("é".repeat(41).as_bytes()).as_deref(), Some(format!("(text \"{}…\")", "é".repeat(40)).as_str()));
+        assert_eq!(text_preview(b"hi").as_deref(), Some("(text \"hi\")"));
+        assert_eq!(text_preview(b"a\x00b"), None);
+        assert_eq!(text_preview(b""), None);
+    }
 }

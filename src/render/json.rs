@@ -77,6 +77,195 @@ pub fn value_json(node: &Node) -> Json {
     }
 }
 
+/// [`frame_contract`] written straight out as compact JSON: the same text as
+/// `frame_contract(frame).to_string()` without building a `serde_json::Value`
+/// (what `--format json` prints; several times faster on large frames).
+pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"kind\":");
+    write_json_str(out, frame.direction.as_str());
+    out.extend_from_slice(b",\"api_key\":");
+    write_opt_int(out, frame.api_key);
+    out.extend_from_slice(b",\"api_version\":");
+    write_opt_int(out, frame.api_version);
+    out.extend_from_slice(b",\"header\":");
+    match frame.root.children.iter().find(|c| c.region == Region::RpcHeader) {
+        Some(h) => write_struct(out, h),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"body\":");
+    match frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody)) {
+        Some(b) => write_struct(out, b),
+        None => out.extend_from_slice(b"null"),
+    }
+    if let Some(e) = &frame.error {
+        out.extend_from_slice(b",\"error\":{\"offset\":");
+        write_uint(out, e.offset as u64);
+        out.extend_from_slice(b",\"expected\":");
+        write_json_str(out, &e.expected);
+        out.push(b'}');
+    }
+    out.push(b'}');
+}
+
+/// A struct's fields as [`struct_object`] orders them: by declaration, a key
+/// seen twice (a tag repeated by a hostile writer) at its first place with its last value.
+fn write_struct(out: &mut Vec<u8>, node: &Node) {
+    let mut fields: Vec<(u16, &Node)> = Vec::with_capacity(node.children.len());
+    let mut unknown: Vec<(u32, &Node)> = Vec::new();
+    for c in &node.children {
+        match c.role {
+            Role::Field { decl } => fields.push((decl, c)),
+            Role::TaggedSection => {
+                for f in c.children.iter().flat_map(|entry| &entry.children) {
+                    match f.role {
+                        Role::Field { decl } => fields.push((decl, f)),
+                        Role::UnknownTag { tag } => unknown.push((tag, f)),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if !fields.is_sorted_by_key(|(d, _)| *d) {
+        fields.sort_by_key(|(d, _)| *d);
+    }
+    out.push(b'{');
+    let mut first = true;
+    let keyed = dedup_last(fields.iter().map(|(_, f)| (f.field_key(), *f)));
+    for (key, f) in keyed {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
+        }
+        write_json_str(out, key);
+        out.push(b':');
+        write_value(out, f);
+    }
+    if !unknown.is_empty() {
+        if !first {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"_unknown_tags\":{");
+        let tags: Vec<(String, &Node)> = unknown.iter().map(|(t, n)| (t.to_string(), *n)).collect();
+        for (i, (tag, n)) in dedup_last(tags.iter().map(|(t, n)| (t.as_str(), *n))).into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_json_str(out, tag);
+            out.push(b':');
+            write_value(out, n);
+        }
+        out.push(b'}');
+    }
+    out.push(b'}');
+}
+
+/// Map-insert semantics over a list: each key once, at its first place, with its last value.
+fn dedup_last<'a, 'n>(items: impl Iterator<Item = (&'a str, &'n Node)>) -> Vec<(&'a str, &'n Node)> {
+    let mut kept: Vec<(&str, &Node)> = Vec::new();
+    let mut index: Option<std::collections::HashMap<&str, usize>> = None;
+    for (k, n) in items {
+        // A linear search is fastest for the usual handful of fields; large structs get an index.
+        if index.is_none() && kept.len() >= 16 {
+            index = Some(kept.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect());
+        }
+        let found = match &index {
+            Some(ix) => ix.get(k).copied(),
+            None => kept.iter().position(|(kk, _)| *kk == k),
+        };
+        match found {
+            Some(i) => kept[i].1 = n,
+            None => {
+                if let Some(ix) = &mut index {
+                    ix.insert(k, kept.len());
+                }
+                kept.push((k, n));
+            }
+        }
+    }
+    kept
+}
+
+fn write_value(out: &mut Vec<u8>, node: &Node) {
+    match &node.value {
+        Value::None | Value::Array(None) | Value::Struct(false) | Value::Str(None) | Value::Bytes(None) => out.extend_from_slice(b"null"),
+        Value::Int(v) => write_int(out, *v),
+        Value::Uint(v) => write_uint(out, *v),
+        Value::Float(v) => {
+            if v.is_finite() {
+                // serde_json's own float formatting, so the text matches `frame_contract`.
+                let _ = serde_json::to_writer(&mut *out, v);
+            } else {
+                write_json_str(out, &v.to_string());
+            }
+        }
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Str(Some(s)) => write_json_str(out, s),
+        Value::InvalidUtf8(b) => write_json_str(out, &String::from_utf8_lossy(b)),
+        Value::Bytes(Some(b)) => {
+            out.push(b'"');
+            let at = out.len();
+            out.resize(at + 2 * b.len(), 0);
+            let _ = hex::encode_to_slice(b, &mut out[at..]);
+            out.push(b'"');
+        }
+        Value::Uuid(u) => {
+            let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+            write_json_str(out, uuid::Uuid::from_bytes(*u).hyphenated().encode_lower(&mut buf));
+        }
+        Value::Array(Some(_)) => {
+            out.push(b'[');
+            for (i, c) in node.children.iter().filter(|c| c.role == Role::Element).enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, c);
+            }
+            out.push(b']');
+        }
+        Value::Struct(true) => write_struct(out, node),
+    }
+}
+
+fn write_json_str(out: &mut Vec<u8>, s: &str) {
+    // Plain ASCII needs no escapes: copy it; anything else goes through serde_json.
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, s);
+    }
+}
+
+fn write_opt_int(out: &mut Vec<u8>, v: Option<i16>) {
+    match v {
+        Some(v) => write_int(out, v.into()),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_int(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    write_uint(out, v.unsigned_abs());
+}
+
+fn write_uint(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
 /// Every node with its name, type, offset, length, value, note, description and region.
 pub fn tree_json(node: &Node) -> Json {
     let mut obj = Map::new();

@@ -166,7 +166,21 @@ impl Catalogue {
 
     /// Any definition by name (case-insensitive) at `version`.
     pub fn by_name(&self, name: &str, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
-        self.candidates(self.by_name.get(&name.to_ascii_lowercase()), pin)
+        // Lowercased on the stack: the decoder asks for the header's spec once per frame.
+        let mut buf = [0u8; 64];
+        let key = match buf.get_mut(..name.len()) {
+            Some(b) => {
+                b.copy_from_slice(name.as_bytes());
+                b.make_ascii_lowercase();
+                std::str::from_utf8(b).ok()
+            }
+            None => None,
+        };
+        let idx = match key {
+            Some(k) => self.by_name.get(k),
+            None => self.by_name.get(&name.to_ascii_lowercase()),
+        };
+        self.candidates(idx, pin)
             .map(|e| &e.spec)
             .find(|s| s.valid_versions.contains(version))
     }

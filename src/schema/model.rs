@@ -247,7 +247,12 @@ pub struct FieldLabels {
     pub ty: Arc<str>,
     /// The struct name of a struct or an array of structs (an element's type).
     pub struct_name: Option<Arc<str>>,
+    /// Element names (`Topics[3]`) of the first indexes, made on first use.
+    elements: OnceLock<Box<[OnceLock<Arc<str>>]>>,
 }
+
+/// Element names are shared for indexes below this; later ones are formatted.
+const SHARED_ELEMENT_NAMES: usize = 1024;
 
 impl FieldLabels {
     fn of(f: &FieldSpec) -> FieldLabels {
@@ -256,7 +261,19 @@ impl FieldLabels {
             snake: crate::decode::fields::snake_case(&f.name).into(),
             ty: f.ty.to_string().into(),
             struct_name: f.ty.struct_name().map(Into::into),
+            elements: OnceLock::new(),
         }
+    }
+
+    /// The name of element `i` of this array field: `Struct[i]` for arrays of
+    /// structs, `Field[i]` for arrays of primitives.
+    pub fn element_name(&self, i: usize) -> crate::decode::Text {
+        let base = self.struct_name.as_deref().unwrap_or(&self.name);
+        if i >= SHARED_ELEMENT_NAMES {
+            return crate::decode::Text::format(format_args!("{base}[{i}]"));
+        }
+        let cells = self.elements.get_or_init(|| (0..SHARED_ELEMENT_NAMES).map(|_| OnceLock::new()).collect());
+        cells[i].get_or_init(|| format!("{base}[{i}]").into()).into()
     }
 
     /// Whether these labels still describe `f` (its fields are public and may change).
@@ -318,11 +335,16 @@ impl FieldSpec {
         self.nullable.contains(version)
     }
 
-    /// The decoder's labels for this field, or `None` if the spec was edited
-    /// after they were made.
+    /// The decoder's labels for this field, made on first use. Specs are not
+    /// edited once decoding starts (a clone starts with no labels), so the
+    /// check that they still describe the field runs in debug builds only: in
+    /// release it would cost more than the rest of reading a small field.
     pub fn labels(&self) -> Option<&FieldLabels> {
         let l = self.labels.0.get_or_init(|| FieldLabels::of(self));
-        l.describe(self).then_some(l)
+        if cfg!(debug_assertions) && !l.describe(self) {
+            return None;
+        }
+        Some(l)
     }
 }
 

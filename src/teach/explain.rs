@@ -4,7 +4,7 @@
 //! fixed-width big-endian integers, varint groups and continuation bits,
 //! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
 
-use crate::decode::{Frame, Node, Role, Value};
+use crate::decode::{Frame, Node, Role, Text, Value};
 use crate::protocol::headers::header_for;
 use crate::render::text_tree::{push_findings, render_tree_annotated, TreeOptions};
 use crate::render::values::{kafka_uuid_text, uuid_text};
@@ -337,7 +337,7 @@ fn prefixed(bytes: &[u8], text: bool, wide: bool, records: bool) -> Option<Expla
         Some([]) => {
             lines.push(format!("no bytes follow: the empty {what}"));
             if text {
-                Value::Str(Some(String::new()))
+                Value::Str(Some(Text::default()))
             } else {
                 Value::Bytes(Some(Bytes::new()))
             }
@@ -345,7 +345,7 @@ fn prefixed(bytes: &[u8], text: bool, wide: bool, records: bool) -> Option<Expla
         Some(p) if text => match std::str::from_utf8(p) {
             Ok(s) => {
                 lines.push(format!("{} → {} of UTF-8: {}", shown(p), count_bytes(p.len()), crate::render::escape::quote(s)));
-                Value::Str(Some(s.to_string()))
+                Value::Str(Some(Text::copy_of(s)))
             }
             Err(_) => {
                 lines.push(format!("{} → {} that are not UTF-8", shown(p), count_bytes(p.len())));
