@@ -87,7 +87,8 @@ fn bench(c: &mut Criterion) {
         g.bench_function("kwire_values_json", |b| {
             b.iter(|| {
                 let mut out = Vec::new();
-                for f in decode_frames(cat, &case.bytes, &case.opts) {
+                let lean = DecodeOptions { values_only: true, ..case.opts.clone() };
+                for f in decode_frames(cat, &case.bytes, &lean) {
                     write_contract(&f, &mut out);
                     out.push(b'\n');
                 }

@@ -27,7 +27,8 @@ fn main() {
             "oracle" => work += oracle(which, &bytes),
             "values" => {
                 let mut out = Vec::new();
-                for f in decode_frames(cat, &bytes, &opts) {
+                let lean = DecodeOptions { values_only: true, ..opts.clone() };
+                for f in decode_frames(cat, &bytes, &lean) {
                     kwire::render::json::write_contract(&f, &mut out);
                     out.push(b'\n');
                 }

@@ -83,7 +83,10 @@ fn every_single_byte_change_is_survived() {
             for v in [0x00, 0x01, 0x7f, 0x80, 0xff] {
                 let mut b = bytes.clone();
                 b[i] = v;
-                check(&decode_frames(cat, &Bytes::from(b), &opts), bytes.len());
+                let input = Bytes::from(b);
+                let frames = decode_frames(cat, &input, &opts);
+                check(&frames, bytes.len());
+                same_json_values_only(cat, &input, &opts, &frames);
             }
         }
     }
@@ -106,8 +109,23 @@ fn random_multi_byte_mutations_are_survived() {
                 let i = (next() as usize) % b.len();
                 b[i] = next() as u8;
             }
-            check(&decode_frames(cat, &Bytes::from(b), &opts), bytes.len());
+            let input = Bytes::from(b);
+            let frames = decode_frames(cat, &input, &opts);
+            check(&frames, bytes.len());
+            same_json_values_only(cat, &input, &opts, &frames);
         }
+    }
+}
+
+/// The values-only decode (`--format json`) gives the same JSON, errors included,
+/// as the full tree, whatever the bytes.
+fn same_json_values_only(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, full: &[Frame]) {
+    let lean = decode_frames(cat, input, &DecodeOptions { values_only: true, ..opts.clone() });
+    assert_eq!(lean.len(), full.len());
+    for (l, f) in lean.iter().zip(full) {
+        let mut written = Vec::new();
+        json::write_contract(l, &mut written);
+        assert_eq!(String::from_utf8(written).unwrap(), json::frame_contract(f).to_string(), "input {}", hex::encode(input));
     }
 }
 

@@ -127,6 +127,7 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
         topic: args.topic.clone(),
         max_decompressed: Some(args.max_decompressed),
         header_only: false,
+        values_only: false,
     })
 }
 
@@ -162,10 +163,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             Err(e) => report(e),
         };
     }
-    let opts = match decode_options(cat, release, &args.input) {
+    let mut opts = match decode_options(cat, release, &args.input) {
         Ok(o) => o,
         Err(status) => return status,
     };
+    // The JSON contract needs values only: no annotations, records left as hex.
+    opts.values_only = args.output.format() == Format::Json;
     let raw = match read_source(&args.input.file) {
         Ok(r) => r,
         Err(e) => return report(e),

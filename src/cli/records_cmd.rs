@@ -62,7 +62,7 @@ pub fn run(cat: &Catalogue, args: &RecordsArgs) -> i32 {
             }
         }
     };
-    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, max_decompressed: args.max_decompressed };
+    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, max_decompressed: args.max_decompressed, lean: false };
     let mut out = std::io::stdout().lock();
     match stream(cat, &ctx, BufReader::new(source), args.format, &mut out) {
         Ok(status) => status,

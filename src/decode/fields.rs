@@ -30,11 +30,16 @@ pub struct Context {
     /// The group's protocol type ("consumer" makes member metadata decodable).
     pub protocol_type: Option<String>,
     pub max_decompressed: usize,
+    /// Values only (`--format json`): fields and their values, without the
+    /// encoding nodes (lengths, markers, tags), notes, docs and element names
+    /// that only the annotated views show, and without unpacking bytes that the
+    /// JSON contract prints as hex (record batches, consumer protocol data).
+    pub lean: bool,
 }
 
 impl Default for Context {
     fn default() -> Self {
-        Context { topic: None, topic_forced: false, protocol_type: None, max_decompressed: DEFAULT_MAX_DECOMPRESSED }
+        Context { topic: None, topic_forced: false, protocol_type: None, max_decompressed: DEFAULT_MAX_DECOMPRESSED, lean: false }
     }
 }
 
@@ -120,7 +125,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 None => f.name.clone().into(),
             });
             node.doc = header_doc(&f.name, self.region).map(Text::from);
-        } else {
+        } else if !self.ctx.lean {
             node.doc = f.about.clone().map(Text::from);
         }
         let nullable = f.is_nullable_in(self.version);
@@ -149,6 +154,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// What a decoded value tells about later fields, and bytes that hold more structure.
     fn after_primitive(&mut self, f: &FieldSpec, p: Primitive, node: &mut Node) {
+        let lean = self.ctx.lean;
         match (&node.value, p) {
             (Value::Str(Some(s)), Primitive::String) => {
                 if f.entity_type.as_deref() == Some("topicName") && !self.ctx.topic_forced {
@@ -158,7 +164,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     self.ctx.protocol_type = Some(s.to_string());
                 }
             }
-            (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" => {
+            (Value::Bytes(Some(b)), Primitive::Records) if !lean && !b.is_empty() && f.name != "UnalignedRecords" => {
                 if crate::records::BatchDecoder::plausible(b) {
                     // The value's bytes end where the reader stands (the node's length is set later).
                     let end = self.r.pos();
@@ -169,7 +175,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
                 }
             }
-            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
+            (Value::Bytes(Some(b)), Primitive::Bytes) if !lean && !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
                 let schema = match f.name.as_str() {
                     "Metadata" | "MemberMetadata" | "subscription" => "ConsumerProtocolSubscription",
                     "Assignment" | "MemberAssignment" | "assignment" => "ConsumerProtocolAssignment",
@@ -246,7 +252,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Primitive::Int8 => Value::Int(r.i8(name)?.into()),
             Primitive::Int16 => {
                 let v = r.i16(name)?;
-                node.note = int16_note(name, v, self.catalogue);
+                if !self.ctx.lean {
+                    node.note = int16_note(name, v, self.catalogue);
+                }
                 Value::Int(v.into())
             }
             Primitive::Uint16 => Value::Uint(r.u16(name)?.into()),
@@ -345,7 +353,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             };
             m.len = self.r.pos() - at;
             m.note = Some(if present { "(present)".into() } else { "(null)".into() });
-            node.children.push(m);
+            if !self.ctx.lean {
+                node.children.push(m);
+            }
             if !present {
                 node.value = Value::Struct(false);
                 return Ok(());
@@ -380,7 +390,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Some(n) => small_note(&ELEMENTS_DOCS, n as u64, |n| format!("{n} elements follow")),
         });
         node.children.reserve(1 + count.unwrap_or(0).min(self.r.remaining()).min(MAX_RESERVE));
-        node.children.push(len_node);
+        if !self.ctx.lean {
+            node.children.push(len_node);
+        }
         node.value = Value::Array(count);
         let Some(count) = count else {
             self.null_check(nullable, name);
@@ -396,6 +408,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         }
         let labels = f.labels();
         let shared_sname = labels.and_then(|l| l.struct_name.clone());
+        let lean = self.ctx.lean;
         for i in 0..count {
             match inner {
                 FieldType::Struct(sname) => {
@@ -404,6 +417,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         None => sname.clone().into(),
                     };
                     let name = match labels {
+                        _ if lean => Text::default(),
                         Some(l) => l.element_name(i),
                         None => Text::format(format_args!("{sname}[{i}]")),
                     };
@@ -415,6 +429,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 }
                 FieldType::Primitive(p) => {
                     let el_name = match labels {
+                        _ if lean => Text::default(),
                         Some(l) => l.element_name(i),
                         None => Text::format(format_args!("{name}[{i}]")),
                     };
@@ -454,7 +469,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         c.value = Value::Uint(count.value);
         c.len = count.len;
         c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
-        section.children.push(c);
+        if !self.ctx.lean {
+            section.children.push(c);
+        }
         // Each entry needs at least a tag byte and a size byte.
         if count.value as usize > self.r.remaining() / 2 {
             return Err(DecodeError {
@@ -482,8 +499,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             s.value = Value::Uint(size.value);
             s.len = size.len;
             s.doc = Some("bytes in the value that follows".into());
-            entry.children.push(t);
-            entry.children.push(s);
+            if !self.ctx.lean {
+                entry.children.push(t);
+                entry.children.push(s);
+            }
             let size_v = size.value as usize;
             if size_v > self.r.remaining() {
                 let e = DecodeError {

@@ -22,6 +22,8 @@ pub struct DecodeOptions {
     pub max_decompressed: Option<usize>,
     /// Stop after the header (listings of large captures need no more).
     pub header_only: bool,
+    /// Decode values only, for the JSON contract (see [`Context::lean`]).
+    pub values_only: bool,
 }
 
 impl DecodeOptions {
@@ -31,6 +33,7 @@ impl DecodeOptions {
             topic_forced: self.topic.is_some(),
             protocol_type: None,
             max_decompressed: self.max_decompressed.unwrap_or(DEFAULT_MAX_DECOMPRESSED),
+            lean: self.values_only,
         }
     }
 }

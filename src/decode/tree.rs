@@ -59,8 +59,9 @@ impl Text {
         match &self.0 {
             Repr::Static(s) => s,
             Repr::Shared(s) => s,
-            // Only whole `str`s are ever copied in (see `copy_of` and `InlineWriter`).
-            Repr::Inline { len, buf } => std::str::from_utf8(&buf[..usize::from(*len)]).unwrap_or_default(),
+            // SAFETY: `buf[..len]` only ever receives whole `str`s (`copy_of`, and
+            // `InlineWriter`, whose partial output is dropped when formatting fails).
+            Repr::Inline { len, buf } => unsafe { std::str::from_utf8_unchecked(&buf[..usize::from(*len)]) },
             Repr::Owned(s) => s,
         }
     }

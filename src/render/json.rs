@@ -110,6 +110,9 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
 /// A struct's fields as [`struct_object`] orders them: by declaration, a key
 /// seen twice (a tag repeated by a hostile writer) at its first place with its last value.
 fn write_struct(out: &mut Vec<u8>, node: &Node) {
+    if write_plain_struct(out, node) {
+        return;
+    }
     let mut fields: Vec<(u16, &Node)> = Vec::with_capacity(node.children.len());
     let mut unknown: Vec<(u32, &Node)> = Vec::new();
     for c in &node.children {
@@ -160,6 +163,33 @@ fn write_struct(out: &mut Vec<u8>, node: &Node) {
     out.push(b'}');
 }
 
+/// The usual struct, written without collecting its fields: fields in
+/// declaration order and no tagged field present. Returns false (having
+/// written nothing) for any other struct.
+fn write_plain_struct(out: &mut Vec<u8>, node: &Node) -> bool {
+    let mut last: Option<u16> = None;
+    for c in &node.children {
+        match c.role {
+            Role::Field { decl } if last.is_none_or(|l| decl > l) => last = Some(decl),
+            Role::Field { .. } => return false,
+            Role::TaggedSection if !c.children.is_empty() => return false,
+            _ => {}
+        }
+    }
+    out.push(b'{');
+    let mut first = true;
+    for c in node.children.iter().filter(|c| matches!(c.role, Role::Field { .. })) {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
+        }
+        write_json_str(out, c.field_key());
+        out.push(b':');
+        write_value(out, c);
+    }
+    out.push(b'}');
+    true
+}
+
 /// Map-insert semantics over a list: each key once, at its first place, with its last value.
 fn dedup_last<'a, 'n>(items: impl Iterator<Item = (&'a str, &'n Node)>) -> Vec<(&'a str, &'n Node)> {
     let mut kept: Vec<(&str, &Node)> = Vec::new();
@@ -204,9 +234,7 @@ fn write_value(out: &mut Vec<u8>, node: &Node) {
         Value::InvalidUtf8(b) => write_json_str(out, &String::from_utf8_lossy(b)),
         Value::Bytes(Some(b)) => {
             out.push(b'"');
-            let at = out.len();
-            out.resize(at + 2 * b.len(), 0);
-            let _ = hex::encode_to_slice(b, &mut out[at..]);
+            write_hex(out, b);
             out.push(b'"');
         }
         Value::Uuid(u) => {
@@ -227,9 +255,27 @@ fn write_value(out: &mut Vec<u8>, node: &Node) {
     }
 }
 
+/// Lowercase hex, two digits per byte from one table lookup (record data
+/// makes up most of a large Fetch response's JSON).
+fn write_hex(out: &mut Vec<u8>, b: &[u8]) {
+    const PAIRS: [[u8; 2]; 256] = {
+        let digits = b"0123456789abcdef";
+        let mut t = [[0u8; 2]; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = [digits[i >> 4], digits[i & 15]];
+            i += 1;
+        }
+        t
+    };
+    out.reserve(2 * b.len());
+    out.extend(b.iter().flat_map(|&x| PAIRS[usize::from(x)]));
+}
+
 fn write_json_str(out: &mut Vec<u8>, s: &str) {
     // Plain ASCII needs no escapes: copy it; anything else goes through serde_json.
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    // A branch-free fold, so that the check runs vectorised on long strings.
+    if !s.bytes().fold(false, |bad, b| bad | (b < 0x20) | (b == b'"') | (b == b'\\')) {
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
         out.push(b'"');
