@@ -4,6 +4,8 @@
 
 #[path = "../tests/common/batches.rs"]
 pub mod batches;
+#[path = "../tests/common/pcap_writer.rs"]
+pub mod pcap_writer;
 
 use batches::{batch, Rec};
 use kwire::decode::Direction;
@@ -35,9 +37,14 @@ pub fn produce_1000() -> Vec<u8> {
 
 /// A Fetch v12 response of about 1 MB: batches of 100 records × 1 KB.
 pub fn fetch_1mb() -> Vec<u8> {
+    fetch_mb(1)
+}
+
+/// A Fetch v12 response of about `mb` MB: batches of 100 records × 1 KB.
+pub fn fetch_mb(mb: usize) -> Vec<u8> {
     let mut records = Vec::new();
     let mut base = 0;
-    while records.len() < 1 << 20 {
+    while records.len() < mb << 20 {
         records.extend(batch(base, 0, &small_records(100, 1000)));
         base += 100;
     }
@@ -64,4 +71,62 @@ pub fn metadata_5000() -> Vec<u8> {
 pub fn heartbeats_100k() -> Vec<u8> {
     let one = frame(Direction::Request, 12, 4, json!({"GroupId": "billing", "GenerationId": 7, "MemberId": "member-1", "GroupInstanceId": null}));
     one.repeat(100_000)
+}
+
+/// A pcap of about `pcap_mb` MB of mixed traffic, written to `f`: one
+/// conversation (a Produce request, a Fetch request and its response, 200
+/// heartbeats with their responses), repeated over new connections. Returns the
+/// bytes written and the frames in one conversation.
+pub fn write_mixed_pcap(f: &mut impl std::io::Write, pcap_mb: usize, produce: &[u8], fetch: &[u8], heartbeats: &[u8]) -> std::io::Result<(usize, usize)> {
+    // One conversation: a Produce request, then the Fetch response paired with a Fetch
+    // request, and a run of heartbeats with their responses; repeated until the size is reached.
+    let cat = kwire::schema::Catalogue::builtin();
+    let fetch_req = kwire::encode::example::example_frame(cat, &kwire::encode::FrameSpec { direction: kwire::decode::Direction::Request, api_key: 1, version: 12, release: None }).unwrap();
+    let hb_resp = kwire::encode::example::example_frame(cat, &kwire::encode::FrameSpec { direction: kwire::decode::Direction::Response, api_key: 12, version: 4, release: None }).unwrap();
+    let hb_req = &heartbeats[..heartbeats.len() / 100_000];
+    let with_corr = |frame: &[u8], corr: i32, request: bool| {
+        let mut f = frame.to_vec();
+        let at = if request { 8 } else { 4 };
+        f[at..at + 4].copy_from_slice(&corr.to_be_bytes());
+        f
+    };
+    let mut conversation = Vec::new();
+    let mut corr = 0;
+    let mut push = |req: &[u8], resp: Option<&[u8]>, conv: &mut Vec<(bool, Vec<u8>)>| {
+        corr += 1;
+        conv.push((true, with_corr(req, corr, true)));
+        if let Some(r) = resp {
+            conv.push((false, with_corr(r, corr, false)));
+        }
+    };
+    push(produce, None, &mut conversation);
+    push(&fetch_req, Some(fetch), &mut conversation);
+    for _ in 0..200 {
+        push(hb_req, Some(&hb_resp), &mut conversation);
+    }
+    let segs = pcap_writer::conversation(&conversation, 1448);
+    let one = pcap_writer::pcap(pcap_writer::Link::EthernetV4, &segs);
+    // Repeat the packet records (not the file header) until the target size.
+    let header = &one[..24];
+    let packets = &one[24..];
+    f.write_all(header)?;
+    // Each repeat is a new connection (another client port), so nothing looks retransmitted.
+    let mut written = 24;
+    let mut repeat: u16 = 0;
+    while written < pcap_mb << 20 {
+        let mut copy = packets.to_vec();
+        let port = (20000 + repeat % 40000).to_be_bytes();
+        let mut at = 0;
+        while at + 16 <= copy.len() {
+            let len = u32::from_le_bytes(copy[at + 8..at + 12].try_into().unwrap()) as usize;
+            let tcp = at + 16 + 34; // record header, Ethernet, IPv4
+            let side = if copy[tcp..tcp + 2] == 50000u16.to_be_bytes() { tcp } else { tcp + 2 };
+            copy[side..side + 2].copy_from_slice(&port);
+            at += 16 + len;
+        }
+        f.write_all(&copy)?;
+        written += copy.len();
+        repeat = repeat.wrapping_add(1);
+    }
+    Ok((written, conversation.len()))
 }

@@ -643,3 +643,55 @@ fn scroll_to(top: usize, lines: Range<usize>, height: usize, total: usize) -> us
     };
     top.min(total.saturating_sub(height))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::regions::byte_owners;
+
+    /// Frames of the samples and of the real captures (compressed batches among them).
+    fn frames() -> Vec<Frame> {
+        let cat = Catalogue::builtin();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+        let mut out = Vec::new();
+        for name in ["produce-v9-request.hex", "produce-v9-consumer-offsets-request.hex", "join-group-v9-request.hex"] {
+            let bytes = parse_hex_text(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
+            out.extend(decode_frames(cat, &Bytes::from(bytes), &DecodeOptions::default()));
+        }
+        let bytes = parse_hex_text(&std::fs::read_to_string(dir.join("fetch-v12-response.hex")).unwrap()).unwrap();
+        let fetch = DecodeOptions { direction: Some(Direction::Response), api_key: Some(1), api_version: Some(12), ..Default::default() };
+        out.extend(decode_frames(cat, &Bytes::from(bytes), &fetch));
+        for pcap in ["kcat.pcap", "kafka-python.pcap"] {
+            let file = std::fs::File::open(dir.join("captures").join(pcap)).unwrap();
+            crate::capture::for_each_frame(cat, file, None, |f| {
+                let mut opts = DecodeOptions { direction: Some(f.direction), api_key: f.api_key, api_version: f.api_version, ..Default::default() };
+                if f.direction == Direction::Request {
+                    (opts.api_key, opts.api_version) = (None, None);
+                }
+                out.push(decode_frame(cat, f.bytes.clone(), 0, &opts));
+                true
+            })
+            .unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn byte_regions_are_the_regions_of_the_byte_owners() {
+        let frames = frames();
+        assert!(frames.iter().any(|f| {
+            let mut d = false;
+            f.root.walk(&mut |n, _| d |= n.role == crate::decode::Role::Decompressed);
+            d
+        }));
+        for f in frames {
+            let mut nodes = Vec::new();
+            f.root.walk(&mut |n, _| nodes.push(n.region));
+            let owners: Vec<Option<Region>> = byte_owners(&f.root, f.bytes.len()).into_iter().map(|o| o.map(|i| nodes[i])).collect();
+            let fv = FrameView::new(f.clone(), "test");
+            assert_eq!(fv.regions, owners);
+            let legend: Vec<Region> = Region::ALL.into_iter().filter(|r| owners.contains(&Some(*r))).collect();
+            assert_eq!(fv.legend, legend);
+        }
+    }
+}

@@ -57,8 +57,12 @@ pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
     let mut path = Vec::new();
     find_nodes(root, &needle, &mut path, &mut hits);
     if let Some(pat) = hex_pattern(query) {
-        for (i, w) in bytes.windows(pat.len()).enumerate() {
-            if w == pat.as_slice() {
+        // Compare whole windows only where the first byte matches: a call to
+        // memcmp for each of 100 million windows took over a second.
+        let (first, rest) = (pat[0], &pat[1..]);
+        let last = bytes.len().saturating_sub(pat.len() - 1);
+        for (i, &b) in bytes[..last].iter().enumerate() {
+            if b == first && &bytes[i + 1..i + pat.len()] == rest {
                 hits.push(Hit { range: i..i + pat.len(), path: None });
             }
         }
@@ -68,8 +72,8 @@ pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
 }
 
 fn find_nodes(node: &Node, needle: &str, path: &mut Vec<usize>, out: &mut Vec<Hit>) {
-    let value_matches = || value_text(node).is_some_and(|v| v.to_lowercase().contains(needle));
-    if node.name.to_lowercase().contains(needle) || value_matches() {
+    let value_matches = || value_text(node).is_some_and(|v| contains_lowercase(&v, needle));
+    if contains_lowercase(&node.name, needle) || value_matches() {
         out.push(Hit { range: node.offset..node.end(), path: Some(path.clone()) });
     }
     for (i, c) in node.children.iter().enumerate() {
@@ -77,6 +81,16 @@ fn find_nodes(node: &Node, needle: &str, path: &mut Vec<usize>, out: &mut Vec<Hi
         find_nodes(c, needle, path, out);
         path.pop();
     }
+}
+
+/// `hay.to_lowercase().contains(needle)` for a lowercase `needle`, without
+/// making the lowercase copy when `hay` is ASCII (names and most values).
+fn contains_lowercase(hay: &str, needle: &str) -> bool {
+    if !hay.is_ascii() {
+        return hay.to_lowercase().contains(needle);
+    }
+    let n = needle.as_bytes();
+    n.is_empty() || hay.as_bytes().windows(n.len()).any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
 }
 
 /// Bytes written as hex pairs, spaced or not, with optional `0x` prefixes.
@@ -95,6 +109,13 @@ pub fn hex_pattern(query: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::decode::{Region, Role, Value};
+
+    #[test]
+    fn case_is_ignored_as_by_to_lowercase() {
+        for (hay, needle) in [("TopicId", "topicid"), ("TopicId", "cid"), ("Topic", "topics"), ("ÄBC", "äb"), ("ÄBC", "bc"), ("x", ""), ("Kelvin \u{212a}", "k")] {
+            assert_eq!(contains_lowercase(hay, needle), hay.to_lowercase().contains(needle), "{hay} {needle}");
+        }
+    }
 
     #[test]
     fn hex_patterns() {
@@ -122,6 +143,8 @@ mod tests {
         assert_eq!(by_value.len(), 1);
         let by_bytes = find(&root, &[0, 0x55, 0, 7], "00 55");
         assert_eq!(by_bytes, vec![Hit { range: 0..2, path: None }]);
+        assert_eq!(find(&root, &[0, 0x55, 0, 7], "00 07").len(), 1, "a match at the very end");
+        assert!(find(&root, &[0, 0x55], "00 55 00").is_empty(), "a pattern longer than the bytes");
 
         let mut s = Search::new(&root, &[0, 0x55, 0, 0x55], "55");
         assert_eq!(s.hits.len(), 2);
