@@ -1,5 +1,5 @@
 //! Decode one benchmark input repeatedly, for profilers and instruction counts:
-//! `cargo run --release --example profile_decode -- metadata 20 [kwire|values|oracle]`.
+//! `cargo run --release --example profile_decode -- metadata 20 [kwire|values|oracle|oracle-bare]`.
 #[path = "../benches/inputs.rs"]
 mod inputs;
 
@@ -24,7 +24,8 @@ fn main() {
     let mut work = 0usize;
     for _ in 0..n {
         match mode {
-            "oracle" => work += oracle(which, &bytes),
+            "oracle" => work += oracle(which, &bytes, true),
+            "oracle-bare" => work += oracle(which, &bytes, false),
             "values" => {
                 let mut out = Vec::new();
                 let lean = DecodeOptions { values_only: true, ..opts.clone() };
@@ -44,8 +45,10 @@ fn main() {
     eprintln!("{which} {mode}: {} bytes × {n} in {:?} ({work})", bytes.len(), t.elapsed());
 }
 
-/// kafka-protocol's typed decode of the same frames, records included.
-fn oracle(which: &str, b: &Bytes) -> usize {
+/// kafka-protocol's typed decode of the same frames, records included unless
+/// `records` is false (then record data stays a `Bytes` slice, as kwire's
+/// values-only JSON keeps it).
+fn oracle(which: &str, b: &Bytes, records: bool) -> usize {
     use bytes::Buf;
     use kafka_protocol::messages::{FetchResponse, HeartbeatRequest, MetadataResponse, ProduceRequest, RequestHeader, ResponseHeader};
     use kafka_protocol::protocol::{Decodable, HeaderVersion};
@@ -59,7 +62,7 @@ fn oracle(which: &str, b: &Bytes) -> usize {
             "produce" => {
                 RequestHeader::decode(&mut one, ProduceRequest::header_version(9)).unwrap();
                 let r = ProduceRequest::decode(&mut one, 9).unwrap();
-                for t in &r.topic_data {
+                for t in r.topic_data.iter().filter(|_| records) {
                     for p in &t.partition_data {
                         n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap()).unwrap().len();
                     }
@@ -68,7 +71,7 @@ fn oracle(which: &str, b: &Bytes) -> usize {
             "fetch" => {
                 ResponseHeader::decode(&mut one, FetchResponse::header_version(12)).unwrap();
                 let r = FetchResponse::decode(&mut one, 12).unwrap();
-                for t in &r.responses {
+                for t in r.responses.iter().filter(|_| records) {
                     for p in &t.partitions {
                         n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap()).unwrap().len();
                     }
