@@ -571,7 +571,14 @@ fn int16_note(name: &str, v: i16, cat: &Catalogue) -> Option<Text> {
         });
     }
     if name == "ApiKey" || name == "RequestApiKey" {
-        return cat.api_name(v).map(|n| format!("({n})").into());
+        let api = cat.api_name(v)?;
+        // `(Produce)`: made once per api key and shared, unless a catalogue names the key otherwise.
+        static NOTES: SmallNotes = small_notes();
+        let shared = usize::try_from(v).ok().and_then(|i| NOTES.get(i)).map(|cell| *cell.get_or_init(|| format!("({api})").leak()));
+        return Some(match shared {
+            Some(note) if note.get(1..note.len() - 1) == Some(api) => Text::from_static(note),
+            _ => format!("({api})").into(),
+        });
     }
     None
 }

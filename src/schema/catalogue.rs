@@ -39,7 +39,21 @@ pub struct Catalogue {
     pub releases: Vec<String>,
     pub entries: Vec<Entry>,
     by_api: HashMap<(MessageKind, i16), Vec<usize>>,
+    /// `by_api` for requests and responses as vectors indexed by api key: the
+    /// lookups made for every frame, without hashing.
+    api_dense: [Vec<Vec<usize>>; 2],
     by_name: HashMap<String, Vec<usize>>,
+}
+
+/// Api keys below this are looked up in `api_dense`.
+const MAX_DENSE_KEY: usize = 1024;
+
+fn dense_slot(kind: MessageKind) -> Option<usize> {
+    match kind {
+        MessageKind::Request => Some(0),
+        MessageKind::Response => Some(1),
+        _ => None,
+    }
 }
 
 /// Order release names numerically ("4.10" after "4.9"); `defs` sorts last.
@@ -85,6 +99,27 @@ impl Catalogue {
         let newest = |i: &usize| std::cmp::Reverse(entries[*i].releases.iter().map(|r| release_order(r)).max());
         for v in self.by_api.values_mut().chain(self.by_name.values_mut()) {
             v.sort_by_key(newest);
+        }
+        self.api_dense = [Vec::new(), Vec::new()];
+        for ((kind, key), v) in &self.by_api {
+            if let (Some(slot), Ok(k)) = (dense_slot(*kind), usize::try_from(*key)) {
+                if k < MAX_DENSE_KEY {
+                    let table = &mut self.api_dense[slot];
+                    if table.len() <= k {
+                        table.resize(k + 1, Vec::new());
+                    }
+                    table[k] = v.clone();
+                }
+            }
+        }
+    }
+
+    /// The entries of an API's requests or responses, newest first.
+    fn api_entries(&self, kind: MessageKind, api_key: i16) -> Option<&Vec<usize>> {
+        let dense = dense_slot(kind).zip(usize::try_from(api_key).ok()).and_then(|(slot, k)| self.api_dense[slot].get(k));
+        match dense {
+            Some(v) if !v.is_empty() => Some(v),
+            _ => self.by_api.get(&(kind, api_key)),
         }
     }
 
@@ -159,7 +194,7 @@ impl Catalogue {
     /// The definition of an API's request or response at `version`: loaded
     /// definitions first, then the newest release that defines the version.
     pub fn message(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
-        self.candidates(self.by_api.get(&(kind, api_key)), pin)
+        self.candidates(self.api_entries(kind, api_key), pin)
             .map(|e| &e.spec)
             .find(|s| s.valid_versions.contains(version))
     }
@@ -192,7 +227,7 @@ impl Catalogue {
 
     /// Every entry of an API request or response, newest first.
     pub fn entries_for<'a>(&'a self, kind: MessageKind, api_key: i16, pin: Option<&str>) -> impl Iterator<Item = &'a Entry> + 'a {
-        self.candidates(self.by_api.get(&(kind, api_key)), pin)
+        self.candidates(self.api_entries(kind, api_key), pin)
     }
 
     /// Versions of an API's request or response that decode (union over releases).
@@ -208,7 +243,7 @@ impl Catalogue {
 
     /// The API name for a key ("Produce"), also for retired APIs.
     pub fn api_name(&self, api_key: i16) -> Option<&str> {
-        self.by_api.get(&(MessageKind::Request, api_key))?.first().map(|&i| self.entries[i].spec.api_name())
+        self.api_entries(MessageKind::Request, api_key)?.first().map(|&i| self.entries[i].spec.api_name())
     }
 
     /// Every API key known, sorted.
