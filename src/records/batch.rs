@@ -431,7 +431,7 @@ fn text_preview(b: &[u8]) -> Option<Text> {
     }
     let cut = s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i);
     let more = if cut < s.len() { "…" } else { "" };
-    Some(format!("(text \"{}{more}\")", &s[..cut]).into())
+    Some(Text::format(format_args!("(text \"{}{more}\")", &s[..cut])))
 }
 
 /// Characters of a value shown in its text preview note.
