@@ -13,6 +13,10 @@ use kwire::decode::{decode_frames, DecodeOptions, Direction};
 use kwire::render::json::write_contract;
 use kwire::schema::Catalogue;
 
+/// The allocator the kwire binary uses, so that figures match the command.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Case {
     name: &'static str,
     bytes: Bytes,

@@ -7,6 +7,10 @@ use bytes::Bytes;
 use kwire::decode::{decode_frames, DecodeOptions, Direction};
 use kwire::schema::Catalogue;
 
+/// The allocator the kwire binary uses, so that figures match the command.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let which = args.get(1).map_or("metadata", String::as_str);

@@ -20,5 +20,5 @@ for input in produce fetch metadata heartbeats; do
   values=$(( $(count "$input" 1 values) - base ))
   kp=$(( $(count "$input" 1 oracle) - base ))
   bare=$(( $(count "$input" 1 oracle-bare) - base ))
-  awk -v i="$input" -v b="$bytes" -v t="$tree" -v v="$values" -v k="$kp" -v kb="$bare" 'BEGIN { printf "%-11s %10d %10.1f/B %11.1f/B %11.1f/B %11.1f/B %8.1fx %9.1fx %14.1fx\n", i, b, t/b, v/b, k/b, kb/b, t/k, v/k, v/kb }'
+  awk -v i="$input" -v b="$bytes" -v t="$tree" -v v="$values" -v k="$kp" -v kb="$bare" 'BEGIN { printf "%-11s %10d %10.1f/B %11.1f/B %11.1f/B %11.1f/B %8.1fx %9.1fx %14s\n", i, b, t/b, v/b, k/b, (kb > 0 ? kb : 0)/b, t/k, v/k, (kb > b / 10 ? sprintf("%.1fx", v/kb) : "(kp ~0)") }'
 done
