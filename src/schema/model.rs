@@ -247,12 +247,15 @@ pub struct FieldLabels {
     pub ty: Arc<str>,
     /// The struct name of a struct or an array of structs (an element's type).
     pub struct_name: Option<Arc<str>>,
-    /// Element names (`Topics[3]`) of the first indexes, made on first use.
-    elements: OnceLock<Box<[OnceLock<Arc<str>>]>>,
+    /// Element names (`Topics[3]`) of the first indexes, made on first use, in
+    /// chunks so that a short array costs a small table.
+    elements: [OnceLock<Box<[OnceLock<Arc<str>>]>>; ELEMENT_CHUNKS],
 }
 
-/// Element names are shared for indexes below this; later ones are formatted.
-const SHARED_ELEMENT_NAMES: usize = 1024;
+/// Element names are shared for the first `ELEMENT_CHUNKS × ELEMENT_CHUNK`
+/// indexes; later ones are formatted.
+const ELEMENT_CHUNK: usize = 64;
+const ELEMENT_CHUNKS: usize = 16;
 
 impl FieldLabels {
     fn of(f: &FieldSpec) -> FieldLabels {
@@ -261,7 +264,7 @@ impl FieldLabels {
             snake: crate::decode::fields::snake_case(&f.name).into(),
             ty: f.ty.to_string().into(),
             struct_name: f.ty.struct_name().map(Into::into),
-            elements: OnceLock::new(),
+            elements: [const { OnceLock::new() }; ELEMENT_CHUNKS],
         }
     }
 
@@ -269,11 +272,11 @@ impl FieldLabels {
     /// structs, `Field[i]` for arrays of primitives.
     pub fn element_name(&self, i: usize) -> crate::decode::Text {
         let base = self.struct_name.as_deref().unwrap_or(&self.name);
-        if i >= SHARED_ELEMENT_NAMES {
+        let Some(chunk) = self.elements.get(i / ELEMENT_CHUNK) else {
             return crate::decode::Text::format(format_args!("{base}[{i}]"));
-        }
-        let cells = self.elements.get_or_init(|| (0..SHARED_ELEMENT_NAMES).map(|_| OnceLock::new()).collect());
-        cells[i].get_or_init(|| format!("{base}[{i}]").into()).into()
+        };
+        let cells = chunk.get_or_init(|| (0..ELEMENT_CHUNK).map(|_| OnceLock::new()).collect());
+        cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").into()).into()
     }
 
     /// Whether these labels still describe `f` (its fields are public and may change).
