@@ -166,7 +166,7 @@ fn check_tree(fig_html: &str, figure: &Figure, seed: &[Line], what: &str) {
     figure.root.walk(&mut |n, _| nodes.push(n));
     let mut described = 0;
     for ((n, m), t) in nodes.iter().zip(&mine).zip(seed) {
-        if matches!(n.role, Role::Field { .. }) && n.key.is_none() {
+        if matches!(n.role, Role::Field { .. }) && n.key().is_none() {
             assert_eq!(as_shown(n.doc.as_deref().unwrap_or("")), t.desc, "{what}: description of {}", n.name);
             assert_eq!(m.desc, t.desc, "{what}: shown description of {}", n.name);
             described += 1;

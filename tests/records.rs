@@ -110,7 +110,7 @@ fn a_compression_bomb_and_an_overlong_batch_end_with_errors() {
     let ctx = Context { max_decompressed: 1 << 20, ..Context::default() };
     let (nodes, warnings) = decode(&data, &ctx);
     assert!(warnings.iter().any(|w| w.contains("exceeds the limit")), "{warnings:?}");
-    assert!(find(&nodes[0], "records").unwrap().error.is_some());
+    assert!(find(&nodes[0], "records").unwrap().error().is_some());
     // A batch length far past the input is a truncated batch, nothing allocated.
     let mut long = kwire::protocol::record_batch::empty_batch();
     long[8..12].copy_from_slice(&i32::MAX.to_be_bytes());
@@ -254,7 +254,7 @@ fn legacy_wrappers_nest_only_so_deep() {
         if n.ty == "Message" {
             messages += 1;
         }
-        if n.error.as_deref().is_some_and(|e| e.contains("nested deeper")) {
+        if n.error().is_some_and(|e| e.contains("nested deeper")) {
             depth_errors += 1;
         }
     });

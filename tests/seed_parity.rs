@@ -68,7 +68,7 @@ fn sample_trees_equal_the_seed_trees() {
             frame.root.walk(&mut |n, _| nodes.push(n));
             let mut checked = 0;
             for (n, t) in nodes.iter().zip(&theirs) {
-                if matches!(n.role, Role::Field { .. }) && n.key.is_none() {
+                if matches!(n.role, Role::Field { .. }) && n.key().is_none() {
                     let doc = n.doc.clone().unwrap_or_else(|| panic!("{sample}: {} has no about text", n.name));
                     assert_eq!(as_shown(&doc), t.desc, "{sample}: description of {}", n.name);
                     checked += 1;

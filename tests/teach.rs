@@ -270,7 +270,7 @@ fn scalar(v: &Value) -> bool {
 /// Every node with a value of its own is explained, and the explanation,
 /// worked out from its bytes, arrives at the decoder's value.
 fn check(node: &Node, parent: Option<&Node>, buf: &[u8], what: &str, checked: &mut usize) {
-    if node.error.is_none() && scalar(&node.value) && node.role != Role::Decompressed {
+    if node.error().is_none() && scalar(&node.value) && node.role != Role::Decompressed {
         let e = explain_node(node, parent, buf).unwrap_or_else(|| panic!("{what}: {} {} at 0x{:x} is not explained", node.name, node.ty, node.offset));
         assert_eq!(e.value, node.value, "{what}: {} {} at 0x{:x}: {:?}", node.name, node.ty, node.offset, e.lines);
         assert!(!e.lines.is_empty());

@@ -365,7 +365,7 @@ fn decode_errors_show_in_grid_tree_and_status_line() {
     assert!(!bad.is_empty());
     draw(&mut a, 80, 24);
     a.move_cursor(err.offset);
-    assert!(a.frame().unwrap().selected_node().error.is_some(), "the node at the error offset carries it");
+    assert!(a.frame().unwrap().selected_node().error().is_some(), "the node at the error offset carries it");
     let buf = draw(&mut a, 80, 24);
     assert!(row_containing(&buf, "error    ").is_some(), "details show the error");
     let r = &bad[0];

@@ -94,7 +94,7 @@ fn summary(frame: &Frame) -> String {
     let mut errors = Vec::new();
     let mut client = None;
     frame.root.walk(&mut |n, _| {
-        if n.key.as_deref() == Some("ClientId") {
+        if n.key().is_some_and(|k| k == "ClientId") {
             if let Value::Str(Some(s)) = &n.value {
                 client = Some(s.clone());
             }

@@ -99,7 +99,7 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         bd.decode_stream(0, bytes.len(), 0, &mut nodes);
         for mut node in nodes {
             shift(&mut node, position);
-            if node.error.is_some() || node.name == "truncated batch" {
+            if node.error().is_some() || node.name == "truncated batch" {
                 status = exit::MALFORMED;
             }
             match format {

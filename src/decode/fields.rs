@@ -120,8 +120,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         out.push(self.field_node(f, decl));
         let node = out.last_mut().expect("just pushed");
         if self.naming == Naming::Header {
-            node.key = Some(match f.labels() {
-                Some(l) => (&l.name).into(),
+            node.set_key(match f.labels() {
+                Some(l) => Text::from(&l.name),
                 None => f.name.clone().into(),
             });
             node.doc = header_doc(&f.name, self.region).map(Text::from);
@@ -232,7 +232,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             if !node.children.iter().any(has_error) {
                 // The failing read is this node itself: cover what remains at the error.
                 end = end.max(e.offset + self.r.end().saturating_sub(e.offset).min(16));
-                node.error = Some(e.expected.clone());
+                node.set_error(e.expected.clone());
             }
         }
         node.len = end - node.offset;
@@ -556,7 +556,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 }
 
 fn has_error(n: &Node) -> bool {
-    n.error.is_some() || n.children.iter().any(has_error)
+    n.error().is_some() || n.children.iter().any(has_error)
 }
 
 /// Notes for int16 fields whose numbers have names: error codes and API keys.
@@ -680,7 +680,7 @@ pub fn decode_embedded(
             Ok((node, d.warnings))
         }
         Err(e) => {
-            node.error = Some(e.expected.clone());
+            node.set_error(e.expected.clone());
             Err((node, e))
         }
     }

@@ -85,7 +85,7 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
         Ok(s) => s,
         Err(e) => {
             size_node.len = data.len();
-            size_node.error = Some(e.expected.clone());
+            size_node.set_error(e.expected.clone());
             frame.root.children.push(size_node);
             frame.root.len = data.len();
             frame.error = Some(e);
@@ -290,7 +290,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
         let mut t = Node::new("trailing_bytes", "bytes", end, region, Role::Encoding);
         t.len = bytes.len() - end;
         t.value = Value::Bytes(Some(bytes.slice(end..)));
-        t.error = Some("bytes left over after the body".into());
+        t.set_error("bytes left over after the body");
         node.children.push(t);
         res = Err(DecodeError {
             offset: end,

@@ -303,8 +303,6 @@ pub enum Role {
 pub struct Node {
     /// Display name (`GroupId`, `WriteStateData[0]`, `client_id`).
     pub name: Text,
-    /// Schema field name when it differs from the display name (header fields).
-    pub key: Option<Text>,
     /// Type as shown: `int32`, `[]WriteStateData`, `uvarint`, `struct`.
     pub ty: Text,
     pub offset: usize,
@@ -316,16 +314,24 @@ pub struct Node {
     pub doc: Option<Text>,
     pub region: Region,
     pub role: Role,
-    /// Set on the node where decoding stopped.
-    pub error: Option<String>,
+    /// What few nodes carry (a header field's schema name, an error), behind
+    /// one pointer: nodes are the tree's bulk, and their size is memory traffic.
+    extra: Option<Box<NodeExtra>>,
     pub children: Vec<Node>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct NodeExtra {
+    /// Schema field name when it differs from the display name (header fields).
+    key: Option<Text>,
+    /// Set on the node where decoding stopped.
+    error: Option<String>,
 }
 
 impl Node {
     pub fn new(name: impl Into<Text>, ty: impl Into<Text>, offset: usize, region: Region, role: Role) -> Node {
         Node {
             name: name.into(),
-            key: None,
             ty: ty.into(),
             offset,
             len: 0,
@@ -334,9 +340,27 @@ impl Node {
             doc: None,
             region,
             role,
-            error: None,
+            extra: None,
             children: Vec::new(),
         }
+    }
+
+    /// Where decoding stopped, when it stopped at this node.
+    pub fn error(&self) -> Option<&str> {
+        self.extra.as_ref()?.error.as_deref()
+    }
+
+    pub fn set_error(&mut self, error: impl Into<String>) {
+        self.extra.get_or_insert_with(Default::default).error = Some(error.into());
+    }
+
+    /// The schema field name, when the display name differs (header fields).
+    pub fn key(&self) -> Option<&Text> {
+        self.extra.as_ref()?.key.as_ref()
+    }
+
+    pub fn set_key(&mut self, key: impl Into<Text>) {
+        self.extra.get_or_insert_with(Default::default).key = Some(key.into());
     }
 
     pub fn end(&self) -> usize {
@@ -345,7 +369,7 @@ impl Node {
 
     /// The schema field name (JSON key).
     pub fn field_key(&self) -> &str {
-        self.key.as_deref().unwrap_or(&self.name)
+        self.key().unwrap_or(&self.name)
     }
 
     /// Pre-order walk with depth.

@@ -63,7 +63,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                         0 | 1 => self.legacy_message(pos, total, m, index, depth),
                         _ => self.error_node(pos, remaining, &format!("a record batch magic of 0, 1 or 2, found {m}")),
                     };
-                    let stop = node.error.is_some() && m > 2;
+                    let stop = node.error().is_some() && m > 2;
                     out.push(node);
                     if stop {
                         return;
@@ -95,7 +95,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let mut n = Node::new("invalid batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
         n.len = len;
         n.value = Value::Bytes(Some(self.buf.slice(pos..pos + len)));
-        n.error = Some(expected.to_string());
+        n.set_error(expected.to_string());
         self.warnings.push(format!("0x{pos:04x}: expected {expected}"));
         n
     }
@@ -110,7 +110,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         r.limit(total);
         if let Err(e) = self.batch_v2_fields(&mut r, pos, total, depth, &mut node.children) {
             self.warnings.push(format!("RecordBatch at 0x{pos:04x}: {e}"));
-            node.error = Some(e.to_string());
+            node.set_error(e.to_string());
         }
         node
     }
@@ -185,7 +185,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                         comp.children.push(d);
                     }
                     Err(e) => {
-                        comp.error = Some(e.clone());
+                        comp.set_error(e.clone());
                         self.warnings.push(format!("0x{body_start:04x}: {e}"));
                     }
                 }
@@ -193,7 +193,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             }
             None => {
                 let mut n = leaf("records", "bytes", body_start, body_end - body_start, Value::Bytes(Some(self.buf.slice(body_start..body_end))), reg);
-                n.error = Some(format!("unknown compression codec {}", attrs & 7));
+                n.set_error(format!("unknown compression codec {}", attrs & 7));
                 out.push(n);
             }
         }
@@ -215,7 +215,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let res = self.record(&mut r, base_offset, kind, &mut node);
             node.len = r.pos().max(node.children.last().map_or(at, |c| c.end())) - at;
             if let Err(e) = res {
-                node.error = Some(e.expected.clone());
+                node.set_error(e.expected.clone());
                 node.len = node.len.max(end - at);
                 self.warnings.push(format!("Record at 0x{at:04x}: {e}"));
                 out.push(node);
@@ -318,7 +318,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         r.limit(total);
         if let Err(e) = self.legacy_fields(&mut r, pos, total, magic, depth, &mut node.children) {
             self.warnings.push(format!("Message at 0x{pos:04x}: {e}"));
-            node.error = Some(e.to_string());
+            node.set_error(e.to_string());
         }
         node
     }
@@ -366,7 +366,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 let c = codec.unwrap_or(Codec::None);
                 v.note = Some(format!("({} compressed message set)", c.name()).into());
                 if depth + 1 > MAX_NESTING {
-                    v.error = Some(format!("wrapper messages nested deeper than {MAX_NESTING}"));
+                    v.set_error(format!("wrapper messages nested deeper than {MAX_NESTING}"));
                 } else {
                     match decompress(c, &self.buf[start..end], self.ctx.max_decompressed) {
                         Ok(data) => {
@@ -381,7 +381,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                             v.children.push(d);
                         }
                         Err(e) => {
-                            v.error = Some(e.clone());
+                            v.set_error(e.clone());
                             self.warnings.push(format!("0x{start:04x}: {e}"));
                         }
                     }

@@ -316,7 +316,7 @@ fn write_uint(out: &mut Vec<u8>, mut v: u64) {
 pub fn tree_json(node: &Node) -> Json {
     let mut obj = Map::new();
     obj.insert("name".into(), json!(node.name));
-    if let Some(k) = &node.key {
+    if let Some(k) = node.key() {
         obj.insert("field".into(), json!(k));
     }
     obj.insert("type".into(), json!(node.ty));
@@ -340,7 +340,7 @@ pub fn tree_json(node: &Node) -> Json {
     if node.role == Role::Decompressed {
         obj.insert("children_offsets".into(), json!("decompressed buffer"));
     }
-    if let Some(e) = &node.error {
+    if let Some(e) = node.error() {
         obj.insert("error".into(), json!(e));
     }
     if !node.children.is_empty() {

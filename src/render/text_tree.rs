@@ -42,7 +42,7 @@ pub fn line_in(node: &Node, opts: TreeOptions, decompressed: bool) -> String {
         s.push(' ');
         s.push_str(&cut_doc(&sanitize(doc), opts));
     }
-    if let Some(e) = &node.error {
+    if let Some(e) = node.error() {
         s.push_str(&format!(" !! {}", sanitize(e)));
     }
     s

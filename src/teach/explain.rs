@@ -81,7 +81,7 @@ fn reading(node: &Node, parent: Option<&Node>) -> Option<Reading> {
 /// How `node`'s bytes in `buf` make its value; `None` for containers and for
 /// nodes where decoding stopped.
 pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
-    if node.error.is_some() {
+    if node.error().is_some() {
         return None;
     }
     let bytes = buf.get(node.offset..node.end())?;

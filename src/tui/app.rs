@@ -74,7 +74,7 @@ fn error_ranges(frame: &Frame) -> Vec<Range<usize>> {
     let at = frame.error.as_ref().map(|e| e.offset);
     let mut out = Vec::new();
     frame.root.walk(&mut |n, _| {
-        if n.error.is_some() {
+        if n.error().is_some() {
             let start = at.filter(|a| (n.offset..n.end()).contains(a)).unwrap_or(n.offset);
             out.push(start.min(len)..n.end().min(len));
         }

@@ -16,7 +16,7 @@ pub fn details_lines(frame: &Frame, path: &[usize], theme: Theme) -> Vec<Line<'s
     let ty = if node.ty.is_empty() { "-".into() } else { sanitize(&node.ty) };
     // Most telling first: small terminals show only the first few lines.
     let mut lines = vec![field(theme, "path", field_path(&frame.root, path))];
-    if let Some(e) = &node.error {
+    if let Some(e) = node.error() {
         lines.push(error_line(theme, sanitize(e)));
     }
     lines.push(field(theme, "type", format!("{ty}  offset 0x{:04x} ({})  length {}", node.offset, node.offset, node.len)));

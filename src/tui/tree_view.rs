@@ -40,7 +40,7 @@ impl TreeView<'_> {
             spans.push(Span::styled(" ", self.theme.region(node.region)));
             spans.push(Span::raw(" "));
         }
-        let style = if node.error.is_some() {
+        let style = if node.error().is_some() {
             self.theme.error_text()
         } else if self.hits.contains(&row.path) {
             self.theme.hit_text()
