@@ -44,14 +44,21 @@ impl HalfStream {
     /// Take one segment; returns what became deliverable.
     pub fn push(&mut self, seq: u32, syn: bool, data: &[u8]) -> Vec<Piece> {
         let mut out = Vec::new();
+        self.push_each(seq, syn, data, &mut |c| out.push(c.to_piece()));
+        out
+    }
+
+    /// Take one segment; hand what became deliverable to `each`, in order, without
+    /// copying data that arrives in order.
+    pub fn push_each(&mut self, seq: u32, syn: bool, data: &[u8], each: &mut dyn FnMut(Chunk<'_>)) {
         if syn {
             if self.base.is_none() {
                 self.base = Some(seq.wrapping_add(1));
             }
-            return out;
+            return;
         }
         if data.is_empty() {
-            return out;
+            return;
         }
         if self.base.is_none() {
             self.base = Some(seq); // capture started mid-connection
@@ -59,15 +66,15 @@ impl HalfStream {
         let start = self.offset(seq);
         let end = start + data.len() as u64;
         if end <= self.next {
-            return out; // retransmission of delivered data
+            return; // retransmission of delivered data
         }
         let skip = self.next.saturating_sub(start) as usize;
         let start = start.max(self.next);
         let data = &data[skip..];
         if start == self.next {
             self.next = end;
-            out.push(Piece::Data(data.to_vec()));
-            self.drain(&mut out);
+            each(Chunk::Data(data));
+            self.drain(each);
         } else {
             let keep = match self.pending.get(&start) {
                 Some(old) => old.len() < data.len(),
@@ -80,14 +87,13 @@ impl HalfStream {
                 self.pending_bytes += data.len();
             }
             if self.pending_bytes > MAX_PENDING {
-                self.skip_gap(&mut out);
+                self.skip_gap(each);
             }
         }
-        out
     }
 
     /// Deliver pending segments that have become contiguous.
-    fn drain(&mut self, out: &mut Vec<Piece>) {
+    fn drain(&mut self, each: &mut dyn FnMut(Chunk<'_>)) {
         while let Some((&s, _)) = self.pending.first_key_value() {
             if s > self.next {
                 break;
@@ -97,18 +103,18 @@ impl HalfStream {
             let end = s + d.len() as u64;
             if end > self.next {
                 let skip = (self.next - s) as usize;
-                out.push(Piece::Data(d[skip..].to_vec()));
                 self.next = end;
+                each(Chunk::Data(&d[skip..]));
             }
         }
     }
 
     /// Give up on missing data: jump to the first held-back segment.
-    fn skip_gap(&mut self, out: &mut Vec<Piece>) {
+    fn skip_gap(&mut self, each: &mut dyn FnMut(Chunk<'_>)) {
         if let Some((&s, _)) = self.pending.first_key_value() {
-            out.push(Piece::Gap(s - self.next));
+            each(Chunk::Gap(s - self.next));
             self.next = s;
-            self.drain(out);
+            self.drain(each);
         }
     }
 
@@ -116,23 +122,55 @@ impl HalfStream {
     /// sent but not captured, so waiting for it is pointless.
     pub fn acknowledged(&mut self, ack: u32) -> Vec<Piece> {
         let mut out = Vec::new();
+        self.acknowledged_each(ack, &mut |c| out.push(c.to_piece()));
+        out
+    }
+
+    /// `acknowledged`, handing what became deliverable to `each`.
+    pub fn acknowledged_each(&mut self, ack: u32, each: &mut dyn FnMut(Chunk<'_>)) {
         if self.base.is_none() || self.pending.is_empty() {
-            return out;
+            return;
         }
         let acked = self.offset(ack);
         while self.pending.first_key_value().is_some_and(|(&s, _)| s < acked && s > self.next) {
-            self.skip_gap(&mut out);
+            self.skip_gap(each);
         }
-        out
+    }
+
+    /// Whether `acknowledged` could deliver anything (data is held back).
+    pub fn holds_data(&self) -> bool {
+        !self.pending.is_empty()
     }
 
     /// End of the capture or connection: whatever is held back follows a gap.
     pub fn flush(&mut self) -> Vec<Piece> {
         let mut out = Vec::new();
-        while !self.pending.is_empty() {
-            self.skip_gap(&mut out);
-        }
+        self.flush_each(&mut |c| out.push(c.to_piece()));
         out
+    }
+
+    /// `flush`, handing what it delivers to `each`.
+    pub fn flush_each(&mut self, each: &mut dyn FnMut(Chunk<'_>)) {
+        while !self.pending.is_empty() {
+            self.skip_gap(each);
+        }
+    }
+}
+
+/// What the stream hands on, borrowed: in-order data is not copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunk<'a> {
+    Data(&'a [u8]),
+    /// This many bytes never arrived.
+    Gap(u64),
+}
+
+impl Chunk<'_> {
+    pub fn to_piece(self) -> Piece {
+        match self {
+            Chunk::Data(d) => Piece::Data(d.to_vec()),
+            Chunk::Gap(n) => Piece::Gap(n),
+        }
     }
 }
 

@@ -3,12 +3,13 @@
 use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::{exit, resolve_api_or_report};
 use clap::Args;
-use kwire::capture::{for_each_frame, CapturedFrame};
+use kwire::capture::{complete_prefix, for_each_frame, for_each_frame_with, CaptureOptions, CapturedFrame, CutBodies};
 use kwire::decode::guess::guess_response;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Value};
 use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
-use std::io::Write;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
 
 #[derive(Args, Debug, Clone)]
 pub struct CaptureArgs {
@@ -87,32 +88,225 @@ pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame
 /// Frames above this size are listed from their header alone.
 const LIST_BODY_LIMIT: usize = 16 * 1024;
 
-fn summary(frame: &Frame) -> String {
+/// Output buffer: lines go out in large writes, never one by one (a terminal
+/// still gets each frame as it is decoded).
+const OUT_BUFFER: usize = 1 << 20;
+
+/// The summary at the end of a listing line, written onto `line`.
+fn write_summary(frame: &Frame, line: &mut Vec<u8>, quoted: &mut QuotedCache) {
     if let Some(e) = &frame.error {
-        return format!("!! {}", sanitize(&e.to_string()));
+        line.extend_from_slice(b"!! ");
+        line.extend_from_slice(sanitize(&e.to_string()).as_bytes());
+        return;
     }
-    let mut errors = Vec::new();
+    let mut errors: Vec<&str> = Vec::new();
     let mut client = None;
     frame.root.walk(&mut |n, _| {
         if n.key().is_some_and(|k| k == "ClientId") {
             if let Value::Str(Some(s)) = &n.value {
-                client = Some(s.clone());
+                client = Some(s.as_str());
             }
         }
         if n.name.ends_with("ErrorCode") && !matches!(n.value, Value::Int(0)) {
             if let Some(note) = &n.note {
-                errors.push(note.trim_matches(|c| c == '(' || c == ')').to_string());
+                errors.push(note.trim_matches(|c| c == '(' || c == ')'));
             }
         }
     });
     errors.dedup();
     let body_decoded = frame.root.children.len() > 2;
     match (frame.direction, client) {
-        (Direction::Request, Some(c)) => format!("client_id={}", kwire::render::escape::quote(&c)),
-        (Direction::Request, None) => String::new(),
-        (Direction::Response, _) if !body_decoded => "(large: body not decoded in the listing; select it with --frame)".into(),
-        (Direction::Response, _) if errors.is_empty() => "ok".into(),
-        (Direction::Response, _) => format!("errors: {}", errors.join(", ")),
+        (Direction::Request, Some(c)) => {
+            line.extend_from_slice(b"client_id=");
+            line.extend_from_slice(quoted.get(c).as_bytes());
+        }
+        (Direction::Request, None) => {}
+        (Direction::Response, _) if !body_decoded => line.extend_from_slice(b"(large: body not decoded in the listing; select it with --frame)"),
+        (Direction::Response, _) if errors.is_empty() => line.extend_from_slice(b"ok"),
+        (Direction::Response, _) => {
+            line.extend_from_slice(b"errors: ");
+            for (i, e) in errors.iter().enumerate() {
+                if i > 0 {
+                    line.extend_from_slice(b", ");
+                }
+                line.extend_from_slice(e.as_bytes());
+            }
+        }
+    }
+}
+
+/// The last client id quoted (clients send the same one every time).
+#[derive(Default)]
+struct QuotedCache {
+    raw: String,
+    quoted: String,
+}
+
+impl QuotedCache {
+    fn get(&mut self, s: &str) -> &str {
+        if self.raw != s || self.quoted.is_empty() {
+            self.raw.clear();
+            self.raw.push_str(s);
+            self.quoted = kwire::render::escape::quote(s);
+        }
+        &self.quoted
+    }
+}
+
+/// `{:>width$}` of an unsigned number, without the formatting machinery.
+fn push_uint(line: &mut Vec<u8>, mut n: u64, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for _ in digits.len() - at..width {
+        line.push(b' ');
+    }
+    line.extend_from_slice(&digits[at..]);
+}
+
+fn push_int(line: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        line.push(b'-');
+    }
+    push_uint(line, n.unsigned_abs(), 0);
+}
+
+/// `{:>17.6}` of a timestamp: exact, as `format!` rounds it (the value's exact
+/// binary expansion to the nearest sixth decimal), with `format!` itself for the
+/// cases it does not cover (ties, negative, huge or tiny values).
+fn push_timestamp(line: &mut Vec<u8>, x: f64) {
+    if let Some(micros) = micros_exact(x) {
+        let int = micros / 1_000_000;
+        let frac = micros % 1_000_000;
+        let int_digits = if int == 0 { 1 } else { int.ilog10() as usize + 1 };
+        for _ in int_digits + 7..17 {
+            line.push(b' ');
+        }
+        push_uint(line, int, 0);
+        line.push(b'.');
+        let mut d = [b'0'; 6];
+        let mut f = frac;
+        for slot in d.iter_mut().rev() {
+            *slot = b'0' + (f % 10) as u8;
+            f /= 10;
+        }
+        line.extend_from_slice(&d);
+    } else {
+        let _ = write!(line, "{x:>17.6}");
+    }
+}
+
+/// `x` × 10⁶ rounded to the nearest integer, computed exactly; `None` for a tie
+/// or a value outside the plain range.
+fn micros_exact(x: f64) -> Option<u64> {
+    if !x.is_finite() || x.is_sign_negative() || x >= 1e12 {
+        return None;
+    }
+    if x == 0.0 {
+        return Some(0);
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0 {
+        return None; // subnormal
+    }
+    let mantissa = u128::from((bits & ((1 << 52) - 1)) | (1 << 52));
+    // x = mantissa × 2^shift
+    let shift = exp - 1075;
+    let n = mantissa * 1_000_000;
+    if shift >= 0 {
+        return u64::try_from(n << shift).ok();
+    }
+    let down = (-shift) as u32;
+    if down >= 120 {
+        return None;
+    }
+    let q = n >> down;
+    let r = n & ((1u128 << down) - 1);
+    let half = 1u128 << (down - 1);
+    let q = match r.cmp(&half) {
+        std::cmp::Ordering::Less => q,
+        std::cmp::Ordering::Greater => q + 1,
+        std::cmp::Ordering::Equal => return None,
+    };
+    u64::try_from(q).ok()
+}
+
+/// API names by key, looked up once.
+struct ApiNames<'c> {
+    cat: &'c Catalogue,
+    names: Vec<Option<Option<&'c str>>>,
+}
+
+impl<'c> ApiNames<'c> {
+    fn new(cat: &'c Catalogue) -> Self {
+        ApiNames { cat, names: vec![None; 256] }
+    }
+
+    fn get(&mut self, key: i16) -> Option<&'c str> {
+        let cat = self.cat;
+        match usize::try_from(key).ok().and_then(|k| self.names.get_mut(k)) {
+            Some(slot) => *slot.get_or_insert_with(|| cat.api_name(key)),
+            None => cat.api_name(key),
+        }
+    }
+}
+
+/// The middle of listing lines, `conn 3 10.0.0.1:50000 → 10.0.0.2:9092 `, made
+/// once per connection and direction (a small direct-mapped cache: bounded).
+struct Endpoints {
+    slots: Vec<Option<EndpointsSlot>>,
+}
+
+/// Connection, direction, source and destination, and the text for them.
+type EndpointsSlot = (usize, Direction, std::net::SocketAddr, std::net::SocketAddr, String);
+
+impl Endpoints {
+    const SLOTS: usize = 512;
+
+    fn new() -> Self {
+        Endpoints { slots: vec![None; Self::SLOTS] }
+    }
+
+    fn get(&mut self, f: &CapturedFrame) -> &str {
+        let slot = &mut self.slots[(f.conn * 2 + usize::from(f.direction == Direction::Response)) % Self::SLOTS];
+        let hit = matches!(slot, Some((c, d, from, to, _)) if *c == f.conn && *d == f.direction && *from == f.from && *to == f.to);
+        if !hit {
+            let arrow = if f.direction == Direction::Request { "→" } else { "←" };
+            let (client, server) = if f.direction == Direction::Request { (f.from, f.to) } else { (f.to, f.from) };
+            *slot = Some((f.conn, f.direction, f.from, f.to, format!("conn {} {client} {arrow} {server} ", f.conn)));
+        }
+        slot.as_ref().map_or("", |s| s.4.as_str())
+    }
+}
+
+/// Stdout behind a large buffer; to a terminal, flushed after every frame.
+struct Out<'a> {
+    w: std::io::BufWriter<std::io::StdoutLock<'a>>,
+    terminal: bool,
+}
+
+impl Write for Out<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.w.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.w.write_all(buf)
+    }
+    /// Only at the end of a frame, and only to a terminal (`write_frames` flushes after each call).
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.terminal {
+            self.w.flush()
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -124,11 +318,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
         },
         None => None,
     };
+    // The capture reader does its own large reads: no buffering in between.
     let input: Box<dyn std::io::Read> = if args.file == "-" {
-        Box::new(std::io::stdin())
+        Box::new(std::io::stdin().lock())
     } else {
         match std::fs::File::open(&args.file) {
-            Ok(f) => Box::new(std::io::BufReader::with_capacity(1 << 20, f)),
+            Ok(f) => Box::new(f),
             Err(e) => {
                 eprintln!("kwire: {}: {e}", args.file);
                 return exit::FAILURE;
@@ -145,40 +340,62 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
         return explore_capture(cat, release, args, &filter, input);
     }
     let format = args.output.format();
-    let mut out = std::io::stdout().lock();
+    let stdout = std::io::stdout();
+    let terminal = stdout.is_terminal();
+    let mut out = Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, stdout.lock()), terminal };
     let mut status = exit::OK;
     let mut write_failed = false;
-    let stats = for_each_frame(cat, input, args.port, |f| {
+    let mut line: Vec<u8> = Vec::with_capacity(256);
+    let mut endpoints = Endpoints::new();
+    let mut quoted = QuotedCache::default();
+    let mut api_names = ApiNames::new(cat);
+    let mut listed = Listed::new();
+    // Listings decode bodies only of small frames (for their error summary): the
+    // bodies of larger ones are skipped as they arrive, never buffered.
+    let cut_bodies = args.list.then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
+    let opts = CaptureOptions { port: args.port, cut_bodies };
+    let stats = for_each_frame_with(cat, input, &opts, |f| {
         if !filter.keeps(&f) {
             return true;
         }
-        // Listings decode bodies only of small frames (for their error summary).
-        let header_only = args.list && f.bytes.len() > LIST_BODY_LIMIT;
-        let (frame, note) = decode_captured(cat, release, &f, args.guess, header_only);
-        if frame.error.is_some() {
-            status = exit::MALFORMED;
-        }
-        let arrow = if f.direction == Direction::Request { "→" } else { "←" };
-        let (client, server) = if f.direction == Direction::Request { (f.from, f.to) } else { (f.to, f.from) };
-        let api = frame.api_key.and_then(|k| cat.api_name(k)).unwrap_or("?");
-        let ver = frame.api_version.map_or("?".to_string(), |v| v.to_string());
-        let corr = f.correlation_id.map_or("?".to_string(), |c| c.to_string());
         let gap = if f.after_gap { " [after gap]" } else { "" };
         let res = if args.list {
-            writeln!(out, "{:>5} {:>17.6} conn {} {client} {arrow} {server} {api} v{ver} corr={corr} {}B{gap} {}", f.index, f.timestamp, f.conn, f.bytes.len(), summary(&frame))
-        } else if matches!(format, Format::Json | Format::TreeJson) {
-            // JSON stays one object per line for scripts; where it came from goes to stderr.
-            if let Some(n) = &note {
-                eprintln!("kwire: frame {}: {n}", f.index);
+            let entry = listed.entry(cat, release, &f, args.guess, &mut quoted);
+            if entry.error {
+                status = exit::MALFORMED;
             }
-            write_frames(&mut out, std::slice::from_ref(&frame), format, args.output.full_docs, None)
+            // `{:>5} {:>17.6} conn {} {client} {arrow} {server} {api} v{ver} corr={corr} {}B{gap} {summary}`
+            line.clear();
+            push_uint(&mut line, f.index as u64, 5);
+            line.push(b' ');
+            push_timestamp(&mut line, f.timestamp);
+            line.push(b' ');
+            line.extend_from_slice(endpoints.get(&f).as_bytes());
+            line.extend_from_slice(entry.api_key.and_then(|k| api_names.get(k)).unwrap_or("?").as_bytes());
+            line.extend_from_slice(b" v");
+            match entry.api_version {
+                Some(v) => push_int(&mut line, v.into()),
+                None => line.push(b'?'),
+            }
+            line.extend_from_slice(b" corr=");
+            match f.correlation_id {
+                Some(c) => push_int(&mut line, c.into()),
+                None => line.push(b'?'),
+            }
+            line.push(b' ');
+            push_uint(&mut line, f.len as u64, 0);
+            line.push(b'B');
+            line.extend_from_slice(gap.as_bytes());
+            line.push(b' ');
+            line.extend_from_slice(&entry.summary);
+            line.push(b'\n');
+            out.write_all(&line).and_then(|_| out.flush())
         } else {
-            let head = writeln!(out, "# frame {} conn {} {client} {arrow} {server} at {:.6}{gap}", f.index, f.conn, f.timestamp);
-            let note = match &note {
-                Some(n) => writeln!(out, "# {n}"),
-                None => Ok(()),
-            };
-            head.and(note).and_then(|_| write_frames(&mut out, std::slice::from_ref(&frame), format, args.output.full_docs, None))
+            let (frame, note) = decode_captured(cat, release, &f, args.guess, false);
+            if frame.error.is_some() {
+                status = exit::MALFORMED;
+            }
+            write_decoded(&mut out, &f, &frame, note.as_deref(), format, args.output.full_docs, gap)
         };
         if res.is_err() {
             write_failed = true;
@@ -186,6 +403,9 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
         }
         true
     });
+    if out.w.flush().is_err() {
+        write_failed = true;
+    }
     match stats {
         Ok(s) => {
             if let Some(e) = &s.error {
@@ -202,6 +422,103 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
             eprintln!("kwire: {}: {e}", args.file);
             exit::FAILURE
         }
+    }
+}
+
+/// One decoded frame as JSON (one object per line) or as a tree or grid under a
+/// `# frame` line.
+fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Option<&str>, format: Format, full_docs: bool, gap: &str) -> std::io::Result<()> {
+    if matches!(format, Format::Json | Format::TreeJson) {
+        // JSON stays one object per line for scripts; where it came from goes to stderr.
+        if let Some(n) = note {
+            // Keep the note next to its frame's line when both go to one place.
+            let _ = out.w.flush();
+            eprintln!("kwire: frame {}: {n}", f.index);
+        }
+        let json = if format == Format::Json { kwire::render::json::frame_contract(frame) } else { kwire::render::json::frame_tree_json(frame) };
+        serde_json::to_writer(&mut *out, &json)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    } else {
+        let arrow = if f.direction == Direction::Request { "→" } else { "←" };
+        let (client, server) = if f.direction == Direction::Request { (f.from, f.to) } else { (f.to, f.from) };
+        writeln!(out, "# frame {} conn {} {client} {arrow} {server} at {:.6}{gap}", f.index, f.conn, f.timestamp)?;
+        if let Some(n) = note {
+            writeln!(out, "# {n}")?;
+        }
+        write_frames(out, std::slice::from_ref(frame), format, full_docs, None)
+    }
+}
+
+/// What a listing line says of a frame after its timestamp and endpoints.
+#[derive(Clone, Debug, Default)]
+struct ListEntry {
+    api_key: Option<i16>,
+    api_version: Option<i16>,
+    /// The frame did not decode (the exit status says so).
+    error: bool,
+    summary: Vec<u8>,
+}
+
+/// Listing entries, decoded once per distinct small frame: a frame's entry
+/// depends only on its bytes (its correlation id aside), its direction and the
+/// request it answers, and clients send the same small frames again and again
+/// (heartbeats, metadata, offset commits). Bounded: small frames only, and the
+/// memo starts over when full.
+struct Listed {
+    memo: HashMap<Vec<u8>, ListEntry>,
+    key: Vec<u8>,
+    last: ListEntry,
+}
+
+impl Listed {
+    /// Frames up to this size are remembered.
+    const MEMO_FRAME: usize = 512;
+    const MEMO_ENTRIES: usize = 4096;
+
+    fn new() -> Self {
+        Listed { memo: HashMap::new(), key: Vec::with_capacity(Self::MEMO_FRAME + 8), last: ListEntry::default() }
+    }
+
+    fn entry(&mut self, cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, quoted: &mut QuotedCache) -> &ListEntry {
+        let memo = !f.is_cut() && f.bytes.len() <= Self::MEMO_FRAME;
+        if memo {
+            // The key: direction, the paired request, the bytes with the correlation id blanked.
+            self.key.clear();
+            self.key.push(u8::from(f.direction == Direction::Request));
+            for v in [f.api_key, f.api_version] {
+                self.key.push(u8::from(v.is_some()));
+                self.key.extend_from_slice(&v.unwrap_or(0).to_be_bytes());
+            }
+            self.key.extend_from_slice(&f.bytes);
+            let corr_at = 8 + if f.direction == Direction::Request { 8 } else { 4 };
+            if let Some(c) = self.key.get_mut(corr_at..corr_at + 4) {
+                c.fill(0);
+            }
+            if self.memo.contains_key(&self.key[..]) {
+                return &self.memo[&self.key[..]];
+            }
+        }
+        let header_only = f.len > LIST_BODY_LIMIT;
+        let (frame, _) = if f.is_cut() {
+            // Its header, decoded from the prefix kept.
+            let head = CapturedFrame { bytes: complete_prefix(&f.bytes), ..f.clone() };
+            decode_captured(cat, release, &head, guess, header_only)
+        } else {
+            decode_captured(cat, release, f, guess, header_only)
+        };
+        self.last.api_key = frame.api_key;
+        self.last.api_version = frame.api_version;
+        self.last.error = frame.error.is_some();
+        self.last.summary.clear();
+        write_summary(&frame, &mut self.last.summary, quoted);
+        if !memo {
+            return &self.last;
+        }
+        if self.memo.len() >= Self::MEMO_ENTRIES {
+            self.memo.clear();
+        }
+        self.memo.entry(self.key.clone()).or_insert_with(|| self.last.clone())
     }
 }
 
@@ -224,6 +541,51 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
         Err(e) => {
             eprintln!("kwire: {}: {e}", args.file);
             exit::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_print_as_format_does() {
+        let mut rng: u64 = 0x1234_5678_9abc_def1;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let check = |x: f64| {
+            let mut line = Vec::new();
+            push_timestamp(&mut line, x);
+            assert_eq!(String::from_utf8(line).unwrap(), format!("{x:>17.6}"), "{x:e}");
+        };
+        for _ in 0..20_000 {
+            let r = next();
+            check(f64::from((r >> 32) as u32) + f64::from(r as u32 % 1_000_000) / 1e6);
+            check(f64::from((r >> 32) as u32) + f64::from(r as u32 % 1_000_000_000) / 1e9);
+            check(f64::from_bits(next() >> 2));
+            check((next() % 10_000_000) as f64 / 8.0 / 1e6); // ties
+        }
+        for x in [0.0, 0.5, 5e-7, 1700000000.04, 999999.9999995, 1e11, 123456789012.5, 1e300, 5e-324] {
+            check(x);
+        }
+    }
+
+    #[test]
+    fn numbers_print_as_format_does() {
+        for n in [0u64, 7, 42, 12345, 123456, u64::MAX] {
+            let mut line = Vec::new();
+            push_uint(&mut line, n, 5);
+            assert_eq!(String::from_utf8(line).unwrap(), format!("{n:>5}"));
+        }
+        for n in [0i64, -1, 2147483647, -2147483648, i64::MIN] {
+            let mut line = Vec::new();
+            push_int(&mut line, n);
+            assert_eq!(String::from_utf8(line).unwrap(), n.to_string());
         }
     }
 }
