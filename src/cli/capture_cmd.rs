@@ -62,7 +62,12 @@ impl Filter {
 /// Decode a captured frame: requests by their header, responses by their pair
 /// (or by the best guess when asked).
 pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, header_only: bool) -> (Frame, Option<String>) {
-    let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), header_only, ..Default::default() };
+    decode_captured_as(cat, release, f, guess, DecodeOptions { header_only, ..Default::default() })
+}
+
+/// [`decode_captured`] with more options (`values_only` for `--format json`).
+fn decode_captured_as(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, base: DecodeOptions) -> (Frame, Option<String>) {
+    let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), ..base };
     let mut note = None;
     if f.direction == Direction::Response {
         match (f.api_key, f.api_version) {
@@ -391,7 +396,9 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
             line.push(b'\n');
             out.write_all(&line).and_then(|_| out.flush())
         } else {
-            let (frame, note) = decode_captured(cat, release, &f, args.guess, false);
+            // The JSON contract needs values only (records stay hex).
+            let values_only = format == Format::Json;
+            let (frame, note) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { values_only, ..Default::default() });
             if frame.error.is_some() {
                 status = exit::MALFORMED;
             }
@@ -435,9 +442,15 @@ fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Opti
             let _ = out.w.flush();
             eprintln!("kwire: frame {}: {n}", f.index);
         }
-        let json = if format == Format::Json { kwire::render::json::frame_contract(frame) } else { kwire::render::json::frame_tree_json(frame) };
-        serde_json::to_writer(&mut *out, &json)?;
-        out.write_all(b"\n")?;
+        if format == Format::Json {
+            let mut line = Vec::with_capacity(2 * frame.bytes.len() + 256);
+            kwire::render::json::write_contract(frame, &mut line);
+            line.push(b'\n');
+            out.write_all(&line)?;
+        } else {
+            serde_json::to_writer(&mut *out, &kwire::render::json::frame_tree_json(frame))?;
+            out.write_all(b"\n")?;
+        }
         out.flush()
     } else {
         let arrow = if f.direction == Direction::Request { "→" } else { "←" };
