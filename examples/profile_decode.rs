@@ -20,6 +20,7 @@ fn main() {
         "produce" => (inputs::produce_1000().into(), DecodeOptions::default()),
         "fetch" => (inputs::fetch_1mb().into(), resp(1, 12)),
         "heartbeats" => (inputs::heartbeats_100k()[..45 * 10_000].to_vec().into(), DecodeOptions::default()),
+        "heartbeats100k" => (inputs::heartbeats_100k().into(), DecodeOptions::default()),
         _ => (inputs::metadata_5000().into(), resp(3, 12)),
     };
     let mode = args.get(3).map_or("kwire", String::as_str);
@@ -80,7 +81,7 @@ fn oracle(which: &str, b: &Bytes, records: bool) -> usize {
                     }
                 }
             }
-            "heartbeats" => {
+            "heartbeats" | "heartbeats100k" => {
                 RequestHeader::decode(&mut one, HeartbeatRequest::header_version(4)).unwrap();
                 HeartbeatRequest::decode(&mut one, 4).unwrap();
                 n += 1;
