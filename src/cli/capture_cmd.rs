@@ -6,6 +6,7 @@ use clap::Args;
 use kwire::capture::{complete_prefix, for_each_frame, for_each_frame_with, CaptureOptions, CapturedFrame, CutBodies};
 use kwire::decode::guess::guess_response;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Value};
+use kwire::render::digits::{push_int, push_uint};
 use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::collections::HashMap;
@@ -156,31 +157,6 @@ impl QuotedCache {
         }
         &self.quoted
     }
-}
-
-/// `{:>width$}` of an unsigned number, without the formatting machinery.
-fn push_uint(line: &mut Vec<u8>, mut n: u64, width: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for _ in digits.len() - at..width {
-        line.push(b' ');
-    }
-    line.extend_from_slice(&digits[at..]);
-}
-
-fn push_int(line: &mut Vec<u8>, n: i64) {
-    if n < 0 {
-        line.push(b'-');
-    }
-    push_uint(line, n.unsigned_abs(), 0);
 }
 
 /// `{:>17.6}` of a timestamp: exact, as `format!` rounds it (the value's exact

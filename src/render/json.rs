@@ -1,6 +1,7 @@
 //! JSON renderers: the values-only contract (`--format json`) and the full
 //! annotated tree (`--format tree-json`). Both walk the tree; neither reads bytes.
 
+use super::digits::{push_int, push_uint};
 use super::values::uuid_text;
 use crate::decode::{Frame, Node, Region, Role, Value};
 use serde_json::{json, Map, Value as Json};
@@ -99,7 +100,7 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     }
     if let Some(e) = &frame.error {
         out.extend_from_slice(b",\"error\":{\"offset\":");
-        write_uint(out, e.offset as u64);
+        push_uint(out, e.offset as u64, 0);
         out.extend_from_slice(b",\"expected\":");
         write_json_str(out, &e.expected);
         out.push(b'}');
@@ -219,8 +220,8 @@ fn dedup_last<'a, 'n>(items: impl Iterator<Item = (&'a str, &'n Node)>) -> Vec<(
 fn write_value(out: &mut Vec<u8>, node: &Node) {
     match &node.value {
         Value::None | Value::Array(None) | Value::Struct(false) | Value::Str(None) | Value::Bytes(None) => out.extend_from_slice(b"null"),
-        Value::Int(v) => write_int(out, *v),
-        Value::Uint(v) => write_uint(out, *v),
+        Value::Int(v) => push_int(out, *v),
+        Value::Uint(v) => push_uint(out, *v, 0),
         Value::Float(v) => {
             if v.is_finite() {
                 // serde_json's own float formatting, so the text matches `frame_contract`.
@@ -286,30 +287,9 @@ fn write_json_str(out: &mut Vec<u8>, s: &str) {
 
 fn write_opt_int(out: &mut Vec<u8>, v: Option<i16>) {
     match v {
-        Some(v) => write_int(out, v.into()),
+        Some(v) => push_int(out, v.into()),
         None => out.extend_from_slice(b"null"),
     }
-}
-
-fn write_int(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    write_uint(out, v.unsigned_abs());
-}
-
-fn write_uint(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
 }
 
 /// Every node with its name, type, offset, length, value, note, description and region.

@@ -1,5 +1,6 @@
 //! Renderers: walk the annotated tree; never re-parse bytes.
 
+pub mod digits;
 pub mod escape;
 pub mod grid;
 pub mod json;
