@@ -299,19 +299,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
         },
         None => None,
     };
-    // The capture reader does its own large reads: no buffering in between.
-    let input: Box<dyn std::io::Read> = if args.file == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        match std::fs::File::open(&args.file) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                eprintln!("kwire: {}: {e}", args.file);
-                return exit::FAILURE;
-            }
-        }
-    };
-    run_on(cat, release, args, api, input)
+    match super::open_input(&args.file) {
+        Ok(input) => run_on(cat, release, args, api, input),
+        Err(status) => status,
+    }
 }
 
 /// Decode a capture already opened (`kwire decode` hands pcaps over here).

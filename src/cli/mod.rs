@@ -123,6 +123,21 @@ fn catalogue(cli: &Cli) -> Result<Catalogue, String> {
 }
 
 /// Resolve an API name or key, or explain (with suggestions) why not.
+/// A file, or standard input for `-`, unbuffered (the readers do their own
+/// large reads); an unreadable file is reported and its exit status returned.
+pub fn open_input(path: &str) -> Result<Box<dyn std::io::Read>, i32> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
+    }
+    match std::fs::File::open(path) {
+        Ok(f) => Ok(Box::new(f)),
+        Err(e) => {
+            eprintln!("kwire: {path}: {e}");
+            Err(exit::FAILURE)
+        }
+    }
+}
+
 pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
     let k = cat.resolve_api(text);
     if k.is_none() {

@@ -51,15 +51,10 @@ pub fn run(cat: &Catalogue, args: &RecordsArgs) -> i32 {
                 return exit::FAILURE;
             }
         }
-    } else if args.file == "-" {
-        Box::new(std::io::stdin())
     } else {
-        match std::fs::File::open(&args.file) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                eprintln!("kwire: {}: {e}", args.file);
-                return exit::FAILURE;
-            }
+        match super::open_input(&args.file) {
+            Ok(input) => input,
+            Err(status) => return status,
         }
     };
     let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, max_decompressed: args.max_decompressed, lean: false };
