@@ -47,6 +47,12 @@ pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Ve
         let frame = decode_frame(cat, input.slice(pos..), pos, opts);
         let used = frame.bytes.len();
         let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(&frame));
+        if frames.is_empty() && used > 0 {
+            // Frames on one connection tend to be alike: reserve for as many as
+            // the first one's size suggests (bounded), not by repeated doubling.
+            let estimate = input.len() / used;
+            frames.reserve(estimate.min(input.len() / 64 + 1).min(MAX_FRAMES_RESERVED));
+        }
         frames.push(frame);
         if stop || used == 0 {
             break;
@@ -55,6 +61,9 @@ pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Ve
     }
     frames
 }
+
+/// Frames reserved ahead at most by [`decode_frames`].
+const MAX_FRAMES_RESERVED: usize = 1 << 16;
 
 fn frame_truncated(f: &Frame) -> bool {
     f.bytes.len() >= 4 && {
