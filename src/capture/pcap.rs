@@ -239,7 +239,7 @@ impl<R: Read> PcapngReader<R> {
                     return Err("pcapng: bad byte-order magic".into());
                 }
                 let total = u32_at(&head, 4, self.le) as usize;
-                if !(16..=MAX_PACKET).contains(&total) || total % 4 != 0 {
+                if !(16..=MAX_PACKET).contains(&total) || !total.is_multiple_of(4) {
                     return Err(format!("pcapng: bad section header length {total}"));
                 }
                 if self.src.take(total - 12)?.is_none() {
@@ -249,7 +249,7 @@ impl<R: Read> PcapngReader<R> {
                 continue;
             }
             let total = u32_at(&head, 4, self.le) as usize;
-            if total < 12 || total > MAX_PACKET + 64 || total % 4 != 0 {
+            if !(12..=MAX_PACKET + 64).contains(&total) || !total.is_multiple_of(4) {
                 return Err(format!("pcapng: bad block length {total}"));
             }
             let le = self.le;

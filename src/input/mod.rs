@@ -90,6 +90,19 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+
+/// Read a file, or standard input for `-`.
+pub fn read_source(path: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    if path == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("standard input: {e}"))?;
+        Ok(buf)
+    } else {
+        std::fs::read(path).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,17 +130,5 @@ mod tests {
         assert_eq!(without_packet_headers(ip), frame);
         // A real frame stays as it is.
         assert_eq!(without_packet_headers(frame.clone()), frame);
-    }
-}
-
-/// Read a file, or standard input for `-`.
-pub fn read_source(path: &str) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    if path == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("standard input: {e}"))?;
-        Ok(buf)
-    } else {
-        std::fs::read(path).map_err(|e| format!("{path}: {e}"))
     }
 }

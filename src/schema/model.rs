@@ -249,8 +249,11 @@ pub struct FieldLabels {
     pub struct_name: Option<Arc<str>>,
     /// Element names (`Topics[3]`) of the first indexes, made on first use, in
     /// chunks so that a short array costs a small table.
-    elements: [OnceLock<Box<[OnceLock<Arc<str>>]>>; ELEMENT_CHUNKS],
+    elements: [OnceLock<ElementNames>; ELEMENT_CHUNKS],
 }
+
+/// One chunk of shared element names, each made on first use.
+type ElementNames = Box<[OnceLock<Arc<str>>]>;
 
 /// Element names are shared for the first `ELEMENT_CHUNKS × ELEMENT_CHUNK`
 /// indexes; later ones are formatted.
