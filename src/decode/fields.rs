@@ -95,8 +95,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// A field node's display name and type, shared with the spec's labels.
     fn field_node(&self, f: &FieldSpec, decl: u16) -> Node {
         let (name, ty): (Text, Text) = match (f.labels(), &f.ty) {
-            (Some(l), FieldType::Primitive(p)) => (self.label_name(&l.name, &l.snake), p.as_str().into()),
-            (Some(l), _) => (self.label_name(&l.name, &l.snake), (&l.ty).into()),
+            (Some(l), FieldType::Primitive(p)) => (self.label_name(l.name, l.snake), p.as_str().into()),
+            (Some(l), _) => (self.label_name(l.name, l.snake), l.ty.into()),
             (None, _) => {
                 let name = match self.naming {
                     Naming::Schema => f.name.clone(),
@@ -108,7 +108,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         Node::new(name, ty, self.r.pos(), self.region, Role::Field { decl })
     }
 
-    fn label_name(&self, name: &std::sync::Arc<str>, snake: &std::sync::Arc<str>) -> Text {
+    fn label_name(&self, name: &'static str, snake: &'static str) -> Text {
         match self.naming {
             Naming::Schema => name.into(),
             Naming::Header => snake.into(),
@@ -121,7 +121,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let node = out.last_mut().expect("just pushed");
         if self.naming == Naming::Header {
             node.set_key(match f.labels() {
-                Some(l) => Text::from(&l.name),
+                Some(l) => Text::from_static(l.name),
                 None => f.name.clone().into(),
             });
             node.doc = header_doc(&f.name, self.region).map(Text::from);
@@ -334,7 +334,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     fn read_struct_value(&mut self, f: &FieldSpec, sname: &str, nullable: bool, in_tag: bool, node: &mut Node) -> Res {
-        node.ty = match f.labels().and_then(|l| l.struct_name.as_ref()) {
+        node.ty = match f.labels().and_then(|l| l.struct_name) {
             Some(s) => s.into(),
             None => sname.to_string().into(),
         };
@@ -407,13 +407,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             });
         }
         let labels = f.labels();
-        let shared_sname = labels.and_then(|l| l.struct_name.clone());
+        let shared_sname = labels.and_then(|l| l.struct_name);
         let lean = self.ctx.lean;
         for i in 0..count {
             match inner {
                 FieldType::Struct(sname) => {
-                    let ty: Text = match &shared_sname {
-                        Some(s) => s.into(),
+                    let ty: Text = match shared_sname {
+                        Some(s) => Text::from_static(s),
                         None => sname.clone().into(),
                     };
                     let name = match labels {

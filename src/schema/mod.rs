@@ -3,6 +3,7 @@
 pub mod catalogue;
 pub mod diff;
 pub mod import;
+pub mod intern;
 pub mod jsonc;
 pub mod model;
 pub mod source;

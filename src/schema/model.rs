@@ -1,5 +1,6 @@
 //! The definitions model: messages, fields and types, as facts kwire decodes by.
 
+use super::intern::intern;
 use super::versions::Versions;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -240,13 +241,13 @@ pub struct FieldSpec {
 #[derive(Debug)]
 pub struct FieldLabels {
     /// The schema name (`GroupId`).
-    pub name: Arc<str>,
+    pub name: &'static str,
     /// The header spelling (`group_id`).
-    pub snake: Arc<str>,
+    pub snake: &'static str,
     /// The type as shown (`[]WriteStateData`); for primitives, their static name.
-    pub ty: Arc<str>,
+    pub ty: &'static str,
     /// The struct name of a struct or an array of structs (an element's type).
-    pub struct_name: Option<Arc<str>>,
+    pub struct_name: Option<&'static str>,
     /// Element names (`Topics[3]`) of the first indexes, made on first use, in
     /// chunks so that a short array costs a small table.
     elements: [OnceLock<ElementNames>; ELEMENT_CHUNKS],
@@ -263,10 +264,10 @@ const ELEMENT_CHUNKS: usize = 16;
 impl FieldLabels {
     fn of(f: &FieldSpec) -> FieldLabels {
         FieldLabels {
-            name: f.name.as_str().into(),
-            snake: crate::decode::fields::snake_case(&f.name).into(),
-            ty: f.ty.to_string().into(),
-            struct_name: f.ty.struct_name().map(Into::into),
+            name: intern(&f.name),
+            snake: intern(&crate::decode::fields::snake_case(&f.name)),
+            ty: intern(&f.ty.to_string()),
+            struct_name: f.ty.struct_name().map(intern),
             elements: [const { OnceLock::new() }; ELEMENT_CHUNKS],
         }
     }
@@ -274,7 +275,7 @@ impl FieldLabels {
     /// The name of element `i` of this array field: `Struct[i]` for arrays of
     /// structs, `Field[i]` for arrays of primitives.
     pub fn element_name(&self, i: usize) -> crate::decode::Text {
-        let base = self.struct_name.as_deref().unwrap_or(&self.name);
+        let base = self.struct_name.unwrap_or(self.name);
         let Some(chunk) = self.elements.get(i / ELEMENT_CHUNK) else {
             return crate::decode::Text::format(format_args!("{base}[{i}]"));
         };
@@ -284,10 +285,10 @@ impl FieldLabels {
 
     /// Whether these labels still describe `f` (its fields are public and may change).
     fn describe(&self, f: &FieldSpec) -> bool {
-        *self.name == *f.name
+        self.name == f.name
             && match &f.ty {
-                FieldType::Primitive(p) => *self.ty == *p.as_str(),
-                FieldType::Struct(n) => *self.ty == **n,
+                FieldType::Primitive(p) => self.ty == p.as_str(),
+                FieldType::Struct(n) => self.ty == n,
                 FieldType::Array(inner) => {
                     self.ty.strip_prefix("[]").is_some_and(|t| match &**inner {
                         FieldType::Primitive(p) => t == p.as_str(),
