@@ -455,6 +455,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Naming::Schema => "number of tagged fields in this struct".into(),
         });
         let res = self.read_tagged_entries(fields, &mut section);
+        if self.ctx.lean && res.is_ok() && section.children.is_empty() {
+            // Values only: an empty section holds no value (the JSON skips it).
+            return Ok(());
+        }
         self.finish(section, out, res)
     }
 
