@@ -385,19 +385,20 @@ pub struct MessageSpec {
     pub shared_name: NameCache,
 }
 
-/// A name shared as an `Arc<str>`, made on first use. Like [`LabelCache`], not
-/// cloned and not part of equality.
+/// A message name as the decoder shares it: interned like the field labels
+/// (see [`intern`]) on first use. Like [`LabelCache`], not cloned and not part
+/// of equality.
 #[derive(Default)]
-pub struct NameCache(OnceLock<Arc<str>>);
+pub struct NameCache(OnceLock<&'static str>);
 
 impl NameCache {
-    /// `name` as a shared string; a fresh one if the cached string is not `name`.
-    pub fn get(&self, name: &str) -> Arc<str> {
-        let cached = self.0.get_or_init(|| name.into());
-        if **cached == *name {
-            cached.clone()
+    /// `name` as a shared string; interned afresh if the cached one is not `name`.
+    pub fn get(&self, name: &str) -> &'static str {
+        let cached = *self.0.get_or_init(|| intern(name));
+        if cached == name {
+            cached
         } else {
-            name.into()
+            intern(name)
         }
     }
 }
