@@ -1,5 +1,5 @@
 //! Decode one benchmark input repeatedly, for profilers and instruction counts:
-//! `cargo run --release --example profile_decode -- metadata 20 [kwire|values|oracle|oracle-bare]`.
+//! `cargo run --release --example profile_decode -- metadata 20 [kwire|values|values-decode|oracle|oracle-bare]`.
 #[path = "../benches/inputs.rs"]
 mod inputs;
 
@@ -31,6 +31,11 @@ fn main() {
         match mode {
             "oracle" => work += oracle(which, &bytes, true),
             "oracle-bare" => work += oracle(which, &bytes, false),
+            "values-decode" => {
+                // The values-only decode alone, dropped as the kafka-protocol reference drops its structs.
+                let lean = DecodeOptions { values_only: true, ..opts.clone() };
+                work += decode_frames(cat, &bytes, &lean).iter().map(|f| f.values.as_ref().map_or(0, |v| v.slots.len())).sum::<usize>();
+            }
             "values" => {
                 let mut out = Vec::new();
                 let lean = DecodeOptions { values_only: true, ..opts.clone() };

@@ -67,6 +67,7 @@ fn truncation_at_every_offset_reports_where_it_stopped() {
             let input = Bytes::copy_from_slice(&bytes[..cut]);
             let frames = decode_frames(cat, &input, &opts);
             check(&frames, cut);
+            same_json_values_only(cat, &input, &opts, &frames);
             if cut > 0 {
                 let e = frames.last().unwrap().error.as_ref().unwrap_or_else(|| panic!("{name} cut at {cut}: no error"));
                 assert!(e.offset <= cut, "{name} cut at {cut}: error at {}", e.offset);

@@ -104,3 +104,51 @@ fn every_contract_case_re_encodes_to_its_bytes() {
     }
     assert!(failures.is_empty(), "{} of {} cases do not re-encode:\n{}", failures.len(), cases.len(), failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
 }
+
+/// `--format json` decodes values only, with its own decoder: on damaged
+/// frames of every API and version it must still print what the full tree's
+/// contract prints, partial values and error included. Each case is cut short
+/// (its size prefix made to match, so that decoding stops inside the body) and
+/// has single bytes changed, at places spread over the frame.
+#[test]
+fn values_only_json_matches_the_tree_on_damaged_cases() {
+    let Some(cases) = load_cases() else { return };
+    let cat = Catalogue::builtin();
+    let mut compared = 0usize;
+    for case in &cases {
+        let bytes = hex::decode(&case.hex).expect("case hex");
+        let response = case.expected["kind"] == "response";
+        let opts = DecodeOptions {
+            direction: Some(if response { Direction::Response } else { Direction::Request }),
+            api_key: response.then(|| case.expected["api_key"].as_i64().unwrap() as i16),
+            api_version: response.then(|| case.expected["api_version"].as_i64().unwrap() as i16),
+            ..Default::default()
+        };
+        let mut damaged = Vec::new();
+        for k in 1..=6 {
+            let cut = 4 + (bytes.len() - 4) * k / 7;
+            let mut b = bytes[..cut].to_vec();
+            b[..4].copy_from_slice(&((cut - 4) as i32).to_be_bytes());
+            damaged.push(b);
+        }
+        for (k, v) in [0x00u8, 0xff, 0x80, 0x7f, 0x01, 0xfe].into_iter().enumerate() {
+            let mut b = bytes.clone();
+            let at = 4 + (bytes.len() - 4) * (2 * k + 1) / 12;
+            b[at] = v;
+            damaged.push(b);
+        }
+        for b in damaged {
+            let input = Bytes::from(b);
+            let full = decode_frames(cat, &input, &opts);
+            let lean = decode_frames(cat, &input, &DecodeOptions { values_only: true, ..opts.clone() });
+            assert_eq!(lean.len(), full.len(), "{}: frame count", case.name);
+            for (l, f) in lean.iter().zip(&full) {
+                let mut written = Vec::new();
+                write_contract(l, &mut written);
+                assert_eq!(String::from_utf8(written).unwrap(), frame_contract(f).to_string(), "{}: input {}", case.name, hex::encode(&input));
+                compared += 1;
+            }
+        }
+    }
+    println!("{compared} damaged frames give the same JSON from both decoders");
+}

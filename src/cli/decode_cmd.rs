@@ -285,6 +285,7 @@ pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version:
                 input_offset: 0,
                 bytes: bytes.clone(),
                 root: root.clone(),
+                values: None,
                 error: error.clone(),
                 warnings: Vec::new(),
             };

@@ -4,6 +4,7 @@
 use super::reader::Reader;
 use super::tree::{DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::error_codes::error_name;
+use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
 use bytes::Bytes;
 use std::sync::OnceLock;
@@ -30,16 +31,11 @@ pub struct Context {
     /// The group's protocol type ("consumer" makes member metadata decodable).
     pub protocol_type: Option<String>,
     pub max_decompressed: usize,
-    /// Values only (`--format json`): fields and their values, without the
-    /// encoding nodes (lengths, markers, tags), notes, docs and element names
-    /// that only the annotated views show, and without unpacking bytes that the
-    /// JSON contract prints as hex (record batches, consumer protocol data).
-    pub lean: bool,
 }
 
 impl Default for Context {
     fn default() -> Self {
-        Context { topic: None, topic_forced: false, protocol_type: None, max_decompressed: DEFAULT_MAX_DECOMPRESSED, lean: false }
+        Context { topic: None, topic_forced: false, protocol_type: None, max_decompressed: DEFAULT_MAX_DECOMPRESSED }
     }
 }
 
@@ -125,7 +121,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 None => f.name.clone().into(),
             });
             node.doc = header_doc(&f.name, self.region).map(Text::from);
-        } else if !self.ctx.lean {
+        } else {
             node.doc = f.about.clone().map(Text::from);
         }
         let nullable = f.is_nullable_in(self.version);
@@ -135,7 +131,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 if self.naming == Naming::Header && *p == Primitive::String && nullable {
                     node.ty = "nullable_string".into();
                 }
-                let res = self.read_primitive(*p, compact, nullable, &f.name, node);
+                let res = self.read_primitive(*p, compact, nullable, f, node);
                 if res.is_ok() {
                     self.after_primitive(f, *p, node);
                 }
@@ -154,17 +150,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// What a decoded value tells about later fields, and bytes that hold more structure.
     fn after_primitive(&mut self, f: &FieldSpec, p: Primitive, node: &mut Node) {
-        let lean = self.ctx.lean;
         match (&node.value, p) {
-            (Value::Str(Some(s)), Primitive::String) => {
-                if f.entity_type.as_deref() == Some("topicName") && !self.ctx.topic_forced {
-                    self.ctx.topic = Some(s.to_string());
-                }
-                if f.name.eq_ignore_ascii_case("ProtocolType") {
-                    self.ctx.protocol_type = Some(s.to_string());
-                }
-            }
-            (Value::Bytes(Some(b)), Primitive::Records) if !lean && !b.is_empty() && f.name != "UnalignedRecords" => {
+            (Value::Str(Some(s)), Primitive::String) => match meaning(f) {
+                FieldMeaning::TopicName if !self.ctx.topic_forced => self.ctx.topic = Some(s.to_string()),
+                FieldMeaning::ProtocolType => self.ctx.protocol_type = Some(s.to_string()),
+                _ => {}
+            },
+            (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" => {
                 if crate::records::BatchDecoder::plausible(b) {
                     // The value's bytes end where the reader stands (the node's length is set later).
                     let end = self.r.pos();
@@ -175,7 +167,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
                 }
             }
-            (Value::Bytes(Some(b)), Primitive::Bytes) if !lean && !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
+            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
                 let schema = match f.name.as_str() {
                     "Metadata" | "MemberMetadata" | "subscription" => "ConsumerProtocolSubscription",
                     "Assignment" | "MemberAssignment" | "assignment" => "ConsumerProtocolAssignment",
@@ -239,7 +231,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         res
     }
 
-    fn read_primitive(&mut self, p: Primitive, compact: bool, nullable: bool, name: &str, node: &mut Node) -> Res {
+    fn read_primitive(&mut self, p: Primitive, compact: bool, nullable: bool, f: &FieldSpec, node: &mut Node) -> Res {
+        let name = f.name.as_str();
         let r = &mut self.r;
         node.value = match p {
             Primitive::Bool => {
@@ -252,9 +245,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Primitive::Int8 => Value::Int(r.i8(name)?.into()),
             Primitive::Int16 => {
                 let v = r.i16(name)?;
-                if !self.ctx.lean {
-                    node.note = int16_note(name, v, self.catalogue);
-                }
+                node.note = int16_note(meaning(f), v, self.catalogue);
                 Value::Int(v.into())
             }
             Primitive::Uint16 => Value::Uint(r.u16(name)?.into()),
@@ -264,8 +255,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Primitive::Float64 => Value::Float(r.f64(name)?),
             Primitive::Uuid => Value::Uuid(r.uuid(name)?),
             Primitive::String => {
-                let (len, note) = self.read_length(compact, false, name)?;
-                node.note = Some(note);
+                let (len, form) = self.read_length(compact, false, name)?;
+                node.note = Some(form.note());
                 match len {
                     None => {
                         self.null_check(nullable, name);
@@ -284,8 +275,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 }
             }
             Primitive::Bytes | Primitive::Records => {
-                let (len, note) = self.read_length(compact, true, name)?;
-                node.note = Some(note);
+                let (len, form) = self.read_length(compact, true, name)?;
+                node.note = Some(form.note());
                 match len {
                     None => {
                         self.null_check(nullable, name);
@@ -303,26 +294,22 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     /// A string/bytes length: compact uvarint(n+1) with 0 = null, or int16/int32 with -1 = null.
-    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<(Option<usize>, Text), DecodeError> {
+    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<(Option<usize>, LengthForm), DecodeError> {
         let at = self.r.pos();
         if compact {
             let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
             if u.overlong {
                 self.warnings.push(format!("0x{at:04x}: {name} length is an over-long varint"));
             }
-            if u.value == 0 {
-                return Ok((None, "(compact, 0=null)".into()));
-            }
-            let n = (u.value - 1) as usize;
-            Ok((Some(n), small_note(&COMPACT_LEN_NOTES, u.value, |v| format!("(compact, len+1={v})"))))
+            let n = u.value.checked_sub(1).map(|n| n as usize);
+            Ok((n, LengthForm::Compact(u.value)))
         } else {
-            let n = if wide { i64::from(self.r.i32(name)?) } else { i64::from(self.r.i16(name)?) };
+            let n = if wide { self.r.i32(name)? } else { i32::from(self.r.i16(name)?) };
+            let form = if wide { LengthForm::Int32(n) } else { LengthForm::Int16(n) };
             match n {
-                -1 if wide => Ok((None, "(int32 len=-1, null)".into())),
-                -1 => Ok((None, "(int16 len=-1, null)".into())),
+                -1 => Ok((None, form)),
                 n if n < -1 => Err(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
-                n if wide => Ok((Some(n as usize), small_note(&INT32_LEN_NOTES, n as u64, |n| format!("(int32 len={n})")))),
-                n => Ok((Some(n as usize), small_note(&INT16_LEN_NOTES, n as u64, |n| format!("(int16 len={n})")))),
+                n => Ok((Some(n as usize), form)),
             }
         }
     }
@@ -353,9 +340,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             };
             m.len = self.r.pos() - at;
             m.note = Some(if present { "(present)".into() } else { "(null)".into() });
-            if !self.ctx.lean {
-                node.children.push(m);
-            }
+            node.children.push(m);
             if !present {
                 node.value = Value::Struct(false);
                 return Ok(());
@@ -390,9 +375,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Some(n) => small_note(&ELEMENTS_DOCS, n as u64, |n| format!("{n} elements follow")),
         });
         node.children.reserve(1 + count.unwrap_or(0).min(self.r.remaining()).min(MAX_RESERVE));
-        if !self.ctx.lean {
-            node.children.push(len_node);
-        }
+        node.children.push(len_node);
         node.value = Value::Array(count);
         let Some(count) = count else {
             self.null_check(nullable, name);
@@ -408,7 +391,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         }
         let labels = f.labels();
         let shared_sname = labels.and_then(|l| l.struct_name);
-        let lean = self.ctx.lean;
         for i in 0..count {
             match inner {
                 FieldType::Struct(sname) => {
@@ -417,7 +399,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         None => sname.clone().into(),
                     };
                     let name = match labels {
-                        _ if lean => Text::default(),
                         Some(l) => l.element_name(i),
                         None => Text::format(format_args!("{sname}[{i}]")),
                     };
@@ -429,13 +410,12 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 }
                 FieldType::Primitive(p) => {
                     let el_name = match labels {
-                        _ if lean => Text::default(),
                         Some(l) => l.element_name(i),
                         None => Text::format(format_args!("{name}[{i}]")),
                     };
                     node.children.push(Node::new(el_name, p.as_str(), self.r.pos(), self.region, Role::Element));
                     let el = node.children.last_mut().expect("just pushed");
-                    let res = self.read_primitive(*p, compact, false, name, el);
+                    let res = self.read_primitive(*p, compact, false, f, el);
                     self.close(el, res)?;
                 }
                 FieldType::Array(_) => {
@@ -455,10 +435,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Naming::Schema => "number of tagged fields in this struct".into(),
         });
         let res = self.read_tagged_entries(fields, &mut section);
-        if self.ctx.lean && res.is_ok() && section.children.is_empty() {
-            // Values only: an empty section holds no value (the JSON skips it).
-            return Ok(());
-        }
         self.finish(section, out, res)
     }
 
@@ -473,9 +449,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         c.value = Value::Uint(count.value);
         c.len = count.len;
         c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
-        if !self.ctx.lean {
-            section.children.push(c);
-        }
+        section.children.push(c);
         // Each entry needs at least a tag byte and a size byte.
         if count.value as usize > self.r.remaining() / 2 {
             return Err(DecodeError {
@@ -503,10 +477,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             s.value = Value::Uint(size.value);
             s.len = size.len;
             s.doc = Some("bytes in the value that follows".into());
-            if !self.ctx.lean {
-                entry.children.push(t);
-                entry.children.push(s);
-            }
+            entry.children.push(t);
+            entry.children.push(s);
             let size_v = size.value as usize;
             if size_v > self.r.remaining() {
                 let e = DecodeError {
@@ -559,13 +531,43 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 }
 
+/// How a string's or bytes' length was written, for its note; the note is
+/// only made for the annotated views.
+#[derive(Clone, Copy)]
+enum LengthForm {
+    /// uvarint n+1, 0 = null.
+    Compact(u64),
+    /// int16 n, -1 = null.
+    Int16(i32),
+    /// int32 n, -1 = null.
+    Int32(i32),
+}
+
+impl LengthForm {
+    fn note(self) -> Text {
+        match self {
+            LengthForm::Compact(0) => "(compact, 0=null)".into(),
+            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v, |v| format!("(compact, len+1={v})")),
+            LengthForm::Int16(-1) => "(int16 len=-1, null)".into(),
+            LengthForm::Int32(-1) => "(int32 len=-1, null)".into(),
+            LengthForm::Int16(n) => small_note(&INT16_LEN_NOTES, n as u64, |n| format!("(int16 len={n})")),
+            LengthForm::Int32(n) => small_note(&INT32_LEN_NOTES, n as u64, |n| format!("(int32 len={n})")),
+        }
+    }
+}
+
+/// What the decoder does with a field's values (worked out once per spec).
+fn meaning(f: &FieldSpec) -> FieldMeaning {
+    f.labels().map_or_else(|| FieldMeaning::of(f), |l| l.meaning)
+}
+
 fn has_error(n: &Node) -> bool {
     n.error().is_some() || n.children.iter().any(has_error)
 }
 
 /// Notes for int16 fields whose numbers have names: error codes and API keys.
-fn int16_note(name: &str, v: i16, cat: &Catalogue) -> Option<Text> {
-    if name.ends_with("ErrorCode") {
+fn int16_note(meaning: FieldMeaning, v: i16, cat: &Catalogue) -> Option<Text> {
+    if meaning == FieldMeaning::ErrorCode {
         static NOTES: SmallNotes = small_notes();
         // Error codes from -1 up: shift by one so that -1 has a place in the table.
         let note = |v: u64| format!("({})", error_name((v as i64 - 1) as i16).unwrap_or("unknown error code"));
@@ -574,7 +576,7 @@ fn int16_note(name: &str, v: i16, cat: &Catalogue) -> Option<Text> {
             Err(_) => format!("({})", error_name(v).unwrap_or("unknown error code")).into(),
         });
     }
-    if name == "ApiKey" || name == "RequestApiKey" {
+    if meaning == FieldMeaning::ApiKey {
         let api = cat.api_name(v)?;
         // `(Produce)`: made once per api key and shared, unless a catalogue names the key otherwise.
         static NOTES: SmallNotes = small_notes();

@@ -3,6 +3,7 @@
 use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
 use super::reader::Reader;
 use super::tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};
+use super::values::{self, Values};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
@@ -22,7 +23,7 @@ pub struct DecodeOptions {
     pub max_decompressed: Option<usize>,
     /// Stop after the header (listings of large captures need no more).
     pub header_only: bool,
-    /// Decode values only, for the JSON contract (see [`Context::lean`]).
+    /// Decode values only, for the JSON contract (see [`super::values`]).
     pub values_only: bool,
 }
 
@@ -33,7 +34,6 @@ impl DecodeOptions {
             topic_forced: self.topic.is_some(),
             protocol_type: None,
             max_decompressed: self.max_decompressed.unwrap_or(DEFAULT_MAX_DECOMPRESSED),
-            lean: self.values_only,
         }
     }
 }
@@ -83,16 +83,21 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
         input_offset,
         bytes: data.clone(),
         root: Node::new(direction_label(direction), "message", 0, Region::Frame, Role::Structure),
+        values: None,
         error: None,
         warnings: Vec::new(),
     };
     // The size prefix decides how many bytes belong to this frame.
     let mut r = Reader::new(&data);
-    let mut size_node = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
-    size_node.doc = Some("length-delimited framing".into());
+    let size_node = || {
+        let mut n = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
+        n.doc = Some("length-delimited framing".into());
+        n
+    };
     let size = match r.i32("frame size") {
         Ok(s) => s,
         Err(e) => {
+            let mut size_node = size_node();
             size_node.len = data.len();
             size_node.set_error(e.expected.clone());
             frame.root.children.push(size_node);
@@ -101,13 +106,17 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
             return frame;
         }
     };
-    let mut sz = Node::new("size", "int32", 0, Region::Frame, Role::Encoding);
-    sz.len = 4;
-    sz.value = Value::Int(size.into());
-    sz.doc = Some("bytes that follow this field".into());
-    size_node.len = 4;
-    size_node.children.push(sz);
-    frame.root.children.push(size_node);
+    if !opts.values_only {
+        // The framing is shown in the annotated views only.
+        let mut size_node = size_node();
+        let mut sz = Node::new("size", "int32", 0, Region::Frame, Role::Encoding);
+        sz.len = 4;
+        sz.value = Value::Int(size.into());
+        sz.doc = Some("bytes that follow this field".into());
+        size_node.len = 4;
+        size_node.children.push(sz);
+        frame.root.children.push(size_node);
+    }
     let mut truncated = None;
     let frame_len = if size < 0 {
         frame.error = Some(DecodeError { offset: 0, expected: format!("a frame size >= 0, found {size}") });
@@ -125,6 +134,9 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
     };
     let bytes = data.slice(..frame_len);
     frame.bytes = bytes.clone();
+    if opts.values_only {
+        frame.values = Some(Values::with_capacity_for(frame_len));
+    }
     let body = decode_message(cat, &bytes, opts, &mut frame);
     if let Err(e) = body {
         frame.error = Some(e);
@@ -170,8 +182,8 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             }
             let Some(spec) = spec else {
                 // Unknown API or version: show the header fields every version shares.
-                decode_header(cat, bytes, MessageKind::Request, 0, frame)?;
-                return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, frame.root.children.last().map_or(4, |h| h.end())));
+                let end = decode_header(cat, bytes, MessageKind::Request, 0, frame)?;
+                return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, end));
             };
             let v = ver.unwrap_or_default();
             let hv = request_header_version(spec, v);
@@ -205,6 +217,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
                 if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
                     let mut retry = frame.clone();
                     retry.root = snapshot;
+                    retry.values = retry.values.map(|_| Values::default());
                     retry.warnings.clear();
                     let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry)?;
                     if decode_body(cat, bytes, v0, 0, end, Region::ResponseBody, &mut retry, opts.context()).is_ok() {
@@ -268,9 +281,14 @@ pub fn compress_versions(v: &[i16]) -> String {
 fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, frame: &mut Frame) -> Result<usize, DecodeError> {
     let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
     let spec = cat
-        .by_name(name, hv, None)
+        .header(kind, hv)
         .ok_or_else(|| DecodeError { offset: 4, expected: format!("{name} v{hv} in the catalogue") })?;
     frame.header_version = Some(hv);
+    if let Some(values) = &mut frame.values {
+        let (slot, end, res) = values::decode_message(bytes, 4, &spec.plan(hv), values);
+        values.header = Some(slot);
+        return res.map(|_| end);
+    }
     let mut node = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
     node.note = Some(version_note(hv));
     node.doc = Some(if kind == MessageKind::Request { "common request header" } else { "common response header" }.into());
@@ -288,6 +306,14 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     frame.root.note = Some(version_note(version));
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
+    if let Some(values) = &mut frame.values {
+        let (slot, end, res) = values::decode_message(bytes, start, &spec.plan(version), values);
+        values.body = Some(slot);
+        return res.and_then(|_| match end < bytes.len() {
+            true => Err(trailing_bytes(bytes.len() - end, end, spec, version)),
+            false => Ok(()),
+        });
+    }
     let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.doc = Some(body_doc(version));
     node.value = Value::None;
@@ -301,12 +327,13 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
         t.value = Value::Bytes(Some(bytes.slice(end..)));
         t.set_error("bytes left over after the body");
         node.children.push(t);
-        res = Err(DecodeError {
-            offset: end,
-            expected: format!("the end of the frame: {} bytes follow the {} v{version} body", bytes.len() - end, spec.name),
-        });
+        res = Err(trailing_bytes(bytes.len() - end, end, spec, version));
     }
     node.len = bytes.len().min(end.max(node.children.last().map_or(start, |c| c.end()))) - start;
     frame.root.children.push(node);
     res
+}
+
+fn trailing_bytes(count: usize, offset: usize, spec: &MessageSpec, version: i16) -> DecodeError {
+    DecodeError { offset, expected: format!("the end of the frame: {count} bytes follow the {} v{version} body", spec.name) }
 }

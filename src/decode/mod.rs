@@ -6,6 +6,7 @@ pub mod guess;
 pub mod payload;
 pub mod reader;
 pub mod tree;
+pub mod values;
 
 pub use frame::{decode_frame, decode_frames, DecodeOptions};
 pub use tree::{DecodeError, Direction, Frame, Node, Region, Role, Text, Value};

@@ -61,15 +61,24 @@ impl<'a> Reader<'a> {
         DecodeError { offset: self.pos, expected: expected.into() }
     }
 
+    #[inline]
     pub fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], DecodeError> {
         if n > self.remaining() {
-            return Err(self.err(format!("{what}: needs {n} bytes, {} remain", self.remaining())));
+            return Err(self.short(n, what));
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
 
+    /// The error of a read of `n` bytes past the end (kept out of line: reads rarely fail).
+    #[cold]
+    #[inline(never)]
+    fn short(&self, n: usize, what: &str) -> DecodeError {
+        self.err(format!("{what}: needs {n} bytes, {} remain", self.remaining()))
+    }
+
+    #[inline]
     fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], DecodeError> {
         let s = self.take(N, what)?;
         let mut a = [0u8; N];
@@ -77,36 +86,55 @@ impl<'a> Reader<'a> {
         Ok(a)
     }
 
+    #[inline]
     pub fn i8(&mut self, what: &str) -> Result<i8, DecodeError> {
         Ok(i8::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn u8(&mut self, what: &str) -> Result<u8, DecodeError> {
         Ok(u8::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn i16(&mut self, what: &str) -> Result<i16, DecodeError> {
         Ok(i16::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn u16(&mut self, what: &str) -> Result<u16, DecodeError> {
         Ok(u16::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn i32(&mut self, what: &str) -> Result<i32, DecodeError> {
         Ok(i32::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn u32(&mut self, what: &str) -> Result<u32, DecodeError> {
         Ok(u32::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn i64(&mut self, what: &str) -> Result<i64, DecodeError> {
         Ok(i64::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn f64(&mut self, what: &str) -> Result<f64, DecodeError> {
         Ok(f64::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     pub fn uuid(&mut self, what: &str) -> Result<[u8; 16], DecodeError> {
         self.array(what)
     }
 
     /// Unsigned LEB128 of at most `max_bytes` bytes (5 for 32-bit, 10 for 64-bit).
+    #[inline]
     pub fn uvarint_n(&mut self, max_bytes: usize, what: &str) -> Result<Uvarint, DecodeError> {
+        // Most varints (lengths, counts, tags) are one byte: read those without the loop.
+        if let Some(&b) = self.buf.get(self.pos).filter(|&&b| b < 0x80 && self.pos < self.end) {
+            self.pos += 1;
+            return Ok(Uvarint { value: u64::from(b), len: 1, overlong: false });
+        }
+        self.uvarint_long(max_bytes, what)
+    }
+
+    fn uvarint_long(&mut self, max_bytes: usize, what: &str) -> Result<Uvarint, DecodeError> {
         let start = self.pos;
         let mut value: u64 = 0;
         for i in 0..max_bytes {
@@ -131,6 +159,7 @@ impl<'a> Reader<'a> {
     }
 
     /// 32-bit unsigned varint (lengths, counts, tags).
+    #[inline]
     pub fn uvarint(&mut self, what: &str) -> Result<Uvarint, DecodeError> {
         let v = self.uvarint_n(5, what)?;
         if v.value > u64::from(u32::MAX) {
@@ -140,11 +169,13 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Reader::uvarint`] with a name made only if the read fails.
+    #[inline]
     pub fn uvarint_or_else(&mut self, what: impl FnOnce() -> String) -> Result<Uvarint, DecodeError> {
         named(self.uvarint(""), what)
     }
 
     /// [`Reader::i32`] with a name made only if the read fails.
+    #[inline]
     pub fn i32_or_else(&mut self, what: impl FnOnce() -> String) -> Result<i32, DecodeError> {
         named(self.i32(""), what)
     }

@@ -459,6 +459,9 @@ pub struct Frame {
     /// The frame's bytes (size prefix included); node offsets index into it.
     pub bytes: Bytes,
     pub root: Node,
+    /// Values-only decoding ([`super::DecodeOptions::values_only`]): the header's
+    /// and body's values, which `root` then leaves out.
+    pub values: Option<super::values::Values>,
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).
     pub warnings: Vec<String>,

@@ -3,6 +3,10 @@
 
 /// `n`'s decimal digits, right-padded with spaces to `width` on the left (`{:>width$}`).
 pub fn push_uint(out: &mut Vec<u8>, mut n: u64, width: usize) {
+    if n < 10 && width <= 1 {
+        out.push(b'0' + n as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

@@ -3,6 +3,7 @@
 
 use super::digits::{push_int, push_uint};
 use super::values::uuid_text;
+use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
 use crate::decode::{Frame, Node, Region, Role, Value};
 use serde_json::{json, Map, Value as Json};
 
@@ -88,15 +89,26 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     write_opt_int(out, frame.api_key);
     out.extend_from_slice(b",\"api_version\":");
     write_opt_int(out, frame.api_version);
-    out.extend_from_slice(b",\"header\":");
-    match frame.root.children.iter().find(|c| c.region == Region::RpcHeader) {
-        Some(h) => write_struct(out, h),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"body\":");
-    match frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody)) {
-        Some(b) => write_struct(out, b),
-        None => out.extend_from_slice(b"null"),
+    if let Some(values) = &frame.values {
+        let tape = Tape { values, frame: &frame.bytes };
+        for (label, slot) in [(&b",\"header\":"[..], values.header), (&b",\"body\":"[..], values.body)] {
+            out.extend_from_slice(label);
+            match slot {
+                Some(i) => tape.write_struct(out, i),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+    } else {
+        out.extend_from_slice(b",\"header\":");
+        match frame.root.children.iter().find(|c| c.region == Region::RpcHeader) {
+            Some(h) => write_struct(out, h),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"body\":");
+        match frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody)) {
+            Some(b) => write_struct(out, b),
+            None => out.extend_from_slice(b"null"),
+        }
     }
     if let Some(e) = &frame.error {
         out.extend_from_slice(b",\"error\":{\"offset\":");
@@ -191,9 +203,113 @@ fn write_plain_struct(out: &mut Vec<u8>, node: &Node) -> bool {
     true
 }
 
+/// A values-only frame's tape ([`crate::decode::values`]), written as
+/// [`write_struct`] writes a tree: the same keys, order and values.
+struct Tape<'a> {
+    values: &'a Values,
+    frame: &'a [u8],
+}
+
+impl Tape<'_> {
+    fn write_struct(&self, out: &mut Vec<u8>, i: u32) {
+        // Written as it comes, which is right for the usual struct: fields in
+        // declaration order, no unknown tags. Anything else is written again.
+        let start = out.len();
+        out.push(b'{');
+        let mut last: Option<u32> = None;
+        for (at, s) in self.values.children(i) {
+            if s.kind != SlotKind::Field || last.is_some_and(|l| s.decl <= l) {
+                out.truncate(start);
+                return self.write_struct_sorted(out, i);
+            }
+            if last.is_some() {
+                out.push(b',');
+            }
+            last = Some(s.decl);
+            out.extend_from_slice(s.key.as_bytes());
+            self.write_value(out, at, s);
+        }
+        out.push(b'}');
+    }
+
+    /// A struct with tagged fields out of declaration order, repeated keys or unknown tags.
+    fn write_struct_sorted(&self, out: &mut Vec<u8>, i: u32) {
+        out.push(b'{');
+        let mut fields: Vec<(u32, &Slot)> = Vec::new();
+        let mut unknown: Vec<(String, (u32, &Slot))> = Vec::new();
+        for (at, s) in self.values.children(i) {
+            match s.kind {
+                SlotKind::Field => fields.push((at, s)),
+                SlotKind::UnknownTag => unknown.push((s.decl.to_string(), (at, s))),
+                SlotKind::Element | SlotKind::Message => {}
+            }
+        }
+        fields.sort_by_key(|(_, s)| s.decl);
+        for (n, (key, (at, s))) in dedup_last(fields.iter().map(|f| (f.1.key, f))).into_iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(key.as_bytes());
+            self.write_value(out, *at, s);
+        }
+        if !unknown.is_empty() {
+            if !fields.is_empty() {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"\"_unknown_tags\":{");
+            for (n, (tag, (at, s))) in dedup_last(unknown.iter().map(|(t, s)| (t.as_str(), s))).into_iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                write_json_str(out, tag);
+                out.push(b':');
+                self.write_value(out, *at, s);
+            }
+            out.push(b'}');
+        }
+        out.push(b'}');
+    }
+
+    /// Slot `i`'s value (`s` is that slot).
+    fn write_value(&self, out: &mut Vec<u8>, i: u32, s: &Slot) {
+        match s.value {
+            Val::Null => out.extend_from_slice(b"null"),
+            Val::Int(v) => push_int(out, v),
+            Val::Uint(v) => push_uint(out, v, 0),
+            Val::Float(v) => write_float(out, v),
+            Val::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+            Val::Str(span) => match std::str::from_utf8(span.of(self.frame)) {
+                Ok(text) => write_json_str(out, text),
+                Err(_) => write_json_str(out, &String::from_utf8_lossy(span.of(self.frame))),
+            },
+            Val::Bytes(span) => {
+                out.push(b'"');
+                write_hex(out, span.of(self.frame));
+                out.push(b'"');
+            }
+            Val::Uuid(at) => {
+                let mut bytes = [0u8; 16];
+                bytes.copy_from_slice(Span { at, len: 16 }.of(self.frame));
+                write_uuid(out, &bytes);
+            }
+            Val::Array => {
+                out.push(b'[');
+                for (n, (at, el)) in self.values.children(i).enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    self.write_value(out, at, el);
+                }
+                out.push(b']');
+            }
+            Val::Struct => self.write_struct(out, i),
+        }
+    }
+}
+
 /// Map-insert semantics over a list: each key once, at its first place, with its last value.
-fn dedup_last<'a, 'n>(items: impl Iterator<Item = (&'a str, &'n Node)>) -> Vec<(&'a str, &'n Node)> {
-    let mut kept: Vec<(&str, &Node)> = Vec::new();
+fn dedup_last<'a, 'n, N>(items: impl Iterator<Item = (&'a str, &'n N)>) -> Vec<(&'a str, &'n N)> {
+    let mut kept: Vec<(&str, &N)> = Vec::new();
     let mut index: Option<std::collections::HashMap<&str, usize>> = None;
     for (k, n) in items {
         // A linear search is fastest for the usual handful of fields; large structs get an index.
@@ -222,14 +338,7 @@ fn write_value(out: &mut Vec<u8>, node: &Node) {
         Value::None | Value::Array(None) | Value::Struct(false) | Value::Str(None) | Value::Bytes(None) => out.extend_from_slice(b"null"),
         Value::Int(v) => push_int(out, *v),
         Value::Uint(v) => push_uint(out, *v, 0),
-        Value::Float(v) => {
-            if v.is_finite() {
-                // serde_json's own float formatting, so the text matches `frame_contract`.
-                let _ = serde_json::to_writer(&mut *out, v);
-            } else {
-                write_json_str(out, &v.to_string());
-            }
-        }
+        Value::Float(v) => write_float(out, *v),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Str(Some(s)) => write_json_str(out, s),
         Value::InvalidUtf8(b) => write_json_str(out, &String::from_utf8_lossy(b)),
@@ -238,10 +347,7 @@ fn write_value(out: &mut Vec<u8>, node: &Node) {
             write_hex(out, b);
             out.push(b'"');
         }
-        Value::Uuid(u) => {
-            let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
-            write_json_str(out, uuid::Uuid::from_bytes(*u).hyphenated().encode_lower(&mut buf));
-        }
+        Value::Uuid(u) => write_uuid(out, u),
         Value::Array(Some(_)) => {
             out.push(b'[');
             for (i, c) in node.children.iter().filter(|c| c.role == Role::Element).enumerate() {
@@ -254,6 +360,20 @@ fn write_value(out: &mut Vec<u8>, node: &Node) {
         }
         Value::Struct(true) => write_struct(out, node),
     }
+}
+
+fn write_float(out: &mut Vec<u8>, v: f64) {
+    if v.is_finite() {
+        // serde_json's own float formatting, so the text matches `frame_contract`.
+        let _ = serde_json::to_writer(&mut *out, &v);
+    } else {
+        write_json_str(out, &v.to_string());
+    }
+}
+
+fn write_uuid(out: &mut Vec<u8>, u: &[u8; 16]) {
+    let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    write_json_str(out, uuid::Uuid::from_bytes(*u).hyphenated().encode_lower(&mut buf));
 }
 
 /// Lowercase hex, two digits per byte from one table lookup (record data

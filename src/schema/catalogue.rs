@@ -43,6 +43,8 @@ pub struct Catalogue {
     /// lookups made for every frame, without hashing.
     api_dense: [Vec<Vec<usize>>; 2],
     by_name: HashMap<String, Vec<usize>>,
+    /// `by_name` of the request and response headers, which every frame needs.
+    headers: [Vec<usize>; 2],
 }
 
 /// Api keys below this are looked up in `api_dense`.
@@ -112,6 +114,15 @@ impl Catalogue {
                 }
             }
         }
+        for (slot, name) in ["requestheader", "responseheader"].into_iter().enumerate() {
+            self.headers[slot] = self.by_name.get(name).cloned().unwrap_or_default();
+        }
+    }
+
+    /// The request (`kind` = Request) or response header at version `hv`.
+    pub fn header(&self, kind: MessageKind, hv: i16) -> Option<&MessageSpec> {
+        let idx = dense_slot(kind).map(|slot| &self.headers[slot]);
+        self.candidates(idx, None).map(|e| &e.spec).find(|s| s.valid_versions.contains(hv))
     }
 
     /// The entries of an API's requests or responses, newest first.

@@ -102,6 +102,7 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
         fields,
         source_text: None,
         shared_name: Default::default(),
+        plans: Default::default(),
     })
 }
 

@@ -6,6 +6,7 @@ pub mod import;
 pub mod intern;
 pub mod jsonc;
 pub mod model;
+pub mod plan;
 pub mod source;
 pub mod versions;
 

@@ -248,6 +248,9 @@ pub struct FieldLabels {
     pub ty: &'static str,
     /// The struct name of a struct or an array of structs (an element's type).
     pub struct_name: Option<&'static str>,
+    /// What a decoded value of this field means to the decoder, worked out
+    /// once here rather than by comparing names at every node.
+    pub meaning: FieldMeaning,
     /// Element names (`Topics[3]`) of the first indexes, made on first use, in
     /// chunks so that a short array costs a small table.
     elements: [OnceLock<ElementNames>; ELEMENT_CHUNKS],
@@ -268,6 +271,7 @@ impl FieldLabels {
             snake: intern(&crate::decode::fields::snake_case(&f.name)),
             ty: intern(&f.ty.to_string()),
             struct_name: f.ty.struct_name().map(intern),
+            meaning: FieldMeaning::of(f),
             elements: [const { OnceLock::new() }; ELEMENT_CHUNKS],
         }
     }
@@ -297,6 +301,36 @@ impl FieldLabels {
                     })
                 }
             }
+    }
+}
+
+/// The fields whose values the decoder acts on or names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldMeaning {
+    Plain,
+    /// A topic name: records further on belong to it.
+    TopicName,
+    /// The group's protocol type (`consumer` makes member metadata decodable).
+    ProtocolType,
+    /// An error code, shown with its name.
+    ErrorCode,
+    /// An API key, shown with the API's name.
+    ApiKey,
+}
+
+impl FieldMeaning {
+    pub fn of(f: &FieldSpec) -> FieldMeaning {
+        if f.entity_type.as_deref() == Some("topicName") {
+            FieldMeaning::TopicName
+        } else if f.name.eq_ignore_ascii_case("ProtocolType") {
+            FieldMeaning::ProtocolType
+        } else if f.name.ends_with("ErrorCode") {
+            FieldMeaning::ErrorCode
+        } else if f.name == "ApiKey" || f.name == "RequestApiKey" {
+            FieldMeaning::ApiKey
+        } else {
+            FieldMeaning::Plain
+        }
     }
 }
 
@@ -383,6 +417,9 @@ pub struct MessageSpec {
     /// The name as the decoder shares it between frames, made on first use.
     #[serde(skip)]
     pub shared_name: NameCache,
+    /// The layout at each version, made on first use (see [`super::plan`]).
+    #[serde(skip)]
+    pub plans: super::plan::PlanCache,
 }
 
 /// A message name as the decoder shares it: interned like the field labels

@@ -1,0 +1,420 @@
+//! Values-only decoding, for the JSON contract (`--format json`): the fields
+//! and their values, without the annotations that only the tree views show
+//! (encoding details, notes, docs, element names), into a flat tape of small
+//! copyable slots instead of a tree of nodes.
+//!
+//! It follows the message's [`StructPlan`] at the frame's version, reads with
+//! the same [`Reader`] and stops with the same errors as the annotated decoder
+//! ([`super::fields`]); tests hold the two to the same JSON on every contract
+//! case and on mutated input. Record batches and consumer-protocol bytes stay
+//! bytes: the contract prints them as hex.
+
+use super::reader::Reader;
+use super::tree::DecodeError;
+use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
+use crate::schema::Primitive;
+
+/// A frame's values: the header's and the body's structs, each a slot
+/// followed by its subtree.
+#[derive(Clone, Debug, Default)]
+pub struct Values {
+    pub slots: Vec<Slot>,
+    /// The header struct's slot.
+    pub header: Option<u32>,
+    /// The body struct's slot.
+    pub body: Option<u32>,
+}
+
+/// One field, array element or unknown tag. Its children are the slots after
+/// it, up to `end`.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    /// The field's name as a JSON key with its colon (`"GroupId":`); empty for others.
+    pub key: &'static str,
+    pub value: Val,
+    /// The index after this slot's subtree.
+    pub end: u32,
+    /// Declaration index (fields) or tag number (unknown tags).
+    pub decl: u32,
+    pub kind: SlotKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotKind {
+    /// A header or body struct.
+    Message,
+    Field,
+    Element,
+    /// A tagged field the definitions do not know at this version; `decl` is its tag.
+    UnknownTag,
+}
+
+/// A value as bytes of the frame where the frame already holds it (strings,
+/// bytes, uuids), so that decoding copies and validates nothing a renderer may not need.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Val {
+    /// Null, or nothing read (decoding stopped at this field).
+    Null,
+    Int(i64),
+    Uint(u64),
+    Float(f64),
+    Bool(bool),
+    /// String bytes (UTF-8 is checked when written out).
+    Str(Span),
+    Bytes(Span),
+    /// Offset of the 16 bytes.
+    Uuid(u32),
+    /// An array; its elements are the slot's children.
+    Array,
+    /// A struct; its fields are the slot's children.
+    Struct,
+}
+
+/// A range of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub at: u32,
+    pub len: u32,
+}
+
+impl Span {
+    pub fn of<'b>(&self, frame: &'b [u8]) -> &'b [u8] {
+        let at = self.at as usize;
+        frame.get(at..at + self.len as usize).unwrap_or_default()
+    }
+}
+
+impl Values {
+    /// Room for the values of a frame of `len` bytes (present, not declared),
+    /// as fields take a few bytes each: large frames then fill their tape
+    /// without copying it as it grows. Bounded; it grows past that as needed.
+    pub fn with_capacity_for(len: usize) -> Values {
+        Values { slots: Vec::with_capacity((len / 3 + 16).min(MAX_SLOTS_RESERVED)), header: None, body: None }
+    }
+
+    /// The children of slot `i`, in order.
+    pub fn children(&self, i: u32) -> impl Iterator<Item = (u32, &Slot)> + '_ {
+        let end = self.slots.get(i as usize).map_or(i, |s| s.end);
+        let mut next = i + 1;
+        std::iter::from_fn(move || {
+            if next >= end {
+                return None;
+            }
+            let at = next;
+            let slot = self.slots.get(at as usize)?;
+            next = slot.end.max(at + 1);
+            Some((at, slot))
+        })
+    }
+}
+
+type Res = Result<(), DecodeError>;
+
+/// Decode the struct `plan` from `frame[start..]` onto `values` as one
+/// message slot; returns the slot, where reading stopped, and the error if it
+/// did not finish.
+pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> (u32, usize, Res) {
+    let mut r = Reader::new(frame);
+    r.seek(start);
+    let mut d = ValueDecoder { r, slots: &mut values.slots };
+    let i = d.open("", SlotKind::Message, 0);
+    d.slots[i].value = Val::Struct;
+    let res = d.read_struct(plan);
+    d.close(i);
+    (i as u32, d.r.pos(), res)
+}
+
+struct ValueDecoder<'a, 's> {
+    r: Reader<'a>,
+    slots: &'s mut Vec<Slot>,
+}
+
+impl ValueDecoder<'_, '_> {
+    fn open(&mut self, key: &'static str, kind: SlotKind, decl: u32) -> usize {
+        self.slots.push(Slot { key, value: Val::Null, end: 0, decl, kind });
+        self.slots.len() - 1
+    }
+
+    fn close(&mut self, i: usize) {
+        self.slots[i].end = self.slots.len() as u32;
+    }
+
+    fn read_struct(&mut self, plan: &StructPlan) -> Res {
+        let fields = &plan.regular;
+        let mut i = 0;
+        while let Some(f) = fields.get(i) {
+            let (n, len) = (usize::from(f.run.0), f.run.1 as usize);
+            if n > 0 && len <= self.r.remaining() {
+                // A run of fixed-width fields whose bytes are all there: no check per field.
+                let at = self.r.pos();
+                let mut off = at;
+                for g in fields.get(i..i + n).unwrap_or_default() {
+                    if let Shape::Primitive(p) = g.shape {
+                        let end = self.slots.len() as u32 + 1;
+                        self.slots.push(Slot { key: g.json_key, value: fixed_value(p, self.r.buf(), off), end, decl: g.decl.into(), kind: SlotKind::Field });
+                        off += p.fixed_width().unwrap_or(0);
+                    }
+                }
+                self.r.seek(at + len);
+                i += n;
+            } else {
+                self.read_field(f)?;
+                i += 1;
+            }
+        }
+        match &plan.tagged {
+            Some(tagged) => self.read_tagged(tagged),
+            None => Ok(()),
+        }
+    }
+
+    fn read_field(&mut self, f: &FieldPlan) -> Res {
+        let i = self.open(f.json_key, SlotKind::Field, f.decl.into());
+        let res = match &f.shape {
+            Shape::Primitive(p) => self.read_primitive(*p, f.compact, f.name).map(|v| self.slots[i].value = v),
+            Shape::Struct(plan) => self.read_struct_value(f, plan, i),
+            Shape::Array(el) => self.read_array(f, el, i),
+        };
+        self.close(i);
+        res
+    }
+
+    fn read_primitive(&mut self, p: Primitive, compact: bool, name: &str) -> Result<Val, DecodeError> {
+        let r = &mut self.r;
+        Ok(match p {
+            Primitive::Bool => Val::Bool(r.u8(name)? != 0),
+            Primitive::Int8 => Val::Int(r.i8(name)?.into()),
+            Primitive::Int16 => Val::Int(r.i16(name)?.into()),
+            Primitive::Uint16 => Val::Uint(r.u16(name)?.into()),
+            Primitive::Int32 => Val::Int(r.i32(name)?.into()),
+            Primitive::Uint32 => Val::Uint(r.u32(name)?.into()),
+            Primitive::Int64 => Val::Int(r.i64(name)?),
+            Primitive::Float64 => Val::Float(r.f64(name)?),
+            Primitive::Uuid => {
+                let at = r.pos() as u32;
+                r.uuid(name)?;
+                Val::Uuid(at)
+            }
+            Primitive::String => match self.read_length(compact, false, name)? {
+                None => Val::Null,
+                Some(n) => Val::Str(self.take(n, name)?),
+            },
+            Primitive::Bytes | Primitive::Records => match self.read_length(compact, true, name)? {
+                None => Val::Null,
+                Some(n) => Val::Bytes(self.take(n, name)?),
+            },
+        })
+    }
+
+    fn take(&mut self, n: usize, name: &str) -> Result<Span, DecodeError> {
+        let at = self.r.pos() as u32;
+        self.r.take(n, name)?;
+        Ok(Span { at, len: n as u32 })
+    }
+
+    /// As [`super::fields`] reads lengths: compact uvarint(n+1) with 0 = null,
+    /// else int16 (strings) or int32 (bytes) with -1 = null.
+    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<Option<usize>, DecodeError> {
+        let at = self.r.pos();
+        if compact {
+            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
+            return Ok(u.value.checked_sub(1).map(|n| n as usize));
+        }
+        let n = if wide { self.r.i32(name)? } else { i32::from(self.r.i16(name)?) };
+        match n {
+            -1 => Ok(None),
+            n if n < -1 => Err(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
+            n => Ok(Some(n as usize)),
+        }
+    }
+
+    fn read_struct_value(&mut self, f: &FieldPlan, plan: &StructPlan, i: usize) -> Res {
+        if f.nullable {
+            // KIP-893: an int8 marker, -1 null, 1 present; tagged structs use a uvarint marker.
+            let present = if f.in_tag {
+                self.r.uvarint("struct presence marker")?.value > 0
+            } else {
+                self.r.i8("struct presence marker")? >= 0
+            };
+            if !present {
+                return Ok(());
+            }
+        }
+        self.slots[i].value = Val::Struct;
+        self.read_struct(plan)
+    }
+
+    fn read_array(&mut self, f: &FieldPlan, el: &Element, i: usize) -> Res {
+        let at = self.r.pos();
+        let name = f.name;
+        let count = if f.compact {
+            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
+            u.value.checked_sub(1).map(|n| n as usize)
+        } else {
+            let v = self.r.i32_or_else(|| format!("{name} length"))?;
+            if v < -1 {
+                return Err(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
+            }
+            usize::try_from(v).ok()
+        };
+        let Some(count) = count else { return Ok(()) };
+        self.slots[i].value = Val::Array;
+        // Every element takes at least one byte, except structs whose fields are all
+        // absent at this version; either way a longer count cannot be honest.
+        if count > self.r.remaining() {
+            return Err(DecodeError { offset: at, expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()) });
+        }
+        if count > 0 && matches!(el, Element::Array) {
+            return Err(DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() });
+        }
+        self.slots.reserve(count.min(MAX_RESERVE));
+        if let Element::Primitive(p) = el {
+            if let Some(w) = p.fixed_width().filter(|w| count.saturating_mul(*w) <= self.r.remaining()) {
+                // Fixed-width elements whose bytes are all there: no check per element.
+                let at = self.r.pos();
+                for k in 0..count {
+                    let end = self.slots.len() as u32 + 1;
+                    self.slots.push(Slot { key: "", value: fixed_value(*p, self.r.buf(), at + k * w), end, decl: 0, kind: SlotKind::Element });
+                }
+                self.r.seek(at + count * w);
+                return Ok(());
+            }
+        }
+        for _ in 0..count {
+            let e = self.open("", SlotKind::Element, 0);
+            let res = match el {
+                Element::Struct(plan) => {
+                    self.slots[e].value = Val::Struct;
+                    self.read_struct(plan)
+                }
+                Element::Primitive(p) => self.read_primitive(*p, f.compact, name).map(|v| self.slots[e].value = v),
+                Element::Array => Ok(()),
+            };
+            self.close(e);
+            res?;
+        }
+        Ok(())
+    }
+
+    /// KIP-482 tagged fields: uvarint count, then per field uvarint tag, uvarint size, payload.
+    fn read_tagged(&mut self, tagged: &[FieldPlan]) -> Res {
+        let at = self.r.pos();
+        let count = self.r.uvarint("tagged field count")?.value;
+        if count == 0 {
+            return Ok(());
+        }
+        // Each entry needs at least a tag byte and a size byte.
+        if count as usize > self.r.remaining() / 2 {
+            return Err(DecodeError { offset: at, expected: format!("{count} tagged fields, but only {} bytes remain", self.r.remaining()) });
+        }
+        for _ in 0..count {
+            let start = self.r.pos();
+            let tag = self.r.uvarint("tag")?;
+            let size = self.r.uvarint("tagged field size")?.value as usize;
+            let tag_no = tag.value as u32;
+            if size > self.r.remaining() {
+                return Err(DecodeError {
+                    offset: start + tag.len,
+                    expected: format!("tag {tag_no}: size {size}, but only {} bytes remain", self.r.remaining()),
+                });
+            }
+            let payload_at = self.r.pos();
+            match tagged.iter().find(|f| f.tag == tag_no) {
+                Some(f) => {
+                    let old_end = self.r.limit(size);
+                    let res = self.read_field(f);
+                    self.r.restore_end(old_end);
+                    res?;
+                    // A value shorter than its declared size: the rest is skipped.
+                    self.r.seek(payload_at + size);
+                }
+                None => {
+                    let data = self.take(size, "unknown tagged field")?;
+                    let i = self.open("", SlotKind::UnknownTag, tag_no);
+                    self.slots[i].value = Val::Bytes(data);
+                    self.close(i);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The value of fixed-width primitive `p` at `buf[at..]`, whose bytes the caller
+/// has checked are there (else null).
+#[inline]
+fn fixed_value(p: Primitive, buf: &[u8], at: usize) -> Val {
+    let Some(b) = buf.get(at..) else { return Val::Null };
+    fn be<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+        b.first_chunk::<N>().copied()
+    }
+    let v = match p {
+        Primitive::Bool => be::<1>(b).map(|x| Val::Bool(x[0] != 0)),
+        Primitive::Int8 => be::<1>(b).map(|x| Val::Int(i8::from_be_bytes(x).into())),
+        Primitive::Int16 => be::<2>(b).map(|x| Val::Int(i16::from_be_bytes(x).into())),
+        Primitive::Uint16 => be::<2>(b).map(|x| Val::Uint(u16::from_be_bytes(x).into())),
+        Primitive::Int32 => be::<4>(b).map(|x| Val::Int(i32::from_be_bytes(x).into())),
+        Primitive::Uint32 => be::<4>(b).map(|x| Val::Uint(u32::from_be_bytes(x).into())),
+        Primitive::Int64 => be::<8>(b).map(|x| Val::Int(i64::from_be_bytes(x))),
+        Primitive::Float64 => be::<8>(b).map(|x| Val::Float(f64::from_be_bytes(x))),
+        Primitive::Uuid => (b.len() >= 16).then_some(Val::Uuid(at as u32)),
+        Primitive::String | Primitive::Bytes | Primitive::Records => None,
+    };
+    v.unwrap_or(Val::Null)
+}
+
+/// Slots reserved ahead for a frame at most (48 MiB).
+const MAX_SLOTS_RESERVED: usize = 1 << 20;
+
+/// Capacity reserved ahead for an array's elements at most.
+const MAX_RESERVE: usize = 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{Catalogue, MessageKind};
+
+    /// A Heartbeat v4 body (flexible): GroupId "g", GenerationId 7, MemberId "m",
+    /// GroupInstanceId null, then a tagged section holding one unknown tag.
+    const BODY: &[u8] = &[0x02, b'g', 0, 0, 0, 7, 0x02, b'm', 0x00, 0x01, 0x05, 0x02, 0xab, 0xcd];
+
+    fn decode(bytes: &[u8]) -> (Values, usize, Res) {
+        let cat = Catalogue::builtin();
+        let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
+        let mut values = Values::default();
+        let (slot, end, res) = decode_message(bytes, 0, &spec.plan(4), &mut values);
+        values.body = Some(slot);
+        (values, end, res)
+    }
+
+    #[test]
+    fn fields_follow_the_plan_with_their_values_as_frame_ranges() {
+        let (v, end, res) = decode(BODY);
+        assert!(res.is_ok());
+        assert_eq!(end, BODY.len());
+        let fields: Vec<(&str, Val, SlotKind)> = v.children(0).map(|(_, s)| (s.key, s.value, s.kind)).collect();
+        assert_eq!(
+            fields,
+            [
+                ("\"GroupId\":", Val::Str(Span { at: 1, len: 1 }), SlotKind::Field),
+                ("\"GenerationId\":", Val::Int(7), SlotKind::Field),
+                ("\"MemberId\":", Val::Str(Span { at: 7, len: 1 }), SlotKind::Field),
+                ("\"GroupInstanceId\":", Val::Null, SlotKind::Field),
+                ("", Val::Bytes(Span { at: 12, len: 2 }), SlotKind::UnknownTag),
+            ]
+        );
+        assert_eq!(v.slots[5].decl, 5, "an unknown tag keeps its number");
+        assert_eq!(Span { at: 12, len: 2 }.of(BODY), [0xab, 0xcd]);
+    }
+
+    #[test]
+    fn a_short_frame_keeps_what_was_read_and_names_the_failing_read() {
+        let (v, _, res) = decode(&BODY[..5]);
+        let e = res.unwrap_err();
+        assert_eq!(e.offset, 2);
+        assert!(e.expected.starts_with("GenerationId: needs 4 bytes"), "{}", e.expected);
+        let values: Vec<Val> = v.children(0).map(|(_, s)| s.value).collect();
+        assert_eq!(values, [Val::Str(Span { at: 1, len: 1 }), Val::Null]);
+        assert!(v.slots.iter().all(|s| s.end as usize <= v.slots.len()), "every slot is closed");
+    }
+}

@@ -1,0 +1,163 @@
+//! A message's layout at one version, worked out once: which fields are on the
+//! wire in which form (compact or not, nullable or not, tagged with which tag).
+//! The values decoder walks these plans instead of asking the field specs the
+//! same version questions at every field of every frame.
+
+use super::model::{FieldSpec, FieldType, MessageSpec, Primitive};
+
+use super::intern::intern;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The fields of a struct at one version.
+#[derive(Clone, Debug)]
+pub struct StructPlan {
+    /// The fields in the fixed layout, in declaration order.
+    pub regular: Box<[FieldPlan]>,
+    /// The fields that may appear in the tagged section, in declaration order;
+    /// `None` when the version is not flexible (no tagged section at all).
+    pub tagged: Option<Box<[FieldPlan]>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldPlan {
+    /// The schema name, as error messages give it.
+    pub name: &'static str,
+    /// The name as a JSON object key with its colon (`"GroupId":`), escaped once here.
+    pub json_key: &'static str,
+    /// Position in the struct's declaration (the JSON contract's key order).
+    pub decl: u16,
+    /// The tag, for fields of the tagged section.
+    pub tag: u32,
+    pub nullable: bool,
+    /// Compact (uvarint-prefixed) strings, bytes and arrays.
+    pub compact: bool,
+    /// A tagged field: a nullable struct's marker is a uvarint, not an int8.
+    pub in_tag: bool,
+    pub shape: Shape,
+    /// The run of fixed-width fields that starts here (this one included): how
+    /// many, and their bytes. A decoder can check the run's bytes once and read
+    /// its fields without a check each. `(0, 0)` when this field is not fixed-width.
+    pub run: (u16, u32),
+}
+
+#[derive(Clone, Debug)]
+pub enum Shape {
+    Primitive(Primitive),
+    Struct(Box<StructPlan>),
+    Array(Element),
+}
+
+#[derive(Clone, Debug)]
+pub enum Element {
+    Primitive(Primitive),
+    Struct(Box<StructPlan>),
+    /// Arrays of arrays are not part of the schema language; reading one is an error.
+    Array,
+}
+
+impl StructPlan {
+    /// The plan of `fields` at `version` of a message flexible or not at that version.
+    pub fn compile(fields: &[FieldSpec], version: i16, flexible: bool) -> StructPlan {
+        let mut regular: Box<[FieldPlan]> = fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.is_regular_in(version))
+            .map(|(i, f)| FieldPlan::compile(f, i as u16, version, flexible, false))
+            .collect();
+        let mut run = (0u16, 0u32);
+        for f in regular.iter_mut().rev() {
+            run = match f.shape {
+                Shape::Primitive(p) => match p.fixed_width() {
+                    Some(w) => (run.0 + 1, run.1 + w as u32),
+                    None => (0, 0),
+                },
+                _ => (0, 0),
+            };
+            f.run = run;
+        }
+        let tagged = flexible.then(|| {
+            fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.is_tagged_in(version))
+                .map(|(i, f)| FieldPlan::compile(f, i as u16, version, flexible, true))
+                .collect()
+        });
+        StructPlan { regular, tagged }
+    }
+}
+
+impl FieldPlan {
+    fn compile(f: &FieldSpec, decl: u16, version: i16, flexible: bool, in_tag: bool) -> FieldPlan {
+        let nested = |fields: &[FieldSpec]| Box::new(StructPlan::compile(fields, version, flexible));
+        let shape = match &f.ty {
+            FieldType::Primitive(p) => Shape::Primitive(*p),
+            FieldType::Struct(_) => Shape::Struct(nested(&f.fields)),
+            FieldType::Array(inner) => Shape::Array(match &**inner {
+                FieldType::Primitive(p) => Element::Primitive(*p),
+                FieldType::Struct(_) => Element::Struct(nested(&f.fields)),
+                FieldType::Array(_) => Element::Array,
+            }),
+        };
+        FieldPlan {
+            name: intern(&f.name),
+            json_key: intern(&format!("{}:", serde_json::Value::from(f.name.as_str()))),
+            decl,
+            tag: f.tag.unwrap_or(0),
+            nullable: f.is_nullable_in(version),
+            compact: in_tag || f.flexible.map_or(flexible, |v| v.contains(version)),
+            in_tag,
+            shape,
+            run: (0, 0),
+        }
+    }
+}
+
+/// Versions below this have their plans kept with the spec; others are made per use.
+const CACHED_VERSIONS: usize = 64;
+
+/// A spec's plans, one per version, each made on first use. Like the label
+/// caches: not cloned with the spec (a clone may be edited) and not part of equality.
+#[derive(Default)]
+pub struct PlanCache(OnceLock<Box<[OnceLock<StructPlan>]>>);
+
+impl PlanCache {
+    fn get(&self, spec: &MessageSpec, version: i16) -> Option<&StructPlan> {
+        let slots = self.0.get_or_init(|| {
+            let n = usize::try_from(spec.valid_versions.hi).map_or(0, |hi| (hi + 1).min(CACHED_VERSIONS));
+            (0..n).map(|_| OnceLock::new()).collect()
+        });
+        let slot = slots.get(usize::try_from(version).ok()?)?;
+        Some(slot.get_or_init(|| StructPlan::compile(&spec.fields, version, spec.is_flexible(version))))
+    }
+}
+
+impl MessageSpec {
+    /// The layout of this message at `version`: kept for the versions the spec
+    /// defines, else made for this one call.
+    pub fn plan(&self, version: i16) -> std::borrow::Cow<'_, StructPlan> {
+        match self.plans.get(self, version) {
+            Some(p) => std::borrow::Cow::Borrowed(p),
+            None => std::borrow::Cow::Owned(StructPlan::compile(&self.fields, version, self.is_flexible(version))),
+        }
+    }
+}
+
+impl Clone for PlanCache {
+    fn clone(&self) -> Self {
+        PlanCache::default()
+    }
+}
+
+impl PartialEq for PlanCache {
+    fn eq(&self, _: &PlanCache) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for PlanCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PlanCache")
+    }
+}
