@@ -4,7 +4,7 @@
 mod inputs;
 
 use bytes::Bytes;
-use kwire::decode::{decode_frames, DecodeOptions, Direction};
+use kwire::decode::{for_each_frame, DecodeOptions, Direction};
 use kwire::schema::Catalogue;
 
 /// The allocator the kwire binary uses, so that figures match the command.
@@ -25,6 +25,8 @@ fn main() {
     };
     let mode = args.get(3).map_or("kwire", String::as_str);
     let cat = Catalogue::builtin();
+    // Each frame is decoded and dropped before the next, as the kafka-protocol
+    // reference decodes and drops each message (and as `kwire capture` streams).
     let t = std::time::Instant::now();
     let mut work = 0usize;
     for _ in 0..n {
@@ -32,23 +34,20 @@ fn main() {
             "oracle" => work += oracle(which, &bytes, true),
             "oracle-bare" => work += oracle(which, &bytes, false),
             "values-decode" => {
-                // The values-only decode alone, dropped as the kafka-protocol reference drops its structs.
+                // The values-only decode alone.
                 let lean = DecodeOptions { values_only: true, ..opts.clone() };
-                work += decode_frames(cat, &bytes, &lean).iter().map(|f| f.values.as_ref().map_or(0, |v| v.slots.len())).sum::<usize>();
+                for_each_frame(cat, &bytes, &lean, |f| work += f.values.as_ref().map_or(0, |v| v.slots.len()));
             }
             "values" => {
                 let mut out = Vec::new();
                 let lean = DecodeOptions { values_only: true, ..opts.clone() };
-                for f in decode_frames(cat, &bytes, &lean) {
-                    kwire::render::json::write_contract(&f, &mut out);
+                for_each_frame(cat, &bytes, &lean, |f| {
+                    kwire::render::json::write_contract(f, &mut out);
                     out.push(b'\n');
-                }
+                });
                 work += out.len();
             }
-            _ => {
-                // Decode and drop, as the kafka-protocol reference does with its structs.
-                work += decode_frames(cat, &bytes, &opts).iter().map(|f| f.root.children.len()).sum::<usize>();
-            }
+            _ => for_each_frame(cat, &bytes, &opts, |f| work += f.root.children.len()),
         }
     }
     eprintln!("{which} {mode}: {} bytes × {n} in {:?} ({work})", bytes.len(), t.elapsed());

@@ -42,24 +42,44 @@ impl DecodeOptions {
 /// the first frame whose size prefix cannot be trusted.
 pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Vec<Frame> {
     let mut frames = Vec::new();
-    let mut pos = 0;
-    while pos < input.len() {
-        let frame = decode_frame(cat, input.slice(pos..), pos, opts);
-        let used = frame.bytes.len();
-        let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(&frame));
-        if frames.is_empty() && used > 0 {
+    walk_frames(cat, input, opts, |frame| {
+        if frames.is_empty() && !frame.bytes.is_empty() {
             // Frames on one connection tend to be alike: reserve for as many as
             // the first one's size suggests (bounded), not by repeated doubling.
-            let estimate = input.len() / used;
+            let estimate = input.len() / frame.bytes.len();
             frames.reserve(estimate.min(input.len() / 64 + 1).min(MAX_FRAMES_RESERVED));
         }
         frames.push(frame);
+        None
+    });
+    frames
+}
+
+/// [`decode_frames`] one frame at a time, each shown to `each` as it is
+/// decoded and then dropped: memory stays that of one frame however many the
+/// input holds, and values-only decoding reuses one tape for all of them.
+pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(&Frame)) {
+    walk_frames(cat, input, opts, |frame| {
+        each(&frame);
+        frame.values.map(Values::emptied)
+    });
+}
+
+/// Decode `input`'s frames in order, handing each to `each`, which may give
+/// back a values tape for the next frame to fill.
+fn walk_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(Frame) -> Option<Values>) {
+    let mut spare = None;
+    let mut pos = 0;
+    while pos < input.len() {
+        let frame = decode_frame_at(cat, input, pos, pos, opts, spare.take());
+        let used = frame.bytes.len();
+        let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(&frame));
+        spare = each(frame);
         if stop || used == 0 {
             break;
         }
         pos += used;
     }
-    frames
 }
 
 /// Frames reserved ahead at most by [`decode_frames`].
@@ -74,6 +94,13 @@ fn frame_truncated(f: &Frame) -> bool {
 
 /// Decode one frame from the start of `data` (which may hold more frames after it).
 pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &DecodeOptions) -> Frame {
+    decode_frame_at(cat, &data, 0, input_offset, opts, None)
+}
+
+/// [`decode_frame`] of the frame at `input[start..]`, filling `spare` (an
+/// emptied tape) when decoding values only.
+fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions, spare: Option<Values>) -> Frame {
+    let data = input.get(start..).unwrap_or_default();
     let direction = opts.direction.unwrap_or(Direction::Request);
     let mut frame = Frame {
         direction,
@@ -81,14 +108,14 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
         api_version: opts.api_version,
         header_version: None,
         input_offset,
-        bytes: data.clone(),
+        bytes: Bytes::new(),
         root: Node::new(direction_label(direction), "message", 0, Region::Frame, Role::Structure),
         values: None,
         error: None,
         warnings: Vec::new(),
     };
     // The size prefix decides how many bytes belong to this frame.
-    let mut r = Reader::new(&data);
+    let mut r = Reader::new(data);
     let size_node = || {
         let mut n = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
         n.doc = Some("length-delimited framing".into());
@@ -102,6 +129,7 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
             size_node.set_error(e.expected.clone());
             frame.root.children.push(size_node);
             frame.root.len = data.len();
+            frame.bytes = input.slice(start..);
             frame.error = Some(e);
             return frame;
         }
@@ -120,7 +148,7 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
     let mut truncated = None;
     let frame_len = if size < 0 {
         frame.error = Some(DecodeError { offset: 0, expected: format!("a frame size >= 0, found {size}") });
-        frame.bytes = data.slice(..4);
+        frame.bytes = input.slice(start..start + 4);
         frame.root.len = 4;
         return frame;
     } else if 4 + size as usize > data.len() {
@@ -132,12 +160,15 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
     } else {
         4 + size as usize
     };
-    let bytes = data.slice(..frame_len);
-    frame.bytes = bytes.clone();
+    let bytes = input.slice(start..start + frame_len);
     if opts.values_only {
-        frame.values = Some(Values::with_capacity_for(frame_len));
+        frame.values = Some(match spare {
+            Some(v) => v.reserved_for(frame_len),
+            None => Values::with_capacity_for(frame_len),
+        });
     }
     let body = decode_message(cat, &bytes, opts, &mut frame);
+    frame.bytes = bytes;
     if let Err(e) = body {
         frame.error = Some(e);
     }
@@ -191,7 +222,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             if opts.header_only {
                 return header_only_done(spec, v, frame);
             }
-            decode_body(cat, bytes, spec, v, end, Region::RequestBody, frame, opts.context())
+            decode_body(cat, bytes, spec, v, end, frame, opts)
         }
         Direction::Response => {
             let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
@@ -211,7 +242,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             if opts.header_only {
                 return header_only_done(spec, v, frame);
             }
-            let res = decode_body(cat, bytes, spec, v, end, Region::ResponseBody, frame, opts.context());
+            let res = decode_body(cat, bytes, spec, v, end, frame, opts);
             if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
                 // A broker that does not support the requested version answers with a v0 body.
                 if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
@@ -220,7 +251,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
                     retry.values = retry.values.map(|_| Values::default());
                     retry.warnings.clear();
                     let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry)?;
-                    if decode_body(cat, bytes, v0, 0, end, Region::ResponseBody, &mut retry, opts.context()).is_ok() {
+                    if decode_body(cat, bytes, v0, 0, end, &mut retry, opts).is_ok() {
                         retry.api_version = Some(0);
                         retry.warnings.push(format!(
                             "decoded as ApiVersions v0: the v{v} body did not parse; brokers answer an unsupported version with a v0 body"
@@ -301,9 +332,11 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
     res.map(|_| end)
 }
 
-fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, region: Region, frame: &mut Frame, ctx: Context) -> Result<(), DecodeError> {
-    frame.root.name = spec.shared_name.get(&spec.name).into();
-    frame.root.note = Some(version_note(version));
+fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, frame: &mut Frame, opts: &DecodeOptions) -> Result<(), DecodeError> {
+    let region = match frame.direction {
+        Direction::Request => Region::RequestBody,
+        Direction::Response => Region::ResponseBody,
+    };
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     if let Some(values) = &mut frame.values {
@@ -314,10 +347,12 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
             false => Ok(()),
         });
     }
+    frame.root.name = spec.shared_name.get(&spec.name).into();
+    frame.root.note = Some(version_note(version));
     let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.doc = Some(body_doc(version));
     node.value = Value::None;
-    let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, ctx);
+    let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, opts.context());
     let mut res = d.read_struct(&spec.fields, &mut node.children);
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);

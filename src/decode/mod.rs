@@ -8,5 +8,5 @@ pub mod reader;
 pub mod tree;
 pub mod values;
 
-pub use frame::{decode_frame, decode_frames, DecodeOptions};
+pub use frame::{decode_frame, decode_frames, for_each_frame, DecodeOptions};
 pub use tree::{DecodeError, Direction, Frame, Node, Region, Role, Text, Value};

@@ -460,7 +460,8 @@ pub struct Frame {
     pub bytes: Bytes,
     pub root: Node,
     /// Values-only decoding ([`super::DecodeOptions::values_only`]): the header's
-    /// and body's values, which `root` then leaves out.
+    /// and body's values. `root` is then only the message's outline: no nodes
+    /// for the framing, header or body, and not named after the message.
     pub values: Option<super::values::Values>,
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).

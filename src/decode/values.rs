@@ -89,7 +89,21 @@ impl Values {
     /// as fields take a few bytes each: large frames then fill their tape
     /// without copying it as it grows. Bounded; it grows past that as needed.
     pub fn with_capacity_for(len: usize) -> Values {
-        Values { slots: Vec::with_capacity((len / 3 + 16).min(MAX_SLOTS_RESERVED)), header: None, body: None }
+        Values::default().reserved_for(len)
+    }
+
+    /// This tape emptied, its memory kept for the next frame.
+    pub fn emptied(mut self) -> Values {
+        self.slots.clear();
+        self.header = None;
+        self.body = None;
+        self
+    }
+
+    /// [`Values::with_capacity_for`] in this (empty) tape's memory.
+    pub fn reserved_for(mut self, len: usize) -> Values {
+        self.slots.reserve((len / 3 + 4).min(MAX_SLOTS_RESERVED));
+        self
     }
 
     /// The children of slot `i`, in order.
@@ -116,30 +130,67 @@ type Res = Result<(), DecodeError>;
 pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> (u32, usize, Res) {
     let mut r = Reader::new(frame);
     r.seek(start);
-    let mut d = ValueDecoder { r, slots: &mut values.slots };
+    let mut d = ValueDecoder { r, slots: &mut values.slots, error: None };
     let i = d.open("", SlotKind::Message, 0);
     d.slots[i].value = Val::Struct;
     let res = d.read_struct(plan);
     d.close(i);
+    let res = match (res, d.error) {
+        (Ok(()), _) => Ok(()),
+        (Err(Stop), Some(e)) => Err(e),
+        (Err(Stop), None) => Err(DecodeError { offset: d.r.pos(), expected: "a value (decoding stopped without a reason)".into() }),
+    };
     (i as u32, d.r.pos(), res)
 }
+
+/// Decoding stopped; the reason is in [`ValueDecoder::error`]. Small, so that
+/// every read's result stays in registers.
+struct Stop;
+
+type Step<T = ()> = Result<T, Stop>;
 
 struct ValueDecoder<'a, 's> {
     r: Reader<'a>,
     slots: &'s mut Vec<Slot>,
+    /// Why decoding stopped.
+    error: Option<DecodeError>,
 }
 
 impl ValueDecoder<'_, '_> {
+    /// A read's value, or [`Stop`] with its error kept.
+    #[inline]
+    fn ok<T>(&mut self, read: Result<T, DecodeError>) -> Step<T> {
+        read.map_err(|e| self.stop(e))
+    }
+
+    #[cold]
+    fn stop(&mut self, e: DecodeError) -> Stop {
+        self.error = Some(e);
+        Stop
+    }
+
+    #[inline]
     fn open(&mut self, key: &'static str, kind: SlotKind, decl: u32) -> usize {
         self.slots.push(Slot { key, value: Val::Null, end: 0, decl, kind });
         self.slots.len() - 1
     }
 
+    #[inline]
     fn close(&mut self, i: usize) {
-        self.slots[i].end = self.slots.len() as u32;
+        let end = self.slots.len() as u32;
+        if let Some(s) = self.slots.get_mut(i) {
+            s.end = end;
+        }
     }
 
-    fn read_struct(&mut self, plan: &StructPlan) -> Res {
+    #[inline]
+    fn set(&mut self, i: usize, value: Val) {
+        if let Some(s) = self.slots.get_mut(i) {
+            s.value = value;
+        }
+    }
+
+    fn read_struct(&mut self, plan: &StructPlan) -> Step {
         let fields = &plan.regular;
         let mut i = 0;
         while let Some(f) = fields.get(i) {
@@ -158,20 +209,94 @@ impl ValueDecoder<'_, '_> {
                 self.r.seek(at + len);
                 i += n;
             } else {
-                self.read_field(f)?;
+                if !self.quick_length_prefixed(f) {
+                    self.read_field(f)?;
+                }
                 i += 1;
             }
         }
         match &plan.tagged {
+            // The usual tagged section: empty, a single zero byte.
+            Some(_) if self.r.remaining() > 0 && self.r.buf().get(self.r.pos()) == Some(&0) => {
+                self.r.seek(self.r.pos() + 1);
+                Ok(())
+            }
             Some(tagged) => self.read_tagged(tagged),
             None => Ok(()),
         }
     }
 
-    fn read_field(&mut self, f: &FieldPlan) -> Res {
+    /// A string or bytes field with a one-byte compact length or a fixed-width
+    /// length, whose bytes are all there, read without the general path. Returns
+    /// false, having read nothing, for anything else (the general path then
+    /// reads it, or reports why it cannot).
+    #[inline]
+    fn quick_length_prefixed(&mut self, f: &FieldPlan) -> bool {
+        let (make, wide): (fn(Span) -> Val, bool) = match f.shape {
+            Shape::Primitive(Primitive::String) => (Val::Str, false),
+            Shape::Primitive(Primitive::Bytes | Primitive::Records) => (Val::Bytes, true),
+            Shape::Array(Element::Primitive(p)) => return self.quick_fixed_array(f, p),
+            _ => return false,
+        };
+        let (pos, rem, buf) = (self.r.pos(), self.r.remaining(), self.r.buf());
+        let prefix = if f.compact { 1 } else if wide { 4 } else { 2 };
+        let Some(head) = buf.get(pos..pos + prefix).filter(|_| prefix <= rem) else { return false };
+        let len = match *head {
+            [b] if b < 0x80 => i64::from(b) - 1,
+            [a, b] => i64::from(i16::from_be_bytes([a, b])),
+            [a, b, c, d] => i64::from(i32::from_be_bytes([a, b, c, d])),
+            _ => return false,
+        };
+        let (value, used) = match usize::try_from(len) {
+            Ok(n) if prefix + n <= rem => (make(Span { at: (pos + prefix) as u32, len: n as u32 }), prefix + n),
+            Err(_) if len == -1 => (Val::Null, prefix),
+            _ => return false,
+        };
+        let end = self.slots.len() as u32 + 1;
+        self.slots.push(Slot { key: f.json_key, value, end, decl: f.decl.into(), kind: SlotKind::Field });
+        self.r.seek(pos + used);
+        true
+    }
+
+    /// [`Self::quick_length_prefixed`] for an array of fixed-width primitives.
+    #[inline]
+    fn quick_fixed_array(&mut self, f: &FieldPlan, p: Primitive) -> bool {
+        let Some(w) = p.fixed_width() else { return false };
+        let (pos, rem, buf) = (self.r.pos(), self.r.remaining(), self.r.buf());
+        let prefix = if f.compact { 1 } else { 4 };
+        let Some(head) = buf.get(pos..pos + prefix).filter(|_| prefix <= rem) else { return false };
+        let count = match *head {
+            [b] if b < 0x80 => i64::from(b) - 1,
+            [a, b, c, d] => i64::from(i32::from_be_bytes([a, b, c, d])),
+            _ => return false,
+        };
+        let Ok(count) = usize::try_from(count) else {
+            if count != -1 {
+                return false;
+            }
+            let end = self.slots.len() as u32 + 1;
+            self.slots.push(Slot { key: f.json_key, value: Val::Null, end, decl: f.decl.into(), kind: SlotKind::Field });
+            self.r.seek(pos + prefix);
+            return true;
+        };
+        if count > (rem - prefix) / w {
+            return false;
+        }
+        let end = (self.slots.len() + 1 + count) as u32;
+        self.slots.push(Slot { key: f.json_key, value: Val::Array, end, decl: f.decl.into(), kind: SlotKind::Field });
+        let at = pos + prefix;
+        for k in 0..count {
+            let end = self.slots.len() as u32 + 1;
+            self.slots.push(Slot { key: "", value: fixed_value(p, buf, at + k * w), end, decl: 0, kind: SlotKind::Element });
+        }
+        self.r.seek(at + count * w);
+        true
+    }
+
+    fn read_field(&mut self, f: &FieldPlan) -> Step {
         let i = self.open(f.json_key, SlotKind::Field, f.decl.into());
         let res = match &f.shape {
-            Shape::Primitive(p) => self.read_primitive(*p, f.compact, f.name).map(|v| self.slots[i].value = v),
+            Shape::Primitive(p) => self.read_primitive(*p, f.compact, f.name).map(|v| self.set(i, v)),
             Shape::Struct(plan) => self.read_struct_value(f, plan, i),
             Shape::Array(el) => self.read_array(f, el, i),
         };
@@ -179,22 +304,9 @@ impl ValueDecoder<'_, '_> {
         res
     }
 
-    fn read_primitive(&mut self, p: Primitive, compact: bool, name: &str) -> Result<Val, DecodeError> {
-        let r = &mut self.r;
+    #[inline]
+    fn read_primitive(&mut self, p: Primitive, compact: bool, name: &str) -> Step<Val> {
         Ok(match p {
-            Primitive::Bool => Val::Bool(r.u8(name)? != 0),
-            Primitive::Int8 => Val::Int(r.i8(name)?.into()),
-            Primitive::Int16 => Val::Int(r.i16(name)?.into()),
-            Primitive::Uint16 => Val::Uint(r.u16(name)?.into()),
-            Primitive::Int32 => Val::Int(r.i32(name)?.into()),
-            Primitive::Uint32 => Val::Uint(r.u32(name)?.into()),
-            Primitive::Int64 => Val::Int(r.i64(name)?),
-            Primitive::Float64 => Val::Float(r.f64(name)?),
-            Primitive::Uuid => {
-                let at = r.pos() as u32;
-                r.uuid(name)?;
-                Val::Uuid(at)
-            }
             Primitive::String => match self.read_length(compact, false, name)? {
                 None => Val::Null,
                 Some(n) => Val::Str(self.take(n, name)?),
@@ -203,69 +315,86 @@ impl ValueDecoder<'_, '_> {
                 None => Val::Null,
                 Some(n) => Val::Bytes(self.take(n, name)?),
             },
+            fixed => {
+                let at = self.r.pos();
+                let width = fixed.fixed_width().unwrap_or(0);
+                // Read through the reader for its error when the bytes are not all there.
+                let read = self.r.take(width, name);
+                self.ok(read)?;
+                fixed_value(fixed, self.r.buf(), at)
+            }
         })
     }
 
-    fn take(&mut self, n: usize, name: &str) -> Result<Span, DecodeError> {
+    #[inline]
+    fn take(&mut self, n: usize, name: &str) -> Step<Span> {
         let at = self.r.pos() as u32;
-        self.r.take(n, name)?;
+        let read = self.r.take(n, name);
+        self.ok(read)?;
         Ok(Span { at, len: n as u32 })
     }
 
     /// As [`super::fields`] reads lengths: compact uvarint(n+1) with 0 = null,
     /// else int16 (strings) or int32 (bytes) with -1 = null.
-    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<Option<usize>, DecodeError> {
+    #[inline]
+    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Step<Option<usize>> {
         let at = self.r.pos();
         if compact {
-            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
+            let read = self.r.uvarint_or_else(|| format!("{name} length"));
+            let u = self.ok(read)?;
             return Ok(u.value.checked_sub(1).map(|n| n as usize));
         }
-        let n = if wide { self.r.i32(name)? } else { i32::from(self.r.i16(name)?) };
-        match n {
+        let read = if wide { self.r.i32(name) } else { self.r.i16(name).map(i32::from) };
+        match self.ok(read)? {
             -1 => Ok(None),
-            n if n < -1 => Err(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
+            n if n < -1 => Err(self.stop(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") })),
             n => Ok(Some(n as usize)),
         }
     }
 
-    fn read_struct_value(&mut self, f: &FieldPlan, plan: &StructPlan, i: usize) -> Res {
+    fn read_struct_value(&mut self, f: &FieldPlan, plan: &StructPlan, i: usize) -> Step {
         if f.nullable {
             // KIP-893: an int8 marker, -1 null, 1 present; tagged structs use a uvarint marker.
             let present = if f.in_tag {
-                self.r.uvarint("struct presence marker")?.value > 0
+                let read = self.r.uvarint("struct presence marker");
+                self.ok(read)?.value > 0
             } else {
-                self.r.i8("struct presence marker")? >= 0
+                let read = self.r.i8("struct presence marker");
+                self.ok(read)? >= 0
             };
             if !present {
                 return Ok(());
             }
         }
-        self.slots[i].value = Val::Struct;
+        self.set(i, Val::Struct);
         self.read_struct(plan)
     }
 
-    fn read_array(&mut self, f: &FieldPlan, el: &Element, i: usize) -> Res {
+    fn read_array(&mut self, f: &FieldPlan, el: &Element, i: usize) -> Step {
         let at = self.r.pos();
         let name = f.name;
         let count = if f.compact {
-            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
-            u.value.checked_sub(1).map(|n| n as usize)
+            let read = self.r.uvarint_or_else(|| format!("{name} length"));
+            self.ok(read)?.value.checked_sub(1).map(|n| n as usize)
         } else {
-            let v = self.r.i32_or_else(|| format!("{name} length"))?;
+            let read = self.r.i32_or_else(|| format!("{name} length"));
+            let v = self.ok(read)?;
             if v < -1 {
-                return Err(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
+                return Err(self.stop(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") }));
             }
             usize::try_from(v).ok()
         };
         let Some(count) = count else { return Ok(()) };
-        self.slots[i].value = Val::Array;
+        self.set(i, Val::Array);
         // Every element takes at least one byte, except structs whose fields are all
         // absent at this version; either way a longer count cannot be honest.
         if count > self.r.remaining() {
-            return Err(DecodeError { offset: at, expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()) });
+            let e = DecodeError { offset: at, expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()) };
+            return Err(self.stop(e));
         }
         if count > 0 && matches!(el, Element::Array) {
-            return Err(DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() });
+            let e = DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() };
+            return Err(self.stop(e));
         }
         self.slots.reserve(count.min(MAX_RESERVE));
         if let Element::Primitive(p) = el {
@@ -284,10 +413,10 @@ impl ValueDecoder<'_, '_> {
             let e = self.open("", SlotKind::Element, 0);
             let res = match el {
                 Element::Struct(plan) => {
-                    self.slots[e].value = Val::Struct;
+                    self.set(e, Val::Struct);
                     self.read_struct(plan)
                 }
-                Element::Primitive(p) => self.read_primitive(*p, f.compact, name).map(|v| self.slots[e].value = v),
+                Element::Primitive(p) => self.read_primitive(*p, f.compact, name).map(|v| self.set(e, v)),
                 Element::Array => Ok(()),
             };
             self.close(e);
@@ -297,26 +426,31 @@ impl ValueDecoder<'_, '_> {
     }
 
     /// KIP-482 tagged fields: uvarint count, then per field uvarint tag, uvarint size, payload.
-    fn read_tagged(&mut self, tagged: &[FieldPlan]) -> Res {
+    fn read_tagged(&mut self, tagged: &[FieldPlan]) -> Step {
         let at = self.r.pos();
-        let count = self.r.uvarint("tagged field count")?.value;
+        let read = self.r.uvarint("tagged field count");
+        let count = self.ok(read)?.value;
         if count == 0 {
             return Ok(());
         }
         // Each entry needs at least a tag byte and a size byte.
         if count as usize > self.r.remaining() / 2 {
-            return Err(DecodeError { offset: at, expected: format!("{count} tagged fields, but only {} bytes remain", self.r.remaining()) });
+            let e = DecodeError { offset: at, expected: format!("{count} tagged fields, but only {} bytes remain", self.r.remaining()) };
+            return Err(self.stop(e));
         }
         for _ in 0..count {
             let start = self.r.pos();
-            let tag = self.r.uvarint("tag")?;
-            let size = self.r.uvarint("tagged field size")?.value as usize;
+            let read = self.r.uvarint("tag");
+            let tag = self.ok(read)?;
+            let read = self.r.uvarint("tagged field size");
+            let size = self.ok(read)?.value as usize;
             let tag_no = tag.value as u32;
             if size > self.r.remaining() {
-                return Err(DecodeError {
+                let e = DecodeError {
                     offset: start + tag.len,
                     expected: format!("tag {tag_no}: size {size}, but only {} bytes remain", self.r.remaining()),
-                });
+                };
+                return Err(self.stop(e));
             }
             let payload_at = self.r.pos();
             match tagged.iter().find(|f| f.tag == tag_no) {
@@ -331,7 +465,7 @@ impl ValueDecoder<'_, '_> {
                 None => {
                     let data = self.take(size, "unknown tagged field")?;
                     let i = self.open("", SlotKind::UnknownTag, tag_no);
-                    self.slots[i].value = Val::Bytes(data);
+                    self.set(i, Val::Bytes(data));
                     self.close(i);
                 }
             }

@@ -120,12 +120,13 @@ impl Catalogue {
     }
 
     /// The request (`kind` = Request) or response header at version `hv`.
+    #[inline]
     pub fn header(&self, kind: MessageKind, hv: i16) -> Option<&MessageSpec> {
-        let idx = dense_slot(kind).map(|slot| &self.headers[slot]);
-        self.candidates(idx, None).map(|e| &e.spec).find(|s| s.valid_versions.contains(hv))
+        self.newest_at(dense_slot(kind).map(|slot| &self.headers[slot]), hv)
     }
 
     /// The entries of an API's requests or responses, newest first.
+    #[inline]
     fn api_entries(&self, kind: MessageKind, api_key: i16) -> Option<&Vec<usize>> {
         let dense = dense_slot(kind).zip(usize::try_from(api_key).ok()).and_then(|(slot, k)| self.api_dense[slot].get(k));
         match dense {
@@ -204,10 +205,26 @@ impl Catalogue {
 
     /// The definition of an API's request or response at `version`: loaded
     /// definitions first, then the newest release that defines the version.
+    #[inline]
     pub fn message(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
-        self.candidates(self.api_entries(kind, api_key), pin)
-            .map(|e| &e.spec)
-            .find(|s| s.valid_versions.contains(version))
+        match pin {
+            None => self.newest_at(self.api_entries(kind, api_key), version),
+            Some(_) => self.candidates(self.api_entries(kind, api_key), pin).map(|e| &e.spec).find(|s| s.valid_versions.contains(version)),
+        }
+    }
+
+    /// The newest of `idx`'s entries that defines `version`: the lookup made
+    /// for every frame, as a plain loop.
+    #[inline]
+    fn newest_at(&self, idx: Option<&Vec<usize>>, version: i16) -> Option<&MessageSpec> {
+        let idx = idx?;
+        for &i in idx {
+            let spec = &self.entries.get(i)?.spec;
+            if spec.valid_versions.contains(version) {
+                return Some(spec);
+            }
+        }
+        None
     }
 
     /// Any definition by name (case-insensitive) at `version`.

@@ -123,6 +123,7 @@ const CACHED_VERSIONS: usize = 64;
 pub struct PlanCache(OnceLock<Box<[OnceLock<StructPlan>]>>);
 
 impl PlanCache {
+    #[inline]
     fn get(&self, spec: &MessageSpec, version: i16) -> Option<&StructPlan> {
         let slots = self.0.get_or_init(|| {
             let n = usize::try_from(spec.valid_versions.hi).map_or(0, |hi| (hi + 1).min(CACHED_VERSIONS));
@@ -136,6 +137,7 @@ impl PlanCache {
 impl MessageSpec {
     /// The layout of this message at `version`: kept for the versions the spec
     /// defines, else made for this one call.
+    #[inline]
     pub fn plan(&self, version: i16) -> std::borrow::Cow<'_, StructPlan> {
         match self.plans.get(self, version) {
             Some(p) => std::borrow::Cow::Borrowed(p),
