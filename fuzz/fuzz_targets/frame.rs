@@ -1,6 +1,7 @@
 //! The frame decoder over every API and version, requests and responses: the
 //! first two bytes pick a response's API and version, the rest is the input.
-//! No panic; every node inside the frame; renderers cope with the partial tree.
+//! No panic; every node inside the frame; renderers cope with the partial tree;
+//! the values-only decoder (`--format json`) prints what the tree's contract prints.
 #![no_main]
 use bytes::Bytes;
 use kwire::decode::{decode_frames, DecodeOptions, Direction};
@@ -25,7 +26,17 @@ fuzz_target!(|data: &[u8]| {
         DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(v), max_decompressed: Some(1 << 20), ..Default::default() }
     };
     let input = Bytes::copy_from_slice(&data[2..]);
-    for f in decode_frames(cat, &input, &opts) {
+    let full = decode_frames(cat, &input, &opts);
+    let lean = decode_frames(cat, &input, &DecodeOptions { values_only: true, ..opts.clone() });
+    assert_eq!(lean.len(), full.len());
+    for (l, f) in lean.iter().zip(&full) {
+        if f.bytes.len() <= 4096 {
+            let mut written = Vec::new();
+            kwire::render::json::write_contract(l, &mut written);
+            assert_eq!(String::from_utf8(written).expect("UTF-8 JSON"), kwire::render::json::frame_contract(f).to_string());
+        }
+    }
+    for f in full {
         f.root.walk(&mut |n, _| assert!(n.end() <= f.bytes.len().max(4) || n.role == kwire::decode::Role::Decompressed));
         if let Some(e) = &f.error {
             assert!(e.offset <= f.bytes.len());

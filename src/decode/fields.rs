@@ -201,7 +201,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 node.children.push(ver);
                 node.children.push(body);
             }
-            Err((_, e)) => {
+            Err(failed) => {
+                let e = failed.1;
                 node.note = Some(format!("(not a {schema}: {e})").into());
             }
         }
@@ -661,9 +662,12 @@ fn header_doc(name: &str, region: Region) -> Option<&'static str> {
     })
 }
 
+/// A struct decoded up to an error, and the error.
+pub type PartialStruct = (Node, DecodeError);
+
 /// Decode a schema-defined struct that sits inside other bytes (record keys and
 /// values, consumer protocol metadata), with offsets in the same buffer.
-/// Trailing bytes are reported as a warning. On error, returns the partial node.
+/// Trailing bytes are reported as a warning. On error, returns the partial node (boxed: it is large).
 pub fn decode_embedded(
     cat: &Catalogue,
     buf: &Bytes,
@@ -671,7 +675,7 @@ pub fn decode_embedded(
     version: i16,
     (start, end): (usize, usize),
     region: Region,
-) -> Result<(Node, Vec<String>), (Node, DecodeError)> {
+) -> Result<(Node, Vec<String>), Box<PartialStruct>> {
     let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
     let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.note = Some(version_note(version));
@@ -687,7 +691,7 @@ pub fn decode_embedded(
         }
         Err(e) => {
             node.set_error(e.expected.clone());
-            Err((node, e))
+            Err(Box::new((node, e)))
         }
     }
 }

@@ -72,7 +72,8 @@ pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Optio
             let err = (end < bytes.len()).then(|| DecodeError { offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
             (root, err, warnings)
         }
-        Err((node, e)) => {
+        Err(failed) => {
+            let (node, e) = *failed;
             root.children.push(node);
             (root, Some(e), Vec::new())
         }

@@ -45,7 +45,10 @@ pub fn struct_figure(cat: &Catalogue, spec: &MessageSpec, version: i16, values: 
     let caption = format!("{} v{version}, {} bytes", spec.name, bytes.len());
     match decode_embedded(cat, &bytes, spec, version, (0, bytes.len()), region) {
         Ok((root, warnings)) => Figure { caption, bytes, root, header_version: None, error: (!warnings.is_empty()).then(|| warnings.join("; ")) },
-        Err((root, e)) => Figure { caption, bytes, root, header_version: None, error: Some(e.to_string()) },
+        Err(failed) => {
+            let (root, e) = *failed;
+            Figure { caption, bytes, root, header_version: None, error: Some(e.to_string()) }
+        }
     }
 }
 

@@ -193,7 +193,8 @@ fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: 
             warnings.append(&mut w);
             out.push(node);
         }
-        Err((node, e)) => {
+        Err(failed) => {
+            let (node, e) = *failed;
             warnings.push(format!("{} v{version}: {e}", spec.name));
             out.push(node);
         }

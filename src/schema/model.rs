@@ -334,28 +334,37 @@ impl FieldMeaning {
     }
 }
 
-/// A lazily made [`FieldLabels`]. Not cloned with its spec (a clone may be
-/// edited) and not part of a spec's equality.
-#[derive(Default)]
-pub struct LabelCache(OnceLock<FieldLabels>);
+/// Something the decoder works out from a spec on first use and keeps with
+/// it. Not cloned with its spec (a clone may be edited) and not part of a
+/// spec's equality.
+pub struct SpecCache<T>(pub(crate) OnceLock<T>);
 
-impl Clone for LabelCache {
-    fn clone(&self) -> Self {
-        LabelCache::default()
+impl<T> Default for SpecCache<T> {
+    fn default() -> Self {
+        SpecCache(OnceLock::new())
     }
 }
 
-impl PartialEq for LabelCache {
-    fn eq(&self, _: &LabelCache) -> bool {
+impl<T> Clone for SpecCache<T> {
+    fn clone(&self) -> Self {
+        SpecCache::default()
+    }
+}
+
+impl<T> PartialEq for SpecCache<T> {
+    fn eq(&self, _: &SpecCache<T>) -> bool {
         true
     }
 }
 
-impl fmt::Debug for LabelCache {
+impl<T> fmt::Debug for SpecCache<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("LabelCache")
+        f.write_str("SpecCache")
     }
 }
+
+/// A field's [`FieldLabels`], made on first use.
+pub type LabelCache = SpecCache<FieldLabels>;
 
 fn none_versions() -> Versions {
     Versions::NONE
@@ -425,10 +434,9 @@ pub struct MessageSpec {
 /// A message name as the decoder shares it: interned like the field labels
 /// (see [`intern`]) on first use. Like [`LabelCache`], not cloned and not part
 /// of equality.
-#[derive(Default)]
-pub struct NameCache(OnceLock<&'static str>);
+pub type NameCache = SpecCache<&'static str>;
 
-impl NameCache {
+impl SpecCache<&'static str> {
     /// `name` as a shared string; interned afresh if the cached one is not `name`.
     pub fn get(&self, name: &str) -> &'static str {
         let cached = *self.0.get_or_init(|| intern(name));
@@ -437,24 +445,6 @@ impl NameCache {
         } else {
             intern(name)
         }
-    }
-}
-
-impl Clone for NameCache {
-    fn clone(&self) -> Self {
-        NameCache::default()
-    }
-}
-
-impl PartialEq for NameCache {
-    fn eq(&self, _: &NameCache) -> bool {
-        true
-    }
-}
-
-impl fmt::Debug for NameCache {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("NameCache")
     }
 }
 

@@ -6,7 +6,6 @@
 use super::model::{FieldSpec, FieldType, MessageSpec, Primitive};
 
 use super::intern::intern;
-use std::fmt;
 use std::sync::OnceLock;
 
 /// The fields of a struct at one version.
@@ -117,10 +116,8 @@ impl FieldPlan {
 /// Versions below this have their plans kept with the spec; others are made per use.
 const CACHED_VERSIONS: usize = 64;
 
-/// A spec's plans, one per version, each made on first use. Like the label
-/// caches: not cloned with the spec (a clone may be edited) and not part of equality.
-#[derive(Default)]
-pub struct PlanCache(OnceLock<Box<[OnceLock<StructPlan>]>>);
+/// A spec's plans, one per version, each made on first use.
+pub type PlanCache = super::model::SpecCache<Box<[OnceLock<StructPlan>]>>;
 
 impl PlanCache {
     #[inline]
@@ -143,23 +140,5 @@ impl MessageSpec {
             Some(p) => std::borrow::Cow::Borrowed(p),
             None => std::borrow::Cow::Owned(StructPlan::compile(&self.fields, version, self.is_flexible(version))),
         }
-    }
-}
-
-impl Clone for PlanCache {
-    fn clone(&self) -> Self {
-        PlanCache::default()
-    }
-}
-
-impl PartialEq for PlanCache {
-    fn eq(&self, _: &PlanCache) -> bool {
-        true
-    }
-}
-
-impl fmt::Debug for PlanCache {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("PlanCache")
     }
 }
