@@ -89,6 +89,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     /// A field node's display name and type, shared with the spec's labels.
+    #[inline(always)]
     fn field_node(&self, f: &FieldSpec, decl: u16) -> Node {
         let (name, ty): (Text, Text) = match (f.labels(), &f.ty) {
             (Some(l), FieldType::Primitive(p)) => (self.label_name(l.name, l.snake), p.as_str().into()),

@@ -329,6 +329,7 @@ struct NodeExtra {
 }
 
 impl Node {
+    #[inline]
     pub fn new(name: impl Into<Text>, ty: impl Into<Text>, offset: usize, region: Region, role: Role) -> Node {
         Node {
             name: name.into(),
