@@ -284,13 +284,21 @@ impl ValueDecoder<'_, '_> {
         }
         let end = (self.slots.len() + 1 + count) as u32;
         self.slots.push(Slot { key: f.json_key, value: Val::Array, end, decl: f.decl.into(), kind: SlotKind::Field });
-        let at = pos + prefix;
+        self.r.seek(pos + prefix);
+        self.push_fixed_elements(p, w, count);
+        true
+    }
+
+    /// `count` elements of fixed-width `p` (`w` bytes each) at the reader's
+    /// position, whose bytes the caller has checked are all there.
+    #[inline(always)]
+    fn push_fixed_elements(&mut self, p: Primitive, w: usize, count: usize) {
+        let (at, buf) = (self.r.pos(), self.r.buf());
         for k in 0..count {
             let end = self.slots.len() as u32 + 1;
             self.slots.push(Slot { key: "", value: fixed_value(p, buf, at + k * w), end, decl: 0, kind: SlotKind::Element });
         }
         self.r.seek(at + count * w);
-        true
     }
 
     fn read_field(&mut self, f: &FieldPlan) -> Step {
@@ -400,12 +408,7 @@ impl ValueDecoder<'_, '_> {
         if let Element::Primitive(p) = el {
             if let Some(w) = p.fixed_width().filter(|w| count.saturating_mul(*w) <= self.r.remaining()) {
                 // Fixed-width elements whose bytes are all there: no check per element.
-                let at = self.r.pos();
-                for k in 0..count {
-                    let end = self.slots.len() as u32 + 1;
-                    self.slots.push(Slot { key: "", value: fixed_value(*p, self.r.buf(), at + k * w), end, decl: 0, kind: SlotKind::Element });
-                }
-                self.r.seek(at + count * w);
+                self.push_fixed_elements(*p, w, count);
                 return Ok(());
             }
         }
