@@ -2,7 +2,7 @@
 //! version, header and record type, driven by the catalogue's field specs.
 
 use super::reader::Reader;
-use super::tree::{DecodeError, Node, Region, Role, Text, Value};
+use super::tree::{push_with, DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::error_codes::error_name;
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
@@ -114,12 +114,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     fn read_field(&mut self, f: &FieldSpec, decl: u16, in_tag: bool, out: &mut Vec<Node>) -> Res {
         // The node goes in place first and is filled there: a node is large, and moving it costs.
-        out.push(self.field_node(f, decl));
-        let node = out.last_mut().expect("just pushed");
+        let node = push_with(out, || self.field_node(f, decl));
         if self.naming == Naming::Header {
             node.set_key(match f.labels() {
-                Some(l) => Text::from_static(l.name),
-                None => f.name.clone().into(),
+                Some(l) => l.name,
+                None => crate::schema::intern::intern(&f.name),
             });
             node.doc = header_doc(&f.name, self.region).map(Text::from);
         } else {
@@ -266,9 +265,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     }
                     Some(n) => {
                         let raw = self.r.take(n, name)?;
-                        match std::str::from_utf8(raw) {
-                            Ok(s) => Value::Str(Some(Text::copy_of(s))),
-                            Err(_) => {
+                        match Text::from_utf8(raw) {
+                            Some(s) => Value::Str(Some(s)),
+                            None => {
                                 let start = self.r.pos() - n;
                                 Value::InvalidUtf8(self.frame.slice(start..start + n))
                             }
@@ -404,8 +403,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         Some(l) => l.element_name(i),
                         None => Text::format(format_args!("{sname}[{i}]")),
                     };
-                    node.children.push(Node::new(name, ty, self.r.pos(), self.region, Role::Element));
-                    let el = node.children.last_mut().expect("just pushed");
+                    let (pos, region) = (self.r.pos(), self.region);
+                    let el = push_with(&mut node.children, || Node::new(name, ty, pos, region, Role::Element));
                     el.value = Value::Struct(true);
                     let res = self.read_struct(&f.fields, &mut el.children);
                     self.close(el, res)?;
@@ -415,8 +414,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         Some(l) => l.element_name(i),
                         None => Text::format(format_args!("{name}[{i}]")),
                     };
-                    node.children.push(Node::new(el_name, p.as_str(), self.r.pos(), self.region, Role::Element));
-                    let el = node.children.last_mut().expect("just pushed");
+                    let (pos, region) = (self.r.pos(), self.region);
+                    let el = push_with(&mut node.children, || Node::new(el_name, p.as_str(), pos, region, Role::Element));
                     let res = self.read_primitive(*p, compact, false, f, el);
                     self.close(el, res)?;
                 }
@@ -431,13 +430,17 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// KIP-482 tagged fields: uvarint count, then per field uvarint tag, uvarint size, payload.
     fn read_tagged_section(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
         let at = self.r.pos();
-        let mut section = Node::new("tagged_fields", "uvarint", at, Region::TaggedFields, Role::TaggedSection);
-        section.doc = Some(match self.naming {
-            Naming::Header => "number of tagged fields in the header".into(),
-            Naming::Schema => "number of tagged fields in this struct".into(),
+        let doc = match self.naming {
+            Naming::Header => "number of tagged fields in the header",
+            Naming::Schema => "number of tagged fields in this struct",
+        };
+        let section = push_with(out, || {
+            let mut n = Node::new("tagged_fields", "uvarint", at, Region::TaggedFields, Role::TaggedSection);
+            n.doc = Some(doc.into());
+            n
         });
-        let res = self.read_tagged_entries(fields, &mut section);
-        self.finish(section, out, res)
+        let res = self.read_tagged_entries(fields, section);
+        self.close(section, res)
     }
 
     fn read_tagged_entries(&mut self, fields: &[FieldSpec], section: &mut Node) -> Res {

@@ -2,7 +2,7 @@
 
 use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
 use super::reader::Reader;
-use super::tree::{DecodeError, Direction, Frame, Node, Region, Role, Value};
+use super::tree::{push_with, DecodeError, Direction, Frame, Node, Region, Role, Value};
 use super::values::{self, Values};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
@@ -143,6 +143,8 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
         sz.doc = Some("bytes that follow this field".into());
         size_node.len = 4;
         size_node.children.push(sz);
+        // The framing, the header and the body.
+        frame.root.children.reserve_exact(3);
         frame.root.children.push(size_node);
     }
     let mut truncated = None;
@@ -320,15 +322,18 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
         values.header = Some(slot);
         return res.map(|_| end);
     }
-    let mut node = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
-    node.note = Some(version_note(hv));
-    node.doc = Some(if kind == MessageKind::Request { "common request header" } else { "common response header" }.into());
+    let doc = if kind == MessageKind::Request { "common request header" } else { "common response header" };
+    let node = push_with(&mut frame.root.children, || {
+        let mut n = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
+        n.note = Some(version_note(hv));
+        n.doc = Some(doc.into());
+        n
+    });
     let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
     let res = d.read_struct(&spec.fields, &mut node.children);
     let end = d.r.pos();
     node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
     frame.warnings.append(&mut d.warnings);
-    frame.root.children.push(node);
     res.map(|_| end)
 }
 
@@ -349,9 +354,11 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     }
     frame.root.name = spec.shared_name.get(&spec.name).into();
     frame.root.note = Some(version_note(version));
-    let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
-    node.doc = Some(body_doc(version));
-    node.value = Value::None;
+    let node = push_with(&mut frame.root.children, || {
+        let mut n = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
+        n.doc = Some(body_doc(version));
+        n
+    });
     let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, opts.context());
     let mut res = d.read_struct(&spec.fields, &mut node.children);
     let end = d.r.pos();
@@ -365,7 +372,6 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
         res = Err(trailing_bytes(bytes.len() - end, end, spec, version));
     }
     node.len = bytes.len().min(end.max(node.children.last().map_or(start, |c| c.end()))) - start;
-    frame.root.children.push(node);
     res
 }
 

@@ -41,6 +41,18 @@ impl Text {
         }
     }
 
+    /// `bytes` as text when they are UTF-8. Short ASCII (most names and ids)
+    /// is checked byte by byte, cheaper than the general validator at that size.
+    #[inline]
+    pub fn from_utf8(bytes: &[u8]) -> Option<Text> {
+        if bytes.len() <= INLINE && bytes.iter().all(u8::is_ascii) {
+            let mut buf = [0u8; INLINE];
+            buf[..bytes.len()].copy_from_slice(bytes);
+            return Some(Text(Repr::Inline { len: bytes.len() as u8, buf }));
+        }
+        std::str::from_utf8(bytes).ok().map(Text::copy_of)
+    }
+
     /// Formatted text (`Text::format(format_args!("Record[{i}]"))`), inline
     /// when it fits: no allocation for short element names and notes.
     pub fn format(args: fmt::Arguments<'_>) -> Text {
@@ -314,16 +326,17 @@ pub struct Node {
     pub doc: Option<Text>,
     pub region: Region,
     pub role: Role,
-    /// What few nodes carry (a header field's schema name, an error), behind
-    /// one pointer: nodes are the tree's bulk, and their size is memory traffic.
+    /// The schema field name when it differs from the display name (header
+    /// fields): interned, so that setting it allocates nothing.
+    key: Option<&'static str>,
+    /// What few nodes carry (an error), behind one pointer: nodes are the
+    /// tree's bulk, and their size is memory traffic.
     extra: Option<Box<NodeExtra>>,
     pub children: Vec<Node>,
 }
 
 #[derive(Clone, Debug, Default)]
 struct NodeExtra {
-    /// Schema field name when it differs from the display name (header fields).
-    key: Option<Text>,
     /// Set on the node where decoding stopped.
     error: Option<String>,
 }
@@ -341,6 +354,7 @@ impl Node {
             doc: None,
             region,
             role,
+            key: None,
             extra: None,
             children: Vec::new(),
         }
@@ -356,12 +370,12 @@ impl Node {
     }
 
     /// The schema field name, when the display name differs (header fields).
-    pub fn key(&self) -> Option<&Text> {
-        self.extra.as_ref()?.key.as_ref()
+    pub fn key(&self) -> Option<&'static str> {
+        self.key
     }
 
-    pub fn set_key(&mut self, key: impl Into<Text>) {
-        self.extra.get_or_insert_with(Default::default).key = Some(key.into());
+    pub fn set_key(&mut self, key: &'static str) {
+        self.key = Some(key);
     }
 
     pub fn end(&self) -> usize {
@@ -370,7 +384,7 @@ impl Node {
 
     /// The schema field name (JSON key).
     pub fn field_key(&self) -> &str {
-        self.key().unwrap_or(&self.name)
+        self.key.unwrap_or(&self.name)
     }
 
     /// Pre-order walk with depth.
@@ -414,6 +428,20 @@ impl Node {
     pub fn child(&self, name: &str) -> Option<&Node> {
         self.children.iter().find(|c| c.name == name)
     }
+}
+
+/// Push the node `make` builds and return it. `make` runs once there is room,
+/// so the large node is written straight into the vector instead of being
+/// built aside and copied in (as `push(make())` compiles to).
+#[inline(always)]
+pub(crate) fn push_with(out: &mut Vec<Node>, make: impl FnOnce() -> Node) -> &mut Node {
+    out.reserve(1);
+    let len = out.len();
+    let slot = out.spare_capacity_mut().first_mut().expect("room was reserved");
+    slot.write(make());
+    // SAFETY: the element at `len`, within capacity, was just initialised.
+    unsafe { out.set_len(len + 1) };
+    &mut out[len]
 }
 
 /// Where decoding stopped and what it expected there.
@@ -467,4 +495,40 @@ pub struct Frame {
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).
     pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_from_utf8_takes_short_ascii_inline_and_checks_the_rest() {
+        let short = Text::from_utf8(b"consumer-1").expect("ASCII");
+        assert!(matches!(short.0, Repr::Inline { .. }));
+        assert_eq!(short, "consumer-1");
+        assert_eq!(Text::from_utf8("grüße".as_bytes()).expect("UTF-8"), "grüße");
+        let long = "a".repeat(INLINE + 1);
+        assert_eq!(Text::from_utf8(long.as_bytes()).expect("long ASCII"), long.as_str());
+        assert!(Text::from_utf8(b"ab\xff").is_none(), "invalid UTF-8 is refused");
+        assert!(Text::from_utf8(b"\xc3").is_none(), "a cut multi-byte character is refused");
+        assert_eq!(Text::from_utf8(b"").expect("empty"), "");
+    }
+
+    #[test]
+    fn push_with_returns_the_node_it_pushed() {
+        let mut out = vec![Node::new("a", "int8", 0, Region::Frame, Role::Encoding)];
+        let n = push_with(&mut out, || Node::new("b", "int16", 1, Region::Frame, Role::Encoding));
+        n.len = 2;
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[1].name.as_str(), out[1].offset, out[1].len), ("b", 1, 2));
+    }
+
+    #[test]
+    fn a_header_key_is_kept_without_an_extra_allocation() {
+        let mut n = Node::new("client_id", "string", 4, Region::RpcHeader, Role::Field { decl: 3 });
+        n.set_key("ClientId");
+        assert_eq!(n.field_key(), "ClientId");
+        assert!(n.extra.is_none(), "no boxed extra for a key");
+        assert!(n.error().is_none());
+    }
 }

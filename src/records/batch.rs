@@ -6,6 +6,7 @@ use super::compression::{decompress, Codec};
 use super::payload::{decode_key_value, PayloadKind};
 use crate::decode::fields::Context;
 use crate::decode::reader::Reader;
+use crate::decode::tree::push_with;
 use crate::decode::{DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::crc32c::crc32c;
 use crate::schema::Catalogue;
@@ -26,6 +27,7 @@ pub struct BatchDecoder<'a, 'c> {
 
 type Res = Result<(), DecodeError>;
 
+#[inline(always)]
 fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
     let mut n = Node::new(name, ty, offset, region, Role::Encoding);
     n.len = len;
@@ -209,19 +211,17 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let mut i = 0;
         while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
             let at = r.pos();
-            let mut node = Node::new(indexed_name(&RECORD_NAMES, "Record", i as usize), "Record", at, Region::Record, Role::Element);
+            let node = push_with(out, || Node::new(indexed_name(&RECORD_NAMES, "Record", i as usize), "Record", at, Region::Record, Role::Element));
             // length, attributes, timestampDelta, offsetDelta, key and value with their lengths, headers
             node.children.reserve(RECORD_FIELDS);
-            let res = self.record(&mut r, base_offset, kind, &mut node);
+            let res = self.record(&mut r, base_offset, kind, node);
             node.len = r.pos().max(node.children.last().map_or(at, |c| c.end())) - at;
             if let Err(e) = res {
                 node.set_error(e.expected.clone());
                 node.len = node.len.max(end - at);
                 self.warnings.push(format!("Record at 0x{at:04x}: {e}"));
-                out.push(node);
                 return;
             }
-            out.push(node);
             i += 1;
         }
         if i64::from(i) != i64::from(count) || r.pos() != end {
@@ -234,48 +234,43 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let out = &mut node.children;
         let at = r.pos();
         let (len, n) = r.varint("record length")?;
-        let mut l = leaf("length", "varint", at, n, Value::Int(len.into()), reg);
+        let l = push_with(out, || leaf("length", "varint", at, n, Value::Int(len.into()), reg));
         l.doc = Some("bytes after this field".into());
-        out.push(l);
         if len < 0 || len as usize > r.remaining() {
             return Err(DecodeError { offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
         }
         let outer_end = r.limit(len as usize);
         let res = (|| -> Res {
             let at = r.pos();
-            out.push(leaf("attributes", "int8", at, 1, Value::Int(r.i8("record attributes")?.into()), reg));
+            let attributes = r.i8("record attributes")?;
+            push_with(out, || leaf("attributes", "int8", at, 1, Value::Int(attributes.into()), reg));
             let at = r.pos();
             let (ts, n) = r.varlong("timestampDelta")?;
-            out.push(leaf("timestampDelta", "varlong", at, n, Value::Int(ts), reg));
+            push_with(out, || leaf("timestampDelta", "varlong", at, n, Value::Int(ts), reg));
             let at = r.pos();
             let (od, n) = r.varint("offsetDelta")?;
-            let mut o = leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), reg);
+            let o = push_with(out, || leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), reg));
             o.note = Some(Text::format(format_args!("(offset {})", base_offset.wrapping_add(od.into()))));
-            out.push(o);
             let key = self.varint_bytes(r, "key", out)?;
             let value = self.varint_bytes(r, "value", out)?;
             let at = r.pos();
             let (hc, n) = r.varint("headersCount")?;
-            let mut h = leaf("headers", "varint", at, n, Value::Int(hc.into()), reg);
+            let h = push_with(out, || leaf("headers", "varint", at, n, Value::Int(hc.into()), reg));
             h.doc = Some("number of headers".into());
             if hc < 0 || hc as usize > r.remaining() {
-                out.push(h);
                 return Err(DecodeError { offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
             }
             for j in 0..hc {
                 let hat = r.pos();
-                let mut hn = Node::new(indexed_name(&HEADER_NAMES, "Header", j as usize), "Header", hat, reg, Role::Element);
+                let hn = push_with(&mut h.children, || Node::new(indexed_name(&HEADER_NAMES, "Header", j as usize), "Header", hat, reg, Role::Element));
                 let res = self.varint_bytes(r, "headerKey", &mut hn.children).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children).map(|_| ()));
                 hn.len = r.pos() - hat;
-                h.children.push(hn);
                 if let Err(e) = res {
                     h.len = r.pos() - at;
-                    out.push(h);
                     return Err(e);
                 }
             }
             h.len = r.pos() - at;
-            out.push(h);
             decode_key_value(self.catalogue, self.buf, kind, self.ctx.topic.as_deref(), key, value, out, &mut self.warnings);
             Ok(())
         })();
@@ -294,17 +289,18 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let reg = Region::Record;
         let at = r.pos();
         let (len, n) = r.varint(name)?;
-        out.push(leaf(length_name(name), "varint", at, n, Value::Int(len.into()), reg));
+        push_with(out, || leaf(length_name(name), "varint", at, n, Value::Int(len.into()), reg));
+        let start = r.pos();
         if len < 0 {
-            out.push(leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg));
+            push_with(out, || leaf(name, "bytes", start, 0, Value::Bytes(None), reg));
             return Ok(None);
         }
-        let start = r.pos();
         r.take(len as usize, name)?;
-        let mut v = leaf(name, "bytes", start, len as usize, Value::Bytes(Some(self.buf.slice(start..start + len as usize))), reg);
-        v.note = text_preview(&self.buf[start..start + len as usize]);
-        out.push(v);
-        Ok(Some((start, start + len as usize)))
+        let end = start + len as usize;
+        let buf = self.buf;
+        let v = push_with(out, || leaf(name, "bytes", start, len as usize, Value::Bytes(Some(buf.slice(start..end))), reg));
+        v.note = text_preview(&buf[start..end]);
+        Ok(Some((start, end)))
     }
 
     /// A legacy message (magic 0 or 1): offset, size, crc, magic, attributes,

@@ -4,7 +4,7 @@ use super::intern::intern;
 use super::versions::Versions;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// What a definition file describes (its top-level `type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -257,7 +257,7 @@ pub struct FieldLabels {
 }
 
 /// One chunk of shared element names, each made on first use.
-type ElementNames = Box<[OnceLock<Arc<str>>]>;
+type ElementNames = Box<[OnceLock<&'static str>]>;
 
 /// Element names are shared for the first `ELEMENT_CHUNKS × ELEMENT_CHUNK`
 /// indexes; later ones are formatted.
@@ -284,7 +284,9 @@ impl FieldLabels {
             return crate::decode::Text::format(format_args!("{base}[{i}]"));
         };
         let cells = chunk.get_or_init(|| (0..ELEMENT_CHUNK).map(|_| OnceLock::new()).collect());
-        cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").into()).into()
+        // Kept for good, as labels are: bounded by the definitions, not the input,
+        // and a static name costs a node no reference count.
+        crate::decode::Text::from_static(cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").leak()))
     }
 
     /// Whether these labels still describe `f` (its fields are public and may change).
