@@ -1,4 +1,5 @@
-//! Decode throughput: kwire's annotated tree and values-only JSON against the
+//! Decode throughput: kwire's annotated tree, annotated decode (the tape the
+//! tree is built from), values-only decode and JSON against the
 //! kafka-protocol crate's typed decode (with its record-batch decoder for
 //! Produce and Fetch, so records are parsed on both sides).
 
@@ -94,6 +95,25 @@ fn bench(c: &mut Criterion) {
                 let mut nodes = 0;
                 for_each_frame(cat, &case.bytes, &case.opts, |f| nodes += f.root.children.len());
                 nodes
+            })
+        });
+        // The same tree read straight into nodes, without the tape (what frames that stop part-way get).
+        let read = DecodeOptions { read_into_nodes: true, ..case.opts.clone() };
+        g.bench_function("kwire_tree_by_reading", |b| {
+            b.iter(|| {
+                let mut nodes = 0;
+                for_each_frame(cat, &case.bytes, &read, |f| nodes += f.root.children.len());
+                nodes
+            })
+        });
+        // The annotated decode alone: the tape (every field's value, bytes and
+        // encoding widths, record batches included) that the tree is built from.
+        let tape = DecodeOptions { annotated_tape: true, ..case.opts.clone() };
+        g.bench_function("kwire_annotated", |b| {
+            b.iter(|| {
+                let mut slots = 0;
+                for_each_frame(cat, &case.bytes, &tape, |f| slots += f.values.as_ref().map_or(0, |v| v.slots.len()));
+                slots
             })
         });
         let lean = DecodeOptions { values_only: true, ..case.opts.clone() };

@@ -5,6 +5,7 @@
 mod common;
 
 use bytes::Bytes;
+use common::all_messages;
 use common::random_body::{random_body, random_struct, Rng};
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame};
 use kwire::encode::example::smallest_struct;
@@ -14,19 +15,6 @@ use kwire::render::json::frame_contract;
 use kwire::schema::{Catalogue, MessageKind};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-
-/// Every (direction, api key, version) that the catalogue decodes.
-fn all_messages(cat: &Catalogue) -> Vec<(Direction, i16, i16)> {
-    let mut out = Vec::new();
-    for key in cat.api_keys() {
-        for (d, kind) in [(Direction::Request, MessageKind::Request), (Direction::Response, MessageKind::Response)] {
-            for v in cat.versions(kind, key, None) {
-                out.push((d, key, v));
-            }
-        }
-    }
-    out
-}
 
 fn decode(cat: &Catalogue, d: Direction, key: i16, v: i16, bytes: Vec<u8>) -> Frame {
     let opts = DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), release: None, ..Default::default() };

@@ -1,7 +1,8 @@
 //! The frame decoder over every API and version, requests and responses: the
 //! first two bytes pick a response's API and version, the rest is the input.
 //! No panic; every node inside the frame; renderers cope with the partial tree;
-//! the values-only decoder (`--format json`) prints what the tree's contract prints.
+//! the values-only decoder (`--format json`) prints what the tree's contract prints;
+//! the tree built from the annotated tape is the tree read straight into nodes.
 #![no_main]
 use bytes::Bytes;
 use kwire::decode::{decode_frames, DecodeOptions, Direction};
@@ -34,6 +35,14 @@ fuzz_target!(|data: &[u8]| {
             let mut written = Vec::new();
             kwire::render::json::write_contract(l, &mut written);
             assert_eq!(String::from_utf8(written).expect("UTF-8 JSON"), kwire::render::json::frame_contract(f).to_string());
+        }
+    }
+    let read = decode_frames(cat, &input, &DecodeOptions { read_into_nodes: true, ..opts.clone() });
+    assert_eq!(read.len(), full.len());
+    for (r, f) in read.iter().zip(&full) {
+        if f.bytes.len() <= 4096 {
+            assert_eq!((&r.error, &r.warnings), (&f.error, &f.warnings));
+            assert_eq!(format!("{:?}", r.root), format!("{:?}", f.root), "the tree from the tape differs from reading");
         }
     }
     for f in full {

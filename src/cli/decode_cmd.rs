@@ -128,6 +128,8 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
         max_decompressed: Some(args.max_decompressed),
         header_only: false,
         values_only: false,
+        annotated_tape: false,
+        read_into_nodes: false,
     })
 }
 

@@ -9,6 +9,8 @@ use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
 use bytes::Bytes;
 use std::sync::OnceLock;
 
+mod replay;
+
 /// How field nodes are named: body fields keep their schema names; header
 /// fields are shown in the protocol guide's snake_case with kwire's own notes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +92,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// A field node's display name and type, shared with the spec's labels.
     #[inline(always)]
-    fn field_node(&self, f: &FieldSpec, decl: u16) -> Node {
+    fn field_node(&self, f: &FieldSpec, decl: u16, at: usize) -> Node {
         let (name, ty): (Text, Text) = match (f.labels(), &f.ty) {
             (Some(l), FieldType::Primitive(p)) => (self.label_name(l.name, l.snake), p.as_str().into()),
             (Some(l), _) => (self.label_name(l.name, l.snake), l.ty.into()),
@@ -102,7 +104,29 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 (name.into(), f.ty.to_string().into())
             }
         };
-        Node::new(name, ty, self.r.pos(), self.region, Role::Field { decl })
+        Node::new(name, ty, at, self.region, Role::Field { decl })
+    }
+
+    /// A field's node at `at`, in place at the end of `out`, named and documented.
+    #[inline(always)]
+    fn open_field<'o>(&self, f: &FieldSpec, decl: u16, at: usize, out: &'o mut Vec<Node>) -> &'o mut Node {
+        // The node goes in place first and is filled there: a node is large, and moving it costs.
+        let node = push_with(out, || self.field_node(f, decl, at));
+        if self.naming == Naming::Header {
+            node.set_key(match f.labels() {
+                Some(l) => l.name,
+                None => crate::schema::intern::intern(&f.name),
+            });
+            node.doc = header_doc(&f.name, self.region).map(Text::from);
+        } else {
+            node.doc = f.about.clone().map(Text::from);
+        }
+        node
+    }
+
+    /// Whether field `f` is nullable and compact (uvarint lengths) here.
+    fn forms(&self, f: &FieldSpec, in_tag: bool) -> (bool, bool) {
+        (f.is_nullable_in(self.version), in_tag || f.flexible.map_or(self.flexible, |v| v.contains(self.version)))
     }
 
     fn label_name(&self, name: &'static str, snake: &'static str) -> Text {
@@ -113,19 +137,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     fn read_field(&mut self, f: &FieldSpec, decl: u16, in_tag: bool, out: &mut Vec<Node>) -> Res {
-        // The node goes in place first and is filled there: a node is large, and moving it costs.
-        let node = push_with(out, || self.field_node(f, decl));
-        if self.naming == Naming::Header {
-            node.set_key(match f.labels() {
-                Some(l) => l.name,
-                None => crate::schema::intern::intern(&f.name),
-            });
-            node.doc = header_doc(&f.name, self.region).map(Text::from);
-        } else {
-            node.doc = f.about.clone().map(Text::from);
-        }
-        let nullable = f.is_nullable_in(self.version);
-        let compact = in_tag || f.flexible.map_or(self.flexible, |v| v.contains(self.version));
+        let node = self.open_field(f, decl, self.r.pos(), out);
+        let (nullable, compact) = self.forms(f, in_tag);
         match &f.ty {
             FieldType::Primitive(p) => {
                 if self.naming == Naming::Header && *p == Primitive::String && nullable {
@@ -264,14 +277,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                         Value::Str(None)
                     }
                     Some(n) => {
-                        let raw = self.r.take(n, name)?;
-                        match Text::from_utf8(raw) {
-                            Some(s) => Value::Str(Some(s)),
-                            None => {
-                                let start = self.r.pos() - n;
-                                Value::InvalidUtf8(self.frame.slice(start..start + n))
-                            }
-                        }
+                        self.r.take(n, name)?;
+                        string_value(self.frame, self.r.pos() - n, n)
                     }
                 }
             }
@@ -322,25 +329,16 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     fn read_struct_value(&mut self, f: &FieldSpec, sname: &str, nullable: bool, in_tag: bool, node: &mut Node) -> Res {
-        node.ty = match f.labels().and_then(|l| l.struct_name) {
-            Some(s) => s.into(),
-            None => sname.to_string().into(),
-        };
+        node.ty = struct_type(f, sname);
         if nullable {
             // KIP-893: an int8 marker, -1 null, 1 present; tagged structs use a uvarint marker.
             let at = self.r.pos();
-            let mut m = Node::new("present", if in_tag { "uvarint" } else { "int8" }, at, self.region, Role::Encoding);
-            let present = if in_tag {
-                let u = self.r.uvarint("struct presence marker")?;
-                m.value = Value::Uint(u.value);
-                u.value > 0
+            let marker = if in_tag {
+                Value::Uint(self.r.uvarint("struct presence marker")?.value)
             } else {
-                let b = self.r.i8("struct presence marker")?;
-                m.value = Value::Int(b.into());
-                b >= 0
+                Value::Int(self.r.i8("struct presence marker")?.into())
             };
-            m.len = self.r.pos() - at;
-            m.note = Some(if present { "(present)".into() } else { "(null)".into() });
+            let (m, present) = self.marker_node(at, self.r.pos() - at, in_tag, marker);
             node.children.push(m);
             if !present {
                 node.value = Value::Struct(false);
@@ -351,30 +349,80 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         self.read_struct(&f.fields, &mut node.children)
     }
 
-    fn read_array(&mut self, f: &FieldSpec, inner: &FieldType, compact: bool, nullable: bool, node: &mut Node) -> Res {
-        let at = self.r.pos();
-        let name = &f.name;
-        let (count, mut len_node) = if compact {
-            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
-            let mut n = Node::new("length", "uvarint", at, self.region, Role::Encoding);
-            n.value = Value::Uint(u.value);
-            n.note = Some(if u.value == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
-            ((u.value > 0).then(|| (u.value - 1) as usize), n)
-        } else {
-            let v = self.r.i32_or_else(|| format!("{name} length"))?;
-            let mut n = Node::new("length", "int32", at, self.region, Role::Encoding);
-            n.value = Value::Int(v.into());
-            if v < -1 {
-                return Err(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
-            }
-            (usize::try_from(v).ok(), n)
+    /// A nullable struct's presence marker (`value` as read), and whether the struct is present.
+    fn marker_node(&self, at: usize, len: usize, in_tag: bool, value: Value) -> (Node, bool) {
+        let present = match value {
+            Value::Uint(u) => u > 0,
+            Value::Int(b) => b >= 0,
+            _ => false,
         };
-        len_node.len = self.r.pos() - at;
-        len_node.doc = Some(match count {
+        let mut m = Node::new("present", if in_tag { "uvarint" } else { "int8" }, at, self.region, Role::Encoding);
+        m.value = value;
+        m.len = len;
+        m.note = Some(if present { "(present)".into() } else { "(null)".into() });
+        (m, present)
+    }
+
+    /// An array's `length` node: `raw` as written (n+1 when compact, n
+    /// otherwise; null as 0 or -1), `count` the elements that follow.
+    fn length_node(&self, at: usize, len: usize, compact: bool, raw: i64, count: Option<usize>) -> Node {
+        let mut n = Node::new("length", if compact { "uvarint" } else { "int32" }, at, self.region, Role::Encoding);
+        if compact {
+            n.value = Value::Uint(raw as u64);
+            n.note = Some(if raw == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
+        } else {
+            n.value = Value::Int(raw);
+        }
+        n.len = len;
+        n.doc = Some(match count {
             None => "null array".into(),
             Some(1) => "1 element follows".into(),
             Some(n) => small_note(&ELEMENTS_DOCS, n as u64, |n| format!("{n} elements follow")),
         });
+        n
+    }
+
+    /// Element `i` of array field `f` (of `inner`), at `at`. A struct element's value is set.
+    #[inline(always)]
+    fn element_node(&self, f: &FieldSpec, labels: Option<&crate::schema::model::FieldLabels>, inner: &FieldType, i: usize, at: usize) -> Node {
+        match inner {
+            FieldType::Struct(sname) => {
+                let ty: Text = match labels.and_then(|l| l.struct_name) {
+                    Some(s) => Text::from_static(s),
+                    None => sname.clone().into(),
+                };
+                let name = match labels {
+                    Some(l) => l.element_name(i),
+                    None => Text::format(format_args!("{sname}[{i}]")),
+                };
+                let mut el = Node::new(name, ty, at, self.region, Role::Element);
+                el.value = Value::Struct(true);
+                el
+            }
+            FieldType::Primitive(p) => {
+                let name = match labels {
+                    Some(l) => l.element_name(i),
+                    None => Text::format(format_args!("{}[{i}]", f.name)),
+                };
+                Node::new(name, p.as_str(), at, self.region, Role::Element)
+            }
+            FieldType::Array(_) => Node::new(format!("{}[{i}]", f.name), "array", at, self.region, Role::Element),
+        }
+    }
+    fn read_array(&mut self, f: &FieldSpec, inner: &FieldType, compact: bool, nullable: bool, node: &mut Node) -> Res {
+        let at = self.r.pos();
+        let name = &f.name;
+        let (count, raw) = if compact {
+            let u = self.r.uvarint_or_else(|| format!("{name} length"))?.value;
+            ((u > 0).then(|| (u - 1) as usize), u as i64)
+        } else {
+            let v = self.r.i32_or_else(|| format!("{name} length"))?;
+            if v < -1 {
+                return Err(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
+            }
+            (usize::try_from(v).ok(), v.into())
+        };
+        let len_node = self.length_node(at, self.r.pos() - at, compact, raw, count);
         node.children.reserve(1 + count.unwrap_or(0).min(self.r.remaining()).min(MAX_RESERVE));
         node.children.push(len_node);
         node.value = Value::Array(count);
@@ -391,31 +439,15 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             });
         }
         let labels = f.labels();
-        let shared_sname = labels.and_then(|l| l.struct_name);
         for i in 0..count {
             match inner {
-                FieldType::Struct(sname) => {
-                    let ty: Text = match shared_sname {
-                        Some(s) => Text::from_static(s),
-                        None => sname.clone().into(),
-                    };
-                    let name = match labels {
-                        Some(l) => l.element_name(i),
-                        None => Text::format(format_args!("{sname}[{i}]")),
-                    };
-                    let (pos, region) = (self.r.pos(), self.region);
-                    let el = push_with(&mut node.children, || Node::new(name, ty, pos, region, Role::Element));
-                    el.value = Value::Struct(true);
+                FieldType::Struct(_) => {
+                    let el = push_with(&mut node.children, || self.element_node(f, labels, inner, i, self.r.pos()));
                     let res = self.read_struct(&f.fields, &mut el.children);
                     self.close(el, res)?;
                 }
                 FieldType::Primitive(p) => {
-                    let el_name = match labels {
-                        Some(l) => l.element_name(i),
-                        None => Text::format(format_args!("{name}[{i}]")),
-                    };
-                    let (pos, region) = (self.r.pos(), self.region);
-                    let el = push_with(&mut node.children, || Node::new(el_name, p.as_str(), pos, region, Role::Element));
+                    let el = push_with(&mut node.children, || self.element_node(f, labels, inner, i, self.r.pos()));
                     let res = self.read_primitive(*p, compact, false, f, el);
                     self.close(el, res)?;
                 }
@@ -430,17 +462,19 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// KIP-482 tagged fields: uvarint count, then per field uvarint tag, uvarint size, payload.
     fn read_tagged_section(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
         let at = self.r.pos();
+        let section = push_with(out, || self.tagged_section_node(at));
+        let res = self.read_tagged_entries(fields, section);
+        self.close(section, res)
+    }
+
+    fn tagged_section_node(&self, at: usize) -> Node {
         let doc = match self.naming {
             Naming::Header => "number of tagged fields in the header",
             Naming::Schema => "number of tagged fields in this struct",
         };
-        let section = push_with(out, || {
-            let mut n = Node::new("tagged_fields", "uvarint", at, Region::TaggedFields, Role::TaggedSection);
-            n.doc = Some(doc.into());
-            n
-        });
-        let res = self.read_tagged_entries(fields, section);
-        self.close(section, res)
+        let mut n = Node::new("tagged_fields", "uvarint", at, Region::TaggedFields, Role::TaggedSection);
+        n.doc = Some(doc.into());
+        n
     }
 
     fn read_tagged_entries(&mut self, fields: &[FieldSpec], section: &mut Node) -> Res {
@@ -450,11 +484,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         if count.value == 0 {
             return Ok(());
         }
-        let mut c = Node::new("count", "uvarint", at, Region::TaggedFields, Role::Encoding);
-        c.value = Value::Uint(count.value);
-        c.len = count.len;
-        c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
-        section.children.push(c);
+        section.children.push(tag_count_node(at, count.value, count.len));
         // Each entry needs at least a tag byte and a size byte.
         if count.value as usize > self.r.remaining() / 2 {
             return Err(DecodeError {
@@ -467,23 +497,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let start = self.r.pos();
             let tag = self.r.uvarint("tag")?;
             let size = self.r.uvarint("tagged field size")?;
-            if last_tag.is_some_and(|t| tag.value <= t) {
-                self.warnings.push(format!("0x{start:04x}: tag {} is not in ascending order (Java writers sort tags)", tag.value));
-            }
-            last_tag = Some(tag.value);
+            self.check_tag_order(start, tag.value, &mut last_tag);
             let tag_no = tag.value as u32;
-            let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
-            entry.value = Value::None;
-            entry.note = Some(format!("(size {})", size.value).into());
-            let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
-            t.value = Value::Uint(tag.value);
-            t.len = tag.len;
-            let mut s = Node::new("size", "uvarint", start + tag.len, Region::TaggedFields, Role::Encoding);
-            s.value = Value::Uint(size.value);
-            s.len = size.len;
-            s.doc = Some("bytes in the value that follows".into());
-            entry.children.push(t);
-            entry.children.push(s);
+            let mut entry = tag_entry_node(start, (tag.value, tag.len), (size.value, size.len));
             let size_v = size.value as usize;
             if size_v > self.r.remaining() {
                 let e = DecodeError {
@@ -492,9 +508,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 };
                 return self.finish(entry, &mut section.children, Err(e));
             }
-            let known = fields.iter().enumerate().find(|(_, f)| f.tag == Some(tag_no) && f.is_tagged_in(self.version));
             let payload_at = self.r.pos();
-            let res = match known {
+            let res = match self.known_tag(fields, tag_no) {
                 Some((decl, f)) => {
                     entry.note = Some(format!("({}, size {size_v})", f.name).into());
                     let old_end = self.r.limit(size_v);
@@ -504,35 +519,94 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     self.region = saved_region;
                     self.r.restore_end(old_end);
                     if res.is_ok() && self.r.pos() != payload_at + size_v {
-                        self.warnings.push(format!(
-                            "0x{payload_at:04x}: tag {tag_no} ({}) declares {size_v} bytes but its value used {}",
-                            f.name,
-                            self.r.pos() - payload_at
-                        ));
+                        self.check_tag_size(f, tag_no, payload_at, size_v, self.r.pos() - payload_at);
                         self.r.seek(payload_at + size_v);
                     }
                     res
                 }
                 None => {
-                    if fields.iter().any(|f| f.tag == Some(tag_no)) {
-                        self.warnings.push(format!(
-                            "0x{start:04x}: tag {tag_no} is not valid at v{} (Java would reject it)",
-                            self.version
-                        ));
-                    }
-                    entry.note = Some(format!("(unknown tag, size {size_v})").into());
                     self.r.take(size_v, "unknown tagged field")?;
-                    let mut d = Node::new("data", "bytes", payload_at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });
-                    d.value = Value::Bytes(Some(self.frame.slice(payload_at..payload_at + size_v)));
-                    d.len = size_v;
-                    d.doc = Some("unknown tag, kept raw".into());
-                    entry.children.push(d);
+                    self.unknown_tag(fields, &mut entry, start, tag_no, (payload_at, size_v));
                     Ok(())
                 }
             };
             self.finish(entry, &mut section.children, res)?;
         }
         Ok(())
+    }
+
+    /// The field that tag `tag_no` holds at this version, with its declaration index.
+    fn known_tag<'f>(&self, fields: &'f [FieldSpec], tag_no: u32) -> Option<(usize, &'f FieldSpec)> {
+        fields.iter().enumerate().find(|(_, f)| f.tag == Some(tag_no) && f.is_tagged_in(self.version))
+    }
+
+    fn check_tag_order(&mut self, start: usize, tag: u64, last_tag: &mut Option<u64>) {
+        if last_tag.is_some_and(|t| tag <= t) {
+            self.warnings.push(format!("0x{start:04x}: tag {tag} is not in ascending order (Java writers sort tags)"));
+        }
+        *last_tag = Some(tag);
+    }
+
+    fn check_tag_size(&mut self, f: &FieldSpec, tag_no: u32, payload_at: usize, size: usize, used: usize) {
+        if used != size {
+            self.warnings.push(format!("0x{payload_at:04x}: tag {tag_no} ({}) declares {size} bytes but its value used {used}", f.name));
+        }
+    }
+
+    /// An unknown tag's payload (`frame[at..at + size]`), kept raw under its entry.
+    fn unknown_tag(&mut self, fields: &[FieldSpec], entry: &mut Node, start: usize, tag_no: u32, (at, size): (usize, usize)) {
+        if fields.iter().any(|f| f.tag == Some(tag_no)) {
+            self.warnings.push(format!("0x{start:04x}: tag {tag_no} is not valid at v{} (Java would reject it)", self.version));
+        }
+        entry.note = Some(format!("(unknown tag, size {size})").into());
+        let mut d = Node::new("data", "bytes", at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });
+        d.value = Value::Bytes(Some(self.frame.slice(at..at + size)));
+        d.len = size;
+        d.doc = Some("unknown tag, kept raw".into());
+        entry.children.push(d);
+    }
+}
+
+/// The `count` node of a non-empty tagged section.
+fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
+    let mut c = Node::new("count", "uvarint", at, Region::TaggedFields, Role::Encoding);
+    c.value = Value::Uint(count);
+    c.len = len;
+    c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
+    c
+}
+
+/// A tagged entry at `start` with its `tag` and `size` nodes (each a value and its width).
+fn tag_entry_node(start: usize, (tag, tag_len): (u64, usize), (size, size_len): (u64, usize)) -> Node {
+    let tag_no = tag as u32;
+    let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
+    entry.value = Value::None;
+    entry.note = Some(format!("(size {size})").into());
+    let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
+    t.value = Value::Uint(tag);
+    t.len = tag_len;
+    let mut s = Node::new("size", "uvarint", start + tag_len, Region::TaggedFields, Role::Encoding);
+    s.value = Value::Uint(size);
+    s.len = size_len;
+    s.doc = Some("bytes in the value that follows".into());
+    entry.children.push(t);
+    entry.children.push(s);
+    entry
+}
+
+/// The string at `frame[at..at + n]`; invalid UTF-8 is kept as bytes.
+fn string_value(frame: &Bytes, at: usize, n: usize) -> Value {
+    match frame.get(at..at + n).and_then(Text::from_utf8) {
+        Some(s) => Value::Str(Some(s)),
+        None => Value::InvalidUtf8(frame.slice(at..(at + n).min(frame.len()))),
+    }
+}
+
+/// A struct field's type as shown.
+fn struct_type(f: &FieldSpec, sname: &str) -> Text {
+    match f.labels().and_then(|l| l.struct_name) {
+        Some(s) => s.into(),
+        None => sname.to_string().into(),
     }
 }
 

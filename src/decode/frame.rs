@@ -5,8 +5,10 @@ use super::reader::Reader;
 use super::tree::{push_with, DecodeError, Direction, Frame, Node, Region, Role, Value};
 use super::values::{self, Values};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
-use crate::schema::{Catalogue, MessageKind, MessageSpec};
+use crate::schema::plan::StructPlan;
+use crate::schema::{Catalogue, FieldSpec, MessageKind, MessageSpec};
 use bytes::Bytes;
+use std::cell::Cell;
 
 /// What the caller knows about the frames to decode.
 #[derive(Clone, Debug, Default)]
@@ -25,9 +27,21 @@ pub struct DecodeOptions {
     pub header_only: bool,
     /// Decode values only, for the JSON contract (see [`super::values`]).
     pub values_only: bool,
+    /// Decode into the annotated tape only ([`Frame::values`] filled by
+    /// [`values::decode_annotated`]: every field's value, bytes and encoding
+    /// widths), without building the tree.
+    pub annotated_tape: bool,
+    /// Build the annotated tree by reading the bytes into nodes, never from an
+    /// annotated tape: the reference the tape's trees are tested against.
+    pub read_into_nodes: bool,
 }
 
 impl DecodeOptions {
+    /// Whether frames are decoded onto a tape ([`Frame::values`]) instead of into a tree.
+    fn onto_tape(&self) -> bool {
+        self.values_only || self.annotated_tape
+    }
+
     fn context(&self) -> Context {
         Context {
             topic: self.topic.clone(),
@@ -134,7 +148,7 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
             return frame;
         }
     };
-    if !opts.values_only {
+    if !opts.onto_tape() {
         // The framing is shown in the annotated views only.
         let mut size_node = size_node();
         let mut sz = Node::new("size", "int32", 0, Region::Frame, Role::Encoding);
@@ -163,7 +177,7 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
         4 + size as usize
     };
     let bytes = input.slice(start..start + frame_len);
-    if opts.values_only {
+    if opts.onto_tape() {
         frame.values = Some(match spare {
             Some(v) => v.reserved_for(frame_len),
             None => Values::with_capacity_for(frame_len),
@@ -215,12 +229,12 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             }
             let Some(spec) = spec else {
                 // Unknown API or version: show the header fields every version shares.
-                let end = decode_header(cat, bytes, MessageKind::Request, 0, frame)?;
+                let end = decode_header(cat, bytes, MessageKind::Request, 0, frame, opts)?;
                 return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, end));
             };
             let v = ver.unwrap_or_default();
             let hv = request_header_version(spec, v);
-            let end = decode_header(cat, bytes, MessageKind::Request, hv, frame)?;
+            let end = decode_header(cat, bytes, MessageKind::Request, hv, frame, opts)?;
             if opts.header_only {
                 return header_only_done(spec, v, frame);
             }
@@ -228,19 +242,19 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
         }
         Direction::Response => {
             let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
-                decode_header(cat, bytes, MessageKind::Response, 0, frame)?;
+                decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
                 return Err(DecodeError {
                     offset: 8,
                     expected: "the API and version of this response (--api NAME --version N): a response does not name them".into(),
                 });
             };
             let Some(spec) = cat.message(MessageKind::Response, k, v, pin) else {
-                decode_header(cat, bytes, MessageKind::Response, 0, frame)?;
+                decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
                 return Err(unknown_message(cat, MessageKind::Response, Some(k), Some(v), pin, 8));
             };
             let hv = response_header_version(spec, v);
             let snapshot = (k == API_VERSIONS_KEY && v > 0).then(|| frame.root.clone());
-            let end = decode_header(cat, bytes, MessageKind::Response, hv, frame)?;
+            let end = decode_header(cat, bytes, MessageKind::Response, hv, frame, opts)?;
             if opts.header_only {
                 return header_only_done(spec, v, frame);
             }
@@ -252,7 +266,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
                     retry.root = snapshot;
                     retry.values = retry.values.map(|_| Values::default());
                     retry.warnings.clear();
-                    let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry)?;
+                    let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry, opts)?;
                     if decode_body(cat, bytes, v0, 0, end, &mut retry, opts).is_ok() {
                         retry.api_version = Some(0);
                         retry.warnings.push(format!(
@@ -311,14 +325,14 @@ pub fn compress_versions(v: &[i16]) -> String {
 }
 
 /// Decode the header at offset 4; returns where the body starts.
-fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, frame: &mut Frame) -> Result<usize, DecodeError> {
+fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, frame: &mut Frame, opts: &DecodeOptions) -> Result<usize, DecodeError> {
     let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
     let spec = cat
         .header(kind, hv)
         .ok_or_else(|| DecodeError { offset: 4, expected: format!("{name} v{hv} in the catalogue") })?;
     frame.header_version = Some(hv);
     if let Some(values) = &mut frame.values {
-        let (slot, end, res) = values::decode_message(bytes, 4, &spec.plan(hv), values);
+        let (slot, end, res) = onto_tape(opts, bytes, 4, &spec.plan(hv), values);
         values.header = Some(slot);
         return res.map(|_| end);
     }
@@ -330,7 +344,10 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
         n
     });
     let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
-    let res = d.read_struct(&spec.fields, &mut node.children);
+    let res = match opts.read_into_nodes {
+        true => d.read_struct(&spec.fields, &mut node.children),
+        false => read_or_replay(&mut d, bytes, 4, &spec.plan(hv), &spec.fields, &mut node.children),
+    };
     let end = d.r.pos();
     node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
     frame.warnings.append(&mut d.warnings);
@@ -345,7 +362,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     if let Some(values) = &mut frame.values {
-        let (slot, end, res) = values::decode_message(bytes, start, &spec.plan(version), values);
+        let (slot, end, res) = onto_tape(opts, bytes, start, &spec.plan(version), values);
         values.body = Some(slot);
         return res.and_then(|_| match end < bytes.len() {
             true => Err(trailing_bytes(bytes.len() - end, end, spec, version)),
@@ -360,7 +377,10 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
         n
     });
     let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, opts.context());
-    let mut res = d.read_struct(&spec.fields, &mut node.children);
+    let mut res = match opts.read_into_nodes {
+        true => d.read_struct(&spec.fields, &mut node.children),
+        false => read_or_replay(&mut d, bytes, start, &spec.plan(version), &spec.fields, &mut node.children),
+    };
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);
     if res.is_ok() && end < bytes.len() {
@@ -373,6 +393,54 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     }
     node.len = bytes.len().min(end.max(node.children.last().map_or(start, |c| c.end()))) - start;
     res
+}
+
+/// A struct onto the tape the options ask for.
+fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan, tape: &mut Values) -> values::Decoded {
+    match opts.annotated_tape {
+        true => values::decode_annotated(bytes, start, plan, tape),
+        false => values::decode_message(bytes, start, plan, tape),
+    }
+}
+
+/// A struct's nodes, from an annotated tape when the struct decodes without an
+/// error (a tape is a fraction of the work of reading into nodes), else by
+/// reading, whose partial tree shows where decoding stopped. Leaves `d`'s
+/// reader where the struct ends.
+fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
+    let replayed = with_tape(bytes.len() - start, |tape| {
+        let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape);
+        res.is_ok().then(|| {
+            d.replay_struct(tape, slot, fields, out);
+            end
+        })
+    });
+    match replayed {
+        Some(end) => {
+            d.r.seek(end);
+            Ok(())
+        }
+        None => d.read_struct(fields, out),
+    }
+}
+
+thread_local! {
+    /// The annotated tape, kept between frames so that its memory is reused.
+    static TAPE: Cell<Values> = Cell::new(Values::default());
+}
+
+/// Tapes up to this many slots (12 MiB) are kept for the next frame.
+const KEEP_SLOTS: usize = 1 << 18;
+
+/// `f` with this thread's (emptied) tape, with room for `len` bytes' slots;
+/// reentrant, as a nested call gets a fresh one.
+fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {
+    let mut tape = TAPE.take().emptied().reserved_for(len);
+    let r = f(&mut tape);
+    if tape.slots.capacity() <= KEEP_SLOTS {
+        TAPE.set(tape);
+    }
+    r
 }
 
 fn trailing_bytes(count: usize, offset: usize, spec: &MessageSpec, version: i16) -> DecodeError {

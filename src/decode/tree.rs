@@ -488,9 +488,11 @@ pub struct Frame {
     /// The frame's bytes (size prefix included); node offsets index into it.
     pub bytes: Bytes,
     pub root: Node,
-    /// Values-only decoding ([`super::DecodeOptions::values_only`]): the header's
-    /// and body's values. `root` is then only the message's outline: no nodes
-    /// for the framing, header or body, and not named after the message.
+    /// Decoding onto a tape ([`super::DecodeOptions::values_only`], or
+    /// [`super::DecodeOptions::annotated_tape`] for every field's bytes and
+    /// encoding details too): the header's and body's slots. `root` is then
+    /// only the message's outline: no nodes for the framing, header or body,
+    /// and not named after the message.
     pub values: Option<super::values::Values>,
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).

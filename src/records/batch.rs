@@ -28,7 +28,7 @@ pub struct BatchDecoder<'a, 'c> {
 type Res = Result<(), DecodeError>;
 
 #[inline(always)]
-fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
+pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
     let mut n = Node::new(name, ty, offset, region, Role::Encoding);
     n.len = len;
     n.value = value;
@@ -78,14 +78,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 }
                 _ => {
                     // Fetch responses may end with a batch cut by the size limit: not an error.
-                    let mut n = Node::new("truncated batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
-                    n.len = remaining;
-                    n.value = Value::Bytes(Some(self.buf.slice(pos..end)));
-                    n.doc = Some(match total {
-                        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (size limits cut fetched data)").into(),
-                        None => "partial batch header".into(),
-                    });
-                    out.push(n);
+                    out.push(truncated_node(self.buf, (pos, end), total));
                     return;
                 }
             }
@@ -104,9 +97,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 
     /// RecordBatch v2: the 61-byte header, then records (compressed or not).
     fn batch_v2(&mut self, pos: usize, total: usize, index: usize, depth: usize) -> Node {
-        let mut node = Node::new(indexed_name(&BATCH_NAMES, "RecordBatch", index), "RecordBatch", pos, Region::RecordBatch, Role::Element);
-        node.note = Some("v2".into());
-        node.len = total;
+        let mut node = batch_node(index, pos, total);
         let mut r = Reader::new(self.buf);
         r.seek(pos);
         r.limit(total);
@@ -118,52 +109,31 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     }
 
     fn batch_v2_fields(&mut self, r: &mut Reader, pos: usize, total: usize, depth: usize, out: &mut Vec<Node>) -> Res {
-        let reg = Region::RecordBatch;
-        let at = r.pos();
-        let base_offset = r.i64("baseOffset")?;
-        out.push(leaf("baseOffset", "int64", at, 8, Value::Int(base_offset), reg));
-        let at = r.pos();
-        let len = r.i32("batchLength")?;
-        let mut n = leaf("batchLength", "int32", at, 4, Value::Int(len.into()), reg);
-        n.doc = Some("bytes after this field".into());
-        out.push(n);
-        let at = r.pos();
-        out.push(leaf("partitionLeaderEpoch", "int32", at, 4, Value::Int(r.i32("partitionLeaderEpoch")?.into()), reg));
-        let at = r.pos();
-        out.push(leaf("magic", "int8", at, 1, Value::Int(r.i8("magic")?.into()), reg));
-        let at = r.pos();
-        let stored = r.u32("crc")?;
-        let computed = crc32c(&self.buf[pos + 21..pos + total]);
-        let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
-        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32C ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
-        n.doc = Some("CRC-32C of attributes through the last record".into());
-        if stored != computed {
-            self.warnings.push(format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
-        }
-        out.push(n);
-        let at = r.pos();
-        let attrs = r.i16("attributes")? as u16;
-        let codec = Codec::from_attributes(attrs);
-        let control = attrs & 0x20 != 0;
-        let mut n = leaf("attributes", "int16", at, 2, Value::Int(i64::from(attrs as i16)), reg);
-        n.note = Some(attributes_note(attrs).into());
-        out.push(n);
-        for (name, ty) in [("lastOffsetDelta", "int32"), ("baseTimestamp", "int64"), ("maxTimestamp", "int64"), ("producerId", "int64"), ("producerEpoch", "int16"), ("baseSequence", "int32")] {
+        let mut header = [0i64; V2_FIELDS.len()];
+        let mut computed = 0;
+        for (k, (name, ty, _)) in V2_FIELDS.iter().enumerate() {
             let at = r.pos();
-            let v: i64 = match ty {
+            let v: i64 = match *ty {
+                "int8" => r.i8(name)?.into(),
                 "int16" => r.i16(name)?.into(),
                 "int32" => r.i32(name)?.into(),
+                "uint32" => r.u32(name)?.into(),
                 _ => r.i64(name)?,
             };
-            let mut n = leaf(name, ty, at, r.pos() - at, Value::Int(v), reg);
-            if name == "baseTimestamp" && attrs & 0x40 != 0 {
-                n.note = Some("(delete horizon)".into());
+            header[k] = v;
+            if k == CRC {
+                let stored = v as u32;
+                computed = crc32c(&self.buf[pos + 21..pos + total]);
+                if stored != computed {
+                    self.warnings.push(format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+                }
             }
-            out.push(n);
+            out.push(v2_field_node(k, at, v, header[ATTRIBUTES] as u16, computed));
         }
-        let at = r.pos();
-        let count = r.i32("recordsCount")?;
-        out.push(leaf("recordsCount", "int32", at, 4, Value::Int(count.into()), reg));
+        let (base_offset, attrs, count) = (header[0], header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
+        let reg = Region::RecordBatch;
+        let codec = Codec::from_attributes(attrs);
+        let control = attrs & 0x20 != 0;
         let body_start = r.pos();
         let body_end = pos + total;
         let kind = if control { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
@@ -211,7 +181,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let mut i = 0;
         while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
             let at = r.pos();
-            let node = push_with(out, || Node::new(indexed_name(&RECORD_NAMES, "Record", i as usize), "Record", at, Region::Record, Role::Element));
+            let node = push_with(out, || record_node(i as usize, at));
             // length, attributes, timestampDelta, offsetDelta, key and value with their lengths, headers
             node.children.reserve(RECORD_FIELDS);
             let res = self.record(&mut r, base_offset, kind, node);
@@ -234,8 +204,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let out = &mut node.children;
         let at = r.pos();
         let (len, n) = r.varint("record length")?;
-        let l = push_with(out, || leaf("length", "varint", at, n, Value::Int(len.into()), reg));
-        l.doc = Some("bytes after this field".into());
+        push_with(out, || length_leaf(at, n, len));
         if len < 0 || len as usize > r.remaining() {
             return Err(DecodeError { offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
         }
@@ -249,20 +218,18 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             push_with(out, || leaf("timestampDelta", "varlong", at, n, Value::Int(ts), reg));
             let at = r.pos();
             let (od, n) = r.varint("offsetDelta")?;
-            let o = push_with(out, || leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), reg));
-            o.note = Some(Text::format(format_args!("(offset {})", base_offset.wrapping_add(od.into()))));
+            push_with(out, || offset_delta_leaf(at, n, od, base_offset));
             let key = self.varint_bytes(r, "key", out)?;
             let value = self.varint_bytes(r, "value", out)?;
             let at = r.pos();
             let (hc, n) = r.varint("headersCount")?;
-            let h = push_with(out, || leaf("headers", "varint", at, n, Value::Int(hc.into()), reg));
-            h.doc = Some("number of headers".into());
+            let h = push_with(out, || headers_leaf(at, n, hc));
             if hc < 0 || hc as usize > r.remaining() {
                 return Err(DecodeError { offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
             }
             for j in 0..hc {
                 let hat = r.pos();
-                let hn = push_with(&mut h.children, || Node::new(indexed_name(&HEADER_NAMES, "Header", j as usize), "Header", hat, reg, Role::Element));
+                let hn = push_with(&mut h.children, || header_node(j as usize, hat));
                 let res = self.varint_bytes(r, "headerKey", &mut hn.children).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children).map(|_| ()));
                 hn.len = r.pos() - hat;
                 if let Err(e) = res {
@@ -286,21 +253,17 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 
     /// A varint length (-1 = null) and that many bytes; returns the bytes' range.
     fn varint_bytes(&mut self, r: &mut Reader, name: &'static str, out: &mut Vec<Node>) -> Result<Option<(usize, usize)>, DecodeError> {
-        let reg = Region::Record;
         let at = r.pos();
         let (len, n) = r.varint(name)?;
-        push_with(out, || leaf(length_name(name), "varint", at, n, Value::Int(len.into()), reg));
+        push_with(out, || bytes_length_leaf(name, at, n, len));
         let start = r.pos();
         if len < 0 {
-            push_with(out, || leaf(name, "bytes", start, 0, Value::Bytes(None), reg));
+            push_with(out, || bytes_leaf(self.buf, name, start, None));
             return Ok(None);
         }
         r.take(len as usize, name)?;
-        let end = start + len as usize;
-        let buf = self.buf;
-        let v = push_with(out, || leaf(name, "bytes", start, len as usize, Value::Bytes(Some(buf.slice(start..end))), reg));
-        v.note = text_preview(&buf[start..end]);
-        Ok(Some((start, end)))
+        push_with(out, || bytes_leaf(self.buf, name, start, Some(len as usize)));
+        Ok(Some((start, start + len as usize)))
     }
 
     /// A legacy message (magic 0 or 1): offset, size, crc, magic, attributes,
@@ -391,6 +354,125 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     }
 }
 
+/// The RecordBatch v2 header's fields: name, type, width.
+pub const V2_FIELDS: [(&str, &str, usize); 13] = [
+    ("baseOffset", "int64", 8),
+    ("batchLength", "int32", 4),
+    ("partitionLeaderEpoch", "int32", 4),
+    ("magic", "int8", 1),
+    ("crc", "uint32", 4),
+    ("attributes", "int16", 2),
+    ("lastOffsetDelta", "int32", 4),
+    ("baseTimestamp", "int64", 8),
+    ("maxTimestamp", "int64", 8),
+    ("producerId", "int64", 8),
+    ("producerEpoch", "int16", 2),
+    ("baseSequence", "int32", 4),
+    ("recordsCount", "int32", 4),
+];
+/// Indexes in [`V2_FIELDS`].
+const CRC: usize = 4;
+pub(super) const ATTRIBUTES: usize = 5;
+const RECORDS_COUNT: usize = 12;
+
+/// `RecordBatch[index]` at `pos`, `total` bytes.
+pub(super) fn batch_node(index: usize, pos: usize, total: usize) -> Node {
+    let mut node = Node::new(indexed_name(&BATCH_NAMES, "RecordBatch", index), "RecordBatch", pos, Region::RecordBatch, Role::Element);
+    node.note = Some("v2".into());
+    node.len = total;
+    node
+}
+
+/// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
+/// read; `attrs` the batch's attributes (read before the fields that need them)
+/// and `computed` its checksum as computed.
+pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u32) -> Node {
+    let (name, ty, width) = V2_FIELDS[k];
+    let value = if ty == "uint32" { Value::Uint(v as u32 as u64) } else { Value::Int(v) };
+    let mut n = leaf(name, ty, at, width, value, Region::RecordBatch);
+    match k {
+        1 => n.doc = Some("bytes after this field".into()),
+        CRC => {
+            let stored = v as u32;
+            n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32C ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
+            n.doc = Some("CRC-32C of attributes through the last record".into());
+        }
+        ATTRIBUTES => n.note = Some(attributes_note(attrs).into()),
+        7 if attrs & 0x40 != 0 => n.note = Some("(delete horizon)".into()),
+        _ => {}
+    }
+    n
+}
+
+/// The bytes of a batch cut by the end of `pos..end`; `total` is what it declares.
+pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Option<usize>) -> Node {
+    let remaining = end - pos;
+    let mut n = Node::new("truncated batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
+    n.len = remaining;
+    n.value = Value::Bytes(Some(buf.slice(pos..end)));
+    n.doc = Some(match total {
+        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (size limits cut fetched data)").into(),
+        None => "partial batch header".into(),
+    });
+    n
+}
+
+/// `Record[i]` at `at`.
+#[inline(always)]
+pub(super) fn record_node(i: usize, at: usize) -> Node {
+    Node::new(indexed_name(&RECORD_NAMES, "Record", i), "Record", at, Region::Record, Role::Element)
+}
+
+/// A record's length (`n` bytes at `at`).
+#[inline(always)]
+pub(super) fn length_leaf(at: usize, n: usize, len: i32) -> Node {
+    let mut l = leaf("length", "varint", at, n, Value::Int(len.into()), Region::Record);
+    l.doc = Some("bytes after this field".into());
+    l
+}
+
+/// A record's offsetDelta, noted with the offset it gives.
+#[inline(always)]
+pub(super) fn offset_delta_leaf(at: usize, n: usize, od: i32, base_offset: i64) -> Node {
+    let mut o = leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), Region::Record);
+    o.note = Some(Text::format(format_args!("(offset {})", base_offset.wrapping_add(od.into()))));
+    o
+}
+
+/// A record's header count.
+#[inline(always)]
+pub(super) fn headers_leaf(at: usize, n: usize, count: i32) -> Node {
+    let mut h = leaf("headers", "varint", at, n, Value::Int(count.into()), Region::Record);
+    h.doc = Some("number of headers".into());
+    h
+}
+
+/// `Header[j]` at `at`.
+#[inline(always)]
+pub(super) fn header_node(j: usize, at: usize) -> Node {
+    Node::new(indexed_name(&HEADER_NAMES, "Header", j), "Header", at, Region::Record, Role::Element)
+}
+
+/// The varint length of record bytes `name` (`keyLength` …).
+#[inline(always)]
+pub(super) fn bytes_length_leaf(name: &'static str, at: usize, n: usize, len: i32) -> Node {
+    leaf(length_name(name), "varint", at, n, Value::Int(len.into()), Region::Record)
+}
+
+/// Record bytes `name` at `buf[start..start + len]` (`None`: null), with a text preview.
+#[inline(always)]
+pub(super) fn bytes_leaf(buf: &Bytes, name: &'static str, start: usize, len: Option<usize>) -> Node {
+    match len {
+        None => leaf(name, "bytes", start, 0, Value::Bytes(None), Region::Record),
+        Some(len) => {
+            let end = start + len;
+            let mut v = leaf(name, "bytes", start, len, Value::Bytes(Some(buf.slice(start..end))), Region::Record);
+            v.note = text_preview(&buf[start..end]);
+            v
+        }
+    }
+}
+
 fn attributes_note(a: u16) -> String {
     let mut parts = vec![
         format!("compression={}", Codec::from_attributes(a).map_or("unknown", |c| c.name())),
@@ -455,7 +537,7 @@ fn has_control(b: &[u8]) -> bool {
 }
 
 /// Fields of a record without headers' contents: the children reserved ahead.
-const RECORD_FIELDS: usize = 9;
+pub(super) const RECORD_FIELDS: usize = 9;
 
 type NameTable = [OnceLock<&'static str>];
 static BATCH_NAMES: [OnceLock<&'static str>; 256] = [const { OnceLock::new() }; 256];

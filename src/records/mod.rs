@@ -4,5 +4,7 @@
 pub mod batch;
 pub mod compression;
 pub mod payload;
+mod replay;
+pub(crate) mod tape;
 
 pub use batch::BatchDecoder;

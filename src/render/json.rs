@@ -241,11 +241,11 @@ impl Tape<'_> {
             match s.kind {
                 SlotKind::Field => fields.push((at, s)),
                 SlotKind::UnknownTag => unknown.push((s.decl.to_string(), (at, s))),
-                SlotKind::Element | SlotKind::Message => {}
+                _ => {}
             }
         }
         fields.sort_by_key(|(_, s)| s.decl);
-        for (n, (key, (at, s))) in dedup_last(fields.iter().map(|f| (f.1.key, f))).into_iter().enumerate() {
+        for (n, (key, (at, s))) in dedup_last(fields.iter().map(|f| (*f.1.key, f))).into_iter().enumerate() {
             if n > 0 {
                 out.push(b',');
             }

@@ -5,7 +5,7 @@
 
 use super::model::{FieldSpec, FieldType, MessageSpec, Primitive};
 
-use super::intern::intern;
+use super::intern::{intern, intern_thin};
 use std::sync::OnceLock;
 
 /// The fields of a struct at one version.
@@ -23,7 +23,7 @@ pub struct FieldPlan {
     /// The schema name, as error messages give it.
     pub name: &'static str,
     /// The name as a JSON object key with its colon (`"GroupId":`), escaped once here.
-    pub json_key: &'static str,
+    pub json_key: &'static &'static str,
     /// Position in the struct's declaration (the JSON contract's key order).
     pub decl: u16,
     /// The tag, for fields of the tagged section.
@@ -101,7 +101,7 @@ impl FieldPlan {
         };
         FieldPlan {
             name: intern(&f.name),
-            json_key: intern(&format!("{}:", serde_json::Value::from(f.name.as_str()))),
+            json_key: intern_thin(&format!("{}:", serde_json::Value::from(f.name.as_str()))),
             decl,
             tag: f.tag.unwrap_or(0),
             nullable: f.is_nullable_in(version),

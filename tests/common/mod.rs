@@ -41,3 +41,18 @@ pub mod random_body;
 pub mod batches;
 pub mod pcap_writer;
 pub mod seed;
+
+/// Every (direction, api key, version) that the catalogue decodes.
+pub fn all_messages(cat: &kwire::schema::Catalogue) -> Vec<(kwire::decode::Direction, i16, i16)> {
+    use kwire::decode::Direction;
+    use kwire::schema::MessageKind;
+    let mut out = Vec::new();
+    for key in cat.api_keys() {
+        for (d, kind) in [(Direction::Request, MessageKind::Request), (Direction::Response, MessageKind::Response)] {
+            for v in cat.versions(kind, key, None) {
+                out.push((d, key, v));
+            }
+        }
+    }
+    out
+}

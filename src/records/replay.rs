@@ -1,0 +1,101 @@
+//! Batch and record nodes built from an annotated tape's slots
+//! ([`super::tape`]) by the same functions as when reading
+//! ([`super::batch`]); `tests/replay.rs` holds both ways to the same tree.
+
+use super::batch::{batch_node, bytes_leaf, bytes_length_leaf, header_node, headers_leaf, leaf, length_leaf, offset_delta_leaf, record_node, truncated_node, v2_field_node, ATTRIBUTES, RECORD_FIELDS};
+use super::BatchDecoder;
+use crate::decode::tree::push_with;
+use crate::decode::values::{Slot, SlotKind, Val, Values};
+use crate::decode::{Node, Region, Value};
+
+impl BatchDecoder<'_, '_> {
+    /// The nodes of the batches that are the children of slot `field` (a records field).
+    pub(crate) fn replay_stream(&mut self, tape: &Values, field: u32, out: &mut Vec<Node>) {
+        for (i, s) in tape.children(field) {
+            match s.kind {
+                SlotKind::Batch => {
+                    let node = push_with(out, || batch_node(s.decl as usize, s.at as usize, s.len as usize));
+                    self.replay_batch(tape, i, &mut node.children);
+                }
+                SlotKind::PartialBatch => {
+                    let total = match s.value {
+                        Val::Int(t) => Some(t as usize),
+                        _ => None,
+                    };
+                    out.push(truncated_node(self.buf, (s.at as usize, (s.at + s.len) as usize), total));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn replay_batch(&mut self, tape: &Values, batch: u32, out: &mut Vec<Node>) {
+        let mut header = [0i64; super::batch::V2_FIELDS.len()];
+        let (mut k, mut records) = (0, 0);
+        for (j, s) in tape.children(batch) {
+            match s.kind {
+                SlotKind::Part if k < header.len() => {
+                    header[k] = int(s.value);
+                    // The tape holds only batches whose checksum is right.
+                    out.push(v2_field_node(k, s.at as usize, header[k], header[ATTRIBUTES] as u16, header[k] as u32));
+                    k += 1;
+                }
+                SlotKind::Record => {
+                    let node = push_with(out, || record_node(records, s.at as usize));
+                    node.len = s.len as usize;
+                    self.replay_record(tape, (j, s), header[0], &mut node.children);
+                    records += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn replay_record(&self, tape: &Values, (i, rec): (u32, &Slot), base_offset: i64, out: &mut Vec<Node>) {
+        out.reserve(RECORD_FIELDS);
+        out.push(length_leaf(rec.at as usize, usize::from(rec.prefix), int(rec.value) as i32));
+        let reg = Region::Record;
+        for (n, (j, s)) in tape.children(i).enumerate() {
+            let (at, len) = (s.at as usize, s.len as usize);
+            match n {
+                0 => out.push(leaf("attributes", "int8", at, 1, Value::Int(int(s.value)), reg)),
+                1 => out.push(leaf("timestampDelta", "varlong", at, len, Value::Int(int(s.value)), reg)),
+                2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, base_offset)),
+                3 => self.replay_bytes("key", s, out),
+                4 => self.replay_bytes("value", s, out),
+                _ => {
+                    let h = push_with(out, || headers_leaf(at, usize::from(s.prefix), int(s.value) as i32));
+                    h.len = len;
+                    for (k, (hi, hs)) in tape.children(j).enumerate() {
+                        let hn = push_with(&mut h.children, || header_node(k, hs.at as usize));
+                        hn.len = hs.len as usize;
+                        let mut parts = tape.children(hi);
+                        if let (Some((_, key)), Some((_, value))) = (parts.next(), parts.next()) {
+                            self.replay_bytes("headerKey", key, &mut hn.children);
+                            self.replay_bytes("headerValue", value, &mut hn.children);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A varint length and its bytes (or null), from their part.
+    fn replay_bytes(&self, name: &'static str, s: &Slot, out: &mut Vec<Node>) {
+        let (at, n) = (s.at as usize, usize::from(s.prefix));
+        out.push(bytes_length_leaf(name, at, n, s.decl as i32));
+        let len = match s.value {
+            Val::Bytes(span) => Some(span.len as usize),
+            _ => None,
+        };
+        push_with(out, || bytes_leaf(self.buf, name, at + n, len));
+    }
+}
+
+fn int(v: Val) -> i64 {
+    match v {
+        Val::Int(n) => n,
+        Val::Uint(n) => n as i64,
+        _ => 0,
+    }
+}

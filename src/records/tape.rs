@@ -1,0 +1,174 @@
+//! Record batches onto an annotated tape ([`crate::decode::values::decode_annotated`]):
+//! the plain case, uncompressed RecordBatch v2 whose checksum and counts hold,
+//! as slots that keep every header field, record field and header with its
+//! bytes, so that the tree's batch and record nodes are built from the tape
+//! ([`super::BatchDecoder::replay_stream`]).
+//!
+//! Anything else (legacy message sets, compression, control batches, a bad
+//! checksum, a malformed record) is left to [`super::BatchDecoder`], which reads
+//! the bytes and shows what is wrong: [`batches_onto_tape`] then says no.
+
+use super::batch::{BatchDecoder, V2_FIELDS, V2_HEADER};
+use crate::decode::reader::Reader;
+use crate::decode::values::{Slot, SlotKind, Span, Val, NO_KEY};
+use crate::protocol::crc32c::crc32c;
+
+/// Slots of the batches in `buf[start..end]` after `slots`' end, or `false`
+/// (the slots pushed are then to be dropped) when they are not all plain.
+///
+/// The slots: a [`SlotKind::Batch`] per batch (`decl` its index) whose
+/// children are its 13 header fields and then a [`SlotKind::Record`] per
+/// record; a [`SlotKind::PartialBatch`] for a batch cut by the end (`value`
+/// the size it declares). A record's value is its length (`prefix` the
+/// length's width) and its children are [`SlotKind::Part`]s: attributes,
+/// timestampDelta, offsetDelta, key, value, headers. Key, value, header
+/// keys and values are bytes (or null) with their varint length's width in
+/// `prefix` and the length as written in `decl`; headers' value is their
+/// count, and each header a part with its key and value.
+pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots: &mut Vec<Slot>) -> bool {
+    if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
+        return false;
+    }
+    let mut pos = start;
+    let mut index = 0u32;
+    while pos < end {
+        let remaining = end - pos;
+        let declared = buf.get(pos + 8..pos + 12).filter(|_| remaining >= 12).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let total = declared.filter(|d| *d >= 0).map(|d| 12 + d as usize);
+        let magic = buf.get(pos + 16).copied().filter(|_| remaining > 16);
+        match (total, magic) {
+            (Some(total), Some(2)) if total <= remaining => {
+                if !batch_v2(buf, pos, total, index, slots) {
+                    return false;
+                }
+                pos += total;
+            }
+            (Some(total), Some(_)) if total <= remaining => return false,
+            (Some(total), _) if total < 12 + 14 => return false,
+            _ => {
+                // A batch cut by a fetch's size limit: shown as bytes, not an error.
+                let value = total.map_or(Val::Null, |t| Val::Int(t as i64));
+                push(slots, SlotKind::PartialBatch, 0, value, (pos, remaining, 0));
+                return true;
+            }
+        }
+        index += 1;
+    }
+    true
+}
+
+#[inline(always)]
+fn push(slots: &mut Vec<Slot>, kind: SlotKind, decl: u32, value: Val, (at, len, prefix): (usize, usize, usize)) -> usize {
+    let end = slots.len() as u32 + 1;
+    slots.push(Slot { key: NO_KEY, value, end, decl, at: at as u32, len: len as u32, prefix: prefix as u8, kind });
+    slots.len() - 1
+}
+
+fn close(slots: &mut [Slot], i: usize, end_at: usize) {
+    let end = slots.len() as u32;
+    if let Some(s) = slots.get_mut(i) {
+        s.end = end;
+        s.len = (end_at as u32).saturating_sub(s.at);
+    }
+}
+
+fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Slot>) -> bool {
+    if total < V2_HEADER {
+        return false;
+    }
+    let batch = push(slots, SlotKind::Batch, index, Val::Null, (pos, total, 0));
+    let mut at = pos;
+    let mut header = [0i64; V2_FIELDS.len()];
+    for (k, (_, ty, width)) in V2_FIELDS.iter().enumerate() {
+        let b = &buf[at..at + width];
+        let v = match *ty {
+            "int8" => i64::from(b[0] as i8),
+            "int16" => i64::from(i16::from_be_bytes([b[0], b[1]])),
+            "int32" => i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            "uint32" => i64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            _ => i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        };
+        header[k] = v;
+        let value = if *ty == "uint32" { Val::Uint(v as u64) } else { Val::Int(v) };
+        push(slots, SlotKind::Part, k as u32, value, (at, *width, 0));
+        at += width;
+    }
+    let (crc, attrs, count) = (header[4] as u32, header[5] as u16, header[12]);
+    // Compressed, control and unknown-codec batches, and bad checksums, are read.
+    if attrs & 0x07 != 0 || attrs & 0x20 != 0 || crc32c(&buf[pos + 21..pos + total]) != crc {
+        return false;
+    }
+    let mut r = Reader::new(buf);
+    r.seek(pos + V2_HEADER);
+    r.limit(total - V2_HEADER);
+    let mut records = 0i64;
+    while r.pos() < pos + total && records < count.max(0) {
+        if record(&mut r, slots).is_none() {
+            return false;
+        }
+        records += 1;
+    }
+    // A count that does not match the records is a warning, which reading gives.
+    if records != count || r.pos() != pos + total {
+        return false;
+    }
+    close(slots, batch, pos + total);
+    true
+}
+
+/// One record's slots; `None` where reading would report an error or a warning.
+fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<()> {
+    let at = r.pos();
+    let (len, n) = r.varint("record length").ok()?;
+    if len < 0 || len as usize > r.remaining() {
+        return None;
+    }
+    let end = at + n + len as usize;
+    let outer_end = r.limit(len as usize);
+    let rec = push(slots, SlotKind::Record, 0, Val::Int(len.into()), (at, n + len as usize, n));
+    let a = r.pos();
+    let attributes = r.i8("record attributes").ok()?;
+    push(slots, SlotKind::Part, 0, Val::Int(attributes.into()), (a, 1, 0));
+    let a = r.pos();
+    let (ts, w) = r.varlong("timestampDelta").ok()?;
+    push(slots, SlotKind::Part, 0, Val::Int(ts), (a, w, 0));
+    let a = r.pos();
+    let (od, w) = r.varint("offsetDelta").ok()?;
+    push(slots, SlotKind::Part, 0, Val::Int(od.into()), (a, w, 0));
+    varint_bytes(r, slots)?;
+    varint_bytes(r, slots)?;
+    let a = r.pos();
+    let (hc, w) = r.varint("headersCount").ok()?;
+    if hc < 0 || hc as usize > r.remaining() {
+        return None;
+    }
+    let headers = push(slots, SlotKind::Part, 0, Val::Int(hc.into()), (a, w, w));
+    for _ in 0..hc {
+        let h = push(slots, SlotKind::Part, 0, Val::Null, (r.pos(), 0, 0));
+        varint_bytes(r, slots)?;
+        varint_bytes(r, slots)?;
+        close(slots, h, r.pos());
+    }
+    close(slots, headers, r.pos());
+    if r.pos() != end {
+        return None;
+    }
+    r.restore_end(outer_end);
+    close(slots, rec, end);
+    Some(())
+}
+
+/// A varint length (negative: null) and that many bytes.
+fn varint_bytes(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<()> {
+    let at = r.pos();
+    let (len, n) = r.varint("bytes length").ok()?;
+    let value = match usize::try_from(len) {
+        Ok(len) => {
+            r.take(len, "bytes").ok()?;
+            Val::Bytes(Span { at: (at + n) as u32, len: len as u32 })
+        }
+        Err(_) => Val::Null,
+    };
+    push(slots, SlotKind::Part, len as u32, value, (at, r.pos() - at, n));
+    Some(())
+}
