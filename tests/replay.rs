@@ -227,12 +227,25 @@ fn record_batches_from_the_tape_are_the_batches_from_reading() {
     bad_crc[30] ^= 1;
     let mut short_count = batch(0, 0, &records);
     short_count[60] = 3;
+    // Compressed data damaged after the checksum was made: the checksum is made again.
+    let mut bad_gzip = batch(0, 1, &records);
+    let len = bad_gzip.len();
+    bad_gzip[len - 12] ^= 0xff;
+    let crc = kwire::protocol::crc32c::crc32c(&bad_gzip[21..]);
+    bad_gzip[17..21].copy_from_slice(&crc.to_be_bytes());
+    let mut unknown_codec = batch(0, 0, &records);
+    unknown_codec[22] |= 0x07;
+    let crc = kwire::protocol::crc32c::crc32c(&unknown_codec[21..]);
+    unknown_codec[17..21].copy_from_slice(&crc.to_be_bytes());
     let cases: Vec<(&str, Vec<u8>, usize)> = vec![
         // (what, records, batches the tape keeps)
         ("plain batches", plain.clone(), 3),
         ("a batch cut by the end", cut, 3),
         ("an empty batch", batch(0, 0, &[]), 1),
-        ("a gzip batch after a plain one", [batch(0, 0, &records), batch(4, 1, &records)].concat(), 0),
+        ("a gzip batch after a plain one", [batch(0, 0, &records), batch(4, 1, &records)].concat(), 2),
+        ("snappy, lz4 and zstd batches", [batch(0, 2, &records), batch(4, 3, &records[1..]), batch(7, 4, &records[..2])].concat(), 3),
+        ("a compressed batch whose data does not decompress", bad_gzip, 0),
+        ("an unknown codec", unknown_codec, 0),
         ("a control batch", batch(0, 0x20, &records[..1]), 0),
         ("a bad checksum", bad_crc, 0),
         ("a count that does not match", short_count, 0),
@@ -250,10 +263,22 @@ fn record_batches_from_the_tape_are_the_batches_from_reading() {
     assert!(both_ways(cat, &offsets, &DecodeOptions::default()).is_none());
     // Damaged copies of the plain batches: most fail their checksum and are
     // read; those in lengths and counts test the tape's checks.
-    let bytes = produce(cat, "orders", &plain);
+    let gzip = [batch(0, 1, &records), batch(4, 4, &records)].concat();
+    for data in [plain.clone(), gzip] {
+        let bytes = produce(cat, "orders", &data);
+        damaged_copies(cat, &bytes, 1000);
+    }
+    // A bound on decompressed data that the batch exceeds: read, and the error shown.
+    let bytes = produce(cat, "orders", &batch(0, 1, &records));
+    let small = DecodeOptions { max_decompressed: Some(100), ..Default::default() };
+    assert!(both_ways(cat, &bytes, &small).is_none());
+}
+
+/// `count` copies of a frame with one byte after its size prefix changed, decoded both ways.
+fn damaged_copies(cat: &Catalogue, bytes: &[u8], count: usize) {
     let mut rng = Rng::new(41);
-    for _ in 0..2000 {
-        let mut damaged = bytes.clone();
+    for _ in 0..count {
+        let mut damaged = bytes.to_vec();
         let at = 4 + rng.below(damaged.len() as u64 - 4) as usize;
         damaged[at] = rng.next() as u8;
         if let Some(diff) = both_ways(cat, &damaged, &DecodeOptions::default()) {

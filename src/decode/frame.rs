@@ -178,10 +178,12 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
     };
     let bytes = input.slice(start..start + frame_len);
     if opts.onto_tape() {
-        frame.values = Some(match spare {
+        let mut tape = match spare {
             Some(v) => v.reserved_for(frame_len),
             None => Values::with_capacity_for(frame_len),
-        });
+        };
+        tape.max_decompressed = opts.max_decompressed;
+        frame.values = Some(tape);
     }
     let body = decode_message(cat, &bytes, opts, &mut frame);
     frame.bytes = bytes;
@@ -409,6 +411,7 @@ fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan
 /// reader where the struct ends.
 fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
     let replayed = with_tape(bytes.len() - start, |tape| {
+        tape.max_decompressed = Some(d.ctx.max_decompressed);
         let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape);
         res.is_ok().then(|| {
             d.replay_struct(tape, slot, fields, out);
@@ -437,6 +440,8 @@ const KEEP_SLOTS: usize = 1 << 18;
 fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {
     let mut tape = TAPE.take().emptied().reserved_for(len);
     let r = f(&mut tape);
+    // Decompressed record data is the tree's now: the kept tape does not hold on to it.
+    tape.buffers.clear();
     if tape.slots.capacity() <= KEEP_SLOTS {
         TAPE.set(tape);
     }

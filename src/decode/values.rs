@@ -25,6 +25,12 @@ pub struct Values {
     pub header: Option<u32>,
     /// The body struct's slot.
     pub body: Option<u32>,
+    /// Annotated tapes: the decompressed data of compressed record batches,
+    /// which the children of their [`SlotKind::Compressed`] slots index.
+    pub buffers: Vec<bytes::Bytes>,
+    /// The bound on one batch's decompressed data (default
+    /// [`super::fields::DEFAULT_MAX_DECOMPRESSED`]).
+    pub max_decompressed: Option<usize>,
 }
 
 /// One field, array element or unknown tag. Its children are the slots after
@@ -72,6 +78,9 @@ pub enum SlotKind {
     Record,
     /// A batch header field, a record's field or header.
     Part,
+    /// A compressed batch's records (`decl` the index of their decompressed
+    /// data in [`Values::buffers`], whose offsets the children's give).
+    Compressed,
 }
 
 type Key = &'static &'static str;
@@ -125,6 +134,7 @@ impl Values {
     /// This tape emptied, its memory kept for the next frame.
     pub fn emptied(mut self) -> Values {
         self.slots.clear();
+        self.buffers.clear();
         self.header = None;
         self.body = None;
         self
@@ -174,7 +184,8 @@ pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &
 fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> Decoded {
     let mut r = Reader::new(frame);
     r.seek(start);
-    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, error: None };
+    let limit = values.max_decompressed.unwrap_or(super::fields::DEFAULT_MAX_DECOMPRESSED);
+    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, limit, error: None };
     let i = d.open(NO_KEY, SlotKind::Message, 0);
     d.slots[i].value = Val::Struct;
     let res = d.read_struct(plan);
@@ -197,6 +208,9 @@ type Step<T = ()> = Result<T, Stop>;
 struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     r: Reader<'a>,
     slots: &'s mut Vec<Slot>,
+    /// Decompressed record data, and the bound on each (annotated tapes).
+    buffers: &'s mut Vec<bytes::Bytes>,
+    limit: usize,
     /// Why decoding stopped.
     error: Option<DecodeError>,
 }
@@ -249,13 +263,15 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
         let Some(Val::Bytes(span)) = self.slots.get(i).map(|s| s.value) else { return };
         let keep = self.slots.len();
-        if crate::records::tape::batches_onto_tape(self.r.buf(), (span.at as usize, (span.at + span.len) as usize), self.slots) {
+        let (keep_buffers, range) = (self.buffers.len(), (span.at as usize, (span.at + span.len) as usize));
+        if crate::records::tape::batches_onto_tape(self.r.buf(), range, self.slots, (&mut *self.buffers, self.limit)) {
             let end = self.slots.len() as u32;
             if let Some(s) = self.slots.get_mut(i) {
                 s.end = end;
             }
         } else {
             self.slots.truncate(keep);
+            self.buffers.truncate(keep_buffers);
         }
     }
 

@@ -140,17 +140,11 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         match codec {
             Some(Codec::None) => self.records(body_start, body_end, count, base_offset, kind, out),
             Some(c) => {
-                let mut comp = Node::new("records", "bytes", body_start, reg, Role::Encoding);
-                comp.len = body_end - body_start;
-                comp.note = Some(format!("({} compressed)", c.name()).into());
-                comp.value = Value::Bytes(Some(self.buf.slice(body_start..body_end)));
+                let mut comp = compressed_node(self.buf, (body_start, body_end), c);
                 match decompress(c, &self.buf[body_start..body_end], self.ctx.max_decompressed) {
                     Ok(data) => {
                         let data = Bytes::from(data);
-                        let mut d = Node::new("decompressed", "records", body_start, Region::Record, Role::Decompressed);
-                        d.len = body_end - body_start;
-                        d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
-                        d.value = Value::Bytes(Some(data.clone()));
+                        let mut d = decompressed_node((body_start, body_end), &data, c);
                         let mut inner = BatchDecoder { buf: &data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
                         inner.records(0, data.len(), count, base_offset, kind, &mut d.children);
                         self.warnings.append(&mut inner.warnings);
@@ -415,6 +409,24 @@ pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Opt
         None => "partial batch header".into(),
     });
     n
+}
+
+/// A compressed batch's records, `buf[start..end]`, as bytes.
+pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Codec) -> Node {
+    let mut comp = Node::new("records", "bytes", start, Region::RecordBatch, Role::Encoding);
+    comp.len = end - start;
+    comp.note = Some(format!("({} compressed)", c.name()).into());
+    comp.value = Value::Bytes(Some(buf.slice(start..end)));
+    comp
+}
+
+/// The decompressed `data` of the records at `start..end`, which its children's offsets index.
+pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: Codec) -> Node {
+    let mut d = Node::new("decompressed", "records", start, Region::Record, Role::Decompressed);
+    d.len = end - start;
+    d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
+    d.value = Value::Bytes(Some(data.clone()));
+    d
 }
 
 /// `Record[i]` at `at`.

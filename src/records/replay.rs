@@ -2,7 +2,11 @@
 //! ([`super::tape`]) by the same functions as when reading
 //! ([`super::batch`]); `tests/replay.rs` holds both ways to the same tree.
 
-use super::batch::{batch_node, bytes_leaf, bytes_length_leaf, header_node, headers_leaf, leaf, length_leaf, offset_delta_leaf, record_node, truncated_node, v2_field_node, ATTRIBUTES, RECORD_FIELDS};
+use super::batch::{
+    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, leaf, length_leaf, offset_delta_leaf, record_node, truncated_node,
+    v2_field_node, ATTRIBUTES, RECORD_FIELDS,
+};
+use super::compression::Codec;
 use super::BatchDecoder;
 use crate::decode::tree::push_with;
 use crate::decode::values::{Slot, SlotKind, Val, Values};
@@ -31,7 +35,7 @@ impl BatchDecoder<'_, '_> {
 
     fn replay_batch(&mut self, tape: &Values, batch: u32, out: &mut Vec<Node>) {
         let mut header = [0i64; super::batch::V2_FIELDS.len()];
-        let (mut k, mut records) = (0, 0);
+        let mut k = 0;
         for (j, s) in tape.children(batch) {
             match s.kind {
                 SlotKind::Part if k < header.len() => {
@@ -41,13 +45,29 @@ impl BatchDecoder<'_, '_> {
                     k += 1;
                 }
                 SlotKind::Record => {
-                    let node = push_with(out, || record_node(records, s.at as usize));
-                    node.len = s.len as usize;
-                    self.replay_record(tape, (j, s), header[0], &mut node.children);
-                    records += 1;
+                    self.replay_records(tape, batch, header[0], out);
+                    return;
+                }
+                SlotKind::Compressed => {
+                    let (Some(data), Some(codec)) = (tape.buffers.get(s.decl as usize), Codec::from_attributes(header[ATTRIBUTES] as u16)) else { return };
+                    let range = (s.at as usize, (s.at + s.len) as usize);
+                    let comp = push_with(out, || compressed_node(self.buf, range, codec));
+                    let d = push_with(&mut comp.children, || decompressed_node(range, data, codec));
+                    let inner = BatchDecoder { buf: data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
+                    inner.replay_records(tape, j, header[0], &mut d.children);
+                    return;
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The records among the children of slot `parent`, their offsets in this decoder's buffer.
+    fn replay_records(&self, tape: &Values, parent: u32, base_offset: i64, out: &mut Vec<Node>) {
+        for (n, (j, s)) in tape.children(parent).filter(|(_, s)| s.kind == SlotKind::Record).enumerate() {
+            let node = push_with(out, || record_node(n, s.at as usize));
+            node.len = s.len as usize;
+            self.replay_record(tape, (j, s), base_offset, &mut node.children);
         }
     }
 

@@ -1,14 +1,16 @@
 //! Record batches onto an annotated tape ([`crate::decode::values::decode_annotated`]):
-//! the plain case, uncompressed RecordBatch v2 whose checksum and counts hold,
-//! as slots that keep every header field, record field and header with its
-//! bytes, so that the tree's batch and record nodes are built from the tape
-//! ([`super::BatchDecoder::replay_stream`]).
+//! the plain case, RecordBatch v2 (compressed or not, decompression bounded)
+//! whose checksum and counts hold, as slots that keep every header field,
+//! record field and header with its bytes, so that the tree's batch and
+//! record nodes are built from the tape ([`super::BatchDecoder::replay_stream`]).
 //!
-//! Anything else (legacy message sets, compression, control batches, a bad
-//! checksum, a malformed record) is left to [`super::BatchDecoder`], which reads
-//! the bytes and shows what is wrong: [`batches_onto_tape`] then says no.
+//! Anything else (legacy message sets, control batches, a bad checksum, data
+//! that does not decompress, a malformed record) is left to
+//! [`super::BatchDecoder`], which reads the bytes and shows what is wrong:
+//! [`batches_onto_tape`] then says no.
 
 use super::batch::{BatchDecoder, V2_FIELDS, V2_HEADER};
+use super::compression::{decompress, Codec};
 use crate::decode::reader::Reader;
 use crate::decode::values::{Slot, SlotKind, Span, Val, NO_KEY};
 use crate::protocol::crc32c::crc32c;
@@ -18,14 +20,17 @@ use crate::protocol::crc32c::crc32c;
 ///
 /// The slots: a [`SlotKind::Batch`] per batch (`decl` its index) whose
 /// children are its 13 header fields and then a [`SlotKind::Record`] per
-/// record; a [`SlotKind::PartialBatch`] for a batch cut by the end (`value`
+/// record (for a compressed batch, a [`SlotKind::Compressed`] whose `decl` is
+/// the index of the decompressed data in `buffers` and whose children are the
+/// records, their ranges in that data); a [`SlotKind::PartialBatch`] for a batch cut by the end (`value`
 /// the size it declares). A record's value is its length (`prefix` the
 /// length's width) and its children are [`SlotKind::Part`]s: attributes,
 /// timestampDelta, offsetDelta, key, value, headers. Key, value, header
 /// keys and values are bytes (or null) with their varint length's width in
 /// `prefix` and the length as written in `decl`; headers' value is their
 /// count, and each header a part with its key and value.
-pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots: &mut Vec<Slot>) -> bool {
+pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots: &mut Vec<Slot>, decompressed: (&mut Vec<bytes::Bytes>, usize)) -> bool {
+    let (buffers, limit) = decompressed;
     if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
         return false;
     }
@@ -38,7 +43,7 @@ pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots:
         let magic = buf.get(pos + 16).copied().filter(|_| remaining > 16);
         match (total, magic) {
             (Some(total), Some(2)) if total <= remaining => {
-                if !batch_v2(buf, pos, total, index, slots) {
+                if !batch_v2(buf, pos, total, index, slots, (&mut *buffers, limit)) {
                     return false;
                 }
                 pos += total;
@@ -72,7 +77,7 @@ fn close(slots: &mut [Slot], i: usize, end_at: usize) {
     }
 }
 
-fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Slot>) -> bool {
+fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Slot>, (buffers, limit): (&mut Vec<bytes::Bytes>, usize)) -> bool {
     if total < V2_HEADER {
         return false;
     }
@@ -94,26 +99,43 @@ fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Sl
         at += width;
     }
     let (crc, attrs, count) = (header[4] as u32, header[5] as u16, header[12]);
-    // Compressed, control and unknown-codec batches, and bad checksums, are read.
-    if attrs & 0x07 != 0 || attrs & 0x20 != 0 || crc32c(&buf[pos + 21..pos + total]) != crc {
+    // Control batches, unknown codecs and bad checksums are read, which says what they are.
+    let Some(codec) = Codec::from_attributes(attrs).filter(|_| attrs & 0x20 == 0) else { return false };
+    if crc32c(&buf[pos + 21..pos + total]) != crc {
         return false;
     }
+    let body = (pos + V2_HEADER, pos + total);
+    if codec == Codec::None {
+        if !records(buf, body, count, slots) {
+            return false;
+        }
+    } else {
+        let Ok(data) = decompress(codec, &buf[body.0..body.1], limit) else { return false };
+        let comp = push(slots, SlotKind::Compressed, buffers.len() as u32, Val::Null, (body.0, body.1 - body.0, 0));
+        if !records(&data, (0, data.len()), count, slots) {
+            return false;
+        }
+        close(slots, comp, body.1);
+        buffers.push(data.into());
+    }
+    close(slots, batch, pos + total);
+    true
+}
+
+/// The `count` records of `buf[start..end]`; false when they are not exactly that.
+fn records(buf: &[u8], (start, end): (usize, usize), count: i64, slots: &mut Vec<Slot>) -> bool {
     let mut r = Reader::new(buf);
-    r.seek(pos + V2_HEADER);
-    r.limit(total - V2_HEADER);
+    r.seek(start);
+    r.limit(end - start);
     let mut records = 0i64;
-    while r.pos() < pos + total && records < count.max(0) {
+    while r.pos() < end && records < count.max(0) {
         if record(&mut r, slots).is_none() {
             return false;
         }
         records += 1;
     }
     // A count that does not match the records is a warning, which reading gives.
-    if records != count || r.pos() != pos + total {
-        return false;
-    }
-    close(slots, batch, pos + total);
-    true
+    records == count && r.pos() == end
 }
 
 /// One record's slots; `None` where reading would report an error or a warning.
