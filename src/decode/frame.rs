@@ -73,10 +73,20 @@ pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Ve
 /// decoded and then dropped: memory stays that of one frame however many the
 /// input holds, and values-only decoding reuses one tape for all of them.
 pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(&Frame)) {
-    walk_frames(cat, input, opts, |frame| {
+    // Not through `walk_frames`: a frame handed on by reference is not moved
+    // (a frame is a few hundred bytes, and small frames come by the million).
+    let mut spare = None;
+    let mut pos = 0;
+    while pos < input.len() {
+        let frame = decode_frame_at(cat, input, pos, pos, opts, spare.take());
         each(&frame);
-        frame.values.map(Values::emptied)
-    });
+        let next = after(&frame, pos);
+        spare = frame.values.map(Values::emptied);
+        match next {
+            Some(next) => pos = next,
+            None => break,
+        }
+    }
 }
 
 /// Decode `input`'s frames in order, handing each to `each`, which may give
@@ -86,14 +96,21 @@ fn walk_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: i
     let mut pos = 0;
     while pos < input.len() {
         let frame = decode_frame_at(cat, input, pos, pos, opts, spare.take());
-        let used = frame.bytes.len();
-        let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(&frame));
+        let next = after(&frame, pos);
         spare = each(frame);
-        if stop || used == 0 {
-            break;
+        match next {
+            Some(next) => pos = next,
+            None => break,
         }
-        pos += used;
     }
+}
+
+/// Where the frame after `frame` (at `pos`) starts, unless decoding stops here:
+/// a size prefix that cannot be trusted, or nothing read.
+fn after(frame: &Frame, pos: usize) -> Option<usize> {
+    let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(frame));
+    let used = frame.bytes.len();
+    (!stop && used > 0).then_some(pos + used)
 }
 
 /// Frames reserved ahead at most by [`decode_frames`].
@@ -178,12 +195,10 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
     };
     let bytes = input.slice(start..start + frame_len);
     if opts.onto_tape() {
-        let mut tape = match spare {
+        frame.values = Some(match spare {
             Some(v) => v.reserved_for(frame_len),
             None => Values::with_capacity_for(frame_len),
-        };
-        tape.max_decompressed = opts.max_decompressed;
-        frame.values = Some(tape);
+        });
     }
     let body = decode_message(cat, &bytes, opts, &mut frame);
     frame.bytes = bytes;
@@ -400,7 +415,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
 /// A struct onto the tape the options ask for.
 fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan, tape: &mut Values) -> values::Decoded {
     match opts.annotated_tape {
-        true => values::decode_annotated(bytes, start, plan, tape),
+        true => values::decode_annotated(bytes, start, plan, tape, opts.max_decompressed.unwrap_or(DEFAULT_MAX_DECOMPRESSED)),
         false => values::decode_message(bytes, start, plan, tape),
     }
 }
@@ -411,8 +426,7 @@ fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan
 /// reader where the struct ends.
 fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
     let replayed = with_tape(bytes.len() - start, |tape| {
-        tape.max_decompressed = Some(d.ctx.max_decompressed);
-        let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape);
+        let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape, d.ctx.max_decompressed);
         res.is_ok().then(|| {
             d.replay_struct(tape, slot, fields, out);
             end

@@ -28,9 +28,6 @@ pub struct Values {
     /// Annotated tapes: the decompressed data of compressed record batches,
     /// which the children of their [`SlotKind::Compressed`] slots index.
     pub buffers: Vec<bytes::Bytes>,
-    /// The bound on one batch's decompressed data (default
-    /// [`super::fields::DEFAULT_MAX_DECOMPRESSED`]).
-    pub max_decompressed: Option<usize>,
 }
 
 /// One field, array element or unknown tag. Its children are the slots after
@@ -171,20 +168,20 @@ pub type Decoded = (u32, usize, Res);
 /// Decode the struct `plan` from `frame[start..]` onto `values` as one
 /// message slot.
 pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> Decoded {
-    decode_onto::<false>(frame, start, plan, values)
+    decode_onto::<false>(frame, start, plan, values, 0)
 }
 
 /// [`decode_message`] onto an annotated tape: the same slots, plus one for
 /// every tagged section, tagged entry and presence marker, so that the tree
-/// views can be built from the tape alone (see [`super::replay`]).
-pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> Decoded {
-    decode_onto::<true>(frame, start, plan, values)
+/// views can be built from the tape alone. A compressed batch's data is
+/// decompressed into [`Values::buffers`] up to `max_decompressed` bytes.
+pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, max_decompressed: usize) -> Decoded {
+    decode_onto::<true>(frame, start, plan, values, max_decompressed)
 }
 
-fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> Decoded {
+fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, limit: usize) -> Decoded {
     let mut r = Reader::new(frame);
     r.seek(start);
-    let limit = values.max_decompressed.unwrap_or(super::fields::DEFAULT_MAX_DECOMPRESSED);
     let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, limit, error: None };
     let i = d.open(NO_KEY, SlotKind::Message, 0);
     d.slots[i].value = Val::Struct;
@@ -706,7 +703,7 @@ mod tests {
         let cat = Catalogue::builtin();
         let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
         let mut v = Values::default();
-        let (slot, end, res) = decode_annotated(BODY, 0, &spec.plan(4), &mut v);
+        let (slot, end, res) = decode_annotated(BODY, 0, &spec.plan(4), &mut v, 1 << 20);
         assert!(res.is_ok());
         assert_eq!((slot, end), (0, BODY.len()));
         let s = |i: usize| (v.slots[i].kind, v.slots[i].at, v.slots[i].len, v.slots[i].prefix, v.slots[i].value);
