@@ -122,8 +122,10 @@ impl Span {
 
 impl Values {
     /// Room for the values of a frame of `len` bytes (present, not declared),
-    /// as fields take a few bytes each: large frames then fill their tape
+    /// as fields take a few bytes each (an annotated tape of a Metadata
+    /// response, a slot per 2.8 bytes): large frames then fill their tape
     /// without copying it as it grows. Bounded; it grows past that as needed.
+    /// Room not used is not touched, so it costs no memory traffic.
     pub fn with_capacity_for(len: usize) -> Values {
         Values::default().reserved_for(len)
     }
@@ -139,7 +141,7 @@ impl Values {
 
     /// [`Values::with_capacity_for`] in this (empty) tape's memory.
     pub fn reserved_for(mut self, len: usize) -> Values {
-        self.slots.reserve((len / 3 + 4).min(MAX_SLOTS_RESERVED));
+        self.slots.reserve((len / 2 + 4).min(MAX_SLOTS_RESERVED));
         self
     }
 
