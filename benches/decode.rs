@@ -82,6 +82,14 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// Decode every frame of `bytes`, each dropped before the next; returns the
+/// tree nodes or tape slots made (so that nothing is optimised away).
+fn decode_all(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions) -> usize {
+    let mut made = 0;
+    for_each_frame(cat, bytes, opts, |f| made += f.values.as_ref().map_or(f.root.children.len(), |v| v.slots.len()));
+    made
+}
+
 fn bench(c: &mut Criterion) {
     let cat = Catalogue::builtin();
     for case in cases() {
@@ -90,40 +98,16 @@ fn bench(c: &mut Criterion) {
         g.sample_size(10);
         // Each frame is decoded and dropped before the next, as the kafka-protocol
         // reference decodes and drops each message.
-        g.bench_function("kwire_tree", |b| {
-            b.iter(|| {
-                let mut nodes = 0;
-                for_each_frame(cat, &case.bytes, &case.opts, |f| nodes += f.root.children.len());
-                nodes
-            })
-        });
+        g.bench_function("kwire_tree", |b| b.iter(|| decode_all(cat, &case.bytes, &case.opts)));
         // The same tree read straight into nodes, without the tape (what frames that stop part-way get).
         let read = DecodeOptions { read_into_nodes: true, ..case.opts.clone() };
-        g.bench_function("kwire_tree_by_reading", |b| {
-            b.iter(|| {
-                let mut nodes = 0;
-                for_each_frame(cat, &case.bytes, &read, |f| nodes += f.root.children.len());
-                nodes
-            })
-        });
+        g.bench_function("kwire_tree_by_reading", |b| b.iter(|| decode_all(cat, &case.bytes, &read)));
         // The annotated decode alone: the tape (every field's value, bytes and
         // encoding widths, record batches included) that the tree is built from.
         let tape = DecodeOptions { annotated_tape: true, ..case.opts.clone() };
-        g.bench_function("kwire_annotated", |b| {
-            b.iter(|| {
-                let mut slots = 0;
-                for_each_frame(cat, &case.bytes, &tape, |f| slots += f.values.as_ref().map_or(0, |v| v.slots.len()));
-                slots
-            })
-        });
+        g.bench_function("kwire_annotated", |b| b.iter(|| decode_all(cat, &case.bytes, &tape)));
         let lean = DecodeOptions { values_only: true, ..case.opts.clone() };
-        g.bench_function("kwire_values", |b| {
-            b.iter(|| {
-                let mut slots = 0;
-                for_each_frame(cat, &case.bytes, &lean, |f| slots += f.values.as_ref().map_or(0, |v| v.slots.len()));
-                slots
-            })
-        });
+        g.bench_function("kwire_values", |b| b.iter(|| decode_all(cat, &case.bytes, &lean)));
         g.bench_function("kwire_values_json", |b| {
             b.iter(|| {
                 let mut out = Vec::new();

@@ -236,18 +236,19 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
 
     /// A slot whose value and bytes are known: it has no children.
     #[inline(always)]
-    fn leaf(&mut self, key: Key, kind: SlotKind, decl: u32, value: Val, (at, len, prefix): (usize, usize, usize)) {
-        let end = self.slots.len() as u32 + 1;
-        self.slots.push(Slot { key, value, end, decl, at: at as u32, len: len as u32, prefix: prefix as u8, kind });
+    fn leaf(&mut self, key: Key, kind: SlotKind, decl: u32, value: Val, bytes: (usize, usize, usize)) {
+        push_slot(self.slots, key, kind, decl, value, bytes);
     }
 
     #[inline]
     fn close(&mut self, i: usize) {
-        let (end, pos) = (self.slots.len() as u32, self.r.pos() as u32);
-        if let Some(s) = self.slots.get_mut(i) {
-            s.end = end;
-            if ANNOTATED {
-                s.len = pos.saturating_sub(s.at);
+        if ANNOTATED {
+            close_slot(self.slots, i, self.r.pos());
+        } else {
+            // Values-only tapes need no lengths.
+            let end = self.slots.len() as u32;
+            if let Some(s) = self.slots.get_mut(i) {
+                s.end = end;
             }
         }
     }
@@ -624,6 +625,25 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             res?;
         }
         Ok(())
+    }
+}
+
+/// Push a slot with its bytes (`at`, `len`, `prefix`) and no children yet;
+/// returns its index.
+#[inline(always)]
+pub(crate) fn push_slot(slots: &mut Vec<Slot>, key: Key, kind: SlotKind, decl: u32, value: Val, (at, len, prefix): (usize, usize, usize)) -> usize {
+    let end = slots.len() as u32 + 1;
+    slots.push(Slot { key, value, end, decl, at: at as u32, len: len as u32, prefix: prefix as u8, kind });
+    slots.len() - 1
+}
+
+/// Close slot `i`: its children are the slots pushed since, its bytes end at `end_at`.
+#[inline]
+pub(crate) fn close_slot(slots: &mut [Slot], i: usize, end_at: usize) {
+    let end = slots.len() as u32;
+    if let Some(s) = slots.get_mut(i) {
+        s.end = end;
+        s.len = (end_at as u32).saturating_sub(s.at);
     }
 }
 

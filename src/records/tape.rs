@@ -12,7 +12,7 @@
 use super::batch::{BatchDecoder, V2_FIELDS, V2_HEADER};
 use super::compression::{decompress, Codec};
 use crate::decode::reader::Reader;
-use crate::decode::values::{Slot, SlotKind, Span, Val, NO_KEY};
+use crate::decode::values::{close_slot as close, push_slot, Slot, SlotKind, Span, Val, NO_KEY};
 use crate::protocol::crc32c::crc32c;
 
 /// Slots of the batches in `buf[start..end]` after `slots`' end, or `false`
@@ -63,18 +63,8 @@ pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots:
 }
 
 #[inline(always)]
-fn push(slots: &mut Vec<Slot>, kind: SlotKind, decl: u32, value: Val, (at, len, prefix): (usize, usize, usize)) -> usize {
-    let end = slots.len() as u32 + 1;
-    slots.push(Slot { key: NO_KEY, value, end, decl, at: at as u32, len: len as u32, prefix: prefix as u8, kind });
-    slots.len() - 1
-}
-
-fn close(slots: &mut [Slot], i: usize, end_at: usize) {
-    let end = slots.len() as u32;
-    if let Some(s) = slots.get_mut(i) {
-        s.end = end;
-        s.len = (end_at as u32).saturating_sub(s.at);
-    }
+fn push(slots: &mut Vec<Slot>, kind: SlotKind, decl: u32, value: Val, bytes: (usize, usize, usize)) -> usize {
+    push_slot(slots, NO_KEY, kind, decl, value, bytes)
 }
 
 fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Slot>, (buffers, limit): (&mut Vec<bytes::Bytes>, usize)) -> bool {
