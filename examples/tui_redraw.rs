@@ -58,7 +58,7 @@ fn fetch(cat: &Catalogue, mb: usize, sizes: &[(u16, u16)]) -> Duration {
         direction: Some(Direction::Response),
         api_key: Some(1),
         api_version: Some(12),
-        max_decompressed: Some(kwire::decode::fields::DEFAULT_MAX_DECOMPRESSED),
+        budget: Default::default(),
         ..Default::default()
     };
     let t = Instant::now();

@@ -1,11 +1,12 @@
 //! Captures: pcap and pcapng over several link types, TCP reassembly under
 //! segmentation, reordering, duplication and loss, pairing by correlation id,
-//! resync after gaps, and guessing lone responses.
+//! resync after gaps, guessing lone responses, and nothing lost silently:
+//! every byte of a stream is in a frame or in a skip note.
 
 mod common;
 
-use common::pcap_writer::{conversation, pcap, pcapng, Link, Seg};
-use kwire::capture::{for_each_frame, CapturedFrame};
+use common::pcap_writer::{conversation, pcap, pcapng, Link, Seg, CLIENT_ISN, SERVER_ISN};
+use kwire::capture::{for_each_captured, for_each_frame, CaptureOptions, Captured, CapturedFrame, SkipReason, Skipped, StreamCut};
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::encode::{encode_frame, example::smallest_struct, frame::message_spec, FrameSpec};
 use kwire::schema::Catalogue;
@@ -83,7 +84,7 @@ fn tiny_segments_and_many_frames_per_segment() {
             // Coalesce each direction's consecutive frames into one segment.
             let client: Vec<u8> = expected.iter().filter(|f| f.0).flat_map(|f| f.1.clone()).collect();
             segs.truncate(2);
-            segs.push(Seg { from_client: true, seq: 1001, ack: 0, syn: false, fin: false, payload: client });
+            segs.push(Seg::data(true, 1001, 0, client));
         }
         let frames = frames_of(&pcap(Link::EthernetV4, &segs), None);
         let want = if mss == 100_000 { 4 } else { expected.len() };
@@ -191,4 +192,207 @@ fn a_capture_without_kafka_traffic_says_so() {
     let _ = std::fs::remove_file(&file);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no Kafka traffic found"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Frames and skip notes of a capture.
+fn captured_of(capture: &[u8]) -> (Vec<CapturedFrame>, Vec<Skipped>) {
+    let (mut frames, mut notes) = (Vec::new(), Vec::new());
+    let stats = for_each_captured(Catalogue::builtin(), capture, &CaptureOptions::default(), |c| {
+        match c {
+            Captured::Frame(f) => frames.push(f),
+            Captured::Skipped(s) => notes.push(s),
+        }
+        true
+    })
+    .unwrap();
+    assert!(stats.error.is_none(), "{:?}", stats.error);
+    assert_eq!((stats.frames, stats.skips, stats.skipped_bytes), (frames.len(), notes.len(), notes.iter().map(|s| s.bytes).sum()));
+    (frames, notes)
+}
+
+/// `kwire capture FILE ARGS…` on a capture written to a temporary file: exit status, stdout, stderr.
+fn cli(name: &str, capture: &[u8], args: &[&str]) -> (Option<i32>, String, String) {
+    let file = std::env::temp_dir().join(format!("kwire-{name}-{}.pcap", std::process::id()));
+    std::fs::write(&file, capture).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).arg("capture").arg(&file).args(args).output().unwrap();
+    let _ = std::fs::remove_file(&file);
+    (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// The JSON skip records of `--json` output.
+fn skip_records(stdout: &str) -> Vec<serde_json::Value> {
+    stdout.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("one JSON object per line")).filter(|v| v["kind"] == "skipped").collect()
+}
+
+/// `traffic()` with `extra` sent by the client just before the Produce request.
+fn traffic_with_before_produce(extra: Vec<u8>) -> Vec<(bool, Vec<u8>)> {
+    let mut t = traffic();
+    t.insert(4, (true, extra));
+    t
+}
+
+/// Where the Produce request starts in the client's stream.
+fn produce_offset() -> u64 {
+    traffic()[..4].iter().filter(|f| f.0).map(|f| f.1.len() as u64).sum()
+}
+
+#[test]
+fn garbage_between_frames_is_noted_and_the_next_frame_marked() {
+    // 37 bytes no frame starts in (a negative size prefix first), between the
+    // Metadata and Produce requests.
+    let capture = pcap(Link::EthernetV4, &conversation(&traffic_with_before_produce(vec![0xff; 37]), 100));
+    let (frames, notes) = captured_of(&capture);
+    assert_eq!(frames.len(), 8);
+    let produce = frames.iter().find(|f| f.api_key == Some(0) && f.direction == Direction::Request).unwrap();
+    assert!(produce.after_gap);
+    assert_eq!(frames.iter().filter(|f| f.after_gap).count(), 1);
+    assert_eq!(notes.len(), 1);
+    let s = &notes[0];
+    assert_eq!((s.conn, s.direction, s.offset, s.bytes, s.reason), (0, Direction::Request, produce_offset(), 37, SkipReason::BadSize(-1)));
+    assert_eq!(produce.offset, produce_offset() + 37);
+
+    let (status, out, err) = cli("garbage", &capture, &["--list"]);
+    assert_eq!(status, Some(2), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 9, "{out}");
+    let note = lines.iter().position(|l| l.contains(" skipped ")).unwrap();
+    assert!(lines[note].contains(&format!("→ 10.0.0.2:9092 skipped 37B at stream offset {}: frame size -1 is negative", produce_offset())), "{}", lines[note]);
+    assert!(lines[note + 1].contains("Produce v9") && lines[note + 1].contains("[after gap]"), "{}", lines[note + 1]);
+    assert!(err.contains("37 bytes in 1 place are in no frame"), "{err}");
+
+    let (status, out, _) = cli("garbage", &capture, &["--json"]);
+    assert_eq!(status, Some(2));
+    let records = skip_records(&out);
+    assert_eq!(records.len(), 1);
+    let r = &records[0];
+    assert_eq!((&r["conn"], &r["direction"], &r["offset"], &r["bytes"], &r["reason"]), (&json!(0), &json!("request"), &json!(produce_offset()), &json!(37), &json!("bad_size")));
+    assert_eq!(out.lines().count(), 9);
+
+    let (status, out, _) = cli("garbage", &capture, &[]);
+    assert_eq!(status, Some(2));
+    assert!(out.contains("# skipped conn 0 10.0.0.1:50000 → 10.0.0.2:9092"), "{out}");
+
+    // A frame filter hides the note, but neither the status nor stderr forget it.
+    let (status, out, err) = cli("garbage", &capture, &["--list", "--api", "Metadata"]);
+    assert_eq!((status, out.lines().count()), (Some(2), 2));
+    assert!(err.contains("37 bytes in 1 place") && err.contains("without --api"), "{err}");
+}
+
+#[test]
+fn a_partial_frame_at_the_end_of_a_capture_is_noted() {
+    let t = traffic();
+    let mut segs = conversation(&t, 20);
+    // The capture stops 3 segments (60 bytes) before the end of the Fetch response.
+    segs.truncate(segs.len() - 3);
+    let capture = pcap(Link::EthernetV4, &segs);
+    let (frames, notes) = captured_of(&capture);
+    assert_eq!(frames.len(), 7);
+    let fetch = &t[7].1;
+    assert_eq!(notes.len(), 1);
+    let s = &notes[0];
+    let response_stream: u64 = t.iter().filter(|f| !f.0).map(|f| f.1.len() as u64).sum();
+    let cut = fetch.len().div_ceil(20) * 20 - 60;
+    assert_eq!((s.direction, s.offset, s.bytes), (Direction::Response, response_stream - fetch.len() as u64, cut as u64));
+    assert_eq!(s.reason, SkipReason::Partial { declared: Some(fetch.len() as u64), cut_by: StreamCut::EndOfCapture });
+
+    let (status, out, err) = cli("partial", &capture, &["--list"]);
+    assert_eq!(status, Some(2), "{err}");
+    assert!(out.lines().last().unwrap().contains(&format!("skipped {cut}B at stream offset {}: a partial frame (it declares {} bytes), cut short by the end of the capture", s.offset, fetch.len())), "{out}");
+    let (_, out, _) = cli("partial", &capture, &["--json"]);
+    let records = skip_records(&out);
+    assert_eq!((&records[0]["reason"], &records[0]["declared"], &records[0]["direction"]), (&json!("partial_frame"), &json!(fetch.len()), &json!("response")));
+}
+
+#[test]
+fn a_frame_declaring_over_100_mb_and_what_follows_it_are_noted() {
+    let mut extra = (200i32 << 20).to_be_bytes().to_vec();
+    extra.extend([0xee; 500]);
+    let capture = pcap(Link::EthernetV4, &conversation(&traffic_with_before_produce(extra), 1460));
+    let (frames, notes) = captured_of(&capture);
+    assert_eq!(frames.len(), 8, "every frame after it is found");
+    assert_eq!(notes.len(), 1);
+    assert_eq!((notes[0].offset, notes[0].bytes, notes[0].reason), (produce_offset(), 504, SkipReason::BadSize(200 << 20)));
+    let (status, out, _) = cli("oversized", &capture, &["--json"]);
+    assert_eq!(status, Some(2));
+    let records = skip_records(&out);
+    assert_eq!((&records[0]["bytes"], &records[0]["reason"]), (&json!(504), &json!("bad_size")));
+    assert!(records[0]["note"].as_str().unwrap().contains("over the 100 MiB limit"), "{}", records[0]);
+}
+
+#[test]
+fn a_lost_segment_is_noted_as_a_partial_frame_and_a_gap() {
+    let expected = traffic();
+    let mut segs = conversation(&expected, 20);
+    let metadata_req_start = 2 + expected[..2].iter().map(|f| f.1.len().div_ceil(20)).sum::<usize>();
+    segs.remove(metadata_req_start + 1);
+    let (_, notes) = captured_of(&pcap(Link::EthernetV4, &segs));
+    let metadata_at = expected[0].1.len() as u64;
+    let got: Vec<_> = notes.iter().map(|s| (s.offset, s.bytes, s.reason)).collect();
+    let rest = expected[2].1.len() as u64 - 40;
+    assert_eq!(
+        got,
+        [
+            (metadata_at, 20, SkipReason::Partial { declared: Some(expected[2].1.len() as u64), cut_by: StreamCut::Gap }),
+            (metadata_at + 20, 20, SkipReason::Gap),
+            (metadata_at + 40, rest, SkipReason::NoFrame),
+        ]
+    );
+}
+
+#[test]
+fn every_byte_of_a_stream_is_in_a_frame_or_a_note() {
+    let mut rng: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % n
+    };
+    for round in 0..60 {
+        // Garbage between frames (after the first exchange, which finds the client side).
+        let mut frames = traffic();
+        for _ in 0..next(3) {
+            let len = 1 + next(60) as usize;
+            let garbage: Vec<u8> = (0..len).map(|_| next(256) as u8).collect();
+            let at = 2 + next(frames.len() as u64 - 1) as usize;
+            frames.insert(at, (next(2) == 0, garbage));
+        }
+        let mss = 1 + next(80) as usize;
+        let mut segs = conversation(&frames, mss);
+        // Lose segments (not of the first exchange), and maybe the end of the capture.
+        let keep_from = 2 + frames[..2].iter().map(|f| f.1.len().div_ceil(mss)).sum::<usize>();
+        let mut i = keep_from;
+        while i < segs.len() {
+            if next(12) == 0 {
+                segs.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        if next(3) == 0 {
+            let cut = next((segs.len() - keep_from) as u64) as usize;
+            segs.truncate(segs.len() - cut);
+        }
+        let (frames, notes) = captured_of(&pcap(Link::EthernetV4, &segs));
+        for client in [true, false] {
+            let direction = if client { Direction::Request } else { Direction::Response };
+            let isn = if client { CLIENT_ISN } else { SERVER_ISN };
+            // The stream as captured ends with the last segment's last byte.
+            let end = segs.iter().filter(|s| s.from_client == client && !s.syn).map(|s| u64::from(s.seq.wrapping_sub(isn.wrapping_add(1))) + s.payload.len() as u64).max().unwrap_or(0);
+            let mut pieces: Vec<(u64, u64, &str)> = frames.iter().filter(|f| f.direction == direction).map(|f| (f.offset, f.len as u64, "frame")).collect();
+            pieces.extend(notes.iter().filter(|s| s.direction == direction).map(|s| (s.offset, s.bytes, s.reason.code())));
+            pieces.sort();
+            let mut at = 0;
+            for &(offset, len, what) in &pieces {
+                assert_eq!(offset, at, "round {round}, {direction:?}: {what} at {offset} after {at}: {pieces:?}");
+                at += len;
+            }
+            assert_eq!(at, end, "round {round}, {direction:?}: {pieces:?}");
+        }
+        // A frame right after skipped bytes says so.
+        for f in &frames {
+            let after_note = notes.iter().any(|s| s.direction == f.direction && s.offset + s.bytes == f.offset);
+            assert_eq!(f.after_gap, after_note, "round {round}: frame {}", f.index);
+        }
+    }
 }

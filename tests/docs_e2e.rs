@@ -1,25 +1,17 @@
 //! scripts/docs-e2e.sh in a test: the docs site in headless Chromium (grid
-//! cells, hover selection, console errors). Skipped, with the reason printed,
-//! where Chromium or Node.js is not installed.
+//! cells, hover selection, console errors). Ignored by a plain `cargo test`;
+//! `cargo test -- --include-ignored` runs it and fails when Chromium, Node.js
+//! or npm is missing.
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-fn installed(program: &str) -> bool {
-    Command::new("sh").args(["-c", &format!("command -v {program}")]).output().is_ok_and(|o| o.status.success())
-}
-
 #[test]
+#[ignore = "needs chromium, node and npm; bash .ci/run installs them and runs ignored tests"]
 fn docs_site_works_in_headless_chromium() {
-    let missing: Vec<&str> = [("chromium", installed("chromium") || installed("chromium-browser")), ("node", installed("node")), ("npm", installed("npm"))]
-        .into_iter()
-        .filter(|(_, ok)| !ok)
-        .map(|(name, _)| name)
-        .collect();
-    if !missing.is_empty() {
-        eprintln!("SKIP: scripts/docs-e2e.sh needs {} (apt-get install -y chromium nodejs npm)", missing.join(", "));
-        return;
-    }
+    common::require_tools("the docs site's end-to-end test (scripts/docs-e2e.sh)", &[common::CHROMIUM, common::NODE, common::NPM]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new("bash")
         .arg(root.join("scripts/docs-e2e.sh"))

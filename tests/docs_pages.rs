@@ -260,3 +260,146 @@ fn page_command_prints_one_page() {
     assert_eq!(bad_version.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad_version.stderr).contains("valid: "));
 }
+
+/// A definitions folder written for one test, under the target's temp dir.
+fn defs_folder(name: &str, files: &[(&str, String)]) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("docs-defs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    dir
+}
+
+fn api_def(key: i16, name: &str, kind: &str, versions: &str) -> String {
+    let name = serde_json::to_string(name).unwrap();
+    format!(
+        r#"{{ "apiKey": {key}, "type": "{kind}", "name": {name}, "validVersions": "{versions}", "flexibleVersions": "0+",
+            "fields": [ {{ "name": "Knob", "type": "int32", "versions": "0+" }}, {{ "name": "Label", "type": "string", "versions": "100+" }} ] }}"#
+    )
+}
+
+fn data_def(name: &str, versions: &str) -> String {
+    let name = serde_json::to_string(name).unwrap();
+    format!(r#"{{ "type": "data", "name": {name}, "validVersions": "{versions}", "flexibleVersions": "none", "fields": [ {{ "name": "Knob", "type": "int32", "versions": "0+" }} ] }}"#)
+}
+
+/// Every HTML file of a written site, and that each of its links resolves.
+fn site_files_with_resolving_links(out: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for dir in [out.to_path_buf(), out.join("api"), out.join("records")] {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "html") {
+                files.push(e.path());
+            }
+        }
+    }
+    for file in &files {
+        let html = std::fs::read_to_string(file).unwrap();
+        for link in between(&html, "href=\"", "\"") {
+            assert!(file.parent().unwrap().join(link).exists(), "{}: broken link {link}", file.display());
+        }
+    }
+    files
+}
+
+/// Definitions claiming versions 0-32767 (kwire once wrote 29 GB for them):
+/// at most 64 pages each, small pages, switchers with a window of versions,
+/// and the index saying which versions have no page.
+#[test]
+fn many_versions_make_a_bounded_site() {
+    use kwire::docs::{MAX_VERSION_PAGES, SWITCHER_NEIGHBOURS};
+    let defs = defs_folder(
+        "many",
+        &[
+            ("BigRequest.json", api_def(991, "BigRequest", "request", "0-32767")),
+            ("BigResponse.json", api_def(991, "BigResponse", "response", "0-32767")),
+            ("BigRecord.json", data_def("BigRecord", "0-32767")),
+        ],
+    );
+    let cat = Catalogue::builtin().with_loaded(load_definitions(&defs).unwrap());
+    let docs = ApiDocs::new(&cat, None, 991).unwrap();
+    assert_eq!(docs.request_versions.len(), 32768);
+    assert_eq!(docs.page_versions.len(), MAX_VERSION_PAGES);
+    assert_eq!((docs.page_versions[0], docs.page_versions.last().copied()), (0, Some(32767)));
+    for current in [0, 1, 5000, 32704, 32705, 32740, 32767] {
+        let page = docs.page(Some(current));
+        let Some(Block::Versions(links)) = page.blocks.iter().find(|b| matches!(b, Block::Versions(_))) else { panic!("no switcher") };
+        assert!(links.len() <= 2 * SWITCHER_NEIGHBOURS + 4, "v{current}: {} links", links.len());
+        assert_eq!(links.iter().filter(|l| l.current).map(|l| l.version).collect::<Vec<_>>(), vec![current]);
+        // Links reach pages that exist, and count every version they leave out.
+        assert!(links.iter().all(|l| l.current || docs.page_versions.contains(&l.version)), "v{current}");
+        assert_eq!(links.iter().map(|l| l.skipped_before + 1).sum::<usize>(), 32768, "v{current}");
+        let history = page.sections.iter().find(|s| s.heading == "Request history").unwrap();
+        let Block::Changes(changes) = &history.blocks[0] else { panic!("no history") };
+        let labels: Vec<&str> = changes.iter().map(|(label, _)| label.as_str()).collect();
+        assert_eq!(labels, ["v0", "v1-v99", "v100", "v101-v32767"]);
+        for format in [PageFormat::Html, PageFormat::Markdown, PageFormat::Text] {
+            let text = render(&page, format);
+            assert!(text.len() < 40 << 10, "v{current} {format:?}: {} bytes", text.len());
+        }
+    }
+    let text = render(&docs.page(Some(32740)), PageFormat::Text);
+    assert!(text.contains("versions: v0 … 32734 more … v32735 "), "{text}");
+
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("docs-site-many-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let stats = kwire::docs::site::write_site(&cat, None, &out, PageFormat::Html).unwrap();
+    let files = site_files_with_resolving_links(&out);
+    assert_eq!(files.len(), stats.pages);
+    let named = |dir: &str, stem: &str| files.iter().filter(|f| f.parent().unwrap().ends_with(dir) && f.file_stem().unwrap().to_str().unwrap().split('-').next() == Some(stem)).count();
+    assert_eq!(named("api", "Big"), MAX_VERSION_PAGES);
+    assert_eq!(named("records", "BigRecord"), MAX_VERSION_PAGES);
+    assert!(stats.bytes < 64 << 20, "{} bytes", stats.bytes);
+    let index = text_of(&std::fs::read_to_string(out.join("index.html")).unwrap());
+    assert!(index.contains("Versions without pages"), "{index}");
+    assert!(index.contains("Big327041-32704") && index.contains("BigRecord327041-32704"), "the index names what was left out");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&defs);
+}
+
+/// Names that differ only in punctuation or case, and names of punctuation
+/// only, each get a page file of their own, never an empty name.
+#[test]
+fn page_file_names_are_unique_and_never_empty() {
+    let records = ["Evil1", "Evil<1>", "Evil-1", "<>", "!!!"];
+    let apis: [(i16, &str); 5] = [(992, "Dup<1>"), (993, "Dup1"), (994, "Foo"), (995, "foo"), (996, "<>")];
+    let mut files: Vec<(String, String)> = records.iter().enumerate().map(|(i, n)| (format!("R{i}.json"), data_def(n, "0-1"))).collect();
+    for (key, name) in apis {
+        for kind in ["Request", "Response"] {
+            files.push((format!("{key}{kind}.json"), api_def(key, &format!("{name}{kind}"), &kind.to_lowercase(), "0-1")));
+        }
+    }
+    let files: Vec<(&str, String)> = files.iter().map(|(f, t)| (f.as_str(), t.clone())).collect();
+    let defs = defs_folder("names", &files);
+    let cat = Catalogue::builtin().with_loaded(load_definitions(&defs).unwrap());
+    let record_paths: Vec<String> = records.iter().map(|n| kwire::docs::record_page::RecordDocs::new(&cat, None, n).unwrap().path(1)).collect();
+    // Ranked: a name that is its own stem first, then by name ('-' < '<', '!' < '<').
+    assert_eq!(record_paths, ["records/Evil1", "records/Evil1-3", "records/Evil1-2", "records/_-2", "records/_"]);
+    let api_paths: Vec<String> = apis.iter().map(|(k, _)| ApiDocs::new(&cat, None, *k).unwrap().path(0)).collect();
+    assert_eq!(api_paths, ["api/Dup1-2-v0", "api/Dup1-v0", "api/Foo-v0", "api/foo-2-v0", "api/_-v0"]);
+
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("docs-site-names-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let stats = kwire::docs::site::write_site(&cat, None, &out, PageFormat::Html).unwrap();
+    let written = site_files_with_resolving_links(&out);
+    assert_eq!(written.len(), stats.pages, "no page overwrote another");
+    let mut lower: Vec<String> = written.iter().map(|f| f.to_string_lossy().to_lowercase()).collect();
+    lower.sort();
+    lower.dedup();
+    assert_eq!(lower.len(), written.len(), "file names differ in more than case");
+    assert!(written.iter().all(|f| !f.file_stem().unwrap().is_empty() && !f.file_name().unwrap().to_string_lossy().starts_with('.')));
+    // Each page is the page of its own definition.
+    for (name, path) in records.iter().zip(&record_paths) {
+        let html = std::fs::read_to_string(out.join(format!("{path}.html"))).unwrap();
+        assert!(text_of(&html).contains(&format!("{name} · kwire")), "{path} is {name}'s page");
+    }
+    for ((_, name), path) in apis.iter().zip(&api_paths) {
+        let default = path.trim_end_matches("-v0");
+        let html = std::fs::read_to_string(out.join(format!("{default}.html"))).unwrap();
+        assert!(text_of(&html).contains(&format!("{name} · kwire")), "{default} is {name}'s page");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&defs);
+}

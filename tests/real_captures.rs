@@ -1,7 +1,10 @@
 //! Captures recorded here from real clients (librdkafka's kcat and kafka-python)
 //! talking to a real Kafka-compatible broker (tansu) on 127.0.0.1, made by
 //! scripts/record-captures.sh: every frame decodes, every response is paired,
-//! and tshark's dissector agrees where it decodes (when tshark is installed).
+//! and tshark's dissector agrees where it decodes (an ignored test: it needs
+//! tshark, and `cargo test -- --include-ignored` fails without it).
+
+mod common;
 
 use kwire::capture::for_each_frame;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
@@ -45,12 +48,9 @@ fn every_frame_of_the_real_captures_decodes_and_every_response_is_paired() {
 }
 
 #[test]
+#[ignore = "needs tshark; bash .ci/run installs it and runs ignored tests"]
 fn tshark_agrees_on_the_real_captures() {
-    let ok = std::process::Command::new("sh").args(["-c", "command -v tshark && command -v python3"]).output().is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIP: needs tshark and python3");
-        return;
-    }
+    common::require_tools("the comparison of the real captures with tshark", &[common::TSHARK, common::PYTHON3]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/tshark-compare.py");
     for path in captures() {
         let out = std::process::Command::new("python3").arg(&script).arg(&path).arg("19092").arg(env!("CARGO_BIN_EXE_kwire")).output().unwrap();

@@ -16,7 +16,7 @@ use serde_json::json;
 fn decode(data: &[u8], ctx: &Context) -> (Vec<Node>, Vec<String>) {
     let buf = Bytes::copy_from_slice(data);
     let mut nodes = Vec::new();
-    let mut bd = BatchDecoder { buf: &buf, catalogue: Catalogue::builtin(), ctx, warnings: Vec::new() };
+    let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), ctx);
     bd.decode_stream(0, buf.len(), 0, &mut nodes);
     (nodes, bd.warnings)
 }
@@ -107,9 +107,9 @@ fn a_compression_bomb_and_an_overlong_batch_end_with_errors() {
     let zeros = vec![Rec { key: None, value: Some(vec![0; 8 << 20]), headers: vec![], timestamp_delta: 0 }];
     let data = batch(0, 1, &zeros);
     assert!(data.len() < 100_000, "the bomb is small: {}", data.len());
-    let ctx = Context { max_decompressed: 1 << 20, ..Context::default() };
+    let ctx = Context { budget: kwire::budget::Budget::new(kwire::budget::Limits { decompressed: 1 << 20, ..Default::default() }), ..Context::default() };
     let (nodes, warnings) = decode(&data, &ctx);
-    assert!(warnings.iter().any(|w| w.contains("exceeds the limit")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("--max-decompressed")), "{warnings:?}");
     assert!(find(&nodes[0], "records").unwrap().error().is_some());
     // A batch length far past the input is a truncated batch, nothing allocated.
     let mut long = kwire::protocol::record_batch::empty_batch();

@@ -8,6 +8,7 @@
 
 mod common;
 
+use kwire::budget::{Budget, Limits};
 use bytes::Bytes;
 use common::batches::{batch, legacy_message, Rec};
 use common::all_messages;
@@ -270,7 +271,7 @@ fn record_batches_from_the_tape_are_the_batches_from_reading() {
     }
     // A bound on decompressed data that the batch exceeds: read, and the error shown.
     let bytes = produce(cat, "orders", &batch(0, 1, &records));
-    let small = DecodeOptions { max_decompressed: Some(100), ..Default::default() };
+    let small = DecodeOptions { budget: Budget::new(Limits { decompressed: 100, ..Limits::default() }), ..Default::default() };
     assert!(both_ways(cat, &bytes, &small).is_none());
 }
 

@@ -92,3 +92,153 @@ fn html_escaping_keeps_markup_as_text() {
     assert!(s.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!s.chars().any(forbidden));
 }
+
+/// Code points JSON allows raw that a terminal acts on: C1 controls (CSI
+/// U+009B, NEL U+0085), bidi controls and line/paragraph separators.
+const EVIL_UNICODE: &str = "a\u{85}b\u{9b}31mc\u{202a}\u{202e}rtl\u{2066}\u{2069}\u{200e}\u{200f}\u{61c}d\u{2028}e\u{2029}f";
+
+#[test]
+fn json_writes_c1_bidi_and_separators_as_escapes() {
+    let cat = Catalogue::builtin();
+    let fs = FrameSpec { direction: Direction::Request, api_key: 11, version: 9, release: None };
+    let body = json!({"GroupId": EVIL_UNICODE, "ProtocolType": "x", "Protocols": []});
+    let bytes = encode_frame(cat, &fs, json!({"ClientId": EVIL_UNICODE}).as_object().unwrap(), body.as_object().unwrap()).unwrap();
+    let input = Bytes::from(bytes);
+    for values_only in [false, true] {
+        let frames = decode_frames(cat, &input, &DecodeOptions { values_only, ..Default::default() });
+        let mut written = Vec::new();
+        json::write_contract(&frames[0], &mut written);
+        let text = String::from_utf8(written).unwrap();
+        assert!(!text.chars().any(forbidden), "raw in {text}");
+        for escape in [r"\u0085", r"\u009b", r"\u202a", r"\u202e", r"\u2066", r"\u2069", r"\u200e", r"\u200f", r"\u061c", r"\u2028", r"\u2029"] {
+            assert!(text.contains(escape), "{escape} missing in {text}");
+        }
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["body"]["GroupId"], EVIL_UNICODE, "parses back to the same string");
+        assert_eq!(back["header"]["ClientId"], EVIL_UNICODE);
+        if !values_only {
+            assert_eq!(json::to_text(&json::frame_contract(&frames[0])), text, "the tree's contract is the same text");
+            let tree = json::to_text(&json::frame_tree_json(&frames[0]));
+            assert!(!tree.chars().any(forbidden));
+            assert_eq!(serde_json::from_str::<serde_json::Value>(&tree).unwrap(), json::frame_tree_json(&frames[0]));
+        }
+    }
+    let pretty = json::to_text_pretty(&json!({"k": [EVIL_UNICODE]}));
+    assert_eq!(pretty, serde_json::to_string_pretty(&json!({"k": ["x"]})).unwrap().replace('x', &EVIL_UNICODE.chars().map(|c| if kwire::render::escape::is_unsafe_in_json(c) { format!("\\u{:04x}", c as u32) } else { c.to_string() }).collect::<String>()));
+}
+
+fn kwire_cli(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .env_remove("KWIRE_DEFS")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Output of a command as text, checked to hold nothing a terminal would act on.
+fn checked_output(args: &[&str], out: &std::process::Output) -> String {
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let raw: Vec<char> = text.chars().filter(|&c| forbidden(c) && c != '\t').collect();
+    assert!(raw.is_empty(), "kwire {}: raw {raw:?} in:\n{text}", args.join(" "));
+    text
+}
+
+/// An OSC 52 clipboard write and a screen clear.
+const OSC52: &str = "\u{1b}]52;c;ZXZpbA==\u{7}";
+const CLEAR: &str = "\u{1b}[2J";
+
+#[test]
+fn encode_errors_do_not_echo_escapes() {
+    let name = format!("{OSC52}{CLEAR}x\u{9b}2J\u{202e}");
+    let named = |v: serde_json::Value| serde_json::Value::Object([(name.clone(), v)].into_iter().collect());
+    let frame = |header: serde_json::Value, body: serde_json::Value| json!({"kind": "request", "api_key": 11, "api_version": 9, "header": header, "body": body});
+    let with_raw = |raw: serde_json::Value| {
+        let mut f = frame(json!({}), json!({}));
+        f["_raw"] = raw;
+        f
+    };
+    let inputs = [
+        frame(json!({}), named(json!(1))),
+        frame(named(json!(1)), json!({})),
+        frame(json!({}), json!({"Protocols": [named(json!(1))]})),
+        with_raw(named(json!("00"))),
+        with_raw(named(json!(name.clone()))),
+    ];
+    for input in inputs {
+        let out = kwire_cli(&["encode"], input.to_string().as_bytes());
+        assert_eq!(out.status.code(), Some(1));
+        let text = checked_output(&["encode"], &out);
+        assert!(text.contains(r"\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2Jx\u{9b}2J\u{202e}"), "the name is shown escaped: {text}");
+    }
+    let out = kwire_cli(&["encode", "Metadata", "--version", "12"], format!("{{\"{}\": true}}", OSC52.replace('\u{1b}', "\\u001b").replace('\u{7}', "\\u0007")).as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    checked_output(&["encode"], &out);
+}
+
+/// A definitions folder whose API, record type and field names hold escapes.
+fn evil_defs() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("safe-output-defs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let evil = |s: &str| serde_json::to_string(&format!("{s}{OSC52}{CLEAR}\u{9b}\u{85}\u{202e}")).unwrap();
+    let fields = format!(
+        r#"[ {{ "name": {}, "type": "int32", "versions": "0+", "about": {} }},
+             {{ "name": {}, "type": "string", "versions": "1+", "about": "added" }},
+             {{ "name": "Items", "type": "[]Item", "versions": "0+", "fields": [ {{ "name": {}, "type": "int8", "versions": "0+" }} ] }} ]"#,
+        evil("Knob"),
+        evil("about"),
+        evil("Label"),
+        evil("Inner")
+    );
+    for (file, kind, suffix) in [("EvilRequest.json", "request", "Request"), ("EvilResponse.json", "response", "Response")] {
+        // The escapes go before the suffix, so that the API's name holds them.
+        let name = serde_json::to_string(&format!("Ev{OSC52}{CLEAR}\u{9b}\u{85}\u{202e}il{suffix}")).unwrap();
+        std::fs::write(
+            dir.join(file),
+            format!(r#"{{ "apiKey": 990, "type": "{kind}", "name": {name}, "validVersions": "0-1", "flexibleVersions": "1+", "fields": {fields} }}"#),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.join("EvilRecord.json"), format!(r#"{{ "type": "data", "name": {}, "validVersions": "0-1", "flexibleVersions": "none", "fields": {fields} }}"#, evil("EvilRecord"))).unwrap();
+    dir
+}
+
+#[test]
+fn definition_names_are_escaped_in_apis_diff_and_pages() {
+    let defs = evil_defs();
+    let d = defs.to_str().unwrap();
+    let record = kwire::schema::source::load_definitions(&defs).unwrap().into_iter().find(|s| s.kind == kwire::schema::MessageKind::Data).unwrap().name;
+    assert!(record.contains(OSC52), "the loader keeps the name: {record:?}");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["apis"],
+        vec!["apis", "--format", "json"],
+        vec!["diff", "990", "0", "1"],
+        vec!["diff", "990", "0", "1", "--format", "json"],
+        vec!["diff", "990", "--compare"],
+        vec!["diff", "990", "0", "7"],
+        vec!["diff", "--releases", "4.3", "defs"],
+        vec!["diff", "--releases", "4.3", "defs", "--format", "json"],
+        vec!["page", "990", "--version", "1"],
+        vec!["page", "990", "--version", "1", "--format", "markdown"],
+        vec!["page", "990", "--version", "1", "--format", "html"],
+        vec!["page", &record, "--version", "1"],
+        vec!["page", &record, "--format", "markdown"],
+    ];
+    for args in runs {
+        let mut all = vec!["--defs", d];
+        all.extend(&args);
+        let out = kwire_cli(&all, b"");
+        let text = checked_output(&all, &out);
+        let shown = args[0] != "diff" || args.len() < 4 || args[3] != "7";
+        assert!(!shown || text.contains(r"\u{1b}]52") || text.contains(r"\u001b]52") || text.contains("&#x1b;]52"), "kwire {}: the names are shown escaped:\n{text}", args.join(" "));
+    }
+    let _ = std::fs::remove_dir_all(&defs);
+}

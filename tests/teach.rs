@@ -358,7 +358,7 @@ fn explanations_match_the_decoder_on_record_batches_of_every_codec_and_legacy_se
     data.extend(legacy_message(103, 1, 1, None, Some(&compress(1, &inner))));
     let buf = Bytes::from(data);
     let ctx = Context::default();
-    let mut bd = BatchDecoder { buf: &buf, catalogue: cat(), ctx: &ctx, warnings: Vec::new() };
+    let mut bd = BatchDecoder::new(&buf, cat(), &ctx);
     let mut root = Node::new("records", "", 0, kwire::decode::Region::RecordBatch, Role::Structure);
     bd.decode_stream(0, buf.len(), 0, &mut root.children);
     assert!(bd.warnings.is_empty(), "{:?}", bd.warnings);

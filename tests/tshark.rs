@@ -1,7 +1,8 @@
 //! kwire against tshark's Kafka dissector on the same capture: every PDU that
 //! tshark decodes must agree with kwire (api, version, correlation id, client
-//! id, topics, partitions, error codes). Skipped, with the reason printed, when
-//! tshark or python3 is not installed.
+//! id, topics, partitions, error codes). Ignored by a plain `cargo test`;
+//! `cargo test -- --include-ignored` runs it and fails when tshark or python3
+//! is missing.
 
 mod common;
 
@@ -12,10 +13,6 @@ use kwire::schema::Catalogue;
 use serde_json::json;
 use std::process::Command;
 
-fn installed(program: &str) -> bool {
-    Command::new("sh").args(["-c", &format!("command -v {program}")]).output().is_ok_and(|o| o.status.success())
-}
-
 fn frame(direction: Direction, api: i16, version: i16, corr: i32, body: serde_json::Value) -> (bool, Vec<u8>) {
     let fs = FrameSpec { direction, api_key: api, version, release: None };
     let header = if direction == Direction::Request { json!({"CorrelationId": corr, "ClientId": "tshark-check"}) } else { json!({"CorrelationId": corr}) };
@@ -23,12 +20,9 @@ fn frame(direction: Direction, api: i16, version: i16, corr: i32, body: serde_js
 }
 
 #[test]
+#[ignore = "needs tshark; bash .ci/run installs it and runs ignored tests"]
 fn kwire_agrees_with_tshark_on_what_tshark_decodes() {
-    let missing: Vec<&str> = ["tshark", "python3"].into_iter().filter(|p| !installed(p)).collect();
-    if !missing.is_empty() {
-        eprintln!("SKIP: needs {} (apt-get install -y tshark)", missing.join(", "));
-        return;
-    }
+    common::require_tools("the comparison with tshark's Kafka dissector", &[common::TSHARK, common::PYTHON3]);
     // Versions old enough for tshark 4.0's dissector, with topics, partitions and errors.
     let traffic = vec![
         frame(Direction::Request, 3, 4, 1, json!({"Topics": [{"Name": "orders"}, {"Name": "audit"}], "AllowAutoTopicCreation": false})),

@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
         let v = versions[usize::from(data[1]) % versions.len()];
-        DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(v), max_decompressed: Some(1 << 20), ..Default::default() }
+        DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(v), budget: kwire::budget::Budget::new(kwire::budget::Limits { decompressed: 1 << 20, expanded: 1 << 20 }), ..Default::default() }
     };
     let input = Bytes::copy_from_slice(&data[2..]);
     let full = decode_frames(cat, &input, &opts);
@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         if f.bytes.len() <= 4096 {
             let mut written = Vec::new();
             kwire::render::json::write_contract(l, &mut written);
-            assert_eq!(String::from_utf8(written).expect("UTF-8 JSON"), kwire::render::json::frame_contract(f).to_string());
+            assert_eq!(String::from_utf8(written).expect("UTF-8 JSON"), kwire::render::json::to_text(&kwire::render::json::frame_contract(f)));
         }
     }
     let read = decode_frames(cat, &input, &DecodeOptions { read_into_nodes: true, ..opts.clone() });

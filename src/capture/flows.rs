@@ -1,26 +1,54 @@
 //! Connections: TCP reassembly per direction, Kafka frames cut from each byte
 //! stream, the client side found by plausibility (or `--port`), responses paired
 //! with requests by correlation id, and resync after gaps.
+//!
+//! Nothing is lost silently: every byte of a Kafka connection's streams ends up
+//! in a frame handed on or in a skip note ([`Skipped`]: where, how many bytes,
+//! why). Reassembly holds only bytes that arrived and are not yet handed on,
+//! frees them when a frame completes or the connection closes, and stays under
+//! a cap for the whole capture ([`DEFAULT_MAX_REASSEMBLY`]).
 
 use super::link::Segment;
 use super::tcp::{Chunk, HalfStream};
+use crate::decode::values::{self, Values};
 use crate::decode::{decode_frame, DecodeOptions, Direction};
+use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::{Catalogue, MessageKind};
 use bytes::{Buf, Bytes, BytesMut};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::net::SocketAddr;
 
 /// Frames larger than this are taken for garbage when looking for a frame start.
 pub const MAX_FRAME: usize = 100 << 20;
 
-/// Room made at once for a frame whose size is known (more grows as it arrives).
-const RESERVE_AHEAD: usize = 8 << 20;
+/// Default cap on what reassembly holds at once, all connections together
+/// (partial frames, out-of-order segments, prefixes of cut frames). Over it,
+/// the partial frames held longest are dropped, each with a note.
+pub const DEFAULT_MAX_REASSEMBLY: usize = 256 << 20;
 
 /// Frames handed out share the stream buffer's allocation, and so does the rest
 /// of the stream after them: once this many bytes were split off, a short rest
 /// moves to a buffer of its own, so an idle connection never pins a large one.
 const REHOME_AFTER: usize = 64 << 10;
 const REHOME_BELOW: usize = 4 << 10;
+
+/// While resyncing, plausible frame starts whose frame has not all arrived wait
+/// to be checked when it has; beyond this many one is given up (see
+/// `Resync::wait_for`), so bytes full of plausible headers cannot grow the list.
+const MAX_WAITING: usize = 16;
+
+/// Bytes resync may decode in candidate frames (as far as each decoding
+/// reached): this many per position looked at, plus a start. Candidates
+/// complete when first looked at are no longer than the data that just
+/// arrived, so without it a stream of overlapping plausible headers could
+/// cost up to a segment's length per byte.
+const RESYNC_DECODE_PER_POSITION: u64 = 4;
+const RESYNC_DECODE_START: u64 = 4 << 20;
+
+/// Skip runs of a direction whose connection is not yet known to be Kafka wait
+/// to be reported; beyond this many, a new one joins the last (they are
+/// contiguous: nothing is handed on before the client side is known).
+const MAX_DEFERRED_RUNS: usize = 8;
 
 /// One Kafka frame found in a capture.
 #[derive(Clone, Debug)]
@@ -36,8 +64,11 @@ pub struct CapturedFrame {
     /// For requests from the header; for responses from the paired request.
     pub api_key: Option<i16>,
     pub api_version: Option<i16>,
-    /// Data was missing just before this frame (it was found by resyncing).
+    /// Bytes just before this frame are in no frame (a [`Skipped`] note says
+    /// which and why); it was found by resyncing or after a dropped frame.
     pub after_gap: bool,
+    /// Offset of the frame's first byte in this direction's byte stream (as in [`Skipped::offset`]).
+    pub offset: u64,
     /// The frame's whole length, size prefix included. Equal to `bytes.len()`
     /// unless bodies are cut (`Flows::cut_bodies`): then `bytes` holds only
     /// a prefix that covers the header (see `complete_prefix`).
@@ -49,6 +80,117 @@ impl CapturedFrame {
     pub fn is_cut(&self) -> bool {
         self.bytes.len() < self.len
     }
+}
+
+/// Why bytes of a stream are in no frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The capture never saw these bytes (a hole in the TCP stream).
+    Gap,
+    /// The start of a frame whose rest never came; `declared` is the frame's
+    /// whole length (size prefix included), when its size prefix came.
+    Partial { declared: Option<u64>, cut_by: StreamCut },
+    /// A size prefix no frame has (negative, or over [`MAX_FRAME`]), and the
+    /// bytes after it up to the next frame.
+    BadSize(i32),
+    /// Bytes passed over while looking for the next frame after a gap: no
+    /// frame starts in them.
+    NoFrame,
+    /// A partial frame dropped to keep reassembly under its memory cap, and
+    /// the rest of it as it came.
+    MemoryCap { declared: Option<u64> },
+}
+
+/// What cut a partial frame short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamCut {
+    /// Data after it never arrived.
+    Gap,
+    /// The connection was closed (FIN or RST).
+    Closed,
+    /// The capture ended.
+    EndOfCapture,
+}
+
+impl SkipReason {
+    /// A short name for scripts (the `reason` of a JSON skip record).
+    pub fn code(&self) -> &'static str {
+        match self {
+            SkipReason::Gap => "gap",
+            SkipReason::Partial { .. } => "partial_frame",
+            SkipReason::BadSize(_) => "bad_size",
+            SkipReason::NoFrame => "no_frame",
+            SkipReason::MemoryCap { .. } => "memory_cap",
+        }
+    }
+
+    /// The whole length a partial or dropped frame declared, when known.
+    pub fn declared(&self) -> Option<u64> {
+        match *self {
+            SkipReason::Partial { declared, .. } | SkipReason::MemoryCap { declared } => declared,
+            _ => None,
+        }
+    }
+
+    /// What happened, in words.
+    pub fn describe(&self) -> String {
+        let frame = |declared: Option<u64>| match declared {
+            Some(n) => format!("a partial frame (it declares {n} bytes)"),
+            None => "the start of a frame (before its whole size prefix)".to_string(),
+        };
+        match *self {
+            SkipReason::Gap => "never captured (missing from the TCP stream)".into(),
+            SkipReason::Partial { declared, cut_by } => {
+                let by = match cut_by {
+                    StreamCut::Gap => "a gap",
+                    StreamCut::Closed => "the end of the connection (FIN or RST)",
+                    StreamCut::EndOfCapture => "the end of the capture",
+                };
+                format!("{}, cut short by {by}", frame(declared))
+            }
+            SkipReason::BadSize(size) if size < 0 => format!("frame size {size} is negative; passed over up to the next frame"),
+            SkipReason::BadSize(size) => format!("frame size {size} is over the {} MiB limit; passed over up to the next frame", MAX_FRAME >> 20),
+            SkipReason::NoFrame => "no frame starts in these bytes (passed over resyncing after a gap)".into(),
+            SkipReason::MemoryCap { declared } => format!("{}, dropped: the reassembly memory cap was reached", frame(declared)),
+        }
+    }
+}
+
+/// Bytes of a stream in no frame, and why.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    /// When the first of them arrived (or was found missing).
+    pub timestamp: f64,
+    pub conn: usize,
+    pub from: SocketAddr,
+    pub to: SocketAddr,
+    pub direction: Direction,
+    /// Offset in this direction's byte stream (0 is the byte after the SYN, or
+    /// the first byte captured).
+    pub offset: u64,
+    pub bytes: u64,
+    pub reason: SkipReason,
+}
+
+/// What a capture yields: frames and skip notes, in stream order per direction.
+#[derive(Clone, Debug)]
+pub enum Captured {
+    Frame(CapturedFrame),
+    Skipped(Skipped),
+}
+
+/// What reading a capture cost, for budgets and their tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Candidate frames decoded (header, then body values) to find the client side or to resync.
+    pub candidate_decodes: u64,
+    /// Bytes those decodings reached (each stops at its first error).
+    pub candidate_bytes: u64,
+    /// Positions looked at as possible frame starts while resyncing.
+    pub resync_positions: u64,
+    /// The most reassembly held after a segment: buffer capacity, held-back
+    /// segments and prefixes of cut frames, all connections together.
+    pub peak_held: usize,
 }
 
 /// A cut frame's prefix as a frame of its own (the size prefix rewritten to
@@ -77,11 +219,60 @@ pub struct CutBodies {
     pub release: Option<String>,
 }
 
-/// A large frame being skipped: its prefix, and how much of it is still to come.
+/// A large frame being skipped: where it starts, its prefix, and how much of it
+/// is still to come.
 struct Cutting {
+    start: u64,
     prefix: Bytes,
     total: usize,
     remaining: usize,
+}
+
+/// Skipped bytes: a stretch of the stream with one reason.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    offset: u64,
+    bytes: u64,
+    reason: SkipReason,
+    timestamp: f64,
+}
+
+/// Looking for the next frame start after skipped bytes, each position once.
+struct Resync {
+    /// What the bytes passed over are noted as.
+    reason: SkipReason,
+    /// Stream offset of the next position to look at.
+    next: u64,
+    /// Plausible starts whose frame has not all arrived: (start, end) stream offsets, in order.
+    waiting: VecDeque<(u64, u64)>,
+    /// Bytes of candidates decoded and positions looked at (the decode budget).
+    decoded: u64,
+    looked: u64,
+}
+
+impl Resync {
+    fn new(next: u64, reason: SkipReason) -> Resync {
+        Resync { reason, next, waiting: VecDeque::new(), decoded: 0, looked: 0 }
+    }
+
+    /// Keep a partial candidate until its frame has arrived. With the list full,
+    /// the first candidate stays (after a gap the next frame is most often the
+    /// first plausible start); of the others, the one that would complete last
+    /// goes (garbage tends to claim large sizes).
+    fn wait_for(&mut self, start: u64, end: u64) {
+        if self.waiting.len() >= MAX_WAITING {
+            let Some((farthest, &(_, far_end))) = self.waiting.iter().enumerate().skip(1).max_by_key(|(_, w)| w.1) else { return };
+            if end >= far_end {
+                return;
+            }
+            self.waiting.remove(farthest);
+        }
+        self.waiting.push_back((start, end));
+    }
+
+    fn may_decode(&self) -> bool {
+        self.decoded <= RESYNC_DECODE_START + RESYNC_DECODE_PER_POSITION * self.looked
+    }
 }
 
 #[derive(Default)]
@@ -89,13 +280,104 @@ struct Half {
     tcp: HalfStream,
     /// Stream bytes not yet cut into frames; frames are split off without copying.
     buf: BytesMut,
+    /// Stream offset of `buf[0]`: every byte before it is in a frame handed on,
+    /// in the frame being cut, or in a skip run.
+    at: u64,
     /// Bytes split off `buf` since it last moved to a buffer of its own.
     split: usize,
     /// A large frame whose body is being skipped (`CutBodies`).
     cutting: Option<Cutting>,
-    /// After a gap: look for the next plausible frame start.
-    resync: bool,
+    /// Looking for the next frame start.
+    resync: Option<Resync>,
+    /// Skipped bytes came just before the next frame.
     gap_pending: bool,
+    /// Skipped bytes, growing while they go on.
+    run: Option<Run>,
+    /// Runs that ended, to be reported (they wait while the client side is unknown).
+    ended: Vec<Run>,
+    /// The rest of a frame dropped at the memory cap, passed over as it comes:
+    /// bytes still to come, and the reason they are noted with.
+    discarding: Option<(u64, SkipReason)>,
+    /// Client detection: the bytes at `buf[0]` are not a request.
+    not_request: bool,
+    /// What the memory cap counts for this half, and since when it holds
+    /// anything (the clock of `Flows::tick`).
+    counted: usize,
+    since: Option<u64>,
+    /// A frame was handed on: what is held now is newer than `since`.
+    restamp: bool,
+}
+
+impl Half {
+    /// Memory this direction holds: buffer capacity, held-back segments, a cut frame's prefix.
+    fn footprint(&self) -> usize {
+        self.buf.capacity() + self.tcp.held_bytes() + self.cutting.as_ref().map_or(0, |c| c.prefix.len())
+    }
+
+    /// The whole length the frame at `buf[0]` declares, when its size prefix is there.
+    fn declared(&self) -> Option<u64> {
+        let b = self.buf.get(..4)?;
+        u64::try_from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])).ok().map(|size| size + 4)
+    }
+
+    /// Note `n` bytes from stream offset `offset` as skipped.
+    fn note(&mut self, offset: u64, n: u64, reason: SkipReason, timestamp: f64) {
+        if n == 0 {
+            return;
+        }
+        self.gap_pending = true;
+        if let Some(r) = &mut self.run {
+            if r.reason == reason && r.offset + r.bytes == offset {
+                r.bytes += n;
+                return;
+            }
+        }
+        self.end_run();
+        self.run = Some(Run { offset, bytes: n, reason, timestamp });
+    }
+
+    /// Pass over the first `n` bytes of `buf`.
+    fn skip(&mut self, n: usize, reason: SkipReason, timestamp: f64) {
+        let n = n.min(self.buf.len());
+        self.buf.advance(n);
+        self.note(self.at, n as u64, reason, timestamp);
+        self.at += n as u64;
+    }
+
+    fn end_run(&mut self) {
+        let Some(r) = self.run.take() else { return };
+        let full = self.ended.len() >= MAX_DEFERRED_RUNS;
+        match self.ended.last_mut() {
+            Some(last) if full && last.offset + last.bytes == r.offset => last.bytes += r.bytes,
+            _ => self.ended.push(r),
+        }
+    }
+
+    /// Give up everything held (`cut_by` says why): the frame being cut, a
+    /// partial frame, or what resync had not passed over yet. Frees the buffer.
+    /// Whether anything was given up.
+    fn give_up(&mut self, cut_by: StreamCut, timestamp: f64) -> bool {
+        let held = self.cutting.is_some() || self.discarding.is_some() || !self.buf.is_empty();
+        if let Some(c) = self.cutting.take() {
+            self.note(c.start, self.at - c.start, SkipReason::Partial { declared: Some(c.total as u64), cut_by }, timestamp);
+        }
+        self.discarding = None;
+        if let Some(r) = self.resync.take() {
+            // Before the first waiting candidate no frame starts; from it on, a frame may have been cut short.
+            let end = self.at + self.buf.len() as u64;
+            let first = r.waiting.front().copied();
+            let passed = first.map_or(end, |w| w.0).saturating_sub(self.at);
+            self.skip(passed as usize, r.reason, timestamp);
+            let declared = first.map(|(start, end)| end - start);
+            self.skip(self.buf.len(), SkipReason::Partial { declared, cut_by }, timestamp);
+        } else if !self.buf.is_empty() {
+            let declared = self.declared();
+            self.skip(self.buf.len(), SkipReason::Partial { declared, cut_by }, timestamp);
+        }
+        self.buf = BytesMut::new();
+        self.split = 0;
+        held
+    }
 }
 
 struct Conn {
@@ -119,62 +401,165 @@ pub struct Flows<'c> {
     last: Option<usize>,
     emitted: usize,
     cut: Option<CutBodies>,
+    /// Reassembly memory: the cap, what is held now, and the halves holding
+    /// anything, longest first: (since, connection, half).
+    max_held: usize,
+    held: usize,
+    holders: BTreeSet<(u64, usize, usize)>,
+    /// Segments taken so far (the clock of `Half::since`).
+    tick: u64,
+    effort: Effort,
 }
 
 /// What the bytes at a position say about a frame starting there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Candidate {
+enum Header {
+    /// Too few bytes to tell.
+    Short,
+    /// No frame starts here.
     No,
-    /// The header fits; the frame is not complete yet.
-    Maybe,
-    /// Complete, and it decodes cleanly.
-    Yes,
+    /// A plausible header of a frame this long (size prefix included), decoded with these options.
+    Frame(usize, DecodeOptions),
 }
 
-/// Could a request start here? A sane size, a known API and version, a client id
-/// that fits, and (once complete) a clean decode, which keeps resync from
-/// locking onto bytes inside another frame.
-fn request_at(cat: &Catalogue, b: &[u8]) -> Candidate {
-    if b.len() < 14 {
-        return Candidate::Maybe;
-    }
-    let size = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    let key = i16::from_be_bytes([b[4], b[5]]);
-    let ver = i16::from_be_bytes([b[6], b[7]]);
-    let client_id = i16::from_be_bytes([b[12], b[13]]);
+/// Could a request start here? A sane size, a known API and version, and a
+/// client id that fits.
+fn request_header(cat: &Catalogue, b: &[u8]) -> Header {
+    let Some(h) = b.get(..14) else { return Header::Short };
+    let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
+    let key = i16::from_be_bytes([h[4], h[5]]);
+    let ver = i16::from_be_bytes([h[6], h[7]]);
+    let client_id = i16::from_be_bytes([h[12], h[13]]);
     if size < 10 || size as usize > MAX_FRAME || cat.message(MessageKind::Request, key, ver, None).is_none() {
-        return Candidate::No;
+        return Header::No;
     }
     // Header v0 (ControlledShutdown v0) has no client id; otherwise it must fit.
     let header_v0 = key == 7 && ver == 0;
     if !header_v0 && (client_id < -1 || i32::from(client_id) > size - 10) {
-        return Candidate::No;
+        return Header::No;
     }
-    complete_and_clean(cat, b, DecodeOptions::default())
+    Header::Frame(4 + size as usize, DecodeOptions::default())
 }
 
-fn response_at(cat: &Catalogue, b: &[u8], outstanding: &HashMap<i32, (i16, i16)>) -> Candidate {
-    if b.len() < 8 {
-        return Candidate::Maybe;
-    }
-    let size = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    let corr = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-    let Some(&(key, ver)) = outstanding.get(&corr) else { return Candidate::No };
+/// Could a response start here? A sane size and the correlation id of a request awaiting one.
+fn response_header(b: &[u8], outstanding: &HashMap<i32, (i16, i16)>) -> Header {
+    let Some(h) = b.get(..8) else { return Header::Short };
+    let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
+    let corr = i32::from_be_bytes([h[4], h[5], h[6], h[7]]);
     if size < 4 || size as usize > MAX_FRAME {
-        return Candidate::No;
+        return Header::No;
     }
-    let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(ver), ..Default::default() };
-    complete_and_clean(cat, b, opts)
+    let Some(&(key, ver)) = outstanding.get(&corr) else { return Header::No };
+    Header::Frame(4 + size as usize, DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(ver), ..Default::default() })
 }
 
-fn complete_and_clean(cat: &Catalogue, b: &[u8], opts: DecodeOptions) -> Candidate {
-    let total = 4 + i32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize;
-    if b.len() < total {
-        Candidate::Maybe
-    } else if decode_frame(cat, Bytes::copy_from_slice(&b[..total]), 0, &opts).error.is_none() {
-        Candidate::Yes
+fn header_at(cat: &Catalogue, b: &[u8], is_request: bool, outstanding: &HashMap<i32, (i16, i16)>) -> Header {
+    if is_request {
+        request_header(cat, b)
     } else {
-        Candidate::No
+        response_header(b, outstanding)
+    }
+}
+
+/// Bytes of a candidate copied for its header check; a longer header (a long
+/// client id) is checked on a copy of the whole frame.
+const HEADER_COPY: usize = 512;
+
+/// Does a whole candidate frame decode cleanly? A clean decode keeps resync
+/// from locking onto bytes inside another frame. Its header is decoded (header
+/// only, from a copy of its first bytes), then its body's values onto a plain
+/// tape, in place: record batches stay bytes, never checked or decompressed,
+/// and nothing is annotated. Counts the bytes the decoding reached, which
+/// stops at the first error.
+fn decodes_cleanly(cat: &Catalogue, frame: &[u8], opts: DecodeOptions, effort: &mut Effort) -> (bool, u64) {
+    effort.candidate_decodes += 1;
+    let header_of = |bytes: Bytes| decode_frame(cat, bytes, 0, &DecodeOptions { header_only: true, ..opts.clone() });
+    let mut head = header_of(complete_prefix(&frame[..frame.len().min(HEADER_COPY)]));
+    if head.error.is_some() && frame.len() > HEADER_COPY {
+        head = header_of(Bytes::copy_from_slice(frame));
+    }
+    let reached_header = head.root.children.last().map_or(0, |h| h.end());
+    effort.candidate_bytes += reached_header as u64;
+    let (None, Some(key), Some(version), Some(header)) = (&head.error, head.api_key, head.api_version, head.root.children.last()) else { return (false, reached_header as u64) };
+    let kind = match head.direction {
+        Direction::Request => MessageKind::Request,
+        Direction::Response => MessageKind::Response,
+    };
+    let mut reached = reached_header;
+    let mut body_clean = |version: i16| {
+        cat.message(kind, key, version, None).is_some_and(|spec| {
+            let (_, end, res) = values::decode_message(frame, header.end(), &spec.plan(version), &mut Values::default());
+            reached += end - header.end();
+            res.is_ok() && end == frame.len()
+        })
+    };
+    // A broker that does not support the requested ApiVersions version answers with a v0 body.
+    let clean = body_clean(version) || (kind == MessageKind::Response && key == API_VERSIONS_KEY && version > 0 && body_clean(0));
+    effort.candidate_bytes += (reached - reached_header) as u64;
+    (clean, reached as u64)
+}
+
+/// Look for the next frame start in what has arrived, each position once.
+/// True when `buf` now starts with a whole frame that decodes cleanly (the
+/// bytes before it noted as skipped); otherwise only the bytes a frame may
+/// still start in are kept.
+fn resync(cat: &Catalogue, half: &mut Half, is_request: bool, outstanding: &HashMap<i32, (i16, i16)>, timestamp: f64, effort: &mut Effort) -> bool {
+    let Some(r) = half.resync.as_mut() else { return true };
+    let at = half.at;
+    let end = at + half.buf.len() as u64;
+    let mut found = None;
+    // Waiting candidates whose frame has now arrived, first start first.
+    let mut i = 0;
+    while i < r.waiting.len() {
+        let (start, stop) = r.waiting[i];
+        if stop > end {
+            i += 1;
+            continue;
+        }
+        r.waiting.remove(i);
+        let b = &half.buf[(start - at) as usize..(stop - at) as usize];
+        if let Header::Frame(_, opts) = header_at(cat, b, is_request, outstanding) {
+            if r.may_decode() {
+                let (clean, reached) = decodes_cleanly(cat, b, opts, effort);
+                r.decoded += reached;
+                if clean {
+                    found = Some(start);
+                    break;
+                }
+            }
+        }
+    }
+    // Then the positions not looked at yet.
+    let need = if is_request { 14 } else { 8 };
+    while found.is_none() && r.next + need <= end {
+        let p = r.next;
+        r.next += 1;
+        r.looked += 1;
+        effort.resync_positions += 1;
+        let b = &half.buf[(p - at) as usize..];
+        if let Header::Frame(len, opts) = header_at(cat, b, is_request, outstanding) {
+            if b.len() < len {
+                r.wait_for(p, p + len as u64);
+            } else if r.may_decode() {
+                let (clean, reached) = decodes_cleanly(cat, &b[..len], opts, effort);
+                r.decoded += reached;
+                if clean {
+                    found = Some(p);
+                }
+            }
+        }
+    }
+    let reason = r.reason;
+    match found {
+        Some(p) => {
+            half.resync = None;
+            half.skip((p - at) as usize, reason, timestamp);
+            true
+        }
+        None => {
+            let keep_from = r.waiting.front().map_or(r.next, |w| w.0.min(r.next));
+            half.skip((keep_from - at) as usize, reason, timestamp);
+            false
+        }
     }
 }
 
@@ -187,7 +572,20 @@ fn rehomed(rest: &[u8]) -> BytesMut {
 
 impl<'c> Flows<'c> {
     pub fn new(cat: &'c Catalogue, port: Option<u16>) -> Self {
-        Flows { cat, port, conns: Vec::new(), index: HashMap::new(), last: None, emitted: 0, cut: None }
+        Flows {
+            cat,
+            port,
+            conns: Vec::new(),
+            index: HashMap::new(),
+            last: None,
+            emitted: 0,
+            cut: None,
+            max_held: DEFAULT_MAX_REASSEMBLY,
+            held: 0,
+            holders: BTreeSet::new(),
+            tick: 0,
+            effort: Effort::default(),
+        }
     }
 
     /// Hand on large frames cut to a prefix that holds their header, skipping
@@ -196,19 +594,35 @@ impl<'c> Flows<'c> {
         self.cut = Some(cut);
     }
 
+    /// Cap what reassembly holds at once, all connections together (default
+    /// [`DEFAULT_MAX_REASSEMBLY`]).
+    pub fn max_reassembly(&mut self, bytes: usize) {
+        self.max_held = bytes;
+    }
+
     pub fn connections(&self) -> usize {
         self.conns.iter().filter(|c| !c.not_kafka && c.client.is_some()).count()
     }
 
-    /// Feed one TCP segment; returns the frames it completed.
-    pub fn push(&mut self, timestamp: f64, seg: &Segment) -> Vec<CapturedFrame> {
+    /// What reading the capture has cost so far.
+    pub fn effort(&self) -> Effort {
+        self.effort
+    }
+
+    /// What reassembly holds now (see [`Effort::peak_held`]).
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Feed one TCP segment; returns the frames and skip notes it completed.
+    pub fn push(&mut self, timestamp: f64, seg: &Segment) -> Vec<Captured> {
         let mut out = Vec::new();
         self.push_into(timestamp, seg, &mut out);
         out
     }
 
-    /// Feed one TCP segment; the frames it completed are appended to `out`.
-    pub fn push_into(&mut self, timestamp: f64, seg: &Segment, out: &mut Vec<CapturedFrame>) {
+    /// Feed one TCP segment; the frames and skip notes it completed are appended to `out`.
+    pub fn push_into(&mut self, timestamp: f64, seg: &Segment, out: &mut Vec<Captured>) {
         let from = SocketAddr::new(seg.src, seg.src_port);
         let to = SocketAddr::new(seg.dst, seg.dst_port);
         let cached = self.last.and_then(|ci| {
@@ -232,6 +646,7 @@ impl<'c> Flows<'c> {
             }
         };
         self.last = Some(ci);
+        self.tick += 1;
         if let (Some(p), None) = (self.port, self.conns[ci].client) {
             // `--port`: the side sending to the broker port carries requests.
             if to.port() == p {
@@ -251,35 +666,72 @@ impl<'c> Flows<'c> {
                 self.with_stream(ci, 1 - hi, timestamp, out, |tcp, each| tcp.acknowledged_each(ack, each));
             }
         }
-        self.with_stream(ci, hi, timestamp, out, |tcp, each| {
-            tcp.push_each(seg.seq, seg.syn, seg.payload, each);
-            if seg.fin || seg.rst {
-                tcp.flush_each(each);
+        self.with_stream(ci, hi, timestamp, out, |tcp, each| tcp.push_each(seg.seq, seg.syn, seg.payload, each));
+        // FIN ends the sender's stream; RST both (the peer's data is refused from now on).
+        let closed: &[usize] = match (seg.fin, seg.rst) {
+            (_, true) => &[0, 1],
+            (true, false) => std::slice::from_ref(&hi),
+            (false, false) => &[],
+        };
+        for &h in closed {
+            self.with_stream(ci, h, timestamp, out, |tcp, each| tcp.flush_each(each));
+            self.close_half(ci, h, StreamCut::Closed, timestamp, out);
+        }
+        if self.conns[ci].not_kafka {
+            for half in &mut self.conns[ci].halves {
+                *half = Half { counted: half.counted, since: half.since, ..Half::default() };
             }
-        });
+        }
+        self.account(ci, 0);
+        self.account(ci, 1);
+        self.enforce_cap(timestamp, out);
     }
 
-    /// End of capture: deliver what is held back behind gaps.
-    pub fn finish(&mut self, timestamp: f64) -> Vec<CapturedFrame> {
+    /// End of capture: deliver what is held back behind gaps, and note what
+    /// can no longer complete.
+    pub fn finish(&mut self, timestamp: f64) -> Vec<Captured> {
         let mut out = Vec::new();
         for ci in 0..self.conns.len() {
             for hi in 0..2 {
                 self.with_stream(ci, hi, timestamp, &mut out, |tcp, each| tcp.flush_each(each));
-                self.cut_frames(ci, hi, timestamp, true, &mut out);
             }
+            // Closing half 1 may decide the client side after half 0 was closed undecided.
+            for hi in [0, 1, 0] {
+                self.close_half(ci, hi, StreamCut::EndOfCapture, timestamp, &mut out);
+            }
+            self.account(ci, 0);
+            self.account(ci, 1);
         }
         out
     }
 
+    /// No more data will come in one direction: cut what frames there are and
+    /// give up the rest, which frees its buffer. A direction whose connection is
+    /// not yet known to be Kafka keeps its bytes (the other side may decide).
+    fn close_half(&mut self, ci: usize, hi: usize, cut_by: StreamCut, timestamp: f64, out: &mut Vec<Captured>) {
+        self.cut_frames(ci, hi, timestamp, out);
+        let conn = &mut self.conns[ci];
+        if conn.client.is_none() || conn.not_kafka {
+            return;
+        }
+        let half = &mut conn.halves[hi];
+        if half.give_up(cut_by, timestamp) {
+            // Anything more that comes in this direction continues no frame: look for one.
+            half.resync = Some(Resync::new(half.at, SkipReason::NoFrame));
+        }
+        half.end_run();
+        self.report(ci, hi, out);
+    }
+
     /// Run `f` on one direction's reassembly, absorbing what it delivers piece by
     /// piece (each piece is cut into frames before the next arrives).
-    fn with_stream(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<CapturedFrame>, f: impl FnOnce(&mut HalfStream, &mut dyn FnMut(Chunk<'_>))) {
+    fn with_stream(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<Captured>, f: impl FnOnce(&mut HalfStream, &mut dyn FnMut(Chunk<'_>))) {
         let mut tcp = std::mem::take(&mut self.conns[ci].halves[hi].tcp);
         f(&mut tcp, &mut |c| self.absorb(ci, hi, c, timestamp, out));
         self.conns[ci].halves[hi].tcp = tcp;
     }
 
-    fn absorb(&mut self, ci: usize, hi: usize, piece: Chunk<'_>, timestamp: f64, out: &mut Vec<CapturedFrame>) {
+    fn absorb(&mut self, ci: usize, hi: usize, piece: Chunk<'_>, timestamp: f64, out: &mut Vec<Captured>) {
         let half = &mut self.conns[ci].halves[hi];
         match piece {
             Chunk::Data(mut d) => {
@@ -287,22 +739,34 @@ impl<'c> Flows<'c> {
                     // The body of a cut frame: count it, keep nothing.
                     let n = c.remaining.min(d.len());
                     c.remaining -= n;
+                    half.at += n as u64;
                     d = &d[n..];
+                }
+                if let Some((left, reason)) = half.discarding {
+                    // The rest of a frame dropped at the memory cap.
+                    let n = left.min(d.len() as u64);
+                    half.discarding = (n < left).then_some((left - n, reason));
+                    half.note(half.at, n, reason, timestamp);
+                    half.at += n;
+                    d = &d[n as usize..];
                 }
                 half.buf.extend_from_slice(d)
             }
-            Chunk::Gap(_) => {
-                // A partial frame before the gap can never complete.
-                half.cutting = None;
-                half.buf.clear();
-                half.resync = true;
-                half.gap_pending = true;
+            Chunk::Gap(n) => {
+                // What was held before the gap can never complete.
+                let _ = half.give_up(StreamCut::Gap, timestamp);
+                half.not_request = false;
+                half.note(half.at, n, SkipReason::Gap, timestamp);
+                half.at += n;
+                half.resync = Some(Resync::new(half.at, SkipReason::NoFrame));
             }
         }
-        self.cut_frames(ci, hi, timestamp, false, out);
+        self.cut_frames(ci, hi, timestamp, out);
+        self.report(ci, hi, out);
     }
 
-    fn cut_frames(&mut self, ci: usize, hi: usize, timestamp: f64, eof: bool, out: &mut Vec<CapturedFrame>) {
+    fn cut_frames(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<Captured>) {
+        let cat = self.cat;
         loop {
             let conn = &mut self.conns[ci];
             if conn.not_kafka {
@@ -311,32 +775,53 @@ impl<'c> Flows<'c> {
             }
             // Who is the client? The side whose first bytes look like a request.
             if conn.client.is_none() {
-                let [a, b] = &conn.halves;
+                let effort = &mut self.effort;
                 // A complete first frame must decode; a partial one only needs a sane header.
-                let looks = |h: &Half| h.buf.len() >= 14 && request_at(self.cat, &h.buf) != Candidate::No;
+                // Either verdict on a complete frame is kept until the bytes at `buf[0]` change.
+                let mut looks = |h: &mut Half| {
+                    if h.not_request {
+                        return false;
+                    }
+                    let ok = match request_header(cat, &h.buf) {
+                        Header::Short => return false,
+                        Header::No => false,
+                        Header::Frame(len, _) if h.buf.len() < len => true,
+                        Header::Frame(len, opts) => decodes_cleanly(cat, &h.buf[..len], opts, effort).0,
+                    };
+                    h.not_request = !ok;
+                    ok
+                };
+                let [a, b] = &mut conn.halves;
                 if looks(a) {
                     conn.client = Some(0);
                 } else if looks(b) {
                     conn.client = Some(1);
                 } else {
                     // Give up once both sides (or plenty of one) show no request.
-                    let seen = |h: &Half| h.buf.len() >= 14;
-                    if (seen(a) && seen(b)) || a.buf.len() + b.buf.len() > 1 << 16 {
+                    if (a.not_request && b.not_request) || a.buf.len() + b.buf.len() > 1 << 16 {
                         conn.not_kafka = true;
-                        conn.halves[0].buf.clear();
-                        conn.halves[1].buf.clear();
+                        for h in &mut conn.halves {
+                            h.buf = BytesMut::new();
+                            h.run = None;
+                            h.ended.clear();
+                        }
                     }
                     return;
                 }
-                // The other side may already hold frames waiting for this decision.
+                // Skips noted while undecided can be reported now; the other side
+                // may already hold frames waiting for this decision.
                 let other = 1 - hi;
-                if conn.client.is_some() && !conn.halves[other].buf.is_empty() {
-                    self.cut_frames(ci, other, timestamp, eof, out);
+                self.report(ci, hi, out);
+                self.report(ci, other, out);
+                if !self.conns[ci].halves[other].buf.is_empty() {
+                    self.cut_frames(ci, other, timestamp, out);
+                    self.report(ci, other, out);
                 }
                 continue;
             }
             let is_request = conn.client == Some(hi);
-            let half = &mut conn.halves[hi];
+            let Conn { halves, outstanding, .. } = conn;
+            let half = &mut halves[hi];
             if let Some(c) = &half.cutting {
                 if c.remaining > 0 {
                     return;
@@ -345,44 +830,19 @@ impl<'c> Flows<'c> {
                 self.emit(ci, hi, c.prefix, c.total, timestamp, out);
                 continue;
             }
-            if half.resync {
-                // The first position where a whole frame decodes cleanly wins; failing
-                // that, wait at the first partial candidate (unless the capture ended).
-                let mut first_maybe = None;
-                let mut found = None;
-                for at in 0..half.buf.len() {
-                    let b = &half.buf[at..];
-                    match if is_request { request_at(self.cat, b) } else { response_at(self.cat, b, &conn.outstanding) } {
-                        Candidate::Yes => {
-                            found = Some(at);
-                            break;
-                        }
-                        Candidate::Maybe if first_maybe.is_none() && !eof => first_maybe = Some(at),
-                        _ => {}
-                    }
-                }
-                match (found, first_maybe) {
-                    (Some(at), _) => {
-                        half.buf.advance(at);
-                        half.resync = false;
-                    }
-                    (None, Some(at)) => {
-                        half.buf.advance(at);
-                        return;
-                    }
-                    (None, None) => {
-                        half.buf.clear();
-                        return;
-                    }
-                }
+            if half.discarding.is_some() {
+                return;
+            }
+            if !resync(cat, half, is_request, outstanding, timestamp, &mut self.effort) {
+                return;
             }
             if half.buf.len() < 4 {
                 return;
             }
             let size = i32::from_be_bytes([half.buf[0], half.buf[1], half.buf[2], half.buf[3]]);
             if size < 0 || size as usize > MAX_FRAME {
-                half.resync = true;
-                half.buf.advance(1);
+                // No frame is this long: pass it over, and what follows up to the next frame.
+                half.resync = Some(Resync::new(half.at, SkipReason::BadSize(size)));
                 continue;
             }
             let total = 4 + size as usize;
@@ -390,38 +850,48 @@ impl<'c> Flows<'c> {
                 if let Some(cut) = &self.cut {
                     if total > cut.above && half.buf.len() <= cut.above {
                         // Skip the body if the header is within what came so far.
-                        let pair = if is_request { None } else { conn.outstanding.get(&i32_at(&half.buf, 4)).copied() };
-                        if (is_request || pair.is_some()) && header_within(self.cat, &half.buf, is_request, pair, cut.release.as_deref()) {
+                        let pair = if is_request { None } else { outstanding.get(&i32_at(&half.buf, 4)).copied() };
+                        if (is_request || pair.is_some()) && header_within(cat, &half.buf, is_request, pair, cut.release.as_deref()) {
                             let have = half.buf.len();
                             let prefix = half.buf.split().freeze();
-                            half.cutting = Some(Cutting { prefix, total, remaining: total - have });
+                            half.cutting = Some(Cutting { start: half.at, prefix, total, remaining: total - have });
+                            half.at += have as u64;
                             half.buf = BytesMut::new();
                             half.split = 0;
                             return;
                         }
                     }
                 }
-                // Room for the rest of the frame at once, rather than growing segment by segment.
-                half.buf.reserve((total - half.buf.len()).min(RESERVE_AHEAD));
+                // The buffer grows with what arrives, never by what the size prefix claims.
                 return;
             }
             // Hand the frame's bytes over without copying; keep only what follows it.
             let bytes: Bytes = half.buf.split_to(total).freeze();
+            half.at += total as u64;
             half.split += total;
-            if half.split >= REHOME_AFTER && half.buf.len() < REHOME_BELOW {
-                half.buf = if half.buf.is_empty() { BytesMut::new() } else { rehomed(&half.buf) };
+            if half.buf.is_empty() {
+                // Nothing partial is held: let the allocation go with the frames handed on.
+                half.buf = BytesMut::new();
+                half.split = 0;
+            } else if half.split >= REHOME_AFTER && half.buf.len() < REHOME_BELOW {
+                half.buf = rehomed(&half.buf);
                 half.split = 0;
             }
             self.emit(ci, hi, bytes, total, timestamp, out);
         }
     }
 
-    /// Hand on a frame cut from the stream (pairing it by correlation id).
-    fn emit(&mut self, ci: usize, hi: usize, bytes: Bytes, len: usize, timestamp: f64, out: &mut Vec<CapturedFrame>) {
+    /// Hand on a frame cut from the stream (pairing it by correlation id), after
+    /// the skip notes before it. Its `len` bytes end at the direction's `at`.
+    fn emit(&mut self, ci: usize, hi: usize, bytes: Bytes, len: usize, timestamp: f64, out: &mut Vec<Captured>) {
+        self.conns[ci].halves[hi].end_run();
+        self.report(ci, hi, out);
         let conn = &mut self.conns[ci];
         let is_request = conn.client == Some(hi);
         let half = &mut conn.halves[hi];
         let after_gap = std::mem::take(&mut half.gap_pending);
+        let offset = half.at - len as u64;
+        half.restamp = true;
         let (from, to) = if hi == 0 { (conn.ends[0], conn.ends[1]) } else { (conn.ends[1], conn.ends[0]) };
         let corr_at = if is_request { 8 } else { 4 };
         let correlation_id = bytes.get(corr_at..corr_at + 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
@@ -436,8 +906,95 @@ impl<'c> Flows<'c> {
             let paired = correlation_id.and_then(|c| conn.outstanding.remove(&c));
             (Direction::Response, paired.map(|p| p.0), paired.map(|p| p.1))
         };
-        out.push(CapturedFrame { index: self.emitted, timestamp, conn: conn.id, from, to, direction, bytes, correlation_id, api_key, api_version, after_gap, len });
+        out.push(Captured::Frame(CapturedFrame { index: self.emitted, timestamp, conn: conn.id, from, to, direction, bytes, correlation_id, api_key, api_version, after_gap, offset, len }));
         self.emitted += 1;
+    }
+
+    /// Report the skip runs that ended in one direction (once its connection is
+    /// known to be Kafka; until then they wait).
+    fn report(&mut self, ci: usize, hi: usize, out: &mut Vec<Captured>) {
+        let conn = &mut self.conns[ci];
+        let Some(client) = conn.client else { return };
+        if conn.not_kafka || conn.halves[hi].ended.is_empty() {
+            return;
+        }
+        let direction = if client == hi { Direction::Request } else { Direction::Response };
+        let (from, to) = if hi == 0 { (conn.ends[0], conn.ends[1]) } else { (conn.ends[1], conn.ends[0]) };
+        for r in conn.halves[hi].ended.drain(..) {
+            out.push(Captured::Skipped(Skipped { timestamp: r.timestamp, conn: conn.id, from, to, direction, offset: r.offset, bytes: r.bytes, reason: r.reason }));
+        }
+    }
+
+    /// Bring the memory count of one direction up to date, and its place among
+    /// the holders (oldest first).
+    fn account(&mut self, ci: usize, hi: usize) {
+        let half = &mut self.conns[ci].halves[hi];
+        let now = half.footprint();
+        self.held = self.held - half.counted + now;
+        half.counted = now;
+        self.effort.peak_held = self.effort.peak_held.max(self.held);
+        let since = match now {
+            0 => None,
+            _ if half.restamp || half.since.is_none() => Some(self.tick),
+            _ => half.since,
+        };
+        half.restamp = false;
+        if since != half.since {
+            if let Some(s) = half.since {
+                self.holders.remove(&(s, ci, hi));
+            }
+            if let Some(s) = since {
+                self.holders.insert((s, ci, hi));
+            }
+            half.since = since;
+        }
+    }
+
+    /// Over the memory cap: drop what the directions holding data longest hold,
+    /// until under it.
+    fn enforce_cap(&mut self, timestamp: f64, out: &mut Vec<Captured>) {
+        let mut tries = self.holders.len();
+        while self.held > self.max_held && tries > 0 {
+            tries -= 1;
+            let Some(&(_, ci, hi)) = self.holders.first() else { break };
+            self.drop_held(ci, hi, timestamp, out);
+            self.account(ci, 0);
+            self.account(ci, 1);
+        }
+    }
+
+    /// Drop what one direction holds: held-back segments become a gap (the data
+    /// after it is taken in), and the partial frame is dropped with a note; the
+    /// rest of that frame is passed over as it comes.
+    fn drop_held(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<Captured>) {
+        if self.conns[ci].halves[hi].tcp.holds_data() {
+            self.with_stream(ci, hi, timestamp, out, |tcp, each| tcp.flush_each(each));
+        }
+        let conn = &mut self.conns[ci];
+        let decided = conn.client.is_some();
+        let half = &mut conn.halves[hi];
+        if let Some(c) = half.cutting.take() {
+            let reason = SkipReason::MemoryCap { declared: Some(c.total as u64) };
+            half.note(c.start, half.at - c.start, reason, timestamp);
+            half.discarding = (c.remaining > 0).then_some((c.remaining as u64, reason));
+        }
+        if !half.buf.is_empty() {
+            let whole_frame = decided && half.resync.is_none();
+            let declared = if whole_frame { half.declared() } else { None };
+            let reason = SkipReason::MemoryCap { declared };
+            let have = half.buf.len();
+            half.skip(have, reason, timestamp);
+            match declared.map(|total| total.saturating_sub(have as u64)) {
+                Some(0) => {}
+                Some(rest) => half.discarding = Some((rest, reason)),
+                // Where the next frame starts is not known: look for it.
+                None => half.resync = Some(Resync::new(half.at, SkipReason::NoFrame)),
+            }
+            half.not_request = false;
+        }
+        half.buf = BytesMut::new();
+        half.split = 0;
+        self.report(ci, hi, out);
     }
 }
 
@@ -492,6 +1049,11 @@ mod tests {
     }
 
     fn run(segs: &[(bool, u32, Vec<u8>)], cut: bool) -> Vec<CapturedFrame> {
+        run_all(segs, cut).into_iter().filter_map(|c| if let Captured::Frame(f) = c { Some(f) } else { None }).collect()
+    }
+
+    /// Frames and skip notes.
+    fn run_all(segs: &[(bool, u32, Vec<u8>)], cut: bool) -> Vec<Captured> {
         let mut flows = Flows::new(Catalogue::builtin(), None);
         if cut {
             flows.cut_bodies(CutBodies { above: 16 * 1024, release: None });
@@ -503,6 +1065,10 @@ mod tests {
             let (src, dst) = if *from_client { (client, server) } else { (server, client) };
             let seg = Segment { src: src.0, dst: dst.0, src_port: src.1, dst_port: dst.1, seq: *seq, ack: None, syn: false, fin: false, rst: false, payload };
             flows.push_into(i as f64, &seg, &mut out);
+            for (hi, half) in flows.conns[0].halves.iter().enumerate() {
+                // Every byte delivered is in a frame, the frame being cut, a skip run, or the buffer.
+                assert_eq!(half.tcp.delivered(), half.at + half.buf.len() as u64, "segment {i} half {hi}");
+            }
         }
         out.extend(flows.finish(segs.len() as f64));
         out

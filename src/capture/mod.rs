@@ -1,43 +1,64 @@
 //! Captures: pcap/pcapng files → TCP segments → reassembled streams → Kafka
-//! frames, responses paired with their requests.
+//! frames, responses paired with their requests, and notes for the bytes that
+//! are in no frame.
 
 pub mod flows;
 pub mod link;
 pub mod pcap;
 pub mod tcp;
 
-pub use flows::{complete_prefix, CapturedFrame, CutBodies, Flows};
+pub use flows::{complete_prefix, Captured, CapturedFrame, CutBodies, Effort, Flows, SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY};
 
 use crate::schema::Catalogue;
 use std::io::Read;
 
 /// Read a whole capture, calling `each` for every frame as soon as it completes
-/// (memory stays bounded by the frames in flight, not by the file).
+/// (memory stays bounded by the frames in flight, not by the file). Bytes in no
+/// frame are counted in the stats; [`for_each_captured`] hands their notes on.
 pub fn for_each_frame<R: Read>(cat: &Catalogue, input: R, port: Option<u16>, each: impl FnMut(CapturedFrame) -> bool) -> Result<CaptureStats, String> {
-    for_each_frame_with(cat, input, &CaptureOptions { port, cut_bodies: None }, each)
+    for_each_frame_with(cat, input, &CaptureOptions { port, ..Default::default() }, each)
 }
 
 /// How a capture is read.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CaptureOptions {
     /// The broker's port (`--port`); otherwise the client side is found by plausibility.
     pub port: Option<u16>,
     /// Hand on large frames cut to their header (for listings).
     pub cut_bodies: Option<CutBodies>,
+    /// Cap on what reassembly holds at once, all connections together.
+    pub max_reassembly: usize,
+}
+
+impl Default for CaptureOptions {
+    fn default() -> Self {
+        CaptureOptions { port: None, cut_bodies: None, max_reassembly: DEFAULT_MAX_REASSEMBLY }
+    }
 }
 
 /// `for_each_frame` with options.
 pub fn for_each_frame_with<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, mut each: impl FnMut(CapturedFrame) -> bool) -> Result<CaptureStats, String> {
+    for_each_captured(cat, input, opts, |c| match c {
+        Captured::Frame(f) => each(f),
+        Captured::Skipped(_) => true,
+    })
+}
+
+/// Read a whole capture, calling `each` for every frame and every skip note
+/// (bytes in no frame) as they come; `each` returns false to stop.
+pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, mut each: impl FnMut(Captured) -> bool) -> Result<CaptureStats, String> {
     let mut reader = pcap::Reader::new(input)?;
     let mut flows = Flows::new(cat, opts.port);
     if let Some(cut) = &opts.cut_bodies {
         flows.cut_bodies(cut.clone());
     }
+    flows.max_reassembly(opts.max_reassembly);
     let mut stats = CaptureStats::default();
     let mut last_ts = 0.0;
     let mut error = None;
-    // Frames completed by one segment; reused, so a packet costs no allocation.
+    // What one segment completed; reused, so a packet costs no allocation.
     let mut done = Vec::new();
+    let mut stopped = false;
     loop {
         let packet = match reader.read_packet() {
             Ok(Some(p)) => p,
@@ -52,20 +73,25 @@ pub fn for_each_frame_with<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOpt
         let Some(seg) = link::tcp_segment(packet.link_type, packet.data) else { continue };
         stats.tcp_segments += 1;
         flows.push_into(packet.timestamp, &seg, &mut done);
-        for f in done.drain(..) {
-            stats.frames += 1;
-            if !each(f) {
-                return Ok(stats);
+        for c in done.drain(..) {
+            if !stats.hand_on(c, &mut each) {
+                stopped = true;
+                break;
             }
         }
-    }
-    for f in flows.finish(last_ts) {
-        stats.frames += 1;
-        if !each(f) {
+        if stopped {
             break;
         }
     }
+    if !stopped {
+        for c in flows.finish(last_ts) {
+            if !stats.hand_on(c, &mut each) {
+                break;
+            }
+        }
+    }
     stats.connections = flows.connections();
+    stats.effort = flows.effort();
     stats.error = error;
     Ok(stats)
 }
@@ -76,6 +102,24 @@ pub struct CaptureStats {
     pub tcp_segments: usize,
     pub frames: usize,
     pub connections: usize,
+    /// Skip notes handed on, and the bytes they cover.
+    pub skips: usize,
+    pub skipped_bytes: u64,
+    /// Candidate decodes, resync positions and peak reassembly memory.
+    pub effort: Effort,
     /// The file was corrupt or cut short after the packets counted.
     pub error: Option<String>,
+}
+
+impl CaptureStats {
+    fn hand_on(&mut self, c: Captured, each: &mut impl FnMut(Captured) -> bool) -> bool {
+        match &c {
+            Captured::Frame(_) => self.frames += 1,
+            Captured::Skipped(s) => {
+                self.skips += 1;
+                self.skipped_bytes += s.bytes;
+            }
+        }
+        each(c)
+    }
 }

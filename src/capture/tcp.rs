@@ -142,6 +142,17 @@ impl HalfStream {
         !self.pending.is_empty()
     }
 
+    /// Bytes of out-of-order segments held back, waiting for the data before them.
+    pub fn held_bytes(&self) -> usize {
+        self.pending_bytes
+    }
+
+    /// Stream offset of the next byte to deliver: every byte before it was
+    /// delivered as data or as a gap.
+    pub fn delivered(&self) -> u64 {
+        self.next
+    }
+
     /// End of the capture or connection: whatever is held back follows a gap.
     pub fn flush(&mut self) -> Vec<Piece> {
         let mut out = Vec::new();

@@ -5,6 +5,8 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::decode::frame::compress_versions;
 use kwire::protocol::headers::{request_header_version, response_header_version};
+use kwire::render::escape::sanitize;
+use kwire::render::json::to_text_pretty;
 use kwire::schema::{Catalogue, MessageKind, MessageSpec};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -83,16 +85,17 @@ fn write_apis(cat: &Catalogue, release: Option<&str>, args: &ApisArgs, out: &mut
     let facts: Vec<Value> = cat.api_keys().into_iter().filter_map(|k| api_facts(cat, k, release)).collect();
     let facts: Vec<Value> = facts.into_iter().filter(|f| release.is_none() || !f["releases"].as_array().is_some_and(|r| r.is_empty())).collect();
     match args.format {
-        ApisFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&facts).unwrap_or_default())?,
+        ApisFormat::Json => writeln!(out, "{}", to_text_pretty(&facts))?,
         ApisFormat::Text => {
             writeln!(out, "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} releases", "key", "name", "request", "response", "flexible", "req hdr", "resp hdr", "deprecated", "unstable")?;
+            // Names and releases may come from loaded definitions: escaped.
             for f in &facts {
                 let s = |k: &str| {
                     let v = f[k].as_str().unwrap_or("");
-                    if v.is_empty() { "-".to_string() } else { v.to_string() }
+                    if v.is_empty() { "-".to_string() } else { sanitize(v) }
                 };
                 let rel: Vec<&str> = f["releases"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-                let retired = if f["retired"] == true { "retired".to_string() } else { rel.join(" ") };
+                let retired = if f["retired"] == true { "retired".to_string() } else { sanitize(&rel.join(" ")) };
                 writeln!(
                     out,
                     "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} {}",

@@ -3,7 +3,7 @@
 use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::{exit, resolve_api_or_report};
 use clap::Args;
-use kwire::capture::{complete_prefix, for_each_frame, for_each_frame_with, CaptureOptions, CapturedFrame, CutBodies};
+use kwire::capture::{complete_prefix, for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
 use kwire::decode::guess::guess_response;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Value};
 use kwire::render::digits::{push_int, push_uint};
@@ -52,6 +52,11 @@ struct Filter {
 }
 
 impl Filter {
+    /// Whether the selection names frames (skip notes are then counted, not shown).
+    fn names_frames(&self) -> bool {
+        self.api.is_some() || self.correlation_id.is_some() || self.frame.is_some()
+    }
+
     fn keeps(&self, f: &CapturedFrame) -> bool {
         self.api.is_none_or(|a| f.api_key == Some(a))
             && self.correlation_id.is_none_or(|c| f.correlation_id == Some(c))
@@ -325,8 +330,27 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
     // Listings decode bodies only of small frames (for their error summary): the
     // bodies of larger ones are skipped as they arrive, never buffered.
     let cut_bodies = args.list.then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
-    let opts = CaptureOptions { port: args.port, cut_bodies };
-    let stats = for_each_frame_with(cat, input, &opts, |f| {
+    let opts = CaptureOptions { port: args.port, cut_bodies, ..Default::default() };
+    let mut skipped = SkipTally::default();
+    let stats = for_each_captured(cat, input, &opts, |c| {
+        let f = match c {
+            Captured::Frame(f) => f,
+            Captured::Skipped(s) => {
+                if filter.conn.is_some_and(|c| c != s.conn) {
+                    return true;
+                }
+                skipped.count += 1;
+                skipped.bytes += s.bytes;
+                if filter.names_frames() {
+                    return true;
+                }
+                if write_skipped(&mut out, &s, args.list, format).is_err() {
+                    write_failed = true;
+                    return false;
+                }
+                return true;
+            }
+        };
         if !filter.keeps(&f) {
             return true;
         }
@@ -386,9 +410,13 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
                 eprintln!("kwire: capture cut short after {} packets: {e}", s.packets);
                 status = exit::MALFORMED;
             }
-            if s.frames == 0 && !write_failed {
+            if s.frames == 0 && s.skips == 0 && !write_failed {
                 eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", s.packets, s.tcp_segments);
                 return exit::FAILURE;
+            }
+            if skipped.count > 0 {
+                skipped.report(if filter.names_frames() { "; their notes are shown without --api, --correlation-id and --frame" } else { "; see the skipped notes" });
+                status = exit::MALFORMED;
             }
             status
         }
@@ -397,6 +425,59 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
             exit::FAILURE
         }
     }
+}
+
+/// Skip notes seen (in the selected connections).
+#[derive(Default)]
+struct SkipTally {
+    count: usize,
+    bytes: u64,
+}
+
+impl SkipTally {
+    /// One line on stderr, so that skipped bytes never pass unremarked (the
+    /// exit status says so too).
+    fn report(&self, shown: &str) {
+        let places = if self.count == 1 { "place" } else { "places" };
+        eprintln!("kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over){shown}", self.bytes, self.count);
+    }
+}
+
+/// A skip note: a listing line, a `# skipped` line before trees, or a JSON
+/// record (`"kind":"skipped"`) among the frames' objects.
+fn write_skipped(out: &mut Out<'_>, s: &Skipped, list: bool, format: Format) -> std::io::Result<()> {
+    let request = s.direction == Direction::Request;
+    let arrow = if request { "→" } else { "←" };
+    let (client, server) = if request { (s.from, s.to) } else { (s.to, s.from) };
+    let what = s.reason.describe();
+    if list {
+        let mut line = Vec::with_capacity(160);
+        line.extend_from_slice(b"    - ");
+        push_timestamp(&mut line, s.timestamp);
+        let _ = writeln!(line, " conn {} {client} {arrow} {server} skipped {}B at stream offset {}: {what}", s.conn, s.bytes, s.offset);
+        out.write_all(&line)?;
+    } else if matches!(format, Format::Json | Format::TreeJson) {
+        let mut record = serde_json::json!({
+            "kind": "skipped",
+            "conn": s.conn,
+            "direction": if request { "request" } else { "response" },
+            "from": s.from.to_string(),
+            "to": s.to.to_string(),
+            "timestamp": s.timestamp,
+            "offset": s.offset,
+            "bytes": s.bytes,
+            "reason": s.reason.code(),
+            "note": what,
+        });
+        if let Some(d) = s.reason.declared() {
+            record["declared"] = d.into();
+        }
+        serde_json::to_writer(&mut *out, &record)?;
+        out.write_all(b"\n")?;
+    } else {
+        writeln!(out, "# skipped conn {} {client} {arrow} {server} at {:.6}: {} bytes at stream offset {}: {what}", s.conn, s.timestamp, s.bytes, s.offset)?;
+    }
+    out.flush()
 }
 
 /// One decoded frame as JSON (one object per line) or as a tree or grid under a
@@ -415,8 +496,7 @@ fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Opti
             line.push(b'\n');
             out.write_all(&line)?;
         } else {
-            serde_json::to_writer(&mut *out, &kwire::render::json::frame_tree_json(frame))?;
-            out.write_all(b"\n")?;
+            kwire::render::tree_json::write_frame_tree_json(&mut *out, frame)?;
         }
         out.flush()
     } else {
@@ -505,10 +585,19 @@ impl Listed {
 /// `--tui`: decode the selected frames, then explore them.
 fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read>) -> i32 {
     let mut frames = Vec::new();
-    let stats = for_each_frame(cat, input, args.port, |f| {
-        if filter.keeps(&f) {
-            let (frame, _) = decode_captured(cat, release, &f, args.guess, false);
-            frames.push(frame);
+    let mut skipped = SkipTally::default();
+    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let stats = for_each_captured(cat, input, &opts, |c| {
+        match c {
+            Captured::Frame(f) if filter.keeps(&f) => {
+                let (frame, _) = decode_captured(cat, release, &f, args.guess, false);
+                frames.push(frame);
+            }
+            Captured::Skipped(s) if filter.conn.is_none_or(|c| c == s.conn) => {
+                skipped.count += 1;
+                skipped.bytes += s.bytes;
+            }
+            _ => {}
         }
         true
     });
@@ -517,7 +606,17 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
             eprintln!("kwire: no Kafka frames selected in {}", args.file);
             exit::FAILURE
         }
-        Ok(_) => super::tui_cmd::explore(cat, release.map(str::to_string), frames),
+        Ok(_) => {
+            let status = super::tui_cmd::explore(cat, release.map(str::to_string), frames);
+            // After the explorer gives the terminal back.
+            if skipped.count > 0 {
+                skipped.report("; `kwire capture --list` shows where");
+                if status == exit::OK {
+                    return exit::MALFORMED;
+                }
+            }
+            status
+        }
         Err(e) => {
             eprintln!("kwire: {}: {e}", args.file);
             exit::FAILURE

@@ -50,9 +50,26 @@ pub struct InputArgs {
     /// (__consumer_offsets, __share_group_state, __transaction_state, __cluster_metadata).
     #[arg(long)]
     pub topic: Option<String>,
-    /// Bound on decompressed record data, in bytes.
-    #[arg(long, default_value_t = kwire::decode::fields::DEFAULT_MAX_DECOMPRESSED)]
-    pub max_decompressed: usize,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// What one input may cost (see `kwire::budget`).
+#[derive(Args, Debug, Clone)]
+pub struct BudgetArgs {
+    /// Total bytes that decompressing record data may produce for this input
+    /// (all batches and nested wrappers together); K, M, G suffixes allowed.
+    #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = kwire::budget::parse_bytes)]
+    pub max_decompressed: u64,
+    /// Bytes of decompressed data and the tree built from it held at once.
+    #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = kwire::budget::parse_bytes)]
+    pub max_expanded: u64,
+}
+
+impl BudgetArgs {
+    pub fn budget(&self) -> kwire::budget::Budget {
+        kwire::budget::Budget::new(kwire::budget::Limits { decompressed: self.max_decompressed, expanded: self.max_expanded })
+    }
 }
 
 /// How decoded frames are printed (`decode` and `capture`).
@@ -125,7 +142,7 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
         api_version: args.version,
         release: release.map(str::to_string),
         topic: args.topic.clone(),
-        max_decompressed: Some(args.max_decompressed),
+        budget: args.budget.budget(),
         header_only: false,
         values_only: false,
         annotated_tape: false,
@@ -142,7 +159,14 @@ pub fn read_frames(cat: &Catalogue, args: &InputArgs, opts: &DecodeOptions) -> R
 fn frames_from(cat: &Catalogue, args: &InputArgs, raw: Vec<u8>, opts: &DecodeOptions) -> Result<Vec<Frame>, i32> {
     let kind = if args.binary { InputKind::Binary } else if args.hex { InputKind::Hex } else { InputKind::Auto };
     let bytes = to_bytes(raw, kind).map_err(report)?;
-    Ok(decode_frames(cat, &bytes, opts))
+    let frames = decode_frames(cat, &bytes, opts);
+    // Decoding stops at a frame whose size cannot be trusted: what follows is
+    // said, not dropped (that frame's error already makes the status 2).
+    let end = frames.last().map_or(0, |f| f.input_offset + f.bytes.len());
+    if end < bytes.len() {
+        eprintln!("kwire: {} bytes after input offset {end} were not decoded: the frame before them has no size to trust", bytes.len() - end);
+    }
+    Ok(frames)
 }
 
 fn report(e: String) -> i32 {
@@ -208,6 +232,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             eprintln!("kwire: frame at input offset {}: {e}", f.input_offset);
             status = exit::MALFORMED;
         }
+        // Damaged records do not stop the frame, but the input is not what it claims.
+        for e in &f.record_damage {
+            eprintln!("kwire: frame at input offset {}: record data: {}", f.input_offset, kwire::render::escape::sanitize(&e.to_string()));
+            status = exit::MALFORMED;
+        }
     }
     status
 }
@@ -239,7 +268,7 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
                 line.push(b'\n');
                 out.write_all(&line)?;
             }
-            Format::TreeJson => writeln!(out, "{}", json::frame_tree_json(f))?,
+            Format::TreeJson => kwire::render::tree_json::write_frame_tree_json(out, f)?,
             Format::Tree | Format::Grid => {
                 if many {
                     if i > 0 {
@@ -290,6 +319,8 @@ pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version:
                 values: None,
                 error: error.clone(),
                 warnings: Vec::new(),
+                record_damage: Vec::new(),
+                held: Default::default(),
             };
             write!(out, "{}", grid::render_grid(&frame, std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()))
         }

@@ -1,12 +1,16 @@
 //! `kwire diff`: two versions of an API (fields, headers, bytes), the same
 //! values at both (`--compare`), or two releases' definitions (`--releases`).
+//! Names come from definitions, which `--defs` may load from anywhere: all
+//! text is escaped before it is printed.
 
 use super::{exit, resolve_api_or_report};
 use clap::{Args, ValueEnum};
+use kwire::render::escape::{is_unsafe_char, sanitize, sanitize_lines};
+use kwire::render::json::to_text_pretty;
 use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::diff_view::{render_release_diff, render_version_diff};
 use kwire::teach::release_diff::{names_for, release_diff};
-use kwire::teach::version_diff::{flexible_switch, version_diff};
+use kwire::teach::version_diff::{flexible_switch, version_diff, VersionDiff};
 use std::io::{IsTerminal, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -57,12 +61,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> i32 {
 
 fn releases(cat: &Catalogue, args: &DiffArgs, from: &str, to: &str) -> Result<String, i32> {
     let d = names_for(cat, args.name.as_deref()).and_then(|names| release_diff(cat, &names, from, to)).map_err(|e| {
-        eprintln!("kwire: {e}");
+        eprintln!("kwire: {}", sanitize(&e.to_string()));
         exit::FAILURE
     })?;
     Ok(match args.format {
-        DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&d).unwrap_or_default()),
-        DiffFormat::Text => render_release_diff(&d),
+        DiffFormat::Json => format!("{}\n", to_text_pretty(&d)),
+        DiffFormat::Text => sanitize_lines(&render_release_diff(&d)),
     })
 }
 
@@ -75,16 +79,16 @@ fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<S
     let (from, to) = match (args.from, args.to) {
         (Some(a), Some(b)) => (a, b),
         (None, None) if args.compare => flexible_switch(cat, key, release).ok_or_else(|| {
-            eprintln!("kwire: {name} never switched to flexible encodings; give two versions to compare");
+            eprintln!("kwire: {} never switched to flexible encodings; give two versions to compare", sanitize(name));
             exit::FAILURE
         })?,
         _ => {
-            eprintln!("kwire: give two versions to compare (kwire diff {name} 8 9)");
+            eprintln!("kwire: give two versions to compare (kwire diff {} 8 9)", sanitize(name));
             return Err(exit::MALFORMED);
         }
     };
     let mut d = version_diff(cat, key, from, to, release, args.compare).map_err(|e| {
-        eprintln!("kwire: {e}");
+        eprintln!("kwire: {}", sanitize(&e.to_string()));
         exit::FAILURE
     })?;
     let only = match (args.request, args.response) {
@@ -94,7 +98,25 @@ fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<S
     };
     d.directions.retain(|x| only.is_none_or(|k| x.kind == k));
     Ok(match args.format {
-        DiffFormat::Json => format!("{}\n", serde_json::to_string_pretty(&d).unwrap_or_default()),
-        DiffFormat::Text => render_version_diff(&d, std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()),
+        DiffFormat::Json => format!("{}\n", to_text_pretty(&d)),
+        DiffFormat::Text => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            safe_version_diff(&d, color)
+        }
     })
+}
+
+/// The version diff's text with nothing unsafe from the definitions in it.
+/// Colour codes are kwire's own only when the text without them needs no
+/// escapes; otherwise it is printed escaped and without colour.
+fn safe_version_diff(d: &VersionDiff, color: bool) -> String {
+    let plain = render_version_diff(d, false);
+    if plain.chars().any(|c| c != '\n' && is_unsafe_char(c)) {
+        return sanitize_lines(&plain);
+    }
+    if color {
+        render_version_diff(d, true)
+    } else {
+        plain
+    }
 }

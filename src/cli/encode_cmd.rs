@@ -1,10 +1,13 @@
 //! `kwire encode`: the JSON contract of `kwire decode --json` → frame bytes.
+//! Its input is untrusted: every message that quotes it (field names, values)
+//! is escaped before it reaches the terminal.
 
 use super::{exit, resolve_api_or_report};
 use clap::Args;
 use kwire::decode::Direction;
-use kwire::encode::{encode_frame, example_header, FrameSpec};
+use kwire::encode::{encode_frame_exact, example_header, FrameSpec, RawValues};
 use kwire::input::read_source;
+use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -36,14 +39,14 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
     let raw = match read_source(&args.input) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            eprintln!("kwire: {}", sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
     let json: Value = match serde_json::from_slice(&raw) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("kwire: the input is not JSON: {e}");
+            eprintln!("kwire: the input is not JSON: {}", sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
@@ -58,9 +61,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
             Some(k) => Some(k),
             None => return exit::FAILURE,
         },
-        None => whole.then(|| obj.get("api_key").and_then(Value::as_i64).map(|k| k as i16)).flatten(),
+        None => whole.then(|| int16_member(obj, "api_key")).flatten(),
     };
-    let version = args.version.or_else(|| whole.then(|| obj.get("api_version").and_then(Value::as_i64).map(|v| v as i16)).flatten());
+    let version = args.version.or_else(|| whole.then(|| int16_member(obj, "api_version")).flatten());
     let direction = if args.response || (!args.request && whole && obj.get("kind") == Some(&Value::from("response"))) {
         Direction::Response
     } else {
@@ -86,16 +89,32 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         eprintln!("kwire: body: expected a JSON object");
         return exit::FAILURE;
     };
+    // Only a whole contract object has `_raw`: its paths start at `header.` or `body.`.
+    let exact = match obj.get(kwire::render::json::RAW_KEY).filter(|_| whole) {
+        Some(r) => match RawValues::from_json(r) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("kwire: {}", sanitize(&e.to_string()));
+                return exit::FAILURE;
+            }
+        },
+        None => RawValues::default(),
+    };
     let fs = FrameSpec { direction, api_key, version, release };
-    match encode_frame(cat, &fs, &header, body) {
+    match encode_frame_exact(cat, &fs, &header, body, &exact) {
         Ok(bytes) => {
             let mut out = std::io::stdout().lock();
             let _ = if args.binary { out.write_all(&bytes) } else { writeln!(out, "{}", hex::encode(&bytes)) };
             exit::OK
         }
         Err(e) => {
-            eprintln!("kwire: {e}");
+            eprintln!("kwire: {}", sanitize(&e.to_string()));
             exit::FAILURE
         }
     }
+}
+
+/// A member that must be an int16; one out of range is no value (not a wrapped one).
+fn int16_member(obj: &Map<String, Value>, key: &str) -> Option<i16> {
+    obj.get(key).and_then(Value::as_i64).and_then(|v| i16::try_from(v).ok())
 }

@@ -3,10 +3,9 @@
 
 use super::exit;
 use clap::{Args, ValueEnum};
-use kwire::decode::fields::{Context, DEFAULT_MAX_DECOMPRESSED};
+use kwire::decode::fields::Context;
 use kwire::decode::{Node, Value};
 use kwire::records::BatchDecoder;
-use kwire::render::json::tree_json;
 use kwire::render::text_tree::{render_tree, TreeOptions};
 use kwire::render::values::value_text;
 use kwire::schema::Catalogue;
@@ -34,9 +33,8 @@ pub struct RecordsArgs {
     pub topic: Option<String>,
     #[arg(long, value_enum, default_value_t = RecordsFormat::Tree)]
     pub format: RecordsFormat,
-    /// Bound on decompressed record data, in bytes.
-    #[arg(long, default_value_t = DEFAULT_MAX_DECOMPRESSED)]
-    pub max_decompressed: usize,
+    #[command(flatten)]
+    pub budget: super::decode_cmd::BudgetArgs,
 }
 
 /// Largest batch read whole; a longer declared length is reported, not allocated.
@@ -57,7 +55,7 @@ pub fn run(cat: &Catalogue, args: &RecordsArgs) -> i32 {
             Err(status) => return status,
         }
     };
-    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, max_decompressed: args.max_decompressed };
+    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, budget: args.budget.budget() };
     let mut out = std::io::stdout().lock();
     match stream(cat, &ctx, BufReader::new(source), args.format, &mut out) {
         Ok(status) => status,
@@ -90,7 +88,9 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         }
         let bytes = bytes::Bytes::from(buf);
         let mut nodes = Vec::new();
-        let mut bd = BatchDecoder { buf: &bytes, catalogue: cat, ctx, warnings: Vec::new() };
+        // Each batch's tree is dropped once written: what it held goes back to the budget.
+        let held_before = ctx.budget.expanded();
+        let mut bd = BatchDecoder::new(&bytes, cat, ctx);
         bd.decode_stream(0, bytes.len(), 0, &mut nodes);
         for mut node in nodes {
             shift(&mut node, position);
@@ -99,12 +99,21 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
             }
             match format {
                 RecordsFormat::Tree => write!(out, "{}", render_tree(&node, TreeOptions::default()))?,
-                RecordsFormat::Json => writeln!(out, "{}", tree_json(&node))?,
-                RecordsFormat::Dump => write_dump(&node, position, out)?,
+                RecordsFormat::Json => {
+                    kwire::render::tree_json::write_tree_json(out, &node)?;
+                    writeln!(out)?
+                }
+                RecordsFormat::Dump => write_dump(&node, position, &bd.damage, out)?,
             }
         }
+        ctx.budget.release(ctx.budget.expanded().saturating_sub(held_before));
         for w in &bd.warnings {
             eprintln!("kwire: warning: {w} (batch at position {position})");
+        }
+        for e in &bd.damage {
+            let e = kwire::decode::DecodeError { offset: e.offset + position, expected: e.expected.clone() };
+            eprintln!("kwire: record data {}", kwire::render::escape::sanitize(&e.to_string()));
+            status = exit::MALFORMED;
         }
         position += bytes.len();
         if got < 12 || status == exit::MALFORMED && bytes.len() < 12 {
@@ -148,11 +157,44 @@ fn int(n: &Node, name: &str) -> i64 {
     }
 }
 
-/// kafka-dump-log style lines: one per batch, `| ` one per record.
-fn write_dump(batch: &Node, position: usize, out: &mut impl Write) -> std::io::Result<()> {
+/// The damaged parts of a batch's tree, outermost first: the nodes that carry
+/// an error themselves (their children say no more than they do).
+/// Each with whether its offset indexes decompressed data.
+fn damaged_nodes<'a>(n: &'a Node, in_decompressed: bool, out: &mut Vec<(&'a Node, bool)>) {
+    match n.error() {
+        Some(_) => out.push((n, in_decompressed)),
+        None => {
+            let inside = in_decompressed || n.role == kwire::decode::Role::Decompressed;
+            n.children.iter().for_each(|c| damaged_nodes(c, inside, out))
+        }
+    }
+}
+
+/// A damage line of the dump: where, and what was expected (never values read past it).
+fn write_damage((n, in_decompressed): (&Node, bool), out: &mut impl Write) -> std::io::Result<()> {
+    let at = if in_decompressed { format!("d:{}", n.offset) } else { n.offset.to_string() };
+    writeln!(out, "| damaged {} at position {at}: {}", kwire::render::escape::sanitize(&n.name), kwire::render::escape::sanitize(n.error().unwrap_or_default()))
+}
+
+/// kafka-dump-log style lines: one per batch, `| ` one per record; a batch
+/// that is not a RecordBatch v2, and every damaged part, gets a damage line
+/// instead of values it does not hold.
+fn write_dump(batch: &Node, position: usize, damage: &[kwire::decode::DecodeError], out: &mut impl Write) -> std::io::Result<()> {
+    if batch.ty != "RecordBatch" || field(batch, "baseOffset").is_none() {
+        let mut damaged = Vec::new();
+        damaged_nodes(batch, false, &mut damaged);
+        if damaged.is_empty() {
+            writeln!(out, "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it", kwire::render::escape::sanitize(&batch.name), batch.offset, batch.len)?;
+        }
+        for n in damaged {
+            write_damage(n, out)?;
+        }
+        return Ok(());
+    }
     let base = int(batch, "baseOffset");
     let attrs = int(batch, "attributes");
-    let crc_ok = field(batch, "crc").and_then(|c| c.note.as_deref()).is_some_and(|n| n.contains("ok"));
+    // The checksum is valid unless the decoder found damage at the crc field.
+    let crc_ok = field(batch, "crc").is_some_and(|c| !damage.iter().any(|d| d.offset + position == c.offset));
     let count = int(batch, "recordsCount");
     let codec = ["none", "gzip", "snappy", "lz4", "zstd"].get((attrs & 7) as usize).copied().unwrap_or("unknown");
     let ts_type = if attrs & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" };
@@ -174,7 +216,7 @@ fn write_dump(batch: &Node, position: usize, out: &mut impl Write) -> std::io::R
     )?;
     let mut records: Vec<&Node> = Vec::new();
     batch.walk(&mut |n, _| {
-        if n.ty == "Record" {
+        if n.ty == "Record" && n.error().is_none() {
             records.push(n);
         }
     });
@@ -200,6 +242,11 @@ fn write_dump(batch: &Node, position: usize, out: &mut impl Write) -> std::io::R
             payload(field(r, "key")),
             payload(field(r, "value")),
         )?;
+    }
+    let mut damaged = Vec::new();
+    damaged_nodes(batch, false, &mut damaged);
+    for n in damaged {
+        write_damage(n, out)?;
     }
     Ok(())
 }

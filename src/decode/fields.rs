@@ -2,6 +2,7 @@
 //! version, header and record type, driven by the catalogue's field specs.
 
 use super::reader::Reader;
+use crate::budget::Budget;
 use super::tree::{push_with, DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::error_codes::error_name;
 use crate::schema::model::FieldMeaning;
@@ -19,9 +20,6 @@ pub enum Naming {
     Header,
 }
 
-/// Default bound on decompressed record data.
-pub const DEFAULT_MAX_DECOMPRESSED: usize = 64 << 20;
-
 /// What the decoder learns on the way and needs further on: which topic the
 /// records belong to, the group protocol type, and resource limits.
 #[derive(Clone, Debug)]
@@ -32,12 +30,13 @@ pub struct Context {
     pub topic_forced: bool,
     /// The group's protocol type ("consumer" makes member metadata decodable).
     pub protocol_type: Option<String>,
-    pub max_decompressed: usize,
+    /// The input's budget for decompression and what it expands into.
+    pub budget: Budget,
 }
 
 impl Default for Context {
     fn default() -> Self {
-        Context { topic: None, topic_forced: false, protocol_type: None, max_decompressed: DEFAULT_MAX_DECOMPRESSED }
+        Context { topic: None, topic_forced: false, protocol_type: None, budget: Budget::default() }
     }
 }
 
@@ -52,6 +51,8 @@ pub struct FieldDecoder<'a, 'c> {
     pub naming: Naming,
     pub catalogue: &'c Catalogue,
     pub warnings: Vec<String>,
+    /// Damage in record data: the frame decodes, but these bytes are wrong.
+    pub record_damage: Vec<DecodeError>,
     pub ctx: Context,
 }
 
@@ -73,7 +74,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let mut r = Reader::new(frame);
         r.seek(start);
         r.limit(end.saturating_sub(start));
-        FieldDecoder { r, frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), ctx }
+        FieldDecoder { r, frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), record_damage: Vec::new(), ctx }
     }
 
     /// Decode a struct's fields in declaration order, then (when flexible) its tagged section.
@@ -173,9 +174,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 if crate::records::BatchDecoder::plausible(b) {
                     // The value's bytes end where the reader stands (the node's length is set later).
                     let end = self.r.pos();
-                    let mut bd = crate::records::BatchDecoder { buf: self.frame, catalogue: self.catalogue, ctx: &self.ctx, warnings: Vec::new() };
+                    let mut bd = crate::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
                     bd.decode_stream(end - b.len(), end, 0, &mut node.children);
                     self.warnings.append(&mut bd.warnings);
+                    self.record_damage.append(&mut bd.damage);
                 } else {
                     node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
                 }

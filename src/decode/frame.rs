@@ -1,6 +1,7 @@
 //! Frames: the int32 size prefix, the request or response header, the body.
 
-use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming, DEFAULT_MAX_DECOMPRESSED};
+use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
+use crate::budget::{Budget, Held};
 use super::reader::Reader;
 use super::tree::{push_with, DecodeError, Direction, Frame, Node, Region, Role, Value};
 use super::values::{self, Values};
@@ -21,8 +22,9 @@ pub struct DecodeOptions {
     pub release: Option<String>,
     /// The topic of the records (`--topic`), for internal topics' keys and values.
     pub topic: Option<String>,
-    /// Bound on decompressed record data (default 64 MiB).
-    pub max_decompressed: Option<usize>,
+    /// What the input may cost in decompressed data and what it expands
+    /// into, shared by every frame decoded with these options (and their clones).
+    pub budget: Budget,
     /// Stop after the header (listings of large captures need no more).
     pub header_only: bool,
     /// Decode values only, for the JSON contract (see [`super::values`]).
@@ -47,7 +49,7 @@ impl DecodeOptions {
             topic: self.topic.clone(),
             topic_forced: self.topic.is_some(),
             protocol_type: None,
-            max_decompressed: self.max_decompressed.unwrap_or(DEFAULT_MAX_DECOMPRESSED),
+            budget: self.budget.clone(),
         }
     }
 }
@@ -108,13 +110,19 @@ fn walk_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: i
 /// Where the frame after `frame` (at `pos`) starts, unless decoding stops here:
 /// a size prefix that cannot be trusted, or nothing read.
 fn after(frame: &Frame, pos: usize) -> Option<usize> {
-    let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(frame));
+    let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(frame) || too_small(frame));
     let used = frame.bytes.len();
     (!stop && used > 0).then_some(pos + used)
 }
 
 /// Frames reserved ahead at most by [`decode_frames`].
 const MAX_FRAMES_RESERVED: usize = 1 << 16;
+
+/// A size below the smallest header (a response's correlation id) is no
+/// frame: runs of zeros would otherwise become one empty frame per 4 bytes.
+fn too_small(f: &Frame) -> bool {
+    f.bytes.len() >= 4 && i32::from_be_bytes([f.bytes[0], f.bytes[1], f.bytes[2], f.bytes[3]]) < 4
+}
 
 fn frame_truncated(f: &Frame) -> bool {
     f.bytes.len() >= 4 && {
@@ -144,6 +152,8 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
         values: None,
         error: None,
         warnings: Vec::new(),
+        record_damage: Vec::new(),
+        held: Held::default(),
     };
     // The size prefix decides how many bytes belong to this frame.
     let mut r = Reader::new(data);
@@ -200,7 +210,9 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
             None => Values::with_capacity_for(frame_len),
         });
     }
+    let held_before = opts.budget.expanded();
     let body = decode_message(cat, &bytes, opts, &mut frame);
+    frame.held = Held::since(&opts.budget, held_before);
     frame.bytes = bytes;
     if let Err(e) = body {
         frame.error = Some(e);
@@ -381,6 +393,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     if let Some(values) = &mut frame.values {
         let (slot, end, res) = onto_tape(opts, bytes, start, &spec.plan(version), values);
         values.body = Some(slot);
+        frame.record_damage.append(&mut values.record_damage);
         return res.and_then(|_| match end < bytes.len() {
             true => Err(trailing_bytes(bytes.len() - end, end, spec, version)),
             false => Ok(()),
@@ -400,6 +413,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     };
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);
+    frame.record_damage.append(&mut d.record_damage);
     if res.is_ok() && end < bytes.len() {
         let mut t = Node::new("trailing_bytes", "bytes", end, region, Role::Encoding);
         t.len = bytes.len() - end;
@@ -415,8 +429,8 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
 /// A struct onto the tape the options ask for.
 fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan, tape: &mut Values) -> values::Decoded {
     match opts.annotated_tape {
-        true => values::decode_annotated(bytes, start, plan, tape, opts.max_decompressed.unwrap_or(DEFAULT_MAX_DECOMPRESSED)),
-        false => values::decode_message(bytes, start, plan, tape),
+        true => values::decode_annotated(bytes, start, plan, tape, &opts.budget),
+        false => values::decode_message_checked(bytes, start, plan, tape, &opts.budget),
     }
 }
 
@@ -425,13 +439,18 @@ fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan
 /// reading, whose partial tree shows where decoding stopped. Leaves `d`'s
 /// reader where the struct ends.
 fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
+    let before = d.ctx.budget.checkpoint();
     let replayed = with_tape(bytes.len() - start, |tape| {
-        let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape, d.ctx.max_decompressed);
+        let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape, &d.ctx.budget);
         res.is_ok().then(|| {
             d.replay_struct(tape, slot, fields, out);
             end
         })
     });
+    if replayed.is_none() {
+        // Reading does the work again and counts it then.
+        d.ctx.budget.restore(before);
+    }
     match replayed {
         Some(end) => {
             d.r.seek(end);

@@ -497,6 +497,13 @@ pub struct Frame {
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).
     pub warnings: Vec<String>,
+    /// Damage in record data (checksums, lengths, codecs, decompression,
+    /// budgets): the frame's grammar holds, but its records do not. Offsets
+    /// index the frame, or the decompressed data when the text says so.
+    pub record_damage: Vec<DecodeError>,
+    /// Decompressed data and its nodes that this frame holds against the
+    /// input's budget, given back when the frame is dropped.
+    pub held: crate::budget::Held,
 }
 
 #[cfg(test)]

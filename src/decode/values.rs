@@ -11,6 +11,7 @@
 //!   so that the tree views' nodes can be built from it ([`super::fields`]'s
 //!   `replay`). The tests hold that tree to the tree read into nodes.
 
+use crate::budget::Budget;
 use super::reader::Reader;
 use super::tree::DecodeError;
 use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
@@ -28,6 +29,9 @@ pub struct Values {
     /// Annotated tapes: the decompressed data of compressed record batches,
     /// which the children of their [`SlotKind::Compressed`] slots index.
     pub buffers: Vec<bytes::Bytes>,
+    /// Values-only tapes: damage in record data, which the tape keeps as
+    /// bytes but checks ([`crate::records::tape::check_batches`]).
+    pub record_damage: Vec<DecodeError>,
 }
 
 /// One field, array element or unknown tag. Its children are the slots after
@@ -134,6 +138,7 @@ impl Values {
     pub fn emptied(mut self) -> Values {
         self.slots.clear();
         self.buffers.clear();
+        self.record_damage.clear();
         self.header = None;
         self.body = None;
         self
@@ -170,21 +175,27 @@ pub type Decoded = (u32, usize, Res);
 /// Decode the struct `plan` from `frame[start..]` onto `values` as one
 /// message slot.
 pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> Decoded {
-    decode_onto::<false>(frame, start, plan, values, 0)
+    decode_onto::<false>(frame, start, plan, values, None)
+}
+
+/// [`decode_message`], with the record batches of `records` fields checked
+/// within `budget` (their damage in [`Values::record_damage`]).
+pub fn decode_message_checked(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: &Budget) -> Decoded {
+    decode_onto::<false>(frame, start, plan, values, Some(budget))
 }
 
 /// [`decode_message`] onto an annotated tape: the same slots, plus one for
 /// every tagged section, tagged entry and presence marker, so that the tree
 /// views can be built from the tape alone. A compressed batch's data is
-/// decompressed into [`Values::buffers`] up to `max_decompressed` bytes.
-pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, max_decompressed: usize) -> Decoded {
-    decode_onto::<true>(frame, start, plan, values, max_decompressed)
+/// decompressed into [`Values::buffers`] within `budget`.
+pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: &Budget) -> Decoded {
+    decode_onto::<true>(frame, start, plan, values, Some(budget))
 }
 
-fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, limit: usize) -> Decoded {
+fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: Option<&Budget>) -> Decoded {
     let mut r = Reader::new(frame);
     r.seek(start);
-    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, limit, error: None };
+    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, budget, record_damage: &mut values.record_damage, error: None };
     let i = d.open(NO_KEY, SlotKind::Message, 0);
     d.slots[i].value = Val::Struct;
     let res = d.read_struct(plan);
@@ -207,9 +218,10 @@ type Step<T = ()> = Result<T, Stop>;
 struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     r: Reader<'a>,
     slots: &'s mut Vec<Slot>,
-    /// Decompressed record data, and the bound on each (annotated tapes).
+    /// Decompressed record data, and the budget it is drawn from (annotated tapes).
     buffers: &'s mut Vec<bytes::Bytes>,
-    limit: usize,
+    budget: Option<&'s Budget>,
+    record_damage: &'s mut Vec<DecodeError>,
     /// Why decoding stopped.
     error: Option<DecodeError>,
 }
@@ -258,18 +270,28 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     /// tree's nodes for them are made by reading.
     #[inline]
     fn batches(&mut self, i: usize, f: &FieldPlan) {
-        if !ANNOTATED || !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords" {
+        if !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords" {
             return;
         }
-        let Some(Val::Bytes(span)) = self.slots.get(i).map(|s| s.value) else { return };
+        if !ANNOTATED {
+            if let (Some(Val::Bytes(span)), Some(budget)) = (self.slots.get(i).map(|s| s.value), self.budget) {
+                let range = (span.at as usize, (span.at + span.len) as usize);
+                crate::records::tape::check_batches(self.r.buf(), range, budget, self.record_damage);
+            }
+            return;
+        }
+        let (Some(Val::Bytes(span)), Some(budget)) = (self.slots.get(i).map(|s| s.value), self.budget) else { return };
         let keep = self.slots.len();
         let (keep_buffers, range) = (self.buffers.len(), (span.at as usize, (span.at + span.len) as usize));
-        if crate::records::tape::batches_onto_tape(self.r.buf(), range, self.slots, (&mut *self.buffers, self.limit)) {
+        let before = budget.checkpoint();
+        if crate::records::tape::batches_onto_tape(self.r.buf(), range, self.slots, (&mut *self.buffers, budget)) {
             let end = self.slots.len() as u32;
             if let Some(s) = self.slots.get_mut(i) {
                 s.end = end;
             }
         } else {
+            // Reading decompresses and makes these nodes instead, and counts them then.
+            budget.restore(before);
             self.slots.truncate(keep);
             self.buffers.truncate(keep_buffers);
         }
@@ -725,7 +747,7 @@ mod tests {
         let cat = Catalogue::builtin();
         let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
         let mut v = Values::default();
-        let (slot, end, res) = decode_annotated(BODY, 0, &spec.plan(4), &mut v, 1 << 20);
+        let (slot, end, res) = decode_annotated(BODY, 0, &spec.plan(4), &mut v, &Budget::default());
         assert!(res.is_ok());
         assert_eq!((slot, end), (0, BODY.len()));
         let s = |i: usize| (v.slots[i].kind, v.slots[i].at, v.slots[i].len, v.slots[i].prefix, v.slots[i].value);

@@ -3,7 +3,7 @@
 
 use super::figure::frame_figure;
 use super::schema_view::schema_blocks;
-use super::{change_lists, version_links, Block, Figure, Page, Section};
+use super::{change_lists, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
 use crate::decode::frame::compress_versions;
 use crate::decode::Direction;
 use crate::encode::example::default_version;
@@ -20,6 +20,10 @@ pub struct ApiDocs<'c> {
     pub name: String,
     pub request_versions: Vec<i16>,
     pub response_versions: Vec<i16>,
+    /// The request versions that get a page in the site ([`page_versions`]).
+    pub page_versions: Vec<i16>,
+    /// The file name of its pages, unique among the APIs' ([`unique_stem`]).
+    pub stem: String,
     /// The latest stable version; `None` for a retired API.
     pub default_version: Option<i16>,
     pub unstable: Vec<i16>,
@@ -38,11 +42,15 @@ impl<'c> ApiDocs<'c> {
             .filter(|&v| cat.message(MessageKind::Request, key, v, release).is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v))
             .collect();
         let changes = |kind, versions: &[i16]| change_lists(history(|v| cat.message(kind, key, v, release).cloned(), versions));
+        let default_version = default_version(cat, key, release);
+        let stem = unique_stem((name.as_str(), key), cat.api_keys().into_iter().filter_map(|k| Some((cat.api_name(k)?, k))));
         Some(ApiDocs {
             cat,
             release,
             key,
-            default_version: default_version(cat, key, release),
+            page_versions: page_versions(&request_versions, default_version),
+            stem,
+            default_version,
             request_history: changes(MessageKind::Request, &request_versions),
             response_history: changes(MessageKind::Response, &response_versions),
             name,
@@ -54,12 +62,12 @@ impl<'c> ApiDocs<'c> {
 
     /// Where the default version's page (or a retired API's page) lives.
     pub fn default_path(&self) -> String {
-        format!("{DIR}/{}", super::file_stem(&self.name))
+        format!("{DIR}/{}", self.stem)
     }
 
     /// The path of the page of `version`.
     pub fn path(&self, version: i16) -> String {
-        super::version_path(DIR, &self.name, version, self.default_version)
+        version_path(DIR, &self.stem, version, self.default_version)
     }
 
     /// The smallest request and response at `version`.
@@ -87,7 +95,7 @@ impl<'c> ApiDocs<'c> {
             ("Response size".into(), size(&resp)),
         ];
         let mut blocks = vec![Block::Para(intro(v, flexible, self.unstable.contains(&v))), Block::Facts(facts), Block::Legend];
-        blocks.push(Block::Versions(version_links(DIR, &self.name, &self.request_versions, v, self.default_version, &self.unstable)));
+        blocks.push(Block::Versions(version_links(DIR, &self.stem, &self.request_versions, &self.page_versions, v, self.default_version, &self.unstable)));
         let part = |heading: &str, kind: MessageKind, figure: Figure| {
             let mut blocks = vec![Block::Figure(Box::new(figure))];
             blocks.extend(spec_at(kind).map(|s| schema_blocks(s, v)).unwrap_or_default());

@@ -3,7 +3,7 @@
 
 use super::api_page::ApiDocs;
 use super::record_page::{kind_label, RecordDocs, KINDS};
-use super::{Block, Cell, Page, Section, Table};
+use super::{left_out, Block, Cell, Page, Section, Table, MAX_VERSION_PAGES};
 use crate::decode::frame::compress_versions;
 use crate::schema::MessageKind;
 
@@ -19,6 +19,8 @@ pub struct ApiRow {
     pub default_version: Option<i16>,
     /// Request and response bytes of the smallest instance at the default version.
     pub sizes: Option<(usize, usize)>,
+    /// How many versions, and which, have no page ([`super::page_versions`]).
+    pub left_out: Option<(usize, String)>,
 }
 
 impl ApiRow {
@@ -35,6 +37,7 @@ impl ApiRow {
             flexible,
             default_version: docs.default_version,
             sizes,
+            left_out: left_out(&docs.request_versions, &docs.page_versions),
         }
     }
 }
@@ -47,6 +50,8 @@ pub struct RecordRow {
     pub record_type: Option<i16>,
     pub versions: String,
     pub size: Option<usize>,
+    /// How many versions, and which, have no page.
+    pub left_out: Option<(usize, String)>,
 }
 
 impl RecordRow {
@@ -59,6 +64,7 @@ impl RecordRow {
             record_type: docs.record_type,
             versions: compress_versions(&docs.versions),
             size: docs.figure(v).map(|f| f.bytes.len()),
+            left_out: left_out(&docs.versions, &docs.page_versions),
         })
     }
 }
@@ -100,6 +106,23 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow]) -> Page {
             let head = ["name", "record type", "versions", "bytes (newest)"].map(String::from).to_vec();
             sections.push(Section { heading: format!("{}s", capitalise(kind_label(kind))), blocks: vec![Block::Table(Table { head, rows })] });
         }
+    }
+    let left: Vec<Vec<Cell>> = apis
+        .iter()
+        .map(|a| (&a.name, &a.path, &a.left_out))
+        .chain(records.iter().map(|r| (&r.name, &r.path, &r.left_out)))
+        .filter_map(|(name, path, left)| left.as_ref().map(|(n, versions)| vec![Cell::link(name, path), Cell::text(n.to_string()), Cell::text(versions)]))
+        .collect();
+    if !left.is_empty() {
+        sections.push(Section {
+            heading: "Versions without pages".into(),
+            blocks: vec![
+                Block::Para(format!(
+                    "These definitions have more versions than the site gives pages to: at most {MAX_VERSION_PAGES} each (the first, the default and the newest). `kwire page NAME --version N` prints the page of any version."
+                )),
+                Block::Table(Table { head: ["name", "versions without a page", "which"].map(String::from).to_vec(), rows: left }),
+            ],
+        });
     }
     Page {
         path: PATH.into(),

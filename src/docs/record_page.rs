@@ -3,7 +3,7 @@
 
 use super::figure::struct_figure;
 use super::schema_view::schema_blocks;
-use super::{change_lists, version_links, Block, Figure, Page, Section};
+use super::{change_lists, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
 use crate::decode::frame::compress_versions;
 use crate::decode::Region;
 use crate::schema::catalogue::LOADED_RELEASE;
@@ -49,6 +49,10 @@ pub struct RecordDocs<'c> {
     /// The record type number, for coordinator and metadata records.
     pub record_type: Option<i16>,
     pub versions: Vec<i16>,
+    /// The versions that get a page in the site ([`page_versions`]).
+    pub page_versions: Vec<i16>,
+    /// The file name of its pages, unique among the record types' ([`unique_stem`]).
+    pub stem: String,
     history: Vec<(String, Vec<String>)>,
 }
 
@@ -63,7 +67,10 @@ impl<'c> RecordDocs<'c> {
         versions.sort_unstable();
         versions.dedup();
         let history = change_lists(history(|v| cat.by_name(name, v, release).cloned(), &versions));
-        Some(RecordDocs { cat, release, name: newest.name.clone(), kind: newest.kind, record_type: newest.api_key, versions, history })
+        // Every release's names, so that a page's file name does not depend on the release shown.
+        let stem = unique_stem((newest.name.as_str(), ()), record_names(cat, None).iter().map(|n| (n.as_str(), ())));
+        let page_versions = page_versions(&versions, versions.last().copied());
+        Some(RecordDocs { cat, release, name: newest.name.clone(), kind: newest.kind, record_type: newest.api_key, versions, page_versions, stem, history })
     }
 
     /// The version shown by default: the newest.
@@ -72,7 +79,7 @@ impl<'c> RecordDocs<'c> {
     }
 
     pub fn path(&self, version: i16) -> String {
-        super::version_path(DIR, &self.name, version, self.default_version())
+        version_path(DIR, &self.stem, version, self.default_version())
     }
 
     pub fn figure(&self, version: i16) -> Option<Figure> {
@@ -103,7 +110,7 @@ impl<'c> RecordDocs<'c> {
                 Block::Para(intro(self.kind, self.record_type)),
                 Block::Facts(facts),
                 Block::Legend,
-                Block::Versions(version_links(DIR, &self.name, &self.versions, v, self.default_version(), &[])),
+                Block::Versions(version_links(DIR, &self.stem, &self.versions, &self.page_versions, v, self.default_version(), &[])),
             ],
             sections: vec![
                 Section { heading: "Layout".into(), blocks: layout },

@@ -31,7 +31,7 @@ pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMu
         if docs.request_versions.is_empty() {
             emit(docs.page(None))?;
         }
-        for &v in &docs.request_versions {
+        for &v in &docs.page_versions {
             emit(docs.page(Some(v)))?;
         }
     }
@@ -39,7 +39,7 @@ pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMu
     for name in record_names(cat, release) {
         let Some(docs) = RecordDocs::new(cat, release, &name) else { continue };
         record_rows.extend(RecordRow::new(&docs));
-        for &v in &docs.versions {
+        for &v in &docs.page_versions {
             emit(docs.page(v))?;
         }
     }

@@ -4,6 +4,7 @@
 use super::writer::Writer;
 use crate::schema::{FieldSpec, FieldType, Primitive};
 use serde_json::{Map, Value};
+use std::cell::Cell;
 
 /// What went wrong, and where in the JSON (`Topics[0].Partitions[1].Partition`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,10 +25,50 @@ impl std::fmt::Display for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
-pub struct FieldEncoder {
+pub struct FieldEncoder<'r> {
     pub w: Writer,
     pub version: i16,
     pub flexible: bool,
+    /// The contract's `_raw` entries, and what this encoder's paths start with there.
+    raw: Option<(&'r RawValues, &'r str)>,
+}
+
+/// The contract's `"_raw": {"<path>": "<hex>"}`: the wire bytes of values JSON
+/// cannot carry exactly (strings that are not UTF-8, NaNs with a payload),
+/// written instead of the value when the value is what the decoder shows for them.
+#[derive(Debug, Default)]
+pub struct RawValues {
+    /// In the input's order, so that the entry reported unused is the first one.
+    entries: Vec<(String, Vec<u8>, Cell<bool>)>,
+    /// Path → index in `entries`: a field looks its path up once, whatever the number of entries.
+    by_path: std::collections::HashMap<String, usize>,
+}
+
+impl RawValues {
+    /// Read `"_raw"`'s object; its entries' hex is checked here, their paths when used.
+    pub fn from_json(v: &Value) -> Result<RawValues, EncodeError> {
+        let map = v.as_object().ok_or_else(|| err("_raw", "expected an object of field path → hex bytes"))?;
+        let entries: Vec<(String, Vec<u8>, Cell<bool>)> = map
+            .iter()
+            .map(|(path, hex_v)| Ok((path.clone(), hex_value(hex_v, &format!("_raw.{path}"))?, Cell::new(false))))
+            .collect::<Result<_, EncodeError>>()?;
+        let by_path = entries.iter().enumerate().map(|(i, (path, _, _))| (path.clone(), i)).collect();
+        Ok(RawValues { entries, by_path })
+    }
+
+    fn take(&self, path: &str) -> Option<&[u8]> {
+        let (_, bytes, used) = &self.entries[*self.by_path.get(path)?];
+        used.set(true);
+        Some(bytes)
+    }
+
+    /// An entry no field used: a path that names nothing, or a field of another type.
+    pub fn check_all_used(&self) -> Result<(), EncodeError> {
+        match self.entries.iter().find(|(_, _, used)| !used.get()) {
+            Some((path, _, _)) => Err(err(&format!("_raw.{path}"), "names no string or float64 field that was encoded")),
+            None => Ok(()),
+        }
+    }
 }
 
 type Res = Result<(), EncodeError>;
@@ -44,9 +85,24 @@ fn join(path: &str, name: &str) -> String {
     }
 }
 
-impl FieldEncoder {
+impl<'r> FieldEncoder<'r> {
     pub fn new(version: i16, flexible: bool) -> Self {
-        FieldEncoder { w: Writer::default(), version, flexible }
+        FieldEncoder { w: Writer::default(), version, flexible, raw: None }
+    }
+
+    /// An encoder that writes the bytes of `raw`'s entries for the fields they
+    /// name; `prefix` is what its paths lack there (`body.` for a body encoded at path "").
+    pub fn with_raw(version: i16, flexible: bool, raw: &'r RawValues, prefix: &'r str) -> Self {
+        FieldEncoder { w: Writer::default(), version, flexible, raw: Some((raw, prefix)) }
+    }
+
+    /// The bytes `_raw` gives for the field at `path`, if any.
+    fn raw_bytes(&self, path: &str) -> Option<&'r [u8]> {
+        let (raw, prefix) = self.raw?;
+        if raw.entries.is_empty() {
+            return None;
+        }
+        raw.take(&format!("{prefix}{path}"))
     }
 
     /// Encode a struct: untagged fields in declaration order (absent ones take their
@@ -89,7 +145,7 @@ impl FieldEncoder {
         let version = self.version;
         for f in fields.iter().filter(|f| f.is_tagged_in(version)) {
             if let Some(v) = obj.get(&f.name) {
-                let mut sub = FieldEncoder::new(self.version, self.flexible);
+                let mut sub = FieldEncoder { w: Writer::default(), version: self.version, flexible: self.flexible, raw: self.raw };
                 sub.write_field(f, v, true, &join(path, &f.name))?;
                 entries.push((f.tag.unwrap_or_default(), sub.w.buf));
             }
@@ -171,15 +227,34 @@ impl FieldEncoder {
             Primitive::Int32 => self.w.i32(int_in(v, path, i32::MIN.into(), i32::MAX.into())? as i32),
             Primitive::Uint32 => self.w.u32(int_in(v, path, 0, u32::MAX.into())? as u32),
             Primitive::Int64 => self.w.i64(v.as_i64().ok_or_else(|| err(path, "expected an integer within int64"))?),
-            Primitive::Float64 => self.w.f64(float_value(v, path)?),
+            Primitive::Float64 => match self.raw_bytes(path) {
+                Some(raw) => {
+                    let bits: [u8; 8] = raw.try_into().map_err(|_| err(path, format!("its _raw entry has {} bytes; a float64 has 8", raw.len())))?;
+                    let shown = crate::render::json::float_json(f64::from_be_bytes(bits));
+                    if float_value(v, path)?.to_bits() != float_value(&shown, path)?.to_bits() {
+                        return Err(err(path, format!("the value {v} disagrees with its _raw entry {} (which reads as {shown})", hex::encode(raw))));
+                    }
+                    self.w.bytes(raw)
+                }
+                None => self.w.f64(float_value(v, path)?),
+            },
             Primitive::Uuid => {
                 let s = v.as_str().ok_or_else(|| err(path, "expected a uuid string"))?;
                 let u = uuid::Uuid::try_parse(s).map_err(|e| err(path, format!("not a uuid: {e}")))?;
                 self.w.bytes(u.as_bytes());
             }
-            Primitive::String => match v {
-                Value::Null => self.write_null(compact, nullable, false, path)?,
-                Value::String(s) => self.write_len(s.len(), compact, false, path).map(|_| self.w.bytes(s.as_bytes()))?,
+            Primitive::String => match (v, self.raw_bytes(path)) {
+                (Value::String(s), Some(raw)) => {
+                    // The value must be what the decoder shows for these bytes.
+                    if String::from_utf8_lossy(raw) != s.as_str() {
+                        return Err(err(path, format!("the value disagrees with its _raw entry {} (which reads as {:?})", hex::encode(raw), String::from_utf8_lossy(raw))));
+                    }
+                    self.write_len(raw.len(), compact, false, path)?;
+                    self.w.bytes(raw);
+                }
+                (_, Some(_)) => return Err(err(path, "has a _raw entry but is not a string")),
+                (Value::Null, None) => self.write_null(compact, nullable, false, path)?,
+                (Value::String(s), None) => self.write_len(s.len(), compact, false, path).map(|_| self.w.bytes(s.as_bytes()))?,
                 _ => return Err(err(path, "expected a string or null")),
             },
             Primitive::Bytes | Primitive::Records => match v {

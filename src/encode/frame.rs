@@ -1,6 +1,6 @@
 //! Whole frames: header, body, and the int32 size prefix patched after encoding.
 
-use super::fields::{EncodeError, FieldEncoder};
+use super::fields::{EncodeError, FieldEncoder, RawValues};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
@@ -40,6 +40,14 @@ pub fn encode_body(spec: &MessageSpec, version: i16, body: &Map<String, Value>) 
 /// Encode a whole frame. `header` holds RequestHeader/ResponseHeader fields by
 /// schema name; missing ones default (api key and version come from `fs`).
 pub fn encode_frame(cat: &Catalogue, fs: &FrameSpec, header: &Map<String, Value>, body: &Map<String, Value>) -> Result<Vec<u8>, EncodeError> {
+    encode_frame_exact(cat, fs, header, body, &RawValues::default())
+}
+
+/// [`encode_frame`] with the contract's `_raw` entries: each names a field by
+/// its path (`body.Topics[0].Name`) and gives its bytes on the wire, written
+/// instead of the value when they agree with it. An entry that disagrees with
+/// its field's value, or names no field that was encoded, is an error.
+pub fn encode_frame_exact(cat: &Catalogue, fs: &FrameSpec, header: &Map<String, Value>, body: &Map<String, Value>, raw: &RawValues) -> Result<Vec<u8>, EncodeError> {
     let spec = message_spec(cat, fs)?;
     let (hname, hv) = match fs.direction {
         Direction::Request => ("RequestHeader", request_header_version(spec, fs.version)),
@@ -54,9 +62,12 @@ pub fn encode_frame(cat: &Catalogue, fs: &FrameSpec, header: &Map<String, Value>
             header.remove("ClientId");
         }
     }
-    let mut he = FieldEncoder::new(hv, hspec.is_flexible(hv));
-    he.write_struct(&hspec.fields, &header, "header").map_err(|e| EncodeError { path: e.path, message: e.message })?;
-    let body = encode_body(spec, fs.version, body).map_err(|e| EncodeError { path: if e.path.is_empty() { e.path } else { format!("body.{}", e.path) }, message: e.message })?;
+    let mut he = FieldEncoder::with_raw(hv, hspec.is_flexible(hv), raw, "");
+    he.write_struct(&hspec.fields, &header, "header")?;
+    let mut be = FieldEncoder::with_raw(fs.version, spec.is_flexible(fs.version), raw, "body.");
+    be.write_struct(&spec.fields, body, "").map_err(|e| EncodeError { path: if e.path.is_empty() { e.path } else { format!("body.{}", e.path) }, message: e.message })?;
+    raw.check_all_used()?;
+    let body = be.w.buf;
     let size = he.w.len() + body.len();
     let size = i32::try_from(size).map_err(|_| EncodeError { path: String::new(), message: "frame larger than 2 GiB".into() })?;
     let mut out = Vec::with_capacity(4 + size as usize);

@@ -5,5 +5,5 @@ pub mod fields;
 pub mod frame;
 pub mod writer;
 
-pub use fields::EncodeError;
-pub use frame::{encode_body, encode_frame, example_header, FrameSpec};
+pub use fields::{EncodeError, RawValues};
+pub use frame::{encode_body, encode_frame, encode_frame_exact, example_header, FrameSpec};

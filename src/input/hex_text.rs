@@ -7,6 +7,8 @@
 //! - offset-prefixed dumps: `xxd` (any `-g`/`-c`), `hexdump -C` (with `*` repeat
 //!   lines), `od -A x -t x1z` (and `od -t x1` with octal offsets), `tcpdump -X`,
 //!   Wireshark "Copy as Hex Dump";
+//! - 16-bit word dumps: `hexdump` without options (`0000000 0000 4a00 ...`),
+//!   `hexdump -x` and `od -x`, read as little-endian words;
 //! - `#`, `//` and `/*` comments, on their own line or trailing.
 //!
 //! A dump is recognised as a whole: every line must start with an increasing
@@ -48,22 +50,92 @@ impl fmt::Display for HexError {
 
 impl std::error::Error for HexError {}
 
-/// Cap on the bytes `*` repeat lines may add, so a bogus offset cannot make us
-/// allocate gigabytes.
-const MAX_REPEAT_BYTES: u64 = 64 << 20;
+/// What `*` repeat lines may add in all, whatever the text's size: 1 MiB, the
+/// largest message a default Kafka broker accepts (`message.max.bytes`), so a
+/// dump of such a message with long zero runs still expands.
+pub const REPEAT_ALLOWANCE: u64 = 1 << 20;
+
+/// What `*` repeat lines may add per byte of text, on top of the allowance: a
+/// long dump with many `*` lines expands in proportion, while a few bytes of
+/// text can no longer claim gigabytes (each of which the decoder would then
+/// turn into frames).
+pub const REPEAT_BYTES_PER_TEXT_BYTE: u64 = 16;
+
+/// The most bytes `*` repeat lines may add to the dump in `text`:
+/// [`REPEAT_ALLOWANCE`] + [`REPEAT_BYTES_PER_TEXT_BYTE`] × the text's length.
+pub fn repeat_budget(text: &str) -> u64 {
+    let per_text = (text.len() as u64).saturating_mul(REPEAT_BYTES_PER_TEXT_BYTE);
+    REPEAT_ALLOWANCE.saturating_add(per_text)
+}
 
 /// Parse pasted hex text into bytes.
+///
+/// A `*` line (`hexdump`, `od`) repeats the row above it up to the next
+/// offset, which must lie a whole number of rows further on. All `*` lines
+/// together may add at most [`repeat_budget`] bytes (1 MiB + 16 per byte of
+/// text); a `*` line that would go over is an error naming its line, checked
+/// before anything is allocated.
 pub fn parse_hex_text(text: &str) -> Result<Vec<u8>, HexError> {
     let lines = content_lines(text);
-    let dump = parse_dump(&lines, 16).or_else(|| parse_dump(&lines, 8));
+    let budget = repeat_budget(text);
+    let dump = match parse_dump(&lines, 16, budget) {
+        Some(hex) => Some(unless_octal_fits_too(hex, &lines, budget)),
+        None => parse_dump(&lines, 8, budget),
+    };
     let bytes = match dump {
         Some(result) => result?,
-        None => parse_plain(&lines).map_err(|e| with_dump_hint(e, &lines))?,
+        None => {
+            check_repeat_offsets(&lines)?;
+            parse_plain(&lines).map_err(|e| with_dump_hint(e, &lines))?
+        }
     };
     if bytes.is_empty() {
         return Err(HexError::new(1, 1, "no hex bytes found"));
     }
     Ok(bytes)
+}
+
+/// Offsets that read as hex and as octal alike (no digit above 7) leave the
+/// tool open when `*` lines hide every row whose width would tell. Byte dumps
+/// with seven-digit offsets and no colon come from `od -t x1`, whose offsets
+/// are octal (`hexdump -C` prints eight digits, `od -A x` six). Word dumps
+/// come from `hexdump` (hex) or `od -x` (octal), both seven digits wide: a
+/// guess would be silently wrong about the length, so that is an error.
+fn unless_octal_fits_too(
+    hex: Result<Vec<u8>, HexError>,
+    lines: &[Line],
+    budget: u64,
+) -> Result<Vec<u8>, HexError> {
+    let Ok(bytes) = hex else {
+        return hex;
+    };
+    let Some(rows) = lines
+        .iter()
+        .map(|l| dump_row(l, 16))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(bytes);
+    };
+    let unit = unit_of(&rows);
+    let od_bytes = rows.iter().filter_map(Row::data).all(|d| d.digits == 7 && !d.colon);
+    if unit == Unit::Bytes && !od_bytes {
+        return Ok(bytes);
+    }
+    match parse_dump(lines, 8, budget) {
+        Some(Ok(octal)) if octal != bytes && unit == Unit::Bytes => Ok(octal),
+        Some(Ok(octal)) if octal != bytes => {
+            let repeat = lines.iter().find(|l| l.text.trim_matches(is_space) == "*");
+            let message = format!(
+                "the offsets of this 16-bit word dump fit both as hexadecimal (`hexdump`: {} \
+                 bytes) and as octal (`od -x`: {} bytes); paste `hexdump -C`, `xxd` or \
+                 `od -A x -x` output instead",
+                bytes.len(),
+                octal.len()
+            );
+            Err(HexError::new(repeat.map_or(1, |l| l.no), 1, message))
+        }
+        _ => Ok(bytes),
+    }
 }
 
 /// A plain-hex error on text shaped like a dump (offsets with colons, an ASCII
@@ -284,9 +356,61 @@ enum Plan {
     End,
 }
 
+/// How a dump prints its bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    /// Bytes in order, however grouped (`xxd` prints `0000 004a` too).
+    Bytes,
+    /// 16-bit words in the host's byte order: `hexdump` without options,
+    /// `hexdump -x`, `od -x`. Hosts are little-endian nowadays (x86, ARM), so
+    /// `4a00` is the bytes `00 4a`.
+    Words,
+}
+
+/// Words when the first row's hex comes in groups of four digits and its
+/// offset has no colon: `xxd` and `tcpdump -X`, which group bytes in order,
+/// always put a colon after the offset; no word dump does.
+fn unit_of(rows: &[Row]) -> Unit {
+    let first = rows
+        .iter()
+        .filter_map(Row::data)
+        .find_map(|d| Some(d).zip(d.tokens.first()));
+    match first {
+        Some((d, t)) if !d.colon && is_word(t.text) => Unit::Words,
+        _ => Unit::Bytes,
+    }
+}
+
+/// Whether `text` has the shape of a 16-bit word dump (`hexdump` without
+/// options, `od -x`): every line an offset or a `*`, and the first row, after
+/// an offset without a colon, starting with a four-character word, even one
+/// with a typo in it.
+pub fn looks_like_word_dump(text: &str) -> bool {
+    let lines = content_lines(text);
+    let Some(rows) = lines.iter().map(|l| dump_row(l, 16)).collect::<Option<Vec<_>>>() else {
+        return false;
+    };
+    let first = rows
+        .iter()
+        .filter_map(Row::data)
+        .find_map(|d| Some(d).zip(d.tokens.first()));
+    first.is_some_and(|(d, t)| {
+        !d.colon && t.text.len() == 4 && t.text.chars().all(|c| c.is_ascii_alphanumeric())
+    })
+}
+
+fn is_word(text: &str) -> bool {
+    text.len() == 4 && text.chars().all(|c| c.is_ascii_hexdigit())
+}
+
 /// `None` when the text is not an offset-prefixed dump in `radix` offsets;
-/// otherwise the dump's bytes or the error in it.
-fn parse_dump(lines: &[Line], radix: u32) -> Option<Result<Vec<u8>, HexError>> {
+/// otherwise the dump's bytes or the error in it. `*` lines may add at most
+/// `repeat_budget` bytes in all.
+fn parse_dump(
+    lines: &[Line],
+    radix: u32,
+    repeat_budget: u64,
+) -> Option<Result<Vec<u8>, HexError>> {
     let rows = lines
         .iter()
         .map(|l| dump_row(l, radix))
@@ -296,8 +420,9 @@ fn parse_dump(lines: &[Line], radix: u32) -> Option<Result<Vec<u8>, HexError>> {
     if radix == 8 && rows.iter().filter_map(Row::data).any(|d| d.digits < 7) {
         return None;
     }
-    let plans = plan_rows(&rows)?;
-    Some(reject_word_dump(&rows).and_then(|()| decode_dump(&rows, &plans)))
+    let unit = unit_of(&rows);
+    let plans = plan_rows(&rows, unit)?;
+    Some(decode_dump(&rows, &plans, unit, repeat_budget))
 }
 
 /// Splits a line into offset and tokens, or `None` if it does not start with
@@ -381,24 +506,26 @@ fn is_marker(t: &Token) -> bool {
 /// Whether a row can hold the `count` bytes its offsets claim: its words,
 /// taken whole, must add up to exactly `count`. A row fenced by an ASCII marker
 /// is a dump even when short (plain hex has no `|` or `>`); decoding then
-/// reports the missing bytes.
-fn fits(tokens: &[Token], count: u64) -> bool {
+/// reports the missing bytes. Word dumps have no ASCII column, so all their
+/// words count; a `padded` row may hold one byte more, as word dumps fill the
+/// last word of an odd-length input with a zero byte.
+fn fits(tokens: &[Token], count: u64, unit: Unit, padded: bool) -> bool {
     let mut got = 0;
     for t in tokens {
         if is_marker(t) {
             return true;
         }
-        if got >= count {
+        if got >= count && unit == Unit::Bytes {
             break;
         }
         got += t.text.chars().count() as u64 / 2;
     }
-    got == count
+    got == count || (padded && got == count + 1)
 }
 
 /// Decides how many bytes each row holds, or `None` when the rows do not
 /// form a dump.
-fn plan_rows(rows: &[Row]) -> Option<Vec<Plan>> {
+fn plan_rows(rows: &[Row], unit: Unit) -> Option<Vec<Plan>> {
     let mut data = rows.iter().filter_map(Row::data);
     let mut prev = data.next()?.offset;
     for d in data {
@@ -425,7 +552,8 @@ fn plan_rows(rows: &[Row]) -> Option<Vec<Plan>> {
             Row::Data(d) => match next {
                 Some(n) => {
                     let count = n.offset - d.offset;
-                    if !fits(&d.tokens, count) {
+                    let before_end = n.tokens.is_empty() && i + 2 == rows.len();
+                    if !fits(&d.tokens, count, unit, unit == Unit::Words && before_end) {
                         return None;
                     }
                     Plan::Known(usize::try_from(count).ok()?)
@@ -487,25 +615,9 @@ fn looks_like_dump(rows: &[Row], plans: &[Plan]) -> bool {
         .tokens
         .first()
         .is_some_and(|t| t.gap >= 2 && t.text.len() == 2);
-    first.colon || fenced || (first.offset == 0 && spaced_bytes)
-}
-
-/// `hexdump` without `-C` and `od -x` print 16-bit words in host byte order;
-/// reading them as bytes would silently swap every pair.
-fn reject_word_dump(rows: &[Row]) -> Result<(), HexError> {
-    let first = rows
-        .iter()
-        .filter_map(Row::data)
-        .find_map(|d| Some(d).zip(d.tokens.first()));
-    match first {
-        Some((d, t)) if !d.colon && t.text.len() == 4 => Err(HexError::new(
-            d.no,
-            t.col,
-            "this looks like 16-bit word output (`hexdump` without -C, `od -x`), whose byte \
-             order is ambiguous; paste `hexdump -C` or `xxd` output instead",
-        )),
-        _ => Ok(()),
-    }
+    // Plain hex has no `*` lines.
+    let repeats = rows.iter().any(|r| matches!(r, Row::Repeat { .. }));
+    first.colon || fenced || repeats || (first.offset == 0 && spaced_bytes)
 }
 
 /// The extent of a full row's hex area, learned from rows whose byte count the
@@ -520,10 +632,14 @@ struct Layout {
 
 fn learn_layout(rows: &[Row], plans: &[Plan]) -> Option<Layout> {
     let mut layout: Option<Layout> = None;
-    for (row, plan) in rows.iter().zip(plans) {
+    for (i, (row, plan)) in rows.iter().zip(plans).enumerate() {
         let (Row::Data(d), Plan::Known(count)) = (row, *plan) else {
             continue;
         };
+        // The row before the closing offset may be short: it is no full row.
+        if matches!(plans.get(i + 1), Some(Plan::End)) {
+            continue;
+        }
         let l = layout.get_or_insert(Layout {
             width: 0,
             hex_end: 0,
@@ -550,20 +666,28 @@ fn learn_layout(rows: &[Row], plans: &[Plan]) -> Option<Layout> {
     layout
 }
 
-fn decode_dump(rows: &[Row], plans: &[Plan]) -> Result<Vec<u8>, HexError> {
+fn decode_dump(
+    rows: &[Row],
+    plans: &[Plan],
+    unit: Unit,
+    repeat_budget: u64,
+) -> Result<Vec<u8>, HexError> {
     let layout = learn_layout(rows, plans);
     let mut out = Vec::new();
     let mut row_start = 0; // where the latest data row's bytes begin in `out`
-    let mut budget = MAX_REPEAT_BYTES;
+    let mut budget = RepeatBudget {
+        total: repeat_budget,
+        left: repeat_budget,
+    };
     for (i, (row, plan)) in rows.iter().zip(plans).enumerate() {
         match (row, *plan) {
             (Row::Data(d), Plan::Known(count)) => {
                 row_start = out.len();
-                take_known(d, count, &mut out)?;
+                take_known(d, count, unit, &mut out)?;
             }
             (Row::Data(d), Plan::Open) => {
                 row_start = out.len();
-                take_open(d, layout.as_ref(), &mut out)?;
+                take_open(d, layout.as_ref(), unit, &mut out)?;
             }
             (&Row::Repeat { no, col }, Plan::Repeat) => {
                 // The plan guarantees data rows on both sides.
@@ -571,7 +695,7 @@ fn decode_dump(rows: &[Row], plans: &[Plan]) -> Result<Vec<u8>, HexError> {
                     continue;
                 };
                 let span = (prev.offset, next.offset);
-                budget -= expand_repeat((no, col), span, row_start, budget, &mut out)?;
+                expand_repeat((no, col), span, row_start, &mut budget, &mut out)?;
             }
             _ => {}
         }
@@ -580,8 +704,8 @@ fn decode_dump(rows: &[Row], plans: &[Plan]) -> Result<Vec<u8>, HexError> {
 }
 
 /// Takes exactly the `count` bytes the offsets give the row; whatever follows
-/// is its ASCII column.
-fn take_known(row: &DataRow, count: usize, out: &mut Vec<u8>) -> Result<(), HexError> {
+/// is its ASCII column. A word dump's last row may end in a padding byte.
+fn take_known(row: &DataRow, count: usize, unit: Unit, out: &mut Vec<u8>) -> Result<(), HexError> {
     let mut got = 0;
     let mut col = 1;
     for t in &row.tokens {
@@ -592,8 +716,12 @@ fn take_known(row: &DataRow, count: usize, out: &mut Vec<u8>) -> Result<(), HexE
         if is_marker(t) {
             break;
         }
-        got += decode_token(row.no, t, out)?;
+        got += decode_token(row.no, t, unit, out)?;
         col = t.col + t.text.chars().count();
+        if unit == Unit::Words && got == count + 1 && out.last() == Some(&0) {
+            out.pop();
+            return Ok(());
+        }
         if got > count {
             let message = format!("hex runs past the {count} bytes the offsets give this line");
             return Err(HexError::new(row.no, t.col, message));
@@ -607,11 +735,19 @@ fn take_known(row: &DataRow, count: usize, out: &mut Vec<u8>) -> Result<(), HexE
 }
 
 /// Takes a row whose byte count the offsets do not give: every token of its
-/// hex area.
-fn take_open(row: &DataRow, layout: Option<&Layout>, out: &mut Vec<u8>) -> Result<(), HexError> {
-    let area = hex_area_len(&row.tokens, layout);
+/// hex area. Word dumps have no ASCII column (`od -x -A x -z` fences its own).
+fn take_open(
+    row: &DataRow,
+    layout: Option<&Layout>,
+    unit: Unit,
+    out: &mut Vec<u8>,
+) -> Result<(), HexError> {
+    let area = match unit {
+        Unit::Bytes => hex_area_len(&row.tokens, layout),
+        Unit::Words => row.tokens.iter().take_while(|t| !is_marker(t)).count(),
+    };
     for t in &row.tokens[..area] {
-        decode_token(row.no, t, out)?;
+        decode_token(row.no, t, unit, out)?;
     }
     Ok(())
 }
@@ -651,7 +787,14 @@ fn is_mid_gap(tokens: &[Token], i: usize, bytes_before: usize) -> bool {
         && tokens[i + 1..].iter().any(|t| t.gap > tokens[i].gap)
 }
 
-fn decode_token(line: usize, t: &Token, out: &mut Vec<u8>) -> Result<usize, HexError> {
+fn decode_token(line: usize, t: &Token, unit: Unit, out: &mut Vec<u8>) -> Result<usize, HexError> {
+    if unit == Unit::Words && !is_word(t.text) {
+        let message = format!(
+            "expected a 16-bit word of 4 hex digits (the dump's first row has them), found {:?}",
+            t.text
+        );
+        return Err(HexError::new(line, t.col, message));
+    }
     if let Some((i, c)) = t
         .text
         .chars()
@@ -663,44 +806,94 @@ fn decode_token(line: usize, t: &Token, out: &mut Vec<u8>) -> Result<usize, HexE
     if t.text.len() % 2 == 1 {
         return Err(odd_digits(line, t.col, t.text.len()));
     }
+    let first = out.len();
     let mut digits = t.text.chars().filter_map(nibble);
     while let (Some(high), Some(low)) = (digits.next(), digits.next()) {
         out.push(high << 4 | low);
     }
+    if unit == Unit::Words {
+        out[first..].reverse(); // little-endian: the low byte comes first
+    }
     Ok(t.text.len() / 2)
 }
 
+/// What `*` lines may still add to a dump.
+struct RepeatBudget {
+    total: u64,
+    left: u64,
+}
+
 /// Expands `*`: the row before it (starting at `row_start` in `out`) repeats
-/// until the next offset. Returns the number of bytes added.
+/// until the next offset. The next offset must be a whole number of rows
+/// further on, and the bytes it asks for must fit the budget; both are checked
+/// before anything is added.
 fn expand_repeat(
     (no, col): (usize, usize),
     (from, until): (u64, u64),
     row_start: usize,
-    budget: u64,
+    budget: &mut RepeatBudget,
     out: &mut Vec<u8>,
-) -> Result<u64, HexError> {
-    let row_len = out.len() - row_start;
-    let missing = from
-        .checked_add(row_len as u64)
-        .and_then(|filled| until.checked_sub(filled))
-        .filter(|_| row_len > 0)
-        .ok_or_else(|| {
-            HexError::new(
-                no,
-                col,
-                "'*' repeat line does not fit between the offsets around it",
-            )
-        })?;
-    if missing > budget {
+) -> Result<(), HexError> {
+    let row_len = (out.len() - row_start) as u64;
+    let first_copy = from.saturating_add(row_len);
+    let missing = until.saturating_sub(first_copy);
+    if row_len == 0 || missing == 0 || missing % row_len != 0 {
         let message = format!(
-            "'*' repeat line would add {missing} bytes, more than the {MAX_REPEAT_BYTES} allowed"
+            "'*' repeat line: the row above (offset {from:#x}) holds {row_len} bytes, so the \
+             next offset should be {first_copy:#x} plus a whole number of rows (at least one), \
+             found {until:#x}"
         );
         return Err(HexError::new(no, col, message));
     }
-    for k in 0..missing as usize {
-        out.push(out[row_start + k % row_len]);
+    if missing > budget.left {
+        let message = format!(
+            "'*' repeat line would add {missing} bytes (the row above repeated up to offset \
+             {until:#x}), but '*' lines may add at most {} bytes to this text ({REPEAT_ALLOWANCE} \
+             + {REPEAT_BYTES_PER_TEXT_BYTE} per byte of text), {} of them left",
+            budget.total, budget.left,
+        );
+        return Err(HexError::new(no, col, message));
     }
-    Ok(missing)
+    budget.left -= missing;
+    let row = out[row_start..].to_vec();
+    let missing = missing as usize; // within the budget, which the text's size bounds
+    out.reserve(missing);
+    out.extend(row.iter().cycle().take(missing));
+    Ok(())
+}
+
+/// A `*` line after which the offsets do not increase makes the text no dump
+/// at all; name that line rather than complain about the `*` as plain hex.
+fn check_repeat_offsets(lines: &[Line]) -> Result<(), HexError> {
+    let Some(rows) = lines
+        .iter()
+        .map(|l| dump_row(l, 16))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(());
+    };
+    for (i, row) in rows.iter().enumerate() {
+        let Row::Repeat { no, .. } = row else {
+            continue;
+        };
+        let prev = i.checked_sub(1).and_then(|p| rows[p].data());
+        let next = rows.get(i + 1).and_then(Row::data);
+        let (Some(prev), Some(next)) = (prev, next) else {
+            continue;
+        };
+        if next.offset <= prev.offset {
+            let text = lines[i + 1].text;
+            let lead = text.find(|c| !is_space(c)).unwrap_or(0);
+            let col = text[..lead].chars().count() + 1;
+            let message = format!(
+                "the offset after the '*' repeat line on line {no} goes back (from {:#x} to \
+                 {:#x}), so there is nothing to repeat",
+                prev.offset, next.offset
+            );
+            return Err(HexError::new(next.no, col, message));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -998,12 +1191,9 @@ mod tests {
         assert_eq!(e.line, 2, "{e}");
         assert!(e.message.contains("expected 16 bytes"), "{e}");
 
-        let hexdump_words = "\
-0000000 0000 4a00 1200 0300 0000 0100 0a00 776b
-0000010 7269 2d65 6574 7473 0f00 776b 7269 2d65
-0000020";
-        let e = err(hexdump_words);
-        assert_eq!((e.line, e.column), (1, 9));
+        let words_then_bytes = "0000000 0000 4a00 1200 0300\n0000008 00 00 00 01 00 0a 6b 77\n0000010";
+        let e = err(words_then_bytes);
+        assert_eq!((e.line, e.column), (2, 9), "{e}");
         assert!(e.message.contains("16-bit word"), "{e}");
 
         let two_dumps = format!("{XXD}{XXD}");
@@ -1012,7 +1202,82 @@ mod tests {
         assert!(e.message.contains("looks like a hex dump"), "{e}");
 
         let huge = "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\nffffffff";
-        assert!(err(huge).message.contains("repeat line would add"));
+        assert!(err(huge).message.contains("repeat line"), "{}", err(huge));
+    }
+
+    /// `hexdump` without -C (and `hexdump -x`, `od -x`) prints little-endian
+    /// 16-bit words; an odd length ends in a zero padding byte that the
+    /// closing offset leaves out.
+    #[test]
+    fn word_dumps_are_little_endian() {
+        let hexdump = "\
+0000000 0000 4a00 1200 0300 0000 0100 0a00 776b
+0000010 7269 2d65 6574 7473 0f00 776b 7269 2d65
+0000020 6564 6461 6562 6665 3125 302e 302e 632d
+0000030 6661 6265 6261 2d65 6564 6461 6562 6665
+0000040 6163 6566 622d 6565 6366 6661 0065
+000004e
+";
+        assert_eq!(parse(hexdump), msg());
+        // `hexdump -x` spaces the same words wider.
+        assert_eq!(parse(&hexdump.replace(' ', "    ")), msg());
+        // `od -x`: octal offsets, and five bytes end in a padded word.
+        assert_eq!(parse("0000000 0201 0403 0005\n0000005\n"), [1, 2, 3, 4, 5]);
+        // After `*`, a full row's offsets tell octal (`od -x`) from hex.
+        let zeros = "0000000 0000 0000 0000 0000 0000 0000 0000 0000\n*\n";
+        let od = format!("{zeros}0000040 776b 7269 2d65 6574 7473 0f00 776b 7269\n0000060 0065 124a\n0000064\n");
+        let mut want = vec![0u8; 32];
+        want.extend(b"kwire-test\x00\x0fkwire\x00\x4a\x12");
+        assert_eq!(parse(&od), want);
+        // `hexdump`: as octal, the `*` would repeat nothing.
+        let hexdump_zeros = format!("{zeros}0000020 4a00 0012\n0000023\n");
+        assert_eq!(parse(&hexdump_zeros), want[..32].iter().chain(&[0, 0x4a, 0x12]).copied().collect::<Vec<_>>());
+        // Nothing tells: 68 bytes from `hexdump` or 36 from `od -x`.
+        let either = format!("{zeros}0000040 0000 0000\n0000044\n");
+        let e = err(&either);
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.message.contains("fit both as hexadecimal (`hexdump`: 68 bytes) and as octal (`od -x`: 36 bytes)"), "{e}");
+        // `od -t x1` prints seven-digit octal offsets; no tool prints them in hex with bytes.
+        let od_bytes = "0000000 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n*\n0000040 00 4a 12\n0000043\n";
+        assert_eq!(parse(od_bytes), want[..32].iter().chain(&[0, 0x4a, 0x12]).copied().collect::<Vec<_>>());
+        assert!(looks_like_word_dump(hexdump));
+        assert!(looks_like_word_dump("0000000 0g00 4a00\n0000004"), "damaged words keep the shape");
+        assert!(!looks_like_word_dump(XXD), "xxd groups bytes in order, after a colon");
+        assert!(!looks_like_word_dump(HEXDUMP_C));
+        assert!(!looks_like_word_dump("AAAABAASAAM="));
+    }
+
+    /// `*` lines may add at most 1 MiB + 16 bytes per byte of text, checked
+    /// before expanding, and the offset after one must be whole rows further on.
+    #[test]
+    fn repeat_lines_are_bounded_and_checked() {
+        let zeros = "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n";
+        // Up to the allowance: expands.
+        let mib = format!("{zeros}00100000\n");
+        assert_eq!(parse(&mib).len(), 1 << 20);
+        assert_eq!(repeat_budget(&mib), (1 << 20) + 16 * mib.len() as u64);
+        // 90 bytes of text asking for 64 MiB: an error on the `*` line.
+        let bomb = format!("{zeros}03fffff0\n");
+        assert_eq!(bomb.len(), 90);
+        let e = err(&bomb);
+        assert_eq!((e.line, e.column), (2, 1), "{e}");
+        assert!(e.message.contains("would add 67108832 bytes"), "{e}");
+        assert!(e.message.contains("at most 1050016 bytes"), "{e}");
+        // The budget is for all `*` lines together.
+        let two = format!("{zeros}000c0000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n00180000\n");
+        let e = err(&two);
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("of them left"), "{e}");
+        // The next offset must be whole rows past the row above.
+        let ragged = format!("{zeros}00000025\n");
+        let e = err(&ragged);
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.message.contains("whole number of rows"), "{e}");
+        // Offsets that go back after `*`: named at the offending line.
+        let back = "00000010  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n00000008  00\n";
+        let e = err(back);
+        assert_eq!((e.line, e.column), (3, 1), "{e}");
+        assert!(e.message.contains("goes back"), "{e}");
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub fn to_bytes(raw: Vec<u8>, kind: InputKind) -> Result<Bytes, String> {
         InputKind::Auto => match std::str::from_utf8(&raw) {
             Ok(text) if !text.contains('\0') => match hex_text::parse_hex_text(text) {
                 Ok(b) => Ok(Bytes::from(without_packet_headers(b))),
+                // A damaged word dump is all letters and digits, so it often
+                // decodes as base64 too; its own error is the useful one.
+                Err(e) if hex_text::looks_like_word_dump(text) => Err(format!("not hex: {e}")),
                 Err(e) => match base64_decode(text) {
                     Some(b) if !b.is_empty() => Ok(Bytes::from(b)),
                     _ => Err(format!("not hex: {e} (use --binary for raw bytes)")),

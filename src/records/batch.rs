@@ -2,7 +2,7 @@
 //! the legacy message sets (magic 0 and 1), with compressed payloads decoded
 //! into a child tree whose offsets index the decompressed buffer.
 
-use super::compression::{decompress, Codec};
+use super::compression::{decompress_within, Codec};
 use super::payload::{decode_key_value, PayloadKind};
 use crate::decode::fields::Context;
 use crate::decode::reader::Reader;
@@ -23,7 +23,24 @@ pub struct BatchDecoder<'a, 'c> {
     pub catalogue: &'c Catalogue,
     pub ctx: &'a Context,
     pub warnings: Vec<String>,
+    /// What is wrong with the record data (checksums, lengths, codecs,
+    /// decompression, budgets), each at its offset in [`Self::buf`]: the
+    /// frame around it decodes, but these bytes do not hold what they claim.
+    pub damage: Vec<DecodeError>,
+    /// `buf` is decompressed data: the nodes made from it count against the
+    /// input's expanded budget (the input's own bytes bound the rest).
+    expanded: bool,
 }
+
+/// What one record's nodes cost before its headers (record, length,
+/// attributes, timestampDelta, offsetDelta, key and value with their
+/// lengths, headers), and what each header adds (header, key and value with
+/// their lengths): held against the expanded budget as they are made.
+pub(super) const RECORD_COST: u64 = (RECORD_FIELDS as u64 + 1) * NODE_SIZE;
+pub(super) const HEADER_COST: u64 = 5 * NODE_SIZE;
+/// A legacy message's nodes (message, its fields, a key and a value).
+const LEGACY_MESSAGE_COST: u64 = 12 * NODE_SIZE;
+const NODE_SIZE: u64 = std::mem::size_of::<Node>() as u64;
 
 type Res = Result<(), DecodeError>;
 
@@ -36,6 +53,43 @@ pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: 
 }
 
 impl<'a, 'c> BatchDecoder<'a, 'c> {
+    /// A decoder over record data that is part of the input itself.
+    pub fn new(buf: &'a Bytes, catalogue: &'c Catalogue, ctx: &'a Context) -> Self {
+        BatchDecoder { buf, catalogue, ctx, warnings: Vec::new(), damage: Vec::new(), expanded: false }
+    }
+
+    /// A decoder over data decompressed from the input.
+    fn over_decompressed(buf: &'a Bytes, catalogue: &'c Catalogue, ctx: &'a Context) -> Self {
+        BatchDecoder { expanded: true, ..BatchDecoder::new(buf, catalogue, ctx) }
+    }
+
+    /// Damage at `offset` of this decoder's buffer: what was expected, and
+    /// the warning line the tree views print.
+    fn damaged(&mut self, offset: usize, expected: String, warning: String) {
+        self.warnings.push(warning);
+        self.damage.push(DecodeError { offset, expected });
+    }
+
+    /// Hold `cost` bytes of nodes made from decompressed data, or say which
+    /// budget ran out at `offset`.
+    fn hold_nodes(&self, cost: u64, offset: usize, what: &str) -> Res {
+        if !self.expanded || self.ctx.budget.hold(cost) {
+            return Ok(());
+        }
+        Err(DecodeError { offset, expected: self.ctx.budget.exhausted_message(crate::budget::Exhausted::Expanded, what) })
+    }
+
+    /// Pass on the findings of `inner`, which read the data decompressed from
+    /// `from` in this buffer: its damage is placed there, with its offset in
+    /// the decompressed data (`d:`) in the text, so that no offset into
+    /// decompressed data is ever read as one into the frame.
+    fn absorb(&mut self, inner: &mut BatchDecoder, from: usize) {
+        self.warnings.append(&mut inner.warnings);
+        for e in inner.damage.drain(..) {
+            let expected = format!("in the data decompressed from here, at d:0x{:04x}: {}", e.offset, e.expected);
+            self.damage.push(DecodeError { offset: from, expected });
+        }
+    }
     /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
     pub fn plausible(data: &[u8]) -> bool {
         if data.len() < 17 {
@@ -58,6 +112,19 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let declared = if remaining >= 12 { Some(i32::from_be_bytes(self.buf[pos + 8..pos + 12].try_into().unwrap_or_default())) } else { None };
             let total = declared.filter(|d| *d >= 0).map(|d| 12 + d as usize);
             let magic = self.buf.get(pos + 16).copied().filter(|_| remaining > 16);
+            if let (Some(total), Some(m)) = (total, magic) {
+                if total < 12 + minimum_size(m) {
+                    // Zeros would otherwise pass as one tiny message per 12 bytes.
+                    let expected = format!("a batch length of at least {} for magic {m}, found {}", minimum_size(m), total - 12);
+                    let node = self.error_node(pos, remaining, &expected);
+                    out.push(node);
+                    return;
+                }
+            }
+            if let Err(e) = self.hold_nodes(LEGACY_MESSAGE_COST, pos, "record batches") {
+                out.push(self.error_node(pos, remaining, &e.expected));
+                return;
+            }
             match (total, magic) {
                 (Some(total), Some(m)) if total <= remaining => {
                     let node = match m {
@@ -91,7 +158,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         n.len = len;
         n.value = Value::Bytes(Some(self.buf.slice(pos..pos + len)));
         n.set_error(expected.to_string());
-        self.warnings.push(format!("0x{pos:04x}: expected {expected}"));
+        self.damaged(pos, expected.to_string(), format!("0x{pos:04x}: expected {expected}"));
         n
     }
 
@@ -102,7 +169,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         r.seek(pos);
         r.limit(total);
         if let Err(e) = self.batch_v2_fields(&mut r, pos, total, depth, &mut node.children) {
-            self.warnings.push(format!("RecordBatch at 0x{pos:04x}: {e}"));
+            self.damaged(e.offset, e.expected.clone(), format!("RecordBatch at 0x{pos:04x}: {e}"));
             node.set_error(e.to_string());
         }
         node
@@ -125,7 +192,8 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 let stored = v as u32;
                 computed = crc32c(&self.buf[pos + 21..pos + total]);
                 if stored != computed {
-                    self.warnings.push(format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+                    let mismatch = format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}");
+                    self.damaged(at, mismatch, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
                 }
             }
             out.push(v2_field_node(k, at, v, header[ATTRIBUTES] as u16, computed));
@@ -141,18 +209,18 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             Some(Codec::None) => self.records(body_start, body_end, count, base_offset, kind, out),
             Some(c) => {
                 let mut comp = compressed_node(self.buf, (body_start, body_end), c);
-                match decompress(c, &self.buf[body_start..body_end], self.ctx.max_decompressed) {
+                match decompress_within(c, &self.buf[body_start..body_end], &self.ctx.budget) {
                     Ok(data) => {
                         let data = Bytes::from(data);
                         let mut d = decompressed_node((body_start, body_end), &data, c);
-                        let mut inner = BatchDecoder { buf: &data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
+                        let mut inner = BatchDecoder::over_decompressed(&data, self.catalogue, self.ctx);
                         inner.records(0, data.len(), count, base_offset, kind, &mut d.children);
-                        self.warnings.append(&mut inner.warnings);
+                        self.absorb(&mut inner, body_start);
                         comp.children.push(d);
                     }
                     Err(e) => {
                         comp.set_error(e.clone());
-                        self.warnings.push(format!("0x{body_start:04x}: {e}"));
+                        self.damaged(body_start, e.clone(), format!("0x{body_start:04x}: {e}"));
                     }
                 }
                 out.push(comp);
@@ -160,6 +228,8 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             None => {
                 let mut n = leaf("records", "bytes", body_start, body_end - body_start, Value::Bytes(Some(self.buf.slice(body_start..body_end))), reg);
                 n.set_error(format!("unknown compression codec {}", attrs & 7));
+                let expected = format!("a compression codec 0-4, found {}", attrs & 7);
+                self.damage.push(DecodeError { offset: body_start, expected });
                 out.push(n);
             }
         }
@@ -175,6 +245,10 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let mut i = 0;
         while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
             let at = r.pos();
+            if let Err(e) = self.hold_nodes(RECORD_COST, at, "records") {
+                out.push(self.error_node(at, end - at, &e.expected));
+                return;
+            }
             let node = push_with(out, || record_node(i as usize, at));
             // length, attributes, timestampDelta, offsetDelta, key and value with their lengths, headers
             node.children.reserve(RECORD_FIELDS);
@@ -183,13 +257,15 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             if let Err(e) = res {
                 node.set_error(e.expected.clone());
                 node.len = node.len.max(end - at);
-                self.warnings.push(format!("Record at 0x{at:04x}: {e}"));
+                self.damaged(e.offset, e.expected.clone(), format!("Record at 0x{at:04x}: {e}"));
                 return;
             }
             i += 1;
         }
         if i64::from(i) != i64::from(count) || r.pos() != end {
-            self.warnings.push(format!("0x{start:04x}: batch says {count} records; {i} decoded, {} bytes left", end - r.pos()));
+            let left = end - r.pos();
+            let expected = format!("{count} records, as the batch says, in its bytes: {i} decoded, {left} bytes left");
+            self.damaged(start, expected, format!("0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"));
         }
     }
 
@@ -223,6 +299,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             }
             for j in 0..hc {
                 let hat = r.pos();
+                self.hold_nodes(HEADER_COST, hat, "record headers")?;
                 let hn = push_with(&mut h.children, || header_node(j as usize, hat));
                 let res = self.varint_bytes(r, "headerKey", &mut hn.children).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children).map(|_| ()));
                 hn.len = r.pos() - hat;
@@ -270,7 +347,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         r.seek(pos);
         r.limit(total);
         if let Err(e) = self.legacy_fields(&mut r, pos, total, magic, depth, &mut node.children) {
-            self.warnings.push(format!("Message at 0x{pos:04x}: {e}"));
+            self.damaged(e.offset, e.expected.clone(), format!("Message at 0x{pos:04x}: {e}"));
             node.set_error(e.to_string());
         }
         node
@@ -288,7 +365,8 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
         n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
         if stored != computed {
-            self.warnings.push(format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+            let mismatch = format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}");
+            self.damaged(at, mismatch, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
         }
         out.push(n);
         let at = r.pos();
@@ -320,22 +398,23 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 v.note = Some(format!("({} compressed message set)", c.name()).into());
                 if depth + 1 > MAX_NESTING {
                     v.set_error(format!("wrapper messages nested deeper than {MAX_NESTING}"));
+                    self.damage.push(DecodeError { offset: start, expected: format!("wrapper messages nested at most {MAX_NESTING} deep") });
                 } else {
-                    match decompress(c, &self.buf[start..end], self.ctx.max_decompressed) {
+                    match decompress_within(c, &self.buf[start..end], &self.ctx.budget) {
                         Ok(data) => {
                             let data = Bytes::from(data);
                             let mut d = Node::new("decompressed", "message set", start, Region::RecordBatch, Role::Decompressed);
                             d.len = len as usize;
                             d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
                             d.value = Value::Bytes(Some(data.clone()));
-                            let mut inner = BatchDecoder { buf: &data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
+                            let mut inner = BatchDecoder::over_decompressed(&data, self.catalogue, self.ctx);
                             inner.decode_stream(0, data.len(), depth + 1, &mut d.children);
-                            self.warnings.append(&mut inner.warnings);
+                            self.absorb(&mut inner, start);
                             v.children.push(d);
                         }
                         Err(e) => {
                             v.set_error(e.clone());
-                            self.warnings.push(format!("0x{start:04x}: {e}"));
+                            self.damaged(start, e.clone(), format!("0x{start:04x}: {e}"));
                         }
                     }
                 }
@@ -345,6 +424,17 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             out.push(v);
         }
         Ok(())
+    }
+}
+
+/// The smallest size after the batch length field for a magic: legacy
+/// messages need crc, magic, attributes, [timestamp,] key and value lengths;
+/// a v2 batch its whole header.
+fn minimum_size(magic: u8) -> usize {
+    match magic {
+        0 => 14,
+        1 => 22,
+        _ => V2_HEADER - 12,
     }
 }
 

@@ -2,6 +2,7 @@
 //! framing Java clients write), lz4 (Kafka's LZ4 frame) and zstd. Output never
 //! exceeds the limit, whatever the compressed data claims.
 
+use crate::budget::{Budget, Exhausted};
 use std::io::Read;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,13 +40,44 @@ impl Codec {
 /// The xerial snappy-java stream header: magic, version, compatible version.
 const XERIAL_MAGIC: &[u8] = &[0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
 
+/// Why data did not decompress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecompressError {
+    /// The output would pass the limit (which a caller's budget set).
+    OverLimit { limit: usize },
+    /// The data is not valid for its codec.
+    Corrupt(String),
+}
+
+impl std::fmt::Display for DecompressError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecompressError::OverLimit { limit } => write!(f, "decompressed data exceeds the limit of {limit} bytes"),
+            DecompressError::Corrupt(why) => f.write_str(why),
+        }
+    }
+}
+
+impl From<String> for DecompressError {
+    fn from(why: String) -> Self {
+        DecompressError::Corrupt(why)
+    }
+}
+
 /// Decompress `data`, failing once the output would pass `limit` bytes.
-pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
     match codec {
         Codec::None => Ok(data.to_vec()),
         Codec::Gzip => read_bounded(flate2::read::GzDecoder::new(data), limit),
         Codec::Lz4 => read_bounded(lz4_flex::frame::FrameDecoder::new(data), limit),
         Codec::Zstd => {
+            // The decoder allocates the window the frame header declares before
+            // producing a byte: a declared window over the limit is refused unread.
+            if let Some(window) = zstd_window_size(data) {
+                if window > limit as u64 && window > MIN_ZSTD_WINDOW {
+                    return Err(DecompressError::OverLimit { limit });
+                }
+            }
             let dec = ruzstd::decoding::StreamingDecoder::new(data).map_err(|e| format!("zstd: {e}"))?;
             read_bounded(dec, limit)
         }
@@ -59,39 +91,95 @@ pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, St
     }
 }
 
-fn read_bounded(r: impl Read, limit: usize) -> Result<Vec<u8>, String> {
+/// Windows this small are always allowed: every encoder's smallest.
+const MIN_ZSTD_WINDOW: u64 = 1 << 20;
+
+/// The window size a zstd frame header declares (RFC 8878, 3.1.1.1), when
+/// `data` starts with one; a single-segment frame's window is its content size.
+fn zstd_window_size(data: &[u8]) -> Option<u64> {
+    if data.get(..4)? != [0x28, 0xb5, 0x2f, 0xfd] {
+        return None;
+    }
+    let descriptor = *data.get(4)?;
+    let single_segment = descriptor & 0x20 != 0;
+    if !single_segment {
+        let w = *data.get(5)?;
+        let exponent = u64::from(w >> 3);
+        let base = 1u64 << (10 + exponent);
+        return Some(base + (base / 8) * u64::from(w & 7));
+    }
+    let dict_id_bytes = [0usize, 1, 2, 4][usize::from(descriptor & 3)];
+    let fcs_bytes = [1usize, 2, 4, 8][usize::from(descriptor >> 6)];
+    let at = 5 + dict_id_bytes;
+    let raw = data.get(at..at + fcs_bytes)?;
+    let mut size = 0u64;
+    for (i, b) in raw.iter().enumerate() {
+        size |= u64::from(*b) << (8 * i);
+    }
+    Some(if fcs_bytes == 2 { size + 256 } else { size })
+}
+
+/// [`decompress`] within `budget`: the output counts against both its
+/// budgets and is held until the tree that shows it is dropped. An error says
+/// what was expected and, over a budget, which option raises it.
+pub fn decompress_within(codec: Codec, data: &[u8], budget: &Budget) -> Result<Vec<u8>, String> {
+    let (room, by) = budget.decompress_room();
+    match decompress(codec, data, room) {
+        Ok(mut out) => {
+            // The budget counts bytes held: a vector grown by doubling may hold twice as many.
+            out.shrink_to_fit();
+            budget.spend_decompressed(out.len() as u64);
+            if !budget.hold(out.len() as u64) {
+                return Err(budget.exhausted_message(Exhausted::Expanded, "decompressed data"));
+            }
+            Ok(out)
+        }
+        Err(DecompressError::OverLimit { limit }) => {
+            // The work was done up to the limit: it counts.
+            budget.spend_decompressed(limit as u64);
+            Err(budget.exhausted_message(by, &format!("{} data that decompresses", codec.name())))
+        }
+        Err(DecompressError::Corrupt(why)) => Err(why),
+    }
+}
+
+fn read_bounded(r: impl Read, limit: usize) -> Result<Vec<u8>, DecompressError> {
     let mut out = Vec::new();
-    // One byte past the limit tells "exactly at the limit" from "over it".
-    r.take(limit as u64 + 1).read_to_end(&mut out).map_err(|e| e.to_string())?;
+    // One byte past the limit tells "exactly at the limit" from "over it"
+    // (saturating: a limit of usize::MAX must not wrap to nothing).
+    r.take((limit as u64).saturating_add(1)).read_to_end(&mut out).map_err(|e| e.to_string())?;
     if out.len() > limit {
-        return Err(format!("decompressed data exceeds the limit of {limit} bytes"));
+        return Err(DecompressError::OverLimit { limit });
     }
     Ok(out)
 }
 
-fn raw_snappy(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+fn raw_snappy(data: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
     let len = snap::raw::decompress_len(data).map_err(|e| format!("snappy: {e}"))?;
     if len > limit {
-        return Err(format!("snappy block declares {len} bytes, over the limit of {limit}"));
+        return Err(DecompressError::OverLimit { limit });
     }
-    snap::raw::Decoder::new().decompress_vec(data).map_err(|e| format!("snappy: {e}"))
+    Ok(snap::raw::Decoder::new().decompress_vec(data).map_err(|e| format!("snappy: {e}"))?)
 }
 
 /// xerial framing: 16-byte header, then blocks of int32 length + raw snappy.
-fn xerial(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+fn xerial(data: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
     let mut pos = 16;
     if data.len() < pos {
-        return Err("snappy: xerial header cut short".into());
+        return Err(DecompressError::Corrupt("snappy: xerial header cut short".into()));
     }
     let mut out = Vec::new();
     while pos < data.len() {
-        let Some(len) = data.get(pos..pos + 4) else { return Err("snappy: xerial block length cut short".into()) };
+        let Some(len) = data.get(pos..pos + 4) else { return Err(DecompressError::Corrupt("snappy: xerial block length cut short".into())) };
         let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
         pos += 4;
-        let block = data.get(pos..pos.saturating_add(len)).ok_or("snappy: xerial block runs past the data")?;
+        let block = data.get(pos..pos.saturating_add(len)).ok_or_else(|| DecompressError::Corrupt("snappy: xerial block runs past the data".into()))?;
         pos += len;
         let room = limit.saturating_sub(out.len());
-        out.extend(raw_snappy(block, room)?);
+        out.extend(raw_snappy(block, room).map_err(|e| match e {
+            DecompressError::OverLimit { .. } => DecompressError::OverLimit { limit },
+            corrupt => corrupt,
+        })?);
     }
     Ok(out)
 }
@@ -108,7 +196,26 @@ mod tests {
         let gz = e.finish().unwrap();
         assert_eq!(decompress(Codec::Gzip, &gz, 1 << 20).unwrap().len(), 1 << 20);
         let err = decompress(Codec::Gzip, &gz, 1000).unwrap_err();
-        assert!(err.contains("exceeds the limit"), "{err}");
+        assert_eq!(err, DecompressError::OverLimit { limit: 1000 });
+    }
+
+    #[test]
+    fn the_largest_limit_does_not_wrap_to_nothing() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b"records").unwrap();
+        let gz = e.finish().unwrap();
+        assert_eq!(decompress(Codec::Gzip, &gz, usize::MAX).unwrap(), b"records");
+    }
+
+    #[test]
+    fn zstd_window_over_the_limit_is_refused_before_allocating() {
+        // Frame header: magic, descriptor 0 (window descriptor follows), window 2^(10+21) = 2 GiB.
+        let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 21 << 3];
+        frame.extend_from_slice(&[0x01, 0x00, 0x00]);
+        assert_eq!(zstd_window_size(&frame), Some(1 << 31));
+        assert_eq!(decompress(Codec::Zstd, &frame, 64 << 20), Err(DecompressError::OverLimit { limit: 64 << 20 }));
+        // Single segment with a 2-byte content size: 256 + value.
+        assert_eq!(zstd_window_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x60, 0x10, 0x00]), Some(256 + 16));
     }
 
     #[test]

@@ -53,7 +53,7 @@ impl BatchDecoder<'_, '_> {
                     let range = (s.at as usize, (s.at + s.len) as usize);
                     let comp = push_with(out, || compressed_node(self.buf, range, codec));
                     let d = push_with(&mut comp.children, || decompressed_node(range, data, codec));
-                    let inner = BatchDecoder { buf: data, catalogue: self.catalogue, ctx: self.ctx, warnings: Vec::new() };
+                    let inner = BatchDecoder::new(data, self.catalogue, self.ctx);
                     inner.replay_records(tape, j, header[0], &mut d.children);
                     return;
                 }

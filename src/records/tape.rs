@@ -9,8 +9,9 @@
 //! [`super::BatchDecoder`], which reads the bytes and shows what is wrong:
 //! [`batches_onto_tape`] then says no.
 
-use super::batch::{BatchDecoder, V2_FIELDS, V2_HEADER};
-use super::compression::{decompress, Codec};
+use super::batch::{BatchDecoder, HEADER_COST, RECORD_COST, V2_FIELDS, V2_HEADER};
+use super::compression::{decompress_within, Codec};
+use crate::budget::Budget;
 use crate::decode::reader::Reader;
 use crate::decode::values::{close_slot as close, push_slot, Slot, SlotKind, Span, Val, NO_KEY};
 use crate::protocol::crc32c::crc32c;
@@ -29,8 +30,8 @@ use crate::protocol::crc32c::crc32c;
 /// keys and values are bytes (or null) with their varint length's width in
 /// `prefix` and the length as written in `decl`; headers' value is their
 /// count, and each header a part with its key and value.
-pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots: &mut Vec<Slot>, decompressed: (&mut Vec<bytes::Bytes>, usize)) -> bool {
-    let (buffers, limit) = decompressed;
+pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots: &mut Vec<Slot>, decompressed: (&mut Vec<bytes::Bytes>, &Budget)) -> bool {
+    let (buffers, budget) = decompressed;
     if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
         return false;
     }
@@ -43,7 +44,7 @@ pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots:
         let magic = buf.get(pos + 16).copied().filter(|_| remaining > 16);
         match (total, magic) {
             (Some(total), Some(2)) if total <= remaining => {
-                if !batch_v2(buf, pos, total, index, slots, (&mut *buffers, limit)) {
+                if !batch_v2(buf, pos, total, index, slots, (&mut *buffers, budget)) {
                     return false;
                 }
                 pos += total;
@@ -67,7 +68,7 @@ fn push(slots: &mut Vec<Slot>, kind: SlotKind, decl: u32, value: Val, bytes: (us
     push_slot(slots, NO_KEY, kind, decl, value, bytes)
 }
 
-fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Slot>, (buffers, limit): (&mut Vec<bytes::Bytes>, usize)) -> bool {
+fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Slot>, (buffers, budget): (&mut Vec<bytes::Bytes>, &Budget)) -> bool {
     if total < V2_HEADER {
         return false;
     }
@@ -96,13 +97,13 @@ fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Sl
     }
     let body = (pos + V2_HEADER, pos + total);
     if codec == Codec::None {
-        if !records(buf, body, count, slots) {
+        if !records(buf, body, count, slots, None) {
             return false;
         }
     } else {
-        let Ok(data) = decompress(codec, &buf[body.0..body.1], limit) else { return false };
+        let Ok(data) = decompress_within(codec, &buf[body.0..body.1], budget) else { return false };
         let comp = push(slots, SlotKind::Compressed, buffers.len() as u32, Val::Null, (body.0, body.1 - body.0, 0));
-        if !records(&data, (0, data.len()), count, slots) {
+        if !records(&data, (0, data.len()), count, slots, Some(budget)) {
             return false;
         }
         close(slots, comp, body.1);
@@ -112,14 +113,18 @@ fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Sl
     true
 }
 
-/// The `count` records of `buf[start..end]`; false when they are not exactly that.
-fn records(buf: &[u8], (start, end): (usize, usize), count: i64, slots: &mut Vec<Slot>) -> bool {
+/// The `count` records of `buf[start..end]`; false when they are not exactly
+/// that, or (for decompressed data, `expanded`) when the nodes they become do
+/// not fit the budget: reading them then says where it ran out.
+fn records(buf: &[u8], (start, end): (usize, usize), count: i64, slots: &mut Vec<Slot>, expanded: Option<&Budget>) -> bool {
     let mut r = Reader::new(buf);
     r.seek(start);
     r.limit(end - start);
     let mut records = 0i64;
     while r.pos() < end && records < count.max(0) {
-        if record(&mut r, slots).is_none() {
+        let Some(headers) = record(&mut r, slots) else { return false };
+        // What reading holds for the same record's nodes.
+        if expanded.is_some_and(|b| !b.hold(RECORD_COST + headers * HEADER_COST)) {
             return false;
         }
         records += 1;
@@ -128,8 +133,9 @@ fn records(buf: &[u8], (start, end): (usize, usize), count: i64, slots: &mut Vec
     records == count && r.pos() == end
 }
 
-/// One record's slots; `None` where reading would report an error or a warning.
-fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<()> {
+/// One record's slots and its number of headers; `None` where reading would
+/// report an error or a warning.
+fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<u64> {
     let at = r.pos();
     let (len, n) = r.varint("record length").ok()?;
     if len < 0 || len as usize > r.remaining() {
@@ -167,7 +173,7 @@ fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<()> {
     }
     r.restore_end(outer_end);
     close(slots, rec, end);
-    Some(())
+    Some(hc as u64)
 }
 
 /// A varint length (negative: null) and that many bytes.
@@ -183,4 +189,39 @@ fn varint_bytes(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<()> {
     };
     push(slots, SlotKind::Part, len as u32, value, (at, r.pos() - at, n));
     Some(())
+}
+
+thread_local! {
+    /// Scratch slots for [`check_batches`], reused between records fields.
+    static SCRATCH: std::cell::Cell<Vec<Slot>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Damage in the record batches of `buf[start..end]` for the views that show
+/// record data as bytes (the JSON contract): the same findings, at the same
+/// offsets, as reading them into a tree. Plain batches are checked on a
+/// scratch tape; anything else is read into nodes that are then dropped.
+/// Decompression counts against `budget`; what the check held is given back.
+pub(crate) fn check_batches(buf: &[u8], (start, end): (usize, usize), budget: &Budget, damage: &mut Vec<crate::decode::DecodeError>) {
+    if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
+        return;
+    }
+    let held = budget.expanded();
+    let mut slots = SCRATCH.take();
+    let mut buffers = Vec::new();
+    let plain = batches_onto_tape(buf, (start, end), &mut slots, (&mut buffers, budget));
+    slots.clear();
+    SCRATCH.set(slots);
+    drop(buffers);
+    budget.release(budget.expanded().saturating_sub(held));
+    if plain {
+        return;
+    }
+    let bytes = bytes::Bytes::copy_from_slice(buf);
+    let ctx = crate::decode::fields::Context { budget: budget.clone(), ..Default::default() };
+    let mut reader = BatchDecoder::new(&bytes, crate::schema::Catalogue::builtin(), &ctx);
+    let mut nodes = Vec::new();
+    reader.decode_stream(start, end, 0, &mut nodes);
+    drop(nodes);
+    damage.append(&mut reader.damage);
+    budget.release(budget.expanded().saturating_sub(held));
 }

@@ -5,7 +5,14 @@
 /// controls and line/paragraph separators.
 pub fn is_unsafe_char(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{feff}')
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
+/// The unsafe characters that JSON allows raw and kwire writes as `\uXXXX`
+/// anyway (JSON output is read in terminals too); the ASCII controls are
+/// escaped by JSON itself, and DEL is left alone (terminals ignore it).
+pub fn is_unsafe_in_json(c: char) -> bool {
+    !c.is_ascii() && is_unsafe_char(c)
 }
 
 /// A string as a quoted literal with escapes: `"a\"b\n\u{1b}"`.
@@ -45,6 +52,15 @@ pub fn sanitize(s: &str) -> String {
         }
     }
     out
+}
+
+/// Text of many lines (a listing, a diff) with unsafe characters escaped
+/// and its line breaks kept.
+pub fn sanitize_lines(s: &str) -> String {
+    if !s.chars().any(|c| c != '\n' && is_unsafe_char(c)) {
+        return s.to_string();
+    }
+    s.split('\n').map(sanitize).collect::<Vec<_>>().join("\n")
 }
 
 /// Bytes that are not UTF-8, as `b"ab\xff"`.
@@ -88,6 +104,8 @@ mod tests {
         assert_eq!(quote("a\u{1b}[31mb"), "\"a\\u{1b}[31mb\"");
         assert_eq!(quote("q\"\\"), "\"q\\\"\\\\\"");
         assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(sanitize("\u{85}\u{61c}\u{2028}"), "\\u{85}\\u{61c}\\u{2028}");
+        assert_eq!(sanitize_lines("a\u{1b}[2J\nb\n"), "a\\u{1b}[2J\nb\n");
         assert_eq!(quote("日本"), "\"日本\"");
         assert_eq!(quote_bytes(b"a\xff\x1b"), "b\"a\\xff\\u{1b}\"");
     }

@@ -1,11 +1,25 @@
 //! JSON renderers: the values-only contract (`--format json`) and the full
 //! annotated tree (`--format tree-json`). Both walk the tree; neither reads bytes.
+//!
+//! JSON is read in terminals too: besides the escapes JSON requires, C1
+//! controls, bidi controls and line/paragraph separators are written as
+//! `\uXXXX` ([`to_text`] for any value), which parse back to the same text.
+//!
+//! A value JSON cannot carry exactly (a string that is not UTF-8, a NaN with a
+//! payload) is written as its nearest JSON value, and its bytes as they were
+//! on the wire go in the frame's `"_raw": {"<path>": "<hex>"}`, keyed by the
+//! field's path (`body.Topics[0].Name`, `header.ClientId`), so that
+//! `kwire encode` gives back the same bytes.
 
 use super::digits::{push_int, push_uint};
 use super::values::uuid_text;
 use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
 use crate::decode::{Frame, Node, Region, Role, Value};
+use crate::render::escape::is_unsafe_in_json;
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use serde_json::{json, Map, Value as Json};
+use std::cell::Cell;
+use std::io;
 
 /// The JSON contract: `{kind, api_key, api_version, header, body}` keyed by schema names.
 pub fn frame_contract(frame: &Frame) -> Json {
@@ -17,10 +31,33 @@ pub fn frame_contract(frame: &Frame) -> Json {
     obj.insert("header".into(), header.map_or(Json::Null, |h| Json::Object(struct_object(h))));
     let body = frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody));
     obj.insert("body".into(), body.map_or(Json::Null, |b| Json::Object(struct_object(b))));
+    let raw = tree_raw_entries(frame);
+    if !raw.is_empty() {
+        obj.insert(RAW_KEY.into(), Json::Object(raw.into_iter().map(|(path, bytes)| (path, json!(hex::encode(bytes)))).collect()));
+    }
+    if !frame.record_damage.is_empty() {
+        let damage: Vec<Json> = frame.record_damage.iter().map(|e| json!({"offset": e.offset, "expected": e.expected})).collect();
+        obj.insert("record_errors".into(), Json::Array(damage));
+    }
     if let Some(e) = &frame.error {
         obj.insert("error".into(), json!({"offset": e.offset, "expected": e.expected}));
     }
     Json::Object(obj)
+}
+
+/// The frame-level member holding the wire bytes of values JSON cannot carry exactly.
+pub const RAW_KEY: &str = "_raw";
+
+/// A float64 in the contract: a JSON number, or `"NaN"`, `"inf"`, `"-inf"`
+/// (JSON has no numbers for them).
+pub fn float_json(v: f64) -> Json {
+    serde_json::Number::from_f64(v).map_or_else(|| json!(v.to_string()), Json::Number)
+}
+
+/// A float64 whose JSON text would not parse back to its bits: a NaN other
+/// than the one `"NaN"` parses to (its sign or payload would be lost).
+pub fn float_needs_raw(v: f64) -> bool {
+    v.is_nan() && v.to_bits() != f64::NAN.to_bits()
 }
 
 /// The schema fields of a struct node, in declaration order, tagged ones included
@@ -64,7 +101,7 @@ pub fn value_json(node: &Node) -> Json {
         Value::None => Json::Null,
         Value::Int(v) => json!(v),
         Value::Uint(v) => json!(v),
-        Value::Float(v) => serde_json::Number::from_f64(*v).map_or_else(|| json!(v.to_string()), Json::Number),
+        Value::Float(v) => float_json(*v),
         Value::Bool(b) => json!(b),
         Value::Str(s) => json!(s),
         // JSON strings must be Unicode: invalid sequences become U+FFFD.
@@ -90,13 +127,17 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"api_version\":");
     write_opt_int(out, frame.api_version);
     if let Some(values) = &frame.values {
-        let tape = Tape { values, frame: &frame.bytes };
+        let tape = Tape { values, frame: &frame.bytes, lossy: Cell::new(false) };
         for (label, slot) in [(&b",\"header\":"[..], values.header), (&b",\"body\":"[..], values.body)] {
             out.extend_from_slice(label);
             match slot {
                 Some(i) => tape.write_struct(out, i),
                 None => out.extend_from_slice(b"null"),
             }
+        }
+        // Paths are worked out only when a value needed them: rare, and off the fast path.
+        if tape.lossy.get() {
+            write_raw(out, &tape.raw_entries());
         }
     } else {
         out.extend_from_slice(b",\"header\":");
@@ -108,6 +149,18 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
         match frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody)) {
             Some(b) => write_struct(out, b),
             None => out.extend_from_slice(b"null"),
+        }
+        write_raw(out, &tree_raw_entries(frame));
+    }
+    // Damage in record data, which the contract shows as bytes but checks.
+    for (i, e) in frame.record_damage.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b",\"record_errors\":[{\"offset\":" } else { b",{\"offset\":" });
+        push_uint(out, e.offset as u64, 0);
+        out.extend_from_slice(b",\"expected\":");
+        write_json_str(out, &e.expected);
+        out.push(b'}');
+        if i + 1 == frame.record_damage.len() {
+            out.push(b']');
         }
     }
     if let Some(e) = &frame.error {
@@ -208,6 +261,8 @@ fn write_plain_struct(out: &mut Vec<u8>, node: &Node) -> bool {
 struct Tape<'a> {
     values: &'a Values,
     frame: &'a [u8],
+    /// Set when a value was written that JSON cannot carry exactly.
+    lossy: Cell<bool>,
 }
 
 impl Tape<'_> {
@@ -276,11 +331,19 @@ impl Tape<'_> {
             Val::Null => out.extend_from_slice(b"null"),
             Val::Int(v) => push_int(out, v),
             Val::Uint(v) => push_uint(out, v, 0),
-            Val::Float(v) => write_float(out, v),
+            Val::Float(v) => {
+                if float_needs_raw(v) {
+                    self.lossy.set(true);
+                }
+                write_float(out, v)
+            }
             Val::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
             Val::Str(span) => match std::str::from_utf8(span.of(self.frame)) {
                 Ok(text) => write_json_str(out, text),
-                Err(_) => write_json_str(out, &String::from_utf8_lossy(span.of(self.frame))),
+                Err(_) => {
+                    self.lossy.set(true);
+                    write_json_str(out, &String::from_utf8_lossy(span.of(self.frame)))
+                }
             },
             Val::Bytes(span) => {
                 out.push(b'"');
@@ -305,6 +368,154 @@ impl Tape<'_> {
             Val::Struct => self.write_struct(out, i),
         }
     }
+}
+
+impl Tape<'_> {
+    /// The `_raw` entries: the values [`Tape::write_value`] could not write
+    /// exactly, with their paths, in the order they were written.
+    fn raw_entries(&self) -> Vec<(String, Vec<u8>)> {
+        let mut found = Vec::new();
+        let mut path = Vec::new();
+        for (root, slot) in [("header", self.values.header), ("body", self.values.body)] {
+            if let Some(i) = slot {
+                path.push(Seg::Name(root.into()));
+                self.raw_in_struct(i, &mut path, &mut found);
+                path.pop();
+            }
+        }
+        found
+    }
+
+    /// The fields as the writer keeps them: by declaration, a repeated key once with its last value.
+    fn raw_in_struct(&self, i: u32, path: &mut Vec<Seg<'_>>, found: &mut Vec<(String, Vec<u8>)>) {
+        let mut fields: Vec<(u32, &Slot)> = self.values.children(i).filter(|(_, s)| s.kind == SlotKind::Field).collect();
+        fields.sort_by_key(|(_, s)| s.decl);
+        for (key, (at, s)) in dedup_last(fields.iter().map(|f| (*f.1.key, f))) {
+            path.push(Seg::Name(unquote_key(key).into()));
+            self.raw_in_value(*at, s, path, found);
+            path.pop();
+        }
+    }
+
+    fn raw_in_value(&self, i: u32, s: &Slot, path: &mut Vec<Seg<'_>>, found: &mut Vec<(String, Vec<u8>)>) {
+        match s.value {
+            Val::Str(span) if std::str::from_utf8(span.of(self.frame)).is_err() => found.push((path_text(path), span.of(self.frame).to_vec())),
+            Val::Float(v) if float_needs_raw(v) => found.push((path_text(path), v.to_be_bytes().to_vec())),
+            Val::Array => {
+                for (n, (at, el)) in self.values.children(i).enumerate() {
+                    path.push(Seg::Index(n));
+                    self.raw_in_value(at, el, path, found);
+                    path.pop();
+                }
+            }
+            Val::Struct => self.raw_in_struct(i, path, found),
+            _ => {}
+        }
+    }
+}
+
+/// One step of a field path.
+enum Seg<'a> {
+    Name(std::borrow::Cow<'a, str>),
+    Index(usize),
+}
+
+/// `body.Topics[0].Name`: what `kwire encode` names fields by in its errors.
+fn path_text(path: &[Seg<'_>]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Name(name) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Seg::Index(n) => out.push_str(&format!("[{n}]")),
+        }
+    }
+    out
+}
+
+/// A tape key (`"GroupId":`, JSON-quoted with its colon) as the field's name.
+fn unquote_key(key: &str) -> String {
+    let quoted = key.strip_suffix(':').unwrap_or(key);
+    serde_json::from_str(quoted).unwrap_or_else(|_| quoted.trim_matches('"').to_string())
+}
+
+/// The `_raw` entries of a frame's tree: what [`write_struct`] and
+/// [`struct_object`] could not write exactly, in the order they wrote it.
+fn tree_raw_entries(frame: &Frame) -> Vec<(String, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut path = Vec::new();
+    let header = frame.root.children.iter().find(|c| c.region == Region::RpcHeader);
+    let body = frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody));
+    for (root, node) in [("header", header), ("body", body)] {
+        if let Some(n) = node {
+            path.push(Seg::Name(root.into()));
+            tree_raw_in_struct(n, &mut path, &mut found);
+            path.pop();
+        }
+    }
+    found
+}
+
+fn tree_raw_in_struct<'n>(node: &'n Node, path: &mut Vec<Seg<'n>>, found: &mut Vec<(String, Vec<u8>)>) {
+    let mut fields: Vec<(u16, &Node)> = Vec::new();
+    for c in &node.children {
+        match c.role {
+            Role::Field { decl } => fields.push((decl, c)),
+            Role::TaggedSection => {
+                for f in c.children.iter().flat_map(|entry| &entry.children) {
+                    if let Role::Field { decl } = f.role {
+                        fields.push((decl, f));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    fields.sort_by_key(|(d, _)| *d);
+    for (key, f) in dedup_last(fields.iter().map(|(_, f)| (f.field_key(), *f))) {
+        path.push(Seg::Name(key.into()));
+        tree_raw_in_value(f, path, found);
+        path.pop();
+    }
+}
+
+fn tree_raw_in_value<'n>(node: &'n Node, path: &mut Vec<Seg<'n>>, found: &mut Vec<(String, Vec<u8>)>) {
+    match &node.value {
+        Value::InvalidUtf8(b) => found.push((path_text(path), b.to_vec())),
+        Value::Float(v) if float_needs_raw(*v) => found.push((path_text(path), v.to_be_bytes().to_vec())),
+        Value::Array(Some(_)) => {
+            for (n, el) in node.children.iter().filter(|c| c.role == Role::Element).enumerate() {
+                path.push(Seg::Index(n));
+                tree_raw_in_value(el, path, found);
+                path.pop();
+            }
+        }
+        Value::Struct(true) => tree_raw_in_struct(node, path, found),
+        _ => {}
+    }
+}
+
+/// `,"_raw":{"<path>":"<hex>",…}` when there is anything to put in it.
+fn write_raw(out: &mut Vec<u8>, entries: &[(String, Vec<u8>)]) {
+    if entries.is_empty() {
+        return;
+    }
+    out.extend_from_slice(b",\"_raw\":{");
+    for (n, (path, bytes)) in entries.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_json_str(out, path);
+        out.push(b':');
+        out.push(b'"');
+        write_hex(out, bytes);
+        out.push(b'"');
+    }
+    out.push(b'}');
 }
 
 /// Map-insert semantics over a list: each key once, at its first place, with its last value.
@@ -433,14 +644,78 @@ fn write_hex_sse2(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 fn write_json_str(out: &mut Vec<u8>, s: &str) {
-    // Plain ASCII needs no escapes: copy it; anything else goes through serde_json.
-    // A branch-free fold, so that the check runs vectorised on long strings.
-    if !s.bytes().fold(false, |bad, b| bad | (b < 0x20) | (b == b'"') | (b == b'\\')) {
+    // Plain ASCII needs no escapes: copy it; anything else goes through serde_json
+    // with the terminal-safe escapes. A branch-free fold, so that the check runs
+    // vectorised on long strings.
+    if !s.bytes().fold(false, |bad, b| bad | (b < 0x20) | (b == b'"') | (b == b'\\') | (b >= 0x80)) {
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
         out.push(b'"');
     } else {
-        let _ = serde_json::to_writer(&mut *out, s);
+        let mut ser = serde_json::Serializer::with_formatter(&mut *out, Safe(CompactFormatter));
+        let _ = serde::Serialize::serialize(s, &mut ser);
+    }
+}
+
+/// A value as compact JSON text, with the terminal-safe escapes of this module.
+pub fn to_text(v: &Json) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Safe(CompactFormatter));
+    let _ = serde::Serialize::serialize(v, &mut ser);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`to_text`], indented like `serde_json::to_string_pretty`.
+pub fn to_text_pretty(v: &impl serde::Serialize) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Safe(PrettyFormatter::new()));
+    let _ = v.serialize(&mut ser);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A serde_json formatter that also writes C1 controls, bidi controls and
+/// line/paragraph separators as `\uXXXX`; everything else is `F`'s.
+pub(crate) struct Safe<F>(pub(crate) F);
+
+impl<F: Formatter> Formatter for Safe<F> {
+    fn write_string_fragment<W: ?Sized + io::Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices().filter(|(_, c)| is_unsafe_in_json(*c)) {
+            w.write_all(&fragment.as_bytes()[start..at])?;
+            write!(w, "\\u{:04x}", c as u32)?;
+            start = at + c.len_utf8();
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn end_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_key(w)
+    }
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
     }
 }
 

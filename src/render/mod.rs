@@ -7,4 +7,5 @@ pub mod json;
 pub mod page;
 pub mod regions;
 pub mod text_tree;
+pub mod tree_json;
 pub mod values;

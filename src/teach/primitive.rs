@@ -301,6 +301,7 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
                 naming: Naming::Schema,
                 catalogue: &cat,
                 warnings: Vec::new(),
+                record_damage: Vec::new(),
                 ctx: Context::default(),
             };
             d.read_struct(&fields, &mut root.children).map_err(|e| e.to_string())?;

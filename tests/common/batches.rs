@@ -80,16 +80,21 @@ pub fn batch(base_offset: i64, attributes: i16, records: &[Rec]) -> Vec<u8> {
     for (i, r) in records.iter().enumerate() {
         recs.extend(record_bytes(r, i as i32));
     }
-    let payload = compress((attributes & 7) as u16, &recs);
+    batch_of(base_offset, attributes, &recs, records.len() as i32)
+}
+
+/// A RecordBatch v2 around `count` records already written as `recs`.
+pub fn batch_of(base_offset: i64, attributes: i16, recs: &[u8], count: i32) -> Vec<u8> {
+    let payload = compress((attributes & 7) as u16, recs);
     let mut after_crc = Vec::new();
     after_crc.extend_from_slice(&attributes.to_be_bytes());
-    after_crc.extend_from_slice(&(records.len() as i32 - 1).max(0).to_be_bytes());
+    after_crc.extend_from_slice(&(count - 1).max(0).to_be_bytes());
     after_crc.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
     after_crc.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
     after_crc.extend_from_slice(&(-1i64).to_be_bytes());
     after_crc.extend_from_slice(&(-1i16).to_be_bytes());
     after_crc.extend_from_slice(&(-1i32).to_be_bytes());
-    after_crc.extend_from_slice(&(records.len() as i32).to_be_bytes());
+    after_crc.extend_from_slice(&count.to_be_bytes());
     after_crc.extend_from_slice(&payload);
     let crc = kwire::protocol::crc32c::crc32c(&after_crc);
     let mut out = Vec::new();

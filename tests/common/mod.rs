@@ -1,22 +1,69 @@
-//! Test support: locating `../shared` (skip with a reason when absent, fail when
-//! KWIRE_REQUIRE_SHARED=1) and decoding helpers.
+//! Test support: locating `../shared` (a failure when absent, unless
+//! KWIRE_ALLOW_MISSING_SHARED=1), requiring the external tools of the
+//! end-to-end tests, and decoding helpers.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::process::Command;
 
-/// The shared reference folder beside the repository, if present.
-/// Returns `None` (after printing why) when it is absent and not required.
+/// The shared reference folder beside the repository. When it is absent the
+/// test fails: a checkout without it would otherwise pass without comparing
+/// anything. KWIRE_ALLOW_MISSING_SHARED=1 says that is expected; then the test
+/// prints SKIP and gets `None`.
 pub fn shared_dir(what: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
     let path = dir.join(what);
     if path.exists() {
         return Some(path);
     }
-    if std::env::var("KWIRE_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!("KWIRE_REQUIRE_SHARED=1 but {} is missing", path.display());
+    if std::env::var("KWIRE_ALLOW_MISSING_SHARED").is_ok_and(|v| v == "1") {
+        eprintln!("SKIP: {} is absent (KWIRE_ALLOW_MISSING_SHARED=1)", path.display());
+        return None;
     }
-    eprintln!("SKIP: {} is absent (set KWIRE_REQUIRE_SHARED=1 to make this a failure)", path.display());
-    None
+    panic!(
+        "{} is missing: this test compares with the reference data in ../shared, the folder beside \
+         the repository. Put it there, or set KWIRE_ALLOW_MISSING_SHARED=1 to skip the tests that need it.",
+        path.display()
+    );
+}
+
+/// A program an end-to-end test runs: the names it may have, and the Debian
+/// package that installs it.
+pub struct Tool {
+    pub names: &'static [&'static str],
+    pub package: &'static str,
+}
+
+pub const TMUX: Tool = Tool { names: &["tmux"], package: "tmux" };
+pub const CHROMIUM: Tool = Tool { names: &["chromium", "chromium-browser"], package: "chromium" };
+pub const NODE: Tool = Tool { names: &["node"], package: "nodejs" };
+pub const NPM: Tool = Tool { names: &["npm"], package: "npm" };
+pub const TSHARK: Tool = Tool { names: &["tshark"], package: "tshark" };
+pub const PYTHON3: Tool = Tool { names: &["python3"], package: "python3" };
+
+pub fn installed(program: &str) -> bool {
+    Command::new("sh").args(["-c", "command -v \"$1\"", "sh", program]).output().is_ok_and(|o| o.status.success())
+}
+
+/// Fails the test when a tool it needs is missing. These tests are
+/// `#[ignore]`d, so a plain `cargo test` lists them as ignored; getting here
+/// means someone asked for them (`--include-ignored`), and passing without
+/// running would hide that nothing was checked.
+pub fn require_tools(test: &str, tools: &[Tool]) {
+    let missing: Vec<&Tool> = tools.iter().filter(|t| !t.names.iter().any(|n| installed(n))).collect();
+    if missing.is_empty() {
+        return;
+    }
+    let programs = missing.iter().map(|t| t.names[0]).collect::<Vec<_>>().join(", ");
+    let packages = missing.iter().map(|t| t.package).collect::<Vec<_>>().join(" ");
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{test} needs {programs}, which this CI machine lacks: .ci/run installs it (apt-get install -y {packages}) before running the tests");
+    }
+    panic!(
+        "{test} needs {programs}, which is not installed. Install it (sudo apt-get install -y {packages}), \
+         or run `bash .ci/run`, which installs what every end-to-end test needs and runs them. \
+         A plain `cargo test` lists this test as ignored instead of running it."
+    );
 }
 
 /// Read every file of a .tar.gz into memory: (path, contents).

@@ -1,5 +1,6 @@
 //! Synthetic captures for tests: TCP conversations written as pcap or pcapng,
-//! over Ethernet/IPv4, Linux cooked v2, or loopback/IPv6.
+//! over Ethernet/IPv4, Linux cooked v2, or loopback/IPv6; many connections
+//! apart by their client port.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Link {
@@ -17,7 +18,24 @@ pub struct Seg {
     pub ack: u32,
     pub syn: bool,
     pub fin: bool,
+    pub rst: bool,
+    /// The connection: the client's port (the server's is 9092).
+    pub client_port: u16,
     pub payload: Vec<u8>,
+}
+
+pub const CLIENT_PORT: u16 = 50000;
+
+impl Seg {
+    /// A data segment of the first connection.
+    pub fn data(from_client: bool, seq: u32, ack: u32, payload: Vec<u8>) -> Seg {
+        Seg { from_client, seq, ack, syn: false, fin: false, rst: false, client_port: CLIENT_PORT, payload }
+    }
+}
+
+/// The same segments on the connection from `client_port`.
+pub fn on_port(segs: Vec<Seg>, client_port: u16) -> Vec<Seg> {
+    segs.into_iter().map(|s| Seg { client_port, ..s }).collect()
 }
 
 pub const CLIENT_ISN: u32 = 1000;
@@ -26,14 +44,14 @@ pub const SERVER_ISN: u32 = 0xffff_fff0; // wraps around during the test
 /// A conversation: handshake, then frames cut into segments of `mss` bytes.
 pub fn conversation(frames: &[(bool, Vec<u8>)], mss: usize) -> Vec<Seg> {
     let mut segs = vec![
-        Seg { from_client: true, seq: CLIENT_ISN, ack: 0, syn: true, fin: false, payload: vec![] },
-        Seg { from_client: false, seq: SERVER_ISN, ack: CLIENT_ISN + 1, syn: true, fin: false, payload: vec![] },
+        Seg { syn: true, ..Seg::data(true, CLIENT_ISN, 0, vec![]) },
+        Seg { syn: true, ..Seg::data(false, SERVER_ISN, CLIENT_ISN + 1, vec![]) },
     ];
     let mut next = [SERVER_ISN.wrapping_add(1), CLIENT_ISN + 1];
     for (from_client, bytes) in frames {
         for chunk in bytes.chunks(mss) {
             let i = usize::from(*from_client);
-            segs.push(Seg { from_client: *from_client, seq: next[i], ack: next[1 - i], syn: false, fin: false, payload: chunk.to_vec() });
+            segs.push(Seg::data(*from_client, next[i], next[1 - i], chunk.to_vec()));
             next[i] = next[i].wrapping_add(chunk.len() as u32);
         }
     }
@@ -47,7 +65,7 @@ fn checksum_free_tcp(seg: &Seg, sport: u16, dport: u16) -> Vec<u8> {
     t.extend_from_slice(&seg.seq.to_be_bytes());
     t.extend_from_slice(&seg.ack.to_be_bytes());
     t.push(5 << 4);
-    t.push(0x10 | if seg.syn { 0x02 } else { 0 } | if seg.fin { 0x01 } else { 0 });
+    t.push(0x10 | if seg.syn { 0x02 } else { 0 } | if seg.fin { 0x01 } else { 0 } | if seg.rst { 0x04 } else { 0 });
     t.extend_from_slice(&65535u16.to_be_bytes());
     t.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent
     t.extend_from_slice(&seg.payload);
@@ -55,7 +73,7 @@ fn checksum_free_tcp(seg: &Seg, sport: u16, dport: u16) -> Vec<u8> {
 }
 
 fn frame(link: Link, seg: &Seg) -> Vec<u8> {
-    let (sport, dport) = if seg.from_client { (50000, 9092) } else { (9092, 50000) };
+    let (sport, dport) = if seg.from_client { (seg.client_port, 9092) } else { (9092, seg.client_port) };
     let tcp = checksum_free_tcp(seg, sport, dport);
     match link {
         Link::EthernetV4 | Link::Sll2V4 => {

@@ -44,7 +44,7 @@ impl FieldDecoder<'_, '_> {
                 let plain = || PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
                 if slot.end > i + 1 && *p == Primitive::Records && plain() {
                     // Batches on the tape (the tape keeps only plain ones; an internal topic's are read).
-                    let mut bd = crate::records::BatchDecoder { buf: self.frame, catalogue: self.catalogue, ctx: &self.ctx, warnings: Vec::new() };
+                    let mut bd = crate::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
                     bd.replay_stream(tape, i, &mut node.children);
                 } else {
                     self.after_primitive(f, *p, node);

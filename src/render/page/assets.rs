@@ -12,7 +12,7 @@ nav.top{background:#1f2937;padding:8px 20px}nav.top a{color:#e5e7eb;margin-right
 h1{margin:18px 0 6px}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}h3{font-size:14px;margin:14px 0 6px}\
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dl.facts dt{color:#555}dl.facts dd{margin:0;font-weight:600}\
 ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:6px}ul.legend li{padding:2px 8px;border-radius:3px}\
-nav.versions a,nav.versions b{margin-right:8px}nav.versions .u{font-style:italic}\
+nav.versions a,nav.versions b,nav.versions .gap{margin-right:8px}nav.versions .gap{color:#777}nav.versions .u{font-style:italic}\
 figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:6px}\
 .fig{display:flex;flex-wrap:wrap;gap:20px;align-items:flex-start}\
 table.grid{border-collapse:collapse;font:13px/1 ui-monospace,monospace}table.grid caption{text-align:left;color:#555;padding-bottom:4px}\

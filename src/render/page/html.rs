@@ -1,7 +1,7 @@
 //! Pages as self-contained HTML: inline CSS and JS, every byte a grid cell
 //! coloured by region, every tree node a line linked to its bytes.
 
-use super::{assets, href, region_class, PageFormat};
+use super::{assets, href, region_class, skipped, PageFormat};
 use crate::decode::Region;
 use crate::docs::{encoding_page, index_page, Block, Figure, Page, Table, VersionLink};
 use crate::render::escape::html as esc;
@@ -89,6 +89,9 @@ impl Writer<'_> {
     fn versions(&mut self, links: &[VersionLink]) {
         self.out.push_str("<nav class=versions>versions: ");
         for l in links {
+            if let Some(gap) = skipped(l.skipped_before) {
+                let _ = write!(self.out, "<span class=gap>{gap}</span> ");
+            }
             let note = match (l.default, l.unstable) {
                 (true, true) => " class=u title=\"shown by default; unstable\"",
                 (true, false) => " title=\"shown by default\"",

@@ -38,6 +38,11 @@ pub fn href(from: &str, to: &str, format: PageFormat) -> String {
     format!("{}{to}.{}", "../".repeat(from.matches('/').count()), format.extension())
 }
 
+/// What a version switcher shows where it leaves versions out: `… 12 more …`.
+pub fn skipped(count: usize) -> Option<String> {
+    (count > 0).then(|| format!("… {count} more …"))
+}
+
 /// Short CSS class of a region (`g0`…), its index in `Region::ALL`.
 pub fn region_class(r: Region) -> String {
     format!("g{}", Region::ALL.iter().position(|x| *x == r).unwrap_or(0))

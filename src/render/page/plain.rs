@@ -2,7 +2,7 @@
 //! grid, object tree, schema) or as markdown (the same, with headings, code
 //! fences and tables). Text is made safe for terminals, markdown for HTML.
 
-use super::{href, PageFormat};
+use super::{href, skipped, PageFormat};
 use crate::decode::Region;
 use crate::docs::{encoding_page, index_page, Block, Cell, Figure, Page, Table, VersionLink};
 use crate::render::escape::{html, sanitize};
@@ -125,11 +125,12 @@ impl Writer<'_> {
                     (false, true) => " (unstable)",
                     _ => "",
                 };
+                let gap = skipped(l.skipped_before).map_or(String::new(), |g| format!("{g} "));
                 match (self.md, l.current) {
-                    (true, true) => format!("**v{}**{mark}", l.version),
-                    (true, false) => format!("[v{}]({}){mark}", l.version, href(&self.page.path, &l.path, PageFormat::Markdown)),
-                    (false, true) => format!("[v{}]{mark}", l.version),
-                    (false, false) => format!("v{}{mark}", l.version),
+                    (true, true) => format!("{gap}**v{}**{mark}", l.version),
+                    (true, false) => format!("{gap}[v{}]({}){mark}", l.version, href(&self.page.path, &l.path, PageFormat::Markdown)),
+                    (false, true) => format!("{gap}[v{}]{mark}", l.version),
+                    (false, false) => format!("{gap}v{}{mark}", l.version),
                 }
             })
             .collect();

@@ -1,0 +1,241 @@
+//! What one input may cost, in total.
+//!
+//! A few hundred hostile bytes can claim gigabytes: a compressed batch of
+//! tiny records, many batches that each stay under a per-batch bound, nested
+//! legacy wrappers. Bounds per object do not hold that; a budget per input
+//! does. Every frame decoded from one input (one `DecodeOptions`, one
+//! `records` run) draws on the same [`Budget`]:
+//!
+//! - **decompressed**: bytes produced by decompression, all batches and
+//!   nested wrappers together, never given back (it bounds the work done);
+//! - **expanded**: bytes held at once that the input itself does not pay
+//!   for: decompressed data and the tree nodes built from it. A frame gives
+//!   its share back when it is dropped ([`Held`]), so streaming a capture
+//!   frame by frame never runs out, while holding every frame does.
+//!
+//! Everything else kwire builds is bounded by the input's own size (every
+//! length and count is checked against the bytes that remain before anything
+//! is allocated), so with these two budgets peak memory is a fixed amount
+//! plus a multiple of the input. Over a budget, the decoder stops that part
+//! with an error at its offset that names the option raising the budget, and
+//! goes on with the rest.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Default total of decompressed bytes per input (`--max-decompressed`).
+pub const DEFAULT_MAX_DECOMPRESSED: u64 = 256 << 20;
+/// Default bytes of decompressed data and trees built from it held at once (`--max-expanded`).
+pub const DEFAULT_MAX_EXPANDED: u64 = 16 << 20;
+
+/// The two limits of a [`Budget`], in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub decompressed: u64,
+    pub expanded: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { decompressed: DEFAULT_MAX_DECOMPRESSED, expanded: DEFAULT_MAX_EXPANDED }
+    }
+}
+
+/// One input's budget, shared by its clones (cloning a `DecodeOptions` or a
+/// decoding context shares it; [`Budget::new`] starts a fresh one).
+#[derive(Clone, Debug, Default)]
+pub struct Budget(Arc<Ledger>);
+
+#[derive(Debug, Default)]
+struct Ledger {
+    limits: Limits,
+    decompressed: AtomicU64,
+    expanded: AtomicU64,
+}
+
+/// Both counts at one moment ([`Budget::checkpoint`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    decompressed: u64,
+    expanded: u64,
+}
+
+/// Which budget a part of the input ran out of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exhausted {
+    Decompressed,
+    Expanded,
+}
+
+impl Budget {
+    pub fn new(limits: Limits) -> Budget {
+        Budget(Arc::new(Ledger { limits, ..Ledger::default() }))
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.0.limits
+    }
+
+    /// Decompressed bytes used so far.
+    pub fn decompressed(&self) -> u64 {
+        self.0.decompressed.load(Ordering::Relaxed)
+    }
+
+    /// Expanded bytes held now.
+    pub fn expanded(&self) -> u64 {
+        self.0.expanded.load(Ordering::Relaxed)
+    }
+
+    /// How many bytes one decompression may still produce, and which budget
+    /// sets that bound.
+    pub fn decompress_room(&self) -> (usize, Exhausted) {
+        let l = self.0.limits;
+        let total = l.decompressed.saturating_sub(self.decompressed());
+        let held = l.expanded.saturating_sub(self.expanded());
+        let (room, by) = if held < total { (held, Exhausted::Expanded) } else { (total, Exhausted::Decompressed) };
+        (usize::try_from(room).unwrap_or(usize::MAX), by)
+    }
+
+    /// `n` bytes were decompressed (whether or not they are kept).
+    pub fn spend_decompressed(&self, n: u64) {
+        self.0.decompressed.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Hold `n` more expanded bytes if they fit; `false` (nothing held) if not.
+    pub fn hold(&self, n: u64) -> bool {
+        let ledger = &self.0;
+        let fits = |held: u64| held.checked_add(n).filter(|&t| t <= ledger.limits.expanded);
+        ledger.expanded.fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits).is_ok()
+    }
+
+    /// Where both counts stand, to [`Budget::restore`] after a speculative
+    /// attempt whose work is redone another way (the tape, then reading).
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint { decompressed: self.decompressed(), expanded: self.expanded() }
+    }
+
+    /// Put both counts back where `at` found them.
+    pub fn restore(&self, at: Checkpoint) {
+        self.0.decompressed.store(at.decompressed, Ordering::Relaxed);
+        self.0.expanded.store(at.expanded, Ordering::Relaxed);
+    }
+
+    /// Give back `n` expanded bytes (their holder was dropped).
+    pub fn release(&self, n: u64) {
+        let _ = self.0.expanded.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| Some(held.saturating_sub(n)));
+    }
+
+    /// What a part that ran out of `which` is told: what was expected, and
+    /// the option. The same words whatever was used before (a frame decoded
+    /// twice says the same thing twice).
+    pub fn exhausted_message(&self, which: Exhausted, what: &str) -> String {
+        let l = self.0.limits;
+        match which {
+            Exhausted::Decompressed => {
+                format!("{what} within this input's decompression budget of {} bytes (--max-decompressed raises it)", l.decompressed)
+            }
+            Exhausted::Expanded => format!(
+                "{what} within the budget of {} bytes for decompressed data and its tree held at once (--max-expanded raises it)",
+                l.expanded
+            ),
+        }
+    }
+}
+
+/// Expanded bytes a frame holds, given back to its budget when it is dropped.
+#[derive(Debug, Default)]
+pub struct Held {
+    budget: Option<Budget>,
+    bytes: u64,
+}
+
+impl Held {
+    /// What `budget` came to hold since `before` (its [`Budget::expanded`] then).
+    pub fn since(budget: &Budget, before: u64) -> Held {
+        Held { budget: Some(budget.clone()), bytes: budget.expanded().saturating_sub(before) }
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl Clone for Held {
+    /// A copy holds nothing: the budget counts the first tree only, and the
+    /// original gives its share back once.
+    fn clone(&self) -> Self {
+        Held::default()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(b) = &self.budget {
+            b.release(self.bytes);
+        }
+    }
+}
+
+/// Parse a byte count from the command line: digits with an optional binary
+/// suffix (`K`, `M`, `G`, with or without `i`/`iB`), never wrapping.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| format!("a byte count like 268435456 or 256M, found {s:?}"))?;
+    let shift = match suffix.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KI" | "KIB" | "KB" => 10,
+        "M" | "MI" | "MIB" | "MB" => 20,
+        "G" | "GI" | "GIB" | "GB" => 30,
+        "T" | "TI" | "TIB" | "TB" => 40,
+        _ => return Err(format!("a byte count with a suffix K, M, G or T, found {s:?}")),
+    };
+    n.checked_mul(1u64 << shift).ok_or_else(|| format!("a byte count below 2^64, found {s:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn room_is_the_smaller_budget() {
+        let b = Budget::new(Limits { decompressed: 1000, expanded: 300 });
+        assert_eq!(b.decompress_room(), (300, Exhausted::Expanded));
+        b.spend_decompressed(200);
+        assert!(b.hold(200));
+        assert_eq!(b.decompress_room(), (100, Exhausted::Expanded));
+        b.release(200);
+        assert_eq!(b.decompress_room(), (300, Exhausted::Expanded));
+        b.spend_decompressed(700);
+        assert_eq!(b.decompress_room(), (100, Exhausted::Decompressed));
+    }
+
+    #[test]
+    fn hold_refuses_past_the_limit_and_held_gives_back_on_drop() {
+        let b = Budget::new(Limits { decompressed: 0, expanded: 100 });
+        assert!(b.hold(60));
+        assert!(!b.hold(41));
+        assert!(b.hold(40));
+        let held = Held::since(&b, 0);
+        assert_eq!(held.bytes(), 100);
+        let copy = held.clone();
+        drop(held);
+        assert_eq!(b.expanded(), 0);
+        drop(copy);
+        assert_eq!(b.expanded(), 0);
+        assert!(!b.hold(u64::MAX));
+    }
+
+    #[test]
+    fn byte_counts_parse_without_wrapping() {
+        assert_eq!(parse_bytes("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(parse_bytes("256M"), Ok(256 << 20));
+        assert_eq!(parse_bytes("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_bytes("0"), Ok(0));
+        assert!(parse_bytes("18446744073709551616").is_err());
+        assert!(parse_bytes("17179869184G").is_err());
+        assert!(parse_bytes("-1").is_err());
+        assert!(parse_bytes("12X").is_err());
+    }
+}

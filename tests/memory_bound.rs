@@ -1,0 +1,132 @@
+//! The stated bound: with the budgets at their defaults, every command on
+//! every hostile input peaks at most at 96 MiB plus a small multiple of the
+//! input's size (`MULTIPLE` below, stated in FUZZING.md). Each run is the real
+//! binary; `/usr/bin/time -f %M` gives its peak resident set.
+
+mod common;
+
+use common::batches::{batch, batch_of, compress, legacy_message, record_bytes, Rec};
+use common::pcap_writer::{conversation, pcap, Link};
+use kwire::decode::Direction;
+use kwire::encode::frame::{encode_frame, example_header, FrameSpec};
+use kwire::schema::Catalogue;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Peak RSS allowed: a fixed part (the binary, its catalogue, the budgets'
+/// 32 MiB of expanded data) plus this many bytes per input byte (tree nodes
+/// are 216 bytes; a tagged field or a header can be one node per byte or two).
+const FIXED: u64 = 96 << 20;
+const MULTIPLE: u64 = 600;
+
+fn tiny_records(count: usize) -> Vec<Rec> {
+    (0..count).map(|_| Rec { key: None, value: None, headers: Vec::new(), timestamp_delta: 0 }).collect()
+}
+
+fn produce(cat: &Catalogue, records: &[u8]) -> Vec<u8> {
+    let fs = FrameSpec { direction: Direction::Request, api_key: 0, version: 9, release: None };
+    let body = serde_json::json!({
+        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
+        "TopicData": [{"Name": "t", "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]
+    });
+    encode_frame(cat, &fs, &example_header(Direction::Request), body.as_object().unwrap()).unwrap()
+}
+
+struct Inputs {
+    dir: PathBuf,
+}
+
+impl Inputs {
+    fn new() -> Inputs {
+        let dir = std::env::temp_dir().join(format!("kwire-memory-bound-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Inputs { dir }
+    }
+
+    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+impl Drop for Inputs {
+    fn drop(&mut self) {
+        if std::env::var_os("KWIRE_KEEP_INPUTS").is_none() { let _ = std::fs::remove_dir_all(&self.dir); }
+    }
+}
+
+/// Peak resident set of `kwire ARGS` in bytes, and its exit status.
+fn peak_rss(args: &[&str], file: &Path) -> (u64, i32) {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("/usr/bin/time (Debian package time) runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kb: u64 = stderr.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| panic!("no peak in {stderr}"));
+    (kb * 1024, out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn every_command_on_hostile_input_stays_within_the_stated_bound() {
+    if !Path::new("/usr/bin/time").exists() {
+        panic!("/usr/bin/time is missing (apt-get install time); the bound cannot be measured");
+    }
+    let cat = Catalogue::builtin();
+    let inputs = Inputs::new();
+    // 8 MiB of 7-byte records in a gzip batch: a few kilobytes.
+    let count = (8 << 20) / 7;
+    let bomb = produce(cat, &batch_of(0, 1, &record_bytes(&tiny_records(1)[0], 0).repeat(count), count as i32));
+    // 32 gzip batches of 8 MiB each.
+    let big_value = vec![0u8; 8 << 20];
+    let one = batch(0, 1, &[Rec { key: None, value: Some(big_value), headers: Vec::new(), timestamp_delta: 0 }]);
+    let many = produce(cat, &one.repeat(32));
+    // Nested legacy wrappers: 64 gzip wrappers of 4 MiB of zeros inside one.
+    let inner_value = compress(1, &legacy_message(0, 1, 0, None, Some(&vec![0u8; 4 << 20])));
+    let inner = legacy_message(0, 1, 1, None, Some(&inner_value));
+    let nested = legacy_message(0, 1, 1, None, Some(&compress(1, &inner.repeat(64))));
+    // The bomb frame in a capture.
+    let capture = pcap(Link::EthernetV4, &conversation(&[(true, bomb.clone())], 1400));
+    let files = [
+        ("bomb.bin", bomb.clone()),
+        ("bomb.hex", hex::encode(&bomb).into_bytes()),
+        ("many.bin", many),
+        ("nested.log", nested),
+        ("zeros.log", vec![0u8; 1 << 20]),
+        ("bomb.pcap", capture),
+    ];
+    let runs: &[(&str, &[&str])] = &[
+        ("bomb.bin", &["decode", "--binary"]),
+        ("bomb.bin", &["decode", "--binary", "--format", "tree-json"]),
+        ("bomb.bin", &["decode", "--binary", "--format", "grid"]),
+        ("bomb.bin", &["decode", "--binary", "--json"]),
+        ("bomb.hex", &["decode"]),
+        ("many.bin", &["decode", "--binary"]),
+        ("many.bin", &["decode", "--binary", "--format", "tree-json"]),
+        ("nested.log", &["records"]),
+        ("nested.log", &["records", "--format", "dump"]),
+        ("nested.log", &["records", "--format", "json"]),
+        ("zeros.log", &["records"]),
+        ("bomb.pcap", &["capture"]),
+        ("bomb.pcap", &["capture", "--format", "tree-json"]),
+        ("bomb.pcap", &["capture", "--list"]),
+    ];
+    let mut report = Vec::new();
+    for (name, args) in runs {
+        let bytes = &files.iter().find(|(n, _)| n == name).expect("an input").1;
+        let path = inputs.write(name, bytes);
+        let (peak, status) = peak_rss(args, &path);
+        let bound = FIXED + MULTIPLE * bytes.len() as u64;
+        report.push(format!("kwire {} {name} ({} bytes): peak {} KiB, bound {} KiB, exit {status}", args.join(" "), bytes.len(), peak >> 10, bound >> 10));
+        assert!(peak <= bound, "{}", report.last().unwrap());
+        // Damage and budgets are never exit 0 where records are decoded (the
+        // values-only JSON checks them too; capture's exit status is its own).
+        if args[0] != "capture" {
+            assert_ne!(status, 0, "{}", report.last().unwrap());
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+}
