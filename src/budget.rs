@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// Default total of decompressed bytes per input (`--max-decompressed`).
 pub const DEFAULT_MAX_DECOMPRESSED: u64 = 256 << 20;
 /// Default bytes of decompressed data and trees built from it held at once (`--max-expanded`).
-pub const DEFAULT_MAX_EXPANDED: u64 = 16 << 20;
+pub const DEFAULT_MAX_EXPANDED: u64 = 12 << 20;
 
 /// The two limits of a [`Budget`], in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +94,11 @@ impl Budget {
         let held = l.expanded.saturating_sub(self.expanded());
         let (room, by) = if held < total { (held, Exhausted::Expanded) } else { (total, Exhausted::Decompressed) };
         (usize::try_from(room).unwrap_or(usize::MAX), by)
+    }
+
+    /// Expanded bytes that may still be held.
+    pub fn expanded_room(&self) -> u64 {
+        self.0.limits.expanded.saturating_sub(self.expanded())
     }
 
     /// `n` bytes were decompressed (whether or not they are kept).

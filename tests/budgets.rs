@@ -216,8 +216,8 @@ fn record_damage_is_kept_apart_from_warnings() {
 #[test]
 fn defaults_are_the_stated_ones() {
     assert_eq!(DEFAULT_MAX_DECOMPRESSED, 256 << 20);
-    assert_eq!(DEFAULT_MAX_EXPANDED, 16 << 20);
-    assert_eq!(Budget::default().limits(), Limits { decompressed: 256 << 20, expanded: 16 << 20 });
+    assert_eq!(DEFAULT_MAX_EXPANDED, 12 << 20);
+    assert_eq!(Budget::default().limits(), Limits { decompressed: 256 << 20, expanded: 12 << 20 });
 }
 
 #[test]

@@ -62,7 +62,7 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = kwire::budget::parse_bytes)]
     pub max_decompressed: u64,
     /// Bytes of decompressed data and the tree built from it held at once.
-    #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = kwire::budget::parse_bytes)]
+    #[arg(long, value_name = "BYTES", default_value = "12M", value_parser = kwire::budget::parse_bytes)]
     pub max_expanded: u64,
 }
 

@@ -68,8 +68,8 @@ impl From<String> for DecompressError {
 pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
     match codec {
         Codec::None => Ok(data.to_vec()),
-        Codec::Gzip => read_bounded(flate2::read::GzDecoder::new(data), limit),
-        Codec::Lz4 => read_bounded(lz4_flex::frame::FrameDecoder::new(data), limit),
+        Codec::Gzip => read_bounded(flate2::read::GzDecoder::new(data), limit, gzip_size(data)),
+        Codec::Lz4 => read_bounded(lz4_flex::frame::FrameDecoder::new(data), limit, None),
         Codec::Zstd => {
             // The decoder allocates the window the frame header declares before
             // producing a byte: a declared window over the limit is refused unread.
@@ -79,7 +79,7 @@ pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, De
                 }
             }
             let dec = ruzstd::decoding::StreamingDecoder::new(data).map_err(|e| format!("zstd: {e}"))?;
-            read_bounded(dec, limit)
+            read_bounded(dec, limit, zstd_content_size(data))
         }
         Codec::Snappy => {
             if data.starts_with(XERIAL_MAGIC) {
@@ -143,8 +143,26 @@ pub fn decompress_within(codec: Codec, data: &[u8], budget: &Budget) -> Result<V
     }
 }
 
-fn read_bounded(r: impl Read, limit: usize) -> Result<Vec<u8>, DecompressError> {
-    let mut out = Vec::new();
+/// The size a gzip stream's trailer gives (ISIZE: the input size modulo 2^32,
+/// of the last member): a hint, never trusted past the limit.
+fn gzip_size(data: &[u8]) -> Option<u64> {
+    let t = data.len().checked_sub(4).and_then(|at| data.get(at..))?;
+    Some(u64::from(u32::from_le_bytes([t[0], t[1], t[2], t[3]])))
+}
+
+/// The content size a zstd single-segment frame header declares: a hint.
+fn zstd_content_size(data: &[u8]) -> Option<u64> {
+    let single_segment = data.get(4).is_some_and(|d| d & 0x20 != 0);
+    single_segment.then(|| zstd_window_size(data)).flatten()
+}
+
+/// Everything `r` gives, failing once it passes `limit` bytes. With a size
+/// hint the output is allocated once (at most `limit` + 1 bytes, whatever the
+/// hint claims): growing by doubling would touch up to three times the data,
+/// and what the allocator keeps of the smaller buffers stays resident.
+fn read_bounded(r: impl Read, limit: usize, hint: Option<u64>) -> Result<Vec<u8>, DecompressError> {
+    let cap = hint.map_or(0, |h| usize::try_from(h).unwrap_or(usize::MAX).min(limit).saturating_add(1));
+    let mut out = Vec::with_capacity(cap);
     // One byte past the limit tells "exactly at the limit" from "over it"
     // (saturating: a limit of usize::MAX must not wrap to nothing).
     r.take((limit as u64).saturating_add(1)).read_to_end(&mut out).map_err(|e| e.to_string())?;

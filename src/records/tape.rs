@@ -101,6 +101,11 @@ fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Sl
             return false;
         }
     } else {
+        // Records the batch says it holds that cannot fit are left to reading
+        // (which shows where the budget ran out) before anything is decompressed twice.
+        if (count.max(0) as u64).saturating_mul(RECORD_COST) > budget.expanded_room() {
+            return false;
+        }
         let Ok(data) = decompress_within(codec, &buf[body.0..body.1], budget) else { return false };
         let comp = push(slots, SlotKind::Compressed, buffers.len() as u32, Val::Null, (body.0, body.1 - body.0, 0));
         if !records(&data, (0, data.len()), count, slots, Some(budget)) {
