@@ -1,0 +1,112 @@
+//! Damage in record data is never silent: exit status 2 and the damage in
+//! every format (`decode` tree, JSON, tree JSON; `records` tree and dump).
+
+mod common;
+
+use common::batches::{batch, legacy_message, Rec};
+use kwire::decode::Direction;
+use kwire::encode::frame::{encode_frame, example_header, FrameSpec};
+use kwire::schema::Catalogue;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn kwire(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn produce(records: &[u8]) -> Vec<u8> {
+    let cat = Catalogue::builtin();
+    let fs = FrameSpec { direction: Direction::Request, api_key: 0, version: 9, release: None };
+    let body = serde_json::json!({
+        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
+        "TopicData": [{"Name": "t", "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]
+    });
+    encode_frame(cat, &fs, &example_header(Direction::Request), body.as_object().unwrap()).unwrap()
+}
+
+fn records() -> Vec<Rec> {
+    vec![
+        Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: vec![], timestamp_delta: 0 },
+        Rec { key: None, value: Some(b"second".to_vec()), headers: vec![], timestamp_delta: 1 },
+    ]
+}
+
+/// A batch whose checksum no longer matches its bytes.
+fn bad_crc() -> Vec<u8> {
+    let mut b = batch(0, 0, &records());
+    b[30] ^= 1;
+    b
+}
+
+/// A batch whose second record's length runs past the batch (checksum made again).
+fn bad_record() -> Vec<u8> {
+    let mut b = batch(0, 0, &records());
+    // The first record's length varint is at 61; the second record starts after it.
+    let first_len = (b[61] >> 1) as usize;
+    b[61 + 1 + first_len] = 0x7e; // a length of 63, past the end
+    let crc = kwire::protocol::crc32c::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+fn unknown_codec() -> Vec<u8> {
+    let mut b = batch(0, 0, &records());
+    b[22] |= 0x07;
+    let crc = kwire::protocol::crc32c::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+#[test]
+fn decode_exits_2_and_shows_record_damage_in_every_format() {
+    for (what, batch) in [("bad crc", bad_crc()), ("bad record", bad_record()), ("unknown codec", unknown_codec())] {
+        let frame = produce(&batch);
+        for format in ["tree", "json", "tree-json"] {
+            let (status, out, err) = kwire(&["decode", "--binary", "--format", format, "-"], &frame);
+            assert_eq!(status, 2, "{what} {format}: {err}");
+            assert!(err.contains("record data"), "{what} {format}: {err}");
+            match format {
+                "json" | "tree-json" => {
+                    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+                    let errors = v["record_errors"].as_array().unwrap_or_else(|| panic!("{what} {format}: {out}"));
+                    assert!(!errors.is_empty());
+                    let offset = errors[0]["offset"].as_u64().unwrap() as usize;
+                    assert!(offset > 40 && offset < frame.len(), "{what}: offset {offset}");
+                }
+                _ => assert!(out.contains("!!") || out.contains("warning"), "{what}: {out}"),
+            }
+        }
+    }
+    // An undamaged batch: exit 0, no record_errors.
+    let (status, out, err) = kwire(&["decode", "--binary", "--json", "-"], &produce(&batch(0, 0, &records())));
+    assert_eq!(status, 0, "{err}");
+    assert!(!out.contains("record_errors"));
+}
+
+#[test]
+fn the_dump_prints_damage_never_invented_values() {
+    for (what, log) in [("bad record", bad_record()), ("unknown codec", unknown_codec()), ("bad crc", bad_crc())] {
+        let (status, out, err) = kwire(&["records", "--format", "dump", "-"], &log);
+        assert_eq!(status, 2, "{what}: {err}");
+        assert!(!out.contains("offset: -1"), "{what}: {out}");
+        assert!(err.contains("record data"), "{what}: {err}");
+        match what {
+            "bad crc" => assert!(out.contains("crcValid: false"), "{out}"),
+            _ => assert!(out.contains("| damaged"), "{what}: {out}"),
+        }
+    }
+    // A legacy message is no RecordBatch v2: said so, with no -1 fields.
+    let (status, out, _) = kwire(&["records", "--format", "dump", "-"], &legacy_message(0, 1, 0, Some(b"k"), Some(b"v")));
+    assert_eq!(status, 0);
+    assert!(out.contains("not a RecordBatch v2"), "{out}");
+    assert!(!out.contains("-1"), "{out}");
+}
