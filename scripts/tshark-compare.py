@@ -66,6 +66,8 @@ def tshark_facts(layer):
 
 ts = json.loads(subprocess.run(["tshark", "-r", cap, "-d", f"tcp.port=={port},kafka", "-T", "json"], capture_output=True, text=True, check=True).stdout or "[]")
 kw = [json.loads(l) for l in subprocess.run([kwire, "capture", cap, "--json", "--port", port], capture_output=True, text=True).stdout.splitlines() if l.startswith("{")]
+# Notes of skipped bytes are no frames (tshark has no counterpart for them).
+kw = [f for f in kw if f.get("kind") != "skipped"]
 
 by_key = {}
 for f in kw:

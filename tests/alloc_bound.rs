@@ -2,42 +2,15 @@
 //! 40-byte frame cannot make the decoder allocate more than a small multiple of
 //! the tree it yields. A counting global allocator measures the peak.
 
+mod common;
+
 use bytes::Bytes;
 use kwire::decode::{decode_frames, DecodeOptions, Direction};
 use kwire::schema::Catalogue;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
+use common::alloc::peak_during;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Peak bytes allocated above the starting level while `f` runs.
-fn peak_during(f: impl FnOnce()) -> usize {
-    let base = CURRENT.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    f();
-    PEAK.load(Ordering::SeqCst) - base
-}
+static GLOBAL: common::alloc::Counting = common::alloc::Counting;
 
 /// 40-byte frames whose length fields claim the most they can.
 fn hostile_frames() -> Vec<(&'static str, Vec<u8>, DecodeOptions)> {
@@ -75,7 +48,7 @@ fn a_40_byte_input_allocates_a_bounded_amount() {
         // notes) are made on first use and kept, bounded by the catalogue's
         // size: fill them first, so that the peak measures what the input costs.
         drop(decode_frames(cat, &input, &opts));
-        let peak = peak_during(|| {
+        let ((), peak) = peak_during(|| {
             let frames = decode_frames(cat, &input, &opts);
             assert!(!frames.is_empty());
             drop(frames);

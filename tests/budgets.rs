@@ -6,60 +6,17 @@
 mod common;
 
 use bytes::Bytes;
-use common::batches::{batch, batch_of, compress, legacy_message, record_bytes, Rec};
+use common::batches::{produce, batch, batch_of, compress, legacy_message, record_bytes, Rec};
 use kwire::budget::{Budget, Limits, DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_EXPANDED};
 use kwire::decode::fields::Context;
-use kwire::decode::{decode_frames, DecodeOptions, Direction, Node};
-use kwire::encode::frame::{encode_frame, example_header, FrameSpec};
+use kwire::decode::{decode_frames, DecodeOptions, Node};
 use kwire::records::BatchDecoder;
 use kwire::schema::Catalogue;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Tests run in parallel; peaks are measured one at a time.
-static MEASURING: Mutex<()> = Mutex::new(());
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
+use common::alloc::{one_at_a_time, peak_during};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: common::alloc::Counting = common::alloc::Counting;
 
-/// Peak bytes allocated above the starting level while `f` runs.
-fn peak_during<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let base = CURRENT.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    let r = f();
-    (PEAK.load(Ordering::SeqCst).saturating_sub(base), r)
-}
-
-/// A Produce v9 request carrying `records`.
-fn produce(cat: &Catalogue, records: &[u8]) -> Vec<u8> {
-    let fs = FrameSpec { direction: Direction::Request, api_key: 0, version: 9, release: None };
-    let body = serde_json::json!({
-        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
-        "TopicData": [{"Name": "t", "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]
-    });
-    encode_frame(cat, &fs, &example_header(Direction::Request), body.as_object().unwrap()).unwrap()
-}
 
 /// The smallest record: no key, no value, no headers (7 bytes).
 fn tiny() -> Rec {
@@ -86,11 +43,12 @@ fn has_error_containing(n: &Node, text: &str) -> bool {
 fn a_bomb_of_tiny_records_stays_within_the_expanded_budget() {
     let cat = Catalogue::builtin();
     // 8 MiB of 7-byte records in a few kilobytes of gzip.
-    let frame = produce(cat, &bomb_batch(1, (8 << 20) / 7));
+    let frame = produce(cat, "t", &bomb_batch(1, (8 << 20) / 7));
     assert!(frame.len() < 64 << 10, "the bomb is {} bytes", frame.len());
     let input = Bytes::from(frame);
     drop(decode_frames(cat, &input, &DecodeOptions::default()));
-    let (peak, frames) = peak_during(|| decode_frames(cat, &input, &DecodeOptions::default()));
+    let _one = one_at_a_time();
+    let (frames, peak) = peak_during(|| decode_frames(cat, &input, &DecodeOptions::default()));
     let f = &frames[0];
     assert!(f.error.is_none(), "{:?}", f.error);
     // Stopped with a note at its offset that names the option.
@@ -123,7 +81,7 @@ fn many_batches_each_under_a_per_batch_bound_share_one_total() {
         batch(0, 1, &[Rec { key: None, value: Some(value), headers: Vec::new(), timestamp_delta: 0 }])
     };
     let records: Vec<u8> = (0..32).flat_map(|_| one.iter().copied()).collect();
-    let input = Bytes::from(produce(cat, &records));
+    let input = Bytes::from(produce(cat, "t", &records));
     let budget = Budget::new(Limits { decompressed: 20 << 20, expanded: 1 << 30 });
     let opts = DecodeOptions { budget: budget.clone(), ..Default::default() };
     let frames = decode_frames(cat, &input, &opts);
@@ -158,7 +116,7 @@ fn nested_legacy_wrappers_draw_on_the_same_total() {
 fn the_largest_decompression_budget_does_not_wrap_to_nothing() {
     let cat = Catalogue::builtin();
     let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: Vec::new(), timestamp_delta: 0 }];
-    let input = Bytes::from(produce(cat, &batch(0, 1, &records)));
+    let input = Bytes::from(produce(cat, "t", &batch(0, 1, &records)));
     let budget = Budget::new(Limits { decompressed: u64::MAX, expanded: u64::MAX });
     let frames = decode_frames(cat, &input, &DecodeOptions { budget, ..Default::default() });
     assert!(frames[0].record_damage.is_empty(), "{:?}", frames[0].record_damage);
@@ -202,7 +160,7 @@ fn record_damage_is_kept_apart_from_warnings() {
     let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: Vec::new(), timestamp_delta: 0 }];
     let mut bad_crc = batch(0, 0, &records);
     bad_crc[30] ^= 1;
-    let input = Bytes::from(produce(cat, &bad_crc));
+    let input = Bytes::from(produce(cat, "t", &bad_crc));
     let frames = decode_frames(cat, &input, &DecodeOptions::default());
     let f = &frames[0];
     assert!(f.error.is_none());
@@ -224,7 +182,7 @@ fn defaults_are_the_stated_ones() {
 fn tree_json_written_as_it_goes_is_the_tree_json_value() {
     let cat = Catalogue::builtin();
     let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"\x1b[2Jv\xc2\x85".to_vec()), headers: vec![("h".into(), None)], timestamp_delta: 0 }];
-    let mut inputs: Vec<Vec<u8>> = vec![produce(cat, &batch(0, 1, &records)), produce(cat, &batch(0, 0, &records))];
+    let mut inputs: Vec<Vec<u8>> = vec![produce(cat, "t", &batch(0, 1, &records)), produce(cat, "t", &batch(0, 0, &records))];
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/samples")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "hex") && !path.to_string_lossy().contains("response") {

@@ -192,6 +192,11 @@ fn a_capture_without_kafka_traffic_says_so() {
     let _ = std::fs::remove_file(&file);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no Kafka traffic found"), "{}", String::from_utf8_lossy(&out.stderr));
+    // Loss in a connection that is not Kafka is not Kafka's: no notes.
+    let mut segs = conversation(&http, 10);
+    segs.remove(4);
+    let (frames, notes) = captured_of(&pcap(Link::EthernetV4, &segs));
+    assert!(frames.is_empty() && notes.is_empty(), "{notes:?}");
 }
 
 /// Frames and skip notes of a capture.

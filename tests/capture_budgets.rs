@@ -13,42 +13,10 @@ mod common;
 use common::batches::{batch, Rec};
 use common::pcap_writer::{conversation, on_port, pcap, Link, Seg};
 use kwire::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame, SkipReason, Skipped, StreamCut};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Tests run in parallel; peaks are measured one test at a time.
-static MEASURING: Mutex<()> = Mutex::new(());
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
+use common::alloc::{one_at_a_time, peak_during};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Peak bytes allocated above the starting level while `f` runs.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = CURRENT.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    let out = f();
-    (out, PEAK.load(Ordering::SeqCst) - base)
-}
+static GLOBAL: common::alloc::Counting = common::alloc::Counting;
 
 /// A SaslAuthenticate v1 request: header v1 and a body of one int32-length
 /// byte array, so it decodes cleanly at any size.
@@ -128,7 +96,7 @@ fn partial_headers() -> Vec<u8> {
 
 #[test]
 fn two_thousand_partial_headers_stay_small() {
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let capture = partial_headers();
     assert!(capture.len() < 200_000);
     let ((out, stats), peak) = peak_during(|| read(&capture, &CaptureOptions::default()));
@@ -147,7 +115,7 @@ fn two_thousand_partial_headers_stay_small() {
 
 #[test]
 fn a_closed_connection_frees_its_partial_frame() {
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     // 200 connections each send 20 kB of a 1 MB frame, then close: FIN from the
     // client, or RST from the broker (which ends both directions).
     let capture = connections(
@@ -176,7 +144,7 @@ fn a_closed_connection_frees_its_partial_frame() {
 
 #[test]
 fn the_memory_cap_drops_the_oldest_partial_frames() {
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     const CAP: usize = 1 << 20;
     const CONNS: usize = 40;
     let big = sasl(1, 300_000);
@@ -245,7 +213,7 @@ fn bad_frame_then_dense(mb: usize) -> Vec<u8> {
 
 #[test]
 fn resync_over_megabytes_looks_at_each_position_once() {
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let (out, stats) = read(&bad_frame_then(4), &CaptureOptions::default());
     let f = frames(&out);
     let corrs: Vec<_> = f.iter().map(|f| (f.correlation_id, f.after_gap)).collect();
@@ -276,7 +244,7 @@ fn resync_over_megabytes_looks_at_each_position_once() {
 
 #[test]
 fn resync_through_garbage_stays_linear() {
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     // After a lost segment, 2 MB of pseudo-random bytes (some of them plausible
     // request headers), then frames again.
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
@@ -310,7 +278,7 @@ fn resync_through_garbage_stays_linear() {
 
 #[test]
 fn finding_the_client_and_resyncing_decompress_nothing() {
-    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let bomb = |corr| produce_bomb(corr, 48 << 20);
     assert!(bomb(1).len() < 1 << 20);
     // The bomb is the connection's first request (it decides the client side)
@@ -325,10 +293,13 @@ fn finding_the_client_and_resyncing_decompress_nothing() {
     assert!(peak < 8 << 20, "peak {peak} bytes: a candidate was decompressed");
 }
 
+/// The CLI on the hostile captures: every one says what it skipped (exit 2)
+/// and stays within the bound `tests/memory_bound.rs` states. With
+/// `KWIRE_CAPTURE_DIR` set, the captures are kept there for measuring by hand.
 #[test]
-#[ignore = "writes captures for measuring the CLI; run with --ignored"]
-fn write_measurement_captures() {
-    let dir = std::path::PathBuf::from(std::env::var("KWIRE_CAPTURE_DIR").unwrap_or_else(|_| "/tmp/kwire-captures".into()));
+fn the_cli_on_hostile_captures_notes_skips_and_stays_small() {
+    let keep = std::env::var_os("KWIRE_CAPTURE_DIR").map(std::path::PathBuf::from);
+    let dir = keep.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("kwire-hostile-captures-{}", std::process::id())));
     std::fs::create_dir_all(&dir).unwrap();
     let bomb = produce_bomb(3, 48 << 20);
     let mut gap = conversation(&[(true, produce_bomb(1, 48 << 20)), (true, sasl(2, 5000)), (true, bomb.clone())], 1000);
@@ -342,7 +313,26 @@ fn write_measurement_captures() {
         ("gzip-bomb-first-and-after-gap.pcap", pcap(Link::EthernetV4, &gap)),
     ];
     for (name, bytes) in files {
-        std::fs::write(dir.join(name), &bytes).unwrap();
-        eprintln!("{}: {} bytes", dir.join(name).display(), bytes.len());
+        let path = dir.join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        for args in [&["capture", "--list"][..], &["capture"][..]] {
+            let out = std::process::Command::new("/usr/bin/time")
+                .args(["-f", "%M"])
+                .arg(env!("CARGO_BIN_EXE_kwire"))
+                .args(args)
+                .arg(&path)
+                .stdout(std::process::Stdio::null())
+                .output()
+                .expect("/usr/bin/time (Debian package time) runs");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let peak_kib: u64 = stderr.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| panic!("{name}: no peak in {stderr}"));
+            assert_eq!(out.status.code(), Some(2), "{name} {args:?}: {stderr}");
+            assert!(stderr.contains("skipped"), "{name} {args:?}: {stderr}");
+            let bound_kib = (64 << 10) + 600 * bytes.len() as u64 / 1024;
+            assert!(peak_kib <= bound_kib, "{name} {args:?}: peak {peak_kib} KiB, bound {bound_kib} KiB");
+        }
+    }
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

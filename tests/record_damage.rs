@@ -3,9 +3,7 @@
 
 mod common;
 
-use common::batches::{batch, legacy_message, Rec};
-use kwire::decode::Direction;
-use kwire::encode::frame::{encode_frame, example_header, FrameSpec};
+use common::batches::{produce, batch, legacy_message, Rec};
 use kwire::schema::Catalogue;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -23,15 +21,6 @@ fn kwire(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
-fn produce(records: &[u8]) -> Vec<u8> {
-    let cat = Catalogue::builtin();
-    let fs = FrameSpec { direction: Direction::Request, api_key: 0, version: 9, release: None };
-    let body = serde_json::json!({
-        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
-        "TopicData": [{"Name": "t", "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]
-    });
-    encode_frame(cat, &fs, &example_header(Direction::Request), body.as_object().unwrap()).unwrap()
-}
 
 fn records() -> Vec<Rec> {
     vec![
@@ -69,7 +58,7 @@ fn unknown_codec() -> Vec<u8> {
 #[test]
 fn decode_exits_2_and_shows_record_damage_in_every_format() {
     for (what, batch) in [("bad crc", bad_crc()), ("bad record", bad_record()), ("unknown codec", unknown_codec())] {
-        let frame = produce(&batch);
+        let frame = produce(Catalogue::builtin(), "t", &batch);
         for format in ["tree", "json", "tree-json"] {
             let (status, out, err) = kwire(&["decode", "--binary", "--format", format, "-"], &frame);
             assert_eq!(status, 2, "{what} {format}: {err}");
@@ -87,7 +76,7 @@ fn decode_exits_2_and_shows_record_damage_in_every_format() {
         }
     }
     // An undamaged batch: exit 0, no record_errors.
-    let (status, out, err) = kwire(&["decode", "--binary", "--json", "-"], &produce(&batch(0, 0, &records())));
+    let (status, out, err) = kwire(&["decode", "--binary", "--json", "-"], &produce(Catalogue::builtin(), "t", &batch(0, 0, &records())));
     assert_eq!(status, 0, "{err}");
     assert!(!out.contains("record_errors"));
 }

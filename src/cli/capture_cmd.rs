@@ -39,6 +39,8 @@ pub struct CaptureArgs {
     pub guess: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub budget: super::decode_cmd::BudgetArgs,
     /// Open the selected frames in the terminal explorer.
     #[arg(long, conflicts_with_all = ["list", "format", "json", "full_docs"])]
     pub tui: bool,
@@ -332,6 +334,9 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
     let cut_bodies = args.list.then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
     let opts = CaptureOptions { port: args.port, cut_bodies, ..Default::default() };
     let mut skipped = SkipTally::default();
+    // One budget for the whole capture: its frames are dropped as they are
+    // written, so what they held goes back; what they decompressed does not.
+    let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
     let stats = for_each_captured(cat, input, &opts, |c| {
         let f = match c {
             Captured::Frame(f) => f,
@@ -389,8 +394,12 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
         } else {
             // The JSON contract needs values only (records stay hex).
             let values_only = format == Format::Json;
-            let (frame, note) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { values_only, ..Default::default() });
+            let (frame, note) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { values_only, ..whole_capture.clone() });
             if frame.error.is_some() {
+                status = exit::MALFORMED;
+            }
+            for e in &frame.record_damage {
+                eprintln!("kwire: frame {}: record data: {}", f.index, sanitize(&e.to_string()));
                 status = exit::MALFORMED;
             }
             write_decoded(&mut out, &f, &frame, note.as_deref(), format, args.output.full_docs, gap)
@@ -587,10 +596,12 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
     let mut frames = Vec::new();
     let mut skipped = SkipTally::default();
     let opts = CaptureOptions { port: args.port, ..Default::default() };
+    // The explorer holds every frame: their expanded share stays held, within one budget.
+    let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
     let stats = for_each_captured(cat, input, &opts, |c| {
         match c {
             Captured::Frame(f) if filter.keeps(&f) => {
-                let (frame, _) = decode_captured(cat, release, &f, args.guess, false);
+                let (frame, _) = decode_captured_as(cat, release, &f, args.guess, whole_capture.clone());
                 frames.push(frame);
             }
             Captured::Skipped(s) if filter.conn.is_none_or(|c| c == s.conn) => {

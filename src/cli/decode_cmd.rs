@@ -211,6 +211,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             port: None,
             guess: false,
             output: OutputArgs { format: args.output.format(), json: false, full_docs: args.output.full_docs },
+            budget: args.input.budget.clone(),
             tui: false,
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, Box::new(std::io::Cursor::new(raw)));

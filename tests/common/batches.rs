@@ -131,3 +131,14 @@ pub fn legacy_message(offset: i64, magic: u8, attributes: u8, key: Option<&[u8]>
     out.extend_from_slice(&m);
     out
 }
+
+/// A Produce v9 request carrying `records` for partition 0 of `topic`.
+pub fn produce(cat: &kwire::schema::Catalogue, topic: &str, records: &[u8]) -> Vec<u8> {
+    use kwire::encode::frame::{encode_frame, example_header, FrameSpec};
+    let fs = FrameSpec { direction: kwire::decode::Direction::Request, api_key: 0, version: 9, release: None };
+    let body = serde_json::json!({
+        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
+        "TopicData": [{"Name": topic, "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]
+    });
+    encode_frame(cat, &fs, &example_header(kwire::decode::Direction::Request), body.as_object().unwrap()).unwrap()
+}

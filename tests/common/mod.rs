@@ -84,6 +84,7 @@ pub fn read_tar_gz(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     }
     out
 }
+pub mod alloc;
 pub mod random_body;
 pub mod batches;
 pub mod pcap_writer;
