@@ -4,14 +4,14 @@
 //! `kwire decode --json | kwire encode` gives back the same bytes. An `_raw`
 //! entry that disagrees with its value, or names no field, is refused.
 
+mod common;
+
 use bytes::Bytes;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame};
 use kwire::encode::{encode_frame, encode_frame_exact, FrameSpec, RawValues};
 use kwire::render::json::{frame_contract, to_text, write_contract};
 use kwire::schema::Catalogue;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// AlterClientQuotas v1 (flexible) carries a float64 per op.
 const API: i16 = 49;
@@ -54,18 +54,6 @@ fn contract_text(frame: &Frame) -> String {
     String::from_utf8(out).unwrap()
 }
 
-fn kwire(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
-        .args(args)
-        .env_remove("KWIRE_DEFS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 #[test]
 fn lossy_values_carry_their_bytes_in_raw() {
@@ -108,7 +96,7 @@ fn lossless_frames_have_no_raw_member() {
         b[at..at + 8].copy_from_slice(&bits.to_be_bytes());
         let text = contract_text(&decode(&b, true));
         assert!(!text.contains("_raw"), "{text}");
-        let round = kwire(&["encode"], text.as_bytes());
+        let round = common::kwire_with_stdin(&["encode"], text.as_bytes());
         assert_eq!(String::from_utf8_lossy(&round.stdout).trim(), hex::encode(&b), "bits {bits:016x}");
     }
 }
@@ -116,9 +104,9 @@ fn lossless_frames_have_no_raw_member() {
 #[test]
 fn decode_json_then_encode_gives_the_same_bytes() {
     let bytes = lossy_frame();
-    let decoded = kwire(&["decode", "--json", "-"], hex::encode(&bytes).as_bytes());
+    let decoded = common::kwire_with_stdin(&["decode", "--json", "-"], hex::encode(&bytes).as_bytes());
     assert!(decoded.status.success(), "{}", String::from_utf8_lossy(&decoded.stderr));
-    let encoded = kwire(&["encode"], &decoded.stdout);
+    let encoded = common::kwire_with_stdin(&["encode"], &decoded.stdout);
     assert!(encoded.status.success(), "{}", String::from_utf8_lossy(&encoded.stderr));
     assert_eq!(String::from_utf8(encoded.stdout).unwrap().trim(), hex::encode(&bytes));
 }
@@ -130,7 +118,7 @@ fn raw_entries_that_disagree_or_name_nothing_are_refused() {
     let refused = |edit: &dyn Fn(&mut Value), expected: &str| {
         let mut c = contract.clone();
         edit(&mut c);
-        let out = kwire(&["encode"], c.to_string().as_bytes());
+        let out = common::kwire_with_stdin(&["encode"], c.to_string().as_bytes());
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(out.stdout.is_empty());
@@ -145,7 +133,7 @@ fn raw_entries_that_disagree_or_name_nothing_are_refused() {
     // Without `_raw`, the nearest values encode (exit 0), as before.
     let mut c = contract.clone();
     c.as_object_mut().unwrap().remove("_raw");
-    assert!(kwire(&["encode"], c.to_string().as_bytes()).status.success());
+    assert!(common::kwire_with_stdin(&["encode"], c.to_string().as_bytes()).status.success());
 }
 
 #[test]

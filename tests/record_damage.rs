@@ -5,21 +5,13 @@ mod common;
 
 use common::batches::{produce, batch, legacy_message, Rec};
 use kwire::schema::Catalogue;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
+/// Exit status, standard output and standard error of `kwire ARGS < stdin`.
 fn kwire(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::kwire_with_stdin(args, stdin);
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
+
 
 
 fn records() -> Vec<Rec> {

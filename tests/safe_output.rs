@@ -2,6 +2,8 @@
 //! ANSI escapes, bidi overrides and invalid UTF-8 are shown escaped in the tree,
 //! the grid, the TUI and both JSON forms (which always stay valid JSON).
 
+mod common;
+
 use bytes::Bytes;
 use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame};
 use kwire::encode::{encode_frame, FrameSpec};
@@ -127,21 +129,6 @@ fn json_writes_c1_bidi_and_separators_as_escapes() {
     assert_eq!(pretty, serde_json::to_string_pretty(&json!({"k": ["x"]})).unwrap().replace('x', &EVIL_UNICODE.chars().map(|c| if kwire::render::escape::is_unsafe_in_json(c) { format!("\\u{:04x}", c as u32) } else { c.to_string() }).collect::<String>()));
 }
 
-fn kwire_cli(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
-        .args(args)
-        .env_remove("KWIRE_DEFS")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 /// Output of a command as text, checked to hold nothing a terminal would act on.
 fn checked_output(args: &[&str], out: &std::process::Output) -> String {
@@ -173,12 +160,12 @@ fn encode_errors_do_not_echo_escapes() {
         with_raw(named(json!(name.clone()))),
     ];
     for input in inputs {
-        let out = kwire_cli(&["encode"], input.to_string().as_bytes());
+        let out = common::kwire_with_stdin(&["encode"], input.to_string().as_bytes());
         assert_eq!(out.status.code(), Some(1));
         let text = checked_output(&["encode"], &out);
         assert!(text.contains(r"\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2Jx\u{9b}2J\u{202e}"), "the name is shown escaped: {text}");
     }
-    let out = kwire_cli(&["encode", "Metadata", "--version", "12"], format!("{{\"{}\": true}}", OSC52.replace('\u{1b}', "\\u001b").replace('\u{7}', "\\u0007")).as_bytes());
+    let out = common::kwire_with_stdin(&["encode", "Metadata", "--version", "12"], format!("{{\"{}\": true}}", OSC52.replace('\u{1b}', "\\u001b").replace('\u{7}', "\\u0007")).as_bytes());
     assert_eq!(out.status.code(), Some(1));
     checked_output(&["encode"], &out);
 }
@@ -235,7 +222,7 @@ fn definition_names_are_escaped_in_apis_diff_and_pages() {
     for args in runs {
         let mut all = vec!["--defs", d];
         all.extend(&args);
-        let out = kwire_cli(&all, b"");
+        let out = common::kwire_with_stdin(&all, b"");
         let text = checked_output(&all, &out);
         let shown = args[0] != "diff" || args.len() < 4 || args[3] != "7";
         assert!(!shown || text.contains(r"\u{1b}]52") || text.contains(r"\u001b]52") || text.contains("&#x1b;]52"), "kwire {}: the names are shown escaped:\n{text}", args.join(" "));

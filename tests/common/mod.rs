@@ -104,3 +104,21 @@ pub fn all_messages(cat: &kwire::schema::Catalogue) -> Vec<(kwire::decode::Direc
     }
     out
 }
+
+/// `kwire ARGS` with `stdin` on its standard input (no `KWIRE_DEFS`, no colour).
+pub fn kwire_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .env_remove("KWIRE_DEFS")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A command may exit before reading all of its input: that is its answer.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
