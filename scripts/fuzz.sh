@@ -7,14 +7,19 @@ cd "$(dirname "$0")/../fuzz"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hex_text frame records pcap)
+[ ${#targets[@]} -gt 0 ] || targets=(hex_text frame records pcap encode_json)
 export RUSTC_BOOTSTRAP=1
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   case $t in
     hex_text) cp ../samples/*.hex "corpus/$t/" ;;
+    encode_json) for f in ../samples/*request.hex; do ../target/release/kwire decode --json "$f" > "corpus/$t/$(basename "$f" .hex).json" 2>/dev/null || true; done ;;
+    pcap) cp ../samples/captures/*.pcap* "corpus/$t/" 2>/dev/null || true ;;
     frame) for f in ../samples/*.hex; do python3 -c "import sys;d=bytes.fromhex(open(sys.argv[1]).read().replace(' ','').replace('\n',''));open(sys.argv[2],'wb').write(b'\x00\x00'+d)" "$f" "corpus/$t/$(basename "$f" .hex)"; done ;;
   esac
   echo "== $t for ${secs}s"
-  cargo fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=1024 -max_len=65536 2>&1 | grep -E "^#[0-9]+.*(DONE|pulse)|Done|SUMMARY|ERROR|crash" | tail -3
+  # The memory limits hold the budgets to account: RSS (ASan's shadow and
+  # quarantine included) and any single allocation.
+  cargo fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=512 -malloc_limit_mb=64 -max_len=65536 -print_final_stats=1 2>&1 \
+    | grep -E "^#[0-9]+.*(DONE|pulse)|Done|SUMMARY|ERROR|crash|stat::(number_of_executed_units|peak_rss_mb)" | tail -5
 done

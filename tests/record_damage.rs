@@ -91,3 +91,21 @@ fn the_dump_prints_damage_never_invented_values() {
     assert!(out.contains("not a RecordBatch v2"), "{out}");
     assert!(!out.contains("-1"), "{out}");
 }
+
+#[test]
+fn the_largest_budget_on_the_command_line_does_not_wrap_to_nothing() {
+    let frame = produce(Catalogue::builtin(), "t", &batch(0, 1, &records()));
+    let (status, out, err) = kwire(&["decode", "--binary", "--max-decompressed", "18446744073709551615", "-"], &frame);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.contains("Record[1]"), "{out}");
+    // Past 2^64, and with a suffix that would overflow: a wrong command line.
+    for too_big in ["18446744073709551616", "17179869184G"] {
+        let (status, _, err) = kwire(&["decode", "--binary", "--max-decompressed", too_big, "-"], &frame);
+        assert_eq!(status, 2, "{too_big}: {err}");
+        assert!(err.contains("byte count"), "{err}");
+    }
+    // A budget of nothing decompresses nothing, and says so.
+    let (status, _, err) = kwire(&["decode", "--binary", "--max-decompressed", "0", "-"], &frame);
+    assert_eq!(status, 2);
+    assert!(err.contains("--max-decompressed"), "{err}");
+}

@@ -66,7 +66,7 @@ pub fn run_docs(cat: &Catalogue, release: Option<&str>, args: &DocsArgs) -> i32 
             exit::OK
         }
         Err(e) => {
-            eprintln!("kwire: {e}");
+            eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
             exit::FAILURE
         }
     }
@@ -76,7 +76,7 @@ pub fn run_page(cat: &Catalogue, release: Option<&str>, args: &PageArgs) -> i32 
     let page = match find_page(cat, release, &args.name, args.version) {
         Ok(p) => p,
         Err(Some(e)) => {
-            eprintln!("kwire: {e}");
+            eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
             return exit::FAILURE;
         }
         Err(None) => return exit::FAILURE,

@@ -74,7 +74,7 @@ pub fn run(cli: Cli) -> i32 {
     let cat = match catalogue(&cli) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
@@ -102,7 +102,7 @@ pub fn run(cli: Cli) -> i32 {
                 }
             },
             Err(e) => {
-                eprintln!("kwire: {e}");
+                eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
                 exit::FAILURE
             }
         },
@@ -132,7 +132,7 @@ pub fn open_input(path: &str) -> Result<Box<dyn std::io::Read>, i32> {
     match std::fs::File::open(path) {
         Ok(f) => Ok(Box::new(f)),
         Err(e) => {
-            eprintln!("kwire: {path}: {e}");
+            eprintln!("kwire: {}: {e}", kwire::render::escape::sanitize(path));
             Err(exit::FAILURE)
         }
     }
@@ -142,8 +142,9 @@ pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
     let k = cat.resolve_api(text);
     if k.is_none() {
         let hint = cat.suggest_api(text);
-        let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", hint.join(", ")) };
-        eprintln!("kwire: unknown API {text:?}{hint}; `kwire apis` lists them");
+        // Names may come from --defs, the text from the command line: both escaped.
+        let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", kwire::render::escape::sanitize(&hint.join(", "))) };
+        eprintln!("kwire: unknown API \"{}\"{hint}; `kwire apis` lists them", kwire::render::escape::sanitize(text));
     }
     k
 }
