@@ -137,14 +137,25 @@ impl Budget {
         let l = self.0.limits;
         match which {
             Exhausted::Decompressed => {
-                format!("{what} within this input's decompression budget of {} bytes (--max-decompressed raises it)", l.decompressed)
+                format!("{what} within this input's decompression budget of {} (--max-decompressed raises it)", size_text(l.decompressed))
             }
             Exhausted::Expanded => format!(
-                "{what} within the budget of {} bytes for decompressed data and its tree held at once (--max-expanded raises it)",
-                l.expanded
+                "{what} within the budget of {} for decompressed data and its tree held at once (--max-expanded raises it)",
+                size_text(l.expanded)
             ),
         }
     }
+}
+
+/// A byte count as people write the options: `12 MiB` when it is whole
+/// mebibytes (or KiB, GiB), else bytes.
+pub fn size_text(n: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} bytes")
 }
 
 /// Expanded bytes a frame holds, given back to its budget when it is dropped.
@@ -230,6 +241,16 @@ mod tests {
         drop(copy);
         assert_eq!(b.expanded(), 0);
         assert!(!b.hold(u64::MAX));
+    }
+
+    #[test]
+    fn sizes_are_written_in_the_largest_whole_unit() {
+        assert_eq!(size_text(12 << 20), "12 MiB");
+        assert_eq!(size_text(256 << 20), "256 MiB");
+        assert_eq!(size_text(1 << 30), "1 GiB");
+        assert_eq!(size_text(1536), "1536 bytes");
+        assert_eq!(size_text(2048), "2 KiB");
+        assert_eq!(size_text(0), "0 bytes");
     }
 
     #[test]

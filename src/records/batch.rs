@@ -122,7 +122,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 }
             }
             if let Err(e) = self.hold_nodes(LEGACY_MESSAGE_COST, pos, "record batches") {
-                out.push(self.error_node(pos, remaining, &e.expected));
+                out.push(self.over_budget_node(pos, remaining, &e.expected));
                 return;
             }
             match (total, magic) {
@@ -151,6 +151,14 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             }
             index += 1;
         }
+    }
+
+    /// The bytes left undecoded where a budget ran out: not damage in the
+    /// data, but not shown either, which the input's status says.
+    fn over_budget_node(&mut self, pos: usize, len: usize, expected: &str) -> Node {
+        let mut n = self.error_node(pos, len, expected);
+        n.name = "not decoded (over budget)".into();
+        n
     }
 
     fn error_node(&mut self, pos: usize, len: usize, expected: &str) -> Node {
@@ -246,7 +254,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
             let at = r.pos();
             if let Err(e) = self.hold_nodes(RECORD_COST, at, "records") {
-                out.push(self.error_node(at, end - at, &e.expected));
+                out.push(self.over_budget_node(at, end - at, &e.expected));
                 return;
             }
             let node = push_with(out, || record_node(i as usize, at));
