@@ -9,13 +9,14 @@
 //! a cap for the whole capture ([`DEFAULT_MAX_REASSEMBLY`]).
 
 use super::link::Segment;
+use super::candidates::{decodes_cleanly, header_at, request_header, Header, Resync};
+use super::skips::Run;
+pub use super::skips::{SkipReason, Skipped, StreamCut};
 use super::tcp::{Chunk, HalfStream};
-use crate::decode::values::{self, Values};
 use crate::decode::{decode_frame, DecodeOptions, Direction};
-use crate::protocol::headers::API_VERSIONS_KEY;
-use crate::schema::{Catalogue, MessageKind};
+use crate::schema::Catalogue;
 use bytes::{Buf, Bytes, BytesMut};
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 use std::net::SocketAddr;
 
 /// Frames larger than this are taken for garbage when looking for a frame start.
@@ -31,19 +32,6 @@ pub const DEFAULT_MAX_REASSEMBLY: usize = 256 << 20;
 /// moves to a buffer of its own, so an idle connection never pins a large one.
 const REHOME_AFTER: usize = 64 << 10;
 const REHOME_BELOW: usize = 4 << 10;
-
-/// While resyncing, plausible frame starts whose frame has not all arrived wait
-/// to be checked when it has; beyond this many one is given up (see
-/// `Resync::wait_for`), so bytes full of plausible headers cannot grow the list.
-const MAX_WAITING: usize = 16;
-
-/// Bytes resync may decode in candidate frames (as far as each decoding
-/// reached): this many per position looked at, plus a start. Candidates
-/// complete when first looked at are no longer than the data that just
-/// arrived, so without it a stream of overlapping plausible headers could
-/// cost up to a segment's length per byte.
-const RESYNC_DECODE_PER_POSITION: u64 = 4;
-const RESYNC_DECODE_START: u64 = 4 << 20;
 
 /// Skip runs of a direction whose connection is not yet known to be Kafka wait
 /// to be reported; beyond this many, a new one joins the last (they are
@@ -80,96 +68,6 @@ impl CapturedFrame {
     pub fn is_cut(&self) -> bool {
         self.bytes.len() < self.len
     }
-}
-
-/// Why bytes of a stream are in no frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkipReason {
-    /// The capture never saw these bytes (a hole in the TCP stream).
-    Gap,
-    /// The start of a frame whose rest never came; `declared` is the frame's
-    /// whole length (size prefix included), when its size prefix came.
-    Partial { declared: Option<u64>, cut_by: StreamCut },
-    /// A size prefix no frame has (negative, or over [`MAX_FRAME`]), and the
-    /// bytes after it up to the next frame.
-    BadSize(i32),
-    /// Bytes passed over while looking for the next frame after a gap: no
-    /// frame starts in them.
-    NoFrame,
-    /// A partial frame dropped to keep reassembly under its memory cap, and
-    /// the rest of it as it came.
-    MemoryCap { declared: Option<u64> },
-}
-
-/// What cut a partial frame short.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamCut {
-    /// Data after it never arrived.
-    Gap,
-    /// The connection was closed (FIN or RST).
-    Closed,
-    /// The capture ended.
-    EndOfCapture,
-}
-
-impl SkipReason {
-    /// A short name for scripts (the `reason` of a JSON skip record).
-    pub fn code(&self) -> &'static str {
-        match self {
-            SkipReason::Gap => "gap",
-            SkipReason::Partial { .. } => "partial_frame",
-            SkipReason::BadSize(_) => "bad_size",
-            SkipReason::NoFrame => "no_frame",
-            SkipReason::MemoryCap { .. } => "memory_cap",
-        }
-    }
-
-    /// The whole length a partial or dropped frame declared, when known.
-    pub fn declared(&self) -> Option<u64> {
-        match *self {
-            SkipReason::Partial { declared, .. } | SkipReason::MemoryCap { declared } => declared,
-            _ => None,
-        }
-    }
-
-    /// What happened, in words.
-    pub fn describe(&self) -> String {
-        let frame = |declared: Option<u64>| match declared {
-            Some(n) => format!("a partial frame (it declares {n} bytes)"),
-            None => "the start of a frame (before its whole size prefix)".to_string(),
-        };
-        match *self {
-            SkipReason::Gap => "never captured (missing from the TCP stream)".into(),
-            SkipReason::Partial { declared, cut_by } => {
-                let by = match cut_by {
-                    StreamCut::Gap => "a gap",
-                    StreamCut::Closed => "the end of the connection (FIN or RST)",
-                    StreamCut::EndOfCapture => "the end of the capture",
-                };
-                format!("{}, cut short by {by}", frame(declared))
-            }
-            SkipReason::BadSize(size) if size < 0 => format!("frame size {size} is negative; passed over up to the next frame"),
-            SkipReason::BadSize(size) => format!("frame size {size} is over the {} MiB limit; passed over up to the next frame", MAX_FRAME >> 20),
-            SkipReason::NoFrame => "no frame starts in these bytes (passed over resyncing after a gap)".into(),
-            SkipReason::MemoryCap { declared } => format!("{}, dropped: the reassembly memory cap was reached", frame(declared)),
-        }
-    }
-}
-
-/// Bytes of a stream in no frame, and why.
-#[derive(Clone, Debug)]
-pub struct Skipped {
-    /// When the first of them arrived (or was found missing).
-    pub timestamp: f64,
-    pub conn: usize,
-    pub from: SocketAddr,
-    pub to: SocketAddr,
-    pub direction: Direction,
-    /// Offset in this direction's byte stream (0 is the byte after the SYN, or
-    /// the first byte captured).
-    pub offset: u64,
-    pub bytes: u64,
-    pub reason: SkipReason,
 }
 
 /// What a capture yields: frames and skip notes, in stream order per direction.
@@ -226,53 +124,6 @@ struct Cutting {
     prefix: Bytes,
     total: usize,
     remaining: usize,
-}
-
-/// Skipped bytes: a stretch of the stream with one reason.
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    offset: u64,
-    bytes: u64,
-    reason: SkipReason,
-    timestamp: f64,
-}
-
-/// Looking for the next frame start after skipped bytes, each position once.
-struct Resync {
-    /// What the bytes passed over are noted as.
-    reason: SkipReason,
-    /// Stream offset of the next position to look at.
-    next: u64,
-    /// Plausible starts whose frame has not all arrived: (start, end) stream offsets, in order.
-    waiting: VecDeque<(u64, u64)>,
-    /// Bytes of candidates decoded and positions looked at (the decode budget).
-    decoded: u64,
-    looked: u64,
-}
-
-impl Resync {
-    fn new(next: u64, reason: SkipReason) -> Resync {
-        Resync { reason, next, waiting: VecDeque::new(), decoded: 0, looked: 0 }
-    }
-
-    /// Keep a partial candidate until its frame has arrived. With the list full,
-    /// the first candidate stays (after a gap the next frame is most often the
-    /// first plausible start); of the others, the one that would complete last
-    /// goes (garbage tends to claim large sizes).
-    fn wait_for(&mut self, start: u64, end: u64) {
-        if self.waiting.len() >= MAX_WAITING {
-            let Some((farthest, &(_, far_end))) = self.waiting.iter().enumerate().skip(1).max_by_key(|(_, w)| w.1) else { return };
-            if end >= far_end {
-                return;
-            }
-            self.waiting.remove(farthest);
-        }
-        self.waiting.push_back((start, end));
-    }
-
-    fn may_decode(&self) -> bool {
-        self.decoded <= RESYNC_DECODE_START + RESYNC_DECODE_PER_POSITION * self.looked
-    }
 }
 
 #[derive(Default)]
@@ -409,93 +260,6 @@ pub struct Flows<'c> {
     /// Segments taken so far (the clock of `Half::since`).
     tick: u64,
     effort: Effort,
-}
-
-/// What the bytes at a position say about a frame starting there.
-enum Header {
-    /// Too few bytes to tell.
-    Short,
-    /// No frame starts here.
-    No,
-    /// A plausible header of a frame this long (size prefix included), decoded with these options.
-    Frame(usize, DecodeOptions),
-}
-
-/// Could a request start here? A sane size, a known API and version, and a
-/// client id that fits.
-fn request_header(cat: &Catalogue, b: &[u8]) -> Header {
-    let Some(h) = b.get(..14) else { return Header::Short };
-    let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
-    let key = i16::from_be_bytes([h[4], h[5]]);
-    let ver = i16::from_be_bytes([h[6], h[7]]);
-    let client_id = i16::from_be_bytes([h[12], h[13]]);
-    if size < 10 || size as usize > MAX_FRAME || cat.message(MessageKind::Request, key, ver, None).is_none() {
-        return Header::No;
-    }
-    // Header v0 (ControlledShutdown v0) has no client id; otherwise it must fit.
-    let header_v0 = key == 7 && ver == 0;
-    if !header_v0 && (client_id < -1 || i32::from(client_id) > size - 10) {
-        return Header::No;
-    }
-    Header::Frame(4 + size as usize, DecodeOptions::default())
-}
-
-/// Could a response start here? A sane size and the correlation id of a request awaiting one.
-fn response_header(b: &[u8], outstanding: &HashMap<i32, (i16, i16)>) -> Header {
-    let Some(h) = b.get(..8) else { return Header::Short };
-    let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
-    let corr = i32::from_be_bytes([h[4], h[5], h[6], h[7]]);
-    if size < 4 || size as usize > MAX_FRAME {
-        return Header::No;
-    }
-    let Some(&(key, ver)) = outstanding.get(&corr) else { return Header::No };
-    Header::Frame(4 + size as usize, DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(ver), ..Default::default() })
-}
-
-fn header_at(cat: &Catalogue, b: &[u8], is_request: bool, outstanding: &HashMap<i32, (i16, i16)>) -> Header {
-    if is_request {
-        request_header(cat, b)
-    } else {
-        response_header(b, outstanding)
-    }
-}
-
-/// Bytes of a candidate copied for its header check; a longer header (a long
-/// client id) is checked on a copy of the whole frame.
-const HEADER_COPY: usize = 512;
-
-/// Does a whole candidate frame decode cleanly? A clean decode keeps resync
-/// from locking onto bytes inside another frame. Its header is decoded (header
-/// only, from a copy of its first bytes), then its body's values onto a plain
-/// tape, in place: record batches stay bytes, never checked or decompressed,
-/// and nothing is annotated. Counts the bytes the decoding reached, which
-/// stops at the first error.
-fn decodes_cleanly(cat: &Catalogue, frame: &[u8], opts: DecodeOptions, effort: &mut Effort) -> (bool, u64) {
-    effort.candidate_decodes += 1;
-    let header_of = |bytes: Bytes| decode_frame(cat, bytes, 0, &DecodeOptions { header_only: true, ..opts.clone() });
-    let mut head = header_of(complete_prefix(&frame[..frame.len().min(HEADER_COPY)]));
-    if head.error.is_some() && frame.len() > HEADER_COPY {
-        head = header_of(Bytes::copy_from_slice(frame));
-    }
-    let reached_header = head.root.children.last().map_or(0, |h| h.end());
-    effort.candidate_bytes += reached_header as u64;
-    let (None, Some(key), Some(version), Some(header)) = (&head.error, head.api_key, head.api_version, head.root.children.last()) else { return (false, reached_header as u64) };
-    let kind = match head.direction {
-        Direction::Request => MessageKind::Request,
-        Direction::Response => MessageKind::Response,
-    };
-    let mut reached = reached_header;
-    let mut body_clean = |version: i16| {
-        cat.message(kind, key, version, None).is_some_and(|spec| {
-            let (_, end, res) = values::decode_message(frame, header.end(), &spec.plan(version), &mut Values::default());
-            reached += end - header.end();
-            res.is_ok() && end == frame.len()
-        })
-    };
-    // A broker that does not support the requested ApiVersions version answers with a v0 body.
-    let clean = body_clean(version) || (kind == MessageKind::Response && key == API_VERSIONS_KEY && version > 0 && body_clean(0));
-    effort.candidate_bytes += (reached - reached_header) as u64;
-    (clean, reached as u64)
 }
 
 /// Look for the next frame start in what has arrived, each position once.

@@ -2,9 +2,11 @@
 //! frames, responses paired with their requests, and notes for the bytes that
 //! are in no frame.
 
+pub mod candidates;
 pub mod flows;
 pub mod link;
 pub mod pcap;
+pub mod skips;
 pub mod tcp;
 
 pub use flows::{complete_prefix, Captured, CapturedFrame, CutBodies, Effort, Flows, SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY};
