@@ -9,6 +9,7 @@ pub mod encode_cmd;
 pub mod example_cmd;
 pub mod primitive_cmd;
 pub mod records_cmd;
+pub mod shell_cmd;
 pub mod tui_cmd;
 
 use clap::{Parser, Subcommand};
@@ -53,6 +54,10 @@ pub enum Command {
     Diff(diff_cmd::DiffArgs),
     /// One primitive value as bytes (or bytes as a value), explained.
     Primitive(primitive_cmd::PrimitiveArgs),
+    /// Shell completions: `kwire completions bash > /etc/bash_completion.d/kwire`.
+    Completions(shell_cmd::CompletionsArgs),
+    /// The manual page (roff): `kwire man | man -l -`, or one page per command with --out DIR.
+    Man(shell_cmd::ManArgs),
     /// Rebuild the built-in catalogue from upstream definitions (<DIR>/<release>/...).
     #[command(hide = true)]
     ImportDefs {
@@ -90,6 +95,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Primitive(args) => primitive_cmd::run(&args),
+        Command::Completions(args) => shell_cmd::run_completions(&args),
+        Command::Man(args) => shell_cmd::run_man(&args),
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {
