@@ -41,3 +41,41 @@ fn the_man_page_is_roff_and_one_page_per_command_can_be_written() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn decode_with(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kwire"));
+    cmd.args(args).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    String::from_utf8_lossy(&cmd.output().unwrap().stdout).into()
+}
+
+#[test]
+fn colour_follows_the_flag_and_the_conventions() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/write-share-group-state-v0-request.hex");
+    let plain = decode_with(&["decode", sample], &[]);
+    assert!(!plain.contains('\x1b'), "piped output has no colour by default");
+    let always = decode_with(&["--color", "always", "decode", sample], &[("NO_COLOR", "1")]);
+    assert!(always.contains("\x1b[1mWriteShareGroupStateRequest\x1b[0m"), "{always}");
+    // The same text, less the escape codes.
+    let stripped: String = always.split('\x1b').enumerate().map(|(i, s)| if i == 0 { s } else { s.split_once('m').map_or(s, |(_, rest)| rest) }).collect();
+    assert_eq!(stripped, plain);
+    assert!(!decode_with(&["--color", "never", "decode", sample], &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+    assert!(decode_with(&["decode", sample], &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+    assert!(!decode_with(&["decode", sample], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]).contains('\x1b'));
+    // Errors are red.
+    let cut = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/write-share-group-state-v0-request.hex");
+    let text = std::fs::read_to_string(cut).unwrap();
+    let short: String = text.split_whitespace().collect::<String>().chars().take(40).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["--color", "always", "decode", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(short.as_bytes()).unwrap();
+    let out = String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).to_string();
+    assert!(out.contains("\x1b[1;31m!!") || out.contains("\x1b[1;31merror:"), "{out}");
+}

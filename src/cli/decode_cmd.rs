@@ -8,7 +8,7 @@ use kwire::input::{read_source, to_bytes, InputKind};
 use kwire::render::{grid, json, text_tree};
 use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::explain::render_explained;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -259,7 +259,7 @@ pub fn explain_with<'c>(cat: &'c Catalogue, release: Option<&'c str>, explain: b
 pub type Explain<'c> = Option<(&'c Catalogue, Option<&'c str>)>;
 
 pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full_docs: bool, explain: Explain) -> std::io::Result<()> {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = super::color::stdout();
     let many = frames.len() > 1;
     for (i, f) in frames.iter().enumerate() {
         match format {
@@ -277,7 +277,7 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
                     }
                     writeln!(out, "# frame {} at input offset 0x{:04x}", i + 1, f.input_offset)?;
                 }
-                let opts = text_tree::TreeOptions { full_docs };
+                let opts = text_tree::TreeOptions { full_docs, color };
                 if let Some((cat, release)) = explain {
                     write!(out, "{}", render_explained(cat, release, f, opts))?;
                 } else if format == Format::Tree {
@@ -301,7 +301,7 @@ pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version:
     };
     let (root, error, warnings) = decode_payload(cat, name, bytes, version);
     let res = match format {
-        Format::Tree => write!(out, "{}", text_tree::render_tree(&root, text_tree::TreeOptions { full_docs })),
+        Format::Tree => write!(out, "{}", text_tree::render_tree(&root, text_tree::TreeOptions { full_docs, color: super::color::stdout() })),
         Format::TreeJson => writeln!(out, "{}", json::tree_json(&root)),
         Format::Json => {
             let value = root.children.iter().find(|c| c.ty == "struct").map(|s| serde_json::Value::Object(json::struct_object(s)));
@@ -323,7 +323,7 @@ pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version:
                 record_damage: Vec::new(),
                 held: Default::default(),
             };
-            write!(out, "{}", grid::render_grid(&frame, std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()))
+            write!(out, "{}", grid::render_grid(&frame, super::color::stdout()))
         }
     };
     let _ = res;

@@ -11,7 +11,7 @@ use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::diff_view::{render_release_diff, render_version_diff};
 use kwire::teach::release_diff::{names_for, release_diff};
 use kwire::teach::version_diff::{flexible_switch, version_diff, VersionDiff};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DiffFormat {
@@ -100,7 +100,7 @@ fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<S
     Ok(match args.format {
         DiffFormat::Json => format!("{}\n", to_text_pretty(&d)),
         DiffFormat::Text => {
-            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let color = super::color::stdout();
             safe_version_diff(&d, color)
         }
     })

@@ -1,6 +1,7 @@
 //! The command line: argument parsing and dispatch to the commands.
 
 pub mod apis_cmd;
+pub mod color;
 pub mod capture_cmd;
 pub mod decode_cmd;
 pub mod docs_cmd;
@@ -26,6 +27,10 @@ pub struct Cli {
     /// Decode with one release's definitions only (e.g. 3.9, 4.1).
     #[arg(long, global = true, value_name = "R")]
     pub kafka_release: Option<String>,
+    /// Colour on standard output: auto (a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE forces it), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = color::ColorChoice::Auto, value_name = "WHEN")]
+    pub color: color::ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -76,6 +81,7 @@ pub mod exit {
 }
 
 pub fn run(cli: Cli) -> i32 {
+    color::set(cli.color);
     let cat = match catalogue(&cli) {
         Ok(c) => c,
         Err(e) => {

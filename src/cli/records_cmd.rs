@@ -98,7 +98,7 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
                 status = exit::MALFORMED;
             }
             match format {
-                RecordsFormat::Tree => write!(out, "{}", render_tree(&node, TreeOptions::default()))?,
+                RecordsFormat::Tree => write!(out, "{}", render_tree(&node, TreeOptions { color: super::color::stdout(), ..TreeOptions::default() }))?,
                 RecordsFormat::Json => {
                     kwire::render::tree_json::write_tree_json(out, &node)?;
                     writeln!(out)?

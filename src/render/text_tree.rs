@@ -12,6 +12,30 @@ pub const DOC_WIDTH: usize = 75;
 pub struct TreeOptions {
     /// Show descriptions in full instead of cutting them at [`DOC_WIDTH`].
     pub full_docs: bool,
+    /// ANSI colour for a terminal: names bold, types cyan, values green,
+    /// notes, ranges and descriptions dim, errors red, warnings yellow. The
+    /// text is the same, less the escape codes.
+    pub color: bool,
+}
+
+/// The escape codes of [`TreeOptions::color`]; all empty without colour.
+struct Paint {
+    name: &'static str,
+    ty: &'static str,
+    value: &'static str,
+    dim: &'static str,
+    error: &'static str,
+    warning: &'static str,
+    reset: &'static str,
+}
+
+impl Paint {
+    fn new(color: bool) -> Paint {
+        match color {
+            true => Paint { name: "\x1b[1m", ty: "\x1b[36m", value: "\x1b[32m", dim: "\x1b[2m", error: "\x1b[1;31m", warning: "\x1b[33m", reset: "\x1b[0m" },
+            false => Paint { name: "", ty: "", value: "", dim: "", error: "", warning: "", reset: "" },
+        }
+    }
 }
 
 /// The label of a node: name, type, `= value`, note.
@@ -37,13 +61,35 @@ pub fn line(node: &Node, opts: TreeOptions) -> String {
 /// `decompressed` marks offsets that index a decompressed buffer (`[d:0x0000, 8B]`).
 pub fn line_in(node: &Node, opts: TreeOptions, decompressed: bool) -> String {
     let space = if decompressed { "d:" } else { "" };
-    let mut s = format!("{} [{space}0x{:04x}, {}B]", label(node), node.offset, node.len);
+    let mut s = match opts.color {
+        false => label(node),
+        true => painted_label(node, &Paint::new(true)),
+    };
+    let p = Paint::new(opts.color);
+    s.push_str(&format!(" {}[{space}0x{:04x}, {}B]{}", p.dim, node.offset, node.len, p.reset));
     if let Some(doc) = &node.doc {
         s.push(' ');
+        s.push_str(p.dim);
         s.push_str(&cut_doc(&sanitize(doc), opts));
+        s.push_str(p.reset);
     }
     if let Some(e) = node.error() {
-        s.push_str(&format!(" !! {}", sanitize(e)));
+        s.push_str(&format!(" {}!! {}{}", p.error, sanitize(e), p.reset));
+    }
+    s
+}
+
+/// [`label`] with each part in its colour.
+fn painted_label(node: &Node, p: &Paint) -> String {
+    let mut s = format!("{}{}{}", p.name, sanitize(&node.name), p.reset);
+    if !node.ty.is_empty() {
+        s.push_str(&format!(" {}{}{}", p.ty, sanitize(&node.ty), p.reset));
+    }
+    if let Some(v) = value_text(node) {
+        s.push_str(&format!(" = {}{v}{}", p.value, p.reset));
+    }
+    if let Some(n) = &node.note {
+        s.push_str(&format!(" {}{}{}", p.dim, sanitize(n), p.reset));
     }
     s
 }
@@ -147,16 +193,21 @@ pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
 /// A frame as text: the tree, then its error and warnings.
 pub fn render_frame(frame: &Frame, opts: TreeOptions) -> String {
     let mut out = render_tree(&frame.root, opts);
-    push_findings(frame, &mut out);
+    push_findings_in(frame, opts.color, &mut out);
     out
 }
 
 /// A frame's warnings and error, after its tree.
 pub fn push_findings(frame: &Frame, out: &mut String) {
+    push_findings_in(frame, false, out)
+}
+
+fn push_findings_in(frame: &Frame, color: bool, out: &mut String) {
+    let p = Paint::new(color);
     for w in &frame.warnings {
-        out.push_str(&format!("warning: {}\n", sanitize(w)));
+        out.push_str(&format!("{}warning:{} {}\n", p.warning, p.reset, sanitize(w)));
     }
     if let Some(e) = &frame.error {
-        out.push_str(&format!("error: {}\n", sanitize(&e.to_string())));
+        out.push_str(&format!("{}error:{} {}\n", p.error, p.reset, sanitize(&e.to_string())));
     }
 }

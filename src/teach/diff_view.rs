@@ -150,7 +150,9 @@ fn cut_value(v: &str) -> String {
 fn side_by_side(out: &mut String, pair: &FramePair, (la, lb): (&str, &str), color: bool) {
     let (a, b) = (&pair.from.bytes, &pair.to.bytes);
     let (ma, mb) = (byte_marks(&pair.alignment, Side::A, a.len()), byte_marks(&pair.alignment, Side::B, b.len()));
-    let width = 5 + 3 * GRID_ROW;
+    // A byte is a space, its mark and two hex digits: marks of neighbouring
+    // bytes never run together (` ~00 ~00`, not `~00~00`), coloured or not.
+    let width = 4 + 4 * GRID_ROW;
     let left = format!("{la} ({} bytes)", a.len());
     let _ = writeln!(out, "  {left:<width$}    {lb} ({} bytes)", b.len());
     let row = |bytes: &[u8], marks: &[Mark], r: usize| -> (String, usize) {
@@ -159,8 +161,8 @@ fn side_by_side(out: &mut String, pair: &FramePair, (la, lb): (&str, &str), colo
             return (String::new(), 0);
         }
         let end = (start + GRID_ROW).min(bytes.len());
-        let cells: String = (start..end).map(|i| paint(&format!("{}{:02x}", marks[i].symbol(), bytes[i]), marks[i], color)).collect();
-        (format!("{start:04x} {cells}"), 5 + 3 * (end - start))
+        let cells: String = (start..end).map(|i| format!(" {}", paint(&format!("{}{:02x}", marks[i].symbol(), bytes[i]), marks[i], color))).collect();
+        (format!("{start:04x}{cells}"), 4 + 4 * (end - start))
     };
     let rows = a.len().max(b.len()).div_ceil(GRID_ROW);
     for r in 0..rows {
