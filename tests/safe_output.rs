@@ -42,7 +42,7 @@ fn frames() -> Vec<Frame> {
 #[test]
 fn tree_and_grid_text_hold_no_control_characters() {
     for f in frames() {
-        for text in [text_tree::render_frame(&f, Default::default()), text_tree::render_frame(&f, text_tree::TreeOptions { full_docs: true }), grid::render_grid(&f, false)] {
+        for text in [text_tree::render_frame(&f, Default::default()), text_tree::render_frame(&f, text_tree::TreeOptions { full_docs: true, ..Default::default() }), grid::render_grid(&f, false)] {
             assert!(!text.chars().any(forbidden), "raw control character in:\n{text}");
         }
     }
