@@ -79,3 +79,41 @@ fn colour_follows_the_flag_and_the_conventions() {
     let out = String::from_utf8_lossy(&child.wait_with_output().unwrap().stdout).to_string();
     assert!(out.contains("\x1b[1;31m!!") || out.contains("\x1b[1;31merror:"), "{out}");
 }
+
+fn status_and_stderr(args: &[&str], stdin: &[u8]) -> (i32, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn a_wrong_command_line_is_status_2_everywhere() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/write-share-group-state-v0-request.hex");
+    // A response without the API and version it needs.
+    assert_eq!(status_and_stderr(&["decode", "--response", sample], b"").0, 2);
+    // encode without a version.
+    assert_eq!(status_and_stderr(&["encode", "Metadata"], b"{}").0, 2);
+    // diff with one version.
+    assert_eq!(status_and_stderr(&["diff", "Metadata", "8"], b"").0, 2);
+    // clap's own errors.
+    assert_eq!(status_and_stderr(&["decode", "--no-such-option"], b"").0, 2);
+    assert_eq!(status_and_stderr(&["no-such-command"], b"").0, 2);
+    // An unknown name is the input's fault, not the command line's.
+    assert_eq!(status_and_stderr(&["encode", "NoSuchApi", "--version", "1"], b"{}").0, 1);
+}
+
+#[test]
+fn hex_text_given_to_records_gets_a_hint() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/write-share-group-state-v0-request.hex");
+    let (status, err) = status_and_stderr(&["records", sample], b"");
+    assert_eq!(status, 2);
+    assert!(err.contains("add --hex"), "{err}");
+}

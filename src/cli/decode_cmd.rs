@@ -8,7 +8,7 @@ use kwire::input::{read_source, to_bytes, InputKind};
 use kwire::render::{grid, json, text_tree};
 use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::explain::render_explained;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -124,7 +124,7 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
     if direction == Direction::Response {
         let (Some(k), Some(v)) = (api_key, args.version) else {
             eprintln!("kwire: a response does not name its API or version: give --api NAME and --version N");
-            return Err(exit::FAILURE);
+            return Err(exit::USAGE);
         };
         let versions = cat.versions(MessageKind::Response, k, release);
         if !versions.contains(&v) {
@@ -177,6 +177,10 @@ fn report(e: String) -> i32 {
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     if args.tui {
         return super::tui_cmd::run(cat, release, &args.input);
+    }
+    if args.input.file == "-" && std::io::stdin().is_terminal() {
+        // Waiting on a terminal without a word looks like a hang.
+        eprintln!("kwire: reading frames (hex text or binary) from standard input; end with Ctrl-D, or name a file: kwire decode FILE");
     }
     if let Some(name) = &args.record_type {
         let raw = match read_source(&args.input.file) {

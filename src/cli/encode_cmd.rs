@@ -71,7 +71,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
     };
     let (Some(api_key), Some(version)) = (api_key, version) else {
         eprintln!("kwire: name the API and version (kwire encode API --version N), or pass a whole `kwire decode --json` object");
-        return exit::FAILURE;
+        return exit::USAGE;
     };
     let mut header: Map<String, Value> = if whole {
         obj.get("header").and_then(Value::as_object).cloned().unwrap_or_else(|| example_header(direction))

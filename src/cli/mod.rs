@@ -78,6 +78,9 @@ pub mod exit {
     pub const OK: i32 = 0;
     pub const FAILURE: i32 = 1;
     pub const MALFORMED: i32 = 2;
+    /// The command line is wrong (clap's own status for its errors, and ours
+    /// for an option a command needs but was not given).
+    pub const USAGE: i32 = 2;
 }
 
 pub fn run(cli: Cli) -> i32 {

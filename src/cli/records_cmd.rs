@@ -84,6 +84,9 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
             buf.extend_from_slice(&rest);
         } else if got == 12 && declared as usize > MAX_BATCH {
             eprintln!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
+            if position == 0 && looks_like_hex_text(&head) {
+                eprintln!("kwire: the file starts like hex text, not binary: add --hex");
+            }
             return Ok(exit::MALFORMED);
         }
         let bytes = bytes::Bytes::from(buf);
@@ -121,6 +124,12 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         }
     }
     Ok(status)
+}
+
+/// Whether bytes read as binary look like hex text instead (digits, spaces,
+/// offsets, separators): the likely mistake behind a nonsense first batch.
+fn looks_like_hex_text(head: &[u8]) -> bool {
+    head.iter().all(|b| b.is_ascii_hexdigit() || b" \t\r\n:,x".contains(b)) && head.iter().filter(|b| b.is_ascii_hexdigit()).count() >= 8
 }
 
 fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
