@@ -258,16 +258,18 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 }
                 Value::Bool(b != 0)
             }
-            Primitive::Int8 => Value::Int(r.i8(name)?.into()),
-            Primitive::Int16 => {
-                let v = r.i16(name)?;
-                node.note = int16_note(meaning(f), v, self.catalogue);
-                Value::Int(v.into())
+            Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
+                let v: i64 = match p {
+                    Primitive::Int8 => r.i8(name)?.into(),
+                    Primitive::Int16 => r.i16(name)?.into(),
+                    Primitive::Int32 => r.i32(name)?.into(),
+                    _ => r.i64(name)?,
+                };
+                node.note = int_note(meaning(f), v, self.catalogue);
+                Value::Int(v)
             }
             Primitive::Uint16 => Value::Uint(r.u16(name)?.into()),
-            Primitive::Int32 => Value::Int(r.i32(name)?.into()),
             Primitive::Uint32 => Value::Uint(r.u32(name)?.into()),
-            Primitive::Int64 => Value::Int(r.i64(name)?),
             Primitive::Float64 => Value::Float(r.f64(name)?),
             Primitive::Uuid => Value::Uuid(r.uuid(name)?),
             Primitive::String => {
@@ -644,6 +646,16 @@ fn meaning(f: &FieldSpec) -> FieldMeaning {
 
 fn has_error(n: &Node) -> bool {
     n.error().is_some() || n.children.iter().any(has_error)
+}
+
+/// Notes for integer fields whose numbers mean more: error codes and API
+/// keys by name, timestamps, durations and enums (`FieldMeaning::value_note`).
+pub(super) fn int_note(meaning: FieldMeaning, v: i64, cat: &Catalogue) -> Option<Text> {
+    match meaning {
+        FieldMeaning::Plain => None,
+        FieldMeaning::ErrorCode | FieldMeaning::ApiKey => int16_note(meaning, i16::try_from(v).ok()?, cat),
+        _ => meaning.value_note(v).map(Text::from),
+    }
 }
 
 /// Notes for int16 fields whose numbers have names: error codes and API keys.

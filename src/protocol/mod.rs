@@ -2,5 +2,6 @@
 
 pub mod error_codes;
 pub mod headers;
+pub mod meanings;
 pub mod crc32c;
 pub mod record_batch;

@@ -490,7 +490,15 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
             n.doc = Some("CRC-32C of attributes through the last record".into());
         }
         ATTRIBUTES => n.note = Some(attributes_note(attrs).into()),
-        7 if attrs & 0x40 != 0 => n.note = Some("(delete horizon)".into()),
+        // baseTimestamp (the delete horizon when the attributes say so) and maxTimestamp.
+        7 | 8 => {
+            let when = crate::protocol::meanings::utc_millis(v);
+            n.note = match (k == 7 && attrs & 0x40 != 0, when) {
+                (true, Some(t)) => Some(format!("(delete horizon, {t})").into()),
+                (true, None) => Some("(delete horizon)".into()),
+                (false, t) => t.map(|t| format!("({t})").into()),
+            };
+        }
         _ => {}
     }
     n

@@ -318,20 +318,66 @@ pub enum FieldMeaning {
     ErrorCode,
     /// An API key, shown with the API's name.
     ApiKey,
+    /// Milliseconds since the epoch, shown as a UTC date-time.
+    Timestamp,
+    /// Milliseconds, shown in the largest unit that keeps them short.
+    Duration,
+    /// Produce's acknowledgements (-1 all, 0 none, 1 leader).
+    Acks,
+    /// Read uncommitted or committed.
+    IsolationLevel,
+    /// The ACL APIs' operation, permission type and pattern type.
+    AclOperation,
+    AclPermission,
+    AclPattern,
 }
 
 impl FieldMeaning {
+    /// From the field's name and type: the definitions have no such types,
+    /// so the names Kafka gives these fields are the protocol fact here.
     pub fn of(f: &FieldSpec) -> FieldMeaning {
+        let int = |p: Primitive| matches!(&f.ty, FieldType::Primitive(q) if *q == p);
+        let name = f.name.as_str();
         if f.entity_type.as_deref() == Some("topicName") {
             FieldMeaning::TopicName
-        } else if f.name.eq_ignore_ascii_case("ProtocolType") {
+        } else if name.eq_ignore_ascii_case("ProtocolType") {
             FieldMeaning::ProtocolType
-        } else if f.name.ends_with("ErrorCode") {
+        } else if name.ends_with("ErrorCode") {
             FieldMeaning::ErrorCode
-        } else if f.name == "ApiKey" || f.name == "RequestApiKey" {
+        } else if name == "ApiKey" || name == "RequestApiKey" {
             FieldMeaning::ApiKey
+        } else if int(Primitive::Int64) && (name.ends_with("Timestamp") || name.ends_with("TimestampMs") || name == "LogAppendTimeMs") {
+            FieldMeaning::Timestamp
+        } else if (int(Primitive::Int32) || int(Primitive::Int64)) && name.ends_with("Ms") {
+            FieldMeaning::Duration
+        } else if int(Primitive::Int16) && name == "Acks" {
+            FieldMeaning::Acks
+        } else if int(Primitive::Int8) && name == "IsolationLevel" {
+            FieldMeaning::IsolationLevel
+        } else if int(Primitive::Int8) && name == "Operation" {
+            FieldMeaning::AclOperation
+        } else if int(Primitive::Int8) && name == "PermissionType" {
+            FieldMeaning::AclPermission
+        } else if int(Primitive::Int8) && matches!(name, "PatternType" | "ResourcePatternType" | "PatternTypeFilter") {
+            FieldMeaning::AclPattern
         } else {
             FieldMeaning::Plain
+        }
+    }
+
+    /// The note for a value of a field with this meaning, when it has one
+    /// (error codes and API keys are noted by the decoder, which shares them).
+    pub fn value_note(self, v: i64) -> Option<String> {
+        use crate::protocol::meanings::*;
+        match self {
+            FieldMeaning::Timestamp => timestamp_note(v),
+            FieldMeaning::Duration => duration_note(v),
+            FieldMeaning::Acks => acks_note(v).map(str::to_string),
+            FieldMeaning::IsolationLevel => isolation_level_note(v).map(str::to_string),
+            FieldMeaning::AclOperation => acl_operation_note(v).map(str::to_string),
+            FieldMeaning::AclPermission => acl_permission_note(v).map(str::to_string),
+            FieldMeaning::AclPattern => acl_pattern_note(v).map(str::to_string),
+            _ => None,
         }
     }
 }

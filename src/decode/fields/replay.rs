@@ -108,10 +108,10 @@ impl FieldDecoder<'_, '_> {
                 }
                 Value::Bool(b != 0)
             }
-            Primitive::Int16 => {
+            Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
                 let v = tape_value(slot.value);
                 if let Value::Int(n) = v {
-                    node.note = int16_note(meaning(f), n as i16, self.catalogue);
+                    node.note = int_note(meaning(f), n, self.catalogue);
                 }
                 v
             }
