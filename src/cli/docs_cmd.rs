@@ -5,8 +5,10 @@ use clap::{Args, ValueEnum};
 use kwire::decode::frame::compress_versions;
 use kwire::docs::api_page::ApiDocs;
 use kwire::docs::encoding_page::{self, encoding_page};
+use kwire::docs::errors_page::{self, errors_page};
+use kwire::docs::record_batch_page::{self, record_batch_page};
 use kwire::docs::record_page::RecordDocs;
-use kwire::docs::site::write_site;
+use kwire::docs::site::{site_release, write_site};
 use kwire::docs::Page;
 use kwire::render::page::{render, PageFormat};
 use kwire::schema::Catalogue;
@@ -42,7 +44,7 @@ pub struct DocsArgs {
 
 #[derive(Args, Debug)]
 pub struct PageArgs {
-    /// API name or key, a record type name, or `encoding`.
+    /// API name or key, a record type name, `encoding`, `record-batch` or `errors`.
     pub name: String,
     /// Version (default: the latest stable one).
     #[arg(long)]
@@ -51,8 +53,20 @@ pub struct PageArgs {
     pub format: Format,
 }
 
+/// The release the pages show ([`site_release`]), or the reason given on stderr.
+fn release_shown<'a>(cat: &Catalogue, release: Option<&'a str>) -> Result<Option<&'a str>, i32> {
+    site_release(cat, release).map_err(|e| {
+        eprintln!("kwire: {}", kwire::render::escape::sanitize(&e));
+        exit::USAGE
+    })
+}
+
 pub fn run_docs(cat: &Catalogue, release: Option<&str>, args: &DocsArgs) -> i32 {
     let started = Instant::now();
+    let release = match release_shown(cat, release) {
+        Ok(r) => r,
+        Err(status) => return status,
+    };
     match write_site(cat, release, &args.out, args.format.into()) {
         Ok(stats) => {
             let largest = stats.largest.map_or(String::new(), |(p, n)| format!("; largest page {p} ({} KiB)", n / 1024));
@@ -73,6 +87,10 @@ pub fn run_docs(cat: &Catalogue, release: Option<&str>, args: &DocsArgs) -> i32 
 }
 
 pub fn run_page(cat: &Catalogue, release: Option<&str>, args: &PageArgs) -> i32 {
+    let release = match release_shown(cat, release) {
+        Ok(r) => r,
+        Err(status) => return status,
+    };
     let page = match find_page(cat, release, &args.name, args.version) {
         Ok(p) => p,
         Err(Some(e)) => {
@@ -89,6 +107,12 @@ pub fn run_page(cat: &Catalogue, release: Option<&str>, args: &PageArgs) -> i32 
 fn find_page(cat: &Catalogue, release: Option<&str>, name: &str, version: Option<i16>) -> Result<Page, Option<String>> {
     if name.eq_ignore_ascii_case(encoding_page::PATH) {
         return Ok(encoding_page(cat));
+    }
+    if name.eq_ignore_ascii_case(record_batch_page::PATH) {
+        return Ok(record_batch_page(cat));
+    }
+    if name.eq_ignore_ascii_case(errors_page::PATH) {
+        return Ok(errors_page(cat));
     }
     if let Some(docs) = RecordDocs::new(cat, release, name) {
         let v = version.or(docs.default_version()).ok_or_else(|| Some(format!("{name} has no versions")))?;

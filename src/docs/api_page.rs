@@ -1,14 +1,22 @@
 //! One page per API and version: facts, the smallest request and response as
 //! grids and trees, their schemas, and what each version changed.
 
-use super::figure::frame_figure;
-use super::schema_view::schema_blocks;
-use super::{change_lists, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
+use super::encoding_page::{REQUEST_HEADERS, RESPONSE_HEADERS};
+use super::example_records::{record_batch, Compression};
+use super::figure::{frame_figure, has_records, link_fields};
+use super::schema_view::{row_paths, schema_blocks};
+use super::search::Entry;
+use super::{anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
 use crate::decode::frame::compress_versions;
 use crate::decode::Direction;
 use crate::encode::example::default_version;
-use crate::schema::diff::history;
+use crate::schema::diff::{fields_at, history};
 use crate::schema::{Catalogue, MessageKind};
+use std::collections::HashSet;
+
+/// The anchor prefixes of the request's and the response's field rows.
+pub const REQUEST_ROWS: &str = "req-";
+pub const RESPONSE_ROWS: &str = "resp-";
 
 pub const DIR: &str = "api";
 
@@ -70,10 +78,41 @@ impl<'c> ApiDocs<'c> {
         version_path(DIR, &self.stem, version, self.default_version)
     }
 
-    /// The smallest request and response at `version`.
+    /// The smallest request and response at `version`, records fields
+    /// holding the example records uncompressed.
     pub fn figures(&self, version: i16) -> (Figure, Figure) {
-        let f = |d| frame_figure(self.cat, d, self.key, version, self.release);
+        let batch = record_batch(Compression::None);
+        let f = |d| frame_figure(self.cat, d, self.key, version, self.release, &batch);
         (f(Direction::Request), f(Direction::Response))
+    }
+
+    /// What differs between the request's part and the response's: which
+    /// definitions, the anchor prefix of the field rows, the encoding page's
+    /// section on the header.
+    fn direction_parts(direction: Direction) -> (MessageKind, &'static str, &'static str) {
+        match direction {
+            Direction::Request => (MessageKind::Request, REQUEST_ROWS, REQUEST_HEADERS),
+            Direction::Response => (MessageKind::Response, RESPONSE_ROWS, RESPONSE_HEADERS),
+        }
+    }
+
+    /// One direction's section: its figure, the same with the records
+    /// gzip-compressed when it has a records field, and its schema. Tree
+    /// nodes link to the rows of the field table.
+    fn part(&self, heading: &str, direction: Direction, mut figure: Figure, v: i16) -> Section {
+        let (kind, prefix, headers) = Self::direction_parts(direction);
+        let spec = self.cat.message(kind, self.key, v, self.release);
+        let rows = spec.map(|s| row_paths(s, v)).unwrap_or_default();
+        link_fields(&mut figure, prefix, &rows, Some(headers));
+        let mut blocks = vec![Block::Figure(Box::new(figure))];
+        if spec.is_some_and(|s| has_records(&s.fields, v)) {
+            let mut gzip = frame_figure(self.cat, direction, self.key, v, self.release, &record_batch(Compression::Gzip));
+            gzip.caption.push_str("; the same records, gzip-compressed");
+            link_fields(&mut gzip, prefix, &rows, Some(headers));
+            blocks.push(Block::Figure(Box::new(gzip)));
+        }
+        blocks.extend(spec.map(|s| schema_blocks(s, v, prefix, defs_loaded(self.cat))).unwrap_or_default());
+        Section::new(heading, blocks).with_id(direction.as_str())
     }
 
     /// The page of one version, or of the retired API when `version` is `None`.
@@ -82,6 +121,7 @@ impl<'c> ApiDocs<'c> {
         let (req, resp) = self.figures(v);
         let spec_at = |kind| self.cat.message(kind, self.key, v, self.release);
         let flexible = spec_at(MessageKind::Request).is_some_and(|s| s.is_flexible(v));
+        let records = [MessageKind::Request, MessageKind::Response].into_iter().any(|k| spec_at(k).is_some_and(|s| has_records(&s.fields, v)));
         let header = |f: &Figure, dir: &str| f.header_version.map_or(format!("{dir} -"), |h| format!("{dir} v{h}"));
         let size = |f: &Figure| if f.bytes.is_empty() { "-".to_string() } else { format!("{} bytes", f.bytes.len()) };
         let facts = vec![
@@ -94,24 +134,42 @@ impl<'c> ApiDocs<'c> {
             ("Request size".into(), size(&req)),
             ("Response size".into(), size(&resp)),
         ];
-        let mut blocks = vec![Block::Para(intro(v, flexible, self.unstable.contains(&v))), Block::Facts(facts), Block::Legend];
+        let mut blocks = vec![Block::Para(intro(v, flexible, self.unstable.contains(&v), records)), Block::Facts(facts), Block::Legend(Vec::new())];
         blocks.push(Block::Versions(version_links(DIR, &self.stem, &self.request_versions, &self.page_versions, v, self.default_version, &self.unstable)));
-        let part = |heading: &str, kind: MessageKind, figure: Figure| {
-            let mut blocks = vec![Block::Figure(Box::new(figure))];
-            blocks.extend(spec_at(kind).map(|s| schema_blocks(s, v)).unwrap_or_default());
-            Section { heading: heading.into(), blocks }
-        };
         Page {
             path: self.path(v),
             title: self.name.clone(),
             blocks,
             sections: vec![
-                part("Request", MessageKind::Request, req),
-                part("Response", MessageKind::Response, resp),
-                Section { heading: "Request history".into(), blocks: vec![Block::Changes(self.request_history.clone())] },
-                Section { heading: "Response history".into(), blocks: vec![Block::Changes(self.response_history.clone())] },
+                self.part("Request", Direction::Request, req, v),
+                self.part("Response", Direction::Response, resp, v),
+                Section::new("Request history", vec![Block::Changes(self.request_history.clone())]),
+                Section::new("Response history", vec![Block::Changes(self.response_history.clone())]),
             ],
         }
+        .fill_legend()
+    }
+
+    /// The API and every field of its requests and responses for the search
+    /// page: a field links to its row on the default version's page when it
+    /// is there, else on the newest page that has it.
+    pub fn search_entries(&self) -> Vec<Entry> {
+        let mut out = vec![Entry::new(&self.name, format!("API {}", self.key), self.default_path())];
+        let order: Vec<i16> = self.default_version.into_iter().chain(self.page_versions.iter().rev().copied()).collect();
+        for direction in [Direction::Request, Direction::Response] {
+            let (kind, prefix, _) = Self::direction_parts(direction);
+            let mut seen = HashSet::new();
+            for &v in &order {
+                let Some(spec) = self.cat.message(kind, self.key, v, self.release) else { continue };
+                for (path, _) in fields_at(spec, v) {
+                    if seen.insert(path.clone()) {
+                        let text = format!("{} {} {path}", self.name, direction.as_str());
+                        out.push(Entry::new(text, format!("{} field", direction.as_str()), format!("{}#{}", self.path(v), anchor(prefix, &path))));
+                    }
+                }
+            }
+        }
+        out
     }
 
     fn retired_page(&self) -> Page {
@@ -127,12 +185,18 @@ impl<'c> ApiDocs<'c> {
     }
 }
 
-fn intro(v: i16, flexible: bool, unstable: bool) -> String {
+fn intro(v: i16, flexible: bool, unstable: bool, records: bool) -> String {
     let mut s = String::from(
         "Below are the smallest legal request and response, encoded by kwire and decoded back: numbers are zero, \
-         strings and byte arrays are empty rather than null, uuids are zero, each array holds one element, tagged \
-         fields are left out, and a records field holds one empty 61-byte RecordBatch v2. ",
+         strings and byte arrays are empty rather than null, uuids are zero, each array holds one element, and tagged \
+         fields are left out. ",
     );
+    if records {
+        s.push_str(
+            "The records field holds a RecordBatch v2 of two example records, each with a value and a header, the first with a key \
+             and the second with a null key, shown once uncompressed and once gzip-compressed; the record batch page explains their layout. ",
+        );
+    }
     s.push_str(&if flexible {
         format!("v{v} is flexible: string, bytes and array lengths are unsigned varints of length + 1, and every struct ends with a count of tagged fields. ")
     } else {

@@ -1,19 +1,23 @@
 //! Figures: kwire encodes a message, then decodes the bytes it wrote, so every
 //! grid and tree on a page is the decoder's own view of real bytes.
 
-use super::Figure;
-use crate::decode::fields::decode_embedded;
+use super::{anchor, field_paths, Figure};
+use crate::decode::fields::{decode_embedded, Context};
 use crate::decode::{decode_frame, DecodeOptions, Direction, Node, Region, Role};
-use crate::encode::example::{example_frame, smallest_struct};
+use crate::encode::example::smallest_struct;
+use crate::encode::frame::{encode_frame, example_header, message_spec};
 use crate::encode::{encode_body, FrameSpec};
-use crate::schema::{Catalogue, MessageSpec};
+use crate::records::BatchDecoder;
+use crate::schema::{Catalogue, FieldSpec, FieldType, MessageSpec, Primitive};
 use bytes::Bytes;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
-/// The smallest legal instance of one direction of an API at `version`, as a frame.
-pub fn frame_figure(cat: &Catalogue, direction: Direction, api_key: i16, version: i16, release: Option<&str>) -> Figure {
+/// One direction of an API at `version` as a frame: the smallest instance,
+/// with `records` (a record batch's bytes) in every records field.
+pub fn frame_figure(cat: &Catalogue, direction: Direction, api_key: i16, version: i16, release: Option<&str>, records: &[u8]) -> Figure {
     let fs = FrameSpec { direction, api_key, version, release };
-    let bytes = match example_frame(cat, &fs) {
+    let bytes = match example_with_records(cat, &fs, records) {
         Ok(b) => Bytes::from(b),
         Err(e) => return failed(format!("{} v{version}", direction.as_str()), e),
     };
@@ -26,7 +30,38 @@ pub fn frame_figure(cat: &Catalogue, direction: Direction, api_key: i16, version
         root: frame.root,
         header_version: frame.header_version,
         error: frame.error.map(|e| e.to_string()),
+        links: Vec::new(),
     }
+}
+
+fn example_with_records(cat: &Catalogue, fs: &FrameSpec, records: &[u8]) -> Result<Vec<u8>, String> {
+    let spec = message_spec(cat, fs).map_err(|e| e.to_string())?;
+    let mut body = smallest_struct(&spec.fields, fs.version);
+    put_records(&spec.fields, fs.version, &mut body, &Value::String(hex::encode(records)));
+    encode_frame(cat, fs, &example_header(fs.direction), &body).map_err(|e| e.to_string())
+}
+
+/// Set every records field of `obj` (and of the structs in it) to `records`.
+fn put_records(fields: &[FieldSpec], version: i16, obj: &mut Map<String, Value>, records: &Value) {
+    for f in fields.iter().filter(|f| f.is_regular_in(version)) {
+        match (&f.ty, obj.get_mut(&f.name)) {
+            (FieldType::Primitive(Primitive::Records), Some(v)) => *v = records.clone(),
+            (FieldType::Struct(_), Some(Value::Object(o))) => put_records(&f.fields, version, o, records),
+            (FieldType::Array(_), Some(Value::Array(items))) => {
+                for item in items {
+                    if let Value::Object(o) = item {
+                        put_records(&f.fields, version, o, records);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a message at `version` has a records field (Produce, Fetch, …).
+pub fn has_records(fields: &[FieldSpec], version: i16) -> bool {
+    fields.iter().filter(|f| f.versions.contains(version)).any(|f| matches!(f.ty, FieldType::Primitive(Primitive::Records)) || has_records(&f.fields, version))
 }
 
 /// A struct (a record key or value, a header, a data type) encoded alone: the
@@ -44,15 +79,46 @@ pub fn struct_figure(cat: &Catalogue, spec: &MessageSpec, version: i16, values: 
     };
     let caption = format!("{} v{version}, {} bytes", spec.name, bytes.len());
     match decode_embedded(cat, &bytes, spec, version, (0, bytes.len()), region) {
-        Ok((root, warnings)) => Figure { caption, bytes, root, header_version: None, error: (!warnings.is_empty()).then(|| warnings.join("; ")) },
+        Ok((root, warnings)) => Figure { caption, bytes, root, header_version: None, error: (!warnings.is_empty()).then(|| warnings.join("; ")), links: Vec::new() },
         Err(failed) => {
             let (root, e) = *failed;
-            Figure { caption, bytes, root, header_version: None, error: Some(e.to_string()) }
+            Figure { caption, bytes, root, header_version: None, error: Some(e.to_string()), links: Vec::new() }
         }
     }
 }
 
+/// Record data (batches or legacy messages, as in a records field or a log
+/// segment) decoded by kwire's record decoder.
+pub fn records_figure(cat: &Catalogue, caption: String, bytes: Vec<u8>) -> Figure {
+    let bytes = Bytes::from(bytes);
+    let ctx = Context::default();
+    let mut decoder = BatchDecoder::new(&bytes, cat, &ctx);
+    let mut root = Node::new("records", "records", 0, Region::RecordBatch, Role::Structure);
+    root.len = bytes.len();
+    decoder.decode_stream(0, bytes.len(), 0, &mut root.children);
+    let problems: Vec<String> = decoder.damage.iter().map(|d| d.to_string()).chain(decoder.warnings.iter().cloned()).collect();
+    let caption = format!("{caption}, {} bytes", bytes.len());
+    Figure { caption, bytes, root, header_version: None, error: (!problems.is_empty()).then(|| problems.join("; ")), links: Vec::new() }
+}
+
+/// Link each field node of `figure` to its row (`prefix` + field path, where
+/// `rows` has that path) and, in frames, each header field to the encoding
+/// page's section on `header_section`.
+pub fn link_fields(figure: &mut Figure, prefix: &str, rows: &HashSet<String>, header_section: Option<&str>) {
+    let mut headers = Vec::new();
+    figure.root.walk(&mut |n, _| headers.push(n.region == Region::RpcHeader && matches!(n.role, Role::Field { .. })));
+    figure.links = field_paths(&figure.root)
+        .into_iter()
+        .zip(headers)
+        .map(|(path, header)| match path {
+            Some(p) if rows.contains(&p) => Some(format!("#{}", anchor(prefix, &p))),
+            _ if header => header_section.map(|s| format!("{}#{s}", super::encoding_page::PATH)),
+            _ => None,
+        })
+        .collect();
+}
+
 /// A figure that could not be made: no bytes, and the reason.
 pub fn failed(caption: String, error: String) -> Figure {
-    Figure { caption, bytes: Bytes::new(), root: Node::new("(not encoded)", "", 0, Region::Frame, Role::Structure), header_version: None, error: Some(error) }
+    Figure { caption, bytes: Bytes::new(), root: Node::new("(not encoded)", "", 0, Region::Frame, Role::Structure), header_version: None, error: Some(error), links: Vec::new() }
 }

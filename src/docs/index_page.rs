@@ -3,7 +3,7 @@
 
 use super::api_page::ApiDocs;
 use super::record_page::{kind_label, RecordDocs, KINDS};
-use super::{left_out, Block, Cell, Page, Section, Table, MAX_VERSION_PAGES};
+use super::{encoding_page, errors_page, left_out, record_batch_page, search, Block, Cell, Page, Section, Table, MAX_VERSION_PAGES};
 use crate::decode::frame::compress_versions;
 use crate::schema::MessageKind;
 
@@ -69,7 +69,8 @@ impl RecordRow {
     }
 }
 
-pub fn index_page(apis: &[ApiRow], records: &[RecordRow]) -> Page {
+/// `definitions` says which definitions the site shows ([`super::site::definitions_shown`]).
+pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> Page {
     let opt = |v: Option<String>| Cell::text(v.unwrap_or_else(|| "-".into()));
     let api_table = Table {
         head: ["key", "API", "versions", "flexible", "default", "request bytes", "response bytes"].map(String::from).to_vec(),
@@ -87,8 +88,19 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow]) -> Page {
                 ]
             })
             .collect(),
+        ..Default::default()
     };
-    let mut sections = vec![Section { heading: "APIs".into(), blocks: vec![Block::Table(api_table)] }];
+    let guides = Table {
+        head: ["page", "what it shows"].map(String::from).to_vec(),
+        rows: vec![
+            vec![Cell::link("Encoding", encoding_page::PATH), Cell::text("every primitive type in bytes: numbers, varints, strings, arrays, structs, tagged fields, headers")],
+            vec![Cell::link("Record batches", record_batch_page::PATH), Cell::text("RecordBatch v2, records and headers, compression, legacy message sets")],
+            vec![Cell::link("Error codes", errors_page::PATH), Cell::text("every error code and its name")],
+            vec![Cell::link("Search", search::PATH), Cell::text("every API, field, record type and error code by name")],
+        ],
+        ..Default::default()
+    };
+    let mut sections = vec![Section::new("Guides", vec![Block::Table(guides)]).with_id("guides"), Section::new("APIs", vec![Block::Table(api_table)]).with_id("apis")];
     for kind in KINDS {
         let rows: Vec<Vec<Cell>> = records
             .iter()
@@ -104,7 +116,7 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow]) -> Page {
             .collect();
         if !rows.is_empty() {
             let head = ["name", "record type", "versions", "bytes (newest)"].map(String::from).to_vec();
-            sections.push(Section { heading: format!("{}s", capitalise(kind_label(kind))), blocks: vec![Block::Table(Table { head, rows })] });
+            sections.push(Section::new(format!("{}s", capitalise(kind_label(kind))), vec![Block::Table(Table { head, rows, ..Default::default() })]));
         }
     }
     let left: Vec<Vec<Cell>> = apis
@@ -114,21 +126,22 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow]) -> Page {
         .filter_map(|(name, path, left)| left.as_ref().map(|(n, versions)| vec![Cell::link(name, path), Cell::text(n.to_string()), Cell::text(versions)]))
         .collect();
     if !left.is_empty() {
-        sections.push(Section {
-            heading: "Versions without pages".into(),
-            blocks: vec![
+        sections.push(Section::new(
+            "Versions without pages",
+            vec![
                 Block::Para(format!(
                     "These definitions have more versions than the site gives pages to: at most {MAX_VERSION_PAGES} each (the first, the default and the newest). `kwire page NAME --version N` prints the page of any version."
                 )),
-                Block::Table(Table { head: ["name", "versions without a page", "which"].map(String::from).to_vec(), rows: left }),
+                Block::Table(Table { head: ["name", "versions without a page", "which"].map(String::from).to_vec(), rows: left, ..Default::default() }),
             ],
-        });
+        ));
     }
     Page {
         path: PATH.into(),
         title: "Kafka protocol on the wire".into(),
         blocks: vec![
             Block::Para("Every API and record type of the Kafka protocol, each shown as the smallest legal instance that kwire encodes and decodes: a byte grid coloured by region, the object tree, the schema and the version history. Default versions are the latest stable ones; sizes include the int32 size prefix. The encoding page explains each primitive.".into()),
+            Block::Facts(vec![("Definitions".into(), definitions.to_string())]),
         ],
         sections,
     }

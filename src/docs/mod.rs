@@ -4,13 +4,18 @@
 
 pub mod api_page;
 pub mod encoding_page;
+pub mod errors_page;
+pub mod example_records;
 pub mod figure;
 pub mod index_page;
+pub mod record_batch_page;
 pub mod record_page;
 pub mod schema_view;
+pub mod search;
 pub mod site;
 
-use crate::decode::Node;
+use crate::decode::{Node, Region, Role};
+use crate::render::regions::byte_owners;
 use crate::schema::diff::Change;
 use bytes::Bytes;
 
@@ -27,7 +32,20 @@ pub struct Page {
 #[derive(Clone, Debug)]
 pub struct Section {
     pub heading: String,
+    /// The section's anchor, for links into it (`encoding#structs`).
+    pub id: Option<String>,
     pub blocks: Vec<Block>,
+}
+
+impl Section {
+    pub fn new(heading: impl Into<String>, blocks: Vec<Block>) -> Section {
+        Section { heading: heading.into(), id: None, blocks }
+    }
+
+    pub fn with_id(mut self, id: impl Into<String>) -> Section {
+        self.id = Some(id.into());
+        self
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -35,8 +53,9 @@ pub enum Block {
     Para(String),
     /// Label → value facts (API key, versions, sizes).
     Facts(Vec<(String, String)>),
-    /// The region colours, in `Region::ALL` order.
-    Legend,
+    /// The colours of the regions the page's grids use, in `Region::ALL`
+    /// order; pages start with it empty and [`Page::fill_legend`] fills it.
+    Legend(Vec<Region>),
     /// Versions of the page's message, each linking to its page (a window
     /// of them when there are many, see [`version_links`]).
     Versions(Vec<VersionLink>),
@@ -46,6 +65,48 @@ pub enum Block {
     Code { title: String, text: String },
     /// Labelled lists: a version and what it changed.
     Changes(Vec<(String, Vec<String>)>),
+    /// The search box and the index it searches (the search page only).
+    Search(Vec<search::Entry>),
+}
+
+impl Page {
+    /// Every figure of the page, in order.
+    pub fn figures(&self) -> impl Iterator<Item = &Figure> {
+        self.blocks.iter().chain(self.sections.iter().flat_map(|s| &s.blocks)).filter_map(|b| match b {
+            Block::Figure(f) => Some(f.as_ref()),
+            _ => None,
+        })
+    }
+
+    /// Fill the legend with the regions that colour a byte of the page's
+    /// figures, or drop it when the page has no grid.
+    pub fn fill_legend(mut self) -> Page {
+        let shown = regions_shown(self.figures());
+        self.blocks.retain(|b| !matches!(b, Block::Legend(_)) || !shown.is_empty());
+        for b in &mut self.blocks {
+            if let Block::Legend(regions) = b {
+                regions.clone_from(&shown);
+            }
+        }
+        self
+    }
+}
+
+/// The regions of the nodes that own at least one byte of `figures` (a
+/// grid cell takes the colour of the deepest node covering it), in
+/// `Region::ALL` order.
+pub fn regions_shown<'a>(figures: impl IntoIterator<Item = &'a Figure>) -> Vec<Region> {
+    let mut used = [false; Region::ALL.len()];
+    for f in figures {
+        let mut regions = Vec::new();
+        f.root.walk(&mut |n, _| regions.push(n.region));
+        for owner in byte_owners(&f.root, f.bytes.len()).into_iter().flatten() {
+            if let Some(i) = Region::ALL.iter().position(|r| *r == regions[owner]) {
+                used[i] = true;
+            }
+        }
+    }
+    Region::ALL.iter().zip(used).filter(|(_, u)| *u).map(|(r, _)| *r).collect()
 }
 
 /// Bytes kwire encoded and the tree it decoded from them: one grid and one
@@ -59,18 +120,25 @@ pub struct Figure {
     pub header_version: Option<i16>,
     /// Why the bytes could not be made or did not decode completely.
     pub error: Option<String>,
+    /// For each node of the tree in pre-order, where its explanation is:
+    /// a field's row in the page's field table (`#req-Topics.Name`), a
+    /// header's section of the encoding page. Empty when nothing links.
+    pub links: Vec<Option<String>>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     pub head: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
+    /// Each row's anchor, for links to it; empty when rows have none.
+    pub row_ids: Vec<Option<String>>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Cell {
     pub text: String,
-    /// A page path (`api/Produce`) this cell links to.
+    /// A page path (`api/Produce`) this cell links to, with an anchor after
+    /// `#` (`encoding#type-int32`); `#anchor` alone is a place on the same page.
     pub link: Option<String>,
 }
 
@@ -94,6 +162,47 @@ pub struct VersionLink {
     pub unstable: bool,
     /// How many versions between the link before and this one are not linked.
     pub skipped_before: usize,
+}
+
+/// Whether the user loaded definitions (`--defs`): their descriptions are
+/// then on the pages, and pages stop telling how to get them.
+pub fn defs_loaded(cat: &crate::schema::Catalogue) -> bool {
+    cat.releases.iter().any(|r| r == crate::schema::catalogue::LOADED_RELEASE)
+}
+
+/// An anchor for `name` (a field path, a type) under `prefix`: characters
+/// other than `[A-Za-z0-9_.-]` become `_`, so the id needs no escaping in a
+/// link, whatever the definitions call their fields.
+pub fn anchor(prefix: &str, name: &str) -> String {
+    let mut id = String::with_capacity(prefix.len() + name.len());
+    id.push_str(prefix);
+    id.extend(name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' }));
+    id
+}
+
+/// For each node of `root` in pre-order, the schema field path it is an
+/// instance of (`Topics.Partitions.Index`): the names of the fields above it
+/// and its own, skipping array elements and tagged entries, as the field
+/// tables list them. `None` for nodes that are not fields of the message:
+/// framing, header fields, and everything inside record data (which starts
+/// with a batch or message node).
+pub fn field_paths(root: &Node) -> Vec<Option<String>> {
+    fn go(n: &Node, above: &str, out: &mut Vec<Option<String>>) {
+        if n.region == Region::RecordBatch {
+            n.walk(&mut |_, _| out.push(None));
+            return;
+        }
+        let is_field = matches!(n.role, Role::Field { .. }) && n.region != Region::RpcHeader;
+        let path = is_field.then(|| if above.is_empty() { n.field_key().to_string() } else { format!("{above}.{}", n.field_key()) });
+        let inner = path.clone().unwrap_or_else(|| above.to_string());
+        out.push(path);
+        for c in &n.children {
+            go(c, &inner, out);
+        }
+    }
+    let mut out = Vec::new();
+    go(root, "", &mut out);
+    out
 }
 
 /// Longest file stem kept from a name: file systems refuse names over 255 bytes.

@@ -1,15 +1,20 @@
 //! One page per record type and version: coordinator keys and values, KRaft
 //! metadata records and data types, each encoded alone at its smallest.
 
-use super::figure::struct_figure;
-use super::schema_view::schema_blocks;
-use super::{change_lists, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
+use super::figure::{link_fields, struct_figure};
+use super::schema_view::{row_paths, schema_blocks};
+use super::search::Entry;
+use super::{anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
 use crate::decode::frame::compress_versions;
 use crate::decode::Region;
 use crate::schema::catalogue::LOADED_RELEASE;
-use crate::schema::diff::history;
+use crate::schema::diff::{fields_at, history};
 use crate::schema::{Catalogue, MessageKind};
 use serde_json::Map;
+use std::collections::HashSet;
+
+/// The anchor prefix of a record page's field rows.
+pub const FIELD_ROWS: &str = "field-";
 
 pub const DIR: &str = "records";
 
@@ -82,9 +87,30 @@ impl<'c> RecordDocs<'c> {
         version_path(DIR, &self.stem, version, self.default_version())
     }
 
+    /// The smallest instance at `version`, its field nodes linked to their rows.
     pub fn figure(&self, version: i16) -> Option<Figure> {
         let spec = self.cat.by_name(&self.name, version, self.release)?;
-        Some(struct_figure(self.cat, spec, version, &Map::new(), Region::Record))
+        let mut figure = struct_figure(self.cat, spec, version, &Map::new(), Region::Record);
+        link_fields(&mut figure, FIELD_ROWS, &row_paths(spec, version), None);
+        Some(figure)
+    }
+
+    /// The record type and its fields for the search page, each field
+    /// linked to its row on the newest page that has it.
+    pub fn search_entries(&self) -> Vec<Entry> {
+        let Some(newest) = self.default_version() else { return Vec::new() };
+        let kind = kind_label(self.kind);
+        let mut out = vec![Entry::new(&self.name, kind, self.path(newest))];
+        let mut seen = HashSet::new();
+        for &v in self.page_versions.iter().rev() {
+            let Some(spec) = self.cat.by_name(&self.name, v, self.release) else { continue };
+            for (path, _) in fields_at(spec, v) {
+                if seen.insert(path.clone()) {
+                    out.push(Entry::new(format!("{} {path}", self.name), format!("{kind} field"), format!("{}#{}", self.path(v), anchor(FIELD_ROWS, &path))));
+                }
+            }
+        }
+        out
     }
 
     pub fn page(&self, v: i16) -> Page {
@@ -102,21 +128,19 @@ impl<'c> RecordDocs<'c> {
         ]);
         let mut layout = Vec::new();
         layout.extend(figure.map(|f| Block::Figure(Box::new(f))));
-        layout.extend(spec.map(|s| schema_blocks(s, v)).unwrap_or_default());
+        layout.extend(spec.map(|s| schema_blocks(s, v, FIELD_ROWS, defs_loaded(self.cat))).unwrap_or_default());
         Page {
             path: self.path(v),
             title: self.name.clone(),
             blocks: vec![
                 Block::Para(intro(self.kind, self.record_type)),
                 Block::Facts(facts),
-                Block::Legend,
+                Block::Legend(Vec::new()),
                 Block::Versions(version_links(DIR, &self.stem, &self.versions, &self.page_versions, v, self.default_version(), &[])),
             ],
-            sections: vec![
-                Section { heading: "Layout".into(), blocks: layout },
-                Section { heading: "History".into(), blocks: vec![Block::Changes(self.history.clone())] },
-            ],
+            sections: vec![Section::new("Layout", layout).with_id("layout"), Section::new("History", vec![Block::Changes(self.history.clone())])],
         }
+        .fill_legend()
     }
 }
 

@@ -1,12 +1,17 @@
-//! The whole site: the index, the encoding page, every API at every version and
-//! every record type at every version, written in one format.
+//! The whole site: the index, the encoding, record batch, error code and search
+//! pages, every API at every version and every record type at every version,
+//! written in one format.
 
 use super::api_page::ApiDocs;
 use super::encoding_page::encoding_page;
+use super::errors_page::errors_page;
 use super::index_page::{index_page, ApiRow, RecordRow};
+use super::record_batch_page::record_batch_page;
 use super::record_page::{record_names, RecordDocs};
-use super::Page;
+use super::search::{fixed_entries, search_page};
+use super::{defs_loaded, Page};
 use crate::render::page::{render, PageFormat};
+use crate::schema::catalogue::LOADED_RELEASE;
 use crate::schema::{Catalogue, MessageKind};
 use std::path::Path;
 
@@ -18,9 +23,36 @@ pub struct SiteStats {
     pub largest: Option<(String, usize)>,
 }
 
+/// The release a site or page shows, from the command line: with `--defs`,
+/// the loaded definitions alone (their APIs and versions, as one release, so
+/// `--defs kafka-defs/4.0` shows exactly 4.0); else the built-in release of
+/// `--kafka-release`, or every built-in release. Both at once would mix two
+/// sets of definitions, so that is refused.
+pub fn site_release<'a>(cat: &Catalogue, kafka_release: Option<&'a str>) -> Result<Option<&'a str>, String> {
+    match (defs_loaded(cat), kafka_release) {
+        (true, Some(r)) => Err(format!(
+            "--kafka-release {r} and --defs (or KWIRE_DEFS) both choose the definitions the pages show; give one (--defs shows the loaded definitions alone)"
+        )),
+        (true, None) => Ok(Some(LOADED_RELEASE)),
+        (false, r) => Ok(r),
+    }
+}
+
+/// Which definitions a site shows, in words for its index.
+pub fn definitions_shown(cat: &Catalogue, release: Option<&str>) -> String {
+    let builtin: Vec<&str> = cat.releases.iter().map(String::as_str).filter(|r| *r != LOADED_RELEASE).collect();
+    match release {
+        Some(LOADED_RELEASE) => "the definitions loaded with --defs, alone".into(),
+        Some(r) => format!("Apache Kafka {r} (built in)"),
+        None if defs_loaded(cat) => format!("the definitions loaded with --defs, with every built-in release ({})", builtin.join(", ")),
+        None => format!("every built-in release ({}): each version as the newest release defining it", builtin.join(", ")),
+    }
+}
+
 /// Every page of the site, built one at a time and handed to `emit`.
 pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMut(Page) -> Result<(), String>) -> Result<(), String> {
     let mut api_rows = Vec::new();
+    let mut entries = Vec::new();
     for key in cat.api_keys() {
         let Some(docs) = ApiDocs::new(cat, release, key) else { continue };
         if release.is_some() && docs.request_versions.is_empty() {
@@ -28,6 +60,7 @@ pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMu
         }
         let flexible = cat.entries_for(MessageKind::Request, key, release).next().map_or("none".into(), |e| e.spec.flexible_versions.to_string());
         api_rows.push(ApiRow::new(&docs, flexible));
+        entries.extend(docs.search_entries());
         if docs.request_versions.is_empty() {
             emit(docs.page(None))?;
         }
@@ -39,12 +72,17 @@ pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMu
     for name in record_names(cat, release) {
         let Some(docs) = RecordDocs::new(cat, release, &name) else { continue };
         record_rows.extend(RecordRow::new(&docs));
+        entries.extend(docs.search_entries());
         for &v in &docs.page_versions {
             emit(docs.page(v))?;
         }
     }
+    entries.extend(fixed_entries());
     emit(encoding_page(cat))?;
-    emit(index_page(&api_rows, &record_rows))
+    emit(record_batch_page(cat))?;
+    emit(errors_page(cat))?;
+    emit(search_page(entries))?;
+    emit(index_page(&api_rows, &record_rows, &definitions_shown(cat, release)))
 }
 
 /// Write the site under `out` in `format`.

@@ -8,7 +8,10 @@ use std::sync::OnceLock;
 const CSS: &str = "\
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#fff}\
 main{max-width:1280px;margin:0 auto;padding:0 20px 40px}\
-nav.top{background:#1f2937;padding:8px 20px}nav.top a{color:#e5e7eb;margin-right:18px;text-decoration:none}\
+nav.top{background:#1f2937;padding:8px 20px;display:flex;flex-wrap:wrap;align-items:center;gap:4px 18px}nav.top a{color:#e5e7eb;text-decoration:none}\
+nav.top form{margin-left:auto}nav.top input{font:13px system-ui,sans-serif;padding:3px 8px;width:240px;border-radius:4px;border:1px solid #4b5563}\
+#q{font:16px system-ui,sans-serif;padding:6px 10px;width:min(600px,100%)}#count{color:#555}ol#hits li{margin:2px 0}ol#hits .k{color:#777;font-size:12px}\
+tr:target,section:target>h2{background:#fde68a}.tree .n a{color:inherit;text-decoration:none}.tree .n a:hover{text-decoration:underline}\
 h1{margin:18px 0 6px}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}h3{font-size:14px;margin:14px 0 6px}\
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dl.facts dt{color:#555}dl.facts dd{margin:0;font-weight:600}\
 ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:6px}ul.legend li{padding:2px 8px;border-radius:3px}\
@@ -35,6 +38,19 @@ for(const c of fig.querySelectorAll('td[data-offset]')){const x=+c.dataset.offse
 document.addEventListener('mouseover',ev=>{const t=ev.target.closest('[data-offset]');\
 for(const[e,c]of on)e.classList.remove(c);on=[];if(!t)return;const fig=t.closest('figure');\
 if(t.tagName==='TD'){const n=document.getElementById(fig.id+'n'+t.dataset.n);if(n)show(fig,n);mark(t,'cur')}else show(fig,t)})})();";
+
+/// The search page: filters the JSON index inlined in the page (`[text,
+/// kind, link]`) by every word typed, shortest names first, as one types and
+/// from `?q=` (the search box of every page's bar submits there).
+pub const SEARCH_SCRIPT: &str = "\
+(()=>{const idx=JSON.parse(document.getElementById('search-index').textContent),q=document.getElementById('q'),\
+hits=document.getElementById('hits'),count=document.getElementById('count'),MAX=200;\
+const run=()=>{const words=q.value.toLowerCase().split(/\\s+/).filter(Boolean);hits.replaceChildren();count.textContent='';if(!words.length)return;\
+const found=idx.filter(([t])=>{const l=t.toLowerCase();return words.every(w=>l.includes(w))}).sort((a,b)=>a[0].length-b[0].length);\
+for(const[t,k,h]of found.slice(0,MAX)){const li=document.createElement('li'),a=document.createElement('a'),s=document.createElement('span');\
+a.href=h;a.textContent=t;s.className='k';s.textContent=k;li.append(a,' ',s);hits.append(li)}\
+count.textContent=found.length+(found.length===1?' match':' matches')+(found.length>MAX?', the first '+MAX+' shown':'')};\
+q.value=new URLSearchParams(location.search).get('q')||'';q.addEventListener('input',run);run()})();";
 
 /// The stylesheet with the region colours of the terminal grid.
 pub fn style() -> &'static str {

@@ -3,7 +3,8 @@
 
 use super::{assets, href, region_class, skipped, PageFormat};
 use crate::decode::Region;
-use crate::docs::{encoding_page, index_page, Block, Figure, Page, Table, VersionLink};
+use crate::docs::search::Entry;
+use crate::docs::{encoding_page, errors_page, index_page, record_batch_page, search, Block, Figure, Page, Table, VersionLink};
 use crate::render::escape::html as esc;
 use crate::render::grid::{layout_title, ROW};
 use crate::render::regions::byte_owners;
@@ -23,18 +24,29 @@ pub fn page(p: &Page) -> String {
         w.out,
         "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content=\"width=device-width,initial-scale=1\">\
          <title>{} · kwire</title><style>{}</style></head><body>\
-         <nav class=top><a href=\"{}\">kwire · Kafka protocol on the wire</a><a href=\"{}\">encoding</a></nav><main><h1>{}</h1>",
+         <nav class=top><a href=\"{}\">kwire · Kafka protocol on the wire</a><a href=\"{}\">encoding</a><a href=\"{}\">record batches</a><a href=\"{}\">error codes</a>\
+         <form class=find action=\"{}\" role=search><input type=search name=q placeholder=\"search APIs, fields, records\" aria-label=\"search the site\"></form></nav><main><h1>{}</h1>",
         esc(&p.title),
         assets::style(),
         link(index_page::PATH),
         link(encoding_page::PATH),
+        link(record_batch_page::PATH),
+        link(errors_page::PATH),
+        link(search::PATH),
         esc(&p.title)
     );
     for b in &p.blocks {
         w.block(b);
     }
     for s in &p.sections {
-        let _ = writeln!(w.out, "<section><h2>{}</h2>", esc(&s.heading));
+        match &s.id {
+            Some(id) => {
+                let _ = writeln!(w.out, "<section id=\"{}\"><h2>{}</h2>", esc(id), esc(&s.heading));
+            }
+            None => {
+                let _ = writeln!(w.out, "<section><h2>{}</h2>", esc(&s.heading));
+            }
+        }
         for b in &s.blocks {
             w.block(b);
         }
@@ -57,13 +69,8 @@ impl Writer<'_> {
                 }
                 self.out.push_str("</dl>\n");
             }
-            Block::Legend => {
-                self.out.push_str("<ul class=legend>");
-                for r in Region::ALL {
-                    let _ = write!(self.out, "<li class={}>{}</li>", region_class(r), esc(r.label()));
-                }
-                self.out.push_str("</ul>\n");
-            }
+            Block::Legend(regions) => self.legend(regions),
+            Block::Search(entries) => self.search(entries),
             Block::Versions(links) => self.versions(links),
             Block::Figure(f) => self.figure(f),
             Block::Table(t) => self.table(t),
@@ -84,6 +91,32 @@ impl Writer<'_> {
                 self.out.push_str("</dl>\n");
             }
         }
+    }
+
+    fn legend(&mut self, regions: &[Region]) {
+        if regions.is_empty() {
+            return;
+        }
+        self.out.push_str("<ul class=legend>");
+        for &r in regions {
+            let _ = write!(self.out, "<li class={}>{}</li>", region_class(r), esc(r.label()));
+        }
+        self.out.push_str("</ul>\n");
+    }
+
+    /// The search box, the index as JSON (`[text, kind, link]`, links
+    /// relative to this page) and the script that searches it.
+    fn search(&mut self, entries: &[Entry]) {
+        let rows: Vec<[String; 3]> = entries.iter().map(|e| [e.text.clone(), e.kind.clone(), href(&self.page.path, &e.path, PageFormat::Html)]).collect();
+        // `<` only occurs inside JSON strings, where \u003c means the same: the
+        // text can then never close the script element.
+        let json = serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into()).replace('<', "\\u003c");
+        let _ = writeln!(
+            self.out,
+            "<input id=q type=search autofocus placeholder=\"Produce records, ErrorCode, PartitionRecord …\" aria-label=search><p id=count></p><ol id=hits></ol>\
+             <script type=application/json id=search-index>{json}</script><script>{}</script>",
+            assets::SEARCH_SCRIPT
+        );
     }
 
     fn versions(&mut self, links: &[VersionLink]) {
@@ -113,8 +146,13 @@ impl Writer<'_> {
             let _ = write!(self.out, "<th>{}</th>", esc(h));
         }
         self.out.push_str("</tr>\n");
-        for row in &t.rows {
-            self.out.push_str("<tr>");
+        for (i, row) in t.rows.iter().enumerate() {
+            match t.row_ids.get(i).and_then(Option::as_ref) {
+                Some(id) => {
+                    let _ = write!(self.out, "<tr id=\"{}\">", esc(id));
+                }
+                None => self.out.push_str("<tr>"),
+            }
             for c in row {
                 match &c.link {
                     Some(to) => {
@@ -172,14 +210,13 @@ impl Writer<'_> {
             let d = if l.decompressed { " data-d" } else { "" };
             // Cut descriptions keep their full text as a tooltip.
             let full = n.doc.as_ref().filter(|doc| doc.chars().count() > DOC_WIDTH + 3).map_or(String::new(), |doc| format!(" title=\"{}\"", esc(doc)));
-            let _ = writeln!(
-                self.out,
-                "<div id={id}n{i} class=n data-offset={} data-len={}{d}{full}><span class=p>{}</span>{}</div>",
-                n.offset,
-                n.len,
-                esc(&l.prefix),
-                esc(&line_in(n, TreeOptions::default(), l.decompressed))
-            );
+            let text = esc(&line_in(n, TreeOptions::default(), l.decompressed));
+            // A field's line links to its row of the field table (or a header's to the encoding page).
+            let text = match f.links.get(i).and_then(Option::as_ref) {
+                Some(to) => format!("<a href=\"{}\">{text}</a>", esc(&href(&self.page.path, to, PageFormat::Html))),
+                None => text,
+            };
+            let _ = writeln!(self.out, "<div id={id}n{i} class=n data-offset={} data-len={}{d}{full}><span class=p>{}</span>{text}</div>", n.offset, n.len, esc(&l.prefix));
         }
         self.out.push_str("</div></div></figure>\n");
     }

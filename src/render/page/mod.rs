@@ -33,9 +33,19 @@ pub fn render(page: &Page, format: PageFormat) -> String {
     }
 }
 
-/// A link from the page at `from` to the page at `to` (site paths without extension).
+/// A link from the page at `from` to the page at `to` (site paths without
+/// extension, with an optional `#anchor`; `#anchor` alone stays on the page).
 pub fn href(from: &str, to: &str, format: PageFormat) -> String {
-    format!("{}{to}.{}", "../".repeat(from.matches('/').count()), format.extension())
+    let (path, fragment) = match to.split_once('#') {
+        Some((path, fragment)) => (path, Some(fragment)),
+        None => (to, None),
+    };
+    let mut out = if path.is_empty() { String::new() } else { format!("{}{path}.{}", "../".repeat(from.matches('/').count()), format.extension()) };
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
 }
 
 /// What a version switcher shows where it leaves versions out: `… 12 more …`.
@@ -57,5 +67,7 @@ mod tests {
         assert_eq!(href("api/Produce", "index", PageFormat::Html), "../index.html");
         assert_eq!(href("index", "api/Produce", PageFormat::Markdown), "api/Produce.md");
         assert_eq!(href("api/Produce", "api/Produce-v3", PageFormat::Text), "../api/Produce-v3.txt");
+        assert_eq!(href("api/Produce", "encoding#type-int32", PageFormat::Html), "../encoding.html#type-int32");
+        assert_eq!(href("api/Produce", "#req-Acks", PageFormat::Html), "#req-Acks");
     }
 }

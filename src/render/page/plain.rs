@@ -72,9 +72,23 @@ impl Writer<'_> {
                 }
                 self.out.push('\n');
             }
-            Block::Legend => {
-                let labels: Vec<&str> = Region::ALL.iter().map(Region::label).collect();
-                self.out.push_str(&format!("legend: {}\n\n", labels.join(" | ")));
+            Block::Legend(regions) => {
+                if !regions.is_empty() {
+                    let labels: Vec<&str> = regions.iter().map(Region::label).collect();
+                    self.out.push_str(&format!("legend: {}\n\n", labels.join(" | ")));
+                }
+            }
+            Block::Search(entries) => {
+                // No script here: the index itself, one name a line, for reading or grep.
+                for e in entries {
+                    let line = if self.md {
+                        format!("- [{}]({}) ({})\n", self.inline(&e.text), self.page_link(&e.path), self.inline(&e.kind))
+                    } else {
+                        format!("- {} ({}): {}\n", sanitize(&e.text), sanitize(&e.kind), sanitize(&href(&self.page.path, &e.path, PageFormat::Text)))
+                    };
+                    self.out.push_str(&line);
+                }
+                self.out.push('\n');
             }
             Block::Versions(links) => self.versions(links),
             Block::Figure(f) => self.figure(f),
@@ -151,9 +165,16 @@ impl Writer<'_> {
         self.code(&render_tree(&f.root, TreeOptions::default()), "text");
     }
 
+    /// A markdown link to the page of `to`, without its anchor: markdown
+    /// tables and trees carry no anchors of their own to land on.
+    fn page_link(&self, to: &str) -> String {
+        href(&self.page.path, to.split('#').next().unwrap_or(to), PageFormat::Markdown)
+    }
+
     fn cell(&self, c: &Cell) -> String {
         match (&c.link, self.md) {
-            (Some(to), true) => format!("[{}]({})", self.inline(&c.text), href(&self.page.path, to, PageFormat::Markdown)),
+            // A place on this page: nothing to link to in markdown.
+            (Some(to), true) if !to.starts_with('#') => format!("[{}]({})", self.inline(&c.text), self.page_link(to)),
             _ => self.inline(&c.text),
         }
     }
