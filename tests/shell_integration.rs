@@ -117,3 +117,24 @@ fn hex_text_given_to_records_gets_a_hint() {
     assert_eq!(status, 2);
     assert!(err.contains("add --hex"), "{err}");
 }
+
+#[test]
+fn every_option_of_encode_is_described_and_json_is_one_line() {
+    let help = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["encode", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    for option in ["--request", "--response", "--correlation-id", "--client-id", "--version", "--binary"] {
+        // clap writes the description after the option, or on the next line when long.
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines.iter().position(|l| l.trim_start().starts_with(option)).unwrap_or_else(|| panic!("{option} missing:\n{text}"));
+        let same_line = lines[at].trim_start().trim_start_matches(option).trim_start_matches(|c: char| c != ' ').trim();
+        let next_line = lines.get(at + 1).map_or("", |l| l.trim());
+        let described = !same_line.is_empty() || (!next_line.is_empty() && !next_line.starts_with('-'));
+        assert!(described, "{option} has no description:\n{text}");
+    }
+    for args in [&["diff", "Metadata", "8", "9", "--format", "json"][..], &["apis", "--format", "json"][..]] {
+        let (status, out) = kwire(args);
+        assert_eq!(status, 0);
+        assert_eq!(out.trim_end().lines().count(), 1, "{args:?}: JSON on one line, as decode --json prints it");
+        serde_json::from_str::<serde_json::Value>(out.trim_end()).unwrap();
+    }
+}

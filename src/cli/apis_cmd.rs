@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use kwire::decode::frame::compress_versions;
 use kwire::protocol::headers::{request_header_version, response_header_version};
 use kwire::render::escape::sanitize;
-use kwire::render::json::to_text_pretty;
+use kwire::render::json::to_text;
 use kwire::schema::{Catalogue, MessageKind, MessageSpec};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -85,7 +85,7 @@ fn write_apis(cat: &Catalogue, release: Option<&str>, args: &ApisArgs, out: &mut
     let facts: Vec<Value> = cat.api_keys().into_iter().filter_map(|k| api_facts(cat, k, release)).collect();
     let facts: Vec<Value> = facts.into_iter().filter(|f| release.is_none() || !f["releases"].as_array().is_some_and(|r| r.is_empty())).collect();
     match args.format {
-        ApisFormat::Json => writeln!(out, "{}", to_text_pretty(&facts))?,
+        ApisFormat::Json => writeln!(out, "{}", to_text(&serde_json::to_value(&facts).unwrap_or_default()))?,
         ApisFormat::Text => {
             writeln!(out, "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} releases", "key", "name", "request", "response", "flexible", "req hdr", "resp hdr", "deprecated", "unstable")?;
             // Names and releases may come from loaded definitions: escaped.

@@ -6,7 +6,7 @@
 use super::{exit, resolve_api_or_report};
 use clap::{Args, ValueEnum};
 use kwire::render::escape::{is_unsafe_char, sanitize, sanitize_lines};
-use kwire::render::json::to_text_pretty;
+use kwire::render::json::to_text;
 use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::diff_view::{render_release_diff, render_version_diff};
 use kwire::teach::release_diff::{names_for, release_diff};
@@ -65,7 +65,7 @@ fn releases(cat: &Catalogue, args: &DiffArgs, from: &str, to: &str) -> Result<St
         exit::FAILURE
     })?;
     Ok(match args.format {
-        DiffFormat::Json => format!("{}\n", to_text_pretty(&d)),
+        DiffFormat::Json => format!("{}\n", to_text(&serde_json::to_value(&d).unwrap_or_default())),
         DiffFormat::Text => sanitize_lines(&render_release_diff(&d)),
     })
 }
@@ -98,7 +98,7 @@ fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<S
     };
     d.directions.retain(|x| only.is_none_or(|k| x.kind == k));
     Ok(match args.format {
-        DiffFormat::Json => format!("{}\n", to_text_pretty(&d)),
+        DiffFormat::Json => format!("{}\n", to_text(&serde_json::to_value(&d).unwrap_or_default())),
         DiffFormat::Text => {
             let color = super::color::stdout();
             safe_version_diff(&d, color)

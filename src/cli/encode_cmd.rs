@@ -19,12 +19,16 @@ pub struct EncodeArgs {
     /// Version (default: from the JSON's api_version).
     #[arg(long)]
     pub version: Option<i16>,
+    /// Encode a request (default; a whole object's `kind` decides otherwise).
     #[arg(long, conflicts_with = "response")]
     pub request: bool,
+    /// Encode a response (its header is the response header of that version).
     #[arg(long)]
     pub response: bool,
+    /// The header's correlation id (replaces the JSON's, or the default 0).
     #[arg(long)]
     pub correlation_id: Option<i32>,
+    /// The request header's client id (replaces the JSON's, or the default empty string).
     #[arg(long)]
     pub client_id: Option<String>,
     /// JSON file: a whole `kwire decode --json` object, or just the body; `-` for stdin.
