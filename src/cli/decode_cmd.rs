@@ -220,10 +220,20 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, Box::new(std::io::Cursor::new(raw)));
     }
-    let frames = match frames_from(cat, &args.input, raw, &opts) {
+    let mut frames = match frames_from(cat, &args.input, raw, &opts) {
         Ok(f) => f,
         Err(status) => return status,
     };
+    // Frames were taken for requests because nothing said otherwise: one that
+    // does not read as a request is tried as every response, never shown as a
+    // made-up request tree without a word.
+    if !args.input.response && !args.input.request {
+        for f in frames.iter_mut().filter(|f| not_a_request(f)).take(MAX_GUESSED) {
+            if let Some(guessed) = as_guessed_response(cat, release, f, &opts) {
+                *f = guessed;
+            }
+        }
+    }
     let format = args.output.format();
     let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
         Ok(e) => e,
@@ -257,6 +267,46 @@ pub fn explain_with<'c>(cat: &'c Catalogue, release: Option<&'c str>, explain: b
             Err(exit::MALFORMED)
         }
     }
+}
+
+/// Frames tried as responses at most (each try decodes it under every
+/// response schema).
+const MAX_GUESSED: usize = 16;
+
+/// A frame whose request reading failed after its size prefix (a bad size is
+/// no frame at all, and is reported as it is).
+fn not_a_request(f: &Frame) -> bool {
+    f.direction == Direction::Request && f.error.as_ref().is_some_and(|e| e.offset >= 4)
+}
+
+/// `f` decoded as the best-ranked response it parses cleanly as, with a note
+/// naming the candidates; `None` (and a hint) when it parses as none.
+fn as_guessed_response(cat: &Catalogue, release: Option<&str>, f: &Frame, opts: &DecodeOptions) -> Option<Frame> {
+    let request_error = f.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
+    let ranked = kwire::decode::guess::guess_response(cat, &f.bytes, release);
+    let Some(best) = ranked.first() else {
+        eprintln!(
+            "kwire: frame at input offset {} is not a request ({}); if it is a response, give --response --api NAME --version N",
+            f.input_offset,
+            kwire::render::escape::sanitize(&request_error)
+        );
+        return None;
+    };
+    let name = |k: i16| cat.api_name(k).unwrap_or("?");
+    let top: Vec<String> = ranked.iter().take(5).map(|g| format!("{} v{}", name(g.api_key), g.version)).collect();
+    eprintln!(
+        "kwire: frame at input offset {} is not a request ({}); it reads as a response: shown as {} v{}, the best of {} that fit ({}); --response --api NAME --version N decodes it as another",
+        f.input_offset,
+        kwire::render::escape::sanitize(&request_error),
+        name(best.api_key),
+        best.version,
+        ranked.len(),
+        top.join(", ")
+    );
+    let as_response = DecodeOptions { direction: Some(Direction::Response), api_key: Some(best.api_key), api_version: Some(best.version), ..opts.clone() };
+    let mut guessed = kwire::decode::decode_frame(cat, f.bytes.clone(), f.input_offset, &as_response);
+    guessed.warnings.insert(0, format!("not a request: decoded as the best-ranked response of {} that fit ({})", ranked.len(), top.join(", ")));
+    Some(guessed)
 }
 
 /// `--explain`: explain every node, with this catalogue and release.
