@@ -5,6 +5,7 @@
 //! ([`decode::Node`]) → renderers ([`render`]). [`docs`] gathers the
 //! documentation pages that `render::page` draws.
 
+pub mod analysis;
 pub mod budget;
 pub mod capture;
 pub mod decode;

@@ -1,8 +1,10 @@
 //! `kwire capture FILE`: every Kafka frame in a pcap/pcapng, paired and decoded.
 
 use super::decode_cmd::{write_frames, Format, OutputArgs};
-use super::{exit, resolve_api_or_report};
+use super::exit;
 use clap::Args;
+use kwire::analysis::exchange::{Exchange, Exchanges, Observer};
+use kwire::analysis::Filter as ExchangeFilter;
 use kwire::capture::{complete_prefix, for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
 use kwire::decode::guess::guess_response;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Value};
@@ -19,15 +21,13 @@ pub struct CaptureArgs {
     /// One line per frame instead of decoded trees.
     #[arg(long)]
     pub list: bool,
-    /// Only frames of this API (name or key).
-    #[arg(long)]
-    pub api: Option<String>,
     /// Only frames with this correlation id.
     #[arg(long)]
     pub correlation_id: Option<i32>,
-    /// Only frames of this connection (the number in --list).
-    #[arg(long)]
-    pub conn: Option<usize>,
+    // Only frames of exchanges that pass these: a request is shown once its
+    // exchange is decided (with its response when that decides).
+    #[command(flatten)]
+    pub filter: super::filter_args::FilterArgs,
     /// Only the frame with this number (the first column of --list).
     #[arg(long)]
     pub frame: Option<usize>,
@@ -44,6 +44,10 @@ pub struct CaptureArgs {
     /// Open the selected frames in the terminal explorer.
     #[arg(long, conflicts_with_all = ["list", "format", "json", "full_docs"])]
     pub tui: bool,
+    /// Add where each frame came from (`"capture"`) to JSON objects; `kwire
+    /// decode` of a capture leaves it out, so its output is the decoder's alone.
+    #[arg(skip = true)]
+    pub provenance: bool,
 }
 
 struct Filter {
@@ -51,12 +55,19 @@ struct Filter {
     correlation_id: Option<i32>,
     conn: Option<usize>,
     frame: Option<usize>,
+    /// Criteria that need the frame's exchange (topic, client id, error, latency).
+    exchanges: Option<ExchangeFilter>,
 }
 
 impl Filter {
     /// Whether the selection names frames (skip notes are then counted, not shown).
     fn names_frames(&self) -> bool {
-        self.api.is_some() || self.correlation_id.is_some() || self.frame.is_some()
+        self.api.is_some() || self.correlation_id.is_some() || self.frame.is_some() || self.exchanges.is_some()
+    }
+
+    /// Whether any selection was asked for.
+    fn selects(&self) -> bool {
+        self.names_frames() || self.conn.is_some()
     }
 
     fn keeps(&self, f: &CapturedFrame) -> bool {
@@ -299,22 +310,29 @@ impl Write for Out<'_> {
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
-    let api = match &args.api {
-        Some(a) => match resolve_api_or_report(cat, a) {
-            Some(k) => Some(k),
-            None => return exit::FAILURE,
-        },
-        None => None,
+    let selection = match args.filter.resolve(cat) {
+        Ok(f) => f,
+        Err(status) => return status,
     };
     match super::open_input(&args.file) {
-        Ok(input) => run_on(cat, release, args, api, input),
+        Ok(input) => run_selected(cat, release, args, selection, input),
         Err(status) => status,
     }
 }
 
 /// Decode a capture already opened (`kwire decode` hands pcaps over here).
 pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: Option<i16>, input: Box<dyn std::io::Read>) -> i32 {
-    let filter = Filter { api, correlation_id: args.correlation_id, conn: args.conn, frame: args.frame };
+    run_selected(cat, release, args, ExchangeFilter { api, ..Default::default() }, input)
+}
+
+fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, selection: ExchangeFilter, input: Box<dyn std::io::Read>) -> i32 {
+    let filter = Filter {
+        api: selection.api,
+        correlation_id: args.correlation_id,
+        conn: selection.conn,
+        frame: args.frame,
+        exchanges: selection.needs_exchanges().then_some(selection),
+    };
     if args.tui {
         return explore_capture(cat, release, args, &filter, input);
     }
@@ -331,13 +349,16 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
     let mut listed = Listed::new();
     // Listings decode bodies only of small frames (for their error summary): the
     // bodies of larger ones are skipped as they arrive, never buffered.
-    let cut_bodies = args.list.then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
+    // (Not when the selection reads bodies: a cut frame keeps its header only.)
+    let bodies_needed = filter.exchanges.as_ref().is_some_and(|x| x.needs().topics || x.needs().errors);
+    let cut_bodies = (args.list && !bodies_needed).then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
     let opts = CaptureOptions { port: args.port, cut_bodies, ..Default::default() };
     let mut skipped = SkipTally::default();
     // One budget for the whole capture: its frames are dropped as they are
     // written, so what they held goes back; what they decompressed does not.
     let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
-    let stats = for_each_captured(cat, input, &opts, |c| {
+    let mut selected = Selection::new(cat, release, &filter);
+    let mut handle = |c| {
         let f = match c {
             Captured::Frame(f) => f,
             Captured::Skipped(s) => {
@@ -356,9 +377,6 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
                 return true;
             }
         };
-        if !filter.keeps(&f) {
-            return true;
-        }
         let gap = if f.after_gap { " [after gap]" } else { "" };
         let res = if args.list {
             let entry = listed.entry(cat, release, &f, args.guess, &mut quoted);
@@ -402,14 +420,18 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
                 eprintln!("kwire: frame {}: record data: {}", f.index, sanitize(&e.to_string()));
                 status = exit::MALFORMED;
             }
-            write_decoded(&mut out, &f, &frame, note.as_deref(), format, args.output.full_docs, gap)
+            write_decoded(&mut out, &f, &frame, note.as_deref(), format, args.output.full_docs, gap, args.provenance)
         };
         if res.is_err() {
             write_failed = true;
             return false;
         }
         true
-    });
+    };
+    let stats = for_each_captured(cat, input, &opts, |c| selected.take(c, &mut handle));
+    if stats.is_ok() {
+        selected.finish(&mut handle);
+    }
     if out.w.flush().is_err() {
         write_failed = true;
     }
@@ -424,8 +446,14 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
                 return exit::FAILURE;
             }
             if skipped.count > 0 {
-                skipped.report(if filter.names_frames() { "; their notes are shown without --api, --correlation-id and --frame" } else { "; see the skipped notes" });
+                skipped.report(if filter.names_frames() { "; their notes are shown without --api, --correlation-id, --frame, --topic, --client-id, --error and --min-latency" } else { "; see the skipped notes" });
                 status = exit::MALFORMED;
+            }
+            if filter.selects() && selected.shown == 0 && !write_failed {
+                eprintln!("kwire: no frame matches {}", selected.describe(args));
+                if status == exit::OK {
+                    status = exit::FAILURE;
+                }
             }
             status
         }
@@ -491,7 +519,8 @@ fn write_skipped(out: &mut Out<'_>, s: &Skipped, list: bool, format: Format) -> 
 
 /// One decoded frame as JSON (one object per line) or as a tree or grid under a
 /// `# frame` line.
-fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Option<&str>, format: Format, full_docs: bool, gap: &str) -> std::io::Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Option<&str>, format: Format, full_docs: bool, gap: &str, provenance: bool) -> std::io::Result<()> {
     if matches!(format, Format::Json | Format::TreeJson) {
         // JSON stays one object per line for scripts; where it came from goes to stderr.
         if let Some(n) = note {
@@ -502,8 +531,23 @@ fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Opti
         if format == Format::Json {
             let mut line = Vec::with_capacity(2 * frame.bytes.len() + 256);
             kwire::render::json::write_contract(frame, &mut line);
+            if provenance {
+                add_capture_member(&mut line, f);
+            }
             line.push(b'\n');
             out.write_all(&line)?;
+        } else if provenance {
+            // Streamed as it is written (a tree's JSON can be far larger than
+            // its frame); only its closing `}\n` is held back to add the member.
+            let mut held = HoldBack { inner: &mut *out, tail: Vec::with_capacity(HoldBack::<Out>::KEEP) };
+            kwire::render::tree_json::write_frame_tree_json(&mut held, frame)?;
+            let mut tail = std::mem::take(&mut held.tail);
+            if tail.last() == Some(&b'\n') {
+                tail.pop();
+            }
+            add_capture_member(&mut tail, f);
+            tail.push(b'\n');
+            out.write_all(&tail)?;
         } else {
             kwire::render::tree_json::write_frame_tree_json(&mut *out, frame)?;
         }
@@ -516,6 +560,212 @@ fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Opti
             writeln!(out, "# {n}")?;
         }
         write_frames(out, std::slice::from_ref(frame), format, full_docs, None)
+    }
+}
+
+/// `,"capture":{"frame","time","conn","src","dst"}` added as the last member
+/// of the JSON object in `line`: where the frame came from (its number as
+/// `--list` shows it, the time of the packet that completed it, epoch seconds
+/// to the microsecond).
+fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {
+    if line.last() != Some(&b'}') {
+        return;
+    }
+    line.pop();
+    line.extend_from_slice(b",\"capture\":{\"frame\":");
+    push_uint(line, f.index as u64, 0);
+    line.extend_from_slice(b",\"time\":");
+    match micros_exact(f.timestamp) {
+        Some(us) => {
+            push_uint(line, us / 1_000_000, 0);
+            line.push(b'.');
+            let mut digits = [b'0'; 6];
+            let mut frac = us % 1_000_000;
+            for d in digits.iter_mut().rev() {
+                *d = b'0' + (frac % 10) as u8;
+                frac /= 10;
+            }
+            line.extend_from_slice(&digits);
+        }
+        None if f.timestamp.is_finite() => {
+            let _ = write!(line, "{:.6}", f.timestamp);
+        }
+        None => line.extend_from_slice(b"null"),
+    }
+    line.extend_from_slice(b",\"conn\":");
+    push_uint(line, f.conn as u64, 0);
+    // Socket addresses are digits, dots, colons and brackets: nothing to escape.
+    let _ = write!(line, ",\"src\":\"{}\",\"dst\":\"{}\"}}}}", f.from, f.to);
+}
+
+/// A writer passing everything on to `inner` but its last `KEEP` bytes,
+/// which stay in `tail` (a JSON object's closing, to reopen it).
+struct HoldBack<'w, W: Write> {
+    inner: &'w mut W,
+    tail: Vec<u8>,
+}
+
+impl<W: Write> HoldBack<'_, W> {
+    const KEEP: usize = 2;
+}
+
+impl<W: Write> Write for HoldBack<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() >= Self::KEEP {
+            let (pass, keep) = buf.split_at(buf.len() - Self::KEEP);
+            self.inner.write_all(&self.tail)?;
+            self.inner.write_all(pass)?;
+            self.tail.clear();
+            self.tail.extend_from_slice(keep);
+        } else {
+            self.tail.extend_from_slice(buf);
+            let over = self.tail.len().saturating_sub(Self::KEEP);
+            self.inner.write_all(&self.tail[..over])?;
+            self.tail.drain(..over);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// What `capture` keeps with a request until its exchange is decided.
+enum Mark {
+    /// Shown when it came; its response follows it.
+    Shown,
+    /// Not selected, nor its response.
+    Dropped,
+    /// Waiting for its response to decide.
+    Held(CapturedFrame),
+}
+
+/// Frames selected by their exchange, ready to show in the order decided: a
+/// request held until its response decides comes out just before it.
+struct Selector<'f> {
+    filter: &'f ExchangeFilter,
+    /// The frame being taken.
+    current: Option<CapturedFrame>,
+    ready: Vec<CapturedFrame>,
+}
+
+impl Observer for Selector<'_> {
+    type Mark = Mark;
+
+    fn request(&mut self, ex: &Exchange<'_>) -> Mark {
+        let Some(f) = self.current.take() else { return Mark::Dropped };
+        match self.filter.decide(ex) {
+            Some(true) => {
+                self.ready.push(f);
+                Mark::Shown
+            }
+            Some(false) => Mark::Dropped,
+            None => Mark::Held(f),
+        }
+    }
+
+    fn complete(&mut self, ex: &Exchange<'_>, mark: Option<Mark>) {
+        // The frame being taken is this exchange's response, if it has one
+        // (an unanswered request completes without).
+        let response = if ex.response.is_some() { self.current.take() } else { None };
+        match mark {
+            Some(Mark::Shown) => self.ready.extend(response),
+            Some(Mark::Dropped) => {}
+            Some(Mark::Held(request)) => {
+                if self.filter.decide(ex) == Some(true) {
+                    self.ready.push(request);
+                    self.ready.extend(response);
+                }
+            }
+            None => {
+                if self.filter.decide(ex) == Some(true) {
+                    self.ready.extend(response);
+                }
+            }
+        }
+    }
+}
+
+/// The frames the selection keeps, handed on in order, and every skip note.
+struct Selection<'c, 'f> {
+    filter: &'f Filter,
+    exchanges: Option<(Exchanges<'c, Mark>, Selector<'f>)>,
+    /// Frames handed on.
+    shown: usize,
+}
+
+impl<'c, 'f> Selection<'c, 'f> {
+    fn new(cat: &'c Catalogue, release: Option<&str>, filter: &'f Filter) -> Self {
+        let exchanges = filter.exchanges.as_ref().map(|x| (Exchanges::new(cat, release, x.needs()), Selector { filter: x, current: None, ready: Vec::new() }));
+        Selection { filter, exchanges, shown: 0 }
+    }
+
+    /// Take what the capture hands on: a skip note goes on at once, a frame
+    /// when its exchange is decided. False when `each` asks to stop.
+    fn take(&mut self, c: Captured, each: &mut impl FnMut(Captured) -> bool) -> bool {
+        let f = match c {
+            Captured::Frame(f) => f,
+            Captured::Skipped(s) => {
+                if let Some((tracker, _)) = &mut self.exchanges {
+                    tracker.saw(s.timestamp);
+                }
+                return each(Captured::Skipped(s));
+            }
+        };
+        match &mut self.exchanges {
+            None if self.filter.keeps(&f) => {
+                self.shown += 1;
+                each(Captured::Frame(f))
+            }
+            None => true,
+            Some((tracker, selector)) => {
+                selector.current = Some(f.clone());
+                tracker.push(&f, selector);
+                selector.current = None;
+                self.hand_on(each)
+            }
+        }
+    }
+
+    /// The capture ended: requests still held are decided as never answered.
+    fn finish(&mut self, each: &mut impl FnMut(Captured) -> bool) -> bool {
+        if let Some((tracker, selector)) = &mut self.exchanges {
+            tracker.finish(selector);
+        }
+        self.hand_on(each)
+    }
+
+    fn hand_on(&mut self, each: &mut impl FnMut(Captured) -> bool) -> bool {
+        let Some((_, selector)) = &mut self.exchanges else { return true };
+        for f in selector.ready.drain(..) {
+            if !self.filter.keeps(&f) {
+                continue;
+            }
+            self.shown += 1;
+            if !each(Captured::Frame(f)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The selection as given on the command line, for messages.
+    fn describe(&self, args: &CaptureArgs) -> String {
+        let mut parts = vec![args.filter.describe()];
+        if let Some(c) = args.correlation_id {
+            parts.push(format!("--correlation-id {c}"));
+        }
+        if let Some(n) = args.frame {
+            parts.push(format!("--frame {n}"));
+        }
+        if args.filter.api.is_none() {
+            if let Some(k) = self.filter.api {
+                parts.push(format!("--api {k}"));
+            }
+        }
+        parts.retain(|p| !p.is_empty());
+        parts.join(" ")
     }
 }
 
@@ -598,9 +848,10 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
     let opts = CaptureOptions { port: args.port, ..Default::default() };
     // The explorer holds every frame: their expanded share stays held, within one budget.
     let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
-    let stats = for_each_captured(cat, input, &opts, |c| {
+    let mut selected = Selection::new(cat, release, filter);
+    let mut handle = |c| {
         match c {
-            Captured::Frame(f) if filter.keeps(&f) => {
+            Captured::Frame(f) => {
                 let (frame, _) = decode_captured_as(cat, release, &f, args.guess, whole_capture.clone());
                 frames.push(frame);
             }
@@ -611,7 +862,11 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
             _ => {}
         }
         true
-    });
+    };
+    let stats = for_each_captured(cat, input, &opts, |c| selected.take(c, &mut handle));
+    if stats.is_ok() {
+        selected.finish(&mut handle);
+    }
     match stats {
         Ok(_) if frames.is_empty() => {
             eprintln!("kwire: no Kafka frames selected in {}", args.file);
@@ -662,6 +917,20 @@ mod tests {
         }
         for x in [0.0, 0.5, 5e-7, 1700000000.04, 999999.9999995, 1e11, 123456789012.5, 1e300, 5e-324] {
             check(x);
+        }
+    }
+
+    #[test]
+    fn hold_back_passes_on_all_but_the_last_two_bytes() {
+        let text = b"{\"a\":[1,2,3],\"b\":\"x\"}\n";
+        for split in [1, 2, 3, 5, text.len()] {
+            let mut sink = Vec::new();
+            let mut held = HoldBack { inner: &mut sink, tail: Vec::new() };
+            for chunk in text.chunks(split) {
+                held.write_all(chunk).unwrap();
+            }
+            let tail = std::mem::take(&mut held.tail);
+            assert_eq!((sink.as_slice(), tail.as_slice()), (&text[..text.len() - 2], &b"}\n"[..]), "writes of {split}");
         }
     }
 

@@ -208,15 +208,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         let cap = super::capture_cmd::CaptureArgs {
             file: args.input.file.clone(),
             list: false,
-            api: None,
             correlation_id: None,
-            conn: None,
+            filter: Default::default(),
             frame: None,
             port: None,
             guess: false,
             output: OutputArgs { format: args.output.format(), json: false, full_docs: args.output.full_docs },
             budget: args.input.budget.clone(),
             tui: false,
+            provenance: false,
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, Box::new(std::io::Cursor::new(raw)));
     }

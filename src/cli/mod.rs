@@ -8,8 +8,10 @@ pub mod docs_cmd;
 pub mod diff_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
+pub mod filter_args;
 pub mod primitive_cmd;
 pub mod records_cmd;
+pub mod stats_cmd;
 pub mod shell_cmd;
 pub mod tui_cmd;
 
@@ -55,6 +57,8 @@ pub enum Command {
     Records(records_cmd::RecordsArgs),
     /// Every Kafka frame in a pcap/pcapng capture, responses paired with requests.
     Capture(capture_cmd::CaptureArgs),
+    /// Requests, responses, errors, bytes and latency per API (or client, connection, broker, topic) in a capture.
+    Stats(stats_cmd::StatsArgs),
     /// What changes between two versions of an API, or between two releases.
     Diff(diff_cmd::DiffArgs),
     /// One primitive value as bytes (or bytes as a value), explained.
@@ -100,6 +104,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Records(args) => records_cmd::run(&cat, &args),
         Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Stats(args) => stats_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

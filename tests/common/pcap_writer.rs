@@ -141,6 +141,26 @@ pub fn pcap(link: Link, segs: &[Seg]) -> Vec<u8> {
     out
 }
 
+/// A pcap whose packets carry the times given: microseconds since the epoch, one per segment.
+pub fn pcap_timed(link: Link, packets: &[(u64, Seg)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&4u16.to_le_bytes());
+    out.extend_from_slice(&[0; 8]);
+    out.extend_from_slice(&65535u32.to_le_bytes());
+    out.extend_from_slice(&link_type(link).to_le_bytes());
+    for (us, s) in packets {
+        let f = frame(link, s);
+        out.extend_from_slice(&((us / 1_000_000) as u32).to_le_bytes());
+        out.extend_from_slice(&((us % 1_000_000) as u32).to_le_bytes());
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend(f);
+    }
+    out
+}
+
 pub fn pcapng(link: Link, segs: &[Seg]) -> Vec<u8> {
     fn block(t: u32, body: &[u8]) -> Vec<u8> {
         let pad = (4 - body.len() % 4) % 4;

@@ -1,0 +1,680 @@
+//! Exchanges: every request of a capture with its response, as the capture
+//! layer pairs them (per connection, by correlation id), and the facts that
+//! grouping and selection need: times, latency, sizes, the client id, the
+//! topics named and the error codes answered.
+//!
+//! Facts are read from the values-only tape (`decode::values`), one tape
+//! reused for every frame, and the definitions say which slot is which: a
+//! slot's declaration index picks its field spec, and the spec says whether
+//! it is an error code, a topic name or a topic id. Bodies are decoded only
+//! when a fact is asked for and the message at that version has a field
+//! holding one; record data stays a range of the frame (nothing is checked or
+//! decompressed, so no budget is drawn on).
+//!
+//! Memory: the requests awaiting a response (facts only, or whatever mark an
+//! [`Observer`] keeps with them) and the names seen (client ids, topics),
+//! never the frames themselves.
+
+use crate::capture::CapturedFrame;
+use crate::decode::values::{self, SlotKind, Val, Values};
+use crate::decode::Direction;
+use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
+use crate::render::values::{kafka_uuid_text, uuid_text};
+use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
+use crate::schema::{Catalogue, MessageKind};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Which facts to read from the frames; what the capture layer knows (times,
+/// sizes, api, connection) is always there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// The client id from each request's header.
+    pub client_id: bool,
+    /// The topics each request and response names.
+    pub topics: bool,
+    /// The non-zero error codes of each response.
+    pub errors: bool,
+}
+
+impl Needs {
+    pub fn union(self, other: Needs) -> Needs {
+        Needs { client_id: self.client_id || other.client_id, topics: self.topics || other.topics, errors: self.errors || other.errors }
+    }
+}
+
+/// One frame of an exchange: its number in the capture (as `--list` shows it),
+/// the time of the packet that completed it, and its length with size prefix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameAt {
+    pub index: usize,
+    pub time: f64,
+    pub bytes: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A request whose response has not come (yet): what [`Observer::request`] sees.
+    Pending,
+    /// Latency: the response's time minus the request's, in microseconds
+    /// (0 when the capture has the response's packet earlier).
+    Answered { latency_us: u64 },
+    /// No response came before the capture ended, or before another request on
+    /// the connection reused its correlation id; it waited from its own time
+    /// to that moment.
+    Unanswered { waited_us: u64 },
+    /// A response whose request is not in the capture: its API is not known.
+    Unmatched,
+}
+
+/// A request and its response, or one of them alone.
+#[derive(Clone, Copy, Debug)]
+pub struct Exchange<'a> {
+    pub conn: usize,
+    /// The side sending requests, and the broker's.
+    pub client: SocketAddr,
+    pub broker: SocketAddr,
+    pub correlation_id: Option<i32>,
+    /// API key and version; `None` for a response without its request.
+    pub api: Option<(i16, i16)>,
+    pub request: Option<FrameAt>,
+    pub response: Option<FrameAt>,
+    pub outcome: Outcome,
+    /// The request's client id as an index into [`Names`], when asked for
+    /// ([`Needs::client_id`]) and there is a request.
+    pub client_id: Option<u32>,
+    /// The topics the request (and the response, once it came) names, as
+    /// indexes into [`Names`], ascending, each once ([`Needs::topics`]).
+    pub topics: &'a [u32],
+    /// The response's non-zero error codes, ascending, each once ([`Needs::errors`]).
+    pub errors: &'a [i16],
+    pub names: &'a Names,
+}
+
+impl Exchange<'_> {
+    /// The latency of an answered exchange.
+    pub fn latency_us(&self) -> Option<u64> {
+        match self.outcome {
+            Outcome::Answered { latency_us } => Some(latency_us),
+            _ => None,
+        }
+    }
+
+    /// The frames of the capture this exchange holds.
+    pub fn frames(&self) -> u64 {
+        u64::from(self.request.is_some()) + u64::from(self.response.is_some())
+    }
+}
+
+/// A topic as frames name it: by name, or by id when the capture never tied
+/// the id to a name before.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// The name's bytes as on the wire (not checked as UTF-8).
+    Name(Box<[u8]>),
+    Id([u8; 16]),
+}
+
+impl Topic {
+    /// The name (invalid UTF-8 replaced), or the id as a hyphenated uuid.
+    pub fn text(&self) -> String {
+        match self {
+            Topic::Name(b) => String::from_utf8_lossy(b).into_owned(),
+            Topic::Id(u) => uuid_text(u),
+        }
+    }
+
+    /// Whether `wanted` names this topic: its name, or for an id the uuid
+    /// hyphenated or as Kafka prints it (base64).
+    pub fn is(&self, wanted: &str) -> bool {
+        match self {
+            Topic::Name(b) => **b == *wanted.as_bytes(),
+            Topic::Id(u) => uuid_text(u) == wanted || kafka_uuid_text(u) == wanted,
+        }
+    }
+}
+
+/// Client ids and topics seen, each kept once: exchanges refer to them by index.
+#[derive(Debug, Default)]
+pub struct Names {
+    clients: Vec<Option<Box<[u8]>>>,
+    client_index: HashMap<Box<[u8]>, u32>,
+    null_client: Option<u32>,
+    topics: Vec<Topic>,
+    name_index: HashMap<Box<[u8]>, u32>,
+    id_index: HashMap<[u8; 16], u32>,
+    /// Topic ids the capture tied to a name (a struct holding both), to the name's index.
+    id_names: HashMap<[u8; 16], u32>,
+}
+
+impl Names {
+    /// A client id's bytes; `None` for a null client id.
+    pub fn client_id(&self, i: u32) -> Option<&[u8]> {
+        self.clients.get(i as usize).and_then(|c| c.as_deref())
+    }
+
+    pub fn topic(&self, i: u32) -> Option<&Topic> {
+        self.topics.get(i as usize)
+    }
+
+    fn intern_client(&mut self, id: Option<&[u8]>) -> u32 {
+        let Some(id) = id else {
+            return *self.null_client.get_or_insert_with(|| {
+                self.clients.push(None);
+                self.clients.len() as u32 - 1
+            });
+        };
+        if let Some(&i) = self.client_index.get(id) {
+            return i;
+        }
+        let i = self.clients.len() as u32;
+        self.clients.push(Some(id.into()));
+        self.client_index.insert(id.into(), i);
+        i
+    }
+
+    fn intern_name(&mut self, name: &[u8]) -> u32 {
+        if let Some(&i) = self.name_index.get(name) {
+            return i;
+        }
+        let i = self.topics.len() as u32;
+        self.topics.push(Topic::Name(name.into()));
+        self.name_index.insert(name.into(), i);
+        i
+    }
+
+    /// A topic named by id: its name when the capture told it before, else the id.
+    fn intern_id(&mut self, id: [u8; 16]) -> u32 {
+        if let Some(&i) = self.id_names.get(&id).or_else(|| self.id_index.get(&id)) {
+            return i;
+        }
+        let i = self.topics.len() as u32;
+        self.topics.push(Topic::Id(id));
+        self.id_index.insert(id, i);
+        i
+    }
+}
+
+/// Told about every exchange as the capture goes.
+pub trait Observer {
+    /// What the observer keeps with a request until its exchange completes.
+    type Mark;
+    /// A request arrived (its outcome is [`Outcome::Pending`]).
+    fn request(&mut self, ex: &Exchange<'_>) -> Self::Mark;
+    /// An exchange completed: answered, unanswered (with the request's mark),
+    /// or a response without a request (no mark).
+    fn complete(&mut self, ex: &Exchange<'_>, mark: Option<Self::Mark>);
+}
+
+/// A request awaiting its response.
+struct Pending<M> {
+    conn: usize,
+    api: (i16, i16),
+    request: FrameAt,
+    client: SocketAddr,
+    broker: SocketAddr,
+    client_id: Option<u32>,
+    topics: Box<[u32]>,
+    mark: M,
+}
+
+/// Pairs the frames of a capture into exchanges and reads their facts.
+pub struct Exchanges<'c, M> {
+    cat: &'c Catalogue,
+    release: Option<String>,
+    needs: Needs,
+    /// Requests awaiting a response, by connection and correlation id: the
+    /// capture layer's pairing, mirrored (it inserts and removes on the same frames).
+    pending: HashMap<(usize, i32), Pending<M>>,
+    names: Names,
+    facts: FactReader,
+    /// The current exchange's topics and errors (reused).
+    topics: Vec<u32>,
+    errors: Vec<i16>,
+    /// The latest time seen: when the requests left at the end stopped waiting.
+    last_time: f64,
+    undecoded: usize,
+    first_undecoded: Option<usize>,
+}
+
+impl<'c, M> Exchanges<'c, M> {
+    pub fn new(cat: &'c Catalogue, release: Option<&str>, needs: Needs) -> Self {
+        Exchanges {
+            cat,
+            release: release.map(str::to_string),
+            needs,
+            pending: HashMap::new(),
+            names: Names::default(),
+            facts: FactReader::default(),
+            topics: Vec::new(),
+            errors: Vec::new(),
+            last_time: f64::NEG_INFINITY,
+            undecoded: 0,
+            first_undecoded: None,
+        }
+    }
+
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    pub fn into_names(self) -> Names {
+        self.names
+    }
+
+    /// Frames whose header or body was read for facts and did not decode
+    /// completely (their facts are those read before the error).
+    pub fn undecoded(&self) -> usize {
+        self.undecoded
+    }
+
+    /// The number of the first of them.
+    pub fn first_undecoded(&self) -> Option<usize> {
+        self.first_undecoded
+    }
+
+    fn count_undecoded(&mut self, index: usize) {
+        self.undecoded += 1;
+        self.first_undecoded.get_or_insert(index);
+    }
+
+    /// Requests awaiting a response now.
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Something of the capture happened at `time` (a frame, a skip note):
+    /// requests left at the end waited at least until the latest such time.
+    pub fn saw(&mut self, time: f64) {
+        if time > self.last_time {
+            self.last_time = time;
+        }
+    }
+
+    /// Take one frame of the capture, in the order the capture hands them on.
+    pub fn push<O: Observer<Mark = M>>(&mut self, f: &CapturedFrame, obs: &mut O) {
+        self.saw(f.timestamp);
+        let at = FrameAt { index: f.index, time: f.timestamp, bytes: f.len };
+        match f.direction {
+            Direction::Request => self.request(f, at, obs),
+            Direction::Response => self.response(f, at, obs),
+        }
+    }
+
+    fn request<O: Observer<Mark = M>>(&mut self, f: &CapturedFrame, at: FrameAt, obs: &mut O) {
+        let api = f.api_key.zip(f.api_version);
+        let key = f.correlation_id.map(|c| (f.conn, c));
+        if let (Some(key), Some(_)) = (key, api) {
+            // The capture layer pairs a later response with this request: the
+            // one awaiting a response under the same id never gets it.
+            if let Some(old) = self.pending.remove(&key) {
+                self.errors.clear();
+                let waited_us = micros_between(old.request.time, at.time);
+                self.complete(old, Some(key.1), Outcome::Unanswered { waited_us }, None, obs);
+            }
+        }
+        self.topics.clear();
+        self.errors.clear();
+        let client_id = match api {
+            Some((k, v)) if self.needs.client_id || self.needs.topics => {
+                let want = Wanted { client_id: self.needs.client_id, topics: self.needs.topics, errors: false };
+                let found = self.facts.read(self.cat, self.release.as_deref(), f, MessageKind::Request, (k, v), want, &mut self.names, (&mut self.topics, &mut self.errors));
+                if !found.decoded {
+                    self.count_undecoded(f.index);
+                }
+                found.client_id.map(|c| self.names.intern_client(c.as_deref()))
+            }
+            _ => None,
+        };
+        self.topics.sort_unstable();
+        self.topics.dedup();
+        let ex = Exchange {
+            conn: f.conn,
+            client: f.from,
+            broker: f.to,
+            correlation_id: f.correlation_id,
+            api,
+            request: Some(at),
+            response: None,
+            outcome: Outcome::Pending,
+            client_id,
+            topics: &self.topics,
+            errors: &[],
+            names: &self.names,
+        };
+        let mark = obs.request(&ex);
+        let pending = Pending { conn: f.conn, api: api.unwrap_or_default(), request: at, client: f.from, broker: f.to, client_id, topics: self.topics.as_slice().into(), mark };
+        match (key, api) {
+            (Some(key), Some(_)) => {
+                self.pending.insert(key, pending);
+            }
+            // Not paired by the capture layer: a request too short to say its API or id.
+            _ => {
+                let api = api.is_some().then_some(pending.api);
+                let ex = Exchange { outcome: Outcome::Unanswered { waited_us: 0 }, api, ..ex };
+                obs.complete(&ex, Some(pending.mark));
+            }
+        }
+    }
+
+    fn response<O: Observer<Mark = M>>(&mut self, f: &CapturedFrame, at: FrameAt, obs: &mut O) {
+        let paired = f.api_key.and(f.correlation_id).and_then(|c| self.pending.remove(&(f.conn, c)));
+        self.errors.clear();
+        let Some(p) = paired else {
+            self.topics.clear();
+            let ex = Exchange {
+                conn: f.conn,
+                client: f.to,
+                broker: f.from,
+                correlation_id: f.correlation_id,
+                api: f.api_key.zip(f.api_version),
+                request: None,
+                response: Some(at),
+                outcome: Outcome::Unmatched,
+                client_id: None,
+                topics: &[],
+                errors: &[],
+                names: &self.names,
+            };
+            obs.complete(&ex, None);
+            return;
+        };
+        self.topics.clear();
+        self.topics.extend_from_slice(&p.topics);
+        if self.needs.errors || self.needs.topics {
+            let want = Wanted { client_id: false, topics: self.needs.topics, errors: self.needs.errors };
+            let found = self.facts.read(self.cat, self.release.as_deref(), f, MessageKind::Response, p.api, want, &mut self.names, (&mut self.topics, &mut self.errors));
+            if !found.decoded {
+                self.count_undecoded(f.index);
+            }
+        }
+        self.topics.sort_unstable();
+        self.topics.dedup();
+        self.errors.sort_unstable();
+        self.errors.dedup();
+        let latency_us = micros_between(p.request.time, at.time);
+        self.complete(p, f.correlation_id, Outcome::Answered { latency_us }, Some(at), obs);
+    }
+
+    /// Hand a request's exchange on as complete; `self.topics` holds its topics
+    /// when answered (the request's own otherwise), `self.errors` its errors.
+    fn complete<O: Observer<Mark = M>>(&mut self, p: Pending<M>, correlation_id: Option<i32>, outcome: Outcome, response: Option<FrameAt>, obs: &mut O) {
+        let topics: &[u32] = if response.is_some() { &self.topics } else { &p.topics };
+        let ex = Exchange {
+            conn: p.conn,
+            client: p.client,
+            broker: p.broker,
+            correlation_id,
+            api: Some(p.api),
+            request: Some(p.request),
+            response,
+            outcome,
+            client_id: p.client_id,
+            topics,
+            errors: &self.errors,
+            names: &self.names,
+        };
+        obs.complete(&ex, Some(p.mark));
+    }
+
+    /// The capture ended: every request still awaiting a response is unanswered,
+    /// in the order the requests came.
+    pub fn finish<O: Observer<Mark = M>>(&mut self, obs: &mut O) {
+        let mut left: Vec<((usize, i32), Pending<M>)> = self.pending.drain().collect();
+        left.sort_by_key(|(_, p)| p.request.index);
+        self.errors.clear();
+        for (key, p) in left {
+            let waited_us = micros_between(p.request.time, self.last_time.max(p.request.time));
+            self.complete(p, Some(key.1), Outcome::Unanswered { waited_us }, None, obs);
+        }
+    }
+}
+
+/// Microseconds from `from` to `to` (seconds), each time rounded to the
+/// microsecond first, so that microsecond timestamps give exact differences;
+/// 0 when `to` is earlier.
+pub fn micros_between(from: f64, to: f64) -> u64 {
+    // `as` saturates (and takes NaN to 0): hostile timestamps cannot overflow.
+    let us = |t: f64| (t * 1e6).round() as i64;
+    u64::try_from(us(to).saturating_sub(us(from))).unwrap_or(0)
+}
+
+/// What to read from one frame.
+#[derive(Clone, Copy, Debug)]
+struct Wanted {
+    client_id: bool,
+    topics: bool,
+    errors: bool,
+}
+
+/// What one frame gave.
+struct Found {
+    /// The client id (`Some(None)` for a null one), when asked and the header holds it.
+    client_id: Option<Option<Box<[u8]>>>,
+    /// What was read decoded completely.
+    decoded: bool,
+}
+
+/// What a struct's fields hold, by declaration index; only fields that hold
+/// a fact, directly or in their own fields, have an entry.
+#[derive(Debug)]
+struct StructFacts {
+    by_decl: Box<[Option<Fact>]>,
+}
+
+#[derive(Debug)]
+enum Fact {
+    ErrorCode,
+    TopicName,
+    TopicId,
+    Within(Box<StructFacts>),
+}
+
+/// The facts a field holds, by its spec: an error code (`FieldMeaning`, an
+/// int16), a topic name (`entityType: topicName`, a string or strings), a
+/// topic id (a uuid field `TopicId`: the definitions give ids no entity
+/// type), or a struct holding any of these.
+fn fact_of(f: &FieldSpec, version: i16, want: Wanted) -> Option<Fact> {
+    let element = match &f.ty {
+        FieldType::Array(inner) => &**inner,
+        t => t,
+    };
+    match element {
+        FieldType::Primitive(Primitive::Int16) if want.errors && FieldMeaning::of(f) == FieldMeaning::ErrorCode => Some(Fact::ErrorCode),
+        FieldType::Primitive(Primitive::String) if want.topics && FieldMeaning::of(f) == FieldMeaning::TopicName => Some(Fact::TopicName),
+        FieldType::Primitive(Primitive::Uuid) if want.topics && f.name.eq_ignore_ascii_case("TopicId") => Some(Fact::TopicId),
+        FieldType::Struct(_) => struct_facts(&f.fields, version, want).map(|s| Fact::Within(Box::new(s))),
+        _ => None,
+    }
+}
+
+fn struct_facts(fields: &[FieldSpec], version: i16, want: Wanted) -> Option<StructFacts> {
+    let mut any = false;
+    let by_decl: Box<[Option<Fact>]> = fields
+        .iter()
+        .map(|f| {
+            let on_wire = f.is_regular_in(version) || f.is_tagged_in(version);
+            let fact = if on_wire { fact_of(f, version, want) } else { None };
+            any |= fact.is_some();
+            fact
+        })
+        .collect();
+    any.then_some(StructFacts { by_decl })
+}
+
+/// A message (request or not, api key, version) and the facts asked of it
+/// (errors, topics).
+type BodyKey = (bool, i16, i16, bool, bool);
+
+/// The tape and what the definitions say about where facts are, per message
+/// and version (bounded by the definitions: only specs that exist are kept).
+#[derive(Default)]
+struct FactReader {
+    tape: Values,
+    bodies: HashMap<BodyKey, Option<Arc<StructFacts>>>,
+    /// Request header version → the declaration index of its client id.
+    client_decl: HashMap<i16, Option<u32>>,
+}
+
+impl FactReader {
+    /// Read what `want` asks of frame `f`, a message of `kind` at `api`: the
+    /// client id into the result, topics and errors onto `out` (unsorted).
+    #[allow(clippy::too_many_arguments)]
+    fn read(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame, kind: MessageKind, api: (i16, i16), want: Wanted, names: &mut Names, out: (&mut Vec<u32>, &mut Vec<i16>)) -> Found {
+        let mut found = Found { client_id: None, decoded: true };
+        let (key, version) = api;
+        let Some(spec) = cat.message(kind, key, version, pin) else {
+            found.decoded = false;
+            return found;
+        };
+        let request = kind == MessageKind::Request;
+        let body_facts = match want.topics || want.errors {
+            true => self.body_facts(cat, pin, request, api, want),
+            false => None,
+        };
+        if body_facts.is_none() && !want.client_id {
+            return found;
+        }
+        let hv = if request { request_header_version(spec, version) } else { response_header_version(spec, version) };
+        let Some(header) = cat.header(kind, hv) else {
+            found.decoded = false;
+            return found;
+        };
+        let bytes: &[u8] = &f.bytes;
+        self.tape.slots.clear();
+        let (head, end, res) = values::decode_message(bytes, 4, &header.plan(hv), &mut self.tape);
+        if want.client_id {
+            let decl = *self.client_decl.entry(hv).or_insert_with(|| header.fields.iter().position(|h| h.name == "ClientId").map(|i| i as u32));
+            found.client_id = match decl {
+                Some(decl) => self.tape.children(head).find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl).and_then(|(_, s)| match s.value {
+                    Val::Str(span) => Some(Some(span.of(bytes).into())),
+                    Val::Null => res.is_ok().then_some(None),
+                    _ => None,
+                }),
+                // Header v0 has no client id: as a null one.
+                None => Some(None),
+            };
+        }
+        if res.is_err() {
+            found.decoded = false;
+            return found;
+        }
+        let Some(facts) = body_facts else { return found };
+        if f.is_cut() {
+            // Only a prefix holding the header was kept.
+            found.decoded = false;
+            return found;
+        }
+        let (topics, errors) = out;
+        let marks = (topics.len(), errors.len());
+        let body_ok = |tape: &mut Values, plan: &crate::schema::plan::StructPlan, facts: &StructFacts, names: &mut Names, topics: &mut Vec<u32>, errors: &mut Vec<i16>| {
+            let (slot, stop, res) = values::decode_message(bytes, end, plan, tape);
+            walk(tape, bytes, slot, facts, names, topics, errors);
+            res.is_ok() && stop == bytes.len()
+        };
+        found.decoded = body_ok(&mut self.tape, &spec.plan(version), &facts, names, topics, errors);
+        if !found.decoded && !request && key == API_VERSIONS_KEY && version > 0 {
+            // A broker that does not support the requested ApiVersions version
+            // answers with a v0 body (as the decoder does, `decode::frame`).
+            if let (Some(v0), Some(facts0)) = (cat.message(kind, key, 0, pin), self.body_facts(cat, pin, request, (key, 0), want)) {
+                let mut retry = std::mem::take(&mut self.tape);
+                let header_end = retry.slots.get(head as usize).map_or(0, |h| h.end as usize);
+                retry.slots.truncate(header_end);
+                let (t, e) = (topics.len(), errors.len());
+                if body_ok(&mut retry, &v0.plan(0), &facts0, names, topics, errors) {
+                    topics.drain(marks.0..t);
+                    errors.drain(marks.1..e);
+                    found.decoded = true;
+                } else {
+                    topics.truncate(t);
+                    errors.truncate(e);
+                }
+                self.tape = retry;
+            }
+        }
+        found
+    }
+
+    fn body_facts(&mut self, cat: &Catalogue, pin: Option<&str>, request: bool, (key, version): (i16, i16), want: Wanted) -> Option<Arc<StructFacts>> {
+        let k = (request, key, version, want.errors, want.topics);
+        if let Some(f) = self.bodies.get(&k) {
+            return f.clone();
+        }
+        let kind = if request { MessageKind::Request } else { MessageKind::Response };
+        let spec = cat.message(kind, key, version, pin)?;
+        let facts = struct_facts(&spec.fields, version, want).map(Arc::new);
+        self.bodies.insert(k, facts.clone());
+        facts
+    }
+}
+
+/// The facts in the struct at `slot` and below: error codes and topics onto
+/// `errors` and `topics`. A struct naming a topic and its id ties the two.
+fn walk(tape: &Values, frame: &[u8], slot: u32, facts: &StructFacts, names: &mut Names, topics: &mut Vec<u32>, errors: &mut Vec<i16>) {
+    let mut name = None;
+    let mut id = None;
+    for (i, s) in tape.children(slot) {
+        if s.kind != SlotKind::Field {
+            continue;
+        }
+        let Some(Some(fact)) = facts.by_decl.get(s.decl as usize) else { continue };
+        let single = s.value != Val::Array;
+        let one_or_each = |each: &mut dyn FnMut(Val)| match s.value {
+            Val::Array => tape.children(i).for_each(|(_, e)| each(e.value)),
+            v => each(v),
+        };
+        match fact {
+            Fact::ErrorCode => one_or_each(&mut |v| {
+                if let Val::Int(c) = v {
+                    if c != 0 {
+                        errors.push(c as i16);
+                    }
+                }
+            }),
+            Fact::TopicName => one_or_each(&mut |v| {
+                // Kafka refuses empty topic names: an empty one is "none given".
+                if let Val::Str(span) = v {
+                    if span.len > 0 {
+                        let n = names.intern_name(span.of(frame));
+                        topics.push(n);
+                        if single {
+                            name = Some(n);
+                        }
+                    }
+                }
+            }),
+            Fact::TopicId => one_or_each(&mut |v| {
+                if let Val::Uuid(at) = v {
+                    let at = at as usize;
+                    // The zero uuid is Kafka's "no id".
+                    if let Some(u) = frame.get(at..at + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()).filter(|u| *u != [0; 16]) {
+                        match single {
+                            true => id = Some(u),
+                            // An array of ids: each is a topic of its own.
+                            false => topics.push(names.intern_id(u)),
+                        }
+                    }
+                }
+            }),
+            Fact::Within(inner) => match s.value {
+                Val::Struct => walk(tape, frame, i, inner, names, topics, errors),
+                Val::Array => {
+                    for (e, es) in tape.children(i) {
+                        if es.value == Val::Struct {
+                            walk(tape, frame, e, inner, names, topics, errors);
+                        }
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    match (name, id) {
+        (Some(n), Some(u)) => {
+            names.id_names.insert(u, n);
+        }
+        (None, Some(u)) => topics.push(names.intern_id(u)),
+        _ => {}
+    }
+}

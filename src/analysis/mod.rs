@@ -1,0 +1,16 @@
+//! Conversations in a capture: each request paired with its response
+//! ([`exchange`]), what the pairs add up to per API, client, connection,
+//! broker or topic ([`stats`]), and the selection `capture` and `stats` share
+//! ([`filter`]).
+//!
+//! Facts come from the definitions: a field is an error code, a topic name or
+//! a topic id by its spec, never by the text a view shows. Memory is the
+//! requests awaiting a response and one accumulator per group, not the capture.
+
+pub mod exchange;
+pub mod filter;
+pub mod stats;
+
+pub use exchange::{Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Topic};
+pub use filter::Filter;
+pub use stats::{Grouping, Stats};

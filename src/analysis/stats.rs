@@ -1,0 +1,482 @@
+//! What a capture's exchanges add up to (`kwire stats`): per API and version,
+//! and per client id, connection, broker or topic when asked; the text table
+//! and the JSON object.
+//!
+//! Percentiles are exact nearest-rank ones, so every latency of a group must
+//! be known at the end: a group keeps one count per distinct latency in
+//! microseconds ([`Latencies`]). That is at most one entry per pair, and at
+//! most one per microsecond of the span its latencies cover (a group whose
+//! answers all take under a second holds at most a million entries, however
+//! long the capture).
+
+use super::exchange::{Exchange, Exchanges, Names, Needs, Observer, Outcome, Topic};
+use super::filter::Filter;
+use crate::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured};
+use crate::protocol::error_codes::error_name;
+use crate::render::escape::{quote, sanitize};
+use crate::schema::Catalogue;
+use serde_json::{json, Map, Value as Json};
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+
+/// How rows are grouped besides by API and version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Grouping {
+    Api,
+    Client,
+    Conn,
+    Broker,
+    Topic,
+}
+
+impl Grouping {
+    /// What each grouping needs read from the frames.
+    pub fn needs(groupings: &[Grouping]) -> Needs {
+        Needs { client_id: groupings.contains(&Grouping::Client), topics: groupings.contains(&Grouping::Topic), errors: true }
+    }
+}
+
+/// Latencies of one group, exactly: how many times each value (µs) occurred.
+#[derive(Clone, Debug, Default)]
+pub struct Latencies {
+    counts: HashMap<u64, u64>,
+    n: u64,
+    sum: u128,
+    min: u64,
+    max: u64,
+}
+
+/// A group's latency figures, in microseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub max: u64,
+    pub mean: f64,
+}
+
+impl Latencies {
+    pub fn add(&mut self, us: u64) {
+        if self.n == 0 || us < self.min {
+            self.min = us;
+        }
+        self.max = self.max.max(us);
+        self.n += 1;
+        self.sum += u128::from(us);
+        *self.counts.entry(us).or_insert(0) += 1;
+    }
+
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Min, nearest-rank p50, p90 and p99, max and mean; `None` without latencies.
+    pub fn summary(&self) -> Option<Summary> {
+        if self.n == 0 {
+            return None;
+        }
+        let mut sorted: Vec<(u64, u64)> = self.counts.iter().map(|(&v, &c)| (v, c)).collect();
+        sorted.sort_unstable();
+        let at = |percent| nearest_rank(&sorted, self.n, percent);
+        Some(Summary { min: self.min, p50: at(50), p90: at(90), p99: at(99), max: self.max, mean: self.sum as f64 / self.n as f64 })
+    }
+}
+
+/// The nearest-rank percentile: the value at position ⌈percent/100 × n⌉
+/// (counting from 1) of the `n` values that `sorted` holds as ascending
+/// (value, count) pairs.
+pub fn nearest_rank(sorted: &[(u64, u64)], n: u64, percent: u64) -> u64 {
+    let rank = (u128::from(n) * u128::from(percent)).div_ceil(100).max(1);
+    let mut seen = 0u128;
+    for &(value, count) in sorted {
+        seen += u128::from(count);
+        if seen >= rank {
+            return value;
+        }
+    }
+    sorted.last().map_or(0, |&(value, _)| value)
+}
+
+/// One group's figures.
+#[derive(Clone, Debug, Default)]
+pub struct Row {
+    pub requests: u64,
+    /// Responses paired with a request of the group (a response without its
+    /// request belongs to no group: its API is not known).
+    pub responses: u64,
+    /// Responses carrying each error code (once per response).
+    pub errors: BTreeMap<i16, u64>,
+    pub request_bytes: u64,
+    pub response_bytes: u64,
+    pub latency: Latencies,
+}
+
+impl Row {
+    fn add(&mut self, ex: &Exchange<'_>) {
+        let Some(request) = ex.request else { return };
+        self.requests += 1;
+        self.request_bytes += request.bytes as u64;
+        if let Some(response) = ex.response {
+            self.responses += 1;
+            self.response_bytes += response.bytes as u64;
+            for &e in ex.errors {
+                *self.errors.entry(e).or_insert(0) += 1;
+            }
+        }
+        if let Some(l) = ex.latency_us() {
+            self.latency.add(l);
+        }
+    }
+
+    /// Requests that got no response.
+    pub fn unanswered(&self) -> u64 {
+        self.requests - self.responses
+    }
+}
+
+/// A connection's row, with its ends.
+#[derive(Clone, Debug)]
+pub struct ConnRow {
+    pub client: SocketAddr,
+    pub broker: SocketAddr,
+    pub row: Row,
+}
+
+/// Everything `kwire stats` prints.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Frames of the exchanges counted (requests, responses, lone responses).
+    pub frames: u64,
+    pub pairs: u64,
+    pub unanswered_requests: u64,
+    pub unmatched_responses: u64,
+    pub by_api: BTreeMap<(i16, i16), Row>,
+    pub by_client: Option<HashMap<u32, Row>>,
+    pub by_conn: Option<BTreeMap<usize, ConnRow>>,
+    pub by_broker: Option<BTreeMap<SocketAddr, Row>>,
+    pub by_topic: Option<HashMap<u32, Row>>,
+}
+
+impl Stats {
+    /// Rows by API and version, and by each grouping asked for.
+    pub fn new(groupings: &[Grouping]) -> Stats {
+        let has = |g| groupings.contains(&g);
+        Stats {
+            by_client: has(Grouping::Client).then(HashMap::new),
+            by_conn: has(Grouping::Conn).then(BTreeMap::new),
+            by_broker: has(Grouping::Broker).then(BTreeMap::new),
+            by_topic: has(Grouping::Topic).then(HashMap::new),
+            ..Stats::default()
+        }
+    }
+
+    /// Count one complete exchange. Answered and unanswered ones go in the
+    /// rows; a response without its request only in `unmatched_responses`.
+    pub fn add(&mut self, ex: &Exchange<'_>) {
+        match ex.outcome {
+            Outcome::Pending => return,
+            Outcome::Answered { .. } => self.pairs += 1,
+            Outcome::Unanswered { .. } => self.unanswered_requests += 1,
+            Outcome::Unmatched => {
+                self.frames += ex.frames();
+                self.unmatched_responses += 1;
+                return;
+            }
+        }
+        self.frames += ex.frames();
+        if let Some(api) = ex.api {
+            self.by_api.entry(api).or_default().add(ex);
+        }
+        if let (Some(rows), Some(c)) = (&mut self.by_client, ex.client_id) {
+            rows.entry(c).or_default().add(ex);
+        }
+        if let Some(rows) = &mut self.by_conn {
+            rows.entry(ex.conn).or_insert_with(|| ConnRow { client: ex.client, broker: ex.broker, row: Row::default() }).row.add(ex);
+        }
+        if let Some(rows) = &mut self.by_broker {
+            rows.entry(ex.broker).or_default().add(ex);
+        }
+        if let Some(rows) = &mut self.by_topic {
+            for &t in ex.topics {
+                rows.entry(t).or_default().add(ex);
+            }
+        }
+    }
+
+    /// The groupings' rows in output order, each with its key as JSON members
+    /// and as table cells.
+    fn groups<'s>(&'s self, cat: &Catalogue, names: &Names) -> Vec<Group<'s>> {
+        let mut groups = Vec::new();
+        let api_rows = self
+            .by_api
+            .iter()
+            .map(|(&(key, version), row)| {
+                let name = cat.api_name(key);
+                let members = vec![("api_key", json!(key)), ("api_name", json!(name)), ("api_version", json!(version))];
+                let cells = vec![name.map_or_else(|| format!("api {key}"), sanitize), format!("v{version}")];
+                (members, cells, row)
+            })
+            .collect();
+        groups.push(Group { name: "by_api", heads: &["api", "version"], rows: api_rows });
+        if let Some(rows) = &self.by_client {
+            let mut keyed: Vec<(Option<&[u8]>, &Row)> = rows.iter().map(|(&c, row)| (names.client_id(c), row)).collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            let rows = keyed
+                .into_iter()
+                .map(|(id, row)| {
+                    let text = id.map(|b| String::from_utf8_lossy(b).into_owned());
+                    let cell = text.as_deref().map_or_else(|| "null".to_string(), quote);
+                    (vec![("client_id", json!(text))], vec![cell], row)
+                })
+                .collect();
+            groups.push(Group { name: "by_client", heads: &["client_id"], rows });
+        }
+        if let Some(rows) = &self.by_conn {
+            let rows = rows.iter().map(|(&conn, c)| (vec![("conn", json!(conn))], vec![conn.to_string(), format!("{} → {}", c.client, c.broker)], &c.row)).collect();
+            groups.push(Group { name: "by_conn", heads: &["conn", "client → broker"], rows });
+        }
+        if let Some(rows) = &self.by_broker {
+            let rows = rows.iter().map(|(broker, row)| (vec![("broker", json!(broker.to_string()))], vec![broker.to_string()], row)).collect();
+            groups.push(Group { name: "by_broker", heads: &["broker"], rows });
+        }
+        if let Some(rows) = &self.by_topic {
+            let mut keyed: Vec<(&Topic, &Row)> = rows.iter().filter_map(|(&t, row)| Some((names.topic(t)?, row))).collect();
+            keyed.sort_by(|a, b| topic_order(a.0).cmp(&topic_order(b.0)));
+            let rows = keyed.into_iter().map(|(t, row)| (vec![("topic", json!(t.text()))], vec![sanitize(&t.text())], row)).collect();
+            groups.push(Group { name: "by_topic", heads: &["topic"], rows });
+        }
+        groups
+    }
+
+    /// The JSON object: counts, then `by_api` and the groupings asked for.
+    pub fn to_json(&self, cat: &Catalogue, names: &Names) -> Json {
+        let mut top = Map::new();
+        top.insert("frames".into(), json!(self.frames));
+        top.insert("pairs".into(), json!(self.pairs));
+        top.insert("unanswered_requests".into(), json!(self.unanswered_requests));
+        top.insert("unmatched_responses".into(), json!(self.unmatched_responses));
+        for g in self.groups(cat, names) {
+            let rows = g.rows.into_iter().map(|(members, _, row)| row_json(members, row)).collect();
+            top.insert(g.name.into(), Json::Array(rows));
+        }
+        Json::Object(top)
+    }
+
+    /// The text: a line of counts, then a table per grouping (the one by API
+    /// when `by_api`).
+    pub fn to_text(&self, cat: &Catalogue, names: &Names, by_api: bool) -> String {
+        let mut out = format!(
+            "frames {}, pairs {}, unanswered requests {}, unmatched responses {}\n",
+            self.frames, self.pairs, self.unanswered_requests, self.unmatched_responses
+        );
+        if self.unmatched_responses > 0 {
+            out.push_str("(responses without their request are in no row: their API is not known)\n");
+        }
+        for g in self.groups(cat, names).into_iter().filter(|g| by_api || g.name != "by_api") {
+            out.push('\n');
+            let mut table = Table::default();
+            let mut head: Vec<String> = g.heads.iter().map(|h| h.to_string()).collect();
+            head.extend(NUMBER_HEADS.iter().map(|h| h.to_string()));
+            head.push("errors".into());
+            table.rows.push(head);
+            for (_, mut cells, row) in g.rows {
+                cells.extend(row_cells(row));
+                table.rows.push(cells);
+            }
+            table.render(g.heads.len(), &mut out);
+        }
+        out
+    }
+}
+
+/// Topics by name first, then ids, each in byte order.
+fn topic_order(t: &Topic) -> (u8, &[u8]) {
+    match t {
+        Topic::Name(b) => (0, b),
+        Topic::Id(u) => (1, u),
+    }
+}
+
+/// One grouping's rows: the JSON members and table cells of each key.
+struct Group<'s> {
+    name: &'static str,
+    heads: &'static [&'static str],
+    rows: Vec<Keyed<'s>>,
+}
+
+/// A row with its key as JSON members and as table cells.
+type Keyed<'s> = (Vec<(&'static str, Json)>, Vec<String>, &'s Row);
+
+const NUMBER_HEADS: [&str; 11] = ["requests", "responses", "unanswered", "req_bytes", "resp_bytes", "min_us", "p50_us", "p90_us", "p99_us", "max_us", "mean_us"];
+
+fn row_json(members: Vec<(&'static str, Json)>, row: &Row) -> Json {
+    let mut m = Map::new();
+    for (k, v) in members {
+        m.insert(k.into(), v);
+    }
+    m.insert("requests".into(), json!(row.requests));
+    m.insert("responses".into(), json!(row.responses));
+    m.insert("errors".into(), Json::Object(row.errors.iter().map(|(&code, &n)| (error_text(code), json!(n))).collect()));
+    m.insert("request_bytes".into(), json!(row.request_bytes));
+    m.insert("response_bytes".into(), json!(row.response_bytes));
+    let latency = match row.latency.summary() {
+        Some(s) => json!({"min": s.min, "p50": s.p50, "p90": s.p90, "p99": s.p99, "max": s.max, "mean": s.mean}),
+        None => json!({"min": null, "p50": null, "p90": null, "p99": null, "max": null, "mean": null}),
+    };
+    m.insert("latency_us".into(), latency);
+    Json::Object(m)
+}
+
+fn row_cells(row: &Row) -> Vec<String> {
+    let mut cells = vec![row.requests.to_string(), row.responses.to_string(), row.unanswered().to_string(), row.request_bytes.to_string(), row.response_bytes.to_string()];
+    match row.latency.summary() {
+        Some(s) => cells.extend([s.min, s.p50, s.p90, s.p99, s.max].map(|v| v.to_string()).into_iter().chain([format!("{:.0}", s.mean)])),
+        None => cells.extend(std::iter::repeat_n("-".to_string(), 6)),
+    }
+    let errors: Vec<String> = row.errors.iter().map(|(&code, n)| format!("{}={n}", error_text(code))).collect();
+    cells.push(if errors.is_empty() { "-".into() } else { errors.join(" ") });
+    cells
+}
+
+/// An error code's name; a code kwire has no name for as its number.
+pub fn error_text(code: i16) -> String {
+    error_name(code).map_or_else(|| code.to_string(), str::to_string)
+}
+
+/// Columns padded to their widest cell: the first `left` columns and the last
+/// aligned left, the numbers right.
+#[derive(Default)]
+struct Table {
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn render(&self, left: usize, out: &mut String) {
+        let columns = self.rows.first().map_or(0, Vec::len);
+        let mut widths = vec![0; columns];
+        for row in &self.rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        for row in &self.rows {
+            let mut line = String::new();
+            for (i, (cell, &w)) in row.iter().zip(&widths).enumerate() {
+                let pad = w - cell.chars().count();
+                if i > 0 {
+                    line.push_str("  ");
+                }
+                let last = i + 1 == columns;
+                if i < left || last {
+                    line.push_str(cell);
+                    if !last {
+                        line.extend(std::iter::repeat_n(' ', pad));
+                    }
+                } else {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                    line.push_str(cell);
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+}
+
+/// A capture's stats, and what reading it found.
+pub struct Collected {
+    pub stats: Stats,
+    pub names: Names,
+    pub capture: CaptureStats,
+    /// Frames read for facts that did not decode completely, and the first of them.
+    pub undecoded: usize,
+    pub first_undecoded: Option<usize>,
+    /// Skip notes (bytes in no frame) of the connections selected, and their bytes.
+    pub skips: usize,
+    pub skipped_bytes: u64,
+}
+
+/// Adds up the exchanges that pass a filter.
+struct Adder<'f> {
+    stats: Stats,
+    filter: &'f Filter,
+}
+
+impl Observer for Adder<'_> {
+    type Mark = ();
+
+    fn request(&mut self, _: &Exchange<'_>) {}
+
+    fn complete(&mut self, ex: &Exchange<'_>, _: Option<()>) {
+        if self.filter.decide(ex) == Some(true) {
+            self.stats.add(ex);
+        }
+    }
+}
+
+/// Read a capture and add up its exchanges that pass `filter`, grouped by API
+/// and version and by `groupings`. Memory: the requests in flight and the
+/// groups' rows.
+pub fn collect<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: R, opts: &CaptureOptions, groupings: &[Grouping], filter: &Filter) -> Result<Collected, String> {
+    let needs = Grouping::needs(groupings).union(filter.needs());
+    let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, release, needs);
+    let mut adder = Adder { stats: Stats::new(groupings), filter };
+    let (mut skips, mut skipped_bytes) = (0, 0);
+    let capture = for_each_captured(cat, input, opts, |c| {
+        match c {
+            Captured::Frame(f) => exchanges.push(&f, &mut adder),
+            Captured::Skipped(s) => {
+                exchanges.saw(s.timestamp);
+                if filter.conn.is_none_or(|c| c == s.conn) {
+                    skips += 1;
+                    skipped_bytes += s.bytes;
+                }
+            }
+        }
+        true
+    })?;
+    exchanges.finish(&mut adder);
+    let (undecoded, first_undecoded) = (exchanges.undecoded(), exchanges.first_undecoded());
+    Ok(Collected { stats: adder.stats, names: exchanges.into_names(), capture, undecoded, first_undecoded, skips, skipped_bytes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(values: &[u64]) -> Summary {
+        let mut l = Latencies::default();
+        values.iter().for_each(|&v| l.add(v));
+        l.summary().unwrap()
+    }
+
+    #[test]
+    fn nearest_rank_takes_the_value_at_the_ceiling_of_q_times_n() {
+        let s = summary(&(1..=10).map(|ms| ms * 1000).rev().collect::<Vec<_>>());
+        assert_eq!((s.min, s.p50, s.p90, s.p99, s.max, s.mean), (1000, 5000, 9000, 10000, 10000, 5500.0));
+        // 100 values: ranks 50, 90, 99 exactly.
+        let s = summary(&(1..=100).collect::<Vec<_>>());
+        assert_eq!((s.p50, s.p90, s.p99), (50, 90, 99));
+        // One value is every percentile.
+        let s = summary(&[7]);
+        assert_eq!((s.min, s.p50, s.p90, s.p99, s.max), (7, 7, 7, 7, 7));
+        // Repeated values: 3 × 1, 1 × 100 → rank 2 of 4 is 1, rank 4 is 100.
+        let s = summary(&[1, 100, 1, 1]);
+        assert_eq!((s.p50, s.p90, s.p99), (1, 100, 100));
+        assert!(Latencies::default().summary().is_none());
+    }
+
+    #[test]
+    fn a_table_aligns_names_left_and_numbers_right() {
+        let t = Table { rows: vec![vec!["api".into(), "n".into(), "errors".into()], vec!["Produce".into(), "12".into(), "-".into()]] };
+        let mut out = String::new();
+        t.render(1, &mut out);
+        assert_eq!(out, "api       n  errors\nProduce  12  -\n");
+    }
+}

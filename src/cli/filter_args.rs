@@ -1,0 +1,86 @@
+//! The exchange filter's options, shared by `capture` and `stats`
+//! (`kwire::analysis::filter` says what each selects).
+
+use super::{exit, resolve_api_or_report};
+use clap::Args;
+use kwire::analysis::filter::{error_code, ErrorWanted, Filter};
+use kwire::render::escape::{quote, sanitize};
+use kwire::schema::Catalogue;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct FilterArgs {
+    /// Only exchanges of this API (name or key).
+    #[arg(long)]
+    pub api: Option<String>,
+    /// Only exchanges whose request or response names this topic (or topic id).
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only exchanges whose request has this client id.
+    #[arg(long)]
+    pub client_id: Option<String>,
+    /// Only exchanges of this connection (the number in --list).
+    #[arg(long)]
+    pub conn: Option<usize>,
+    /// Only exchanges whose response has an error (this one: a name or code).
+    #[arg(long, value_name = "NAME", num_args = 0..=1)]
+    pub error: Option<Option<String>>,
+    /// Only exchanges that took at least MS milliseconds (requests never answered: that waited as long).
+    #[arg(long, value_name = "MS")]
+    pub min_latency: Option<f64>,
+}
+
+impl FilterArgs {
+    /// The filter, or the exit status after saying on stderr what is wrong.
+    pub fn resolve(&self, cat: &Catalogue) -> Result<Filter, i32> {
+        let api = match &self.api {
+            Some(a) => Some(resolve_api_or_report(cat, a).ok_or(exit::FAILURE)?),
+            None => None,
+        };
+        let error = match &self.error {
+            None => None,
+            Some(None) => Some(ErrorWanted::Any),
+            Some(Some(name)) => match error_code(name) {
+                Some(c) => Some(ErrorWanted::Code(c)),
+                None => {
+                    eprintln!("kwire: unknown error {}; give a name such as NOT_LEADER_OR_FOLLOWER or a code", quote(name));
+                    return Err(exit::FAILURE);
+                }
+            },
+        };
+        let min_latency_us = match self.min_latency {
+            None => None,
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Some((ms * 1000.0).round() as u64),
+            Some(ms) => {
+                eprintln!("kwire: --min-latency {ms}: give milliseconds, 0 or more");
+                return Err(exit::MALFORMED);
+            }
+        };
+        Ok(Filter { api, topic: self.topic.clone(), client_id: self.client_id.clone(), conn: self.conn, error, min_latency_us })
+    }
+
+    /// The options given, as typed (escaped), for messages.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(a) = &self.api {
+            parts.push(format!("--api {}", sanitize(a)));
+        }
+        if let Some(t) = &self.topic {
+            parts.push(format!("--topic {}", quote(t)));
+        }
+        if let Some(c) = &self.client_id {
+            parts.push(format!("--client-id {}", quote(c)));
+        }
+        if let Some(c) = self.conn {
+            parts.push(format!("--conn {c}"));
+        }
+        match &self.error {
+            Some(Some(e)) => parts.push(format!("--error {}", sanitize(e))),
+            Some(None) => parts.push("--error".into()),
+            None => {}
+        }
+        if let Some(ms) = self.min_latency {
+            parts.push(format!("--min-latency {ms}"));
+        }
+        parts.join(" ")
+    }
+}

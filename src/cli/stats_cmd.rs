@@ -1,0 +1,111 @@
+//! `kwire stats CAPTURE`: requests, responses, errors, bytes and latency per
+//! API and version (and per client id, connection, broker or topic).
+
+use super::exit;
+use super::filter_args::FilterArgs;
+use clap::{Args, ValueEnum};
+use kwire::analysis::stats::collect;
+use kwire::analysis::Grouping;
+use kwire::capture::CaptureOptions;
+use kwire::render::escape::sanitize;
+use kwire::schema::Catalogue;
+use std::io::Write;
+
+#[derive(Args, Debug, Clone)]
+pub struct StatsArgs {
+    /// pcap or pcapng file; `-` for standard input.
+    pub file: String,
+    /// Rows by API and version (the default), client id, connection, broker or
+    /// topic; repeat or separate with commas. JSON always has `by_api`.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub by: Vec<By>,
+    /// A text table, or one JSON object.
+    #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
+    pub format: StatsFormat,
+    /// The broker's port: the side sending to it carries requests (default: found by plausibility).
+    #[arg(long)]
+    pub port: Option<u16>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum By {
+    Api,
+    Client,
+    Conn,
+    Broker,
+    Topic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    Text,
+    Json,
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
+    let filter = match args.filter.resolve(cat) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
+    let groupings: Vec<Grouping> = args
+        .by
+        .iter()
+        .map(|b| match b {
+            By::Api => Grouping::Api,
+            By::Client => Grouping::Client,
+            By::Conn => Grouping::Conn,
+            By::Broker => Grouping::Broker,
+            By::Topic => Grouping::Topic,
+        })
+        .collect();
+    let input = match super::open_input(&args.file) {
+        Ok(i) => i,
+        Err(status) => return status,
+    };
+    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let c = match collect(cat, release, input, &opts, &groupings, &filter) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
+            return exit::FAILURE;
+        }
+    };
+    if c.capture.frames == 0 && c.capture.skips == 0 {
+        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.capture.packets, c.capture.tcp_segments);
+        return exit::FAILURE;
+    }
+    let text = match args.format {
+        StatsFormat::Json => kwire::render::json::to_text(&c.stats.to_json(cat, &c.names)) + "\n",
+        StatsFormat::Text => c.stats.to_text(cat, &c.names, groupings.is_empty() || groupings.contains(&Grouping::Api)),
+    };
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+        return exit::FAILURE;
+    }
+    let mut status = exit::OK;
+    if let Some(e) = &c.capture.error {
+        eprintln!("kwire: capture cut short after {} packets: {}", c.capture.packets, sanitize(e));
+        status = exit::MALFORMED;
+    }
+    if c.skips > 0 {
+        let places = if c.skips == 1 { "place" } else { "places" };
+        eprintln!("kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over); `kwire capture --list` shows where", c.skipped_bytes, c.skips);
+        status = exit::MALFORMED;
+    }
+    if let Some(first) = c.first_undecoded {
+        eprintln!(
+            "kwire: {} frames read for their errors, topics or client id did not decode completely (the first: frame {first}, `kwire capture --frame {first}` shows it); what was read before the error is counted",
+            c.undecoded
+        );
+        status = exit::MALFORMED;
+    }
+    if !filter.is_empty() && c.stats.frames == 0 {
+        eprintln!("kwire: no exchange matches {}", args.filter.describe());
+        if status == exit::OK {
+            status = exit::FAILURE;
+        }
+    }
+    status
+}
