@@ -138,3 +138,16 @@ fn every_option_of_encode_is_described_and_json_is_one_line() {
         serde_json::from_str::<serde_json::Value>(out.trim_end()).unwrap();
     }
 }
+
+#[test]
+fn listings_show_a_date_time_and_the_json_keeps_epoch_seconds() {
+    let pcap = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/captures/kafka-python.pcap");
+    let (status, out) = kwire(&["capture", pcap, "--list"]);
+    assert_eq!(status, 0);
+    let first = out.lines().next().unwrap();
+    let time = first.split_whitespace().nth(1).unwrap();
+    assert!(time.len() == 27 && time.ends_with('Z') && time.as_bytes()[10] == b'T', "{first}");
+    let (_, json) = kwire(&["capture", pcap, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert!(v["capture"]["time"].as_f64().unwrap() > 1.7e9);
+}

@@ -181,6 +181,11 @@ impl QuotedCache {
 /// binary expansion to the nearest sixth decimal), with `format!` itself for the
 /// cases it does not cover (ties, negative, huge or tiny values).
 fn push_timestamp(line: &mut Vec<u8>, x: f64) {
+    // People read a date-time; scripts take `"capture": {"time"}` from the JSON.
+    if let Some(text) = micros_exact(x).and_then(kwire::protocol::meanings::utc_micros) {
+        line.extend_from_slice(text.as_bytes());
+        return;
+    }
     if let Some(micros) = micros_exact(x) {
         let int = micros / 1_000_000;
         let frac = micros % 1_000_000;

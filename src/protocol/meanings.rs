@@ -18,6 +18,15 @@ pub fn utc_millis(ms: i64) -> Option<String> {
     Some(format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z"))
 }
 
+/// Microseconds since the epoch as `2026-12-01T16:24:04.015891Z` (capture
+/// times); `None` past the year 9999.
+pub fn utc_micros(us: u64) -> Option<String> {
+    let ms = i64::try_from(us / 1000).ok()?;
+    let text = utc_millis(ms)?;
+    // Keep the date-time to the second and write the six fraction digits.
+    Some(format!("{}.{:06}Z", &text[..19], us % 1_000_000))
+}
+
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian
 /// calendar (Howard Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
@@ -139,6 +148,8 @@ mod tests {
         assert_eq!(utc_millis(253_402_300_800_000), None);
         assert_eq!(utc_millis(-1), None);
         assert_eq!(timestamp_note(-1).as_deref(), Some("(none)"));
+        assert_eq!(utc_micros(1_796_142_244_015_891).as_deref(), Some("2026-12-01T16:24:04.015891Z"));
+        assert_eq!(utc_micros(5).as_deref(), Some("1970-01-01T00:00:00.000005Z"));
     }
 
     #[test]
