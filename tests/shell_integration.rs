@@ -151,3 +151,24 @@ fn listings_show_a_date_time_and_the_json_keeps_epoch_seconds() {
     let v: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
     assert!(v["capture"]["time"].as_f64().unwrap() > 1.7e9);
 }
+
+#[test]
+fn every_command_shows_examples_in_its_help() {
+    let (_, top) = kwire(&["--help"]);
+    // The commands clap lists, between "Commands:" and "Options:".
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("Options:"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 14, "{commands:?}");
+    for command in commands {
+        let (status, help) = kwire(&[&command, "--help"]);
+        assert_eq!(status, 0, "{command}");
+        let examples = help.split("Examples:").nth(1).unwrap_or_else(|| panic!("kwire {command} --help has no examples"));
+        assert!(examples.lines().filter(|l| l.trim_start().starts_with("kwire ") || l.contains("| kwire")).count() >= 2, "kwire {command}: {examples}");
+    }
+}

@@ -18,6 +18,7 @@ pub enum ApisFormat {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire apis\n  kwire apis --format json\n  kwire --kafka-release 4.0 apis")]
 pub struct ApisArgs {
     #[arg(long, value_enum, default_value_t = ApisFormat::Text)]
     pub format: ApisFormat,

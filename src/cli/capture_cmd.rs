@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
 #[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:\n  kwire capture samples/captures/confluent-kafka.pcap --list\n  kwire capture samples/captures/confluent-kafka.pcap --api Fetch\n  kwire capture samples/captures/kafka-python.pcap --json --error\n  kwire capture samples/captures/lone-response.pcap --port 19092 --guess --list")]
 pub struct CaptureArgs {
     /// pcap or pcapng file; `-` for standard input.
     pub file: String,

@@ -96,6 +96,7 @@ impl OutputArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire decode samples/produce-v9-request.hex\n  kwire decode --format grid samples/join-group-v9-request.hex\n  kwire decode --json samples/produce-v9-request.hex | kwire encode\n  kwire decode --response --api Fetch --version 12 samples/fetch-v12-response.hex\n  kwire decode --explain samples/join-group-v9-request.hex")]
 pub struct DecodeArgs {
     #[command(flatten)]
     pub input: InputArgs,

@@ -20,6 +20,7 @@ pub enum DiffFormat {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire diff Metadata 8 9\n  kwire diff Metadata --compare\n  kwire diff --releases 3.9 4.0")]
 pub struct DiffArgs {
     /// API name or key; with --releases also a record type (ShareSnapshotValue),
     /// or nothing for every definition.

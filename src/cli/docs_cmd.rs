@@ -34,6 +34,7 @@ impl From<Format> for PageFormat {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire docs --out site\n  kwire docs --out site --defs ../shared/kafka-defs/4.0\n  kwire docs --out site-md --format markdown")]
 pub struct DocsArgs {
     /// Folder to write the site into (created if missing).
     #[arg(long)]
@@ -43,6 +44,7 @@ pub struct DocsArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire page WriteShareGroupState --version 0\n  kwire page encoding\n  kwire page record-batch --format markdown")]
 pub struct PageArgs {
     /// API name or key, a record type name, `encoding`, `record-batch` or `errors`.
     pub name: String,

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use std::io::Write;
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire decode --json samples/produce-v9-request.hex | kwire encode\n  echo '{}' | kwire encode ApiVersions --version 3 --client-id me\n  kwire encode -i frame.json --binary > frame.bin")]
 pub struct EncodeArgs {
     /// API name or key (default: from the JSON's api_key).
     pub api: Option<String>,

@@ -20,6 +20,7 @@ pub enum ExampleFormat {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire example WriteShareGroupState --version 0\n  kwire example Produce --request --format hex\n  kwire example TopicRecord --format hex | kwire decode --type TopicRecord")]
 pub struct ExampleArgs {
     /// API name or key.
     pub api: String,

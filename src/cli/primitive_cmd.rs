@@ -10,6 +10,7 @@ use kwire::teach::primitive::{decode, encode, parse_value, Decoded, WireType};
 use std::io::Write;
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire primitive uvarint 300\n  kwire primitive varint --hex \"ac 02\"\n  kwire primitive tagged_fields '{\"0\": \"0a\"}'")]
 pub struct PrimitiveArgs {
     /// bool, int8, int16, uint16, int32, uint32, int64, float64, uuid, uvarint,
     /// varint, varlong, string, compact_string, nullable_string,

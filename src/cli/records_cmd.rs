@@ -22,6 +22,7 @@ pub enum RecordsFormat {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire records samples/00000000000000000000.log\n  kwire records samples/00000000000000000000.log --format dump\n  kwire records --hex FILE.hex")]
 pub struct RecordsArgs {
     /// Log segment or record-batch file (binary); `-` for standard input.
     pub file: String,

@@ -8,12 +8,14 @@ use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire completions bash > ~/.local/share/bash-completion/completions/kwire\n  kwire completions zsh > \"${fpath[1]}/_kwire\"")]
 pub struct CompletionsArgs {
     /// bash, zsh, fish, elvish or powershell.
     pub shell: Shell,
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire man | man -l -\n  kwire man --out /usr/local/share/man/man1")]
 pub struct ManArgs {
     /// Write one page per command (kwire.1, kwire-decode.1, …) into this folder
     /// instead of printing the top-level page.

@@ -12,6 +12,7 @@ use kwire::schema::Catalogue;
 use std::io::Write;
 
 #[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:\n  kwire stats samples/captures/confluent-kafka.pcap\n  kwire stats samples/captures/confluent-kafka.pcap --by client,topic --format json\n  kwire stats samples/captures/kafka-python.pcap --api Fetch --min-latency 100")]
 pub struct StatsArgs {
     /// pcap or pcapng file; `-` for standard input.
     pub file: String,
