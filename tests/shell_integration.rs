@@ -172,3 +172,13 @@ fn every_command_shows_examples_in_its_help() {
         assert!(examples.lines().filter(|l| l.trim_start().starts_with("kwire ") || l.contains("| kwire")).count() >= 2, "kwire {command}: {examples}");
     }
 }
+
+#[test]
+fn a_listing_is_text_only() {
+    let pcap = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/captures/kcat.pcap");
+    for extra in ["--json", "--format=tree-json", "--full-docs"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["capture", pcap, "--list", extra]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "--list {extra} is refused, not ignored");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+    }
+}

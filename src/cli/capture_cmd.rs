@@ -19,8 +19,9 @@ use std::io::{IsTerminal, Write};
 pub struct CaptureArgs {
     /// pcap or pcapng file; `-` for standard input.
     pub file: String,
-    /// One line per frame instead of decoded trees.
-    #[arg(long)]
+    /// One line per frame instead of decoded trees (a listing has one
+    /// format: `--json` and `--format` are for decoded frames).
+    #[arg(long, conflicts_with_all = ["json", "format", "full_docs"])]
     pub list: bool,
     /// Only frames with this correlation id.
     #[arg(long)]
@@ -360,6 +361,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     let cut_bodies = (args.list && !bodies_needed).then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
     let opts = CaptureOptions { port: args.port, cut_bodies, ..Default::default() };
     let mut skipped = SkipTally::default();
+    let list_color = super::color::stdout();
     // One budget for the whole capture: its frames are dropped as they are
     // written, so what they held goes back; what they decompressed does not.
     let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
@@ -412,7 +414,15 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
             line.push(b'B');
             line.extend_from_slice(gap.as_bytes());
             line.push(b' ');
+            // A frame that did not decode stands out on a terminal.
+            let red = entry.error && list_color;
+            if red {
+                line.extend_from_slice(b"\x1b[1;31m");
+            }
             line.extend_from_slice(&entry.summary);
+            if red {
+                line.extend_from_slice(b"\x1b[0m");
+            }
             line.push(b'\n');
             out.write_all(&line).and_then(|_| out.flush())
         } else {
