@@ -112,6 +112,14 @@ pub fn acl_operation_note(v: i64) -> Option<&'static str> {
     usize::try_from(v).ok().and_then(|i| NAMES.get(i)).copied()
 }
 
+/// The ACL APIs' resource type filter (ResourceType in ACL bindings). A
+/// field named plain `ResourceType` is not given names: the config APIs use
+/// the same name with another numbering (2 topic, 4 broker, 8 broker logger).
+pub fn acl_resource_type_note(v: i64) -> Option<&'static str> {
+    const NAMES: [&str; 8] = ["(unknown)", "(any)", "(topic)", "(group)", "(cluster)", "(transactional_id)", "(delegation_token)", "(user)"];
+    usize::try_from(v).ok().and_then(|i| NAMES.get(i)).copied()
+}
+
 /// The ACL APIs' `PermissionType` (AclPermissionType).
 pub fn acl_permission_note(v: i64) -> Option<&'static str> {
     Some(match v {
@@ -171,5 +179,7 @@ mod tests {
         assert_eq!(acl_operation_note(15), None);
         assert_eq!(acl_permission_note(3), Some("(allow)"));
         assert_eq!(acl_pattern_note(4), Some("(prefixed)"));
+        assert_eq!(acl_resource_type_note(2), Some("(topic)"));
+        assert_eq!(acl_resource_type_note(8), None);
     }
 }

@@ -330,6 +330,7 @@ pub enum FieldMeaning {
     AclOperation,
     AclPermission,
     AclPattern,
+    AclResourceType,
 }
 
 impl FieldMeaning {
@@ -360,6 +361,8 @@ impl FieldMeaning {
             FieldMeaning::AclPermission
         } else if int(Primitive::Int8) && matches!(name, "PatternType" | "ResourcePatternType" | "PatternTypeFilter") {
             FieldMeaning::AclPattern
+        } else if int(Primitive::Int8) && name == "ResourceTypeFilter" {
+            FieldMeaning::AclResourceType
         } else {
             FieldMeaning::Plain
         }
@@ -377,6 +380,7 @@ impl FieldMeaning {
             FieldMeaning::AclOperation => acl_operation_note(v).map(str::to_string),
             FieldMeaning::AclPermission => acl_permission_note(v).map(str::to_string),
             FieldMeaning::AclPattern => acl_pattern_note(v).map(str::to_string),
+            FieldMeaning::AclResourceType => acl_resource_type_note(v).map(str::to_string),
             _ => None,
         }
     }
