@@ -9,6 +9,7 @@
 
 pub mod exchange;
 pub mod filter;
+pub mod inventory;
 pub mod stats;
 
 pub use exchange::{Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Topic};

@@ -919,10 +919,20 @@ mod tests {
             rng ^= rng << 17;
             rng
         };
+        // The microseconds are those `format!` rounds to; the listing writes
+        // them as a UTC date-time, or as `format!` does past what it can date.
         let check = |x: f64| {
             let mut line = Vec::new();
             push_timestamp(&mut line, x);
-            assert_eq!(String::from_utf8(line).unwrap(), format!("{x:>17.6}"), "{x:e}");
+            let line = String::from_utf8(line).unwrap();
+            match micros_exact(x).and_then(kwire::protocol::meanings::utc_micros) {
+                Some(date) => {
+                    let us = micros_exact(x).unwrap_or_default();
+                    assert_eq!(format!("{}.{:06}", us / 1_000_000, us % 1_000_000), format!("{x:.6}"), "{x:e}");
+                    assert_eq!(line, date, "{x:e}");
+                }
+                None => assert_eq!(line, format!("{x:>17.6}"), "{x:e}"),
+            }
         };
         for _ in 0..20_000 {
             let r = next();

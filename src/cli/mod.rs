@@ -9,6 +9,7 @@ pub mod diff_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
 pub mod filter_args;
+pub mod inventory_cmd;
 pub mod primitive_cmd;
 pub mod records_cmd;
 pub mod stats_cmd;
@@ -59,6 +60,8 @@ pub enum Command {
     Capture(capture_cmd::CaptureArgs),
     /// Requests, responses, errors, bytes and latency per API (or client, connection, broker, topic) in a capture.
     Stats(stats_cmd::StatsArgs),
+    /// Every client: software, connections, API versions used, what the brokers advertised and what a release no longer serves.
+    Inventory(inventory_cmd::InventoryArgs),
     /// What changes between two versions of an API, or between two releases.
     Diff(diff_cmd::DiffArgs),
     /// One primitive value as bytes (or bytes as a value), explained.
@@ -105,6 +108,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Records(args) => records_cmd::run(&cat, &args),
         Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Stats(args) => stats_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Inventory(args) => inventory_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

@@ -1,0 +1,114 @@
+//! `kwire inventory CAPTURE [--target-release R]`: every client, its
+//! software, connections and API versions, what the brokers advertised, and
+//! what release R no longer serves.
+
+use super::exit;
+use super::filter_args::FilterArgs;
+use clap::{Args, ValueEnum};
+use kwire::analysis::inventory::{collect, Inventory};
+use kwire::capture::CaptureOptions;
+use kwire::render::escape::sanitize;
+use kwire::schema::Catalogue;
+use std::io::Write;
+
+/// Some API version a client used is not served by the target release.
+pub const FLAGGED: i32 = 3;
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:\n  kwire inventory samples/captures/confluent-kafka.pcap\n  kwire inventory samples/captures/kafka-python.pcap --target-release 4.0\n  kwire inventory samples/captures/kcat.pcap --port 19092 --format json")]
+pub struct InventoryArgs {
+    /// pcap or pcapng file; `-` for standard input.
+    pub file: String,
+    /// Flag every API version used that this release (3.9 … 4.3) no longer
+    /// serves, with the versions to move to; exit status 3 when any is.
+    #[arg(long, value_name = "R")]
+    pub target_release: Option<String>,
+    /// Text per client, or one JSON object.
+    #[arg(long, value_enum, default_value_t = InventoryFormat::Text)]
+    pub format: InventoryFormat,
+    /// The broker's port: the side sending to it carries requests (default: found by plausibility).
+    #[arg(long)]
+    pub port: Option<u16>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InventoryFormat {
+    Text,
+    Json,
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 {
+    // What a release serves is the built-in catalogue's: loaded definitions belong to no release.
+    let builtin = Catalogue::builtin();
+    if let Some(r) = &args.target_release {
+        if !builtin.releases.iter().any(|x| x == r) {
+            eprintln!("kwire: unknown release {}; known: {}", kwire::render::escape::quote(r), builtin.releases.join(", "));
+            return exit::FAILURE;
+        }
+    }
+    let filter = match args.filter.resolve(cat) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
+    let input = match super::open_input(&args.file) {
+        Ok(i) => i,
+        Err(status) => return status,
+    };
+    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let c = match collect(cat, release, input, &opts, &filter) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
+            return exit::FAILURE;
+        }
+    };
+    if c.capture.frames == 0 && c.capture.skips == 0 {
+        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.capture.packets, c.capture.tcp_segments);
+        return exit::FAILURE;
+    }
+    let inv = Inventory::new(cat, builtin, &c.facts, &c.names, args.target_release.as_deref());
+    let text = match args.format {
+        InventoryFormat::Json => kwire::render::json::to_text(&inv.to_json()) + "\n",
+        InventoryFormat::Text => inv.to_text(cat),
+    };
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+        return exit::FAILURE;
+    }
+    let mut status = exit::OK;
+    if let Some(e) = &c.capture.error {
+        eprintln!("kwire: capture cut short after {} packets: {}", c.capture.packets, sanitize(e));
+        status = exit::MALFORMED;
+    }
+    if c.skips > 0 {
+        let places = if c.skips == 1 { "place" } else { "places" };
+        eprintln!("kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over); `kwire capture --list` shows where", c.skipped_bytes, c.skips);
+        status = exit::MALFORMED;
+    }
+    if let Some(first) = c.first_undecoded {
+        let frames = if c.undecoded == 1 { "frame" } else { "frames" };
+        eprintln!(
+            "kwire: {} {frames} read for their client id, software or advertised versions did not decode completely (the first: frame {first}, `kwire capture --frame {first}` shows it)",
+            c.undecoded
+        );
+        status = exit::MALFORMED;
+    }
+    if !filter.is_empty() && c.facts.selected == 0 {
+        eprintln!("kwire: no exchange matches {}", args.filter.describe());
+        if status == exit::OK {
+            status = exit::FAILURE;
+        }
+    }
+    let flagged = inv.flagged();
+    if flagged > 0 {
+        if let Some(r) = &args.target_release {
+            let what = if flagged == 1 { "API version" } else { "API versions" };
+            eprintln!("kwire: {flagged} {what} used are not served by {}", sanitize(r));
+        }
+        // The flags stand whatever else went wrong: what was read is still used.
+        status = FLAGGED;
+    }
+    status
+}
