@@ -10,6 +10,7 @@
 pub mod exchange;
 pub mod filter;
 pub mod inventory;
+pub mod report;
 pub mod stats;
 
 pub use exchange::{Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Topic};

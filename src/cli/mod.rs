@@ -12,6 +12,7 @@ pub mod filter_args;
 pub mod inventory_cmd;
 pub mod primitive_cmd;
 pub mod records_cmd;
+pub mod report_cmd;
 pub mod stats_cmd;
 pub mod shell_cmd;
 pub mod tui_cmd;
@@ -62,6 +63,8 @@ pub enum Command {
     Stats(stats_cmd::StatsArgs),
     /// Every client: software, connections, API versions used, what the brokers advertised and what a release no longer serves.
     Inventory(inventory_cmd::InventoryArgs),
+    /// One self-contained HTML page of a capture: stats, latency histograms, timelines, inventory, errors and every frame's annotated view.
+    Report(report_cmd::ReportArgs),
     /// What changes between two versions of an API, or between two releases.
     Diff(diff_cmd::DiffArgs),
     /// One primitive value as bytes (or bytes as a value), explained.
@@ -109,6 +112,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Stats(args) => stats_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Inventory(args) => inventory_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Report(args) => report_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

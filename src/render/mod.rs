@@ -6,6 +6,7 @@ pub mod grid;
 pub mod json;
 pub mod page;
 pub mod regions;
+pub mod report;
 pub mod text_tree;
 pub mod tree_json;
 pub mod values;

@@ -168,56 +168,81 @@ impl Writer<'_> {
         self.out.push_str("</table>\n");
     }
 
-    /// The grid and the tree side by side. A cell's `data-n` names the deepest
-    /// node covering its byte (the tree line `id = figure id + n + index`).
+    /// The grid and the tree side by side (see [`write_figure`]).
     fn figure(&mut self, f: &Figure) {
         let id = format!("f{}", self.figures);
         self.figures += 1;
-        let _ = writeln!(self.out, "<figure id={id}><figcaption>{}</figcaption>", esc(&f.caption));
-        if let Some(e) = &f.error {
-            let _ = writeln!(self.out, "<p class=err>{}</p>", esc(e));
-        }
-        if f.bytes.is_empty() {
-            self.out.push_str("</figure>\n");
-            return;
-        }
-        let owners = byte_owners(&f.root, f.bytes.len());
-        let mut regions = Vec::new();
-        f.root.walk(&mut |n, _| regions.push(n.region));
-        let _ = write!(self.out, "<div class=fig><table class=grid><caption>{}</caption><tr><th></th>", esc(&layout_title(f.bytes.len())));
-        for c in 0..ROW {
-            let _ = write!(self.out, "<th>{c:X}</th>");
-        }
-        self.out.push_str("</tr>\n");
-        for (row, chunk) in f.bytes.chunks(ROW).enumerate() {
-            let _ = write!(self.out, "<tr><th>{:04x}</th>", row * ROW);
-            for (i, b) in chunk.iter().enumerate() {
-                let at = row * ROW + i;
-                match owners[at] {
-                    Some(n) => {
-                        let _ = write!(self.out, "<td class={} data-offset={at} data-n={n}>{b:02x}</td>", region_class(regions[n]));
-                    }
-                    None => {
-                        let _ = write!(self.out, "<td data-offset={at}>{b:02x}</td>");
-                    }
-                }
-            }
-            self.out.push_str("</tr>\n");
-        }
-        self.out.push_str("</table><div class=tree><div class=th>object tree</div>\n");
-        for (i, l) in tree_lines(&f.root).iter().enumerate() {
-            let n = l.node;
-            let d = if l.decompressed { " data-d" } else { "" };
-            // Cut descriptions keep their full text as a tooltip.
-            let full = n.doc.as_ref().filter(|doc| doc.chars().count() > DOC_WIDTH + 3).map_or(String::new(), |doc| format!(" title=\"{}\"", esc(doc)));
-            let text = esc(&line_in(n, TreeOptions::default(), l.decompressed));
-            // A field's line links to its row of the field table (or a header's to the encoding page).
-            let text = match f.links.get(i).and_then(Option::as_ref) {
-                Some(to) => format!("<a href=\"{}\">{text}</a>", esc(&href(&self.page.path, to, PageFormat::Html))),
-                None => text,
-            };
-            let _ = writeln!(self.out, "<div id={id}n{i} class=n data-offset={} data-len={}{d}{full}><span class=p>{}</span>{text}</div>", n.offset, n.len, esc(&l.prefix));
-        }
-        self.out.push_str("</div></div></figure>\n");
+        let path = &self.page.path;
+        write_figure(&mut self.out, f, &id, &|to: &str| href(path, to, PageFormat::Html));
     }
 }
+
+/// A figure as HTML (`<figure id=ID>`: the grid and the tree side by side),
+/// for pages outside the documentation site (the capture report). Field
+/// links, if any, are taken as they are. [`assets::style`] and
+/// [`assets::SCRIPT`] style it and make hovering work.
+pub fn figure_html(f: &Figure, id: &str) -> String {
+    let mut out = String::new();
+    write_figure(&mut out, f, id, &|to: &str| to.to_string());
+    out
+}
+
+/// The grid and the tree side by side. A cell's `data-n` names the deepest
+/// node covering its byte (the tree line `id = figure id + n + index`);
+/// `link` makes a tree line's link target an href.
+fn write_figure(out: &mut String, f: &Figure, id: &str, link: &dyn Fn(&str) -> String) {
+    let _ = writeln!(out, "<figure id={id}><figcaption>{}</figcaption>", esc(&f.caption));
+    if let Some(e) = &f.error {
+        let _ = writeln!(out, "<p class=err>{}</p>", esc(e));
+    }
+    if f.bytes.is_empty() {
+        out.push_str("</figure>\n");
+        return;
+    }
+    let owners = byte_owners(&f.root, f.bytes.len());
+    let mut regions = Vec::new();
+    f.root.walk(&mut |n, _| regions.push(n.region));
+    let _ = write!(out, "<div class=fig><table class=grid><caption>{}</caption><tr><th></th>", esc(&layout_title(f.bytes.len())));
+    for c in 0..ROW {
+        let _ = write!(out, "<th>{c:X}</th>");
+    }
+    out.push_str("</tr>\n");
+    for (row, chunk) in f.bytes.chunks(ROW).enumerate() {
+        let _ = write!(out, "<tr><th>{:04x}</th>", row * ROW);
+        for (i, b) in chunk.iter().enumerate() {
+            let at = row * ROW + i;
+            match owners[at] {
+                Some(n) => {
+                    let _ = write!(out, "<td class={} data-offset={at} data-n={n}>{b:02x}</td>", region_class(regions[n]));
+                }
+                None => {
+                    let _ = write!(out, "<td data-offset={at}>{b:02x}</td>");
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table><div class=tree><div class=th>object tree</div>\n");
+    for (i, l) in tree_lines(&f.root).iter().enumerate() {
+        let n = l.node;
+        let d = if l.decompressed { " data-d" } else { "" };
+        // Cut descriptions keep their full text as a tooltip.
+        let full = n.doc.as_ref().filter(|doc| doc.chars().count() > DOC_WIDTH + 3).map_or(String::new(), |doc| format!(" title=\"{}\"", esc(doc)));
+        let text = esc(&line_in(n, TreeOptions::default(), l.decompressed));
+        // A field's line links to its row of the field table (or a header's to the encoding page).
+        let text = match f.links.get(i).and_then(Option::as_ref) {
+            Some(to) => format!("<a href=\"{}\">{text}</a>", esc(&link(to))),
+            None => text,
+        };
+        let _ = writeln!(out, "<div id={id}n{i} class=n data-offset={} data-len={}{d}{full}><span class=p>{}</span>{text}</div>", n.offset, n.len, esc(&l.prefix));
+    }
+    out.push_str("</div></div></figure>\n");
+}
+
+/// The stylesheet of every page, for pages outside the documentation site.
+pub fn page_style() -> &'static str {
+    assets::style()
+}
+
+/// The script that links grid cells and tree lines, for pages outside the documentation site.
+pub const PAGE_SCRIPT: &str = assets::SCRIPT;

@@ -1,0 +1,145 @@
+//! `kwire report CAPTURE --out report.html`: one self-contained page with the
+//! stats, latency histograms, timelines, the inventory, the error responses
+//! and every selected frame with its annotated view.
+
+use super::exit;
+use super::filter_args::FilterArgs;
+use clap::Args;
+use kwire::analysis::inventory::{self, Inventory};
+use kwire::analysis::report::{collect, for_each_frame_of};
+use kwire::capture::CaptureOptions;
+use kwire::decode::{decode_frame, DecodeOptions, Direction};
+use kwire::docs::Figure;
+use kwire::render::escape::sanitize;
+use kwire::render::report::{page, view, Views, MAX_VIEWS, MAX_VIEW_BYTES};
+use kwire::schema::Catalogue;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:\n  kwire report samples/captures/confluent-kafka.pcap --out report.html\n  kwire report samples/captures/kafka-python.pcap --out fetch.html --api Fetch --min-latency 100")]
+pub struct ReportArgs {
+    /// pcap or pcapng file; `-` for standard input (read into memory: the report reads the capture three times).
+    pub file: String,
+    /// The HTML file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The broker's port: the side sending to it carries requests (default: found by plausibility).
+    #[arg(long)]
+    pub port: Option<u16>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+/// The capture, opened afresh for each pass.
+enum Source {
+    File(String),
+    Memory(Vec<u8>),
+}
+
+impl Source {
+    fn open(&self) -> Result<Box<dyn Read + '_>, i32> {
+        match self {
+            Source::File(p) => super::open_input(p).map(|r| Box::new(r) as Box<dyn Read>),
+            Source::Memory(b) => Ok(Box::new(std::io::Cursor::new(b.as_slice()))),
+        }
+    }
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
+    let filter = match args.filter.resolve(cat) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
+    let source = if args.file == "-" {
+        let mut b = Vec::new();
+        if let Err(e) = std::io::stdin().lock().read_to_end(&mut b) {
+            eprintln!("kwire: standard input: {e}");
+            return exit::FAILURE;
+        }
+        Source::Memory(b)
+    } else {
+        Source::File(args.file.clone())
+    };
+    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let fail = |e: String| {
+        eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
+        exit::FAILURE
+    };
+    let input = match source.open() {
+        Ok(i) => i,
+        Err(status) => return status,
+    };
+    let c = match collect(cat, release, input, &opts, &filter) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    if c.capture.frames == 0 && c.capture.skips == 0 {
+        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.capture.packets, c.capture.tcp_segments);
+        return exit::FAILURE;
+    }
+    let input = match source.open() {
+        Ok(i) => i,
+        Err(status) => return status,
+    };
+    let inv = match inventory::collect(cat, release, input, &opts, &filter) {
+        Ok(i) => Inventory::new(cat, Catalogue::builtin(), &i.facts, &i.names, None),
+        Err(e) => return fail(e),
+    };
+    // The frames of the exchanges kept, the first MAX_VIEWS of them decoded.
+    let mut all: Vec<(usize, usize)> = c.exchanges.iter().flat_map(|e| [e.request, e.response]).flatten().map(|f| (f.index, f.bytes)).collect();
+    all.sort_unstable();
+    let beyond_limit = all.len().saturating_sub(MAX_VIEWS);
+    let too_large: Vec<usize> = all.iter().take(MAX_VIEWS).filter(|f| f.1 > MAX_VIEW_BYTES).map(|f| f.0).collect();
+    let wanted: BTreeSet<usize> = all.iter().take(MAX_VIEWS).filter(|f| f.1 <= MAX_VIEW_BYTES).map(|f| f.0).collect();
+    let mut html = BTreeMap::new();
+    if !wanted.is_empty() {
+        let input = match source.open() {
+            Ok(i) => i,
+            Err(status) => return status,
+        };
+        let base = DecodeOptions { release: release.map(str::to_string), ..Default::default() };
+        let read = for_each_frame_of(cat, input, &opts, &wanted, |f| {
+            let mut o = DecodeOptions { direction: Some(f.direction), ..base.clone() };
+            if f.direction == Direction::Response {
+                o.api_key = f.api_key;
+                o.api_version = f.api_version;
+            }
+            let frame = decode_frame(cat, f.bytes.clone(), 0, &o);
+            let dir = f.direction.as_str();
+            let header = frame.header_version.map_or(String::new(), |h| format!(", {dir} header v{h}"));
+            let figure = Figure {
+                caption: format!("{}{header}, {} bytes", frame.root.name, frame.bytes.len()),
+                bytes: frame.bytes,
+                root: frame.root,
+                header_version: frame.header_version,
+                error: frame.error.map(|e| e.to_string()),
+                links: Vec::new(),
+            };
+            html.insert(f.index, view(&figure, &format!("v{}", f.index)));
+        });
+        if let Err(e) = read {
+            return fail(e);
+        }
+    }
+    let views = Views { html, too_large, beyond_limit };
+    let text = page(cat, &args.file, &c, &inv, &views, &args.filter.describe());
+    if let Err(e) = std::fs::write(&args.out, text) {
+        eprintln!("kwire: {}: {e}", sanitize(&args.out.display().to_string()));
+        return exit::FAILURE;
+    }
+    eprintln!("kwire: wrote {} ({} exchanges, {} frame views)", sanitize(&args.out.display().to_string()), c.exchanges.len(), views.html.len());
+    let mut status = exit::OK;
+    if let Some(e) = &c.capture.error {
+        eprintln!("kwire: capture cut short after {} packets: {}", c.capture.packets, sanitize(e));
+        status = exit::MALFORMED;
+    }
+    if !filter.is_empty() && c.stats.frames == 0 {
+        eprintln!("kwire: no exchange matches {}", args.filter.describe());
+        if status == exit::OK {
+            status = exit::FAILURE;
+        }
+    }
+    status
+}
