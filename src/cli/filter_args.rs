@@ -84,3 +84,52 @@ impl FilterArgs {
         parts.join(" ")
     }
 }
+
+/// What reading a capture for an analysis (`stats`, `inventory`, `report`)
+/// left out, said on stderr, and the exit status it makes: 2 when the
+/// capture was cut short, bytes were in no frame or frames read for facts
+/// did not decode (`read_for` says what they were read for); 1 when a
+/// selection matched nothing; else 0.
+pub struct Reading<'a> {
+    pub cut_short: Option<(usize, &'a str)>,
+    pub skips: usize,
+    pub skipped_bytes: u64,
+    pub undecoded: usize,
+    pub first_undecoded: Option<usize>,
+    pub read_for: &'a str,
+    /// The filter given, when it selected nothing.
+    pub nothing_matched: Option<&'a FilterArgs>,
+}
+
+impl Reading<'_> {
+    pub fn report(&self) -> i32 {
+        let mut status = exit::OK;
+        if let Some((packets, e)) = self.cut_short {
+            eprintln!("kwire: capture cut short after {packets} packets: {}", sanitize(e));
+            status = exit::MALFORMED;
+        }
+        if self.skips > 0 {
+            let places = if self.skips == 1 { "place" } else { "places" };
+            eprintln!(
+                "kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over); `kwire capture --list` shows where",
+                self.skipped_bytes, self.skips
+            );
+            status = exit::MALFORMED;
+        }
+        if let Some(first) = self.first_undecoded {
+            let frames = if self.undecoded == 1 { "frame" } else { "frames" };
+            eprintln!(
+                "kwire: {} {frames} read for {} did not decode completely (the first: frame {first}, `kwire capture --frame {first}` shows it); what was read before the error is used",
+                self.undecoded, self.read_for
+            );
+            status = exit::MALFORMED;
+        }
+        if let Some(filter) = self.nothing_matched {
+            eprintln!("kwire: no exchange matches {}", filter.describe());
+            if status == exit::OK {
+                status = exit::FAILURE;
+            }
+        }
+        status
+    }
+}

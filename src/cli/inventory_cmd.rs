@@ -77,30 +77,16 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
         return exit::FAILURE;
     }
-    let mut status = exit::OK;
-    if let Some(e) = &c.capture.error {
-        eprintln!("kwire: capture cut short after {} packets: {}", c.capture.packets, sanitize(e));
-        status = exit::MALFORMED;
+    let mut status = super::filter_args::Reading {
+        cut_short: c.capture.error.as_deref().map(|e| (c.capture.packets, e)),
+        skips: c.skips,
+        skipped_bytes: c.skipped_bytes,
+        undecoded: c.undecoded,
+        first_undecoded: c.first_undecoded,
+        read_for: "their client id, software or advertised versions",
+        nothing_matched: (!filter.is_empty() && c.facts.selected == 0).then_some(&args.filter),
     }
-    if c.skips > 0 {
-        let places = if c.skips == 1 { "place" } else { "places" };
-        eprintln!("kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over); `kwire capture --list` shows where", c.skipped_bytes, c.skips);
-        status = exit::MALFORMED;
-    }
-    if let Some(first) = c.first_undecoded {
-        let frames = if c.undecoded == 1 { "frame" } else { "frames" };
-        eprintln!(
-            "kwire: {} {frames} read for their client id, software or advertised versions did not decode completely (the first: frame {first}, `kwire capture --frame {first}` shows it)",
-            c.undecoded
-        );
-        status = exit::MALFORMED;
-    }
-    if !filter.is_empty() && c.facts.selected == 0 {
-        eprintln!("kwire: no exchange matches {}", args.filter.describe());
-        if status == exit::OK {
-            status = exit::FAILURE;
-        }
-    }
+    .report();
     let flagged = inv.flagged();
     if flagged > 0 {
         if let Some(r) = &args.target_release {

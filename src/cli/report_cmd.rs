@@ -130,16 +130,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         return exit::FAILURE;
     }
     eprintln!("kwire: wrote {} ({} exchanges, {} frame views)", sanitize(&args.out.display().to_string()), c.exchanges.len(), views.html.len());
-    let mut status = exit::OK;
-    if let Some(e) = &c.capture.error {
-        eprintln!("kwire: capture cut short after {} packets: {}", c.capture.packets, sanitize(e));
-        status = exit::MALFORMED;
+    let status = super::filter_args::Reading {
+        cut_short: c.capture.error.as_deref().map(|e| (c.capture.packets, e)),
+        skips: c.skips,
+        skipped_bytes: c.skipped_bytes,
+        undecoded: c.undecoded,
+        first_undecoded: c.first_undecoded,
+        read_for: "their facts",
+        nothing_matched: (!filter.is_empty() && c.stats.frames == 0).then_some(&args.filter),
     }
-    if !filter.is_empty() && c.stats.frames == 0 {
-        eprintln!("kwire: no exchange matches {}", args.filter.describe());
-        if status == exit::OK {
-            status = exit::FAILURE;
-        }
-    }
+    .report();
     status
 }
