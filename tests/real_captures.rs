@@ -62,3 +62,22 @@ fn tshark_agrees_on_the_real_captures() {
         eprintln!("{}: {}", path.display(), text.lines().last().unwrap_or(""));
     }
 }
+
+/// A capture that starts mid-connection: the responses whose requests were
+/// cut are kept and listed as unmatched (the broker endpoint is known from the
+/// other connections), and `--guess` names them.
+#[test]
+fn a_connection_that_starts_with_a_response_is_listed() {
+    let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures/lone-response.pcap");
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).arg("capture").arg(&pcap).arg("--list").args(extra).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let (status, out) = run(&[]);
+    assert_eq!(status, Some(0), "an unmatched response is no malformed frame");
+    let lone: Vec<&str> = out.lines().filter(|l| l.contains("unmatched response")).collect();
+    assert_eq!(lone.len(), 2, "{out}");
+    assert!(lone.iter().all(|l| l.contains('←') && l.contains("127.0.0.1:19092")), "{lone:?}");
+    let (_, guessed) = run(&["--guess"]);
+    assert!(guessed.lines().any(|l| l.contains("Produce v") && l.contains("corr=3") && l.contains('←')), "{guessed}");
+}

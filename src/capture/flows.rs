@@ -16,7 +16,7 @@ use super::tcp::{Chunk, HalfStream};
 use crate::decode::{decode_frame, DecodeOptions, Direction};
 use crate::schema::Catalogue;
 use bytes::{Buf, Bytes, BytesMut};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::net::SocketAddr;
 
 /// Frames larger than this are taken for garbage when looking for a frame start.
@@ -260,6 +260,10 @@ pub struct Flows<'c> {
     /// Segments taken so far (the clock of `Half::since`).
     tick: u64,
     effort: Effort,
+    /// Broker endpoints learned from connections whose client side was found:
+    /// a connection that starts mid-stream (its first frame a response) to one
+    /// of them is Kafka too, its client the other end.
+    brokers: HashSet<SocketAddr>,
 }
 
 /// Look for the next frame start in what has arrived, each position once.
@@ -349,6 +353,7 @@ impl<'c> Flows<'c> {
             holders: BTreeSet::new(),
             tick: 0,
             effort: Effort::default(),
+            brokers: HashSet::new(),
         }
     }
 
@@ -560,6 +565,10 @@ impl<'c> Flows<'c> {
                     conn.client = Some(0);
                 } else if looks(b) {
                     conn.client = Some(1);
+                } else if self.brokers.contains(&conn.ends[1]) {
+                    conn.client = Some(0);
+                } else if self.brokers.contains(&conn.ends[0]) {
+                    conn.client = Some(1);
                 } else {
                     // Give up once both sides (or plenty of one) show no request.
                     if (a.not_request && b.not_request) || a.buf.len() + b.buf.len() > 1 << 16 {
@@ -571,6 +580,10 @@ impl<'c> Flows<'c> {
                         }
                     }
                     return;
+                }
+                if let Some(client) = self.conns[ci].client {
+                    let broker = self.conns[ci].ends[1 - client];
+                    self.brokers.insert(broker);
                 }
                 // Skips noted while undecided can be reported now; the other side
                 // may already hold frames waiting for this decision.

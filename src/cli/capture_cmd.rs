@@ -844,9 +844,16 @@ impl Listed {
         };
         self.last.api_key = frame.api_key;
         self.last.api_version = frame.api_version;
-        self.last.error = frame.error.is_some();
         self.last.summary.clear();
-        write_summary(&frame, &mut self.last.summary, quoted);
+        if f.direction == Direction::Response && f.api_key.is_none() && frame.api_key.is_none() {
+            // A response whose request is not in the capture (it started
+            // mid-connection): not malformed, but nothing names its API.
+            self.last.error = false;
+            self.last.summary.extend_from_slice(b"unmatched response: its request is not in the capture (--guess names the likely API)");
+        } else {
+            self.last.error = frame.error.is_some();
+            write_summary(&frame, &mut self.last.summary, quoted);
+        }
         if !memo {
             return &self.last;
         }
