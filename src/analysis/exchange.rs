@@ -678,3 +678,59 @@ fn walk(tape: &Values, frame: &[u8], slot: u32, facts: &StructFacts, names: &mut
         _ => {}
     }
 }
+
+/// What reading a capture for an analysis found besides its exchanges: the
+/// capture layer's counts, the frames read for facts that did not decode
+/// completely (and the first of them), and the skip notes (bytes in no frame)
+/// of the connections selected.
+#[derive(Clone, Debug, Default)]
+pub struct Reading {
+    pub capture: crate::capture::CaptureStats,
+    pub undecoded: usize,
+    pub first_undecoded: Option<usize>,
+    pub skips: usize,
+    pub skipped_bytes: u64,
+}
+
+impl Reading {
+    /// Count `n` more undecoded frames, the first of them frame `first`.
+    pub fn add_undecoded(&mut self, n: usize, first: Option<usize>) {
+        self.undecoded += n;
+        self.first_undecoded = match (self.first_undecoded, first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// Read a capture's exchanges into `obs`, every frame shown to `each_frame`
+/// first; skip notes count when they are on connection `conn` (or any, for
+/// `None`). The one walk `stats`, `inventory` and `report` share.
+pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
+    cat: &Catalogue,
+    input: R,
+    opts: &crate::capture::CaptureOptions,
+    (exchanges, obs): (&mut Exchanges<'_, M>, &mut O),
+    conn: Option<usize>,
+    mut each_frame: impl FnMut(&CapturedFrame),
+) -> Result<Reading, String> {
+    let (mut skips, mut skipped_bytes) = (0, 0);
+    let capture = crate::capture::for_each_captured(cat, input, opts, |c| {
+        match c {
+            crate::capture::Captured::Frame(f) => {
+                each_frame(&f);
+                exchanges.push(&f, obs);
+            }
+            crate::capture::Captured::Skipped(s) => {
+                exchanges.saw(s.timestamp);
+                if conn.is_none_or(|c| c == s.conn) {
+                    skips += 1;
+                    skipped_bytes += s.bytes;
+                }
+            }
+        }
+        true
+    })?;
+    exchanges.finish(obs);
+    Ok(Reading { capture, undecoded: exchanges.undecoded(), first_undecoded: exchanges.first_undecoded(), skips, skipped_bytes })
+}

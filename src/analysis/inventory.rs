@@ -20,9 +20,9 @@
 //! Memory: the requests awaiting a response, one entry per connection, per
 //! (connection, client id, API version) used and per broker's advertised API.
 
-use super::exchange::{Exchange, Exchanges, Names, Needs, Observer, Outcome};
+use super::exchange::{read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading};
 use super::filter::Filter;
-use crate::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame};
+use crate::capture::{CaptureOptions, CapturedFrame};
 use crate::decode::values::{self, SlotKind, Val, Values};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -261,13 +261,7 @@ impl ApiVersionsReader {
 pub struct Collected {
     pub facts: Facts,
     pub names: Names,
-    pub capture: CaptureStats,
-    /// Frames read for facts that did not decode completely, and the first of them.
-    pub undecoded: usize,
-    pub first_undecoded: Option<usize>,
-    /// Skip notes (bytes in no frame) of the connections selected, and their bytes.
-    pub skips: usize,
-    pub skipped_bytes: u64,
+    pub reading: Reading,
 }
 
 /// Read a capture: the exchanges that pass `filter`, and every ApiVersions
@@ -279,46 +273,27 @@ pub fn collect<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: 
     let mut reader = ApiVersionsReader::default();
     let mut software: HashMap<usize, Software> = HashMap::new();
     let mut advertised: BTreeMap<SocketAddr, BTreeMap<i16, Range>> = BTreeMap::new();
-    let (mut skips, mut skipped_bytes) = (0, 0);
-    let capture = for_each_captured(cat, input, opts, |c| {
-        match c {
-            Captured::Frame(f) => {
-                if let (Some(API_VERSIONS_KEY), Some(v)) = (f.api_key, f.api_version) {
-                    match f.direction {
-                        Direction::Request => {
-                            if let Some(sw) = reader.request(cat, release, &f, v) {
-                                software.insert(f.conn, sw);
-                            }
-                        }
-                        Direction::Response => {
-                            if let Some(r) = reader.response(cat, release, &f, v) {
-                                advertised.insert(f.from, r);
-                            }
-                        }
+    let mut reading = read_capture(cat, input, opts, (&mut exchanges, &mut adder), filter.conn, |f| {
+        if let (Some(API_VERSIONS_KEY), Some(v)) = (f.api_key, f.api_version) {
+            match f.direction {
+                Direction::Request => {
+                    if let Some(sw) = reader.request(cat, release, f, v) {
+                        software.insert(f.conn, sw);
                     }
                 }
-                exchanges.push(&f, &mut adder);
-            }
-            Captured::Skipped(s) => {
-                exchanges.saw(s.timestamp);
-                if filter.conn.is_none_or(|c| c == s.conn) {
-                    skips += 1;
-                    skipped_bytes += s.bytes;
+                Direction::Response => {
+                    if let Some(r) = reader.response(cat, release, f, v) {
+                        advertised.insert(f.from, r);
+                    }
                 }
             }
         }
-        true
     })?;
-    exchanges.finish(&mut adder);
     let mut facts = adder.facts;
     facts.software = software;
     facts.advertised = advertised;
-    let undecoded = exchanges.undecoded() + reader.undecoded;
-    let first_undecoded = match (exchanges.first_undecoded(), reader.first_undecoded) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    Ok(Collected { facts, names: exchanges.into_names(), capture, undecoded, first_undecoded, skips, skipped_bytes })
+    reading.add_undecoded(reader.undecoded, reader.first_undecoded);
+    Ok(Collected { facts, names: exchanges.into_names(), reading })
 }
 
 /// A version a broker did not advertise.

@@ -8,7 +8,7 @@
 //! Memory: the stats' groups and at most [`MAX_EXCHANGES`] exchanges' facts;
 //! the exchanges beyond are counted in the stats but listed nowhere.
 
-use super::exchange::{Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome};
+use super::exchange::{read_capture, Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Reading};
 use super::filter::Filter;
 use super::stats::{Grouping, Stats};
 use crate::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame};
@@ -68,11 +68,7 @@ pub struct Collected {
     pub exchanges: Vec<ExchangeFacts>,
     /// Selected exchanges beyond [`MAX_EXCHANGES`].
     pub exchanges_not_kept: u64,
-    pub capture: CaptureStats,
-    pub undecoded: usize,
-    pub first_undecoded: Option<usize>,
-    pub skips: usize,
-    pub skipped_bytes: u64,
+    pub reading: Reading,
 }
 
 struct Keeper<'f> {
@@ -115,32 +111,13 @@ pub fn collect<R: std::io::Read>(cat: &crate::schema::Catalogue, release: Option
     let needs = Needs { client_id: true, topics: false, errors: true }.union(filter.needs());
     let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, release, needs);
     let mut keeper = Keeper { stats: Stats::new(&[Grouping::Api, Grouping::Conn]), filter, exchanges: Vec::new(), not_kept: 0 };
-    let (mut skips, mut skipped_bytes) = (0, 0);
-    let capture = for_each_captured(cat, input, opts, |c| {
-        match c {
-            Captured::Frame(f) => exchanges.push(&f, &mut keeper),
-            Captured::Skipped(s) => {
-                exchanges.saw(s.timestamp);
-                if filter.conn.is_none_or(|c| c == s.conn) {
-                    skips += 1;
-                    skipped_bytes += s.bytes;
-                }
-            }
-        }
-        true
-    })?;
-    exchanges.finish(&mut keeper);
-    let (undecoded, first_undecoded) = (exchanges.undecoded(), exchanges.first_undecoded());
+    let reading = read_capture(cat, input, opts, (&mut exchanges, &mut keeper), filter.conn, |_| {})?;
     Ok(Collected {
         stats: keeper.stats,
         names: exchanges.into_names(),
         exchanges: keeper.exchanges,
         exchanges_not_kept: keeper.not_kept,
-        capture,
-        undecoded,
-        first_undecoded,
-        skips,
-        skipped_bytes,
+        reading,
     })
 }
 

@@ -9,9 +9,9 @@
 //! answers all take under a second holds at most a million entries, however
 //! long the capture).
 
-use super::exchange::{Exchange, Exchanges, Names, Needs, Observer, Outcome, Topic};
+use super::exchange::{read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading, Topic};
 use super::filter::Filter;
-use crate::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured};
+use crate::capture::CaptureOptions;
 use crate::protocol::error_codes::error_name;
 use crate::render::escape::{quote, sanitize};
 use crate::schema::Catalogue;
@@ -393,13 +393,7 @@ impl Table {
 pub struct Collected {
     pub stats: Stats,
     pub names: Names,
-    pub capture: CaptureStats,
-    /// Frames read for facts that did not decode completely, and the first of them.
-    pub undecoded: usize,
-    pub first_undecoded: Option<usize>,
-    /// Skip notes (bytes in no frame) of the connections selected, and their bytes.
-    pub skips: usize,
-    pub skipped_bytes: u64,
+    pub reading: Reading,
 }
 
 /// Adds up the exchanges that pass a filter.
@@ -427,23 +421,8 @@ pub fn collect<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: 
     let needs = Grouping::needs(groupings).union(filter.needs());
     let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, release, needs);
     let mut adder = Adder { stats: Stats::new(groupings), filter };
-    let (mut skips, mut skipped_bytes) = (0, 0);
-    let capture = for_each_captured(cat, input, opts, |c| {
-        match c {
-            Captured::Frame(f) => exchanges.push(&f, &mut adder),
-            Captured::Skipped(s) => {
-                exchanges.saw(s.timestamp);
-                if filter.conn.is_none_or(|c| c == s.conn) {
-                    skips += 1;
-                    skipped_bytes += s.bytes;
-                }
-            }
-        }
-        true
-    })?;
-    exchanges.finish(&mut adder);
-    let (undecoded, first_undecoded) = (exchanges.undecoded(), exchanges.first_undecoded());
-    Ok(Collected { stats: adder.stats, names: exchanges.into_names(), capture, undecoded, first_undecoded, skips, skipped_bytes })
+    let reading = read_capture(cat, input, opts, (&mut exchanges, &mut adder), filter.conn, |_| {})?;
+    Ok(Collected { stats: adder.stats, names: exchanges.into_names(), reading })
 }
 
 #[cfg(test)]

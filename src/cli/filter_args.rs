@@ -90,37 +90,34 @@ impl FilterArgs {
 /// capture was cut short, bytes were in no frame or frames read for facts
 /// did not decode (`read_for` says what they were read for); 1 when a
 /// selection matched nothing; else 0.
-pub struct Reading<'a> {
-    pub cut_short: Option<(usize, &'a str)>,
-    pub skips: usize,
-    pub skipped_bytes: u64,
-    pub undecoded: usize,
-    pub first_undecoded: Option<usize>,
+pub struct Reported<'a> {
+    pub reading: &'a kwire::analysis::exchange::Reading,
     pub read_for: &'a str,
     /// The filter given, when it selected nothing.
     pub nothing_matched: Option<&'a FilterArgs>,
 }
 
-impl Reading<'_> {
+impl Reported<'_> {
     pub fn report(&self) -> i32 {
+        let r = self.reading;
         let mut status = exit::OK;
-        if let Some((packets, e)) = self.cut_short {
-            eprintln!("kwire: capture cut short after {packets} packets: {}", sanitize(e));
+        if let Some(e) = &r.capture.error {
+            eprintln!("kwire: capture cut short after {} packets: {}", r.capture.packets, sanitize(e));
             status = exit::MALFORMED;
         }
-        if self.skips > 0 {
-            let places = if self.skips == 1 { "place" } else { "places" };
+        if r.skips > 0 {
+            let places = if r.skips == 1 { "place" } else { "places" };
             eprintln!(
                 "kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over); `kwire capture --list` shows where",
-                self.skipped_bytes, self.skips
+                r.skipped_bytes, r.skips
             );
             status = exit::MALFORMED;
         }
-        if let Some(first) = self.first_undecoded {
-            let frames = if self.undecoded == 1 { "frame" } else { "frames" };
+        if let Some(first) = r.first_undecoded {
+            let frames = if r.undecoded == 1 { "frame" } else { "frames" };
             eprintln!(
                 "kwire: {} {frames} read for {} did not decode completely (the first: frame {first}, `kwire capture --frame {first}` shows it); what was read before the error is used",
-                self.undecoded, self.read_for
+                r.undecoded, self.read_for
             );
             status = exit::MALFORMED;
         }

@@ -64,8 +64,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
             return exit::FAILURE;
         }
     };
-    if c.capture.frames == 0 && c.capture.skips == 0 {
-        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.capture.packets, c.capture.tcp_segments);
+    if c.reading.capture.frames == 0 && c.reading.capture.skips == 0 {
+        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.reading.capture.packets, c.reading.capture.tcp_segments);
         return exit::FAILURE;
     }
     let inv = Inventory::new(cat, builtin, &c.facts, &c.names, args.target_release.as_deref());
@@ -77,12 +77,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
         return exit::FAILURE;
     }
-    let mut status = super::filter_args::Reading {
-        cut_short: c.capture.error.as_deref().map(|e| (c.capture.packets, e)),
-        skips: c.skips,
-        skipped_bytes: c.skipped_bytes,
-        undecoded: c.undecoded,
-        first_undecoded: c.first_undecoded,
+    let mut status = super::filter_args::Reported {
+        reading: &c.reading,
         read_for: "their client id, software or advertised versions",
         nothing_matched: (!filter.is_empty() && c.facts.selected == 0).then_some(&args.filter),
     }

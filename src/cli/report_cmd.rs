@@ -75,8 +75,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    if c.capture.frames == 0 && c.capture.skips == 0 {
-        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.capture.packets, c.capture.tcp_segments);
+    if c.reading.capture.frames == 0 && c.reading.capture.skips == 0 {
+        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.reading.capture.packets, c.reading.capture.tcp_segments);
         return exit::FAILURE;
     }
     let input = match source.open() {
@@ -130,12 +130,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         return exit::FAILURE;
     }
     eprintln!("kwire: wrote {} ({} exchanges, {} frame views)", sanitize(&args.out.display().to_string()), c.exchanges.len(), views.html.len());
-    let status = super::filter_args::Reading {
-        cut_short: c.capture.error.as_deref().map(|e| (c.capture.packets, e)),
-        skips: c.skips,
-        skipped_bytes: c.skipped_bytes,
-        undecoded: c.undecoded,
-        first_undecoded: c.first_undecoded,
+    let status = super::filter_args::Reported {
+        reading: &c.reading,
         read_for: "their facts",
         nothing_matched: (!filter.is_empty() && c.stats.frames == 0).then_some(&args.filter),
     }

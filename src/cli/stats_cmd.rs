@@ -73,8 +73,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             return exit::FAILURE;
         }
     };
-    if c.capture.frames == 0 && c.capture.skips == 0 {
-        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.capture.packets, c.capture.tcp_segments);
+    if c.reading.capture.frames == 0 && c.reading.capture.skips == 0 {
+        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.reading.capture.packets, c.reading.capture.tcp_segments);
         return exit::FAILURE;
     }
     let text = match args.format {
@@ -85,12 +85,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
     if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
         return exit::FAILURE;
     }
-    let status = super::filter_args::Reading {
-        cut_short: c.capture.error.as_deref().map(|e| (c.capture.packets, e)),
-        skips: c.skips,
-        skipped_bytes: c.skipped_bytes,
-        undecoded: c.undecoded,
-        first_undecoded: c.first_undecoded,
+    let status = super::filter_args::Reported {
+        reading: &c.reading,
         read_for: "their errors, topics or client id",
         nothing_matched: (!filter.is_empty() && c.stats.frames == 0).then_some(&args.filter),
     }

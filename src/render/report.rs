@@ -81,22 +81,22 @@ pub fn page(cat: &Catalogue, title: &str, c: &Collected, inv: &Inventory, views:
         out,
         "<dl class=facts><dt>packets</dt><dd>{}</dd><dt>connections</dt><dd>{}</dd><dt>frames</dt><dd>{}</dd><dt>pairs</dt><dd>{}</dd>\
          <dt>unanswered requests</dt><dd>{}</dd><dt>responses without request</dt><dd>{}</dd><dt>selection</dt><dd>{}</dd></dl>",
-        c.capture.packets,
-        c.capture.connections,
+        c.reading.capture.packets,
+        c.reading.capture.connections,
         s.frames,
         s.pairs,
         s.unanswered_requests,
         s.unmatched_responses,
         if filter.is_empty() { "every exchange".to_string() } else { esc(filter) }
     );
-    if let Some(e) = &c.capture.error {
-        let _ = writeln!(out, "<p class=err>capture cut short after {} packets: {}</p>", c.capture.packets, esc(e));
+    if let Some(e) = &c.reading.capture.error {
+        let _ = writeln!(out, "<p class=err>capture cut short after {} packets: {}</p>", c.reading.capture.packets, esc(e));
     }
-    if c.skips > 0 {
-        let _ = writeln!(out, "<p class=err>{} bytes in {} places are in no frame (gaps, partial frames or bytes passed over).</p>", c.skipped_bytes, c.skips);
+    if c.reading.skips > 0 {
+        let _ = writeln!(out, "<p class=err>{} bytes in {} places are in no frame (gaps, partial frames or bytes passed over).</p>", c.reading.skipped_bytes, c.reading.skips);
     }
-    if c.undecoded > 0 {
-        let _ = writeln!(out, "<p class=err>{} frames read for their facts did not decode completely.</p>", c.undecoded);
+    if c.reading.undecoded > 0 {
+        let _ = writeln!(out, "<p class=err>{} frames read for their facts did not decode completely.</p>", c.reading.undecoded);
     }
     out.push_str("<nav><a href=\"#stats\">stats</a> · <a href=\"#latency\">latency</a> · <a href=\"#timeline\">timeline</a> · <a href=\"#inventory\">inventory</a> · <a href=\"#errors\">errors</a> · <a href=\"#exchanges\">exchanges</a> · <a href=\"#frames\">frames</a></nav>\n");
     stats_section(&mut out, cat, c);
