@@ -5,82 +5,13 @@
 
 mod common;
 
-use common::pcap_writer::{pcap_timed, Link, Seg, CLIENT_ISN, SERVER_ISN};
+use common::exchanges::{frame, TempCapture, Timeline};
 use kwire::decode::Direction;
-use kwire::encode::{encode_frame, FrameSpec};
-use kwire::schema::Catalogue;
-use serde_json::{json, Map, Value};
-use std::collections::HashMap;
-use std::path::PathBuf;
+use serde_json::{json, Value};
 
-const T0: u64 = 1_700_000_000_000_000;
+/// The broker end of every synthetic connection (`tests/common/pcap_writer.rs`).
 const BROKER: &str = "10.0.0.2:9092";
 
-fn frame(direction: Direction, api: &str, version: i16, corr: i32, client_id: &str, body: Value) -> Vec<u8> {
-    let cat = Catalogue::builtin();
-    let fs = FrameSpec { direction, api_key: cat.resolve_api(api).unwrap(), version, release: None };
-    let mut header = Map::new();
-    header.insert("CorrelationId".into(), json!(corr));
-    if direction == Direction::Request {
-        header.insert("ClientId".into(), json!(client_id));
-    }
-    encode_frame(cat, &fs, &header, body.as_object().unwrap()).unwrap()
-}
-
-/// Packets over connections told apart by the client port, 1 ms apart.
-#[derive(Default)]
-struct Timeline {
-    packets: Vec<(u64, Seg)>,
-    next: HashMap<u16, [u32; 2]>,
-    now: u64,
-}
-
-impl Timeline {
-    fn send(&mut self, port: u16, from_client: bool, bytes: &[u8]) {
-        self.now += 1000;
-        let t = T0 + self.now;
-        let next = self.next.entry(port).or_insert_with(|| {
-            self.packets.push((t, Seg { syn: true, client_port: port, ..Seg::data(true, CLIENT_ISN, 0, vec![]) }));
-            self.packets.push((t, Seg { syn: true, client_port: port, ..Seg::data(false, SERVER_ISN, CLIENT_ISN + 1, vec![]) }));
-            [SERVER_ISN.wrapping_add(1), CLIENT_ISN + 1]
-        });
-        let i = usize::from(from_client);
-        let seg = Seg { client_port: port, ..Seg::data(from_client, next[i], next[1 - i], bytes.to_vec()) };
-        next[i] = next[i].wrapping_add(bytes.len() as u32);
-        self.packets.push((t, seg));
-    }
-
-    /// A request and its response (an empty body of each but what `req` and `resp` give).
-    #[allow(clippy::too_many_arguments)]
-    fn pair(&mut self, port: u16, client_id: &str, corr: i32, api: &str, version: i16, req: Value, resp: Value) {
-        self.send(port, true, &frame(Direction::Request, api, version, corr, client_id, req));
-        self.send(port, false, &frame(Direction::Response, api, version, corr, "", resp));
-    }
-
-    fn pcap(&self) -> Vec<u8> {
-        pcap_timed(Link::EthernetV4, &self.packets)
-    }
-}
-
-struct TempCapture(PathBuf);
-
-impl TempCapture {
-    fn new(name: &str, bytes: &[u8]) -> TempCapture {
-        let path = std::env::temp_dir().join(format!("kwire-inventory-{name}-{}.pcap", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        TempCapture(path)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempCapture {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 fn kwire(args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).env_remove("KWIRE_DEFS").env("NO_COLOR", "1").output().unwrap();

@@ -6,28 +6,14 @@
 mod common;
 
 use common::pcap_writer::{pcap_timed, Link, Seg, CLIENT_ISN, SERVER_ISN};
+use common::exchanges::{frame, TempCapture, T0};
 use kwire::decode::Direction;
-use kwire::encode::{encode_frame, FrameSpec};
-use kwire::schema::Catalogue;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// 2023-11-14T22:13:20Z, in microseconds.
-const T0: u64 = 1_700_000_000_000_000;
 const MS: u64 = 1000;
 
-/// A frame encoded by kwire; requests carry `client_id`.
-fn frame(direction: Direction, api: &str, version: i16, corr: i32, client_id: &str, body: Value) -> Vec<u8> {
-    let cat = Catalogue::builtin();
-    let fs = FrameSpec { direction, api_key: cat.resolve_api(api).unwrap(), version, release: None };
-    let mut header = Map::new();
-    header.insert("CorrelationId".into(), json!(corr));
-    if direction == Direction::Request {
-        header.insert("ClientId".into(), json!(client_id));
-    }
-    encode_frame(cat, &fs, &header, body.as_object().unwrap()).unwrap()
-}
 
 fn request(api: &str, version: i16, corr: i32, client_id: &str, body: Value) -> Vec<u8> {
     frame(Direction::Request, api, version, corr, client_id, body)
@@ -69,26 +55,6 @@ impl Timeline {
     }
 }
 
-/// A capture written to a temporary file, removed when dropped.
-struct TempCapture(PathBuf);
-
-impl TempCapture {
-    fn new(name: &str, bytes: &[u8]) -> TempCapture {
-        let path = std::env::temp_dir().join(format!("kwire-stats-{name}-{}.pcap", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        TempCapture(path)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempCapture {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 /// Run kwire: (exit status, stdout, stderr).
 fn kwire(args: &[&str]) -> (i32, String, String) {

@@ -130,3 +130,14 @@ impl Reported<'_> {
         status
     }
 }
+
+/// Whether the capture held no Kafka traffic at all (no frame, no skip
+/// note); if so, it is said with the hint to name the broker's port.
+pub fn no_kafka_traffic(r: &kwire::analysis::exchange::Reading) -> bool {
+    let c = &r.capture;
+    let none = c.frames == 0 && c.skips == 0;
+    if none {
+        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.packets, c.tcp_segments);
+    }
+    none
+}

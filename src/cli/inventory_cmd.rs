@@ -64,8 +64,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
             return exit::FAILURE;
         }
     };
-    if c.reading.capture.frames == 0 && c.reading.capture.skips == 0 {
-        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.reading.capture.packets, c.reading.capture.tcp_segments);
+    if super::filter_args::no_kafka_traffic(&c.reading) {
         return exit::FAILURE;
     }
     let inv = Inventory::new(cat, builtin, &c.facts, &c.names, args.target_release.as_deref());

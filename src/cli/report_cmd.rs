@@ -75,8 +75,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    if c.reading.capture.frames == 0 && c.reading.capture.skips == 0 {
-        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.reading.capture.packets, c.reading.capture.tcp_segments);
+    if super::filter_args::no_kafka_traffic(&c.reading) {
         return exit::FAILURE;
     }
     let input = match source.open() {

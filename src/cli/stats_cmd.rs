@@ -73,8 +73,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             return exit::FAILURE;
         }
     };
-    if c.reading.capture.frames == 0 && c.reading.capture.skips == 0 {
-        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.reading.capture.packets, c.reading.capture.tcp_segments);
+    if super::filter_args::no_kafka_traffic(&c.reading) {
         return exit::FAILURE;
     }
     let text = match args.format {

@@ -87,6 +87,7 @@ pub fn read_tar_gz(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 pub mod alloc;
 pub mod random_body;
 pub mod batches;
+pub mod exchanges;
 pub mod pcap_writer;
 pub mod seed;
 
