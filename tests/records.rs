@@ -18,7 +18,7 @@ fn decode(data: &[u8], ctx: &Context) -> (Vec<Node>, Vec<String>) {
     let mut nodes = Vec::new();
     let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), ctx);
     bd.decode_stream(0, buf.len(), 0, &mut nodes);
-    (nodes, bd.warnings)
+    (nodes, bd.warnings.into_iter().map(|w| w.text).collect())
 }
 
 fn find<'a>(n: &'a Node, name: &str) -> Option<&'a Node> {

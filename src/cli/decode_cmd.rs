@@ -306,7 +306,7 @@ fn as_guessed_response(cat: &Catalogue, release: Option<&str>, f: &Frame, opts: 
     );
     let as_response = DecodeOptions { direction: Some(Direction::Response), api_key: Some(best.api_key), api_version: Some(best.version), ..opts.clone() };
     let mut guessed = kwire::decode::decode_frame(cat, f.bytes.clone(), f.input_offset, &as_response);
-    guessed.warnings.insert(0, format!("not a request: decoded as the best-ranked response of {} that fit ({})", ranked.len(), top.join(", ")));
+    guessed.warnings.insert(0, kwire::decode::Warning::new(kwire::decode::WarningKind::Guessed, None, format!("not a request: decoded as the best-ranked response of {} that fit ({})", ranked.len(), top.join(", "))));
     Some(guessed)
 }
 

@@ -115,7 +115,7 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
             eprintln!("kwire: warning: {w} (batch at position {position})");
         }
         for e in &bd.damage {
-            let e = kwire::decode::DecodeError { offset: e.offset + position, expected: e.expected.clone() };
+            let e = kwire::decode::DecodeError { kind: e.kind, offset: e.offset + position, expected: e.expected.clone() };
             eprintln!("kwire: record data {}", kwire::render::escape::sanitize(&e.to_string()));
             status = exit::MALFORMED;
         }

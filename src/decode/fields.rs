@@ -3,6 +3,7 @@
 
 use super::reader::Reader;
 use crate::budget::Budget;
+use super::problem::{ErrorKind, Warning, WarningKind};
 use super::tree::{push_with, DecodeError, Node, Region, Role, Text, Value};
 use crate::protocol::error_codes::error_name;
 use crate::schema::model::FieldMeaning;
@@ -50,7 +51,7 @@ pub struct FieldDecoder<'a, 'c> {
     pub region: Region,
     pub naming: Naming,
     pub catalogue: &'c Catalogue,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Damage in record data: the frame decodes, but these bytes are wrong.
     pub record_damage: Vec<DecodeError>,
     pub ctx: Context,
@@ -277,7 +278,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 node.note = Some(form.note());
                 match len {
                     None => {
-                        self.null_check(nullable, name);
+                        self.null_check(nullable, name, node.offset);
                         Value::Str(None)
                     }
                     Some(n) => {
@@ -291,7 +292,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 node.note = Some(form.note());
                 match len {
                     None => {
-                        self.null_check(nullable, name);
+                        self.null_check(nullable, name, node.offset);
                         Value::Bytes(None)
                     }
                     Some(n) => {
@@ -311,7 +312,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         if compact {
             let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
             if u.overlong {
-                self.warnings.push(format!("0x{at:04x}: {name} length is an over-long varint"));
+                self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{name} length is an over-long varint")));
             }
             let n = u.value.checked_sub(1).map(|n| n as usize);
             Ok((n, LengthForm::Compact(u.value)))
@@ -320,15 +321,15 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let form = if wide { LengthForm::Int32(n) } else { LengthForm::Int16(n) };
             match n {
                 -1 => Ok((None, form)),
-                n if n < -1 => Err(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
+                n if n < -1 => Err(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
                 n => Ok((Some(n as usize), form)),
             }
         }
     }
 
-    fn null_check(&mut self, nullable: bool, name: &str) {
+    fn null_check(&mut self, nullable: bool, name: &str, at: usize) {
         if !nullable {
-            self.warnings.push(format!("{name}: null in a field that is not nullable at v{}", self.version));
+            self.warnings.push(Warning::at(WarningKind::NullNotNullable, at, format_args!("{name}: null in a field that is not nullable at v{}", self.version)));
         }
     }
 
@@ -422,7 +423,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         } else {
             let v = self.r.i32_or_else(|| format!("{name} length"))?;
             if v < -1 {
-                return Err(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
+                return Err(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
             }
             (usize::try_from(v).ok(), v.into())
         };
@@ -431,14 +432,14 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         node.children.push(len_node);
         node.value = Value::Array(count);
         let Some(count) = count else {
-            self.null_check(nullable, name);
+            self.null_check(nullable, name, at);
             return Ok(());
         };
         // Every element takes at least one byte, except structs whose fields are all absent
         // at this version; either way a count beyond the remaining bytes cannot be honest.
         if count > self.r.remaining() {
             return Err(DecodeError {
-                offset: at,
+                kind: ErrorKind::Truncated, offset: at,
                 expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()),
             });
         }
@@ -456,7 +457,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     self.close(el, res)?;
                 }
                 FieldType::Array(_) => {
-                    return Err(DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() })
+                    return Err(DecodeError { kind: ErrorKind::Invalid, offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() })
                 }
             }
         }
@@ -492,7 +493,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         // Each entry needs at least a tag byte and a size byte.
         if count.value as usize > self.r.remaining() / 2 {
             return Err(DecodeError {
-                offset: at,
+                kind: ErrorKind::Truncated, offset: at,
                 expected: format!("{} tagged fields, but only {} bytes remain", count.value, self.r.remaining()),
             });
         }
@@ -507,7 +508,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let size_v = size.value as usize;
             if size_v > self.r.remaining() {
                 let e = DecodeError {
-                    offset: start + tag.len,
+                    kind: ErrorKind::Truncated, offset: start + tag.len,
                     expected: format!("tag {tag_no}: size {size_v}, but only {} bytes remain", self.r.remaining()),
                 };
                 return self.finish(entry, &mut section.children, Err(e));
@@ -546,21 +547,22 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     fn check_tag_order(&mut self, start: usize, tag: u64, last_tag: &mut Option<u64>) {
         if last_tag.is_some_and(|t| tag <= t) {
-            self.warnings.push(format!("0x{start:04x}: tag {tag} is not in ascending order (Java writers sort tags)"));
+            let what = if last_tag == &Some(tag) { "repeats the tag before it" } else { "is not in ascending order" };
+            self.warnings.push(Warning::at(WarningKind::TagOrder, start, format_args!("tag {tag} {what} (tags are written once each, in ascending order)")));
         }
         *last_tag = Some(tag);
     }
 
     fn check_tag_size(&mut self, f: &FieldSpec, tag_no: u32, payload_at: usize, size: usize, used: usize) {
         if used != size {
-            self.warnings.push(format!("0x{payload_at:04x}: tag {tag_no} ({}) declares {size} bytes but its value used {used}", f.name));
+            self.warnings.push(Warning::at(WarningKind::TagSize, payload_at, format_args!("tag {tag_no} ({}) declares {size} bytes but its value used {used}", f.name)));
         }
     }
 
     /// An unknown tag's payload (`frame[at..at + size]`), kept raw under its entry.
     fn unknown_tag(&mut self, fields: &[FieldSpec], entry: &mut Node, start: usize, tag_no: u32, (at, size): (usize, usize)) {
         if fields.iter().any(|f| f.tag == Some(tag_no)) {
-            self.warnings.push(format!("0x{start:04x}: tag {tag_no} is not valid at v{} (Java would reject it)", self.version));
+            self.warnings.push(Warning::at(WarningKind::TagVersion, start, format_args!("tag {tag_no} is not valid at v{} (Java would reject it)", self.version)));
         }
         entry.note = Some(format!("(unknown tag, size {size})").into());
         let mut d = Node::new("data", "bytes", at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });
@@ -767,7 +769,7 @@ pub fn decode_embedded(
     version: i16,
     (start, end): (usize, usize),
     region: Region,
-) -> Result<(Node, Vec<String>), Box<PartialStruct>> {
+) -> Result<(Node, Vec<Warning>), Box<PartialStruct>> {
     let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
     let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.note = Some(version_note(version));
@@ -777,7 +779,7 @@ pub fn decode_embedded(
     match res {
         Ok(()) => {
             if d.r.pos() < end {
-                d.warnings.push(format!("0x{:04x}: {} bytes after the {} v{version} struct", d.r.pos(), end - d.r.pos(), spec.name));
+                d.warnings.push(Warning::at(WarningKind::EmbeddedTrailing, d.r.pos(), format_args!("{} bytes after the {} v{version} struct", end - d.r.pos(), spec.name)));
             }
             Ok((node, d.warnings))
         }

@@ -3,6 +3,7 @@
 use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
 use crate::budget::{Budget, Held};
 use super::reader::Reader;
+use super::problem::{ErrorKind, Warning, WarningKind};
 use super::tree::{push_with, DecodeError, Direction, Frame, Node, Region, Role, Value};
 use super::values::{self, Values};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -190,13 +191,13 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
     }
     let mut truncated = None;
     let frame_len = if size < 0 {
-        frame.error = Some(DecodeError { offset: 0, expected: format!("a frame size >= 0, found {size}") });
+        frame.error = Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a frame size >= 0, found {size}") });
         frame.bytes = input.slice(start..start + 4);
         frame.root.len = 4;
         return frame;
     } else if 4 + size as usize > data.len() {
         truncated = Some(DecodeError {
-            offset: data.len(),
+            kind: ErrorKind::Truncated, offset: data.len(),
             expected: format!("{} more bytes: the frame declares {size} after its size field", 4 + size as usize - data.len()),
         });
         data.len()
@@ -248,12 +249,12 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             frame.api_version = ver;
             if let (Some(k), Some(v)) = (opts.api_key, key) {
                 if k != v {
-                    frame.warnings.push(format!("--api {k} given, but the header says api key {v}"));
+                    frame.warnings.push(Warning::new(WarningKind::Override, Some(4), format!("--api {k} given, but the header says api key {v}")));
                 }
             }
             if let (Some(want), Some(got)) = (opts.api_version, ver) {
                 if want != got {
-                    frame.warnings.push(format!("--version {want} given, but the header says version {got}"));
+                    frame.warnings.push(Warning::new(WarningKind::Override, Some(6), format!("--version {want} given, but the header says version {got}")));
                 }
             }
             let Some(spec) = spec else {
@@ -273,7 +274,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
             let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
                 decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
                 return Err(DecodeError {
-                    offset: 8,
+                    kind: ErrorKind::Invalid, offset: 8,
                     expected: "the API and version of this response (--api NAME --version N): a response does not name them".into(),
                 });
             };
@@ -298,8 +299,10 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
                     let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry, opts)?;
                     if decode_body(cat, bytes, v0, 0, end, &mut retry, opts).is_ok() {
                         retry.api_version = Some(0);
-                        retry.warnings.push(format!(
-                            "decoded as ApiVersions v0: the v{v} body did not parse; brokers answer an unsupported version with a v0 body"
+                        retry.warnings.push(Warning::new(
+                            WarningKind::ApiVersionsV0,
+                            None,
+                            format!("decoded as ApiVersions v0: the v{v} body did not parse; brokers answer an unsupported version with a v0 body"),
                         ));
                         *frame = retry;
                         return Ok(());
@@ -335,7 +338,7 @@ fn unknown_message(cat: &Catalogue, kind: MessageKind, key: Option<i16>, ver: Op
         },
         _ => "a request header (api key and version)".into(),
     };
-    DecodeError { offset, expected }
+    DecodeError { kind: ErrorKind::UnknownMessage, offset, expected }
 }
 
 /// `[0,1,2,5,6]` → `0-2, 5-6`.
@@ -358,7 +361,7 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
     let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
     let spec = cat
         .header(kind, hv)
-        .ok_or_else(|| DecodeError { offset: 4, expected: format!("{name} v{hv} in the catalogue") })?;
+        .ok_or_else(|| DecodeError { kind: ErrorKind::UnknownMessage, offset: 4, expected: format!("{name} v{hv} in the catalogue") })?;
     frame.header_version = Some(hv);
     if let Some(values) = &mut frame.values {
         let (slot, end, res) = onto_tape(opts, bytes, 4, &spec.plan(hv), values);
@@ -482,5 +485,5 @@ fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {
 }
 
 fn trailing_bytes(count: usize, offset: usize, spec: &MessageSpec, version: i16) -> DecodeError {
-    DecodeError { offset, expected: format!("the end of the frame: {count} bytes follow the {} v{version} body", spec.name) }
+    DecodeError { kind: ErrorKind::TrailingBytes, offset, expected: format!("the end of the frame: {count} bytes follow the {} v{version} body", spec.name) }
 }

@@ -4,6 +4,7 @@
 
 use super::fields::decode_embedded;
 use super::reader::Reader;
+use super::problem::ErrorKind;
 use super::tree::{DecodeError, Node, Region, Role, Value};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
@@ -20,11 +21,11 @@ pub fn prefix_description(kind: MessageKind) -> &'static str {
 
 /// Decode `bytes` as the record type `name` with its log prefix. Returns the tree
 /// (root spans all bytes) and the error where decoding stopped, if any.
-pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> (Node, Option<DecodeError>, Vec<String>) {
+pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> (Node, Option<DecodeError>, Vec<super::problem::Warning>) {
     let mut root = Node::new(name.to_string(), "record", 0, Region::RequestBody, Role::Structure);
     root.len = bytes.len();
     let Some(kind) = cat.entries_named(name).next().map(|e| e.spec.kind) else {
-        return (root, Some(DecodeError { offset: 0, expected: format!("a known record type, not {name:?}") }), Vec::new());
+        return (root, Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a known record type, not {name:?}") }), Vec::new());
     };
     let mut r = Reader::new(bytes);
     let start_version = match kind {
@@ -63,13 +64,13 @@ pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Optio
     };
     let v = version.unwrap_or(start_version);
     let Some(spec) = cat.by_name(name, v, None) else {
-        return (root, Some(DecodeError { offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") }), Vec::new());
+        return (root, Some(DecodeError { kind: ErrorKind::UnknownMessage, offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") }), Vec::new());
     };
     match decode_embedded(cat, bytes, spec, v, (r.pos(), bytes.len()), Region::RequestBody) {
         Ok((node, warnings)) => {
             let end = node.end();
             root.children.push(node);
-            let err = (end < bytes.len()).then(|| DecodeError { offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
+            let err = (end < bytes.len()).then(|| DecodeError { kind: ErrorKind::TrailingBytes, offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
             (root, err, warnings)
         }
         Err(failed) => {

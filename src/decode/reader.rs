@@ -2,7 +2,7 @@
 //! a [`DecodeError`] naming the offset and what was expected; nothing panics and
 //! nothing is allocated from an untrusted length before it is checked.
 
-use super::tree::DecodeError;
+use super::problem::{DecodeError, ErrorKind};
 
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
@@ -58,7 +58,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn err(&self, expected: impl Into<String>) -> DecodeError {
-        DecodeError { offset: self.pos, expected: expected.into() }
+        DecodeError { kind: ErrorKind::Invalid, offset: self.pos, expected: expected.into() }
     }
 
     #[inline]
@@ -75,7 +75,7 @@ impl<'a> Reader<'a> {
     #[cold]
     #[inline(never)]
     fn short(&self, n: usize, what: &str) -> DecodeError {
-        self.err(format!("{what}: needs {n} bytes, {} remain", self.remaining()))
+        DecodeError::new(ErrorKind::Truncated, self.pos, format!("{what}: needs {n} bytes, {} remain", self.remaining()))
     }
 
     #[inline]
@@ -141,7 +141,7 @@ impl<'a> Reader<'a> {
             let Some(&b) = self.buf.get(self.pos).filter(|_| self.pos < self.end) else {
                 self.pos = start;
                 return Err(DecodeError {
-                    offset: start,
+                    kind: ErrorKind::Truncated, offset: start,
                     expected: format!("{what}: varint runs past the end ({} of at most {max_bytes} bytes present)", i),
                 });
             };
@@ -155,7 +155,7 @@ impl<'a> Reader<'a> {
             }
         }
         self.pos = start;
-        Err(DecodeError { offset: start, expected: format!("{what}: varint longer than {max_bytes} bytes") })
+        Err(DecodeError { kind: ErrorKind::Invalid, offset: start, expected: format!("{what}: varint longer than {max_bytes} bytes") })
     }
 
     /// 32-bit unsigned varint (lengths, counts, tags).
@@ -163,7 +163,7 @@ impl<'a> Reader<'a> {
     pub fn uvarint(&mut self, what: &str) -> Result<Uvarint, DecodeError> {
         let v = self.uvarint_n(5, what)?;
         if v.value > u64::from(u32::MAX) {
-            return Err(DecodeError { offset: self.pos - v.len, expected: format!("{what}: varint exceeds 32 bits") });
+            return Err(DecodeError { kind: ErrorKind::Invalid, offset: self.pos - v.len, expected: format!("{what}: varint exceeds 32 bits") });
         }
         Ok(v)
     }

@@ -444,21 +444,7 @@ pub(crate) fn push_with(out: &mut Vec<Node>, make: impl FnOnce() -> Node) -> &mu
     &mut out[len]
 }
 
-/// Where decoding stopped and what it expected there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecodeError {
-    /// Offset within the frame.
-    pub offset: usize,
-    pub expected: String,
-}
-
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at offset 0x{:04x} ({}): {}", self.offset, self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for DecodeError {}
+pub use super::problem::DecodeError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -496,7 +482,7 @@ pub struct Frame {
     pub values: Option<super::values::Values>,
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::problem::Warning>,
     /// Damage in record data (checksums, lengths, codecs, decompression,
     /// budgets): the frame's grammar holds, but its records do not. Offsets
     /// index the frame, or the decompressed data when the text says so.

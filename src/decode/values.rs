@@ -13,7 +13,7 @@
 
 use crate::budget::Budget;
 use super::reader::Reader;
-use super::tree::DecodeError;
+use super::problem::{DecodeError, ErrorKind};
 use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
 use crate::schema::Primitive;
 
@@ -203,7 +203,7 @@ fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructP
     let res = match (res, d.error) {
         (Ok(()), _) => Ok(()),
         (Err(Stop), Some(e)) => Err(e),
-        (Err(Stop), None) => Err(DecodeError { offset: d.r.pos(), expected: "a value (decoding stopped without a reason)".into() }),
+        (Err(Stop), None) => Err(DecodeError { kind: ErrorKind::Invalid, offset: d.r.pos(), expected: "a value (decoding stopped without a reason)".into() }),
     };
     (i as u32, d.r.pos(), res)
 }
@@ -497,7 +497,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         let read = if wide { self.r.i32(name) } else { self.r.i16(name).map(i32::from) };
         match self.ok(read)? {
             -1 => Ok(None),
-            n if n < -1 => Err(self.stop(DecodeError { offset: at, expected: format!("{name}: a length >= -1, found {n}") })),
+            n if n < -1 => Err(self.stop(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: a length >= -1, found {n}") })),
             n => Ok(Some(n as usize)),
         }
     }
@@ -536,7 +536,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let read = self.r.i32_or_else(|| format!("{name} length"));
             let v = self.ok(read)?;
             if v < -1 {
-                return Err(self.stop(DecodeError { offset: at, expected: format!("{name}: an array length >= -1, found {v}") }));
+                return Err(self.stop(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: an array length >= -1, found {v}") }));
             }
             usize::try_from(v).ok()
         };
@@ -546,11 +546,11 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         // Every element takes at least one byte, except structs whose fields are all
         // absent at this version; either way a longer count cannot be honest.
         if count > self.r.remaining() {
-            let e = DecodeError { offset: at, expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()) };
+            let e = DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()) };
             return Err(self.stop(e));
         }
         if count > 0 && matches!(el, Element::Array) {
-            let e = DecodeError { offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() };
+            let e = DecodeError { kind: ErrorKind::Invalid, offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() };
             return Err(self.stop(e));
         }
         self.slots.reserve(count.min(MAX_RESERVE));
@@ -606,7 +606,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
         // Each entry needs at least a tag byte and a size byte.
         if count as usize > self.r.remaining() / 2 {
-            let e = DecodeError { offset: at, expected: format!("{count} tagged fields, but only {} bytes remain", self.r.remaining()) };
+            let e = DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("{count} tagged fields, but only {} bytes remain", self.r.remaining()) };
             return Err(self.stop(e));
         }
         for _ in 0..count {
@@ -618,7 +618,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let tag_no = tag.value as u32;
             if size > self.r.remaining() {
                 let e = DecodeError {
-                    offset: start + tag.len,
+                    kind: ErrorKind::Truncated, offset: start + tag.len,
                     expected: format!("tag {tag_no}: size {size}, but only {} bytes remain", self.r.remaining()),
                 };
                 return Err(self.stop(e));

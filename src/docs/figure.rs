@@ -79,7 +79,7 @@ pub fn struct_figure(cat: &Catalogue, spec: &MessageSpec, version: i16, values: 
     };
     let caption = format!("{} v{version}, {} bytes", spec.name, bytes.len());
     match decode_embedded(cat, &bytes, spec, version, (0, bytes.len()), region) {
-        Ok((root, warnings)) => Figure { caption, bytes, root, header_version: None, error: (!warnings.is_empty()).then(|| warnings.join("; ")), links: Vec::new() },
+        Ok((root, warnings)) => Figure { caption, bytes, root, header_version: None, error: (!warnings.is_empty()).then(|| warnings.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join("; ")), links: Vec::new() },
         Err(failed) => {
             let (root, e) = *failed;
             Figure { caption, bytes, root, header_version: None, error: Some(e.to_string()), links: Vec::new() }
@@ -96,7 +96,7 @@ pub fn records_figure(cat: &Catalogue, caption: String, bytes: Vec<u8>) -> Figur
     let mut root = Node::new("records", "records", 0, Region::RecordBatch, Role::Structure);
     root.len = bytes.len();
     decoder.decode_stream(0, bytes.len(), 0, &mut root.children);
-    let problems: Vec<String> = decoder.damage.iter().map(|d| d.to_string()).chain(decoder.warnings.iter().cloned()).collect();
+    let problems: Vec<String> = decoder.damage.iter().map(|d| d.to_string()).chain(decoder.warnings.iter().map(|w| w.to_string())).collect();
     let caption = format!("{caption}, {} bytes", bytes.len());
     Figure { caption, bytes, root, header_version: None, error: (!problems.is_empty()).then(|| problems.join("; ")), links: Vec::new() }
 }

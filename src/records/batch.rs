@@ -5,6 +5,7 @@
 use super::compression::{decompress_within, Codec};
 use super::payload::{decode_key_value, PayloadKind};
 use crate::decode::fields::Context;
+use crate::decode::{ErrorKind, Warning, WarningKind};
 use crate::decode::reader::Reader;
 use crate::decode::tree::push_with;
 use crate::decode::{DecodeError, Node, Region, Role, Text, Value};
@@ -22,7 +23,7 @@ pub struct BatchDecoder<'a, 'c> {
     pub buf: &'a Bytes,
     pub catalogue: &'c Catalogue,
     pub ctx: &'a Context,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What is wrong with the record data (checksums, lengths, codecs,
     /// decompression, budgets), each at its offset in [`Self::buf`]: the
     /// frame around it decodes, but these bytes do not hold what they claim.
@@ -65,9 +66,9 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 
     /// Damage at `offset` of this decoder's buffer: what was expected, and
     /// the warning line the tree views print.
-    fn damaged(&mut self, offset: usize, expected: String, warning: String) {
-        self.warnings.push(warning);
-        self.damage.push(DecodeError { offset, expected });
+    fn damaged(&mut self, kind: ErrorKind, offset: usize, expected: String, warning: String) {
+        self.warnings.push(Warning::new(WarningKind::RecordDamage, Some(offset), warning));
+        self.damage.push(DecodeError { kind, offset, expected });
     }
 
     /// Hold `cost` bytes of nodes made from decompressed data, or say which
@@ -76,7 +77,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         if !self.expanded || self.ctx.budget.hold(cost) {
             return Ok(());
         }
-        Err(DecodeError { offset, expected: self.ctx.budget.exhausted_message(crate::budget::Exhausted::Expanded, what) })
+        Err(DecodeError { kind: ErrorKind::Budget, offset, expected: self.ctx.budget.exhausted_message(crate::budget::Exhausted::Expanded, what) })
     }
 
     /// Pass on the findings of `inner`, which read the data decompressed from
@@ -87,7 +88,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         self.warnings.append(&mut inner.warnings);
         for e in inner.damage.drain(..) {
             let expected = format!("in the data decompressed from here, at d:0x{:04x}: {}", e.offset, e.expected);
-            self.damage.push(DecodeError { offset: from, expected });
+            self.damage.push(DecodeError { kind: e.kind, offset: from, expected });
         }
     }
     /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
@@ -116,7 +117,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 if total < 12 + minimum_size(m) {
                     // Zeros would otherwise pass as one tiny message per 12 bytes.
                     let expected = format!("a batch length of at least {} for magic {m}, found {}", minimum_size(m), total - 12);
-                    let node = self.error_node(pos, remaining, &expected);
+                    let node = self.error_node(ErrorKind::BatchLength, pos, remaining, &expected);
                     out.push(node);
                     return;
                 }
@@ -130,7 +131,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                     let node = match m {
                         2 => self.batch_v2(pos, total, index, depth),
                         0 | 1 => self.legacy_message(pos, total, m, index, depth),
-                        _ => self.error_node(pos, remaining, &format!("a record batch magic of 0, 1 or 2, found {m}")),
+                        _ => self.error_node(ErrorKind::Invalid, pos, remaining, &format!("a record batch magic of 0, 1 or 2, found {m}")),
                     };
                     let stop = node.error().is_some() && m > 2;
                     out.push(node);
@@ -140,7 +141,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                     pos += total;
                 }
                 (Some(total), _) if total < 12 + 14 => {
-                    out.push(self.error_node(pos, remaining, &format!("a batch length of at least 14, found {}", total as i64 - 12)));
+                    out.push(self.error_node(ErrorKind::BatchLength, pos, remaining, &format!("a batch length of at least 14, found {}", total as i64 - 12)));
                     return;
                 }
                 _ => {
@@ -156,17 +157,17 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// The bytes left undecoded where a budget ran out: not damage in the
     /// data, but not shown either, which the input's status says.
     fn over_budget_node(&mut self, pos: usize, len: usize, expected: &str) -> Node {
-        let mut n = self.error_node(pos, len, expected);
+        let mut n = self.error_node(ErrorKind::Budget, pos, len, expected);
         n.name = "not decoded (over budget)".into();
         n
     }
 
-    fn error_node(&mut self, pos: usize, len: usize, expected: &str) -> Node {
+    fn error_node(&mut self, kind: ErrorKind, pos: usize, len: usize, expected: &str) -> Node {
         let mut n = Node::new("invalid batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
         n.len = len;
         n.value = Value::Bytes(Some(self.buf.slice(pos..pos + len)));
         n.set_error(expected.to_string());
-        self.damaged(pos, expected.to_string(), format!("0x{pos:04x}: expected {expected}"));
+        self.damaged(kind, pos, expected.to_string(), format!("0x{pos:04x}: expected {expected}"));
         n
     }
 
@@ -177,7 +178,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         r.seek(pos);
         r.limit(total);
         if let Err(e) = self.batch_v2_fields(&mut r, pos, total, depth, &mut node.children) {
-            self.damaged(e.offset, e.expected.clone(), format!("RecordBatch at 0x{pos:04x}: {e}"));
+            self.damaged(e.kind, e.offset, e.expected.clone(), format!("RecordBatch at 0x{pos:04x}: {e}"));
             node.set_error(e.to_string());
         }
         node
@@ -201,7 +202,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 computed = crc32c(&self.buf[pos + 21..pos + total]);
                 if stored != computed {
                     let mismatch = format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}");
-                    self.damaged(at, mismatch, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+                    self.damaged(ErrorKind::Crc, at, mismatch, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
                 }
             }
             out.push(v2_field_node(k, at, v, header[ATTRIBUTES] as u16, computed));
@@ -226,9 +227,9 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                         self.absorb(&mut inner, body_start);
                         comp.children.push(d);
                     }
-                    Err(e) => {
+                    Err((kind, e)) => {
                         comp.set_error(e.clone());
-                        self.damaged(body_start, e.clone(), format!("0x{body_start:04x}: {e}"));
+                        self.damaged(kind, body_start, e.clone(), format!("0x{body_start:04x}: {e}"));
                     }
                 }
                 out.push(comp);
@@ -237,7 +238,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 let mut n = leaf("records", "bytes", body_start, body_end - body_start, Value::Bytes(Some(self.buf.slice(body_start..body_end))), reg);
                 n.set_error(format!("unknown compression codec {}", attrs & 7));
                 let expected = format!("a compression codec 0-4, found {}", attrs & 7);
-                self.damage.push(DecodeError { offset: body_start, expected });
+                self.damage.push(DecodeError { kind: ErrorKind::Codec, offset: body_start, expected });
                 out.push(n);
             }
         }
@@ -265,7 +266,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             if let Err(e) = res {
                 node.set_error(e.expected.clone());
                 node.len = node.len.max(end - at);
-                self.damaged(e.offset, e.expected.clone(), format!("Record at 0x{at:04x}: {e}"));
+                self.damaged(e.kind, e.offset, e.expected.clone(), format!("Record at 0x{at:04x}: {e}"));
                 return;
             }
             i += 1;
@@ -273,7 +274,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         if i64::from(i) != i64::from(count) || r.pos() != end {
             let left = end - r.pos();
             let expected = format!("{count} records, as the batch says, in its bytes: {i} decoded, {left} bytes left");
-            self.damaged(start, expected, format!("0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"));
+            self.damaged(ErrorKind::RecordsCount, start, expected, format!("0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"));
         }
     }
 
@@ -284,7 +285,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let (len, n) = r.varint("record length")?;
         push_with(out, || length_leaf(at, n, len));
         if len < 0 || len as usize > r.remaining() {
-            return Err(DecodeError { offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
+            return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
         }
         let outer_end = r.limit(len as usize);
         let res = (|| -> Res {
@@ -303,7 +304,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let (hc, n) = r.varint("headersCount")?;
             let h = push_with(out, || headers_leaf(at, n, hc));
             if hc < 0 || hc as usize > r.remaining() {
-                return Err(DecodeError { offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
+                return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
             }
             for j in 0..hc {
                 let hat = r.pos();
@@ -324,7 +325,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         r.restore_end(outer_end);
         res?;
         if consumed_to != at + n + len as usize {
-            self.warnings.push(format!("0x{at:04x}: record length {len} but fields used {}", consumed_to - at - n));
+            self.warnings.push(Warning::at(WarningKind::RecordLength, at, format_args!("record length {len} but fields used {}", consumed_to - at - n)));
             r.seek(at + n + len as usize);
         }
         Ok(())
@@ -355,7 +356,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         r.seek(pos);
         r.limit(total);
         if let Err(e) = self.legacy_fields(&mut r, pos, total, magic, depth, &mut node.children) {
-            self.damaged(e.offset, e.expected.clone(), format!("Message at 0x{pos:04x}: {e}"));
+            self.damaged(e.kind, e.offset, e.expected.clone(), format!("Message at 0x{pos:04x}: {e}"));
             node.set_error(e.to_string());
         }
         node
@@ -374,7 +375,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
         if stored != computed {
             let mismatch = format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}");
-            self.damaged(at, mismatch, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+            self.damaged(ErrorKind::Crc, at, mismatch, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
         }
         out.push(n);
         let at = r.pos();
@@ -406,7 +407,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 v.note = Some(format!("({} compressed message set)", c.name()).into());
                 if depth + 1 > MAX_NESTING {
                     v.set_error(format!("wrapper messages nested deeper than {MAX_NESTING}"));
-                    self.damage.push(DecodeError { offset: start, expected: format!("wrapper messages nested at most {MAX_NESTING} deep") });
+                    self.damage.push(DecodeError { kind: ErrorKind::Invalid, offset: start, expected: format!("wrapper messages nested at most {MAX_NESTING} deep") });
                 } else {
                     match decompress_within(c, &self.buf[start..end], &self.ctx.budget) {
                         Ok(data) => {
@@ -420,9 +421,9 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                             self.absorb(&mut inner, start);
                             v.children.push(d);
                         }
-                        Err(e) => {
+                        Err((kind, e)) => {
                             v.set_error(e.clone());
-                            self.damaged(start, e.clone(), format!("0x{start:04x}: {e}"));
+                            self.damaged(kind, start, e.clone(), format!("0x{start:04x}: {e}"));
                         }
                     }
                 }

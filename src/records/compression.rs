@@ -2,6 +2,7 @@
 //! framing Java clients write), lz4 (Kafka's LZ4 frame) and zstd. Output never
 //! exceeds the limit, whatever the compressed data claims.
 
+use crate::decode::ErrorKind;
 use crate::budget::{Budget, Exhausted};
 use std::io::Read;
 
@@ -122,7 +123,7 @@ fn zstd_window_size(data: &[u8]) -> Option<u64> {
 /// [`decompress`] within `budget`: the output counts against both its
 /// budgets and is held until the tree that shows it is dropped. An error says
 /// what was expected and, over a budget, which option raises it.
-pub fn decompress_within(codec: Codec, data: &[u8], budget: &Budget) -> Result<Vec<u8>, String> {
+pub fn decompress_within(codec: Codec, data: &[u8], budget: &Budget) -> Result<Vec<u8>, (ErrorKind, String)> {
     let (room, by) = budget.decompress_room();
     match decompress(codec, data, room) {
         Ok(mut out) => {
@@ -130,16 +131,16 @@ pub fn decompress_within(codec: Codec, data: &[u8], budget: &Budget) -> Result<V
             out.shrink_to_fit();
             budget.spend_decompressed(out.len() as u64);
             if !budget.hold(out.len() as u64) {
-                return Err(budget.exhausted_message(Exhausted::Expanded, "decompressed data"));
+                return Err((ErrorKind::Budget, budget.exhausted_message(Exhausted::Expanded, "decompressed data")));
             }
             Ok(out)
         }
         Err(DecompressError::OverLimit { limit }) => {
             // The work was done up to the limit: it counts.
             budget.spend_decompressed(limit as u64);
-            Err(budget.exhausted_message(by, &format!("{} data that decompresses", codec.name())))
+            Err((ErrorKind::Budget, budget.exhausted_message(by, &format!("{} data that decompresses", codec.name()))))
         }
-        Err(DecompressError::Corrupt(why)) => Err(why),
+        Err(DecompressError::Corrupt(why)) => Err((ErrorKind::Decompression, why)),
     }
 }
 

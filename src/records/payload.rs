@@ -1,6 +1,7 @@
 //! Keys and values whose bytes are themselves schema-defined: control records,
 //! the coordinators' internal topics and KRaft's `__cluster_metadata`.
 
+use crate::decode::{Warning, WarningKind};
 use crate::decode::fields::decode_embedded;
 use crate::decode::reader::Reader;
 use crate::decode::{Node, Region, Role, Value};
@@ -76,7 +77,7 @@ pub fn decode_key_value(
     key: Option<(usize, usize)>,
     value: Option<(usize, usize)>,
     out: &mut [Node],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) {
     if kind == PayloadKind::Plain {
         return;
@@ -125,7 +126,7 @@ pub fn decode_key_value(
                     key_nodes.push(prefix_node("type", "int16", s, 2, t.into(), spec.map(|s| format!("({})", s.name))));
                     match spec {
                         Some(spec) => embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings),
-                        None => warnings.push(format!("0x{s:04x}: unknown coordinator record type {t}")),
+                        None => warnings.push(Warning::at(WarningKind::UnknownPayload, s, format_args!("unknown coordinator record type {t}"))),
                     }
                 }
             }
@@ -150,7 +151,7 @@ pub fn decode_key_value(
                     value_nodes.push(prefix_node("version", "uvarint", s + fv.len + k.len, v.len, v.value as i64, None));
                     match spec {
                         Some(spec) => embed(cat, buf, spec, version, (r.pos(), e), &mut value_nodes, warnings),
-                        None => warnings.push(format!("0x{s:04x}: no metadata record type {key} v{version}")),
+                        None => warnings.push(Warning::at(WarningKind::UnknownPayload, s, format_args!("no metadata record type {key} v{version}"))),
                     }
                 }
             }
@@ -173,7 +174,7 @@ fn versioned<'c>(
     (s, e): (usize, usize),
     find: impl Fn(i16) -> Option<&'c MessageSpec>,
     out: &mut Vec<Node>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) {
     let mut r = Reader::new(buf);
     r.seek(s);
@@ -183,11 +184,11 @@ fn versioned<'c>(
     out.push(prefix_node("version", "int16", s, 2, v.into(), spec.map(|sp| format!("({} v{v})", sp.name))));
     match spec {
         Some(spec) => embed(cat, buf, spec, v, (s + 2, e), out, warnings),
-        None => warnings.push(format!("0x{s:04x}: no schema for version {v} of this record")),
+        None => warnings.push(Warning::at(WarningKind::UnknownPayload, s, format_args!("no schema for version {v} of this record"))),
     }
 }
 
-fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: (usize, usize), out: &mut Vec<Node>, warnings: &mut Vec<String>) {
+fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: (usize, usize), out: &mut Vec<Node>, warnings: &mut Vec<Warning>) {
     match decode_embedded(cat, buf, spec, version, range, Region::Record) {
         Ok((node, mut w)) => {
             warnings.append(&mut w);
@@ -195,7 +196,7 @@ fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: 
         }
         Err(failed) => {
             let (node, e) = *failed;
-            warnings.push(format!("{} v{version}: {e}", spec.name));
+            warnings.push(Warning::new(WarningKind::EmbeddedInvalid, Some(e.offset), format!("{} v{version}: {e}", spec.name)));
             out.push(node);
         }
     }

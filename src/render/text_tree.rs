@@ -205,7 +205,7 @@ pub fn push_findings(frame: &Frame, out: &mut String) {
 fn push_findings_in(frame: &Frame, color: bool, out: &mut String) {
     let p = Paint::new(color);
     for w in &frame.warnings {
-        out.push_str(&format!("{}warning:{} {}\n", p.warning, p.reset, sanitize(w)));
+        out.push_str(&format!("{}warning:{} {}\n", p.warning, p.reset, sanitize(&w.text)));
     }
     if let Some(e) = &frame.error {
         out.push_str(&format!("{}error:{} {}\n", p.error, p.reset, sanitize(&e.to_string())));

@@ -305,7 +305,7 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
                 ctx: Context::default(),
             };
             d.read_struct(&fields, &mut root.children).map_err(|e| e.to_string())?;
-            warnings = d.warnings;
+            warnings = d.warnings.iter().map(|w| w.text.clone()).collect();
             d.r.pos()
         }
     };

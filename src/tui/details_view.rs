@@ -33,7 +33,7 @@ pub fn details_lines(frame: &Frame, path: &[usize], theme: Theme) -> Vec<Line<'s
     }
     if path.is_empty() {
         for w in &frame.warnings {
-            lines.push(field(theme, "warning", sanitize(w)));
+            lines.push(field(theme, "warning", sanitize(&w.text)));
         }
         if let Some(e) = &frame.error {
             lines.push(error_line(theme, sanitize(&e.to_string())));

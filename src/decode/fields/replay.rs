@@ -82,7 +82,7 @@ impl FieldDecoder<'_, '_> {
         node.children.push(len_node);
         node.value = Value::Array(count);
         if count.is_none() {
-            self.null_check(nullable, &f.name);
+            self.null_check(nullable, &f.name, slot.at as usize);
             return;
         }
         let labels = f.labels();
@@ -130,11 +130,11 @@ impl FieldDecoder<'_, '_> {
                 node.note = Some(self.replay_length(p, compact, slot, span, &f.name).note());
                 match (span, p) {
                     (None, Primitive::String) => {
-                        self.null_check(nullable, &f.name);
+                        self.null_check(nullable, &f.name, slot.at as usize);
                         Value::Str(None)
                     }
                     (None, _) => {
-                        self.null_check(nullable, &f.name);
+                        self.null_check(nullable, &f.name, slot.at as usize);
                         Value::Bytes(None)
                     }
                     (Some(s), Primitive::String) => string_value(self.frame, s.at as usize, s.len as usize),
@@ -156,7 +156,7 @@ impl FieldDecoder<'_, '_> {
         let prefix = usize::from(slot.prefix);
         let at = slot.at as usize;
         if prefix > 1 && self.frame.get(at + prefix - 1) == Some(&0) {
-            self.warnings.push(format!("0x{at:04x}: {name} length is an over-long varint"));
+            self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{name} length is an over-long varint")));
         }
         LengthForm::Compact(n.map_or(0, |n| u64::from(n) + 1))
     }
