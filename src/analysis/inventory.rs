@@ -144,7 +144,7 @@ fn response_decls(fields: &[FieldSpec], version: i16) -> ResponseDecls {
 
 /// Reads ApiVersions requests and responses from the values-only tape.
 #[derive(Default)]
-struct ApiVersionsReader {
+pub(crate) struct ApiVersionsReader {
     tape: Values,
     /// Frames that did not decode completely, and the first of them.
     undecoded: usize,
@@ -207,7 +207,7 @@ impl ApiVersionsReader {
     /// The ranges an ApiVersions response advertises, when it has no error.
     /// A broker answers a version it does not serve with a v0 body, as the
     /// decoder reads it too.
-    fn response(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame, version: i16) -> Option<BTreeMap<i16, Range>> {
+    pub(crate) fn response(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame, version: i16) -> Option<BTreeMap<i16, Range>> {
         let mut at = Some(version);
         let (body, version) = loop {
             let v = at?;

@@ -7,6 +7,7 @@
 //! a topic id by its spec, never by the text a view shows. Memory is the
 //! requests awaiting a response and one accumulator per group, not the capture.
 
+pub mod check;
 pub mod exchange;
 pub mod filter;
 pub mod inventory;

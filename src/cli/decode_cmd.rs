@@ -157,7 +157,7 @@ pub fn read_frames(cat: &Catalogue, args: &InputArgs, opts: &DecodeOptions) -> R
     frames_from(cat, args, raw, opts)
 }
 
-fn frames_from(cat: &Catalogue, args: &InputArgs, raw: Vec<u8>, opts: &DecodeOptions) -> Result<Vec<Frame>, i32> {
+pub fn frames_from(cat: &Catalogue, args: &InputArgs, raw: Vec<u8>, opts: &DecodeOptions) -> Result<Vec<Frame>, i32> {
     let kind = if args.binary { InputKind::Binary } else if args.hex { InputKind::Hex } else { InputKind::Auto };
     let bytes = to_bytes(raw, kind).map_err(report)?;
     let frames = decode_frames(cat, &bytes, opts);

@@ -1,6 +1,7 @@
 //! The command line: argument parsing and dispatch to the commands.
 
 pub mod apis_cmd;
+pub mod check_cmd;
 pub mod color;
 pub mod capture_cmd;
 pub mod decode_cmd;
@@ -65,6 +66,8 @@ pub enum Command {
     Inventory(inventory_cmd::InventoryArgs),
     /// One self-contained HTML page of a capture: stats, latency histograms, timelines, inventory, errors and every frame's annotated view.
     Report(report_cmd::ReportArgs),
+    /// Every frame of a capture (or file of frames) checked against the protocol: one finding per problem, exit 3 on errors.
+    Check(check_cmd::CheckArgs),
     /// What changes between two versions of an API, or between two releases.
     Diff(diff_cmd::DiffArgs),
     /// One primitive value as bytes (or bytes as a value), explained.
@@ -115,6 +118,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Report(args) => report_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Check(args) => check_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Primitive(args) => primitive_cmd::run(&args),
         Command::Completions(args) => shell_cmd::run_completions(&args),

@@ -181,6 +181,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     self.record_damage.append(&mut bd.damage);
                 } else {
                     node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
+                    let at = node.offset;
+                    self.warnings.push(Warning::at(WarningKind::NotBatches, at, format_args!("{}: {} bytes that do not start with a record batch", f.name, b.len())));
                 }
             }
             (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
@@ -219,6 +221,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             }
             Err(failed) => {
                 let e = failed.1;
+                // The group said "consumer": these bytes should have been its protocol's.
+                self.warnings.push(Warning::at(WarningKind::EmbeddedInvalid, e.offset, format_args!("not a {schema} v{use_v}: expected {}", e.expected)));
                 node.note = Some(format!("(not a {schema}: {e})").into());
             }
         }
@@ -370,7 +374,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// An array's `length` node: `raw` as written (n+1 when compact, n
     /// otherwise; null as 0 or -1), `count` the elements that follow.
-    fn length_node(&self, at: usize, len: usize, compact: bool, raw: i64, count: Option<usize>) -> Node {
+    fn length_node(&mut self, at: usize, len: usize, compact: bool, raw: i64, count: Option<usize>) -> Node {
+        if compact {
+            self.check_varint(at, len, "array length");
+        }
         let mut n = Node::new("length", if compact { "uvarint" } else { "int32" }, at, self.region, Role::Encoding);
         if compact {
             n.value = Value::Uint(raw as u64);
@@ -486,6 +493,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let at = self.r.pos();
         let count = self.r.uvarint("tagged field count")?;
         section.value = Value::Uint(count.value);
+        self.check_varint(at, count.len, "tagged field count");
         if count.value == 0 {
             return Ok(());
         }
@@ -503,6 +511,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             let tag = self.r.uvarint("tag")?;
             let size = self.r.uvarint("tagged field size")?;
             self.check_tag_order(start, tag.value, &mut last_tag);
+            self.check_varint(start, tag.len, "tag");
+            self.check_varint(start + tag.len, size.len, "tagged field size");
             let tag_no = tag.value as u32;
             let mut entry = tag_entry_node(start, (tag.value, tag.len), (size.value, size.len));
             let size_v = size.value as usize;
@@ -545,6 +555,14 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         fields.iter().enumerate().find(|(_, f)| f.tag == Some(tag_no) && f.is_tagged_in(self.version))
     }
 
+    /// A varint of `len` bytes at `at` that is longer than its value needs
+    /// (a last byte of zero after the first): legal, but no writer needs it.
+    fn check_varint(&mut self, at: usize, len: usize, what: &str) {
+        if len > 1 && self.frame.get(at + len - 1) == Some(&0) {
+            self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{what} is an over-long varint ({len} bytes)")));
+        }
+    }
+
     fn check_tag_order(&mut self, start: usize, tag: u64, last_tag: &mut Option<u64>) {
         if last_tag.is_some_and(|t| tag <= t) {
             let what = if last_tag == &Some(tag) { "repeats the tag before it" } else { "is not in ascending order" };
@@ -561,8 +579,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// An unknown tag's payload (`frame[at..at + size]`), kept raw under its entry.
     fn unknown_tag(&mut self, fields: &[FieldSpec], entry: &mut Node, start: usize, tag_no: u32, (at, size): (usize, usize)) {
-        if fields.iter().any(|f| f.tag == Some(tag_no)) {
-            self.warnings.push(Warning::at(WarningKind::TagVersion, start, format_args!("tag {tag_no} is not valid at v{} (Java would reject it)", self.version)));
+        if let Some(f) = fields.iter().find(|f| f.tag == Some(tag_no)) {
+            let tagged = f.tagged.map_or_else(String::new, |t| format!(", tagged in v{t}"));
+            self.warnings.push(Warning::at(
+                WarningKind::TagVersion,
+                start,
+                format_args!("tag {tag_no} ({}{tagged}) is not valid at v{} (Java would reject it)", f.name, self.version),
+            ));
         }
         entry.note = Some(format!("(unknown tag, size {size})").into());
         let mut d = Node::new("data", "bytes", at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });

@@ -75,8 +75,13 @@ pub enum WarningKind {
     EmbeddedInvalid,
     /// A record payload no schema describes (an unknown record type or version).
     UnknownPayload,
-    /// A record batch whose offsets or sequence numbers go backwards or skip.
-    RecordOrder,
+    /// A records field whose bytes do not start with a record batch (or message set).
+    NotBatches,
+    /// Record offsets that do not rise within a batch, or go backwards
+    /// across the batches of a log.
+    RecordOffsets,
+    /// A producer's sequence numbers that do not go on from its batch before.
+    RecordSequence,
     /// Damage in record data, also in [`crate::decode::Frame::record_damage`].
     RecordDamage,
     /// An ApiVersions response in the v0 layout to a version the broker does
@@ -94,17 +99,26 @@ pub struct Warning {
     pub kind: WarningKind,
     /// Where, within the frame (or the decompressed data the text names).
     pub offset: Option<usize>,
+    /// The line the tree views print (led by the offset when there is one).
     pub text: String,
+    /// Where the words after the offset start in `text`.
+    detail_from: u8,
 }
 
 impl Warning {
     pub fn new(kind: WarningKind, offset: Option<usize>, text: impl Into<String>) -> Self {
-        Warning { kind, offset, text: text.into() }
+        Warning { kind, offset, text: text.into(), detail_from: 0 }
     }
 
     /// A warning at `offset`, its text led by the offset as every warning line is.
     pub fn at(kind: WarningKind, offset: usize, text: std::fmt::Arguments<'_>) -> Self {
-        Warning { kind, offset: Some(offset), text: format!("0x{offset:04x}: {text}") }
+        let lead = format!("0x{offset:04x}: ");
+        Warning { kind, offset: Some(offset), detail_from: lead.len() as u8, text: lead + &text.to_string() }
+    }
+
+    /// What the warning says, without the offset that leads its line.
+    pub fn detail(&self) -> &str {
+        self.text.get(usize::from(self.detail_from)..).unwrap_or(&self.text)
     }
 }
 

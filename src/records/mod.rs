@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod compression;
+pub mod order;
 pub mod payload;
 mod replay;
 pub(crate) mod tape;

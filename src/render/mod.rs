@@ -2,6 +2,7 @@
 
 pub mod digits;
 pub mod escape;
+pub mod findings;
 pub mod grid;
 pub mod json;
 pub mod page;

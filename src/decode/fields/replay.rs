@@ -170,6 +170,7 @@ impl FieldDecoder<'_, '_> {
             Val::Uint(n) => n,
             _ => 0,
         };
+        self.check_varint(at, usize::from(slot.prefix), "tagged field count");
         if count == 0 {
             return;
         }
@@ -184,6 +185,8 @@ impl FieldDecoder<'_, '_> {
             };
             let size_len = (payload.at as usize).saturating_sub(start + tag_len);
             self.check_tag_order(start, tag_no.into(), &mut last_tag);
+            self.check_varint(start, tag_len, "tag");
+            self.check_varint(start + tag_len, size_len, "tagged field size");
             let mut node = tag_entry_node(start, (tag_no.into(), tag_len), (size, size_len));
             node.len = entry.len as usize;
             match self.known_tag(fields, tag_no) {

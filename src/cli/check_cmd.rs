@@ -1,0 +1,189 @@
+//! `kwire check CAPTURE|FILE`: every frame held against the protocol, one
+//! finding per line; exit status 3 when any finding is an error.
+
+use super::decode_cmd::{decode_options, frames_from, InputArgs};
+use super::exit;
+use clap::{Args, ValueEnum};
+use kwire::analysis::check::{check_frames, Checker, Finding, Severity, Tally};
+use kwire::capture::{Captured, CaptureOptions};
+use kwire::render::escape::sanitize;
+use kwire::render::findings;
+use kwire::schema::Catalogue;
+use std::io::{BufRead, BufReader, Read, Write};
+
+/// Some finding is an error: the bytes break the protocol.
+pub const FOUND_ERRORS: i32 = 3;
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire check samples/captures/confluent-kafka.pcap\n  kwire check capture.pcap --format json | jq 'select(.severity == \"error\")'\n  kwire check samples/produce-v9-request.hex\n  kwire check --rules\n\nExit status: 0 when no finding is an error, 3 when one is, 1 when the input cannot be read.")]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// One line per finding, or one JSON object per finding per line.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// Print findings of this severity and worse (all count for the exit status).
+    #[arg(long, value_enum, default_value_t = MinSeverity::Note)]
+    pub min_severity: MinSeverity,
+    /// The broker's port in a capture: the side sending to it carries requests.
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// List the rules with their severities and exit.
+    #[arg(long)]
+    pub rules: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MinSeverity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl MinSeverity {
+    fn admits(self, s: Severity) -> bool {
+        let floor = match self {
+            MinSeverity::Error => Severity::Error,
+            MinSeverity::Warning => Severity::Warning,
+            MinSeverity::Note => Severity::Note,
+        };
+        s <= floor
+    }
+}
+
+/// Prints findings as they come and counts them.
+struct Printer<'a, W: Write> {
+    cat: &'a Catalogue,
+    out: W,
+    format: CheckFormat,
+    min: MinSeverity,
+    tally: Tally,
+}
+
+impl<W: Write> Printer<'_, W> {
+    fn print(&mut self, found: &mut Vec<Finding>) -> std::io::Result<()> {
+        for f in found.drain(..) {
+            self.tally.add(&f);
+            if !self.min.admits(f.severity()) {
+                continue;
+            }
+            match self.format {
+                CheckFormat::Text => findings::write_text(&mut self.out, self.cat, &f)?,
+                CheckFormat::Json => findings::write_json(&mut self.out, &f)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
+    if args.rules {
+        let text = match args.format {
+            CheckFormat::Text => findings::rules_text(),
+            CheckFormat::Json => kwire::render::json::to_text(&findings::rules_json()) + "\n",
+        };
+        let _ = std::io::stdout().write_all(text.as_bytes());
+        return exit::OK;
+    }
+    let opts = match decode_options(cat, release, &args.input) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
+    let input = match super::open_input(&args.input.file) {
+        Ok(i) => i,
+        Err(status) => return status,
+    };
+    let mut input = BufReader::new(input);
+    let head = match input.fill_buf() {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("kwire: {}: {e}", sanitize(&args.input.file));
+            return exit::FAILURE;
+        }
+    };
+    let is_capture = kwire::capture::pcap::sniff(head).is_some();
+    let mut printer = Printer { cat, out: std::io::stdout().lock(), format: args.format, min: args.min_severity, tally: Tally::default() };
+    let mut found = Vec::new();
+    let checked = if is_capture {
+        let mut checker = Checker::new(cat, opts);
+        let capture_opts = CaptureOptions { port: args.port, ..Default::default() };
+        let mut io_error = None;
+        let read = kwire::capture::for_each_captured(cat, input, &capture_opts, |c| {
+            match c {
+                Captured::Frame(f) => checker.frame(&f, &mut found),
+                Captured::Skipped(s) => checker.skipped(&s, &mut found),
+            }
+            match printer.print(&mut found) {
+                Ok(()) => true,
+                Err(e) => {
+                    io_error = Some(e);
+                    false
+                }
+            }
+        });
+        if let Some(e) = io_error {
+            return broken_output(e);
+        }
+        let stats = match read {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("kwire: {}: {}", sanitize(&args.input.file), sanitize(&e));
+                return exit::FAILURE;
+            }
+        };
+        checker.finish(&mut found);
+        if let Some(e) = &stats.error {
+            eprintln!("kwire: {}: {} (checked the packets before it)", sanitize(&args.input.file), sanitize(e));
+        }
+        if stats.frames == 0 {
+            eprintln!("kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)", sanitize(&args.input.file), stats.packets, stats.tcp_segments);
+            return exit::FAILURE;
+        }
+        checker.frames
+    } else {
+        let mut raw = Vec::new();
+        if let Err(e) = input.read_to_end(&mut raw) {
+            eprintln!("kwire: {}: {e}", sanitize(&args.input.file));
+            return exit::FAILURE;
+        }
+        let frames = match frames_from(cat, &args.input, raw, &opts) {
+            Ok(f) => f,
+            Err(status) => return status,
+        };
+        check_frames(&frames, &mut found);
+        frames.len()
+    };
+    if let Err(e) = printer.print(&mut found) {
+        return broken_output(e);
+    }
+    let tally = printer.tally;
+    let line = findings::summary(checked, &tally);
+    match args.format {
+        // JSON lines stay findings only; the summary goes where people read it.
+        CheckFormat::Json => eprintln!("kwire: {line}"),
+        CheckFormat::Text => {
+            if writeln!(printer.out, "{line}").is_err() {
+                return exit::OK;
+            }
+        }
+    }
+    if tally.errors > 0 {
+        FOUND_ERRORS
+    } else {
+        exit::OK
+    }
+}
+
+fn broken_output(e: std::io::Error) -> i32 {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return exit::OK;
+    }
+    eprintln!("kwire: {e}");
+    exit::FAILURE
+}

@@ -1,0 +1,145 @@
+//! Offsets and sequence numbers of the record batches in one records field:
+//! what one batch's checksum cannot vouch for. Read from the batch nodes this
+//! module's decoder made, by role, region and position (the header fields in
+//! [`V2_FIELDS`] order, then the records, plain or under a decompressed
+//! node), never by display text.
+
+use super::batch::V2_FIELDS;
+use crate::decode::{Node, Region, Role, Value, Warning, WarningKind};
+
+/// Indexes in [`V2_FIELDS`].
+const BASE_OFFSET: usize = 0;
+const MAGIC: usize = 3;
+const LAST_OFFSET_DELTA: usize = 6;
+const PRODUCER_ID: usize = 9;
+const PRODUCER_EPOCH: usize = 10;
+const BASE_SEQUENCE: usize = 11;
+const RECORDS_COUNT: usize = 12;
+/// A record's children: length, attributes, timestampDelta, offsetDelta, ...
+const OFFSET_DELTA: usize = 3;
+
+/// What one RecordBatch v2 says of its offsets and sequence numbers.
+struct BatchFacts {
+    at: usize,
+    header: [i64; V2_FIELDS.len()],
+    /// Each record's offsetDelta with where to point at it: the field's own
+    /// offset for plain records; the batch's records for compressed ones,
+    /// whose offsets index the decompressed data.
+    deltas: Vec<(usize, i64)>,
+}
+
+fn int(n: &Node) -> Option<i64> {
+    match n.value {
+        Value::Int(v) => Some(v),
+        Value::Uint(v) => i64::try_from(v).ok(),
+        _ => None,
+    }
+}
+
+/// The facts of `node` when it is a RecordBatch v2 that decoded (its header complete).
+fn batch_facts(node: &Node) -> Option<BatchFacts> {
+    if node.role != Role::Element || node.region != Region::RecordBatch || node.children.len() < V2_FIELDS.len() || node.error().is_some() {
+        return None;
+    }
+    let mut header = [0i64; V2_FIELDS.len()];
+    for (k, h) in header.iter_mut().enumerate() {
+        *h = int(&node.children[k])?;
+    }
+    if header[MAGIC] != 2 {
+        return None;
+    }
+    let rest = &node.children[V2_FIELDS.len()..];
+    // Plain records are the batch's children; compressed ones sit under the decompressed node.
+    let decompressed = rest.first().and_then(|part| part.children.first().filter(|d| d.role == Role::Decompressed).map(|d| (d, part.offset)));
+    let (records, placed_at) = match decompressed {
+        Some((d, at)) => (&d.children[..], Some(at)),
+        None => (rest, None),
+    };
+    let mut deltas = Vec::new();
+    for r in records.iter().filter(|r| r.role == Role::Element && r.region == Region::Record && r.error().is_none()) {
+        if let Some(v) = r.children.get(OFFSET_DELTA).filter(|c| c.error().is_none()).and_then(int) {
+            let at = placed_at.unwrap_or(r.children[OFFSET_DELTA].offset);
+            deltas.push((at, v));
+        }
+    }
+    Some(BatchFacts { at: node.offset, header, deltas })
+}
+
+/// Findings about the batches among `stream` (a records field's children), in
+/// order. `fetched`: the batches come from a log (a Fetch response), whose
+/// base offsets must go up; a producer's batches all start at offset 0.
+pub fn check_stream(stream: &[Node], fetched: bool, out: &mut Vec<Warning>) {
+    let mut prev: Option<BatchFacts> = None;
+    for b in stream.iter().filter_map(batch_facts) {
+        within(&b, out);
+        if let Some(p) = &prev {
+            across(p, &b, fetched, out);
+        }
+        prev = Some(b);
+    }
+}
+
+/// Record offsets inside one batch: each offsetDelta above the one before,
+/// and the last one the batch's lastOffsetDelta.
+fn within(b: &BatchFacts, out: &mut Vec<Warning>) {
+    for pair in b.deltas.windows(2) {
+        let ((_, before), (at, now)) = (pair[0], pair[1]);
+        if now <= before {
+            out.push(Warning::at(
+                WarningKind::RecordOffsets,
+                at,
+                format_args!("offsetDelta {now} after {before}: the records of a batch have rising offsets"),
+            ));
+        }
+    }
+    let all_read = b.deltas.len() as i64 == b.header[RECORDS_COUNT];
+    if let (true, Some(&(at, last))) = (all_read, b.deltas.last()) {
+        let says = b.header[LAST_OFFSET_DELTA];
+        if last != says {
+            out.push(Warning::at(
+                WarningKind::RecordOffsets,
+                at,
+                format_args!("the last record's offsetDelta is {last}, but its batch's lastOffsetDelta (at 0x{:04x}) says {says}", b.at + 23),
+            ));
+        }
+    }
+}
+
+/// Two batches in a row: offsets that go on from the one before (fetched
+/// data), and a producer's sequence numbers that go on from its last batch.
+fn across(p: &BatchFacts, b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>) {
+    let next_offset = p.header[BASE_OFFSET].saturating_add(p.header[LAST_OFFSET_DELTA]).saturating_add(1);
+    if fetched && b.header[BASE_OFFSET] < next_offset {
+        out.push(Warning::at(
+            WarningKind::RecordOffsets,
+            b.at,
+            format_args!("baseOffset {} after a batch that ends at offset {}: offsets go backwards", b.header[BASE_OFFSET], next_offset - 1),
+        ));
+    }
+    let same_producer = p.header[PRODUCER_ID] >= 0 && p.header[PRODUCER_ID] == b.header[PRODUCER_ID] && p.header[PRODUCER_EPOCH] == b.header[PRODUCER_EPOCH];
+    if !same_producer || p.header[BASE_SEQUENCE] < 0 || b.header[BASE_SEQUENCE] < 0 {
+        return;
+    }
+    // Sequence numbers wrap from i32::MAX to 0.
+    let expected = (p.header[BASE_SEQUENCE] + p.header[LAST_OFFSET_DELTA] + 1) % (i64::from(i32::MAX) + 1);
+    let got = b.header[BASE_SEQUENCE];
+    if got != expected {
+        let how = if got < expected { "goes backwards" } else { "skips" };
+        out.push(Warning::at(
+            WarningKind::RecordSequence,
+            b.at + 53,
+            format_args!("producer {} epoch {}: baseSequence {got} {how}; the batch before ends at {}", b.header[PRODUCER_ID], b.header[PRODUCER_EPOCH], expected - 1),
+        ));
+    }
+}
+
+/// Findings about every records field of a decoded tree.
+pub fn check_tree(root: &Node, fetched: bool) -> Vec<Warning> {
+    let mut out = Vec::new();
+    root.walk(&mut |n, _| {
+        if n.children.iter().any(|c| c.region == Region::RecordBatch && c.role == Role::Element) {
+            check_stream(&n.children, fetched, &mut out);
+        }
+    });
+    out
+}
