@@ -12,6 +12,7 @@ pub mod decode;
 pub mod docs;
 pub mod encode;
 pub mod input;
+pub mod live;
 pub mod protocol;
 pub mod records;
 pub mod render;

@@ -14,6 +14,7 @@ pub mod inventory_cmd;
 pub mod primitive_cmd;
 pub mod records_cmd;
 pub mod report_cmd;
+pub mod send_cmd;
 pub mod stats_cmd;
 pub mod shell_cmd;
 pub mod tui_cmd;
@@ -68,6 +69,10 @@ pub enum Command {
     Report(report_cmd::ReportArgs),
     /// Every frame of a capture (or file of frames) checked against the protocol: one finding per problem, exit 3 on errors.
     Check(check_cmd::CheckArgs),
+    /// Send one request to a broker and print its response decoded, byte by byte.
+    Send(send_cmd::SendArgs),
+    /// A broker's ApiVersions next to kwire's catalogue: what it serves, what kwire decodes, which release it matches.
+    Probe(send_cmd::ProbeArgs),
     /// What changes between two versions of an API, or between two releases.
     Diff(diff_cmd::DiffArgs),
     /// One primitive value as bytes (or bytes as a value), explained.
@@ -119,6 +124,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::Check(args) => check_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Send(args) => send_cmd::run_send(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Probe(args) => send_cmd::run_probe(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Primitive(args) => primitive_cmd::run(&args),
         Command::Completions(args) => shell_cmd::run_completions(&args),

@@ -1,0 +1,203 @@
+//! Asking a broker directly: one connection, requests encoded by kwire's
+//! encoder, responses read back whole (bounded) and decoded by the decoder.
+//! ApiVersions first tells which versions the broker serves on this connection.
+
+use super::wire::{connect, read_frame, write_frame};
+use crate::decode::{decode_frame, DecodeOptions, Direction, Frame};
+use crate::encode::{encode_frame, FrameSpec};
+use crate::protocol::headers::API_VERSIONS_KEY;
+use crate::schema::{Catalogue, MessageKind};
+use bytes::Bytes;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// The error code a broker answers an ApiVersions version it does not serve with.
+const UNSUPPORTED_VERSION: i64 = 35;
+
+/// A connection to one broker.
+pub struct Session<'c> {
+    cat: &'c Catalogue,
+    release: Option<String>,
+    stream: TcpStream,
+    next_correlation_id: i32,
+    pub client_id: String,
+    /// Largest response read whole.
+    max_frame: usize,
+}
+
+/// One request sent and its response.
+pub struct Answered {
+    pub request: Frame,
+    pub response: Frame,
+    pub elapsed: Duration,
+}
+
+/// What a broker's ApiVersions response said.
+pub struct Advertised {
+    /// The ApiVersions version it answered.
+    pub version: i16,
+    pub ranges: BTreeMap<i16, (i16, i16)>,
+    pub exchange: Answered,
+}
+
+impl<'c> Session<'c> {
+    pub fn connect(cat: &'c Catalogue, release: Option<&str>, broker: &str, timeout: Duration, max_frame: usize) -> Result<Self, String> {
+        let stream = connect(broker, timeout)?;
+        stream.set_read_timeout(Some(timeout)).and_then(|_| stream.set_write_timeout(Some(timeout))).map_err(|e| e.to_string())?;
+        Ok(Session { cat, release: release.map(str::to_string), stream, next_correlation_id: 1, client_id: "kwire".into(), max_frame })
+    }
+
+    /// Encode `body` as a request of `api_key` at `version`, send it, read and decode the response.
+    pub fn exchange(&mut self, api_key: i16, version: i16, body: &Map<String, Value>) -> Result<Answered, String> {
+        let corr = self.next_correlation_id;
+        self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
+        let fs = FrameSpec { direction: Direction::Request, api_key, version, release: self.release.as_deref() };
+        let mut header = Map::new();
+        header.insert("CorrelationId".into(), json!(corr));
+        header.insert("ClientId".into(), json!(self.client_id));
+        let bytes = encode_frame(self.cat, &fs, &header, body).map_err(|e| format!("encoding the request: {e}"))?;
+        let started = Instant::now();
+        write_frame(&mut self.stream, &bytes)?;
+        let answer = read_frame(&mut self.stream, self.max_frame)?;
+        let elapsed = started.elapsed();
+        let got = answer.get(4..8).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        if got != Some(corr) {
+            return Err(format!("the response carries correlation id {got:?}, not {corr}"));
+        }
+        let opts = |direction| DecodeOptions { direction: Some(direction), api_key: Some(api_key), api_version: Some(version), release: self.release.clone(), ..Default::default() };
+        let request = decode_frame(self.cat, Bytes::from(bytes), 0, &opts(Direction::Request));
+        let response = decode_frame(self.cat, Bytes::from(answer), 0, &opts(Direction::Response));
+        Ok(Answered { request, response, elapsed })
+    }
+
+    /// ApiVersions at the newest version kwire knows, then at the version the
+    /// broker names when it does not serve that one.
+    pub fn api_versions(&mut self) -> Result<Advertised, String> {
+        let ours = self.cat.versions(MessageKind::Request, API_VERSIONS_KEY, self.release.as_deref());
+        let mut version = *ours.last().ok_or("the catalogue has no ApiVersions request")?;
+        for _ in 0..2 {
+            let body = software(self.cat, version, self.release.as_deref());
+            let exchange = self.exchange(API_VERSIONS_KEY, version, &body)?;
+            let contract = crate::render::json::frame_contract(&exchange.response);
+            if let Some(e) = &exchange.response.error {
+                return Err(format!("the ApiVersions v{version} response does not decode: {e}"));
+            }
+            let ranges = ranges_in(&contract["body"]);
+            match contract["body"]["ErrorCode"].as_i64() {
+                Some(0) => return Ok(Advertised { version, ranges, exchange }),
+                Some(UNSUPPORTED_VERSION) => match ranges.get(&API_VERSIONS_KEY) {
+                    Some(&(_, hi)) if hi < version => version = hi.max(0),
+                    _ => return Err(format!("the broker does not serve ApiVersions v{version} and names no version it does")),
+                },
+                code => return Err(format!("the ApiVersions response has error code {code:?}")),
+            }
+        }
+        Err("the broker refused ApiVersions twice".into())
+    }
+}
+
+/// The body of an ApiVersions request naming kwire as the client software (v3 and later).
+fn software(cat: &Catalogue, version: i16, pin: Option<&str>) -> Map<String, Value> {
+    let mut body = Map::new();
+    if let Some(spec) = cat.message(MessageKind::Request, API_VERSIONS_KEY, version, pin) {
+        for f in spec.fields.iter().filter(|f| f.versions.contains(version)) {
+            let v = match f.name.as_str() {
+                "ClientSoftwareName" => json!("kwire"),
+                "ClientSoftwareVersion" => json!(env!("CARGO_PKG_VERSION")),
+                _ => continue,
+            };
+            body.insert(f.name.clone(), v);
+        }
+    }
+    body
+}
+
+/// `ApiKeys` of an ApiVersions response body (the JSON contract): key → (min, max).
+fn ranges_in(body: &Value) -> BTreeMap<i16, (i16, i16)> {
+    let mut ranges = BTreeMap::new();
+    for k in body["ApiKeys"].as_array().into_iter().flatten() {
+        let num = |name: &str| k[name].as_i64().and_then(|n| i16::try_from(n).ok());
+        if let (Some(key), Some(lo), Some(hi)) = (num("ApiKey"), num("MinVersion"), num("MaxVersion")) {
+            ranges.insert(key, (lo, hi));
+        }
+    }
+    ranges
+}
+
+/// The newest request version of `api_key` that both kwire and the broker serve.
+pub fn highest_common(cat: &Catalogue, pin: Option<&str>, ranges: &BTreeMap<i16, (i16, i16)>, api_key: i16) -> Option<i16> {
+    let (lo, hi) = *ranges.get(&api_key)?;
+    cat.versions(MessageKind::Request, api_key, pin).into_iter().filter(|v| (lo..=hi).contains(v)).max()
+}
+
+/// One API as `kwire probe` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbedApi {
+    pub api_key: i16,
+    pub name: Option<String>,
+    pub broker: (i16, i16),
+    /// The broker's versions kwire has definitions for.
+    pub decoded: Vec<i16>,
+    /// Releases of the catalogue whose request versions of this API are exactly the broker's range.
+    pub releases: Vec<String>,
+}
+
+/// The broker's ranges next to kwire's catalogue.
+pub fn probe_table(cat: &Catalogue, ranges: &BTreeMap<i16, (i16, i16)>) -> Vec<ProbedApi> {
+    ranges
+        .iter()
+        .map(|(&k, &(lo, hi))| {
+            let decoded = cat.versions(MessageKind::Request, k, None).into_iter().filter(|v| (lo..=hi).contains(v)).collect();
+            let releases = cat
+                .releases
+                .iter()
+                .filter(|r| {
+                    let v = cat.versions(MessageKind::Request, k, Some(r));
+                    v.first() == Some(&lo) && v.last() == Some(&hi)
+                })
+                .cloned()
+                .collect();
+            ProbedApi { api_key: k, name: cat.api_name(k).map(str::to_string), broker: (lo, hi), decoded, releases }
+        })
+        .collect()
+}
+
+/// Releases that match the broker on every API it advertised that the release knows.
+pub fn matching_releases(cat: &Catalogue, table: &[ProbedApi]) -> Vec<String> {
+    cat.releases.iter().filter(|r| table.iter().all(|a| a.releases.contains(r))).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_highest_common_version_is_within_both() {
+        let cat = Catalogue::builtin();
+        let mut ranges = BTreeMap::new();
+        ranges.insert(3, (0, 9));
+        assert_eq!(highest_common(cat, None, &ranges, 3), Some(9));
+        ranges.insert(3, (0, 99));
+        let ours = *cat.versions(MessageKind::Request, 3, None).last().unwrap();
+        assert_eq!(highest_common(cat, None, &ranges, 3), Some(ours));
+        assert_eq!(highest_common(cat, None, &ranges, 0), None, "not advertised");
+    }
+
+    #[test]
+    fn a_release_matches_when_its_ranges_are_the_brokers() {
+        let cat = Catalogue::builtin();
+        let release = cat.releases[0].clone();
+        let ranges: BTreeMap<i16, (i16, i16)> = [0i16, 3, 18]
+            .iter()
+            .map(|&k| {
+                let v = cat.versions(MessageKind::Request, k, Some(&release));
+                (k, (v[0], *v.last().unwrap()))
+            })
+            .collect();
+        let table = probe_table(cat, &ranges);
+        assert!(matching_releases(cat, &table).contains(&release), "{table:?}");
+        assert!(table.iter().all(|a| a.decoded.len() as i16 == a.broker.1 - a.broker.0 + 1));
+    }
+}

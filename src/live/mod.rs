@@ -1,0 +1,9 @@
+//! Live traffic: asking a broker directly (`client`, over `wire`), the
+//! decoding proxy (`proxy`, rewriting broker endpoints with `endpoints`),
+//! and recording what passes as a capture (`recorder`, `synth`) that the
+//! capture pipeline prints in every format and `--write-pcap` keeps.
+
+pub mod client;
+pub mod recorder;
+pub mod synth;
+pub mod wire;
