@@ -4,6 +4,8 @@
 //! capture pipeline prints in every format and `--write-pcap` keeps.
 
 pub mod client;
+pub mod endpoints;
+pub mod proxy;
 pub mod recorder;
 pub mod synth;
 pub mod wire;

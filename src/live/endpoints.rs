@@ -1,0 +1,139 @@
+//! Broker endpoints in responses, rewritten so that clients keep talking
+//! through the proxy. Which responses carry endpoints is read from the
+//! definitions: any struct, at any depth, with a `Host` string and a `Port`
+//! int32 at the version (Metadata, FindCoordinator, DescribeCluster, the
+//! NodeEndpoints of Produce, Fetch, ShareFetch and ShareAcknowledge, and any
+//! newer one). A response is rewritten through the JSON contract and
+//! re-encoded by kwire's encoder, and only when the encoder gives back the
+//! broker's exact bytes for it unchanged: nothing is ever mangled.
+
+use crate::decode::{decode_frame, DecodeOptions, Direction};
+use crate::encode::{encode_frame_exact, FrameSpec, RawValues};
+use crate::schema::model::{FieldSpec, FieldType};
+use crate::schema::{Catalogue, MessageKind, Primitive};
+use bytes::Bytes;
+use serde_json::Value;
+
+/// Whether a response of `api_key` at `version` can carry a broker endpoint.
+pub fn carries_endpoints(cat: &Catalogue, pin: Option<&str>, api_key: i16, version: i16) -> bool {
+    cat.message(MessageKind::Response, api_key, version, pin).is_some_and(|spec| has_endpoint(&spec.fields, version))
+}
+
+fn on_wire(f: &FieldSpec, v: i16) -> bool {
+    f.is_regular_in(v) || f.is_tagged_in(v)
+}
+
+fn has_endpoint(fields: &[FieldSpec], v: i16) -> bool {
+    let named = |name: &str, p: Primitive| fields.iter().any(|f| f.name == name && on_wire(f, v) && matches!(f.ty, FieldType::Primitive(q) if q == p));
+    if named("Host", Primitive::String) && named("Port", Primitive::Int32) {
+        return true;
+    }
+    fields.iter().filter(|f| on_wire(f, v) && !f.fields.is_empty()).any(|f| has_endpoint(&f.fields, v))
+}
+
+/// What rewriting one response did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Rewritten {
+    /// No endpoint in it: forward the bytes as they came.
+    Unchanged,
+    /// The new frame (size prefix fixed), and how many endpoints changed.
+    Frame(Vec<u8>, usize),
+}
+
+/// Rewrite the endpoints of `frame` (a whole response of `api_key` at
+/// `version`) with `map` (host and port as the broker named them → as the
+/// client should see them). An error says why the frame must go as it came.
+pub fn rewrite(cat: &Catalogue, pin: Option<&str>, (api_key, version): (i16, i16), frame: &[u8], map: &mut dyn FnMut(&str, i32) -> Option<(String, i32)>) -> Result<Rewritten, String> {
+    let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(api_key), api_version: Some(version), release: pin.map(str::to_string), ..Default::default() };
+    let decoded = decode_frame(cat, Bytes::copy_from_slice(frame), 0, &opts);
+    if let Some(e) = &decoded.error {
+        return Err(format!("it does not decode: {e}"));
+    }
+    // The version the body was read as (ApiVersions may answer in the v0 layout).
+    let version = decoded.api_version.unwrap_or(version);
+    let mut contract = crate::render::json::frame_contract(&decoded);
+    let fs = FrameSpec { direction: Direction::Response, api_key, version, release: pin };
+    let encode = |c: &Value| -> Result<Vec<u8>, String> {
+        let raw = match c.get(crate::render::json::RAW_KEY) {
+            Some(r) => RawValues::from_json(r).map_err(|e| e.to_string())?,
+            None => RawValues::default(),
+        };
+        let (Some(header), Some(body)) = (c["header"].as_object(), c["body"].as_object()) else { return Err("no header or body".into()) };
+        encode_frame_exact(cat, &fs, header, body, &raw).map_err(|e| e.to_string())
+    };
+    if encode(&contract)? != frame {
+        return Err("kwire's encoder does not give back its exact bytes".into());
+    }
+    let mut changed = 0;
+    swap_endpoints(&mut contract["body"], map, &mut changed);
+    if changed == 0 {
+        return Ok(Rewritten::Unchanged);
+    }
+    Ok(Rewritten::Frame(encode(&contract)?, changed))
+}
+
+/// Every object with a `Host` string and a `Port` number, at any depth.
+fn swap_endpoints(v: &mut Value, map: &mut dyn FnMut(&str, i32) -> Option<(String, i32)>, changed: &mut usize) {
+    match v {
+        Value::Object(o) => {
+            let endpoint = match (o.get("Host").and_then(Value::as_str), o.get("Port").and_then(Value::as_i64).and_then(|p| i32::try_from(p).ok())) {
+                (Some(h), Some(p)) => Some((h.to_string(), p)),
+                _ => None,
+            };
+            if let Some((host, port)) = endpoint {
+                if let Some((h, p)) = map(&host, port) {
+                    if (h.as_str(), p) != (host.as_str(), port) {
+                        o.insert("Host".into(), Value::from(h));
+                        o.insert("Port".into(), Value::from(p));
+                        *changed += 1;
+                    }
+                }
+            }
+            for (_, child) in o.iter_mut() {
+                swap_endpoints(child, map, changed);
+            }
+        }
+        Value::Array(a) => {
+            for child in a {
+                swap_endpoints(child, map, changed);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::encode_frame;
+    use serde_json::json;
+
+    #[test]
+    fn the_definitions_say_which_responses_carry_endpoints() {
+        let cat = Catalogue::builtin();
+        assert!(carries_endpoints(cat, None, 3, 12), "Metadata");
+        assert!(carries_endpoints(cat, None, 10, 4), "FindCoordinator v4 (Coordinators)");
+        assert!(carries_endpoints(cat, None, 10, 0), "FindCoordinator v0");
+        assert!(carries_endpoints(cat, None, 1, 16), "Fetch v16 NodeEndpoints");
+        assert!(!carries_endpoints(cat, None, 1, 15), "Fetch v15 has none");
+        assert!(!carries_endpoints(cat, None, 18, 3), "ApiVersions");
+    }
+
+    #[test]
+    fn a_metadata_response_gets_the_proxy_s_endpoints_and_nothing_else_changes() {
+        let cat = Catalogue::builtin();
+        let fs = FrameSpec { direction: Direction::Response, api_key: 3, version: 12, release: None };
+        let body = |host: &str, port: i32| {
+            json!({"ThrottleTimeMs": 0, "Brokers": [{"NodeId": 1, "Host": host, "Port": port, "Rack": null}], "ClusterId": "c", "ControllerId": 1, "Topics": []})
+        };
+        let header = json!({"CorrelationId": 7});
+        let original = encode_frame(cat, &fs, header.as_object().unwrap(), body("broker-1.internal", 9092).as_object().unwrap()).unwrap();
+        let mut map = |h: &str, p: i32| (h == "broker-1.internal" && p == 9092).then(|| ("127.0.0.1".to_string(), 19093));
+        let Rewritten::Frame(new, 1) = rewrite(cat, None, (3, 12), &original, &mut map).unwrap() else { panic!("one endpoint changes") };
+        let expected = encode_frame(cat, &fs, header.as_object().unwrap(), body("127.0.0.1", 19093).as_object().unwrap()).unwrap();
+        assert_eq!(new, expected);
+        let mut none = |_: &str, _: i32| None;
+        assert_eq!(rewrite(cat, None, (3, 12), &original, &mut none).unwrap(), Rewritten::Unchanged);
+        assert!(rewrite(cat, None, (3, 12), &original[..original.len() - 1], &mut map).is_err(), "a frame that does not decode is refused");
+    }
+}

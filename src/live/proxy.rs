@@ -1,0 +1,359 @@
+//! The decoding proxy: clients connect to kwire, kwire forwards every byte
+//! to the broker and back unchanged, except the broker endpoints in
+//! responses (see [`super::endpoints`]), which point at kwire's own
+//! listeners, one per broker the cluster names. Requests and responses
+//! stream through as they arrive; only responses that can carry endpoints
+//! (and are at most `rewrite_max` bytes) are held whole to be rewritten.
+//! Copies of what the client sent and received go to the recorder, off the
+//! forwarding path.
+
+use super::endpoints::{carries_endpoints, rewrite, Rewritten};
+use super::recorder::{Event, Recorder};
+use super::wire::connect;
+use crate::schema::Catalogue;
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Bytes read from a socket at once.
+const CHUNK: usize = 64 * 1024;
+/// Ports tried upward from the last one when a new broker needs a listener.
+const PORT_TRIES: u16 = 64;
+
+/// How the proxy is set up.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where clients connect for the bootstrap broker.
+    pub listen: SocketAddr,
+    /// The host name put in rewritten responses (default: the listen address).
+    pub advertise_host: String,
+    /// The bootstrap broker, HOST:PORT.
+    pub broker: String,
+    /// Explicit listeners for brokers: HOST:PORT as the cluster names it → local address.
+    pub maps: Vec<(String, SocketAddr)>,
+    pub connect_timeout: Duration,
+    /// Largest response held whole to rewrite its endpoints; larger ones stream as they came.
+    pub rewrite_max: usize,
+    pub release: Option<String>,
+}
+
+/// The listeners and what each forwards to.
+pub struct Proxy {
+    cat: &'static Catalogue,
+    cfg: Config,
+    /// Broker (HOST:PORT as named) → the local address that forwards to it.
+    routes: Mutex<HashMap<String, SocketAddr>>,
+    recorder: Option<Recorder>,
+    next_conn: AtomicU64,
+    /// Warnings go to standard error once per kind of trouble and API.
+    warned: Mutex<std::collections::HashSet<String>>,
+}
+
+impl Proxy {
+    /// Bind the bootstrap listener and the explicit ones; serve them on threads of their own.
+    pub fn start(cat: &'static Catalogue, cfg: Config, recorder: Option<Recorder>) -> Result<Arc<Proxy>, String> {
+        let proxy = Arc::new(Proxy { cat, cfg: cfg.clone(), routes: Mutex::new(HashMap::new()), recorder, next_conn: AtomicU64::new(0), warned: Mutex::new(Default::default()) });
+        let bootstrap = TcpListener::bind(cfg.listen).map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
+        proxy.route(cfg.broker.clone(), bootstrap)?;
+        for (broker, local) in &cfg.maps {
+            if proxy.routes.lock().map(|r| r.contains_key(broker)).unwrap_or(false) {
+                continue;
+            }
+            let l = TcpListener::bind(local).map_err(|e| format!("--map {broker}={local}: {e}"))?;
+            proxy.route(broker.clone(), l)?;
+        }
+        Ok(proxy)
+    }
+
+    /// The local addresses and the brokers they forward to.
+    pub fn routes(&self) -> Vec<(SocketAddr, String)> {
+        let mut r: Vec<(SocketAddr, String)> = self.routes.lock().map(|r| r.iter().map(|(b, l)| (*l, b.clone())).collect()).unwrap_or_default();
+        r.sort();
+        r
+    }
+
+    fn route(self: &Arc<Self>, broker: String, listener: TcpListener) -> Result<SocketAddr, String> {
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        if let Ok(mut r) = self.routes.lock() {
+            r.insert(broker.clone(), local);
+        }
+        eprintln!("kwire: proxy: {local} forwards to {broker}");
+        let me = Arc::clone(self);
+        std::thread::Builder::new()
+            .name(format!("kwire-listen-{local}"))
+            .spawn(move || me.serve(listener, broker))
+            .map_err(|e| e.to_string())?;
+        Ok(local)
+    }
+
+    /// The local address for `broker`: its listener, started on the first port free above the last one.
+    fn local_for(self: &Arc<Self>, broker: &str) -> Option<SocketAddr> {
+        let mut routes = self.routes.lock().ok()?;
+        if let Some(l) = routes.get(broker) {
+            return Some(*l);
+        }
+        let highest = routes.values().map(SocketAddr::port).max().unwrap_or(self.cfg.listen.port());
+        drop(routes);
+        for port in (1..=PORT_TRIES).filter_map(|k| highest.checked_add(k)) {
+            let addr = SocketAddr::new(self.cfg.listen.ip(), port);
+            if let Ok(l) = TcpListener::bind(addr) {
+                routes = self.routes.lock().ok()?;
+                // Another connection may have started one meanwhile: keep theirs.
+                if let Some(l) = routes.get(broker) {
+                    return Some(*l);
+                }
+                drop(routes);
+                return self.route(broker.to_string(), l).ok();
+            }
+        }
+        self.warn(&format!("no free port for {broker}"), &format!("no free local port above {highest} for broker {broker}: its endpoint is forwarded unchanged"));
+        None
+    }
+
+    fn serve(self: Arc<Self>, listener: TcpListener, broker: String) {
+        for client in listener.incoming() {
+            match client {
+                Ok(c) => {
+                    let me = Arc::clone(&self);
+                    let broker = broker.clone();
+                    let _ = std::thread::Builder::new().name("kwire-conn".into()).spawn(move || me.connection(c, &broker));
+                }
+                Err(e) => eprintln!("kwire: proxy: accepting a connection for {broker}: {e}"),
+            }
+        }
+    }
+
+    fn connection(self: Arc<Self>, client: TcpStream, broker: &str) {
+        let _ = client.set_nodelay(true);
+        let peer = client.peer_addr().ok();
+        let upstream = match connect(broker, self.cfg.connect_timeout) {
+            Ok(u) => u,
+            Err(e) => {
+                eprintln!("kwire: proxy: broker {broker}: {e}; closing the client's connection{}", peer.map(|p| format!(" from {p}")).unwrap_or_default());
+                let _ = client.shutdown(Shutdown::Both);
+                return;
+            }
+        };
+        let conn = self.next_conn.fetch_add(1, Ordering::Relaxed);
+        let (Some(peer), Ok(local)) = (peer, client.local_addr()) else { return };
+        if let Some(r) = &self.recorder {
+            r.record(conn, Event::Open { client: peer, server: local });
+        }
+        let in_flight: Arc<Mutex<HashMap<i32, (i16, i16)>>> = Arc::default();
+        let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone()) else { return };
+        let requests = {
+            let me = Arc::clone(&self);
+            let in_flight = Arc::clone(&in_flight);
+            std::thread::Builder::new().name("kwire-requests".into()).spawn(move || me.pump_requests(conn, client_read, upstream_write, &in_flight))
+        };
+        let ended_by = self.pump_responses(conn, &upstream, &client, &in_flight, broker);
+        if let Some(why) = ended_by {
+            eprintln!("kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}");
+        }
+        let _ = client.shutdown(Shutdown::Both);
+        let _ = upstream.shutdown(Shutdown::Both);
+        if let Ok(t) = requests {
+            let _ = t.join();
+        }
+        if let Some(r) = &self.recorder {
+            r.record(conn, Event::Close);
+        }
+    }
+
+    /// Client → broker: every byte forwarded as it arrives; each request's
+    /// header read on the way for the API and version of its response.
+    fn pump_requests(&self, conn: u64, mut from: TcpStream, mut to: TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>) {
+        let mut buf = vec![0u8; CHUNK];
+        let mut cut = FrameCutter::default();
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let chunk = &buf[..n];
+            cut.feed(chunk, &mut |head| {
+                // size, api key, api version, correlation id
+                let api = i16::from_be_bytes([head[4], head[5]]);
+                let version = i16::from_be_bytes([head[6], head[7]]);
+                let corr = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+                if let Ok(mut m) = in_flight.lock() {
+                    m.insert(corr, (api, version));
+                }
+            });
+            if to.write_all(chunk).is_err() {
+                break;
+            }
+            if let Some(r) = &self.recorder {
+                r.record(conn, Event::Data { from_client: true, bytes: Bytes::copy_from_slice(chunk) });
+            }
+        }
+        let _ = to.shutdown(Shutdown::Write);
+    }
+
+    /// Broker → client: responses stream through, except those that may
+    /// carry endpoints, which are held whole and rewritten. Returns why the
+    /// broker's side ended when it was not a clean close.
+    fn pump_responses(self: &Arc<Self>, conn: u64, from: &TcpStream, to: &TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>, broker: &str) -> Option<String> {
+        let (mut from, mut to) = (from, to);
+        let mut buf = vec![0u8; CHUNK];
+        // Bytes held: a response's first 8 bytes until its API is known, or a whole response to rewrite.
+        let mut held: Vec<u8> = Vec::new();
+        // Bytes of the current response still to pass, once decided.
+        let mut streaming = 0usize;
+        let mut whole: Option<(usize, (i16, i16))> = None;
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) => return None,
+                Err(e) => return Some(format!("reading: {e}")),
+                Ok(n) => n,
+            };
+            let mut chunk = &buf[..n];
+            let mut out: Vec<u8> = Vec::new();
+            while !chunk.is_empty() {
+                if streaming > 0 {
+                    let k = streaming.min(chunk.len());
+                    out.extend_from_slice(&chunk[..k]);
+                    streaming -= k;
+                    chunk = &chunk[k..];
+                    continue;
+                }
+                if let Some((total, api)) = whole {
+                    let k = (total - held.len()).min(chunk.len());
+                    held.extend_from_slice(&chunk[..k]);
+                    chunk = &chunk[k..];
+                    if held.len() == total {
+                        let frame = std::mem::take(&mut held);
+                        out.extend_from_slice(&self.rewritten(frame, api, broker));
+                        whole = None;
+                    }
+                    continue;
+                }
+                let k = (8 - held.len()).min(chunk.len());
+                held.extend_from_slice(&chunk[..k]);
+                chunk = &chunk[k..];
+                if held.len() < 8 {
+                    continue;
+                }
+                let size = i32::from_be_bytes([held[0], held[1], held[2], held[3]]);
+                let corr = i32::from_be_bytes([held[4], held[5], held[6], held[7]]);
+                let api = in_flight.lock().ok().and_then(|mut m| m.remove(&corr));
+                let total = usize::try_from(size).unwrap_or(0).saturating_add(4).max(8);
+                match api {
+                    Some(api) if total <= self.cfg.rewrite_max && carries_endpoints(self.cat, self.cfg.release.as_deref(), api.0, api.1) => {
+                        whole = Some((total, api));
+                        if held.len() == total {
+                            let frame = std::mem::take(&mut held);
+                            out.extend_from_slice(&self.rewritten(frame, api, broker));
+                            whole = None;
+                        }
+                    }
+                    _ => {
+                        if let Some(api) = api.filter(|a| carries_endpoints(self.cat, self.cfg.release.as_deref(), a.0, a.1)) {
+                            self.warn(&format!("large {api:?}"), &format!("a response of api {} v{} over --rewrite-max ({total} bytes) passes unchanged: endpoints in it are the broker's", api.0, api.1));
+                        }
+                        out.append(&mut held);
+                        streaming = total - 8;
+                    }
+                }
+            }
+            if !out.is_empty() {
+                if to.write_all(&out).is_err() {
+                    return None;
+                }
+                if let Some(r) = &self.recorder {
+                    r.record(conn, Event::Data { from_client: false, bytes: Bytes::from(out) });
+                }
+            }
+        }
+    }
+
+    /// A whole response with its endpoints pointed at the proxy, or as it came when that cannot be done.
+    fn rewritten(self: &Arc<Self>, frame: Vec<u8>, (api, version): (i16, i16), broker: &str) -> Vec<u8> {
+        let host = self.cfg.advertise_host.clone();
+        let mut map = |h: &str, p: i32| {
+            let named = format!("{h}:{p}");
+            let local = self.local_for(&named)?;
+            Some((host.clone(), i32::from(local.port())))
+        };
+        match rewrite(self.cat, self.cfg.release.as_deref(), (api, version), &frame, &mut map) {
+            Ok(Rewritten::Frame(new, _)) => new,
+            Ok(Rewritten::Unchanged) => frame,
+            Err(why) => {
+                let name = self.cat.api_name(api).unwrap_or("?");
+                self.warn(&format!("{api}/{version}"), &format!("a {name} v{version} response from {broker} is forwarded as it came: {why}"));
+                frame
+            }
+        }
+    }
+
+    fn warn(&self, key: &str, message: &str) {
+        if self.warned.lock().map(|mut w| w.insert(key.to_string())).unwrap_or(true) {
+            eprintln!("kwire: proxy: {}", crate::render::escape::sanitize(message));
+        }
+    }
+}
+
+/// Finds frame boundaries in a byte stream read in chunks, handing on the
+/// first 12 bytes of each frame (size, api key, version, correlation id).
+#[derive(Default)]
+struct FrameCutter {
+    head: Vec<u8>,
+    /// Bytes of the current frame's body still to skip.
+    skip: usize,
+}
+
+impl FrameCutter {
+    fn feed(&mut self, mut chunk: &[u8], on_head: &mut dyn FnMut(&[u8])) {
+        while !chunk.is_empty() {
+            if self.skip > 0 {
+                let k = self.skip.min(chunk.len());
+                self.skip -= k;
+                chunk = &chunk[k..];
+                continue;
+            }
+            let k = (12 - self.head.len()).min(chunk.len());
+            self.head.extend_from_slice(&chunk[..k]);
+            chunk = &chunk[k..];
+            if self.head.len() == 12 {
+                let size = i32::from_be_bytes([self.head[0], self.head[1], self.head[2], self.head[3]]);
+                // A frame shorter than a request header is skipped whole (its bytes still pass).
+                let total = usize::try_from(size).unwrap_or(0).saturating_add(4);
+                if total >= 12 {
+                    on_head(&self.head);
+                }
+                self.skip = total.saturating_sub(12);
+                self.head.clear();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cutter_finds_each_frame_s_header_across_chunks() {
+        let mut stream = Vec::new();
+        for corr in [1i32, 2, 3] {
+            let mut f = 20i32.to_be_bytes().to_vec();
+            f.extend_from_slice(&3i16.to_be_bytes());
+            f.extend_from_slice(&12i16.to_be_bytes());
+            f.extend_from_slice(&corr.to_be_bytes());
+            f.extend_from_slice(&[0; 12]);
+            stream.extend(f);
+        }
+        for chunk_len in [1, 5, 13, 100] {
+            let mut cut = FrameCutter::default();
+            let mut seen = Vec::new();
+            for c in stream.chunks(chunk_len) {
+                cut.feed(c, &mut |h| seen.push(i32::from_be_bytes([h[8], h[9], h[10], h[11]])));
+            }
+            assert_eq!(seen, [1, 2, 3], "chunks of {chunk_len}");
+        }
+    }
+}
