@@ -10,6 +10,7 @@
 pub mod exchange;
 pub mod filter;
 pub mod inventory;
+pub mod records_table;
 pub mod report;
 pub mod stats;
 

@@ -6,5 +6,6 @@ pub mod compression;
 pub mod payload;
 mod replay;
 pub(crate) mod tape;
+pub mod view;
 
 pub use batch::BatchDecoder;
