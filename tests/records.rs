@@ -325,3 +325,45 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
         assert_eq!(names, ["type", "OffsetCommitKey"]);
     }
 }
+
+#[test]
+fn the_view_reads_each_record_as_a_consumer_sees_it() {
+    use kwire::records::view;
+    type Seen = (i64, Option<i64>, bool, Option<Vec<u8>>, Option<Vec<u8>>, Vec<(Vec<u8>, Option<Vec<u8>>)>);
+    let seen = |data: &[u8]| -> Vec<Seen> {
+        let (nodes, _) = decode(data, &Context::default());
+        let mut out = Vec::new();
+        let bytes = |p: view::Payload<'_>| p.bytes().map(|b| b.to_vec());
+        view::records(&nodes, &mut |r| {
+            let headers = r.headers.iter().map(|(k, v)| (bytes(*k).unwrap_or_default(), bytes(*v))).collect();
+            out.push((r.offset, r.timestamp, r.control, bytes(r.key), bytes(r.value), headers));
+        });
+        out
+    };
+    let t0 = 1_700_000_000_000i64;
+    // v2 in every codec: base offset plus delta, base timestamp plus delta.
+    for codec in 0..=4i16 {
+        let got = seen(&batch(100, codec, &sample_records()));
+        let brief: Vec<(i64, Option<i64>, bool)> = got.iter().map(|s| (s.0, s.1, s.2)).collect();
+        assert_eq!(brief, [(100, Some(t0), false), (101, Some(t0 + 5), false), (102, Some(t0 - 3), false)], "codec {codec}");
+        assert_eq!(got[1].5, [(b"trace".to_vec(), Some(b"abc".to_vec())), (b"empty".to_vec(), None)]);
+        assert_eq!((got[0].3.clone(), got[0].4.clone()), (None, Some(b"hello".to_vec())));
+    }
+    // LogAppendTime: every record has the batch's max timestamp. Control batches say so.
+    let brief: Vec<(i64, Option<i64>, bool)> = seen(&batch(0, 0x08 | 0x01, &sample_records())).iter().map(|s| (s.0, s.1, s.2)).collect();
+    assert_eq!(brief, [(0, Some(t0), false), (1, Some(t0), false), (2, Some(t0), false)]);
+    let commit = Rec { key: Some(vec![0, 0, 0, 1]), value: Some(vec![0, 0, 0, 0, 0, 5]), headers: vec![], timestamp_delta: 0 };
+    assert!(seen(&batch(7, 0x20, &[commit]))[0].2, "a control record");
+    // Legacy: magic 0 has no timestamp; a magic 1 wrapper numbers its messages
+    // from 0 and carries the last one's offset.
+    let inner = [legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 1, 0, Some(b"k"), Some(b"two"))].concat();
+    let set = [legacy_message(9, 0, 0, None, Some(b"v0 message")), legacy_message(11, 1, 1, None, Some(&compress(1, &inner)))].concat();
+    let got: Vec<(i64, Option<i64>, Option<Vec<u8>>)> = seen(&set).into_iter().map(|s| (s.0, s.1, s.4)).collect();
+    assert_eq!(got, [(9, None, Some(b"v0 message".to_vec())), (10, Some(t0), Some(b"one".to_vec())), (11, Some(t0), Some(b"two".to_vec()))]);
+    // A record that did not read is left out (the damage says where).
+    let mut cut = batch(0, 0, &sample_records());
+    cut[61] = 0x7f; // the first record's length, past the batch
+    let crc = kwire::protocol::crc32c::crc32c(&cut[21..]);
+    cut[17..21].copy_from_slice(&crc.to_be_bytes());
+    assert!(seen(&cut).is_empty());
+}

@@ -288,6 +288,8 @@ fn the_shipped_captures_list_their_records() {
     assert!(python.iter().all(|r| r["topic"] == "payments"));
     // The capture cut after a Produce request still lists what it holds; kcat's has no records.
     assert!(!rows("lone-response.pcap").is_empty());
+    let (_, _, err) = kwire(&["records", root.join("lone-response.pcap").to_str().unwrap()]);
+    assert!(err.contains("2 responses without their request in the capture not read for records"), "{err}");
     let (status, out, err) = kwire(&["records", root.join("kcat.pcap").to_str().unwrap()]);
     assert_eq!((status, out.as_str()), (0, ""), "{err}");
     assert!(err.contains("no records"), "{err}");
@@ -311,4 +313,22 @@ fn segment_options_and_capture_options_stay_apart() {
     let (status, out, _) = kwire(&["records", segment.to_str().unwrap(), "--format", "dump"]);
     assert_eq!(status, 0);
     assert!(out.starts_with("baseOffset: 0 "), "{out}");
+}
+
+#[test]
+fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
+    let mut t = Timeline::default();
+    t.pair(50001, "consumer", 1, "Metadata", 12, json!({"Topics": null}), json!({"Topics": [{"Name": "orders", "TopicId": ORDERS_ID}]}));
+    let records = batch(5, 3, &[rec(Some(b"s"), Some(b"shared"), &[("h", Some(b"v"))], 0)]);
+    let request = json!({"GroupId": "g", "MemberId": "m", "Topics": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 2}]}]});
+    let response = json!({"Responses": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 2, "Records": hex::encode(records), "AcquiredRecords": [{"FirstOffset": 5, "LastOffset": 5, "DeliveryCount": 1}]}]}]});
+    t.pair(50001, "consumer", 2, "ShareFetch", 1, request, response);
+    let file = TempCapture::new("records-share-fetch", &t.pcap());
+    let (status, out, err) = kwire(&["records", file.path(), "--format", "json"]);
+    assert_eq!(status, 0, "{err}");
+    let rows = json_lines(&out);
+    let brief: Vec<Value> = rows.iter().map(|r| json!([r["frame"], r["api"], r["direction"], r["topic"], r["partition"], r["offset"], r["key"], r["value"], r["headers"][0]["value"]])).collect();
+    assert_eq!(brief, [json!([3, "ShareFetch", "response", "orders", 2, 5, "s", "shared", "v"])]);
+    let (_, out, _) = kwire(&["records", file.path()]);
+    assert_eq!(out.lines().nth(1), Some("2023-11-14T22:13:20.004000Z    0 ← ShareFetch orders              2        5 2023-11-14T22:13:20.000Z s                shared                           h=v"));
 }

@@ -17,7 +17,7 @@
 //! Memory: one frame's tree at a time (dropped before the next frame, which
 //! gives its share of the budget back) and what [`super::Exchanges`] keeps.
 
-use super::exchange::{topic_field, Exchange, Exchanges, Needs, Observer, Reading, Topic, TopicField};
+use super::exchange::{topic_field, Exchange, Exchanges, Needs, Observer, Outcome, Reading, Topic, TopicField};
 use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
 use crate::decode::{decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Region, Role, Value};
@@ -154,6 +154,8 @@ pub struct Summary {
     /// Places with damage (record data, or a message that did not decode), and those shown.
     pub damage: usize,
     pub damage_shown: usize,
+    /// Responses whose request is not in the capture (not read: their API is not known).
+    pub unmatched_responses: usize,
 }
 
 /// How a capture is read for its records.
@@ -167,12 +169,18 @@ pub struct Options {
     pub selection: Selection,
 }
 
-struct Ignore;
+/// Counts the responses whose request is not in the capture: their API is
+/// not known, so they are not read for records.
+struct Unmatched(usize);
 
-impl Observer for Ignore {
+impl Observer for Unmatched {
     type Mark = ();
     fn request(&mut self, _: &Exchange<'_>) {}
-    fn complete(&mut self, _: &Exchange<'_>, _: Option<()>) {}
+    fn complete(&mut self, ex: &Exchange<'_>, _: Option<()>) {
+        if ex.outcome == Outcome::Unmatched {
+            self.0 += 1;
+        }
+    }
 }
 
 /// Read a capture and hand every selected record and every damaged place on
@@ -182,6 +190,7 @@ pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &
     let mut summary = Summary::default();
     let (mut skips, mut skipped_bytes) = (0, 0);
     let mut stopped = false;
+    let mut unmatched = Unmatched(0);
     let capture = for_each_captured(cat, input, &opts.capture, |c| {
         let f = match c {
             Captured::Frame(f) => f,
@@ -193,7 +202,7 @@ pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &
             }
         };
         // Names first: the frame's own topic ids may be named in it.
-        exchanges.push(&f, &mut Ignore);
+        exchanges.push(&f, &mut unmatched);
         if !carries_records(&f) {
             return true;
         }
@@ -204,8 +213,9 @@ pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &
         go
     })?;
     if !stopped {
-        exchanges.finish(&mut Ignore);
+        exchanges.finish(&mut unmatched);
     }
+    summary.unmatched_responses = unmatched.0;
     summary.reading = Reading { capture, undecoded: exchanges.undecoded(), first_undecoded: exchanges.first_undecoded(), skips, skipped_bytes };
     Ok(summary)
 }

@@ -236,6 +236,11 @@ fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Bo
         return exit::FAILURE;
     }
     let mut status = super::filter_args::Reported { reading: &summary.reading, read_for: "topic names", nothing_matched: None }.report();
+    if summary.unmatched_responses > 0 {
+        let n = summary.unmatched_responses;
+        let (responses, their) = if n == 1 { ("response", "its") } else { ("responses", "their") };
+        eprintln!("kwire: {n} {responses} without {their} request in the capture not read for records (`kwire capture --guess --list` names {their} API)");
+    }
     if summary.damage > 0 {
         let hidden = summary.damage - summary.damage_shown;
         let places = if summary.damage == 1 { "place" } else { "places" };
