@@ -332,3 +332,51 @@ fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
     let (_, out, _) = kwire(&["records", file.path()]);
     assert_eq!(out.lines().nth(1), Some("2023-11-14T22:13:20.004000Z    0 ← ShareFetch orders              2        5 2023-11-14T22:13:20.000Z s                shared                           h=v"));
 }
+
+#[test]
+fn a_frame_that_does_not_decode_lists_what_it_read_and_says_where_it_stopped() {
+    let records = batch(0, 0, &[rec(Some(b"k"), Some(b"v"), &[], 0)]);
+    let mut bytes = common::exchanges::frame(kwire::decode::Direction::Request, "Produce", 9, 1, "producer", produce_body("orders", &[(0, records)]));
+    // TopicData's compact length says two topics; the frame holds one.
+    let frame = kwire::decode::decode_frame(kwire::schema::Catalogue::builtin(), bytes::Bytes::from(bytes.clone()), 0, &Default::default());
+    let mut at = None;
+    frame.root.walk(&mut |n, _| {
+        if at.is_none() && n.name == "TopicData" {
+            at = Some(n.offset);
+        }
+    });
+    let at = at.expect("TopicData");
+    assert_eq!(bytes[at], 2);
+    bytes[at] = 3;
+    let mut t = Timeline::default();
+    t.pair(50001, "producer", 1, "Metadata", 12, json!({"Topics": null}), json!({"Topics": []}));
+    t.send(50001, true, &bytes);
+    let file = TempCapture::new("records-malformed", &t.pcap());
+    let (status, out, err) = kwire(&["records", file.path()]);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("1 frame carrying records did not decode completely"), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[1].contains("orders") && lines[1].contains(" k "), "the record read before the error: {out}");
+    assert!(lines[2].starts_with("2023-11-14T22:13:20.003000Z    0 → Produce    -                   - !! the frame did not decode at offset 0x"), "{out}");
+    let (_, out, _) = kwire(&["records", file.path(), "--format", "json"]);
+    let rows = json_lines(&out);
+    assert_eq!((rows.len(), rows[1]["error"]["offset"].as_u64().is_some()), (2, true), "{out}");
+}
+
+#[test]
+fn text_from_the_capture_is_escaped_for_terminals() {
+    let hostile = "\u{1b}]0;owned\u{7}\u{202e}";
+    let records = batch(0, 0, &[rec(Some(hostile.as_bytes()), Some(format!("v{hostile}").as_bytes()), &[(hostile, Some(hostile.as_bytes()))], 0)]);
+    let mut t = Timeline::default();
+    t.pair(50001, "producer", 1, "Produce", 9, produce_body(&format!("t{hostile}"), &[(0, records)]), json!({}));
+    let file = TempCapture::new("records-hostile", &t.pcap());
+    for format in ["table", "json"] {
+        let (status, out, err) = kwire(&["records", file.path(), "--format", format]);
+        assert_eq!(status, 0, "{err}");
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\u{202e}'), "{format}: {out:?}");
+        assert!(out.lines().count() >= 1, "{format}");
+    }
+    let (_, out, _) = kwire(&["records", file.path(), "--format", "json"]);
+    assert_eq!(json_lines(&out)[0]["key"], json!(hostile), "JSON escapes parse back to the text");
+}

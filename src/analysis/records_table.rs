@@ -151,9 +151,12 @@ pub struct Summary {
     pub frames: usize,
     pub records: usize,
     pub records_shown: usize,
-    /// Places with damage (record data, or a message that did not decode), and those shown.
+    /// Places where record data is damaged, and those shown (the others are
+    /// outside the topic and partition selected).
     pub damage: usize,
     pub damage_shown: usize,
+    /// Frames carrying records that did not decode completely (always shown).
+    pub malformed: usize,
     /// Responses whose request is not in the capture (not read: their API is not known).
     pub unmatched_responses: usize,
 }
@@ -277,11 +280,15 @@ fn frame_items(cat: &Catalogue, opts: &Options, f: &CapturedFrame, frame: &Frame
         damage.push(DamageRow { origin: origin.clone(), topic: None, partition: None, error: e.clone(), frame: true });
     }
     for d in &damage {
-        summary.damage += 1;
+        if d.frame {
+            summary.malformed += 1;
+        } else {
+            summary.damage += 1;
+        }
         // Damage outside the topic and partition selected is counted, not shown.
         let shown = d.frame || opts.selection.place(d.topic.as_ref(), d.partition);
         if shown {
-            summary.damage_shown += 1;
+            summary.damage_shown += usize::from(!d.frame);
             if !each(Item::Damage(d)) {
                 return false;
             }

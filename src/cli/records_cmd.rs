@@ -248,6 +248,11 @@ fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Bo
         eprintln!("kwire: record data damaged in {} {places}{outside}", summary.damage);
         status = exit::MALFORMED;
     }
+    if summary.malformed > 0 {
+        let frames = if summary.malformed == 1 { "frame" } else { "frames" };
+        eprintln!("kwire: {} {frames} carrying records did not decode completely (their `!!` lines say where); the records before the error are listed", summary.malformed);
+        status = exit::MALFORMED;
+    }
     if summary.records_shown == 0 {
         if !selection.is_empty() {
             eprintln!("kwire: no record matches {} among the capture's {} records", describe(args), summary.records);
