@@ -184,6 +184,13 @@ const TEACHING: &[(&str, &[&str])] = &[
 ];
 
 #[test]
+fn records_of_a_capture_match_their_snapshot() {
+    let out = kwire(&["records", "samples/captures/confluent-kafka.pcap"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    snapshot("records-confluent-kafka.txt", &stdout(&out));
+}
+
+#[test]
 fn teaching_commands_match_their_snapshots() {
     for (name, args) in TEACHING {
         let out = kwire(args, None);

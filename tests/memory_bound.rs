@@ -78,12 +78,18 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
     let inner_value = compress(1, &legacy_message(0, 1, 0, None, Some(&vec![0u8; 4 << 20])));
     let inner = legacy_message(0, 1, 1, None, Some(&inner_value));
     let nested = legacy_message(0, 1, 1, None, Some(&compress(1, &inner.repeat(64))));
+    // 8 MiB of records whose keys and values are in Schema Registry framing
+    // (three more nodes each) in a gzip batch.
+    let framed_record = record_bytes(&Rec { key: Some(vec![0, 0, 0, 0, 1, b'k']), value: Some(vec![0, 0, 0, 0, 1, b'v']), headers: Vec::new(), timestamp_delta: 0 }, 0);
+    let framed_count = (8 << 20) / framed_record.len();
+    let framed = produce(cat, "t", &batch_of(0, 1, &framed_record.repeat(framed_count), framed_count as i32));
     // The bomb frame in a capture.
     let capture = pcap(Link::EthernetV4, &conversation(&[(true, bomb.clone())], 1400));
     let files = [
         ("bomb.bin", bomb.clone()),
         ("bomb.hex", hex::encode(&bomb).into_bytes()),
         ("many.bin", many),
+        ("framed.bin", framed),
         ("nested.log", nested),
         ("zeros.log", vec![0u8; 1 << 20]),
         ("bomb.pcap", capture),
@@ -105,6 +111,9 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
         ("bomb.pcap", &["capture"]),
         ("bomb.pcap", &["capture", "--format", "tree-json"]),
         ("bomb.pcap", &["capture", "--list"]),
+        ("bomb.pcap", &["records"]),
+        ("bomb.pcap", &["records", "--format", "json"]),
+        ("framed.bin", &["decode", "--binary"]),
         ("bomb.pcap", &["stats", "--by", "client,topic"]),
         ("bomb.pcap", &["inventory", "--target-release", "4.3"]),
         ("repeat.txt", &["decode"]),

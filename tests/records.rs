@@ -261,3 +261,109 @@ fn legacy_wrappers_nest_only_so_deep() {
     assert_eq!(depth_errors, 1, "the fifth wrapper is not unpacked");
     assert_eq!(messages, 1 + kwire::records::batch::MAX_NESTING, "outer wrapper plus four unpacked levels");
 }
+
+#[test]
+fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
+    use kwire::decode::{decode_frame, DecodeOptions};
+    let cat = Catalogue::builtin();
+    let key = vec![0u8, 0, 0, 0, 5, b'k'];
+    let value = [&[0u8, 0, 0, 0, 17][..], b"{\"id\":7}"].concat();
+    let records = [
+        // A header value in the same shape stays bytes: headers are not serialized records.
+        Rec { key: Some(key.clone()), value: Some(value.clone()), headers: vec![("h".into(), Some(value.clone()))], timestamp_delta: 0 },
+        // Magic and id without a payload: not framing.
+        Rec { key: None, value: Some(vec![0, 0, 0, 0, 9]), headers: vec![], timestamp_delta: 0 },
+    ];
+    let leaves = |n: &Node| -> Vec<(String, String, usize, usize, Value)> { n.children.iter().map(|c| (c.name.to_string(), c.ty.to_string(), c.offset, c.len, c.value.clone())).collect() };
+    let framing = |at: usize, bytes: &[u8], id: i64| {
+        vec![
+            ("magic".to_string(), "int8".to_string(), at, 1, Value::Int(0)),
+            ("schemaId".to_string(), "int32".to_string(), at + 1, 4, Value::Int(id)),
+            ("payload".to_string(), "bytes".to_string(), at + 5, bytes.len() - 5, Value::Bytes(Some(Bytes::copy_from_slice(&bytes[5..])))),
+        ]
+    };
+    let position = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle).unwrap();
+    for read_into_nodes in [false, true] {
+        let opts = DecodeOptions { read_into_nodes, ..Default::default() };
+        // Uncompressed: offsets index the frame.
+        let bytes = common::batches::produce(cat, "orders", &batch(0, 0, &records));
+        let frame = decode_frame(cat, Bytes::from(bytes.clone()), 0, &opts);
+        assert!(frame.error.is_none() && frame.warnings.is_empty(), "{:?} {:?}", frame.error, frame.warnings);
+        let recs = records_of(&frame.root);
+        let (k, v) = (find(recs[0], "key").unwrap(), find(recs[0], "value").unwrap());
+        let (key_at, value_at) = (position(&bytes, &key), position(&bytes, &value));
+        assert_eq!((k.offset, v.offset), (key_at, value_at));
+        assert_eq!(leaves(k), framing(key_at, &key, 5), "read_into_nodes {read_into_nodes}");
+        assert_eq!(leaves(v), framing(value_at, &value, 17), "read_into_nodes {read_into_nodes}");
+        assert_eq!(v.note.as_deref(), Some("(Schema Registry framing, schema 17)"));
+        let payload = find(v, "payload").unwrap();
+        assert_eq!(payload.note.as_deref(), Some("(text \"{\"id\":7}\")"));
+        // Taught from its own bytes: the rest of the value, not a length before it.
+        let taught = kwire::teach::explain::explain_node(payload, Some(v), &bytes).expect("explained");
+        assert_eq!(taught.value, payload.value);
+        assert!(taught.lines[0].ends_with("the rest of the value"), "{:?}", taught.lines);
+        assert!(find(recs[0], "headerValue").unwrap().children.is_empty(), "header values are not framed");
+        assert!(find(recs[1], "value").unwrap().children.is_empty(), "five bytes are not framing");
+        // gzip: offsets index the decompressed data.
+        let frame = decode_frame(cat, Bytes::from(common::batches::produce(cat, "orders", &batch(0, 1, &records))), 0, &opts);
+        let mut data = None;
+        frame.root.walk(&mut |n, _| {
+            if let (Role::Decompressed, Value::Bytes(Some(b))) = (n.role, &n.value) {
+                data = Some(b.clone());
+            }
+        });
+        let data = data.expect("decompressed");
+        let v = find(records_of(&frame.root)[0], "value").unwrap();
+        assert_eq!(leaves(v), framing(position(&data, &value), &value, 17));
+        // An internal topic's keys start with a zero byte too: they decode through their schema instead.
+        let mut commit = vec![0u8, 1, 0, 1, b'g', 0, 1, b't'];
+        commit.extend_from_slice(&0i32.to_be_bytes());
+        let bytes = common::batches::produce(cat, "__consumer_offsets", &batch(0, 0, &[Rec { key: Some(commit), value: None, headers: vec![], timestamp_delta: 0 }]));
+        let frame = decode_frame(cat, Bytes::from(bytes), 0, &opts);
+        let k = find(records_of(&frame.root)[0], "key").unwrap();
+        let names: Vec<&str> = k.children.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["type", "OffsetCommitKey"]);
+    }
+}
+
+#[test]
+fn the_view_reads_each_record_as_a_consumer_sees_it() {
+    use kwire::records::view;
+    type Seen = (i64, Option<i64>, bool, Option<Vec<u8>>, Option<Vec<u8>>, Vec<(Vec<u8>, Option<Vec<u8>>)>);
+    let seen = |data: &[u8]| -> Vec<Seen> {
+        let (nodes, _) = decode(data, &Context::default());
+        let mut out = Vec::new();
+        let bytes = |p: view::Payload<'_>| p.bytes().map(|b| b.to_vec());
+        view::records(&nodes, &mut |r| {
+            let headers = r.headers.iter().map(|(k, v)| (bytes(*k).unwrap_or_default(), bytes(*v))).collect();
+            out.push((r.offset, r.timestamp, r.control, bytes(r.key), bytes(r.value), headers));
+        });
+        out
+    };
+    let t0 = 1_700_000_000_000i64;
+    // v2 in every codec: base offset plus delta, base timestamp plus delta.
+    for codec in 0..=4i16 {
+        let got = seen(&batch(100, codec, &sample_records()));
+        let brief: Vec<(i64, Option<i64>, bool)> = got.iter().map(|s| (s.0, s.1, s.2)).collect();
+        assert_eq!(brief, [(100, Some(t0), false), (101, Some(t0 + 5), false), (102, Some(t0 - 3), false)], "codec {codec}");
+        assert_eq!(got[1].5, [(b"trace".to_vec(), Some(b"abc".to_vec())), (b"empty".to_vec(), None)]);
+        assert_eq!((got[0].3.clone(), got[0].4.clone()), (None, Some(b"hello".to_vec())));
+    }
+    // LogAppendTime: every record has the batch's max timestamp. Control batches say so.
+    let brief: Vec<(i64, Option<i64>, bool)> = seen(&batch(0, 0x08 | 0x01, &sample_records())).iter().map(|s| (s.0, s.1, s.2)).collect();
+    assert_eq!(brief, [(0, Some(t0), false), (1, Some(t0), false), (2, Some(t0), false)]);
+    let commit = Rec { key: Some(vec![0, 0, 0, 1]), value: Some(vec![0, 0, 0, 0, 0, 5]), headers: vec![], timestamp_delta: 0 };
+    assert!(seen(&batch(7, 0x20, &[commit]))[0].2, "a control record");
+    // Legacy: magic 0 has no timestamp; a magic 1 wrapper numbers its messages
+    // from 0 and carries the last one's offset.
+    let inner = [legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 1, 0, Some(b"k"), Some(b"two"))].concat();
+    let set = [legacy_message(9, 0, 0, None, Some(b"v0 message")), legacy_message(11, 1, 1, None, Some(&compress(1, &inner)))].concat();
+    let got: Vec<(i64, Option<i64>, Option<Vec<u8>>)> = seen(&set).into_iter().map(|s| (s.0, s.1, s.4)).collect();
+    assert_eq!(got, [(9, None, Some(b"v0 message".to_vec())), (10, Some(t0), Some(b"one".to_vec())), (11, Some(t0), Some(b"two".to_vec()))]);
+    // A record that did not read is left out (the damage says where).
+    let mut cut = batch(0, 0, &sample_records());
+    cut[61] = 0x7f; // the first record's length, past the batch
+    let crc = kwire::protocol::crc32c::crc32c(&cut[21..]);
+    cut[17..21].copy_from_slice(&crc.to_be_bytes());
+    assert!(seen(&cut).is_empty());
+}

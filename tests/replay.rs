@@ -221,6 +221,8 @@ fn record_batches_from_the_tape_are_the_batches_from_reading() {
         rec(Some(b"k1"), None, &[("trace", Some(b"abc")), ("empty", None)], 5),
         rec(Some(&[0xff; 200]), Some(&[7; 300]), &[], -3),
         rec(Some(b"\x1b[31mred"), Some("é".repeat(50).as_bytes()), &[("h", Some(b""))], 1 << 40),
+        // Schema Registry framing on the key and the value (and a header value, which stays bytes).
+        rec(Some(b"\x00\x00\x00\x00\x05k"), Some(b"\x00\x00\x00\x01\x00{\"id\":7}"), &[("h", Some(b"\x00\x00\x00\x00\x05k"))], 2),
     ];
     let plain = [batch(0, 0, &records), batch(4, 0, &records[..1]), batch(1 << 40, 0x10, &records[1..])].concat();
     let cut = [plain.clone(), batch(9, 0, &records)[..40].to_vec()].concat();

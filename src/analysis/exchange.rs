@@ -158,6 +158,15 @@ impl Names {
         self.topics.get(i as usize)
     }
 
+    /// The name the capture tied to topic id `id` before (a struct holding
+    /// both, as in a Metadata response), if it did.
+    pub fn id_name(&self, id: &[u8; 16]) -> Option<&[u8]> {
+        match self.topics.get(*self.id_names.get(id)? as usize)? {
+            Topic::Name(name) => Some(name),
+            Topic::Id(_) => None,
+        }
+    }
+
     fn intern_client(&mut self, id: Option<&[u8]>) -> u32 {
         let Some(id) = id else {
             return *self.null_client.get_or_insert_with(|| {
@@ -471,20 +480,40 @@ enum Fact {
     Within(Box<StructFacts>),
 }
 
-/// The facts a field holds, by its spec: an error code (`FieldMeaning`, an
-/// int16), a topic name (`entityType: topicName`, a string or strings), a
-/// topic id (a uuid field `TopicId`: the definitions give ids no entity
-/// type), or a struct holding any of these.
-fn fact_of(f: &FieldSpec, version: i16, want: Wanted) -> Option<Fact> {
+/// How a field names a topic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopicField {
+    Name,
+    Id,
+}
+
+/// Whether a field (or each element of an array field) names a topic, by
+/// its spec: a topic name (`entityType: topicName`, a string) or a topic id
+/// (a uuid field `TopicId`: the definitions give ids no entity type).
+pub fn topic_field(f: &FieldSpec) -> Option<TopicField> {
     let element = match &f.ty {
         FieldType::Array(inner) => &**inner,
         t => t,
     };
     match element {
-        FieldType::Primitive(Primitive::Int16) if want.errors && FieldMeaning::of(f) == FieldMeaning::ErrorCode => Some(Fact::ErrorCode),
-        FieldType::Primitive(Primitive::String) if want.topics && FieldMeaning::of(f) == FieldMeaning::TopicName => Some(Fact::TopicName),
-        FieldType::Primitive(Primitive::Uuid) if want.topics && f.name.eq_ignore_ascii_case("TopicId") => Some(Fact::TopicId),
-        FieldType::Struct(_) => struct_facts(&f.fields, version, want).map(|s| Fact::Within(Box::new(s))),
+        FieldType::Primitive(Primitive::String) if FieldMeaning::of(f) == FieldMeaning::TopicName => Some(TopicField::Name),
+        FieldType::Primitive(Primitive::Uuid) if f.name.eq_ignore_ascii_case("TopicId") => Some(TopicField::Id),
+        _ => None,
+    }
+}
+
+/// The facts a field holds, by its spec: an error code (`FieldMeaning`, an
+/// int16), a topic name or id ([`topic_field`]), or a struct holding any of these.
+fn fact_of(f: &FieldSpec, version: i16, want: Wanted) -> Option<Fact> {
+    let element = match &f.ty {
+        FieldType::Array(inner) => &**inner,
+        t => t,
+    };
+    match (element, topic_field(f)) {
+        (_, Some(TopicField::Name)) if want.topics => Some(Fact::TopicName),
+        (_, Some(TopicField::Id)) if want.topics => Some(Fact::TopicId),
+        (FieldType::Primitive(Primitive::Int16), _) if want.errors && FieldMeaning::of(f) == FieldMeaning::ErrorCode => Some(Fact::ErrorCode),
+        (FieldType::Struct(_), _) => struct_facts(&f.fields, version, want).map(|s| Fact::Within(Box::new(s))),
         _ => None,
     }
 }

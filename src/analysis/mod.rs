@@ -11,6 +11,7 @@ pub mod check;
 pub mod exchange;
 pub mod filter;
 pub mod inventory;
+pub mod records_table;
 pub mod report;
 pub mod stats;
 

@@ -57,7 +57,7 @@ pub enum Command {
     Docs(docs_cmd::DocsArgs),
     /// Print one documentation page (an API, a record type, or `encoding`).
     Page(docs_cmd::PageArgs),
-    /// Decode a log segment or record-batch file, batch by batch.
+    /// Decode a log segment or record-batch file, batch by batch; or list a capture's records.
     Records(records_cmd::RecordsArgs),
     /// Every Kafka frame in a pcap/pcapng capture, responses paired with requests.
     Capture(capture_cmd::CaptureArgs),
@@ -116,7 +116,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Example(args) => example_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Encode(args) => encode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
-        Command::Records(args) => records_cmd::run(&cat, &args),
+        Command::Records(args) => records_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Stats(args) => stats_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Inventory(args) => inventory_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

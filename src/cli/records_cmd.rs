@@ -1,5 +1,7 @@
 //! `kwire records FILE`: a log segment (`*.log`), a snapshot (`*.checkpoint`) or a
-//! raw record-batch blob, read batch by batch so large segments stream.
+//! raw record-batch blob, read batch by batch so large segments stream; or a
+//! pcap/pcapng capture, whose records are listed one per line
+//! (`kwire::analysis::records_table`, drawn by `kwire::render::records_table`).
 
 use super::exit;
 use clap::{Args, ValueEnum};
@@ -9,31 +11,46 @@ use kwire::records::BatchDecoder;
 use kwire::render::text_tree::{render_tree, TreeOptions};
 use kwire::render::values::value_text;
 use kwire::schema::Catalogue;
-use std::io::{BufReader, Read, Write};
+use kwire::analysis::records_table::{read_capture_records, Options, Selection};
+use kwire::render::records_table::{write_json_item, write_table_header, write_table_item};
+use std::io::{BufReader, IsTerminal, Read, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum RecordsFormat {
-    /// The annotated tree of every batch.
+    /// The annotated tree of every batch (the default for a segment).
     Tree,
-    /// One JSON object per batch (the tree with offsets).
+    /// One JSON object per batch (the tree with offsets); for a capture, one per record.
     Json,
     /// One line per batch and record, like kafka-dump-log --deep-iteration --print-data-log.
     Dump,
+    /// A capture's records, one line each (the default for a capture).
+    Table,
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire records samples/00000000000000000000.log\n  kwire records samples/00000000000000000000.log --format dump\n  kwire records --hex FILE.hex")]
+#[command(after_help = "Examples:\n  kwire records samples/00000000000000000000.log\n  kwire records samples/00000000000000000000.log --format dump\n  kwire records --hex FILE.hex\n  kwire records samples/captures/confluent-kafka.pcap\n  kwire records samples/captures/confluent-kafka.pcap --topic orders --grep user-1 --format json")]
 pub struct RecordsArgs {
-    /// Log segment or record-batch file (binary); `-` for standard input.
+    /// Log segment or record-batch file (binary), or a pcap/pcapng capture; `-` for standard input.
     pub file: String,
     /// The file is hex text instead of binary.
     #[arg(long)]
     pub hex: bool,
-    /// Topic the records belong to, for internal topics' keys and values.
+    /// Topic the records belong to, for internal topics' keys and values; for
+    /// a capture, only the records of this topic (a name, or an id the capture never named).
     #[arg(long)]
     pub topic: Option<String>,
-    #[arg(long, value_enum, default_value_t = RecordsFormat::Tree)]
-    pub format: RecordsFormat,
+    /// A capture: only the records of this partition.
+    #[arg(long)]
+    pub partition: Option<i32>,
+    /// A capture: only records whose key, value, or a header's key or value holds this text.
+    #[arg(long, value_name = "TEXT")]
+    pub grep: Option<String>,
+    /// A capture: the broker's port (default: found by plausibility).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// tree (default), json or dump for a segment; table (default) or json for a capture.
+    #[arg(long, value_enum)]
+    pub format: Option<RecordsFormat>,
     #[command(flatten)]
     pub budget: super::decode_cmd::BudgetArgs,
 }
@@ -41,7 +58,7 @@ pub struct RecordsArgs {
 /// Largest batch read whole; a longer declared length is reported, not allocated.
 const MAX_BATCH: usize = 256 << 20;
 
-pub fn run(cat: &Catalogue, args: &RecordsArgs) -> i32 {
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     let source: Box<dyn Read> = if args.hex {
         match kwire::input::read_source(&args.file).and_then(|raw| kwire::input::to_bytes(raw, kwire::input::InputKind::Hex)) {
             Ok(b) => Box::new(std::io::Cursor::new(b.to_vec())),
@@ -51,14 +68,40 @@ pub fn run(cat: &Catalogue, args: &RecordsArgs) -> i32 {
             }
         }
     } else {
-        match super::open_input(&args.file) {
+        let mut input = match super::open_input(&args.file) {
             Ok(input) => input,
             Err(status) => return status,
+        };
+        // A capture is told by its magic bytes, which are then read again.
+        let mut head = [0u8; 4];
+        let got = match read_up_to(&mut input, &mut head) {
+            Ok(n) => n,
+            Err(e) => {
+                eprintln!("kwire: {}: {e}", kwire::render::escape::sanitize(&args.file));
+                return exit::FAILURE;
+            }
+        };
+        let input: Box<dyn Read> = Box::new(std::io::Cursor::new(head[..got].to_vec()).chain(input));
+        if kwire::capture::pcap::sniff(&head[..got]).is_some() {
+            return capture(cat, release, args, input);
         }
+        input
     };
+    let format = match args.format {
+        Some(RecordsFormat::Table) => {
+            eprintln!("kwire: --format table lists a capture's records; for a segment, --format dump has a line per record");
+            return exit::USAGE;
+        }
+        Some(f) => f,
+        None => RecordsFormat::Tree,
+    };
+    if let Some(option) = [(args.partition.is_some(), "--partition"), (args.grep.is_some(), "--grep"), (args.port.is_some(), "--port")].iter().find(|(given, _)| *given).map(|(_, o)| o) {
+        eprintln!("kwire: {option} selects the records of a capture; this input is not a pcap or pcapng file");
+        return exit::USAGE;
+    }
     let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, budget: args.budget.budget() };
     let mut out = std::io::stdout().lock();
-    match stream(cat, &ctx, BufReader::new(source), args.format, &mut out) {
+    match stream(cat, &ctx, BufReader::new(source), format, &mut out) {
         Ok(status) => status,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
@@ -107,7 +150,7 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
                     kwire::render::tree_json::write_tree_json(out, &node)?;
                     writeln!(out)?
                 }
-                RecordsFormat::Dump => write_dump(&node, position, &bd.damage, out)?,
+                RecordsFormat::Dump | RecordsFormat::Table => write_dump(&node, position, &bd.damage, out)?,
             }
         }
         ctx.budget.release(ctx.budget.expanded().saturating_sub(held_before));
@@ -125,6 +168,117 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         }
     }
     Ok(status)
+}
+
+/// A capture's records: every Produce request's and Fetch or ShareFetch
+/// response's, as a table or JSON lines; damaged record data as lines of its
+/// own (and exit status 2).
+fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Box<dyn Read>) -> i32 {
+    let json = match args.format {
+        None | Some(RecordsFormat::Table) => false,
+        Some(RecordsFormat::Json) => true,
+        Some(_) => {
+            eprintln!("kwire: a capture's records are listed as --format table (the default) or json; `kwire capture --api Produce` shows their trees");
+            return exit::USAGE;
+        }
+    };
+    let selection = Selection { topic: args.topic.clone(), partition: args.partition, grep: args.grep.as_ref().map(|g| g.as_bytes().to_vec()) };
+    let opts = Options {
+        capture: kwire::capture::CaptureOptions { port: args.port, ..Default::default() },
+        release: release.map(str::to_string),
+        budget: args.budget.budget(),
+        selection: selection.clone(),
+    };
+    let stdout = std::io::stdout();
+    let terminal = stdout.is_terminal();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut header = !json;
+    let mut write_error = None;
+    let read = read_capture_records(cat, input, &opts, |item| {
+        let written = (|| {
+            if std::mem::take(&mut header) {
+                write_table_header(&mut out)?;
+            }
+            match json {
+                true => write_json_item(&mut out, cat, item)?,
+                false => write_table_item(&mut out, cat, item)?,
+            }
+            if terminal {
+                out.flush()?;
+            }
+            Ok(())
+        })();
+        match written {
+            Ok(()) => true,
+            Err(e) => {
+                write_error = Some(e);
+                false
+            }
+        }
+    });
+    let flushed = out.flush();
+    match write_error.map_or(flushed, Err) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return exit::OK,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return exit::FAILURE;
+        }
+        Ok(()) => {}
+    }
+    let summary = match read {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("kwire: {}: {}", kwire::render::escape::sanitize(&args.file), kwire::render::escape::sanitize(&e));
+            return exit::FAILURE;
+        }
+    };
+    if super::filter_args::no_kafka_traffic(&summary.reading) {
+        return exit::FAILURE;
+    }
+    let mut status = super::filter_args::Reported { reading: &summary.reading, read_for: "topic names", nothing_matched: None }.report();
+    if summary.unmatched_responses > 0 {
+        let n = summary.unmatched_responses;
+        let (responses, their) = if n == 1 { ("response", "its") } else { ("responses", "their") };
+        eprintln!("kwire: {n} {responses} without {their} request in the capture not read for records (`kwire capture --guess --list` names {their} API)");
+    }
+    if summary.damage > 0 {
+        let hidden = summary.damage - summary.damage_shown;
+        let places = if summary.damage == 1 { "place" } else { "places" };
+        let outside = if hidden > 0 { format!(" ({hidden} outside the topic and partition selected, not listed)") } else { String::new() };
+        eprintln!("kwire: record data damaged in {} {places}{outside}", summary.damage);
+        status = exit::MALFORMED;
+    }
+    if summary.malformed > 0 {
+        let frames = if summary.malformed == 1 { "frame" } else { "frames" };
+        eprintln!("kwire: {} {frames} carrying records did not decode completely (their `!!` lines say where); the records before the error are listed", summary.malformed);
+        status = exit::MALFORMED;
+    }
+    if summary.records_shown == 0 {
+        if !selection.is_empty() {
+            eprintln!("kwire: no record matches {} among the capture's {} records", describe(args), summary.records);
+            if status == exit::OK {
+                status = exit::FAILURE;
+            }
+        } else if summary.frames == 0 {
+            eprintln!("kwire: no records: the capture has no Produce request and no Fetch or ShareFetch response");
+        }
+    }
+    status
+}
+
+/// The selection as given on the command line, for messages.
+fn describe(args: &RecordsArgs) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = &args.topic {
+        parts.push(format!("--topic {}", kwire::render::escape::quote(t)));
+    }
+    if let Some(p) = args.partition {
+        parts.push(format!("--partition {p}"));
+    }
+    if let Some(g) = &args.grep {
+        parts.push(format!("--grep {}", kwire::render::escape::quote(g)));
+    }
+    parts.join(" ")
 }
 
 /// Whether bytes read as binary look like hex text instead (digits, spaces,

@@ -3,7 +3,7 @@
 //! into a child tree whose offsets index the decompressed buffer.
 
 use super::compression::{decompress_within, Codec};
-use super::payload::{decode_key_value, PayloadKind};
+use super::payload::{decode_key_value, schema_registry_framing, schema_registry_id, PayloadKind, FRAMING_COST};
 use crate::decode::fields::Context;
 use crate::decode::{ErrorKind, Warning, WarningKind};
 use crate::decode::reader::Reader;
@@ -298,8 +298,9 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let at = r.pos();
             let (od, n) = r.varint("offsetDelta")?;
             push_with(out, || offset_delta_leaf(at, n, od, base_offset));
-            let key = self.varint_bytes(r, "key", out)?;
-            let value = self.varint_bytes(r, "value", out)?;
+            let plain = kind == PayloadKind::Plain;
+            let key = self.varint_bytes(r, "key", out, plain)?;
+            let value = self.varint_bytes(r, "value", out, plain)?;
             let at = r.pos();
             let (hc, n) = r.varint("headersCount")?;
             let h = push_with(out, || headers_leaf(at, n, hc));
@@ -310,7 +311,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 let hat = r.pos();
                 self.hold_nodes(HEADER_COST, hat, "record headers")?;
                 let hn = push_with(&mut h.children, || header_node(j as usize, hat));
-                let res = self.varint_bytes(r, "headerKey", &mut hn.children).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children).map(|_| ()));
+                let res = self.varint_bytes(r, "headerKey", &mut hn.children, false).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children, false).map(|_| ()));
                 hn.len = r.pos() - hat;
                 if let Err(e) = res {
                     h.len = r.pos() - at;
@@ -332,7 +333,8 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     }
 
     /// A varint length (-1 = null) and that many bytes; returns the bytes' range.
-    fn varint_bytes(&mut self, r: &mut Reader, name: &'static str, out: &mut Vec<Node>) -> Result<Option<(usize, usize)>, DecodeError> {
+    /// `framed`: a plain topic's key or value, shown in Schema Registry framing when it is.
+    fn varint_bytes(&mut self, r: &mut Reader, name: &'static str, out: &mut Vec<Node>, framed: bool) -> Result<Option<(usize, usize)>, DecodeError> {
         let at = r.pos();
         let (len, n) = r.varint(name)?;
         push_with(out, || bytes_length_leaf(name, at, n, len));
@@ -342,7 +344,11 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             return Ok(None);
         }
         r.take(len as usize, name)?;
-        push_with(out, || bytes_leaf(self.buf, name, start, Some(len as usize)));
+        let node = push_with(out, || bytes_leaf(self.buf, name, start, Some(len as usize)));
+        if framed && schema_registry_id(&self.buf[start..start + len as usize]).is_some() {
+            self.hold_nodes(FRAMING_COST, start, "record keys and values")?;
+            schema_registry_framing(self.buf, node);
+        }
         Ok(Some((start, start + len as usize)))
     }
 
@@ -429,6 +435,10 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 }
             } else {
                 v.note = text_preview(&self.buf[start..end]);
+                if PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain && schema_registry_id(&self.buf[start..end]).is_some() {
+                    self.hold_nodes(FRAMING_COST, start, "record keys and values")?;
+                    schema_registry_framing(self.buf, &mut v);
+                }
             }
             out.push(v);
         }
@@ -621,7 +631,7 @@ fn length_name(name: &str) -> Text {
     }
 }
 
-fn text_preview(b: &[u8]) -> Option<Text> {
+pub(super) fn text_preview(b: &[u8]) -> Option<Text> {
     let s = std::str::from_utf8(b).ok()?;
     if s.is_empty() || has_control(b) {
         return None;

@@ -7,5 +7,6 @@ pub mod order;
 pub mod payload;
 mod replay;
 pub(crate) mod tape;
+pub mod view;
 
 pub use batch::BatchDecoder;

@@ -201,3 +201,53 @@ fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: 
         }
     }
 }
+
+/// Names of the nodes under a key or value in Confluent Schema Registry's
+/// wire format ([`schema_registry_framing`]); [`super::view`] reads them back.
+pub(super) const SR_MAGIC: &str = "magic";
+pub(super) const SR_SCHEMA_ID: &str = "schemaId";
+pub(super) const SR_PAYLOAD: &str = "payload";
+/// What the framing's nodes cost against the expanded budget (data decompressed from the input).
+pub(super) const FRAMING_COST: u64 = 3 * std::mem::size_of::<Node>() as u64;
+
+/// The schema id of bytes in Confluent Schema Registry's wire format: magic
+/// byte 0, a big-endian int32 schema id, then at least one byte of the
+/// serialized data. Recognised by that shape alone (nothing else on the wire
+/// says a value was written by a registry serializer), so a plain binary
+/// value that happens to start with a zero byte reads as framed too.
+///
+/// Protobuf serializers put message indexes (a varint list) between the id
+/// and the message; they are not told apart here, as their bytes read as well
+/// as the start of an Avro or Protobuf payload: the payload keeps them.
+pub fn schema_registry_id(b: &[u8]) -> Option<i32> {
+    match b {
+        [0, a, b, c, d, _, ..] => Some(i32::from_be_bytes([*a, *b, *c, *d])),
+        _ => None,
+    }
+}
+
+/// Under a record key or value node over `buf[node.offset..node.end()]` in
+/// Schema Registry framing: `magic` (int8), `schemaId` (int32) and
+/// `payload` (the rest), at their offsets; the node's note names the schema.
+/// The reading and the tape's replay both call this, so their trees agree.
+/// Returns whether it added them.
+pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
+    let (start, end) = (node.offset, node.end());
+    let Some(id) = buf.get(start..end).and_then(schema_registry_id) else { return false };
+    let region = node.region;
+    let leaf = |name: &'static str, ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
+        let mut n = Node::new(name, ty, at, region, Role::Encoding);
+        n.len = len;
+        n.value = value;
+        n.doc = Some(doc.into());
+        n
+    };
+    let mut payload = leaf(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
+    payload.note = super::batch::text_preview(&buf[start + 5..end]);
+    node.children.reserve(3);
+    node.children.push(leaf(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
+    node.children.push(leaf(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));
+    node.children.push(payload);
+    node.note = Some(crate::decode::Text::format(format_args!("(Schema Registry framing, schema {id})")));
+    true
+}

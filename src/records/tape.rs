@@ -11,6 +11,7 @@
 
 use super::batch::{BatchDecoder, HEADER_COST, RECORD_COST, V2_FIELDS, V2_HEADER};
 use super::compression::{decompress_within, Codec};
+use super::payload::{schema_registry_id, FRAMING_COST};
 use crate::budget::Budget;
 use crate::decode::reader::Reader;
 use crate::decode::values::{close_slot as close, push_slot, Slot, SlotKind, Span, Val, NO_KEY};
@@ -127,9 +128,9 @@ fn records(buf: &[u8], (start, end): (usize, usize), count: i64, slots: &mut Vec
     r.limit(end - start);
     let mut records = 0i64;
     while r.pos() < end && records < count.max(0) {
-        let Some(headers) = record(&mut r, slots) else { return false };
+        let Some(cost) = record(&mut r, slots) else { return false };
         // What reading holds for the same record's nodes.
-        if expanded.is_some_and(|b| !b.hold(RECORD_COST + headers * HEADER_COST)) {
+        if expanded.is_some_and(|b| !b.hold(cost)) {
             return false;
         }
         records += 1;
@@ -138,8 +139,9 @@ fn records(buf: &[u8], (start, end): (usize, usize), count: i64, slots: &mut Vec
     records == count && r.pos() == end
 }
 
-/// One record's slots and its number of headers; `None` where reading would
-/// report an error or a warning.
+/// One record's slots and what its nodes will cost (as reading holds it:
+/// the record, its headers, Schema Registry framing of its key and value);
+/// `None` where reading would report an error or a warning.
 fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<u64> {
     let at = r.pos();
     let (len, n) = r.varint("record length").ok()?;
@@ -158,8 +160,7 @@ fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<u64> {
     let a = r.pos();
     let (od, w) = r.varint("offsetDelta").ok()?;
     push(slots, SlotKind::Part, 0, Val::Int(od.into()), (a, w, 0));
-    varint_bytes(r, slots)?;
-    varint_bytes(r, slots)?;
+    let framed = u64::from(varint_bytes(r, slots)?) + u64::from(varint_bytes(r, slots)?);
     let a = r.pos();
     let (hc, w) = r.varint("headersCount").ok()?;
     if hc < 0 || hc as usize > r.remaining() {
@@ -178,22 +179,24 @@ fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<u64> {
     }
     r.restore_end(outer_end);
     close(slots, rec, end);
-    Some(hc as u64)
+    Some(RECORD_COST + hc as u64 * HEADER_COST + framed * FRAMING_COST)
 }
 
-/// A varint length (negative: null) and that many bytes.
-fn varint_bytes(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<()> {
+/// A varint length (negative: null) and that many bytes; whether they are
+/// in Schema Registry framing (which a plain topic's key or value shows).
+fn varint_bytes(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<bool> {
     let at = r.pos();
     let (len, n) = r.varint("bytes length").ok()?;
-    let value = match usize::try_from(len) {
+    let (value, framed) = match usize::try_from(len) {
         Ok(len) => {
             r.take(len, "bytes").ok()?;
-            Val::Bytes(Span { at: (at + n) as u32, len: len as u32 })
+            let framed = r.buf().get(at + n..at + n + len).and_then(schema_registry_id).is_some();
+            (Val::Bytes(Span { at: (at + n) as u32, len: len as u32 }), framed)
         }
-        Err(_) => Val::Null,
+        Err(_) => (Val::Null, false),
     };
     push(slots, SlotKind::Part, len as u32, value, (at, r.pos() - at, n));
-    Some(())
+    Some(framed)
 }
 
 thread_local! {

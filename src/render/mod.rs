@@ -6,6 +6,7 @@ pub mod findings;
 pub mod grid;
 pub mod json;
 pub mod page;
+pub mod records_table;
 pub mod regions;
 pub mod report;
 pub mod text_tree;

@@ -399,7 +399,13 @@ fn raw(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
     if bytes.is_empty() && before.is_some_and(minus_one) {
         return Some(Explanation { lines: vec!["no bytes: null (the length before it is -1)".into()], value: Value::Bytes(None) });
     }
-    let line = if bytes.is_empty() { "no bytes (the length before it is 0)".to_string() } else { format!("{} → {}, as many as the field before says", shown(bytes), count_bytes(bytes.len())) };
+    // Inside a key or value (Schema Registry framing's payload) the bytes run to the value's end.
+    let rest = parent.is_some_and(|p| p.ty == "bytes" && p.end() == node.end());
+    let line = match (bytes.is_empty(), rest) {
+        (true, _) => "no bytes (the length before it is 0)".to_string(),
+        (false, true) => format!("{} → {}, the rest of the value", shown(bytes), count_bytes(bytes.len())),
+        (false, false) => format!("{} → {}, as many as the field before says", shown(bytes), count_bytes(bytes.len())),
+    };
     Some(Explanation { lines: vec![line], value: Value::Bytes(Some(Bytes::copy_from_slice(bytes))) })
 }
 

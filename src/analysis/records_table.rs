@@ -1,0 +1,576 @@
+//! The records of a capture as a consumer would list them: every record of
+//! every Produce request and Fetch or ShareFetch response, with where it
+//! came from (frame, time, connection, direction), its topic and partition,
+//! offset, timestamp, key, value and headers; and every place the record
+//! data is damaged, so that none is passed over in silence.
+//!
+//! Frames are decoded by the decoder (`decode::decode_frame`, the annotated
+//! tree, record batches decompressed within the input's budget); the topic
+//! and partition of a records field come from the fields around it, picked
+//! by their specs (a field's declaration index gives its spec: a topic name
+//! or id by [`topic_field`], a partition index by [`is_partition_index`]),
+//! and the records from the batch nodes by [`crate::records::view`]. Topics
+//! named by id only (Fetch v13 and later, ShareFetch, Produce v13) take the
+//! name the capture tied to the id before (a Metadata response), learnt by
+//! the exchanges' own reading ([`super::exchange::Names::id_name`]).
+//!
+//! Memory: one frame's tree at a time (dropped before the next frame, which
+//! gives its share of the budget back) and what [`super::Exchanges`] keeps.
+
+use super::exchange::{topic_field, Exchange, Exchanges, Needs, Observer, Outcome, Reading, Topic, TopicField};
+use crate::budget::Budget;
+use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
+use crate::decode::{decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Region, Role, Value};
+use crate::records::view::{self, Payload};
+use crate::schema::model::{FieldSpec, FieldType, Primitive};
+use crate::schema::{Catalogue, MessageKind};
+use bytes::Bytes;
+
+/// The APIs whose messages carry records this view lists: Produce requests,
+/// Fetch and ShareFetch responses.
+pub const PRODUCE: i16 = 0;
+pub const FETCH: i16 = 1;
+pub const SHARE_FETCH: i16 = 78;
+
+/// Which records to list; every criterion given must hold.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// The topic's name, or its id (hyphenated or Kafka's base64) when the
+    /// capture never named it.
+    pub topic: Option<String>,
+    pub partition: Option<i32>,
+    /// Bytes that the key, the value, or a header's key or value holds.
+    pub grep: Option<Vec<u8>>,
+}
+
+impl Selection {
+    pub fn is_empty(&self) -> bool {
+        self.topic.is_none() && self.partition.is_none() && self.grep.is_none()
+    }
+
+    /// Whether records of this topic and partition may be selected.
+    fn place(&self, topic: Option<&Topic>, partition: Option<i32>) -> bool {
+        self.topic.as_deref().is_none_or(|t| topic.is_some_and(|x| x.is(t))) && self.partition.is_none_or(|p| partition == Some(p))
+    }
+
+    fn record(&self, r: &RecordRow) -> bool {
+        let Some(needle) = self.grep.as_deref() else { return true };
+        let holds = |b: &Option<Bytes>| b.as_deref().is_some_and(|b| contains(b, needle));
+        holds(&r.key.bytes) || holds(&r.value.bytes) || r.headers.iter().any(|h| holds(&h.key.bytes) || holds(&h.value.bytes))
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Where a frame came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Origin {
+    /// The frame's number, as `capture --list` shows it.
+    pub frame: usize,
+    /// The time of the packet that completed the frame, epoch seconds.
+    pub time: f64,
+    pub conn: usize,
+    pub direction: Direction,
+    pub api_key: i16,
+}
+
+/// A key, a value, or a header's key or value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Data {
+    /// `None` for null.
+    pub bytes: Option<Bytes>,
+    /// In Schema Registry framing: the schema id and the payload after it.
+    pub schema: Option<(i32, Bytes)>,
+    /// Decoded through a schema (internal topics, control records).
+    pub decoded: Option<Decoded>,
+}
+
+/// What a key or value decoded to: the schema it was read with, when it
+/// was (`"OffsetCommitKey v0"`), and its values as the JSON contract has
+/// them (the struct's fields, or the prefixes read when there is no struct).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    pub schema: Option<String>,
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A header's key and value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    pub key: Data,
+    pub value: Data,
+}
+
+/// One record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordRow {
+    pub origin: Origin,
+    /// `None` when no field around the records names one.
+    pub topic: Option<Topic>,
+    pub partition: Option<i32>,
+    pub offset: i64,
+    /// Milliseconds since the epoch (`None` for magic 0 messages).
+    pub timestamp: Option<i64>,
+    /// From a control batch.
+    pub control: bool,
+    pub key: Data,
+    pub value: Data,
+    pub headers: Vec<Header>,
+}
+
+/// What is wrong in a frame that carries records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DamageRow {
+    pub origin: Origin,
+    /// The records field it is in, when it is in one.
+    pub topic: Option<Topic>,
+    pub partition: Option<i32>,
+    /// Record data: a checksum, a length, a count, a codec, data that does
+    /// not decompress or passes a budget (offsets index the frame, or the
+    /// decompressed data when the text says `d:`); or, for `frame`, the
+    /// message itself did not decode there.
+    pub error: DecodeError,
+    pub frame: bool,
+}
+
+/// One line of the listing.
+#[derive(Clone, Copy, Debug)]
+pub enum Item<'a> {
+    Record(&'a RecordRow),
+    Damage(&'a DamageRow),
+}
+
+/// What a listing found besides what it handed on.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// The capture, its skip notes and the frames read for topic names that did not decode.
+    pub reading: Reading,
+    /// Produce requests and Fetch and ShareFetch responses decoded.
+    pub frames: usize,
+    pub records: usize,
+    pub records_shown: usize,
+    /// Places where record data is damaged, and those shown (the others are
+    /// outside the topic and partition selected).
+    pub damage: usize,
+    pub damage_shown: usize,
+    /// Frames carrying records that did not decode completely (always shown).
+    pub malformed: usize,
+    /// Responses whose request is not in the capture (not read: their API is not known).
+    pub unmatched_responses: usize,
+}
+
+/// How a capture is read for its records.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub capture: CaptureOptions,
+    /// Pin one release's definitions.
+    pub release: Option<String>,
+    /// The input's budget for decompression and the nodes made from it.
+    pub budget: Budget,
+    pub selection: Selection,
+}
+
+/// Counts the responses whose request is not in the capture: their API is
+/// not known, so they are not read for records.
+struct Unmatched(usize);
+
+impl Observer for Unmatched {
+    type Mark = ();
+    fn request(&mut self, _: &Exchange<'_>) {}
+    fn complete(&mut self, ex: &Exchange<'_>, _: Option<()>) {
+        if ex.outcome == Outcome::Unmatched {
+            self.0 += 1;
+        }
+    }
+}
+
+/// Read a capture and hand every selected record and every damaged place on
+/// to `each`, in the order the frames complete; `each` returns false to stop.
+pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &Options, mut each: impl FnMut(Item<'_>) -> bool) -> Result<Summary, String> {
+    let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, opts.release.as_deref(), Needs { topics: true, ..Needs::default() });
+    let mut summary = Summary::default();
+    let (mut skips, mut skipped_bytes) = (0, 0);
+    let mut stopped = false;
+    let mut unmatched = Unmatched(0);
+    let capture = for_each_captured(cat, input, &opts.capture, |c| {
+        let f = match c {
+            Captured::Frame(f) => f,
+            Captured::Skipped(s) => {
+                exchanges.saw(s.timestamp);
+                skips += 1;
+                skipped_bytes += s.bytes;
+                return true;
+            }
+        };
+        // Names first: the frame's own topic ids may be named in it.
+        exchanges.push(&f, &mut unmatched);
+        if !carries_records(&f) {
+            return true;
+        }
+        let frame = decode(cat, opts, &f);
+        summary.frames += 1;
+        let go = frame_items(cat, opts, &f, &frame, exchanges.names(), &mut summary, &mut each);
+        stopped = !go;
+        go
+    })?;
+    if !stopped {
+        exchanges.finish(&mut unmatched);
+    }
+    summary.unmatched_responses = unmatched.0;
+    summary.reading = Reading { capture, undecoded: exchanges.undecoded(), first_undecoded: exchanges.first_undecoded(), skips, skipped_bytes };
+    Ok(summary)
+}
+
+/// Whether a frame is one this view decodes for its records.
+pub fn carries_records(f: &CapturedFrame) -> bool {
+    match (f.direction, f.api_key) {
+        (Direction::Request, Some(k)) => k == PRODUCE,
+        (Direction::Response, Some(k)) => k == FETCH || k == SHARE_FETCH,
+        _ => false,
+    }
+}
+
+/// The frame decoded as `capture` decodes it: a request by its header, a
+/// response as the API and version of its request.
+fn decode(cat: &Catalogue, opts: &Options, f: &CapturedFrame) -> Frame {
+    let response = f.direction == Direction::Response;
+    let o = DecodeOptions {
+        direction: Some(f.direction),
+        api_key: f.api_key.filter(|_| response),
+        api_version: f.api_version.filter(|_| response),
+        release: opts.release.clone(),
+        budget: opts.budget.clone(),
+        ..Default::default()
+    };
+    decode_frame(cat, f.bytes.clone(), 0, &o)
+}
+
+/// The rows of one decoded frame: its records, then its damage.
+fn frame_items(cat: &Catalogue, opts: &Options, f: &CapturedFrame, frame: &Frame, names: &super::Names, summary: &mut Summary, each: &mut impl FnMut(Item<'_>) -> bool) -> bool {
+    let origin = Origin { frame: f.index, time: f.timestamp, conn: f.conn, direction: f.direction, api_key: f.api_key.unwrap_or_default() };
+    let fields = records_fields(cat, opts.release.as_deref(), frame, names);
+    for rf in &fields {
+        if !opts.selection.place(rf.topic.as_ref(), rf.partition) {
+            let mut n = 0;
+            view::records(&rf.node.children, &mut |_| n += 1);
+            summary.records += n;
+            continue;
+        }
+        let mut rows = Vec::new();
+        view::records(&rf.node.children, &mut |r| rows.push(row(&origin, rf, r)));
+        summary.records += rows.len();
+        for r in rows.iter().filter(|r| opts.selection.record(r)) {
+            summary.records_shown += 1;
+            if !each(Item::Record(r)) {
+                return false;
+            }
+        }
+    }
+    let mut damage: Vec<DamageRow> = frame
+        .record_damage
+        .iter()
+        .map(|e| {
+            let within = fields.iter().find(|rf| (rf.node.offset..rf.node.end()).contains(&e.offset));
+            DamageRow { origin: origin.clone(), topic: within.and_then(|w| w.topic.clone()), partition: within.and_then(|w| w.partition), error: e.clone(), frame: false }
+        })
+        .collect();
+    if let Some(e) = &frame.error {
+        damage.push(DamageRow { origin: origin.clone(), topic: None, partition: None, error: e.clone(), frame: true });
+    }
+    for d in &damage {
+        if d.frame {
+            summary.malformed += 1;
+        } else {
+            summary.damage += 1;
+        }
+        // Damage outside the topic and partition selected is counted, not shown.
+        let shown = d.frame || opts.selection.place(d.topic.as_ref(), d.partition);
+        if shown {
+            summary.damage_shown += usize::from(!d.frame);
+            if !each(Item::Damage(d)) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// A records field of a frame's tree, with the topic and partition the
+/// fields around it name.
+struct RecordsField<'n> {
+    node: &'n Node,
+    topic: Option<Topic>,
+    partition: Option<i32>,
+}
+
+/// Every records field of the frame's body, found through the message's
+/// spec: each field node's declaration index picks its spec.
+fn records_fields<'n>(cat: &Catalogue, release: Option<&str>, frame: &'n Frame, names: &super::Names) -> Vec<RecordsField<'n>> {
+    let mut out = Vec::new();
+    let (Some(key), Some(version)) = (frame.api_key, frame.api_version) else { return out };
+    let kind = if frame.direction == Direction::Request { MessageKind::Request } else { MessageKind::Response };
+    let Some(spec) = cat.message(kind, key, version, release) else { return out };
+    let body = frame.root.children.iter().find(|c| c.role == Role::Structure && matches!(c.region, Region::RequestBody | Region::ResponseBody));
+    if let Some(body) = body {
+        walk(body, &spec.fields, (None, None), names, &mut out);
+    }
+    out
+}
+
+/// The field nodes of a struct node with their specs, tagged ones included.
+fn members<'n, 's>(node: &'n Node, fields: &'s [FieldSpec]) -> Vec<(&'s FieldSpec, &'n Node)> {
+    let mut out = Vec::new();
+    let mut take = |c: &'n Node| {
+        if let Role::Field { decl } = c.role {
+            if let Some(f) = fields.get(usize::from(decl)) {
+                out.push((f, c));
+            }
+        }
+    };
+    for c in &node.children {
+        match c.role {
+            Role::TaggedSection => c.children.iter().flat_map(|entry| &entry.children).for_each(&mut take),
+            _ => take(c),
+        }
+    }
+    out
+}
+
+/// Whether a field holds the partition index of the struct it is in: an
+/// int32 named as Kafka names it there (`Index` in Produce requests,
+/// `PartitionIndex` in Fetch and ShareFetch responses). The definitions
+/// give partitions no entity type, so the name is the protocol fact here.
+pub fn is_partition_index(f: &FieldSpec) -> bool {
+    matches!(f.ty, FieldType::Primitive(Primitive::Int32)) && matches!(f.name.as_str(), "PartitionIndex" | "Index" | "Partition" | "PartitionId")
+}
+
+fn walk<'n>(node: &'n Node, fields: &[FieldSpec], (mut topic, mut partition): (Option<Topic>, Option<i32>), names: &super::Names, out: &mut Vec<RecordsField<'n>>) {
+    let members = members(node, fields);
+    for (f, n) in &members {
+        match (topic_field(f), &n.value) {
+            (Some(TopicField::Name), Value::Str(Some(s))) if !s.is_empty() => topic = Some(Topic::Name(s.as_bytes().into())),
+            (Some(TopicField::Name), Value::InvalidUtf8(b)) => topic = Some(Topic::Name(b.to_vec().into())),
+            // The zero uuid is Kafka's "no id".
+            (Some(TopicField::Id), Value::Uuid(u)) if *u != [0; 16] => {
+                topic = Some(match names.id_name(u) {
+                    Some(name) => Topic::Name(name.into()),
+                    None => Topic::Id(*u),
+                })
+            }
+            (None, Value::Int(v)) if is_partition_index(f) => partition = i32::try_from(*v).ok(),
+            _ => {}
+        }
+    }
+    for (f, n) in members {
+        match &f.ty {
+            FieldType::Primitive(Primitive::Records) => out.push(RecordsField { node: n, topic: topic.clone(), partition }),
+            FieldType::Struct(_) => walk(n, &f.fields, (topic.clone(), partition), names, out),
+            FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => {
+                for e in n.children.iter().filter(|e| e.role == Role::Element) {
+                    walk(e, &f.fields, (topic.clone(), partition), names, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn row(origin: &Origin, rf: &RecordsField<'_>, r: view::RecordRef<'_>) -> RecordRow {
+    RecordRow {
+        origin: origin.clone(),
+        topic: rf.topic.clone(),
+        partition: rf.partition,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        control: r.control,
+        key: bytes_of(r.key),
+        value: bytes_of(r.value),
+        headers: r.headers.into_iter().map(|(k, v)| Header { key: bytes_of(k), value: bytes_of(v) }).collect(),
+    }
+}
+
+fn bytes_of(p: Payload<'_>) -> Data {
+    let schema = p.schema_registry().and_then(|(id, payload)| match &payload.value {
+        Value::Bytes(Some(b)) => Some((id, b.clone())),
+        _ => None,
+    });
+    Data { bytes: p.bytes().cloned(), schema, decoded: decoded(p.decoded()) }
+}
+
+/// The struct a key or value decoded to, or else the prefixes read.
+fn decoded(parts: &[Node]) -> Option<Decoded> {
+    if let Some(s) = parts.iter().find(|n| n.role == Role::Structure) {
+        let schema = match &s.note {
+            Some(v) => format!("{} {v}", s.name),
+            None => s.name.to_string(),
+        };
+        return Some(Decoded { schema: Some(schema), fields: crate::render::json::struct_object(s) });
+    }
+    let fields: serde_json::Map<String, serde_json::Value> = parts.iter().filter(|n| n.role == Role::Encoding).map(|n| (n.name.to_string(), crate::render::json::value_json(n))).collect();
+    (!fields.is_empty()).then_some(Decoded { schema: None, fields })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::CapturedFrame;
+    use serde_json::json;
+
+    fn produce(records: &[u8], topic: serde_json::Value) -> Bytes {
+        let cat = Catalogue::builtin();
+        let fs = crate::encode::FrameSpec { direction: Direction::Request, api_key: 0, version: 9, release: None };
+        let mut data = topic.as_object().cloned().unwrap_or_default();
+        data.insert("PartitionData".into(), json!([{"Index": 7, "Records": hex::encode(records)}]));
+        let body = json!({"TransactionalId": null, "Acks": -1, "TimeoutMs": 30000, "TopicData": [data]});
+        Bytes::from(crate::encode::encode_frame(cat, &fs, &crate::encode::frame::example_header(Direction::Request), body.as_object().unwrap()).unwrap())
+    }
+
+    fn captured(bytes: Bytes) -> CapturedFrame {
+        let addr: std::net::SocketAddr = "10.0.0.1:5000".parse().unwrap();
+        CapturedFrame {
+            index: 4,
+            timestamp: 1.5,
+            conn: 2,
+            from: addr,
+            to: addr,
+            direction: Direction::Request,
+            len: bytes.len(),
+            bytes,
+            correlation_id: Some(1),
+            api_key: Some(0),
+            api_version: Some(9),
+            after_gap: false,
+            offset: 0,
+        }
+    }
+
+    /// A record's key, value and headers.
+    type TestRecord<'a> = (Option<&'a [u8]>, Option<&'a [u8]>, &'a [(&'a str, &'a [u8])]);
+
+    /// A RecordBatch v2 of records, uncompressed, with a right checksum.
+    fn batch(base_offset: i64, records: &[TestRecord<'_>]) -> Vec<u8> {
+        fn varint(out: &mut Vec<u8>, v: i64) {
+            let mut u = ((v << 1) ^ (v >> 63)) as u64;
+            while u >= 0x80 {
+                out.push((u as u8 & 0x7f) | 0x80);
+                u >>= 7;
+            }
+            out.push(u as u8);
+        }
+        fn bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
+            match b {
+                None => varint(out, -1),
+                Some(b) => {
+                    varint(out, b.len() as i64);
+                    out.extend_from_slice(b);
+                }
+            }
+        }
+        let mut recs = Vec::new();
+        for (i, (k, v, hs)) in records.iter().enumerate() {
+            let mut body = vec![0u8];
+            varint(&mut body, i as i64 * 10);
+            varint(&mut body, i as i64);
+            bytes(&mut body, *k);
+            bytes(&mut body, *v);
+            varint(&mut body, hs.len() as i64);
+            for (hk, hv) in hs.iter() {
+                bytes(&mut body, Some(hk.as_bytes()));
+                bytes(&mut body, Some(hv));
+            }
+            varint(&mut recs, body.len() as i64);
+            recs.extend(body);
+        }
+        let mut after_crc = Vec::new();
+        after_crc.extend_from_slice(&0i16.to_be_bytes());
+        after_crc.extend_from_slice(&(records.len() as i32 - 1).to_be_bytes());
+        after_crc.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
+        after_crc.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
+        after_crc.extend_from_slice(&(-1i64).to_be_bytes());
+        after_crc.extend_from_slice(&(-1i16).to_be_bytes());
+        after_crc.extend_from_slice(&(-1i32).to_be_bytes());
+        after_crc.extend_from_slice(&(records.len() as i32).to_be_bytes());
+        after_crc.extend(recs);
+        let mut out = base_offset.to_be_bytes().to_vec();
+        out.extend_from_slice(&((after_crc.len() + 9) as i32).to_be_bytes());
+        out.extend_from_slice(&0i32.to_be_bytes());
+        out.push(2);
+        out.extend_from_slice(&crate::protocol::crc32c::crc32c(&after_crc).to_be_bytes());
+        out.extend(after_crc);
+        out
+    }
+
+    fn items(frame_bytes: Bytes, names: &super::super::Names, selection: Selection) -> (Vec<RecordRow>, Vec<DamageRow>) {
+        let cat = Catalogue::builtin();
+        let opts = Options { selection, ..Options::default() };
+        let f = captured(frame_bytes);
+        let frame = decode(cat, &opts, &f);
+        let (mut rows, mut damage) = (Vec::new(), Vec::new());
+        frame_items(cat, &opts, &f, &frame, names, &mut Summary::default(), &mut |i| {
+            match i {
+                Item::Record(r) => rows.push(r.clone()),
+                Item::Damage(d) => damage.push(d.clone()),
+            }
+            true
+        });
+        (rows, damage)
+    }
+
+    #[test]
+    fn rows_come_from_the_batches_with_their_topic_and_partition() {
+        let data = batch(40, &[(Some(b"k1"), Some(b"v1"), &[("h", b"x")]), (None, Some(b"\x00\x00\x00\x00\x11{\"a\":1}"), &[])]);
+        let (rows, damage) = items(produce(&data, json!({"Name": "orders"})), &Default::default(), Selection::default());
+        assert!(damage.is_empty(), "{damage:?}");
+        let seen: Vec<_> = rows.iter().map(|r| (r.topic.as_ref().map(Topic::text), r.partition, r.offset, r.timestamp)).collect();
+        assert_eq!(seen, [(Some("orders".into()), Some(7), 40, Some(1_700_000_000_000)), (Some("orders".into()), Some(7), 41, Some(1_700_000_000_010))]);
+        assert_eq!(rows[0].key.bytes.as_deref(), Some(&b"k1"[..]));
+        assert_eq!(rows[0].headers, [Header { key: Data { bytes: Some(Bytes::from_static(b"h")), ..Default::default() }, value: Data { bytes: Some(Bytes::from_static(b"x")), ..Default::default() } }]);
+        assert_eq!(rows[1].key.bytes, None);
+        assert_eq!(rows[1].value.schema, Some((17, Bytes::from_static(b"{\"a\":1}"))));
+        assert_eq!(rows[0].origin, Origin { frame: 4, time: 1.5, conn: 2, direction: Direction::Request, api_key: 0 });
+    }
+
+    #[test]
+    fn the_selection_picks_topic_partition_and_bytes() {
+        let data = batch(0, &[(Some(b"alpha"), Some(b"one"), &[]), (Some(b"beta"), Some(b"two"), &[("trace", b"needle")])]);
+        let frame = produce(&data, json!({"Name": "orders"}));
+        let keys = |s: Selection| items(frame.clone(), &Default::default(), s).0.iter().map(|r| r.offset).collect::<Vec<_>>();
+        assert_eq!(keys(Selection { topic: Some("orders".into()), ..Default::default() }), [0, 1]);
+        assert_eq!(keys(Selection { topic: Some("billing".into()), ..Default::default() }), [0i64; 0]);
+        assert_eq!(keys(Selection { partition: Some(7), ..Default::default() }), [0, 1]);
+        assert_eq!(keys(Selection { partition: Some(0), ..Default::default() }), [0i64; 0]);
+        assert_eq!(keys(Selection { grep: Some(b"needle".to_vec()), ..Default::default() }), [1]);
+        assert_eq!(keys(Selection { grep: Some(b"lph".to_vec()), ..Default::default() }), [0]);
+        assert_eq!(keys(Selection { grep: Some(b"two".to_vec()), ..Default::default() }), [1]);
+    }
+
+    #[test]
+    fn damage_is_a_row_of_its_own_in_its_topic() {
+        let mut data = batch(0, &[(Some(b"k"), Some(b"v"), &[])]);
+        data[30] ^= 1; // inside the checksummed bytes
+        let (rows, damage) = items(produce(&data, json!({"Name": "orders"})), &Default::default(), Selection::default());
+        assert_eq!(rows.len(), 1, "the records still read");
+        assert_eq!(damage.len(), 1);
+        assert!(damage[0].error.expected.contains("CRC-32C"), "{:?}", damage[0]);
+        assert_eq!((damage[0].topic.as_ref().map(Topic::text), damage[0].partition, damage[0].frame), (Some("orders".into()), Some(7), false));
+    }
+
+    #[test]
+    fn internal_topics_decode_through_their_schemas() {
+        // An OffsetCommitKey v0 (type 1): group, topic, partition.
+        let mut key = 1i16.to_be_bytes().to_vec();
+        for s in ["billing", "orders"] {
+            key.extend_from_slice(&(s.len() as i16).to_be_bytes());
+            key.extend_from_slice(s.as_bytes());
+        }
+        key.extend_from_slice(&3i32.to_be_bytes());
+        let data = batch(0, &[(Some(&key), None, &[])]);
+        let (rows, _) = items(produce(&data, json!({"Name": "__consumer_offsets"})), &Default::default(), Selection::default());
+        let d = rows[0].key.decoded.as_ref().expect("decoded");
+        assert_eq!(d.schema.as_deref(), Some("OffsetCommitKey v0"));
+        assert_eq!(serde_json::Value::Object(d.fields.clone()), json!({"group": "billing", "topic": "orders", "partition": 3}));
+        assert!(rows[0].key.schema.is_none(), "no framing on internal topics");
+    }
+}

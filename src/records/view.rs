@@ -1,0 +1,263 @@
+//! Records read back from the nodes [`super::batch`] and [`super::replay`]
+//! make: each record as a consumer sees it (offset, timestamp, key, value,
+//! headers), for views that list records instead of drawing their trees.
+//!
+//! The record format is not in the definitions, so its nodes carry no
+//! declaration index to look them up by: the names and types this module's
+//! own code gives them are the handle, and [`part`] is the one place that
+//! reads them.
+
+use super::batch::V2_FIELDS;
+use super::payload::{SR_PAYLOAD, SR_SCHEMA_ID};
+use crate::decode::{Node, Role, Value};
+
+/// One record of a records field, as a consumer sees it.
+#[derive(Clone, Debug)]
+pub struct RecordRef<'n> {
+    /// Its offset in the partition: the batch's base offset plus its delta,
+    /// or a legacy message's own (inner messages of a magic 1 wrapper counted
+    /// back from the wrapper's offset, which is the last one's).
+    pub offset: i64,
+    /// Milliseconds since the epoch: its CreateTime, or the batch's
+    /// LogAppendTime when the batch says so; `None` for magic 0 messages.
+    pub timestamp: Option<i64>,
+    /// From a control batch (transaction markers, KRaft control records).
+    pub control: bool,
+    pub key: Payload<'n>,
+    pub value: Payload<'n>,
+    /// Each header's key and value.
+    pub headers: Vec<(Payload<'n>, Payload<'n>)>,
+}
+
+/// A key, a value, or a header's key or value: its node, whose value is the bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Payload<'n> {
+    pub node: &'n Node,
+}
+
+impl<'n> Payload<'n> {
+    /// The bytes; `None` for null.
+    pub fn bytes(&self) -> Option<&'n bytes::Bytes> {
+        match &self.node.value {
+            Value::Bytes(b) => b.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The schema id and the payload's node, when the bytes are in Schema
+    /// Registry framing (shown for plain topics' keys and values:
+    /// [`super::payload::schema_registry_id`]).
+    pub fn schema_registry(&self) -> Option<(i32, &'n Node)> {
+        let mut id = None;
+        let mut payload = None;
+        for c in &self.node.children {
+            match part(c) {
+                Part::SchemaId => id = int(c).and_then(|v| i32::try_from(v).ok()),
+                Part::Payload => payload = Some(c),
+                _ => {}
+            }
+        }
+        id.zip(payload)
+    }
+
+    /// What the bytes decoded to through a schema (internal topics' keys and
+    /// values, control records): the prefixes read before the struct
+    /// (record type, version, …; `Role::Encoding` leaves) and the struct
+    /// (`Role::Structure`). Empty for plain bytes and for framing.
+    pub fn decoded(&self) -> &'n [Node] {
+        if self.schema_registry().is_some() {
+            return &[];
+        }
+        &self.node.children
+    }
+}
+
+/// Every record of the batches `stream` holds (a records field's children,
+/// or the batches of a log segment), in order. Records whose reading
+/// stopped at an error are left out: the frame's record damage says what
+/// and where, and views show that instead.
+pub fn records<'n>(stream: &'n [Node], each: &mut dyn FnMut(RecordRef<'n>)) {
+    for n in stream {
+        match part(n) {
+            Part::Batch => batch(n, each),
+            Part::Message => message(n, None, each),
+            _ => {}
+        }
+    }
+}
+
+/// A legacy wrapper message whose value holds inner messages.
+#[derive(Clone, Copy)]
+struct Wrapper {
+    magic: i64,
+    offset: i64,
+    log_append_time: Option<i64>,
+}
+
+fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
+    let (mut base_offset, mut attributes, mut base_timestamp, mut max_timestamp) = (None, None, None, None);
+    for c in &b.children {
+        match part(c) {
+            Part::BaseOffset => base_offset = int(c),
+            Part::Attributes => attributes = int(c),
+            Part::BaseTimestamp => base_timestamp = int(c),
+            Part::MaxTimestamp => max_timestamp = int(c),
+            _ => {}
+        }
+    }
+    let (Some(base_offset), Some(attributes)) = (base_offset, attributes) else { return };
+    let log_append_time = attributes & 0x08 != 0;
+    let control = attributes & 0x20 != 0;
+    let mut one = |r: &'n Node| {
+        if r.error().is_some() {
+            return;
+        }
+        let (mut ts_delta, mut offset_delta, mut key, mut value, mut headers) = (None, None, None, None, Vec::new());
+        for f in &r.children {
+            match part(f) {
+                Part::TimestampDelta => ts_delta = int(f),
+                Part::OffsetDelta => offset_delta = int(f),
+                Part::Key => key = Some(Payload { node: f }),
+                Part::Value => value = Some(Payload { node: f }),
+                Part::Headers => {
+                    for h in &f.children {
+                        let (mut hk, mut hv) = (None, None);
+                        for p in &h.children {
+                            match part(p) {
+                                Part::HeaderKey => hk = Some(Payload { node: p }),
+                                Part::HeaderValue => hv = Some(Payload { node: p }),
+                                _ => {}
+                            }
+                        }
+                        if let (Some(k), Some(v)) = (hk, hv) {
+                            headers.push((k, v));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let (Some(offset_delta), Some(key), Some(value)) = (offset_delta, key, value) else { return };
+        let timestamp = if log_append_time { max_timestamp } else { base_timestamp.zip(ts_delta).map(|(b, d)| b.wrapping_add(d)) };
+        each(RecordRef { offset: base_offset.wrapping_add(offset_delta), timestamp, control, key, value, headers });
+    };
+    for c in &b.children {
+        match part(c) {
+            Part::Record => one(c),
+            // A compressed batch: its records are under the decompressed data.
+            _ => {
+                for d in c.children.iter().filter(|d| d.role == Role::Decompressed) {
+                    d.children.iter().filter(|r| part(r) == Part::Record).for_each(&mut one);
+                }
+            }
+        }
+    }
+}
+
+/// A legacy message, or the messages inside a compressed wrapper (`within`).
+fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(RecordRef<'n>)) {
+    if m.error().is_some() {
+        return;
+    }
+    let (mut offset, mut magic, mut attributes, mut timestamp, mut key, mut value) = (None, None, None, None, None, None);
+    for c in &m.children {
+        match part(c) {
+            Part::Offset => offset = int(c),
+            Part::Magic => magic = int(c),
+            Part::Attributes => attributes = int(c),
+            Part::Timestamp => timestamp = int(c),
+            Part::Key => key = Some(Payload { node: c }),
+            Part::Value => value = Some(Payload { node: c }),
+            _ => {}
+        }
+    }
+    let (Some(offset), Some(magic), Some(attributes), Some(key), Some(value)) = (offset, magic, attributes, key, value) else { return };
+    let inner: Vec<&'n Node> = value.node.children.iter().filter(|d| d.role == Role::Decompressed).flat_map(|d| d.children.iter()).filter(|n| part(n) == Part::Message).collect();
+    if !inner.is_empty() {
+        let wrapper = Wrapper { magic, offset, log_append_time: (magic == 1 && attributes & 0x08 != 0).then_some(timestamp).flatten() };
+        // Magic 1 wrappers number their messages from 0; the wrapper has the last one's offset.
+        let last = inner.last().and_then(|n| n.children.iter().find(|c| part(c) == Part::Offset)).and_then(int).unwrap_or(0);
+        for n in inner {
+            message(n, Some(Wrapper { offset: wrapper.offset.wrapping_sub(last), ..wrapper }), each);
+        }
+        return;
+    }
+    let (offset, timestamp) = match within {
+        Some(w) if w.magic == 1 => (w.offset.wrapping_add(offset), w.log_append_time.or(timestamp)),
+        _ => (offset, timestamp),
+    };
+    each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new() });
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Batch,
+    Message,
+    Record,
+    BaseOffset,
+    Attributes,
+    BaseTimestamp,
+    MaxTimestamp,
+    TimestampDelta,
+    OffsetDelta,
+    Key,
+    Value,
+    Headers,
+    HeaderKey,
+    HeaderValue,
+    /// A legacy message's offset, magic and timestamp.
+    Offset,
+    Magic,
+    Timestamp,
+    SchemaId,
+    Payload,
+    Other,
+}
+
+const BASE_OFFSET: &str = V2_FIELDS[0].0;
+const MAGIC: &str = V2_FIELDS[3].0;
+const ATTRIBUTES: &str = V2_FIELDS[super::batch::ATTRIBUTES].0;
+const BASE_TIMESTAMP: &str = V2_FIELDS[7].0;
+const MAX_TIMESTAMP: &str = V2_FIELDS[8].0;
+
+/// What a node of a batch, record, header, legacy message or framed value
+/// is, by the type or name `batch.rs` and `payload.rs` give it: kwire's own
+/// structural names, read back in this one place (the record format has no
+/// definitions, so there is no declaration index to go by). Which of a
+/// batch's, a record's or a message's fields a name means is the caller's
+/// context (`attributes` is in all three).
+fn part(n: &Node) -> Part {
+    match (n.ty.as_str(), n.role) {
+        ("RecordBatch", Role::Element) => return Part::Batch,
+        ("Message", Role::Element) => return Part::Message,
+        ("Record", Role::Element) => return Part::Record,
+        _ => {}
+    }
+    match n.name.as_str() {
+        BASE_OFFSET => Part::BaseOffset,
+        ATTRIBUTES => Part::Attributes,
+        BASE_TIMESTAMP => Part::BaseTimestamp,
+        MAX_TIMESTAMP => Part::MaxTimestamp,
+        MAGIC => Part::Magic,
+        "timestampDelta" => Part::TimestampDelta,
+        "offsetDelta" => Part::OffsetDelta,
+        "key" => Part::Key,
+        "value" => Part::Value,
+        "headers" => Part::Headers,
+        "headerKey" => Part::HeaderKey,
+        "headerValue" => Part::HeaderValue,
+        "offset" => Part::Offset,
+        "timestamp" => Part::Timestamp,
+        SR_SCHEMA_ID => Part::SchemaId,
+        SR_PAYLOAD => Part::Payload,
+        _ => Part::Other,
+    }
+}
+
+fn int(n: &Node) -> Option<i64> {
+    match n.value {
+        Value::Int(v) => Some(v),
+        Value::Uint(v) => i64::try_from(v).ok(),
+        _ => None,
+    }
+}

@@ -1,0 +1,212 @@
+//! The records of a capture ([`crate::analysis::records_table`]) as a
+//! table, one line per record, or as JSON, one object per line; damaged
+//! record data as a line or object of its own. Text from the capture is
+//! escaped for terminals.
+
+use crate::analysis::records_table::{Data, DamageRow, Decoded, Item, Origin, RecordRow};
+use crate::analysis::Topic;
+use crate::decode::Direction;
+use crate::protocol::meanings::{utc_micros, utc_millis};
+use crate::render::escape::sanitize;
+use crate::render::json::to_text;
+use crate::schema::Catalogue;
+use serde_json::{json, Map, Value as Json};
+use std::io::{self, Write};
+
+/// Characters of a key shown in the table, of a value, of a header's value,
+/// and of a key or value decoded through a schema.
+const KEY_CHARS: usize = 32;
+const VALUE_CHARS: usize = 48;
+const HEADER_CHARS: usize = 32;
+const DECODED_CHARS: usize = 160;
+
+/// The table's first line.
+pub fn write_table_header(out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:<27} {:>4} {:<12} {:<16} {:>4} {:>8} {:<24} {:<16} {:<32} headers",
+        "time", "conn", "direction", "topic", "part", "offset", "timestamp", "key", "value"
+    )
+}
+
+/// One item as a table line: a record, or what is damaged (`!!`).
+pub fn write_table_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -> io::Result<()> {
+    match item {
+        Item::Record(r) => {
+            let mut key = preview(&r.key, KEY_CHARS);
+            if r.control {
+                key.insert_str(0, "[control] ");
+            }
+            let headers: Vec<String> = r.headers.iter().map(|h| format!("{}={}", preview(&h.key, HEADER_CHARS), preview(&h.value, HEADER_CHARS))).collect();
+            let timestamp = match r.timestamp {
+                Some(ms) => utc_millis(ms).unwrap_or_else(|| ms.to_string()),
+                None => "-".into(),
+            };
+            write_place(out, cat, &r.origin, r.topic.as_ref(), r.partition)?;
+            writeln!(out, " {:>8} {:<24} {:<16} {:<32} {}", r.offset, timestamp, key, preview(&r.value, VALUE_CHARS), headers.join(", "))
+        }
+        Item::Damage(d) => {
+            write_place(out, cat, &d.origin, d.topic.as_ref(), d.partition)?;
+            let what = if d.frame { "the frame did not decode" } else { "damaged record data" };
+            writeln!(out, " !! {what} {}", sanitize(&d.error.to_string()))
+        }
+    }
+}
+
+/// Time, connection, direction, topic and partition.
+fn write_place(out: &mut impl Write, cat: &Catalogue, o: &Origin, topic: Option<&Topic>, partition: Option<i32>) -> io::Result<()> {
+    let arrow = if o.direction == Direction::Request { "→" } else { "←" };
+    let api = cat.api_name(o.api_key).unwrap_or("?");
+    let topic = topic.map_or_else(|| "-".to_string(), |t| sanitize(&t.text()));
+    let partition = partition.map_or_else(|| "-".to_string(), |p| p.to_string());
+    write!(out, "{:<27} {:>4} {:<12} {:<16} {:>4}", time_text(o.time), o.conn, format!("{arrow} {api}"), topic, partition)
+}
+
+/// A capture time as a UTC date-time to the microsecond, or as seconds when it cannot be one.
+fn time_text(t: f64) -> String {
+    let us = (t * 1e6).round();
+    if us >= 0.0 && us < u64::MAX as f64 {
+        if let Some(text) = utc_micros(us as u64) {
+            return text;
+        }
+    }
+    format!("{t:.6}")
+}
+
+/// A key, value or header part in at most about `max` characters: text
+/// (escaped), `0x` hex when it is not UTF-8, `null`, `[schema N] …` for
+/// Schema Registry framing, or what it decoded to.
+fn preview(d: &Data, max: usize) -> String {
+    if let Some(decoded) = &d.decoded {
+        return cut(&decoded_text(decoded), DECODED_CHARS);
+    }
+    match (&d.bytes, &d.schema) {
+        (None, _) => "null".into(),
+        (Some(_), Some((id, payload))) => format!("[schema {id}] {}", plain(payload, max)),
+        (Some(b), None) => plain(b, max),
+    }
+}
+
+fn plain(b: &[u8], max: usize) -> String {
+    if b.is_empty() {
+        return "\"\"".into();
+    }
+    match std::str::from_utf8(b) {
+        Ok(s) => sanitize(&cut(s, max)),
+        Err(_) => {
+            let shown = max / 2;
+            let more = if b.len() > shown { "…" } else { "" };
+            format!("0x{}{more}", hex::encode(&b[..b.len().min(shown)]))
+        }
+    }
+}
+
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// `OffsetCommitKey v0 {"group":"billing",…}`, or the prefixes alone.
+fn decoded_text(d: &Decoded) -> String {
+    let fields = to_text(&Json::Object(d.fields.clone()));
+    match &d.schema {
+        Some(s) => format!("{} {fields}", sanitize(s)),
+        None => fields,
+    }
+}
+
+/// One item as a JSON object on a line.
+pub fn write_json_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -> io::Result<()> {
+    let obj = match item {
+        Item::Record(r) => record_json(cat, r),
+        Item::Damage(d) => damage_json(cat, d),
+    };
+    out.write_all(to_text(&Json::Object(obj)).as_bytes())?;
+    out.write_all(b"\n")
+}
+
+fn origin_json(cat: &Catalogue, o: &Origin, topic: Option<&Topic>, partition: Option<i32>) -> Map<String, Json> {
+    let mut m = Map::new();
+    m.insert("frame".into(), json!(o.frame));
+    m.insert("time".into(), serde_json::Number::from_f64(o.time).map_or(Json::Null, Json::Number));
+    m.insert("conn".into(), json!(o.conn));
+    m.insert("api".into(), json!(cat.api_name(o.api_key)));
+    m.insert("direction".into(), json!(o.direction.as_str()));
+    m.insert("topic".into(), topic.map_or(Json::Null, |t| json!(t.text())));
+    m.insert("partition".into(), json!(partition));
+    m
+}
+
+/// The record's object: `key` and `value` as text when UTF-8, else hex,
+/// with `key_hex` and `value_hex` always; the schema id of framed ones
+/// (`key_schema_id`, `schema_id`) and what internal topics' decoded to
+/// (`key_decoded`, `value_decoded`) when there is one.
+pub fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
+    let mut m = origin_json(cat, &r.origin, r.topic.as_ref(), r.partition);
+    m.insert("offset".into(), json!(r.offset));
+    m.insert("timestamp".into(), json!(r.timestamp));
+    for (name, d, schema_key) in [("key", &r.key, "key_schema_id"), ("value", &r.value, "schema_id")] {
+        m.insert(name.into(), text_or_hex(d));
+        m.insert(format!("{name}_hex"), hex_of(d));
+        if let Some((id, _)) = d.schema {
+            m.insert(schema_key.into(), json!(id));
+        }
+        if let Some(dec) = &d.decoded {
+            m.insert(format!("{name}_decoded"), json!({"schema": dec.schema, "fields": dec.fields}));
+        }
+    }
+    let headers: Vec<Json> = r.headers.iter().map(|h| json!({"key": text_or_hex(&h.key), "value": text_or_hex(&h.value), "value_hex": hex_of(&h.value)})).collect();
+    m.insert("headers".into(), Json::Array(headers));
+    if r.control {
+        m.insert("control".into(), json!(true));
+    }
+    m
+}
+
+fn damage_json(cat: &Catalogue, d: &DamageRow) -> Map<String, Json> {
+    let mut m = origin_json(cat, &d.origin, d.topic.as_ref(), d.partition);
+    let key = if d.frame { "error" } else { "record_error" };
+    m.insert(key.into(), json!({"offset": d.error.offset, "expected": d.error.expected}));
+    m
+}
+
+fn text_or_hex(d: &Data) -> Json {
+    match &d.bytes {
+        None => Json::Null,
+        Some(b) => match std::str::from_utf8(b) {
+            Ok(s) => json!(s),
+            Err(_) => json!(hex::encode(b)),
+        },
+    }
+}
+
+fn hex_of(d: &Data) -> Json {
+    d.bytes.as_ref().map_or(Json::Null, |b| json!(hex::encode(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn previews_escape_cut_and_mark_what_they_show() {
+        let d = |b: &[u8]| Data { bytes: Some(bytes::Bytes::copy_from_slice(b)), ..Default::default() };
+        assert_eq!(preview(&d(b"plain"), 10), "plain");
+        assert_eq!(preview(&d(b"\x1b[31mred"), 10), "\\u{1b}[31mred");
+        assert_eq!(preview(&d("é".repeat(12).as_bytes()), 10), format!("{}…", "é".repeat(10)));
+        assert_eq!(preview(&d(&[0xff, 0xfe, 0x00]), 10), "0xfffe00");
+        assert_eq!(preview(&d(&[0xff; 8]), 10), "0xffffffffff…");
+        assert_eq!(preview(&d(b""), 10), "\"\"");
+        assert_eq!(preview(&Data::default(), 10), "null");
+        let framed = Data { schema: Some((17, bytes::Bytes::from_static(b"{}"))), ..d(b"\x00\x00\x00\x00\x11{}") };
+        assert_eq!(preview(&framed, 10), "[schema 17] {}");
+    }
+
+    #[test]
+    fn capture_times_are_utc_to_the_microsecond() {
+        assert_eq!(time_text(1_700_000_000.001_002), "2023-11-14T22:13:20.001002Z");
+        assert_eq!(time_text(-1.5), "-1.500000");
+    }
+}
