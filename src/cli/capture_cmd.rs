@@ -50,6 +50,10 @@ pub struct CaptureArgs {
     /// decode` of a capture leaves it out, so its output is the decoder's alone.
     #[arg(skip = true)]
     pub provenance: bool,
+    /// The input is a stream (standard input, live traffic): each frame is
+    /// written out as it completes, whatever the output is.
+    #[arg(skip)]
+    pub streaming: bool,
 }
 
 struct Filter {
@@ -296,6 +300,7 @@ impl Endpoints {
 /// Stdout behind a large buffer; to a terminal, flushed after every frame.
 struct Out<'a> {
     w: std::io::BufWriter<std::io::StdoutLock<'a>>,
+    /// Write out at the end of each frame (a terminal, or a streamed input).
     terminal: bool,
 }
 
@@ -345,7 +350,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     }
     let format = args.output.format();
     let stdout = std::io::stdout();
-    let terminal = stdout.is_terminal();
+    let terminal = stdout.is_terminal() || args.streaming || args.file == "-";
     let mut out = Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, stdout.lock()), terminal };
     let mut status = exit::OK;
     let mut write_failed = false;

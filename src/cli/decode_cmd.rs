@@ -218,6 +218,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             budget: args.input.budget.clone(),
             tui: false,
             provenance: false,
+            streaming: false,
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, Box::new(std::io::Cursor::new(raw)));
     }

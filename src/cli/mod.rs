@@ -12,6 +12,7 @@ pub mod example_cmd;
 pub mod filter_args;
 pub mod inventory_cmd;
 pub mod primitive_cmd;
+pub mod proxy_cmd;
 pub mod records_cmd;
 pub mod report_cmd;
 pub mod send_cmd;
@@ -69,6 +70,8 @@ pub enum Command {
     Report(report_cmd::ReportArgs),
     /// Every frame of a capture (or file of frames) checked against the protocol: one finding per problem, exit 3 on errors.
     Check(check_cmd::CheckArgs),
+    /// A decoding proxy: clients talk to the broker through kwire, which prints every frame as it passes.
+    Proxy(proxy_cmd::ProxyArgs),
     /// Send one request to a broker and print its response decoded, byte by byte.
     Send(send_cmd::SendArgs),
     /// A broker's ApiVersions next to kwire's catalogue: what it serves, what kwire decodes, which release it matches.
@@ -124,6 +127,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::Check(args) => check_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Proxy(args) => proxy_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Send(args) => send_cmd::run_send(&cat, cli.kafka_release.as_deref(), &args),
         Command::Probe(args) => send_cmd::run_probe(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

@@ -1,0 +1,157 @@
+//! `kwire proxy`: a decoding proxy between clients and a broker. What
+//! passes is recorded as a capture (see `kwire::live`) and printed by the
+//! capture pipeline, so every `capture` format works on live traffic.
+
+use super::capture_cmd::CaptureArgs;
+use super::decode_cmd::{BudgetArgs, Format, OutputArgs};
+use super::exit;
+use clap::Args;
+use kwire::live::proxy::{Config, Proxy};
+use kwire::live::recorder::{self, Sink};
+use kwire::live::synth::PcapngWriter;
+use kwire::render::escape::sanitize;
+use kwire::schema::Catalogue;
+use std::io::Write;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  kwire proxy --listen 127.0.0.1:19092 --broker kafka-1:9092\n  kwire proxy --listen 127.0.0.1:19092 --broker kafka-1:9092 --format json --write-pcap session.pcapng\n  kwire proxy --listen 0.0.0.0:19092 --advertise-host proxy.local --broker kafka-1:9092 --map kafka-2:9092=0.0.0.0:19200\n\nClients connect to --listen. Every broker a response names gets a listener of its own (ports above --listen's, or --map), and responses name those listeners instead. Ctrl-C closes everything and flushes the pcap.")]
+pub struct ProxyArgs {
+    /// Where clients connect (for the bootstrap broker).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub listen: String,
+    /// The bootstrap broker.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub broker: String,
+    /// A broker's listener, instead of the next free port: BROKER_HOST:PORT=LOCAL_HOST:PORT (repeatable).
+    #[arg(long = "map", value_name = "BROKER=LOCAL")]
+    pub maps: Vec<String>,
+    /// The host name rewritten responses give clients (default: --listen's address).
+    #[arg(long, value_name = "HOST")]
+    pub advertise_host: Option<String>,
+    /// Decoded frames in this format instead of one line per frame.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Show descriptions in full in the tree.
+    #[arg(long)]
+    pub full_docs: bool,
+    /// Also write the traffic as pcapng (what the clients sent and received, in synthesized TCP packets).
+    #[arg(long, value_name = "FILE")]
+    pub write_pcap: Option<String>,
+    /// Responses up to this size that can carry broker endpoints are held whole to rewrite them; larger ones pass unchanged.
+    #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = kwire::budget::parse_bytes)]
+    pub rewrite_max: u64,
+    /// Seconds to wait for a broker to accept a connection.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub timeout: f64,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+fn socket_addr(text: &str, what: &str) -> Result<SocketAddr, String> {
+    text.to_socket_addrs().map_err(|e| format!("{what} {text}: {e}"))?.next().ok_or_else(|| format!("{what} {text}: no address"))
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
+    let listen = match socket_addr(&args.listen, "--listen") {
+        Ok(a) => a,
+        Err(e) => return usage(&e),
+    };
+    let mut maps = Vec::new();
+    for m in &args.maps {
+        let Some((broker, local)) = m.split_once('=') else { return usage(&format!("--map {m}: expected BROKER_HOST:PORT=LOCAL_HOST:PORT")) };
+        match socket_addr(local, "--map") {
+            Ok(l) => maps.push((broker.to_string(), l)),
+            Err(e) => return usage(&e),
+        }
+    }
+    let mut sinks: Vec<Sink> = Vec::new();
+    if let Some(path) = &args.write_pcap {
+        let file = match std::fs::File::create(path) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("kwire: {}: {e}", sanitize(path));
+                return exit::FAILURE;
+            }
+        };
+        match PcapngWriter::new(Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>) {
+            Ok(w) => sinks.push(w),
+            Err(e) => {
+                eprintln!("kwire: {}: {e}", sanitize(path));
+                return exit::FAILURE;
+            }
+        }
+    }
+    let (pipe_in, pipe_out) = recorder::pipe();
+    match PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>) {
+        Ok(w) => sinks.push(w),
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return exit::FAILURE;
+        }
+    }
+    let (rec, recording) = recorder::spawn(sinks);
+    // Listener and connection threads live until the process ends.
+    let cat: &'static Catalogue = Box::leak(Box::new(cat.clone()));
+    let cfg = Config {
+        listen,
+        advertise_host: args.advertise_host.clone().unwrap_or_else(|| listen.ip().to_string()),
+        broker: args.broker.clone(),
+        maps,
+        connect_timeout: Duration::try_from_secs_f64(args.timeout).unwrap_or(Duration::from_secs(10)),
+        rewrite_max: usize::try_from(args.rewrite_max).unwrap_or(usize::MAX),
+        release: release.map(str::to_string),
+    };
+    let signals = match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("kwire: cannot wait for Ctrl-C: {e}");
+            return exit::FAILURE;
+        }
+    };
+    if let Err(e) = Proxy::start(cat, cfg, Some(rec.clone())) {
+        eprintln!("kwire: proxy: {}", sanitize(&e));
+        return exit::FAILURE;
+    }
+    let capture = CaptureArgs {
+        file: "-".into(),
+        list: args.format.is_none(),
+        correlation_id: None,
+        filter: Default::default(),
+        frame: None,
+        port: None,
+        guess: false,
+        output: OutputArgs { format: args.format.unwrap_or(Format::Tree), json: false, full_docs: args.full_docs },
+        budget: args.budget.clone(),
+        tui: false,
+        provenance: true,
+        streaming: true,
+    };
+    let release_owned = release.map(str::to_string);
+    let printer = std::thread::Builder::new()
+        .name("kwire-printer".into())
+        .spawn(move || super::capture_cmd::run_on(cat, release_owned.as_deref(), &capture, None, Box::new(pipe_out)));
+    let mut signals = signals;
+    let _ = signals.forever().next();
+    eprintln!("kwire: proxy: closing");
+    rec.shutdown();
+    drop(rec);
+    let recorded = recording.join();
+    if let Ok(t) = printer {
+        let _ = t.join();
+    }
+    match recorded {
+        Ok(Ok(())) => exit::OK,
+        Ok(Err(e)) => {
+            eprintln!("kwire: writing the capture: {e}");
+            exit::FAILURE
+        }
+        Err(_) => exit::FAILURE,
+    }
+}
+
+fn usage(e: &str) -> i32 {
+    eprintln!("kwire: {}", sanitize(e));
+    exit::USAGE
+}
