@@ -56,7 +56,7 @@ pub fn run(cat: &Catalogue, args: &RecordsArgs) -> i32 {
             Err(status) => return status,
         }
     };
-    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, budget: args.budget.budget() };
+    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, budget: args.budget.budget(), topic_ids: Default::default() };
     let mut out = std::io::stdout().lock();
     match stream(cat, &ctx, BufReader::new(source), args.format, &mut out) {
         Ok(status) => status,

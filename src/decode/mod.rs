@@ -5,8 +5,10 @@ pub mod frame;
 pub mod guess;
 pub mod payload;
 pub mod reader;
+pub mod sasl;
+pub mod topic_ids;
 pub mod tree;
 pub mod values;
 
 pub use frame::{decode_frame, decode_frames, for_each_frame, DecodeOptions};
-pub use tree::{DecodeError, Direction, Frame, Node, Region, Role, Text, Value};
+pub use tree::{DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Text, Value};
