@@ -289,3 +289,42 @@ fn damaged_copies(cat: &Catalogue, bytes: &[u8], count: usize) {
         }
     }
 }
+
+/// With topic names tied to the ids a frame holds (as `capture` hands them to
+/// the decoder), TopicId fields get their notes and the records after them
+/// the named topic, the same both ways: every message with a TopicId field,
+/// each id named in turn as a plain and an internal topic.
+#[test]
+fn trees_from_the_tape_are_the_trees_from_reading_with_topic_ids_named() {
+    let cat = Catalogue::builtin();
+    let (mut frames, mut noted) = (0, 0);
+    for (d, key, v) in all_messages(cat) {
+        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+        let o = opts(d, key, v);
+        for seed in 0..2 {
+            let bytes = random_frame(cat, &fs, seed);
+            let plain = decode_frame(cat, Bytes::from(bytes.clone()), 0, &o);
+            let mut ids = Vec::new();
+            plain.root.walk(&mut |n, _| {
+                if let (true, kwire::decode::Value::Uuid(u)) = (n.name.eq_ignore_ascii_case("TopicId"), &n.value) {
+                    ids.push(*u);
+                }
+            });
+            if ids.is_empty() {
+                continue;
+            }
+            let mut named = kwire::decode::fields::TopicIds::default();
+            for (i, id) in ids.iter().enumerate() {
+                named.insert(*id, if (i + seed as usize).is_multiple_of(2) { b"__consumer_offsets" } else { b"orders" });
+            }
+            let o = DecodeOptions { topic_ids: named, ..o.clone() };
+            frames += 1;
+            if let Some(diff) = both_ways(cat, &bytes, &o) {
+                panic!("{d:?} {key} v{v} seed {seed}, topic ids named: {diff}");
+            }
+            let tree = decode_frame(cat, Bytes::from(bytes), 0, &o);
+            tree.root.walk(&mut |n, _| noted += usize::from(n.note.as_ref().is_some_and(|t| t.starts_with("(topic "))));
+        }
+    }
+    assert!(frames > 50 && noted >= frames, "{frames} frames, {noted} notes");
+}

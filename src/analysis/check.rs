@@ -244,6 +244,10 @@ impl<'c> Checker<'c> {
 
     /// Check one frame of a capture, in capture order.
     pub fn frame(&mut self, f: &CapturedFrame, out: &mut Vec<Finding>) {
+        // A SASL token after SaslHandshake v0 has no Kafka header to check.
+        if f.kind != crate::decode::FrameKind::Kafka {
+            return;
+        }
         let at = At::of(f);
         match f.direction {
             Direction::Request => self.request(f, at, out),

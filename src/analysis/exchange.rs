@@ -16,6 +16,7 @@
 //! never the frames themselves.
 
 use crate::capture::CapturedFrame;
+use crate::decode::fields::TopicIds;
 use crate::decode::values::{self, SlotKind, Val, Values};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -146,6 +147,8 @@ pub struct Names {
     id_index: HashMap<[u8; 16], u32>,
     /// Topic ids the capture tied to a name (a struct holding both), to the name's index.
     id_names: HashMap<[u8; 16], u32>,
+    /// The same ties as the decoder takes them: the name by id.
+    topic_ids: TopicIds,
 }
 
 impl Names {
@@ -164,6 +167,21 @@ impl Names {
         match self.topics.get(*self.id_names.get(id)? as usize)? {
             Topic::Name(name) => Some(name),
             Topic::Id(_) => None,
+        }
+    }
+
+    /// The topic names tied to topic ids so far, for the decoder
+    /// (`DecodeOptions::topic_ids`).
+    pub fn topic_ids(&self) -> &TopicIds {
+        &self.topic_ids
+    }
+
+    /// Tie topic id `id` to the topic name at index `name` (the latest tie wins).
+    fn tie(&mut self, id: [u8; 16], name: u32) {
+        if self.id_names.insert(id, name) != Some(name) {
+            if let Some(Topic::Name(n)) = self.topics.get(name as usize) {
+                self.topic_ids.insert(id, n);
+            }
         }
     }
 
@@ -302,8 +320,12 @@ impl<'c, M> Exchanges<'c, M> {
     }
 
     /// Take one frame of the capture, in the order the capture hands them on.
+    /// A SASL token (`FrameKind::SaslToken`) is in no exchange: it only marks the time.
     pub fn push<O: Observer<Mark = M>>(&mut self, f: &CapturedFrame, obs: &mut O) {
         self.saw(f.timestamp);
+        if f.kind.sasl_mechanism().is_some() {
+            return;
+        }
         let at = FrameAt { index: f.index, time: f.timestamp, bytes: f.len };
         match f.direction {
             Direction::Request => self.request(f, at, obs),
@@ -497,7 +519,7 @@ pub fn topic_field(f: &FieldSpec) -> Option<TopicField> {
     };
     match element {
         FieldType::Primitive(Primitive::String) if FieldMeaning::of(f) == FieldMeaning::TopicName => Some(TopicField::Name),
-        FieldType::Primitive(Primitive::Uuid) if f.name.eq_ignore_ascii_case("TopicId") => Some(TopicField::Id),
+        FieldType::Primitive(Primitive::Uuid) if FieldMeaning::of(f) == FieldMeaning::TopicId => Some(TopicField::Id),
         _ => None,
     }
 }
@@ -700,12 +722,88 @@ fn walk(tape: &Values, frame: &[u8], slot: u32, facts: &StructFacts, names: &mut
         }
     }
     match (name, id) {
-        (Some(n), Some(u)) => {
-            names.id_names.insert(u, n);
-        }
+        (Some(n), Some(u)) => names.tie(u, n),
         (None, Some(u)) => topics.push(names.intern_id(u)),
         _ => {}
     }
+}
+
+/// Learns the topic names a capture ties to topic ids, reading only the
+/// responses that can tie them: those whose message, at its version, has a
+/// struct with a topic name and a topic id (Metadata, CreateTopics,
+/// DeleteTopics, DescribeTopicPartitions at their newer versions). Every
+/// other frame is passed over without decoding. The ties go into [`Names`],
+/// as the exchanges' do.
+pub struct TopicIdLearner<'c> {
+    cat: &'c Catalogue,
+    release: Option<String>,
+    facts: FactReader,
+    names: Names,
+    /// Per response API and version the catalogue defines: whether it can tie.
+    ties: HashMap<(i16, i16), bool>,
+    topics: Vec<u32>,
+    errors: Vec<i16>,
+}
+
+impl<'c> TopicIdLearner<'c> {
+    pub fn new(cat: &'c Catalogue, release: Option<&str>) -> Self {
+        TopicIdLearner { cat, release: release.map(str::to_string), facts: FactReader::default(), names: Names::default(), ties: HashMap::new(), topics: Vec::new(), errors: Vec::new() }
+    }
+
+    /// Take one frame of the capture.
+    pub fn push(&mut self, f: &CapturedFrame) {
+        if f.direction != Direction::Response || f.kind.sasl_mechanism().is_some() || f.is_cut() {
+            return;
+        }
+        let Some(api) = f.api_key.zip(f.api_version) else { return };
+        if !self.can_tie(api) {
+            return;
+        }
+        let want = Wanted { client_id: false, topics: true, errors: false };
+        let pin = self.release.as_deref();
+        self.facts.read(self.cat, pin, f, MessageKind::Response, api, want, &mut self.names, (&mut self.topics, &mut self.errors));
+        self.topics.clear();
+        self.errors.clear();
+    }
+
+    fn can_tie(&mut self, api: (i16, i16)) -> bool {
+        if let Some(&t) = self.ties.get(&api) {
+            return t;
+        }
+        let pin = self.release.as_deref();
+        if self.cat.message(MessageKind::Response, api.0, api.1, pin).is_none() {
+            // Not cached: what is kept is bounded by the definitions, not the capture.
+            return false;
+        }
+        let want = Wanted { client_id: false, topics: true, errors: false };
+        let t = self.facts.body_facts(self.cat, pin, false, api, want).is_some_and(|f| ties_in(&f));
+        self.ties.insert(api, t);
+        t
+    }
+
+    /// The topic names tied to ids so far.
+    pub fn topic_ids(&self) -> &TopicIds {
+        self.names.topic_ids()
+    }
+}
+
+/// Whether some struct of these has a topic name and a topic id side by side.
+fn ties_in(facts: &StructFacts) -> bool {
+    let has = |want: fn(&Fact) -> bool| facts.by_decl.iter().flatten().any(want);
+    (has(|f| matches!(f, Fact::TopicName)) && has(|f| matches!(f, Fact::TopicId))) || facts.by_decl.iter().flatten().any(|f| matches!(f, Fact::Within(inner) if ties_in(inner)))
+}
+
+/// Read a whole capture for the topic names it ties to topic ids (a first pass,
+/// so that a name learned late still names the frames before it). What was
+/// read before a damaged or cut-short file ends is kept.
+pub fn learn_topic_ids<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: R, port: Option<u16>) -> TopicIds {
+    let mut learner = TopicIdLearner::new(cat, release);
+    let opts = crate::capture::CaptureOptions { port, ..Default::default() };
+    let _ = crate::capture::for_each_frame_with(cat, input, &opts, |f| {
+        learner.push(&f);
+        true
+    });
+    learner.topic_ids().clone()
 }
 
 /// What reading a capture for an analysis found besides its exchanges: the

@@ -443,6 +443,7 @@ mod tests {
             api_version: Some(9),
             after_gap: false,
             offset: 0,
+            kind: crate::decode::FrameKind::Kafka,
         }
     }
 

@@ -10,10 +10,11 @@
 
 use super::link::Segment;
 use super::candidates::{decodes_cleanly, header_at, request_header, Header, Resync};
+use super::sasl::Sasl;
 use super::skips::Run;
 pub use super::skips::{SkipReason, Skipped, StreamCut};
 use super::tcp::{Chunk, HalfStream};
-use crate::decode::{decode_frame, DecodeOptions, Direction};
+use crate::decode::{decode_frame, DecodeOptions, Direction, FrameKind};
 use crate::schema::Catalogue;
 use bytes::{Buf, Bytes, BytesMut};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -47,6 +48,9 @@ pub struct CapturedFrame {
     pub from: SocketAddr,
     pub to: SocketAddr,
     pub direction: Direction,
+    /// A Kafka frame, or a SASL token after SaslHandshake v0 (`capture::sasl`),
+    /// which has no correlation id, api key or version.
+    pub kind: FrameKind,
     pub bytes: Bytes,
     pub correlation_id: Option<i32>,
     /// For requests from the header; for responses from the paired request.
@@ -240,6 +244,8 @@ struct Conn {
     not_kafka: bool,
     /// Correlation id → (api key, version) of requests awaiting a response.
     outstanding: HashMap<i32, (i16, i16)>,
+    /// SASL authentication: whether frames are tokens.
+    sasl: Sasl,
 }
 
 /// Tracks every connection of a capture and emits frames as they complete.
@@ -408,7 +414,7 @@ impl<'c> Flows<'c> {
             Some(x) => x,
             None => {
                 let id = self.conns.len();
-                self.conns.push(Conn { id, ends: [from, to], halves: [Half::default(), Half::default()], client: None, not_kafka: false, outstanding: HashMap::new() });
+                self.conns.push(Conn { id, ends: [from, to], halves: [Half::default(), Half::default()], client: None, not_kafka: false, outstanding: HashMap::new(), sasl: Sasl::Off });
                 self.index.insert((from, to), (id, 0));
                 self.index.insert((to, from), (id, 1));
                 (id, 0)
@@ -597,7 +603,7 @@ impl<'c> Flows<'c> {
                 continue;
             }
             let is_request = conn.client == Some(hi);
-            let Conn { halves, outstanding, .. } = conn;
+            let Conn { halves, outstanding, sasl, .. } = conn;
             let half = &mut halves[hi];
             if let Some(c) = &half.cutting {
                 if c.remaining > 0 {
@@ -624,7 +630,7 @@ impl<'c> Flows<'c> {
             }
             let total = 4 + size as usize;
             if half.buf.len() < total {
-                if let Some(cut) = &self.cut {
+                if let Some(cut) = self.cut.as_ref().filter(|_| !sasl.tokens()) {
                     if total > cut.above && half.buf.len() <= cut.above {
                         // Skip the body if the header is within what came so far.
                         let pair = if is_request { None } else { outstanding.get(&i32_at(&half.buf, 4)).copied() };
@@ -670,6 +676,13 @@ impl<'c> Flows<'c> {
         let offset = half.at - len as u64;
         half.restamp = true;
         let (from, to) = if hi == 0 { (conn.ends[0], conn.ends[1]) } else { (conn.ends[1], conn.ends[0]) };
+        if let Some(mechanism) = conn.sasl.token(self.cat, is_request, &bytes, bytes.len() < len, &conn.outstanding, &mut self.effort) {
+            let direction = if is_request { Direction::Request } else { Direction::Response };
+            let kind = FrameKind::SaslToken { mechanism };
+            out.push(Captured::Frame(CapturedFrame { index: self.emitted, timestamp, conn: conn.id, from, to, direction, kind, bytes, correlation_id: None, api_key: None, api_version: None, after_gap, offset, len }));
+            self.emitted += 1;
+            return;
+        }
         let corr_at = if is_request { 8 } else { 4 };
         let correlation_id = bytes.get(corr_at..corr_at + 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         let (direction, api_key, api_version) = if is_request {
@@ -678,12 +691,15 @@ impl<'c> Flows<'c> {
             if let (Some(c), Some(k), Some(v)) = (correlation_id, key, ver) {
                 conn.outstanding.insert(c, (k, v));
             }
+            conn.sasl.request(self.cat, key.zip(ver), correlation_id, &bytes);
             (Direction::Request, key, ver)
         } else {
             let paired = correlation_id.and_then(|c| conn.outstanding.remove(&c));
+            conn.sasl.response(self.cat, paired, correlation_id, &bytes);
             (Direction::Response, paired.map(|p| p.0), paired.map(|p| p.1))
         };
-        out.push(Captured::Frame(CapturedFrame { index: self.emitted, timestamp, conn: conn.id, from, to, direction, bytes, correlation_id, api_key, api_version, after_gap, offset, len }));
+        let kind = FrameKind::Kafka;
+        out.push(Captured::Frame(CapturedFrame { index: self.emitted, timestamp, conn: conn.id, from, to, direction, kind, bytes, correlation_id, api_key, api_version, after_gap, offset, len }));
         self.emitted += 1;
     }
 

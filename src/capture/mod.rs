@@ -6,6 +6,7 @@ pub mod candidates;
 pub mod flows;
 pub mod link;
 pub mod pcap;
+mod sasl;
 pub mod skips;
 pub mod tcp;
 

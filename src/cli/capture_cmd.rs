@@ -3,14 +3,17 @@
 use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::exit;
 use clap::Args;
-use kwire::analysis::exchange::{Exchange, Exchanges, Observer};
+use kwire::analysis::exchange::{learn_topic_ids, Exchange, Exchanges, Observer, TopicIdLearner};
 use kwire::analysis::Filter as ExchangeFilter;
 use kwire::capture::{complete_prefix, for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
 use kwire::decode::guess::guess_response;
-use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Value};
+use kwire::decode::fields::TopicIds;
+use kwire::decode::sasl::token_frame;
+use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, FrameKind, Value};
 use kwire::render::digits::{push_int, push_uint};
 use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
@@ -91,7 +94,11 @@ pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame
 }
 
 /// [`decode_captured`] with more options (`values_only` for `--format json`).
+/// A SASL token is never decoded: its frame is its size and its bytes.
 fn decode_captured_as(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, base: DecodeOptions) -> (Frame, Option<String>) {
+    if let FrameKind::SaslToken { mechanism } = &f.kind {
+        return (token_frame(f.bytes.clone(), 0, f.direction, mechanism.clone()), None);
+    }
     let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), ..base };
     let mut note = None;
     if f.direction == Direction::Response {
@@ -326,18 +333,102 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
         Ok(f) => f,
         Err(status) => return status,
     };
-    match super::open_input(&args.file) {
-        Ok(input) => run_selected(cat, release, args, selection, input),
-        Err(status) => status,
+    let source = match args.file.as_str() {
+        "-" => Source::Stdin,
+        path => Source::File(path),
+    };
+    run_selected(cat, release, args, selection, source)
+}
+
+/// Decode a capture already read (`kwire decode` hands pcaps over here).
+pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: Option<i16>, capture: Vec<u8>) -> i32 {
+    run_selected(cat, release, args, ExchangeFilter { api, ..Default::default() }, Source::Memory(bytes::Bytes::from(capture)))
+}
+
+/// A capture streamed from elsewhere in the process (the proxy's traffic),
+/// read once as it comes.
+pub fn run_on_stream(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, input: Box<dyn std::io::Read>) -> i32 {
+    let selection = match args.filter.resolve(cat) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
+    run_selected(cat, release, args, selection, Source::Stream(RefCell::new(Some(input))))
+}
+
+/// Where a capture is read from: standard input or a stream once, a file or
+/// bytes in memory as often as needed.
+enum Source<'a> {
+    Stdin,
+    File(&'a str),
+    Memory(bytes::Bytes),
+    Stream(RefCell<Option<Box<dyn std::io::Read>>>),
+}
+
+impl Source<'_> {
+    /// Whether a second reading gives the same bytes (not a pipe or a FIFO).
+    fn rereadable(&self) -> bool {
+        match self {
+            Source::Stdin | Source::Stream(_) => false,
+            Source::File(path) => std::fs::metadata(path).is_ok_and(|m| m.is_file()),
+            Source::Memory(_) => true,
+        }
+    }
+
+    fn open(&self) -> Result<Box<dyn std::io::Read>, i32> {
+        match self {
+            Source::Stdin => super::open_input("-"),
+            Source::File(path) => super::open_input(path),
+            Source::Memory(b) => Ok(Box::new(std::io::Cursor::new(b.clone()))),
+            Source::Stream(s) => s.borrow_mut().take().ok_or(exit::FAILURE),
+        }
     }
 }
 
-/// Decode a capture already opened (`kwire decode` hands pcaps over here).
-pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: Option<i16>, input: Box<dyn std::io::Read>) -> i32 {
-    run_selected(cat, release, args, ExchangeFilter { api, ..Default::default() }, input)
+/// The topic names a capture ties to topic ids, for the notes on TopicId
+/// fields. A file or bytes in memory are read twice: a first pass decodes
+/// only the responses that tie names to ids (`TopicIdLearner`), so a name
+/// learned late in the capture names the frames before it too. Standard
+/// input (or a pipe) is read once and never held: the names tied so far
+/// name each frame.
+struct TopicNames<'c> {
+    /// From the first pass.
+    whole: TopicIds,
+    /// Learned as the capture goes (standard input).
+    streaming: Option<RefCell<TopicIdLearner<'c>>>,
 }
 
-fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, selection: ExchangeFilter, input: Box<dyn std::io::Read>) -> i32 {
+impl<'c> TopicNames<'c> {
+    fn new(cat: &'c Catalogue, release: Option<&str>, source: &Source<'_>, port: Option<u16>, needed: bool) -> Self {
+        let mut names = TopicNames { whole: TopicIds::default(), streaming: None };
+        if !needed {
+            return names;
+        }
+        if !source.rereadable() {
+            names.streaming = Some(RefCell::new(TopicIdLearner::new(cat, release)));
+        } else if let Ok(input) = source.open() {
+            names.whole = learn_topic_ids(cat, release, input, port);
+        }
+        names
+    }
+
+    /// Take a frame of the capture (every one, selected or not), before it is shown.
+    fn learn(&self, c: &Captured) {
+        if let (Some(l), Captured::Frame(f)) = (&self.streaming, c) {
+            l.borrow_mut().push(f);
+        }
+    }
+
+    /// The names for decoding the frame at hand (a shared map: dropped with the
+    /// decode options, so that learning goes on in place).
+    fn now(&self) -> TopicIds {
+        match &self.streaming {
+            Some(l) => l.borrow().topic_ids().clone(),
+            None => self.whole.clone(),
+        }
+    }
+}
+
+fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, selection: ExchangeFilter, source: Source<'_>) -> i32 {
     let filter = Filter {
         api: selection.api,
         correlation_id: args.correlation_id,
@@ -345,10 +436,17 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         frame: args.frame,
         exchanges: selection.needs_exchanges().then_some(selection),
     };
-    if args.tui {
-        return explore_capture(cat, release, args, &filter, input);
-    }
     let format = args.output.format();
+    // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
+    let trees = args.tui || (!args.list && matches!(format, Format::Tree | Format::TreeJson));
+    let names = TopicNames::new(cat, release, &source, args.port, trees);
+    let input = match source.open() {
+        Ok(i) => i,
+        Err(status) => return status,
+    };
+    if args.tui {
+        return explore_capture(cat, release, args, &filter, input, &names);
+    }
     let stdout = std::io::stdout();
     let terminal = stdout.is_terminal() || args.streaming || args.file == "-";
     let mut out = Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, stdout.lock()), terminal };
@@ -391,7 +489,26 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
             }
         };
         let gap = if f.after_gap { " [after gap]" } else { "" };
-        let res = if args.list {
+        let res = if let (true, Some(mechanism)) = (args.list, f.kind.sasl_mechanism()) {
+            // `{:>5} {:>17.6} conn {} {client} {arrow} {server} SASL token ({mechanism}) {}B{gap} auth_bytes={}B`:
+            // the token's bytes (a password, for PLAIN) are not shown.
+            line.clear();
+            push_uint(&mut line, f.index as u64, 5);
+            line.push(b' ');
+            push_timestamp(&mut line, f.timestamp);
+            line.push(b' ');
+            line.extend_from_slice(endpoints.get(&f).as_bytes());
+            line.extend_from_slice(b"SASL token (");
+            line.extend_from_slice(sanitize(mechanism).as_bytes());
+            line.extend_from_slice(b") ");
+            push_uint(&mut line, f.len as u64, 0);
+            line.push(b'B');
+            line.extend_from_slice(gap.as_bytes());
+            line.extend_from_slice(b" auth_bytes=");
+            push_uint(&mut line, f.len.saturating_sub(4) as u64, 0);
+            line.extend_from_slice(b"B\n");
+            out.write_all(&line).and_then(|_| out.flush())
+        } else if args.list {
             let entry = listed.entry(cat, release, &f, args.guess, &mut quoted);
             if entry.error {
                 status = exit::MALFORMED;
@@ -433,7 +550,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         } else {
             // The JSON contract needs values only (records stay hex).
             let values_only = format == Format::Json;
-            let (frame, note) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { values_only, ..whole_capture.clone() });
+            let (frame, note) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() });
             if frame.error.is_some() {
                 status = exit::MALFORMED;
             }
@@ -449,7 +566,10 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         }
         true
     };
-    let stats = for_each_captured(cat, input, &opts, |c| selected.take(c, &mut handle));
+    let stats = for_each_captured(cat, input, &opts, |c| {
+        names.learn(&c);
+        selected.take(c, &mut handle)
+    });
     if stats.is_ok() {
         selected.finish(&mut handle);
     }
@@ -870,7 +990,7 @@ impl Listed {
 }
 
 /// `--tui`: decode the selected frames, then explore them.
-fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read>) -> i32 {
+fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read>, names: &TopicNames<'_>) -> i32 {
     let mut frames = Vec::new();
     let mut skipped = SkipTally::default();
     let opts = CaptureOptions { port: args.port, ..Default::default() };
@@ -880,7 +1000,7 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
     let mut handle = |c| {
         match c {
             Captured::Frame(f) => {
-                let (frame, _) = decode_captured_as(cat, release, &f, args.guess, whole_capture.clone());
+                let (frame, _) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { topic_ids: names.now(), ..whole_capture.clone() });
                 frames.push(frame);
             }
             Captured::Skipped(s) if filter.conn.is_none_or(|c| c == s.conn) => {
@@ -891,7 +1011,10 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
         }
         true
     };
-    let stats = for_each_captured(cat, input, &opts, |c| selected.take(c, &mut handle));
+    let stats = for_each_captured(cat, input, &opts, |c| {
+        names.learn(&c);
+        selected.take(c, &mut handle)
+    });
     if stats.is_ok() {
         selected.finish(&mut handle);
     }

@@ -148,6 +148,7 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
         values_only: false,
         annotated_tape: false,
         read_into_nodes: false,
+        topic_ids: Default::default(),
     })
 }
 
@@ -220,7 +221,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             provenance: false,
             streaming: false,
         };
-        return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, Box::new(std::io::Cursor::new(raw)));
+        return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, raw);
     }
     let mut frames = match frames_from(cat, &args.input, raw, &opts) {
         Ok(f) => f,
@@ -367,6 +368,7 @@ pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version:
         Format::Grid => {
             let frame = kwire::decode::Frame {
                 direction: Direction::Request,
+                kind: Default::default(),
                 api_key: None,
                 api_version: None,
                 header_version: None,

@@ -131,7 +131,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let release_owned = release.map(str::to_string);
     let printer = std::thread::Builder::new()
         .name("kwire-printer".into())
-        .spawn(move || super::capture_cmd::run_on(cat, release_owned.as_deref(), &capture, None, Box::new(pipe_out)));
+        .spawn(move || super::capture_cmd::run_on_stream(cat, release_owned.as_deref(), &capture, Box::new(pipe_out)));
     let mut signals = signals;
     let _ = signals.forever().next();
     eprintln!("kwire: proxy: closing");

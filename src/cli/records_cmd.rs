@@ -99,7 +99,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         eprintln!("kwire: {option} selects the records of a capture; this input is not a pcap or pcapng file");
         return exit::USAGE;
     }
-    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, budget: args.budget.budget() };
+    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, budget: args.budget.budget(), topic_ids: Default::default() };
     let mut out = std::io::stdout().lock();
     match stream(cat, &ctx, BufReader::new(source), format, &mut out) {
         Ok(status) => status,

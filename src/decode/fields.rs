@@ -2,6 +2,7 @@
 //! version, header and record type, driven by the catalogue's field specs.
 
 use super::reader::Reader;
+pub use super::topic_ids::TopicIds;
 use crate::budget::Budget;
 use super::problem::{ErrorKind, Warning, WarningKind};
 use super::tree::{push_with, DecodeError, Node, Region, Role, Text, Value};
@@ -22,8 +23,9 @@ pub enum Naming {
 }
 
 /// What the decoder learns on the way and needs further on: which topic the
-/// records belong to, the group protocol type, and resource limits.
-#[derive(Clone, Debug)]
+/// records belong to, the group protocol type, the topic names a capture tied
+/// to topic ids, and resource limits.
+#[derive(Clone, Debug, Default)]
 pub struct Context {
     /// The topic of the records being decoded (from `--topic` or the enclosing topic name).
     pub topic: Option<String>,
@@ -33,12 +35,8 @@ pub struct Context {
     pub protocol_type: Option<String>,
     /// The input's budget for decompression and what it expands into.
     pub budget: Budget,
-}
-
-impl Default for Context {
-    fn default() -> Self {
-        Context { topic: None, topic_forced: false, protocol_type: None, budget: Budget::default() }
-    }
+    /// Topic names by topic id, learned across a capture (empty elsewhere).
+    pub topic_ids: TopicIds,
 }
 
 pub struct FieldDecoder<'a, 'c> {
@@ -171,6 +169,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 FieldMeaning::ProtocolType => self.ctx.protocol_type = Some(s.to_string()),
                 _ => {}
             },
+            // A topic named by id: its records are the named topic's when the
+            // capture tied the id to a name (the zero uuid is Kafka's "no id").
+            (Value::Uuid(u), Primitive::Uuid) if *u != [0; 16] && !self.ctx.topic_forced && meaning(f) == FieldMeaning::TopicId => {
+                self.ctx.topic = self.ctx.topic_ids.name(u).map(str::to_string);
+            }
             (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" => {
                 if crate::records::BatchDecoder::plausible(b) {
                     // The value's bytes end where the reader stands (the node's length is set later).
@@ -276,7 +279,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Primitive::Uint16 => Value::Uint(r.u16(name)?.into()),
             Primitive::Uint32 => Value::Uint(r.u32(name)?.into()),
             Primitive::Float64 => Value::Float(r.f64(name)?),
-            Primitive::Uuid => Value::Uuid(r.uuid(name)?),
+            Primitive::Uuid => {
+                let u = r.uuid(name)?;
+                node.note = self.uuid_note(f, &u);
+                Value::Uuid(u)
+            }
             Primitive::String => {
                 let (len, form) = self.read_length(compact, false, name)?;
                 node.note = Some(form.note());
@@ -308,6 +315,14 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             }
         };
         Ok(())
+    }
+
+    /// The note of a uuid: for a topic id the capture tied to a name, `(topic "orders")`.
+    fn uuid_note(&self, f: &FieldSpec, u: &[u8; 16]) -> Option<Text> {
+        match self.ctx.topic_ids.is_empty() {
+            true => None,
+            false => (meaning(f) == FieldMeaning::TopicId).then(|| self.ctx.topic_ids.note(u)).flatten(),
+        }
     }
 
     /// A string/bytes length: compact uvarint(n+1) with 0 = null, or int16/int32 with -1 = null.

@@ -4,7 +4,7 @@ use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
 use crate::budget::{Budget, Held};
 use super::reader::Reader;
 use super::problem::{ErrorKind, Warning, WarningKind};
-use super::tree::{push_with, DecodeError, Direction, Frame, Node, Region, Role, Value};
+use super::tree::{push_with, DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};
 use super::values::{self, Values};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
 use crate::schema::plan::StructPlan;
@@ -37,6 +37,9 @@ pub struct DecodeOptions {
     /// Build the annotated tree by reading the bytes into nodes, never from an
     /// annotated tape: the reference the tape's trees are tested against.
     pub read_into_nodes: bool,
+    /// Topic names by topic id, learned across a capture: TopicId fields are
+    /// noted with their topic's name (the values decoded are the same).
+    pub topic_ids: super::fields::TopicIds,
 }
 
 impl DecodeOptions {
@@ -51,6 +54,7 @@ impl DecodeOptions {
             topic_forced: self.topic.is_some(),
             protocol_type: None,
             budget: self.budget.clone(),
+            topic_ids: self.topic_ids.clone(),
         }
     }
 }
@@ -144,6 +148,7 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
     let direction = opts.direction.unwrap_or(Direction::Request);
     let mut frame = Frame {
         direction,
+        kind: FrameKind::Kafka,
         api_key: opts.api_key,
         api_version: opts.api_version,
         header_version: None,

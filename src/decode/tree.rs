@@ -462,10 +462,35 @@ impl Direction {
     }
 }
 
+/// What a frame on the wire carries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum FrameKind {
+    /// A Kafka request or response: a header, then a body.
+    #[default]
+    Kafka,
+    /// A SASL token: after a SaslHandshake v0 that the broker accepted, the
+    /// client and the broker exchange the mechanism's tokens as size-prefixed
+    /// bytes with no Kafka header (see `capture::flows`). `mechanism` is what
+    /// the handshake named, as sent (not checked; escape it to show it).
+    SaslToken { mechanism: Arc<str> },
+}
+
+impl FrameKind {
+    /// The SASL mechanism of a token; `None` for a Kafka frame.
+    pub fn sasl_mechanism(&self) -> Option<&str> {
+        match self {
+            FrameKind::Kafka => None,
+            FrameKind::SaslToken { mechanism } => Some(mechanism),
+        }
+    }
+}
+
 /// One decoded frame: the tree plus what identifies the message.
 #[derive(Clone, Debug)]
 pub struct Frame {
     pub direction: Direction,
+    /// A Kafka message, or a SASL token (no header, no api key).
+    pub kind: FrameKind,
     pub api_key: Option<i16>,
     pub api_version: Option<i16>,
     pub header_version: Option<i16>,

@@ -21,9 +21,20 @@ use serde_json::{json, Map, Value as Json};
 use std::cell::Cell;
 use std::io;
 
-/// The JSON contract: `{kind, api_key, api_version, header, body}` keyed by schema names.
+/// The JSON contract: `{kind, api_key, api_version, header, body}` keyed by
+/// schema names; a SASL token is `{kind: "sasl_token", direction, mechanism, auth_bytes}`.
 pub fn frame_contract(frame: &Frame) -> Json {
     let mut obj = Map::new();
+    if let Some(mechanism) = frame.kind.sasl_mechanism() {
+        obj.insert("kind".into(), json!(SASL_TOKEN_KIND));
+        obj.insert("direction".into(), json!(frame.direction.as_str()));
+        obj.insert("mechanism".into(), json!(mechanism));
+        obj.insert("auth_bytes".into(), token_bytes(frame).map_or(Json::Null, |b| json!(hex::encode(b))));
+        if let Some(e) = &frame.error {
+            obj.insert("error".into(), json!({"offset": e.offset, "expected": e.expected}));
+        }
+        return Json::Object(obj);
+    }
     obj.insert("kind".into(), json!(frame.direction.as_str()));
     obj.insert("api_key".into(), json!(frame.api_key));
     obj.insert("api_version".into(), json!(frame.api_version));
@@ -47,6 +58,44 @@ pub fn frame_contract(frame: &Frame) -> Json {
 
 /// The frame-level member holding the wire bytes of values JSON cannot carry exactly.
 pub const RAW_KEY: &str = "_raw";
+
+/// The `kind` of a SASL token's object, in the contract and in tree JSON.
+pub const SASL_TOKEN_KIND: &str = "sasl_token";
+
+/// A SASL token's bytes, as its tree holds them (`decode::sasl`).
+pub(crate) fn token_bytes(frame: &Frame) -> Option<&[u8]> {
+    frame.root.children.iter().find(|c| c.name == "authBytes").and_then(|c| match &c.value {
+        Value::Bytes(Some(b)) => Some(&b[..]),
+        _ => None,
+    })
+}
+
+/// [`write_contract`] of a SASL token: `{"kind":"sasl_token","direction","mechanism","auth_bytes"}`.
+fn write_token_contract(frame: &Frame, mechanism: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"kind\":");
+    write_json_str(out, SASL_TOKEN_KIND);
+    out.extend_from_slice(b",\"direction\":");
+    write_json_str(out, frame.direction.as_str());
+    out.extend_from_slice(b",\"mechanism\":");
+    write_json_str(out, mechanism);
+    out.extend_from_slice(b",\"auth_bytes\":");
+    match token_bytes(frame) {
+        Some(b) => {
+            out.push(b'"');
+            write_hex(out, b);
+            out.push(b'"');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    if let Some(e) = &frame.error {
+        out.extend_from_slice(b",\"error\":{\"offset\":");
+        push_uint(out, e.offset as u64, 0);
+        out.extend_from_slice(b",\"expected\":");
+        write_json_str(out, &e.expected);
+        out.push(b'}');
+    }
+    out.push(b'}');
+}
 
 /// A float64 in the contract: a JSON number, or `"NaN"`, `"inf"`, `"-inf"`
 /// (JSON has no numbers for them).
@@ -120,6 +169,9 @@ pub fn value_json(node: &Node) -> Json {
 /// `frame_contract(frame).to_string()` without building a `serde_json::Value`
 /// (what `--format json` prints; several times faster on large frames).
 pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
+    if let Some(mechanism) = frame.kind.sasl_mechanism() {
+        return write_token_contract(frame, mechanism, out);
+    }
     out.extend_from_slice(b"{\"kind\":");
     write_json_str(out, frame.direction.as_str());
     out.extend_from_slice(b",\"api_key\":");
@@ -765,6 +817,20 @@ pub fn tree_json(node: &Node) -> Json {
 
 /// A frame as tree JSON, with its identification, error and warnings.
 pub fn frame_tree_json(frame: &Frame) -> Json {
+    if let Some(mechanism) = frame.kind.sasl_mechanism() {
+        return json!({
+            "kind": SASL_TOKEN_KIND,
+            "direction": frame.direction.as_str(),
+            "mechanism": mechanism,
+            "api_key": frame.api_key,
+            "api_version": frame.api_version,
+            "header_version": frame.header_version,
+            "input_offset": frame.input_offset,
+            "error": frame.error.as_ref().map(|e| json!({"offset": e.offset, "expected": e.expected})),
+            "warnings": frame.warnings,
+            "tree": tree_json(&frame.root),
+        });
+    }
     json!({
         "kind": frame.direction.as_str(),
         "api_key": frame.api_key,

@@ -30,7 +30,14 @@ impl Serialize for FrameJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f = self.0;
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("kind", f.direction.as_str())?;
+        match f.kind.sasl_mechanism() {
+            Some(mechanism) => {
+                m.serialize_entry("kind", super::json::SASL_TOKEN_KIND)?;
+                m.serialize_entry("direction", f.direction.as_str())?;
+                m.serialize_entry("mechanism", mechanism)?;
+            }
+            None => m.serialize_entry("kind", f.direction.as_str())?,
+        }
         m.serialize_entry("api_key", &f.api_key)?;
         m.serialize_entry("api_version", &f.api_version)?;
         m.serialize_entry("header_version", &f.header_version)?;

@@ -312,6 +312,10 @@ pub enum FieldMeaning {
     Plain,
     /// A topic name: records further on belong to it.
     TopicName,
+    /// A topic id (a uuid, or each uuid of an array, named `TopicId`): the
+    /// definitions give ids no entity type. Shown with the name a capture
+    /// tied to it; records further on belong to that topic.
+    TopicId,
     /// The group's protocol type (`consumer` makes member metadata decodable).
     ProtocolType,
     /// An error code, shown with its name.
@@ -339,8 +343,14 @@ impl FieldMeaning {
     pub fn of(f: &FieldSpec) -> FieldMeaning {
         let int = |p: Primitive| matches!(&f.ty, FieldType::Primitive(q) if *q == p);
         let name = f.name.as_str();
+        let uuids = match &f.ty {
+            FieldType::Array(inner) => matches!(**inner, FieldType::Primitive(Primitive::Uuid)),
+            t => matches!(t, FieldType::Primitive(Primitive::Uuid)),
+        };
         if f.entity_type.as_deref() == Some("topicName") {
             FieldMeaning::TopicName
+        } else if uuids && name.eq_ignore_ascii_case("TopicId") {
+            FieldMeaning::TopicId
         } else if name.eq_ignore_ascii_case("ProtocolType") {
             FieldMeaning::ProtocolType
         } else if name.ends_with("ErrorCode") {

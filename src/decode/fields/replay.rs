@@ -117,7 +117,10 @@ impl FieldDecoder<'_, '_> {
             }
             Primitive::Uuid => match slot.value {
                 Val::Uuid(u) => match self.frame.get(u as usize..u as usize + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()) {
-                    Some(bytes) => Value::Uuid(bytes),
+                    Some(bytes) => {
+                        node.note = self.uuid_note(f, &bytes);
+                        Value::Uuid(bytes)
+                    }
                     None => Value::None,
                 },
                 _ => Value::None,

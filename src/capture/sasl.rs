@@ -1,0 +1,131 @@
+//! SASL tokens on a connection (`protocol::sasl`): after a SaslHandshake v0
+//! request whose response has error code 0, frames go without a Kafka header
+//! until authentication is over. The rule, per connection:
+//!
+//! - A SaslHandshake v0 request is remembered with its correlation id and the
+//!   mechanism it names; its response (paired by correlation id) with error
+//!   code 0 starts token mode. Any other answer (an error, a body that does
+//!   not decode) does not.
+//! - In token mode, a client frame is a token unless it is a Kafka request:
+//!   a sane header of a known API and version that decodes cleanly (header,
+//!   then the body's values) to its last byte. The first Kafka request ends
+//!   token mode, on both sides.
+//! - In token mode, a broker frame is a token unless it starts with the
+//!   correlation id of a request awaiting its response.
+//!
+//! So PLAIN (one token each way), SCRAM (two rounds) and GSSAPI (several)
+//! all end when the client sends its first request after authentication.
+//! A token is never decoded, nor cut to its header in listings.
+
+use super::candidates::{decodes_cleanly, request_header, Header};
+use super::flows::Effort;
+use crate::decode::values::{self, SlotKind, Val, Values};
+use crate::protocol::headers::{request_header_version, response_header_version};
+use crate::protocol::sasl::{mechanism_text, RAW_TOKENS_VERSION, SASL_HANDSHAKE_KEY};
+use crate::schema::model::FieldMeaning;
+use crate::schema::{Catalogue, MessageKind};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Where a connection is in SASL authentication.
+#[derive(Clone, Debug, Default)]
+pub(super) enum Sasl {
+    /// Kafka frames both ways.
+    #[default]
+    Off,
+    /// A SaslHandshake v0 request awaits its response.
+    Handshake { correlation_id: i32, mechanism: Arc<str> },
+    /// The broker accepted the handshake: tokens both ways.
+    Tokens { mechanism: Arc<str> },
+}
+
+impl Sasl {
+    /// In token mode: frames need telling apart, and none is cut.
+    pub(super) fn tokens(&self) -> bool {
+        matches!(self, Sasl::Tokens { .. })
+    }
+
+    /// Whether the whole frame `bytes` (or a prefix of a longer one, `cut`),
+    /// sent by the client (`is_request`) or the broker, is a SASL token: its
+    /// mechanism when it is. A client frame that is a Kafka request ends token mode.
+    pub(super) fn token(&mut self, cat: &Catalogue, is_request: bool, bytes: &[u8], cut: bool, outstanding: &HashMap<i32, (i16, i16)>, effort: &mut Effort) -> Option<Arc<str>> {
+        let Sasl::Tokens { mechanism } = self else { return None };
+        let kafka = if is_request {
+            // A cut frame's header was checked before its body was skipped.
+            cut || match request_header(cat, bytes) {
+                Header::Frame(len, opts) if len == bytes.len() => decodes_cleanly(cat, bytes, opts, effort).0,
+                _ => false,
+            }
+        } else {
+            bytes.get(4..8).is_some_and(|c| outstanding.contains_key(&i32::from_be_bytes([c[0], c[1], c[2], c[3]])))
+        };
+        if !kafka {
+            return Some(mechanism.clone());
+        }
+        if is_request {
+            *self = Sasl::Off;
+        }
+        None
+    }
+
+    /// A Kafka request went out: a SaslHandshake v0 is remembered.
+    pub(super) fn request(&mut self, cat: &Catalogue, api: Option<(i16, i16)>, correlation_id: Option<i32>, bytes: &[u8]) {
+        if api != Some((SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION)) {
+            return;
+        }
+        *self = match (correlation_id, handshake_mechanism(cat, bytes)) {
+            (Some(correlation_id), Some(mechanism)) => Sasl::Handshake { correlation_id, mechanism },
+            _ => Sasl::Off,
+        };
+    }
+
+    /// A Kafka response came, answering the request `api` (when known): the
+    /// handshake's answer starts token mode or ends the handshake.
+    pub(super) fn response(&mut self, cat: &Catalogue, api: Option<(i16, i16)>, correlation_id: Option<i32>, bytes: &[u8]) {
+        let Sasl::Handshake { correlation_id: waiting, mechanism } = self else { return };
+        if correlation_id != Some(*waiting) || api != Some((SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION)) {
+            return;
+        }
+        *self = match handshake_accepted(cat, bytes) {
+            true => Sasl::Tokens { mechanism: mechanism.clone() },
+            false => Sasl::Off,
+        };
+    }
+}
+
+/// The mechanism a SaslHandshake v0 request names, when it decodes cleanly.
+fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<str>> {
+    let spec = cat.message(MessageKind::Request, SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION, None)?;
+    let (tape, slot) = body_of(cat, MessageKind::Request, frame)?;
+    let decl = spec.fields.iter().position(|f| f.name == "Mechanism")? as u32;
+    let value = tape.children(slot).find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl).map(|(_, s)| s.value);
+    match value {
+        Some(Val::Str(span)) => Some(mechanism_text(span.of(frame)).into()),
+        _ => None,
+    }
+}
+
+/// Whether a SaslHandshake v0 response decodes cleanly with error code 0.
+fn handshake_accepted(cat: &Catalogue, frame: &[u8]) -> bool {
+    let Some(spec) = cat.message(MessageKind::Response, SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION, None) else { return false };
+    let Some((tape, slot)) = body_of(cat, MessageKind::Response, frame) else { return false };
+    let errors: Vec<u32> = spec.fields.iter().enumerate().filter(|(_, f)| FieldMeaning::of(f) == FieldMeaning::ErrorCode).map(|(i, _)| i as u32).collect();
+    let mut codes = tape.children(slot).filter(|(_, s)| s.kind == SlotKind::Field && errors.contains(&s.decl)).peekable();
+    codes.peek().is_some() && codes.all(|(_, s)| s.value == Val::Int(0))
+}
+
+/// A SaslHandshake v0 frame's body on a values tape (its slot), when the
+/// header and the body decode cleanly to the frame's last byte.
+fn body_of(cat: &Catalogue, kind: MessageKind, frame: &[u8]) -> Option<(Values, u32)> {
+    let spec = cat.message(kind, SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION, None)?;
+    let hv = match kind {
+        MessageKind::Request => request_header_version(spec, RAW_TOKENS_VERSION),
+        _ => response_header_version(spec, RAW_TOKENS_VERSION),
+    };
+    let header = cat.header(kind, hv)?;
+    let mut tape = Values::default();
+    let (_, end, res) = values::decode_message(frame, 4, &header.plan(hv), &mut tape);
+    res.ok()?;
+    let (slot, stop, res) = values::decode_message(frame, end, &spec.plan(RAW_TOKENS_VERSION), &mut tape);
+    (res.is_ok() && stop == frame.len()).then_some((tape, slot))
+}

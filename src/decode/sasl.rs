@@ -1,0 +1,92 @@
+//! SASL tokens: after a SaslHandshake v0 that the broker accepted, each side
+//! sends the mechanism's tokens as an int32 size and the token's bytes, with no
+//! Kafka header (the capture layer tells them apart, `capture::flows`). A token
+//! is shown, never decoded: its tree is the size prefix and the bytes.
+
+use super::tree::{DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};
+use bytes::Bytes;
+use std::sync::Arc;
+
+/// The root node's name of a token.
+pub const TOKEN_ROOT: &str = "SaslToken";
+
+/// The frame of a SASL token: `bytes` is the whole frame, size prefix included.
+/// Nothing is read but the size; a size that disagrees with the bytes is the
+/// frame's error, as for any frame.
+pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mechanism: Arc<str>) -> Frame {
+    let mut root = Node::new(TOKEN_ROOT, "message", 0, Region::Frame, Role::Structure);
+    root.note = Some(format!("({mechanism})").into());
+    root.doc = Some("SASL token after SaslHandshake v0: no Kafka header".into());
+    root.len = bytes.len();
+    let mut framing = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
+    framing.doc = Some("length-delimited framing".into());
+    let mut error = None;
+    match bytes.get(..4) {
+        Some(b) => {
+            let declared = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            let mut size = Node::new("size", "int32", 0, Region::Frame, Role::Encoding);
+            size.len = 4;
+            size.value = Value::Int(declared.into());
+            size.doc = Some("bytes that follow this field".into());
+            framing.len = 4;
+            framing.children.push(size);
+            let have = bytes.len() - 4;
+            if usize::try_from(declared).ok() != Some(have) {
+                error = Some(DecodeError { kind: crate::decode::ErrorKind::Truncated, offset: 0, expected: format!("a token of {declared} bytes, as its size says; {have} follow") });
+            }
+        }
+        None => {
+            framing.len = bytes.len();
+            framing.set_error("a 4-byte size prefix");
+            error = Some(DecodeError { kind: crate::decode::ErrorKind::Truncated, offset: 0, expected: "a 4-byte size prefix".into() });
+        }
+    }
+    root.children.push(framing);
+    if bytes.len() >= 4 {
+        let region = match direction {
+            Direction::Request => Region::RequestBody,
+            Direction::Response => Region::ResponseBody,
+        };
+        let mut auth = Node::new("authBytes", "bytes", 4, region, Role::Encoding);
+        auth.len = bytes.len() - 4;
+        auth.value = Value::Bytes(Some(bytes.slice(4..)));
+        auth.note = Some(format!("({mechanism} token, not decoded)").into());
+        auth.doc = Some("the mechanism's bytes: no api key, no correlation id".into());
+        root.children.push(auth);
+    }
+    Frame {
+        direction,
+        kind: FrameKind::SaslToken { mechanism },
+        api_key: None,
+        api_version: None,
+        header_version: None,
+        input_offset,
+        bytes,
+        root,
+        values: None,
+        error,
+        warnings: Default::default(),
+        record_damage: Default::default(),
+        held: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_its_size_and_its_bytes() {
+        let bytes = Bytes::from_static(b"\x00\x00\x00\x05\x00u\x00pw");
+        let f = token_frame(bytes, 0, Direction::Request, "PLAIN".into());
+        assert!(f.error.is_none());
+        assert_eq!(f.kind.sasl_mechanism(), Some("PLAIN"));
+        let auth = &f.root.children[1];
+        assert_eq!((auth.name.as_str(), auth.offset, auth.len), ("authBytes", 4, 5));
+        assert_eq!(f.root.children[0].children[0].value, Value::Int(5));
+        // Cut short, or no size at all: an error, never a panic.
+        assert!(token_frame(Bytes::from_static(b"\x00\x00\x00\x09ab"), 0, Direction::Response, "X".into()).error.is_some());
+        let f = token_frame(Bytes::from_static(b"\x00\x00"), 0, Direction::Response, "X".into());
+        assert!(f.error.is_some() && f.root.children.len() == 1);
+    }
+}
