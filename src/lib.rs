@@ -17,5 +17,6 @@ pub mod protocol;
 pub mod records;
 pub mod render;
 pub mod schema;
+pub mod secrets;
 pub mod teach;
 pub mod tui;

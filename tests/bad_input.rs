@@ -184,7 +184,8 @@ fn length_fields_set_to_extremes_are_survived() {
     for (name, bytes, opts) in samples() {
         let frames = decode_frames(cat, &Bytes::from(bytes.clone()), &opts);
         let sites = length_sites(&frames[0]);
-        assert!(sites.len() > 3, "{name}: {sites:?}");
+        // Every sample has at least its frame size, the client id and one length of its own.
+        assert!(sites.len() >= 3, "{name}: {sites:?}");
         for (at, width) in sites {
             let values: Vec<Vec<u8>> = match width {
                 2 => [-1i16, 0, i16::MAX, i16::MIN, -2].iter().map(|v| v.to_be_bytes().to_vec()).collect(),

@@ -114,7 +114,8 @@ fn plain_tokens_are_listed_decoded_and_written_as_tokens() {
     assert_eq!(kinds, ["request", "response", "sasl_token", "sasl_token", "request", "response", "request", "response"]);
     let mut client_token = objects[2].clone();
     client_token.as_object_mut().unwrap().remove("capture");
-    assert_eq!(client_token, json!({"kind": "sasl_token", "direction": "request", "mechanism": "PLAIN", "auth_bytes": hex::encode(b"\0alice\0s3cret")}));
+    // The password is masked (its length kept) unless --show-secrets.
+    assert_eq!(client_token, json!({"kind": "sasl_token", "direction": "request", "mechanism": "PLAIN", "auth_bytes": hex::encode(b"\0alice\0******"), "_redacted": ["auth_bytes"]}));
     assert_eq!(objects[3]["direction"], "response");
     assert_eq!(objects[3]["auth_bytes"], "");
     assert!(objects.iter().all(|o| o.get("error").is_none()), "{out}");
@@ -124,7 +125,8 @@ fn plain_tokens_are_listed_decoded_and_written_as_tokens() {
     assert_eq!(status, Some(0));
     assert!(out.contains("SaslToken message (PLAIN) [0x0000, 17B]"), "{out}");
     assert!(out.contains("+-- size int32 = 13 [0x0000, 4B]"), "{out}");
-    assert!(out.contains("+-- authBytes bytes = 0x00616c69636500733363726574 (PLAIN token, not decoded) [0x0004, 13B]"), "{out}");
+    assert!(out.contains("+-- authBytes bytes = 0x00616c696365002a2a2a2a2a2a (PLAIN client-response; holds redacted bytes) [0x0004, 13B]"), "{out}");
+    assert!(out.contains("    +-- password string = \"<redacted, 6 bytes>\" (redacted: --show-secrets shows it) [0x000b, 6B]"), "{out}");
     let (status, out, _) = kwire("capture", &file, &["--frame", "3", "--format", "tree-json"]);
     assert_eq!(status, Some(0));
     let tree: Value = serde_json::from_str(out.trim()).unwrap();

@@ -48,6 +48,7 @@ const SAMPLES: &[(&str, &[&str])] = &[
     ("produce-v9-consumer-offsets-request", &[]),
     ("fetch-v12-response", &["--response", "--api", "Fetch", "--version", "12"]),
     ("join-group-v9-request", &[]),
+    ("sasl-authenticate-v2-request", &[]),
 ];
 
 #[test]
@@ -83,7 +84,8 @@ fn example_reproduces_the_samples_byte_for_byte() {
 fn decode_json_then_encode_gives_back_the_bytes() {
     for (name, extra) in SAMPLES {
         let file = format!("samples/{name}.hex");
-        let mut args = vec!["decode", file.as_str(), "--json"];
+        // Redacted credentials are not encoded back: the round trip shows them.
+        let mut args = vec!["decode", file.as_str(), "--json", "--show-secrets"];
         args.extend_from_slice(extra);
         let json = kwire(&args, None);
         let enc = kwire(&["encode"], Some(&json.stdout));

@@ -66,6 +66,8 @@ fn samples() -> Vec<(&'static str, Vec<u8>)> {
         ("produce-v9-consumer-offsets-request", offsets),
         ("fetch-v12-response", fetch),
         ("join-group-v9-request", join),
+        // SASL PLAIN: the password is redacted unless --show-secrets.
+        ("sasl-authenticate-v2-request", frame(Direction::Request, "SaslAuthenticate", 2, 8, json!({"AuthBytes": hex::encode(b"\0alice\0alice-secret")}))),
     ]
 }
 

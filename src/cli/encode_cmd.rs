@@ -59,6 +59,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         eprintln!("kwire: expected a JSON object");
         return exit::FAILURE;
     };
+    if obj.contains_key(kwire::secrets::REDACTED_KEY) {
+        eprintln!("kwire: this JSON has redacted credentials ({}): decode with --show-secrets to encode it", kwire::secrets::REDACTED_KEY);
+        return exit::FAILURE;
+    }
     // A whole contract object has kind/header/body; anything else is the body alone.
     let whole = obj.contains_key("body") && (obj.contains_key("kind") || obj.contains_key("header"));
     let api_key = match &args.api {

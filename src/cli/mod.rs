@@ -38,6 +38,10 @@ pub struct Cli {
     /// CLICOLOR_FORCE forces it), always, never.
     #[arg(long, global = true, value_enum, default_value_t = color::ColorChoice::Auto, value_name = "WHEN")]
     pub color: color::ColorChoice,
+    /// Show credentials (SASL passwords, SCRAM proofs, bearer tokens, salts,
+    /// SCRAM keys, token HMACs) instead of `<redacted, N bytes>`.
+    #[arg(long, global = true)]
+    pub show_secrets: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -106,6 +110,7 @@ pub mod exit {
 
 pub fn run(cli: Cli) -> i32 {
     color::set(cli.color);
+    kwire::secrets::hide(!cli.show_secrets);
     let cat = match catalogue(&cli) {
         Ok(c) => c,
         Err(e) => {

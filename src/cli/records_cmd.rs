@@ -139,6 +139,10 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         let held_before = ctx.budget.expanded();
         let mut bd = BatchDecoder::new(&bytes, cat, ctx);
         bd.decode_stream(0, bytes.len(), 0, &mut nodes);
+        if kwire::secrets::hiding() {
+            let mut shown = bytes.clone();
+            kwire::secrets::redact_tree(&mut nodes, &mut shown);
+        }
         for mut node in nodes {
             shift(&mut node, position);
             if node.error().is_some() || node.name == "truncated batch" {

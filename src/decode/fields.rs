@@ -188,6 +188,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     self.warnings.push(Warning::at(WarningKind::NotBatches, at, format_args!("{}: {} bytes that do not start with a record batch", f.name, b.len())));
                 }
             }
+            (Value::Bytes(Some(_)), Primitive::Bytes) if meaning(f) == FieldMeaning::SaslAuthBytes => {
+                // The mechanism is the connection's (its SaslHandshake): read by shape here.
+                super::sasl::sasl_parts(node, self.frame, self.r.pos(), None, self.region == Region::RequestBody);
+            }
+            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && meaning(f) == FieldMeaning::Secret => node.set_secret(),
             (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
                 let schema = match f.name.as_str() {
                     "Metadata" | "MemberMetadata" | "subscription" => "ConsumerProtocolSubscription",

@@ -50,11 +50,11 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
         let mut auth = Node::new("authBytes", "bytes", 4, region, Role::Encoding);
         auth.len = bytes.len() - 4;
         auth.value = Value::Bytes(Some(bytes.slice(4..)));
-        auth.note = Some(format!("({mechanism} token, not decoded)").into());
         auth.doc = Some("the mechanism's bytes: no api key, no correlation id".into());
+        sasl_parts(&mut auth, &bytes, bytes.len(), Some(&mechanism), direction == Direction::Request);
         root.children.push(auth);
     }
-    Frame {
+    let mut frame = Frame {
         direction,
         kind: FrameKind::SaslToken { mechanism },
         api_key: None,
@@ -68,7 +68,58 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
         warnings: Default::default(),
         record_damage: Default::default(),
         held: Default::default(),
+    };
+    if crate::secrets::hiding() {
+        crate::secrets::redact(&mut frame);
     }
+    frame
+}
+
+/// The parts of the SASL message that `node` (bytes ending at `end` in
+/// `frame`) holds, read by `mechanism`'s grammar (or by shape when it is not
+/// known), as its children; credentials are marked secret. A message no
+/// grammar fits is a credential as a whole.
+pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<&str>, from_client: bool) {
+    // The value's bytes end at `end` (the node's length may not be set yet).
+    let len = match &node.value {
+        Value::Bytes(Some(b)) => b.len(),
+        _ => return,
+    };
+    let at = end.saturating_sub(len);
+    let Some(bytes) = frame.get(at..at + len) else { return };
+    if bytes.is_empty() {
+        return;
+    }
+    let Some(message) = crate::protocol::sasl::parse(mechanism, from_client, bytes) else {
+        match mechanism {
+            Some(m) => add_to_note(node, &format!("{m}: a mechanism kwire does not read")),
+            None => add_to_note(node, "SASL message of an unknown mechanism"),
+        }
+        node.set_secret();
+        return;
+    };
+    add_to_note(node, &format!("{} {}", message.mechanism, message.step));
+    for p in &message.parts {
+        let mut n = Node::new(p.name, "string", at + p.at, node.region, Role::Encoding);
+        n.len = p.len;
+        n.value = match std::str::from_utf8(&bytes[p.at..p.at + p.len]) {
+            Ok(t) => Value::Str(Some(t.to_string().into())),
+            Err(_) => Value::Bytes(Some(frame.slice(at + p.at..at + p.at + p.len))),
+        };
+        if p.secret {
+            n.set_secret();
+        }
+        node.children.push(n);
+    }
+}
+
+/// `(length note; what)`: the encoding note stays first.
+fn add_to_note(node: &mut Node, what: &str) {
+    let inner = node.note.as_deref().and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
+    node.note = Some(match inner {
+        Some(n) => format!("({n}; {what})"),
+        None => format!("({what})"),
+    }.into());
 }
 
 #[cfg(test)]

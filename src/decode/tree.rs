@@ -339,6 +339,8 @@ pub struct Node {
 struct NodeExtra {
     /// Set on the node where decoding stopped.
     error: Option<String>,
+    /// A credential: shown only with `--show-secrets` (see `crate::secrets`).
+    secret: bool,
 }
 
 impl Node {
@@ -367,6 +369,15 @@ impl Node {
 
     pub fn set_error(&mut self, error: impl Into<String>) {
         self.extra.get_or_insert_with(Default::default).error = Some(error.into());
+    }
+
+    /// Whether the node's bytes are a credential.
+    pub fn is_secret(&self) -> bool {
+        self.extra.as_ref().is_some_and(|e| e.secret)
+    }
+
+    pub fn set_secret(&mut self) {
+        self.extra.get_or_insert_with(Default::default).secret = true;
     }
 
     /// The schema field name, when the display name differs (header fields).

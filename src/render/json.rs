@@ -30,6 +30,10 @@ pub fn frame_contract(frame: &Frame) -> Json {
         obj.insert("direction".into(), json!(frame.direction.as_str()));
         obj.insert("mechanism".into(), json!(mechanism));
         obj.insert("auth_bytes".into(), token_bytes(frame).map_or(Json::Null, |b| json!(hex::encode(b))));
+        let redacted = crate::secrets::redacted_paths(frame);
+        if !redacted.is_empty() {
+            obj.insert(crate::secrets::REDACTED_KEY.into(), json!(redacted));
+        }
         if let Some(e) = &frame.error {
             obj.insert("error".into(), json!({"offset": e.offset, "expected": e.expected}));
         }
@@ -45,6 +49,10 @@ pub fn frame_contract(frame: &Frame) -> Json {
     let raw = tree_raw_entries(frame);
     if !raw.is_empty() {
         obj.insert(RAW_KEY.into(), Json::Object(raw.into_iter().map(|(path, bytes)| (path, json!(hex::encode(bytes)))).collect()));
+    }
+    let redacted = crate::secrets::redacted_paths(frame);
+    if !redacted.is_empty() {
+        obj.insert(crate::secrets::REDACTED_KEY.into(), json!(redacted));
     }
     if !frame.record_damage.is_empty() {
         let damage: Vec<Json> = frame.record_damage.iter().map(|e| json!({"offset": e.offset, "expected": e.expected})).collect();
@@ -87,6 +95,7 @@ fn write_token_contract(frame: &Frame, mechanism: &str, out: &mut Vec<u8>) {
         }
         None => out.extend_from_slice(b"null"),
     }
+    write_redacted(out, frame);
     if let Some(e) = &frame.error {
         out.extend_from_slice(b",\"error\":{\"offset\":");
         push_uint(out, e.offset as u64, 0);
@@ -95,6 +104,18 @@ fn write_token_contract(frame: &Frame, mechanism: &str, out: &mut Vec<u8>) {
         out.push(b'}');
     }
     out.push(b'}');
+}
+
+/// `"_redacted": [paths]` when credentials were masked (see `crate::secrets`).
+fn write_redacted(out: &mut Vec<u8>, frame: &Frame) {
+    let paths = crate::secrets::redacted_paths(frame);
+    for (i, p) in paths.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b",\"_redacted\":[" } else { b"," });
+        write_json_str(out, p);
+    }
+    if !paths.is_empty() {
+        out.push(b']');
+    }
 }
 
 /// A float64 in the contract: a JSON number, or `"NaN"`, `"inf"`, `"-inf"`
@@ -203,6 +224,7 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
             None => out.extend_from_slice(b"null"),
         }
         write_raw(out, &tree_raw_entries(frame));
+        write_redacted(out, frame);
     }
     // Damage in record data, which the contract shows as bytes but checks.
     for (i, e) in frame.record_damage.iter().enumerate() {

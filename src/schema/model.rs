@@ -335,6 +335,12 @@ pub enum FieldMeaning {
     AclPermission,
     AclPattern,
     AclResourceType,
+    /// SaslAuthenticate's `AuthBytes`: a SASL mechanism's message, read by
+    /// its grammar; its credentials are redacted unless asked for.
+    SaslAuthBytes,
+    /// A credential (salts, salted passwords, SCRAM keys, delegation-token
+    /// HMACs): redacted unless asked for.
+    Secret,
 }
 
 impl FieldMeaning {
@@ -373,6 +379,10 @@ impl FieldMeaning {
             FieldMeaning::AclPattern
         } else if int(Primitive::Int8) && name == "ResourceTypeFilter" {
             FieldMeaning::AclResourceType
+        } else if int(Primitive::Bytes) && name == "AuthBytes" {
+            FieldMeaning::SaslAuthBytes
+        } else if int(Primitive::Bytes) && matches!(name, "Salt" | "SaltedPassword" | "StoredKey" | "ServerKey" | "Hmac") {
+            FieldMeaning::Secret
         } else {
             FieldMeaning::Plain
         }

@@ -1,0 +1,277 @@
+//! Credentials are redacted wherever kwire shows data, unless asked for
+//! (`--show-secrets`). The decoder marks the nodes that are credentials
+//! (`Node::is_secret`: SASL passwords, SCRAM proofs and signatures, bearer
+//! tokens, messages of unknown mechanisms, salts, SCRAM keys, token HMACs);
+//! [`redact`] then masks their bytes in the frame (so the grid, the JSON
+//! contract and every other view see `*`s of the same length) and shows the
+//! secret nodes as `<redacted, N bytes>`. Layouts stay true: nothing moves.
+//!
+//! The command line turns hiding on ([`hide`]) unless `--show-secrets` is
+//! given; `decode::decode_frame` then redacts every frame that may hold a
+//! credential. Library users see what was decoded unless they turn it on.
+
+use crate::decode::{Frame, FrameKind, Node, Role, Value};
+use crate::schema::model::{FieldMeaning, FieldSpec, FieldType};
+use crate::schema::{Catalogue, MessageKind, Primitive};
+use bytes::Bytes;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static HIDING: AtomicBool = AtomicBool::new(false);
+
+/// What masked bytes become.
+pub const MASK: u8 = b'*';
+
+/// The JSON contract's member listing the paths of redacted values.
+pub const REDACTED_KEY: &str = "_redacted";
+
+/// Redact credentials in every frame decoded from now on (or stop).
+pub fn hide(on: bool) {
+    HIDING.store(on, Ordering::Relaxed);
+}
+
+pub fn hiding() -> bool {
+    HIDING.load(Ordering::Relaxed)
+}
+
+/// The topic of KRaft's metadata log, whose records carry SCRAM credentials.
+const METADATA_TOPIC: &[u8] = b"__cluster_metadata";
+/// Its fixed topic id (`Uuid.METADATA_TOPIC_ID`), for Fetch v13 and later.
+const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+
+fn has_secret_fields(fields: &[FieldSpec], v: i16) -> bool {
+    fields.iter().filter(|f| f.versions.contains(v)).any(|f| {
+        matches!(FieldMeaning::of(f), FieldMeaning::Secret | FieldMeaning::SaslAuthBytes) || (!f.fields.is_empty() && has_secret_fields(&f.fields, v))
+    })
+}
+
+fn has_records(fields: &[FieldSpec], v: i16) -> bool {
+    fields.iter().filter(|f| f.versions.contains(v)).any(|f| matches!(f.ty, FieldType::Primitive(Primitive::Records)) || (!f.fields.is_empty() && has_records(&f.fields, v)))
+}
+
+/// Whether `frame` (a message of `kind`) may hold a credential: its message
+/// has credential fields, or records of the metadata log. Frames that cannot
+/// are never walked.
+pub fn may_hold(cat: &Catalogue, pin: Option<&str>, frame: &Frame) -> bool {
+    if matches!(frame.kind, FrameKind::SaslToken { .. }) {
+        return true;
+    }
+    let (Some(k), Some(v)) = (frame.api_key, frame.api_version) else { return false };
+    let kind = match frame.direction {
+        crate::decode::Direction::Request => MessageKind::Request,
+        crate::decode::Direction::Response => MessageKind::Response,
+    };
+    let Some(spec) = cat.message(kind, k, v, pin) else { return false };
+    if has_secret_fields(&spec.fields, v) {
+        return true;
+    }
+    has_records(&spec.fields, v) && (contains(&frame.bytes, METADATA_TOPIC) || contains(&frame.bytes, &METADATA_TOPIC_ID))
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Mask the credentials of a decoded frame: returns how many were redacted.
+pub fn redact(frame: &mut Frame) -> usize {
+    redact_tree(std::slice::from_mut(&mut frame.root), &mut frame.bytes)
+}
+
+/// [`redact`] for nodes whose offsets index `bytes` (a log segment's batches).
+pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
+    let mut ranges = Vec::new();
+    for n in nodes.iter() {
+        collect(n, &mut ranges);
+    }
+    let inner: usize = nodes.iter().map(count_decompressed_secrets).sum();
+    if ranges.is_empty() && inner == 0 {
+        return 0;
+    }
+    if !ranges.is_empty() {
+        let mut masked = bytes.to_vec();
+        for &(at, len) in &ranges {
+            if let Some(b) = masked.get_mut(at..at + len) {
+                b.fill(MASK);
+            }
+        }
+        *bytes = Bytes::from(masked);
+    }
+    for n in nodes.iter_mut() {
+        apply(n, bytes, &ranges);
+    }
+    ranges.len() + inner
+}
+
+/// Secrets under decompressed nodes (their own buffers).
+fn count_decompressed_secrets(n: &Node) -> usize {
+    if n.role == Role::Decompressed {
+        let mut r = Vec::new();
+        for c in &n.children {
+            collect(c, &mut r);
+        }
+        return r.len() + n.children.iter().map(count_decompressed_secrets).sum::<usize>();
+    }
+    n.children.iter().map(count_decompressed_secrets).sum()
+}
+
+/// The byte ranges of secret nodes in one buffer: the frame's, or for
+/// decompressed data, the decompressed node's own (masked there on their
+/// own). Compressed bytes whose data holds a secret are masked whole: a
+/// stored (uncompressed) deflate block, for one, holds it as it is.
+fn collect(node: &Node, out: &mut Vec<(usize, usize)>) {
+    if node.is_secret() {
+        out.push(value_range(node));
+        return;
+    }
+    for c in &node.children {
+        if c.role != Role::Decompressed {
+            collect(c, out);
+        } else if holds_secret(c) {
+            out.push(value_range(node));
+        }
+    }
+}
+
+fn holds_secret(n: &Node) -> bool {
+    n.is_secret() || n.children.iter().any(holds_secret)
+}
+
+/// A node's value bytes: its last ones, after any length prefix.
+fn value_range(node: &Node) -> (usize, usize) {
+    let len = match &node.value {
+        Value::Bytes(Some(b)) => b.len(),
+        Value::Str(Some(t)) => t.len(),
+        Value::InvalidUtf8(b) => b.len(),
+        _ => node.len,
+    };
+    ((node.offset + node.len).saturating_sub(len), len)
+}
+
+fn overlaps(node: &Node, ranges: &[(usize, usize)]) -> bool {
+    ranges.iter().any(|&(at, len)| node.offset < at + len && at < node.offset + node.len)
+}
+
+/// Secret nodes show `<redacted, N bytes>`; values that hold their bytes are
+/// re-taken from the masked buffer `bytes`.
+fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
+    if node.role == Role::Decompressed {
+        redact_decompressed(node);
+        return;
+    }
+    if !overlaps(node, ranges) {
+        // Decompressed data below may still hold secrets of its own.
+        for c in &mut node.children {
+            apply(c, bytes, ranges);
+        }
+        return;
+    }
+    if node.is_secret() {
+        let len = ranges.iter().find(|&&(at, len)| at >= node.offset && at + len <= node.offset + node.len).map_or(node.len, |r| r.1);
+        node.value = Value::Str(Some(format!("<redacted, {len} bytes>").into()));
+        node.note = Some("(redacted: --show-secrets shows it)".into());
+        node.children.clear();
+        return;
+    }
+    match &node.value {
+        Value::Bytes(Some(_)) | Value::Str(Some(_)) | Value::InvalidUtf8(_) => {
+            let end = (node.offset + node.len).min(bytes.len());
+            // A string or bytes value is its last bytes (after any length prefix).
+            let value_len = match &node.value {
+                Value::Bytes(Some(b)) => b.len(),
+                Value::Str(Some(t)) => t.len(),
+                Value::InvalidUtf8(b) => b.len(),
+                _ => 0,
+            };
+            let start = end.saturating_sub(value_len);
+            node.value = Value::Bytes(Some(bytes.slice(start..end)));
+            // What the bytes are (`(PLAIN client-response)`) stays; a preview of them does not.
+            let kept = node.note.as_deref().filter(|n| !n.starts_with("(text ")).and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
+            node.note = Some(match kept {
+                Some(n) => format!("({n}; holds redacted bytes)"),
+                None => "(holds redacted bytes)".to_string(),
+            }.into());
+        }
+        _ => {}
+    }
+    for c in &mut node.children {
+        apply(c, bytes, ranges);
+    }
+}
+
+/// Secrets inside decompressed data: masked in that data.
+fn redact_decompressed(node: &mut Node) {
+    let mut ranges = Vec::new();
+    for c in &node.children {
+        collect(c, &mut ranges);
+    }
+    let Value::Bytes(Some(data)) = &node.value else { return };
+    if ranges.is_empty() {
+        return;
+    }
+    let mut masked = data.to_vec();
+    for &(at, len) in &ranges {
+        if let Some(b) = masked.get_mut(at..at + len) {
+            b.fill(MASK);
+        }
+    }
+    let masked = Bytes::from(masked);
+    node.value = Value::Bytes(Some(masked.clone()));
+    for c in &mut node.children {
+        apply(c, &masked, &ranges);
+    }
+}
+
+/// The contract paths (`body.AuthBytes`, `body.TopicData[0]...`) of schema
+/// fields whose bytes hold redacted ones, for the JSON's `_redacted` member.
+pub fn redacted_paths(frame: &Frame) -> Vec<String> {
+    let mut out = Vec::new();
+    if matches!(frame.kind, FrameKind::SaslToken { .. }) {
+        if frame.bytes.iter().skip(4).any(|&b| b == MASK) && contains_secret(&frame.root) {
+            out.push("auth_bytes".into());
+        }
+        return out;
+    }
+    for top in &frame.root.children {
+        let prefix = match top.region {
+            crate::decode::Region::RpcHeader => "header",
+            crate::decode::Region::RequestBody | crate::decode::Region::ResponseBody => "body",
+            _ => continue,
+        };
+        paths(top, prefix, &mut out);
+    }
+    out
+}
+
+fn contains_secret(n: &Node) -> bool {
+    n.value_is_redacted() || n.children.iter().any(contains_secret)
+}
+
+fn paths(node: &Node, at: &str, out: &mut Vec<String>) {
+    for (i, c) in node.children.iter().enumerate() {
+        let here = match c.role {
+            Role::Field { .. } => format!("{at}.{}", c.field_key()),
+            Role::Element => format!("{at}[{}]", element_index(node, i)),
+            _ => at.to_string(),
+        };
+        if !contains_secret(c) {
+            continue;
+        }
+        let leaf_field = matches!(c.role, Role::Field { .. }) && !matches!(c.value, Value::Struct(_) | Value::Array(_));
+        if leaf_field {
+            out.push(here);
+        } else {
+            paths(c, &here, out);
+        }
+    }
+}
+
+/// The element index of child `i` of an array node (its first child is the length).
+fn element_index(array: &Node, i: usize) -> usize {
+    array.children[..i].iter().filter(|c| c.role == Role::Element).count()
+}
+
+impl Node {
+    /// Whether this node was redacted (its value replaced by the marker).
+    pub fn value_is_redacted(&self) -> bool {
+        self.is_secret() && matches!(&self.value, Value::Str(Some(t)) if t.starts_with("<redacted, "))
+    }
+}

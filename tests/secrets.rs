@@ -1,0 +1,202 @@
+//! Credentials never show without `--show-secrets`: SASL PLAIN, SCRAM and
+//! OAUTHBEARER exchanges (SaslAuthenticate frames and v0 raw tokens),
+//! AlterUserScramCredentials salts, in every output format of `decode` and
+//! `capture`, in `report`'s page and `records`; with `--show-secrets` they
+//! do. Redacted values keep their place and size, and JSON with redactions
+//! says so and is refused by `encode`.
+
+mod common;
+
+use common::exchanges::{frame, TempCapture, Timeline};
+use kwire::decode::Direction;
+use serde_json::{json, Value};
+
+const PORT: u16 = 50000;
+const PASSWORD: &str = "s3cretPassw0rd";
+const PROOF: &str = "dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=";
+const SIGNATURE: &str = "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=";
+const BEARER: &str = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
+const SALTED: &str = "5a1t3dPa55w0rdBytes";
+
+fn secrets() -> [&'static str; 5] {
+    [PASSWORD, PROOF, SIGNATURE, BEARER, SALTED]
+}
+
+/// Every secret, as text and as hex, that `out` must not (or must) hold.
+fn leaked(out: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for s in secrets() {
+        if out.contains(s) {
+            found.push(s.to_string());
+        }
+        let hex = hex::encode(s.as_bytes());
+        if out.to_ascii_lowercase().contains(&hex) {
+            found.push(format!("{s} as hex"));
+        }
+        // A grid or dump shows bytes 16 to a row: look for a run of 8 of them.
+        let spaced: String = s.as_bytes()[..8].iter().map(|b| format!("{b:02x} ")).collect();
+        if out.to_ascii_lowercase().contains(spaced.trim_end()) {
+            found.push(format!("{s} as spaced hex"));
+        }
+    }
+    found
+}
+
+fn authenticate(t: &mut Timeline, corr: i32, client: &[u8], server: &[u8]) {
+    t.pair(PORT, "c", corr, "SaslAuthenticate", 2, json!({"AuthBytes": hex::encode(client)}), json!({"ErrorCode": 0, "ErrorMessage": null, "AuthBytes": hex::encode(server), "SessionLifetimeMs": 0}));
+}
+
+fn token(bytes: &[u8]) -> Vec<u8> {
+    let mut t = (bytes.len() as i32).to_be_bytes().to_vec();
+    t.extend_from_slice(bytes);
+    t
+}
+
+/// PLAIN, SCRAM and OAUTHBEARER through SaslAuthenticate, SCRAM again as
+/// v0 raw tokens on a second connection, and an AlterUserScramCredentials.
+fn conversation() -> Timeline {
+    let mut t = Timeline::default();
+    let hs = |m: &str| (json!({"Mechanism": m}), json!({"ErrorCode": 0, "Mechanisms": ["PLAIN", "SCRAM-SHA-256", "OAUTHBEARER"]}));
+    let (q, r) = hs("PLAIN");
+    t.pair(PORT, "c", 1, "SaslHandshake", 1, q, r);
+    authenticate(&mut t, 2, format!("\0alice\0{PASSWORD}").as_bytes(), b"");
+    authenticate(&mut t, 3, b"n,,n=alice,r=rOprNGfwEbeRWgbNEkqO", b"r=rOprNGfwEbeRWgbNEkqO%hvYDp,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096");
+    authenticate(&mut t, 4, format!("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDp,p={PROOF}").as_bytes(), format!("v={SIGNATURE}").as_bytes());
+    authenticate(&mut t, 5, format!("n,a=alice,\x01auth=Bearer {BEARER}\x01host=kafka\x01\x01").as_bytes(), b"");
+    let alter = json!({"Deletions": [], "Upsertions": [{"Name": "alice", "Mechanism": 1, "Iterations": 4096, "Salt": hex::encode("salt-bytes"), "SaltedPassword": hex::encode(SALTED)}]});
+    t.pair(PORT, "c", 6, "AlterUserScramCredentials", 0, alter, json!({"ThrottleTimeMs": 0, "Results": [{"User": "alice", "ErrorCode": 0, "ErrorMessage": null}]}));
+    // SaslHandshake v0: raw tokens follow.
+    let (q, r) = hs("SCRAM-SHA-256");
+    t.pair(PORT + 1, "c", 1, "SaslHandshake", 0, q, r);
+    t.send(PORT + 1, true, &token(b"n,,n=alice,r=abc"));
+    t.send(PORT + 1, false, &token(b"r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"));
+    t.send(PORT + 1, true, &token(format!("c=biws,r=abcdef,p={PROOF}").as_bytes()));
+    t.send(PORT + 1, false, &token(format!("v={SIGNATURE}").as_bytes()));
+    t.pair(PORT + 1, "c", 2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
+    t
+}
+
+fn run(args: &[&str]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).env("NO_COLOR", "1").output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn no_secret_in_any_capture_format_without_show_secrets() {
+    let cap = TempCapture::new("secrets", &conversation().pcap());
+    let report = std::env::temp_dir().join(format!("kwire-secrets-report-{}.html", std::process::id()));
+    let report = report.to_str().unwrap();
+    let views: Vec<Vec<&str>> = vec![
+        vec!["capture", cap.path()],
+        vec!["capture", cap.path(), "--json"],
+        vec!["capture", cap.path(), "--format", "tree-json"],
+        vec!["capture", cap.path(), "--format", "grid"],
+        vec!["capture", cap.path(), "--list"],
+        vec!["check", cap.path()],
+        vec!["stats", cap.path()],
+    ];
+    for args in &views {
+        let (_, out) = run(args);
+        assert!(leaked(&out).is_empty(), "{args:?} shows {:?}:\n{out}", leaked(&out));
+        let mut shown = args.clone();
+        shown.push("--show-secrets");
+        let (_, out) = run(&shown);
+        let is_decoded = !args.contains(&"--list") && !args.contains(&"check") && !args.contains(&"stats");
+        // A grid's rows may split a secret's bytes: one seen whole is enough there.
+        let wanted = if args.contains(&"grid") { 1 } else { secrets().len() };
+        if is_decoded {
+            assert!(leaked(&out).len() >= wanted, "{shown:?} should show the secrets: {:?}", leaked(&out));
+        }
+    }
+    let (status, _) = run(&["report", cap.path(), "--out", report]);
+    assert_eq!(status, Some(0));
+    let html = std::fs::read_to_string(report).unwrap();
+    let _ = std::fs::remove_file(report);
+    assert!(leaked(&html).is_empty(), "report shows {:?}", leaked(&html));
+}
+
+#[test]
+fn redacted_values_keep_their_place_and_size() {
+    let cap = TempCapture::new("secrets-tree", &conversation().pcap());
+    let (_, tree) = run(&["capture", cap.path()]);
+    let line = tree.lines().find(|l| l.contains("password string")).expect("the password's line");
+    assert!(line.contains(&format!("\"<redacted, {} bytes>\"", PASSWORD.len())), "{line}");
+    assert!(tree.lines().any(|l| l.contains("username string = \"alice\"")), "the user name stays: {tree}");
+    assert!(tree.lines().any(|l| l.contains("clientProof string = \"<redacted, ")), "{tree}");
+    assert!(tree.lines().any(|l| l.contains("auth string = \"<redacted, ")), "the bearer token: {tree}");
+    assert!(tree.lines().any(|l| l.contains("SaltedPassword bytes = \"<redacted, ")), "{tree}");
+    // JSON: masked bytes of the same length, and the paths that hold them.
+    let (_, json_lines) = run(&["capture", cap.path(), "--json"]);
+    let frames: Vec<Value> = json_lines.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let plain = frames.iter().find(|f| f["api_key"] == 36 && f["kind"] == "request").unwrap();
+    let auth = plain["body"]["AuthBytes"].as_str().unwrap();
+    assert_eq!(auth, hex::encode(format!("\0alice\0{}", "*".repeat(PASSWORD.len()))));
+    assert_eq!(plain["_redacted"], json!(["body.AuthBytes"]));
+    let alter = frames.iter().find(|f| f["api_key"] == 51 && f["kind"] == "request").unwrap();
+    assert_eq!(alter["_redacted"], json!(["body.Upsertions[0].Salt", "body.Upsertions[0].SaltedPassword"]));
+    let tokens: Vec<&Value> = frames.iter().filter(|f| f["kind"] == "sasl_token" && f.get("_redacted").is_some()).collect();
+    assert_eq!(tokens.len(), 2, "the proof and the signature tokens: {frames:#?}");
+    // A redacted frame is not encoded back.
+    let out = common::kwire_with_stdin(&["encode"], serde_json::to_string(plain).unwrap().as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--show-secrets"));
+}
+
+#[test]
+fn decode_of_a_single_frame_reads_the_mechanism_by_shape() {
+    let f = frame(Direction::Request, "SaslAuthenticate", 2, 9, "c", json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}));
+    let file = std::env::temp_dir().join(format!("kwire-secrets-frame-{}.bin", std::process::id()));
+    std::fs::write(&file, &f).unwrap();
+    let path = file.to_str().unwrap();
+    for format in ["tree", "json", "tree-json", "grid"] {
+        let (status, out) = run(&["decode", "--binary", path, "--format", format]);
+        assert_eq!(status, Some(0), "{format}: {out}");
+        assert!(leaked(&out).is_empty(), "{format}: {:?}\n{out}", leaked(&out));
+        let (_, out) = run(&["decode", "--binary", path, "--format", format, "--show-secrets"]);
+        assert!(!leaked(&out).is_empty(), "{format} with --show-secrets: {out}");
+    }
+    let (_, out) = run(&["decode", "--binary", path, "--explain"]);
+    assert!(leaked(&out).is_empty(), "--explain: {:?}", leaked(&out));
+    let _ = std::fs::remove_file(&file);
+}
+
+/// A UserScramCredentialRecord as KRaft writes it to `__cluster_metadata`:
+/// frame version 1, record type 11, version 0, then the record.
+fn scram_record() -> Vec<u8> {
+    let cat = kwire::schema::Catalogue::builtin();
+    let spec = cat.by_name("UserScramCredentialRecord", 0, None).unwrap();
+    let body = json!({"Name": "alice", "Mechanism": 1, "Salt": hex::encode("salt-bytes"), "StoredKey": hex::encode(PROOF), "ServerKey": hex::encode(SIGNATURE), "Iterations": 4096});
+    let mut out = vec![1, 11, 0];
+    out.extend(kwire::encode::encode_body(spec, 0, body.as_object().unwrap()).unwrap());
+    out
+}
+
+#[test]
+fn kraft_scram_records_in_a_segment_and_in_a_capture() {
+    use common::batches::{batch, produce, Rec};
+    let rec = || Rec { key: None, value: Some(scram_record()), headers: vec![], timestamp_delta: 0 };
+    for codec in [0, 1] {
+        let segment = batch(0, codec, &[rec()]);
+        let file = std::env::temp_dir().join(format!("kwire-secrets-{codec}-{}.log", std::process::id()));
+        std::fs::write(&file, &segment).unwrap();
+        let path = file.to_str().unwrap();
+        for format in ["tree", "json", "dump"] {
+            let (status, out) = run(&["records", path, "--topic", "__cluster_metadata", "--format", format]);
+            assert_eq!(status, Some(0), "{out}");
+            assert!(leaked(&out).is_empty(), "records --format {format}, codec {codec}: {:?}\n{out}", leaked(&out));
+        }
+        let (_, out) = run(&["records", path, "--topic", "__cluster_metadata", "--show-secrets"]);
+        assert!(out.contains("StoredKey") && !out.contains("<redacted"), "with --show-secrets: {out}");
+        let (_, out) = run(&["records", path, "--topic", "__cluster_metadata"]);
+        assert!(out.lines().any(|l| l.contains("StoredKey bytes = \"<redacted, 44 bytes>\"")), "{out}");
+        let _ = std::fs::remove_file(&file);
+        // The same batch produced to the metadata topic, in a capture.
+        let mut t = Timeline::default();
+        t.send(PORT, true, &produce(kwire::schema::Catalogue::builtin(), "__cluster_metadata", &segment));
+        let cap = TempCapture::new(&format!("secrets-kraft-{codec}"), &t.pcap());
+        for args in [vec!["capture", cap.path()], vec!["capture", cap.path(), "--json"], vec!["records", cap.path()], vec!["records", cap.path(), "--format", "json"]] {
+            let (_, out) = run(&args);
+            assert!(leaked(&out).is_empty(), "{args:?}, codec {codec}: {:?}\n{out}", leaked(&out));
+        }
+    }
+}
