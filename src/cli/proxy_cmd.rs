@@ -42,6 +42,15 @@ pub struct ProxyArgs {
     /// Responses up to this size that can carry broker endpoints are held whole to rewrite them; larger ones pass unchanged.
     #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = kwire::budget::parse_bytes)]
     pub rewrite_max: u64,
+    /// TLS towards clients: the proxy's certificate chain and private key (PEM files).
+    #[arg(long, value_name = "CERT,KEY")]
+    pub listen_tls: Option<String>,
+    /// TLS towards the broker, trusting the certificates in this PEM file.
+    #[arg(long, value_name = "CA")]
+    pub broker_tls: Option<String>,
+    /// Append the session keys of the proxy's own TLS connections to this file (NSS key log format).
+    #[arg(long, value_name = "FILE")]
+    pub tls_keylog_out: Option<String>,
     /// Seconds to wait for a broker to accept a connection.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub timeout: f64,
@@ -94,6 +103,30 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let (rec, recording) = recorder::spawn(sinks);
     // Listener and connection threads live until the process ends.
     let cat: &'static Catalogue = Box::leak(Box::new(cat.clone()));
+    let keylog = match &args.tls_keylog_out {
+        Some(path) => match kwire::live::tls::KeyLogFile::create(path) {
+            Ok(k) => Some(k),
+            Err(e) => return failure(&e),
+        },
+        None => None,
+    };
+    let client_tls = match &args.listen_tls {
+        Some(pair) => {
+            let Some((cert, key)) = pair.split_once(',') else { return usage(&format!("--listen-tls {pair}: expected CERT,KEY")) };
+            match kwire::live::tls::server_config(cert, key, keylog.clone()) {
+                Ok(c) => Some(c),
+                Err(e) => return failure(&format!("--listen-tls: {e}")),
+            }
+        }
+        None => None,
+    };
+    let broker_tls = match &args.broker_tls {
+        Some(ca) => match kwire::live::tls::client_config(ca, keylog.clone()) {
+            Ok(c) => Some(c),
+            Err(e) => return failure(&format!("--broker-tls: {e}")),
+        },
+        None => None,
+    };
     let cfg = Config {
         listen,
         advertise_host: args.advertise_host.clone().unwrap_or_else(|| listen.ip().to_string()),
@@ -102,6 +135,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         connect_timeout: Duration::try_from_secs_f64(args.timeout).unwrap_or(Duration::from_secs(10)),
         rewrite_max: usize::try_from(args.rewrite_max).unwrap_or(usize::MAX),
         release: release.map(str::to_string),
+        client_tls,
+        broker_tls,
     };
     let signals = match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
         Ok(s) => s,
@@ -149,6 +184,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         }
         Err(_) => exit::FAILURE,
     }
+}
+
+fn failure(e: &str) -> i32 {
+    eprintln!("kwire: {}", sanitize(e));
+    exit::FAILURE
 }
 
 fn usage(e: &str) -> i32 {

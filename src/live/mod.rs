@@ -8,4 +8,5 @@ pub mod endpoints;
 pub mod proxy;
 pub mod recorder;
 pub mod synth;
+pub mod tls;
 pub mod wire;

@@ -39,6 +39,10 @@ pub struct Config {
     /// Largest response held whole to rewrite its endpoints; larger ones stream as they came.
     pub rewrite_max: usize,
     pub release: Option<String>,
+    /// TLS towards clients (the proxy's certificate and key).
+    pub client_tls: Option<Arc<rustls::ServerConfig>>,
+    /// TLS towards the broker (trusting the given CA).
+    pub broker_tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 /// The listeners and what each forwards to.
@@ -130,7 +134,22 @@ impl Proxy {
     fn connection(self: Arc<Self>, client: TcpStream, broker: &str) {
         let _ = client.set_nodelay(true);
         let peer = client.peer_addr().ok();
-        let upstream = match connect(broker, self.cfg.connect_timeout) {
+        let local = client.local_addr().ok();
+        // TLS legs are bridged to plaintext: everything below sees the plaintext.
+        let client = match &self.cfg.client_tls {
+            Some(tls) => match super::tls::server_side(tls, client) {
+                Ok(plain) => plain,
+                Err(e) => {
+                    eprintln!("kwire: proxy: TLS towards the client: {e}");
+                    return;
+                }
+            },
+            None => client,
+        };
+        let upstream = match connect(broker, self.cfg.connect_timeout).and_then(|tcp| match &self.cfg.broker_tls {
+            Some(tls) => super::tls::client_side(tls, broker, tcp).map_err(|e| format!("TLS: {e}")),
+            None => Ok(tcp),
+        }) {
             Ok(u) => u,
             Err(e) => {
                 eprintln!("kwire: proxy: broker {broker}: {e}; closing the client's connection{}", peer.map(|p| format!(" from {p}")).unwrap_or_default());
@@ -139,7 +158,7 @@ impl Proxy {
             }
         };
         let conn = self.next_conn.fetch_add(1, Ordering::Relaxed);
-        let (Some(peer), Ok(local)) = (peer, client.local_addr()) else { return };
+        let (Some(peer), Some(local)) = (peer, local) else { return };
         if let Some(r) = &self.recorder {
             r.record(conn, Event::Open { client: peer, server: local });
         }

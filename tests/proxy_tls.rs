@@ -1,0 +1,129 @@
+//! The proxy's TLS legs, with no broker to install: a stand-in broker in
+//! the test answers Metadata with kwire-encoded frames; proxy A terminates
+//! TLS from clients (`--listen-tls`) and writes its session keys; proxy B
+//! talks TLS to A (`--broker-tls`) for a plaintext client. The answer comes
+//! back decoded with both proxies' endpoints rewritten, both proxies print
+//! the plaintext frames, and the key log has the TLS 1.3 secrets.
+
+mod common;
+
+use common::exchanges::frame;
+use kwire::decode::Direction;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A broker that answers every request with a Metadata v12 response naming itself.
+fn stand_in_broker() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { continue };
+            std::thread::spawn(move || loop {
+                let mut size = [0u8; 4];
+                if s.read_exact(&mut size).is_err() {
+                    return;
+                }
+                let mut req = vec![0u8; i32::from_be_bytes(size) as usize];
+                if s.read_exact(&mut req).is_err() {
+                    return;
+                }
+                let corr = i32::from_be_bytes([req[4], req[5], req[6], req[7]]);
+                let body = json!({"ThrottleTimeMs": 0, "Brokers": [{"NodeId": 1, "Host": "127.0.0.1", "Port": port, "Rack": null}], "ClusterId": "stand-in", "ControllerId": 1, "Topics": []});
+                let _ = s.write_all(&frame(Direction::Response, "Metadata", 12, corr, "", body));
+            });
+        }
+    });
+    port
+}
+
+struct Proxy(Child);
+
+impl Proxy {
+    fn start(args: &[&str]) -> Proxy {
+        let child = Command::new(env!("CARGO_BIN_EXE_kwire")).arg("proxy").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        Proxy(child)
+    }
+
+    /// Stop with SIGINT, as Ctrl-C does; what it printed.
+    fn stop(mut self) -> (String, String) {
+        let _ = Command::new("kill").args(["-INT", &self.0.id().to_string()]).status();
+        let out = std::mem::replace(&mut self.0, Command::new("true").spawn().unwrap()).wait_with_output().unwrap();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+    }
+}
+
+fn wait_listening(port: u16) {
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(10), "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn tls_on_both_legs_through_two_proxies() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let (cert, key) = (format!("{dir}/tests/data/tls/cert.pem"), format!("{dir}/tests/data/tls/key.pem"));
+    let keylog = std::env::temp_dir().join(format!("kwire-proxy-tls-keys-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&keylog);
+    let broker = stand_in_broker();
+    let (a, b) = (free_port(), free_port());
+    let a_proxy = Proxy::start(&[
+        "--listen", &format!("127.0.0.1:{a}"), "--broker", &format!("127.0.0.1:{broker}"),
+        "--listen-tls", &format!("{cert},{key}"), "--tls-keylog-out", keylog.to_str().unwrap(),
+    ]);
+    wait_listening(a);
+    let b_proxy = Proxy::start(&["--listen", &format!("127.0.0.1:{b}"), "--broker", &format!("localhost:{a}"), "--broker-tls", &cert]);
+    wait_listening(b);
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["send", "--broker", &format!("127.0.0.1:{b}"), "Metadata", "--version", "12", "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // A names its own listener for the broker; B names a listener of its own for A's.
+    let named = &answer["body"]["Brokers"][0];
+    assert_eq!(named["Host"], "127.0.0.1");
+    assert_ne!(named["Port"].as_u64(), Some(u64::from(broker)), "{answer}");
+    assert_ne!(named["Port"].as_u64(), Some(u64::from(a)), "{answer}");
+    assert_eq!(answer["body"]["ClusterId"], "stand-in");
+    let (b_out, b_err) = b_proxy.stop();
+    let (a_out, a_err) = a_proxy.stop();
+    for (out, err, port) in [(&a_out, &a_err, a), (&b_out, &b_err, b)] {
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}\n{err}");
+        assert!(lines[0].contains(&format!("→ 127.0.0.1:{port} Metadata v12 corr=1")), "{out}");
+        assert!(lines[1].contains(&format!("← 127.0.0.1:{port} Metadata v12 corr=1")), "{out}");
+    }
+    let keys = std::fs::read_to_string(&keylog).unwrap();
+    let labels: Vec<&str> = keys.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    for label in ["CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0"] {
+        assert!(labels.contains(&label), "{keys}");
+    }
+    let _ = std::fs::remove_file(&keylog);
+}
+
+#[test]
+fn a_client_that_does_not_speak_tls_is_closed_with_a_message() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let (cert, key) = (format!("{dir}/tests/data/tls/cert.pem"), format!("{dir}/tests/data/tls/key.pem"));
+    let broker = stand_in_broker();
+    let a = free_port();
+    let proxy = Proxy::start(&["--listen", &format!("127.0.0.1:{a}"), "--broker", &format!("127.0.0.1:{broker}"), "--listen-tls", &format!("{cert},{key}")]);
+    wait_listening(a);
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["send", "--broker", &format!("127.0.0.1:{a}"), "Metadata", "--version", "12", "--timeout", "5"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let (_, err) = proxy.stop();
+    assert!(err.contains("TLS"), "the proxy says why: {err}");
+}
