@@ -129,11 +129,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         return exit::FAILURE;
     }
     eprintln!("kwire: wrote {} ({} exchanges, {} frame views)", sanitize(&args.out.display().to_string()), c.exchanges.len(), views.html.len());
-    let status = super::filter_args::Reported {
+    super::filter_args::Reported {
         reading: &c.reading,
         read_for: "their facts",
         nothing_matched: (!filter.is_empty() && c.stats.frames == 0).then_some(&args.filter),
     }
-    .report();
-    status
+    .report()
 }

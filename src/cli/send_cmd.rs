@@ -141,7 +141,10 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
 }
 
 /// A request's header and body from a JSON file: `kwire decode --json` output, or the body alone.
-fn read_request_json(path: &str) -> Result<(Map<String, Value>, Map<String, Value>), String> {
+/// A request's header and body.
+type HeaderAndBody = (Map<String, Value>, Map<String, Value>);
+
+fn read_request_json(path: &str) -> Result<HeaderAndBody, String> {
     let text = kwire::input::read_source(path)?;
     let v: Value = serde_json::from_slice(&text).map_err(|e| format!("not JSON: {e}"))?;
     match v {

@@ -84,11 +84,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
     if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
         return exit::FAILURE;
     }
-    let status = super::filter_args::Reported {
+    super::filter_args::Reported {
         reading: &c.reading,
         read_for: "their errors, topics or client id",
         nothing_matched: (!filter.is_empty() && c.stats.frames == 0).then_some(&args.filter),
     }
-    .report();
-    status
+    .report()
 }

@@ -31,6 +31,9 @@ fn has_endpoint(fields: &[FieldSpec], v: i16) -> bool {
     fields.iter().filter(|f| on_wire(f, v) && !f.fields.is_empty()).any(|f| has_endpoint(&f.fields, v))
 }
 
+/// Host and port as the broker named them → as the client should see them (`None`: keep them).
+pub type EndpointMap<'a> = dyn FnMut(&str, i32) -> Option<(String, i32)> + 'a;
+
 /// What rewriting one response did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Rewritten {
@@ -43,7 +46,7 @@ pub enum Rewritten {
 /// Rewrite the endpoints of `frame` (a whole response of `api_key` at
 /// `version`) with `map` (host and port as the broker named them → as the
 /// client should see them). An error says why the frame must go as it came.
-pub fn rewrite(cat: &Catalogue, pin: Option<&str>, (api_key, version): (i16, i16), frame: &[u8], map: &mut dyn FnMut(&str, i32) -> Option<(String, i32)>) -> Result<Rewritten, String> {
+pub fn rewrite(cat: &Catalogue, pin: Option<&str>, (api_key, version): (i16, i16), frame: &[u8], map: &mut EndpointMap<'_>) -> Result<Rewritten, String> {
     let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(api_key), api_version: Some(version), release: pin.map(str::to_string), ..Default::default() };
     let decoded = decode_frame(cat, Bytes::copy_from_slice(frame), 0, &opts);
     if let Some(e) = &decoded.error {
@@ -73,7 +76,7 @@ pub fn rewrite(cat: &Catalogue, pin: Option<&str>, (api_key, version): (i16, i16
 }
 
 /// Every object with a `Host` string and a `Port` number, at any depth.
-fn swap_endpoints(v: &mut Value, map: &mut dyn FnMut(&str, i32) -> Option<(String, i32)>, changed: &mut usize) {
+fn swap_endpoints(v: &mut Value, map: &mut EndpointMap<'_>, changed: &mut usize) {
     match v {
         Value::Object(o) => {
             let endpoint = match (o.get("Host").and_then(Value::as_str), o.get("Port").and_then(Value::as_i64).and_then(|p| i32::try_from(p).ok())) {
