@@ -494,3 +494,17 @@ fn data_over_a_budget_is_said_to_be_unchecked() {
     let (found, _) = check_frame_bytes(&f, &[]);
     assert!(found.is_empty(), "within the default budget the batch is sound: {found:#?}");
 }
+
+#[test]
+fn sasl_tokens_after_a_v0_handshake_are_no_finding() {
+    let mut t = Timeline::default();
+    let token = |b: &[u8]| [(b.len() as i32).to_be_bytes().to_vec(), b.to_vec()].concat();
+    t.pair(50000, "c", 1, "SaslHandshake", 0, json!({"Mechanism": "PLAIN"}), json!({"ErrorCode": 0, "Mechanisms": ["PLAIN"]}));
+    t.send(50000, true, &token(b"\0alice\0secret"));
+    t.send(50000, false, &token(b""));
+    t.pair(50000, "c", 2, "Metadata", 12, metadata_request(), metadata_response());
+    let cap = TempCapture::new("check-sasl", &t.pcap());
+    let (found, status) = check_capture(cap.path());
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(status, 0);
+}
