@@ -147,7 +147,7 @@ fn require_net_raw(test: &str) {
 }
 
 /// `kwire capture -i lo --port P ARGS`, once it says it is capturing; and its stderr lines.
-fn capture_on_lo(port: u16, args: &[&str]) -> (Child, Receiver<String>, Receiver<String>) {
+fn capture_on_lo(port: u16, args: &[&str]) -> (Running, Receiver<String>, Receiver<String>) {
     let p = port.to_string();
     let mut all = vec!["capture", "-i", "lo", "--port", &p];
     all.extend_from_slice(args);
@@ -155,8 +155,21 @@ fn capture_on_lo(port: u16, args: &[&str]) -> (Child, Receiver<String>, Receiver
     let out = lines(child.stdout.take().unwrap());
     let err = lines(child.stderr.take().unwrap());
     let ready = next_line(&err, "kwire saying it captures");
+    let child = Running(child);
     assert_eq!(ready, format!("kwire: capturing on lo (Ethernet, TCP port {port}); Ctrl-C stops"));
     (child, out, err)
+}
+
+/// A capture that runs until it is interrupted; killed if a failing test leaves it running.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }
 
 /// A client and a broker on loopback: one ApiVersions exchange, then both
@@ -190,20 +203,19 @@ fn listener() -> (TcpListener, u16) {
     (l, port)
 }
 
-fn interrupt(child: &Child) {
+fn interrupt(child: &Running) {
     // SAFETY: a signal to the child this test started.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    assert_eq!(unsafe { libc::kill(child.0.id() as libc::pid_t, libc::SIGINT) }, 0);
 }
 
 /// The child's exit status, or a failure (after killing it) when it does not stop.
-fn wait_for(mut child: Child) -> std::process::ExitStatus {
+fn wait_for(mut child: Running) -> std::process::ExitStatus {
     let start = std::time::Instant::now();
     loop {
-        if let Some(s) = child.try_wait().unwrap() {
+        if let Some(s) = child.0.try_wait().unwrap() {
             return s;
         }
         if start.elapsed() > WAIT {
-            let _ = child.kill();
             panic!("kwire did not stop within {WAIT:?} of SIGINT");
         }
         std::thread::sleep(Duration::from_millis(20));
