@@ -78,10 +78,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
             r
         });
         let printing = s.spawn(|| super::capture_cmd::run_on_stream(cat, release, &printer_args, Box::new(pipe_out)));
-        if signals.forever().next().is_some() {
-            eprintln!("kwire: stopping the capture on {}", sanitize(iface));
-        }
+        let interrupted = signals.forever().next().is_some();
+        // First stop, then say so: nothing here may keep the threads from ending
+        // (a closed stderr makes `eprintln!` panic, and the scope would wait).
         stop.store(true, Ordering::SeqCst);
+        if interrupted {
+            let _ = writeln!(std::io::stderr(), "kwire: stopping the capture on {}", sanitize(iface));
+        }
         let captured = capturing.join();
         let printed = printing.join();
         (captured, printed)
@@ -112,5 +115,5 @@ fn report(iface: &str, c: &interface::Counts) {
     if c.dropped > 0 {
         line.push_str(" (the capture fell behind: their bytes are gaps)");
     }
-    eprintln!("{line}");
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
