@@ -15,6 +15,8 @@ const NOT_HERE: &[(&str, &str)] = &[
     ("man -l", "needs man (tests/shell_integration.rs checks the page)"),
     ("--tui", "needs a terminal (tests/tui_e2e.rs drives the explorer in tmux)"),
     ("kwire tui", "needs a terminal (tests/tui_e2e.rs drives the explorer in tmux)"),
+    ("capture -i", "needs root and runs until Ctrl-C (tests/live_capture.rs captures a Kafka exchange on loopback)"),
+    ("tcpdump -U", "needs root and traffic (tests/live_capture.rs streams a pcap through standard input)"),
 ];
 
 /// Commands whose documented exit status is not 0 (a command starting so).

@@ -18,10 +18,19 @@ use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:\n  kwire capture samples/captures/confluent-kafka.pcap --list\n  kwire capture samples/captures/confluent-kafka.pcap --api Fetch\n  kwire capture samples/captures/kafka-python.pcap --json --error\n  kwire capture samples/captures/lone-response.pcap --port 19092 --guess --list")]
+#[command(after_help = "Examples:\n  kwire capture samples/captures/confluent-kafka.pcap --list\n  kwire capture samples/captures/confluent-kafka.pcap --api Fetch\n  kwire capture samples/captures/kafka-python.pcap --json --error\n  kwire capture samples/captures/lone-response.pcap --port 19092 --guess --list\n  sudo kwire capture -i lo --port 9092 --list                       # live, until Ctrl-C\n  sudo tcpdump -U -w - port 9092 | kwire capture - --format json   # each frame as it completes")]
 pub struct CaptureArgs {
     /// pcap or pcapng file; `-` for standard input.
-    pub file: String,
+    #[arg(required_unless_present = "interface")]
+    pub file: Option<String>,
+    /// Capture live from this network interface (`lo`, `eth0`; `any` for
+    /// all) instead of reading a file, printing each frame as it completes,
+    /// until Ctrl-C. Needs root or CAP_NET_RAW; Linux only.
+    #[arg(short = 'i', long = "interface", value_name = "IFACE", conflicts_with_all = ["file", "tui"])]
+    pub interface: Option<String>,
+    /// With -i: also write the packets captured to this pcapng file.
+    #[arg(long, value_name = "FILE", requires = "interface", conflicts_with = "file")]
+    pub write_pcap: Option<String>,
     /// One line per frame instead of decoded trees (a listing has one
     /// format: `--json` and `--format` are for decoded frames).
     #[arg(long, conflicts_with_all = ["json", "format", "full_docs"])]
@@ -36,7 +45,8 @@ pub struct CaptureArgs {
     /// Only the frame with this number (the first column of --list).
     #[arg(long)]
     pub frame: Option<usize>,
-    /// The broker's port: the side sending to it carries requests (default: found by plausibility).
+    /// The broker's port: the side sending to it carries requests (default:
+    /// found by plausibility). With -i, only packets to or from it are captured.
     #[arg(long)]
     pub port: Option<u16>,
     /// Decode responses without a request in the capture by the best-ranked guess.
@@ -328,12 +338,31 @@ impl Write for Out<'_> {
     }
 }
 
+impl CaptureArgs {
+    /// What is read, for messages: the file, `-`, or the interface.
+    pub fn input_name(&self) -> String {
+        match (&self.file, &self.interface) {
+            (Some(f), _) => sanitize(f),
+            (None, Some(i)) => format!("interface {}", sanitize(i)),
+            (None, None) => "-".into(),
+        }
+    }
+
+    /// Whether the input is standard input.
+    fn is_stdin(&self) -> bool {
+        self.file.as_deref() == Some("-")
+    }
+}
+
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
+    if let Some(iface) = &args.interface {
+        return super::capture_live::run(cat, release, args, iface);
+    }
     let selection = match args.filter.resolve(cat) {
         Ok(f) => f,
         Err(status) => return status,
     };
-    let source = match args.file.as_str() {
+    let source = match args.file.as_deref().unwrap_or("-") {
         "-" => Source::Stdin,
         path => Source::File(path),
     };
@@ -448,7 +477,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         return explore_capture(cat, release, args, &filter, input, &names);
     }
     let stdout = std::io::stdout();
-    let terminal = stdout.is_terminal() || args.streaming || args.file == "-";
+    let terminal = stdout.is_terminal() || args.streaming || args.is_stdin();
     let mut out = Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, stdout.lock()), terminal };
     let mut status = exit::OK;
     let mut write_failed = false;
@@ -599,7 +628,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
             status
         }
         Err(e) => {
-            eprintln!("kwire: {}: {e}", args.file);
+            eprintln!("kwire: {}: {}", args.input_name(), sanitize(&e));
             exit::FAILURE
         }
     }
@@ -1020,7 +1049,7 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
     }
     match stats {
         Ok(_) if frames.is_empty() => {
-            eprintln!("kwire: no Kafka frames selected in {}", args.file);
+            eprintln!("kwire: no Kafka frames selected in {}", args.input_name());
             exit::FAILURE
         }
         Ok(_) => {
@@ -1035,7 +1064,7 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
             status
         }
         Err(e) => {
-            eprintln!("kwire: {}: {e}", args.file);
+            eprintln!("kwire: {}: {}", args.input_name(), sanitize(&e));
             exit::FAILURE
         }
     }

@@ -208,7 +208,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     if kwire::capture::pcap::sniff(&raw).is_some() {
         // A capture: hand it to `kwire capture` with this command's output options.
         let cap = super::capture_cmd::CaptureArgs {
-            file: args.input.file.clone(),
+            file: Some(args.input.file.clone()),
+            interface: None,
+            write_pcap: None,
             list: false,
             correlation_id: None,
             filter: Default::default(),

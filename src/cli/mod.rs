@@ -4,6 +4,7 @@ pub mod apis_cmd;
 pub mod check_cmd;
 pub mod color;
 pub mod capture_cmd;
+pub mod capture_live;
 pub mod decode_cmd;
 pub mod docs_cmd;
 pub mod diff_cmd;

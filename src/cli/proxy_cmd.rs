@@ -8,7 +8,7 @@ use super::exit;
 use clap::Args;
 use kwire::live::proxy::{Config, Proxy};
 use kwire::live::recorder::{self, Sink};
-use kwire::live::synth::PcapngWriter;
+use kwire::live::synth::{PcapngWriter, LINKTYPE_RAW};
 use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::io::Write;
@@ -84,7 +84,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
                 return exit::FAILURE;
             }
         };
-        match PcapngWriter::new(Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>) {
+        match PcapngWriter::new(Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>, LINKTYPE_RAW) {
             Ok(w) => sinks.push(w),
             Err(e) => {
                 eprintln!("kwire: {}: {e}", sanitize(path));
@@ -93,7 +93,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         }
     }
     let (pipe_in, pipe_out) = recorder::pipe();
-    match PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>) {
+    match PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>, LINKTYPE_RAW) {
         Ok(w) => sinks.push(w),
         Err(e) => {
             eprintln!("kwire: {e}");
@@ -150,7 +150,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         return exit::FAILURE;
     }
     let capture = CaptureArgs {
-        file: "-".into(),
+        file: Some("-".into()),
+        interface: None,
+        write_pcap: None,
         list: args.format.is_none(),
         correlation_id: None,
         filter: Default::default(),

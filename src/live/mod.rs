@@ -1,10 +1,12 @@
 //! Live traffic: asking a broker directly (`client`, over `wire`), the
 //! decoding proxy (`proxy`, rewriting broker endpoints with `endpoints`),
 //! and recording what passes as a capture (`recorder`, `synth`) that the
-//! capture pipeline prints in every format and `--write-pcap` keeps.
+//! capture pipeline prints in every format and `--write-pcap` keeps;
+//! capturing an interface's packets into the same pipeline (`interface`).
 
 pub mod client;
 pub mod endpoints;
+pub mod interface;
 pub mod proxy;
 pub mod recorder;
 pub mod synth;

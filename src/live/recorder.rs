@@ -1,7 +1,8 @@
-//! What passes through the proxy (or an interface), recorded off the
-//! forwarding path: the pumps hand copies of the bytes to one recorder
-//! thread, which turns them into synthesized TCP packets (see [`super::synth`])
-//! for a pcapng file and for the capture pipeline that prints them.
+//! What passes through the proxy, recorded off the forwarding path: the
+//! pumps hand copies of the bytes to one recorder thread, which turns them
+//! into synthesized TCP packets (see [`super::synth`]) for a pcapng file and
+//! for the capture pipeline that prints them. [`pipe`] carries that pcapng
+//! (and an interface's, [`super::interface`]) to the pipeline in process.
 
 use super::synth::{PcapngWriter, TcpFlow};
 use bytes::Bytes;
@@ -173,7 +174,7 @@ mod tests {
     #[test]
     fn a_recorded_conversation_reads_back_as_a_capture() {
         let (w, mut r) = pipe();
-        let sink = PcapngWriter::new(Box::new(w) as Box<dyn Write + Send>).unwrap();
+        let sink = PcapngWriter::new(Box::new(w) as Box<dyn Write + Send>, crate::live::synth::LINKTYPE_RAW).unwrap();
         let (rec, handle) = spawn(vec![sink]);
         let (client, server) = ("127.0.0.1:40000".parse().unwrap(), "127.0.0.1:9092".parse().unwrap());
         rec.record(1, Event::Open { client, server });

@@ -7,19 +7,23 @@
 use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr};
 
-/// pcapng's raw IP link type (IPv4 or IPv6 by the version nibble).
-pub const LINKTYPE_RAW: u16 = 101;
+/// The link type of synthesized packets: raw IP (IPv4 or IPv6 by the version nibble).
+pub use crate::capture::link::LINKTYPE_RAW;
 /// Payload bytes per synthesized segment: IPv4's total length is 16 bits.
 const MAX_SEGMENT: usize = 65_000;
 
-/// Writes pcapng: one section, one raw-IP interface, enhanced packet blocks.
+/// Writes pcapng: one section, one interface of a given link type (raw IP
+/// for synthesized packets, Ethernet for most live interfaces), enhanced
+/// packet blocks.
 pub struct PcapngWriter<W: Write> {
     out: W,
 }
 
 impl<W: Write> PcapngWriter<W> {
-    /// Start a file: the section header and the interface description.
-    pub fn new(mut out: W) -> io::Result<Self> {
+    /// Start a file: the section header and the interface description with
+    /// `link_type` (a `LINKTYPE_*` of [`crate::capture::link`]; pcapng holds 16 bits).
+    pub fn new(mut out: W, link_type: u32) -> io::Result<Self> {
+        let link_type = u16::try_from(link_type).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("link type {link_type} does not fit pcapng's 16 bits")))?;
         // Section Header Block: magic, version 1.0, section length unknown (-1).
         let mut shb = Vec::with_capacity(28);
         shb.extend_from_slice(&0x1A2B_3C4Du32.to_le_bytes());
@@ -29,7 +33,7 @@ impl<W: Write> PcapngWriter<W> {
         write_block(&mut out, 0x0A0D_0D0A, &shb)?;
         // Interface Description Block: link type, snap length 0 (no limit); microsecond times by default.
         let mut idb = Vec::with_capacity(8);
-        idb.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
+        idb.extend_from_slice(&link_type.to_le_bytes());
         idb.extend_from_slice(&0u16.to_le_bytes());
         idb.extend_from_slice(&0u32.to_le_bytes());
         write_block(&mut out, 1, &idb)?;
@@ -38,12 +42,18 @@ impl<W: Write> PcapngWriter<W> {
 
     /// One packet at `micros` since the epoch.
     pub fn packet(&mut self, micros: u64, data: &[u8]) -> io::Result<()> {
+        self.packet_cut(micros, data, data.len())
+    }
+
+    /// One packet of which only `data` was kept, of `original` bytes on the
+    /// wire (a live packet longer than the capture's buffer).
+    pub fn packet_cut(&mut self, micros: u64, data: &[u8], original: usize) -> io::Result<()> {
         let mut epb = Vec::with_capacity(20 + data.len() + 3);
         epb.extend_from_slice(&0u32.to_le_bytes());
         epb.extend_from_slice(&((micros >> 32) as u32).to_le_bytes());
         epb.extend_from_slice(&(micros as u32).to_le_bytes());
         epb.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        epb.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        epb.extend_from_slice(&(u32::try_from(original.max(data.len())).unwrap_or(u32::MAX)).to_le_bytes());
         epb.extend_from_slice(data);
         epb.resize(epb.len().next_multiple_of(4), 0);
         write_block(&mut self.out, 6, &epb)
