@@ -9,6 +9,7 @@ pub mod pcap;
 mod sasl;
 pub mod skips;
 pub mod tcp;
+pub mod tls;
 
 pub use flows::{complete_prefix, Captured, CapturedFrame, CutBodies, Effort, Flows, SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY};
 
