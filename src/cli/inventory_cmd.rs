@@ -31,6 +31,8 @@ pub struct InventoryArgs {
     pub port: Option<u16>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -52,11 +54,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
         Ok(f) => f,
         Err(status) => return status,
     };
+    let tls_keylog = match args.tls.load() {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
     let input = match super::open_input(&args.file) {
         Ok(i) => i,
         Err(status) => return status,
     };
-    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
     let c = match collect(cat, release, input, &opts, &filter) {
         Ok(c) => c,
         Err(e) => {

@@ -28,6 +28,8 @@ pub struct StatsArgs {
     pub port: Option<u16>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -61,11 +63,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             By::Topic => Grouping::Topic,
         })
         .collect();
+    let tls_keylog = match args.tls.load() {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
     let input = match super::open_input(&args.file) {
         Ok(i) => i,
         Err(status) => return status,
     };
-    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
     let c = match collect(cat, release, input, &opts, &groupings, &filter) {
         Ok(c) => c,
         Err(e) => {

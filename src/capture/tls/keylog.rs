@@ -128,8 +128,11 @@ impl KeyLog {
             }
             return true;
         }
-        // Labels kwire has no use for (early data, exporters, later traffic secrets).
-        matches!(label, b"CLIENT_EARLY_TRAFFIC_SECRET" | b"EARLY_EXPORTER_SECRET" | b"EXPORTER_SECRET" | b"CLIENT_TRAFFIC_SECRET_1" | b"SERVER_TRAFFIC_SECRET_1")
+        // Labels kwire has no use for: early data, exporters, and the traffic
+        // secrets after KeyUpdates (OpenSSL logs them as `..._N`; kwire derives them).
+        matches!(label, b"CLIENT_EARLY_TRAFFIC_SECRET" | b"EARLY_EXPORTER_SECRET" | b"EXPORTER_SECRET")
+            || label.starts_with(b"CLIENT_TRAFFIC_SECRET_")
+            || label.starts_with(b"SERVER_TRAFFIC_SECRET_")
     }
 
     /// The secrets logged for the session with this client random.
