@@ -148,7 +148,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         if let Some(e) = &stats.error {
             eprintln!("kwire: {}: {} (checked the packets before it)", sanitize(&args.input.file), sanitize(e));
         }
-        super::tls_args::report(&stats.tls);
+        if super::tls_args::report(&stats.tls) && stats.frames == 0 {
+            return exit::FAILURE;
+        }
         if stats.frames == 0 {
             eprintln!("kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)", sanitize(&args.input.file), stats.packets, stats.tcp_segments);
             return exit::FAILURE;

@@ -86,6 +86,7 @@ pub fn json(note: &TlsNote) -> Json {
             o["version"] = s.version.map(version_name).into();
             o["cipher_suite"] = s.cipher_suite.map(suite_label).into();
             o["cipher_suite_id"] = s.cipher_suite.into();
+            o["client_random"] = s.client_random.map(hex::encode).into();
             o["sni"] = s.sni.clone().into();
             o["alpn"] = s.alpn.clone().into();
             o["records"] = pair(s.records);

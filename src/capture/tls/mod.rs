@@ -192,6 +192,9 @@ pub struct TlsSession {
     /// The version the ServerHello chose (0x0303 TLS 1.2, 0x0304 TLS 1.3).
     pub version: Option<u16>,
     pub cipher_suite: Option<u16>,
+    /// The client random of the ClientHello: the key a key log files the
+    /// session's secrets under (public: it travels in clear).
+    pub client_random: Option<[u8; 32]>,
     /// The server name the ClientHello asked for (SNI), as sent.
     pub sni: Option<String>,
     /// The application protocols the ClientHello offered (ALPN).

@@ -370,6 +370,7 @@ impl TlsConn {
         TlsSession {
             version: self.server.map(|s| s.version),
             cipher_suite: self.server.map(|s| s.cipher_suite),
+            client_random: self.hello.as_ref().map(|h| h.random),
             sni: self.hello.as_ref().and_then(|h| h.sni.clone()),
             alpn: self.hello.as_ref().map(|h| h.alpn.clone()).unwrap_or_default(),
             records: pair(&|h| h.records),
