@@ -7,7 +7,18 @@
 //! connection is one TLS note; a wrong key, a missing key and a truncated
 //! record each give their note and lose nothing else.
 
+mod common;
+
+use common::pcap_writer::{conversation, pcap, Link, Seg};
+use kwire::capture::tls::synth::Synth;
+use kwire::capture::tls::{KeyLog, TlsEvent, TlsProblem};
+use kwire::capture::{for_each_captured, CaptureOptions, Captured};
+use kwire::decode::Direction;
+use kwire::encode::example::example_frame;
+use kwire::encode::FrameSpec;
+use kwire::schema::Catalogue;
 use serde_json::Value;
+use std::sync::Arc;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -291,5 +302,145 @@ fn a_truncated_record_is_said_and_everything_before_it_decodes() {
         }
         assert_eq!(d.frames.keys().max(), Some(&conn));
         assert!(d.stderr.contains("decryption stopped part-way in 1 TLS direction"), "{}", d.stderr);
+    }
+}
+
+/// A Kafka conversation: (from the client, frame).
+fn kafka_conversation() -> Vec<(bool, Vec<u8>)> {
+    let cat = Catalogue::builtin();
+    let frame = |direction, api_key, version, corr: i32, pad: usize| {
+        let mut f = example_frame(cat, &FrameSpec { direction, api_key, version, release: None }).unwrap();
+        let at = if direction == Direction::Request { 8 } else { 4 };
+        f[at..at + 4].copy_from_slice(&corr.to_be_bytes());
+        f.extend(std::iter::repeat_n(0x5a, pad));
+        let size = (f.len() - 4) as i32;
+        f[..4].copy_from_slice(&size.to_be_bytes());
+        f
+    };
+    use Direction::{Request, Response};
+    vec![
+        (true, frame(Request, 18, 3, 1, 0)),
+        (false, frame(Response, 18, 3, 1, 0)),
+        (true, frame(Request, 0, 9, 2, 40_000)), // spans records
+        (false, frame(Response, 0, 9, 2, 0)),
+        (true, frame(Request, 12, 4, 3, 0)),
+        (false, frame(Response, 12, 4, 3, 0)),
+    ]
+}
+
+/// The same conversation over TLS (with KeyUpdates from both sides in TLS
+/// 1.3 after the second exchange), and its key log.
+fn over_tls(suite: u16, random: u8, frames: &[(bool, Vec<u8>)]) -> (Vec<(bool, Vec<u8>)>, String) {
+    let mut s = Synth::new(suite, [random; 32]);
+    let mut out = vec![(true, s.client_hello(Some("kafka-1.example"))), (false, s.server_flight()), (true, s.client_finished())];
+    for (i, (from_client, f)) in frames.iter().enumerate() {
+        if i == 4 && s.tls13() {
+            out.push((true, s.key_update(true)));
+            out.push((false, s.key_update(false)));
+        }
+        out.push((*from_client, if *from_client { s.client_data(f) } else { s.server_data(f) }));
+    }
+    (out, s.key_log())
+}
+
+fn read(capture: &[u8], keys: Option<&str>) -> (Vec<Captured>, kwire::capture::CaptureStats) {
+    let opts = CaptureOptions { tls_keylog: keys.map(|k| Arc::new(KeyLog::parse(k.as_bytes()))), ..Default::default() };
+    let mut all = Vec::new();
+    let stats = for_each_captured(Catalogue::builtin(), capture, &opts, |c| {
+        all.push(c);
+        true
+    })
+    .unwrap();
+    (all, stats)
+}
+
+fn frames_of(all: &[Captured]) -> Vec<(Direction, Option<i32>, Vec<u8>)> {
+    all.iter().filter_map(|c| if let Captured::Frame(f) = c { Some((f.direction, f.correlation_id, f.bytes.to_vec())) } else { None }).collect()
+}
+
+#[test]
+fn synthetic_sessions_of_every_suite_in_small_segments_decode_as_in_clear() {
+    let plain = kafka_conversation();
+    let clear = frames_of(&read(&pcap(Link::EthernetV4, &conversation(&plain, 1448)), None).0);
+    assert_eq!(clear.len(), 6);
+    for suite in [0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f, 0xc030, 0xcca8, 0xcca9, 0x009c] {
+        for mss in [1, 100, 1448, 9000] {
+            let (tls, log) = over_tls(suite, suite as u8, &plain);
+            let capture = pcap(Link::EthernetV4, &conversation(&tls, mss));
+            let (all, stats) = read(&capture, Some(&log));
+            assert_eq!(frames_of(&all), clear, "suite {suite:04x} mss {mss}");
+            assert_eq!((stats.tls.connections, stats.tls.decrypted, stats.skips), (1, 1, 0), "suite {suite:04x} mss {mss}");
+            // Without keys: one note, no frame.
+            if mss == 1448 {
+                let (all, stats) = read(&capture, None);
+                assert_eq!((frames_of(&all).len(), stats.tls.not_decrypted, stats.tls.without_keys), (0, 1, 1));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_lost_segment_stops_its_direction_and_the_rest_goes_on() {
+    let plain = kafka_conversation();
+    let (tls, log) = over_tls(0x1301, 9, &plain);
+    let mut segs = conversation(&tls, 1000);
+    // Lose a segment in the middle of the large Produce request.
+    let lost = segs.iter().position(|s| s.from_client && s.payload.len() == 1000).unwrap() + 10;
+    let ack_after = segs[lost + 1].seq;
+    segs.remove(lost);
+    // The server acknowledges past the hole: the data was sent, not captured.
+    segs.push(Seg { ack: ack_after + 1000, ..Seg::data(false, 0, 0, vec![]) });
+    let (all, _) = read(&pcap(Link::EthernetV4, &segs), Some(&log));
+    let stopped: Vec<_> = all.iter().filter_map(|c| if let Captured::Tls(n) = c { if let TlsEvent::Stopped { direction, problem, .. } = &n.event { Some((*direction, *problem)) } else { None } } else { None }).collect();
+    assert_eq!(stopped, vec![(Direction::Request, TlsProblem::Gap { bytes: 1000 })]);
+    // The ApiVersions exchange and every response came; the requests after the hole did not.
+    let frames = frames_of(&all);
+    let clear = frames_of(&read(&pcap(Link::EthernetV4, &conversation(&plain, 1448)), None).0);
+    assert_eq!(frames[..2], clear[..2]);
+    assert_eq!(frames.iter().filter(|f| f.0 == Direction::Response).count(), 3);
+    assert_eq!(frames.iter().filter(|f| f.0 == Direction::Request).count(), 1);
+}
+
+#[test]
+fn damaged_tls_captures_never_panic_and_say_what_happened() {
+    let plain = kafka_conversation();
+    let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for round in 0..300 {
+        let suite = [0x1301, 0x1303, 0xc030, 0xcca8][round % 4];
+        let (mut tls, log) = over_tls(suite, round as u8, &plain);
+        // Flip bytes, cut streams short, or feed garbage after the handshake.
+        match next() % 3 {
+            0 => {
+                for _ in 0..1 + next() % 4 {
+                    let i = (next() as usize) % tls.len();
+                    let bytes = &mut tls[i].1;
+                    if !bytes.is_empty() {
+                        let at = (next() as usize) % bytes.len();
+                        bytes[at] ^= 1 << (next() % 8);
+                    }
+                }
+            }
+            1 => {
+                let i = (next() as usize) % tls.len();
+                let cut = (next() as usize) % (tls[i].1.len() + 1);
+                tls[i].1.truncate(cut);
+            }
+            _ => {
+                let i = 3 + (next() as usize) % (tls.len() - 3);
+                tls[i].1 = (0..(next() % 40_000) as usize).map(|_| next() as u8).collect();
+            }
+        }
+        let capture = pcap(Link::EthernetV4, &conversation(&tls, 1 + (next() % 2000) as usize));
+        let (all, stats) = read(&capture, Some(&log));
+        // Every connection's summary comes, and whatever stopped decryption is said.
+        assert!(stats.tls.connections <= 1, "round {round}");
+        let said = all.iter().any(|c| matches!(c, Captured::Tls(n) if matches!(n.event, TlsEvent::Stopped { .. } | TlsEvent::Session(_))));
+        assert!(said || stats.frames == 6, "round {round}");
     }
 }

@@ -37,7 +37,8 @@ pub enum Hash {
 }
 
 impl Hash {
-    pub fn len(self) -> usize {
+    /// The hash's output length in bytes.
+    pub fn output_len(self) -> usize {
         match self {
             Hash::Sha256 => 32,
             Hash::Sha384 => 48,
@@ -67,7 +68,7 @@ pub fn suite(id: u16) -> Option<Suite> {
         0x1303 => (true, ChaCha20Poly1305, Sha256),
         0xc02b | 0xc02f | 0x009c | 0x009e => (false, Aes128Gcm, Sha256),
         0xc02c | 0xc030 | 0x009d | 0x009f => (false, Aes256Gcm, Sha384),
-        0xcca8 | 0xcca9 | 0xccaa => (false, ChaCha20Poly1305, Sha256),
+        0xcca8..=0xccaa => (false, ChaCha20Poly1305, Sha256),
         _ => return None,
     };
     Some(Suite { id, tls13, bulk, hash })
@@ -133,7 +134,7 @@ pub fn prf12(hash: Hash, secret: &[u8], label: &[u8], seed: &[u8], len: usize) -
         Hash::Sha256 => hmac_sha256(secret, parts),
         Hash::Sha384 => hmac_sha384(secret, parts),
     };
-    let mut out = Vec::with_capacity(len + hash.len());
+    let mut out = Vec::with_capacity(len + hash.output_len());
     // A(1) = HMAC(secret, label + seed); A(i) = HMAC(secret, A(i-1)).
     let mut a = mac(&[label, seed]);
     while out.len() < len {
@@ -163,7 +164,7 @@ pub fn expand_label(hash: Hash, secret: &[u8], label: &[u8], context: &[u8], len
 
 /// The next application traffic secret after a KeyUpdate (RFC 8446 §7.2).
 pub fn next_traffic_secret(hash: Hash, secret: &[u8]) -> Option<Vec<u8>> {
-    expand_label(hash, secret, b"traffic upd", b"", hash.len())
+    expand_label(hash, secret, b"traffic upd", b"", hash.output_len())
 }
 
 enum Aead {
@@ -467,7 +468,7 @@ mod tests {
         for id in [0x1301, 0x1302, 0x1303, 0xc02f, 0xc030, 0xcca8, 0xc02b, 0xc02c, 0xcca9] {
             let s = suite(id).unwrap();
             let (mut seal_c, mut seal_s, mut open_c, mut open_s) = if s.tls13 {
-                let k = |b: u8| RecordKeys::tls13(s, &vec![b; s.hash.len()]).unwrap();
+                let k = |b: u8| RecordKeys::tls13(s, &vec![b; s.hash.output_len()]).unwrap();
                 (k(1), k(2), k(1), k(2))
             } else {
                 let k = || RecordKeys::tls12(s, &[9; 48], &[1; 32], &[2; 32]).unwrap();

@@ -300,7 +300,7 @@ impl TlsConn {
         if !matches!(self.keys, Keys::Ready(_)) {
             return None; // counted, not decrypted: the summary says why
         }
-        let Some(s) = self.suite else { return None };
+        let s = self.suite?;
         let h = &mut self.halves[hi];
         let record = h.protected_records;
         h.protected_records += 1;
@@ -394,9 +394,14 @@ mod tests {
         TlsKeys { file: Some(Arc::new(KeyLog::parse(log.as_bytes()))), ..Default::default() }
     }
 
+    /// Problems as (half, offset, problem).
+    type Problems = Vec<(usize, u64, TlsProblem)>;
+    /// Flights as (half, bytes).
+    type Flights = Vec<(usize, Vec<u8>)>;
+
     /// Both streams of a session fed in pieces of `piece` bytes, client first
     /// for each flight: the plaintext of each direction and the problems.
-    fn run(conn: &mut TlsConn, flights: &[(usize, Vec<u8>)], keys: &TlsKeys, piece: usize) -> ([Vec<u8>; 2], Vec<(usize, u64, TlsProblem)>) {
+    fn run(conn: &mut TlsConn, flights: &[(usize, Vec<u8>)], keys: &TlsKeys, piece: usize) -> ([Vec<u8>; 2], Problems) {
         let mut plain = [Vec::new(), Vec::new()];
         let mut problems = Vec::new();
         for (hi, bytes) in flights {
@@ -409,7 +414,7 @@ mod tests {
         (plain, problems)
     }
 
-    fn session_flights(s: &mut Synth, with_update: bool) -> (Vec<(usize, Vec<u8>)>, [Vec<u8>; 2]) {
+    fn session_flights(s: &mut Synth, with_update: bool) -> (Flights, [Vec<u8>; 2]) {
         let request: Vec<u8> = (0..40_000u32).map(|i| (i * 7) as u8).collect();
         let response: Vec<u8> = (0..3000u32).map(|i| (i * 13) as u8).collect();
         let mut flights = vec![(0, s.client_hello(Some("broker.example"))), (1, s.server_flight())];

@@ -46,7 +46,7 @@ impl Synth {
         let mut server_random = client_random;
         server_random.reverse();
         server_random[0] ^= 0x5a;
-        let n = if suite.tls13 { suite.hash.len() } else { 48 };
+        let n = if suite.tls13 { suite.hash.output_len() } else { 48 };
         let secret = |label: &[u8]| prf12(Hash::Sha256, &client_random, label, b"kwire synth", n);
         let secrets = [secret(b"master"), secret(b"c hs"), secret(b"s hs"), secret(b"c ap"), secret(b"s ap")];
         let (keys, traffic) = if suite.tls13 {
