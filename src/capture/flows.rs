@@ -616,7 +616,7 @@ impl<'c> Flows<'c> {
         }
         t.reported = true;
         let client = t.client().or(conn.client).unwrap_or(0);
-        let event = TlsEvent::Session(t.session(conn.not_kafka));
+        let event = TlsEvent::Session(Box::new(t.session(conn.not_kafka)));
         out.push(Captured::Tls(TlsNote { timestamp, conn: conn.id, client: conn.ends[client], server: conn.ends[1 - client], event }));
     }
 
@@ -1056,6 +1056,11 @@ mod tests {
         }
         let d = decode_frame(Catalogue::builtin(), bytes, 0, &opts);
         format!("{:?} {:?} {:?} {:?}", d.api_key, d.api_version, d.error, &d.root.children[1..])
+    }
+
+    #[test]
+    fn what_a_capture_yields_is_no_larger_than_a_frame() {
+        assert!(std::mem::size_of::<Captured>() <= std::mem::size_of::<CapturedFrame>() + 8, "{} {}", std::mem::size_of::<Captured>(), std::mem::size_of::<CapturedFrame>());
     }
 
     #[test]

@@ -225,8 +225,9 @@ impl TlsSession {
 pub enum TlsEvent {
     /// Decryption of one direction stopped at this offset of its TLS stream.
     Stopped { direction: Direction, offset: u64, problem: TlsProblem },
-    /// The connection's summary, when it ended (or the capture did).
-    Session(TlsSession),
+    /// The connection's summary, when it ended (or the capture did); boxed,
+    /// so that what a capture yields stays as small as a frame.
+    Session(Box<TlsSession>),
 }
 
 /// A note on a TLS connection (a `Captured::Tls`).
