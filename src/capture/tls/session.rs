@@ -171,7 +171,11 @@ impl TlsConn {
             return None;
         }
         h.ended = true;
+        // Nothing more comes: what was held for it goes.
+        h.clear = Messages::default();
+        h.inner = Messages::default();
         if h.stopped.is_some() || h.rec.is_empty() {
+            h.rec = Vec::new();
             return None;
         }
         let declared = (h.rec.len() >= HEADER).then(|| HEADER + usize::from(u16::from_be_bytes([h.rec[3], h.rec[4]])));
