@@ -82,9 +82,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
     if super::filter_args::no_kafka_traffic(&c.reading) {
         return exit::FAILURE;
     }
+    let tls = &c.reading.capture.tls;
     let text = match args.format {
-        StatsFormat::Json => kwire::render::json::to_text(&c.stats.to_json(cat, &c.names)) + "\n",
-        StatsFormat::Text => c.stats.to_text(cat, &c.names, groupings.is_empty() || groupings.contains(&Grouping::Api)),
+        StatsFormat::Json => {
+            let mut v = c.stats.to_json(cat, &c.names);
+            if let (Some(t), Some(o)) = (super::tls_args::json(tls), v.as_object_mut()) {
+                o.insert("tls_connections".into(), t);
+            }
+            kwire::render::json::to_text(&v) + "\n"
+        }
+        StatsFormat::Text => {
+            let text = c.stats.to_text(cat, &c.names, groupings.is_empty() || groupings.contains(&Grouping::Api));
+            match (super::tls_args::text_line(tls), text.split_once('\n')) {
+                (Some(line), Some((first, rest))) => format!("{first}\n{line}\n{rest}"),
+                _ => text,
+            }
+        }
     };
     let mut out = std::io::stdout().lock();
     if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {

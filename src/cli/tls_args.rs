@@ -51,3 +51,23 @@ pub fn report(tally: &kwire::capture::tls::TlsTally) -> bool {
         None => false,
     }
 }
+
+/// The line `stats` and `inventory` print when a capture has TLS connections.
+pub fn text_line(tally: &kwire::capture::tls::TlsTally) -> Option<String> {
+    if tally.connections == 0 {
+        return None;
+    }
+    let mut line = format!("tls connections {}: {} decrypted, {} not decrypted", tally.connections, tally.decrypted, tally.not_decrypted);
+    if tally.not_decrypted > 0 {
+        line.push_str(" (their traffic is not counted: give --tls-keylog FILE)");
+    }
+    if tally.stopped > 0 {
+        line.push_str(&format!(", {} directions stopped part-way", tally.stopped));
+    }
+    Some(line)
+}
+
+/// `"tls_connections"` of `stats` and `inventory` JSON, when the capture has TLS connections.
+pub fn json(tally: &kwire::capture::tls::TlsTally) -> Option<serde_json::Value> {
+    (tally.connections > 0).then(|| serde_json::json!({"total": tally.connections, "decrypted": tally.decrypted, "not_decrypted": tally.not_decrypted, "stopped_directions": tally.stopped}))
+}

@@ -45,13 +45,13 @@ fn session_text(s: &TlsSession) -> String {
     t.push_str(&format!(" records {}/{} app_data {}B/{}B: ", s.records[0], s.records[1], s.app_data_bytes[0], s.app_data_bytes[1]));
     match s.decryption {
         Ok(source) => {
-            t.push_str(&format!("decrypted with {}, {}B/{}B of plaintext", source.describe(), s.decrypted_bytes[0], s.decrypted_bytes[1]));
+            t.push_str(&format!("keys from {}, {}B/{}B decrypted", source.describe(), s.decrypted_bytes[0], s.decrypted_bytes[1]));
             if s.not_kafka {
                 t.push_str(", not Kafka");
             }
-            for (d, p) in ["client", "server"].iter().zip(s.stopped) {
+            for ((d, p), after) in ["client", "server"].iter().zip(s.stopped).zip(s.bytes_after_stop) {
                 if let Some(p) = p {
-                    t.push_str(&format!("; the {d}'s stopped: {}", p.code()));
+                    t.push_str(&format!("; the {d}'s stopped: {} ({after}B from there not decrypted)", p.code()));
                 }
             }
         }
@@ -92,6 +92,7 @@ pub fn json(note: &TlsNote) -> Json {
             o["records"] = pair(s.records);
             o["application_data_bytes"] = pair(s.app_data_bytes);
             o["decrypted_bytes"] = pair(s.decrypted_bytes);
+            o["bytes_after_stop"] = pair(s.bytes_after_stop);
             o["decrypted"] = s.decrypted().into();
             o["key_source"] = s.decryption.ok().map(|k| k.code()).into();
             o["not_decrypted"] = match s.decryption {

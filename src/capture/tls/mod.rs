@@ -206,6 +206,9 @@ pub struct TlsSession {
     pub records: [u64; 2],
     pub app_data_bytes: [u64; 2],
     pub decrypted_bytes: [u64; 2],
+    /// Bytes of each TLS stream after decryption stopped (the record that
+    /// stopped it included), not read as records.
+    pub bytes_after_stop: [u64; 2],
     /// Where its keys came from, or why it was not decrypted.
     pub decryption: Result<KeySource, NotDecrypted>,
     /// Per direction: the problem that stopped decryption part-way.

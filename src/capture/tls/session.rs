@@ -380,6 +380,7 @@ impl TlsConn {
             records: pair(&|h| h.records),
             app_data_bytes: pair(&|h| h.app_bytes),
             decrypted_bytes: pair(&|h| h.plain),
+            bytes_after_stop: pair(&|h| h.passed_over),
             decryption,
             stopped: [self.halves[c].stopped, self.halves[1 - c].stopped],
             not_kafka,
