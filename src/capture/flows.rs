@@ -623,7 +623,8 @@ impl<'c> Flows<'c> {
     /// Whether a connection is TLS, from the first bytes of the direction
     /// that has some: a TLS connection's buffered bytes go to the TLS layer.
     fn tls_start(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<Captured>) -> TlsStart {
-        let conn = &mut self.conns[ci];
+        let Flows { conns, brokers, .. } = self;
+        let conn = &mut conns[ci];
         let half = &conn.halves[hi];
         // Only the very start of a stream tells.
         if half.at != 0 || half.run.is_some() || !half.ended.is_empty() {
@@ -638,7 +639,12 @@ impl<'c> Flows<'c> {
             }
             Start::ClientHello => Some(hi),
             Start::ServerHello => Some(1 - hi),
-            Start::Record => conn.client,
+            // After the handshake: `--port`, or a broker seen elsewhere in the capture.
+            Start::Record => conn.client.or_else(|| match (brokers.contains(&conn.ends[1]), brokers.contains(&conn.ends[0])) {
+                (true, _) => Some(0),
+                (_, true) => Some(1),
+                _ => None,
+            }),
         };
         conn.tls = Tls::On(Box::new(TlsConn::new(client)));
         let mut held = [BytesMut::new(), BytesMut::new()];
