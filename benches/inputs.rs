@@ -78,8 +78,14 @@ pub fn heartbeats_100k() -> Vec<u8> {
 /// heartbeats with their responses), repeated over new connections. Returns the
 /// bytes written and the frames in one conversation.
 pub fn write_mixed_pcap(f: &mut impl std::io::Write, pcap_mb: usize, produce: &[u8], fetch: &[u8], heartbeats: &[u8]) -> std::io::Result<(usize, usize)> {
-    // One conversation: a Produce request, then the Fetch response paired with a Fetch
-    // request, and a run of heartbeats with their responses; repeated until the size is reached.
+    let conversation = mixed_conversation(produce, fetch, heartbeats);
+    let (written, _) = write_repeated(f, &conversation, RepeatUntil::Bytes(pcap_mb << 20))?;
+    Ok((written, conversation.len()))
+}
+
+/// One conversation: a Produce request, then the Fetch response paired with a Fetch
+/// request, and a run of heartbeats with their responses.
+pub fn mixed_conversation(produce: &[u8], fetch: &[u8], heartbeats: &[u8]) -> Vec<(bool, Vec<u8>)> {
     let cat = kwire::schema::Catalogue::builtin();
     let fetch_req = kwire::encode::example::example_frame(cat, &kwire::encode::FrameSpec { direction: kwire::decode::Direction::Request, api_key: 1, version: 12, release: None }).unwrap();
     let hb_resp = kwire::encode::example::example_frame(cat, &kwire::encode::FrameSpec { direction: kwire::decode::Direction::Response, api_key: 12, version: 4, release: None }).unwrap();
@@ -104,18 +110,38 @@ pub fn write_mixed_pcap(f: &mut impl std::io::Write, pcap_mb: usize, produce: &[
     for _ in 0..200 {
         push(hb_req, Some(&hb_resp), &mut conversation);
     }
-    let segs = pcap_writer::conversation(&conversation, 1448);
+    conversation
+}
+
+/// How many times `write_repeated` writes the conversation.
+#[derive(Clone, Copy, Debug)]
+pub enum RepeatUntil {
+    /// Until the file has this many bytes.
+    Bytes(usize),
+    /// This many times.
+    Times(usize),
+}
+
+/// A pcap of a conversation (its byte streams cut into 1448-byte segments)
+/// repeated, each repeat a new connection (another client port, so nothing
+/// looks retransmitted): the bytes written and the repeats.
+pub fn write_repeated(f: &mut impl std::io::Write, conversation: &[(bool, Vec<u8>)], until: RepeatUntil) -> std::io::Result<(usize, usize)> {
+    let segs = pcap_writer::conversation(conversation, 1448);
     let one = pcap_writer::pcap(pcap_writer::Link::EthernetV4, &segs);
-    // Repeat the packet records (not the file header) until the target size.
+    // Repeat the packet records (not the file header).
     let header = &one[..24];
     let packets = &one[24..];
     f.write_all(header)?;
-    // Each repeat is a new connection (another client port), so nothing looks retransmitted.
     let mut written = 24;
-    let mut repeat: u16 = 0;
-    while written < pcap_mb << 20 {
+    let mut repeats = 0usize;
+    loop {
+        match until {
+            RepeatUntil::Bytes(b) if written >= b => break,
+            RepeatUntil::Times(n) if repeats >= n => break,
+            _ => {}
+        }
         let mut copy = packets.to_vec();
-        let port = (20000 + repeat % 40000).to_be_bytes();
+        let port = (20000 + (repeats % 40000) as u16).to_be_bytes();
         let mut at = 0;
         while at + 16 <= copy.len() {
             let len = u32::from_le_bytes(copy[at + 8..at + 12].try_into().unwrap()) as usize;
@@ -126,7 +152,7 @@ pub fn write_mixed_pcap(f: &mut impl std::io::Write, pcap_mb: usize, produce: &[
         }
         f.write_all(&copy)?;
         written += copy.len();
-        repeat = repeat.wrapping_add(1);
+        repeats += 1;
     }
-    Ok((written, conversation.len()))
+    Ok((written, repeats))
 }

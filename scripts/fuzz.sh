@@ -14,7 +14,7 @@ for t in "${targets[@]}"; do
   case $t in
     hex_text) cp ../samples/*.hex "corpus/$t/" ;;
     encode_json) for f in ../samples/*request.hex; do ../target/release/kwire decode --json "$f" > "corpus/$t/$(basename "$f" .hex).json" 2>/dev/null || true; done ;;
-    pcap) cp ../samples/captures/*.pcap* "corpus/$t/" 2>/dev/null || true ;;
+    pcap) cp ../samples/captures/*.pcap* ../samples/captures/tls/*.pcap* "corpus/$t/" 2>/dev/null || true ;;
     frame) for f in ../samples/*.hex; do python3 -c "import sys;d=bytes.fromhex(open(sys.argv[1]).read().replace(' ','').replace('\n',''));open(sys.argv[2],'wb').write(b'\x00\x00'+d)" "$f" "corpus/$t/$(basename "$f" .hex)"; done ;;
   esac
   echo "== $t for ${secs}s"

@@ -206,6 +206,7 @@ fn captured_of(capture: &[u8]) -> (Vec<CapturedFrame>, Vec<Skipped>) {
         match c {
             Captured::Frame(f) => frames.push(f),
             Captured::Skipped(s) => notes.push(s),
+            Captured::Tls(n) => panic!("no TLS here: {n:?}"),
         }
         true
     })

@@ -6,7 +6,8 @@
 mod common;
 
 use common::batches::{produce, batch, batch_of, compress, legacy_message, record_bytes, Rec};
-use common::pcap_writer::{conversation, pcap, Link};
+use common::pcap_writer::{conversation, on_port, pcap, Link, Seg};
+use kwire::capture::tls::synth::Synth;
 use kwire::schema::Catalogue;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -130,6 +131,34 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
         // values-only JSON checks them too; a listing does not decode them).
         if !args.contains(&"--list") && !matches!(args[0], "stats" | "inventory") {
             assert_ne!(status, 0, "{}", report.last().unwrap());
+        }
+    }
+    // The bomb frame over TLS 1.3, decrypted with its key log; and 500 TLS
+    // connections, each holding a record cut short after half its 18 KiB.
+    let mut s = Synth::new(0x1301, [7; 32]);
+    let tls = [(true, s.client_hello(None)), (false, s.server_flight()), (true, s.client_finished()), (true, s.client_data(&bomb))];
+    let tls_bomb = pcap(Link::EthernetV4, &conversation(&tls, 1400));
+    let keylog = inputs.write("bomb.keylog", s.key_log().as_bytes()).display().to_string();
+    let mut record = vec![23, 3, 3, 0x48, 0x00];
+    record.extend(vec![0x5a; 9000]);
+    let opening = [(true, s.client_hello(None)), (false, s.server_flight()), (true, record)];
+    let segs: Vec<Seg> = (0..500).flat_map(|i| on_port(conversation(&opening, 1400), 10_000 + i as u16)).collect();
+    let cut_records = pcap(Link::EthernetV4, &segs);
+    let tls_runs: [(&str, &[u8], Vec<&str>); 4] = [
+        ("bomb-tls.pcap", &tls_bomb, vec!["capture", "--tls-keylog", &keylog]),
+        ("bomb-tls.pcap", &tls_bomb, vec!["stats", "--tls-keylog", &keylog]),
+        ("cut-records.pcap", &cut_records, vec!["capture", "--list", "--tls-keylog", &keylog]),
+        ("cut-records.pcap", &cut_records, vec!["capture", "--json"]),
+    ];
+    for (name, bytes, args) in &tls_runs {
+        let path = inputs.write(name, bytes);
+        let (peak, status) = peak_rss(args, &path);
+        let bound = FIXED + MULTIPLE * bytes.len() as u64;
+        report.push(format!("kwire {} {name} ({} bytes): peak {} KiB, bound {} KiB, exit {status}", args.join(" "), bytes.len(), peak >> 10, bound >> 10));
+        assert!(peak <= bound, "{}", report.last().unwrap());
+        // Over a budget, or records cut short; `stats` reads no record data.
+        if args[0] != "stats" {
+            assert_eq!(status, 2, "{}", report.last().unwrap());
         }
     }
     eprintln!("{}", report.join("\n"));

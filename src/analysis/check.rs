@@ -67,11 +67,13 @@ pub enum Rule {
     UnknownPayload,
     SkippedBytes,
     NotChecked,
+    TlsNotDecrypted,
+    TlsStopped,
 }
 
 impl Rule {
     /// Every rule: id, severity and what it checks.
-    pub const ALL: [(Rule, &'static str, Severity, &'static str); 27] = [
+    pub const ALL: [(Rule, &'static str, Severity, &'static str); 29] = [
         (Rule::TrailingBytes, "trailing-bytes", Severity::Error, "bytes follow the body within the frame's size"),
         (Rule::Truncated, "truncated", Severity::Error, "the frame (or a length or count in it) ends before its body does"),
         (Rule::InvalidValue, "invalid-value", Severity::Error, "a value the encoding does not allow (a length below -1, a frame size below 0)"),
@@ -99,6 +101,8 @@ impl Rule {
         (Rule::UnknownPayload, "unknown-payload", Severity::Note, "a record payload of a type or version no schema describes"),
         (Rule::SkippedBytes, "skipped-bytes", Severity::Note, "stream bytes in no frame (a capture gap, a partial frame)"),
         (Rule::NotChecked, "not-checked", Severity::Warning, "data over an input budget, left unchecked"),
+        (Rule::TlsNotDecrypted, "tls-not-decrypted", Severity::Note, "a TLS connection not decrypted (no keys, or a suite or version kwire does not decrypt), so not checked"),
+        (Rule::TlsStopped, "tls-stopped", Severity::Warning, "decryption of a TLS direction stopped part-way (a record that failed authentication, was cut short or not found)"),
     ];
 
     fn entry(self) -> &'static (Rule, &'static str, Severity, &'static str) {
@@ -313,6 +317,25 @@ impl<'c> Checker<'c> {
         if k == API_VERSIONS_KEY {
             if let Some(ranges) = self.api_versions.response(self.cat, self.opts.release.as_deref(), f, v) {
                 self.conns.entry(f.conn).or_default().advertised = Some(ranges);
+            }
+        }
+    }
+
+    /// A TLS connection not decrypted, or a direction whose decryption stopped.
+    pub fn tls(&mut self, n: &crate::capture::tls::TlsNote, out: &mut Vec<Finding>) {
+        use crate::capture::tls::TlsEvent;
+        let mut at = At { time: Some(n.timestamp), conn: Some(n.conn), ..At::default() };
+        match &n.event {
+            TlsEvent::Session(s) => {
+                if let Err(why) = s.decryption {
+                    out.push(at.finding(Rule::TlsNotDecrypted, None, format!("TLS connection not decrypted: {}", why.describe())));
+                }
+            }
+            TlsEvent::Stopped { direction, offset, problem } => {
+                at.direction = Some(*direction);
+                let mut f = at.finding(Rule::TlsStopped, None, problem.describe());
+                f.offset = Some(*offset);
+                out.push(f);
             }
         }
     }

@@ -796,9 +796,9 @@ fn ties_in(facts: &StructFacts) -> bool {
 /// Read a whole capture for the topic names it ties to topic ids (a first pass,
 /// so that a name learned late still names the frames before it). What was
 /// read before a damaged or cut-short file ends is kept.
-pub fn learn_topic_ids<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: R, port: Option<u16>) -> TopicIds {
+pub fn learn_topic_ids<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: R, opts: &crate::capture::CaptureOptions) -> TopicIds {
     let mut learner = TopicIdLearner::new(cat, release);
-    let opts = crate::capture::CaptureOptions { port, ..Default::default() };
+    let opts = crate::capture::CaptureOptions { cut_bodies: None, ..opts.clone() };
     let _ = crate::capture::for_each_frame_with(cat, input, &opts, |f| {
         learner.push(&f);
         true
@@ -855,6 +855,8 @@ pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
                     skipped_bytes += s.bytes;
                 }
             }
+            // Counted in the capture's stats (`CaptureStats::tls`).
+            crate::capture::Captured::Tls(n) => exchanges.saw(n.timestamp),
         }
         true
     })?;

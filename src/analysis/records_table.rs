@@ -203,6 +203,11 @@ pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &
                 skipped_bytes += s.bytes;
                 return true;
             }
+            Captured::Tls(n) => {
+                // Counted in the capture's stats; said on stderr.
+                exchanges.saw(n.timestamp);
+                return true;
+            }
         };
         // Names first: the frame's own topic ids may be named in it.
         exchanges.push(&f, &mut unmatched);

@@ -14,6 +14,9 @@ use super::sasl::Sasl;
 use super::skips::Run;
 pub use super::skips::{SkipReason, Skipped, StreamCut};
 use super::tcp::{Chunk, HalfStream};
+use super::tls::detect::{stream_start, Start};
+use super::tls::session::TlsConn;
+use super::tls::{TlsEvent, TlsKeys, TlsNote, TlsProblem};
 use crate::decode::{decode_frame, DecodeOptions, Direction, FrameKind};
 use crate::schema::Catalogue;
 use bytes::{Buf, Bytes, BytesMut};
@@ -74,11 +77,15 @@ impl CapturedFrame {
     }
 }
 
-/// What a capture yields: frames and skip notes, in stream order per direction.
+/// What a capture yields: frames, skip notes and notes on TLS connections,
+/// in stream order per direction.
 #[derive(Clone, Debug)]
 pub enum Captured {
     Frame(CapturedFrame),
     Skipped(Skipped),
+    /// A TLS connection: where decryption of a direction stopped, and each
+    /// connection's summary when it ends (`capture::tls`).
+    Tls(TlsNote),
 }
 
 /// What reading a capture cost, for budgets and their tests.
@@ -246,6 +253,25 @@ struct Conn {
     outstanding: HashMap<i32, (i16, i16)>,
     /// SASL authentication: whether frames are tokens.
     sasl: Sasl,
+    /// Whether the connection is TLS (decided by its first bytes).
+    tls: Tls,
+}
+
+/// A connection's TLS: not known yet, plaintext, or TLS (its records are
+/// read by `tls::session`, and the halves' buffers hold the plaintext).
+enum Tls {
+    Undecided,
+    Plain,
+    On(Box<TlsConn>),
+}
+
+/// What the first bytes of a connection said.
+enum TlsStart {
+    /// Too few bytes to tell.
+    Wait,
+    Plain,
+    /// TLS: the bytes went to the TLS layer.
+    Tls,
 }
 
 /// Tracks every connection of a capture and emits frames as they complete.
@@ -270,6 +296,10 @@ pub struct Flows<'c> {
     /// a connection that starts mid-stream (its first frame a response) to one
     /// of them is Kafka too, its client the other end.
     brokers: HashSet<SocketAddr>,
+    /// Session keys: a key log, and the capture's Decryption Secrets Blocks.
+    keys: TlsKeys,
+    /// Plaintext of the records of one piece of a TLS stream (reused).
+    plain: Vec<u8>,
 }
 
 /// Look for the next frame start in what has arrived, each position once.
@@ -360,7 +390,20 @@ impl<'c> Flows<'c> {
             tick: 0,
             effort: Effort::default(),
             brokers: HashSet::new(),
+            keys: TlsKeys::default(),
+            plain: Vec::new(),
         }
+    }
+
+    /// Decrypt TLS connections with these keys (a key log).
+    pub fn tls_keys(&mut self, keys: TlsKeys) {
+        self.keys = keys;
+    }
+
+    /// Secrets found in the capture (a Decryption Secrets Block's key log),
+    /// for the TLS sessions whose ServerHello comes after them.
+    pub fn add_secrets(&mut self, key_log: &[u8]) {
+        self.keys.embedded.add(key_log);
     }
 
     /// Hand on large frames cut to a prefix that holds their header, skipping
@@ -414,7 +457,7 @@ impl<'c> Flows<'c> {
             Some(x) => x,
             None => {
                 let id = self.conns.len();
-                self.conns.push(Conn { id, ends: [from, to], halves: [Half::default(), Half::default()], client: None, not_kafka: false, outstanding: HashMap::new(), sasl: Sasl::Off });
+                self.conns.push(Conn { id, ends: [from, to], halves: [Half::default(), Half::default()], client: None, not_kafka: false, outstanding: HashMap::new(), sasl: Sasl::Off, tls: Tls::Undecided });
                 self.index.insert((from, to), (id, 0));
                 self.index.insert((to, from), (id, 1));
                 (id, 0)
@@ -474,6 +517,7 @@ impl<'c> Flows<'c> {
             for hi in [0, 1, 0] {
                 self.close_half(ci, hi, StreamCut::EndOfCapture, timestamp, &mut out);
             }
+            self.tls_session(ci, timestamp, &mut out);
             self.account(ci, 0);
             self.account(ci, 1);
         }
@@ -484,6 +528,24 @@ impl<'c> Flows<'c> {
     /// give up the rest, which frees its buffer. A direction whose connection is
     /// not yet known to be Kafka keeps its bytes (the other side may decide).
     fn close_half(&mut self, ci: usize, hi: usize, cut_by: StreamCut, timestamp: f64, out: &mut Vec<Captured>) {
+        if let Tls::On(t) = &mut self.conns[ci].tls {
+            // A record cut short: its note, then the plaintext's end.
+            if let Some((offset, problem)) = t.end(hi, cut_by) {
+                self.tls_stopped(ci, hi, offset, problem, timestamp, out);
+            }
+            self.close_plain(ci, hi, cut_by, timestamp, out);
+            if let Tls::On(t) = &self.conns[ci].tls {
+                if t.ended(0) && t.ended(1) {
+                    self.tls_session(ci, timestamp, out);
+                }
+            }
+            return;
+        }
+        self.close_plain(ci, hi, cut_by, timestamp, out);
+    }
+
+    /// The plaintext of a direction ends: cut what frames there are and give up the rest.
+    fn close_plain(&mut self, ci: usize, hi: usize, cut_by: StreamCut, timestamp: f64, out: &mut Vec<Captured>) {
         self.cut_frames(ci, hi, timestamp, out);
         let conn = &mut self.conns[ci];
         if conn.client.is_none() || conn.not_kafka {
@@ -507,6 +569,108 @@ impl<'c> Flows<'c> {
     }
 
     fn absorb(&mut self, ci: usize, hi: usize, piece: Chunk<'_>, timestamp: f64, out: &mut Vec<Captured>) {
+        let Tls::On(t) = &mut self.conns[ci].tls else { return self.absorb_plain(ci, hi, piece, timestamp, out) };
+        match piece {
+            Chunk::Data(d) => self.feed_tls(ci, hi, d, timestamp, out),
+            Chunk::Gap(n) => {
+                if let Some((offset, problem)) = t.gap(hi, n) {
+                    self.tls_stopped(ci, hi, offset, problem, timestamp, out);
+                }
+            }
+        }
+    }
+
+    /// Bytes of a TLS stream: their plaintext goes on as a plaintext connection's bytes.
+    fn feed_tls(&mut self, ci: usize, hi: usize, data: &[u8], timestamp: f64, out: &mut Vec<Captured>) {
+        let Flows { conns, keys, plain, .. } = self;
+        let Tls::On(t) = &mut conns[ci].tls else { return };
+        plain.clear();
+        let stopped = t.feed(hi, data, keys, plain);
+        if !plain.is_empty() {
+            let text = std::mem::take(&mut self.plain);
+            self.absorb_plain(ci, hi, Chunk::Data(&text), timestamp, out);
+            self.plain = text;
+        }
+        if let Some((offset, problem)) = stopped {
+            self.tls_stopped(ci, hi, offset, problem, timestamp, out);
+        }
+    }
+
+    /// Decryption of a direction stopped: its note, then the end of its plaintext.
+    fn tls_stopped(&mut self, ci: usize, hi: usize, offset: u64, problem: TlsProblem, timestamp: f64, out: &mut Vec<Captured>) {
+        let conn = &self.conns[ci];
+        let Tls::On(t) = &conn.tls else { return };
+        let client = t.client().or(conn.client).unwrap_or(0);
+        let direction = if hi == client { Direction::Request } else { Direction::Response };
+        let event = TlsEvent::Stopped { direction, offset, problem };
+        out.push(Captured::Tls(TlsNote { timestamp, conn: conn.id, client: conn.ends[client], server: conn.ends[1 - client], event }));
+        self.close_plain(ci, hi, StreamCut::Decryption, timestamp, out);
+    }
+
+    /// A TLS connection's summary, once.
+    fn tls_session(&mut self, ci: usize, timestamp: f64, out: &mut Vec<Captured>) {
+        let conn = &mut self.conns[ci];
+        let Tls::On(t) = &mut conn.tls else { return };
+        if t.reported {
+            return;
+        }
+        t.reported = true;
+        let client = t.client().or(conn.client).unwrap_or(0);
+        let event = TlsEvent::Session(Box::new(t.session(conn.not_kafka)));
+        out.push(Captured::Tls(TlsNote { timestamp, conn: conn.id, client: conn.ends[client], server: conn.ends[1 - client], event }));
+    }
+
+    /// Whether a connection is TLS, from the first bytes of the direction
+    /// that has some: a TLS connection's buffered bytes go to the TLS layer.
+    fn tls_start(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<Captured>) -> TlsStart {
+        let Flows { conns, brokers, .. } = self;
+        let conn = &mut conns[ci];
+        let half = &conn.halves[hi];
+        // Only the very start of a stream tells.
+        if half.at != 0 || half.run.is_some() || !half.ended.is_empty() {
+            conn.tls = Tls::Plain;
+            return TlsStart::Plain;
+        }
+        let client = match stream_start(&half.buf) {
+            Start::Short => return TlsStart::Wait,
+            Start::NotTls => {
+                conn.tls = Tls::Plain;
+                return TlsStart::Plain;
+            }
+            Start::ClientHello => Some(hi),
+            Start::ServerHello => Some(1 - hi),
+            // After the handshake: `--port`, or a broker seen elsewhere in the capture.
+            Start::Record => conn.client.or_else(|| match (brokers.contains(&conn.ends[1]), brokers.contains(&conn.ends[0])) {
+                (true, _) => Some(0),
+                (_, true) => Some(1),
+                _ => None,
+            }),
+        };
+        conn.tls = Tls::On(Box::new(TlsConn::new(client)));
+        let mut held = [BytesMut::new(), BytesMut::new()];
+        let mut skipped = [0, 0];
+        for ((h, keep), gap) in conn.halves.iter_mut().zip(&mut held).zip(&mut skipped) {
+            // The halves start over as plaintext streams; a direction that
+            // started after a gap has nothing the TLS layer can read.
+            *gap = h.at;
+            *keep = if h.at == 0 { std::mem::take(&mut h.buf) } else { BytesMut::new() };
+            *h = Half { tcp: std::mem::take(&mut h.tcp), counted: h.counted, since: h.since, ..Half::default() };
+        }
+        for h in [hi, 1 - hi] {
+            if skipped[h] > 0 {
+                if let Tls::On(t) = &mut self.conns[ci].tls {
+                    if let Some((offset, problem)) = t.gap(h, skipped[h]) {
+                        self.tls_stopped(ci, h, offset, problem, timestamp, out);
+                    }
+                }
+            } else if !held[h].is_empty() {
+                self.feed_tls(ci, h, &held[h], timestamp, out);
+            }
+        }
+        TlsStart::Tls
+    }
+
+    fn absorb_plain(&mut self, ci: usize, hi: usize, piece: Chunk<'_>, timestamp: f64, out: &mut Vec<Captured>) {
         let half = &mut self.conns[ci].halves[hi];
         match piece {
             Chunk::Data(mut d) => {
@@ -548,6 +712,12 @@ impl<'c> Flows<'c> {
                 conn.halves[hi].buf.clear();
                 return;
             }
+            if matches!(conn.tls, Tls::Undecided) {
+                match self.tls_start(ci, hi, timestamp, out) {
+                    TlsStart::Wait | TlsStart::Tls => return,
+                    TlsStart::Plain => continue,
+                }
+            }
             // Who is the client? The side whose first bytes look like a request.
             if conn.client.is_none() {
                 let effort = &mut self.effort;
@@ -584,6 +754,8 @@ impl<'c> Flows<'c> {
                             h.run = None;
                             h.ended.clear();
                         }
+                        // A decrypted connection that is not Kafka: said once, then left alone.
+                        self.tls_session(ci, timestamp, out);
                     }
                     return;
                 }
@@ -890,6 +1062,11 @@ mod tests {
         }
         let d = decode_frame(Catalogue::builtin(), bytes, 0, &opts);
         format!("{:?} {:?} {:?} {:?}", d.api_key, d.api_version, d.error, &d.root.children[1..])
+    }
+
+    #[test]
+    fn what_a_capture_yields_is_no_larger_than_a_frame() {
+        assert!(std::mem::size_of::<Captured>() <= std::mem::size_of::<CapturedFrame>() + 8, "{} {}", std::mem::size_of::<Captured>(), std::mem::size_of::<CapturedFrame>());
     }
 
     #[test]

@@ -9,11 +9,14 @@ pub mod pcap;
 mod sasl;
 pub mod skips;
 pub mod tcp;
+pub mod tls;
 
 pub use flows::{complete_prefix, Captured, CapturedFrame, CutBodies, Effort, Flows, SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY};
 
 use crate::schema::Catalogue;
 use std::io::Read;
+use std::sync::Arc;
+use tls::{KeyLog, TlsKeys, TlsTally};
 
 /// Read a whole capture, calling `each` for every frame as soon as it completes
 /// (memory stays bounded by the frames in flight, not by the file). Bytes in no
@@ -31,11 +34,14 @@ pub struct CaptureOptions {
     pub cut_bodies: Option<CutBodies>,
     /// Cap on what reassembly holds at once, all connections together.
     pub max_reassembly: usize,
+    /// Session keys for TLS connections (`--tls-keylog`); secrets in the
+    /// capture's Decryption Secrets Blocks are used too.
+    pub tls_keylog: Option<Arc<KeyLog>>,
 }
 
 impl Default for CaptureOptions {
     fn default() -> Self {
-        CaptureOptions { port: None, cut_bodies: None, max_reassembly: DEFAULT_MAX_REASSEMBLY }
+        CaptureOptions { port: None, cut_bodies: None, max_reassembly: DEFAULT_MAX_REASSEMBLY, tls_keylog: None }
     }
 }
 
@@ -43,12 +49,13 @@ impl Default for CaptureOptions {
 pub fn for_each_frame_with<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, mut each: impl FnMut(CapturedFrame) -> bool) -> Result<CaptureStats, String> {
     for_each_captured(cat, input, opts, |c| match c {
         Captured::Frame(f) => each(f),
-        Captured::Skipped(_) => true,
+        Captured::Skipped(_) | Captured::Tls(_) => true,
     })
 }
 
-/// Read a whole capture, calling `each` for every frame and every skip note
-/// (bytes in no frame) as they come; `each` returns false to stop.
+/// Read a whole capture, calling `each` for every frame, every skip note
+/// (bytes in no frame) and every TLS note as they come; `each` returns false
+/// to stop.
 pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, mut each: impl FnMut(Captured) -> bool) -> Result<CaptureStats, String> {
     let mut reader = pcap::Reader::new(input)?;
     let mut flows = Flows::new(cat, opts.port);
@@ -56,6 +63,7 @@ pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptio
         flows.cut_bodies(cut.clone());
     }
     flows.max_reassembly(opts.max_reassembly);
+    flows.tls_keys(TlsKeys { file: opts.tls_keylog.clone(), ..Default::default() });
     let mut stats = CaptureStats::default();
     let mut last_ts = 0.0;
     let mut error = None;
@@ -63,8 +71,13 @@ pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptio
     let mut done = Vec::new();
     let mut stopped = false;
     loop {
-        let packet = match reader.read_packet() {
-            Ok(Some(p)) => p,
+        let packet = match reader.read_record() {
+            Ok(Some(pcap::Record::Packet(p))) => p,
+            Ok(Some(pcap::Record::TlsKeyLog(text))) => {
+                stats.secrets_blocks += 1;
+                flows.add_secrets(text);
+                continue;
+            }
             Ok(None) => break,
             Err(e) => {
                 error = Some(e);
@@ -110,6 +123,10 @@ pub struct CaptureStats {
     pub skipped_bytes: u64,
     /// Candidate decodes, resync positions and peak reassembly memory.
     pub effort: Effort,
+    /// TLS connections, by what their notes said.
+    pub tls: TlsTally,
+    /// Decryption Secrets Blocks read (TLS key logs in a pcapng).
+    pub secrets_blocks: usize,
     /// The file was corrupt or cut short after the packets counted.
     pub error: Option<String>,
 }
@@ -122,6 +139,7 @@ impl CaptureStats {
                 self.skips += 1;
                 self.skipped_bytes += s.bytes;
             }
+            Captured::Tls(n) => self.tls.add(n),
         }
         each(c)
     }

@@ -79,7 +79,27 @@ impl<R: Read> Reader<R> {
     pub fn next_packet(&mut self) -> Result<Option<Packet>, String> {
         Ok(self.read_packet()?.map(|p| p.to_owned()))
     }
+
+    /// The next packet or TLS key log (a pcapng Decryption Secrets Block),
+    /// borrowed from the read buffer; `Ok(None)` at the end.
+    pub fn read_record(&mut self) -> Result<Option<Record<'_>>, String> {
+        match self {
+            Reader::Pcap(p) => Ok(p.read_packet()?.map(Record::Packet)),
+            Reader::Pcapng(p) => p.read_record(),
+        }
+    }
 }
+
+/// What a capture holds, in order: packets, and session secrets.
+#[derive(Clone, Copy, Debug)]
+pub enum Record<'a> {
+    Packet(PacketRef<'a>),
+    /// The text of a TLS key log (NSS format) from a Decryption Secrets Block.
+    TlsKeyLog(&'a [u8]),
+}
+
+/// A Decryption Secrets Block's secrets type: a TLS key log ("TLSK").
+pub const SECRETS_TLS_KEY_LOG: u32 = 0x544c_534b;
 
 /// The input behind one large buffer; records are taken as slices of it.
 struct Source<R: Read> {
@@ -218,6 +238,24 @@ impl<R: Read> PcapngReader<R> {
 
     fn read_packet(&mut self) -> Result<Option<PacketRef<'_>>, String> {
         loop {
+            match self.next_block()? {
+                None => return Ok(None),
+                Some(Block::Secrets { .. }) => continue,
+                Some(Block::Packet { timestamp, link_type, start, len }) => return Ok(Some(PacketRef { timestamp, link_type, data: &self.src.buf[start..start + len] })),
+            }
+        }
+    }
+
+    fn read_record(&mut self) -> Result<Option<Record<'_>>, String> {
+        Ok(self.next_block()?.map(|b| match b {
+            Block::Packet { timestamp, link_type, start, len } => Record::Packet(PacketRef { timestamp, link_type, data: &self.src.buf[start..start + len] }),
+            Block::Secrets { start, len } => Record::TlsKeyLog(&self.src.buf[start..start + len]),
+        }))
+    }
+
+    /// The next block that is a packet or TLS secrets, as places in the read buffer.
+    fn next_block(&mut self) -> Result<Option<Block>, String> {
+        loop {
             let mut head = [0u8; 8];
             match self.pending_shb.take() {
                 Some(t) => {
@@ -276,13 +314,24 @@ impl<R: Read> PcapngReader<R> {
                     let cap = orig.min(body.len() - 4);
                     Some((0.0, i.link_type, at + 4, cap))
                 }
-                _ => None, // statistics, name resolution, custom blocks: not packets
+                10 if body.len() >= 8 && u32_at(body, 0, le) == SECRETS_TLS_KEY_LOG => {
+                    // A Decryption Secrets Block: secrets type, length, the secrets.
+                    let len = (u32_at(body, 4, le) as usize).min(body.len() - 8);
+                    return Ok(Some(Block::Secrets { start: at + 8, len }));
+                }
+                _ => None, // statistics, name resolution, custom blocks, other secrets: not packets
             };
             if let Some((timestamp, link_type, start, len)) = packet {
-                return Ok(Some(PacketRef { timestamp, link_type, data: &self.src.buf[start..start + len] }));
+                return Ok(Some(Block::Packet { timestamp, link_type, start, len }));
             }
         }
     }
+}
+
+/// A block found, by where its data is in the read buffer.
+enum Block {
+    Packet { timestamp: f64, link_type: u32, start: usize, len: usize },
+    Secrets { start: usize, len: usize },
 }
 /// The `if_tsresol` option (code 9): a power of ten, or of two when the high bit is set.
 fn if_tsresol(mut opts: &[u8], le: bool) -> f64 {

@@ -35,6 +35,9 @@ pub enum StreamCut {
     Closed,
     /// The capture ended.
     EndOfCapture,
+    /// Decryption of the TLS connection carrying the stream stopped (a
+    /// `TlsEvent::Stopped` note says why).
+    Decryption,
 }
 
 impl SkipReason {
@@ -70,6 +73,7 @@ impl SkipReason {
                     StreamCut::Gap => "a gap",
                     StreamCut::Closed => "the end of the connection (FIN or RST)",
                     StreamCut::EndOfCapture => "the end of the capture",
+                    StreamCut::Decryption => "the end of what TLS decryption gave",
                 };
                 format!("{}, cut short by {by}", frame(declared))
             }

@@ -5,6 +5,7 @@ use super::exit;
 use clap::Args;
 use kwire::analysis::exchange::{learn_topic_ids, Exchange, Exchanges, Observer, TopicIdLearner};
 use kwire::analysis::Filter as ExchangeFilter;
+use kwire::capture::tls::TlsNote;
 use kwire::capture::{complete_prefix, for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
 use kwire::decode::guess::guess_response;
 use kwire::decode::fields::TopicIds;
@@ -56,6 +57,8 @@ pub struct CaptureArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub budget: super::decode_cmd::BudgetArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
     /// Open the selected frames in the terminal explorer.
     #[arg(long, conflicts_with_all = ["list", "format", "json", "full_docs"])]
     pub tui: bool,
@@ -427,7 +430,7 @@ struct TopicNames<'c> {
 }
 
 impl<'c> TopicNames<'c> {
-    fn new(cat: &'c Catalogue, release: Option<&str>, source: &Source<'_>, port: Option<u16>, needed: bool) -> Self {
+    fn new(cat: &'c Catalogue, release: Option<&str>, source: &Source<'_>, opts: &CaptureOptions, needed: bool) -> Self {
         let mut names = TopicNames { whole: TopicIds::default(), streaming: None };
         if !needed {
             return names;
@@ -435,7 +438,7 @@ impl<'c> TopicNames<'c> {
         if !source.rereadable() {
             names.streaming = Some(RefCell::new(TopicIdLearner::new(cat, release)));
         } else if let Ok(input) = source.open() {
-            names.whole = learn_topic_ids(cat, release, input, port);
+            names.whole = learn_topic_ids(cat, release, input, opts);
         }
         names
     }
@@ -468,13 +471,18 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     let format = args.output.format();
     // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
     let trees = args.tui || (!args.list && matches!(format, Format::Tree | Format::TreeJson));
-    let names = TopicNames::new(cat, release, &source, args.port, trees);
+    let tls_keylog = match args.tls.load() {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
+    let base = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
+    let names = TopicNames::new(cat, release, &source, &base, trees);
     let input = match source.open() {
         Ok(i) => i,
         Err(status) => return status,
     };
     if args.tui {
-        return explore_capture(cat, release, args, &filter, input, &names);
+        return explore_capture(cat, release, args, &filter, input, &names, base);
     }
     let stdout = std::io::stdout();
     let terminal = stdout.is_terminal() || args.streaming || args.is_stdin();
@@ -491,7 +499,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     // (Not when the selection reads bodies: a cut frame keeps its header only.)
     let bodies_needed = filter.exchanges.as_ref().is_some_and(|x| x.needs().topics || x.needs().errors);
     let cut_bodies = (args.list && !bodies_needed).then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
-    let opts = CaptureOptions { port: args.port, cut_bodies, ..Default::default() };
+    let opts = CaptureOptions { cut_bodies, ..base };
     let mut skipped = SkipTally::default();
     let list_color = super::color::stdout();
     // One budget for the whole capture: its frames are dropped as they are
@@ -511,6 +519,16 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                     return true;
                 }
                 if write_skipped(&mut out, &s, args.list, format).is_err() {
+                    write_failed = true;
+                    return false;
+                }
+                return true;
+            }
+            Captured::Tls(n) => {
+                if filter.conn.is_some_and(|c| c != n.conn) || filter.names_frames() {
+                    return true;
+                }
+                if write_tls(&mut out, &n, args.list, format).is_err() {
                     write_failed = true;
                     return false;
                 }
@@ -611,9 +629,12 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                 eprintln!("kwire: capture cut short after {} packets: {e}", s.packets);
                 status = exit::MALFORMED;
             }
-            if s.frames == 0 && s.skips == 0 && !write_failed {
+            if s.frames == 0 && s.skips == 0 && s.tls.connections == 0 && !write_failed {
                 eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", s.packets, s.tcp_segments);
                 return exit::FAILURE;
+            }
+            if super::tls_args::report(&s.tls) {
+                status = exit::MALFORMED;
             }
             if skipped.count > 0 {
                 skipped.report(if filter.names_frames() { "; their notes are shown without --api, --correlation-id, --frame, --topic, --client-id, --error and --min-latency" } else { "; see the skipped notes" });
@@ -683,6 +704,30 @@ fn write_skipped(out: &mut Out<'_>, s: &Skipped, list: bool, format: Format) -> 
         out.write_all(b"\n")?;
     } else {
         writeln!(out, "# skipped conn {} {client} {arrow} {server} at {:.6}: {} bytes at stream offset {}: {what}", s.conn, s.timestamp, s.bytes, s.offset)?;
+    }
+    out.flush()
+}
+
+/// A TLS note: a listing line (`  tls` for the frame number), a `# tls`
+/// line before trees, or a JSON object of its own kind (`"kind":"tls"`,
+/// `"kind":"tls_stopped"`) among the frames' objects.
+fn write_tls(out: &mut Out<'_>, n: &TlsNote, list: bool, format: Format) -> std::io::Result<()> {
+    let what = kwire::render::tls::describe(n);
+    let arrow = match &n.event {
+        kwire::capture::tls::TlsEvent::Stopped { direction: Direction::Response, .. } => "←",
+        _ => "→",
+    };
+    if list {
+        let mut line = Vec::with_capacity(200);
+        line.extend_from_slice(b"  tls ");
+        push_timestamp(&mut line, n.timestamp);
+        let _ = writeln!(line, " conn {} {} {arrow} {} {what}", n.conn, n.client, n.server);
+        out.write_all(&line)?;
+    } else if matches!(format, Format::Json | Format::TreeJson) {
+        out.write_all(kwire::render::json::to_text(&kwire::render::tls::json(n)).as_bytes())?;
+        out.write_all(b"\n")?;
+    } else {
+        writeln!(out, "# tls conn {} {} {arrow} {} at {:.6}: {what}", n.conn, n.client, n.server, n.timestamp)?;
     }
     out.flush()
 }
@@ -882,6 +927,12 @@ impl<'c, 'f> Selection<'c, 'f> {
                 }
                 return each(Captured::Skipped(s));
             }
+            Captured::Tls(n) => {
+                if let Some((tracker, _)) = &mut self.exchanges {
+                    tracker.saw(n.timestamp);
+                }
+                return each(Captured::Tls(n));
+            }
         };
         match &mut self.exchanges {
             None if self.filter.keeps(&f) => {
@@ -1019,10 +1070,9 @@ impl Listed {
 }
 
 /// `--tui`: decode the selected frames, then explore them.
-fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read>, names: &TopicNames<'_>) -> i32 {
+fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
     let mut frames = Vec::new();
     let mut skipped = SkipTally::default();
-    let opts = CaptureOptions { port: args.port, ..Default::default() };
     // The explorer holds every frame: their expanded share stays held, within one budget.
     let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
     let mut selected = Selection::new(cat, release, filter);
@@ -1048,13 +1098,17 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
         selected.finish(&mut handle);
     }
     match stats {
-        Ok(_) if frames.is_empty() => {
+        Ok(s) if frames.is_empty() => {
+            super::tls_args::report(&s.tls);
             eprintln!("kwire: no Kafka frames selected in {}", args.input_name());
             exit::FAILURE
         }
-        Ok(_) => {
-            let status = super::tui_cmd::explore(cat, release.map(str::to_string), frames);
+        Ok(s) => {
+            let mut status = super::tui_cmd::explore(cat, release.map(str::to_string), frames);
             // After the explorer gives the terminal back.
+            if super::tls_args::report(&s.tls) && status == exit::OK {
+                status = exit::MALFORMED;
+            }
             if skipped.count > 0 {
                 skipped.report("; `kwire capture --list` shows where");
                 if status == exit::OK {

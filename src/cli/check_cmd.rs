@@ -31,6 +31,8 @@ pub struct CheckArgs {
     /// List the rules with their severities and exit.
     #[arg(long)]
     pub rules: bool,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -112,12 +114,17 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     let mut found = Vec::new();
     let checked = if is_capture {
         let mut checker = Checker::new(cat, opts);
-        let capture_opts = CaptureOptions { port: args.port, ..Default::default() };
+        let tls_keylog = match args.tls.load() {
+            Ok(k) => k,
+            Err(status) => return status,
+        };
+        let capture_opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
         let mut io_error = None;
         let read = kwire::capture::for_each_captured(cat, input, &capture_opts, |c| {
             match c {
                 Captured::Frame(f) => checker.frame(&f, &mut found),
                 Captured::Skipped(s) => checker.skipped(&s, &mut found),
+                Captured::Tls(n) => checker.tls(&n, &mut found),
             }
             match printer.print(&mut found) {
                 Ok(()) => true,
@@ -140,6 +147,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         checker.finish(&mut found);
         if let Some(e) = &stats.error {
             eprintln!("kwire: {}: {} (checked the packets before it)", sanitize(&args.input.file), sanitize(e));
+        }
+        if super::tls_args::report(&stats.tls) && stats.frames == 0 {
+            return exit::FAILURE;
         }
         if stats.frames == 0 {
             eprintln!("kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)", sanitize(&args.input.file), stats.packets, stats.tcp_segments);

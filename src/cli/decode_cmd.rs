@@ -100,6 +100,9 @@ impl OutputArgs {
 pub struct DecodeArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// For a capture: decrypt TLS connections with this key log (see `kwire capture`).
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Under every node of the tree, how its bytes make its value.
@@ -219,6 +222,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             guess: false,
             output: OutputArgs { format: args.output.format(), json: false, full_docs: args.output.full_docs },
             budget: args.input.budget.clone(),
+            tls: args.tls.clone(),
             tui: false,
             provenance: false,
             streaming: false,

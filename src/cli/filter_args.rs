@@ -87,9 +87,9 @@ impl FilterArgs {
 
 /// What reading a capture for an analysis (`stats`, `inventory`, `report`)
 /// left out, said on stderr, and the exit status it makes: 2 when the
-/// capture was cut short, bytes were in no frame or frames read for facts
-/// did not decode (`read_for` says what they were read for); 1 when a
-/// selection matched nothing; else 0.
+/// capture was cut short, bytes were in no frame, TLS connections were not
+/// (wholly) decrypted or frames read for facts did not decode (`read_for`
+/// says what they were read for); 1 when a selection matched nothing; else 0.
 pub struct Reported<'a> {
     pub reading: &'a kwire::analysis::exchange::Reading,
     pub read_for: &'a str,
@@ -113,6 +113,9 @@ impl Reported<'_> {
             );
             status = exit::MALFORMED;
         }
+        if super::tls_args::report(&r.capture.tls) {
+            status = exit::MALFORMED;
+        }
         if let Some(first) = r.first_undecoded {
             let frames = if r.undecoded == 1 { "frame" } else { "frames" };
             eprintln!(
@@ -132,10 +135,11 @@ impl Reported<'_> {
 }
 
 /// Whether the capture held no Kafka traffic at all (no frame, no skip
-/// note); if so, it is said with the hint to name the broker's port.
+/// note, no TLS connection); if so, it is said with the hint to name the
+/// broker's port.
 pub fn no_kafka_traffic(r: &kwire::analysis::exchange::Reading) -> bool {
     let c = &r.capture;
-    let none = c.frames == 0 && c.skips == 0;
+    let none = c.frames == 0 && c.skips == 0 && c.tls.connections == 0;
     if none {
         eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.packets, c.tcp_segments);
     }

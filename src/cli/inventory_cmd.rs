@@ -31,6 +31,8 @@ pub struct InventoryArgs {
     pub port: Option<u16>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -52,11 +54,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
         Ok(f) => f,
         Err(status) => return status,
     };
+    let tls_keylog = match args.tls.load() {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
     let input = match super::open_input(&args.file) {
         Ok(i) => i,
         Err(status) => return status,
     };
-    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
     let c = match collect(cat, release, input, &opts, &filter) {
         Ok(c) => c,
         Err(e) => {
@@ -68,9 +74,19 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
         return exit::FAILURE;
     }
     let inv = Inventory::new(cat, builtin, &c.facts, &c.names, args.target_release.as_deref());
+    let tls = &c.reading.capture.tls;
     let text = match args.format {
-        InventoryFormat::Json => kwire::render::json::to_text(&inv.to_json()) + "\n",
-        InventoryFormat::Text => inv.to_text(cat),
+        InventoryFormat::Json => {
+            let mut v = inv.to_json();
+            if let (Some(t), Some(o)) = (super::tls_args::json(tls), v.as_object_mut()) {
+                o.insert("tls_connections".into(), t);
+            }
+            kwire::render::json::to_text(&v) + "\n"
+        }
+        InventoryFormat::Text => match super::tls_args::text_line(tls) {
+            Some(line) => format!("{line}\n{}", inv.to_text(cat)),
+            None => inv.to_text(cat),
+        },
     };
     let mut out = std::io::stdout().lock();
     if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {

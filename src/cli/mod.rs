@@ -19,6 +19,7 @@ pub mod report_cmd;
 pub mod send_cmd;
 pub mod stats_cmd;
 pub mod shell_cmd;
+pub mod tls_args;
 pub mod tui_cmd;
 
 use clap::{Parser, Subcommand};

@@ -161,6 +161,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         guess: false,
         output: OutputArgs { format: args.format.unwrap_or(Format::Tree), json: false, full_docs: args.full_docs },
         budget: args.budget.clone(),
+        tls: Default::default(),
         tui: false,
         provenance: true,
         streaming: true,

@@ -53,6 +53,9 @@ pub struct RecordsArgs {
     pub format: Option<RecordsFormat>,
     #[command(flatten)]
     pub budget: super::decode_cmd::BudgetArgs,
+    /// A capture: decrypt TLS connections with this key log.
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
 }
 
 /// Largest batch read whole; a longer declared length is reported, not allocated.
@@ -187,8 +190,12 @@ fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Bo
         }
     };
     let selection = Selection { topic: args.topic.clone(), partition: args.partition, grep: args.grep.as_ref().map(|g| g.as_bytes().to_vec()) };
+    let tls_keylog = match args.tls.load() {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
     let opts = Options {
-        capture: kwire::capture::CaptureOptions { port: args.port, ..Default::default() },
+        capture: kwire::capture::CaptureOptions { port: args.port, tls_keylog, ..Default::default() },
         release: release.map(str::to_string),
         budget: args.budget.budget(),
         selection: selection.clone(),

@@ -30,6 +30,8 @@ pub struct ReportArgs {
     pub port: Option<u16>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
 }
 
 /// The capture, opened afresh for each pass.
@@ -62,7 +64,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
     } else {
         Source::File(args.file.clone())
     };
-    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let tls_keylog = match args.tls.load() {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
+    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
     let fail = |e: String| {
         eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
         exit::FAILURE

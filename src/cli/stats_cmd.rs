@@ -28,6 +28,8 @@ pub struct StatsArgs {
     pub port: Option<u16>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -61,11 +63,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             By::Topic => Grouping::Topic,
         })
         .collect();
+    let tls_keylog = match args.tls.load() {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
     let input = match super::open_input(&args.file) {
         Ok(i) => i,
         Err(status) => return status,
     };
-    let opts = CaptureOptions { port: args.port, ..Default::default() };
+    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
     let c = match collect(cat, release, input, &opts, &groupings, &filter) {
         Ok(c) => c,
         Err(e) => {
@@ -76,9 +82,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
     if super::filter_args::no_kafka_traffic(&c.reading) {
         return exit::FAILURE;
     }
+    let tls = &c.reading.capture.tls;
     let text = match args.format {
-        StatsFormat::Json => kwire::render::json::to_text(&c.stats.to_json(cat, &c.names)) + "\n",
-        StatsFormat::Text => c.stats.to_text(cat, &c.names, groupings.is_empty() || groupings.contains(&Grouping::Api)),
+        StatsFormat::Json => {
+            let mut v = c.stats.to_json(cat, &c.names);
+            if let (Some(t), Some(o)) = (super::tls_args::json(tls), v.as_object_mut()) {
+                o.insert("tls_connections".into(), t);
+            }
+            kwire::render::json::to_text(&v) + "\n"
+        }
+        StatsFormat::Text => {
+            let text = c.stats.to_text(cat, &c.names, groupings.is_empty() || groupings.contains(&Grouping::Api));
+            match (super::tls_args::text_line(tls), text.split_once('\n')) {
+                (Some(line), Some((first, rest))) => format!("{first}\n{line}\n{rest}"),
+                _ => text,
+            }
+        }
     };
     let mut out = std::io::stdout().lock();
     if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {

@@ -10,5 +10,6 @@ pub mod records_table;
 pub mod regions;
 pub mod report;
 pub mod text_tree;
+pub mod tls;
 pub mod tree_json;
 pub mod values;

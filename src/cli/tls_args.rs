@@ -1,0 +1,73 @@
+//! `--tls-keylog FILE`, shared by every command that reads captures, and
+//! what is said on stderr of TLS connections.
+
+use super::exit;
+use clap::Args;
+use kwire::capture::tls::KeyLog;
+use kwire::render::escape::sanitize;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct TlsArgs {
+    /// Decrypt TLS connections with the session keys in this key log (NSS
+    /// format: SSLKEYLOGFILE, Python's keylog_filename, Java key-log
+    /// agents). Keys in a pcapng's Decryption Secrets Blocks are used without it.
+    #[arg(long, value_name = "FILE")]
+    pub tls_keylog: Option<PathBuf>,
+}
+
+impl TlsArgs {
+    /// The key log, read; or the exit status after saying why it could not be.
+    pub fn load(&self) -> Result<Option<Arc<KeyLog>>, i32> {
+        let Some(path) = &self.tls_keylog else { return Ok(None) };
+        let shown = sanitize(&path.display().to_string());
+        let log = match KeyLog::read_file(path) {
+            Ok(k) => k,
+            Err(e) => {
+                eprintln!("kwire: --tls-keylog {shown}: {}", sanitize(&e));
+                return Err(exit::FAILURE);
+            }
+        };
+        if let (n, Some(first)) = log.malformed() {
+            let lines = if n == 1 { "line is" } else { "lines are" };
+            eprintln!("kwire: --tls-keylog {shown}: {n} {lines} not key log entries (the first: line {first}); they are passed over");
+        }
+        if log.is_empty() {
+            eprintln!("kwire: --tls-keylog {shown}: no TLS secrets in it");
+        }
+        Ok(Some(Arc::new(log)))
+    }
+}
+
+/// Say on stderr what the TLS connections of a capture were not decrypted
+/// or decoded; whether anything was said.
+pub fn report(tally: &kwire::capture::tls::TlsTally) -> bool {
+    match tally.summary() {
+        Some(text) => {
+            eprintln!("kwire: {text}");
+            true
+        }
+        None => false,
+    }
+}
+
+/// The line `stats` and `inventory` print when a capture has TLS connections.
+pub fn text_line(tally: &kwire::capture::tls::TlsTally) -> Option<String> {
+    if tally.connections == 0 {
+        return None;
+    }
+    let mut line = format!("tls connections {}: {} decrypted, {} not decrypted", tally.connections, tally.decrypted, tally.not_decrypted);
+    if tally.not_decrypted > 0 {
+        line.push_str(" (their traffic is not counted: give --tls-keylog FILE)");
+    }
+    if tally.stopped > 0 {
+        line.push_str(&format!(", {} directions stopped part-way", tally.stopped));
+    }
+    Some(line)
+}
+
+/// `"tls_connections"` of `stats` and `inventory` JSON, when the capture has TLS connections.
+pub fn json(tally: &kwire::capture::tls::TlsTally) -> Option<serde_json::Value> {
+    (tally.connections > 0).then(|| serde_json::json!({"total": tally.connections, "decrypted": tally.decrypted, "not_decrypted": tally.not_decrypted, "stopped_directions": tally.stopped}))
+}
