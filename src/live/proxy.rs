@@ -15,7 +15,7 @@ use bytes::Bytes;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -144,13 +144,16 @@ impl Proxy {
             r.record(conn, Event::Open { client: peer, server: local });
         }
         let in_flight: Arc<Mutex<HashMap<i32, (i16, i16)>>> = Arc::default();
+        // Set when the client's side has ended: the broker's close that follows is not news.
+        let client_done = Arc::new(AtomicBool::new(false));
         let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone()) else { return };
         let requests = {
             let me = Arc::clone(&self);
             let in_flight = Arc::clone(&in_flight);
-            std::thread::Builder::new().name("kwire-requests".into()).spawn(move || me.pump_requests(conn, client_read, upstream_write, &in_flight))
+            let client_done = Arc::clone(&client_done);
+            std::thread::Builder::new().name("kwire-requests".into()).spawn(move || me.pump_requests(conn, client_read, upstream_write, &in_flight, &client_done))
         };
-        let ended_by = self.pump_responses(conn, &upstream, &client, &in_flight, broker);
+        let ended_by = self.pump_responses(conn, &upstream, &client, &in_flight, broker, &client_done);
         if let Some(why) = ended_by {
             eprintln!("kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}");
         }
@@ -166,7 +169,7 @@ impl Proxy {
 
     /// Client → broker: every byte forwarded as it arrives; each request's
     /// header read on the way for the API and version of its response.
-    fn pump_requests(&self, conn: u64, mut from: TcpStream, mut to: TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>) {
+    fn pump_requests(&self, conn: u64, mut from: TcpStream, mut to: TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>, done: &AtomicBool) {
         let mut buf = vec![0u8; CHUNK];
         let mut cut = FrameCutter::default();
         loop {
@@ -184,20 +187,22 @@ impl Proxy {
                     m.insert(corr, (api, version));
                 }
             });
-            if to.write_all(chunk).is_err() {
-                break;
-            }
+            // Recorded before it is forwarded: its response cannot be recorded before it.
             if let Some(r) = &self.recorder {
                 r.record(conn, Event::Data { from_client: true, bytes: Bytes::copy_from_slice(chunk) });
             }
+            if to.write_all(chunk).is_err() {
+                break;
+            }
         }
+        done.store(true, Ordering::SeqCst);
         let _ = to.shutdown(Shutdown::Write);
     }
 
     /// Broker → client: responses stream through, except those that may
     /// carry endpoints, which are held whole and rewritten. Returns why the
-    /// broker's side ended when it was not a clean close.
-    fn pump_responses(self: &Arc<Self>, conn: u64, from: &TcpStream, to: &TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>, broker: &str) -> Option<String> {
+    /// broker's side ended when the client had not ended its own first.
+    fn pump_responses(self: &Arc<Self>, conn: u64, from: &TcpStream, to: &TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>, broker: &str, client_done: &AtomicBool) -> Option<String> {
         let (mut from, mut to) = (from, to);
         let mut buf = vec![0u8; CHUNK];
         // Bytes held: a response's first 8 bytes until its API is known, or a whole response to rewrite.
@@ -207,7 +212,8 @@ impl Proxy {
         let mut whole: Option<(usize, (i16, i16))> = None;
         loop {
             let n = match from.read(&mut buf) {
-                Ok(0) => return None,
+                Ok(0) if client_done.load(Ordering::SeqCst) => return None,
+                Ok(0) => return Some("closed the connection".into()),
                 Err(e) => return Some(format!("reading: {e}")),
                 Ok(n) => n,
             };
@@ -261,11 +267,13 @@ impl Proxy {
                 }
             }
             if !out.is_empty() {
-                if to.write_all(&out).is_err() {
-                    return None;
-                }
+                // Recorded before it is forwarded: the client's next request cannot be recorded before it.
+                let bytes = Bytes::from(out);
                 if let Some(r) = &self.recorder {
-                    r.record(conn, Event::Data { from_client: false, bytes: Bytes::from(out) });
+                    r.record(conn, Event::Data { from_client: false, bytes: bytes.clone() });
+                }
+                if to.write_all(&bytes).is_err() {
+                    return None;
                 }
             }
         }
