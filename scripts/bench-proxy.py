@@ -9,9 +9,9 @@ usage:
   bench-proxy.py latency DIRECT THROUGH REQUESTS ROUNDS NAME=HEXFRAME...
 
 throughput: each round produces MESSAGES messages (100-byte values, acks=1,
-no compression) to a fresh topic and consumes them back (assigned partition,
-from the start), timing each phase from the first call to the last
-acknowledgement or message. latency: each round sends REQUESTS copies of each
+no compression) to a fresh topic directly and another through the proxy,
+then consumes each back (assigned partition, from the start), timing each
+phase from the first call to the last acknowledgement or message. latency: each round sends REQUESTS copies of each
 frame one at a time on each of two connections (one direct, one through),
 taking turns request by request, waiting for each response; frames are hex
 (size prefix included, correlation id rewritten per request). Prints one
@@ -80,11 +80,13 @@ def throughput(direct, through, n, rounds):
     out = {"messages": n, "rounds": rounds}
     runs = {"direct": [], "through": []}
     for r in range(rounds):
-        # Alternate which goes first, so neither always follows the other.
+        # Each phase direct and through back to back, alternating which goes first.
         order = (("direct", direct), ("through", through)) if r % 2 == 0 else (("through", through), ("direct", direct))
-        for name, addr in order:
-            topic = f"bench-{name}-{r}-{time.time_ns()}"
-            runs[name].append((produce(addr, topic, n), consume(addr, topic, n)))
+        topics = {name: f"bench-{name}-{r}-{time.time_ns()}" for name, _ in order}
+        produced = {name: produce(addr, topics[name], n) for name, addr in order}
+        consumed = {name: consume(addr, topics[name], n) for name, addr in order}
+        for name in runs:
+            runs[name].append((produced[name], consumed[name]))
     for name, rs in runs.items():
         out[name] = {
             "produce_msgs_per_s": round(n / statistics.median(p for p, _ in rs)),

@@ -250,6 +250,7 @@ impl Proxy {
                 let total = usize::try_from(size).unwrap_or(0).saturating_add(4).max(8);
                 match api {
                     Some(api) if total <= self.cfg.rewrite_max && carries_endpoints(self.cat, self.cfg.release.as_deref(), api.0, api.1) => {
+                        held.reserve_exact(total - held.len());
                         whole = Some((total, api));
                         if held.len() == total {
                             let frame = std::mem::take(&mut held);

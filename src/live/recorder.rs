@@ -140,7 +140,9 @@ impl Write for PipeWriter {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let chunk = std::mem::take(&mut self.buf);
+        // The next chunk gets as much room as this one took, instead of growing to it again.
+        let room = self.buf.len();
+        let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(room));
         self.tx.send(chunk).map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the capture pipeline stopped"))
     }
 }
