@@ -555,6 +555,13 @@ fn send_and_probe_against_the_broker_and_through_the_proxy() {
         assert!(t.contains(&format!("Port int32 = {port} ")), "{t}");
     }
 
+    // The README's form: the body on standard input, every topic.
+    let all = common::kwire_with_stdin(&["send", "--broker", &broker.addr(), "Metadata", "-i", "-", "--format", "json"], br#"{"Topics":null}"#);
+    assert!(all.status.success(), "{}", text(&all));
+    let r: Value = serde_json::from_slice(&all.stdout).unwrap();
+    let names: Vec<&str> = r["body"]["Topics"].as_array().unwrap().iter().filter_map(|t| t["Name"].as_str()).collect();
+    assert!(names.contains(&"e2e-send"), "{r}");
+
     // A broker that refuses the connection: exit 1, saying so.
     let closed = free_port();
     let refused = kwire(&["send", "--broker", &format!("127.0.0.1:{closed}"), "Metadata"]);

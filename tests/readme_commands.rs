@@ -15,6 +15,7 @@ const NOT_HERE: &[(&str, &str)] = &[
     ("man -l", "needs man (tests/shell_integration.rs checks the page)"),
     ("--tui", "needs a terminal (tests/tui_e2e.rs drives the explorer in tmux)"),
     ("kwire tui", "needs a terminal (tests/tui_e2e.rs drives the explorer in tmux)"),
+    ("--broker ", "needs a running Kafka broker (tests/proxy_e2e.rs runs proxy, send and probe against tansu)"),
 ];
 
 /// Commands whose documented exit status is not 0 (a command starting so).

@@ -447,7 +447,6 @@ fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan
 /// error (a tape is a fraction of the work of reading into nodes), else by
 /// reading, whose partial tree shows where decoding stopped. Leaves `d`'s
 /// reader where the struct ends. The tape starts with room for `room` bytes' slots.
-#[allow(clippy::too_many_arguments)]
 fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, room: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
     let before = d.ctx.budget.checkpoint();
     let replayed = with_tape(room, |tape| {
