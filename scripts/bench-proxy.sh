@@ -46,9 +46,14 @@ f["body"]["TopicData"][0]["Name"] = "bench-rtt"
 print(json.dumps(f))' | "$kwire" encode)
 strip() { tr -d ' \n'; }
 
-echo "kwire $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $("$tansu" --version), librdkafka $(python3 -c 'import confluent_kafka; print(confluent_kafka.libversion()[0])'), $(nproc) cores"
+echo "$kwire (checkout $(git rev-parse --short HEAD 2>/dev/null || echo "?")), $("$tansu" --version), librdkafka $(python3 -c 'import confluent_kafka; print(confluent_kafka.libversion()[0])'), $(nproc) cores"
+# CPU seconds a process has used (user + system).
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
 echo "throughput ($messages messages, $rounds rounds):"
+proxy_cpu=$(cpu "$proxy"); broker_cpu=$(cpu "$broker")
 python3 scripts/bench-proxy.py throughput "$direct" "$through" "$messages" "$rounds" | tee "$work/throughput.json"
+since() { awk -v now="$(cpu "$1")" -v then="$2" 'BEGIN { printf "%.2f", now - then }'; }
+echo "CPU during the throughput rounds: proxy $(since "$proxy" "$proxy_cpu") s (the through half), broker $(since "$broker" "$broker_cpu") s (both halves)"
 echo "latency ($requests sequential requests of each kind, $rounds rounds):"
 python3 scripts/bench-proxy.py latency "$direct" "$through" "$requests" "$rounds" \
   "Metadata=$(echo "$metadata" | strip)" "ApiVersions=$(echo "$api_versions" | strip)" "Produce=$(echo "$produce" | strip)" | tee "$work/latency.json"
