@@ -17,6 +17,7 @@ const NOT_HERE: &[(&str, &str)] = &[
     ("kwire tui", "needs a terminal (tests/tui_e2e.rs drives the explorer in tmux)"),
     ("capture -i", "needs root and runs until Ctrl-C (tests/live_capture.rs captures a Kafka exchange on loopback)"),
     ("tcpdump -U", "needs root and traffic (tests/live_capture.rs streams a pcap through standard input)"),
+    ("--broker ", "needs a running Kafka broker (tests/proxy_e2e.rs runs proxy, send and probe against tansu)"),
 ];
 
 /// Commands whose documented exit status is not 0 (a command starting so).

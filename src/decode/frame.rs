@@ -397,7 +397,8 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
     let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
     let res = match opts.read_into_nodes {
         true => d.read_struct(&spec.fields, &mut node.children),
-        false => read_or_replay(&mut d, bytes, 4, &spec.plan(hv), &spec.fields, &mut node.children),
+        // Room for a header's few fields, not for the whole frame's (the tape grows if a header needs more).
+        false => read_or_replay(&mut d, bytes, 4, (bytes.len() - 4).min(HEADER_ROOM), &spec.plan(hv), &spec.fields, &mut node.children),
     };
     let end = d.r.pos();
     node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
@@ -431,7 +432,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, opts.context());
     let mut res = match opts.read_into_nodes {
         true => d.read_struct(&spec.fields, &mut node.children),
-        false => read_or_replay(&mut d, bytes, start, &spec.plan(version), &spec.fields, &mut node.children),
+        false => read_or_replay(&mut d, bytes, start, bytes.len() - start, &spec.plan(version), &spec.fields, &mut node.children),
     };
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);
@@ -459,10 +460,10 @@ fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan
 /// A struct's nodes, from an annotated tape when the struct decodes without an
 /// error (a tape is a fraction of the work of reading into nodes), else by
 /// reading, whose partial tree shows where decoding stopped. Leaves `d`'s
-/// reader where the struct ends.
-fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
+/// reader where the struct ends. The tape starts with room for `room` bytes' slots.
+fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, room: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
     let before = d.ctx.budget.checkpoint();
-    let replayed = with_tape(bytes.len() - start, |tape| {
+    let replayed = with_tape(room, |tape| {
         let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape, &d.ctx.budget);
         res.is_ok().then(|| {
             d.replay_struct(tape, slot, fields, out);
@@ -486,6 +487,9 @@ thread_local! {
     /// The annotated tape, kept between frames so that its memory is reused.
     static TAPE: Cell<Values> = Cell::new(Values::default());
 }
+
+/// Bytes of a header whose slots its tape starts with room for.
+const HEADER_ROOM: usize = 256;
 
 /// Tapes up to this many slots (12 MiB) are kept for the next frame.
 const KEEP_SLOTS: usize = 1 << 18;

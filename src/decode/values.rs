@@ -146,7 +146,14 @@ impl Values {
 
     /// [`Values::with_capacity_for`] in this (empty) tape's memory.
     pub fn reserved_for(mut self, len: usize) -> Values {
-        self.slots.reserve((len / 2 + 4).min(MAX_SLOTS_RESERVED));
+        let want = (len / 2 + 4).min(MAX_SLOTS_RESERVED);
+        if self.slots.is_empty() && self.slots.capacity() < want {
+            // Growing in place would copy all of the old room (the allocator
+            // cannot know it is unused): an empty tape starts afresh instead.
+            self.slots = Vec::with_capacity(want);
+        } else {
+            self.slots.reserve(want);
+        }
         self
     }
 

@@ -7,7 +7,10 @@
 //! re-encoded by kwire's encoder, and only when the encoder gives back the
 //! broker's exact bytes for it unchanged: nothing is ever mangled.
 
+use crate::decode::reader::Reader;
+use crate::decode::values::{decode_message, Val, Values};
 use crate::decode::{decode_frame, DecodeOptions, Direction};
+use crate::protocol::headers::response_header_version;
 use crate::encode::{encode_frame_exact, FrameSpec, RawValues};
 use crate::schema::model::{FieldSpec, FieldType};
 use crate::schema::{Catalogue, MessageKind, Primitive};
@@ -47,6 +50,15 @@ pub enum Rewritten {
 /// `version`) with `map` (host and port as the broker named them → as the
 /// client should see them). An error says why the frame must go as it came.
 pub fn rewrite(cat: &Catalogue, pin: Option<&str>, (api_key, version): (i16, i16), frame: &[u8], map: &mut EndpointMap<'_>) -> Result<Rewritten, String> {
+    // Most responses that may carry endpoints carry none (Fetch and Produce
+    // name them only when the leader moved) or only ones already pointing at
+    // the proxy: a values-only decode, which leaves record data as bytes,
+    // tells, without the tree, the JSON and the encoder.
+    if let Some(found) = endpoints_in(cat, pin, (api_key, version), frame) {
+        if found.iter().all(|(h, p)| map(h, *p).is_none_or(|(nh, np)| (nh.as_str(), np) == (h.as_str(), *p))) {
+            return Ok(Rewritten::Unchanged);
+        }
+    }
     let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(api_key), api_version: Some(version), release: pin.map(str::to_string), ..Default::default() };
     let decoded = decode_frame(cat, Bytes::copy_from_slice(frame), 0, &opts);
     if let Some(e) = &decoded.error {
@@ -73,6 +85,46 @@ pub fn rewrite(cat: &Catalogue, pin: Option<&str>, (api_key, version): (i16, i16
         return Ok(Rewritten::Unchanged);
     }
     Ok(Rewritten::Frame(encode(&contract)?, changed))
+}
+
+/// The `Host`/`Port` pairs of a response, from a values-only decode of its
+/// body (record data left as bytes, never checked or decompressed); `None`
+/// when it does not decode so (the whole rewrite then says why).
+fn endpoints_in(cat: &Catalogue, pin: Option<&str>, (api_key, version): (i16, i16), frame: &[u8]) -> Option<Vec<(String, i32)>> {
+    let spec = cat.message(MessageKind::Response, api_key, version, pin)?;
+    // The size, the correlation id, and in header v1 a tagged section.
+    let mut r = Reader::new(frame);
+    r.seek(8);
+    if response_header_version(spec, version) >= 1 {
+        for _ in 0..r.uvarint("tags").ok()?.value {
+            r.uvarint("tag").ok()?;
+            let size = r.uvarint("size").ok()?.value;
+            r.take(usize::try_from(size).ok()?, "tagged field").ok()?;
+        }
+    }
+    let mut values = Values::default();
+    let (_, end, res) = decode_message(frame, r.pos(), &spec.plan(version), &mut values);
+    if res.is_err() || end != frame.len() {
+        return None;
+    }
+    let mut found = Vec::new();
+    for (i, slot) in values.slots.iter().enumerate() {
+        if slot.value != Val::Struct {
+            continue;
+        }
+        let (mut host, mut port) = (None, None);
+        for (_, c) in values.children(i as u32) {
+            match (*c.key, c.value) {
+                ("\"Host\":", Val::Str(span)) => host = std::str::from_utf8(span.of(frame)).ok(),
+                ("\"Port\":", Val::Int(p)) => port = i32::try_from(p).ok(),
+                _ => {}
+            }
+        }
+        if let (Some(h), Some(p)) = (host, port) {
+            found.push((h.to_string(), p));
+        }
+    }
+    Some(found)
 }
 
 /// Every object with a `Host` string and a `Port` number, at any depth.
@@ -138,5 +190,31 @@ mod tests {
         let mut none = |_: &str, _: i32| None;
         assert_eq!(rewrite(cat, None, (3, 12), &original, &mut none).unwrap(), Rewritten::Unchanged);
         assert!(rewrite(cat, None, (3, 12), &original[..original.len() - 1], &mut map).is_err(), "a frame that does not decode is refused");
+        // Already the proxy's: nothing to do.
+        let mut same = |h: &str, p: i32| Some((h.to_string(), p));
+        assert_eq!(rewrite(cat, None, (3, 12), &original, &mut same).unwrap(), Rewritten::Unchanged);
+    }
+
+    #[test]
+    fn a_fetch_response_is_rewritten_only_when_it_names_a_node() {
+        let cat = Catalogue::builtin();
+        let fs = FrameSpec { direction: Direction::Response, api_key: 1, version: 16, release: None };
+        let spec = cat.message(MessageKind::Response, 1, 16, None).unwrap();
+        let mut body = crate::encode::example::smallest_struct(&spec.fields, 16);
+        let header = json!({"CorrelationId": 3});
+        let plain = encode_frame(cat, &fs, header.as_object().unwrap(), &body).unwrap();
+        let calls = std::cell::Cell::new(0);
+        let mut map = |_: &str, _: i32| {
+            calls.set(calls.get() + 1);
+            Some(("127.0.0.1".to_string(), 19093))
+        };
+        assert_eq!(rewrite(cat, None, (1, 16), &plain, &mut map).unwrap(), Rewritten::Unchanged);
+        assert_eq!(calls.get(), 0, "no endpoint, nothing asked");
+        body.insert("NodeEndpoints".into(), json!([{"NodeId": 2, "Host": "broker-2", "Port": 9092, "Rack": null}]));
+        let named = encode_frame(cat, &fs, header.as_object().unwrap(), &body).unwrap();
+        let Rewritten::Frame(new, 1) = rewrite(cat, None, (1, 16), &named, &mut map).unwrap() else { panic!("the node is rewritten") };
+        body.insert("NodeEndpoints".into(), json!([{"NodeId": 2, "Host": "127.0.0.1", "Port": 19093, "Rack": null}]));
+        assert_eq!(new, encode_frame(cat, &fs, header.as_object().unwrap(), &body).unwrap());
+        assert_eq!(endpoints_in(cat, None, (1, 16), &new), Some(vec![("127.0.0.1".to_string(), 19093)]));
     }
 }

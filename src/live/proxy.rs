@@ -12,10 +12,10 @@ use super::recorder::{Event, Recorder};
 use super::wire::connect;
 use crate::schema::Catalogue;
 use bytes::Bytes;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -162,14 +162,17 @@ impl Proxy {
         if let Some(r) = &self.recorder {
             r.record(conn, Event::Open { client: peer, server: local });
         }
-        let in_flight: Arc<Mutex<HashMap<i32, (i16, i16)>>> = Arc::default();
+        let in_flight: Arc<Mutex<InFlight>> = Arc::default();
+        // Set when the client's side has ended: the broker's close that follows is not news.
+        let client_done = Arc::new(AtomicBool::new(false));
         let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone()) else { return };
         let requests = {
             let me = Arc::clone(&self);
             let in_flight = Arc::clone(&in_flight);
-            std::thread::Builder::new().name("kwire-requests".into()).spawn(move || me.pump_requests(conn, client_read, upstream_write, &in_flight))
+            let client_done = Arc::clone(&client_done);
+            std::thread::Builder::new().name("kwire-requests".into()).spawn(move || me.pump_requests(conn, client_read, upstream_write, &in_flight, &client_done))
         };
-        let ended_by = self.pump_responses(conn, &upstream, &client, &in_flight, broker);
+        let ended_by = self.pump_responses(conn, &upstream, &client, &in_flight, broker, &client_done);
         if let Some(why) = ended_by {
             eprintln!("kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}");
         }
@@ -185,7 +188,7 @@ impl Proxy {
 
     /// Client → broker: every byte forwarded as it arrives; each request's
     /// header read on the way for the API and version of its response.
-    fn pump_requests(&self, conn: u64, mut from: TcpStream, mut to: TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>) {
+    fn pump_requests(&self, conn: u64, mut from: TcpStream, mut to: TcpStream, in_flight: &Mutex<InFlight>, done: &AtomicBool) {
         let mut buf = vec![0u8; CHUNK];
         let mut cut = FrameCutter::default();
         loop {
@@ -200,33 +203,36 @@ impl Proxy {
                 let version = i16::from_be_bytes([head[6], head[7]]);
                 let corr = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
                 if let Ok(mut m) = in_flight.lock() {
-                    m.insert(corr, (api, version));
+                    m.sent(corr, api, version);
                 }
             });
-            if to.write_all(chunk).is_err() {
-                break;
-            }
+            // Recorded before it is forwarded: its response cannot be recorded before it.
             if let Some(r) = &self.recorder {
                 r.record(conn, Event::Data { from_client: true, bytes: Bytes::copy_from_slice(chunk) });
             }
+            if to.write_all(chunk).is_err() {
+                break;
+            }
         }
+        done.store(true, Ordering::SeqCst);
         let _ = to.shutdown(Shutdown::Write);
     }
 
     /// Broker → client: responses stream through, except those that may
     /// carry endpoints, which are held whole and rewritten. Returns why the
-    /// broker's side ended when it was not a clean close.
-    fn pump_responses(self: &Arc<Self>, conn: u64, from: &TcpStream, to: &TcpStream, in_flight: &Mutex<HashMap<i32, (i16, i16)>>, broker: &str) -> Option<String> {
+    /// broker's side ended when the client had not ended its own first.
+    fn pump_responses(self: &Arc<Self>, conn: u64, from: &TcpStream, to: &TcpStream, in_flight: &Mutex<InFlight>, broker: &str, client_done: &AtomicBool) -> Option<String> {
         let (mut from, mut to) = (from, to);
         let mut buf = vec![0u8; CHUNK];
-        // Bytes held: a response's first 8 bytes until its API is known, or a whole response to rewrite.
+        // Bytes held: a response's size and correlation id until its API is known, or a whole response to rewrite.
         let mut held: Vec<u8> = Vec::new();
         // Bytes of the current response still to pass, once decided.
         let mut streaming = 0usize;
         let mut whole: Option<(usize, (i16, i16))> = None;
         loop {
             let n = match from.read(&mut buf) {
-                Ok(0) => return None,
+                Ok(0) if client_done.load(Ordering::SeqCst) => return None,
+                Ok(0) => return Some("closed the connection".into()),
                 Err(e) => return Some(format!("reading: {e}")),
                 Ok(n) => n,
             };
@@ -251,18 +257,30 @@ impl Proxy {
                     }
                     continue;
                 }
-                let k = (8 - held.len()).min(chunk.len());
+                // The size first: a frame too short for a correlation id (an
+                // empty SASL token, after SaslHandshake v0) passes as it is,
+                // and the next frame starts after it.
+                let want = if held.len() < 4 { 4 } else { frame_total(&held).min(8) };
+                let k = (want - held.len()).min(chunk.len());
                 held.extend_from_slice(&chunk[..k]);
                 chunk = &chunk[k..];
+                if held.len() < 4 {
+                    continue;
+                }
+                let total = frame_total(&held);
+                if total < 8 {
+                    out.append(&mut held);
+                    streaming = total - 4;
+                    continue;
+                }
                 if held.len() < 8 {
                     continue;
                 }
-                let size = i32::from_be_bytes([held[0], held[1], held[2], held[3]]);
                 let corr = i32::from_be_bytes([held[4], held[5], held[6], held[7]]);
-                let api = in_flight.lock().ok().and_then(|mut m| m.remove(&corr));
-                let total = usize::try_from(size).unwrap_or(0).saturating_add(4).max(8);
+                let api = in_flight.lock().ok().and_then(|mut m| m.answered(corr));
                 match api {
                     Some(api) if total <= self.cfg.rewrite_max && carries_endpoints(self.cat, self.cfg.release.as_deref(), api.0, api.1) => {
+                        held.reserve_exact(total - held.len());
                         whole = Some((total, api));
                         if held.len() == total {
                             let frame = std::mem::take(&mut held);
@@ -280,11 +298,13 @@ impl Proxy {
                 }
             }
             if !out.is_empty() {
-                if to.write_all(&out).is_err() {
-                    return None;
-                }
+                // Recorded before it is forwarded: the client's next request cannot be recorded before it.
+                let bytes = Bytes::from(out);
                 if let Some(r) = &self.recorder {
-                    r.record(conn, Event::Data { from_client: false, bytes: Bytes::from(out) });
+                    r.record(conn, Event::Data { from_client: false, bytes: bytes.clone() });
+                }
+                if to.write_all(&bytes).is_err() {
+                    return None;
                 }
             }
         }
@@ -316,6 +336,47 @@ impl Proxy {
     }
 }
 
+/// A frame's whole length from its first 4 bytes (a negative size counts as 0).
+fn frame_total(head: &[u8]) -> usize {
+    usize::try_from(i32::from_be_bytes([head[0], head[1], head[2], head[3]])).unwrap_or(0).saturating_add(4)
+}
+
+/// Requests awaiting their responses on one connection, in the order sent.
+#[derive(Default)]
+struct InFlight {
+    /// Correlation id, api key, version.
+    sent: VecDeque<(i32, i16, i16)>,
+}
+
+/// Requests remembered per connection at most: beyond, the oldest are forgotten
+/// (their responses then pass as they come, endpoints unchanged).
+const IN_FLIGHT_MAX: usize = 4096;
+
+impl InFlight {
+    fn sent(&mut self, corr: i32, api: i16, version: i16) {
+        if self.sent.len() >= IN_FLIGHT_MAX {
+            self.sent.pop_front();
+        }
+        self.sent.push_back((corr, api, version));
+    }
+
+    /// The API and version of the request `corr` answers. A broker answers
+    /// in order, and only Produce requests with acks=0 go unanswered: the
+    /// Produce requests sent before this one are forgotten with it.
+    fn answered(&mut self, corr: i32) -> Option<(i16, i16)> {
+        let i = self.sent.iter().position(|&(c, _, _)| c == corr)?;
+        let (_, api, version) = self.sent.remove(i)?;
+        let mut k = 0;
+        self.sent.retain(|&(_, a, _)| {
+            k += 1;
+            k > i || a != PRODUCE_KEY
+        });
+        Some((api, version))
+    }
+}
+
+const PRODUCE_KEY: i16 = 0;
+
 /// Finds frame boundaries in a byte stream read in chunks, handing on the
 /// first 12 bytes of each frame (size, api key, version, correlation id).
 #[derive(Default)]
@@ -334,19 +395,24 @@ impl FrameCutter {
                 chunk = &chunk[k..];
                 continue;
             }
-            let k = (12 - self.head.len()).min(chunk.len());
+            // The size first, then as much of a request header as the frame holds.
+            let want = if self.head.len() < 4 { 4 } else { frame_total(&self.head).min(12) };
+            let k = (want - self.head.len()).min(chunk.len());
             self.head.extend_from_slice(&chunk[..k]);
             chunk = &chunk[k..];
-            if self.head.len() == 12 {
-                let size = i32::from_be_bytes([self.head[0], self.head[1], self.head[2], self.head[3]]);
-                // A frame shorter than a request header is skipped whole (its bytes still pass).
-                let total = usize::try_from(size).unwrap_or(0).saturating_add(4);
-                if total >= 12 {
-                    on_head(&self.head);
-                }
-                self.skip = total.saturating_sub(12);
-                self.head.clear();
+            if self.head.len() < 4 {
+                continue;
             }
+            let total = frame_total(&self.head);
+            if self.head.len() < total.min(12) {
+                continue;
+            }
+            // A frame shorter than a request header (a SASL token) is skipped whole (its bytes still pass).
+            if total >= 12 {
+                on_head(&self.head);
+            }
+            self.skip = total - self.head.len();
+            self.head.clear();
         }
     }
 }
@@ -374,5 +440,111 @@ mod tests {
             }
             assert_eq!(seen, [1, 2, 3], "chunks of {chunk_len}");
         }
+    }
+
+    #[test]
+    fn frames_shorter_than_a_header_do_not_shift_the_next_ones() {
+        let request = |corr: i32| {
+            let mut f = 10i32.to_be_bytes().to_vec();
+            f.extend_from_slice(&3i16.to_be_bytes());
+            f.extend_from_slice(&12i16.to_be_bytes());
+            f.extend_from_slice(&corr.to_be_bytes());
+            f.extend_from_slice(&[0, 0]);
+            f
+        };
+        // A SASL token of 5 bytes, an empty one, then requests.
+        let mut stream = request(1);
+        stream.extend_from_slice(&[0, 0, 0, 5, 0, b'a', 0, b'b', 0]);
+        stream.extend_from_slice(&[0, 0, 0, 0]);
+        stream.extend(request(2));
+        stream.extend(request(3));
+        for chunk_len in [1, 3, 7, 100] {
+            let mut cut = FrameCutter::default();
+            let mut seen = Vec::new();
+            for c in stream.chunks(chunk_len) {
+                cut.feed(c, &mut |h| seen.push(i32::from_be_bytes([h[8], h[9], h[10], h[11]])));
+            }
+            assert_eq!(seen, [1, 2, 3], "chunks of {chunk_len}");
+        }
+    }
+
+    #[test]
+    fn unanswered_produce_requests_are_forgotten_when_a_later_request_is_answered() {
+        let mut m = InFlight::default();
+        m.sent(1, 0, 9); // Produce acks=0: never answered
+        m.sent(2, 3, 12);
+        m.sent(3, 0, 9);
+        m.sent(4, 18, 3);
+        assert_eq!(m.answered(2), Some((3, 12)));
+        assert_eq!(m.sent.len(), 2, "the Produce request before it is forgotten");
+        assert_eq!(m.answered(1), None);
+        assert_eq!(m.answered(4), Some((18, 3)));
+        assert!(m.sent.is_empty());
+        for c in 0..(IN_FLIGHT_MAX as i32 + 10) {
+            m.sent(c, 0, 9);
+        }
+        assert_eq!(m.sent.len(), IN_FLIGHT_MAX);
+    }
+
+    /// A broker on a socket of the test's own: it answers a SASL token with an
+    /// empty one, then a Metadata request with a response naming itself.
+    #[test]
+    fn a_metadata_response_after_sasl_tokens_is_still_rewritten() {
+        use crate::decode::{decode_frame, DecodeOptions, Direction};
+        use crate::encode::{encode_frame, FrameSpec};
+        use serde_json::json;
+        let cat = Catalogue::builtin();
+        let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+        let broker_addr = broker.local_addr().unwrap();
+        let response = {
+            let fs = FrameSpec { direction: Direction::Response, api_key: 3, version: 1, release: None };
+            let body = json!({"Brokers": [{"NodeId": 1, "Host": "127.0.0.1", "Port": broker_addr.port(), "Rack": null}], "ControllerId": 1, "Topics": []});
+            encode_frame(cat, &fs, json!({"CorrelationId": 2}).as_object().unwrap(), body.as_object().unwrap()).unwrap()
+        };
+        let request = {
+            let fs = FrameSpec { direction: Direction::Request, api_key: 3, version: 1, release: None };
+            encode_frame(cat, &fs, json!({"CorrelationId": 2, "ClientId": "t"}).as_object().unwrap(), json!({"Topics": null}).as_object().unwrap()).unwrap()
+        };
+        let (req_len, resp) = (request.len(), response.clone());
+        let served = std::thread::spawn(move || {
+            let (mut s, _) = broker.accept().unwrap();
+            let mut token = [0u8; 9];
+            s.read_exact(&mut token).unwrap();
+            s.write_all(&[0, 0, 0, 0]).unwrap();
+            let mut req = vec![0u8; req_len];
+            s.read_exact(&mut req).unwrap();
+            s.write_all(&resp).unwrap();
+            let _ = s.read(&mut [0u8; 1]);
+        });
+        let cfg = Config {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            advertise_host: "127.0.0.1".into(),
+            broker: broker_addr.to_string(),
+            maps: Vec::new(),
+            connect_timeout: Duration::from_secs(5),
+            rewrite_max: 1 << 20,
+            release: None,
+            client_tls: None,
+            broker_tls: None,
+        };
+        let proxy = Proxy::start(cat, cfg, None).unwrap();
+        let local = proxy.routes()[0].0;
+        let mut c = TcpStream::connect(local).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        c.write_all(&[0, 0, 0, 5, 0, b'a', 0, b'b', 0]).unwrap();
+        let mut empty = [0u8; 4];
+        c.read_exact(&mut empty).unwrap();
+        assert_eq!(empty, [0, 0, 0, 0]);
+        c.write_all(&request).unwrap();
+        let mut size = [0u8; 4];
+        c.read_exact(&mut size).unwrap();
+        let mut got = size.to_vec();
+        got.resize(4 + i32::from_be_bytes(size) as usize, 0);
+        c.read_exact(&mut got[4..]).unwrap();
+        drop(c);
+        served.join().unwrap();
+        let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(3), api_version: Some(1), ..Default::default() };
+        let v = crate::render::json::frame_contract(&decode_frame(cat, got.into(), 0, &opts));
+        assert_eq!(v["body"]["Brokers"][0]["Port"], i64::from(local.port()), "{v}");
     }
 }

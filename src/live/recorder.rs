@@ -16,6 +16,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// what recording may queue (each event is one read's bytes, at most 64 KiB).
 const QUEUE: usize = 4096;
 
+/// How long the recorder lets events gather once one wakes it. Waking a
+/// thread for every read (and the printer after it) takes the cores the
+/// forwarding needs, which round trips through the proxy then wait for;
+/// gathered, the pumps hand events on without waking anyone, and the
+/// recorder and printer wake about once per interval under load.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
+
 /// What happened on a recorded connection.
 #[derive(Debug)]
 pub enum Event {
@@ -68,6 +75,9 @@ fn run(rx: Receiver<Timed>, mut sinks: Vec<Sink>) -> io::Result<()> {
     let mut result = Ok(());
     'events: loop {
         let Ok(mut t) = rx.recv() else { break };
+        if t.event.is_some() {
+            std::thread::sleep(GATHER);
+        }
         loop {
             let Some(event) = t.event.take() else { break 'events };
             let packets = match event {
@@ -131,7 +141,9 @@ impl Write for PipeWriter {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let chunk = std::mem::take(&mut self.buf);
+        // The next chunk gets as much room as this one took, instead of growing to it again.
+        let room = self.buf.len();
+        let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(room));
         self.tx.send(chunk).map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the capture pipeline stopped"))
     }
 }

@@ -1,0 +1,740 @@
+//! `kwire proxy`, `kwire send` and `kwire probe` against a real broker (tansu
+//! 0.6.0) and real clients (librdkafka through confluent-kafka, kafka-python;
+//! scripts/e2e-clients/*.py). Each test starts its own broker on a free port
+//! and its own proxy, and stops both. Ignored by a plain `cargo test`;
+//! `cargo test -- --include-ignored` runs them and fails when tansu, python3
+//! or the Python clients are missing (`bash .ci/run` installs them).
+
+mod common;
+
+use common::exchanges::frame;
+use kwire::decode::{decode_frame, DecodeOptions, Direction};
+use kwire::schema::Catalogue;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+const KWIRE: &str = env!("CARGO_BIN_EXE_kwire");
+
+const TANSU: common::Tool = common::Tool { names: &["tansu"], package: "tansu (cargo install tansu --version 0.6.0 --no-default-features --features dynostore)" };
+
+/// One test at a time: each runs a broker, a proxy and clients on 2 cores,
+/// and the proxy opens listeners on ports above its own.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// tansu, python3 and its Kafka clients, or a failure that says how to get them.
+fn require_all(test: &str) {
+    common::require_tools(test, &[TANSU, common::PYTHON3]);
+    let clients = Command::new("python3").args(["-c", "import kafka, confluent_kafka"]).output().unwrap();
+    if !clients.status.success() {
+        let why = if std::env::var("CI").is_ok_and(|v| v == "true") { "which this CI machine lacks: .ci/run installs them" } else { "which are not installed" };
+        panic!("{test} needs the Python clients kafka-python and confluent-kafka, {why} (python3 -m pip install kafka-python confluent-kafka)\n{}", String::from_utf8_lossy(&clients.stderr));
+    }
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kwire-proxy-e2e-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn signal(child: &Child, sig: &str) {
+    let _ = Command::new("kill").args([sig, &child.id().to_string()]).status();
+}
+
+/// Wait for `child` to end, at most `limit`.
+fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+/// A tansu broker on a free port with in-memory storage, killed when dropped.
+struct Tansu {
+    child: Child,
+    port: u16,
+}
+
+impl Tansu {
+    /// `advertised_host` is the host the broker names itself by in its responses.
+    fn start(dir: &Path, advertised_host: &str) -> Tansu {
+        let log = dir.join("tansu.log");
+        for _ in 0..5 {
+            let port = free_port();
+            let child = Command::new("tansu")
+                .args(["broker", "--listener-url", &format!("tcp://127.0.0.1:{port}")])
+                .args(["--advertised-listener-url", &format!("tcp://{advertised_host}:{port}")])
+                .args(["--storage-engine", "memory://tansu/"])
+                .stdout(std::fs::File::create(&log).unwrap())
+                .stderr(std::fs::File::create(dir.join("tansu.err")).unwrap())
+                .spawn()
+                .expect("tansu starts");
+            let mut t = Tansu { child, port };
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(15) {
+                if t.child.try_wait().unwrap().is_some() {
+                    break; // the port was taken meanwhile: tansu gave up
+                }
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    // Ours, not another program's: tansu is still running a moment later.
+                    std::thread::sleep(Duration::from_millis(200));
+                    if t.child.try_wait().unwrap().is_none() {
+                        return t;
+                    }
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            t.kill();
+        }
+        panic!("tansu did not start: {}", std::fs::read_to_string(&log).unwrap_or_default());
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Tansu {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Collects what a child writes to one of its pipes, as it comes.
+#[derive(Clone, Default)]
+struct Collected(Arc<Mutex<Vec<u8>>>);
+
+impl Collected {
+    fn from(mut r: impl Read + Send + 'static) -> Collected {
+        let c = Collected::default();
+        let into = c.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 65536];
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                into.0.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        c
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+
+    /// Wait until `pred` holds for the text so far, at most `limit`.
+    fn wait_until(&self, limit: Duration, pred: impl Fn(&str) -> bool) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if pred(&self.text()) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        pred(&self.text())
+    }
+}
+
+/// `kwire proxy` in front of a broker, stopped with SIGINT.
+struct Proxy {
+    child: Child,
+    port: u16,
+    stdout: Collected,
+    stderr: Collected,
+}
+
+impl Proxy {
+    fn start(broker: &str, extra: &[&str]) -> Proxy {
+        for _ in 0..5 {
+            let port = free_port();
+            let mut child = Command::new(KWIRE)
+                .args(["proxy", "--listen", &format!("127.0.0.1:{port}"), "--broker", broker])
+                .args(extra)
+                .env("NO_COLOR", "1")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let stdout = Collected::from(child.stdout.take().unwrap());
+            let stderr = Collected::from(child.stderr.take().unwrap());
+            let listening = format!("127.0.0.1:{port} forwards to {broker}");
+            if stderr.wait_until(Duration::from_secs(10), |t| t.contains(&listening)) {
+                return Proxy { child, port, stdout, stderr };
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            eprintln!("the proxy did not start on port {port}: {}", stderr.text());
+        }
+        panic!("kwire proxy did not start");
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The local addresses the proxy listens on (what it said on stderr), and the broker each forwards to.
+    fn listeners(&self) -> BTreeMap<String, String> {
+        self.stderr
+            .text()
+            .lines()
+            .filter_map(|l| l.strip_prefix("kwire: proxy: ")?.split_once(" forwards to "))
+            .map(|(local, broker)| (local.to_string(), broker.to_string()))
+            .collect()
+    }
+
+    /// SIGINT, then its exit status, standard output and standard error.
+    fn stop(mut self) -> (ExitStatus, String, String) {
+        signal(&self.child, "-INT");
+        let status = wait_for(&mut self.child, Duration::from_secs(10)).unwrap_or_else(|| {
+            let _ = self.child.kill();
+            panic!("the proxy did not exit within 10 s of SIGINT: {}", self.stderr.text())
+        });
+        // The pipes' readers finish with the process.
+        std::thread::sleep(Duration::from_millis(100));
+        (status, self.stdout.text(), self.stderr.text())
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn kwire(args: &[&str]) -> Output {
+    Command::new(KWIRE).args(args).env("NO_COLOR", "1").stdin(Stdio::null()).output().unwrap()
+}
+
+fn python(script: &str, args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new("python3")
+        .arg(repo().join("scripts/e2e-clients").join(script))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, err) = (Collected::from(child.stdout.take().unwrap()), Collected::from(child.stderr.take().unwrap()));
+    let Some(status) = wait_for(&mut child, limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{script} did not finish within {limit:?}\n{}\n{}", out.text(), err.text());
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    Output { status, stdout: out.text().into_bytes(), stderr: err.text().into_bytes() }
+}
+
+/// The proxy's `--format json` output: one object per line, each parsed.
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines().enumerate().map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {} is not JSON ({e}): {l}", i + 1))).collect()
+}
+
+/// Every frame a Kafka request or response that decoded whole, every
+/// response paired with its request (per connection, by correlation id, as
+/// the `"capture"` member and the header say), and every request answered,
+/// but for those still awaiting an answer when their client closed the
+/// connection (a consumer's long-polling Fetch): after the last response on
+/// their connection, as a broker answers in order (a connection none of
+/// whose requests was answered fails).
+fn check_frames(frames: &[Value]) {
+    let mut requests: HashMap<(u64, i64), &Value> = HashMap::new();
+    let mut answered = BTreeSet::new();
+    for f in frames {
+        assert!(f.get("error").is_none() && f.get("record_errors").is_none(), "a frame with decode errors: {f}");
+        let conn = f["capture"]["conn"].as_u64().unwrap_or_else(|| panic!("no capture.conn: {f}"));
+        let corr = f["header"]["CorrelationId"].as_i64().unwrap_or_else(|| panic!("no correlation id: {f}"));
+        match f["kind"].as_str() {
+            Some("request") => {
+                assert!(requests.insert((conn, corr), f).is_none(), "correlation id {corr} reused on connection {conn}");
+            }
+            Some("response") => {
+                let req = requests.get(&(conn, corr)).unwrap_or_else(|| panic!("a response without its request: {f}"));
+                assert_eq!(req["api_key"], f["api_key"], "{f}");
+                assert_eq!(req["api_version"], f["api_version"], "{f}");
+                assert!(answered.insert((conn, corr)), "two responses to one request: {f}");
+            }
+            _ => panic!("neither a request nor a response: {f}"),
+        }
+    }
+    let frame_number = |f: &Value| f["capture"]["frame"].as_u64().unwrap();
+    let mut last_response: HashMap<u64, u64> = HashMap::new();
+    for f in frames.iter().filter(|f| f["kind"] == "response") {
+        last_response.insert(f["capture"]["conn"].as_u64().unwrap(), frame_number(f));
+    }
+    let unanswered: Vec<_> = requests
+        .iter()
+        .filter(|(k, r)| !answered.contains(*k) && last_response.get(&k.0).is_none_or(|&last| frame_number(r) < last))
+        .map(|(_, r)| r.to_string())
+        .collect();
+    assert!(unanswered.is_empty(), "{} requests never answered, though later ones on their connections were: {:?}", unanswered.len(), unanswered);
+}
+
+/// Every `Host`/`Port` pair in `v`, at any depth.
+fn endpoints(v: &Value, out: &mut Vec<(String, i64)>) {
+    match v {
+        Value::Object(o) => {
+            if let (Some(h), Some(p)) = (o.get("Host").and_then(Value::as_str), o.get("Port").and_then(Value::as_i64)) {
+                out.push((h.to_string(), p));
+            }
+            o.values().for_each(|c| endpoints(c, out));
+        }
+        Value::Array(a) => a.iter().for_each(|c| endpoints(c, out)),
+        _ => {}
+    }
+}
+
+/// Every `ErrorCode` in `v`, at any depth.
+fn error_codes(v: &Value, out: &mut Vec<i64>) {
+    match v {
+        Value::Object(o) => {
+            out.extend(o.get("ErrorCode").and_then(Value::as_i64));
+            o.values().for_each(|c| error_codes(c, out));
+        }
+        Value::Array(a) => a.iter().for_each(|c| error_codes(c, out)),
+        _ => {}
+    }
+}
+
+fn responses_of(frames: &[Value], api_key: i64) -> Vec<&Value> {
+    frames.iter().filter(|f| f["kind"] == "response" && f["api_key"] == api_key).collect()
+}
+
+fn requests_of(frames: &[Value], api_key: i64) -> Vec<&Value> {
+    frames.iter().filter(|f| f["kind"] == "request" && f["api_key"] == api_key).collect()
+}
+
+/// Deterministic messages: keys and values of many lengths and bytes (a few null keys, an empty value).
+fn messages(n: usize) -> Vec<(Option<Vec<u8>>, Vec<u8>)> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n)
+        .map(|i| {
+            let key = (i % 97 != 0).then(|| format!("key-{i}").into_bytes());
+            let len = if i == 500 { 0 } else { (next() % 300) as usize };
+            // Half text that compresses, half arbitrary bytes.
+            let value = (0..len).map(|j| if j % 2 == 0 { b"widget"[j / 2 % 6] } else { next() as u8 }).collect();
+            (key, value)
+        })
+        .collect()
+}
+
+fn hex_or_null(b: Option<&[u8]>) -> Value {
+    b.map_or(Value::Null, |b| Value::from(hex::encode(b)))
+}
+
+/// The record batches of a records field (hex): (codec, record count) of each.
+fn batches(records_hex: &str) -> Vec<(u8, u32)> {
+    let bytes = hex::decode(records_hex).unwrap();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 61 <= bytes.len() {
+        let len = u32::from_be_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        let attributes = u16::from_be_bytes([bytes[at + 21], bytes[at + 22]]);
+        let count = u32::from_be_bytes(bytes[at + 57..at + 61].try_into().unwrap());
+        out.push(((attributes & 7) as u8, count));
+        at += 12 + len;
+    }
+    out
+}
+
+/// Produce 1,000 messages with gzip and consume them back in a group with
+/// `lib`, through the proxy in front of a broker that names itself
+/// `localhost` (so the proxy opens a second listener for it); check what
+/// the client was told and what it got, the proxy's JSON and its pcapng.
+fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
+    let _one = serial();
+    let dir = scratch(name);
+    let broker = Tansu::start(&dir, "localhost");
+    let pcap = dir.join("proxy.pcapng");
+    let proxy = Proxy::start(&broker.addr(), &["--format", "json", "--write-pcap", pcap.to_str().unwrap()]);
+
+    let sent = messages(1000);
+    let mut file = String::new();
+    for (k, v) in &sent {
+        file += &format!("{}\n", json!({"key": hex_or_null(k.as_deref()), "value": hex::encode(v)}));
+    }
+    std::fs::write(dir.join("messages.jsonl"), file).unwrap();
+    let got_path = dir.join("got.jsonl");
+    let topic = format!("e2e-{lib}");
+    let client = python(
+        "produce_consume.py",
+        &[&proxy.addr(), &topic, &format!("group-{lib}"), dir.join("messages.jsonl").to_str().unwrap(), got_path.to_str().unwrap(), "--lib", lib, "--compression", "gzip"],
+        Duration::from_secs(50),
+    );
+    let client_says = format!("{}{}", String::from_utf8_lossy(&client.stdout), String::from_utf8_lossy(&client.stderr));
+    let listeners = proxy.listeners();
+    let (status, out, err) = proxy.stop();
+    assert!(client.status.success(), "the client failed:\n{client_says}\nproxy: {err}");
+    assert!(status.success(), "the proxy exited with {status}: {err}");
+
+    // Consumed unchanged, in order, at offsets 0..1000 of partition 0.
+    let got = json_lines(&std::fs::read_to_string(&got_path).unwrap());
+    assert_eq!(got.len(), sent.len(), "{client_says}");
+    for (i, (m, (k, v))) in got.iter().zip(&sent).enumerate() {
+        assert_eq!(m["key"], hex_or_null(k.as_deref()), "message {i}");
+        assert_eq!(m["value"], Value::from(hex::encode(v)), "message {i}");
+        assert_eq!((m["partition"].as_i64(), m["offset"].as_i64()), (Some(0), Some(i as i64)), "message {i}");
+    }
+
+    // The client was told of the proxy's listeners only: every endpoint in
+    // every response is one of them, never the broker's own port.
+    assert!(listeners.len() >= 2, "a listener for the bootstrap broker and one for `localhost`: {listeners:?}\n{err}");
+    assert!(listeners.values().any(|b| *b == format!("localhost:{}", broker.port)), "{listeners:?}");
+    let frames = json_lines(&out);
+    check_frames(&frames);
+    let mut told = Vec::new();
+    for api in [3, 10] {
+        assert!(!responses_of(&frames, api).is_empty(), "no responses of api {api}");
+        for r in responses_of(&frames, api) {
+            let before = told.len();
+            endpoints(&r["body"], &mut told);
+            assert!(told.len() > before, "a response of api {api} without endpoints: {r}");
+        }
+    }
+    for f in frames.iter().filter(|f| f["kind"] == "response") {
+        endpoints(&f["body"], &mut told);
+    }
+    for (host, port) in &told {
+        assert_ne!(*port, i64::from(broker.port), "the broker's own port reached the client");
+        assert!(listeners.contains_key(&format!("{host}:{port}")), "{host}:{port} is not a proxy listener ({listeners:?})");
+    }
+    // The coordinator too (FindCoordinator, one endpoint per response).
+    for r in responses_of(&frames, 10) {
+        let mut e = Vec::new();
+        endpoints(&r["body"], &mut e);
+        assert!(e.iter().all(|(h, p)| listeners.contains_key(&format!("{h}:{p}"))), "{r}");
+    }
+
+    // The group: found its coordinator, joined, synced, heartbeat, all through the proxy.
+    for (api, name) in [(10, "FindCoordinator"), (11, "JoinGroup"), (14, "SyncGroup"), (12, "Heartbeat"), (8, "OffsetCommit")] {
+        assert!(!requests_of(&frames, api).is_empty(), "no {name} request through the proxy");
+        let clean = responses_of(&frames, api).iter().filter(|r| {
+            let mut codes = Vec::new();
+            error_codes(&r["body"], &mut codes);
+            !codes.is_empty() && codes.iter().all(|&c| c == 0)
+        }).count();
+        assert!(clean > 0, "no {name} answered without an error");
+    }
+
+    // The 1,000 records went through in gzip batches.
+    let mut produced = 0;
+    for p in requests_of(&frames, 0) {
+        for t in p["body"]["TopicData"].as_array().unwrap() {
+            for part in t["PartitionData"].as_array().unwrap() {
+                for (codec, count) in batches(part["Records"].as_str().unwrap()) {
+                    assert_eq!(codec, 1, "a batch not gzip-compressed");
+                    produced += count;
+                }
+            }
+        }
+    }
+    assert_eq!(produced, 1000, "records in the Produce requests the proxy saw");
+
+    // The pcapng decodes to the same frames as the proxy printed.
+    let decoded = kwire(&["capture", pcap.to_str().unwrap(), "--format", "json"]);
+    assert!(decoded.status.success(), "{}", String::from_utf8_lossy(&decoded.stderr));
+    let from_file = String::from_utf8(decoded.stdout).unwrap();
+    assert_eq!(from_file.lines().count(), out.lines().count());
+    for (a, b) in from_file.lines().zip(out.lines()) {
+        assert_eq!(a, b, "the pcapng's frame differs from the one the proxy printed");
+    }
+    drop(broker);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn librdkafka_through_the_proxy_sees_only_the_proxy_and_gets_its_messages_back() {
+    require_all("the proxy's end-to-end test with librdkafka");
+    produce_and_consume_through_the_proxy("librdkafka", "confluent");
+}
+
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn kafka_python_through_the_proxy_sees_only_the_proxy_and_gets_its_messages_back() {
+    require_all("the proxy's end-to-end test with kafka-python");
+    produce_and_consume_through_the_proxy("kafka-python", "kafka-python");
+}
+
+/// `kwire send` and `kwire probe` against the broker, then the same through the proxy.
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn send_and_probe_against_the_broker_and_through_the_proxy() {
+    require_all("the end-to-end test of kwire send and probe");
+    let _one = serial();
+    let dir = scratch("send-probe");
+    let broker = Tansu::start(&dir, "127.0.0.1");
+    let proxy = Proxy::start(&broker.addr(), &["--format", "json"]);
+    let text = |o: &Output| format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+
+    // probe: ApiVersions answered; Produce, Fetch and Metadata with their ranges.
+    let mut tables = Vec::new();
+    for addr in [broker.addr(), proxy.addr()] {
+        let p = kwire(&["probe", "--broker", &addr]);
+        assert!(p.status.success(), "{}", text(&p));
+        let out = String::from_utf8(p.stdout).unwrap();
+        let mut lines = out.lines();
+        let first = lines.next().unwrap();
+        assert!(first.starts_with(&format!("{addr} answered ApiVersions v")) && first.ends_with(" APIs"), "{first}");
+        for api in ["Produce", "Fetch", "Metadata", "ApiVersions"] {
+            let row = out.lines().find(|l| l.split_whitespace().nth(1) == Some(api)).unwrap_or_else(|| panic!("no {api} row:\n{out}"));
+            let range = row.split_whitespace().nth(2).unwrap();
+            let (lo, hi) = range.strip_prefix('v').unwrap().split_once("-v").unwrap_or_else(|| panic!("{row}"));
+            assert!(lo.parse::<i16>().unwrap() <= hi.parse::<i16>().unwrap(), "{row}");
+        }
+        tables.push(lines.map(str::to_string).collect::<Vec<_>>());
+
+        let j = kwire(&["probe", "--broker", &addr, "--format", "json"]);
+        assert!(j.status.success(), "{}", text(&j));
+        let v: Value = serde_json::from_slice(&j.stdout).unwrap();
+        assert_eq!(v["broker"], addr.as_str());
+        let apis = v["apis"].as_array().unwrap();
+        for key in [0, 1, 3, 18] {
+            let a = apis.iter().find(|a| a["api_key"] == key).unwrap_or_else(|| panic!("api {key} missing: {v}"));
+            assert!(a["min_version"].as_i64() <= a["max_version"].as_i64() && !a["kwire_decodes"].as_array().unwrap().is_empty(), "{a}");
+        }
+    }
+    assert_eq!(tables[0], tables[1], "the broker's table differs through the proxy");
+
+    // send: a topic created, then Metadata about it, decoded.
+    std::fs::write(dir.join("create.json"), json!({"Topics": [{"Name": "e2e-send", "NumPartitions": 2, "ReplicationFactor": 1, "Assignments": [], "Configs": []}], "timeoutMs": 5000, "validateOnly": false}).to_string()).unwrap();
+    let created = kwire(&["send", "--broker", &broker.addr(), "CreateTopics", "--version", "4", "-i", dir.join("create.json").to_str().unwrap(), "--format", "json"]);
+    assert!(created.status.success(), "{}", text(&created));
+    let c: Value = serde_json::from_slice(&created.stdout).unwrap();
+    assert_eq!((c["kind"].as_str(), c["api_key"].as_i64()), (Some("response"), Some(19)), "{c}");
+    assert_eq!(c["body"]["Topics"][0]["ErrorCode"], 0, "{c}");
+    std::fs::write(dir.join("metadata.json"), json!({"Topics": [{"Name": "e2e-send"}], "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}).to_string()).unwrap();
+    for (addr, port) in [(broker.addr(), broker.port), (proxy.addr(), proxy.port)] {
+        let m = kwire(&["send", "--broker", &addr, "Metadata", "-i", dir.join("metadata.json").to_str().unwrap(), "--format", "json", "--show-request"]);
+        assert!(m.status.success(), "{}", text(&m));
+        let frames = json_lines(&String::from_utf8(m.stdout.clone()).unwrap());
+        assert_eq!(frames.len(), 2, "the request, then the response");
+        assert_eq!((frames[0]["kind"].as_str(), frames[1]["kind"].as_str()), (Some("request"), Some("response")));
+        let r = &frames[1];
+        assert!(r.get("error").is_none(), "{r}");
+        assert_eq!(r["api_key"], 3);
+        assert_eq!(r["header"]["CorrelationId"], frames[0]["header"]["CorrelationId"]);
+        let brokers = r["body"]["Brokers"].as_array().unwrap();
+        assert_eq!(brokers.len(), 1, "{r}");
+        assert_eq!((brokers[0]["Host"].as_str(), brokers[0]["Port"].as_i64()), (Some("127.0.0.1"), Some(i64::from(port))), "{r}");
+        let topic = &r["body"]["Topics"][0];
+        assert_eq!((topic["Name"].as_str(), topic["ErrorCode"].as_i64()), (Some("e2e-send"), Some(0)), "{r}");
+        assert_eq!(topic["Partitions"].as_array().unwrap().len(), 2, "{r}");
+        let said = String::from_utf8_lossy(&m.stderr);
+        assert!(said.contains("kwire: sent Metadata v") && said.contains(&format!("to {addr}; the response (")), "{said}");
+        // The tree too.
+        let tree = kwire(&["send", "--broker", &addr, "Metadata", "--version", "8", "-i", dir.join("metadata.json").to_str().unwrap()]);
+        assert!(tree.status.success(), "{}", text(&tree));
+        let t = String::from_utf8(tree.stdout).unwrap();
+        assert!(t.starts_with("MetadataResponse message v8") && t.contains("Name string = \"e2e-send\""), "{t}");
+        assert!(t.contains(&format!("Port int32 = {port} ")), "{t}");
+    }
+
+    // The README's form: the body on standard input, every topic.
+    let all = common::kwire_with_stdin(&["send", "--broker", &broker.addr(), "Metadata", "-i", "-", "--format", "json"], br#"{"Topics":null}"#);
+    assert!(all.status.success(), "{}", text(&all));
+    let r: Value = serde_json::from_slice(&all.stdout).unwrap();
+    let names: Vec<&str> = r["body"]["Topics"].as_array().unwrap().iter().filter_map(|t| t["Name"].as_str()).collect();
+    assert!(names.contains(&"e2e-send"), "{r}");
+
+    // A broker that refuses the connection: exit 1, saying so.
+    let closed = free_port();
+    let refused = kwire(&["send", "--broker", &format!("127.0.0.1:{closed}"), "Metadata"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.starts_with(&format!("kwire: 127.0.0.1:{closed}")) && said.contains("refused"), "{said}");
+    assert!(refused.stdout.is_empty());
+    let refused = kwire(&["probe", "--broker", &format!("127.0.0.1:{closed}")]);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("refused"), "{}", text(&refused));
+
+    // One that accepts and never answers: exit 1 after --timeout, saying so.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_addr = silent.local_addr().unwrap().to_string();
+    let held = std::thread::spawn(move || silent.accept().map(|(s, _)| {
+        std::thread::sleep(Duration::from_secs(3));
+        drop(s)
+    }));
+    let start = Instant::now();
+    let timed_out = kwire(&["send", "--broker", &silent_addr, "--timeout", "1", "Metadata", "--version", "1"]);
+    let took = start.elapsed();
+    assert_eq!(timed_out.status.code(), Some(1), "{}", text(&timed_out));
+    assert!(String::from_utf8_lossy(&timed_out.stderr).contains("no answer in time"), "{}", text(&timed_out));
+    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(3), "took {took:?}");
+    let _ = held.join();
+
+    // Through the proxy with the broker gone: the proxy closes the connection, and send says so.
+    let (addr, mut broker) = (proxy.addr(), broker);
+    broker.kill();
+    let gone = kwire(&["send", "--broker", &addr, "Metadata", "--version", "1"]);
+    assert_eq!(gone.status.code(), Some(1), "{}", text(&gone));
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("closed the connection"), "{}", text(&gone));
+
+    let (status, out, err) = proxy.stop();
+    assert!(status.success(), "{err}");
+    assert!(err.contains(&format!("broker {}", broker.addr())) && err.contains("closing the client's connection"), "{err}");
+    // What passed before: probe's and send's exchanges, each paired.
+    let frames = json_lines(&out);
+    check_frames(&frames);
+    assert!(requests_of(&frames, 18).len() >= 2 && requests_of(&frames, 3).len() >= 2, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A producer connected through the proxy when the broker dies: the proxy
+/// closes the client's connections and says so, keeps running, and exits 0 on SIGINT.
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn the_broker_dying_mid_stream_closes_the_clients_and_not_the_proxy() {
+    require_all("the proxy's end-to-end test of a broker that dies");
+    let _one = serial();
+    let dir = scratch("kill");
+    let mut broker = Tansu::start(&dir, "127.0.0.1");
+    let proxy = Proxy::start(&broker.addr(), &["--write-pcap", dir.join("kill.pcapng").to_str().unwrap()]);
+
+    // A connection of our own through the proxy, answered once, then idle.
+    let mut idle = TcpStream::connect(proxy.addr()).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    idle.write_all(&frame(Direction::Request, "ApiVersions", 3, 1, "e2e-idle", json!({"ClientSoftwareName": "e2e", "ClientSoftwareVersion": "1"}))).unwrap();
+    let mut size = [0u8; 4];
+    idle.read_exact(&mut size).unwrap();
+    let mut rest = vec![0u8; i32::from_be_bytes(size) as usize];
+    idle.read_exact(&mut rest).unwrap();
+
+    // librdkafka producing through it.
+    let mut producer = Command::new("python3")
+        .arg(repo().join("scripts/e2e-clients/produce_forever.py"))
+        .args([&proxy.addr(), "e2e-kill", "30"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (said, complained) = (Collected::from(producer.stdout.take().unwrap()), Collected::from(producer.stderr.take().unwrap()));
+    assert!(said.wait_until(Duration::from_secs(20), |t| t.contains("acked 1000")), "the producer did not get going: {}{}", said.text(), complained.text());
+
+    broker.kill();
+    // Our idle connection is closed by the proxy: end of stream, not a timeout.
+    let mut byte = [0u8; 1];
+    match idle.read(&mut byte) {
+        Ok(0) => {}
+        other => panic!("the client's connection was not closed: {other:?}"),
+    }
+    let broker_addr = broker.addr();
+    let closing = |t: &str| t.lines().filter(|l| l.contains(&format!("broker {broker_addr}: closed the connection; closing the client's connection from"))).count();
+    // Ours, and at least one of the producer's.
+    assert!(proxy.stderr.wait_until(Duration::from_secs(10), |t| closing(t) >= 2), "{}", proxy.stderr.text());
+    // The producer notices (librdkafka reports the lost connection, then refused ones).
+    assert!(said.wait_until(Duration::from_secs(10), |t| t.contains("error: ")), "{}", said.text());
+
+    // The proxy keeps running: it accepts connections and closes them, saying why.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut proxy = proxy;
+    assert!(proxy.child.try_wait().unwrap().is_none(), "the proxy exited with the broker: {}", proxy.stderr.text());
+    let late = kwire(&["probe", "--broker", &proxy.addr(), "--timeout", "5"]);
+    assert_eq!(late.status.code(), Some(1));
+    assert!(proxy.stderr.wait_until(Duration::from_secs(5), |t| t.contains(&format!("broker {broker_addr}: {broker_addr}")) && t.contains("refused")), "{}", proxy.stderr.text());
+
+    let _ = producer.kill();
+    let _ = producer.wait();
+    let (status, out, err) = proxy.stop();
+    assert!(status.success(), "the proxy exited with {status} on SIGINT: {err}");
+    assert!(err.contains("kwire: proxy: closing"), "{err}");
+    // Its listing has the Produce requests that went through before.
+    assert!(out.lines().filter(|l| l.contains(" Produce ")).count() >= 2, "{out}");
+    let read_back = kwire(&["capture", dir.join("kill.pcapng").to_str().unwrap(), "--list"]);
+    assert!(String::from_utf8_lossy(&read_back.stdout).lines().filter(|l| l.contains(" Produce ")).count() >= 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// 200 connections open at once through the proxy, each sending ApiVersions
+/// and Metadata back to back: every one answered, in order, endpoints rewritten.
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn two_hundred_concurrent_connections_are_all_answered() {
+    require_all("the proxy's end-to-end test of 200 connections");
+    let _one = serial();
+    let dir = scratch("many");
+    let broker = Tansu::start(&dir, "127.0.0.1");
+    let proxy = Proxy::start(&broker.addr(), &["--format", "json"]);
+    const N: usize = 200;
+    let mut conns: Vec<TcpStream> = (0..N).map(|_| TcpStream::connect(proxy.addr()).unwrap()).collect();
+    for (i, c) in conns.iter_mut().enumerate() {
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let client = format!("e2e-{i}");
+        let mut both = frame(Direction::Request, "ApiVersions", 3, 2 * i as i32, &client, json!({"ClientSoftwareName": "e2e", "ClientSoftwareVersion": "1"}));
+        both.extend(frame(Direction::Request, "Metadata", 12, 2 * i as i32 + 1, &client, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false})));
+        c.write_all(&both).unwrap();
+    }
+    let cat = Catalogue::builtin();
+    for (i, c) in conns.iter_mut().enumerate() {
+        for (corr, api, version) in [(2 * i as i32, 18, 3), (2 * i as i32 + 1, 3, 12)] {
+            let mut size = [0u8; 4];
+            c.read_exact(&mut size).unwrap_or_else(|e| panic!("connection {i}: {e}"));
+            let mut bytes = size.to_vec();
+            bytes.resize(4 + i32::from_be_bytes(size) as usize, 0);
+            c.read_exact(&mut bytes[4..]).unwrap();
+            let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(api), api_version: Some(version), ..Default::default() };
+            let f = decode_frame(cat, bytes.into(), 0, &opts);
+            assert!(f.error.is_none(), "connection {i}: {:?}", f.error);
+            let v = kwire::render::json::frame_contract(&f);
+            assert_eq!(v["header"]["CorrelationId"], corr, "connection {i}");
+            if api == 3 {
+                let mut e = Vec::new();
+                endpoints(&v["body"], &mut e);
+                assert_eq!(e, [("127.0.0.1".to_string(), i64::from(proxy.port))], "connection {i}");
+            } else {
+                assert_eq!(v["body"]["ErrorCode"], 0, "connection {i}");
+            }
+        }
+    }
+    drop(conns);
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, out, err) = proxy.stop();
+    assert!(status.success(), "{err}");
+    let frames = json_lines(&out);
+    check_frames(&frames);
+    assert_eq!(frames.len(), 4 * N, "every request and response printed");
+    let conns: BTreeSet<u64> = frames.iter().map(|f| f["capture"]["conn"].as_u64().unwrap()).collect();
+    assert_eq!(conns.len(), N);
+    assert!(!err.contains("closing the client's connection"), "{err}");
+    drop(broker);
+    let _ = std::fs::remove_dir_all(&dir);
+}
