@@ -200,3 +200,41 @@ fn kraft_scram_records_in_a_segment_and_in_a_capture() {
         }
     }
 }
+
+#[test]
+fn delegation_token_hmacs_are_redacted() {
+    let hmac = b"HMAC-of-the-token-0123456789";
+    let f = frame(Direction::Response, "CreateDelegationToken", 3, 4, "", json!({"TokenId": "token-1", "Hmac": hex::encode(hmac)}));
+    let file = std::env::temp_dir().join(format!("kwire-secrets-hmac-{}.bin", std::process::id()));
+    std::fs::write(&file, &f).unwrap();
+    let path = file.to_str().unwrap();
+    let args = ["decode", "--binary", path, "--response", "--api", "CreateDelegationToken", "--version", "3"];
+    let hex_hmac = hex::encode(hmac);
+    for format in ["tree", "json", "tree-json", "grid"] {
+        let (status, out) = run(&[&args[..], &["--format", format]].concat());
+        assert_eq!(status, Some(0), "{out}");
+        assert!(!out.contains("HMAC-of-the-token") && !out.contains(&hex_hmac), "{format}: {out}");
+    }
+    let (_, out) = run(&[&args[..], &["--format", "json"]].concat());
+    assert!(out.contains("\"Hmac\":\"<redacted, 28 bytes>\"") && out.contains("\"_redacted\":[\"body.Hmac\"]"), "{out}");
+    let (_, out) = run(&[&args[..], &["--format", "json", "--show-secrets"]].concat());
+    assert!(out.contains(&hex_hmac), "{out}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn the_explorer_shows_masked_bytes_and_redacted_values() {
+    use kwire::tui::{ui, App, Theme};
+    use ratatui::{backend::TestBackend, Terminal};
+    // This test binary's own process: hiding on, as the command line turns it on.
+    kwire::secrets::hide(true);
+    let f = frame(Direction::Request, "SaslAuthenticate", 2, 9, "c", json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}));
+    let frames = kwire::decode::decode_frames(kwire::schema::Catalogue::builtin(), &bytes::Bytes::from(f), &Default::default());
+    let mut app = App::new(kwire::schema::Catalogue::builtin(), None, frames, Theme::MONO);
+    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    t.draw(|f| ui::draw(f, &mut app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let screen: String = (0..buf.area.height).map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect();
+    assert!(leaked(&screen).is_empty() && !screen.contains("s3cret"), "{screen}");
+    assert!(screen.contains("*****"), "the grid's text column shows the masked bytes: {screen}");
+}
