@@ -127,3 +127,38 @@ fn a_client_that_does_not_speak_tls_is_closed_with_a_message() {
     let (_, err) = proxy.stop();
     assert!(err.contains("TLS"), "the proxy says why: {err}");
 }
+
+/// `kwire proxy --tui` in a real terminal (tmux): frames appear in the
+/// explorer's frame list as they pass, and `q` closes the proxy.
+#[test]
+#[ignore = "needs tmux; bash .ci/run installs it and runs ignored tests"]
+fn the_explorer_follows_the_proxy_s_traffic() {
+    common::require_tools("the proxy's live explorer (tmux)", &[common::TMUX]);
+    let broker = stand_in_broker();
+    let listen = free_port();
+    let session = format!("kwire-proxy-tui-{}", std::process::id());
+    let tmux = |args: &[&str]| Command::new("tmux").args(args).output().unwrap();
+    let command = format!("{} proxy --listen 127.0.0.1:{listen} --broker 127.0.0.1:{broker} --tui", env!("CARGO_BIN_EXE_kwire"));
+    let _ = tmux(&["kill-session", "-t", &session]);
+    assert!(tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "40", &command]).status.success());
+    wait_listening(listen);
+    let pane = || String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned();
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["send", "--broker", &format!("127.0.0.1:{listen}"), "Metadata", "--version", "12"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let start = Instant::now();
+    let mut screen = pane();
+    while !screen.contains("MetadataResponse message v12") && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+        screen = pane();
+    }
+    assert!(screen.contains("frames (2)"), "{screen}");
+    assert!(screen.lines().any(|l| l.starts_with("#1") && l.contains(" →") && l.contains("MetadataRequest message v12")), "{screen}");
+    assert!(screen.lines().any(|l| l.starts_with("#2") && l.contains(" ←") && l.contains("MetadataResponse message v12")), "{screen}");
+    let _ = tmux(&["send-keys", "-t", &session, "q"]);
+    let start = Instant::now();
+    while tmux(&["has-session", "-t", &session]).status.success() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!tmux(&["has-session", "-t", &session]).status.success(), "q closes the proxy");
+    assert!(std::net::TcpStream::connect(("127.0.0.1", listen)).is_err(), "nothing listens after q");
+}

@@ -27,7 +27,7 @@ pub struct CaptureArgs {
     /// Capture live from this network interface (`lo`, `eth0`; `any` for
     /// all) instead of reading a file, printing each frame as it completes,
     /// until Ctrl-C. Needs root or CAP_NET_RAW; Linux only.
-    #[arg(short = 'i', long = "interface", value_name = "IFACE", conflicts_with_all = ["file", "tui"])]
+    #[arg(short = 'i', long = "interface", value_name = "IFACE", conflicts_with_all = ["file"])]
     pub interface: Option<String>,
     /// With -i: also write the packets captured to this pcapng file.
     #[arg(long, value_name = "FILE", requires = "interface", conflicts_with = "file")]

@@ -77,8 +77,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
             signals_handle.close();
             r
         });
-        let printing = s.spawn(|| super::capture_cmd::run_on_stream(cat, release, &printer_args, Box::new(pipe_out)));
-        let interrupted = signals.forever().next().is_some();
+        let (interrupted, printing) = if args.tui {
+            // The explorer: frames decoded as they complete, added as they come; q quits.
+            let (tx, rx) = std::sync::mpsc::channel();
+            let decoding = s.spawn(move || {
+                super::proxy_cmd::live_frames(cat, release, Box::new(pipe_out), &tx);
+                exit::OK
+            });
+            let status = super::tui_cmd::explore_following(cat, release.map(str::to_string), &rx);
+            drop(rx);
+            signals_handle.close();
+            (false, (status, decoding))
+        } else {
+            let printing = s.spawn(|| super::capture_cmd::run_on_stream(cat, release, &printer_args, Box::new(pipe_out)));
+            (signals.forever().next().is_some(), (exit::OK, printing))
+        };
+        let (shown, printing) = printing;
         // First stop, then say so: nothing here may keep the threads from ending
         // (a closed stderr makes `eprintln!` panic, and the scope would wait).
         stop.store(true, Ordering::SeqCst);
@@ -86,7 +100,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
             let _ = writeln!(std::io::stderr(), "kwire: stopping the capture on {}", sanitize(iface));
         }
         let captured = capturing.join();
-        let printed = printing.join();
+        let printed = printing.join().map(|p| if args.tui { shown } else { p });
         (captured, printed)
     });
     let status = printed.unwrap_or(exit::FAILURE);

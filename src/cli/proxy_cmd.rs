@@ -11,7 +11,7 @@ use kwire::live::recorder::{self, Sink};
 use kwire::live::synth::{PcapngWriter, LINKTYPE_RAW};
 use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
@@ -33,6 +33,9 @@ pub struct ProxyArgs {
     /// Decoded frames in this format instead of one line per frame.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Show the frames in the terminal explorer as they pass (q quits, and closes the proxy).
+    #[arg(long, conflicts_with_all = ["format", "full_docs"])]
+    pub tui: bool,
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
@@ -167,9 +170,27 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         streaming: true,
     };
     let release_owned = release.map(str::to_string);
-    let printer = std::thread::Builder::new()
-        .name("kwire-printer".into())
-        .spawn(move || super::capture_cmd::run_on_stream(cat, release_owned.as_deref(), &capture, Box::new(pipe_out)));
+    let printer = if args.tui {
+        if !std::io::stdout().is_terminal() {
+            return failure("the explorer needs a terminal; without --tui the frames are printed");
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let decoder = std::thread::Builder::new().name("kwire-decoder".into()).spawn(move || live_frames(cat, release_owned.as_deref(), Box::new(pipe_out), &tx));
+        let status = super::tui_cmd::explore_following(cat, release.map(str::to_string), &rx);
+        drop(rx);
+        eprintln!("kwire: proxy: closing");
+        rec.shutdown();
+        drop(rec);
+        let _ = recording.join();
+        if let Ok(t) = decoder {
+            let _ = t.join();
+        }
+        return status;
+    } else {
+        std::thread::Builder::new()
+            .name("kwire-printer".into())
+            .spawn(move || super::capture_cmd::run_on_stream(cat, release_owned.as_deref(), &capture, Box::new(pipe_out)))
+    };
     let mut signals = signals;
     let _ = signals.forever().next();
     eprintln!("kwire: proxy: closing");
@@ -187,6 +208,19 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         }
         Err(_) => exit::FAILURE,
     }
+}
+
+/// Frames of a live capture stream, decoded as they complete, for the explorer:
+/// each with a label like the listing's (`12:04:05.123456 conn 3 →`).
+pub fn live_frames(cat: &Catalogue, release: Option<&str>, input: Box<dyn std::io::Read>, tx: &std::sync::mpsc::Sender<(kwire::decode::Frame, String)>) {
+    let opts = kwire::capture::CaptureOptions::default();
+    let _ = kwire::capture::for_each_captured(cat, input, &opts, |c| {
+        let kwire::capture::Captured::Frame(f) = c else { return true };
+        let (frame, _) = super::capture_cmd::decode_captured(cat, release, &f, false, false);
+        let time = kwire::protocol::meanings::utc_micros((f.timestamp * 1e6).round().max(0.0) as u64).map_or_else(String::new, |t| t.get(11..).unwrap_or("").to_string());
+        let arrow = if f.direction == kwire::decode::Direction::Request { "→" } else { "←" };
+        tx.send((frame, format!("{time} conn {} {arrow}", f.conn))).is_ok()
+    });
 }
 
 fn failure(e: &str) -> i32 {

@@ -188,6 +188,15 @@ impl<'a> App<'a> {
         self.frames.get(self.current)
     }
 
+    /// A frame that arrived while the explorer runs (live traffic): added at
+    /// the end of the frame list; the selection stays where the user put it.
+    pub fn add_frame(&mut self, frame: Frame, source: impl Into<String>) {
+        self.frames.push(FrameView::new(frame, source));
+        if self.frames.len() == 1 {
+            self.status = None;
+        }
+    }
+
     fn frame_mut(&mut self) -> Option<&mut FrameView> {
         self.frames.get_mut(self.current)
     }

@@ -22,6 +22,50 @@ pub use app::App;
 pub use theme::Theme;
 
 use crossterm::event::{self, Event, MouseEventKind};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Duration;
+
+/// Run the explorer on frames that keep arriving on `frames` (live traffic:
+/// the proxy, `capture -i`), each added to the frame list as it comes; until
+/// the user quits. The screen is redrawn on a key, or when frames came.
+pub fn run_following(app: &mut App, frames: &Receiver<(crate::decode::Frame, String)>) -> std::io::Result<()> {
+    let mut guard = terminal::TerminalGuard::enter()?;
+    let mut ended = false;
+    let mut dirty = true;
+    while !app.quit {
+        // A bounded number a turn, so keys stay answered under a flood.
+        for _ in 0..256 {
+            match frames.try_recv() {
+                Ok((f, source)) => {
+                    app.add_frame(f, source);
+                    dirty = true;
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if dirty {
+            guard.terminal.draw(|f| ui::draw(f, app))?;
+            dirty = false;
+        }
+        let wait = if ended { Duration::from_secs(3600) } else { Duration::from_millis(50) };
+        if !event::poll(wait)? {
+            continue;
+        }
+        match event::read()? {
+            Event::Mouse(m) if m.kind == MouseEventKind::Moved => continue,
+            Event::Key(k) => app.on_key(k),
+            Event::Mouse(m) => app.on_mouse(m),
+            Event::Paste(text) => app.on_paste(&text),
+            _ => {}
+        }
+        dirty = true;
+    }
+    Ok(())
+}
 
 /// Run the explorer until the user quits; the terminal is restored on return.
 pub fn run(app: &mut App) -> std::io::Result<()> {
