@@ -332,8 +332,13 @@ impl<'a> App<'a> {
             KeyCode::Char('/') => self.open_prompt(PromptKind::Search, String::new()),
             KeyCode::Char(':') => self.open_prompt(PromptKind::Jump, String::new()),
             KeyCode::Char('v') => {
-                let text = self.frame().map(|fv| self.describe_api(&fv.frame)).unwrap_or_default();
-                self.open_prompt(PromptKind::Decode, text);
+                // The prompt starts empty (typing never appends to the old answer); what
+                // the frame is now decoded as is said on the status line.
+                let now = self.frame().map(|fv| self.describe_api(&fv.frame)).unwrap_or_default();
+                if !now.is_empty() {
+                    self.info(format!("decoded now as {now}"));
+                }
+                self.open_prompt(PromptKind::Decode, String::new());
             }
             KeyCode::Char('n') => self.search_step(true),
             KeyCode::Char('N') => self.search_step(false),
