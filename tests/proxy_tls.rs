@@ -153,6 +153,7 @@ fn the_explorer_follows_the_proxy_s_traffic() {
     }
     assert!(screen.contains("frames (2)"), "{screen}");
     assert!(screen.lines().any(|l| l.starts_with("#1") && l.contains(" →") && l.contains("MetadataRequest message v12")), "{screen}");
+    assert!(!screen.contains("+0x0000"), "a live frame has no offset in an input: {screen}");
     assert!(screen.lines().any(|l| l.starts_with("#2") && l.contains(" ←") && l.contains("MetadataResponse message v12")), "{screen}");
     let _ = tmux(&["send-keys", "-t", &session, "q"]);
     let start = Instant::now();

@@ -25,8 +25,12 @@ const WHEEL_LINES: usize = 3;
 /// One frame with everything its panes need, computed once per decode.
 pub struct FrameView {
     pub frame: Frame,
-    /// Where it came from: `input` or `paste 2`.
+    /// Where it came from: `input` or `paste 2`, or for live traffic its time,
+    /// connection and direction.
     pub source: String,
+    /// Whether the frame's offset in its input means something (not for
+    /// frames of live traffic, each its own input).
+    pub located: bool,
     /// The region of every byte (deepest node wins).
     pub regions: Vec<Option<Region>>,
     /// The regions that occur, in legend order.
@@ -47,7 +51,7 @@ impl FrameView {
         let errors = error_ranges(&frame);
         let mut tree = TreeState::new(&frame.root);
         tree.select(&frame.root, &frame.root.path_at(0));
-        FrameView { frame, source: source.into(), regions, legend, errors, tree, cursor: 0, grid_top: 0 }
+        FrameView { frame, source: source.into(), located: true, regions, legend, errors, tree, cursor: 0, grid_top: 0 }
     }
 
     pub fn selected_node(&self) -> &Node {
@@ -191,7 +195,9 @@ impl<'a> App<'a> {
     /// A frame that arrived while the explorer runs (live traffic): added at
     /// the end of the frame list; the selection stays where the user put it.
     pub fn add_frame(&mut self, frame: Frame, source: impl Into<String>) {
-        self.frames.push(FrameView::new(frame, source));
+        let mut fv = FrameView::new(frame, source);
+        fv.located = false;
+        self.frames.push(fv);
         if self.frames.len() == 1 {
             self.status = None;
         }

@@ -8,10 +8,14 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-/// `#2  paste 1 +0x0000  DeleteShareGroupStateRequest message v0  41 B`.
+/// `#2  paste 1 +0x0000  DeleteShareGroupStateRequest message v0  41 B`; for
+/// live traffic `#5  20:09:43.653124Z conn 0 ←  MetadataResponse message v12  80 B`.
 pub fn frame_title(index: usize, fv: &FrameView) -> String {
     let f = &fv.frame;
-    format!("#{}  {} +0x{:04x}  {}  {} B", index + 1, fv.source, f.input_offset, label(&f.root), f.bytes.len())
+    match fv.located {
+        true => format!("#{}  {} +0x{:04x}  {}  {} B", index + 1, fv.source, f.input_offset, label(&f.root), f.bytes.len()),
+        false => format!("#{}  {}  {}  {} B", index + 1, fv.source, label(&f.root), f.bytes.len()),
+    }
 }
 
 pub struct FramesView<'a> {
