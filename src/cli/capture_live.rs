@@ -8,9 +8,8 @@
 
 use super::capture_cmd::CaptureArgs;
 use super::exit;
-use kwire::live::interface::{self, LiveCapture, Sink};
+use kwire::live::interface::{self, LiveCapture};
 use kwire::live::recorder;
-use kwire::live::synth::PcapngWriter;
 use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::io::Write;
@@ -30,31 +29,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         }
     };
     let link_type = cap.framing().link_type();
-    let mut sinks: Vec<Sink> = Vec::new();
-    if let Some(path) = &args.write_pcap {
-        let file = match std::fs::File::create(path) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("kwire: {}: {e}", sanitize(path));
-                return exit::FAILURE;
-            }
-        };
-        match PcapngWriter::new(Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>, link_type) {
-            Ok(w) => sinks.push(w),
-            Err(e) => {
-                eprintln!("kwire: {}: {e}", sanitize(path));
-                return exit::FAILURE;
-            }
-        }
-    }
-    let (pipe_in, pipe_out) = recorder::pipe();
-    match PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>, link_type) {
-        Ok(w) => sinks.push(w),
+    let (mut sinks, pipe_out) = match recorder::sinks(args.write_pcap.as_deref(), link_type) {
+        Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            eprintln!("kwire: {}", sanitize(&e));
             return exit::FAILURE;
         }
-    }
+    };
     let mut signals = match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
         Ok(s) => s,
         Err(e) => {

@@ -7,11 +7,11 @@ use super::decode_cmd::{BudgetArgs, Format, OutputArgs};
 use super::exit;
 use clap::Args;
 use kwire::live::proxy::{Config, Proxy};
-use kwire::live::recorder::{self, Sink};
-use kwire::live::synth::{PcapngWriter, LINKTYPE_RAW};
+use kwire::live::recorder;
+use kwire::live::synth::LINKTYPE_RAW;
 use kwire::render::escape::sanitize;
 use kwire::schema::Catalogue;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
@@ -78,31 +78,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
             Err(e) => return usage(&e),
         }
     }
-    let mut sinks: Vec<Sink> = Vec::new();
-    if let Some(path) = &args.write_pcap {
-        let file = match std::fs::File::create(path) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("kwire: {}: {e}", sanitize(path));
-                return exit::FAILURE;
-            }
-        };
-        match PcapngWriter::new(Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>, LINKTYPE_RAW) {
-            Ok(w) => sinks.push(w),
-            Err(e) => {
-                eprintln!("kwire: {}: {e}", sanitize(path));
-                return exit::FAILURE;
-            }
-        }
-    }
-    let (pipe_in, pipe_out) = recorder::pipe();
-    match PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>, LINKTYPE_RAW) {
-        Ok(w) => sinks.push(w),
+    let (sinks, pipe_out) = match recorder::sinks(args.write_pcap.as_deref(), LINKTYPE_RAW) {
+        Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            eprintln!("kwire: {}", sanitize(&e));
             return exit::FAILURE;
         }
-    }
+    };
     let (rec, recording) = recorder::spawn(sinks);
     // Listener and connection threads live until the process ends.
     let cat: &'static Catalogue = Box::leak(Box::new(cat.clone()));

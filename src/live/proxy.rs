@@ -421,51 +421,43 @@ impl FrameCutter {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_cutter_finds_each_frame_s_header_across_chunks() {
-        let mut stream = Vec::new();
-        for corr in [1i32, 2, 3] {
-            let mut f = 20i32.to_be_bytes().to_vec();
-            f.extend_from_slice(&3i16.to_be_bytes());
-            f.extend_from_slice(&12i16.to_be_bytes());
-            f.extend_from_slice(&corr.to_be_bytes());
-            f.extend_from_slice(&[0; 12]);
-            stream.extend(f);
-        }
-        for chunk_len in [1, 5, 13, 100] {
+    /// A Metadata v12 request header with correlation id `corr` and `body` zero bytes after it.
+    fn request(corr: i32, body: usize) -> Vec<u8> {
+        let mut f = (8 + body as i32).to_be_bytes().to_vec();
+        f.extend_from_slice(&3i16.to_be_bytes());
+        f.extend_from_slice(&12i16.to_be_bytes());
+        f.extend_from_slice(&corr.to_be_bytes());
+        f.resize(f.len() + body, 0);
+        f
+    }
+
+    /// The correlation ids the cutter finds in `stream`, fed in chunks of every given size.
+    fn assert_cut(stream: &[u8], chunk_lens: &[usize], expected: &[i32]) {
+        for &chunk_len in chunk_lens {
             let mut cut = FrameCutter::default();
             let mut seen = Vec::new();
             for c in stream.chunks(chunk_len) {
                 cut.feed(c, &mut |h| seen.push(i32::from_be_bytes([h[8], h[9], h[10], h[11]])));
             }
-            assert_eq!(seen, [1, 2, 3], "chunks of {chunk_len}");
+            assert_eq!(seen, expected, "chunks of {chunk_len}");
         }
     }
 
     #[test]
+    fn the_cutter_finds_each_frame_s_header_across_chunks() {
+        let stream: Vec<u8> = [1, 2, 3].into_iter().flat_map(|corr| request(corr, 12)).collect();
+        assert_cut(&stream, &[1, 5, 13, 100], &[1, 2, 3]);
+    }
+
+    #[test]
     fn frames_shorter_than_a_header_do_not_shift_the_next_ones() {
-        let request = |corr: i32| {
-            let mut f = 10i32.to_be_bytes().to_vec();
-            f.extend_from_slice(&3i16.to_be_bytes());
-            f.extend_from_slice(&12i16.to_be_bytes());
-            f.extend_from_slice(&corr.to_be_bytes());
-            f.extend_from_slice(&[0, 0]);
-            f
-        };
         // A SASL token of 5 bytes, an empty one, then requests.
-        let mut stream = request(1);
+        let mut stream = request(1, 2);
         stream.extend_from_slice(&[0, 0, 0, 5, 0, b'a', 0, b'b', 0]);
         stream.extend_from_slice(&[0, 0, 0, 0]);
-        stream.extend(request(2));
-        stream.extend(request(3));
-        for chunk_len in [1, 3, 7, 100] {
-            let mut cut = FrameCutter::default();
-            let mut seen = Vec::new();
-            for c in stream.chunks(chunk_len) {
-                cut.feed(c, &mut |h| seen.push(i32::from_be_bytes([h[8], h[9], h[10], h[11]])));
-            }
-            assert_eq!(seen, [1, 2, 3], "chunks of {chunk_len}");
-        }
+        stream.extend(request(2, 2));
+        stream.extend(request(3, 2));
+        assert_cut(&stream, &[1, 3, 7, 100], &[1, 2, 3]);
     }
 
     #[test]

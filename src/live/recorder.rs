@@ -120,6 +120,19 @@ fn run(rx: Receiver<Timed>, mut sinks: Vec<Sink>) -> io::Result<()> {
     result
 }
 
+/// The sinks of live traffic: a pcapng file when asked for (`--write-pcap`),
+/// and the pipe the capture pipeline reads (returned), both of `link_type`.
+pub fn sinks(write_pcap: Option<&str>, link_type: u32) -> Result<(Vec<Sink>, PipeReader), String> {
+    let mut sinks: Vec<Sink> = Vec::new();
+    if let Some(path) = write_pcap {
+        let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
+        sinks.push(PcapngWriter::new(Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>, link_type).map_err(|e| format!("{path}: {e}"))?);
+    }
+    let (pipe_in, pipe_out) = pipe();
+    sinks.push(PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>, link_type).map_err(|e| e.to_string())?);
+    Ok((sinks, pipe_out))
+}
+
 /// An in-process pipe: bytes written (and flushed) on one side are read on
 /// the other, in order; the reader sees the end when the writer is dropped.
 pub fn pipe() -> (PipeWriter, PipeReader) {

@@ -72,10 +72,8 @@ pub const SASL_TOKEN_KIND: &str = "sasl_token";
 
 /// A SASL token's bytes, as its tree holds them (`decode::sasl`).
 pub(crate) fn token_bytes(frame: &Frame) -> Option<&[u8]> {
-    frame.root.children.iter().find(|c| c.name == "authBytes").and_then(|c| match &c.value {
-        Value::Bytes(Some(b)) => Some(&b[..]),
-        _ => None,
-    })
+    // A token is its size prefix and its bytes (`decode::sasl::token_frame`).
+    frame.bytes.get(4..)
 }
 
 /// [`write_contract`] of a SASL token: `{"kind":"sasl_token","direction","mechanism","auth_bytes"}`.
@@ -96,6 +94,12 @@ fn write_token_contract(frame: &Frame, mechanism: &str, out: &mut Vec<u8>) {
         None => out.extend_from_slice(b"null"),
     }
     write_redacted(out, frame);
+    write_error(out, frame);
+    out.push(b'}');
+}
+
+/// `"error": {offset, expected}` when decoding stopped.
+fn write_error(out: &mut Vec<u8>, frame: &Frame) {
     if let Some(e) = &frame.error {
         out.extend_from_slice(b",\"error\":{\"offset\":");
         push_uint(out, e.offset as u64, 0);
@@ -103,7 +107,6 @@ fn write_token_contract(frame: &Frame, mechanism: &str, out: &mut Vec<u8>) {
         write_json_str(out, &e.expected);
         out.push(b'}');
     }
-    out.push(b'}');
 }
 
 /// `"_redacted": [paths]` when credentials were masked (see `crate::secrets`).
@@ -237,13 +240,7 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
             out.push(b']');
         }
     }
-    if let Some(e) = &frame.error {
-        out.extend_from_slice(b",\"error\":{\"offset\":");
-        push_uint(out, e.offset as u64, 0);
-        out.extend_from_slice(b",\"expected\":");
-        write_json_str(out, &e.expected);
-        out.push(b'}');
-    }
+    write_error(out, frame);
     out.push(b'}');
 }
 

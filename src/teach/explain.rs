@@ -54,7 +54,10 @@ enum Use {
 
 fn reading(node: &Node, parent: Option<&Node>) -> Option<Reading> {
     let parent_role = parent.map(|p| p.role);
-    let under_array = parent.is_some_and(|p| matches!(p.value, Value::Array(_)));
+    // An array's count or compact length is its first child, an encoding detail
+    // (both decoder paths put it there): known by place and role, not by name.
+    let array_length = node.role == Role::Encoding
+        && parent.is_some_and(|p| matches!(p.value, Value::Array(_)) && p.children.first().is_some_and(|c| std::ptr::eq(c, node)));
     Some(match (node.role, node.ty.as_str()) {
         (Role::TaggedSection, _) => Reading::TaggedSection,
         (Role::TaggedEntry { .. }, _) => Reading::TaggedEntry,
@@ -63,11 +66,11 @@ fn reading(node: &Node, parent: Option<&Node>) -> Option<Reading> {
             (Some(Role::TaggedSection), "count") => Use::TagCount,
             (Some(Role::TaggedEntry { .. }), "tag") => Use::Tag,
             (Some(Role::TaggedEntry { .. }), "size") => Use::Size,
-            (_, "length") if under_array => Use::ArrayLength,
+            _ if array_length => Use::ArrayLength,
             (_, "present") => Use::Presence,
             _ => Use::Plain,
         }),
-        (_, "int32") if node.name == "length" && under_array => Reading::ArrayCount,
+        (_, "int32") if array_length => Reading::ArrayCount,
         (_, "int8") if node.name == "present" => Reading::PresenceInt8,
         (_, "varint") => Reading::Varint,
         (_, "varlong") => Reading::Varlong,

@@ -130,8 +130,9 @@ fn varint(ty: &str, raw: &[u8]) -> String {
 
 fn array_prefix(node: &Node) -> String {
     match node.children.first() {
-        Some(c) if c.name == "length" && c.ty == "uvarint" => "compact array: uvarint n+1 prefix (0 = null), then the elements".into(),
-        Some(c) if c.name == "length" => format!("{} count prefix (-1 = null), then the elements", sanitize(&c.ty)),
+        // The first child of an array is its length prefix: compact (a uvarint of n+1) or a signed count.
+        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Uint(_)) => "compact array: uvarint n+1 prefix (0 = null), then the elements".into(),
+        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Int(_)) => format!("{} count prefix (-1 = null), then the elements", sanitize(&c.ty)),
         _ => "the elements".into(),
     }
 }
