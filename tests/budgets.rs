@@ -74,6 +74,7 @@ fn a_bomb_of_tiny_records_stays_within_the_expanded_budget() {
 
 #[test]
 fn many_batches_each_under_a_per_batch_bound_share_one_total() {
+    let _one = one_at_a_time();
     let cat = Catalogue::builtin();
     // 32 batches of 4 MiB each (gzip of zeros-like records) in one frame.
     let one = {
@@ -93,6 +94,7 @@ fn many_batches_each_under_a_per_batch_bound_share_one_total() {
 
 #[test]
 fn nested_legacy_wrappers_draw_on_the_same_total() {
+    let _one = one_at_a_time();
     let cat = Catalogue::builtin();
     // A gzip wrapper whose message set holds 64 gzip wrappers of 1 MiB of zeros each.
     let inner_value = compress(1, &legacy_message(0, 1, 0, None, Some(&vec![0u8; 1 << 20])));
@@ -114,6 +116,7 @@ fn nested_legacy_wrappers_draw_on_the_same_total() {
 
 #[test]
 fn the_largest_decompression_budget_does_not_wrap_to_nothing() {
+    let _one = one_at_a_time();
     let cat = Catalogue::builtin();
     let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: Vec::new(), timestamp_delta: 0 }];
     let input = Bytes::from(produce(cat, "t", &batch(0, 1, &records)));
@@ -127,6 +130,7 @@ fn the_largest_decompression_budget_does_not_wrap_to_nothing() {
 
 #[test]
 fn zeros_are_one_invalid_batch_not_a_message_per_12_bytes() {
+    let _one = one_at_a_time();
     let cat = Catalogue::builtin();
     let buf = Bytes::from(vec![0u8; 12_000]);
     let ctx = Context::default();
@@ -141,6 +145,7 @@ fn zeros_are_one_invalid_batch_not_a_message_per_12_bytes() {
 
 #[test]
 fn a_legacy_message_of_every_magic_needs_its_fixed_fields() {
+    let _one = one_at_a_time();
     let cat = Catalogue::builtin();
     // Magic 1 with a size of 14 (enough for magic 0, not for the timestamp).
     let mut m = legacy_message(0, 1, 0, None, None);
@@ -156,6 +161,7 @@ fn a_legacy_message_of_every_magic_needs_its_fixed_fields() {
 
 #[test]
 fn record_damage_is_kept_apart_from_warnings() {
+    let _one = one_at_a_time();
     let cat = Catalogue::builtin();
     let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: Vec::new(), timestamp_delta: 0 }];
     let mut bad_crc = batch(0, 0, &records);
@@ -173,6 +179,7 @@ fn record_damage_is_kept_apart_from_warnings() {
 
 #[test]
 fn defaults_are_the_stated_ones() {
+    let _one = one_at_a_time();
     assert_eq!(DEFAULT_MAX_DECOMPRESSED, 256 << 20);
     assert_eq!(DEFAULT_MAX_EXPANDED, 12 << 20);
     assert_eq!(Budget::default().limits(), Limits { decompressed: 256 << 20, expanded: 12 << 20 });
@@ -180,6 +187,7 @@ fn defaults_are_the_stated_ones() {
 
 #[test]
 fn tree_json_written_as_it_goes_is_the_tree_json_value() {
+    let _one = one_at_a_time();
     let cat = Catalogue::builtin();
     let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"\x1b[2Jv\xc2\x85".to_vec()), headers: vec![("h".into(), None)], timestamp_delta: 0 }];
     let mut inputs: Vec<Vec<u8>> = vec![produce(cat, "t", &batch(0, 1, &records)), produce(cat, "t", &batch(0, 0, &records))];

@@ -29,7 +29,8 @@ unsafe impl GlobalAlloc for Counting {
 }
 
 /// Tests run in parallel, and one's allocations show in another's peak:
-/// a test holds this while it measures.
+/// every test of a file that installs `Counting` holds this, the ones that
+/// measure and the ones that only allocate.
 pub fn one_at_a_time() -> MutexGuard<'static, ()> {
     MEASURING.lock().unwrap_or_else(|e| e.into_inner())
 }
