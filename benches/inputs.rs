@@ -31,8 +31,13 @@ fn small_records(n: usize, size: usize) -> Vec<Rec> {
 /// Produce v9 with one batch of 1,000 small records.
 pub fn produce_1000() -> Vec<u8> {
     let records = batch(0, 0, &small_records(1000, 40));
-    frame(Direction::Request, 0, 9, json!({"TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
-        "TopicData": [{"Name": "orders", "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]}))
+    frame(
+        Direction::Request,
+        0,
+        9,
+        json!({"TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
+        "TopicData": [{"Name": "orders", "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]}),
+    )
 }
 
 /// A Fetch v12 response of about 1 MB: batches of 100 records × 1 KB.
@@ -48,23 +53,32 @@ pub fn fetch_mb(mb: usize) -> Vec<u8> {
         records.extend(batch(base, 0, &small_records(100, 1000)));
         base += 100;
     }
-    frame(Direction::Response, 1, 12, json!({"ThrottleTimeMs": 0, "ErrorCode": 0, "SessionId": 1,
+    frame(
+        Direction::Response,
+        1,
+        12,
+        json!({"ThrottleTimeMs": 0, "ErrorCode": 0, "SessionId": 1,
         "Responses": [{"Topic": "orders", "Partitions": [{"PartitionIndex": 0, "ErrorCode": 0, "HighWatermark": base, "LastStableOffset": base,
-            "LogStartOffset": 0, "AbortedTransactions": null, "PreferredReadReplica": -1, "Records": hex::encode(records)}]}]}))
+            "LogStartOffset": 0, "AbortedTransactions": null, "PreferredReadReplica": -1, "Records": hex::encode(records)}]}]}),
+    )
 }
 
 /// A Metadata v12 response with 50 topics × 100 partitions.
 pub fn metadata_5000() -> Vec<u8> {
     let topics: Vec<Value> = (0..50)
         .map(|t| {
-            let parts: Vec<Value> = (0..100)
-                .map(|p| json!({"ErrorCode": 0, "PartitionIndex": p, "LeaderId": p % 3, "LeaderEpoch": 5, "ReplicaNodes": [0, 1, 2], "IsrNodes": [0, 1, 2], "OfflineReplicas": []}))
-                .collect();
+            let parts: Vec<Value> =
+                (0..100).map(|p| json!({"ErrorCode": 0, "PartitionIndex": p, "LeaderId": p % 3, "LeaderEpoch": 5, "ReplicaNodes": [0, 1, 2], "IsrNodes": [0, 1, 2], "OfflineReplicas": []})).collect();
             json!({"ErrorCode": 0, "Name": format!("topic-{t}"), "TopicId": "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "IsInternal": false, "Partitions": parts, "TopicAuthorizedOperations": -2147483648})
         })
         .collect();
-    frame(Direction::Response, 3, 12, json!({"ThrottleTimeMs": 0, "Brokers": [{"NodeId": 0, "Host": "broker-0", "Port": 9092, "Rack": null}],
-        "ClusterId": "cluster", "ControllerId": 0, "Topics": topics}))
+    frame(
+        Direction::Response,
+        3,
+        12,
+        json!({"ThrottleTimeMs": 0, "Brokers": [{"NodeId": 0, "Host": "broker-0", "Port": 9092, "Rack": null}],
+        "ClusterId": "cluster", "ControllerId": 0, "Topics": topics}),
+    )
 }
 
 /// 100,000 Heartbeat v4 requests back to back.
@@ -111,6 +125,45 @@ pub fn mixed_conversation(produce: &[u8], fetch: &[u8], heartbeats: &[u8]) -> Ve
         push(hb_req, Some(&hb_resp), &mut conversation);
     }
     conversation
+}
+
+/// A Produce v8 request of about 900 bytes (one batch of 10 records × 60
+/// bytes) and its response: the frames of the explorer's and the listing's
+/// capture benchmark.
+pub fn produce_v8_pair() -> (Vec<u8>, Vec<u8>) {
+    let records = batch(0, 0, &small_records(10, 60));
+    let request = frame(
+        Direction::Request,
+        0,
+        8,
+        json!({"TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
+        "TopicData": [{"Name": "orders", "PartitionData": [{"Index": 0, "Records": hex::encode(&records)}]}]}),
+    );
+    let response = frame(
+        Direction::Response,
+        0,
+        8,
+        json!({"Responses": [{"Name": "orders", "PartitionResponses": [{"Index": 0, "ErrorCode": 0,
+        "BaseOffset": 0, "LogAppendTimeMs": -1, "LogStartOffset": 0, "RecordErrors": [], "ErrorMessage": null}]}], "ThrottleTimeMs": 0}),
+    );
+    (request, response)
+}
+
+/// A pcap of `pairs` Produce v8 requests with their responses (`pairs` × 2
+/// frames), 100 exchanges per connection: 20,000 pairs make about 23 MB.
+pub fn write_produce_pcap(f: &mut impl std::io::Write, pairs: usize) -> std::io::Result<usize> {
+    let (request, response) = produce_v8_pair();
+    let mut conversation = Vec::new();
+    for corr in 1..=100i32 {
+        let mut q = request.clone();
+        q[8..12].copy_from_slice(&corr.to_be_bytes());
+        let mut r = response.clone();
+        r[4..8].copy_from_slice(&corr.to_be_bytes());
+        conversation.push((true, q));
+        conversation.push((false, r));
+    }
+    let (written, _) = write_repeated(f, &conversation, RepeatUntil::Times(pairs.div_ceil(100)))?;
+    Ok(written)
 }
 
 /// How many times `write_repeated` writes the conversation.

@@ -184,7 +184,7 @@ fn scenarios(app: &App) -> Vec<Scenario> {
         v.push(scenario("frames G (last frame)", frames(), keys(&[Char('G')]), 1));
         v.push(scenario("frames g / G alternately", frames(), keys(&[Char('g'), Char('G')]), 10));
         // The largest frame (a Fetch response), for the searches below.
-        let largest = app.frames.iter().enumerate().max_by_key(|(_, f)| f.frame.bytes.len()).map_or(0, |(i, _)| i);
+        let largest = app.frames.iter().enumerate().max_by_key(|(_, f)| f.view.as_ref().map_or(0, |v| v.frame.bytes.len())).map_or(0, |(i, _)| i);
         let mut to_largest = frames();
         to_largest.push(Step::Key(Char('g')));
         to_largest.extend(std::iter::repeat_n(Step::Key(Down), largest));

@@ -157,6 +157,11 @@ impl Names {
         self.clients.get(i as usize).and_then(|c| c.as_deref())
     }
 
+    /// How many topics have an index so far (indexes are given in order).
+    pub fn topic_count(&self) -> usize {
+        self.topics.len()
+    }
+
     pub fn topic(&self, i: u32) -> Option<&Topic> {
         self.topics.get(i as usize)
     }
@@ -349,7 +354,7 @@ impl<'c, M> Exchanges<'c, M> {
         self.errors.clear();
         let client_id = match api {
             Some((k, v)) if self.needs.client_id || self.needs.topics => {
-                let want = Wanted { client_id: self.needs.client_id, topics: self.needs.topics, errors: false };
+                let want = Wanted { client_id: self.needs.client_id, topics: self.needs.topics, errors: false, whole: false };
                 let found = self.facts.read(self.cat, self.release.as_deref(), f, MessageKind::Request, (k, v), want, &mut self.names, (&mut self.topics, &mut self.errors));
                 if !found.decoded {
                     self.count_undecoded(f.index);
@@ -414,7 +419,7 @@ impl<'c, M> Exchanges<'c, M> {
         self.topics.clear();
         self.topics.extend_from_slice(&p.topics);
         if self.needs.errors || self.needs.topics {
-            let want = Wanted { client_id: false, topics: self.needs.topics, errors: self.needs.errors };
+            let want = Wanted { client_id: false, topics: self.needs.topics, errors: self.needs.errors, whole: false };
             let found = self.facts.read(self.cat, self.release.as_deref(), f, MessageKind::Response, p.api, want, &mut self.names, (&mut self.topics, &mut self.errors));
             if !found.decoded {
                 self.count_undecoded(f.index);
@@ -473,18 +478,21 @@ pub fn micros_between(from: f64, to: f64) -> u64 {
 
 /// What to read from one frame.
 #[derive(Clone, Copy, Debug)]
-struct Wanted {
-    client_id: bool,
-    topics: bool,
-    errors: bool,
+pub(crate) struct Wanted {
+    pub client_id: bool,
+    pub topics: bool,
+    pub errors: bool,
+    /// Decode the body even when no fact is asked of it: whether it decodes
+    /// completely is the answer (the listing's `!!` lines).
+    pub whole: bool,
 }
 
 /// What one frame gave.
-struct Found {
+pub(crate) struct Found {
     /// The client id (`Some(None)` for a null one), when asked and the header holds it.
-    client_id: Option<Option<Box<[u8]>>>,
+    pub client_id: Option<Option<Box<[u8]>>>,
     /// What was read decoded completely.
-    decoded: bool,
+    pub decoded: bool,
 }
 
 /// What a struct's fields hold, by declaration index; only fields that hold
@@ -561,7 +569,7 @@ type BodyKey = (bool, i16, i16, bool, bool);
 /// The tape and what the definitions say about where facts are, per message
 /// and version (bounded by the definitions: only specs that exist are kept).
 #[derive(Default)]
-struct FactReader {
+pub(crate) struct FactReader {
     tape: Values,
     bodies: HashMap<BodyKey, Option<Arc<StructFacts>>>,
     /// Request header version → the declaration index of its client id.
@@ -572,7 +580,17 @@ impl FactReader {
     /// Read what `want` asks of frame `f`, a message of `kind` at `api`: the
     /// client id into the result, topics and errors onto `out` (unsorted).
     #[allow(clippy::too_many_arguments)]
-    fn read(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame, kind: MessageKind, api: (i16, i16), want: Wanted, names: &mut Names, out: (&mut Vec<u32>, &mut Vec<i16>)) -> Found {
+    pub(crate) fn read(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        f: &CapturedFrame,
+        kind: MessageKind,
+        api: (i16, i16),
+        want: Wanted,
+        names: &mut Names,
+        out: (&mut Vec<u32>, &mut Vec<i16>),
+    ) -> Found {
         let mut found = Found { client_id: None, decoded: true };
         let (key, version) = api;
         let Some(spec) = cat.message(kind, key, version, pin) else {
@@ -583,6 +601,10 @@ impl FactReader {
         let body_facts = match want.topics || want.errors {
             true => self.body_facts(cat, pin, request, api, want),
             false => None,
+        };
+        let body_facts = match body_facts {
+            None if want.whole => Some(Arc::new(StructFacts { by_decl: Box::new([]) })),
+            facts => facts,
         };
         if body_facts.is_none() && !want.client_id {
             return found;
@@ -611,7 +633,9 @@ impl FactReader {
             found.decoded = false;
             return found;
         }
-        let Some(facts) = body_facts else { return found };
+        let Some(facts) = body_facts else {
+            return found;
+        };
         if f.is_cut() {
             // Only a prefix holding the header was kept.
             found.decoded = false;
@@ -669,7 +693,9 @@ fn walk(tape: &Values, frame: &[u8], slot: u32, facts: &StructFacts, names: &mut
         if s.kind != SlotKind::Field {
             continue;
         }
-        let Some(Some(fact)) = facts.by_decl.get(s.decl as usize) else { continue };
+        let Some(Some(fact)) = facts.by_decl.get(s.decl as usize) else {
+            continue;
+        };
         let single = s.value != Val::Array;
         let one_or_each = |each: &mut dyn FnMut(Val)| match s.value {
             Val::Array => tape.children(i).for_each(|(_, e)| each(e.value)),
@@ -755,11 +781,13 @@ impl<'c> TopicIdLearner<'c> {
         if f.direction != Direction::Response || f.kind.sasl_mechanism().is_some() || f.is_cut() {
             return;
         }
-        let Some(api) = f.api_key.zip(f.api_version) else { return };
+        let Some(api) = f.api_key.zip(f.api_version) else {
+            return;
+        };
         if !self.can_tie(api) {
             return;
         }
-        let want = Wanted { client_id: false, topics: true, errors: false };
+        let want = Wanted { client_id: false, topics: true, errors: false, whole: false };
         let pin = self.release.as_deref();
         self.facts.read(self.cat, pin, f, MessageKind::Response, api, want, &mut self.names, (&mut self.topics, &mut self.errors));
         self.topics.clear();
@@ -775,7 +803,7 @@ impl<'c> TopicIdLearner<'c> {
             // Not cached: what is kept is bounded by the definitions, not the capture.
             return false;
         }
-        let want = Wanted { client_id: false, topics: true, errors: false };
+        let want = Wanted { client_id: false, topics: true, errors: false, whole: false };
         let t = self.facts.body_facts(self.cat, pin, false, api, want).is_some_and(|f| ties_in(&f));
         self.ties.insert(api, t);
         t

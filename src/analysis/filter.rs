@@ -113,3 +113,87 @@ mod tests {
         assert_eq!(error_code("NO_SUCH_ERROR"), None);
     }
 }
+
+impl Filter {
+    /// The filter as [`parse_terms`] reads it back.
+    pub fn terms(&self, cat: &crate::schema::Catalogue) -> String {
+        let mut t = Vec::new();
+        if let Some(a) = self.api {
+            t.push(format!("api={}", cat.api_name(a).map_or_else(|| a.to_string(), str::to_string)));
+        }
+        if let Some(x) = &self.topic {
+            t.push(format!("topic={x}"));
+        }
+        if let Some(x) = &self.client_id {
+            t.push(format!("client-id={x}"));
+        }
+        if let Some(c) = self.conn {
+            t.push(format!("conn={c}"));
+        }
+        match self.error {
+            Some(ErrorWanted::Any) => t.push("error".into()),
+            Some(ErrorWanted::Code(c)) => t.push(format!("error={}", error_name(c).map_or_else(|| c.to_string(), str::to_string))),
+            None => {}
+        }
+        if let Some(us) = self.min_latency_us {
+            t.push(format!("min-latency={}", us as f64 / 1000.0));
+        }
+        t.join(" ")
+    }
+}
+
+/// The explorer's filter (`f`), in the command line's words: terms
+/// `api=NAME`, `topic=NAME`, `client-id=ID`, `conn=N`, `error` or
+/// `error=NAME`, `min-latency=MS`, separated by spaces; every term must hold.
+pub fn parse_terms<'t>(cat: &crate::schema::Catalogue, text: &'t str) -> Result<Filter, String> {
+    let mut f = Filter::default();
+    for term in text.split_whitespace() {
+        let (name, value) = match term.split_once('=') {
+            Some((n, v)) => (n.trim_start_matches("--"), Some(v)),
+            None => (term.trim_start_matches("--"), None),
+        };
+        let need = |v: Option<&'t str>| -> Result<&'t str, String> { v.filter(|v| !v.is_empty()).ok_or_else(|| format!("{name} needs a value: {name}=…")) };
+        match name {
+            "api" => {
+                let v = need(value)?;
+                f.api = Some(cat.resolve_api(v).ok_or_else(|| format!("unknown API {v}"))?);
+            }
+            "topic" => f.topic = Some(need(value)?.to_string()),
+            "client-id" | "client" => f.client_id = Some(need(value)?.to_string()),
+            "conn" => f.conn = Some(need(value)?.parse().map_err(|_| format!("conn={}: give a connection number", value.unwrap_or("")))?),
+            "error" => {
+                f.error = Some(match value {
+                    None | Some("") => ErrorWanted::Any,
+                    Some(v) => ErrorWanted::Code(error_code(v).ok_or_else(|| format!("unknown error {v}"))?),
+                })
+            }
+            "min-latency" => {
+                let v = need(value)?;
+                let ms: f64 = v.trim_end_matches("ms").parse().map_err(|_| format!("min-latency={v}: give milliseconds"))?;
+                if !ms.is_finite() || ms < 0.0 {
+                    return Err(format!("min-latency={v}: give milliseconds, 0 or more"));
+                }
+                f.min_latency_us = Some((ms * 1000.0).round() as u64);
+            }
+            _ => return Err(format!("unknown term {term}: use api=, topic=, client-id=, conn=, error[=NAME], min-latency=MS")),
+        }
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod term_tests {
+    use super::*;
+
+    #[test]
+    fn terms_read_as_the_options_do() {
+        let cat = crate::schema::Catalogue::builtin();
+        let f = parse_terms(cat, "api=Produce topic=orders client-id=app conn=3 error=NOT_COORDINATOR min-latency=2.5ms").unwrap();
+        assert_eq!(f, Filter { api: Some(0), topic: Some("orders".into()), client_id: Some("app".into()), conn: Some(3), error: Some(ErrorWanted::Code(16)), min_latency_us: Some(2500) });
+        assert_eq!(parse_terms(cat, "error").unwrap().error, Some(ErrorWanted::Any));
+        assert!(parse_terms(cat, "api=Nope").unwrap_err().contains("unknown API"));
+        assert!(parse_terms(cat, "colour=red").unwrap_err().contains("unknown term"));
+        assert!(parse_terms(cat, "").unwrap().is_empty());
+        assert_eq!(parse_terms(cat, &f.terms(cat)).unwrap(), f);
+    }
+}

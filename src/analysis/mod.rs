@@ -7,10 +7,13 @@
 //! a topic id by its spec, never by the text a view shows. Memory is the
 //! requests awaiting a response and one accumulator per group, not the capture.
 
+pub mod captured;
 pub mod check;
 pub mod exchange;
 pub mod filter;
+pub mod index;
 pub mod inventory;
+pub mod listing;
 pub mod records_table;
 pub mod report;
 pub mod stats;

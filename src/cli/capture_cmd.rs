@@ -3,23 +3,28 @@
 use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::exit;
 use clap::Args;
+use kwire::analysis::captured::decode_captured;
 use kwire::analysis::exchange::{learn_topic_ids, Exchange, Exchanges, Observer, TopicIdLearner};
+use kwire::analysis::index::{index_capture, Progress, Spool};
+use kwire::analysis::listing::{Lister, LIST_BODY_LIMIT};
 use kwire::analysis::Filter as ExchangeFilter;
 use kwire::capture::tls::TlsNote;
-use kwire::capture::{complete_prefix, for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
-use kwire::decode::guess::guess_response;
+use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
 use kwire::decode::fields::TopicIds;
-use kwire::decode::sasl::token_frame;
-use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, FrameKind, Value};
-use kwire::render::digits::{push_int, push_uint};
+use kwire::decode::{DecodeOptions, Direction, Frame};
+use kwire::render::digits::push_uint;
 use kwire::render::escape::sanitize;
+use kwire::render::listing::{micros_exact, push_timestamp, LineWriter};
 use kwire::schema::Catalogue;
+use kwire::tui::app::CaptureState;
+use kwire::tui::{App, Theme};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:\n  kwire capture samples/captures/confluent-kafka.pcap --list\n  kwire capture samples/captures/confluent-kafka.pcap --api Fetch\n  kwire capture samples/captures/kafka-python.pcap --json --error\n  kwire capture samples/captures/lone-response.pcap --port 19092 --guess --list\n  sudo kwire capture -i lo --port 9092 --list                       # live, until Ctrl-C\n  sudo tcpdump -U -w - port 9092 | kwire capture - --format json   # each frame as it completes")]
+#[command(
+    after_help = "Examples:\n  kwire capture samples/captures/confluent-kafka.pcap --list\n  kwire capture samples/captures/confluent-kafka.pcap --api Fetch\n  kwire capture samples/captures/kafka-python.pcap --json --error\n  kwire capture samples/captures/lone-response.pcap --port 19092 --guess --list\n  sudo kwire capture -i lo --port 9092 --list                       # live, until Ctrl-C\n  sudo tcpdump -U -w - port 9092 | kwire capture - --format json   # each frame as it completes"
+)]
 pub struct CaptureArgs {
     /// pcap or pcapng file; `-` for standard input.
     #[arg(required_unless_present = "interface")]
@@ -100,222 +105,9 @@ impl Filter {
     }
 }
 
-/// Decode a captured frame: requests by their header, responses by their pair
-/// (or by the best guess when asked).
-pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, header_only: bool) -> (Frame, Option<String>) {
-    decode_captured_as(cat, release, f, guess, DecodeOptions { header_only, ..Default::default() })
-}
-
-/// [`decode_captured`] with more options (`values_only` for `--format json`).
-/// A SASL token is never decoded: its frame is its size and its bytes.
-fn decode_captured_as(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, base: DecodeOptions) -> (Frame, Option<String>) {
-    if let FrameKind::SaslToken { mechanism } = &f.kind {
-        return (token_frame(f.bytes.clone(), 0, f.direction, mechanism.clone()), None);
-    }
-    let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), ..base };
-    let mut note = None;
-    if f.direction == Direction::Response {
-        match (f.api_key, f.api_version) {
-            (Some(k), Some(v)) => {
-                opts.api_key = Some(k);
-                opts.api_version = Some(v);
-            }
-            _ if guess => {
-                let ranked = guess_response(cat, &f.bytes, release);
-                if let Some(best) = ranked.first() {
-                    opts.api_key = Some(best.api_key);
-                    opts.api_version = Some(best.version);
-                    let top: Vec<String> = ranked.iter().take(5).map(|g| format!("{} v{} ({} warnings)", cat.api_name(g.api_key).unwrap_or("?"), g.version, g.warnings)).collect();
-                    note = Some(format!("guessed among {} candidates: {}", ranked.len(), top.join(", ")));
-                }
-            }
-            _ => note = Some("no request with this correlation id in the capture (try --guess)".into()),
-        }
-    }
-    (decode_frame(cat, f.bytes.clone(), 0, &opts), note)
-}
-
-/// Frames above this size are listed from their header alone.
-const LIST_BODY_LIMIT: usize = 16 * 1024;
-
 /// Output buffer: lines go out in large writes, never one by one (a terminal
 /// still gets each frame as it is decoded).
 const OUT_BUFFER: usize = 1 << 20;
-
-/// The summary at the end of a listing line, written onto `line`.
-fn write_summary(frame: &Frame, line: &mut Vec<u8>, quoted: &mut QuotedCache) {
-    if let Some(e) = &frame.error {
-        line.extend_from_slice(b"!! ");
-        line.extend_from_slice(sanitize(&e.to_string()).as_bytes());
-        return;
-    }
-    let mut errors: Vec<&str> = Vec::new();
-    let mut client = None;
-    frame.root.walk(&mut |n, _| {
-        if n.key().is_some_and(|k| k == "ClientId") {
-            if let Value::Str(Some(s)) = &n.value {
-                client = Some(s.as_str());
-            }
-        }
-        if n.name.ends_with("ErrorCode") && !matches!(n.value, Value::Int(0)) {
-            if let Some(note) = &n.note {
-                errors.push(note.trim_matches(|c| c == '(' || c == ')'));
-            }
-        }
-    });
-    errors.dedup();
-    let body_decoded = frame.root.children.len() > 2;
-    match (frame.direction, client) {
-        (Direction::Request, Some(c)) => {
-            line.extend_from_slice(b"client_id=");
-            line.extend_from_slice(quoted.get(c).as_bytes());
-        }
-        (Direction::Request, None) => {}
-        (Direction::Response, _) if !body_decoded => line.extend_from_slice(b"(large: body not decoded in the listing; select it with --frame)"),
-        (Direction::Response, _) if errors.is_empty() => line.extend_from_slice(b"ok"),
-        (Direction::Response, _) => {
-            line.extend_from_slice(b"errors: ");
-            for (i, e) in errors.iter().enumerate() {
-                if i > 0 {
-                    line.extend_from_slice(b", ");
-                }
-                line.extend_from_slice(e.as_bytes());
-            }
-        }
-    }
-}
-
-/// The last client id quoted (clients send the same one every time).
-#[derive(Default)]
-struct QuotedCache {
-    raw: String,
-    quoted: String,
-}
-
-impl QuotedCache {
-    fn get(&mut self, s: &str) -> &str {
-        if self.raw != s || self.quoted.is_empty() {
-            self.raw.clear();
-            self.raw.push_str(s);
-            self.quoted = kwire::render::escape::quote(s);
-        }
-        &self.quoted
-    }
-}
-
-/// `{:>17.6}` of a timestamp: exact, as `format!` rounds it (the value's exact
-/// binary expansion to the nearest sixth decimal), with `format!` itself for the
-/// cases it does not cover (ties, negative, huge or tiny values).
-fn push_timestamp(line: &mut Vec<u8>, x: f64) {
-    // People read a date-time; scripts take `"capture": {"time"}` from the JSON.
-    if let Some(text) = micros_exact(x).and_then(kwire::protocol::meanings::utc_micros) {
-        line.extend_from_slice(text.as_bytes());
-        return;
-    }
-    if let Some(micros) = micros_exact(x) {
-        let int = micros / 1_000_000;
-        let frac = micros % 1_000_000;
-        let int_digits = if int == 0 { 1 } else { int.ilog10() as usize + 1 };
-        for _ in int_digits + 7..17 {
-            line.push(b' ');
-        }
-        push_uint(line, int, 0);
-        line.push(b'.');
-        let mut d = [b'0'; 6];
-        let mut f = frac;
-        for slot in d.iter_mut().rev() {
-            *slot = b'0' + (f % 10) as u8;
-            f /= 10;
-        }
-        line.extend_from_slice(&d);
-    } else {
-        let _ = write!(line, "{x:>17.6}");
-    }
-}
-
-/// `x` × 10⁶ rounded to the nearest integer, computed exactly; `None` for a tie
-/// or a value outside the plain range.
-fn micros_exact(x: f64) -> Option<u64> {
-    if !x.is_finite() || x.is_sign_negative() || x >= 1e12 {
-        return None;
-    }
-    if x == 0.0 {
-        return Some(0);
-    }
-    let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    if exp == 0 {
-        return None; // subnormal
-    }
-    let mantissa = u128::from((bits & ((1 << 52) - 1)) | (1 << 52));
-    // x = mantissa × 2^shift
-    let shift = exp - 1075;
-    let n = mantissa * 1_000_000;
-    if shift >= 0 {
-        return u64::try_from(n << shift).ok();
-    }
-    let down = (-shift) as u32;
-    if down >= 120 {
-        return None;
-    }
-    let q = n >> down;
-    let r = n & ((1u128 << down) - 1);
-    let half = 1u128 << (down - 1);
-    let q = match r.cmp(&half) {
-        std::cmp::Ordering::Less => q,
-        std::cmp::Ordering::Greater => q + 1,
-        std::cmp::Ordering::Equal => return None,
-    };
-    u64::try_from(q).ok()
-}
-
-/// API names by key, looked up once.
-struct ApiNames<'c> {
-    cat: &'c Catalogue,
-    names: Vec<Option<Option<&'c str>>>,
-}
-
-impl<'c> ApiNames<'c> {
-    fn new(cat: &'c Catalogue) -> Self {
-        ApiNames { cat, names: vec![None; 256] }
-    }
-
-    fn get(&mut self, key: i16) -> Option<&'c str> {
-        let cat = self.cat;
-        match usize::try_from(key).ok().and_then(|k| self.names.get_mut(k)) {
-            Some(slot) => *slot.get_or_insert_with(|| cat.api_name(key)),
-            None => cat.api_name(key),
-        }
-    }
-}
-
-/// The middle of listing lines, `conn 3 10.0.0.1:50000 → 10.0.0.2:9092 `, made
-/// once per connection and direction (a small direct-mapped cache: bounded).
-struct Endpoints {
-    slots: Vec<Option<EndpointsSlot>>,
-}
-
-/// Connection, direction, source and destination, and the text for them.
-type EndpointsSlot = (usize, Direction, std::net::SocketAddr, std::net::SocketAddr, String);
-
-impl Endpoints {
-    const SLOTS: usize = 512;
-
-    fn new() -> Self {
-        Endpoints { slots: vec![None; Self::SLOTS] }
-    }
-
-    fn get(&mut self, f: &CapturedFrame) -> &str {
-        let slot = &mut self.slots[(f.conn * 2 + usize::from(f.direction == Direction::Response)) % Self::SLOTS];
-        let hit = matches!(slot, Some((c, d, from, to, _)) if *c == f.conn && *d == f.direction && *from == f.from && *to == f.to);
-        if !hit {
-            let arrow = if f.direction == Direction::Request { "→" } else { "←" };
-            let (client, server) = if f.direction == Direction::Request { (f.from, f.to) } else { (f.to, f.from) };
-            *slot = Some((f.conn, f.direction, f.from, f.to, format!("conn {} {client} {arrow} {server} ", f.conn)));
-        }
-        slot.as_ref().map_or("", |s| s.4.as_str())
-    }
-}
 
 /// Stdout behind a large buffer; to a terminal, flushed after every frame.
 struct Out<'a> {
@@ -379,7 +171,7 @@ pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: O
 
 /// A capture streamed from elsewhere in the process (the proxy's traffic),
 /// read once as it comes.
-pub fn run_on_stream(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, input: Box<dyn std::io::Read>) -> i32 {
+pub fn run_on_stream(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, input: Box<dyn std::io::Read + Send>) -> i32 {
     let selection = match args.filter.resolve(cat) {
         Ok(f) => f,
         Err(status) => return status,
@@ -393,7 +185,7 @@ enum Source<'a> {
     Stdin,
     File(&'a str),
     Memory(bytes::Bytes),
-    Stream(RefCell<Option<Box<dyn std::io::Read>>>),
+    Stream(RefCell<Option<Box<dyn std::io::Read + Send>>>),
 }
 
 impl Source<'_> {
@@ -406,7 +198,7 @@ impl Source<'_> {
         }
     }
 
-    fn open(&self) -> Result<Box<dyn std::io::Read>, i32> {
+    fn open(&self) -> Result<Box<dyn std::io::Read + Send>, i32> {
         match self {
             Source::Stdin => super::open_input("-"),
             Source::File(path) => super::open_input(path),
@@ -461,13 +253,7 @@ impl<'c> TopicNames<'c> {
 }
 
 fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, selection: ExchangeFilter, source: Source<'_>) -> i32 {
-    let filter = Filter {
-        api: selection.api,
-        correlation_id: args.correlation_id,
-        conn: selection.conn,
-        frame: args.frame,
-        exchanges: selection.needs_exchanges().then_some(selection),
-    };
+    let filter = Filter { api: selection.api, correlation_id: args.correlation_id, conn: selection.conn, frame: args.frame, exchanges: selection.needs_exchanges().then_some(selection) };
     let format = args.output.format();
     // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
     let trees = args.tui || (!args.list && matches!(format, Format::Tree | Format::TreeJson));
@@ -490,10 +276,8 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     let mut status = exit::OK;
     let mut write_failed = false;
     let mut line: Vec<u8> = Vec::with_capacity(256);
-    let mut endpoints = Endpoints::new();
-    let mut quoted = QuotedCache::default();
-    let mut api_names = ApiNames::new(cat);
-    let mut listed = Listed::new();
+    let mut lines = LineWriter::new(cat);
+    let mut listed = Lister::new(cat, release, args.guess);
     // Listings decode bodies only of small frames (for their error summary): the
     // bodies of larger ones are skipped as they arrive, never buffered.
     // (Not when the selection reads bodies: a cut frame keeps its header only.)
@@ -537,67 +321,24 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         };
         let gap = if f.after_gap { " [after gap]" } else { "" };
         let res = if let (true, Some(mechanism)) = (args.list, f.kind.sasl_mechanism()) {
-            // `{:>5} {:>17.6} conn {} {client} {arrow} {server} SASL token ({mechanism}) {}B{gap} auth_bytes={}B`:
-            // the token's bytes (a password, for PLAIN) are not shown.
             line.clear();
-            push_uint(&mut line, f.index as u64, 5);
-            line.push(b' ');
-            push_timestamp(&mut line, f.timestamp);
-            line.push(b' ');
-            line.extend_from_slice(endpoints.get(&f).as_bytes());
-            line.extend_from_slice(b"SASL token (");
-            line.extend_from_slice(sanitize(mechanism).as_bytes());
-            line.extend_from_slice(b") ");
-            push_uint(&mut line, f.len as u64, 0);
-            line.push(b'B');
-            line.extend_from_slice(gap.as_bytes());
-            line.extend_from_slice(b" auth_bytes=");
-            push_uint(&mut line, f.len.saturating_sub(4) as u64, 0);
-            line.extend_from_slice(b"B\n");
+            lines.push_token(&mut line, &f, mechanism);
+            line.push(b'\n');
             out.write_all(&line).and_then(|_| out.flush())
         } else if args.list {
-            let entry = listed.entry(cat, release, &f, args.guess, &mut quoted);
-            if entry.error {
+            let entry = listed.entry(&f);
+            if entry.is_malformed() {
                 status = exit::MALFORMED;
             }
-            // `{:>5} {:>17.6} conn {} {client} {arrow} {server} {api} v{ver} corr={corr} {}B{gap} {summary}`
             line.clear();
-            push_uint(&mut line, f.index as u64, 5);
-            line.push(b' ');
-            push_timestamp(&mut line, f.timestamp);
-            line.push(b' ');
-            line.extend_from_slice(endpoints.get(&f).as_bytes());
-            line.extend_from_slice(entry.api_key.and_then(|k| api_names.get(k)).unwrap_or("?").as_bytes());
-            line.extend_from_slice(b" v");
-            match entry.api_version {
-                Some(v) => push_int(&mut line, v.into()),
-                None => line.push(b'?'),
-            }
-            line.extend_from_slice(b" corr=");
-            match f.correlation_id {
-                Some(c) => push_int(&mut line, c.into()),
-                None => line.push(b'?'),
-            }
-            line.push(b' ');
-            push_uint(&mut line, f.len as u64, 0);
-            line.push(b'B');
-            line.extend_from_slice(gap.as_bytes());
-            line.push(b' ');
             // A frame that did not decode stands out on a terminal.
-            let red = entry.error && list_color;
-            if red {
-                line.extend_from_slice(b"\x1b[1;31m");
-            }
-            line.extend_from_slice(&entry.summary);
-            if red {
-                line.extend_from_slice(b"\x1b[0m");
-            }
+            lines.push_frame(&mut line, &f, entry, list_color);
             line.push(b'\n');
             out.write_all(&line).and_then(|_| out.flush())
         } else {
             // The JSON contract needs values only (records stay hex).
             let values_only = format == Format::Json;
-            let (frame, note) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() });
+            let (frame, note) = decode_captured(cat, release, &f, args.guess, DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() });
             if frame.error.is_some() {
                 status = exit::MALFORMED;
             }
@@ -637,7 +378,11 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                 status = exit::MALFORMED;
             }
             if skipped.count > 0 {
-                skipped.report(if filter.names_frames() { "; their notes are shown without --api, --correlation-id, --frame, --topic, --client-id, --error and --min-latency" } else { "; see the skipped notes" });
+                skipped.report(if filter.names_frames() {
+                    "; their notes are shown without --api, --correlation-id, --frame, --topic, --client-id, --error and --min-latency"
+                } else {
+                    "; see the skipped notes"
+                });
                 status = exit::MALFORMED;
             }
             if filter.selects() && selected.shown == 0 && !write_failed {
@@ -869,7 +614,9 @@ impl Observer for Selector<'_> {
     type Mark = Mark;
 
     fn request(&mut self, ex: &Exchange<'_>) -> Mark {
-        let Some(f) = self.current.take() else { return Mark::Dropped };
+        let Some(f) = self.current.take() else {
+            return Mark::Dropped;
+        };
         match self.filter.decide(ex) {
             Some(true) => {
                 self.ready.push(f);
@@ -958,7 +705,9 @@ impl<'c, 'f> Selection<'c, 'f> {
     }
 
     fn hand_on(&mut self, each: &mut impl FnMut(Captured) -> bool) -> bool {
-        let Some((_, selector)) = &mut self.exchanges else { return true };
+        let Some((_, selector)) = &mut self.exchanges else {
+            return true;
+        };
         for f in selector.ready.drain(..) {
             if !self.filter.keeps(&f) {
                 continue;
@@ -990,87 +739,66 @@ impl<'c, 'f> Selection<'c, 'f> {
     }
 }
 
-/// What a listing line says of a frame after its timestamp and endpoints.
-#[derive(Clone, Debug, Default)]
-struct ListEntry {
-    api_key: Option<i16>,
-    api_version: Option<i16>,
-    /// The frame did not decode (the exit status says so).
-    error: bool,
-    summary: Vec<u8>,
-}
-
-/// Listing entries, decoded once per distinct small frame: a frame's entry
-/// depends only on its bytes (its correlation id aside), its direction and the
-/// request it answers, and clients send the same small frames again and again
-/// (heartbeats, metadata, offset commits). Bounded: small frames only, and the
-/// memo starts over when full.
-struct Listed {
-    memo: HashMap<Vec<u8>, ListEntry>,
-    key: Vec<u8>,
-    last: ListEntry,
-}
-
-impl Listed {
-    /// Frames up to this size are remembered.
-    const MEMO_FRAME: usize = 512;
-    const MEMO_ENTRIES: usize = 4096;
-
-    fn new() -> Self {
-        Listed { memo: HashMap::new(), key: Vec::with_capacity(Self::MEMO_FRAME + 8), last: ListEntry::default() }
+/// `--tui`: the explorer over the capture's index (built as the explorer
+/// runs, frames decoded when shown), the selection as its filter; with
+/// `--frame` or `--correlation-id`, over the frames they name, decoded first.
+fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
+    if filter.frame.is_some() || filter.correlation_id.is_some() {
+        return explore_selected(cat, release, args, filter, input, names, opts);
     }
-
-    fn entry(&mut self, cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, quoted: &mut QuotedCache) -> &ListEntry {
-        let memo = !f.is_cut() && f.bytes.len() <= Self::MEMO_FRAME;
-        if memo {
-            // The key: direction, the paired request, the bytes with the correlation id blanked.
-            self.key.clear();
-            self.key.push(u8::from(f.direction == Direction::Request));
-            for v in [f.api_key, f.api_version] {
-                self.key.push(u8::from(v.is_some()));
-                self.key.extend_from_slice(&v.unwrap_or(0).to_be_bytes());
-            }
-            self.key.extend_from_slice(&f.bytes);
-            let corr_at = 8 + if f.direction == Direction::Request { 8 } else { 4 };
-            if let Some(c) = self.key.get_mut(corr_at..corr_at + 4) {
-                c.fill(0);
-            }
-            if self.memo.contains_key(&self.key[..]) {
-                return &self.memo[&self.key[..]];
-            }
+    if !std::io::stdout().is_terminal() {
+        eprintln!("kwire: the explorer needs a terminal; `kwire capture` prints to pipes and files");
+        return exit::FAILURE;
+    }
+    let (spool, spool_writer) = match Spool::create() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("kwire: the explorer's spool file in {}: {e}", std::env::temp_dir().display());
+            return exit::FAILURE;
         }
-        let header_only = f.len > LIST_BODY_LIMIT;
-        let (frame, _) = if f.is_cut() {
-            // Its header, decoded from the prefix kept.
-            let head = CapturedFrame { bytes: complete_prefix(&f.bytes), ..f.clone() };
-            decode_captured(cat, release, &head, guess, header_only)
-        } else {
-            decode_captured(cat, release, f, guess, header_only)
-        };
-        self.last.api_key = frame.api_key;
-        self.last.api_version = frame.api_version;
-        self.last.summary.clear();
-        if f.direction == Direction::Response && f.api_key.is_none() && frame.api_key.is_none() {
-            // A response whose request is not in the capture (it started
-            // mid-connection): not malformed, but nothing names its API.
-            self.last.error = false;
-            self.last.summary.extend_from_slice(b"unmatched response: its request is not in the capture (--guess names the likely API)");
-        } else {
-            self.last.error = frame.error.is_some();
-            write_summary(&frame, &mut self.last.summary, quoted);
+    };
+    let total = match &args.file {
+        Some(path) if path != "-" => std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len()),
+        _ => None,
+    };
+    let progress = Progress { total, ..Default::default() };
+    let mut selection = filter.exchanges.clone().unwrap_or_default();
+    selection.api = filter.api;
+    selection.conn = filter.conn;
+    let capture = CaptureState { topic_ids: names.now(), ..CaptureState::new(spool, progress.clone(), args.guess, args.budget.budget()) };
+    let mut app = App::for_capture(cat, release.map(str::to_string), capture, Theme::from_env());
+    if !selection.is_empty() {
+        app.filter = Some((selection.terms(cat), selection));
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let shown = std::thread::scope(|s| {
+        let indexer = s.spawn(|| index_capture(cat, release, args.guess, input, &opts, spool_writer, &progress, &tx));
+        let shown = kwire::tui::run_indexing(&mut app, &rx);
+        progress.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        drop(rx);
+        let _ = indexer.join();
+        shown
+    });
+    if let Err(e) = shown {
+        eprintln!("kwire: terminal: {e}");
+        return exit::FAILURE;
+    }
+    let cap = app.capture.as_ref();
+    if let Some(e) = cap.and_then(|c| c.error.as_ref()) {
+        eprintln!("kwire: {}: {}", args.input_name(), sanitize(e));
+        return exit::MALFORMED;
+    }
+    match cap {
+        Some(c) if c.skipped > 0 => {
+            eprintln!("kwire: {} bytes of the capture are in no frame ({} skip notes); `kwire capture --list` shows where", c.skipped_bytes, c.skipped);
+            exit::MALFORMED
         }
-        if !memo {
-            return &self.last;
-        }
-        if self.memo.len() >= Self::MEMO_ENTRIES {
-            self.memo.clear();
-        }
-        self.memo.entry(self.key.clone()).or_insert_with(|| self.last.clone())
+        _ => exit::OK,
     }
 }
 
-/// `--tui`: decode the selected frames, then explore them.
-fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
+/// `--tui` with `--frame` or `--correlation-id`: decode the selected frames, then explore them.
+fn explore_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
     let mut frames = Vec::new();
     let mut skipped = SkipTally::default();
     // The explorer holds every frame: their expanded share stays held, within one budget.
@@ -1079,7 +807,7 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
     let mut handle = |c| {
         match c {
             Captured::Frame(f) => {
-                let (frame, _) = decode_captured_as(cat, release, &f, args.guess, DecodeOptions { topic_ids: names.now(), ..whole_capture.clone() });
+                let (frame, _) = decode_captured(cat, release, &f, args.guess, DecodeOptions { topic_ids: names.now(), ..whole_capture.clone() });
                 frames.push(frame);
             }
             Captured::Skipped(s) if filter.conn.is_none_or(|c| c == s.conn) => {
@@ -1129,42 +857,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn timestamps_print_as_format_does() {
-        let mut rng: u64 = 0x1234_5678_9abc_def1;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        // The microseconds are those `format!` rounds to; the listing writes
-        // them as a UTC date-time, or as `format!` does past what it can date.
-        let check = |x: f64| {
-            let mut line = Vec::new();
-            push_timestamp(&mut line, x);
-            let line = String::from_utf8(line).unwrap();
-            match micros_exact(x).and_then(kwire::protocol::meanings::utc_micros) {
-                Some(date) => {
-                    let us = micros_exact(x).unwrap_or_default();
-                    assert_eq!(format!("{}.{:06}", us / 1_000_000, us % 1_000_000), format!("{x:.6}"), "{x:e}");
-                    assert_eq!(line, date, "{x:e}");
-                }
-                None => assert_eq!(line, format!("{x:>17.6}"), "{x:e}"),
-            }
-        };
-        for _ in 0..20_000 {
-            let r = next();
-            check(f64::from((r >> 32) as u32) + f64::from(r as u32 % 1_000_000) / 1e6);
-            check(f64::from((r >> 32) as u32) + f64::from(r as u32 % 1_000_000_000) / 1e9);
-            check(f64::from_bits(next() >> 2));
-            check((next() % 10_000_000) as f64 / 8.0 / 1e6); // ties
-        }
-        for x in [0.0, 0.5, 5e-7, 1700000000.04, 999999.9999995, 1e11, 123456789012.5, 1e300, 5e-324] {
-            check(x);
-        }
-    }
-
-    #[test]
     fn hold_back_passes_on_all_but_the_last_two_bytes() {
         let text = b"{\"a\":[1,2,3],\"b\":\"x\"}\n";
         for split in [1, 2, 3, 5, text.len()] {
@@ -1175,20 +867,6 @@ mod tests {
             }
             let tail = std::mem::take(&mut held.tail);
             assert_eq!((sink.as_slice(), tail.as_slice()), (&text[..text.len() - 2], &b"}\n"[..]), "writes of {split}");
-        }
-    }
-
-    #[test]
-    fn numbers_print_as_format_does() {
-        for n in [0u64, 7, 42, 12345, 123456, u64::MAX] {
-            let mut line = Vec::new();
-            push_uint(&mut line, n, 5);
-            assert_eq!(String::from_utf8(line).unwrap(), format!("{n:>5}"));
-        }
-        for n in [0i64, -1, 2147483647, -2147483648, i64::MIN] {
-            let mut line = Vec::new();
-            push_int(&mut line, n);
-            assert_eq!(String::from_utf8(line).unwrap(), n.to_string());
         }
     }
 }

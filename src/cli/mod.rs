@@ -1,13 +1,13 @@
 //! The command line: argument parsing and dispatch to the commands.
 
 pub mod apis_cmd;
-pub mod check_cmd;
-pub mod color;
 pub mod capture_cmd;
 pub mod capture_live;
+pub mod check_cmd;
+pub mod color;
 pub mod decode_cmd;
-pub mod docs_cmd;
 pub mod diff_cmd;
+pub mod docs_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
 pub mod filter_args;
@@ -17,8 +17,8 @@ pub mod proxy_cmd;
 pub mod records_cmd;
 pub mod report_cmd;
 pub mod send_cmd;
-pub mod stats_cmd;
 pub mod shell_cmd;
+pub mod stats_cmd;
 pub mod tls_args;
 pub mod tui_cmd;
 
@@ -176,9 +176,10 @@ fn catalogue(cli: &Cli) -> Result<Catalogue, String> {
 /// Resolve an API name or key, or explain (with suggestions) why not.
 /// A file, or standard input for `-`, unbuffered (the readers do their own
 /// large reads); an unreadable file is reported and its exit status returned.
-pub fn open_input(path: &str) -> Result<Box<dyn std::io::Read>, i32> {
+pub fn open_input(path: &str) -> Result<Box<dyn std::io::Read + Send>, i32> {
     if path == "-" {
-        return Ok(Box::new(std::io::stdin().lock()));
+        // Not locked: a lock cannot go to the explorer's index thread (reads are large anyway).
+        return Ok(Box::new(std::io::stdin()));
     }
     match std::fs::File::open(path) {
         Ok(f) => Ok(Box::new(f)),

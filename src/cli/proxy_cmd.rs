@@ -16,7 +16,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire proxy --listen 127.0.0.1:19092 --broker kafka-1:9092\n  kwire proxy --listen 127.0.0.1:19092 --broker kafka-1:9092 --format json --write-pcap session.pcapng\n  kwire proxy --listen 0.0.0.0:19092 --advertise-host proxy.local --broker kafka-1:9092 --map kafka-2:9092=0.0.0.0:19200\n\nClients connect to --listen. Every broker a response names gets a listener of its own (ports above --listen's, or --map), and responses name those listeners instead. Ctrl-C closes everything and flushes the pcap.")]
+#[command(
+    after_help = "Examples:\n  kwire proxy --listen 127.0.0.1:19092 --broker kafka-1:9092\n  kwire proxy --listen 127.0.0.1:19092 --broker kafka-1:9092 --format json --write-pcap session.pcapng\n  kwire proxy --listen 0.0.0.0:19092 --advertise-host proxy.local --broker kafka-1:9092 --map kafka-2:9092=0.0.0.0:19200\n\nClients connect to --listen. Every broker a response names gets a listener of its own (ports above --listen's, or --map), and responses name those listeners instead. Ctrl-C closes everything and flushes the pcap."
+)]
 pub struct ProxyArgs {
     /// Where clients connect (for the bootstrap broker).
     #[arg(long, value_name = "HOST:PORT")]
@@ -72,7 +74,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     };
     let mut maps = Vec::new();
     for m in &args.maps {
-        let Some((broker, local)) = m.split_once('=') else { return usage(&format!("--map {m}: expected BROKER_HOST:PORT=LOCAL_HOST:PORT")) };
+        let Some((broker, local)) = m.split_once('=') else {
+            return usage(&format!("--map {m}: expected BROKER_HOST:PORT=LOCAL_HOST:PORT"));
+        };
         match socket_addr(local, "--map") {
             Ok(l) => maps.push((broker.to_string(), l)),
             Err(e) => return usage(&e),
@@ -97,7 +101,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     };
     let client_tls = match &args.listen_tls {
         Some(pair) => {
-            let Some((cert, key)) = pair.split_once(',') else { return usage(&format!("--listen-tls {pair}: expected CERT,KEY")) };
+            let Some((cert, key)) = pair.split_once(',') else {
+                return usage(&format!("--listen-tls {pair}: expected CERT,KEY"));
+            };
             match kwire::live::tls::server_config(cert, key, keylog.clone()) {
                 Ok(c) => Some(c),
                 Err(e) => return failure(&format!("--listen-tls: {e}")),
@@ -169,9 +175,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         }
         return status;
     } else {
-        std::thread::Builder::new()
-            .name("kwire-printer".into())
-            .spawn(move || super::capture_cmd::run_on_stream(cat, release_owned.as_deref(), &capture, Box::new(pipe_out)))
+        std::thread::Builder::new().name("kwire-printer".into()).spawn(move || super::capture_cmd::run_on_stream(cat, release_owned.as_deref(), &capture, Box::new(pipe_out)))
     };
     let mut signals = signals;
     let _ = signals.forever().next();
@@ -197,8 +201,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
 pub fn live_frames(cat: &Catalogue, release: Option<&str>, input: Box<dyn std::io::Read>, tx: &std::sync::mpsc::Sender<(kwire::decode::Frame, String)>) {
     let opts = kwire::capture::CaptureOptions::default();
     let _ = kwire::capture::for_each_captured(cat, input, &opts, |c| {
-        let kwire::capture::Captured::Frame(f) = c else { return true };
-        let (frame, _) = super::capture_cmd::decode_captured(cat, release, &f, false, false);
+        let kwire::capture::Captured::Frame(f) = c else {
+            return true;
+        };
+        let (frame, _) = kwire::analysis::captured::decode_captured(cat, release, &f, false, Default::default());
         let time = kwire::protocol::meanings::utc_micros((f.timestamp * 1e6).round().max(0.0) as u64).map_or_else(String::new, |t| t.get(11..).unwrap_or("").to_string());
         let arrow = if f.direction == kwire::decode::Direction::Request { "→" } else { "←" };
         tx.send((frame, format!("{time} conn {} {arrow}", f.conn))).is_ok()

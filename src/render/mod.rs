@@ -5,6 +5,7 @@ pub mod escape;
 pub mod findings;
 pub mod grid;
 pub mod json;
+pub mod listing;
 pub mod page;
 pub mod records_table;
 pub mod regions;

@@ -8,6 +8,12 @@ use super::search::Search;
 use super::theme::Theme;
 use super::tree_state::TreeState;
 use super::tree_view::marker_x;
+use crate::analysis::captured::decode_captured;
+use crate::analysis::exchange::Topic;
+use crate::analysis::filter::{parse_terms, Filter};
+use crate::analysis::index::{self, IndexEvent, IndexedFrame, Progress, Spool};
+use crate::budget::Budget;
+use crate::decode::fields::TopicIds;
 use crate::decode::{decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region};
 use crate::input::hex_text::parse_hex_text;
 use crate::render::escape::sanitize;
@@ -17,6 +23,7 @@ use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
+use std::collections::VecDeque;
 use std::ops::Range;
 
 /// Lines a mouse wheel notch scrolls.
@@ -92,6 +99,61 @@ fn error_ranges(frame: &Frame) -> Vec<Range<usize>> {
     out
 }
 
+/// One line of the frame list.
+pub struct FrameSlot {
+    /// A capture's frame: what its list line says; its bytes are in the
+    /// capture's spool ([`CaptureState`]).
+    pub row: Option<IndexedFrame>,
+    /// The frame decoded: always for input, pasted and live frames; for a
+    /// capture's, while it is shown or was recently ([`KEEP_DECODED`]).
+    pub view: Option<FrameView>,
+}
+
+/// A capture's frames decoded at once besides the current one; others are
+/// decoded again from the spool when shown.
+pub const KEEP_DECODED: usize = 32;
+
+/// What the explorer knows of the capture it indexes.
+pub struct CaptureState {
+    pub spool: Spool,
+    pub guess: bool,
+    pub progress: Progress,
+    /// Topic names by id learned so far, for decoding.
+    pub topic_ids: TopicIds,
+    /// The table the rows' topics index.
+    pub topics: Vec<Topic>,
+    /// What the decoded frames may cost, all together.
+    pub budget: Budget,
+    /// The index is complete (or stopped, with the error).
+    pub done: bool,
+    pub error: Option<String>,
+    pub skipped: usize,
+    pub skipped_bytes: u64,
+    pub tls_notes: usize,
+    /// Times shown relative to the first frame (`t` toggles).
+    pub relative_time: bool,
+}
+
+impl CaptureState {
+    /// A capture about to be indexed into `spool`, its frames decoded within `budget`.
+    pub fn new(spool: Spool, progress: Progress, guess: bool, budget: Budget) -> CaptureState {
+        CaptureState {
+            spool,
+            guess,
+            progress,
+            topic_ids: TopicIds::default(),
+            topics: Vec::new(),
+            budget,
+            done: false,
+            error: None,
+            skipped: 0,
+            skipped_bytes: 0,
+            tls_notes: 0,
+            relative_time: false,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
     Frames,
@@ -107,6 +169,8 @@ pub enum PromptKind {
     Jump,
     /// `v`: decode the frame again as another API/version.
     Decode,
+    /// `f`: show only the frames of exchanges the filter selects.
+    Filter,
 }
 
 impl PromptKind {
@@ -115,6 +179,7 @@ impl PromptKind {
             PromptKind::Search => "/",
             PromptKind::Jump => ":",
             PromptKind::Decode => "decode as (API VERSION for a response, or `request`): ",
+            PromptKind::Filter => "filter (api= topic= client-id= conn= error[=NAME] min-latency=MS; empty shows all): ",
         }
     }
 }
@@ -150,7 +215,15 @@ pub struct Geometry {
 pub struct App<'a> {
     cat: &'a Catalogue,
     release: Option<String>,
-    pub frames: Vec<FrameView>,
+    pub frames: Vec<FrameSlot>,
+    /// The frames the list shows (all, or those the filter selects), ascending.
+    pub shown: Vec<usize>,
+    /// The capture being explored, when the frames come from its index.
+    pub capture: Option<CaptureState>,
+    /// The filter typed at `f`, as typed and as read.
+    pub filter: Option<(String, Filter)>,
+    /// Captured frames decoded, oldest first (bounded by [`KEEP_DECODED`]).
+    decoded: VecDeque<usize>,
     pub current: usize,
     pub focus: Focus,
     pub mode: Mode,
@@ -170,7 +243,11 @@ impl<'a> App<'a> {
         let mut app = App {
             cat,
             release,
-            frames: frames.into_iter().map(|f| FrameView::new(f, "input")).collect(),
+            shown: (0..frames.len()).collect(),
+            frames: frames.into_iter().map(|f| FrameSlot { row: None, view: Some(FrameView::new(f, "input")) }).collect(),
+            capture: None,
+            filter: None,
+            decoded: VecDeque::new(),
             current: 0,
             focus: Focus::Grid,
             mode: Mode::Normal,
@@ -188,8 +265,22 @@ impl<'a> App<'a> {
         app
     }
 
+    /// The explorer over a capture being indexed: its rows arrive through
+    /// [`App::on_index_event`]; a frame is decoded when it is shown.
+    pub fn for_capture(cat: &'a Catalogue, release: Option<String>, capture: CaptureState, theme: Theme) -> App<'a> {
+        let mut app = App::new(cat, release, Vec::new(), theme);
+        app.capture = Some(capture);
+        app.focus = Focus::Frames;
+        app.status = None;
+        app
+    }
+
+    pub fn catalogue(&self) -> &'a Catalogue {
+        self.cat
+    }
+
     pub fn frame(&self) -> Option<&FrameView> {
-        self.frames.get(self.current)
+        self.frames.get(self.current).and_then(|s| s.view.as_ref())
     }
 
     /// A frame that arrived while the explorer runs (live traffic): added at
@@ -197,14 +288,61 @@ impl<'a> App<'a> {
     pub fn add_frame(&mut self, frame: Frame, source: impl Into<String>) {
         let mut fv = FrameView::new(frame, source);
         fv.located = false;
-        self.frames.push(fv);
+        self.shown.push(self.frames.len());
+        self.frames.push(FrameSlot { row: None, view: Some(fv) });
         if self.frames.len() == 1 {
             self.status = None;
         }
     }
 
+    /// What the index thread handed on: rows join the list (the filter
+    /// decides which show), counts and the end go to the status line.
+    pub fn on_index_event(&mut self, ev: IndexEvent) {
+        let Some(cap) = self.capture.as_mut() else {
+            return;
+        };
+        match ev {
+            IndexEvent::Rows { rows, new_topics, topic_ids } => {
+                cap.topics.extend(new_topics);
+                cap.topic_ids = topic_ids;
+                let first = self.frames.len();
+                for row in rows {
+                    let i = self.frames.len();
+                    // A response tells its request where it is.
+                    if let Some(p) = row.pair {
+                        if let Some(FrameSlot { row: Some(req), .. }) = self.frames.get_mut(p) {
+                            req.pair = Some(i);
+                        }
+                    }
+                    self.frames.push(FrameSlot { row: Some(row), view: None });
+                }
+                let shown = (first..self.frames.len()).filter(|&i| self.selects(i)).collect::<Vec<_>>();
+                let was_empty = self.shown.is_empty();
+                self.shown.extend(shown);
+                if was_empty && !self.shown.is_empty() {
+                    self.select_frame(self.shown[0]);
+                }
+            }
+            IndexEvent::Notes { skipped, skipped_bytes, tls } => {
+                (cap.skipped, cap.skipped_bytes, cap.tls_notes) = (skipped, skipped_bytes, tls);
+            }
+            IndexEvent::Done(result) => {
+                cap.done = true;
+                cap.error = result.err();
+            }
+        }
+    }
+
+    /// Whether the filter shows frame `i` (frames not of a capture always show).
+    fn selects(&self, i: usize) -> bool {
+        match (&self.filter, &self.capture) {
+            (Some((_, f)), Some(cap)) if self.frames.get(i).is_some_and(|s| s.row.is_some()) => index::selects(f, |j| self.frames.get(j).and_then(|s| s.row.as_ref()), i, &cap.topics),
+            _ => true,
+        }
+    }
+
     fn frame_mut(&mut self) -> Option<&mut FrameView> {
-        self.frames.get_mut(self.current)
+        self.frames.get_mut(self.current).and_then(|s| s.view.as_mut())
     }
 
     fn info(&mut self, text: impl Into<String>) {
@@ -246,7 +384,9 @@ impl<'a> App<'a> {
     /// Grid → tree: put the cursor on a byte and select the deepest node there.
     pub fn move_cursor(&mut self, byte: usize) {
         let Some(fv) = self.frame_mut() else { return };
-        let Some(last) = fv.frame.bytes.len().checked_sub(1) else { return };
+        let Some(last) = fv.frame.bytes.len().checked_sub(1) else {
+            return;
+        };
         fv.cursor = byte.min(last);
         let path = fv.frame.root.path_at(fv.cursor);
         fv.tree.select(&fv.frame.root, &path);
@@ -278,10 +418,17 @@ impl<'a> App<'a> {
         fv.tree.scroll_to_selection(th);
     }
 
+    /// Where the current frame is in the list shown (where it would be, when
+    /// the filter hides it).
+    pub fn shown_position(&self) -> usize {
+        self.shown.binary_search(&self.current).unwrap_or_else(|p| p)
+    }
+
     /// After a resize or a change of frame: the current frame and selection in view.
     fn scroll_to_selection(&mut self) {
         let frames_h = self.geometry.frames.map_or(1, |r| usize::from(r.height).max(1));
-        self.frames_top = scroll_to(self.frames_top, self.current..self.current + 1, frames_h, self.frames.len());
+        let at = self.shown_position();
+        self.frames_top = scroll_to(self.frames_top, at..at + 1, frames_h, self.shown.len());
         if let Some(sel) = self.frame().map(FrameView::selection) {
             self.reveal(sel);
         }
@@ -292,16 +439,125 @@ impl<'a> App<'a> {
             return;
         }
         self.current = i;
+        self.ensure_decoded(i);
         self.refresh_search();
         self.scroll_to_selection();
     }
 
+    /// Decode a capture's frame from the spool when it has no view; the
+    /// oldest views beyond [`KEEP_DECODED`] are dropped (with what they held
+    /// of the budget).
+    fn ensure_decoded(&mut self, i: usize) {
+        let Some(cap) = self.capture.as_ref() else {
+            return;
+        };
+        let Some(slot) = self.frames.get(i) else {
+            return;
+        };
+        let (Some(row), None) = (&slot.row, &slot.view) else {
+            return;
+        };
+        let captured = match cap.spool.frame(row) {
+            Ok(f) => f,
+            Err(e) => return self.fail(format!("frame {}: the spool cannot be read: {e}", row.frame.index)),
+        };
+        let opts = DecodeOptions { topic_ids: cap.topic_ids.clone(), budget: cap.budget.clone(), ..Default::default() };
+        let (frame, _) = decode_captured(self.cat, self.release.as_deref(), &captured, cap.guess, opts);
+        let arrow = if row.frame.direction == Direction::Request { "→" } else { "←" };
+        let mut fv = FrameView::new(frame, format!("conn {} {arrow}", row.frame.conn));
+        fv.located = false;
+        self.frames[i].view = Some(fv);
+        self.decoded.push_back(i);
+        while self.decoded.len() > KEEP_DECODED {
+            let Some(old) = self.decoded.pop_front() else {
+                break;
+            };
+            if old == self.current {
+                self.decoded.push_back(old);
+                if self.decoded.len() <= KEEP_DECODED + 1 {
+                    break;
+                }
+                continue;
+            }
+            if let Some(slot) = self.frames.get_mut(old) {
+                slot.view = None;
+            }
+        }
+    }
+
     fn refresh_search(&mut self) {
         let query = self.search.as_ref().map(|s| s.query.clone());
-        self.search = match (query, self.frames.get(self.current)) {
+        self.search = match (query, self.frame()) {
             (Some(q), Some(fv)) => Some(Search::new(&fv.frame.root, &fv.frame.bytes, &q)),
+            (Some(q), None) => Some(Search { query: q, hits: Vec::new(), paths: Default::default(), current: None }),
             _ => None,
         };
+    }
+
+    /// The frame shown `step` places after (or before) the current one in the list.
+    fn shown_step(&self, step: isize) -> Option<usize> {
+        let at = match self.shown.binary_search(&self.current) {
+            Ok(p) => p as isize + step,
+            // Hidden by the filter: the next one shown is at `p`.
+            Err(p) if step > 0 => p as isize + step - 1,
+            Err(p) => p as isize + step,
+        };
+        usize::try_from(at).ok().and_then(|a| self.shown.get(a)).copied()
+    }
+
+    /// `p`: from a request to its response and back.
+    fn jump_to_pair(&mut self) {
+        let pair = self.frames.get(self.current).and_then(|s| s.row.as_ref()).map(|r| (r.pair, r.frame.direction));
+        match pair {
+            Some((Some(p), _)) => {
+                if self.shown.binary_search(&p).is_err() {
+                    self.info("its pair is hidden by the filter (f, then Enter on an empty line, shows all)");
+                    return;
+                }
+                self.select_frame(p);
+            }
+            Some((None, Direction::Request)) => self.fail("no response to this request in the capture (yet)"),
+            Some((None, Direction::Response)) => self.fail("this response's request is not in the capture"),
+            None => self.fail("p jumps between a captured request and its response"),
+        }
+    }
+
+    /// `}` and `{`: the next (previous) frame shown of the same connection.
+    fn same_connection(&mut self, forward: bool) {
+        let Some(conn) = self.frames.get(self.current).and_then(|s| s.row.as_ref()).map(|r| r.frame.conn) else {
+            return self.fail("} and { move within a captured connection");
+        };
+        let at = self.shown_position();
+        let same = |&&i: &&usize| self.frames[i].row.as_ref().is_some_and(|r| r.frame.conn == conn && i != self.current);
+        let next = if forward { self.shown[at.min(self.shown.len())..].iter().find(same) } else { self.shown[..at].iter().rev().find(same) };
+        match next.copied() {
+            Some(i) => self.select_frame(i),
+            None => self.info(format!("no {} frame of conn {conn}", if forward { "later" } else { "earlier" })),
+        }
+    }
+
+    /// `f`: show only what the filter selects (empty: everything).
+    fn apply_filter(&mut self, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            self.filter = None;
+        } else {
+            match parse_terms(self.cat, text) {
+                Ok(f) => self.filter = Some((text.to_string(), f)),
+                Err(e) => return self.fail(sanitize(&e)),
+            }
+        }
+        self.shown = (0..self.frames.len()).filter(|&i| self.selects(i)).collect();
+        let count = self.shown.len();
+        match (self.shown.binary_search(&self.current), self.shown.first()) {
+            (Ok(_), _) => self.scroll_to_selection(),
+            (Err(p), Some(_)) => self.select_frame(self.shown[p.min(count - 1)]),
+            (Err(_), None) => {}
+        }
+        match &self.filter {
+            Some((t, _)) => self.info(format!("filter {}: {count} of {} frames", sanitize(t), self.frames.len())),
+            None => self.info(format!("no filter: {count} frames")),
+        }
     }
 
     // ---- keys ---------------------------------------------------------------------------
@@ -348,8 +604,28 @@ impl<'a> App<'a> {
             }
             KeyCode::Char('n') => self.search_step(true),
             KeyCode::Char('N') => self.search_step(false),
-            KeyCode::Char('[') => self.select_frame(self.current.saturating_sub(1)),
-            KeyCode::Char(']') => self.select_frame(self.current + 1),
+            KeyCode::Char('[') => {
+                if let Some(i) = self.shown_step(-1) {
+                    self.select_frame(i);
+                }
+            }
+            KeyCode::Char(']') => {
+                if let Some(i) = self.shown_step(1) {
+                    self.select_frame(i);
+                }
+            }
+            KeyCode::Char('p') => self.jump_to_pair(),
+            KeyCode::Char('}') => self.same_connection(true),
+            KeyCode::Char('{') => self.same_connection(false),
+            KeyCode::Char('f') if self.capture.is_some() => {
+                let now = self.filter.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
+                self.open_prompt(PromptKind::Filter, now);
+            }
+            KeyCode::Char('t') if self.capture.is_some() => {
+                if let Some(cap) = self.capture.as_mut() {
+                    cap.relative_time = !cap.relative_time;
+                }
+            }
             KeyCode::Esc => self.search = None,
             _ => match self.focus {
                 Focus::Frames => self.frames_key(key.code),
@@ -424,25 +700,31 @@ impl<'a> App<'a> {
     }
 
     fn frames_key(&mut self, code: KeyCode) {
-        let last = self.frames.len().saturating_sub(1);
+        let page = self.geometry.frames.map_or(1, |r| usize::from(r.height).max(1)) as isize;
         let to = match code {
-            KeyCode::Up | KeyCode::Char('k') => self.current.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.current + 1,
-            KeyCode::Char('g') | KeyCode::Home => 0,
-            KeyCode::Char('G') | KeyCode::End => last,
+            KeyCode::Up | KeyCode::Char('k') => self.shown_step(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.shown_step(1),
+            KeyCode::PageUp => self.shown_step(-page).or(self.shown.first().copied()),
+            KeyCode::PageDown => self.shown_step(page).or(self.shown.last().copied()),
+            KeyCode::Char('g') | KeyCode::Home => self.shown.first().copied(),
+            KeyCode::Char('G') | KeyCode::End => self.shown.last().copied(),
             KeyCode::Enter | KeyCode::Char(' ') => {
                 self.focus = Focus::Grid;
                 return;
             }
             _ => return,
         };
-        self.select_frame(to.min(last));
+        if let Some(i) = to {
+            self.select_frame(i);
+        }
     }
 
     // ---- prompts ------------------------------------------------------------------------
 
     fn prompt_key(&mut self, key: KeyEvent) {
-        let Mode::Prompt(p) = &mut self.mode else { return };
+        let Mode::Prompt(p) = &mut self.mode else {
+            return;
+        };
         match key.code {
             KeyCode::Esc => self.mode = Mode::Normal,
             KeyCode::Backspace => {
@@ -472,6 +754,7 @@ impl<'a> App<'a> {
                 (_, None) => {}
             },
             PromptKind::Decode => self.redecode(&p.text),
+            PromptKind::Filter => self.apply_filter(&p.text),
         }
     }
 
@@ -486,7 +769,9 @@ impl<'a> App<'a> {
     }
 
     fn search_step(&mut self, forward: bool) {
-        let Some(cursor) = self.frame().map(|f| f.cursor) else { return };
+        let Some(cursor) = self.frame().map(|f| f.cursor) else {
+            return;
+        };
         let Some(s) = self.search.as_mut() else {
             return self.fail("no search: press / first");
         };
@@ -516,7 +801,7 @@ impl<'a> App<'a> {
         let frame = decode_frame(self.cat, fv.frame.bytes.clone(), fv.frame.input_offset, &opts);
         let source = fv.source.clone();
         let what = format!("decoded again as {}", sanitize(&crate::render::text_tree::label(&frame.root)));
-        self.frames[self.current] = FrameView::new(frame, source);
+        self.frames[self.current].view = Some(FrameView::new(frame, source));
         self.refresh_search();
         self.scroll_to_selection();
         self.info(what);
@@ -561,7 +846,8 @@ impl<'a> App<'a> {
         let first = self.frames.len();
         let count = frames.len();
         let source = format!("paste {}", self.pastes);
-        self.frames.extend(frames.into_iter().map(|f| FrameView::new(f, source.clone())));
+        self.shown.extend(first..first + count);
+        self.frames.extend(frames.into_iter().map(|f| FrameSlot { row: None, view: Some(FrameView::new(f, source.clone())) }));
         self.select_frame(first);
         self.info(format!("{source}: {} bytes, {count} frame(s) decoded as requests (v to change)", bytes.len()));
     }
@@ -577,7 +863,9 @@ impl<'a> App<'a> {
             MouseEventKind::Down(MouseButton::Left) => {
                 if let Some(r) = over_frames {
                     self.focus = Focus::Frames;
-                    self.select_frame(self.frames_top + usize::from(at.y - r.y));
+                    if let Some(&i) = self.shown.get(self.frames_top + usize::from(at.y - r.y)) {
+                        self.select_frame(i);
+                    }
                 } else if g.grid.contains(at) {
                     self.click_grid(at);
                 } else if g.tree.contains(at) {
@@ -587,7 +875,7 @@ impl<'a> App<'a> {
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 let down = m.kind == MouseEventKind::ScrollDown;
                 if let Some(r) = over_frames {
-                    let max = self.frames.len().saturating_sub(usize::from(r.height));
+                    let max = self.shown.len().saturating_sub(usize::from(r.height));
                     self.frames_top = if down { (self.frames_top + 1).min(max) } else { self.frames_top.saturating_sub(1) };
                 } else if g.grid.contains(at) {
                     let h = self.grid_height();
@@ -609,7 +897,9 @@ impl<'a> App<'a> {
     fn click_grid(&mut self, at: Position) {
         let Some(fv) = self.frame() else { return };
         let geo = GridGeometry::new(fv.frame.bytes.len());
-        let Some(col) = geo.column_at(at.x - self.geometry.grid.x) else { return };
+        let Some(col) = geo.column_at(at.x - self.geometry.grid.x) else {
+            return;
+        };
         let byte = (fv.grid_top + usize::from(at.y - self.geometry.grid.y)) * ROW + col;
         if byte < fv.frame.bytes.len() {
             self.focus = Focus::Grid;
@@ -622,7 +912,9 @@ impl<'a> App<'a> {
         self.focus = Focus::Tree;
         let Some(fv) = self.frame_mut() else { return };
         let i = fv.tree.top + y;
-        let Some(row) = fv.tree.rows().get(i).cloned() else { return };
+        let Some(row) = fv.tree.rows().get(i).cloned() else {
+            return;
+        };
         fv.tree.select_row(i);
         let m = marker_x(&row);
         if row.has_children && (m..m + 2).contains(&x) {

@@ -1,7 +1,11 @@
-//! The frame list, shown when the input (or pasting) gave several frames.
+//! The frame list, shown when the input (or pasting) gave several frames. A
+//! capture's frames show the line `capture --list` prints (with the time
+//! relative to the first frame when `t` says so), the response's latency,
+//! and error summaries in red; other frames their source, offset and label.
 
-use super::app::FrameView;
-use super::theme::Theme;
+use super::app::{App, FrameView};
+use crate::render::escape::sanitize;
+use crate::render::listing::LineWriter;
 use crate::render::text_tree::label;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -18,28 +22,64 @@ pub fn frame_title(index: usize, fv: &FrameView) -> String {
     }
 }
 
-pub struct FramesView<'a> {
-    pub frames: &'a [FrameView],
-    pub current: usize,
-    pub top: usize,
-    pub focused: bool,
-    pub theme: Theme,
+/// A latency for the list: `1.234ms`, `12.3ms`, `1.20s`.
+pub fn latency_text(us: u64) -> String {
+    match us {
+        0..=9_999 => format!("{}.{:03}ms", us / 1000, us % 1000),
+        10_000..=999_999 => format!("{:.1}ms", us as f64 / 1000.0),
+        _ => format!("{:.2}s", us as f64 / 1e6),
+    }
 }
 
-impl Widget for FramesView<'_> {
+pub struct FramesView<'a, 'c> {
+    pub app: &'a App<'c>,
+    pub focused: bool,
+}
+
+impl Widget for FramesView<'_, '_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        for (y, i) in (self.top..self.frames.len()).take(area.height as usize).enumerate() {
-            let fv = &self.frames[i];
-            let frame = &fv.frame;
-            let mut spans = vec![Span::raw(frame_title(i, fv))];
-            if let Some(e) = &frame.error {
-                spans.push(Span::styled(format!("  ✗ error at 0x{:04x}", e.offset), self.theme.error_text()));
-            }
+        let app = self.app;
+        let theme = app.theme;
+        let mut lines = LineWriter::new(app.catalogue());
+        if app.capture.as_ref().is_some_and(|c| c.relative_time) {
+            lines.relative_to = app.frames.first().and_then(|s| s.row.as_ref()).map(|r| r.frame.timestamp);
+        }
+        let mut text = Vec::with_capacity(160);
+        for (y, &i) in app.shown.iter().skip(app.frames_top).take(area.height as usize).enumerate() {
+            let slot = &app.frames[i];
+            let spans = match (&slot.row, &slot.view) {
+                (Some(row), _) => {
+                    text.clear();
+                    match row.frame.kind.sasl_mechanism() {
+                        Some(m) => lines.push_token(&mut text, &row.frame, m),
+                        None => lines.push_head(&mut text, &row.frame, &row.entry),
+                    }
+                    let mut spans = vec![Span::raw(sanitize(&String::from_utf8_lossy(&text)))];
+                    if row.frame.kind.sasl_mechanism().is_none() {
+                        if let Some(us) = row.latency_us {
+                            spans.push(Span::styled(format!("{} ", latency_text(us)), theme.dim()));
+                        }
+                        text.clear();
+                        lines.push_summary(&mut text, &row.entry.summary);
+                        let summary = sanitize(&String::from_utf8_lossy(&text));
+                        spans.push(if row.entry.has_error() { Span::styled(summary, theme.error_text()) } else { Span::raw(summary) });
+                    }
+                    spans
+                }
+                (None, Some(fv)) => {
+                    let mut spans = vec![Span::raw(frame_title(i, fv))];
+                    if let Some(e) = &fv.frame.error {
+                        spans.push(Span::styled(format!("  ✗ error at 0x{:04x}", e.offset), theme.error_text()));
+                    }
+                    spans
+                }
+                (None, None) => continue,
+            };
             let mut line = Line::from(spans);
             let y = area.y + y as u16;
-            if i == self.current {
-                line = line.patch_style(self.theme.selected_line(self.focused));
-                buf.set_style(Rect::new(area.x, y, area.width, 1), self.theme.selected_line(self.focused));
+            if i == app.current {
+                line = line.patch_style(theme.selected_line(self.focused));
+                buf.set_style(Rect::new(area.x, y, area.width, 1), theme.selected_line(self.focused));
             }
             buf.set_line(area.x, y, &line, area.width);
         }

@@ -5,7 +5,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 
 /// Columns the tree needs beside the grid before they go side by side.
 const TREE_MIN_WIDTH: u16 = 50;
-const FRAMES_MAX_LINES: usize = 5;
+/// The frame list's lines: a third of the terminal, at least this many.
+const FRAMES_MIN_LINES: usize = 5;
 
 /// Outer rectangles of the panes (each starts with its title line).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,7 +24,8 @@ pub struct Panes {
 pub fn panes(area: Rect, frame_count: usize, grid_rows: usize, grid_width: u16) -> Panes {
     let [top, status] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
     let (frames, rest) = if frame_count > 1 {
-        let h = frame_count.min(FRAMES_MAX_LINES) as u16 + 1;
+        let most = (usize::from(top.height) / 3).max(FRAMES_MIN_LINES);
+        let h = frame_count.min(most) as u16 + 1;
         let [f, r] = Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(top);
         (Some(f), r)
     } else {

@@ -23,21 +23,39 @@ pub use theme::Theme;
 
 use crossterm::event::{self, Event, MouseEventKind};
 use std::sync::mpsc::{Receiver, TryRecvError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Run the explorer on frames that keep arriving on `frames` (live traffic:
 /// the proxy, `capture -i`), each added to the frame list as it comes; until
-/// the user quits. The screen is redrawn on a key, or when frames came.
+/// the user quits.
 pub fn run_following(app: &mut App, frames: &Receiver<(crate::decode::Frame, String)>) -> std::io::Result<()> {
+    run_receiving(app, frames, |app, (f, source)| app.add_frame(f, source))
+}
+
+/// Run the explorer over a capture being indexed: rows join the frame list
+/// as the index thread reads the file; until the user quits.
+pub fn run_indexing(app: &mut App, events: &Receiver<crate::analysis::index::IndexEvent>) -> std::io::Result<()> {
+    run_receiving(app, events, |app, ev| app.on_index_event(ev))
+}
+
+/// Redraws while things arrive, at most this often (keys redraw at once).
+const ARRIVALS_REDRAW: Duration = Duration::from_millis(100);
+
+/// The explorer's loop while `items` arrive: each is handed to `take`; the
+/// screen is redrawn on a key, and when items came (at most every
+/// [`ARRIVALS_REDRAW`]), so keys stay answered under a flood.
+fn run_receiving<T>(app: &mut App, items: &Receiver<T>, mut take: impl FnMut(&mut App, T)) -> std::io::Result<()> {
     let mut guard = terminal::TerminalGuard::enter()?;
     let mut ended = false;
     let mut dirty = true;
+    let mut drawn = Instant::now() - ARRIVALS_REDRAW;
     while !app.quit {
-        // A bounded number a turn, so keys stay answered under a flood.
-        for _ in 0..256 {
-            match frames.try_recv() {
-                Ok((f, source)) => {
-                    app.add_frame(f, source);
+        let turn = Instant::now();
+        // A bounded time a turn.
+        while turn.elapsed() < Duration::from_millis(20) {
+            match items.try_recv() {
+                Ok(item) => {
+                    take(app, item);
                     dirty = true;
                 }
                 Err(TryRecvError::Empty) => break,
@@ -47,11 +65,12 @@ pub fn run_following(app: &mut App, frames: &Receiver<(crate::decode::Frame, Str
                 }
             }
         }
-        if dirty {
+        if dirty && drawn.elapsed() >= ARRIVALS_REDRAW {
             guard.terminal.draw(|f| ui::draw(f, app))?;
+            drawn = Instant::now();
             dirty = false;
         }
-        let wait = if ended { Duration::from_secs(3600) } else { Duration::from_millis(50) };
+        let wait = if ended && !dirty { Duration::from_secs(3600) } else { Duration::from_millis(25) };
         if !event::poll(wait)? {
             continue;
         }
@@ -62,7 +81,9 @@ pub fn run_following(app: &mut App, frames: &Receiver<(crate::decode::Frame, Str
             Event::Paste(text) => app.on_paste(&text),
             _ => {}
         }
-        dirty = true;
+        guard.terminal.draw(|f| ui::draw(f, app))?;
+        drawn = Instant::now();
+        dirty = false;
     }
     Ok(())
 }

@@ -100,4 +100,13 @@ impl Theme {
             Style::new().add_modifier(Modifier::BOLD)
         }
     }
+
+    /// Secondary text (latencies in the frame list).
+    pub fn dim(&self) -> Style {
+        if self.color {
+            Style::new().fg(Color::Green)
+        } else {
+            Style::new()
+        }
+    }
 }

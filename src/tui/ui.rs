@@ -30,9 +30,11 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
     let focus = app.focus;
     let block = |title: String, focused: bool, borders: Borders| Block::new().borders(borders).title(Span::styled(title, theme.title(focused)));
     let tree_borders = if p.side_by_side { Borders::TOP | Borders::LEFT } else { Borders::TOP };
-    let frames_block = block(format!(" frames ({}) ", app.frames.len()), focus == Focus::Frames, Borders::TOP);
-    let grid_block = block(grid_title(app.frame()), focus == Focus::Grid, Borders::TOP)
-        .title(Line::from(app.frame().map(|fv| legend(fv, theme)).unwrap_or_default()).right_aligned());
+    let frames_block = block(frames_title(app), focus == Focus::Frames, Borders::TOP);
+    let title = grid_title(app.frame());
+    // The legend takes what the title leaves of the pane's width, never more.
+    let room = usize::from(p.grid.width).saturating_sub(title.chars().count() + 1);
+    let grid_block = block(title, focus == Focus::Grid, Borders::TOP).title(Line::from(app.frame().map(|fv| legend(fv, theme, room)).unwrap_or_default()).right_aligned());
     let tree_block = block(" tree ".into(), focus == Focus::Tree, tree_borders);
     let details_block = block(" details ".into(), false, Borders::TOP);
     app.set_geometry(Geometry { frames: p.frames.map(|r| frames_block.inner(r)), grid: grid_block.inner(p.grid), tree: tree_block.inner(p.tree) });
@@ -41,7 +43,7 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
 
     if let (Some(r), Some(inner)) = (p.frames, g.frames) {
         f.render_widget(frames_block, r);
-        let view = FramesView { frames: &app.frames, current: app.current, top: app.frames_top, focused: focus == Focus::Frames, theme };
+        let view = FramesView { app, focused: focus == Focus::Frames };
         f.render_widget(view, inner);
     }
     f.render_widget(grid_block, p.grid);
@@ -76,15 +78,52 @@ fn grid_title(fv: Option<&FrameView>) -> String {
     }
 }
 
-/// The regions present in the frame, each in its own style.
-fn legend(fv: &FrameView, theme: Theme) -> Vec<Span<'static>> {
-    let mut spans: Vec<Span> = Vec::new();
-    for r in &fv.legend {
-        spans.push(Span::styled(format!(" {} ", r.label()), theme.region(*r)));
-        spans.push(Span::raw(" "));
+/// ` frames (shown of all, filter) `, and how far indexing is.
+fn frames_title(app: &App) -> String {
+    let mut t = match &app.filter {
+        Some((text, _)) => format!(" frames ({} of {}, filter {}) ", app.shown.len(), app.frames.len(), sanitize(text)),
+        None => format!(" frames ({}) ", app.frames.len()),
+    };
+    if let Some(cap) = &app.capture {
+        if !cap.done {
+            let read = cap.progress.read.load(std::sync::atomic::Ordering::Relaxed);
+            match cap.progress.total.filter(|&t| t > 0) {
+                Some(total) => t.push_str(&format!("indexing {}% ", read.min(total) * 100 / total)),
+                None => t.push_str(&format!("indexing: {} MB read ", read >> 20)),
+            }
+        }
+        if let Some(e) = &cap.error {
+            t.push_str(&format!("stopped: {} ", sanitize(e)));
+        }
+        if cap.skipped > 0 {
+            t.push_str(&format!("· {} skip notes ({} B in no frame) ", cap.skipped, cap.skipped_bytes));
+        }
+        if cap.tls_notes > 0 {
+            t.push_str(&format!("· {} TLS notes ", cap.tls_notes));
+        }
     }
-    if !fv.errors.is_empty() {
+    t
+}
+
+/// The regions present in the frame, each in its own style, as many as fit
+/// in `room` columns (the error mark first: it matters most).
+fn legend(fv: &FrameView, theme: Theme, room: usize) -> Vec<Span<'static>> {
+    let mut spans: Vec<Span> = Vec::new();
+    let mut used = 0;
+    if !fv.errors.is_empty() && room >= 8 {
         spans.push(Span::styled(" error ", theme.error()));
+        spans.push(Span::raw(" "));
+        used += 8;
+    }
+    for r in &fv.legend {
+        let label = r.label();
+        let w = label.chars().count() + 3;
+        if used + w > room {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(format!(" {label} "), theme.region(*r)));
+        spans.push(Span::raw(" "));
     }
     spans
 }
@@ -93,9 +132,7 @@ fn legend(fv: &FrameView, theme: Theme) -> Vec<Span<'static>> {
 /// cursor; ranges are cut to the rows on screen.
 fn grid_layers<'a>(app: &App, fv: &'a FrameView, area: Rect) -> Vec<Layer<'a>> {
     let window = fv.grid_top * ROW..(fv.grid_top + usize::from(area.height)) * ROW;
-    let visible = |rs: &mut dyn Iterator<Item = Range<usize>>| -> Vec<Range<usize>> {
-        rs.filter(|r| r.start < window.end && r.end > window.start).collect()
-    };
+    let visible = |rs: &mut dyn Iterator<Item = Range<usize>>| -> Vec<Range<usize>> { rs.filter(|r| r.start < window.end && r.end > window.start).collect() };
     let hits = app.search.as_ref().map(|s| visible(&mut s.hits.iter().map(|h| h.range.clone()))).unwrap_or_default();
     vec![
         Layer::Regions(&fv.regions),
@@ -121,15 +158,14 @@ fn draw_status(f: &mut ratatui::Frame, app: &App, area: Rect) {
             if let Some(e) = &fv.frame.error {
                 spans.push(Span::styled(format!("✗ {} ", sanitize(&e.to_string())), theme.error_text()));
             }
-            spans.push(Span::raw(format!(
-                "frame {}/{} ({}) · byte 0x{:04x} · / search · : jump · ? keys · q quit",
-                app.current + 1,
-                app.frames.len(),
-                fv.source,
-                fv.cursor
-            )));
+            let keys = if app.capture.is_some() { "/ search · f filter · p pair · ? keys · q quit" } else { "/ search · : jump · ? keys · q quit" };
+            // A capture's frames by the number `capture --list` gives them.
+            let number =
+                app.frames.get(app.current).and_then(|s| s.row.as_ref()).map_or(format!("{}/{}", app.current + 1, app.frames.len()), |r| format!("#{} of {}", r.frame.index, app.frames.len()));
+            spans.push(Span::raw(format!("frame {number} ({}) · byte 0x{:04x} · {keys}", fv.source, fv.cursor)));
             Line::from(spans)
         }
+        (_, None, None) if app.capture.is_some() => Line::from(if app.frames.is_empty() { "reading the capture… · q quit" } else { "? keys · q quit" }),
         (_, None, None) => Line::from("? keys · q quit"),
     };
     f.render_widget(Paragraph::new(line), area);

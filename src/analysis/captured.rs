@@ -1,0 +1,39 @@
+//! A captured frame decoded: a request by its own header, a response as the
+//! message its paired request names (or, when asked, as the best guess among
+//! every response that fits its bytes). A SASL token is never decoded.
+
+use crate::capture::CapturedFrame;
+use crate::decode::guess::guess_response;
+use crate::decode::sasl::token_frame;
+use crate::decode::{decode_frame, DecodeOptions, Direction, Frame, FrameKind};
+use crate::schema::Catalogue;
+
+/// Decode a captured frame with `base`'s options (budget, topic ids, values
+/// only, header only); the note says how a response's API was chosen when
+/// it was guessed, or that nothing names it.
+pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, base: DecodeOptions) -> (Frame, Option<String>) {
+    if let FrameKind::SaslToken { mechanism } = &f.kind {
+        return (token_frame(f.bytes.clone(), 0, f.direction, mechanism.clone()), None);
+    }
+    let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), ..base };
+    let mut note = None;
+    if f.direction == Direction::Response {
+        match (f.api_key, f.api_version) {
+            (Some(k), Some(v)) => {
+                opts.api_key = Some(k);
+                opts.api_version = Some(v);
+            }
+            _ if guess => {
+                let ranked = guess_response(cat, &f.bytes, release);
+                if let Some(best) = ranked.first() {
+                    opts.api_key = Some(best.api_key);
+                    opts.api_version = Some(best.version);
+                    let top: Vec<String> = ranked.iter().take(5).map(|g| format!("{} v{} ({} warnings)", cat.api_name(g.api_key).unwrap_or("?"), g.version, g.warnings)).collect();
+                    note = Some(format!("guessed among {} candidates: {}", ranked.len(), top.join(", ")));
+                }
+            }
+            _ => note = Some("no request with this correlation id in the capture (try --guess)".into()),
+        }
+    }
+    (decode_frame(cat, f.bytes.clone(), 0, &opts), note)
+}

@@ -1,0 +1,293 @@
+//! A capture's frame index, for the explorer: the capture is read once, on
+//! its own thread, and each frame becomes a row (what `capture --list` says
+//! of it, its latency and its pair) while its bytes go to a spool file; the
+//! explorer decodes a frame from the spool only when it shows or searches it.
+//!
+//! Memory: the rows (about 200 bytes a frame, without the frame's bytes),
+//! the names interned for them, and the requests awaiting their response
+//! (bounded by [`MAX_PENDING`]). The spool holds the frames' bytes on disk,
+//! in an unlinked temporary file that goes away with the process.
+
+use super::exchange::{micros_between, Topic};
+use super::listing::{ListEntry, Lister};
+use crate::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame};
+use crate::decode::fields::TopicIds;
+use crate::decode::Direction;
+use crate::schema::Catalogue;
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Requests remembered while they await their response (for latency and
+/// pairs); past this the oldest half is forgotten (their responses then
+/// show no latency).
+pub const MAX_PENDING: usize = 100_000;
+
+/// Rows are handed on at least this often while the capture is read (and
+/// every [`BATCH_ROWS`] rows), so the list grows as the file is read.
+const BATCH_EVERY: Duration = Duration::from_millis(50);
+const BATCH_ROWS: usize = 4096;
+
+/// One frame of the capture.
+#[derive(Clone, Debug)]
+pub struct IndexedFrame {
+    /// The frame as the capture layer gave it, without its bytes.
+    pub frame: CapturedFrame,
+    /// What the listing says of it.
+    pub entry: ListEntry,
+    /// Where its bytes are in the spool.
+    pub spooled_at: u64,
+    /// A response: the time since its request, and the request's row.
+    pub latency_us: Option<u64>,
+    /// The row of the frame it pairs with: a response's request; a request's
+    /// response is set when the response comes ([`IndexEvent::Rows`]).
+    pub pair: Option<usize>,
+}
+
+/// What the index thread hands on, in order.
+#[derive(Debug)]
+pub enum IndexEvent {
+    /// New rows, numbered on from the last; topics named for the first time
+    /// (to extend the receiver's table: rows index it); the topic names tied
+    /// to ids so far, for decoding.
+    Rows { rows: Vec<IndexedFrame>, new_topics: Vec<Topic>, topic_ids: TopicIds },
+    /// A skip or TLS note's count went up.
+    Notes { skipped: usize, skipped_bytes: u64, tls: usize },
+    /// The capture was read to its end (or stopped); its stats or error.
+    Done(Result<CaptureStats, String>),
+}
+
+/// How far the index thread has read.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    pub read: Arc<AtomicU64>,
+    /// The input's size when it is a file.
+    pub total: Option<u64>,
+    /// Set by the receiver to stop the thread (the user quit).
+    pub stop: Arc<AtomicBool>,
+}
+
+/// The frames' bytes, written by the index thread and read by the explorer.
+#[derive(Clone, Debug)]
+pub struct Spool {
+    file: Arc<File>,
+}
+
+impl Spool {
+    /// A new spool: a temporary file, unlinked at once (it lives as long as its handles).
+    pub fn create() -> std::io::Result<(Spool, File)> {
+        let dir = std::env::temp_dir();
+        for attempt in 0..100u32 {
+            let path = dir.join(format!("kwire-spool-{}-{attempt}", std::process::id()));
+            match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+                Ok(f) => {
+                    let _ = std::fs::remove_file(&path);
+                    let writer = f.try_clone()?;
+                    return Ok((Spool { file: Arc::new(f) }, writer));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other("no spool file name free in the temporary directory"))
+    }
+
+    /// `len` bytes from `at`.
+    pub fn read(&self, at: u64, len: usize) -> std::io::Result<Bytes> {
+        let mut buf = vec![0; len];
+        self.file.read_exact_at(&mut buf, at)?;
+        Ok(Bytes::from(buf))
+    }
+
+    /// The frame of a row, bytes and all.
+    pub fn frame(&self, row: &IndexedFrame) -> std::io::Result<CapturedFrame> {
+        let bytes = self.read(row.spooled_at, row.frame.len)?;
+        Ok(CapturedFrame { bytes, ..row.frame.clone() })
+    }
+}
+
+/// Counts what is read.
+struct Counting<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// A request awaiting its response.
+struct Pending {
+    row: usize,
+    time: f64,
+}
+
+/// Index `input` (a pcap or pcapng stream) into rows sent on `tx`, spooling
+/// each frame's bytes to `spool`; until the input ends, `progress.stop` is
+/// set, or the receiver is gone. Run it on its own thread.
+#[allow(clippy::too_many_arguments)]
+pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input: impl Read, opts: &CaptureOptions, spool: File, progress: &Progress, tx: &Sender<IndexEvent>) {
+    let mut lister = Lister::new(cat, release, guess).with_topics();
+    let mut learner = super::exchange::TopicIdLearner::new(cat, release);
+    let mut spool = BufWriter::with_capacity(1 << 20, spool);
+    let mut spooled: u64 = 0;
+    let mut pending: HashMap<(usize, i32), Pending> = HashMap::new();
+    let mut rows = Vec::new();
+    let mut topics_sent = 0;
+    let mut next_row = 0usize;
+    let (mut skipped, mut skipped_bytes, mut tls) = (0usize, 0u64, 0usize);
+    let mut notes_changed = false;
+    let mut last_sent = Instant::now();
+    let mut failed = None;
+    let input = Counting { inner: input, read: progress.read.clone() };
+    let send = |rows: &mut Vec<IndexedFrame>, lister: &Lister<'_>, learner: &super::exchange::TopicIdLearner<'_>, spool: &mut BufWriter<File>, topics_sent: &mut usize| -> bool {
+        if spool.flush().is_err() {
+            return false;
+        }
+        let names = lister.names();
+        let new_topics = (*topics_sent..names.topic_count()).filter_map(|i| names.topic(i as u32).cloned()).collect();
+        *topics_sent = names.topic_count();
+        tx.send(IndexEvent::Rows { rows: std::mem::take(rows), new_topics, topic_ids: learner.topic_ids().clone() }).is_ok()
+    };
+    let result = for_each_captured(cat, input, opts, |c| {
+        if progress.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        match c {
+            Captured::Frame(mut f) => {
+                learner.push(&f);
+                let entry = match f.kind.sasl_mechanism() {
+                    Some(_) => ListEntry::default(),
+                    None => lister.entry(&f).clone(),
+                };
+                if let Err(e) = spool.write_all(&f.bytes) {
+                    failed = Some(format!("spool: {e}"));
+                    return false;
+                }
+                let at = spooled;
+                spooled += f.bytes.len() as u64;
+                let row = next_row;
+                next_row += 1;
+                let (mut latency_us, mut pair) = (None, None);
+                if let Some(corr) = f.correlation_id {
+                    match f.direction {
+                        Direction::Request => {
+                            if pending.len() >= MAX_PENDING {
+                                let mut oldest: Vec<usize> = pending.values().map(|p| p.row).collect();
+                                oldest.sort_unstable();
+                                let cut = oldest[oldest.len() / 2];
+                                pending.retain(|_, p| p.row >= cut);
+                            }
+                            pending.insert((f.conn, corr), Pending { row, time: f.timestamp });
+                        }
+                        Direction::Response if f.api_key.is_some() => {
+                            if let Some(p) = pending.remove(&(f.conn, corr)) {
+                                latency_us = Some(micros_between(p.time, f.timestamp));
+                                pair = Some(p.row);
+                            }
+                        }
+                        Direction::Response => {}
+                    }
+                }
+                // The listing keeps the frame's length; the row keeps no bytes.
+                f.bytes = Bytes::new();
+                rows.push(IndexedFrame { frame: f, entry, spooled_at: at, latency_us, pair });
+            }
+            Captured::Skipped(s) => {
+                skipped += 1;
+                skipped_bytes += s.bytes;
+                notes_changed = true;
+            }
+            Captured::Tls(_) => {
+                tls += 1;
+                notes_changed = true;
+            }
+        }
+        if rows.len() >= BATCH_ROWS || last_sent.elapsed() >= BATCH_EVERY {
+            last_sent = Instant::now();
+            if notes_changed && tx.send(IndexEvent::Notes { skipped, skipped_bytes, tls }).is_err() {
+                return false;
+            }
+            notes_changed = false;
+            if !rows.is_empty() && !send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
+                return false;
+            }
+        }
+        true
+    });
+    let _ = tx.send(IndexEvent::Notes { skipped, skipped_bytes, tls });
+    send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent);
+    let _ = tx.send(IndexEvent::Done(match failed {
+        Some(e) => Err(e),
+        None => result,
+    }));
+}
+
+/// Whether `filter` selects row `i` (`row` gives each row by number): it
+/// decides on the row's exchange (the request and its response, joined by
+/// [`IndexedFrame::pair`]), as [`super::filter`] says for `capture`;
+/// `topics` is the table the rows' topics index.
+pub fn selects<'r>(filter: &super::filter::Filter, row: impl Fn(usize) -> Option<&'r IndexedFrame>, i: usize, topics: &[Topic]) -> bool {
+    use super::filter::ErrorWanted;
+    use super::listing::Summary;
+    let Some(this) = row(i) else { return false };
+    let other = this.pair.and_then(row);
+    let row = this;
+    let (request, response) = match row.frame.direction {
+        Direction::Request => (Some(row), other),
+        Direction::Response => (other, Some(row)),
+    };
+    let both = || request.into_iter().chain(response);
+    if filter.conn.is_some_and(|c| c != row.frame.conn) {
+        return false;
+    }
+    if let Some(api) = filter.api {
+        if !both().any(|r| r.entry.api_key == Some(api)) {
+            return false;
+        }
+    }
+    if let Some(want) = &filter.client_id {
+        let id = request.and_then(|r| match &r.entry.summary {
+            Summary::Request { client_id } => client_id.as_deref(),
+            _ => None,
+        });
+        if id != Some(want.as_str()) {
+            return false;
+        }
+    }
+    if let Some(want) = &filter.topic {
+        let named = both().flat_map(|r| r.entry.topics.iter()).any(|&t| topics.get(t as usize).is_some_and(|t| t.is(want)));
+        if !named {
+            return false;
+        }
+    }
+    if let Some(want) = filter.error {
+        let codes: &[i16] = match response.map(|r| &r.entry.summary) {
+            Some(Summary::Errors(c)) => c,
+            _ => &[],
+        };
+        let hit = match want {
+            ErrorWanted::Any => !codes.is_empty(),
+            ErrorWanted::Code(c) => codes.contains(&c),
+        };
+        if !hit {
+            return false;
+        }
+    }
+    if let Some(min) = filter.min_latency_us {
+        if response.and_then(|r| r.latency_us).is_none_or(|l| l < min) {
+            return false;
+        }
+    }
+    true
+}
