@@ -12,7 +12,7 @@ use kwire::decode::fields::TopicIds;
 use kwire::decode::sasl::token_frame;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, FrameKind, Value};
 use kwire::render::digits::{push_int, push_uint};
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -197,7 +197,7 @@ impl QuotedCache {
         if self.raw != s || self.quoted.is_empty() {
             self.raw.clear();
             self.raw.push_str(s);
-            self.quoted = kwire::render::escape::quote(s);
+            self.quoted = kwire::text::escape::quote(s);
         }
         &self.quoted
     }
