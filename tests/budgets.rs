@@ -10,7 +10,7 @@ use common::batches::{produce, batch, batch_of, compress, legacy_message, record
 use kwire::budget::{Budget, Limits, DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_EXPANDED};
 use kwire::decode::fields::Context;
 use kwire::decode::{decode_frames, DecodeOptions, Node};
-use kwire::records::BatchDecoder;
+use kwire::decode::records::BatchDecoder;
 use kwire::schema::Catalogue;
 use common::alloc::{one_at_a_time, peak_during};
 

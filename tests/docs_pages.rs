@@ -250,7 +250,7 @@ fn every_version_has_a_page_linked_from_its_switcher() {
 fn every_page_encodes_and_decodes_its_examples() {
     let cat = Catalogue::builtin();
     let mut pages = 0;
-    kwire::docs::site::for_each_page(cat, None, &mut |page| {
+    kwire::render::page::site::for_each_page(cat, None, &mut |page| {
         pages += 1;
         let retired = page.sections.is_empty() && page.path.starts_with("api/");
         for f in figures(&page) {
@@ -270,7 +270,7 @@ fn every_page_encodes_and_decodes_its_examples() {
 fn the_site_links_only_to_its_own_pages() {
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-site");
     let _ = std::fs::remove_dir_all(&out);
-    let stats = kwire::docs::site::write_site(Catalogue::builtin(), None, &out, PageFormat::Html).unwrap();
+    let stats = kwire::render::page::site::write_site(Catalogue::builtin(), None, &out, PageFormat::Html).unwrap();
     let mut files = Vec::new();
     for dir in [out.clone(), out.join("api"), out.join("records")] {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -392,7 +392,7 @@ fn many_versions_make_a_bounded_site() {
 
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("docs-site-many-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let stats = kwire::docs::site::write_site(&cat, None, &out, PageFormat::Html).unwrap();
+    let stats = kwire::render::page::site::write_site(&cat, None, &out, PageFormat::Html).unwrap();
     let files = site_files_with_resolving_links(&out);
     assert_eq!(files.len(), stats.pages);
     let named = |dir: &str, stem: &str| files.iter().filter(|f| f.parent().unwrap().ends_with(dir) && f.file_stem().unwrap().to_str().unwrap().split('-').next() == Some(stem)).count();
@@ -429,7 +429,7 @@ fn page_file_names_are_unique_and_never_empty() {
 
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("docs-site-names-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let stats = kwire::docs::site::write_site(&cat, None, &out, PageFormat::Html).unwrap();
+    let stats = kwire::render::page::site::write_site(&cat, None, &out, PageFormat::Html).unwrap();
     let written = site_files_with_resolving_links(&out);
     assert_eq!(written.len(), stats.pages, "no page overwrote another");
     let mut lower: Vec<String> = written.iter().map(|f| f.to_string_lossy().to_lowercase()).collect();
@@ -619,7 +619,7 @@ fn record_batch_page_shows_every_record_format() {
     assert_eq!(messages, [("Message[0]".to_string(), "v0".to_string()), ("Message[1]".to_string(), "v1".to_string())]);
     let html = render(&page, PageFormat::Html);
     let ids = ids_of(&html);
-    for (name, _, _) in kwire::records::batch::V2_FIELDS {
+    for (name, _, _) in kwire::decode::records::batch::V2_FIELDS {
         assert!(ids.contains(&format!("batch-{name}")), "no row for {name}");
     }
     for id in ["record-key", "header-headerKey", "message-crc", "message-timestamp"] {
@@ -708,7 +708,7 @@ fn search_indexes_every_api_field_and_record_type() {
     let cat = Catalogue::builtin();
     let mut search = None;
     let mut apis = Vec::new();
-    kwire::docs::site::for_each_page(cat, None, &mut |page| {
+    kwire::render::page::site::for_each_page(cat, None, &mut |page| {
         if page.path == kwire::docs::search::PATH {
             search = Some(page);
         }
@@ -763,7 +763,7 @@ fn search_index_cannot_close_its_script() {
 fn legends_list_only_regions_present() {
     let cat = Catalogue::builtin();
     let mut checked = 0;
-    kwire::docs::site::for_each_page(cat, None, &mut |page| {
+    kwire::render::page::site::for_each_page(cat, None, &mut |page| {
         let html = render(&page, PageFormat::Html);
         let legend: Vec<String> = between(&html, "<ul class=legend>", "</ul>").first().map_or(Vec::new(), |l| l.split("</li>").filter(|s| !s.is_empty()).map(text_of).collect());
         assert_eq!(legend, legend_of_cells(&html), "{}", page.path);

@@ -9,7 +9,7 @@ use common::batches::{batch, compress, legacy_message, Rec};
 use kwire::decode::fields::Context;
 use kwire::decode::{Node, Role, Value};
 use kwire::encode::encode_body;
-use kwire::records::BatchDecoder;
+use kwire::decode::records::BatchDecoder;
 use kwire::schema::Catalogue;
 use serde_json::json;
 
@@ -259,7 +259,7 @@ fn legacy_wrappers_nest_only_so_deep() {
         }
     });
     assert_eq!(depth_errors, 1, "the fifth wrapper is not unpacked");
-    assert_eq!(messages, 1 + kwire::records::batch::MAX_NESTING, "outer wrapper plus four unpacked levels");
+    assert_eq!(messages, 1 + kwire::decode::records::batch::MAX_NESTING, "outer wrapper plus four unpacked levels");
 }
 
 #[test]
@@ -328,7 +328,7 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
 
 #[test]
 fn the_view_reads_each_record_as_a_consumer_sees_it() {
-    use kwire::records::view;
+    use kwire::decode::records::view;
     type Seen = (i64, Option<i64>, bool, Option<Vec<u8>>, Option<Vec<u8>>, Vec<(Vec<u8>, Option<Vec<u8>>)>);
     let seen = |data: &[u8]| -> Vec<Seen> {
         let (nodes, _) = decode(data, &Context::default());

@@ -8,7 +8,7 @@ use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::records::{Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType};
 use kwire::decode::fields::Context;
 use kwire::decode::{Node, Value};
-use kwire::records::BatchDecoder;
+use kwire::decode::records::BatchDecoder;
 use kwire::schema::Catalogue;
 
 mod indexmap_shim {

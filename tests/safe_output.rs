@@ -17,7 +17,7 @@ use serde_json::json;
 const EVIL: &str = "\u{1b}[31mred\u{1b}]0;title\u{7}<script>alert(1)</script>\u{202e}rtl\r\n\u{0}end";
 
 fn forbidden(c: char) -> bool {
-    kwire::render::escape::is_unsafe_char(c) && c != '\n'
+    kwire::text::escape::is_unsafe_char(c) && c != '\n'
 }
 
 /// A JoinGroup request with hostile strings in the client id and group id, and
@@ -89,7 +89,7 @@ fn the_tui_shows_escapes_not_control_characters() {
 
 #[test]
 fn html_escaping_keeps_markup_as_text() {
-    let s = kwire::render::escape::html(EVIL);
+    let s = kwire::text::escape::html(EVIL);
     assert!(!s.contains('<') && !s.contains('>'));
     assert!(s.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!s.chars().any(forbidden));
@@ -126,7 +126,7 @@ fn json_writes_c1_bidi_and_separators_as_escapes() {
         }
     }
     let pretty = json::to_text_pretty(&json!({"k": [EVIL_UNICODE]}));
-    assert_eq!(pretty, serde_json::to_string_pretty(&json!({"k": ["x"]})).unwrap().replace('x', &EVIL_UNICODE.chars().map(|c| if kwire::render::escape::is_unsafe_in_json(c) { format!("\\u{:04x}", c as u32) } else { c.to_string() }).collect::<String>()));
+    assert_eq!(pretty, serde_json::to_string_pretty(&json!({"k": ["x"]})).unwrap().replace('x', &EVIL_UNICODE.chars().map(|c| if kwire::text::escape::is_unsafe_in_json(c) { format!("\\u{:04x}", c as u32) } else { c.to_string() }).collect::<String>()));
 }
 
 

@@ -227,7 +227,7 @@ fn the_explorer_shows_masked_bytes_and_redacted_values() {
     use kwire::tui::{ui, App, Theme};
     use ratatui::{backend::TestBackend, Terminal};
     // This test binary's own process: hiding on, as the command line turns it on.
-    kwire::secrets::hide(true);
+    kwire::decode::secrets::hide(true);
     let f = frame(Direction::Request, "SaslAuthenticate", 2, 9, "c", json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}));
     let frames = kwire::decode::decode_frames(kwire::schema::Catalogue::builtin(), &bytes::Bytes::from(f), &Default::default());
     let mut app = App::new(kwire::schema::Catalogue::builtin(), None, frames, Theme::MONO);

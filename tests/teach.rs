@@ -11,7 +11,7 @@ use kwire::decode::fields::Context;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Node, Role, Value};
 use kwire::encode::frame::message_spec;
 use kwire::encode::{encode_frame, example_header, FrameSpec};
-use kwire::records::BatchDecoder;
+use kwire::decode::records::BatchDecoder;
 use kwire::schema::diff::{Change, FieldAt};
 use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::align::{byte_marks, Mark, Side};

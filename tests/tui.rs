@@ -95,7 +95,7 @@ fn grid_rows_show_offset_hex_and_ascii() {
 #[test]
 fn grid_cells_take_their_region_colour() {
     let frame = &sample_frames(REQUEST)[0];
-    let regions = kwire::render::regions::byte_regions(&frame.root, frame.bytes.len());
+    let regions = kwire::decode::regions::byte_regions(&frame.root, frame.bytes.len());
     let theme = Theme::COLOR;
     let expect = [(0x00, Region::Frame), (0x04, Region::RpcHeader), (0x0f, Region::RequestBody), (0x4d, Region::TaggedFields)];
 

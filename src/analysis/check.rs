@@ -1,7 +1,7 @@
 //! `kwire check`: every frame of a capture held against the protocol, one
 //! finding per problem. What one frame's bytes break comes from the decoder's
 //! typed problems (`ErrorKind`, `WarningKind`, record damage) and from
-//! [`crate::records::order`]; what only the conversation shows (versions the
+//! [`crate::decode::records::order`]; what only the conversation shows (versions the
 //! broker advertised on the connection, correlation ids reused in flight,
 //! responses without requests, requests never answered) is tracked here per
 //! connection. Each finding names its rule; rules have a fixed severity.
@@ -373,7 +373,7 @@ fn frame_findings(frame: &Frame, at: &At, out: &mut Vec<Finding>) {
         out.push(error_finding(at, e, true));
     }
     let fetched = frame.direction == Direction::Response;
-    for w in crate::records::order::check_tree(&frame.root, fetched) {
+    for w in crate::decode::records::order::check_tree(&frame.root, fetched) {
         if let Some(rule) = Rule::of_warning(w.kind) {
             out.push(at.finding(rule, w.offset, w.detail().to_string()));
         }

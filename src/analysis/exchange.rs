@@ -20,7 +20,7 @@ use crate::decode::fields::TopicIds;
 use crate::decode::values::{self, SlotKind, Val, Values};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
-use crate::render::values::{kafka_uuid_text, uuid_text};
+use crate::text::{kafka_uuid_text, uuid_text};
 use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
 use std::collections::HashMap;

@@ -26,7 +26,7 @@ use crate::capture::{CaptureOptions, CapturedFrame};
 use crate::decode::values::{self, SlotKind, Val, Values};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
-use crate::render::escape::{quote, sanitize};
+use crate::text::escape::{quote, sanitize};
 use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
 use serde_json::{json, Map, Value as Json};

@@ -9,7 +9,7 @@
 //! and partition of a records field come from the fields around it, picked
 //! by their specs (a field's declaration index gives its spec: a topic name
 //! or id by [`topic_field`], a partition index by [`is_partition_index`]),
-//! and the records from the batch nodes by [`crate::records::view`]. Topics
+//! and the records from the batch nodes by [`crate::decode::records::view`]. Topics
 //! named by id only (Fetch v13 and later, ShareFetch, Produce v13) take the
 //! name the capture tied to the id before (a Metadata response), learnt by
 //! the exchanges' own reading ([`super::exchange::Names::id_name`]).
@@ -21,7 +21,7 @@ use super::exchange::{topic_field, Exchange, Exchanges, Needs, Observer, Outcome
 use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
 use crate::decode::{decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Region, Role, Value};
-use crate::records::view::{self, Payload};
+use crate::decode::records::view::{self, Payload};
 use crate::schema::model::{FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
@@ -77,7 +77,7 @@ pub struct Origin {
 }
 
 /// A key, a value, or a header's key or value.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Data {
     /// `None` for null.
     pub bytes: Option<Bytes>,
@@ -87,24 +87,26 @@ pub struct Data {
     pub decoded: Option<Decoded>,
 }
 
-/// What a key or value decoded to: the schema it was read with, when it
-/// was (`"OffsetCommitKey v0"`), and its values as the JSON contract has
-/// them (the struct's fields, or the prefixes read when there is no struct).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Decoded {
-    pub schema: Option<String>,
-    pub fields: serde_json::Map<String, serde_json::Value>,
+/// What a key or value decoded to, as nodes; `render::records_table` shows
+/// their values as the JSON contract has them.
+#[derive(Clone, Debug)]
+pub enum Decoded {
+    /// Read through a schema: the schema (`"OffsetCommitKey v0"`) and the
+    /// struct node.
+    Struct { schema: String, node: Box<Node> },
+    /// No struct: the prefixes read.
+    Prefixes(Vec<Node>),
 }
 
 /// A header's key and value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Header {
     pub key: Data,
     pub value: Data,
 }
 
 /// One record.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct RecordRow {
     pub origin: Origin,
     /// `None` when no field around the records names one.
@@ -411,10 +413,10 @@ fn decoded(parts: &[Node]) -> Option<Decoded> {
             Some(v) => format!("{} {v}", s.name),
             None => s.name.to_string(),
         };
-        return Some(Decoded { schema: Some(schema), fields: crate::render::json::struct_object(s) });
+        return Some(Decoded::Struct { schema, node: Box::new(s.clone()) });
     }
-    let fields: serde_json::Map<String, serde_json::Value> = parts.iter().filter(|n| n.role == Role::Encoding).map(|n| (n.name.to_string(), crate::render::json::value_json(n))).collect();
-    (!fields.is_empty()).then_some(Decoded { schema: None, fields })
+    let prefixes: Vec<Node> = parts.iter().filter(|n| n.role == Role::Encoding).cloned().collect();
+    (!prefixes.is_empty()).then_some(Decoded::Prefixes(prefixes))
 }
 
 #[cfg(test)]
@@ -532,7 +534,9 @@ mod tests {
         let seen: Vec<_> = rows.iter().map(|r| (r.topic.as_ref().map(Topic::text), r.partition, r.offset, r.timestamp)).collect();
         assert_eq!(seen, [(Some("orders".into()), Some(7), 40, Some(1_700_000_000_000)), (Some("orders".into()), Some(7), 41, Some(1_700_000_000_010))]);
         assert_eq!(rows[0].key.bytes.as_deref(), Some(&b"k1"[..]));
-        assert_eq!(rows[0].headers, [Header { key: Data { bytes: Some(Bytes::from_static(b"h")), ..Default::default() }, value: Data { bytes: Some(Bytes::from_static(b"x")), ..Default::default() } }]);
+        let plain = |d: &Data| (d.bytes.clone(), d.schema.is_none() && d.decoded.is_none());
+        let headers: Vec<_> = rows[0].headers.iter().map(|h| (plain(&h.key), plain(&h.value))).collect();
+        assert_eq!(headers, [((Some(Bytes::from_static(b"h")), true), (Some(Bytes::from_static(b"x")), true))]);
         assert_eq!(rows[1].key.bytes, None);
         assert_eq!(rows[1].value.schema, Some((17, Bytes::from_static(b"{\"a\":1}"))));
         assert_eq!(rows[0].origin, Origin { frame: 4, time: 1.5, conn: 2, direction: Direction::Request, api_key: 0 });
@@ -574,9 +578,10 @@ mod tests {
         key.extend_from_slice(&3i32.to_be_bytes());
         let data = batch(0, &[(Some(&key), None, &[])]);
         let (rows, _) = items(produce(&data, json!({"Name": "__consumer_offsets"})), &Default::default(), Selection::default());
-        let d = rows[0].key.decoded.as_ref().expect("decoded");
-        assert_eq!(d.schema.as_deref(), Some("OffsetCommitKey v0"));
-        assert_eq!(serde_json::Value::Object(d.fields.clone()), json!({"group": "billing", "topic": "orders", "partition": 3}));
+        let Some(Decoded::Struct { schema, node }) = rows[0].key.decoded.as_ref() else { panic!("decoded through a schema: {:?}", rows[0].key.decoded) };
+        assert_eq!(schema, "OffsetCommitKey v0");
+        let fields: Vec<(&str, &Value)> = node.children.iter().filter(|c| matches!(c.role, Role::Field { .. })).map(|c| (c.field_key(), &c.value)).collect();
+        assert_eq!(fields, [("group", &Value::Str(Some("billing".into()))), ("topic", &Value::Str(Some("orders".into()))), ("partition", &Value::Int(3))]);
         assert!(rows[0].key.schema.is_none(), "no framing on internal topics");
     }
 }

@@ -13,7 +13,7 @@ use super::exchange::{read_capture, Exchange, Exchanges, Names, Needs, Observer,
 use super::filter::Filter;
 use crate::capture::CaptureOptions;
 use crate::protocol::error_codes::error_name;
-use crate::render::escape::{quote, sanitize};
+use crate::text::escape::{quote, sanitize};
 use crate::schema::Catalogue;
 use serde_json::{json, Map, Value as Json};
 use std::collections::{BTreeMap, HashMap};

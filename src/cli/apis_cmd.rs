@@ -5,7 +5,7 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::decode::frame::compress_versions;
 use kwire::protocol::headers::{request_header_version, response_header_version};
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::render::json::to_text;
 use kwire::schema::{Catalogue, MessageKind, MessageSpec};
 use serde_json::{json, Value};

@@ -13,7 +13,7 @@ use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame,
 use kwire::decode::fields::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::render::digits::push_uint;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::render::listing::{micros_exact, push_timestamp, LineWriter};
 use kwire::schema::Catalogue;
 use kwire::tui::app::CaptureState;

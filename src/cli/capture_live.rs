@@ -10,7 +10,7 @@ use super::capture_cmd::CaptureArgs;
 use super::exit;
 use kwire::live::interface::{self, LiveCapture};
 use kwire::live::recorder;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};

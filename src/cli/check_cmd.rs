@@ -6,7 +6,7 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, Checker, Finding, Severity, Tally};
 use kwire::capture::{Captured, CaptureOptions};
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::render::findings;
 use kwire::schema::Catalogue;
 use std::io::{BufRead, BufReader, Read, Write};

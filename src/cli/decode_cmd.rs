@@ -258,7 +258,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         }
         // Damaged records do not stop the frame, but the input is not what it claims.
         for e in &f.record_damage {
-            eprintln!("kwire: frame at input offset {}: record data: {}", f.input_offset, kwire::render::escape::sanitize(&e.to_string()));
+            eprintln!("kwire: frame at input offset {}: record data: {}", f.input_offset, kwire::text::escape::sanitize(&e.to_string()));
             status = exit::MALFORMED;
         }
     }
@@ -297,7 +297,7 @@ fn as_guessed_response(cat: &Catalogue, release: Option<&str>, f: &Frame, opts: 
         eprintln!(
             "kwire: frame at input offset {} is not a request ({}); if it is a response, give --response --api NAME --version N",
             f.input_offset,
-            kwire::render::escape::sanitize(&request_error)
+            kwire::text::escape::sanitize(&request_error)
         );
         return None;
     };
@@ -306,7 +306,7 @@ fn as_guessed_response(cat: &Catalogue, release: Option<&str>, f: &Frame, opts: 
     eprintln!(
         "kwire: frame at input offset {} is not a request ({}); it reads as a response: shown as {} v{}, the best of {} that fit ({}); --response --api NAME --version N decodes it as another",
         f.input_offset,
-        kwire::render::escape::sanitize(&request_error),
+        kwire::text::escape::sanitize(&request_error),
         name(best.api_key),
         best.version,
         ranked.len(),

@@ -5,7 +5,7 @@
 
 use super::{exit, resolve_api_or_report};
 use clap::{Args, ValueEnum};
-use kwire::render::escape::{is_unsafe_char, sanitize, sanitize_lines};
+use kwire::text::escape::{is_unsafe_char, sanitize, sanitize_lines};
 use kwire::render::json::to_text;
 use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::diff_view::{render_release_diff, render_version_diff};

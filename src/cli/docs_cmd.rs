@@ -8,7 +8,7 @@ use kwire::docs::encoding_page::{self, encoding_page};
 use kwire::docs::errors_page::{self, errors_page};
 use kwire::docs::record_batch_page::{self, record_batch_page};
 use kwire::docs::record_page::RecordDocs;
-use kwire::docs::site::{site_release, write_site};
+use kwire::render::page::site::{site_release, write_site};
 use kwire::docs::Page;
 use kwire::render::page::{render, PageFormat};
 use kwire::schema::Catalogue;
@@ -58,7 +58,7 @@ pub struct PageArgs {
 /// The release the pages show ([`site_release`]), or the reason given on stderr.
 fn release_shown<'a>(cat: &Catalogue, release: Option<&'a str>) -> Result<Option<&'a str>, i32> {
     site_release(cat, release).map_err(|e| {
-        eprintln!("kwire: {}", kwire::render::escape::sanitize(&e));
+        eprintln!("kwire: {}", kwire::text::escape::sanitize(&e));
         exit::USAGE
     })
 }
@@ -82,7 +82,7 @@ pub fn run_docs(cat: &Catalogue, release: Option<&str>, args: &DocsArgs) -> i32 
             exit::OK
         }
         Err(e) => {
-            eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
+            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             exit::FAILURE
         }
     }
@@ -96,7 +96,7 @@ pub fn run_page(cat: &Catalogue, release: Option<&str>, args: &PageArgs) -> i32 
     let page = match find_page(cat, release, &args.name, args.version) {
         Ok(p) => p,
         Err(Some(e)) => {
-            eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
+            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             return exit::FAILURE;
         }
         Err(None) => return exit::FAILURE,

@@ -7,7 +7,7 @@ use clap::Args;
 use kwire::decode::Direction;
 use kwire::encode::{encode_frame_exact, example_header, FrameSpec, RawValues};
 use kwire::input::read_source;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -59,8 +59,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         eprintln!("kwire: expected a JSON object");
         return exit::FAILURE;
     };
-    if obj.contains_key(kwire::secrets::REDACTED_KEY) {
-        eprintln!("kwire: this JSON has redacted credentials ({}): decode with --show-secrets to encode it", kwire::secrets::REDACTED_KEY);
+    if obj.contains_key(kwire::decode::secrets::REDACTED_KEY) {
+        eprintln!("kwire: this JSON has redacted credentials ({}): decode with --show-secrets to encode it", kwire::decode::secrets::REDACTED_KEY);
         return exit::FAILURE;
     }
     // A whole contract object has kind/header/body; anything else is the body alone.

@@ -4,7 +4,7 @@
 use super::{exit, resolve_api_or_report};
 use clap::Args;
 use kwire::analysis::filter::{error_code, ErrorWanted, Filter};
-use kwire::render::escape::{quote, sanitize};
+use kwire::text::escape::{quote, sanitize};
 use kwire::schema::Catalogue;
 
 #[derive(Args, Debug, Clone, Default)]

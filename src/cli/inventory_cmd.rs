@@ -7,7 +7,7 @@ use super::filter_args::FilterArgs;
 use clap::{Args, ValueEnum};
 use kwire::analysis::inventory::{collect, Inventory};
 use kwire::capture::CaptureOptions;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::io::Write;
 
@@ -46,7 +46,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     let builtin = Catalogue::builtin();
     if let Some(r) = &args.target_release {
         if !builtin.releases.iter().any(|x| x == r) {
-            eprintln!("kwire: unknown release {}; known: {}", kwire::render::escape::quote(r), builtin.releases.join(", "));
+            eprintln!("kwire: unknown release {}; known: {}", kwire::text::escape::quote(r), builtin.releases.join(", "));
             return exit::FAILURE;
         }
     }

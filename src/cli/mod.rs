@@ -112,11 +112,11 @@ pub mod exit {
 
 pub fn run(cli: Cli) -> i32 {
     color::set(cli.color);
-    kwire::secrets::hide(!cli.show_secrets);
+    kwire::decode::secrets::hide(!cli.show_secrets);
     let cat = match catalogue(&cli) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
+            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
@@ -153,7 +153,7 @@ pub fn run(cli: Cli) -> i32 {
                 }
             },
             Err(e) => {
-                eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
+                eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
                 exit::FAILURE
             }
         },
@@ -184,7 +184,7 @@ pub fn open_input(path: &str) -> Result<Box<dyn std::io::Read + Send>, i32> {
     match std::fs::File::open(path) {
         Ok(f) => Ok(Box::new(f)),
         Err(e) => {
-            eprintln!("kwire: {}: {e}", kwire::render::escape::sanitize(path));
+            eprintln!("kwire: {}: {e}", kwire::text::escape::sanitize(path));
             Err(exit::FAILURE)
         }
     }
@@ -195,8 +195,8 @@ pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
     if k.is_none() {
         let hint = cat.suggest_api(text);
         // Names may come from --defs, the text from the command line: both escaped.
-        let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", kwire::render::escape::sanitize(&hint.join(", "))) };
-        eprintln!("kwire: unknown API \"{}\"{hint}; `kwire apis` lists them", kwire::render::escape::sanitize(text));
+        let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", kwire::text::escape::sanitize(&hint.join(", "))) };
+        eprintln!("kwire: unknown API \"{}\"{hint}; `kwire apis` lists them", kwire::text::escape::sanitize(text));
     }
     k
 }

@@ -3,7 +3,7 @@
 
 use super::exit;
 use clap::Args;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::render::text_tree::{render_tree_annotated, TreeOptions};
 use kwire::teach::explain::{count_bytes, explain, shown};
 use kwire::teach::primitive::{decode, encode, parse_value, Decoded, WireType};

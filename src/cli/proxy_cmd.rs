@@ -9,7 +9,7 @@ use clap::Args;
 use kwire::live::proxy::{Config, Proxy};
 use kwire::live::recorder;
 use kwire::live::synth::LINKTYPE_RAW;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};

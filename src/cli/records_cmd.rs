@@ -7,7 +7,7 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::decode::fields::Context;
 use kwire::decode::{Node, Value};
-use kwire::records::BatchDecoder;
+use kwire::decode::records::BatchDecoder;
 use kwire::render::text_tree::{render_tree, TreeOptions};
 use kwire::render::values::value_text;
 use kwire::schema::Catalogue;
@@ -80,7 +80,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         let got = match read_up_to(&mut input, &mut head) {
             Ok(n) => n,
             Err(e) => {
-                eprintln!("kwire: {}: {e}", kwire::render::escape::sanitize(&args.file));
+                eprintln!("kwire: {}: {e}", kwire::text::escape::sanitize(&args.file));
                 return exit::FAILURE;
             }
         };
@@ -142,9 +142,9 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         let held_before = ctx.budget.expanded();
         let mut bd = BatchDecoder::new(&bytes, cat, ctx);
         bd.decode_stream(0, bytes.len(), 0, &mut nodes);
-        if kwire::secrets::hiding() {
+        if kwire::decode::secrets::hiding() {
             let mut shown = bytes.clone();
-            kwire::secrets::redact_tree(&mut nodes, &mut shown);
+            kwire::decode::secrets::redact_tree(&mut nodes, &mut shown);
         }
         for mut node in nodes {
             shift(&mut node, position);
@@ -166,7 +166,7 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         }
         for e in &bd.damage {
             let e = kwire::decode::DecodeError { kind: e.kind, offset: e.offset + position, expected: e.expected.clone() };
-            eprintln!("kwire: record data {}", kwire::render::escape::sanitize(&e.to_string()));
+            eprintln!("kwire: record data {}", kwire::text::escape::sanitize(&e.to_string()));
             status = exit::MALFORMED;
         }
         position += bytes.len();
@@ -239,7 +239,7 @@ fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Bo
     let summary = match read {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: {}: {}", kwire::render::escape::sanitize(&args.file), kwire::render::escape::sanitize(&e));
+            eprintln!("kwire: {}: {}", kwire::text::escape::sanitize(&args.file), kwire::text::escape::sanitize(&e));
             return exit::FAILURE;
         }
     };
@@ -281,13 +281,13 @@ fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Bo
 fn describe(args: &RecordsArgs) -> String {
     let mut parts = Vec::new();
     if let Some(t) = &args.topic {
-        parts.push(format!("--topic {}", kwire::render::escape::quote(t)));
+        parts.push(format!("--topic {}", kwire::text::escape::quote(t)));
     }
     if let Some(p) = args.partition {
         parts.push(format!("--partition {p}"));
     }
     if let Some(g) = &args.grep {
-        parts.push(format!("--grep {}", kwire::render::escape::quote(g)));
+        parts.push(format!("--grep {}", kwire::text::escape::quote(g)));
     }
     parts.join(" ")
 }
@@ -348,7 +348,7 @@ fn damaged_nodes<'a>(n: &'a Node, in_decompressed: bool, out: &mut Vec<(&'a Node
 /// A damage line of the dump: where, and what was expected (never values read past it).
 fn write_damage((n, in_decompressed): (&Node, bool), out: &mut impl Write) -> std::io::Result<()> {
     let at = if in_decompressed { format!("d:{}", n.offset) } else { n.offset.to_string() };
-    writeln!(out, "| damaged {} at position {at}: {}", kwire::render::escape::sanitize(&n.name), kwire::render::escape::sanitize(n.error().unwrap_or_default()))
+    writeln!(out, "| damaged {} at position {at}: {}", kwire::text::escape::sanitize(&n.name), kwire::text::escape::sanitize(n.error().unwrap_or_default()))
 }
 
 /// kafka-dump-log style lines: one per batch, `| ` one per record; a batch
@@ -359,7 +359,7 @@ fn write_dump(batch: &Node, position: usize, damage: &[kwire::decode::DecodeErro
         let mut damaged = Vec::new();
         damaged_nodes(batch, false, &mut damaged);
         if damaged.is_empty() {
-            writeln!(out, "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it", kwire::render::escape::sanitize(&batch.name), batch.offset, batch.len)?;
+            writeln!(out, "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it", kwire::text::escape::sanitize(&batch.name), batch.offset, batch.len)?;
         }
         for n in damaged {
             write_damage(n, out)?;
@@ -430,7 +430,7 @@ fn write_dump(batch: &Node, position: usize, damage: &[kwire::decode::DecodeErro
 fn payload(n: Option<&Node>) -> String {
     match n.map(|n| &n.value) {
         Some(Value::Bytes(Some(b))) => match std::str::from_utf8(b) {
-            Ok(s) => kwire::render::escape::sanitize(s),
+            Ok(s) => kwire::text::escape::sanitize(s),
             Err(_) => format!("0x{}", hex::encode(b)),
         },
         Some(Value::Bytes(None)) | None => "null".into(),

@@ -10,7 +10,7 @@ use kwire::analysis::report::{collect, for_each_frame_of};
 use kwire::capture::CaptureOptions;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::docs::Figure;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::render::report::{page, view, Views, MAX_VIEWS, MAX_VIEW_BYTES};
 use kwire::schema::Catalogue;
 use std::collections::{BTreeMap, BTreeSet};

@@ -5,7 +5,7 @@ use super::decode_cmd::{explain_with, write_frames, Format, OutputArgs};
 use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::live::client::{highest_common, matching_releases, probe_table, Session};
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::schema::{Catalogue, MessageKind};
 use serde_json::{json, Map, Value};
 use std::io::Write;

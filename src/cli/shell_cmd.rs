@@ -49,7 +49,7 @@ pub fn run_man(args: &ManArgs) -> i32 {
         Ok(()) => exit::OK,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
-            eprintln!("kwire: {}", kwire::render::escape::sanitize(&e.to_string()));
+            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             exit::FAILURE
         }
     }

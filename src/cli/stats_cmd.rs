@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use kwire::analysis::stats::collect;
 use kwire::analysis::Grouping;
 use kwire::capture::CaptureOptions;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
 use std::io::Write;
 

@@ -4,7 +4,7 @@
 use super::exit;
 use clap::Args;
 use kwire::capture::tls::KeyLog;
-use kwire::render::escape::sanitize;
+use kwire::text::escape::sanitize;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -5,8 +5,10 @@ use super::reader::Reader;
 pub use super::topic_ids::TopicIds;
 use crate::budget::Budget;
 use super::problem::{ErrorKind, Warning, WarningKind};
-use super::tree::{push_with, DecodeError, Node, Region, Role, Text, Value};
+use super::tree::{push_with, DecodeError, Node, Region, Role, Value};
+use crate::text::{snake_case, Text};
 use crate::protocol::error_codes::error_name;
+use crate::protocol::meanings::value_note;
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
 use bytes::Bytes;
@@ -175,10 +177,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 self.ctx.topic = self.ctx.topic_ids.name(u).map(str::to_string);
             }
             (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" => {
-                if crate::records::BatchDecoder::plausible(b) {
+                if crate::decode::records::BatchDecoder::plausible(b) {
                     // The value's bytes end where the reader stands (the node's length is set later).
                     let end = self.r.pos();
-                    let mut bd = crate::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
+                    let mut bd = crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
                     bd.decode_stream(end - b.len(), end, 0, &mut node.children);
                     self.warnings.append(&mut bd.warnings);
                     self.record_damage.append(&mut bd.damage);
@@ -694,12 +696,12 @@ fn has_error(n: &Node) -> bool {
 }
 
 /// Notes for integer fields whose numbers mean more: error codes and API
-/// keys by name, timestamps, durations and enums (`FieldMeaning::value_note`).
+/// keys by name, timestamps, durations and enums (`protocol::meanings::value_note`).
 pub(super) fn int_note(meaning: FieldMeaning, v: i64, cat: &Catalogue) -> Option<Text> {
     match meaning {
         FieldMeaning::Plain => None,
         FieldMeaning::ErrorCode | FieldMeaning::ApiKey => int16_note(meaning, i16::try_from(v).ok()?, cat),
-        _ => meaning.value_note(v).map(Text::from),
+        _ => value_note(meaning, v).map(Text::from),
     }
 }
 
@@ -771,21 +773,6 @@ pub(crate) fn version_note(version: i16) -> Text {
     }
 }
 
-/// `RequestApiKey` → `request_api_key`.
-pub fn snake_case(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 /// kwire's own words for the header fields.
 fn header_doc(name: &str, region: Region) -> Option<&'static str> {

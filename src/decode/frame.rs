@@ -143,16 +143,16 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
 
 /// [`decode_frame`] of the frame at `input[start..]`, filling `spare` (an
 /// emptied tape) when decoding values only; its credentials redacted when
-/// [`crate::secrets::hiding`] (found in the tree, so a frame that may hold
+/// [`crate::decode::secrets::hiding`] (found in the tree, so a frame that may hold
 /// one is decoded annotated even when values only were asked for).
 fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions, spare: Option<Values>) -> Frame {
     let mut frame = decode_frame_as_is(cat, input, start, input_offset, opts, spare);
-    if crate::secrets::hiding() && !opts.header_only && crate::secrets::may_hold(cat, opts.release.as_deref(), &frame) {
+    if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(cat, opts.release.as_deref(), &frame) {
         if frame.values.is_some() {
             let tree = DecodeOptions { values_only: false, annotated_tape: false, ..opts.clone() };
             frame = decode_frame_as_is(cat, input, start, input_offset, &tree, None);
         }
-        crate::secrets::redact(&mut frame);
+        crate::decode::secrets::redact(&mut frame);
     }
     frame
 }

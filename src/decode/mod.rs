@@ -6,11 +6,14 @@ pub mod guess;
 pub mod payload;
 pub mod problem;
 pub mod reader;
+pub mod records;
+pub mod regions;
 pub mod sasl;
+pub mod secrets;
 pub mod topic_ids;
 pub mod tree;
 pub mod values;
 
 pub use frame::{decode_frame, decode_frames, for_each_frame, DecodeOptions};
 pub use problem::{ErrorKind, Warning, WarningKind};
-pub use tree::{DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Text, Value};
+pub use tree::{DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};

@@ -69,8 +69,8 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
         record_damage: Default::default(),
         held: Default::default(),
     };
-    if crate::secrets::hiding() {
-        crate::secrets::redact(&mut frame);
+    if crate::decode::secrets::hiding() {
+        crate::decode::secrets::redact(&mut frame);
     }
     frame
 }

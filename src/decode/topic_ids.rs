@@ -4,8 +4,8 @@
 //! belong to that topic. Learned by `analysis::exchange::Names`; shared, so
 //! that a frame's context costs a reference count.
 
-use super::tree::Text;
-use crate::render::escape::{quote, quote_bytes};
+use crate::text::Text;
+use crate::text::escape::{quote, quote_bytes};
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 //! - values only ([`decode_message`]), for the JSON contract (`--format json`):
 //!   record batches and consumer-protocol bytes stay bytes, printed as hex;
 //! - annotated ([`decode_annotated`]): also every tagged section, tagged entry
-//!   and presence marker, and plain record batches ([`crate::records::tape`]),
+//!   and presence marker, and plain record batches ([`crate::decode::records::tape`]),
 //!   so that the tree views' nodes can be built from it ([`super::fields`]'s
 //!   `replay`). The tests hold that tree to the tree read into nodes.
 
@@ -30,7 +30,7 @@ pub struct Values {
     /// which the children of their [`SlotKind::Compressed`] slots index.
     pub buffers: Vec<bytes::Bytes>,
     /// Values-only tapes: damage in record data, which the tape keeps as
-    /// bytes but checks ([`crate::records::tape::check_batches`]).
+    /// bytes but checks ([`crate::decode::records::tape::check_batches`]).
     pub record_damage: Vec<DecodeError>,
 }
 
@@ -73,7 +73,7 @@ pub enum SlotKind {
     TagEntry,
     Marker,
     /// Annotated tapes only: a records field's plain batches, as
-    /// [`crate::records::tape`] writes them.
+    /// [`crate::decode::records::tape`] writes them.
     Batch,
     PartialBatch,
     Record,
@@ -273,7 +273,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     }
 
     /// Annotated tapes: a records field's batches as the children of its slot
-    /// `i`, when they are plain ([`crate::records::tape`]); else none, and the
+    /// `i`, when they are plain ([`crate::decode::records::tape`]); else none, and the
     /// tree's nodes for them are made by reading.
     #[inline]
     fn batches(&mut self, i: usize, f: &FieldPlan) {
@@ -283,7 +283,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         if !ANNOTATED {
             if let (Some(Val::Bytes(span)), Some(budget)) = (self.slots.get(i).map(|s| s.value), self.budget) {
                 let range = (span.at as usize, (span.at + span.len) as usize);
-                crate::records::tape::check_batches(self.r.buf(), range, budget, self.record_damage);
+                crate::decode::records::tape::check_batches(self.r.buf(), range, budget, self.record_damage);
             }
             return;
         }
@@ -291,7 +291,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         let keep = self.slots.len();
         let (keep_buffers, range) = (self.buffers.len(), (span.at as usize, (span.at + span.len) as usize));
         let before = budget.checkpoint();
-        if crate::records::tape::batches_onto_tape(self.r.buf(), range, self.slots, (&mut *self.buffers, budget)) {
+        if crate::decode::records::tape::batches_onto_tape(self.r.buf(), range, self.slots, (&mut *self.buffers, budget)) {
             let end = self.slots.len() as u32;
             if let Some(s) = self.slots.get_mut(i) {
                 s.end = end;

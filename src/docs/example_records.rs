@@ -5,7 +5,7 @@
 
 use crate::encode::writer::Writer;
 use crate::protocol::crc32c::crc32c;
-use crate::records::batch::crc32_ieee;
+use crate::decode::records::batch::crc32_ieee;
 use std::io::Write;
 
 /// The examples' base timestamp, 2023-11-14T22:13:20Z: a round number that

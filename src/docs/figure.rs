@@ -7,7 +7,7 @@ use crate::decode::{decode_frame, DecodeOptions, Direction, Node, Region, Role};
 use crate::encode::example::smallest_struct;
 use crate::encode::frame::{encode_frame, example_header, message_spec};
 use crate::encode::{encode_body, FrameSpec};
-use crate::records::BatchDecoder;
+use crate::decode::records::BatchDecoder;
 use crate::schema::{Catalogue, FieldSpec, FieldType, MessageSpec, Primitive};
 use bytes::Bytes;
 use serde_json::{Map, Value};

@@ -69,7 +69,7 @@ impl RecordRow {
     }
 }
 
-/// `definitions` says which definitions the site shows ([`super::site::definitions_shown`]).
+/// `definitions` says which definitions the site shows ([`crate::render::page::site::definitions_shown`]).
 pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> Page {
     let opt = |v: Option<String>| Cell::text(v.unwrap_or_else(|| "-".into()));
     let api_table = Table {

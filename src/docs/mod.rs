@@ -12,10 +12,9 @@ pub mod record_batch_page;
 pub mod record_page;
 pub mod schema_view;
 pub mod search;
-pub mod site;
 
 use crate::decode::{Node, Region, Role};
-use crate::render::regions::byte_owners;
+use crate::decode::regions::byte_owners;
 use crate::schema::diff::Change;
 use bytes::Bytes;
 

@@ -9,7 +9,7 @@ use super::example_records::{legacy_message_set, record_batch, Compression, BASE
 use super::figure::records_figure;
 use super::{anchor, Block, Cell, Page, Section, Table};
 use crate::protocol::meanings::utc_millis;
-use crate::records::batch::V2_FIELDS;
+use crate::decode::records::batch::V2_FIELDS;
 use crate::schema::Catalogue;
 
 pub const PATH: &str = "record-batch";

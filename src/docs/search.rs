@@ -7,7 +7,7 @@ use super::errors_page::{error_anchor, PATH as ERRORS};
 use super::record_batch_page::PATH as RECORD_BATCH;
 use super::{anchor, Block, Page};
 use crate::protocol::error_codes::ERROR_CODES;
-use crate::records::batch::V2_FIELDS;
+use crate::decode::records::batch::V2_FIELDS;
 
 pub const PATH: &str = "search";
 

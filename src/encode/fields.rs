@@ -230,7 +230,7 @@ impl<'r> FieldEncoder<'r> {
             Primitive::Float64 => match self.raw_bytes(path) {
                 Some(raw) => {
                     let bits: [u8; 8] = raw.try_into().map_err(|_| err(path, format!("its _raw entry has {} bytes; a float64 has 8", raw.len())))?;
-                    let shown = crate::render::json::float_json(f64::from_be_bytes(bits));
+                    let shown = crate::text::float_json(f64::from_be_bytes(bits));
                     if float_value(v, path)?.to_bits() != float_value(&shown, path)?.to_bits() {
                         return Err(err(path, format!("the value {v} disagrees with its _raw entry {} (which reads as {shown})", hex::encode(raw))));
                     }

@@ -222,7 +222,7 @@ pub enum OpenError {
 impl std::fmt::Display for OpenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            OpenError::NoSuchInterface(name) => write!(f, "no network interface is named {} (`ip link` lists them; `any` captures on all)", crate::render::escape::quote(name)),
+            OpenError::NoSuchInterface(name) => write!(f, "no network interface is named {} (`ip link` lists them; `any` captures on all)", crate::text::escape::quote(name)),
             OpenError::Permission => write!(
                 f,
                 "capturing from an interface needs the CAP_NET_RAW capability (raw sockets): run kwire as root, \

@@ -331,7 +331,7 @@ impl Proxy {
 
     fn warn(&self, key: &str, message: &str) {
         if self.warned.lock().map(|mut w| w.insert(key.to_string())).unwrap_or(true) {
-            eprintln!("kwire: proxy: {}", crate::render::escape::sanitize(message));
+            eprintln!("kwire: proxy: {}", crate::text::escape::sanitize(message));
         }
     }
 }

@@ -4,6 +4,24 @@
 //! value itself is unchanged. Which fields they apply to is decided once per
 //! field from its name and type (`schema::model::FieldMeaning`).
 
+use crate::schema::model::FieldMeaning;
+
+/// The note for a value of a field with this meaning, when it has one
+/// (error codes and API keys are noted by the decoder, which shares them).
+pub fn value_note(meaning: FieldMeaning, v: i64) -> Option<String> {
+    match meaning {
+        FieldMeaning::Timestamp => timestamp_note(v),
+        FieldMeaning::Duration => duration_note(v),
+        FieldMeaning::Acks => acks_note(v).map(str::to_string),
+        FieldMeaning::IsolationLevel => isolation_level_note(v).map(str::to_string),
+        FieldMeaning::AclOperation => acl_operation_note(v).map(str::to_string),
+        FieldMeaning::AclPermission => acl_permission_note(v).map(str::to_string),
+        FieldMeaning::AclPattern => acl_pattern_note(v).map(str::to_string),
+        FieldMeaning::AclResourceType => acl_resource_type_note(v).map(str::to_string),
+        _ => None,
+    }
+}
+
 /// Milliseconds since the epoch as `2023-11-14T22:13:20.000Z`, for the
 /// years 1970–9999; `None` outside them (a raw number is clearer than a
 /// date nobody meant).

@@ -4,7 +4,7 @@
 use crate::analysis::check::{Finding, Rule, Tally};
 use crate::decode::Direction;
 use crate::protocol::meanings::utc_micros;
-use crate::render::escape::sanitize;
+use crate::text::escape::sanitize;
 use crate::schema::Catalogue;
 use serde_json::{json, Value as Json};
 use std::io::{self, Write};

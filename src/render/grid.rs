@@ -1,7 +1,7 @@
 //! The byte layout grid: 16 bytes per row with offsets, hex and ASCII, each byte
 //! coloured by its region; plain text (with a region map) when colour is off.
 
-use super::regions::{byte_regions, region_runs};
+use crate::decode::regions::{byte_regions, region_runs};
 use crate::decode::{Frame, Node, Region};
 
 pub const ROW: usize = 16;

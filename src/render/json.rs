@@ -12,10 +12,10 @@
 //! `kwire encode` gives back the same bytes.
 
 use super::digits::{push_int, push_uint};
-use super::values::uuid_text;
+use crate::text::{float_json, uuid_text};
 use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
 use crate::decode::{Frame, Node, Region, Role, Value};
-use crate::render::escape::is_unsafe_in_json;
+use crate::text::escape::is_unsafe_in_json;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use serde_json::{json, Map, Value as Json};
 use std::cell::Cell;
@@ -30,9 +30,9 @@ pub fn frame_contract(frame: &Frame) -> Json {
         obj.insert("direction".into(), json!(frame.direction.as_str()));
         obj.insert("mechanism".into(), json!(mechanism));
         obj.insert("auth_bytes".into(), token_bytes(frame).map_or(Json::Null, |b| json!(hex::encode(b))));
-        let redacted = crate::secrets::redacted_paths(frame);
+        let redacted = crate::decode::secrets::redacted_paths(frame);
         if !redacted.is_empty() {
-            obj.insert(crate::secrets::REDACTED_KEY.into(), json!(redacted));
+            obj.insert(crate::decode::secrets::REDACTED_KEY.into(), json!(redacted));
         }
         if let Some(e) = &frame.error {
             obj.insert("error".into(), json!({"offset": e.offset, "expected": e.expected}));
@@ -50,9 +50,9 @@ pub fn frame_contract(frame: &Frame) -> Json {
     if !raw.is_empty() {
         obj.insert(RAW_KEY.into(), Json::Object(raw.into_iter().map(|(path, bytes)| (path, json!(hex::encode(bytes)))).collect()));
     }
-    let redacted = crate::secrets::redacted_paths(frame);
+    let redacted = crate::decode::secrets::redacted_paths(frame);
     if !redacted.is_empty() {
-        obj.insert(crate::secrets::REDACTED_KEY.into(), json!(redacted));
+        obj.insert(crate::decode::secrets::REDACTED_KEY.into(), json!(redacted));
     }
     if !frame.record_damage.is_empty() {
         let damage: Vec<Json> = frame.record_damage.iter().map(|e| json!({"offset": e.offset, "expected": e.expected})).collect();
@@ -109,9 +109,9 @@ fn write_error(out: &mut Vec<u8>, frame: &Frame) {
     }
 }
 
-/// `"_redacted": [paths]` when credentials were masked (see `crate::secrets`).
+/// `"_redacted": [paths]` when credentials were masked (see `crate::decode::secrets`).
 fn write_redacted(out: &mut Vec<u8>, frame: &Frame) {
-    let paths = crate::secrets::redacted_paths(frame);
+    let paths = crate::decode::secrets::redacted_paths(frame);
     for (i, p) in paths.iter().enumerate() {
         out.extend_from_slice(if i == 0 { b",\"_redacted\":[" } else { b"," });
         write_json_str(out, p);
@@ -119,12 +119,6 @@ fn write_redacted(out: &mut Vec<u8>, frame: &Frame) {
     if !paths.is_empty() {
         out.push(b']');
     }
-}
-
-/// A float64 in the contract: a JSON number, or `"NaN"`, `"inf"`, `"-inf"`
-/// (JSON has no numbers for them).
-pub fn float_json(v: f64) -> Json {
-    serde_json::Number::from_f64(v).map_or_else(|| json!(v.to_string()), Json::Number)
 }
 
 /// A float64 whose JSON text would not parse back to its bits: a NaN other

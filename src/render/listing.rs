@@ -5,7 +5,7 @@
 //! from [`crate::analysis::listing`].
 
 use super::digits::{push_int, push_uint};
-use super::escape::{quote, sanitize};
+use crate::text::escape::{quote, sanitize};
 use crate::analysis::listing::{ListEntry, Summary};
 use crate::capture::CapturedFrame;
 use crate::decode::Direction;

@@ -1,14 +1,12 @@
 //! Renderers: walk the annotated tree; never re-parse bytes.
 
 pub mod digits;
-pub mod escape;
 pub mod findings;
 pub mod grid;
 pub mod json;
 pub mod listing;
 pub mod page;
 pub mod records_table;
-pub mod regions;
 pub mod report;
 pub mod text_tree;
 pub mod tls;

@@ -7,8 +7,8 @@ use crate::analysis::records_table::{Data, DamageRow, Decoded, Item, Origin, Rec
 use crate::analysis::Topic;
 use crate::decode::Direction;
 use crate::protocol::meanings::{utc_micros, utc_millis};
-use crate::render::escape::sanitize;
-use crate::render::json::to_text;
+use crate::text::escape::sanitize;
+use crate::render::json::{struct_object, to_text, value_json};
 use crate::schema::Catalogue;
 use serde_json::{json, Map, Value as Json};
 use std::io::{self, Write};
@@ -110,10 +110,21 @@ fn cut(s: &str, max: usize) -> String {
 
 /// `OffsetCommitKey v0 {"group":"billing",…}`, or the prefixes alone.
 fn decoded_text(d: &Decoded) -> String {
-    let fields = to_text(&Json::Object(d.fields.clone()));
-    match &d.schema {
+    let (schema, fields) = decoded_json(d);
+    let fields = to_text(&Json::Object(fields));
+    match schema {
         Some(s) => format!("{} {fields}", sanitize(s)),
         None => fields,
+    }
+}
+
+/// What a key or value decoded to, as the JSON contract has its values: the
+/// schema it was read with, when it was, and the struct's fields, or the
+/// prefixes read when there is no struct.
+fn decoded_json(d: &Decoded) -> (Option<&str>, Map<String, Json>) {
+    match d {
+        Decoded::Struct { schema, node } => (Some(schema), struct_object(node)),
+        Decoded::Prefixes(nodes) => (None, nodes.iter().map(|n| (n.name.to_string(), value_json(n))).collect()),
     }
 }
 
@@ -154,7 +165,8 @@ pub fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
             m.insert(schema_key.into(), json!(id));
         }
         if let Some(dec) = &d.decoded {
-            m.insert(format!("{name}_decoded"), json!({"schema": dec.schema, "fields": dec.fields}));
+            let (schema, fields) = decoded_json(dec);
+            m.insert(format!("{name}_decoded"), json!({"schema": schema, "fields": fields}));
         }
     }
     let headers: Vec<Json> = r.headers.iter().map(|h| json!({"key": text_or_hex(&h.key), "value": text_or_hex(&h.value), "value_hex": hex_of(&h.value)})).collect();

@@ -8,7 +8,7 @@ use crate::analysis::inventory::Inventory;
 use crate::analysis::report::{Collected, ExchangeFacts};
 use crate::analysis::stats::{error_text, Row};
 use crate::docs::Figure;
-use crate::render::escape::{html as esc, sanitize};
+use crate::text::escape::{html as esc, sanitize};
 use crate::render::page::html::{figure_html, page_style, PAGE_SCRIPT};
 use crate::schema::Catalogue;
 use std::collections::BTreeMap;
@@ -40,7 +40,7 @@ fn client_text(names: &crate::analysis::Names, id: Option<u32>) -> String {
     match id {
         None => "-".into(),
         Some(i) => match names.client_id(i) {
-            Some(b) => crate::render::escape::quote(&String::from_utf8_lossy(b)),
+            Some(b) => crate::text::escape::quote(&String::from_utf8_lossy(b)),
             None => "null".into(),
         },
     }
@@ -285,7 +285,7 @@ fn timeline_section(out: &mut String, cat: &Catalogue, c: &Collected) {
 }
 
 fn bytes_text(b: &[u8]) -> String {
-    crate::render::escape::quote(&String::from_utf8_lossy(b))
+    crate::text::escape::quote(&String::from_utf8_lossy(b))
 }
 
 fn inventory_section(out: &mut String, inv: &Inventory) {

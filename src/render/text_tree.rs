@@ -1,7 +1,7 @@
 //! The object tree as text, in the layout of the seed pages:
 //! `+-- TopicId uuid = 0000… [0x0011, 16B] The topic identifier.`
 
-use super::escape::sanitize;
+use crate::text::escape::sanitize;
 use super::values::value_text;
 use crate::decode::{Frame, Node, Role, Value};
 

@@ -4,7 +4,7 @@
 
 use crate::capture::tls::{detect::version_name, suite_label, TlsEvent, TlsNote, TlsProblem, TlsSession};
 use crate::decode::Direction;
-use crate::render::escape::quote;
+use crate::text::escape::quote;
 use serde_json::{json, Value as Json};
 
 /// What a note says, after its time and connection: `TLS 1.3

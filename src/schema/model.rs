@@ -268,7 +268,7 @@ impl FieldLabels {
     fn of(f: &FieldSpec) -> FieldLabels {
         FieldLabels {
             name: intern(&f.name),
-            snake: intern(&crate::decode::fields::snake_case(&f.name)),
+            snake: intern(&crate::text::snake_case(&f.name)),
             ty: intern(&f.ty.to_string()),
             struct_name: f.ty.struct_name().map(intern),
             meaning: FieldMeaning::of(f),
@@ -278,15 +278,15 @@ impl FieldLabels {
 
     /// The name of element `i` of this array field: `Struct[i]` for arrays of
     /// structs, `Field[i]` for arrays of primitives.
-    pub fn element_name(&self, i: usize) -> crate::decode::Text {
+    pub fn element_name(&self, i: usize) -> crate::text::Text {
         let base = self.struct_name.unwrap_or(self.name);
         let Some(chunk) = self.elements.get(i / ELEMENT_CHUNK) else {
-            return crate::decode::Text::format(format_args!("{base}[{i}]"));
+            return crate::text::Text::format(format_args!("{base}[{i}]"));
         };
         let cells = chunk.get_or_init(|| (0..ELEMENT_CHUNK).map(|_| OnceLock::new()).collect());
         // Kept for good, as labels are: bounded by the definitions, not the input,
         // and a static name costs a node no reference count.
-        crate::decode::Text::from_static(cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").leak()))
+        crate::text::Text::from_static(cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").leak()))
     }
 
     /// Whether these labels still describe `f` (its fields are public and may change).
@@ -385,23 +385,6 @@ impl FieldMeaning {
             FieldMeaning::Secret
         } else {
             FieldMeaning::Plain
-        }
-    }
-
-    /// The note for a value of a field with this meaning, when it has one
-    /// (error codes and API keys are noted by the decoder, which shares them).
-    pub fn value_note(self, v: i64) -> Option<String> {
-        use crate::protocol::meanings::*;
-        match self {
-            FieldMeaning::Timestamp => timestamp_note(v),
-            FieldMeaning::Duration => duration_note(v),
-            FieldMeaning::Acks => acks_note(v).map(str::to_string),
-            FieldMeaning::IsolationLevel => isolation_level_note(v).map(str::to_string),
-            FieldMeaning::AclOperation => acl_operation_note(v).map(str::to_string),
-            FieldMeaning::AclPermission => acl_permission_note(v).map(str::to_string),
-            FieldMeaning::AclPattern => acl_pattern_note(v).map(str::to_string),
-            FieldMeaning::AclResourceType => acl_resource_type_note(v).map(str::to_string),
-            _ => None,
         }
     }
 }

@@ -4,10 +4,11 @@
 //! fixed-width big-endian integers, varint groups and continuation bits,
 //! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
 
-use crate::decode::{Frame, Node, Role, Text, Value};
+use crate::decode::{Frame, Node, Role, Value};
+use crate::text::Text;
 use crate::protocol::headers::header_for;
 use crate::render::text_tree::{push_findings, render_tree_annotated, TreeOptions};
-use crate::render::values::{kafka_uuid_text, uuid_text};
+use crate::text::{kafka_uuid_text, uuid_text};
 use crate::schema::{Catalogue, MessageKind, Primitive};
 use bytes::Bytes;
 
@@ -347,7 +348,7 @@ fn prefixed(bytes: &[u8], text: bool, wide: bool, records: bool) -> Option<Expla
         }
         Some(p) if text => match std::str::from_utf8(p) {
             Ok(s) => {
-                lines.push(format!("{} → {} of UTF-8: {}", shown(p), count_bytes(p.len()), crate::render::escape::quote(s)));
+                lines.push(format!("{} → {} of UTF-8: {}", shown(p), count_bytes(p.len()), crate::text::escape::quote(s)));
                 Value::Str(Some(Text::copy_of(s)))
             }
             Err(_) => {

@@ -16,9 +16,9 @@ use crate::budget::Budget;
 use crate::decode::fields::TopicIds;
 use crate::decode::{decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region};
 use crate::input::hex_text::parse_hex_text;
-use crate::render::escape::sanitize;
+use crate::text::escape::sanitize;
 use crate::render::grid::ROW;
-use crate::render::regions::byte_regions;
+use crate::decode::regions::byte_regions;
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -959,7 +959,7 @@ fn scroll_to(top: usize, lines: Range<usize>, height: usize, total: usize) -> us
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::regions::byte_owners;
+    use crate::decode::regions::byte_owners;
 
     /// Frames of the samples and of the real captures (compressed batches among them).
     fn frames() -> Vec<Frame> {

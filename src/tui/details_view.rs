@@ -2,7 +2,7 @@
 
 use super::theme::Theme;
 use crate::decode::{Frame, Node, Role, Value};
-use crate::render::escape::sanitize;
+use crate::text::escape::sanitize;
 use crate::render::values::value_text;
 use ratatui::text::{Line, Span};
 

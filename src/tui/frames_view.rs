@@ -4,7 +4,7 @@
 //! and error summaries in red; other frames their source, offset and label.
 
 use super::app::{App, FrameView};
-use crate::render::escape::sanitize;
+use crate::text::escape::sanitize;
 use crate::render::listing::LineWriter;
 use crate::render::text_tree::label;
 use ratatui::buffer::Buffer;

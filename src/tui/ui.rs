@@ -9,7 +9,7 @@ use super::help::HelpOverlay;
 use super::layout::panes;
 use super::theme::Theme;
 use super::tree_view::TreeView;
-use crate::render::escape::sanitize;
+use crate::text::escape::sanitize;
 use crate::render::grid::ROW;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -10,7 +10,7 @@
 
 use super::*;
 use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
-use crate::records::payload::PayloadKind;
+use crate::decode::records::payload::PayloadKind;
 
 impl FieldDecoder<'_, '_> {
     /// The nodes of the struct (declared as `fields`) whose slot on `tape` is `s`.
@@ -44,7 +44,7 @@ impl FieldDecoder<'_, '_> {
                 let plain = || PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
                 if slot.end > i + 1 && *p == Primitive::Records && plain() {
                     // Batches on the tape (the tape keeps only plain ones; an internal topic's are read).
-                    let mut bd = crate::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
+                    let mut bd = crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
                     bd.replay_stream(tape, i, &mut node.children);
                 } else {
                     self.after_primitive(f, *p, node);

@@ -5,9 +5,9 @@ use super::{assets, href, region_class, skipped, PageFormat};
 use crate::decode::Region;
 use crate::docs::search::Entry;
 use crate::docs::{encoding_page, errors_page, index_page, record_batch_page, search, Block, Figure, Page, Table, VersionLink};
-use crate::render::escape::html as esc;
+use crate::text::escape::html as esc;
 use crate::render::grid::{layout_title, ROW};
-use crate::render::regions::byte_owners;
+use crate::decode::regions::byte_owners;
 use crate::render::text_tree::{line_in, tree_lines, TreeOptions, DOC_WIDTH};
 use std::fmt::Write;
 

@@ -4,6 +4,7 @@
 mod assets;
 pub mod html;
 pub mod plain;
+pub mod site;
 
 use crate::decode::Region;
 use crate::docs::Page;

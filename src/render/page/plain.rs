@@ -5,7 +5,7 @@
 use super::{href, skipped, PageFormat};
 use crate::decode::Region;
 use crate::docs::{encoding_page, index_page, Block, Cell, Figure, Page, Table, VersionLink};
-use crate::render::escape::{html, sanitize};
+use crate::text::escape::{html, sanitize};
 use crate::render::grid::render_layout;
 use crate::render::text_tree::{render_tree, TreeOptions};
 

@@ -2,15 +2,15 @@
 //! pages, every API at every version and every record type at every version,
 //! written in one format.
 
-use super::api_page::ApiDocs;
-use super::encoding_page::encoding_page;
-use super::errors_page::errors_page;
-use super::index_page::{index_page, ApiRow, RecordRow};
-use super::record_batch_page::record_batch_page;
-use super::record_page::{record_names, RecordDocs};
-use super::search::{fixed_entries, search_page};
-use super::{defs_loaded, Page};
-use crate::render::page::{render, PageFormat};
+use crate::docs::api_page::ApiDocs;
+use crate::docs::encoding_page::encoding_page;
+use crate::docs::errors_page::errors_page;
+use crate::docs::index_page::{index_page, ApiRow, RecordRow};
+use crate::docs::record_batch_page::record_batch_page;
+use crate::docs::record_page::{record_names, RecordDocs};
+use crate::docs::search::{fixed_entries, search_page};
+use crate::docs::{defs_loaded, Page};
+use super::{render, PageFormat};
 use crate::schema::catalogue::LOADED_RELEASE;
 use crate::schema::{Catalogue, MessageKind};
 use std::path::Path;

@@ -248,6 +248,6 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     node.children.push(leaf(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
     node.children.push(leaf(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));
     node.children.push(payload);
-    node.note = Some(crate::decode::Text::format(format_args!("(Schema Registry framing, schema {id})")));
+    node.note = Some(crate::text::Text::format(format_args!("(Schema Registry framing, schema {id})")));
     true
 }

@@ -22,7 +22,7 @@ pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
 }
 
 /// For every byte in `0..len`, the pre-order index (the order of
-/// [`super::text_tree::tree_lines`]) of the deepest node covering it: what a
+/// `render::text_tree::tree_lines`) of the deepest node covering it: what a
 /// byte links to on a page.
 pub fn byte_owners(root: &Node, len: usize) -> Vec<Option<usize>> {
     let mut out = vec![None; len];

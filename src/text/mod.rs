@@ -1,0 +1,302 @@
+//! Text at the bottom of every layer: [`Text`], the label type of schema
+//! names and tree nodes, the names' snake_case spelling, the escapes that
+//! make untrusted text safe to show ([`escape`]) and the spellings of values
+//! shared by every view (uuids, floats in JSON).
+
+pub mod escape;
+
+use serde::Serialize;
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// A node's name, type, note, doc or string value: a static string, a string
+/// shared with the catalogue, a short string kept inline, or one of its own, so
+/// that most nodes cost no allocation for their labels. Reads as a `str`.
+#[derive(Clone)]
+pub struct Text(Repr);
+
+/// Longest string kept inside a `Text` without an allocation (the size of the
+/// other variants, so a `Text` stays 24 bytes).
+const INLINE: usize = 22;
+
+#[derive(Clone)]
+enum Repr {
+    Static(&'static str),
+    Shared(Arc<str>),
+    Inline { len: u8, buf: [u8; INLINE] },
+    Owned(Box<str>),
+}
+
+impl Text {
+    pub const fn from_static(s: &'static str) -> Text {
+        Text(Repr::Static(s))
+    }
+
+    /// A copy of `s`, inline when short.
+    pub fn copy_of(s: &str) -> Text {
+        if s.len() <= INLINE {
+            let mut buf = [0u8; INLINE];
+            buf[..s.len()].copy_from_slice(s.as_bytes());
+            Text(Repr::Inline { len: s.len() as u8, buf })
+        } else {
+            Text(Repr::Owned(s.into()))
+        }
+    }
+
+    /// `bytes` as text when they are UTF-8. Short ASCII (most names and ids)
+    /// is checked byte by byte, cheaper than the general validator at that size.
+    #[inline]
+    pub fn from_utf8(bytes: &[u8]) -> Option<Text> {
+        if bytes.len() <= INLINE && bytes.iter().all(u8::is_ascii) {
+            let mut buf = [0u8; INLINE];
+            buf[..bytes.len()].copy_from_slice(bytes);
+            return Some(Text(Repr::Inline { len: bytes.len() as u8, buf }));
+        }
+        std::str::from_utf8(bytes).ok().map(Text::copy_of)
+    }
+
+    /// Formatted text (`Text::format(format_args!("Record[{i}]"))`), inline
+    /// when it fits: no allocation for short element names and notes.
+    pub fn format(args: fmt::Arguments<'_>) -> Text {
+        if let Some(s) = args.as_str() {
+            return Text::from_static(s);
+        }
+        let mut w = InlineWriter { len: 0, buf: [0u8; INLINE] };
+        if fmt::Write::write_fmt(&mut w, args).is_ok() {
+            Text(Repr::Inline { len: w.len as u8, buf: w.buf })
+        } else {
+            Text(Repr::Owned(fmt::format(args).into_boxed_str()))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Static(s) => s,
+            Repr::Shared(s) => s,
+            // SAFETY: `buf[..len]` only ever receives whole `str`s (`copy_of`, and
+            // `InlineWriter`, whose partial output is dropped when formatting fails).
+            Repr::Inline { len, buf } => unsafe { std::str::from_utf8_unchecked(&buf[..usize::from(*len)]) },
+            Repr::Owned(s) => s,
+        }
+    }
+}
+
+/// Formats into a fixed buffer; fails (and the caller allocates) when it is full.
+struct InlineWriter {
+    len: usize,
+    buf: [u8; INLINE],
+}
+
+impl fmt::Write for InlineWriter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        if end > INLINE {
+            return Err(fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::from_static("")
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for str {
+    fn eq(&self, other: &Text) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for &str {
+    fn eq(&self, other: &Text) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<Text> for String {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl From<&'static str> for Text {
+    fn from(s: &'static str) -> Text {
+        Text(Repr::Static(s))
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        if s.len() <= INLINE {
+            Text::copy_of(&s)
+        } else {
+            Text(Repr::Owned(s.into_boxed_str()))
+        }
+    }
+}
+
+impl From<&String> for Text {
+    fn from(s: &String) -> Text {
+        Text::copy_of(s)
+    }
+}
+
+impl From<Arc<str>> for Text {
+    fn from(s: Arc<str>) -> Text {
+        Text(Repr::Shared(s))
+    }
+}
+
+impl From<&Arc<str>> for Text {
+    fn from(s: &Arc<str>) -> Text {
+        Text(Repr::Shared(s.clone()))
+    }
+}
+
+impl From<Text> for String {
+    fn from(t: Text) -> String {
+        t.as_str().to_string()
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// `RequestApiKey` → `request_api_key`.
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A uuid as most tools print it: hyphenated hex.
+pub fn uuid_text(u: &[u8; 16]) -> String {
+    uuid::Uuid::from_bytes(*u).hyphenated().to_string()
+}
+
+/// A uuid as Kafka's `Uuid.toString` prints it: URL-safe base64 without padding.
+pub fn kafka_uuid_text(u: &[u8; 16]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(22);
+    for chunk in u.chunks(3) {
+        let n = chunk.iter().fold(0u32, |acc, b| acc << 8 | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// A float64 in the contract: a JSON number, or `"NaN"`, `"inf"`, `"-inf"`
+/// (JSON has no numbers for them).
+pub fn float_json(v: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(v).map_or_else(|| serde_json::json!(v.to_string()), serde_json::Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_from_utf8_takes_short_ascii_inline_and_checks_the_rest() {
+        let short = Text::from_utf8(b"consumer-1").expect("ASCII");
+        assert!(matches!(short.0, Repr::Inline { .. }));
+        assert_eq!(short, "consumer-1");
+        assert_eq!(Text::from_utf8("grüße".as_bytes()).expect("UTF-8"), "grüße");
+        let long = "a".repeat(INLINE + 1);
+        assert_eq!(Text::from_utf8(long.as_bytes()).expect("long ASCII"), long.as_str());
+        assert!(Text::from_utf8(b"ab\xff").is_none(), "invalid UTF-8 is refused");
+        assert!(Text::from_utf8(b"\xc3").is_none(), "a cut multi-byte character is refused");
+        assert_eq!(Text::from_utf8(b"").expect("empty"), "");
+    }
+
+    #[test]
+    fn uuids_print_as_kafka_does() {
+        assert_eq!(kafka_uuid_text(&[0; 16]), "AAAAAAAAAAAAAAAAAAAAAA");
+        let mut one = [0u8; 16];
+        one[15] = 1;
+        assert_eq!(kafka_uuid_text(&one), "AAAAAAAAAAAAAAAAAAAAAQ");
+        assert_eq!(kafka_uuid_text(&[0xff; 16]), "_____________________w");
+    }
+}
