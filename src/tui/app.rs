@@ -4,6 +4,7 @@
 //! were ([`Geometry`]), which paging and mouse clicks need.
 
 use super::grid_view::{row_count, GridGeometry};
+use super::help::{command_for, Command};
 use super::search::Search;
 use super::theme::Theme;
 use super::tree_state::TreeState;
@@ -14,7 +15,7 @@ use crate::analysis::filter::{parse_terms, Filter};
 use crate::analysis::index::{self, IndexEvent, IndexedFrame, Progress, Spool};
 use crate::budget::Budget;
 use crate::decode::fields::TopicIds;
-use crate::decode::{decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region};
+use crate::decode::{decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region, Role, Value};
 use crate::input::hex_text::parse_hex_text;
 use crate::text::escape::sanitize;
 use crate::render::grid::ROW;
@@ -25,6 +26,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use ratatui::layout::{Position, Rect};
 use std::collections::VecDeque;
 use std::ops::Range;
+
+/// What one search key may spend looking through other frames.
+const SEARCH_TIME: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// Lines a mouse wheel notch scrolls.
 const WHEEL_LINES: usize = 3;
@@ -49,6 +53,34 @@ pub struct FrameView {
     pub cursor: usize,
     /// First grid row on screen.
     pub grid_top: usize,
+    /// The decompressed data the grid shows while the selection is inside
+    /// it (its offsets, `d:` in the title, index that data, not the frame).
+    pub buffer: Option<DecompressedBuffer>,
+}
+
+/// Decompressed record data shown in the grid.
+pub struct DecompressedBuffer {
+    /// The path of the node holding it ([`Role::Decompressed`]).
+    pub path: Vec<usize>,
+    pub bytes: Bytes,
+    pub regions: Vec<Option<Region>>,
+    /// What it was decompressed from: the name of the node above it.
+    pub from: String,
+}
+
+/// The length of the longest prefix of `path` that ends at a decompressed
+/// node (0: the path stays in the frame's own bytes).
+fn decompressed_prefix(root: &Node, path: &[usize]) -> usize {
+    let mut node = root;
+    let mut prefix = 0;
+    for (depth, &i) in path.iter().enumerate() {
+        let Some(c) = node.children.get(i) else { break };
+        node = c;
+        if node.role == Role::Decompressed {
+            prefix = depth + 1;
+        }
+    }
+    prefix
 }
 
 impl FrameView {
@@ -58,7 +90,67 @@ impl FrameView {
         let errors = error_ranges(&frame);
         let mut tree = TreeState::new(&frame.root);
         tree.select(&frame.root, &frame.root.path_at(0));
-        FrameView { frame, source: source.into(), located: true, regions, legend, errors, tree, cursor: 0, grid_top: 0 }
+        FrameView { frame, source: source.into(), located: true, regions, legend, errors, tree, cursor: 0, grid_top: 0, buffer: None }
+    }
+
+    /// The bytes the grid shows: the frame's, or the decompressed data the selection is in.
+    pub fn grid_bytes(&self) -> &[u8] {
+        self.buffer.as_ref().map_or(&self.frame.bytes[..], |b| &b.bytes[..])
+    }
+
+    /// The region of each byte the grid shows.
+    pub fn grid_regions(&self) -> &[Option<Region>] {
+        self.buffer.as_ref().map_or(&self.regions[..], |b| &b.regions[..])
+    }
+
+    /// How much of `path` leads to the decompressed data it is in (0: none).
+    pub fn in_buffer(&self, path: &[usize]) -> usize {
+        decompressed_prefix(&self.frame.root, path)
+    }
+
+    /// After the tree's selection moved: the grid shows the buffer it is in.
+    fn sync_buffer(&mut self) {
+        let selected = self.tree.selected();
+        let prefix = decompressed_prefix(&self.frame.root, selected);
+        let same = match &self.buffer {
+            Some(b) => prefix > 0 && b.path == selected[..prefix],
+            None => prefix == 0,
+        };
+        if same {
+            return;
+        }
+        self.buffer = None;
+        self.cursor = 0;
+        self.grid_top = 0;
+        if prefix == 0 {
+            return;
+        }
+        let path = selected[..prefix].to_vec();
+        let from = self.frame.root.at_path(&path[..prefix - 1]).map_or(String::new(), |n| n.name.to_string());
+        let Some(node) = self.frame.root.at_path(&path) else { return };
+        let Value::Bytes(Some(bytes)) = &node.value else { return };
+        let mut regions = vec![None; bytes.len()];
+        for c in &node.children {
+            paint_regions(c, &mut regions);
+        }
+        self.buffer = Some(DecompressedBuffer { path, bytes: bytes.clone(), regions, from });
+    }
+
+    /// The deepest node at grid byte `at`, as a path from the root.
+    fn path_at_grid(&self, at: usize) -> Vec<usize> {
+        let Some(b) = &self.buffer else { return self.frame.root.path_at(at) };
+        let mut path = b.path.clone();
+        let Some(mut node) = self.frame.root.at_path(&path) else { return path };
+        'down: loop {
+            for (i, c) in node.children.iter().enumerate() {
+                if at >= c.offset && at < c.end() && c.role != Role::Decompressed {
+                    path.push(i);
+                    node = c;
+                    continue 'down;
+                }
+            }
+            return path;
+        }
     }
 
     pub fn selected_node(&self) -> &Node {
@@ -70,11 +162,29 @@ impl FrameView {
         self.cursor..self.cursor + 1
     }
 
-    /// The selected node's bytes, within the frame.
+    /// The selected node's bytes, within the bytes the grid shows (the
+    /// decompressed node itself: all its data).
     pub fn selection(&self) -> Range<usize> {
         let n = self.selected_node();
-        let len = self.frame.bytes.len();
+        let len = self.grid_bytes().len();
+        if self.buffer.as_ref().is_some_and(|b| b.path == self.tree.selected()) {
+            return 0..len;
+        }
         n.offset.min(len)..n.end().min(len)
+    }
+}
+
+/// Regions of a decompressed buffer's bytes: deeper nodes over their
+/// ancestors; data decompressed again inside is not these bytes.
+fn paint_regions(n: &Node, out: &mut [Option<Region>]) {
+    let end = n.end().min(out.len());
+    if n.offset < end {
+        out[n.offset..end].fill(Some(n.region));
+    }
+    if n.role != Role::Decompressed {
+        for c in &n.children {
+            paint_regions(c, out);
+        }
     }
 }
 
@@ -84,12 +194,17 @@ fn error_ranges(frame: &Frame) -> Vec<Range<usize>> {
     let len = frame.bytes.len();
     let at = frame.error.as_ref().map(|e| e.offset);
     let mut out = Vec::new();
-    frame.root.walk(&mut |n, _| {
+    // Errors inside decompressed data are at offsets of that data, not of the frame.
+    fn walk(n: &Node, at: Option<usize>, len: usize, out: &mut Vec<Range<usize>>) {
         if n.error().is_some() {
             let start = at.filter(|a| (n.offset..n.end()).contains(a)).unwrap_or(n.offset);
             out.push(start.min(len)..n.end().min(len));
         }
-    });
+        if n.role != Role::Decompressed {
+            n.children.iter().for_each(|c| walk(c, at, len, out));
+        }
+    }
+    walk(&frame.root, at, len, &mut out);
     out.retain(|r| !r.is_empty());
     if let (true, Some(a)) = (out.is_empty(), at) {
         if a < len {
@@ -384,11 +499,11 @@ impl<'a> App<'a> {
     /// Grid → tree: put the cursor on a byte and select the deepest node there.
     pub fn move_cursor(&mut self, byte: usize) {
         let Some(fv) = self.frame_mut() else { return };
-        let Some(last) = fv.frame.bytes.len().checked_sub(1) else {
+        let Some(last) = fv.grid_bytes().len().checked_sub(1) else {
             return;
         };
         fv.cursor = byte.min(last);
-        let path = fv.frame.root.path_at(fv.cursor);
+        let path = fv.path_at_grid(fv.cursor);
         fv.tree.select(&fv.frame.root, &path);
         let cursor = fv.cursor_range();
         self.reveal(cursor);
@@ -405,8 +520,9 @@ impl<'a> App<'a> {
 
     fn after_tree_selection(&mut self) {
         let Some(fv) = self.frame_mut() else { return };
+        fv.sync_buffer();
         let sel = fv.selection();
-        fv.cursor = sel.start.min(fv.frame.bytes.len().saturating_sub(1));
+        fv.cursor = sel.start.min(fv.grid_bytes().len().saturating_sub(1));
         self.reveal(sel);
     }
 
@@ -414,7 +530,7 @@ impl<'a> App<'a> {
     fn reveal(&mut self, bytes: Range<usize>) {
         let (gh, th) = (self.grid_height(), self.tree_height());
         let Some(fv) = self.frame_mut() else { return };
-        fv.grid_top = scroll_to(fv.grid_top, grid_rows(bytes), gh, row_count(fv.frame.bytes.len()));
+        fv.grid_top = scroll_to(fv.grid_top, grid_rows(bytes), gh, row_count(fv.grid_bytes().len()));
         fv.tree.scroll_to_selection(th);
     }
 
@@ -582,18 +698,30 @@ impl<'a> App<'a> {
             Mode::Normal => {}
         }
         self.status = None;
-        match key.code {
-            KeyCode::Char('q') => self.quit = true,
-            KeyCode::Char('?') => self.mode = Mode::Help,
-            KeyCode::Tab | KeyCode::BackTab => {
+        match command_for(key.code) {
+            Some(c) => self.run(c),
+            None => match self.focus {
+                Focus::Frames => self.frames_key(key.code),
+                Focus::Grid => self.grid_key(key.code),
+                Focus::Tree => self.tree_key(key.code),
+            },
+        }
+    }
+
+    /// What a key of [`super::help::KEYS`] does.
+    fn run(&mut self, command: Command) {
+        match command {
+            Command::Quit => self.quit = true,
+            Command::Help => self.mode = Mode::Help,
+            Command::NextPane | Command::PreviousPane => {
                 let order = self.focus_order();
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
-                let step = if key.code == KeyCode::Tab { 1 } else { order.len() - 1 };
+                let step = if command == Command::NextPane { 1 } else { order.len() - 1 };
                 self.focus = order[(i + step) % order.len()];
             }
-            KeyCode::Char('/') => self.open_prompt(PromptKind::Search, String::new()),
-            KeyCode::Char(':') => self.open_prompt(PromptKind::Jump, String::new()),
-            KeyCode::Char('v') => {
+            Command::Search => self.open_prompt(PromptKind::Search, String::new()),
+            Command::JumpToOffset => self.open_prompt(PromptKind::Jump, String::new()),
+            Command::DecodeAs => {
                 // The prompt starts empty (typing never appends to the old answer); what
                 // the frame is now decoded as is said on the status line.
                 let now = self.frame().map(|fv| self.describe_api(&fv.frame)).unwrap_or_default();
@@ -602,36 +730,27 @@ impl<'a> App<'a> {
                 }
                 self.open_prompt(PromptKind::Decode, String::new());
             }
-            KeyCode::Char('n') => self.search_step(true),
-            KeyCode::Char('N') => self.search_step(false),
-            KeyCode::Char('[') => {
-                if let Some(i) = self.shown_step(-1) {
+            Command::NextMatch => self.search_step(true),
+            Command::PreviousMatch => self.search_step(false),
+            Command::PreviousFrame | Command::NextFrame => {
+                if let Some(i) = self.shown_step(if command == Command::NextFrame { 1 } else { -1 }) {
                     self.select_frame(i);
                 }
             }
-            KeyCode::Char(']') => {
-                if let Some(i) = self.shown_step(1) {
-                    self.select_frame(i);
-                }
-            }
-            KeyCode::Char('p') => self.jump_to_pair(),
-            KeyCode::Char('}') => self.same_connection(true),
-            KeyCode::Char('{') => self.same_connection(false),
-            KeyCode::Char('f') if self.capture.is_some() => {
+            Command::Pair => self.jump_to_pair(),
+            Command::NextInConnection => self.same_connection(true),
+            Command::PreviousInConnection => self.same_connection(false),
+            Command::Filter if self.capture.is_some() => {
                 let now = self.filter.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
                 self.open_prompt(PromptKind::Filter, now);
             }
-            KeyCode::Char('t') if self.capture.is_some() => {
+            Command::ToggleTime if self.capture.is_some() => {
                 if let Some(cap) = self.capture.as_mut() {
                     cap.relative_time = !cap.relative_time;
                 }
             }
-            KeyCode::Esc => self.search = None,
-            _ => match self.focus {
-                Focus::Frames => self.frames_key(key.code),
-                Focus::Grid => self.grid_key(key.code),
-                Focus::Tree => self.tree_key(key.code),
-            },
+            Command::Filter | Command::ToggleTime => self.fail("f and t are for captures (kwire capture FILE --tui)"),
+            Command::ClearSearch => self.search = None,
         }
     }
 
@@ -651,7 +770,7 @@ impl<'a> App<'a> {
 
     fn grid_key(&mut self, code: KeyCode) {
         let Some(fv) = self.frame() else { return };
-        let (c, last) = (fv.cursor, fv.frame.bytes.len().saturating_sub(1));
+        let (c, last) = (fv.cursor, fv.grid_bytes().len().saturating_sub(1));
         let page = self.grid_height() * ROW;
         let to = match code {
             KeyCode::Left | KeyCode::Char('h') => c.saturating_sub(1),
@@ -744,7 +863,7 @@ impl<'a> App<'a> {
     fn submit(&mut self, p: Prompt) {
         match p.kind {
             PromptKind::Search => self.start_search(p.text.trim()),
-            PromptKind::Jump => match (parse_offset(&p.text), self.frame().map(|f| f.frame.bytes.len())) {
+            PromptKind::Jump => match (parse_offset(&p.text), self.frame().map(|f| f.grid_bytes().len())) {
                 (Some(at), Some(len)) if at < len => {
                     self.focus = Focus::Grid;
                     self.move_cursor(at);
@@ -769,17 +888,33 @@ impl<'a> App<'a> {
     }
 
     fn search_step(&mut self, forward: bool) {
-        let Some(cursor) = self.frame().map(|f| f.cursor) else {
-            return;
-        };
+        let Some(cursor) = self.frame().map(|f| f.cursor) else { return };
         let Some(s) = self.search.as_mut() else {
             return self.fail("no search: press / first");
         };
         let query = sanitize(&s.query);
+        // Past the last hit of this frame (the first, going back), the search
+        // goes on in the next frame shown that has one.
+        let n = s.hits.len();
+        let leaves = match (s.current, forward) {
+            _ if n == 0 => true,
+            (Some(c), true) => c + 1 >= n,
+            (Some(c), false) => c == 0,
+            (None, true) => s.hits.iter().all(|h| h.range.start < cursor),
+            (None, false) => s.hits.iter().all(|h| h.range.start > cursor),
+        };
+        if leaves && self.shown.len() > 1 {
+            return self.search_other_frames(forward);
+        }
         let Some(hit) = s.next(cursor, forward).cloned() else {
             return self.fail(format!("no match for {query}"));
         };
         let (i, n) = (s.current.unwrap_or(0) + 1, s.hits.len());
+        self.go_to_hit(hit);
+        self.info(format!("match {i} of {n} for {query}"));
+    }
+
+    fn go_to_hit(&mut self, hit: super::search::Hit) {
         match hit.path {
             Some(p) => self.select_path(&p),
             None => {
@@ -787,7 +922,69 @@ impl<'a> App<'a> {
                 self.reveal(hit.range);
             }
         }
-        self.info(format!("match {i} of {n} for {query}"));
+    }
+
+    /// The search in the frames after (before) the current one, in the list's
+    /// order and around, each decoded to be searched (its tree, notes and
+    /// bytes) and, for a capture's, its list line too; within
+    /// [`SEARCH_TIME`] a key (`n` goes on from where it stopped).
+    fn search_other_frames(&mut self, forward: bool) {
+        let Some(query) = self.search.as_ref().map(|s| s.query.clone()) else { return };
+        let needle = query.to_lowercase();
+        let start = std::time::Instant::now();
+        let total = self.shown.len();
+        let at = self.shown_position();
+        let mut lines = crate::render::listing::LineWriter::new(self.cat);
+        let mut line = Vec::new();
+        for step in 1..total {
+            let pos = if forward { (at + step) % total } else { (at + total - step % total) % total };
+            let i = self.shown[pos];
+            if start.elapsed() > SEARCH_TIME {
+                // Stop here: the next `n` starts from this frame.
+                self.select_frame(i);
+                return self.info(format!("searched {step} frames without a match for {} (n searches on)", sanitize(&query)));
+            }
+            let in_line = self.frames[i].row.as_ref().is_some_and(|r| {
+                line.clear();
+                lines.push_frame(&mut line, &r.frame, &r.entry, false);
+                String::from_utf8_lossy(&line).to_lowercase().contains(&needle)
+            });
+            self.ensure_decoded(i);
+            let hits = self.frames[i].view.as_ref().map_or(0, |fv| super::search::find(&fv.frame.root, &fv.frame.bytes, &query).len());
+            if hits == 0 && !in_line {
+                continue;
+            }
+            self.select_frame(i);
+            let wrapped = if forward { pos <= at } else { pos >= at };
+            let around = if wrapped { " (search wrapped around the list)" } else { "" };
+            if hits == 0 {
+                return self.info(format!("{} is in frame {}'s list line{around}", sanitize(&query), self.frame_number(i)));
+            }
+            let cursor = if forward { 0 } else { usize::MAX };
+            let hit = self.search.as_mut().and_then(|s| s.next(cursor, forward).cloned());
+            if let Some(hit) = hit {
+                self.go_to_hit(hit);
+            }
+            let k = self.search.as_ref().and_then(|s| s.current).map_or(1, |c| c + 1);
+            return self.info(format!("match {k} of {hits} in frame {} for {}{around}", self.frame_number(i), sanitize(&query)));
+        }
+        // No other frame has it: this frame's own hits, around.
+        let cursor = self.frame().map_or(0, |f| f.cursor);
+        match self.search.as_mut().and_then(|s| s.next(cursor, forward).cloned()) {
+            Some(hit) => {
+                self.go_to_hit(hit);
+                self.info(format!("only this frame has {}", sanitize(&query)));
+            }
+            None => self.fail(format!("no match for {} in {total} frames", sanitize(&query))),
+        }
+    }
+
+    /// A frame's number as the list shows it (a capture's as `--list` does).
+    fn frame_number(&self, i: usize) -> String {
+        match self.frames.get(i).and_then(|s| s.row.as_ref()) {
+            Some(r) => format!("#{}", r.frame.index),
+            None => format!("{}", i + 1),
+        }
     }
 
     /// `v`: decode the current frame's bytes again, as a request or as the
@@ -880,7 +1077,7 @@ impl<'a> App<'a> {
                 } else if g.grid.contains(at) {
                     let h = self.grid_height();
                     if let Some(fv) = self.frame_mut() {
-                        let max = row_count(fv.frame.bytes.len()).saturating_sub(h);
+                        let max = row_count(fv.grid_bytes().len()).saturating_sub(h);
                         fv.grid_top = if down { (fv.grid_top + WHEEL_LINES).min(max) } else { fv.grid_top.saturating_sub(WHEEL_LINES) };
                     }
                 } else if g.tree.contains(at) {
@@ -896,12 +1093,12 @@ impl<'a> App<'a> {
 
     fn click_grid(&mut self, at: Position) {
         let Some(fv) = self.frame() else { return };
-        let geo = GridGeometry::new(fv.frame.bytes.len());
+        let geo = GridGeometry::new(fv.grid_bytes().len());
         let Some(col) = geo.column_at(at.x - self.geometry.grid.x) else {
             return;
         };
         let byte = (fv.grid_top + usize::from(at.y - self.geometry.grid.y)) * ROW + col;
-        if byte < fv.frame.bytes.len() {
+        if byte < fv.grid_bytes().len() {
             self.focus = Focus::Grid;
             self.move_cursor(byte);
         }

@@ -9,10 +9,11 @@ use ratatui::text::{Line, Span};
 /// Raw bytes beyond this many are summarised.
 const SHOWN_BYTES: usize = 48;
 
-/// The lines for the node at `path` of `frame`.
-pub fn details_lines(frame: &Frame, path: &[usize], theme: Theme) -> Vec<Line<'static>> {
+/// The lines for the node at `path` of `frame`, whose offsets index `bytes`
+/// (the frame's, or the decompressed data the node is in).
+pub fn details_lines(frame: &Frame, bytes: &[u8], path: &[usize], theme: Theme) -> Vec<Line<'static>> {
     let Some(node) = frame.root.at_path(path) else { return Vec::new() };
-    let raw = frame.bytes.get(node.offset..node.end().min(frame.bytes.len())).unwrap_or(&[]);
+    let raw = bytes.get(node.offset..node.end().min(bytes.len())).unwrap_or(&[]);
     let ty = if node.ty.is_empty() { "-".into() } else { sanitize(&node.ty) };
     // Most telling first: small terminals show only the first few lines.
     let mut lines = vec![field(theme, "path", field_path(&frame.root, path))];

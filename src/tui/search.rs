@@ -46,7 +46,7 @@ impl Search {
     }
 }
 
-/// Nodes whose name or value contains `query` (ignoring case), and, when the
+/// Nodes whose name, value or note contains `query` (ignoring case), and, when the
 /// query reads as hex bytes (`00 55`, `0x0055`), every place those bytes occur.
 pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
     let needle = query.trim().to_lowercase();
@@ -72,7 +72,8 @@ pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
 }
 
 fn find_nodes(node: &Node, needle: &str, path: &mut Vec<usize>, out: &mut Vec<Hit>) {
-    let value_matches = || value_text(node).is_some_and(|v| contains_lowercase(&v, needle));
+    // Notes hold decoded text too: a record value's `(text "hello")`, an error's name.
+    let value_matches = || value_text(node).is_some_and(|v| contains_lowercase(&v, needle)) || node.note.as_deref().is_some_and(|n| contains_lowercase(n, needle));
     if contains_lowercase(&node.name, needle) || value_matches() {
         out.push(Hit { range: node.offset..node.end(), path: Some(path.clone()) });
     }

@@ -2,7 +2,10 @@
 
 use super::theme::Theme;
 use super::tree_state::{TreeRow, TreeState};
-use crate::decode::Node;
+use crate::decode::records::view::records;
+use crate::decode::{Node, Role};
+use crate::render::values::value_text;
+use crate::text::escape::sanitize;
 use crate::render::text_tree::{line, TreeOptions};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -48,7 +51,60 @@ impl TreeView<'_> {
             Style::new()
         };
         spans.push(Span::styled(line(node, TreeOptions::default()), style));
+        if row.has_children && !self.state.is_expanded(&row.path) {
+            if let Some(summary) = collapsed_summary(self.root, &row.path) {
+                spans.push(Span::styled(format!("  ⟨{}⟩", sanitize(&summary)), self.theme.dim()));
+            }
+        }
         Line::from(spans)
+    }
+}
+
+/// Longest value shown in a summary.
+const SUMMARY_VALUE: usize = 32;
+
+/// What a collapsed node holds, in one line: a record's offset, key, value
+/// and size; otherwise its first few fields with values.
+pub fn collapsed_summary(root: &Node, path: &[usize]) -> Option<String> {
+    let node = root.at_path(path)?;
+    // A record: its batch is an ancestor (the parent, or above the decompressed data).
+    for up in 1..=3.min(path.len()) {
+        let Some(batch) = root.at_path(&path[..path.len() - up]) else { continue };
+        let mut found = None;
+        records(std::slice::from_ref(batch), &mut |r| {
+            if std::ptr::eq(r.node, node) {
+                found = Some(format!("offset {} · key {} · value {} · {} B", r.offset, payload_text(r.key.bytes()), payload_text(r.value.bytes()), node.len));
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+    }
+    let fields: Vec<String> = node
+        .children
+        .iter()
+        .filter(|c| c.role != Role::Encoding && c.children.is_empty())
+        .filter_map(|c| value_text(c).map(|v| format!("{}={}", c.name, shorten(&v))))
+        .take(3)
+        .collect();
+    (!fields.is_empty()).then(|| fields.join(", ") + if node.children.len() > 3 { ", …" } else { "" })
+}
+
+/// Bytes as a short preview: quoted text when they are printable UTF-8, else hex.
+fn payload_text(b: Option<&bytes::Bytes>) -> String {
+    match b {
+        None => "null".into(),
+        Some(b) => match std::str::from_utf8(b) {
+            Ok(t) if !t.chars().any(char::is_control) => format!("\"{}\"", shorten(t)),
+            _ => shorten(&format!("0x{}", hex::encode(&b[..b.len().min(SUMMARY_VALUE)]))),
+        },
+    }
+}
+
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(SUMMARY_VALUE) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
 }
 

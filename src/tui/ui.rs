@@ -22,7 +22,7 @@ const EMPTY_GRID: (usize, u16) = (2, 72);
 
 pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
     let (rows, width) = app.frame().map_or(EMPTY_GRID, |fv| {
-        let len = fv.frame.bytes.len();
+        let len = fv.grid_bytes().len();
         (row_count(len), GridGeometry::new(len).width())
     });
     let p = panes(f.area(), app.frames.len(), rows, width);
@@ -53,11 +53,11 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
     match app.frame() {
         Some(fv) => {
             let layers = grid_layers(app, fv, g.grid);
-            f.render_widget(HexGrid { bytes: &fv.frame.bytes, top_row: fv.grid_top, layers: &layers, theme }, g.grid);
+            f.render_widget(HexGrid { bytes: fv.grid_bytes(), top_row: fv.grid_top, layers: &layers, theme }, g.grid);
             let empty = HashSet::new();
             let hits = app.search.as_ref().map_or(&empty, |s| &s.paths);
             f.render_widget(TreeView { root: &fv.frame.root, state: &fv.tree, hits, focused: focus == Focus::Tree, theme }, g.tree);
-            let details = Paragraph::new(details_lines(&fv.frame, fv.tree.selected(), theme)).wrap(Wrap { trim: false });
+            let details = Paragraph::new(details_lines(&fv.frame, fv.grid_bytes(), fv.tree.selected(), theme)).wrap(Wrap { trim: false });
             f.render_widget(details, details_inner);
         }
         None => {
@@ -73,6 +73,7 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
 
 fn grid_title(fv: Option<&FrameView>) -> String {
     match fv {
+        Some(FrameView { buffer: Some(b), .. }) => format!(" hex · decompressed from {} · {} B · offsets d: ", sanitize(&b.from), b.bytes.len()),
         Some(fv) => format!(" hex · {} B ", fv.frame.bytes.len()),
         None => " hex ".into(),
     }
@@ -133,11 +134,20 @@ fn legend(fv: &FrameView, theme: Theme, room: usize) -> Vec<Span<'static>> {
 fn grid_layers<'a>(app: &App, fv: &'a FrameView, area: Rect) -> Vec<Layer<'a>> {
     let window = fv.grid_top * ROW..(fv.grid_top + usize::from(area.height)) * ROW;
     let visible = |rs: &mut dyn Iterator<Item = Range<usize>>| -> Vec<Range<usize>> { rs.filter(|r| r.start < window.end && r.end > window.start).collect() };
-    let hits = app.search.as_ref().map(|s| visible(&mut s.hits.iter().map(|h| h.range.clone()))).unwrap_or_default();
+    // Hits and errors in the bytes shown: a hit's node is in the buffer shown
+    // (the frame's own bytes, or the decompressed data selected).
+    let buffer = fv.buffer.as_ref().map(|b| b.path.as_slice());
+    let in_view = |h: &&super::search::Hit| match (&h.path, buffer) {
+        (Some(p), Some(b)) => p.starts_with(b) && fv.in_buffer(p) == b.len(),
+        (Some(p), None) => fv.in_buffer(p) == 0,
+        (None, b) => b.is_none(),
+    };
+    let hits = app.search.as_ref().map(|s| visible(&mut s.hits.iter().filter(in_view).map(|h| h.range.clone()))).unwrap_or_default();
+    let errors = if buffer.is_none() { visible(&mut fv.errors.iter().cloned()) } else { Vec::new() };
     vec![
-        Layer::Regions(&fv.regions),
+        Layer::Regions(fv.grid_regions()),
         Layer::Ranges(hits, app.theme.hit()),
-        Layer::Ranges(visible(&mut fv.errors.iter().cloned()), app.theme.error()),
+        Layer::Ranges(errors, app.theme.error()),
         Layer::Ranges(vec![fv.selection()], app.theme.selection()),
         Layer::Ranges(vec![fv.cursor_range()], app.theme.cursor()),
     ]

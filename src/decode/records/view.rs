@@ -27,6 +27,8 @@ pub struct RecordRef<'n> {
     pub value: Payload<'n>,
     /// Each header's key and value.
     pub headers: Vec<(Payload<'n>, Payload<'n>)>,
+    /// The record's (or legacy message's) own node.
+    pub node: &'n Node,
 }
 
 /// A key, a value, or a header's key or value: its node, whose value is the bytes.
@@ -139,7 +141,7 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
         }
         let (Some(offset_delta), Some(key), Some(value)) = (offset_delta, key, value) else { return };
         let timestamp = if log_append_time { max_timestamp } else { base_timestamp.zip(ts_delta).map(|(b, d)| b.wrapping_add(d)) };
-        each(RecordRef { offset: base_offset.wrapping_add(offset_delta), timestamp, control, key, value, headers });
+        each(RecordRef { offset: base_offset.wrapping_add(offset_delta), timestamp, control, key, value, headers, node: r });
     };
     for c in &b.children {
         match part(c) {
@@ -186,7 +188,7 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
         Some(w) if w.magic == 1 => (w.offset.wrapping_add(offset), w.log_append_time.or(timestamp)),
         _ => (offset, timestamp),
     };
-    each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new() });
+    each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new(), node: m });
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
