@@ -35,3 +35,19 @@ fn explorer_in_a_real_terminal() {
     assert!(out.status.success() && stdout.contains("PASS: tui end-to-end"), "scripts/tui-e2e.sh failed:\n{stdout}");
     assert!(stdout.contains("terminal restored after panic"), "the panic check did not run:\n{stdout}");
 }
+
+/// The explorer over a real capture in a real terminal: scripts/explorer-capture-e2e.sh.
+#[test]
+#[ignore = "needs tmux; bash .ci/run installs it and runs ignored tests"]
+fn capture_explorer_in_a_real_terminal() {
+    common::require_tools("the capture explorer's end-to-end test (scripts/explorer-capture-e2e.sh)", &[common::TMUX]);
+    let out = Command::new("sh")
+        .arg("scripts/explorer-capture-e2e.sh")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("KWIRE_BIN", env!("CARGO_BIN_EXE_kwire"))
+        .output()
+        .expect("run scripts/explorer-capture-e2e.sh");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && stdout.contains("PASS: capture explorer end-to-end"), "scripts/explorer-capture-e2e.sh failed:\n{stdout}");
+}

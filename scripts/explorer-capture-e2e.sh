@@ -1,0 +1,128 @@
+#!/bin/sh
+# End-to-end check of `kwire capture FILE --tui` in a real terminal (tmux,
+# 200x50) on a real capture (kafka-python against tansu, with gzip batches):
+# the frame list is `capture --list`'s lines (latency added on responses), as
+# many as a third of the terminal; search goes across frames and into
+# decompressed data, which the grid then shows as its own buffer; the filter
+# speaks the command line's words; p jumps between a request and its
+# response, } along a connection, t toggles relative times; a capture on
+# standard input streams into the list; q quits with status 0.
+#
+# Usage: scripts/explorer-capture-e2e.sh     (KWIRE_BIN=path/to/kwire skips the build)
+set -eu
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "SKIP: tmux is not installed (apt-get install -y tmux)"
+    exit 0
+fi
+
+cd "$(dirname "$0")/.."
+if [ -z "${KWIRE_BIN:-}" ]; then
+    cargo build --quiet
+    KWIRE_BIN="${CARGO_TARGET_DIR:-target}/debug/kwire"
+fi
+KWIRE_BIN=$(cd "$(dirname "$KWIRE_BIN")" && pwd)/$(basename "$KWIRE_BIN")
+CAPTURE=samples/captures/kafka-python.pcap
+
+unset TMUX
+SOCKET="kwire-capture-e2e-$$"
+WORK=$(mktemp -d)
+t() { tmux -L "$SOCKET" -f /dev/null "$@"; }
+trap 't kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT INT TERM
+
+pane() { t capture-pane -p -t e2e; }
+
+fail() {
+    echo "FAIL: $*"
+    echo "--- pane ---"
+    pane || true
+    exit 1
+}
+
+wait_for() {
+    i=0
+    while [ "$i" -lt "${2:-50}" ]; do
+        if pane | grep -qF -- "$1"; then
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fail "timed out waiting for: $1"
+}
+
+run() { t send-keys -t e2e "clear; $1; echo \"$2 exited \$?\"" Enter; }
+
+"$KWIRE_BIN" capture "$CAPTURE" --list > "$WORK/list.txt"
+t new-session -d -s e2e -x 200 -y 50 sh
+run "'$KWIRE_BIN' capture $CAPTURE --tui" kwire
+wait_for " frames (58) " 100
+
+# The list: each request line exactly as --list prints it; each response's
+# line with its latency between size and summary.
+rows=0
+for n in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
+    line=$(sed -n "$((n + 1))p" "$WORK/list.txt")
+    case "$line" in
+        *" → "*) pane | grep -qF -- "$line" || fail "frame $n's list line is not: $line" ;;
+        *)
+            head=${line%B *}B
+            summary=${line##*B }
+            pane | grep -F -- "$head " | grep -qE -- "B [0-9.]+(ms|s) $summary\$" || fail "frame $n: no '$head <latency> $summary'"
+            ;;
+    esac
+    rows=$((rows + 1))
+done
+echo "ok: the first $rows lines of the frame list are --list's (latency added to responses), a third of the terminal high"
+
+# Search across frames, into decompressed data: the grid shows that buffer.
+t send-keys -t e2e / gzip Enter
+wait_for "in frame #28 for gzip"
+wait_for "hex · decompressed from records · 175 B · offsets d:"
+pane | grep -qF "0000  44 00 00 00 04 6b 30 20  70 61 79 6d 65 6e 74 20  D....k0 payment" || fail "the grid does not show the decompressed records"
+pane | grep -qF 'value    0x7061796d656e7420302028677a697029 (text "payment 0 (gzip)")' || fail "the details do not read the decompressed bytes"
+echo "ok: / found gzip in frame #28's decompressed records; the grid and details show that data"
+t send-keys -t e2e n
+wait_for "match 2 of"
+t send-keys -t e2e Escape
+
+# A collapsed record says what it holds.
+t send-keys -t e2e / "payment 2" Enter
+wait_for "for payment 2"
+t send-keys -t e2e Tab Tab Left Left
+wait_for '⟨offset 2 · key "k2" · value "payment 2 (gzip)" · 35 B⟩'
+echo "ok: a collapsed record shows its offset, key, value and size"
+t send-keys -t e2e Escape Tab
+
+# The filter, in the command line's words.
+t send-keys -t e2e f "api=Produce" Enter
+wait_for " frames (4 of 58, filter api=Produce) "
+wait_for "filter api=Produce: 4 of 58 frames"
+t send-keys -t e2e f C-u Enter
+wait_for "no filter: 58 frames"
+echo "ok: f api=Produce shows the 4 Produce frames; an empty filter shows all"
+
+# Request to response and back; along the connection; relative times.
+t send-keys -t e2e g
+wait_for "frame #0 of 58"
+t send-keys -t e2e p
+wait_for "frame #1 of 58"
+t send-keys -t e2e p
+wait_for "frame #0 of 58"
+t send-keys -t e2e "}" "}"
+wait_for "frame #2 of 58"
+t send-keys -t e2e t
+wait_for "    0      +0.000000s conn 0 127.0.0.1:41200 → 127.0.0.1:19092 ApiVersions v4 corr=1 47B"
+echo "ok: p pairs frames #0 and #1, } moves along conn 0, t shows times since the first frame"
+
+t send-keys -t e2e q
+wait_for "kwire exited 0"
+
+# From standard input: the capture streams into the list.
+run "cat $CAPTURE | '$KWIRE_BIN' capture - --tui" piped
+wait_for " frames (58) " 100
+wait_for "$(sed -n 1p "$WORK/list.txt")"
+t send-keys -t e2e q
+wait_for "piped exited 0"
+echo "ok: a capture on standard input fills the list"
+echo "PASS: capture explorer end-to-end"
