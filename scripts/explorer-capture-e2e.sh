@@ -98,9 +98,14 @@ t send-keys -t e2e Escape Tab
 t send-keys -t e2e f "api=Produce" Enter
 wait_for " frames (4 of 58, filter api=Produce) "
 wait_for "filter api=Produce: 4 of 58 frames"
+# The frames listed, exported as a pcap, read back by `kwire capture`.
+t send-keys -t e2e x "pcap $WORK/produce.pcap" Enter
+wait_for "wrote 4 frames to"
+"$KWIRE_BIN" capture "$WORK/produce.pcap" --list > "$WORK/produce.txt" || fail "the exported pcap does not read back"
+[ "$(grep -c ' Produce v9 corr=3 ' "$WORK/produce.txt")" = 4 ] || fail "the exported pcap does not hold the 4 Produce frames: $(cat "$WORK/produce.txt")"
 t send-keys -t e2e f C-u Enter
 wait_for "no filter: 58 frames"
-echo "ok: f api=Produce shows the 4 Produce frames; an empty filter shows all"
+echo "ok: f api=Produce shows the 4 Produce frames, x pcap writes them (kwire capture reads them back); an empty filter shows all"
 
 # Request to response and back; along the connection; relative times.
 t send-keys -t e2e g
@@ -114,6 +119,16 @@ wait_for "frame #2 of 58"
 t send-keys -t e2e t
 wait_for "    0      +0.000000s conn 0 127.0.0.1:41200 → 127.0.0.1:19092 ApiVersions v4 corr=1 47B"
 echo "ok: p pairs frames #0 and #1, } moves along conn 0, t shows times since the first frame"
+
+# The frame as JSON and its root's bytes as hex: kwire reads both back.
+t send-keys -t e2e "[" "[" Tab Tab g
+t send-keys -t e2e x "json $WORK/f0.json" Enter
+wait_for "wrote the frame as JSON to"
+t send-keys -t e2e x "hex $WORK/f0.hex" Enter
+wait_for "wrote 47 bytes as hex to"
+"$KWIRE_BIN" decode "$WORK/f0.hex" | grep -qF "ApiVersionsRequest" || fail "the exported hex does not decode"
+grep -qF '"ClientSoftwareName": "kafka-python"' "$WORK/f0.json" || fail "the exported JSON lacks the body: $(cat "$WORK/f0.json")"
+echo "ok: x json and x hex write frame #0 (47 bytes), and kwire decode reads the hex back"
 
 t send-keys -t e2e q
 wait_for "kwire exited 0"

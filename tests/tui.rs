@@ -423,6 +423,7 @@ fn help_overlay_lists_every_key() {
         ("{ }", "connection"),
         ("f", "filter"),
         ("t", "first frame"),
+        ("x", "export"),
         ("paste", "new frame"),
         ("mouse", "wheel scrolls"),
         ("Ctrl-U", "clear"),

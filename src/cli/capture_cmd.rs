@@ -256,7 +256,11 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     let filter = Filter { api: selection.api, correlation_id: args.correlation_id, conn: selection.conn, frame: args.frame, exchanges: selection.needs_exchanges().then_some(selection) };
     let format = args.output.format();
     // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
-    let trees = args.tui || (!args.list && matches!(format, Format::Tree | Format::TreeJson));
+    // The capture explorer learns them as its index thread reads (a first
+    // pass would delay its first screen by a whole reading of the file);
+    // with --frame or --correlation-id it decodes its few frames first.
+    let explorer_indexes = args.tui && filter.frame.is_none() && filter.correlation_id.is_none();
+    let trees = (args.tui && !explorer_indexes) || (!args.tui && !args.list && matches!(format, Format::Tree | Format::TreeJson));
     let tls_keylog = match args.tls.load() {
         Ok(k) => k,
         Err(status) => return status,

@@ -221,12 +221,15 @@ pub struct FrameSlot {
     pub row: Option<IndexedFrame>,
     /// The frame decoded: always for input, pasted and live frames; for a
     /// capture's, while it is shown or was recently ([`KEEP_DECODED`]).
-    pub view: Option<FrameView>,
+    pub view: Option<Box<FrameView>>,
 }
 
 /// A capture's frames decoded at once besides the current one; others are
 /// decoded again from the spool when shown.
 pub const KEEP_DECODED: usize = 32;
+/// And at most this many of their bytes (a tree takes some 30 times its
+/// frame's bytes: a 1 MB Fetch response's, about 30 MB).
+pub const KEEP_DECODED_BYTES: usize = 2 << 20;
 
 /// What the explorer knows of the capture it indexes.
 pub struct CaptureState {
@@ -286,6 +289,8 @@ pub enum PromptKind {
     Decode,
     /// `f`: show only the frames of exchanges the filter selects.
     Filter,
+    /// `x`: write the node, frame or list to a file.
+    Export,
 }
 
 impl PromptKind {
@@ -295,6 +300,7 @@ impl PromptKind {
             PromptKind::Jump => ":",
             PromptKind::Decode => "decode as (API VERSION for a response, or `request`): ",
             PromptKind::Filter => "filter (api= topic= client-id= conn= error[=NAME] min-latency=MS; empty shows all): ",
+            PromptKind::Export => "export (hex FILE: the node's bytes · json FILE: the frame · pcap FILE: the frames listed): ",
         }
     }
 }
@@ -359,7 +365,7 @@ impl<'a> App<'a> {
             cat,
             release,
             shown: (0..frames.len()).collect(),
-            frames: frames.into_iter().map(|f| FrameSlot { row: None, view: Some(FrameView::new(f, "input")) }).collect(),
+            frames: frames.into_iter().map(|f| FrameSlot { row: None, view: Some(Box::new(FrameView::new(f, "input"))) }).collect(),
             capture: None,
             filter: None,
             decoded: VecDeque::new(),
@@ -395,7 +401,7 @@ impl<'a> App<'a> {
     }
 
     pub fn frame(&self) -> Option<&FrameView> {
-        self.frames.get(self.current).and_then(|s| s.view.as_ref())
+        self.frames.get(self.current).and_then(|s| s.view.as_deref())
     }
 
     /// A frame that arrived while the explorer runs (live traffic): added at
@@ -404,7 +410,7 @@ impl<'a> App<'a> {
         let mut fv = FrameView::new(frame, source);
         fv.located = false;
         self.shown.push(self.frames.len());
-        self.frames.push(FrameSlot { row: None, view: Some(fv) });
+        self.frames.push(FrameSlot { row: None, view: Some(Box::new(fv)) });
         if self.frames.len() == 1 {
             self.status = None;
         }
@@ -457,7 +463,7 @@ impl<'a> App<'a> {
     }
 
     fn frame_mut(&mut self) -> Option<&mut FrameView> {
-        self.frames.get_mut(self.current).and_then(|s| s.view.as_mut())
+        self.frames.get_mut(self.current).and_then(|s| s.view.as_deref_mut())
     }
 
     fn info(&mut self, text: impl Into<String>) {
@@ -582,17 +588,16 @@ impl<'a> App<'a> {
         let arrow = if row.frame.direction == Direction::Request { "→" } else { "←" };
         let mut fv = FrameView::new(frame, format!("conn {} {arrow}", row.frame.conn));
         fv.located = false;
-        self.frames[i].view = Some(fv);
+        self.frames[i].view = Some(Box::new(fv));
         self.decoded.push_back(i);
-        while self.decoded.len() > KEEP_DECODED {
-            let Some(old) = self.decoded.pop_front() else {
-                break;
-            };
-            if old == self.current {
+        // Oldest first, never the frame shown (nor the one just decoded).
+        let held = |app: &App| app.decoded.iter().filter_map(|&d| app.frames.get(d).and_then(|s| s.row.as_ref())).map(|r| r.frame.len).sum::<usize>();
+        let mut spare = self.decoded.len();
+        while spare > 0 && (self.decoded.len() > KEEP_DECODED || held(self) > KEEP_DECODED_BYTES) {
+            spare -= 1;
+            let Some(old) = self.decoded.pop_front() else { break };
+            if old == self.current || old == i {
                 self.decoded.push_back(old);
-                if self.decoded.len() <= KEEP_DECODED + 1 {
-                    break;
-                }
                 continue;
             }
             if let Some(slot) = self.frames.get_mut(old) {
@@ -600,6 +605,7 @@ impl<'a> App<'a> {
             }
         }
     }
+
 
     fn refresh_search(&mut self) {
         let query = self.search.as_ref().map(|s| s.query.clone());
@@ -750,7 +756,27 @@ impl<'a> App<'a> {
                 }
             }
             Command::Filter | Command::ToggleTime => self.fail("f and t are for captures (kwire capture FILE --tui)"),
+            Command::Export => self.open_prompt(PromptKind::Export, String::new()),
             Command::ClearSearch => self.search = None,
+        }
+    }
+
+    /// `x`: `hex FILE`, `json FILE` or `pcap FILE`.
+    fn export(&mut self, text: &str) {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let done = match (words.as_slice(), self.frame()) {
+            (["hex", path], Some(fv)) => super::export::hex(path, &fv.grid_bytes()[fv.selection()]),
+            (["json", path], Some(fv)) => super::export::json(path, &fv.frame),
+            (["pcap", path], _) => match &self.capture {
+                Some(cap) => super::export::pcap(path, &cap.spool, self.shown.iter().filter_map(|&i| self.frames[i].row.as_ref())),
+                None => Err("pcap exports a capture's frames (kwire capture FILE --tui)".into()),
+            },
+            ([_, _], None) => Err("no frame to export".into()),
+            _ => Err("type `hex FILE`, `json FILE` or `pcap FILE`".into()),
+        };
+        match done {
+            Ok(m) => self.info(sanitize(&m)),
+            Err(e) => self.fail(sanitize(&e)),
         }
     }
 
@@ -874,6 +900,7 @@ impl<'a> App<'a> {
             },
             PromptKind::Decode => self.redecode(&p.text),
             PromptKind::Filter => self.apply_filter(&p.text),
+            PromptKind::Export => self.export(&p.text),
         }
     }
 
@@ -998,7 +1025,7 @@ impl<'a> App<'a> {
         let frame = decode_frame(self.cat, fv.frame.bytes.clone(), fv.frame.input_offset, &opts);
         let source = fv.source.clone();
         let what = format!("decoded again as {}", sanitize(&crate::render::text_tree::label(&frame.root)));
-        self.frames[self.current].view = Some(FrameView::new(frame, source));
+        self.frames[self.current].view = Some(Box::new(FrameView::new(frame, source)));
         self.refresh_search();
         self.scroll_to_selection();
         self.info(what);
@@ -1044,7 +1071,7 @@ impl<'a> App<'a> {
         let count = frames.len();
         let source = format!("paste {}", self.pastes);
         self.shown.extend(first..first + count);
-        self.frames.extend(frames.into_iter().map(|f| FrameSlot { row: None, view: Some(FrameView::new(f, source.clone())) }));
+        self.frames.extend(frames.into_iter().map(|f| FrameSlot { row: None, view: Some(Box::new(FrameView::new(f, source.clone()))) }));
         self.select_frame(first);
         self.info(format!("{source}: {} bytes, {count} frame(s) decoded as requests (v to change)", bytes.len()));
     }

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod details_view;
+pub mod export;
 pub mod frames_view;
 pub mod grid_view;
 pub mod help;
