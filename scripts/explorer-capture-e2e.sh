@@ -84,12 +84,21 @@ pane | grep -qF 'value    0x7061796d656e7420302028677a697029 (text "payment 0 (g
 echo "ok: / found gzip in frame #28's decompressed records; the grid and details show that data"
 t send-keys -t e2e n
 wait_for "match 2 of"
+# A key right after Esc reads as Alt and that key: a person pauses.
 t send-keys -t e2e Escape
+sleep 0.3
 
-# A collapsed record says what it holds.
-t send-keys -t e2e / "payment 2" Enter
-wait_for "for payment 2"
-t send-keys -t e2e Tab Tab Left Left
+# The frame's records as a table; Enter selects one in the tree and the grid.
+t send-keys -t e2e r
+wait_for " records (5) · Enter selects it in the tree"
+wait_for 'payments/0                  2  2026-12-01T16:24:01.172Z  "k2" · "payment 2 (gzip)" · "trace"="abc"'
+t send-keys -t e2e j j Enter
+wait_for "frame #28 of 58 (conn 5 →) · byte 0x0046"
+pane | grep -qF "Record[2] Record [0x0046, 35B]" || fail "Enter did not select Record[2]"
+echo "ok: r lists frame #28's 5 records (topic, partition, offset, time, key, value, headers); Enter selects Record[2] at d:0x0046"
+
+# A collapsed record says what it holds (the tree has Record[2] selected).
+t send-keys -t e2e Left
 wait_for '⟨offset 2 · key "k2" · value "payment 2 (gzip)" · 35 B⟩'
 echo "ok: a collapsed record shows its offset, key, value and size"
 t send-keys -t e2e Escape Tab

@@ -409,8 +409,7 @@ fn help_overlay_lists_every_key() {
     let has = |key: &str, what: &str| overlay.iter().any(|l| l.contains(&format!("│{key}")) && l.contains(what));
     let expected = [
         ("↑ ↓ ← → / h j k l", "move"),
-        ("PgUp PgDn", "page"),
-        ("Home End", "row"),
+        ("PgUp PgDn Home End", "page"),
         ("g G", "first / last"),
         ("Tab Shift-Tab", "pane"),
         ("Enter Space", "expand / collapse"),
@@ -423,6 +422,7 @@ fn help_overlay_lists_every_key() {
         ("{ }", "connection"),
         ("f", "filter"),
         ("t", "first frame"),
+        ("r", "records"),
         ("x", "export"),
         ("paste", "new frame"),
         ("mouse", "wheel scrolls"),

@@ -304,6 +304,17 @@ fn frame_items(cat: &Catalogue, opts: &Options, f: &CapturedFrame, frame: &Frame
     true
 }
 
+/// What [`frame_records`] hands each record to: its topic, partition and record.
+pub type EachRecord<'f, 'n> = dyn FnMut(Option<&Topic>, Option<i32>, view::RecordRef<'n>) + 'f;
+
+/// Every record of a decoded frame (all its records fields), with the topic
+/// and partition the fields around it name: the explorer's records view.
+pub fn frame_records<'n>(cat: &Catalogue, release: Option<&str>, frame: &'n Frame, names: &super::Names, each: &mut EachRecord<'_, 'n>) {
+    for rf in records_fields(cat, release, frame, names) {
+        view::records(&rf.node.children, &mut |r| each(rf.topic.as_ref(), rf.partition, r));
+    }
+}
+
 /// A records field of a frame's tree, with the topic and partition the
 /// fields around it name.
 struct RecordsField<'n> {

@@ -5,6 +5,7 @@
 
 use super::grid_view::{row_count, GridGeometry};
 use super::help::{command_for, Command};
+use super::records_view::{record_lines, RecordsList};
 use super::search::Search;
 use super::theme::Theme;
 use super::tree_state::TreeState;
@@ -316,6 +317,8 @@ pub enum Mode {
     Normal,
     Prompt(Prompt),
     Help,
+    /// `r`: the frame's records.
+    Records(RecordsList),
 }
 
 /// A message for the status line until the next key.
@@ -701,6 +704,7 @@ impl<'a> App<'a> {
                 return;
             }
             Mode::Prompt(_) => return self.prompt_key(key),
+            Mode::Records(_) => return self.records_key(key.code),
             Mode::Normal => {}
         }
         self.status = None;
@@ -757,8 +761,43 @@ impl<'a> App<'a> {
             }
             Command::Filter | Command::ToggleTime => self.fail("f and t are for captures (kwire capture FILE --tui)"),
             Command::Export => self.open_prompt(PromptKind::Export, String::new()),
+            Command::Records => {
+                let Some(fv) = self.frame() else { return };
+                let list = record_lines(self.cat, self.release.as_deref(), &fv.frame);
+                if list.lines.is_empty() {
+                    return self.info("this frame holds no records");
+                }
+                self.mode = Mode::Records(list);
+            }
             Command::ClearSearch => self.search = None,
         }
+    }
+
+    /// Keys over the records table: move, Enter selects the record, Esc closes.
+    fn records_key(&mut self, code: KeyCode) {
+        let rows = usize::from(self.geometry.grid.height.max(self.geometry.tree.height)).max(1);
+        let Mode::Records(list) = &mut self.mode else { return };
+        let last = list.lines.len().saturating_sub(1);
+        list.selected = match code {
+            KeyCode::Up | KeyCode::Char('k') => list.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => (list.selected + 1).min(last),
+            KeyCode::PageUp => list.selected.saturating_sub(rows),
+            KeyCode::PageDown => (list.selected + rows).min(last),
+            KeyCode::Char('g') | KeyCode::Home => 0,
+            KeyCode::Char('G') | KeyCode::End => last,
+            KeyCode::Enter => {
+                let path = list.lines.get(list.selected).map(|l| l.path.clone()).unwrap_or_default();
+                self.mode = Mode::Normal;
+                self.focus = Focus::Tree;
+                return self.select_path(&path);
+            }
+            KeyCode::Esc | KeyCode::Char('q' | 'r') => {
+                self.mode = Mode::Normal;
+                return;
+            }
+            _ => list.selected,
+        };
+        list.top = scroll_to(list.top, list.selected..list.selected + 1, rows, list.lines.len());
     }
 
     /// `x`: `hex FILE`, `json FILE` or `pcap FILE`.

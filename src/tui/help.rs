@@ -29,6 +29,7 @@ pub enum Command {
     Filter,
     ToggleTime,
     Export,
+    Records,
     ClearSearch,
 }
 
@@ -47,8 +48,7 @@ const fn pane_keys(keys: &'static str, what: &'static str) -> Binding {
 /// ([`command_for`]), the help overlay draws it, and the README mirrors it.
 pub const KEYS: &[Binding] = &[
     pane_keys("↑ ↓ ← → / h j k l", "move: grid byte/row; tree line, ←/→ collapse/expand"),
-    pane_keys("PgUp PgDn", "page up / down"),
-    pane_keys("Home End", "start / end of the grid row"),
+    pane_keys("PgUp PgDn Home End", "page up / down; start / end of the grid row"),
     pane_keys("g G", "first / last byte, line or frame"),
     Binding { keys: "Tab Shift-Tab", commands: &[(KeyCode::Tab, Command::NextPane), (KeyCode::BackTab, Command::PreviousPane)], what: "next / previous pane" },
     pane_keys("Enter Space", "expand / collapse (tree); elsewhere the next pane"),
@@ -61,6 +61,7 @@ pub const KEYS: &[Binding] = &[
     Binding { keys: "{ }", commands: &[(KeyCode::Char('{'), Command::PreviousInConnection), (KeyCode::Char('}'), Command::NextInConnection)], what: "capture: previous / next frame of the connection" },
     Binding { keys: "f", commands: &[(KeyCode::Char('f'), Command::Filter)], what: "capture: filter, e.g. `api=Fetch error min-latency=5`" },
     Binding { keys: "t", commands: &[(KeyCode::Char('t'), Command::ToggleTime)], what: "capture: times as dates or since the first frame" },
+    Binding { keys: "r", commands: &[(KeyCode::Char('r'), Command::Records)], what: "the frame's records: offset, time, key, value, headers" },
     Binding { keys: "x", commands: &[(KeyCode::Char('x'), Command::Export)], what: "export: `hex F` node, `json F` frame, `pcap F` list" },
     pane_keys("paste", "hex text opens as a new frame (a request)"),
     pane_keys("mouse", "click selects a byte, line or frame; wheel scrolls"),

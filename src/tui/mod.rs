@@ -12,6 +12,7 @@ pub mod frames_view;
 pub mod grid_view;
 pub mod help;
 pub mod layout;
+pub mod records_view;
 pub mod search;
 pub mod terminal;
 pub mod theme;

@@ -66,8 +66,10 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
         }
     }
     draw_status(f, app, p.status);
-    if app.mode == Mode::Help {
-        f.render_widget(HelpOverlay { theme }, f.area());
+    match &app.mode {
+        Mode::Help => f.render_widget(HelpOverlay { theme }, f.area()),
+        Mode::Records(list) => f.render_widget(super::records_view::RecordsOverlay { list, theme }, f.area()),
+        _ => {}
     }
 }
 

@@ -1,0 +1,106 @@
+//! `r`: the records of the frame shown, as a table (topic, partition,
+//! offset, time, key, value, headers); Enter selects the record in the tree
+//! and the grid.
+
+use super::theme::Theme;
+use crate::analysis::exchange::Topic;
+use crate::analysis::records_table::frame_records;
+use crate::decode::records::view::Payload;
+use crate::decode::{Frame, Node};
+use crate::protocol::meanings::utc_millis;
+use crate::text::escape::sanitize;
+use crate::text::uuid_text;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use std::collections::HashMap;
+
+/// Longest key or value preview.
+const PREVIEW: usize = 40;
+
+/// One record of the table, and where its node is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordLine {
+    pub text: String,
+    pub path: Vec<usize>,
+}
+
+/// The table and its selection.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordsList {
+    pub lines: Vec<RecordLine>,
+    pub selected: usize,
+    pub top: usize,
+}
+
+/// The column heads.
+pub const HEADER: &str = "topic/partition        offset  time                      key · value · headers";
+
+/// The records of `frame`, in order.
+pub fn record_lines(cat: &crate::schema::Catalogue, release: Option<&str>, frame: &Frame) -> RecordsList {
+    let mut found: Vec<(String, *const Node)> = Vec::new();
+    frame_records(cat, release, frame, &Default::default(), &mut |topic, partition, r| {
+        let place = format!("{}/{}", topic.map_or("?".into(), topic_text), partition.map_or("?".into(), |p| p.to_string()));
+        let time = r.timestamp.and_then(utc_millis).unwrap_or_else(|| "-".into());
+        let headers: Vec<String> = r.headers.iter().map(|(k, v)| format!("{}={}", preview(k), preview(v))).collect();
+        let headers = if headers.is_empty() { String::new() } else { format!(" · {}", headers.join(" ")) };
+        let text = format!("{place:<20} {:>8}  {time:<24}  {} · {}{headers}", r.offset, preview(&r.key), preview(&r.value));
+        found.push((text, r.node as *const Node));
+    });
+    // Where each record's node is in the tree (one walk for all of them).
+    let mut paths: HashMap<*const Node, Vec<usize>> = found.iter().map(|(_, p)| (*p, Vec::new())).collect();
+    fn walk(n: &Node, path: &mut Vec<usize>, paths: &mut HashMap<*const Node, Vec<usize>>) {
+        if let Some(p) = paths.get_mut(&(n as *const Node)) {
+            p.clone_from(path);
+        }
+        for (i, c) in n.children.iter().enumerate() {
+            path.push(i);
+            walk(c, path, paths);
+            path.pop();
+        }
+    }
+    walk(&frame.root, &mut Vec::new(), &mut paths);
+    let lines = found.into_iter().map(|(text, p)| RecordLine { text: sanitize(&text), path: paths.remove(&p).unwrap_or_default() }).collect();
+    RecordsList { lines, selected: 0, top: 0 }
+}
+
+fn topic_text(t: &Topic) -> String {
+    match t {
+        Topic::Name(b) => String::from_utf8_lossy(b).into_owned(),
+        Topic::Id(u) => uuid_text(u),
+    }
+}
+
+/// A key's, value's or header's bytes: quoted text when printable, else hex; `null`.
+fn preview(p: &Payload<'_>) -> String {
+    let Some(b) = p.bytes() else { return "null".into() };
+    let cut = |s: &str| match s.char_indices().nth(PREVIEW) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    };
+    match std::str::from_utf8(b) {
+        Ok(t) if !t.chars().any(char::is_control) => format!("\"{}\"", cut(t)),
+        _ => cut(&format!("0x{}", hex::encode(&b[..b.len().min(PREVIEW)]))),
+    }
+}
+
+pub struct RecordsOverlay<'a> {
+    pub list: &'a RecordsList,
+    pub theme: Theme,
+}
+
+impl Widget for RecordsOverlay<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let r = Rect::new(area.x + 1, area.y + 1, area.width.saturating_sub(2), area.height.saturating_sub(2));
+        Clear.render(r, buf);
+        let rows = usize::from(r.height.saturating_sub(3));
+        let mut lines = vec![Line::from(Span::styled(HEADER, self.theme.label()))];
+        for (i, l) in self.list.lines.iter().enumerate().skip(self.list.top).take(rows) {
+            let line = Line::from(l.text.clone());
+            lines.push(if i == self.list.selected { line.patch_style(self.theme.selected_line(true)) } else { line });
+        }
+        let title = format!(" records ({}) · Enter selects it in the tree · Esc closes ", self.list.lines.len());
+        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)).render(r, buf);
+    }
+}
