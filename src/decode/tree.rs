@@ -133,7 +133,8 @@ pub enum Kind {
     SchemaRegistryPayload,
     /// A frame's request or response header (the root's child).
     Header,
-    /// A frame's request or response body (the root's child).
+    /// A frame's request or response body, or a standalone payload's struct
+    /// (the root's child).
     Body,
 }
 

@@ -791,6 +791,13 @@ fn write_opt_int(out: &mut Vec<u8>, v: Option<i16>) {
     }
 }
 
+/// A standalone payload (`kwire decode --type`) as JSON: its type, the
+/// version of the struct read, and the struct's values (null when none was read).
+pub fn payload_json(root: &Node, version: Option<i16>) -> Json {
+    let value = root.children.iter().find(|c| c.kind == crate::decode::Kind::Body).map(|s| Json::Object(struct_object(s)));
+    json!({"type": root.name, "version": version.map(i64::from), "value": value})
+}
+
 /// Every node with its name, type, offset, length, value, note, description and region.
 pub fn tree_json(node: &Node) -> Json {
     let mut obj = Map::new();
