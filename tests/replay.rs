@@ -33,6 +33,7 @@ fn node_diff(a: &Node, b: &Node, path: &str) -> Option<String> {
         ("doc", a.doc.as_ref().map(|t| t.as_str()) == b.doc.as_ref().map(|t| t.as_str())),
         ("region", a.region == b.region),
         ("role", a.role == b.role),
+        ("kind", a.kind == b.kind),
         ("key", a.key() == b.key()),
         ("error", a.error() == b.error()),
         ("children", a.children.len() == b.children.len()),
@@ -123,7 +124,7 @@ fn overlong_length(cat: &Catalogue, bytes: &[u8], o: &DecodeOptions) -> Option<V
     let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, o);
     let mut at = None;
     frame.root.walk(&mut |n, _| {
-        let compact = n.note.as_ref().is_some_and(|t| t.as_str().starts_with("(compact, len+1="));
+        let compact = n.kind == kwire::decode::Kind::CompactPrefixed && n.note.as_ref().is_some_and(|t| t.as_str().starts_with("(compact, len+1="));
         if at.is_none() && compact && n.region != kwire::decode::Region::RpcHeader {
             at = Some(n.offset);
         }

@@ -20,7 +20,7 @@
 use super::exchange::{topic_field, Exchange, Exchanges, Needs, Observer, Outcome, Reading, Topic, TopicField};
 use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
-use crate::decode::{decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Region, Role, Value};
+use crate::decode::{decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Role, Value};
 use crate::decode::records::view::{self, Payload};
 use crate::schema::model::{FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
@@ -330,7 +330,7 @@ fn records_fields<'n>(cat: &Catalogue, release: Option<&str>, frame: &'n Frame, 
     let (Some(key), Some(version)) = (frame.api_key, frame.api_version) else { return out };
     let kind = if frame.direction == Direction::Request { MessageKind::Request } else { MessageKind::Response };
     let Some(spec) = cat.message(kind, key, version, release) else { return out };
-    let body = frame.root.children.iter().find(|c| c.role == Role::Structure && matches!(c.region, Region::RequestBody | Region::ResponseBody));
+    let body = frame.body();
     if let Some(body) = body {
         walk(body, &spec.fields, (None, None), names, &mut out);
     }

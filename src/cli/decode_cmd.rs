@@ -356,21 +356,18 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
 
 /// Decode and print a standalone record payload; `None` format prints hex.
 pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version: Option<i16>, format: Option<Format>, full_docs: bool) -> i32 {
-    use kwire::decode::payload::decode_payload;
+    use kwire::decode::payload::read_payload;
     let mut out = std::io::stdout().lock();
     let Some(format) = format else {
         let _ = writeln!(out, "{}", hex::encode(bytes));
         return exit::OK;
     };
-    let (root, error, warnings) = decode_payload(cat, name, bytes, version);
+    let decoded = read_payload(cat, name, bytes, version);
+    let (root, error, warnings) = (decoded.root, decoded.error, decoded.warnings);
     let res = match format {
         Format::Tree => write!(out, "{}", text_tree::render_tree(&root, text_tree::TreeOptions { full_docs, color: super::color::stdout() })),
         Format::TreeJson => writeln!(out, "{}", json::tree_json(&root)),
-        Format::Json => {
-            let value = root.children.iter().find(|c| c.ty == "struct").map(|s| serde_json::Value::Object(json::struct_object(s)));
-            let version = root.children.iter().find(|c| c.ty == "struct").and_then(|s| s.note.clone());
-            writeln!(out, "{}", serde_json::json!({"type": root.name, "version": version.and_then(|v| v.trim_start_matches('v').parse::<i64>().ok()), "value": value}))
-        }
+        Format::Json => writeln!(out, "{}", json::payload_json(&root, decoded.version)),
         Format::Grid => {
             let frame = kwire::decode::Frame {
                 direction: Direction::Request,

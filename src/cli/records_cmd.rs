@@ -6,10 +6,9 @@
 use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::decode::fields::Context;
-use kwire::decode::{Node, Value};
+use kwire::decode::Node;
 use kwire::decode::records::BatchDecoder;
 use kwire::render::text_tree::{render_tree, TreeOptions};
-use kwire::render::values::value_text;
 use kwire::schema::Catalogue;
 use kwire::analysis::records_table::{read_capture_records, Options, Selection};
 use kwire::render::records_table::{write_json_item, write_table_header, write_table_item};
@@ -148,7 +147,7 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
         }
         for mut node in nodes {
             shift(&mut node, position);
-            if node.error().is_some() || node.name == "truncated batch" {
+            if node.error().is_some() || node.kind == kwire::decode::Kind::TruncatedBatch {
                 status = exit::MALFORMED;
             }
             match format {
@@ -157,7 +156,7 @@ fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsF
                     kwire::render::tree_json::write_tree_json(out, &node)?;
                     writeln!(out)?
                 }
-                RecordsFormat::Dump | RecordsFormat::Table => write_dump(&node, position, &bd.damage, out)?,
+                RecordsFormat::Dump | RecordsFormat::Table => kwire::render::dump_log::write_batch(out, &node, position)?,
             }
         }
         ctx.budget.release(ctx.budget.expanded().saturating_sub(held_before));
@@ -317,123 +316,5 @@ fn shift(node: &mut Node, by: usize) {
     }
     for c in &mut node.children {
         shift(c, by);
-    }
-}
-
-fn field<'a>(n: &'a Node, name: &str) -> Option<&'a Node> {
-    n.children.iter().find(|c| c.name == name)
-}
-
-fn int(n: &Node, name: &str) -> i64 {
-    match field(n, name).map(|c| &c.value) {
-        Some(Value::Int(v)) => *v,
-        Some(Value::Uint(v)) => *v as i64,
-        _ => -1,
-    }
-}
-
-/// The damaged parts of a batch's tree, outermost first: the nodes that carry
-/// an error themselves (their children say no more than they do).
-/// Each with whether its offset indexes decompressed data.
-fn damaged_nodes<'a>(n: &'a Node, in_decompressed: bool, out: &mut Vec<(&'a Node, bool)>) {
-    match n.error() {
-        Some(_) => out.push((n, in_decompressed)),
-        None => {
-            let inside = in_decompressed || n.role == kwire::decode::Role::Decompressed;
-            n.children.iter().for_each(|c| damaged_nodes(c, inside, out))
-        }
-    }
-}
-
-/// A damage line of the dump: where, and what was expected (never values read past it).
-fn write_damage((n, in_decompressed): (&Node, bool), out: &mut impl Write) -> std::io::Result<()> {
-    let at = if in_decompressed { format!("d:{}", n.offset) } else { n.offset.to_string() };
-    writeln!(out, "| damaged {} at position {at}: {}", kwire::text::escape::sanitize(&n.name), kwire::text::escape::sanitize(n.error().unwrap_or_default()))
-}
-
-/// kafka-dump-log style lines: one per batch, `| ` one per record; a batch
-/// that is not a RecordBatch v2, and every damaged part, gets a damage line
-/// instead of values it does not hold.
-fn write_dump(batch: &Node, position: usize, damage: &[kwire::decode::DecodeError], out: &mut impl Write) -> std::io::Result<()> {
-    if batch.ty != "RecordBatch" || field(batch, "baseOffset").is_none() {
-        let mut damaged = Vec::new();
-        damaged_nodes(batch, false, &mut damaged);
-        if damaged.is_empty() {
-            writeln!(out, "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it", kwire::text::escape::sanitize(&batch.name), batch.offset, batch.len)?;
-        }
-        for n in damaged {
-            write_damage(n, out)?;
-        }
-        return Ok(());
-    }
-    let base = int(batch, "baseOffset");
-    let attrs = int(batch, "attributes");
-    // The checksum is valid unless the decoder found damage at the crc field.
-    let crc_ok = field(batch, "crc").is_some_and(|c| !damage.iter().any(|d| d.offset + position == c.offset));
-    let count = int(batch, "recordsCount");
-    let codec = ["none", "gzip", "snappy", "lz4", "zstd"].get((attrs & 7) as usize).copied().unwrap_or("unknown");
-    let ts_type = if attrs & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" };
-    let base_seq = int(batch, "baseSequence");
-    let last_delta = int(batch, "lastOffsetDelta");
-    writeln!(
-        out,
-        "baseOffset: {base} lastOffset: {} count: {count} baseSequence: {base_seq} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} position: {position} {ts_type}: {} size: {} magic: {} compresscodec: {codec} crcValid: {crc_ok}",
-        base + last_delta,
-        if base_seq < 0 { -1 } else { base_seq + last_delta },
-        int(batch, "producerId"),
-        int(batch, "producerEpoch"),
-        int(batch, "partitionLeaderEpoch"),
-        attrs & 0x10 != 0,
-        attrs & 0x20 != 0,
-        int(batch, "maxTimestamp"),
-        batch.len,
-        int(batch, "magic"),
-    )?;
-    let mut records: Vec<&Node> = Vec::new();
-    batch.walk(&mut |n, _| {
-        if n.ty == "Record" && n.error().is_none() {
-            records.push(n);
-        }
-    });
-    let base_ts = int(batch, "baseTimestamp");
-    for r in records {
-        let od = int(r, "offsetDelta");
-        let size = |name: &str| match field(r, name).map(|n| &n.value) {
-            Some(Value::Bytes(Some(b))) => b.len() as i64,
-            _ => -1,
-        };
-        let headers: Vec<String> = field(r, "headers")
-            .map(|h| h.children.iter().filter_map(|hn| field(hn, "headerKey")).map(|k| payload(Some(k))).collect())
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "| offset: {} {ts_type}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [{}] key: {} payload: {}",
-            base + od,
-            base_ts + int(r, "timestampDelta"),
-            size("key"),
-            size("value"),
-            if base_seq < 0 { -1 } else { base_seq + od },
-            headers.join(","),
-            payload(field(r, "key")),
-            payload(field(r, "value")),
-        )?;
-    }
-    let mut damaged = Vec::new();
-    damaged_nodes(batch, false, &mut damaged);
-    for n in damaged {
-        write_damage(n, out)?;
-    }
-    Ok(())
-}
-
-/// Keys and values as kafka-dump-log prints them: UTF-8 text (escaped), else hex.
-fn payload(n: Option<&Node>) -> String {
-    match n.map(|n| &n.value) {
-        Some(Value::Bytes(Some(b))) => match std::str::from_utf8(b) {
-            Ok(s) => kwire::text::escape::sanitize(s),
-            Err(_) => format!("0x{}", hex::encode(b)),
-        },
-        Some(Value::Bytes(None)) | None => "null".into(),
-        Some(_) => n.and_then(value_text).unwrap_or_default(),
     }
 }

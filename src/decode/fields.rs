@@ -5,7 +5,7 @@ use super::reader::Reader;
 pub use super::topic_ids::TopicIds;
 use crate::budget::Budget;
 use super::problem::{ErrorKind, Warning, WarningKind};
-use super::tree::{push_with, DecodeError, Node, Region, Role, Value};
+use super::tree::{push_with, DecodeError, Kind, Node, Region, Role, Value};
 use crate::text::{snake_case, Text};
 use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;
@@ -293,7 +293,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             }
             Primitive::String => {
                 let (len, form) = self.read_length(compact, false, name)?;
-                node.note = Some(form.note());
+                form.mark(node);
                 match len {
                     None => {
                         self.null_check(nullable, name, node.offset);
@@ -307,7 +307,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             }
             Primitive::Bytes | Primitive::Records => {
                 let (len, form) = self.read_length(compact, true, name)?;
-                node.note = Some(form.note());
+                form.mark(node);
                 match len {
                     None => {
                         self.null_check(nullable, name, node.offset);
@@ -388,6 +388,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             _ => false,
         };
         let mut m = Node::new("present", if in_tag { "uvarint" } else { "int8" }, at, self.region, Role::Encoding);
+        m.kind = Kind::PresenceMarker;
         m.value = value;
         m.len = len;
         m.note = Some(if present { "(present)".into() } else { "(null)".into() });
@@ -401,6 +402,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             self.check_varint(at, len, "array length");
         }
         let mut n = Node::new("length", if compact { "uvarint" } else { "int32" }, at, self.region, Role::Encoding);
+        n.kind = if compact { Kind::CompactArrayLength } else { Kind::ArrayCount };
         if compact {
             n.value = Value::Uint(raw as u64);
             n.note = Some(if raw == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
@@ -621,6 +623,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 /// The `count` node of a non-empty tagged section.
 fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
     let mut c = Node::new("count", "uvarint", at, Region::TaggedFields, Role::Encoding);
+    c.kind = Kind::TagCount;
     c.value = Value::Uint(count);
     c.len = len;
     c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
@@ -634,9 +637,11 @@ fn tag_entry_node(start: usize, (tag, tag_len): (u64, usize), (size, size_len): 
     entry.value = Value::None;
     entry.note = Some(format!("(size {size})").into());
     let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
+    t.kind = Kind::Tag;
     t.value = Value::Uint(tag);
     t.len = tag_len;
     let mut s = Node::new("size", "uvarint", start + tag_len, Region::TaggedFields, Role::Encoding);
+    s.kind = Kind::TagSize;
     s.value = Value::Uint(size);
     s.len = size_len;
     s.doc = Some("bytes in the value that follows".into());
@@ -674,6 +679,16 @@ enum LengthForm {
 }
 
 impl LengthForm {
+    /// The note and kind of the string or bytes node whose length this is.
+    pub(super) fn mark(self, node: &mut Node) {
+        node.note = Some(self.note());
+        node.kind = match self {
+            LengthForm::Compact(_) => Kind::CompactPrefixed,
+            LengthForm::Int16(_) => Kind::Int16Prefixed,
+            LengthForm::Int32(_) => Kind::Int32Prefixed,
+        };
+    }
+
     fn note(self) -> Text {
         match self {
             LengthForm::Compact(0) => "(compact, 0=null)".into(),

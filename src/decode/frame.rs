@@ -4,7 +4,7 @@ use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
 use crate::budget::{Budget, Held};
 use super::reader::Reader;
 use super::problem::{ErrorKind, Warning, WarningKind};
-use super::tree::{push_with, DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};
+use super::tree::{push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value};
 use super::values::{self, Values};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
 use crate::schema::plan::StructPlan;
@@ -390,6 +390,7 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
     let doc = if kind == MessageKind::Request { "common request header" } else { "common response header" };
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
+        n.kind = Kind::Header;
         n.note = Some(version_note(hv));
         n.doc = Some(doc.into());
         n
@@ -426,6 +427,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     frame.root.note = Some(version_note(version));
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
+        n.kind = Kind::Body;
         n.doc = Some(body_doc(version));
         n
     });

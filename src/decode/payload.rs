@@ -5,7 +5,7 @@
 use super::fields::decode_embedded;
 use super::reader::Reader;
 use super::problem::ErrorKind;
-use super::tree::{DecodeError, Node, Region, Role, Value};
+use super::tree::{DecodeError, Kind, Node, Region, Role, Value};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
 
@@ -19,13 +19,37 @@ pub fn prefix_description(kind: MessageKind) -> &'static str {
     }
 }
 
+/// A standalone payload decoded: the tree (root spans all bytes), the error
+/// where decoding stopped, the warnings, and the version of the struct read
+/// (`None` when no struct was read). The struct is the root's child of
+/// [`Kind::Body`].
+pub struct DecodedPayload {
+    pub root: Node,
+    pub error: Option<DecodeError>,
+    pub warnings: Vec<super::problem::Warning>,
+    pub version: Option<i16>,
+}
+
 /// Decode `bytes` as the record type `name` with its log prefix. Returns the tree
 /// (root spans all bytes) and the error where decoding stopped, if any.
 pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> (Node, Option<DecodeError>, Vec<super::problem::Warning>) {
+    let p = read_payload(cat, name, bytes, version);
+    (p.root, p.error, p.warnings)
+}
+
+/// [`decode_payload`], with the version of the struct it read.
+pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> DecodedPayload {
+    let (root, error, warnings, version) = payload_parts(cat, name, bytes, version);
+    DecodedPayload { root, error, warnings, version }
+}
+
+type Parts = (Node, Option<DecodeError>, Vec<super::problem::Warning>, Option<i16>);
+
+fn payload_parts(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> Parts {
     let mut root = Node::new(name.to_string(), "record", 0, Region::RequestBody, Role::Structure);
     root.len = bytes.len();
     let Some(kind) = cat.entries_named(name).next().map(|e| e.spec.kind) else {
-        return (root, Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a known record type, not {name:?}") }), Vec::new());
+        return (root, Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a known record type, not {name:?}") }), Vec::new(), None);
     };
     let mut r = Reader::new(bytes);
     let start_version = match kind {
@@ -40,7 +64,7 @@ pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Optio
                     root.children.push(n);
                     if kind == MessageKind::CoordinatorKey { 0 } else { v }
                 }
-                Err(e) => return (root, Some(e), Vec::new()),
+                Err(e) => return (root, Some(e), Vec::new(), None),
             }
         }
         MessageKind::Metadata => {
@@ -55,7 +79,7 @@ pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Optio
                         root.children.push(n);
                         vals.push(u.value as i16);
                     }
-                    Err(e) => return (root, Some(e), Vec::new()),
+                    Err(e) => return (root, Some(e), Vec::new(), None),
                 }
             }
             vals[2]
@@ -64,19 +88,21 @@ pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Optio
     };
     let v = version.unwrap_or(start_version);
     let Some(spec) = cat.by_name(name, v, None) else {
-        return (root, Some(DecodeError { kind: ErrorKind::UnknownMessage, offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") }), Vec::new());
+        return (root, Some(DecodeError { kind: ErrorKind::UnknownMessage, offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") }), Vec::new(), None);
     };
     match decode_embedded(cat, bytes, spec, v, (r.pos(), bytes.len()), Region::RequestBody) {
-        Ok((node, warnings)) => {
+        Ok((mut node, warnings)) => {
             let end = node.end();
+            node.kind = Kind::Body;
             root.children.push(node);
             let err = (end < bytes.len()).then(|| DecodeError { kind: ErrorKind::TrailingBytes, offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
-            (root, err, warnings)
+            (root, err, warnings, Some(v))
         }
         Err(failed) => {
-            let (node, e) = *failed;
+            let (mut node, e) = *failed;
+            node.kind = Kind::Body;
             root.children.push(node);
-            (root, Some(e), Vec::new())
+            (root, Some(e), Vec::new(), Some(v))
         }
     }
 }

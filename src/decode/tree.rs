@@ -86,6 +86,58 @@ pub enum Role {
     Decompressed,
 }
 
+/// What a node is within the encoding, where its role and type do not say:
+/// set where the decoder builds the node (reading and replaying call the
+/// same constructors), so that views and teaching dispatch on it, never on
+/// names, types as shown or notes. One byte, in the node's padding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Kind {
+    /// Nothing more to say than its role, type and value.
+    #[default]
+    Plain,
+    /// A string or byte array after a compact length (uvarint n+1, 0 = null).
+    CompactPrefixed,
+    /// A string after an int16 length (-1 = null).
+    Int16Prefixed,
+    /// A byte array after an int32 length (-1 = null).
+    Int32Prefixed,
+    /// An array's compact length (uvarint n+1, 0 = null): its first child.
+    CompactArrayLength,
+    /// An array's int32 count (-1 = null): its first child.
+    ArrayCount,
+    /// A tagged section's count of entries (a plain count, not n+1).
+    TagCount,
+    /// A tagged entry's tag.
+    Tag,
+    /// A tagged entry's size.
+    TagSize,
+    /// A nullable struct's presence marker (int8, or uvarint in a tagged field).
+    PresenceMarker,
+    /// The length of the bytes after it in a record or legacy message (a
+    /// key's, a value's, a header's key's or value's; -1 = null).
+    BytesLength,
+    /// A batch's or message's stored checksum, equal to the bytes' checksum.
+    CrcValid,
+    /// A batch's or message's stored checksum that is not the bytes' checksum.
+    CrcMismatch,
+    /// The bytes of a batch cut short by the end of the data.
+    TruncatedBatch,
+    /// A record's or legacy message's key.
+    RecordKey,
+    /// A record's or legacy message's value.
+    RecordValue,
+    /// The schema id of a key or value in Schema Registry framing.
+    SchemaRegistryId,
+    /// The serialized data after a Schema Registry framing's schema id.
+    SchemaRegistryPayload,
+    /// A frame's request or response header (the root's child).
+    Header,
+    /// A frame's request or response body, or a standalone payload's struct
+    /// (the root's child).
+    Body,
+}
+
 #[derive(Clone, Debug)]
 pub struct Node {
     /// Display name (`GroupId`, `WriteStateData[0]`, `client_id`).
@@ -101,6 +153,8 @@ pub struct Node {
     pub doc: Option<Text>,
     pub region: Region,
     pub role: Role,
+    /// What the node is within the encoding, where role and type do not say.
+    pub kind: Kind,
     /// The schema field name when it differs from the display name (header
     /// fields): interned, so that setting it allocates nothing.
     key: Option<&'static str>,
@@ -131,6 +185,7 @@ impl Node {
             doc: None,
             region,
             role,
+            kind: Kind::Plain,
             key: None,
             extra: None,
             children: Vec::new(),
@@ -303,10 +358,29 @@ pub struct Frame {
     pub held: crate::budget::Held,
 }
 
+impl Frame {
+    /// The request or response header's node, when the tree has one.
+    pub fn header(&self) -> Option<&Node> {
+        self.root.children.iter().find(|c| c.kind == Kind::Header)
+    }
+
+    /// The body's node, when the tree has one.
+    pub fn body(&self) -> Option<&Node> {
+        self.root.children.iter().find(|c| c.kind == Kind::Body)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+
+    #[test]
+    fn a_node_stays_216_bytes() {
+        // Nodes are the tree's bulk: the kind sits in padding.
+        assert_eq!(std::mem::size_of::<Node>(), 216);
+        assert_eq!(std::mem::size_of::<Kind>(), 1);
+    }
 
     #[test]
     fn push_with_returns_the_node_it_pushed() {

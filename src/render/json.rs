@@ -14,7 +14,7 @@
 use super::digits::{push_int, push_uint};
 use crate::text::{float_json, uuid_text};
 use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
-use crate::decode::{Frame, Node, Region, Role, Value};
+use crate::decode::{Frame, Node, Role, Value};
 use crate::text::escape::is_unsafe_in_json;
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use serde_json::{json, Map, Value as Json};
@@ -42,9 +42,9 @@ pub fn frame_contract(frame: &Frame) -> Json {
     obj.insert("kind".into(), json!(frame.direction.as_str()));
     obj.insert("api_key".into(), json!(frame.api_key));
     obj.insert("api_version".into(), json!(frame.api_version));
-    let header = frame.root.children.iter().find(|c| c.region == Region::RpcHeader);
+    let header = frame.header();
     obj.insert("header".into(), header.map_or(Json::Null, |h| Json::Object(struct_object(h))));
-    let body = frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody));
+    let body = frame.body();
     obj.insert("body".into(), body.map_or(Json::Null, |b| Json::Object(struct_object(b))));
     let raw = tree_raw_entries(frame);
     if !raw.is_empty() {
@@ -211,12 +211,12 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
         }
     } else {
         out.extend_from_slice(b",\"header\":");
-        match frame.root.children.iter().find(|c| c.region == Region::RpcHeader) {
+        match frame.header() {
             Some(h) => write_struct(out, h),
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(b",\"body\":");
-        match frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody)) {
+        match frame.body() {
             Some(b) => write_struct(out, b),
             None => out.extend_from_slice(b"null"),
         }
@@ -513,8 +513,8 @@ fn unquote_key(key: &str) -> String {
 fn tree_raw_entries(frame: &Frame) -> Vec<(String, Vec<u8>)> {
     let mut found = Vec::new();
     let mut path = Vec::new();
-    let header = frame.root.children.iter().find(|c| c.region == Region::RpcHeader);
-    let body = frame.root.children.iter().find(|c| matches!(c.region, Region::RequestBody | Region::ResponseBody));
+    let header = frame.header();
+    let body = frame.body();
     for (root, node) in [("header", header), ("body", body)] {
         if let Some(n) = node {
             path.push(Seg::Name(root.into()));
@@ -789,6 +789,13 @@ fn write_opt_int(out: &mut Vec<u8>, v: Option<i16>) {
         Some(v) => push_int(out, v.into()),
         None => out.extend_from_slice(b"null"),
     }
+}
+
+/// A standalone payload (`kwire decode --type`) as JSON: its type, the
+/// version of the struct read, and the struct's values (null when none was read).
+pub fn payload_json(root: &Node, version: Option<i16>) -> Json {
+    let value = root.children.iter().find(|c| c.kind == crate::decode::Kind::Body).map(|s| Json::Object(struct_object(s)));
+    json!({"type": root.name, "version": version.map(i64::from), "value": value})
 }
 
 /// Every node with its name, type, offset, length, value, note, description and region.

@@ -1,6 +1,7 @@
 //! Renderers: walk the annotated tree; never re-parse bytes.
 
 pub mod digits;
+pub mod dump_log;
 pub mod findings;
 pub mod grid;
 pub mod json;

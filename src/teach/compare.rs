@@ -4,7 +4,7 @@
 //! when an API switches to flexible encodings, or fields that come and go.
 
 use super::align::{Aligned, FramePair, Side};
-use crate::decode::{Role, Value};
+use crate::decode::{Kind, Role, Value};
 use crate::encode::example::smallest_struct;
 use crate::encode::{encode_frame, example_header, FrameSpec};
 use crate::schema::{Catalogue, FieldSpec, MessageSpec};
@@ -99,8 +99,8 @@ fn cause_of(pair: &FramePair, x: &Aligned, from: i16, to: i16) -> String {
         (None, None) => return "other".into(),
     };
     let Some((node, parent)) = pair.node(side, place) else { return "other".into() };
-    let count = node.name == "length" && parent.is_some_and(|p| matches!(p.value, Value::Array(_)));
-    let prefixed = matches!(node.role, Role::Field { .. } | Role::Element) && matches!(node.ty.as_str(), "string" | "nullable_string" | "bytes" | "records");
+    let count = matches!(node.kind, Kind::CompactArrayLength | Kind::ArrayCount) && parent.is_some_and(|p| matches!(p.value, Value::Array(_)));
+    let prefixed = matches!(node.role, Role::Field { .. } | Role::Element) && matches!(node.kind, Kind::CompactPrefixed | Kind::Int16Prefixed | Kind::Int32Prefixed);
     if count || prefixed {
         "length and count prefixes".into()
     } else {

@@ -4,7 +4,7 @@
 //! fixed-width big-endian integers, varint groups and continuation bits,
 //! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
 
-use crate::decode::{Frame, Node, Role, Value};
+use crate::decode::{Frame, Kind, Node, Role, Value};
 use crate::text::Text;
 use crate::protocol::headers::header_for;
 use crate::render::text_tree::{push_findings, render_tree_annotated, TreeOptions};
@@ -53,32 +53,28 @@ enum Use {
     Presence,
 }
 
-fn reading(node: &Node, parent: Option<&Node>) -> Option<Reading> {
-    let parent_role = parent.map(|p| p.role);
-    // An array's count or compact length is its first child, an encoding detail
-    // (both decoder paths put it there): known by place and role, not by name.
-    let array_length = node.role == Role::Encoding
-        && parent.is_some_and(|p| matches!(p.value, Value::Array(_)) && p.children.first().is_some_and(|c| std::ptr::eq(c, node)));
-    Some(match (node.role, node.ty.as_str()) {
-        (Role::TaggedSection, _) => Reading::TaggedSection,
-        (Role::TaggedEntry { .. }, _) => Reading::TaggedEntry,
-        (Role::Structure | Role::Decompressed, _) => return None,
-        (_, "uvarint") => Reading::Uvarint(match (parent_role, node.name.as_str()) {
-            (Some(Role::TaggedSection), "count") => Use::TagCount,
-            (Some(Role::TaggedEntry { .. }), "tag") => Use::Tag,
-            (Some(Role::TaggedEntry { .. }), "size") => Use::Size,
-            _ if array_length => Use::ArrayLength,
-            (_, "present") => Use::Presence,
-            _ => Use::Plain,
-        }),
-        (_, "int32") if array_length => Reading::ArrayCount,
-        (_, "int8") if node.name == "present" => Reading::PresenceInt8,
-        (_, "varint") => Reading::Varint,
-        (_, "varlong") => Reading::Varlong,
-        (Role::Field { .. } | Role::Element, "string" | "nullable_string") => Reading::Prefixed { text: true, wide: false },
-        (Role::Field { .. } | Role::Element, "bytes" | "records") => Reading::Prefixed { text: false, wide: true },
-        (_, "bytes") => Reading::Raw,
-        (_, ty) => Reading::Fixed(Primitive::parse(ty).filter(|p| p.fixed_width().is_some())?),
+/// How to read `node`: encoding details by the kind the decoder gave them
+/// (never by name), values by their type.
+fn reading(node: &Node) -> Option<Reading> {
+    Some(match (node.role, node.kind, node.ty.as_str()) {
+        (Role::TaggedSection, ..) => Reading::TaggedSection,
+        (Role::TaggedEntry { .. }, ..) => Reading::TaggedEntry,
+        (Role::Structure | Role::Decompressed, ..) => return None,
+        (_, Kind::TagCount, _) => Reading::Uvarint(Use::TagCount),
+        (_, Kind::Tag, _) => Reading::Uvarint(Use::Tag),
+        (_, Kind::TagSize, _) => Reading::Uvarint(Use::Size),
+        (_, Kind::CompactArrayLength, _) => Reading::Uvarint(Use::ArrayLength),
+        (_, Kind::ArrayCount, _) => Reading::ArrayCount,
+        // In a tagged field the marker is a uvarint (read unsigned), else an int8.
+        (_, Kind::PresenceMarker, _) if matches!(node.value, Value::Uint(_)) => Reading::Uvarint(Use::Presence),
+        (_, Kind::PresenceMarker, _) => Reading::PresenceInt8,
+        (_, _, "uvarint") => Reading::Uvarint(Use::Plain),
+        (_, _, "varint") => Reading::Varint,
+        (_, _, "varlong") => Reading::Varlong,
+        (Role::Field { .. } | Role::Element, _, "string" | "nullable_string") => Reading::Prefixed { text: true, wide: false },
+        (Role::Field { .. } | Role::Element, _, "bytes" | "records") => Reading::Prefixed { text: false, wide: true },
+        (_, _, "bytes") => Reading::Raw,
+        (_, _, ty) => Reading::Fixed(Primitive::parse(ty).filter(|p| p.fixed_width().is_some())?),
     })
 }
 
@@ -89,7 +85,7 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
         return None;
     }
     let bytes = buf.get(node.offset..node.end())?;
-    match reading(node, parent)? {
+    match reading(node)? {
         Reading::Fixed(p) => fixed(p, bytes),
         Reading::Uvarint(u) => {
             let (v, mut lines) = uvarint_of(node, bytes)?;
@@ -101,7 +97,7 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
         Reading::Varint | Reading::Varlong => {
             let (u, mut lines) = uvarint_of(node, bytes)?;
             let v = zigzag(u, &mut lines);
-            if v == -1 && node.name.ends_with("Length") {
+            if v == -1 && node.kind == Kind::BytesLength {
                 lines.push("-1: null".into());
             }
             Some(Explanation { lines, value: Value::Int(v) })
@@ -398,13 +394,14 @@ fn raw(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
     let before = parent.and_then(|p| p.children.iter().take_while(|c| !std::ptr::eq(*c, node)).last());
     let minus_one = |b: &Node| {
         let prefix = buf.get(b.offset..b.end());
-        b.end() == node.offset && ((b.ty == "varint" && prefix == Some(&[0x01])) || (b.ty == "int32" && prefix == Some(&[0xff; 4])))
+        // A varint -1 is the one byte 01, an int32 -1 is ff ff ff ff.
+        b.kind == Kind::BytesLength && b.end() == node.offset && (prefix == Some(&[0x01]) || prefix == Some(&[0xff; 4]))
     };
     if bytes.is_empty() && before.is_some_and(minus_one) {
         return Some(Explanation { lines: vec!["no bytes: null (the length before it is -1)".into()], value: Value::Bytes(None) });
     }
     // Inside a key or value (Schema Registry framing's payload) the bytes run to the value's end.
-    let rest = parent.is_some_and(|p| p.ty == "bytes" && p.end() == node.end());
+    let rest = node.kind == Kind::SchemaRegistryPayload;
     let line = match (bytes.is_empty(), rest) {
         (true, _) => "no bytes (the length before it is 0)".to_string(),
         (false, true) => format!("{} → {}, the rest of the value", shown(bytes), count_bytes(bytes.len())),

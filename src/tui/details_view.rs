@@ -1,7 +1,7 @@
 //! The details pane: everything known about the selected node, in words.
 
 use super::theme::Theme;
-use crate::decode::{Frame, Node, Role, Value};
+use crate::decode::{Frame, Kind, Node, Role, Value};
 use crate::text::escape::sanitize;
 use crate::render::values::value_text;
 use ratatui::text::{Line, Span};
@@ -91,7 +91,6 @@ fn bytes_hex(raw: &[u8]) -> String {
 /// How the node's bytes encode its value: varint groups, length prefixes, widths.
 pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
     let ty = node.ty.as_str();
-    let note = node.note.as_deref().unwrap_or("");
     let mut text = match ty {
         "uvarint" | "varint" | "uvarlong" | "varlong" => Some(varint(ty, raw)),
         "int8" => Some("1 byte, two's complement".into()),
@@ -101,12 +100,12 @@ pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
         "bool" => Some("1 byte: 00 false, 01 true".into()),
         "uuid" => Some("16 bytes, as is (shown hyphenated)".into()),
         _ if ty.starts_with("[]") => Some(array_prefix(node)),
-        _ => length_prefix(node, note),
+        _ => length_prefix(node),
     };
     let extra = match node.role {
         Role::TaggedSection => Some("then each tagged field: uvarint tag, uvarint size, size bytes"),
         Role::TaggedEntry { .. } => Some("uvarint tag, uvarint size, then size bytes of the field"),
-        _ if note.contains("compact, n+1") => Some("compact n+1 prefix: n = value - 1 elements, 0 = null"),
+        _ if node.kind == Kind::CompactArrayLength && node.value != Value::Uint(0) => Some("compact n+1 prefix: n = value - 1 elements, 0 = null"),
         _ if matches!(node.value, Value::Struct(true)) => Some("its fields in declaration order, no prefix of its own"),
         _ => None,
     };
@@ -139,7 +138,7 @@ fn array_prefix(node: &Node) -> String {
 }
 
 /// Strings and bytes: the length prefix the decoder noted, and its bytes.
-fn length_prefix(node: &Node, note: &str) -> Option<String> {
+fn length_prefix(node: &Node) -> Option<String> {
     let payload = match &node.value {
         Value::Str(Some(s)) => s.len(),
         Value::InvalidUtf8(b) => b.len(),
@@ -148,14 +147,11 @@ fn length_prefix(node: &Node, note: &str) -> Option<String> {
         _ => return None,
     };
     let prefix = node.len.checked_sub(payload)?;
-    let kind = if note.starts_with("(compact") {
-        "compact: uvarint length+1 (0 = null)"
-    } else if note.starts_with("(int16") {
-        "int16 length (-1 = null)"
-    } else if note.starts_with("(int32") {
-        "int32 length (-1 = null)"
-    } else {
-        return None;
+    let kind = match node.kind {
+        Kind::CompactPrefixed => "compact: uvarint length+1 (0 = null)",
+        Kind::Int16Prefixed => "int16 length (-1 = null)",
+        Kind::Int32Prefixed => "int32 length (-1 = null)",
+        _ => return None,
     };
     Some(format!("{kind}; prefix {prefix} byte(s), then {payload} byte(s) of data"))
 }
@@ -170,6 +166,7 @@ mod tests {
         let mut n = Node::new("length", "uvarint", 0, Region::RequestBody, Role::Encoding);
         n.len = 2;
         n.note = Some("(compact, n+1)".into());
+        n.kind = Kind::CompactArrayLength;
         let e = encoding(&n, &[0x96, 0x01]).unwrap();
         assert!(e.contains("96 = more 0010110, 01 = last 0000001"), "{e}");
         assert!(e.contains("compact n+1 prefix"), "{e}");
@@ -199,6 +196,7 @@ mod tests {
         n.len = 3;
         n.value = Value::Str(Some("ab".into()));
         n.note = Some("(compact, len+1=3)".into());
+        n.kind = Kind::CompactPrefixed;
         assert_eq!(encoding(&n, b"\x03ab").unwrap(), "compact: uvarint length+1 (0 = null); prefix 1 byte(s), then 2 byte(s) of data");
     }
 }

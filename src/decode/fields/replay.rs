@@ -130,7 +130,7 @@ impl FieldDecoder<'_, '_> {
                     Val::Str(s) | Val::Bytes(s) => Some(s),
                     _ => None,
                 };
-                node.note = Some(self.replay_length(p, compact, slot, span, &f.name).note());
+                self.replay_length(p, compact, slot, span, &f.name).mark(node);
                 match (span, p) {
                     (None, Primitive::String) => {
                         self.null_check(nullable, &f.name, slot.at as usize);

@@ -8,7 +8,7 @@ use crate::decode::fields::Context;
 use crate::decode::{ErrorKind, Warning, WarningKind};
 use crate::decode::reader::Reader;
 use crate::decode::tree::push_with;
-use crate::decode::{DecodeError, Node, Region, Role, Value};
+use crate::decode::{DecodeError, Kind, Node, Region, Role, Value};
 use crate::text::Text;
 use crate::protocol::crc32c::crc32c;
 use crate::schema::Catalogue;
@@ -45,6 +45,14 @@ const LEGACY_MESSAGE_COST: u64 = 12 * NODE_SIZE;
 const NODE_SIZE: u64 = std::mem::size_of::<Node>() as u64;
 
 type Res = Result<(), DecodeError>;
+
+/// A length-prefixed bytes field of a record or legacy message: its name
+/// and kind, given together wherever one is built.
+pub(super) type BytesPart = (&'static str, Kind);
+pub(super) const KEY: BytesPart = ("key", Kind::RecordKey);
+pub(super) const VALUE: BytesPart = ("value", Kind::RecordValue);
+pub(super) const HEADER_KEY: BytesPart = ("headerKey", Kind::Plain);
+pub(super) const HEADER_VALUE: BytesPart = ("headerValue", Kind::Plain);
 
 #[inline(always)]
 pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
@@ -300,8 +308,8 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let (od, n) = r.varint("offsetDelta")?;
             push_with(out, || offset_delta_leaf(at, n, od, base_offset));
             let plain = kind == PayloadKind::Plain;
-            let key = self.varint_bytes(r, "key", out, plain)?;
-            let value = self.varint_bytes(r, "value", out, plain)?;
+            let key = self.varint_bytes(r, KEY, out, plain)?;
+            let value = self.varint_bytes(r, VALUE, out, plain)?;
             let at = r.pos();
             let (hc, n) = r.varint("headersCount")?;
             let h = push_with(out, || headers_leaf(at, n, hc));
@@ -312,7 +320,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 let hat = r.pos();
                 self.hold_nodes(HEADER_COST, hat, "record headers")?;
                 let hn = push_with(&mut h.children, || header_node(j as usize, hat));
-                let res = self.varint_bytes(r, "headerKey", &mut hn.children, false).and_then(|_| self.varint_bytes(r, "headerValue", &mut hn.children, false).map(|_| ()));
+                let res = self.varint_bytes(r, HEADER_KEY, &mut hn.children, false).and_then(|_| self.varint_bytes(r, HEADER_VALUE, &mut hn.children, false).map(|_| ()));
                 hn.len = r.pos() - hat;
                 if let Err(e) = res {
                     h.len = r.pos() - at;
@@ -335,17 +343,18 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 
     /// A varint length (-1 = null) and that many bytes; returns the bytes' range.
     /// `framed`: a plain topic's key or value, shown in Schema Registry framing when it is.
-    fn varint_bytes(&mut self, r: &mut Reader, name: &'static str, out: &mut Vec<Node>, framed: bool) -> Result<Option<(usize, usize)>, DecodeError> {
+    fn varint_bytes(&mut self, r: &mut Reader, part: BytesPart, out: &mut Vec<Node>, framed: bool) -> Result<Option<(usize, usize)>, DecodeError> {
+        let name = part.0;
         let at = r.pos();
         let (len, n) = r.varint(name)?;
         push_with(out, || bytes_length_leaf(name, at, n, len));
         let start = r.pos();
         if len < 0 {
-            push_with(out, || bytes_leaf(self.buf, name, start, None));
+            push_with(out, || bytes_leaf(self.buf, part, start, None));
             return Ok(None);
         }
         r.take(len as usize, name)?;
-        let node = push_with(out, || bytes_leaf(self.buf, name, start, Some(len as usize)));
+        let node = push_with(out, || bytes_leaf(self.buf, part, start, Some(len as usize)));
         if framed && schema_registry_id(&self.buf[start..start + len as usize]).is_some() {
             self.hold_nodes(FRAMING_COST, start, "record keys and values")?;
             schema_registry_framing(self.buf, node);
@@ -379,6 +388,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let stored = r.u32("crc")?;
         let computed = crc32_ieee(&self.buf[pos + 16..pos + total]);
         let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
+        n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
         n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
         if stored != computed {
             let mismatch = format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}");
@@ -397,19 +407,24 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             let at = r.pos();
             out.push(leaf("timestamp", "int64", at, 8, Value::Int(r.i64("timestamp")?), reg));
         }
-        for name in ["key", "value"] {
+        for (name, kind) in [KEY, VALUE] {
             let at = r.pos();
             let len = r.i32(name)?;
-            out.push(leaf(length_name(name), "int32", at, 4, Value::Int(len.into()), reg));
+            let mut l = leaf(length_name(name), "int32", at, 4, Value::Int(len.into()), reg);
+            l.kind = Kind::BytesLength;
+            out.push(l);
             if len < 0 {
-                out.push(leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg));
+                let mut v = leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg);
+                v.kind = kind;
+                out.push(v);
                 continue;
             }
             let start = r.pos();
             r.take(len as usize, name)?;
             let end = start + len as usize;
             let mut v = leaf(name, "bytes", start, len as usize, Value::Bytes(Some(self.buf.slice(start..end))), reg);
-            if name == "value" && codec.is_some_and(|c| c != Codec::None) {
+            v.kind = kind;
+            if kind == Kind::RecordValue && codec.is_some_and(|c| c != Codec::None) {
                 let c = codec.unwrap_or(Codec::None);
                 v.note = Some(format!("({} compressed message set)", c.name()).into());
                 if depth + 1 > MAX_NESTING {
@@ -475,7 +490,7 @@ pub const V2_FIELDS: [(&str, &str, usize); 13] = [
     ("recordsCount", "int32", 4),
 ];
 /// Indexes in [`V2_FIELDS`].
-const CRC: usize = 4;
+pub(super) const CRC: usize = 4;
 pub(super) const ATTRIBUTES: usize = 5;
 const RECORDS_COUNT: usize = 12;
 
@@ -498,6 +513,7 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
         1 => n.doc = Some("bytes after this field".into()),
         CRC => {
             let stored = v as u32;
+            n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
             n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32C ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
             n.doc = Some("CRC-32C of attributes through the last record".into());
         }
@@ -520,6 +536,7 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
 pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Option<usize>) -> Node {
     let remaining = end - pos;
     let mut n = Node::new("truncated batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
+    n.kind = Kind::TruncatedBatch;
     n.len = remaining;
     n.value = Value::Bytes(Some(buf.slice(pos..end)));
     n.doc = Some(match total {
@@ -586,13 +603,15 @@ pub(super) fn header_node(j: usize, at: usize) -> Node {
 /// The varint length of record bytes `name` (`keyLength` …).
 #[inline(always)]
 pub(super) fn bytes_length_leaf(name: &'static str, at: usize, n: usize, len: i32) -> Node {
-    leaf(length_name(name), "varint", at, n, Value::Int(len.into()), Region::Record)
+    let mut l = leaf(length_name(name), "varint", at, n, Value::Int(len.into()), Region::Record);
+    l.kind = Kind::BytesLength;
+    l
 }
 
 /// Record bytes `name` at `buf[start..start + len]` (`None`: null), with a text preview.
 #[inline(always)]
-pub(super) fn bytes_leaf(buf: &Bytes, name: &'static str, start: usize, len: Option<usize>) -> Node {
-    match len {
+pub(super) fn bytes_leaf(buf: &Bytes, (name, kind): BytesPart, start: usize, len: Option<usize>) -> Node {
+    let mut v = match len {
         None => leaf(name, "bytes", start, 0, Value::Bytes(None), Region::Record),
         Some(len) => {
             let end = start + len;
@@ -600,7 +619,9 @@ pub(super) fn bytes_leaf(buf: &Bytes, name: &'static str, start: usize, len: Opt
             v.note = text_preview(&buf[start..end]);
             v
         }
-    }
+    };
+    v.kind = kind;
+    v
 }
 
 fn attributes_note(a: u16) -> String {

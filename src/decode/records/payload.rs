@@ -4,7 +4,7 @@
 use crate::decode::{Warning, WarningKind};
 use crate::decode::fields::decode_embedded;
 use crate::decode::reader::Reader;
-use crate::decode::{Node, Region, Role, Value};
+use crate::decode::{Kind, Node, Region, Role, Value};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
 
@@ -158,10 +158,10 @@ pub fn decode_key_value(
         }
     }
     for n in out.iter_mut() {
-        match n.name.as_str() {
-            "key" if !key_nodes.is_empty() => n.children.append(&mut key_nodes),
-            "value" if !value_nodes.is_empty() => n.children.append(&mut value_nodes),
-            "value" if kind == PayloadKind::Coordinator && n.value == Value::Bytes(None) => n.note = Some("(tombstone)".into()),
+        match n.kind {
+            Kind::RecordKey if !key_nodes.is_empty() => n.children.append(&mut key_nodes),
+            Kind::RecordValue if !value_nodes.is_empty() => n.children.append(&mut value_nodes),
+            Kind::RecordValue if kind == PayloadKind::Coordinator && n.value == Value::Bytes(None) => n.note = Some("(tombstone)".into()),
             _ => {}
         }
     }
@@ -202,11 +202,12 @@ fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: 
     }
 }
 
-/// Names of the nodes under a key or value in Confluent Schema Registry's
-/// wire format ([`schema_registry_framing`]); [`super::view`] reads them back.
-pub(super) const SR_MAGIC: &str = "magic";
-pub(super) const SR_SCHEMA_ID: &str = "schemaId";
-pub(super) const SR_PAYLOAD: &str = "payload";
+/// Names and kinds of the nodes under a key or value in Confluent Schema
+/// Registry's wire format ([`schema_registry_framing`]); [`super::view`]
+/// finds them by kind.
+const SR_MAGIC: (&str, Kind) = ("magic", Kind::Plain);
+const SR_SCHEMA_ID: (&str, Kind) = ("schemaId", Kind::SchemaRegistryId);
+const SR_PAYLOAD: (&str, Kind) = ("payload", Kind::SchemaRegistryPayload);
 /// What the framing's nodes cost against the expanded budget (data decompressed from the input).
 pub(super) const FRAMING_COST: u64 = 3 * std::mem::size_of::<Node>() as u64;
 
@@ -235,8 +236,9 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     let (start, end) = (node.offset, node.end());
     let Some(id) = buf.get(start..end).and_then(schema_registry_id) else { return false };
     let region = node.region;
-    let leaf = |name: &'static str, ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
+    let leaf = |(name, kind): (&'static str, Kind), ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
         let mut n = Node::new(name, ty, at, region, Role::Encoding);
+        n.kind = kind;
         n.len = len;
         n.value = value;
         n.doc = Some(doc.into());

@@ -4,7 +4,7 @@
 
 use super::batch::{
     batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, leaf, length_leaf, offset_delta_leaf, record_node, truncated_node,
-    v2_field_node, ATTRIBUTES, RECORD_FIELDS,
+    v2_field_node, BytesPart, ATTRIBUTES, HEADER_KEY, HEADER_VALUE, KEY, RECORD_FIELDS, VALUE,
 };
 use super::compression::Codec;
 use super::payload::schema_registry_framing;
@@ -82,8 +82,8 @@ impl BatchDecoder<'_, '_> {
                 0 => out.push(leaf("attributes", "int8", at, 1, Value::Int(int(s.value)), reg)),
                 1 => out.push(leaf("timestampDelta", "varlong", at, len, Value::Int(int(s.value)), reg)),
                 2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, base_offset)),
-                3 => self.replay_bytes("key", s, out, true),
-                4 => self.replay_bytes("value", s, out, true),
+                3 => self.replay_bytes(KEY, s, out, true),
+                4 => self.replay_bytes(VALUE, s, out, true),
                 _ => {
                     let h = push_with(out, || headers_leaf(at, usize::from(s.prefix), int(s.value) as i32));
                     h.len = len;
@@ -92,8 +92,8 @@ impl BatchDecoder<'_, '_> {
                         hn.len = hs.len as usize;
                         let mut parts = tape.children(hi);
                         if let (Some((_, key)), Some((_, value))) = (parts.next(), parts.next()) {
-                            self.replay_bytes("headerKey", key, &mut hn.children, false);
-                            self.replay_bytes("headerValue", value, &mut hn.children, false);
+                            self.replay_bytes(HEADER_KEY, key, &mut hn.children, false);
+                            self.replay_bytes(HEADER_VALUE, value, &mut hn.children, false);
                         }
                     }
                 }
@@ -103,14 +103,14 @@ impl BatchDecoder<'_, '_> {
 
     /// A varint length and its bytes (or null), from their part; `framed`
     /// as when reading (the tape holds plain topics' records only).
-    fn replay_bytes(&self, name: &'static str, s: &Slot, out: &mut Vec<Node>, framed: bool) {
+    fn replay_bytes(&self, part: BytesPart, s: &Slot, out: &mut Vec<Node>, framed: bool) {
         let (at, n) = (s.at as usize, usize::from(s.prefix));
-        out.push(bytes_length_leaf(name, at, n, s.decl as i32));
+        out.push(bytes_length_leaf(part.0, at, n, s.decl as i32));
         let len = match s.value {
             Val::Bytes(span) => Some(span.len as usize),
             _ => None,
         };
-        let node = push_with(out, || bytes_leaf(self.buf, name, at + n, len));
+        let node = push_with(out, || bytes_leaf(self.buf, part, at + n, len));
         if framed {
             schema_registry_framing(self.buf, node);
         }

@@ -8,8 +8,7 @@
 //! reads them.
 
 use super::batch::V2_FIELDS;
-use super::payload::{SR_PAYLOAD, SR_SCHEMA_ID};
-use crate::decode::{Node, Role, Value};
+use crate::decode::{Kind, Node, Role, Value};
 
 /// One record of a records field, as a consumer sees it.
 #[derive(Clone, Debug)]
@@ -29,6 +28,53 @@ pub struct RecordRef<'n> {
     pub headers: Vec<(Payload<'n>, Payload<'n>)>,
     /// The record's (or legacy message's) own node.
     pub node: &'n Node,
+    /// A RecordBatch v2 record's offsetDelta and timestampDelta, as written;
+    /// `None` for legacy messages.
+    pub offset_delta: Option<i64>,
+    pub timestamp_delta: Option<i64>,
+}
+
+/// A RecordBatch v2's header fields as read (each `None` past where the
+/// batch stopped), and whether its stored checksum is the bytes' checksum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchHeader {
+    pub base_offset: Option<i64>,
+    pub partition_leader_epoch: Option<i64>,
+    pub magic: Option<i64>,
+    pub attributes: Option<i64>,
+    pub last_offset_delta: Option<i64>,
+    pub base_timestamp: Option<i64>,
+    pub max_timestamp: Option<i64>,
+    pub producer_id: Option<i64>,
+    pub producer_epoch: Option<i64>,
+    pub base_sequence: Option<i64>,
+    pub records_count: Option<i64>,
+    pub crc_valid: bool,
+}
+
+/// The header of `b` when it is a RecordBatch v2 with at least its base
+/// offset: its first children are the fields of [`V2_FIELDS`], in order
+/// (both decoder paths build them so), and the checksum's validity is its
+/// node's kind.
+pub fn batch_header(b: &Node) -> Option<BatchHeader> {
+    if part(b) != Part::Batch || b.children.is_empty() {
+        return None;
+    }
+    let field = |k: usize| b.children.get(k).and_then(int);
+    Some(BatchHeader {
+        base_offset: field(0),
+        partition_leader_epoch: field(2),
+        magic: field(3),
+        attributes: field(super::batch::ATTRIBUTES),
+        last_offset_delta: field(6),
+        base_timestamp: field(7),
+        max_timestamp: field(8),
+        producer_id: field(9),
+        producer_epoch: field(10),
+        base_sequence: field(11),
+        records_count: field(12),
+        crc_valid: b.children.get(super::batch::CRC).is_some_and(|c| c.kind == Kind::CrcValid),
+    })
 }
 
 /// A key, a value, or a header's key or value: its node, whose value is the bytes.
@@ -141,7 +187,7 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
         }
         let (Some(offset_delta), Some(key), Some(value)) = (offset_delta, key, value) else { return };
         let timestamp = if log_append_time { max_timestamp } else { base_timestamp.zip(ts_delta).map(|(b, d)| b.wrapping_add(d)) };
-        each(RecordRef { offset: base_offset.wrapping_add(offset_delta), timestamp, control, key, value, headers, node: r });
+        each(RecordRef { offset: base_offset.wrapping_add(offset_delta), timestamp, control, key, value, headers, node: r, offset_delta: Some(offset_delta), timestamp_delta: ts_delta });
     };
     for c in &b.children {
         match part(c) {
@@ -188,7 +234,7 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
         Some(w) if w.magic == 1 => (w.offset.wrapping_add(offset), w.log_append_time.or(timestamp)),
         _ => (offset, timestamp),
     };
-    each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new(), node: m });
+    each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new(), node: m, offset_delta: None, timestamp_delta: None });
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -235,6 +281,13 @@ fn part(n: &Node) -> Part {
         ("Record", Role::Element) => return Part::Record,
         _ => {}
     }
+    match n.kind {
+        Kind::RecordKey => return Part::Key,
+        Kind::RecordValue => return Part::Value,
+        Kind::SchemaRegistryId => return Part::SchemaId,
+        Kind::SchemaRegistryPayload => return Part::Payload,
+        _ => {}
+    }
     match n.name.as_str() {
         BASE_OFFSET => Part::BaseOffset,
         ATTRIBUTES => Part::Attributes,
@@ -243,15 +296,11 @@ fn part(n: &Node) -> Part {
         MAGIC => Part::Magic,
         "timestampDelta" => Part::TimestampDelta,
         "offsetDelta" => Part::OffsetDelta,
-        "key" => Part::Key,
-        "value" => Part::Value,
         "headers" => Part::Headers,
         "headerKey" => Part::HeaderKey,
         "headerValue" => Part::HeaderValue,
         "offset" => Part::Offset,
         "timestamp" => Part::Timestamp,
-        SR_SCHEMA_ID => Part::SchemaId,
-        SR_PAYLOAD => Part::Payload,
         _ => Part::Other,
     }
 }
