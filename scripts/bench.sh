@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-command comparisons in one run, with ratios: kwire against tshark's Kafka
-# dissector on the same capture (wall time, CPU time, peak RSS), plus the criterion
-# decode benchmarks against kafka-protocol.
+# dissector on the same captures (the mixed pcap, and the 40,000-frame Produce
+# v8 capture; wall time, CPU time, peak RSS), plus the criterion decode
+# benchmarks against kafka-protocol.
 # Usage: scripts/bench.sh [PCAP_MB] [JSON_MB]
 #   PCAP_MB  size of the mixed pcap for the listing (default 200; the issue's figure uses 1024)
 #   JSON_MB  size of the pcap for JSON (default: PCAP_MB, the same file; `tshark -T json`
@@ -47,6 +48,12 @@ row() { # name kwire-cmd... -- tshark-cmd...
 echo "== captures: listing on a $pcap_mb MB pcap, JSON on a $json_mb MB pcap (kwire: median of $runs runs; peak RSS)"
 row "listing vs -T fields api_key" "$kwire" capture "$dir/mixed.pcap" --list -- tshark -r "$dir/mixed.pcap" -d tcp.port==9092,kafka -T fields -e kafka.api_key
 row "JSON vs -T json" "$kwire" capture "$json_pcap" --json -- tshark -r "$json_pcap" -d tcp.port==9092,kafka -T json
+produce=$dir/produce-40k.pcap
+echo "== the 40,000-frame Produce v8 capture ($(($(stat -c %s "$produce") >> 20)) MB; kwire: median of $runs runs)"
+row "listing vs -T fields api_key" "$kwire" capture "$produce" --list -- tshark -r "$produce" -d tcp.port==9092,kafka -T fields -e kafka.api_key
+row "text tree vs -V" "$kwire" capture "$produce" -- tshark -r "$produce" -d tcp.port==9092,kafka -V
+row "tree-json vs -T json" "$kwire" capture "$produce" --format tree-json -- tshark -r "$produce" -d tcp.port==9092,kafka -T json
+row "JSON vs -T json" "$kwire" capture "$produce" --json -- tshark -r "$produce" -d tcp.port==9092,kafka -T json
 [ "${SKIP_CRITERION:-0}" = 1 ] && exit 0
 echo "== decode (criterion, kafka-protocol typed decode as the reference)"
 cargo bench --bench decode -q -- --warm-up-time 1 --measurement-time 3 2>/dev/null | awk '/^[a-z_0-9]+\// { name=$1 } /time:/ { print name, $0 }' | sed 's/ \+/ /g'

@@ -21,11 +21,14 @@ pub struct LineWriter<'c> {
     api_names: ApiNames<'c>,
     endpoints: Endpoints,
     quoted: QuotedCache,
+    /// The last whole second written as a date-time (`2026-12-01T16:24:01`):
+    /// frames come many to a second, and formatting a date costs more than a line.
+    second: Option<(u64, String)>,
 }
 
 impl<'c> LineWriter<'c> {
     pub fn new(cat: &'c Catalogue) -> Self {
-        LineWriter { relative_to: None, api_names: ApiNames::new(cat), endpoints: Endpoints::new(), quoted: QuotedCache::default() }
+        LineWriter { relative_to: None, api_names: ApiNames::new(cat), endpoints: Endpoints::new(), quoted: QuotedCache::default(), second: None }
     }
 
     /// The start of every line: `{index:>5} {time} conn {n} {client} {arrow} {server} `.
@@ -36,10 +39,34 @@ impl<'c> LineWriter<'c> {
             Some(t0) => {
                 let _ = write!(line, "{:>+14.6}s", f.timestamp - t0);
             }
-            None => push_timestamp(line, f.timestamp),
+            None => self.push_date_time(line, f.timestamp),
         }
         line.push(b' ');
         line.extend_from_slice(self.endpoints.get(f).as_bytes());
+    }
+
+    /// [`push_timestamp`], the date-time to the second made once per second.
+    fn push_date_time(&mut self, line: &mut Vec<u8>, x: f64) {
+        let Some(us) = micros_exact(x) else { return push_timestamp(line, x) };
+        let second = us / 1_000_000;
+        if self.second.as_ref().is_none_or(|(s, _)| *s != second) {
+            match crate::protocol::meanings::utc_micros(us) {
+                Some(text) => self.second = Some((second, text[..19].to_string())),
+                None => return push_timestamp(line, x),
+            }
+        }
+        if let Some((_, text)) = &self.second {
+            line.extend_from_slice(text.as_bytes());
+            line.push(b'.');
+            let mut digits = [b'0'; 6];
+            let mut frac = us % 1_000_000;
+            for d in digits.iter_mut().rev() {
+                *d = b'0' + (frac % 10) as u8;
+                frac /= 10;
+            }
+            line.extend_from_slice(&digits);
+            line.push(b'Z');
+        }
     }
 
     /// A frame's line (without its newline); `red` wraps a malformed frame's
@@ -302,6 +329,18 @@ mod tests {
         }
         for x in [0.0, 0.5, 5e-7, 1700000000.04, 999999.9999995, 1e11, 123456789012.5, 1e300, 5e-324] {
             check(x);
+        }
+    }
+
+    #[test]
+    fn cached_seconds_write_what_push_timestamp_writes() {
+        let cat = crate::schema::Catalogue::builtin();
+        let mut w = LineWriter::new(cat);
+        for x in [1700000000.0, 1700000000.000001, 1700000000.5, 1700000000.999999, 1700000001.25, 1699999999.75, 0.0, 5e-7, 1e300] {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            w.push_date_time(&mut a, x);
+            push_timestamp(&mut b, x);
+            assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap(), "{x}");
         }
     }
 
