@@ -26,8 +26,18 @@ pub fn details_lines(frame: &Frame, bytes: &[u8], path: &[usize], theme: Theme) 
         lines.push(field(theme, "value", value.join(" ")));
     }
     lines.push(field(theme, "bytes", bytes_hex(raw)));
-    if let Some(e) = encoding(node, raw) {
+    // A compound node (a count with its elements, a record, a struct) is
+    // explained by its own prefix and then by its parts, never as if all its
+    // bytes were one value.
+    let own = match node.children.first() {
+        Some(c) if c.offset >= node.offset && !node.ty.starts_with("[]") => &raw[..(c.offset - node.offset).min(raw.len())],
+        _ => raw,
+    };
+    if let Some(e) = encoding(node, own).filter(|_| !own.is_empty()) {
         lines.push(field(theme, "encoding", e));
+    }
+    if !node.children.is_empty() {
+        lines.push(field(theme, "parts", parts(node)));
     }
     if let Some(doc) = &node.doc {
         lines.push(field(theme, "about", sanitize(doc)));
@@ -41,6 +51,18 @@ pub fn details_lines(frame: &Frame, bytes: &[u8], path: &[usize], theme: Theme) 
         }
     }
     lines
+}
+
+/// Most parts listed; the rest are counted.
+const SHOWN_PARTS: usize = 8;
+
+/// `length varint 1 B, attributes int8 1 B, … (+3 more)`.
+fn parts(node: &Node) -> String {
+    let mut out: Vec<String> = node.children.iter().take(SHOWN_PARTS).map(|c| format!("{} {} {} B", sanitize(&c.name), sanitize(&c.ty), c.len)).collect();
+    if node.children.len() > SHOWN_PARTS {
+        out.push(format!("… (+{} more)", node.children.len() - SHOWN_PARTS));
+    }
+    format!("{}: {}", node.children.len(), out.join(", "))
 }
 
 fn error_line(theme: Theme, text: String) -> Line<'static> {
