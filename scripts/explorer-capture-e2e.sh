@@ -90,7 +90,7 @@ sleep 0.3
 
 # The frame's records as a table; Enter selects one in the tree and the grid.
 t send-keys -t e2e r
-wait_for " records (5) · Enter selects it in the tree"
+wait_for " records (5) of frame #28 · Enter selects it in the tree"
 wait_for 'payments/0                  2  2026-12-01T16:24:01.172Z  "k2" · "payment 2 (gzip)" · "trace"="abc"'
 t send-keys -t e2e j j Enter
 wait_for "frame #28 of 58 (conn 5 →) · byte 0x0046"
@@ -102,6 +102,16 @@ t send-keys -t e2e Left
 wait_for '⟨offset 2 · key "k2" · value "payment 2 (gzip)" · 35 B⟩'
 echo "ok: a collapsed record shows its offset, key, value and size"
 t send-keys -t e2e Escape Tab
+
+# The records of every frame listed: Enter goes to the frame and the record.
+t send-keys -t e2e R
+wait_for " records (20) of 3 frames "
+wait_for '    #52 payments/0                  6  2026-12-01T16:24:01.172Z  "k1" · "payment 1 (gzip)"'
+t send-keys -t e2e G Enter
+wait_for "frame #52 of 58 (conn 7 ←)"
+echo "ok: R lists the 20 records of the 3 frames that carry them; Enter goes to frame #52's last record"
+
+t send-keys -t e2e Tab
 
 # The filter, in the command line's words.
 t send-keys -t e2e f "api=Produce" Enter

@@ -422,7 +422,7 @@ fn help_overlay_lists_every_key() {
         ("{ }", "connection"),
         ("f", "filter"),
         ("t", "first frame"),
-        ("r", "records"),
+        ("r R", "records"),
         ("x", "export"),
         ("paste", "new frame"),
         ("mouse", "wheel scrolls"),

@@ -11,6 +11,7 @@ use super::theme::Theme;
 use super::tree_state::TreeState;
 use super::tree_view::marker_x;
 use crate::analysis::captured::decode_captured;
+use crate::analysis::records_table::carries_records;
 use crate::analysis::exchange::Topic;
 use crate::analysis::filter::{parse_terms, Filter};
 use crate::analysis::index::{self, IndexEvent, IndexedFrame, Progress, Spool};
@@ -27,6 +28,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use ratatui::layout::{Position, Rect};
 use std::collections::VecDeque;
 use std::ops::Range;
+
+/// What `R` may spend decoding the capture's frames for their records.
+const RECORDS_TIME: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// What one search key may spend looking through other frames.
 const SEARCH_TIME: std::time::Duration = std::time::Duration::from_millis(1500);
@@ -763,14 +767,51 @@ impl<'a> App<'a> {
             Command::Export => self.open_prompt(PromptKind::Export, String::new()),
             Command::Records => {
                 let Some(fv) = self.frame() else { return };
-                let list = record_lines(self.cat, self.release.as_deref(), &fv.frame);
+                let mut list = record_lines(self.cat, self.release.as_deref(), &fv.frame);
                 if list.lines.is_empty() {
                     return self.info("this frame holds no records");
                 }
+                list.of = format!("frame {}", self.frame_number(self.current));
                 self.mode = Mode::Records(list);
             }
+            Command::CaptureRecords => self.capture_records(),
             Command::ClearSearch => self.search = None,
         }
+    }
+
+    /// `R`: the records of every frame the list shows that carries records
+    /// (Produce requests, Fetch and ShareFetch responses), each decoded from
+    /// the spool and dropped; within [`RECORDS_TIME`] (the table says how
+    /// far it got).
+    fn capture_records(&mut self) {
+        let Some(cap) = self.capture.as_ref() else {
+            return self.fail("R is for captures (kwire capture FILE --tui); r lists this frame's records");
+        };
+        let start = std::time::Instant::now();
+        let mut lines = Vec::new();
+        let mut read = 0;
+        let carrying: Vec<usize> = self.shown.iter().copied().filter(|&i| self.frames[i].row.as_ref().is_some_and(|r| carries_records(&r.frame))).collect();
+        for &i in &carrying {
+            if start.elapsed() > RECORDS_TIME {
+                break;
+            }
+            let Some(row) = self.frames[i].row.as_ref() else { continue };
+            let Ok(captured) = cap.spool.frame(row) else { continue };
+            let opts = DecodeOptions { topic_ids: cap.topic_ids.clone(), budget: cap.budget.clone(), ..Default::default() };
+            let (frame, _) = decode_captured(self.cat, self.release.as_deref(), &captured, cap.guess, opts);
+            let number = self.frame_number(i);
+            for mut l in record_lines(self.cat, self.release.as_deref(), &frame).lines {
+                l.text = format!("{number:>7} {}", l.text);
+                l.frame = Some(i);
+                lines.push(l);
+            }
+            read += 1;
+        }
+        if lines.is_empty() {
+            return self.info(format!("no records in the {} frames listed that carry them", carrying.len()));
+        }
+        let of = if read < carrying.len() { format!("the first {read} of {} frames carrying records (time ran out)", carrying.len()) } else { format!("{read} frames") };
+        self.mode = Mode::Records(RecordsList { lines, selected: 0, top: 0, of });
     }
 
     /// Keys over the records table: move, Enter selects the record, Esc closes.
@@ -786,9 +827,12 @@ impl<'a> App<'a> {
             KeyCode::Char('g') | KeyCode::Home => 0,
             KeyCode::Char('G') | KeyCode::End => last,
             KeyCode::Enter => {
-                let path = list.lines.get(list.selected).map(|l| l.path.clone()).unwrap_or_default();
+                let (path, frame) = list.lines.get(list.selected).map(|l| (l.path.clone(), l.frame)).unwrap_or_default();
                 self.mode = Mode::Normal;
                 self.focus = Focus::Tree;
+                if let Some(i) = frame {
+                    self.select_frame(i);
+                }
                 return self.select_path(&path);
             }
             KeyCode::Esc | KeyCode::Char('q' | 'r') => {

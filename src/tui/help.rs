@@ -30,6 +30,7 @@ pub enum Command {
     ToggleTime,
     Export,
     Records,
+    CaptureRecords,
     ClearSearch,
 }
 
@@ -61,7 +62,7 @@ pub const KEYS: &[Binding] = &[
     Binding { keys: "{ }", commands: &[(KeyCode::Char('{'), Command::PreviousInConnection), (KeyCode::Char('}'), Command::NextInConnection)], what: "capture: previous / next frame of the connection" },
     Binding { keys: "f", commands: &[(KeyCode::Char('f'), Command::Filter)], what: "capture: filter, e.g. `api=Fetch error min-latency=5`" },
     Binding { keys: "t", commands: &[(KeyCode::Char('t'), Command::ToggleTime)], what: "capture: times as dates or since the first frame" },
-    Binding { keys: "r", commands: &[(KeyCode::Char('r'), Command::Records)], what: "the frame's records: offset, time, key, value, headers" },
+    Binding { keys: "r R", commands: &[(KeyCode::Char('r'), Command::Records), (KeyCode::Char('R'), Command::CaptureRecords)], what: "records of the frame / of the frames listed" },
     Binding { keys: "x", commands: &[(KeyCode::Char('x'), Command::Export)], what: "export: `hex F` node, `json F` frame, `pcap F` list" },
     pane_keys("paste", "hex text opens as a new frame (a request)"),
     pane_keys("mouse", "click selects a byte, line or frame; wheel scrolls"),

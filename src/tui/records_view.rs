@@ -24,6 +24,8 @@ const PREVIEW: usize = 40;
 pub struct RecordLine {
     pub text: String,
     pub path: Vec<usize>,
+    /// The frame it is in, in the explorer's list (the whole capture's table).
+    pub frame: Option<usize>,
 }
 
 /// The table and its selection.
@@ -32,6 +34,8 @@ pub struct RecordsList {
     pub lines: Vec<RecordLine>,
     pub selected: usize,
     pub top: usize,
+    /// What the table covers: `frame #28`, or the capture and how much of it was read.
+    pub of: String,
 }
 
 /// The column heads.
@@ -61,8 +65,8 @@ pub fn record_lines(cat: &crate::schema::Catalogue, release: Option<&str>, frame
         }
     }
     walk(&frame.root, &mut Vec::new(), &mut paths);
-    let lines = found.into_iter().map(|(text, p)| RecordLine { text: sanitize(&text), path: paths.remove(&p).unwrap_or_default() }).collect();
-    RecordsList { lines, selected: 0, top: 0 }
+    let lines = found.into_iter().map(|(text, p)| RecordLine { text: sanitize(&text), path: paths.remove(&p).unwrap_or_default(), frame: None }).collect();
+    RecordsList { lines, selected: 0, top: 0, of: String::new() }
 }
 
 fn topic_text(t: &Topic) -> String {
@@ -95,12 +99,13 @@ impl Widget for RecordsOverlay<'_> {
         let r = Rect::new(area.x + 1, area.y + 1, area.width.saturating_sub(2), area.height.saturating_sub(2));
         Clear.render(r, buf);
         let rows = usize::from(r.height.saturating_sub(3));
-        let mut lines = vec![Line::from(Span::styled(HEADER, self.theme.label()))];
+        let head = if self.list.lines.first().is_some_and(|l| l.frame.is_some()) { format!("  frame {HEADER}") } else { HEADER.to_string() };
+        let mut lines = vec![Line::from(Span::styled(head, self.theme.label()))];
         for (i, l) in self.list.lines.iter().enumerate().skip(self.list.top).take(rows) {
             let line = Line::from(l.text.clone());
             lines.push(if i == self.list.selected { line.patch_style(self.theme.selected_line(true)) } else { line });
         }
-        let title = format!(" records ({}) · Enter selects it in the tree · Esc closes ", self.list.lines.len());
+        let title = format!(" records ({}) of {} · Enter selects it in the tree · Esc closes ", self.list.lines.len(), self.list.of);
         Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)).render(r, buf);
     }
 }
