@@ -213,7 +213,10 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
                 notes_changed = true;
             }
         }
-        if rows.len() >= BATCH_ROWS || last_sent.elapsed() >= BATCH_EVERY {
+        // A stream (standard input, live traffic) may pause for good after
+        // any frame: its rows go at once, not when the next frame comes.
+        let streaming = progress.total.is_none();
+        if streaming || rows.len() >= BATCH_ROWS || last_sent.elapsed() >= BATCH_EVERY {
             last_sent = Instant::now();
             if notes_changed && tx.send(IndexEvent::Notes { skipped, skipped_bytes, tls }).is_err() {
                 return false;

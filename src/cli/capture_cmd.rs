@@ -750,46 +750,71 @@ fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, f
     if filter.frame.is_some() || filter.correlation_id.is_some() {
         return explore_selected(cat, release, args, filter, input, names, opts);
     }
-    if !std::io::stdout().is_terminal() {
-        eprintln!("kwire: the explorer needs a terminal; `kwire capture` prints to pipes and files");
-        return exit::FAILURE;
-    }
-    let (spool, spool_writer) = match Spool::create() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("kwire: the explorer's spool file in {}: {e}", std::env::temp_dir().display());
-            return exit::FAILURE;
-        }
-    };
     let total = match &args.file {
         Some(path) if path != "-" => std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len()),
         _ => None,
     };
-    let progress = Progress { total, ..Default::default() };
     let mut selection = filter.exchanges.clone().unwrap_or_default();
     selection.api = filter.api;
     selection.conn = filter.conn;
-    let capture = CaptureState { topic_ids: names.now(), ..CaptureState::new(spool, progress.clone(), args.guess, args.budget.budget()) };
+    let explore = Explore { total, guess: args.guess, budget: args.budget.budget(), filter: selection, topic_ids: names.now(), opts, input_name: args.input_name() };
+    explore_indexed(cat, release, input, explore, || {})
+}
+
+/// What the capture explorer is opened with besides its input.
+pub struct Explore {
+    /// The input's size, when it is a file (for the progress figure).
+    pub total: Option<u64>,
+    pub guess: bool,
+    pub budget: kwire::budget::Budget,
+    /// The filter it starts with (empty: every frame).
+    pub filter: ExchangeFilter,
+    pub topic_ids: TopicIds,
+    pub opts: CaptureOptions,
+    /// For messages: the file, `-`, or the live source.
+    pub input_name: String,
+}
+
+/// The explorer over a capture read by the index thread as it runs (a file,
+/// standard input, or live traffic's pcapng pipe): rows join the list as
+/// frames complete. When the user quits, `on_quit` ends the input (live
+/// sources close their pipe) before the index thread is waited for.
+pub fn explore_indexed(cat: &Catalogue, release: Option<&str>, input: Box<dyn std::io::Read + Send>, e: Explore, on_quit: impl FnOnce()) -> i32 {
+    if !std::io::stdout().is_terminal() {
+        eprintln!("kwire: the explorer needs a terminal; without --tui the frames are printed");
+        return exit::FAILURE;
+    }
+    let (spool, spool_writer) = match Spool::create() {
+        Ok(s) => s,
+        Err(err) => {
+            eprintln!("kwire: the explorer's spool file in {}: {err}", std::env::temp_dir().display());
+            return exit::FAILURE;
+        }
+    };
+    let progress = Progress { total: e.total, ..Default::default() };
+    let capture = CaptureState { topic_ids: e.topic_ids, ..CaptureState::new(spool, progress.clone(), e.guess, e.budget) };
     let mut app = App::for_capture(cat, release.map(str::to_string), capture, Theme::from_env());
-    if !selection.is_empty() {
-        app.filter = Some((selection.terms(cat), selection));
+    if !e.filter.is_empty() {
+        app.filter = Some((e.filter.terms(cat), e.filter));
     }
     let (tx, rx) = std::sync::mpsc::channel();
+    let (guess, opts) = (e.guess, e.opts);
     let shown = std::thread::scope(|s| {
-        let indexer = s.spawn(|| index_capture(cat, release, args.guess, input, &opts, spool_writer, &progress, &tx));
+        let indexer = s.spawn(|| index_capture(cat, release, guess, input, &opts, spool_writer, &progress, &tx));
         let shown = kwire::tui::run_indexing(&mut app, &rx);
         progress.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         drop(rx);
+        on_quit();
         let _ = indexer.join();
         shown
     });
-    if let Err(e) = shown {
-        eprintln!("kwire: terminal: {e}");
+    if let Err(err) = shown {
+        eprintln!("kwire: terminal: {err}");
         return exit::FAILURE;
     }
     let cap = app.capture.as_ref();
-    if let Some(e) = cap.and_then(|c| c.error.as_ref()) {
-        eprintln!("kwire: {}: {}", args.input_name(), sanitize(e));
+    if let Some(err) = cap.and_then(|c| c.error.as_ref()) {
+        eprintln!("kwire: {}: {}", sanitize(&e.input_name), sanitize(err));
         return exit::MALFORMED;
     }
     match cap {

@@ -59,16 +59,21 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
             r
         });
         let (interrupted, printing) = if args.tui {
-            // The explorer: frames decoded as they complete, added as they come; q quits.
-            let (tx, rx) = std::sync::mpsc::channel();
-            let decoding = s.spawn(move || {
-                super::proxy_cmd::live_frames(cat, release, Box::new(pipe_out), &tx);
-                exit::OK
+            // The explorer: the packets indexed as they come; q stops the capture.
+            let explore = super::capture_cmd::Explore {
+                total: None,
+                guess: args.guess,
+                budget: args.budget.budget(),
+                filter: Default::default(),
+                topic_ids: Default::default(),
+                opts: kwire::capture::CaptureOptions { port: args.port, ..Default::default() },
+                input_name: format!("the capture on {iface}"),
+            };
+            let status = super::capture_cmd::explore_indexed(cat, release, Box::new(pipe_out), explore, || {
+                signals_handle.close();
+                stop.store(true, Ordering::SeqCst);
             });
-            let status = super::tui_cmd::explore_following(cat, release.map(str::to_string), &rx);
-            drop(rx);
-            signals_handle.close();
-            (false, (status, decoding))
+            (false, (status, s.spawn(|| exit::OK)))
         } else {
             let printing = s.spawn(|| super::capture_cmd::run_on_stream(cat, release, &printer_args, Box::new(pipe_out)));
             (signals.forever().next().is_some(), (exit::OK, printing))

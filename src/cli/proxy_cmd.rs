@@ -162,17 +162,14 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         if !std::io::stdout().is_terminal() {
             return failure("the explorer needs a terminal; without --tui the frames are printed");
         }
-        let (tx, rx) = std::sync::mpsc::channel();
-        let decoder = std::thread::Builder::new().name("kwire-decoder".into()).spawn(move || live_frames(cat, release_owned.as_deref(), Box::new(pipe_out), &tx));
-        let status = super::tui_cmd::explore_following(cat, release.map(str::to_string), &rx);
-        drop(rx);
-        eprintln!("kwire: proxy: closing");
-        rec.shutdown();
+        // The explorer reads the proxy's traffic as a capture, indexed as it passes; q closes the proxy.
+        let explore = super::capture_cmd::Explore { total: None, guess: false, budget: args.budget.budget(), filter: Default::default(), topic_ids: Default::default(), opts: Default::default(), input_name: "the proxy's traffic".into() };
+        let status = super::capture_cmd::explore_indexed(cat, release, Box::new(pipe_out), explore, || {
+            eprintln!("kwire: proxy: closing");
+            rec.shutdown();
+        });
         drop(rec);
         let _ = recording.join();
-        if let Ok(t) = decoder {
-            let _ = t.join();
-        }
         return status;
     } else {
         std::thread::Builder::new().name("kwire-printer".into()).spawn(move || super::capture_cmd::run_on_stream(cat, release_owned.as_deref(), &capture, Box::new(pipe_out)))
@@ -194,21 +191,6 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         }
         Err(_) => exit::FAILURE,
     }
-}
-
-/// Frames of a live capture stream, decoded as they complete, for the explorer:
-/// each with a label like the listing's (`12:04:05.123456 conn 3 →`).
-pub fn live_frames(cat: &Catalogue, release: Option<&str>, input: Box<dyn std::io::Read>, tx: &std::sync::mpsc::Sender<(kwire::decode::Frame, String)>) {
-    let opts = kwire::capture::CaptureOptions::default();
-    let _ = kwire::capture::for_each_captured(cat, input, &opts, |c| {
-        let kwire::capture::Captured::Frame(f) = c else {
-            return true;
-        };
-        let (frame, _) = kwire::analysis::captured::decode_captured(cat, release, &f, false, Default::default());
-        let time = kwire::protocol::meanings::utc_micros((f.timestamp * 1e6).round().max(0.0) as u64).map_or_else(String::new, |t| t.get(11..).unwrap_or("").to_string());
-        let arrow = if f.direction == kwire::decode::Direction::Request { "→" } else { "←" };
-        tx.send((frame, format!("{time} conn {} {arrow}", f.conn))).is_ok()
-    });
 }
 
 fn failure(e: &str) -> i32 {

@@ -37,19 +37,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
     explore(cat, opts.release, frames)
 }
 
-/// Open the explorer over decoded frames (also used by `kwire capture --tui`).
-/// The explorer on frames that arrive while it runs (live traffic).
-pub fn explore_following(cat: &Catalogue, release: Option<String>, frames: &std::sync::mpsc::Receiver<(kwire::decode::Frame, String)>) -> i32 {
-    let mut app = App::new(cat, release, Vec::new(), Theme::from_env());
-    match kwire::tui::run_following(&mut app, frames) {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("kwire: terminal: {e}");
-            exit::FAILURE
-        }
-    }
-}
-
+/// Open the explorer over decoded frames (also used by `kwire capture --tui --frame N`).
 pub fn explore(cat: &Catalogue, release: Option<String>, frames: Vec<kwire::decode::Frame>) -> i32 {
     if !std::io::stdout().is_terminal() {
         eprintln!("kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files");

@@ -411,18 +411,6 @@ impl<'a> App<'a> {
         self.frames.get(self.current).and_then(|s| s.view.as_deref())
     }
 
-    /// A frame that arrived while the explorer runs (live traffic): added at
-    /// the end of the frame list; the selection stays where the user put it.
-    pub fn add_frame(&mut self, frame: Frame, source: impl Into<String>) {
-        let mut fv = FrameView::new(frame, source);
-        fv.located = false;
-        self.shown.push(self.frames.len());
-        self.frames.push(FrameSlot { row: None, view: Some(Box::new(fv)) });
-        if self.frames.len() == 1 {
-            self.status = None;
-        }
-    }
-
     /// What the index thread handed on: rows join the list (the filter
     /// decides which show), counts and the end go to the status line.
     pub fn on_index_event(&mut self, ev: IndexEvent) {

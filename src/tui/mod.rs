@@ -27,13 +27,6 @@ use crossterm::event::{self, Event, MouseEventKind};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-/// Run the explorer on frames that keep arriving on `frames` (live traffic:
-/// the proxy, `capture -i`), each added to the frame list as it comes; until
-/// the user quits.
-pub fn run_following(app: &mut App, frames: &Receiver<(crate::decode::Frame, String)>) -> std::io::Result<()> {
-    run_receiving(app, frames, |app, (f, source)| app.add_frame(f, source))
-}
-
 /// Run the explorer over a capture being indexed: rows join the frame list
 /// as the index thread reads the file; until the user quits.
 pub fn run_indexing(app: &mut App, events: &Receiver<crate::analysis::index::IndexEvent>) -> std::io::Result<()> {

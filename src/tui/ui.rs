@@ -92,7 +92,8 @@ fn frames_title(app: &App) -> String {
             let read = cap.progress.read.load(std::sync::atomic::Ordering::Relaxed);
             match cap.progress.total.filter(|&t| t > 0) {
                 Some(total) => t.push_str(&format!("indexing {}% ", read.min(total) * 100 / total)),
-                None => t.push_str(&format!("indexing: {} MB read ", read >> 20)),
+                // A stream (standard input, live traffic): frames join as they come.
+                None => t.push_str(&format!("following: {} MB so far ", read >> 20)),
             }
         }
         if let Some(e) = &cap.error {
