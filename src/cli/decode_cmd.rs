@@ -344,7 +344,7 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
                 if let Some((cat, release)) = explain {
                     write!(out, "{}", render_explained(cat, release, f, opts))?;
                 } else if format == Format::Tree {
-                    write!(out, "{}", text_tree::render_frame(f, opts))?;
+                    text_tree::write_frame(out, f, opts)?;
                 } else {
                     write!(out, "{}", grid::render_grid(f, color))?;
                 }

@@ -609,7 +609,7 @@ fn dedup_last<'a, 'n, N>(items: impl Iterator<Item = (&'a str, &'n N)>) -> Vec<(
     kept
 }
 
-fn write_value(out: &mut Vec<u8>, node: &Node) {
+pub(crate) fn write_value(out: &mut Vec<u8>, node: &Node) {
     match &node.value {
         Value::None | Value::Array(None) | Value::Struct(false) | Value::Str(None) | Value::Bytes(None) => out.extend_from_slice(b"null"),
         Value::Int(v) => push_int(out, *v),
@@ -655,7 +655,7 @@ fn write_uuid(out: &mut Vec<u8>, u: &[u8; 16]) {
 /// Lowercase hex, two digits per byte from one table lookup (record data
 /// makes up most of a large Fetch response's JSON).
 /// Bytes as lowercase hex: record data is most of a Fetch response's JSON.
-fn write_hex(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn write_hex(out: &mut Vec<u8>, b: &[u8]) {
     out.reserve(2 * b.len());
     #[cfg(target_arch = "x86_64")]
     let b = {
@@ -708,7 +708,7 @@ fn write_hex_sse2(out: &mut Vec<u8>, b: &[u8]) {
     }
 }
 
-fn write_json_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn write_json_str(out: &mut Vec<u8>, s: &str) {
     // Plain ASCII needs no escapes: copy it; anything else goes through serde_json
     // with the terminal-safe escapes. A branch-free fold, so that the check runs
     // vectorised on long strings.

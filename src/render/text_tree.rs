@@ -1,8 +1,10 @@
 //! The object tree as text, in the layout of the seed pages:
 //! `+-- TopicId uuid = 0000… [0x0011, 16B] The topic identifier.`
 
-use crate::text::escape::sanitize;
-use super::values::value_text;
+use crate::text::escape::{sanitize, sanitize_into};
+use super::digits::push_uint;
+use super::values::push_value_text;
+use std::io::{self, Write};
 use crate::decode::{Frame, Node, Role, Value};
 
 /// Descriptions longer than this are cut with `...`, as on the seed pages.
@@ -40,17 +42,14 @@ impl Paint {
 
 /// The label of a node: name, type, `= value`, note.
 pub fn label(node: &Node) -> String {
-    let mut parts: Vec<String> = vec![sanitize(&node.name)];
-    if !node.ty.is_empty() {
-        parts.push(sanitize(&node.ty));
-    }
-    if let Some(v) = value_text(node) {
-        parts.push(format!("= {v}"));
-    }
-    if let Some(n) = &node.note {
-        parts.push(sanitize(n));
-    }
-    parts.join(" ")
+    let mut out = Vec::new();
+    push_label(&mut out, node, &Paint::new(false));
+    into_string(out)
+}
+
+/// Text written by this module's byte writers, all from `str`s: UTF-8.
+fn into_string(out: Vec<u8>) -> String {
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// One line without the tree prefix: label, range and description.
@@ -60,47 +59,106 @@ pub fn line(node: &Node, opts: TreeOptions) -> String {
 
 /// `decompressed` marks offsets that index a decompressed buffer (`[d:0x0000, 8B]`).
 pub fn line_in(node: &Node, opts: TreeOptions, decompressed: bool) -> String {
-    let space = if decompressed { "d:" } else { "" };
-    let mut s = match opts.color {
-        false => label(node),
-        true => painted_label(node, &Paint::new(true)),
-    };
+    let mut out = Vec::new();
+    push_line(&mut out, node, opts, decompressed);
+    into_string(out)
+}
+
+/// [`line_in`] appended to a byte buffer.
+fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bool) {
     let p = Paint::new(opts.color);
-    s.push_str(&format!(" {}[{space}0x{:04x}, {}B]{}", p.dim, node.offset, node.len, p.reset));
+    push_label(out, node, &p);
+    out.push(b' ');
+    code(out, p.dim);
+    out.extend_from_slice(if decompressed { b"[d:0x" } else { b"[0x" });
+    push_hex4(out, node.offset);
+    out.extend_from_slice(b", ");
+    push_uint(out, node.len as u64, 0);
+    out.extend_from_slice(b"B]");
+    code(out, p.reset);
     if let Some(doc) = &node.doc {
-        s.push(' ');
-        s.push_str(p.dim);
-        s.push_str(&cut_doc(&sanitize(doc), opts));
-        s.push_str(p.reset);
+        out.push(b' ');
+        code(out, p.dim);
+        let start = out.len();
+        sanitize_into(out, doc);
+        if !opts.full_docs {
+            cut_doc(out, start);
+        }
+        code(out, p.reset);
     }
     if let Some(e) = node.error() {
-        s.push_str(&format!(" {}!! {}{}", p.error, sanitize(e), p.reset));
+        out.push(b' ');
+        code(out, p.error);
+        out.extend_from_slice(b"!! ");
+        sanitize_into(out, e);
+        code(out, p.reset);
     }
-    s
 }
 
-/// [`label`] with each part in its colour.
-fn painted_label(node: &Node, p: &Paint) -> String {
-    let mut s = format!("{}{}{}", p.name, sanitize(&node.name), p.reset);
-    if !node.ty.is_empty() {
-        s.push_str(&format!(" {}{}{}", p.ty, sanitize(&node.ty), p.reset));
+/// An escape code of [`Paint`] (none without colour).
+#[inline]
+fn code(out: &mut Vec<u8>, c: &str) {
+    if !c.is_empty() {
+        out.extend_from_slice(c.as_bytes());
     }
-    if let Some(v) = value_text(node) {
-        s.push_str(&format!(" = {}{v}{}", p.value, p.reset));
+}
+
+/// `{:04x}`: lowercase hex, at least four digits.
+fn push_hex4(out: &mut Vec<u8>, n: usize) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [b'0'; 16];
+    let mut at = buf.len();
+    let mut n = n;
+    while n > 0 || buf.len() - at < 4 {
+        at -= 1;
+        buf[at] = DIGITS[n & 15];
+        n >>= 4;
+    }
+    out.extend_from_slice(&buf[at..]);
+}
+
+/// The label with each part in its colour (none without colour).
+fn push_label(out: &mut Vec<u8>, node: &Node, p: &Paint) {
+    code(out, p.name);
+    sanitize_into(out, &node.name);
+    code(out, p.reset);
+    if !node.ty.is_empty() {
+        out.push(b' ');
+        code(out, p.ty);
+        sanitize_into(out, &node.ty);
+        code(out, p.reset);
+    }
+    let mark = out.len();
+    out.extend_from_slice(b" = ");
+    code(out, p.value);
+    if push_value_text(out, node) {
+        code(out, p.reset);
+    } else {
+        out.truncate(mark);
     }
     if let Some(n) = &node.note {
-        s.push_str(&format!(" {}{}{}", p.dim, sanitize(n), p.reset));
+        out.push(b' ');
+        code(out, p.dim);
+        sanitize_into(out, n);
+        code(out, p.reset);
     }
-    s
 }
 
-fn cut_doc(doc: &str, opts: TreeOptions) -> String {
-    if opts.full_docs || doc.chars().count() <= DOC_WIDTH + 3 {
-        doc.to_string()
-    } else {
-        let cut: String = doc.chars().take(DOC_WIDTH).collect();
-        format!("{cut}...")
+/// The description written from `start` on, cut to [`DOC_WIDTH`] characters
+/// and `...` when longer than `DOC_WIDTH + 3`.
+fn cut_doc(out: &mut Vec<u8>, start: usize) {
+    let doc = &out[start..];
+    if doc.len() <= DOC_WIDTH + 3 {
+        return;
     }
+    // Characters are the bytes that do not continue one.
+    let starts = doc.iter().enumerate().filter(|(_, b)| (**b & 0xc0) != 0x80);
+    if starts.clone().count() <= DOC_WIDTH + 3 {
+        return;
+    }
+    let cut = starts.map(|(i, _)| i).nth(DOC_WIDTH).unwrap_or(doc.len());
+    out.truncate(start + cut);
+    out.extend_from_slice(b"...");
 }
 
 /// One line of the drawn tree: the `|   +-- ` prefix and the node it shows.
@@ -181,13 +239,43 @@ impl Walk<'_, '_> {
 
 /// The whole tree as text, one line per node.
 pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
-    let mut out = String::new();
-    for l in tree_lines(root) {
-        out.push_str(&l.prefix);
-        out.push_str(&line_in(l.node, opts, l.decompressed));
-        out.push('\n');
+    let mut out = Vec::new();
+    let _ = write_tree_to(&mut out, &mut std::io::sink(), root, opts);
+    into_string(out)
+}
+
+/// Lines gather in a buffer that goes to the writer when it holds this much.
+const SPILL: usize = 1 << 16;
+
+/// The tree into `buf`, passed on to `w` whenever [`SPILL`] bytes gather (the
+/// rest stays in `buf`).
+fn write_tree_to(buf: &mut Vec<u8>, w: &mut impl Write, root: &Node, opts: TreeOptions) -> io::Result<()> {
+    push_line(buf, root, opts, false);
+    buf.push(b'\n');
+    let mut prefix = Vec::new();
+    tree_children(buf, w, root, &mut prefix, false, opts)
+}
+
+fn tree_children(buf: &mut Vec<u8>, w: &mut impl Write, node: &Node, prefix: &mut Vec<u8>, decompressed: bool, opts: TreeOptions) -> io::Result<()> {
+    let n = node.children.len();
+    let inner = decompressed || node.role == Role::Decompressed;
+    for (i, c) in node.children.iter().enumerate() {
+        buf.extend_from_slice(prefix);
+        buf.extend_from_slice(b"+-- ");
+        push_line(buf, c, opts, inner);
+        buf.push(b'\n');
+        if buf.len() >= SPILL {
+            w.write_all(buf)?;
+            buf.clear();
+        }
+        if !c.children.is_empty() {
+            let at = prefix.len();
+            prefix.extend_from_slice(if i + 1 == n { b"    " } else { b"|   " });
+            tree_children(buf, w, c, prefix, inner, opts)?;
+            prefix.truncate(at);
+        }
     }
-    out
+    Ok(())
 }
 
 /// A frame as text: the tree, then its error and warnings.
@@ -195,6 +283,16 @@ pub fn render_frame(frame: &Frame, opts: TreeOptions) -> String {
     let mut out = render_tree(&frame.root, opts);
     push_findings_in(frame, opts.color, &mut out);
     out
+}
+
+/// [`render_frame`] written to `w`, in large writes.
+pub fn write_frame(w: &mut impl Write, frame: &Frame, opts: TreeOptions) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(SPILL + 4096);
+    write_tree_to(&mut buf, w, &frame.root, opts)?;
+    let mut findings = String::new();
+    push_findings_in(frame, opts.color, &mut findings);
+    buf.extend_from_slice(findings.as_bytes());
+    w.write_all(&buf)
 }
 
 /// A frame's warnings and error, after its tree.

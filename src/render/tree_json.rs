@@ -3,25 +3,130 @@
 //! holding a second, larger copy of the tree (a `serde_json::Value` per node
 //! costs several times the node). Tests hold the two to the same bytes.
 
-use super::json::{value_json, Safe};
-use crate::decode::{Frame, Node, Role, Value};
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use super::digits::push_uint;
+use super::json::{write_hex, write_json_str, write_value, Safe};
+use crate::decode::{Frame, Node, Region, Role, Value};
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::ser::CompactFormatter;
 use serde_json::Value as Json;
 use std::io;
 
+/// JSON gathers in a buffer that goes to the writer when it holds this much
+/// (a tree's JSON can be far larger than its frame: it is never held whole).
+const SPILL: usize = 1 << 16;
+
 /// One frame's tree JSON on one line, as `frame_tree_json` would print it.
 pub fn write_frame_tree_json(out: &mut impl io::Write, frame: &Frame) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(&mut *out, Safe(CompactFormatter));
-    FrameJson(frame).serialize(&mut ser).map_err(io::Error::other)?;
-    out.write_all(b"\n")
+    let mut buf = Vec::with_capacity(SPILL + 4096);
+    {
+        let mut ser = serde_json::Serializer::with_formatter(&mut buf, Safe(CompactFormatter));
+        FrameJson(frame).serialize(&mut ser).map_err(io::Error::other)?;
+    }
+    // The frame's members less the tree, reopened to add it last.
+    buf.pop();
+    buf.extend_from_slice(b",\"tree\":");
+    write_node(&mut buf, out, &frame.root)?;
+    buf.extend_from_slice(b"}\n");
+    out.write_all(&buf)
 }
 
 /// One node's tree JSON (no newline), as `tree_json` would print it.
 pub fn write_tree_json(out: &mut impl io::Write, node: &Node) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, Safe(CompactFormatter));
-    NodeJson(node).serialize(&mut ser).map_err(io::Error::other)
+    let mut buf = Vec::with_capacity(SPILL + 4096);
+    write_node(&mut buf, out, node)?;
+    out.write_all(&buf)
+}
+
+/// `buf` passed on to `out` once it holds [`SPILL`] bytes.
+fn spill(buf: &mut Vec<u8>, out: &mut impl io::Write) -> io::Result<()> {
+    if buf.len() >= SPILL {
+        out.write_all(buf)?;
+        buf.clear();
+    }
+    Ok(())
+}
+
+/// A node's object into `buf` (spilling into `out`): the members and their
+/// order of [`super::json::tree_json`].
+fn write_node(buf: &mut Vec<u8>, out: &mut impl io::Write, node: &Node) -> io::Result<()> {
+    buf.extend_from_slice(b"{\"name\":");
+    write_json_str(buf, &node.name);
+    if let Some(k) = node.key() {
+        buf.extend_from_slice(b",\"field\":");
+        write_json_str(buf, k);
+    }
+    buf.extend_from_slice(b",\"type\":");
+    write_json_str(buf, &node.ty);
+    buf.extend_from_slice(b",\"offset\":");
+    push_uint(buf, node.offset as u64, 0);
+    buf.extend_from_slice(b",\"length\":");
+    push_uint(buf, node.len as u64, 0);
+    match &node.value {
+        Value::Struct(true) | Value::None => {}
+        Value::Bytes(Some(b)) => {
+            // Written as it goes: a decompressed buffer's hex is megabytes.
+            buf.extend_from_slice(b",\"value\":\"");
+            for chunk in b.chunks(SPILL / 2) {
+                write_hex(buf, chunk);
+                spill(buf, out)?;
+            }
+            buf.push(b'"');
+        }
+        Value::Array(Some(n)) => {
+            buf.extend_from_slice(b",\"value\":");
+            push_uint(buf, *n as u64, 0);
+        }
+        // Every other value is written, null or not.
+        _ => {
+            buf.extend_from_slice(b",\"value\":");
+            write_value(buf, node);
+        }
+    }
+    if let Some(n) = &node.note {
+        buf.extend_from_slice(b",\"note\":");
+        write_json_str(buf, n);
+    }
+    if let Some(d) = &node.doc {
+        buf.extend_from_slice(b",\"doc\":");
+        write_json_str(buf, d);
+    }
+    buf.extend_from_slice(b",\"region\":\"");
+    buf.extend_from_slice(region_name(node.region).as_bytes());
+    buf.push(b'"');
+    if node.role == Role::Decompressed {
+        buf.extend_from_slice(b",\"children_offsets\":\"decompressed buffer\"");
+    }
+    if let Some(e) = node.error() {
+        buf.extend_from_slice(b",\"error\":");
+        write_json_str(buf, e);
+    }
+    if !node.children.is_empty() {
+        buf.extend_from_slice(b",\"children\":[");
+        for (i, c) in node.children.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            write_node(buf, out, c)?;
+            spill(buf, out)?;
+        }
+        buf.push(b']');
+    }
+    buf.push(b'}');
+    Ok(())
+}
+
+/// A region as serde writes it (snake case).
+fn region_name(r: Region) -> &'static str {
+    match r {
+        Region::Frame => "frame",
+        Region::RpcHeader => "rpc_header",
+        Region::RequestBody => "request_body",
+        Region::ResponseBody => "response_body",
+        Region::RecordBatch => "record_batch",
+        Region::Record => "record",
+        Region::TaggedFields => "tagged_fields",
+    }
 }
 
 struct FrameJson<'a>(&'a Frame);
@@ -49,86 +154,7 @@ impl Serialize for FrameJson<'_> {
             let damage: Vec<Json> = f.record_damage.iter().map(|e| serde_json::json!({"offset": e.offset, "expected": e.expected})).collect();
             m.serialize_entry("record_errors", &damage)?;
         }
-        m.serialize_entry("tree", &NodeJson(&f.root))?;
         m.end()
     }
 }
 
-struct NodeJson<'a>(&'a Node);
-
-impl Serialize for NodeJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let node = self.0;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("name", &node.name)?;
-        if let Some(k) = node.key() {
-            m.serialize_entry("field", k)?;
-        }
-        m.serialize_entry("type", &node.ty)?;
-        m.serialize_entry("offset", &node.offset)?;
-        m.serialize_entry("length", &node.len)?;
-        if let Value::Bytes(Some(b)) = &node.value {
-            // Written as it goes: a decompressed buffer's hex is megabytes.
-            m.serialize_entry("value", &Hex(b))?;
-        }
-        let value = match &node.value {
-            Value::Bytes(Some(_)) => Json::Null,
-            Value::Array(Some(n)) => serde_json::json!(n),
-            Value::Struct(true) | Value::None => Json::Null,
-            _ => value_json(node),
-        };
-        if !value.is_null() || matches!(node.value, Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false)) {
-            m.serialize_entry("value", &value)?;
-        }
-        if let Some(n) = &node.note {
-            m.serialize_entry("note", n)?;
-        }
-        if let Some(d) = &node.doc {
-            m.serialize_entry("doc", d)?;
-        }
-        m.serialize_entry("region", &node.region)?;
-        if node.role == Role::Decompressed {
-            m.serialize_entry("children_offsets", "decompressed buffer")?;
-        }
-        if let Some(e) = node.error() {
-            m.serialize_entry("error", e)?;
-        }
-        if !node.children.is_empty() {
-            m.serialize_entry("children", &Children(&node.children))?;
-        }
-        m.end()
-    }
-}
-
-/// Bytes as a lowercase hex JSON string, written a chunk at a time.
-struct Hex<'a>(&'a [u8]);
-
-impl Serialize for Hex<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl std::fmt::Display for Hex<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut buf = [0u8; 2048];
-        for chunk in self.0.chunks(buf.len() / 2) {
-            let n = chunk.len() * 2;
-            hex::encode_to_slice(chunk, &mut buf[..n]).map_err(|_| std::fmt::Error)?;
-            f.write_str(std::str::from_utf8(&buf[..n]).map_err(|_| std::fmt::Error)?)?;
-        }
-        Ok(())
-    }
-}
-
-struct Children<'a>(&'a [Node]);
-
-impl Serialize for Children<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for c in self.0 {
-            seq.serialize_element(&NodeJson(c))?;
-        }
-        seq.end()
-    }
-}

@@ -1,6 +1,7 @@
 //! Values as text, shared by the tree, grid and TUI renderers.
 
-use crate::text::escape::{quote, quote_bytes};
+use crate::text::escape::{quote_bytes, quote_into};
+use super::digits::{push_int, push_uint};
 use crate::decode::{Node, Value};
 use crate::text::uuid_text;
 
@@ -10,21 +11,34 @@ const INLINE_BYTES: usize = 32;
 
 /// The value part of a tree line, or `None` for containers without one.
 pub fn value_text(node: &Node) -> Option<String> {
-    Some(match &node.value {
-        Value::None => return None,
-        Value::Int(v) => v.to_string(),
-        Value::Uint(v) => v.to_string(),
-        Value::Float(v) => float_text(*v),
-        Value::Bool(b) => b.to_string(),
-        Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false) => "null".into(),
-        Value::Str(Some(s)) => quote(s),
-        Value::InvalidUtf8(b) => format!("{} (invalid UTF-8)", quote_bytes(b)),
-        Value::Bytes(Some(b)) => bytes_text(b),
-        Value::Uuid(u) => uuid_text(u),
-        Value::Array(Some(1)) => "1 element".into(),
-        Value::Array(Some(n)) => format!("{n} elements"),
-        Value::Struct(true) => "struct".into(),
-    })
+    let mut out = Vec::new();
+    push_value_text(&mut out, node).then(|| String::from_utf8(out).unwrap_or_default())
+}
+
+/// [`value_text`] appended to a byte buffer; false (nothing written) for containers without one.
+pub fn push_value_text(out: &mut Vec<u8>, node: &Node) -> bool {
+    match &node.value {
+        Value::None => return false,
+        Value::Int(v) => push_int(out, *v),
+        Value::Uint(v) => push_uint(out, *v, 0),
+        Value::Float(v) => out.extend_from_slice(float_text(*v).as_bytes()),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false) => out.extend_from_slice(b"null"),
+        Value::Str(Some(s)) => quote_into(out, s),
+        Value::InvalidUtf8(b) => {
+            out.extend_from_slice(quote_bytes(b).as_bytes());
+            out.extend_from_slice(b" (invalid UTF-8)");
+        }
+        Value::Bytes(Some(b)) => push_bytes_text(out, b),
+        Value::Uuid(u) => out.extend_from_slice(uuid_text(u).as_bytes()),
+        Value::Array(Some(1)) => out.extend_from_slice(b"1 element"),
+        Value::Array(Some(n)) => {
+            push_uint(out, *n as u64, 0);
+            out.extend_from_slice(b" elements");
+        }
+        Value::Struct(true) => out.extend_from_slice(b"struct"),
+    }
+    true
 }
 
 pub fn float_text(v: f64) -> String {
@@ -36,12 +50,26 @@ pub fn float_text(v: f64) -> String {
 }
 
 pub fn bytes_text(b: &[u8]) -> String {
+    let mut out = Vec::new();
+    push_bytes_text(&mut out, b);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`bytes_text`] appended to a byte buffer.
+pub fn push_bytes_text(out: &mut Vec<u8>, b: &[u8]) {
     if b.is_empty() {
-        return "0x (empty)".into();
+        out.extend_from_slice(b"0x (empty)");
+        return;
     }
-    if b.len() <= INLINE_BYTES {
-        format!("0x{}", hex::encode(b))
-    } else {
-        format!("0x{}… ({} bytes)", hex::encode(&b[..INLINE_BYTES]), b.len())
+    let shown = &b[..b.len().min(INLINE_BYTES)];
+    let mut hex = [0u8; 2 * INLINE_BYTES];
+    let hex = &mut hex[..2 * shown.len()];
+    let _ = hex::encode_to_slice(shown, hex);
+    out.extend_from_slice(b"0x");
+    out.extend_from_slice(hex);
+    if b.len() > INLINE_BYTES {
+        out.extend_from_slice("… (".as_bytes());
+        push_uint(out, b.len() as u64, 0);
+        out.extend_from_slice(b" bytes)");
     }
 }

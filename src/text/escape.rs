@@ -43,15 +43,51 @@ pub fn sanitize(s: &str) -> String {
     if !s.chars().any(is_unsafe_char) {
         return s.to_string();
     }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if is_unsafe_char(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
+    let mut out = Vec::with_capacity(s.len() + 8);
+    sanitize_into(&mut out, s);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`sanitize`] appended to a byte buffer: printable ASCII is copied as is.
+pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
+    if !s.bytes().fold(false, |bad, b| bad | !(0x20..0x7f).contains(&b)) {
+        out.extend_from_slice(s.as_bytes());
+        return;
     }
-    out
+    // Printable ASCII is skipped a byte at a time; only the rest is decoded.
+    let bytes = s.as_bytes();
+    let (mut start, mut at) = (0, 0);
+    while at < bytes.len() {
+        if (0x20..0x7f).contains(&bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let Some(c) = s[at..].chars().next() else { break };
+        if is_unsafe_char(c) {
+            out.extend_from_slice(&bytes[start..at]);
+            push_unicode_escape(out, c);
+            start = at + c.len_utf8();
+        }
+        at += c.len_utf8();
+    }
+    out.extend_from_slice(&bytes[start..]);
+}
+
+/// `\u{1b}`: a character as its escape.
+fn push_unicode_escape(out: &mut Vec<u8>, c: char) {
+    use std::io::Write;
+    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+}
+
+/// [`quote`] appended to a byte buffer.
+pub fn quote_into(out: &mut Vec<u8>, s: &str) {
+    if !s.bytes().fold(false, |bad, b| bad | !(0x20..0x7f).contains(&b) | (b == b'"') | (b == b'\\')) {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(quote(s).as_bytes());
+    }
 }
 
 /// Text of many lines (a listing, a diff) with unsafe characters escaped
@@ -108,6 +144,20 @@ mod tests {
         assert_eq!(sanitize_lines("a\u{1b}[2J\nb\n"), "a\\u{1b}[2J\nb\n");
         assert_eq!(quote("日本"), "\"日本\"");
         assert_eq!(quote_bytes(b"a\xff\x1b"), "b\"a\\xff\\u{1b}\"");
+    }
+
+    #[test]
+    fn byte_writers_match_the_strings() {
+        for s in ["plain", "q\"b\\", "x\u{202e}y\u{1b}[2J", "grüße — ok", "\u{7f}\u{85}", ""] {
+            let mut out = Vec::new();
+            sanitize_into(&mut out, s);
+            let each: String = s.chars().map(|c| if is_unsafe_char(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect();
+            assert_eq!(out, each.as_bytes());
+            assert_eq!(sanitize(s), each);
+            out.clear();
+            quote_into(&mut out, s);
+            assert_eq!(out, quote(s).as_bytes());
+        }
     }
 
     #[test]

@@ -660,7 +660,13 @@ pub(super) fn text_preview(b: &[u8]) -> Option<Text> {
     }
     let cut = s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i);
     let more = if cut < s.len() { "…" } else { "" };
-    Some(Text::format(format_args!("(text \"{}{more}\")", &s[..cut])))
+    // Built in place (no formatting): a note on every record's key and value.
+    let mut note = String::with_capacity(9 + cut + more.len());
+    note.push_str("(text \"");
+    note.push_str(&s[..cut]);
+    note.push_str(more);
+    note.push_str("\")");
+    Some(Text::from(note))
 }
 
 /// Characters of a value shown in its text preview note.
