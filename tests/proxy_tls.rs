@@ -141,6 +141,14 @@ fn the_explorer_follows_the_proxy_s_traffic() {
     let command = format!("{} proxy --listen 127.0.0.1:{listen} --broker 127.0.0.1:{broker} --tui", env!("CARGO_BIN_EXE_kwire"));
     let _ = tmux(&["kill-session", "-t", &session]);
     assert!(tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "40", &command]).status.success());
+    // A failed assertion must not leave the proxy running in its session.
+    struct KillOnDrop(String);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux").args(["kill-session", "-t", &self.0]).output();
+        }
+    }
+    let _cleanup = KillOnDrop(session.clone());
     wait_listening(listen);
     let pane = || String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned();
     let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["send", "--broker", &format!("127.0.0.1:{listen}"), "Metadata", "--version", "12"]).output().unwrap();
