@@ -17,41 +17,9 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 
 cd "$(dirname "$0")/.."
-if [ -z "${KWIRE_BIN:-}" ]; then
-    cargo build --quiet
-    KWIRE_BIN="${CARGO_TARGET_DIR:-target}/debug/kwire"
-fi
-KWIRE_BIN=$(cd "$(dirname "$KWIRE_BIN")" && pwd)/$(basename "$KWIRE_BIN")
+SOCKET_NAME=kwire-capture-e2e
+. scripts/tmux-e2e-lib.sh
 CAPTURE=samples/captures/kafka-python.pcap
-
-unset TMUX
-SOCKET="kwire-capture-e2e-$$"
-WORK=$(mktemp -d)
-t() { tmux -L "$SOCKET" -f /dev/null "$@"; }
-trap 't kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT INT TERM
-
-pane() { t capture-pane -p -t e2e; }
-
-fail() {
-    echo "FAIL: $*"
-    echo "--- pane ---"
-    pane || true
-    exit 1
-}
-
-wait_for() {
-    i=0
-    while [ "$i" -lt "${2:-50}" ]; do
-        if pane | grep -qF -- "$1"; then
-            return 0
-        fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    fail "timed out waiting for: $1"
-}
-
-run() { t send-keys -t e2e "clear; $1; echo \"$2 exited \$?\"" Enter; }
 
 "$KWIRE_BIN" capture "$CAPTURE" --list > "$WORK/list.txt"
 t new-session -d -s e2e -x 200 -y 50 sh

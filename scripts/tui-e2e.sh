@@ -14,47 +14,12 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 
 cd "$(dirname "$0")/.."
-if [ -z "${KWIRE_BIN:-}" ]; then
-    cargo build --quiet
-    KWIRE_BIN="${CARGO_TARGET_DIR:-target}/debug/kwire"
-fi
-KWIRE_BIN=$(cd "$(dirname "$KWIRE_BIN")" && pwd)/$(basename "$KWIRE_BIN")
+SOCKET_NAME=kwire-e2e
+. scripts/tmux-e2e-lib.sh
 SAMPLE=samples/write-share-group-state-v0-request.hex
-
-# A private tmux server, so that no user configuration or session interferes.
-unset TMUX
-SOCKET="kwire-e2e-$$"
-WORK=$(mktemp -d)
-t() { tmux -L "$SOCKET" -f /dev/null "$@"; }
-trap 't kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT INT TERM
-
-pane() { t capture-pane -p -t e2e; }
-
-fail() {
-    echo "FAIL: $*"
-    echo "--- pane ---"
-    pane || true
-    exit 1
-}
-
-# Poll the pane until it shows the fixed string $1 (up to $2 tenths of a second).
-wait_for() {
-    i=0
-    while [ "$i" -lt "${2:-50}" ]; do
-        if pane | grep -qF -- "$1"; then
-            return 0
-        fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    fail "timed out waiting for: $1"
-}
 
 # tmux's view of the pane's terminal: alternate screen on, mouse reporting on.
 modes() { t display-message -p -t e2e '#{alternate_on} #{mouse_any_flag}'; }
-
-# Run $1 in the pane's shell, then print "<$2> exited <status>".
-run() { t send-keys -t e2e "clear; $1; echo \"$2 exited \$?\"" Enter; }
 
 # The terminal is back to normal: main screen, no mouse reporting, and the
 # line discipline cooked. In a raw terminal Enter would not even end the

@@ -150,14 +150,14 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
     let mut last_sent = Instant::now();
     let mut failed = None;
     let input = Counting { inner: input, read: progress.read.clone() };
-    let send = |rows: &mut Vec<IndexedFrame>, lister: &Lister<'_>, learner: &super::exchange::TopicIdLearner<'_>, spool: &mut BufWriter<File>, topics_sent: &mut usize| -> bool {
-        if spool.flush().is_err() {
-            return false;
-        }
+    // Rows go out once their bytes are in the spool: `Err(Some(why))` when the
+    // spool cannot be written, `Err(None)` when the explorer is gone.
+    let send = |rows: &mut Vec<IndexedFrame>, lister: &Lister<'_>, learner: &super::exchange::TopicIdLearner<'_>, spool: &mut BufWriter<File>, topics_sent: &mut usize| -> Result<(), Option<String>> {
+        spool.flush().map_err(|e| Some(format!("spool: {e}")))?;
         let names = lister.names();
         let new_topics = (*topics_sent..names.topic_count()).filter_map(|i| names.topic(i as u32).cloned()).collect();
         *topics_sent = names.topic_count();
-        tx.send(IndexEvent::Rows { rows: std::mem::take(rows), new_topics, topic_ids: learner.topic_ids().clone() }).is_ok()
+        tx.send(IndexEvent::Rows { rows: std::mem::take(rows), new_topics, topic_ids: learner.topic_ids().clone() }).map_err(|_| None)
     };
     let result = for_each_captured(cat, input, opts, |c| {
         if progress.stop.load(Ordering::Relaxed) {
@@ -222,14 +222,19 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
                 return false;
             }
             notes_changed = false;
-            if !rows.is_empty() && !send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
-                return false;
+            if !rows.is_empty() {
+                if let Err(why) = send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
+                    failed = why;
+                    return false;
+                }
             }
         }
         true
     });
     let _ = tx.send(IndexEvent::Notes { skipped, skipped_bytes, tls });
-    send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent);
+    if let Err(Some(why)) = send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
+        failed.get_or_insert(why);
+    }
     let _ = tx.send(IndexEvent::Done(match failed {
         Some(e) => Err(e),
         None => result,

@@ -12,7 +12,7 @@ use kwire::capture::tls::TlsNote;
 use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
 use kwire::decode::fields::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
-use kwire::render::digits::push_uint;
+use kwire::render::digits::{push_six_digits, push_uint};
 use kwire::text::escape::sanitize;
 use kwire::render::listing::{micros_exact, push_timestamp, LineWriter};
 use kwire::schema::Catalogue;
@@ -543,13 +543,7 @@ fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {
         Some(us) => {
             push_uint(line, us / 1_000_000, 0);
             line.push(b'.');
-            let mut digits = [b'0'; 6];
-            let mut frac = us % 1_000_000;
-            for d in digits.iter_mut().rev() {
-                *d = b'0' + (frac % 10) as u8;
-                frac /= 10;
-            }
-            line.extend_from_slice(&digits);
+            push_six_digits(line, us % 1_000_000);
         }
         None if f.timestamp.is_finite() => {
             let _ = write!(line, "{:.6}", f.timestamp);

@@ -1,6 +1,17 @@
 //! Decimal numbers written into byte buffers without the formatting
 //! machinery: listings and JSON write millions of them.
 
+/// `n`'s last six decimal digits, zero-padded: the microseconds after a
+/// decimal point (`{:06}`).
+pub fn push_six_digits(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [b'0'; 6];
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend_from_slice(&digits);
+}
+
 /// `n`'s decimal digits, right-padded with spaces to `width` on the left (`{:>width$}`).
 pub fn push_uint(out: &mut Vec<u8>, mut n: u64, width: usize) {
     if n < 10 && width <= 1 {

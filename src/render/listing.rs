@@ -4,7 +4,7 @@
 //! (a listing writes millions of them). What the line says of the frame comes
 //! from [`crate::analysis::listing`].
 
-use super::digits::{push_int, push_uint};
+use super::digits::{push_int, push_six_digits, push_uint};
 use crate::text::escape::{quote, sanitize};
 use crate::analysis::listing::{ListEntry, Summary};
 use crate::capture::CapturedFrame;
@@ -58,13 +58,7 @@ impl<'c> LineWriter<'c> {
         if let Some((_, text)) = &self.second {
             line.extend_from_slice(text.as_bytes());
             line.push(b'.');
-            let mut digits = [b'0'; 6];
-            let mut frac = us % 1_000_000;
-            for d in digits.iter_mut().rev() {
-                *d = b'0' + (frac % 10) as u8;
-                frac /= 10;
-            }
-            line.extend_from_slice(&digits);
+            push_six_digits(line, us % 1_000_000);
             line.push(b'Z');
         }
     }
@@ -196,13 +190,7 @@ pub fn push_timestamp(line: &mut Vec<u8>, x: f64) {
         }
         push_uint(line, int, 0);
         line.push(b'.');
-        let mut d = [b'0'; 6];
-        let mut f = frac;
-        for slot in d.iter_mut().rev() {
-            *slot = b'0' + (f % 10) as u8;
-            f /= 10;
-        }
-        line.extend_from_slice(&d);
+        push_six_digits(line, frac);
     } else {
         let _ = write!(line, "{x:>17.6}");
     }

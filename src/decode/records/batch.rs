@@ -216,7 +216,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             }
             out.push(v2_field_node(k, at, v, header[ATTRIBUTES] as u16, computed));
         }
-        let (base_offset, attrs, count) = (header[0], header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
+        let (base_offset, attrs, count) = (header[BASE_OFFSET], header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
         let reg = Region::RecordBatch;
         let codec = Codec::from_attributes(attrs);
         let control = attrs & 0x20 != 0;
@@ -489,10 +489,19 @@ pub const V2_FIELDS: [(&str, &str, usize); 13] = [
     ("baseSequence", "int32", 4),
     ("recordsCount", "int32", 4),
 ];
-/// Indexes in [`V2_FIELDS`].
+/// Indexes in [`V2_FIELDS`] (and of a batch node's first children).
+pub(super) const BASE_OFFSET: usize = 0;
+pub(super) const PARTITION_LEADER_EPOCH: usize = 2;
+pub(super) const MAGIC: usize = 3;
 pub(super) const CRC: usize = 4;
 pub(super) const ATTRIBUTES: usize = 5;
-const RECORDS_COUNT: usize = 12;
+pub(super) const LAST_OFFSET_DELTA: usize = 6;
+pub(super) const BASE_TIMESTAMP: usize = 7;
+pub(super) const MAX_TIMESTAMP: usize = 8;
+pub(super) const PRODUCER_ID: usize = 9;
+pub(super) const PRODUCER_EPOCH: usize = 10;
+pub(super) const BASE_SEQUENCE: usize = 11;
+pub(super) const RECORDS_COUNT: usize = 12;
 
 /// `RecordBatch[index]` at `pos`, `total` bytes.
 pub(super) fn batch_node(index: usize, pos: usize, total: usize) -> Node {

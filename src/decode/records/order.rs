@@ -4,17 +4,8 @@
 //! [`V2_FIELDS`] order, then the records, plain or under a decompressed
 //! node), never by display text.
 
-use super::batch::V2_FIELDS;
+use super::batch::{BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT, V2_FIELDS};
 use crate::decode::{Node, Region, Role, Value, Warning, WarningKind};
-
-/// Indexes in [`V2_FIELDS`].
-const BASE_OFFSET: usize = 0;
-const MAGIC: usize = 3;
-const LAST_OFFSET_DELTA: usize = 6;
-const PRODUCER_ID: usize = 9;
-const PRODUCER_EPOCH: usize = 10;
-const BASE_SEQUENCE: usize = 11;
-const RECORDS_COUNT: usize = 12;
 /// A record's children: length, attributes, timestampDelta, offsetDelta, ...
 const OFFSET_DELTA: usize = 3;
 

@@ -60,20 +60,21 @@ pub fn batch_header(b: &Node) -> Option<BatchHeader> {
     if part(b) != Part::Batch || b.children.is_empty() {
         return None;
     }
+    use super::batch::{ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, CRC, LAST_OFFSET_DELTA, MAGIC, MAX_TIMESTAMP, PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT};
     let field = |k: usize| b.children.get(k).and_then(int);
     Some(BatchHeader {
-        base_offset: field(0),
-        partition_leader_epoch: field(2),
-        magic: field(3),
-        attributes: field(super::batch::ATTRIBUTES),
-        last_offset_delta: field(6),
-        base_timestamp: field(7),
-        max_timestamp: field(8),
-        producer_id: field(9),
-        producer_epoch: field(10),
-        base_sequence: field(11),
-        records_count: field(12),
-        crc_valid: b.children.get(super::batch::CRC).is_some_and(|c| c.kind == Kind::CrcValid),
+        base_offset: field(BASE_OFFSET),
+        partition_leader_epoch: field(PARTITION_LEADER_EPOCH),
+        magic: field(MAGIC),
+        attributes: field(ATTRIBUTES),
+        last_offset_delta: field(LAST_OFFSET_DELTA),
+        base_timestamp: field(BASE_TIMESTAMP),
+        max_timestamp: field(MAX_TIMESTAMP),
+        producer_id: field(PRODUCER_ID),
+        producer_epoch: field(PRODUCER_EPOCH),
+        base_sequence: field(BASE_SEQUENCE),
+        records_count: field(RECORDS_COUNT),
+        crc_valid: b.children.get(CRC).is_some_and(|c| c.kind == Kind::CrcValid),
     })
 }
 
