@@ -2,8 +2,8 @@
 # End-to-end check of `kwire capture FILE --tui` in a real terminal (tmux,
 # 200x50) on a real capture (kafka-python against tansu, with gzip batches):
 # the frame list is `capture --list`'s lines (latency added on responses), as
-# many as a third of the terminal; search goes across frames and into
-# decompressed data, which the grid then shows as its own buffer; the filter
+# many as a third of the terminal; search (text and hex bytes) goes across
+# frames and into decompressed data, which the grid then shows as its own buffer; the filter
 # speaks the command line's words; p jumps between a request and its
 # response, } along a connection, t toggles relative times; a capture on
 # standard input streams into the list; q quits with status 0.
@@ -44,15 +44,30 @@ done
 echo "ok: the first $rows lines of the frame list are --list's (latency added to responses), a third of the terminal high"
 
 # Search across frames, into decompressed data: the grid shows that buffer.
+# Matches come in the frame's order: the batch's attributes (compression=gzip),
+# its compressed records, then the decompressed records' values.
 t send-keys -t e2e / gzip Enter
-wait_for "in frame #28 for gzip"
+wait_for "match 1 of 7 in frame #28 for gzip"
+pane | grep -qF "attributes int16 = 1 (compression=gzip" || fail "the first match is not the batch's attributes"
+t send-keys -t e2e n n
+wait_for "match 3 of 7 for gzip"
 wait_for "hex · decompressed from records · 175 B · offsets d:"
 pane | grep -qF "0000  44 00 00 00 04 6b 30 20  70 61 79 6d 65 6e 74 20  D....k0 payment" || fail "the grid does not show the decompressed records"
 pane | grep -qF 'value    0x7061796d656e7420302028677a697029 (text "payment 0 (gzip)")' || fail "the details do not read the decompressed bytes"
 echo "ok: / found gzip in frame #28's decompressed records; the grid and details show that data"
 t send-keys -t e2e n
-wait_for "match 2 of"
+wait_for "match 4 of 7"
 # A key right after Esc reads as Alt and that key: a person pauses.
+t send-keys -t e2e Escape
+sleep 0.3
+
+# Hex bytes are looked for in decompressed data too: "payment 1 (gz" is only there.
+t send-keys -t e2e / "70 61 79 6d 65 6e 74 20 31 20 28 67 7a" Enter
+wait_for "match 1 of 1 for 70 61 79 6d 65 6e 74 20 31 20 28 67 7a"
+pane | grep -qF "hex · decompressed from records · 175 B · offsets d:" || fail "a hex match in decompressed data does not show that buffer"
+pane | grep -qF "0030  6e 74 20 31 20 28 67 7a  69 70 29 02 0a 74 72 61  nt 1 (gzip)..tra" || fail "the grid does not show the matched decompressed bytes"
+pane | grep -qF 'value    0x7061796d656e7420312028677a697029 (text "payment 1 (gzip)")' || fail "the details are not of the record value holding the match"
+echo "ok: / with hex bytes found them inside frame #28's decompressed records"
 t send-keys -t e2e Escape
 sleep 0.3
 

@@ -229,7 +229,7 @@ fn records_command_lists_a_segment_like_dump_log() {
 fn kraft_control_records_decode_through_their_schemas() {
     let cat = Catalogue::builtin();
     for (ty, schema) in [(2i16, "LeaderChangeMessage"), (3, "SnapshotHeaderRecord"), (4, "SnapshotFooterRecord"), (5, "KRaftVersionRecord"), (6, "VotersRecord")] {
-        let v = cat.entries_named(schema).next().unwrap().spec.valid_versions.lo;
+        let v = cat.entries_named(schema).next().unwrap().spec().valid_versions.lo;
         let (body, _) = kwire::encode::example::example_payload(cat, schema, Some(v)).unwrap();
         let value = [v.to_be_bytes().to_vec(), body].concat();
         let key = [0i16.to_be_bytes(), ty.to_be_bytes()].concat();

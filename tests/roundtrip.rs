@@ -117,7 +117,7 @@ fn header_fields_round_trip() {
         let spec = message_spec(cat, &fs).unwrap();
         let hname = if d == Direction::Request { "RequestHeader" } else { "ResponseHeader" };
         let hspec = cat.entries_named(hname).next().unwrap();
-        let mut header = random_struct(&mut rng, &hspec.spec.fields, 1, 0);
+        let mut header = random_struct(&mut rng, &hspec.spec().fields, 1, 0);
         header.retain(|k, _| k == "CorrelationId" || (k == "ClientId" && d == Direction::Request));
         let bytes = encode_frame(cat, &fs, &header, &smallest_struct(&spec.fields, v)).unwrap();
         let frame = decode(cat, d, key, v, bytes);
@@ -141,8 +141,8 @@ fn every_record_type_example_decodes_with_its_prefix() {
     let mut names: Vec<String> = cat
         .entries
         .iter()
-        .filter(|e| matches!(e.spec.kind, MessageKind::CoordinatorKey | MessageKind::CoordinatorValue | MessageKind::Metadata | MessageKind::Data))
-        .map(|e| e.spec.name.clone())
+        .filter(|e| matches!(e.spec().kind, MessageKind::CoordinatorKey | MessageKind::CoordinatorValue | MessageKind::Metadata | MessageKind::Data))
+        .map(|e| e.spec().name.clone())
         .collect();
     names.sort();
     names.dedup();
@@ -150,9 +150,9 @@ fn every_record_type_example_decodes_with_its_prefix() {
     let mut checked = 0;
     for name in names {
         let newest = cat.entries_named(&name).next().unwrap();
-        for v in newest.spec.valid_versions.iter_capped(i16::MAX) {
+        for v in newest.spec().valid_versions.iter_capped(i16::MAX) {
             let (bytes, version) = example_payload(cat, &name, Some(v)).unwrap();
-            let (root, error, warnings) = decode_payload(cat, &name, &Bytes::from(bytes.clone()), if newest.spec.kind == MessageKind::Data { Some(version) } else { None });
+            let (root, error, warnings) = decode_payload(cat, &name, &Bytes::from(bytes.clone()), if newest.spec().kind == MessageKind::Data { Some(version) } else { None });
             assert!(error.is_none() && warnings.is_empty(), "{name} v{v}: {error:?} {warnings:?}");
             assert_eq!(root.children.last().unwrap().end(), bytes.len(), "{name} v{v}");
             checked += 1;

@@ -23,7 +23,7 @@ use crate::protocol::headers::{request_header_version, response_header_version, 
 use crate::text::{kafka_uuid_text, uuid_text};
 use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -497,7 +497,7 @@ pub(crate) struct Found {
 
 /// What a struct's fields hold, by declaration index; only fields that hold
 /// a fact, directly or in their own fields, have an entry.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct StructFacts {
     by_decl: Box<[Option<Fact>]>,
 }
@@ -574,6 +574,8 @@ pub(crate) struct FactReader {
     bodies: HashMap<BodyKey, Option<Arc<StructFacts>>>,
     /// Request header version → the declaration index of its client id.
     client_decl: HashMap<i16, Option<u32>>,
+    /// The facts of a body decoded only to see that it decodes: none.
+    no_facts: Arc<StructFacts>,
 }
 
 impl FactReader {
@@ -603,7 +605,7 @@ impl FactReader {
             false => None,
         };
         let body_facts = match body_facts {
-            None if want.whole => Some(Arc::new(StructFacts { by_decl: Box::new([]) })),
+            None if want.whole => Some(self.no_facts.clone()),
             facts => facts,
         };
         if body_facts.is_none() && !want.client_id {

@@ -15,7 +15,7 @@ use crate::decode::fields::TopicIds;
 use crate::decode::Direction;
 use crate::schema::Catalogue;
 use bytes::Bytes;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;

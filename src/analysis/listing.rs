@@ -16,7 +16,7 @@ use super::exchange::{FactReader, Names, Wanted};
 use crate::capture::{complete_prefix, CapturedFrame};
 use crate::decode::{DecodeError, DecodeOptions, Direction};
 use crate::schema::{Catalogue, MessageKind};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// Frames above this size are listed from their header alone (a listing
 /// reads only a prefix of them: [`crate::capture::CutBodies`]).
@@ -131,6 +131,7 @@ impl<'c> Lister<'c> {
             if let Some(c) = self.key.get_mut(corr_at..corr_at + 4) {
                 c.fill(0);
             }
+            // (Looked up twice: a returned borrow inside `if let` keeps `memo` borrowed below.)
             if self.memo.contains_key(&self.key[..]) {
                 return &self.memo[&self.key[..]];
             }

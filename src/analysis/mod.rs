@@ -16,6 +16,7 @@ pub mod inventory;
 pub mod listing;
 pub mod records_table;
 pub mod report;
+pub mod selection;
 pub mod stats;
 
 pub use exchange::{Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Topic};

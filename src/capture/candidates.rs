@@ -10,7 +10,8 @@ use crate::decode::{decode_frame, DecodeOptions, Direction};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
-use std::collections::{HashMap, VecDeque};
+use foldhash::HashMap;
+use std::collections::VecDeque;
 
 /// While resyncing, plausible frame starts whose frame has not all arrived wait
 /// to be checked when it has; beyond this many one is given up (see

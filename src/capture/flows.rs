@@ -20,7 +20,8 @@ use super::tls::{TlsEvent, TlsKeys, TlsNote, TlsProblem};
 use crate::decode::{decode_frame, DecodeOptions, Direction, FrameKind};
 use crate::schema::Catalogue;
 use bytes::{Buf, Bytes, BytesMut};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 
 /// Frames larger than this are taken for garbage when looking for a frame start.

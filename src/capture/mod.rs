@@ -6,6 +6,7 @@ pub mod candidates;
 pub mod flows;
 pub mod link;
 pub mod pcap;
+pub mod read_ahead;
 mod sasl;
 pub mod skips;
 pub mod tcp;
@@ -55,8 +56,41 @@ pub fn for_each_frame_with<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOpt
 
 /// Read a whole capture, calling `each` for every frame, every skip note
 /// (bytes in no frame) and every TLS note as they come; `each` returns false
-/// to stop.
-pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, mut each: impl FnMut(Captured) -> bool) -> Result<CaptureStats, String> {
+/// to stop. [`read_ahead::for_each_captured_ahead`] does the same with the
+/// reading on a thread of its own.
+pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, each: impl FnMut(Captured) -> bool) -> Result<CaptureStats, String> {
+    let mut stats = CaptureStats::default();
+    let mut each = HandOn { tally: CaptureStats::default(), each };
+    read_capture(cat, input, opts, &mut stats, &mut each)?;
+    stats.add_handed_on(&each.tally);
+    Ok(stats)
+}
+
+/// Where what the reading completes goes.
+trait Deliver {
+    /// A frame or note; false: stop reading.
+    fn deliver(&mut self, c: Captured) -> bool;
+    /// The next record is not yet in the read buffer: reading it may wait on a
+    /// stream. False: stop reading.
+    fn waiting(&mut self) -> bool {
+        true
+    }
+}
+
+/// Straight to the caller's `each`, counted.
+struct HandOn<F> {
+    tally: CaptureStats,
+    each: F,
+}
+
+impl<F: FnMut(Captured) -> bool> Deliver for HandOn<F> {
+    fn deliver(&mut self, c: Captured) -> bool {
+        self.tally.hand_on(c, &mut self.each)
+    }
+}
+
+/// The capture read packet by packet into `stats`, what completes delivered as it completes.
+fn read_capture<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, stats: &mut CaptureStats, to: &mut impl Deliver) -> Result<(), String> {
     let mut reader = pcap::Reader::new(input)?;
     let mut flows = Flows::new(cat, opts.port);
     if let Some(cut) = &opts.cut_bodies {
@@ -64,13 +98,16 @@ pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptio
     }
     flows.max_reassembly(opts.max_reassembly);
     flows.tls_keys(TlsKeys { file: opts.tls_keylog.clone(), ..Default::default() });
-    let mut stats = CaptureStats::default();
     let mut last_ts = 0.0;
     let mut error = None;
     // What one segment completed; reused, so a packet costs no allocation.
     let mut done = Vec::new();
     let mut stopped = false;
     loop {
+        if !reader.next_is_buffered() && !to.waiting() {
+            stopped = true;
+            break;
+        }
         let packet = match reader.read_record() {
             Ok(Some(pcap::Record::Packet(p))) => p,
             Ok(Some(pcap::Record::TlsKeyLog(text))) => {
@@ -90,7 +127,7 @@ pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptio
         stats.tcp_segments += 1;
         flows.push_into(packet.timestamp, &seg, &mut done);
         for c in done.drain(..) {
-            if !stats.hand_on(c, &mut each) {
+            if !to.deliver(c) {
                 stopped = true;
                 break;
             }
@@ -101,7 +138,7 @@ pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptio
     }
     if !stopped {
         for c in flows.finish(last_ts) {
-            if !stats.hand_on(c, &mut each) {
+            if !to.deliver(c) {
                 break;
             }
         }
@@ -109,7 +146,7 @@ pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptio
     stats.connections = flows.connections();
     stats.effort = flows.effort();
     stats.error = error;
-    Ok(stats)
+    Ok(())
 }
 
 #[derive(Clone, Debug, Default)]
@@ -132,6 +169,14 @@ pub struct CaptureStats {
 }
 
 impl CaptureStats {
+    /// Add what another tally counted of the frames and notes handed on.
+    fn add_handed_on(&mut self, other: &CaptureStats) {
+        self.frames += other.frames;
+        self.skips += other.skips;
+        self.skipped_bytes += other.skipped_bytes;
+        self.tls.merge(&other.tls);
+    }
+
     fn hand_on(&mut self, c: Captured, each: &mut impl FnMut(Captured) -> bool) -> bool {
         match &c {
             Captured::Frame(_) => self.frames += 1,

@@ -75,6 +75,17 @@ impl<R: Read> Reader<R> {
         }
     }
 
+    /// Whether the next record is whole in the read buffer: reading it will
+    /// not wait for the input (a live stream's next read may wait indefinitely).
+    pub fn next_is_buffered(&self) -> bool {
+        match self {
+            // A packet record: 16 bytes of header, then as many as its third field says.
+            Reader::Pcap(p) => p.src.holds_record(8, 16, p.le),
+            // A block: its second field is its whole length.
+            Reader::Pcapng(p) => p.pending_shb.is_none() && p.src.holds_record(4, 0, p.le),
+        }
+    }
+
     /// The next packet as an owned copy.
     pub fn next_packet(&mut self) -> Result<Option<Packet>, String> {
         Ok(self.read_packet()?.map(|p| p.to_owned()))
@@ -153,6 +164,13 @@ impl<R: Read> Source<R> {
         let at = self.pos;
         self.pos += len;
         Ok(Some(at))
+    }
+
+    /// Whether the unread bytes hold a whole record: `header` bytes and as
+    /// many more as the u32 at `len_at` says.
+    fn holds_record(&self, len_at: usize, header: usize, le: bool) -> bool {
+        let unread = &self.buf[self.pos..self.end];
+        unread.len() >= len_at + 4 && unread.len() >= header + u32_at(unread, len_at, le) as usize
     }
 
     /// `take` for a fixed-size header.

@@ -24,7 +24,7 @@ use crate::protocol::headers::{request_header_version, response_header_version};
 use crate::protocol::sasl::{mechanism_text, RAW_TOKENS_VERSION, SASL_HANDSHAKE_KEY};
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, MessageKind};
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 /// Where a connection is in SASL authentication.

@@ -27,13 +27,13 @@ pub struct ApisArgs {
 /// Facts about one API, gathered over every release that defines it.
 pub fn api_facts(cat: &Catalogue, key: i16, release: Option<&str>) -> Option<Value> {
     let name = cat.api_name(key)?;
-    let req: Vec<&MessageSpec> = cat.entries_for(MessageKind::Request, key, release).map(|e| &e.spec).collect();
+    let req: Vec<&MessageSpec> = cat.entries_for(MessageKind::Request, key, release).map(|e| e.spec()).collect();
     let newest = req.first()?;
     let req_versions = cat.versions(MessageKind::Request, key, release);
     let resp_versions = cat.versions(MessageKind::Response, key, release);
     let mut releases: Vec<String> = cat
         .entries_for(MessageKind::Request, key, release)
-        .filter(|e| !e.spec.is_retired())
+        .filter(|e| !e.spec().is_retired())
         .flat_map(|e| e.releases.clone())
         .filter(|r| release.is_none_or(|p| p == r))
         .collect();

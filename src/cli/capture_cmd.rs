@@ -4,13 +4,14 @@ use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::exit;
 use clap::Args;
 use kwire::analysis::captured::decode_captured;
-use kwire::analysis::exchange::{learn_topic_ids, Exchange, Exchanges, Observer, TopicIdLearner};
 use kwire::analysis::index::{index_capture, Progress, Spool};
 use kwire::analysis::listing::{Lister, LIST_BODY_LIMIT};
+use kwire::analysis::selection::{FrameFilter, Selection, TopicNames};
 use kwire::analysis::Filter as ExchangeFilter;
 use kwire::capture::tls::TlsNote;
+use kwire::capture::read_ahead::for_each_captured_ahead;
 use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
-use kwire::decode::fields::TopicIds;
+use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::render::digits::{push_six_digits, push_uint};
 use kwire::text::escape::sanitize;
@@ -75,34 +76,6 @@ pub struct CaptureArgs {
     /// written out as it completes, whatever the output is.
     #[arg(skip)]
     pub streaming: bool,
-}
-
-struct Filter {
-    api: Option<i16>,
-    correlation_id: Option<i32>,
-    conn: Option<usize>,
-    frame: Option<usize>,
-    /// Criteria that need the frame's exchange (topic, client id, error, latency).
-    exchanges: Option<ExchangeFilter>,
-}
-
-impl Filter {
-    /// Whether the selection names frames (skip notes are then counted, not shown).
-    fn names_frames(&self) -> bool {
-        self.api.is_some() || self.correlation_id.is_some() || self.frame.is_some() || self.exchanges.is_some()
-    }
-
-    /// Whether any selection was asked for.
-    fn selects(&self) -> bool {
-        self.names_frames() || self.conn.is_some()
-    }
-
-    fn keeps(&self, f: &CapturedFrame) -> bool {
-        self.api.is_none_or(|a| f.api_key == Some(a))
-            && self.correlation_id.is_none_or(|c| f.correlation_id == Some(c))
-            && self.conn.is_none_or(|c| f.conn == c)
-            && self.frame.is_none_or(|n| f.index == n)
-    }
 }
 
 /// Output buffer: lines go out in large writes, never one by one (a terminal
@@ -208,52 +181,21 @@ impl Source<'_> {
     }
 }
 
-/// The topic names a capture ties to topic ids, for the notes on TopicId
-/// fields. A file or bytes in memory are read twice: a first pass decodes
-/// only the responses that tie names to ids (`TopicIdLearner`), so a name
-/// learned late in the capture names the frames before it too. Standard
-/// input (or a pipe) is read once and never held: the names tied so far
-/// name each frame.
-struct TopicNames<'c> {
-    /// From the first pass.
-    whole: TopicIds,
-    /// Learned as the capture goes (standard input).
-    streaming: Option<RefCell<TopicIdLearner<'c>>>,
-}
-
-impl<'c> TopicNames<'c> {
-    fn new(cat: &'c Catalogue, release: Option<&str>, source: &Source<'_>, opts: &CaptureOptions, needed: bool) -> Self {
-        let mut names = TopicNames { whole: TopicIds::default(), streaming: None };
-        if !needed {
-            return names;
-        }
-        if !source.rereadable() {
-            names.streaming = Some(RefCell::new(TopicIdLearner::new(cat, release)));
-        } else if let Ok(input) = source.open() {
-            names.whole = learn_topic_ids(cat, release, input, opts);
-        }
-        names
-    }
-
-    /// Take a frame of the capture (every one, selected or not), before it is shown.
-    fn learn(&self, c: &Captured) {
-        if let (Some(l), Captured::Frame(f)) = (&self.streaming, c) {
-            l.borrow_mut().push(f);
-        }
-    }
-
-    /// The names for decoding the frame at hand (a shared map: dropped with the
-    /// decode options, so that learning goes on in place).
-    fn now(&self) -> TopicIds {
-        match &self.streaming {
-            Some(l) => l.borrow().topic_ids().clone(),
-            None => self.whole.clone(),
-        }
+/// Tree views note each TopicId with its topic: a file (or bytes in memory)
+/// is read a first time for the names, a stream learns them as it goes.
+fn topic_names<'c>(cat: &'c Catalogue, release: Option<&str>, source: &Source<'_>, opts: &CaptureOptions, needed: bool) -> TopicNames<'c> {
+    match (needed, source.rereadable()) {
+        (false, _) => TopicNames::none(),
+        (true, false) => TopicNames::as_they_come(cat, release),
+        (true, true) => match source.open() {
+            Ok(input) => TopicNames::read_first(cat, release, input, opts),
+            Err(_) => TopicNames::none(),
+        },
     }
 }
 
 fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, selection: ExchangeFilter, source: Source<'_>) -> i32 {
-    let filter = Filter { api: selection.api, correlation_id: args.correlation_id, conn: selection.conn, frame: args.frame, exchanges: selection.needs_exchanges().then_some(selection) };
+    let filter = FrameFilter { api: selection.api, correlation_id: args.correlation_id, conn: selection.conn, frame: args.frame, exchanges: selection.needs_exchanges().then_some(selection) };
     let format = args.output.format();
     // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
     // The capture explorer learns them as its index thread reads (a first
@@ -266,7 +208,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         Err(status) => return status,
     };
     let base = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
-    let names = TopicNames::new(cat, release, &source, &base, trees);
+    let names = topic_names(cat, release, &source, &base, trees);
     let input = match source.open() {
         Ok(i) => i,
         Err(status) => return status,
@@ -358,10 +300,17 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         }
         true
     };
-    let stats = for_each_captured(cat, input, &opts, |c| {
+    let mut take = |c| {
         names.learn(&c);
         selected.take(c, &mut handle)
-    });
+    };
+    // A file is read ahead on a thread of its own while this one lists,
+    // decodes and writes; a stream is not (after the output stops, that thread
+    // could wait on it indefinitely).
+    let stats = match source.rereadable() {
+        true => for_each_captured_ahead(cat, input, &opts, &mut take),
+        false => for_each_captured(cat, input, &opts, &mut take),
+    };
     if stats.is_ok() {
         selected.finish(&mut handle);
     }
@@ -389,8 +338,8 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                 });
                 status = exit::MALFORMED;
             }
-            if filter.selects() && selected.shown == 0 && !write_failed {
-                eprintln!("kwire: no frame matches {}", selected.describe(args));
+            if filter.selects() && selected.shown() == 0 && !write_failed {
+                eprintln!("kwire: no frame matches {}", describe(&filter, args));
                 if status == exit::OK {
                     status = exit::FAILURE;
                 }
@@ -589,158 +538,28 @@ impl<W: Write> Write for HoldBack<'_, W> {
     }
 }
 
-/// What `capture` keeps with a request until its exchange is decided.
-enum Mark {
-    /// Shown when it came; its response follows it.
-    Shown,
-    /// Not selected, nor its response.
-    Dropped,
-    /// Waiting for its response to decide.
-    Held(CapturedFrame),
-}
-
-/// Frames selected by their exchange, ready to show in the order decided: a
-/// request held until its response decides comes out just before it.
-struct Selector<'f> {
-    filter: &'f ExchangeFilter,
-    /// The frame being taken.
-    current: Option<CapturedFrame>,
-    ready: Vec<CapturedFrame>,
-}
-
-impl Observer for Selector<'_> {
-    type Mark = Mark;
-
-    fn request(&mut self, ex: &Exchange<'_>) -> Mark {
-        let Some(f) = self.current.take() else {
-            return Mark::Dropped;
-        };
-        match self.filter.decide(ex) {
-            Some(true) => {
-                self.ready.push(f);
-                Mark::Shown
-            }
-            Some(false) => Mark::Dropped,
-            None => Mark::Held(f),
+/// The selection as given on the command line, for messages.
+fn describe(filter: &FrameFilter, args: &CaptureArgs) -> String {
+    let mut parts = vec![args.filter.describe()];
+    if let Some(c) = args.correlation_id {
+        parts.push(format!("--correlation-id {c}"));
+    }
+    if let Some(n) = args.frame {
+        parts.push(format!("--frame {n}"));
+    }
+    if args.filter.api.is_none() {
+        if let Some(k) = filter.api {
+            parts.push(format!("--api {k}"));
         }
     }
-
-    fn complete(&mut self, ex: &Exchange<'_>, mark: Option<Mark>) {
-        // The frame being taken is this exchange's response, if it has one
-        // (an unanswered request completes without).
-        let response = if ex.response.is_some() { self.current.take() } else { None };
-        match mark {
-            Some(Mark::Shown) => self.ready.extend(response),
-            Some(Mark::Dropped) => {}
-            Some(Mark::Held(request)) => {
-                if self.filter.decide(ex) == Some(true) {
-                    self.ready.push(request);
-                    self.ready.extend(response);
-                }
-            }
-            None => {
-                if self.filter.decide(ex) == Some(true) {
-                    self.ready.extend(response);
-                }
-            }
-        }
-    }
-}
-
-/// The frames the selection keeps, handed on in order, and every skip note.
-struct Selection<'c, 'f> {
-    filter: &'f Filter,
-    exchanges: Option<(Exchanges<'c, Mark>, Selector<'f>)>,
-    /// Frames handed on.
-    shown: usize,
-}
-
-impl<'c, 'f> Selection<'c, 'f> {
-    fn new(cat: &'c Catalogue, release: Option<&str>, filter: &'f Filter) -> Self {
-        let exchanges = filter.exchanges.as_ref().map(|x| (Exchanges::new(cat, release, x.needs()), Selector { filter: x, current: None, ready: Vec::new() }));
-        Selection { filter, exchanges, shown: 0 }
-    }
-
-    /// Take what the capture hands on: a skip note goes on at once, a frame
-    /// when its exchange is decided. False when `each` asks to stop.
-    fn take(&mut self, c: Captured, each: &mut impl FnMut(Captured) -> bool) -> bool {
-        let f = match c {
-            Captured::Frame(f) => f,
-            Captured::Skipped(s) => {
-                if let Some((tracker, _)) = &mut self.exchanges {
-                    tracker.saw(s.timestamp);
-                }
-                return each(Captured::Skipped(s));
-            }
-            Captured::Tls(n) => {
-                if let Some((tracker, _)) = &mut self.exchanges {
-                    tracker.saw(n.timestamp);
-                }
-                return each(Captured::Tls(n));
-            }
-        };
-        match &mut self.exchanges {
-            None if self.filter.keeps(&f) => {
-                self.shown += 1;
-                each(Captured::Frame(f))
-            }
-            None => true,
-            Some((tracker, selector)) => {
-                selector.current = Some(f.clone());
-                tracker.push(&f, selector);
-                selector.current = None;
-                self.hand_on(each)
-            }
-        }
-    }
-
-    /// The capture ended: requests still held are decided as never answered.
-    fn finish(&mut self, each: &mut impl FnMut(Captured) -> bool) -> bool {
-        if let Some((tracker, selector)) = &mut self.exchanges {
-            tracker.finish(selector);
-        }
-        self.hand_on(each)
-    }
-
-    fn hand_on(&mut self, each: &mut impl FnMut(Captured) -> bool) -> bool {
-        let Some((_, selector)) = &mut self.exchanges else {
-            return true;
-        };
-        for f in selector.ready.drain(..) {
-            if !self.filter.keeps(&f) {
-                continue;
-            }
-            self.shown += 1;
-            if !each(Captured::Frame(f)) {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// The selection as given on the command line, for messages.
-    fn describe(&self, args: &CaptureArgs) -> String {
-        let mut parts = vec![args.filter.describe()];
-        if let Some(c) = args.correlation_id {
-            parts.push(format!("--correlation-id {c}"));
-        }
-        if let Some(n) = args.frame {
-            parts.push(format!("--frame {n}"));
-        }
-        if args.filter.api.is_none() {
-            if let Some(k) = self.filter.api {
-                parts.push(format!("--api {k}"));
-            }
-        }
-        parts.retain(|p| !p.is_empty());
-        parts.join(" ")
-    }
+    parts.retain(|p| !p.is_empty());
+    parts.join(" ")
 }
 
 /// `--tui`: the explorer over the capture's index (built as the explorer
 /// runs, frames decoded when shown), the selection as its filter; with
 /// `--frame` or `--correlation-id`, over the frames they name, decoded first.
-fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
+fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &FrameFilter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
     if filter.frame.is_some() || filter.correlation_id.is_some() {
         return explore_selected(cat, release, args, filter, input, names, opts);
     }
@@ -821,7 +640,7 @@ pub fn explore_indexed(cat: &Catalogue, release: Option<&str>, input: Box<dyn st
 }
 
 /// `--tui` with `--frame` or `--correlation-id`: decode the selected frames, then explore them.
-fn explore_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &Filter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
+fn explore_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &FrameFilter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
     let mut frames = Vec::new();
     let mut skipped = SkipTally::default();
     // The explorer holds every frame: their expanded share stays held, within one budget.

@@ -95,11 +95,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
 
 /// Coordinator keys and values, metadata records and data types are examples too.
 fn is_record_type(cat: &Catalogue, name: &str) -> bool {
-    cat.entries_named(name).next().is_some_and(|e| !matches!(e.spec.kind, kwire::schema::MessageKind::Request | kwire::schema::MessageKind::Response))
+    cat.entries_named(name).next().is_some_and(|e| !matches!(e.spec().kind, kwire::schema::MessageKind::Request | kwire::schema::MessageKind::Response))
 }
 
 fn record_example(cat: &Catalogue, args: &ExampleArgs) -> i32 {
-    let name = cat.entries_named(&args.api).next().map(|e| e.spec.name.clone()).unwrap_or_default();
+    let name = cat.entries_named(&args.api).next().map(|e| e.spec().name.clone()).unwrap_or_default();
     let (bytes, version) = match kwire::encode::example::example_payload(cat, &name, args.version) {
         Ok(x) => x,
         Err(e) => {

@@ -160,7 +160,9 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
-fn catalogue(cli: &Cli) -> Result<Catalogue, String> {
+/// The built-in catalogue as it is (parsed once, never copied: a copy costs more
+/// than many commands' whole work), or a copy with the `--defs` definitions added.
+fn catalogue(cli: &Cli) -> Result<std::borrow::Cow<'static, Catalogue>, String> {
     let builtin = Catalogue::builtin();
     if let Some(r) = &cli.kafka_release {
         if !builtin.releases.iter().any(|x| x == r) {
@@ -168,8 +170,8 @@ fn catalogue(cli: &Cli) -> Result<Catalogue, String> {
         }
     }
     match &cli.defs {
-        None => Ok(builtin.clone()),
-        Some(p) => Ok(builtin.with_loaded(load_definitions(p)?)),
+        None => Ok(std::borrow::Cow::Borrowed(builtin)),
+        Some(p) => Ok(std::borrow::Cow::Owned(builtin.with_loaded(load_definitions(p)?))),
     }
 }
 

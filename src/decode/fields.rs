@@ -215,7 +215,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         r.seek(start);
         r.limit(end - start);
         let Ok(v) = r.i16("version") else { return };
-        let newest = self.catalogue.entries_named(schema).map(|e| e.spec.valid_versions.hi).max();
+        let newest = self.catalogue.entries_named(schema).map(|e| e.spec().valid_versions.hi).max();
         let Some(newest) = newest else { return };
         let use_v = v.min(newest).max(0);
         let Some(spec) = self.catalogue.by_name(schema, use_v, None) else { return };

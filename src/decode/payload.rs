@@ -48,7 +48,7 @@ type Parts = (Node, Option<DecodeError>, Vec<super::problem::Warning>, Option<i1
 fn payload_parts(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> Parts {
     let mut root = Node::new(name.to_string(), "record", 0, Region::RequestBody, Role::Structure);
     root.len = bytes.len();
-    let Some(kind) = cat.entries_named(name).next().map(|e| e.spec.kind) else {
+    let Some(kind) = cat.entries_named(name).next().map(|e| e.spec().kind) else {
         return (root, Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a known record type, not {name:?}") }), Vec::new(), None);
     };
     let mut r = Reader::new(bytes);
@@ -84,7 +84,7 @@ fn payload_parts(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16
             }
             vals[2]
         }
-        _ => version.unwrap_or_else(|| cat.entries_named(name).next().map_or(0, |e| e.spec.valid_versions.hi)),
+        _ => version.unwrap_or_else(|| cat.entries_named(name).next().map_or(0, |e| e.spec().valid_versions.hi)),
     };
     let v = version.unwrap_or(start_version);
     let Some(spec) = cat.by_name(name, v, None) else {

@@ -35,9 +35,9 @@ pub fn record_names(cat: &Catalogue, release: Option<&str>) -> Vec<String> {
     let mut names: Vec<String> = cat
         .entries
         .iter()
-        .filter(|e| KINDS.contains(&e.spec.kind) && !e.spec.is_retired())
+        .filter(|e| KINDS.contains(&e.spec().kind) && !e.spec().is_retired())
         .filter(|e| release.is_none_or(|r| e.releases.iter().any(|x| x == r || x == LOADED_RELEASE)))
-        .map(|e| e.spec.name.clone())
+        .map(|e| e.spec().name.clone())
         .collect();
     names.sort();
     names.dedup();
@@ -63,11 +63,11 @@ pub struct RecordDocs<'c> {
 
 impl<'c> RecordDocs<'c> {
     pub fn new(cat: &'c Catalogue, release: Option<&'c str>, name: &str) -> Option<RecordDocs<'c>> {
-        let newest = &cat.entries_named(name).next()?.spec;
+        let newest = cat.entries_named(name).next()?.spec();
         let mut versions: Vec<i16> = cat
             .entries_named(name)
             .filter(|e| release.is_none_or(|r| e.releases.iter().any(|x| x == r || x == LOADED_RELEASE)))
-            .flat_map(|e| e.spec.valid_versions.iter_capped(i16::MAX))
+            .flat_map(|e| e.spec().valid_versions.iter_capped(i16::MAX))
             .collect();
         versions.sort_unstable();
         versions.dedup();

@@ -1,15 +1,26 @@
 //! Decimal numbers written into byte buffers without the formatting
 //! machinery: listings and JSON write millions of them.
 
+/// Two decimal digits of each number below 100, in order: digits are
+/// written two at a time (half the divisions of one at a time).
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/// `n`'s two digits (`n` < 100).
+#[inline(always)]
+fn pair(n: u64) -> [u8; 2] {
+    let i = (n as usize % 100) * 2;
+    [PAIRS[i], PAIRS[i + 1]]
+}
+
 /// `n`'s last six decimal digits, zero-padded: the microseconds after a
 /// decimal point (`{:06}`).
-pub fn push_six_digits(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [b'0'; 6];
-    for d in digits.iter_mut().rev() {
-        *d = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    out.extend_from_slice(&digits);
+pub fn push_six_digits(out: &mut Vec<u8>, n: u64) {
+    let n = n % 1_000_000;
+    let [a, b] = pair(n / 10_000);
+    let [c, d] = pair(n / 100);
+    let [e, f] = pair(n);
+    out.extend_from_slice(&[a, b, c, d, e, f]);
 }
 
 /// `n`'s decimal digits, right-padded with spaces to `width` on the left (`{:>width$}`).
@@ -20,16 +31,21 @@ pub fn push_uint(out: &mut Vec<u8>, mut n: u64, width: usize) {
     }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    while n >= 100 {
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&pair(n));
+        n /= 100;
     }
-    for _ in digits.len() - at..width {
-        out.push(b' ');
+    if n >= 10 {
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&pair(n));
+    } else {
+        at -= 1;
+        digits[at] = b'0' + n as u8;
+    }
+    let len = digits.len() - at;
+    if width > len {
+        out.resize(out.len() + width - len, b' ');
     }
     out.extend_from_slice(&digits[at..]);
 }
@@ -57,6 +73,16 @@ mod tests {
             let mut out = Vec::new();
             push_uint(&mut out, n, w);
             assert_eq!(String::from_utf8(out).unwrap(), format!("{n:>w$}"));
+        }
+    }
+
+    #[test]
+    fn every_digit_pair_in_every_place() {
+        for n in (0u64..200_000).chain((0..64).map(|s| (1u64 << s) - 1)) {
+            let mut out = Vec::new();
+            push_uint(&mut out, n, 7);
+            push_six_digits(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{n:>7}{:06}", n % 1_000_000));
         }
     }
 }

@@ -19,18 +19,134 @@ pub const LOADED_RELEASE: &str = "defs";
 const BUILTIN_JSON: &str = include_str!("../catalogue/kafka.json");
 const FORMAT: u32 = 1;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// One definition and the releases that define it identically.
+///
+/// A built-in entry keeps its line of the catalogue file and parses it on first
+/// use: a command touches a handful of the ~500 definitions, and parsing them
+/// all took longer than many commands' whole work (a `capture --list` of
+/// 40,000 frames). What the lookups need (name, kind, api key, versions) is
+/// read for every entry up front.
+#[derive(Clone, Debug)]
 pub struct Entry {
     /// Releases defining this exact spec, oldest first.
     pub releases: Vec<String>,
-    pub spec: MessageSpec,
+    head: Head,
+    spec: OnceLock<MessageSpec>,
+    /// The entry's line in the built-in catalogue, until it is parsed.
+    line: Option<&'static str>,
 }
 
+/// What the catalogue's indexes and lookups read of a definition.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+struct Head {
+    name: String,
+    kind: MessageKind,
+    #[serde(default)]
+    api_key: Option<i16>,
+    valid_versions: Versions,
+}
+
+/// An entry's line, read for its head only (the fields are skipped unparsed).
+#[derive(Deserialize)]
+struct HeadLine {
+    releases: Vec<String>,
+    spec: Head,
+}
+
+/// The head of a line as `to_json` writes it (`{"releases":["3.9",…],"spec":{"name":…,
+/// "kind":…,"api_key":…,"valid_versions":…,` and the rest), found without
+/// parsing the rest: a JSON parser walks the whole line, fields and all, and
+/// that was most of a command's start. `None` for any other shape (the JSON
+/// parser reads it then).
+fn scan_head(line: &str) -> Option<HeadLine> {
+    /// The plain string (no escapes) after `key` at the start of `rest`, and what follows it.
+    fn string<'a>(rest: &'a str, key: &str) -> Option<(&'a str, &'a str)> {
+        let body = rest.strip_prefix(key)?.strip_prefix('"')?;
+        let end = body.find('"')?;
+        let value = &body[..end];
+        (!value.contains('\\')).then_some((value, &body[end + 1..]))
+    }
+    let rest = line.strip_prefix("{\"releases\":[")?;
+    let (list, rest) = rest.split_once(']')?;
+    let mut releases = Vec::new();
+    for quoted in list.split(',') {
+        releases.push(quoted.strip_prefix('"')?.strip_suffix('"')?.to_string());
+    }
+    let (name, rest) = string(rest.strip_prefix(",\"spec\":{")?, "\"name\":")?;
+    let (kind, rest) = string(rest.strip_prefix(',')?, "\"kind\":")?;
+    let mut rest = rest.strip_prefix(',')?;
+    let mut api_key = None;
+    if let Some(after) = rest.strip_prefix("\"api_key\":") {
+        let (number, after) = after.split_once(',')?;
+        api_key = Some(number.parse().ok()?);
+        rest = after;
+    }
+    let (versions, _) = string(rest, "\"valid_versions\":")?;
+    let spec = Head { name: name.to_string(), kind: MessageKind::parse(kind)?, api_key, valid_versions: Versions::parse(versions).ok()??};
+    Some(HeadLine { releases, spec })
+}
+
+/// An entry's line, read whole.
+#[derive(Deserialize)]
+struct SpecLine {
+    spec: MessageSpec,
+}
+
+/// An entry as the catalogue file writes it.
 #[derive(Serialize, Deserialize)]
+struct EntryFile<'a> {
+    releases: std::borrow::Cow<'a, [String]>,
+    spec: std::borrow::Cow<'a, MessageSpec>,
+}
+
+impl Entry {
+    pub fn new(releases: Vec<String>, spec: MessageSpec) -> Entry {
+        let head = Head { name: spec.name.clone(), kind: spec.kind, api_key: spec.api_key, valid_versions: spec.valid_versions };
+        Entry { releases, head, spec: OnceLock::from(spec), line: None }
+    }
+
+    /// An entry of the built-in file, its spec parsed when first asked for.
+    fn lazy(line: &'static str) -> Result<Entry, String> {
+        let h = match scan_head(line) {
+            Some(h) => h,
+            None => serde_json::from_str(line).map_err(|e| e.to_string())?,
+        };
+        Ok(Entry { releases: h.releases, head: h.spec, spec: OnceLock::new(), line: Some(line) })
+    }
+
+    /// The definition.
+    #[inline]
+    pub fn spec(&self) -> &MessageSpec {
+        self.spec.get_or_init(|| {
+            // The line's head parsed when the catalogue was made, and the tests parse every line whole.
+            let line = self.line.unwrap_or_default();
+            serde_json::from_str::<SpecLine>(line).map(|l| l.spec).unwrap_or_else(|e| panic!("built-in catalogue entry {}: {e}", self.head.name))
+        })
+    }
+
+    fn spec_mut(&mut self) -> &mut MessageSpec {
+        self.spec();
+        self.spec.get_mut().expect("parsed just now")
+    }
+
+    pub fn name(&self) -> &str {
+        &self.head.name
+    }
+
+    pub fn kind(&self) -> MessageKind {
+        self.head.kind
+    }
+
+    pub fn valid_versions(&self) -> Versions {
+        self.head.valid_versions
+    }
+}
+
+#[derive(Deserialize)]
 struct CatalogueFile {
     format: u32,
     releases: Vec<String>,
-    messages: Vec<Entry>,
+    messages: Vec<EntryFile<'static>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -70,7 +186,25 @@ impl Catalogue {
     /// The catalogue compiled into kwire.
     pub fn builtin() -> &'static Catalogue {
         static CAT: OnceLock<Catalogue> = OnceLock::new();
-        CAT.get_or_init(|| Catalogue::from_json(BUILTIN_JSON).expect("built-in catalogue is valid"))
+        CAT.get_or_init(|| Catalogue::from_lines(BUILTIN_JSON).expect("built-in catalogue is valid"))
+    }
+
+    /// A catalogue file's definitions, each parsed on first use: the file is
+    /// the one `to_json` writes (a head line, then one entry a line).
+    fn from_lines(text: &'static str) -> Result<Catalogue, String> {
+        let mut lines = text.lines();
+        let head = lines.next().unwrap_or_default();
+        let releases_json = head.strip_prefix(&format!("{{\"format\":{FORMAT},\"releases\":")).and_then(|r| r.strip_suffix(",\"messages\":[")).ok_or("not a catalogue file of format 1")?;
+        let releases: Vec<String> = serde_json::from_str(releases_json).map_err(|e| e.to_string())?;
+        let mut entries = Vec::new();
+        for (n, line) in lines.enumerate() {
+            if line == "]}" {
+                return Ok(Catalogue::from_entries(releases, entries));
+            }
+            let line = line.strip_suffix(',').unwrap_or(line);
+            entries.push(Entry::lazy(line).map_err(|e| format!("entry {}: {e}", n + 1))?);
+        }
+        Err("catalogue file cut short".into())
     }
 
     pub fn from_json(text: &str) -> Result<Catalogue, String> {
@@ -78,7 +212,8 @@ impl Catalogue {
         if file.format != FORMAT {
             return Err(format!("catalogue format {} is not {FORMAT}", file.format));
         }
-        Ok(Catalogue::from_entries(file.releases, file.messages))
+        let entries = file.messages.into_iter().map(|e| Entry::new(e.releases.into_owned(), e.spec.into_owned())).collect();
+        Ok(Catalogue::from_entries(file.releases, entries))
     }
 
     fn from_entries(releases: Vec<String>, entries: Vec<Entry>) -> Catalogue {
@@ -91,10 +226,10 @@ impl Catalogue {
         self.by_api.clear();
         self.by_name.clear();
         for (i, e) in self.entries.iter().enumerate() {
-            if let Some(k) = e.spec.api_key {
-                self.by_api.entry((e.spec.kind, k)).or_default().push(i);
+            if let Some(k) = e.head.api_key {
+                self.by_api.entry((e.head.kind, k)).or_default().push(i);
             }
-            self.by_name.entry(e.spec.name.to_ascii_lowercase()).or_default().push(i);
+            self.by_name.entry(e.head.name.to_ascii_lowercase()).or_default().push(i);
         }
         // Newest release first, so lookups take the most recent definition.
         let entries = &self.entries;
@@ -142,7 +277,7 @@ impl Catalogue {
             serde_json::to_string(&self.releases).unwrap_or_default()
         );
         let lines: Vec<String> =
-            self.entries.iter().map(|e| serde_json::to_string(e).unwrap_or_default()).collect();
+            self.entries.iter().map(|e| serde_json::to_string(&EntryFile { releases: (&e.releases[..]).into(), spec: std::borrow::Cow::Borrowed(e.spec()) }).unwrap_or_default()).collect();
         out.push_str(&lines.join(",\n"));
         out.push_str("\n]}\n");
         out
@@ -164,15 +299,15 @@ impl Catalogue {
             propagate_unstable(&mut specs);
             for mut spec in specs {
                 strip_prose(&mut spec);
-                match entries.iter_mut().find(|e| e.spec == spec) {
+                match entries.iter_mut().find(|e| *e.spec() == spec) {
                     Some(e) => e.releases.push(rel.clone()),
-                    None => entries.push(Entry { releases: vec![rel.clone()], spec }),
+                    None => entries.push(Entry::new(vec![rel.clone()], spec)),
                 }
             }
         }
         entries.sort_by(|a, b| {
-            (a.spec.kind, a.spec.api_key, &a.spec.name, release_order(&a.releases[0]))
-                .cmp(&(b.spec.kind, b.spec.api_key, &b.spec.name, release_order(&b.releases[0])))
+            (a.head.kind, a.head.api_key, &a.head.name, release_order(&a.releases[0]))
+                .cmp(&(b.head.kind, b.head.api_key, &b.head.name, release_order(&b.releases[0])))
         });
         Ok(Catalogue::from_entries(releases, entries))
     }
@@ -184,12 +319,12 @@ impl Catalogue {
         let mut cat = self.clone();
         let abouts: HashMap<&str, &MessageSpec> = specs.iter().map(|s| (s.name.as_str(), s)).collect();
         for e in &mut cat.entries {
-            if let Some(src) = abouts.get(e.spec.name.as_str()) {
-                overlay_about(&mut e.spec.fields, &src.fields);
+            if let Some(src) = abouts.get(e.head.name.as_str()) {
+                overlay_about(&mut e.spec_mut().fields, &src.fields);
             }
         }
         for spec in specs {
-            cat.entries.push(Entry { releases: vec![LOADED_RELEASE.to_string()], spec });
+            cat.entries.push(Entry::new(vec![LOADED_RELEASE.to_string()], spec));
         }
         cat.releases.push(LOADED_RELEASE.to_string());
         cat.reindex();
@@ -209,7 +344,7 @@ impl Catalogue {
     pub fn message(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
         match pin {
             None => self.newest_at(self.api_entries(kind, api_key), version),
-            Some(_) => self.candidates(self.api_entries(kind, api_key), pin).map(|e| &e.spec).find(|s| s.valid_versions.contains(version)),
+            Some(_) => self.candidates(self.api_entries(kind, api_key), pin).find(|e| e.head.valid_versions.contains(version)).map(Entry::spec),
         }
     }
 
@@ -219,9 +354,9 @@ impl Catalogue {
     fn newest_at(&self, idx: Option<&Vec<usize>>, version: i16) -> Option<&MessageSpec> {
         let idx = idx?;
         for &i in idx {
-            let spec = &self.entries.get(i)?.spec;
-            if spec.valid_versions.contains(version) {
-                return Some(spec);
+            let e = self.entries.get(i)?;
+            if e.head.valid_versions.contains(version) {
+                return Some(e.spec());
             }
         }
         None
@@ -243,9 +378,7 @@ impl Catalogue {
             Some(k) => self.by_name.get(k),
             None => self.by_name.get(&name.to_ascii_lowercase()),
         };
-        self.candidates(idx, pin)
-            .map(|e| &e.spec)
-            .find(|s| s.valid_versions.contains(version))
+        self.candidates(idx, pin).find(|e| e.head.valid_versions.contains(version)).map(Entry::spec)
     }
 
     /// Every entry of a name, newest first.
@@ -262,7 +395,7 @@ impl Catalogue {
     pub fn versions(&self, kind: MessageKind, api_key: i16, pin: Option<&str>) -> Vec<i16> {
         let mut v: Vec<i16> = self
             .entries_for(kind, api_key, pin)
-            .flat_map(|e| e.spec.valid_versions.iter_capped(i16::MAX))
+            .flat_map(|e| e.head.valid_versions.iter_capped(i16::MAX))
             .collect();
         v.sort_unstable();
         v.dedup();
@@ -271,7 +404,7 @@ impl Catalogue {
 
     /// The API name for a key ("Produce"), also for retired APIs.
     pub fn api_name(&self, api_key: i16) -> Option<&str> {
-        self.api_entries(MessageKind::Request, api_key)?.first().map(|&i| self.entries[i].spec.api_name())
+        self.api_entries(MessageKind::Request, api_key)?.first().map(|&i| api_name_of(&self.entries[i].head.name))
     }
 
     /// Every API key known, sorted.
@@ -307,6 +440,11 @@ impl Catalogue {
         scored.sort();
         scored.into_iter().take(3).filter(|(d, _)| *d <= 4.max(lower.len() / 2)).map(|(_, n)| n).collect()
     }
+}
+
+/// "Produce" of "ProduceRequest" (as [`MessageSpec::api_name`]), without parsing the definition.
+fn api_name_of(name: &str) -> &str {
+    name.strip_suffix("Request").or_else(|| name.strip_suffix("Response")).unwrap_or(name)
 }
 
 /// Responses do not carry `latestVersionUnstable`: take it from the request.
@@ -355,4 +493,44 @@ pub fn parse_one(text: &str, origin: &str) -> Result<MessageSpec, String> {
 pub fn latest_version(spec: &MessageSpec) -> Option<i16> {
     let v: Versions = spec.valid_versions;
     (!v.is_empty()).then_some(v.hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every built-in line: its head found by the scan is the parser's, and
+    /// its whole definition parses (it is parsed on first use, later).
+    #[test]
+    fn every_built_in_entry_scans_and_parses() {
+        let cat = Catalogue::builtin();
+        assert!(cat.entries.len() > 400, "{} entries", cat.entries.len());
+        for e in &cat.entries {
+            let line = e.line.expect("a built-in entry keeps its line");
+            let scanned = scan_head(line).unwrap_or_else(|| panic!("no head scanned in {}", &line[..80]));
+            let parsed: HeadLine = serde_json::from_str(line).unwrap();
+            assert_eq!((&scanned.releases, &scanned.spec), (&parsed.releases, &parsed.spec));
+            let whole: SpecLine = serde_json::from_str(line).unwrap();
+            assert_eq!(whole.spec.name, e.name());
+            assert_eq!((whole.spec.kind, whole.spec.api_key, whole.spec.valid_versions), (e.kind(), e.head.api_key, e.valid_versions()));
+        }
+    }
+
+    #[test]
+    fn other_shapes_are_left_to_the_parser() {
+        assert!(scan_head(r#"{"spec":{"name":"A","kind":"request","valid_versions":"0"},"releases":["4.0"]}"#).is_none());
+        assert!(scan_head(r#"{"releases":["4.0"],"spec":{"name":"A\u0042","kind":"request","valid_versions":"0"}}"#).is_none());
+        let h = scan_head(r#"{"releases":["3.9","4.0"],"spec":{"name":"RequestHeader","kind":"header","valid_versions":"0-2","fields":[]}}"#).unwrap();
+        assert_eq!(h.releases, ["3.9", "4.0"]);
+        assert_eq!(h.spec, Head { name: "RequestHeader".into(), kind: MessageKind::Header, api_key: None, valid_versions: Versions::new(0, 2) });
+    }
+
+    /// `to_json` writes what `from_lines` reads back, entry for entry.
+    #[test]
+    fn the_file_round_trips() {
+        let cat = Catalogue::builtin();
+        let again = Catalogue::from_json(&cat.to_json()).unwrap();
+        assert_eq!(cat.entries.len(), again.entries.len());
+        assert!(cat.entries.iter().zip(&again.entries).all(|(a, b)| a.releases == b.releases && a.spec() == b.spec()));
+    }
 }

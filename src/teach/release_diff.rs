@@ -66,8 +66,8 @@ pub fn names_for(cat: &Catalogue, text: Option<&str>) -> Result<Vec<String>, Str
     let Some(text) = text else {
         let mut names: Vec<String> = Vec::new();
         for e in &cat.entries {
-            if !names.contains(&e.spec.name) {
-                names.push(e.spec.name.clone());
+            if !names.contains(&e.spec().name) {
+                names.push(e.spec().name.clone());
             }
         }
         return Ok(names);
@@ -75,12 +75,12 @@ pub fn names_for(cat: &Catalogue, text: Option<&str>) -> Result<Vec<String>, Str
     if let Some(key) = cat.resolve_api(text) {
         return Ok([MessageKind::Request, MessageKind::Response]
             .iter()
-            .filter_map(|k| cat.entries_for(*k, key, None).next().map(|e| e.spec.name.clone()))
+            .filter_map(|k| cat.entries_for(*k, key, None).next().map(|e| e.spec().name.clone()))
             .collect());
     }
     cat.entries_named(text)
         .next()
-        .map(|e| vec![e.spec.name.clone()])
+        .map(|e| vec![e.spec().name.clone()])
         .ok_or_else(|| format!("{text:?} is neither an API nor a definition in the catalogue"))
 }
 
@@ -104,7 +104,7 @@ struct InRelease<'c> {
 
 impl<'c> InRelease<'c> {
     fn specs(&self) -> impl Iterator<Item = &'c MessageSpec> + '_ {
-        self.cat.entries_named(self.name).filter(|e| e.releases.iter().any(|r| r == self.release)).map(|e| &e.spec)
+        self.cat.entries_named(self.name).filter(|e| e.releases.iter().any(|r| r == self.release)).map(|e| e.spec())
     }
 
     fn spec(&self, v: i16) -> Option<&'c MessageSpec> {

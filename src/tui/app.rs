@@ -143,8 +143,15 @@ impl FrameView {
 
     /// The deepest node at grid byte `at`, as a path from the root.
     fn path_at_grid(&self, at: usize) -> Vec<usize> {
-        let Some(b) = &self.buffer else { return self.frame.root.path_at(at) };
-        let mut path = b.path.clone();
+        match &self.buffer {
+            Some(b) => self.path_in_buffer(&b.path, at),
+            None => self.frame.root.path_at(at),
+        }
+    }
+
+    /// The deepest node at byte `at` of the decompressed data of the node at `buffer`.
+    pub fn path_in_buffer(&self, buffer: &[usize], at: usize) -> Vec<usize> {
+        let mut path = buffer.to_vec();
         let Some(mut node) = self.frame.root.at_path(&path) else { return path };
         'down: loop {
             for (i, c) in node.children.iter().enumerate() {
@@ -998,8 +1005,8 @@ impl<'a> App<'a> {
             _ if n == 0 => true,
             (Some(c), true) => c + 1 >= n,
             (Some(c), false) => c == 0,
-            (None, true) => s.hits.iter().all(|h| h.range.start < cursor),
-            (None, false) => s.hits.iter().all(|h| h.range.start > cursor),
+            (None, true) => s.hits.iter().all(|h| h.at < cursor),
+            (None, false) => s.hits.iter().all(|h| h.at > cursor),
         };
         if leaves && self.shown.len() > 1 {
             return self.search_other_frames(forward);
@@ -1013,9 +1020,18 @@ impl<'a> App<'a> {
     }
 
     fn go_to_hit(&mut self, hit: super::search::Hit) {
-        match hit.path {
-            Some(p) => self.select_path(&p),
-            None => {
+        match (hit.path, hit.buffer) {
+            (Some(p), _) => self.select_path(&p),
+            (None, None) => {
+                self.move_cursor(hit.range.start);
+                self.reveal(hit.range);
+            }
+            (None, Some(buffer)) => {
+                // Bytes in decompressed data: select the node there, which
+                // switches the grid to that buffer, then the bytes.
+                let Some(fv) = self.frame() else { return };
+                let path = fv.path_in_buffer(&buffer, hit.range.start);
+                self.select_path(&path);
                 self.move_cursor(hit.range.start);
                 self.reveal(hit.range);
             }

@@ -53,7 +53,7 @@ pub const KEYS: &[Binding] = &[
     pane_keys("g G", "first / last byte, line or frame"),
     Binding { keys: "Tab Shift-Tab", commands: &[(KeyCode::Tab, Command::NextPane), (KeyCode::BackTab, Command::PreviousPane)], what: "next / previous pane" },
     pane_keys("Enter Space", "expand / collapse (tree); elsewhere the next pane"),
-    Binding { keys: "/", commands: &[(KeyCode::Char('/'), Command::Search)], what: "search names, values, text, hex (`00 55`), all frames" },
+    Binding { keys: "/", commands: &[(KeyCode::Char('/'), Command::Search)], what: "search text, hex (`00 55`), decompressed, all frames" },
     Binding { keys: "n N", commands: &[(KeyCode::Char('n'), Command::NextMatch), (KeyCode::Char('N'), Command::PreviousMatch)], what: "next / previous match, on into other frames" },
     Binding { keys: ":", commands: &[(KeyCode::Char(':'), Command::JumpToOffset)], what: "jump to an offset: 0x1a or 26" },
     Binding { keys: "v", commands: &[(KeyCode::Char('v'), Command::DecodeAs)], what: "decode again: `API VERSION` (response) or `request`" },

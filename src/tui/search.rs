@@ -1,15 +1,38 @@
-//! `/` search: field names and values in the tree, byte patterns in the frame.
+//! `/` search: field names and values in the tree, byte patterns in the frame
+//! and in the decompressed record data inside it.
 
-use crate::decode::Node;
+use crate::decode::{Node, Role, Value};
 use crate::render::values::value_text;
 use std::collections::HashSet;
 use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hit {
+    /// The bytes matched, in the frame or in the buffer `buffer` names.
     pub range: Range<usize>,
     /// The matching node; `None` for a byte-pattern match.
     pub path: Option<Vec<usize>>,
+    /// The decompressed node whose data `range` indexes; `None`: the frame's own bytes.
+    pub buffer: Option<Vec<usize>>,
+    /// Where the hit is in the frame, for their order: its own offset, or
+    /// (in decompressed data) its buffer's compressed bytes' offset.
+    pub at: usize,
+}
+
+/// Where a node lies: the decompressed data it is in (its node's path and
+/// offset in the frame), or the frame's bytes.
+#[derive(Clone, Default)]
+struct Within {
+    buffer: Option<(Vec<usize>, usize)>,
+}
+
+impl Within {
+    fn hit(&self, range: Range<usize>, path: Option<Vec<usize>>) -> Hit {
+        match &self.buffer {
+            Some((b, at)) => Hit { at: *at, range, path, buffer: Some(b.clone()) },
+            None => Hit { at: range.start, range, path, buffer: None },
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -29,7 +52,7 @@ impl Search {
         Search { query: query.to_string(), hits, paths, current: None }
     }
 
-    /// The next hit after `cursor` (or the one after the current hit), wrapping.
+    /// The next hit after frame byte `cursor` (or the one after the current hit), wrapping.
     pub fn next(&mut self, cursor: usize, forward: bool) -> Option<&Hit> {
         let n = self.hits.len();
         if n == 0 {
@@ -38,8 +61,8 @@ impl Search {
         let i = match (self.current, forward) {
             (Some(c), true) => (c + 1) % n,
             (Some(c), false) => (c + n - 1) % n,
-            (None, true) => self.hits.iter().position(|h| h.range.start >= cursor).unwrap_or(0),
-            (None, false) => self.hits.iter().rposition(|h| h.range.start <= cursor).unwrap_or(n - 1),
+            (None, true) => self.hits.iter().position(|h| h.at >= cursor).unwrap_or(0),
+            (None, false) => self.hits.iter().rposition(|h| h.at <= cursor).unwrap_or(n - 1),
         };
         self.current = Some(i);
         self.hits.get(i)
@@ -47,7 +70,8 @@ impl Search {
 }
 
 /// Nodes whose name, value or note contains `query` (ignoring case), and, when the
-/// query reads as hex bytes (`00 55`, `0x0055`), every place those bytes occur.
+/// query reads as hex bytes (`00 55`, `0x0055`), every place those bytes occur,
+/// in the frame and in each decompressed buffer.
 pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
     let needle = query.trim().to_lowercase();
     if needle.is_empty() {
@@ -55,31 +79,50 @@ pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
     }
     let mut hits = Vec::new();
     let mut path = Vec::new();
-    find_nodes(root, &needle, &mut path, &mut hits);
-    if let Some(pat) = hex_pattern(query) {
-        // Compare whole windows only where the first byte matches: a call to
-        // memcmp for each of 100 million windows took over a second.
-        let (first, rest) = (pat[0], &pat[1..]);
-        let last = bytes.len().saturating_sub(pat.len() - 1);
-        for (i, &b) in bytes[..last].iter().enumerate() {
-            if b == first && &bytes[i + 1..i + pat.len()] == rest {
-                hits.push(Hit { range: i..i + pat.len(), path: None });
-            }
-        }
+    let pattern = hex_pattern(query);
+    if let Some(pat) = &pattern {
+        find_bytes(bytes, pat, &Within::default(), &mut hits);
     }
-    hits.sort_by_key(|h| h.range.start);
+    find_nodes(root, &needle, pattern.as_deref(), &mut path, &Within::default(), &mut hits);
+    // In the frame's order; decompressed data after the compressed bytes it came from.
+    hits.sort_by_key(|h| (h.at, h.buffer.is_some(), h.range.start));
     hits
 }
 
-fn find_nodes(node: &Node, needle: &str, path: &mut Vec<usize>, out: &mut Vec<Hit>) {
+/// Every place `pat` occurs in `bytes`.
+fn find_bytes(bytes: &[u8], pat: &[u8], within: &Within, out: &mut Vec<Hit>) {
+    // Compare whole windows only where the first byte matches: a call to
+    // memcmp for each of 100 million windows took over a second.
+    let (first, rest) = (pat[0], &pat[1..]);
+    let last = bytes.len().saturating_sub(pat.len() - 1);
+    for (i, &b) in bytes[..last].iter().enumerate() {
+        if b == first && &bytes[i + 1..i + pat.len()] == rest {
+            out.push(within.hit(i..i + pat.len(), None));
+        }
+    }
+}
+
+fn find_nodes(node: &Node, needle: &str, pattern: Option<&[u8]>, path: &mut Vec<usize>, within: &Within, out: &mut Vec<Hit>) {
     // Notes hold decoded text too: a record value's `(text "hello")`, an error's name.
     let value_matches = || value_text(node).is_some_and(|v| contains_lowercase(&v, needle)) || node.note.as_deref().is_some_and(|n| contains_lowercase(n, needle));
     if contains_lowercase(&node.name, needle) || value_matches() {
-        out.push(Hit { range: node.offset..node.end(), path: Some(path.clone()) });
+        out.push(within.hit(node.offset..node.end(), Some(path.clone())));
     }
+    // Below a decompressed node, offsets index its data.
+    let inner;
+    let within = match (&node.role, &node.value) {
+        (Role::Decompressed, Value::Bytes(Some(data))) => {
+            inner = Within { buffer: Some((path.clone(), node.offset)) };
+            if let Some(pat) = pattern {
+                find_bytes(data, pat, &inner, out);
+            }
+            &inner
+        }
+        _ => within,
+    };
     for (i, c) in node.children.iter().enumerate() {
         path.push(i);
-        find_nodes(c, needle, path, out);
+        find_nodes(c, needle, pattern, path, within, out);
         path.pop();
     }
 }
@@ -109,7 +152,7 @@ pub fn hex_pattern(query: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::{Region, Role, Value};
+    use crate::decode::Region;
 
     #[test]
     fn case_is_ignored_as_by_to_lowercase() {
@@ -139,11 +182,11 @@ mod tests {
         b.value = Value::Int(7);
         root.children = vec![a, b];
         let by_name = find(&root, &[0, 0x55, 0, 7], "beta");
-        assert_eq!(by_name, vec![Hit { range: 2..4, path: Some(vec![1]) }]);
+        assert_eq!(by_name, vec![Hit { range: 2..4, path: Some(vec![1]), buffer: None, at: 2 }]);
         let by_value = find(&root, &[0, 0x55, 0, 7], "85");
         assert_eq!(by_value.len(), 1);
         let by_bytes = find(&root, &[0, 0x55, 0, 7], "00 55");
-        assert_eq!(by_bytes, vec![Hit { range: 0..2, path: None }]);
+        assert_eq!(by_bytes, vec![Hit { range: 0..2, path: None, buffer: None, at: 0 }]);
         assert_eq!(find(&root, &[0, 0x55, 0, 7], "00 07").len(), 1, "a match at the very end");
         assert!(find(&root, &[0, 0x55], "00 55 00").is_empty(), "a pattern longer than the bytes");
 
@@ -152,5 +195,18 @@ mod tests {
         assert_eq!(s.next(2, true).unwrap().range, 3..4);
         assert_eq!(s.next(2, true).unwrap().range, 1..2, "wraps");
         assert_eq!(s.next(2, false).unwrap().range, 3..4);
+    }
+
+    #[test]
+    fn bytes_in_decompressed_data_are_found_in_their_buffer() {
+        let mut root = Node::new("Root", "", 0, Region::Frame, Role::Structure);
+        root.len = 8;
+        let mut d = Node::new("decompressed", "records", 4, Region::Record, Role::Decompressed);
+        d.len = 4;
+        d.value = Value::Bytes(Some(bytes::Bytes::from_static(&[1, 0xca, 0xfe, 2, 0xca, 0xfe])));
+        root.children = vec![d];
+        let hits = find(&root, &[0xca, 0xfe, 0, 0, 9, 9, 9, 9], "ca fe");
+        let places: Vec<(Option<Vec<usize>>, Range<usize>, usize)> = hits.into_iter().map(|h| (h.buffer, h.range, h.at)).collect();
+        assert_eq!(places, vec![(None, 0..2, 0), (Some(vec![0]), 1..3, 4), (Some(vec![0]), 4..6, 4)]);
     }
 }

@@ -140,11 +140,7 @@ fn grid_layers<'a>(app: &App, fv: &'a FrameView, area: Rect) -> Vec<Layer<'a>> {
     // Hits and errors in the bytes shown: a hit's node is in the buffer shown
     // (the frame's own bytes, or the decompressed data selected).
     let buffer = fv.buffer.as_ref().map(|b| b.path.as_slice());
-    let in_view = |h: &&super::search::Hit| match (&h.path, buffer) {
-        (Some(p), Some(b)) => p.starts_with(b) && fv.in_buffer(p) == b.len(),
-        (Some(p), None) => fv.in_buffer(p) == 0,
-        (None, b) => b.is_none(),
-    };
+    let in_view = |h: &&super::search::Hit| h.buffer.as_deref() == buffer;
     let hits = app.search.as_ref().map(|s| visible(&mut s.hits.iter().filter(in_view).map(|h| h.range.clone()))).unwrap_or_default();
     let errors = if buffer.is_none() { visible(&mut fv.errors.iter().cloned()) } else { Vec::new() };
     vec![

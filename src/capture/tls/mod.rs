@@ -257,6 +257,15 @@ pub struct TlsTally {
 }
 
 impl TlsTally {
+    /// Both tallies' counts.
+    pub fn merge(&mut self, other: &TlsTally) {
+        self.connections += other.connections;
+        self.decrypted += other.decrypted;
+        self.not_decrypted += other.not_decrypted;
+        self.without_keys += other.without_keys;
+        self.stopped += other.stopped;
+    }
+
     pub fn add(&mut self, n: &TlsNote) {
         match &n.event {
             TlsEvent::Stopped { .. } => self.stopped += 1,

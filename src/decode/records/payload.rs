@@ -32,7 +32,7 @@ fn in_family(topic: Option<&str>, name: &str) -> bool {
 }
 
 fn coordinator_spec<'c>(cat: &'c Catalogue, topic: Option<&str>, kind: MessageKind, key: i16, version: i16) -> Option<&'c MessageSpec> {
-    cat.entries_for(kind, key, None).map(|e| &e.spec).find(|s| in_family(topic, &s.name) && s.valid_versions.contains(version))
+    cat.entries_for(kind, key, None).map(|e| e.spec()).find(|s| in_family(topic, &s.name) && s.valid_versions.contains(version))
 }
 
 impl PayloadKind {

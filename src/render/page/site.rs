@@ -58,7 +58,7 @@ pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMu
         if release.is_some() && docs.request_versions.is_empty() {
             continue;
         }
-        let flexible = cat.entries_for(MessageKind::Request, key, release).next().map_or("none".into(), |e| e.spec.flexible_versions.to_string());
+        let flexible = cat.entries_for(MessageKind::Request, key, release).next().map_or("none".into(), |e| e.spec().flexible_versions.to_string());
         api_rows.push(ApiRow::new(&docs, flexible));
         entries.extend(docs.search_entries());
         if docs.request_versions.is_empty() {
