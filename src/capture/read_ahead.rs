@@ -88,3 +88,113 @@ impl Deliver for Batch {
         self.send()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::for_each_captured;
+
+    fn sample() -> Vec<u8> {
+        std::fs::read("samples/captures/confluent-kafka.pcap").expect("the shipped capture")
+    }
+
+    /// What each frame and note is, in order: the serial reading's sequence.
+    fn sequence(read: impl FnOnce(&mut dyn FnMut(Captured) -> bool) -> Result<CaptureStats, String>) -> (Vec<String>, CaptureStats) {
+        let mut seen = Vec::new();
+        let stats = read(&mut |c| {
+            seen.push(match c {
+                Captured::Frame(f) => format!("frame {} conn {} corr {:?} {} bytes", f.index, f.conn, f.correlation_id, f.bytes.len()),
+                Captured::Skipped(s) => format!("skipped {} at {}", s.bytes, s.offset),
+                Captured::Tls(n) => format!("tls conn {}", n.conn),
+            });
+            true
+        })
+        .unwrap();
+        (seen, stats)
+    }
+
+    #[test]
+    fn hands_on_what_the_serial_reading_does_in_the_same_order() {
+        let cat = Catalogue::builtin();
+        let bytes = sample();
+        let opts = CaptureOptions::default();
+        let (serial, s1) = sequence(|each| for_each_captured(cat, &bytes[..], &opts, each));
+        let (ahead, s2) = sequence(|each| for_each_captured_ahead(cat, &bytes[..], &opts, each));
+        assert!(serial.len() > 100, "{} items", serial.len());
+        assert_eq!(serial, ahead);
+        assert_eq!((s1.packets, s1.tcp_segments, s1.frames, s1.connections, s1.skips), (s2.packets, s2.tcp_segments, s2.frames, s2.connections, s2.skips));
+    }
+
+    #[test]
+    fn stops_when_each_says_so() {
+        let cat = Catalogue::builtin();
+        let bytes = sample();
+        let mut taken = 0;
+        let stats = for_each_captured_ahead(cat, &bytes[..], &CaptureOptions::default(), |_| {
+            taken += 1;
+            taken < 3
+        })
+        .unwrap();
+        assert_eq!(taken, 3);
+        assert!(stats.frames <= 3, "{} frames counted as handed on", stats.frames);
+    }
+
+    #[test]
+    fn a_file_that_is_no_capture_is_an_error() {
+        let cat = Catalogue::builtin();
+        let err = for_each_captured_ahead(cat, &b"not a capture at all"[..], &CaptureOptions::default(), |_| true).unwrap_err();
+        assert!(err.contains("not a pcap"), "{err}");
+    }
+
+    /// Bytes that arrive in pieces, each when the test sends it (a live stream).
+    struct Arriving {
+        pieces: mpsc::Receiver<Vec<u8>>,
+        at: std::io::Cursor<Vec<u8>>,
+    }
+
+    impl Read for Arriving {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            loop {
+                let n = self.at.read(buf)?;
+                if n > 0 {
+                    return Ok(n);
+                }
+                match self.pieces.recv() {
+                    Ok(piece) => self.at = std::io::Cursor::new(piece),
+                    Err(_) => return Ok(0),
+                }
+            }
+        }
+    }
+
+    /// Frames of a stream are handed on when the bytes run out, not when a
+    /// batch fills: the first half's frames come before the second half is sent.
+    #[test]
+    fn a_stream_s_frames_come_before_more_bytes_arrive() {
+        let cat = Catalogue::builtin();
+        let bytes = sample();
+        let (send, pieces) = mpsc::channel();
+        let (half, rest) = bytes.split_at(bytes.len() / 2);
+        send.send(half.to_vec()).unwrap();
+        let (first_frame, seen_first) = mpsc::channel();
+        let rest = rest.to_vec();
+        let feeder = std::thread::spawn(move || {
+            // Had the first frames been held back until more bytes came, none would arrive.
+            let in_time = seen_first.recv_timeout(std::time::Duration::from_secs(10)).is_ok();
+            send.send(rest).unwrap();
+            in_time
+        });
+        let mut frames = 0;
+        let stats = for_each_captured_ahead(cat, Arriving { pieces, at: Default::default() }, &CaptureOptions::default(), |c| {
+            if matches!(c, Captured::Frame(_)) {
+                frames += 1;
+                let _ = first_frame.send(());
+            }
+            true
+        })
+        .unwrap();
+        assert!(feeder.join().unwrap(), "no frame was handed on before the rest of the stream arrived");
+        assert_eq!(frames, stats.frames);
+        assert!(frames > 50, "{frames} frames");
+    }
+}
