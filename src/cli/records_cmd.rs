@@ -6,8 +6,7 @@
 use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::decode::fields::Context;
-use kwire::decode::Node;
-use kwire::decode::records::BatchDecoder;
+use kwire::decode::records::segment::{for_each_batch, read_up_to, SegmentEnd, MAX_BATCH};
 use kwire::render::text_tree::{render_tree, TreeOptions};
 use kwire::schema::Catalogue;
 use kwire::analysis::records_table::{read_capture_records, Options, Selection};
@@ -56,9 +55,6 @@ pub struct RecordsArgs {
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
 }
-
-/// Largest batch read whole; a longer declared length is reported, not allocated.
-const MAX_BATCH: usize = 256 << 20;
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     let source: Box<dyn Read> = if args.hex {
@@ -113,65 +109,37 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     }
 }
 
-fn stream(cat: &Catalogue, ctx: &Context, mut input: impl Read, format: RecordsFormat, out: &mut impl Write) -> std::io::Result<i32> {
-    let mut position: usize = 0;
+fn stream(cat: &Catalogue, ctx: &Context, input: impl Read, format: RecordsFormat, out: &mut impl Write) -> std::io::Result<i32> {
     let mut status = exit::OK;
-    loop {
-        let mut head = [0u8; 12];
-        let got = read_up_to(&mut input, &mut head)?;
-        if got == 0 {
-            break;
-        }
-        let declared = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
-        let mut buf = head[..got].to_vec();
-        if got == 12 && declared > 0 && (declared as usize) <= MAX_BATCH {
-            let mut rest = Vec::new();
-            (&mut input).take(declared as u64).read_to_end(&mut rest)?;
-            buf.extend_from_slice(&rest);
-        } else if got == 12 && declared as usize > MAX_BATCH {
-            eprintln!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
-            if position == 0 && looks_like_hex_text(&head) {
-                eprintln!("kwire: the file starts like hex text, not binary: add --hex");
-            }
-            return Ok(exit::MALFORMED);
-        }
-        let bytes = bytes::Bytes::from(buf);
-        let mut nodes = Vec::new();
-        // Each batch's tree is dropped once written: what it held goes back to the budget.
-        let held_before = ctx.budget.expanded();
-        let mut bd = BatchDecoder::new(&bytes, cat, ctx);
-        bd.decode_stream(0, bytes.len(), 0, &mut nodes);
-        if kwire::decode::secrets::hiding() {
-            let mut shown = bytes.clone();
-            kwire::decode::secrets::redact_tree(&mut nodes, &mut shown);
-        }
-        for mut node in nodes {
-            shift(&mut node, position);
+    let end = for_each_batch(cat, ctx, input, |batch| {
+        for node in &batch.nodes {
             if node.error().is_some() || node.kind == kwire::decode::Kind::TruncatedBatch {
                 status = exit::MALFORMED;
             }
             match format {
-                RecordsFormat::Tree => write!(out, "{}", render_tree(&node, TreeOptions { color: super::color::stdout(), ..TreeOptions::default() }))?,
+                RecordsFormat::Tree => write!(out, "{}", render_tree(node, TreeOptions { color: super::color::stdout(), ..TreeOptions::default() }))?,
                 RecordsFormat::Json => {
-                    kwire::render::tree_json::write_tree_json(out, &node)?;
+                    kwire::render::tree_json::write_tree_json(out, node)?;
                     writeln!(out)?
                 }
-                RecordsFormat::Dump | RecordsFormat::Table => kwire::render::dump_log::write_batch(out, &node, position)?,
+                RecordsFormat::Dump | RecordsFormat::Table => kwire::render::dump_log::write_batch(out, node, batch.position)?,
             }
         }
-        ctx.budget.release(ctx.budget.expanded().saturating_sub(held_before));
-        for w in &bd.warnings {
-            eprintln!("kwire: warning: {w} (batch at position {position})");
+        for w in &batch.warnings {
+            eprintln!("kwire: warning: {w} (batch at position {})", batch.position);
         }
-        for e in &bd.damage {
-            let e = kwire::decode::DecodeError { kind: e.kind, offset: e.offset + position, expected: e.expected.clone() };
+        for e in &batch.damage {
             eprintln!("kwire: record data {}", kwire::text::escape::sanitize(&e.to_string()));
             status = exit::MALFORMED;
         }
-        position += bytes.len();
-        if got < 12 || status == exit::MALFORMED && bytes.len() < 12 {
-            break;
+        Ok(true)
+    })?;
+    if let SegmentEnd::TooLarge { position, declared, head } = end {
+        eprintln!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
+        if position == 0 && looks_like_hex_text(&head) {
+            eprintln!("kwire: the file starts like hex text, not binary: add --hex");
         }
+        return Ok(exit::MALFORMED);
     }
     Ok(status)
 }
@@ -295,26 +263,4 @@ fn describe(args: &RecordsArgs) -> String {
 /// offsets, separators): the likely mistake behind a nonsense first batch.
 fn looks_like_hex_text(head: &[u8]) -> bool {
     head.iter().all(|b| b.is_ascii_hexdigit() || b" \t\r\n:,x".contains(b)) && head.iter().filter(|b| b.is_ascii_hexdigit()).count() >= 8
-}
-
-fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match input.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
-}
-
-/// Offsets within the batch buffer become file positions (decompressed subtrees keep theirs).
-fn shift(node: &mut Node, by: usize) {
-    node.offset += by;
-    if node.role == kwire::decode::Role::Decompressed {
-        return;
-    }
-    for c in &mut node.children {
-        shift(c, by);
-    }
 }

@@ -6,6 +6,7 @@ pub mod compression;
 pub mod order;
 pub mod payload;
 mod replay;
+pub mod segment;
 pub(crate) mod tape;
 pub mod view;
 

@@ -1,0 +1,151 @@
+//! A log segment (a partition's `*.log`), a snapshot (`*.checkpoint`) or a raw
+//! record-batch blob: batches one after another, each read whole by its
+//! declared length and decoded on its own, so that a segment of any size
+//! streams through a batch at a time. Offsets are positions in the input
+//! (decompressed data keeps its own, as everywhere).
+
+use super::BatchDecoder;
+use crate::decode::fields::Context;
+use crate::decode::problem::{DecodeError, Warning};
+use crate::decode::{secrets, Node, Role};
+use crate::schema::Catalogue;
+use bytes::Bytes;
+use std::io::Read;
+
+/// Largest batch read whole; a longer declared length ends the reading (it is
+/// reported, never allocated).
+pub const MAX_BATCH: usize = 256 << 20;
+
+/// One batch of the segment, decoded.
+pub struct SegmentBatch {
+    /// Where the batch starts in the input.
+    pub position: usize,
+    /// Its bytes' count (what was there, when the input ended inside it).
+    pub len: usize,
+    /// The batch's tree (offsets are input positions), or the nodes of what
+    /// the bytes could be read as.
+    pub nodes: Vec<Node>,
+    pub warnings: Vec<Warning>,
+    /// Record damage, at input positions.
+    pub damage: Vec<DecodeError>,
+}
+
+/// How the reading ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SegmentEnd {
+    /// At the end of the input (or where `each` stopped it).
+    Done,
+    /// At a batch that declares more than [`MAX_BATCH`] bytes, with the first
+    /// 12 bytes of what was read there.
+    /// (A negative length is read as one.)
+    TooLarge { position: usize, declared: i32, head: [u8; 12] },
+}
+
+/// Read `input` batch by batch, handing each one on; `each` returns false to
+/// stop. What a batch held goes back to the context's budget once `each` has
+/// it (and dropped it).
+pub fn for_each_batch(cat: &Catalogue, ctx: &Context, mut input: impl Read, mut each: impl FnMut(SegmentBatch) -> std::io::Result<bool>) -> std::io::Result<SegmentEnd> {
+    let mut position: usize = 0;
+    loop {
+        let mut head = [0u8; 12];
+        let got = read_up_to(&mut input, &mut head)?;
+        if got == 0 {
+            return Ok(SegmentEnd::Done);
+        }
+        // baseOffset int64, then batchLength int32: the bytes after it.
+        let declared = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+        let mut buf = head[..got].to_vec();
+        if got == 12 && declared as usize > MAX_BATCH {
+            return Ok(SegmentEnd::TooLarge { position, declared, head });
+        }
+        if got == 12 && declared > 0 {
+            (&mut input).take(declared as u64).read_to_end(&mut buf)?;
+        }
+        let bytes = Bytes::from(buf);
+        let held_before = ctx.budget.expanded();
+        let mut decoder = BatchDecoder::new(&bytes, cat, ctx);
+        let mut nodes = Vec::new();
+        decoder.decode_stream(0, bytes.len(), 0, &mut nodes);
+        if secrets::hiding() {
+            let mut shown = bytes.clone();
+            secrets::redact_tree(&mut nodes, &mut shown);
+        }
+        for node in &mut nodes {
+            shift(node, position);
+        }
+        let damage = decoder.damage.iter().map(|e| DecodeError { kind: e.kind, offset: e.offset + position, expected: e.expected.clone() }).collect();
+        let batch = SegmentBatch { position, len: bytes.len(), nodes, warnings: std::mem::take(&mut decoder.warnings), damage };
+        let go_on = each(batch)?;
+        // The batch's tree is dropped: what it held goes back to the budget.
+        ctx.budget.release(ctx.budget.expanded().saturating_sub(held_before));
+        position += bytes.len();
+        // An input that ends inside a batch's head ends there.
+        if !go_on || got < 12 {
+            return Ok(SegmentEnd::Done);
+        }
+    }
+}
+
+/// Fill `buf` from `input` as far as it goes: the count read (less at the end).
+pub fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Offsets within the batch buffer become input positions (decompressed subtrees keep theirs).
+fn shift(node: &mut Node, by: usize) {
+    node.offset += by;
+    if node.role == Role::Decompressed {
+        return;
+    }
+    for c in &mut node.children {
+        shift(c, by);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batches(input: &[u8]) -> (Vec<(usize, usize, usize)>, SegmentEnd) {
+        let ctx = Context::default();
+        let mut seen = Vec::new();
+        let end = for_each_batch(Catalogue::builtin(), &ctx, input, |b| {
+            seen.push((b.position, b.len, b.nodes.first().map_or(0, |n| n.offset)));
+            Ok(true)
+        })
+        .unwrap();
+        (seen, end)
+    }
+
+    #[test]
+    fn batches_follow_one_another_at_their_positions() {
+        let log = std::fs::read("samples/00000000000000000000.log").unwrap();
+        let (seen, end) = batches(&log);
+        assert_eq!(end, SegmentEnd::Done);
+        assert!(seen.len() > 1, "{seen:?}");
+        let mut at = 0;
+        for (position, len, first_node) in &seen {
+            assert_eq!((*position, *first_node), (at, at), "each batch's tree starts at its position");
+            at += len;
+        }
+        assert_eq!(at, log.len());
+    }
+
+    #[test]
+    fn a_length_past_the_limit_ends_the_reading_unread() {
+        let mut input = vec![0u8; 8];
+        input.extend_from_slice(&i32::MAX.to_be_bytes());
+        let (seen, end) = batches(&input);
+        assert!(seen.is_empty());
+        assert!(matches!(end, SegmentEnd::TooLarge { position: 0, declared: i32::MAX, .. }), "{end:?}");
+    }
+}
