@@ -166,7 +166,7 @@ impl Source<'_> {
     fn rereadable(&self) -> bool {
         match self {
             Source::Stdin | Source::Stream(_) => false,
-            Source::File(path) => std::fs::metadata(path).is_ok_and(|m| m.is_file()),
+            Source::File(path) => super::is_regular_file(path),
             Source::Memory(_) => true,
         }
     }

@@ -120,7 +120,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         };
         let capture_opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
         let mut io_error = None;
-        let read = kwire::capture::for_each_captured(cat, input, &capture_opts, |c| {
+        let mut each = |c| {
             match c {
                 Captured::Frame(f) => checker.frame(&f, &mut found),
                 Captured::Skipped(s) => checker.skipped(&s, &mut found),
@@ -133,7 +133,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                     false
                 }
             }
-        });
+        };
+        // A file is read ahead on a thread of its own (a stream is not: see `capture`).
+        let read = match super::is_regular_file(&args.input.file) {
+            true => kwire::capture::read_ahead::for_each_captured_ahead(cat, input, &capture_opts, &mut each),
+            false => kwire::capture::for_each_captured(cat, input, &capture_opts, &mut each),
+        };
         if let Some(e) = io_error {
             return broken_output(e);
         }

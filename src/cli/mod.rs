@@ -192,6 +192,13 @@ pub fn open_input(path: &str) -> Result<Box<dyn std::io::Read + Send>, i32> {
     }
 }
 
+/// Whether `path` names a regular file (not `-`, a pipe or a FIFO): such an
+/// input is read ahead on a thread of its own, as it can never keep that
+/// thread waiting after the output stopped.
+pub fn is_regular_file(path: &str) -> bool {
+    path != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
 pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
     let k = cat.resolve_api(text);
     if k.is_none() {
