@@ -33,9 +33,6 @@ pub struct DecodeOptions {
     /// [`values::decode_annotated`]: every field's value, bytes and encoding
     /// widths), without building the tree.
     pub annotated_tape: bool,
-    /// Build the annotated tree by reading the bytes into nodes, never from an
-    /// annotated tape: the reference the tape's trees are tested against.
-    pub read_into_nodes: bool,
     /// Topic names by topic id, learned across a capture: TopicId fields are
     /// noted with their topic's name (the values decoded are the same).
     pub topic_ids: super::fields::TopicIds,
@@ -395,11 +392,8 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
         n
     });
     let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
-    let res = match opts.read_into_nodes {
-        true => d.read_struct(&spec.fields, &mut node.children),
-        // Room for a header's few fields, not for the whole frame's (the tape grows if a header needs more).
-        false => d.decode_struct((bytes.len() - 4).min(HEADER_ROOM), &spec.plan(hv), &spec.fields, &mut node.children),
-    };
+    // Room for a header's few fields, not for the whole frame's (the tape grows if a header needs more).
+    let res = d.decode_struct((bytes.len() - 4).min(HEADER_ROOM), &spec.plan(hv), &spec.fields, &mut node.children);
     let end = d.r.pos();
     node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
     frame.warnings.append(&mut d.warnings);
@@ -431,10 +425,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
         n
     });
     let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, opts.context());
-    let mut res = match opts.read_into_nodes {
-        true => d.read_struct(&spec.fields, &mut node.children),
-        false => d.decode_struct(bytes.len() - start, &spec.plan(version), &spec.fields, &mut node.children),
-    };
+    let mut res = d.decode_struct(bytes.len() - start, &spec.plan(version), &spec.fields, &mut node.children);
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);
     frame.record_damage.append(&mut d.record_damage);

@@ -3,13 +3,13 @@
 //! of a tree of nodes.
 //!
 //! It follows the message's [`StructPlan`] at the frame's version and stops
-//! with the same errors as reading into nodes ([`super::fields`]). Two tapes:
+//! at the first read that fails, with its error. Two tapes:
 //! - values only ([`decode_message`]), for the JSON contract (`--format json`):
 //!   record batches and consumer-protocol bytes stay bytes, printed as hex;
 //! - annotated ([`decode_annotated`]): also every tagged section, tagged entry
-//!   and presence marker, and plain record batches ([`crate::decode::records::tape`]),
-//!   so that the tree views' nodes can be built from it ([`super::fields`]'s
-//!   `replay`). The tests hold that tree to the tree read into nodes.
+//!   and presence marker, plain record batches ([`crate::decode::records::tape`])
+//!   and where decoding stopped ([`Stopped`]), so that the tree views' nodes,
+//!   a partial tree's included, are built from it ([`super::fields`]' `replay`).
 
 use crate::budget::Budget;
 use super::reader::Reader;
@@ -306,7 +306,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
 
     /// Annotated tapes: a records field's batches as the children of its slot
     /// `i`, when they are plain ([`crate::decode::records::tape`]); else none, and the
-    /// tree's nodes for them are made by reading.
+    /// tree's nodes for them are read by [`crate::decode::records::BatchDecoder`].
     #[inline]
     fn batches(&mut self, i: usize, f: &FieldPlan) {
         if !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords" {
@@ -523,8 +523,8 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         Ok(Span { at, len: n as u32 })
     }
 
-    /// As [`super::fields`] reads lengths: compact uvarint(n+1) with 0 = null,
-    /// else int16 (strings) or int32 (bytes) with -1 = null.
+    /// A string's or bytes' length: compact uvarint(n+1) with 0 = null, else
+    /// int16 (strings) or int32 (bytes) with -1 = null.
     #[inline]
     fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Step<Option<usize>> {
         let at = self.r.pos();
@@ -814,5 +814,18 @@ mod tests {
         let values: Vec<Val> = v.children(0).map(|(_, s)| s.value).collect();
         assert_eq!(values, [Val::Str(Span { at: 1, len: 1 }), Val::Null]);
         assert!(v.slots.iter().all(|s| s.end as usize <= v.slots.len()), "every slot is closed");
+    }
+
+    #[test]
+    fn an_annotated_tape_that_stops_names_the_slot_whose_read_failed() {
+        let cat = Catalogue::builtin();
+        let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
+        let mut v = Values::default();
+        // GroupId, then 3 of GenerationId's 4 bytes.
+        let (_, end, res) = decode_annotated(&BODY[..5], 0, &spec.plan(4), &mut v, &Budget::default());
+        let stopped = v.stopped.expect("stopped");
+        assert_eq!((stopped.slot, v.slots[2].key, v.slots[2].len), (2, &"\"GenerationId\":", 0), "GenerationId read nothing");
+        assert_eq!((end, stopped.end, Some(stopped.error)), (2, 5, res.err()), "the bytes shown run to the end of what could be read");
+        assert_eq!((v.slots[0].len, v.slots[0].end), (2, 3), "the message slot closes where decoding stopped");
     }
 }

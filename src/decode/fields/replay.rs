@@ -75,8 +75,7 @@ impl FieldDecoder<'_, '_> {
                 if nullable {
                     let marker = tape.children(i).next().filter(|(_, m)| m.kind == SlotKind::Marker);
                     if let Some((_, m)) = marker {
-                        let (m, _) = self.marker_node(m.at as usize, m.len as usize, in_tag, tape_value(m.value));
-                        node.children.push(m);
+                        node.children.push(self.marker_node(m.at as usize, m.len as usize, in_tag, tape_value(m.value)));
                     }
                 }
                 node.value = Value::Struct(slot.value == Val::Struct);
@@ -99,7 +98,8 @@ impl FieldDecoder<'_, '_> {
             false => usize::try_from(raw).ok(),
         };
         let len_node = self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw, count);
-        node.children.reserve(1 + count.unwrap_or(0).min(MAX_RESERVE));
+        // An array that stops part-way holds fewer elements than its count: its bytes bound them.
+        node.children.reserve(1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE));
         node.children.push(len_node);
         node.value = Value::Array(count);
         if count.is_none() {
