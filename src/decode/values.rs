@@ -32,8 +32,9 @@ pub struct Values {
     /// Values-only tapes: damage in record data, which the tape keeps as
     /// bytes but checks ([`crate::decode::records::tape::check_batches`]).
     pub record_damage: Vec<DecodeError>,
-    /// Annotated tapes that stopped part-way: where, so that the tree shows it.
-    pub stopped: Option<Stopped>,
+    /// Annotated tapes that stopped part-way: where, so that the tree shows it
+    /// (boxed: a tape is moved in and out of its cache for every struct).
+    pub stopped: Option<Box<Stopped>>,
 }
 
 /// Where an annotated tape stopped. The slots up to there are kept; the open
@@ -230,7 +231,7 @@ fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructP
         (Err(Stop), None) => Err(DecodeError { kind: ErrorKind::Invalid, offset: end, expected: "a value (decoding stopped without a reason)".into() }),
     };
     if let (Some((slot, shown_end)), Err(error)) = (stopped, &res) {
-        values.stopped = Some(Stopped { slot, end: shown_end, error: error.clone() });
+        values.stopped = Some(Box::new(Stopped { slot, end: shown_end, error: error.clone() }));
     }
     (i as u32, end, res)
 }

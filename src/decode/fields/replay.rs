@@ -6,6 +6,7 @@
 //! bytes from it, and the nodes around it cover it.
 
 use super::*;
+use crate::decode::reader::Uvarint;
 use crate::decode::values::{self, Slot, SlotKind, Stopped, Val, Values};
 use crate::decode::records::payload::PayloadKind;
 use crate::schema::plan::StructPlan;
@@ -194,23 +195,30 @@ impl FieldDecoder<'_, '_> {
     /// How a string's or bytes' length was written, read back from its
     /// `width` bytes at `at`, with the warning an over-long varint gets;
     /// `None` for other primitives and for a length that could not be read.
+    #[inline]
     fn length_form(&mut self, p: Primitive, compact: bool, at: usize, width: usize, name: &str) -> Option<LengthForm> {
         let wide = match p {
             Primitive::String => false,
             Primitive::Bytes | Primitive::Records => true,
             _ => return None,
         };
-        let mut r = Reader::new(self.frame.get(..at + width)?);
-        r.seek(at);
+        let bytes = self.frame.get(at..at + width)?;
         if compact {
-            let u = r.uvarint("").ok()?;
+            // Most lengths are one byte: read those without a reader.
+            let u = match *bytes {
+                [b] if b < 0x80 => Uvarint { value: b.into(), len: 1, overlong: false },
+                _ => Reader::new(bytes).uvarint("").ok()?,
+            };
             if u.overlong {
                 self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{name} length is an over-long varint")));
             }
             return Some(LengthForm::Compact(u.value));
         }
-        let n = if wide { r.i32("").ok()? } else { r.i16("").ok()?.into() };
-        (n >= -1).then_some(if wide { LengthForm::Int32(n) } else { LengthForm::Int16(n) })
+        match (wide, bytes) {
+            (false, &[a, b, ..]) => Some(i16::from_be_bytes([a, b])).filter(|n| *n >= -1).map(|n| LengthForm::Int16(n.into())),
+            (true, &[a, b, c, d, ..]) => Some(i32::from_be_bytes([a, b, c, d])).filter(|n| *n >= -1).map(LengthForm::Int32),
+            _ => None,
+        }
     }
 
     fn replay_tagged_section(&mut self, tape: &Values, (i, slot): (u32, &Slot), fields: &[FieldSpec], out: &mut Vec<Node>) {
@@ -279,7 +287,7 @@ fn stops_within(tape: &Values, i: u32) -> bool {
 /// it: the failing slot's node has the error and covers the bytes shown with
 /// it, and every node covers its last child, the failing one among them.
 fn show_stop(tape: &Values, i: u32, node: &mut Node) {
-    let Some(Stopped { slot, end: shown_end, error }) = &tape.stopped else { return };
+    let Some(Stopped { slot, end: shown_end, error }) = tape.stopped.as_deref() else { return };
     let mut end = node.end().max(node.children.last().map_or(0, Node::end));
     if *slot == i {
         end = end.max(*shown_end);
