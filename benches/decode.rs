@@ -99,9 +99,6 @@ fn bench(c: &mut Criterion) {
         // Each frame is decoded and dropped before the next, as the kafka-protocol
         // reference decodes and drops each message.
         g.bench_function("kwire_tree", |b| b.iter(|| decode_all(cat, &case.bytes, &case.opts)));
-        // The same tree read straight into nodes, without the tape (what frames that stop part-way get).
-        let read = DecodeOptions { read_into_nodes: true, ..case.opts.clone() };
-        g.bench_function("kwire_tree_by_reading", |b| b.iter(|| decode_all(cat, &case.bytes, &read)));
         // The annotated decode alone: the tape (every field's value, bytes and
         // encoding widths, record batches included) that the tree is built from.
         let tape = DecodeOptions { annotated_tape: true, ..case.opts.clone() };

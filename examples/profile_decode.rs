@@ -1,5 +1,5 @@
 //! Decode one benchmark input repeatedly, for profilers and instruction counts:
-//! `cargo run --release --example profile_decode -- metadata 20 [kwire|tree-read|annotated|values|values-decode|oracle|oracle-bare]`.
+//! `cargo run --release --example profile_decode -- metadata 20 [kwire|annotated|values|values-decode|oracle|oracle-bare]`.
 #[path = "../benches/inputs.rs"]
 mod inputs;
 
@@ -42,11 +42,6 @@ fn main() {
                 // The annotated decode alone: the tape the tree views are built from.
                 let tape = DecodeOptions { annotated_tape: true, ..opts.clone() };
                 for_each_frame(cat, &bytes, &tape, |f| work += f.values.as_ref().map_or(0, |v| v.slots.len()));
-            }
-            "tree-read" => {
-                // The tree built by reading the bytes into nodes, without the tape.
-                let read = DecodeOptions { read_into_nodes: true, ..opts.clone() };
-                for_each_frame(cat, &bytes, &read, |f| work += f.root.children.len());
             }
             "values" => {
                 let mut out = Vec::new();

@@ -65,6 +65,52 @@ fn samples_match_their_snapshots_in_every_format() {
     }
 }
 
+/// How a malformed frame is made from a sample.
+enum Damage {
+    /// Cut after this many bytes, the size prefix rewritten to say so.
+    Cut(usize),
+    /// Cut after this many bytes, the size prefix as it was: the frame is short.
+    Short(usize),
+    /// Bytes set at offsets.
+    Set(&'static [(usize, u8)]),
+}
+
+/// Frames that stop part-way, made from the samples: their partial trees
+/// show where and why (the failing node with the error, what was read before
+/// it, a length or count that does not fit), and embedded bytes that are not
+/// what the group said they would be.
+const MALFORMED: &[(&str, &str, Damage, &[&str])] = &[
+    ("join-group-v9-request-cut-in-metadata", "join-group-v9-request", Damage::Cut(0x50), &[]),
+    ("join-group-v9-request-protocols-count", "join-group-v9-request", Damage::Set(&[(0x36, 0x7f)]), &[]),
+    ("join-group-v9-request-bad-subscription", "join-group-v9-request", Damage::Set(&[(0x5d, 0x7f)]), &[]),
+    ("write-share-group-state-v0-request-tag-size", "write-share-group-state-v0-request", Damage::Set(&[(0x4a, 0x01), (0x4c, 0x7f)]), &[]),
+    ("write-share-group-state-v0-request-tag-count", "write-share-group-state-v0-request", Damage::Set(&[(0x4d, 0x05)]), &[]),
+    ("fetch-v12-response-short", "fetch-v12-response", Damage::Short(0xa0), &["--response", "--api", "Fetch", "--version", "12"]),
+];
+
+#[test]
+fn malformed_frames_match_their_snapshots() {
+    for (name, sample, damage, extra) in MALFORMED {
+        let text = std::fs::read_to_string(root().join(format!("samples/{sample}.hex"))).unwrap();
+        let mut bytes = hex::decode(text.split_whitespace().collect::<String>()).unwrap();
+        match damage {
+            Damage::Cut(at) => {
+                bytes.truncate(*at);
+                bytes[..4].copy_from_slice(&((at - 4) as i32).to_be_bytes());
+            }
+            Damage::Short(at) => bytes.truncate(*at),
+            Damage::Set(edits) => edits.iter().for_each(|(at, b)| bytes[*at] = *b),
+        }
+        for (format, ext) in [("tree", "tree.txt"), ("tree-json", "tree.json")] {
+            let mut args = vec!["decode", "--format", format];
+            args.extend_from_slice(extra);
+            let out = kwire(&args, Some(hex::encode(&bytes).as_bytes()));
+            let status = out.status.code().unwrap_or(-1);
+            snapshot(&format!("malformed-{name}.{ext}"), &format!("{}{}exit status {status}\n", stdout(&out), stderr(&out)));
+        }
+    }
+}
+
 #[test]
 fn example_reproduces_the_samples_byte_for_byte() {
     for (api, name) in [("WriteShareGroupState", "write-share-group-state-v0"), ("DeleteShareGroupState", "delete-share-group-state-v0")] {

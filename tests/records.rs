@@ -283,18 +283,30 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
         ]
     };
     let position = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle).unwrap();
-    for read_into_nodes in [false, true] {
-        let opts = DecodeOptions { read_into_nodes, ..Default::default() };
-        // Uncompressed: offsets index the frame.
-        let bytes = common::batches::produce(cat, "orders", &batch(0, 0, &records));
-        let frame = decode_frame(cat, Bytes::from(bytes.clone()), 0, &opts);
+    // The records as a frame's tree has them (from the tape, plain batches and
+    // gzip ones), or as the record decoder reads them (batches the tape does
+    // not take): the tree and the bytes its offsets index.
+    let tree = |data: &[u8], topic: &str, by_record_decoder: bool| -> (Node, Vec<u8>) {
+        if by_record_decoder {
+            let ctx = Context { topic: Some(topic.into()), ..Default::default() };
+            let mut root = Node::new("records", "records", 0, kwire::decode::Region::RecordBatch, Role::Structure);
+            root.children = decode(data, &ctx).0;
+            return (root, data.to_vec());
+        }
+        let bytes = common::batches::produce(cat, topic, data);
+        let frame = decode_frame(cat, Bytes::from(bytes.clone()), 0, &DecodeOptions::default());
         assert!(frame.error.is_none() && frame.warnings.is_empty(), "{:?} {:?}", frame.error, frame.warnings);
-        let recs = records_of(&frame.root);
+        (frame.root, bytes)
+    };
+    for by_record_decoder in [false, true] {
+        // Uncompressed: offsets index the frame.
+        let (root, bytes) = tree(&batch(0, 0, &records), "orders", by_record_decoder);
+        let recs = records_of(&root);
         let (k, v) = (find(recs[0], "key").unwrap(), find(recs[0], "value").unwrap());
         let (key_at, value_at) = (position(&bytes, &key), position(&bytes, &value));
         assert_eq!((k.offset, v.offset), (key_at, value_at));
-        assert_eq!(leaves(k), framing(key_at, &key, 5), "read_into_nodes {read_into_nodes}");
-        assert_eq!(leaves(v), framing(value_at, &value, 17), "read_into_nodes {read_into_nodes}");
+        assert_eq!(leaves(k), framing(key_at, &key, 5), "by the record decoder: {by_record_decoder}");
+        assert_eq!(leaves(v), framing(value_at, &value, 17), "by the record decoder: {by_record_decoder}");
         assert_eq!(v.note.as_deref(), Some("(Schema Registry framing, schema 17)"));
         let payload = find(v, "payload").unwrap();
         assert_eq!(payload.note.as_deref(), Some("(text \"{\"id\":7}\")"));
@@ -305,22 +317,21 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
         assert!(find(recs[0], "headerValue").unwrap().children.is_empty(), "header values are not framed");
         assert!(find(recs[1], "value").unwrap().children.is_empty(), "five bytes are not framing");
         // gzip: offsets index the decompressed data.
-        let frame = decode_frame(cat, Bytes::from(common::batches::produce(cat, "orders", &batch(0, 1, &records))), 0, &opts);
+        let (root, _) = tree(&batch(0, 1, &records), "orders", by_record_decoder);
         let mut data = None;
-        frame.root.walk(&mut |n, _| {
+        root.walk(&mut |n, _| {
             if let (Role::Decompressed, Value::Bytes(Some(b))) = (n.role, &n.value) {
                 data = Some(b.clone());
             }
         });
         let data = data.expect("decompressed");
-        let v = find(records_of(&frame.root)[0], "value").unwrap();
+        let v = find(records_of(&root)[0], "value").unwrap();
         assert_eq!(leaves(v), framing(position(&data, &value), &value, 17));
         // An internal topic's keys start with a zero byte too: they decode through their schema instead.
         let mut commit = vec![0u8, 1, 0, 1, b'g', 0, 1, b't'];
         commit.extend_from_slice(&0i32.to_be_bytes());
-        let bytes = common::batches::produce(cat, "__consumer_offsets", &batch(0, 0, &[Rec { key: Some(commit), value: None, headers: vec![], timestamp_delta: 0 }]));
-        let frame = decode_frame(cat, Bytes::from(bytes), 0, &opts);
-        let k = find(records_of(&frame.root)[0], "key").unwrap();
+        let (root, _) = tree(&batch(0, 0, &[Rec { key: Some(commit), value: None, headers: vec![], timestamp_delta: 0 }]), "__consumer_offsets", by_record_decoder);
+        let k = find(records_of(&root)[0], "key").unwrap();
         let names: Vec<&str> = k.children.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["type", "OffsetCommitKey"]);
     }

@@ -112,17 +112,15 @@ fn records_of_a_topic_named_by_id_are_that_topics() {
     assert!(out.contains("(topic \"__consumer_offsets\")"), "{out}");
     assert!(out.contains("type int16 = 1 (OffsetCommitKey)"), "the key decodes through the coordinator schema: {out}");
 
-    // Reading and replaying the tape give the same tree, names and all.
+    // The tree names the records' topic from the id, and decodes them through its schemas.
     let cat = Catalogue::builtin();
     let (_, resp) = fetch_bodies(OFFSETS, json!(records));
     let bytes = Bytes::from(frame(Direction::Response, "Fetch", 13, 1, "", resp));
     let mut ids = TopicIds::default();
     ids.insert(uuid(OFFSETS), b"__consumer_offsets");
     let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(1), api_version: Some(13), topic_ids: ids, ..Default::default() };
-    let tape = decode_frame(cat, bytes.clone(), 0, &opts);
-    let reading = decode_frame(cat, bytes, 0, &DecodeOptions { read_into_nodes: true, ..opts });
+    let tape = decode_frame(cat, bytes, 0, &opts);
     assert!(tape.error.is_none() && tape.record_damage.is_empty());
-    assert_eq!(frame_tree_json(&tape), frame_tree_json(&reading));
     assert!(frame_tree_json(&tape).to_string().contains("OffsetCommitKey"));
 }
 

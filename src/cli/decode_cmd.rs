@@ -150,7 +150,6 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
         header_only: false,
         values_only: false,
         annotated_tape: false,
-        read_into_nodes: false,
         topic_ids: Default::default(),
     })
 }

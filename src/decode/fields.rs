@@ -1,10 +1,14 @@
-//! The generic, schema-driven field decoder: one code path for every API,
-//! version, header and record type, driven by the catalogue's field specs.
+//! The nodes of the annotated tree, made from the catalogue's field specs for
+//! every API, version, header and record type: a field's node named from the
+//! definitions, length and marker nodes, tagged entries, the notes on values,
+//! and what a value tells about what follows (the topic of the records, the
+//! group's protocol, records and consumer-protocol bytes). The walk that
+//! makes them is [`replay`]'s, over an annotated tape ([`super::values`]).
 
 use super::reader::Reader;
 pub use super::topic_ids::TopicIds;
 use crate::budget::Budget;
-use super::problem::{ErrorKind, Warning, WarningKind};
+use super::problem::{Warning, WarningKind};
 use super::tree::{push_with, DecodeError, Kind, Node, Region, Role, Value};
 use crate::text::{snake_case, Text};
 use crate::protocol::error_codes::error_name;
@@ -42,6 +46,7 @@ pub struct Context {
 }
 
 pub struct FieldDecoder<'a, 'c> {
+    /// Where the struct starts and may end; after it is decoded, where it ended.
     pub r: Reader<'a>,
     /// The frame's bytes, shared with byte values without copying.
     pub frame: &'a Bytes,
@@ -76,20 +81,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         r.seek(start);
         r.limit(end.saturating_sub(start));
         FieldDecoder { r, frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), record_damage: Vec::new(), ctx }
-    }
-
-    /// Decode a struct's fields in declaration order, then (when flexible) its tagged section.
-    pub fn read_struct(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
-        out.reserve(fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
-        for (i, f) in fields.iter().enumerate() {
-            if f.is_regular_in(self.version) {
-                self.read_field(f, i as u16, false, out)?;
-            }
-        }
-        if self.flexible {
-            self.read_tagged_section(fields, out)?;
-        }
-        Ok(())
     }
 
     /// A field node's display name and type, shared with the spec's labels.
@@ -135,31 +126,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         match self.naming {
             Naming::Schema => name.into(),
             Naming::Header => snake.into(),
-        }
-    }
-
-    fn read_field(&mut self, f: &FieldSpec, decl: u16, in_tag: bool, out: &mut Vec<Node>) -> Res {
-        let node = self.open_field(f, decl, self.r.pos(), out);
-        let (nullable, compact) = self.forms(f, in_tag);
-        match &f.ty {
-            FieldType::Primitive(p) => {
-                if self.naming == Naming::Header && *p == Primitive::String && nullable {
-                    node.ty = "nullable_string".into();
-                }
-                let res = self.read_primitive(*p, compact, nullable, f, node);
-                if res.is_ok() {
-                    self.after_primitive(f, *p, node);
-                }
-                self.close(node, res)
-            }
-            FieldType::Struct(name) => {
-                let res = self.read_struct_value(f, name, nullable, in_tag, node);
-                self.close(node, res)
-            }
-            FieldType::Array(inner) => {
-                let res = self.read_array(f, inner, compact, nullable, node);
-                self.close(node, res)
-            }
         }
     }
 
@@ -238,118 +204,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         }
     }
 
-    /// Close a node: its length runs to the reader's position (or past its last child).
-    fn finish(&mut self, mut node: Node, out: &mut Vec<Node>, res: Res) -> Res {
-        let res = self.close(&mut node, res);
-        out.push(node);
-        res
-    }
-
-    /// [`Self::finish`] for a node already in place.
-    fn close(&self, node: &mut Node, res: Res) -> Res {
-        let mut end = self.r.pos().max(node.offset);
-        if let Some(last) = node.children.last() {
-            end = end.max(last.end());
-        }
-        if let Err(e) = &res {
-            if !node.children.iter().any(has_error) {
-                // The failing read is this node itself: cover what remains at the error.
-                end = end.max(e.offset + self.r.end().saturating_sub(e.offset).min(16));
-                node.set_error(e.expected.clone());
-            }
-        }
-        node.len = end - node.offset;
-        res
-    }
-
-    fn read_primitive(&mut self, p: Primitive, compact: bool, nullable: bool, f: &FieldSpec, node: &mut Node) -> Res {
-        let name = f.name.as_str();
-        let r = &mut self.r;
-        node.value = match p {
-            Primitive::Bool => {
-                let b = r.u8(name)?;
-                if b > 1 {
-                    node.note = Some(format!("(non-canonical bool 0x{b:02x})").into());
-                }
-                Value::Bool(b != 0)
-            }
-            Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
-                let v: i64 = match p {
-                    Primitive::Int8 => r.i8(name)?.into(),
-                    Primitive::Int16 => r.i16(name)?.into(),
-                    Primitive::Int32 => r.i32(name)?.into(),
-                    _ => r.i64(name)?,
-                };
-                node.note = int_note(meaning(f), v, self.catalogue);
-                Value::Int(v)
-            }
-            Primitive::Uint16 => Value::Uint(r.u16(name)?.into()),
-            Primitive::Uint32 => Value::Uint(r.u32(name)?.into()),
-            Primitive::Float64 => Value::Float(r.f64(name)?),
-            Primitive::Uuid => {
-                let u = r.uuid(name)?;
-                node.note = self.uuid_note(f, &u);
-                Value::Uuid(u)
-            }
-            Primitive::String => {
-                let (len, form) = self.read_length(compact, false, name)?;
-                form.mark(node);
-                match len {
-                    None => {
-                        self.null_check(nullable, name, node.offset);
-                        Value::Str(None)
-                    }
-                    Some(n) => {
-                        self.r.take(n, name)?;
-                        string_value(self.frame, self.r.pos() - n, n)
-                    }
-                }
-            }
-            Primitive::Bytes | Primitive::Records => {
-                let (len, form) = self.read_length(compact, true, name)?;
-                form.mark(node);
-                match len {
-                    None => {
-                        self.null_check(nullable, name, node.offset);
-                        Value::Bytes(None)
-                    }
-                    Some(n) => {
-                        self.r.take(n, name)?;
-                        let start = self.r.pos() - n;
-                        Value::Bytes(Some(self.frame.slice(start..start + n)))
-                    }
-                }
-            }
-        };
-        Ok(())
-    }
-
     /// The note of a uuid: for a topic id the capture tied to a name, `(topic "orders")`.
     fn uuid_note(&self, f: &FieldSpec, u: &[u8; 16]) -> Option<Text> {
         match self.ctx.topic_ids.is_empty() {
             true => None,
             false => (meaning(f) == FieldMeaning::TopicId).then(|| self.ctx.topic_ids.note(u)).flatten(),
-        }
-    }
-
-    /// A string/bytes length: compact uvarint(n+1) with 0 = null, or int16/int32 with -1 = null.
-    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Result<(Option<usize>, LengthForm), DecodeError> {
-        let at = self.r.pos();
-        if compact {
-            let u = self.r.uvarint_or_else(|| format!("{name} length"))?;
-            if u.overlong {
-                self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{name} length is an over-long varint")));
-            }
-            let n = u.value.checked_sub(1).map(|n| n as usize);
-            Ok((n, LengthForm::Compact(u.value)))
-        } else {
-            let n = if wide { self.r.i32(name)? } else { i32::from(self.r.i16(name)?) };
-            let form = if wide { LengthForm::Int32(n) } else { LengthForm::Int16(n) };
-            match n {
-                -1 => Ok((None, form)),
-                n if n < -1 => Err(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: a length >= -1, found {n}") }),
-                n => Ok((Some(n as usize), form)),
-            }
         }
     }
 
@@ -359,29 +218,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         }
     }
 
-    fn read_struct_value(&mut self, f: &FieldSpec, sname: &str, nullable: bool, in_tag: bool, node: &mut Node) -> Res {
-        node.ty = struct_type(f, sname);
-        if nullable {
-            // KIP-893: an int8 marker, -1 null, 1 present; tagged structs use a uvarint marker.
-            let at = self.r.pos();
-            let marker = if in_tag {
-                Value::Uint(self.r.uvarint("struct presence marker")?.value)
-            } else {
-                Value::Int(self.r.i8("struct presence marker")?.into())
-            };
-            let (m, present) = self.marker_node(at, self.r.pos() - at, in_tag, marker);
-            node.children.push(m);
-            if !present {
-                node.value = Value::Struct(false);
-                return Ok(());
-            }
-        }
-        node.value = Value::Struct(true);
-        self.read_struct(&f.fields, &mut node.children)
-    }
-
-    /// A nullable struct's presence marker (`value` as read), and whether the struct is present.
-    fn marker_node(&self, at: usize, len: usize, in_tag: bool, value: Value) -> (Node, bool) {
+    /// A nullable struct's presence marker, `value` as read.
+    fn marker_node(&self, at: usize, len: usize, in_tag: bool, value: Value) -> Node {
         let present = match value {
             Value::Uint(u) => u > 0,
             Value::Int(b) => b >= 0,
@@ -392,7 +230,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         m.value = value;
         m.len = len;
         m.note = Some(if present { "(present)".into() } else { "(null)".into() });
-        (m, present)
+        m
     }
 
     /// An array's `length` node: `raw` as written (n+1 when compact, n
@@ -445,64 +283,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             FieldType::Array(_) => Node::new(format!("{}[{i}]", f.name), "array", at, self.region, Role::Element),
         }
     }
-    fn read_array(&mut self, f: &FieldSpec, inner: &FieldType, compact: bool, nullable: bool, node: &mut Node) -> Res {
-        let at = self.r.pos();
-        let name = &f.name;
-        let (count, raw) = if compact {
-            let u = self.r.uvarint_or_else(|| format!("{name} length"))?.value;
-            ((u > 0).then(|| (u - 1) as usize), u as i64)
-        } else {
-            let v = self.r.i32_or_else(|| format!("{name} length"))?;
-            if v < -1 {
-                return Err(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: an array length >= -1, found {v}") });
-            }
-            (usize::try_from(v).ok(), v.into())
-        };
-        let len_node = self.length_node(at, self.r.pos() - at, compact, raw, count);
-        node.children.reserve(1 + count.unwrap_or(0).min(self.r.remaining()).min(MAX_RESERVE));
-        node.children.push(len_node);
-        node.value = Value::Array(count);
-        let Some(count) = count else {
-            self.null_check(nullable, name, at);
-            return Ok(());
-        };
-        // Every element takes at least one byte, except structs whose fields are all absent
-        // at this version; either way a count beyond the remaining bytes cannot be honest.
-        if count > self.r.remaining() {
-            return Err(DecodeError {
-                kind: ErrorKind::Truncated, offset: at,
-                expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()),
-            });
-        }
-        let labels = f.labels();
-        for i in 0..count {
-            match inner {
-                FieldType::Struct(_) => {
-                    let el = push_with(&mut node.children, || self.element_node(f, labels, inner, i, self.r.pos()));
-                    let res = self.read_struct(&f.fields, &mut el.children);
-                    self.close(el, res)?;
-                }
-                FieldType::Primitive(p) => {
-                    let el = push_with(&mut node.children, || self.element_node(f, labels, inner, i, self.r.pos()));
-                    let res = self.read_primitive(*p, compact, false, f, el);
-                    self.close(el, res)?;
-                }
-                FieldType::Array(_) => {
-                    return Err(DecodeError { kind: ErrorKind::Invalid, offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() })
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// KIP-482 tagged fields: uvarint count, then per field uvarint tag, uvarint size, payload.
-    fn read_tagged_section(&mut self, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
-        let at = self.r.pos();
-        let section = push_with(out, || self.tagged_section_node(at));
-        let res = self.read_tagged_entries(fields, section);
-        self.close(section, res)
-    }
-
     fn tagged_section_node(&self, at: usize) -> Node {
         let doc = match self.naming {
             Naming::Header => "number of tagged fields in the header",
@@ -511,67 +291,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let mut n = Node::new("tagged_fields", "uvarint", at, Region::TaggedFields, Role::TaggedSection);
         n.doc = Some(doc.into());
         n
-    }
-
-    fn read_tagged_entries(&mut self, fields: &[FieldSpec], section: &mut Node) -> Res {
-        let at = self.r.pos();
-        let count = self.r.uvarint("tagged field count")?;
-        section.value = Value::Uint(count.value);
-        self.check_varint(at, count.len, "tagged field count");
-        if count.value == 0 {
-            return Ok(());
-        }
-        section.children.push(tag_count_node(at, count.value, count.len));
-        // Each entry needs at least a tag byte and a size byte.
-        if count.value as usize > self.r.remaining() / 2 {
-            return Err(DecodeError {
-                kind: ErrorKind::Truncated, offset: at,
-                expected: format!("{} tagged fields, but only {} bytes remain", count.value, self.r.remaining()),
-            });
-        }
-        let mut last_tag: Option<u64> = None;
-        for _ in 0..count.value {
-            let start = self.r.pos();
-            let tag = self.r.uvarint("tag")?;
-            let size = self.r.uvarint("tagged field size")?;
-            self.check_tag_order(start, tag.value, &mut last_tag);
-            self.check_varint(start, tag.len, "tag");
-            self.check_varint(start + tag.len, size.len, "tagged field size");
-            let tag_no = tag.value as u32;
-            let mut entry = tag_entry_node(start, (tag.value, tag.len), (size.value, size.len));
-            let size_v = size.value as usize;
-            if size_v > self.r.remaining() {
-                let e = DecodeError {
-                    kind: ErrorKind::Truncated, offset: start + tag.len,
-                    expected: format!("tag {tag_no}: size {size_v}, but only {} bytes remain", self.r.remaining()),
-                };
-                return self.finish(entry, &mut section.children, Err(e));
-            }
-            let payload_at = self.r.pos();
-            let res = match self.known_tag(fields, tag_no) {
-                Some((decl, f)) => {
-                    entry.note = Some(format!("({}, size {size_v})", f.name).into());
-                    let old_end = self.r.limit(size_v);
-                    let saved_region = self.region;
-                    self.region = Region::TaggedFields;
-                    let res = self.read_field(f, decl as u16, true, &mut entry.children);
-                    self.region = saved_region;
-                    self.r.restore_end(old_end);
-                    if res.is_ok() && self.r.pos() != payload_at + size_v {
-                        self.check_tag_size(f, tag_no, payload_at, size_v, self.r.pos() - payload_at);
-                        self.r.seek(payload_at + size_v);
-                    }
-                    res
-                }
-                None => {
-                    self.r.take(size_v, "unknown tagged field")?;
-                    self.unknown_tag(fields, &mut entry, start, tag_no, (payload_at, size_v));
-                    Ok(())
-                }
-            };
-            self.finish(entry, &mut section.children, res)?;
-        }
-        Ok(())
     }
 
     /// The field that tag `tag_no` holds at this version, with its declaration index.
@@ -706,10 +425,6 @@ fn meaning(f: &FieldSpec) -> FieldMeaning {
     f.labels().map_or_else(|| FieldMeaning::of(f), |l| l.meaning)
 }
 
-fn has_error(n: &Node) -> bool {
-    n.error().is_some() || n.children.iter().any(has_error)
-}
-
 /// Notes for integer fields whose numbers mean more: error codes and API
 /// keys by name, timestamps, durations and enums (`protocol::meanings::value_note`).
 pub(super) fn int_note(meaning: FieldMeaning, v: i64, cat: &Catalogue) -> Option<Text> {
@@ -819,7 +534,7 @@ pub fn decode_embedded(
     let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.note = Some(version_note(version));
     node.value = Value::None;
-    let res = d.read_struct(&spec.fields, &mut node.children);
+    let res = d.decode_struct(end - start, &spec.plan(version), &spec.fields, &mut node.children);
     node.len = d.r.pos().max(node.children.last().map_or(start, |c| c.end())) - start;
     match res {
         Ok(()) => {

@@ -8,9 +8,8 @@ use super::tree::{push_with, DecodeError, Direction, Frame, FrameKind, Kind, Nod
 use super::values::{self, Values};
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
 use crate::schema::plan::StructPlan;
-use crate::schema::{Catalogue, FieldSpec, MessageKind, MessageSpec};
+use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
-use std::cell::Cell;
 
 /// What the caller knows about the frames to decode.
 #[derive(Clone, Debug, Default)]
@@ -34,9 +33,6 @@ pub struct DecodeOptions {
     /// [`values::decode_annotated`]: every field's value, bytes and encoding
     /// widths), without building the tree.
     pub annotated_tape: bool,
-    /// Build the annotated tree by reading the bytes into nodes, never from an
-    /// annotated tape: the reference the tape's trees are tested against.
-    pub read_into_nodes: bool,
     /// Topic names by topic id, learned across a capture: TopicId fields are
     /// noted with their topic's name (the values decoded are the same).
     pub topic_ids: super::fields::TopicIds,
@@ -396,11 +392,8 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
         n
     });
     let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
-    let res = match opts.read_into_nodes {
-        true => d.read_struct(&spec.fields, &mut node.children),
-        // Room for a header's few fields, not for the whole frame's (the tape grows if a header needs more).
-        false => read_or_replay(&mut d, bytes, 4, (bytes.len() - 4).min(HEADER_ROOM), &spec.plan(hv), &spec.fields, &mut node.children),
-    };
+    // Room for a header's few fields, not for the whole frame's (the tape grows if a header needs more).
+    let res = d.decode_struct((bytes.len() - 4).min(HEADER_ROOM), &spec.plan(hv), &spec.fields, &mut node.children);
     let end = d.r.pos();
     node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
     frame.warnings.append(&mut d.warnings);
@@ -432,10 +425,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
         n
     });
     let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, opts.context());
-    let mut res = match opts.read_into_nodes {
-        true => d.read_struct(&spec.fields, &mut node.children),
-        false => read_or_replay(&mut d, bytes, start, bytes.len() - start, &spec.plan(version), &spec.fields, &mut node.children),
-    };
+    let mut res = d.decode_struct(bytes.len() - start, &spec.plan(version), &spec.fields, &mut node.children);
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);
     frame.record_damage.append(&mut d.record_damage);
@@ -459,55 +449,8 @@ fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan
     }
 }
 
-/// A struct's nodes, from an annotated tape when the struct decodes without an
-/// error (a tape is a fraction of the work of reading into nodes), else by
-/// reading, whose partial tree shows where decoding stopped. Leaves `d`'s
-/// reader where the struct ends. The tape starts with room for `room` bytes' slots.
-fn read_or_replay(d: &mut FieldDecoder, bytes: &[u8], start: usize, room: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Result<(), DecodeError> {
-    let before = d.ctx.budget.checkpoint();
-    let replayed = with_tape(room, |tape| {
-        let (slot, end, res) = values::decode_annotated(bytes, start, plan, tape, &d.ctx.budget);
-        res.is_ok().then(|| {
-            d.replay_struct(tape, slot, fields, out);
-            end
-        })
-    });
-    if replayed.is_none() {
-        // Reading does the work again and counts it then.
-        d.ctx.budget.restore(before);
-    }
-    match replayed {
-        Some(end) => {
-            d.r.seek(end);
-            Ok(())
-        }
-        None => d.read_struct(fields, out),
-    }
-}
-
-thread_local! {
-    /// The annotated tape, kept between frames so that its memory is reused.
-    static TAPE: Cell<Values> = Cell::new(Values::default());
-}
-
 /// Bytes of a header whose slots its tape starts with room for.
 const HEADER_ROOM: usize = 256;
-
-/// Tapes up to this many slots (12 MiB) are kept for the next frame.
-const KEEP_SLOTS: usize = 1 << 18;
-
-/// `f` with this thread's (emptied) tape, with room for `len` bytes' slots;
-/// reentrant, as a nested call gets a fresh one.
-fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {
-    let mut tape = TAPE.take().emptied().reserved_for(len);
-    let r = f(&mut tape);
-    // Decompressed record data is the tree's now: the kept tape does not hold on to it.
-    tape.buffers.clear();
-    if tape.slots.capacity() <= KEEP_SLOTS {
-        TAPE.set(tape);
-    }
-    r
-}
 
 fn trailing_bytes(count: usize, offset: usize, spec: &MessageSpec, version: i16) -> DecodeError {
     DecodeError { kind: ErrorKind::TrailingBytes, offset, expected: format!("the end of the frame: {count} bytes follow the {} v{version} body", spec.name) }

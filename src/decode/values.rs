@@ -3,13 +3,13 @@
 //! of a tree of nodes.
 //!
 //! It follows the message's [`StructPlan`] at the frame's version and stops
-//! with the same errors as reading into nodes ([`super::fields`]). Two tapes:
+//! at the first read that fails, with its error. Two tapes:
 //! - values only ([`decode_message`]), for the JSON contract (`--format json`):
 //!   record batches and consumer-protocol bytes stay bytes, printed as hex;
 //! - annotated ([`decode_annotated`]): also every tagged section, tagged entry
-//!   and presence marker, and plain record batches ([`crate::decode::records::tape`]),
-//!   so that the tree views' nodes can be built from it ([`super::fields`]'s
-//!   `replay`). The tests hold that tree to the tree read into nodes.
+//!   and presence marker, plain record batches ([`crate::decode::records::tape`])
+//!   and where decoding stopped ([`Stopped`]), so that the tree views' nodes,
+//!   a partial tree's included, are built from it ([`super::fields`]' `replay`).
 
 use crate::budget::Budget;
 use super::reader::Reader;
@@ -32,6 +32,22 @@ pub struct Values {
     /// Values-only tapes: damage in record data, which the tape keeps as
     /// bytes but checks ([`crate::decode::records::tape::check_batches`]).
     pub record_damage: Vec<DecodeError>,
+    /// Annotated tapes that stopped part-way: where, so that the tree shows it
+    /// (boxed: a tape is moved in and out of its cache for every struct).
+    pub stopped: Option<Box<Stopped>>,
+}
+
+/// Where an annotated tape stopped. The slots up to there are kept; the open
+/// ones were closed where decoding stopped, and the failing slot's bytes are
+/// those it read before its read failed (a length, a count, a tag and size).
+#[derive(Clone, Debug)]
+pub struct Stopped {
+    /// The innermost slot open when a read failed: the field, element, tagged
+    /// section or tagged entry the error belongs to.
+    pub slot: u32,
+    /// Where the bytes shown with the error end: up to 16 past its offset, within what could be read there.
+    pub end: usize,
+    pub error: DecodeError,
 }
 
 /// One field, array element or unknown tag. Its children are the slots after
@@ -139,6 +155,7 @@ impl Values {
         self.slots.clear();
         self.buffers.clear();
         self.record_damage.clear();
+        self.stopped = None;
         self.header = None;
         self.body = None;
         self
@@ -202,17 +219,21 @@ pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &
 fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: Option<&Budget>) -> Decoded {
     let mut r = Reader::new(frame);
     r.seek(start);
-    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, budget, record_damage: &mut values.record_damage, error: None };
+    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, budget, record_damage: &mut values.record_damage, error: None, stopped: None };
     let i = d.open(NO_KEY, SlotKind::Message, 0);
     d.slots[i].value = Val::Struct;
     let res = d.read_struct(plan);
     d.close(i);
+    let (end, stopped) = (d.r.pos(), d.stopped);
     let res = match (res, d.error) {
         (Ok(()), _) => Ok(()),
         (Err(Stop), Some(e)) => Err(e),
-        (Err(Stop), None) => Err(DecodeError { kind: ErrorKind::Invalid, offset: d.r.pos(), expected: "a value (decoding stopped without a reason)".into() }),
+        (Err(Stop), None) => Err(DecodeError { kind: ErrorKind::Invalid, offset: end, expected: "a value (decoding stopped without a reason)".into() }),
     };
-    (i as u32, d.r.pos(), res)
+    if let (Some((slot, shown_end)), Err(error)) = (stopped, &res) {
+        values.stopped = Some(Box::new(Stopped { slot, end: shown_end, error: error.clone() }));
+    }
+    (i as u32, end, res)
 }
 
 /// Decoding stopped; the reason is in [`ValueDecoder::error`]. Small, so that
@@ -231,6 +252,8 @@ struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     record_damage: &'s mut Vec<DecodeError>,
     /// Why decoding stopped.
     error: Option<DecodeError>,
+    /// Annotated tapes: the slot decoding stopped in, and where the bytes shown with the error end ([`Stopped`]).
+    stopped: Option<(u32, usize)>,
 }
 
 impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
@@ -262,6 +285,9 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     #[inline]
     fn close(&mut self, i: usize) {
         if ANNOTATED {
+            if self.error.is_some() && self.stopped.is_none() {
+                self.stopped_in(i);
+            }
             close_slot(self.slots, i, self.r.pos());
         } else {
             // Values-only tapes need no lengths.
@@ -272,9 +298,16 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
     }
 
+    /// The first slot closed after a read failed is the one that read failed in.
+    #[cold]
+    fn stopped_in(&mut self, i: usize) {
+        let at = self.error.as_ref().map_or(self.r.pos(), |e| e.offset);
+        self.stopped = Some((i as u32, at + self.r.end().saturating_sub(at).min(16)));
+    }
+
     /// Annotated tapes: a records field's batches as the children of its slot
     /// `i`, when they are plain ([`crate::decode::records::tape`]); else none, and the
-    /// tree's nodes for them are made by reading.
+    /// tree's nodes for them are read by [`crate::decode::records::BatchDecoder`].
     #[inline]
     fn batches(&mut self, i: usize, f: &FieldPlan) {
         if !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords" {
@@ -491,8 +524,8 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         Ok(Span { at, len: n as u32 })
     }
 
-    /// As [`super::fields`] reads lengths: compact uvarint(n+1) with 0 = null,
-    /// else int16 (strings) or int32 (bytes) with -1 = null.
+    /// A string's or bytes' length: compact uvarint(n+1) with 0 = null, else
+    /// int16 (strings) or int32 (bytes) with -1 = null.
     #[inline]
     fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Step<Option<usize>> {
         let at = self.r.pos();
@@ -623,13 +656,6 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let read = self.r.uvarint("tagged field size");
             let size = self.ok(read)?.value as usize;
             let tag_no = tag.value as u32;
-            if size > self.r.remaining() {
-                let e = DecodeError {
-                    kind: ErrorKind::Truncated, offset: start + tag.len,
-                    expected: format!("tag {tag_no}: size {size}, but only {} bytes remain", self.r.remaining()),
-                };
-                return Err(self.stop(e));
-            }
             let payload_at = self.r.pos();
             let entry = ANNOTATED.then(|| {
                 let e = self.slots.len();
@@ -637,6 +663,14 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 e
             });
             let res = match tagged.iter().find(|f| f.tag == tag_no) {
+                // An entry larger than what remains stops in the entry, after its tag and size.
+                _ if size > self.r.remaining() => {
+                    let e = DecodeError {
+                        kind: ErrorKind::Truncated, offset: start + tag.len,
+                        expected: format!("tag {tag_no}: size {size}, but only {} bytes remain", self.r.remaining()),
+                    };
+                    Err(self.stop(e))
+                }
                 Some(f) => {
                     let old_end = self.r.limit(size);
                     let res = self.read_field(f);
@@ -781,5 +815,18 @@ mod tests {
         let values: Vec<Val> = v.children(0).map(|(_, s)| s.value).collect();
         assert_eq!(values, [Val::Str(Span { at: 1, len: 1 }), Val::Null]);
         assert!(v.slots.iter().all(|s| s.end as usize <= v.slots.len()), "every slot is closed");
+    }
+
+    #[test]
+    fn an_annotated_tape_that_stops_names_the_slot_whose_read_failed() {
+        let cat = Catalogue::builtin();
+        let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
+        let mut v = Values::default();
+        // GroupId, then 3 of GenerationId's 4 bytes.
+        let (_, end, res) = decode_annotated(&BODY[..5], 0, &spec.plan(4), &mut v, &Budget::default());
+        let stopped = v.stopped.expect("stopped");
+        assert_eq!((stopped.slot, v.slots[2].key, v.slots[2].len), (2, &"\"GenerationId\":", 0), "GenerationId read nothing");
+        assert_eq!((end, stopped.end, Some(stopped.error)), (2, 5, res.err()), "the bytes shown run to the end of what could be read");
+        assert_eq!((v.slots[0].len, v.slots[0].end), (2, 3), "the message slot closes where decoding stopped");
     }
 }

@@ -304,7 +304,8 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
                 record_damage: Vec::new(),
                 ctx: Context::default(),
             };
-            d.read_struct(&fields, &mut root.children).map_err(|e| e.to_string())?;
+            let plan = crate::schema::plan::StructPlan::compile(&fields, 0, flexible);
+            d.decode_struct(buf.len(), &plan, &fields, &mut root.children).map_err(|e| e.to_string())?;
             warnings = d.warnings.iter().map(|w| w.text.clone()).collect();
             d.r.pos()
         }

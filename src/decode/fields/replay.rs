@@ -1,18 +1,33 @@
-//! The annotated tree built from an annotated tape ([`crate::decode::values::decode_annotated`])
-//! instead of from the bytes: the tape holds every field's value, offset, length and
-//! encoding widths, so building a node is naming it from the definitions and
-//! copying what the tape found. The nodes are made by the same functions as
-//! when reading ([`FieldDecoder::open_field`], [`FieldDecoder::length_node`], …)
-//! and the tests hold both ways to the same tree on every contract case.
-//!
-//! Only tapes that decoded without an error are replayed: a frame that stops
-//! part-way is decoded by reading, whose partial tree shows where and why.
+//! The annotated tree built from an annotated tape ([`crate::decode::values::decode_annotated`]):
+//! the tape holds every field's value, offset, length and encoding widths, so
+//! building a node is naming it from the definitions and copying what the tape
+//! found. A tape that stopped part-way ([`Stopped`]) gives the partial tree:
+//! the nodes up to the failing one, which has the error and covers up to 16
+//! bytes from it, and the nodes around it cover it.
 
 use super::*;
-use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
+use crate::decode::reader::Uvarint;
+use crate::decode::values::{self, Slot, SlotKind, Stopped, Val, Values};
 use crate::decode::records::payload::PayloadKind;
+use crate::schema::plan::StructPlan;
+use std::cell::Cell;
 
 impl FieldDecoder<'_, '_> {
+    /// The nodes of the struct `plan` (declared as `fields`) at the reader's
+    /// position, decoded onto an annotated tape and built from it; the reader
+    /// is left where the struct ends, or where it stopped. The tape starts
+    /// with room for `room` bytes' slots.
+    pub(crate) fn decode_struct(&mut self, room: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
+        let (start, frame) = (self.r.pos(), self.frame.get(..self.r.end()).unwrap_or_default());
+        let (end, res) = with_tape(room, |tape| {
+            let (slot, end, res) = values::decode_annotated(frame, start, plan, tape, &self.ctx.budget);
+            self.replay_struct(tape, slot, fields, out);
+            (end, res)
+        });
+        self.r.seek(end);
+        res
+    }
+
     /// The nodes of the struct (declared as `fields`) whose slot on `tape` is `s`.
     pub(crate) fn replay_struct(&mut self, tape: &Values, s: u32, fields: &[FieldSpec], out: &mut Vec<Node>) {
         out.reserve(fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
@@ -33,12 +48,16 @@ impl FieldDecoder<'_, '_> {
         let node = self.open_field(f, slot.decl as u16, slot.at as usize, out);
         node.len = slot.len as usize;
         let (nullable, compact) = self.forms(f, in_tag);
+        let failed = stops_at(tape, i);
         match &f.ty {
             FieldType::Primitive(p) => {
                 if self.naming == Naming::Header && *p == Primitive::String && nullable {
                     node.ty = "nullable_string".into();
                 }
-                self.replay_primitive(*p, compact, nullable, f, slot, node);
+                self.replay_primitive(*p, compact, nullable, f, (slot, failed), node);
+                if failed {
+                    return show_stop(tape, i, node);
+                }
                 // What follows a value (records, consumer protocol bytes) is found from where it ends.
                 self.r.seek((slot.at + slot.len) as usize);
                 let plain = || PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
@@ -50,13 +69,14 @@ impl FieldDecoder<'_, '_> {
                     self.after_primitive(f, *p, node);
                 }
             }
+            // A struct that fails itself is one whose presence marker could not be read.
+            FieldType::Struct(sname) if failed => node.ty = struct_type(f, sname),
             FieldType::Struct(sname) => {
                 node.ty = struct_type(f, sname);
                 if nullable {
                     let marker = tape.children(i).next().filter(|(_, m)| m.kind == SlotKind::Marker);
                     if let Some((_, m)) = marker {
-                        let (m, _) = self.marker_node(m.at as usize, m.len as usize, in_tag, tape_value(m.value));
-                        node.children.push(m);
+                        node.children.push(self.marker_node(m.at as usize, m.len as usize, in_tag, tape_value(m.value)));
                     }
                 }
                 node.value = Value::Struct(slot.value == Val::Struct);
@@ -66,19 +86,21 @@ impl FieldDecoder<'_, '_> {
             }
             FieldType::Array(inner) => self.replay_array(tape, (i, slot), f, inner, compact, nullable, node),
         }
+        show_stop(tape, i, node);
     }
 
     #[allow(clippy::too_many_arguments)]
     fn replay_array(&mut self, tape: &Values, (i, slot): (u32, &Slot), f: &FieldSpec, inner: &FieldType, compact: bool, nullable: bool, node: &mut Node) {
-        let count = (slot.value == Val::Array).then(|| tape.children(i).count());
-        let raw = match (count, compact) {
-            (Some(n), true) => n as i64 + 1,
-            (Some(n), false) => n as i64,
-            (None, true) => 0,
-            (None, false) => -1,
+        // An array that stopped in its length has none to show.
+        let Some(raw) = self.array_length(slot, compact) else { return };
+        // The count as written: an array that stops part-way has fewer elements on the tape.
+        let count = match compact {
+            true => raw.checked_sub(1).filter(|_| raw > 0).map(|n| n as usize),
+            false => usize::try_from(raw).ok(),
         };
         let len_node = self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw, count);
-        node.children.reserve(1 + count.unwrap_or(0).min(MAX_RESERVE));
+        // An array that stops part-way holds fewer elements than its count: its bytes bound them.
+        node.children.reserve(1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE));
         node.children.push(len_node);
         node.value = Value::Array(count);
         if count.is_none() {
@@ -91,15 +113,35 @@ impl FieldDecoder<'_, '_> {
             node.len = el.len as usize;
             match inner {
                 FieldType::Struct(_) => self.replay_struct(tape, j, &f.fields, &mut node.children),
-                FieldType::Primitive(p) => self.replay_primitive(*p, compact, false, f, el, node),
+                FieldType::Primitive(p) => self.replay_primitive(*p, compact, false, f, (el, stops_at(tape, j)), node),
                 FieldType::Array(_) => {}
             }
+            show_stop(tape, j, node);
         }
     }
 
-    /// A primitive's value and note from its slot, as [`FieldDecoder::read_primitive`] makes them.
-    fn replay_primitive(&mut self, p: Primitive, compact: bool, nullable: bool, f: &FieldSpec, slot: &Slot, node: &mut Node) {
+    /// An array's length as written (n+1 when compact, n otherwise; null as 0
+    /// or -1), read back from its slot's bytes; `None` when it could not be read.
+    fn array_length(&self, slot: &Slot, compact: bool) -> Option<i64> {
+        let mut r = Reader::new(self.frame.get(..(slot.at + u32::from(slot.prefix)) as usize)?);
+        r.seek(slot.at as usize);
+        match compact {
+            true => r.uvarint("").ok().map(|u| u.value as i64),
+            false => r.i32("").ok().map(i64::from),
+        }
+    }
+
+    /// A primitive's value and note from its slot. A value whose read failed
+    /// has none; a string's or bytes' length read before it is noted.
+    fn replay_primitive(&mut self, p: Primitive, compact: bool, nullable: bool, f: &FieldSpec, (slot, failed): (&Slot, bool), node: &mut Node) {
         let at = slot.at as usize;
+        if failed {
+            // The slot's bytes are those read before the failing read.
+            if let Some(form) = self.length_form(p, compact, at, slot.len as usize, &f.name) {
+                form.mark(node);
+            }
+            return;
+        }
         node.value = match p {
             Primitive::Bool => {
                 let b = self.frame.get(at).copied().unwrap_or_default();
@@ -130,7 +172,9 @@ impl FieldDecoder<'_, '_> {
                     Val::Str(s) | Val::Bytes(s) => Some(s),
                     _ => None,
                 };
-                self.replay_length(p, compact, slot, span, &f.name).mark(node);
+                if let Some(form) = self.length_form(p, compact, at, usize::from(slot.prefix), &f.name) {
+                    form.mark(node);
+                }
                 match (span, p) {
                     (None, Primitive::String) => {
                         self.null_check(nullable, &f.name, slot.at as usize);
@@ -148,20 +192,33 @@ impl FieldDecoder<'_, '_> {
         };
     }
 
-    /// How a string's or bytes' length was written, with the warning that reading gives
-    /// an over-long varint.
-    fn replay_length(&mut self, p: Primitive, compact: bool, slot: &Slot, span: Option<Span>, name: &str) -> LengthForm {
-        let n = span.map(|s| s.len);
-        if !compact {
-            let n = n.map_or(-1, |n| n as i32);
-            return if p == Primitive::String { LengthForm::Int16(n) } else { LengthForm::Int32(n) };
+    /// How a string's or bytes' length was written, read back from its
+    /// `width` bytes at `at`, with the warning an over-long varint gets;
+    /// `None` for other primitives and for a length that could not be read.
+    #[inline]
+    fn length_form(&mut self, p: Primitive, compact: bool, at: usize, width: usize, name: &str) -> Option<LengthForm> {
+        let wide = match p {
+            Primitive::String => false,
+            Primitive::Bytes | Primitive::Records => true,
+            _ => return None,
+        };
+        let bytes = self.frame.get(at..at + width)?;
+        if compact {
+            // Most lengths are one byte: read those without a reader.
+            let u = match *bytes {
+                [b] if b < 0x80 => Uvarint { value: b.into(), len: 1, overlong: false },
+                _ => Reader::new(bytes).uvarint("").ok()?,
+            };
+            if u.overlong {
+                self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{name} length is an over-long varint")));
+            }
+            return Some(LengthForm::Compact(u.value));
         }
-        let prefix = usize::from(slot.prefix);
-        let at = slot.at as usize;
-        if prefix > 1 && self.frame.get(at + prefix - 1) == Some(&0) {
-            self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{name} length is an over-long varint")));
+        match (wide, bytes) {
+            (false, &[a, b, ..]) => Some(i16::from_be_bytes([a, b])).filter(|n| *n >= -1).map(|n| LengthForm::Int16(n.into())),
+            (true, &[a, b, c, d, ..]) => Some(i32::from_be_bytes([a, b, c, d])).filter(|n| *n >= -1).map(LengthForm::Int32),
+            _ => None,
         }
-        LengthForm::Compact(n.map_or(0, |n| u64::from(n) + 1))
     }
 
     fn replay_tagged_section(&mut self, tape: &Values, (i, slot): (u32, &Slot), fields: &[FieldSpec], out: &mut Vec<Node>) {
@@ -174,26 +231,26 @@ impl FieldDecoder<'_, '_> {
             _ => 0,
         };
         self.check_varint(at, usize::from(slot.prefix), "tagged field count");
-        if count == 0 {
-            return;
+        if count > 0 {
+            section.children.push(tag_count_node(at, count, usize::from(slot.prefix)));
         }
-        section.children.push(tag_count_node(at, count, usize::from(slot.prefix)));
         let mut last_tag = None;
         for (j, entry) in tape.children(i) {
-            let Some((k, payload)) = tape.children(j).next() else { continue };
+            let payload = tape.children(j).next();
             let (start, tag_no, tag_len) = (entry.at as usize, entry.decl, usize::from(entry.prefix));
             let size = match entry.value {
                 Val::Uint(n) => n,
                 _ => 0,
             };
-            let size_len = (payload.at as usize).saturating_sub(start + tag_len);
+            // An entry that stopped at its size has no payload: its bytes are its tag and size.
+            let size_len = payload.map_or(entry.len as usize, |(_, p)| (p.at as usize).saturating_sub(start)).saturating_sub(tag_len);
             self.check_tag_order(start, tag_no.into(), &mut last_tag);
             self.check_varint(start, tag_len, "tag");
             self.check_varint(start + tag_len, size_len, "tagged field size");
             let mut node = tag_entry_node(start, (tag_no.into(), tag_len), (size, size_len));
             node.len = entry.len as usize;
-            match self.known_tag(fields, tag_no) {
-                Some((decl, f)) if payload.kind == SlotKind::Field => {
+            match (payload, self.known_tag(fields, tag_no)) {
+                (Some((k, payload)), Some((decl, f))) if payload.kind == SlotKind::Field => {
                     node.note = Some(format!("({}, size {size})", f.name).into());
                     let saved_region = self.region;
                     self.region = Region::TaggedFields;
@@ -201,13 +258,63 @@ impl FieldDecoder<'_, '_> {
                     debug_assert_eq!(payload.decl as usize, decl);
                     self.replay_field(tape, (k, payload), f, true, &mut node.children);
                     self.region = saved_region;
-                    self.check_tag_size(f, tag_no, payload.at as usize, size as usize, payload.len as usize);
+                    if !stops_within(tape, k) {
+                        self.check_tag_size(f, tag_no, payload.at as usize, size as usize, payload.len as usize);
+                    }
                 }
-                _ => self.unknown_tag(fields, &mut node, start, tag_no, (payload.at as usize, size as usize)),
+                (Some((_, payload)), _) => self.unknown_tag(fields, &mut node, start, tag_no, (payload.at as usize, size as usize)),
+                (None, _) => {}
             }
+            show_stop(tape, j, &mut node);
             section.children.push(node);
         }
+        show_stop(tape, i, section);
     }
+}
+
+/// Whether the tape stopped in slot `i`'s own read.
+fn stops_at(tape: &Values, i: u32) -> bool {
+    tape.stopped.as_ref().is_some_and(|s| s.slot == i)
+}
+
+/// Whether the tape stopped in slot `i` or under it.
+fn stops_within(tape: &Values, i: u32) -> bool {
+    let end = tape.slots.get(i as usize).map_or(i, |s| s.end);
+    tape.stopped.as_ref().is_some_and(|s| (i..end.max(i + 1)).contains(&s.slot))
+}
+
+/// On a tape that stopped part-way, slot `i`'s node as the partial tree shows
+/// it: the failing slot's node has the error and covers the bytes shown with
+/// it, and every node covers its last child, the failing one among them.
+fn show_stop(tape: &Values, i: u32, node: &mut Node) {
+    let Some(Stopped { slot, end: shown_end, error }) = tape.stopped.as_deref() else { return };
+    let mut end = node.end().max(node.children.last().map_or(0, Node::end));
+    if *slot == i {
+        end = end.max(*shown_end);
+        node.set_error(error.expected.clone());
+    }
+    node.len = end - node.offset;
+}
+
+thread_local! {
+    /// The annotated tape, kept between structs so that its memory is reused.
+    static TAPE: Cell<Values> = Cell::new(Values::default());
+}
+
+/// Tapes up to this many slots (12 MiB) are kept for the next struct.
+const KEEP_SLOTS: usize = 1 << 18;
+
+/// `f` with this thread's (emptied) tape, with room for `len` bytes' slots;
+/// reentrant, as a nested call gets a fresh one.
+fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {
+    let mut tape = TAPE.take().emptied().reserved_for(len);
+    let r = f(&mut tape);
+    // Decompressed record data is the tree's now: the kept tape does not hold on to it.
+    tape.buffers.clear();
+    if tape.slots.capacity() <= KEEP_SLOTS {
+        TAPE.set(tape);
+    }
+    r
 }
 
 /// A tape value as a node's value, for the kinds that need nothing from the frame.
