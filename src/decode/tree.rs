@@ -91,7 +91,6 @@ pub enum Role {
 /// same constructors), so that views and teaching dispatch on it, never on
 /// names, types as shown or notes. One byte, in the node's padding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[repr(u8)]
 pub enum Kind {
     /// Nothing more to say than its role, type and value.
     #[default]
@@ -136,6 +135,38 @@ pub enum Kind {
     /// A frame's request or response body, or a standalone payload's struct
     /// (the root's child).
     Body,
+    /// A part of the record format, which has no definitions whose
+    /// declaration index could say which field a node is.
+    Record(RecordPart),
+}
+
+/// The parts of record batches, records, headers and legacy messages that
+/// views look for (a v2 batch's header fields are also known by position).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordPart {
+    /// `RecordBatch[i]`: a v2 batch.
+    Batch,
+    /// `Message[i]`: a legacy (v0/v1) message.
+    Message,
+    /// `Record[i]` of a v2 batch.
+    Record,
+    BaseOffset,
+    /// A batch's, record's or message's attributes.
+    Attributes,
+    /// A batch's or message's magic byte.
+    Magic,
+    BaseTimestamp,
+    MaxTimestamp,
+    TimestampDelta,
+    OffsetDelta,
+    /// A record's header count.
+    Headers,
+    HeaderKey,
+    HeaderValue,
+    /// A legacy message's offset.
+    Offset,
+    /// A legacy (v1) message's timestamp.
+    Timestamp,
 }
 
 #[derive(Clone, Debug)]

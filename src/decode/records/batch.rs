@@ -8,7 +8,7 @@ use crate::decode::fields::Context;
 use crate::decode::{ErrorKind, Warning, WarningKind};
 use crate::decode::reader::Reader;
 use crate::decode::tree::push_with;
-use crate::decode::{DecodeError, Kind, Node, Region, Role, Value};
+use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
 use crate::text::Text;
 use crate::protocol::crc32c::crc32c;
 use crate::schema::Catalogue;
@@ -51,8 +51,8 @@ type Res = Result<(), DecodeError>;
 pub(super) type BytesPart = (&'static str, Kind);
 pub(super) const KEY: BytesPart = ("key", Kind::RecordKey);
 pub(super) const VALUE: BytesPart = ("value", Kind::RecordValue);
-pub(super) const HEADER_KEY: BytesPart = ("headerKey", Kind::Plain);
-pub(super) const HEADER_VALUE: BytesPart = ("headerValue", Kind::Plain);
+pub(super) const HEADER_KEY: BytesPart = ("headerKey", Kind::Record(RecordPart::HeaderKey));
+pub(super) const HEADER_VALUE: BytesPart = ("headerValue", Kind::Record(RecordPart::HeaderValue));
 
 #[inline(always)]
 pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
@@ -288,7 +288,6 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     }
 
     fn record(&mut self, r: &mut Reader, base_offset: i64, kind: PayloadKind, node: &mut Node) -> Res {
-        let reg = Region::Record;
         let out = &mut node.children;
         let at = r.pos();
         let (len, n) = r.varint("record length")?;
@@ -300,10 +299,10 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let res = (|| -> Res {
             let at = r.pos();
             let attributes = r.i8("record attributes")?;
-            push_with(out, || leaf("attributes", "int8", at, 1, Value::Int(attributes.into()), reg));
+            push_with(out, || record_leaf(RecordPart::Attributes, at, 1, attributes.into()));
             let at = r.pos();
             let (ts, n) = r.varlong("timestampDelta")?;
-            push_with(out, || leaf("timestampDelta", "varlong", at, n, Value::Int(ts), reg));
+            push_with(out, || record_leaf(RecordPart::TimestampDelta, at, n, ts));
             let at = r.pos();
             let (od, n) = r.varint("offsetDelta")?;
             push_with(out, || offset_delta_leaf(at, n, od, base_offset));
@@ -366,6 +365,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// [timestamp], key, value; compressed values hold a nested message set.
     fn legacy_message(&mut self, pos: usize, total: usize, magic: u8, index: usize, depth: usize) -> Node {
         let mut node = Node::new(format!("Message[{index}]"), "Message", pos, Region::RecordBatch, Role::Element);
+        node.kind = Kind::Record(RecordPart::Message);
         node.note = Some(format!("v{magic}").into());
         node.len = total;
         let mut r = Reader::new(self.buf);
@@ -381,7 +381,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     fn legacy_fields(&mut self, r: &mut Reader, pos: usize, total: usize, magic: u8, depth: usize, out: &mut Vec<Node>) -> Res {
         let reg = Region::RecordBatch;
         let at = r.pos();
-        out.push(leaf("offset", "int64", at, 8, Value::Int(r.i64("offset")?), reg));
+        out.push(part_leaf(leaf("offset", "int64", at, 8, Value::Int(r.i64("offset")?), reg), RecordPart::Offset));
         let at = r.pos();
         out.push(leaf("messageSize", "int32", at, 4, Value::Int(r.i32("messageSize")?.into()), reg));
         let at = r.pos();
@@ -396,16 +396,16 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         }
         out.push(n);
         let at = r.pos();
-        out.push(leaf("magic", "int8", at, 1, Value::Int(r.i8("magic")?.into()), reg));
+        out.push(part_leaf(leaf("magic", "int8", at, 1, Value::Int(r.i8("magic")?.into()), reg), RecordPart::Magic));
         let at = r.pos();
         let attrs = r.i8("attributes")? as u8;
-        let mut a = leaf("attributes", "int8", at, 1, Value::Int(i64::from(attrs as i8)), reg);
+        let mut a = part_leaf(leaf("attributes", "int8", at, 1, Value::Int(i64::from(attrs as i8)), reg), RecordPart::Attributes);
         let codec = Codec::from_attributes(u16::from(attrs));
         a.note = Some(format!("(compression={}{})", codec.map_or("unknown", |c| c.name()), if magic == 1 && attrs & 0x08 != 0 { ", LogAppendTime" } else { "" }).into());
         out.push(a);
         if magic == 1 {
             let at = r.pos();
-            out.push(leaf("timestamp", "int64", at, 8, Value::Int(r.i64("timestamp")?), reg));
+            out.push(part_leaf(leaf("timestamp", "int64", at, 8, Value::Int(r.i64("timestamp")?), reg), RecordPart::Timestamp));
         }
         for (name, kind) in [KEY, VALUE] {
             let at = r.pos();
@@ -506,9 +506,41 @@ pub(super) const RECORDS_COUNT: usize = 12;
 /// `RecordBatch[index]` at `pos`, `total` bytes.
 pub(super) fn batch_node(index: usize, pos: usize, total: usize) -> Node {
     let mut node = Node::new(indexed_name(&BATCH_NAMES, "RecordBatch", index), "RecordBatch", pos, Region::RecordBatch, Role::Element);
+    node.kind = Kind::Record(RecordPart::Batch);
     node.note = Some("v2".into());
     node.len = total;
     node
+}
+
+/// Which part header field `k` of a RecordBatch v2 is, for those views look for.
+fn v2_field_part(k: usize) -> Option<RecordPart> {
+    Some(match k {
+        BASE_OFFSET => RecordPart::BaseOffset,
+        MAGIC => RecordPart::Magic,
+        ATTRIBUTES => RecordPart::Attributes,
+        BASE_TIMESTAMP => RecordPart::BaseTimestamp,
+        MAX_TIMESTAMP => RecordPart::MaxTimestamp,
+        _ => return None,
+    })
+}
+
+/// `node`, marked as the record format's `part`.
+fn part_leaf(mut node: Node, part: RecordPart) -> Node {
+    node.kind = Kind::Record(part);
+    node
+}
+
+/// A record's field before its key: attributes (int8), timestampDelta
+/// (varlong), offsetDelta and the header count (varints), `len` bytes at `at`.
+#[inline(always)]
+pub(super) fn record_leaf(part: RecordPart, at: usize, len: usize, v: i64) -> Node {
+    let (name, ty) = match part {
+        RecordPart::Attributes => ("attributes", "int8"),
+        RecordPart::TimestampDelta => ("timestampDelta", "varlong"),
+        RecordPart::OffsetDelta => ("offsetDelta", "varint"),
+        _ => ("headers", "varint"),
+    };
+    part_leaf(leaf(name, ty, at, len, Value::Int(v), Region::Record), part)
 }
 
 /// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
@@ -518,6 +550,9 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
     let (name, ty, width) = V2_FIELDS[k];
     let value = if ty == "uint32" { Value::Uint(v as u32 as u64) } else { Value::Int(v) };
     let mut n = leaf(name, ty, at, width, value, Region::RecordBatch);
+    if let Some(part) = v2_field_part(k) {
+        n.kind = Kind::Record(part);
+    }
     match k {
         1 => n.doc = Some("bytes after this field".into()),
         CRC => {
@@ -576,7 +611,9 @@ pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: C
 /// `Record[i]` at `at`.
 #[inline(always)]
 pub(super) fn record_node(i: usize, at: usize) -> Node {
-    Node::new(indexed_name(&RECORD_NAMES, "Record", i), "Record", at, Region::Record, Role::Element)
+    let mut n = Node::new(indexed_name(&RECORD_NAMES, "Record", i), "Record", at, Region::Record, Role::Element);
+    n.kind = Kind::Record(RecordPart::Record);
+    n
 }
 
 /// A record's length (`n` bytes at `at`).
@@ -590,7 +627,7 @@ pub(super) fn length_leaf(at: usize, n: usize, len: i32) -> Node {
 /// A record's offsetDelta, noted with the offset it gives.
 #[inline(always)]
 pub(super) fn offset_delta_leaf(at: usize, n: usize, od: i32, base_offset: i64) -> Node {
-    let mut o = leaf("offsetDelta", "varint", at, n, Value::Int(od.into()), Region::Record);
+    let mut o = record_leaf(RecordPart::OffsetDelta, at, n, od.into());
     o.note = Some(Text::format(format_args!("(offset {})", base_offset.wrapping_add(od.into()))));
     o
 }
@@ -598,7 +635,7 @@ pub(super) fn offset_delta_leaf(at: usize, n: usize, od: i32, base_offset: i64) 
 /// A record's header count.
 #[inline(always)]
 pub(super) fn headers_leaf(at: usize, n: usize, count: i32) -> Node {
-    let mut h = leaf("headers", "varint", at, n, Value::Int(count.into()), Region::Record);
+    let mut h = record_leaf(RecordPart::Headers, at, n, count.into());
     h.doc = Some("number of headers".into());
     h
 }

@@ -3,15 +3,15 @@
 //! ([`super::batch`]); `tests/replay.rs` holds both ways to the same tree.
 
 use super::batch::{
-    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, leaf, length_leaf, offset_delta_leaf, record_node, truncated_node,
-    v2_field_node, BytesPart, ATTRIBUTES, HEADER_KEY, HEADER_VALUE, KEY, RECORD_FIELDS, VALUE,
+    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, length_leaf, offset_delta_leaf, record_node, truncated_node,
+    v2_field_node, record_leaf, BytesPart, ATTRIBUTES, HEADER_KEY, HEADER_VALUE, KEY, RECORD_FIELDS, VALUE,
 };
 use super::compression::Codec;
 use super::payload::schema_registry_framing;
 use super::BatchDecoder;
 use crate::decode::tree::push_with;
 use crate::decode::values::{Slot, SlotKind, Val, Values};
-use crate::decode::{Node, Region, Value};
+use crate::decode::{Node, RecordPart};
 
 impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `field` (a records field).
@@ -75,12 +75,11 @@ impl BatchDecoder<'_, '_> {
     fn replay_record(&self, tape: &Values, (i, rec): (u32, &Slot), base_offset: i64, out: &mut Vec<Node>) {
         out.reserve(RECORD_FIELDS);
         out.push(length_leaf(rec.at as usize, usize::from(rec.prefix), int(rec.value) as i32));
-        let reg = Region::Record;
         for (n, (j, s)) in tape.children(i).enumerate() {
             let (at, len) = (s.at as usize, s.len as usize);
             match n {
-                0 => out.push(leaf("attributes", "int8", at, 1, Value::Int(int(s.value)), reg)),
-                1 => out.push(leaf("timestampDelta", "varlong", at, len, Value::Int(int(s.value)), reg)),
+                0 => out.push(record_leaf(RecordPart::Attributes, at, 1, int(s.value))),
+                1 => out.push(record_leaf(RecordPart::TimestampDelta, at, len, int(s.value))),
                 2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, base_offset)),
                 3 => self.replay_bytes(KEY, s, out, true),
                 4 => self.replay_bytes(VALUE, s, out, true),

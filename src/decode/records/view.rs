@@ -7,8 +7,7 @@
 //! own code gives them are the handle, and [`part`] is the one place that
 //! reads them.
 
-use super::batch::V2_FIELDS;
-use crate::decode::{Kind, Node, Role, Value};
+use crate::decode::{Kind, Node, RecordPart, Role, Value};
 
 /// One record of a records field, as a consumer sees it.
 #[derive(Clone, Debug)]
@@ -57,7 +56,7 @@ pub struct BatchHeader {
 /// (both decoder paths build them so), and the checksum's validity is its
 /// node's kind.
 pub fn batch_header(b: &Node) -> Option<BatchHeader> {
-    if part(b) != Part::Batch || b.children.is_empty() {
+    if part(b) != Part::Of(RecordPart::Batch) || b.children.is_empty() {
         return None;
     }
     use super::batch::{ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, CRC, LAST_OFFSET_DELTA, MAGIC, MAX_TIMESTAMP, PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT};
@@ -128,8 +127,8 @@ impl<'n> Payload<'n> {
 pub fn records<'n>(stream: &'n [Node], each: &mut dyn FnMut(RecordRef<'n>)) {
     for n in stream {
         match part(n) {
-            Part::Batch => batch(n, each),
-            Part::Message => message(n, None, each),
+            Part::Of(RecordPart::Batch) => batch(n, each),
+            Part::Of(RecordPart::Message) => message(n, None, each),
             _ => {}
         }
     }
@@ -147,10 +146,10 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
     let (mut base_offset, mut attributes, mut base_timestamp, mut max_timestamp) = (None, None, None, None);
     for c in &b.children {
         match part(c) {
-            Part::BaseOffset => base_offset = int(c),
-            Part::Attributes => attributes = int(c),
-            Part::BaseTimestamp => base_timestamp = int(c),
-            Part::MaxTimestamp => max_timestamp = int(c),
+            Part::Of(RecordPart::BaseOffset) => base_offset = int(c),
+            Part::Of(RecordPart::Attributes) => attributes = int(c),
+            Part::Of(RecordPart::BaseTimestamp) => base_timestamp = int(c),
+            Part::Of(RecordPart::MaxTimestamp) => max_timestamp = int(c),
             _ => {}
         }
     }
@@ -164,17 +163,17 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
         let (mut ts_delta, mut offset_delta, mut key, mut value, mut headers) = (None, None, None, None, Vec::new());
         for f in &r.children {
             match part(f) {
-                Part::TimestampDelta => ts_delta = int(f),
-                Part::OffsetDelta => offset_delta = int(f),
+                Part::Of(RecordPart::TimestampDelta) => ts_delta = int(f),
+                Part::Of(RecordPart::OffsetDelta) => offset_delta = int(f),
                 Part::Key => key = Some(Payload { node: f }),
                 Part::Value => value = Some(Payload { node: f }),
-                Part::Headers => {
+                Part::Of(RecordPart::Headers) => {
                     for h in &f.children {
                         let (mut hk, mut hv) = (None, None);
                         for p in &h.children {
                             match part(p) {
-                                Part::HeaderKey => hk = Some(Payload { node: p }),
-                                Part::HeaderValue => hv = Some(Payload { node: p }),
+                                Part::Of(RecordPart::HeaderKey) => hk = Some(Payload { node: p }),
+                                Part::Of(RecordPart::HeaderValue) => hv = Some(Payload { node: p }),
                                 _ => {}
                             }
                         }
@@ -192,11 +191,11 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
     };
     for c in &b.children {
         match part(c) {
-            Part::Record => one(c),
+            Part::Of(RecordPart::Record) => one(c),
             // A compressed batch: its records are under the decompressed data.
             _ => {
                 for d in c.children.iter().filter(|d| d.role == Role::Decompressed) {
-                    d.children.iter().filter(|r| part(r) == Part::Record).for_each(&mut one);
+                    d.children.iter().filter(|r| part(r) == Part::Of(RecordPart::Record)).for_each(&mut one);
                 }
             }
         }
@@ -211,21 +210,21 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
     let (mut offset, mut magic, mut attributes, mut timestamp, mut key, mut value) = (None, None, None, None, None, None);
     for c in &m.children {
         match part(c) {
-            Part::Offset => offset = int(c),
-            Part::Magic => magic = int(c),
-            Part::Attributes => attributes = int(c),
-            Part::Timestamp => timestamp = int(c),
+            Part::Of(RecordPart::Offset) => offset = int(c),
+            Part::Of(RecordPart::Magic) => magic = int(c),
+            Part::Of(RecordPart::Attributes) => attributes = int(c),
+            Part::Of(RecordPart::Timestamp) => timestamp = int(c),
             Part::Key => key = Some(Payload { node: c }),
             Part::Value => value = Some(Payload { node: c }),
             _ => {}
         }
     }
     let (Some(offset), Some(magic), Some(attributes), Some(key), Some(value)) = (offset, magic, attributes, key, value) else { return };
-    let inner: Vec<&'n Node> = value.node.children.iter().filter(|d| d.role == Role::Decompressed).flat_map(|d| d.children.iter()).filter(|n| part(n) == Part::Message).collect();
+    let inner: Vec<&'n Node> = value.node.children.iter().filter(|d| d.role == Role::Decompressed).flat_map(|d| d.children.iter()).filter(|n| part(n) == Part::Of(RecordPart::Message)).collect();
     if !inner.is_empty() {
         let wrapper = Wrapper { magic, offset, log_append_time: (magic == 1 && attributes & 0x08 != 0).then_some(timestamp).flatten() };
         // Magic 1 wrappers number their messages from 0; the wrapper has the last one's offset.
-        let last = inner.last().and_then(|n| n.children.iter().find(|c| part(c) == Part::Offset)).and_then(int).unwrap_or(0);
+        let last = inner.last().and_then(|n| n.children.iter().find(|c| part(c) == Part::Of(RecordPart::Offset))).and_then(int).unwrap_or(0);
         for n in inner {
             message(n, Some(Wrapper { offset: wrapper.offset.wrapping_sub(last), ..wrapper }), each);
         }
@@ -240,68 +239,25 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Part {
-    Batch,
-    Message,
-    Record,
-    BaseOffset,
-    Attributes,
-    BaseTimestamp,
-    MaxTimestamp,
-    TimestampDelta,
-    OffsetDelta,
+    /// A part of the record format.
+    Of(RecordPart),
     Key,
     Value,
-    Headers,
-    HeaderKey,
-    HeaderValue,
-    /// A legacy message's offset, magic and timestamp.
-    Offset,
-    Magic,
-    Timestamp,
     SchemaId,
     Payload,
     Other,
 }
 
-const BASE_OFFSET: &str = V2_FIELDS[0].0;
-const MAGIC: &str = V2_FIELDS[3].0;
-const ATTRIBUTES: &str = V2_FIELDS[super::batch::ATTRIBUTES].0;
-const BASE_TIMESTAMP: &str = V2_FIELDS[7].0;
-const MAX_TIMESTAMP: &str = V2_FIELDS[8].0;
-
 /// What a node of a batch, record, header, legacy message or framed value
-/// is, by the type or name `batch.rs` and `payload.rs` give it: kwire's own
-/// structural names, read back in this one place (the record format has no
-/// definitions, so there is no declaration index to go by). Which of a
-/// batch's, a record's or a message's fields a name means is the caller's
-/// context (`attributes` is in all three).
+/// is, by the kind the decoder gave it (the record format has no
+/// definitions, so there is no declaration index to go by).
 fn part(n: &Node) -> Part {
-    match (n.ty.as_str(), n.role) {
-        ("RecordBatch", Role::Element) => return Part::Batch,
-        ("Message", Role::Element) => return Part::Message,
-        ("Record", Role::Element) => return Part::Record,
-        _ => {}
-    }
     match n.kind {
-        Kind::RecordKey => return Part::Key,
-        Kind::RecordValue => return Part::Value,
-        Kind::SchemaRegistryId => return Part::SchemaId,
-        Kind::SchemaRegistryPayload => return Part::Payload,
-        _ => {}
-    }
-    match n.name.as_str() {
-        BASE_OFFSET => Part::BaseOffset,
-        ATTRIBUTES => Part::Attributes,
-        BASE_TIMESTAMP => Part::BaseTimestamp,
-        MAX_TIMESTAMP => Part::MaxTimestamp,
-        MAGIC => Part::Magic,
-        "timestampDelta" => Part::TimestampDelta,
-        "offsetDelta" => Part::OffsetDelta,
-        "headers" => Part::Headers,
-        "headerKey" => Part::HeaderKey,
-        "headerValue" => Part::HeaderValue,
-        "offset" => Part::Offset,
-        "timestamp" => Part::Timestamp,
+        Kind::Record(p) => Part::Of(p),
+        Kind::RecordKey => Part::Key,
+        Kind::RecordValue => Part::Value,
+        Kind::SchemaRegistryId => Part::SchemaId,
+        Kind::SchemaRegistryPayload => Part::Payload,
         _ => Part::Other,
     }
 }
