@@ -1,6 +1,10 @@
 //! The command line as a user runs it: golden transcripts under snapshots/,
 //! exit statuses, and error messages. `KWIRE_UPDATE_SNAPSHOTS=1` rewrites them.
 
+mod common;
+
+use common::batches::{fetch_v4, produce, record_batch_cases, Entry};
+use kwire::schema::Catalogue;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -101,12 +105,36 @@ fn malformed_frames_match_their_snapshots() {
             Damage::Short(at) => bytes.truncate(*at),
             Damage::Set(edits) => edits.iter().for_each(|(at, b)| bytes[*at] = *b),
         }
-        for (format, ext) in [("tree", "tree.txt"), ("tree-json", "tree.json")] {
-            let mut args = vec!["decode", "--format", format];
-            args.extend_from_slice(extra);
-            let out = kwire(&args, Some(hex::encode(&bytes).as_bytes()));
-            let status = out.status.code().unwrap_or(-1);
-            snapshot(&format!("malformed-{name}.{ext}"), &format!("{}{}exit status {status}\n", stdout(&out), stderr(&out)));
+        snapshot_trees(&format!("malformed-{name}"), &[&["decode"], *extra].concat(), "tree-json", &bytes);
+    }
+}
+
+/// `kwire ARGS --format tree` and `--format JSON` on `input`, as hex on
+/// standard input: what each writes, then its exit status, held to
+/// `snapshots/NAME.tree.txt` and `NAME.tree.json`.
+fn snapshot_trees(name: &str, args: &[&str], json: &str, input: &[u8]) {
+    for (format, ext) in [("tree", "tree.txt"), (json, "tree.json")] {
+        let args = [args, &["--format", format]].concat();
+        let out = kwire(&args, Some(hex::encode(input).as_bytes()));
+        let status = out.status.code().unwrap_or(-1);
+        snapshot(&format!("{name}.{ext}"), &format!("{}{}exit status {status}\n", stdout(&out), stderr(&out)));
+    }
+}
+
+/// Today's trees of the record batches that the record decoder
+/// (`BatchDecoder`) reads into nodes, locked before their reading moves onto
+/// the tape: `kwire decode` of a frame whose batches the tape does not take, or
+/// `kwire records` of a segment (always read), in tree and tree JSON, with the
+/// exit status. `KWIRE_UPDATE_SNAPSHOTS=1` rewrites `snapshots/records-*`.
+#[test]
+fn record_batches_read_into_nodes_match_their_snapshots() {
+    let cat = Catalogue::builtin();
+    for case in record_batch_cases() {
+        let topic: &[&str] = if case.topic.starts_with("__") { &["--topic", case.topic] } else { &[] };
+        match case.entry {
+            Entry::Produce => snapshot_trees(case.name, &[&["decode"], case.args].concat(), "tree-json", &produce(cat, case.topic, &case.records)),
+            Entry::FetchV4 => snapshot_trees(case.name, &[&["decode", "--response", "--api", "Fetch", "--version", "4"], case.args].concat(), "tree-json", &fetch_v4(cat, case.topic, &case.records)),
+            Entry::Segment => snapshot_trees(case.name, &[&["records", "--hex", "-"], topic, case.args].concat(), "json", &case.records),
         }
     }
 }

@@ -5,10 +5,9 @@
 mod common;
 
 use bytes::Bytes;
-use common::batches::{batch, compress, legacy_message, Rec};
+use common::batches::{batch, compress, legacy_message, struct_bytes, Rec};
 use kwire::decode::fields::Context;
 use kwire::decode::{Node, Role, Value};
-use kwire::encode::encode_body;
 use kwire::decode::records::BatchDecoder;
 use kwire::schema::Catalogue;
 use serde_json::json;
@@ -130,14 +129,6 @@ fn control_records_show_their_type_and_marker() {
     let ty = find(&nodes[0], "type").unwrap();
     assert_eq!(ty.note.as_deref(), Some("(COMMIT)"));
     assert_eq!(find(&nodes[0], "coordinatorEpoch").unwrap().value, Value::Int(7));
-}
-
-fn struct_bytes(name: &str, version: i16, body: serde_json::Value, prefix: &[u8]) -> Vec<u8> {
-    let cat = Catalogue::builtin();
-    let spec = cat.by_name(name, version, None).unwrap();
-    let mut out = prefix.to_vec();
-    out.extend(encode_body(spec, version, body.as_object().unwrap()).unwrap());
-    out
 }
 
 #[test]

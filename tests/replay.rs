@@ -10,7 +10,7 @@ mod common;
 
 use kwire::budget::{Budget, Limits};
 use bytes::Bytes;
-use common::batches::{batch, legacy_message, Rec};
+use common::batches::{batch, damaged, legacy_message, produce, rec, record_batch_cases, Damaged};
 use common::all_messages;
 use common::random_body::{random_body, Rng};
 use kwire::decode::fields::Context;
@@ -145,25 +145,6 @@ fn within_parents(n: &Node, each: &mut impl FnMut(&Node)) {
     }
 }
 
-fn rec(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[(&str, Option<&[u8]>)], ts: i64) -> Rec {
-    Rec {
-        key: key.map(<[u8]>::to_vec),
-        value: value.map(<[u8]>::to_vec),
-        headers: headers.iter().map(|(k, v)| (k.to_string(), v.map(<[u8]>::to_vec))).collect(),
-        timestamp_delta: ts,
-    }
-}
-
-/// A Produce v9 request carrying `records` for topic `topic`.
-fn produce(cat: &Catalogue, topic: &str, records: &[u8]) -> Vec<u8> {
-    let fs = FrameSpec { direction: Direction::Request, api_key: 0, version: 9, release: None };
-    let body = serde_json::json!({
-        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
-        "TopicData": [{"Name": topic, "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]
-    });
-    encode_frame(cat, &fs, &example_header(Direction::Request), body.as_object().unwrap()).unwrap()
-}
-
 /// How many batches of a frame the annotated tape holds.
 fn batches_on_tape(cat: &Catalogue, bytes: &[u8]) -> usize {
     let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &DecodeOptions { annotated_tape: true, ..Default::default() });
@@ -184,20 +165,7 @@ fn record_batches_from_the_tape_are_the_batches_the_record_decoder_reads() {
     ];
     let plain = [batch(0, 0, &records), batch(4, 0, &records[..1]), batch(1 << 40, 0x10, &records[1..])].concat();
     let cut = [plain.clone(), batch(9, 0, &records)[..40].to_vec()].concat();
-    let mut bad_crc = batch(0, 0, &records);
-    bad_crc[30] ^= 1;
-    let mut short_count = batch(0, 0, &records);
-    short_count[60] = 3;
-    // Compressed data damaged after the checksum was made: the checksum is made again.
-    let mut bad_gzip = batch(0, 1, &records);
-    let len = bad_gzip.len();
-    bad_gzip[len - 12] ^= 0xff;
-    let crc = kwire::protocol::crc32c::crc32c(&bad_gzip[21..]);
-    bad_gzip[17..21].copy_from_slice(&crc.to_be_bytes());
-    let mut unknown_codec = batch(0, 0, &records);
-    unknown_codec[22] |= 0x07;
-    let crc = kwire::protocol::crc32c::crc32c(&unknown_codec[21..]);
-    unknown_codec[17..21].copy_from_slice(&crc.to_be_bytes());
+    let Damaged { bad_crc, wrong_count, bad_gzip, unknown_codec } = damaged(&records);
     let cases: Vec<(&str, Vec<u8>, usize)> = vec![
         // (what, records, batches the tape keeps)
         ("plain batches", plain.clone(), 3),
@@ -209,7 +177,7 @@ fn record_batches_from_the_tape_are_the_batches_the_record_decoder_reads() {
         ("an unknown codec", unknown_codec, 0),
         ("a control batch", batch(0, 0x20, &records[..1]), 0),
         ("a bad checksum", bad_crc, 0),
-        ("a count that does not match", short_count, 0),
+        ("a count that does not match", wrong_count, 0),
         ("a legacy message", legacy_message(0, 1, 0, Some(b"k"), Some(b"v")), 0),
     ];
     for (what, data, kept) in cases {
@@ -219,6 +187,20 @@ fn record_batches_from_the_tape_are_the_batches_the_record_decoder_reads() {
             panic!("{what}: {diff}");
         }
     }
+    // The record batches held to snapshots by tests/cli.rs, each in a Produce
+    // frame: those clean enough for the tape, replayed, are what reading makes.
+    let mut on_tape = Vec::new();
+    for case in record_batch_cases() {
+        let bytes = produce(cat, case.topic, &case.records);
+        if batches_on_tape(cat, &bytes) > 0 {
+            on_tape.push(case.name);
+        }
+        if let Some(diff) = records_both_ways(cat, &bytes, &DecodeOptions::default(), case.topic) {
+            panic!("{}: {diff}", case.name);
+        }
+    }
+    let clean = ["records-over-max-decompressed", "records-segment-truncated", "records-consumer-offsets", "records-transaction-state", "records-cluster-metadata", "records-schema-registry-zstd"];
+    assert_eq!(on_tape, clean, "the cases whose batches the tape keeps (without --max-decompressed)");
     // An internal topic's records are decoded through its schemas by reading.
     let offsets = produce(cat, "__consumer_offsets", &plain);
     assert!(records_both_ways(cat, &offsets, &DecodeOptions::default(), "__consumer_offsets").is_none());
