@@ -32,6 +32,9 @@ pub struct BatchDecoder<'a, 'c> {
     /// `buf` is decompressed data: the nodes made from it count against the
     /// input's expanded budget (the input's own bytes bound the rest).
     expanded: bool,
+    /// The index of the first batch or message at the top (a segment's
+    /// batches are decoded one at a time and numbered across the segment).
+    first_index: usize,
 }
 
 /// What one record's nodes cost before its headers (record, length,
@@ -65,7 +68,12 @@ pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: 
 impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// A decoder over record data that is part of the input itself.
     pub fn new(buf: &'a Bytes, catalogue: &'c Catalogue, ctx: &'a Context) -> Self {
-        BatchDecoder { buf, catalogue, ctx, warnings: Vec::new(), damage: Vec::new(), expanded: false }
+        BatchDecoder { buf, catalogue, ctx, warnings: Vec::new(), damage: Vec::new(), expanded: false, first_index: 0 }
+    }
+
+    /// Number the top-level batches or messages from `first` on.
+    pub fn numbered_from(self, first: usize) -> Self {
+        BatchDecoder { first_index: first, ..self }
     }
 
     /// A decoder over data decompressed from the input.
@@ -116,7 +124,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// Decode every batch in `start..end` of the buffer.
     pub fn decode_stream(&mut self, start: usize, end: usize, depth: usize, out: &mut Vec<Node>) {
         let mut pos = start;
-        let mut index = 0;
+        let mut index = if depth == 0 { self.first_index } else { 0 };
         while pos < end {
             let remaining = end - pos;
             let declared = if remaining >= 12 { Some(i32::from_be_bytes(self.buf[pos + 8..pos + 12].try_into().unwrap_or_default())) } else { None };

@@ -46,6 +46,7 @@ pub enum SegmentEnd {
 /// it (and dropped it).
 pub fn for_each_batch(cat: &Catalogue, ctx: &Context, mut input: impl Read, mut each: impl FnMut(SegmentBatch) -> std::io::Result<bool>) -> std::io::Result<SegmentEnd> {
     let mut position: usize = 0;
+    let mut numbered = 0;
     loop {
         let mut head = [0u8; 12];
         let got = read_up_to(&mut input, &mut head)?;
@@ -63,9 +64,11 @@ pub fn for_each_batch(cat: &Catalogue, ctx: &Context, mut input: impl Read, mut 
         }
         let bytes = Bytes::from(buf);
         let held_before = ctx.budget.expanded();
-        let mut decoder = BatchDecoder::new(&bytes, cat, ctx);
+        // Batches (and legacy messages) are numbered across the segment.
+        let mut decoder = BatchDecoder::new(&bytes, cat, ctx).numbered_from(numbered);
         let mut nodes = Vec::new();
         decoder.decode_stream(0, bytes.len(), 0, &mut nodes);
+        numbered += nodes.iter().filter(|n| n.role == Role::Element).count();
         if secrets::hiding() {
             let mut shown = bytes.clone();
             secrets::redact_tree(&mut nodes, &mut shown);
@@ -119,6 +122,8 @@ mod tests {
         let ctx = Context::default();
         let mut seen = Vec::new();
         let end = for_each_batch(Catalogue::builtin(), &ctx, input, |b| {
+            // Numbered across the segment, though each is decoded alone.
+            assert_eq!(b.nodes.first().map(|n| n.name.to_string()), Some(format!("RecordBatch[{}]", seen.len())));
             seen.push((b.position, b.len, b.nodes.first().map_or(0, |n| n.offset)));
             Ok(true)
         })
