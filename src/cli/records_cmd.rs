@@ -113,7 +113,12 @@ fn stream(cat: &Catalogue, ctx: &Context, input: impl Read, format: RecordsForma
     let mut status = exit::OK;
     let end = for_each_batch(cat, ctx, input, |batch| {
         for node in &batch.nodes {
-            if node.error().is_some() || node.kind == kwire::decode::Kind::TruncatedBatch {
+            if node.error().is_some() {
+                status = exit::MALFORMED;
+            }
+            if node.kind == kwire::decode::Kind::TruncatedBatch {
+                // The status says the input is damaged: say where, as for other damage.
+                eprintln!("kwire: record data at position {}: the input ends inside a batch ({} bytes of it present)", node.offset, node.len);
                 status = exit::MALFORMED;
             }
             match format {
