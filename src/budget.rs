@@ -130,17 +130,17 @@ impl Budget {
         let _ = self.0.expanded.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| Some(held.saturating_sub(n)));
     }
 
-    /// What a part that ran out of `which` is told: what was expected, and
-    /// the option. The same words whatever was used before (a frame decoded
+    /// What a part that ran out of `which` is told: what was expected, that
+    /// more was found, and the option. The same words whatever was used before (a frame decoded
     /// twice says the same thing twice).
     pub fn exhausted_message(&self, which: Exhausted, what: &str) -> String {
         let l = self.0.limits;
         match which {
             Exhausted::Decompressed => {
-                format!("{what} within this input's decompression budget of {} (--max-decompressed raises it)", size_text(l.decompressed))
+                format!("{what} within this input's decompression budget of {}, found more (--max-decompressed raises it)", size_text(l.decompressed))
             }
             Exhausted::Expanded => format!(
-                "{what} within the budget of {} for decompressed data and its tree held at once (--max-expanded raises it)",
+                "{what} within the budget of {} for decompressed data and its tree held at once, found more (--max-expanded raises it)",
                 size_text(l.expanded)
             ),
         }
