@@ -48,9 +48,27 @@ pub fn sanitize(s: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// Whether every byte is printable ASCII (0x20 to 0x7e): eight bytes at a
+/// time, as the tree views check every name, value and note they write.
+#[inline]
+pub fn is_printable_ascii(b: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        // With every byte below 0x80, adding 0x60 sets a byte's high bit
+        // exactly when it is at least 0x20, and adding 1 exactly when it is
+        // 0x7f; neither sum carries into the next byte.
+        if x & HIGH != 0 || x.wrapping_add(0x6060_6060_6060_6060) & HIGH != HIGH || x.wrapping_add(0x0101_0101_0101_0101) & HIGH != 0 {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|&c| c.wrapping_sub(0x20) < 0x5f)
+}
+
 /// [`sanitize`] appended to a byte buffer: printable ASCII is copied as is.
 pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
-    if !s.bytes().fold(false, |bad, b| bad | !(0x20..0x7f).contains(&b)) {
+    if is_printable_ascii(s.as_bytes()) {
         out.extend_from_slice(s.as_bytes());
         return;
     }
@@ -163,5 +181,22 @@ mod tests {
     #[test]
     fn html_is_escaped() {
         assert_eq!(html("<script>alert('1')</script>&"), "&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;");
+    }
+
+    #[test]
+    fn printable_ascii_is_told_from_every_other_byte_in_every_place() {
+        for len in 0..20 {
+            assert!(is_printable_ascii(&vec![b'~'; len]) && is_printable_ascii(&vec![b' '; len]));
+            for at in 0..len {
+                for bad in [0x00u8, 0x1f, 0x7f, 0x80, 0x9f, 0xff] {
+                    let mut b = vec![b'a'; len];
+                    b[at] = bad;
+                    assert!(!is_printable_ascii(&b), "{bad:#x} at {at} of {len}");
+                }
+            }
+        }
+        for c in 0u8..=255 {
+            assert_eq!(is_printable_ascii(&[c; 9]), (0x20..0x7f).contains(&c), "{c:#x}");
+        }
     }
 }
