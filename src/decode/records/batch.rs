@@ -307,10 +307,10 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let res = (|| -> Res {
             let at = r.pos();
             let attributes = r.i8("record attributes")?;
-            push_with(out, || record_leaf(RecordPart::Attributes, at, 1, attributes.into()));
+            push_with(out, || record_leaf(RECORD_ATTRIBUTES, at, 1, attributes.into()));
             let at = r.pos();
             let (ts, n) = r.varlong("timestampDelta")?;
-            push_with(out, || record_leaf(RecordPart::TimestampDelta, at, n, ts));
+            push_with(out, || record_leaf(TIMESTAMP_DELTA, at, n, ts));
             let at = r.pos();
             let (od, n) = r.varint("offsetDelta")?;
             push_with(out, || offset_delta_leaf(at, n, od, base_offset));
@@ -538,16 +538,16 @@ fn part_leaf(mut node: Node, part: RecordPart) -> Node {
     node
 }
 
-/// A record's field before its key: attributes (int8), timestampDelta
-/// (varlong), offsetDelta and the header count (varints), `len` bytes at `at`.
+/// A record's field before its key: its name, type and part.
+pub(super) type RecordField = (&'static str, &'static str, RecordPart);
+pub(super) const RECORD_ATTRIBUTES: RecordField = ("attributes", "int8", RecordPart::Attributes);
+pub(super) const TIMESTAMP_DELTA: RecordField = ("timestampDelta", "varlong", RecordPart::TimestampDelta);
+const OFFSET_DELTA: RecordField = ("offsetDelta", "varint", RecordPart::OffsetDelta);
+const HEADER_COUNT: RecordField = ("headers", "varint", RecordPart::Headers);
+
+/// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
-pub(super) fn record_leaf(part: RecordPart, at: usize, len: usize, v: i64) -> Node {
-    let (name, ty) = match part {
-        RecordPart::Attributes => ("attributes", "int8"),
-        RecordPart::TimestampDelta => ("timestampDelta", "varlong"),
-        RecordPart::OffsetDelta => ("offsetDelta", "varint"),
-        _ => ("headers", "varint"),
-    };
+pub(super) fn record_leaf((name, ty, part): RecordField, at: usize, len: usize, v: i64) -> Node {
     part_leaf(leaf(name, ty, at, len, Value::Int(v), Region::Record), part)
 }
 
@@ -635,7 +635,7 @@ pub(super) fn length_leaf(at: usize, n: usize, len: i32) -> Node {
 /// A record's offsetDelta, noted with the offset it gives.
 #[inline(always)]
 pub(super) fn offset_delta_leaf(at: usize, n: usize, od: i32, base_offset: i64) -> Node {
-    let mut o = record_leaf(RecordPart::OffsetDelta, at, n, od.into());
+    let mut o = record_leaf(OFFSET_DELTA, at, n, od.into());
     o.note = Some(Text::format(format_args!("(offset {})", base_offset.wrapping_add(od.into()))));
     o
 }
@@ -643,7 +643,7 @@ pub(super) fn offset_delta_leaf(at: usize, n: usize, od: i32, base_offset: i64) 
 /// A record's header count.
 #[inline(always)]
 pub(super) fn headers_leaf(at: usize, n: usize, count: i32) -> Node {
-    let mut h = record_leaf(RecordPart::Headers, at, n, count.into());
+    let mut h = record_leaf(HEADER_COUNT, at, n, count.into());
     h.doc = Some("number of headers".into());
     h
 }

@@ -4,14 +4,14 @@
 
 use super::batch::{
     batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, length_leaf, offset_delta_leaf, record_node, truncated_node,
-    v2_field_node, record_leaf, BytesPart, ATTRIBUTES, HEADER_KEY, HEADER_VALUE, KEY, RECORD_FIELDS, VALUE,
+    v2_field_node, record_leaf, BytesPart, RECORD_ATTRIBUTES, TIMESTAMP_DELTA, ATTRIBUTES, HEADER_KEY, HEADER_VALUE, KEY, RECORD_FIELDS, VALUE,
 };
 use super::compression::Codec;
 use super::payload::schema_registry_framing;
 use super::BatchDecoder;
 use crate::decode::tree::push_with;
 use crate::decode::values::{Slot, SlotKind, Val, Values};
-use crate::decode::{Node, RecordPart};
+use crate::decode::Node;
 
 impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `field` (a records field).
@@ -78,8 +78,8 @@ impl BatchDecoder<'_, '_> {
         for (n, (j, s)) in tape.children(i).enumerate() {
             let (at, len) = (s.at as usize, s.len as usize);
             match n {
-                0 => out.push(record_leaf(RecordPart::Attributes, at, 1, int(s.value))),
-                1 => out.push(record_leaf(RecordPart::TimestampDelta, at, len, int(s.value))),
+                0 => out.push(record_leaf(RECORD_ATTRIBUTES, at, 1, int(s.value))),
+                1 => out.push(record_leaf(TIMESTAMP_DELTA, at, len, int(s.value))),
                 2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, base_offset)),
                 3 => self.replay_bytes(KEY, s, out, true),
                 4 => self.replay_bytes(VALUE, s, out, true),

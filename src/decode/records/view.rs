@@ -3,9 +3,9 @@
 //! headers), for views that list records instead of drawing their trees.
 //!
 //! The record format is not in the definitions, so its nodes carry no
-//! declaration index to look them up by: the names and types this module's
-//! own code gives them are the handle, and [`part`] is the one place that
-//! reads them.
+//! declaration index to look them up by: the decoder marks each part with
+//! its kind (`Kind::Record(RecordPart)`, `Kind::RecordKey`, …), and this
+//! module finds them by it, never by name.
 
 use crate::decode::{Kind, Node, RecordPart, Role, Value};
 
@@ -56,7 +56,7 @@ pub struct BatchHeader {
 /// (both decoder paths build them so), and the checksum's validity is its
 /// node's kind.
 pub fn batch_header(b: &Node) -> Option<BatchHeader> {
-    if part(b) != Part::Of(RecordPart::Batch) || b.children.is_empty() {
+    if b.kind != Kind::Record(RecordPart::Batch) || b.children.is_empty() {
         return None;
     }
     use super::batch::{ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, CRC, LAST_OFFSET_DELTA, MAGIC, MAX_TIMESTAMP, PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT};
@@ -99,9 +99,9 @@ impl<'n> Payload<'n> {
         let mut id = None;
         let mut payload = None;
         for c in &self.node.children {
-            match part(c) {
-                Part::SchemaId => id = int(c).and_then(|v| i32::try_from(v).ok()),
-                Part::Payload => payload = Some(c),
+            match c.kind {
+                Kind::SchemaRegistryId => id = int(c).and_then(|v| i32::try_from(v).ok()),
+                Kind::SchemaRegistryPayload => payload = Some(c),
                 _ => {}
             }
         }
@@ -126,9 +126,9 @@ impl<'n> Payload<'n> {
 /// and where, and views show that instead.
 pub fn records<'n>(stream: &'n [Node], each: &mut dyn FnMut(RecordRef<'n>)) {
     for n in stream {
-        match part(n) {
-            Part::Of(RecordPart::Batch) => batch(n, each),
-            Part::Of(RecordPart::Message) => message(n, None, each),
+        match n.kind {
+            Kind::Record(RecordPart::Batch) => batch(n, each),
+            Kind::Record(RecordPart::Message) => message(n, None, each),
             _ => {}
         }
     }
@@ -145,11 +145,11 @@ struct Wrapper {
 fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
     let (mut base_offset, mut attributes, mut base_timestamp, mut max_timestamp) = (None, None, None, None);
     for c in &b.children {
-        match part(c) {
-            Part::Of(RecordPart::BaseOffset) => base_offset = int(c),
-            Part::Of(RecordPart::Attributes) => attributes = int(c),
-            Part::Of(RecordPart::BaseTimestamp) => base_timestamp = int(c),
-            Part::Of(RecordPart::MaxTimestamp) => max_timestamp = int(c),
+        match c.kind {
+            Kind::Record(RecordPart::BaseOffset) => base_offset = int(c),
+            Kind::Record(RecordPart::Attributes) => attributes = int(c),
+            Kind::Record(RecordPart::BaseTimestamp) => base_timestamp = int(c),
+            Kind::Record(RecordPart::MaxTimestamp) => max_timestamp = int(c),
             _ => {}
         }
     }
@@ -162,18 +162,18 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
         }
         let (mut ts_delta, mut offset_delta, mut key, mut value, mut headers) = (None, None, None, None, Vec::new());
         for f in &r.children {
-            match part(f) {
-                Part::Of(RecordPart::TimestampDelta) => ts_delta = int(f),
-                Part::Of(RecordPart::OffsetDelta) => offset_delta = int(f),
-                Part::Key => key = Some(Payload { node: f }),
-                Part::Value => value = Some(Payload { node: f }),
-                Part::Of(RecordPart::Headers) => {
+            match f.kind {
+                Kind::Record(RecordPart::TimestampDelta) => ts_delta = int(f),
+                Kind::Record(RecordPart::OffsetDelta) => offset_delta = int(f),
+                Kind::RecordKey => key = Some(Payload { node: f }),
+                Kind::RecordValue => value = Some(Payload { node: f }),
+                Kind::Record(RecordPart::Headers) => {
                     for h in &f.children {
                         let (mut hk, mut hv) = (None, None);
                         for p in &h.children {
-                            match part(p) {
-                                Part::Of(RecordPart::HeaderKey) => hk = Some(Payload { node: p }),
-                                Part::Of(RecordPart::HeaderValue) => hv = Some(Payload { node: p }),
+                            match p.kind {
+                                Kind::Record(RecordPart::HeaderKey) => hk = Some(Payload { node: p }),
+                                Kind::Record(RecordPart::HeaderValue) => hv = Some(Payload { node: p }),
                                 _ => {}
                             }
                         }
@@ -190,12 +190,12 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
         each(RecordRef { offset: base_offset.wrapping_add(offset_delta), timestamp, control, key, value, headers, node: r, offset_delta: Some(offset_delta), timestamp_delta: ts_delta });
     };
     for c in &b.children {
-        match part(c) {
-            Part::Of(RecordPart::Record) => one(c),
+        match c.kind {
+            Kind::Record(RecordPart::Record) => one(c),
             // A compressed batch: its records are under the decompressed data.
             _ => {
                 for d in c.children.iter().filter(|d| d.role == Role::Decompressed) {
-                    d.children.iter().filter(|r| part(r) == Part::Of(RecordPart::Record)).for_each(&mut one);
+                    d.children.iter().filter(|r| r.kind == Kind::Record(RecordPart::Record)).for_each(&mut one);
                 }
             }
         }
@@ -209,22 +209,22 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
     }
     let (mut offset, mut magic, mut attributes, mut timestamp, mut key, mut value) = (None, None, None, None, None, None);
     for c in &m.children {
-        match part(c) {
-            Part::Of(RecordPart::Offset) => offset = int(c),
-            Part::Of(RecordPart::Magic) => magic = int(c),
-            Part::Of(RecordPart::Attributes) => attributes = int(c),
-            Part::Of(RecordPart::Timestamp) => timestamp = int(c),
-            Part::Key => key = Some(Payload { node: c }),
-            Part::Value => value = Some(Payload { node: c }),
+        match c.kind {
+            Kind::Record(RecordPart::Offset) => offset = int(c),
+            Kind::Record(RecordPart::Magic) => magic = int(c),
+            Kind::Record(RecordPart::Attributes) => attributes = int(c),
+            Kind::Record(RecordPart::Timestamp) => timestamp = int(c),
+            Kind::RecordKey => key = Some(Payload { node: c }),
+            Kind::RecordValue => value = Some(Payload { node: c }),
             _ => {}
         }
     }
     let (Some(offset), Some(magic), Some(attributes), Some(key), Some(value)) = (offset, magic, attributes, key, value) else { return };
-    let inner: Vec<&'n Node> = value.node.children.iter().filter(|d| d.role == Role::Decompressed).flat_map(|d| d.children.iter()).filter(|n| part(n) == Part::Of(RecordPart::Message)).collect();
+    let inner: Vec<&'n Node> = value.node.children.iter().filter(|d| d.role == Role::Decompressed).flat_map(|d| d.children.iter()).filter(|n| n.kind == Kind::Record(RecordPart::Message)).collect();
     if !inner.is_empty() {
         let wrapper = Wrapper { magic, offset, log_append_time: (magic == 1 && attributes & 0x08 != 0).then_some(timestamp).flatten() };
         // Magic 1 wrappers number their messages from 0; the wrapper has the last one's offset.
-        let last = inner.last().and_then(|n| n.children.iter().find(|c| part(c) == Part::Of(RecordPart::Offset))).and_then(int).unwrap_or(0);
+        let last = inner.last().and_then(|n| n.children.iter().find(|c| c.kind == Kind::Record(RecordPart::Offset))).and_then(int).unwrap_or(0);
         for n in inner {
             message(n, Some(Wrapper { offset: wrapper.offset.wrapping_sub(last), ..wrapper }), each);
         }
@@ -235,31 +235,6 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
         _ => (offset, timestamp),
     };
     each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new(), node: m, offset_delta: None, timestamp_delta: None });
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Part {
-    /// A part of the record format.
-    Of(RecordPart),
-    Key,
-    Value,
-    SchemaId,
-    Payload,
-    Other,
-}
-
-/// What a node of a batch, record, header, legacy message or framed value
-/// is, by the kind the decoder gave it (the record format has no
-/// definitions, so there is no declaration index to go by).
-fn part(n: &Node) -> Part {
-    match n.kind {
-        Kind::Record(p) => Part::Of(p),
-        Kind::RecordKey => Part::Key,
-        Kind::RecordValue => Part::Value,
-        Kind::SchemaRegistryId => Part::SchemaId,
-        Kind::SchemaRegistryPayload => Part::Payload,
-        _ => Part::Other,
-    }
 }
 
 fn int(n: &Node) -> Option<i64> {
