@@ -240,23 +240,25 @@ impl Walk<'_, '_> {
 /// The whole tree as text, one line per node.
 pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
     let mut out = Vec::new();
-    let _ = write_tree_to(&mut out, &mut std::io::sink(), root, opts);
+    let _ = write_tree_to(&mut out, &mut std::io::sink(), root, opts, NO_SPILL);
     into_string(out)
 }
 
 /// Lines gather in a buffer that goes to the writer when it holds this much.
 const SPILL: usize = 1 << 16;
+/// The buffer is the output: it is never passed on.
+const NO_SPILL: usize = usize::MAX;
 
-/// The tree into `buf`, passed on to `w` whenever [`SPILL`] bytes gather (the
+/// The tree into `buf`, passed on to `w` whenever `spill` bytes gather (the
 /// rest stays in `buf`).
-fn write_tree_to(buf: &mut Vec<u8>, w: &mut impl Write, root: &Node, opts: TreeOptions) -> io::Result<()> {
+fn write_tree_to(buf: &mut Vec<u8>, w: &mut impl Write, root: &Node, opts: TreeOptions, spill: usize) -> io::Result<()> {
     push_line(buf, root, opts, false);
     buf.push(b'\n');
     let mut prefix = Vec::new();
-    tree_children(buf, w, root, &mut prefix, false, opts)
+    tree_children(buf, (w, spill), root, &mut prefix, false, opts)
 }
 
-fn tree_children(buf: &mut Vec<u8>, w: &mut impl Write, node: &Node, prefix: &mut Vec<u8>, decompressed: bool, opts: TreeOptions) -> io::Result<()> {
+fn tree_children(buf: &mut Vec<u8>, (w, spill): (&mut impl Write, usize), node: &Node, prefix: &mut Vec<u8>, decompressed: bool, opts: TreeOptions) -> io::Result<()> {
     let n = node.children.len();
     let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
@@ -264,14 +266,14 @@ fn tree_children(buf: &mut Vec<u8>, w: &mut impl Write, node: &Node, prefix: &mu
         buf.extend_from_slice(b"+-- ");
         push_line(buf, c, opts, inner);
         buf.push(b'\n');
-        if buf.len() >= SPILL {
+        if buf.len() >= spill {
             w.write_all(buf)?;
             buf.clear();
         }
         if !c.children.is_empty() {
             let at = prefix.len();
             prefix.extend_from_slice(if i + 1 == n { b"    " } else { b"|   " });
-            tree_children(buf, w, c, prefix, inner, opts)?;
+            tree_children(buf, (&mut *w, spill), c, prefix, inner, opts)?;
             prefix.truncate(at);
         }
     }
@@ -288,11 +290,19 @@ pub fn render_frame(frame: &Frame, opts: TreeOptions) -> String {
 /// [`render_frame`] written to `w`, in large writes.
 pub fn write_frame(w: &mut impl Write, frame: &Frame, opts: TreeOptions) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
-    write_tree_to(&mut buf, w, &frame.root, opts)?;
+    write_tree_to(&mut buf, w, &frame.root, opts, SPILL)?;
     let mut findings = String::new();
     push_findings_in(frame, opts.color, &mut findings);
     buf.extend_from_slice(findings.as_bytes());
     w.write_all(&buf)
+}
+
+/// [`render_frame`] appended to a byte buffer (no copy through another).
+pub fn push_frame(out: &mut Vec<u8>, frame: &Frame, opts: TreeOptions) {
+    let _ = write_tree_to(out, &mut io::sink(), &frame.root, opts, NO_SPILL);
+    let mut findings = String::new();
+    push_findings_in(frame, opts.color, &mut findings);
+    out.extend_from_slice(findings.as_bytes());
 }
 
 /// A frame's warnings and error, after its tree.
@@ -307,5 +317,43 @@ fn push_findings_in(frame: &Frame, color: bool, out: &mut String) {
     }
     if let Some(e) = &frame.error {
         out.push_str(&format!("{}error:{} {}\n", p.error, p.reset, sanitize(&e.to_string())));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{Region, Value};
+
+    /// A tree whose text is far over [`SPILL`]: 3,000 elements of one field each.
+    fn big_tree() -> Node {
+        let mut root = Node::new("Records", "[]Record", 0, Region::RequestBody, Role::Structure);
+        for i in 0..3000 {
+            let mut e = Node::new(format!("Record[{i}]"), "Record", i * 4, Region::Record, Role::Element);
+            let mut v = Node::new("value", "int32", i * 4, Region::Record, Role::Field { decl: 0 });
+            v.len = 4;
+            v.value = Value::Int(i as i64);
+            e.children.push(v);
+            root.children.push(e);
+        }
+        root
+    }
+
+    #[test]
+    fn a_tree_drawn_into_memory_keeps_every_line_past_the_spill_size() {
+        let root = big_tree();
+        let text = render_tree(&root, TreeOptions::default());
+        assert!(text.len() > 2 * SPILL, "{} bytes", text.len());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + 2 * 3000);
+        assert_eq!(lines[0], "Records []Record [0x0000, 0B]");
+        assert_eq!(lines[1], "+-- Record[0] Record [0x0000, 0B]");
+        assert_eq!(lines[2], "|   +-- value int32 = 0 [0x0000, 4B]");
+        assert_eq!(lines[6000], "    +-- value int32 = 2999 [0x2edc, 4B]");
+        // Written through a writer in spills, the same bytes.
+        let (mut buf, mut written) = (Vec::new(), Vec::new());
+        write_tree_to(&mut buf, &mut written, &root, TreeOptions::default(), SPILL).unwrap();
+        written.extend_from_slice(&buf);
+        assert_eq!(String::from_utf8(written).unwrap(), text);
     }
 }
