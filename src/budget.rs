@@ -20,7 +20,7 @@
 //! with an error at its offset that names the option raising the budget, and
 //! goes on with the rest.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Default total of decompressed bytes per input (`--max-decompressed`).
@@ -51,6 +51,8 @@ struct Ledger {
     limits: Limits,
     decompressed: AtomicU64,
     expanded: AtomicU64,
+    /// Whether anything asked to decompress or to hold expanded bytes ([`Budget::probe`]).
+    asked: AtomicBool,
 }
 
 /// Both counts at one moment ([`Budget::checkpoint`]).
@@ -76,6 +78,21 @@ impl Budget {
         self.0.limits
     }
 
+    /// A budget that allows nothing and notes whether anything was asked of
+    /// it. A frame decoded against it (on a worker thread, ahead of its turn)
+    /// either needed no budget, and decodes the same against any, or asked,
+    /// and is decoded again in its turn against the input's own budget: a
+    /// shared budget is spent in input order, so what runs out where does
+    /// not depend on threads.
+    pub fn probe() -> Budget {
+        Budget::new(Limits { decompressed: 0, expanded: 0 })
+    }
+
+    /// Whether a decompression or expanded bytes were asked for.
+    pub fn was_asked(&self) -> bool {
+        self.0.asked.load(Ordering::Relaxed)
+    }
+
     /// Decompressed bytes used so far.
     pub fn decompressed(&self) -> u64 {
         self.0.decompressed.load(Ordering::Relaxed)
@@ -89,6 +106,7 @@ impl Budget {
     /// How many bytes one decompression may still produce, and which budget
     /// sets that bound.
     pub fn decompress_room(&self) -> (usize, Exhausted) {
+        self.0.asked.store(true, Ordering::Relaxed);
         let l = self.0.limits;
         let total = l.decompressed.saturating_sub(self.decompressed());
         let held = l.expanded.saturating_sub(self.expanded());
@@ -109,6 +127,9 @@ impl Budget {
     /// Hold `n` more expanded bytes if they fit; `false` (nothing held) if not.
     pub fn hold(&self, n: u64) -> bool {
         let ledger = &self.0;
+        if n > 0 {
+            ledger.asked.store(true, Ordering::Relaxed);
+        }
         let fits = |held: u64| held.checked_add(n).filter(|&t| t <= ledger.limits.expanded);
         ledger.expanded.fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits).is_ok()
     }
@@ -213,6 +234,24 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probe_allows_nothing_and_says_whether_it_was_asked() {
+        let p = Budget::probe();
+        assert!(!p.was_asked());
+        assert!(p.hold(0), "holding nothing is not asking");
+        assert!(!p.was_asked());
+        assert_eq!(p.decompress_room().0, 0);
+        assert!(p.was_asked());
+        let p = Budget::probe();
+        assert!(!p.hold(1));
+        assert!(p.was_asked());
+        // Clones share the note, as frames share their input's budget.
+        let p = Budget::probe();
+        let q = p.clone();
+        let _ = q.decompress_room();
+        assert!(p.was_asked());
+    }
 
     #[test]
     fn room_is_the_smaller_budget() {

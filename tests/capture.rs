@@ -402,3 +402,43 @@ fn every_byte_of_a_stream_is_in_a_frame_or_a_note() {
         }
     }
 }
+
+/// `kwire capture - ARGS…` with the capture on standard input: exit status, stdout, stderr.
+fn cli_stdin(capture: &[u8], args: &[&str]) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["capture", "-"]).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = capture.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_file_decoded_on_worker_threads_reads_as_a_stream_decoded_in_order() {
+    // 50 rounds of 8 frames, skip notes after some: a file's frames go to
+    // worker threads in batches (a note waits for those before it), a
+    // stream's are decoded one by one as they complete; the output is the same.
+    let mut t = Vec::new();
+    for round in 0..50 {
+        t.extend(if round % 7 == 3 { traffic_with_before_produce(vec![0xff; 37 + round]) } else { traffic() });
+    }
+    let capture = pcap(Link::EthernetV4, &conversation(&t, 100));
+    // Skipped notes: rounds 3, 10, 17, 24, 31, 38 and 45.
+    let cases: [(&[&str], usize, usize); 4] = [(&[], 400, 7), (&["--json"], 400, 7), (&["--format", "tree-json"], 400, 7), (&["--api", "Produce"], 100, 0)];
+    for (args, frames, notes) in cases {
+        let (status, out, err) = cli("in-order", &capture, args);
+        let stream = cli_stdin(&capture, args);
+        assert_eq!((status, &out, &err), (stream.0, &stream.1, &stream.2), "{args:?}");
+        assert_eq!(status, Some(2), "{args:?}: the skip notes make the status 2\n{err}");
+        let (shown_frames, shown_notes) = if args.is_empty() || args[0] == "--api" {
+            (out.lines().filter(|l| l.starts_with("# frame ")).count(), out.lines().filter(|l| l.starts_with("# skipped ")).count())
+        } else {
+            let notes = skip_records(&out).len();
+            (out.lines().count() - notes, notes)
+        };
+        assert_eq!((shown_frames, shown_notes), (frames, notes), "{args:?}");
+    }
+}

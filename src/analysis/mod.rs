@@ -11,6 +11,7 @@ pub mod captured;
 pub mod check;
 pub mod exchange;
 pub mod filter;
+pub mod in_order;
 pub mod index;
 pub mod inventory;
 pub mod listing;

@@ -4,6 +4,8 @@ use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::exit;
 use clap::Args;
 use kwire::analysis::captured::decode_captured;
+use kwire::analysis::in_order::{decoding_workers, InOrder};
+use kwire::budget::Budget;
 use kwire::analysis::index::{index_capture, Progress, Spool};
 use kwire::analysis::listing::{Lister, LIST_BODY_LIMIT};
 use kwire::analysis::selection::{FrameFilter, Selection, TopicNames};
@@ -21,6 +23,7 @@ use kwire::tui::app::CaptureState;
 use kwire::tui::{App, Theme};
 use std::cell::RefCell;
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Args, Debug, Clone)]
 #[command(
@@ -236,6 +239,35 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     // written, so what they held goes back; what they decompressed does not.
     let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
     let mut selected = Selection::new(cat, release, &filter);
+    // Frames of a file are decoded and drawn on worker threads, written out in
+    // capture order; a stream's on this one, as each completes.
+    let workers = if source.rereadable() && !args.list { decoding_workers() } else { 0 };
+    let held = AtomicUsize::new(0);
+    let work = |(f, opts): (CapturedFrame, DecodeOptions)| {
+        if workers == 0 || held.load(Ordering::Relaxed) >= HELD_OUTPUT {
+            // On this thread every frame is decoded in its turn; and so are
+            // a worker's while the writing falls behind.
+            return Written::InItsTurn(f, opts);
+        }
+        // Ahead of its turn a frame may not spend the input's budget: one that
+        // asks for any (compressed records) is decoded again in its turn.
+        let probe = Budget::probe();
+        let decoded = decode_one(cat, release, &f, args.guess, DecodeOptions { budget: probe.clone(), ..opts.clone() }, format);
+        if probe.was_asked() {
+            return Written::InItsTurn(f, opts);
+        }
+        let mut stdout = Vec::with_capacity(16 * decoded.frame.bytes.len() + 256);
+        decoded.push(&mut stdout, &f, format, args.output.full_docs, args.provenance);
+        held.fetch_add(stdout.len(), Ordering::Relaxed);
+        Written::Done { findings: decoded.findings, stdout }
+    };
+    // A frame decoded and written here, in its turn: streamed, not held.
+    let write_here = |out: &mut Out<'_>, status: &mut i32, f: &CapturedFrame, opts: DecodeOptions| {
+        let decoded = decode_one(cat, release, f, args.guess, opts, format);
+        decoded.findings.report(out, status);
+        decoded.write(out, f, format, args.output.full_docs, args.provenance).and_then(|_| out.flush())
+    };
+    let stats = InOrder::run(workers, &work, |pool| {
     let mut handle = |c| {
         let f = match c {
             Captured::Frame(f) => f,
@@ -248,7 +280,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                 if filter.names_frames() {
                     return true;
                 }
-                if write_skipped(&mut out, &s, args.list, format).is_err() {
+                if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_skipped(&mut out, &s, args.list, format).is_err() {
                     write_failed = true;
                     return false;
                 }
@@ -258,14 +290,13 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                 if filter.conn.is_some_and(|c| c != n.conn) || filter.names_frames() {
                     return true;
                 }
-                if write_tls(&mut out, &n, args.list, format).is_err() {
+                if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_tls(&mut out, &n, args.list, format).is_err() {
                     write_failed = true;
                     return false;
                 }
                 return true;
             }
         };
-        let gap = if f.after_gap { " [after gap]" } else { "" };
         let res = if let (true, Some(mechanism)) = (args.list, f.kind.sasl_mechanism()) {
             line.clear();
             lines.push_token(&mut line, &f, mechanism);
@@ -284,15 +315,20 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         } else {
             // The JSON contract needs values only (records stay hex).
             let values_only = format == Format::Json;
-            let (frame, note) = decode_captured(cat, release, &f, args.guess, DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() });
-            if frame.error.is_some() {
-                status = exit::MALFORMED;
+            let opts = DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() };
+            if f.bytes.len() <= HELD_FRAME {
+                let weight = f.bytes.len();
+                return pool.submit((f, opts), weight, &mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || {
+                    write_failed = true;
+                    false
+                };
             }
-            for e in &frame.record_damage {
-                eprintln!("kwire: frame {}: record data: {}", f.index, sanitize(&e.to_string()));
-                status = exit::MALFORMED;
+            // A large frame's output is streamed here, not held (a 1 MB Fetch response's tree is about 30 MB of text).
+            if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) {
+                write_failed = true;
+                return false;
             }
-            write_decoded(&mut out, &f, &frame, note.as_deref(), format, args.output.full_docs, gap, args.provenance)
+            write_here(&mut out, &mut status, &f, opts)
         };
         if res.is_err() {
             write_failed = true;
@@ -314,6 +350,11 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     if stats.is_ok() {
         selected.finish(&mut handle);
     }
+    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) {
+        write_failed = true;
+    }
+    stats
+    });
     if out.w.flush().is_err() {
         write_failed = true;
     }
@@ -430,17 +471,85 @@ fn write_tls(out: &mut Out<'_>, n: &TlsNote, list: bool, format: Format) -> std:
     out.flush()
 }
 
-/// One decoded frame as JSON (one object per line) or as a tree or grid under a
-/// `# frame` line.
-#[allow(clippy::too_many_arguments)]
-fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Option<&str>, format: Format, full_docs: bool, gap: &str, provenance: bool) -> std::io::Result<()> {
-    if matches!(format, Format::Json | Format::TreeJson) {
-        // JSON stays one object per line for scripts; where it came from goes to stderr.
-        if let Some(n) = note {
-            // Keep the note next to its frame's line when both go to one place.
-            let _ = out.w.flush();
-            eprintln!("kwire: frame {}: {n}", f.index);
+/// Frames up to this size are decoded on a worker and their output held
+/// until their turn; larger ones are decoded here and streamed out.
+const HELD_FRAME: usize = 16 << 10;
+/// Output that workers may hold at once, waiting for its turn; past it a
+/// worker leaves its frames to be decoded in their turn. Memory held is at
+/// most this plus one frame's output per worker (a frame of [`HELD_FRAME`]
+/// bytes draws at most a few MB of tree JSON, about 15 KB of text usually).
+const HELD_OUTPUT: usize = 8 << 20;
+
+/// A captured frame decoded: the frame, how its API was chosen, and what it
+/// says on stderr.
+struct Decoded {
+    frame: Frame,
+    note: Option<String>,
+    findings: Findings,
+}
+
+/// What a decoded frame says beside its output: lines for stderr (before its
+/// output) and whether it makes the exit status malformed.
+struct Findings {
+    stderr: Vec<String>,
+    malformed: bool,
+}
+
+impl Findings {
+    fn report(&self, out: &mut Out<'_>, status: &mut i32) {
+        if self.malformed {
+            *status = exit::MALFORMED;
         }
+        if !self.stderr.is_empty() {
+            // Keep the lines next to their frame's output when both go to one place.
+            let _ = out.w.flush();
+            for line in &self.stderr {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
+/// What a worker did with a frame, for the calling thread to pass on.
+enum Written {
+    /// Decoded and written into memory.
+    Done { findings: Findings, stdout: Vec<u8> },
+    /// Left to be decoded in its turn (it spends the input's budget).
+    InItsTurn(CapturedFrame, DecodeOptions),
+}
+
+/// A frame decoded and written on the calling thread, in its turn.
+type WriteHere<'a> = dyn Fn(&mut Out<'_>, &mut i32, &CapturedFrame, DecodeOptions) -> std::io::Result<()> + 'a;
+
+/// Pass a worker's frame on: its findings, then its output.
+fn pass_on(out: &mut Out<'_>, status: &mut i32, w: Written, (write_here, held): (&WriteHere<'_>, &AtomicUsize)) -> bool {
+    match w {
+        Written::Done { findings, stdout } => {
+            findings.report(out, status);
+            let res = out.write_all(&stdout).and_then(|_| out.flush());
+            held.fetch_sub(stdout.len(), Ordering::Relaxed);
+            res.is_ok()
+        }
+        Written::InItsTurn(f, opts) => write_here(out, status, &f, opts).is_ok(),
+    }
+}
+
+/// Decode a captured frame; record damage, and a JSON frame's note, go to stderr.
+fn decode_one(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, opts: DecodeOptions, format: Format) -> Decoded {
+    let (frame, note) = decode_captured(cat, release, f, guess, opts);
+    let mut stderr: Vec<String> = frame.record_damage.iter().map(|e| format!("kwire: frame {}: record data: {}", f.index, sanitize(&e.to_string()))).collect();
+    // JSON stays one object per line for scripts; where it came from goes to stderr.
+    if let (true, Some(n)) = (matches!(format, Format::Json | Format::TreeJson), &note) {
+        stderr.push(format!("kwire: frame {}: {n}", f.index));
+    }
+    let malformed = frame.error.is_some() || !frame.record_damage.is_empty();
+    Decoded { frame, note, findings: Findings { stderr, malformed } }
+}
+
+impl Decoded {
+    /// The frame as JSON (one object per line) or as a tree or grid under a `# frame` line.
+    fn write(&self, out: &mut impl Write, f: &CapturedFrame, format: Format, full_docs: bool, provenance: bool) -> std::io::Result<()> {
+        let frame = &self.frame;
         if format == Format::Json {
             let mut line = Vec::with_capacity(2 * frame.bytes.len() + 256);
             kwire::render::json::write_contract(frame, &mut line);
@@ -448,11 +557,11 @@ fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Opti
                 add_capture_member(&mut line, f);
             }
             line.push(b'\n');
-            out.write_all(&line)?;
-        } else if provenance {
+            out.write_all(&line)
+        } else if format == Format::TreeJson && provenance {
             // Streamed as it is written (a tree's JSON can be far larger than
             // its frame); only its closing `}\n` is held back to add the member.
-            let mut held = HoldBack { inner: &mut *out, tail: Vec::with_capacity(HoldBack::<Out>::KEEP) };
+            let mut held = HoldBack { inner: &mut *out, tail: Vec::with_capacity(HOLD_BACK) };
             kwire::render::tree_json::write_frame_tree_json(&mut held, frame)?;
             let mut tail = std::mem::take(&mut held.tail);
             if tail.last() == Some(&b'\n') {
@@ -460,26 +569,71 @@ fn write_decoded(out: &mut Out<'_>, f: &CapturedFrame, frame: &Frame, note: Opti
             }
             add_capture_member(&mut tail, f);
             tail.push(b'\n');
-            out.write_all(&tail)?;
+            out.write_all(&tail)
+        } else if format == Format::TreeJson {
+            kwire::render::tree_json::write_frame_tree_json(&mut *out, frame)
         } else {
-            kwire::render::tree_json::write_frame_tree_json(&mut *out, frame)?;
+            self.write_heading(out, f)?;
+            write_frames(out, std::slice::from_ref(frame), format, full_docs, None)
         }
-        out.flush()
-    } else {
+    }
+
+    /// [`Decoded::write`] into memory, on a worker: a tree is drawn straight
+    /// into the buffer, not through another.
+    fn push(&self, out: &mut Vec<u8>, f: &CapturedFrame, format: Format, full_docs: bool, provenance: bool) {
+        // Writing into memory does not fail.
+        if format == Format::Tree {
+            self.push_heading(out, f);
+            kwire::render::text_tree::push_frame(out, &self.frame, kwire::render::text_tree::TreeOptions { full_docs, color: super::color::stdout() });
+        } else {
+            let _ = self.write(out, f, format, full_docs, provenance);
+        }
+    }
+
+    /// The `# frame` line above a tree or grid, and the `# note` line.
+    fn write_heading(&self, out: &mut impl Write, f: &CapturedFrame) -> std::io::Result<()> {
+        let mut line = Vec::with_capacity(128);
+        self.push_heading(&mut line, f);
+        out.write_all(&line)
+    }
+
+    /// [`Decoded::write_heading`] into memory: written piece by piece, as
+    /// formatting it cost as much as decoding a small frame.
+    fn push_heading(&self, line: &mut Vec<u8>, f: &CapturedFrame) {
         let arrow = if f.direction == Direction::Request { "→" } else { "←" };
         let (client, server) = if f.direction == Direction::Request { (f.from, f.to) } else { (f.to, f.from) };
-        writeln!(out, "# frame {} conn {} {client} {arrow} {server} at {:.6}{gap}", f.index, f.conn, f.timestamp)?;
-        if let Some(n) = note {
-            writeln!(out, "# {n}")?;
+        line.extend_from_slice(b"# frame ");
+        push_uint(line, f.index as u64, 0);
+        line.extend_from_slice(b" conn ");
+        push_uint(line, f.conn as u64, 0);
+        let _ = write!(line, " {client} {arrow} {server} at ");
+        push_seconds(line, f.timestamp);
+        if f.after_gap {
+            line.extend_from_slice(b" [after gap]");
         }
-        write_frames(out, std::slice::from_ref(frame), format, full_docs, None)
+        line.push(b'\n');
+        if let Some(n) = &self.note {
+            line.extend_from_slice(b"# ");
+            line.extend_from_slice(n.as_bytes());
+            line.push(b'\n');
+        }
     }
 }
 
-/// `,"capture":{"frame","time","conn","src","dst"}` added as the last member
-/// of the JSON object in `line`: where the frame came from (its number as
-/// `--list` shows it, the time of the packet that completed it, epoch seconds
-/// to the microsecond).
+/// Seconds to the microsecond, as `{:.6}` writes them.
+fn push_seconds(line: &mut Vec<u8>, t: f64) {
+    match micros_exact(t) {
+        Some(us) => {
+            push_uint(line, us / 1_000_000, 0);
+            line.push(b'.');
+            push_six_digits(line, us % 1_000_000);
+        }
+        None => {
+            let _ = write!(line, "{t:.6}");
+        }
+    }
+}
+
 fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {
     if line.last() != Some(&b'}') {
         return;
@@ -488,16 +642,9 @@ fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {
     line.extend_from_slice(b",\"capture\":{\"frame\":");
     push_uint(line, f.index as u64, 0);
     line.extend_from_slice(b",\"time\":");
-    match micros_exact(f.timestamp) {
-        Some(us) => {
-            push_uint(line, us / 1_000_000, 0);
-            line.push(b'.');
-            push_six_digits(line, us % 1_000_000);
-        }
-        None if f.timestamp.is_finite() => {
-            let _ = write!(line, "{:.6}", f.timestamp);
-        }
-        None => line.extend_from_slice(b"null"),
+    match f.timestamp.is_finite() {
+        true => push_seconds(line, f.timestamp),
+        false => line.extend_from_slice(b"null"),
     }
     line.extend_from_slice(b",\"conn\":");
     push_uint(line, f.conn as u64, 0);
@@ -505,28 +652,27 @@ fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {
     let _ = write!(line, ",\"src\":\"{}\",\"dst\":\"{}\"}}}}", f.from, f.to);
 }
 
-/// A writer passing everything on to `inner` but its last `KEEP` bytes,
+/// A writer passing everything on to `inner` but its last [`HOLD_BACK`] bytes,
 /// which stay in `tail` (a JSON object's closing, to reopen it).
 struct HoldBack<'w, W: Write> {
     inner: &'w mut W,
     tail: Vec<u8>,
 }
 
-impl<W: Write> HoldBack<'_, W> {
-    const KEEP: usize = 2;
-}
+/// The bytes a [`HoldBack`] keeps.
+const HOLD_BACK: usize = 2;
 
 impl<W: Write> Write for HoldBack<'_, W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if buf.len() >= Self::KEEP {
-            let (pass, keep) = buf.split_at(buf.len() - Self::KEEP);
+        if buf.len() >= HOLD_BACK {
+            let (pass, keep) = buf.split_at(buf.len() - HOLD_BACK);
             self.inner.write_all(&self.tail)?;
             self.inner.write_all(pass)?;
             self.tail.clear();
             self.tail.extend_from_slice(keep);
         } else {
             self.tail.extend_from_slice(buf);
-            let over = self.tail.len().saturating_sub(Self::KEEP);
+            let over = self.tail.len().saturating_sub(HOLD_BACK);
             self.inner.write_all(&self.tail[..over])?;
             self.tail.drain(..over);
         }

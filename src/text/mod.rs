@@ -45,6 +45,25 @@ impl Text {
         }
     }
 
+    /// The pieces one after another, inline when they fit.
+    pub fn concat(pieces: &[&str]) -> Text {
+        let len: usize = pieces.iter().map(|p| p.len()).sum();
+        if len <= INLINE {
+            let mut buf = [0u8; INLINE];
+            let mut at = 0;
+            for p in pieces {
+                buf[at..at + p.len()].copy_from_slice(p.as_bytes());
+                at += p.len();
+            }
+            return Text(Repr::Inline { len: len as u8, buf });
+        }
+        let mut s = String::with_capacity(len);
+        for p in pieces {
+            s.push_str(p);
+        }
+        Text(Repr::Owned(s.into_boxed_str()))
+    }
+
     /// `bytes` as text when they are UTF-8. Short ASCII (most names and ids)
     /// is checked byte by byte, cheaper than the general validator at that size.
     #[inline]
@@ -277,6 +296,20 @@ pub fn float_json(v: f64) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn concat_joins_inline_when_short_and_owned_when_long() {
+        let short = Text::concat(&["(text \"", "key-0", "", "\")"]);
+        assert_eq!(short, "(text \"key-0\")");
+        assert!(matches!(short.0, Repr::Inline { .. }));
+        let long = Text::concat(&["(text \"", "a value longer than the inline buffer", "…", "\")"]);
+        assert_eq!(long, "(text \"a value longer than the inline buffer…\")");
+        assert!(matches!(long.0, Repr::Owned(_)));
+        assert_eq!(Text::concat(&[]), "");
+        let exactly = "x".repeat(INLINE);
+        assert!(matches!(Text::concat(&[&exactly]).0, Repr::Inline { .. }));
+        assert!(matches!(Text::concat(&[&exactly, "y"]).0, Repr::Owned(_)));
+    }
 
     #[test]
     fn text_from_utf8_takes_short_ascii_inline_and_checks_the_rest() {

@@ -708,19 +708,23 @@ fn length_name(name: &str) -> Text {
 }
 
 pub(super) fn text_preview(b: &[u8]) -> Option<Text> {
-    let s = std::str::from_utf8(b).ok()?;
-    if s.is_empty() || has_control(b) {
+    // Printable ASCII (most keys and values) is UTF-8 without control
+    // characters, checked eight bytes at a time; and a character is a byte.
+    let (s, cut) = if crate::text::escape::is_printable_ascii(b) {
+        (std::str::from_utf8(b).ok()?, b.len().min(PREVIEW_CHARS))
+    } else {
+        let s = std::str::from_utf8(b).ok()?;
+        if has_control(b) {
+            return None;
+        }
+        (s, s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i))
+    };
+    if s.is_empty() {
         return None;
     }
-    let cut = s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i);
     let more = if cut < s.len() { "…" } else { "" };
-    // Built in place (no formatting): a note on every record's key and value.
-    let mut note = String::with_capacity(9 + cut + more.len());
-    note.push_str("(text \"");
-    note.push_str(&s[..cut]);
-    note.push_str(more);
-    note.push_str("\")");
-    Some(Text::from(note))
+    // Built in place (no formatting, inline when short): a note on every record's key and value.
+    Some(Text::concat(&["(text \"", &s[..cut], more, "\")"]))
 }
 
 /// Characters of a value shown in its text preview note.
