@@ -16,7 +16,7 @@ fn decode(data: &[u8], ctx: &Context) -> (Vec<Node>, Vec<String>) {
     let buf = Bytes::copy_from_slice(data);
     let mut nodes = Vec::new();
     let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), ctx);
-    bd.decode_stream(0, buf.len(), 0, &mut nodes);
+    bd.decode_stream(0, buf.len(), &mut nodes);
     (nodes, bd.warnings.into_iter().map(|w| w.text).collect())
 }
 
