@@ -12,7 +12,7 @@ mod common;
 
 use kwire::budget::{Budget, Limits};
 use bytes::Bytes;
-use common::batches::{batch, damaged, legacy_message, produce, rec, record_batch_cases, Damaged};
+use common::batches::{batch, compress, damaged, legacy_message, produce, rec, record_batch_cases, Damaged};
 use common::all_messages;
 use common::random_body::{random_body, Rng};
 use kwire::decode::fields::Context;
@@ -174,6 +174,8 @@ fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_a
     let plain = [batch(0, 0, &records), batch(4, 0, &records[..1]), batch(1 << 40, 0x10, &records[1..])].concat();
     let cut = [plain.clone(), batch(9, 0, &records)[..40].to_vec()].concat();
     let Damaged { bad_crc, wrong_count, bad_gzip, unknown_codec } = damaged(&records);
+    // Wrapper messages six deep around two messages: the top one and four nested are unpacked.
+    let nested = (0..6).fold([legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 0, 0, Some(b"k"), Some(b"two"))].concat(), |inner, i| legacy_message(i, 1, 1, None, Some(&compress(1, &inner))));
     let cases: Vec<(&str, Vec<u8>, usize)> = vec![
         // (what, records, batches and messages on the tape)
         ("plain batches", plain.clone(), 3),
@@ -188,6 +190,8 @@ fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_a
         ("a count that does not match", wrong_count, 1),
         ("a legacy message", legacy_message(0, 1, 0, Some(b"k"), Some(b"v")), 1),
         ("bytes that are not a batch after one", [batch(0, 0, &records[..1]), vec![0; 30]].concat(), 2),
+        ("wrappers nested deeper than they are unpacked", nested, 5),
+        ("a control batch in lz4", batch(0, 0x23, &records[..1]), 1),
     ];
     for (what, data, kept) in cases {
         let bytes = produce(cat, "orders", &data);

@@ -126,17 +126,19 @@ impl BatchDecoder<'_, '_> {
         let failed = tape.children(i).any(|(_, s)| s.kind == SlotKind::Finding && tape.findings.get(s.decl as usize).is_some_and(|f| f.error.is_some()));
         let (mut key, mut value) = (None, None);
         let out = &mut node.children;
+        if let Val::Int(len) = rec.value {
+            out.push(length_leaf(rec.at as usize, usize::from(rec.prefix), len as i32));
+        }
         let mut findings = Vec::new();
         for (n, (j, s)) in tape.children(i).enumerate() {
             let (at, len) = (s.at as usize, s.len as usize);
             match n {
                 _ if s.kind == SlotKind::Finding => findings.push(s),
-                0 => out.push(length_leaf(at, len, int(s.value) as i32)),
-                1 => out.push(record_leaf(RECORD_ATTRIBUTES, at, 1, int(s.value))),
-                2 => out.push(record_leaf(TIMESTAMP_DELTA, at, len, int(s.value))),
-                3 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, header[BASE_OFFSET])),
-                4 => key = self.replay_bytes(KEY, s, out, framing),
-                5 => value = self.replay_bytes(VALUE, s, out, framing),
+                0 => out.push(record_leaf(RECORD_ATTRIBUTES, at, 1, int(s.value))),
+                1 => out.push(record_leaf(TIMESTAMP_DELTA, at, len, int(s.value))),
+                2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, header[BASE_OFFSET])),
+                3 => key = self.replay_bytes(KEY, s, out, framing),
+                4 => value = self.replay_bytes(VALUE, s, out, framing),
                 _ => {
                     let h = push_with(out, || headers_leaf(at, usize::from(s.prefix), int(s.value) as i32));
                     h.len = len;

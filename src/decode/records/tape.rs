@@ -12,9 +12,9 @@
 //! magic) holds its fields, a wrapper's value a `Compressed` message set.
 //! [`SlotKind::Invalid`]: bytes that are not a batch or ([`OVER_BUDGET`]) that a budget left;
 //! [`SlotKind::PartialBatch`]: a batch cut by the end (value its declared size).
-//! A [`SlotKind::Record`] (`decl` its index) holds length, attributes,
-//! timestampDelta, offsetDelta, key, value and headers (value their count; a
-//! part per header with its key and value). Bytes are a part with the
+//! A [`SlotKind::Record`] (`decl` its index, value its length, `prefix` the
+//! length's width) holds attributes, timestampDelta, offsetDelta, key, value
+//! and headers (value their count; a part per header with its key and value). Bytes are a part with the
 //! length's width in `prefix`, their value bytes (`decl` [`FRAMED`] when shown
 //! in Schema Registry framing) or null with the length as written in `decl`.
 
@@ -218,7 +218,7 @@ impl Walk<'_> {
                 return self.invalid(ErrorKind::Budget, at, end - at, e.expected);
             }
             let rec = self.push(SlotKind::Record, i, Val::Null, (at, 0, 0));
-            let res = self.record(d, &mut r, framing);
+            let res = self.record(d, &mut r, framing, rec);
             if let Err(e) = res {
                 let warning = format!("Record at 0x{at:04x}: {e}");
                 self.damaged(Some(e.expected.clone()), e, warning);
@@ -236,11 +236,12 @@ impl Walk<'_> {
         }
     }
 
-    /// One record's parts; a length other than what its fields use is a warning.
-    fn record(&mut self, d: Data, r: &mut Reader, framing: bool) -> Res {
+    /// One record's length (the value of its slot `rec`, the length's width its
+    /// `prefix`) and parts; a length other than what its fields use is a warning.
+    fn record(&mut self, d: Data, r: &mut Reader, framing: bool, rec: usize) -> Res {
         let at = r.pos();
         let (len, n) = r.varint("record length")?;
-        self.push(SlotKind::Part, 0, Val::Int(len.into()), (at, n, 0));
+        (self.slots[rec].value, self.slots[rec].prefix) = (Val::Int(len.into()), n as u8);
         if len < 0 || len as usize > r.remaining() {
             return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
         }
