@@ -18,7 +18,7 @@
 //! length's width in `prefix`, their value bytes (`decl` [`FRAMED`] when shown
 //! in Schema Registry framing) or null with the length as written in `decl`.
 
-use super::batch::{crc32_ieee, minimum_size, CRC, HEADER_COST, LEGACY_MESSAGE_COST, MAX_NESTING, RECORD_COST, V2_FIELDS, V2_HEADER};
+use super::batch::{crc32_ieee, minimum_size, ATTRIBUTES, CRC, HEADER_COST, LEGACY_MESSAGE_COST, MAX_NESTING, RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER};
 use super::compression::{decompress_within, Codec};
 use super::payload::{schema_registry_id, FRAMING_COST};
 use super::BatchDecoder;
@@ -137,9 +137,15 @@ impl Walk<'_> {
             if let Err(e) = self.hold_nodes(d, LEGACY_MESSAGE_COST, pos, "record batches") {
                 return self.invalid(ErrorKind::Budget, pos, remaining, e.expected);
             }
-            match (total, magic) {
-                (Some(total), Some(2)) if total <= remaining => self.batch_v2(d, pos, total, index),
-                (Some(total), Some(m @ (0 | 1))) if total <= remaining => self.legacy_message(d, (pos, total), m, index, depth),
+            let total = match (total, magic) {
+                (Some(total), Some(2)) if total <= remaining => {
+                    self.batch_v2(d, pos, total, index);
+                    total
+                }
+                (Some(total), Some(m @ (0 | 1))) if total <= remaining => {
+                    self.legacy_message(d, (pos, total), m, index, depth);
+                    total
+                }
                 (Some(total), Some(m)) if total <= remaining => return self.invalid(ErrorKind::Invalid, pos, remaining, format!("a record batch magic of 0, 1 or 2, found {m}")),
                 (Some(total), _) if total < 12 + 14 => return self.invalid(ErrorKind::BatchLength, pos, remaining, format!("a batch length of at least 14, found {}", total as i64 - 12)),
                 _ => {
@@ -148,8 +154,8 @@ impl Walk<'_> {
                     self.push(SlotKind::PartialBatch, 0, value, (pos, remaining, 0));
                     return;
                 }
-            }
-            pos += total.unwrap_or(remaining);
+            };
+            pos += total;
             index += 1;
         }
     }
@@ -189,7 +195,7 @@ impl Walk<'_> {
                 self.damaged(None, e, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
             }
         }
-        let (attrs, count) = (header[super::batch::ATTRIBUTES] as u16, header[super::batch::RECORDS_COUNT] as i32);
+        let (attrs, count) = (header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
         // A control batch's keys and values are control records, never framed.
         let framing = self.plain && attrs & 0x20 == 0;
         let body = (pos + V2_HEADER, pos + total);
@@ -280,6 +286,7 @@ impl Walk<'_> {
         for j in 0..hc {
             let hat = r.pos();
             if let Err(e) = self.hold_nodes(d, HEADER_COST, hat, "record headers") {
+                // Stopped before a header, the headers' node covers their count alone.
                 self.close(headers, at + n);
                 return Err(e);
             }
