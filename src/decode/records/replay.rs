@@ -55,11 +55,9 @@ impl BatchDecoder<'_, '_> {
     /// Bytes that are not a batch, or that a budget left undecoded (not damage in the data, but not shown either).
     fn replay_invalid(&mut self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
         let (at, len) = (s.at as usize, s.len as usize);
-        let n = push_with(out, || leaf("invalid batch", "bytes", at, len, Value::Bytes(self.buf.get(at..at + len).map(|_| self.buf.slice(at..at + len))), Region::RecordBatch));
+        let name = if s.decl == OVER_BUDGET { "not decoded (over budget)" } else { "invalid batch" };
+        let n = push_with(out, || leaf(name, "bytes", at, len, Value::Bytes(self.buf.get(at..at + len).map(|_| self.buf.slice(at..at + len))), Region::RecordBatch));
         self.found_under(tape, i, n);
-        if s.decl == OVER_BUDGET {
-            n.name = "not decoded (over budget)".into();
-        }
     }
 
     fn replay_batch(&mut self, tape: &Values, batch: u32, node: &mut Node) {
@@ -119,9 +117,8 @@ impl BatchDecoder<'_, '_> {
         let node = push_with(out, || record_node(rec.decl as usize, rec.at as usize));
         node.len = rec.len as usize;
         node.children.reserve(RECORD_FIELDS);
-        let control = header[ATTRIBUTES] & 0x20 != 0;
-        let kind = if control { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
-        let framing = kind == PayloadKind::Plain;
+        // A control batch's keys and values are control records; a plain topic's may be framed.
+        let kind = if header[ATTRIBUTES] & 0x20 != 0 { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
         // A record that failed has no keys or values decoded through their schemas.
         let failed = tape.children(i).any(|(_, s)| s.kind == SlotKind::Finding && tape.findings.get(s.decl as usize).is_some_and(|f| f.error.is_some()));
         let (mut key, mut value) = (None, None);
@@ -137,8 +134,8 @@ impl BatchDecoder<'_, '_> {
                 0 => out.push(record_leaf(RECORD_ATTRIBUTES, at, 1, int(s.value))),
                 1 => out.push(record_leaf(TIMESTAMP_DELTA, at, len, int(s.value))),
                 2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, header[BASE_OFFSET])),
-                3 => key = self.replay_bytes(KEY, s, out, framing),
-                4 => value = self.replay_bytes(VALUE, s, out, framing),
+                3 => key = self.replay_bytes(KEY, s, out, kind == PayloadKind::Plain),
+                4 => value = self.replay_bytes(VALUE, s, out, kind == PayloadKind::Plain),
                 _ => {
                     let h = push_with(out, || headers_leaf(at, usize::from(s.prefix), int(s.value) as i32));
                     h.len = len;

@@ -137,15 +137,9 @@ impl Walk<'_> {
             if let Err(e) = self.hold_nodes(d, LEGACY_MESSAGE_COST, pos, "record batches") {
                 return self.invalid(ErrorKind::Budget, pos, remaining, e.expected);
             }
-            let total = match (total, magic) {
-                (Some(total), Some(2)) if total <= remaining => {
-                    self.batch_v2(d, pos, total, index);
-                    total
-                }
-                (Some(total), Some(m @ (0 | 1))) if total <= remaining => {
-                    self.legacy_message(d, (pos, total), m, index, depth);
-                    total
-                }
+            match (total, magic) {
+                (Some(total), Some(2)) if total <= remaining => self.batch_v2(d, pos, total, index),
+                (Some(total), Some(m @ (0 | 1))) if total <= remaining => self.legacy_message(d, (pos, total), m, index, depth),
                 (Some(total), Some(m)) if total <= remaining => return self.invalid(ErrorKind::Invalid, pos, remaining, format!("a record batch magic of 0, 1 or 2, found {m}")),
                 (Some(total), _) if total < 12 + 14 => return self.invalid(ErrorKind::BatchLength, pos, remaining, format!("a batch length of at least 14, found {}", total as i64 - 12)),
                 _ => {
@@ -154,8 +148,9 @@ impl Walk<'_> {
                     self.push(SlotKind::PartialBatch, 0, value, (pos, remaining, 0));
                     return;
                 }
-            };
-            pos += total;
+            }
+            // Only a batch or message walked whole gets here: `total` is its length.
+            pos += total.unwrap_or(remaining);
             index += 1;
         }
     }
@@ -183,8 +178,8 @@ impl Walk<'_> {
                 "int32" => r.i32(name).map(i64::from),
                 "uint32" => r.u32(name).map(i64::from),
                 _ => r.i64(name),
-            };
-            let v = v.unwrap_or_default();
+            }
+            .unwrap_or_default();
             header[k] = v;
             let value = if *ty == "uint32" { Val::Uint(v as u64) } else { Val::Int(v) };
             let computed = (k == CRC).then(|| crc32c(d.buf.get(pos + 21..pos + total).unwrap_or_default()));
@@ -404,11 +399,10 @@ pub(crate) fn check_batches(buf: &[u8], (start, end): (usize, usize), budget: &B
         return;
     }
     let held = budget.expanded();
-    let (mut slots, mut buffers, mut findings) = (SCRATCH.take(), Vec::new(), Vec::new());
-    Walk { slots: &mut slots, buffers: &mut buffers, findings: &mut findings, budget, plain: true, first_index: 0 }.stream(buf, (start, end));
+    let (mut slots, mut findings) = (SCRATCH.take(), Vec::new());
+    Walk { slots: &mut slots, buffers: &mut Vec::new(), findings: &mut findings, budget, plain: true, first_index: 0 }.stream(buf, (start, end));
     damage.extend(findings.into_iter().filter_map(|f| f.damage));
     slots.clear();
     SCRATCH.set(slots);
-    drop(buffers);
     budget.release(budget.expanded().saturating_sub(held));
 }
