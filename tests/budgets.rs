@@ -55,8 +55,7 @@ fn a_bomb_of_tiny_records_stays_within_the_expanded_budget() {
     assert!(f.record_damage.iter().any(|d| d.expected.contains("--max-expanded")), "{:?}", f.record_damage);
     assert!(has_error_containing(&f.root, "--max-expanded"));
     // The expanded budget counts nodes at their size; vectors that grow by
-    // doubling hold up to twice that (three times while one is copied), and
-    // a failed tape attempt's data is dropped before reading decompresses again.
+    // doubling hold up to twice that (three times while one is copied).
     let bound = 3 * DEFAULT_MAX_EXPANDED as usize + (8 << 20) + 512 * input.len();
     assert!(peak < bound, "peak {peak} bytes, bound {bound}");
     // The frame holds its share until it is dropped; then the budget is whole again.
