@@ -55,13 +55,6 @@ struct Ledger {
     asked: AtomicBool,
 }
 
-/// Both counts at one moment ([`Budget::checkpoint`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Checkpoint {
-    decompressed: u64,
-    expanded: u64,
-}
-
 /// Which budget a part of the input ran out of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exhausted {
@@ -114,11 +107,6 @@ impl Budget {
         (usize::try_from(room).unwrap_or(usize::MAX), by)
     }
 
-    /// Expanded bytes that may still be held.
-    pub fn expanded_room(&self) -> u64 {
-        self.0.limits.expanded.saturating_sub(self.expanded())
-    }
-
     /// `n` bytes were decompressed (whether or not they are kept).
     pub fn spend_decompressed(&self, n: u64) {
         self.0.decompressed.fetch_add(n, Ordering::Relaxed);
@@ -132,18 +120,6 @@ impl Budget {
         }
         let fits = |held: u64| held.checked_add(n).filter(|&t| t <= ledger.limits.expanded);
         ledger.expanded.fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits).is_ok()
-    }
-
-    /// Where both counts stand, to [`Budget::restore`] after a speculative
-    /// attempt whose work is redone another way (the tape, then reading).
-    pub fn checkpoint(&self) -> Checkpoint {
-        Checkpoint { decompressed: self.decompressed(), expanded: self.expanded() }
-    }
-
-    /// Put both counts back where `at` found them.
-    pub fn restore(&self, at: Checkpoint) {
-        self.0.decompressed.store(at.decompressed, Ordering::Relaxed);
-        self.0.expanded.store(at.expanded, Ordering::Relaxed);
     }
 
     /// Give back `n` expanded bytes (their holder was dropped).

@@ -121,11 +121,12 @@ fn snapshot_trees(name: &str, args: &[&str], json: &str, input: &[u8]) {
     }
 }
 
-/// Today's trees of the record batches that the record decoder
-/// (`BatchDecoder`) reads into nodes, locked before their reading moves onto
-/// the tape: `kwire decode` of a frame whose batches the tape does not take, or
-/// `kwire records` of a segment (always read), in tree and tree JSON, with the
-/// exit status. `KWIRE_UPDATE_SNAPSHOTS=1` rewrites `snapshots/records-*`.
+/// The trees of record batches of every kind (legacy, wrappers, control,
+/// damaged, over budget, internal topics), locked while the record decoder
+/// read them into nodes and held since to the nodes built from the tape (the
+/// name is that of those days): `kwire decode` of a frame, or `kwire records`
+/// of a segment, in tree and tree JSON, with the exit status.
+/// `KWIRE_UPDATE_SNAPSHOTS=1` rewrites `snapshots/records-*`.
 #[test]
 fn record_batches_read_into_nodes_match_their_snapshots() {
     let cat = Catalogue::builtin();

@@ -16,7 +16,7 @@ fn decode(data: &[u8], ctx: &Context) -> (Vec<Node>, Vec<String>) {
     let buf = Bytes::copy_from_slice(data);
     let mut nodes = Vec::new();
     let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), ctx);
-    bd.decode_stream(0, buf.len(), 0, &mut nodes);
+    bd.decode_stream(0, buf.len(), &mut nodes);
     (nodes, bd.warnings.into_iter().map(|w| w.text).collect())
 }
 
@@ -274,9 +274,9 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
         ]
     };
     let position = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle).unwrap();
-    // The records as a frame's tree has them (from the tape, plain batches and
-    // gzip ones), or as the record decoder reads them (batches the tape does
-    // not take): the tree and the bytes its offsets index.
+    // The records as a frame's tree has them (from the frame's tape), or as
+    // the record decoder builds them alone (a log segment's, from a tape of
+    // their own): the tree and the bytes its offsets index.
     let tree = |data: &[u8], topic: &str, by_record_decoder: bool| -> (Node, Vec<u8>) {
         if by_record_decoder {
             let ctx = Context { topic: Some(topic.into()), ..Default::default() };

@@ -70,7 +70,7 @@ fn kafka_protocol_batches_decode_to_the_same_records_with_every_codec() {
         let ctx = Context::default();
         let mut nodes = Vec::new();
         let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), &ctx);
-        bd.decode_stream(0, buf.len(), 0, &mut nodes);
+        bd.decode_stream(0, buf.len(), &mut nodes);
         assert!(bd.warnings.is_empty(), "{compression:?}: {:?}", bd.warnings);
         assert_eq!(nodes.len(), 1, "{compression:?}: one batch");
         let batch = &nodes[0];

@@ -1,16 +1,18 @@
 //! The annotated tree from the one decoder (an annotated tape, replayed):
-//! record batches the tape takes against the record decoder that reads the
-//! batches it does not take, node for node (name, type, offset, length,
-//! value, note, doc, region, role, key and error) with the same warnings and
-//! damage; partial trees that show where a frame stopped; topic ids named.
-//! The trees themselves are held to `snapshots/` (samples and malformed
-//! frames), to the contract cases and to the kafka-protocol oracle.
+//! record batches of every kind on a frame's tape, whatever they hold,
+//! against the same batches walked on their own (as a log segment's are),
+//! node for node (name, type, offset, length, value, note, doc, region, role,
+//! key and error) with the same warnings and damage, which the values-only
+//! tape of the JSON contract finds too; partial trees that show where a frame
+//! stopped; topic ids named. The trees themselves are held to `snapshots/`
+//! (`snapshots/records-*` for record batches of every kind, samples and
+//! malformed frames), to the contract cases and to the kafka-protocol oracle.
 
 mod common;
 
 use kwire::budget::{Budget, Limits};
 use bytes::Bytes;
-use common::batches::{batch, damaged, legacy_message, produce, rec, record_batch_cases, Damaged};
+use common::batches::{batch, compress, damaged, legacy_message, produce, rec, record_batch_cases, Damaged};
 use common::all_messages;
 use common::random_body::{random_body, Rng};
 use kwire::decode::fields::Context;
@@ -50,9 +52,10 @@ fn opts(d: Direction, key: i16, v: i16) -> DecodeOptions {
     DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), ..Default::default() }
 }
 
-/// The records field of a frame decoded through the tape against the same
-/// bytes read by the record decoder: the first difference, if any. `None`
-/// too when the frame stops before its records.
+/// The records field of a frame decoded through its tape against the same
+/// bytes walked and built on their own, and the damage of the frame's
+/// values-only tape: the first difference, if any. `None` too when the frame
+/// stops before its records.
 fn records_both_ways(cat: &Catalogue, bytes: &[u8], opts: &DecodeOptions, topic: &str) -> Option<String> {
     let data = Bytes::copy_from_slice(bytes);
     let tape: Frame = decode_frame(cat, data.clone(), 0, opts);
@@ -73,7 +76,7 @@ fn records_both_ways(cat: &Catalogue, bytes: &[u8], opts: &DecodeOptions, topic:
     let ctx = Context { topic: Some(topic.into()), budget: Budget::new(opts.budget.limits()), ..Default::default() };
     let mut reading = BatchDecoder::new(&data, cat, &ctx);
     let mut nodes = Vec::new();
-    reading.decode_stream(start, end, 0, &mut nodes);
+    reading.decode_stream(start, end, &mut nodes);
     let in_records = |w: &&kwire::decode::Warning| w.offset.is_some_and(|at| (start..end).contains(&at));
     let tape_warnings: Vec<_> = tape.warnings.iter().filter(in_records).collect();
     let read_warnings: Vec<_> = reading.warnings.iter().filter(in_records).collect();
@@ -82,6 +85,10 @@ fn records_both_ways(cat: &Catalogue, bytes: &[u8], opts: &DecodeOptions, topic:
     }
     if tape.record_damage != reading.damage {
         return Some(format!("damage differs:\n  tape:    {:?}\n  reading: {:?}", tape.record_damage, reading.damage));
+    }
+    let values_only = decode_frame(cat, data.clone(), 0, &DecodeOptions { values_only: true, budget: Budget::new(opts.budget.limits()), ..opts.clone() });
+    if values_only.record_damage != tape.record_damage {
+        return Some(format!("damage differs:\n  tape:        {:?}\n  values only: {:?}", tape.record_damage, values_only.record_damage));
     }
     if field.children.len() != nodes.len() {
         return Some(format!("{} batches from the tape, {} from reading", field.children.len(), nodes.len()));
@@ -145,15 +152,16 @@ fn within_parents(n: &Node, each: &mut impl FnMut(&Node)) {
     }
 }
 
-/// How many batches of a frame the annotated tape holds.
+/// How many batches, legacy messages, partial batches and bytes that are not batches a frame's annotated tape holds.
 fn batches_on_tape(cat: &Catalogue, bytes: &[u8]) -> usize {
     let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &DecodeOptions { annotated_tape: true, ..Default::default() });
     assert!(frame.error.is_none(), "{:?}", frame.error);
-    frame.values.expect("a tape").slots.iter().filter(|s| s.kind == SlotKind::Batch).count()
+    let tops = [SlotKind::Batch, SlotKind::LegacyMessage, SlotKind::PartialBatch, SlotKind::Invalid];
+    frame.values.expect("a tape").slots.iter().filter(|s| tops.contains(&s.kind)).count()
 }
 
 #[test]
-fn record_batches_from_the_tape_are_the_batches_the_record_decoder_reads() {
+fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_alone() {
     let cat = Catalogue::builtin();
     let records = [
         rec(None, Some(b"hello"), &[], 0),
@@ -166,19 +174,24 @@ fn record_batches_from_the_tape_are_the_batches_the_record_decoder_reads() {
     let plain = [batch(0, 0, &records), batch(4, 0, &records[..1]), batch(1 << 40, 0x10, &records[1..])].concat();
     let cut = [plain.clone(), batch(9, 0, &records)[..40].to_vec()].concat();
     let Damaged { bad_crc, wrong_count, bad_gzip, unknown_codec } = damaged(&records);
+    // Wrapper messages six deep around two messages: the top one and four nested are unpacked.
+    let nested = (0..6).fold([legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 0, 0, Some(b"k"), Some(b"two"))].concat(), |inner, i| legacy_message(i, 1, 1, None, Some(&compress(1, &inner))));
     let cases: Vec<(&str, Vec<u8>, usize)> = vec![
-        // (what, records, batches the tape keeps)
+        // (what, records, batches and messages on the tape)
         ("plain batches", plain.clone(), 3),
-        ("a batch cut by the end", cut, 3),
+        ("a batch cut by the end", cut, 4),
         ("an empty batch", batch(0, 0, &[]), 1),
         ("a gzip batch after a plain one", [batch(0, 0, &records), batch(4, 1, &records)].concat(), 2),
         ("snappy, lz4 and zstd batches", [batch(0, 2, &records), batch(4, 3, &records[1..]), batch(7, 4, &records[..2])].concat(), 3),
-        ("a compressed batch whose data does not decompress", bad_gzip, 0),
-        ("an unknown codec", unknown_codec, 0),
-        ("a control batch", batch(0, 0x20, &records[..1]), 0),
-        ("a bad checksum", bad_crc, 0),
-        ("a count that does not match", wrong_count, 0),
-        ("a legacy message", legacy_message(0, 1, 0, Some(b"k"), Some(b"v")), 0),
+        ("a compressed batch whose data does not decompress", bad_gzip, 1),
+        ("an unknown codec", unknown_codec, 1),
+        ("a control batch", batch(0, 0x20, &records[..1]), 1),
+        ("a bad checksum", bad_crc, 1),
+        ("a count that does not match", wrong_count, 1),
+        ("a legacy message", legacy_message(0, 1, 0, Some(b"k"), Some(b"v")), 1),
+        ("bytes that are not a batch after one", [batch(0, 0, &records[..1]), vec![0; 30]].concat(), 2),
+        ("wrappers nested deeper than they are unpacked", nested, 5),
+        ("a control batch in lz4", batch(0, 0x23, &records[..1]), 1),
     ];
     for (what, data, kept) in cases {
         let bytes = produce(cat, "orders", &data);
@@ -188,30 +201,25 @@ fn record_batches_from_the_tape_are_the_batches_the_record_decoder_reads() {
         }
     }
     // The record batches held to snapshots by tests/cli.rs, each in a Produce
-    // frame: those clean enough for the tape, replayed, are what reading makes.
-    let mut on_tape = Vec::new();
+    // frame: all on the tape, and built from it as when walked alone.
     for case in record_batch_cases() {
         let bytes = produce(cat, case.topic, &case.records);
-        if batches_on_tape(cat, &bytes) > 0 {
-            on_tape.push(case.name);
-        }
+        assert!(batches_on_tape(cat, &bytes) > 0, "{}: nothing on the tape", case.name);
         if let Some(diff) = records_both_ways(cat, &bytes, &DecodeOptions::default(), case.topic) {
             panic!("{}: {diff}", case.name);
         }
     }
-    let clean = ["records-over-max-decompressed", "records-segment-truncated", "records-consumer-offsets", "records-transaction-state", "records-cluster-metadata", "records-schema-registry-zstd"];
-    assert_eq!(on_tape, clean, "the cases whose batches the tape keeps (without --max-decompressed)");
-    // An internal topic's records are decoded through its schemas by reading.
+    // An internal topic's records are decoded through its schemas as they are built from the tape.
     let offsets = produce(cat, "__consumer_offsets", &plain);
     assert!(records_both_ways(cat, &offsets, &DecodeOptions::default(), "__consumer_offsets").is_none());
-    // Damaged copies of the plain batches: most fail their checksum and are
-    // read; those in lengths and counts test the tape's checks.
+    // Damaged copies of the plain batches: checksums, lengths, counts, codecs
+    // and data that does not decompress, found alike in a frame and alone.
     let gzip = [batch(0, 1, &records), batch(4, 4, &records)].concat();
     for data in [plain.clone(), gzip] {
         let bytes = produce(cat, "orders", &data);
         damaged_copies(cat, &bytes, 1000);
     }
-    // A bound on decompressed data that the batch exceeds: read, and the error shown.
+    // A bound on decompressed data that the batch exceeds: the error shown alike.
     let bytes = produce(cat, "orders", &batch(0, 1, &records));
     let small = DecodeOptions { budget: Budget::new(Limits { decompressed: 100, ..Limits::default() }), ..Default::default() };
     assert!(records_both_ways(cat, &bytes, &small, "orders").is_none());

@@ -360,7 +360,7 @@ fn explanations_match_the_decoder_on_record_batches_of_every_codec_and_legacy_se
     let ctx = Context::default();
     let mut bd = BatchDecoder::new(&buf, cat(), &ctx);
     let mut root = Node::new("records", "", 0, kwire::decode::Region::RecordBatch, Role::Structure);
-    bd.decode_stream(0, buf.len(), 0, &mut root.children);
+    bd.decode_stream(0, buf.len(), &mut root.children);
     assert!(bd.warnings.is_empty(), "{:?}", bd.warnings);
     let mut n = 0;
     check(&root, None, &buf, "batches", &mut n);

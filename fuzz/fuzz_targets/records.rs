@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let buf = Bytes::copy_from_slice(rest);
     let mut nodes = Vec::new();
     let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), &ctx);
-    bd.decode_stream(0, buf.len(), 0, &mut nodes);
+    bd.decode_stream(0, buf.len(), &mut nodes);
     for n in &nodes {
         let _ = kwire::render::text_tree::render_tree(n, Default::default());
         let _ = kwire::render::json::tree_json(n).to_string();

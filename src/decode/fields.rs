@@ -142,19 +142,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             (Value::Uuid(u), Primitive::Uuid) if *u != [0; 16] && !self.ctx.topic_forced && meaning(f) == FieldMeaning::TopicId => {
                 self.ctx.topic = self.ctx.topic_ids.name(u).map(str::to_string);
             }
-            (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" => {
-                if crate::decode::records::BatchDecoder::plausible(b) {
-                    // The value's bytes end where the reader stands (the node's length is set later).
-                    let end = self.r.pos();
-                    let mut bd = crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
-                    bd.decode_stream(end - b.len(), end, 0, &mut node.children);
-                    self.warnings.append(&mut bd.warnings);
-                    self.record_damage.append(&mut bd.damage);
-                } else {
-                    node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
-                    let at = node.offset;
-                    self.warnings.push(Warning::at(WarningKind::NotBatches, at, format_args!("{}: {} bytes that do not start with a record batch", f.name, b.len())));
-                }
+            // Batches are on the tape (and their nodes built from it): what is left is bytes that are not batches.
+            (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" && !crate::decode::records::BatchDecoder::plausible(b) => {
+                node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
+                let at = node.offset;
+                self.warnings.push(Warning::at(WarningKind::NotBatches, at, format_args!("{}: {} bytes that do not start with a record batch", f.name, b.len())));
             }
             (Value::Bytes(Some(_)), Primitive::Bytes) if meaning(f) == FieldMeaning::SaslAuthBytes => {
                 // The mechanism is the connection's (its SaslHandshake): read by shape here.

@@ -29,6 +29,8 @@ pub struct Values {
     /// Annotated tapes: the decompressed data of compressed record batches,
     /// which the children of their [`SlotKind::Compressed`] slots index.
     pub buffers: Vec<bytes::Bytes>,
+    /// Annotated tapes: what the record walk found at its [`SlotKind::Finding`] slots.
+    pub findings: Vec<Finding>,
     /// Values-only tapes: damage in record data, which the tape keeps as
     /// bytes but checks ([`crate::decode::records::tape::check_batches`]).
     pub record_damage: Vec<DecodeError>,
@@ -88,16 +90,33 @@ pub enum SlotKind {
     TaggedSection,
     TagEntry,
     Marker,
-    /// Annotated tapes only: a records field's plain batches, as
-    /// [`crate::decode::records::tape`] writes them.
+    /// Annotated tapes only: a records field's batches, as
+    /// [`crate::decode::records::tape`] writes them: a RecordBatch v2, a legacy
+    /// message, bytes that are not a batch (`Invalid`), a batch cut by the end.
     Batch,
+    LegacyMessage,
+    Invalid,
     PartialBatch,
     Record,
-    /// A batch header field, a record's field or header.
+    /// A batch header field, a record's field or header, a message's field.
     Part,
-    /// A compressed batch's records (`decl` the index of their decompressed
-    /// data in [`Values::buffers`], whose offsets the children's give).
+    /// A compressed batch's records or a wrapper message's message set (`decl`
+    /// the index of their decompressed data in [`Values::buffers`], whose
+    /// offsets the children's give; none when it did not decompress).
     Compressed,
+    /// What the walk found wrong or worth a warning there (`decl` its index in
+    /// [`Values::findings`]); its parent's node shows the error, if any.
+    Finding,
+}
+
+/// A finding of the record walk: the error its parent's node shows, the
+/// damage it reports (placed in the input, as [`Values::record_damage`]) and
+/// the warning the tree views print.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub error: Option<String>,
+    pub damage: Option<DecodeError>,
+    pub warning: Option<super::problem::Warning>,
 }
 
 type Key = &'static &'static str;
@@ -154,6 +173,7 @@ impl Values {
     pub fn emptied(mut self) -> Values {
         self.slots.clear();
         self.buffers.clear();
+        self.findings.clear();
         self.record_damage.clear();
         self.stopped = None;
         self.header = None;
@@ -219,7 +239,7 @@ pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &
 fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: Option<&Budget>) -> Decoded {
     let mut r = Reader::new(frame);
     r.seek(start);
-    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, budget, record_damage: &mut values.record_damage, error: None, stopped: None };
+    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, findings: &mut values.findings, budget, record_damage: &mut values.record_damage, error: None, stopped: None };
     let i = d.open(NO_KEY, SlotKind::Message, 0);
     d.slots[i].value = Val::Struct;
     let res = d.read_struct(plan);
@@ -248,6 +268,7 @@ struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     slots: &'s mut Vec<Slot>,
     /// Decompressed record data, and the budget it is drawn from (annotated tapes).
     buffers: &'s mut Vec<bytes::Bytes>,
+    findings: &'s mut Vec<Finding>,
     budget: Option<&'s Budget>,
     record_damage: &'s mut Vec<DecodeError>,
     /// Why decoding stopped.
@@ -306,34 +327,27 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     }
 
     /// Annotated tapes: a records field's batches as the children of its slot
-    /// `i`, when they are plain ([`crate::decode::records::tape`]); else none, and the
-    /// tree's nodes for them are read by [`crate::decode::records::BatchDecoder`].
+    /// `i` ([`crate::decode::records::tape`]), whatever they hold; the tree's
+    /// nodes for them are built from these slots.
     #[inline]
     fn batches(&mut self, i: usize, f: &FieldPlan) {
         if !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords" {
             return;
         }
+        let (Some(Val::Bytes(span)), Some(budget)) = (self.slots.get(i).map(|s| s.value), self.budget) else { return };
+        let range = (span.at as usize, (span.at + span.len) as usize);
         if !ANNOTATED {
-            if let (Some(Val::Bytes(span)), Some(budget)) = (self.slots.get(i).map(|s| s.value), self.budget) {
-                let range = (span.at as usize, (span.at + span.len) as usize);
-                crate::decode::records::tape::check_batches(self.r.buf(), range, budget, self.record_damage);
-            }
+            return crate::decode::records::tape::check_batches(self.r.buf(), range, budget, self.record_damage);
+        }
+        if !crate::decode::records::BatchDecoder::plausible(self.r.buf().get(range.0..range.1).unwrap_or_default()) {
             return;
         }
-        let (Some(Val::Bytes(span)), Some(budget)) = (self.slots.get(i).map(|s| s.value), self.budget) else { return };
-        let keep = self.slots.len();
-        let (keep_buffers, range) = (self.buffers.len(), (span.at as usize, (span.at + span.len) as usize));
-        let before = budget.checkpoint();
-        if crate::decode::records::tape::batches_onto_tape(self.r.buf(), range, self.slots, (&mut *self.buffers, budget)) {
-            let end = self.slots.len() as u32;
-            if let Some(s) = self.slots.get_mut(i) {
-                s.end = end;
-            }
-        } else {
-            // Reading decompresses and makes these nodes instead, and counts them then.
-            budget.restore(before);
-            self.slots.truncate(keep);
-            self.buffers.truncate(keep_buffers);
+        // The topic is not known here: keys and values may be framed as a plain topic's (replay shows it only for one).
+        let mut walk = crate::decode::records::tape::Walk { slots: self.slots, buffers: self.buffers, findings: self.findings, budget, plain: true, first_index: 0 };
+        walk.stream(self.r.buf(), range);
+        let end = self.slots.len() as u32;
+        if let Some(s) = self.slots.get_mut(i) {
+            s.end = end;
         }
     }
 

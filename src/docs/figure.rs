@@ -95,7 +95,7 @@ pub fn records_figure(cat: &Catalogue, caption: String, bytes: Vec<u8>) -> Figur
     let mut decoder = BatchDecoder::new(&bytes, cat, &ctx);
     let mut root = Node::new("records", "records", 0, Region::RecordBatch, Role::Structure);
     root.len = bytes.len();
-    decoder.decode_stream(0, bytes.len(), 0, &mut root.children);
+    decoder.decode_stream(0, bytes.len(), &mut root.children);
     let problems: Vec<String> = decoder.damage.iter().map(|d| d.to_string()).chain(decoder.warnings.iter().map(|w| w.to_string())).collect();
     let caption = format!("{caption}, {} bytes", bytes.len());
     Figure { caption, bytes, root, header_version: None, error: (!problems.is_empty()).then(|| problems.join("; ")), links: Vec::new() }

@@ -226,9 +226,9 @@ pub fn damaged(records: &[Rec]) -> Damaged {
     Damaged { bad_crc, wrong_count, bad_gzip, unknown_codec }
 }
 
-/// The record batches that the record decoder reads into nodes (all but a
-/// frame's clean RecordBatch v2, which goes onto the annotated tape): each
-/// case named for what its tree shows.
+/// Record batches of every kind the walk onto the tape finds (legacy,
+/// wrappers, control, damaged, over budget, internal topics): each case named
+/// for what its tree shows.
 pub fn record_batch_cases() -> Vec<BatchCase> {
     let records = [rec(Some(b"user-1"), Some(b"{\"amount\":12}"), &[("trace", Some(b"abc"))], 0), rec(None, Some(b"hello"), &[], 5)];
     let legacy = [legacy_message(0, 0, 0, Some(b"k0"), Some(b"v0 message")), legacy_message(1, 1, 0, None, Some(b"v1 message"))].concat();

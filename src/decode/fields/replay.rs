@@ -8,7 +8,6 @@
 use super::*;
 use crate::decode::reader::Uvarint;
 use crate::decode::values::{self, Slot, SlotKind, Stopped, Val, Values};
-use crate::decode::records::payload::PayloadKind;
 use crate::schema::plan::StructPlan;
 use std::cell::Cell;
 
@@ -60,11 +59,12 @@ impl FieldDecoder<'_, '_> {
                 }
                 // What follows a value (records, consumer protocol bytes) is found from where it ends.
                 self.r.seek((slot.at + slot.len) as usize);
-                let plain = || PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
-                if slot.end > i + 1 && *p == Primitive::Records && plain() {
-                    // Batches on the tape (the tape keeps only plain ones; an internal topic's are read).
+                if slot.end > i + 1 && *p == Primitive::Records {
+                    // Batches on the tape (an internal topic's keys and values are decoded through their schemas as they are built).
                     let mut bd = crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
                     bd.replay_stream(tape, i, &mut node.children);
+                    self.warnings.append(&mut bd.warnings);
+                    self.record_damage.append(&mut bd.damage);
                 } else {
                     self.after_primitive(f, *p, node);
                 }

@@ -1,16 +1,17 @@
 //! Record batches inside a `records` field or a log segment: RecordBatch v2 and
 //! the legacy message sets (magic 0 and 1), with compressed payloads decoded
-//! into a child tree whose offsets index the decompressed buffer.
+//! into a child tree whose offsets index the decompressed buffer. The batches
+//! are walked onto a tape ([`super::tape`]) and their nodes built from it
+//! ([`super::replay`]) by the constructors here.
 
-use super::compression::{decompress_within, Codec};
-use super::payload::{decode_key_value, schema_registry_framing, schema_registry_id, PayloadKind, FRAMING_COST};
+use super::compression::Codec;
+use super::payload::PayloadKind;
+use super::tape::Walk;
 use crate::decode::fields::Context;
-use crate::decode::{ErrorKind, Warning, WarningKind};
-use crate::decode::reader::Reader;
-use crate::decode::tree::push_with;
+use crate::decode::values::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
+use crate::decode::Warning;
 use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
 use crate::text::Text;
-use crate::protocol::crc32c::crc32c;
 use crate::schema::Catalogue;
 use bytes::Bytes;
 use std::sync::OnceLock;
@@ -29,9 +30,6 @@ pub struct BatchDecoder<'a, 'c> {
     /// decompression, budgets), each at its offset in [`Self::buf`]: the
     /// frame around it decodes, but these bytes do not hold what they claim.
     pub damage: Vec<DecodeError>,
-    /// `buf` is decompressed data: the nodes made from it count against the
-    /// input's expanded budget (the input's own bytes bound the rest).
-    expanded: bool,
     /// The index of the first batch or message at the top (a segment's
     /// batches are decoded one at a time and numbered across the segment).
     first_index: usize,
@@ -44,10 +42,8 @@ pub struct BatchDecoder<'a, 'c> {
 pub(super) const RECORD_COST: u64 = (RECORD_FIELDS as u64 + 1) * NODE_SIZE;
 pub(super) const HEADER_COST: u64 = 5 * NODE_SIZE;
 /// A legacy message's nodes (message, its fields, a key and a value).
-const LEGACY_MESSAGE_COST: u64 = 12 * NODE_SIZE;
+pub(super) const LEGACY_MESSAGE_COST: u64 = 12 * NODE_SIZE;
 const NODE_SIZE: u64 = std::mem::size_of::<Node>() as u64;
-
-type Res = Result<(), DecodeError>;
 
 /// A length-prefixed bytes field of a record or legacy message: its name
 /// and kind, given together wherever one is built.
@@ -68,7 +64,7 @@ pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: 
 impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// A decoder over record data that is part of the input itself.
     pub fn new(buf: &'a Bytes, catalogue: &'c Catalogue, ctx: &'a Context) -> Self {
-        BatchDecoder { buf, catalogue, ctx, warnings: Vec::new(), damage: Vec::new(), expanded: false, first_index: 0 }
+        BatchDecoder { buf, catalogue, ctx, warnings: Vec::new(), damage: Vec::new(), first_index: 0 }
     }
 
     /// Number the top-level batches or messages from `first` on.
@@ -76,38 +72,6 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         BatchDecoder { first_index: first, ..self }
     }
 
-    /// A decoder over data decompressed from the input.
-    fn over_decompressed(buf: &'a Bytes, catalogue: &'c Catalogue, ctx: &'a Context) -> Self {
-        BatchDecoder { expanded: true, ..BatchDecoder::new(buf, catalogue, ctx) }
-    }
-
-    /// Damage at `offset` of this decoder's buffer: what was expected, and
-    /// the warning line the tree views print.
-    fn damaged(&mut self, kind: ErrorKind, offset: usize, expected: String, warning: String) {
-        self.warnings.push(Warning::new(WarningKind::RecordDamage, Some(offset), warning));
-        self.damage.push(DecodeError { kind, offset, expected });
-    }
-
-    /// Hold `cost` bytes of nodes made from decompressed data, or say which
-    /// budget ran out at `offset`.
-    fn hold_nodes(&self, cost: u64, offset: usize, what: &str) -> Res {
-        if !self.expanded || self.ctx.budget.hold(cost) {
-            return Ok(());
-        }
-        Err(DecodeError { kind: ErrorKind::Budget, offset, expected: self.ctx.budget.exhausted_message(crate::budget::Exhausted::Expanded, what) })
-    }
-
-    /// Pass on the findings of `inner`, which read the data decompressed from
-    /// `from` in this buffer: its damage is placed there, with its offset in
-    /// the decompressed data (`d:`) in the text, so that no offset into
-    /// decompressed data is ever read as one into the frame.
-    fn absorb(&mut self, inner: &mut BatchDecoder, from: usize) {
-        self.warnings.append(&mut inner.warnings);
-        for e in inner.damage.drain(..) {
-            let expected = format!("in the data decompressed from here, at d:0x{:04x}: {}", e.offset, e.expected);
-            self.damage.push(DecodeError { kind: e.kind, offset: from, expected });
-        }
-    }
     /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
     pub fn plausible(data: &[u8]) -> bool {
         if data.len() < 17 {
@@ -121,359 +85,24 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         }
     }
 
-    /// Decode every batch in `start..end` of the buffer.
-    pub fn decode_stream(&mut self, start: usize, end: usize, depth: usize, out: &mut Vec<Node>) {
-        let mut pos = start;
-        let mut index = if depth == 0 { self.first_index } else { 0 };
-        while pos < end {
-            let remaining = end - pos;
-            let declared = if remaining >= 12 { Some(i32::from_be_bytes(self.buf[pos + 8..pos + 12].try_into().unwrap_or_default())) } else { None };
-            let total = declared.filter(|d| *d >= 0).map(|d| 12 + d as usize);
-            let magic = self.buf.get(pos + 16).copied().filter(|_| remaining > 16);
-            if let (Some(total), Some(m)) = (total, magic) {
-                if total < 12 + minimum_size(m) {
-                    // Zeros would otherwise pass as one tiny message per 12 bytes.
-                    let expected = format!("a batch length of at least {} for magic {m}, found {}", minimum_size(m), total - 12);
-                    let node = self.error_node(ErrorKind::BatchLength, pos, remaining, &expected);
-                    out.push(node);
-                    return;
-                }
-            }
-            if let Err(e) = self.hold_nodes(LEGACY_MESSAGE_COST, pos, "record batches") {
-                out.push(self.over_budget_node(pos, remaining, &e.expected));
-                return;
-            }
-            match (total, magic) {
-                (Some(total), Some(m)) if total <= remaining => {
-                    let node = match m {
-                        2 => self.batch_v2(pos, total, index, depth),
-                        0 | 1 => self.legacy_message(pos, total, m, index, depth),
-                        _ => self.error_node(ErrorKind::Invalid, pos, remaining, &format!("a record batch magic of 0, 1 or 2, found {m}")),
-                    };
-                    let stop = node.error().is_some() && m > 2;
-                    out.push(node);
-                    if stop {
-                        return;
-                    }
-                    pos += total;
-                }
-                (Some(total), _) if total < 12 + 14 => {
-                    out.push(self.error_node(ErrorKind::BatchLength, pos, remaining, &format!("a batch length of at least 14, found {}", total as i64 - 12)));
-                    return;
-                }
-                _ => {
-                    // Fetch responses may end with a batch cut by the size limit: not an error.
-                    out.push(truncated_node(self.buf, (pos, end), total));
-                    return;
-                }
-            }
-            index += 1;
-        }
-    }
-
-    /// The bytes left undecoded where a budget ran out: not damage in the
-    /// data, but not shown either, which the input's status says.
-    fn over_budget_node(&mut self, pos: usize, len: usize, expected: &str) -> Node {
-        let mut n = self.error_node(ErrorKind::Budget, pos, len, expected);
-        n.name = "not decoded (over budget)".into();
-        n
-    }
-
-    fn error_node(&mut self, kind: ErrorKind, pos: usize, len: usize, expected: &str) -> Node {
-        let mut n = Node::new("invalid batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
-        n.len = len;
-        n.value = Value::Bytes(Some(self.buf.slice(pos..pos + len)));
-        n.set_error(expected.to_string());
-        self.damaged(kind, pos, expected.to_string(), format!("0x{pos:04x}: expected {expected}"));
-        n
-    }
-
-    /// RecordBatch v2: the 61-byte header, then records (compressed or not).
-    fn batch_v2(&mut self, pos: usize, total: usize, index: usize, depth: usize) -> Node {
-        let mut node = batch_node(index, pos, total);
-        let mut r = Reader::new(self.buf);
-        r.seek(pos);
-        r.limit(total);
-        if let Err(e) = self.batch_v2_fields(&mut r, pos, total, depth, &mut node.children) {
-            self.damaged(e.kind, e.offset, e.expected.clone(), format!("RecordBatch at 0x{pos:04x}: {e}"));
-            node.set_error(e.to_string());
-        }
-        node
-    }
-
-    fn batch_v2_fields(&mut self, r: &mut Reader, pos: usize, total: usize, depth: usize, out: &mut Vec<Node>) -> Res {
-        let mut header = [0i64; V2_FIELDS.len()];
-        let mut computed = 0;
-        for (k, (name, ty, _)) in V2_FIELDS.iter().enumerate() {
-            let at = r.pos();
-            let v: i64 = match *ty {
-                "int8" => r.i8(name)?.into(),
-                "int16" => r.i16(name)?.into(),
-                "int32" => r.i32(name)?.into(),
-                "uint32" => r.u32(name)?.into(),
-                _ => r.i64(name)?,
-            };
-            header[k] = v;
-            if k == CRC {
-                let stored = v as u32;
-                computed = crc32c(&self.buf[pos + 21..pos + total]);
-                if stored != computed {
-                    let mismatch = format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}");
-                    self.damaged(ErrorKind::Crc, at, mismatch, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
-                }
-            }
-            out.push(v2_field_node(k, at, v, header[ATTRIBUTES] as u16, computed));
-        }
-        let (base_offset, attrs, count) = (header[BASE_OFFSET], header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
-        let reg = Region::RecordBatch;
-        let codec = Codec::from_attributes(attrs);
-        let control = attrs & 0x20 != 0;
-        let body_start = r.pos();
-        let body_end = pos + total;
-        let kind = if control { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
-        match codec {
-            Some(Codec::None) => self.records(body_start, body_end, count, base_offset, kind, out),
-            Some(c) => {
-                let mut comp = compressed_node(self.buf, (body_start, body_end), c);
-                match decompress_within(c, &self.buf[body_start..body_end], &self.ctx.budget) {
-                    Ok(data) => {
-                        let data = Bytes::from(data);
-                        let mut d = decompressed_node((body_start, body_end), &data, c);
-                        let mut inner = BatchDecoder::over_decompressed(&data, self.catalogue, self.ctx);
-                        inner.records(0, data.len(), count, base_offset, kind, &mut d.children);
-                        self.absorb(&mut inner, body_start);
-                        comp.children.push(d);
-                    }
-                    Err((kind, e)) => {
-                        comp.set_error(e.clone());
-                        self.damaged(kind, body_start, e.clone(), format!("0x{body_start:04x}: {e}"));
-                    }
-                }
-                out.push(comp);
-            }
-            None => {
-                let mut n = leaf("records", "bytes", body_start, body_end - body_start, Value::Bytes(Some(self.buf.slice(body_start..body_end))), reg);
-                n.set_error(format!("unknown compression codec {}", attrs & 7));
-                let expected = format!("a compression codec 0-4, found {}", attrs & 7);
-                self.damage.push(DecodeError { kind: ErrorKind::Codec, offset: body_start, expected });
-                out.push(n);
-            }
-        }
-        let _ = depth;
-        Ok(())
-    }
-
-    /// Records of a batch, `count` of them, within `start..end`.
-    fn records(&mut self, start: usize, end: usize, count: i32, base_offset: i64, kind: PayloadKind, out: &mut Vec<Node>) {
-        let mut r = Reader::new(self.buf);
-        r.seek(start);
-        r.limit(end - start);
-        let mut i = 0;
-        while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
-            let at = r.pos();
-            if let Err(e) = self.hold_nodes(RECORD_COST, at, "records") {
-                out.push(self.over_budget_node(at, end - at, &e.expected));
-                return;
-            }
-            let node = push_with(out, || record_node(i as usize, at));
-            // length, attributes, timestampDelta, offsetDelta, key and value with their lengths, headers
-            node.children.reserve(RECORD_FIELDS);
-            let res = self.record(&mut r, base_offset, kind, node);
-            node.len = r.pos().max(node.children.last().map_or(at, |c| c.end())) - at;
-            if let Err(e) = res {
-                node.set_error(e.expected.clone());
-                node.len = node.len.max(end - at);
-                self.damaged(e.kind, e.offset, e.expected.clone(), format!("Record at 0x{at:04x}: {e}"));
-                return;
-            }
-            i += 1;
-        }
-        if i64::from(i) != i64::from(count) || r.pos() != end {
-            let left = end - r.pos();
-            let expected = format!("{count} records, as the batch says, in its bytes: {i} decoded, {left} bytes left");
-            self.damaged(ErrorKind::RecordsCount, start, expected, format!("0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"));
-        }
-    }
-
-    fn record(&mut self, r: &mut Reader, base_offset: i64, kind: PayloadKind, node: &mut Node) -> Res {
-        let out = &mut node.children;
-        let at = r.pos();
-        let (len, n) = r.varint("record length")?;
-        push_with(out, || length_leaf(at, n, len));
-        if len < 0 || len as usize > r.remaining() {
-            return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
-        }
-        let outer_end = r.limit(len as usize);
-        let res = (|| -> Res {
-            let at = r.pos();
-            let attributes = r.i8("record attributes")?;
-            push_with(out, || record_leaf(RECORD_ATTRIBUTES, at, 1, attributes.into()));
-            let at = r.pos();
-            let (ts, n) = r.varlong("timestampDelta")?;
-            push_with(out, || record_leaf(TIMESTAMP_DELTA, at, n, ts));
-            let at = r.pos();
-            let (od, n) = r.varint("offsetDelta")?;
-            push_with(out, || offset_delta_leaf(at, n, od, base_offset));
-            let plain = kind == PayloadKind::Plain;
-            let key = self.varint_bytes(r, KEY, out, plain)?;
-            let value = self.varint_bytes(r, VALUE, out, plain)?;
-            let at = r.pos();
-            let (hc, n) = r.varint("headersCount")?;
-            let h = push_with(out, || headers_leaf(at, n, hc));
-            if hc < 0 || hc as usize > r.remaining() {
-                return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
-            }
-            for j in 0..hc {
-                let hat = r.pos();
-                self.hold_nodes(HEADER_COST, hat, "record headers")?;
-                let hn = push_with(&mut h.children, || header_node(j as usize, hat));
-                let res = self.varint_bytes(r, HEADER_KEY, &mut hn.children, false).and_then(|_| self.varint_bytes(r, HEADER_VALUE, &mut hn.children, false).map(|_| ()));
-                hn.len = r.pos() - hat;
-                if let Err(e) = res {
-                    h.len = r.pos() - at;
-                    return Err(e);
-                }
-            }
-            h.len = r.pos() - at;
-            decode_key_value(self.catalogue, self.buf, kind, self.ctx.topic.as_deref(), key, value, out, &mut self.warnings);
-            Ok(())
-        })();
-        let consumed_to = r.pos();
-        r.restore_end(outer_end);
-        res?;
-        if consumed_to != at + n + len as usize {
-            self.warnings.push(Warning::at(WarningKind::RecordLength, at, format_args!("record length {len} but fields used {}", consumed_to - at - n)));
-            r.seek(at + n + len as usize);
-        }
-        Ok(())
-    }
-
-    /// A varint length (-1 = null) and that many bytes; returns the bytes' range.
-    /// `framed`: a plain topic's key or value, shown in Schema Registry framing when it is.
-    fn varint_bytes(&mut self, r: &mut Reader, part: BytesPart, out: &mut Vec<Node>, framed: bool) -> Result<Option<(usize, usize)>, DecodeError> {
-        let name = part.0;
-        let at = r.pos();
-        let (len, n) = r.varint(name)?;
-        push_with(out, || bytes_length_leaf(name, at, n, len));
-        let start = r.pos();
-        if len < 0 {
-            push_with(out, || bytes_leaf(self.buf, part, start, None));
-            return Ok(None);
-        }
-        r.take(len as usize, name)?;
-        let node = push_with(out, || bytes_leaf(self.buf, part, start, Some(len as usize)));
-        if framed && schema_registry_id(&self.buf[start..start + len as usize]).is_some() {
-            self.hold_nodes(FRAMING_COST, start, "record keys and values")?;
-            schema_registry_framing(self.buf, node);
-        }
-        Ok(Some((start, start + len as usize)))
-    }
-
-    /// A legacy message (magic 0 or 1): offset, size, crc, magic, attributes,
-    /// [timestamp], key, value; compressed values hold a nested message set.
-    fn legacy_message(&mut self, pos: usize, total: usize, magic: u8, index: usize, depth: usize) -> Node {
-        let mut node = Node::new(format!("Message[{index}]"), "Message", pos, Region::RecordBatch, Role::Element);
-        node.kind = Kind::Record(RecordPart::Message);
-        node.note = Some(format!("v{magic}").into());
-        node.len = total;
-        let mut r = Reader::new(self.buf);
-        r.seek(pos);
-        r.limit(total);
-        if let Err(e) = self.legacy_fields(&mut r, pos, total, magic, depth, &mut node.children) {
-            self.damaged(e.kind, e.offset, e.expected.clone(), format!("Message at 0x{pos:04x}: {e}"));
-            node.set_error(e.to_string());
-        }
-        node
-    }
-
-    fn legacy_fields(&mut self, r: &mut Reader, pos: usize, total: usize, magic: u8, depth: usize, out: &mut Vec<Node>) -> Res {
-        let reg = Region::RecordBatch;
-        let at = r.pos();
-        out.push(part_leaf(leaf("offset", "int64", at, 8, Value::Int(r.i64("offset")?), reg), RecordPart::Offset));
-        let at = r.pos();
-        out.push(leaf("messageSize", "int32", at, 4, Value::Int(r.i32("messageSize")?.into()), reg));
-        let at = r.pos();
-        let stored = r.u32("crc")?;
-        let computed = crc32_ieee(&self.buf[pos + 16..pos + total]);
-        let mut n = leaf("crc", "uint32", at, 4, Value::Uint(stored.into()), reg);
-        n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
-        n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
-        if stored != computed {
-            let mismatch = format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}");
-            self.damaged(ErrorKind::Crc, at, mismatch, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
-        }
-        out.push(n);
-        let at = r.pos();
-        out.push(part_leaf(leaf("magic", "int8", at, 1, Value::Int(r.i8("magic")?.into()), reg), RecordPart::Magic));
-        let at = r.pos();
-        let attrs = r.i8("attributes")? as u8;
-        let mut a = part_leaf(leaf("attributes", "int8", at, 1, Value::Int(i64::from(attrs as i8)), reg), RecordPart::Attributes);
-        let codec = Codec::from_attributes(u16::from(attrs));
-        a.note = Some(format!("(compression={}{})", codec.map_or("unknown", |c| c.name()), if magic == 1 && attrs & 0x08 != 0 { ", LogAppendTime" } else { "" }).into());
-        out.push(a);
-        if magic == 1 {
-            let at = r.pos();
-            out.push(part_leaf(leaf("timestamp", "int64", at, 8, Value::Int(r.i64("timestamp")?), reg), RecordPart::Timestamp));
-        }
-        for (name, kind) in [KEY, VALUE] {
-            let at = r.pos();
-            let len = r.i32(name)?;
-            let mut l = leaf(length_name(name), "int32", at, 4, Value::Int(len.into()), reg);
-            l.kind = Kind::BytesLength;
-            out.push(l);
-            if len < 0 {
-                let mut v = leaf(name, "bytes", r.pos(), 0, Value::Bytes(None), reg);
-                v.kind = kind;
-                out.push(v);
-                continue;
-            }
-            let start = r.pos();
-            r.take(len as usize, name)?;
-            let end = start + len as usize;
-            let mut v = leaf(name, "bytes", start, len as usize, Value::Bytes(Some(self.buf.slice(start..end))), reg);
-            v.kind = kind;
-            if kind == Kind::RecordValue && codec.is_some_and(|c| c != Codec::None) {
-                let c = codec.unwrap_or(Codec::None);
-                v.note = Some(format!("({} compressed message set)", c.name()).into());
-                if depth + 1 > MAX_NESTING {
-                    v.set_error(format!("wrapper messages nested deeper than {MAX_NESTING}"));
-                    self.damage.push(DecodeError { kind: ErrorKind::Invalid, offset: start, expected: format!("wrapper messages nested at most {MAX_NESTING} deep") });
-                } else {
-                    match decompress_within(c, &self.buf[start..end], &self.ctx.budget) {
-                        Ok(data) => {
-                            let data = Bytes::from(data);
-                            let mut d = Node::new("decompressed", "message set", start, Region::RecordBatch, Role::Decompressed);
-                            d.len = len as usize;
-                            d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
-                            d.value = Value::Bytes(Some(data.clone()));
-                            let mut inner = BatchDecoder::over_decompressed(&data, self.catalogue, self.ctx);
-                            inner.decode_stream(0, data.len(), depth + 1, &mut d.children);
-                            self.absorb(&mut inner, start);
-                            v.children.push(d);
-                        }
-                        Err((kind, e)) => {
-                            v.set_error(e.clone());
-                            self.damaged(kind, start, e.clone(), format!("0x{start:04x}: {e}"));
-                        }
-                    }
-                }
-            } else {
-                v.note = text_preview(&self.buf[start..end]);
-                if PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain && schema_registry_id(&self.buf[start..end]).is_some() {
-                    self.hold_nodes(FRAMING_COST, start, "record keys and values")?;
-                    schema_registry_framing(self.buf, &mut v);
-                }
-            }
-            out.push(v);
-        }
-        Ok(())
+    /// The nodes of every batch in `start..end` of the buffer: walked onto a
+    /// tape of their own (with the context's topic, whose keys and values
+    /// may be framed), then built from it.
+    pub fn decode_stream(&mut self, start: usize, end: usize, out: &mut Vec<Node>) {
+        let mut tape = Values::default();
+        let root = push_slot(&mut tape.slots, NO_KEY, SlotKind::Part, 0, Val::Null, (start, end.saturating_sub(start), 0));
+        let plain = PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
+        let mut walk = Walk { slots: &mut tape.slots, buffers: &mut tape.buffers, findings: &mut tape.findings, budget: &self.ctx.budget, plain, first_index: self.first_index };
+        walk.stream(self.buf, (start, end));
+        close_slot(&mut tape.slots, root, end);
+        self.replay_stream(&tape, root as u32, out);
     }
 }
 
 /// The smallest size after the batch length field for a magic: legacy
 /// messages need crc, magic, attributes, [timestamp,] key and value lengths;
 /// a v2 batch its whole header.
-fn minimum_size(magic: u8) -> usize {
+pub(super) fn minimum_size(magic: u8) -> usize {
     match magic {
         0 => 14,
         1 => 22,
@@ -532,11 +161,47 @@ fn v2_field_part(k: usize) -> Option<RecordPart> {
     })
 }
 
-/// `node`, marked as the record format's `part`.
-fn part_leaf(mut node: Node, part: RecordPart) -> Node {
-    node.kind = Kind::Record(part);
-    node
+/// Field `field` of a legacy message of `magic` (offset, messageSize, crc,
+/// magic, attributes, timestamp) from its slot: a checksum's `decl` is the
+/// checksum computed.
+pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
+    let (name, ty, width, part) = LEGACY_FIELDS[field.min(LEGACY_FIELDS.len() - 1)];
+    let (value, v) = match s.value {
+        Val::Uint(u) => (Value::Uint(u), u as i64),
+        Val::Int(i) => (Value::Int(i), i),
+        _ => (Value::Int(0), 0),
+    };
+    let mut n = leaf(name, ty, s.at as usize, width, value, Region::RecordBatch);
+    if let Some(part) = part {
+        n.kind = Kind::Record(part);
+    }
+    match field {
+        LEGACY_CRC => {
+            let (stored, computed) = (v as u32, s.decl);
+            n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
+            n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
+        }
+        LEGACY_ATTRIBUTES => {
+            let attrs = v as u8;
+            let codec = Codec::from_attributes(u16::from(attrs));
+            n.note = Some(format!("(compression={}{})", codec.map_or("unknown", |c| c.name()), if magic == 1 && attrs & 0x08 != 0 { ", LogAppendTime" } else { "" }).into());
+        }
+        _ => {}
+    }
+    n
 }
+
+/// A legacy message's fields before its key: name, type, width and part.
+const LEGACY_FIELDS: [(&str, &str, usize, Option<RecordPart>); 6] = [
+    ("offset", "int64", 8, Some(RecordPart::Offset)),
+    ("messageSize", "int32", 4, None),
+    ("crc", "uint32", 4, None),
+    ("magic", "int8", 1, Some(RecordPart::Magic)),
+    ("attributes", "int8", 1, Some(RecordPart::Attributes)),
+    ("timestamp", "int64", 8, Some(RecordPart::Timestamp)),
+];
+const LEGACY_CRC: usize = 2;
+const LEGACY_ATTRIBUTES: usize = 4;
 
 /// A record's field before its key: its name, type and part.
 pub(super) type RecordField = (&'static str, &'static str, RecordPart);
@@ -548,7 +213,9 @@ const HEADER_COUNT: RecordField = ("headers", "varint", RecordPart::Headers);
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
 pub(super) fn record_leaf((name, ty, part): RecordField, at: usize, len: usize, v: i64) -> Node {
-    part_leaf(leaf(name, ty, at, len, Value::Int(v), Region::Record), part)
+    let mut n = leaf(name, ty, at, len, Value::Int(v), Region::Record);
+    n.kind = Kind::Record(part);
+    n
 }
 
 /// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
@@ -607,9 +274,10 @@ pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Code
     comp
 }
 
-/// The decompressed `data` of the records at `start..end`, which its children's offsets index.
-pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: Codec) -> Node {
-    let mut d = Node::new("decompressed", "records", start, Region::Record, Role::Decompressed);
+/// The decompressed `data` of the records (or a wrapper message's message set:
+/// `ty` and `region` say which) at `start..end`, which its children's offsets index.
+pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: Codec, (ty, region): (&'static str, Region)) -> Node {
+    let mut d = Node::new("decompressed", ty, start, region, Role::Decompressed);
     d.len = end - start;
     d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
     d.value = Value::Bytes(Some(data.clone()));
@@ -697,7 +365,7 @@ fn attributes_note(a: u16) -> String {
 
 /// Printable UTF-8 keys and values get a text preview in their note.
 /// The length prefix's name of a record's bytes field.
-fn length_name(name: &str) -> Text {
+pub(super) fn length_name(name: &str) -> Text {
     match name {
         "key" => "keyLength".into(),
         "value" => "valueLength".into(),

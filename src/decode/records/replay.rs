@@ -1,32 +1,35 @@
-//! Batch and record nodes built from an annotated tape's slots
-//! ([`super::tape`]) by the same functions as when reading
-//! ([`super::batch`]); `tests/replay.rs` holds both ways to the same tree.
+//! Batch, message and record nodes built from the slots of the record walk
+//! ([`super::tape`]), with the errors, damage and warnings of its findings in
+//! the order it found them; internal topics' keys and values are decoded from
+//! their bytes here ([`decode_key_value`]), as the view nests them.
 
 use super::batch::{
-    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, length_leaf, offset_delta_leaf, record_node, truncated_node,
-    v2_field_node, record_leaf, BytesPart, RECORD_ATTRIBUTES, TIMESTAMP_DELTA, ATTRIBUTES, HEADER_KEY, HEADER_VALUE, KEY, RECORD_FIELDS, VALUE,
+    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, leaf, legacy_field_node, length_leaf, offset_delta_leaf,
+    record_leaf, record_node, text_preview, truncated_node, v2_field_node, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, RECORD_ATTRIBUTES, RECORD_FIELDS,
+    TIMESTAMP_DELTA, V2_FIELDS, VALUE,
 };
 use super::compression::Codec;
-use super::payload::schema_registry_framing;
+use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
+use super::tape::{FRAMED, OVER_BUDGET};
 use super::BatchDecoder;
 use crate::decode::tree::push_with;
 use crate::decode::values::{Slot, SlotKind, Val, Values};
-use crate::decode::Node;
+use crate::decode::{Kind, Node, RecordPart, Region, Role, Value};
+use bytes::Bytes;
 
 impl BatchDecoder<'_, '_> {
-    /// The nodes of the batches that are the children of slot `field` (a records field).
-    pub(crate) fn replay_stream(&mut self, tape: &Values, field: u32, out: &mut Vec<Node>) {
-        for (i, s) in tape.children(field) {
+    /// The nodes of the batches that are the children of slot `parent` (a records field).
+    pub(crate) fn replay_stream(&mut self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
+        for (i, s) in tape.children(parent) {
             match s.kind {
                 SlotKind::Batch => {
                     let node = push_with(out, || batch_node(s.decl as usize, s.at as usize, s.len as usize));
-                    self.replay_batch(tape, i, &mut node.children);
+                    self.replay_batch(tape, i, node);
                 }
+                SlotKind::LegacyMessage => self.replay_message(tape, (i, s), out),
+                SlotKind::Invalid => self.replay_invalid(tape, (i, s), out),
                 SlotKind::PartialBatch => {
-                    let total = match s.value {
-                        Val::Int(t) => Some(t as usize),
-                        _ => None,
-                    };
+                    let total = if let Val::Int(t) = s.value { Some(t as usize) } else { None };
                     out.push(truncated_node(self.buf, (s.at as usize, (s.at + s.len) as usize), total));
                 }
                 _ => {}
@@ -34,85 +37,227 @@ impl BatchDecoder<'_, '_> {
         }
     }
 
-    fn replay_batch(&mut self, tape: &Values, batch: u32, out: &mut Vec<Node>) {
-        let mut header = [0i64; super::batch::V2_FIELDS.len()];
+    /// What slot `s` says if it is a finding: its error on `node`, its damage and warning noted.
+    fn found(&mut self, tape: &Values, s: &Slot, node: &mut Node) {
+        let Some(f) = tape.findings.get(s.decl as usize).filter(|_| s.kind == SlotKind::Finding) else { return };
+        if let Some(e) = &f.error {
+            node.set_error(e.clone());
+        }
+        self.warnings.extend(f.warning.clone());
+        self.damage.extend(f.damage.clone());
+    }
+
+    /// The findings among the children of slot `i`, on `node`.
+    fn found_under(&mut self, tape: &Values, i: u32, node: &mut Node) {
+        tape.children(i).for_each(|(_, f)| self.found(tape, f, node));
+    }
+
+    /// Bytes that are not a batch, or that a budget left undecoded (not damage in the data, but not shown either).
+    fn replay_invalid(&mut self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
+        let (at, len) = (s.at as usize, s.len as usize);
+        let name = if s.decl == OVER_BUDGET { "not decoded (over budget)" } else { "invalid batch" };
+        let n = push_with(out, || leaf(name, "bytes", at, len, Value::Bytes(self.buf.get(at..at + len).map(|_| self.buf.slice(at..at + len))), Region::RecordBatch));
+        self.found_under(tape, i, n);
+    }
+
+    fn replay_batch(&mut self, tape: &Values, batch: u32, node: &mut Node) {
+        let mut header = [0i64; V2_FIELDS.len()];
         let mut k = 0;
         for (j, s) in tape.children(batch) {
+            let (at, len) = (s.at as usize, s.len as usize);
             match s.kind {
                 SlotKind::Part if k < header.len() => {
                     header[k] = int(s.value);
-                    // The tape holds only batches whose checksum is right.
-                    out.push(v2_field_node(k, s.at as usize, header[k], header[ATTRIBUTES] as u16, header[k] as u32));
+                    node.children.push(v2_field_node(k, at, header[k], header[ATTRIBUTES] as u16, s.decl));
                     k += 1;
                 }
-                SlotKind::Record => {
-                    self.replay_records(tape, batch, header[0], out);
-                    return;
+                SlotKind::Part => {
+                    // An unknown codec's records: bytes, and the finding that says so.
+                    let n = push_with(&mut node.children, || leaf("records", "bytes", at, len, Value::Bytes(Some(self.buf.slice(at..at + len))), Region::RecordBatch));
+                    self.found_under(tape, j, n);
                 }
-                SlotKind::Compressed => {
-                    let (Some(data), Some(codec)) = (tape.buffers.get(s.decl as usize), Codec::from_attributes(header[ATTRIBUTES] as u16)) else { return };
-                    let range = (s.at as usize, (s.at + s.len) as usize);
-                    let comp = push_with(out, || compressed_node(self.buf, range, codec));
-                    let d = push_with(&mut comp.children, || decompressed_node(range, data, codec));
-                    let inner = BatchDecoder::new(data, self.catalogue, self.ctx);
-                    inner.replay_records(tape, j, header[0], &mut d.children);
-                    return;
-                }
-                _ => {}
+                SlotKind::Compressed => self.replay_compressed(tape, (j, s), &header, &mut node.children),
+                _ => self.replay_in_records(tape, (j, s), &header, node),
             }
         }
     }
 
-    /// The records among the children of slot `parent`, their offsets in this decoder's buffer.
-    fn replay_records(&self, tape: &Values, parent: u32, base_offset: i64, out: &mut Vec<Node>) {
-        for (n, (j, s)) in tape.children(parent).filter(|(_, s)| s.kind == SlotKind::Record).enumerate() {
-            let node = push_with(out, || record_node(n, s.at as usize));
-            node.len = s.len as usize;
-            self.replay_record(tape, (j, s), base_offset, &mut node.children);
+    /// A compressed batch's records: bytes, and under them the decompressed data's records (or why there are none).
+    fn replay_compressed(&mut self, tape: &Values, (j, s): (u32, &Slot), header: &[i64], out: &mut Vec<Node>) {
+        let Some(codec) = Codec::from_attributes(header[ATTRIBUTES] as u16) else { return };
+        let range = (s.at as usize, (s.at + s.len) as usize);
+        let comp = push_with(out, || compressed_node(self.buf, range, codec));
+        let Some(data) = tape.buffers.get(s.decl as usize) else {
+            self.found_under(tape, j, comp);
+            return;
+        };
+        let d = push_with(&mut comp.children, || decompressed_node(range, data, codec, ("records", Region::Record)));
+        self.within(data, |inner| tape.children(j).for_each(|r| inner.replay_in_records(tape, r, header, d)));
+    }
+
+    /// `replay` over decompressed `data` (whose offsets its slots give), its findings then this decoder's.
+    fn within(&mut self, data: &Bytes, replay: impl FnOnce(&mut BatchDecoder)) {
+        let mut inner = BatchDecoder::new(data, self.catalogue, self.ctx);
+        replay(&mut inner);
+        self.warnings.append(&mut inner.warnings);
+        self.damage.append(&mut inner.damage);
+    }
+
+    /// A slot among a batch's records, which go into `parent`: a record, the
+    /// bytes a budget left undecoded, or a finding about the batch.
+    fn replay_in_records(&mut self, tape: &Values, (j, s): (u32, &Slot), header: &[i64], parent: &mut Node) {
+        match s.kind {
+            SlotKind::Record => self.replay_record(tape, (j, s), header, &mut parent.children),
+            SlotKind::Invalid => self.replay_invalid(tape, (j, s), &mut parent.children),
+            _ => self.found(tape, s, parent),
         }
     }
 
-    fn replay_record(&self, tape: &Values, (i, rec): (u32, &Slot), base_offset: i64, out: &mut Vec<Node>) {
-        out.reserve(RECORD_FIELDS);
-        out.push(length_leaf(rec.at as usize, usize::from(rec.prefix), int(rec.value) as i32));
+    fn replay_record(&mut self, tape: &Values, (i, rec): (u32, &Slot), header: &[i64], out: &mut Vec<Node>) {
+        let node = push_with(out, || record_node(rec.decl as usize, rec.at as usize));
+        node.len = rec.len as usize;
+        node.children.reserve(RECORD_FIELDS);
+        // A control batch's keys and values are control records; a plain topic's may be framed.
+        let kind = if header[ATTRIBUTES] & 0x20 != 0 { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
+        // A record that failed has no keys or values decoded through their schemas.
+        let failed = tape.children(i).any(|(_, s)| s.kind == SlotKind::Finding && tape.findings.get(s.decl as usize).is_some_and(|f| f.error.is_some()));
+        let (mut key, mut value) = (None, None);
+        let out = &mut node.children;
+        if let Val::Int(len) = rec.value {
+            out.push(length_leaf(rec.at as usize, usize::from(rec.prefix), len as i32));
+        }
+        let mut findings = Vec::new();
         for (n, (j, s)) in tape.children(i).enumerate() {
             let (at, len) = (s.at as usize, s.len as usize);
             match n {
+                _ if s.kind == SlotKind::Finding => findings.push(s),
                 0 => out.push(record_leaf(RECORD_ATTRIBUTES, at, 1, int(s.value))),
                 1 => out.push(record_leaf(TIMESTAMP_DELTA, at, len, int(s.value))),
-                2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, base_offset)),
-                3 => self.replay_bytes(KEY, s, out, true),
-                4 => self.replay_bytes(VALUE, s, out, true),
+                2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, header[BASE_OFFSET])),
+                3 => key = self.replay_bytes(KEY, s, out, kind == PayloadKind::Plain),
+                4 => value = self.replay_bytes(VALUE, s, out, kind == PayloadKind::Plain),
                 _ => {
                     let h = push_with(out, || headers_leaf(at, usize::from(s.prefix), int(s.value) as i32));
                     h.len = len;
                     for (k, (hi, hs)) in tape.children(j).enumerate() {
                         let hn = push_with(&mut h.children, || header_node(k, hs.at as usize));
                         hn.len = hs.len as usize;
-                        let mut parts = tape.children(hi);
-                        if let (Some((_, key)), Some((_, value))) = (parts.next(), parts.next()) {
-                            self.replay_bytes(HEADER_KEY, key, &mut hn.children, false);
-                            self.replay_bytes(HEADER_VALUE, value, &mut hn.children, false);
+                        for (part, (_, b)) in [HEADER_KEY, HEADER_VALUE].into_iter().zip(tape.children(hi)) {
+                            self.replay_bytes(part, b, &mut hn.children, false);
                         }
                     }
+                    if !failed {
+                        decode_key_value(self.catalogue, self.buf, kind, self.ctx.topic.as_deref(), key, value, out, &mut self.warnings);
+                    }
+                }
+            }
+        }
+        findings.into_iter().for_each(|s| self.found(tape, s, node));
+    }
+
+    /// A varint length and its bytes (or null; or nothing, when they were not
+    /// all there), from their part; `framing` where a plain topic's key or
+    /// value may be framed. Returns the bytes' range.
+    fn replay_bytes(&self, part: BytesPart, s: &Slot, out: &mut Vec<Node>, framing: bool) -> Option<(usize, usize)> {
+        let (at, n) = (s.at as usize, usize::from(s.prefix));
+        let (len, span) = written(s);
+        out.push(bytes_length_leaf(part.0, at, n, len));
+        let start = at + n;
+        match span {
+            Some(len) => {
+                let node = push_with(out, || bytes_leaf(self.buf, part, start, Some(len)));
+                if framing && s.decl == FRAMED {
+                    schema_registry_framing(self.buf, node);
+                }
+                Some((start, start + len))
+            }
+            None if len < 0 => {
+                out.push(bytes_leaf(self.buf, part, start, None));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// A legacy message (magic 0 or 1) and its fields; a wrapper's value holds the messages decompressed from it.
+    fn replay_message(&mut self, tape: &Values, (i, m): (u32, &Slot), out: &mut Vec<Node>) {
+        let magic = int(m.value);
+        let node = push_with(out, || {
+            let mut n = Node::new(format!("Message[{}]", m.decl), "Message", m.at as usize, Region::RecordBatch, Role::Element);
+            n.kind = Kind::Record(RecordPart::Message);
+            n.note = Some(format!("v{magic}").into());
+            n.len = m.len as usize;
+            n
+        });
+        let mut attrs = 0u8;
+        let mut k = 0;
+        for (j, s) in tape.children(i) {
+            if s.kind == SlotKind::Finding {
+                self.found(tape, s, node);
+                continue;
+            }
+            // Magic 0 has no timestamp (field 5).
+            let field = if magic == 1 || k < 5 { k } else { k + 1 };
+            k += 1;
+            match field {
+                6 => self.replay_message_bytes(tape, (j, s), KEY, None, &mut node.children),
+                7 => self.replay_message_bytes(tape, (j, s), VALUE, Codec::from_attributes(u16::from(attrs)).filter(|c| *c != Codec::None), &mut node.children),
+                _ => {
+                    if field == 4 {
+                        attrs = int(s.value) as u8;
+                    }
+                    node.children.push(legacy_field_node(field, s, magic));
                 }
             }
         }
     }
 
-    /// A varint length and its bytes (or null), from their part; `framed`
-    /// as when reading (the tape holds plain topics' records only).
-    fn replay_bytes(&self, part: BytesPart, s: &Slot, out: &mut Vec<Node>, framed: bool) {
-        let (at, n) = (s.at as usize, usize::from(s.prefix));
-        out.push(bytes_length_leaf(part.0, at, n, s.decl as i32));
-        let len = match s.value {
-            Val::Bytes(span) => Some(span.len as usize),
-            _ => None,
+    /// A legacy message's key or value (`wrapper`: the codec of a wrapper's value, a compressed message set).
+    fn replay_message_bytes(&mut self, tape: &Values, (j, s): (u32, &Slot), (name, kind): BytesPart, wrapper: Option<Codec>, out: &mut Vec<Node>) {
+        let reg = Region::RecordBatch;
+        let at = s.at as usize;
+        let (len, span) = written(s);
+        let mut l = leaf(super::batch::length_name(name), "int32", at, 4, Value::Int(len.into()), reg);
+        l.kind = Kind::BytesLength;
+        out.push(l);
+        let start = at + 4;
+        let Some(len) = span else {
+            if len < 0 {
+                let mut v = leaf(name, "bytes", start, 0, Value::Bytes(None), reg);
+                v.kind = kind;
+                out.push(v);
+            }
+            return;
         };
-        let node = push_with(out, || bytes_leaf(self.buf, part, at + n, len));
-        if framed {
-            schema_registry_framing(self.buf, node);
+        let end = start + len;
+        let v = push_with(out, || leaf(name, "bytes", start, len, Value::Bytes(Some(self.buf.slice(start..end))), reg));
+        v.kind = kind;
+        let Some(c) = wrapper else {
+            v.note = text_preview(self.buf.get(start..end).unwrap_or_default());
+            if s.decl == FRAMED && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain {
+                schema_registry_framing(self.buf, v);
+            }
+            return;
+        };
+        v.note = Some(format!("({} compressed message set)", c.name()).into());
+        for (ci, cs) in tape.children(j) {
+            match (cs.kind, tape.buffers.get(cs.decl as usize)) {
+                (SlotKind::Compressed, Some(data)) => {
+                    let d = push_with(&mut v.children, || decompressed_node((start, end), data, c, ("message set", reg)));
+                    self.within(data, |inner| inner.replay_stream(tape, ci, &mut d.children));
+                }
+                (SlotKind::Compressed, None) => self.found_under(tape, ci, v),
+                _ => self.found(tape, cs, v),
+            }
         }
+    }
+}
+
+/// The length of bytes as written, and the bytes' count when they are there.
+fn written(s: &Slot) -> (i32, Option<usize>) {
+    match s.value {
+        Val::Bytes(span) => (span.len as i32, Some(span.len as usize)),
+        _ => (s.decl as i32, None),
     }
 }
 

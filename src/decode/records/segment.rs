@@ -67,7 +67,7 @@ pub fn for_each_batch(cat: &Catalogue, ctx: &Context, mut input: impl Read, mut 
         // Batches (and legacy messages) are numbered across the segment.
         let mut decoder = BatchDecoder::new(&bytes, cat, ctx).numbered_from(numbered);
         let mut nodes = Vec::new();
-        decoder.decode_stream(0, bytes.len(), 0, &mut nodes);
+        decoder.decode_stream(0, bytes.len(), &mut nodes);
         numbered += nodes.iter().filter(|n| n.role == Role::Element).count();
         if secrets::hiding() {
             let mut shown = bytes.clone();

@@ -1,202 +1,388 @@
-//! Record batches onto an annotated tape ([`crate::decode::values::decode_annotated`]):
-//! the plain case, RecordBatch v2 (compressed or not, decompression bounded)
-//! whose checksum and counts hold, as slots that keep every header field,
-//! record field and header with its bytes, so that the tree's batch and
-//! record nodes are built from the tape ([`super::BatchDecoder::replay_stream`]).
+//! The one walk over record batches, onto an annotated tape (a records
+//! field's, or one of its own for a log segment's batch), from which
+//! [`super::replay`] builds every batch, message and record node. What is
+//! wrong (checksums, counts, lengths, codecs, decompression, budgets) is a
+//! [`SlotKind::Finding`] where it was found, its parent the slot whose node shows it.
 //!
-//! Anything else (legacy message sets, control batches, a bad checksum, data
-//! that does not decompress, a malformed record) is left to
-//! [`super::BatchDecoder`], which reads the bytes and shows what is wrong:
-//! [`batches_onto_tape`] then says no.
+//! The slots: a [`SlotKind::Batch`] (`decl` its index) holds its 13 header
+//! fields as parts (the checksum's `decl` the checksum computed), then its
+//! records, or a [`SlotKind::Compressed`] (`decl` the index of the data in
+//! `buffers`, which its records' offsets index), or an unknown codec's bytes
+//! as a 14th part. A [`SlotKind::LegacyMessage`] (`decl` its index, value its
+//! magic) holds its fields, a wrapper's value a `Compressed` message set.
+//! [`SlotKind::Invalid`]: bytes that are not a batch or ([`OVER_BUDGET`]) that a budget left;
+//! [`SlotKind::PartialBatch`]: a batch cut by the end (value its declared size).
+//! A [`SlotKind::Record`] (`decl` its index, value its length, `prefix` the
+//! length's width) holds attributes, timestampDelta, offsetDelta, key, value
+//! and headers (value their count; a part per header with its key and value). Bytes are a part with the
+//! length's width in `prefix`, their value bytes (`decl` [`FRAMED`] when shown
+//! in Schema Registry framing) or null with the length as written in `decl`.
 
-use super::batch::{BatchDecoder, HEADER_COST, RECORD_COST, V2_FIELDS, V2_HEADER};
+use super::batch::{crc32_ieee, minimum_size, ATTRIBUTES, CRC, HEADER_COST, LEGACY_MESSAGE_COST, MAX_NESTING, RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER};
 use super::compression::{decompress_within, Codec};
 use super::payload::{schema_registry_id, FRAMING_COST};
+use super::BatchDecoder;
 use crate::budget::Budget;
 use crate::decode::reader::Reader;
-use crate::decode::values::{close_slot as close, push_slot, Slot, SlotKind, Span, Val, NO_KEY};
+use crate::decode::values::{close_slot, push_slot, Finding, Slot, SlotKind, Span, Val, NO_KEY};
+use crate::decode::{DecodeError, ErrorKind, Warning, WarningKind};
 use crate::protocol::crc32c::crc32c;
+use bytes::Bytes;
 
-/// Slots of the batches in `buf[start..end]` after `slots`' end, or `false`
-/// (the slots pushed are then to be dropped) when they are not all plain.
-///
-/// The slots: a [`SlotKind::Batch`] per batch (`decl` its index) whose
-/// children are its 13 header fields and then a [`SlotKind::Record`] per
-/// record (for a compressed batch, a [`SlotKind::Compressed`] whose `decl` is
-/// the index of the decompressed data in `buffers` and whose children are the
-/// records, their ranges in that data); a [`SlotKind::PartialBatch`] for a batch cut by the end (`value`
-/// the size it declares). A record's value is its length (`prefix` the
-/// length's width) and its children are [`SlotKind::Part`]s: attributes,
-/// timestampDelta, offsetDelta, key, value, headers. Key, value, header
-/// keys and values are bytes (or null) with their varint length's width in
-/// `prefix` and the length as written in `decl`; headers' value is their
-/// count, and each header a part with its key and value.
-pub(crate) fn batches_onto_tape(buf: &[u8], (start, end): (usize, usize), slots: &mut Vec<Slot>, decompressed: (&mut Vec<bytes::Bytes>, &Budget)) -> bool {
-    let (buffers, budget) = decompressed;
-    if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
-        return false;
+/// `decl` of bytes shown in Schema Registry framing, and of bytes a budget left undecoded.
+pub(super) const FRAMED: u32 = 1;
+pub(super) const OVER_BUDGET: u32 = 1;
+
+type Res = Result<(), DecodeError>;
+
+/// Where the walk writes, and what it draws on.
+pub(crate) struct Walk<'t> {
+    pub slots: &'t mut Vec<Slot>,
+    pub buffers: &'t mut Vec<Bytes>,
+    pub findings: &'t mut Vec<Finding>,
+    pub budget: &'t Budget,
+    /// Keys and values are a plain topic's, which may be in Schema Registry
+    /// framing (the framing's nodes are held against the budget).
+    pub plain: bool,
+    /// The index of the first batch or message at the top.
+    pub first_index: usize,
+}
+
+/// The bytes walked: the input's, or data decompressed from it, whose nodes
+/// count against the input's expanded budget (the input's own bytes bound the rest).
+#[derive(Clone, Copy)]
+struct Data<'b> {
+    buf: &'b [u8],
+    expanded: bool,
+}
+
+impl Walk<'_> {
+    /// The batches in `buf[start..end]`, after the slots there are.
+    pub(crate) fn stream(&mut self, buf: &[u8], range: (usize, usize)) {
+        self.stream_in(Data { buf, expanded: false }, range, 0);
     }
-    let mut pos = start;
-    let mut index = 0u32;
-    while pos < end {
-        let remaining = end - pos;
-        let declared = buf.get(pos + 8..pos + 12).filter(|_| remaining >= 12).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        let total = declared.filter(|d| *d >= 0).map(|d| 12 + d as usize);
-        let magic = buf.get(pos + 16).copied().filter(|_| remaining > 16);
-        match (total, magic) {
-            (Some(total), Some(2)) if total <= remaining => {
-                if !batch_v2(buf, pos, total, index, slots, (&mut *buffers, budget)) {
-                    return false;
+
+    fn push(&mut self, kind: SlotKind, decl: u32, value: Val, bytes: (usize, usize, usize)) -> usize {
+        push_slot(self.slots, NO_KEY, kind, decl, value, bytes)
+    }
+
+    fn close(&mut self, slot: usize, end: usize) {
+        close_slot(self.slots, slot, end);
+    }
+
+    fn finding(&mut self, at: usize, error: Option<String>, damage: Option<DecodeError>, warning: Option<Warning>) {
+        self.push(SlotKind::Finding, self.findings.len() as u32, Val::Null, (at, 0, 0));
+        self.findings.push(Finding { error, damage, warning });
+    }
+
+    /// Damage at `offset`, the error its node shows (if any) and the warning line the tree views print.
+    fn damaged(&mut self, error: Option<String>, e: DecodeError, warning: String) {
+        let w = Warning::new(WarningKind::RecordDamage, Some(e.offset), warning);
+        self.finding(e.offset, error, Some(e), Some(w));
+    }
+
+    /// Hold `cost` bytes of nodes made from decompressed data, or say which
+    /// budget ran out at `offset`.
+    fn hold_nodes(&self, d: Data, cost: u64, offset: usize, what: &str) -> Res {
+        if !d.expanded || self.budget.hold(cost) {
+            return Ok(());
+        }
+        Err(DecodeError { kind: ErrorKind::Budget, offset, expected: self.budget.exhausted_message(crate::budget::Exhausted::Expanded, what) })
+    }
+
+    /// The findings since `first` were in the data decompressed from `from`:
+    /// their damage is placed there, with its offset in the decompressed data
+    /// (`d:`) in the text, so that no offset into decompressed data is ever
+    /// read as one into the input.
+    fn absorb(&mut self, first: usize, from: usize) {
+        for e in self.findings.iter_mut().skip(first).filter_map(|f| f.damage.as_mut()) {
+            e.expected = format!("in the data decompressed from here, at d:0x{:04x}: {}", e.offset, e.expected);
+            e.offset = from;
+        }
+    }
+
+    /// Data decompressed from `buf[start..end]` with `codec` (an error: the
+    /// finding), walked by `inner` under a [`SlotKind::Compressed`] slot.
+    fn decompressed(&mut self, d: Data, (start, end): (usize, usize), codec: Codec, inner: impl FnOnce(&mut Self, Data)) {
+        let slot = self.push(SlotKind::Compressed, u32::MAX, Val::Null, (start, end - start, 0));
+        match decompress_within(codec, d.buf.get(start..end).unwrap_or_default(), self.budget) {
+            Ok(data) => {
+                let data = Bytes::from(data);
+                self.slots[slot].decl = self.buffers.len() as u32;
+                self.buffers.push(data.clone());
+                let first = self.findings.len();
+                inner(self, Data { buf: &data, expanded: true });
+                self.absorb(first, start);
+            }
+            Err((kind, e)) => self.damaged(Some(e.clone()), DecodeError { kind, offset: start, expected: e.clone() }, format!("0x{start:04x}: {e}")),
+        }
+        self.close(slot, end);
+    }
+
+    fn stream_in(&mut self, d: Data, (start, end): (usize, usize), depth: usize) {
+        let mut pos = start;
+        let mut index = if depth == 0 { self.first_index } else { 0 };
+        while pos < end {
+            let remaining = end - pos;
+            let declared = d.buf.get(pos + 8..pos + 12).filter(|_| remaining >= 12).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            let total = declared.filter(|d| *d >= 0).map(|d| 12 + d as usize);
+            let magic = d.buf.get(pos + 16).copied().filter(|_| remaining > 16);
+            if let (Some(total), Some(m)) = (total, magic) {
+                if total < 12 + minimum_size(m) {
+                    // Zeros would otherwise pass as one tiny message per 12 bytes.
+                    let expected = format!("a batch length of at least {} for magic {m}, found {}", minimum_size(m), total - 12);
+                    return self.invalid(ErrorKind::BatchLength, pos, remaining, expected);
                 }
-                pos += total;
             }
-            (Some(total), Some(_)) if total <= remaining => return false,
-            (Some(total), _) if total < 12 + 14 => return false,
-            _ => {
-                // A batch cut by a fetch's size limit: shown as bytes, not an error.
-                let value = total.map_or(Val::Null, |t| Val::Int(t as i64));
-                push(slots, SlotKind::PartialBatch, 0, value, (pos, remaining, 0));
-                return true;
+            if let Err(e) = self.hold_nodes(d, LEGACY_MESSAGE_COST, pos, "record batches") {
+                return self.invalid(ErrorKind::Budget, pos, remaining, e.expected);
+            }
+            match (total, magic) {
+                (Some(total), Some(2)) if total <= remaining => self.batch_v2(d, pos, total, index),
+                (Some(total), Some(m @ (0 | 1))) if total <= remaining => self.legacy_message(d, (pos, total), m, index, depth),
+                (Some(total), Some(m)) if total <= remaining => return self.invalid(ErrorKind::Invalid, pos, remaining, format!("a record batch magic of 0, 1 or 2, found {m}")),
+                (Some(total), _) if total < 12 + 14 => return self.invalid(ErrorKind::BatchLength, pos, remaining, format!("a batch length of at least 14, found {}", total as i64 - 12)),
+                _ => {
+                    // Fetch responses may end with a batch cut by the size limit: not an error.
+                    let value = total.map_or(Val::Null, |t| Val::Int(t as i64));
+                    self.push(SlotKind::PartialBatch, 0, value, (pos, remaining, 0));
+                    return;
+                }
+            }
+            // Only a batch or message walked whole gets here: `total` is its length.
+            pos += total.unwrap_or(remaining);
+            index += 1;
+        }
+    }
+
+    /// `len` bytes at `pos` that are not a batch, or that a budget left undecoded (the kind says which).
+    fn invalid(&mut self, kind: ErrorKind, pos: usize, len: usize, expected: String) {
+        let slot = self.push(SlotKind::Invalid, if kind == ErrorKind::Budget { OVER_BUDGET } else { 0 }, Val::Bytes(Span { at: pos as u32, len: len as u32 }), (pos, len, 0));
+        let warning = format!("0x{pos:04x}: expected {expected}");
+        self.damaged(Some(expected.clone()), DecodeError { kind, offset: pos, expected }, warning);
+        self.close(slot, pos + len);
+    }
+
+    /// RecordBatch v2: the 61-byte header, then records (compressed or not).
+    fn batch_v2(&mut self, d: Data, pos: usize, total: usize, index: usize) {
+        let batch = self.push(SlotKind::Batch, index as u32, Val::Null, (pos, total, 0));
+        let mut header = [0i64; V2_FIELDS.len()];
+        let mut r = Reader::new(d.buf);
+        r.seek(pos);
+        for (k, (name, ty, width)) in V2_FIELDS.iter().enumerate() {
+            let at = r.pos();
+            // All there: the batch's length was checked.
+            let v = match *ty {
+                "int8" => r.i8(name).map(i64::from),
+                "int16" => r.i16(name).map(i64::from),
+                "int32" => r.i32(name).map(i64::from),
+                "uint32" => r.u32(name).map(i64::from),
+                _ => r.i64(name),
+            }
+            .unwrap_or_default();
+            header[k] = v;
+            let value = if *ty == "uint32" { Val::Uint(v as u64) } else { Val::Int(v) };
+            let computed = (k == CRC).then(|| crc32c(d.buf.get(pos + 21..pos + total).unwrap_or_default()));
+            self.push(SlotKind::Part, computed.unwrap_or(k as u32), value, (at, *width, 0));
+            if let Some(computed) = computed.filter(|c| *c != v as u32) {
+                let stored = v as u32;
+                let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
+                self.damaged(None, e, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
             }
         }
-        index += 1;
-    }
-    true
-}
-
-#[inline(always)]
-fn push(slots: &mut Vec<Slot>, kind: SlotKind, decl: u32, value: Val, bytes: (usize, usize, usize)) -> usize {
-    push_slot(slots, NO_KEY, kind, decl, value, bytes)
-}
-
-fn batch_v2(buf: &[u8], pos: usize, total: usize, index: u32, slots: &mut Vec<Slot>, (buffers, budget): (&mut Vec<bytes::Bytes>, &Budget)) -> bool {
-    if total < V2_HEADER {
-        return false;
-    }
-    let batch = push(slots, SlotKind::Batch, index, Val::Null, (pos, total, 0));
-    let mut at = pos;
-    let mut header = [0i64; V2_FIELDS.len()];
-    for (k, (_, ty, width)) in V2_FIELDS.iter().enumerate() {
-        let b = &buf[at..at + width];
-        let v = match *ty {
-            "int8" => i64::from(b[0] as i8),
-            "int16" => i64::from(i16::from_be_bytes([b[0], b[1]])),
-            "int32" => i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])),
-            "uint32" => i64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
-            _ => i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-        };
-        header[k] = v;
-        let value = if *ty == "uint32" { Val::Uint(v as u64) } else { Val::Int(v) };
-        push(slots, SlotKind::Part, k as u32, value, (at, *width, 0));
-        at += width;
-    }
-    let (crc, attrs, count) = (header[4] as u32, header[5] as u16, header[12]);
-    // Control batches, unknown codecs and bad checksums are read, which says what they are.
-    let Some(codec) = Codec::from_attributes(attrs).filter(|_| attrs & 0x20 == 0) else { return false };
-    if crc32c(&buf[pos + 21..pos + total]) != crc {
-        return false;
-    }
-    let body = (pos + V2_HEADER, pos + total);
-    if codec == Codec::None {
-        if !records(buf, body, count, slots, None) {
-            return false;
+        let (attrs, count) = (header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
+        // A control batch's keys and values are control records, never framed.
+        let framing = self.plain && attrs & 0x20 == 0;
+        let body = (pos + V2_HEADER, pos + total);
+        match Codec::from_attributes(attrs) {
+            Some(Codec::None) => self.records(d, body, count, framing),
+            Some(c) => self.decompressed(d, body, c, |w, data| w.records(data, (0, data.buf.len()), count, framing)),
+            None => {
+                let slot = self.push(SlotKind::Part, V2_FIELDS.len() as u32, Val::Null, (body.0, body.1 - body.0, 0));
+                let e = DecodeError { kind: ErrorKind::Codec, offset: body.0, expected: format!("a compression codec 0-4, found {}", attrs & 7) };
+                self.finding(body.0, Some(format!("unknown compression codec {}", attrs & 7)), Some(e), None);
+                self.close(slot, body.1);
+            }
         }
-    } else {
-        // Records the batch says it holds that cannot fit are left to reading
-        // (which shows where the budget ran out) before anything is decompressed twice.
-        if (count.max(0) as u64).saturating_mul(RECORD_COST) > budget.expanded_room() {
-            return false;
-        }
-        let Ok(data) = decompress_within(codec, &buf[body.0..body.1], budget) else { return false };
-        let comp = push(slots, SlotKind::Compressed, buffers.len() as u32, Val::Null, (body.0, body.1 - body.0, 0));
-        if !records(&data, (0, data.len()), count, slots, Some(budget)) {
-            return false;
-        }
-        close(slots, comp, body.1);
-        buffers.push(data.into());
+        self.close(batch, pos + total);
     }
-    close(slots, batch, pos + total);
-    true
-}
 
-/// The `count` records of `buf[start..end]`; false when they are not exactly
-/// that, or (for decompressed data, `expanded`) when the nodes they become do
-/// not fit the budget: reading them then says where it ran out.
-fn records(buf: &[u8], (start, end): (usize, usize), count: i64, slots: &mut Vec<Slot>, expanded: Option<&Budget>) -> bool {
-    let mut r = Reader::new(buf);
-    r.seek(start);
-    r.limit(end - start);
-    let mut records = 0i64;
-    while r.pos() < end && records < count.max(0) {
-        let Some(cost) = record(&mut r, slots) else { return false };
-        // What reading holds for the same record's nodes.
-        if expanded.is_some_and(|b| !b.hold(cost)) {
-            return false;
+    /// Records of a batch, `count` of them, within `start..end`.
+    fn records(&mut self, d: Data, (start, end): (usize, usize), count: i32, framing: bool) {
+        let mut r = Reader::new(d.buf);
+        r.seek(start);
+        r.limit(end - start);
+        let mut i = 0;
+        while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
+            let at = r.pos();
+            if let Err(e) = self.hold_nodes(d, RECORD_COST, at, "records") {
+                return self.invalid(ErrorKind::Budget, at, end - at, e.expected);
+            }
+            let rec = self.push(SlotKind::Record, i, Val::Null, (at, 0, 0));
+            let res = self.record(d, &mut r, framing, rec);
+            if let Err(e) = res {
+                let warning = format!("Record at 0x{at:04x}: {e}");
+                self.damaged(Some(e.expected.clone()), e, warning);
+                // The record's node covers the rest of the batch.
+                self.close(rec, r.pos().max(end));
+                return;
+            }
+            self.close(rec, r.pos());
+            i += 1;
         }
-        records += 1;
-    }
-    // A count that does not match the records is a warning, which reading gives.
-    records == count && r.pos() == end
-}
-
-/// One record's slots and what its nodes will cost (as reading holds it:
-/// the record, its headers, Schema Registry framing of its key and value);
-/// `None` where reading would report an error or a warning.
-fn record(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<u64> {
-    let at = r.pos();
-    let (len, n) = r.varint("record length").ok()?;
-    if len < 0 || len as usize > r.remaining() {
-        return None;
-    }
-    let end = at + n + len as usize;
-    let outer_end = r.limit(len as usize);
-    let rec = push(slots, SlotKind::Record, 0, Val::Int(len.into()), (at, n + len as usize, n));
-    let a = r.pos();
-    let attributes = r.i8("record attributes").ok()?;
-    push(slots, SlotKind::Part, 0, Val::Int(attributes.into()), (a, 1, 0));
-    let a = r.pos();
-    let (ts, w) = r.varlong("timestampDelta").ok()?;
-    push(slots, SlotKind::Part, 0, Val::Int(ts), (a, w, 0));
-    let a = r.pos();
-    let (od, w) = r.varint("offsetDelta").ok()?;
-    push(slots, SlotKind::Part, 0, Val::Int(od.into()), (a, w, 0));
-    let framed = u64::from(varint_bytes(r, slots)?) + u64::from(varint_bytes(r, slots)?);
-    let a = r.pos();
-    let (hc, w) = r.varint("headersCount").ok()?;
-    if hc < 0 || hc as usize > r.remaining() {
-        return None;
-    }
-    let headers = push(slots, SlotKind::Part, 0, Val::Int(hc.into()), (a, w, w));
-    for _ in 0..hc {
-        let h = push(slots, SlotKind::Part, 0, Val::Null, (r.pos(), 0, 0));
-        varint_bytes(r, slots)?;
-        varint_bytes(r, slots)?;
-        close(slots, h, r.pos());
-    }
-    close(slots, headers, r.pos());
-    if r.pos() != end {
-        return None;
-    }
-    r.restore_end(outer_end);
-    close(slots, rec, end);
-    Some(RECORD_COST + hc as u64 * HEADER_COST + framed * FRAMING_COST)
-}
-
-/// A varint length (negative: null) and that many bytes; whether they are
-/// in Schema Registry framing (which a plain topic's key or value shows).
-fn varint_bytes(r: &mut Reader, slots: &mut Vec<Slot>) -> Option<bool> {
-    let at = r.pos();
-    let (len, n) = r.varint("bytes length").ok()?;
-    let (value, framed) = match usize::try_from(len) {
-        Ok(len) => {
-            r.take(len, "bytes").ok()?;
-            let framed = r.buf().get(at + n..at + n + len).and_then(schema_registry_id).is_some();
-            (Val::Bytes(Span { at: (at + n) as u32, len: len as u32 }), framed)
+        if i64::from(i) != i64::from(count) || r.pos() != end {
+            let left = end - r.pos();
+            let expected = format!("{count} records, as the batch says, in its bytes: {i} decoded, {left} bytes left");
+            self.damaged(None, DecodeError { kind: ErrorKind::RecordsCount, offset: start, expected }, format!("0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"));
         }
-        Err(_) => (Val::Null, false),
-    };
-    push(slots, SlotKind::Part, len as u32, value, (at, r.pos() - at, n));
-    Some(framed)
+    }
+
+    /// One record's length (the value of its slot `rec`, the length's width its
+    /// `prefix`) and parts; a length other than what its fields use is a warning.
+    fn record(&mut self, d: Data, r: &mut Reader, framing: bool, rec: usize) -> Res {
+        let at = r.pos();
+        let (len, n) = r.varint("record length")?;
+        (self.slots[rec].value, self.slots[rec].prefix) = (Val::Int(len.into()), n as u8);
+        if len < 0 || len as usize > r.remaining() {
+            return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
+        }
+        let outer_end = r.limit(len as usize);
+        let res = self.record_fields(d, r, framing);
+        let consumed_to = r.pos();
+        r.restore_end(outer_end);
+        res?;
+        if consumed_to != at + n + len as usize {
+            let w = Warning::at(WarningKind::RecordLength, at, format_args!("record length {len} but fields used {}", consumed_to - at - n));
+            self.finding(at, None, None, Some(w));
+            r.seek(at + n + len as usize);
+        }
+        Ok(())
+    }
+
+    fn record_fields(&mut self, d: Data, r: &mut Reader, framing: bool) -> Res {
+        let at = r.pos();
+        let attributes = r.i8("record attributes")?;
+        self.push(SlotKind::Part, 0, Val::Int(attributes.into()), (at, 1, 0));
+        let at = r.pos();
+        let (ts, n) = r.varlong("timestampDelta")?;
+        self.push(SlotKind::Part, 0, Val::Int(ts), (at, n, 0));
+        let at = r.pos();
+        let (od, n) = r.varint("offsetDelta")?;
+        self.push(SlotKind::Part, 0, Val::Int(od.into()), (at, n, 0));
+        self.varint_bytes(d, r, "key", framing)?;
+        self.varint_bytes(d, r, "value", framing)?;
+        let at = r.pos();
+        let (hc, n) = r.varint("headersCount")?;
+        let headers = self.push(SlotKind::Part, 0, Val::Int(hc.into()), (at, 0, n));
+        if hc < 0 || hc as usize > r.remaining() {
+            self.close(headers, at + n);
+            return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
+        }
+        for j in 0..hc {
+            let hat = r.pos();
+            if let Err(e) = self.hold_nodes(d, HEADER_COST, hat, "record headers") {
+                // Stopped before a header, the headers' node covers their count alone.
+                self.close(headers, at + n);
+                return Err(e);
+            }
+            let h = self.push(SlotKind::Part, j as u32, Val::Null, (hat, 0, 0));
+            let res = self.varint_bytes(d, r, "headerKey", false).and_then(|()| self.varint_bytes(d, r, "headerValue", false));
+            self.close(h, r.pos());
+            if res.is_err() {
+                self.close(headers, r.pos());
+                return res;
+            }
+        }
+        self.close(headers, r.pos());
+        Ok(())
+    }
+
+    /// A varint length (negative: null) and that many bytes, named `name`;
+    /// `framing`: a plain topic's key or value, shown in Schema Registry framing when it is.
+    fn varint_bytes(&mut self, d: Data, r: &mut Reader, name: &str, framing: bool) -> Res {
+        let at = r.pos();
+        let (len, n) = r.varint(name)?;
+        let slot = self.push(SlotKind::Part, len as u32, Val::Null, (at, n, n));
+        let Ok(len) = usize::try_from(len) else { return Ok(()) };
+        let start = r.pos();
+        r.take(len, name)?;
+        let framed = framing && schema_registry_id(d.buf.get(start..start + len).unwrap_or_default()).is_some();
+        self.slots[slot] = Slot { value: Val::Bytes(Span { at: start as u32, len: len as u32 }), len: (n + len) as u32, decl: 0, ..self.slots[slot] };
+        if framed {
+            self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
+            self.slots[slot].decl = FRAMED;
+        }
+        Ok(())
+    }
+
+    /// A legacy message (magic 0 or 1) of `total` bytes at `pos`; a failed read is its error.
+    fn legacy_message(&mut self, d: Data, (pos, total): (usize, usize), magic: u8, index: usize, depth: usize) {
+        let slot = self.push(SlotKind::LegacyMessage, index as u32, Val::Int(magic.into()), (pos, total, 0));
+        let mut r = Reader::new(d.buf);
+        r.seek(pos);
+        r.limit(total);
+        if let Err(e) = self.legacy_fields(d, &mut r, (pos, total), magic, depth) {
+            let warning = format!("Message at 0x{pos:04x}: {e}");
+            self.damaged(Some(e.to_string()), e, warning);
+        }
+        self.close(slot, pos + total);
+    }
+
+    /// offset, messageSize, crc (its `decl` the checksum computed), magic,
+    /// attributes, [timestamp], key, value; a compressed value holds a nested message set.
+    fn legacy_fields(&mut self, d: Data, r: &mut Reader, (pos, total): (usize, usize), magic: u8, depth: usize) -> Res {
+        let at = r.pos();
+        let offset = r.i64("offset")?;
+        self.push(SlotKind::Part, 0, Val::Int(offset), (at, 8, 0));
+        let at = r.pos();
+        let size = r.i32("messageSize")?;
+        self.push(SlotKind::Part, 0, Val::Int(size.into()), (at, 4, 0));
+        let at = r.pos();
+        let stored = r.u32("crc")?;
+        let computed = crc32_ieee(d.buf.get(pos + 16..pos + total).unwrap_or_default());
+        self.push(SlotKind::Part, computed, Val::Uint(stored.into()), (at, 4, 0));
+        if stored != computed {
+            let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
+            self.damaged(None, e, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+        }
+        let at = r.pos();
+        let m = r.i8("magic")?;
+        self.push(SlotKind::Part, 0, Val::Int(m.into()), (at, 1, 0));
+        let at = r.pos();
+        let attrs = r.i8("attributes")?;
+        self.push(SlotKind::Part, 0, Val::Int(attrs.into()), (at, 1, 0));
+        if magic == 1 {
+            let at = r.pos();
+            let t = r.i64("timestamp")?;
+            self.push(SlotKind::Part, 0, Val::Int(t), (at, 8, 0));
+        }
+        let codec = Codec::from_attributes(u16::from(attrs as u8)).filter(|c| *c != Codec::None);
+        for (name, wrapper) in [("key", None), ("value", codec)] {
+            let at = r.pos();
+            let len = r.i32(name)?;
+            let slot = self.push(SlotKind::Part, len as u32, Val::Null, (at, 4, 4));
+            let Ok(len) = usize::try_from(len) else { continue };
+            let start = r.pos();
+            r.take(len, name)?;
+            let end = start + len;
+            let framed = wrapper.is_none() && self.plain && schema_registry_id(d.buf.get(start..end).unwrap_or_default()).is_some();
+            if framed {
+                // Over budget, the bytes are not shown at all.
+                self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
+            }
+            self.slots[slot] = Slot { value: Val::Bytes(Span { at: start as u32, len: len as u32 }), decl: if framed { FRAMED } else { 0 }, ..self.slots[slot] };
+            match wrapper {
+                Some(_) if depth + 1 > MAX_NESTING => {
+                    let e = DecodeError { kind: ErrorKind::Invalid, offset: start, expected: format!("wrapper messages nested at most {MAX_NESTING} deep") };
+                    self.finding(start, Some(format!("wrapper messages nested deeper than {MAX_NESTING}")), Some(e), None);
+                }
+                Some(c) => self.decompressed(d, (start, end), c, |w, data| w.stream_in(data, (0, data.buf.len()), depth + 1)),
+                None => {}
+            }
+            self.close(slot, end);
+        }
+        Ok(())
+    }
 }
 
 thread_local! {
@@ -205,31 +391,18 @@ thread_local! {
 }
 
 /// Damage in the record batches of `buf[start..end]` for the views that show
-/// record data as bytes (the JSON contract): the same findings, at the same
-/// offsets, as reading them into a tree. Plain batches are checked on a
-/// scratch tape; anything else is read into nodes that are then dropped.
-/// Decompression counts against `budget`; what the check held is given back.
-pub(crate) fn check_batches(buf: &[u8], (start, end): (usize, usize), budget: &Budget, damage: &mut Vec<crate::decode::DecodeError>) {
+/// record data as bytes (the JSON contract): the same walk as for the tree,
+/// onto scratch slots that are then dropped. Decompression counts against
+/// `budget`; what the check held is given back.
+pub(crate) fn check_batches(buf: &[u8], (start, end): (usize, usize), budget: &Budget, damage: &mut Vec<DecodeError>) {
     if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
         return;
     }
     let held = budget.expanded();
-    let mut slots = SCRATCH.take();
-    let mut buffers = Vec::new();
-    let plain = batches_onto_tape(buf, (start, end), &mut slots, (&mut buffers, budget));
+    let (mut slots, mut findings) = (SCRATCH.take(), Vec::new());
+    Walk { slots: &mut slots, buffers: &mut Vec::new(), findings: &mut findings, budget, plain: true, first_index: 0 }.stream(buf, (start, end));
+    damage.extend(findings.into_iter().filter_map(|f| f.damage));
     slots.clear();
     SCRATCH.set(slots);
-    drop(buffers);
-    budget.release(budget.expanded().saturating_sub(held));
-    if plain {
-        return;
-    }
-    let bytes = bytes::Bytes::copy_from_slice(buf);
-    let ctx = crate::decode::fields::Context { budget: budget.clone(), ..Default::default() };
-    let mut reader = BatchDecoder::new(&bytes, crate::schema::Catalogue::builtin(), &ctx);
-    let mut nodes = Vec::new();
-    reader.decode_stream(start, end, 0, &mut nodes);
-    drop(nodes);
-    damage.append(&mut reader.damage);
     budget.release(budget.expanded().saturating_sub(held));
 }
