@@ -90,19 +90,79 @@ struct Out<'a> {
     w: std::io::BufWriter<std::io::StdoutLock<'a>>,
     /// Write out at the end of each frame (a terminal, or a streamed input).
     terminal: bool,
+    /// Workers' outputs waiting to go out together in one vectored write,
+    /// after what `w` holds: copying them into `w` first was the writing
+    /// thread's main work.
+    owned: Vec<Vec<u8>>,
+    owned_len: usize,
+}
+
+/// Outputs shorter than this are copied into the buffer instead.
+const OWNED_MIN: usize = 4 << 10;
+/// Buffers in one vectored write (within every system's `IOV_MAX`).
+const OWNED_MAX: usize = 512;
+
+impl Out<'_> {
+    fn new(lock: std::io::StdoutLock<'_>, terminal: bool) -> Out<'_> {
+        Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, lock), terminal, owned: Vec::new(), owned_len: 0 }
+    }
+
+    /// A worker's output: written without copying when it is large.
+    fn write_owned(&mut self, out: Vec<u8>) -> std::io::Result<()> {
+        if self.terminal || out.len() < OWNED_MIN {
+            self.write_all(&out)?;
+            return self.flush();
+        }
+        if self.owned.is_empty() {
+            // What the buffer holds goes out first.
+            self.w.flush()?;
+        }
+        self.owned_len += out.len();
+        self.owned.push(out);
+        if self.owned_len >= OUT_BUFFER || self.owned.len() >= OWNED_MAX {
+            self.send_owned()?;
+        }
+        Ok(())
+    }
+
+    fn send_owned(&mut self) -> std::io::Result<()> {
+        if self.owned.is_empty() {
+            return Ok(());
+        }
+        let mut slices: Vec<std::io::IoSlice<'_>> = self.owned.iter().map(|b| std::io::IoSlice::new(b)).collect();
+        let mut rest = &mut slices[..];
+        while !rest.is_empty() {
+            let n = self.w.get_mut().write_vectored(rest)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            std::io::IoSlice::advance_slices(&mut rest, n);
+        }
+        self.owned.clear();
+        self.owned_len = 0;
+        Ok(())
+    }
+
+    /// Everything written so far, out now.
+    fn flush_all(&mut self) -> std::io::Result<()> {
+        self.send_owned()?;
+        self.w.flush()
+    }
 }
 
 impl Write for Out<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.send_owned()?;
         self.w.write(buf)
     }
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.send_owned()?;
         self.w.write_all(buf)
     }
     /// Only at the end of a frame, and only to a terminal (`write_frames` flushes after each call).
     fn flush(&mut self) -> std::io::Result<()> {
         if self.terminal {
-            self.w.flush()
+            self.flush_all()
         } else {
             Ok(())
         }
@@ -221,7 +281,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     }
     let stdout = std::io::stdout();
     let terminal = stdout.is_terminal() || args.streaming || args.is_stdin();
-    let mut out = Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, stdout.lock()), terminal };
+    let mut out = Out::new(stdout.lock(), terminal);
     let mut status = exit::OK;
     let mut write_failed = false;
     let mut line: Vec<u8> = Vec::with_capacity(256);
@@ -355,7 +415,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     }
     stats
     });
-    if out.w.flush().is_err() {
+    if out.flush_all().is_err() {
         write_failed = true;
     }
     match stats {
@@ -502,7 +562,7 @@ impl Findings {
         }
         if !self.stderr.is_empty() {
             // Keep the lines next to their frame's output when both go to one place.
-            let _ = out.w.flush();
+            let _ = out.flush_all();
             for line in &self.stderr {
                 eprintln!("{line}");
             }
@@ -526,9 +586,8 @@ fn pass_on(out: &mut Out<'_>, status: &mut i32, w: Written, (write_here, held): 
     match w {
         Written::Done { findings, stdout } => {
             findings.report(out, status);
-            let res = out.write_all(&stdout).and_then(|_| out.flush());
             held.fetch_sub(stdout.len(), Ordering::Relaxed);
-            res.is_ok()
+            out.write_owned(stdout).is_ok()
         }
         Written::InItsTurn(f, opts) => write_here(out, status, &f, opts).is_ok(),
     }
