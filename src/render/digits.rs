@@ -13,6 +13,46 @@ fn pair(n: u64) -> [u8; 2] {
     [PAIRS[i], PAIRS[i + 1]]
 }
 
+/// Each byte's two lowercase hex digits, by the byte.
+static HEX_PAIRS: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [DIGITS[i >> 4], DIGITS[i & 15]];
+        i += 1;
+    }
+    t
+};
+
+/// A byte's two lowercase hex digits.
+#[inline(always)]
+pub fn hex_pair(b: u8) -> [u8; 2] {
+    HEX_PAIRS[usize::from(b)]
+}
+
+/// `{:04x}`: lowercase hex, at least four digits (offsets in the tree views).
+#[inline]
+pub fn push_hex4(out: &mut Vec<u8>, n: usize) {
+    if n <= 0xffff {
+        let ([a, b], [c, d]) = (hex_pair((n >> 8) as u8), hex_pair(n as u8));
+        out.extend_from_slice(&[a, b, c, d]);
+        return;
+    }
+    let digits = (usize::BITS - n.leading_zeros()).div_ceil(4) as usize;
+    for i in (0..digits).rev() {
+        out.push(b"0123456789abcdef"[(n >> (4 * i)) & 15]);
+    }
+}
+
+/// `bytes` as lowercase hex, two digits each.
+pub fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(2 * bytes.len());
+    for &b in bytes {
+        out.extend_from_slice(&hex_pair(b));
+    }
+}
+
 /// `n`'s last six decimal digits, zero-padded: the microseconds after a
 /// decimal point (`{:06}`).
 pub fn push_six_digits(out: &mut Vec<u8>, n: u64) {
@@ -61,6 +101,19 @@ pub fn push_int(out: &mut Vec<u8>, n: i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_written_as_format_writes_it() {
+        for n in (0..0x2_0000usize).chain([0xfffff, 0x10_0000, 0xdead_beef, usize::MAX]) {
+            let mut out = Vec::new();
+            push_hex4(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{n:04x}"));
+        }
+        let bytes: Vec<u8> = (0..=255).collect();
+        let mut out = Vec::new();
+        push_hex(&mut out, &bytes);
+        assert_eq!(String::from_utf8(out).unwrap(), hex::encode(&bytes));
+    }
 
     #[test]
     fn as_format_writes_them() {

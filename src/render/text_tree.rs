@@ -1,8 +1,8 @@
 //! The object tree as text, in the layout of the seed pages:
 //! `+-- TopicId uuid = 0000… [0x0011, 16B] The topic identifier.`
 
-use crate::text::escape::{sanitize, sanitize_into};
-use super::digits::push_uint;
+use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
+use super::digits::{push_hex4, push_uint};
 use super::values::push_value_text;
 use std::io::{self, Write};
 use crate::decode::{Frame, Node, Role, Value};
@@ -80,7 +80,7 @@ fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bo
         out.push(b' ');
         code(out, p.dim);
         let start = out.len();
-        sanitize_into(out, doc);
+        sanitize_text_into(out, doc);
         if !opts.full_docs {
             cut_doc(out, start);
         }
@@ -103,29 +103,15 @@ fn code(out: &mut Vec<u8>, c: &str) {
     }
 }
 
-/// `{:04x}`: lowercase hex, at least four digits.
-fn push_hex4(out: &mut Vec<u8>, n: usize) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [b'0'; 16];
-    let mut at = buf.len();
-    let mut n = n;
-    while n > 0 || buf.len() - at < 4 {
-        at -= 1;
-        buf[at] = DIGITS[n & 15];
-        n >>= 4;
-    }
-    out.extend_from_slice(&buf[at..]);
-}
-
 /// The label with each part in its colour (none without colour).
 fn push_label(out: &mut Vec<u8>, node: &Node, p: &Paint) {
     code(out, p.name);
-    sanitize_into(out, &node.name);
+    sanitize_text_into(out, &node.name);
     code(out, p.reset);
     if !node.ty.is_empty() {
         out.push(b' ');
         code(out, p.ty);
-        sanitize_into(out, &node.ty);
+        sanitize_text_into(out, &node.ty);
         code(out, p.reset);
     }
     let mark = out.len();
@@ -139,7 +125,7 @@ fn push_label(out: &mut Vec<u8>, node: &Node, p: &Paint) {
     if let Some(n) = &node.note {
         out.push(b' ');
         code(out, p.dim);
-        sanitize_into(out, n);
+        sanitize_text_into(out, n);
         code(out, p.reset);
     }
 }

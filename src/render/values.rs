@@ -62,11 +62,8 @@ pub fn push_bytes_text(out: &mut Vec<u8>, b: &[u8]) {
         return;
     }
     let shown = &b[..b.len().min(INLINE_BYTES)];
-    let mut hex = [0u8; 2 * INLINE_BYTES];
-    let hex = &mut hex[..2 * shown.len()];
-    let _ = hex::encode_to_slice(shown, hex);
     out.extend_from_slice(b"0x");
-    out.extend_from_slice(hex);
+    super::digits::push_hex(out, shown);
     if b.len() > INLINE_BYTES {
         out.extend_from_slice("… (".as_bytes());
         push_uint(out, b.len() as u64, 0);

@@ -52,43 +52,90 @@ pub fn sanitize(s: &str) -> String {
 /// time, as the tree views check every name, value and note they write.
 #[inline]
 pub fn is_printable_ascii(b: &[u8]) -> bool {
+    printable_ascii_prefix(b) == b.len()
+}
+
+/// How many bytes at the start of `b` are printable ASCII: eight at a time,
+/// then one at a time within the first word that holds another.
+#[inline]
+fn printable_ascii_prefix(b: &[u8]) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut words = b.chunks_exact(8);
-    for w in &mut words {
+    let mut n = 0;
+    for w in b.chunks_exact(8) {
         let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
         // With every byte below 0x80, adding 0x60 sets a byte's high bit
         // exactly when it is at least 0x20, and adding 1 exactly when it is
         // 0x7f; neither sum carries into the next byte.
         if x & HIGH != 0 || x.wrapping_add(0x6060_6060_6060_6060) & HIGH != HIGH || x.wrapping_add(0x0101_0101_0101_0101) & HIGH != 0 {
-            return false;
+            break;
         }
+        n += 8;
     }
-    words.remainder().iter().all(|&c| c.wrapping_sub(0x20) < 0x5f)
+    while b.get(n).is_some_and(|c| c.wrapping_sub(0x20) < 0x5f) {
+        n += 1;
+    }
+    n
 }
 
 /// [`sanitize`] appended to a byte buffer: printable ASCII is copied as is.
 pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
-    if is_printable_ascii(s.as_bytes()) {
-        out.extend_from_slice(s.as_bytes());
+    let bytes = s.as_bytes();
+    let mut at = printable_ascii_prefix(bytes);
+    if at == bytes.len() {
+        out.extend_from_slice(bytes);
         return;
     }
-    // Printable ASCII is skipped a byte at a time; only the rest is decoded.
-    let bytes = s.as_bytes();
-    let (mut start, mut at) = (0, 0);
-    while at < bytes.len() {
-        if (0x20..0x7f).contains(&bytes[at]) {
-            at += 1;
-            continue;
-        }
-        let Some(c) = s[at..].chars().next() else { break };
+    // Runs of printable ASCII are skipped eight bytes at a time (a preview's
+    // `…` sends a note here); only the rest is decoded.
+    let mut start = 0;
+    while let Some(c) = s.get(at..).and_then(|rest| rest.chars().next()) {
         if is_unsafe_char(c) {
             out.extend_from_slice(&bytes[start..at]);
             push_unicode_escape(out, c);
             start = at + c.len_utf8();
         }
         at += c.len_utf8();
+        at += printable_ascii_prefix(&bytes[at..]);
     }
     out.extend_from_slice(&bytes[start..]);
+}
+
+/// [`sanitize_into`] for a [`super::Text`]: text that lives for the whole run
+/// (names, types and docs from the definitions and kwire's own words) is
+/// checked once per thread and then copied as is. The tree views write
+/// millions of them, and checking each cost an eighth of a capture's text tree.
+#[inline]
+pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
+    match t.as_static() {
+        Some(s) if checked_clean(s) => out.extend_from_slice(s.as_bytes()),
+        _ => sanitize_into(out, t),
+    }
+}
+
+/// Slots of the per-thread memo of static texts found printable ASCII.
+const CLEAN_SLOTS: usize = 512;
+
+std::thread_local! {
+    /// Address and length of static texts found to be printable ASCII, by a
+    /// hash of the address. A static text's address is never reused for
+    /// other contents (it is never freed), so a hit needs no check.
+    static CLEAN: [std::cell::Cell<(usize, usize)>; CLEAN_SLOTS] = const { [const { std::cell::Cell::new((0, 0)) }; CLEAN_SLOTS] };
+}
+
+/// Whether `s` is printable ASCII, remembered for static texts that are.
+fn checked_clean(s: &'static str) -> bool {
+    let key = (s.as_ptr() as usize, s.len());
+    let slot = (key.0 >> 3 ^ key.0 >> 12) % CLEAN_SLOTS;
+    CLEAN.with(|memo| {
+        if memo[slot].get() == key {
+            return true;
+        }
+        let clean = is_printable_ascii(s.as_bytes());
+        if clean {
+            memo[slot].set(key);
+        }
+        clean
+    })
 }
 
 /// `\u{1b}`: a character as its escape.
@@ -176,6 +223,35 @@ mod tests {
             quote_into(&mut out, s);
             assert_eq!(out, quote(s).as_bytes());
         }
+    }
+
+    #[test]
+    fn sanitizing_skips_ascii_runs_and_escapes_what_follows_them() {
+        // Unsafe characters after runs of every length, and safe non-ASCII among them.
+        for run in 0..20 {
+            let a = "a".repeat(run);
+            let s = format!("{a}…{a}\u{1b}{a}\u{202e}é{a}");
+            let mut out = Vec::new();
+            sanitize_into(&mut out, &s);
+            let expected: String = s.chars().map(|c| if is_unsafe_char(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect();
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn static_texts_are_remembered_only_when_clean() {
+        static UNSAFE: &str = "name\u{1b}[2J";
+        for _ in 0..3 {
+            let (mut clean, mut escaped) = (Vec::new(), Vec::new());
+            sanitize_text_into(&mut clean, &super::super::Text::from_static("TopicProduceData"));
+            sanitize_text_into(&mut escaped, &super::super::Text::from_static(UNSAFE));
+            assert_eq!(clean, b"TopicProduceData");
+            assert_eq!(String::from_utf8(escaped).unwrap(), "name\\u{1b}[2J");
+        }
+        // Owned text is checked every time.
+        let mut out = Vec::new();
+        sanitize_text_into(&mut out, &super::super::Text::from(String::from("x\u{1b}y")));
+        assert_eq!(String::from_utf8(out).unwrap(), "x\\u{1b}y");
     }
 
     #[test]

@@ -90,6 +90,15 @@ impl Text {
         }
     }
 
+    /// The text when it lives for the whole run (a literal, or an interned
+    /// name): its address then names its contents for good.
+    pub fn as_static(&self) -> Option<&'static str> {
+        match &self.0 {
+            Repr::Static(s) => Some(s),
+            _ => None,
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Static(s) => s,
