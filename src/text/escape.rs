@@ -1,6 +1,8 @@
 //! Making untrusted text safe for terminals and pages: control characters,
 //! ANSI escapes and bidi overrides are shown as escapes, never passed through.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 /// Characters that must not reach a terminal raw: C0/C1 controls, DEL, bidi
 /// controls and line/paragraph separators.
 pub fn is_unsafe_char(c: char) -> bool {
@@ -102,7 +104,7 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
 
 /// [`sanitize_into`] for a [`super::Text`]: text that lives for the whole run
 /// (names, types and docs from the definitions and kwire's own words) is
-/// checked once per thread and then copied as is. The tree views write
+/// checked once and then copied as is. The tree views write
 /// millions of them, and checking each cost an eighth of a capture's text tree.
 #[inline]
 pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
@@ -112,30 +114,32 @@ pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
     }
 }
 
-/// Slots of the per-thread memo of static texts found printable ASCII.
-const CLEAN_SLOTS: usize = 512;
+/// Slots of the memo of static texts found printable ASCII.
+const CLEAN_SLOTS: usize = 1024;
 
-std::thread_local! {
-    /// Address and length of static texts found to be printable ASCII, by a
-    /// hash of the address. A static text's address is never reused for
-    /// other contents (it is never freed), so a hit needs no check.
-    static CLEAN: [std::cell::Cell<(usize, usize)>; CLEAN_SLOTS] = const { [const { std::cell::Cell::new((0, 0)) }; CLEAN_SLOTS] };
-}
+/// Static texts found to be printable ASCII, by a hash of their address:
+/// each slot the address (48 bits) and length (16 bits) in one word, so that
+/// a slot is read and written whole by any thread. A static text's address
+/// is never reused for other contents (it is never freed), so a hit needs no
+/// check.
+static CLEAN: [AtomicU64; CLEAN_SLOTS] = [const { AtomicU64::new(0) }; CLEAN_SLOTS];
 
 /// Whether `s` is printable ASCII, remembered for static texts that are.
 fn checked_clean(s: &'static str) -> bool {
-    let key = (s.as_ptr() as usize, s.len());
-    let slot = (key.0 >> 3 ^ key.0 >> 12) % CLEAN_SLOTS;
-    CLEAN.with(|memo| {
-        if memo[slot].get() == key {
-            return true;
-        }
-        let clean = is_printable_ascii(s.as_bytes());
-        if clean {
-            memo[slot].set(key);
-        }
-        clean
-    })
+    let (at, len) = (s.as_ptr() as u64, s.len() as u64);
+    if at >> 48 != 0 || len >> 16 != 0 || len == 0 {
+        return is_printable_ascii(s.as_bytes());
+    }
+    let key = at << 16 | len;
+    let slot = &CLEAN[((at >> 3 ^ at >> 13) as usize) % CLEAN_SLOTS];
+    if slot.load(Ordering::Relaxed) == key {
+        return true;
+    }
+    let clean = is_printable_ascii(s.as_bytes());
+    if clean {
+        slot.store(key, Ordering::Relaxed);
+    }
+    clean
 }
 
 /// `\u{1b}`: a character as its escape.
