@@ -259,7 +259,7 @@ pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Opt
     n.len = remaining;
     n.value = Value::Bytes(Some(buf.slice(pos..end)));
     n.doc = Some(match total {
-        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (size limits cut fetched data)").into(),
+        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (fetch limit or end of file)").into(),
         None => "partial batch header".into(),
     });
     n
