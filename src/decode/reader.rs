@@ -131,6 +131,13 @@ impl<'a> Reader<'a> {
             self.pos += 1;
             return Ok(Uvarint { value: u64::from(b), len: 1, overlong: false });
         }
+        // And most of the rest two (record lengths, deltas): also without the loop.
+        if let (true, Some(&[b0, b1])) = (self.pos + 2 <= self.end && max_bytes >= 2, self.buf.get(self.pos..self.pos + 2)) {
+            if b1 < 0x80 {
+                self.pos += 2;
+                return Ok(Uvarint { value: u64::from(b0 & 0x7f) | u64::from(b1) << 7, len: 2, overlong: b1 == 0 });
+            }
+        }
         self.uvarint_long(max_bytes, what)
     }
 
@@ -231,6 +238,22 @@ mod tests {
         let mut r = Reader::new(&[0x80]);
         let e = r.uvarint("x").unwrap_err();
         assert_eq!(e.offset, 0);
+    }
+
+    #[test]
+    fn the_short_paths_read_as_the_loop_does() {
+        // Every one- and two-byte start, alone, followed by a byte, and cut by the reader's end.
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for bytes in [&[b0, b1][..], &[b0, b1, 0x01], &[b0]] {
+                    let (mut fast, mut slow) = (Reader::new(bytes), Reader::new(bytes));
+                    let got = fast.uvarint_n(10, "x");
+                    let want = slow.uvarint_long(10, "x");
+                    assert_eq!(got.as_ref().map(|u| (u.value, u.len, u.overlong)).map_err(|e| e.offset), want.as_ref().map(|u| (u.value, u.len, u.overlong)).map_err(|e| e.offset), "{bytes:02x?}");
+                    assert_eq!(fast.pos(), slow.pos(), "{bytes:02x?}");
+                }
+            }
+        }
     }
 
     #[test]
