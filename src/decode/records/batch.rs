@@ -376,20 +376,13 @@ pub(super) fn length_name(name: &str) -> Text {
 }
 
 pub(super) fn text_preview(b: &[u8]) -> Option<Text> {
-    // Printable ASCII (most keys and values) is UTF-8 without control
-    // characters, checked eight bytes at a time; and a character is a byte.
-    let (s, cut) = if crate::text::escape::is_printable_ascii(b) {
-        (std::str::from_utf8(b).ok()?, b.len().min(PREVIEW_CHARS))
-    } else {
-        let s = std::str::from_utf8(b).ok()?;
-        if has_control(b) {
-            return None;
-        }
-        (s, s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i))
-    };
-    if s.is_empty() {
+    let s = std::str::from_utf8(b).ok().filter(|s| !s.is_empty())?;
+    // Printable ASCII (most keys and values) has no control characters, and a character is a byte.
+    let ascii = crate::text::escape::is_printable_ascii(b);
+    if !ascii && has_control(b) {
         return None;
     }
+    let cut = if ascii { b.len().min(PREVIEW_CHARS) } else { s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i) };
     let more = if cut < s.len() { "…" } else { "" };
     // Built in place (no formatting, inline when short): a note on every record's key and value.
     Some(Text::concat(&["(text \"", &s[..cut], more, "\")"]))

@@ -390,9 +390,6 @@ thread_local! {
     static SCRATCH: std::cell::Cell<Vec<Slot>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-/// Slots reserved ahead at most for a damage check (3 MiB).
-const MAX_SCRATCH_RESERVED: usize = 1 << 16;
-
 /// Damage in the record batches of `buf[start..end]` for the views that show
 /// record data as bytes (the JSON contract): the same walk as for the tree,
 /// onto scratch slots that are then dropped. Decompression counts against
@@ -403,8 +400,8 @@ pub(crate) fn check_batches(buf: &[u8], (start, end): (usize, usize), budget: &B
     }
     let held = budget.expanded();
     let (mut slots, mut findings) = (SCRATCH.take(), Vec::new());
-    // Room ahead, as an annotated tape reserves it: growing copies the slots.
-    slots.reserve(((end - start) / 2 + 4).min(MAX_SCRATCH_RESERVED));
+    // Room ahead as an annotated tape reserves it (growing copies the slots), at most 3 MiB.
+    slots.reserve(((end - start) / 2 + 4).min(1 << 16));
     Walk { slots: &mut slots, buffers: &mut Vec::new(), findings: &mut findings, budget, plain: true, first_index: 0 }.stream(buf, (start, end));
     damage.extend(findings.into_iter().filter_map(|f| f.damage));
     slots.clear();
