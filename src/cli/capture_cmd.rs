@@ -328,92 +328,92 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         decoded.write(out, f, format, args.output.full_docs, args.provenance).and_then(|_| out.flush())
     };
     let stats = InOrder::run(workers, &work, |pool| {
-    let mut handle = |c| {
-        let f = match c {
-            Captured::Frame(f) => f,
-            Captured::Skipped(s) => {
-                if filter.conn.is_some_and(|c| c != s.conn) {
+        let mut handle = |c| {
+            let f = match c {
+                Captured::Frame(f) => f,
+                Captured::Skipped(s) => {
+                    if filter.conn.is_some_and(|c| c != s.conn) {
+                        return true;
+                    }
+                    skipped.count += 1;
+                    skipped.bytes += s.bytes;
+                    if filter.names_frames() {
+                        return true;
+                    }
+                    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_skipped(&mut out, &s, args.list, format).is_err() {
+                        write_failed = true;
+                        return false;
+                    }
                     return true;
                 }
-                skipped.count += 1;
-                skipped.bytes += s.bytes;
-                if filter.names_frames() {
+                Captured::Tls(n) => {
+                    if filter.conn.is_some_and(|c| c != n.conn) || filter.names_frames() {
+                        return true;
+                    }
+                    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_tls(&mut out, &n, args.list, format).is_err() {
+                        write_failed = true;
+                        return false;
+                    }
                     return true;
                 }
-                if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_skipped(&mut out, &s, args.list, format).is_err() {
+            };
+            let res = if let (true, Some(mechanism)) = (args.list, f.kind.sasl_mechanism()) {
+                line.clear();
+                lines.push_token(&mut line, &f, mechanism);
+                line.push(b'\n');
+                out.write_all(&line).and_then(|_| out.flush())
+            } else if args.list {
+                let entry = listed.entry(&f);
+                if entry.is_malformed() {
+                    status = exit::MALFORMED;
+                }
+                line.clear();
+                // A frame that did not decode stands out on a terminal.
+                lines.push_frame(&mut line, &f, entry, list_color);
+                line.push(b'\n');
+                out.write_all(&line).and_then(|_| out.flush())
+            } else {
+                // The JSON contract needs values only (records stay hex).
+                let values_only = format == Format::Json;
+                let opts = DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() };
+                if f.bytes.len() <= HELD_FRAME {
+                    let weight = f.bytes.len();
+                    return pool.submit((f, opts), weight, &mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || {
+                        write_failed = true;
+                        false
+                    };
+                }
+                // A large frame's output is streamed here, not held (a 1 MB Fetch response's tree is about 30 MB of text).
+                if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) {
                     write_failed = true;
                     return false;
                 }
-                return true;
-            }
-            Captured::Tls(n) => {
-                if filter.conn.is_some_and(|c| c != n.conn) || filter.names_frames() {
-                    return true;
-                }
-                if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_tls(&mut out, &n, args.list, format).is_err() {
-                    write_failed = true;
-                    return false;
-                }
-                return true;
-            }
-        };
-        let res = if let (true, Some(mechanism)) = (args.list, f.kind.sasl_mechanism()) {
-            line.clear();
-            lines.push_token(&mut line, &f, mechanism);
-            line.push(b'\n');
-            out.write_all(&line).and_then(|_| out.flush())
-        } else if args.list {
-            let entry = listed.entry(&f);
-            if entry.is_malformed() {
-                status = exit::MALFORMED;
-            }
-            line.clear();
-            // A frame that did not decode stands out on a terminal.
-            lines.push_frame(&mut line, &f, entry, list_color);
-            line.push(b'\n');
-            out.write_all(&line).and_then(|_| out.flush())
-        } else {
-            // The JSON contract needs values only (records stay hex).
-            let values_only = format == Format::Json;
-            let opts = DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() };
-            if f.bytes.len() <= HELD_FRAME {
-                let weight = f.bytes.len();
-                return pool.submit((f, opts), weight, &mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || {
-                    write_failed = true;
-                    false
-                };
-            }
-            // A large frame's output is streamed here, not held (a 1 MB Fetch response's tree is about 30 MB of text).
-            if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) {
+                write_here(&mut out, &mut status, &f, opts)
+            };
+            if res.is_err() {
                 write_failed = true;
                 return false;
             }
-            write_here(&mut out, &mut status, &f, opts)
+            true
         };
-        if res.is_err() {
-            write_failed = true;
-            return false;
+        let mut take = |c| {
+            names.learn(&c);
+            selected.take(c, &mut handle)
+        };
+        // A file is read ahead on a thread of its own while this one lists,
+        // decodes and writes; a stream is not (after the output stops, that thread
+        // could wait on it indefinitely).
+        let stats = match source.rereadable() {
+            true => for_each_captured_ahead(cat, input, &opts, &mut take),
+            false => for_each_captured(cat, input, &opts, &mut take),
+        };
+        if stats.is_ok() {
+            selected.finish(&mut handle);
         }
-        true
-    };
-    let mut take = |c| {
-        names.learn(&c);
-        selected.take(c, &mut handle)
-    };
-    // A file is read ahead on a thread of its own while this one lists,
-    // decodes and writes; a stream is not (after the output stops, that thread
-    // could wait on it indefinitely).
-    let stats = match source.rereadable() {
-        true => for_each_captured_ahead(cat, input, &opts, &mut take),
-        false => for_each_captured(cat, input, &opts, &mut take),
-    };
-    if stats.is_ok() {
-        selected.finish(&mut handle);
-    }
-    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) {
-        write_failed = true;
-    }
-    stats
+        if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) {
+            write_failed = true;
+        }
+        stats
     });
     if out.flush_all().is_err() {
         write_failed = true;
