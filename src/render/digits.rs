@@ -64,11 +64,20 @@ pub fn push_six_digits(out: &mut Vec<u8>, n: u64) {
 }
 
 /// `n`'s decimal digits, right-padded with spaces to `width` on the left (`{:>width$}`).
-pub fn push_uint(out: &mut Vec<u8>, mut n: u64, width: usize) {
+#[inline]
+pub fn push_uint(out: &mut Vec<u8>, n: u64, width: usize) {
+    // Most numbers in a tree (lengths, counts, small values) have one or two
+    // digits: written with fixed-size copies, without the loop.
     if n < 10 && width <= 1 {
         out.push(b'0' + n as u8);
-        return;
+    } else if (10..100).contains(&n) && width <= 2 {
+        out.extend_from_slice(&pair(n));
+    } else {
+        push_uint_long(out, n, width);
     }
+}
+
+fn push_uint_long(out: &mut Vec<u8>, mut n: u64, width: usize) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     while n >= 100 {
@@ -136,6 +145,14 @@ mod tests {
             push_uint(&mut out, n, 7);
             push_six_digits(&mut out, n);
             assert_eq!(String::from_utf8(out).unwrap(), format!("{n:>7}{:06}", n % 1_000_000));
+        }
+        // The one- and two-digit paths, at every width they take or pass on.
+        for n in 0u64..1000 {
+            for w in 0..4 {
+                let mut out = b"x".to_vec();
+                push_uint(&mut out, n, w);
+                assert_eq!(String::from_utf8(out).unwrap(), format!("x{n:>w$}"));
+            }
         }
     }
 }
