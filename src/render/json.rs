@@ -88,7 +88,7 @@ fn write_token_contract(frame: &Frame, mechanism: &str, out: &mut Vec<u8>) {
     match token_bytes(frame) {
         Some(b) => {
             out.push(b'"');
-            write_hex(out, b);
+            super::digits::push_hex(out, b);
             out.push(b'"');
         }
         None => out.extend_from_slice(b"null"),
@@ -412,7 +412,7 @@ impl Tape<'_> {
             },
             Val::Bytes(span) => {
                 out.push(b'"');
-                write_hex(out, span.of(self.frame));
+                super::digits::push_hex(out, span.of(self.frame));
                 out.push(b'"');
             }
             Val::Uuid(at) => {
@@ -577,7 +577,7 @@ fn write_raw(out: &mut Vec<u8>, entries: &[(String, Vec<u8>)]) {
         write_json_str(out, path);
         out.push(b':');
         out.push(b'"');
-        write_hex(out, bytes);
+        super::digits::push_hex(out, bytes);
         out.push(b'"');
     }
     out.push(b'}');
@@ -620,7 +620,7 @@ pub(crate) fn write_value(out: &mut Vec<u8>, node: &Node) {
         Value::InvalidUtf8(b) => write_json_str(out, &String::from_utf8_lossy(b)),
         Value::Bytes(Some(b)) => {
             out.push(b'"');
-            write_hex(out, b);
+            super::digits::push_hex(out, b);
             out.push(b'"');
         }
         Value::Uuid(u) => write_uuid(out, u),
@@ -650,62 +650,6 @@ fn write_float(out: &mut Vec<u8>, v: f64) {
 fn write_uuid(out: &mut Vec<u8>, u: &[u8; 16]) {
     let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
     write_json_str(out, uuid::Uuid::from_bytes(*u).hyphenated().encode_lower(&mut buf));
-}
-
-/// Lowercase hex, two digits per byte from one table lookup (record data
-/// makes up most of a large Fetch response's JSON).
-/// Bytes as lowercase hex: record data is most of a Fetch response's JSON.
-pub(crate) fn write_hex(out: &mut Vec<u8>, b: &[u8]) {
-    out.reserve(2 * b.len());
-    #[cfg(target_arch = "x86_64")]
-    let b = {
-        let whole = b.len() - b.len() % 16;
-        write_hex_sse2(out, &b[..whole]);
-        &b[whole..]
-    };
-    out.extend(b.iter().flat_map(|&x| HEX_PAIRS[usize::from(x)]));
-}
-
-/// Two lowercase hex digits per byte.
-const HEX_PAIRS: [[u8; 2]; 256] = {
-    let digits = b"0123456789abcdef";
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [digits[i >> 4], digits[i & 15]];
-        i += 1;
-    }
-    t
-};
-
-/// [`write_hex`] sixteen bytes at a time with SSE2 (every x86-64 has it):
-/// nibbles split, made digits by adding `'0'` and, where 10 or more, 39 more
-/// (to reach `'a'`), then interleaved high, low. `b.len()` is a multiple of 16.
-#[cfg(target_arch = "x86_64")]
-fn write_hex_sse2(out: &mut Vec<u8>, b: &[u8]) {
-    use std::arch::x86_64::*;
-    out.reserve(2 * b.len());
-    let start = out.len();
-    // SAFETY: SSE2 is part of every x86-64 CPU (the target's baseline). Room
-    // for 2 × b.len() bytes after `start` was reserved above; each iteration
-    // reads 16 bytes inside `b` and writes 32 inside that room, and the length
-    // is set only over the bytes written.
-    unsafe {
-        let digits = |n: __m128i| {
-            let tens = _mm_and_si128(_mm_cmpgt_epi8(n, _mm_set1_epi8(9)), _mm_set1_epi8(39));
-            _mm_add_epi8(_mm_add_epi8(n, _mm_set1_epi8(b'0' as i8)), tens)
-        };
-        let mask = _mm_set1_epi8(0x0f);
-        let dst = out.as_mut_ptr().add(start);
-        for (i, chunk) in b.chunks_exact(16).enumerate() {
-            let x = _mm_loadu_si128(chunk.as_ptr().cast());
-            let hi = digits(_mm_and_si128(_mm_srli_epi16::<4>(x), mask));
-            let lo = digits(_mm_and_si128(x, mask));
-            _mm_storeu_si128(dst.add(32 * i).cast(), _mm_unpacklo_epi8(hi, lo));
-            _mm_storeu_si128(dst.add(32 * i + 16).cast(), _mm_unpackhi_epi8(hi, lo));
-        }
-        out.set_len(start + 2 * (b.len() / 16 * 16));
-    }
 }
 
 pub(crate) fn write_json_str(out: &mut Vec<u8>, s: &str) {
@@ -865,7 +809,7 @@ pub fn frame_tree_json(frame: &Frame) -> Json {
 
 #[cfg(test)]
 mod tests {
-    use super::write_hex;
+    use crate::render::digits::push_hex;
 
     #[test]
     fn hex_is_hex_encode_at_every_length_and_byte() {
@@ -874,7 +818,7 @@ mod tests {
             for start in [0, 3, 7] {
                 let b = &all[start.min(len)..len];
                 let mut out = b"x".to_vec();
-                write_hex(&mut out, b);
+                push_hex(&mut out, b);
                 assert_eq!(&out[1..], hex::encode(b).as_bytes(), "{len} bytes from {start}");
             }
         }

@@ -4,7 +4,8 @@
 //! costs several times the node). Tests hold the two to the same bytes.
 
 use super::digits::push_uint;
-use super::json::{write_hex, write_json_str, write_value, Safe};
+use super::digits::push_hex;
+use super::json::{write_json_str, write_value, Safe};
 use crate::decode::{Frame, Node, Region, Role, Value};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -68,7 +69,7 @@ fn write_node(buf: &mut Vec<u8>, out: &mut impl io::Write, node: &Node) -> io::R
             // Written as it goes: a decompressed buffer's hex is megabytes.
             buf.extend_from_slice(b",\"value\":\"");
             for chunk in b.chunks(SPILL / 2) {
-                write_hex(buf, chunk);
+                push_hex(buf, chunk);
                 spill(buf, out)?;
             }
             buf.push(b'"');
