@@ -698,9 +698,10 @@ fn walk(tape: &Values, frame: &[u8], slot: u32, facts: &StructFacts, names: &mut
         let Some(Some(fact)) = facts.by_decl.get(s.decl as usize) else {
             continue;
         };
-        let single = s.value != Val::Array;
+        let single = !s.value.is_array();
         let one_or_each = |each: &mut dyn FnMut(Val)| match s.value {
             Val::Array => tape.children(i).for_each(|(_, e)| each(e.value)),
+            Val::Packed(packed) => packed.values(frame).for_each(each),
             v => each(v),
         };
         match fact {

@@ -430,6 +430,17 @@ impl Tape<'_> {
                 }
                 out.push(b']');
             }
+            Val::Packed(packed) => {
+                out.push(b'[');
+                for (n, value) in packed.values(self.frame).enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    // A fixed-width value has no children: the slot index is not read.
+                    self.write_value(out, i, &Slot { value, ..*s });
+                }
+                out.push(b']');
+            }
             Val::Struct => self.write_struct(out, i),
         }
     }
@@ -470,6 +481,13 @@ impl Tape<'_> {
                 for (n, (at, el)) in self.values.children(i).enumerate() {
                     path.push(Seg::Index(n));
                     self.raw_in_value(at, el, path, found);
+                    path.pop();
+                }
+            }
+            Val::Packed(packed) => {
+                for (n, value) in packed.values(self.frame).enumerate() {
+                    path.push(Seg::Index(n));
+                    self.raw_in_value(i, &Slot { value, ..*s }, path, found);
                     path.pop();
                 }
             }

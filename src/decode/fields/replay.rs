@@ -324,6 +324,6 @@ fn tape_value(v: Val) -> Value {
         Val::Uint(n) => Value::Uint(n),
         Val::Float(x) => Value::Float(x),
         Val::Bool(b) => Value::Bool(b),
-        Val::Null | Val::Str(_) | Val::Bytes(_) | Val::Uuid(_) | Val::Array | Val::Struct => Value::None,
+        Val::Null | Val::Str(_) | Val::Bytes(_) | Val::Uuid(_) | Val::Array | Val::Packed(_) | Val::Struct => Value::None,
     }
 }
