@@ -15,7 +15,7 @@ use kwire::capture::read_ahead::for_each_captured_ahead;
 use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
 use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
-use kwire::render::digits::{push_six_digits, push_uint};
+use kwire::render::digits::{push_six_digits, push_socket_addr, push_uint};
 use kwire::text::escape::sanitize;
 use kwire::render::listing::{micros_exact, push_timestamp, LineWriter};
 use kwire::schema::Catalogue;
@@ -665,7 +665,13 @@ impl Decoded {
         push_uint(line, f.index as u64, 0);
         line.extend_from_slice(b" conn ");
         push_uint(line, f.conn as u64, 0);
-        let _ = write!(line, " {client} {arrow} {server} at ");
+        line.push(b' ');
+        push_socket_addr(line, client);
+        line.push(b' ');
+        line.extend_from_slice(arrow.as_bytes());
+        line.push(b' ');
+        push_socket_addr(line, server);
+        line.extend_from_slice(b" at ");
         push_seconds(line, f.timestamp);
         if f.after_gap {
             line.extend_from_slice(b" [after gap]");

@@ -3,7 +3,7 @@
 
 use super::encoding_page::{REQUEST_HEADERS, RESPONSE_HEADERS};
 use super::example_records::{record_batch, Compression};
-use super::figure::{frame_figure, has_records, link_fields};
+use super::figure::{frame_figure, link_fields};
 use super::schema_view::{row_paths, schema_blocks};
 use super::search::Entry;
 use super::{anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
@@ -105,7 +105,7 @@ impl<'c> ApiDocs<'c> {
         let rows = spec.map(|s| row_paths(s, v)).unwrap_or_default();
         link_fields(&mut figure, prefix, &rows, Some(headers));
         let mut blocks = vec![Block::Figure(Box::new(figure))];
-        if spec.is_some_and(|s| has_records(&s.fields, v)) {
+        if spec.is_some_and(|s| s.plan(v).holds_records) {
             let mut gzip = frame_figure(self.cat, direction, self.key, v, self.release, &record_batch(Compression::Gzip));
             gzip.caption.push_str("; the same records, gzip-compressed");
             link_fields(&mut gzip, prefix, &rows, Some(headers));
@@ -121,7 +121,7 @@ impl<'c> ApiDocs<'c> {
         let (req, resp) = self.figures(v);
         let spec_at = |kind| self.cat.message(kind, self.key, v, self.release);
         let flexible = spec_at(MessageKind::Request).is_some_and(|s| s.is_flexible(v));
-        let records = [MessageKind::Request, MessageKind::Response].into_iter().any(|k| spec_at(k).is_some_and(|s| has_records(&s.fields, v)));
+        let records = [MessageKind::Request, MessageKind::Response].into_iter().any(|k| spec_at(k).is_some_and(|s| s.plan(v).holds_records));
         let header = |f: &Figure, dir: &str| f.header_version.map_or(format!("{dir} -"), |h| format!("{dir} v{h}"));
         let size = |f: &Figure| if f.bytes.is_empty() { "-".to_string() } else { format!("{} bytes", f.bytes.len()) };
         let facts = vec![

@@ -59,11 +59,6 @@ fn put_records(fields: &[FieldSpec], version: i16, obj: &mut Map<String, Value>,
     }
 }
 
-/// Whether a message at `version` has a records field (Produce, Fetch, …).
-pub fn has_records(fields: &[FieldSpec], version: i16) -> bool {
-    fields.iter().filter(|f| f.versions.contains(version)).any(|f| matches!(f.ty, FieldType::Primitive(Primitive::Records)) || has_records(&f.fields, version))
-}
-
 /// A struct (a record key or value, a header, a data type) encoded alone: the
 /// smallest instance with `values` laid over it (fields absent at `version` are skipped).
 pub fn struct_figure(cat: &Catalogue, spec: &MessageSpec, version: i16, values: &Map<String, Value>, region: Region) -> Figure {

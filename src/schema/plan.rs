@@ -3,7 +3,7 @@
 //! The values decoder walks these plans instead of asking the field specs the
 //! same version questions at every field of every frame.
 
-use super::model::{FieldSpec, FieldType, MessageSpec, Primitive};
+use super::model::{FieldMeaning, FieldSpec, FieldType, MessageSpec, Primitive};
 
 use super::intern::{intern, intern_thin};
 use std::sync::OnceLock;
@@ -16,6 +16,11 @@ pub struct StructPlan {
     /// The fields that may appear in the tagged section, in declaration order;
     /// `None` when the version is not flexible (no tagged section at all).
     pub tagged: Option<Box<[FieldPlan]>>,
+    /// Whether the struct holds record data at this version, nested structs included.
+    pub holds_records: bool,
+    /// Whether it holds a credential (a field whose meaning is a secret or
+    /// SASL auth bytes), nested structs included: such frames are redacted.
+    pub holds_secrets: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -83,7 +88,17 @@ impl StructPlan {
                 .map(|(i, f)| FieldPlan::compile(f, i as u16, version, flexible, true))
                 .collect()
         });
-        StructPlan { regular, tagged }
+        let fields_with = |what: &dyn Fn(&FieldPlan) -> bool| regular.iter().chain(tagged.iter().flatten()).any(what);
+        let holds_records = fields_with(&|f| match &f.shape {
+            Shape::Primitive(p) => *p == Primitive::Records,
+            Shape::Struct(s) | Shape::Array(Element::Struct(s)) => s.holds_records,
+            Shape::Array(_) => false,
+        });
+        let holds_secrets = fields_with(&|f| match &f.shape {
+            Shape::Struct(s) | Shape::Array(Element::Struct(s)) => s.holds_secrets,
+            _ => false,
+        }) || fields.iter().filter(|f| f.versions.contains(version)).any(|f| matches!(FieldMeaning::of(f), FieldMeaning::Secret | FieldMeaning::SaslAuthBytes));
+        StructPlan { regular, tagged, holds_records, holds_secrets }
     }
 }
 
@@ -140,5 +155,38 @@ impl MessageSpec {
             Some(p) => std::borrow::Cow::Borrowed(p),
             None => std::borrow::Cow::Owned(StructPlan::compile(&self.fields, version, self.is_flexible(version))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
+    use crate::schema::{Catalogue, MessageKind};
+
+    /// The fields present at `v`, nested ones included, walked from the specs.
+    fn any_field(fields: &[FieldSpec], v: i16, what: &dyn Fn(&FieldSpec) -> bool) -> bool {
+        fields.iter().filter(|f| f.versions.contains(v)).any(|f| what(f) || any_field(&f.fields, v, what))
+    }
+
+    #[test]
+    fn what_a_plan_holds_agrees_with_its_fields_at_every_version() {
+        let cat = Catalogue::builtin();
+        let (mut records, mut secrets) = (0, 0);
+        for e in &cat.entries {
+            let spec = e.spec();
+            for v in spec.valid_versions.lo.max(0)..=spec.valid_versions.hi {
+                let plan = spec.plan(v);
+                let want_records = any_field(&spec.fields, v, &|f| matches!(f.ty, FieldType::Primitive(Primitive::Records)));
+                let want_secrets = any_field(&spec.fields, v, &|f| matches!(FieldMeaning::of(f), FieldMeaning::Secret | FieldMeaning::SaslAuthBytes));
+                assert_eq!((plan.holds_records, plan.holds_secrets), (want_records, want_secrets), "{} v{v}", spec.name);
+                records += usize::from(want_records);
+                secrets += usize::from(want_secrets);
+            }
+        }
+        assert!(records > 20 && secrets > 5, "{records} plans hold records, {secrets} credentials");
+        let plan = |kind, key, v| cat.message(kind, key, v, None).expect("defined").plan(v).into_owned();
+        assert!(plan(MessageKind::Request, 0, 9).holds_records && !plan(MessageKind::Request, 0, 9).holds_secrets, "Produce v9");
+        assert!(plan(MessageKind::Request, 36, 2).holds_secrets, "SaslAuthenticate v2: its auth bytes");
+        assert!(!plan(MessageKind::Request, 12, 4).holds_records && !plan(MessageKind::Request, 12, 4).holds_secrets, "Heartbeat v4");
     }
 }
