@@ -109,9 +109,14 @@ impl Out<'_> {
 
     /// A worker's output: written without copying when it is large.
     fn write_owned(&mut self, out: Vec<u8>) -> std::io::Result<()> {
-        if self.terminal || out.len() < OWNED_MIN {
+        if out.len() < OWNED_MIN {
             self.write_all(&out)?;
             return self.flush();
+        }
+        if self.terminal {
+            // Out now, after what the buffer holds, without a copy into it.
+            self.flush_all()?;
+            return self.w.get_mut().write_all(&out);
         }
         if self.owned.is_empty() {
             // What the buffer holds goes out first.
@@ -325,6 +330,13 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     let write_here = |out: &mut Out<'_>, status: &mut i32, f: &CapturedFrame, opts: DecodeOptions| {
         let decoded = decode_one(cat, release, f, args.guess, opts, format);
         decoded.findings.report(out, status);
+        if format == Format::Tree && f.bytes.len() <= HELD_FRAME {
+            // A small frame's tree is drawn into memory and handed over whole,
+            // as a worker's is: drawing it through a second buffer copied every line.
+            let mut stdout = Vec::with_capacity(16 * decoded.frame.bytes.len() + 256);
+            decoded.push(&mut stdout, f, format, args.output.full_docs, args.provenance);
+            return out.write_owned(stdout);
+        }
         decoded.write(out, f, format, args.output.full_docs, args.provenance).and_then(|_| out.flush())
     };
     let stats = InOrder::run(workers, &work, |pool| {

@@ -2,6 +2,7 @@
 //! `+-- TopicId uuid = 0000… [0x0011, 16B] The topic identifier.`
 
 use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
+use crate::text::copy::push_bytes;
 use super::digits::{push_hex4, push_uint};
 use super::values::push_value_text;
 use std::io::{self, Write};
@@ -248,7 +249,7 @@ fn tree_children(buf: &mut Vec<u8>, (w, spill): (&mut impl Write, usize), node: 
     let n = node.children.len();
     let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
-        buf.extend_from_slice(prefix);
+        push_bytes(buf, prefix);
         buf.extend_from_slice(b"+-- ");
         push_line(buf, c, opts, inner);
         buf.push(b'\n');

@@ -2,6 +2,7 @@
 //! ANSI escapes and bidi overrides are shown as escapes, never passed through.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use super::copy::push_bytes;
 
 /// Characters that must not reach a terminal raw: C0/C1 controls, DEL, bidi
 /// controls and line/paragraph separators.
@@ -84,7 +85,7 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     let mut at = printable_ascii_prefix(bytes);
     if at == bytes.len() {
-        out.extend_from_slice(bytes);
+        push_bytes(out, bytes);
         return;
     }
     // Runs of printable ASCII are skipped eight bytes at a time (a preview's
@@ -92,14 +93,14 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
     let mut start = 0;
     while let Some(c) = s.get(at..).and_then(|rest| rest.chars().next()) {
         if is_unsafe_char(c) {
-            out.extend_from_slice(&bytes[start..at]);
+            push_bytes(out, &bytes[start..at]);
             push_unicode_escape(out, c);
             start = at + c.len_utf8();
         }
         at += c.len_utf8();
         at += printable_ascii_prefix(&bytes[at..]);
     }
-    out.extend_from_slice(&bytes[start..]);
+    push_bytes(out, &bytes[start..]);
 }
 
 /// [`sanitize_into`] for a [`super::Text`]: text that lives for the whole run

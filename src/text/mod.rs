@@ -3,6 +3,7 @@
 //! make untrusted text safe to show ([`escape`]) and the spellings of values
 //! shared by every view (uuids, floats in JSON).
 
+pub mod copy;
 pub mod escape;
 
 use serde::Serialize;
