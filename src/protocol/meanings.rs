@@ -31,7 +31,7 @@ pub fn utc_millis(ms: i64) -> Option<String> {
 
 /// [`utc_millis`] as its 24 ASCII bytes, written digit by digit: a note on
 /// every batch's timestamps, where formatting cost more than the decoding.
-fn utc_millis_bytes(ms: i64) -> Option<[u8; 24]> {
+pub fn utc_millis_bytes(ms: i64) -> Option<[u8; 24]> {
     const MAX: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
     if !(0..=MAX).contains(&ms) {
         return None;

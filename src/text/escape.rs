@@ -107,10 +107,10 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
 /// (names, types and docs from the definitions and kwire's own words) is
 /// checked once and then copied as is. The tree views write
 /// millions of them, and checking each cost an eighth of a capture's text tree.
-#[inline]
+#[inline(always)]
 pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
     match t.as_static() {
-        Some(s) if checked_clean(s) => out.extend_from_slice(s.as_bytes()),
+        Some(s) if checked_clean(s) => push_bytes(out, s.as_bytes()),
         _ => sanitize_into(out, t),
     }
 }

@@ -179,7 +179,7 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
         LEGACY_CRC => {
             let (stored, computed) = (v as u32, s.decl);
             n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
-            n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32 ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
+            n.note = Some(crc_note(stored, computed, "CRC-32"));
         }
         LEGACY_ATTRIBUTES => {
             let attrs = v as u8;
@@ -233,17 +233,18 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
         CRC => {
             let stored = v as u32;
             n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
-            n.note = Some(if stored == computed { format!("(0x{stored:08x}, CRC-32C ok)") } else { format!("(0x{stored:08x}, mismatch: computed 0x{computed:08x})") }.into());
+            n.note = Some(crc_note(stored, computed, "CRC-32C"));
             n.doc = Some("CRC-32C of attributes through the last record".into());
         }
-        ATTRIBUTES => n.note = Some(attributes_note(attrs).into()),
+        ATTRIBUTES => n.note = Some(attributes_note(attrs)),
         // baseTimestamp (the delete horizon when the attributes say so) and maxTimestamp.
         7 | 8 => {
-            let when = crate::protocol::meanings::utc_millis(v);
+            let when = crate::protocol::meanings::utc_millis_bytes(v);
+            let when = when.as_ref().and_then(|t| std::str::from_utf8(t).ok());
             n.note = match (k == 7 && attrs & 0x40 != 0, when) {
-                (true, Some(t)) => Some(format!("(delete horizon, {t})").into()),
+                (true, Some(t)) => Some(Text::concat(&["(delete horizon, ", t, ")"])),
                 (true, None) => Some("(delete horizon)".into()),
-                (false, t) => t.map(|t| format!("({t})").into()),
+                (false, t) => t.map(|t| Text::concat(&["(", t, ")"])),
             };
         }
         _ => {}
@@ -346,21 +347,34 @@ pub(super) fn bytes_leaf(buf: &Bytes, (name, kind): BytesPart, start: usize, len
     v
 }
 
-fn attributes_note(a: u16) -> String {
-    let mut parts = vec![
-        format!("compression={}", Codec::from_attributes(a).map_or("unknown", |c| c.name())),
-        format!("timestamp={}", if a & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" }),
-    ];
-    if a & 0x10 != 0 {
-        parts.push("transactional".into());
+/// `(compression=none, timestamp=CreateTime, transactional)`: a batch's attributes, written piece by piece.
+fn attributes_note(a: u16) -> Text {
+    let flag = |bit: u16, text: &'static str| if a & bit != 0 { text } else { "" };
+    Text::concat(&[
+        "(compression=",
+        Codec::from_attributes(a).map_or("unknown", |c| c.name()),
+        ", timestamp=",
+        if a & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" },
+        flag(0x10, ", transactional"),
+        flag(0x20, ", control"),
+        flag(0x40, ", delete horizon"),
+        ")",
+    ])
+}
+
+/// `(0x1a2b3c4d, CRC-32C ok)`, or the mismatch with the checksum computed.
+fn crc_note(stored: u32, computed: u32, name: &str) -> Text {
+    let (s, c) = (hex8(stored), hex8(computed));
+    let (s, c) = (std::str::from_utf8(&s).unwrap_or_default(), std::str::from_utf8(&c).unwrap_or_default());
+    match stored == computed {
+        true => Text::concat(&["(0x", s, ", ", name, " ok)"]),
+        false => Text::concat(&["(0x", s, ", mismatch: computed 0x", c, ")"]),
     }
-    if a & 0x20 != 0 {
-        parts.push("control".into());
-    }
-    if a & 0x40 != 0 {
-        parts.push("delete horizon".into());
-    }
-    format!("({})", parts.join(", "))
+}
+
+/// `v` as 8 lowercase hex digits (`{:08x}`).
+fn hex8(v: u32) -> [u8; 8] {
+    std::array::from_fn(|i| b"0123456789abcdef"[(v >> (28 - 4 * i)) as usize & 15])
 }
 
 /// Printable UTF-8 keys and values get a text preview in their note.
