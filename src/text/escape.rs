@@ -126,16 +126,26 @@ const CLEAN_SLOTS: usize = 1024;
 static CLEAN: [AtomicU64; CLEAN_SLOTS] = [const { AtomicU64::new(0) }; CLEAN_SLOTS];
 
 /// Whether `s` is printable ASCII, remembered for static texts that are.
+/// The hit is inlined (a tree line looks up two or three texts).
+#[inline(always)]
 fn checked_clean(s: &'static str) -> bool {
     let (at, len) = (s.as_ptr() as u64, s.len() as u64);
-    if at >> 48 != 0 || len >> 16 != 0 || len == 0 {
+    let key = at << 16 | len;
+    let slot = &CLEAN[((at >> 3 ^ at >> 13) as usize) % CLEAN_SLOTS];
+    // A key of an address over 48 bits or a length over 16 could alias
+    // another text's: such texts are never remembered, only checked.
+    len == 0 || (at >> 48 == 0 && len >> 16 == 0 && slot.load(Ordering::Relaxed) == key) || check_and_remember(s)
+}
+
+#[cold]
+#[inline(never)]
+fn check_and_remember(s: &'static str) -> bool {
+    let (at, len) = (s.as_ptr() as u64, s.len() as u64);
+    if at >> 48 != 0 || len >> 16 != 0 {
         return is_printable_ascii(s.as_bytes());
     }
     let key = at << 16 | len;
     let slot = &CLEAN[((at >> 3 ^ at >> 13) as usize) % CLEAN_SLOTS];
-    if slot.load(Ordering::Relaxed) == key {
-        return true;
-    }
     let clean = is_printable_ascii(s.as_bytes());
     if clean {
         slot.store(key, Ordering::Relaxed);
