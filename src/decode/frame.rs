@@ -84,7 +84,10 @@ pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut 
         let frame = decode_frame_at(cat, input, pos, pos, opts, spare.take());
         each(&frame);
         let next = after(&frame, pos);
-        spare = frame.values.map(Values::emptied);
+        spare = frame.values.map(|mut v| {
+            v.empty();
+            v
+        });
         match next {
             Some(next) => pos = next,
             None => break,
@@ -153,6 +156,7 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
     frame
 }
 
+#[inline(always)]
 fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions, spare: Option<Values>) -> Frame {
     let data = input.get(start..).unwrap_or_default();
     let direction = opts.direction.unwrap_or(Direction::Request);
@@ -221,10 +225,8 @@ fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset
     };
     let bytes = input.slice(start..start + frame_len);
     if opts.onto_tape() {
-        frame.values = Some(match spare {
-            Some(v) => v.reserved_for(frame_len),
-            None => Values::with_capacity_for(frame_len),
-        });
+        let values = frame.values.insert(spare.unwrap_or_default());
+        values.reserve_for(frame_len);
     }
     let held_before = opts.budget.expanded();
     let body = decode_message(cat, &bytes, opts, &mut frame);

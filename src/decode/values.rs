@@ -194,11 +194,14 @@ impl Values {
     /// without copying it as it grows. Bounded; it grows past that as needed.
     /// Room not used is not touched, so it costs no memory traffic.
     pub fn with_capacity_for(len: usize) -> Values {
-        Values::default().reserved_for(len)
+        let mut v = Values::default();
+        v.reserve_for(len);
+        v
     }
 
-    /// This tape emptied, its memory kept for the next frame.
-    pub fn emptied(mut self) -> Values {
+    /// Empty this tape, its memory kept for the next frame (in place: a tape
+    /// is moved by value a few times a frame otherwise).
+    pub fn empty(&mut self) {
         self.slots.clear();
         self.buffers.clear();
         self.findings.clear();
@@ -206,20 +209,21 @@ impl Values {
         self.stopped = None;
         self.header = None;
         self.body = None;
-        self
     }
 
     /// [`Values::with_capacity_for`] in this (empty) tape's memory.
-    pub fn reserved_for(mut self, len: usize) -> Values {
+    pub fn reserve_for(&mut self, len: usize) {
         let want = (len / 2 + 4).min(MAX_SLOTS_RESERVED);
-        if self.slots.is_empty() && self.slots.capacity() < want {
+        if self.slots.capacity() - self.slots.len() >= want {
+            return;
+        }
+        if self.slots.is_empty() {
             // Growing in place would copy all of the old room (the allocator
             // cannot know it is unused): an empty tape starts afresh instead.
             self.slots = Vec::with_capacity(want);
         } else {
             self.slots.reserve(want);
         }
-        self
     }
 
     /// The children of slot `i`, in order.
