@@ -124,7 +124,9 @@ impl<'a> Reader<'a> {
     }
 
     /// Unsigned LEB128 of at most `max_bytes` bytes (5 for 32-bit, 10 for 64-bit).
-    #[inline]
+    /// Always inlined, with the readers built on it: a record is a handful of
+    /// varints, and a call returning a `Result` this size costs more than the read.
+    #[inline(always)]
     pub fn uvarint_n(&mut self, max_bytes: usize, what: &str) -> Result<Uvarint, DecodeError> {
         // Most varints (lengths, counts, tags) are one byte: read those without the loop.
         if let Some(&b) = self.buf.get(self.pos).filter(|&&b| b < 0x80 && self.pos < self.end) {
@@ -141,6 +143,7 @@ impl<'a> Reader<'a> {
         self.uvarint_long(max_bytes, what)
     }
 
+    #[inline(never)]
     fn uvarint_long(&mut self, max_bytes: usize, what: &str) -> Result<Uvarint, DecodeError> {
         let start = self.pos;
         let mut value: u64 = 0;
@@ -166,7 +169,7 @@ impl<'a> Reader<'a> {
     }
 
     /// 32-bit unsigned varint (lengths, counts, tags).
-    #[inline]
+    #[inline(always)]
     pub fn uvarint(&mut self, what: &str) -> Result<Uvarint, DecodeError> {
         let v = self.uvarint_n(5, what)?;
         if v.value > u64::from(u32::MAX) {
@@ -188,6 +191,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Zigzag varint (32-bit).
+    #[inline(always)]
     pub fn varint(&mut self, what: &str) -> Result<(i32, usize), DecodeError> {
         let v = self.uvarint(what)?;
         let u = v.value as u32;
@@ -195,6 +199,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Zigzag varlong (64-bit).
+    #[inline(always)]
     pub fn varlong(&mut self, what: &str) -> Result<(i64, usize), DecodeError> {
         let v = self.uvarint_n(10, what)?;
         let u = v.value;
