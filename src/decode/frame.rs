@@ -97,7 +97,7 @@ pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut 
 
 /// Decode `input`'s frames in order, handing each to `each`, which may give
 /// back a values tape for the next frame to fill.
-fn walk_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(Frame) -> Option<Values>) {
+fn walk_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(Frame) -> Option<Box<Values>>) {
     let mut spare = None;
     let mut pos = 0;
     while pos < input.len() {
@@ -144,23 +144,28 @@ pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &De
 /// emptied tape) when decoding values only; its credentials redacted when
 /// [`crate::decode::secrets::hiding`] (found in the tree, so a frame that may hold
 /// one is decoded annotated even when values only were asked for).
-fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions, spare: Option<Values>) -> Frame {
-    let mut frame = decode_frame_as_is(cat, input, start, input_offset, opts, spare);
+fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions, spare: Option<Box<Values>>) -> Frame {
+    // Built here and filled in place: a frame is a few hundred bytes, and
+    // small frames come by the million (returning it from the filling function
+    // moved it twice).
+    let mut frame = empty_frame(opts, input_offset);
+    fill_frame(&mut frame, cat, (input, start), opts, spare);
     if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(cat, opts.release.as_deref(), &frame) {
         if frame.values.is_some() {
             let tree = DecodeOptions { values_only: false, annotated_tape: false, ..opts.clone() };
-            frame = decode_frame_as_is(cat, input, start, input_offset, &tree, None);
+            frame = empty_frame(&tree, input_offset);
+            fill_frame(&mut frame, cat, (input, start), &tree, None);
         }
         crate::decode::secrets::redact(&mut frame);
     }
     frame
 }
 
+/// A frame of the options' direction, nothing decoded yet.
 #[inline(always)]
-fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions, spare: Option<Values>) -> Frame {
-    let data = input.get(start..).unwrap_or_default();
+fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
     let direction = opts.direction.unwrap_or(Direction::Request);
-    let mut frame = Frame {
+    Frame {
         direction,
         kind: FrameKind::Kafka,
         api_key: opts.api_key,
@@ -174,7 +179,13 @@ fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset
         warnings: Vec::new(),
         record_damage: Vec::new(),
         held: Held::default(),
-    };
+    }
+}
+
+/// Decode the frame at `input[start..]` into `frame` (as [`empty_frame`] made it).
+#[inline(always)]
+fn fill_frame(frame: &mut Frame, cat: &Catalogue, (input, start): (&Bytes, usize), opts: &DecodeOptions, spare: Option<Box<Values>>) {
+    let data = input.get(start..).unwrap_or_default();
     // The size prefix decides how many bytes belong to this frame.
     let mut r = Reader::new(data);
     let size_node = || {
@@ -192,7 +203,7 @@ fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset
             frame.root.len = data.len();
             frame.bytes = input.slice(start..);
             frame.error = Some(e);
-            return frame;
+            return;
         }
     };
     if !opts.onto_tape() {
@@ -213,7 +224,7 @@ fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset
         frame.error = Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a frame size >= 0, found {size}") });
         frame.bytes = input.slice(start..start + 4);
         frame.root.len = 4;
-        return frame;
+        return;
     } else if 4 + size as usize > data.len() {
         truncated = Some(DecodeError {
             kind: ErrorKind::Truncated, offset: data.len(),
@@ -229,7 +240,7 @@ fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset
         values.reserve_for(frame_len);
     }
     let held_before = opts.budget.expanded();
-    let body = decode_message(cat, &bytes, opts, &mut frame);
+    let body = decode_message(cat, &bytes, opts, frame);
     frame.held = Held::since(&opts.budget, held_before);
     frame.bytes = bytes;
     if let Err(e) = body {
@@ -239,7 +250,6 @@ fn decode_frame_as_is(cat: &Catalogue, input: &Bytes, start: usize, input_offset
         frame.error = truncated;
     }
     frame.root.len = frame_len;
-    frame
 }
 
 fn direction_label(d: Direction) -> &'static str {
@@ -311,7 +321,7 @@ fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &
                 if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
                     let mut retry = frame.clone();
                     retry.root = snapshot;
-                    retry.values = retry.values.map(|_| Values::default());
+                    retry.values = retry.values.map(|_| Box::default());
                     retry.warnings.clear();
                     let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry, opts)?;
                     if decode_body(cat, bytes, v0, 0, end, &mut retry, opts).is_ok() {

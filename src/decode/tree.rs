@@ -376,7 +376,7 @@ pub struct Frame {
     /// encoding details too): the header's and body's slots. `root` is then
     /// only the message's outline: no nodes for the framing, header or body,
     /// and not named after the message.
-    pub values: Option<super::values::Values>,
+    pub values: Option<Box<super::values::Values>>,
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).
     pub warnings: Vec<super::problem::Warning>,
