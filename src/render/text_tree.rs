@@ -249,16 +249,19 @@ fn write_tree_to(buf: &mut Vec<u8>, w: &mut impl Write, root: &Node, opts: TreeO
     push_line(buf, root, opts, false);
     buf.push(b'\n');
     let mut prefix = Vec::new();
-    tree_children(buf, (w, spill), root, &mut prefix, false, opts)
+    match opts.color {
+        true => tree_children::<true>(buf, (w, spill), root, &mut prefix, false, opts.full_docs),
+        false => tree_children::<false>(buf, (w, spill), root, &mut prefix, false, opts.full_docs),
+    }
 }
 
-fn tree_children(buf: &mut Vec<u8>, (w, spill): (&mut impl Write, usize), node: &Node, prefix: &mut Vec<u8>, decompressed: bool, opts: TreeOptions) -> io::Result<()> {
+fn tree_children<const COLOR: bool>(buf: &mut Vec<u8>, (w, spill): (&mut impl Write, usize), node: &Node, prefix: &mut Vec<u8>, decompressed: bool, full_docs: bool) -> io::Result<()> {
     let n = node.children.len();
     let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
         push_bytes(buf, prefix);
         buf.extend_from_slice(b"+-- ");
-        push_line(buf, c, opts, inner);
+        push_line_in::<COLOR>(buf, c, full_docs, inner);
         buf.push(b'\n');
         if buf.len() >= spill {
             w.write_all(buf)?;
@@ -267,7 +270,7 @@ fn tree_children(buf: &mut Vec<u8>, (w, spill): (&mut impl Write, usize), node: 
         if !c.children.is_empty() {
             let at = prefix.len();
             prefix.extend_from_slice(if i + 1 == n { b"    " } else { b"|   " });
-            tree_children(buf, (&mut *w, spill), c, prefix, inner, opts)?;
+            tree_children::<COLOR>(buf, (&mut *w, spill), c, prefix, inner, full_docs)?;
             prefix.truncate(at);
         }
     }

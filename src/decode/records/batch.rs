@@ -390,14 +390,25 @@ pub(super) fn length_name(name: &str) -> Text {
 }
 
 pub(super) fn text_preview(b: &[u8]) -> Option<Text> {
-    let s = std::str::from_utf8(b).ok().filter(|s| !s.is_empty())?;
-    // Printable ASCII (most keys and values) has no control characters, and a character is a byte.
-    let ascii = crate::text::escape::is_printable_ascii(b);
-    if !ascii && has_control(b) {
+    if b.is_empty() {
         return None;
     }
-    let cut = if ascii { b.len().min(PREVIEW_CHARS) } else { s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i) };
-    let more = if cut < s.len() { "…" } else { "" };
+    // Printable ASCII (most keys and values) is UTF-8 with no control
+    // characters, and a character is a byte: only what is shown is read as text.
+    let (s, cut) = match crate::text::escape::is_printable_ascii(b) {
+        true => {
+            let cut = b.len().min(PREVIEW_CHARS);
+            (std::str::from_utf8(&b[..cut]).ok()?, cut)
+        }
+        false => {
+            let s = std::str::from_utf8(b).ok()?;
+            if has_control(b) {
+                return None;
+            }
+            (s, s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i))
+        }
+    };
+    let more = if cut < b.len() { "…" } else { "" };
     // Built in place (no formatting, inline when short): a note on every record's key and value.
     Some(Text::concat(&["(text \"", &s[..cut], more, "\")"]))
 }
@@ -470,6 +481,9 @@ mod tests {
     fn preview_cuts_at_forty_chars() {
         assert_eq!(text_preview("é".repeat(41).as_bytes()).as_deref(), Some(format!("(text \"{}…\")", "é".repeat(40)).as_str()));
         assert_eq!(text_preview(b"hi").as_deref(), Some("(text \"hi\")"));
+        assert_eq!(text_preview(&[b'v'; 60]).as_deref(), Some(format!("(text \"{}…\")", "v".repeat(40)).as_str()));
+        assert_eq!(text_preview(&[b'v'; 40]).as_deref(), Some(format!("(text \"{}\")", "v".repeat(40)).as_str()));
+        assert_eq!(text_preview(b"caf\xc3\xa9 \xff"), None, "not UTF-8");
         assert_eq!(text_preview(b"a\x00b"), None);
         assert_eq!(text_preview(b""), None);
     }
