@@ -778,7 +778,7 @@ pub fn tree_json(node: &Node) -> Json {
     if !value.is_null() || matches!(node.value, Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false)) {
         obj.insert("value".into(), value);
     }
-    if let Some(n) = &node.note {
+    if let Some(n) = super::notes::note(node) {
         obj.insert("note".into(), json!(n));
     }
     if let Some(d) = &node.doc {

@@ -6,6 +6,7 @@ pub mod findings;
 pub mod grid;
 pub mod json;
 pub mod listing;
+pub mod notes;
 pub mod page;
 pub mod records_table;
 pub mod report;

@@ -130,10 +130,7 @@ fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &Node) {
     } else {
         out.truncate(mark);
     }
-    if let Some(n) = &node.note {
-        out.push(b' ');
-        code(out, P::<COLOR>::DIM);
-        sanitize_text_into(out, n);
+    if super::notes::push_note(out, node, P::<COLOR>::DIM) {
         code(out, P::<COLOR>::RESET);
     }
 }

@@ -84,9 +84,9 @@ fn write_node(buf: &mut Vec<u8>, out: &mut impl io::Write, node: &Node) -> io::R
             write_value(buf, node);
         }
     }
-    if let Some(n) = &node.note {
+    if let Some(n) = super::notes::note(node) {
         buf.extend_from_slice(b",\"note\":");
-        write_json_str(buf, n);
+        write_json_str(buf, &n);
     }
     if let Some(d) = &node.doc {
         buf.extend_from_slice(b",\"doc\":");

@@ -115,8 +115,16 @@ pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
     }
 }
 
-/// Slots of the memo of static texts found printable ASCII.
-const CLEAN_SLOTS: usize = 1024;
+/// Slots of the memo of static texts found printable ASCII: a text may sit
+/// in the slot its key hashes to or the next one (two texts a tree line uses
+/// that hash alike would otherwise evict each other on every line).
+const CLEAN_SLOTS: usize = 4096;
+
+/// The first of the two slots of `key` (Fibonacci hashing: the key's high product bits).
+#[inline(always)]
+fn clean_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize & (CLEAN_SLOTS - 2)
+}
 
 /// Static texts found to be printable ASCII, by a hash of their address:
 /// each slot the address (48 bits) and length (16 bits) in one word, so that
@@ -131,10 +139,11 @@ static CLEAN: [AtomicU64; CLEAN_SLOTS] = [const { AtomicU64::new(0) }; CLEAN_SLO
 fn checked_clean(s: &'static str) -> bool {
     let (at, len) = (s.as_ptr() as u64, s.len() as u64);
     let key = at << 16 | len;
-    let slot = &CLEAN[((at >> 3 ^ at >> 13) as usize) % CLEAN_SLOTS];
+    let i = clean_slot(key);
+    let hit = |i: usize| CLEAN.get(i).is_some_and(|slot| slot.load(Ordering::Relaxed) == key);
     // A key of an address over 48 bits or a length over 16 could alias
     // another text's: such texts are never remembered, only checked.
-    len == 0 || (at >> 48 == 0 && len >> 16 == 0 && slot.load(Ordering::Relaxed) == key) || check_and_remember(s)
+    len == 0 || (at >> 48 == 0 && len >> 16 == 0 && (hit(i) || hit(i + 1))) || check_and_remember(s)
 }
 
 #[cold]
@@ -145,10 +154,12 @@ fn check_and_remember(s: &'static str) -> bool {
         return is_printable_ascii(s.as_bytes());
     }
     let key = at << 16 | len;
-    let slot = &CLEAN[((at >> 3 ^ at >> 13) as usize) % CLEAN_SLOTS];
     let clean = is_printable_ascii(s.as_bytes());
     if clean {
-        slot.store(key, Ordering::Relaxed);
+        // The first slot if it is free, else the second: the older of a pair stays.
+        let i = clean_slot(key);
+        let free = CLEAN[i].load(Ordering::Relaxed) == 0;
+        CLEAN[if free { i } else { i + 1 }].store(key, Ordering::Relaxed);
     }
     clean
 }

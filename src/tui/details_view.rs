@@ -21,7 +21,7 @@ pub fn details_lines(frame: &Frame, bytes: &[u8], path: &[usize], theme: Theme) 
         lines.push(error_line(theme, sanitize(e)));
     }
     lines.push(field(theme, "type", format!("{ty}  offset 0x{:04x} ({})  length {}", node.offset, node.offset, node.len)));
-    let value = [value_text(node), node.note.as_deref().map(sanitize)].into_iter().flatten().collect::<Vec<_>>();
+    let value = [value_text(node), crate::render::notes::note(node).map(|n| sanitize(&n))].into_iter().flatten().collect::<Vec<_>>();
     if !value.is_empty() {
         lines.push(field(theme, "value", value.join(" ")));
     }

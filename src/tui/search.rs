@@ -104,7 +104,7 @@ fn find_bytes(bytes: &[u8], pat: &[u8], within: &Within, out: &mut Vec<Hit>) {
 
 fn find_nodes(node: &Node, needle: &str, pattern: Option<&[u8]>, path: &mut Vec<usize>, within: &Within, out: &mut Vec<Hit>) {
     // Notes hold decoded text too: a record value's `(text "hello")`, an error's name.
-    let value_matches = || value_text(node).is_some_and(|v| contains_lowercase(&v, needle)) || node.note.as_deref().is_some_and(|n| contains_lowercase(n, needle));
+    let value_matches = || value_text(node).is_some_and(|v| contains_lowercase(&v, needle)) || crate::render::notes::note(node).is_some_and(|n| contains_lowercase(&n, needle));
     if contains_lowercase(&node.name, needle) || value_matches() {
         out.push(within.hit(node.offset..node.end(), Some(path.clone())));
     }

@@ -331,16 +331,15 @@ pub(super) fn bytes_length_leaf(name: &'static str, at: usize, n: usize, len: i3
     l
 }
 
-/// Record bytes `name` at `buf[start..start + len]` (`None`: null), with a text preview.
+/// Record bytes `name` at `buf[start..start + len]` (`None`: null).
 #[inline(always)]
 pub(super) fn bytes_leaf(buf: &Bytes, (name, kind): BytesPart, start: usize, len: Option<usize>) -> Node {
     let mut v = match len {
         None => leaf(name, "bytes", start, 0, Value::Bytes(None), Region::Record),
         Some(len) => {
             let end = start + len;
-            let mut v = leaf(name, "bytes", start, len, Value::Bytes(Some(buf.slice(start..end))), Region::Record);
-            v.note = text_preview(&buf[start..end]);
-            v
+            // Its text preview is the views' (`render::notes`), made when shown.
+            leaf(name, "bytes", start, len, Value::Bytes(Some(buf.slice(start..end))), Region::Record)
         }
     };
     v.kind = kind;
@@ -389,54 +388,6 @@ pub(super) fn length_name(name: &str) -> Text {
     }
 }
 
-pub(super) fn text_preview(b: &[u8]) -> Option<Text> {
-    if b.is_empty() {
-        return None;
-    }
-    // Printable ASCII (most keys and values) is UTF-8 with no control
-    // characters, and a character is a byte: only what is shown is read as text.
-    let (s, cut) = match crate::text::escape::is_printable_ascii(b) {
-        true => {
-            let cut = b.len().min(PREVIEW_CHARS);
-            (std::str::from_utf8(&b[..cut]).ok()?, cut)
-        }
-        false => {
-            let s = std::str::from_utf8(b).ok()?;
-            if has_control(b) {
-                return None;
-            }
-            (s, s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i))
-        }
-    };
-    let more = if cut < b.len() { "…" } else { "" };
-    // Built in place (no formatting, inline when short): a note on every record's key and value.
-    Some(Text::concat(&["(text \"", &s[..cut], more, "\")"]))
-}
-
-/// Characters of a value shown in its text preview note.
-const PREVIEW_CHARS: usize = 40;
-
-/// Whether valid UTF-8 holds a control character (C0, DEL or C1), as
-/// `char::is_control` says, scanning bytes: C1 controls are U+0080..U+009F,
-/// encoded as 0xC2 0x80..0x9F. Chunks are screened with a branch-free fold
-/// (vectorised) and only suspicious ones looked at closely.
-fn has_control(b: &[u8]) -> bool {
-    const CHUNK: usize = 64;
-    for (k, chunk) in b.chunks(CHUNK).enumerate() {
-        let suspicious = chunk.iter().fold(false, |a, &c| a | (c < 0x20) | (c == 0x7f) | (c == 0xc2));
-        if !suspicious {
-            continue;
-        }
-        for (j, &c) in chunk.iter().enumerate() {
-            let next = b.get(k * CHUNK + j + 1).copied().unwrap_or(0);
-            if c < 0x20 || c == 0x7f || (c == 0xc2 && (0x80..0xa0).contains(&next)) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
 /// Fields of a record without headers' contents: the children reserved ahead.
 pub(super) const RECORD_FIELDS: usize = 9;
 
@@ -459,32 +410,4 @@ pub fn crc32_ieee(data: &[u8]) -> u32 {
     let mut h = flate2::Crc::new();
     h.update(data);
     h.sum()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{has_control, text_preview};
-
-    /// The byte scan agrees with `char::is_control` for every char, wherever it
-    /// falls relative to the scan's chunks (a C1 control split across two).
-    #[test]
-    fn control_scan_matches_char_is_control() {
-        for c in (0u32..0x3000).chain([0xfeff, 0x1_f600]).filter_map(char::from_u32) {
-            for pad in [0usize, 62, 63, 64, 127] {
-                let s = format!("{}{c}{}", "a".repeat(pad), "b".repeat(3));
-                assert_eq!(has_control(s.as_bytes()), c.is_control(), "char U+{:04X} after {pad} bytes", c as u32);
-            }
-        }
-    }
-
-    #[test]
-    fn preview_cuts_at_forty_chars() {
-        assert_eq!(text_preview("é".repeat(41).as_bytes()).as_deref(), Some(format!("(text \"{}…\")", "é".repeat(40)).as_str()));
-        assert_eq!(text_preview(b"hi").as_deref(), Some("(text \"hi\")"));
-        assert_eq!(text_preview(&[b'v'; 60]).as_deref(), Some(format!("(text \"{}…\")", "v".repeat(40)).as_str()));
-        assert_eq!(text_preview(&[b'v'; 40]).as_deref(), Some(format!("(text \"{}\")", "v".repeat(40)).as_str()));
-        assert_eq!(text_preview(b"caf\xc3\xa9 \xff"), None, "not UTF-8");
-        assert_eq!(text_preview(b"a\x00b"), None);
-        assert_eq!(text_preview(b""), None);
-    }
 }

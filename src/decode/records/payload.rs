@@ -244,8 +244,8 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
         n.doc = Some(doc.into());
         n
     };
-    let mut payload = leaf(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
-    payload.note = super::batch::text_preview(&buf[start + 5..end]);
+    // Its text preview is the views' (`render::notes`).
+    let payload = leaf(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
     node.children.reserve(3);
     node.children.push(leaf(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
     node.children.push(leaf(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));

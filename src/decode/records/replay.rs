@@ -5,7 +5,7 @@
 
 use super::batch::{
     batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, leaf, legacy_field_node, length_leaf, offset_delta_leaf,
-    record_leaf, record_node, text_preview, truncated_node, v2_field_node, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, RECORD_ATTRIBUTES, RECORD_FIELDS,
+    record_leaf, record_node, truncated_node, v2_field_node, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, RECORD_ATTRIBUTES, RECORD_FIELDS,
     TIMESTAMP_DELTA, V2_FIELDS, VALUE,
 };
 use super::compression::Codec;
@@ -233,7 +233,7 @@ impl BatchDecoder<'_, '_> {
         let v = push_with(out, || leaf(name, "bytes", start, len, Value::Bytes(Some(self.buf.slice(start..end))), reg));
         v.kind = kind;
         let Some(c) = wrapper else {
-            v.note = text_preview(self.buf.get(start..end).unwrap_or_default());
+            // Its text preview is the views' (`render::notes`).
             if s.decl == FRAMED && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain {
                 schema_registry_framing(self.buf, v);
             }

@@ -1,0 +1,172 @@
+//! The note a view shows beside a node's value: the decoder's own
+//! ([`Node::note`]: `(compact, len+1=1)`, an error code's name), or one the
+//! views work out from what the node is when they show it: the text preview
+//! of a record's key, value or header, `(text "order-17")`. Made for every
+//! record when it was decoded, the preview was most of the work of building
+//! a record's nodes; a view that does not show a record does not make it.
+
+use crate::decode::{Kind, Node, RecordPart, Value};
+use crate::text::copy::push_bytes;
+use crate::text::escape::{is_printable_ascii, sanitize_into};
+use std::borrow::Cow;
+
+/// The note of `node` as the views show it (before escaping).
+pub fn note(node: &Node) -> Option<Cow<'_, str>> {
+    match &node.note {
+        Some(n) => Some(Cow::Borrowed(n)),
+        None => previewed(node).and_then(text_preview).map(Cow::Owned),
+    }
+}
+
+/// [`note`] escaped and appended to `out` after a space and `code` (a
+/// terminal's colour); false, with nothing written, when there is none. A
+/// preview of printable ASCII (most keys and values) is copied as it is.
+#[inline]
+pub fn push_note(out: &mut Vec<u8>, node: &Node, code: &str) -> bool {
+    let start = |out: &mut Vec<u8>| {
+        out.push(b' ');
+        out.extend_from_slice(code.as_bytes());
+    };
+    if let Some(n) = &node.note {
+        start(out);
+        crate::text::escape::sanitize_text_into(out, n);
+        return true;
+    }
+    let Some(b) = previewed(node).filter(|b| !b.is_empty()) else { return false };
+    if is_printable_ascii(b) {
+        let cut = b.len().min(PREVIEW_CHARS);
+        start(out);
+        out.extend_from_slice(b"(text \"");
+        push_bytes(out, &b[..cut]);
+        if cut < b.len() {
+            out.extend_from_slice("…".as_bytes());
+        }
+        out.extend_from_slice(b"\")");
+        return true;
+    }
+    match text_preview(b) {
+        Some(p) => {
+            start(out);
+            sanitize_into(out, &p);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The bytes whose text preview is `node`'s note: a record's (or legacy
+/// message's) key or value, a header's key or value, a Schema Registry payload.
+fn previewed(node: &Node) -> Option<&[u8]> {
+    match (node.kind, &node.value) {
+        (Kind::RecordKey | Kind::RecordValue | Kind::SchemaRegistryPayload | Kind::Record(RecordPart::HeaderKey | RecordPart::HeaderValue), Value::Bytes(Some(b))) => Some(b),
+        _ => None,
+    }
+}
+
+/// `(text "…")`: bytes that read as text without control characters, cut
+/// at [`PREVIEW_CHARS`] characters.
+pub fn text_preview(b: &[u8]) -> Option<String> {
+    if b.is_empty() {
+        return None;
+    }
+    // Printable ASCII (most keys and values) is UTF-8 with no control
+    // characters, and a character is a byte: only what is shown is read as text.
+    let (s, cut) = match is_printable_ascii(b) {
+        true => {
+            let cut = b.len().min(PREVIEW_CHARS);
+            (std::str::from_utf8(&b[..cut]).ok()?, cut)
+        }
+        false => {
+            let s = std::str::from_utf8(b).ok()?;
+            if has_control(b) {
+                return None;
+            }
+            (s, s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i))
+        }
+    };
+    let more = if cut < b.len() { "…" } else { "" };
+    Some(["(text \"", &s[..cut], more, "\")"].concat())
+}
+
+/// Characters of a value shown in its text preview note.
+const PREVIEW_CHARS: usize = 40;
+
+/// Whether valid UTF-8 holds a control character (C0, DEL or C1), as
+/// `char::is_control` says, scanning bytes: C1 controls are U+0080..U+009F,
+/// encoded as 0xC2 0x80..0x9F. Chunks are screened with a branch-free fold
+/// (vectorised) and only suspicious ones looked at closely.
+fn has_control(b: &[u8]) -> bool {
+    const CHUNK: usize = 64;
+    for (k, chunk) in b.chunks(CHUNK).enumerate() {
+        let suspicious = chunk.iter().fold(false, |a, &c| a | (c < 0x20) | (c == 0x7f) | (c == 0xc2));
+        if !suspicious {
+            continue;
+        }
+        for (j, &c) in chunk.iter().enumerate() {
+            let next = b.get(k * CHUNK + j + 1).copied().unwrap_or(0);
+            if c < 0x20 || c == 0x7f || (c == 0xc2 && (0x80..0xa0).contains(&next)) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{Region, Role};
+
+    /// The byte scan agrees with `char::is_control` for every char, wherever it
+    /// falls relative to the scan's chunks (a C1 control split across two).
+    #[test]
+    fn control_scan_matches_char_is_control() {
+        for c in (0u32..0x3000).chain([0xfeff, 0x1_f600]).filter_map(char::from_u32) {
+            for pad in [0usize, 62, 63, 64, 127] {
+                let s = format!("{}{c}{}", "a".repeat(pad), "b".repeat(3));
+                assert_eq!(has_control(s.as_bytes()), c.is_control(), "char U+{:04X} after {pad} bytes", c as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn preview_cuts_at_forty_chars() {
+        assert_eq!(text_preview("é".repeat(41).as_bytes()).as_deref(), Some(format!("(text \"{}…\")", "é".repeat(40)).as_str()));
+        assert_eq!(text_preview(b"hi").as_deref(), Some("(text \"hi\")"));
+        assert_eq!(text_preview(&[b'v'; 60]).as_deref(), Some(format!("(text \"{}…\")", "v".repeat(40)).as_str()));
+        assert_eq!(text_preview(&[b'v'; 40]).as_deref(), Some(format!("(text \"{}\")", "v".repeat(40)).as_str()));
+        assert_eq!(text_preview(b"caf\xc3\xa9 \xff"), None, "not UTF-8");
+        assert_eq!(text_preview(b"a\x00b"), None);
+        assert_eq!(text_preview(b""), None);
+    }
+
+    /// A record value's node, as the record decoder makes it.
+    fn value_node(bytes: &[u8]) -> Node {
+        let mut n = Node::new("value", "bytes", 0, Region::Record, Role::Encoding);
+        n.kind = Kind::RecordValue;
+        n.value = Value::Bytes(Some(bytes::Bytes::copy_from_slice(bytes)));
+        n
+    }
+
+    #[test]
+    fn a_records_bytes_show_their_preview_and_a_decoders_note_comes_first() {
+        for b in [&b"order-17"[..], &[b'v'; 60], "caf\u{e9} \u{202e}x".as_bytes(), b"\x01\x02", b"", b"say \"hi\" \\ back"] {
+            let n = value_node(b);
+            let mut pushed = Vec::new();
+            let shown = push_note(&mut pushed, &n, "");
+            let want = note(&n).map(|t| {
+                let mut w = b" ".to_vec();
+                sanitize_into(&mut w, &t);
+                w
+            });
+            assert_eq!((shown, pushed), (want.is_some(), want.unwrap_or_default()), "{b:?}");
+        }
+        assert_eq!(note(&value_node(b"order-17")).as_deref(), Some("(text \"order-17\")"));
+        let mut n = value_node(b"order-17");
+        n.note = Some("(holds redacted bytes)".into());
+        assert_eq!(note(&n).as_deref(), Some("(holds redacted bytes)"));
+        n.kind = Kind::Plain;
+        n.note = None;
+        assert_eq!(note(&n), None, "only record bytes are previewed");
+    }
+}
