@@ -19,12 +19,18 @@ fn hex_pair(b: u8) -> [u8; 2] {
     HEX_PAIRS[usize::from(b)]
 }
 
+/// `n` as four lowercase hex digits (`{:04x}` of a `u16`).
+#[inline(always)]
+pub fn hex4(n: u16) -> [u8; 4] {
+    let ([a, b], [c, d]) = (hex_pair((n >> 8) as u8), hex_pair(n as u8));
+    [a, b, c, d]
+}
+
 /// `{:04x}`: lowercase hex, at least four digits (offsets in the tree views).
 #[inline]
 pub fn push_hex4(out: &mut Vec<u8>, n: usize) {
-    if n <= 0xffff {
-        let ([a, b], [c, d]) = (hex_pair((n >> 8) as u8), hex_pair(n as u8));
-        out.extend_from_slice(&[a, b, c, d]);
+    if let Ok(short) = u16::try_from(n) {
+        out.extend_from_slice(&hex4(short));
         return;
     }
     let digits = (usize::BITS - n.leading_zeros()).div_ceil(4) as usize;

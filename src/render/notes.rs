@@ -21,18 +21,26 @@ pub fn note(node: &Node) -> Option<Cow<'_, str>> {
 /// [`note`] escaped and appended to `out` after a space and `code` (a
 /// terminal's colour); false, with nothing written, when there is none. A
 /// preview of printable ASCII (most keys and values) is copied as it is.
-#[inline]
+#[inline(always)]
 pub fn push_note(out: &mut Vec<u8>, node: &Node, code: &str) -> bool {
+    match &node.note {
+        Some(n) => {
+            out.push(b' ');
+            out.extend_from_slice(code.as_bytes());
+            crate::text::escape::sanitize_text_into(out, n);
+            true
+        }
+        None => previewed(node).filter(|b| !b.is_empty()).is_some_and(|b| push_preview(out, b, code)),
+    }
+}
+
+/// A preview's part of [`push_note`], out of line (most nodes have none).
+#[inline(never)]
+fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
     let start = |out: &mut Vec<u8>| {
         out.push(b' ');
         out.extend_from_slice(code.as_bytes());
     };
-    if let Some(n) = &node.note {
-        start(out);
-        crate::text::escape::sanitize_text_into(out, n);
-        return true;
-    }
-    let Some(b) = previewed(node).filter(|b| !b.is_empty()) else { return false };
     if is_printable_ascii(b) {
         let cut = b.len().min(PREVIEW_CHARS);
         start(out);
@@ -56,6 +64,7 @@ pub fn push_note(out: &mut Vec<u8>, node: &Node, code: &str) -> bool {
 
 /// The bytes whose text preview is `node`'s note: a record's (or legacy
 /// message's) key or value, a header's key or value, a Schema Registry payload.
+#[inline(always)]
 fn previewed(node: &Node) -> Option<&[u8]> {
     match (node.kind, &node.value) {
         (Kind::RecordKey | Kind::RecordValue | Kind::SchemaRegistryPayload | Kind::Record(RecordPart::HeaderKey | RecordPart::HeaderValue), Value::Bytes(Some(b))) => Some(b),

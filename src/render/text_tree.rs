@@ -3,7 +3,7 @@
 
 use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
 use crate::text::copy::push_bytes;
-use super::digits::{push_hex4, push_uint};
+use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
 use std::io::{self, Write};
 use crate::decode::{Frame, Node, Role, Value};
@@ -72,14 +72,23 @@ fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bo
 fn push_line_in<const COLOR: bool>(out: &mut Vec<u8>, node: &Node, full_docs: bool, decompressed: bool) {
     type P<const C: bool> = Paint<C>;
     push_label::<COLOR>(out, node);
-    out.push(b' ');
-    code(out, P::<COLOR>::DIM);
-    match decompressed {
-        true => out.extend_from_slice(b"[d:0x"),
-        false => out.extend_from_slice(b"[0x"),
+    match u16::try_from(node.offset) {
+        // The usual range's start, ` [0x0079, `, in one piece.
+        Ok(at) if !COLOR && !decompressed => {
+            let [a, b, c, d] = hex4(at);
+            out.extend_from_slice(&[b' ', b'[', b'0', b'x', a, b, c, d, b',', b' ']);
+        }
+        _ => {
+            out.push(b' ');
+            code(out, P::<COLOR>::DIM);
+            match decompressed {
+                true => out.extend_from_slice(b"[d:0x"),
+                false => out.extend_from_slice(b"[0x"),
+            }
+            push_hex4(out, node.offset);
+            out.extend_from_slice(b", ");
+        }
     }
-    push_hex4(out, node.offset);
-    out.extend_from_slice(b", ");
     push_uint(out, node.len as u64, 0);
     out.extend_from_slice(b"B]");
     code(out, P::<COLOR>::RESET);
