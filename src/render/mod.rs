@@ -1,6 +1,7 @@
 //! Renderers: walk the annotated tree; never re-parse bytes.
 
-pub mod digits;
+/// Numbers written as text live with the text they are written into, below the decoder.
+pub use crate::text::digits;
 pub mod dump_log;
 pub mod findings;
 pub mod grid;

@@ -4,6 +4,7 @@
 //! shared by every view (uuids, floats in JSON).
 
 pub mod copy;
+pub mod digits;
 pub mod escape;
 
 use serde::Serialize;

@@ -305,7 +305,8 @@ pub(super) fn length_leaf(at: usize, n: usize, len: i32) -> Node {
 #[inline(always)]
 pub(super) fn offset_delta_leaf(at: usize, n: usize, od: i32, base_offset: i64) -> Node {
     let mut o = record_leaf(OFFSET_DELTA, at, n, od.into());
-    o.note = Some(Text::format(format_args!("(offset {})", base_offset.wrapping_add(od.into()))));
+    let mut digits = [0u8; 20];
+    o.note = Some(Text::concat(&["(offset ", crate::text::digits::int_str(base_offset.wrapping_add(od.into()), &mut digits), ")"]));
     o
 }
 

@@ -140,6 +140,25 @@ fn push_uint_long(out: &mut Vec<u8>, mut n: u64, width: usize) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// A signed number's decimal digits in `buf` (`{}`), without a buffer of its own.
+pub fn int_str(n: i64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    let mut u = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
+}
+
 /// A signed number (`{}`).
 pub fn push_int(out: &mut Vec<u8>, n: i64) {
     if n < 0 {
@@ -172,6 +191,14 @@ pub fn push_socket_addr(out: &mut Vec<u8>, addr: std::net::SocketAddr) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn int_str_writes_what_format_writes() {
+        for n in [0, 1, -1, 9, 10, -10, 99, 100, 12_345, i64::MAX, i64::MIN, -9_876_543_210] {
+            let mut buf = [0u8; 20];
+            assert_eq!(int_str(n, &mut buf), n.to_string());
+        }
+    }
 
     #[test]
     fn socket_addresses_are_written_as_display_writes_them() {
