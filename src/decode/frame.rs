@@ -84,10 +84,7 @@ pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut 
         let frame = decode_frame_at(cat, input, pos, pos, opts, spare.take());
         each(&frame);
         let next = after(&frame, pos);
-        spare = frame.values.map(|mut v| {
-            v.empty();
-            v
-        });
+        spare = frame.values;
         match next {
             Some(next) => pos = next,
             None => break,
@@ -236,8 +233,7 @@ fn fill_frame(frame: &mut Frame, cat: &Catalogue, (input, start): (&Bytes, usize
     };
     let bytes = input.slice(start..start + frame_len);
     if opts.onto_tape() {
-        let values = frame.values.insert(spare.unwrap_or_default());
-        values.reserve_for(frame_len);
+        frame.values.insert(spare.unwrap_or_default()).reuse_for(frame_len);
     }
     let held_before = opts.budget.expanded();
     let body = decode_message(cat, &bytes, opts, frame);

@@ -308,8 +308,7 @@ const KEEP_SLOTS: usize = 1 << 18;
 /// reentrant, as a nested call gets a fresh one.
 fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {
     let mut tape = TAPE.take();
-    tape.empty();
-    tape.reserve_for(len);
+    tape.reuse_for(len);
     let r = f(&mut tape);
     // Decompressed record data is the tree's now: the kept tape does not hold on to it.
     tape.buffers.clear();
