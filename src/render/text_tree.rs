@@ -68,7 +68,7 @@ fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bo
     }
 }
 
-#[inline]
+#[inline(always)]
 fn push_line_in<const COLOR: bool>(out: &mut Vec<u8>, node: &Node, full_docs: bool, decompressed: bool) {
     type P<const C: bool> = Paint<C>;
     push_label::<COLOR>(out, node);
@@ -120,6 +120,7 @@ fn code(out: &mut Vec<u8>, c: &str) {
 }
 
 /// The label with each part in its colour (none without colour).
+#[inline(always)]
 fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &Node) {
     type P<const C: bool> = Paint<C>;
     code(out, P::<COLOR>::NAME);

@@ -16,6 +16,7 @@ pub fn value_text(node: &Node) -> Option<String> {
 }
 
 /// [`value_text`] appended to a byte buffer; false (nothing written) for containers without one.
+#[inline]
 pub fn push_value_text(out: &mut Vec<u8>, node: &Node) -> bool {
     match &node.value {
         Value::None => return false,

@@ -160,6 +160,7 @@ pub fn int_str(n: i64, buf: &mut [u8; 20]) -> &str {
 }
 
 /// A signed number (`{}`).
+#[inline]
 pub fn push_int(out: &mut Vec<u8>, n: i64) {
     if n < 0 {
         out.push(b'-');

@@ -100,7 +100,12 @@ impl FieldDecoder<'_, '_> {
         };
         let len_node = self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw, count);
         // An array that stops part-way holds fewer elements than its count: its bytes bound them.
-        node.children.reserve(1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE));
+        // A node's first children allocate directly (reserving on an empty vector took the growth path).
+        let room = 1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE);
+        match node.children.capacity() {
+            0 => node.children = Vec::with_capacity(room),
+            _ => node.children.reserve(room),
+        }
         node.children.push(len_node);
         node.value = Value::Array(count);
         if count.is_none() {

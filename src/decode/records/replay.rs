@@ -116,7 +116,8 @@ impl BatchDecoder<'_, '_> {
     fn replay_record(&mut self, tape: &Values, (i, rec): (u32, &Slot), header: &[i64], out: &mut Vec<Node>) {
         let node = push_with(out, || record_node(rec.decl as usize, rec.at as usize));
         node.len = rec.len as usize;
-        node.children.reserve(RECORD_FIELDS);
+        // A new node's children: allocated directly (reserving on an empty vector took the growth path).
+        node.children = Vec::with_capacity(RECORD_FIELDS);
         // A control batch's keys and values are control records; a plain topic's may be framed.
         let kind = if header[ATTRIBUTES] & 0x20 != 0 { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
         // A record that failed has no keys or values decoded through their schemas.
