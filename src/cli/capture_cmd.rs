@@ -321,8 +321,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         if probe.was_asked() {
             return Written::InItsTurn(f, opts);
         }
-        let mut stdout = Vec::with_capacity(16 * decoded.frame.bytes.len() + 256);
-        decoded.push(&mut stdout, &f, format, args.output.full_docs, args.provenance);
+        let stdout = decoded.drawn(&f, format, args.output.full_docs, args.provenance);
         held.fetch_add(stdout.len(), Ordering::Relaxed);
         Written::Done { findings: decoded.findings, stdout }
     };
@@ -333,9 +332,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         if format == Format::Tree && f.bytes.len() <= HELD_FRAME {
             // A small frame's tree is drawn into memory and handed over whole,
             // as a worker's is: drawing it through a second buffer copied every line.
-            let mut stdout = Vec::with_capacity(16 * decoded.frame.bytes.len() + 256);
-            decoded.push(&mut stdout, f, format, args.output.full_docs, args.provenance);
-            return out.write_owned(stdout);
+            return out.write_owned(decoded.drawn(f, format, args.output.full_docs, args.provenance));
         }
         decoded.write(out, f, format, args.output.full_docs, args.provenance).and_then(|_| out.flush())
     };
@@ -647,6 +644,13 @@ impl Decoded {
             self.write_heading(out, f)?;
             write_frames(out, std::slice::from_ref(frame), format, full_docs, None)
         }
+    }
+
+    /// [`Decoded::push`] into a buffer of its own, sized for a tree of the frame.
+    fn drawn(&self, f: &CapturedFrame, format: Format, full_docs: bool, provenance: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 * self.frame.bytes.len() + 256);
+        self.push(&mut out, f, format, full_docs, provenance);
+        out
     }
 
     /// [`Decoded::write`] into memory, on a worker: a tree is drawn straight

@@ -483,9 +483,9 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             return false;
         }
         if !ANNOTATED {
-            let value = Val::Packed(Packed { at: (pos + prefix) as u32, count: count as u32, ty: p });
+            self.r.seek(pos + prefix);
+            let value = self.take_packed(p, w, count);
             self.leaf(f.json_key, SlotKind::Field, f.decl.into(), value, (pos, prefix + count * w, prefix));
-            self.r.seek(pos + prefix + count * w);
             return true;
         }
         let end = (self.slots.len() + 1 + count) as u32;
@@ -494,6 +494,16 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         self.r.seek(pos + prefix);
         self.push_fixed_elements(p, w, count);
         true
+    }
+
+    /// Values-only tapes: `count` elements of fixed-width `p` (`w` bytes each)
+    /// at the reader's position, whose bytes the caller has checked are all
+    /// there, as one packed value; the reader goes past them.
+    #[inline(always)]
+    fn take_packed(&mut self, p: Primitive, w: usize, count: usize) -> Val {
+        let at = self.r.pos();
+        self.r.seek(at + count * w);
+        Val::Packed(Packed { at: at as u32, count: count as u32, ty: p })
     }
 
     /// `count` elements of fixed-width `p` (`w` bytes each) at the reader's
@@ -631,8 +641,8 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             if let Some(w) = p.fixed_width().filter(|w| count.saturating_mul(*w) <= self.r.remaining()) {
                 // Fixed-width elements whose bytes are all there: no check per element.
                 if !ANNOTATED {
-                    self.set(i, Val::Packed(Packed { at: self.r.pos() as u32, count: count as u32, ty: *p }));
-                    self.r.seek(self.r.pos() + count * w);
+                    let value = self.take_packed(*p, w, count);
+                    self.set(i, value);
                     return Ok(());
                 }
                 self.push_fixed_elements(*p, w, count);

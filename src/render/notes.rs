@@ -30,36 +30,25 @@ pub fn push_note(out: &mut Vec<u8>, node: &Node, code: &str) -> bool {
             crate::text::escape::sanitize_text_into(out, n);
             true
         }
-        None => previewed(node).filter(|b| !b.is_empty()).is_some_and(|b| push_preview(out, b, code)),
+        None => previewed(node).is_some_and(|b| push_preview(out, b, code)),
     }
 }
 
 /// A preview's part of [`push_note`], out of line (most nodes have none).
 #[inline(never)]
 fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
-    let start = |out: &mut Vec<u8>| {
-        out.push(b' ');
-        out.extend_from_slice(code.as_bytes());
-    };
-    if is_printable_ascii(b) {
-        let cut = b.len().min(PREVIEW_CHARS);
-        start(out);
-        out.extend_from_slice(b"(text \"");
-        push_bytes(out, &b[..cut]);
-        if cut < b.len() {
-            out.extend_from_slice("…".as_bytes());
-        }
-        out.extend_from_slice(b"\")");
-        return true;
+    let Some((shown, more)) = preview_parts(b) else { return false };
+    out.push(b' ');
+    out.extend_from_slice(code.as_bytes());
+    out.extend_from_slice(b"(text \"");
+    match shown {
+        // Printable ASCII needs no escaping: copied as it is.
+        Shown::Ascii(a) => push_bytes(out, a),
+        Shown::Text(t) => sanitize_into(out, t),
     }
-    match text_preview(b) {
-        Some(p) => {
-            start(out);
-            sanitize_into(out, &p);
-            true
-        }
-        None => false,
-    }
+    out.extend_from_slice(more.as_bytes());
+    out.extend_from_slice(b"\")");
+    true
 }
 
 /// The bytes whose text preview is `node`'s note: a record's (or legacy
@@ -75,26 +64,44 @@ fn previewed(node: &Node) -> Option<&[u8]> {
 /// `(text "…")`: bytes that read as text without control characters, cut
 /// at [`PREVIEW_CHARS`] characters.
 pub fn text_preview(b: &[u8]) -> Option<String> {
+    let (shown, more) = preview_parts(b)?;
+    let shown = match shown {
+        Shown::Ascii(a) => std::str::from_utf8(a).ok()?,
+        Shown::Text(t) => t,
+    };
+    Some(["(text \"", shown, more, "\")"].concat())
+}
+
+/// What a preview shows: printable ASCII (no escaping needed), or other text.
+enum Shown<'a> {
+    Ascii(&'a [u8]),
+    Text(&'a str),
+}
+
+/// What a preview of `b` shows, and the `…` when it was cut; none when `b`
+/// is empty or not text.
+#[inline]
+fn preview_parts(b: &[u8]) -> Option<(Shown<'_>, &'static str)> {
     if b.is_empty() {
         return None;
     }
     // Printable ASCII (most keys and values) is UTF-8 with no control
-    // characters, and a character is a byte: only what is shown is read as text.
-    let (s, cut) = match is_printable_ascii(b) {
+    // characters, and a character is a byte.
+    let (shown, len) = match is_printable_ascii(b) {
         true => {
-            let cut = b.len().min(PREVIEW_CHARS);
-            (std::str::from_utf8(&b[..cut]).ok()?, cut)
+            let a = &b[..b.len().min(PREVIEW_CHARS)];
+            (Shown::Ascii(a), a.len())
         }
         false => {
             let s = std::str::from_utf8(b).ok()?;
             if has_control(b) {
                 return None;
             }
-            (s, s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i))
+            let t = &s[..s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i)];
+            (Shown::Text(t), t.len())
         }
     };
-    let more = if cut < b.len() { "…" } else { "" };
-    Some(["(text \"", &s[..cut], more, "\")"].concat())
+    Some((shown, if len < b.len() { "…" } else { "" }))
 }
 
 /// Characters of a value shown in its text preview note.

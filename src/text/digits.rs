@@ -26,6 +26,13 @@ pub fn hex4(n: u16) -> [u8; 4] {
     [a, b, c, d]
 }
 
+/// `n` as eight lowercase hex digits (`{:08x}`: checksums).
+#[inline]
+pub fn hex8(n: u32) -> [u8; 8] {
+    let ([a, b, c, d], [e, f, g, h]) = (hex4((n >> 16) as u16), hex4(n as u16));
+    [a, b, c, d, e, f, g, h]
+}
+
 /// `{:04x}`: lowercase hex, at least four digits (offsets in the tree views).
 #[inline]
 pub fn push_hex4(out: &mut Vec<u8>, n: usize) {
@@ -118,8 +125,18 @@ pub fn push_uint(out: &mut Vec<u8>, n: u64, width: usize) {
     }
 }
 
-fn push_uint_long(out: &mut Vec<u8>, mut n: u64, width: usize) {
+fn push_uint_long(out: &mut Vec<u8>, n: u64, width: usize) {
     let mut digits = [0u8; 20];
+    let at = decimal(n, &mut digits);
+    let len = digits.len() - at;
+    if width > len {
+        out.resize(out.len() + width - len, b' ');
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// `n`'s decimal digits at the end of `digits`, two at a time; returns where they start.
+fn decimal(mut n: u64, digits: &mut [u8; 20]) -> usize {
     let mut at = digits.len();
     while n >= 100 {
         at -= 2;
@@ -133,25 +150,13 @@ fn push_uint_long(out: &mut Vec<u8>, mut n: u64, width: usize) {
         at -= 1;
         digits[at] = b'0' + n as u8;
     }
-    let len = digits.len() - at;
-    if width > len {
-        out.resize(out.len() + width - len, b' ');
-    }
-    out.extend_from_slice(&digits[at..]);
+    at
 }
 
 /// A signed number's decimal digits in `buf` (`{}`), without a buffer of its own.
 pub fn int_str(n: i64, buf: &mut [u8; 20]) -> &str {
-    let mut at = buf.len();
-    let mut u = n.unsigned_abs();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (u % 10) as u8;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
+    // The magnitude has at most 19 digits, which leaves room for the sign.
+    let mut at = decimal(n.unsigned_abs(), buf);
     if n < 0 {
         at -= 1;
         buf[at] = b'-';
@@ -217,6 +222,9 @@ mod tests {
             let mut out = Vec::new();
             push_hex4(&mut out, n);
             assert_eq!(String::from_utf8(out).unwrap(), format!("{n:04x}"));
+        }
+        for n in [0u32, 1, 0xabc, 0xe231_795d, u32::MAX] {
+            assert_eq!(String::from_utf8(hex8(n).to_vec()).unwrap(), format!("{n:08x}"));
         }
         let bytes: Vec<u8> = (0..=255).collect();
         let mut out = Vec::new();

@@ -364,17 +364,12 @@ fn attributes_note(a: u16) -> Text {
 
 /// `(0x1a2b3c4d, CRC-32C ok)`, or the mismatch with the checksum computed.
 fn crc_note(stored: u32, computed: u32, name: &str) -> Text {
-    let (s, c) = (hex8(stored), hex8(computed));
+    let (s, c) = (crate::text::digits::hex8(stored), crate::text::digits::hex8(computed));
     let (s, c) = (std::str::from_utf8(&s).unwrap_or_default(), std::str::from_utf8(&c).unwrap_or_default());
     match stored == computed {
         true => Text::concat(&["(0x", s, ", ", name, " ok)"]),
         false => Text::concat(&["(0x", s, ", mismatch: computed 0x", c, ")"]),
     }
-}
-
-/// `v` as 8 lowercase hex digits (`{:08x}`).
-fn hex8(v: u32) -> [u8; 8] {
-    std::array::from_fn(|i| b"0123456789abcdef"[(v >> (28 - 4 * i)) as usize & 15])
 }
 
 /// Printable UTF-8 keys and values get a text preview in their note.
