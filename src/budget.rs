@@ -164,8 +164,13 @@ pub struct Held {
 
 impl Held {
     /// What `budget` came to hold since `before` (its [`Budget::expanded`] then).
+    /// Nothing held holds no budget (most frames: no reference count to move).
+    #[inline]
     pub fn since(budget: &Budget, before: u64) -> Held {
-        Held { budget: Some(budget.clone()), bytes: budget.expanded().saturating_sub(before) }
+        match budget.expanded().saturating_sub(before) {
+            0 => Held::default(),
+            bytes => Held { budget: Some(budget.clone()), bytes },
+        }
     }
 
     pub fn bytes(&self) -> u64 {

@@ -6,8 +6,7 @@ use super::reader::Reader;
 use super::problem::{ErrorKind, Warning, WarningKind};
 use super::tree::{push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value};
 use super::values::{self, Values};
-use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
-use crate::schema::plan::StructPlan;
+use crate::protocol::headers::{header_for, API_VERSIONS_KEY};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
 
@@ -76,20 +75,43 @@ pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Ve
 /// decoded and then dropped: memory stays that of one frame however many the
 /// input holds, and values-only decoding reuses one tape for all of them.
 pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(&Frame)) {
-    // Not through `walk_frames`: a frame handed on by reference is not moved
-    // (a frame is a few hundred bytes, and small frames come by the million).
-    let mut spare = None;
+    // Not through `walk_frames`: one frame is filled in place for every frame
+    // and handed on by reference, never moved (a frame is a few hundred bytes,
+    // and small frames come by the million).
+    let mut frame = empty_frame(opts, 0);
+    let mut memo = Lookups::default();
     let mut pos = 0;
     while pos < input.len() {
-        let frame = decode_frame_at(cat, input, pos, pos, opts, spare.take());
+        let spare = refill(&mut frame, opts, pos);
+        decode_into(&mut frame, (cat, &mut memo), (input, pos), pos, opts, spare);
         each(&frame);
-        let next = after(&frame, pos);
-        spare = frame.values;
-        match next {
+        match after(&frame, pos) {
             Some(next) => pos = next,
             None => break,
         }
     }
+}
+
+/// Make a frame that [`for_each_frame`] handed on ready for the next, as
+/// [`empty_frame`] would make it; returns its tape, emptied when refilled. A
+/// tape frame's root is only an outline (nothing below it, no note): it is
+/// kept, its length reset, since building and dropping a node cost about as
+/// much as the rest of a small frame's envelope.
+#[inline(always)]
+fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) -> Option<Box<Values>> {
+    let spare = frame.values.take();
+    let outline = spare.is_some() && frame.root.children.is_empty() && frame.root.note.is_none();
+    if !outline || frame.direction != opts.direction.unwrap_or(Direction::Request) {
+        *frame = empty_frame(opts, input_offset);
+        return spare;
+    }
+    (frame.kind, frame.api_key, frame.api_version, frame.header_version, frame.input_offset) = (FrameKind::Kafka, opts.api_key, opts.api_version, None, input_offset);
+    frame.root.len = 0;
+    frame.error = None;
+    frame.warnings.clear();
+    frame.record_damage.clear();
+    frame.held = Held::default();
+    spare
 }
 
 /// Decode `input`'s frames in order, handing each to `each`, which may give
@@ -146,16 +168,22 @@ fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: u
     // small frames come by the million (returning it from the filling function
     // moved it twice).
     let mut frame = empty_frame(opts, input_offset);
-    fill_frame(&mut frame, cat, (input, start), opts, spare);
-    if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(cat, opts.release.as_deref(), &frame) {
+    decode_into(&mut frame, (cat, &mut Lookups::default()), (input, start), input_offset, opts, spare);
+    frame
+}
+
+/// [`decode_frame_at`] into `frame` (as [`empty_frame`] made it).
+#[inline(always)]
+fn decode_into(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), input_offset: usize, opts: &DecodeOptions, spare: Option<Box<Values>>) {
+    fill_frame(frame, (cat, memo), (input, start), opts, spare);
+    if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(cat, opts.release.as_deref(), frame) {
         if frame.values.is_some() {
             let tree = DecodeOptions { values_only: false, annotated_tape: false, ..opts.clone() };
-            frame = empty_frame(&tree, input_offset);
-            fill_frame(&mut frame, cat, (input, start), &tree, None);
+            *frame = empty_frame(&tree, input_offset);
+            fill_frame(frame, (cat, memo), (input, start), &tree, None);
         }
-        crate::decode::secrets::redact(&mut frame);
+        crate::decode::secrets::redact(frame);
     }
-    frame
 }
 
 /// A frame of the options' direction, nothing decoded yet.
@@ -181,7 +209,7 @@ fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
 
 /// Decode the frame at `input[start..]` into `frame` (as [`empty_frame`] made it).
 #[inline(always)]
-fn fill_frame(frame: &mut Frame, cat: &Catalogue, (input, start): (&Bytes, usize), opts: &DecodeOptions, spare: Option<Box<Values>>) {
+fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), opts: &DecodeOptions, spare: Option<Box<Values>>) {
     let data = input.get(start..).unwrap_or_default();
     // The size prefix decides how many bytes belong to this frame.
     let mut r = Reader::new(data);
@@ -236,13 +264,13 @@ fn fill_frame(frame: &mut Frame, cat: &Catalogue, (input, start): (&Bytes, usize
         frame.values.insert(spare.unwrap_or_default()).reuse_for(frame_len);
     }
     let held_before = opts.budget.expanded();
-    let body = decode_message(cat, &bytes, opts, frame);
+    let body = decode_message((cat, memo), &bytes, opts, frame);
     frame.held = Held::since(&opts.budget, held_before);
     frame.bytes = bytes;
     if let Err(e) = body {
         frame.error = Some(e);
     }
-    if frame.error.is_none() {
+    if truncated.is_some() && frame.error.is_none() {
         frame.error = truncated;
     }
     frame.root.len = frame_len;
@@ -255,86 +283,164 @@ fn direction_label(d: Direction) -> &'static str {
     }
 }
 
-fn decode_message(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
-    let pin = opts.release.as_deref();
+/// A message's direction, api key and version.
+type MessageAt = (MessageKind, i16, i16);
+
+/// The catalogue lookups of a stream's last frame, by entry index, so that
+/// the next frame of the same API and version skips them (a connection's
+/// frames mostly repeat a few messages). Valid for one catalogue and pin.
+#[derive(Default)]
+struct Lookups {
+    /// Direction, api key, version; the entry and its header version.
+    message: Option<(MessageAt, (usize, i16))>,
+    /// Direction and header version; the entry.
+    header: Option<((MessageKind, i16), usize)>,
+}
+
+impl Lookups {
+    /// [`Catalogue::message`] and the header version it is framed with.
+    #[inline]
+    fn message<'c>(&mut self, cat: &'c Catalogue, kind: MessageKind, key: i16, version: i16, pin: Option<&str>) -> Option<(&'c MessageSpec, i16)> {
+        let (entry, hv) = match self.message {
+            Some((seen, found)) if seen == (kind, key, version) => found,
+            _ => {
+                let entry = cat.message_index(kind, key, version, pin)?;
+                let hv = header_for(kind, cat.entry_spec(entry)?, version).0;
+                self.message = Some(((kind, key, version), (entry, hv)));
+                (entry, hv)
+            }
+        };
+        Some((cat.entry_spec(entry)?, hv))
+    }
+
+    /// [`Catalogue::header`].
+    #[inline]
+    fn header<'c>(&mut self, cat: &'c Catalogue, kind: MessageKind, hv: i16) -> Result<&'c MessageSpec, DecodeError> {
+        let entry = match self.header {
+            Some((seen, entry)) if seen == (kind, hv) => Some(entry),
+            _ => cat.header_index(kind, hv),
+        };
+        self.header = entry.map(|e| ((kind, hv), e));
+        entry.and_then(|e| cat.entry_spec(e)).ok_or_else(|| header_missing(kind, hv))
+    }
+}
+
+fn decode_message((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
     match frame.direction {
-        Direction::Request => {
-            // Every request header version starts with the api key and version.
-            let mut peek = Reader::new(bytes);
-            peek.seek(4);
-            let key = peek.i16("request api key").ok();
-            let ver = peek.i16("request api version").ok();
-            let spec = match (key, ver) {
-                (Some(k), Some(v)) => cat.message(MessageKind::Request, k, v, pin),
-                _ => None,
-            };
-            frame.api_key = key;
-            frame.api_version = ver;
-            if let (Some(k), Some(v)) = (opts.api_key, key) {
-                if k != v {
-                    frame.warnings.push(Warning::new(WarningKind::Override, Some(4), format!("--api {k} given, but the header says api key {v}")));
-                }
-            }
-            if let (Some(want), Some(got)) = (opts.api_version, ver) {
-                if want != got {
-                    frame.warnings.push(Warning::new(WarningKind::Override, Some(6), format!("--version {want} given, but the header says version {got}")));
-                }
-            }
-            let Some(spec) = spec else {
-                // Unknown API or version: show the header fields every version shares.
-                let end = decode_header(cat, bytes, MessageKind::Request, 0, frame, opts)?;
-                return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, end));
-            };
-            let v = ver.unwrap_or_default();
-            let hv = request_header_version(spec, v);
-            let end = decode_header(cat, bytes, MessageKind::Request, hv, frame, opts)?;
-            if opts.header_only {
-                return header_only_done(spec, v, frame);
-            }
-            decode_body(cat, bytes, spec, v, end, frame, opts)
-        }
-        Direction::Response => {
-            let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
-                decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
-                return Err(DecodeError {
-                    kind: ErrorKind::Invalid, offset: 8,
-                    expected: "the API and version of this response (--api NAME --version N): a response does not name them".into(),
-                });
-            };
-            let Some(spec) = cat.message(MessageKind::Response, k, v, pin) else {
-                decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
-                return Err(unknown_message(cat, MessageKind::Response, Some(k), Some(v), pin, 8));
-            };
-            let hv = response_header_version(spec, v);
-            let snapshot = (k == API_VERSIONS_KEY && v > 0).then(|| frame.root.clone());
-            let end = decode_header(cat, bytes, MessageKind::Response, hv, frame, opts)?;
-            if opts.header_only {
-                return header_only_done(spec, v, frame);
-            }
-            let res = decode_body(cat, bytes, spec, v, end, frame, opts);
-            if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
-                // A broker that does not support the requested version answers with a v0 body.
-                if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
-                    let mut retry = frame.clone();
-                    retry.root = snapshot;
-                    retry.values = retry.values.map(|_| Box::default());
-                    retry.warnings.clear();
-                    let end = decode_header(cat, bytes, MessageKind::Response, 0, &mut retry, opts)?;
-                    if decode_body(cat, bytes, v0, 0, end, &mut retry, opts).is_ok() {
-                        retry.api_version = Some(0);
-                        retry.warnings.push(Warning::new(
-                            WarningKind::ApiVersionsV0,
-                            None,
-                            format!("decoded as ApiVersions v0: the v{v} body did not parse; brokers answer an unsupported version with a v0 body"),
-                        ));
-                        *frame = retry;
-                        return Ok(());
-                    }
-                }
-            }
-            res
+        Direction::Request => decode_request((cat, memo), bytes, opts, frame),
+        Direction::Response => decode_response((cat, memo), bytes, opts, frame),
+    }
+}
+
+/// A request: its header names its API and version.
+#[inline(always)]
+fn decode_request((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
+    let pin = opts.release.as_deref();
+    // Every request header version starts with the api key and version.
+    let mut peek = Reader::new(bytes);
+    peek.seek(4);
+    let key = peek.i16("request api key").ok();
+    let ver = peek.i16("request api version").ok();
+    let spec = match (key, ver) {
+        (Some(k), Some(v)) => memo.message(cat, MessageKind::Request, k, v, pin),
+        _ => None,
+    };
+    frame.api_key = key;
+    frame.api_version = ver;
+    if opts.api_key.is_some() || opts.api_version.is_some() {
+        override_warnings(opts, (key, ver), frame);
+    }
+    let Some((spec, hv)) = spec else {
+        // Unknown API or version: show the header fields every version shares.
+        let end = decode_header(cat, bytes, MessageKind::Request, 0, frame, opts)?;
+        return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, end));
+    };
+    let v = ver.unwrap_or_default();
+    if frame.values.is_some() && !opts.header_only {
+        return onto_tape((cat, memo), bytes, (MessageKind::Request, hv), Some((spec, v)), frame, opts).map(drop);
+    }
+    let end = decode_header(cat, bytes, MessageKind::Request, hv, frame, opts)?;
+    if opts.header_only {
+        return header_only_done(spec, v, frame);
+    }
+    decode_body(cat, bytes, spec, v, end, frame, opts)
+}
+
+/// `--api` or `--version` given for a request whose header says otherwise.
+#[cold]
+#[inline(never)]
+fn override_warnings(opts: &DecodeOptions, (key, ver): (Option<i16>, Option<i16>), frame: &mut Frame) {
+    if let (Some(k), Some(v)) = (opts.api_key, key) {
+        if k != v {
+            frame.warnings.push(Warning::new(WarningKind::Override, Some(4), format!("--api {k} given, but the header says api key {v}")));
         }
     }
+    if let (Some(want), Some(got)) = (opts.api_version, ver) {
+        if want != got {
+            frame.warnings.push(Warning::new(WarningKind::Override, Some(6), format!("--version {want} given, but the header says version {got}")));
+        }
+    }
+}
+
+/// A response: its API and version come from the options (its request).
+#[inline(never)]
+fn decode_response((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
+    let pin = opts.release.as_deref();
+    let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
+        decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
+        return Err(DecodeError {
+            kind: ErrorKind::Invalid, offset: 8,
+            expected: "the API and version of this response (--api NAME --version N): a response does not name them".into(),
+        });
+    };
+    let Some((spec, hv)) = memo.message(cat, MessageKind::Response, k, v, pin) else {
+        decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
+        return Err(unknown_message(cat, MessageKind::Response, Some(k), Some(v), pin, 8));
+    };
+    let snapshot = (k == API_VERSIONS_KEY && v > 0).then(|| frame.root.clone());
+    let res = if frame.values.is_some() && !opts.header_only {
+        onto_tape((cat, memo), bytes, (MessageKind::Response, hv), Some((spec, v)), frame, opts).map(drop)
+    } else {
+        let end = decode_header(cat, bytes, MessageKind::Response, hv, frame, opts)?;
+        if opts.header_only {
+            return header_only_done(spec, v, frame);
+        }
+        decode_body(cat, bytes, spec, v, end, frame, opts)
+    };
+    if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
+        if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
+            if retried_as_v0(cat, bytes, (v0, v), snapshot, frame, opts) {
+                return Ok(());
+            }
+        }
+    }
+    res
+}
+
+/// A broker that does not support the requested ApiVersions version answers
+/// with a v0 body: `frame` decoded so, when its v`v` body did not parse.
+#[cold]
+#[inline(never)]
+fn retried_as_v0(cat: &Catalogue, bytes: &Bytes, (v0, v): (&MessageSpec, i16), snapshot: Node, frame: &mut Frame, opts: &DecodeOptions) -> bool {
+    let mut retry = frame.clone();
+    retry.root = snapshot;
+    retry.values = retry.values.map(|_| Box::default());
+    retry.warnings.clear();
+    let decoded = match retry.values.is_some() {
+        true => onto_tape((cat, &mut Lookups::default()), bytes, (MessageKind::Response, 0), Some((v0, 0)), &mut retry, opts).map(drop),
+        false => decode_header(cat, bytes, MessageKind::Response, 0, &mut retry, opts).and_then(|end| decode_body(cat, bytes, v0, 0, end, &mut retry, opts)),
+    };
+    if decoded.is_err() {
+        return false;
+    }
+    retry.api_version = Some(0);
+    retry.warnings.push(Warning::new(
+        WarningKind::ApiVersionsV0,
+        None,
+        format!("decoded as ApiVersions v0: the v{v} body did not parse; brokers answer an unsupported version with a v0 body"),
+    ));
+    *frame = retry;
+    true
 }
 
 /// Identify the message without decoding its body.
@@ -379,18 +485,52 @@ pub fn compress_versions(v: &[i16]) -> String {
     parts.join(", ")
 }
 
+/// The request or response header at version `hv`.
+fn header_spec(cat: &Catalogue, kind: MessageKind, hv: i16) -> Result<&MessageSpec, DecodeError> {
+    cat.header(kind, hv).ok_or_else(|| header_missing(kind, hv))
+}
+
+#[cold]
+fn header_missing(kind: MessageKind, hv: i16) -> DecodeError {
+    let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
+    DecodeError { kind: ErrorKind::UnknownMessage, offset: 4, expected: format!("{name} v{hv} in the catalogue") }
+}
+
+/// The header at offset 4 and, given a `body` and when the header decoded
+/// whole, the body after it, onto the frame's tape in one decode. Returns
+/// where decoding ended.
+fn onto_tape((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, hv): (MessageKind, i16), body: Option<(&MessageSpec, i16)>, frame: &mut Frame, opts: &DecodeOptions) -> Result<usize, DecodeError> {
+    let header = memo.header(cat, kind, hv)?;
+    frame.header_version = Some(hv);
+    let Some(values) = frame.values.as_deref_mut() else { return Ok(4) };
+    let mut decode = |plans| values::decode_header_and_body(bytes, 4, plans, values, opts.annotated_tape, &opts.budget);
+    // The plans kept with their specs (every defined version) are borrowed; others are made.
+    let (end, res) = match (header.kept_plan(hv), body.map(|(spec, version)| spec.kept_plan(version))) {
+        (Some(head), None) => decode((head, None)),
+        (Some(head), Some(Some(body))) => decode((head, Some(body))),
+        _ => decode((&header.plan(hv), body.map(|(spec, version)| spec.plan(version)).as_deref())),
+    };
+    let Some((spec, version)) = body.filter(|_| values.body.is_some()) else { return res.map(|_| end) };
+    frame.api_key = spec.api_key;
+    frame.api_version = Some(version);
+    if !values.record_damage.is_empty() {
+        frame.record_damage.append(&mut values.record_damage);
+    }
+    res?;
+    match end < bytes.len() {
+        true => Err(trailing_bytes(bytes.len() - end, end, spec, version)),
+        false => Ok(end),
+    }
+}
+
 /// Decode the header at offset 4; returns where the body starts.
 fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, frame: &mut Frame, opts: &DecodeOptions) -> Result<usize, DecodeError> {
     let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
-    let spec = cat
-        .header(kind, hv)
-        .ok_or_else(|| DecodeError { kind: ErrorKind::UnknownMessage, offset: 4, expected: format!("{name} v{hv} in the catalogue") })?;
-    frame.header_version = Some(hv);
-    if let Some(values) = &mut frame.values {
-        let (slot, end, res) = onto_tape(opts, bytes, 4, &spec.plan(hv), values);
-        values.header = Some(slot);
-        return res.map(|_| end);
+    if frame.values.is_some() {
+        return onto_tape((cat, &mut Lookups::default()), bytes, (kind, hv), None, frame, opts);
     }
+    let spec = header_spec(cat, kind, hv)?;
+    frame.header_version = Some(hv);
     let doc = if kind == MessageKind::Request { "common request header" } else { "common response header" };
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
@@ -415,15 +555,6 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     };
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
-    if let Some(values) = &mut frame.values {
-        let (slot, end, res) = onto_tape(opts, bytes, start, &spec.plan(version), values);
-        values.body = Some(slot);
-        frame.record_damage.append(&mut values.record_damage);
-        return res.and_then(|_| match end < bytes.len() {
-            true => Err(trailing_bytes(bytes.len() - end, end, spec, version)),
-            false => Ok(()),
-        });
-    }
     frame.root.name = spec.shared_name.get(&spec.name).into();
     frame.root.note = Some(version_note(version));
     let node = push_with(&mut frame.root.children, || {
@@ -447,14 +578,6 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     }
     node.len = bytes.len().min(end.max(node.children.last().map_or(start, |c| c.end()))) - start;
     res
-}
-
-/// A struct onto the tape the options ask for.
-fn onto_tape(opts: &DecodeOptions, bytes: &[u8], start: usize, plan: &StructPlan, tape: &mut Values) -> values::Decoded {
-    match opts.annotated_tape {
-        true => values::decode_annotated(bytes, start, plan, tape, &opts.budget),
-        false => values::decode_message_checked(bytes, start, plan, tape, &opts.budget),
-    }
 }
 
 /// Bytes of a header whose slots its tape starts with room for.

@@ -14,7 +14,7 @@
 use crate::budget::Budget;
 use super::reader::Reader;
 use super::problem::{DecodeError, ErrorKind};
-use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
+use crate::schema::plan::{Element, FieldPlan, Op, Shape, StructPlan};
 use crate::schema::Primitive;
 
 /// A frame's values: the header's and the body's structs, each a slot
@@ -194,11 +194,18 @@ impl Values {
     /// annotated tape of a Metadata response, a slot per 2.8 bytes): large
     /// frames then fill their tape without copying it as it grows. Bounded; it
     /// grows past that as needed. Room not used is not touched.
+    #[inline(always)]
     pub fn reuse_for(&mut self, len: usize) {
-        (self.stopped, self.header, self.body) = (None, None, None);
-        self.buffers.clear();
-        self.findings.clear();
-        self.record_damage.clear();
+        (self.header, self.body) = (None, None);
+        // Most frames have none of these: no drop to run.
+        if self.stopped.is_some() {
+            self.stopped = None;
+        }
+        if !self.buffers.is_empty() || !self.findings.is_empty() || !self.record_damage.is_empty() {
+            self.buffers.clear();
+            self.findings.clear();
+            self.record_damage.clear();
+        }
         self.slots.clear();
         let want = (len / 2 + 4).min(MAX_SLOTS_RESERVED);
         if self.slots.capacity() < want {
@@ -233,13 +240,8 @@ pub type Decoded = (u32, usize, Res);
 /// Decode the struct `plan` from `frame[start..]` onto `values` as one
 /// message slot.
 pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> Decoded {
-    decode_onto::<false>(frame, start, plan, values, None)
-}
-
-/// [`decode_message`], with the record batches of `records` fields checked
-/// within `budget` (their damage in [`Values::record_damage`]).
-pub fn decode_message_checked(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: &Budget) -> Decoded {
-    decode_onto::<false>(frame, start, plan, values, Some(budget))
+    let (slot, _, end, res) = decode_onto::<false>(frame, start, (plan, None), values, None);
+    (slot, end, res)
 }
 
 /// [`decode_message`] onto an annotated tape: the same slots, plus one for
@@ -247,27 +249,51 @@ pub fn decode_message_checked(frame: &[u8], start: usize, plan: &StructPlan, val
 /// views can be built from the tape alone. A compressed batch's data is
 /// decompressed into [`Values::buffers`] within `budget`.
 pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: &Budget) -> Decoded {
-    decode_onto::<true>(frame, start, plan, values, Some(budget))
+    let (slot, _, end, res) = decode_onto::<true>(frame, start, (plan, None), values, Some(budget));
+    (slot, end, res)
 }
 
-fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: Option<&Budget>) -> Decoded {
+/// A frame's header struct and, if given and when the header decoded whole,
+/// its body struct right after it, each a message slot ([`Values::header`],
+/// [`Values::body`]), in one decode: values only with the record batches of
+/// `records` fields checked within `budget` (their damage in
+/// [`Values::record_damage`]), or `annotated`. Returns where decoding ended,
+/// and why if it stopped (in the body when the body has a slot).
+#[inline]
+pub fn decode_header_and_body(frame: &[u8], start: usize, plans: (&StructPlan, Option<&StructPlan>), values: &mut Values, annotated: bool, budget: &Budget) -> (usize, Res) {
+    let (header, body, end, res) = match annotated {
+        true => decode_onto::<true>(frame, start, plans, values, Some(budget)),
+        false => decode_onto::<false>(frame, start, plans, values, Some(budget)),
+    };
+    (values.header, values.body) = (Some(header), body);
+    (end, res)
+}
+
+/// `plans.0` as a message slot, then `plans.1` (if any) after it when the
+/// first decoded whole: their slots, where decoding ended, and why if it stopped.
+#[inline(always)]
+fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plans: (&StructPlan, Option<&StructPlan>), values: &mut Values, budget: Option<&Budget>) -> (u32, Option<u32>, usize, Res) {
     let mut r = Reader::new(frame);
     r.seek(start);
     let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, findings: &mut values.findings, budget, record_damage: &mut values.record_damage, error: None, stopped: None };
-    let i = d.open(NO_KEY, SlotKind::Message, 0);
-    d.slots[i].value = Val::Struct;
-    let res = d.read_struct(plan);
-    d.close(i);
-    let (end, stopped) = (d.r.pos(), d.stopped);
-    let res = match (res, d.error) {
-        (Ok(()), _) => Ok(()),
-        (Err(Stop), Some(e)) => Err(e),
-        (Err(Stop), None) => Err(DecodeError { kind: ErrorKind::Invalid, offset: end, expected: "a value (decoding stopped without a reason)".into() }),
+    let (first, mut stopped) = d.message(plans.0);
+    let second = match plans.1 {
+        Some(plan) if !stopped => {
+            let (slot, s) = d.message(plan);
+            stopped = s;
+            Some(slot)
+        }
+        _ => None,
     };
-    if let (Some((slot, shown_end)), Err(error)) = (stopped, &res) {
+    let end = d.r.pos();
+    let res = match stopped {
+        false => Ok(()),
+        true => Err(d.error.take().unwrap_or_else(|| DecodeError { kind: ErrorKind::Invalid, offset: end, expected: "a value (decoding stopped without a reason)".into() })),
+    };
+    if let (Some((slot, shown_end)), Err(error)) = (d.stopped, &res) {
         values.stopped = Some(Box::new(Stopped { slot, end: shown_end, error: error.clone() }));
     }
-    (i as u32, end, res)
+    (first, second, end, res)
 }
 
 /// Decoding stopped; the reason is in [`ValueDecoder::error`]. Small, so that
@@ -292,6 +318,17 @@ struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
 }
 
 impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
+    /// The struct `plan` as a message slot from the reader's position: its
+    /// slot, and whether decoding stopped in it (the reason in `error`).
+    #[inline(always)]
+    fn message(&mut self, plan: &StructPlan) -> (u32, bool) {
+        let i = self.open(NO_KEY, SlotKind::Message, 0);
+        self.set(i, Val::Struct);
+        let res = self.read_struct(plan);
+        self.close(i);
+        (i as u32, res.is_err())
+    }
+
     /// A read's value, or [`Stop`] with its error kept.
     #[inline]
     fn ok<T>(&mut self, read: Result<T, DecodeError>) -> Step<T> {
@@ -357,7 +394,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             return;
         }
         // The topic is not known here: keys and values may be framed as a plain topic's (replay shows it only for one).
-        let mut walk = crate::decode::records::tape::Walk { slots: self.slots, buffers: self.buffers, findings: self.findings, budget, plain: true, first_index: 0 };
+        let mut walk = crate::decode::records::tape::Walk::<true> { slots: self.slots, buffers: self.buffers, findings: self.findings, budget, plain: true, first_index: 0 };
         walk.stream(self.r.buf(), range);
         let end = self.slots.len() as u32;
         if let Some(s) = self.slots.get_mut(i) {
@@ -385,27 +422,11 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     fn read_struct(&mut self, plan: &StructPlan) -> Step {
         let fields = &plan.regular;
         let mut i = 0;
-        while let Some(f) = fields.get(i) {
-            let (n, len) = (usize::from(f.run.0), f.run.1 as usize);
-            if n > 0 && len <= self.r.remaining() {
-                // A run of fixed-width fields whose bytes are all there: no check per field.
-                let at = self.r.pos();
-                let mut off = at;
-                for g in fields.get(i..i + n).unwrap_or_default() {
-                    if let Shape::Primitive(p) = g.shape {
-                        let w = p.fixed_width().unwrap_or(0);
-                        self.leaf(g.json_key, SlotKind::Field, g.decl.into(), fixed_value(p, self.r.buf(), off), (off, w, 0));
-                        off += w;
-                    }
-                }
-                self.r.seek(at + len);
-                i += n;
-            } else {
-                if !self.quick_length_prefixed(f) {
-                    self.read_field(f)?;
-                }
-                i += 1;
-            }
+        loop {
+            i = self.quick_fields(fields, i);
+            let Some(f) = fields.get(i) else { break };
+            i += 1;
+            self.read_field(f)?;
         }
         match &plan.tagged {
             // The usual tagged section: empty, a single zero byte.
@@ -422,78 +443,12 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
     }
 
-    /// A string or bytes field with a one-byte compact length or a fixed-width
-    /// length, whose bytes are all there, read without the general path. Returns
-    /// false, having read nothing, for anything else (the general path then
-    /// reads it, or reports why it cannot).
-    #[inline]
-    fn quick_length_prefixed(&mut self, f: &FieldPlan) -> bool {
-        // `wide`: bytes (int32 length), not a string (int16 length).
-        let wide = match f.shape {
-            Shape::Primitive(Primitive::String) => false,
-            Shape::Primitive(Primitive::Bytes | Primitive::Records) => true,
-            Shape::Array(Element::Primitive(p)) => return self.quick_fixed_array(f, p),
-            _ => return false,
-        };
-        let (pos, rem, buf) = (self.r.pos(), self.r.remaining(), self.r.buf());
-        let prefix = if f.compact { 1 } else if wide { 4 } else { 2 };
-        let Some(head) = buf.get(pos..pos + prefix).filter(|_| prefix <= rem) else { return false };
-        let len = match *head {
-            [b] if b < 0x80 => i64::from(b) - 1,
-            [a, b] => i64::from(i16::from_be_bytes([a, b])),
-            [a, b, c, d] => i64::from(i32::from_be_bytes([a, b, c, d])),
-            _ => return false,
-        };
-        let (value, used) = match usize::try_from(len) {
-            Ok(n) if prefix + n <= rem => {
-                let span = Span { at: (pos + prefix) as u32, len: n as u32 };
-                (if wide { Val::Bytes(span) } else { Val::Str(span) }, prefix + n)
-            }
-            Err(_) if len == -1 => (Val::Null, prefix),
-            _ => return false,
-        };
-        let i = self.slots.len();
-        self.leaf(f.json_key, SlotKind::Field, f.decl.into(), value, (pos, used, prefix));
-        self.batches(i, f);
-        self.r.seek(pos + used);
-        true
-    }
-
-    /// [`Self::quick_length_prefixed`] for an array of fixed-width primitives.
-    #[inline]
-    fn quick_fixed_array(&mut self, f: &FieldPlan, p: Primitive) -> bool {
-        let Some(w) = p.fixed_width() else { return false };
-        let (pos, rem, buf) = (self.r.pos(), self.r.remaining(), self.r.buf());
-        let prefix = if f.compact { 1 } else { 4 };
-        let Some(head) = buf.get(pos..pos + prefix).filter(|_| prefix <= rem) else { return false };
-        let count = match *head {
-            [b] if b < 0x80 => i64::from(b) - 1,
-            [a, b, c, d] => i64::from(i32::from_be_bytes([a, b, c, d])),
-            _ => return false,
-        };
-        let Ok(count) = usize::try_from(count) else {
-            if count != -1 {
-                return false;
-            }
-            self.leaf(f.json_key, SlotKind::Field, f.decl.into(), Val::Null, (pos, prefix, prefix));
-            self.r.seek(pos + prefix);
-            return true;
-        };
-        if count > (rem - prefix) / w {
-            return false;
-        }
-        if !ANNOTATED {
-            self.r.seek(pos + prefix);
-            let value = self.take_packed(p, w, count);
-            self.leaf(f.json_key, SlotKind::Field, f.decl.into(), value, (pos, prefix + count * w, prefix));
-            return true;
-        }
-        let end = (self.slots.len() + 1 + count) as u32;
-        let (at, len, prefix8) = (pos as u32, (prefix + count * w) as u32, prefix as u8);
-        self.slots.push(Slot { key: f.json_key, value: Val::Array, end, decl: f.decl.into(), at, len, prefix: prefix8, kind: SlotKind::Field });
-        self.r.seek(pos + prefix);
-        self.push_fixed_elements(p, w, count);
-        true
+    /// [`quick_fields`] from the reader's position on.
+    #[inline(always)]
+    fn quick_fields(&mut self, fields: &[FieldPlan], i: usize) -> usize {
+        let (i, pos) = quick_fields::<ANNOTATED>(fields, i, self.r.buf(), (self.r.pos(), self.r.end()), self.slots);
+        self.r.seek(pos);
+        i
     }
 
     /// Values-only tapes: `count` elements of fixed-width `p` (`w` bytes each)
@@ -737,6 +692,122 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             res?;
         }
         Ok(())
+    }
+}
+
+/// The usual fields from `fields[i]` on, whose lengths and bytes are all
+/// there: runs of fixed-width fields (one check a run), strings and bytes
+/// with a one-byte compact or a fixed-width length, and arrays of
+/// fixed-width primitives (packed on values-only tapes). Returns the index
+/// of the first field it did not read, and where it stopped. Over its
+/// arguments, not the reader's fields: a slot written then cannot make the
+/// compiler read the reader again.
+#[inline(always)]
+fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: &[u8], (mut pos, end): (usize, usize), slots: &mut Vec<Slot>) -> (usize, usize) {
+    while let Some(f) = fields.get(i) {
+        let (value, used, prefix) = match f.op {
+            Op::Fixed if f.run.1 as usize <= end - pos => {
+                let n = usize::from(f.run.0);
+                for g in fields.get(i..i + n).unwrap_or_default() {
+                    if let Shape::Primitive(p) = g.shape {
+                        let w = p.fixed_width().unwrap_or(0);
+                        push_slot(slots, g.json_key, SlotKind::Field, g.decl.into(), fixed_value(p, buf, pos), (pos, w, 0));
+                        pos += w;
+                    }
+                }
+                i += n;
+                continue;
+            }
+            Op::CompactString | Op::CompactBytes => match compact_length(buf, pos, end) {
+                Some((0, used)) => (Val::Null, used, 1),
+                Some((n, used)) => (string_or_bytes(f.op, Span { at: pos as u32 + 1, len: n as u32 - 1 }), used, 1),
+                None => break,
+            },
+            Op::String => match wide_length::<2>(buf, pos, end) {
+                Some((None, used)) => (Val::Null, used, 2),
+                Some((Some(n), used)) => (Val::Str(Span { at: pos as u32 + 2, len: n as u32 }), used, 2),
+                None => break,
+            },
+            Op::Bytes => match wide_length::<4>(buf, pos, end) {
+                Some((None, used)) => (Val::Null, used, 4),
+                Some((Some(n), used)) => (Val::Bytes(Span { at: pos as u32 + 4, len: n as u32 }), used, 4),
+                None => break,
+            },
+            Op::FixedArray => {
+                let Shape::Array(Element::Primitive(p)) = f.shape else { break };
+                let w = p.fixed_width().unwrap_or(1);
+                match array_count(buf, pos, end, f.compact) {
+                    Some((None, prefix)) => (Val::Null, prefix, prefix),
+                    Some((Some(count), prefix)) if count <= (end - pos - prefix) / w => {
+                        let (at, used) = (pos + prefix, prefix + count * w);
+                        if !ANNOTATED {
+                            (Val::Packed(Packed { at: at as u32, count: count as u32, ty: p }), used, prefix)
+                        } else {
+                            let array = push_slot(slots, f.json_key, SlotKind::Field, f.decl.into(), Val::Array, (pos, used, prefix));
+                            for k in 0..count {
+                                push_slot(slots, NO_KEY, SlotKind::Element, 0, fixed_value(p, buf, at + k * w), (at + k * w, w, 0));
+                            }
+                            close_slot(slots, array, pos + used);
+                            (pos, i) = (pos + used, i + 1);
+                            continue;
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            _ => break,
+        };
+        push_slot(slots, f.json_key, SlotKind::Field, f.decl.into(), value, (pos, used, prefix));
+        pos += used;
+        i += 1;
+    }
+    (i, pos)
+}
+
+/// A one-byte compact length at `pos` (uvarint n+1, 0 null) whose bytes end
+/// by `end`: the byte, and the bytes it and they take.
+#[inline(always)]
+fn compact_length(buf: &[u8], pos: usize, end: usize) -> Option<(u8, usize)> {
+    let b = *buf.get(pos).filter(|_| pos < end)?;
+    let used = usize::from(b).max(1);
+    (b < 0x80 && used <= end - pos).then_some((b, used))
+}
+
+/// An int16 (`W` = 2) or int32 (`W` = 4) length at `pos` (-1 null) whose
+/// bytes end by `end`: the length, and the bytes it and they take.
+#[inline(always)]
+fn wide_length<const W: usize>(buf: &[u8], pos: usize, end: usize) -> Option<(Option<usize>, usize)> {
+    let head = buf.get(pos..pos + W).filter(|_| W <= end - pos)?;
+    let len = match *head {
+        [a, b] => i64::from(i16::from_be_bytes([a, b])),
+        [a, b, c, d] => i64::from(i32::from_be_bytes([a, b, c, d])),
+        _ => return None,
+    };
+    match usize::try_from(len) {
+        Ok(n) if n <= end - pos - W => Some((Some(n), W + n)),
+        Err(_) if len == -1 => Some((None, W)),
+        _ => None,
+    }
+}
+
+/// An array's length at `pos`, one compact byte (n+1, 0 null) or an int32
+/// (-1 null), whose bytes end by `end`: the count, and the bytes it takes.
+#[inline(always)]
+fn array_count(buf: &[u8], pos: usize, end: usize, compact: bool) -> Option<(Option<usize>, usize)> {
+    if compact {
+        let (b, _) = compact_length(buf, pos, end)?;
+        return Some((usize::from(b).checked_sub(1), 1));
+    }
+    let (n, _) = wide_length::<4>(buf, pos, end)?;
+    Some((n, 4))
+}
+
+/// A string's or bytes' value, as `op` reads it.
+#[inline(always)]
+fn string_or_bytes(op: Op, span: Span) -> Val {
+    match op {
+        Op::CompactString | Op::String => Val::Str(span),
+        _ => Val::Bytes(span),
     }
 }
 

@@ -257,6 +257,12 @@ impl Catalogue {
     /// The request (`kind` = Request) or response header at version `hv`.
     #[inline]
     pub fn header(&self, kind: MessageKind, hv: i16) -> Option<&MessageSpec> {
+        self.entry_spec(self.header_index(kind, hv)?)
+    }
+
+    /// [`Self::header`] as the index of its entry ([`Self::entry_spec`]).
+    #[inline]
+    pub fn header_index(&self, kind: MessageKind, hv: i16) -> Option<usize> {
         self.newest_at(dense_slot(kind).map(|slot| &self.headers[slot]), hv)
     }
 
@@ -342,24 +348,32 @@ impl Catalogue {
     /// definitions first, then the newest release that defines the version.
     #[inline]
     pub fn message(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
+        self.entry_spec(self.message_index(kind, api_key, version, pin)?)
+    }
+
+    /// [`Self::message`] as the index of its entry ([`Self::entry_spec`]), for
+    /// callers that remember lookups (a stream of alike frames).
+    pub fn message_index(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<usize> {
         match pin {
             None => self.newest_at(self.api_entries(kind, api_key), version),
-            Some(_) => self.candidates(self.api_entries(kind, api_key), pin).find(|e| e.head.valid_versions.contains(version)).map(Entry::spec),
+            Some(_) => {
+                let pinned = self.candidates(self.api_entries(kind, api_key), pin).find(|e| e.head.valid_versions.contains(version))?;
+                self.entries.iter().position(|e| std::ptr::eq(e, pinned))
+            }
         }
+    }
+
+    /// The spec of entry `i`, as [`Self::message_index`] and [`Self::header_index`] give it.
+    #[inline]
+    pub fn entry_spec(&self, i: usize) -> Option<&MessageSpec> {
+        self.entries.get(i).map(Entry::spec)
     }
 
     /// The newest of `idx`'s entries that defines `version`: the lookup made
     /// for every frame, as a plain loop.
     #[inline]
-    fn newest_at(&self, idx: Option<&Vec<usize>>, version: i16) -> Option<&MessageSpec> {
-        let idx = idx?;
-        for &i in idx {
-            let e = self.entries.get(i)?;
-            if e.head.valid_versions.contains(version) {
-                return Some(e.spec());
-            }
-        }
-        None
+    fn newest_at(&self, idx: Option<&Vec<usize>>, version: i16) -> Option<usize> {
+        idx?.iter().copied().find(|&i| self.entries.get(i).is_some_and(|e| e.head.valid_versions.contains(version)))
     }
 
     /// Any definition by name (case-insensitive) at `version`.

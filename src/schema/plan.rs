@@ -43,6 +43,40 @@ pub struct FieldPlan {
     /// many, and their bytes. A decoder can check the run's bytes once and read
     /// its fields without a check each. `(0, 0)` when this field is not fixed-width.
     pub run: (u16, u32),
+    /// How a decoder reads it on its quick path, worked out from the above once.
+    pub op: Op,
+}
+
+/// The quick read of a field, so that a decoder tells the usual fields apart
+/// with one match instead of asking shape, compactness and width at every field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// A fixed-width primitive; `run` says how many follow.
+    Fixed,
+    /// A string or bytes (not record data) with a uvarint length (n+1, 0 null).
+    CompactString,
+    CompactBytes,
+    /// A string with an int16 length, bytes with an int32 length (-1 null).
+    String,
+    Bytes,
+    /// An array of fixed-width primitives.
+    FixedArray,
+    /// Anything else: structs, other arrays, record data.
+    Other,
+}
+
+impl Op {
+    fn of(shape: &Shape, compact: bool) -> Op {
+        match (shape, compact) {
+            (Shape::Primitive(p), _) if p.fixed_width().is_some() => Op::Fixed,
+            (Shape::Primitive(Primitive::String), true) => Op::CompactString,
+            (Shape::Primitive(Primitive::String), false) => Op::String,
+            (Shape::Primitive(Primitive::Bytes), true) => Op::CompactBytes,
+            (Shape::Primitive(Primitive::Bytes), false) => Op::Bytes,
+            (Shape::Array(Element::Primitive(p)), _) if p.fixed_width().is_some() => Op::FixedArray,
+            _ => Op::Other,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -114,14 +148,16 @@ impl FieldPlan {
                 FieldType::Array(_) => Element::Array,
             }),
         };
+        let compact = in_tag || f.flexible.map_or(flexible, |v| v.contains(version));
         FieldPlan {
             name: intern(&f.name),
             json_key: intern_thin(&format!("{}:", serde_json::Value::from(f.name.as_str()))),
             decl,
             tag: f.tag.unwrap_or(0),
             nullable: f.is_nullable_in(version),
-            compact: in_tag || f.flexible.map_or(flexible, |v| v.contains(version)),
+            compact,
             in_tag,
+            op: Op::of(&shape, compact),
             shape,
             run: (0, 0),
         }
@@ -147,6 +183,13 @@ impl PlanCache {
 }
 
 impl MessageSpec {
+    /// The layout of this message at `version` when kept with the spec (the
+    /// versions it defines), borrowed without the [`Self::plan`]'s `Cow`.
+    #[inline]
+    pub fn kept_plan(&self, version: i16) -> Option<&StructPlan> {
+        self.plans.get(self, version)
+    }
+
     /// The layout of this message at `version`: kept for the versions the spec
     /// defines, else made for this one call.
     #[inline]

@@ -92,7 +92,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let mut tape = Values::default();
         let root = push_slot(&mut tape.slots, NO_KEY, SlotKind::Part, 0, Val::Null, (start, end.saturating_sub(start), 0));
         let plain = PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
-        let mut walk = Walk { slots: &mut tape.slots, buffers: &mut tape.buffers, findings: &mut tape.findings, budget: &self.ctx.budget, plain, first_index: self.first_index };
+        let mut walk = Walk::<true> { slots: &mut tape.slots, buffers: &mut tape.buffers, findings: &mut tape.findings, budget: &self.ctx.budget, plain, first_index: self.first_index };
         walk.stream(self.buf, (start, end));
         close_slot(&mut tape.slots, root, end);
         self.replay_stream(&tape, root as u32, out);

@@ -33,10 +33,15 @@ use bytes::Bytes;
 pub(super) const FRAMED: u32 = 1;
 pub(super) const OVER_BUDGET: u32 = 1;
 
+/// The index a walk without slots gives every slot it does not keep.
+const NONE: usize = usize::MAX;
+
 type Res = Result<(), DecodeError>;
 
-/// Where the walk writes, and what it draws on.
-pub(crate) struct Walk<'t> {
+/// Where the walk writes, and what it draws on. `SLOTS`: the walk keeps its
+/// slots (the tree views'); without, it only finds what is wrong (the JSON
+/// contract's check of record data it prints as bytes), and `slots` stays empty.
+pub(crate) struct Walk<'t, const SLOTS: bool> {
     pub slots: &'t mut Vec<Slot>,
     pub buffers: &'t mut Vec<Bytes>,
     pub findings: &'t mut Vec<Finding>,
@@ -56,18 +61,34 @@ struct Data<'b> {
     expanded: bool,
 }
 
-impl Walk<'_> {
+impl<const SLOTS: bool> Walk<'_, SLOTS> {
     /// The batches in `buf[start..end]`, after the slots there are.
     pub(crate) fn stream(&mut self, buf: &[u8], range: (usize, usize)) {
         self.stream_in(Data { buf, expanded: false }, range, 0);
     }
 
+    /// A slot's index; without `SLOTS`, [`NONE`] (which [`Self::slot`] finds nothing at).
+    #[inline(always)]
     fn push(&mut self, kind: SlotKind, decl: u32, value: Val, bytes: (usize, usize, usize)) -> usize {
+        if !SLOTS {
+            return NONE;
+        }
         push_slot(self.slots, NO_KEY, kind, decl, value, bytes)
     }
 
+    #[inline(always)]
+    fn slot(&mut self, i: usize) -> Option<&mut Slot> {
+        if !SLOTS {
+            return None;
+        }
+        self.slots.get_mut(i)
+    }
+
+    #[inline(always)]
     fn close(&mut self, slot: usize, end: usize) {
-        close_slot(self.slots, slot, end);
+        if SLOTS {
+            close_slot(self.slots, slot, end);
+        }
     }
 
     fn finding(&mut self, at: usize, error: Option<String>, damage: Option<DecodeError>, warning: Option<Warning>) {
@@ -108,7 +129,10 @@ impl Walk<'_> {
         match decompress_within(codec, d.buf.get(start..end).unwrap_or_default(), self.budget) {
             Ok(data) => {
                 let data = Bytes::from(data);
-                self.slots[slot].decl = self.buffers.len() as u32;
+                let decl = self.buffers.len() as u32;
+                if let Some(s) = self.slot(slot) {
+                    s.decl = decl;
+                }
                 self.buffers.push(data.clone());
                 let first = self.findings.len();
                 inner(self, Data { buf: &data, expanded: true });
@@ -242,7 +266,9 @@ impl Walk<'_> {
     fn record(&mut self, d: Data, r: &mut Reader, framing: bool, rec: usize) -> Res {
         let at = r.pos();
         let (len, n) = r.varint("record length")?;
-        (self.slots[rec].value, self.slots[rec].prefix) = (Val::Int(len.into()), n as u8);
+        if let Some(s) = self.slot(rec) {
+            (s.value, s.prefix) = (Val::Int(len.into()), n as u8);
+        }
         if len < 0 || len as usize > r.remaining() {
             return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
         }
@@ -307,10 +333,14 @@ impl Walk<'_> {
         let start = r.pos();
         r.take(len, name)?;
         let framed = framing && schema_registry_id(d.buf.get(start..start + len).unwrap_or_default()).is_some();
-        self.slots[slot] = Slot { value: Val::Bytes(Span { at: start as u32, len: len as u32 }), len: (n + len) as u32, decl: 0, ..self.slots[slot] };
+        if let Some(s) = self.slot(slot) {
+            (s.value, s.len, s.decl) = (Val::Bytes(Span { at: start as u32, len: len as u32 }), (n + len) as u32, 0);
+        }
         if framed {
             self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
-            self.slots[slot].decl = FRAMED;
+            if let Some(s) = self.slot(slot) {
+                s.decl = FRAMED;
+            }
         }
         Ok(())
     }
@@ -370,7 +400,9 @@ impl Walk<'_> {
                 // Over budget, the bytes are not shown at all.
                 self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
             }
-            self.slots[slot] = Slot { value: Val::Bytes(Span { at: start as u32, len: len as u32 }), decl: if framed { FRAMED } else { 0 }, ..self.slots[slot] };
+            if let Some(s) = self.slot(slot) {
+                (s.value, s.decl) = (Val::Bytes(Span { at: start as u32, len: len as u32 }), if framed { FRAMED } else { 0 });
+            }
             match wrapper {
                 Some(_) if depth + 1 > MAX_NESTING => {
                     let e = DecodeError { kind: ErrorKind::Invalid, offset: start, expected: format!("wrapper messages nested at most {MAX_NESTING} deep") };
@@ -385,26 +417,17 @@ impl Walk<'_> {
     }
 }
 
-thread_local! {
-    /// Scratch slots for [`check_batches`], reused between records fields.
-    static SCRATCH: std::cell::Cell<Vec<Slot>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
 /// Damage in the record batches of `buf[start..end]` for the views that show
 /// record data as bytes (the JSON contract): the same walk as for the tree,
-/// onto scratch slots that are then dropped. Decompression counts against
-/// `budget`; what the check held is given back.
+/// without its slots. Decompression counts against `budget`; what the check
+/// held is given back.
 pub(crate) fn check_batches(buf: &[u8], (start, end): (usize, usize), budget: &Budget, damage: &mut Vec<DecodeError>) {
     if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
         return;
     }
     let held = budget.expanded();
-    let (mut slots, mut findings) = (SCRATCH.take(), Vec::new());
-    // Room ahead as an annotated tape reserves it (growing copies the slots), at most 3 MiB.
-    slots.reserve(((end - start) / 2 + 4).min(1 << 16));
-    Walk { slots: &mut slots, buffers: &mut Vec::new(), findings: &mut findings, budget, plain: true, first_index: 0 }.stream(buf, (start, end));
+    let mut findings = Vec::new();
+    Walk::<false> { slots: &mut Vec::new(), buffers: &mut Vec::new(), findings: &mut findings, budget, plain: true, first_index: 0 }.stream(buf, (start, end));
     damage.extend(findings.into_iter().filter_map(|f| f.damage));
-    slots.clear();
-    SCRATCH.set(slots);
     budget.release(budget.expanded().saturating_sub(held));
 }

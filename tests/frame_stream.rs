@@ -1,0 +1,50 @@
+//! A stream of frames decoded by `for_each_frame`, which fills one frame in
+//! place for every frame and remembers the catalogue lookups of the last one,
+//! against the same frames decoded one by one (`decode_frames`, a fresh frame
+//! and fresh lookups each): every request message and version, each twice in
+//! a row and then after a different one, onto each kind of tape and into the tree.
+
+mod common;
+
+use bytes::Bytes;
+use common::all_messages;
+use common::random_body::random_body;
+use kwire::decode::{decode_frames, for_each_frame, DecodeOptions, Direction};
+use kwire::encode::frame::message_spec;
+use kwire::encode::{encode_frame, example_header, FrameSpec};
+use kwire::schema::Catalogue;
+
+#[test]
+fn a_stream_decoded_in_place_equals_its_frames_decoded_one_by_one() {
+    let cat = Catalogue::builtin();
+    let mut input = Vec::new();
+    let mut frames = 0;
+    for (d, key, v) in all_messages(cat).into_iter().filter(|(d, _, _)| *d == Direction::Request) {
+        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+        let body = random_body(message_spec(cat, &fs).unwrap(), v, key as u64 * 131 + v as u64);
+        let frame = encode_frame(cat, &fs, &example_header(d), &body).unwrap();
+        // Twice in a row (the lookups remembered), then the next message (looked up afresh).
+        input.extend_from_slice(&frame);
+        input.extend_from_slice(&frame);
+        frames += 2;
+    }
+    // A frame cut short ends the stream: its error, and nothing after it.
+    let last = input.len() - 3;
+    input.truncate(last);
+    let input = Bytes::from(input);
+    for opts in [
+        DecodeOptions { values_only: true, ..Default::default() },
+        DecodeOptions { annotated_tape: true, ..Default::default() },
+        DecodeOptions::default(),
+    ] {
+        let one_by_one = decode_frames(cat, &input, &opts);
+        assert_eq!(one_by_one.len(), frames, "every frame decoded");
+        assert!(one_by_one.last().is_some_and(|f| f.error.is_some()), "the cut frame says so");
+        let mut streamed = Vec::new();
+        for_each_frame(cat, &input, &opts, |f| streamed.push(format!("{f:?}")));
+        assert_eq!(streamed.len(), one_by_one.len());
+        for (k, (s, f)) in streamed.iter().zip(&one_by_one).enumerate() {
+            assert_eq!(s, &format!("{f:?}"), "frame {k} (values only: {}, annotated: {})", opts.values_only, opts.annotated_tape);
+        }
+    }
+}
