@@ -92,6 +92,7 @@ impl Budget {
     }
 
     /// Expanded bytes held now.
+    #[inline]
     pub fn expanded(&self) -> u64 {
         self.0.expanded.load(Ordering::Relaxed)
     }

@@ -5,7 +5,7 @@ use crate::budget::{Budget, Held};
 use super::reader::Reader;
 use super::problem::{ErrorKind, Warning, WarningKind};
 use super::tree::{push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value};
-use super::values::{self, Values};
+use super::values;
 use crate::protocol::headers::{header_for, API_VERSIONS_KEY};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
@@ -57,17 +57,19 @@ impl DecodeOptions {
 /// Split `input` into size-prefixed frames and decode each. Decoding stops after
 /// the first frame whose size prefix cannot be trusted.
 pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Vec<Frame> {
-    let mut frames = Vec::new();
-    walk_frames(cat, input, opts, |frame| {
+    let (mut frames, mut memo, mut pos) = (Vec::new(), Lookups::default(), 0);
+    while pos < input.len() {
+        let frame = decode_frame_at((cat, &mut memo), input, pos, pos, opts);
         if frames.is_empty() && !frame.bytes.is_empty() {
             // Frames on one connection tend to be alike: reserve for as many as
             // the first one's size suggests (bounded), not by repeated doubling.
-            let estimate = input.len() / frame.bytes.len();
-            frames.reserve(estimate.min(input.len() / 64 + 1).min(MAX_FRAMES_RESERVED));
+            frames.reserve((input.len() / frame.bytes.len()).min(input.len() / 64 + 1).min(MAX_FRAMES_RESERVED));
         }
+        let next = after(&frame, pos);
         frames.push(frame);
-        None
-    });
+        let Some(next) = next else { break };
+        pos = next;
+    }
     frames
 }
 
@@ -75,15 +77,14 @@ pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Ve
 /// decoded and then dropped: memory stays that of one frame however many the
 /// input holds, and values-only decoding reuses one tape for all of them.
 pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(&Frame)) {
-    // Not through `walk_frames`: one frame is filled in place for every frame
-    // and handed on by reference, never moved (a frame is a few hundred bytes,
-    // and small frames come by the million).
+    // One frame filled in place for every frame and handed on by reference,
+    // never moved (a frame is a few hundred bytes, and small frames come by the million).
     let mut frame = empty_frame(opts, 0);
     let mut memo = Lookups::default();
     let mut pos = 0;
     while pos < input.len() {
-        let spare = refill(&mut frame, opts, pos);
-        decode_into(&mut frame, (cat, &mut memo), (input, pos), pos, opts, spare);
+        refill(&mut frame, opts, pos);
+        decode_into(&mut frame, (cat, &mut memo), (input, pos), pos, opts);
         each(&frame);
         match after(&frame, pos) {
             Some(next) => pos = next,
@@ -93,47 +94,37 @@ pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut 
 }
 
 /// Make a frame that [`for_each_frame`] handed on ready for the next, as
-/// [`empty_frame`] would make it; returns its tape, emptied when refilled. A
-/// tape frame's root is only an outline (nothing below it, no note): it is
-/// kept, its length reset, since building and dropping a node cost about as
-/// much as the rest of a small frame's envelope.
+/// [`empty_frame`] would make it, its tape kept for the next to fill. A tape
+/// frame's root is only an outline: it is kept, its length reset, since
+/// building and dropping a node cost about as much as the rest of a small
+/// frame's envelope. (Only a header-only decode names the root, and a size
+/// prefix that could not be read gives it a child; after that no frame follows.
+/// A frame redacted was decoded into the tree: it has no tape.)
 #[inline(always)]
-fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) -> Option<Box<Values>> {
-    let spare = frame.values.take();
-    let outline = spare.is_some() && frame.root.children.is_empty() && frame.root.note.is_none();
-    if !outline || frame.direction != opts.direction.unwrap_or(Direction::Request) {
-        *frame = empty_frame(opts, input_offset);
-        return spare;
+fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) {
+    if frame.values.is_none() || opts.header_only {
+        let tape = frame.values.take();
+        *frame = Frame { values: tape, ..empty_frame(opts, input_offset) };
+        return;
     }
     (frame.kind, frame.api_key, frame.api_version, frame.header_version, frame.input_offset) = (FrameKind::Kafka, opts.api_key, opts.api_version, None, input_offset);
     frame.root.len = 0;
     frame.error = None;
     frame.warnings.clear();
     frame.record_damage.clear();
-    frame.held = Held::default();
-    spare
-}
-
-/// Decode `input`'s frames in order, handing each to `each`, which may give
-/// back a values tape for the next frame to fill.
-fn walk_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(Frame) -> Option<Box<Values>>) {
-    let mut spare = None;
-    let mut pos = 0;
-    while pos < input.len() {
-        let frame = decode_frame_at(cat, input, pos, pos, opts, spare.take());
-        let next = after(&frame, pos);
-        spare = each(frame);
-        match next {
-            Some(next) => pos = next,
-            None => break,
-        }
+    if frame.held.bytes() > 0 {
+        frame.held = Held::default();
     }
 }
 
 /// Where the frame after `frame` (at `pos`) starts, unless decoding stops here:
 /// a size prefix that cannot be trusted, or nothing read.
+#[inline]
 fn after(frame: &Frame, pos: usize) -> Option<usize> {
-    let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || frame_truncated(frame) || too_small(frame));
+    // A declared size below the smallest header (a response's correlation id)
+    // is no frame: runs of zeros would otherwise become one empty frame per 4 bytes.
+    let declared = || frame.bytes.first_chunk::<4>().map(|b| i32::from_be_bytes(*b));
+    let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || declared().is_some_and(|d| d < 4 || d as usize + 4 > frame.bytes.len()));
     let used = frame.bytes.len();
     (!stop && used > 0).then_some(pos + used)
 }
@@ -141,46 +132,33 @@ fn after(frame: &Frame, pos: usize) -> Option<usize> {
 /// Frames reserved ahead at most by [`decode_frames`].
 const MAX_FRAMES_RESERVED: usize = 1 << 16;
 
-/// A size below the smallest header (a response's correlation id) is no
-/// frame: runs of zeros would otherwise become one empty frame per 4 bytes.
-fn too_small(f: &Frame) -> bool {
-    f.bytes.len() >= 4 && i32::from_be_bytes([f.bytes[0], f.bytes[1], f.bytes[2], f.bytes[3]]) < 4
-}
-
-fn frame_truncated(f: &Frame) -> bool {
-    f.bytes.len() >= 4 && {
-        let declared = i32::from_be_bytes([f.bytes[0], f.bytes[1], f.bytes[2], f.bytes[3]]);
-        declared < 0 || declared as usize + 4 > f.bytes.len()
-    }
-}
-
 /// Decode one frame from the start of `data` (which may hold more frames after it).
 pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &DecodeOptions) -> Frame {
-    decode_frame_at(cat, &data, 0, input_offset, opts, None)
+    decode_frame_at((cat, &mut Lookups::default()), &data, 0, input_offset, opts)
 }
 
-/// [`decode_frame`] of the frame at `input[start..]`, filling `spare` (an
-/// emptied tape) when decoding values only; its credentials redacted when
-/// [`crate::decode::secrets::hiding`] (found in the tree, so a frame that may hold
-/// one is decoded annotated even when values only were asked for).
-fn decode_frame_at(cat: &Catalogue, input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions, spare: Option<Box<Values>>) -> Frame {
+/// [`decode_frame`] of the frame at `input[start..]`.
+fn decode_frame_at((cat, memo): (&Catalogue, &mut Lookups), input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions) -> Frame {
     // Built here and filled in place: a frame is a few hundred bytes, and
     // small frames come by the million (returning it from the filling function
     // moved it twice).
     let mut frame = empty_frame(opts, input_offset);
-    decode_into(&mut frame, (cat, &mut Lookups::default()), (input, start), input_offset, opts, spare);
+    decode_into(&mut frame, (cat, memo), (input, start), input_offset, opts);
     frame
 }
 
-/// [`decode_frame_at`] into `frame` (as [`empty_frame`] made it).
+/// [`decode_frame_at`] into `frame` (as [`empty_frame`] made it, or
+/// [`refill`] with the tape it holds to fill again); its credentials
+/// redacted when [`crate::decode::secrets::hiding`] (found in the tree, so a
+/// frame that may hold one is decoded into the tree even when a tape was asked for).
 #[inline(always)]
-fn decode_into(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), input_offset: usize, opts: &DecodeOptions, spare: Option<Box<Values>>) {
-    fill_frame(frame, (cat, memo), (input, start), opts, spare);
+fn decode_into(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), input_offset: usize, opts: &DecodeOptions) {
+    fill_frame(frame, (cat, memo), (input, start), opts);
     if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(cat, opts.release.as_deref(), frame) {
         if frame.values.is_some() {
             let tree = DecodeOptions { values_only: false, annotated_tape: false, ..opts.clone() };
             *frame = empty_frame(&tree, input_offset);
-            fill_frame(frame, (cat, memo), (input, start), &tree, None);
+            fill_frame(frame, (cat, memo), (input, start), &tree);
         }
         crate::decode::secrets::redact(frame);
     }
@@ -209,7 +187,7 @@ fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
 
 /// Decode the frame at `input[start..]` into `frame` (as [`empty_frame`] made it).
 #[inline(always)]
-fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), opts: &DecodeOptions, spare: Option<Box<Values>>) {
+fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), opts: &DecodeOptions) {
     let data = input.get(start..).unwrap_or_default();
     // The size prefix decides how many bytes belong to this frame.
     let mut r = Reader::new(data);
@@ -261,11 +239,17 @@ fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input
     };
     let bytes = input.slice(start..start + frame_len);
     if opts.onto_tape() {
-        frame.values.insert(spare.unwrap_or_default()).reuse_for(frame_len);
+        frame.values.get_or_insert_with(Box::default).reuse_for(frame_len);
     }
-    let held_before = opts.budget.expanded();
-    let body = decode_message((cat, memo), &bytes, opts, frame);
-    frame.held = Held::since(&opts.budget, held_before);
+    // A values-only decode gives back what its record check held.
+    let held_before = (opts.annotated_tape || !opts.values_only).then(|| opts.budget.expanded());
+    let body = match frame.direction {
+        Direction::Request => decode_request((cat, memo), &bytes, opts, frame),
+        Direction::Response => decode_response((cat, memo), &bytes, opts, frame),
+    };
+    if let Some(held) = held_before.map(|before| Held::since(&opts.budget, before)).filter(|h| h.bytes() > 0) {
+        frame.held = held;
+    }
     frame.bytes = bytes;
     if let Err(e) = body {
         frame.error = Some(e);
@@ -322,13 +306,6 @@ impl Lookups {
         };
         self.header = entry.map(|e| ((kind, hv), e));
         entry.and_then(|e| cat.entry_spec(e)).ok_or_else(|| header_missing(kind, hv))
-    }
-}
-
-fn decode_message((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
-    match frame.direction {
-        Direction::Request => decode_request((cat, memo), bytes, opts, frame),
-        Direction::Response => decode_response((cat, memo), bytes, opts, frame),
     }
 }
 
@@ -472,22 +449,13 @@ fn unknown_message(cat: &Catalogue, kind: MessageKind, key: Option<i16>, ver: Op
 
 /// `[0,1,2,5,6]` → `0-2, 5-6`.
 pub fn compress_versions(v: &[i16]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
-        i = j + 1;
-    }
-    parts.join(", ")
-}
-
-/// The request or response header at version `hv`.
-fn header_spec(cat: &Catalogue, kind: MessageKind, hv: i16) -> Result<&MessageSpec, DecodeError> {
-    cat.header(kind, hv).ok_or_else(|| header_missing(kind, hv))
+    let runs = v.chunk_by(|a, b| a.checked_add(1) == Some(*b));
+    runs.map(|r| match r {
+        [first, .., last] => format!("{first}-{last}"),
+        _ => r.iter().map(i16::to_string).collect(),
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 #[cold]
@@ -503,13 +471,20 @@ fn onto_tape((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, hv):
     let header = memo.header(cat, kind, hv)?;
     frame.header_version = Some(hv);
     let Some(values) = frame.values.as_deref_mut() else { return Ok(4) };
-    let mut decode = |plans| values::decode_header_and_body(bytes, 4, plans, values, opts.annotated_tape, &opts.budget);
     // The plans kept with their specs (every defined version) are borrowed; others are made.
-    let (end, res) = match (header.kept_plan(hv), body.map(|(spec, version)| spec.kept_plan(version))) {
-        (Some(head), None) => decode((head, None)),
-        (Some(head), Some(Some(body))) => decode((head, Some(body))),
-        _ => decode((&header.plan(hv), body.map(|(spec, version)| spec.plan(version)).as_deref())),
+    let (mut made_head, mut made_body) = (None, None);
+    let head_plan = match header.kept_plan(hv) {
+        Some(plan) => plan,
+        None => &**made_head.insert(header.plan(hv)),
     };
+    let body_plan = match body {
+        Some((spec, version)) => Some(match spec.kept_plan(version) {
+            Some(plan) => plan,
+            None => &**made_body.insert(spec.plan(version)),
+        }),
+        None => None,
+    };
+    let (end, res) = values::decode_header_and_body(bytes, 4, (head_plan, body_plan), values, opts.annotated_tape, &opts.budget);
     let Some((spec, version)) = body.filter(|_| values.body.is_some()) else { return res.map(|_| end) };
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
@@ -529,7 +504,7 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
     if frame.values.is_some() {
         return onto_tape((cat, &mut Lookups::default()), bytes, (kind, hv), None, frame, opts);
     }
-    let spec = header_spec(cat, kind, hv)?;
+    let spec = cat.header(kind, hv).ok_or_else(|| header_missing(kind, hv))?;
     frame.header_version = Some(hv);
     let doc = if kind == MessageKind::Request { "common request header" } else { "common response header" };
     let node = push_with(&mut frame.root.children, || {

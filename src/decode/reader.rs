@@ -22,22 +22,27 @@ pub struct Uvarint {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     pub fn new(buf: &'a [u8]) -> Self {
         Reader { buf, pos: 0, end: buf.len() }
     }
 
+    #[inline]
     pub fn pos(&self) -> usize {
         self.pos
     }
 
+    #[inline]
     pub fn end(&self) -> usize {
         self.end
     }
 
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.end.saturating_sub(self.pos)
     }
 
+    #[inline]
     pub fn buf(&self) -> &'a [u8] {
         self.buf
     }
@@ -53,6 +58,7 @@ impl<'a> Reader<'a> {
         self.end = end.min(self.buf.len());
     }
 
+    #[inline]
     pub fn seek(&mut self, pos: usize) {
         self.pos = pos.min(self.end);
     }

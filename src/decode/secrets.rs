@@ -28,6 +28,7 @@ pub fn hide(on: bool) {
     HIDING.store(on, Ordering::Relaxed);
 }
 
+#[inline]
 pub fn hiding() -> bool {
     HIDING.load(Ordering::Relaxed)
 }

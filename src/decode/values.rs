@@ -322,8 +322,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     /// slot, and whether decoding stopped in it (the reason in `error`).
     #[inline(always)]
     fn message(&mut self, plan: &StructPlan) -> (u32, bool) {
-        let i = self.open(NO_KEY, SlotKind::Message, 0);
-        self.set(i, Val::Struct);
+        let i = push_slot(self.slots, NO_KEY, SlotKind::Message, 0, Val::Struct, (self.r.pos(), 0, 0));
         let res = self.read_struct(plan);
         self.close(i);
         (i as u32, res.is_err())
