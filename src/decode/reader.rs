@@ -57,10 +57,6 @@ impl<'a> Reader<'a> {
         self.pos = pos.min(self.end);
     }
 
-    pub fn err(&self, expected: impl Into<String>) -> DecodeError {
-        DecodeError { kind: ErrorKind::Invalid, offset: self.pos, expected: expected.into() }
-    }
-
     #[inline]
     pub fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], DecodeError> {
         if n > self.remaining() {
@@ -91,16 +87,8 @@ impl<'a> Reader<'a> {
         Ok(i8::from_be_bytes(self.array(what)?))
     }
     #[inline]
-    pub fn u8(&mut self, what: &str) -> Result<u8, DecodeError> {
-        Ok(u8::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
     pub fn i16(&mut self, what: &str) -> Result<i16, DecodeError> {
         Ok(i16::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
-    pub fn u16(&mut self, what: &str) -> Result<u16, DecodeError> {
-        Ok(u16::from_be_bytes(self.array(what)?))
     }
     #[inline]
     pub fn i32(&mut self, what: &str) -> Result<i32, DecodeError> {
@@ -113,14 +101,6 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn i64(&mut self, what: &str) -> Result<i64, DecodeError> {
         Ok(i64::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
-    pub fn f64(&mut self, what: &str) -> Result<f64, DecodeError> {
-        Ok(f64::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
-    pub fn uuid(&mut self, what: &str) -> Result<[u8; 16], DecodeError> {
-        self.array(what)
     }
 
     /// Unsigned LEB128 of at most `max_bytes` bytes (5 for 32-bit, 10 for 64-bit).
