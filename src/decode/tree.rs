@@ -296,10 +296,6 @@ impl Node {
         }
         Some(node)
     }
-
-    pub fn child(&self, name: &str) -> Option<&Node> {
-        self.children.iter().find(|c| c.name == name)
-    }
 }
 
 /// Push the node `make` builds and return it. `make` runs once there is room,
