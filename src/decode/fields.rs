@@ -110,7 +110,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 Some(l) => l.name,
                 None => crate::schema::intern::intern(&f.name),
             });
-            node.doc = header_doc(&f.name, self.region).map(Text::from);
+            node.doc = header_doc(&f.name).map(Text::from);
         } else {
             node.doc = f.about.clone().map(Text::from);
         }
@@ -497,8 +497,7 @@ pub(crate) fn version_note(version: i16) -> Text {
 
 
 /// kwire's own words for the header fields.
-fn header_doc(name: &str, region: Region) -> Option<&'static str> {
-    let _ = region;
+fn header_doc(name: &str) -> Option<&'static str> {
     Some(match name {
         "RequestApiKey" => "numeric id of the API being called",
         "RequestApiVersion" => "version of the request body that follows",
