@@ -9,7 +9,7 @@ use super::reader::Reader;
 pub use super::topic_ids::TopicIds;
 use crate::budget::Budget;
 use super::problem::{Warning, WarningKind};
-use super::tree::{push_with, DecodeError, Kind, Node, Region, Role, Value};
+use super::tree::{leaf, push_with, DecodeError, Kind, Node, Region, Role, Value};
 use crate::text::{snake_case, Text};
 use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;
@@ -177,9 +177,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let Some(newest) = newest else { return };
         let use_v = v.min(newest).max(0);
         let Some(spec) = self.catalogue.by_name(schema, use_v, None) else { return };
-        let mut ver = Node::new("version", "int16", start, self.region, Role::Encoding);
-        ver.len = 2;
-        ver.value = Value::Int(v.into());
+        let mut ver = leaf("version", "int16", start, 2, Value::Int(v.into()), self.region);
         ver.note = Some(if use_v == v { format!("({schema} v{v})") } else { format!("({schema} v{v}, read as v{use_v})") }.into());
         match decode_embedded(self.catalogue, self.frame, spec, use_v, (start + 2, end), self.region) {
             Ok((body, mut w)) => {
@@ -217,10 +215,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Value::Int(b) => b >= 0,
             _ => false,
         };
-        let mut m = Node::new("present", if in_tag { "uvarint" } else { "int8" }, at, self.region, Role::Encoding);
+        let mut m = leaf("present", if in_tag { "uvarint" } else { "int8" }, at, len, value, self.region);
         m.kind = Kind::PresenceMarker;
-        m.value = value;
-        m.len = len;
         m.note = Some(if present { "(present)".into() } else { "(null)".into() });
         m
     }
@@ -231,15 +227,12 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         if compact {
             self.check_varint(at, len, "array length");
         }
-        let mut n = Node::new("length", if compact { "uvarint" } else { "int32" }, at, self.region, Role::Encoding);
+        let value = if compact { Value::Uint(raw as u64) } else { Value::Int(raw) };
+        let mut n = leaf("length", if compact { "uvarint" } else { "int32" }, at, len, value, self.region);
         n.kind = if compact { Kind::CompactArrayLength } else { Kind::ArrayCount };
         if compact {
-            n.value = Value::Uint(raw as u64);
             n.note = Some(if raw == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
-        } else {
-            n.value = Value::Int(raw);
         }
-        n.len = len;
         n.doc = Some(match count {
             None => "null array".into(),
             Some(1) => "1 element follows".into(),
@@ -333,10 +326,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
 /// The `count` node of a non-empty tagged section.
 fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
-    let mut c = Node::new("count", "uvarint", at, Region::TaggedFields, Role::Encoding);
+    let mut c = leaf("count", "uvarint", at, len, Value::Uint(count), Region::TaggedFields);
     c.kind = Kind::TagCount;
-    c.value = Value::Uint(count);
-    c.len = len;
     c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
     c
 }
@@ -347,14 +338,10 @@ fn tag_entry_node(start: usize, (tag, tag_len): (u64, usize), (size, size_len): 
     let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
     entry.value = Value::None;
     entry.note = Some(format!("(size {size})").into());
-    let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
+    let mut t = leaf("tag", "uvarint", start, tag_len, Value::Uint(tag), Region::TaggedFields);
     t.kind = Kind::Tag;
-    t.value = Value::Uint(tag);
-    t.len = tag_len;
-    let mut s = Node::new("size", "uvarint", start + tag_len, Region::TaggedFields, Role::Encoding);
+    let mut s = leaf("size", "uvarint", start + tag_len, size_len, Value::Uint(size), Region::TaggedFields);
     s.kind = Kind::TagSize;
-    s.value = Value::Uint(size);
-    s.len = size_len;
     s.doc = Some("bytes in the value that follows".into());
     entry.children.push(t);
     entry.children.push(s);

@@ -5,7 +5,7 @@
 use super::fields::decode_embedded;
 use super::reader::Reader;
 use super::problem::ErrorKind;
-use super::tree::{DecodeError, Kind, Node, Region, Role, Value};
+use super::tree::{leaf, DecodeError, Kind, Node, Region, Role, Value};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
 
@@ -37,10 +37,7 @@ pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<
             match r.i16("version prefix") {
                 Ok(v) => {
                     let label = if kind == MessageKind::CoordinatorKey { "type" } else { "version" };
-                    let mut n = Node::new(label, "int16", at, Region::RequestBody, Role::Encoding);
-                    n.len = 2;
-                    n.value = Value::Int(v.into());
-                    root.children.push(n);
+                    root.children.push(leaf(label, "int16", at, 2, Value::Int(v.into()), Region::RequestBody));
                     if kind == MessageKind::CoordinatorKey { 0 } else { v }
                 }
                 Err(e) => return stopped(root, e),
@@ -52,10 +49,7 @@ pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<
                 let at = r.pos();
                 match r.uvarint(label) {
                     Ok(u) => {
-                        let mut n = Node::new(label, "uvarint", at, Region::RequestBody, Role::Encoding);
-                        n.len = u.len;
-                        n.value = Value::Uint(u.value);
-                        root.children.push(n);
+                        root.children.push(leaf(label, "uvarint", at, u.len, Value::Uint(u.value), Region::RequestBody));
                         vals.push(u.value as i16);
                     }
                     Err(e) => return stopped(root, e),

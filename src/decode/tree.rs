@@ -298,6 +298,15 @@ impl Node {
     }
 }
 
+/// An encoding detail's node (a length, a tag, a prefix): `len` bytes at `offset` holding `value`.
+#[inline(always)]
+pub(crate) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
+    let mut n = Node::new(name, ty, offset, region, Role::Encoding);
+    n.len = len;
+    n.value = value;
+    n
+}
+
 /// Push the node `make` builds and return it. `make` runs once there is room,
 /// so the large node is written straight into the vector instead of being
 /// built aside and copied in (as `push(make())` compiles to).

@@ -8,6 +8,7 @@ use super::compression::Codec;
 use super::payload::PayloadKind;
 use super::tape::Walk;
 use crate::decode::fields::Context;
+use crate::decode::tree::leaf;
 use crate::decode::values::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
 use crate::decode::Warning;
 use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
@@ -52,14 +53,6 @@ pub(super) const KEY: BytesPart = ("key", Kind::RecordKey);
 pub(super) const VALUE: BytesPart = ("value", Kind::RecordValue);
 pub(super) const HEADER_KEY: BytesPart = ("headerKey", Kind::Record(RecordPart::HeaderKey));
 pub(super) const HEADER_VALUE: BytesPart = ("headerValue", Kind::Record(RecordPart::HeaderValue));
-
-#[inline(always)]
-pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
-    let mut n = Node::new(name, ty, offset, region, Role::Encoding);
-    n.len = len;
-    n.value = value;
-    n
-}
 
 impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// A decoder over record data that is part of the input itself.
@@ -255,10 +248,8 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
 /// The bytes of a batch cut by the end of `pos..end`; `total` is what it declares.
 pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Option<usize>) -> Node {
     let remaining = end - pos;
-    let mut n = Node::new("truncated batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
+    let mut n = leaf("truncated batch", "bytes", pos, remaining, Value::Bytes(Some(buf.slice(pos..end))), Region::RecordBatch);
     n.kind = Kind::TruncatedBatch;
-    n.len = remaining;
-    n.value = Value::Bytes(Some(buf.slice(pos..end)));
     n.doc = Some(match total {
         Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (fetch limit or end of file)").into(),
         None => "partial batch header".into(),
@@ -268,10 +259,8 @@ pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Opt
 
 /// A compressed batch's records, `buf[start..end]`, as bytes.
 pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Codec) -> Node {
-    let mut comp = Node::new("records", "bytes", start, Region::RecordBatch, Role::Encoding);
-    comp.len = end - start;
+    let mut comp = leaf("records", "bytes", start, end - start, Value::Bytes(Some(buf.slice(start..end))), Region::RecordBatch);
     comp.note = Some(format!("({} compressed)", c.name()).into());
-    comp.value = Value::Bytes(Some(buf.slice(start..end)));
     comp
 }
 

@@ -4,7 +4,8 @@
 use crate::decode::{Warning, WarningKind};
 use crate::decode::fields::decode_embedded;
 use crate::decode::reader::Reader;
-use crate::decode::{Kind, Node, Region, Role, Value};
+use crate::decode::tree::leaf;
+use crate::decode::{Kind, Node, Region, Value};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
 
@@ -60,9 +61,7 @@ fn control_type(t: i16) -> (&'static str, Option<&'static str>) {
 }
 
 fn prefix_node(name: &'static str, ty: &'static str, at: usize, len: usize, v: i64, note: Option<String>) -> Node {
-    let mut n = Node::new(name, ty, at, Region::Record, Role::Encoding);
-    n.len = len;
-    n.value = Value::Int(v);
+    let mut n = leaf(name, ty, at, len, Value::Int(v), Region::Record);
     n.note = note.map(Into::into);
     n
 }
@@ -236,19 +235,17 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     let (start, end) = (node.offset, node.end());
     let Some(id) = buf.get(start..end).and_then(schema_registry_id) else { return false };
     let region = node.region;
-    let leaf = |(name, kind): (&'static str, Kind), ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
-        let mut n = Node::new(name, ty, at, region, Role::Encoding);
+    let part = |(name, kind): (&'static str, Kind), ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
+        let mut n = leaf(name, ty, at, len, value, region);
         n.kind = kind;
-        n.len = len;
-        n.value = value;
         n.doc = Some(doc.into());
         n
     };
     // Its text preview is the views' (`render::notes`).
-    let payload = leaf(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
+    let payload = part(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
     node.children.reserve(3);
-    node.children.push(leaf(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
-    node.children.push(leaf(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));
+    node.children.push(part(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
+    node.children.push(part(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));
     node.children.push(payload);
     node.note = Some(crate::text::Text::format(format_args!("(Schema Registry framing, schema {id})")));
     true

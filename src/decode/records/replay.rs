@@ -4,7 +4,7 @@
 //! their bytes here ([`decode_key_value`]), as the view nests them.
 
 use super::batch::{
-    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, leaf, legacy_field_node, length_leaf, offset_delta_leaf,
+    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, legacy_field_node, length_leaf, offset_delta_leaf,
     record_leaf, record_node, truncated_node, v2_field_node, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, RECORD_ATTRIBUTES, RECORD_FIELDS,
     TIMESTAMP_DELTA, V2_FIELDS, VALUE,
 };
@@ -12,7 +12,7 @@ use super::compression::Codec;
 use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
 use super::tape::{FRAMED, OVER_BUDGET};
 use super::BatchDecoder;
-use crate::decode::tree::push_with;
+use crate::decode::tree::{leaf, push_with};
 use crate::decode::values::{Slot, SlotKind, Val, Values};
 use crate::decode::{Kind, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
