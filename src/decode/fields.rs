@@ -77,10 +77,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         naming: Naming,
         ctx: Context,
     ) -> Self {
-        let mut r = Reader::new(frame);
-        r.seek(start);
-        r.limit(end.saturating_sub(start));
-        FieldDecoder { r, frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), record_damage: Vec::new(), ctx }
+        FieldDecoder { r: Reader::over(frame, (start, end)), frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), record_damage: Vec::new(), ctx }
     }
 
     /// A field node's display name and type, shared with the spec's labels.
@@ -169,9 +166,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// Consumer protocol bytes: int16 version, then that version's struct. A newer
     /// version than known is read as the newest known, trailing bytes ignored.
     fn embedded_consumer_protocol(&mut self, schema: &str, start: usize, end: usize, node: &mut Node) {
-        let mut r = Reader::new(self.frame);
-        r.seek(start);
-        r.limit(end - start);
+        let mut r = Reader::over(self.frame, (start, end));
         let Ok(v) = r.i16("version") else { return };
         let newest = self.catalogue.entries_named(schema).map(|e| e.spec().valid_versions.hi).max();
         let Some(newest) = newest else { return };

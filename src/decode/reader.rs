@@ -49,6 +49,15 @@ impl<'a> Reader<'a> {
         old
     }
 
+    /// A reader of `buf[start..end]`, at `start`.
+    #[inline]
+    pub fn over(buf: &'a [u8], (start, end): (usize, usize)) -> Self {
+        let mut r = Reader::new(buf);
+        r.seek(start);
+        r.limit(end.saturating_sub(start));
+        r
+    }
+
     pub fn restore_end(&mut self, end: usize) {
         self.end = end.min(self.buf.len());
     }

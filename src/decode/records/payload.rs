@@ -88,9 +88,7 @@ pub fn decode_key_value(
         PayloadKind::Plain => {}
         PayloadKind::Control => {
             if let Some((s, e)) = key {
-                let mut r = Reader::new(buf);
-                r.seek(s);
-                r.limit(e - s);
+                let mut r = Reader::over(buf, (s, e));
                 if let (Ok(v), Ok(t)) = (r.i16("control key version"), r.i16("control record type")) {
                     key_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
                     key_nodes.push(prefix_node("type", "int16", s + 2, 2, t.into(), Some(format!("({})", control_type(t).0))));
@@ -101,9 +99,7 @@ pub fn decode_key_value(
                 match control_type(t) {
                     (_, None) if t == 0 || t == 1 => {
                         // EndTransactionMarker: int16 version, int32 coordinatorEpoch.
-                        let mut r = Reader::new(buf);
-                        r.seek(s);
-                        r.limit(e - s);
+                        let mut r = Reader::over(buf, (s, e));
                         if let (Ok(v), Ok(epoch)) = (r.i16("marker version"), r.i32("coordinatorEpoch")) {
                             value_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
                             value_nodes.push(prefix_node("coordinatorEpoch", "int32", s + 2, 4, epoch.into(), None));
@@ -116,9 +112,7 @@ pub fn decode_key_value(
         }
         PayloadKind::Coordinator => {
             if let Some((s, e)) = key {
-                let mut r = Reader::new(buf);
-                r.seek(s);
-                r.limit(e - s);
+                let mut r = Reader::over(buf, (s, e));
                 if let Ok(t) = r.i16("record type") {
                     record_type = Some(t);
                     let spec = coordinator_spec(cat, topic, MessageKind::CoordinatorKey, t, 0);
@@ -137,9 +131,7 @@ pub fn decode_key_value(
         }
         PayloadKind::ClusterMetadata => {
             if let Some((s, e)) = value {
-                let mut r = Reader::new(buf);
-                r.seek(s);
-                r.limit(e - s);
+                let mut r = Reader::over(buf, (s, e));
                 let parts = (r.uvarint("frame version"), r.uvarint("api key"), r.uvarint("version"));
                 if let (Ok(fv), Ok(k), Ok(v)) = parts {
                     let key = k.value as i16;
@@ -175,9 +167,7 @@ fn versioned<'c>(
     out: &mut Vec<Node>,
     warnings: &mut Vec<Warning>,
 ) {
-    let mut r = Reader::new(buf);
-    r.seek(s);
-    r.limit(e - s);
+    let mut r = Reader::over(buf, (s, e));
     let Ok(v) = r.i16("version") else { return };
     let spec = find(v);
     out.push(prefix_node("version", "int16", s, 2, v.into(), spec.map(|sp| format!("({} v{v})", sp.name))));

@@ -233,9 +233,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// Records of a batch, `count` of them, within `start..end`.
     fn records(&mut self, d: Data, (start, end): (usize, usize), count: i32, framing: bool) {
-        let mut r = Reader::new(d.buf);
-        r.seek(start);
-        r.limit(end - start);
+        let mut r = Reader::over(d.buf, (start, end));
         let mut i = 0;
         while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
             let at = r.pos();
@@ -348,9 +346,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     /// A legacy message (magic 0 or 1) of `total` bytes at `pos`; a failed read is its error.
     fn legacy_message(&mut self, d: Data, (pos, total): (usize, usize), magic: u8, index: usize, depth: usize) {
         let slot = self.push(SlotKind::LegacyMessage, index as u32, Val::Int(magic.into()), (pos, total, 0));
-        let mut r = Reader::new(d.buf);
-        r.seek(pos);
-        r.limit(total);
+        let mut r = Reader::over(d.buf, (pos, pos + total));
         if let Err(e) = self.legacy_fields(d, &mut r, (pos, total), magic, depth) {
             let warning = format!("Message at 0x{pos:04x}: {e}");
             self.damaged(Some(e.to_string()), e, warning);
