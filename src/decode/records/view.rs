@@ -237,7 +237,8 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
     each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new(), node: m, offset_delta: None, timestamp_delta: None });
 }
 
-fn int(n: &Node) -> Option<i64> {
+/// A node's integer value (a uint only when it fits).
+pub(super) fn int(n: &Node) -> Option<i64> {
     match n.value {
         Value::Int(v) => Some(v),
         Value::Uint(v) => i64::try_from(v).ok(),
