@@ -123,10 +123,8 @@ pub fn decode_key_value(
                     }
                 }
             }
-            match (record_type, value) {
-                (Some(t), Some(range)) => versioned(cat, buf, range, |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v), &mut value_nodes, warnings),
-                (Some(_), None) => {}
-                _ => {}
+            if let (Some(t), Some(range)) = (record_type, value) {
+                versioned(cat, buf, range, |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v), &mut value_nodes, warnings);
             }
         }
         PayloadKind::ClusterMetadata => {
