@@ -231,7 +231,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         n.doc = Some(match count {
             None => "null array".into(),
             Some(1) => "1 element follows".into(),
-            Some(n) => small_note(&ELEMENTS_DOCS, n as u64, |n| format!("{n} elements follow")),
+            Some(n) => small_note(&ELEMENTS_DOCS, n as i64, |n| format!("{n} elements follow")),
         });
         n
     }
@@ -385,11 +385,11 @@ impl LengthForm {
     fn note(self) -> Text {
         match self {
             LengthForm::Compact(0) => "(compact, 0=null)".into(),
-            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v, |v| format!("(compact, len+1={v})")),
+            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v as i64, |v| format!("(compact, len+1={v})")),
             LengthForm::Int16(-1) => "(int16 len=-1, null)".into(),
             LengthForm::Int32(-1) => "(int32 len=-1, null)".into(),
-            LengthForm::Int16(n) => small_note(&INT16_LEN_NOTES, n as u64, |n| format!("(int16 len={n})")),
-            LengthForm::Int32(n) => small_note(&INT32_LEN_NOTES, n as u64, |n| format!("(int32 len={n})")),
+            LengthForm::Int16(n) => small_note(&INT16_LEN_NOTES, n.into(), |n| format!("(int16 len={n})")),
+            LengthForm::Int32(n) => small_note(&INT32_LEN_NOTES, n.into(), |n| format!("(int32 len={n})")),
         }
     }
 }
@@ -414,11 +414,7 @@ fn int16_note(meaning: FieldMeaning, v: i16, cat: &Catalogue) -> Option<Text> {
     if meaning == FieldMeaning::ErrorCode {
         static NOTES: SmallNotes = small_notes();
         // Error codes from -1 up: shift by one so that -1 has a place in the table.
-        let note = |v: u64| format!("({})", error_name((v as i64 - 1) as i16).unwrap_or("unknown error code"));
-        return Some(match u64::try_from(i32::from(v) + 1) {
-            Ok(i) => small_note(&NOTES, i, note),
-            Err(_) => format!("({})", error_name(v).unwrap_or("unknown error code")).into(),
-        });
+        return Some(small_note(&NOTES, i64::from(v) + 1, |v| format!("({})", error_name((v - 1) as i16).unwrap_or("unknown error code"))));
     }
     if meaning == FieldMeaning::ApiKey {
         let api = cat.api_name(v)?;
@@ -452,8 +448,8 @@ static INT32_LEN_NOTES: SmallNotes = small_notes();
 static ELEMENTS_DOCS: SmallNotes = small_notes();
 static VERSION_NOTES: SmallNotes = small_notes();
 
-/// `make(n)`, shared after its first use when `n` is small.
-fn small_note(table: &SmallNotes, n: u64, make: fn(u64) -> String) -> Text {
+/// `make(n)`, shared after its first use when `n` is small (and not negative).
+fn small_note(table: &SmallNotes, n: i64, make: fn(i64) -> String) -> Text {
     match usize::try_from(n).ok().and_then(|i| table.get(i)) {
         Some(cell) => Text::from_static(cell.get_or_init(|| make(n).leak())),
         None => make(n).into(),
@@ -463,18 +459,12 @@ fn small_note(table: &SmallNotes, n: u64, make: fn(u64) -> String) -> Text {
 /// The doc of a message body node.
 pub(crate) fn body_doc(version: i16) -> Text {
     static DOCS: SmallNotes = small_notes();
-    match u64::try_from(version) {
-        Ok(v) => small_note(&DOCS, v, |v| format!("message body, version {v}")),
-        Err(_) => format!("message body, version {version}").into(),
-    }
+    small_note(&DOCS, version.into(), |v| format!("message body, version {v}"))
 }
 
 /// `v3`, the note on a message or header node.
 pub(crate) fn version_note(version: i16) -> Text {
-    match u64::try_from(version) {
-        Ok(v) => small_note(&VERSION_NOTES, v, |v| format!("v{v}")),
-        Err(_) => format!("v{version}").into(),
-    }
+    small_note(&VERSION_NOTES, version.into(), |v| format!("v{v}"))
 }
 
 
