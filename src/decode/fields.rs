@@ -13,7 +13,7 @@ use super::tree::{leaf, push_with, DecodeError, Kind, Node, Region, Role, Value}
 use crate::text::{snake_case, Text};
 use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;
-use crate::schema::model::FieldMeaning;
+use crate::schema::model::{FieldLabels, FieldMeaning};
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
 use bytes::Bytes;
 use std::sync::OnceLock;
@@ -238,13 +238,10 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// Element `i` of array field `f` (of `inner`), at `at`. A struct element's value is set.
     #[inline(always)]
-    fn element_node(&self, f: &FieldSpec, labels: Option<&crate::schema::model::FieldLabels>, inner: &FieldType, i: usize, at: usize) -> Node {
+    fn element_node(&self, f: &FieldSpec, labels: Option<&FieldLabels>, inner: &FieldType, i: usize, at: usize) -> Node {
         match inner {
             FieldType::Struct(sname) => {
-                let ty: Text = match labels.and_then(|l| l.struct_name) {
-                    Some(s) => Text::from_static(s),
-                    None => sname.clone().into(),
-                };
+                let ty = struct_type(labels, sname);
                 let name = match labels {
                     Some(l) => l.element_name(i),
                     None => Text::format(format_args!("{sname}[{i}]")),
@@ -351,9 +348,9 @@ fn string_value(frame: &Bytes, at: usize, n: usize) -> Value {
     }
 }
 
-/// A struct field's type as shown.
-fn struct_type(f: &FieldSpec, sname: &str) -> Text {
-    match f.labels().and_then(|l| l.struct_name) {
+/// A struct field's or element's type as shown.
+fn struct_type(labels: Option<&FieldLabels>, sname: &str) -> Text {
+    match labels.and_then(|l| l.struct_name) {
         Some(s) => s.into(),
         None => sname.to_string().into(),
     }

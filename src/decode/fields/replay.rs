@@ -70,9 +70,9 @@ impl FieldDecoder<'_, '_> {
                 }
             }
             // A struct that fails itself is one whose presence marker could not be read.
-            FieldType::Struct(sname) if failed => node.ty = struct_type(f, sname),
+            FieldType::Struct(sname) if failed => node.ty = struct_type(f.labels(), sname),
             FieldType::Struct(sname) => {
-                node.ty = struct_type(f, sname);
+                node.ty = struct_type(f.labels(), sname);
                 if nullable {
                     let marker = tape.children(i).next().filter(|(_, m)| m.kind == SlotKind::Marker);
                     if let Some((_, m)) = marker {
