@@ -191,10 +191,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// The note of a uuid: for a topic id the capture tied to a name, `(topic "orders")`.
     fn uuid_note(&self, f: &FieldSpec, u: &[u8; 16]) -> Option<Text> {
-        match self.ctx.topic_ids.is_empty() {
-            true => None,
-            false => (meaning(f) == FieldMeaning::TopicId).then(|| self.ctx.topic_ids.note(u)).flatten(),
-        }
+        (!self.ctx.topic_ids.is_empty() && meaning(f) == FieldMeaning::TopicId).then(|| self.ctx.topic_ids.note(u)).flatten()
     }
 
     fn null_check(&mut self, nullable: bool, name: &str, at: usize) {
@@ -328,7 +325,6 @@ fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
 fn tag_entry_node(start: usize, (tag, tag_len): (u64, usize), (size, size_len): (u64, usize)) -> Node {
     let tag_no = tag as u32;
     let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
-    entry.value = Value::None;
     entry.note = Some(format!("(size {size})").into());
     let mut t = leaf("tag", "uvarint", start, tag_len, Value::Uint(tag), Region::TaggedFields);
     t.kind = Kind::Tag;
