@@ -112,11 +112,7 @@ fn zstd_window_size(data: &[u8]) -> Option<u64> {
     let dict_id_bytes = [0usize, 1, 2, 4][usize::from(descriptor & 3)];
     let fcs_bytes = [1usize, 2, 4, 8][usize::from(descriptor >> 6)];
     let at = 5 + dict_id_bytes;
-    let raw = data.get(at..at + fcs_bytes)?;
-    let mut size = 0u64;
-    for (i, b) in raw.iter().enumerate() {
-        size |= u64::from(*b) << (8 * i);
-    }
+    let size = data.get(at..at + fcs_bytes)?.iter().enumerate().fold(0u64, |size, (i, b)| size | u64::from(*b) << (8 * i));
     Some(if fcs_bytes == 2 { size + 256 } else { size })
 }
 
