@@ -109,7 +109,7 @@ pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<
 }
 
 /// `(length note; what)`: the encoding note stays first.
-fn add_to_note(node: &mut Node, what: &str) {
+pub(super) fn add_to_note(node: &mut Node, what: &str) {
     let inner = node.note.as_deref().and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
     node.note = Some(match inner {
         Some(n) => format!("({n}; {what})"),

@@ -180,11 +180,8 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
             let start = end.saturating_sub(value_len);
             node.value = Value::Bytes(Some(bytes.slice(start..end)));
             // What the bytes are (`(PLAIN client-response)`) stays; a preview of them does not.
-            let kept = node.note.as_deref().filter(|n| !n.starts_with("(text ")).and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
-            node.note = Some(match kept {
-                Some(n) => format!("({n}; holds redacted bytes)"),
-                None => "(holds redacted bytes)".to_string(),
-            }.into());
+            node.note = node.note.take().filter(|n| !n.starts_with("(text "));
+            super::sasl::add_to_note(node, "holds redacted bytes");
         }
     }
     for c in &mut node.children {
