@@ -236,24 +236,18 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// Element `i` of array field `f` (of `inner`), at `at`. A struct element's value is set.
     #[inline(always)]
     fn element_node(&self, f: &FieldSpec, labels: Option<&FieldLabels>, inner: &FieldType, i: usize, at: usize) -> Node {
+        // Without labels, a struct element is named after its struct, a primitive one after its field.
+        let name = |base: &str| match labels {
+            Some(l) => l.element_name(i),
+            None => Text::format(format_args!("{base}[{i}]")),
+        };
         match inner {
             FieldType::Struct(sname) => {
-                let ty = struct_type(labels, sname);
-                let name = match labels {
-                    Some(l) => l.element_name(i),
-                    None => Text::format(format_args!("{sname}[{i}]")),
-                };
-                let mut el = Node::new(name, ty, at, self.region, Role::Element);
+                let mut el = Node::new(name(sname), struct_type(labels, sname), at, self.region, Role::Element);
                 el.value = Value::Struct(true);
                 el
             }
-            FieldType::Primitive(p) => {
-                let name = match labels {
-                    Some(l) => l.element_name(i),
-                    None => Text::format(format_args!("{}[{i}]", f.name)),
-                };
-                Node::new(name, p.as_str(), at, self.region, Role::Element)
-            }
+            FieldType::Primitive(p) => Node::new(name(&f.name), p.as_str(), at, self.region, Role::Element),
             FieldType::Array(_) => Node::new(format!("{}[{i}]", f.name), "array", at, self.region, Role::Element),
         }
     }
