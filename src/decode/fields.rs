@@ -202,11 +202,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// A nullable struct's presence marker, `value` as read.
     fn marker_node(&self, at: usize, len: usize, in_tag: bool, value: Value) -> Node {
-        let present = match value {
-            Value::Uint(u) => u > 0,
-            Value::Int(b) => b >= 0,
-            _ => false,
-        };
+        let present = matches!(value, Value::Uint(1..) | Value::Int(0..));
         let mut m = leaf("present", if in_tag { "uvarint" } else { "int8" }, at, len, value, self.region);
         m.kind = Kind::PresenceMarker;
         m.note = Some(if present { "(present)".into() } else { "(null)".into() });
