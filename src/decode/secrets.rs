@@ -90,10 +90,8 @@ pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
 
 /// Secrets under decompressed nodes (their own buffers).
 fn count_decompressed_secrets(n: &Node) -> usize {
-    if n.role == Role::Decompressed {
-        return secret_ranges(&n.children).len() + n.children.iter().map(count_decompressed_secrets).sum::<usize>();
-    }
-    n.children.iter().map(count_decompressed_secrets).sum()
+    let own = if n.role == Role::Decompressed { secret_ranges(&n.children).len() } else { 0 };
+    own + n.children.iter().map(count_decompressed_secrets).sum::<usize>()
 }
 
 /// The byte ranges of the secret nodes among `nodes` (see [`collect`]).
