@@ -77,10 +77,8 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
 /// grammar fits is a credential as a whole.
 pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<&str>, from_client: bool) {
     // The value's bytes end at `end` (the node's length may not be set yet).
-    let len = match &node.value {
-        Value::Bytes(Some(b)) => b.len(),
-        _ => return,
-    };
+    let Value::Bytes(Some(b)) = &node.value else { return };
+    let len = b.len();
     let at = end.saturating_sub(len);
     let Some(bytes) = frame.get(at..at + len) else { return };
     if bytes.is_empty() {

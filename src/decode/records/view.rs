@@ -86,10 +86,7 @@ pub struct Payload<'n> {
 impl<'n> Payload<'n> {
     /// The bytes; `None` for null.
     pub fn bytes(&self) -> Option<&'n bytes::Bytes> {
-        match &self.node.value {
-            Value::Bytes(b) => b.as_ref(),
-            _ => None,
-        }
+        if let Value::Bytes(b) = &self.node.value { b.as_ref() } else { None }
     }
 
     /// The schema id and the payload's node, when the bytes are in Schema
