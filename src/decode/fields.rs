@@ -479,7 +479,6 @@ pub fn decode_embedded(
     let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
     let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.note = Some(version_note(version));
-    node.value = Value::None;
     let res = d.decode_struct(end - start, &spec.plan(version), &spec.fields, &mut node.children);
     node.len = d.r.pos().max(node.children.last().map_or(start, |c| c.end())) - start;
     match res {
