@@ -135,7 +135,7 @@ fn header_fields_round_trip() {
 /// instance with its log prefix decodes cleanly at every version.
 #[test]
 fn every_record_type_example_decodes_with_its_prefix() {
-    use kwire::decode::payload::decode_payload;
+    use kwire::decode::payload::read_payload;
     use kwire::encode::example::example_payload;
     let cat = Catalogue::builtin();
     let mut names: Vec<String> = cat
@@ -152,9 +152,9 @@ fn every_record_type_example_decodes_with_its_prefix() {
         let newest = cat.entries_named(&name).next().unwrap();
         for v in newest.spec().valid_versions.iter_capped(i16::MAX) {
             let (bytes, version) = example_payload(cat, &name, Some(v)).unwrap();
-            let (root, error, warnings) = decode_payload(cat, &name, &Bytes::from(bytes.clone()), if newest.spec().kind == MessageKind::Data { Some(version) } else { None });
-            assert!(error.is_none() && warnings.is_empty(), "{name} v{v}: {error:?} {warnings:?}");
-            assert_eq!(root.children.last().unwrap().end(), bytes.len(), "{name} v{v}");
+            let p = read_payload(cat, &name, &Bytes::from(bytes.clone()), if newest.spec().kind == MessageKind::Data { Some(version) } else { None });
+            assert!(p.error.is_none() && p.warnings.is_empty(), "{name} v{v}: {:?} {:?}", p.error, p.warnings);
+            assert_eq!(p.root.children.last().unwrap().end(), bytes.len(), "{name} v{v}");
             checked += 1;
         }
     }

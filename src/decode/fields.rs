@@ -9,11 +9,11 @@ use super::reader::Reader;
 pub use super::topic_ids::TopicIds;
 use crate::budget::Budget;
 use super::problem::{Warning, WarningKind};
-use super::tree::{push_with, DecodeError, Kind, Node, Region, Role, Value};
+use super::tree::{leaf, push_with, DecodeError, Kind, Node, Region, Role, Value};
 use crate::text::{snake_case, Text};
 use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;
-use crate::schema::model::FieldMeaning;
+use crate::schema::model::{FieldLabels, FieldMeaning};
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
 use bytes::Bytes;
 use std::sync::OnceLock;
@@ -77,10 +77,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         naming: Naming,
         ctx: Context,
     ) -> Self {
-        let mut r = Reader::new(frame);
-        r.seek(start);
-        r.limit(end.saturating_sub(start));
-        FieldDecoder { r, frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), record_damage: Vec::new(), ctx }
+        FieldDecoder { r: Reader::over(frame, (start, end)), frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), record_damage: Vec::new(), ctx }
     }
 
     /// A field node's display name and type, shared with the spec's labels.
@@ -110,7 +107,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 Some(l) => l.name,
                 None => crate::schema::intern::intern(&f.name),
             });
-            node.doc = header_doc(&f.name, self.region).map(Text::from);
+            node.doc = header_doc(&f.name).map(Text::from);
         } else {
             node.doc = f.about.clone().map(Text::from);
         }
@@ -169,17 +166,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// Consumer protocol bytes: int16 version, then that version's struct. A newer
     /// version than known is read as the newest known, trailing bytes ignored.
     fn embedded_consumer_protocol(&mut self, schema: &str, start: usize, end: usize, node: &mut Node) {
-        let mut r = Reader::new(self.frame);
-        r.seek(start);
-        r.limit(end - start);
+        let mut r = Reader::over(self.frame, (start, end));
         let Ok(v) = r.i16("version") else { return };
         let newest = self.catalogue.entries_named(schema).map(|e| e.spec().valid_versions.hi).max();
         let Some(newest) = newest else { return };
         let use_v = v.min(newest).max(0);
         let Some(spec) = self.catalogue.by_name(schema, use_v, None) else { return };
-        let mut ver = Node::new("version", "int16", start, self.region, Role::Encoding);
-        ver.len = 2;
-        ver.value = Value::Int(v.into());
+        let mut ver = leaf("version", "int16", start, 2, Value::Int(v.into()), self.region);
         ver.note = Some(if use_v == v { format!("({schema} v{v})") } else { format!("({schema} v{v}, read as v{use_v})") }.into());
         match decode_embedded(self.catalogue, self.frame, spec, use_v, (start + 2, end), self.region) {
             Ok((body, mut w)) => {
@@ -198,10 +191,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// The note of a uuid: for a topic id the capture tied to a name, `(topic "orders")`.
     fn uuid_note(&self, f: &FieldSpec, u: &[u8; 16]) -> Option<Text> {
-        match self.ctx.topic_ids.is_empty() {
-            true => None,
-            false => (meaning(f) == FieldMeaning::TopicId).then(|| self.ctx.topic_ids.note(u)).flatten(),
-        }
+        (!self.ctx.topic_ids.is_empty() && meaning(f) == FieldMeaning::TopicId).then(|| self.ctx.topic_ids.note(u)).flatten()
     }
 
     fn null_check(&mut self, nullable: bool, name: &str, at: usize) {
@@ -212,15 +202,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// A nullable struct's presence marker, `value` as read.
     fn marker_node(&self, at: usize, len: usize, in_tag: bool, value: Value) -> Node {
-        let present = match value {
-            Value::Uint(u) => u > 0,
-            Value::Int(b) => b >= 0,
-            _ => false,
-        };
-        let mut m = Node::new("present", if in_tag { "uvarint" } else { "int8" }, at, self.region, Role::Encoding);
+        let present = matches!(value, Value::Uint(1..) | Value::Int(0..));
+        let mut m = leaf("present", if in_tag { "uvarint" } else { "int8" }, at, len, value, self.region);
         m.kind = Kind::PresenceMarker;
-        m.value = value;
-        m.len = len;
         m.note = Some(if present { "(present)".into() } else { "(null)".into() });
         m
     }
@@ -231,47 +215,35 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         if compact {
             self.check_varint(at, len, "array length");
         }
-        let mut n = Node::new("length", if compact { "uvarint" } else { "int32" }, at, self.region, Role::Encoding);
+        let value = if compact { Value::Uint(raw as u64) } else { Value::Int(raw) };
+        let mut n = leaf("length", if compact { "uvarint" } else { "int32" }, at, len, value, self.region);
         n.kind = if compact { Kind::CompactArrayLength } else { Kind::ArrayCount };
         if compact {
-            n.value = Value::Uint(raw as u64);
             n.note = Some(if raw == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
-        } else {
-            n.value = Value::Int(raw);
         }
-        n.len = len;
         n.doc = Some(match count {
             None => "null array".into(),
             Some(1) => "1 element follows".into(),
-            Some(n) => small_note(&ELEMENTS_DOCS, n as u64, |n| format!("{n} elements follow")),
+            Some(n) => small_note(&ELEMENTS_DOCS, n as i64, |n| format!("{n} elements follow")),
         });
         n
     }
 
     /// Element `i` of array field `f` (of `inner`), at `at`. A struct element's value is set.
     #[inline(always)]
-    fn element_node(&self, f: &FieldSpec, labels: Option<&crate::schema::model::FieldLabels>, inner: &FieldType, i: usize, at: usize) -> Node {
+    fn element_node(&self, f: &FieldSpec, labels: Option<&FieldLabels>, inner: &FieldType, i: usize, at: usize) -> Node {
+        // Without labels, a struct element is named after its struct, a primitive one after its field.
+        let name = |base: &str| match labels {
+            Some(l) => l.element_name(i),
+            None => Text::format(format_args!("{base}[{i}]")),
+        };
         match inner {
             FieldType::Struct(sname) => {
-                let ty: Text = match labels.and_then(|l| l.struct_name) {
-                    Some(s) => Text::from_static(s),
-                    None => sname.clone().into(),
-                };
-                let name = match labels {
-                    Some(l) => l.element_name(i),
-                    None => Text::format(format_args!("{sname}[{i}]")),
-                };
-                let mut el = Node::new(name, ty, at, self.region, Role::Element);
+                let mut el = Node::new(name(sname), struct_type(labels, sname), at, self.region, Role::Element);
                 el.value = Value::Struct(true);
                 el
             }
-            FieldType::Primitive(p) => {
-                let name = match labels {
-                    Some(l) => l.element_name(i),
-                    None => Text::format(format_args!("{}[{i}]", f.name)),
-                };
-                Node::new(name, p.as_str(), at, self.region, Role::Element)
-            }
+            FieldType::Primitive(p) => Node::new(name(&f.name), p.as_str(), at, self.region, Role::Element),
             FieldType::Array(_) => Node::new(format!("{}[{i}]", f.name), "array", at, self.region, Role::Element),
         }
     }
@@ -333,10 +305,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
 /// The `count` node of a non-empty tagged section.
 fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
-    let mut c = Node::new("count", "uvarint", at, Region::TaggedFields, Role::Encoding);
+    let mut c = leaf("count", "uvarint", at, len, Value::Uint(count), Region::TaggedFields);
     c.kind = Kind::TagCount;
-    c.value = Value::Uint(count);
-    c.len = len;
     c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
     c
 }
@@ -345,16 +315,11 @@ fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
 fn tag_entry_node(start: usize, (tag, tag_len): (u64, usize), (size, size_len): (u64, usize)) -> Node {
     let tag_no = tag as u32;
     let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
-    entry.value = Value::None;
     entry.note = Some(format!("(size {size})").into());
-    let mut t = Node::new("tag", "uvarint", start, Region::TaggedFields, Role::Encoding);
+    let mut t = leaf("tag", "uvarint", start, tag_len, Value::Uint(tag), Region::TaggedFields);
     t.kind = Kind::Tag;
-    t.value = Value::Uint(tag);
-    t.len = tag_len;
-    let mut s = Node::new("size", "uvarint", start + tag_len, Region::TaggedFields, Role::Encoding);
+    let mut s = leaf("size", "uvarint", start + tag_len, size_len, Value::Uint(size), Region::TaggedFields);
     s.kind = Kind::TagSize;
-    s.value = Value::Uint(size);
-    s.len = size_len;
     s.doc = Some("bytes in the value that follows".into());
     entry.children.push(t);
     entry.children.push(s);
@@ -369,9 +334,9 @@ fn string_value(frame: &Bytes, at: usize, n: usize) -> Value {
     }
 }
 
-/// A struct field's type as shown.
-fn struct_type(f: &FieldSpec, sname: &str) -> Text {
-    match f.labels().and_then(|l| l.struct_name) {
+/// A struct field's or element's type as shown.
+fn struct_type(labels: Option<&FieldLabels>, sname: &str) -> Text {
+    match labels.and_then(|l| l.struct_name) {
         Some(s) => s.into(),
         None => sname.to_string().into(),
     }
@@ -403,11 +368,11 @@ impl LengthForm {
     fn note(self) -> Text {
         match self {
             LengthForm::Compact(0) => "(compact, 0=null)".into(),
-            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v, |v| format!("(compact, len+1={v})")),
+            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v as i64, |v| format!("(compact, len+1={v})")),
             LengthForm::Int16(-1) => "(int16 len=-1, null)".into(),
             LengthForm::Int32(-1) => "(int32 len=-1, null)".into(),
-            LengthForm::Int16(n) => small_note(&INT16_LEN_NOTES, n as u64, |n| format!("(int16 len={n})")),
-            LengthForm::Int32(n) => small_note(&INT32_LEN_NOTES, n as u64, |n| format!("(int32 len={n})")),
+            LengthForm::Int16(n) => small_note(&INT16_LEN_NOTES, n.into(), |n| format!("(int16 len={n})")),
+            LengthForm::Int32(n) => small_note(&INT32_LEN_NOTES, n.into(), |n| format!("(int32 len={n})")),
         }
     }
 }
@@ -432,11 +397,7 @@ fn int16_note(meaning: FieldMeaning, v: i16, cat: &Catalogue) -> Option<Text> {
     if meaning == FieldMeaning::ErrorCode {
         static NOTES: SmallNotes = small_notes();
         // Error codes from -1 up: shift by one so that -1 has a place in the table.
-        let note = |v: u64| format!("({})", error_name((v as i64 - 1) as i16).unwrap_or("unknown error code"));
-        return Some(match u64::try_from(i32::from(v) + 1) {
-            Ok(i) => small_note(&NOTES, i, note),
-            Err(_) => format!("({})", error_name(v).unwrap_or("unknown error code")).into(),
-        });
+        return Some(small_note(&NOTES, i64::from(v) + 1, |v| format!("({})", error_name((v - 1) as i16).unwrap_or("unknown error code"))));
     }
     if meaning == FieldMeaning::ApiKey {
         let api = cat.api_name(v)?;
@@ -470,8 +431,8 @@ static INT32_LEN_NOTES: SmallNotes = small_notes();
 static ELEMENTS_DOCS: SmallNotes = small_notes();
 static VERSION_NOTES: SmallNotes = small_notes();
 
-/// `make(n)`, shared after its first use when `n` is small.
-fn small_note(table: &SmallNotes, n: u64, make: fn(u64) -> String) -> Text {
+/// `make(n)`, shared after its first use when `n` is small (and not negative).
+fn small_note(table: &SmallNotes, n: i64, make: fn(i64) -> String) -> Text {
     match usize::try_from(n).ok().and_then(|i| table.get(i)) {
         Some(cell) => Text::from_static(cell.get_or_init(|| make(n).leak())),
         None => make(n).into(),
@@ -481,24 +442,17 @@ fn small_note(table: &SmallNotes, n: u64, make: fn(u64) -> String) -> Text {
 /// The doc of a message body node.
 pub(crate) fn body_doc(version: i16) -> Text {
     static DOCS: SmallNotes = small_notes();
-    match u64::try_from(version) {
-        Ok(v) => small_note(&DOCS, v, |v| format!("message body, version {v}")),
-        Err(_) => format!("message body, version {version}").into(),
-    }
+    small_note(&DOCS, version.into(), |v| format!("message body, version {v}"))
 }
 
 /// `v3`, the note on a message or header node.
 pub(crate) fn version_note(version: i16) -> Text {
-    match u64::try_from(version) {
-        Ok(v) => small_note(&VERSION_NOTES, v, |v| format!("v{v}")),
-        Err(_) => format!("v{version}").into(),
-    }
+    small_note(&VERSION_NOTES, version.into(), |v| format!("v{v}"))
 }
 
 
 /// kwire's own words for the header fields.
-fn header_doc(name: &str, region: Region) -> Option<&'static str> {
-    let _ = region;
+fn header_doc(name: &str) -> Option<&'static str> {
     Some(match name {
         "RequestApiKey" => "numeric id of the API being called",
         "RequestApiVersion" => "version of the request body that follows",
@@ -525,7 +479,6 @@ pub fn decode_embedded(
     let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
     let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
     node.note = Some(version_note(version));
-    node.value = Value::None;
     let res = d.decode_struct(end - start, &spec.plan(version), &spec.fields, &mut node.children);
     node.len = d.r.pos().max(node.children.last().map_or(start, |c| c.end())) - start;
     match res {

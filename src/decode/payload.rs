@@ -5,19 +5,9 @@
 use super::fields::decode_embedded;
 use super::reader::Reader;
 use super::problem::ErrorKind;
-use super::tree::{DecodeError, Kind, Node, Region, Role, Value};
+use super::tree::{leaf, DecodeError, Kind, Node, Region, Role, Value};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
-
-/// The prefix a record type carries in the log.
-pub fn prefix_description(kind: MessageKind) -> &'static str {
-    match kind {
-        MessageKind::CoordinatorKey => "int16 record type (the apiKey), then the key, version 0",
-        MessageKind::CoordinatorValue => "int16 version, then the value",
-        MessageKind::Metadata => "uvarint frame version (1), uvarint apiKey, uvarint version, then the record",
-        _ => "no prefix",
-    }
-}
 
 /// A standalone payload decoded: the tree (root spans all bytes), the error
 /// where decoding stopped, the warnings, and the version of the struct read
@@ -30,26 +20,15 @@ pub struct DecodedPayload {
     pub version: Option<i16>,
 }
 
-/// Decode `bytes` as the record type `name` with its log prefix. Returns the tree
-/// (root spans all bytes) and the error where decoding stopped, if any.
-pub fn decode_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> (Node, Option<DecodeError>, Vec<super::problem::Warning>) {
-    let p = read_payload(cat, name, bytes, version);
-    (p.root, p.error, p.warnings)
-}
-
-/// [`decode_payload`], with the version of the struct it read.
+/// Decode `bytes` as the record type `name` with its log prefix: the tree
+/// (root spans all bytes), the error where decoding stopped, if any, and the
+/// version of the struct it read.
 pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> DecodedPayload {
-    let (root, error, warnings, version) = payload_parts(cat, name, bytes, version);
-    DecodedPayload { root, error, warnings, version }
-}
-
-type Parts = (Node, Option<DecodeError>, Vec<super::problem::Warning>, Option<i16>);
-
-fn payload_parts(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> Parts {
+    let stopped = |root, error| DecodedPayload { root, error: Some(error), warnings: Vec::new(), version: None };
     let mut root = Node::new(name.to_string(), "record", 0, Region::RequestBody, Role::Structure);
     root.len = bytes.len();
     let Some(kind) = cat.entries_named(name).next().map(|e| e.spec().kind) else {
-        return (root, Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a known record type, not {name:?}") }), Vec::new(), None);
+        return stopped(root, DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a known record type, not {name:?}") });
     };
     let mut r = Reader::new(bytes);
     let start_version = match kind {
@@ -58,13 +37,10 @@ fn payload_parts(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16
             match r.i16("version prefix") {
                 Ok(v) => {
                     let label = if kind == MessageKind::CoordinatorKey { "type" } else { "version" };
-                    let mut n = Node::new(label, "int16", at, Region::RequestBody, Role::Encoding);
-                    n.len = 2;
-                    n.value = Value::Int(v.into());
-                    root.children.push(n);
+                    root.children.push(leaf(label, "int16", at, 2, Value::Int(v.into()), Region::RequestBody));
                     if kind == MessageKind::CoordinatorKey { 0 } else { v }
                 }
-                Err(e) => return (root, Some(e), Vec::new(), None),
+                Err(e) => return stopped(root, e),
             }
         }
         MessageKind::Metadata => {
@@ -73,13 +49,10 @@ fn payload_parts(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16
                 let at = r.pos();
                 match r.uvarint(label) {
                     Ok(u) => {
-                        let mut n = Node::new(label, "uvarint", at, Region::RequestBody, Role::Encoding);
-                        n.len = u.len;
-                        n.value = Value::Uint(u.value);
-                        root.children.push(n);
+                        root.children.push(leaf(label, "uvarint", at, u.len, Value::Uint(u.value), Region::RequestBody));
                         vals.push(u.value as i16);
                     }
-                    Err(e) => return (root, Some(e), Vec::new(), None),
+                    Err(e) => return stopped(root, e),
                 }
             }
             vals[2]
@@ -88,21 +61,21 @@ fn payload_parts(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16
     };
     let v = version.unwrap_or(start_version);
     let Some(spec) = cat.by_name(name, v, None) else {
-        return (root, Some(DecodeError { kind: ErrorKind::UnknownMessage, offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") }), Vec::new(), None);
+        return stopped(root, DecodeError { kind: ErrorKind::UnknownMessage, offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") });
     };
     match decode_embedded(cat, bytes, spec, v, (r.pos(), bytes.len()), Region::RequestBody) {
         Ok((mut node, warnings)) => {
             let end = node.end();
             node.kind = Kind::Body;
             root.children.push(node);
-            let err = (end < bytes.len()).then(|| DecodeError { kind: ErrorKind::TrailingBytes, offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
-            (root, err, warnings, Some(v))
+            let error = (end < bytes.len()).then(|| DecodeError { kind: ErrorKind::TrailingBytes, offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
+            DecodedPayload { root, error, warnings, version: Some(v) }
         }
         Err(failed) => {
             let (mut node, e) = *failed;
             node.kind = Kind::Body;
             root.children.push(node);
-            (root, Some(e), Vec::new(), Some(v))
+            DecodedPayload { root, error: Some(e), warnings: Vec::new(), version: Some(v) }
         }
     }
 }

@@ -54,6 +54,15 @@ impl<'a> Reader<'a> {
         old
     }
 
+    /// A reader of `buf[start..end]`, at `start`.
+    #[inline]
+    pub fn over(buf: &'a [u8], (start, end): (usize, usize)) -> Self {
+        let mut r = Reader::new(buf);
+        r.seek(start);
+        r.limit(end.saturating_sub(start));
+        r
+    }
+
     pub fn restore_end(&mut self, end: usize) {
         self.end = end.min(self.buf.len());
     }
@@ -61,10 +70,6 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn seek(&mut self, pos: usize) {
         self.pos = pos.min(self.end);
-    }
-
-    pub fn err(&self, expected: impl Into<String>) -> DecodeError {
-        DecodeError { kind: ErrorKind::Invalid, offset: self.pos, expected: expected.into() }
     }
 
     #[inline]
@@ -97,16 +102,8 @@ impl<'a> Reader<'a> {
         Ok(i8::from_be_bytes(self.array(what)?))
     }
     #[inline]
-    pub fn u8(&mut self, what: &str) -> Result<u8, DecodeError> {
-        Ok(u8::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
     pub fn i16(&mut self, what: &str) -> Result<i16, DecodeError> {
         Ok(i16::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
-    pub fn u16(&mut self, what: &str) -> Result<u16, DecodeError> {
-        Ok(u16::from_be_bytes(self.array(what)?))
     }
     #[inline]
     pub fn i32(&mut self, what: &str) -> Result<i32, DecodeError> {
@@ -119,14 +116,6 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn i64(&mut self, what: &str) -> Result<i64, DecodeError> {
         Ok(i64::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
-    pub fn f64(&mut self, what: &str) -> Result<f64, DecodeError> {
-        Ok(f64::from_be_bytes(self.array(what)?))
-    }
-    #[inline]
-    pub fn uuid(&mut self, what: &str) -> Result<[u8; 16], DecodeError> {
-        self.array(what)
     }
 
     /// Unsigned LEB128 of at most `max_bytes` bytes (5 for 32-bit, 10 for 64-bit).

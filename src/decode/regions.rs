@@ -33,9 +33,7 @@ pub fn byte_owners(root: &Node, len: usize) -> Vec<Option<usize>> {
         let end = n.end().min(out.len());
         // Decompressed subtrees index another buffer, not these bytes.
         if !inside_decompressed && n.offset < end {
-            for slot in &mut out[n.offset..end] {
-                *slot = Some(index);
-            }
+            out[n.offset..end].fill(Some(index));
         }
         let inside = inside_decompressed || n.role == Role::Decompressed;
         for c in &n.children {

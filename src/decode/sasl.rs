@@ -3,7 +3,7 @@
 //! Kafka header (the capture layer tells them apart, `capture::flows`). A token
 //! is shown, never decoded: its tree is the size prefix and the bytes.
 
-use super::tree::{DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};
+use super::tree::{leaf, DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};
 use bytes::Bytes;
 use std::sync::Arc;
 
@@ -24,9 +24,7 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
     match bytes.get(..4) {
         Some(b) => {
             let declared = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            let mut size = Node::new("size", "int32", 0, Region::Frame, Role::Encoding);
-            size.len = 4;
-            size.value = Value::Int(declared.into());
+            let mut size = leaf("size", "int32", 0, 4, Value::Int(declared.into()), Region::Frame);
             size.doc = Some("bytes that follow this field".into());
             framing.len = 4;
             framing.children.push(size);
@@ -47,9 +45,7 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
             Direction::Request => Region::RequestBody,
             Direction::Response => Region::ResponseBody,
         };
-        let mut auth = Node::new("authBytes", "bytes", 4, region, Role::Encoding);
-        auth.len = bytes.len() - 4;
-        auth.value = Value::Bytes(Some(bytes.slice(4..)));
+        let mut auth = leaf("authBytes", "bytes", 4, bytes.len() - 4, Value::Bytes(Some(bytes.slice(4..))), region);
         auth.doc = Some("the mechanism's bytes: no api key, no correlation id".into());
         sasl_parts(&mut auth, &bytes, bytes.len(), Some(&mechanism), direction == Direction::Request);
         root.children.push(auth);
@@ -81,10 +77,8 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
 /// grammar fits is a credential as a whole.
 pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<&str>, from_client: bool) {
     // The value's bytes end at `end` (the node's length may not be set yet).
-    let len = match &node.value {
-        Value::Bytes(Some(b)) => b.len(),
-        _ => return,
-    };
+    let Value::Bytes(Some(b)) = &node.value else { return };
+    let len = b.len();
     let at = end.saturating_sub(len);
     let Some(bytes) = frame.get(at..at + len) else { return };
     if bytes.is_empty() {
@@ -100,12 +94,11 @@ pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<
     };
     add_to_note(node, &format!("{} {}", message.mechanism, message.step));
     for p in &message.parts {
-        let mut n = Node::new(p.name, "string", at + p.at, node.region, Role::Encoding);
-        n.len = p.len;
-        n.value = match std::str::from_utf8(&bytes[p.at..p.at + p.len]) {
+        let value = match std::str::from_utf8(&bytes[p.at..p.at + p.len]) {
             Ok(t) => Value::Str(Some(t.to_string().into())),
             Err(_) => Value::Bytes(Some(frame.slice(at + p.at..at + p.at + p.len))),
         };
+        let mut n = leaf(p.name, "string", at + p.at, p.len, value, node.region);
         if p.secret {
             n.set_secret();
         }
@@ -114,7 +107,7 @@ pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<
 }
 
 /// `(length note; what)`: the encoding note stays first.
-fn add_to_note(node: &mut Node, what: &str) {
+pub(super) fn add_to_note(node: &mut Node, what: &str) {
     let inner = node.note.as_deref().and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
     node.note = Some(match inner {
         Some(n) => format!("({n}; {what})"),

@@ -75,22 +75,13 @@ pub fn redact(frame: &mut Frame) -> usize {
 
 /// [`redact`] for nodes whose offsets index `bytes` (a log segment's batches).
 pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
-    let mut ranges = Vec::new();
-    for n in nodes.iter() {
-        collect(n, &mut ranges);
-    }
+    let ranges = secret_ranges(nodes);
     let inner: usize = nodes.iter().map(count_decompressed_secrets).sum();
     if ranges.is_empty() && inner == 0 {
         return 0;
     }
     if !ranges.is_empty() {
-        let mut masked = bytes.to_vec();
-        for &(at, len) in &ranges {
-            if let Some(b) = masked.get_mut(at..at + len) {
-                b.fill(MASK);
-            }
-        }
-        *bytes = Bytes::from(masked);
+        *bytes = masked(bytes, &ranges);
     }
     for n in nodes.iter_mut() {
         apply(n, bytes, &ranges);
@@ -100,14 +91,28 @@ pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
 
 /// Secrets under decompressed nodes (their own buffers).
 fn count_decompressed_secrets(n: &Node) -> usize {
-    if n.role == Role::Decompressed {
-        let mut r = Vec::new();
-        for c in &n.children {
-            collect(c, &mut r);
-        }
-        return r.len() + n.children.iter().map(count_decompressed_secrets).sum::<usize>();
+    let own = if n.role == Role::Decompressed { secret_ranges(&n.children).len() } else { 0 };
+    own + n.children.iter().map(count_decompressed_secrets).sum::<usize>()
+}
+
+/// The byte ranges of the secret nodes among `nodes` (see [`collect`]).
+fn secret_ranges(nodes: &[Node]) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    for n in nodes {
+        collect(n, &mut ranges);
     }
-    n.children.iter().map(count_decompressed_secrets).sum()
+    ranges
+}
+
+/// A copy of `data` with `ranges` masked (a range past its end is left alone).
+fn masked(data: &[u8], ranges: &[(usize, usize)]) -> Bytes {
+    let mut masked = data.to_vec();
+    for &(at, len) in ranges {
+        if let Some(b) = masked.get_mut(at..at + len) {
+            b.fill(MASK);
+        }
+    }
+    Bytes::from(masked)
 }
 
 /// The byte ranges of secret nodes in one buffer: the frame's, or for
@@ -134,13 +139,18 @@ fn holds_secret(n: &Node) -> bool {
 
 /// A node's value bytes: its last ones, after any length prefix.
 fn value_range(node: &Node) -> (usize, usize) {
-    let len = match &node.value {
-        Value::Bytes(Some(b)) => b.len(),
-        Value::Str(Some(t)) => t.len(),
-        Value::InvalidUtf8(b) => b.len(),
-        _ => node.len,
-    };
+    let len = value_len(&node.value).unwrap_or(node.len);
     ((node.offset + node.len).saturating_sub(len), len)
+}
+
+/// How many bytes a string or bytes value holds; `None` for other values.
+fn value_len(value: &Value) -> Option<usize> {
+    match value {
+        Value::Bytes(Some(b)) => Some(b.len()),
+        Value::Str(Some(t)) => Some(t.len()),
+        Value::InvalidUtf8(b) => Some(b.len()),
+        _ => None,
+    }
 }
 
 fn overlaps(node: &Node, ranges: &[(usize, usize)]) -> bool {
@@ -154,40 +164,24 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
         redact_decompressed(node);
         return;
     }
-    if !overlaps(node, ranges) {
-        // Decompressed data below may still hold secrets of its own.
-        for c in &mut node.children {
-            apply(c, bytes, ranges);
+    // A node that does not overlap a secret is left as it is, but decompressed data below may still hold secrets of its own.
+    if overlaps(node, ranges) {
+        if node.is_secret() {
+            let len = ranges.iter().find(|&&(at, len)| at >= node.offset && at + len <= node.offset + node.len).map_or(node.len, |r| r.1);
+            node.value = Value::Str(Some(format!("<redacted, {len} bytes>").into()));
+            node.note = Some("(redacted: --show-secrets shows it)".into());
+            node.children.clear();
+            return;
         }
-        return;
-    }
-    if node.is_secret() {
-        let len = ranges.iter().find(|&&(at, len)| at >= node.offset && at + len <= node.offset + node.len).map_or(node.len, |r| r.1);
-        node.value = Value::Str(Some(format!("<redacted, {len} bytes>").into()));
-        node.note = Some("(redacted: --show-secrets shows it)".into());
-        node.children.clear();
-        return;
-    }
-    match &node.value {
-        Value::Bytes(Some(_)) | Value::Str(Some(_)) | Value::InvalidUtf8(_) => {
+        if let Some(value_len) = value_len(&node.value) {
             let end = (node.offset + node.len).min(bytes.len());
             // A string or bytes value is its last bytes (after any length prefix).
-            let value_len = match &node.value {
-                Value::Bytes(Some(b)) => b.len(),
-                Value::Str(Some(t)) => t.len(),
-                Value::InvalidUtf8(b) => b.len(),
-                _ => 0,
-            };
             let start = end.saturating_sub(value_len);
             node.value = Value::Bytes(Some(bytes.slice(start..end)));
             // What the bytes are (`(PLAIN client-response)`) stays; a preview of them does not.
-            let kept = node.note.as_deref().filter(|n| !n.starts_with("(text ")).and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
-            node.note = Some(match kept {
-                Some(n) => format!("({n}; holds redacted bytes)"),
-                None => "(holds redacted bytes)".to_string(),
-            }.into());
+            node.note = node.note.take().filter(|n| !n.starts_with("(text "));
+            super::sasl::add_to_note(node, "holds redacted bytes");
         }
-        _ => {}
     }
     for c in &mut node.children {
         apply(c, bytes, ranges);
@@ -196,21 +190,12 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
 
 /// Secrets inside decompressed data: masked in that data.
 fn redact_decompressed(node: &mut Node) {
-    let mut ranges = Vec::new();
-    for c in &node.children {
-        collect(c, &mut ranges);
-    }
+    let ranges = secret_ranges(&node.children);
     let Value::Bytes(Some(data)) = &node.value else { return };
     if ranges.is_empty() {
         return;
     }
-    let mut masked = data.to_vec();
-    for &(at, len) in &ranges {
-        if let Some(b) = masked.get_mut(at..at + len) {
-            b.fill(MASK);
-        }
-    }
-    let masked = Bytes::from(masked);
+    let masked = masked(data, &ranges);
     node.value = Value::Bytes(Some(masked.clone()));
     for c in &mut node.children {
         apply(c, &masked, &ranges);

@@ -43,10 +43,6 @@ impl TopicIds {
         self.0.get(id).map(|n| n.note.clone())
     }
 
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -296,10 +296,15 @@ impl Node {
         }
         Some(node)
     }
+}
 
-    pub fn child(&self, name: &str) -> Option<&Node> {
-        self.children.iter().find(|c| c.name == name)
-    }
+/// An encoding detail's node (a length, a tag, a prefix): `len` bytes at `offset` holding `value`.
+#[inline(always)]
+pub(crate) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
+    let mut n = Node::new(name, ty, offset, region, Role::Encoding);
+    n.len = len;
+    n.value = value;
+    n
 }
 
 /// Push the node `make` builds and return it. `make` runs once there is room,

@@ -70,9 +70,9 @@ impl FieldDecoder<'_, '_> {
                 }
             }
             // A struct that fails itself is one whose presence marker could not be read.
-            FieldType::Struct(sname) if failed => node.ty = struct_type(f, sname),
+            FieldType::Struct(sname) if failed => node.ty = struct_type(f.labels(), sname),
             FieldType::Struct(sname) => {
-                node.ty = struct_type(f, sname);
+                node.ty = struct_type(f.labels(), sname);
                 if nullable {
                     let marker = tape.children(i).next().filter(|(_, m)| m.kind == SlotKind::Marker);
                     if let Some((_, m)) = marker {
@@ -181,13 +181,9 @@ impl FieldDecoder<'_, '_> {
                     form.mark(node);
                 }
                 match (span, p) {
-                    (None, Primitive::String) => {
-                        self.null_check(nullable, &f.name, slot.at as usize);
-                        Value::Str(None)
-                    }
                     (None, _) => {
                         self.null_check(nullable, &f.name, slot.at as usize);
-                        Value::Bytes(None)
+                        if p == Primitive::String { Value::Str(None) } else { Value::Bytes(None) }
                     }
                     (Some(s), Primitive::String) => string_value(self.frame, s.at as usize, s.len as usize),
                     (Some(s), _) => Value::Bytes(Some(self.frame.slice(s.at as usize..(s.at + s.len) as usize))),
@@ -231,10 +227,7 @@ impl FieldDecoder<'_, '_> {
         let section = push_with(out, || self.tagged_section_node(at));
         section.len = slot.len as usize;
         section.value = tape_value(slot.value);
-        let count = match slot.value {
-            Val::Uint(n) => n,
-            _ => 0,
-        };
+        let count = if let Val::Uint(n) = slot.value { n } else { 0 };
         self.check_varint(at, usize::from(slot.prefix), "tagged field count");
         if count > 0 {
             section.children.push(tag_count_node(at, count, usize::from(slot.prefix)));
@@ -243,10 +236,7 @@ impl FieldDecoder<'_, '_> {
         for (j, entry) in tape.children(i) {
             let payload = tape.children(j).next();
             let (start, tag_no, tag_len) = (entry.at as usize, entry.decl, usize::from(entry.prefix));
-            let size = match entry.value {
-                Val::Uint(n) => n,
-                _ => 0,
-            };
+            let size = if let Val::Uint(n) = entry.value { n } else { 0 };
             // An entry that stopped at its size has no payload: its bytes are its tag and size.
             let size_len = payload.map_or(entry.len as usize, |(_, p)| (p.at as usize).saturating_sub(start)).saturating_sub(tag_len);
             self.check_tag_order(start, tag_no.into(), &mut last_tag);

@@ -8,6 +8,7 @@ use super::compression::Codec;
 use super::payload::PayloadKind;
 use super::tape::Walk;
 use crate::decode::fields::Context;
+use crate::decode::tree::leaf;
 use crate::decode::values::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
 use crate::decode::Warning;
 use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
@@ -52,14 +53,10 @@ pub(super) const KEY: BytesPart = ("key", Kind::RecordKey);
 pub(super) const VALUE: BytesPart = ("value", Kind::RecordValue);
 pub(super) const HEADER_KEY: BytesPart = ("headerKey", Kind::Record(RecordPart::HeaderKey));
 pub(super) const HEADER_VALUE: BytesPart = ("headerValue", Kind::Record(RecordPart::HeaderValue));
-
-#[inline(always)]
-pub(super) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
-    let mut n = Node::new(name, ty, offset, region, Role::Encoding);
-    n.len = len;
-    n.value = value;
-    n
-}
+/// How a bytes field's length is written (its type) and the region of its nodes: a record's, or a legacy message's.
+pub(super) type BytesForm = (&'static str, Region);
+pub(super) const RECORD_BYTES: BytesForm = ("varint", Region::Record);
+pub(super) const LEGACY_BYTES: BytesForm = ("int32", Region::RecordBatch);
 
 impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// A decoder over record data that is part of the input itself.
@@ -255,10 +252,8 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
 /// The bytes of a batch cut by the end of `pos..end`; `total` is what it declares.
 pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Option<usize>) -> Node {
     let remaining = end - pos;
-    let mut n = Node::new("truncated batch", "bytes", pos, Region::RecordBatch, Role::Encoding);
+    let mut n = leaf("truncated batch", "bytes", pos, remaining, Value::Bytes(Some(buf.slice(pos..end))), Region::RecordBatch);
     n.kind = Kind::TruncatedBatch;
-    n.len = remaining;
-    n.value = Value::Bytes(Some(buf.slice(pos..end)));
     n.doc = Some(match total {
         Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (fetch limit or end of file)").into(),
         None => "partial batch header".into(),
@@ -268,10 +263,8 @@ pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Opt
 
 /// A compressed batch's records, `buf[start..end]`, as bytes.
 pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Codec) -> Node {
-    let mut comp = Node::new("records", "bytes", start, Region::RecordBatch, Role::Encoding);
-    comp.len = end - start;
+    let mut comp = leaf("records", "bytes", start, end - start, Value::Bytes(Some(buf.slice(start..end))), Region::RecordBatch);
     comp.note = Some(format!("({} compressed)", c.name()).into());
-    comp.value = Value::Bytes(Some(buf.slice(start..end)));
     comp
 }
 
@@ -324,25 +317,19 @@ pub(super) fn header_node(j: usize, at: usize) -> Node {
     Node::new(indexed_name(&HEADER_NAMES, "Header", j), "Header", at, Region::Record, Role::Element)
 }
 
-/// The varint length of record bytes `name` (`keyLength` …).
+/// The length of record bytes `name` (`keyLength` …), written as `form` says.
 #[inline(always)]
-pub(super) fn bytes_length_leaf(name: &'static str, at: usize, n: usize, len: i32) -> Node {
-    let mut l = leaf(length_name(name), "varint", at, n, Value::Int(len.into()), Region::Record);
+pub(super) fn bytes_length_leaf(name: &'static str, (ty, region): BytesForm, at: usize, n: usize, len: i32) -> Node {
+    let mut l = leaf(length_name(name), ty, at, n, Value::Int(len.into()), region);
     l.kind = Kind::BytesLength;
     l
 }
 
-/// Record bytes `name` at `buf[start..start + len]` (`None`: null).
+/// Record bytes `name` at `buf[start..start + len]` (`None`: null), in `region`.
 #[inline(always)]
-pub(super) fn bytes_leaf(buf: &Bytes, (name, kind): BytesPart, start: usize, len: Option<usize>) -> Node {
-    let mut v = match len {
-        None => leaf(name, "bytes", start, 0, Value::Bytes(None), Region::Record),
-        Some(len) => {
-            let end = start + len;
-            // Its text preview is the views' (`render::notes`), made when shown.
-            leaf(name, "bytes", start, len, Value::Bytes(Some(buf.slice(start..end))), Region::Record)
-        }
-    };
+pub(super) fn bytes_leaf(buf: &Bytes, (name, kind): BytesPart, region: Region, start: usize, len: Option<usize>) -> Node {
+    // Its text preview is the views' (`render::notes`), made when shown.
+    let mut v = leaf(name, "bytes", start, len.unwrap_or(0), Value::Bytes(len.map(|len| buf.slice(start..start + len))), region);
     v.kind = kind;
     v
 }
@@ -374,7 +361,7 @@ fn crc_note(stored: u32, computed: u32, name: &str) -> Text {
 
 /// Printable UTF-8 keys and values get a text preview in their note.
 /// The length prefix's name of a record's bytes field.
-pub(super) fn length_name(name: &str) -> Text {
+fn length_name(name: &str) -> Text {
     match name {
         "key" => "keyLength".into(),
         "value" => "valueLength".into(),

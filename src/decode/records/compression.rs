@@ -74,21 +74,14 @@ pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, De
         Codec::Zstd => {
             // The decoder allocates the window the frame header declares before
             // producing a byte: a declared window over the limit is refused unread.
-            if let Some(window) = zstd_window_size(data) {
-                if window > limit as u64 && window > MIN_ZSTD_WINDOW {
-                    return Err(DecompressError::OverLimit { limit });
-                }
+            if zstd_window_size(data).is_some_and(|window| window > limit as u64 && window > MIN_ZSTD_WINDOW) {
+                return Err(DecompressError::OverLimit { limit });
             }
             let dec = ruzstd::decoding::StreamingDecoder::new(data).map_err(|e| format!("zstd: {e}"))?;
             read_bounded(dec, limit, zstd_content_size(data))
         }
-        Codec::Snappy => {
-            if data.starts_with(XERIAL_MAGIC) {
-                xerial(data, limit)
-            } else {
-                raw_snappy(data, limit)
-            }
-        }
+        Codec::Snappy if data.starts_with(XERIAL_MAGIC) => xerial(data, limit),
+        Codec::Snappy => raw_snappy(data, limit),
     }
 }
 
@@ -112,11 +105,7 @@ fn zstd_window_size(data: &[u8]) -> Option<u64> {
     let dict_id_bytes = [0usize, 1, 2, 4][usize::from(descriptor & 3)];
     let fcs_bytes = [1usize, 2, 4, 8][usize::from(descriptor >> 6)];
     let at = 5 + dict_id_bytes;
-    let raw = data.get(at..at + fcs_bytes)?;
-    let mut size = 0u64;
-    for (i, b) in raw.iter().enumerate() {
-        size |= u64::from(*b) << (8 * i);
-    }
+    let size = data.get(at..at + fcs_bytes)?.iter().enumerate().fold(0u64, |size, (i, b)| size | u64::from(*b) << (8 * i));
     Some(if fcs_bytes == 2 { size + 256 } else { size })
 }
 

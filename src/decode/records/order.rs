@@ -5,7 +5,8 @@
 //! node), never by display text.
 
 use super::batch::{BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT, V2_FIELDS};
-use crate::decode::{Node, Region, Role, Value, Warning, WarningKind};
+use super::view::int;
+use crate::decode::{Node, Region, Role, Warning, WarningKind};
 /// A record's children: length, attributes, timestampDelta, offsetDelta, ...
 const OFFSET_DELTA: usize = 3;
 
@@ -17,14 +18,6 @@ struct BatchFacts {
     /// offset for plain records; the batch's records for compressed ones,
     /// whose offsets index the decompressed data.
     deltas: Vec<(usize, i64)>,
-}
-
-fn int(n: &Node) -> Option<i64> {
-    match n.value {
-        Value::Int(v) => Some(v),
-        Value::Uint(v) => i64::try_from(v).ok(),
-        _ => None,
-    }
 }
 
 /// The facts of `node` when it is a RecordBatch v2 that decoded (its header complete).

@@ -4,7 +4,8 @@
 use crate::decode::{Warning, WarningKind};
 use crate::decode::fields::decode_embedded;
 use crate::decode::reader::Reader;
-use crate::decode::{Kind, Node, Region, Role, Value};
+use crate::decode::tree::leaf;
+use crate::decode::{Kind, Node, Region, Value};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
 
@@ -60,9 +61,7 @@ fn control_type(t: i16) -> (&'static str, Option<&'static str>) {
 }
 
 fn prefix_node(name: &'static str, ty: &'static str, at: usize, len: usize, v: i64, note: Option<String>) -> Node {
-    let mut n = Node::new(name, ty, at, Region::Record, Role::Encoding);
-    n.len = len;
-    n.value = Value::Int(v);
+    let mut n = leaf(name, ty, at, len, Value::Int(v), Region::Record);
     n.note = note.map(Into::into);
     n
 }
@@ -89,9 +88,7 @@ pub fn decode_key_value(
         PayloadKind::Plain => {}
         PayloadKind::Control => {
             if let Some((s, e)) = key {
-                let mut r = Reader::new(buf);
-                r.seek(s);
-                r.limit(e - s);
+                let mut r = Reader::over(buf, (s, e));
                 if let (Ok(v), Ok(t)) = (r.i16("control key version"), r.i16("control record type")) {
                     key_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
                     key_nodes.push(prefix_node("type", "int16", s + 2, 2, t.into(), Some(format!("({})", control_type(t).0))));
@@ -102,9 +99,7 @@ pub fn decode_key_value(
                 match control_type(t) {
                     (_, None) if t == 0 || t == 1 => {
                         // EndTransactionMarker: int16 version, int32 coordinatorEpoch.
-                        let mut r = Reader::new(buf);
-                        r.seek(s);
-                        r.limit(e - s);
+                        let mut r = Reader::over(buf, (s, e));
                         if let (Ok(v), Ok(epoch)) = (r.i16("marker version"), r.i32("coordinatorEpoch")) {
                             value_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
                             value_nodes.push(prefix_node("coordinatorEpoch", "int32", s + 2, 4, epoch.into(), None));
@@ -117,9 +112,7 @@ pub fn decode_key_value(
         }
         PayloadKind::Coordinator => {
             if let Some((s, e)) = key {
-                let mut r = Reader::new(buf);
-                r.seek(s);
-                r.limit(e - s);
+                let mut r = Reader::over(buf, (s, e));
                 if let Ok(t) = r.i16("record type") {
                     record_type = Some(t);
                     let spec = coordinator_spec(cat, topic, MessageKind::CoordinatorKey, t, 0);
@@ -130,17 +123,13 @@ pub fn decode_key_value(
                     }
                 }
             }
-            match (record_type, value) {
-                (Some(t), Some(range)) => versioned(cat, buf, range, |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v), &mut value_nodes, warnings),
-                (Some(_), None) => {}
-                _ => {}
+            if let (Some(t), Some(range)) = (record_type, value) {
+                versioned(cat, buf, range, |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v), &mut value_nodes, warnings);
             }
         }
         PayloadKind::ClusterMetadata => {
             if let Some((s, e)) = value {
-                let mut r = Reader::new(buf);
-                r.seek(s);
-                r.limit(e - s);
+                let mut r = Reader::over(buf, (s, e));
                 let parts = (r.uvarint("frame version"), r.uvarint("api key"), r.uvarint("version"));
                 if let (Ok(fv), Ok(k), Ok(v)) = parts {
                     let key = k.value as i16;
@@ -176,9 +165,7 @@ fn versioned<'c>(
     out: &mut Vec<Node>,
     warnings: &mut Vec<Warning>,
 ) {
-    let mut r = Reader::new(buf);
-    r.seek(s);
-    r.limit(e - s);
+    let mut r = Reader::over(buf, (s, e));
     let Ok(v) = r.i16("version") else { return };
     let spec = find(v);
     out.push(prefix_node("version", "int16", s, 2, v.into(), spec.map(|sp| format!("({} v{v})", sp.name))));
@@ -236,19 +223,17 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     let (start, end) = (node.offset, node.end());
     let Some(id) = buf.get(start..end).and_then(schema_registry_id) else { return false };
     let region = node.region;
-    let leaf = |(name, kind): (&'static str, Kind), ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
-        let mut n = Node::new(name, ty, at, region, Role::Encoding);
+    let part = |(name, kind): (&'static str, Kind), ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
+        let mut n = leaf(name, ty, at, len, value, region);
         n.kind = kind;
-        n.len = len;
-        n.value = value;
         n.doc = Some(doc.into());
         n
     };
     // Its text preview is the views' (`render::notes`).
-    let payload = leaf(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
+    let payload = part(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
     node.children.reserve(3);
-    node.children.push(leaf(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
-    node.children.push(leaf(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));
+    node.children.push(part(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
+    node.children.push(part(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));
     node.children.push(payload);
     node.note = Some(crate::text::Text::format(format_args!("(Schema Registry framing, schema {id})")));
     true

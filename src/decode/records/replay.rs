@@ -4,15 +4,15 @@
 //! their bytes here ([`decode_key_value`]), as the view nests them.
 
 use super::batch::{
-    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, leaf, legacy_field_node, length_leaf, offset_delta_leaf,
-    record_leaf, record_node, truncated_node, v2_field_node, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, RECORD_ATTRIBUTES, RECORD_FIELDS,
-    TIMESTAMP_DELTA, V2_FIELDS, VALUE,
+    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, legacy_field_node, length_leaf, offset_delta_leaf,
+    record_leaf, record_node, truncated_node, v2_field_node, BytesForm, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES,
+    RECORD_BYTES, RECORD_FIELDS, TIMESTAMP_DELTA, V2_FIELDS, VALUE,
 };
 use super::compression::Codec;
 use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
 use super::tape::{FRAMED, OVER_BUDGET};
 use super::BatchDecoder;
-use crate::decode::tree::push_with;
+use crate::decode::tree::{leaf, push_with};
 use crate::decode::values::{Slot, SlotKind, Val, Values};
 use crate::decode::{Kind, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
@@ -135,8 +135,8 @@ impl BatchDecoder<'_, '_> {
                 0 => out.push(record_leaf(RECORD_ATTRIBUTES, at, 1, int(s.value))),
                 1 => out.push(record_leaf(TIMESTAMP_DELTA, at, len, int(s.value))),
                 2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, header[BASE_OFFSET])),
-                3 => key = self.replay_bytes(KEY, s, out, kind == PayloadKind::Plain),
-                4 => value = self.replay_bytes(VALUE, s, out, kind == PayloadKind::Plain),
+                3 => key = self.replay_bytes(KEY, RECORD_BYTES, s, out, kind == PayloadKind::Plain),
+                4 => value = self.replay_bytes(VALUE, RECORD_BYTES, s, out, kind == PayloadKind::Plain),
                 _ => {
                     let h = push_with(out, || headers_leaf(at, usize::from(s.prefix), int(s.value) as i32));
                     h.len = len;
@@ -144,7 +144,7 @@ impl BatchDecoder<'_, '_> {
                         let hn = push_with(&mut h.children, || header_node(k, hs.at as usize));
                         hn.len = hs.len as usize;
                         for (part, (_, b)) in [HEADER_KEY, HEADER_VALUE].into_iter().zip(tape.children(hi)) {
-                            self.replay_bytes(part, b, &mut hn.children, false);
+                            self.replay_bytes(part, RECORD_BYTES, b, &mut hn.children, false);
                         }
                     }
                     if !failed {
@@ -156,24 +156,24 @@ impl BatchDecoder<'_, '_> {
         findings.into_iter().for_each(|s| self.found(tape, s, node));
     }
 
-    /// A varint length and its bytes (or null; or nothing, when they were not
-    /// all there), from their part; `framing` where a plain topic's key or
-    /// value may be framed. Returns the bytes' range.
-    fn replay_bytes(&self, part: BytesPart, s: &Slot, out: &mut Vec<Node>, framing: bool) -> Option<(usize, usize)> {
+    /// A length written as `form` says and its bytes (or null; or nothing,
+    /// when they were not all there), from their part; `framing` where a plain
+    /// topic's key or value may be framed. Returns the bytes' range.
+    fn replay_bytes(&self, part: BytesPart, form: BytesForm, s: &Slot, out: &mut Vec<Node>, framing: bool) -> Option<(usize, usize)> {
         let (at, n) = (s.at as usize, usize::from(s.prefix));
         let (len, span) = written(s);
-        out.push(bytes_length_leaf(part.0, at, n, len));
+        out.push(bytes_length_leaf(part.0, form, at, n, len));
         let start = at + n;
         match span {
             Some(len) => {
-                let node = push_with(out, || bytes_leaf(self.buf, part, start, Some(len)));
+                let node = push_with(out, || bytes_leaf(self.buf, part, form.1, start, Some(len)));
                 if framing && s.decl == FRAMED {
                     schema_registry_framing(self.buf, node);
                 }
                 Some((start, start + len))
             }
             None if len < 0 => {
-                out.push(bytes_leaf(self.buf, part, start, None));
+                out.push(bytes_leaf(self.buf, part, form.1, start, None));
                 None
             }
             None => None,
@@ -213,38 +213,18 @@ impl BatchDecoder<'_, '_> {
         }
     }
 
-    /// A legacy message's key or value (`wrapper`: the codec of a wrapper's value, a compressed message set).
-    fn replay_message_bytes(&mut self, tape: &Values, (j, s): (u32, &Slot), (name, kind): BytesPart, wrapper: Option<Codec>, out: &mut Vec<Node>) {
-        let reg = Region::RecordBatch;
-        let at = s.at as usize;
-        let (len, span) = written(s);
-        let mut l = leaf(super::batch::length_name(name), "int32", at, 4, Value::Int(len.into()), reg);
-        l.kind = Kind::BytesLength;
-        out.push(l);
-        let start = at + 4;
-        let Some(len) = span else {
-            if len < 0 {
-                let mut v = leaf(name, "bytes", start, 0, Value::Bytes(None), reg);
-                v.kind = kind;
-                out.push(v);
-            }
-            return;
-        };
-        let end = start + len;
-        let v = push_with(out, || leaf(name, "bytes", start, len, Value::Bytes(Some(self.buf.slice(start..end))), reg));
-        v.kind = kind;
-        let Some(c) = wrapper else {
-            // Its text preview is the views' (`render::notes`).
-            if s.decl == FRAMED && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain {
-                schema_registry_framing(self.buf, v);
-            }
-            return;
-        };
+    /// A legacy message's key or value (`wrapper`: the codec of a wrapper's
+    /// value, a compressed message set, which the walk never marks framed).
+    fn replay_message_bytes(&mut self, tape: &Values, (j, s): (u32, &Slot), part: BytesPart, wrapper: Option<Codec>, out: &mut Vec<Node>) {
+        // The topic is looked at only for bytes the walk found framed.
+        let framing = s.decl == FRAMED && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
+        let Some(range) = self.replay_bytes(part, LEGACY_BYTES, s, out, framing) else { return };
+        let (Some(c), Some(v)) = (wrapper, out.last_mut()) else { return };
         v.note = Some(format!("({} compressed message set)", c.name()).into());
         for (ci, cs) in tape.children(j) {
             match (cs.kind, tape.buffers.get(cs.decl as usize)) {
                 (SlotKind::Compressed, Some(data)) => {
-                    let d = push_with(&mut v.children, || decompressed_node((start, end), data, c, ("message set", reg)));
+                    let d = push_with(&mut v.children, || decompressed_node(range, data, c, ("message set", Region::RecordBatch)));
                     self.within(data, |inner| inner.replay_stream(tape, ci, &mut d.children));
                 }
                 (SlotKind::Compressed, None) => self.found_under(tape, ci, v),

@@ -91,6 +91,15 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         }
     }
 
+    /// A field read by `read` at the reader's position, as a part holding its value.
+    #[inline(always)]
+    fn part<T: Copy + Into<i64>>(&mut self, r: &mut Reader, read: impl FnOnce(&mut Reader) -> Result<T, DecodeError>) -> Result<T, DecodeError> {
+        let at = r.pos();
+        let v = read(r)?;
+        self.push(SlotKind::Part, 0, Val::Int(v.into()), (at, r.pos() - at, 0));
+        Ok(v)
+    }
+
     fn finding(&mut self, at: usize, error: Option<String>, damage: Option<DecodeError>, warning: Option<Warning>) {
         self.push(SlotKind::Finding, self.findings.len() as u32, Val::Null, (at, 0, 0));
         self.findings.push(Finding { error, damage, warning });
@@ -233,9 +242,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// Records of a batch, `count` of them, within `start..end`.
     fn records(&mut self, d: Data, (start, end): (usize, usize), count: i32, framing: bool) {
-        let mut r = Reader::new(d.buf);
-        r.seek(start);
-        r.limit(end - start);
+        let mut r = Reader::over(d.buf, (start, end));
         let mut i = 0;
         while r.pos() < end && (i as i64) < i64::from(count.max(0)) {
             let at = r.pos();
@@ -286,15 +293,9 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     }
 
     fn record_fields(&mut self, d: Data, r: &mut Reader, framing: bool) -> Res {
-        let at = r.pos();
-        let attributes = r.i8("record attributes")?;
-        self.push(SlotKind::Part, 0, Val::Int(attributes.into()), (at, 1, 0));
-        let at = r.pos();
-        let (ts, n) = r.varlong("timestampDelta")?;
-        self.push(SlotKind::Part, 0, Val::Int(ts), (at, n, 0));
-        let at = r.pos();
-        let (od, n) = r.varint("offsetDelta")?;
-        self.push(SlotKind::Part, 0, Val::Int(od.into()), (at, n, 0));
+        self.part(r, |r| r.i8("record attributes"))?;
+        self.part(r, |r| Ok(r.varlong("timestampDelta")?.0))?;
+        self.part(r, |r| Ok(r.varint("offsetDelta")?.0))?;
         self.varint_bytes(d, r, "key", framing)?;
         self.varint_bytes(d, r, "value", framing)?;
         let at = r.pos();
@@ -348,9 +349,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     /// A legacy message (magic 0 or 1) of `total` bytes at `pos`; a failed read is its error.
     fn legacy_message(&mut self, d: Data, (pos, total): (usize, usize), magic: u8, index: usize, depth: usize) {
         let slot = self.push(SlotKind::LegacyMessage, index as u32, Val::Int(magic.into()), (pos, total, 0));
-        let mut r = Reader::new(d.buf);
-        r.seek(pos);
-        r.limit(total);
+        let mut r = Reader::over(d.buf, (pos, pos + total));
         if let Err(e) = self.legacy_fields(d, &mut r, (pos, total), magic, depth) {
             let warning = format!("Message at 0x{pos:04x}: {e}");
             self.damaged(Some(e.to_string()), e, warning);
@@ -361,12 +360,8 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     /// offset, messageSize, crc (its `decl` the checksum computed), magic,
     /// attributes, [timestamp], key, value; a compressed value holds a nested message set.
     fn legacy_fields(&mut self, d: Data, r: &mut Reader, (pos, total): (usize, usize), magic: u8, depth: usize) -> Res {
-        let at = r.pos();
-        let offset = r.i64("offset")?;
-        self.push(SlotKind::Part, 0, Val::Int(offset), (at, 8, 0));
-        let at = r.pos();
-        let size = r.i32("messageSize")?;
-        self.push(SlotKind::Part, 0, Val::Int(size.into()), (at, 4, 0));
+        self.part(r, |r| r.i64("offset"))?;
+        self.part(r, |r| r.i32("messageSize"))?;
         let at = r.pos();
         let stored = r.u32("crc")?;
         let computed = crc32_ieee(d.buf.get(pos + 16..pos + total).unwrap_or_default());
@@ -375,16 +370,10 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
             self.damaged(None, e, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
         }
-        let at = r.pos();
-        let m = r.i8("magic")?;
-        self.push(SlotKind::Part, 0, Val::Int(m.into()), (at, 1, 0));
-        let at = r.pos();
-        let attrs = r.i8("attributes")?;
-        self.push(SlotKind::Part, 0, Val::Int(attrs.into()), (at, 1, 0));
+        self.part(r, |r| r.i8("magic"))?;
+        let attrs = self.part(r, |r| r.i8("attributes"))?;
         if magic == 1 {
-            let at = r.pos();
-            let t = r.i64("timestamp")?;
-            self.push(SlotKind::Part, 0, Val::Int(t), (at, 8, 0));
+            self.part(r, |r| r.i64("timestamp"))?;
         }
         let codec = Codec::from_attributes(u16::from(attrs as u8)).filter(|c| *c != Codec::None);
         for (name, wrapper) in [("key", None), ("value", codec)] {

@@ -86,10 +86,7 @@ pub struct Payload<'n> {
 impl<'n> Payload<'n> {
     /// The bytes; `None` for null.
     pub fn bytes(&self) -> Option<&'n bytes::Bytes> {
-        match &self.node.value {
-            Value::Bytes(b) => b.as_ref(),
-            _ => None,
-        }
+        if let Value::Bytes(b) = &self.node.value { b.as_ref() } else { None }
     }
 
     /// The schema id and the payload's node, when the bytes are in Schema
@@ -237,7 +234,8 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
     each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new(), node: m, offset_delta: None, timestamp_delta: None });
 }
 
-fn int(n: &Node) -> Option<i64> {
+/// A node's integer value (a uint only when it fits).
+pub(super) fn int(n: &Node) -> Option<i64> {
     match n.value {
         Value::Int(v) => Some(v),
         Value::Uint(v) => i64::try_from(v).ok(),
