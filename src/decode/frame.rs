@@ -4,7 +4,7 @@ use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
 use crate::budget::{Budget, Held};
 use super::reader::Reader;
 use super::problem::{ErrorKind, Warning, WarningKind};
-use super::tree::{push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value};
+use super::tree::{leaf, push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value};
 use super::values;
 use crate::protocol::headers::{header_for, API_VERSIONS_KEY};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
@@ -191,18 +191,12 @@ fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input
     let data = input.get(start..).unwrap_or_default();
     // The size prefix decides how many bytes belong to this frame.
     let mut r = Reader::new(data);
-    let size_node = || {
-        let mut n = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
-        n.doc = Some("length-delimited framing".into());
-        n
-    };
     let size = match r.i32("frame size") {
         Ok(s) => s,
         Err(e) => {
-            let mut size_node = size_node();
-            size_node.len = data.len();
-            size_node.set_error(e.expected.clone());
-            frame.root.children.push(size_node);
+            let mut framing = framing_node(None, data.len());
+            framing.set_error(e.expected.clone());
+            frame.root.children.push(framing);
             frame.root.len = data.len();
             frame.bytes = input.slice(start..);
             frame.error = Some(e);
@@ -210,17 +204,9 @@ fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input
         }
     };
     if !opts.onto_tape() {
-        // The framing is shown in the annotated views only.
-        let mut size_node = size_node();
-        let mut sz = Node::new("size", "int32", 0, Region::Frame, Role::Encoding);
-        sz.len = 4;
-        sz.value = Value::Int(size.into());
-        sz.doc = Some("bytes that follow this field".into());
-        size_node.len = 4;
-        size_node.children.push(sz);
-        // The framing, the header and the body.
+        // The framing is shown in the annotated views only; the header and the body follow.
         frame.root.children.reserve_exact(3);
-        frame.root.children.push(size_node);
+        frame.root.children.push(framing_node(Some(size), 4));
     }
     let mut truncated = None;
     let frame_len = if size < 0 {
@@ -258,6 +244,19 @@ fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input
         frame.error = truncated;
     }
     frame.root.len = frame_len;
+}
+
+/// A frame's framing node: its size prefix as read, or (`None`) the `len`
+/// bytes there are where the prefix's 4 are not.
+pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {
+    let mut n = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
+    (n.doc, n.len) = (Some("length-delimited framing".into()), len);
+    if let Some(size) = size {
+        let mut sz = leaf("size", "int32", 0, 4, Value::Int(size.into()), Region::Frame);
+        sz.doc = Some("bytes that follow this field".into());
+        n.children.push(sz);
+    }
+    n
 }
 
 fn direction_label(d: Direction) -> &'static str {
@@ -544,9 +543,7 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     frame.warnings.append(&mut d.warnings);
     frame.record_damage.append(&mut d.record_damage);
     if res.is_ok() && end < bytes.len() {
-        let mut t = Node::new("trailing_bytes", "bytes", end, region, Role::Encoding);
-        t.len = bytes.len() - end;
-        t.value = Value::Bytes(Some(bytes.slice(end..)));
+        let mut t = leaf("trailing_bytes", "bytes", end, bytes.len() - end, Value::Bytes(Some(bytes.slice(end..))), region);
         t.set_error("bytes left over after the body");
         node.children.push(t);
         res = Err(trailing_bytes(bytes.len() - end, end, spec, version));

@@ -3,6 +3,7 @@
 //! Kafka header (the capture layer tells them apart, `capture::flows`). A token
 //! is shown, never decoded: its tree is the size prefix and the bytes.
 
+use super::frame::framing_node;
 use super::tree::{leaf, DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};
 use bytes::Bytes;
 use std::sync::Arc;
@@ -18,28 +19,22 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
     root.note = Some(format!("({mechanism})").into());
     root.doc = Some("SASL token after SaslHandshake v0: no Kafka header".into());
     root.len = bytes.len();
-    let mut framing = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
-    framing.doc = Some("length-delimited framing".into());
     let mut error = None;
-    match bytes.get(..4) {
-        Some(b) => {
-            let declared = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            let mut size = leaf("size", "int32", 0, 4, Value::Int(declared.into()), Region::Frame);
-            size.doc = Some("bytes that follow this field".into());
-            framing.len = 4;
-            framing.children.push(size);
+    match bytes.first_chunk::<4>().map(|b| i32::from_be_bytes(*b)) {
+        Some(declared) => {
+            root.children.push(framing_node(Some(declared), 4));
             let have = bytes.len() - 4;
             if usize::try_from(declared).ok() != Some(have) {
                 error = Some(DecodeError { kind: crate::decode::ErrorKind::Truncated, offset: 0, expected: format!("a token of {declared} bytes, as its size says; {have} follow") });
             }
         }
         None => {
-            framing.len = bytes.len();
+            let mut framing = framing_node(None, bytes.len());
             framing.set_error("a 4-byte size prefix");
+            root.children.push(framing);
             error = Some(DecodeError { kind: crate::decode::ErrorKind::Truncated, offset: 0, expected: "a 4-byte size prefix".into() });
         }
     }
-    root.children.push(framing);
     if bytes.len() >= 4 {
         let region = match direction {
             Direction::Request => Region::RequestBody,

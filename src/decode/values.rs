@@ -4,7 +4,8 @@
 //!
 //! It follows the message's [`StructPlan`] at the frame's version and stops
 //! at the first read that fails, with its error. Two tapes:
-//! - values only ([`decode_message`]), for the JSON contract (`--format json`):
+//! - values only ([`decode_message`], a frame's header and body by
+//!   [`decode_header_and_body`]), for the JSON contract (`--format json`):
 //!   record batches and consumer-protocol bytes stay bytes, printed as hex;
 //! - annotated ([`decode_annotated`]): also every tagged section, tagged entry
 //!   and presence marker, plain record batches ([`crate::decode::records::tape`])
@@ -244,10 +245,10 @@ pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mu
     (slot, end, res)
 }
 
-/// [`decode_message`] onto an annotated tape: the same slots, plus one for
-/// every tagged section, tagged entry and presence marker, so that the tree
-/// views can be built from the tape alone. A compressed batch's data is
-/// decompressed into [`Values::buffers`] within `budget`.
+/// [`decode_message`] onto an annotated tape: the same slots, plus one for every tagged
+/// section, tagged entry and presence marker, so that the tree views can be
+/// built from the tape alone. A compressed batch's data is decompressed into
+/// [`Values::buffers`] within `budget`.
 pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: &Budget) -> Decoded {
     let (slot, _, end, res) = decode_onto::<true>(frame, start, (plan, None), values, Some(budget));
     (slot, end, res)
@@ -871,8 +872,7 @@ mod tests {
         let cat = Catalogue::builtin();
         let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
         let mut values = Values::default();
-        let (slot, end, res) = decode_message(bytes, 0, &spec.plan(4), &mut values);
-        values.body = Some(slot);
+        let (end, res) = decode_header_and_body(bytes, 0, (&spec.plan(4), None), &mut values, false, &Budget::default());
         (values, end, res)
     }
 
