@@ -1,15 +1,16 @@
 //! A stream of frames decoded by `for_each_frame`, which fills one frame in
-//! place for every frame and remembers the catalogue lookups of the last one,
-//! against the same frames decoded one by one (`decode_frames`, a fresh frame
-//! and fresh lookups each): every request message and version, each twice in
-//! a row and then after a different one, onto each kind of tape and into the tree.
+//! place for every frame, and by `decode_frames`, a fresh frame each; both
+//! remember the catalogue lookups of the last frame. Both against the same
+//! frames decoded alone (`decode_frame`, fresh lookups each): every request
+//! message and version, each twice in a row and then after a different one,
+//! onto each kind of tape and into the tree.
 
 mod common;
 
 use bytes::Bytes;
 use common::all_messages;
 use common::random_body::random_body;
-use kwire::decode::{decode_frames, for_each_frame, DecodeOptions, Direction};
+use kwire::decode::{decode_frame, decode_frames, for_each_frame, DecodeOptions, Direction};
 use kwire::encode::frame::message_spec;
 use kwire::encode::{encode_frame, example_header, FrameSpec};
 use kwire::schema::Catalogue;
@@ -44,7 +45,9 @@ fn a_stream_decoded_in_place_equals_its_frames_decoded_one_by_one() {
         for_each_frame(cat, &input, &opts, |f| streamed.push(format!("{f:?}")));
         assert_eq!(streamed.len(), one_by_one.len());
         for (k, (s, f)) in streamed.iter().zip(&one_by_one).enumerate() {
-            assert_eq!(s, &format!("{f:?}"), "frame {k} (values only: {}, annotated: {})", opts.values_only, opts.annotated_tape);
+            let alone = format!("{:?}", decode_frame(cat, input.slice(f.input_offset..), f.input_offset, &opts));
+            assert_eq!(&format!("{f:?}"), &alone, "frame {k} in decode_frames (values only: {}, annotated: {})", opts.values_only, opts.annotated_tape);
+            assert_eq!(s, &alone, "frame {k} in for_each_frame (values only: {}, annotated: {})", opts.values_only, opts.annotated_tape);
         }
     }
 }

@@ -154,7 +154,9 @@ fn decode_frame_at((cat, memo): (&Catalogue, &mut Lookups), input: &Bytes, start
 #[inline(always)]
 fn decode_into(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), input_offset: usize, opts: &DecodeOptions) {
     fill_frame(frame, (cat, memo), (input, start), opts);
-    if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(cat, opts.release.as_deref(), frame) {
+    // The message is the one just decoded: its lookup is remembered.
+    let message = |kind, key, version| memo.message(cat, kind, key, version, opts.release.as_deref()).map(|(spec, _)| spec);
+    if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(frame, message) {
         if frame.values.is_some() {
             let tree = DecodeOptions { values_only: false, annotated_tape: false, ..opts.clone() };
             *frame = empty_frame(&tree, input_offset);
@@ -331,11 +333,17 @@ fn decode_request((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: 
         let end = decode_header(cat, bytes, MessageKind::Request, 0, frame, opts)?;
         return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, end));
     };
-    let v = ver.unwrap_or_default();
+    decode_known((cat, memo), bytes, (MessageKind::Request, hv), (spec, ver.unwrap_or_default()), frame, opts)
+}
+
+/// A known message's header and body: onto the tape in one decode, or into
+/// the tree (the header alone when `header_only`).
+#[inline(always)]
+fn decode_known((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, hv): (MessageKind, i16), (spec, v): (&MessageSpec, i16), frame: &mut Frame, opts: &DecodeOptions) -> Result<(), DecodeError> {
     if frame.values.is_some() && !opts.header_only {
-        return onto_tape((cat, memo), bytes, (MessageKind::Request, hv), Some((spec, v)), frame, opts).map(drop);
+        return onto_tape((cat, memo), bytes, (kind, hv), Some((spec, v)), frame, opts).map(drop);
     }
-    let end = decode_header(cat, bytes, MessageKind::Request, hv, frame, opts)?;
+    let end = decode_header(cat, bytes, kind, hv, frame, opts)?;
     if opts.header_only {
         return header_only_done(spec, v, frame);
     }
@@ -374,16 +382,8 @@ fn decode_response((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts:
         return Err(unknown_message(cat, MessageKind::Response, Some(k), Some(v), pin, 8));
     };
     let snapshot = (k == API_VERSIONS_KEY && v > 0).then(|| frame.root.clone());
-    let res = if frame.values.is_some() && !opts.header_only {
-        onto_tape((cat, memo), bytes, (MessageKind::Response, hv), Some((spec, v)), frame, opts).map(drop)
-    } else {
-        let end = decode_header(cat, bytes, MessageKind::Response, hv, frame, opts)?;
-        if opts.header_only {
-            return header_only_done(spec, v, frame);
-        }
-        decode_body(cat, bytes, spec, v, end, frame, opts)
-    };
-    if res.is_err() && k == API_VERSIONS_KEY && v > 0 {
+    let res = decode_known((cat, memo), bytes, (MessageKind::Response, hv), (spec, v), frame, opts);
+    if res.is_err() && k == API_VERSIONS_KEY && v > 0 && !opts.header_only {
         if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
             if retried_as_v0(cat, bytes, (v0, v), snapshot, frame, opts) {
                 return Ok(());
@@ -402,11 +402,7 @@ fn retried_as_v0(cat: &Catalogue, bytes: &Bytes, (v0, v): (&MessageSpec, i16), s
     retry.root = snapshot;
     retry.values = retry.values.map(|_| Box::default());
     retry.warnings.clear();
-    let decoded = match retry.values.is_some() {
-        true => onto_tape((cat, &mut Lookups::default()), bytes, (MessageKind::Response, 0), Some((v0, 0)), &mut retry, opts).map(drop),
-        false => decode_header(cat, bytes, MessageKind::Response, 0, &mut retry, opts).and_then(|end| decode_body(cat, bytes, v0, 0, end, &mut retry, opts)),
-    };
-    if decoded.is_err() {
+    if decode_known((cat, &mut Lookups::default()), bytes, (MessageKind::Response, 0), (v0, 0), &mut retry, opts).is_err() {
         return false;
     }
     retry.api_version = Some(0);

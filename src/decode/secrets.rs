@@ -11,7 +11,7 @@
 //! credential. Library users see what was decoded unless they turn it on.
 
 use crate::decode::{Frame, FrameKind, Node, Role, Value};
-use crate::schema::{Catalogue, MessageKind};
+use crate::schema::{MessageKind, MessageSpec};
 use bytes::Bytes;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -38,10 +38,10 @@ const METADATA_TOPIC: &[u8] = b"__cluster_metadata";
 /// Its fixed topic id (`Uuid.METADATA_TOPIC_ID`), for Fetch v13 and later.
 const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 
-/// Whether `frame` (a message of `kind`) may hold a credential: its message
-/// has credential fields, or records of the metadata log. Frames that cannot
-/// are never walked.
-pub fn may_hold(cat: &Catalogue, pin: Option<&str>, frame: &Frame) -> bool {
+/// Whether `frame` may hold a credential: its message (as `message` looks it
+/// up by direction, api key and version) has credential fields, or records
+/// of the metadata log. Frames that cannot are never walked.
+pub fn may_hold<'c>(frame: &Frame, message: impl FnOnce(MessageKind, i16, i16) -> Option<&'c MessageSpec>) -> bool {
     if matches!(frame.kind, FrameKind::SaslToken { .. }) {
         return true;
     }
@@ -50,7 +50,7 @@ pub fn may_hold(cat: &Catalogue, pin: Option<&str>, frame: &Frame) -> bool {
         crate::decode::Direction::Request => MessageKind::Request,
         crate::decode::Direction::Response => MessageKind::Response,
     };
-    let Some(spec) = cat.message(kind, k, v, pin) else { return false };
+    let Some(spec) = message(kind, k, v) else { return false };
     // What the message holds is worked out once per version, with its plan
     // (walking its fields for every frame was 2.8% of a capture's text tree).
     let plan = spec.plan(v);
@@ -178,8 +178,8 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
             // A string or bytes value is its last bytes (after any length prefix).
             let start = end.saturating_sub(value_len);
             node.value = Value::Bytes(Some(bytes.slice(start..end)));
-            // What the bytes are (`(PLAIN client-response)`) stays; a preview of them does not.
-            node.note = node.note.take().filter(|n| !n.starts_with("(text "));
+            // What the bytes are (`(PLAIN client-response)`) stays; with a note
+            // set, no view makes a preview of them (`render::notes`).
             super::sasl::add_to_note(node, "holds redacted bytes");
         }
     }

@@ -451,27 +451,6 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         i
     }
 
-    /// Values-only tapes: `count` elements of fixed-width `p` (`w` bytes each)
-    /// at the reader's position, whose bytes the caller has checked are all
-    /// there, as one packed value; the reader goes past them.
-    #[inline(always)]
-    fn take_packed(&mut self, p: Primitive, w: usize, count: usize) -> Val {
-        let at = self.r.pos();
-        self.r.seek(at + count * w);
-        Val::Packed(Packed { at: at as u32, count: count as u32, ty: p })
-    }
-
-    /// `count` elements of fixed-width `p` (`w` bytes each) at the reader's
-    /// position, whose bytes the caller has checked are all there.
-    #[inline(always)]
-    fn push_fixed_elements(&mut self, p: Primitive, w: usize, count: usize) {
-        let (at, buf) = (self.r.pos(), self.r.buf());
-        for k in 0..count {
-            self.leaf(NO_KEY, SlotKind::Element, 0, fixed_value(p, buf, at + k * w), (at + k * w, w, 0));
-        }
-        self.r.seek(at + count * w);
-    }
-
     fn read_field(&mut self, f: &FieldPlan) -> Step {
         let i = self.open(f.json_key, SlotKind::Field, f.decl.into());
         let res = match &f.shape {
@@ -595,12 +574,12 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         if let Element::Primitive(p) = el {
             if let Some(w) = p.fixed_width().filter(|w| count.saturating_mul(*w) <= self.r.remaining()) {
                 // Fixed-width elements whose bytes are all there: no check per element.
-                if !ANNOTATED {
-                    let value = self.take_packed(*p, w, count);
-                    self.set(i, value);
-                    return Ok(());
+                let at = self.r.pos();
+                match ANNOTATED {
+                    true => push_elements(self.slots, self.r.buf(), (*p, w), at, count),
+                    false => self.set(i, packed(*p, at, count)),
                 }
-                self.push_fixed_elements(*p, w, count);
+                self.r.seek(at + count * w);
                 return Ok(());
             }
         }
@@ -741,12 +720,10 @@ fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: 
                     Some((Some(count), prefix)) if count <= (end - pos - prefix) / w => {
                         let (at, used) = (pos + prefix, prefix + count * w);
                         if !ANNOTATED {
-                            (Val::Packed(Packed { at: at as u32, count: count as u32, ty: p }), used, prefix)
+                            (packed(p, at, count), used, prefix)
                         } else {
                             let array = push_slot(slots, f.json_key, SlotKind::Field, f.decl.into(), Val::Array, (pos, used, prefix));
-                            for k in 0..count {
-                                push_slot(slots, NO_KEY, SlotKind::Element, 0, fixed_value(p, buf, at + k * w), (at + k * w, w, 0));
-                            }
+                            push_elements(slots, buf, (p, w), at, count);
                             close_slot(slots, array, pos + used);
                             (pos, i) = (pos + used, i + 1);
                             continue;
@@ -762,6 +739,23 @@ fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: 
         i += 1;
     }
     (i, pos)
+}
+
+/// Values-only tapes: `count` elements of fixed-width `p` at `at` as one
+/// packed value (an array of replica ids would otherwise cost 48 bytes of
+/// tape per 4 bytes of frame).
+#[inline(always)]
+fn packed(p: Primitive, at: usize, count: usize) -> Val {
+    Val::Packed(Packed { at: at as u32, count: count as u32, ty: p })
+}
+
+/// Annotated tapes: a slot for each of `count` elements of fixed-width `p`
+/// (`w` bytes each) at `at`, whose bytes the caller has checked are all there.
+#[inline(always)]
+fn push_elements(slots: &mut Vec<Slot>, buf: &[u8], (p, w): (Primitive, usize), at: usize, count: usize) {
+    for k in 0..count {
+        push_slot(slots, NO_KEY, SlotKind::Element, 0, fixed_value(p, buf, at + k * w), (at + k * w, w, 0));
+    }
 }
 
 /// A one-byte compact length at `pos` (uvarint n+1, 0 null) whose bytes end

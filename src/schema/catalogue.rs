@@ -174,6 +174,11 @@ fn dense_slot(kind: MessageKind) -> Option<usize> {
     }
 }
 
+/// Whether `e` is in release `pin` (loaded definitions are in every one).
+fn in_release(e: &Entry, pin: &str) -> bool {
+    e.releases.iter().any(|r| r == pin || r == LOADED_RELEASE)
+}
+
 /// Order release names numerically ("4.10" after "4.9"); `defs` sorts last.
 pub fn release_order(r: &str) -> Vec<u32> {
     if r == LOADED_RELEASE {
@@ -339,9 +344,7 @@ impl Catalogue {
 
     fn candidates<'a>(&'a self, idx: Option<&'a Vec<usize>>, pin: Option<&str>) -> impl Iterator<Item = &'a Entry> + 'a {
         let pin = pin.map(str::to_string);
-        idx.into_iter().flatten().map(|&i| &self.entries[i]).filter(move |e| {
-            pin.as_deref().is_none_or(|p| e.releases.iter().any(|r| r == p || r == LOADED_RELEASE))
-        })
+        idx.into_iter().flatten().map(|&i| &self.entries[i]).filter(move |e| pin.as_deref().is_none_or(|p| in_release(e, p)))
     }
 
     /// The definition of an API's request or response at `version`: loaded
@@ -356,10 +359,7 @@ impl Catalogue {
     pub fn message_index(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<usize> {
         match pin {
             None => self.newest_at(self.api_entries(kind, api_key), version),
-            Some(_) => {
-                let pinned = self.candidates(self.api_entries(kind, api_key), pin).find(|e| e.head.valid_versions.contains(version))?;
-                self.entries.iter().position(|e| std::ptr::eq(e, pinned))
-            }
+            Some(p) => self.api_entries(kind, api_key)?.iter().copied().find(|&i| self.entries.get(i).is_some_and(|e| in_release(e, p) && e.head.valid_versions.contains(version))),
         }
     }
 

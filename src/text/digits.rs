@@ -1,5 +1,6 @@
-//! Decimal numbers written into byte buffers without the formatting
-//! machinery: listings and JSON write millions of them.
+//! Decimal and hex numbers written into byte buffers (or, `int_str`, a
+//! stack buffer) without the formatting machinery: listings, JSON and trees
+//! write millions of them.
 
 /// Two decimal digits of each number below 100, in order: digits are
 /// written two at a time (half the divisions of one at a time).

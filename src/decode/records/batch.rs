@@ -359,7 +359,6 @@ fn crc_note(stored: u32, computed: u32, name: &str) -> Text {
     }
 }
 
-/// Printable UTF-8 keys and values get a text preview in their note.
 /// The length prefix's name of a record's bytes field.
 fn length_name(name: &str) -> Text {
     match name {

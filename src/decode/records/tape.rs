@@ -142,7 +142,10 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 if let Some(s) = self.slot(slot) {
                     s.decl = decl;
                 }
-                self.buffers.push(data.clone());
+                if SLOTS {
+                    // A walk without slots has nothing that indexes the data: it is not kept.
+                    self.buffers.push(data.clone());
+                }
                 let first = self.findings.len();
                 inner(self, Data { buf: &data, expanded: true });
                 self.absorb(first, start);
