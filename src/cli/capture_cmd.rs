@@ -95,24 +95,26 @@ struct Out<'a> {
     /// thread's main work.
     owned: Vec<Vec<u8>>,
     owned_len: usize,
+    /// The last of `owned` gathers small outputs (copied in): a small output
+    /// written through `w` sent what was waiting first, a system call or two
+    /// a frame when large and small frames alternate (requests and responses).
+    gathering: bool,
 }
 
-/// Outputs shorter than this are copied into the buffer instead.
+/// Outputs shorter than this are copied together instead of being buffers of their own.
 const OWNED_MIN: usize = 4 << 10;
 /// Buffers in one vectored write (within every system's `IOV_MAX`).
 const OWNED_MAX: usize = 512;
+/// Room of a buffer that gathers small outputs.
+const GATHER: usize = 64 << 10;
 
 impl Out<'_> {
     fn new(lock: std::io::StdoutLock<'_>, terminal: bool) -> Out<'_> {
-        Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, lock), terminal, owned: Vec::new(), owned_len: 0 }
+        Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, lock), terminal, owned: Vec::new(), owned_len: 0, gathering: false }
     }
 
     /// A worker's output: written without copying when it is large.
     fn write_owned(&mut self, out: Vec<u8>) -> std::io::Result<()> {
-        if out.len() < OWNED_MIN {
-            self.write_all(&out)?;
-            return self.flush();
-        }
         if self.terminal {
             // Out now, after what the buffer holds, without a copy into it.
             self.flush_all()?;
@@ -123,7 +125,19 @@ impl Out<'_> {
             self.w.flush()?;
         }
         self.owned_len += out.len();
-        self.owned.push(out);
+        match self.owned.last_mut() {
+            Some(last) if out.len() < OWNED_MIN && self.gathering && last.len() + out.len() <= GATHER => last.extend_from_slice(&out),
+            _ if out.len() < OWNED_MIN => {
+                let mut gather = Vec::with_capacity(GATHER);
+                gather.extend_from_slice(&out);
+                self.owned.push(gather);
+                self.gathering = true;
+            }
+            _ => {
+                self.owned.push(out);
+                self.gathering = false;
+            }
+        }
         if self.owned_len >= OUT_BUFFER || self.owned.len() >= OWNED_MAX {
             self.send_owned()?;
         }
@@ -144,7 +158,7 @@ impl Out<'_> {
             std::io::IoSlice::advance_slices(&mut rest, n);
         }
         self.owned.clear();
-        self.owned_len = 0;
+        (self.owned_len, self.gathering) = (0, false);
         Ok(())
     }
 
@@ -314,6 +328,11 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
             // a worker's while the writing falls behind.
             return Written::InItsTurn(f, opts);
         }
+        // The frame's bytes in a buffer of this worker's own: the nodes' slices
+        // of them count references on it, not on the stream's buffer, whose
+        // count every worker's slices would otherwise share (a cache line
+        // passed between cores at each slice made or dropped).
+        let f = CapturedFrame { bytes: bytes::Bytes::copy_from_slice(&f.bytes), ..f };
         // Ahead of its turn a frame may not spend the input's budget: one that
         // asks for any (compressed records) is decoded again in its turn.
         let probe = Budget::probe();

@@ -9,7 +9,7 @@ use super::reader::Reader;
 pub use super::topic_ids::TopicIds;
 use crate::budget::Budget;
 use super::problem::{Warning, WarningKind};
-use super::tree::{leaf, push_with, DecodeError, Kind, Node, Region, Role, Value};
+use super::tree::{leaf, push_with, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value};
 use crate::text::{snake_case, Text};
 use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;

@@ -301,10 +301,27 @@ impl Node {
 /// An encoding detail's node (a length, a tag, a prefix): `len` bytes at `offset` holding `value`.
 #[inline(always)]
 pub(crate) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
-    let mut n = Node::new(name, ty, offset, region, Role::Encoding);
-    n.len = len;
-    n.value = value;
-    n
+    Node::of(name.into(), ty, (offset, len), value, region, (Role::Encoding, Kind::Plain))
+}
+
+impl Node {
+    /// A node made in one piece: pushed with [`push_with`], it is written
+    /// straight into the vector (a node built and then changed was built
+    /// aside and copied in). What else it has is set once it is there.
+    #[inline(always)]
+    pub(crate) fn of(name: Text, ty: &'static str, (offset, len): (usize, usize), value: Value, region: Region, (role, kind): (Role, Kind)) -> Node {
+        Node { name, ty: Text::from_static(ty), offset, len, value, note: None, doc: None, region, role, kind, key: None, extra: None, children: Vec::new() }
+    }
+}
+
+/// Room for `n` more nodes in `v` (an empty vector's first room allocated
+/// directly: reserving on one took the growth path).
+#[inline(always)]
+pub(crate) fn reserve_nodes(v: &mut Vec<Node>, n: usize) {
+    match v.capacity() {
+        0 => *v = Vec::with_capacity(n),
+        _ => v.reserve(n),
+    }
 }
 
 /// Push the node `make` builds and return it. `make` runs once there is room,

@@ -255,7 +255,8 @@ const NO_SPILL: usize = usize::MAX;
 fn write_tree_to(buf: &mut Vec<u8>, w: &mut impl Write, root: &Node, opts: TreeOptions, spill: usize) -> io::Result<()> {
     push_line(buf, root, opts, false);
     buf.push(b'\n');
-    let mut prefix = Vec::new();
+    // Room for the rails of a deep tree: growing it was a reallocation a level.
+    let mut prefix = Vec::with_capacity(128);
     match opts.color {
         true => tree_children::<true>(buf, (w, spill), root, &mut prefix, false, opts.full_docs),
         false => tree_children::<false>(buf, (w, spill), root, &mut prefix, false, opts.full_docs),

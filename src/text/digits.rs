@@ -113,7 +113,7 @@ pub fn push_six_digits(out: &mut Vec<u8>, n: u64) {
 }
 
 /// `n`'s decimal digits, right-padded with spaces to `width` on the left (`{:>width$}`).
-#[inline]
+#[inline(always)]
 pub fn push_uint(out: &mut Vec<u8>, n: u64, width: usize) {
     // Most numbers in a tree (lengths, counts, small values) have one or two
     // digits: written with fixed-size copies, without the loop.
@@ -126,6 +126,8 @@ pub fn push_uint(out: &mut Vec<u8>, n: u64, width: usize) {
     }
 }
 
+// Kept out of line: inlined, it made `push_uint` too large to inline.
+#[inline(never)]
 fn push_uint_long(out: &mut Vec<u8>, n: u64, width: usize) {
     let mut digits = [0u8; 20];
     let at = decimal(n, &mut digits);

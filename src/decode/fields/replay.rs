@@ -29,7 +29,7 @@ impl FieldDecoder<'_, '_> {
 
     /// The nodes of the struct (declared as `fields`) whose slot on `tape` is `s`.
     pub(crate) fn replay_struct(&mut self, tape: &Values, s: u32, fields: &[FieldSpec], out: &mut Vec<Node>) {
-        out.reserve(fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
+        reserve_nodes(out, fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
         for (i, slot) in tape.children(s) {
             match slot.kind {
                 SlotKind::Field => {
@@ -100,12 +100,7 @@ impl FieldDecoder<'_, '_> {
         };
         let len_node = self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw, count);
         // An array that stops part-way holds fewer elements than its count: its bytes bound them.
-        // A node's first children allocate directly (reserving on an empty vector took the growth path).
-        let room = 1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE);
-        match node.children.capacity() {
-            0 => node.children = Vec::with_capacity(room),
-            _ => node.children.reserve(room),
-        }
+        reserve_nodes(&mut node.children, 1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE));
         node.children.push(len_node);
         node.value = Value::Array(count);
         if count.is_none() {

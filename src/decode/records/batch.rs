@@ -8,7 +8,7 @@ use super::compression::Codec;
 use super::payload::PayloadKind;
 use super::tape::Walk;
 use crate::decode::fields::Context;
-use crate::decode::tree::leaf;
+use crate::decode::tree::{leaf, push_with};
 use crate::decode::values::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
 use crate::decode::Warning;
 use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
@@ -138,11 +138,9 @@ pub(super) const BASE_SEQUENCE: usize = 11;
 pub(super) const RECORDS_COUNT: usize = 12;
 
 /// `RecordBatch[index]` at `pos`, `total` bytes.
-pub(super) fn batch_node(index: usize, pos: usize, total: usize) -> Node {
-    let mut node = Node::new(indexed_name(&BATCH_NAMES, "RecordBatch", index), "RecordBatch", pos, Region::RecordBatch, Role::Element);
-    node.kind = Kind::Record(RecordPart::Batch);
+pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: usize) -> &mut Node {
+    let node = push_with(out, || Node::of(indexed_name(&BATCH_NAMES, "RecordBatch", index), "RecordBatch", (pos, total), Value::None, Region::RecordBatch, (Role::Element, Kind::Record(RecordPart::Batch))));
     node.note = Some("v2".into());
-    node.len = total;
     node
 }
 
@@ -209,22 +207,18 @@ const HEADER_COUNT: RecordField = ("headers", "varint", RecordPart::Headers);
 
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
-pub(super) fn record_leaf((name, ty, part): RecordField, at: usize, len: usize, v: i64) -> Node {
-    let mut n = leaf(name, ty, at, len, Value::Int(v), Region::Record);
-    n.kind = Kind::Record(part);
-    n
+pub(super) fn push_record_field(out: &mut Vec<Node>, (name, ty, part): RecordField, at: usize, len: usize, v: i64) -> &mut Node {
+    push_with(out, || Node::of(Text::from_static(name), ty, (at, len), Value::Int(v), Region::Record, (Role::Encoding, Kind::Record(part))))
 }
 
 /// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
 /// read; `attrs` the batch's attributes (read before the fields that need them)
 /// and `computed` its checksum as computed.
-pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u32) -> Node {
+pub(super) fn push_v2_field(out: &mut Vec<Node>, k: usize, at: usize, v: i64, attrs: u16, computed: u32) {
     let (name, ty, width) = V2_FIELDS[k];
     let value = if ty == "uint32" { Value::Uint(v as u32 as u64) } else { Value::Int(v) };
-    let mut n = leaf(name, ty, at, width, value, Region::RecordBatch);
-    if let Some(part) = v2_field_part(k) {
-        n.kind = Kind::Record(part);
-    }
+    let kind = v2_field_part(k).map_or(Kind::Plain, Kind::Record);
+    let n = push_with(out, || Node::of(Text::from_static(name), ty, (at, width), value, Region::RecordBatch, (Role::Encoding, kind)));
     match k {
         1 => n.doc = Some("bytes after this field".into()),
         CRC => {
@@ -246,7 +240,6 @@ pub(super) fn v2_field_node(k: usize, at: usize, v: i64, attrs: u16, computed: u
         }
         _ => {}
     }
-    n
 }
 
 /// The bytes of a batch cut by the end of `pos..end`; `total` is what it declares.
@@ -280,58 +273,51 @@ pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: C
 
 /// `Record[i]` at `at`.
 #[inline(always)]
-pub(super) fn record_node(i: usize, at: usize) -> Node {
-    let mut n = Node::new(indexed_name(&RECORD_NAMES, "Record", i), "Record", at, Region::Record, Role::Element);
-    n.kind = Kind::Record(RecordPart::Record);
-    n
+pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usize)) -> &mut Node {
+    push_with(out, || Node::of(indexed_name(&RECORD_NAMES, "Record", i), "Record", (at, len), Value::None, Region::Record, (Role::Element, Kind::Record(RecordPart::Record))))
 }
 
 /// A record's length (`n` bytes at `at`).
 #[inline(always)]
-pub(super) fn length_leaf(at: usize, n: usize, len: i32) -> Node {
-    let mut l = leaf("length", "varint", at, n, Value::Int(len.into()), Region::Record);
+pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
+    let l = push_with(out, || leaf("length", "varint", at, n, Value::Int(len.into()), Region::Record));
     l.doc = Some("bytes after this field".into());
-    l
 }
 
 /// A record's offsetDelta, noted with the offset it gives.
 #[inline(always)]
-pub(super) fn offset_delta_leaf(at: usize, n: usize, od: i32, base_offset: i64) -> Node {
-    let mut o = record_leaf(OFFSET_DELTA, at, n, od.into());
+pub(super) fn push_offset_delta(out: &mut Vec<Node>, at: usize, n: usize, od: i32, base_offset: i64) {
+    let o = push_record_field(out, OFFSET_DELTA, at, n, od.into());
     let mut digits = [0u8; 20];
     o.note = Some(Text::concat(&["(offset ", crate::text::digits::int_str(base_offset.wrapping_add(od.into()), &mut digits), ")"]));
-    o
 }
 
 /// A record's header count.
 #[inline(always)]
-pub(super) fn headers_leaf(at: usize, n: usize, count: i32) -> Node {
-    let mut h = record_leaf(HEADER_COUNT, at, n, count.into());
-    h.doc = Some("number of headers".into());
+pub(super) fn push_headers(out: &mut Vec<Node>, (at, n): (usize, usize), count: i32, len: usize) -> &mut Node {
+    let h = push_record_field(out, HEADER_COUNT, at, n, count.into());
+    (h.doc, h.len) = (Some("number of headers".into()), len);
     h
 }
 
 /// `Header[j]` at `at`.
 #[inline(always)]
-pub(super) fn header_node(j: usize, at: usize) -> Node {
-    Node::new(indexed_name(&HEADER_NAMES, "Header", j), "Header", at, Region::Record, Role::Element)
+pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usize)) -> &mut Node {
+    push_with(out, || Node::of(indexed_name(&HEADER_NAMES, "Header", j), "Header", (at, len), Value::None, Region::Record, (Role::Element, Kind::Plain)))
 }
 
 /// The length of record bytes `name` (`keyLength` …), written as `form` says.
 #[inline(always)]
-pub(super) fn bytes_length_leaf(name: &'static str, (ty, region): BytesForm, at: usize, n: usize, len: i32) -> Node {
-    let mut l = leaf(length_name(name), ty, at, n, Value::Int(len.into()), region);
-    l.kind = Kind::BytesLength;
-    l
+pub(super) fn push_bytes_length(out: &mut Vec<Node>, name: &'static str, (ty, region): BytesForm, at: usize, n: usize, len: i32) {
+    push_with(out, || Node::of(length_name(name), ty, (at, n), Value::Int(len.into()), region, (Role::Encoding, Kind::BytesLength)));
 }
 
 /// Record bytes `name` at `buf[start..start + len]` (`None`: null), in `region`.
 #[inline(always)]
-pub(super) fn bytes_leaf(buf: &Bytes, (name, kind): BytesPart, region: Region, start: usize, len: Option<usize>) -> Node {
+pub(super) fn push_bytes<'o>(out: &'o mut Vec<Node>, buf: &Bytes, (name, kind): BytesPart, region: Region, start: usize, len: Option<usize>) -> &'o mut Node {
     // Its text preview is the views' (`render::notes`), made when shown.
-    let mut v = leaf(name, "bytes", start, len.unwrap_or(0), Value::Bytes(len.map(|len| buf.slice(start..start + len))), region);
-    v.kind = kind;
-    v
+    let value = Value::Bytes(len.map(|len| buf.slice(start..start + len)));
+    push_with(out, || Node::of(Text::from_static(name), "bytes", (start, len.unwrap_or(0)), value, region, (Role::Encoding, kind)))
 }
 
 /// `(compression=none, timestamp=CreateTime, transactional)`: a batch's attributes, written piece by piece.

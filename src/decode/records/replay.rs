@@ -4,8 +4,8 @@
 //! their bytes here ([`decode_key_value`]), as the view nests them.
 
 use super::batch::{
-    batch_node, bytes_leaf, bytes_length_leaf, compressed_node, decompressed_node, header_node, headers_leaf, legacy_field_node, length_leaf, offset_delta_leaf,
-    record_leaf, record_node, truncated_node, v2_field_node, BytesForm, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES,
+    compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes, push_bytes_length, push_header, push_headers, push_length, push_offset_delta,
+    push_record, push_record_field, push_v2_field, truncated_node, BytesForm, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES,
     RECORD_BYTES, RECORD_FIELDS, TIMESTAMP_DELTA, V2_FIELDS, VALUE,
 };
 use super::compression::Codec;
@@ -23,7 +23,7 @@ impl BatchDecoder<'_, '_> {
         for (i, s) in tape.children(parent) {
             match s.kind {
                 SlotKind::Batch => {
-                    let node = push_with(out, || batch_node(s.decl as usize, s.at as usize, s.len as usize));
+                    let node = push_batch(out, s.decl as usize, s.at as usize, s.len as usize);
                     self.replay_batch(tape, i, node);
                 }
                 SlotKind::LegacyMessage => self.replay_message(tape, (i, s), out),
@@ -61,6 +61,8 @@ impl BatchDecoder<'_, '_> {
     }
 
     fn replay_batch(&mut self, tape: &Values, batch: u32, node: &mut Node) {
+        // Room for the header fields and the records (growing it copied every record's node, again and again).
+        node.children = Vec::with_capacity(tape.children(batch).count());
         let mut header = [0i64; V2_FIELDS.len()];
         let mut k = 0;
         for (j, s) in tape.children(batch) {
@@ -68,7 +70,7 @@ impl BatchDecoder<'_, '_> {
             match s.kind {
                 SlotKind::Part if k < header.len() => {
                     header[k] = int(s.value);
-                    node.children.push(v2_field_node(k, at, header[k], header[ATTRIBUTES] as u16, s.decl));
+                    push_v2_field(&mut node.children, k, at, header[k], header[ATTRIBUTES] as u16, s.decl);
                     k += 1;
                 }
                 SlotKind::Part => {
@@ -92,6 +94,7 @@ impl BatchDecoder<'_, '_> {
             return;
         };
         let d = push_with(&mut comp.children, || decompressed_node(range, data, codec, ("records", Region::Record)));
+        d.children = Vec::with_capacity(tape.children(j).count());
         self.within(data, |inner| tape.children(j).for_each(|r| inner.replay_in_records(tape, r, header, d)));
     }
 
@@ -114,8 +117,7 @@ impl BatchDecoder<'_, '_> {
     }
 
     fn replay_record(&mut self, tape: &Values, (i, rec): (u32, &Slot), header: &[i64], out: &mut Vec<Node>) {
-        let node = push_with(out, || record_node(rec.decl as usize, rec.at as usize));
-        node.len = rec.len as usize;
+        let node = push_record(out, rec.decl as usize, (rec.at as usize, rec.len as usize));
         // A new node's children: allocated directly (reserving on an empty vector took the growth path).
         node.children = Vec::with_capacity(RECORD_FIELDS);
         // A control batch's keys and values are control records; a plain topic's may be framed.
@@ -125,24 +127,22 @@ impl BatchDecoder<'_, '_> {
         let (mut key, mut value) = (None, None);
         let out = &mut node.children;
         if let Val::Int(len) = rec.value {
-            out.push(length_leaf(rec.at as usize, usize::from(rec.prefix), len as i32));
+            push_length(out, rec.at as usize, usize::from(rec.prefix), len as i32);
         }
         let mut findings = Vec::new();
         for (n, (j, s)) in tape.children(i).enumerate() {
             let (at, len) = (s.at as usize, s.len as usize);
             match n {
                 _ if s.kind == SlotKind::Finding => findings.push(s),
-                0 => out.push(record_leaf(RECORD_ATTRIBUTES, at, 1, int(s.value))),
-                1 => out.push(record_leaf(TIMESTAMP_DELTA, at, len, int(s.value))),
-                2 => out.push(offset_delta_leaf(at, len, int(s.value) as i32, header[BASE_OFFSET])),
+                0 => drop(push_record_field(out, RECORD_ATTRIBUTES, at, 1, int(s.value))),
+                1 => drop(push_record_field(out, TIMESTAMP_DELTA, at, len, int(s.value))),
+                2 => push_offset_delta(out, at, len, int(s.value) as i32, header[BASE_OFFSET]),
                 3 => key = self.replay_bytes(KEY, RECORD_BYTES, s, out, kind == PayloadKind::Plain),
                 4 => value = self.replay_bytes(VALUE, RECORD_BYTES, s, out, kind == PayloadKind::Plain),
                 _ => {
-                    let h = push_with(out, || headers_leaf(at, usize::from(s.prefix), int(s.value) as i32));
-                    h.len = len;
+                    let h = push_headers(out, (at, usize::from(s.prefix)), int(s.value) as i32, len);
                     for (k, (hi, hs)) in tape.children(j).enumerate() {
-                        let hn = push_with(&mut h.children, || header_node(k, hs.at as usize));
-                        hn.len = hs.len as usize;
+                        let hn = push_header(&mut h.children, k, (hs.at as usize, hs.len as usize));
                         for (part, (_, b)) in [HEADER_KEY, HEADER_VALUE].into_iter().zip(tape.children(hi)) {
                             self.replay_bytes(part, RECORD_BYTES, b, &mut hn.children, false);
                         }
@@ -162,18 +162,18 @@ impl BatchDecoder<'_, '_> {
     fn replay_bytes(&self, part: BytesPart, form: BytesForm, s: &Slot, out: &mut Vec<Node>, framing: bool) -> Option<(usize, usize)> {
         let (at, n) = (s.at as usize, usize::from(s.prefix));
         let (len, span) = written(s);
-        out.push(bytes_length_leaf(part.0, form, at, n, len));
+        push_bytes_length(out, part.0, form, at, n, len);
         let start = at + n;
         match span {
             Some(len) => {
-                let node = push_with(out, || bytes_leaf(self.buf, part, form.1, start, Some(len)));
+                let node = push_bytes(out, self.buf, part, form.1, start, Some(len));
                 if framing && s.decl == FRAMED {
                     schema_registry_framing(self.buf, node);
                 }
                 Some((start, start + len))
             }
             None if len < 0 => {
-                out.push(bytes_leaf(self.buf, part, form.1, start, None));
+                push_bytes(out, self.buf, part, form.1, start, None);
                 None
             }
             None => None,
