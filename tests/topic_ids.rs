@@ -100,6 +100,26 @@ fn a_name_learned_later_notes_an_earlier_fetch() {
 }
 
 #[test]
+fn the_names_read_when_first_needed_note_every_topic_id() {
+    // Frames that cannot hold a topic id come first: the capture is read for
+    // its names only when the Fetch is shown, and the name tied after it still notes it.
+    let mut t = Timeline::default();
+    let beat = json!({"GroupId": "g", "GenerationId": 1, "MemberId": "m", "GroupInstanceId": null});
+    t.pair(PORT, "consumer", 1, "Heartbeat", 4, beat, json!({"ThrottleTimeMs": 0, "ErrorCode": 0}));
+    fetch(&mut t, 2, ORDERS, Value::Null);
+    metadata(&mut t, 3, &[("orders", ORDERS)]);
+    let file = TempCapture::new("topic-ids-deferred", &t.pcap());
+    let (status, out, err) = kwire(&file, &[]);
+    assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
+    let lines = topic_id_lines(&out);
+    assert_eq!(lines.len(), 3, "the Fetch request's and response's, the Metadata response's: {out}");
+    assert!(lines.iter().all(|l| l.contains(&format!("TopicId uuid = {ORDERS} (topic \"orders\")"))), "{out}");
+    // Only frames without topic ids shown: the same frames as without the names.
+    let (status, beats, _) = kwire(&file, &["--api", "Heartbeat"]);
+    assert_eq!((status, beats.matches("# frame").count(), topic_id_lines(&beats).len()), (Some(0), 2, 0), "{beats}");
+}
+
+#[test]
 fn records_of_a_topic_named_by_id_are_that_topics() {
     let records = Rec { key: Some(hex::decode(COMMIT_KEY).unwrap()), value: None, headers: Vec::new(), timestamp_delta: 0 };
     let records = hex::encode(batch(0, 0, &[records]));

@@ -9,8 +9,9 @@ use super::exchange::{learn_topic_ids, Exchange, Exchanges, Observer, TopicIdLea
 use super::Filter as ExchangeFilter;
 use crate::capture::{CaptureOptions, Captured, CapturedFrame};
 use crate::decode::topic_ids::TopicIds;
-use crate::schema::Catalogue;
-use std::cell::RefCell;
+use crate::decode::Direction;
+use crate::schema::{Catalogue, MessageKind};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::io::Read;
 
 /// What a command selects.
@@ -183,29 +184,50 @@ impl<'c, 'f> Selection<'c, 'f> {
 /// The topic names a capture ties to topic ids, for the notes on TopicId
 /// fields. A capture that can be read twice is read first for them: only the
 /// responses that tie names to ids are decoded (`TopicIdLearner`), so a name
-/// learned late in the capture names the frames before it too. A stream is
-/// read once and never held: the names tied so far name each frame.
+/// learned late in the capture names the frames before it too. That first
+/// reading waits for the first frame shown that can hold a topic id, so a
+/// capture of messages without any is read once. A stream is read once and
+/// never held: the names tied so far name each frame.
 pub struct TopicNames<'c> {
     /// From the first pass.
     whole: TopicIds,
     /// Learned as the capture goes (a stream).
     streaming: Option<RefCell<TopicIdLearner<'c>>>,
+    /// The first pass, read when a frame first needs its names.
+    deferred: Option<Deferred<'c>>,
 }
+
+struct Deferred<'c> {
+    cat: &'c Catalogue,
+    release: Option<String>,
+    /// Reads the whole capture for its names (`None`: it could not be opened again).
+    read: Box<dyn Fn() -> Option<TopicIds> + 'c>,
+    learned: OnceCell<TopicIds>,
+    /// The last message asked about and whether it holds topic ids.
+    last: Cell<Option<(Message, bool)>>,
+}
+
+/// A message: its direction, api key and version.
+type Message = (MessageKind, i16, i16);
 
 impl<'c> TopicNames<'c> {
     /// No names (views that show no notes).
     pub fn none() -> Self {
-        TopicNames { whole: TopicIds::default(), streaming: None }
+        TopicNames { whole: TopicIds::default(), streaming: None, deferred: None }
     }
 
-    /// The names of the whole capture, read from `input` first.
-    pub fn read_first(cat: &Catalogue, release: Option<&str>, input: impl Read, opts: &CaptureOptions) -> Self {
-        TopicNames { whole: learn_topic_ids(cat, release, input, opts), streaming: None }
+    /// The names of the whole capture, read from what `open` gives when a
+    /// frame first needs them ([`Self::for_frame`]).
+    pub fn read_when_needed<R: Read + 'c>(cat: &'c Catalogue, release: Option<&str>, open: impl Fn() -> Option<R> + 'c, opts: &CaptureOptions) -> Self {
+        let (opts, pin) = (opts.clone(), release.map(str::to_string));
+        let read = Box::new(move || open().map(|input| learn_topic_ids(cat, pin.as_deref(), input, &opts)));
+        let deferred = Deferred { cat, release: release.map(str::to_string), read, learned: OnceCell::new(), last: Cell::new(None) };
+        TopicNames { whole: TopicIds::default(), streaming: None, deferred: Some(deferred) }
     }
 
     /// Names learned as the capture streams by ([`Self::learn`]).
     pub fn as_they_come(cat: &'c Catalogue, release: Option<&str>) -> Self {
-        TopicNames { whole: TopicIds::default(), streaming: Some(RefCell::new(TopicIdLearner::new(cat, release))) }
+        TopicNames { whole: TopicIds::default(), streaming: Some(RefCell::new(TopicIdLearner::new(cat, release))), deferred: None }
     }
 
     /// Take a frame of the capture (every one, selected or not), before it is shown.
@@ -218,9 +240,42 @@ impl<'c> TopicNames<'c> {
     /// The names for decoding the frame at hand (a shared map: dropped with the
     /// decode options, so that learning goes on in place).
     pub fn now(&self) -> TopicIds {
-        match &self.streaming {
-            Some(l) => l.borrow().topic_ids().clone(),
-            None => self.whole.clone(),
+        match (&self.streaming, &self.deferred) {
+            (Some(l), _) => l.borrow().topic_ids().clone(),
+            (None, Some(d)) => d.learned.get_or_init(|| (d.read)().unwrap_or_default()).clone(),
+            (None, None) => self.whole.clone(),
+        }
+    }
+
+    /// [`Self::now`] for frame `f`: no names for a frame whose message holds
+    /// no topic id (the first pass is not read for it).
+    pub fn for_frame(&self, f: &CapturedFrame) -> TopicIds {
+        match &self.deferred {
+            Some(d) if d.learned.get().is_none() && !d.may_hold_topic_ids(f) => TopicIds::default(),
+            _ => self.now(),
+        }
+    }
+}
+
+impl Deferred<'_> {
+    /// Whether `f`'s message can hold a topic id at its version (a frame
+    /// whose message is not known yet, a response to be guessed, can).
+    fn may_hold_topic_ids(&self, f: &CapturedFrame) -> bool {
+        if f.kind.sasl_mechanism().is_some() {
+            return false;
+        }
+        let kind = if f.direction == Direction::Request { MessageKind::Request } else { MessageKind::Response };
+        let (Some(key), Some(version)) = (f.api_key, f.api_version) else { return true };
+        match self.last.get() {
+            Some((seen, holds)) if seen == (kind, key, version) => holds,
+            _ => {
+                let holds = self.cat.message(kind, key, version, self.release.as_deref()).is_some_and(|spec| match spec.kept_plan(version) {
+                    Some(plan) => plan.holds_topic_ids,
+                    None => spec.plan(version).holds_topic_ids,
+                });
+                self.last.set(Some(((kind, key, version), holds)));
+                holds
+            }
         }
     }
 }

@@ -265,14 +265,11 @@ impl Source<'_> {
 
 /// Tree views note each TopicId with its topic: a file (or bytes in memory)
 /// is read a first time for the names, a stream learns them as it goes.
-fn topic_names<'c>(cat: &'c Catalogue, release: Option<&str>, source: &Source<'_>, opts: &CaptureOptions, needed: bool) -> TopicNames<'c> {
+fn topic_names<'c>(cat: &'c Catalogue, release: Option<&str>, source: &'c Source<'_>, opts: &CaptureOptions, needed: bool) -> TopicNames<'c> {
     match (needed, source.rereadable()) {
         (false, _) => TopicNames::none(),
         (true, false) => TopicNames::as_they_come(cat, release),
-        (true, true) => match source.open() {
-            Ok(input) => TopicNames::read_first(cat, release, input, opts),
-            Err(_) => TopicNames::none(),
-        },
+        (true, true) => TopicNames::read_when_needed(cat, release, move || source.open().ok(), opts),
     }
 }
 
@@ -403,7 +400,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
             } else {
                 // The JSON contract needs values only (records stay hex).
                 let values_only = format == Format::Json;
-                let opts = DecodeOptions { values_only, topic_ids: names.now(), ..whole_capture.clone() };
+                let opts = DecodeOptions { values_only, topic_ids: names.for_frame(&f), ..whole_capture.clone() };
                 if f.bytes.len() <= HELD_FRAME {
                     let weight = f.bytes.len();
                     return pool.submit((f, opts), weight, &mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || {
