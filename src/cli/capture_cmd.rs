@@ -319,7 +319,7 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     // capture order; a stream's on this one, as each completes.
     let workers = if source.rereadable() && !args.list { decoding_workers() } else { 0 };
     let held = AtomicUsize::new(0);
-    let work = |(f, opts): (CapturedFrame, DecodeOptions)| {
+    let work = |(f, mut opts): (CapturedFrame, DecodeOptions)| {
         if workers == 0 || held.load(Ordering::Relaxed) >= HELD_OUTPUT {
             // On this thread every frame is decoded in its turn; and so are
             // a worker's while the writing falls behind.
@@ -333,9 +333,11 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         // Ahead of its turn a frame may not spend the input's budget: one that
         // asks for any (compressed records) is decoded again in its turn.
         let probe = Budget::probe();
-        let decoded = decode_one(cat, release, &f, args.guess, DecodeOptions { budget: probe.clone(), ..opts.clone() }, format);
+        // The input's budget is set aside, not cloned: its count is shared by every thread.
+        let budget = std::mem::replace(&mut opts.budget, probe.clone());
+        let decoded = decode_one(cat, release, &f, args.guess, opts.clone(), format);
         if probe.was_asked() {
-            return Written::InItsTurn(f, opts);
+            return Written::InItsTurn(f, DecodeOptions { budget, ..opts });
         }
         let stdout = decoded.drawn(&f, format, args.output.full_docs, args.provenance);
         held.fetch_add(stdout.len(), Ordering::Relaxed);
