@@ -301,7 +301,7 @@ impl Node {
 /// An encoding detail's node (a length, a tag, a prefix): `len` bytes at `offset` holding `value`.
 #[inline(always)]
 pub(crate) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
-    Node::of(name.into(), ty, (offset, len), value, region, (Role::Encoding, Kind::Plain))
+    Node::of(name.into(), Text::from_static(ty), (offset, len), value, region, (Role::Encoding, Kind::Plain))
 }
 
 impl Node {
@@ -309,8 +309,8 @@ impl Node {
     /// straight into the vector (a node built and then changed was built
     /// aside and copied in). What else it has is set once it is there.
     #[inline(always)]
-    pub(crate) fn of(name: Text, ty: &'static str, (offset, len): (usize, usize), value: Value, region: Region, (role, kind): (Role, Kind)) -> Node {
-        Node { name, ty: Text::from_static(ty), offset, len, value, note: None, doc: None, region, role, kind, key: None, extra: None, children: Vec::new() }
+    pub(crate) fn of(name: Text, ty: Text, (offset, len): (usize, usize), value: Value, region: Region, (role, kind): (Role, Kind)) -> Node {
+        Node { name, ty, offset, len, value, note: None, doc: None, region, role, kind, key: None, extra: None, children: Vec::new() }
     }
 }
 

@@ -109,6 +109,9 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
 /// millions of them, and checking each cost an eighth of a capture's text tree.
 #[inline(always)]
 pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
+    if let Some(s) = t.as_clean() {
+        return push_bytes(out, s.as_bytes());
+    }
     match t.as_static() {
         Some(s) if checked_clean(s) => push_bytes(out, s.as_bytes()),
         _ => sanitize_into(out, t),

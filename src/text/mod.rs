@@ -26,6 +26,9 @@ const INLINE: usize = 22;
 #[derive(Clone)]
 enum Repr {
     Static(&'static str),
+    /// kwire's own words ([`Text::own_words`]): printable ASCII, written
+    /// without escaping or looking it up.
+    Clean(&'static str),
     Shared(Arc<str>),
     Inline { len: u8, buf: [u8; INLINE] },
     Owned(Box<str>),
@@ -34,6 +37,25 @@ enum Repr {
 impl Text {
     pub const fn from_static(s: &'static str) -> Text {
         Text(Repr::Static(s))
+    }
+
+    /// kwire's own words at run time, its literals (the record format's
+    /// names and types) and what it makes from them (`Record[12]`): printable
+    /// ASCII by construction, written without escaping (checked in debug
+    /// builds). Never for text from definitions or input.
+    #[inline(always)]
+    pub fn own_words(s: &'static str) -> Text {
+        debug_assert!(escape::is_printable_ascii(s.as_bytes()), "{s:?} is not printable ASCII");
+        Text(Repr::Clean(s))
+    }
+
+    /// The text when it is kwire's own words ([`Text::own_words`]): shown as it is.
+    #[inline(always)]
+    pub fn as_clean(&self) -> Option<&'static str> {
+        match &self.0 {
+            Repr::Clean(s) => Some(s),
+            _ => None,
+        }
     }
 
     /// A copy of `s`, inline when short.
@@ -96,14 +118,14 @@ impl Text {
     /// name): its address then names its contents for good.
     pub fn as_static(&self) -> Option<&'static str> {
         match &self.0 {
-            Repr::Static(s) => Some(s),
+            Repr::Static(s) | Repr::Clean(s) => Some(s),
             _ => None,
         }
     }
 
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            Repr::Static(s) => s,
+            Repr::Static(s) | Repr::Clean(s) => s,
             Repr::Shared(s) => s,
             // SAFETY: `buf[..len]` only ever receives whole `str`s (`copy_of`, and
             // `InlineWriter`, whose partial output is dropped when formatting fails).
@@ -307,6 +329,26 @@ pub fn float_json(v: f64) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_words_are_written_as_they_are_and_read_as_any_text() {
+        let t = Text::own_words("Record[3]");
+        let mut out = b"x ".to_vec();
+        escape::sanitize_text_into(&mut out, &t);
+        assert_eq!((out.as_slice(), t.as_str(), t.as_static()), (&b"x Record[3]"[..], "Record[3]", Some("Record[3]")));
+        assert_eq!(t, Text::from_static("Record[3]"));
+        // Other static texts are still checked: an escape in one is escaped.
+        let mut out = Vec::new();
+        escape::sanitize_text_into(&mut out, &Text::from_static("a\x1b[31mb"));
+        assert!(!out.contains(&0x1b), "{out:?}");
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "not printable ASCII")]
+    fn own_words_that_are_not_printable_ascii_fail_in_debug_builds() {
+        let _ = Text::own_words("a\x1b[31mb");
+    }
 
     #[test]
     fn concat_joins_inline_when_short_and_owned_when_long() {

@@ -139,7 +139,7 @@ pub(super) const RECORDS_COUNT: usize = 12;
 
 /// `RecordBatch[index]` at `pos`, `total` bytes.
 pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: usize) -> &mut Node {
-    let node = push_with(out, || Node::of(indexed_name(&BATCH_NAMES, "RecordBatch", index), "RecordBatch", (pos, total), Value::None, Region::RecordBatch, (Role::Element, Kind::Record(RecordPart::Batch))));
+    let node = push_with(out, || Node::of(indexed_name(&BATCH_NAMES, "RecordBatch", index), Text::own_words("RecordBatch"), (pos, total), Value::None, Region::RecordBatch, (Role::Element, Kind::Record(RecordPart::Batch))));
     node.note = Some("v2".into());
     node
 }
@@ -208,7 +208,7 @@ const HEADER_COUNT: RecordField = ("headers", "varint", RecordPart::Headers);
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
 pub(super) fn push_record_field(out: &mut Vec<Node>, (name, ty, part): RecordField, at: usize, len: usize, v: i64) -> &mut Node {
-    push_with(out, || Node::of(Text::from_static(name), ty, (at, len), Value::Int(v), Region::Record, (Role::Encoding, Kind::Record(part))))
+    push_with(out, || Node::of(Text::own_words(name), Text::own_words(ty), (at, len), Value::Int(v), Region::Record, (Role::Encoding, Kind::Record(part))))
 }
 
 /// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
@@ -218,14 +218,14 @@ pub(super) fn push_v2_field(out: &mut Vec<Node>, k: usize, at: usize, v: i64, at
     let (name, ty, width) = V2_FIELDS[k];
     let value = if ty == "uint32" { Value::Uint(v as u32 as u64) } else { Value::Int(v) };
     let kind = v2_field_part(k).map_or(Kind::Plain, Kind::Record);
-    let n = push_with(out, || Node::of(Text::from_static(name), ty, (at, width), value, Region::RecordBatch, (Role::Encoding, kind)));
+    let n = push_with(out, || Node::of(Text::own_words(name), Text::own_words(ty), (at, width), value, Region::RecordBatch, (Role::Encoding, kind)));
     match k {
-        1 => n.doc = Some("bytes after this field".into()),
+        1 => n.doc = Some(Text::own_words("bytes after this field")),
         CRC => {
             let stored = v as u32;
             n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
             n.note = Some(crc_note(stored, computed, "CRC-32C"));
-            n.doc = Some("CRC-32C of attributes through the last record".into());
+            n.doc = Some(Text::own_words("CRC-32C of attributes through the last record"));
         }
         ATTRIBUTES => n.note = Some(attributes_note(attrs)),
         // baseTimestamp (the delete horizon when the attributes say so) and maxTimestamp.
@@ -274,14 +274,14 @@ pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: C
 /// `Record[i]` at `at`.
 #[inline(always)]
 pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || Node::of(indexed_name(&RECORD_NAMES, "Record", i), "Record", (at, len), Value::None, Region::Record, (Role::Element, Kind::Record(RecordPart::Record))))
+    push_with(out, || Node::of(indexed_name(&RECORD_NAMES, "Record", i), Text::own_words("Record"), (at, len), Value::None, Region::Record, (Role::Element, Kind::Record(RecordPart::Record))))
 }
 
 /// A record's length (`n` bytes at `at`).
 #[inline(always)]
 pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
-    let l = push_with(out, || leaf("length", "varint", at, n, Value::Int(len.into()), Region::Record));
-    l.doc = Some("bytes after this field".into());
+    let l = push_with(out, || Node::of(Text::own_words("length"), Text::own_words("varint"), (at, n), Value::Int(len.into()), Region::Record, (Role::Encoding, Kind::Plain)));
+    l.doc = Some(Text::own_words("bytes after this field"));
 }
 
 /// A record's offsetDelta, noted with the offset it gives.
@@ -296,20 +296,20 @@ pub(super) fn push_offset_delta(out: &mut Vec<Node>, at: usize, n: usize, od: i3
 #[inline(always)]
 pub(super) fn push_headers(out: &mut Vec<Node>, (at, n): (usize, usize), count: i32, len: usize) -> &mut Node {
     let h = push_record_field(out, HEADER_COUNT, at, n, count.into());
-    (h.doc, h.len) = (Some("number of headers".into()), len);
+    (h.doc, h.len) = (Some(Text::own_words("number of headers")), len);
     h
 }
 
 /// `Header[j]` at `at`.
 #[inline(always)]
 pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || Node::of(indexed_name(&HEADER_NAMES, "Header", j), "Header", (at, len), Value::None, Region::Record, (Role::Element, Kind::Plain)))
+    push_with(out, || Node::of(indexed_name(&HEADER_NAMES, "Header", j), Text::own_words("Header"), (at, len), Value::None, Region::Record, (Role::Element, Kind::Plain)))
 }
 
 /// The length of record bytes `name` (`keyLength` …), written as `form` says.
 #[inline(always)]
 pub(super) fn push_bytes_length(out: &mut Vec<Node>, name: &'static str, (ty, region): BytesForm, at: usize, n: usize, len: i32) {
-    push_with(out, || Node::of(length_name(name), ty, (at, n), Value::Int(len.into()), region, (Role::Encoding, Kind::BytesLength)));
+    push_with(out, || Node::of(length_name(name), Text::own_words(ty), (at, n), Value::Int(len.into()), region, (Role::Encoding, Kind::BytesLength)));
 }
 
 /// Record bytes `name` at `buf[start..start + len]` (`None`: null), in `region`.
@@ -317,7 +317,7 @@ pub(super) fn push_bytes_length(out: &mut Vec<Node>, name: &'static str, (ty, re
 pub(super) fn push_bytes<'o>(out: &'o mut Vec<Node>, buf: &Bytes, (name, kind): BytesPart, region: Region, start: usize, len: Option<usize>) -> &'o mut Node {
     // Its text preview is the views' (`render::notes`), made when shown.
     let value = Value::Bytes(len.map(|len| buf.slice(start..start + len)));
-    push_with(out, || Node::of(Text::from_static(name), "bytes", (start, len.unwrap_or(0)), value, region, (Role::Encoding, kind)))
+    push_with(out, || Node::of(Text::own_words(name), Text::own_words("bytes"), (start, len.unwrap_or(0)), value, region, (Role::Encoding, kind)))
 }
 
 /// `(compression=none, timestamp=CreateTime, transactional)`: a batch's attributes, written piece by piece.
@@ -348,10 +348,10 @@ fn crc_note(stored: u32, computed: u32, name: &str) -> Text {
 /// The length prefix's name of a record's bytes field.
 fn length_name(name: &str) -> Text {
     match name {
-        "key" => "keyLength".into(),
-        "value" => "valueLength".into(),
-        "headerKey" => "headerKeyLength".into(),
-        "headerValue" => "headerValueLength".into(),
+        "key" => Text::own_words("keyLength"),
+        "value" => Text::own_words("valueLength"),
+        "headerKey" => Text::own_words("headerKeyLength"),
+        "headerValue" => Text::own_words("headerValueLength"),
         _ => format!("{name}Length").into(),
     }
 }
@@ -368,7 +368,7 @@ static HEADER_NAMES: [OnceLock<&'static str>; 64] = [const { OnceLock::new() }; 
 /// and shared, formatted inline beyond it.
 fn indexed_name(table: &'static NameTable, base: &'static str, i: usize) -> Text {
     match table.get(i) {
-        Some(cell) => Text::from_static(cell.get_or_init(|| format!("{base}[{i}]").leak())),
+        Some(cell) => Text::own_words(cell.get_or_init(|| format!("{base}[{i}]").leak())),
         None => Text::format(format_args!("{base}[{i}]")),
     }
 }
