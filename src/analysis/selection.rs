@@ -189,7 +189,7 @@ impl<'c, 'f> Selection<'c, 'f> {
 /// capture of messages without any is read once. A stream is read once and
 /// never held: the names tied so far name each frame.
 pub struct TopicNames<'c> {
-    /// From the first pass.
+    /// Fixed names (none: the views that show no notes).
     whole: TopicIds,
     /// Learned as the capture goes (a stream).
     streaming: Option<RefCell<TopicIdLearner<'c>>>,
@@ -203,8 +203,9 @@ struct Deferred<'c> {
     /// Reads the whole capture for its names (`None`: it could not be opened again).
     read: Box<dyn Fn() -> Option<TopicIds> + 'c>,
     learned: OnceCell<TopicIds>,
-    /// The last message asked about and whether it holds topic ids.
-    last: Cell<Option<(Message, bool)>>,
+    /// The last message asked about in each direction (requests and
+    /// responses alternate) and whether it holds topic ids.
+    last: [Cell<Option<(Message, bool)>>; 2],
 }
 
 /// A message: its direction, api key and version.
@@ -221,7 +222,7 @@ impl<'c> TopicNames<'c> {
     pub fn read_when_needed<R: Read + 'c>(cat: &'c Catalogue, release: Option<&str>, open: impl Fn() -> Option<R> + 'c, opts: &CaptureOptions) -> Self {
         let (opts, pin) = (opts.clone(), release.map(str::to_string));
         let read = Box::new(move || open().map(|input| learn_topic_ids(cat, pin.as_deref(), input, &opts)));
-        let deferred = Deferred { cat, release: release.map(str::to_string), read, learned: OnceCell::new(), last: Cell::new(None) };
+        let deferred = Deferred { cat, release: release.map(str::to_string), read, learned: OnceCell::new(), last: [Cell::new(None), Cell::new(None)] };
         TopicNames { whole: TopicIds::default(), streaming: None, deferred: Some(deferred) }
     }
 
@@ -266,16 +267,55 @@ impl Deferred<'_> {
         }
         let kind = if f.direction == Direction::Request { MessageKind::Request } else { MessageKind::Response };
         let (Some(key), Some(version)) = (f.api_key, f.api_version) else { return true };
-        match self.last.get() {
+        let last = &self.last[usize::from(kind == MessageKind::Response)];
+        match last.get() {
             Some((seen, holds)) if seen == (kind, key, version) => holds,
             _ => {
                 let holds = self.cat.message(kind, key, version, self.release.as_deref()).is_some_and(|spec| match spec.kept_plan(version) {
                     Some(plan) => plan.holds_topic_ids,
                     None => spec.plan(version).holds_topic_ids,
                 });
-                self.last.set(Some(((kind, key, version), holds)));
+                last.set(Some(((kind, key, version), holds)));
                 holds
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::FrameKind;
+
+    fn frame(direction: Direction, api: Option<(i16, i16)>, kind: FrameKind) -> CapturedFrame {
+        let addr = "127.0.0.1:9092".parse().unwrap();
+        let (api_key, api_version) = (api.map(|a| a.0), api.map(|a| a.1));
+        CapturedFrame { index: 0, timestamp: 0.0, conn: 0, from: addr, to: addr, direction, kind, bytes: Default::default(), correlation_id: Some(1), api_key, api_version, after_gap: false, offset: 0, len: 0 }
+    }
+
+    #[test]
+    fn a_capture_is_read_for_its_names_at_the_first_frame_that_can_hold_a_topic_id() {
+        let cat = Catalogue::builtin();
+        let opened = Cell::new(0);
+        let open = || {
+            opened.set(opened.get() + 1);
+            None::<std::io::Empty>
+        };
+        let names = TopicNames::read_when_needed(cat, None, open, &CaptureOptions::default());
+        let (request, response) = (Direction::Request, Direction::Response);
+        let sasl = FrameKind::SaslToken { mechanism: "PLAIN".into() };
+        // Produce v8, Fetch v12 (topics by name), Heartbeat, a SASL token: not read.
+        for f in [frame(request, Some((0, 8)), FrameKind::Kafka), frame(response, Some((1, 12)), FrameKind::Kafka), frame(request, Some((12, 4)), FrameKind::Kafka), frame(request, None, sasl)] {
+            assert!(names.for_frame(&f).is_empty());
+        }
+        assert_eq!(opened.get(), 0);
+        // Fetch v13 names topics by id: read, once.
+        names.for_frame(&frame(response, Some((1, 13)), FrameKind::Kafka));
+        names.for_frame(&frame(request, Some((1, 13)), FrameKind::Kafka));
+        assert_eq!(opened.get(), 1);
+        // A response whose request is not in the capture (to be guessed) may hold one.
+        let guessed = TopicNames::read_when_needed(cat, None, open, &CaptureOptions::default());
+        guessed.for_frame(&frame(response, None, FrameKind::Kafka));
+        assert_eq!(opened.get(), 2);
     }
 }

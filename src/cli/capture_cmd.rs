@@ -105,7 +105,7 @@ struct Out<'a> {
 const OWNED_MIN: usize = 4 << 10;
 /// Buffers in one vectored write (within every system's `IOV_MAX`).
 const OWNED_MAX: usize = 512;
-/// Room of a buffer that gathers small outputs.
+/// What a buffer that gathers small outputs holds at most.
 const GATHER: usize = 64 << 10;
 
 impl Out<'_> {
@@ -127,10 +127,9 @@ impl Out<'_> {
         self.owned_len += out.len();
         match self.owned.last_mut() {
             Some(last) if out.len() < OWNED_MIN && self.gathering && last.len() + out.len() <= GATHER => last.extend_from_slice(&out),
+            // The output itself gathers those after it (growing as they come).
             _ if out.len() < OWNED_MIN => {
-                let mut gather = Vec::with_capacity(GATHER);
-                gather.extend_from_slice(&out);
-                self.owned.push(gather);
+                self.owned.push(out);
                 self.gathering = true;
             }
             _ => {
@@ -148,18 +147,11 @@ impl Out<'_> {
         if self.owned.is_empty() {
             return Ok(());
         }
-        let mut slices: Vec<std::io::IoSlice<'_>> = self.owned.iter().map(|b| std::io::IoSlice::new(b)).collect();
-        let mut rest = &mut slices[..];
-        while !rest.is_empty() {
-            let n = self.w.get_mut().write_vectored(rest)?;
-            if n == 0 {
-                return Err(std::io::ErrorKind::WriteZero.into());
-            }
-            std::io::IoSlice::advance_slices(&mut rest, n);
-        }
+        let sent = write_all_vectored(self.w.get_mut(), &self.owned);
+        // After an error nothing is sent again: the writing stops with it.
         self.owned.clear();
         (self.owned_len, self.gathering) = (0, false);
-        Ok(())
+        sent
     }
 
     /// Everything written so far, out now.
@@ -167,6 +159,21 @@ impl Out<'_> {
         self.send_owned()?;
         self.w.flush()
     }
+}
+
+/// `bufs` written whole, in vectored writes (retried when interrupted).
+fn write_all_vectored(w: &mut impl Write, bufs: &[Vec<u8>]) -> std::io::Result<()> {
+    let mut slices: Vec<std::io::IoSlice<'_>> = bufs.iter().map(|b| std::io::IoSlice::new(b)).collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        match w.write_vectored(rest) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => std::io::IoSlice::advance_slices(&mut rest, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 impl Write for Out<'_> {
@@ -264,7 +271,9 @@ impl Source<'_> {
 }
 
 /// Tree views note each TopicId with its topic: a file (or bytes in memory)
-/// is read a first time for the names, a stream learns them as it goes.
+/// is read a first time for the names when the first frame shown can hold a
+/// topic id (opened again then: a file that changed in between gives what it
+/// holds then), a stream learns them as it goes.
 fn topic_names<'c>(cat: &'c Catalogue, release: Option<&str>, source: &'c Source<'_>, opts: &CaptureOptions, needed: bool) -> TopicNames<'c> {
     match (needed, source.rereadable()) {
         (false, _) => TopicNames::none(),

@@ -103,9 +103,10 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
     push_bytes(out, &bytes[start..]);
 }
 
-/// [`sanitize_into`] for a [`super::Text`]: text that lives for the whole run
-/// (names, types and docs from the definitions and kwire's own words) is
-/// checked once and then copied as is. The tree views write
+/// [`sanitize_into`] for a [`super::Text`]: kwire's own words
+/// ([`super::Text::own_words`]) are copied as they are; other text that lives
+/// for the whole run (names, types and docs from the definitions) is checked
+/// once, remembered by address, and then copied as is. The tree views write
 /// millions of them, and checking each cost an eighth of a capture's text tree.
 #[inline(always)]
 pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {

@@ -13,7 +13,8 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// A node's name, type, note, doc or string value: a static string, a string
+/// A node's name, type, note, doc or string value: a static string, kwire's
+/// own words (static, printable ASCII, written without escaping), a string
 /// shared with the catalogue, a short string kept inline, or one of its own, so
 /// that most nodes cost no allocation for their labels. Reads as a `str`.
 #[derive(Clone)]
@@ -44,7 +45,7 @@ impl Text {
     /// ASCII by construction, written without escaping (checked in debug
     /// builds). Never for text from definitions or input.
     #[inline(always)]
-    pub fn own_words(s: &'static str) -> Text {
+    pub(crate) fn own_words(s: &'static str) -> Text {
         debug_assert!(escape::is_printable_ascii(s.as_bytes()), "{s:?} is not printable ASCII");
         Text(Repr::Clean(s))
     }
