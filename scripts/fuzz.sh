@@ -17,6 +17,12 @@ for t in "${targets[@]}"; do
     pcap) cp ../samples/captures/*.pcap* ../samples/captures/tls/*.pcap* "corpus/$t/" 2>/dev/null || true ;;
     frame) for f in ../samples/*.hex; do python3 -c "import sys;d=bytes.fromhex(open(sys.argv[1]).read().replace(' ','').replace('\n',''));open(sys.argv[2],'wb').write(b'\x00\x00'+d)" "$f" "corpus/$t/$(basename "$f" .hex)"; done ;;
   esac
+  # A target that does not build says so (the run's filter below would hide it).
+  if ! build=$(cargo fuzz build "$t" 2>&1); then
+    echo "$build" | grep -E "^error" -A8 | head -40
+    echo "fuzz.sh: the $t target does not build" >&2
+    exit 1
+  fi
   echo "== $t for ${secs}s"
   # The memory limits hold the budgets to account: RSS (ASan's shadow and
   # quarantine included) and any single allocation.

@@ -3,7 +3,7 @@
 #![no_main]
 use bytes::Bytes;
 use kwire::decode::fields::Context;
-use kwire::records::BatchDecoder;
+use kwire::decode::records::BatchDecoder;
 use kwire::schema::Catalogue;
 use libfuzzer_sys::fuzz_target;
 
