@@ -84,9 +84,10 @@ fn write_node(buf: &mut Vec<u8>, out: &mut impl io::Write, node: &Node) -> io::R
             write_value(buf, node);
         }
     }
-    if let Some(n) = super::notes::note(node) {
-        buf.extend_from_slice(b",\"note\":");
-        write_json_str(buf, &n);
+    let mark = buf.len();
+    buf.extend_from_slice(b",\"note\":");
+    if !super::notes::push_note_json(buf, node) {
+        buf.truncate(mark);
     }
     if let Some(d) = &node.doc {
         buf.extend_from_slice(b",\"doc\":");
