@@ -200,13 +200,17 @@ pub struct TopicNames<'c> {
 struct Deferred<'c> {
     cat: &'c Catalogue,
     release: Option<String>,
-    /// Reads the whole capture for its names (`None`: it could not be opened again).
-    read: Box<dyn Fn() -> Option<TopicIds> + 'c>,
+    /// Reads the whole capture for its names, with this release pinned
+    /// (`None`: it could not be opened again).
+    read: Box<ReadNames<'c>>,
     learned: OnceCell<TopicIds>,
     /// The last message asked about in each direction (requests and
     /// responses alternate) and whether it holds topic ids.
     last: [Cell<Option<(Message, bool)>>; 2],
 }
+
+/// Reads a capture for its names, a release pinned or not.
+type ReadNames<'c> = dyn Fn(Option<&str>) -> Option<TopicIds> + 'c;
 
 /// A message: its direction, api key and version.
 type Message = (MessageKind, i16, i16);
@@ -220,8 +224,8 @@ impl<'c> TopicNames<'c> {
     /// The names of the whole capture, read from what `open` gives when a
     /// frame first needs them ([`Self::for_frame`]).
     pub fn read_when_needed<R: Read + 'c>(cat: &'c Catalogue, release: Option<&str>, open: impl Fn() -> Option<R> + 'c, opts: &CaptureOptions) -> Self {
-        let (opts, pin) = (opts.clone(), release.map(str::to_string));
-        let read = Box::new(move || open().map(|input| learn_topic_ids(cat, pin.as_deref(), input, &opts)));
+        let opts = opts.clone();
+        let read = Box::new(move |pin: Option<&str>| open().map(|input| learn_topic_ids(cat, pin, input, &opts)));
         let deferred = Deferred { cat, release: release.map(str::to_string), read, learned: OnceCell::new(), last: [Cell::new(None), Cell::new(None)] };
         TopicNames { whole: TopicIds::default(), streaming: None, deferred: Some(deferred) }
     }
@@ -243,7 +247,7 @@ impl<'c> TopicNames<'c> {
     pub fn now(&self) -> TopicIds {
         match (&self.streaming, &self.deferred) {
             (Some(l), _) => l.borrow().topic_ids().clone(),
-            (None, Some(d)) => d.learned.get_or_init(|| (d.read)().unwrap_or_default()).clone(),
+            (None, Some(d)) => d.learned.get_or_init(|| (d.read)(d.release.as_deref()).unwrap_or_default()).clone(),
             (None, None) => self.whole.clone(),
         }
     }
@@ -271,10 +275,7 @@ impl Deferred<'_> {
         match last.get() {
             Some((seen, holds)) if seen == (kind, key, version) => holds,
             _ => {
-                let holds = self.cat.message(kind, key, version, self.release.as_deref()).is_some_and(|spec| match spec.kept_plan(version) {
-                    Some(plan) => plan.holds_topic_ids,
-                    None => spec.plan(version).holds_topic_ids,
-                });
+                let holds = self.cat.message(kind, key, version, self.release.as_deref()).is_some_and(|spec| spec.plan(version).holds_topic_ids);
                 last.set(Some(((kind, key, version), holds)));
                 holds
             }

@@ -131,14 +131,13 @@ impl StructPlan {
             Shape::Struct(s) | Shape::Array(Element::Struct(s)) => s.holds_records,
             Shape::Array(_) => false,
         });
-        let holds_secrets = fields_with(&|f| match &f.shape {
-            Shape::Struct(s) | Shape::Array(Element::Struct(s)) => s.holds_secrets,
-            _ => false,
-        }) || fields.iter().filter(|f| f.versions.contains(version)).any(|f| matches!(FieldMeaning::of(f), FieldMeaning::Secret | FieldMeaning::SaslAuthBytes));
-        let holds_topic_ids = fields_with(&|f| match &f.shape {
-            Shape::Struct(s) | Shape::Array(Element::Struct(s)) => s.holds_topic_ids,
-            _ => false,
-        }) || fields.iter().filter(|f| f.versions.contains(version)).any(|f| FieldMeaning::of(f) == FieldMeaning::TopicId);
+        // A field of a meaning here, or in a nested struct that holds one.
+        let holds = |nested: &dyn Fn(&StructPlan) -> bool, meant: &dyn Fn(FieldMeaning) -> bool| {
+            fields_with(&|f| matches!(&f.shape, Shape::Struct(s) | Shape::Array(Element::Struct(s)) if nested(s)))
+                || fields.iter().filter(|f| f.versions.contains(version)).any(|f| meant(FieldMeaning::of(f)))
+        };
+        let holds_secrets = holds(&|s| s.holds_secrets, &|m| matches!(m, FieldMeaning::Secret | FieldMeaning::SaslAuthBytes));
+        let holds_topic_ids = holds(&|s| s.holds_topic_ids, &|m| m == FieldMeaning::TopicId);
         StructPlan { regular, tagged, holds_records, holds_secrets, holds_topic_ids }
     }
 }
