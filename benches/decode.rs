@@ -7,7 +7,10 @@ mod inputs;
 
 use bytes::{Buf, Bytes};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kafka_protocol::messages::{FetchResponse, HeartbeatRequest, MetadataResponse, ProduceRequest, RequestHeader, ResponseHeader};
+use kafka_protocol::messages::{
+    FetchResponse, HeartbeatRequest, MetadataResponse, ProduceRequest, RequestHeader,
+    ResponseHeader,
+};
 use kafka_protocol::protocol::{Decodable, HeaderVersion};
 use kafka_protocol::records::RecordBatchDecoder;
 use kwire::decode::{for_each_frame, DecodeOptions, Direction};
@@ -26,7 +29,12 @@ struct Case {
 }
 
 fn resp(key: i16, v: i16) -> DecodeOptions {
-    DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(v), ..Default::default() }
+    DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(key),
+        api_version: Some(v),
+        ..Default::default()
+    }
 }
 
 fn oracle_produce(b: &Bytes) {
@@ -75,10 +83,30 @@ fn oracle_heartbeats(b: &Bytes) {
 
 fn cases() -> Vec<Case> {
     vec![
-        Case { name: "produce_1000_records", bytes: inputs::produce_1000().into(), opts: DecodeOptions::default(), oracle: oracle_produce },
-        Case { name: "fetch_1mb", bytes: inputs::fetch_1mb().into(), opts: resp(1, 12), oracle: oracle_fetch },
-        Case { name: "metadata_5000_partitions", bytes: inputs::metadata_5000().into(), opts: resp(3, 12), oracle: oracle_metadata },
-        Case { name: "heartbeats_100k", bytes: inputs::heartbeats_100k().into(), opts: DecodeOptions::default(), oracle: oracle_heartbeats },
+        Case {
+            name: "produce_1000_records",
+            bytes: inputs::produce_1000().into(),
+            opts: DecodeOptions::default(),
+            oracle: oracle_produce,
+        },
+        Case {
+            name: "fetch_1mb",
+            bytes: inputs::fetch_1mb().into(),
+            opts: resp(1, 12),
+            oracle: oracle_fetch,
+        },
+        Case {
+            name: "metadata_5000_partitions",
+            bytes: inputs::metadata_5000().into(),
+            opts: resp(3, 12),
+            oracle: oracle_metadata,
+        },
+        Case {
+            name: "heartbeats_100k",
+            bytes: inputs::heartbeats_100k().into(),
+            opts: DecodeOptions::default(),
+            oracle: oracle_heartbeats,
+        },
     ]
 }
 
@@ -86,7 +114,12 @@ fn cases() -> Vec<Case> {
 /// tree nodes or tape slots made (so that nothing is optimised away).
 fn decode_all(cat: &Catalogue, bytes: &Bytes, opts: &DecodeOptions) -> usize {
     let mut made = 0;
-    for_each_frame(cat, bytes, opts, |f| made += f.values.as_ref().map_or(f.root.children.len(), |v| v.slots.len()));
+    for_each_frame(cat, bytes, opts, |f| {
+        made += f
+            .values
+            .as_ref()
+            .map_or(f.root.children.len(), |v| v.slots.len())
+    });
     made
 }
 
@@ -98,13 +131,25 @@ fn bench(c: &mut Criterion) {
         g.sample_size(10);
         // Each frame is decoded and dropped before the next, as the kafka-protocol
         // reference decodes and drops each message.
-        g.bench_function("kwire_tree", |b| b.iter(|| decode_all(cat, &case.bytes, &case.opts)));
+        g.bench_function("kwire_tree", |b| {
+            b.iter(|| decode_all(cat, &case.bytes, &case.opts))
+        });
         // The annotated decode alone: the tape (every field's value, bytes and
         // encoding widths, record batches included) that the tree is built from.
-        let tape = DecodeOptions { annotated_tape: true, ..case.opts.clone() };
-        g.bench_function("kwire_annotated", |b| b.iter(|| decode_all(cat, &case.bytes, &tape)));
-        let lean = DecodeOptions { values_only: true, ..case.opts.clone() };
-        g.bench_function("kwire_values", |b| b.iter(|| decode_all(cat, &case.bytes, &lean)));
+        let tape = DecodeOptions {
+            annotated_tape: true,
+            ..case.opts.clone()
+        };
+        g.bench_function("kwire_annotated", |b| {
+            b.iter(|| decode_all(cat, &case.bytes, &tape))
+        });
+        let lean = DecodeOptions {
+            values_only: true,
+            ..case.opts.clone()
+        };
+        g.bench_function("kwire_values", |b| {
+            b.iter(|| decode_all(cat, &case.bytes, &lean))
+        });
         g.bench_function("kwire_values_json", |b| {
             b.iter(|| {
                 let mut out = Vec::new();
@@ -115,7 +160,9 @@ fn bench(c: &mut Criterion) {
                 out.len()
             })
         });
-        g.bench_function("kafka_protocol_typed", |b| b.iter(|| (case.oracle)(&case.bytes)));
+        g.bench_function("kafka_protocol_typed", |b| {
+            b.iter(|| (case.oracle)(&case.bytes))
+        });
         g.finish();
     }
 }

@@ -15,7 +15,12 @@ use serde_json::{json, Map, Value};
 
 fn frame(direction: Direction, api: i16, version: i16, body: Value) -> Vec<u8> {
     let cat = Catalogue::builtin();
-    let fs = FrameSpec { direction, api_key: api, version, release: None };
+    let fs = FrameSpec {
+        direction,
+        api_key: api,
+        version,
+        release: None,
+    };
     let mut header = Map::new();
     header.insert("CorrelationId".into(), json!(7));
     if direction == Direction::Request {
@@ -25,7 +30,14 @@ fn frame(direction: Direction, api: i16, version: i16, body: Value) -> Vec<u8> {
 }
 
 fn small_records(n: usize, size: usize) -> Vec<Rec> {
-    (0..n).map(|i| Rec { key: Some(format!("key-{i}").into_bytes()), value: Some(vec![b'v'; size]), headers: vec![], timestamp_delta: i as i64 }).collect()
+    (0..n)
+        .map(|i| Rec {
+            key: Some(format!("key-{i}").into_bytes()),
+            value: Some(vec![b'v'; size]),
+            headers: vec![],
+            timestamp_delta: i as i64,
+        })
+        .collect()
 }
 
 /// Produce v9 with one batch of 1,000 small records.
@@ -83,7 +95,12 @@ pub fn metadata_5000() -> Vec<u8> {
 
 /// 100,000 Heartbeat v4 requests back to back.
 pub fn heartbeats_100k() -> Vec<u8> {
-    let one = frame(Direction::Request, 12, 4, json!({"GroupId": "billing", "GenerationId": 7, "MemberId": "member-1", "GroupInstanceId": null}));
+    let one = frame(
+        Direction::Request,
+        12,
+        4,
+        json!({"GroupId": "billing", "GenerationId": 7, "MemberId": "member-1", "GroupInstanceId": null}),
+    );
     one.repeat(100_000)
 }
 
@@ -91,7 +108,13 @@ pub fn heartbeats_100k() -> Vec<u8> {
 /// conversation (a Produce request, a Fetch request and its response, 200
 /// heartbeats with their responses), repeated over new connections. Returns the
 /// bytes written and the frames in one conversation.
-pub fn write_mixed_pcap(f: &mut impl std::io::Write, pcap_mb: usize, produce: &[u8], fetch: &[u8], heartbeats: &[u8]) -> std::io::Result<(usize, usize)> {
+pub fn write_mixed_pcap(
+    f: &mut impl std::io::Write,
+    pcap_mb: usize,
+    produce: &[u8],
+    fetch: &[u8],
+    heartbeats: &[u8],
+) -> std::io::Result<(usize, usize)> {
     let conversation = mixed_conversation(produce, fetch, heartbeats);
     let (written, _) = write_repeated(f, &conversation, RepeatUntil::Bytes(pcap_mb << 20))?;
     Ok((written, conversation.len()))
@@ -101,8 +124,26 @@ pub fn write_mixed_pcap(f: &mut impl std::io::Write, pcap_mb: usize, produce: &[
 /// request, and a run of heartbeats with their responses.
 pub fn mixed_conversation(produce: &[u8], fetch: &[u8], heartbeats: &[u8]) -> Vec<(bool, Vec<u8>)> {
     let cat = kwire::schema::Catalogue::builtin();
-    let fetch_req = kwire::encode::example::example_frame(cat, &kwire::encode::FrameSpec { direction: kwire::decode::Direction::Request, api_key: 1, version: 12, release: None }).unwrap();
-    let hb_resp = kwire::encode::example::example_frame(cat, &kwire::encode::FrameSpec { direction: kwire::decode::Direction::Response, api_key: 12, version: 4, release: None }).unwrap();
+    let fetch_req = kwire::encode::example::example_frame(
+        cat,
+        &kwire::encode::FrameSpec {
+            direction: kwire::decode::Direction::Request,
+            api_key: 1,
+            version: 12,
+            release: None,
+        },
+    )
+    .unwrap();
+    let hb_resp = kwire::encode::example::example_frame(
+        cat,
+        &kwire::encode::FrameSpec {
+            direction: kwire::decode::Direction::Response,
+            api_key: 12,
+            version: 4,
+            release: None,
+        },
+    )
+    .unwrap();
     let hb_req = &heartbeats[..heartbeats.len() / 100_000];
     let with_corr = |frame: &[u8], corr: i32, request: bool| {
         let mut f = frame.to_vec();
@@ -178,7 +219,11 @@ pub enum RepeatUntil {
 /// A pcap of a conversation (its byte streams cut into 1448-byte segments)
 /// repeated, each repeat a new connection (another client port, so nothing
 /// looks retransmitted): the bytes written and the repeats.
-pub fn write_repeated(f: &mut impl std::io::Write, conversation: &[(bool, Vec<u8>)], until: RepeatUntil) -> std::io::Result<(usize, usize)> {
+pub fn write_repeated(
+    f: &mut impl std::io::Write,
+    conversation: &[(bool, Vec<u8>)],
+    until: RepeatUntil,
+) -> std::io::Result<(usize, usize)> {
     let segs = pcap_writer::conversation(conversation, 1448);
     let one = pcap_writer::pcap(pcap_writer::Link::EthernetV4, &segs);
     // Repeat the packet records (not the file header).
@@ -199,7 +244,11 @@ pub fn write_repeated(f: &mut impl std::io::Write, conversation: &[(bool, Vec<u8
         while at + 16 <= copy.len() {
             let len = u32::from_le_bytes(copy[at + 8..at + 12].try_into().unwrap()) as usize;
             let tcp = at + 16 + 34; // record header, Ethernet, IPv4
-            let side = if copy[tcp..tcp + 2] == 50000u16.to_be_bytes() { tcp } else { tcp + 2 };
+            let side = if copy[tcp..tcp + 2] == 50000u16.to_be_bytes() {
+                tcp
+            } else {
+                tcp + 2
+            };
             copy[side..side + 2].copy_from_slice(&port);
             at += 16 + len;
         }

@@ -22,14 +22,24 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).expect("usage: explorer_capture FILE [WxH]").clone();
-    let (w, h) = args.get(2).and_then(|s| s.split_once('x')).and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?))).unwrap_or((200u16, 60u16));
+    let path = args
+        .get(1)
+        .expect("usage: explorer_capture FILE [WxH]")
+        .clone();
+    let (w, h) = args
+        .get(2)
+        .and_then(|s| s.split_once('x'))
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        .unwrap_or((200u16, 60u16));
     let size = std::fs::metadata(&path).expect("the capture").len();
     let before = vm_hwm_kb();
     let start = Instant::now();
     let cat = Catalogue::builtin();
     let (spool, writer) = Spool::create().expect("spool");
-    let progress = Progress { total: Some(size), ..Default::default() };
+    let progress = Progress {
+        total: Some(size),
+        ..Default::default()
+    };
     let capture = CaptureState::new(spool, progress.clone(), false, Default::default());
     let mut app = App::for_capture(cat, None, capture, Theme { color: true });
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -38,10 +48,28 @@ fn main() {
     std::thread::scope(|s| {
         let file = std::fs::File::open(&path).expect("open");
         let p = progress.clone();
-        s.spawn(move || index_capture(cat, None, false, file, &CaptureOptions::default(), writer, &p, &tx));
+        s.spawn(move || {
+            index_capture(
+                cat,
+                None,
+                false,
+                file,
+                &CaptureOptions::default(),
+                writer,
+                &p,
+                &tx,
+            )
+        });
         let mut first_list = None;
         let mut key_times = Vec::new();
-        let keys = [KeyCode::Down, KeyCode::Down, KeyCode::PageDown, KeyCode::Up, KeyCode::Char('p'), KeyCode::Char('t')];
+        let keys = [
+            KeyCode::Down,
+            KeyCode::Down,
+            KeyCode::PageDown,
+            KeyCode::Up,
+            KeyCode::Char('p'),
+            KeyCode::Char('t'),
+        ];
         let mut k = 0;
         let mut done = false;
         while !done {
@@ -66,7 +94,11 @@ fn main() {
             terminal.draw(|f| ui::draw(f, &mut app)).unwrap();
             if first_list.is_none() && app.frames.len() > 1 {
                 first_list = Some(start.elapsed());
-                println!("first frame list drawn: {:.3} s ({} frames indexed)", secs(start.elapsed()), app.frames.len());
+                println!(
+                    "first frame list drawn: {:.3} s ({} frames indexed)",
+                    secs(start.elapsed()),
+                    app.frames.len()
+                );
             }
             if first_list.is_some() && !done {
                 // A key while the index is being built: handle it and redraw.
@@ -80,10 +112,20 @@ fn main() {
         }
         let indexed = start.elapsed();
         let at_index = vm_hwm_kb();
-        println!("index complete: {:.3} s, {} frames, {:.0} MB/s", secs(indexed), app.frames.len(), size as f64 / 1e6 / secs(indexed));
+        println!(
+            "index complete: {:.3} s, {} frames, {:.0} MB/s",
+            secs(indexed),
+            app.frames.len(),
+            size as f64 / 1e6 / secs(indexed)
+        );
         key_times.sort();
         if let (Some(med), Some(max)) = (key_times.get(key_times.len() / 2), key_times.last()) {
-            println!("key to redraw while indexing: {} keys, median {:.2} ms, max {:.2} ms", key_times.len(), ms(*med), ms(*max));
+            println!(
+                "key to redraw while indexing: {} keys, median {:.2} ms, max {:.2} ms",
+                key_times.len(),
+                ms(*med),
+                ms(*max)
+            );
         }
         // Paging through the whole list: every page decodes the frame it lands on.
         app.on_key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE));
@@ -105,7 +147,12 @@ fn main() {
             ms(page_times[page_times.len() / 2]),
             ms(*page_times.last().unwrap())
         );
-        println!("peak resident memory: {} MB before opening, {} MB when indexed, {} MB after paging", before >> 10, at_index >> 10, vm_hwm_kb() >> 10);
+        println!(
+            "peak resident memory: {} MB before opening, {} MB when indexed, {} MB after paging",
+            before >> 10,
+            at_index >> 10,
+            vm_hwm_kb() >> 10
+        );
     });
 }
 
@@ -119,5 +166,13 @@ fn ms(d: Duration) -> f64 {
 
 /// The process's peak resident set (`VmHWM`), in KiB.
 fn vm_hwm_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status").ok().and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok())).unwrap_or(0)
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
 }

@@ -15,15 +15,27 @@ fn main() {
     let fetch = inputs::fetch_1mb();
     let metadata = inputs::metadata_5000();
     let heartbeats = inputs::heartbeats_100k();
-    for (name, bytes) in [("produce.bin", &produce), ("fetch.bin", &fetch), ("metadata.bin", &metadata), ("heartbeats.bin", &heartbeats)] {
+    for (name, bytes) in [
+        ("produce.bin", &produce),
+        ("fetch.bin", &fetch),
+        ("metadata.bin", &metadata),
+        ("heartbeats.bin", &heartbeats),
+    ] {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
     let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("mixed.pcap")).unwrap());
-    let (written, frames) = inputs::write_mixed_pcap(&mut f, pcap_mb, &produce, &fetch, &heartbeats).unwrap();
+    let (written, frames) =
+        inputs::write_mixed_pcap(&mut f, pcap_mb, &produce, &fetch, &heartbeats).unwrap();
     f.flush().unwrap();
     // The listing's and the explorer's capture: 40,000 Produce v8 frames.
-    let mut p = std::io::BufWriter::new(std::fs::File::create(dir.join("produce-40k.pcap")).unwrap());
+    let mut p =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("produce-40k.pcap")).unwrap());
     inputs::write_produce_pcap(&mut p, 20_000).unwrap();
     p.flush().unwrap();
-    eprintln!("wrote {} ({} MB pcap, {} frames per repeat)", dir.display(), written >> 20, frames);
+    eprintln!(
+        "wrote {} ({} MB pcap, {} frames per repeat)",
+        dir.display(),
+        written >> 20,
+        frames
+    );
 }

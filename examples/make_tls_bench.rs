@@ -17,18 +17,41 @@ fn main() {
     let dir = std::path::PathBuf::from(args.get(1).map_or("bench-inputs", String::as_str));
     let mb: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
     std::fs::create_dir_all(&dir).unwrap();
-    let plain = inputs::mixed_conversation(&inputs::produce_1000(), &inputs::fetch_1mb(), &inputs::heartbeats_100k());
+    let plain = inputs::mixed_conversation(
+        &inputs::produce_1000(),
+        &inputs::fetch_1mb(),
+        &inputs::heartbeats_100k(),
+    );
     let mut s = Synth::new(0x1301, [0x42; 32]);
-    let mut tls = vec![(true, s.client_hello(Some("kafka-bench.example"))), (false, s.server_flight()), (true, s.client_finished())];
+    let mut tls = vec![
+        (true, s.client_hello(Some("kafka-bench.example"))),
+        (false, s.server_flight()),
+        (true, s.client_finished()),
+    ];
     for (from_client, frame) in &plain {
-        tls.push((*from_client, if *from_client { s.client_data(frame) } else { s.server_data(frame) }));
+        tls.push((
+            *from_client,
+            if *from_client {
+                s.client_data(frame)
+            } else {
+                s.server_data(frame)
+            },
+        ));
     }
     std::fs::write(dir.join("tls.keylog"), s.key_log()).unwrap();
     let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("tls.pcap")).unwrap());
-    let (tls_bytes, repeats) = inputs::write_repeated(&mut f, &tls, RepeatUntil::Bytes(mb << 20)).unwrap();
+    let (tls_bytes, repeats) =
+        inputs::write_repeated(&mut f, &tls, RepeatUntil::Bytes(mb << 20)).unwrap();
     f.flush().unwrap();
     let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("clear.pcap")).unwrap());
-    let (clear_bytes, _) = inputs::write_repeated(&mut f, &plain, RepeatUntil::Times(repeats)).unwrap();
+    let (clear_bytes, _) =
+        inputs::write_repeated(&mut f, &plain, RepeatUntil::Times(repeats)).unwrap();
     f.flush().unwrap();
-    eprintln!("wrote {}: tls.pcap {} MB, clear.pcap {} MB, {repeats} connections of {} frames", dir.display(), tls_bytes >> 20, clear_bytes >> 20, plain.len());
+    eprintln!(
+        "wrote {}: tls.pcap {} MB, clear.pcap {} MB, {repeats} connections of {} frames",
+        dir.display(),
+        tls_bytes >> 20,
+        clear_bytes >> 20,
+        plain.len()
+    );
 }

@@ -15,11 +15,19 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let which = args.get(1).map_or("metadata", String::as_str);
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
-    let resp = |k, v| DecodeOptions { direction: Some(Direction::Response), api_key: Some(k), api_version: Some(v), ..Default::default() };
+    let resp = |k, v| DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(k),
+        api_version: Some(v),
+        ..Default::default()
+    };
     let (bytes, opts): (Bytes, DecodeOptions) = match which {
         "produce" => (inputs::produce_1000().into(), DecodeOptions::default()),
         "fetch" => (inputs::fetch_1mb().into(), resp(1, 12)),
-        "heartbeats" => (inputs::heartbeats_100k()[..45 * 10_000].to_vec().into(), DecodeOptions::default()),
+        "heartbeats" => (
+            inputs::heartbeats_100k()[..45 * 10_000].to_vec().into(),
+            DecodeOptions::default(),
+        ),
         "heartbeats100k" => (inputs::heartbeats_100k().into(), DecodeOptions::default()),
         _ => (inputs::metadata_5000().into(), resp(3, 12)),
     };
@@ -40,17 +48,30 @@ fn main() {
             "oracle-bare" => work += oracle(which, &bytes, false),
             "values-decode" => {
                 // The values-only decode alone.
-                let lean = DecodeOptions { values_only: true, ..opts.clone() };
-                for_each_frame(cat, &bytes, &lean, |f| work += f.values.as_ref().map_or(0, |v| v.slots.len()));
+                let lean = DecodeOptions {
+                    values_only: true,
+                    ..opts.clone()
+                };
+                for_each_frame(cat, &bytes, &lean, |f| {
+                    work += f.values.as_ref().map_or(0, |v| v.slots.len())
+                });
             }
             "annotated" => {
                 // The annotated decode alone: the tape the tree views are built from.
-                let tape = DecodeOptions { annotated_tape: true, ..opts.clone() };
-                for_each_frame(cat, &bytes, &tape, |f| work += f.values.as_ref().map_or(0, |v| v.slots.len()));
+                let tape = DecodeOptions {
+                    annotated_tape: true,
+                    ..opts.clone()
+                };
+                for_each_frame(cat, &bytes, &tape, |f| {
+                    work += f.values.as_ref().map_or(0, |v| v.slots.len())
+                });
             }
             "values" => {
                 let mut out = Vec::new();
-                let lean = DecodeOptions { values_only: true, ..opts.clone() };
+                let lean = DecodeOptions {
+                    values_only: true,
+                    ..opts.clone()
+                };
                 for_each_frame(cat, &bytes, &lean, |f| {
                     kwire::render::json::write_contract(f, &mut out);
                     out.push(b'\n');
@@ -60,7 +81,11 @@ fn main() {
             _ => for_each_frame(cat, &bytes, &opts, |f| work += f.root.children.len()),
         }
     }
-    eprintln!("{which} {mode}: {} bytes × {n} in {:?} ({work})", bytes.len(), t.elapsed());
+    eprintln!(
+        "{which} {mode}: {} bytes × {n} in {:?} ({work})",
+        bytes.len(),
+        t.elapsed()
+    );
 }
 
 /// kafka-protocol's typed decode of the same frames, records included unless
@@ -68,7 +93,10 @@ fn main() {
 /// values-only JSON keeps it).
 fn oracle(which: &str, b: &Bytes, records: bool) -> usize {
     use bytes::Buf;
-    use kafka_protocol::messages::{FetchResponse, HeartbeatRequest, MetadataResponse, ProduceRequest, RequestHeader, ResponseHeader};
+    use kafka_protocol::messages::{
+        FetchResponse, HeartbeatRequest, MetadataResponse, ProduceRequest, RequestHeader,
+        ResponseHeader,
+    };
     use kafka_protocol::protocol::{Decodable, HeaderVersion};
     use kafka_protocol::records::RecordBatchDecoder;
     let mut buf = b.clone();
@@ -82,7 +110,9 @@ fn oracle(which: &str, b: &Bytes, records: bool) -> usize {
                 let r = ProduceRequest::decode(&mut one, 9).unwrap();
                 for t in r.topic_data.iter().filter(|_| records) {
                     for p in &t.partition_data {
-                        n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap()).unwrap().len();
+                        n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap())
+                            .unwrap()
+                            .len();
                     }
                 }
             }
@@ -91,7 +121,9 @@ fn oracle(which: &str, b: &Bytes, records: bool) -> usize {
                 let r = FetchResponse::decode(&mut one, 12).unwrap();
                 for t in r.responses.iter().filter(|_| records) {
                     for p in &t.partitions {
-                        n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap()).unwrap().len();
+                        n += RecordBatchDecoder::decode_all(&mut p.records.clone().unwrap())
+                            .unwrap()
+                            .len();
                     }
                 }
             }

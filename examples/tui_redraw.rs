@@ -33,7 +33,10 @@ fn main() {
         .get(3)
         .map_or("200x60,80x24", String::as_str)
         .split(',')
-        .filter_map(|s| s.split_once('x').and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?))))
+        .filter_map(|s| {
+            s.split_once('x')
+                .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        })
         .collect();
     let t = Instant::now();
     let cat = Catalogue::builtin();
@@ -45,14 +48,23 @@ fn main() {
     if which == "pcap" || which == "all" {
         worst = worst.max(pcap(cat, mb, &sizes));
     }
-    println!("\nslowest redraw: {} ({} the {} ms goal)", ms(worst), if worst < GOAL { "under" } else { "OVER" }, GOAL.as_millis());
+    println!(
+        "\nslowest redraw: {} ({} the {} ms goal)",
+        ms(worst),
+        if worst < GOAL { "under" } else { "OVER" },
+        GOAL.as_millis()
+    );
 }
 
 /// (a): one huge Fetch response, as `kwire decode --tui --response --api fetch --version 12 --binary`.
 fn fetch(cat: &Catalogue, mb: usize, sizes: &[(u16, u16)]) -> Duration {
     let t = Instant::now();
     let bytes = Bytes::from(inputs::fetch_mb(mb));
-    println!("\n== (a) one Fetch v12 response, {} bytes (made in {}) ==", bytes.len(), ms(t.elapsed()));
+    println!(
+        "\n== (a) one Fetch v12 response, {} bytes (made in {}) ==",
+        bytes.len(),
+        ms(t.elapsed())
+    );
     // What `decode_options` gives for `--response --api fetch --version 12`.
     let opts = DecodeOptions {
         direction: Some(Direction::Response),
@@ -74,16 +86,30 @@ fn pcap(cat: &Catalogue, mb: usize, sizes: &[(u16, u16)]) -> Duration {
     let path = std::env::temp_dir().join(format!("kwire-tui-redraw-mixed-{mb}.pcap"));
     {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("temporary pcap"));
-        inputs::write_mixed_pcap(&mut f, mb, &inputs::produce_1000(), &inputs::fetch_1mb(), &inputs::heartbeats_100k()).expect("write pcap");
+        inputs::write_mixed_pcap(
+            &mut f,
+            mb,
+            &inputs::produce_1000(),
+            &inputs::fetch_1mb(),
+            &inputs::heartbeats_100k(),
+        )
+        .expect("write pcap");
     }
     let size = std::fs::metadata(&path).map_or(0, |m| m.len());
-    println!("\n== (b) mixed pcap, {size} bytes (made in {}) ==", ms(t.elapsed()));
+    println!(
+        "\n== (b) mixed pcap, {size} bytes (made in {}) ==",
+        ms(t.elapsed())
+    );
     let t = Instant::now();
-    let input = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(&path).expect("open pcap"));
+    let input =
+        std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(&path).expect("open pcap"));
     let mut frames = Vec::new();
     for_each_frame(cat, input, None, |f| {
         // `decode_captured` of `capture --tui`: requests by their header, responses by their pair.
-        let mut opts = DecodeOptions { direction: Some(f.direction), ..Default::default() };
+        let mut opts = DecodeOptions {
+            direction: Some(f.direction),
+            ..Default::default()
+        };
         if let (Direction::Response, Some(k), Some(v)) = (f.direction, f.api_key, f.api_version) {
             opts.api_key = Some(k);
             opts.api_version = Some(v);
@@ -97,16 +123,31 @@ fn pcap(cat: &Catalogue, mb: usize, sizes: &[(u16, u16)]) -> Duration {
     open_and_draw(cat, frames, decode, sizes)
 }
 
-fn open_and_draw(cat: &Catalogue, frames: Vec<Frame>, decode: Duration, sizes: &[(u16, u16)]) -> Duration {
-    let (count, nodes) = (frames.len(), frames.iter().map(|f| count_nodes(&f.root)).sum::<usize>());
+fn open_and_draw(
+    cat: &Catalogue,
+    frames: Vec<Frame>,
+    decode: Duration,
+    sizes: &[(u16, u16)],
+) -> Duration {
+    let (count, nodes) = (
+        frames.len(),
+        frames.iter().map(|f| count_nodes(&f.root)).sum::<usize>(),
+    );
     let t = Instant::now();
     let mut app = App::new(cat, None, frames, Theme::COLOR);
     let open = t.elapsed();
-    println!("load: decode {} ({count} frames, {nodes} nodes), App::new {}", ms(decode), ms(open));
+    println!(
+        "load: decode {} ({count} frames, {nodes} nodes), App::new {}",
+        ms(decode),
+        ms(open)
+    );
     let mut worst = Duration::ZERO;
     for &(w, h) in sizes {
         println!("\n-- {w}×{h} --");
-        println!("{:<34} {:>4} {:>10} {:>10} {:>10} {:>10}", "scenario", "n", "key med", "key max", "draw med", "draw max");
+        println!(
+            "{:<34} {:>4} {:>10} {:>10} {:>10} {:>10}",
+            "scenario", "n", "key med", "key max", "draw med", "draw max"
+        );
         let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
         // Back to the start: first frame, first byte, grid focused, no search.
         app.select_frame(0);
@@ -116,7 +157,15 @@ fn open_and_draw(cat: &Catalogue, frames: Vec<Frame>, decode: Duration, sizes: &
         let t = Instant::now();
         term.draw(|f| ui::draw(f, &mut app)).expect("draw");
         let first = t.elapsed();
-        println!("{:<34} {:>4} {:>10} {:>10} {:>10} {:>10}", "first draw", 1, "-", "-", ms(first), ms(first));
+        println!(
+            "{:<34} {:>4} {:>10} {:>10} {:>10} {:>10}",
+            "first draw",
+            1,
+            "-",
+            "-",
+            ms(first),
+            ms(first)
+        );
         worst = worst.max(first);
         for s in scenarios(&app) {
             worst = worst.max(run(&mut app, &mut term, &s));
@@ -142,7 +191,12 @@ enum Step {
 }
 
 fn scenario(name: &str, setup: Vec<Step>, keys: Vec<Vec<Step>>, reps: usize) -> Scenario {
-    Scenario { name: name.to_string(), setup, keys, reps }
+    Scenario {
+        name: name.to_string(),
+        setup,
+        keys,
+        reps,
+    }
 }
 
 /// Each key drawn after.
@@ -152,7 +206,9 @@ fn keys(codes: &[KeyCode]) -> Vec<Vec<Step>> {
 
 /// `/`, the query and Enter, drawn once after Enter.
 fn typed(text: &str) -> Vec<Vec<Step>> {
-    let mut v: Vec<Step> = std::iter::once(Step::Key(KeyCode::Char('/'))).chain(text.chars().map(|c| Step::Key(KeyCode::Char(c)))).collect();
+    let mut v: Vec<Step> = std::iter::once(Step::Key(KeyCode::Char('/')))
+        .chain(text.chars().map(|c| Step::Key(KeyCode::Char(c))))
+        .collect();
     v.push(Step::Key(KeyCode::Enter));
     vec![v]
 }
@@ -162,42 +218,90 @@ fn scenarios(app: &App) -> Vec<Scenario> {
     let tree = || vec![Step::Focus(Focus::Tree)];
     let grid = || vec![Step::Focus(Focus::Grid)];
     // The node with the most children in the current frame: the biggest expand/collapse.
-    let big = app.frame().map(|fv| widest(&fv.frame.root)).unwrap_or_default();
+    let big = app
+        .frame()
+        .map(|fv| widest(&fv.frame.root))
+        .unwrap_or_default();
     let mut v = vec![
         scenario("idle redraw (no key)", vec![], vec![vec![]], 20),
         scenario("tree ↓ (j)", tree(), keys(&[Down]), 50),
         scenario("tree ↑ (k)", vec![], keys(&[Up]), 50),
         scenario("tree PgDn", tree(), keys(&[PageDown]), 30),
         scenario("tree End/G (last line)", tree(), keys(&[Char('G')]), 1),
-        scenario("tree g / G alternately", tree(), keys(&[Char('g'), Char('G')]), 10),
-        scenario(&format!("tree Enter on widest node ({})", big.1), vec![Step::Focus(Focus::Tree), Step::Select(big.0.clone())], keys(&[Enter]), 10),
+        scenario(
+            "tree g / G alternately",
+            tree(),
+            keys(&[Char('g'), Char('G')]),
+            10,
+        ),
+        scenario(
+            &format!("tree Enter on widest node ({})", big.1),
+            vec![Step::Focus(Focus::Tree), Step::Select(big.0.clone())],
+            keys(&[Enter]),
+            10,
+        ),
         scenario("grid → (l)", grid(), keys(&[Right]), 50),
         scenario("grid ↓ (j)", grid(), keys(&[Down]), 50),
         scenario("grid PgDn", grid(), keys(&[PageDown]), 30),
         scenario("grid G (last byte)", grid(), keys(&[Char('G')]), 1),
-        scenario("grid g / G alternately", grid(), keys(&[Char('g'), Char('G')]), 10),
+        scenario(
+            "grid g / G alternately",
+            grid(),
+            keys(&[Char('g'), Char('G')]),
+            10,
+        ),
         scenario("Tab (switch focus)", vec![], keys(&[Tab]), 12),
     ];
     if app.frames.len() > 1 {
         let frames = || vec![Step::Focus(Focus::Frames)];
         v.push(scenario("frames ↓ (j)", frames(), keys(&[Down]), 50));
-        v.push(scenario("frames G (last frame)", frames(), keys(&[Char('G')]), 1));
-        v.push(scenario("frames g / G alternately", frames(), keys(&[Char('g'), Char('G')]), 10));
+        v.push(scenario(
+            "frames G (last frame)",
+            frames(),
+            keys(&[Char('G')]),
+            1,
+        ));
+        v.push(scenario(
+            "frames g / G alternately",
+            frames(),
+            keys(&[Char('g'), Char('G')]),
+            10,
+        ));
         // The largest frame (a Fetch response), for the searches below.
-        let largest = app.frames.iter().enumerate().max_by_key(|(_, f)| f.view.as_ref().map_or(0, |v| v.frame.bytes.len())).map_or(0, |(i, _)| i);
+        let largest = app
+            .frames
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, f)| f.view.as_ref().map_or(0, |v| v.frame.bytes.len()))
+            .map_or(0, |(i, _)| i);
         let mut to_largest = frames();
         to_largest.push(Step::Key(Char('g')));
         to_largest.extend(std::iter::repeat_n(Step::Key(Down), largest));
         to_largest.push(Step::Focus(Focus::Grid));
-        v.push(scenario(&format!("[ / ] to frame {} and back", largest + 1), to_largest, keys(&[Char('['), Char(']')]), 10));
+        v.push(scenario(
+            &format!("[ / ] to frame {} and back", largest + 1),
+            to_largest,
+            keys(&[Char('['), Char(']')]),
+            10,
+        ));
     }
     v.extend([
-        scenario("search /HighWatermark⏎ (few hits)", grid(), typed("HighWatermark"), 3),
+        scenario(
+            "search /HighWatermark⏎ (few hits)",
+            grid(),
+            typed("HighWatermark"),
+            3,
+        ),
         scenario("  then n (next match)", vec![], keys(&[Char('n')]), 20),
         scenario("search /offset⏎ (many hits)", grid(), typed("offset"), 3),
         scenario("  then n (next match)", vec![], keys(&[Char('n')]), 20),
         scenario("  then tree ↓ with hits marked", tree(), keys(&[Down]), 30),
-        scenario("search /00 00 03 e8⏎ (hex bytes)", grid(), typed("00 00 03 e8"), 3),
+        scenario(
+            "search /00 00 03 e8⏎ (hex bytes)",
+            grid(),
+            typed("00 00 03 e8"),
+            3,
+        ),
         scenario("  then n (next match)", vec![], keys(&[Char('n')]), 20),
         scenario("Esc (clear search)", vec![], keys(&[Esc]), 1),
     ]);
@@ -224,7 +328,15 @@ fn run(app: &mut App, term: &mut Terminal<TestBackend>, s: &Scenario) -> Duratio
     let (km, kx) = stats(&mut key);
     let (dm, dx) = stats(&mut draw);
     let flag = if dx >= GOAL { "  ≥16 ms" } else { "" };
-    println!("{:<34} {:>4} {:>10} {:>10} {:>10} {:>10}{flag}", s.name, draw.len(), ms(km), ms(kx), ms(dm), ms(dx));
+    println!(
+        "{:<34} {:>4} {:>10} {:>10} {:>10} {:>10}{flag}",
+        s.name,
+        draw.len(),
+        ms(km),
+        ms(kx),
+        ms(dm),
+        ms(dx)
+    );
     dx
 }
 

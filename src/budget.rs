@@ -37,7 +37,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { decompressed: DEFAULT_MAX_DECOMPRESSED, expanded: DEFAULT_MAX_EXPANDED }
+        Limits {
+            decompressed: DEFAULT_MAX_DECOMPRESSED,
+            expanded: DEFAULT_MAX_EXPANDED,
+        }
     }
 }
 
@@ -64,7 +67,10 @@ pub enum Exhausted {
 
 impl Budget {
     pub fn new(limits: Limits) -> Budget {
-        Budget(Arc::new(Ledger { limits, ..Ledger::default() }))
+        Budget(Arc::new(Ledger {
+            limits,
+            ..Ledger::default()
+        }))
     }
 
     pub fn limits(&self) -> Limits {
@@ -78,7 +84,10 @@ impl Budget {
     /// shared budget is spent in input order, so what runs out where does
     /// not depend on threads.
     pub fn probe() -> Budget {
-        Budget::new(Limits { decompressed: 0, expanded: 0 })
+        Budget::new(Limits {
+            decompressed: 0,
+            expanded: 0,
+        })
     }
 
     /// Whether a decompression or expanded bytes were asked for.
@@ -104,7 +113,11 @@ impl Budget {
         let l = self.0.limits;
         let total = l.decompressed.saturating_sub(self.decompressed());
         let held = l.expanded.saturating_sub(self.expanded());
-        let (room, by) = if held < total { (held, Exhausted::Expanded) } else { (total, Exhausted::Decompressed) };
+        let (room, by) = if held < total {
+            (held, Exhausted::Expanded)
+        } else {
+            (total, Exhausted::Decompressed)
+        };
         (usize::try_from(room).unwrap_or(usize::MAX), by)
     }
 
@@ -120,12 +133,20 @@ impl Budget {
             ledger.asked.store(true, Ordering::Relaxed);
         }
         let fits = |held: u64| held.checked_add(n).filter(|&t| t <= ledger.limits.expanded);
-        ledger.expanded.fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits).is_ok()
+        ledger
+            .expanded
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits)
+            .is_ok()
     }
 
     /// Give back `n` expanded bytes (their holder was dropped).
     pub fn release(&self, n: u64) {
-        let _ = self.0.expanded.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| Some(held.saturating_sub(n)));
+        let _ = self
+            .0
+            .expanded
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                Some(held.saturating_sub(n))
+            });
     }
 
     /// What a part that ran out of `which` is told: what was expected, that
@@ -170,7 +191,10 @@ impl Held {
     pub fn since(budget: &Budget, before: u64) -> Held {
         match budget.expanded().saturating_sub(before) {
             0 => Held::default(),
-            bytes => Held { budget: Some(budget.clone()), bytes },
+            bytes => Held {
+                budget: Some(budget.clone()),
+                bytes,
+            },
         }
     }
 
@@ -201,16 +225,23 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, suffix) = t.split_at(split);
-    let n: u64 = digits.parse().map_err(|_| format!("a byte count like 268435456 or 256M, found {s:?}"))?;
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("a byte count like 268435456 or 256M, found {s:?}"))?;
     let shift = match suffix.trim().to_ascii_uppercase().as_str() {
         "" | "B" => 0,
         "K" | "KI" | "KIB" | "KB" => 10,
         "M" | "MI" | "MIB" | "MB" => 20,
         "G" | "GI" | "GIB" | "GB" => 30,
         "T" | "TI" | "TIB" | "TB" => 40,
-        _ => return Err(format!("a byte count with a suffix K, M, G or T, found {s:?}")),
+        _ => {
+            return Err(format!(
+                "a byte count with a suffix K, M, G or T, found {s:?}"
+            ))
+        }
     };
-    n.checked_mul(1u64 << shift).ok_or_else(|| format!("a byte count below 2^64, found {s:?}"))
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("a byte count below 2^64, found {s:?}"))
 }
 
 #[cfg(test)]
@@ -237,7 +268,10 @@ mod tests {
 
     #[test]
     fn room_is_the_smaller_budget() {
-        let b = Budget::new(Limits { decompressed: 1000, expanded: 300 });
+        let b = Budget::new(Limits {
+            decompressed: 1000,
+            expanded: 300,
+        });
         assert_eq!(b.decompress_room(), (300, Exhausted::Expanded));
         b.spend_decompressed(200);
         assert!(b.hold(200));
@@ -250,7 +284,10 @@ mod tests {
 
     #[test]
     fn hold_refuses_past_the_limit_and_held_gives_back_on_drop() {
-        let b = Budget::new(Limits { decompressed: 0, expanded: 100 });
+        let b = Budget::new(Limits {
+            decompressed: 0,
+            expanded: 100,
+        });
         assert!(b.hold(60));
         assert!(!b.hold(41));
         assert!(b.hold(40));

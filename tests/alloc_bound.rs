@@ -5,9 +5,9 @@
 mod common;
 
 use bytes::Bytes;
+use common::alloc::peak_during;
 use kwire::decode::{decode_frames, DecodeOptions, Direction};
 use kwire::schema::Catalogue;
-use common::alloc::peak_during;
 
 #[global_allocator]
 static GLOBAL: common::alloc::Counting = common::alloc::Counting;
@@ -15,7 +15,12 @@ static GLOBAL: common::alloc::Counting = common::alloc::Counting;
 /// 40-byte frames whose length fields claim the most they can.
 fn hostile_frames() -> Vec<(&'static str, Vec<u8>, DecodeOptions)> {
     let req = DecodeOptions::default();
-    let resp = |k: i16, v: i16| DecodeOptions { direction: Some(Direction::Response), api_key: Some(k), api_version: Some(v), ..Default::default() };
+    let resp = |k: i16, v: i16| DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(k),
+        api_version: Some(v),
+        ..Default::default()
+    };
     let pad = |mut v: Vec<u8>| {
         v.resize(40, 0xff);
         let size = (v.len() - 4) as i32;
@@ -24,17 +29,55 @@ fn hostile_frames() -> Vec<(&'static str, Vec<u8>, DecodeOptions)> {
     };
     vec![
         // Metadata v12: a compact array count of 2^32-2 topics.
-        ("compact array count", pad(vec![0, 0, 0, 0, 0, 3, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f]), req.clone()),
+        (
+            "compact array count",
+            pad(vec![
+                0, 0, 0, 0, 0, 3, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f,
+            ]),
+            req.clone(),
+        ),
         // Metadata v1: an int32 array count of 2^31-1.
-        ("int32 array count", pad(vec![0, 0, 0, 0, 0, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0x7f, 0xff, 0xff, 0xff]), req.clone()),
+        (
+            "int32 array count",
+            pad(vec![
+                0, 0, 0, 0, 0, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0x7f, 0xff, 0xff, 0xff,
+            ]),
+            req.clone(),
+        ),
         // A string length of 32767 in the client id.
-        ("int16 string length", pad(vec![0, 0, 0, 0, 0, 3, 0, 1, 0, 0, 0, 1, 0x7f, 0xff]), req.clone()),
+        (
+            "int16 string length",
+            pad(vec![0, 0, 0, 0, 0, 3, 0, 1, 0, 0, 0, 1, 0x7f, 0xff]),
+            req.clone(),
+        ),
         // Produce v3: records claiming 2^31-1 bytes.
-        ("records length", pad(vec![0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0x7f, 0xff]), req.clone()),
+        (
+            "records length",
+            pad(vec![
+                0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0x7f, 0xff,
+            ]),
+            req.clone(),
+        ),
         // ApiVersions v3 response: a tagged-field count of 2^32-1.
-        ("tagged field count", pad(vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f]), resp(18, 3)),
+        (
+            "tagged field count",
+            pad(vec![
+                0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
+                0xff, 0x0f,
+            ]),
+            resp(18, 3),
+        ),
         // A frame size of 2^31-1 over 36 bytes.
-        ("frame size", { let mut v = pad(vec![]); v[..4].copy_from_slice(&i32::MAX.to_be_bytes()); v }, req.clone()),
+        (
+            "frame size",
+            {
+                let mut v = pad(vec![]);
+                v[..4].copy_from_slice(&i32::MAX.to_be_bytes());
+                v
+            },
+            req.clone(),
+        ),
     ]
 }
 
@@ -54,7 +97,10 @@ fn a_40_byte_input_allocates_a_bounded_amount() {
             drop(frames);
         });
         // At most 512 bytes of tree and bookkeeping per input byte (nodes carry names and notes).
-        assert!(peak < 40 * 512, "{what}: peak {peak} bytes for a 40-byte input");
+        assert!(
+            peak < 40 * 512,
+            "{what}: peak {peak} bytes for a 40-byte input"
+        );
         eprintln!("{what}: peak {peak} bytes");
     }
 }

@@ -5,8 +5,8 @@
 //! from frame to frame; that room is not the frame's.)
 
 use kwire::capture::for_each_frame;
-use kwire::decode::{decode_frame, DecodeOptions, Node};
 use kwire::decode::values::Slot;
+use kwire::decode::{decode_frame, DecodeOptions, Node};
 use kwire::schema::Catalogue;
 
 fn nodes(n: &Node) -> usize {
@@ -15,7 +15,15 @@ fn nodes(n: &Node) -> usize {
 
 /// Bytes of the annotated tape's slots in use (their spare room is reserved ahead from the frame's size and not the frame's), and nodes of the tree, for one frame.
 fn sizes(cat: &Catalogue, bytes: bytes::Bytes, opts: &DecodeOptions) -> (usize, usize) {
-    let tape = decode_frame(cat, bytes.clone(), 0, &DecodeOptions { annotated_tape: true, ..opts.clone() });
+    let tape = decode_frame(
+        cat,
+        bytes.clone(),
+        0,
+        &DecodeOptions {
+            annotated_tape: true,
+            ..opts.clone()
+        },
+    );
     let tree = decode_frame(cat, bytes, 0, opts);
     let slots = tape.values.as_ref().map_or(0, |v| v.slots.len());
     (slots * std::mem::size_of::<Slot>(), nodes(&tree.root))
@@ -24,15 +32,23 @@ fn sizes(cat: &Catalogue, bytes: bytes::Bytes, opts: &DecodeOptions) -> (usize, 
 #[test]
 fn the_annotated_tape_costs_at_most_64_bytes_per_field() {
     let cat = Catalogue::builtin();
-    let (mut total_bytes, mut total_nodes, mut frames, mut worst) = (0usize, 0usize, 0usize, 0.0f64);
+    let (mut total_bytes, mut total_nodes, mut frames, mut worst) =
+        (0usize, 0usize, 0usize, 0.0f64);
     for entry in std::fs::read_dir("samples/captures").unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("pcap") && path.extension().and_then(|e| e.to_str()) != Some("pcapng") {
+        if path.extension().and_then(|e| e.to_str()) != Some("pcap")
+            && path.extension().and_then(|e| e.to_str()) != Some("pcapng")
+        {
             continue;
         }
         let capture = std::fs::read(&path).unwrap();
         let _ = for_each_frame(cat, &capture[..], None, |f| {
-            let opts = DecodeOptions { direction: Some(f.direction), api_key: f.api_key, api_version: f.api_version, ..Default::default() };
+            let opts = DecodeOptions {
+                direction: Some(f.direction),
+                api_key: f.api_key,
+                api_version: f.api_version,
+                ..Default::default()
+            };
             let (b, n) = sizes(cat, f.bytes.clone(), &opts);
             if b > 0 {
                 total_bytes += b;
@@ -46,5 +62,8 @@ fn the_annotated_tape_costs_at_most_64_bytes_per_field() {
     assert!(frames > 100, "{frames} frames with a tape");
     let mean = total_bytes as f64 / total_nodes as f64;
     eprintln!("annotated tape: {frames} frames, {total_nodes} fields, {mean:.1} bytes per field on average, {worst:.1} at most (Slot {} bytes)", std::mem::size_of::<Slot>());
-    assert!(worst <= 64.0, "a frame's tape costs {worst:.1} bytes per field");
+    assert!(
+        worst <= 64.0,
+        "a frame's tape costs {worst:.1} bytes per field"
+    );
 }

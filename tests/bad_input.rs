@@ -17,14 +17,25 @@ fn samples() -> Vec<(String, Vec<u8>, DecodeOptions)> {
         if !name.ends_with(".hex") {
             continue;
         }
-        let bytes = kwire::input::hex_text::parse_hex_text(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+        let bytes =
+            kwire::input::hex_text::parse_hex_text(&std::fs::read_to_string(e.path()).unwrap())
+                .unwrap();
         let cat = Catalogue::builtin();
         let opts = if name.contains("-response") {
             let api = name.split("-v").next().unwrap().replace('-', "");
             DecodeOptions {
                 direction: Some(Direction::Response),
                 api_key: cat.resolve_api(&api),
-                api_version: Some(name.split("-v").nth(1).unwrap().split('-').next().unwrap().parse().unwrap()),
+                api_version: Some(
+                    name.split("-v")
+                        .nth(1)
+                        .unwrap()
+                        .split('-')
+                        .next()
+                        .unwrap()
+                        .parse()
+                        .unwrap(),
+                ),
                 release: None,
                 ..Default::default()
             }
@@ -43,10 +54,22 @@ fn check(frames: &[Frame], input_len: usize) {
     assert!(!frames.is_empty() || input_len == 0);
     for f in frames {
         f.root.walk(&mut |n, _| {
-            assert!(n.end() <= f.bytes.len().max(4), "node {} [{}, {}] beyond frame of {}", n.name, n.offset, n.len, f.bytes.len());
+            assert!(
+                n.end() <= f.bytes.len().max(4),
+                "node {} [{}, {}] beyond frame of {}",
+                n.name,
+                n.offset,
+                n.len,
+                f.bytes.len()
+            );
         });
         if let Some(e) = &f.error {
-            assert!(e.offset <= f.bytes.len(), "error offset {} beyond frame {}", e.offset, f.bytes.len());
+            assert!(
+                e.offset <= f.bytes.len(),
+                "error offset {} beyond frame {}",
+                e.offset,
+                f.bytes.len()
+            );
             assert!(!e.expected.is_empty());
         }
         // Every renderer copes with the partial tree.
@@ -54,7 +77,10 @@ fn check(frames: &[Frame], input_len: usize) {
         // The JSON written directly (`--format json`) is the contract value's text, partial trees too.
         let mut written = Vec::new();
         json::write_contract(f, &mut written);
-        assert_eq!(String::from_utf8(written).expect("UTF-8 JSON"), json::to_text(&json::frame_contract(f)));
+        assert_eq!(
+            String::from_utf8(written).expect("UTF-8 JSON"),
+            json::to_text(&json::frame_contract(f))
+        );
         let _ = json::frame_tree_json(f).to_string();
     }
 }
@@ -69,8 +95,17 @@ fn truncation_at_every_offset_reports_where_it_stopped() {
             check(&frames, cut);
             same_json_values_only(cat, &input, &opts, &frames);
             if cut > 0 {
-                let e = frames.last().unwrap().error.as_ref().unwrap_or_else(|| panic!("{name} cut at {cut}: no error"));
-                assert!(e.offset <= cut, "{name} cut at {cut}: error at {}", e.offset);
+                let e = frames
+                    .last()
+                    .unwrap()
+                    .error
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{name} cut at {cut}: no error"));
+                assert!(
+                    e.offset <= cut,
+                    "{name} cut at {cut}: error at {}",
+                    e.offset
+                );
             }
         }
     }
@@ -121,12 +156,24 @@ fn random_multi_byte_mutations_are_survived() {
 /// The values-only decode (`--format json`) gives the same JSON, errors included,
 /// as the full tree, whatever the bytes.
 fn same_json_values_only(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, full: &[Frame]) {
-    let lean = decode_frames(cat, input, &DecodeOptions { values_only: true, ..opts.clone() });
+    let lean = decode_frames(
+        cat,
+        input,
+        &DecodeOptions {
+            values_only: true,
+            ..opts.clone()
+        },
+    );
     assert_eq!(lean.len(), full.len());
     for (l, f) in lean.iter().zip(full) {
         let mut written = Vec::new();
         json::write_contract(l, &mut written);
-        assert_eq!(String::from_utf8(written).unwrap(), json::to_text(&json::frame_contract(f)), "input {}", hex::encode(input));
+        assert_eq!(
+            String::from_utf8(written).unwrap(),
+            json::to_text(&json::frame_contract(f)),
+            "input {}",
+            hex::encode(input)
+        );
     }
 }
 
@@ -143,10 +190,18 @@ fn huge_length_fields_do_not_allocate_or_loop() {
     assert_eq!(e.offset, 15, "{e}");
     assert!(e.expected.contains("elements"), "{e}");
     // A frame size far beyond the input.
-    let frames = decode_frames(cat, &Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff, 0x00, 0x12]), &DecodeOptions::default());
+    let frames = decode_frames(
+        cat,
+        &Bytes::from_static(&[0x7f, 0xff, 0xff, 0xff, 0x00, 0x12]),
+        &DecodeOptions::default(),
+    );
     assert!(frames[0].error.is_some());
     // Negative frame size.
-    let frames = decode_frames(cat, &Bytes::from_static(&[0xff, 0xff, 0xff, 0xfe]), &DecodeOptions::default());
+    let frames = decode_frames(
+        cat,
+        &Bytes::from_static(&[0xff, 0xff, 0xff, 0xfe]),
+        &DecodeOptions::default(),
+    );
     assert_eq!(frames[0].error.as_ref().unwrap().offset, 0);
 }
 
@@ -154,7 +209,18 @@ fn huge_length_fields_do_not_allocate_or_loop() {
 fn length_sites(f: &Frame) -> Vec<(usize, usize)> {
     let mut sites = Vec::new();
     f.root.walk(&mut |n, _| {
-        let lengthy = ["length", "size", "count", "Length", "batchLength", "recordsCount", "messageSize", "headers"].iter().any(|k| n.name.contains(k));
+        let lengthy = [
+            "length",
+            "size",
+            "count",
+            "Length",
+            "batchLength",
+            "recordsCount",
+            "messageSize",
+            "headers",
+        ]
+        .iter()
+        .any(|k| n.name.contains(k));
         let fixed = match n.ty.as_str() {
             "int16" => Some(2),
             "int32" => Some(4),
@@ -188,8 +254,14 @@ fn length_fields_set_to_extremes_are_survived() {
         assert!(sites.len() >= 3, "{name}: {sites:?}");
         for (at, width) in sites {
             let values: Vec<Vec<u8>> = match width {
-                2 => [-1i16, 0, i16::MAX, i16::MIN, -2].iter().map(|v| v.to_be_bytes().to_vec()).collect(),
-                4 => [-1i32, 0, i32::MAX, i32::MIN, -2].iter().map(|v| v.to_be_bytes().to_vec()).collect(),
+                2 => [-1i16, 0, i16::MAX, i16::MIN, -2]
+                    .iter()
+                    .map(|v| v.to_be_bytes().to_vec())
+                    .collect(),
+                4 => [-1i32, 0, i32::MAX, i32::MIN, -2]
+                    .iter()
+                    .map(|v| v.to_be_bytes().to_vec())
+                    .collect(),
                 _ => vec![vec![0x00], vec![0x7f], vec![0x01], vec![0xff]],
             };
             for v in values {

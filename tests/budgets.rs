@@ -6,21 +6,25 @@
 mod common;
 
 use bytes::Bytes;
-use common::batches::{produce, batch, batch_of, compress, legacy_message, record_bytes, Rec};
+use common::alloc::{one_at_a_time, peak_during};
+use common::batches::{batch, batch_of, compress, legacy_message, produce, record_bytes, Rec};
 use kwire::budget::{Budget, Limits, DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_EXPANDED};
 use kwire::decode::fields::Context;
-use kwire::decode::{decode_frames, DecodeOptions, Node};
 use kwire::decode::records::BatchDecoder;
+use kwire::decode::{decode_frames, DecodeOptions, Node};
 use kwire::schema::Catalogue;
-use common::alloc::{one_at_a_time, peak_during};
 
 #[global_allocator]
 static GLOBAL: common::alloc::Counting = common::alloc::Counting;
 
-
 /// The smallest record: no key, no value, no headers (7 bytes).
 fn tiny() -> Rec {
-    Rec { key: None, value: None, headers: Vec::new(), timestamp_delta: 0 }
+    Rec {
+        key: None,
+        value: None,
+        headers: Vec::new(),
+        timestamp_delta: 0,
+    }
 }
 
 /// A RecordBatch v2 whose compressed payload is `count` tiny records (all
@@ -36,7 +40,8 @@ fn count_nodes(n: &Node) -> usize {
 }
 
 fn has_error_containing(n: &Node, text: &str) -> bool {
-    n.error().is_some_and(|e| e.contains(text)) || n.children.iter().any(|c| has_error_containing(c, text))
+    n.error().is_some_and(|e| e.contains(text))
+        || n.children.iter().any(|c| has_error_containing(c, text))
 }
 
 #[test]
@@ -52,7 +57,13 @@ fn a_bomb_of_tiny_records_stays_within_the_expanded_budget() {
     let f = &frames[0];
     assert!(f.error.is_none(), "{:?}", f.error);
     // Stopped with a note at its offset that names the option.
-    assert!(f.record_damage.iter().any(|d| d.expected.contains("--max-expanded")), "{:?}", f.record_damage);
+    assert!(
+        f.record_damage
+            .iter()
+            .any(|d| d.expected.contains("--max-expanded")),
+        "{:?}",
+        f.record_damage
+    );
     assert!(has_error_containing(&f.root, "--max-expanded"));
     // The expanded budget counts nodes at their size; vectors that grow by
     // doubling hold up to twice that (three times while one is copied).
@@ -60,13 +71,22 @@ fn a_bomb_of_tiny_records_stays_within_the_expanded_budget() {
     assert!(peak < bound, "peak {peak} bytes, bound {bound}");
     // The frame holds its share until it is dropped; then the budget is whole again.
     let budget = Budget::default();
-    let opts = DecodeOptions { budget: budget.clone(), ..Default::default() };
+    let opts = DecodeOptions {
+        budget: budget.clone(),
+        ..Default::default()
+    };
     let frames = decode_frames(cat, &input, &opts);
     assert!(budget.expanded() > DEFAULT_MAX_EXPANDED / 2);
     drop(frames);
     assert_eq!(budget.expanded(), 0);
     // With a larger budget, more of it is shown.
-    let big = DecodeOptions { budget: Budget::new(Limits { decompressed: 1 << 30, expanded: 128 << 20 }), ..Default::default() };
+    let big = DecodeOptions {
+        budget: Budget::new(Limits {
+            decompressed: 1 << 30,
+            expanded: 128 << 20,
+        }),
+        ..Default::default()
+    };
     let more = decode_frames(cat, &input, &big);
     assert!(count_nodes(&more[0].root) > 3 * count_nodes(&f.root));
 }
@@ -78,16 +98,39 @@ fn many_batches_each_under_a_per_batch_bound_share_one_total() {
     // 32 batches of 4 MiB each (gzip of zeros-like records) in one frame.
     let one = {
         let value = vec![0u8; 4 << 20];
-        batch(0, 1, &[Rec { key: None, value: Some(value), headers: Vec::new(), timestamp_delta: 0 }])
+        batch(
+            0,
+            1,
+            &[Rec {
+                key: None,
+                value: Some(value),
+                headers: Vec::new(),
+                timestamp_delta: 0,
+            }],
+        )
     };
     let records: Vec<u8> = (0..32).flat_map(|_| one.iter().copied()).collect();
     let input = Bytes::from(produce(cat, "t", &records));
-    let budget = Budget::new(Limits { decompressed: 20 << 20, expanded: 1 << 30 });
-    let opts = DecodeOptions { budget: budget.clone(), ..Default::default() };
+    let budget = Budget::new(Limits {
+        decompressed: 20 << 20,
+        expanded: 1 << 30,
+    });
+    let opts = DecodeOptions {
+        budget: budget.clone(),
+        ..Default::default()
+    };
     let frames = decode_frames(cat, &input, &opts);
     // Four batches fit the 20 MiB total; the fifth stops at the limit; the rest do not start.
-    assert!(budget.decompressed() <= 20 << 20, "decompressed {}", budget.decompressed());
-    let over = frames[0].record_damage.iter().filter(|d| d.expected.contains("--max-decompressed")).count();
+    assert!(
+        budget.decompressed() <= 20 << 20,
+        "decompressed {}",
+        budget.decompressed()
+    );
+    let over = frames[0]
+        .record_damage
+        .iter()
+        .filter(|d| d.expected.contains("--max-decompressed"))
+        .count();
     assert_eq!(over, 32 - 4, "{:?}", frames[0].record_damage);
 }
 
@@ -102,28 +145,69 @@ fn nested_legacy_wrappers_draw_on_the_same_total() {
     let outer = legacy_message(0, 1, 1, None, Some(&compress(1, &set)));
     assert!(outer.len() < 200 << 10, "{} bytes", outer.len());
     let buf = Bytes::from(outer);
-    let budget = Budget::new(Limits { decompressed: 4 << 20, expanded: 1 << 30 });
-    let ctx = Context { budget: budget.clone(), ..Context::default() };
+    let budget = Budget::new(Limits {
+        decompressed: 4 << 20,
+        expanded: 1 << 30,
+    });
+    let ctx = Context {
+        budget: budget.clone(),
+        ..Context::default()
+    };
     let mut bd = BatchDecoder::new(&buf, cat, &ctx);
     let mut out = Vec::new();
     bd.decode_stream(0, buf.len(), &mut out);
-    assert!(budget.decompressed() <= 4 << 20, "decompressed {}", budget.decompressed());
+    assert!(
+        budget.decompressed() <= 4 << 20,
+        "decompressed {}",
+        budget.decompressed()
+    );
     assert!(!bd.damage.is_empty());
-    assert!(bd.damage.iter().all(|d| d.offset < buf.len()), "damage is placed in the outer buffer: {:?}", bd.damage);
-    assert!(bd.damage.iter().any(|d| d.expected.contains("d:0x") && d.expected.contains("--max-decompressed")), "{:?}", bd.damage);
+    assert!(
+        bd.damage.iter().all(|d| d.offset < buf.len()),
+        "damage is placed in the outer buffer: {:?}",
+        bd.damage
+    );
+    assert!(
+        bd.damage
+            .iter()
+            .any(|d| d.expected.contains("d:0x") && d.expected.contains("--max-decompressed")),
+        "{:?}",
+        bd.damage
+    );
 }
 
 #[test]
 fn the_largest_decompression_budget_does_not_wrap_to_nothing() {
     let _one = one_at_a_time();
     let cat = Catalogue::builtin();
-    let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: Vec::new(), timestamp_delta: 0 }];
+    let records = vec![Rec {
+        key: Some(b"k".to_vec()),
+        value: Some(b"v".to_vec()),
+        headers: Vec::new(),
+        timestamp_delta: 0,
+    }];
     let input = Bytes::from(produce(cat, "t", &batch(0, 1, &records)));
-    let budget = Budget::new(Limits { decompressed: u64::MAX, expanded: u64::MAX });
-    let frames = decode_frames(cat, &input, &DecodeOptions { budget, ..Default::default() });
-    assert!(frames[0].record_damage.is_empty(), "{:?}", frames[0].record_damage);
+    let budget = Budget::new(Limits {
+        decompressed: u64::MAX,
+        expanded: u64::MAX,
+    });
+    let frames = decode_frames(
+        cat,
+        &input,
+        &DecodeOptions {
+            budget,
+            ..Default::default()
+        },
+    );
+    assert!(
+        frames[0].record_damage.is_empty(),
+        "{:?}",
+        frames[0].record_damage
+    );
     let mut records_seen = 0;
-    frames[0].root.walk(&mut |n, _| records_seen += usize::from(n.ty == "Record"));
+    frames[0]
+        .root
+        .walk(&mut |n, _| records_seen += usize::from(n.ty == "Record"));
     assert_eq!(records_seen, 1);
 }
 
@@ -137,7 +221,11 @@ fn zeros_are_one_invalid_batch_not_a_message_per_12_bytes() {
     let mut out = Vec::new();
     bd.decode_stream(0, buf.len(), &mut out);
     assert_eq!(out.len(), 1, "{} nodes", out.len());
-    assert!(out[0].error().is_some_and(|e| e.contains("at least 14")), "{:?}", out[0].error());
+    assert!(
+        out[0].error().is_some_and(|e| e.contains("at least 14")),
+        "{:?}",
+        out[0].error()
+    );
     assert_eq!(bd.damage.len(), 1);
     assert_eq!(bd.damage[0].offset, 0);
 }
@@ -155,14 +243,25 @@ fn a_legacy_message_of_every_magic_needs_its_fixed_fields() {
     let mut bd = BatchDecoder::new(&buf, cat, &ctx);
     let mut out = Vec::new();
     bd.decode_stream(0, buf.len(), &mut out);
-    assert!(out[0].error().is_some_and(|e| e.contains("at least 22 for magic 1")), "{:?}", out[0].error());
+    assert!(
+        out[0]
+            .error()
+            .is_some_and(|e| e.contains("at least 22 for magic 1")),
+        "{:?}",
+        out[0].error()
+    );
 }
 
 #[test]
 fn record_damage_is_kept_apart_from_warnings() {
     let _one = one_at_a_time();
     let cat = Catalogue::builtin();
-    let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: Vec::new(), timestamp_delta: 0 }];
+    let records = vec![Rec {
+        key: Some(b"k".to_vec()),
+        value: Some(b"v".to_vec()),
+        headers: Vec::new(),
+        timestamp_delta: 0,
+    }];
     let mut bad_crc = batch(0, 0, &records);
     bad_crc[30] ^= 1;
     let input = Bytes::from(produce(cat, "t", &bad_crc));
@@ -181,18 +280,34 @@ fn defaults_are_the_stated_ones() {
     let _one = one_at_a_time();
     assert_eq!(DEFAULT_MAX_DECOMPRESSED, 256 << 20);
     assert_eq!(DEFAULT_MAX_EXPANDED, 12 << 20);
-    assert_eq!(Budget::default().limits(), Limits { decompressed: 256 << 20, expanded: 12 << 20 });
+    assert_eq!(
+        Budget::default().limits(),
+        Limits {
+            decompressed: 256 << 20,
+            expanded: 12 << 20
+        }
+    );
 }
 
 #[test]
 fn tree_json_written_as_it_goes_is_the_tree_json_value() {
     let _one = one_at_a_time();
     let cat = Catalogue::builtin();
-    let records = vec![Rec { key: Some(b"k".to_vec()), value: Some(b"\x1b[2Jv\xc2\x85".to_vec()), headers: vec![("h".into(), None)], timestamp_delta: 0 }];
-    let mut inputs: Vec<Vec<u8>> = vec![produce(cat, "t", &batch(0, 1, &records)), produce(cat, "t", &batch(0, 0, &records))];
+    let records = vec![Rec {
+        key: Some(b"k".to_vec()),
+        value: Some(b"\x1b[2Jv\xc2\x85".to_vec()),
+        headers: vec![("h".into(), None)],
+        timestamp_delta: 0,
+    }];
+    let mut inputs: Vec<Vec<u8>> = vec![
+        produce(cat, "t", &batch(0, 1, &records)),
+        produce(cat, "t", &batch(0, 0, &records)),
+    ];
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/samples")).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "hex") && !path.to_string_lossy().contains("response") {
+        if path.extension().is_some_and(|e| e == "hex")
+            && !path.to_string_lossy().contains("response")
+        {
             let text = std::fs::read_to_string(&path).unwrap();
             inputs.push(kwire::input::hex_text::parse_hex_text(&text).unwrap());
         }
@@ -205,7 +320,10 @@ fn tree_json_written_as_it_goes_is_the_tree_json_value() {
             let value: serde_json::Value = serde_json::from_slice(&streamed).unwrap();
             let mut expected = kwire::render::json::frame_tree_json(&f);
             if !f.record_damage.is_empty() {
-                expected.as_object_mut().unwrap().insert("record_errors".into(), value["record_errors"].clone());
+                expected
+                    .as_object_mut()
+                    .unwrap()
+                    .insert("record_errors".into(), value["record_errors"].clone());
             }
             assert_eq!(value, expected);
         }

@@ -6,7 +6,10 @@
 mod common;
 
 use common::pcap_writer::{conversation, pcap, pcapng, Link, Seg, CLIENT_ISN, SERVER_ISN};
-use kwire::capture::{for_each_captured, for_each_frame, CaptureOptions, Captured, CapturedFrame, SkipReason, Skipped, StreamCut};
+use kwire::capture::{
+    for_each_captured, for_each_frame, CaptureOptions, Captured, CapturedFrame, SkipReason,
+    Skipped, StreamCut,
+};
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::encode::{encode_frame, example::smallest_struct, frame::message_spec, FrameSpec};
 use kwire::schema::Catalogue;
@@ -17,7 +20,12 @@ fn pair(api: &str, version: i16, corr: i32) -> [(bool, Vec<u8>); 2] {
     let cat = Catalogue::builtin();
     let key = cat.resolve_api(api).unwrap();
     let mk = |direction| {
-        let fs = FrameSpec { direction, api_key: key, version, release: None };
+        let fs = FrameSpec {
+            direction,
+            api_key: key,
+            version,
+            release: None,
+        };
         let body = smallest_struct(&message_spec(cat, &fs).unwrap().fields, version);
         let mut header = Map::new();
         header.insert("CorrelationId".into(), json!(corr));
@@ -26,11 +34,22 @@ fn pair(api: &str, version: i16, corr: i32) -> [(bool, Vec<u8>); 2] {
         }
         encode_frame(cat, &fs, &header, &body).unwrap()
     };
-    [(true, mk(Direction::Request)), (false, mk(Direction::Response))]
+    [
+        (true, mk(Direction::Request)),
+        (false, mk(Direction::Response)),
+    ]
 }
 
 fn traffic() -> Vec<(bool, Vec<u8>)> {
-    [pair("ApiVersions", 3, 1), pair("Metadata", 12, 2), pair("Produce", 9, 3), pair("Fetch", 12, 4)].into_iter().flatten().collect()
+    [
+        pair("ApiVersions", 3, 1),
+        pair("Metadata", 12, 2),
+        pair("Produce", 9, 3),
+        pair("Fetch", 12, 4),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 fn frames_of(capture: &[u8], port: Option<u16>) -> Vec<CapturedFrame> {
@@ -48,9 +67,20 @@ fn frames_of(capture: &[u8], port: Option<u16>) -> Vec<CapturedFrame> {
 fn check_all_decode(frames: &[CapturedFrame]) {
     let cat = Catalogue::builtin();
     for f in frames {
-        let opts = DecodeOptions { direction: Some(f.direction), api_key: f.api_key, api_version: f.api_version, ..Default::default() };
+        let opts = DecodeOptions {
+            direction: Some(f.direction),
+            api_key: f.api_key,
+            api_version: f.api_version,
+            ..Default::default()
+        };
         let d = decode_frame(cat, f.bytes.clone(), 0, &opts);
-        assert!(d.error.is_none(), "frame {} {:?}: {:?}", f.index, f.direction, d.error);
+        assert!(
+            d.error.is_none(),
+            "frame {} {:?}: {:?}",
+            f.index,
+            f.direction,
+            d.error
+        );
     }
 }
 
@@ -60,16 +90,32 @@ fn every_link_type_and_format_yields_every_frame_paired() {
     for link in [Link::EthernetV4, Link::Sll2V4, Link::NullV6] {
         for ng in [false, true] {
             let segs = conversation(&expected, 1460);
-            let file = if ng { pcapng(link, &segs) } else { pcap(link, &segs) };
+            let file = if ng {
+                pcapng(link, &segs)
+            } else {
+                pcap(link, &segs)
+            };
             let frames = frames_of(&file, None);
             assert_eq!(frames.len(), expected.len(), "{link:?} pcapng={ng}");
             for (f, (from_client, bytes)) in frames.iter().zip(&expected) {
                 assert_eq!(f.direction == Direction::Request, *from_client);
                 assert_eq!(&f.bytes[..], &bytes[..]);
             }
-            let resp: Vec<_> = frames.iter().filter(|f| f.direction == Direction::Response).collect();
-            let apis: Vec<(Option<i16>, Option<i16>)> = resp.iter().map(|f| (f.api_key, f.api_version)).collect();
-            assert_eq!(apis, vec![(Some(18), Some(3)), (Some(3), Some(12)), (Some(0), Some(9)), (Some(1), Some(12))]);
+            let resp: Vec<_> = frames
+                .iter()
+                .filter(|f| f.direction == Direction::Response)
+                .collect();
+            let apis: Vec<(Option<i16>, Option<i16>)> =
+                resp.iter().map(|f| (f.api_key, f.api_version)).collect();
+            assert_eq!(
+                apis,
+                vec![
+                    (Some(18), Some(3)),
+                    (Some(3), Some(12)),
+                    (Some(0), Some(9)),
+                    (Some(1), Some(12))
+                ]
+            );
             check_all_decode(&frames);
         }
     }
@@ -82,7 +128,11 @@ fn tiny_segments_and_many_frames_per_segment() {
         let mut segs = conversation(&expected, mss);
         if mss == 100_000 {
             // Coalesce each direction's consecutive frames into one segment.
-            let client: Vec<u8> = expected.iter().filter(|f| f.0).flat_map(|f| f.1.clone()).collect();
+            let client: Vec<u8> = expected
+                .iter()
+                .filter(|f| f.0)
+                .flat_map(|f| f.1.clone())
+                .collect();
             segs.truncate(2);
             segs.push(Seg::data(true, 1001, 0, client));
         }
@@ -127,16 +177,29 @@ fn a_lost_segment_is_a_gap_and_decoding_resyncs() {
     let expected = traffic();
     let segs = conversation(&expected, 20);
     // Drop a client segment in the middle of the Metadata request (the third frame).
-    let metadata_req_start = 2 + expected[..2].iter().map(|f| f.1.len().div_ceil(20)).sum::<usize>();
+    let metadata_req_start = 2 + expected[..2]
+        .iter()
+        .map(|f| f.1.len().div_ceil(20))
+        .sum::<usize>();
     let mut lossy = segs.clone();
     lossy.remove(metadata_req_start + 1);
     let frames = frames_of(&pcap(Link::EthernetV4, &lossy), None);
-    let requests: Vec<_> = frames.iter().filter(|f| f.direction == Direction::Request).collect();
+    let requests: Vec<_> = frames
+        .iter()
+        .filter(|f| f.direction == Direction::Request)
+        .collect();
     let keys: Vec<Option<i16>> = requests.iter().map(|f| f.api_key).collect();
-    assert_eq!(keys, vec![Some(18), Some(0), Some(1)], "the Metadata request is lost, the rest found");
+    assert_eq!(
+        keys,
+        vec![Some(18), Some(0), Some(1)],
+        "the Metadata request is lost, the rest found"
+    );
     assert!(requests[1].after_gap, "the Produce request follows the gap");
     // The Metadata response has no request any more; the others are still paired.
-    let unpaired: Vec<_> = frames.iter().filter(|f| f.direction == Direction::Response && f.api_key.is_none()).collect();
+    let unpaired: Vec<_> = frames
+        .iter()
+        .filter(|f| f.direction == Direction::Response && f.api_key.is_none())
+        .collect();
     assert_eq!(unpaired.len(), 1);
     assert_eq!(unpaired[0].correlation_id, Some(2));
 }
@@ -146,52 +209,106 @@ fn the_broker_port_can_be_forced() {
     let segs = conversation(&traffic(), 1460);
     let frames = frames_of(&pcap(Link::EthernetV4, &segs), Some(9092));
     assert_eq!(frames.len(), 8);
-    assert!(frames_of(&pcap(Link::EthernetV4, &segs), Some(1234)).is_empty(), "no traffic on another port");
+    assert!(
+        frames_of(&pcap(Link::EthernetV4, &segs), Some(1234)).is_empty(),
+        "no traffic on another port"
+    );
 }
 
 #[test]
 fn a_lone_response_is_guessed() {
     let [_, (_, resp)] = pair("Metadata", 12, 9);
-    let ranked = kwire::decode::guess::guess_response(Catalogue::builtin(), &bytes::Bytes::from(resp), None);
+    let ranked =
+        kwire::decode::guess::guess_response(Catalogue::builtin(), &bytes::Bytes::from(resp), None);
     assert!(!ranked.is_empty());
-    let pos = ranked.iter().position(|g| g.api_key == 3 && g.version == 12);
-    assert!(pos.is_some_and(|p| p < 10), "Metadata v12 among the top guesses: {:?}", &ranked[..ranked.len().min(10)]);
+    let pos = ranked
+        .iter()
+        .position(|g| g.api_key == 3 && g.version == 12);
+    assert!(
+        pos.is_some_and(|p| p < 10),
+        "Metadata v12 among the top guesses: {:?}",
+        &ranked[..ranked.len().min(10)]
+    );
 }
 
 #[test]
 fn the_cli_lists_and_decodes_a_capture() {
     let file = std::env::temp_dir().join(format!("kwire-cap-{}.pcap", std::process::id()));
-    std::fs::write(&file, pcap(Link::EthernetV4, &conversation(&traffic(), 100))).unwrap();
-    let run = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).output().unwrap();
+    std::fs::write(
+        &file,
+        pcap(Link::EthernetV4, &conversation(&traffic(), 100)),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
     let out = run(&["capture", file.to_str().unwrap(), "--list"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 8, "{text}");
-    assert!(lines[0].contains("10.0.0.1:50000 → 10.0.0.2:9092 ApiVersions v3 corr=1") && lines[0].contains("client_id=\"test-client\""), "{}", lines[0]);
-    assert!(lines[1].contains("← 10.0.0.2:9092 ApiVersions v3 corr=1") && lines[1].ends_with("ok"), "{}", lines[1]);
+    assert!(
+        lines[0].contains("10.0.0.1:50000 → 10.0.0.2:9092 ApiVersions v3 corr=1")
+            && lines[0].contains("client_id=\"test-client\""),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("← 10.0.0.2:9092 ApiVersions v3 corr=1") && lines[1].ends_with("ok"),
+        "{}",
+        lines[1]
+    );
     let out = run(&["decode", file.to_str().unwrap(), "--json"]);
     assert!(out.status.success());
-    let jsons: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
+    let jsons: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
     assert_eq!(jsons.len(), 8);
     assert_eq!(jsons[3]["kind"], "response");
     assert_eq!(jsons[3]["api_key"], 3);
-    let out = run(&["capture", file.to_str().unwrap(), "--api", "Produce", "--list"]);
+    let out = run(&[
+        "capture",
+        file.to_str().unwrap(),
+        "--api",
+        "Produce",
+        "--list",
+    ]);
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
     let _ = std::fs::remove_file(&file);
 }
 
-
 #[test]
 fn a_capture_without_kafka_traffic_says_so() {
     // An HTTP exchange on port 80: no frame there looks like a Kafka request.
-    let http = vec![(true, b"GET / HTTP/1.1\r\nHost: example\r\n\r\n".to_vec()), (false, b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec())];
+    let http = vec![
+        (true, b"GET / HTTP/1.1\r\nHost: example\r\n\r\n".to_vec()),
+        (
+            false,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec(),
+        ),
+    ];
     let file = std::env::temp_dir().join(format!("kwire-http-{}.pcap", std::process::id()));
     std::fs::write(&file, pcap(Link::EthernetV4, &conversation(&http, 1460))).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(["capture", file.to_str().unwrap(), "--list"]).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", file.to_str().unwrap(), "--list"])
+        .output()
+        .unwrap();
     let _ = std::fs::remove_file(&file);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no Kafka traffic found"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no Kafka traffic found"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Loss in a connection that is not Kafka is not Kafka's: no notes.
     let mut segs = conversation(&http, 10);
     segs.remove(4);
@@ -202,17 +319,29 @@ fn a_capture_without_kafka_traffic_says_so() {
 /// Frames and skip notes of a capture.
 fn captured_of(capture: &[u8]) -> (Vec<CapturedFrame>, Vec<Skipped>) {
     let (mut frames, mut notes) = (Vec::new(), Vec::new());
-    let stats = for_each_captured(Catalogue::builtin(), capture, &CaptureOptions::default(), |c| {
-        match c {
-            Captured::Frame(f) => frames.push(f),
-            Captured::Skipped(s) => notes.push(s),
-            Captured::Tls(n) => panic!("no TLS here: {n:?}"),
-        }
-        true
-    })
+    let stats = for_each_captured(
+        Catalogue::builtin(),
+        capture,
+        &CaptureOptions::default(),
+        |c| {
+            match c {
+                Captured::Frame(f) => frames.push(f),
+                Captured::Skipped(s) => notes.push(s),
+                Captured::Tls(n) => panic!("no TLS here: {n:?}"),
+            }
+            true
+        },
+    )
     .unwrap();
     assert!(stats.error.is_none(), "{:?}", stats.error);
-    assert_eq!((stats.frames, stats.skips, stats.skipped_bytes), (frames.len(), notes.len(), notes.iter().map(|s| s.bytes).sum()));
+    assert_eq!(
+        (stats.frames, stats.skips, stats.skipped_bytes),
+        (
+            frames.len(),
+            notes.len(),
+            notes.iter().map(|s| s.bytes).sum()
+        )
+    );
     (frames, notes)
 }
 
@@ -220,14 +349,27 @@ fn captured_of(capture: &[u8]) -> (Vec<CapturedFrame>, Vec<Skipped>) {
 fn cli(name: &str, capture: &[u8], args: &[&str]) -> (Option<i32>, String, String) {
     let file = std::env::temp_dir().join(format!("kwire-{name}-{}.pcap", std::process::id()));
     std::fs::write(&file, capture).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).arg("capture").arg(&file).args(args).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .arg("capture")
+        .arg(&file)
+        .args(args)
+        .output()
+        .unwrap();
     let _ = std::fs::remove_file(&file);
-    (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 /// The JSON skip records of `--json` output.
 fn skip_records(stdout: &str) -> Vec<serde_json::Value> {
-    stdout.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("one JSON object per line")).filter(|v| v["kind"] == "skipped").collect()
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("one JSON object per line"))
+        .filter(|v| v["kind"] == "skipped")
+        .collect()
 }
 
 /// `traffic()` with `extra` sent by the client just before the Produce request.
@@ -239,22 +381,41 @@ fn traffic_with_before_produce(extra: Vec<u8>) -> Vec<(bool, Vec<u8>)> {
 
 /// Where the Produce request starts in the client's stream.
 fn produce_offset() -> u64 {
-    traffic()[..4].iter().filter(|f| f.0).map(|f| f.1.len() as u64).sum()
+    traffic()[..4]
+        .iter()
+        .filter(|f| f.0)
+        .map(|f| f.1.len() as u64)
+        .sum()
 }
 
 #[test]
 fn garbage_between_frames_is_noted_and_the_next_frame_marked() {
     // 37 bytes no frame starts in (a negative size prefix first), between the
     // Metadata and Produce requests.
-    let capture = pcap(Link::EthernetV4, &conversation(&traffic_with_before_produce(vec![0xff; 37]), 100));
+    let capture = pcap(
+        Link::EthernetV4,
+        &conversation(&traffic_with_before_produce(vec![0xff; 37]), 100),
+    );
     let (frames, notes) = captured_of(&capture);
     assert_eq!(frames.len(), 8);
-    let produce = frames.iter().find(|f| f.api_key == Some(0) && f.direction == Direction::Request).unwrap();
+    let produce = frames
+        .iter()
+        .find(|f| f.api_key == Some(0) && f.direction == Direction::Request)
+        .unwrap();
     assert!(produce.after_gap);
     assert_eq!(frames.iter().filter(|f| f.after_gap).count(), 1);
     assert_eq!(notes.len(), 1);
     let s = &notes[0];
-    assert_eq!((s.conn, s.direction, s.offset, s.bytes, s.reason), (0, Direction::Request, produce_offset(), 37, SkipReason::BadSize(-1)));
+    assert_eq!(
+        (s.conn, s.direction, s.offset, s.bytes, s.reason),
+        (
+            0,
+            Direction::Request,
+            produce_offset(),
+            37,
+            SkipReason::BadSize(-1)
+        )
+    );
     assert_eq!(produce.offset, produce_offset() + 37);
 
     let (status, out, err) = cli("garbage", &capture, &["--list"]);
@@ -262,8 +423,19 @@ fn garbage_between_frames_is_noted_and_the_next_frame_marked() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 9, "{out}");
     let note = lines.iter().position(|l| l.contains(" skipped ")).unwrap();
-    assert!(lines[note].contains(&format!("→ 10.0.0.2:9092 skipped 37B at stream offset {}: frame size -1 is negative", produce_offset())), "{}", lines[note]);
-    assert!(lines[note + 1].contains("Produce v9") && lines[note + 1].contains("[after gap]"), "{}", lines[note + 1]);
+    assert!(
+        lines[note].contains(&format!(
+            "→ 10.0.0.2:9092 skipped 37B at stream offset {}: frame size -1 is negative",
+            produce_offset()
+        )),
+        "{}",
+        lines[note]
+    );
+    assert!(
+        lines[note + 1].contains("Produce v9") && lines[note + 1].contains("[after gap]"),
+        "{}",
+        lines[note + 1]
+    );
     assert!(err.contains("37 bytes in 1 place are in no frame"), "{err}");
 
     let (status, out, _) = cli("garbage", &capture, &["--json"]);
@@ -271,17 +443,38 @@ fn garbage_between_frames_is_noted_and_the_next_frame_marked() {
     let records = skip_records(&out);
     assert_eq!(records.len(), 1);
     let r = &records[0];
-    assert_eq!((&r["conn"], &r["direction"], &r["offset"], &r["bytes"], &r["reason"]), (&json!(0), &json!("request"), &json!(produce_offset()), &json!(37), &json!("bad_size")));
+    assert_eq!(
+        (
+            &r["conn"],
+            &r["direction"],
+            &r["offset"],
+            &r["bytes"],
+            &r["reason"]
+        ),
+        (
+            &json!(0),
+            &json!("request"),
+            &json!(produce_offset()),
+            &json!(37),
+            &json!("bad_size")
+        )
+    );
     assert_eq!(out.lines().count(), 9);
 
     let (status, out, _) = cli("garbage", &capture, &[]);
     assert_eq!(status, Some(2));
-    assert!(out.contains("# skipped conn 0 10.0.0.1:50000 → 10.0.0.2:9092"), "{out}");
+    assert!(
+        out.contains("# skipped conn 0 10.0.0.1:50000 → 10.0.0.2:9092"),
+        "{out}"
+    );
 
     // A frame filter hides the note, but neither the status nor stderr forget it.
     let (status, out, err) = cli("garbage", &capture, &["--list", "--api", "Metadata"]);
     assert_eq!((status, out.lines().count()), (Some(2), 2));
-    assert!(err.contains("37 bytes in 1 place") && err.contains("without --api"), "{err}");
+    assert!(
+        err.contains("37 bytes in 1 place") && err.contains("without --api"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -298,47 +491,100 @@ fn a_partial_frame_at_the_end_of_a_capture_is_noted() {
     let s = &notes[0];
     let response_stream: u64 = t.iter().filter(|f| !f.0).map(|f| f.1.len() as u64).sum();
     let cut = fetch.len().div_ceil(20) * 20 - 60;
-    assert_eq!((s.direction, s.offset, s.bytes), (Direction::Response, response_stream - fetch.len() as u64, cut as u64));
-    assert_eq!(s.reason, SkipReason::Partial { declared: Some(fetch.len() as u64), cut_by: StreamCut::EndOfCapture });
+    assert_eq!(
+        (s.direction, s.offset, s.bytes),
+        (
+            Direction::Response,
+            response_stream - fetch.len() as u64,
+            cut as u64
+        )
+    );
+    assert_eq!(
+        s.reason,
+        SkipReason::Partial {
+            declared: Some(fetch.len() as u64),
+            cut_by: StreamCut::EndOfCapture
+        }
+    );
 
     let (status, out, err) = cli("partial", &capture, &["--list"]);
     assert_eq!(status, Some(2), "{err}");
     assert!(out.lines().last().unwrap().contains(&format!("skipped {cut}B at stream offset {}: a partial frame (it declares {} bytes), cut short by the end of the capture", s.offset, fetch.len())), "{out}");
     let (_, out, _) = cli("partial", &capture, &["--json"]);
     let records = skip_records(&out);
-    assert_eq!((&records[0]["reason"], &records[0]["declared"], &records[0]["direction"]), (&json!("partial_frame"), &json!(fetch.len()), &json!("response")));
+    assert_eq!(
+        (
+            &records[0]["reason"],
+            &records[0]["declared"],
+            &records[0]["direction"]
+        ),
+        (
+            &json!("partial_frame"),
+            &json!(fetch.len()),
+            &json!("response")
+        )
+    );
 }
 
 #[test]
 fn a_frame_declaring_over_100_mb_and_what_follows_it_are_noted() {
     let mut extra = (200i32 << 20).to_be_bytes().to_vec();
     extra.extend([0xee; 500]);
-    let capture = pcap(Link::EthernetV4, &conversation(&traffic_with_before_produce(extra), 1460));
+    let capture = pcap(
+        Link::EthernetV4,
+        &conversation(&traffic_with_before_produce(extra), 1460),
+    );
     let (frames, notes) = captured_of(&capture);
     assert_eq!(frames.len(), 8, "every frame after it is found");
     assert_eq!(notes.len(), 1);
-    assert_eq!((notes[0].offset, notes[0].bytes, notes[0].reason), (produce_offset(), 504, SkipReason::BadSize(200 << 20)));
+    assert_eq!(
+        (notes[0].offset, notes[0].bytes, notes[0].reason),
+        (produce_offset(), 504, SkipReason::BadSize(200 << 20))
+    );
     let (status, out, _) = cli("oversized", &capture, &["--json"]);
     assert_eq!(status, Some(2));
     let records = skip_records(&out);
-    assert_eq!((&records[0]["bytes"], &records[0]["reason"]), (&json!(504), &json!("bad_size")));
-    assert!(records[0]["note"].as_str().unwrap().contains("over the 100 MiB limit"), "{}", records[0]);
+    assert_eq!(
+        (&records[0]["bytes"], &records[0]["reason"]),
+        (&json!(504), &json!("bad_size"))
+    );
+    assert!(
+        records[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("over the 100 MiB limit"),
+        "{}",
+        records[0]
+    );
 }
 
 #[test]
 fn a_lost_segment_is_noted_as_a_partial_frame_and_a_gap() {
     let expected = traffic();
     let mut segs = conversation(&expected, 20);
-    let metadata_req_start = 2 + expected[..2].iter().map(|f| f.1.len().div_ceil(20)).sum::<usize>();
+    let metadata_req_start = 2 + expected[..2]
+        .iter()
+        .map(|f| f.1.len().div_ceil(20))
+        .sum::<usize>();
     segs.remove(metadata_req_start + 1);
     let (_, notes) = captured_of(&pcap(Link::EthernetV4, &segs));
     let metadata_at = expected[0].1.len() as u64;
-    let got: Vec<_> = notes.iter().map(|s| (s.offset, s.bytes, s.reason)).collect();
+    let got: Vec<_> = notes
+        .iter()
+        .map(|s| (s.offset, s.bytes, s.reason))
+        .collect();
     let rest = expected[2].1.len() as u64 - 40;
     assert_eq!(
         got,
         [
-            (metadata_at, 20, SkipReason::Partial { declared: Some(expected[2].1.len() as u64), cut_by: StreamCut::Gap }),
+            (
+                metadata_at,
+                20,
+                SkipReason::Partial {
+                    declared: Some(expected[2].1.len() as u64),
+                    cut_by: StreamCut::Gap
+                }
+            ),
             (metadata_at + 20, 20, SkipReason::Gap),
             (metadata_at + 40, rest, SkipReason::NoFrame),
         ]
@@ -366,7 +612,10 @@ fn every_byte_of_a_stream_is_in_a_frame_or_a_note() {
         let mss = 1 + next(80) as usize;
         let mut segs = conversation(&frames, mss);
         // Lose segments (not of the first exchange), and maybe the end of the capture.
-        let keep_from = 2 + frames[..2].iter().map(|f| f.1.len().div_ceil(mss)).sum::<usize>();
+        let keep_from = 2 + frames[..2]
+            .iter()
+            .map(|f| f.1.len().div_ceil(mss))
+            .sum::<usize>();
         let mut i = keep_from;
         while i < segs.len() {
             if next(12) == 0 {
@@ -381,23 +630,48 @@ fn every_byte_of_a_stream_is_in_a_frame_or_a_note() {
         }
         let (frames, notes) = captured_of(&pcap(Link::EthernetV4, &segs));
         for client in [true, false] {
-            let direction = if client { Direction::Request } else { Direction::Response };
+            let direction = if client {
+                Direction::Request
+            } else {
+                Direction::Response
+            };
             let isn = if client { CLIENT_ISN } else { SERVER_ISN };
             // The stream as captured ends with the last segment's last byte.
-            let end = segs.iter().filter(|s| s.from_client == client && !s.syn).map(|s| u64::from(s.seq.wrapping_sub(isn.wrapping_add(1))) + s.payload.len() as u64).max().unwrap_or(0);
-            let mut pieces: Vec<(u64, u64, &str)> = frames.iter().filter(|f| f.direction == direction).map(|f| (f.offset, f.len as u64, "frame")).collect();
-            pieces.extend(notes.iter().filter(|s| s.direction == direction).map(|s| (s.offset, s.bytes, s.reason.code())));
+            let end = segs
+                .iter()
+                .filter(|s| s.from_client == client && !s.syn)
+                .map(|s| {
+                    u64::from(s.seq.wrapping_sub(isn.wrapping_add(1))) + s.payload.len() as u64
+                })
+                .max()
+                .unwrap_or(0);
+            let mut pieces: Vec<(u64, u64, &str)> = frames
+                .iter()
+                .filter(|f| f.direction == direction)
+                .map(|f| (f.offset, f.len as u64, "frame"))
+                .collect();
+            pieces.extend(
+                notes
+                    .iter()
+                    .filter(|s| s.direction == direction)
+                    .map(|s| (s.offset, s.bytes, s.reason.code())),
+            );
             pieces.sort();
             let mut at = 0;
             for &(offset, len, what) in &pieces {
-                assert_eq!(offset, at, "round {round}, {direction:?}: {what} at {offset} after {at}: {pieces:?}");
+                assert_eq!(
+                    offset, at,
+                    "round {round}, {direction:?}: {what} at {offset} after {at}: {pieces:?}"
+                );
                 at += len;
             }
             assert_eq!(at, end, "round {round}, {direction:?}: {pieces:?}");
         }
         // A frame right after skipped bytes says so.
         for f in &frames {
-            let after_note = notes.iter().any(|s| s.direction == f.direction && s.offset + s.bytes == f.offset);
+            let after_note = notes
+                .iter()
+                .any(|s| s.direction == f.direction && s.offset + s.bytes == f.offset);
             assert_eq!(f.after_gap, after_note, "round {round}: frame {}", f.index);
         }
     }
@@ -407,13 +681,24 @@ fn every_byte_of_a_stream_is_in_a_frame_or_a_note() {
 fn cli_stdin(capture: &[u8], args: &[&str]) -> (Option<i32>, String, String) {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["capture", "-"]).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", "-"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let input = capture.to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&input));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 #[test]
@@ -423,25 +708,58 @@ fn a_file_decoded_on_worker_threads_reads_as_a_stream_decoded_in_order() {
     // stream's are decoded one by one as they complete; the output is the same.
     // Every fifth round also a Produce request of 40 records, whose tree
     // (about 30 KB of text) goes out by a vectored write, not copied.
-    let records: Vec<_> = (0..40).map(|i| common::batches::rec(Some(format!("key-{i}").as_bytes()), Some(&[b'v'; 60]), &[], i)).collect();
-    let big = common::batches::produce(Catalogue::builtin(), "orders", &common::batches::batch(0, 0, &records));
+    let records: Vec<_> = (0..40)
+        .map(|i| {
+            common::batches::rec(
+                Some(format!("key-{i}").as_bytes()),
+                Some(&[b'v'; 60]),
+                &[],
+                i,
+            )
+        })
+        .collect();
+    let big = common::batches::produce(
+        Catalogue::builtin(),
+        "orders",
+        &common::batches::batch(0, 0, &records),
+    );
     let mut t = Vec::new();
     for round in 0..50 {
-        t.extend(if round % 7 == 3 { traffic_with_before_produce(vec![0xff; 37 + round]) } else { traffic() });
+        t.extend(if round % 7 == 3 {
+            traffic_with_before_produce(vec![0xff; 37 + round])
+        } else {
+            traffic()
+        });
         if round % 5 == 0 {
             t.push((true, big.clone()));
         }
     }
     let capture = pcap(Link::EthernetV4, &conversation(&t, 100));
     // Skipped notes: rounds 3, 10, 17, 24, 31, 38 and 45.
-    let cases: [(&[&str], usize, usize); 4] = [(&[], 410, 7), (&["--json"], 410, 7), (&["--format", "tree-json"], 410, 7), (&["--api", "Produce"], 110, 0)];
+    let cases: [(&[&str], usize, usize); 4] = [
+        (&[], 410, 7),
+        (&["--json"], 410, 7),
+        (&["--format", "tree-json"], 410, 7),
+        (&["--api", "Produce"], 110, 0),
+    ];
     for (args, frames, notes) in cases {
         let (status, out, err) = cli("in-order", &capture, args);
         let stream = cli_stdin(&capture, args);
-        assert_eq!((status, &out, &err), (stream.0, &stream.1, &stream.2), "{args:?}");
-        assert_eq!(status, Some(2), "{args:?}: the skip notes make the status 2\n{err}");
+        assert_eq!(
+            (status, &out, &err),
+            (stream.0, &stream.1, &stream.2),
+            "{args:?}"
+        );
+        assert_eq!(
+            status,
+            Some(2),
+            "{args:?}: the skip notes make the status 2\n{err}"
+        );
         let (shown_frames, shown_notes) = if args.is_empty() || args[0] == "--api" {
-            (out.lines().filter(|l| l.starts_with("# frame ")).count(), out.lines().filter(|l| l.starts_with("# skipped ")).count())
+            (
+                out.lines().filter(|l| l.starts_with("# frame ")).count(),
+                out.lines().filter(|l| l.starts_with("# skipped ")).count(),
+            )
         } else {
             let notes = skip_records(&out).len();
             (out.lines().count() - notes, notes)

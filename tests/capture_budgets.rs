@@ -10,10 +10,13 @@
 
 mod common;
 
+use common::alloc::{one_at_a_time, peak_during};
 use common::batches::{batch, Rec};
 use common::pcap_writer::{conversation, on_port, pcap, Link, Seg};
-use kwire::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame, SkipReason, Skipped, StreamCut};
-use common::alloc::{one_at_a_time, peak_during};
+use kwire::capture::{
+    for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame, SkipReason, Skipped,
+    StreamCut,
+};
 
 #[global_allocator]
 static GLOBAL: common::alloc::Counting = common::alloc::Counting;
@@ -37,7 +40,16 @@ fn sasl(corr: i32, auth_len: usize) -> Vec<u8> {
 /// A Produce v3 request whose one gzip batch holds a record of `zeros` zero
 /// bytes: small on the wire, large if decompressed.
 fn produce_bomb(corr: i32, zeros: usize) -> Vec<u8> {
-    let records = batch(0, 1, &[Rec { key: None, value: Some(vec![0; zeros]), headers: vec![], timestamp_delta: 0 }]);
+    let records = batch(
+        0,
+        1,
+        &[Rec {
+            key: None,
+            value: Some(vec![0; zeros]),
+            headers: vec![],
+            timestamp_delta: 0,
+        }],
+    );
     let mut f = vec![0; 4];
     f.extend_from_slice(&0i16.to_be_bytes());
     f.extend_from_slice(&3i16.to_be_bytes());
@@ -71,16 +83,34 @@ fn read(capture: &[u8], opts: &CaptureOptions) -> (Vec<Captured>, CaptureStats) 
 }
 
 fn frames(c: &[Captured]) -> Vec<&CapturedFrame> {
-    c.iter().filter_map(|c| if let Captured::Frame(f) = c { Some(f) } else { None }).collect()
+    c.iter()
+        .filter_map(|c| {
+            if let Captured::Frame(f) = c {
+                Some(f)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 fn skips(c: &[Captured]) -> Vec<&Skipped> {
-    c.iter().filter_map(|c| if let Captured::Skipped(s) = c { Some(s) } else { None }).collect()
+    c.iter()
+        .filter_map(|c| {
+            if let Captured::Skipped(s) = c {
+                Some(s)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// One connection per item, each from its own client port, one after another.
 fn connections(each: impl Fn(usize) -> Vec<Seg>, n: usize) -> Vec<u8> {
-    let segs: Vec<Seg> = (0..n).flat_map(|i| on_port(each(i), 10_000 + i as u16)).collect();
+    let segs: Vec<Seg> = (0..n)
+        .flat_map(|i| on_port(each(i), 10_000 + i as u16))
+        .collect();
     pcap(Link::EthernetV4, &segs)
 }
 
@@ -91,7 +121,10 @@ fn data_only(frames: &[(bool, Vec<u8>)], mss: usize) -> Vec<Seg> {
 
 /// 2,000 connections, each with the first 14 bytes of a frame declaring 1 MB.
 fn partial_headers() -> Vec<u8> {
-    connections(|_| data_only(&[(true, sasl(1, 1_000_000)[..14].to_vec())], 1460), 2000)
+    connections(
+        |_| data_only(&[(true, sasl(1, 1_000_000)[..14].to_vec())], 1460),
+        2000,
+    )
 }
 
 #[test]
@@ -100,16 +133,33 @@ fn two_thousand_partial_headers_stay_small() {
     let capture = partial_headers();
     assert!(capture.len() < 200_000);
     let ((out, stats), peak) = peak_during(|| read(&capture, &CaptureOptions::default()));
-    eprintln!("{} bytes of capture: peak {peak} bytes allocated, reassembly held at most {} bytes", capture.len(), stats.effort.peak_held);
-    assert!(peak < 4 << 20, "peak {peak} bytes for 2,000 partial headers");
-    assert!(stats.effort.peak_held < 256 << 10, "reassembly held {} bytes", stats.effort.peak_held);
+    eprintln!(
+        "{} bytes of capture: peak {peak} bytes allocated, reassembly held at most {} bytes",
+        capture.len(),
+        stats.effort.peak_held
+    );
+    assert!(
+        peak < 4 << 20,
+        "peak {peak} bytes for 2,000 partial headers"
+    );
+    assert!(
+        stats.effort.peak_held < 256 << 10,
+        "reassembly held {} bytes",
+        stats.effort.peak_held
+    );
     // Nothing is lost silently: each connection ends with its partial frame noted.
     assert!(frames(&out).is_empty());
     let notes = skips(&out);
     assert_eq!(notes.len(), 2000);
     for s in notes {
         assert_eq!((s.offset, s.bytes), (0, 14));
-        assert_eq!(s.reason, SkipReason::Partial { declared: Some(1_000_020), cut_by: StreamCut::EndOfCapture });
+        assert_eq!(
+            s.reason,
+            SkipReason::Partial {
+                declared: Some(1_000_020),
+                cut_by: StreamCut::EndOfCapture
+            }
+        );
     }
 }
 
@@ -124,8 +174,14 @@ fn a_closed_connection_frees_its_partial_frame() {
             let last = segs.last().unwrap().clone();
             let next = last.seq.wrapping_add(last.payload.len() as u32);
             segs.push(match i % 2 {
-                0 => Seg { fin: true, ..Seg::data(true, next, last.ack, vec![]) },
-                _ => Seg { rst: true, ..Seg::data(false, last.ack, next, vec![]) },
+                0 => Seg {
+                    fin: true,
+                    ..Seg::data(true, next, last.ack, vec![])
+                },
+                _ => Seg {
+                    rst: true,
+                    ..Seg::data(false, last.ack, next, vec![])
+                },
             });
             segs
         },
@@ -133,12 +189,26 @@ fn a_closed_connection_frees_its_partial_frame() {
     );
     let (out, stats) = read(&capture, &CaptureOptions::default());
     // Held at most one connection's partial frame (with the buffer's room to grow), not 200 of them.
-    assert!(stats.effort.peak_held < 64 << 10, "reassembly held {} bytes", stats.effort.peak_held);
+    assert!(
+        stats.effort.peak_held < 64 << 10,
+        "reassembly held {} bytes",
+        stats.effort.peak_held
+    );
     let notes = skips(&out);
     assert_eq!(notes.len(), 200);
     for (i, s) in notes.iter().enumerate() {
-        assert_eq!((s.conn, s.offset, s.bytes), (i, 0, 20_000), "noted when the connection closed, in order");
-        assert_eq!(s.reason, SkipReason::Partial { declared: Some(1_000_020), cut_by: StreamCut::Closed });
+        assert_eq!(
+            (s.conn, s.offset, s.bytes),
+            (i, 0, 20_000),
+            "noted when the connection closed, in order"
+        );
+        assert_eq!(
+            s.reason,
+            SkipReason::Partial {
+                declared: Some(1_000_020),
+                cut_by: StreamCut::Closed
+            }
+        );
     }
 }
 
@@ -151,7 +221,12 @@ fn the_memory_cap_drops_the_oldest_partial_frames() {
     let small = sasl(2, 10);
     // Every connection sends the first 100 kB of its big frame, one connection
     // after another; then each sends the rest and a small frame.
-    let segs_of = |i: usize| on_port(data_only(&[(true, big.clone()), (true, small.clone())], 10_000), 10_000 + i as u16);
+    let segs_of = |i: usize| {
+        on_port(
+            data_only(&[(true, big.clone()), (true, small.clone())], 10_000),
+            10_000 + i as u16,
+        )
+    };
     let all: Vec<Vec<Seg>> = (0..CONNS).map(segs_of).collect();
     let mut segs = Vec::new();
     for c in &all {
@@ -161,9 +236,19 @@ fn the_memory_cap_drops_the_oldest_partial_frames() {
         segs.extend(c[10..].iter().cloned());
     }
     let capture = pcap(Link::EthernetV4, &segs);
-    let (out, stats) = read(&capture, &CaptureOptions { max_reassembly: CAP, ..Default::default() });
+    let (out, stats) = read(
+        &capture,
+        &CaptureOptions {
+            max_reassembly: CAP,
+            ..Default::default()
+        },
+    );
     // Over the cap by at most what one segment made a buffer grow.
-    assert!(stats.effort.peak_held <= CAP + (512 << 10), "reassembly held {} bytes under a cap of {CAP}", stats.effort.peak_held);
+    assert!(
+        stats.effort.peak_held <= CAP + (512 << 10),
+        "reassembly held {} bytes under a cap of {CAP}",
+        stats.effort.peak_held
+    );
     let (frames, notes) = (frames(&out), skips(&out));
     let mut dropped = Vec::new();
     for conn in 0..CONNS {
@@ -171,12 +256,25 @@ fn the_memory_cap_drops_the_oldest_partial_frames() {
         let n: Vec<_> = notes.iter().filter(|s| s.conn == conn).collect();
         // The small frame always comes through; the big one whole or noted whole.
         let last = f.last().unwrap();
-        assert_eq!((last.correlation_id, last.len), (Some(2), small.len()), "conn {conn}");
+        assert_eq!(
+            (last.correlation_id, last.len),
+            (Some(2), small.len()),
+            "conn {conn}"
+        );
         match (f.len(), n.as_slice()) {
             (2, []) => assert!(!last.after_gap),
             (1, [s]) => {
-                assert_eq!(s.reason, SkipReason::MemoryCap { declared: Some(big.len() as u64) });
-                assert_eq!((s.offset, s.bytes), (0, big.len() as u64), "the held bytes and the rest passed over");
+                assert_eq!(
+                    s.reason,
+                    SkipReason::MemoryCap {
+                        declared: Some(big.len() as u64)
+                    }
+                );
+                assert_eq!(
+                    (s.offset, s.bytes),
+                    (0, big.len() as u64),
+                    "the held bytes and the rest passed over"
+                );
                 assert!(last.after_gap);
                 dropped.push(conn);
             }
@@ -191,7 +289,13 @@ fn the_memory_cap_drops_the_oldest_partial_frames() {
 /// A first request, a size prefix no frame has, then a frame of `mb` MB and a
 /// small one, in 1000-byte segments.
 fn bad_frame_then(mb: usize) -> Vec<u8> {
-    let stream = [sasl(1, 10), i32::MAX.to_be_bytes().to_vec(), sasl(2, mb << 20), sasl(3, 10)].concat();
+    let stream = [
+        sasl(1, 10),
+        i32::MAX.to_be_bytes().to_vec(),
+        sasl(2, mb << 20),
+        sasl(3, 10),
+    ]
+    .concat();
     pcap(Link::EthernetV4, &conversation(&[(true, stream)], 1000))
 }
 
@@ -207,7 +311,13 @@ fn bad_frame_then_dense(mb: usize) -> Vec<u8> {
         rng ^= rng << 17;
         *b = (rng % 8) as u8;
     }
-    let stream = [sasl(1, 10), i32::MAX.to_be_bytes().to_vec(), big, sasl(3, 10)].concat();
+    let stream = [
+        sasl(1, 10),
+        i32::MAX.to_be_bytes().to_vec(),
+        big,
+        sasl(3, 10),
+    ]
+    .concat();
     pcap(Link::EthernetV4, &conversation(&[(true, stream)], 1000))
 }
 
@@ -220,7 +330,10 @@ fn resync_over_megabytes_looks_at_each_position_once() {
     assert_eq!(corrs, [(Some(1), false), (Some(2), true), (Some(3), false)]);
     let notes = skips(&out);
     assert_eq!(notes.len(), 1);
-    assert_eq!((notes[0].offset, notes[0].bytes, notes[0].reason), (f[0].len as u64, 4, SkipReason::BadSize(i32::MAX)));
+    assert_eq!(
+        (notes[0].offset, notes[0].bytes, notes[0].reason),
+        (f[0].len as u64, 4, SkipReason::BadSize(i32::MAX))
+    );
     // Each position after the bad size prefix looked at once. Candidates are
     // decoded once each, when whole: the first request (finding the client
     // side), the 4 MB frame, and the few plausible headers its own header
@@ -234,12 +347,18 @@ fn resync_over_megabytes_looks_at_each_position_once() {
     // Plausible headers all through the frame: each waits for its frame (at
     // most a few at a time) or is decoded once, within the decode budget.
     let (out, stats) = read(&bad_frame_then_dense(2), &CaptureOptions::default());
-    let corrs: Vec<_> = frames(&out).iter().map(|f| (f.correlation_id, f.after_gap)).collect();
+    let corrs: Vec<_> = frames(&out)
+        .iter()
+        .map(|f| (f.correlation_id, f.after_gap))
+        .collect();
     assert_eq!(corrs, [(Some(1), false), (Some(2), true), (Some(3), false)]);
     let e = stats.effort;
     eprintln!("{e:?}");
     assert!(e.resync_positions <= (2 << 20) + 100, "{e:?}");
-    assert!(e.candidate_bytes <= 4 * e.resync_positions + (4 << 20), "{e:?}");
+    assert!(
+        e.candidate_bytes <= 4 * e.resync_positions + (4 << 20),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -260,7 +379,14 @@ fn resync_through_garbage_stays_linear() {
             garbage.push(rng as u8);
         }
     }
-    let stream = [sasl(1, 10), sasl(2, 5000), garbage.clone(), sasl(3, 10), sasl(4, 10)].concat();
+    let stream = [
+        sasl(1, 10),
+        sasl(2, 5000),
+        garbage.clone(),
+        sasl(3, 10),
+        sasl(4, 10),
+    ]
+    .concat();
     let mut segs = conversation(&[(true, stream)], 1000);
     segs.remove(2 + 3); // in the second frame
     let (out, stats) = read(&pcap(Link::EthernetV4, &segs), &CaptureOptions::default());
@@ -272,8 +398,14 @@ fn resync_through_garbage_stays_linear() {
     eprintln!("{e:?}");
     assert!(e.resync_positions <= garbage.len() as u64 + 10_000, "{e:?}");
     // The plausible headers' frames are decoded at most once each, within the budget.
-    assert!(e.candidate_decodes <= 1 + garbage.len() as u64 / 64 + 10, "{e:?}");
-    assert!(e.candidate_bytes <= 4 * e.resync_positions + (4 << 20), "{e:?}");
+    assert!(
+        e.candidate_decodes <= 1 + garbage.len() as u64 / 64 + 10,
+        "{e:?}"
+    );
+    assert!(
+        e.candidate_bytes <= 4 * e.resync_positions + (4 << 20),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -283,14 +415,25 @@ fn finding_the_client_and_resyncing_decompress_nothing() {
     assert!(bomb(1).len() < 1 << 20);
     // The bomb is the connection's first request (it decides the client side)
     // and the first frame after a gap (resync checks it).
-    let mut segs = conversation(&[(true, bomb(1)), (true, sasl(2, 5000)), (true, bomb(3))], 1000);
+    let mut segs = conversation(
+        &[(true, bomb(1)), (true, sasl(2, 5000)), (true, bomb(3))],
+        1000,
+    );
     let second = 2 + bomb(1).len().div_ceil(1000) + 2;
     segs.remove(second);
     let capture = pcap(Link::EthernetV4, &segs);
     let ((out, _), peak) = peak_during(|| read(&capture, &CaptureOptions::default()));
     let f = frames(&out);
-    assert_eq!(f.iter().map(|f| (f.correlation_id, f.after_gap)).collect::<Vec<_>>(), [(Some(1), false), (Some(3), true)]);
-    assert!(peak < 8 << 20, "peak {peak} bytes: a candidate was decompressed");
+    assert_eq!(
+        f.iter()
+            .map(|f| (f.correlation_id, f.after_gap))
+            .collect::<Vec<_>>(),
+        [(Some(1), false), (Some(3), true)]
+    );
+    assert!(
+        peak < 8 << 20,
+        "peak {peak} bytes: a candidate was decompressed"
+    );
 }
 
 /// The CLI on the hostile captures: every one says what it skipped (exit 2)
@@ -302,10 +445,19 @@ fn the_cli_on_hostile_captures_notes_skips_and_stays_small() {
     // tests' peaks would count it.
     let _one = one_at_a_time();
     let keep = std::env::var_os("KWIRE_CAPTURE_DIR").map(std::path::PathBuf::from);
-    let dir = keep.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("kwire-hostile-captures-{}", std::process::id())));
+    let dir = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("kwire-hostile-captures-{}", std::process::id()))
+    });
     std::fs::create_dir_all(&dir).unwrap();
     let bomb = produce_bomb(3, 48 << 20);
-    let mut gap = conversation(&[(true, produce_bomb(1, 48 << 20)), (true, sasl(2, 5000)), (true, bomb.clone())], 1000);
+    let mut gap = conversation(
+        &[
+            (true, produce_bomb(1, 48 << 20)),
+            (true, sasl(2, 5000)),
+            (true, bomb.clone()),
+        ],
+        1000,
+    );
     gap.remove(2 + bomb.len().div_ceil(1000) + 2);
     let files = [
         ("partial-headers-2000.pcap", partial_headers()),
@@ -313,7 +465,10 @@ fn the_cli_on_hostile_captures_notes_skips_and_stays_small() {
         ("resync-4mb.pcap", bad_frame_then(4)),
         ("resync-dense-1mb.pcap", bad_frame_then_dense(1)),
         ("resync-dense-4mb.pcap", bad_frame_then_dense(4)),
-        ("gzip-bomb-first-and-after-gap.pcap", pcap(Link::EthernetV4, &gap)),
+        (
+            "gzip-bomb-first-and-after-gap.pcap",
+            pcap(Link::EthernetV4, &gap),
+        ),
     ];
     for (name, bytes) in files {
         let path = dir.join(name);
@@ -328,11 +483,18 @@ fn the_cli_on_hostile_captures_notes_skips_and_stays_small() {
                 .output()
                 .expect("/usr/bin/time (Debian package time) runs");
             let stderr = String::from_utf8_lossy(&out.stderr);
-            let peak_kib: u64 = stderr.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| panic!("{name}: no peak in {stderr}"));
+            let peak_kib: u64 = stderr
+                .lines()
+                .last()
+                .and_then(|l| l.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{name}: no peak in {stderr}"));
             assert_eq!(out.status.code(), Some(2), "{name} {args:?}: {stderr}");
             assert!(stderr.contains("skipped"), "{name} {args:?}: {stderr}");
             let bound_kib = (64 << 10) + 600 * bytes.len() as u64 / 1024;
-            assert!(peak_kib <= bound_kib, "{name} {args:?}: peak {peak_kib} KiB, bound {bound_kib} KiB");
+            assert!(
+                peak_kib <= bound_kib,
+                "{name} {args:?}: peak {peak_kib} KiB, bound {bound_kib} KiB"
+            );
         }
     }
     if keep.is_none() {

@@ -22,13 +22,29 @@ fn token(bytes: &[u8]) -> Vec<u8> {
 /// SaslHandshake at `version` naming `mechanism`, answered with `error`.
 fn handshake(t: &mut Timeline, corr: i32, version: i16, mechanism: &str, error: i16) {
     let resp = json!({"ErrorCode": error, "Mechanisms": ["PLAIN", "SCRAM-SHA-256"]});
-    t.pair(PORT, "sarama", corr, "SaslHandshake", version, json!({"Mechanism": mechanism}), resp);
+    t.pair(
+        PORT,
+        "sarama",
+        corr,
+        "SaslHandshake",
+        version,
+        json!({"Mechanism": mechanism}),
+        resp,
+    );
 }
 
 /// What follows authentication: ApiVersions and Metadata.
 fn after_auth(t: &mut Timeline, corr: i32) {
     let versions = json!({"ErrorCode": 0, "ApiKeys": [{"ApiKey": 3, "MinVersion": 0, "MaxVersion": 12}, {"ApiKey": 17, "MinVersion": 0, "MaxVersion": 1}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 4}], "ThrottleTimeMs": 0});
-    t.pair(PORT, "sarama", corr, "ApiVersions", 3, json!({"ClientSoftwareName": "sarama", "ClientSoftwareVersion": "1.43"}), versions);
+    t.pair(
+        PORT,
+        "sarama",
+        corr,
+        "ApiVersions",
+        3,
+        json!({"ClientSoftwareName": "sarama", "ClientSoftwareVersion": "1.43"}),
+        versions,
+    );
     let metadata = json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []});
     t.pair(PORT, "sarama", corr + 1, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), metadata);
 }
@@ -48,14 +64,27 @@ fn scram() -> Timeline {
     t.send(PORT, true, &token(b"n,,n=alice,r=rOprNGfwEbeRWgbNEkqO"));
     t.send(PORT, false, &token(b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"));
     t.send(PORT, true, &token(b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="));
-    t.send(PORT, false, &token(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="));
+    t.send(
+        PORT,
+        false,
+        &token(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="),
+    );
     after_auth(&mut t, 2);
     t
 }
 
 fn kwire(cmd: &str, file: &TempCapture, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).arg(cmd).arg(file.path()).args(args).output().unwrap();
-    (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .arg(cmd)
+        .arg(file.path())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn frames_of(capture: &[u8]) -> Vec<CapturedFrame> {
@@ -70,7 +99,9 @@ fn frames_of(capture: &[u8]) -> Vec<CapturedFrame> {
 
 /// The listing's lines after their timestamp.
 fn listed(out: &str) -> Vec<String> {
-    out.lines().map(|l| l.split_once('Z').map_or(l, |(_, rest)| rest).to_string()).collect()
+    out.lines()
+        .map(|l| l.split_once('Z').map_or(l, |(_, rest)| rest).to_string())
+        .collect()
 }
 
 #[test]
@@ -94,28 +125,71 @@ fn plain_tokens_are_listed_decoded_and_written_as_tokens() {
             format!(" {broker} Metadata v12 corr=3 21B ok"),
         ]
     );
-    assert!(out.lines().nth(2).is_some_and(|l| l.starts_with("    2 2023-11-14T22:13:20.003000Z")), "{out}");
+    assert!(
+        out.lines()
+            .nth(2)
+            .is_some_and(|l| l.starts_with("    2 2023-11-14T22:13:20.003000Z")),
+        "{out}"
+    );
     // The token's bytes are not shown in the listing.
     assert!(!out.contains("alice") && !out.contains("s3cret"), "{out}");
 
     // The capture layer's frames: tokens have no api, version or correlation id.
     let frames = frames_of(&t.pcap());
-    let kind = |f: &CapturedFrame| (f.direction, f.kind.sasl_mechanism().map(str::to_string), f.api_key, f.correlation_id);
-    assert_eq!(kind(&frames[2]), (Direction::Request, Some("PLAIN".into()), None, None));
-    assert_eq!(kind(&frames[3]), (Direction::Response, Some("PLAIN".into()), None, None));
+    let kind = |f: &CapturedFrame| {
+        (
+            f.direction,
+            f.kind.sasl_mechanism().map(str::to_string),
+            f.api_key,
+            f.correlation_id,
+        )
+    };
+    assert_eq!(
+        kind(&frames[2]),
+        (Direction::Request, Some("PLAIN".into()), None, None)
+    );
+    assert_eq!(
+        kind(&frames[3]),
+        (Direction::Response, Some("PLAIN".into()), None, None)
+    );
     assert_eq!(frames[4].kind, FrameKind::Kafka);
-    assert_eq!((frames[5].api_key, frames[5].correlation_id), (Some(18), Some(2)), "the ApiVersions response is paired after the tokens");
+    assert_eq!(
+        (frames[5].api_key, frames[5].correlation_id),
+        (Some(18), Some(2)),
+        "the ApiVersions response is paired after the tokens"
+    );
 
     // JSON: a kind of its own, the mechanism, the bytes as hex; no decode error anywhere.
     let (status, out, err) = kwire("capture", &file, &["--json"]);
     assert_eq!((status, err.as_str()), (Some(0), ""));
-    let objects: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let kinds: Vec<&str> = objects.iter().map(|o| o["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["request", "response", "sasl_token", "sasl_token", "request", "response", "request", "response"]);
+    let objects: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = objects
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "request",
+            "response",
+            "sasl_token",
+            "sasl_token",
+            "request",
+            "response",
+            "request",
+            "response"
+        ]
+    );
     let mut client_token = objects[2].clone();
     client_token.as_object_mut().unwrap().remove("capture");
     // The password is masked (its length kept) unless --show-secrets.
-    assert_eq!(client_token, json!({"kind": "sasl_token", "direction": "request", "mechanism": "PLAIN", "auth_bytes": hex::encode(b"\0alice\0******"), "_redacted": ["auth_bytes"]}));
+    assert_eq!(
+        client_token,
+        json!({"kind": "sasl_token", "direction": "request", "mechanism": "PLAIN", "auth_bytes": hex::encode(b"\0alice\0******"), "_redacted": ["auth_bytes"]})
+    );
     assert_eq!(objects[3]["direction"], "response");
     assert_eq!(objects[3]["auth_bytes"], "");
     assert!(objects.iter().all(|o| o.get("error").is_none()), "{out}");
@@ -123,21 +197,42 @@ fn plain_tokens_are_listed_decoded_and_written_as_tokens() {
     // The tree: the size prefix and the bytes, with offsets; tree JSON names the kind.
     let (status, out, _) = kwire("capture", &file, &["--frame", "2"]);
     assert_eq!(status, Some(0));
-    assert!(out.contains("SaslToken message (PLAIN) [0x0000, 17B]"), "{out}");
+    assert!(
+        out.contains("SaslToken message (PLAIN) [0x0000, 17B]"),
+        "{out}"
+    );
     assert!(out.contains("+-- size int32 = 13 [0x0000, 4B]"), "{out}");
     assert!(out.contains("+-- authBytes bytes = 0x00616c696365002a2a2a2a2a2a (PLAIN client-response; holds redacted bytes) [0x0004, 13B]"), "{out}");
     assert!(out.contains("    +-- password string = \"<redacted, 6 bytes>\" (redacted: --show-secrets shows it) [0x000b, 6B]"), "{out}");
     let (status, out, _) = kwire("capture", &file, &["--frame", "3", "--format", "tree-json"]);
     assert_eq!(status, Some(0));
     let tree: Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!((tree["kind"].as_str(), tree["direction"].as_str(), tree["mechanism"].as_str()), (Some("sasl_token"), Some("response"), Some("PLAIN")));
+    assert_eq!(
+        (
+            tree["kind"].as_str(),
+            tree["direction"].as_str(),
+            tree["mechanism"].as_str()
+        ),
+        (Some("sasl_token"), Some("response"), Some("PLAIN"))
+    );
     assert_eq!(tree["tree"]["children"][1]["name"], "authBytes");
-    assert_eq!((tree["tree"]["children"][1]["offset"].as_u64(), tree["tree"]["children"][1]["length"].as_u64()), (Some(4), Some(0)));
+    assert_eq!(
+        (
+            tree["tree"]["children"][1]["offset"].as_u64(),
+            tree["tree"]["children"][1]["length"].as_u64()
+        ),
+        (Some(4), Some(0))
+    );
 
     // `kwire decode` of the capture goes the same way.
     let (status, out, _) = kwire("decode", &file, &["--json"]);
     assert_eq!(status, Some(0));
-    assert_eq!(out.lines().filter(|l| l.contains("\"kind\":\"sasl_token\"")).count(), 2);
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.contains("\"kind\":\"sasl_token\""))
+            .count(),
+        2
+    );
 }
 
 #[test]
@@ -146,14 +241,32 @@ fn stats_and_inventory_leave_tokens_out() {
     let (status, out, err) = kwire("stats", &file, &["--format", "json"]);
     assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
     let stats: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!((stats["frames"].as_u64(), stats["pairs"].as_u64(), stats["unanswered_requests"].as_u64(), stats["unmatched_responses"].as_u64()), (Some(6), Some(3), Some(0), Some(0)));
-    let apis: Vec<i64> = stats["by_api"].as_array().unwrap().iter().map(|r| r["api_key"].as_i64().unwrap()).collect();
+    assert_eq!(
+        (
+            stats["frames"].as_u64(),
+            stats["pairs"].as_u64(),
+            stats["unanswered_requests"].as_u64(),
+            stats["unmatched_responses"].as_u64()
+        ),
+        (Some(6), Some(3), Some(0), Some(0))
+    );
+    let apis: Vec<i64> = stats["by_api"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["api_key"].as_i64().unwrap())
+        .collect();
     assert_eq!(apis.len(), 3);
     assert!(apis.iter().all(|k| [3, 17, 18].contains(k)), "{apis:?}");
     let (status, out, err) = kwire("inventory", &file, &["--format", "json"]);
     assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
     let inventory: Value = serde_json::from_str(&out).unwrap();
-    let apis: Vec<i64> = inventory["clients"][0]["apis"].as_array().unwrap().iter().map(|a| a["api_key"].as_i64().unwrap()).collect();
+    let apis: Vec<i64> = inventory["clients"][0]["apis"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["api_key"].as_i64().unwrap())
+        .collect();
     assert_eq!(apis.len(), 3, "{out}");
     assert!(apis.iter().all(|k| [3, 17, 18].contains(k)), "{apis:?}");
 }
@@ -164,7 +277,10 @@ fn scram_takes_two_rounds_of_tokens() {
     let (status, out, err) = kwire("capture", &file, &["--list"]);
     assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
     let lines = listed(&out);
-    let what: Vec<&str> = lines.iter().map(|l| l.split_once(":9092 ").map_or("", |(_, w)| w)).collect();
+    let what: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split_once(":9092 ").map_or("", |(_, w)| w))
+        .collect();
     assert_eq!(
         what,
         [
@@ -182,8 +298,15 @@ fn scram_takes_two_rounds_of_tokens() {
     );
     let (status, out, _) = kwire("capture", &file, &["--json"]);
     assert_eq!(status, Some(0));
-    let tokens: Vec<Value> = out.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|o| o["kind"] == "sasl_token").collect();
-    let directions: Vec<&str> = tokens.iter().map(|o| o["direction"].as_str().unwrap()).collect();
+    let tokens: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|o| o["kind"] == "sasl_token")
+        .collect();
+    let directions: Vec<&str> = tokens
+        .iter()
+        .map(|o| o["direction"].as_str().unwrap())
+        .collect();
     assert_eq!(directions, ["request", "response", "request", "response"]);
     assert!(tokens.iter().all(|o| o["mechanism"] == "SCRAM-SHA-256"));
 }
@@ -196,21 +319,47 @@ fn a_refused_handshake_or_a_newer_one_keeps_kafka_frames() {
     t.send(PORT, true, &token(b"\0alice\0s3cret"));
     let file = TempCapture::new("sasl-refused", &t.pcap());
     let (status, out, _) = kwire("capture", &file, &["--list"]);
-    assert_eq!(status, Some(2), "the bytes after a refused handshake do not decode as a request: {out}");
+    assert_eq!(
+        status,
+        Some(2),
+        "the bytes after a refused handshake do not decode as a request: {out}"
+    );
     assert!(!out.contains("SASL token"), "{out}");
-    assert!(out.lines().nth(1).is_some_and(|l| l.ends_with("errors: UNSUPPORTED_SASL_MECHANISM")), "{out}");
-    assert!(out.lines().nth(2).is_some_and(|l| l.contains("a known API key, found 97")), "{out}");
+    assert!(
+        out.lines()
+            .nth(1)
+            .is_some_and(|l| l.ends_with("errors: UNSUPPORTED_SASL_MECHANISM")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .nth(2)
+            .is_some_and(|l| l.contains("a known API key, found 97")),
+        "{out}"
+    );
 
     // SaslHandshake v1: SaslAuthenticate requests carry the tokens, as Kafka frames.
     let mut t = Timeline::default();
     handshake(&mut t, 1, 1, "PLAIN", 0);
-    let auth = json!({"ErrorCode": 0, "ErrorMessage": null, "AuthBytes": "", "SessionLifetimeMs": 0});
-    t.pair(PORT, "java", 2, "SaslAuthenticate", 2, json!({"AuthBytes": hex::encode(b"\0alice\0s3cret")}), auth);
+    let auth =
+        json!({"ErrorCode": 0, "ErrorMessage": null, "AuthBytes": "", "SessionLifetimeMs": 0});
+    t.pair(
+        PORT,
+        "java",
+        2,
+        "SaslAuthenticate",
+        2,
+        json!({"AuthBytes": hex::encode(b"\0alice\0s3cret")}),
+        auth,
+    );
     after_auth(&mut t, 3);
     let file = TempCapture::new("sasl-v1", &t.pcap());
     let (status, out, _) = kwire("capture", &file, &["--list"]);
     assert_eq!(status, Some(0), "{out}");
-    assert!(!out.contains("SASL token") && out.contains("SaslAuthenticate v2 corr=2"), "{out}");
+    assert!(
+        !out.contains("SASL token") && out.contains("SaslAuthenticate v2 corr=2"),
+        "{out}"
+    );
     let frames = frames_of(&t.pcap());
     assert!(frames.iter().all(|f| f.kind == FrameKind::Kafka));
 }
@@ -221,7 +370,14 @@ fn a_token_that_looks_like_a_request_header_is_still_a_token_unless_it_decodes()
     // token all the same, since the whole frame does not decode as a request.
     let mut t = Timeline::default();
     handshake(&mut t, 1, 0, "PLAIN", 0);
-    let mut fake = frame(Direction::Request, "Metadata", 12, 9, "x", json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}));
+    let mut fake = frame(
+        Direction::Request,
+        "Metadata",
+        12,
+        9,
+        "x",
+        json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}),
+    );
     fake.extend_from_slice(b"trailing");
     let size = (fake.len() - 4) as i32;
     fake[..4].copy_from_slice(&size.to_be_bytes());
@@ -229,7 +385,11 @@ fn a_token_that_looks_like_a_request_header_is_still_a_token_unless_it_decodes()
     t.send(PORT, false, &token(b""));
     after_auth(&mut t, 2);
     let frames = frames_of(&t.pcap());
-    let tokens: Vec<usize> = frames.iter().filter(|f| f.kind.sasl_mechanism().is_some()).map(|f| f.index).collect();
+    let tokens: Vec<usize> = frames
+        .iter()
+        .filter(|f| f.kind.sasl_mechanism().is_some())
+        .map(|f| f.index)
+        .collect();
     assert_eq!(tokens, [2, 3]);
     assert_eq!(frames.len(), 8);
 }
@@ -246,13 +406,37 @@ fn large_tokens_and_the_large_request_after_them_are_listed() {
     t.send(PORT, true, &token(b""));
     t.send(PORT, false, &token(&[0x05; 20_000]));
     let value = vec![b'v'; 20_000];
-    let records = common::batches::batch(0, 0, &[common::batches::Rec { key: None, value: Some(value), headers: Vec::new(), timestamp_delta: 0 }]);
-    t.send(PORT, true, &common::batches::produce(cat, "orders", &records));
+    let records = common::batches::batch(
+        0,
+        0,
+        &[common::batches::Rec {
+            key: None,
+            value: Some(value),
+            headers: Vec::new(),
+            timestamp_delta: 0,
+        }],
+    );
+    t.send(
+        PORT,
+        true,
+        &common::batches::produce(cat, "orders", &records),
+    );
     let file = TempCapture::new("sasl-large", &t.pcap());
     let (status, out, err) = kwire("capture", &file, &["--list"]);
     assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
-    let what: Vec<&str> = out.lines().map(|l| l.split_once(":9092 ").map_or("", |(_, w)| w)).collect();
-    assert_eq!(what[2..6], ["SASL token (GSSAPI) 20004B auth_bytes=20000B", "SASL token (GSSAPI) 34B auth_bytes=30B", "SASL token (GSSAPI) 4B auth_bytes=0B", "SASL token (GSSAPI) 20004B auth_bytes=20000B"]);
+    let what: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_once(":9092 ").map_or("", |(_, w)| w))
+        .collect();
+    assert_eq!(
+        what[2..6],
+        [
+            "SASL token (GSSAPI) 20004B auth_bytes=20000B",
+            "SASL token (GSSAPI) 34B auth_bytes=30B",
+            "SASL token (GSSAPI) 4B auth_bytes=0B",
+            "SASL token (GSSAPI) 20004B auth_bytes=20000B"
+        ]
+    );
     assert!(what[6].starts_with("Produce v9 corr="), "{out}");
 }
 
@@ -264,15 +448,37 @@ fn a_hostile_mechanism_name_is_escaped_and_cut() {
     t.send(PORT, true, &token(b"\x1b[2Jtoken"));
     t.send(PORT, false, &token(b""));
     let file = TempCapture::new("sasl-hostile", &t.pcap());
-    for args in [&["--list"][..], &["--frame", "2"], &["--json"], &["--frame", "2", "--format", "tree-json"]] {
+    for args in [
+        &["--list"][..],
+        &["--frame", "2"],
+        &["--json"],
+        &["--frame", "2", "--format", "tree-json"],
+    ] {
         let (status, out, _) = kwire("capture", &file, args);
         assert_eq!(status, Some(0), "{args:?}: {out}");
-        assert!(!out.contains('\u{1b}') && !out.contains('\u{202e}'), "{args:?}: {out}");
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{202e}'),
+            "{args:?}: {out}"
+        );
         // The handshake shows what it sent; every token shows the name cut.
-        let tokens: Vec<&str> = out.lines().filter(|l| !l.contains("corr=1") && !l.contains("\"CorrelationId\":1")).collect();
-        assert!(!tokens.is_empty() && tokens.iter().all(|l| !l.contains(&"X".repeat(60))), "{args:?}: the name is cut: {out}");
+        let tokens: Vec<&str> = out
+            .lines()
+            .filter(|l| !l.contains("corr=1") && !l.contains("\"CorrelationId\":1"))
+            .collect();
+        assert!(
+            !tokens.is_empty() && tokens.iter().all(|l| !l.contains(&"X".repeat(60))),
+            "{args:?}: the name is cut: {out}"
+        );
     }
     let (_, out, _) = kwire("capture", &file, &["--list"]);
-    assert!(out.contains("SASL token (\\u{1b}[31mEVIL\\u{202e}XXX"), "{out}");
-    assert!(out.lines().nth(2).is_some_and(|l| l.ends_with("…) 13B auth_bytes=9B")), "{out}");
+    assert!(
+        out.contains("SASL token (\\u{1b}[31mEVIL\\u{202e}XXX"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .nth(2)
+            .is_some_and(|l| l.ends_with("…) 13B auth_bytes=9B")),
+        "{out}"
+    );
 }

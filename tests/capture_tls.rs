@@ -18,15 +18,27 @@ use kwire::encode::example::example_frame;
 use kwire::encode::FrameSpec;
 use kwire::schema::Catalogue;
 use serde_json::Value;
-use std::sync::Arc;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 const SUITES: &[(&str, &str, &str)] = &[
-    ("tls12-aes128gcm", "TLS 1.2", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"),
-    ("tls12-aes256gcm", "TLS 1.2", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"),
-    ("tls12-chacha20", "TLS 1.2", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"),
+    (
+        "tls12-aes128gcm",
+        "TLS 1.2",
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+    ),
+    (
+        "tls12-aes256gcm",
+        "TLS 1.2",
+        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+    ),
+    (
+        "tls12-chacha20",
+        "TLS 1.2",
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+    ),
     ("tls13-aes128gcm", "TLS 1.3", "TLS_AES_128_GCM_SHA256"),
     ("tls13-aes256gcm", "TLS 1.3", "TLS_AES_256_GCM_SHA384"),
     ("tls13-chacha20", "TLS 1.3", "TLS_CHACHA20_POLY1305_SHA256"),
@@ -42,8 +54,15 @@ fn file(name: &str) -> String {
 }
 
 fn kwire(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// `capture --json`: each connection's frames (without where they came
@@ -62,11 +81,19 @@ fn decoded(args: &[&str]) -> Decoded {
     for line in out.lines() {
         let mut v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
         match v.as_object_mut().and_then(|o| o.remove("capture")) {
-            Some(c) => frames.entry(c["conn"].as_u64().unwrap()).or_default().push(v),
+            Some(c) => frames
+                .entry(c["conn"].as_u64().unwrap())
+                .or_default()
+                .push(v),
             None => notes.push(v),
         }
     }
-    Decoded { frames, notes, status, stderr }
+    Decoded {
+        frames,
+        notes,
+        status,
+        stderr,
+    }
 }
 
 fn frame_count(d: &Decoded) -> usize {
@@ -74,7 +101,11 @@ fn frame_count(d: &Decoded) -> usize {
 }
 
 fn kinds(d: &Decoded, kind: &str) -> Vec<Value> {
-    d.notes.iter().filter(|n| n["kind"] == kind).cloned().collect()
+    d.notes
+        .iter()
+        .filter(|n| n["kind"] == kind)
+        .cloned()
+        .collect()
 }
 
 #[test]
@@ -85,20 +116,55 @@ fn decrypted_with_the_key_log_or_the_capture_s_secrets_it_is_the_clear_traffic()
         assert!(frame_count(&clear) >= 4, "{name}");
         let keylog = file(&format!("{name}.keylog"));
         for (how, d) in [
-            ("key log", decoded(&["capture", &file(&format!("{name}.pcap")), "--json", "--tls-keylog", &keylog])),
-            ("DSB", decoded(&["capture", &file(&format!("{name}-dsb.pcapng")), "--json"])),
+            (
+                "key log",
+                decoded(&[
+                    "capture",
+                    &file(&format!("{name}.pcap")),
+                    "--json",
+                    "--tls-keylog",
+                    &keylog,
+                ]),
+            ),
+            (
+                "DSB",
+                decoded(&["capture", &file(&format!("{name}-dsb.pcapng")), "--json"]),
+            ),
         ] {
             assert_eq!(d.status, 0, "{name} {how}: {}", d.stderr);
-            assert!(d.frames == clear.frames, "{name} {how}: the decrypted frames are not the clear traffic's");
+            assert!(
+                d.frames == clear.frames,
+                "{name} {how}: the decrypted frames are not the clear traffic's"
+            );
             let sessions = kinds(&d, "tls");
-            assert_eq!(sessions.len(), d.frames.len(), "{name} {how}: a TLS note per connection");
-            assert_eq!(d.notes.len(), sessions.len(), "{name} {how}: nothing but the sessions: {:?}", d.notes);
+            assert_eq!(
+                sessions.len(),
+                d.frames.len(),
+                "{name} {how}: a TLS note per connection"
+            );
+            assert_eq!(
+                d.notes.len(),
+                sessions.len(),
+                "{name} {how}: nothing but the sessions: {:?}",
+                d.notes
+            );
             for s in &sessions {
-                assert_eq!((s["version"].as_str(), s["cipher_suite"].as_str(), &s["decrypted"]), (Some(*version), Some(*suite), &Value::Bool(true)), "{name} {how}");
+                assert_eq!(
+                    (
+                        s["version"].as_str(),
+                        s["cipher_suite"].as_str(),
+                        &s["decrypted"]
+                    ),
+                    (Some(*version), Some(*suite), &Value::Bool(true)),
+                    "{name} {how}"
+                );
                 let source = if how == "DSB" { "capture" } else { "key_log" };
                 assert_eq!(s["key_source"], source);
                 assert!(s["decrypted_bytes"]["request"].as_u64().unwrap() > 0);
-                assert_eq!(s["stopped"], serde_json::json!({"request": null, "response": null}));
+                assert_eq!(
+                    s["stopped"],
+                    serde_json::json!({"request": null, "response": null})
+                );
             }
         }
     }
@@ -111,26 +177,46 @@ fn without_keys_each_connection_is_one_line_saying_what_was_seen() {
         assert_eq!(status, 2, "{name}: {err}");
         let clear = decoded(&["capture", &file(&format!("{name}-clear.pcap")), "--json"]);
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), clear.frames.len(), "{name}: one line per connection, no frames:\n{out}");
+        assert_eq!(
+            lines.len(),
+            clear.frames.len(),
+            "{name}: one line per connection, no frames:\n{out}"
+        );
         for line in &lines {
             assert!(line.starts_with("  tls "), "{line}");
             assert!(line.contains(&format!("{version} {suite}")), "{line}");
-            assert!(line.contains("app_data ") && line.contains("not decrypted: no keys (give --tls-keylog FILE"), "{line}");
+            assert!(
+                line.contains("app_data ")
+                    && line.contains("not decrypted: no keys (give --tls-keylog FILE"),
+                "{line}"
+            );
         }
         if name.starts_with("tls1") && *name != "tls13-keyupdate" {
-            assert!(lines.iter().all(|l| l.contains("sni=\"localhost\"")), "{name}");
+            assert!(
+                lines.iter().all(|l| l.contains("sni=\"localhost\"")),
+                "{name}"
+            );
         }
         let said = match lines.len() {
             1 => "1 TLS connection was not decrypted".to_string(),
             n => format!("{n} TLS connections were not decrypted"),
         };
-        assert!(err.contains(&said) && err.contains("--tls-keylog FILE"), "{err}");
+        assert!(
+            err.contains(&said) && err.contains("--tls-keylog FILE"),
+            "{err}"
+        );
         // JSON: an object of its own kind per connection.
         let d = decoded(&["capture", &file(&format!("{name}.pcap")), "--json"]);
         assert_eq!(frame_count(&d), 0);
         for s in kinds(&d, "tls") {
-            assert_eq!((&s["decrypted"], &s["not_decrypted"]["reason"]), (&Value::Bool(false), &Value::from("no_keys")));
-            assert!(s["application_data_bytes"]["request"].as_u64().unwrap() > 0 && s["application_data_bytes"]["response"].as_u64().unwrap() > 0);
+            assert_eq!(
+                (&s["decrypted"], &s["not_decrypted"]["reason"]),
+                (&Value::Bool(false), &Value::from("no_keys"))
+            );
+            assert!(
+                s["application_data_bytes"]["request"].as_u64().unwrap() > 0
+                    && s["application_data_bytes"]["response"].as_u64().unwrap() > 0
+            );
             assert_eq!(s["client_random"].as_str().map(str::len), Some(64));
         }
     }
@@ -146,29 +232,95 @@ fn stats_inventory_records_and_check_count_tls_connections() {
     for cmd in ["stats", "inventory", "records"] {
         let (status, _, err) = kwire(&[cmd, &tls]);
         assert_eq!(status, 2, "{cmd}: {err}");
-        assert!(err.contains("6 TLS connections were not decrypted, so not decoded") && err.contains("--tls-keylog FILE"), "{cmd}: {err}");
+        assert!(
+            err.contains("6 TLS connections were not decrypted, so not decoded")
+                && err.contains("--tls-keylog FILE"),
+            "{cmd}: {err}"
+        );
     }
     let (status, out, _) = kwire(&["check", &tls]);
-    assert_eq!((status, out.matches("tls-not-decrypted").count()), (1, 6), "{out}");
+    assert_eq!(
+        (status, out.matches("tls-not-decrypted").count()),
+        (1, 6),
+        "{out}"
+    );
     // With the key log: what the clear traffic gives.
     let rows = |args: &[&str]| {
         let (status, out, err) = kwire(args);
         assert_eq!(status, 0, "{args:?}: {err}");
         let v: Value = serde_json::from_str(&out).unwrap();
-        v["by_api"].as_array().unwrap().iter().map(|r| (r["api_name"].clone(), r["requests"].clone(), r["responses"].clone(), r["request_bytes"].clone(), r["response_bytes"].clone())).collect::<Vec<_>>()
+        v["by_api"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["api_name"].clone(),
+                    r["requests"].clone(),
+                    r["responses"].clone(),
+                    r["request_bytes"].clone(),
+                    r["response_bytes"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
     };
-    assert_eq!(rows(&["stats", &tls, "--format", "json", "--tls-keylog", &keylog]), rows(&["stats", &clear, "--format", "json"]));
+    assert_eq!(
+        rows(&["stats", &tls, "--format", "json", "--tls-keylog", &keylog]),
+        rows(&["stats", &clear, "--format", "json"])
+    );
     let clients = |args: &[&str]| {
         let (status, out, err) = kwire(args);
         assert_eq!(status, 0, "{args:?}: {err}");
         let v: Value = serde_json::from_str(&out).unwrap();
-        v["clients"].as_array().unwrap().iter().map(|c| (c["client_id"].clone(), c["apis"].as_array().unwrap().iter().map(|a| (a["api_name"].clone(), a["versions"].clone(), a["requests"].clone())).collect::<Vec<_>>())).collect::<Vec<_>>()
+        v["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["client_id"].clone(),
+                    c["apis"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| {
+                            (
+                                a["api_name"].clone(),
+                                a["versions"].clone(),
+                                a["requests"].clone(),
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect::<Vec<_>>()
     };
-    assert_eq!(clients(&["inventory", &tls, "--format", "json", "--tls-keylog", &keylog]), clients(&["inventory", &clear, "--format", "json"]));
+    assert_eq!(
+        clients(&[
+            "inventory",
+            &tls,
+            "--format",
+            "json",
+            "--tls-keylog",
+            &keylog
+        ]),
+        clients(&["inventory", &clear, "--format", "json"])
+    );
     let records = |args: &[&str]| {
         let (status, out, err) = kwire(args);
         assert_eq!(status, 0, "{args:?}: {err}");
-        out.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).map(|r| (r["topic"].clone(), r["offset"].clone(), r["key"].clone(), r["value"].clone(), r["api"].clone())).collect::<Vec<_>>()
+        out.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|r| {
+                (
+                    r["topic"].clone(),
+                    r["offset"].clone(),
+                    r["key"].clone(),
+                    r["value"].clone(),
+                    r["api"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
     };
     let got = records(&["records", &tls, "--format", "json", "--tls-keylog", &keylog]);
     assert_eq!(got.len(), 6, "three produced, three fetched: {got:?}");
@@ -178,22 +330,61 @@ fn stats_inventory_records_and_check_count_tls_connections() {
     assert_eq!(status, kwire(&["check", &clear]).0, "{err}");
     assert_eq!(out.lines().count(), clear_out.lines().count(), "{out}");
     let report = std::env::temp_dir().join(format!("kwire-tls-report-{}.html", std::process::id()));
-    let (status, _, err) = kwire(&["report", &tls, "--out", &report.display().to_string(), "--tls-keylog", &keylog]);
+    let (status, _, err) = kwire(&[
+        "report",
+        &tls,
+        "--out",
+        &report.display().to_string(),
+        "--tls-keylog",
+        &keylog,
+    ]);
     assert_eq!(status, 0, "{err}");
-    assert!(std::fs::read_to_string(&report).unwrap().contains("Produce"));
+    assert!(std::fs::read_to_string(&report)
+        .unwrap()
+        .contains("Produce"));
     let _ = std::fs::remove_file(report);
     // `decode` hands captures to `capture`, keys and all.
     let (status, out, _) = kwire(&["decode", &tls, "--json", "--tls-keylog", &keylog]);
-    assert_eq!((status, out.lines().filter(|l| l.contains("\"kind\":\"request\"")).count()), (0, 16));
+    assert_eq!(
+        (
+            status,
+            out.lines()
+                .filter(|l| l.contains("\"kind\":\"request\""))
+                .count()
+        ),
+        (0, 16)
+    );
 }
 
 /// The key log without one session's secrets, or with them wrong.
-fn key_log_for(name: &str, conn: u64, change: impl Fn(&str) -> Option<String>) -> (PathBuf, String) {
+fn key_log_for(
+    name: &str,
+    conn: u64,
+    change: impl Fn(&str) -> Option<String>,
+) -> (PathBuf, String) {
     let d = decoded(&["capture", &file(&format!("{name}.pcap")), "--json"]);
     let sessions = kinds(&d, "tls");
-    let random = sessions.iter().find(|s| s["conn"] == conn).unwrap()["client_random"].as_str().unwrap().to_string();
-    let text: String = std::fs::read_to_string(file(&format!("{name}.keylog"))).unwrap().lines().filter_map(|l| if l.contains(&random) { change(l) } else { Some(l.to_string()) }).map(|l| l + "\n").collect();
-    let path = std::env::temp_dir().join(format!("kwire-tls-{name}-{conn}-{}-{}.keylog", std::process::id(), text.len()));
+    let random = sessions.iter().find(|s| s["conn"] == conn).unwrap()["client_random"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let text: String = std::fs::read_to_string(file(&format!("{name}.keylog")))
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            if l.contains(&random) {
+                change(l)
+            } else {
+                Some(l.to_string())
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    let path = std::env::temp_dir().join(format!(
+        "kwire-tls-{name}-{conn}-{}-{}.keylog",
+        std::process::id(),
+        text.len()
+    ));
     std::fs::write(&path, text).unwrap();
     (path, random)
 }
@@ -208,30 +399,83 @@ fn a_wrong_key_and_a_missing_key_lose_one_connection_and_nothing_else() {
             let last = if l.ends_with('0') { '1' } else { '0' };
             Some(format!("{}{last}", &l[..l.len() - 1]))
         });
-        let d = decoded(&["capture", &file(&format!("{name}.pcap")), "--json", "--tls-keylog", &wrong.display().to_string()]);
+        let d = decoded(&[
+            "capture",
+            &file(&format!("{name}.pcap")),
+            "--json",
+            "--tls-keylog",
+            &wrong.display().to_string(),
+        ]);
         assert_eq!(d.status, 2, "{name}: {}", d.stderr);
         let mut want = clear.frames.clone();
         want.remove(&conn);
-        assert!(d.frames == want, "{name}: the other connections decode as in clear");
+        assert!(
+            d.frames == want,
+            "{name}: the other connections decode as in clear"
+        );
         let stopped = kinds(&d, "tls_stopped");
         assert_eq!(stopped.len(), 2, "{name}: {stopped:?}");
         for s in &stopped {
-            assert_eq!((&s["conn"], &s["reason"]), (&Value::from(conn), &Value::from("authentication_failed")), "{s}");
-            assert!(s["note"].as_str().unwrap().contains("failed authentication (a wrong key, or damaged bytes)"));
+            assert_eq!(
+                (&s["conn"], &s["reason"]),
+                (&Value::from(conn), &Value::from("authentication_failed")),
+                "{s}"
+            );
+            assert!(s["note"]
+                .as_str()
+                .unwrap()
+                .contains("failed authentication (a wrong key, or damaged bytes)"));
         }
-        assert!(d.stderr.contains("decryption stopped part-way in 2 TLS directions"), "{}", d.stderr);
-        let (_, list, _) = kwire(&["capture", &file(&format!("{name}.pcap")), "--list", "--tls-keylog", &wrong.display().to_string()]);
-        assert_eq!(list.lines().filter(|l| l.starts_with("  tls ") && l.contains("failed authentication")).count(), 2, "{list}");
+        assert!(
+            d.stderr
+                .contains("decryption stopped part-way in 2 TLS directions"),
+            "{}",
+            d.stderr
+        );
+        let (_, list, _) = kwire(&[
+            "capture",
+            &file(&format!("{name}.pcap")),
+            "--list",
+            "--tls-keylog",
+            &wrong.display().to_string(),
+        ]);
+        assert_eq!(
+            list.lines()
+                .filter(|l| l.starts_with("  tls ") && l.contains("failed authentication"))
+                .count(),
+            2,
+            "{list}"
+        );
         // Missing: the session's lines are gone.
         let (missing, _) = key_log_for(name, conn, |_| None);
-        let d = decoded(&["capture", &file(&format!("{name}.pcap")), "--json", "--tls-keylog", &missing.display().to_string()]);
+        let d = decoded(&[
+            "capture",
+            &file(&format!("{name}.pcap")),
+            "--json",
+            "--tls-keylog",
+            &missing.display().to_string(),
+        ]);
         assert_eq!(d.status, 2);
-        assert!(d.frames == want, "{name}: the other connections decode as in clear");
+        assert!(
+            d.frames == want,
+            "{name}: the other connections decode as in clear"
+        );
         let sessions = kinds(&d, "tls");
         let s = sessions.iter().find(|s| s["conn"] == conn).unwrap();
-        assert_eq!(s["not_decrypted"]["reason"], "no_secrets_for_session", "{s}");
-        assert_eq!(sessions.iter().filter(|s| s["decrypted"] == true).count(), sessions.len() - 1);
-        assert!(d.stderr.contains("1 TLS connection was not decrypted") && d.stderr.contains("1 for want of keys"), "{}", d.stderr);
+        assert_eq!(
+            s["not_decrypted"]["reason"], "no_secrets_for_session",
+            "{s}"
+        );
+        assert_eq!(
+            sessions.iter().filter(|s| s["decrypted"] == true).count(),
+            sessions.len() - 1
+        );
+        assert!(
+            d.stderr.contains("1 TLS connection was not decrypted")
+                && d.stderr.contains("1 for want of keys"),
+            "{}",
+            d.stderr
+        );
         let _ = std::fs::remove_file(wrong);
         let _ = std::fs::remove_file(missing);
     }
@@ -243,7 +487,10 @@ fn packets(pcap: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut at = 24;
     while at + 16 <= pcap.len() {
         let len = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
-        out.push((pcap[at..at + 16].to_vec(), pcap[at + 16..at + 16 + len].to_vec()));
+        out.push((
+            pcap[at..at + 16].to_vec(),
+            pcap[at + 16..at + 16 + len].to_vec(),
+        ));
         at += 16 + len;
     }
     out
@@ -256,11 +503,19 @@ fn a_truncated_record_is_said_and_everything_before_it_decodes() {
         let pkts = packets(&pcap);
         // The Produce response (57 bytes in clear): the one record of that length from the server.
         let tls13 = name.starts_with("tls13");
-        let record_len = if tls13 { 5 + 57 + 1 + 16 } else { 5 + 8 + 57 + 16 };
+        let record_len = if tls13 {
+            5 + 57 + 1 + 16
+        } else {
+            5 + 8 + 57 + 16
+        };
         let hits: Vec<usize> = pkts
             .iter()
             .enumerate()
-            .filter(|(_, (_, data))| kwire::capture::link::tcp_segment(1, data).is_some_and(|s| s.src_port == 19093 && s.payload.len() == record_len && s.payload[0] == 23))
+            .filter(|(_, (_, data))| {
+                kwire::capture::link::tcp_segment(1, data).is_some_and(|s| {
+                    s.src_port == 19093 && s.payload.len() == record_len && s.payload[0] == 23
+                })
+            })
             .map(|(i, _)| i)
             .collect();
         assert_eq!(hits.len(), 1, "{name}");
@@ -277,16 +532,31 @@ fn a_truncated_record_is_said_and_everything_before_it_decodes() {
         h[8..12].copy_from_slice(&(keep as u32).to_le_bytes());
         out.extend(h);
         out.extend(&data[..keep]);
-        let path = std::env::temp_dir().join(format!("kwire-tls-cut-{name}-{}.pcap", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("kwire-tls-cut-{name}-{}.pcap", std::process::id()));
         std::fs::write(&path, out).unwrap();
-        let d = decoded(&["capture", &path.display().to_string(), "--json", "--tls-keylog", &file(&format!("{name}.keylog"))]);
+        let d = decoded(&[
+            "capture",
+            &path.display().to_string(),
+            "--json",
+            "--tls-keylog",
+            &file(&format!("{name}.keylog")),
+        ]);
         let _ = std::fs::remove_file(&path);
         assert_eq!(d.status, 2, "{}", d.stderr);
         let stopped = kinds(&d, "tls_stopped");
         assert_eq!(stopped.len(), 1, "{stopped:?}");
         let s = &stopped[0];
-        assert_eq!((&s["reason"], &s["direction"]), (&Value::from("truncated_record"), &Value::from("response")));
-        assert_eq!(s["note"], format!("a TLS record cut short by the end of the capture: 20 of its {record_len} bytes"));
+        assert_eq!(
+            (&s["reason"], &s["direction"]),
+            (&Value::from("truncated_record"), &Value::from("response"))
+        );
+        assert_eq!(
+            s["note"],
+            format!(
+                "a TLS record cut short by the end of the capture: 20 of its {record_len} bytes"
+            )
+        );
         // Every frame before it is the clear traffic's; the Produce response alone is missing.
         let clear = decoded(&["capture", &file(&format!("{name}-clear.pcap")), "--json"]);
         let conn = s["conn"].as_u64().unwrap();
@@ -294,14 +564,26 @@ fn a_truncated_record_is_said_and_everything_before_it_decodes() {
             let want = &clear.frames[c];
             if *c == conn {
                 assert_eq!(frames[..], want[..frames.len()], "{name} conn {c}");
-                assert_eq!(want[frames.len()]["header"]["CorrelationId"], frames.last().unwrap()["header"]["CorrelationId"]);
-                assert_eq!(frames.last().unwrap()["api_key"], 0, "the Produce request came, its response was cut");
+                assert_eq!(
+                    want[frames.len()]["header"]["CorrelationId"],
+                    frames.last().unwrap()["header"]["CorrelationId"]
+                );
+                assert_eq!(
+                    frames.last().unwrap()["api_key"],
+                    0,
+                    "the Produce request came, its response was cut"
+                );
             } else {
                 assert_eq!(frames, want, "{name} conn {c}");
             }
         }
         assert_eq!(d.frames.keys().max(), Some(&conn));
-        assert!(d.stderr.contains("decryption stopped part-way in 1 TLS direction"), "{}", d.stderr);
+        assert!(
+            d.stderr
+                .contains("decryption stopped part-way in 1 TLS direction"),
+            "{}",
+            d.stderr
+        );
     }
 }
 
@@ -309,8 +591,21 @@ fn a_truncated_record_is_said_and_everything_before_it_decodes() {
 fn kafka_conversation() -> Vec<(bool, Vec<u8>)> {
     let cat = Catalogue::builtin();
     let frame = |direction, api_key, version, corr: i32, pad: usize| {
-        let mut f = example_frame(cat, &FrameSpec { direction, api_key, version, release: None }).unwrap();
-        let at = if direction == Direction::Request { 8 } else { 4 };
+        let mut f = example_frame(
+            cat,
+            &FrameSpec {
+                direction,
+                api_key,
+                version,
+                release: None,
+            },
+        )
+        .unwrap();
+        let at = if direction == Direction::Request {
+            8
+        } else {
+            4
+        };
         f[at..at + 4].copy_from_slice(&corr.to_be_bytes());
         f.extend(std::iter::repeat_n(0x5a, pad));
         let size = (f.len() - 4) as i32;
@@ -332,19 +627,33 @@ fn kafka_conversation() -> Vec<(bool, Vec<u8>)> {
 /// 1.3 after the second exchange), and its key log.
 fn over_tls(suite: u16, random: u8, frames: &[(bool, Vec<u8>)]) -> (Vec<(bool, Vec<u8>)>, String) {
     let mut s = Synth::new(suite, [random; 32]);
-    let mut out = vec![(true, s.client_hello(Some("kafka-1.example"))), (false, s.server_flight()), (true, s.client_finished())];
+    let mut out = vec![
+        (true, s.client_hello(Some("kafka-1.example"))),
+        (false, s.server_flight()),
+        (true, s.client_finished()),
+    ];
     for (i, (from_client, f)) in frames.iter().enumerate() {
         if i == 4 && s.tls13() {
             out.push((true, s.key_update(true)));
             out.push((false, s.key_update(false)));
         }
-        out.push((*from_client, if *from_client { s.client_data(f) } else { s.server_data(f) }));
+        out.push((
+            *from_client,
+            if *from_client {
+                s.client_data(f)
+            } else {
+                s.server_data(f)
+            },
+        ));
     }
     (out, s.key_log())
 }
 
 fn read(capture: &[u8], keys: Option<&str>) -> (Vec<Captured>, kwire::capture::CaptureStats) {
-    let opts = CaptureOptions { tls_keylog: keys.map(|k| Arc::new(KeyLog::parse(k.as_bytes()))), ..Default::default() };
+    let opts = CaptureOptions {
+        tls_keylog: keys.map(|k| Arc::new(KeyLog::parse(k.as_bytes()))),
+        ..Default::default()
+    };
     let mut all = Vec::new();
     let stats = for_each_captured(Catalogue::builtin(), capture, &opts, |c| {
         all.push(c);
@@ -355,7 +664,15 @@ fn read(capture: &[u8], keys: Option<&str>) -> (Vec<Captured>, kwire::capture::C
 }
 
 fn frames_of(all: &[Captured]) -> Vec<(Direction, Option<i32>, Vec<u8>)> {
-    all.iter().filter_map(|c| if let Captured::Frame(f) = c { Some((f.direction, f.correlation_id, f.bytes.to_vec())) } else { None }).collect()
+    all.iter()
+        .filter_map(|c| {
+            if let Captured::Frame(f) = c {
+                Some((f.direction, f.correlation_id, f.bytes.to_vec()))
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 #[test]
@@ -363,17 +680,30 @@ fn synthetic_sessions_of_every_suite_in_small_segments_decode_as_in_clear() {
     let plain = kafka_conversation();
     let clear = frames_of(&read(&pcap(Link::EthernetV4, &conversation(&plain, 1448)), None).0);
     assert_eq!(clear.len(), 6);
-    for suite in [0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f, 0xc030, 0xcca8, 0xcca9, 0x009c] {
+    for suite in [
+        0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f, 0xc030, 0xcca8, 0xcca9, 0x009c,
+    ] {
         for mss in [1, 100, 1448, 9000] {
             let (tls, log) = over_tls(suite, suite as u8, &plain);
             let capture = pcap(Link::EthernetV4, &conversation(&tls, mss));
             let (all, stats) = read(&capture, Some(&log));
             assert_eq!(frames_of(&all), clear, "suite {suite:04x} mss {mss}");
-            assert_eq!((stats.tls.connections, stats.tls.decrypted, stats.skips), (1, 1, 0), "suite {suite:04x} mss {mss}");
+            assert_eq!(
+                (stats.tls.connections, stats.tls.decrypted, stats.skips),
+                (1, 1, 0),
+                "suite {suite:04x} mss {mss}"
+            );
             // Without keys: one note, no frame.
             if mss == 1448 {
                 let (all, stats) = read(&capture, None);
-                assert_eq!((frames_of(&all).len(), stats.tls.not_decrypted, stats.tls.without_keys), (0, 1, 1));
+                assert_eq!(
+                    (
+                        frames_of(&all).len(),
+                        stats.tls.not_decrypted,
+                        stats.tls.without_keys
+                    ),
+                    (0, 1, 1)
+                );
             }
         }
     }
@@ -385,20 +715,52 @@ fn a_lost_segment_stops_its_direction_and_the_rest_goes_on() {
     let (tls, log) = over_tls(0x1301, 9, &plain);
     let mut segs = conversation(&tls, 1000);
     // Lose a segment in the middle of the large Produce request.
-    let lost = segs.iter().position(|s| s.from_client && s.payload.len() == 1000).unwrap() + 10;
+    let lost = segs
+        .iter()
+        .position(|s| s.from_client && s.payload.len() == 1000)
+        .unwrap()
+        + 10;
     let ack_after = segs[lost + 1].seq;
     segs.remove(lost);
     // The server acknowledges past the hole: the data was sent, not captured.
-    segs.push(Seg { ack: ack_after + 1000, ..Seg::data(false, 0, 0, vec![]) });
+    segs.push(Seg {
+        ack: ack_after + 1000,
+        ..Seg::data(false, 0, 0, vec![])
+    });
     let (all, _) = read(&pcap(Link::EthernetV4, &segs), Some(&log));
-    let stopped: Vec<_> = all.iter().filter_map(|c| if let Captured::Tls(n) = c { if let TlsEvent::Stopped { direction, problem, .. } = &n.event { Some((*direction, *problem)) } else { None } } else { None }).collect();
-    assert_eq!(stopped, vec![(Direction::Request, TlsProblem::Gap { bytes: 1000 })]);
+    let stopped: Vec<_> = all
+        .iter()
+        .filter_map(|c| {
+            if let Captured::Tls(n) = c {
+                if let TlsEvent::Stopped {
+                    direction, problem, ..
+                } = &n.event
+                {
+                    Some((*direction, *problem))
+                } else {
+                    None
+                }
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(
+        stopped,
+        vec![(Direction::Request, TlsProblem::Gap { bytes: 1000 })]
+    );
     // The ApiVersions exchange and every response came; the requests after the hole did not.
     let frames = frames_of(&all);
     let clear = frames_of(&read(&pcap(Link::EthernetV4, &conversation(&plain, 1448)), None).0);
     assert_eq!(frames[..2], clear[..2]);
-    assert_eq!(frames.iter().filter(|f| f.0 == Direction::Response).count(), 3);
-    assert_eq!(frames.iter().filter(|f| f.0 == Direction::Request).count(), 1);
+    assert_eq!(
+        frames.iter().filter(|f| f.0 == Direction::Response).count(),
+        3
+    );
+    assert_eq!(
+        frames.iter().filter(|f| f.0 == Direction::Request).count(),
+        1
+    );
 }
 
 #[test]
@@ -433,10 +795,15 @@ fn damaged_tls_captures_never_panic_and_say_what_happened() {
             }
             _ => {
                 let i = 3 + (next() as usize) % (tls.len() - 3);
-                tls[i].1 = (0..(next() % 40_000) as usize).map(|_| next() as u8).collect();
+                tls[i].1 = (0..(next() % 40_000) as usize)
+                    .map(|_| next() as u8)
+                    .collect();
             }
         }
-        let capture = pcap(Link::EthernetV4, &conversation(&tls, 1 + (next() % 2000) as usize));
+        let capture = pcap(
+            Link::EthernetV4,
+            &conversation(&tls, 1 + (next() % 2000) as usize),
+        );
         let (all, stats) = read(&capture, Some(&log));
         // Every connection's summary comes, and whatever stopped decryption is said.
         assert!(stats.tls.connections <= 1, "round {round}");

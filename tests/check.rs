@@ -28,12 +28,19 @@ fn check_frame_bytes(bytes: &[u8], extra: &[&str]) -> (Vec<Value>, i32) {
 }
 
 fn check_capture(path: &str) -> (Vec<Value>, i32) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(["check", "--format", "json", path]).env("NO_COLOR", "1").output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["check", "--format", "json", path])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
     (json_lines(&out.stdout), out.status.code().unwrap_or(-1))
 }
 
 fn json_lines(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"))).collect()
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
 }
 
 fn rules(found: &[Value]) -> Vec<&str> {
@@ -50,9 +57,20 @@ fn the<'a>(found: &'a [Value], rule: &str) -> &'a Value {
 /// The smallest request of `api` at `version`, encoded by kwire.
 fn smallest_request(api: &str, version: i16) -> Vec<u8> {
     let cat = Catalogue::builtin();
-    let fs = FrameSpec { direction: Direction::Request, api_key: cat.resolve_api(api).unwrap(), version, release: None };
+    let fs = FrameSpec {
+        direction: Direction::Request,
+        api_key: cat.resolve_api(api).unwrap(),
+        version,
+        release: None,
+    };
     let spec = message_spec(cat, &fs).unwrap();
-    encode_frame(cat, &fs, &example_header(Direction::Request), &smallest_struct(&spec.fields, version)).unwrap()
+    encode_frame(
+        cat,
+        &fs,
+        &example_header(Direction::Request),
+        &smallest_struct(&spec.fields, version),
+    )
+    .unwrap()
 }
 
 /// `frame` with its last `cut` bytes replaced by `with`, the size prefix fixed.
@@ -67,7 +85,11 @@ fn replace_tail(mut frame: Vec<u8>, cut: usize, with: &[u8]) -> Vec<u8> {
 /// A Fetch v12 request ends with RackId "" (0x01) and an empty tagged section (0x00).
 fn fetch_v12() -> Vec<u8> {
     let f = smallest_request("Fetch", 12);
-    assert_eq!(&f[f.len() - 2..], &[0x01, 0x00], "the smallest Fetch v12 request ends with RackId and its tags");
+    assert_eq!(
+        &f[f.len() - 2..],
+        &[0x01, 0x00],
+        "the smallest Fetch v12 request ends with RackId and its tags"
+    );
     f
 }
 
@@ -79,8 +101,17 @@ fn trailing_bytes_after_a_body_are_an_error() {
     let n = f.len();
     let (found, status) = check_frame_bytes(&replace_tail(f, 0, &[1, 2, 3]), &[]);
     let t = the(&found, "trailing-bytes");
-    assert_eq!((t["severity"].as_str(), t["offset"].as_u64()), (Some("error"), Some(n as u64)));
-    assert!(t["message"].as_str().unwrap().contains("3 bytes follow the MetadataRequest v12 body"), "{t}");
+    assert_eq!(
+        (t["severity"].as_str(), t["offset"].as_u64()),
+        (Some("error"), Some(n as u64))
+    );
+    assert!(
+        t["message"]
+            .as_str()
+            .unwrap()
+            .contains("3 bytes follow the MetadataRequest v12 body"),
+        "{t}"
+    );
     assert_eq!(status, 3);
 }
 
@@ -94,7 +125,14 @@ fn a_frame_that_ends_before_its_body_is_truncated() {
 #[test]
 fn a_negative_array_length_is_an_invalid_value() {
     // Metadata v4 with no topics ends with Topics' int32 length and AllowAutoTopicCreation.
-    let f = frame(Direction::Request, "Metadata", 4, 1, "c", json!({"Topics": [], "AllowAutoTopicCreation": true}));
+    let f = frame(
+        Direction::Request,
+        "Metadata",
+        4,
+        1,
+        "c",
+        json!({"Topics": [], "AllowAutoTopicCreation": true}),
+    );
     assert_eq!(&f[f.len() - 5..], &[0, 0, 0, 0, 1]);
     let at = f.len() - 5;
     let mut tail = (-2i32).to_be_bytes().to_vec();
@@ -102,7 +140,13 @@ fn a_negative_array_length_is_an_invalid_value() {
     let (found, _) = check_frame_bytes(&replace_tail(f, 5, &tail), &[]);
     let e = the(&found, "invalid-value");
     assert_eq!(e["offset"].as_u64(), Some(at as u64));
-    assert!(e["message"].as_str().unwrap().contains("an array length >= -1, found -2"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("an array length >= -1, found -2"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -121,15 +165,24 @@ fn null_in_a_field_that_is_not_nullable() {
     let (found, _) = check_frame_bytes(&replace_tail(f, 2, &[0x00, 0x00]), &[]);
     let n = the(&found, "null-not-nullable");
     assert_eq!(n["offset"].as_u64(), Some(at as u64));
-    assert!(n["message"].as_str().unwrap().starts_with("RackId: null"), "{n}");
+    assert!(
+        n["message"].as_str().unwrap().starts_with("RackId: null"),
+        "{n}"
+    );
 }
 
 #[test]
 fn tags_out_of_order_or_repeated() {
     let (found, _) = check_frame_bytes(&replace_tail(fetch_v12(), 1, &[2, 5, 0, 3, 0]), &[]);
-    assert!(the(&found, "tag-order")["message"].as_str().unwrap().contains("tag 3 is not in ascending order"));
+    assert!(the(&found, "tag-order")["message"]
+        .as_str()
+        .unwrap()
+        .contains("tag 3 is not in ascending order"));
     let (found, _) = check_frame_bytes(&replace_tail(fetch_v12(), 1, &[2, 5, 0, 5, 0]), &[]);
-    assert!(the(&found, "tag-order")["message"].as_str().unwrap().contains("tag 5 repeats"));
+    assert!(the(&found, "tag-order")["message"]
+        .as_str()
+        .unwrap()
+        .contains("tag 5 repeats"));
 }
 
 #[test]
@@ -138,15 +191,24 @@ fn a_tag_outside_its_tagged_versions() {
     let f = fetch_v12();
     let at = f.len() - 1 + 1;
     let (found, status) = check_frame_bytes(&replace_tail(f, 1, &[1, 1, 1, 0]), &[]);
-    assert_eq!(the(&found, "tag-version")["offset"].as_u64(), Some(at as u64));
+    assert_eq!(
+        the(&found, "tag-version")["offset"].as_u64(),
+        Some(at as u64)
+    );
     assert_eq!(status, 3);
 }
 
 #[test]
 fn a_tagged_field_whose_size_is_not_what_its_value_used() {
     // ClusterId (tag 0): the compact string "a" takes 2 bytes, the size says 3.
-    let (found, _) = check_frame_bytes(&replace_tail(fetch_v12(), 1, &[1, 0, 3, 2, b'a', 0xff]), &[]);
-    assert!(the(&found, "tag-size")["message"].as_str().unwrap().contains("declares 3 bytes but its value used 2"));
+    let (found, _) = check_frame_bytes(
+        &replace_tail(fetch_v12(), 1, &[1, 0, 3, 2, b'a', 0xff]),
+        &[],
+    );
+    assert!(the(&found, "tag-size")["message"]
+        .as_str()
+        .unwrap()
+        .contains("declares 3 bytes but its value used 2"));
 }
 
 #[test]
@@ -159,7 +221,12 @@ fn non_minimal_varints_are_a_note() {
 // ---- rules of record batches -----------------------------------------------
 
 fn rec(value: &str) -> Rec {
-    Rec { key: None, value: Some(value.as_bytes().to_vec()), headers: vec![], timestamp_delta: 0 }
+    Rec {
+        key: None,
+        value: Some(value.as_bytes().to_vec()),
+        headers: vec![],
+        timestamp_delta: 0,
+    }
 }
 
 fn check_produce(records: &[u8]) -> (Vec<Value>, i32) {
@@ -187,7 +254,10 @@ fn a_batch_crc_mismatch() {
 #[test]
 fn a_records_count_that_disagrees_with_the_bytes() {
     let (found, _) = check_produce(&batch_of(0, 0, &record_bytes(&rec("a"), 0), 2));
-    assert!(the(&found, "records-count")["message"].as_str().unwrap().contains("2 records"));
+    assert!(the(&found, "records-count")["message"]
+        .as_str()
+        .unwrap()
+        .contains("2 records"));
 }
 
 #[test]
@@ -195,7 +265,10 @@ fn records_that_are_not_batches() {
     let mut b = batch(0, 0, &[rec("a")]);
     b[8..12].copy_from_slice(&20i32.to_be_bytes());
     let (found, status) = check_produce(&b);
-    assert!(the(&found, "records-not-batches")["message"].as_str().unwrap().contains("do not start with a record batch"));
+    assert!(the(&found, "records-not-batches")["message"]
+        .as_str()
+        .unwrap()
+        .contains("do not start with a record batch"));
     assert_eq!(status, 3);
 }
 
@@ -209,20 +282,33 @@ fn a_batch_length_the_format_cannot_have() {
     two.extend(b);
     let (found, _) = check_produce(&two);
     let e = the(&found, "batch-length");
-    assert!(e["message"].as_str().unwrap().contains("a batch length of at least 49 for magic 2, found 20"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("a batch length of at least 49 for magic 2, found 20"),
+        "{e}"
+    );
     let _ = second;
 }
 
 #[test]
 fn an_unknown_codec() {
-    let b = patched(batch(0, 0, &[rec("a")]), |b| b[21..23].copy_from_slice(&5i16.to_be_bytes()));
+    let b = patched(batch(0, 0, &[rec("a")]), |b| {
+        b[21..23].copy_from_slice(&5i16.to_be_bytes())
+    });
     let (found, _) = check_produce(&b);
-    assert!(the(&found, "unknown-codec")["message"].as_str().unwrap().contains("found 5"));
+    assert!(the(&found, "unknown-codec")["message"]
+        .as_str()
+        .unwrap()
+        .contains("found 5"));
 }
 
 #[test]
 fn records_that_do_not_decompress() {
-    let b = patched(batch(0, 0, &[rec("plain, not gzip")]), |b| b[21..23].copy_from_slice(&1i16.to_be_bytes()));
+    let b = patched(batch(0, 0, &[rec("plain, not gzip")]), |b| {
+        b[21..23].copy_from_slice(&1i16.to_be_bytes())
+    });
     let (found, _) = check_produce(&b);
     the(&found, "decompression");
 }
@@ -243,7 +329,10 @@ fn a_record_length_longer_than_its_fields() {
     longer.extend_from_slice(&r[1..]);
     longer.push(0);
     let (found, _) = check_produce(&batch_of(0, 0, &longer, 1));
-    assert!(the(&found, "record-length")["message"].as_str().unwrap().contains("fields used"));
+    assert!(the(&found, "record-length")["message"]
+        .as_str()
+        .unwrap()
+        .contains("fields used"));
 }
 
 #[test]
@@ -251,9 +340,23 @@ fn record_offsets_that_do_not_rise() {
     let mut recs = record_bytes(&rec("a"), 0);
     recs.extend(record_bytes(&rec("b"), 0));
     let (found, status) = check_produce(&batch_of(0, 0, &recs, 2));
-    let offsets: Vec<&Value> = found.iter().filter(|f| f["rule"] == "offsets-backwards").collect();
-    assert!(offsets.iter().any(|f| f["message"].as_str().unwrap().contains("offsetDelta 0 after 0")), "{found:#?}");
-    assert!(offsets.iter().any(|f| f["message"].as_str().unwrap().contains("lastOffsetDelta")), "{found:#?}");
+    let offsets: Vec<&Value> = found
+        .iter()
+        .filter(|f| f["rule"] == "offsets-backwards")
+        .collect();
+    assert!(
+        offsets.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap()
+            .contains("offsetDelta 0 after 0")),
+        "{found:#?}"
+    );
+    assert!(
+        offsets
+            .iter()
+            .any(|f| f["message"].as_str().unwrap().contains("lastOffsetDelta")),
+        "{found:#?}"
+    );
     assert_eq!(status, 3);
 }
 
@@ -269,19 +372,36 @@ fn a_producer_sequence_that_skips() {
     let mut two = with_sequence(0);
     two.extend(with_sequence(1));
     let (found, _) = check_produce(&two);
-    assert!(!rules(&found).contains(&"sequence-gap"), "0 then 1 goes on: {found:#?}");
+    assert!(
+        !rules(&found).contains(&"sequence-gap"),
+        "0 then 1 goes on: {found:#?}"
+    );
     let mut two = with_sequence(0);
     two.extend(with_sequence(5));
     let (found, status) = check_produce(&two);
     let gap = the(&found, "sequence-gap");
-    assert!(gap["message"].as_str().unwrap().contains("baseSequence 5 skips"), "{gap}");
+    assert!(
+        gap["message"]
+            .as_str()
+            .unwrap()
+            .contains("baseSequence 5 skips"),
+        "{gap}"
+    );
     assert_eq!((gap["severity"].as_str(), status), (Some("warning"), 0));
 }
 
 // ---- rules of a conversation -----------------------------------------------
 
 fn api_versions_advertising(t: &mut Timeline, port: u16, ranges: Value) {
-    t.pair(port, "c", 1, "ApiVersions", 3, json!({"ClientSoftwareName": "t", "ClientSoftwareVersion": "1"}), json!({"ErrorCode": 0, "ApiKeys": ranges, "ThrottleTimeMs": 0}));
+    t.pair(
+        port,
+        "c",
+        1,
+        "ApiVersions",
+        3,
+        json!({"ClientSoftwareName": "t", "ClientSoftwareVersion": "1"}),
+        json!({"ErrorCode": 0, "ApiKeys": ranges, "ThrottleTimeMs": 0}),
+    );
 }
 
 fn metadata_request() -> Value {
@@ -295,51 +415,154 @@ fn metadata_response() -> Value {
 #[test]
 fn a_request_version_outside_what_the_broker_advertised_on_the_connection() {
     let mut t = Timeline::default();
-    api_versions_advertising(&mut t, 50000, json!([{"ApiKey": 3, "MinVersion": 0, "MaxVersion": 9}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}]));
-    t.pair(50000, "c", 2, "Metadata", 12, metadata_request(), metadata_response());
+    api_versions_advertising(
+        &mut t,
+        50000,
+        json!([{"ApiKey": 3, "MinVersion": 0, "MaxVersion": 9}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}]),
+    );
+    t.pair(
+        50000,
+        "c",
+        2,
+        "Metadata",
+        12,
+        metadata_request(),
+        metadata_response(),
+    );
     t.pair(50000, "c", 3, "Metadata", 9, metadata_request(), json!({"ThrottleTimeMs": 0, "Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": [], "ClusterAuthorizedOperations": 0}));
     // Another connection advertised nothing: versions are per connection.
-    t.pair(50001, "c", 2, "Metadata", 12, metadata_request(), metadata_response());
+    t.pair(
+        50001,
+        "c",
+        2,
+        "Metadata",
+        12,
+        metadata_request(),
+        metadata_response(),
+    );
     let cap = TempCapture::new("check-advertised", &t.pcap());
     let (found, status) = check_capture(cap.path());
     let f = the(&found, "version-not-advertised");
-    assert_eq!((f["api_key"].as_i64(), f["api_version"].as_i64(), f["correlation_id"].as_i64()), (Some(3), Some(12), Some(2)));
-    assert_eq!(f["message"], "Metadata v12 is outside v0-v9, the range the broker advertised on this connection");
+    assert_eq!(
+        (
+            f["api_key"].as_i64(),
+            f["api_version"].as_i64(),
+            f["correlation_id"].as_i64()
+        ),
+        (Some(3), Some(12), Some(2))
+    );
+    assert_eq!(
+        f["message"],
+        "Metadata v12 is outside v0-v9, the range the broker advertised on this connection"
+    );
     assert_eq!(status, 3);
 }
 
 #[test]
 fn a_correlation_id_reused_while_in_flight() {
     let mut t = Timeline::default();
-    t.send(50000, true, &frame(Direction::Request, "Metadata", 12, 5, "c", metadata_request()));
-    t.send(50000, true, &frame(Direction::Request, "Metadata", 12, 5, "c", metadata_request()));
-    t.send(50000, false, &frame(Direction::Response, "Metadata", 12, 5, "", metadata_response()));
+    t.send(
+        50000,
+        true,
+        &frame(
+            Direction::Request,
+            "Metadata",
+            12,
+            5,
+            "c",
+            metadata_request(),
+        ),
+    );
+    t.send(
+        50000,
+        true,
+        &frame(
+            Direction::Request,
+            "Metadata",
+            12,
+            5,
+            "c",
+            metadata_request(),
+        ),
+    );
+    t.send(
+        50000,
+        false,
+        &frame(
+            Direction::Response,
+            "Metadata",
+            12,
+            5,
+            "",
+            metadata_response(),
+        ),
+    );
     let cap = TempCapture::new("check-reuse", &t.pcap());
     let (found, _) = check_capture(cap.path());
     let f = the(&found, "correlation-reuse");
-    assert_eq!((f["frame"].as_u64(), f["severity"].as_str()), (Some(1), Some("warning")));
-    assert!(f["message"].as_str().unwrap().contains("frame #0 (Metadata v12)"), "{f}");
+    assert_eq!(
+        (f["frame"].as_u64(), f["severity"].as_str()),
+        (Some(1), Some("warning"))
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("frame #0 (Metadata v12)"),
+        "{f}"
+    );
 }
 
 #[test]
 fn requests_never_answered_are_noted_at_the_end_but_not_acks_0_produce() {
     let cat = Catalogue::builtin();
     let mut t = Timeline::default();
-    t.send(50000, true, &frame(Direction::Request, "Metadata", 12, 1, "c", metadata_request()));
+    t.send(
+        50000,
+        true,
+        &frame(
+            Direction::Request,
+            "Metadata",
+            12,
+            1,
+            "c",
+            metadata_request(),
+        ),
+    );
     let acks0 = json!({"TransactionalId": null, "Acks": 0, "TimeoutMs": 100, "TopicData": []});
-    t.send(50000, true, &frame(Direction::Request, "Produce", 9, 2, "c", acks0));
+    t.send(
+        50000,
+        true,
+        &frame(Direction::Request, "Produce", 9, 2, "c", acks0),
+    );
     let _ = cat;
     let cap = TempCapture::new("check-unanswered", &t.pcap());
     let (found, status) = check_capture(cap.path());
     let f = the(&found, "unanswered");
-    assert_eq!((f["api_key"].as_i64(), f["correlation_id"].as_i64(), f["severity"].as_str()), (Some(3), Some(1), Some("note")));
+    assert_eq!(
+        (
+            f["api_key"].as_i64(),
+            f["correlation_id"].as_i64(),
+            f["severity"].as_str()
+        ),
+        (Some(3), Some(1), Some("note"))
+    );
     assert_eq!(status, 0);
 }
 
 #[test]
 fn responses_without_requests_in_the_shipped_lone_response_capture() {
     let (found, status) = check_capture("samples/captures/lone-response.pcap");
-    let lone: Vec<(u64, i64)> = found.iter().filter(|f| f["rule"] == "unmatched-response").map(|f| (f["frame"].as_u64().unwrap(), f["correlation_id"].as_i64().unwrap())).collect();
+    let lone: Vec<(u64, i64)> = found
+        .iter()
+        .filter(|f| f["rule"] == "unmatched-response")
+        .map(|f| {
+            (
+                f["frame"].as_u64().unwrap(),
+                f["correlation_id"].as_i64().unwrap(),
+            )
+        })
+        .collect();
     assert_eq!(lone, [(1, 2), (2, 3)]);
     assert_eq!(status, 0);
 }
@@ -347,32 +570,73 @@ fn responses_without_requests_in_the_shipped_lone_response_capture() {
 #[test]
 fn bytes_in_no_frame_are_noted() {
     let mut t = Timeline::default();
-    t.pair(50000, "c", 1, "Metadata", 12, metadata_request(), metadata_response());
+    t.pair(
+        50000,
+        "c",
+        1,
+        "Metadata",
+        12,
+        metadata_request(),
+        metadata_response(),
+    );
     let mut partial = 100i32.to_be_bytes().to_vec();
     partial.extend_from_slice(&[0; 10]);
     t.send(50000, true, &partial);
     let cap = TempCapture::new("check-skipped", &t.pcap());
     let (found, _) = check_capture(cap.path());
     let f = the(&found, "skipped-bytes");
-    assert!(f["message"].as_str().unwrap().starts_with("14 bytes in no frame"), "{f}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("14 bytes in no frame"),
+        "{f}"
+    );
 }
 
 // ---- the command -----------------------------------------------------------
 
 #[test]
 fn json_lines_carry_every_member_and_text_ends_with_a_summary() {
-    let (found, _) = check_frame_bytes(&replace_tail(smallest_request("Metadata", 12), 0, &[9]), &[]);
-    let keys: Vec<&str> = found[0].as_object().unwrap().keys().map(String::as_str).collect();
-    let mut want = ["frame", "time", "conn", "direction", "api_key", "api_version", "correlation_id", "offset", "rule", "severity", "message"];
+    let (found, _) = check_frame_bytes(
+        &replace_tail(smallest_request("Metadata", 12), 0, &[9]),
+        &[],
+    );
+    let keys: Vec<&str> = found[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut want = [
+        "frame",
+        "time",
+        "conn",
+        "direction",
+        "api_key",
+        "api_version",
+        "correlation_id",
+        "offset",
+        "rule",
+        "severity",
+        "message",
+    ];
     want.sort_unstable();
     let mut keys = keys;
     keys.sort_unstable();
     assert_eq!(keys, want);
-    let out = common::kwire_with_stdin(&["check", "--binary", "-"], &replace_tail(smallest_request("Metadata", 12), 0, &[9]));
+    let out = common::kwire_with_stdin(
+        &["check", "--binary", "-"],
+        &replace_tail(smallest_request("Metadata", 12), 0, &[9]),
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
-    assert!(lines[0].contains("Metadata v12 corr=") && lines[0].contains(" error trailing-bytes: expected the end of the frame"), "{text}");
+    assert!(
+        lines[0].contains("Metadata v12 corr=")
+            && lines[0].contains(" error trailing-bytes: expected the end of the frame"),
+        "{text}"
+    );
     assert_eq!(lines[1], "1 frame checked: 1 error, 0 warnings, 0 notes");
 }
 
@@ -385,15 +649,28 @@ fn min_severity_hides_but_still_counts() {
 
 #[test]
 fn the_rules_list_names_every_rule_once() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(["check", "--rules"]).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["check", "--rules"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), kwire::analysis::check::Rule::ALL.len());
-    assert!(text.lines().any(|l| l.starts_with("tag-version") && l.contains("error")), "{text}");
+    assert_eq!(
+        text.lines().count(),
+        kwire::analysis::check::Rule::ALL.len()
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("tag-version") && l.contains("error")),
+        "{text}"
+    );
 }
 
 #[test]
 fn an_unreadable_input_exits_1() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(["check", "/nonexistent/capture.pcap"]).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["check", "/nonexistent/capture.pcap"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -404,21 +681,47 @@ fn the_shipped_captures() {
     let errors: Vec<&Value> = found.iter().filter(|f| f["severity"] == "error").collect();
     assert_eq!(errors.len(), 1, "{found:#?}");
     let e = errors[0];
-    assert_eq!((e["rule"].as_str(), e["frame"].as_u64(), e["offset"].as_u64(), e["api_key"].as_i64(), e["direction"].as_str()), (Some("tag-version"), Some(52), Some(0x1ce), Some(1), Some("response")));
+    assert_eq!(
+        (
+            e["rule"].as_str(),
+            e["frame"].as_u64(),
+            e["offset"].as_u64(),
+            e["api_key"].as_i64(),
+            e["direction"].as_str()
+        ),
+        (
+            Some("tag-version"),
+            Some(52),
+            Some(0x1ce),
+            Some(1),
+            Some("response")
+        )
+    );
     assert_eq!(status, 3);
-    for clean in ["samples/captures/confluent-kafka.pcap", "samples/captures/kcat.pcap"] {
+    for clean in [
+        "samples/captures/confluent-kafka.pcap",
+        "samples/captures/kcat.pcap",
+    ] {
         let (found, status) = check_capture(clean);
-        assert!(found.iter().all(|f| f["severity"] != "error"), "{clean}: {found:#?}");
+        assert!(
+            found.iter().all(|f| f["severity"] != "error"),
+            "{clean}: {found:#?}"
+        );
         assert_eq!(status, 0, "{clean}");
     }
 }
 
 /// Set every records field of `body` (described by `fields`), at any depth, to no bytes.
-fn empty_records(fields: &[kwire::schema::model::FieldSpec], body: &mut serde_json::Map<String, Value>) {
+fn empty_records(
+    fields: &[kwire::schema::model::FieldSpec],
+    body: &mut serde_json::Map<String, Value>,
+) {
     use kwire::schema::model::FieldType;
     use kwire::schema::Primitive;
     for f in fields {
-        let Some(v) = body.get_mut(f.name.as_str()) else { continue };
+        let Some(v) = body.get_mut(f.name.as_str()) else {
+            continue;
+        };
         match (&f.ty, v) {
             (FieldType::Primitive(Primitive::Records), v) if !v.is_null() => *v = json!(""),
             (FieldType::Struct(_), Value::Object(m)) => empty_records(&f.fields, m),
@@ -439,15 +742,33 @@ fn nothing_kwire_encodes_is_an_error() {
     let cat = Catalogue::builtin();
     let mut frames = Vec::new();
     for (d, key, v) in all_messages(cat) {
-        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+        let fs = FrameSpec {
+            direction: d,
+            api_key: key,
+            version: v,
+            release: None,
+        };
         let spec = message_spec(cat, &fs).unwrap();
         for seed in 0..3u64 {
-            let mut body = if seed == 0 { smallest_struct(&spec.fields, v) } else { random_body(spec, v, seed * 7919 + key as u64) };
+            let mut body = if seed == 0 {
+                smallest_struct(&spec.fields, v)
+            } else {
+                random_body(spec, v, seed * 7919 + key as u64)
+            };
             // Random bytes are no record batches: records fields get none.
             empty_records(&spec.fields, &mut body);
             let bytes = encode_frame(cat, &fs, &example_header(d), &body).unwrap();
-            let opts = DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), ..Default::default() };
-            frames.push((spec.name.clone(), v, decode_frame(cat, Bytes::from(bytes), 0, &opts)));
+            let opts = DecodeOptions {
+                direction: Some(d),
+                api_key: Some(key),
+                api_version: Some(v),
+                ..Default::default()
+            };
+            frames.push((
+                spec.name.clone(),
+                v,
+                decode_frame(cat, Bytes::from(bytes), 0, &opts),
+            ));
         }
     }
     assert!(frames.len() > 2000, "{} frames", frames.len());
@@ -455,9 +776,19 @@ fn nothing_kwire_encodes_is_an_error() {
     for (name, v, f) in frames {
         let mut found = Vec::new();
         check_frames(std::slice::from_ref(&f), &mut found);
-        errors.extend(found.into_iter().filter(|x| x.severity() == Severity::Error).map(|x| format!("{name} v{v}: {} {}", x.rule.id(), x.message)));
+        errors.extend(
+            found
+                .into_iter()
+                .filter(|x| x.severity() == Severity::Error)
+                .map(|x| format!("{name} v{v}: {} {}", x.rule.id(), x.message)),
+        );
     }
-    assert!(errors.is_empty(), "{} error findings, first: {:#?}", errors.len(), &errors[..errors.len().min(5)]);
+    assert!(
+        errors.is_empty(),
+        "{} error findings, first: {:#?}",
+        errors.len(),
+        &errors[..errors.len().min(5)]
+    );
 }
 
 // ---- rules of embedded payloads and budgets --------------------------------
@@ -465,10 +796,17 @@ fn nothing_kwire_encodes_is_an_error() {
 #[test]
 fn consumer_protocol_bytes_that_do_not_decode() {
     // ProtocolType "consumer": Metadata is a ConsumerProtocolSubscription, here version 1 cut short.
-    let join = frame(Direction::Request, "JoinGroup", 9, 7, "c", json!({
-        "GroupId": "g", "SessionTimeoutMs": 45000, "RebalanceTimeoutMs": 300000, "MemberId": "", "GroupInstanceId": null,
-        "ProtocolType": "consumer", "Protocols": [{"Name": "range", "Metadata": "0001000000"}], "Reason": null
-    }));
+    let join = frame(
+        Direction::Request,
+        "JoinGroup",
+        9,
+        7,
+        "c",
+        json!({
+            "GroupId": "g", "SessionTimeoutMs": 45000, "RebalanceTimeoutMs": 300000, "MemberId": "", "GroupInstanceId": null,
+            "ProtocolType": "consumer", "Protocols": [{"Name": "range", "Metadata": "0001000000"}], "Reason": null
+        }),
+    );
     let (found, status) = check_frame_bytes(&join, &[]);
     assert_eq!(the(&found, "embedded-invalid")["severity"], "warning");
     assert_eq!(status, 0, "a warning is no error");
@@ -478,31 +816,73 @@ fn consumer_protocol_bytes_that_do_not_decode() {
 fn an_internal_topic_record_no_schema_describes() {
     // __consumer_offsets keys start with their record type: 99 is none.
     let key = [0u8, 99, 0, 0];
-    let b = batch(0, 0, &[Rec { key: Some(key.to_vec()), value: None, headers: vec![], timestamp_delta: 0 }]);
+    let b = batch(
+        0,
+        0,
+        &[Rec {
+            key: Some(key.to_vec()),
+            value: None,
+            headers: vec![],
+            timestamp_delta: 0,
+        }],
+    );
     let f = produce(Catalogue::builtin(), "__consumer_offsets", &b);
     let (found, _) = check_frame_bytes(&f, &[]);
-    assert!(the(&found, "unknown-payload")["message"].as_str().unwrap().contains("99"), "{found:#?}");
+    assert!(
+        the(&found, "unknown-payload")["message"]
+            .as_str()
+            .unwrap()
+            .contains("99"),
+        "{found:#?}"
+    );
 }
 
 #[test]
 fn data_over_a_budget_is_said_to_be_unchecked() {
-    let recs: Vec<Rec> = (0..50).map(|i| rec(&format!("value {i} {}", "x".repeat(100)))).collect();
+    let recs: Vec<Rec> = (0..50)
+        .map(|i| rec(&format!("value {i} {}", "x".repeat(100))))
+        .collect();
     let f = produce(Catalogue::builtin(), "orders", &batch(0, 1, &recs));
     let (found, status) = check_frame_bytes(&f, &["--max-decompressed", "1K"]);
-    assert!(the(&found, "not-checked")["message"].as_str().unwrap().contains("--max-decompressed"), "{found:#?}");
+    assert!(
+        the(&found, "not-checked")["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-decompressed"),
+        "{found:#?}"
+    );
     assert_eq!(status, 0);
     let (found, _) = check_frame_bytes(&f, &[]);
-    assert!(found.is_empty(), "within the default budget the batch is sound: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "within the default budget the batch is sound: {found:#?}"
+    );
 }
 
 #[test]
 fn sasl_tokens_after_a_v0_handshake_are_no_finding() {
     let mut t = Timeline::default();
     let token = |b: &[u8]| [(b.len() as i32).to_be_bytes().to_vec(), b.to_vec()].concat();
-    t.pair(50000, "c", 1, "SaslHandshake", 0, json!({"Mechanism": "PLAIN"}), json!({"ErrorCode": 0, "Mechanisms": ["PLAIN"]}));
+    t.pair(
+        50000,
+        "c",
+        1,
+        "SaslHandshake",
+        0,
+        json!({"Mechanism": "PLAIN"}),
+        json!({"ErrorCode": 0, "Mechanisms": ["PLAIN"]}),
+    );
     t.send(50000, true, &token(b"\0alice\0secret"));
     t.send(50000, false, &token(b""));
-    t.pair(50000, "c", 2, "Metadata", 12, metadata_request(), metadata_response());
+    t.pair(
+        50000,
+        "c",
+        2,
+        "Metadata",
+        12,
+        metadata_request(),
+        metadata_response(),
+    );
     let cap = TempCapture::new("check-sasl", &t.pcap());
     let (found, status) = check_capture(cap.path());
     assert!(found.is_empty(), "{found:#?}");

@@ -14,8 +14,17 @@ fn root() -> &'static Path {
 
 fn kwire(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kwire"));
-    cmd.args(args).current_dir(root()).env_remove("KWIRE_DEFS").env_remove("NO_COLOR");
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() }).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(args)
+        .current_dir(root())
+        .env_remove("KWIRE_DEFS")
+        .env_remove("NO_COLOR");
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("run kwire");
     if let Some(input) = stdin {
         use std::io::Write;
@@ -39,18 +48,41 @@ fn snapshot(name: &str, actual: &str) {
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} missing: run with KWIRE_UPDATE_SNAPSHOTS=1", path.display()));
-    assert_eq!(actual, expected, "{name} differs from its snapshot (KWIRE_UPDATE_SNAPSHOTS=1 rewrites it)");
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "{} missing: run with KWIRE_UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        actual, expected,
+        "{name} differs from its snapshot (KWIRE_UPDATE_SNAPSHOTS=1 rewrites it)"
+    );
 }
 
 const SAMPLES: &[(&str, &[&str])] = &[
     ("write-share-group-state-v0-request", &[]),
-    ("write-share-group-state-v0-response", &["--response", "--api", "WriteShareGroupState", "--version", "0"]),
+    (
+        "write-share-group-state-v0-response",
+        &[
+            "--response",
+            "--api",
+            "WriteShareGroupState",
+            "--version",
+            "0",
+        ],
+    ),
     ("delete-share-group-state-v0-request", &[]),
-    ("delete-share-group-state-v0-response", &["--response", "--api", "86", "--version", "0"]),
+    (
+        "delete-share-group-state-v0-response",
+        &["--response", "--api", "86", "--version", "0"],
+    ),
     ("produce-v9-request", &[]),
     ("produce-v9-consumer-offsets-request", &[]),
-    ("fetch-v12-response", &["--response", "--api", "Fetch", "--version", "12"]),
+    (
+        "fetch-v12-response",
+        &["--response", "--api", "Fetch", "--version", "12"],
+    ),
     ("join-group-v9-request", &[]),
     ("sasl-authenticate-v2-request", &[]),
 ];
@@ -59,7 +91,12 @@ const SAMPLES: &[(&str, &[&str])] = &[
 fn samples_match_their_snapshots_in_every_format() {
     for (name, extra) in SAMPLES {
         let file = format!("samples/{name}.hex");
-        for (format, ext) in [("tree", "tree.txt"), ("grid", "grid.txt"), ("json", "json"), ("tree-json", "tree.json")] {
+        for (format, ext) in [
+            ("tree", "tree.txt"),
+            ("grid", "grid.txt"),
+            ("json", "json"),
+            ("tree-json", "tree.json"),
+        ] {
             let mut args = vec!["decode", file.as_str(), "--format", format];
             args.extend_from_slice(extra);
             let out = kwire(&args, None);
@@ -84,12 +121,42 @@ enum Damage {
 /// it, a length or count that does not fit), and embedded bytes that are not
 /// what the group said they would be.
 const MALFORMED: &[(&str, &str, Damage, &[&str])] = &[
-    ("join-group-v9-request-cut-in-metadata", "join-group-v9-request", Damage::Cut(0x50), &[]),
-    ("join-group-v9-request-protocols-count", "join-group-v9-request", Damage::Set(&[(0x36, 0x7f)]), &[]),
-    ("join-group-v9-request-bad-subscription", "join-group-v9-request", Damage::Set(&[(0x5d, 0x7f)]), &[]),
-    ("write-share-group-state-v0-request-tag-size", "write-share-group-state-v0-request", Damage::Set(&[(0x4a, 0x01), (0x4c, 0x7f)]), &[]),
-    ("write-share-group-state-v0-request-tag-count", "write-share-group-state-v0-request", Damage::Set(&[(0x4d, 0x05)]), &[]),
-    ("fetch-v12-response-short", "fetch-v12-response", Damage::Short(0xa0), &["--response", "--api", "Fetch", "--version", "12"]),
+    (
+        "join-group-v9-request-cut-in-metadata",
+        "join-group-v9-request",
+        Damage::Cut(0x50),
+        &[],
+    ),
+    (
+        "join-group-v9-request-protocols-count",
+        "join-group-v9-request",
+        Damage::Set(&[(0x36, 0x7f)]),
+        &[],
+    ),
+    (
+        "join-group-v9-request-bad-subscription",
+        "join-group-v9-request",
+        Damage::Set(&[(0x5d, 0x7f)]),
+        &[],
+    ),
+    (
+        "write-share-group-state-v0-request-tag-size",
+        "write-share-group-state-v0-request",
+        Damage::Set(&[(0x4a, 0x01), (0x4c, 0x7f)]),
+        &[],
+    ),
+    (
+        "write-share-group-state-v0-request-tag-count",
+        "write-share-group-state-v0-request",
+        Damage::Set(&[(0x4d, 0x05)]),
+        &[],
+    ),
+    (
+        "fetch-v12-response-short",
+        "fetch-v12-response",
+        Damage::Short(0xa0),
+        &["--response", "--api", "Fetch", "--version", "12"],
+    ),
 ];
 
 #[test]
@@ -105,7 +172,12 @@ fn malformed_frames_match_their_snapshots() {
             Damage::Short(at) => bytes.truncate(*at),
             Damage::Set(edits) => edits.iter().for_each(|(at, b)| bytes[*at] = *b),
         }
-        snapshot_trees(&format!("malformed-{name}"), &[&["decode"], *extra].concat(), "tree-json", &bytes);
+        snapshot_trees(
+            &format!("malformed-{name}"),
+            &[&["decode"], *extra].concat(),
+            "tree-json",
+            &bytes,
+        );
     }
 }
 
@@ -117,7 +189,10 @@ fn snapshot_trees(name: &str, args: &[&str], json: &str, input: &[u8]) {
         let args = [args, &["--format", format]].concat();
         let out = kwire(&args, Some(hex::encode(input).as_bytes()));
         let status = out.status.code().unwrap_or(-1);
-        snapshot(&format!("{name}.{ext}"), &format!("{}{}exit status {status}\n", stdout(&out), stderr(&out)));
+        snapshot(
+            &format!("{name}.{ext}"),
+            &format!("{}{}exit status {status}\n", stdout(&out), stderr(&out)),
+        );
     }
 }
 
@@ -131,23 +206,50 @@ fn snapshot_trees(name: &str, args: &[&str], json: &str, input: &[u8]) {
 fn record_batches_read_into_nodes_match_their_snapshots() {
     let cat = Catalogue::builtin();
     for case in record_batch_cases() {
-        let topic: &[&str] = if case.topic.starts_with("__") { &["--topic", case.topic] } else { &[] };
+        let topic: &[&str] = if case.topic.starts_with("__") {
+            &["--topic", case.topic]
+        } else {
+            &[]
+        };
         match case.entry {
-            Entry::Produce => snapshot_trees(case.name, &[&["decode"], case.args].concat(), "tree-json", &produce(cat, case.topic, &case.records)),
-            Entry::FetchV4 => snapshot_trees(case.name, &[&["decode", "--response", "--api", "Fetch", "--version", "4"], case.args].concat(), "tree-json", &fetch_v4(cat, case.topic, &case.records)),
-            Entry::Segment => snapshot_trees(case.name, &[&["records", "--hex", "-"], topic, case.args].concat(), "json", &case.records),
+            Entry::Produce => snapshot_trees(
+                case.name,
+                &[&["decode"], case.args].concat(),
+                "tree-json",
+                &produce(cat, case.topic, &case.records),
+            ),
+            Entry::FetchV4 => snapshot_trees(
+                case.name,
+                &[
+                    &["decode", "--response", "--api", "Fetch", "--version", "4"],
+                    case.args,
+                ]
+                .concat(),
+                "tree-json",
+                &fetch_v4(cat, case.topic, &case.records),
+            ),
+            Entry::Segment => snapshot_trees(
+                case.name,
+                &[&["records", "--hex", "-"], topic, case.args].concat(),
+                "json",
+                &case.records,
+            ),
         }
     }
 }
 
 #[test]
 fn example_reproduces_the_samples_byte_for_byte() {
-    for (api, name) in [("WriteShareGroupState", "write-share-group-state-v0"), ("DeleteShareGroupState", "delete-share-group-state-v0")] {
+    for (api, name) in [
+        ("WriteShareGroupState", "write-share-group-state-v0"),
+        ("DeleteShareGroupState", "delete-share-group-state-v0"),
+    ] {
         let out = kwire(&["example", api, "--version", "0", "--format", "hex"], None);
         assert!(out.status.success());
         let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
         for (line, dir) in lines.iter().zip(["request", "response"]) {
-            let sample = std::fs::read_to_string(root().join(format!("samples/{name}-{dir}.hex"))).unwrap();
+            let sample =
+                std::fs::read_to_string(root().join(format!("samples/{name}-{dir}.hex"))).unwrap();
             let sample: String = sample.split_whitespace().collect();
             assert_eq!(line, &sample, "{api} {dir}");
         }
@@ -165,15 +267,22 @@ fn decode_json_then_encode_gives_back_the_bytes() {
         let json = kwire(&args, None);
         let enc = kwire(&["encode"], Some(&json.stdout));
         assert!(enc.status.success(), "{name}: {}", stderr(&enc));
-        let sample: String = std::fs::read_to_string(root().join(&file)).unwrap().split_whitespace().collect();
+        let sample: String = std::fs::read_to_string(root().join(&file))
+            .unwrap()
+            .split_whitespace()
+            .collect();
         assert_eq!(stdout(&enc).trim(), sample, "{name}");
     }
 }
 
 #[test]
 fn several_frames_back_to_back_and_pasted_dump_shapes() {
-    let a: String = std::fs::read_to_string(root().join("samples/write-share-group-state-v0-request.hex")).unwrap();
-    let b: String = std::fs::read_to_string(root().join("samples/delete-share-group-state-v0-request.hex")).unwrap();
+    let a: String =
+        std::fs::read_to_string(root().join("samples/write-share-group-state-v0-request.hex"))
+            .unwrap();
+    let b: String =
+        std::fs::read_to_string(root().join("samples/delete-share-group-state-v0-request.hex"))
+            .unwrap();
     let both = format!("{a}{b}");
     let out = kwire(&["decode", "--json", "-"], Some(both.as_bytes()));
     assert!(out.status.success(), "{}", stderr(&out));
@@ -186,9 +295,23 @@ fn several_frames_back_to_back_and_pasted_dump_shapes() {
     let mut dump = String::new();
     for (i, chunk) in bytes.chunks(16).enumerate() {
         let hexes: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
-        let ascii: String = chunk.iter().map(|&b| if (0x20..0x7f).contains(&b) { b as char } else { '.' }).collect();
+        let ascii: String = chunk
+            .iter()
+            .map(|&b| {
+                if (0x20..0x7f).contains(&b) {
+                    b as char
+                } else {
+                    '.'
+                }
+            })
+            .collect();
         let (l, r) = hexes.split_at(hexes.len().min(8));
-        dump.push_str(&format!("{:08x}  {:<23}  {:<23}  |{ascii}|\n", i * 16, l.join(" "), r.join(" ")));
+        dump.push_str(&format!(
+            "{:08x}  {:<23}  {:<23}  |{ascii}|\n",
+            i * 16,
+            l.join(" "),
+            r.join(" ")
+        ));
     }
     dump.push_str(&format!("{:08x}\n", bytes.len()));
     let out = kwire(&["decode", "--json"], Some(dump.as_bytes()));
@@ -199,20 +322,48 @@ fn several_frames_back_to_back_and_pasted_dump_shapes() {
 #[test]
 fn exit_statuses_and_messages() {
     // A truncated frame: the partial tree, an error naming the offset, status 2.
-    let out = kwire(&["decode", "-"], Some(b"0000004a 0055 0000 0000 0000 0000 00 01 02 00 00"));
+    let out = kwire(
+        &["decode", "-"],
+        Some(b"0000004a 0055 0000 0000 0000 0000 00 01 02 00 00"),
+    );
     assert_eq!(out.status.code(), Some(2));
-    assert!(stdout(&out).contains("WriteShareGroupStateRequest"), "partial tree shown");
+    assert!(
+        stdout(&out).contains("WriteShareGroupStateRequest"),
+        "partial tree shown"
+    );
     assert!(stderr(&out).contains("at offset 0x"), "{}", stderr(&out));
     // A response without its API: a command line without an option it needs.
-    let out = kwire(&["decode", "--response", "samples/write-share-group-state-v0-response.hex"], None);
+    let out = kwire(
+        &[
+            "decode",
+            "--response",
+            "samples/write-share-group-state-v0-response.hex",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--api"), "{}", stderr(&out));
     // An unknown API name gets suggestions.
     let out = kwire(&["example", "WriteShareGroupStat"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("did you mean WriteShareGroupState"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean WriteShareGroupState"),
+        "{}",
+        stderr(&out)
+    );
     // A version out of range lists the valid ones.
-    let out = kwire(&["decode", "--response", "--api", "Produce", "--version", "99", "-"], Some(b"00"));
+    let out = kwire(
+        &[
+            "decode",
+            "--response",
+            "--api",
+            "Produce",
+            "--version",
+            "99",
+            "-",
+        ],
+        Some(b"00"),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("valid: 0-"), "{}", stderr(&out));
     // Not hex.
@@ -223,10 +374,16 @@ fn exit_statuses_and_messages() {
     let out = kwire(&["decode", "/nonexistent/kwire.hex"], None);
     assert_eq!(out.status.code(), Some(1));
     // Encode errors name the field.
-    let out = kwire(&["encode", "WriteShareGroupState", "--version", "0"], Some(br#"{"GroupId": 5}"#));
+    let out = kwire(
+        &["encode", "WriteShareGroupState", "--version", "0"],
+        Some(br#"{"GroupId": 5}"#),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("body.GroupId"), "{}", stderr(&out));
-    let out = kwire(&["encode", "WriteShareGroupState", "--version", "0"], Some(br#"{"Nope": 5}"#));
+    let out = kwire(
+        &["encode", "WriteShareGroupState", "--version", "0"],
+        Some(br#"{"Nope": 5}"#),
+    );
     assert!(stderr(&out).contains("unknown field"), "{}", stderr(&out));
 }
 
@@ -237,12 +394,18 @@ fn apis_lists_every_api_with_its_facts() {
     let apis: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let apis = apis.as_array().unwrap();
     assert!(apis.len() > 80);
-    let wsgs = apis.iter().find(|a| a["name"] == "WriteShareGroupState").unwrap();
+    let wsgs = apis
+        .iter()
+        .find(|a| a["name"] == "WriteShareGroupState")
+        .unwrap();
     assert_eq!(wsgs["api_key"], 85);
     assert_eq!(wsgs["request_header_versions"], "2");
     assert_eq!(wsgs["response_header_versions"], "1");
     let av = apis.iter().find(|a| a["name"] == "ApiVersions").unwrap();
-    assert_eq!(av["response_header_versions"], "0", "ApiVersions responses always use header v0");
+    assert_eq!(
+        av["response_header_versions"], "0",
+        "ApiVersions responses always use header v0"
+    );
     let lai = apis.iter().find(|a| a["name"] == "LeaderAndIsr").unwrap();
     assert_eq!(lai["releases"], serde_json::json!(["3.9"]));
 }
@@ -250,14 +413,49 @@ fn apis_lists_every_api_with_its_facts() {
 /// The teaching commands as a user runs them: diffs, --compare, --releases,
 /// primitives and --explain.
 const TEACHING: &[(&str, &[&str])] = &[
-    ("diff-write-share-group-state-0-1.txt", &["diff", "WriteShareGroupState", "0", "1"]),
-    ("diff-metadata-compare-request.txt", &["diff", "Metadata", "--compare", "--request"]),
-    ("diff-write-share-group-state-releases-4.1-4.2.txt", &["diff", "WriteShareGroupState", "--releases", "4.1", "4.2"]),
-    ("diff-share-snapshot-value-releases-4.1-4.2.txt", &["diff", "ShareSnapshotValue", "--releases", "4.1", "4.2"]),
-    ("primitive-uvarint-300.txt", &["primitive", "uvarint", "300"]),
-    ("primitive-tagged-fields.txt", &["primitive", "tagged_fields", r#"{"0": "0a", "1": "abcd"}"#]),
-    ("example-metadata-v9-request.explain.txt", &["example", "Metadata", "--version", "9", "--request", "--explain"]),
-    ("write-share-group-state-v0-request.explain.txt", &["decode", "samples/write-share-group-state-v0-request.hex", "--explain"]),
+    (
+        "diff-write-share-group-state-0-1.txt",
+        &["diff", "WriteShareGroupState", "0", "1"],
+    ),
+    (
+        "diff-metadata-compare-request.txt",
+        &["diff", "Metadata", "--compare", "--request"],
+    ),
+    (
+        "diff-write-share-group-state-releases-4.1-4.2.txt",
+        &["diff", "WriteShareGroupState", "--releases", "4.1", "4.2"],
+    ),
+    (
+        "diff-share-snapshot-value-releases-4.1-4.2.txt",
+        &["diff", "ShareSnapshotValue", "--releases", "4.1", "4.2"],
+    ),
+    (
+        "primitive-uvarint-300.txt",
+        &["primitive", "uvarint", "300"],
+    ),
+    (
+        "primitive-tagged-fields.txt",
+        &["primitive", "tagged_fields", r#"{"0": "0a", "1": "abcd"}"#],
+    ),
+    (
+        "example-metadata-v9-request.explain.txt",
+        &[
+            "example",
+            "Metadata",
+            "--version",
+            "9",
+            "--request",
+            "--explain",
+        ],
+    ),
+    (
+        "write-share-group-state-v0-request.explain.txt",
+        &[
+            "decode",
+            "samples/write-share-group-state-v0-request.hex",
+            "--explain",
+        ],
+    ),
 ];
 
 #[test]
@@ -291,45 +489,99 @@ fn primitive_values_round_trip_through_the_command_line() {
         let out = kwire(&["primitive", ty, value], None);
         assert!(out.status.success(), "{ty} {value}: {}", stderr(&out));
         let first = stdout(&out).lines().next().unwrap().to_string();
-        assert!(first.contains(&format!("→ {hex} (")), "{ty} {value}: {first}");
+        assert!(
+            first.contains(&format!("→ {hex} (")),
+            "{ty} {value}: {first}"
+        );
         let back = kwire(&["primitive", ty, "--hex", hex], None);
         assert!(back.status.success(), "{ty} {hex}: {}", stderr(&back));
         let first = stdout(&back).lines().next().unwrap().to_string();
         let shown = first.rsplit("→ ").next().unwrap();
-        let expected = kwire::teach::primitive::parse_value(kwire::teach::primitive::WireType::parse(ty).unwrap(), value).unwrap();
+        let expected = kwire::teach::primitive::parse_value(
+            kwire::teach::primitive::WireType::parse(ty).unwrap(),
+            value,
+        )
+        .unwrap();
         assert_eq!(shown, expected.to_string(), "{ty}: {first}");
     }
     let out = kwire(&["primitive", "int7", "1"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("known: bool, int8"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("known: bool, int8"),
+        "{}",
+        stderr(&out)
+    );
     let out = kwire(&["primitive", "int8", "300"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("out of range -128..=127"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("out of range -128..=127"),
+        "{}",
+        stderr(&out)
+    );
     let out = kwire(&["primitive", "compact_string", "--hex", "05 61"], None);
     assert_eq!(out.status.code(), Some(2), "too few bytes is malformed");
-    let out = kwire(&["decode", "--explain", "--format", "grid", "samples/write-share-group-state-v0-request.hex"], None);
+    let out = kwire(
+        &[
+            "decode",
+            "--explain",
+            "--format",
+            "grid",
+            "samples/write-share-group-state-v0-request.hex",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--explain annotates the tree"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--explain annotates the tree"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn diff_json_and_errors() {
-    let out = kwire(&["diff", "WriteShareGroupState", "0", "1", "--format", "json"], None);
+    let out = kwire(
+        &["diff", "WriteShareGroupState", "0", "1", "--format", "json"],
+        None,
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(d["directions"][0]["changes"][0]["field"]["path"], "Topics.Partitions.DeliveryCompleteCount");
+    assert_eq!(
+        d["directions"][0]["changes"][0]["field"]["path"],
+        "Topics.Partitions.DeliveryCompleteCount"
+    );
     assert_eq!(d["directions"][0]["example"]["to_size"], 82);
-    let out = kwire(&["diff", "--releases", "3.9", "4.0", "--format", "json"], None);
+    let out = kwire(
+        &["diff", "--releases", "3.9", "4.0", "--format", "json"],
+        None,
+    );
     let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let produce = d["definitions"].as_array().unwrap().iter().find(|x| x["name"] == "ProduceRequest").unwrap();
+    let produce = d["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "ProduceRequest")
+        .unwrap();
     assert_eq!(produce["removed_versions"], serde_json::json!([0, 1, 2]));
     let out = kwire(&["diff", "WriteShareGroupState", "0", "7"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("has no request version 7; valid: 0-1"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has no request version 7; valid: 0-1"),
+        "{}",
+        stderr(&out)
+    );
     let out = kwire(&["diff", "Produce", "--releases", "4.1", "9.9"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("unknown release \"9.9\""), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown release \"9.9\""),
+        "{}",
+        stderr(&out)
+    );
     let out = kwire(&["diff", "WriteShareGroupState", "--compare"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("never switched to flexible"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("never switched to flexible"),
+        "{}",
+        stderr(&out)
+    );
 }

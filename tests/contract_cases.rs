@@ -21,8 +21,12 @@ fn load_cases() -> Option<Vec<Case>> {
     let files: BTreeMap<String, Vec<u8>> = common::read_tar_gz(&archive).into_iter().collect();
     let mut cases = Vec::new();
     for (path, data) in &files {
-        let Some(stem) = path.strip_suffix(".hex") else { continue };
-        let json = files.get(&format!("{stem}.json")).unwrap_or_else(|| panic!("{stem}.json missing"));
+        let Some(stem) = path.strip_suffix(".hex") else {
+            continue;
+        };
+        let json = files
+            .get(&format!("{stem}.json"))
+            .unwrap_or_else(|| panic!("{stem}.json missing"));
         cases.push(Case {
             name: stem.to_string(),
             hex: String::from_utf8(data.clone()).unwrap().trim().to_string(),
@@ -36,7 +40,11 @@ fn decode_case(cat: &Catalogue, case: &Case, release: Option<&str>) -> Value {
     let bytes = Bytes::from(hex::decode(&case.hex).expect("case hex"));
     let response = case.expected["kind"] == "response";
     let opts = DecodeOptions {
-        direction: Some(if response { Direction::Response } else { Direction::Request }),
+        direction: Some(if response {
+            Direction::Response
+        } else {
+            Direction::Request
+        }),
         api_key: response.then(|| case.expected["api_key"].as_i64().unwrap() as i16),
         api_version: response.then(|| case.expected["api_version"].as_i64().unwrap() as i16),
         release: release.map(str::to_string),
@@ -47,10 +55,22 @@ fn decode_case(cat: &Catalogue, case: &Case, release: Option<&str>) -> Value {
     let value = frame_contract(&frames[0]);
     // What `--format json` prints: the values-only decode, written directly. It
     // must be the full tree's contract text exactly.
-    let lean = decode_frames(cat, &bytes, &DecodeOptions { values_only: true, ..opts });
+    let lean = decode_frames(
+        cat,
+        &bytes,
+        &DecodeOptions {
+            values_only: true,
+            ..opts
+        },
+    );
     let mut written = Vec::new();
     write_contract(&lean[0], &mut written);
-    assert_eq!(String::from_utf8(written).unwrap(), value.to_string(), "{}: values-only JSON differs from the full tree's", case.name);
+    assert_eq!(
+        String::from_utf8(written).unwrap(),
+        value.to_string(),
+        "{}: values-only JSON differs from the full tree's",
+        case.name
+    );
     value
 }
 
@@ -62,11 +82,24 @@ fn check_all(release: Option<&str>) {
     for case in &cases {
         let got = decode_case(cat, case, release);
         if got != case.expected {
-            failures.push(format!("{}\n  expected {}\n  got      {}", case.name, case.expected, got));
+            failures.push(format!(
+                "{}\n  expected {}\n  got      {}",
+                case.name, case.expected, got
+            ));
         }
     }
     let shown: Vec<&String> = failures.iter().take(5).collect();
-    assert!(failures.is_empty(), "{} of {} cases differ; first ones:\n{}", failures.len(), cases.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ; first ones:\n{}",
+        failures.len(),
+        cases.len(),
+        shown
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     println!("{} contract cases decode to the expected JSON", cases.len());
 }
 
@@ -91,18 +124,43 @@ fn every_contract_case_re_encodes_to_its_bytes() {
     for case in &cases {
         let json = decode_case(cat, case, None);
         let fs = FrameSpec {
-            direction: if json["kind"] == "response" { Direction::Response } else { Direction::Request },
+            direction: if json["kind"] == "response" {
+                Direction::Response
+            } else {
+                Direction::Request
+            },
             api_key: json["api_key"].as_i64().unwrap() as i16,
             version: json["api_version"].as_i64().unwrap() as i16,
             release: None,
         };
-        match encode_frame(cat, &fs, json["header"].as_object().unwrap(), json["body"].as_object().unwrap()) {
+        match encode_frame(
+            cat,
+            &fs,
+            json["header"].as_object().unwrap(),
+            json["body"].as_object().unwrap(),
+        ) {
             Ok(bytes) if hex::encode(&bytes) == case.hex => {}
-            Ok(bytes) => failures.push(format!("{}: bytes differ\n  expected {}\n  got      {}", case.name, case.hex, hex::encode(bytes))),
+            Ok(bytes) => failures.push(format!(
+                "{}: bytes differ\n  expected {}\n  got      {}",
+                case.name,
+                case.hex,
+                hex::encode(bytes)
+            )),
             Err(e) => failures.push(format!("{}: {e}", case.name)),
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases do not re-encode:\n{}", failures.len(), cases.len(), failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases do not re-encode:\n{}",
+        failures.len(),
+        cases.len(),
+        failures
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 /// `--format json` decodes values only, with its own decoder: on damaged
@@ -119,7 +177,11 @@ fn values_only_json_matches_the_tree_on_damaged_cases() {
         let bytes = hex::decode(&case.hex).expect("case hex");
         let response = case.expected["kind"] == "response";
         let opts = DecodeOptions {
-            direction: Some(if response { Direction::Response } else { Direction::Request }),
+            direction: Some(if response {
+                Direction::Response
+            } else {
+                Direction::Request
+            }),
             api_key: response.then(|| case.expected["api_key"].as_i64().unwrap() as i16),
             api_version: response.then(|| case.expected["api_version"].as_i64().unwrap() as i16),
             ..Default::default()
@@ -131,7 +193,10 @@ fn values_only_json_matches_the_tree_on_damaged_cases() {
             b[..4].copy_from_slice(&((cut - 4) as i32).to_be_bytes());
             damaged.push(b);
         }
-        for (k, v) in [0x00u8, 0xff, 0x80, 0x7f, 0x01, 0xfe].into_iter().enumerate() {
+        for (k, v) in [0x00u8, 0xff, 0x80, 0x7f, 0x01, 0xfe]
+            .into_iter()
+            .enumerate()
+        {
             let mut b = bytes.clone();
             let at = 4 + (bytes.len() - 4) * (2 * k + 1) / 12;
             b[at] = v;
@@ -140,12 +205,25 @@ fn values_only_json_matches_the_tree_on_damaged_cases() {
         for b in damaged {
             let input = Bytes::from(b);
             let full = decode_frames(cat, &input, &opts);
-            let lean = decode_frames(cat, &input, &DecodeOptions { values_only: true, ..opts.clone() });
+            let lean = decode_frames(
+                cat,
+                &input,
+                &DecodeOptions {
+                    values_only: true,
+                    ..opts.clone()
+                },
+            );
             assert_eq!(lean.len(), full.len(), "{}: frame count", case.name);
             for (l, f) in lean.iter().zip(&full) {
                 let mut written = Vec::new();
                 write_contract(l, &mut written);
-                assert_eq!(String::from_utf8(written).unwrap(), kwire::render::json::to_text(&frame_contract(f)), "{}: input {}", case.name, hex::encode(&input));
+                assert_eq!(
+                    String::from_utf8(written).unwrap(),
+                    kwire::render::json::to_text(&frame_contract(f)),
+                    "{}: input {}",
+                    case.name,
+                    hex::encode(&input)
+                );
                 compared += 1;
             }
         }

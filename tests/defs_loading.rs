@@ -18,7 +18,8 @@ fn scratch(name: &str) -> PathBuf {
 
 fn write_jar(path: &Path, dir: &Path, prefix: &str) -> usize {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
-    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
     zip.start_file("META-INF/MANIFEST.MF", opts).unwrap();
     zip.write_all(b"Manifest-Version: 1.0\n").unwrap();
     let mut n = 0;
@@ -36,29 +37,48 @@ fn write_jar(path: &Path, dir: &Path, prefix: &str) -> usize {
 
 fn about_of_group_id(cat: &Catalogue) -> Option<String> {
     let spec = cat.message(MessageKind::Request, 85, 0, None)?;
-    spec.fields.iter().find(|f| f.name == "GroupId")?.about.clone()
+    spec.fields
+        .iter()
+        .find(|f| f.name == "GroupId")?
+        .about
+        .clone()
 }
 
 #[test]
 fn a_source_tree_loads_with_prose() {
-    let Some(tree) = common::shared_dir("kafka-defs/4.1") else { return };
+    let Some(tree) = common::shared_dir("kafka-defs/4.1") else {
+        return;
+    };
     let specs = load_definitions(&tree).unwrap();
     assert!(specs.len() > 250, "{} definitions", specs.len());
     let cat = Catalogue::builtin().with_loaded(specs);
-    assert_eq!(about_of_group_id(&cat).as_deref(), Some("The group identifier."));
-    assert!(about_of_group_id(Catalogue::builtin()).is_none(), "the built-in catalogue holds no prose");
+    assert_eq!(
+        about_of_group_id(&cat).as_deref(),
+        Some("The group identifier.")
+    );
+    assert!(
+        about_of_group_id(Catalogue::builtin()).is_none(),
+        "the built-in catalogue holds no prose"
+    );
 }
 
 #[test]
 fn a_clients_jar_and_a_libs_folder_load() {
-    let Some(messages) = common::shared_dir("kafka-defs/4.0/clients/src/main/resources/common/message") else { return };
+    let Some(messages) =
+        common::shared_dir("kafka-defs/4.0/clients/src/main/resources/common/message")
+    else {
+        return;
+    };
     let dir = scratch("jar");
     let jar = dir.join("kafka-clients-4.0.0.jar");
     let n = write_jar(&jar, &messages, "common/message/");
     let from_jar = load_definitions(&jar).unwrap();
     assert_eq!(from_jar.len(), n);
     let cat = Catalogue::builtin().with_loaded(from_jar);
-    assert_eq!(about_of_group_id(&cat).as_deref(), Some("The group identifier."));
+    assert_eq!(
+        about_of_group_id(&cat).as_deref(),
+        Some("The group identifier.")
+    );
 
     // A libs/ folder: Kafka's jars beside unrelated ones that must be skipped.
     let libs = dir.join("libs");
@@ -82,24 +102,50 @@ fn loaded_definitions_make_new_apis_decodable() {
     let cat = Catalogue::builtin().with_loaded(load_definitions(&dir).unwrap());
     assert_eq!(cat.resolve_api("frobnicate"), Some(999));
     // size, key 999, version 0, correlation 7, client id "", no header tags, Knob 42, no body tags
-    let frame = hex::decode(["00000010", "03e7", "0000", "00000007", "0000", "00", "0000002a", "00"].concat()).unwrap();
+    let frame = hex::decode(
+        [
+            "00000010", "03e7", "0000", "00000007", "0000", "00", "0000002a", "00",
+        ]
+        .concat(),
+    )
+    .unwrap();
     let frame = &frame[..];
-    let frames = decode_frames(&cat, &Bytes::copy_from_slice(frame), &DecodeOptions::default());
+    let frames = decode_frames(
+        &cat,
+        &Bytes::copy_from_slice(frame),
+        &DecodeOptions::default(),
+    );
     assert!(frames[0].error.is_none(), "{:?}", frames[0].error);
     let body = &frames[0].root.children[2];
     assert_eq!(body.name, "FrobnicateRequest");
     assert_eq!(body.children[0].name, "Knob");
-    assert_eq!(body.children[0].doc.as_deref(), Some("How far to turn the knob."));
+    assert_eq!(
+        body.children[0].doc.as_deref(),
+        Some("How far to turn the knob.")
+    );
     // The built-in catalogue alone does not know the key, and says so.
-    let frames = decode_frames(Catalogue::builtin(), &Bytes::copy_from_slice(frame), &DecodeOptions::default());
-    assert!(frames[0].error.as_ref().unwrap().expected.contains("known API key"));
+    let frames = decode_frames(
+        Catalogue::builtin(),
+        &Bytes::copy_from_slice(frame),
+        &DecodeOptions::default(),
+    );
+    assert!(frames[0]
+        .error
+        .as_ref()
+        .unwrap()
+        .expected
+        .contains("known API key"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn missing_or_empty_paths_are_clear_errors() {
-    assert!(load_definitions(Path::new("/nonexistent/kwire")).unwrap_err().contains("no such file"));
+    assert!(load_definitions(Path::new("/nonexistent/kwire"))
+        .unwrap_err()
+        .contains("no such file"));
     let dir = scratch("empty");
-    assert!(load_definitions(&dir).unwrap_err().contains("no Kafka message definitions"));
+    assert!(load_definitions(&dir)
+        .unwrap_err()
+        .contains("no Kafka message definitions"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -20,9 +20,21 @@ fn a_stream_decoded_in_place_equals_its_frames_decoded_one_by_one() {
     let cat = Catalogue::builtin();
     let mut input = Vec::new();
     let mut frames = 0;
-    for (d, key, v) in all_messages(cat).into_iter().filter(|(d, _, _)| *d == Direction::Request) {
-        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
-        let body = random_body(message_spec(cat, &fs).unwrap(), v, key as u64 * 131 + v as u64);
+    for (d, key, v) in all_messages(cat)
+        .into_iter()
+        .filter(|(d, _, _)| *d == Direction::Request)
+    {
+        let fs = FrameSpec {
+            direction: d,
+            api_key: key,
+            version: v,
+            release: None,
+        };
+        let body = random_body(
+            message_spec(cat, &fs).unwrap(),
+            v,
+            key as u64 * 131 + v as u64,
+        );
         let frame = encode_frame(cat, &fs, &example_header(d), &body).unwrap();
         // Twice in a row (the lookups remembered), then the next message (looked up afresh).
         input.extend_from_slice(&frame);
@@ -34,20 +46,42 @@ fn a_stream_decoded_in_place_equals_its_frames_decoded_one_by_one() {
     input.truncate(last);
     let input = Bytes::from(input);
     for opts in [
-        DecodeOptions { values_only: true, ..Default::default() },
-        DecodeOptions { annotated_tape: true, ..Default::default() },
+        DecodeOptions {
+            values_only: true,
+            ..Default::default()
+        },
+        DecodeOptions {
+            annotated_tape: true,
+            ..Default::default()
+        },
         DecodeOptions::default(),
     ] {
         let one_by_one = decode_frames(cat, &input, &opts);
         assert_eq!(one_by_one.len(), frames, "every frame decoded");
-        assert!(one_by_one.last().is_some_and(|f| f.error.is_some()), "the cut frame says so");
+        assert!(
+            one_by_one.last().is_some_and(|f| f.error.is_some()),
+            "the cut frame says so"
+        );
         let mut streamed = Vec::new();
         for_each_frame(cat, &input, &opts, |f| streamed.push(format!("{f:?}")));
         assert_eq!(streamed.len(), one_by_one.len());
         for (k, (s, f)) in streamed.iter().zip(&one_by_one).enumerate() {
-            let alone = format!("{:?}", decode_frame(cat, input.slice(f.input_offset..), f.input_offset, &opts));
-            assert_eq!(&format!("{f:?}"), &alone, "frame {k} in decode_frames (values only: {}, annotated: {})", opts.values_only, opts.annotated_tape);
-            assert_eq!(s, &alone, "frame {k} in for_each_frame (values only: {}, annotated: {})", opts.values_only, opts.annotated_tape);
+            let alone = format!(
+                "{:?}",
+                decode_frame(cat, input.slice(f.input_offset..), f.input_offset, &opts)
+            );
+            assert_eq!(
+                &format!("{f:?}"),
+                &alone,
+                "frame {k} in decode_frames (values only: {}, annotated: {})",
+                opts.values_only,
+                opts.annotated_tape
+            );
+            assert_eq!(
+                s, &alone,
+                "frame {k} in for_each_frame (values only: {}, annotated: {})",
+                opts.values_only, opts.annotated_tape
+            );
         }
     }
 }

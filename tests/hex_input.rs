@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn sample(name: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     hex_text::parse_hex_text(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -80,7 +82,11 @@ fn odd_length_word_dumps_are_not_taken_for_base64() {
     assert_eq!(want.len(), 41);
     // All letters and digits in groups of four: base64 would take it too.
     assert!(base64_decode(DELETE_SHARE_HEXDUMP).is_some());
-    for (tool, text) in [("hexdump", DELETE_SHARE_HEXDUMP), ("od -x", DELETE_SHARE_OD_X), ("hexdump -x", DELETE_SHARE_HEXDUMP_X)] {
+    for (tool, text) in [
+        ("hexdump", DELETE_SHARE_HEXDUMP),
+        ("od -x", DELETE_SHARE_OD_X),
+        ("hexdump -x", DELETE_SHARE_HEXDUMP_X),
+    ] {
         assert_eq!(auto(text).as_deref(), Ok(&want[..]), "{tool}");
     }
 }
@@ -89,7 +95,10 @@ fn odd_length_word_dumps_are_not_taken_for_base64() {
 fn a_damaged_word_dump_reports_where_not_base64_garbage() {
     // A letter O typed for a zero in the first row.
     let damaged = DELETE_SHARE_HEXDUMP.replacen("0100", "01O0", 1);
-    assert!(base64_decode(&damaged).is_some_and(|b| !b.is_empty()), "base64 would take it");
+    assert!(
+        base64_decode(&damaged).is_some_and(|b| !b.is_empty()),
+        "base64 would take it"
+    );
     let e = auto(&damaged).unwrap_err();
     assert!(e.contains("line 1, column 44"), "{e}");
 }
@@ -105,7 +114,10 @@ const REPEAT_BOMB: &str = "\
 fn a_repeat_line_over_the_budget_is_an_error_not_an_abort() {
     assert_eq!(REPEAT_BOMB.len(), 90);
     let e = auto(REPEAT_BOMB).unwrap_err();
-    assert!(e.contains("line 2, column 1: '*' repeat line would add 67108832 bytes"), "{e}");
+    assert!(
+        e.contains("line 2, column 1: '*' repeat line would add 67108832 bytes"),
+        "{e}"
+    );
     assert!(e.contains("at most 1050016 bytes"), "{e}");
 
     // The command exits with that error instead of decoding frames until it aborts.
@@ -117,10 +129,18 @@ fn a_repeat_line_over_the_budget_is_an_error_not_an_abort() {
         .spawn()
         .expect("run kwire");
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(REPEAT_BOMB.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(REPEAT_BOMB.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("line 2, column 1: '*' repeat line"), "{stderr}");
+    assert!(
+        stderr.contains("line 2, column 1: '*' repeat line"),
+        "{stderr}"
+    );
     assert!(out.stdout.is_empty());
 }

@@ -22,7 +22,12 @@ const NAN_PAYLOAD: u64 = 0x7ff4_0000_0000_0001;
 const NAN_NEGATIVE: u64 = 0xfff8_0000_0000_0000;
 
 fn spec() -> FrameSpec<'static> {
-    FrameSpec { direction: Direction::Request, api_key: API, version: VERSION, release: None }
+    FrameSpec {
+        direction: Direction::Request,
+        api_key: API,
+        version: VERSION,
+        release: None,
+    }
 }
 
 /// A frame whose entity type and client id are not UTF-8 and whose two float
@@ -31,9 +36,18 @@ fn lossy_frame() -> Vec<u8> {
     let body = json!({"Entries": [{"Entity": [{"EntityType": "ABCD", "EntityName": null}],
         "Ops": [{"Key": "a", "Value": 1.5, "Remove": false}, {"Key": "b", "Value": 2.5, "Remove": false}]}], "ValidateOnly": false});
     let header = json!({"CorrelationId": 7, "ClientId": "WXYZ"});
-    let mut bytes = encode_frame(Catalogue::builtin(), &spec(), header.as_object().unwrap(), body.as_object().unwrap()).unwrap();
+    let mut bytes = encode_frame(
+        Catalogue::builtin(),
+        &spec(),
+        header.as_object().unwrap(),
+        body.as_object().unwrap(),
+    )
+    .unwrap();
     let mut patch = |from: &[u8], to: &[u8]| {
-        let at = bytes.windows(from.len()).position(|w| w == from).expect("bytes to patch");
+        let at = bytes
+            .windows(from.len())
+            .position(|w| w == from)
+            .expect("bytes to patch");
         bytes[at..at + to.len()].copy_from_slice(to);
     };
     patch(b"ABCD", &TEXT_INVALID);
@@ -44,8 +58,16 @@ fn lossy_frame() -> Vec<u8> {
 }
 
 fn decode(bytes: &[u8], values_only: bool) -> Frame {
-    let opts = DecodeOptions { values_only, ..Default::default() };
-    decode_frame(Catalogue::builtin(), Bytes::copy_from_slice(bytes), 0, &opts)
+    let opts = DecodeOptions {
+        values_only,
+        ..Default::default()
+    };
+    decode_frame(
+        Catalogue::builtin(),
+        Bytes::copy_from_slice(bytes),
+        0,
+        &opts,
+    )
 }
 
 fn contract_text(frame: &Frame) -> String {
@@ -53,7 +75,6 @@ fn contract_text(frame: &Frame) -> String {
     write_contract(frame, &mut out);
     String::from_utf8(out).unwrap()
 }
-
 
 #[test]
 fn lossy_values_carry_their_bytes_in_raw() {
@@ -73,42 +94,78 @@ fn lossy_values_carry_their_bytes_in_raw() {
         "{text}"
     );
     // The value stays the nearest JSON value.
-    assert_eq!(v["body"]["Entries"][0]["Entity"][0]["EntityType"], "\u{fffd}\u{fffd}\u{1b}\u{fffd}");
+    assert_eq!(
+        v["body"]["Entries"][0]["Entity"][0]["EntityType"],
+        "\u{fffd}\u{fffd}\u{1b}\u{fffd}"
+    );
     assert_eq!(v["body"]["Entries"][0]["Ops"][0]["Value"], "NaN");
     // Every producer of the contract writes the same text: the values-only
     // tape, the tree, and the tree's `serde_json::Value`.
     assert_eq!(contract_text(&decode(&bytes, true)), text);
     assert_eq!(to_text(&frame_contract(&full)), text);
-    assert!(text.find("\"body\":").unwrap() < text.find("\"_raw\":").unwrap(), "_raw comes after the body: {text}");
+    assert!(
+        text.find("\"body\":").unwrap() < text.find("\"_raw\":").unwrap(),
+        "_raw comes after the body: {text}"
+    );
 }
 
 #[test]
 fn lossless_frames_have_no_raw_member() {
     let body = json!({"Entries": [{"Entity": [{"EntityType": "user", "EntityName": "日本"}], "Ops": [{"Key": "k", "Value": f64::MAX, "Remove": true}]}]});
-    let bytes = encode_frame(Catalogue::builtin(), &spec(), json!({"ClientId": "c"}).as_object().unwrap(), body.as_object().unwrap()).unwrap();
+    let bytes = encode_frame(
+        Catalogue::builtin(),
+        &spec(),
+        json!({"ClientId": "c"}).as_object().unwrap(),
+        body.as_object().unwrap(),
+    )
+    .unwrap();
     for values_only in [false, true] {
         assert!(!contract_text(&decode(&bytes, values_only)).contains("_raw"));
     }
     // A canonical NaN and infinities need no `_raw`: their text gives their bits back.
-    for bits in [f64::NAN.to_bits(), f64::INFINITY.to_bits(), f64::NEG_INFINITY.to_bits(), (-0.0f64).to_bits()] {
+    for bits in [
+        f64::NAN.to_bits(),
+        f64::INFINITY.to_bits(),
+        f64::NEG_INFINITY.to_bits(),
+        (-0.0f64).to_bits(),
+    ] {
         let mut b = bytes.clone();
-        let at = b.windows(8).position(|w| w == f64::MAX.to_be_bytes()).unwrap();
+        let at = b
+            .windows(8)
+            .position(|w| w == f64::MAX.to_be_bytes())
+            .unwrap();
         b[at..at + 8].copy_from_slice(&bits.to_be_bytes());
         let text = contract_text(&decode(&b, true));
         assert!(!text.contains("_raw"), "{text}");
         let round = common::kwire_with_stdin(&["encode"], text.as_bytes());
-        assert_eq!(String::from_utf8_lossy(&round.stdout).trim(), hex::encode(&b), "bits {bits:016x}");
+        assert_eq!(
+            String::from_utf8_lossy(&round.stdout).trim(),
+            hex::encode(&b),
+            "bits {bits:016x}"
+        );
     }
 }
 
 #[test]
 fn decode_json_then_encode_gives_the_same_bytes() {
     let bytes = lossy_frame();
-    let decoded = common::kwire_with_stdin(&["decode", "--json", "-"], hex::encode(&bytes).as_bytes());
-    assert!(decoded.status.success(), "{}", String::from_utf8_lossy(&decoded.stderr));
+    let decoded =
+        common::kwire_with_stdin(&["decode", "--json", "-"], hex::encode(&bytes).as_bytes());
+    assert!(
+        decoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
     let encoded = common::kwire_with_stdin(&["encode"], &decoded.stdout);
-    assert!(encoded.status.success(), "{}", String::from_utf8_lossy(&encoded.stderr));
-    assert_eq!(String::from_utf8(encoded.stdout).unwrap().trim(), hex::encode(&bytes));
+    assert!(
+        encoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&encoded.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(encoded.stdout).unwrap().trim(),
+        hex::encode(&bytes)
+    );
 }
 
 #[test]
@@ -124,16 +181,35 @@ fn raw_entries_that_disagree_or_name_nothing_are_refused() {
         assert!(out.stdout.is_empty());
         assert!(err.contains(expected), "expected {expected:?} in {err}");
     };
-    refused(&|c| c["body"]["Entries"][0]["Entity"][0]["EntityType"] = json!("other"), "body.Entries[0].Entity[0].EntityType: the value disagrees with its _raw entry");
-    refused(&|c| c["body"]["Entries"][0]["Ops"][0]["Value"] = json!(1.5), "body.Entries[0].Ops[0].Value: the value 1.5 disagrees with its _raw entry");
-    refused(&|c| c["_raw"]["body.Entries[0].Ops[0].Value"] = json!("00"), "a float64 has 8");
-    refused(&|c| c["_raw"]["body.Nothing"] = json!("00"), "_raw.body.Nothing: names no string or float64 field");
-    refused(&|c| c["_raw"]["body.Entries[0].Ops[0].Key"] = json!("zz"), "_raw.body.Entries[0].Ops[0].Key: not hex");
+    refused(
+        &|c| c["body"]["Entries"][0]["Entity"][0]["EntityType"] = json!("other"),
+        "body.Entries[0].Entity[0].EntityType: the value disagrees with its _raw entry",
+    );
+    refused(
+        &|c| c["body"]["Entries"][0]["Ops"][0]["Value"] = json!(1.5),
+        "body.Entries[0].Ops[0].Value: the value 1.5 disagrees with its _raw entry",
+    );
+    refused(
+        &|c| c["_raw"]["body.Entries[0].Ops[0].Value"] = json!("00"),
+        "a float64 has 8",
+    );
+    refused(
+        &|c| c["_raw"]["body.Nothing"] = json!("00"),
+        "_raw.body.Nothing: names no string or float64 field",
+    );
+    refused(
+        &|c| c["_raw"]["body.Entries[0].Ops[0].Key"] = json!("zz"),
+        "_raw.body.Entries[0].Ops[0].Key: not hex",
+    );
     refused(&|c| c["_raw"] = json!([]), "_raw: expected an object");
     // Without `_raw`, the nearest values encode (exit 0), as before.
     let mut c = contract.clone();
     c.as_object_mut().unwrap().remove("_raw");
-    assert!(common::kwire_with_stdin(&["encode"], c.to_string().as_bytes()).status.success());
+    assert!(
+        common::kwire_with_stdin(&["encode"], c.to_string().as_bytes())
+            .status
+            .success()
+    );
 }
 
 #[test]
@@ -141,6 +217,13 @@ fn the_library_encoder_takes_raw_too() {
     let bytes = lossy_frame();
     let contract = frame_contract(&decode(&bytes, false));
     let raw = RawValues::from_json(&contract["_raw"]).unwrap();
-    let again = encode_frame_exact(Catalogue::builtin(), &spec(), contract["header"].as_object().unwrap(), contract["body"].as_object().unwrap(), &raw).unwrap();
+    let again = encode_frame_exact(
+        Catalogue::builtin(),
+        &spec(),
+        contract["header"].as_object().unwrap(),
+        contract["body"].as_object().unwrap(),
+        &raw,
+    )
+    .unwrap();
     assert_eq!(again, bytes);
 }

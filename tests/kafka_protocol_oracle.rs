@@ -31,18 +31,27 @@ const RELEASE: &str = "4.1";
 
 /// Decode `body` as `T` at `version`, check that nothing is left over, encode
 /// it again. `None` when `T` does not define `version`.
-fn roundtrip_as<T: Message + Decodable + Encodable>(version: i16, body: &[u8]) -> Option<Result<Vec<u8>, String>> {
+fn roundtrip_as<T: Message + Decodable + Encodable>(
+    version: i16,
+    body: &[u8],
+) -> Option<Result<Vec<u8>, String>> {
     if version < T::VERSIONS.min || version > T::VERSIONS.max {
         return None;
     }
     let run = || -> Result<Vec<u8>, String> {
         let mut buf = Bytes::copy_from_slice(body);
-        let msg = T::decode(&mut buf, version).map_err(|e| format!("kafka-protocol decode: {e:#}"))?;
+        let msg =
+            T::decode(&mut buf, version).map_err(|e| format!("kafka-protocol decode: {e:#}"))?;
         if !buf.is_empty() {
-            return Err(format!("kafka-protocol decode left {} of {} bytes unread", buf.len(), body.len()));
+            return Err(format!(
+                "kafka-protocol decode left {} of {} bytes unread",
+                buf.len(),
+                body.len()
+            ));
         }
         let mut out = Vec::with_capacity(body.len());
-        msg.encode(&mut out, version).map_err(|e| format!("kafka-protocol encode: {e:#}"))?;
+        msg.encode(&mut out, version)
+            .map_err(|e| format!("kafka-protocol encode: {e:#}"))?;
         Ok(out)
     };
     Some(match catch_unwind(AssertUnwindSafe(run)) {
@@ -83,33 +92,93 @@ macro_rules! oracle_dispatch {
 }
 
 oracle_dispatch!(
-    ProduceRequest, FetchRequest, ListOffsetsRequest, MetadataRequest, OffsetCommitRequest,
-    OffsetFetchRequest, FindCoordinatorRequest, JoinGroupRequest, HeartbeatRequest,
-    LeaveGroupRequest, SyncGroupRequest, DescribeGroupsRequest, ListGroupsRequest,
-    SaslHandshakeRequest, ApiVersionsRequest, CreateTopicsRequest, DeleteTopicsRequest,
-    DeleteRecordsRequest, InitProducerIdRequest, OffsetForLeaderEpochRequest,
-    AddPartitionsToTxnRequest, AddOffsetsToTxnRequest, EndTxnRequest, WriteTxnMarkersRequest,
-    TxnOffsetCommitRequest, DescribeAclsRequest, CreateAclsRequest, DeleteAclsRequest,
-    DescribeConfigsRequest, AlterConfigsRequest, AlterReplicaLogDirsRequest,
-    DescribeLogDirsRequest, SaslAuthenticateRequest, CreatePartitionsRequest,
-    CreateDelegationTokenRequest, RenewDelegationTokenRequest, ExpireDelegationTokenRequest,
-    DescribeDelegationTokenRequest, DeleteGroupsRequest, ElectLeadersRequest,
-    IncrementalAlterConfigsRequest, AlterPartitionReassignmentsRequest,
-    ListPartitionReassignmentsRequest, OffsetDeleteRequest, DescribeClientQuotasRequest,
-    AlterClientQuotasRequest, DescribeUserScramCredentialsRequest,
-    AlterUserScramCredentialsRequest, VoteRequest, BeginQuorumEpochRequest,
-    EndQuorumEpochRequest, DescribeQuorumRequest, AlterPartitionRequest, UpdateFeaturesRequest,
-    EnvelopeRequest, FetchSnapshotRequest, DescribeClusterRequest, DescribeProducersRequest,
-    BrokerRegistrationRequest, BrokerHeartbeatRequest, UnregisterBrokerRequest,
-    DescribeTransactionsRequest, ListTransactionsRequest, AllocateProducerIdsRequest,
-    ConsumerGroupHeartbeatRequest, ConsumerGroupDescribeRequest, ControllerRegistrationRequest,
-    GetTelemetrySubscriptionsRequest, PushTelemetryRequest, AssignReplicasToDirsRequest,
-    ListConfigResourcesRequest, DescribeTopicPartitionsRequest, ShareGroupHeartbeatRequest,
-    ShareGroupDescribeRequest, ShareFetchRequest, ShareAcknowledgeRequest, AddRaftVoterRequest,
-    RemoveRaftVoterRequest, UpdateRaftVoterRequest, InitializeShareGroupStateRequest,
-    ReadShareGroupStateRequest, WriteShareGroupStateRequest, DeleteShareGroupStateRequest,
-    ReadShareGroupStateSummaryRequest, DescribeShareGroupOffsetsRequest,
-    AlterShareGroupOffsetsRequest, DeleteShareGroupOffsetsRequest,
+    ProduceRequest,
+    FetchRequest,
+    ListOffsetsRequest,
+    MetadataRequest,
+    OffsetCommitRequest,
+    OffsetFetchRequest,
+    FindCoordinatorRequest,
+    JoinGroupRequest,
+    HeartbeatRequest,
+    LeaveGroupRequest,
+    SyncGroupRequest,
+    DescribeGroupsRequest,
+    ListGroupsRequest,
+    SaslHandshakeRequest,
+    ApiVersionsRequest,
+    CreateTopicsRequest,
+    DeleteTopicsRequest,
+    DeleteRecordsRequest,
+    InitProducerIdRequest,
+    OffsetForLeaderEpochRequest,
+    AddPartitionsToTxnRequest,
+    AddOffsetsToTxnRequest,
+    EndTxnRequest,
+    WriteTxnMarkersRequest,
+    TxnOffsetCommitRequest,
+    DescribeAclsRequest,
+    CreateAclsRequest,
+    DeleteAclsRequest,
+    DescribeConfigsRequest,
+    AlterConfigsRequest,
+    AlterReplicaLogDirsRequest,
+    DescribeLogDirsRequest,
+    SaslAuthenticateRequest,
+    CreatePartitionsRequest,
+    CreateDelegationTokenRequest,
+    RenewDelegationTokenRequest,
+    ExpireDelegationTokenRequest,
+    DescribeDelegationTokenRequest,
+    DeleteGroupsRequest,
+    ElectLeadersRequest,
+    IncrementalAlterConfigsRequest,
+    AlterPartitionReassignmentsRequest,
+    ListPartitionReassignmentsRequest,
+    OffsetDeleteRequest,
+    DescribeClientQuotasRequest,
+    AlterClientQuotasRequest,
+    DescribeUserScramCredentialsRequest,
+    AlterUserScramCredentialsRequest,
+    VoteRequest,
+    BeginQuorumEpochRequest,
+    EndQuorumEpochRequest,
+    DescribeQuorumRequest,
+    AlterPartitionRequest,
+    UpdateFeaturesRequest,
+    EnvelopeRequest,
+    FetchSnapshotRequest,
+    DescribeClusterRequest,
+    DescribeProducersRequest,
+    BrokerRegistrationRequest,
+    BrokerHeartbeatRequest,
+    UnregisterBrokerRequest,
+    DescribeTransactionsRequest,
+    ListTransactionsRequest,
+    AllocateProducerIdsRequest,
+    ConsumerGroupHeartbeatRequest,
+    ConsumerGroupDescribeRequest,
+    ControllerRegistrationRequest,
+    GetTelemetrySubscriptionsRequest,
+    PushTelemetryRequest,
+    AssignReplicasToDirsRequest,
+    ListConfigResourcesRequest,
+    DescribeTopicPartitionsRequest,
+    ShareGroupHeartbeatRequest,
+    ShareGroupDescribeRequest,
+    ShareFetchRequest,
+    ShareAcknowledgeRequest,
+    AddRaftVoterRequest,
+    RemoveRaftVoterRequest,
+    UpdateRaftVoterRequest,
+    InitializeShareGroupStateRequest,
+    ReadShareGroupStateRequest,
+    WriteShareGroupStateRequest,
+    DeleteShareGroupStateRequest,
+    ReadShareGroupStateSummaryRequest,
+    DescribeShareGroupOffsetsRequest,
+    AlterShareGroupOffsetsRequest,
+    DeleteShareGroupOffsetsRequest,
 );
 
 // ---------------------------------------------------------------------------
@@ -128,24 +197,45 @@ struct Tally {
 
 impl Tally {
     fn report(&self, test: &str) {
-        println!("{test}: {} bodies identical after the kafka-protocol round trip", self.compared);
-        println!("{test}: {} skipped (kafka-protocol does not define them):", self.skipped_count);
+        println!(
+            "{test}: {} bodies identical after the kafka-protocol round trip",
+            self.compared
+        );
+        println!(
+            "{test}: {} skipped (kafka-protocol does not define them):",
+            self.skipped_count
+        );
         for (what, versions) in &self.skipped {
-            println!("  {what}: v{}", versions.iter().map(i16::to_string).collect::<Vec<_>>().join(", v"));
+            println!(
+                "  {what}: v{}",
+                versions
+                    .iter()
+                    .map(i16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", v")
+            );
         }
         println!("{test}: {} failures", self.failures.len());
     }
 
     fn assert_clean(&self, min_compared: usize) {
         // Failures shown in full; `KWIRE_ORACLE_SHOW` overrides the default 5.
-        let show = std::env::var("KWIRE_ORACLE_SHOW").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+        let show = std::env::var("KWIRE_ORACLE_SHOW")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(5);
         if !self.failures.is_empty() {
             panic!(
                 "{} of {} bodies differ from kafka-protocol; the first {}:\n\n{}",
                 self.failures.len(),
                 self.failures.len() + self.compared,
                 self.failures.len().min(show),
-                self.failures.iter().take(show).cloned().collect::<Vec<_>>().join("\n\n")
+                self.failures
+                    .iter()
+                    .take(show)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("\n\n")
             );
         }
         assert!(
@@ -158,7 +248,10 @@ impl Tally {
 
 /// First differing byte offset of two byte strings.
 fn first_difference(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()))
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
 }
 
 /// For every API key, every version in 4.1 and both directions, encode the
@@ -173,11 +266,20 @@ fn compare_all(bodies: impl Fn(&MessageSpec, i16) -> Vec<(String, Map<String, Va
                 Direction::Response => (MessageKind::Response, false),
             };
             for version in cat.versions(kind, key, Some(RELEASE)) {
-                let fs = FrameSpec { direction, api_key: key, version, release: Some(RELEASE) };
+                let fs = FrameSpec {
+                    direction,
+                    api_key: key,
+                    version,
+                    release: Some(RELEASE),
+                };
                 let spec = match message_spec(cat, &fs) {
                     Ok(s) => s,
                     Err(e) => {
-                        t.failures.push(format!("key {key} {} v{version}: no message spec: {}", kind.as_str(), e.message));
+                        t.failures.push(format!(
+                            "key {key} {} v{version}: no message spec: {}",
+                            kind.as_str(),
+                            e.message
+                        ));
                         continue;
                     }
                 };
@@ -238,12 +340,20 @@ fn oracle_dispatch_covers_every_kafka_protocol_api_key() {
         .map(|k| k as i16)
         .filter(|k| !ORACLE_KEYS.contains(k))
         .collect();
-    assert!(missing.is_empty(), "oracle_dispatch! lacks kafka-protocol API keys {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "oracle_dispatch! lacks kafka-protocol API keys {missing:?}"
+    );
 }
 
 #[test]
 fn every_example_body_round_trips_through_kafka_protocol() {
-    let t = compare_all(|spec, version| vec![("smallest".to_string(), smallest_struct(&spec.fields, version))]);
+    let t = compare_all(|spec, version| {
+        vec![(
+            "smallest".to_string(),
+            smallest_struct(&spec.fields, version),
+        )]
+    });
     t.report("smallest bodies");
     // 4.1 defines 584 (api, version, direction) triples; kafka-protocol 0.18
     // lacks 7 (StreamsGroup*, and the unstable InitProducerId v6, OffsetCommit
@@ -272,7 +382,9 @@ fn is_default(f: &FieldSpec, version: i16, v: &Value) -> bool {
     match &f.ty {
         FieldType::Array(_) => v.as_array().is_some_and(|a| a.is_empty()),
         FieldType::Struct(_) => v.as_object().is_some_and(|o| {
-            o.get("_unknown_tags").and_then(Value::as_object).is_none_or(|u| u.is_empty())
+            o.get("_unknown_tags")
+                .and_then(Value::as_object)
+                .is_none_or(|u| u.is_empty())
                 && f.fields
                     .iter()
                     .filter(|sub| sub.versions.contains(version))
@@ -301,7 +413,12 @@ fn is_default(f: &FieldSpec, version: i16, v: &Value) -> bool {
 }
 
 /// Remove, at every depth, tagged fields whose value is their default; counts them.
-fn strip_default_tagged(fields: &[FieldSpec], version: i16, obj: &mut Map<String, Value>, stripped: &Cell<usize>) {
+fn strip_default_tagged(
+    fields: &[FieldSpec],
+    version: i16,
+    obj: &mut Map<String, Value>,
+    stripped: &Cell<usize>,
+) {
     for f in fields.iter().filter(|f| f.versions.contains(version)) {
         let tagged = f.is_tagged_in(version);
         if tagged && obj.get(&f.name).is_some_and(|v| is_default(f, version, v)) {
@@ -310,7 +427,9 @@ fn strip_default_tagged(fields: &[FieldSpec], version: i16, obj: &mut Map<String
             continue;
         }
         match (&f.ty, obj.get_mut(&f.name)) {
-            (FieldType::Struct(_), Some(Value::Object(o))) => strip_default_tagged(&f.fields, version, o, stripped),
+            (FieldType::Struct(_), Some(Value::Object(o))) => {
+                strip_default_tagged(&f.fields, version, o, stripped)
+            }
             (FieldType::Array(inner), Some(Value::Array(items))) if inner.is_struct() => {
                 for item in items.iter_mut() {
                     if let Value::Object(o) = item {
@@ -325,7 +444,10 @@ fn strip_default_tagged(fields: &[FieldSpec], version: i16, obj: &mut Map<String
 
 /// Seeds per (api, version, direction); `KWIRE_ORACLE_SEEDS` overrides.
 fn seed_count() -> u64 {
-    std::env::var("KWIRE_ORACLE_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5)
+    std::env::var("KWIRE_ORACLE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5)
 }
 
 #[test]
@@ -336,8 +458,15 @@ fn random_bodies_round_trip_through_kafka_protocol() {
         (0..n)
             .map(|i| {
                 // Distinct, reproducible seeds per message, version and direction.
-                let dir = if spec.kind == MessageKind::Request { 0 } else { 1 };
-                let seed = ((spec.api_key.unwrap_or(-1) as u16 as u64) << 32) | ((version as u16 as u64) << 16) | (dir << 8) | i;
+                let dir = if spec.kind == MessageKind::Request {
+                    0
+                } else {
+                    1
+                };
+                let seed = ((spec.api_key.unwrap_or(-1) as u16 as u64) << 32)
+                    | ((version as u16 as u64) << 16)
+                    | (dir << 8)
+                    | i;
                 let mut body = common::random_body::random_body(spec, version, seed);
                 strip_default_tagged(&spec.fields, version, &mut body, &stripped);
                 (format!("seed {seed:#x}"), body)
@@ -345,6 +474,9 @@ fn random_bodies_round_trip_through_kafka_protocol() {
             .collect()
     });
     t.report("random bodies");
-    println!("random bodies: {} default-valued tagged fields removed before encoding", stripped.get());
+    println!(
+        "random bodies: {} default-valued tagged fields removed before encoding",
+        stripped.get()
+    );
     t.assert_clean(550 * n as usize);
 }

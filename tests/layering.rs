@@ -17,11 +17,23 @@ type Graph = BTreeMap<String, BTreeMap<String, String>>;
 fn top_level_modules_have_no_cycles() {
     let graph = module_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     // The reader must see the edges everyone knows are there, or it reads nothing.
-    for (from, to) in [("decode", "schema"), ("render", "decode"), ("cli", "decode")] {
-        assert!(graph.get(from).is_some_and(|e| e.contains_key(to)), "no {from} -> {to} edge found: the reader of src/ is broken\n{}", describe(&graph));
+    for (from, to) in [
+        ("decode", "schema"),
+        ("render", "decode"),
+        ("cli", "decode"),
+    ] {
+        assert!(
+            graph.get(from).is_some_and(|e| e.contains_key(to)),
+            "no {from} -> {to} edge found: the reader of src/ is broken\n{}",
+            describe(&graph)
+        );
     }
     if let Some(cycle) = find_cycle(&graph) {
-        panic!("top-level modules import each other in a cycle: {}\n\nall edges:\n{}", cycle_text(&graph, &cycle), describe(&graph));
+        panic!(
+            "top-level modules import each other in a cycle: {}\n\nall edges:\n{}",
+            cycle_text(&graph, &cycle),
+            describe(&graph)
+        );
     }
 }
 
@@ -33,7 +45,10 @@ fn nothing_uses_the_command_line() {
         .filter(|(from, _)| !matches!(from.as_str(), "cli" | "main"))
         .filter_map(|(from, to)| to.get("cli").map(|at| format!("{from} ({at})")))
         .collect();
-    assert!(users.is_empty(), "modules using the command line: {users:?}");
+    assert!(
+        users.is_empty(),
+        "modules using the command line: {users:?}"
+    );
 }
 
 #[test]
@@ -53,15 +68,22 @@ fn f<'a>(x: &'a str) -> char {
     '{'
 }
 "##;
-    let names: BTreeSet<String> = crate_paths(&strip_comments_and_strings(src), false).into_iter().map(|(name, _)| name).collect();
-    let want: BTreeSet<String> = ["capture", "decode", "protocol", "render", "schema"].map(String::from).into();
+    let names: BTreeSet<String> = crate_paths(&strip_comments_and_strings(src), false)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let want: BTreeSet<String> = ["capture", "decode", "protocol", "render", "schema"]
+        .map(String::from)
+        .into();
     assert_eq!(names, want);
 }
 
 #[test]
 fn a_cycle_is_found_and_named() {
     fn edge(g: &mut Graph, a: &str, b: &str) {
-        g.entry(a.into()).or_default().insert(b.into(), format!("src/{a}.rs:1"));
+        g.entry(a.into())
+            .or_default()
+            .insert(b.into(), format!("src/{a}.rs:1"));
     }
     let mut g = Graph::new();
     edge(&mut g, "render", "decode");
@@ -86,10 +108,18 @@ fn module_graph(src: &Path) -> Graph {
         }
         let binary = from == "cli" || from == "main";
         let text = fs::read_to_string(file).unwrap();
-        let rel = file.strip_prefix(src.parent().unwrap()).unwrap().display().to_string();
+        let rel = file
+            .strip_prefix(src.parent().unwrap())
+            .unwrap()
+            .display()
+            .to_string();
         for (to, line) in crate_paths(&strip_comments_and_strings(&text), binary) {
             if to != from && modules.contains(&to) {
-                graph.entry(from.clone()).or_default().entry(to).or_insert_with(|| format!("{rel}:{line}"));
+                graph
+                    .entry(from.clone())
+                    .or_default()
+                    .entry(to)
+                    .or_insert_with(|| format!("{rel}:{line}"));
             }
         }
     }
@@ -97,7 +127,10 @@ fn module_graph(src: &Path) -> Graph {
 }
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -148,7 +181,10 @@ fn strip_comments_and_strings(src: &str) -> String {
                     i += 1;
                 }
             }
-        } else if c[i] == 'r' && (at(i + 1) == '"' || at(i + 1) == '#') && (i == 0 || !ident(c[i - 1]) || (c[i - 1] == 'b' && (i == 1 || !ident(c[i - 2])))) {
+        } else if c[i] == 'r'
+            && (at(i + 1) == '"' || at(i + 1) == '#')
+            && (i == 0 || !ident(c[i - 1]) || (c[i - 1] == 'b' && (i == 1 || !ident(c[i - 2]))))
+        {
             // A raw string: r"…", r#"…"#, br"…".
             let mut j = i + 1;
             while at(j) == '#' {
@@ -275,7 +311,12 @@ fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
         Open,
         Done,
     }
-    fn visit(n: &str, graph: &Graph, marks: &mut BTreeMap<String, Mark>, path: &mut Vec<String>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        graph: &Graph,
+        marks: &mut BTreeMap<String, Mark>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
         match marks.get(n) {
             Some(Mark::Done) => return None,
             Some(Mark::Open) => {
@@ -316,5 +357,13 @@ fn cycle_text(graph: &Graph, cycle: &[String]) -> String {
 }
 
 fn describe(graph: &Graph) -> String {
-    graph.iter().map(|(from, to)| format!("  {from} -> {}\n", to.keys().cloned().collect::<Vec<_>>().join(", "))).collect()
+    graph
+        .iter()
+        .map(|(from, to)| {
+            format!(
+                "  {from} -> {}\n",
+                to.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect()
 }

@@ -47,7 +47,8 @@ fn lines(r: impl Read + Send + 'static) -> Receiver<String> {
 
 /// The next line, or a failure naming what was awaited.
 fn next_line(rx: &Receiver<String>, what: &str) -> String {
-    rx.recv_timeout(WAIT).unwrap_or_else(|_| panic!("no line within {WAIT:?}: {what}"))
+    rx.recv_timeout(WAIT)
+        .unwrap_or_else(|_| panic!("no line within {WAIT:?}: {what}"))
 }
 
 /// A listing line with its time (the second column) replaced by `T`, after
@@ -57,17 +58,38 @@ fn untimed(line: &str) -> String {
     let trimmed = line.trim_start();
     let pad = &line[..line.len() - trimmed.len()];
     let mut p = trimmed.splitn(3, ' ');
-    let (n, t, rest) = (p.next().unwrap_or(""), p.next().unwrap_or(""), p.next().unwrap_or(""));
-    assert!(t.len() == 27 && t.ends_with('Z') && t.as_bytes()[10] == b'T', "a UTC time to the microsecond: {t:?} in {line:?}");
+    let (n, t, rest) = (
+        p.next().unwrap_or(""),
+        p.next().unwrap_or(""),
+        p.next().unwrap_or(""),
+    );
+    assert!(
+        t.len() == 27 && t.ends_with('Z') && t.as_bytes()[10] == b'T',
+        "a UTC time to the microsecond: {t:?} in {line:?}"
+    );
     format!("{pad}{n} T {rest}")
 }
 
 fn api_versions_request(corr: i32) -> Vec<u8> {
-    frame(Direction::Request, "ApiVersions", 3, corr, "kwire-e2e", json!({"ClientSoftwareName": "kwire-e2e", "ClientSoftwareVersion": "1.0"}))
+    frame(
+        Direction::Request,
+        "ApiVersions",
+        3,
+        corr,
+        "kwire-e2e",
+        json!({"ClientSoftwareName": "kwire-e2e", "ClientSoftwareVersion": "1.0"}),
+    )
 }
 
 fn api_versions_response(corr: i32) -> Vec<u8> {
-    frame(Direction::Response, "ApiVersions", 3, corr, "", json!({"ErrorCode": 0, "ApiKeys": [{"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}], "ThrottleTimeMs": 0}))
+    frame(
+        Direction::Response,
+        "ApiVersions",
+        3,
+        corr,
+        "",
+        json!({"ErrorCode": 0, "ApiKeys": [{"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}], "ThrottleTimeMs": 0}),
+    )
 }
 
 #[test]
@@ -79,32 +101,64 @@ fn standard_input_is_decoded_frame_by_frame_as_it_arrives() {
     whole.send(50000, true, &request);
     whole.send(50000, false, &response);
     let (head, all) = (first.pcap(), whole.pcap());
-    assert!(all.starts_with(&head), "the pcap of the request alone is a prefix of the whole");
+    assert!(
+        all.starts_with(&head),
+        "the pcap of the request alone is a prefix of the whole"
+    );
     // The first half ends inside the response's packet: its frame cannot be complete.
     let cut = head.len() + 40;
-    for args in [&["capture", "-", "--list"][..], &["capture", "-", "--format", "json"][..]] {
+    for args in [
+        &["capture", "-", "--list"][..],
+        &["capture", "-", "--format", "json"][..],
+    ] {
         let mut child = kwire(args);
         let out = lines(child.stdout.take().unwrap());
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(&all[..cut]).unwrap();
         stdin.flush().unwrap();
         // The request's line comes while kwire still waits for the rest of its input.
-        let line = next_line(&out, &format!("the request's line of `kwire {}` before the rest of the capture is written", args.join(" ")));
+        let line = next_line(
+            &out,
+            &format!(
+                "the request's line of `kwire {}` before the rest of the capture is written",
+                args.join(" ")
+            ),
+        );
         if args.contains(&"--list") {
             assert_eq!(untimed(&line), format!("    0 T conn 0 10.0.0.1:50000 → 10.0.0.2:9092 ApiVersions v3 corr=7 {}B client_id=\"kwire-e2e\"", request.len()));
         } else {
             let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-            assert_eq!((v["kind"].as_str(), v["header"]["CorrelationId"].as_i64()), (Some("request"), Some(7)), "{line}");
+            assert_eq!(
+                (v["kind"].as_str(), v["header"]["CorrelationId"].as_i64()),
+                (Some("request"), Some(7)),
+                "{line}"
+            );
         }
-        assert!(out.recv_timeout(Duration::from_millis(300)).is_err(), "nothing more before the response is whole");
+        assert!(
+            out.recv_timeout(Duration::from_millis(300)).is_err(),
+            "nothing more before the response is whole"
+        );
         stdin.write_all(&all[cut..]).unwrap();
         drop(stdin);
         let line = next_line(&out, "the response's line");
         if args.contains(&"--list") {
-            assert_eq!(untimed(&line), format!("    1 T conn 0 10.0.0.1:50000 ← 10.0.0.2:9092 ApiVersions v3 corr=7 {}B ok", response.len()));
+            assert_eq!(
+                untimed(&line),
+                format!(
+                    "    1 T conn 0 10.0.0.1:50000 ← 10.0.0.2:9092 ApiVersions v3 corr=7 {}B ok",
+                    response.len()
+                )
+            );
         } else {
             let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-            assert_eq!((v["kind"].as_str(), v["body"]["ApiKeys"][0]["MaxVersion"].as_i64()), (Some("response"), Some(3)), "{line}");
+            assert_eq!(
+                (
+                    v["kind"].as_str(),
+                    v["body"]["ApiKeys"][0]["MaxVersion"].as_i64()
+                ),
+                (Some("response"), Some(3)),
+                "{line}"
+            );
         }
         assert!(child.wait().unwrap().success());
         assert!(out.recv().is_err(), "no more output");
@@ -117,9 +171,15 @@ fn an_unknown_interface_is_said_plainly() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no network interface is named \"kwire-nosuch0\""), "{err}");
+    assert!(
+        err.contains("no network interface is named \"kwire-nosuch0\""),
+        "{err}"
+    );
     // A file and an interface at once, or --write-pcap for a file, is a wrong command line.
-    for args in [&["capture", "-i", "lo", "x.pcap"][..], &["capture", "x.pcap", "--write-pcap", "y.pcapng"][..]] {
+    for args in [
+        &["capture", "-i", "lo", "x.pcap"][..],
+        &["capture", "x.pcap", "--write-pcap", "y.pcapng"][..],
+    ] {
         let out = kwire(args).wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
@@ -129,7 +189,11 @@ fn an_unknown_interface_is_said_plainly() {
 /// effective set; root has it).
 fn has_net_raw() -> bool {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let caps = status.lines().find_map(|l| l.strip_prefix("CapEff:")).map(str::trim).and_then(|h| u64::from_str_radix(h, 16).ok());
+    let caps = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .map(str::trim)
+        .and_then(|h| u64::from_str_radix(h, 16).ok());
     caps.is_some_and(|c| c & (1 << 13) != 0)
 }
 
@@ -156,7 +220,10 @@ fn capture_on_lo(port: u16, args: &[&str]) -> (Running, Receiver<String>, Receiv
     let err = lines(child.stderr.take().unwrap());
     let ready = next_line(&err, "kwire saying it captures");
     let child = Running(child);
-    assert_eq!(ready, format!("kwire: capturing on lo (Ethernet, TCP port {port}); Ctrl-C stops"));
+    assert_eq!(
+        ready,
+        format!("kwire: capturing on lo (Ethernet, TCP port {port}); Ctrl-C stops")
+    );
     (child, out, err)
 }
 
@@ -205,7 +272,10 @@ fn listener() -> (TcpListener, u16) {
 
 fn interrupt(child: &Running) {
     // SAFETY: a signal to the child this test started.
-    assert_eq!(unsafe { libc::kill(child.0.id() as libc::pid_t, libc::SIGINT) }, 0);
+    assert_eq!(
+        unsafe { libc::kill(child.0.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
 }
 
 /// The child's exit status, or a failure (after killing it) when it does not stop.
@@ -236,12 +306,23 @@ fn a_kafka_exchange_on_loopback_is_listed_as_it_happens() {
     assert_eq!(untimed(&response), format!("    1 T conn 0 127.0.0.1:{client_port} ← 127.0.0.1:{port} ApiVersions v3 corr=7 {}B ok", api_versions_response(7).len()));
     interrupt(&child);
     let status = wait_for(child);
-    assert!(out.recv_timeout(WAIT).is_err(), "nothing more after the two frames");
+    assert!(
+        out.recv_timeout(WAIT).is_err(),
+        "nothing more after the two frames"
+    );
     let err: Vec<String> = err.iter().collect();
     assert!(status.success(), "{status}: {err:?}");
-    assert_eq!(err.first().map(String::as_str), Some("kwire: stopping the capture on lo"), "{err:?}");
+    assert_eq!(
+        err.first().map(String::as_str),
+        Some("kwire: stopping the capture on lo"),
+        "{err:?}"
+    );
     let last = err.last().unwrap();
-    assert!(last.starts_with("kwire: ") && last.ends_with(" packets captured on lo, 0 dropped by the kernel"), "{err:?}");
+    assert!(
+        last.starts_with("kwire: ")
+            && last.ends_with(" packets captured on lo, 0 dropped by the kernel"),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -250,17 +331,46 @@ fn sigint_flushes_what_was_captured_in_every_sink() {
     require_net_raw("sigint_flushes_what_was_captured_in_every_sink");
     let pcap = std::env::temp_dir().join(format!("kwire-live-{}.pcapng", std::process::id()));
     let (listener, port) = listener();
-    let (child, out, _err) = capture_on_lo(port, &["--format", "json", "--write-pcap", pcap.to_str().unwrap()]);
+    let (child, out, _err) = capture_on_lo(
+        port,
+        &["--format", "json", "--write-pcap", pcap.to_str().unwrap()],
+    );
     let client_port = exchange(listener);
     // At once: what the kernel holds for the socket is still taken.
     interrupt(&child);
     let status = wait_for(child);
-    let objects: Vec<serde_json::Value> = out.iter().map(|l| serde_json::from_str(&l).unwrap()).collect();
+    let objects: Vec<serde_json::Value> = out
+        .iter()
+        .map(|l| serde_json::from_str(&l).unwrap())
+        .collect();
     assert!(status.success(), "{status}");
     assert_eq!(objects.len(), 2, "{objects:?}");
-    let conn = |v: &serde_json::Value| (v["kind"].clone(), v["api_key"].clone(), v["header"]["CorrelationId"].clone(), v["capture"]["src"].clone());
-    assert_eq!(conn(&objects[0]), (json!("request"), json!(18), json!(7), json!(format!("127.0.0.1:{client_port}"))));
-    assert_eq!(conn(&objects[1]), (json!("response"), json!(18), json!(7), json!(format!("127.0.0.1:{port}"))));
+    let conn = |v: &serde_json::Value| {
+        (
+            v["kind"].clone(),
+            v["api_key"].clone(),
+            v["header"]["CorrelationId"].clone(),
+            v["capture"]["src"].clone(),
+        )
+    };
+    assert_eq!(
+        conn(&objects[0]),
+        (
+            json!("request"),
+            json!(18),
+            json!(7),
+            json!(format!("127.0.0.1:{client_port}"))
+        )
+    );
+    assert_eq!(
+        conn(&objects[1]),
+        (
+            json!("response"),
+            json!(18),
+            json!(7),
+            json!(format!("127.0.0.1:{port}"))
+        )
+    );
     // The pcapng: Ethernet frames, only the port's, each packet once (loopback
     // shows each twice, as sent and as received).
     let bytes = std::fs::read(&pcap).unwrap();
@@ -271,26 +381,53 @@ fn sigint_flushes_what_was_captured_in_every_sink() {
     while let Some(p) = reader.next_packet().unwrap() {
         assert_eq!(p.link_type, 1, "loopback frames are written as Ethernet");
         let s = kwire::capture::link::tcp_segment(p.link_type, &p.data).expect("a TCP segment");
-        assert!(s.src_port == port || s.dst_port == port, "only the broker's port: {s:?}");
+        assert!(
+            s.src_port == port || s.dst_port == port,
+            "only the broker's port: {s:?}"
+        );
         let key = (s.src_port, s.seq, s.ack, s.syn, s.fin, s.payload.len());
         assert!(seen.insert(key), "a packet taken twice: {s:?}");
         payload[usize::from(s.src_port == port)] += s.payload.len();
     }
-    assert_eq!(payload, [api_versions_request(7).len(), api_versions_response(7).len()], "client and broker bytes, each once");
+    assert_eq!(
+        payload,
+        [
+            api_versions_request(7).len(),
+            api_versions_response(7).len()
+        ],
+        "client and broker bytes, each once"
+    );
 }
 
 #[test]
 #[ignore = "needs root (raw sockets); bash .ci/run runs ignored tests as root"]
 fn without_cap_net_raw_the_capability_is_named() {
     require_net_raw("without_cap_net_raw_the_capability_is_named");
-    common::require_tools("without_cap_net_raw_the_capability_is_named", &[common::Tool { names: &["setpriv"], package: "util-linux" }]);
+    common::require_tools(
+        "without_cap_net_raw_the_capability_is_named",
+        &[common::Tool {
+            names: &["setpriv"],
+            package: "util-linux",
+        }],
+    );
     // kwire without CAP_NET_RAW: out of its bounding and inheritable sets.
     let out = Command::new("setpriv")
-        .args(["--bounding-set=-net_raw", "--inh-caps=-net_raw", env!("CARGO_BIN_EXE_kwire"), "capture", "-i", "lo", "--list"])
+        .args([
+            "--bounding-set=-net_raw",
+            "--inh-caps=-net_raw",
+            env!("CARGO_BIN_EXE_kwire"),
+            "capture",
+            "-i",
+            "lo",
+            "--list",
+        ])
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("needs the CAP_NET_RAW capability") && err.contains("run kwire as root"), "{err}");
+    assert!(
+        err.contains("needs the CAP_NET_RAW capability") && err.contains("run kwire as root"),
+        "{err}"
+    );
 }

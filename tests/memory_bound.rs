@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::batches::{produce, batch, batch_of, compress, legacy_message, record_bytes, Rec};
+use common::batches::{batch, batch_of, compress, legacy_message, produce, record_bytes, Rec};
 use common::pcap_writer::{conversation, on_port, pcap, Link, Seg};
 use kwire::capture::tls::synth::Synth;
 use kwire::schema::Catalogue;
@@ -19,9 +19,15 @@ const FIXED: u64 = 64 << 20;
 const MULTIPLE: u64 = 600;
 
 fn tiny_records(count: usize) -> Vec<Rec> {
-    (0..count).map(|_| Rec { key: None, value: None, headers: Vec::new(), timestamp_delta: 0 }).collect()
+    (0..count)
+        .map(|_| Rec {
+            key: None,
+            value: None,
+            headers: Vec::new(),
+            timestamp_delta: 0,
+        })
+        .collect()
 }
-
 
 struct Inputs {
     dir: PathBuf,
@@ -43,7 +49,9 @@ impl Inputs {
 
 impl Drop for Inputs {
     fn drop(&mut self) {
-        if std::env::var_os("KWIRE_KEEP_INPUTS").is_none() { let _ = std::fs::remove_dir_all(&self.dir); }
+        if std::env::var_os("KWIRE_KEEP_INPUTS").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -57,7 +65,11 @@ fn peak_rss(args: &[&str], file: &Path) -> (u64, i32) {
         .output()
         .expect("/usr/bin/time (Debian package time) runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let kb: u64 = stderr.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| panic!("no peak in {stderr}"));
+    let kb: u64 = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {stderr}"));
     (kb * 1024, out.status.code().unwrap_or(-1))
 }
 
@@ -70,10 +82,28 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
     let inputs = Inputs::new();
     // 8 MiB of 7-byte records in a gzip batch: a few kilobytes.
     let count = (8 << 20) / 7;
-    let bomb = produce(cat, "t", &batch_of(0, 1, &record_bytes(&tiny_records(1)[0], 0).repeat(count), count as i32));
+    let bomb = produce(
+        cat,
+        "t",
+        &batch_of(
+            0,
+            1,
+            &record_bytes(&tiny_records(1)[0], 0).repeat(count),
+            count as i32,
+        ),
+    );
     // 32 gzip batches of 8 MiB each.
     let big_value = vec![0u8; 8 << 20];
-    let one = batch(0, 1, &[Rec { key: None, value: Some(big_value), headers: Vec::new(), timestamp_delta: 0 }]);
+    let one = batch(
+        0,
+        1,
+        &[Rec {
+            key: None,
+            value: Some(big_value),
+            headers: Vec::new(),
+            timestamp_delta: 0,
+        }],
+    );
     let many = produce(cat, "t", &one.repeat(32));
     // Nested legacy wrappers: 64 gzip wrappers of 4 MiB of zeros inside one.
     let inner_value = compress(1, &legacy_message(0, 1, 0, None, Some(&vec![0u8; 4 << 20])));
@@ -81,11 +111,31 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
     let nested = legacy_message(0, 1, 1, None, Some(&compress(1, &inner.repeat(64))));
     // 8 MiB of records whose keys and values are in Schema Registry framing
     // (three more nodes each) in a gzip batch.
-    let framed_record = record_bytes(&Rec { key: Some(vec![0, 0, 0, 0, 1, b'k']), value: Some(vec![0, 0, 0, 0, 1, b'v']), headers: Vec::new(), timestamp_delta: 0 }, 0);
+    let framed_record = record_bytes(
+        &Rec {
+            key: Some(vec![0, 0, 0, 0, 1, b'k']),
+            value: Some(vec![0, 0, 0, 0, 1, b'v']),
+            headers: Vec::new(),
+            timestamp_delta: 0,
+        },
+        0,
+    );
     let framed_count = (8 << 20) / framed_record.len();
-    let framed = produce(cat, "t", &batch_of(0, 1, &framed_record.repeat(framed_count), framed_count as i32));
+    let framed = produce(
+        cat,
+        "t",
+        &batch_of(
+            0,
+            1,
+            &framed_record.repeat(framed_count),
+            framed_count as i32,
+        ),
+    );
     // The bomb frame in a capture.
-    let capture = pcap(Link::EthernetV4, &conversation(&[(true, bomb.clone())], 1400));
+    let capture = pcap(
+        Link::EthernetV4,
+        &conversation(&[(true, bomb.clone())], 1400),
+    );
     let files = [
         ("bomb.bin", bomb.clone()),
         ("bomb.hex", hex::encode(&bomb).into_bytes()),
@@ -125,7 +175,13 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
         let path = inputs.write(name, bytes);
         let (peak, status) = peak_rss(args, &path);
         let bound = FIXED + MULTIPLE * bytes.len() as u64;
-        report.push(format!("kwire {} {name} ({} bytes): peak {} KiB, bound {} KiB, exit {status}", args.join(" "), bytes.len(), peak >> 10, bound >> 10));
+        report.push(format!(
+            "kwire {} {name} ({} bytes): peak {} KiB, bound {} KiB, exit {status}",
+            args.join(" "),
+            bytes.len(),
+            peak >> 10,
+            bound >> 10
+        ));
         assert!(peak <= bound, "{}", report.last().unwrap());
         // Damage and budgets are never exit 0 where records are decoded (the
         // values-only JSON checks them too; a listing does not decode them).
@@ -136,25 +192,57 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
     // The bomb frame over TLS 1.3, decrypted with its key log; and 500 TLS
     // connections, each holding a record cut short after half its 18 KiB.
     let mut s = Synth::new(0x1301, [7; 32]);
-    let tls = [(true, s.client_hello(None)), (false, s.server_flight()), (true, s.client_finished()), (true, s.client_data(&bomb))];
+    let tls = [
+        (true, s.client_hello(None)),
+        (false, s.server_flight()),
+        (true, s.client_finished()),
+        (true, s.client_data(&bomb)),
+    ];
     let tls_bomb = pcap(Link::EthernetV4, &conversation(&tls, 1400));
-    let keylog = inputs.write("bomb.keylog", s.key_log().as_bytes()).display().to_string();
+    let keylog = inputs
+        .write("bomb.keylog", s.key_log().as_bytes())
+        .display()
+        .to_string();
     let mut record = vec![23, 3, 3, 0x48, 0x00];
     record.extend(vec![0x5a; 9000]);
-    let opening = [(true, s.client_hello(None)), (false, s.server_flight()), (true, record)];
-    let segs: Vec<Seg> = (0..500).flat_map(|i| on_port(conversation(&opening, 1400), 10_000 + i as u16)).collect();
+    let opening = [
+        (true, s.client_hello(None)),
+        (false, s.server_flight()),
+        (true, record),
+    ];
+    let segs: Vec<Seg> = (0..500)
+        .flat_map(|i| on_port(conversation(&opening, 1400), 10_000 + i as u16))
+        .collect();
     let cut_records = pcap(Link::EthernetV4, &segs);
     let tls_runs: [(&str, &[u8], Vec<&str>); 4] = [
-        ("bomb-tls.pcap", &tls_bomb, vec!["capture", "--tls-keylog", &keylog]),
-        ("bomb-tls.pcap", &tls_bomb, vec!["stats", "--tls-keylog", &keylog]),
-        ("cut-records.pcap", &cut_records, vec!["capture", "--list", "--tls-keylog", &keylog]),
+        (
+            "bomb-tls.pcap",
+            &tls_bomb,
+            vec!["capture", "--tls-keylog", &keylog],
+        ),
+        (
+            "bomb-tls.pcap",
+            &tls_bomb,
+            vec!["stats", "--tls-keylog", &keylog],
+        ),
+        (
+            "cut-records.pcap",
+            &cut_records,
+            vec!["capture", "--list", "--tls-keylog", &keylog],
+        ),
         ("cut-records.pcap", &cut_records, vec!["capture", "--json"]),
     ];
     for (name, bytes, args) in &tls_runs {
         let path = inputs.write(name, bytes);
         let (peak, status) = peak_rss(args, &path);
         let bound = FIXED + MULTIPLE * bytes.len() as u64;
-        report.push(format!("kwire {} {name} ({} bytes): peak {} KiB, bound {} KiB, exit {status}", args.join(" "), bytes.len(), peak >> 10, bound >> 10));
+        report.push(format!(
+            "kwire {} {name} ({} bytes): peak {} KiB, bound {} KiB, exit {status}",
+            args.join(" "),
+            bytes.len(),
+            peak >> 10,
+            bound >> 10
+        ));
         assert!(peak <= bound, "{}", report.last().unwrap());
         // Over a budget, or records cut short; `stats` reads no record data.
         if args[0] != "stats" {

@@ -21,7 +21,11 @@ use std::time::{Duration, Instant};
 
 const KWIRE: &str = env!("CARGO_BIN_EXE_kwire");
 
-const TANSU: common::Tool = common::Tool { names: &["tansu"], package: "tansu (cargo install tansu --version 0.6.0 --no-default-features --features dynostore)" };
+const TANSU: common::Tool = common::Tool {
+    names: &["tansu"],
+    package:
+        "tansu (cargo install tansu --version 0.6.0 --no-default-features --features dynostore)",
+};
 
 /// One test at a time: each runs a broker, a proxy and clients on 2 cores,
 /// and the proxy opens listeners on ports above its own.
@@ -34,9 +38,16 @@ fn serial() -> MutexGuard<'static, ()> {
 /// tansu, python3 and its Kafka clients, or a failure that says how to get them.
 fn require_all(test: &str) {
     common::require_tools(test, &[TANSU, common::PYTHON3]);
-    let clients = Command::new("python3").args(["-c", "import kafka, confluent_kafka"]).output().unwrap();
+    let clients = Command::new("python3")
+        .args(["-c", "import kafka, confluent_kafka"])
+        .output()
+        .unwrap();
     if !clients.status.success() {
-        let why = if std::env::var("CI").is_ok_and(|v| v == "true") { "which this CI machine lacks: .ci/run installs them" } else { "which are not installed" };
+        let why = if std::env::var("CI").is_ok_and(|v| v == "true") {
+            "which this CI machine lacks: .ci/run installs them"
+        } else {
+            "which are not installed"
+        };
         panic!("{test} needs the Python clients kafka-python and confluent-kafka, {why} (python3 -m pip install kafka-python confluent-kafka)\n{}", String::from_utf8_lossy(&clients.stderr));
     }
 }
@@ -53,11 +64,17 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn signal(child: &Child, sig: &str) {
-    let _ = Command::new("kill").args([sig, &child.id().to_string()]).status();
+    let _ = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status();
 }
 
 /// Wait for `child` to end, at most `limit`.
@@ -85,8 +102,15 @@ impl Tansu {
         for _ in 0..5 {
             let port = free_port();
             let child = Command::new("tansu")
-                .args(["broker", "--listener-url", &format!("tcp://127.0.0.1:{port}")])
-                .args(["--advertised-listener-url", &format!("tcp://{advertised_host}:{port}")])
+                .args([
+                    "broker",
+                    "--listener-url",
+                    &format!("tcp://127.0.0.1:{port}"),
+                ])
+                .args([
+                    "--advertised-listener-url",
+                    &format!("tcp://{advertised_host}:{port}"),
+                ])
                 .args(["--storage-engine", "memory://tansu/"])
                 .stdout(std::fs::File::create(&log).unwrap())
                 .stderr(std::fs::File::create(dir.join("tansu.err")).unwrap())
@@ -110,7 +134,10 @@ impl Tansu {
             }
             t.kill();
         }
-        panic!("tansu did not start: {}", std::fs::read_to_string(&log).unwrap_or_default());
+        panic!(
+            "tansu did not start: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
     }
 
     fn addr(&self) -> String {
@@ -179,7 +206,13 @@ impl Proxy {
         for _ in 0..5 {
             let port = free_port();
             let mut child = Command::new(KWIRE)
-                .args(["proxy", "--listen", &format!("127.0.0.1:{port}"), "--broker", broker])
+                .args([
+                    "proxy",
+                    "--listen",
+                    &format!("127.0.0.1:{port}"),
+                    "--broker",
+                    broker,
+                ])
                 .args(extra)
                 .env("NO_COLOR", "1")
                 .stdin(Stdio::null())
@@ -191,7 +224,12 @@ impl Proxy {
             let stderr = Collected::from(child.stderr.take().unwrap());
             let listening = format!("127.0.0.1:{port} forwards to {broker}");
             if stderr.wait_until(Duration::from_secs(10), |t| t.contains(&listening)) {
-                return Proxy { child, port, stdout, stderr };
+                return Proxy {
+                    child,
+                    port,
+                    stdout,
+                    stderr,
+                };
             }
             let _ = child.kill();
             let _ = child.wait();
@@ -209,7 +247,10 @@ impl Proxy {
         self.stderr
             .text()
             .lines()
-            .filter_map(|l| l.strip_prefix("kwire: proxy: ")?.split_once(" forwards to "))
+            .filter_map(|l| {
+                l.strip_prefix("kwire: proxy: ")?
+                    .split_once(" forwards to ")
+            })
             .map(|(local, broker)| (local.to_string(), broker.to_string()))
             .collect()
     }
@@ -219,7 +260,10 @@ impl Proxy {
         signal(&self.child, "-INT");
         let status = wait_for(&mut self.child, Duration::from_secs(10)).unwrap_or_else(|| {
             let _ = self.child.kill();
-            panic!("the proxy did not exit within 10 s of SIGINT: {}", self.stderr.text())
+            panic!(
+                "the proxy did not exit within 10 s of SIGINT: {}",
+                self.stderr.text()
+            )
         });
         // The pipes' readers finish with the process.
         std::thread::sleep(Duration::from_millis(100));
@@ -235,7 +279,12 @@ impl Drop for Proxy {
 }
 
 fn kwire(args: &[&str]) -> Output {
-    Command::new(KWIRE).args(args).env("NO_COLOR", "1").stdin(Stdio::null()).output().unwrap()
+    Command::new(KWIRE)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 fn python(script: &str, args: &[&str], limit: Duration) -> Output {
@@ -247,19 +296,36 @@ fn python(script: &str, args: &[&str], limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (out, err) = (Collected::from(child.stdout.take().unwrap()), Collected::from(child.stderr.take().unwrap()));
+    let (out, err) = (
+        Collected::from(child.stdout.take().unwrap()),
+        Collected::from(child.stderr.take().unwrap()),
+    );
     let Some(status) = wait_for(&mut child, limit) else {
         let _ = child.kill();
         let _ = child.wait();
-        panic!("{script} did not finish within {limit:?}\n{}\n{}", out.text(), err.text());
+        panic!(
+            "{script} did not finish within {limit:?}\n{}\n{}",
+            out.text(),
+            err.text()
+        );
     };
     std::thread::sleep(Duration::from_millis(50));
-    Output { status, stdout: out.text().into_bytes(), stderr: err.text().into_bytes() }
+    Output {
+        status,
+        stdout: out.text().into_bytes(),
+        stderr: err.text().into_bytes(),
+    }
 }
 
 /// The proxy's `--format json` output: one object per line, each parsed.
 fn json_lines(text: &str) -> Vec<Value> {
-    text.lines().enumerate().map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {} is not JSON ({e}): {l}", i + 1))).collect()
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("line {} is not JSON ({e}): {l}", i + 1))
+        })
+        .collect()
 }
 
 /// Every frame a Kafka request or response that decoded whole, every
@@ -273,18 +339,33 @@ fn check_frames(frames: &[Value]) {
     let mut requests: HashMap<(u64, i64), &Value> = HashMap::new();
     let mut answered = BTreeSet::new();
     for f in frames {
-        assert!(f.get("error").is_none() && f.get("record_errors").is_none(), "a frame with decode errors: {f}");
-        let conn = f["capture"]["conn"].as_u64().unwrap_or_else(|| panic!("no capture.conn: {f}"));
-        let corr = f["header"]["CorrelationId"].as_i64().unwrap_or_else(|| panic!("no correlation id: {f}"));
+        assert!(
+            f.get("error").is_none() && f.get("record_errors").is_none(),
+            "a frame with decode errors: {f}"
+        );
+        let conn = f["capture"]["conn"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no capture.conn: {f}"));
+        let corr = f["header"]["CorrelationId"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("no correlation id: {f}"));
         match f["kind"].as_str() {
             Some("request") => {
-                assert!(requests.insert((conn, corr), f).is_none(), "correlation id {corr} reused on connection {conn}");
+                assert!(
+                    requests.insert((conn, corr), f).is_none(),
+                    "correlation id {corr} reused on connection {conn}"
+                );
             }
             Some("response") => {
-                let req = requests.get(&(conn, corr)).unwrap_or_else(|| panic!("a response without its request: {f}"));
+                let req = requests
+                    .get(&(conn, corr))
+                    .unwrap_or_else(|| panic!("a response without its request: {f}"));
                 assert_eq!(req["api_key"], f["api_key"], "{f}");
                 assert_eq!(req["api_version"], f["api_version"], "{f}");
-                assert!(answered.insert((conn, corr)), "two responses to one request: {f}");
+                assert!(
+                    answered.insert((conn, corr)),
+                    "two responses to one request: {f}"
+                );
             }
             _ => panic!("neither a request nor a response: {f}"),
         }
@@ -296,17 +377,30 @@ fn check_frames(frames: &[Value]) {
     }
     let unanswered: Vec<_> = requests
         .iter()
-        .filter(|(k, r)| !answered.contains(*k) && last_response.get(&k.0).is_none_or(|&last| frame_number(r) < last))
+        .filter(|(k, r)| {
+            !answered.contains(*k)
+                && last_response
+                    .get(&k.0)
+                    .is_none_or(|&last| frame_number(r) < last)
+        })
         .map(|(_, r)| r.to_string())
         .collect();
-    assert!(unanswered.is_empty(), "{} requests never answered, though later ones on their connections were: {:?}", unanswered.len(), unanswered);
+    assert!(
+        unanswered.is_empty(),
+        "{} requests never answered, though later ones on their connections were: {:?}",
+        unanswered.len(),
+        unanswered
+    );
 }
 
 /// Every `Host`/`Port` pair in `v`, at any depth.
 fn endpoints(v: &Value, out: &mut Vec<(String, i64)>) {
     match v {
         Value::Object(o) => {
-            if let (Some(h), Some(p)) = (o.get("Host").and_then(Value::as_str), o.get("Port").and_then(Value::as_i64)) {
+            if let (Some(h), Some(p)) = (
+                o.get("Host").and_then(Value::as_str),
+                o.get("Port").and_then(Value::as_i64),
+            ) {
                 out.push((h.to_string(), p));
             }
             o.values().for_each(|c| endpoints(c, out));
@@ -329,11 +423,17 @@ fn error_codes(v: &Value, out: &mut Vec<i64>) {
 }
 
 fn responses_of(frames: &[Value], api_key: i64) -> Vec<&Value> {
-    frames.iter().filter(|f| f["kind"] == "response" && f["api_key"] == api_key).collect()
+    frames
+        .iter()
+        .filter(|f| f["kind"] == "response" && f["api_key"] == api_key)
+        .collect()
 }
 
 fn requests_of(frames: &[Value], api_key: i64) -> Vec<&Value> {
-    frames.iter().filter(|f| f["kind"] == "request" && f["api_key"] == api_key).collect()
+    frames
+        .iter()
+        .filter(|f| f["kind"] == "request" && f["api_key"] == api_key)
+        .collect()
 }
 
 /// Deterministic messages: keys and values of many lengths and bytes (a few null keys, an empty value).
@@ -350,7 +450,15 @@ fn messages(n: usize) -> Vec<(Option<Vec<u8>>, Vec<u8>)> {
             let key = (i % 97 != 0).then(|| format!("key-{i}").into_bytes());
             let len = if i == 500 { 0 } else { (next() % 300) as usize };
             // Half text that compresses, half arbitrary bytes.
-            let value = (0..len).map(|j| if j % 2 == 0 { b"widget"[j / 2 % 6] } else { next() as u8 }).collect();
+            let value = (0..len)
+                .map(|j| {
+                    if j % 2 == 0 {
+                        b"widget"[j / 2 % 6]
+                    } else {
+                        next() as u8
+                    }
+                })
+                .collect();
             (key, value)
         })
         .collect()
@@ -384,25 +492,48 @@ fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
     let dir = scratch(name);
     let broker = Tansu::start(&dir, "localhost");
     let pcap = dir.join("proxy.pcapng");
-    let proxy = Proxy::start(&broker.addr(), &["--format", "json", "--write-pcap", pcap.to_str().unwrap()]);
+    let proxy = Proxy::start(
+        &broker.addr(),
+        &["--format", "json", "--write-pcap", pcap.to_str().unwrap()],
+    );
 
     let sent = messages(1000);
     let mut file = String::new();
     for (k, v) in &sent {
-        file += &format!("{}\n", json!({"key": hex_or_null(k.as_deref()), "value": hex::encode(v)}));
+        file += &format!(
+            "{}\n",
+            json!({"key": hex_or_null(k.as_deref()), "value": hex::encode(v)})
+        );
     }
     std::fs::write(dir.join("messages.jsonl"), file).unwrap();
     let got_path = dir.join("got.jsonl");
     let topic = format!("e2e-{lib}");
     let client = python(
         "produce_consume.py",
-        &[&proxy.addr(), &topic, &format!("group-{lib}"), dir.join("messages.jsonl").to_str().unwrap(), got_path.to_str().unwrap(), "--lib", lib, "--compression", "gzip"],
+        &[
+            &proxy.addr(),
+            &topic,
+            &format!("group-{lib}"),
+            dir.join("messages.jsonl").to_str().unwrap(),
+            got_path.to_str().unwrap(),
+            "--lib",
+            lib,
+            "--compression",
+            "gzip",
+        ],
         Duration::from_secs(50),
     );
-    let client_says = format!("{}{}", String::from_utf8_lossy(&client.stdout), String::from_utf8_lossy(&client.stderr));
+    let client_says = format!(
+        "{}{}",
+        String::from_utf8_lossy(&client.stdout),
+        String::from_utf8_lossy(&client.stderr)
+    );
     let listeners = proxy.listeners();
     let (status, out, err) = proxy.stop();
-    assert!(client.status.success(), "the client failed:\n{client_says}\nproxy: {err}");
+    assert!(
+        client.status.success(),
+        "the client failed:\n{client_says}\nproxy: {err}"
+    );
     assert!(status.success(), "the proxy exited with {status}: {err}");
 
     // Consumed unchanged, in order, at offsets 0..1000 of partition 0.
@@ -411,46 +542,87 @@ fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
     for (i, (m, (k, v))) in got.iter().zip(&sent).enumerate() {
         assert_eq!(m["key"], hex_or_null(k.as_deref()), "message {i}");
         assert_eq!(m["value"], Value::from(hex::encode(v)), "message {i}");
-        assert_eq!((m["partition"].as_i64(), m["offset"].as_i64()), (Some(0), Some(i as i64)), "message {i}");
+        assert_eq!(
+            (m["partition"].as_i64(), m["offset"].as_i64()),
+            (Some(0), Some(i as i64)),
+            "message {i}"
+        );
     }
 
     // The client was told of the proxy's listeners only: every endpoint in
     // every response is one of them, never the broker's own port.
-    assert!(listeners.len() >= 2, "a listener for the bootstrap broker and one for `localhost`: {listeners:?}\n{err}");
-    assert!(listeners.values().any(|b| *b == format!("localhost:{}", broker.port)), "{listeners:?}");
+    assert!(
+        listeners.len() >= 2,
+        "a listener for the bootstrap broker and one for `localhost`: {listeners:?}\n{err}"
+    );
+    assert!(
+        listeners
+            .values()
+            .any(|b| *b == format!("localhost:{}", broker.port)),
+        "{listeners:?}"
+    );
     let frames = json_lines(&out);
     check_frames(&frames);
     let mut told = Vec::new();
     for api in [3, 10] {
-        assert!(!responses_of(&frames, api).is_empty(), "no responses of api {api}");
+        assert!(
+            !responses_of(&frames, api).is_empty(),
+            "no responses of api {api}"
+        );
         for r in responses_of(&frames, api) {
             let before = told.len();
             endpoints(&r["body"], &mut told);
-            assert!(told.len() > before, "a response of api {api} without endpoints: {r}");
+            assert!(
+                told.len() > before,
+                "a response of api {api} without endpoints: {r}"
+            );
         }
     }
     for f in frames.iter().filter(|f| f["kind"] == "response") {
         endpoints(&f["body"], &mut told);
     }
     for (host, port) in &told {
-        assert_ne!(*port, i64::from(broker.port), "the broker's own port reached the client");
-        assert!(listeners.contains_key(&format!("{host}:{port}")), "{host}:{port} is not a proxy listener ({listeners:?})");
+        assert_ne!(
+            *port,
+            i64::from(broker.port),
+            "the broker's own port reached the client"
+        );
+        assert!(
+            listeners.contains_key(&format!("{host}:{port}")),
+            "{host}:{port} is not a proxy listener ({listeners:?})"
+        );
     }
     // The coordinator too (FindCoordinator, one endpoint per response).
     for r in responses_of(&frames, 10) {
         let mut e = Vec::new();
         endpoints(&r["body"], &mut e);
-        assert!(e.iter().all(|(h, p)| listeners.contains_key(&format!("{h}:{p}"))), "{r}");
+        assert!(
+            e.iter()
+                .all(|(h, p)| listeners.contains_key(&format!("{h}:{p}"))),
+            "{r}"
+        );
     }
 
     // The group: found its coordinator, joined, synced, heartbeat, all through the proxy.
-    for (api, name) in [(10, "FindCoordinator"), (11, "JoinGroup"), (14, "SyncGroup"), (12, "Heartbeat"), (8, "OffsetCommit")] {
-        assert!(!requests_of(&frames, api).is_empty(), "no {name} request through the proxy");
-        let clean = responses_of(&frames, api).iter().filter(|r| {
-            let mut codes = Vec::new();
-            error_codes(&r["body"], &mut codes);
-            !codes.is_empty() && codes.iter().all(|&c| c == 0)
-        }).count();
+    for (api, name) in [
+        (10, "FindCoordinator"),
+        (11, "JoinGroup"),
+        (14, "SyncGroup"),
+        (12, "Heartbeat"),
+        (8, "OffsetCommit"),
+    ] {
+        assert!(
+            !requests_of(&frames, api).is_empty(),
+            "no {name} request through the proxy"
+        );
+        let clean = responses_of(&frames, api)
+            .iter()
+            .filter(|r| {
+                let mut codes = Vec::new();
+                error_codes(&r["body"], &mut codes);
+                !codes.is_empty() && codes.iter().all(|&c| c == 0)
+            })
+            .count();
         assert!(clean > 0, "no {name} answered without an error");
     }
 
@@ -466,15 +638,25 @@ fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
             }
         }
     }
-    assert_eq!(produced, 1000, "records in the Produce requests the proxy saw");
+    assert_eq!(
+        produced, 1000,
+        "records in the Produce requests the proxy saw"
+    );
 
     // The pcapng decodes to the same frames as the proxy printed.
     let decoded = kwire(&["capture", pcap.to_str().unwrap(), "--format", "json"]);
-    assert!(decoded.status.success(), "{}", String::from_utf8_lossy(&decoded.stderr));
+    assert!(
+        decoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
     let from_file = String::from_utf8(decoded.stdout).unwrap();
     assert_eq!(from_file.lines().count(), out.lines().count());
     for (a, b) in from_file.lines().zip(out.lines()) {
-        assert_eq!(a, b, "the pcapng's frame differs from the one the proxy printed");
+        assert_eq!(
+            a, b,
+            "the pcapng's frame differs from the one the proxy printed"
+        );
     }
     drop(broker);
     let _ = std::fs::remove_dir_all(&dir);
@@ -503,7 +685,13 @@ fn send_and_probe_against_the_broker_and_through_the_proxy() {
     let dir = scratch("send-probe");
     let broker = Tansu::start(&dir, "127.0.0.1");
     let proxy = Proxy::start(&broker.addr(), &["--format", "json"]);
-    let text = |o: &Output| format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let text = |o: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
 
     // probe: ApiVersions answered; Produce, Fetch and Metadata with their ranges.
     let mut tables = Vec::new();
@@ -513,12 +701,26 @@ fn send_and_probe_against_the_broker_and_through_the_proxy() {
         let out = String::from_utf8(p.stdout).unwrap();
         let mut lines = out.lines();
         let first = lines.next().unwrap();
-        assert!(first.starts_with(&format!("{addr} answered ApiVersions v")) && first.ends_with(" APIs"), "{first}");
+        assert!(
+            first.starts_with(&format!("{addr} answered ApiVersions v"))
+                && first.ends_with(" APIs"),
+            "{first}"
+        );
         for api in ["Produce", "Fetch", "Metadata", "ApiVersions"] {
-            let row = out.lines().find(|l| l.split_whitespace().nth(1) == Some(api)).unwrap_or_else(|| panic!("no {api} row:\n{out}"));
+            let row = out
+                .lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(api))
+                .unwrap_or_else(|| panic!("no {api} row:\n{out}"));
             let range = row.split_whitespace().nth(2).unwrap();
-            let (lo, hi) = range.strip_prefix('v').unwrap().split_once("-v").unwrap_or_else(|| panic!("{row}"));
-            assert!(lo.parse::<i16>().unwrap() <= hi.parse::<i16>().unwrap(), "{row}");
+            let (lo, hi) = range
+                .strip_prefix('v')
+                .unwrap()
+                .split_once("-v")
+                .unwrap_or_else(|| panic!("{row}"));
+            assert!(
+                lo.parse::<i16>().unwrap() <= hi.parse::<i16>().unwrap(),
+                "{row}"
+            );
         }
         tables.push(lines.map(str::to_string).collect::<Vec<_>>());
 
@@ -528,77 +730,190 @@ fn send_and_probe_against_the_broker_and_through_the_proxy() {
         assert_eq!(v["broker"], addr.as_str());
         let apis = v["apis"].as_array().unwrap();
         for key in [0, 1, 3, 18] {
-            let a = apis.iter().find(|a| a["api_key"] == key).unwrap_or_else(|| panic!("api {key} missing: {v}"));
-            assert!(a["min_version"].as_i64() <= a["max_version"].as_i64() && !a["kwire_decodes"].as_array().unwrap().is_empty(), "{a}");
+            let a = apis
+                .iter()
+                .find(|a| a["api_key"] == key)
+                .unwrap_or_else(|| panic!("api {key} missing: {v}"));
+            assert!(
+                a["min_version"].as_i64() <= a["max_version"].as_i64()
+                    && !a["kwire_decodes"].as_array().unwrap().is_empty(),
+                "{a}"
+            );
         }
     }
-    assert_eq!(tables[0], tables[1], "the broker's table differs through the proxy");
+    assert_eq!(
+        tables[0], tables[1],
+        "the broker's table differs through the proxy"
+    );
 
     // send: a topic created, then Metadata about it, decoded.
     std::fs::write(dir.join("create.json"), json!({"Topics": [{"Name": "e2e-send", "NumPartitions": 2, "ReplicationFactor": 1, "Assignments": [], "Configs": []}], "timeoutMs": 5000, "validateOnly": false}).to_string()).unwrap();
-    let created = kwire(&["send", "--broker", &broker.addr(), "CreateTopics", "--version", "4", "-i", dir.join("create.json").to_str().unwrap(), "--format", "json"]);
+    let created = kwire(&[
+        "send",
+        "--broker",
+        &broker.addr(),
+        "CreateTopics",
+        "--version",
+        "4",
+        "-i",
+        dir.join("create.json").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert!(created.status.success(), "{}", text(&created));
     let c: Value = serde_json::from_slice(&created.stdout).unwrap();
-    assert_eq!((c["kind"].as_str(), c["api_key"].as_i64()), (Some("response"), Some(19)), "{c}");
+    assert_eq!(
+        (c["kind"].as_str(), c["api_key"].as_i64()),
+        (Some("response"), Some(19)),
+        "{c}"
+    );
     assert_eq!(c["body"]["Topics"][0]["ErrorCode"], 0, "{c}");
     std::fs::write(dir.join("metadata.json"), json!({"Topics": [{"Name": "e2e-send"}], "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}).to_string()).unwrap();
     for (addr, port) in [(broker.addr(), broker.port), (proxy.addr(), proxy.port)] {
-        let m = kwire(&["send", "--broker", &addr, "Metadata", "-i", dir.join("metadata.json").to_str().unwrap(), "--format", "json", "--show-request"]);
+        let m = kwire(&[
+            "send",
+            "--broker",
+            &addr,
+            "Metadata",
+            "-i",
+            dir.join("metadata.json").to_str().unwrap(),
+            "--format",
+            "json",
+            "--show-request",
+        ]);
         assert!(m.status.success(), "{}", text(&m));
         let frames = json_lines(&String::from_utf8(m.stdout.clone()).unwrap());
         assert_eq!(frames.len(), 2, "the request, then the response");
-        assert_eq!((frames[0]["kind"].as_str(), frames[1]["kind"].as_str()), (Some("request"), Some("response")));
+        assert_eq!(
+            (frames[0]["kind"].as_str(), frames[1]["kind"].as_str()),
+            (Some("request"), Some("response"))
+        );
         let r = &frames[1];
         assert!(r.get("error").is_none(), "{r}");
         assert_eq!(r["api_key"], 3);
-        assert_eq!(r["header"]["CorrelationId"], frames[0]["header"]["CorrelationId"]);
+        assert_eq!(
+            r["header"]["CorrelationId"],
+            frames[0]["header"]["CorrelationId"]
+        );
         let brokers = r["body"]["Brokers"].as_array().unwrap();
         assert_eq!(brokers.len(), 1, "{r}");
-        assert_eq!((brokers[0]["Host"].as_str(), brokers[0]["Port"].as_i64()), (Some("127.0.0.1"), Some(i64::from(port))), "{r}");
+        assert_eq!(
+            (brokers[0]["Host"].as_str(), brokers[0]["Port"].as_i64()),
+            (Some("127.0.0.1"), Some(i64::from(port))),
+            "{r}"
+        );
         let topic = &r["body"]["Topics"][0];
-        assert_eq!((topic["Name"].as_str(), topic["ErrorCode"].as_i64()), (Some("e2e-send"), Some(0)), "{r}");
+        assert_eq!(
+            (topic["Name"].as_str(), topic["ErrorCode"].as_i64()),
+            (Some("e2e-send"), Some(0)),
+            "{r}"
+        );
         assert_eq!(topic["Partitions"].as_array().unwrap().len(), 2, "{r}");
         let said = String::from_utf8_lossy(&m.stderr);
-        assert!(said.contains("kwire: sent Metadata v") && said.contains(&format!("to {addr}; the response (")), "{said}");
+        assert!(
+            said.contains("kwire: sent Metadata v")
+                && said.contains(&format!("to {addr}; the response (")),
+            "{said}"
+        );
         // The tree too.
-        let tree = kwire(&["send", "--broker", &addr, "Metadata", "--version", "8", "-i", dir.join("metadata.json").to_str().unwrap()]);
+        let tree = kwire(&[
+            "send",
+            "--broker",
+            &addr,
+            "Metadata",
+            "--version",
+            "8",
+            "-i",
+            dir.join("metadata.json").to_str().unwrap(),
+        ]);
         assert!(tree.status.success(), "{}", text(&tree));
         let t = String::from_utf8(tree.stdout).unwrap();
-        assert!(t.starts_with("MetadataResponse message v8") && t.contains("Name string = \"e2e-send\""), "{t}");
+        assert!(
+            t.starts_with("MetadataResponse message v8")
+                && t.contains("Name string = \"e2e-send\""),
+            "{t}"
+        );
         assert!(t.contains(&format!("Port int32 = {port} ")), "{t}");
     }
 
     // The README's form: the body on standard input, every topic.
-    let all = common::kwire_with_stdin(&["send", "--broker", &broker.addr(), "Metadata", "-i", "-", "--format", "json"], br#"{"Topics":null}"#);
+    let all = common::kwire_with_stdin(
+        &[
+            "send",
+            "--broker",
+            &broker.addr(),
+            "Metadata",
+            "-i",
+            "-",
+            "--format",
+            "json",
+        ],
+        br#"{"Topics":null}"#,
+    );
     assert!(all.status.success(), "{}", text(&all));
     let r: Value = serde_json::from_slice(&all.stdout).unwrap();
-    let names: Vec<&str> = r["body"]["Topics"].as_array().unwrap().iter().filter_map(|t| t["Name"].as_str()).collect();
+    let names: Vec<&str> = r["body"]["Topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["Name"].as_str())
+        .collect();
     assert!(names.contains(&"e2e-send"), "{r}");
 
     // A broker that refuses the connection: exit 1, saying so.
     let closed = free_port();
-    let refused = kwire(&["send", "--broker", &format!("127.0.0.1:{closed}"), "Metadata"]);
+    let refused = kwire(&[
+        "send",
+        "--broker",
+        &format!("127.0.0.1:{closed}"),
+        "Metadata",
+    ]);
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
     let said = String::from_utf8_lossy(&refused.stderr);
-    assert!(said.starts_with(&format!("kwire: 127.0.0.1:{closed}")) && said.contains("refused"), "{said}");
+    assert!(
+        said.starts_with(&format!("kwire: 127.0.0.1:{closed}")) && said.contains("refused"),
+        "{said}"
+    );
     assert!(refused.stdout.is_empty());
     let refused = kwire(&["probe", "--broker", &format!("127.0.0.1:{closed}")]);
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("refused"), "{}", text(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("refused"),
+        "{}",
+        text(&refused)
+    );
 
     // One that accepts and never answers: exit 1 after --timeout, saying so.
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
     let silent_addr = silent.local_addr().unwrap().to_string();
-    let held = std::thread::spawn(move || silent.accept().map(|(s, _)| {
-        std::thread::sleep(Duration::from_secs(3));
-        drop(s)
-    }));
+    let held = std::thread::spawn(move || {
+        silent.accept().map(|(s, _)| {
+            std::thread::sleep(Duration::from_secs(3));
+            drop(s)
+        })
+    });
     let start = Instant::now();
-    let timed_out = kwire(&["send", "--broker", &silent_addr, "--timeout", "1", "Metadata", "--version", "1"]);
+    let timed_out = kwire(&[
+        "send",
+        "--broker",
+        &silent_addr,
+        "--timeout",
+        "1",
+        "Metadata",
+        "--version",
+        "1",
+    ]);
     let took = start.elapsed();
     assert_eq!(timed_out.status.code(), Some(1), "{}", text(&timed_out));
-    assert!(String::from_utf8_lossy(&timed_out.stderr).contains("no answer in time"), "{}", text(&timed_out));
-    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(3), "took {took:?}");
+    assert!(
+        String::from_utf8_lossy(&timed_out.stderr).contains("no answer in time"),
+        "{}",
+        text(&timed_out)
+    );
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(3),
+        "took {took:?}"
+    );
     let _ = held.join();
 
     // Through the proxy with the broker gone: the proxy closes the connection, and send says so.
@@ -606,15 +921,26 @@ fn send_and_probe_against_the_broker_and_through_the_proxy() {
     broker.kill();
     let gone = kwire(&["send", "--broker", &addr, "Metadata", "--version", "1"]);
     assert_eq!(gone.status.code(), Some(1), "{}", text(&gone));
-    assert!(String::from_utf8_lossy(&gone.stderr).contains("closed the connection"), "{}", text(&gone));
+    assert!(
+        String::from_utf8_lossy(&gone.stderr).contains("closed the connection"),
+        "{}",
+        text(&gone)
+    );
 
     let (status, out, err) = proxy.stop();
     assert!(status.success(), "{err}");
-    assert!(err.contains(&format!("broker {}", broker.addr())) && err.contains("closing the client's connection"), "{err}");
+    assert!(
+        err.contains(&format!("broker {}", broker.addr()))
+            && err.contains("closing the client's connection"),
+        "{err}"
+    );
     // What passed before: probe's and send's exchanges, each paired.
     let frames = json_lines(&out);
     check_frames(&frames);
-    assert!(requests_of(&frames, 18).len() >= 2 && requests_of(&frames, 3).len() >= 2, "{out}");
+    assert!(
+        requests_of(&frames, 18).len() >= 2 && requests_of(&frames, 3).len() >= 2,
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -627,12 +953,24 @@ fn the_broker_dying_mid_stream_closes_the_clients_and_not_the_proxy() {
     let _one = serial();
     let dir = scratch("kill");
     let mut broker = Tansu::start(&dir, "127.0.0.1");
-    let proxy = Proxy::start(&broker.addr(), &["--write-pcap", dir.join("kill.pcapng").to_str().unwrap()]);
+    let proxy = Proxy::start(
+        &broker.addr(),
+        &["--write-pcap", dir.join("kill.pcapng").to_str().unwrap()],
+    );
 
     // A connection of our own through the proxy, answered once, then idle.
     let mut idle = TcpStream::connect(proxy.addr()).unwrap();
-    idle.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    idle.write_all(&frame(Direction::Request, "ApiVersions", 3, 1, "e2e-idle", json!({"ClientSoftwareName": "e2e", "ClientSoftwareVersion": "1"}))).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    idle.write_all(&frame(
+        Direction::Request,
+        "ApiVersions",
+        3,
+        1,
+        "e2e-idle",
+        json!({"ClientSoftwareName": "e2e", "ClientSoftwareVersion": "1"}),
+    ))
+    .unwrap();
     let mut size = [0u8; 4];
     idle.read_exact(&mut size).unwrap();
     let mut rest = vec![0u8; i32::from_be_bytes(size) as usize];
@@ -647,8 +985,16 @@ fn the_broker_dying_mid_stream_closes_the_clients_and_not_the_proxy() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (said, complained) = (Collected::from(producer.stdout.take().unwrap()), Collected::from(producer.stderr.take().unwrap()));
-    assert!(said.wait_until(Duration::from_secs(20), |t| t.contains("acked 1000")), "the producer did not get going: {}{}", said.text(), complained.text());
+    let (said, complained) = (
+        Collected::from(producer.stdout.take().unwrap()),
+        Collected::from(producer.stderr.take().unwrap()),
+    );
+    assert!(
+        said.wait_until(Duration::from_secs(20), |t| t.contains("acked 1000")),
+        "the producer did not get going: {}{}",
+        said.text(),
+        complained.text()
+    );
 
     broker.kill();
     // Our idle connection is closed by the proxy: end of stream, not a timeout.
@@ -658,29 +1004,67 @@ fn the_broker_dying_mid_stream_closes_the_clients_and_not_the_proxy() {
         other => panic!("the client's connection was not closed: {other:?}"),
     }
     let broker_addr = broker.addr();
-    let closing = |t: &str| t.lines().filter(|l| l.contains(&format!("broker {broker_addr}: closed the connection; closing the client's connection from"))).count();
+    let closing = |t: &str| {
+        t.lines().filter(|l| l.contains(&format!("broker {broker_addr}: closed the connection; closing the client's connection from"))).count()
+    };
     // Ours, and at least one of the producer's.
-    assert!(proxy.stderr.wait_until(Duration::from_secs(10), |t| closing(t) >= 2), "{}", proxy.stderr.text());
+    assert!(
+        proxy
+            .stderr
+            .wait_until(Duration::from_secs(10), |t| closing(t) >= 2),
+        "{}",
+        proxy.stderr.text()
+    );
     // The producer notices (librdkafka reports the lost connection, then refused ones).
-    assert!(said.wait_until(Duration::from_secs(10), |t| t.contains("error: ")), "{}", said.text());
+    assert!(
+        said.wait_until(Duration::from_secs(10), |t| t.contains("error: ")),
+        "{}",
+        said.text()
+    );
 
     // The proxy keeps running: it accepts connections and closes them, saying why.
     std::thread::sleep(Duration::from_millis(500));
     let mut proxy = proxy;
-    assert!(proxy.child.try_wait().unwrap().is_none(), "the proxy exited with the broker: {}", proxy.stderr.text());
+    assert!(
+        proxy.child.try_wait().unwrap().is_none(),
+        "the proxy exited with the broker: {}",
+        proxy.stderr.text()
+    );
     let late = kwire(&["probe", "--broker", &proxy.addr(), "--timeout", "5"]);
     assert_eq!(late.status.code(), Some(1));
-    assert!(proxy.stderr.wait_until(Duration::from_secs(5), |t| t.contains(&format!("broker {broker_addr}: {broker_addr}")) && t.contains("refused")), "{}", proxy.stderr.text());
+    assert!(
+        proxy.stderr.wait_until(Duration::from_secs(5), |t| t
+            .contains(&format!("broker {broker_addr}: {broker_addr}"))
+            && t.contains("refused")),
+        "{}",
+        proxy.stderr.text()
+    );
 
     let _ = producer.kill();
     let _ = producer.wait();
     let (status, out, err) = proxy.stop();
-    assert!(status.success(), "the proxy exited with {status} on SIGINT: {err}");
+    assert!(
+        status.success(),
+        "the proxy exited with {status} on SIGINT: {err}"
+    );
     assert!(err.contains("kwire: proxy: closing"), "{err}");
     // Its listing has the Produce requests that went through before.
-    assert!(out.lines().filter(|l| l.contains(" Produce ")).count() >= 2, "{out}");
-    let read_back = kwire(&["capture", dir.join("kill.pcapng").to_str().unwrap(), "--list"]);
-    assert!(String::from_utf8_lossy(&read_back.stdout).lines().filter(|l| l.contains(" Produce ")).count() >= 2);
+    assert!(
+        out.lines().filter(|l| l.contains(" Produce ")).count() >= 2,
+        "{out}"
+    );
+    let read_back = kwire(&[
+        "capture",
+        dir.join("kill.pcapng").to_str().unwrap(),
+        "--list",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&read_back.stdout)
+            .lines()
+            .filter(|l| l.contains(" Produce "))
+            .count()
+            >= 2
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -695,11 +1079,20 @@ fn two_hundred_concurrent_connections_are_all_answered() {
     let broker = Tansu::start(&dir, "127.0.0.1");
     let proxy = Proxy::start(&broker.addr(), &["--format", "json"]);
     const N: usize = 200;
-    let mut conns: Vec<TcpStream> = (0..N).map(|_| TcpStream::connect(proxy.addr()).unwrap()).collect();
+    let mut conns: Vec<TcpStream> = (0..N)
+        .map(|_| TcpStream::connect(proxy.addr()).unwrap())
+        .collect();
     for (i, c) in conns.iter_mut().enumerate() {
         c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         let client = format!("e2e-{i}");
-        let mut both = frame(Direction::Request, "ApiVersions", 3, 2 * i as i32, &client, json!({"ClientSoftwareName": "e2e", "ClientSoftwareVersion": "1"}));
+        let mut both = frame(
+            Direction::Request,
+            "ApiVersions",
+            3,
+            2 * i as i32,
+            &client,
+            json!({"ClientSoftwareName": "e2e", "ClientSoftwareVersion": "1"}),
+        );
         both.extend(frame(Direction::Request, "Metadata", 12, 2 * i as i32 + 1, &client, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false})));
         c.write_all(&both).unwrap();
     }
@@ -707,11 +1100,17 @@ fn two_hundred_concurrent_connections_are_all_answered() {
     for (i, c) in conns.iter_mut().enumerate() {
         for (corr, api, version) in [(2 * i as i32, 18, 3), (2 * i as i32 + 1, 3, 12)] {
             let mut size = [0u8; 4];
-            c.read_exact(&mut size).unwrap_or_else(|e| panic!("connection {i}: {e}"));
+            c.read_exact(&mut size)
+                .unwrap_or_else(|e| panic!("connection {i}: {e}"));
             let mut bytes = size.to_vec();
             bytes.resize(4 + i32::from_be_bytes(size) as usize, 0);
             c.read_exact(&mut bytes[4..]).unwrap();
-            let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(api), api_version: Some(version), ..Default::default() };
+            let opts = DecodeOptions {
+                direction: Some(Direction::Response),
+                api_key: Some(api),
+                api_version: Some(version),
+                ..Default::default()
+            };
             let f = decode_frame(cat, bytes.into(), 0, &opts);
             assert!(f.error.is_none(), "connection {i}: {:?}", f.error);
             let v = kwire::render::json::frame_contract(&f);
@@ -719,7 +1118,11 @@ fn two_hundred_concurrent_connections_are_all_answered() {
             if api == 3 {
                 let mut e = Vec::new();
                 endpoints(&v["body"], &mut e);
-                assert_eq!(e, [("127.0.0.1".to_string(), i64::from(proxy.port))], "connection {i}");
+                assert_eq!(
+                    e,
+                    [("127.0.0.1".to_string(), i64::from(proxy.port))],
+                    "connection {i}"
+                );
             } else {
                 assert_eq!(v["body"]["ErrorCode"], 0, "connection {i}");
             }
@@ -732,7 +1135,10 @@ fn two_hundred_concurrent_connections_are_all_answered() {
     let frames = json_lines(&out);
     check_frames(&frames);
     assert_eq!(frames.len(), 4 * N, "every request and response printed");
-    let conns: BTreeSet<u64> = frames.iter().map(|f| f["capture"]["conn"].as_u64().unwrap()).collect();
+    let conns: BTreeSet<u64> = frames
+        .iter()
+        .map(|f| f["capture"]["conn"].as_u64().unwrap())
+        .collect();
     assert_eq!(conns.len(), N);
     assert!(!err.contains("closing the client's connection"), "{err}");
     drop(broker);

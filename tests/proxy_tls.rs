@@ -16,7 +16,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A broker that answers every request with a Metadata v12 response naming itself.
@@ -48,15 +52,28 @@ struct Proxy(Child);
 
 impl Proxy {
     fn start(args: &[&str]) -> Proxy {
-        let child = Command::new(env!("CARGO_BIN_EXE_kwire")).arg("proxy").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .arg("proxy")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         Proxy(child)
     }
 
     /// Stop with SIGINT, as Ctrl-C does; what it printed.
     fn stop(mut self) -> (String, String) {
-        let _ = Command::new("kill").args(["-INT", &self.0.id().to_string()]).status();
-        let out = std::mem::replace(&mut self.0, Command::new("true").spawn().unwrap()).wait_with_output().unwrap();
-        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        let _ = Command::new("kill")
+            .args(["-INT", &self.0.id().to_string()])
+            .status();
+        let out = std::mem::replace(&mut self.0, Command::new("true").spawn().unwrap())
+            .wait_with_output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     }
 }
 
@@ -69,7 +86,10 @@ impl Drop for Proxy {
 fn wait_listening(port: u16) {
     let start = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(10), "nothing listens on {port}");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "nothing listens on {port}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -77,20 +97,54 @@ fn wait_listening(port: u16) {
 #[test]
 fn tls_on_both_legs_through_two_proxies() {
     let dir = env!("CARGO_MANIFEST_DIR");
-    let (cert, key) = (format!("{dir}/tests/data/tls/cert.pem"), format!("{dir}/tests/data/tls/key.pem"));
-    let keylog = std::env::temp_dir().join(format!("kwire-proxy-tls-keys-{}.log", std::process::id()));
+    let (cert, key) = (
+        format!("{dir}/tests/data/tls/cert.pem"),
+        format!("{dir}/tests/data/tls/key.pem"),
+    );
+    let keylog =
+        std::env::temp_dir().join(format!("kwire-proxy-tls-keys-{}.log", std::process::id()));
     let _ = std::fs::remove_file(&keylog);
     let broker = stand_in_broker();
     let (a, b) = (free_port(), free_port());
     let a_proxy = Proxy::start(&[
-        "--listen", &format!("127.0.0.1:{a}"), "--broker", &format!("127.0.0.1:{broker}"),
-        "--listen-tls", &format!("{cert},{key}"), "--tls-keylog-out", keylog.to_str().unwrap(),
+        "--listen",
+        &format!("127.0.0.1:{a}"),
+        "--broker",
+        &format!("127.0.0.1:{broker}"),
+        "--listen-tls",
+        &format!("{cert},{key}"),
+        "--tls-keylog-out",
+        keylog.to_str().unwrap(),
     ]);
     wait_listening(a);
-    let b_proxy = Proxy::start(&["--listen", &format!("127.0.0.1:{b}"), "--broker", &format!("localhost:{a}"), "--broker-tls", &cert]);
+    let b_proxy = Proxy::start(&[
+        "--listen",
+        &format!("127.0.0.1:{b}"),
+        "--broker",
+        &format!("localhost:{a}"),
+        "--broker-tls",
+        &cert,
+    ]);
     wait_listening(b);
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["send", "--broker", &format!("127.0.0.1:{b}"), "Metadata", "--version", "12", "--format", "json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "send",
+            "--broker",
+            &format!("127.0.0.1:{b}"),
+            "Metadata",
+            "--version",
+            "12",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     // A names its own listener for the broker; B names a listener of its own for A's.
     let named = &answer["body"]["Brokers"][0];
@@ -103,12 +157,23 @@ fn tls_on_both_legs_through_two_proxies() {
     for (out, err, port) in [(&a_out, &a_err, a), (&b_out, &b_err, b)] {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 2, "{out}\n{err}");
-        assert!(lines[0].contains(&format!("→ 127.0.0.1:{port} Metadata v12 corr=1")), "{out}");
-        assert!(lines[1].contains(&format!("← 127.0.0.1:{port} Metadata v12 corr=1")), "{out}");
+        assert!(
+            lines[0].contains(&format!("→ 127.0.0.1:{port} Metadata v12 corr=1")),
+            "{out}"
+        );
+        assert!(
+            lines[1].contains(&format!("← 127.0.0.1:{port} Metadata v12 corr=1")),
+            "{out}"
+        );
     }
     let keys = std::fs::read_to_string(&keylog).unwrap();
     let labels: Vec<&str> = keys.lines().map(|l| l.split(' ').next().unwrap()).collect();
-    for label in ["CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0"] {
+    for label in [
+        "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+        "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+        "CLIENT_TRAFFIC_SECRET_0",
+        "SERVER_TRAFFIC_SECRET_0",
+    ] {
         assert!(labels.contains(&label), "{keys}");
     }
     let _ = std::fs::remove_file(&keylog);
@@ -117,12 +182,34 @@ fn tls_on_both_legs_through_two_proxies() {
 #[test]
 fn a_client_that_does_not_speak_tls_is_closed_with_a_message() {
     let dir = env!("CARGO_MANIFEST_DIR");
-    let (cert, key) = (format!("{dir}/tests/data/tls/cert.pem"), format!("{dir}/tests/data/tls/key.pem"));
+    let (cert, key) = (
+        format!("{dir}/tests/data/tls/cert.pem"),
+        format!("{dir}/tests/data/tls/key.pem"),
+    );
     let broker = stand_in_broker();
     let a = free_port();
-    let proxy = Proxy::start(&["--listen", &format!("127.0.0.1:{a}"), "--broker", &format!("127.0.0.1:{broker}"), "--listen-tls", &format!("{cert},{key}")]);
+    let proxy = Proxy::start(&[
+        "--listen",
+        &format!("127.0.0.1:{a}"),
+        "--broker",
+        &format!("127.0.0.1:{broker}"),
+        "--listen-tls",
+        &format!("{cert},{key}"),
+    ]);
     wait_listening(a);
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["send", "--broker", &format!("127.0.0.1:{a}"), "Metadata", "--version", "12", "--timeout", "5"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "send",
+            "--broker",
+            &format!("127.0.0.1:{a}"),
+            "Metadata",
+            "--version",
+            "12",
+            "--timeout",
+            "5",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let (_, err) = proxy.stop();
     assert!(err.contains("TLS"), "the proxy says why: {err}");
@@ -138,21 +225,55 @@ fn the_explorer_follows_the_proxy_s_traffic() {
     let listen = free_port();
     let session = format!("kwire-proxy-tui-{}", std::process::id());
     let tmux = |args: &[&str]| Command::new("tmux").args(args).output().unwrap();
-    let command = format!("{} proxy --listen 127.0.0.1:{listen} --broker 127.0.0.1:{broker} --tui", env!("CARGO_BIN_EXE_kwire"));
+    let command = format!(
+        "{} proxy --listen 127.0.0.1:{listen} --broker 127.0.0.1:{broker} --tui",
+        env!("CARGO_BIN_EXE_kwire")
+    );
     let _ = tmux(&["kill-session", "-t", &session]);
-    assert!(tmux(&["new-session", "-d", "-s", &session, "-x", "160", "-y", "40", &command]).status.success());
+    assert!(tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "160",
+        "-y",
+        "40",
+        &command
+    ])
+    .status
+    .success());
     // A failed assertion must not leave the proxy running in its session.
     struct KillOnDrop(String);
     impl Drop for KillOnDrop {
         fn drop(&mut self) {
-            let _ = Command::new("tmux").args(["kill-session", "-t", &self.0]).output();
+            let _ = Command::new("tmux")
+                .args(["kill-session", "-t", &self.0])
+                .output();
         }
     }
     let _cleanup = KillOnDrop(session.clone());
     wait_listening(listen);
-    let pane = || String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned();
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(["send", "--broker", &format!("127.0.0.1:{listen}"), "Metadata", "--version", "12"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let pane = || {
+        String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned()
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "send",
+            "--broker",
+            &format!("127.0.0.1:{listen}"),
+            "Metadata",
+            "--version",
+            "12",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let start = Instant::now();
     let mut screen = pane();
     // The frame list shows `capture --list`'s lines as frames pass (the response with its latency).
@@ -161,15 +282,32 @@ fn the_explorer_follows_the_proxy_s_traffic() {
         screen = pane();
     }
     assert!(screen.contains("frames (2) following"), "{screen}");
-    let line = |n: &str, arrow: &str| screen.lines().any(|l| l.starts_with(n) && l.contains(&format!(" {arrow} 127.0.0.1:")) && l.contains(" Metadata v12 corr=1 "));
+    let line = |n: &str, arrow: &str| {
+        screen.lines().any(|l| {
+            l.starts_with(n)
+                && l.contains(&format!(" {arrow} 127.0.0.1:"))
+                && l.contains(" Metadata v12 corr=1 ")
+        })
+    };
     assert!(line("    0 ", "→"), "{screen}");
     assert!(line("    1 ", "←") && screen.contains("ms ok"), "{screen}");
-    assert!(screen.contains("MetadataRequest message v12"), "the first frame is decoded and shown: {screen}");
+    assert!(
+        screen.contains("MetadataRequest message v12"),
+        "the first frame is decoded and shown: {screen}"
+    );
     let _ = tmux(&["send-keys", "-t", &session, "q"]);
     let start = Instant::now();
-    while tmux(&["has-session", "-t", &session]).status.success() && start.elapsed() < Duration::from_secs(10) {
+    while tmux(&["has-session", "-t", &session]).status.success()
+        && start.elapsed() < Duration::from_secs(10)
+    {
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert!(!tmux(&["has-session", "-t", &session]).status.success(), "q closes the proxy");
-    assert!(std::net::TcpStream::connect(("127.0.0.1", listen)).is_err(), "nothing listens after q");
+    assert!(
+        !tmux(&["has-session", "-t", &session]).status.success(),
+        "q closes the proxy"
+    );
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", listen)).is_err(),
+        "nothing listens after q"
+    );
 }

@@ -25,11 +25,15 @@ const EXPECTED_STATUS: &[(&str, i32)] = &[
     // kafka-python against tansu: the broker sends a tag Fetch v12 does not have; check exits 3 on errors.
     ("kwire check samples/captures/kafka-python.pcap", 3),
     // Without its key log, a TLS capture's connections are not decrypted: exit 2.
-    ("kwire capture samples/captures/tls/tls13-aes128gcm.pcap --list", 2),
+    (
+        "kwire capture samples/captures/tls/tls13-aes128gcm.pcap --list",
+        2,
+    ),
 ];
 
 fn readme_commands() -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let mut out = Vec::new();
     let mut in_sh = false;
     for line in readme.lines() {
@@ -68,10 +72,18 @@ fn scratch() -> (PathBuf, PathBuf) {
 #[test]
 fn every_readme_command_runs_as_written() {
     let commands = readme_commands();
-    assert!(commands.len() > 30, "README commands found: {}", commands.len());
+    assert!(
+        commands.len() > 30,
+        "README commands found: {}",
+        commands.len()
+    );
     let (work, bin) = scratch();
     let shared = common::shared_dir("kafka-defs/4.0").is_some();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut ran = 0;
     for command in &commands {
         if let Some((_, why)) = NOT_HERE.iter().find(|(marker, _)| command.contains(marker)) {
@@ -91,10 +103,23 @@ fn every_readme_command_runs_as_written() {
             .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        let expected = EXPECTED_STATUS.iter().find(|(start, _)| command.starts_with(start)).map_or(0, |(_, status)| *status);
-        assert_eq!(out.status.code(), Some(expected), "README command exited otherwise than documented: {command}\n{stderr}");
-        assert!(!(stdout.trim().is_empty() && stderr.trim().is_empty()), "README command printed nothing: {command}");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        let expected = EXPECTED_STATUS
+            .iter()
+            .find(|(start, _)| command.starts_with(start))
+            .map_or(0, |(_, status)| *status);
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
+            "README command exited otherwise than documented: {command}\n{stderr}"
+        );
+        assert!(
+            !(stdout.trim().is_empty() && stderr.trim().is_empty()),
+            "README command printed nothing: {command}"
+        );
         ran += 1;
     }
     eprintln!("{ran} of {} README commands ran", commands.len());

@@ -15,8 +15,15 @@ use std::path::{Path, PathBuf};
 fn captures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures");
     // lone-response.pcap starts mid-connection on purpose: its first responses have no request.
-    let whole = |p: &PathBuf| p.extension().is_some_and(|e| e == "pcap") && !p.ends_with("lone-response.pcap");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(whole).collect();
+    let whole = |p: &PathBuf| {
+        p.extension().is_some_and(|e| e == "pcap") && !p.ends_with("lone-response.pcap")
+    };
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(whole)
+        .collect();
     v.sort();
     assert!(v.len() >= 3, "recorded captures present");
     v
@@ -30,13 +37,29 @@ fn every_frame_of_the_real_captures_decodes_and_every_response_is_paired() {
         let (mut requests, mut responses) = (0, 0);
         let mut apis = std::collections::BTreeSet::new();
         let stats = for_each_frame(cat, std::io::BufReader::new(file), None, |f| {
-            let opts = DecodeOptions { direction: Some(f.direction), api_key: f.api_key, api_version: f.api_version, ..Default::default() };
+            let opts = DecodeOptions {
+                direction: Some(f.direction),
+                api_key: f.api_key,
+                api_version: f.api_version,
+                ..Default::default()
+            };
             let d = decode_frame(cat, f.bytes.clone(), 0, &opts);
-            assert!(d.error.is_none(), "{}: frame {}: {:?}", path.display(), f.index, d.error);
+            assert!(
+                d.error.is_none(),
+                "{}: frame {}: {:?}",
+                path.display(),
+                f.index,
+                d.error
+            );
             match f.direction {
                 Direction::Request => requests += 1,
                 Direction::Response => {
-                    assert!(f.api_key.is_some(), "{}: response {} unpaired", path.display(), f.index);
+                    assert!(
+                        f.api_key.is_some(),
+                        "{}: response {} unpaired",
+                        path.display(),
+                        f.index
+                    );
                     responses += 1;
                 }
             }
@@ -45,19 +68,39 @@ fn every_frame_of_the_real_captures_decodes_and_every_response_is_paired() {
         })
         .unwrap();
         assert!(stats.error.is_none());
-        assert!(requests >= 4 && responses >= 4, "{}: {requests} requests, {responses} responses", path.display());
-        eprintln!("{}: {requests} requests, {responses} responses, api keys {apis:?}", path.display());
+        assert!(
+            requests >= 4 && responses >= 4,
+            "{}: {requests} requests, {responses} responses",
+            path.display()
+        );
+        eprintln!(
+            "{}: {requests} requests, {responses} responses, api keys {apis:?}",
+            path.display()
+        );
     }
 }
 
 #[test]
 #[ignore = "needs tshark; bash .ci/run installs it and runs ignored tests"]
 fn tshark_agrees_on_the_real_captures() {
-    common::require_tools("the comparison of the real captures with tshark", &[common::TSHARK, common::PYTHON3]);
+    common::require_tools(
+        "the comparison of the real captures with tshark",
+        &[common::TSHARK, common::PYTHON3],
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/tshark-compare.py");
     for path in captures() {
-        let out = std::process::Command::new("python3").arg(&script).arg(&path).arg("19092").arg(env!("CARGO_BIN_EXE_kwire")).output().unwrap();
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let out = std::process::Command::new("python3")
+            .arg(&script)
+            .arg(&path)
+            .arg("19092")
+            .arg(env!("CARGO_BIN_EXE_kwire"))
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(out.status.success(), "{}:\n{text}", path.display());
         eprintln!("{}: {}", path.display(), text.lines().last().unwrap_or(""));
     }
@@ -70,14 +113,39 @@ fn tshark_agrees_on_the_real_captures() {
 fn a_connection_that_starts_with_a_response_is_listed() {
     let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures/lone-response.pcap");
     let run = |extra: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).arg("capture").arg(&pcap).arg("--list").args(extra).output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .arg("capture")
+            .arg(&pcap)
+            .arg("--list")
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
     };
     let (status, out) = run(&[]);
-    assert_eq!(status, Some(0), "an unmatched response is no malformed frame");
-    let lone: Vec<&str> = out.lines().filter(|l| l.contains("unmatched response")).collect();
+    assert_eq!(
+        status,
+        Some(0),
+        "an unmatched response is no malformed frame"
+    );
+    let lone: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("unmatched response"))
+        .collect();
     assert_eq!(lone.len(), 2, "{out}");
-    assert!(lone.iter().all(|l| l.contains('←') && l.contains("127.0.0.1:19092")), "{lone:?}");
+    assert!(
+        lone.iter()
+            .all(|l| l.contains('←') && l.contains("127.0.0.1:19092")),
+        "{lone:?}"
+    );
     let (_, guessed) = run(&["--guess"]);
-    assert!(guessed.lines().any(|l| l.contains("Produce v") && l.contains("corr=3") && l.contains('←')), "{guessed}");
+    assert!(
+        guessed
+            .lines()
+            .any(|l| l.contains("Produce v") && l.contains("corr=3") && l.contains('←')),
+        "{guessed}"
+    );
 }

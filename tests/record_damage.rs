@@ -3,21 +3,33 @@
 
 mod common;
 
-use common::batches::{produce, batch, legacy_message, Rec};
+use common::batches::{batch, legacy_message, produce, Rec};
 use kwire::schema::Catalogue;
 
 /// Exit status, standard output and standard error of `kwire ARGS < stdin`.
 fn kwire(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
     let out = common::kwire_with_stdin(args, stdin);
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
-
-
 
 fn records() -> Vec<Rec> {
     vec![
-        Rec { key: Some(b"k".to_vec()), value: Some(b"v".to_vec()), headers: vec![], timestamp_delta: 0 },
-        Rec { key: None, value: Some(b"second".to_vec()), headers: vec![], timestamp_delta: 1 },
+        Rec {
+            key: Some(b"k".to_vec()),
+            value: Some(b"v".to_vec()),
+            headers: vec![],
+            timestamp_delta: 0,
+        },
+        Rec {
+            key: None,
+            value: Some(b"second".to_vec()),
+            headers: vec![],
+            timestamp_delta: 1,
+        },
     ]
 }
 
@@ -49,33 +61,53 @@ fn unknown_codec() -> Vec<u8> {
 
 #[test]
 fn decode_exits_2_and_shows_record_damage_in_every_format() {
-    for (what, batch) in [("bad crc", bad_crc()), ("bad record", bad_record()), ("unknown codec", unknown_codec())] {
+    for (what, batch) in [
+        ("bad crc", bad_crc()),
+        ("bad record", bad_record()),
+        ("unknown codec", unknown_codec()),
+    ] {
         let frame = produce(Catalogue::builtin(), "t", &batch);
         for format in ["tree", "json", "tree-json"] {
-            let (status, out, err) = kwire(&["decode", "--binary", "--format", format, "-"], &frame);
+            let (status, out, err) =
+                kwire(&["decode", "--binary", "--format", format, "-"], &frame);
             assert_eq!(status, 2, "{what} {format}: {err}");
             assert!(err.contains("record data"), "{what} {format}: {err}");
             match format {
                 "json" | "tree-json" => {
                     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-                    let errors = v["record_errors"].as_array().unwrap_or_else(|| panic!("{what} {format}: {out}"));
+                    let errors = v["record_errors"]
+                        .as_array()
+                        .unwrap_or_else(|| panic!("{what} {format}: {out}"));
                     assert!(!errors.is_empty());
                     let offset = errors[0]["offset"].as_u64().unwrap() as usize;
-                    assert!(offset > 40 && offset < frame.len(), "{what}: offset {offset}");
+                    assert!(
+                        offset > 40 && offset < frame.len(),
+                        "{what}: offset {offset}"
+                    );
                 }
-                _ => assert!(out.contains("!!") || out.contains("warning"), "{what}: {out}"),
+                _ => assert!(
+                    out.contains("!!") || out.contains("warning"),
+                    "{what}: {out}"
+                ),
             }
         }
     }
     // An undamaged batch: exit 0, no record_errors.
-    let (status, out, err) = kwire(&["decode", "--binary", "--json", "-"], &produce(Catalogue::builtin(), "t", &batch(0, 0, &records())));
+    let (status, out, err) = kwire(
+        &["decode", "--binary", "--json", "-"],
+        &produce(Catalogue::builtin(), "t", &batch(0, 0, &records())),
+    );
     assert_eq!(status, 0, "{err}");
     assert!(!out.contains("record_errors"));
 }
 
 #[test]
 fn the_dump_prints_damage_never_invented_values() {
-    for (what, log) in [("bad record", bad_record()), ("unknown codec", unknown_codec()), ("bad crc", bad_crc())] {
+    for (what, log) in [
+        ("bad record", bad_record()),
+        ("unknown codec", unknown_codec()),
+        ("bad crc", bad_crc()),
+    ] {
         let (status, out, err) = kwire(&["records", "--format", "dump", "-"], &log);
         assert_eq!(status, 2, "{what}: {err}");
         assert!(!out.contains("offset: -1"), "{what}: {out}");
@@ -86,7 +118,10 @@ fn the_dump_prints_damage_never_invented_values() {
         }
     }
     // A legacy message is no RecordBatch v2: said so, with no -1 fields.
-    let (status, out, _) = kwire(&["records", "--format", "dump", "-"], &legacy_message(0, 1, 0, Some(b"k"), Some(b"v")));
+    let (status, out, _) = kwire(
+        &["records", "--format", "dump", "-"],
+        &legacy_message(0, 1, 0, Some(b"k"), Some(b"v")),
+    );
     assert_eq!(status, 0);
     assert!(out.contains("not a RecordBatch v2"), "{out}");
     assert!(!out.contains("-1"), "{out}");
@@ -95,17 +130,32 @@ fn the_dump_prints_damage_never_invented_values() {
 #[test]
 fn the_largest_budget_on_the_command_line_does_not_wrap_to_nothing() {
     let frame = produce(Catalogue::builtin(), "t", &batch(0, 1, &records()));
-    let (status, out, err) = kwire(&["decode", "--binary", "--max-decompressed", "18446744073709551615", "-"], &frame);
+    let (status, out, err) = kwire(
+        &[
+            "decode",
+            "--binary",
+            "--max-decompressed",
+            "18446744073709551615",
+            "-",
+        ],
+        &frame,
+    );
     assert_eq!(status, 0, "{err}");
     assert!(out.contains("Record[1]"), "{out}");
     // Past 2^64, and with a suffix that would overflow: a wrong command line.
     for too_big in ["18446744073709551616", "17179869184G"] {
-        let (status, _, err) = kwire(&["decode", "--binary", "--max-decompressed", too_big, "-"], &frame);
+        let (status, _, err) = kwire(
+            &["decode", "--binary", "--max-decompressed", too_big, "-"],
+            &frame,
+        );
         assert_eq!(status, 2, "{too_big}: {err}");
         assert!(err.contains("byte count"), "{err}");
     }
     // A budget of nothing decompresses nothing, and says so.
-    let (status, _, err) = kwire(&["decode", "--binary", "--max-decompressed", "0", "-"], &frame);
+    let (status, _, err) = kwire(
+        &["decode", "--binary", "--max-decompressed", "0", "-"],
+        &frame,
+    );
     assert_eq!(status, 2);
     assert!(err.contains("--max-decompressed"), "{err}");
 }

@@ -7,8 +7,8 @@ mod common;
 use bytes::Bytes;
 use common::batches::{batch, compress, legacy_message, struct_bytes, Rec};
 use kwire::decode::fields::Context;
-use kwire::decode::{Node, Role, Value};
 use kwire::decode::records::BatchDecoder;
+use kwire::decode::{Node, Role, Value};
 use kwire::schema::Catalogue;
 use serde_json::json;
 
@@ -49,9 +49,27 @@ fn bytes_of(n: &Node, name: &str) -> Option<Vec<u8>> {
 
 fn sample_records() -> Vec<Rec> {
     vec![
-        Rec { key: None, value: Some(b"hello".to_vec()), headers: vec![], timestamp_delta: 0 },
-        Rec { key: Some(b"k1".to_vec()), value: None, headers: vec![("trace".into(), Some(b"abc".to_vec())), ("empty".into(), None)], timestamp_delta: 5 },
-        Rec { key: Some(vec![0xff; 200]), value: Some(vec![7; 300]), headers: vec![], timestamp_delta: -3 },
+        Rec {
+            key: None,
+            value: Some(b"hello".to_vec()),
+            headers: vec![],
+            timestamp_delta: 0,
+        },
+        Rec {
+            key: Some(b"k1".to_vec()),
+            value: None,
+            headers: vec![
+                ("trace".into(), Some(b"abc".to_vec())),
+                ("empty".into(), None),
+            ],
+            timestamp_delta: 5,
+        },
+        Rec {
+            key: Some(vec![0xff; 200]),
+            value: Some(vec![7; 300]),
+            headers: vec![],
+            timestamp_delta: -3,
+        },
     ]
 }
 
@@ -66,9 +84,17 @@ fn the_example_batch_has_a_valid_crc_and_a_corrupt_one_is_reported() {
     bad[40] ^= 0x01; // inside baseTimestamp
     let (nodes, warnings) = decode(&bad, &Context::default());
     let crc = find(&nodes[0], "crc").unwrap();
-    assert!(crc.note.as_deref().unwrap().contains("mismatch: computed"), "{:?}", crc.note);
+    assert!(
+        crc.note.as_deref().unwrap().contains("mismatch: computed"),
+        "{:?}",
+        crc.note
+    );
     assert!(warnings.iter().any(|w| w.contains("CRC mismatch")));
-    assert_eq!(find(&nodes[0], "recordsCount").unwrap().value, Value::Int(0), "fields still shown");
+    assert_eq!(
+        find(&nodes[0], "recordsCount").unwrap().value,
+        Value::Int(0),
+        "fields still shown"
+    );
 }
 
 #[test]
@@ -84,16 +110,34 @@ fn every_codec_decodes_to_the_same_records() {
         assert_eq!(bytes_of(recs[1], "key"), Some(b"k1".to_vec()));
         assert_eq!(bytes_of(recs[1], "value"), None);
         assert_eq!(bytes_of(recs[2], "value"), Some(vec![7; 300]));
-        let headers = recs[1].children.iter().find(|c| c.name == "headers").unwrap();
+        let headers = recs[1]
+            .children
+            .iter()
+            .find(|c| c.name == "headers")
+            .unwrap();
         assert_eq!(headers.children.len(), 2);
-        assert_eq!(bytes_of(&headers.children[0], "headerValue"), Some(b"abc".to_vec()));
+        assert_eq!(
+            bytes_of(&headers.children[0], "headerValue"),
+            Some(b"abc".to_vec())
+        );
         assert_eq!(bytes_of(&headers.children[1], "headerValue"), None);
-        let od = recs[2].children.iter().find(|c| c.name == "offsetDelta").unwrap();
+        let od = recs[2]
+            .children
+            .iter()
+            .find(|c| c.name == "offsetDelta")
+            .unwrap();
         assert_eq!(od.note.as_deref(), Some("(offset 102)"));
         if codec != 0 {
             let mut decompressed = None;
-            nodes[0].walk(&mut |n, _| if n.role == Role::Decompressed { decompressed = Some(n) });
-            assert!(decompressed.is_some(), "codec {codec}: decompressed subtree");
+            nodes[0].walk(&mut |n, _| {
+                if n.role == Role::Decompressed {
+                    decompressed = Some(n)
+                }
+            });
+            assert!(
+                decompressed.is_some(),
+                "codec {codec}: decompressed subtree"
+            );
         } else {
             // Uncompressed records sit at their frame offsets.
             assert_eq!(recs[0].offset, 61);
@@ -103,12 +147,26 @@ fn every_codec_decodes_to_the_same_records() {
 
 #[test]
 fn a_compression_bomb_and_an_overlong_batch_end_with_errors() {
-    let zeros = vec![Rec { key: None, value: Some(vec![0; 8 << 20]), headers: vec![], timestamp_delta: 0 }];
+    let zeros = vec![Rec {
+        key: None,
+        value: Some(vec![0; 8 << 20]),
+        headers: vec![],
+        timestamp_delta: 0,
+    }];
     let data = batch(0, 1, &zeros);
     assert!(data.len() < 100_000, "the bomb is small: {}", data.len());
-    let ctx = Context { budget: kwire::budget::Budget::new(kwire::budget::Limits { decompressed: 1 << 20, ..Default::default() }), ..Context::default() };
+    let ctx = Context {
+        budget: kwire::budget::Budget::new(kwire::budget::Limits {
+            decompressed: 1 << 20,
+            ..Default::default()
+        }),
+        ..Context::default()
+    };
     let (nodes, warnings) = decode(&data, &ctx);
-    assert!(warnings.iter().any(|w| w.contains("--max-decompressed")), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("--max-decompressed")),
+        "{warnings:?}"
+    );
     assert!(find(&nodes[0], "records").unwrap().error().is_some());
     // A batch length far past the input is a truncated batch, nothing allocated.
     let mut long = kwire::protocol::record_batch::empty_batch();
@@ -120,111 +178,313 @@ fn a_compression_bomb_and_an_overlong_batch_end_with_errors() {
 #[test]
 fn control_records_show_their_type_and_marker() {
     // A COMMIT marker: key = version 0, type 1; value = version 0, coordinatorEpoch 7.
-    let rec = Rec { key: Some(vec![0, 0, 0, 1]), value: Some(vec![0, 0, 0, 0, 0, 7]), headers: vec![], timestamp_delta: 0 };
+    let rec = Rec {
+        key: Some(vec![0, 0, 0, 1]),
+        value: Some(vec![0, 0, 0, 0, 0, 7]),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
     let data = batch(5, 0x30, &[rec]); // transactional + control
     let (nodes, warnings) = decode(&data, &Context::default());
     assert!(warnings.is_empty(), "{warnings:?}");
     let attrs = find(&nodes[0], "attributes").unwrap();
-    assert!(attrs.note.as_deref().unwrap().contains("transactional, control"));
+    assert!(attrs
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("transactional, control"));
     let ty = find(&nodes[0], "type").unwrap();
     assert_eq!(ty.note.as_deref(), Some("(COMMIT)"));
-    assert_eq!(find(&nodes[0], "coordinatorEpoch").unwrap().value, Value::Int(7));
+    assert_eq!(
+        find(&nodes[0], "coordinatorEpoch").unwrap().value,
+        Value::Int(7)
+    );
 }
 
 #[test]
 fn internal_topic_records_decode_through_their_schemas() {
     // __share_group_state: ShareSnapshotKey (type 0) / ShareSnapshotValue v0 with the
     // tagged DeliveryCompleteCount that Kafka 4.2 added, and without it.
-    let key = struct_bytes("ShareSnapshotKey", 0, json!({"GroupId": "g", "TopicId": "00000000-0000-0000-0000-000000000001", "Partition": 3}), &[0, 0]);
+    let key = struct_bytes(
+        "ShareSnapshotKey",
+        0,
+        json!({"GroupId": "g", "TopicId": "00000000-0000-0000-0000-000000000001", "Partition": 3}),
+        &[0, 0],
+    );
     for with_count in [false, true] {
         let mut value = json!({"SnapshotEpoch": 1, "StateEpoch": 2, "LeaderEpoch": 3, "StartOffset": 10, "CreateTimestamp": 0, "WriteTimestamp": 0, "StateBatches": []});
         if with_count {
             value["DeliveryCompleteCount"] = json!(42);
         }
         let value = struct_bytes("ShareSnapshotValue", 0, value, &[0, 0]);
-        let data = batch(0, 0, &[Rec { key: Some(key.clone()), value: Some(value), headers: vec![], timestamp_delta: 0 }]);
-        let ctx = Context { topic: Some("__share_group_state".into()), topic_forced: true, ..Context::default() };
+        let data = batch(
+            0,
+            0,
+            &[Rec {
+                key: Some(key.clone()),
+                value: Some(value),
+                headers: vec![],
+                timestamp_delta: 0,
+            }],
+        );
+        let ctx = Context {
+            topic: Some("__share_group_state".into()),
+            topic_forced: true,
+            ..Context::default()
+        };
         let (nodes, warnings) = decode(&data, &ctx);
         assert!(warnings.is_empty(), "{warnings:?}");
         let snap = find(&nodes[0], "ShareSnapshotValue").expect("value struct");
         assert_eq!(find(snap, "StartOffset").unwrap().value, Value::Int(10));
         let count = find(snap, "DeliveryCompleteCount");
-        assert_eq!(count.map(|n| n.value.clone()), with_count.then_some(Value::Int(42)));
+        assert_eq!(
+            count.map(|n| n.value.clone()),
+            with_count.then_some(Value::Int(42))
+        );
         let k = find(&nodes[0], "ShareSnapshotKey").expect("key struct");
         assert_eq!(find(k, "Partition").unwrap().value, Value::Int(3));
-        assert!(find(k, "Partition").unwrap().offset > 61, "offsets within the batch");
+        assert!(
+            find(k, "Partition").unwrap().offset > 61,
+            "offsets within the batch"
+        );
     }
     // __consumer_offsets: OffsetCommitKey (type 1) and OffsetCommitValue v3; a tombstone.
-    let key = struct_bytes("OffsetCommitKey", 0, json!({"group": "g", "topic": "t", "partition": 0}), &[0, 1]);
-    let value = struct_bytes("OffsetCommitValue", 3, json!({"offset": 99, "leaderEpoch": 1, "metadata": "", "commitTimestamp": 5}), &[0, 3]);
-    let data = batch(0, 0, &[Rec { key: Some(key.clone()), value: Some(value), headers: vec![], timestamp_delta: 0 }, Rec { key: Some(key), value: None, headers: vec![], timestamp_delta: 0 }]);
-    let ctx = Context { topic: Some("__consumer_offsets".into()), topic_forced: true, ..Context::default() };
+    let key = struct_bytes(
+        "OffsetCommitKey",
+        0,
+        json!({"group": "g", "topic": "t", "partition": 0}),
+        &[0, 1],
+    );
+    let value = struct_bytes(
+        "OffsetCommitValue",
+        3,
+        json!({"offset": 99, "leaderEpoch": 1, "metadata": "", "commitTimestamp": 5}),
+        &[0, 3],
+    );
+    let data = batch(
+        0,
+        0,
+        &[
+            Rec {
+                key: Some(key.clone()),
+                value: Some(value),
+                headers: vec![],
+                timestamp_delta: 0,
+            },
+            Rec {
+                key: Some(key),
+                value: None,
+                headers: vec![],
+                timestamp_delta: 0,
+            },
+        ],
+    );
+    let ctx = Context {
+        topic: Some("__consumer_offsets".into()),
+        topic_forced: true,
+        ..Context::default()
+    };
     let (nodes, warnings) = decode(&data, &ctx);
     assert!(warnings.is_empty(), "{warnings:?}");
-    assert_eq!(find(find(&nodes[0], "OffsetCommitValue").unwrap(), "offset").unwrap().value, Value::Int(99));
+    assert_eq!(
+        find(find(&nodes[0], "OffsetCommitValue").unwrap(), "offset")
+            .unwrap()
+            .value,
+        Value::Int(99)
+    );
     let recs = records_of(&nodes[0]);
-    assert_eq!(recs[1].children.iter().find(|c| c.name == "value").unwrap().note.as_deref(), Some("(tombstone)"));
+    assert_eq!(
+        recs[1]
+            .children
+            .iter()
+            .find(|c| c.name == "value")
+            .unwrap()
+            .note
+            .as_deref(),
+        Some("(tombstone)")
+    );
     // __cluster_metadata: frame version 1, api key 2 (TopicRecord), version 0.
-    let value = struct_bytes("TopicRecord", 0, json!({"Name": "orders", "TopicId": "00000000-0000-0000-0000-0000000000aa"}), &[1, 2, 0]);
-    let data = batch(0, 0, &[Rec { key: None, value: Some(value), headers: vec![], timestamp_delta: 0 }]);
-    let ctx = Context { topic: Some("__cluster_metadata".into()), topic_forced: true, ..Context::default() };
+    let value = struct_bytes(
+        "TopicRecord",
+        0,
+        json!({"Name": "orders", "TopicId": "00000000-0000-0000-0000-0000000000aa"}),
+        &[1, 2, 0],
+    );
+    let data = batch(
+        0,
+        0,
+        &[Rec {
+            key: None,
+            value: Some(value),
+            headers: vec![],
+            timestamp_delta: 0,
+        }],
+    );
+    let ctx = Context {
+        topic: Some("__cluster_metadata".into()),
+        topic_forced: true,
+        ..Context::default()
+    };
     let (nodes, warnings) = decode(&data, &ctx);
     assert!(warnings.is_empty(), "{warnings:?}");
     let topic = find(&nodes[0], "TopicRecord").expect("TopicRecord");
-    assert_eq!(find(topic, "Name").unwrap().value, Value::Str(Some("orders".into())));
+    assert_eq!(
+        find(topic, "Name").unwrap().value,
+        Value::Str(Some("orders".into()))
+    );
     // __transaction_state: TransactionLogKey (type 0, like ShareSnapshotKey) / TransactionLogValue v0.
-    let key = struct_bytes("TransactionLogKey", 0, json!({"TransactionalId": "tx"}), &[0, 0]);
-    let value = struct_bytes("TransactionLogValue", 0, json!({"ProducerId": 7, "ProducerEpoch": 1, "TransactionTimeoutMs": 60000, "TransactionStatus": 2, "TransactionPartitions": [], "TransactionLastUpdateTimestampMs": 0, "TransactionStartTimestampMs": 0}), &[0, 0]);
-    let data = batch(0, 0, &[Rec { key: Some(key), value: Some(value), headers: vec![], timestamp_delta: 0 }]);
-    let ctx = Context { topic: Some("__transaction_state".into()), topic_forced: true, ..Context::default() };
+    let key = struct_bytes(
+        "TransactionLogKey",
+        0,
+        json!({"TransactionalId": "tx"}),
+        &[0, 0],
+    );
+    let value = struct_bytes(
+        "TransactionLogValue",
+        0,
+        json!({"ProducerId": 7, "ProducerEpoch": 1, "TransactionTimeoutMs": 60000, "TransactionStatus": 2, "TransactionPartitions": [], "TransactionLastUpdateTimestampMs": 0, "TransactionStartTimestampMs": 0}),
+        &[0, 0],
+    );
+    let data = batch(
+        0,
+        0,
+        &[Rec {
+            key: Some(key),
+            value: Some(value),
+            headers: vec![],
+            timestamp_delta: 0,
+        }],
+    );
+    let ctx = Context {
+        topic: Some("__transaction_state".into()),
+        topic_forced: true,
+        ..Context::default()
+    };
     let (nodes, warnings) = decode(&data, &ctx);
     assert!(warnings.is_empty(), "{warnings:?}");
-    assert_eq!(find(find(&nodes[0], "TransactionLogKey").unwrap(), "TransactionalId").unwrap().value, Value::Str(Some("tx".into())));
-    assert_eq!(find(find(&nodes[0], "TransactionLogValue").unwrap(), "ProducerId").unwrap().value, Value::Int(7));
+    assert_eq!(
+        find(
+            find(&nodes[0], "TransactionLogKey").unwrap(),
+            "TransactionalId"
+        )
+        .unwrap()
+        .value,
+        Value::Str(Some("tx".into()))
+    );
+    assert_eq!(
+        find(
+            find(&nodes[0], "TransactionLogValue").unwrap(),
+            "ProducerId"
+        )
+        .unwrap()
+        .value,
+        Value::Int(7)
+    );
 }
 
 #[test]
 fn legacy_message_sets_with_a_gzip_wrapper() {
-    let inner = [legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 1, 0, Some(b"k"), Some(b"two"))].concat();
+    let inner = [
+        legacy_message(0, 1, 0, None, Some(b"one")),
+        legacy_message(1, 1, 0, Some(b"k"), Some(b"two")),
+    ]
+    .concat();
     let wrapper = legacy_message(1, 1, 1, None, Some(&compress(1, &inner)));
     let set = [legacy_message(0, 0, 0, None, Some(b"v0 message")), wrapper].concat();
     let (nodes, warnings) = decode(&set, &Context::default());
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(nodes.len(), 2);
     assert_eq!(nodes[0].note.as_deref(), Some("v0"));
-    assert!(find(&nodes[0], "crc").unwrap().note.as_deref().unwrap().contains("CRC-32 ok"));
+    assert!(find(&nodes[0], "crc")
+        .unwrap()
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("CRC-32 ok"));
     let mut inner_msgs = 0;
-    nodes[1].walk(&mut |n, _| if n.ty == "Message" { inner_msgs += 1 });
+    nodes[1].walk(&mut |n, _| {
+        if n.ty == "Message" {
+            inner_msgs += 1
+        }
+    });
     assert_eq!(inner_msgs, 3, "the wrapper and its two inner messages");
 }
 
 #[test]
 fn records_command_lists_a_segment_like_dump_log() {
-    let seg = [batch(0, 0, &sample_records()), batch(3, 1, &sample_records())].concat();
+    let seg = [
+        batch(0, 0, &sample_records()),
+        batch(3, 1, &sample_records()),
+    ]
+    .concat();
     let path = std::env::temp_dir().join(format!("kwire-seg-{}.log", std::process::id()));
     std::fs::write(&path, &seg).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(["records", path.to_str().unwrap(), "--format", "dump"]).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["records", path.to_str().unwrap(), "--format", "dump"])
+        .output()
+        .unwrap();
     let _ = std::fs::remove_file(&path);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 8, "{text}");
-    assert!(lines[0].starts_with("baseOffset: 0 lastOffset: 2 count: 3"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("baseOffset: 0 lastOffset: 2 count: 3"),
+        "{}",
+        lines[0]
+    );
     assert!(lines[0].contains("crcValid: true") && lines[0].contains("compresscodec: none"));
-    assert!(lines[1].starts_with("| offset: 0 ") && lines[1].contains("payload: hello"), "{}", lines[1]);
-    assert!(lines[4].contains("position: ") && lines[4].contains("compresscodec: gzip"), "{}", lines[4]);
-    assert!(lines[6].contains("headerKeys: [trace,empty]"), "{}", lines[6]);
+    assert!(
+        lines[1].starts_with("| offset: 0 ") && lines[1].contains("payload: hello"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[4].contains("position: ") && lines[4].contains("compresscodec: gzip"),
+        "{}",
+        lines[4]
+    );
+    assert!(
+        lines[6].contains("headerKeys: [trace,empty]"),
+        "{}",
+        lines[6]
+    );
 }
 
 #[test]
 fn kraft_control_records_decode_through_their_schemas() {
     let cat = Catalogue::builtin();
-    for (ty, schema) in [(2i16, "LeaderChangeMessage"), (3, "SnapshotHeaderRecord"), (4, "SnapshotFooterRecord"), (5, "KRaftVersionRecord"), (6, "VotersRecord")] {
-        let v = cat.entries_named(schema).next().unwrap().spec().valid_versions.lo;
+    for (ty, schema) in [
+        (2i16, "LeaderChangeMessage"),
+        (3, "SnapshotHeaderRecord"),
+        (4, "SnapshotFooterRecord"),
+        (5, "KRaftVersionRecord"),
+        (6, "VotersRecord"),
+    ] {
+        let v = cat
+            .entries_named(schema)
+            .next()
+            .unwrap()
+            .spec()
+            .valid_versions
+            .lo;
         let (body, _) = kwire::encode::example::example_payload(cat, schema, Some(v)).unwrap();
         let value = [v.to_be_bytes().to_vec(), body].concat();
         let key = [0i16.to_be_bytes(), ty.to_be_bytes()].concat();
-        let data = batch(0, 0x20, &[Rec { key: Some(key), value: Some(value), headers: vec![], timestamp_delta: 0 }]);
+        let data = batch(
+            0,
+            0x20,
+            &[Rec {
+                key: Some(key),
+                value: Some(value),
+                headers: vec![],
+                timestamp_delta: 0,
+            }],
+        );
         let (nodes, warnings) = decode(&data, &Context::default());
         assert!(warnings.is_empty(), "{schema}: {warnings:?}");
         assert!(find(&nodes[0], schema).is_some(), "{schema} decoded");
@@ -250,7 +510,11 @@ fn legacy_wrappers_nest_only_so_deep() {
         }
     });
     assert_eq!(depth_errors, 1, "the fifth wrapper is not unpacked");
-    assert_eq!(messages, 1 + kwire::decode::records::batch::MAX_NESTING, "outer wrapper plus four unpacked levels");
+    assert_eq!(
+        messages,
+        1 + kwire::decode::records::batch::MAX_NESTING,
+        "outer wrapper plus four unpacked levels"
+    );
 }
 
 #[test]
@@ -261,53 +525,145 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
     let value = [&[0u8, 0, 0, 0, 17][..], b"{\"id\":7}"].concat();
     let records = [
         // A header value in the same shape stays bytes: headers are not serialized records.
-        Rec { key: Some(key.clone()), value: Some(value.clone()), headers: vec![("h".into(), Some(value.clone()))], timestamp_delta: 0 },
+        Rec {
+            key: Some(key.clone()),
+            value: Some(value.clone()),
+            headers: vec![("h".into(), Some(value.clone()))],
+            timestamp_delta: 0,
+        },
         // Magic and id without a payload: not framing.
-        Rec { key: None, value: Some(vec![0, 0, 0, 0, 9]), headers: vec![], timestamp_delta: 0 },
+        Rec {
+            key: None,
+            value: Some(vec![0, 0, 0, 0, 9]),
+            headers: vec![],
+            timestamp_delta: 0,
+        },
     ];
-    let leaves = |n: &Node| -> Vec<(String, String, usize, usize, Value)> { n.children.iter().map(|c| (c.name.to_string(), c.ty.to_string(), c.offset, c.len, c.value.clone())).collect() };
+    let leaves = |n: &Node| -> Vec<(String, String, usize, usize, Value)> {
+        n.children
+            .iter()
+            .map(|c| {
+                (
+                    c.name.to_string(),
+                    c.ty.to_string(),
+                    c.offset,
+                    c.len,
+                    c.value.clone(),
+                )
+            })
+            .collect()
+    };
     let framing = |at: usize, bytes: &[u8], id: i64| {
         vec![
-            ("magic".to_string(), "int8".to_string(), at, 1, Value::Int(0)),
-            ("schemaId".to_string(), "int32".to_string(), at + 1, 4, Value::Int(id)),
-            ("payload".to_string(), "bytes".to_string(), at + 5, bytes.len() - 5, Value::Bytes(Some(Bytes::copy_from_slice(&bytes[5..])))),
+            (
+                "magic".to_string(),
+                "int8".to_string(),
+                at,
+                1,
+                Value::Int(0),
+            ),
+            (
+                "schemaId".to_string(),
+                "int32".to_string(),
+                at + 1,
+                4,
+                Value::Int(id),
+            ),
+            (
+                "payload".to_string(),
+                "bytes".to_string(),
+                at + 5,
+                bytes.len() - 5,
+                Value::Bytes(Some(Bytes::copy_from_slice(&bytes[5..]))),
+            ),
         ]
     };
-    let position = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle).unwrap();
+    let position =
+        |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle).unwrap();
     // The records as a frame's tree has them (from the frame's tape), or as
     // the record decoder builds them alone (a log segment's, from a tape of
     // their own): the tree and the bytes its offsets index.
     let tree = |data: &[u8], topic: &str, by_record_decoder: bool| -> (Node, Vec<u8>) {
         if by_record_decoder {
-            let ctx = Context { topic: Some(topic.into()), ..Default::default() };
-            let mut root = Node::new("records", "records", 0, kwire::decode::Region::RecordBatch, Role::Structure);
+            let ctx = Context {
+                topic: Some(topic.into()),
+                ..Default::default()
+            };
+            let mut root = Node::new(
+                "records",
+                "records",
+                0,
+                kwire::decode::Region::RecordBatch,
+                Role::Structure,
+            );
             root.children = decode(data, &ctx).0;
             return (root, data.to_vec());
         }
         let bytes = common::batches::produce(cat, topic, data);
-        let frame = decode_frame(cat, Bytes::from(bytes.clone()), 0, &DecodeOptions::default());
-        assert!(frame.error.is_none() && frame.warnings.is_empty(), "{:?} {:?}", frame.error, frame.warnings);
+        let frame = decode_frame(
+            cat,
+            Bytes::from(bytes.clone()),
+            0,
+            &DecodeOptions::default(),
+        );
+        assert!(
+            frame.error.is_none() && frame.warnings.is_empty(),
+            "{:?} {:?}",
+            frame.error,
+            frame.warnings
+        );
         (frame.root, bytes)
     };
     for by_record_decoder in [false, true] {
         // Uncompressed: offsets index the frame.
         let (root, bytes) = tree(&batch(0, 0, &records), "orders", by_record_decoder);
         let recs = records_of(&root);
-        let (k, v) = (find(recs[0], "key").unwrap(), find(recs[0], "value").unwrap());
+        let (k, v) = (
+            find(recs[0], "key").unwrap(),
+            find(recs[0], "value").unwrap(),
+        );
         let (key_at, value_at) = (position(&bytes, &key), position(&bytes, &value));
         assert_eq!((k.offset, v.offset), (key_at, value_at));
-        assert_eq!(leaves(k), framing(key_at, &key, 5), "by the record decoder: {by_record_decoder}");
-        assert_eq!(leaves(v), framing(value_at, &value, 17), "by the record decoder: {by_record_decoder}");
-        assert_eq!(v.note.as_deref(), Some("(Schema Registry framing, schema 17)"));
+        assert_eq!(
+            leaves(k),
+            framing(key_at, &key, 5),
+            "by the record decoder: {by_record_decoder}"
+        );
+        assert_eq!(
+            leaves(v),
+            framing(value_at, &value, 17),
+            "by the record decoder: {by_record_decoder}"
+        );
+        assert_eq!(
+            v.note.as_deref(),
+            Some("(Schema Registry framing, schema 17)")
+        );
         let payload = find(v, "payload").unwrap();
         // The preview is the views' note (`render::notes`), made when shown.
-        assert_eq!((payload.note.as_deref(), kwire::render::notes::note(payload).as_deref()), (None, Some("(text \"{\"id\":7}\")")));
+        assert_eq!(
+            (
+                payload.note.as_deref(),
+                kwire::render::notes::note(payload).as_deref()
+            ),
+            (None, Some("(text \"{\"id\":7}\")"))
+        );
         // Taught from its own bytes: the rest of the value, not a length before it.
-        let taught = kwire::teach::explain::explain_node(payload, Some(v), &bytes).expect("explained");
+        let taught =
+            kwire::teach::explain::explain_node(payload, Some(v), &bytes).expect("explained");
         assert_eq!(taught.value, payload.value);
-        assert!(taught.lines[0].ends_with("the rest of the value"), "{:?}", taught.lines);
-        assert!(find(recs[0], "headerValue").unwrap().children.is_empty(), "header values are not framed");
-        assert!(find(recs[1], "value").unwrap().children.is_empty(), "five bytes are not framing");
+        assert!(
+            taught.lines[0].ends_with("the rest of the value"),
+            "{:?}",
+            taught.lines
+        );
+        assert!(
+            find(recs[0], "headerValue").unwrap().children.is_empty(),
+            "header values are not framed"
+        );
+        assert!(
+            find(recs[1], "value").unwrap().children.is_empty(),
+            "five bytes are not framing"
+        );
         // gzip: offsets index the decompressed data.
         let (root, _) = tree(&batch(0, 1, &records), "orders", by_record_decoder);
         let mut data = None;
@@ -322,7 +678,20 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
         // An internal topic's keys start with a zero byte too: they decode through their schema instead.
         let mut commit = vec![0u8, 1, 0, 1, b'g', 0, 1, b't'];
         commit.extend_from_slice(&0i32.to_be_bytes());
-        let (root, _) = tree(&batch(0, 0, &[Rec { key: Some(commit), value: None, headers: vec![], timestamp_delta: 0 }]), "__consumer_offsets", by_record_decoder);
+        let (root, _) = tree(
+            &batch(
+                0,
+                0,
+                &[Rec {
+                    key: Some(commit),
+                    value: None,
+                    headers: vec![],
+                    timestamp_delta: 0,
+                }],
+            ),
+            "__consumer_offsets",
+            by_record_decoder,
+        );
         let k = find(records_of(&root)[0], "key").unwrap();
         let names: Vec<&str> = k.children.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["type", "OffsetCommitKey"]);
@@ -332,14 +701,32 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
 #[test]
 fn the_view_reads_each_record_as_a_consumer_sees_it() {
     use kwire::decode::records::view;
-    type Seen = (i64, Option<i64>, bool, Option<Vec<u8>>, Option<Vec<u8>>, Vec<(Vec<u8>, Option<Vec<u8>>)>);
+    type Seen = (
+        i64,
+        Option<i64>,
+        bool,
+        Option<Vec<u8>>,
+        Option<Vec<u8>>,
+        Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    );
     let seen = |data: &[u8]| -> Vec<Seen> {
         let (nodes, _) = decode(data, &Context::default());
         let mut out = Vec::new();
         let bytes = |p: view::Payload<'_>| p.bytes().map(|b| b.to_vec());
         view::records(&nodes, &mut |r| {
-            let headers = r.headers.iter().map(|(k, v)| (bytes(*k).unwrap_or_default(), bytes(*v))).collect();
-            out.push((r.offset, r.timestamp, r.control, bytes(r.key), bytes(r.value), headers));
+            let headers = r
+                .headers
+                .iter()
+                .map(|(k, v)| (bytes(*k).unwrap_or_default(), bytes(*v)))
+                .collect();
+            out.push((
+                r.offset,
+                r.timestamp,
+                r.control,
+                bytes(r.key),
+                bytes(r.value),
+                headers,
+            ));
         });
         out
     };
@@ -348,21 +735,69 @@ fn the_view_reads_each_record_as_a_consumer_sees_it() {
     for codec in 0..=4i16 {
         let got = seen(&batch(100, codec, &sample_records()));
         let brief: Vec<(i64, Option<i64>, bool)> = got.iter().map(|s| (s.0, s.1, s.2)).collect();
-        assert_eq!(brief, [(100, Some(t0), false), (101, Some(t0 + 5), false), (102, Some(t0 - 3), false)], "codec {codec}");
-        assert_eq!(got[1].5, [(b"trace".to_vec(), Some(b"abc".to_vec())), (b"empty".to_vec(), None)]);
-        assert_eq!((got[0].3.clone(), got[0].4.clone()), (None, Some(b"hello".to_vec())));
+        assert_eq!(
+            brief,
+            [
+                (100, Some(t0), false),
+                (101, Some(t0 + 5), false),
+                (102, Some(t0 - 3), false)
+            ],
+            "codec {codec}"
+        );
+        assert_eq!(
+            got[1].5,
+            [
+                (b"trace".to_vec(), Some(b"abc".to_vec())),
+                (b"empty".to_vec(), None)
+            ]
+        );
+        assert_eq!(
+            (got[0].3.clone(), got[0].4.clone()),
+            (None, Some(b"hello".to_vec()))
+        );
     }
     // LogAppendTime: every record has the batch's max timestamp. Control batches say so.
-    let brief: Vec<(i64, Option<i64>, bool)> = seen(&batch(0, 0x08 | 0x01, &sample_records())).iter().map(|s| (s.0, s.1, s.2)).collect();
-    assert_eq!(brief, [(0, Some(t0), false), (1, Some(t0), false), (2, Some(t0), false)]);
-    let commit = Rec { key: Some(vec![0, 0, 0, 1]), value: Some(vec![0, 0, 0, 0, 0, 5]), headers: vec![], timestamp_delta: 0 };
+    let brief: Vec<(i64, Option<i64>, bool)> = seen(&batch(0, 0x08 | 0x01, &sample_records()))
+        .iter()
+        .map(|s| (s.0, s.1, s.2))
+        .collect();
+    assert_eq!(
+        brief,
+        [
+            (0, Some(t0), false),
+            (1, Some(t0), false),
+            (2, Some(t0), false)
+        ]
+    );
+    let commit = Rec {
+        key: Some(vec![0, 0, 0, 1]),
+        value: Some(vec![0, 0, 0, 0, 0, 5]),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
     assert!(seen(&batch(7, 0x20, &[commit]))[0].2, "a control record");
     // Legacy: magic 0 has no timestamp; a magic 1 wrapper numbers its messages
     // from 0 and carries the last one's offset.
-    let inner = [legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 1, 0, Some(b"k"), Some(b"two"))].concat();
-    let set = [legacy_message(9, 0, 0, None, Some(b"v0 message")), legacy_message(11, 1, 1, None, Some(&compress(1, &inner)))].concat();
-    let got: Vec<(i64, Option<i64>, Option<Vec<u8>>)> = seen(&set).into_iter().map(|s| (s.0, s.1, s.4)).collect();
-    assert_eq!(got, [(9, None, Some(b"v0 message".to_vec())), (10, Some(t0), Some(b"one".to_vec())), (11, Some(t0), Some(b"two".to_vec()))]);
+    let inner = [
+        legacy_message(0, 1, 0, None, Some(b"one")),
+        legacy_message(1, 1, 0, Some(b"k"), Some(b"two")),
+    ]
+    .concat();
+    let set = [
+        legacy_message(9, 0, 0, None, Some(b"v0 message")),
+        legacy_message(11, 1, 1, None, Some(&compress(1, &inner))),
+    ]
+    .concat();
+    let got: Vec<(i64, Option<i64>, Option<Vec<u8>>)> =
+        seen(&set).into_iter().map(|s| (s.0, s.1, s.4)).collect();
+    assert_eq!(
+        got,
+        [
+            (9, None, Some(b"v0 message".to_vec())),
+            (10, Some(t0), Some(b"one".to_vec())),
+            (11, Some(t0), Some(b"two".to_vec()))
+        ]
+    );
     // A record that did not read is left out (the damage says where).
     let mut cut = batch(0, 0, &sample_records());
     cut[61] = 0x7f; // the first record's length, past the batch

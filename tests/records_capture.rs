@@ -14,11 +14,19 @@ use std::process::Command;
 const ORDERS_ID: &str = "5b0d2c4e-8a1f-4c3b-9d2e-7f6a5b4c3d2e";
 const UNKNOWN_ID: &str = "00000000-0000-4000-8000-000000000abc";
 
-fn rec(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[(&str, Option<&[u8]>)], ts: i64) -> Rec {
+fn rec(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: &[(&str, Option<&[u8]>)],
+    ts: i64,
+) -> Rec {
     Rec {
         key: key.map(<[u8]>::to_vec),
         value: value.map(<[u8]>::to_vec),
-        headers: headers.iter().map(|(k, v)| (k.to_string(), v.map(<[u8]>::to_vec))).collect(),
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.map(<[u8]>::to_vec)))
+            .collect(),
         timestamp_delta: ts,
     }
 }
@@ -29,7 +37,10 @@ fn framed(id: i32, payload: &[u8]) -> Vec<u8> {
 }
 
 fn produce_body(topic: &str, partitions: &[(i32, Vec<u8>)]) -> Value {
-    let data: Vec<Value> = partitions.iter().map(|(i, r)| json!({"Index": i, "Records": hex::encode(r)})).collect();
+    let data: Vec<Value> = partitions
+        .iter()
+        .map(|(i, r)| json!({"Index": i, "Records": hex::encode(r)}))
+        .collect();
     json!({"Acks": -1, "TimeoutMs": 1000, "TopicData": [{"Name": topic, "PartitionData": data}]})
 }
 
@@ -58,37 +69,118 @@ fn offset_commit_key() -> Vec<u8> {
 fn conversation() -> Timeline {
     let mut t = Timeline::default();
     let p0 = [
-        batch(0, 1, &[rec(Some(b"g0"), Some(b"gzip zero"), &[("h", Some(b"1"))], 0), rec(Some(b"g1"), None, &[], 1)]),
-        batch(2, 2, &[rec(Some(b"s0"), Some(b"snappy zero"), &[("trace", Some(b"abc")), ("empty", None)], 2)]),
+        batch(
+            0,
+            1,
+            &[
+                rec(Some(b"g0"), Some(b"gzip zero"), &[("h", Some(b"1"))], 0),
+                rec(Some(b"g1"), None, &[], 1),
+            ],
+        ),
+        batch(
+            2,
+            2,
+            &[rec(
+                Some(b"s0"),
+                Some(b"snappy zero"),
+                &[("trace", Some(b"abc")), ("empty", None)],
+                2,
+            )],
+        ),
         batch(3, 3, &[rec(None, Some(b"lz4 value"), &[], 3)]),
-        batch(4, 4, &[rec(Some(&[0xff, 0x00]), Some(&framed(17, b"{\"id\":7}")), &[], 4)]),
+        batch(
+            4,
+            4,
+            &[rec(
+                Some(&[0xff, 0x00]),
+                Some(&framed(17, b"{\"id\":7}")),
+                &[],
+                4,
+            )],
+        ),
     ]
     .concat();
-    let p1 = batch(10, 0, &[rec(Some(b"p1"), Some(b"needle in partition 1"), &[], 0)]);
-    t.pair(50001, "producer", 1, "Produce", 9, produce_body("orders", &[(0, p0), (1, p1)]), json!({}));
+    let p1 = batch(
+        10,
+        0,
+        &[rec(Some(b"p1"), Some(b"needle in partition 1"), &[], 0)],
+    );
+    t.pair(
+        50001,
+        "producer",
+        1,
+        "Produce",
+        9,
+        produce_body("orders", &[(0, p0), (1, p1)]),
+        json!({}),
+    );
     let early = batch(0, 0, &[rec(Some(b"e"), Some(b"early"), &[], 0)]);
     t.pair(50001, "consumer", 2, "Fetch", 13, fetch_request(ORDERS_ID), json!({"Responses": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 0, "Records": hex::encode(early)}]}]}));
-    t.pair(50001, "consumer", 3, "Metadata", 12, json!({"Topics": null}), json!({"Topics": [{"Name": "orders", "TopicId": ORDERS_ID}]}));
-    let late = batch(7, 4, &[rec(Some(b"l"), Some(b"late"), &[("x", Some(&[0xc3, 0x28]))], 5)]);
+    t.pair(
+        50001,
+        "consumer",
+        3,
+        "Metadata",
+        12,
+        json!({"Topics": null}),
+        json!({"Topics": [{"Name": "orders", "TopicId": ORDERS_ID}]}),
+    );
+    let late = batch(
+        7,
+        4,
+        &[rec(
+            Some(b"l"),
+            Some(b"late"),
+            &[("x", Some(&[0xc3, 0x28]))],
+            5,
+        )],
+    );
     let unknown = batch(0, 0, &[rec(Some(b"u"), Some(b"unknown"), &[], 0)]);
     let responses = json!({"Responses": [
         {"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 0, "Records": hex::encode(late)}]},
         {"TopicId": UNKNOWN_ID, "Partitions": [{"PartitionIndex": 3, "Records": hex::encode(unknown)}]}
     ]});
-    t.pair(50001, "consumer", 4, "Fetch", 13, fetch_request(ORDERS_ID), responses);
+    t.pair(
+        50001,
+        "consumer",
+        4,
+        "Fetch",
+        13,
+        fetch_request(ORDERS_ID),
+        responses,
+    );
     let commit = batch(0, 0, &[rec(Some(&offset_commit_key()), None, &[], 0)]);
-    t.pair(50001, "consumer", 5, "Produce", 9, produce_body("__consumer_offsets", &[(0, commit)]), json!({}));
+    t.pair(
+        50001,
+        "consumer",
+        5,
+        "Produce",
+        9,
+        produce_body("__consumer_offsets", &[(0, commit)]),
+        json!({}),
+    );
     t
 }
 
 /// Run kwire: (exit status, stdout, stderr).
 fn kwire(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).env_remove("KWIRE_DEFS").env("NO_COLOR", "1").output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .env_remove("KWIRE_DEFS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn json_lines(text: &str) -> Vec<Value> {
-    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
 }
 
 const HEADER: &str = "time                        conn direction    topic            part   offset timestamp                key              value                            headers";
@@ -121,7 +213,20 @@ fn every_codec_lists_its_records_as_json() {
     assert_eq!(status, 0, "{err}");
     let rows = json_lines(&out);
     // Where each came from, and what it holds.
-    let brief: Vec<Value> = rows.iter().map(|r| json!([r["frame"], r["direction"], r["topic"], r["partition"], r["offset"], r["key"], r["value"]])).collect();
+    let brief: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!([
+                r["frame"],
+                r["direction"],
+                r["topic"],
+                r["partition"],
+                r["offset"],
+                r["key"],
+                r["value"]
+            ])
+        })
+        .collect();
     assert_eq!(
         brief,
         [
@@ -129,12 +234,28 @@ fn every_codec_lists_its_records_as_json() {
             json!([0, "request", "orders", 0, 1, "g1", null]),
             json!([0, "request", "orders", 0, 2, "s0", "snappy zero"]),
             json!([0, "request", "orders", 0, 3, null, "lz4 value"]),
-            json!([0, "request", "orders", 0, 4, "ff00", "\u{0}\u{0}\u{0}\u{0}\u{11}{\"id\":7}"]),
+            json!([
+                0,
+                "request",
+                "orders",
+                0,
+                4,
+                "ff00",
+                "\u{0}\u{0}\u{0}\u{0}\u{11}{\"id\":7}"
+            ]),
             json!([0, "request", "orders", 1, 10, "p1", "needle in partition 1"]),
             json!([3, "response", ORDERS_ID, 0, 0, "e", "early"]),
             json!([7, "response", "orders", 0, 7, "l", "late"]),
             json!([7, "response", UNKNOWN_ID, 3, 0, "u", "unknown"]),
-            json!([8, "request", "__consumer_offsets", 0, 0, "\u{0}\u{1}\u{0}\u{7}billing\u{0}\u{6}orders\u{0}\u{0}\u{0}\u{3}", null]),
+            json!([
+                8,
+                "request",
+                "__consumer_offsets",
+                0,
+                0,
+                "\u{0}\u{1}\u{0}\u{7}billing\u{0}\u{6}orders\u{0}\u{0}\u{0}\u{3}",
+                null
+            ]),
         ]
     );
     assert_eq!(
@@ -144,15 +265,40 @@ fn every_codec_lists_its_records_as_json() {
                "headers": [{"key": "h", "value": "1", "value_hex": "31"}]})
     );
     assert_eq!(rows[1]["value_hex"], Value::Null);
-    assert_eq!(rows[2]["headers"], json!([{"key": "trace", "value": "abc", "value_hex": "616263"}, {"key": "empty", "value": null, "value_hex": null}]));
+    assert_eq!(
+        rows[2]["headers"],
+        json!([{"key": "trace", "value": "abc", "value_hex": "616263"}, {"key": "empty", "value": null, "value_hex": null}])
+    );
     // Schema Registry framing: the id, and the bytes as they are.
-    assert_eq!((&rows[4]["schema_id"], &rows[4]["key_hex"], &rows[4]["value_hex"]), (&json!(17), &json!("ff00"), &json!("00000000117b226964223a377d")));
-    assert!(rows.iter().enumerate().all(|(i, r)| i == 4 || r.get("schema_id").is_none()), "only framed values have a schema id");
+    assert_eq!(
+        (
+            &rows[4]["schema_id"],
+            &rows[4]["key_hex"],
+            &rows[4]["value_hex"]
+        ),
+        (
+            &json!(17),
+            &json!("ff00"),
+            &json!("00000000117b226964223a377d")
+        )
+    );
+    assert!(
+        rows.iter()
+            .enumerate()
+            .all(|(i, r)| i == 4 || r.get("schema_id").is_none()),
+        "only framed values have a schema id"
+    );
     // A header value that is not UTF-8 is hex.
-    assert_eq!(rows[7]["headers"], json!([{"key": "x", "value": "c328", "value_hex": "c328"}]));
+    assert_eq!(
+        rows[7]["headers"],
+        json!([{"key": "x", "value": "c328", "value_hex": "c328"}])
+    );
     assert_eq!(rows[7]["time"], json!(1700000000.008));
     // The internal topic's key through its schema.
-    assert_eq!(rows[9]["key_decoded"], json!({"schema": "OffsetCommitKey v0", "fields": {"group": "billing", "topic": "orders", "partition": 3}}));
+    assert_eq!(
+        rows[9]["key_decoded"],
+        json!({"schema": "OffsetCommitKey v0", "fields": {"group": "billing", "topic": "orders", "partition": 3}})
+    );
 }
 
 #[test]
@@ -162,31 +308,70 @@ fn topic_partition_and_grep_select_records() {
         let mut all = vec!["records", file.path(), "--format", "json"];
         all.extend_from_slice(args);
         let (status, out, _) = kwire(&all);
-        (status, json_lines(&out).iter().map(|r| (r["topic"].as_str().unwrap_or_default().to_string(), r["offset"].as_i64().unwrap())).collect())
+        (
+            status,
+            json_lines(&out)
+                .iter()
+                .map(|r| {
+                    (
+                        r["topic"].as_str().unwrap_or_default().to_string(),
+                        r["offset"].as_i64().unwrap(),
+                    )
+                })
+                .collect(),
+        )
     };
     let o = |t: &str, n: i64| (t.to_string(), n);
-    assert_eq!(offsets(&["--topic", "orders", "--partition", "1"]), (0, vec![o("orders", 10)]));
+    assert_eq!(
+        offsets(&["--topic", "orders", "--partition", "1"]),
+        (0, vec![o("orders", 10)])
+    );
     // The early Fetch is not of "orders": nothing had named its id yet.
-    assert_eq!(offsets(&["--topic", "orders", "--partition", "0", "--grep", "e"]).1, [o("orders", 0), o("orders", 2), o("orders", 3), o("orders", 7)]);
+    assert_eq!(
+        offsets(&["--topic", "orders", "--partition", "0", "--grep", "e"]).1,
+        [
+            o("orders", 0),
+            o("orders", 2),
+            o("orders", 3),
+            o("orders", 7)
+        ]
+    );
     assert_eq!(offsets(&["--topic", ORDERS_ID]).1, [o(ORDERS_ID, 0)]);
     // An id the capture never named selects by id; orders' id is a name by then.
-    assert_eq!(offsets(&["--topic", UNKNOWN_ID]), (0, vec![o(UNKNOWN_ID, 0)]));
+    assert_eq!(
+        offsets(&["--topic", UNKNOWN_ID]),
+        (0, vec![o(UNKNOWN_ID, 0)])
+    );
     // Header keys and values, keys and values.
     assert_eq!(offsets(&["--grep", "abc"]).1, [o("orders", 2)]);
     assert_eq!(offsets(&["--grep", "trace"]).1, [o("orders", 2)]);
     assert_eq!(offsets(&["--grep", "needle"]).1, [o("orders", 10)]);
-    assert_eq!(offsets(&["--grep", "billing"]).1, [o("__consumer_offsets", 0)]);
+    assert_eq!(
+        offsets(&["--grep", "billing"]).1,
+        [o("__consumer_offsets", 0)]
+    );
     assert_eq!(offsets(&["--partition", "3"]).1, [o(UNKNOWN_ID, 0)]);
     // Nothing selected: said, and status 1.
     let (status, out, err) = kwire(&["records", file.path(), "--topic", "payments"]);
     assert_eq!((status, out.as_str()), (1, ""));
-    assert!(err.contains("no record matches --topic \"payments\" among the capture's 10 records"), "{err}");
+    assert!(
+        err.contains("no record matches --topic \"payments\" among the capture's 10 records"),
+        "{err}"
+    );
 }
 
 /// A capture of one Produce request carrying `records` for orders, partition 0.
 fn one_produce(name: &str, records: Vec<u8>) -> TempCapture {
     let mut t = Timeline::default();
-    t.pair(50001, "producer", 1, "Produce", 9, produce_body("orders", &[(0, records)]), json!({}));
+    t.pair(
+        50001,
+        "producer",
+        1,
+        "Produce",
+        9,
+        produce_body("orders", &[(0, records)]),
+        json!({}),
+    );
     TempCapture::new(name, &t.pcap())
 }
 
@@ -195,16 +380,29 @@ fn damaged_record_data_is_a_line_of_its_own_and_exit_status_2() {
     let good = batch(0, 0, &[rec(Some(b"k"), Some(b"v"), &[], 0)]);
     let mut bad_crc = batch(1, 0, &[rec(Some(b"k2"), Some(b"v2"), &[], 0)]);
     bad_crc[30] ^= 1;
-    let (stored, computed) = (u32::from_be_bytes(bad_crc[17..21].try_into().unwrap()), kwire::protocol::crc32c::crc32c(&bad_crc[21..]));
+    let (stored, computed) = (
+        u32::from_be_bytes(bad_crc[17..21].try_into().unwrap()),
+        kwire::protocol::crc32c::crc32c(&bad_crc[21..]),
+    );
     let file = one_produce("records-damage", [good.clone(), bad_crc.clone()].concat());
     let (status, out, err) = kwire(&["records", file.path()]);
     assert_eq!(status, 2, "{err}");
     assert!(err.contains("record data damaged in 1 place"), "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "header, two records, the damage:\n{out}");
-    assert!(lines[1].contains(" k ") && lines[2].contains(" k2 "), "{out}");
+    assert!(
+        lines[1].contains(" k ") && lines[2].contains(" k2 "),
+        "{out}"
+    );
     // The crc field's offset in the frame: size, header (v1: 2+2+4+2+8 client id), body up to the records.
-    let frame = common::exchanges::frame(kwire::decode::Direction::Request, "Produce", 9, 1, "producer", produce_body("orders", &[(0, [good.clone(), bad_crc.clone()].concat())]));
+    let frame = common::exchanges::frame(
+        kwire::decode::Direction::Request,
+        "Produce",
+        9,
+        1,
+        "producer",
+        produce_body("orders", &[(0, [good.clone(), bad_crc.clone()].concat())]),
+    );
     let at = find(&frame, &bad_crc) + 17;
     let expected = format!(
         "2023-11-14T22:13:20.001000Z    0 → Produce    orders              0 !! damaged record data at offset 0x{at:04x} ({at}): a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}"
@@ -234,27 +432,53 @@ fn damaged_record_data_is_a_line_of_its_own_and_exit_status_2() {
     assert_eq!(status, 2);
     let rows = json_lines(&out);
     assert_eq!(rows.len(), 1, "{out}");
-    assert!(rows[0]["record_error"]["expected"].as_str().unwrap().contains("gzip"), "{out}");
+    assert!(
+        rows[0]["record_error"]["expected"]
+            .as_str()
+            .unwrap()
+            .contains("gzip"),
+        "{out}"
+    );
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> usize {
-    hay.windows(needle.len()).position(|w| w == needle).expect("present")
+    hay.windows(needle.len())
+        .position(|w| w == needle)
+        .expect("present")
 }
 
 #[test]
 fn the_expanded_budget_holds_for_a_capture_too() {
     // Many records in one gzip batch: over a tiny expanded budget they are not
     // listed, the place is said, and the status is 2.
-    let records: Vec<Rec> = (0..200).map(|i| rec(Some(format!("k{i}").as_bytes()), Some(b"v"), &[], 0)).collect();
+    let records: Vec<Rec> = (0..200)
+        .map(|i| rec(Some(format!("k{i}").as_bytes()), Some(b"v"), &[], 0))
+        .collect();
     let file = one_produce("records-budget", batch(0, 1, &records));
     let (status, out, err) = kwire(&["records", file.path(), "--format", "json"]);
     assert_eq!((status, json_lines(&out).len()), (0, 200), "{err}");
-    let (status, out, err) = kwire(&["records", file.path(), "--format", "json", "--max-expanded", "20K"]);
+    let (status, out, err) = kwire(&[
+        "records",
+        file.path(),
+        "--format",
+        "json",
+        "--max-expanded",
+        "20K",
+    ]);
     assert_eq!(status, 2, "{err}");
     let rows = json_lines(&out);
-    let damage: Vec<&Value> = rows.iter().filter(|r| r.get("record_error").is_some()).collect();
+    let damage: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r.get("record_error").is_some())
+        .collect();
     assert_eq!(damage.len(), 1, "{out}");
-    assert!(damage[0]["record_error"]["expected"].as_str().unwrap().contains("--max-expanded"), "{out}");
+    assert!(
+        damage[0]["record_error"]["expected"]
+            .as_str()
+            .unwrap()
+            .contains("--max-expanded"),
+        "{out}"
+    );
     assert!(rows.len() - 1 < 200, "fewer records than the batch holds");
 }
 
@@ -262,7 +486,12 @@ fn the_expanded_budget_holds_for_a_capture_too() {
 fn the_shipped_captures_list_their_records() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures");
     let rows = |name: &str| -> Vec<Value> {
-        let (status, out, err) = kwire(&["records", root.join(name).to_str().unwrap(), "--format", "json"]);
+        let (status, out, err) = kwire(&[
+            "records",
+            root.join(name).to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
         assert_eq!(status, 0, "{name}: {err}");
         json_lines(&out)
     };
@@ -274,12 +503,26 @@ fn the_shipped_captures_list_their_records() {
     for (i, codec) in ["none", "gzip", "snappy", "lz4", "zstd"].iter().enumerate() {
         for n in 0..4 {
             let f = fetched[i * 4 + n];
-            assert_eq!((&f["topic"], &f["partition"], &f["offset"]), (&json!("orders"), &json!(0), &json!(i * 4 + n)));
+            assert_eq!(
+                (&f["topic"], &f["partition"], &f["offset"]),
+                (&json!("orders"), &json!(0), &json!(i * 4 + n))
+            );
             assert_eq!(f["key"], json!(format!("order-{codec}-{n}")));
-            assert_eq!(f["value"], json!(format!("{{\"order\":{n},\"codec\":\"{codec}\",\"item\":\"widget\"}}")));
-            assert_eq!(f["headers"], json!([{"key": "trace-id", "value": format!("t-{codec}-{n}"), "value_hex": hex::encode(format!("t-{codec}-{n}"))}, {"key": "source", "value": "kwire", "value_hex": "6b77697265"}]));
+            assert_eq!(
+                f["value"],
+                json!(format!(
+                    "{{\"order\":{n},\"codec\":\"{codec}\",\"item\":\"widget\"}}"
+                ))
+            );
+            assert_eq!(
+                f["headers"],
+                json!([{"key": "trace-id", "value": format!("t-{codec}-{n}"), "value_hex": hex::encode(format!("t-{codec}-{n}"))}, {"key": "source", "value": "kwire", "value_hex": "6b77697265"}])
+            );
             let p = produced[i * 4 + n];
-            assert_eq!((&p["key"], &p["value"], &p["offset"]), (&f["key"], &f["value"], &json!(n)));
+            assert_eq!(
+                (&p["key"], &p["value"], &p["offset"]),
+                (&f["key"], &f["value"], &json!(n))
+            );
         }
     }
     // kafka-python: five records plain and five gzip, produced and fetched.
@@ -289,7 +532,10 @@ fn the_shipped_captures_list_their_records() {
     // The capture cut after a Produce request still lists what it holds; kcat's has no records.
     assert!(!rows("lone-response.pcap").is_empty());
     let (_, _, err) = kwire(&["records", root.join("lone-response.pcap").to_str().unwrap()]);
-    assert!(err.contains("2 responses without their request in the capture not read for records"), "{err}");
+    assert!(
+        err.contains("2 responses without their request in the capture not read for records"),
+        "{err}"
+    );
     let (status, out, err) = kwire(&["records", root.join("kcat.pcap").to_str().unwrap()]);
     assert_eq!((status, out.as_str()), (0, ""), "{err}");
     assert!(err.contains("no records"), "{err}");
@@ -301,10 +547,16 @@ fn segment_options_and_capture_options_stay_apart() {
     let segment = root.join("00000000000000000000.log");
     let (status, _, err) = kwire(&["records", segment.to_str().unwrap(), "--grep", "x"]);
     assert_eq!(status, 2);
-    assert!(err.contains("--grep selects the records of a capture"), "{err}");
+    assert!(
+        err.contains("--grep selects the records of a capture"),
+        "{err}"
+    );
     let (status, _, err) = kwire(&["records", segment.to_str().unwrap(), "--format", "table"]);
     assert_eq!(status, 2);
-    assert!(err.contains("--format table lists a capture's records"), "{err}");
+    assert!(
+        err.contains("--format table lists a capture's records"),
+        "{err}"
+    );
     let capture = root.join("captures/confluent-kafka.pcap");
     let (status, _, err) = kwire(&["records", capture.to_str().unwrap(), "--format", "tree"]);
     assert_eq!(status, 2);
@@ -318,8 +570,20 @@ fn segment_options_and_capture_options_stay_apart() {
 #[test]
 fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
     let mut t = Timeline::default();
-    t.pair(50001, "consumer", 1, "Metadata", 12, json!({"Topics": null}), json!({"Topics": [{"Name": "orders", "TopicId": ORDERS_ID}]}));
-    let records = batch(5, 3, &[rec(Some(b"s"), Some(b"shared"), &[("h", Some(b"v"))], 0)]);
+    t.pair(
+        50001,
+        "consumer",
+        1,
+        "Metadata",
+        12,
+        json!({"Topics": null}),
+        json!({"Topics": [{"Name": "orders", "TopicId": ORDERS_ID}]}),
+    );
+    let records = batch(
+        5,
+        3,
+        &[rec(Some(b"s"), Some(b"shared"), &[("h", Some(b"v"))], 0)],
+    );
     let request = json!({"GroupId": "g", "MemberId": "m", "Topics": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 2}]}]});
     let response = json!({"Responses": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 2, "Records": hex::encode(records), "AcquiredRecords": [{"FirstOffset": 5, "LastOffset": 5, "DeliveryCount": 1}]}]}]});
     t.pair(50001, "consumer", 2, "ShareFetch", 1, request, response);
@@ -327,8 +591,36 @@ fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
     let (status, out, err) = kwire(&["records", file.path(), "--format", "json"]);
     assert_eq!(status, 0, "{err}");
     let rows = json_lines(&out);
-    let brief: Vec<Value> = rows.iter().map(|r| json!([r["frame"], r["api"], r["direction"], r["topic"], r["partition"], r["offset"], r["key"], r["value"], r["headers"][0]["value"]])).collect();
-    assert_eq!(brief, [json!([3, "ShareFetch", "response", "orders", 2, 5, "s", "shared", "v"])]);
+    let brief: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!([
+                r["frame"],
+                r["api"],
+                r["direction"],
+                r["topic"],
+                r["partition"],
+                r["offset"],
+                r["key"],
+                r["value"],
+                r["headers"][0]["value"]
+            ])
+        })
+        .collect();
+    assert_eq!(
+        brief,
+        [json!([
+            3,
+            "ShareFetch",
+            "response",
+            "orders",
+            2,
+            5,
+            "s",
+            "shared",
+            "v"
+        ])]
+    );
     let (_, out, _) = kwire(&["records", file.path()]);
     assert_eq!(out.lines().nth(1), Some("2023-11-14T22:13:20.004000Z    0 ← ShareFetch orders              2        5 2023-11-14T22:13:20.000Z s                shared                           h=v"));
 }
@@ -336,9 +628,21 @@ fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
 #[test]
 fn a_frame_that_does_not_decode_lists_what_it_read_and_says_where_it_stopped() {
     let records = batch(0, 0, &[rec(Some(b"k"), Some(b"v"), &[], 0)]);
-    let mut bytes = common::exchanges::frame(kwire::decode::Direction::Request, "Produce", 9, 1, "producer", produce_body("orders", &[(0, records)]));
+    let mut bytes = common::exchanges::frame(
+        kwire::decode::Direction::Request,
+        "Produce",
+        9,
+        1,
+        "producer",
+        produce_body("orders", &[(0, records)]),
+    );
     // TopicData's compact length says two topics; the frame holds one.
-    let frame = kwire::decode::decode_frame(kwire::schema::Catalogue::builtin(), bytes::Bytes::from(bytes.clone()), 0, &Default::default());
+    let frame = kwire::decode::decode_frame(
+        kwire::schema::Catalogue::builtin(),
+        bytes::Bytes::from(bytes.clone()),
+        0,
+        &Default::default(),
+    );
     let mut at = None;
     frame.root.walk(&mut |n, _| {
         if at.is_none() && n.name == "TopicData" {
@@ -349,34 +653,76 @@ fn a_frame_that_does_not_decode_lists_what_it_read_and_says_where_it_stopped() {
     assert_eq!(bytes[at], 2);
     bytes[at] = 3;
     let mut t = Timeline::default();
-    t.pair(50001, "producer", 1, "Metadata", 12, json!({"Topics": null}), json!({"Topics": []}));
+    t.pair(
+        50001,
+        "producer",
+        1,
+        "Metadata",
+        12,
+        json!({"Topics": null}),
+        json!({"Topics": []}),
+    );
     t.send(50001, true, &bytes);
     let file = TempCapture::new("records-malformed", &t.pcap());
     let (status, out, err) = kwire(&["records", file.path()]);
     assert_eq!(status, 2, "{err}");
-    assert!(err.contains("1 frame carrying records did not decode completely"), "{err}");
+    assert!(
+        err.contains("1 frame carrying records did not decode completely"),
+        "{err}"
+    );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
-    assert!(lines[1].contains("orders") && lines[1].contains(" k "), "the record read before the error: {out}");
+    assert!(
+        lines[1].contains("orders") && lines[1].contains(" k "),
+        "the record read before the error: {out}"
+    );
     assert!(lines[2].starts_with("2023-11-14T22:13:20.003000Z    0 → Produce    -                   - !! the frame did not decode at offset 0x"), "{out}");
     let (_, out, _) = kwire(&["records", file.path(), "--format", "json"]);
     let rows = json_lines(&out);
-    assert_eq!((rows.len(), rows[1]["error"]["offset"].as_u64().is_some()), (2, true), "{out}");
+    assert_eq!(
+        (rows.len(), rows[1]["error"]["offset"].as_u64().is_some()),
+        (2, true),
+        "{out}"
+    );
 }
 
 #[test]
 fn text_from_the_capture_is_escaped_for_terminals() {
     let hostile = "\u{1b}]0;owned\u{7}\u{202e}";
-    let records = batch(0, 0, &[rec(Some(hostile.as_bytes()), Some(format!("v{hostile}").as_bytes()), &[(hostile, Some(hostile.as_bytes()))], 0)]);
+    let records = batch(
+        0,
+        0,
+        &[rec(
+            Some(hostile.as_bytes()),
+            Some(format!("v{hostile}").as_bytes()),
+            &[(hostile, Some(hostile.as_bytes()))],
+            0,
+        )],
+    );
     let mut t = Timeline::default();
-    t.pair(50001, "producer", 1, "Produce", 9, produce_body(&format!("t{hostile}"), &[(0, records)]), json!({}));
+    t.pair(
+        50001,
+        "producer",
+        1,
+        "Produce",
+        9,
+        produce_body(&format!("t{hostile}"), &[(0, records)]),
+        json!({}),
+    );
     let file = TempCapture::new("records-hostile", &t.pcap());
     for format in ["table", "json"] {
         let (status, out, err) = kwire(&["records", file.path(), "--format", format]);
         assert_eq!(status, 0, "{err}");
-        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\u{202e}'), "{format}: {out:?}");
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\u{202e}'),
+            "{format}: {out:?}"
+        );
         assert!(out.lines().count() >= 1, "{format}");
     }
     let (_, out, _) = kwire(&["records", file.path(), "--format", "json"]);
-    assert_eq!(json_lines(&out)[0]["key"], json!(hostile), "JSON escapes parse back to the text");
+    assert_eq!(
+        json_lines(&out)[0]["key"],
+        json!(hostile),
+        "JSON escapes parse back to the text"
+    );
 }

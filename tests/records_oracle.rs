@@ -5,10 +5,12 @@
 use bytes::{Bytes, BytesMut};
 use indexmap_shim::IndexMap;
 use kafka_protocol::protocol::StrBytes;
-use kafka_protocol::records::{Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType};
+use kafka_protocol::records::{
+    Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+};
 use kwire::decode::fields::Context;
-use kwire::decode::{Node, Value};
 use kwire::decode::records::BatchDecoder;
+use kwire::decode::{Node, Value};
 use kwire::schema::Catalogue;
 
 mod indexmap_shim {
@@ -20,7 +22,10 @@ fn records(n: usize) -> Vec<Record> {
         .map(|i| {
             let mut headers = IndexMap::new();
             if i % 2 == 0 {
-                headers.insert(StrBytes::from_static_str("trace"), Some(Bytes::from(format!("t-{i}"))));
+                headers.insert(
+                    StrBytes::from_static_str("trace"),
+                    Some(Bytes::from(format!("t-{i}"))),
+                );
                 headers.insert(StrBytes::from_static_str("none"), None);
             }
             Record {
@@ -43,7 +48,10 @@ fn records(n: usize) -> Vec<Record> {
 }
 
 fn child<'a>(n: &'a Node, name: &str) -> &'a Node {
-    n.children.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{} has no {name}", n.name))
+    n.children
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("{} has no {name}", n.name))
 }
 
 fn int(n: &Node, name: &str) -> i64 {
@@ -62,10 +70,24 @@ fn bytes(n: &Node, name: &str) -> Option<Bytes> {
 
 #[test]
 fn kafka_protocol_batches_decode_to_the_same_records_with_every_codec() {
-    for compression in [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
+    for compression in [
+        Compression::None,
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ] {
         let recs = records(9);
         let mut buf = BytesMut::new();
-        RecordBatchEncoder::encode(&mut buf, &recs, &RecordEncodeOptions { version: 2, compression }).unwrap();
+        RecordBatchEncoder::encode(
+            &mut buf,
+            &recs,
+            &RecordEncodeOptions {
+                version: 2,
+                compression,
+            },
+        )
+        .unwrap();
         let buf = buf.freeze();
         let ctx = Context::default();
         let mut nodes = Vec::new();
@@ -74,8 +96,15 @@ fn kafka_protocol_batches_decode_to_the_same_records_with_every_codec() {
         assert!(bd.warnings.is_empty(), "{compression:?}: {:?}", bd.warnings);
         assert_eq!(nodes.len(), 1, "{compression:?}: one batch");
         let batch = &nodes[0];
-        assert!(child(batch, "crc").note.as_deref().unwrap().contains("ok"), "{compression:?}");
-        assert_eq!(int(batch, "attributes") & 7, compression as i64, "{compression:?}");
+        assert!(
+            child(batch, "crc").note.as_deref().unwrap().contains("ok"),
+            "{compression:?}"
+        );
+        assert_eq!(
+            int(batch, "attributes") & 7,
+            compression as i64,
+            "{compression:?}"
+        );
         assert_eq!(int(batch, "producerId"), 42);
         assert_eq!(int(batch, "producerEpoch"), 1);
         assert_eq!(int(batch, "partitionLeaderEpoch"), 3);
@@ -90,10 +119,24 @@ fn kafka_protocol_batches_decode_to_the_same_records_with_every_codec() {
         });
         assert_eq!(decoded.len(), recs.len(), "{compression:?}");
         for (r, n) in recs.iter().zip(decoded) {
-            assert_eq!(base_offset + int(n, "offsetDelta"), r.offset, "{compression:?}");
+            assert_eq!(
+                base_offset + int(n, "offsetDelta"),
+                r.offset,
+                "{compression:?}"
+            );
             assert_eq!(base_ts + int(n, "timestampDelta"), r.timestamp);
-            assert_eq!(bytes(n, "key"), r.key, "{compression:?} key of {}", r.offset);
-            assert_eq!(bytes(n, "value"), r.value, "{compression:?} value of {}", r.offset);
+            assert_eq!(
+                bytes(n, "key"),
+                r.key,
+                "{compression:?} key of {}",
+                r.offset
+            );
+            assert_eq!(
+                bytes(n, "value"),
+                r.value,
+                "{compression:?} value of {}",
+                r.offset
+            );
             let headers = child(n, "headers");
             assert_eq!(headers.children.len(), r.headers.len());
             for (h, (k, v)) in headers.children.iter().zip(&r.headers) {

@@ -10,11 +10,13 @@
 
 mod common;
 
-use kwire::budget::{Budget, Limits};
 use bytes::Bytes;
-use common::batches::{batch, compress, damaged, legacy_message, produce, rec, record_batch_cases, Damaged};
 use common::all_messages;
+use common::batches::{
+    batch, compress, damaged, legacy_message, produce, rec, record_batch_cases, Damaged,
+};
 use common::random_body::{random_body, Rng};
+use kwire::budget::{Budget, Limits};
 use kwire::decode::fields::Context;
 use kwire::decode::records::BatchDecoder;
 use kwire::decode::values::SlotKind;
@@ -33,8 +35,14 @@ fn node_diff(a: &Node, b: &Node, path: &str) -> Option<String> {
         ("offset", a.offset == b.offset),
         ("len", a.len == b.len),
         ("value", a.value == b.value),
-        ("note", a.note.as_ref().map(|t| t.as_str()) == b.note.as_ref().map(|t| t.as_str())),
-        ("doc", a.doc.as_ref().map(|t| t.as_str()) == b.doc.as_ref().map(|t| t.as_str())),
+        (
+            "note",
+            a.note.as_ref().map(|t| t.as_str()) == b.note.as_ref().map(|t| t.as_str()),
+        ),
+        (
+            "doc",
+            a.doc.as_ref().map(|t| t.as_str()) == b.doc.as_ref().map(|t| t.as_str()),
+        ),
         ("region", a.region == b.region),
         ("role", a.role == b.role),
         ("kind", a.kind == b.kind),
@@ -43,20 +51,35 @@ fn node_diff(a: &Node, b: &Node, path: &str) -> Option<String> {
         ("children", a.children.len() == b.children.len()),
     ];
     if let Some((what, _)) = fields.iter().find(|(_, same)| !same) {
-        return Some(format!("{here}: {what} differs\n  tape:    {a:?}\n  reading: {b:?}"));
+        return Some(format!(
+            "{here}: {what} differs\n  tape:    {a:?}\n  reading: {b:?}"
+        ));
     }
-    a.children.iter().zip(&b.children).find_map(|(x, y)| node_diff(x, y, &here))
+    a.children
+        .iter()
+        .zip(&b.children)
+        .find_map(|(x, y)| node_diff(x, y, &here))
 }
 
 fn opts(d: Direction, key: i16, v: i16) -> DecodeOptions {
-    DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), ..Default::default() }
+    DecodeOptions {
+        direction: Some(d),
+        api_key: Some(key),
+        api_version: Some(v),
+        ..Default::default()
+    }
 }
 
 /// The records field of a frame decoded through its tape against the same
 /// bytes walked and built on their own, and the damage of the frame's
 /// values-only tape: the first difference, if any. `None` too when the frame
 /// stops before its records.
-fn records_both_ways(cat: &Catalogue, bytes: &[u8], opts: &DecodeOptions, topic: &str) -> Option<String> {
+fn records_both_ways(
+    cat: &Catalogue,
+    bytes: &[u8],
+    opts: &DecodeOptions,
+    topic: &str,
+) -> Option<String> {
     let data = Bytes::copy_from_slice(bytes);
     let tape: Frame = decode_frame(cat, data.clone(), 0, opts);
     let mut field = None;
@@ -67,33 +90,65 @@ fn records_both_ways(cat: &Catalogue, bytes: &[u8], opts: &DecodeOptions, topic:
     });
     let field = field?;
     // Bytes that do not start with a batch are kept as they are, by both.
-    let kwire::decode::Value::Bytes(Some(value)) = &field.value else { return None };
+    let kwire::decode::Value::Bytes(Some(value)) = &field.value else {
+        return None;
+    };
     if !BatchDecoder::plausible(value) {
         return None;
     }
     let (start, end) = (field.end() - value.len(), field.end());
     // A budget of its own, with the options' limits: the tape's has been drawn on.
-    let ctx = Context { topic: Some(topic.into()), budget: Budget::new(opts.budget.limits()), ..Default::default() };
+    let ctx = Context {
+        topic: Some(topic.into()),
+        budget: Budget::new(opts.budget.limits()),
+        ..Default::default()
+    };
     let mut reading = BatchDecoder::new(&data, cat, &ctx);
     let mut nodes = Vec::new();
     reading.decode_stream(start, end, &mut nodes);
-    let in_records = |w: &&kwire::decode::Warning| w.offset.is_some_and(|at| (start..end).contains(&at));
+    let in_records =
+        |w: &&kwire::decode::Warning| w.offset.is_some_and(|at| (start..end).contains(&at));
     let tape_warnings: Vec<_> = tape.warnings.iter().filter(in_records).collect();
     let read_warnings: Vec<_> = reading.warnings.iter().filter(in_records).collect();
     if tape_warnings != read_warnings {
-        return Some(format!("warnings differ:\n  tape:    {tape_warnings:?}\n  reading: {read_warnings:?}"));
+        return Some(format!(
+            "warnings differ:\n  tape:    {tape_warnings:?}\n  reading: {read_warnings:?}"
+        ));
     }
     if tape.record_damage != reading.damage {
-        return Some(format!("damage differs:\n  tape:    {:?}\n  reading: {:?}", tape.record_damage, reading.damage));
+        return Some(format!(
+            "damage differs:\n  tape:    {:?}\n  reading: {:?}",
+            tape.record_damage, reading.damage
+        ));
     }
-    let values_only = decode_frame(cat, data.clone(), 0, &DecodeOptions { values_only: true, budget: Budget::new(opts.budget.limits()), ..opts.clone() });
+    let values_only = decode_frame(
+        cat,
+        data.clone(),
+        0,
+        &DecodeOptions {
+            values_only: true,
+            budget: Budget::new(opts.budget.limits()),
+            ..opts.clone()
+        },
+    );
     if values_only.record_damage != tape.record_damage {
-        return Some(format!("damage differs:\n  tape:        {:?}\n  values only: {:?}", tape.record_damage, values_only.record_damage));
+        return Some(format!(
+            "damage differs:\n  tape:        {:?}\n  values only: {:?}",
+            tape.record_damage, values_only.record_damage
+        ));
     }
     if field.children.len() != nodes.len() {
-        return Some(format!("{} batches from the tape, {} from reading", field.children.len(), nodes.len()));
+        return Some(format!(
+            "{} batches from the tape, {} from reading",
+            field.children.len(),
+            nodes.len()
+        ));
     }
-    field.children.iter().zip(&nodes).find_map(|(a, b)| node_diff(a, b, "records"))
+    field
+        .children
+        .iter()
+        .zip(&nodes)
+        .find_map(|(a, b)| node_diff(a, b, "records"))
 }
 
 /// A random frame of the message, with an unknown tag in some flexible bodies.
@@ -116,7 +171,12 @@ fn partial_trees_show_where_each_frame_stopped() {
     let cat = Catalogue::builtin();
     let (mut frames, mut stopped) = (0, 0);
     for (d, key, v) in all_messages(cat) {
-        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+        let fs = FrameSpec {
+            direction: d,
+            api_key: key,
+            version: v,
+            release: None,
+        };
         let o = opts(d, key, v);
         let mut rng = Rng::new(u64::from(key as u16) << 16 | u64::from(v as u16));
         for seed in 0..2 {
@@ -130,34 +190,77 @@ fn partial_trees_show_where_each_frame_stopped() {
                 frames += 1;
                 let Some(e) = &frame.error else { continue };
                 let mut failing = Vec::new();
-                within_parents(&frame.root, &mut |n| failing.extend((n.error() == Some(e.expected.as_str())).then(|| (n.offset, n.end()))));
+                within_parents(&frame.root, &mut |n| {
+                    failing.extend(
+                        (n.error() == Some(e.expected.as_str())).then(|| (n.offset, n.end())),
+                    )
+                });
                 if e.kind == kwire::decode::ErrorKind::TrailingBytes {
                     continue;
                 }
                 stopped += 1;
-                assert!(!failing.is_empty(), "{d:?} {key} v{v} cut at {cut}: no node has the error {e:?}");
-                assert!(failing.iter().all(|(at, end)| (*at..=*end).contains(&e.offset)), "{d:?} {key} v{v} cut at {cut}: {e:?} at {failing:?}");
+                assert!(
+                    !failing.is_empty(),
+                    "{d:?} {key} v{v} cut at {cut}: no node has the error {e:?}"
+                );
+                assert!(
+                    failing
+                        .iter()
+                        .all(|(at, end)| (*at..=*end).contains(&e.offset)),
+                    "{d:?} {key} v{v} cut at {cut}: {e:?} at {failing:?}"
+                );
             }
         }
     }
-    assert!(stopped > frames / 2, "only {stopped} of {frames} frames stopped part-way");
+    assert!(
+        stopped > frames / 2,
+        "only {stopped} of {frames} frames stopped part-way"
+    );
 }
 
 /// `each` on every node, after checking that it lies within its parent.
 fn within_parents(n: &Node, each: &mut impl FnMut(&Node)) {
     each(n);
     for c in &n.children {
-        assert!(c.offset >= n.offset && c.end() <= n.end(), "{} ({}..{}) is outside {} ({}..{})", c.name, c.offset, c.end(), n.name, n.offset, n.end());
+        assert!(
+            c.offset >= n.offset && c.end() <= n.end(),
+            "{} ({}..{}) is outside {} ({}..{})",
+            c.name,
+            c.offset,
+            c.end(),
+            n.name,
+            n.offset,
+            n.end()
+        );
         within_parents(c, each);
     }
 }
 
 /// How many batches, legacy messages, partial batches and bytes that are not batches a frame's annotated tape holds.
 fn batches_on_tape(cat: &Catalogue, bytes: &[u8]) -> usize {
-    let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &DecodeOptions { annotated_tape: true, ..Default::default() });
+    let frame = decode_frame(
+        cat,
+        Bytes::copy_from_slice(bytes),
+        0,
+        &DecodeOptions {
+            annotated_tape: true,
+            ..Default::default()
+        },
+    );
     assert!(frame.error.is_none(), "{:?}", frame.error);
-    let tops = [SlotKind::Batch, SlotKind::LegacyMessage, SlotKind::PartialBatch, SlotKind::Invalid];
-    frame.values.expect("a tape").slots.iter().filter(|s| tops.contains(&s.kind)).count()
+    let tops = [
+        SlotKind::Batch,
+        SlotKind::LegacyMessage,
+        SlotKind::PartialBatch,
+        SlotKind::Invalid,
+    ];
+    frame
+        .values
+        .expect("a tape")
+        .slots
+        .iter()
+        .filter(|s| tops.contains(&s.kind))
+        .count()
 }
 
 #[test]
@@ -165,37 +268,98 @@ fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_a
     let cat = Catalogue::builtin();
     let records = [
         rec(None, Some(b"hello"), &[], 0),
-        rec(Some(b"k1"), None, &[("trace", Some(b"abc")), ("empty", None)], 5),
+        rec(
+            Some(b"k1"),
+            None,
+            &[("trace", Some(b"abc")), ("empty", None)],
+            5,
+        ),
         rec(Some(&[0xff; 200]), Some(&[7; 300]), &[], -3),
-        rec(Some(b"\x1b[31mred"), Some("é".repeat(50).as_bytes()), &[("h", Some(b""))], 1 << 40),
+        rec(
+            Some(b"\x1b[31mred"),
+            Some("é".repeat(50).as_bytes()),
+            &[("h", Some(b""))],
+            1 << 40,
+        ),
         // Schema Registry framing on the key and the value (and a header value, which stays bytes).
-        rec(Some(b"\x00\x00\x00\x00\x05k"), Some(b"\x00\x00\x00\x01\x00{\"id\":7}"), &[("h", Some(b"\x00\x00\x00\x00\x05k"))], 2),
+        rec(
+            Some(b"\x00\x00\x00\x00\x05k"),
+            Some(b"\x00\x00\x00\x01\x00{\"id\":7}"),
+            &[("h", Some(b"\x00\x00\x00\x00\x05k"))],
+            2,
+        ),
     ];
-    let plain = [batch(0, 0, &records), batch(4, 0, &records[..1]), batch(1 << 40, 0x10, &records[1..])].concat();
+    let plain = [
+        batch(0, 0, &records),
+        batch(4, 0, &records[..1]),
+        batch(1 << 40, 0x10, &records[1..]),
+    ]
+    .concat();
     let cut = [plain.clone(), batch(9, 0, &records)[..40].to_vec()].concat();
-    let Damaged { bad_crc, wrong_count, bad_gzip, unknown_codec } = damaged(&records);
+    let Damaged {
+        bad_crc,
+        wrong_count,
+        bad_gzip,
+        unknown_codec,
+    } = damaged(&records);
     // Wrapper messages six deep around two messages: the top one and four nested are unpacked.
-    let nested = (0..6).fold([legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 0, 0, Some(b"k"), Some(b"two"))].concat(), |inner, i| legacy_message(i, 1, 1, None, Some(&compress(1, &inner))));
+    let nested = (0..6).fold(
+        [
+            legacy_message(0, 1, 0, None, Some(b"one")),
+            legacy_message(1, 0, 0, Some(b"k"), Some(b"two")),
+        ]
+        .concat(),
+        |inner, i| legacy_message(i, 1, 1, None, Some(&compress(1, &inner))),
+    );
     let cases: Vec<(&str, Vec<u8>, usize)> = vec![
         // (what, records, batches and messages on the tape)
         ("plain batches", plain.clone(), 3),
         ("a batch cut by the end", cut, 4),
         ("an empty batch", batch(0, 0, &[]), 1),
-        ("a gzip batch after a plain one", [batch(0, 0, &records), batch(4, 1, &records)].concat(), 2),
-        ("snappy, lz4 and zstd batches", [batch(0, 2, &records), batch(4, 3, &records[1..]), batch(7, 4, &records[..2])].concat(), 3),
-        ("a compressed batch whose data does not decompress", bad_gzip, 1),
+        (
+            "a gzip batch after a plain one",
+            [batch(0, 0, &records), batch(4, 1, &records)].concat(),
+            2,
+        ),
+        (
+            "snappy, lz4 and zstd batches",
+            [
+                batch(0, 2, &records),
+                batch(4, 3, &records[1..]),
+                batch(7, 4, &records[..2]),
+            ]
+            .concat(),
+            3,
+        ),
+        (
+            "a compressed batch whose data does not decompress",
+            bad_gzip,
+            1,
+        ),
         ("an unknown codec", unknown_codec, 1),
         ("a control batch", batch(0, 0x20, &records[..1]), 1),
         ("a bad checksum", bad_crc, 1),
         ("a count that does not match", wrong_count, 1),
-        ("a legacy message", legacy_message(0, 1, 0, Some(b"k"), Some(b"v")), 1),
-        ("bytes that are not a batch after one", [batch(0, 0, &records[..1]), vec![0; 30]].concat(), 2),
+        (
+            "a legacy message",
+            legacy_message(0, 1, 0, Some(b"k"), Some(b"v")),
+            1,
+        ),
+        (
+            "bytes that are not a batch after one",
+            [batch(0, 0, &records[..1]), vec![0; 30]].concat(),
+            2,
+        ),
         ("wrappers nested deeper than they are unpacked", nested, 5),
         ("a control batch in lz4", batch(0, 0x23, &records[..1]), 1),
     ];
     for (what, data, kept) in cases {
         let bytes = produce(cat, "orders", &data);
-        assert_eq!(batches_on_tape(cat, &bytes), kept, "{what}: batches on the tape");
+        assert_eq!(
+            batches_on_tape(cat, &bytes),
+            kept,
+            "{what}: batches on the tape"
+        );
         if let Some(diff) = records_both_ways(cat, &bytes, &DecodeOptions::default(), "orders") {
             panic!("{what}: {diff}");
         }
@@ -204,14 +368,24 @@ fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_a
     // frame: all on the tape, and built from it as when walked alone.
     for case in record_batch_cases() {
         let bytes = produce(cat, case.topic, &case.records);
-        assert!(batches_on_tape(cat, &bytes) > 0, "{}: nothing on the tape", case.name);
+        assert!(
+            batches_on_tape(cat, &bytes) > 0,
+            "{}: nothing on the tape",
+            case.name
+        );
         if let Some(diff) = records_both_ways(cat, &bytes, &DecodeOptions::default(), case.topic) {
             panic!("{}: {diff}", case.name);
         }
     }
     // An internal topic's records are decoded through its schemas as they are built from the tape.
     let offsets = produce(cat, "__consumer_offsets", &plain);
-    assert!(records_both_ways(cat, &offsets, &DecodeOptions::default(), "__consumer_offsets").is_none());
+    assert!(records_both_ways(
+        cat,
+        &offsets,
+        &DecodeOptions::default(),
+        "__consumer_offsets"
+    )
+    .is_none());
     // Damaged copies of the plain batches: checksums, lengths, counts, codecs
     // and data that does not decompress, found alike in a frame and alone.
     let gzip = [batch(0, 1, &records), batch(4, 4, &records)].concat();
@@ -221,7 +395,13 @@ fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_a
     }
     // A bound on decompressed data that the batch exceeds: the error shown alike.
     let bytes = produce(cat, "orders", &batch(0, 1, &records));
-    let small = DecodeOptions { budget: Budget::new(Limits { decompressed: 100, ..Limits::default() }), ..Default::default() };
+    let small = DecodeOptions {
+        budget: Budget::new(Limits {
+            decompressed: 100,
+            ..Limits::default()
+        }),
+        ..Default::default()
+    };
     assert!(records_both_ways(cat, &bytes, &small, "orders").is_none());
 }
 
@@ -246,14 +426,21 @@ fn topic_ids_named_are_noted_on_their_fields() {
     let cat = Catalogue::builtin();
     let (mut frames, mut noted) = (0, 0);
     for (d, key, v) in all_messages(cat) {
-        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+        let fs = FrameSpec {
+            direction: d,
+            api_key: key,
+            version: v,
+            release: None,
+        };
         let o = opts(d, key, v);
         for seed in 0..2 {
             let bytes = random_frame(cat, &fs, seed);
             let plain = decode_frame(cat, Bytes::from(bytes.clone()), 0, &o);
             let mut ids = Vec::new();
             plain.root.walk(&mut |n, _| {
-                if let (true, kwire::decode::Value::Uuid(u)) = (n.name.eq_ignore_ascii_case("TopicId"), &n.value) {
+                if let (true, kwire::decode::Value::Uuid(u)) =
+                    (n.name.eq_ignore_ascii_case("TopicId"), &n.value)
+                {
                     ids.push(*u);
                 }
             });
@@ -262,13 +449,28 @@ fn topic_ids_named_are_noted_on_their_fields() {
             }
             let mut named = kwire::decode::fields::TopicIds::default();
             for (i, id) in ids.iter().enumerate() {
-                named.insert(*id, if (i + seed as usize).is_multiple_of(2) { b"__consumer_offsets" } else { b"orders" });
+                named.insert(
+                    *id,
+                    if (i + seed as usize).is_multiple_of(2) {
+                        b"__consumer_offsets"
+                    } else {
+                        b"orders"
+                    },
+                );
             }
-            let o = DecodeOptions { topic_ids: named, ..o.clone() };
+            let o = DecodeOptions {
+                topic_ids: named,
+                ..o.clone()
+            };
             frames += 1;
             let tree = decode_frame(cat, Bytes::from(bytes), 0, &o);
-            tree.root.walk(&mut |n, _| noted += usize::from(n.note.as_ref().is_some_and(|t| t.starts_with("(topic "))));
+            tree.root.walk(&mut |n, _| {
+                noted += usize::from(n.note.as_ref().is_some_and(|t| t.starts_with("(topic ")))
+            });
         }
     }
-    assert!(frames > 50 && noted >= frames, "{frames} frames, {noted} notes");
+    assert!(
+        frames > 50 && noted >= frames,
+        "{frames} frames, {noted} notes"
+    );
 }

@@ -17,12 +17,24 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 
 fn decode(cat: &Catalogue, d: Direction, key: i16, v: i16, bytes: Vec<u8>) -> Frame {
-    let opts = DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), release: None, ..Default::default() };
+    let opts = DecodeOptions {
+        direction: Some(d),
+        api_key: Some(key),
+        api_version: Some(v),
+        release: None,
+        ..Default::default()
+    };
     decode_frame(cat, Bytes::from(bytes), 0, &opts)
 }
 
 fn reencode(cat: &Catalogue, fs: &FrameSpec, json: &Value) -> Vec<u8> {
-    encode_frame(cat, fs, json["header"].as_object().unwrap(), json["body"].as_object().unwrap()).unwrap()
+    encode_frame(
+        cat,
+        fs,
+        json["header"].as_object().unwrap(),
+        json["body"].as_object().unwrap(),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -31,12 +43,23 @@ fn every_smallest_instance_decodes_and_re_encodes() {
     let all = all_messages(cat);
     assert!(all.len() > 700, "only {} messages", all.len());
     for (d, key, v) in all {
-        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+        let fs = FrameSpec {
+            direction: d,
+            api_key: key,
+            version: v,
+            release: None,
+        };
         let spec = message_spec(cat, &fs).unwrap();
         let body = smallest_struct(&spec.fields, v);
         let bytes = encode_frame(cat, &fs, &example_header(d), &body).unwrap();
         let frame = decode(cat, d, key, v, bytes.clone());
-        assert!(frame.error.is_none() && frame.warnings.is_empty(), "{} v{v} {d:?}: {:?} {:?}", spec.name, frame.error, frame.warnings);
+        assert!(
+            frame.error.is_none() && frame.warnings.is_empty(),
+            "{} v{v} {d:?}: {:?} {:?}",
+            spec.name,
+            frame.error,
+            frame.warnings
+        );
         let json = frame_contract(&frame);
         assert_eq!(json["body"], Value::Object(body), "{} v{v}", spec.name);
         assert_eq!(reencode(cat, &fs, &json), bytes, "{} v{v} {d:?}", spec.name);
@@ -44,7 +67,12 @@ fn every_smallest_instance_decodes_and_re_encodes() {
 }
 
 fn check_random(cat: &Catalogue, d: Direction, key: i16, v: i16, seed: u64) -> Result<(), String> {
-    let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+    let fs = FrameSpec {
+        direction: d,
+        api_key: key,
+        version: v,
+        release: None,
+    };
     let spec = message_spec(cat, &fs).unwrap();
     let body = random_body(spec, v, seed);
     let mut header = example_header(d);
@@ -57,7 +85,8 @@ fn check_random(cat: &Catalogue, d: Direction, key: i16, v: i16, seed: u64) -> R
         unknown.insert("77".into(), Value::from("c0ffee"));
         body_with_unknown.insert("_unknown_tags".into(), Value::Object(unknown));
     }
-    let bytes = encode_frame(cat, &fs, &header, &body_with_unknown).map_err(|e| format!("{} v{v} seed {seed}: encode: {e}", spec.name))?;
+    let bytes = encode_frame(cat, &fs, &header, &body_with_unknown)
+        .map_err(|e| format!("{} v{v} seed {seed}: encode: {e}", spec.name))?;
     let frame = decode(cat, d, key, v, bytes.clone());
     if let Some(e) = &frame.error {
         return Err(format!("{} v{v} seed {seed}: decode: {e}", spec.name));
@@ -65,18 +94,36 @@ fn check_random(cat: &Catalogue, d: Direction, key: i16, v: i16, seed: u64) -> R
     let json = frame_contract(&frame);
     // `--format json` decodes values only, with its own fast paths (long
     // strings, large arrays, nulls, unknown tags): the same text, whatever the values.
-    let opts = DecodeOptions { direction: Some(d), api_key: Some(key), api_version: Some(v), values_only: true, ..Default::default() };
+    let opts = DecodeOptions {
+        direction: Some(d),
+        api_key: Some(key),
+        api_version: Some(v),
+        values_only: true,
+        ..Default::default()
+    };
     let lean = decode_frame(cat, Bytes::from(bytes.clone()), 0, &opts);
     let mut written = Vec::new();
     kwire::render::json::write_contract(&lean, &mut written);
     if written != json.to_string().into_bytes() {
-        return Err(format!("{} v{v} seed {seed}: values-only JSON differs:\n  tree   {json}\n  values {}", spec.name, String::from_utf8_lossy(&written)));
+        return Err(format!(
+            "{} v{v} seed {seed}: values-only JSON differs:\n  tree   {json}\n  values {}",
+            spec.name,
+            String::from_utf8_lossy(&written)
+        ));
     }
     if json["body"] != Value::Object(body_with_unknown.clone()) {
-        return Err(format!("{} v{v} seed {seed}:\n  wrote {}\n  read  {}", spec.name, Value::Object(body_with_unknown), json["body"]));
+        return Err(format!(
+            "{} v{v} seed {seed}:\n  wrote {}\n  read  {}",
+            spec.name,
+            Value::Object(body_with_unknown),
+            json["body"]
+        ));
     }
     if reencode(cat, &fs, &json) != bytes {
-        return Err(format!("{} v{v} seed {seed}: re-encoding differs", spec.name));
+        return Err(format!(
+            "{} v{v} seed {seed}: re-encoding differs",
+            spec.name
+        ));
     }
     Ok(())
 }
@@ -89,12 +136,28 @@ fn random_bodies_round_trip_for_every_message() {
     for (d, key, v) in all_messages(cat) {
         for seed in 0..4u64 {
             count += 1;
-            if let Err(e) = check_random(cat, d, key, v, seed * 7919 + u64::from(key as u16) * 31 + v as u64) {
+            if let Err(e) = check_random(
+                cat,
+                d,
+                key,
+                v,
+                seed * 7919 + u64::from(key as u16) * 31 + v as u64,
+            ) {
                 failures.push(e);
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {count} round trips failed:\n{}", failures.len(), failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} round trips failed:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 proptest! {
@@ -113,9 +176,18 @@ fn header_fields_round_trip() {
     let cat = Catalogue::builtin();
     let mut rng = Rng::new(5);
     for (d, key, v) in all_messages(cat).into_iter().step_by(7) {
-        let fs = FrameSpec { direction: d, api_key: key, version: v, release: None };
+        let fs = FrameSpec {
+            direction: d,
+            api_key: key,
+            version: v,
+            release: None,
+        };
         let spec = message_spec(cat, &fs).unwrap();
-        let hname = if d == Direction::Request { "RequestHeader" } else { "ResponseHeader" };
+        let hname = if d == Direction::Request {
+            "RequestHeader"
+        } else {
+            "ResponseHeader"
+        };
         let hspec = cat.entries_named(hname).next().unwrap();
         let mut header = random_struct(&mut rng, &hspec.spec().fields, 1, 0);
         header.retain(|k, _| k == "CorrelationId" || (k == "ClientId" && d == Direction::Request));
@@ -141,7 +213,15 @@ fn every_record_type_example_decodes_with_its_prefix() {
     let mut names: Vec<String> = cat
         .entries
         .iter()
-        .filter(|e| matches!(e.spec().kind, MessageKind::CoordinatorKey | MessageKind::CoordinatorValue | MessageKind::Metadata | MessageKind::Data))
+        .filter(|e| {
+            matches!(
+                e.spec().kind,
+                MessageKind::CoordinatorKey
+                    | MessageKind::CoordinatorValue
+                    | MessageKind::Metadata
+                    | MessageKind::Data
+            )
+        })
         .map(|e| e.spec().name.clone())
         .collect();
     names.sort();
@@ -152,9 +232,27 @@ fn every_record_type_example_decodes_with_its_prefix() {
         let newest = cat.entries_named(&name).next().unwrap();
         for v in newest.spec().valid_versions.iter_capped(i16::MAX) {
             let (bytes, version) = example_payload(cat, &name, Some(v)).unwrap();
-            let p = read_payload(cat, &name, &Bytes::from(bytes.clone()), if newest.spec().kind == MessageKind::Data { Some(version) } else { None });
-            assert!(p.error.is_none() && p.warnings.is_empty(), "{name} v{v}: {:?} {:?}", p.error, p.warnings);
-            assert_eq!(p.root.children.last().unwrap().end(), bytes.len(), "{name} v{v}");
+            let p = read_payload(
+                cat,
+                &name,
+                &Bytes::from(bytes.clone()),
+                if newest.spec().kind == MessageKind::Data {
+                    Some(version)
+                } else {
+                    None
+                },
+            );
+            assert!(
+                p.error.is_none() && p.warnings.is_empty(),
+                "{name} v{v}: {:?} {:?}",
+                p.error,
+                p.warnings
+            );
+            assert_eq!(
+                p.root.children.last().unwrap().end(),
+                bytes.len(),
+                "{name} v{v}"
+            );
             checked += 1;
         }
     }

@@ -34,7 +34,10 @@ fn leaked(out: &str) -> Vec<String> {
             found.push(format!("{s} as hex"));
         }
         // A grid or dump shows bytes 16 to a row: look for a run of 8 of them.
-        let spaced: String = s.as_bytes()[..8].iter().map(|b| format!("{b:02x} ")).collect();
+        let spaced: String = s.as_bytes()[..8]
+            .iter()
+            .map(|b| format!("{b:02x} "))
+            .collect();
         if out.to_ascii_lowercase().contains(spaced.trim_end()) {
             found.push(format!("{s} as spaced hex"));
         }
@@ -56,35 +59,71 @@ fn token(bytes: &[u8]) -> Vec<u8> {
 /// v0 raw tokens on a second connection, and an AlterUserScramCredentials.
 fn conversation() -> Timeline {
     let mut t = Timeline::default();
-    let hs = |m: &str| (json!({"Mechanism": m}), json!({"ErrorCode": 0, "Mechanisms": ["PLAIN", "SCRAM-SHA-256", "OAUTHBEARER"]}));
+    let hs = |m: &str| {
+        (
+            json!({"Mechanism": m}),
+            json!({"ErrorCode": 0, "Mechanisms": ["PLAIN", "SCRAM-SHA-256", "OAUTHBEARER"]}),
+        )
+    };
     let (q, r) = hs("PLAIN");
     t.pair(PORT, "c", 1, "SaslHandshake", 1, q, r);
     authenticate(&mut t, 2, format!("\0alice\0{PASSWORD}").as_bytes(), b"");
-    authenticate(&mut t, 3, b"n,,n=alice,r=rOprNGfwEbeRWgbNEkqO", b"r=rOprNGfwEbeRWgbNEkqO%hvYDp,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096");
-    authenticate(&mut t, 4, format!("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDp,p={PROOF}").as_bytes(), format!("v={SIGNATURE}").as_bytes());
-    authenticate(&mut t, 5, format!("n,a=alice,\x01auth=Bearer {BEARER}\x01host=kafka\x01\x01").as_bytes(), b"");
+    authenticate(
+        &mut t,
+        3,
+        b"n,,n=alice,r=rOprNGfwEbeRWgbNEkqO",
+        b"r=rOprNGfwEbeRWgbNEkqO%hvYDp,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
+    );
+    authenticate(
+        &mut t,
+        4,
+        format!("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDp,p={PROOF}").as_bytes(),
+        format!("v={SIGNATURE}").as_bytes(),
+    );
+    authenticate(
+        &mut t,
+        5,
+        format!("n,a=alice,\x01auth=Bearer {BEARER}\x01host=kafka\x01\x01").as_bytes(),
+        b"",
+    );
     let alter = json!({"Deletions": [], "Upsertions": [{"Name": "alice", "Mechanism": 1, "Iterations": 4096, "Salt": hex::encode("salt-bytes"), "SaltedPassword": hex::encode(SALTED)}]});
     t.pair(PORT, "c", 6, "AlterUserScramCredentials", 0, alter, json!({"ThrottleTimeMs": 0, "Results": [{"User": "alice", "ErrorCode": 0, "ErrorMessage": null}]}));
     // SaslHandshake v0: raw tokens follow.
     let (q, r) = hs("SCRAM-SHA-256");
     t.pair(PORT + 1, "c", 1, "SaslHandshake", 0, q, r);
     t.send(PORT + 1, true, &token(b"n,,n=alice,r=abc"));
-    t.send(PORT + 1, false, &token(b"r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"));
-    t.send(PORT + 1, true, &token(format!("c=biws,r=abcdef,p={PROOF}").as_bytes()));
+    t.send(
+        PORT + 1,
+        false,
+        &token(b"r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"),
+    );
+    t.send(
+        PORT + 1,
+        true,
+        &token(format!("c=biws,r=abcdef,p={PROOF}").as_bytes()),
+    );
     t.send(PORT + 1, false, &token(format!("v={SIGNATURE}").as_bytes()));
     t.pair(PORT + 1, "c", 2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
     t
 }
 
 fn run(args: &[&str]) -> (Option<i32>, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).env("NO_COLOR", "1").output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
 }
 
 #[test]
 fn no_secret_in_any_capture_format_without_show_secrets() {
     let cap = TempCapture::new("secrets", &conversation().pcap());
-    let report = std::env::temp_dir().join(format!("kwire-secrets-report-{}.html", std::process::id()));
+    let report =
+        std::env::temp_dir().join(format!("kwire-secrets-report-{}.html", std::process::id()));
     let report = report.to_str().unwrap();
     let views: Vec<Vec<&str>> = vec![
         vec!["capture", cap.path()],
@@ -97,15 +136,28 @@ fn no_secret_in_any_capture_format_without_show_secrets() {
     ];
     for args in &views {
         let (_, out) = run(args);
-        assert!(leaked(&out).is_empty(), "{args:?} shows {:?}:\n{out}", leaked(&out));
+        assert!(
+            leaked(&out).is_empty(),
+            "{args:?} shows {:?}:\n{out}",
+            leaked(&out)
+        );
         let mut shown = args.clone();
         shown.push("--show-secrets");
         let (_, out) = run(&shown);
-        let is_decoded = !args.contains(&"--list") && !args.contains(&"check") && !args.contains(&"stats");
+        let is_decoded =
+            !args.contains(&"--list") && !args.contains(&"check") && !args.contains(&"stats");
         // A grid's rows may split a secret's bytes: one seen whole is enough there.
-        let wanted = if args.contains(&"grid") { 1 } else { secrets().len() };
+        let wanted = if args.contains(&"grid") {
+            1
+        } else {
+            secrets().len()
+        };
         if is_decoded {
-            assert!(leaked(&out).len() >= wanted, "{shown:?} should show the secrets: {:?}", leaked(&out));
+            assert!(
+                leaked(&out).len() >= wanted,
+                "{shown:?} should show the secrets: {:?}",
+                leaked(&out)
+            );
         }
     }
     let (status, _) = run(&["report", cap.path(), "--out", report]);
@@ -119,41 +171,113 @@ fn no_secret_in_any_capture_format_without_show_secrets() {
 fn redacted_values_keep_their_place_and_size() {
     let cap = TempCapture::new("secrets-tree", &conversation().pcap());
     let (_, tree) = run(&["capture", cap.path()]);
-    let line = tree.lines().find(|l| l.contains("password string")).expect("the password's line");
-    assert!(line.contains(&format!("\"<redacted, {} bytes>\"", PASSWORD.len())), "{line}");
-    assert!(tree.lines().any(|l| l.contains("username string = \"alice\"")), "the user name stays: {tree}");
-    assert!(tree.lines().any(|l| l.contains("clientProof string = \"<redacted, ")), "{tree}");
-    assert!(tree.lines().any(|l| l.contains("auth string = \"<redacted, ")), "the bearer token: {tree}");
-    assert!(tree.lines().any(|l| l.contains("SaltedPassword bytes = \"<redacted, ")), "{tree}");
+    let line = tree
+        .lines()
+        .find(|l| l.contains("password string"))
+        .expect("the password's line");
+    assert!(
+        line.contains(&format!("\"<redacted, {} bytes>\"", PASSWORD.len())),
+        "{line}"
+    );
+    assert!(
+        tree.lines()
+            .any(|l| l.contains("username string = \"alice\"")),
+        "the user name stays: {tree}"
+    );
+    assert!(
+        tree.lines()
+            .any(|l| l.contains("clientProof string = \"<redacted, ")),
+        "{tree}"
+    );
+    assert!(
+        tree.lines()
+            .any(|l| l.contains("auth string = \"<redacted, ")),
+        "the bearer token: {tree}"
+    );
+    assert!(
+        tree.lines()
+            .any(|l| l.contains("SaltedPassword bytes = \"<redacted, ")),
+        "{tree}"
+    );
     // JSON: masked bytes of the same length, and the paths that hold them.
     let (_, json_lines) = run(&["capture", cap.path(), "--json"]);
-    let frames: Vec<Value> = json_lines.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
-    let plain = frames.iter().find(|f| f["api_key"] == 36 && f["kind"] == "request").unwrap();
+    let frames: Vec<Value> = json_lines
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let plain = frames
+        .iter()
+        .find(|f| f["api_key"] == 36 && f["kind"] == "request")
+        .unwrap();
     let auth = plain["body"]["AuthBytes"].as_str().unwrap();
-    assert_eq!(auth, hex::encode(format!("\0alice\0{}", "*".repeat(PASSWORD.len()))));
+    assert_eq!(
+        auth,
+        hex::encode(format!("\0alice\0{}", "*".repeat(PASSWORD.len())))
+    );
     assert_eq!(plain["_redacted"], json!(["body.AuthBytes"]));
-    let alter = frames.iter().find(|f| f["api_key"] == 51 && f["kind"] == "request").unwrap();
-    assert_eq!(alter["_redacted"], json!(["body.Upsertions[0].Salt", "body.Upsertions[0].SaltedPassword"]));
-    let tokens: Vec<&Value> = frames.iter().filter(|f| f["kind"] == "sasl_token" && f.get("_redacted").is_some()).collect();
-    assert_eq!(tokens.len(), 2, "the proof and the signature tokens: {frames:#?}");
+    let alter = frames
+        .iter()
+        .find(|f| f["api_key"] == 51 && f["kind"] == "request")
+        .unwrap();
+    assert_eq!(
+        alter["_redacted"],
+        json!([
+            "body.Upsertions[0].Salt",
+            "body.Upsertions[0].SaltedPassword"
+        ])
+    );
+    let tokens: Vec<&Value> = frames
+        .iter()
+        .filter(|f| f["kind"] == "sasl_token" && f.get("_redacted").is_some())
+        .collect();
+    assert_eq!(
+        tokens.len(),
+        2,
+        "the proof and the signature tokens: {frames:#?}"
+    );
     // A redacted frame is not encoded back.
-    let out = common::kwire_with_stdin(&["encode"], serde_json::to_string(plain).unwrap().as_bytes());
+    let out = common::kwire_with_stdin(
+        &["encode"],
+        serde_json::to_string(plain).unwrap().as_bytes(),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--show-secrets"));
 }
 
 #[test]
 fn decode_of_a_single_frame_reads_the_mechanism_by_shape() {
-    let f = frame(Direction::Request, "SaslAuthenticate", 2, 9, "c", json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}));
+    let f = frame(
+        Direction::Request,
+        "SaslAuthenticate",
+        2,
+        9,
+        "c",
+        json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}),
+    );
     let file = std::env::temp_dir().join(format!("kwire-secrets-frame-{}.bin", std::process::id()));
     std::fs::write(&file, &f).unwrap();
     let path = file.to_str().unwrap();
     for format in ["tree", "json", "tree-json", "grid"] {
         let (status, out) = run(&["decode", "--binary", path, "--format", format]);
         assert_eq!(status, Some(0), "{format}: {out}");
-        assert!(leaked(&out).is_empty(), "{format}: {:?}\n{out}", leaked(&out));
-        let (_, out) = run(&["decode", "--binary", path, "--format", format, "--show-secrets"]);
-        assert!(!leaked(&out).is_empty(), "{format} with --show-secrets: {out}");
+        assert!(
+            leaked(&out).is_empty(),
+            "{format}: {:?}\n{out}",
+            leaked(&out)
+        );
+        let (_, out) = run(&[
+            "decode",
+            "--binary",
+            path,
+            "--format",
+            format,
+            "--show-secrets",
+        ]);
+        assert!(
+            !leaked(&out).is_empty(),
+            "{format} with --show-secrets: {out}"
+        );
     }
     let (_, out) = run(&["decode", "--binary", path, "--explain"]);
     assert!(leaked(&out).is_empty(), "--explain: {:?}", leaked(&out));
@@ -174,29 +298,76 @@ fn scram_record() -> Vec<u8> {
 #[test]
 fn kraft_scram_records_in_a_segment_and_in_a_capture() {
     use common::batches::{batch, produce, Rec};
-    let rec = || Rec { key: None, value: Some(scram_record()), headers: vec![], timestamp_delta: 0 };
+    let rec = || Rec {
+        key: None,
+        value: Some(scram_record()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
     for codec in [0, 1] {
         let segment = batch(0, codec, &[rec()]);
-        let file = std::env::temp_dir().join(format!("kwire-secrets-{codec}-{}.log", std::process::id()));
+        let file =
+            std::env::temp_dir().join(format!("kwire-secrets-{codec}-{}.log", std::process::id()));
         std::fs::write(&file, &segment).unwrap();
         let path = file.to_str().unwrap();
         for format in ["tree", "json", "dump"] {
-            let (status, out) = run(&["records", path, "--topic", "__cluster_metadata", "--format", format]);
+            let (status, out) = run(&[
+                "records",
+                path,
+                "--topic",
+                "__cluster_metadata",
+                "--format",
+                format,
+            ]);
             assert_eq!(status, Some(0), "{out}");
-            assert!(leaked(&out).is_empty(), "records --format {format}, codec {codec}: {:?}\n{out}", leaked(&out));
+            assert!(
+                leaked(&out).is_empty(),
+                "records --format {format}, codec {codec}: {:?}\n{out}",
+                leaked(&out)
+            );
         }
-        let (_, out) = run(&["records", path, "--topic", "__cluster_metadata", "--show-secrets"]);
-        assert!(out.contains("StoredKey") && !out.contains("<redacted"), "with --show-secrets: {out}");
+        let (_, out) = run(&[
+            "records",
+            path,
+            "--topic",
+            "__cluster_metadata",
+            "--show-secrets",
+        ]);
+        assert!(
+            out.contains("StoredKey") && !out.contains("<redacted"),
+            "with --show-secrets: {out}"
+        );
         let (_, out) = run(&["records", path, "--topic", "__cluster_metadata"]);
-        assert!(out.lines().any(|l| l.contains("StoredKey bytes = \"<redacted, 44 bytes>\"")), "{out}");
+        assert!(
+            out.lines()
+                .any(|l| l.contains("StoredKey bytes = \"<redacted, 44 bytes>\"")),
+            "{out}"
+        );
         let _ = std::fs::remove_file(&file);
         // The same batch produced to the metadata topic, in a capture.
         let mut t = Timeline::default();
-        t.send(PORT, true, &produce(kwire::schema::Catalogue::builtin(), "__cluster_metadata", &segment));
+        t.send(
+            PORT,
+            true,
+            &produce(
+                kwire::schema::Catalogue::builtin(),
+                "__cluster_metadata",
+                &segment,
+            ),
+        );
         let cap = TempCapture::new(&format!("secrets-kraft-{codec}"), &t.pcap());
-        for args in [vec!["capture", cap.path()], vec!["capture", cap.path(), "--json"], vec!["records", cap.path()], vec!["records", cap.path(), "--format", "json"]] {
+        for args in [
+            vec!["capture", cap.path()],
+            vec!["capture", cap.path(), "--json"],
+            vec!["records", cap.path()],
+            vec!["records", cap.path(), "--format", "json"],
+        ] {
             let (_, out) = run(&args);
-            assert!(leaked(&out).is_empty(), "{args:?}, codec {codec}: {:?}\n{out}", leaked(&out));
+            assert!(
+                leaked(&out).is_empty(),
+                "{args:?}, codec {codec}: {:?}\n{out}",
+                leaked(&out)
+            );
         }
     }
 }
@@ -204,19 +375,42 @@ fn kraft_scram_records_in_a_segment_and_in_a_capture() {
 #[test]
 fn delegation_token_hmacs_are_redacted() {
     let hmac = b"HMAC-of-the-token-0123456789";
-    let f = frame(Direction::Response, "CreateDelegationToken", 3, 4, "", json!({"TokenId": "token-1", "Hmac": hex::encode(hmac)}));
+    let f = frame(
+        Direction::Response,
+        "CreateDelegationToken",
+        3,
+        4,
+        "",
+        json!({"TokenId": "token-1", "Hmac": hex::encode(hmac)}),
+    );
     let file = std::env::temp_dir().join(format!("kwire-secrets-hmac-{}.bin", std::process::id()));
     std::fs::write(&file, &f).unwrap();
     let path = file.to_str().unwrap();
-    let args = ["decode", "--binary", path, "--response", "--api", "CreateDelegationToken", "--version", "3"];
+    let args = [
+        "decode",
+        "--binary",
+        path,
+        "--response",
+        "--api",
+        "CreateDelegationToken",
+        "--version",
+        "3",
+    ];
     let hex_hmac = hex::encode(hmac);
     for format in ["tree", "json", "tree-json", "grid"] {
         let (status, out) = run(&[&args[..], &["--format", format]].concat());
         assert_eq!(status, Some(0), "{out}");
-        assert!(!out.contains("HMAC-of-the-token") && !out.contains(&hex_hmac), "{format}: {out}");
+        assert!(
+            !out.contains("HMAC-of-the-token") && !out.contains(&hex_hmac),
+            "{format}: {out}"
+        );
     }
     let (_, out) = run(&[&args[..], &["--format", "json"]].concat());
-    assert!(out.contains("\"Hmac\":\"<redacted, 28 bytes>\"") && out.contains("\"_redacted\":[\"body.Hmac\"]"), "{out}");
+    assert!(
+        out.contains("\"Hmac\":\"<redacted, 28 bytes>\"")
+            && out.contains("\"_redacted\":[\"body.Hmac\"]"),
+        "{out}"
+    );
     let (_, out) = run(&[&args[..], &["--format", "json", "--show-secrets"]].concat());
     assert!(out.contains(&hex_hmac), "{out}");
     let _ = std::fs::remove_file(&file);
@@ -228,13 +422,42 @@ fn the_explorer_shows_masked_bytes_and_redacted_values() {
     use ratatui::{backend::TestBackend, Terminal};
     // This test binary's own process: hiding on, as the command line turns it on.
     kwire::decode::secrets::hide(true);
-    let f = frame(Direction::Request, "SaslAuthenticate", 2, 9, "c", json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}));
-    let frames = kwire::decode::decode_frames(kwire::schema::Catalogue::builtin(), &bytes::Bytes::from(f), &Default::default());
-    let mut app = App::new(kwire::schema::Catalogue::builtin(), None, frames, Theme::MONO);
+    let f = frame(
+        Direction::Request,
+        "SaslAuthenticate",
+        2,
+        9,
+        "c",
+        json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}),
+    );
+    let frames = kwire::decode::decode_frames(
+        kwire::schema::Catalogue::builtin(),
+        &bytes::Bytes::from(f),
+        &Default::default(),
+    );
+    let mut app = App::new(
+        kwire::schema::Catalogue::builtin(),
+        None,
+        frames,
+        Theme::MONO,
+    );
     let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
     t.draw(|f| ui::draw(f, &mut app)).unwrap();
     let buf = t.backend().buffer().clone();
-    let screen: String = (0..buf.area.height).map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect();
-    assert!(leaked(&screen).is_empty() && !screen.contains("s3cret"), "{screen}");
-    assert!(screen.contains("*****"), "the grid's text column shows the masked bytes: {screen}");
+    let screen: String = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(
+        leaked(&screen).is_empty() && !screen.contains("s3cret"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("*****"),
+        "the grid's text column shows the masked bytes: {screen}"
+    );
 }

@@ -43,19 +43,34 @@ fn metadata(t: &mut Timeline, corr: i32, topics: &[(&str, &str)]) {
 }
 
 fn kwire(file: &TempCapture, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire")).arg("capture").arg(file.path()).args(args).output().unwrap();
-    (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .arg("capture")
+        .arg(file.path())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 /// `kwire capture - ARGS` with the capture on standard input.
 fn kwire_stdin(capture: &[u8], args: &[&str]) -> String {
     let out = common::kwire_with_stdin(&[&["capture", "-"], args].concat(), capture);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 fn topic_id_lines(tree: &str) -> Vec<&str> {
-    tree.lines().filter(|l| l.contains("TopicId uuid")).collect()
+    tree.lines()
+        .filter(|l| l.contains("TopicId uuid"))
+        .collect()
 }
 
 #[test]
@@ -72,13 +87,22 @@ fn a_name_learned_later_notes_an_earlier_fetch() {
         assert_eq!((status, err.as_str()), (Some(0), ""));
         let lines = topic_id_lines(&out);
         assert_eq!(lines.len(), 1, "{out}");
-        assert!(lines[0].contains(&format!("+-- TopicId uuid = {ORDERS} (topic \"orders\") [0x")), "{out}");
+        assert!(
+            lines[0].contains(&format!(
+                "+-- TopicId uuid = {ORDERS} (topic \"orders\") [0x"
+            )),
+            "{out}"
+        );
     }
     // Tree JSON: the note on the node.
     let (_, out, _) = kwire(&file, &["--frame", "1", "--format", "tree-json"]);
     let tree: Value = serde_json::from_str(out.trim()).unwrap();
     let topic = &tree["tree"]["children"][2]["children"][3]["children"][1]["children"][0];
-    assert_eq!((topic["name"].as_str(), topic["note"].as_str()), (Some("TopicId"), Some("(topic \"orders\")")), "{topic}");
+    assert_eq!(
+        (topic["name"].as_str(), topic["note"].as_str()),
+        (Some("TopicId"), Some("(topic \"orders\")")),
+        "{topic}"
+    );
 
     // The JSON contract: the same bytes with the Metadata exchange in the capture as without it.
     let without = TempCapture::new("topic-ids-without", &fetch_only);
@@ -90,13 +114,22 @@ fn a_name_learned_later_notes_an_earlier_fetch() {
     assert!(!with_names.concat().contains("(topic"));
     // Without a name for the id, no note.
     let (_, out, _) = kwire(&without, &["--frame", "1"]);
-    assert!(topic_id_lines(&out).iter().all(|l| !l.contains("(topic")), "{out}");
+    assert!(
+        topic_id_lines(&out).iter().all(|l| !l.contains("(topic")),
+        "{out}"
+    );
 
     // Standard input is read once: names tied so far name each frame.
     let early = kwire_stdin(&t.pcap(), &["--frame", "1"]);
-    assert!(topic_id_lines(&early).iter().all(|l| !l.contains("(topic")), "{early}");
+    assert!(
+        topic_id_lines(&early).iter().all(|l| !l.contains("(topic")),
+        "{early}"
+    );
     let late = kwire_stdin(&t.pcap(), &["--frame", "3"]);
-    assert!(topic_id_lines(&late)[0].contains("(topic \"orders\")"), "{late}");
+    assert!(
+        topic_id_lines(&late)[0].contains("(topic \"orders\")"),
+        "{late}"
+    );
 }
 
 #[test]
@@ -105,32 +138,69 @@ fn the_names_read_when_first_needed_note_every_topic_id() {
     // its names only when the Fetch is shown, and the name tied after it still notes it.
     let mut t = Timeline::default();
     let beat = json!({"GroupId": "g", "GenerationId": 1, "MemberId": "m", "GroupInstanceId": null});
-    t.pair(PORT, "consumer", 1, "Heartbeat", 4, beat, json!({"ThrottleTimeMs": 0, "ErrorCode": 0}));
+    t.pair(
+        PORT,
+        "consumer",
+        1,
+        "Heartbeat",
+        4,
+        beat,
+        json!({"ThrottleTimeMs": 0, "ErrorCode": 0}),
+    );
     fetch(&mut t, 2, ORDERS, Value::Null);
     metadata(&mut t, 3, &[("orders", ORDERS)]);
     let file = TempCapture::new("topic-ids-deferred", &t.pcap());
     let (status, out, err) = kwire(&file, &[]);
     assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
     let lines = topic_id_lines(&out);
-    assert_eq!(lines.len(), 3, "the Fetch request's and response's, the Metadata response's: {out}");
-    assert!(lines.iter().all(|l| l.contains(&format!("TopicId uuid = {ORDERS} (topic \"orders\")"))), "{out}");
+    assert_eq!(
+        lines.len(),
+        3,
+        "the Fetch request's and response's, the Metadata response's: {out}"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(&format!("TopicId uuid = {ORDERS} (topic \"orders\")"))),
+        "{out}"
+    );
     // Only frames without topic ids shown: the same frames as without the names.
     let (status, beats, _) = kwire(&file, &["--api", "Heartbeat"]);
-    assert_eq!((status, beats.matches("# frame").count(), topic_id_lines(&beats).len()), (Some(0), 2, 0), "{beats}");
+    assert_eq!(
+        (
+            status,
+            beats.matches("# frame").count(),
+            topic_id_lines(&beats).len()
+        ),
+        (Some(0), 2, 0),
+        "{beats}"
+    );
 }
 
 #[test]
 fn records_of_a_topic_named_by_id_are_that_topics() {
-    let records = Rec { key: Some(hex::decode(COMMIT_KEY).unwrap()), value: None, headers: Vec::new(), timestamp_delta: 0 };
+    let records = Rec {
+        key: Some(hex::decode(COMMIT_KEY).unwrap()),
+        value: None,
+        headers: Vec::new(),
+        timestamp_delta: 0,
+    };
     let records = hex::encode(batch(0, 0, &[records]));
     let mut t = Timeline::default();
     fetch(&mut t, 1, OFFSETS, json!(records));
-    metadata(&mut t, 2, &[("orders", ORDERS), ("__consumer_offsets", OFFSETS)]);
+    metadata(
+        &mut t,
+        2,
+        &[("orders", ORDERS), ("__consumer_offsets", OFFSETS)],
+    );
     let file = TempCapture::new("topic-ids-records", &t.pcap());
     let (status, out, err) = kwire(&file, &["--frame", "1"]);
     assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
     assert!(out.contains("(topic \"__consumer_offsets\")"), "{out}");
-    assert!(out.contains("type int16 = 1 (OffsetCommitKey)"), "the key decodes through the coordinator schema: {out}");
+    assert!(
+        out.contains("type int16 = 1 (OffsetCommitKey)"),
+        "the key decodes through the coordinator schema: {out}"
+    );
 
     // The tree names the records' topic from the id, and decodes them through its schemas.
     let cat = Catalogue::builtin();
@@ -138,12 +208,23 @@ fn records_of_a_topic_named_by_id_are_that_topics() {
     let bytes = Bytes::from(frame(Direction::Response, "Fetch", 13, 1, "", resp));
     let mut ids = TopicIds::default();
     ids.insert(uuid(OFFSETS), b"__consumer_offsets");
-    let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(1), api_version: Some(13), topic_ids: ids, ..Default::default() };
+    let opts = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(1),
+        api_version: Some(13),
+        topic_ids: ids,
+        ..Default::default()
+    };
     let tape = decode_frame(cat, bytes, 0, &opts);
     assert!(tape.error.is_none() && tape.record_damage.is_empty());
-    assert!(frame_tree_json(&tape).to_string().contains("OffsetCommitKey"));
+    assert!(frame_tree_json(&tape)
+        .to_string()
+        .contains("OffsetCommitKey"));
 }
 
 fn uuid(text: &str) -> [u8; 16] {
-    hex::decode(text.replace('-', "")).unwrap().try_into().unwrap()
+    hex::decode(text.replace('-', ""))
+        .unwrap()
+        .try_into()
+        .unwrap()
 }

@@ -18,10 +18,16 @@ fn explorer_in_a_real_terminal() {
         let _terminal = kwire::tui::terminal::TerminalGuard::enter().expect("a terminal");
         panic!("deliberate panic with the terminal in raw mode");
     }
-    common::require_tools("the terminal explorer's end-to-end test (scripts/tui-e2e.sh)", &[common::TMUX]);
+    common::require_tools(
+        "the terminal explorer's end-to-end test (scripts/tui-e2e.sh)",
+        &[common::TMUX],
+    );
     // This test binary, asked to run only this test, in its panicking role.
     let me = std::env::current_exe().expect("test binary path");
-    let panic_cmd = format!("{PANIC_INSIDE_TERMINAL}=1 '{}' --ignored --exact explorer_in_a_real_terminal --nocapture", me.display());
+    let panic_cmd = format!(
+        "{PANIC_INSIDE_TERMINAL}=1 '{}' --ignored --exact explorer_in_a_real_terminal --nocapture",
+        me.display()
+    );
     let out = Command::new("sh")
         .arg("scripts/tui-e2e.sh")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -32,15 +38,24 @@ fn explorer_in_a_real_terminal() {
         .expect("run scripts/tui-e2e.sh");
     let stdout = String::from_utf8_lossy(&out.stdout);
     println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && stdout.contains("PASS: tui end-to-end"), "scripts/tui-e2e.sh failed:\n{stdout}");
-    assert!(stdout.contains("terminal restored after panic"), "the panic check did not run:\n{stdout}");
+    assert!(
+        out.status.success() && stdout.contains("PASS: tui end-to-end"),
+        "scripts/tui-e2e.sh failed:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("terminal restored after panic"),
+        "the panic check did not run:\n{stdout}"
+    );
 }
 
 /// The explorer over a real capture in a real terminal: scripts/explorer-capture-e2e.sh.
 #[test]
 #[ignore = "needs tmux; bash .ci/run installs it and runs ignored tests"]
 fn capture_explorer_in_a_real_terminal() {
-    common::require_tools("the capture explorer's end-to-end test (scripts/explorer-capture-e2e.sh)", &[common::TMUX]);
+    common::require_tools(
+        "the capture explorer's end-to-end test (scripts/explorer-capture-e2e.sh)",
+        &[common::TMUX],
+    );
     let out = Command::new("sh")
         .arg("scripts/explorer-capture-e2e.sh")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -49,5 +64,8 @@ fn capture_explorer_in_a_real_terminal() {
         .expect("run scripts/explorer-capture-e2e.sh");
     let stdout = String::from_utf8_lossy(&out.stdout);
     println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && stdout.contains("PASS: capture explorer end-to-end"), "scripts/explorer-capture-e2e.sh failed:\n{stdout}");
+    assert!(
+        out.status.success() && stdout.contains("PASS: capture explorer end-to-end"),
+        "scripts/explorer-capture-e2e.sh failed:\n{stdout}"
+    );
 }

@@ -22,10 +22,17 @@ fn short_varints_read_as_leb128_says() {
         for b1 in 0..=255u8 {
             for bytes in [&[b0, b1][..], &[b0, b1, 0x01], &[b0]] {
                 let mut r = Reader::new(bytes);
-                let got = r.uvarint_n(10, "x").ok().map(|u| (u.value, u.len, u.overlong));
+                let got = r
+                    .uvarint_n(10, "x")
+                    .ok()
+                    .map(|u| (u.value, u.len, u.overlong));
                 let want = leb128(bytes, 10);
                 assert_eq!(got, want, "{bytes:02x?}");
-                assert_eq!(r.pos(), want.map_or(0, |w| w.1), "{bytes:02x?}: where the reader is left");
+                assert_eq!(
+                    r.pos(),
+                    want.map_or(0, |w| w.1),
+                    "{bytes:02x?}: where the reader is left"
+                );
             }
         }
     }

@@ -11,11 +11,24 @@ use crate::schema::Catalogue;
 /// Decode a captured frame with `base`'s options (budget, topic ids, values
 /// only, header only); the note says how a response's API was chosen when
 /// it was guessed, or that nothing names it.
-pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, base: DecodeOptions) -> (Frame, Option<String>) {
+pub fn decode_captured(
+    cat: &Catalogue,
+    release: Option<&str>,
+    f: &CapturedFrame,
+    guess: bool,
+    base: DecodeOptions,
+) -> (Frame, Option<String>) {
     if let FrameKind::SaslToken { mechanism } = &f.kind {
-        return (token_frame(f.bytes.clone(), 0, f.direction, mechanism.clone()), None);
+        return (
+            token_frame(f.bytes.clone(), 0, f.direction, mechanism.clone()),
+            None,
+        );
     }
-    let mut opts = DecodeOptions { direction: Some(f.direction), release: release.map(str::to_string), ..base };
+    let mut opts = DecodeOptions {
+        direction: Some(f.direction),
+        release: release.map(str::to_string),
+        ..base
+    };
     let mut note = None;
     if f.direction == Direction::Response {
         match (f.api_key, f.api_version) {
@@ -28,11 +41,29 @@ pub fn decode_captured(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame
                 if let Some(best) = ranked.first() {
                     opts.api_key = Some(best.api_key);
                     opts.api_version = Some(best.version);
-                    let top: Vec<String> = ranked.iter().take(5).map(|g| format!("{} v{} ({} warnings)", cat.api_name(g.api_key).unwrap_or("?"), g.version, g.warnings)).collect();
-                    note = Some(format!("guessed among {} candidates: {}", ranked.len(), top.join(", ")));
+                    let top: Vec<String> = ranked
+                        .iter()
+                        .take(5)
+                        .map(|g| {
+                            format!(
+                                "{} v{} ({} warnings)",
+                                cat.api_name(g.api_key).unwrap_or("?"),
+                                g.version,
+                                g.warnings
+                            )
+                        })
+                        .collect();
+                    note = Some(format!(
+                        "guessed among {} candidates: {}",
+                        ranked.len(),
+                        top.join(", ")
+                    ));
                 }
             }
-            _ => note = Some("no request with this correlation id in the capture (try --guess)".into()),
+            _ => {
+                note =
+                    Some("no request with this correlation id in the capture (try --guess)".into())
+            }
         }
     }
     (decode_frame(cat, f.bytes.clone(), 0, &opts), note)

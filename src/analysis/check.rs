@@ -8,7 +8,10 @@
 
 use super::inventory::{ApiVersionsReader, Range};
 use crate::capture::{CapturedFrame, Skipped};
-use crate::decode::{decode_frame, DecodeError, DecodeOptions, Direction, ErrorKind, Frame, Region, Role, Value, WarningKind};
+use crate::decode::{
+    decode_frame, DecodeError, DecodeOptions, Direction, ErrorKind, Frame, Region, Role, Value,
+    WarningKind,
+};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, MessageKind};
@@ -106,7 +109,10 @@ impl Rule {
     ];
 
     fn entry(self) -> &'static (Rule, &'static str, Severity, &'static str) {
-        Rule::ALL.iter().find(|(r, ..)| *r == self).unwrap_or(&Rule::ALL[0])
+        Rule::ALL
+            .iter()
+            .find(|(r, ..)| *r == self)
+            .unwrap_or(&Rule::ALL[0])
     }
 
     pub fn id(self) -> &'static str {
@@ -148,7 +154,10 @@ impl Rule {
             WarningKind::NotBatches => Rule::NotBatches,
             WarningKind::RecordOffsets => Rule::OffsetsBackwards,
             WarningKind::RecordSequence => Rule::SequenceGap,
-            WarningKind::RecordDamage | WarningKind::ApiVersionsV0 | WarningKind::Override | WarningKind::Guessed => return None,
+            WarningKind::RecordDamage
+            | WarningKind::ApiVersionsV0
+            | WarningKind::Override
+            | WarningKind::Guessed => return None,
         })
     }
 }
@@ -243,7 +252,13 @@ pub struct Checker<'c> {
 impl<'c> Checker<'c> {
     /// `opts` carries the release pin and the input's budget.
     pub fn new(cat: &'c Catalogue, opts: DecodeOptions) -> Self {
-        Checker { cat, opts, conns: HashMap::new(), api_versions: ApiVersionsReader::default(), frames: 0 }
+        Checker {
+            cat,
+            opts,
+            conns: HashMap::new(),
+            api_versions: ApiVersionsReader::default(),
+            frames: 0,
+        }
     }
 
     /// Check one frame of a capture, in capture order.
@@ -262,7 +277,10 @@ impl<'c> Checker<'c> {
     fn request(&mut self, f: &CapturedFrame, at: At, out: &mut Vec<Finding>) {
         let conn = self.conns.entry(f.conn).or_default();
         if let (Some(k), Some(v)) = (f.api_key, f.api_version) {
-            if let Some(c) = f.correlation_id.and_then(|c| conn.in_flight.get(&c).map(|p| (c, p))) {
+            if let Some(c) = f
+                .correlation_id
+                .and_then(|c| conn.in_flight.get(&c).map(|p| (c, p)))
+            {
                 let (id, p) = c;
                 out.push(at.finding(
                     Rule::CorrelationReuse,
@@ -284,7 +302,10 @@ impl<'c> Checker<'c> {
                 }
             }
         }
-        let opts = DecodeOptions { direction: Some(Direction::Request), ..self.opts.clone() };
+        let opts = DecodeOptions {
+            direction: Some(Direction::Request),
+            ..self.opts.clone()
+        };
         let frame = decode_frame(self.cat, f.bytes.clone(), 0, &opts);
         self.frames += 1;
         let expects_response = !acks_zero(self.cat, &frame, self.opts.release.as_deref());
@@ -292,7 +313,13 @@ impl<'c> Checker<'c> {
         // The capture layer only pairs requests whose header it read.
         if let (Some(_), Some(c)) = (f.api_key, f.correlation_id) {
             let conn = self.conns.entry(f.conn).or_default();
-            conn.in_flight.insert(c, InFlight { at, expects_response });
+            conn.in_flight.insert(
+                c,
+                InFlight {
+                    at,
+                    expects_response,
+                },
+            );
         }
     }
 
@@ -310,12 +337,20 @@ impl<'c> Checker<'c> {
             ));
             return;
         };
-        let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(k), api_version: Some(v), ..self.opts.clone() };
+        let opts = DecodeOptions {
+            direction: Some(Direction::Response),
+            api_key: Some(k),
+            api_version: Some(v),
+            ..self.opts.clone()
+        };
         let frame = decode_frame(self.cat, f.bytes.clone(), 0, &opts);
         self.frames += 1;
         frame_findings(&frame, &at, out);
         if k == API_VERSIONS_KEY {
-            if let Some(ranges) = self.api_versions.response(self.cat, self.opts.release.as_deref(), f, v) {
+            if let Some(ranges) =
+                self.api_versions
+                    .response(self.cat, self.opts.release.as_deref(), f, v)
+            {
                 self.conns.entry(f.conn).or_default().advertised = Some(ranges);
             }
         }
@@ -324,14 +359,26 @@ impl<'c> Checker<'c> {
     /// A TLS connection not decrypted, or a direction whose decryption stopped.
     pub fn tls(&mut self, n: &crate::capture::tls::TlsNote, out: &mut Vec<Finding>) {
         use crate::capture::tls::TlsEvent;
-        let mut at = At { time: Some(n.timestamp), conn: Some(n.conn), ..At::default() };
+        let mut at = At {
+            time: Some(n.timestamp),
+            conn: Some(n.conn),
+            ..At::default()
+        };
         match &n.event {
             TlsEvent::Session(s) => {
                 if let Err(why) = s.decryption {
-                    out.push(at.finding(Rule::TlsNotDecrypted, None, format!("TLS connection not decrypted: {}", why.describe())));
+                    out.push(at.finding(
+                        Rule::TlsNotDecrypted,
+                        None,
+                        format!("TLS connection not decrypted: {}", why.describe()),
+                    ));
                 }
             }
-            TlsEvent::Stopped { direction, offset, problem } => {
+            TlsEvent::Stopped {
+                direction,
+                offset,
+                problem,
+            } => {
                 at.direction = Some(*direction);
                 let mut f = at.finding(Rule::TlsStopped, None, problem.describe());
                 f.offset = Some(*offset);
@@ -342,18 +389,37 @@ impl<'c> Checker<'c> {
 
     /// Bytes of a stream in no frame.
     pub fn skipped(&mut self, s: &Skipped, out: &mut Vec<Finding>) {
-        let at = At { time: Some(s.timestamp), conn: Some(s.conn), direction: Some(s.direction), ..At::default() };
-        let mut f = at.finding(Rule::SkippedBytes, None, format!("{} bytes in no frame: {}", s.bytes, s.reason.describe()));
+        let at = At {
+            time: Some(s.timestamp),
+            conn: Some(s.conn),
+            direction: Some(s.direction),
+            ..At::default()
+        };
+        let mut f = at.finding(
+            Rule::SkippedBytes,
+            None,
+            format!("{} bytes in no frame: {}", s.bytes, s.reason.describe()),
+        );
         f.offset = Some(s.offset);
         out.push(f);
     }
 
     /// The capture ended: requests still awaiting a response, in capture order.
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
-        let mut left: Vec<At> = self.conns.values_mut().flat_map(|c| c.in_flight.drain()).filter(|(_, p)| p.expects_response).map(|(_, p)| p.at).collect();
+        let mut left: Vec<At> = self
+            .conns
+            .values_mut()
+            .flat_map(|c| c.in_flight.drain())
+            .filter(|(_, p)| p.expects_response)
+            .map(|(_, p)| p.at)
+            .collect();
         left.sort_by_key(|a| a.frame);
         for at in left {
-            out.push(at.finding(Rule::Unanswered, None, "no response by the end of the capture".into()));
+            out.push(at.finding(
+                Rule::Unanswered,
+                None,
+                "no response by the end of the capture".into(),
+            ));
         }
     }
 }
@@ -381,7 +447,11 @@ fn frame_findings(frame: &Frame, at: &At, out: &mut Vec<Finding>) {
 }
 
 fn error_finding(at: &At, e: &DecodeError, in_records: bool) -> Finding {
-    at.finding(Rule::of_error(e.kind, in_records), Some(e.offset), format!("expected {}", e.expected))
+    at.finding(
+        Rule::of_error(e.kind, in_records),
+        Some(e.offset),
+        format!("expected {}", e.expected),
+    )
 }
 
 /// Findings of the frames of a file of frames (hex or binary): frames are
@@ -389,7 +459,14 @@ fn error_finding(at: &At, e: &DecodeError, in_records: bool) -> Finding {
 /// no connection or time.
 pub fn check_frames(frames: &[Frame], out: &mut Vec<Finding>) {
     for (i, frame) in frames.iter().enumerate() {
-        let at = At { frame: Some(i), direction: Some(frame.direction), api_key: frame.api_key, api_version: frame.api_version, correlation_id: correlation_id(frame), ..At::default() };
+        let at = At {
+            frame: Some(i),
+            direction: Some(frame.direction),
+            api_key: frame.api_key,
+            api_version: frame.api_version,
+            correlation_id: correlation_id(frame),
+            ..At::default()
+        };
         frame_findings(frame, &at, out);
     }
 }
@@ -406,20 +483,38 @@ fn correlation_id(frame: &Frame) -> Option<i32> {
 
 /// Whether a decoded Produce request says acks=0: its broker sends no response.
 fn acks_zero(cat: &Catalogue, frame: &Frame, pin: Option<&str>) -> bool {
-    let (Some(PRODUCE_KEY), Some(v)) = (frame.api_key, frame.api_version) else { return false };
-    let Some(spec) = cat.message(MessageKind::Request, PRODUCE_KEY, v, pin) else { return false };
-    let Some(body) = frame.root.children.iter().find(|n| n.region == Region::RequestBody && n.role == Role::Structure) else { return false };
+    let (Some(PRODUCE_KEY), Some(v)) = (frame.api_key, frame.api_version) else {
+        return false;
+    };
+    let Some(spec) = cat.message(MessageKind::Request, PRODUCE_KEY, v, pin) else {
+        return false;
+    };
+    let Some(body) = frame
+        .root
+        .children
+        .iter()
+        .find(|n| n.region == Region::RequestBody && n.role == Role::Structure)
+    else {
+        return false;
+    };
     body.children.iter().any(|n| match n.role {
-        Role::Field { decl } => spec.fields.get(usize::from(decl)).is_some_and(|f| FieldMeaning::of(f) == FieldMeaning::Acks) && matches!(n.value, Value::Int(0)),
+        Role::Field { decl } => {
+            spec.fields
+                .get(usize::from(decl))
+                .is_some_and(|f| FieldMeaning::of(f) == FieldMeaning::Acks)
+                && matches!(n.value, Value::Int(0))
+        }
         _ => false,
     })
 }
 
 fn api_text(cat: &Catalogue, key: Option<i16>, version: Option<i16>) -> String {
-    let name = key.and_then(|k| cat.api_name(k).map(str::to_string)).unwrap_or_else(|| match key {
-        Some(k) => format!("api {k}"),
-        None => "?".into(),
-    });
+    let name = key
+        .and_then(|k| cat.api_name(k).map(str::to_string))
+        .unwrap_or_else(|| match key {
+            Some(k) => format!("api {k}"),
+            None => "?".into(),
+        });
     match version {
         Some(v) => format!("{name} v{v}"),
         None => name,

@@ -20,9 +20,9 @@ use crate::decode::fields::TopicIds;
 use crate::decode::values::{self, SlotKind, Val, Values};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
-use crate::text::{kafka_uuid_text, uuid_text};
 use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
+use crate::text::{kafka_uuid_text, uuid_text};
 use foldhash::{HashMap, HashMapExt};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -41,7 +41,11 @@ pub struct Needs {
 
 impl Needs {
     pub fn union(self, other: Needs) -> Needs {
-        Needs { client_id: self.client_id || other.client_id, topics: self.topics || other.topics, errors: self.errors || other.errors }
+        Needs {
+            client_id: self.client_id || other.client_id,
+            topics: self.topics || other.topics,
+            errors: self.errors || other.errors,
+        }
     }
 }
 
@@ -331,7 +335,11 @@ impl<'c, M> Exchanges<'c, M> {
         if f.kind.sasl_mechanism().is_some() {
             return;
         }
-        let at = FrameAt { index: f.index, time: f.timestamp, bytes: f.len };
+        let at = FrameAt {
+            index: f.index,
+            time: f.timestamp,
+            bytes: f.len,
+        };
         match f.direction {
             Direction::Request => self.request(f, at, obs),
             Direction::Response => self.response(f, at, obs),
@@ -347,19 +355,41 @@ impl<'c, M> Exchanges<'c, M> {
             if let Some(old) = self.pending.remove(&key) {
                 self.errors.clear();
                 let waited_us = micros_between(old.request.time, at.time);
-                self.complete(old, Some(key.1), Outcome::Unanswered { waited_us }, None, obs);
+                self.complete(
+                    old,
+                    Some(key.1),
+                    Outcome::Unanswered { waited_us },
+                    None,
+                    obs,
+                );
             }
         }
         self.topics.clear();
         self.errors.clear();
         let client_id = match api {
             Some((k, v)) if self.needs.client_id || self.needs.topics => {
-                let want = Wanted { client_id: self.needs.client_id, topics: self.needs.topics, errors: false, whole: false };
-                let found = self.facts.read(self.cat, self.release.as_deref(), f, MessageKind::Request, (k, v), want, &mut self.names, (&mut self.topics, &mut self.errors));
+                let want = Wanted {
+                    client_id: self.needs.client_id,
+                    topics: self.needs.topics,
+                    errors: false,
+                    whole: false,
+                };
+                let found = self.facts.read(
+                    self.cat,
+                    self.release.as_deref(),
+                    f,
+                    MessageKind::Request,
+                    (k, v),
+                    want,
+                    &mut self.names,
+                    (&mut self.topics, &mut self.errors),
+                );
                 if !found.decoded {
                     self.count_undecoded(f.index);
                 }
-                found.client_id.map(|c| self.names.intern_client(c.as_deref()))
+                found
+                    .client_id
+                    .map(|c| self.names.intern_client(c.as_deref()))
             }
             _ => None,
         };
@@ -380,7 +410,16 @@ impl<'c, M> Exchanges<'c, M> {
             names: &self.names,
         };
         let mark = obs.request(&ex);
-        let pending = Pending { conn: f.conn, api: api.unwrap_or_default(), request: at, client: f.from, broker: f.to, client_id, topics: self.topics.as_slice().into(), mark };
+        let pending = Pending {
+            conn: f.conn,
+            api: api.unwrap_or_default(),
+            request: at,
+            client: f.from,
+            broker: f.to,
+            client_id,
+            topics: self.topics.as_slice().into(),
+            mark,
+        };
         match (key, api) {
             (Some(key), Some(_)) => {
                 self.pending.insert(key, pending);
@@ -388,14 +427,21 @@ impl<'c, M> Exchanges<'c, M> {
             // Not paired by the capture layer: a request too short to say its API or id.
             _ => {
                 let api = api.is_some().then_some(pending.api);
-                let ex = Exchange { outcome: Outcome::Unanswered { waited_us: 0 }, api, ..ex };
+                let ex = Exchange {
+                    outcome: Outcome::Unanswered { waited_us: 0 },
+                    api,
+                    ..ex
+                };
                 obs.complete(&ex, Some(pending.mark));
             }
         }
     }
 
     fn response<O: Observer<Mark = M>>(&mut self, f: &CapturedFrame, at: FrameAt, obs: &mut O) {
-        let paired = f.api_key.and(f.correlation_id).and_then(|c| self.pending.remove(&(f.conn, c)));
+        let paired = f
+            .api_key
+            .and(f.correlation_id)
+            .and_then(|c| self.pending.remove(&(f.conn, c)));
         self.errors.clear();
         let Some(p) = paired else {
             self.topics.clear();
@@ -419,8 +465,22 @@ impl<'c, M> Exchanges<'c, M> {
         self.topics.clear();
         self.topics.extend_from_slice(&p.topics);
         if self.needs.errors || self.needs.topics {
-            let want = Wanted { client_id: false, topics: self.needs.topics, errors: self.needs.errors, whole: false };
-            let found = self.facts.read(self.cat, self.release.as_deref(), f, MessageKind::Response, p.api, want, &mut self.names, (&mut self.topics, &mut self.errors));
+            let want = Wanted {
+                client_id: false,
+                topics: self.needs.topics,
+                errors: self.needs.errors,
+                whole: false,
+            };
+            let found = self.facts.read(
+                self.cat,
+                self.release.as_deref(),
+                f,
+                MessageKind::Response,
+                p.api,
+                want,
+                &mut self.names,
+                (&mut self.topics, &mut self.errors),
+            );
             if !found.decoded {
                 self.count_undecoded(f.index);
             }
@@ -430,13 +490,30 @@ impl<'c, M> Exchanges<'c, M> {
         self.errors.sort_unstable();
         self.errors.dedup();
         let latency_us = micros_between(p.request.time, at.time);
-        self.complete(p, f.correlation_id, Outcome::Answered { latency_us }, Some(at), obs);
+        self.complete(
+            p,
+            f.correlation_id,
+            Outcome::Answered { latency_us },
+            Some(at),
+            obs,
+        );
     }
 
     /// Hand a request's exchange on as complete; `self.topics` holds its topics
     /// when answered (the request's own otherwise), `self.errors` its errors.
-    fn complete<O: Observer<Mark = M>>(&mut self, p: Pending<M>, correlation_id: Option<i32>, outcome: Outcome, response: Option<FrameAt>, obs: &mut O) {
-        let topics: &[u32] = if response.is_some() { &self.topics } else { &p.topics };
+    fn complete<O: Observer<Mark = M>>(
+        &mut self,
+        p: Pending<M>,
+        correlation_id: Option<i32>,
+        outcome: Outcome,
+        response: Option<FrameAt>,
+        obs: &mut O,
+    ) {
+        let topics: &[u32] = if response.is_some() {
+            &self.topics
+        } else {
+            &p.topics
+        };
         let ex = Exchange {
             conn: p.conn,
             client: p.client,
@@ -526,8 +603,14 @@ pub fn topic_field(f: &FieldSpec) -> Option<TopicField> {
         t => t,
     };
     match element {
-        FieldType::Primitive(Primitive::String) if FieldMeaning::of(f) == FieldMeaning::TopicName => Some(TopicField::Name),
-        FieldType::Primitive(Primitive::Uuid) if FieldMeaning::of(f) == FieldMeaning::TopicId => Some(TopicField::Id),
+        FieldType::Primitive(Primitive::String)
+            if FieldMeaning::of(f) == FieldMeaning::TopicName =>
+        {
+            Some(TopicField::Name)
+        }
+        FieldType::Primitive(Primitive::Uuid) if FieldMeaning::of(f) == FieldMeaning::TopicId => {
+            Some(TopicField::Id)
+        }
         _ => None,
     }
 }
@@ -542,8 +625,14 @@ fn fact_of(f: &FieldSpec, version: i16, want: Wanted) -> Option<Fact> {
     match (element, topic_field(f)) {
         (_, Some(TopicField::Name)) if want.topics => Some(Fact::TopicName),
         (_, Some(TopicField::Id)) if want.topics => Some(Fact::TopicId),
-        (FieldType::Primitive(Primitive::Int16), _) if want.errors && FieldMeaning::of(f) == FieldMeaning::ErrorCode => Some(Fact::ErrorCode),
-        (FieldType::Struct(_), _) => struct_facts(&f.fields, version, want).map(|s| Fact::Within(Box::new(s))),
+        (FieldType::Primitive(Primitive::Int16), _)
+            if want.errors && FieldMeaning::of(f) == FieldMeaning::ErrorCode =>
+        {
+            Some(Fact::ErrorCode)
+        }
+        (FieldType::Struct(_), _) => {
+            struct_facts(&f.fields, version, want).map(|s| Fact::Within(Box::new(s)))
+        }
         _ => None,
     }
 }
@@ -554,7 +643,11 @@ fn struct_facts(fields: &[FieldSpec], version: i16, want: Wanted) -> Option<Stru
         .iter()
         .map(|f| {
             let on_wire = f.is_regular_in(version) || f.is_tagged_in(version);
-            let fact = if on_wire { fact_of(f, version, want) } else { None };
+            let fact = if on_wire {
+                fact_of(f, version, want)
+            } else {
+                None
+            };
             any |= fact.is_some();
             fact
         })
@@ -593,7 +686,10 @@ impl FactReader {
         names: &mut Names,
         out: (&mut Vec<u32>, &mut Vec<i16>),
     ) -> Found {
-        let mut found = Found { client_id: None, decoded: true };
+        let mut found = Found {
+            client_id: None,
+            decoded: true,
+        };
         let (key, version) = api;
         let Some(spec) = cat.message(kind, key, version, pin) else {
             found.decoded = false;
@@ -611,7 +707,11 @@ impl FactReader {
         if body_facts.is_none() && !want.client_id {
             return found;
         }
-        let hv = if request { request_header_version(spec, version) } else { response_header_version(spec, version) };
+        let hv = if request {
+            request_header_version(spec, version)
+        } else {
+            response_header_version(spec, version)
+        };
         let Some(header) = cat.header(kind, hv) else {
             found.decoded = false;
             return found;
@@ -620,13 +720,23 @@ impl FactReader {
         self.tape.slots.clear();
         let (head, end, res) = values::decode_message(bytes, 4, &header.plan(hv), &mut self.tape);
         if want.client_id {
-            let decl = *self.client_decl.entry(hv).or_insert_with(|| header.fields.iter().position(|h| h.name == "ClientId").map(|i| i as u32));
+            let decl = *self.client_decl.entry(hv).or_insert_with(|| {
+                header
+                    .fields
+                    .iter()
+                    .position(|h| h.name == "ClientId")
+                    .map(|i| i as u32)
+            });
             found.client_id = match decl {
-                Some(decl) => self.tape.children(head).find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl).and_then(|(_, s)| match s.value {
-                    Val::Str(span) => Some(Some(span.of(bytes).into())),
-                    Val::Null => res.is_ok().then_some(None),
-                    _ => None,
-                }),
+                Some(decl) => self
+                    .tape
+                    .children(head)
+                    .find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl)
+                    .and_then(|(_, s)| match s.value {
+                        Val::Str(span) => Some(Some(span.of(bytes).into())),
+                        Val::Null => res.is_ok().then_some(None),
+                        _ => None,
+                    }),
                 // Header v0 has no client id: as a null one.
                 None => Some(None),
             };
@@ -645,16 +755,31 @@ impl FactReader {
         }
         let (topics, errors) = out;
         let marks = (topics.len(), errors.len());
-        let body_ok = |tape: &mut Values, plan: &crate::schema::plan::StructPlan, facts: &StructFacts, names: &mut Names, topics: &mut Vec<u32>, errors: &mut Vec<i16>| {
+        let body_ok = |tape: &mut Values,
+                       plan: &crate::schema::plan::StructPlan,
+                       facts: &StructFacts,
+                       names: &mut Names,
+                       topics: &mut Vec<u32>,
+                       errors: &mut Vec<i16>| {
             let (slot, stop, res) = values::decode_message(bytes, end, plan, tape);
             walk(tape, bytes, slot, facts, names, topics, errors);
             res.is_ok() && stop == bytes.len()
         };
-        found.decoded = body_ok(&mut self.tape, &spec.plan(version), &facts, names, topics, errors);
+        found.decoded = body_ok(
+            &mut self.tape,
+            &spec.plan(version),
+            &facts,
+            names,
+            topics,
+            errors,
+        );
         if !found.decoded && !request && key == API_VERSIONS_KEY && version > 0 {
             // A broker that does not support the requested ApiVersions version
             // answers with a v0 body (as the decoder does, `decode::frame`).
-            if let (Some(v0), Some(facts0)) = (cat.message(kind, key, 0, pin), self.body_facts(cat, pin, request, (key, 0), want)) {
+            if let (Some(v0), Some(facts0)) = (
+                cat.message(kind, key, 0, pin),
+                self.body_facts(cat, pin, request, (key, 0), want),
+            ) {
                 let mut retry = std::mem::take(&mut self.tape);
                 let header_end = retry.slots.get(head as usize).map_or(0, |h| h.end as usize);
                 retry.slots.truncate(header_end);
@@ -673,12 +798,23 @@ impl FactReader {
         found
     }
 
-    fn body_facts(&mut self, cat: &Catalogue, pin: Option<&str>, request: bool, (key, version): (i16, i16), want: Wanted) -> Option<Arc<StructFacts>> {
+    fn body_facts(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        request: bool,
+        (key, version): (i16, i16),
+        want: Wanted,
+    ) -> Option<Arc<StructFacts>> {
         let k = (request, key, version, want.errors, want.topics);
         if let Some(f) = self.bodies.get(&k) {
             return f.clone();
         }
-        let kind = if request { MessageKind::Request } else { MessageKind::Response };
+        let kind = if request {
+            MessageKind::Request
+        } else {
+            MessageKind::Response
+        };
         let spec = cat.message(kind, key, version, pin)?;
         let facts = struct_facts(&spec.fields, version, want).map(Arc::new);
         self.bodies.insert(k, facts.clone());
@@ -688,7 +824,15 @@ impl FactReader {
 
 /// The facts in the struct at `slot` and below: error codes and topics onto
 /// `errors` and `topics`. A struct naming a topic and its id ties the two.
-fn walk(tape: &Values, frame: &[u8], slot: u32, facts: &StructFacts, names: &mut Names, topics: &mut Vec<u32>, errors: &mut Vec<i16>) {
+fn walk(
+    tape: &Values,
+    frame: &[u8],
+    slot: u32,
+    facts: &StructFacts,
+    names: &mut Names,
+    topics: &mut Vec<u32>,
+    errors: &mut Vec<i16>,
+) {
     let mut name = None;
     let mut id = None;
     for (i, s) in tape.children(slot) {
@@ -728,7 +872,11 @@ fn walk(tape: &Values, frame: &[u8], slot: u32, facts: &StructFacts, names: &mut
                 if let Val::Uuid(at) = v {
                     let at = at as usize;
                     // The zero uuid is Kafka's "no id".
-                    if let Some(u) = frame.get(at..at + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()).filter(|u| *u != [0; 16]) {
+                    if let Some(u) = frame
+                        .get(at..at + 16)
+                        .and_then(|b| <[u8; 16]>::try_from(b).ok())
+                        .filter(|u| *u != [0; 16])
+                    {
                         match single {
                             true => id = Some(u),
                             // An array of ids: each is a topic of its own.
@@ -776,7 +924,15 @@ pub struct TopicIdLearner<'c> {
 
 impl<'c> TopicIdLearner<'c> {
     pub fn new(cat: &'c Catalogue, release: Option<&str>) -> Self {
-        TopicIdLearner { cat, release: release.map(str::to_string), facts: FactReader::default(), names: Names::default(), ties: HashMap::new(), topics: Vec::new(), errors: Vec::new() }
+        TopicIdLearner {
+            cat,
+            release: release.map(str::to_string),
+            facts: FactReader::default(),
+            names: Names::default(),
+            ties: HashMap::new(),
+            topics: Vec::new(),
+            errors: Vec::new(),
+        }
     }
 
     /// Take one frame of the capture.
@@ -790,9 +946,23 @@ impl<'c> TopicIdLearner<'c> {
         if !self.can_tie(api) {
             return;
         }
-        let want = Wanted { client_id: false, topics: true, errors: false, whole: false };
+        let want = Wanted {
+            client_id: false,
+            topics: true,
+            errors: false,
+            whole: false,
+        };
         let pin = self.release.as_deref();
-        self.facts.read(self.cat, pin, f, MessageKind::Response, api, want, &mut self.names, (&mut self.topics, &mut self.errors));
+        self.facts.read(
+            self.cat,
+            pin,
+            f,
+            MessageKind::Response,
+            api,
+            want,
+            &mut self.names,
+            (&mut self.topics, &mut self.errors),
+        );
         self.topics.clear();
         self.errors.clear();
     }
@@ -802,12 +972,24 @@ impl<'c> TopicIdLearner<'c> {
             return t;
         }
         let pin = self.release.as_deref();
-        if self.cat.message(MessageKind::Response, api.0, api.1, pin).is_none() {
+        if self
+            .cat
+            .message(MessageKind::Response, api.0, api.1, pin)
+            .is_none()
+        {
             // Not cached: what is kept is bounded by the definitions, not the capture.
             return false;
         }
-        let want = Wanted { client_id: false, topics: true, errors: false, whole: false };
-        let t = self.facts.body_facts(self.cat, pin, false, api, want).is_some_and(|f| ties_in(&f));
+        let want = Wanted {
+            client_id: false,
+            topics: true,
+            errors: false,
+            whole: false,
+        };
+        let t = self
+            .facts
+            .body_facts(self.cat, pin, false, api, want)
+            .is_some_and(|f| ties_in(&f));
         self.ties.insert(api, t);
         t
     }
@@ -821,15 +1003,28 @@ impl<'c> TopicIdLearner<'c> {
 /// Whether some struct of these has a topic name and a topic id side by side.
 fn ties_in(facts: &StructFacts) -> bool {
     let has = |want: fn(&Fact) -> bool| facts.by_decl.iter().flatten().any(want);
-    (has(|f| matches!(f, Fact::TopicName)) && has(|f| matches!(f, Fact::TopicId))) || facts.by_decl.iter().flatten().any(|f| matches!(f, Fact::Within(inner) if ties_in(inner)))
+    (has(|f| matches!(f, Fact::TopicName)) && has(|f| matches!(f, Fact::TopicId)))
+        || facts
+            .by_decl
+            .iter()
+            .flatten()
+            .any(|f| matches!(f, Fact::Within(inner) if ties_in(inner)))
 }
 
 /// Read a whole capture for the topic names it ties to topic ids (a first pass,
 /// so that a name learned late still names the frames before it). What was
 /// read before a damaged or cut-short file ends is kept.
-pub fn learn_topic_ids<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: R, opts: &crate::capture::CaptureOptions) -> TopicIds {
+pub fn learn_topic_ids<R: std::io::Read>(
+    cat: &Catalogue,
+    release: Option<&str>,
+    input: R,
+    opts: &crate::capture::CaptureOptions,
+) -> TopicIds {
     let mut learner = TopicIdLearner::new(cat, release);
-    let opts = crate::capture::CaptureOptions { cut_bodies: None, ..opts.clone() };
+    let opts = crate::capture::CaptureOptions {
+        cut_bodies: None,
+        ..opts.clone()
+    };
     let _ = crate::capture::for_each_frame_with(cat, input, &opts, |f| {
         learner.push(&f);
         true
@@ -892,5 +1087,11 @@ pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
         true
     })?;
     exchanges.finish(obs);
-    Ok(Reading { capture, undecoded: exchanges.undecoded(), first_undecoded: exchanges.first_undecoded(), skips, skipped_bytes })
+    Ok(Reading {
+        capture,
+        undecoded: exchanges.undecoded(),
+        first_undecoded: exchanges.first_undecoded(),
+        skips,
+        skipped_bytes,
+    })
 }

@@ -49,12 +49,19 @@ impl Filter {
 
     /// What deciding needs read from the frames.
     pub fn needs(&self) -> Needs {
-        Needs { client_id: self.client_id.is_some(), topics: self.topic.is_some(), errors: self.error.is_some() }
+        Needs {
+            client_id: self.client_id.is_some(),
+            topics: self.topic.is_some(),
+            errors: self.error.is_some(),
+        }
     }
 
     /// Whether deciding takes more than a frame's own api and connection.
     pub fn needs_exchanges(&self) -> bool {
-        self.topic.is_some() || self.client_id.is_some() || self.error.is_some() || self.min_latency_us.is_some()
+        self.topic.is_some()
+            || self.client_id.is_some()
+            || self.error.is_some()
+            || self.min_latency_us.is_some()
     }
 
     /// Whether the exchange is selected; `None` while it depends on a
@@ -64,9 +71,18 @@ impl Filter {
         let answers = [
             self.api.map(|a| Some(ex.api.is_some_and(|(k, _)| k == a))),
             self.conn.map(|c| Some(ex.conn == c)),
-            self.client_id.as_ref().map(|want| Some(ex.client_id.and_then(|c| ex.names.client_id(c)).is_some_and(|c| c == want.as_bytes()))),
+            self.client_id.as_ref().map(|want| {
+                Some(
+                    ex.client_id
+                        .and_then(|c| ex.names.client_id(c))
+                        .is_some_and(|c| c == want.as_bytes()),
+                )
+            }),
             self.topic.as_ref().map(|want| {
-                let named = ex.topics.iter().any(|&t| ex.names.topic(t).is_some_and(|t| t.is(want)));
+                let named = ex
+                    .topics
+                    .iter()
+                    .any(|&t| ex.names.topic(t).is_some_and(|t| t.is(want)));
                 // The response may name it yet.
                 if named || !pending {
                     Some(named)
@@ -119,7 +135,11 @@ impl Filter {
     pub fn terms(&self, cat: &crate::schema::Catalogue) -> String {
         let mut t = Vec::new();
         if let Some(a) = self.api {
-            t.push(format!("api={}", cat.api_name(a).map_or_else(|| a.to_string(), str::to_string)));
+            t.push(format!(
+                "api={}",
+                cat.api_name(a)
+                    .map_or_else(|| a.to_string(), str::to_string)
+            ));
         }
         if let Some(x) = &self.topic {
             t.push(format!("topic={x}"));
@@ -132,7 +152,10 @@ impl Filter {
         }
         match self.error {
             Some(ErrorWanted::Any) => t.push("error".into()),
-            Some(ErrorWanted::Code(c)) => t.push(format!("error={}", error_name(c).map_or_else(|| c.to_string(), str::to_string))),
+            Some(ErrorWanted::Code(c)) => t.push(format!(
+                "error={}",
+                error_name(c).map_or_else(|| c.to_string(), str::to_string)
+            )),
             None => {}
         }
         if let Some(us) = self.min_latency_us {
@@ -152,7 +175,10 @@ pub fn parse_terms<'t>(cat: &crate::schema::Catalogue, text: &'t str) -> Result<
             Some((n, v)) => (n.trim_start_matches("--"), Some(v)),
             None => (term.trim_start_matches("--"), None),
         };
-        let need = |v: Option<&'t str>| -> Result<&'t str, String> { v.filter(|v| !v.is_empty()).ok_or_else(|| format!("{name} needs a value: {name}=…")) };
+        let need = |v: Option<&'t str>| -> Result<&'t str, String> {
+            v.filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("{name} needs a value: {name}=…"))
+        };
         match name {
             "api" => {
                 let v = need(value)?;
@@ -188,11 +214,32 @@ mod term_tests {
     #[test]
     fn terms_read_as_the_options_do() {
         let cat = crate::schema::Catalogue::builtin();
-        let f = parse_terms(cat, "api=Produce topic=orders client-id=app conn=3 error=NOT_COORDINATOR min-latency=2.5ms").unwrap();
-        assert_eq!(f, Filter { api: Some(0), topic: Some("orders".into()), client_id: Some("app".into()), conn: Some(3), error: Some(ErrorWanted::Code(16)), min_latency_us: Some(2500) });
-        assert_eq!(parse_terms(cat, "error").unwrap().error, Some(ErrorWanted::Any));
-        assert!(parse_terms(cat, "api=Nope").unwrap_err().contains("unknown API"));
-        assert!(parse_terms(cat, "colour=red").unwrap_err().contains("unknown term"));
+        let f = parse_terms(
+            cat,
+            "api=Produce topic=orders client-id=app conn=3 error=NOT_COORDINATOR min-latency=2.5ms",
+        )
+        .unwrap();
+        assert_eq!(
+            f,
+            Filter {
+                api: Some(0),
+                topic: Some("orders".into()),
+                client_id: Some("app".into()),
+                conn: Some(3),
+                error: Some(ErrorWanted::Code(16)),
+                min_latency_us: Some(2500)
+            }
+        );
+        assert_eq!(
+            parse_terms(cat, "error").unwrap().error,
+            Some(ErrorWanted::Any)
+        );
+        assert!(parse_terms(cat, "api=Nope")
+            .unwrap_err()
+            .contains("unknown API"));
+        assert!(parse_terms(cat, "colour=red")
+            .unwrap_err()
+            .contains("unknown term"));
         assert!(parse_terms(cat, "").unwrap().is_empty());
         assert_eq!(parse_terms(cat, &f.terms(cat)).unwrap(), f);
     }

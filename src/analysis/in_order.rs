@@ -42,8 +42,22 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
     pub const BATCH_WEIGHT: usize = 256 << 10;
 
     /// Run `body` with `workers` threads doing `work` (none: on the calling thread).
-    pub fn run<T>(workers: usize, work: &(dyn Fn(J) -> R + Sync), body: impl FnOnce(&mut InOrder<'_, J, R>) -> T) -> T {
-        let new = |jobs, results, limit| InOrder { jobs, results, work, pending: Vec::new(), pending_weight: 0, sent: 0, delivered: 0, waiting: VecDeque::new(), limit };
+    pub fn run<T>(
+        workers: usize,
+        work: &(dyn Fn(J) -> R + Sync),
+        body: impl FnOnce(&mut InOrder<'_, J, R>) -> T,
+    ) -> T {
+        let new = |jobs, results, limit| InOrder {
+            jobs,
+            results,
+            work,
+            pending: Vec::new(),
+            pending_weight: 0,
+            sent: 0,
+            delivered: 0,
+            waiting: VecDeque::new(),
+            limit,
+        };
         if workers == 0 {
             return body(&mut new(None, None, 1));
         }
@@ -57,7 +71,10 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
                     // The lock is held only to take a batch, not to work on it.
                     let next = job_rx.lock().map_or(None, |rx| rx.recv().ok());
                     let Some((seq, jobs)) = next else { return };
-                    if result_tx.send((seq, jobs.into_iter().map(work).collect())).is_err() {
+                    if result_tx
+                        .send((seq, jobs.into_iter().map(work).collect()))
+                        .is_err()
+                    {
                         return;
                     }
                 });
@@ -125,7 +142,9 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
         let mut block = block || self.in_flight() > self.limit;
         loop {
             while let Some(Some(_)) = self.waiting.front() {
-                let Some(Some(batch)) = self.waiting.pop_front() else { break };
+                let Some(Some(batch)) = self.waiting.pop_front() else {
+                    break;
+                };
                 self.delivered += 1;
                 block = self.in_flight() > self.limit;
                 for r in batch {
@@ -134,8 +153,14 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
                     }
                 }
             }
-            let Some(results) = &self.results else { return true };
-            let got = if block && self.in_flight() > 0 { results.recv().ok() } else { results.try_recv().ok() };
+            let Some(results) = &self.results else {
+                return true;
+            };
+            let got = if block && self.in_flight() > 0 {
+                results.recv().ok()
+            } else {
+                results.try_recv().ok()
+            };
             let Some((seq, batch)) = got else {
                 // Nothing ready; or, blocking, every worker gone (they stop only when told).
                 return !block || self.in_flight() == 0;
@@ -157,7 +182,9 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
 /// Workers for decoding a capture's frames: the other cores, at most 8 (the
 /// calling thread reads, pairs and writes; a file's reading thread is light).
 pub fn decoding_workers() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8)
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
 }
 
 #[cfg(test)]
@@ -178,7 +205,12 @@ mod tests {
             };
             for j in 0..n {
                 assert!(q.submit(j, (j % 5) as usize * 20_000, &mut deliver));
-                assert!(q.in_flight() <= q.limit, "at most {} batches in flight, {} are", q.limit, q.in_flight());
+                assert!(
+                    q.in_flight() <= q.limit,
+                    "at most {} batches in flight, {} are",
+                    q.limit,
+                    q.in_flight()
+                );
             }
             assert!(q.drain(&mut deliver));
             assert_eq!(q.in_flight(), 0);
@@ -219,10 +251,16 @@ mod tests {
                     seen.push(r);
                     r < 3
                 };
-                (0..1000).find(|&j| !q.submit(j, 1, &mut deliver) || (j == 999 && !q.drain(&mut deliver)))
+                (0..1000).find(|&j| {
+                    !q.submit(j, 1, &mut deliver) || (j == 999 && !q.drain(&mut deliver))
+                })
             });
             assert!(stopped_at.is_some(), "{workers} workers: never stopped");
-            assert_eq!(seen, [0, 1, 2, 3], "{workers} workers: nothing after the refused result");
+            assert_eq!(
+                seen,
+                [0, 1, 2, 3],
+                "{workers} workers: nothing after the refused result"
+            );
         }
     }
 }

@@ -56,9 +56,17 @@ pub enum IndexEvent {
     /// New rows, numbered on from the last; topics named for the first time
     /// (to extend the receiver's table: rows index it); the topic names tied
     /// to ids so far, for decoding.
-    Rows { rows: Vec<IndexedFrame>, new_topics: Vec<Topic>, topic_ids: TopicIds },
+    Rows {
+        rows: Vec<IndexedFrame>,
+        new_topics: Vec<Topic>,
+        topic_ids: TopicIds,
+    },
     /// A skip or TLS note's count went up.
-    Notes { skipped: usize, skipped_bytes: u64, tls: usize },
+    Notes {
+        skipped: usize,
+        skipped_bytes: u64,
+        tls: usize,
+    },
     /// The capture was read to its end (or stopped); its stats or error.
     Done(Result<CaptureStats, String>),
 }
@@ -85,7 +93,12 @@ impl Spool {
         let dir = std::env::temp_dir();
         for attempt in 0..100u32 {
             let path = dir.join(format!("kwire-spool-{}-{attempt}", std::process::id()));
-            match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+            match std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
                 Ok(f) => {
                     let _ = std::fs::remove_file(&path);
                     let writer = f.try_clone()?;
@@ -95,7 +108,9 @@ impl Spool {
                 Err(e) => return Err(e),
             }
         }
-        Err(std::io::Error::other("no spool file name free in the temporary directory"))
+        Err(std::io::Error::other(
+            "no spool file name free in the temporary directory",
+        ))
     }
 
     /// `len` bytes from `at`.
@@ -108,7 +123,10 @@ impl Spool {
     /// The frame of a row, bytes and all.
     pub fn frame(&self, row: &IndexedFrame) -> std::io::Result<CapturedFrame> {
         let bytes = self.read(row.spooled_at, row.frame.len)?;
-        Ok(CapturedFrame { bytes, ..row.frame.clone() })
+        Ok(CapturedFrame {
+            bytes,
+            ..row.frame.clone()
+        })
     }
 }
 
@@ -136,7 +154,16 @@ struct Pending {
 /// each frame's bytes to `spool`; until the input ends, `progress.stop` is
 /// set, or the receiver is gone. Run it on its own thread.
 #[allow(clippy::too_many_arguments)]
-pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input: impl Read, opts: &CaptureOptions, spool: File, progress: &Progress, tx: &Sender<IndexEvent>) {
+pub fn index_capture(
+    cat: &Catalogue,
+    release: Option<&str>,
+    guess: bool,
+    input: impl Read,
+    opts: &CaptureOptions,
+    spool: File,
+    progress: &Progress,
+    tx: &Sender<IndexEvent>,
+) {
     yield_to_the_screen();
     let mut lister = Lister::new(cat, release, guess).with_topics();
     let mut learner = super::exchange::TopicIdLearner::new(cat, release);
@@ -150,15 +177,30 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
     let mut notes_changed = false;
     let mut last_sent = Instant::now();
     let mut failed = None;
-    let input = Counting { inner: input, read: progress.read.clone() };
+    let input = Counting {
+        inner: input,
+        read: progress.read.clone(),
+    };
     // Rows go out once their bytes are in the spool: `Err(Some(why))` when the
     // spool cannot be written, `Err(None)` when the explorer is gone.
-    let send = |rows: &mut Vec<IndexedFrame>, lister: &Lister<'_>, learner: &super::exchange::TopicIdLearner<'_>, spool: &mut BufWriter<File>, topics_sent: &mut usize| -> Result<(), Option<String>> {
+    let send = |rows: &mut Vec<IndexedFrame>,
+                lister: &Lister<'_>,
+                learner: &super::exchange::TopicIdLearner<'_>,
+                spool: &mut BufWriter<File>,
+                topics_sent: &mut usize|
+     -> Result<(), Option<String>> {
         spool.flush().map_err(|e| Some(format!("spool: {e}")))?;
         let names = lister.names();
-        let new_topics = (*topics_sent..names.topic_count()).filter_map(|i| names.topic(i as u32).cloned()).collect();
+        let new_topics = (*topics_sent..names.topic_count())
+            .filter_map(|i| names.topic(i as u32).cloned())
+            .collect();
         *topics_sent = names.topic_count();
-        tx.send(IndexEvent::Rows { rows: std::mem::take(rows), new_topics, topic_ids: learner.topic_ids().clone() }).map_err(|_| None)
+        tx.send(IndexEvent::Rows {
+            rows: std::mem::take(rows),
+            new_topics,
+            topic_ids: learner.topic_ids().clone(),
+        })
+        .map_err(|_| None)
     };
     let result = for_each_captured(cat, input, opts, |c| {
         if progress.stop.load(Ordering::Relaxed) {
@@ -184,12 +226,19 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
                     match f.direction {
                         Direction::Request => {
                             if pending.len() >= MAX_PENDING {
-                                let mut oldest: Vec<usize> = pending.values().map(|p| p.row).collect();
+                                let mut oldest: Vec<usize> =
+                                    pending.values().map(|p| p.row).collect();
                                 oldest.sort_unstable();
                                 let cut = oldest[oldest.len() / 2];
                                 pending.retain(|_, p| p.row >= cut);
                             }
-                            pending.insert((f.conn, corr), Pending { row, time: f.timestamp });
+                            pending.insert(
+                                (f.conn, corr),
+                                Pending {
+                                    row,
+                                    time: f.timestamp,
+                                },
+                            );
                         }
                         Direction::Response if f.api_key.is_some() => {
                             if let Some(p) = pending.remove(&(f.conn, corr)) {
@@ -202,7 +251,13 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
                 }
                 // The listing keeps the frame's length; the row keeps no bytes.
                 f.bytes = Bytes::new();
-                rows.push(IndexedFrame { frame: f, entry, spooled_at: at, latency_us, pair });
+                rows.push(IndexedFrame {
+                    frame: f,
+                    entry,
+                    spooled_at: at,
+                    latency_us,
+                    pair,
+                });
             }
             Captured::Skipped(s) => {
                 skipped += 1;
@@ -219,7 +274,15 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
         let streaming = progress.total.is_none();
         if streaming || rows.len() >= BATCH_ROWS || last_sent.elapsed() >= BATCH_EVERY {
             last_sent = Instant::now();
-            if notes_changed && tx.send(IndexEvent::Notes { skipped, skipped_bytes, tls }).is_err() {
+            if notes_changed
+                && tx
+                    .send(IndexEvent::Notes {
+                        skipped,
+                        skipped_bytes,
+                        tls,
+                    })
+                    .is_err()
+            {
                 return false;
             }
             notes_changed = false;
@@ -232,7 +295,11 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
         }
         true
     });
-    let _ = tx.send(IndexEvent::Notes { skipped, skipped_bytes, tls });
+    let _ = tx.send(IndexEvent::Notes {
+        skipped,
+        skipped_bytes,
+        tls,
+    });
     if let Err(Some(why)) = send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
         failed.get_or_insert(why);
     }
@@ -246,7 +313,12 @@ pub fn index_capture(cat: &Catalogue, release: Option<&str>, guess: bool, input:
 /// decides on the row's exchange (the request and its response, joined by
 /// [`IndexedFrame::pair`]), as [`super::filter`] says for `capture`;
 /// `topics` is the table the rows' topics index.
-pub fn selects<'r>(filter: &super::filter::Filter, row: impl Fn(usize) -> Option<&'r IndexedFrame>, i: usize, topics: &[Topic]) -> bool {
+pub fn selects<'r>(
+    filter: &super::filter::Filter,
+    row: impl Fn(usize) -> Option<&'r IndexedFrame>,
+    i: usize,
+    topics: &[Topic],
+) -> bool {
     use super::filter::ErrorWanted;
     use super::listing::Summary;
     let Some(this) = row(i) else { return false };
@@ -275,7 +347,9 @@ pub fn selects<'r>(filter: &super::filter::Filter, row: impl Fn(usize) -> Option
         }
     }
     if let Some(want) = &filter.topic {
-        let named = both().flat_map(|r| r.entry.topics.iter()).any(|&t| topics.get(t as usize).is_some_and(|t| t.is(want)));
+        let named = both()
+            .flat_map(|r| r.entry.topics.iter())
+            .any(|&t| topics.get(t as usize).is_some_and(|t| t.is(want)));
         if !named {
             return false;
         }

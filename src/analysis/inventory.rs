@@ -20,15 +20,17 @@
 //! Memory: the requests awaiting a response, one entry per connection, per
 //! (connection, client id, API version) used and per broker's advertised API.
 
-use super::exchange::{read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading};
+use super::exchange::{
+    read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading,
+};
 use super::filter::Filter;
 use crate::capture::{CaptureOptions, CapturedFrame};
 use crate::decode::values::{self, SlotKind, Val, Values};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
-use crate::text::escape::{quote, sanitize};
 use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
+use crate::text::escape::{quote, sanitize};
 use serde_json::{json, Map, Value as Json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
@@ -73,7 +75,13 @@ impl Facts {
             return;
         }
         self.selected += 1;
-        let u = self.uses.entry((ex.conn, ex.client_id)).or_insert_with(|| Use { broker: ex.broker, versions: BTreeMap::new() });
+        let u = self
+            .uses
+            .entry((ex.conn, ex.client_id))
+            .or_insert_with(|| Use {
+                broker: ex.broker,
+                versions: BTreeMap::new(),
+            });
         *u.versions.entry(api).or_insert(0) += 1;
     }
 }
@@ -114,7 +122,10 @@ struct ResponseDecls {
 }
 
 fn decl_named(fields: &[FieldSpec], version: i16, name: &str) -> Option<u32> {
-    fields.iter().position(|f| f.name == name && (f.is_regular_in(version) || f.is_tagged_in(version))).map(|i| i as u32)
+    fields
+        .iter()
+        .position(|f| f.name == name && (f.is_regular_in(version) || f.is_tagged_in(version)))
+        .map(|i| i as u32)
 }
 
 fn is_int16(f: &FieldSpec) -> bool {
@@ -128,15 +139,26 @@ fn response_decls(fields: &[FieldSpec], version: i16) -> ResponseDecls {
         if d.error.is_none() && is_int16(f) && FieldMeaning::of(f) == FieldMeaning::ErrorCode {
             d.error = Some(i as u32);
         }
-        let FieldType::Array(inner) = &f.ty else { continue };
+        let FieldType::Array(inner) = &f.ty else {
+            continue;
+        };
         if !matches!(**inner, FieldType::Struct(_)) || d.keys.is_some() {
             continue;
         }
-        let key = f.fields.iter().position(|g| on_wire(g) && is_int16(g) && FieldMeaning::of(g) == FieldMeaning::ApiKey);
+        let key = f
+            .fields
+            .iter()
+            .position(|g| on_wire(g) && is_int16(g) && FieldMeaning::of(g) == FieldMeaning::ApiKey);
         let min = decl_named(&f.fields, version, "MinVersion");
         let max = decl_named(&f.fields, version, "MaxVersion");
         if let (Some(key), Some(min), Some(max)) = (key, min, max) {
-            d = ResponseDecls { keys: Some(i as u32), key: Some(key as u32), min: Some(min), max: Some(max), ..d };
+            d = ResponseDecls {
+                keys: Some(i as u32),
+                key: Some(key as u32),
+                min: Some(min),
+                max: Some(max),
+                ..d
+            };
         }
     }
     d
@@ -159,7 +181,14 @@ impl ApiVersionsReader {
 
     /// The body's slot of frame `f`, a message of `kind` at `version`, decoded
     /// completely; `None` when it does not decode (or only a prefix was kept).
-    fn body(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame, kind: MessageKind, version: i16) -> Option<u32> {
+    fn body(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        f: &CapturedFrame,
+        kind: MessageKind,
+        version: i16,
+    ) -> Option<u32> {
         if f.is_cut() {
             return None;
         }
@@ -173,14 +202,24 @@ impl ApiVersionsReader {
         self.tape.slots.clear();
         let (_, end, res) = values::decode_message(bytes, 4, &header.plan(hv), &mut self.tape);
         res.ok()?;
-        let (slot, stop, res) = values::decode_message(bytes, end, &spec.plan(version), &mut self.tape);
+        let (slot, stop, res) =
+            values::decode_message(bytes, end, &spec.plan(version), &mut self.tape);
         (res.is_ok() && stop == bytes.len()).then_some(slot)
     }
 
     /// The software named by an ApiVersions request (v3 and later).
-    fn request(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame, version: i16) -> Option<Software> {
+    fn request(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        f: &CapturedFrame,
+        version: i16,
+    ) -> Option<Software> {
         let spec = cat.message(MessageKind::Request, API_VERSIONS_KEY, version, pin)?;
-        let d = RequestDecls { name: decl_named(&spec.fields, version, "ClientSoftwareName"), version: decl_named(&spec.fields, version, "ClientSoftwareVersion") };
+        let d = RequestDecls {
+            name: decl_named(&spec.fields, version, "ClientSoftwareName"),
+            version: decl_named(&spec.fields, version, "ClientSoftwareVersion"),
+        };
         if d.name.is_none() && d.version.is_none() {
             return None;
         }
@@ -189,7 +228,10 @@ impl ApiVersionsReader {
             return None;
         };
         let bytes: &[u8] = &f.bytes;
-        let mut sw = Software { name: None, version: None };
+        let mut sw = Software {
+            name: None,
+            version: None,
+        };
         for (_, s) in self.tape.children(body) {
             let Val::Str(span) = s.value else { continue };
             if s.kind != SlotKind::Field {
@@ -207,7 +249,13 @@ impl ApiVersionsReader {
     /// The ranges an ApiVersions response advertises, when it has no error.
     /// A broker answers a version it does not serve with a v0 body, as the
     /// decoder reads it too.
-    pub(crate) fn response(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame, version: i16) -> Option<BTreeMap<i16, Range>> {
+    pub(crate) fn response(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        f: &CapturedFrame,
+        version: i16,
+    ) -> Option<BTreeMap<i16, Range>> {
         let mut at = Some(version);
         let (body, version) = loop {
             let v = at?;
@@ -266,34 +314,58 @@ pub struct Collected {
 
 /// Read a capture: the exchanges that pass `filter`, and every ApiVersions
 /// exchange's software and ranges.
-pub fn collect<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: R, opts: &CaptureOptions, filter: &Filter) -> Result<Collected, String> {
-    let needs = Needs { client_id: true, ..Needs::default() }.union(filter.needs());
+pub fn collect<R: std::io::Read>(
+    cat: &Catalogue,
+    release: Option<&str>,
+    input: R,
+    opts: &CaptureOptions,
+    filter: &Filter,
+) -> Result<Collected, String> {
+    let needs = Needs {
+        client_id: true,
+        ..Needs::default()
+    }
+    .union(filter.needs());
     let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, release, needs);
-    let mut adder = Adder { facts: Facts::default(), filter };
+    let mut adder = Adder {
+        facts: Facts::default(),
+        filter,
+    };
     let mut reader = ApiVersionsReader::default();
     let mut software: HashMap<usize, Software> = HashMap::new();
     let mut advertised: BTreeMap<SocketAddr, BTreeMap<i16, Range>> = BTreeMap::new();
-    let mut reading = read_capture(cat, input, opts, (&mut exchanges, &mut adder), filter.conn, |f| {
-        if let (Some(API_VERSIONS_KEY), Some(v)) = (f.api_key, f.api_version) {
-            match f.direction {
-                Direction::Request => {
-                    if let Some(sw) = reader.request(cat, release, f, v) {
-                        software.insert(f.conn, sw);
+    let mut reading = read_capture(
+        cat,
+        input,
+        opts,
+        (&mut exchanges, &mut adder),
+        filter.conn,
+        |f| {
+            if let (Some(API_VERSIONS_KEY), Some(v)) = (f.api_key, f.api_version) {
+                match f.direction {
+                    Direction::Request => {
+                        if let Some(sw) = reader.request(cat, release, f, v) {
+                            software.insert(f.conn, sw);
+                        }
                     }
-                }
-                Direction::Response => {
-                    if let Some(r) = reader.response(cat, release, f, v) {
-                        advertised.insert(f.from, r);
+                    Direction::Response => {
+                        if let Some(r) = reader.response(cat, release, f, v) {
+                            advertised.insert(f.from, r);
+                        }
                     }
                 }
             }
-        }
-    })?;
+        },
+    )?;
     let mut facts = adder.facts;
     facts.software = software;
     facts.advertised = advertised;
     reading.add_undecoded(reader.undecoded, reader.first_undecoded);
-    Ok(Collected { facts, names: exchanges.into_names(), reading })
+    Ok(Collected {
+        facts,
+        names: exchanges.into_names(),
+        reading,
+    })
 }
 
 /// A version a broker did not advertise.
@@ -371,7 +443,13 @@ fn not_served(api: i16, v: i16, target_serves: &[i16]) -> bool {
 impl Inventory {
     /// The inventory of `facts`; `target` is a release of `served` (the
     /// built-in catalogue) whose served versions the used ones are checked against.
-    pub fn new(cat: &Catalogue, served: &Catalogue, facts: &Facts, names: &Names, target: Option<&str>) -> Inventory {
+    pub fn new(
+        cat: &Catalogue,
+        served: &Catalogue,
+        facts: &Facts,
+        names: &Names,
+        target: Option<&str>,
+    ) -> Inventory {
         /// One API of a client: versions, requests, and (broker, version) sent.
         #[derive(Default)]
         struct Sent {
@@ -383,7 +461,9 @@ impl Inventory {
         let mut groups: BTreeMap<Key, (BTreeSet<usize>, BTreeMap<i16, Sent>)> = BTreeMap::new();
         let mut brokers: BTreeSet<SocketAddr> = BTreeSet::new();
         for (&(conn, client_id), u) in &facts.uses {
-            let id = client_id.and_then(|c| names.client_id(c)).map(<[u8]>::to_vec);
+            let id = client_id
+                .and_then(|c| names.client_id(c))
+                .map(<[u8]>::to_vec);
             let key = (id, facts.software.get(&conn).cloned());
             let g = groups.entry(key).or_default();
             g.0.insert(conn);
@@ -401,54 +481,101 @@ impl Inventory {
             .map(|((client_id, software), (conns, apis))| {
                 let apis = apis
                     .into_iter()
-                    .map(|(api_key, Sent { versions, requests, to: sent })| {
-                        let mut advertised = BTreeMap::new();
-                        let mut outside_advertised = Vec::new();
-                        for &(broker, v) in &sent {
-                            let Some(ranges) = facts.advertised.get(&broker) else { continue };
-                            let range = ranges.get(&api_key).copied();
-                            advertised.insert(broker, range);
-                            let out = match range {
-                                Some((lo, hi)) => outside(api_key, v, lo, hi),
-                                None => true,
-                            };
-                            if out {
-                                outside_advertised.push(Outside { version: v, broker, advertised: range });
-                            }
-                        }
-                        let unsupported_in_target = match target {
-                            None => Vec::new(),
-                            Some(r) => {
-                                let serves = target_cache.entry(api_key).or_insert_with(|| served.versions(MessageKind::Request, api_key, Some(r)));
-                                versions.iter().filter(|&&v| not_served(api_key, v, serves)).map(|&v| Unsupported { version: v, target_serves: serves.clone() }).collect()
-                            }
-                        };
-                        ApiUse {
+                    .map(
+                        |(
                             api_key,
-                            api_name: cat.api_name(api_key).map(str::to_string),
-                            versions: versions.into_iter().collect(),
-                            requests,
-                            advertised,
-                            outside_advertised,
-                            unsupported_in_target,
-                        }
-                    })
+                            Sent {
+                                versions,
+                                requests,
+                                to: sent,
+                            },
+                        )| {
+                            let mut advertised = BTreeMap::new();
+                            let mut outside_advertised = Vec::new();
+                            for &(broker, v) in &sent {
+                                let Some(ranges) = facts.advertised.get(&broker) else {
+                                    continue;
+                                };
+                                let range = ranges.get(&api_key).copied();
+                                advertised.insert(broker, range);
+                                let out = match range {
+                                    Some((lo, hi)) => outside(api_key, v, lo, hi),
+                                    None => true,
+                                };
+                                if out {
+                                    outside_advertised.push(Outside {
+                                        version: v,
+                                        broker,
+                                        advertised: range,
+                                    });
+                                }
+                            }
+                            let unsupported_in_target = match target {
+                                None => Vec::new(),
+                                Some(r) => {
+                                    let serves = target_cache.entry(api_key).or_insert_with(|| {
+                                        served.versions(MessageKind::Request, api_key, Some(r))
+                                    });
+                                    versions
+                                        .iter()
+                                        .filter(|&&v| not_served(api_key, v, serves))
+                                        .map(|&v| Unsupported {
+                                            version: v,
+                                            target_serves: serves.clone(),
+                                        })
+                                        .collect()
+                                }
+                            };
+                            ApiUse {
+                                api_key,
+                                api_name: cat.api_name(api_key).map(str::to_string),
+                                versions: versions.into_iter().collect(),
+                                requests,
+                                advertised,
+                                outside_advertised,
+                                unsupported_in_target,
+                            }
+                        },
+                    )
                     .collect();
-                Client { client_id, software, conns: conns.into_iter().collect(), apis }
+                Client {
+                    client_id,
+                    software,
+                    conns: conns.into_iter().collect(),
+                    apis,
+                }
             })
             .collect();
-        let brokers = brokers.into_iter().map(|address| Broker { address, advertised: facts.advertised.get(&address).cloned() }).collect();
-        Inventory { target_release: target.map(str::to_string), clients, brokers }
+        let brokers = brokers
+            .into_iter()
+            .map(|address| Broker {
+                address,
+                advertised: facts.advertised.get(&address).cloned(),
+            })
+            .collect();
+        Inventory {
+            target_release: target.map(str::to_string),
+            clients,
+            brokers,
+        }
     }
 
     /// API versions the target release does not serve, over every client.
     pub fn flagged(&self) -> usize {
-        self.clients.iter().flat_map(|c| &c.apis).map(|a| a.unsupported_in_target.len()).sum()
+        self.clients
+            .iter()
+            .flat_map(|c| &c.apis)
+            .map(|a| a.unsupported_in_target.len())
+            .sum()
     }
 
     /// Requests' versions outside what their broker advertised, over every client.
     pub fn outside_advertised(&self) -> usize {
-        self.clients.iter().flat_map(|c| &c.apis).map(|a| a.outside_advertised.len()).sum()
+        self.clients
+            .iter()
+            .flat_map(|c| &c.apis)
+            .map(|a| a.outside_advertised.len())
+            .sum()
     }
 
     pub fn to_json(&self) -> Json {
@@ -496,7 +623,13 @@ impl Inventory {
             .brokers
             .iter()
             .map(|b| {
-                let advertised = b.advertised.as_ref().map(|m| Json::Object(m.iter().map(|(k, r)| (k.to_string(), range(r))).collect::<Map<String, Json>>()));
+                let advertised = b.advertised.as_ref().map(|m| {
+                    Json::Object(
+                        m.iter()
+                            .map(|(k, r)| (k.to_string(), range(r)))
+                            .collect::<Map<String, Json>>(),
+                    )
+                });
                 json!({"address": b.address.to_string(), "advertised": advertised})
             })
             .collect();
@@ -509,11 +642,17 @@ impl Inventory {
         let mut out = String::new();
         let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         for c in &self.clients {
-            let id = c.client_id.as_deref().map_or_else(|| "null".to_string(), |b| quote(&text(b)));
+            let id = c
+                .client_id
+                .as_deref()
+                .map_or_else(|| "null".to_string(), |b| quote(&text(b)));
             out.push_str(&format!("client {id}\n"));
             let software = match &c.software {
                 Some(s) => {
-                    let part = |b: &Option<Box<[u8]>>| b.as_deref().map_or_else(|| "?".to_string(), |b| sanitize(&text(b)));
+                    let part = |b: &Option<Box<[u8]>>| {
+                        b.as_deref()
+                            .map_or_else(|| "?".to_string(), |b| sanitize(&text(b)))
+                    };
                     format!("{} {}", part(&s.name), part(&s.version))
                 }
                 None => "unknown (no ApiVersions v3+ request read)".to_string(),
@@ -521,19 +660,46 @@ impl Inventory {
             out.push_str(&format!("  software  {software}\n"));
             let conns: Vec<String> = c.conns.iter().map(usize::to_string).collect();
             out.push_str(&format!("  conns     {}\n", conns.join(", ")));
-            let versions_of = |a: &ApiUse| a.versions.iter().map(|v| format!("v{v}")).collect::<Vec<String>>().join(", ");
-            let width = c.apis.iter().map(|a| api_text(cat, a.api_key).chars().count()).max().unwrap_or(0);
-            let vwidth = c.apis.iter().map(|a| versions_of(a).chars().count()).max().unwrap_or(0);
+            let versions_of = |a: &ApiUse| {
+                a.versions
+                    .iter()
+                    .map(|v| format!("v{v}"))
+                    .collect::<Vec<String>>()
+                    .join(", ")
+            };
+            let width = c
+                .apis
+                .iter()
+                .map(|a| api_text(cat, a.api_key).chars().count())
+                .max()
+                .unwrap_or(0);
+            let vwidth = c
+                .apis
+                .iter()
+                .map(|a| versions_of(a).chars().count())
+                .max()
+                .unwrap_or(0);
             for a in &c.apis {
                 let name = api_text(cat, a.api_key);
                 let versions = versions_of(a);
                 let pad = " ".repeat(width - name.chars().count());
                 let vpad = " ".repeat(vwidth - versions.chars().count());
-                out.push_str(&format!("  {name}{pad}  {versions}{vpad}  ({})\n", serves_text(a)));
+                out.push_str(&format!(
+                    "  {name}{pad}  {versions}{vpad}  ({})\n",
+                    serves_text(a)
+                ));
                 for o in &a.outside_advertised {
                     match o.advertised {
-                        Some(r) => out.push_str(&format!("    ! v{} is outside what {} advertised ({})\n", o.version, o.broker, range_text(r))),
-                        None => out.push_str(&format!("    ! v{} sent to {}, which does not advertise {name}\n", o.version, o.broker)),
+                        Some(r) => out.push_str(&format!(
+                            "    ! v{} is outside what {} advertised ({})\n",
+                            o.version,
+                            o.broker,
+                            range_text(r)
+                        )),
+                        None => out.push_str(&format!(
+                            "    ! v{} sent to {}, which does not advertise {name}\n",
+                            o.version, o.broker
+                        )),
                     }
                 }
                 if let Some(r) = &self.target_release {
@@ -554,13 +720,23 @@ impl Inventory {
         out.push_str("brokers\n");
         for b in &self.brokers {
             match &b.advertised {
-                None => out.push_str(&format!("  {}  (no ApiVersions response in the capture)\n", b.address)),
+                None => out.push_str(&format!(
+                    "  {}  (no ApiVersions response in the capture)\n",
+                    b.address
+                )),
                 Some(m) => {
                     out.push_str(&format!("  {}  advertises {} APIs:\n", b.address, m.len()));
-                    let items: Vec<String> = m.iter().map(|(&k, &r)| format!("{} {}", api_text(cat, k), range_text(r))).collect();
+                    let items: Vec<String> = m
+                        .iter()
+                        .map(|(&k, &r)| format!("{} {}", api_text(cat, k), range_text(r)))
+                        .collect();
                     let mut line = String::from("   ");
                     for (i, item) in items.iter().enumerate() {
-                        let piece = if i + 1 < items.len() { format!(" {item},") } else { format!(" {item}") };
+                        let piece = if i + 1 < items.len() {
+                            format!(" {item},")
+                        } else {
+                            format!(" {item}")
+                        };
                         if line.chars().count() + piece.chars().count() > 100 && line.len() > 3 {
                             out.push_str(&line);
                             out.push('\n');
@@ -576,7 +752,8 @@ impl Inventory {
         let flagged = self.flagged();
         let outside = self.outside_advertised();
         out.push('\n');
-        let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let count =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         out.push_str(&format!(
             "{}, {}; {} outside what their broker advertised",
             count(self.clients.len(), "client", "clients"),
@@ -584,7 +761,11 @@ impl Inventory {
             count(outside, "request version", "request versions")
         ));
         if let Some(r) = &self.target_release {
-            out.push_str(&format!("; {} not served by {}", count(flagged, "API version", "API versions"), sanitize(r)));
+            out.push_str(&format!(
+                "; {} not served by {}",
+                count(flagged, "API version", "API versions"),
+                sanitize(r)
+            ));
         }
         out.push('\n');
         out
@@ -593,7 +774,8 @@ impl Inventory {
 
 /// An API's name (escaped: names may come from `--defs`), or its key.
 fn api_text(cat: &Catalogue, key: i16) -> String {
-    cat.api_name(key).map_or_else(|| format!("api {key}"), sanitize)
+    cat.api_name(key)
+        .map_or_else(|| format!("api {key}"), sanitize)
 }
 
 fn range_text((lo, hi): Range) -> String {
@@ -625,13 +807,36 @@ fn serves_text(a: &ApiUse) -> String {
     let one = |r: Option<Range>| r.map_or_else(|| "does not advertise it".to_string(), range_text);
     if distinct.len() == 1 {
         let r = *distinct.iter().next().unwrap_or(&None);
-        let who = if a.advertised.len() == 1 { "broker" } else { "brokers" };
+        let who = if a.advertised.len() == 1 {
+            "broker"
+        } else {
+            "brokers"
+        };
         return match r {
-            Some(r) => format!("{who} {} {}", if a.advertised.len() == 1 { "serves" } else { "serve" }, range_text(r)),
-            None => format!("{who} {}", if a.advertised.len() == 1 { "does not advertise it" } else { "do not advertise it" }),
+            Some(r) => format!(
+                "{who} {} {}",
+                if a.advertised.len() == 1 {
+                    "serves"
+                } else {
+                    "serve"
+                },
+                range_text(r)
+            ),
+            None => format!(
+                "{who} {}",
+                if a.advertised.len() == 1 {
+                    "does not advertise it"
+                } else {
+                    "do not advertise it"
+                }
+            ),
         };
     }
-    let each: Vec<String> = a.advertised.iter().map(|(b, &r)| format!("{b} {}", one(r))).collect();
+    let each: Vec<String> = a
+        .advertised
+        .iter()
+        .map(|(b, &r)| format!("{b} {}", one(r)))
+        .collect();
     format!("brokers: {}", each.join("; "))
 }
 
@@ -661,11 +866,22 @@ mod tests {
     fn the_catalogue_finds_the_api_versions_fields() {
         let cat = Catalogue::builtin();
         for v in cat.versions(MessageKind::Response, API_VERSIONS_KEY, None) {
-            let spec = cat.message(MessageKind::Response, API_VERSIONS_KEY, v, None).unwrap();
+            let spec = cat
+                .message(MessageKind::Response, API_VERSIONS_KEY, v, None)
+                .unwrap();
             let d = response_decls(&spec.fields, v);
-            assert!(d.error.is_some() && d.keys.is_some() && d.key.is_some() && d.min.is_some() && d.max.is_some(), "v{v}: {d:?}");
+            assert!(
+                d.error.is_some()
+                    && d.keys.is_some()
+                    && d.key.is_some()
+                    && d.min.is_some()
+                    && d.max.is_some(),
+                "v{v}: {d:?}"
+            );
         }
-        let spec = cat.message(MessageKind::Request, API_VERSIONS_KEY, 3, None).unwrap();
+        let spec = cat
+            .message(MessageKind::Request, API_VERSIONS_KEY, 3, None)
+            .unwrap();
         assert!(decl_named(&spec.fields, 3, "ClientSoftwareName").is_some());
         assert!(decl_named(&spec.fields, 2, "ClientSoftwareName").is_none());
     }

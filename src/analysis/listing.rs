@@ -127,7 +127,11 @@ impl<'c> Lister<'c> {
                 self.key.extend_from_slice(&v.unwrap_or(0).to_be_bytes());
             }
             self.key.extend_from_slice(&f.bytes);
-            let corr_at = 8 + if f.direction == Direction::Request { 8 } else { 4 };
+            let corr_at = 8 + if f.direction == Direction::Request {
+                8
+            } else {
+                4
+            };
             if let Some(c) = self.key.get_mut(corr_at..corr_at + 4) {
                 c.fill(0);
             }
@@ -143,7 +147,9 @@ impl<'c> Lister<'c> {
         if self.memo.len() >= Self::MEMO_ENTRIES {
             self.memo.clear();
         }
-        self.memo.entry(self.key.clone()).or_insert_with(|| self.last.clone())
+        self.memo
+            .entry(self.key.clone())
+            .or_insert_with(|| self.last.clone())
     }
 
     fn make(&mut self, f: &CapturedFrame) -> ListEntry {
@@ -152,42 +158,95 @@ impl<'c> Lister<'c> {
         let mut api = f.api_key.zip(f.api_version);
         if !request && api.is_none() {
             if !self.guess {
-                return ListEntry { api_key: None, api_version: None, summary: Summary::Unmatched, ..Default::default() };
+                return ListEntry {
+                    api_key: None,
+                    api_version: None,
+                    summary: Summary::Unmatched,
+                    ..Default::default()
+                };
             }
             // The guess decodes the frame as each candidate: its choice names the API.
             let frame = self.decode_tree(f, large);
             match (frame.0, frame.1, frame.2) {
-                (_, _, Some(e)) => return ListEntry { api_key: frame.0, api_version: frame.1, summary: Summary::Malformed(e), ..Default::default() },
+                (_, _, Some(e)) => {
+                    return ListEntry {
+                        api_key: frame.0,
+                        api_version: frame.1,
+                        summary: Summary::Malformed(e),
+                        ..Default::default()
+                    }
+                }
                 (Some(k), Some(v), None) => api = Some((k, v)),
-                _ => return ListEntry { api_key: None, api_version: None, summary: Summary::Unmatched, ..Default::default() },
+                _ => {
+                    return ListEntry {
+                        api_key: None,
+                        api_version: None,
+                        summary: Summary::Unmatched,
+                        ..Default::default()
+                    }
+                }
             }
         }
         let Some((key, version)) = api else {
             // A request whose header does not name a known API: its error.
             let (k, v, error) = self.decode_tree(f, large);
             let summary = error.map_or(Summary::Request { client_id: None }, Summary::Malformed);
-            return ListEntry { api_key: k, api_version: v, summary, ..Default::default() };
+            return ListEntry {
+                api_key: k,
+                api_version: v,
+                summary,
+                ..Default::default()
+            };
         };
         // Large frames: the header only (a listing keeps only a prefix of them).
         let whole = !large && !f.is_cut();
-        let want = Wanted { client_id: request, topics: self.with_topics && whole, errors: !request && whole, whole };
-        let kind = if request { MessageKind::Request } else { MessageKind::Response };
+        let want = Wanted {
+            client_id: request,
+            topics: self.with_topics && whole,
+            errors: !request && whole,
+            whole,
+        };
+        let kind = if request {
+            MessageKind::Request
+        } else {
+            MessageKind::Response
+        };
         let head;
         let frame = if f.is_cut() {
-            head = CapturedFrame { bytes: complete_prefix(&f.bytes), ..f.clone() };
+            head = CapturedFrame {
+                bytes: complete_prefix(&f.bytes),
+                ..f.clone()
+            };
             &head
         } else {
             f
         };
         self.errors.clear();
         self.topics.clear();
-        let found = self.facts.read(self.cat, self.release.as_deref(), frame, kind, (key, version), want, &mut self.names, (&mut self.topics, &mut self.errors));
-        let client_id = found.client_id.flatten().map(|c| std::str::from_utf8(&c).map(Box::from));
+        let found = self.facts.read(
+            self.cat,
+            self.release.as_deref(),
+            frame,
+            kind,
+            (key, version),
+            want,
+            &mut self.names,
+            (&mut self.topics, &mut self.errors),
+        );
+        let client_id = found
+            .client_id
+            .flatten()
+            .map(|c| std::str::from_utf8(&c).map(Box::from));
         if !found.decoded || matches!(client_id, Some(Err(_))) {
             // Decoded again into a tree, for the error at its offset.
             let (k, v, error) = self.decode_tree(f, large);
             if let Some(e) = error {
-                return ListEntry { api_key: k, api_version: v, summary: Summary::Malformed(e), ..Default::default() };
+                return ListEntry {
+                    api_key: k,
+                    api_version: v,
+                    summary: Summary::Malformed(e),
+                    ..Default::default()
+                };
             }
         }
         let summary = match (request, client_id) {
@@ -199,15 +258,26 @@ impl<'c> Lister<'c> {
         };
         self.topics.sort_unstable();
         self.topics.dedup();
-        ListEntry { api_key: Some(key), api_version: Some(version), summary, topics: self.topics.as_slice().into() }
+        ListEntry {
+            api_key: Some(key),
+            api_version: Some(version),
+            summary,
+            topics: self.topics.as_slice().into(),
+        }
     }
 
     /// The frame decoded into a tree (its header alone when `large`): the
     /// API, version and error it decodes with.
     fn decode_tree(&self, f: &CapturedFrame, large: bool) -> TreeOutcome {
-        let opts = DecodeOptions { header_only: large, ..Default::default() };
+        let opts = DecodeOptions {
+            header_only: large,
+            ..Default::default()
+        };
         let (frame, _) = if f.is_cut() {
-            let head = CapturedFrame { bytes: complete_prefix(&f.bytes), ..f.clone() };
+            let head = CapturedFrame {
+                bytes: complete_prefix(&f.bytes),
+                ..f.clone()
+            };
             decode_captured(self.cat, self.release.as_deref(), &head, self.guess, opts)
         } else {
             decode_captured(self.cat, self.release.as_deref(), f, self.guess, opts)

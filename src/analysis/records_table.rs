@@ -17,11 +17,15 @@
 //! Memory: one frame's tree at a time (dropped before the next frame, which
 //! gives its share of the budget back) and what [`super::Exchanges`] keeps.
 
-use super::exchange::{topic_field, Exchange, Exchanges, Needs, Observer, Outcome, Reading, Topic, TopicField};
+use super::exchange::{
+    topic_field, Exchange, Exchanges, Needs, Observer, Outcome, Reading, Topic, TopicField,
+};
 use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
-use crate::decode::{decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Role, Value};
 use crate::decode::records::view::{self, Payload};
+use crate::decode::{
+    decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Role, Value,
+};
 use crate::schema::model::{FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
@@ -50,13 +54,22 @@ impl Selection {
 
     /// Whether records of this topic and partition may be selected.
     fn place(&self, topic: Option<&Topic>, partition: Option<i32>) -> bool {
-        self.topic.as_deref().is_none_or(|t| topic.is_some_and(|x| x.is(t))) && self.partition.is_none_or(|p| partition == Some(p))
+        self.topic
+            .as_deref()
+            .is_none_or(|t| topic.is_some_and(|x| x.is(t)))
+            && self.partition.is_none_or(|p| partition == Some(p))
     }
 
     fn record(&self, r: &RecordRow) -> bool {
-        let Some(needle) = self.grep.as_deref() else { return true };
+        let Some(needle) = self.grep.as_deref() else {
+            return true;
+        };
         let holds = |b: &Option<Bytes>| b.as_deref().is_some_and(|b| contains(b, needle));
-        holds(&r.key.bytes) || holds(&r.value.bytes) || r.headers.iter().any(|h| holds(&h.key.bytes) || holds(&h.value.bytes))
+        holds(&r.key.bytes)
+            || holds(&r.value.bytes)
+            || r.headers
+                .iter()
+                .any(|h| holds(&h.key.bytes) || holds(&h.value.bytes))
     }
 }
 
@@ -190,8 +203,20 @@ impl Observer for Unmatched {
 
 /// Read a capture and hand every selected record and every damaged place on
 /// to `each`, in the order the frames complete; `each` returns false to stop.
-pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &Options, mut each: impl FnMut(Item<'_>) -> bool) -> Result<Summary, String> {
-    let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, opts.release.as_deref(), Needs { topics: true, ..Needs::default() });
+pub fn read_capture_records<R: std::io::Read>(
+    cat: &Catalogue,
+    input: R,
+    opts: &Options,
+    mut each: impl FnMut(Item<'_>) -> bool,
+) -> Result<Summary, String> {
+    let mut exchanges: Exchanges<'_, ()> = Exchanges::new(
+        cat,
+        opts.release.as_deref(),
+        Needs {
+            topics: true,
+            ..Needs::default()
+        },
+    );
     let mut summary = Summary::default();
     let (mut skips, mut skipped_bytes) = (0, 0);
     let mut stopped = false;
@@ -218,7 +243,15 @@ pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &
         }
         let frame = decode(cat, opts, &f);
         summary.frames += 1;
-        let go = frame_items(cat, opts, &f, &frame, exchanges.names(), &mut summary, &mut each);
+        let go = frame_items(
+            cat,
+            opts,
+            &f,
+            &frame,
+            exchanges.names(),
+            &mut summary,
+            &mut each,
+        );
         stopped = !go;
         go
     })?;
@@ -226,7 +259,13 @@ pub fn read_capture_records<R: std::io::Read>(cat: &Catalogue, input: R, opts: &
         exchanges.finish(&mut unmatched);
     }
     summary.unmatched_responses = unmatched.0;
-    summary.reading = Reading { capture, undecoded: exchanges.undecoded(), first_undecoded: exchanges.first_undecoded(), skips, skipped_bytes };
+    summary.reading = Reading {
+        capture,
+        undecoded: exchanges.undecoded(),
+        first_undecoded: exchanges.first_undecoded(),
+        skips,
+        skipped_bytes,
+    };
     Ok(summary)
 }
 
@@ -255,8 +294,22 @@ fn decode(cat: &Catalogue, opts: &Options, f: &CapturedFrame) -> Frame {
 }
 
 /// The rows of one decoded frame: its records, then its damage.
-fn frame_items(cat: &Catalogue, opts: &Options, f: &CapturedFrame, frame: &Frame, names: &super::Names, summary: &mut Summary, each: &mut impl FnMut(Item<'_>) -> bool) -> bool {
-    let origin = Origin { frame: f.index, time: f.timestamp, conn: f.conn, direction: f.direction, api_key: f.api_key.unwrap_or_default() };
+fn frame_items(
+    cat: &Catalogue,
+    opts: &Options,
+    f: &CapturedFrame,
+    frame: &Frame,
+    names: &super::Names,
+    summary: &mut Summary,
+    each: &mut impl FnMut(Item<'_>) -> bool,
+) -> bool {
+    let origin = Origin {
+        frame: f.index,
+        time: f.timestamp,
+        conn: f.conn,
+        direction: f.direction,
+        api_key: f.api_key.unwrap_or_default(),
+    };
     let fields = records_fields(cat, opts.release.as_deref(), frame, names);
     for rf in &fields {
         if !opts.selection.place(rf.topic.as_ref(), rf.partition) {
@@ -279,12 +332,26 @@ fn frame_items(cat: &Catalogue, opts: &Options, f: &CapturedFrame, frame: &Frame
         .record_damage
         .iter()
         .map(|e| {
-            let within = fields.iter().find(|rf| (rf.node.offset..rf.node.end()).contains(&e.offset));
-            DamageRow { origin: origin.clone(), topic: within.and_then(|w| w.topic.clone()), partition: within.and_then(|w| w.partition), error: e.clone(), frame: false }
+            let within = fields
+                .iter()
+                .find(|rf| (rf.node.offset..rf.node.end()).contains(&e.offset));
+            DamageRow {
+                origin: origin.clone(),
+                topic: within.and_then(|w| w.topic.clone()),
+                partition: within.and_then(|w| w.partition),
+                error: e.clone(),
+                frame: false,
+            }
         })
         .collect();
     if let Some(e) = &frame.error {
-        damage.push(DamageRow { origin: origin.clone(), topic: None, partition: None, error: e.clone(), frame: true });
+        damage.push(DamageRow {
+            origin: origin.clone(),
+            topic: None,
+            partition: None,
+            error: e.clone(),
+            frame: true,
+        });
     }
     for d in &damage {
         if d.frame {
@@ -309,9 +376,17 @@ pub type EachRecord<'f, 'n> = dyn FnMut(Option<&Topic>, Option<i32>, view::Recor
 
 /// Every record of a decoded frame (all its records fields), with the topic
 /// and partition the fields around it name: the explorer's records view.
-pub fn frame_records<'n>(cat: &Catalogue, release: Option<&str>, frame: &'n Frame, names: &super::Names, each: &mut EachRecord<'_, 'n>) {
+pub fn frame_records<'n>(
+    cat: &Catalogue,
+    release: Option<&str>,
+    frame: &'n Frame,
+    names: &super::Names,
+    each: &mut EachRecord<'_, 'n>,
+) {
     for rf in records_fields(cat, release, frame, names) {
-        view::records(&rf.node.children, &mut |r| each(rf.topic.as_ref(), rf.partition, r));
+        view::records(&rf.node.children, &mut |r| {
+            each(rf.topic.as_ref(), rf.partition, r)
+        });
     }
 }
 
@@ -325,11 +400,24 @@ struct RecordsField<'n> {
 
 /// Every records field of the frame's body, found through the message's
 /// spec: each field node's declaration index picks its spec.
-fn records_fields<'n>(cat: &Catalogue, release: Option<&str>, frame: &'n Frame, names: &super::Names) -> Vec<RecordsField<'n>> {
+fn records_fields<'n>(
+    cat: &Catalogue,
+    release: Option<&str>,
+    frame: &'n Frame,
+    names: &super::Names,
+) -> Vec<RecordsField<'n>> {
     let mut out = Vec::new();
-    let (Some(key), Some(version)) = (frame.api_key, frame.api_version) else { return out };
-    let kind = if frame.direction == Direction::Request { MessageKind::Request } else { MessageKind::Response };
-    let Some(spec) = cat.message(kind, key, version, release) else { return out };
+    let (Some(key), Some(version)) = (frame.api_key, frame.api_version) else {
+        return out;
+    };
+    let kind = if frame.direction == Direction::Request {
+        MessageKind::Request
+    } else {
+        MessageKind::Response
+    };
+    let Some(spec) = cat.message(kind, key, version, release) else {
+        return out;
+    };
     let body = frame.body();
     if let Some(body) = body {
         walk(body, &spec.fields, (None, None), names, &mut out);
@@ -349,7 +437,11 @@ fn members<'n, 's>(node: &'n Node, fields: &'s [FieldSpec]) -> Vec<(&'s FieldSpe
     };
     for c in &node.children {
         match c.role {
-            Role::TaggedSection => c.children.iter().flat_map(|entry| &entry.children).for_each(&mut take),
+            Role::TaggedSection => c
+                .children
+                .iter()
+                .flat_map(|entry| &entry.children)
+                .for_each(&mut take),
             _ => take(c),
         }
     }
@@ -361,15 +453,29 @@ fn members<'n, 's>(node: &'n Node, fields: &'s [FieldSpec]) -> Vec<(&'s FieldSpe
 /// `PartitionIndex` in Fetch and ShareFetch responses). The definitions
 /// give partitions no entity type, so the name is the protocol fact here.
 pub fn is_partition_index(f: &FieldSpec) -> bool {
-    matches!(f.ty, FieldType::Primitive(Primitive::Int32)) && matches!(f.name.as_str(), "PartitionIndex" | "Index" | "Partition" | "PartitionId")
+    matches!(f.ty, FieldType::Primitive(Primitive::Int32))
+        && matches!(
+            f.name.as_str(),
+            "PartitionIndex" | "Index" | "Partition" | "PartitionId"
+        )
 }
 
-fn walk<'n>(node: &'n Node, fields: &[FieldSpec], (mut topic, mut partition): (Option<Topic>, Option<i32>), names: &super::Names, out: &mut Vec<RecordsField<'n>>) {
+fn walk<'n>(
+    node: &'n Node,
+    fields: &[FieldSpec],
+    (mut topic, mut partition): (Option<Topic>, Option<i32>),
+    names: &super::Names,
+    out: &mut Vec<RecordsField<'n>>,
+) {
     let members = members(node, fields);
     for (f, n) in &members {
         match (topic_field(f), &n.value) {
-            (Some(TopicField::Name), Value::Str(Some(s))) if !s.is_empty() => topic = Some(Topic::Name(s.as_bytes().into())),
-            (Some(TopicField::Name), Value::InvalidUtf8(b)) => topic = Some(Topic::Name(b.to_vec().into())),
+            (Some(TopicField::Name), Value::Str(Some(s))) if !s.is_empty() => {
+                topic = Some(Topic::Name(s.as_bytes().into()))
+            }
+            (Some(TopicField::Name), Value::InvalidUtf8(b)) => {
+                topic = Some(Topic::Name(b.to_vec().into()))
+            }
             // The zero uuid is Kafka's "no id".
             (Some(TopicField::Id), Value::Uuid(u)) if *u != [0; 16] => {
                 topic = Some(match names.id_name(u) {
@@ -383,7 +489,11 @@ fn walk<'n>(node: &'n Node, fields: &[FieldSpec], (mut topic, mut partition): (O
     }
     for (f, n) in members {
         match &f.ty {
-            FieldType::Primitive(Primitive::Records) => out.push(RecordsField { node: n, topic: topic.clone(), partition }),
+            FieldType::Primitive(Primitive::Records) => out.push(RecordsField {
+                node: n,
+                topic: topic.clone(),
+                partition,
+            }),
             FieldType::Struct(_) => walk(n, &f.fields, (topic.clone(), partition), names, out),
             FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => {
                 for e in n.children.iter().filter(|e| e.role == Role::Element) {
@@ -405,16 +515,29 @@ fn row(origin: &Origin, rf: &RecordsField<'_>, r: view::RecordRef<'_>) -> Record
         control: r.control,
         key: bytes_of(r.key),
         value: bytes_of(r.value),
-        headers: r.headers.into_iter().map(|(k, v)| Header { key: bytes_of(k), value: bytes_of(v) }).collect(),
+        headers: r
+            .headers
+            .into_iter()
+            .map(|(k, v)| Header {
+                key: bytes_of(k),
+                value: bytes_of(v),
+            })
+            .collect(),
     }
 }
 
 fn bytes_of(p: Payload<'_>) -> Data {
-    let schema = p.schema_registry().and_then(|(id, payload)| match &payload.value {
-        Value::Bytes(Some(b)) => Some((id, b.clone())),
-        _ => None,
-    });
-    Data { bytes: p.bytes().cloned(), schema, decoded: decoded(p.decoded()) }
+    let schema = p
+        .schema_registry()
+        .and_then(|(id, payload)| match &payload.value {
+            Value::Bytes(Some(b)) => Some((id, b.clone())),
+            _ => None,
+        });
+    Data {
+        bytes: p.bytes().cloned(),
+        schema,
+        decoded: decoded(p.decoded()),
+    }
 }
 
 /// The struct a key or value decoded to, or else the prefixes read.
@@ -424,9 +547,16 @@ fn decoded(parts: &[Node]) -> Option<Decoded> {
             Some(v) => format!("{} {v}", s.name),
             None => s.name.to_string(),
         };
-        return Some(Decoded::Struct { schema, node: Box::new(s.clone()) });
+        return Some(Decoded::Struct {
+            schema,
+            node: Box::new(s.clone()),
+        });
     }
-    let prefixes: Vec<Node> = parts.iter().filter(|n| n.role == Role::Encoding).cloned().collect();
+    let prefixes: Vec<Node> = parts
+        .iter()
+        .filter(|n| n.role == Role::Encoding)
+        .cloned()
+        .collect();
     (!prefixes.is_empty()).then_some(Decoded::Prefixes(prefixes))
 }
 
@@ -438,11 +568,28 @@ mod tests {
 
     fn produce(records: &[u8], topic: serde_json::Value) -> Bytes {
         let cat = Catalogue::builtin();
-        let fs = crate::encode::FrameSpec { direction: Direction::Request, api_key: 0, version: 9, release: None };
+        let fs = crate::encode::FrameSpec {
+            direction: Direction::Request,
+            api_key: 0,
+            version: 9,
+            release: None,
+        };
         let mut data = topic.as_object().cloned().unwrap_or_default();
-        data.insert("PartitionData".into(), json!([{"Index": 7, "Records": hex::encode(records)}]));
-        let body = json!({"TransactionalId": null, "Acks": -1, "TimeoutMs": 30000, "TopicData": [data]});
-        Bytes::from(crate::encode::encode_frame(cat, &fs, &crate::encode::frame::example_header(Direction::Request), body.as_object().unwrap()).unwrap())
+        data.insert(
+            "PartitionData".into(),
+            json!([{"Index": 7, "Records": hex::encode(records)}]),
+        );
+        let body =
+            json!({"TransactionalId": null, "Acks": -1, "TimeoutMs": 30000, "TopicData": [data]});
+        Bytes::from(
+            crate::encode::encode_frame(
+                cat,
+                &fs,
+                &crate::encode::frame::example_header(Direction::Request),
+                body.as_object().unwrap(),
+            )
+            .unwrap(),
+        )
     }
 
     fn captured(bytes: Bytes) -> CapturedFrame {
@@ -466,7 +613,11 @@ mod tests {
     }
 
     /// A record's key, value and headers.
-    type TestRecord<'a> = (Option<&'a [u8]>, Option<&'a [u8]>, &'a [(&'a str, &'a [u8])]);
+    type TestRecord<'a> = (
+        Option<&'a [u8]>,
+        Option<&'a [u8]>,
+        &'a [(&'a str, &'a [u8])],
+    );
 
     /// A RecordBatch v2 of records, uncompressed, with a right checksum.
     fn batch(base_offset: i64, records: &[TestRecord<'_>]) -> Vec<u8> {
@@ -521,61 +672,193 @@ mod tests {
         out
     }
 
-    fn items(frame_bytes: Bytes, names: &super::super::Names, selection: Selection) -> (Vec<RecordRow>, Vec<DamageRow>) {
+    fn items(
+        frame_bytes: Bytes,
+        names: &super::super::Names,
+        selection: Selection,
+    ) -> (Vec<RecordRow>, Vec<DamageRow>) {
         let cat = Catalogue::builtin();
-        let opts = Options { selection, ..Options::default() };
+        let opts = Options {
+            selection,
+            ..Options::default()
+        };
         let f = captured(frame_bytes);
         let frame = decode(cat, &opts, &f);
         let (mut rows, mut damage) = (Vec::new(), Vec::new());
-        frame_items(cat, &opts, &f, &frame, names, &mut Summary::default(), &mut |i| {
-            match i {
-                Item::Record(r) => rows.push(r.clone()),
-                Item::Damage(d) => damage.push(d.clone()),
-            }
-            true
-        });
+        frame_items(
+            cat,
+            &opts,
+            &f,
+            &frame,
+            names,
+            &mut Summary::default(),
+            &mut |i| {
+                match i {
+                    Item::Record(r) => rows.push(r.clone()),
+                    Item::Damage(d) => damage.push(d.clone()),
+                }
+                true
+            },
+        );
         (rows, damage)
     }
 
     #[test]
     fn rows_come_from_the_batches_with_their_topic_and_partition() {
-        let data = batch(40, &[(Some(b"k1"), Some(b"v1"), &[("h", b"x")]), (None, Some(b"\x00\x00\x00\x00\x11{\"a\":1}"), &[])]);
-        let (rows, damage) = items(produce(&data, json!({"Name": "orders"})), &Default::default(), Selection::default());
+        let data = batch(
+            40,
+            &[
+                (Some(b"k1"), Some(b"v1"), &[("h", b"x")]),
+                (None, Some(b"\x00\x00\x00\x00\x11{\"a\":1}"), &[]),
+            ],
+        );
+        let (rows, damage) = items(
+            produce(&data, json!({"Name": "orders"})),
+            &Default::default(),
+            Selection::default(),
+        );
         assert!(damage.is_empty(), "{damage:?}");
-        let seen: Vec<_> = rows.iter().map(|r| (r.topic.as_ref().map(Topic::text), r.partition, r.offset, r.timestamp)).collect();
-        assert_eq!(seen, [(Some("orders".into()), Some(7), 40, Some(1_700_000_000_000)), (Some("orders".into()), Some(7), 41, Some(1_700_000_000_010))]);
+        let seen: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.topic.as_ref().map(Topic::text),
+                    r.partition,
+                    r.offset,
+                    r.timestamp,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some("orders".into()), Some(7), 40, Some(1_700_000_000_000)),
+                (Some("orders".into()), Some(7), 41, Some(1_700_000_000_010))
+            ]
+        );
         assert_eq!(rows[0].key.bytes.as_deref(), Some(&b"k1"[..]));
         let plain = |d: &Data| (d.bytes.clone(), d.schema.is_none() && d.decoded.is_none());
-        let headers: Vec<_> = rows[0].headers.iter().map(|h| (plain(&h.key), plain(&h.value))).collect();
-        assert_eq!(headers, [((Some(Bytes::from_static(b"h")), true), (Some(Bytes::from_static(b"x")), true))]);
+        let headers: Vec<_> = rows[0]
+            .headers
+            .iter()
+            .map(|h| (plain(&h.key), plain(&h.value)))
+            .collect();
+        assert_eq!(
+            headers,
+            [(
+                (Some(Bytes::from_static(b"h")), true),
+                (Some(Bytes::from_static(b"x")), true)
+            )]
+        );
         assert_eq!(rows[1].key.bytes, None);
-        assert_eq!(rows[1].value.schema, Some((17, Bytes::from_static(b"{\"a\":1}"))));
-        assert_eq!(rows[0].origin, Origin { frame: 4, time: 1.5, conn: 2, direction: Direction::Request, api_key: 0 });
+        assert_eq!(
+            rows[1].value.schema,
+            Some((17, Bytes::from_static(b"{\"a\":1}")))
+        );
+        assert_eq!(
+            rows[0].origin,
+            Origin {
+                frame: 4,
+                time: 1.5,
+                conn: 2,
+                direction: Direction::Request,
+                api_key: 0
+            }
+        );
     }
 
     #[test]
     fn the_selection_picks_topic_partition_and_bytes() {
-        let data = batch(0, &[(Some(b"alpha"), Some(b"one"), &[]), (Some(b"beta"), Some(b"two"), &[("trace", b"needle")])]);
+        let data = batch(
+            0,
+            &[
+                (Some(b"alpha"), Some(b"one"), &[]),
+                (Some(b"beta"), Some(b"two"), &[("trace", b"needle")]),
+            ],
+        );
         let frame = produce(&data, json!({"Name": "orders"}));
-        let keys = |s: Selection| items(frame.clone(), &Default::default(), s).0.iter().map(|r| r.offset).collect::<Vec<_>>();
-        assert_eq!(keys(Selection { topic: Some("orders".into()), ..Default::default() }), [0, 1]);
-        assert_eq!(keys(Selection { topic: Some("billing".into()), ..Default::default() }), [0i64; 0]);
-        assert_eq!(keys(Selection { partition: Some(7), ..Default::default() }), [0, 1]);
-        assert_eq!(keys(Selection { partition: Some(0), ..Default::default() }), [0i64; 0]);
-        assert_eq!(keys(Selection { grep: Some(b"needle".to_vec()), ..Default::default() }), [1]);
-        assert_eq!(keys(Selection { grep: Some(b"lph".to_vec()), ..Default::default() }), [0]);
-        assert_eq!(keys(Selection { grep: Some(b"two".to_vec()), ..Default::default() }), [1]);
+        let keys = |s: Selection| {
+            items(frame.clone(), &Default::default(), s)
+                .0
+                .iter()
+                .map(|r| r.offset)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            keys(Selection {
+                topic: Some("orders".into()),
+                ..Default::default()
+            }),
+            [0, 1]
+        );
+        assert_eq!(
+            keys(Selection {
+                topic: Some("billing".into()),
+                ..Default::default()
+            }),
+            [0i64; 0]
+        );
+        assert_eq!(
+            keys(Selection {
+                partition: Some(7),
+                ..Default::default()
+            }),
+            [0, 1]
+        );
+        assert_eq!(
+            keys(Selection {
+                partition: Some(0),
+                ..Default::default()
+            }),
+            [0i64; 0]
+        );
+        assert_eq!(
+            keys(Selection {
+                grep: Some(b"needle".to_vec()),
+                ..Default::default()
+            }),
+            [1]
+        );
+        assert_eq!(
+            keys(Selection {
+                grep: Some(b"lph".to_vec()),
+                ..Default::default()
+            }),
+            [0]
+        );
+        assert_eq!(
+            keys(Selection {
+                grep: Some(b"two".to_vec()),
+                ..Default::default()
+            }),
+            [1]
+        );
     }
 
     #[test]
     fn damage_is_a_row_of_its_own_in_its_topic() {
         let mut data = batch(0, &[(Some(b"k"), Some(b"v"), &[])]);
         data[30] ^= 1; // inside the checksummed bytes
-        let (rows, damage) = items(produce(&data, json!({"Name": "orders"})), &Default::default(), Selection::default());
+        let (rows, damage) = items(
+            produce(&data, json!({"Name": "orders"})),
+            &Default::default(),
+            Selection::default(),
+        );
         assert_eq!(rows.len(), 1, "the records still read");
         assert_eq!(damage.len(), 1);
-        assert!(damage[0].error.expected.contains("CRC-32C"), "{:?}", damage[0]);
-        assert_eq!((damage[0].topic.as_ref().map(Topic::text), damage[0].partition, damage[0].frame), (Some("orders".into()), Some(7), false));
+        assert!(
+            damage[0].error.expected.contains("CRC-32C"),
+            "{:?}",
+            damage[0]
+        );
+        assert_eq!(
+            (
+                damage[0].topic.as_ref().map(Topic::text),
+                damage[0].partition,
+                damage[0].frame
+            ),
+            (Some("orders".into()), Some(7), false)
+        );
     }
 
     #[test]
@@ -588,11 +871,32 @@ mod tests {
         }
         key.extend_from_slice(&3i32.to_be_bytes());
         let data = batch(0, &[(Some(&key), None, &[])]);
-        let (rows, _) = items(produce(&data, json!({"Name": "__consumer_offsets"})), &Default::default(), Selection::default());
-        let Some(Decoded::Struct { schema, node }) = rows[0].key.decoded.as_ref() else { panic!("decoded through a schema: {:?}", rows[0].key.decoded) };
+        let (rows, _) = items(
+            produce(&data, json!({"Name": "__consumer_offsets"})),
+            &Default::default(),
+            Selection::default(),
+        );
+        let Some(Decoded::Struct { schema, node }) = rows[0].key.decoded.as_ref() else {
+            panic!("decoded through a schema: {:?}", rows[0].key.decoded)
+        };
         assert_eq!(schema, "OffsetCommitKey v0");
-        let fields: Vec<(&str, &Value)> = node.children.iter().filter(|c| matches!(c.role, Role::Field { .. })).map(|c| (c.field_key(), &c.value)).collect();
-        assert_eq!(fields, [("group", &Value::Str(Some("billing".into()))), ("topic", &Value::Str(Some("orders".into()))), ("partition", &Value::Int(3))]);
-        assert!(rows[0].key.schema.is_none(), "no framing on internal topics");
+        let fields: Vec<(&str, &Value)> = node
+            .children
+            .iter()
+            .filter(|c| matches!(c.role, Role::Field { .. }))
+            .map(|c| (c.field_key(), &c.value))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("group", &Value::Str(Some("billing".into()))),
+                ("topic", &Value::Str(Some("orders".into()))),
+                ("partition", &Value::Int(3))
+            ]
+        );
+        assert!(
+            rows[0].key.schema.is_none(),
+            "no framing on internal topics"
+        );
     }
 }

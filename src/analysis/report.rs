@@ -8,7 +8,9 @@
 //! Memory: the stats' groups and at most [`MAX_EXCHANGES`] exchanges' facts;
 //! the exchanges beyond are counted in the stats but listed nowhere.
 
-use super::exchange::{read_capture, Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Reading};
+use super::exchange::{
+    read_capture, Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Reading,
+};
 use super::filter::Filter;
 use super::stats::{Grouping, Stats};
 use crate::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame};
@@ -107,11 +109,34 @@ impl Observer for Keeper<'_> {
 }
 
 /// Read a capture: the stats and facts of the exchanges that pass `filter`.
-pub fn collect<R: std::io::Read>(cat: &crate::schema::Catalogue, release: Option<&str>, input: R, opts: &CaptureOptions, filter: &Filter) -> Result<Collected, String> {
-    let needs = Needs { client_id: true, topics: false, errors: true }.union(filter.needs());
+pub fn collect<R: std::io::Read>(
+    cat: &crate::schema::Catalogue,
+    release: Option<&str>,
+    input: R,
+    opts: &CaptureOptions,
+    filter: &Filter,
+) -> Result<Collected, String> {
+    let needs = Needs {
+        client_id: true,
+        topics: false,
+        errors: true,
+    }
+    .union(filter.needs());
     let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, release, needs);
-    let mut keeper = Keeper { stats: Stats::new(&[Grouping::Api, Grouping::Conn]), filter, exchanges: Vec::new(), not_kept: 0 };
-    let reading = read_capture(cat, input, opts, (&mut exchanges, &mut keeper), filter.conn, |_| {})?;
+    let mut keeper = Keeper {
+        stats: Stats::new(&[Grouping::Api, Grouping::Conn]),
+        filter,
+        exchanges: Vec::new(),
+        not_kept: 0,
+    };
+    let reading = read_capture(
+        cat,
+        input,
+        opts,
+        (&mut exchanges, &mut keeper),
+        filter.conn,
+        |_| {},
+    )?;
     Ok(Collected {
         stats: keeper.stats,
         names: exchanges.into_names(),
@@ -123,7 +148,13 @@ pub fn collect<R: std::io::Read>(cat: &crate::schema::Catalogue, release: Option
 
 /// Hand on the frames of a capture whose numbers are in `wanted`, in capture
 /// order; stops once every one was seen.
-pub fn for_each_frame_of<R: std::io::Read>(cat: &crate::schema::Catalogue, input: R, opts: &CaptureOptions, wanted: &BTreeSet<usize>, mut each: impl FnMut(&CapturedFrame)) -> Result<CaptureStats, String> {
+pub fn for_each_frame_of<R: std::io::Read>(
+    cat: &crate::schema::Catalogue,
+    input: R,
+    opts: &CaptureOptions,
+    wanted: &BTreeSet<usize>,
+    mut each: impl FnMut(&CapturedFrame),
+) -> Result<CaptureStats, String> {
     let mut left = wanted.len();
     for_each_captured(cat, input, opts, |c| {
         if left == 0 {

@@ -29,7 +29,10 @@ pub struct FrameFilter {
 impl FrameFilter {
     /// Whether the selection names frames (skip notes are then counted, not shown).
     pub fn names_frames(&self) -> bool {
-        self.api.is_some() || self.correlation_id.is_some() || self.frame.is_some() || self.exchanges.is_some()
+        self.api.is_some()
+            || self.correlation_id.is_some()
+            || self.frame.is_some()
+            || self.exchanges.is_some()
     }
 
     /// Whether any selection was asked for.
@@ -40,7 +43,9 @@ impl FrameFilter {
     /// Whether the frame's own header and place are selected.
     pub fn keeps(&self, f: &CapturedFrame) -> bool {
         self.api.is_none_or(|a| f.api_key == Some(a))
-            && self.correlation_id.is_none_or(|c| f.correlation_id == Some(c))
+            && self
+                .correlation_id
+                .is_none_or(|c| f.correlation_id == Some(c))
             && self.conn.is_none_or(|c| f.conn == c)
             && self.frame.is_none_or(|n| f.index == n)
     }
@@ -85,7 +90,11 @@ impl Observer for Selector<'_> {
     fn complete(&mut self, ex: &Exchange<'_>, mark: Option<Mark>) {
         // The frame being taken is this exchange's response, if it has one
         // (an unanswered request completes without).
-        let response = if ex.response.is_some() { self.current.take() } else { None };
+        let response = if ex.response.is_some() {
+            self.current.take()
+        } else {
+            None
+        };
         match mark {
             Some(Mark::Shown) => self.ready.extend(response),
             Some(Mark::Dropped) => {}
@@ -114,8 +123,21 @@ pub struct Selection<'c, 'f> {
 
 impl<'c, 'f> Selection<'c, 'f> {
     pub fn new(cat: &'c Catalogue, release: Option<&str>, filter: &'f FrameFilter) -> Self {
-        let exchanges = filter.exchanges.as_ref().map(|x| (Exchanges::new(cat, release, x.needs()), Selector { filter: x, current: None, ready: Vec::new() }));
-        Selection { filter, exchanges, shown: 0 }
+        let exchanges = filter.exchanges.as_ref().map(|x| {
+            (
+                Exchanges::new(cat, release, x.needs()),
+                Selector {
+                    filter: x,
+                    current: None,
+                    ready: Vec::new(),
+                },
+            )
+        });
+        Selection {
+            filter,
+            exchanges,
+            shown: 0,
+        }
     }
 
     /// Frames handed on so far.
@@ -218,21 +240,46 @@ type Message = (MessageKind, i16, i16);
 impl<'c> TopicNames<'c> {
     /// No names (views that show no notes).
     pub fn none() -> Self {
-        TopicNames { whole: TopicIds::default(), streaming: None, deferred: None }
+        TopicNames {
+            whole: TopicIds::default(),
+            streaming: None,
+            deferred: None,
+        }
     }
 
     /// The names of the whole capture, read from what `open` gives when a
     /// frame first needs them ([`Self::for_frame`]).
-    pub fn read_when_needed<R: Read + 'c>(cat: &'c Catalogue, release: Option<&str>, open: impl Fn() -> Option<R> + 'c, opts: &CaptureOptions) -> Self {
+    pub fn read_when_needed<R: Read + 'c>(
+        cat: &'c Catalogue,
+        release: Option<&str>,
+        open: impl Fn() -> Option<R> + 'c,
+        opts: &CaptureOptions,
+    ) -> Self {
         let opts = opts.clone();
-        let read = Box::new(move |pin: Option<&str>| open().map(|input| learn_topic_ids(cat, pin, input, &opts)));
-        let deferred = Deferred { cat, release: release.map(str::to_string), read, learned: OnceCell::new(), last: [Cell::new(None), Cell::new(None)] };
-        TopicNames { whole: TopicIds::default(), streaming: None, deferred: Some(deferred) }
+        let read = Box::new(move |pin: Option<&str>| {
+            open().map(|input| learn_topic_ids(cat, pin, input, &opts))
+        });
+        let deferred = Deferred {
+            cat,
+            release: release.map(str::to_string),
+            read,
+            learned: OnceCell::new(),
+            last: [Cell::new(None), Cell::new(None)],
+        };
+        TopicNames {
+            whole: TopicIds::default(),
+            streaming: None,
+            deferred: Some(deferred),
+        }
     }
 
     /// Names learned as the capture streams by ([`Self::learn`]).
     pub fn as_they_come(cat: &'c Catalogue, release: Option<&str>) -> Self {
-        TopicNames { whole: TopicIds::default(), streaming: Some(RefCell::new(TopicIdLearner::new(cat, release))), deferred: None }
+        TopicNames {
+            whole: TopicIds::default(),
+            streaming: Some(RefCell::new(TopicIdLearner::new(cat, release))),
+            deferred: None,
+        }
     }
 
     /// Take a frame of the capture (every one, selected or not), before it is shown.
@@ -247,7 +294,10 @@ impl<'c> TopicNames<'c> {
     pub fn now(&self) -> TopicIds {
         match (&self.streaming, &self.deferred) {
             (Some(l), _) => l.borrow().topic_ids().clone(),
-            (None, Some(d)) => d.learned.get_or_init(|| (d.read)(d.release.as_deref()).unwrap_or_default()).clone(),
+            (None, Some(d)) => d
+                .learned
+                .get_or_init(|| (d.read)(d.release.as_deref()).unwrap_or_default())
+                .clone(),
             (None, None) => self.whole.clone(),
         }
     }
@@ -269,13 +319,22 @@ impl Deferred<'_> {
         if f.kind.sasl_mechanism().is_some() {
             return false;
         }
-        let kind = if f.direction == Direction::Request { MessageKind::Request } else { MessageKind::Response };
-        let (Some(key), Some(version)) = (f.api_key, f.api_version) else { return true };
+        let kind = if f.direction == Direction::Request {
+            MessageKind::Request
+        } else {
+            MessageKind::Response
+        };
+        let (Some(key), Some(version)) = (f.api_key, f.api_version) else {
+            return true;
+        };
         let last = &self.last[usize::from(kind == MessageKind::Response)];
         match last.get() {
             Some((seen, holds)) if seen == (kind, key, version) => holds,
             _ => {
-                let holds = self.cat.message(kind, key, version, self.release.as_deref()).is_some_and(|spec| spec.plan(version).holds_topic_ids);
+                let holds = self
+                    .cat
+                    .message(kind, key, version, self.release.as_deref())
+                    .is_some_and(|spec| spec.plan(version).holds_topic_ids);
                 last.set(Some(((kind, key, version), holds)));
                 holds
             }
@@ -291,7 +350,22 @@ mod tests {
     fn frame(direction: Direction, api: Option<(i16, i16)>, kind: FrameKind) -> CapturedFrame {
         let addr = "127.0.0.1:9092".parse().unwrap();
         let (api_key, api_version) = (api.map(|a| a.0), api.map(|a| a.1));
-        CapturedFrame { index: 0, timestamp: 0.0, conn: 0, from: addr, to: addr, direction, kind, bytes: Default::default(), correlation_id: Some(1), api_key, api_version, after_gap: false, offset: 0, len: 0 }
+        CapturedFrame {
+            index: 0,
+            timestamp: 0.0,
+            conn: 0,
+            from: addr,
+            to: addr,
+            direction,
+            kind,
+            bytes: Default::default(),
+            correlation_id: Some(1),
+            api_key,
+            api_version,
+            after_gap: false,
+            offset: 0,
+            len: 0,
+        }
     }
 
     #[test]
@@ -304,9 +378,16 @@ mod tests {
         };
         let names = TopicNames::read_when_needed(cat, None, open, &CaptureOptions::default());
         let (request, response) = (Direction::Request, Direction::Response);
-        let sasl = FrameKind::SaslToken { mechanism: "PLAIN".into() };
+        let sasl = FrameKind::SaslToken {
+            mechanism: "PLAIN".into(),
+        };
         // Produce v8, Fetch v12 (topics by name), Heartbeat, a SASL token: not read.
-        for f in [frame(request, Some((0, 8)), FrameKind::Kafka), frame(response, Some((1, 12)), FrameKind::Kafka), frame(request, Some((12, 4)), FrameKind::Kafka), frame(request, None, sasl)] {
+        for f in [
+            frame(request, Some((0, 8)), FrameKind::Kafka),
+            frame(response, Some((1, 12)), FrameKind::Kafka),
+            frame(request, Some((12, 4)), FrameKind::Kafka),
+            frame(request, None, sasl),
+        ] {
             assert!(names.for_frame(&f).is_empty());
         }
         assert_eq!(opened.get(), 0);

@@ -9,12 +9,14 @@
 //! answers all take under a second holds at most a million entries, however
 //! long the capture).
 
-use super::exchange::{read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading, Topic};
+use super::exchange::{
+    read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading, Topic,
+};
 use super::filter::Filter;
 use crate::capture::CaptureOptions;
 use crate::protocol::error_codes::error_name;
-use crate::text::escape::{quote, sanitize};
 use crate::schema::Catalogue;
+use crate::text::escape::{quote, sanitize};
 use serde_json::{json, Map, Value as Json};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -32,7 +34,11 @@ pub enum Grouping {
 impl Grouping {
     /// What each grouping needs read from the frames.
     pub fn needs(groupings: &[Grouping]) -> Needs {
-        Needs { client_id: groupings.contains(&Grouping::Client), topics: groupings.contains(&Grouping::Topic), errors: true }
+        Needs {
+            client_id: groupings.contains(&Grouping::Client),
+            topics: groupings.contains(&Grouping::Topic),
+            errors: true,
+        }
     }
 }
 
@@ -84,7 +90,14 @@ impl Latencies {
         let mut sorted: Vec<(u64, u64)> = self.counts.iter().map(|(&v, &c)| (v, c)).collect();
         sorted.sort_unstable();
         let at = |percent| nearest_rank(&sorted, self.n, percent);
-        Some(Summary { min: self.min, p50: at(50), p90: at(90), p99: at(99), max: self.max, mean: self.sum as f64 / self.n as f64 })
+        Some(Summary {
+            min: self.min,
+            p50: at(50),
+            p90: at(90),
+            p99: at(99),
+            max: self.max,
+            mean: self.sum as f64 / self.n as f64,
+        })
     }
 }
 
@@ -197,7 +210,14 @@ impl Stats {
             rows.entry(c).or_default().add(ex);
         }
         if let Some(rows) = &mut self.by_conn {
-            rows.entry(ex.conn).or_insert_with(|| ConnRow { client: ex.client, broker: ex.broker, row: Row::default() }).row.add(ex);
+            rows.entry(ex.conn)
+                .or_insert_with(|| ConnRow {
+                    client: ex.client,
+                    broker: ex.broker,
+                    row: Row::default(),
+                })
+                .row
+                .add(ex);
         }
         if let Some(rows) = &mut self.by_broker {
             rows.entry(ex.broker).or_default().add(ex);
@@ -218,14 +238,28 @@ impl Stats {
             .iter()
             .map(|(&(key, version), row)| {
                 let name = cat.api_name(key);
-                let members = vec![("api_key", json!(key)), ("api_name", json!(name)), ("api_version", json!(version))];
-                let cells = vec![name.map_or_else(|| format!("api {key}"), sanitize), format!("v{version}")];
+                let members = vec![
+                    ("api_key", json!(key)),
+                    ("api_name", json!(name)),
+                    ("api_version", json!(version)),
+                ];
+                let cells = vec![
+                    name.map_or_else(|| format!("api {key}"), sanitize),
+                    format!("v{version}"),
+                ];
                 (members, cells, row)
             })
             .collect();
-        groups.push(Group { name: "by_api", heads: &["api", "version"], rows: api_rows });
+        groups.push(Group {
+            name: "by_api",
+            heads: &["api", "version"],
+            rows: api_rows,
+        });
         if let Some(rows) = &self.by_client {
-            let mut keyed: Vec<(Option<&[u8]>, &Row)> = rows.iter().map(|(&c, row)| (names.client_id(c), row)).collect();
+            let mut keyed: Vec<(Option<&[u8]>, &Row)> = rows
+                .iter()
+                .map(|(&c, row)| (names.client_id(c), row))
+                .collect();
             keyed.sort_by(|a, b| a.0.cmp(&b.0));
             let rows = keyed
                 .into_iter()
@@ -235,21 +269,67 @@ impl Stats {
                     (vec![("client_id", json!(text))], vec![cell], row)
                 })
                 .collect();
-            groups.push(Group { name: "by_client", heads: &["client_id"], rows });
+            groups.push(Group {
+                name: "by_client",
+                heads: &["client_id"],
+                rows,
+            });
         }
         if let Some(rows) = &self.by_conn {
-            let rows = rows.iter().map(|(&conn, c)| (vec![("conn", json!(conn))], vec![conn.to_string(), format!("{} → {}", c.client, c.broker)], &c.row)).collect();
-            groups.push(Group { name: "by_conn", heads: &["conn", "client → broker"], rows });
+            let rows = rows
+                .iter()
+                .map(|(&conn, c)| {
+                    (
+                        vec![("conn", json!(conn))],
+                        vec![conn.to_string(), format!("{} → {}", c.client, c.broker)],
+                        &c.row,
+                    )
+                })
+                .collect();
+            groups.push(Group {
+                name: "by_conn",
+                heads: &["conn", "client → broker"],
+                rows,
+            });
         }
         if let Some(rows) = &self.by_broker {
-            let rows = rows.iter().map(|(broker, row)| (vec![("broker", json!(broker.to_string()))], vec![broker.to_string()], row)).collect();
-            groups.push(Group { name: "by_broker", heads: &["broker"], rows });
+            let rows = rows
+                .iter()
+                .map(|(broker, row)| {
+                    (
+                        vec![("broker", json!(broker.to_string()))],
+                        vec![broker.to_string()],
+                        row,
+                    )
+                })
+                .collect();
+            groups.push(Group {
+                name: "by_broker",
+                heads: &["broker"],
+                rows,
+            });
         }
         if let Some(rows) = &self.by_topic {
-            let mut keyed: Vec<(&Topic, &Row)> = rows.iter().filter_map(|(&t, row)| Some((names.topic(t)?, row))).collect();
+            let mut keyed: Vec<(&Topic, &Row)> = rows
+                .iter()
+                .filter_map(|(&t, row)| Some((names.topic(t)?, row)))
+                .collect();
             keyed.sort_by(|a, b| topic_order(a.0).cmp(&topic_order(b.0)));
-            let rows = keyed.into_iter().map(|(t, row)| (vec![("topic", json!(t.text()))], vec![sanitize(&t.text())], row)).collect();
-            groups.push(Group { name: "by_topic", heads: &["topic"], rows });
+            let rows = keyed
+                .into_iter()
+                .map(|(t, row)| {
+                    (
+                        vec![("topic", json!(t.text()))],
+                        vec![sanitize(&t.text())],
+                        row,
+                    )
+                })
+                .collect();
+            groups.push(Group {
+                name: "by_topic",
+                heads: &["topic"],
+                rows,
+            });
         }
         groups
     }
@@ -259,10 +339,20 @@ impl Stats {
         let mut top = Map::new();
         top.insert("frames".into(), json!(self.frames));
         top.insert("pairs".into(), json!(self.pairs));
-        top.insert("unanswered_requests".into(), json!(self.unanswered_requests));
-        top.insert("unmatched_responses".into(), json!(self.unmatched_responses));
+        top.insert(
+            "unanswered_requests".into(),
+            json!(self.unanswered_requests),
+        );
+        top.insert(
+            "unmatched_responses".into(),
+            json!(self.unmatched_responses),
+        );
         for g in self.groups(cat, names) {
-            let rows = g.rows.into_iter().map(|(members, _, row)| row_json(members, row)).collect();
+            let rows = g
+                .rows
+                .into_iter()
+                .map(|(members, _, row)| row_json(members, row))
+                .collect();
             top.insert(g.name.into(), Json::Array(rows));
         }
         Json::Object(top)
@@ -276,9 +366,15 @@ impl Stats {
             self.frames, self.pairs, self.unanswered_requests, self.unmatched_responses
         );
         if self.unmatched_responses > 0 {
-            out.push_str("(responses without their request are in no row: their API is not known)\n");
+            out.push_str(
+                "(responses without their request are in no row: their API is not known)\n",
+            );
         }
-        for g in self.groups(cat, names).into_iter().filter(|g| by_api || g.name != "by_api") {
+        for g in self
+            .groups(cat, names)
+            .into_iter()
+            .filter(|g| by_api || g.name != "by_api")
+        {
             out.push('\n');
             let mut table = Table::default();
             let mut head: Vec<String> = g.heads.iter().map(|h| h.to_string()).collect();
@@ -313,7 +409,19 @@ struct Group<'s> {
 /// A row with its key as JSON members and as table cells.
 type Keyed<'s> = (Vec<(&'static str, Json)>, Vec<String>, &'s Row);
 
-const NUMBER_HEADS: [&str; 11] = ["requests", "responses", "unanswered", "req_bytes", "resp_bytes", "min_us", "p50_us", "p90_us", "p99_us", "max_us", "mean_us"];
+const NUMBER_HEADS: [&str; 11] = [
+    "requests",
+    "responses",
+    "unanswered",
+    "req_bytes",
+    "resp_bytes",
+    "min_us",
+    "p50_us",
+    "p90_us",
+    "p99_us",
+    "max_us",
+    "mean_us",
+];
 
 fn row_json(members: Vec<(&'static str, Json)>, row: &Row) -> Json {
     let mut m = Map::new();
@@ -322,25 +430,56 @@ fn row_json(members: Vec<(&'static str, Json)>, row: &Row) -> Json {
     }
     m.insert("requests".into(), json!(row.requests));
     m.insert("responses".into(), json!(row.responses));
-    m.insert("errors".into(), Json::Object(row.errors.iter().map(|(&code, &n)| (error_text(code), json!(n))).collect()));
+    m.insert(
+        "errors".into(),
+        Json::Object(
+            row.errors
+                .iter()
+                .map(|(&code, &n)| (error_text(code), json!(n)))
+                .collect(),
+        ),
+    );
     m.insert("request_bytes".into(), json!(row.request_bytes));
     m.insert("response_bytes".into(), json!(row.response_bytes));
     let latency = match row.latency.summary() {
-        Some(s) => json!({"min": s.min, "p50": s.p50, "p90": s.p90, "p99": s.p99, "max": s.max, "mean": s.mean}),
-        None => json!({"min": null, "p50": null, "p90": null, "p99": null, "max": null, "mean": null}),
+        Some(s) => {
+            json!({"min": s.min, "p50": s.p50, "p90": s.p90, "p99": s.p99, "max": s.max, "mean": s.mean})
+        }
+        None => {
+            json!({"min": null, "p50": null, "p90": null, "p99": null, "max": null, "mean": null})
+        }
     };
     m.insert("latency_us".into(), latency);
     Json::Object(m)
 }
 
 fn row_cells(row: &Row) -> Vec<String> {
-    let mut cells = vec![row.requests.to_string(), row.responses.to_string(), row.unanswered().to_string(), row.request_bytes.to_string(), row.response_bytes.to_string()];
+    let mut cells = vec![
+        row.requests.to_string(),
+        row.responses.to_string(),
+        row.unanswered().to_string(),
+        row.request_bytes.to_string(),
+        row.response_bytes.to_string(),
+    ];
     match row.latency.summary() {
-        Some(s) => cells.extend([s.min, s.p50, s.p90, s.p99, s.max].map(|v| v.to_string()).into_iter().chain([format!("{:.0}", s.mean)])),
+        Some(s) => cells.extend(
+            [s.min, s.p50, s.p90, s.p99, s.max]
+                .map(|v| v.to_string())
+                .into_iter()
+                .chain([format!("{:.0}", s.mean)]),
+        ),
         None => cells.extend(std::iter::repeat_n("-".to_string(), 6)),
     }
-    let errors: Vec<String> = row.errors.iter().map(|(&code, n)| format!("{}={n}", error_text(code))).collect();
-    cells.push(if errors.is_empty() { "-".into() } else { errors.join(" ") });
+    let errors: Vec<String> = row
+        .errors
+        .iter()
+        .map(|(&code, n)| format!("{}={n}", error_text(code)))
+        .collect();
+    cells.push(if errors.is_empty() {
+        "-".into()
+    } else {
+        errors.join(" ")
+    });
     cells
 }
 
@@ -417,12 +556,33 @@ impl Observer for Adder<'_> {
 /// Read a capture and add up its exchanges that pass `filter`, grouped by API
 /// and version and by `groupings`. Memory: the requests in flight and the
 /// groups' rows.
-pub fn collect<R: std::io::Read>(cat: &Catalogue, release: Option<&str>, input: R, opts: &CaptureOptions, groupings: &[Grouping], filter: &Filter) -> Result<Collected, String> {
+pub fn collect<R: std::io::Read>(
+    cat: &Catalogue,
+    release: Option<&str>,
+    input: R,
+    opts: &CaptureOptions,
+    groupings: &[Grouping],
+    filter: &Filter,
+) -> Result<Collected, String> {
     let needs = Grouping::needs(groupings).union(filter.needs());
     let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, release, needs);
-    let mut adder = Adder { stats: Stats::new(groupings), filter };
-    let reading = read_capture(cat, input, opts, (&mut exchanges, &mut adder), filter.conn, |_| {})?;
-    Ok(Collected { stats: adder.stats, names: exchanges.into_names(), reading })
+    let mut adder = Adder {
+        stats: Stats::new(groupings),
+        filter,
+    };
+    let reading = read_capture(
+        cat,
+        input,
+        opts,
+        (&mut exchanges, &mut adder),
+        filter.conn,
+        |_| {},
+    )?;
+    Ok(Collected {
+        stats: adder.stats,
+        names: exchanges.into_names(),
+        reading,
+    })
 }
 
 #[cfg(test)]
@@ -438,7 +598,10 @@ mod tests {
     #[test]
     fn nearest_rank_takes_the_value_at_the_ceiling_of_q_times_n() {
         let s = summary(&(1..=10).map(|ms| ms * 1000).rev().collect::<Vec<_>>());
-        assert_eq!((s.min, s.p50, s.p90, s.p99, s.max, s.mean), (1000, 5000, 9000, 10000, 10000, 5500.0));
+        assert_eq!(
+            (s.min, s.p50, s.p90, s.p99, s.max, s.mean),
+            (1000, 5000, 9000, 10000, 10000, 5500.0)
+        );
         // 100 values: ranks 50, 90, 99 exactly.
         let s = summary(&(1..=100).collect::<Vec<_>>());
         assert_eq!((s.p50, s.p90, s.p99), (50, 90, 99));
@@ -453,7 +616,12 @@ mod tests {
 
     #[test]
     fn a_table_aligns_names_left_and_numbers_right() {
-        let t = Table { rows: vec![vec!["api".into(), "n".into(), "errors".into()], vec!["Produce".into(), "12".into(), "-".into()]] };
+        let t = Table {
+            rows: vec![
+                vec!["api".into(), "n".into(), "errors".into()],
+                vec!["Produce".into(), "12".into(), "-".into()],
+            ],
+        };
         let mut out = String::new();
         t.render(1, &mut out);
         assert_eq!(out, "api       n  errors\nProduce  12  -\n");

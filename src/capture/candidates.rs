@@ -26,7 +26,6 @@ const MAX_WAITING: usize = 16;
 const RESYNC_DECODE_PER_POSITION: u64 = 4;
 const RESYNC_DECODE_START: u64 = 4 << 20;
 
-
 /// Looking for the next frame start after skipped bytes, each position once.
 pub(super) struct Resync {
     /// What the bytes passed over are noted as.
@@ -42,7 +41,13 @@ pub(super) struct Resync {
 
 impl Resync {
     pub(super) fn new(next: u64, reason: SkipReason) -> Resync {
-        Resync { reason, next, waiting: VecDeque::new(), decoded: 0, looked: 0 }
+        Resync {
+            reason,
+            next,
+            waiting: VecDeque::new(),
+            decoded: 0,
+            looked: 0,
+        }
     }
 
     /// Keep a partial candidate until its frame has arrived. With the list full,
@@ -51,7 +56,15 @@ impl Resync {
     /// goes (garbage tends to claim large sizes).
     pub(super) fn wait_for(&mut self, start: u64, end: u64) {
         if self.waiting.len() >= MAX_WAITING {
-            let Some((farthest, &(_, far_end))) = self.waiting.iter().enumerate().skip(1).max_by_key(|(_, w)| w.1) else { return };
+            let Some((farthest, &(_, far_end))) = self
+                .waiting
+                .iter()
+                .enumerate()
+                .skip(1)
+                .max_by_key(|(_, w)| w.1)
+            else {
+                return;
+            };
             if end >= far_end {
                 return;
             }
@@ -64,7 +77,6 @@ impl Resync {
         self.decoded <= RESYNC_DECODE_START + RESYNC_DECODE_PER_POSITION * self.looked
     }
 }
-
 
 /// What the bytes at a position say about a frame starting there.
 pub(super) enum Header {
@@ -79,12 +91,17 @@ pub(super) enum Header {
 /// Could a request start here? A sane size, a known API and version, and a
 /// client id that fits.
 pub(super) fn request_header(cat: &Catalogue, b: &[u8]) -> Header {
-    let Some(h) = b.get(..14) else { return Header::Short };
+    let Some(h) = b.get(..14) else {
+        return Header::Short;
+    };
     let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
     let key = i16::from_be_bytes([h[4], h[5]]);
     let ver = i16::from_be_bytes([h[6], h[7]]);
     let client_id = i16::from_be_bytes([h[12], h[13]]);
-    if size < 10 || size as usize > MAX_FRAME || cat.message(MessageKind::Request, key, ver, None).is_none() {
+    if size < 10
+        || size as usize > MAX_FRAME
+        || cat.message(MessageKind::Request, key, ver, None).is_none()
+    {
         return Header::No;
     }
     // Header v0 (ControlledShutdown v0) has no client id; otherwise it must fit.
@@ -97,17 +114,34 @@ pub(super) fn request_header(cat: &Catalogue, b: &[u8]) -> Header {
 
 /// Could a response start here? A sane size and the correlation id of a request awaiting one.
 fn response_header(b: &[u8], outstanding: &HashMap<i32, (i16, i16)>) -> Header {
-    let Some(h) = b.get(..8) else { return Header::Short };
+    let Some(h) = b.get(..8) else {
+        return Header::Short;
+    };
     let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
     let corr = i32::from_be_bytes([h[4], h[5], h[6], h[7]]);
     if size < 4 || size as usize > MAX_FRAME {
         return Header::No;
     }
-    let Some(&(key, ver)) = outstanding.get(&corr) else { return Header::No };
-    Header::Frame(4 + size as usize, DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(ver), ..Default::default() })
+    let Some(&(key, ver)) = outstanding.get(&corr) else {
+        return Header::No;
+    };
+    Header::Frame(
+        4 + size as usize,
+        DecodeOptions {
+            direction: Some(Direction::Response),
+            api_key: Some(key),
+            api_version: Some(ver),
+            ..Default::default()
+        },
+    )
 }
 
-pub(super) fn header_at(cat: &Catalogue, b: &[u8], is_request: bool, outstanding: &HashMap<i32, (i16, i16)>) -> Header {
+pub(super) fn header_at(
+    cat: &Catalogue,
+    b: &[u8],
+    is_request: bool,
+    outstanding: &HashMap<i32, (i16, i16)>,
+) -> Header {
     if is_request {
         request_header(cat, b)
     } else {
@@ -125,16 +159,38 @@ const HEADER_COPY: usize = 512;
 /// tape, in place: record batches stay bytes, never checked or decompressed,
 /// and nothing is annotated. Counts the bytes the decoding reached, which
 /// stops at the first error.
-pub(super) fn decodes_cleanly(cat: &Catalogue, frame: &[u8], opts: DecodeOptions, effort: &mut Effort) -> (bool, u64) {
+pub(super) fn decodes_cleanly(
+    cat: &Catalogue,
+    frame: &[u8],
+    opts: DecodeOptions,
+    effort: &mut Effort,
+) -> (bool, u64) {
     effort.candidate_decodes += 1;
-    let header_of = |bytes: Bytes| decode_frame(cat, bytes, 0, &DecodeOptions { header_only: true, ..opts.clone() });
+    let header_of = |bytes: Bytes| {
+        decode_frame(
+            cat,
+            bytes,
+            0,
+            &DecodeOptions {
+                header_only: true,
+                ..opts.clone()
+            },
+        )
+    };
     let mut head = header_of(complete_prefix(&frame[..frame.len().min(HEADER_COPY)]));
     if head.error.is_some() && frame.len() > HEADER_COPY {
         head = header_of(Bytes::copy_from_slice(frame));
     }
     let reached_header = head.root.children.last().map_or(0, |h| h.end());
     effort.candidate_bytes += reached_header as u64;
-    let (None, Some(key), Some(version), Some(header)) = (&head.error, head.api_key, head.api_version, head.root.children.last()) else { return (false, reached_header as u64) };
+    let (None, Some(key), Some(version), Some(header)) = (
+        &head.error,
+        head.api_key,
+        head.api_version,
+        head.root.children.last(),
+    ) else {
+        return (false, reached_header as u64);
+    };
     let kind = match head.direction {
         Direction::Request => MessageKind::Request,
         Direction::Response => MessageKind::Response,
@@ -142,14 +198,22 @@ pub(super) fn decodes_cleanly(cat: &Catalogue, frame: &[u8], opts: DecodeOptions
     let mut reached = reached_header;
     let mut body_clean = |version: i16| {
         cat.message(kind, key, version, None).is_some_and(|spec| {
-            let (_, end, res) = values::decode_message(frame, header.end(), &spec.plan(version), &mut Values::default());
+            let (_, end, res) = values::decode_message(
+                frame,
+                header.end(),
+                &spec.plan(version),
+                &mut Values::default(),
+            );
             reached += end - header.end();
             res.is_ok() && end == frame.len()
         })
     };
     // A broker that does not support the requested ApiVersions version answers with a v0 body.
-    let clean = body_clean(version) || (kind == MessageKind::Response && key == API_VERSIONS_KEY && version > 0 && body_clean(0));
+    let clean = body_clean(version)
+        || (kind == MessageKind::Response
+            && key == API_VERSIONS_KEY
+            && version > 0
+            && body_clean(0));
     effort.candidate_bytes += (reached - reached_header) as u64;
     (clean, reached as u64)
 }
-

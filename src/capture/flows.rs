@@ -8,8 +8,8 @@
 //! frees them when a frame completes or the connection closes, and stays under
 //! a cap for the whole capture ([`DEFAULT_MAX_REASSEMBLY`]).
 
-use super::link::Segment;
 use super::candidates::{decodes_cleanly, header_at, request_header, Header, Resync};
+use super::link::Segment;
 use super::sasl::Sasl;
 use super::skips::Run;
 pub use super::skips::{SkipReason, Skipped, StreamCut};
@@ -174,13 +174,17 @@ struct Half {
 impl Half {
     /// Memory this direction holds: buffer capacity, held-back segments, a cut frame's prefix.
     fn footprint(&self) -> usize {
-        self.buf.capacity() + self.tcp.held_bytes() + self.cutting.as_ref().map_or(0, |c| c.prefix.len())
+        self.buf.capacity()
+            + self.tcp.held_bytes()
+            + self.cutting.as_ref().map_or(0, |c| c.prefix.len())
     }
 
     /// The whole length the frame at `buf[0]` declares, when its size prefix is there.
     fn declared(&self) -> Option<u64> {
         let b = self.buf.get(..4)?;
-        u64::try_from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])).ok().map(|size| size + 4)
+        u64::try_from(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+            .ok()
+            .map(|size| size + 4)
     }
 
     /// Note `n` bytes from stream offset `offset` as skipped.
@@ -196,7 +200,12 @@ impl Half {
             }
         }
         self.end_run();
-        self.run = Some(Run { offset, bytes: n, reason, timestamp });
+        self.run = Some(Run {
+            offset,
+            bytes: n,
+            reason,
+            timestamp,
+        });
     }
 
     /// Pass over the first `n` bytes of `buf`.
@@ -222,7 +231,15 @@ impl Half {
     fn give_up(&mut self, cut_by: StreamCut, timestamp: f64) -> bool {
         let held = self.cutting.is_some() || self.discarding.is_some() || !self.buf.is_empty();
         if let Some(c) = self.cutting.take() {
-            self.note(c.start, self.at - c.start, SkipReason::Partial { declared: Some(c.total as u64), cut_by }, timestamp);
+            self.note(
+                c.start,
+                self.at - c.start,
+                SkipReason::Partial {
+                    declared: Some(c.total as u64),
+                    cut_by,
+                },
+                timestamp,
+            );
         }
         self.discarding = None;
         if let Some(r) = self.resync.take() {
@@ -232,10 +249,18 @@ impl Half {
             let passed = first.map_or(end, |w| w.0).saturating_sub(self.at);
             self.skip(passed as usize, r.reason, timestamp);
             let declared = first.map(|(start, end)| end - start);
-            self.skip(self.buf.len(), SkipReason::Partial { declared, cut_by }, timestamp);
+            self.skip(
+                self.buf.len(),
+                SkipReason::Partial { declared, cut_by },
+                timestamp,
+            );
         } else if !self.buf.is_empty() {
             let declared = self.declared();
-            self.skip(self.buf.len(), SkipReason::Partial { declared, cut_by }, timestamp);
+            self.skip(
+                self.buf.len(),
+                SkipReason::Partial { declared, cut_by },
+                timestamp,
+            );
         }
         self.buf = BytesMut::new();
         self.split = 0;
@@ -307,8 +332,17 @@ pub struct Flows<'c> {
 /// True when `buf` now starts with a whole frame that decodes cleanly (the
 /// bytes before it noted as skipped); otherwise only the bytes a frame may
 /// still start in are kept.
-fn resync(cat: &Catalogue, half: &mut Half, is_request: bool, outstanding: &HashMap<i32, (i16, i16)>, timestamp: f64, effort: &mut Effort) -> bool {
-    let Some(r) = half.resync.as_mut() else { return true };
+fn resync(
+    cat: &Catalogue,
+    half: &mut Half,
+    is_request: bool,
+    outstanding: &HashMap<i32, (i16, i16)>,
+    timestamp: f64,
+    effort: &mut Effort,
+) -> bool {
+    let Some(r) = half.resync.as_mut() else {
+        return true;
+    };
     let at = half.at;
     let end = at + half.buf.len() as u64;
     let mut found = None;
@@ -420,7 +454,10 @@ impl<'c> Flows<'c> {
     }
 
     pub fn connections(&self) -> usize {
-        self.conns.iter().filter(|c| !c.not_kafka && c.client.is_some()).count()
+        self.conns
+            .iter()
+            .filter(|c| !c.not_kafka && c.client.is_some())
+            .count()
     }
 
     /// What reading the capture has cost so far.
@@ -458,7 +495,16 @@ impl<'c> Flows<'c> {
             Some(x) => x,
             None => {
                 let id = self.conns.len();
-                self.conns.push(Conn { id, ends: [from, to], halves: [Half::default(), Half::default()], client: None, not_kafka: false, outstanding: HashMap::new(), sasl: Sasl::Off, tls: Tls::Undecided });
+                self.conns.push(Conn {
+                    id,
+                    ends: [from, to],
+                    halves: [Half::default(), Half::default()],
+                    client: None,
+                    not_kafka: false,
+                    outstanding: HashMap::new(),
+                    sasl: Sasl::Off,
+                    tls: Tls::Undecided,
+                });
                 self.index.insert((from, to), (id, 0));
                 self.index.insert((to, from), (id, 1));
                 (id, 0)
@@ -482,10 +528,14 @@ impl<'c> Flows<'c> {
         if let Some(ack) = seg.ack {
             // An ack past a hole in the other direction: that data was lost to the capture.
             if self.conns[ci].halves[1 - hi].tcp.holds_data() {
-                self.with_stream(ci, 1 - hi, timestamp, out, |tcp, each| tcp.acknowledged_each(ack, each));
+                self.with_stream(ci, 1 - hi, timestamp, out, |tcp, each| {
+                    tcp.acknowledged_each(ack, each)
+                });
             }
         }
-        self.with_stream(ci, hi, timestamp, out, |tcp, each| tcp.push_each(seg.seq, seg.syn, seg.payload, each));
+        self.with_stream(ci, hi, timestamp, out, |tcp, each| {
+            tcp.push_each(seg.seq, seg.syn, seg.payload, each)
+        });
         // FIN ends the sender's stream; RST both (the peer's data is refused from now on).
         let closed: &[usize] = match (seg.fin, seg.rst) {
             (_, true) => &[0, 1],
@@ -498,7 +548,11 @@ impl<'c> Flows<'c> {
         }
         if self.conns[ci].not_kafka {
             for half in &mut self.conns[ci].halves {
-                *half = Half { counted: half.counted, since: half.since, ..Half::default() };
+                *half = Half {
+                    counted: half.counted,
+                    since: half.since,
+                    ..Half::default()
+                };
             }
         }
         self.account(ci, 0);
@@ -512,7 +566,9 @@ impl<'c> Flows<'c> {
         let mut out = Vec::new();
         for ci in 0..self.conns.len() {
             for hi in 0..2 {
-                self.with_stream(ci, hi, timestamp, &mut out, |tcp, each| tcp.flush_each(each));
+                self.with_stream(ci, hi, timestamp, &mut out, |tcp, each| {
+                    tcp.flush_each(each)
+                });
             }
             // Closing half 1 may decide the client side after half 0 was closed undecided.
             for hi in [0, 1, 0] {
@@ -528,7 +584,14 @@ impl<'c> Flows<'c> {
     /// No more data will come in one direction: cut what frames there are and
     /// give up the rest, which frees its buffer. A direction whose connection is
     /// not yet known to be Kafka keeps its bytes (the other side may decide).
-    fn close_half(&mut self, ci: usize, hi: usize, cut_by: StreamCut, timestamp: f64, out: &mut Vec<Captured>) {
+    fn close_half(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        cut_by: StreamCut,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
         if let Tls::On(t) = &mut self.conns[ci].tls {
             // A record cut short: its note, then the plaintext's end.
             if let Some((offset, problem)) = t.end(hi, cut_by) {
@@ -546,7 +609,14 @@ impl<'c> Flows<'c> {
     }
 
     /// The plaintext of a direction ends: cut what frames there are and give up the rest.
-    fn close_plain(&mut self, ci: usize, hi: usize, cut_by: StreamCut, timestamp: f64, out: &mut Vec<Captured>) {
+    fn close_plain(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        cut_by: StreamCut,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
         self.cut_frames(ci, hi, timestamp, out);
         let conn = &mut self.conns[ci];
         if conn.client.is_none() || conn.not_kafka {
@@ -563,14 +633,30 @@ impl<'c> Flows<'c> {
 
     /// Run `f` on one direction's reassembly, absorbing what it delivers piece by
     /// piece (each piece is cut into frames before the next arrives).
-    fn with_stream(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<Captured>, f: impl FnOnce(&mut HalfStream, &mut dyn FnMut(Chunk<'_>))) {
+    fn with_stream(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+        f: impl FnOnce(&mut HalfStream, &mut dyn FnMut(Chunk<'_>)),
+    ) {
         let mut tcp = std::mem::take(&mut self.conns[ci].halves[hi].tcp);
         f(&mut tcp, &mut |c| self.absorb(ci, hi, c, timestamp, out));
         self.conns[ci].halves[hi].tcp = tcp;
     }
 
-    fn absorb(&mut self, ci: usize, hi: usize, piece: Chunk<'_>, timestamp: f64, out: &mut Vec<Captured>) {
-        let Tls::On(t) = &mut self.conns[ci].tls else { return self.absorb_plain(ci, hi, piece, timestamp, out) };
+    fn absorb(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        piece: Chunk<'_>,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
+        let Tls::On(t) = &mut self.conns[ci].tls else {
+            return self.absorb_plain(ci, hi, piece, timestamp, out);
+        };
         match piece {
             Chunk::Data(d) => self.feed_tls(ci, hi, d, timestamp, out),
             Chunk::Gap(n) => {
@@ -582,9 +668,20 @@ impl<'c> Flows<'c> {
     }
 
     /// Bytes of a TLS stream: their plaintext goes on as a plaintext connection's bytes.
-    fn feed_tls(&mut self, ci: usize, hi: usize, data: &[u8], timestamp: f64, out: &mut Vec<Captured>) {
-        let Flows { conns, keys, plain, .. } = self;
-        let Tls::On(t) = &mut conns[ci].tls else { return };
+    fn feed_tls(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        data: &[u8],
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
+        let Flows {
+            conns, keys, plain, ..
+        } = self;
+        let Tls::On(t) = &mut conns[ci].tls else {
+            return;
+        };
         plain.clear();
         let stopped = t.feed(hi, data, keys, plain);
         if !plain.is_empty() {
@@ -598,13 +695,35 @@ impl<'c> Flows<'c> {
     }
 
     /// Decryption of a direction stopped: its note, then the end of its plaintext.
-    fn tls_stopped(&mut self, ci: usize, hi: usize, offset: u64, problem: TlsProblem, timestamp: f64, out: &mut Vec<Captured>) {
+    fn tls_stopped(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        offset: u64,
+        problem: TlsProblem,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
         let conn = &self.conns[ci];
         let Tls::On(t) = &conn.tls else { return };
         let client = t.client().or(conn.client).unwrap_or(0);
-        let direction = if hi == client { Direction::Request } else { Direction::Response };
-        let event = TlsEvent::Stopped { direction, offset, problem };
-        out.push(Captured::Tls(TlsNote { timestamp, conn: conn.id, client: conn.ends[client], server: conn.ends[1 - client], event }));
+        let direction = if hi == client {
+            Direction::Request
+        } else {
+            Direction::Response
+        };
+        let event = TlsEvent::Stopped {
+            direction,
+            offset,
+            problem,
+        };
+        out.push(Captured::Tls(TlsNote {
+            timestamp,
+            conn: conn.id,
+            client: conn.ends[client],
+            server: conn.ends[1 - client],
+            event,
+        }));
         self.close_plain(ci, hi, StreamCut::Decryption, timestamp, out);
     }
 
@@ -618,12 +737,24 @@ impl<'c> Flows<'c> {
         t.reported = true;
         let client = t.client().or(conn.client).unwrap_or(0);
         let event = TlsEvent::Session(Box::new(t.session(conn.not_kafka)));
-        out.push(Captured::Tls(TlsNote { timestamp, conn: conn.id, client: conn.ends[client], server: conn.ends[1 - client], event }));
+        out.push(Captured::Tls(TlsNote {
+            timestamp,
+            conn: conn.id,
+            client: conn.ends[client],
+            server: conn.ends[1 - client],
+            event,
+        }));
     }
 
     /// Whether a connection is TLS, from the first bytes of the direction
     /// that has some: a TLS connection's buffered bytes go to the TLS layer.
-    fn tls_start(&mut self, ci: usize, hi: usize, timestamp: f64, out: &mut Vec<Captured>) -> TlsStart {
+    fn tls_start(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) -> TlsStart {
         let Flows { conns, brokers, .. } = self;
         let conn = &mut conns[ci];
         let half = &conn.halves[hi];
@@ -641,10 +772,15 @@ impl<'c> Flows<'c> {
             Start::ClientHello => Some(hi),
             Start::ServerHello => Some(1 - hi),
             // After the handshake: `--port`, or a broker seen elsewhere in the capture.
-            Start::Record => conn.client.or_else(|| match (brokers.contains(&conn.ends[1]), brokers.contains(&conn.ends[0])) {
-                (true, _) => Some(0),
-                (_, true) => Some(1),
-                _ => None,
+            Start::Record => conn.client.or_else(|| {
+                match (
+                    brokers.contains(&conn.ends[1]),
+                    brokers.contains(&conn.ends[0]),
+                ) {
+                    (true, _) => Some(0),
+                    (_, true) => Some(1),
+                    _ => None,
+                }
             }),
         };
         conn.tls = Tls::On(Box::new(TlsConn::new(client)));
@@ -654,8 +790,17 @@ impl<'c> Flows<'c> {
             // The halves start over as plaintext streams; a direction that
             // started after a gap has nothing the TLS layer can read.
             *gap = h.at;
-            *keep = if h.at == 0 { std::mem::take(&mut h.buf) } else { BytesMut::new() };
-            *h = Half { tcp: std::mem::take(&mut h.tcp), counted: h.counted, since: h.since, ..Half::default() };
+            *keep = if h.at == 0 {
+                std::mem::take(&mut h.buf)
+            } else {
+                BytesMut::new()
+            };
+            *h = Half {
+                tcp: std::mem::take(&mut h.tcp),
+                counted: h.counted,
+                since: h.since,
+                ..Half::default()
+            };
         }
         for h in [hi, 1 - hi] {
             if skipped[h] > 0 {
@@ -671,7 +816,14 @@ impl<'c> Flows<'c> {
         TlsStart::Tls
     }
 
-    fn absorb_plain(&mut self, ci: usize, hi: usize, piece: Chunk<'_>, timestamp: f64, out: &mut Vec<Captured>) {
+    fn absorb_plain(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        piece: Chunk<'_>,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
         let half = &mut self.conns[ci].halves[hi];
         match piece {
             Chunk::Data(mut d) => {
@@ -732,7 +884,9 @@ impl<'c> Flows<'c> {
                         Header::Short => return false,
                         Header::No => false,
                         Header::Frame(len, _) if h.buf.len() < len => true,
-                        Header::Frame(len, opts) => decodes_cleanly(cat, &h.buf[..len], opts, effort).0,
+                        Header::Frame(len, opts) => {
+                            decodes_cleanly(cat, &h.buf[..len], opts, effort).0
+                        }
                     };
                     h.not_request = !ok;
                     ok
@@ -776,7 +930,12 @@ impl<'c> Flows<'c> {
                 continue;
             }
             let is_request = conn.client == Some(hi);
-            let Conn { halves, outstanding, sasl, .. } = conn;
+            let Conn {
+                halves,
+                outstanding,
+                sasl,
+                ..
+            } = conn;
             let half = &mut halves[hi];
             if let Some(c) = &half.cutting {
                 if c.remaining > 0 {
@@ -789,7 +948,14 @@ impl<'c> Flows<'c> {
             if half.discarding.is_some() {
                 return;
             }
-            if !resync(cat, half, is_request, outstanding, timestamp, &mut self.effort) {
+            if !resync(
+                cat,
+                half,
+                is_request,
+                outstanding,
+                timestamp,
+                &mut self.effort,
+            ) {
                 return;
             }
             if half.buf.len() < 4 {
@@ -806,11 +972,28 @@ impl<'c> Flows<'c> {
                 if let Some(cut) = self.cut.as_ref().filter(|_| !sasl.tokens()) {
                     if total > cut.above && half.buf.len() <= cut.above {
                         // Skip the body if the header is within what came so far.
-                        let pair = if is_request { None } else { outstanding.get(&i32_at(&half.buf, 4)).copied() };
-                        if (is_request || pair.is_some()) && header_within(cat, &half.buf, is_request, pair, cut.release.as_deref()) {
+                        let pair = if is_request {
+                            None
+                        } else {
+                            outstanding.get(&i32_at(&half.buf, 4)).copied()
+                        };
+                        if (is_request || pair.is_some())
+                            && header_within(
+                                cat,
+                                &half.buf,
+                                is_request,
+                                pair,
+                                cut.release.as_deref(),
+                            )
+                        {
                             let have = half.buf.len();
                             let prefix = half.buf.split().freeze();
-                            half.cutting = Some(Cutting { start: half.at, prefix, total, remaining: total - have });
+                            half.cutting = Some(Cutting {
+                                start: half.at,
+                                prefix,
+                                total,
+                                remaining: total - have,
+                            });
                             half.at += have as u64;
                             half.buf = BytesMut::new();
                             half.split = 0;
@@ -839,7 +1022,15 @@ impl<'c> Flows<'c> {
 
     /// Hand on a frame cut from the stream (pairing it by correlation id), after
     /// the skip notes before it. Its `len` bytes end at the direction's `at`.
-    fn emit(&mut self, ci: usize, hi: usize, bytes: Bytes, len: usize, timestamp: f64, out: &mut Vec<Captured>) {
+    fn emit(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        bytes: Bytes,
+        len: usize,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
         self.conns[ci].halves[hi].end_run();
         self.report(ci, hi, out);
         let conn = &mut self.conns[ci];
@@ -848,31 +1039,83 @@ impl<'c> Flows<'c> {
         let after_gap = std::mem::take(&mut half.gap_pending);
         let offset = half.at - len as u64;
         half.restamp = true;
-        let (from, to) = if hi == 0 { (conn.ends[0], conn.ends[1]) } else { (conn.ends[1], conn.ends[0]) };
-        if let Some(mechanism) = conn.sasl.token(self.cat, is_request, &bytes, bytes.len() < len, &conn.outstanding, &mut self.effort) {
-            let direction = if is_request { Direction::Request } else { Direction::Response };
+        let (from, to) = if hi == 0 {
+            (conn.ends[0], conn.ends[1])
+        } else {
+            (conn.ends[1], conn.ends[0])
+        };
+        if let Some(mechanism) = conn.sasl.token(
+            self.cat,
+            is_request,
+            &bytes,
+            bytes.len() < len,
+            &conn.outstanding,
+            &mut self.effort,
+        ) {
+            let direction = if is_request {
+                Direction::Request
+            } else {
+                Direction::Response
+            };
             let kind = FrameKind::SaslToken { mechanism };
-            out.push(Captured::Frame(CapturedFrame { index: self.emitted, timestamp, conn: conn.id, from, to, direction, kind, bytes, correlation_id: None, api_key: None, api_version: None, after_gap, offset, len }));
+            out.push(Captured::Frame(CapturedFrame {
+                index: self.emitted,
+                timestamp,
+                conn: conn.id,
+                from,
+                to,
+                direction,
+                kind,
+                bytes,
+                correlation_id: None,
+                api_key: None,
+                api_version: None,
+                after_gap,
+                offset,
+                len,
+            }));
             self.emitted += 1;
             return;
         }
         let corr_at = if is_request { 8 } else { 4 };
-        let correlation_id = bytes.get(corr_at..corr_at + 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let correlation_id = bytes
+            .get(corr_at..corr_at + 4)
+            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         let (direction, api_key, api_version) = if is_request {
             let key = bytes.get(4..6).map(|b| i16::from_be_bytes([b[0], b[1]]));
             let ver = bytes.get(6..8).map(|b| i16::from_be_bytes([b[0], b[1]]));
             if let (Some(c), Some(k), Some(v)) = (correlation_id, key, ver) {
                 conn.outstanding.insert(c, (k, v));
             }
-            conn.sasl.request(self.cat, key.zip(ver), correlation_id, &bytes);
+            conn.sasl
+                .request(self.cat, key.zip(ver), correlation_id, &bytes);
             (Direction::Request, key, ver)
         } else {
             let paired = correlation_id.and_then(|c| conn.outstanding.remove(&c));
             conn.sasl.response(self.cat, paired, correlation_id, &bytes);
-            (Direction::Response, paired.map(|p| p.0), paired.map(|p| p.1))
+            (
+                Direction::Response,
+                paired.map(|p| p.0),
+                paired.map(|p| p.1),
+            )
         };
         let kind = FrameKind::Kafka;
-        out.push(Captured::Frame(CapturedFrame { index: self.emitted, timestamp, conn: conn.id, from, to, direction, kind, bytes, correlation_id, api_key, api_version, after_gap, offset, len }));
+        out.push(Captured::Frame(CapturedFrame {
+            index: self.emitted,
+            timestamp,
+            conn: conn.id,
+            from,
+            to,
+            direction,
+            kind,
+            bytes,
+            correlation_id,
+            api_key,
+            api_version,
+            after_gap,
+            offset,
+            len,
+        }));
         self.emitted += 1;
     }
 
@@ -884,10 +1127,27 @@ impl<'c> Flows<'c> {
         if conn.not_kafka || conn.halves[hi].ended.is_empty() {
             return;
         }
-        let direction = if client == hi { Direction::Request } else { Direction::Response };
-        let (from, to) = if hi == 0 { (conn.ends[0], conn.ends[1]) } else { (conn.ends[1], conn.ends[0]) };
+        let direction = if client == hi {
+            Direction::Request
+        } else {
+            Direction::Response
+        };
+        let (from, to) = if hi == 0 {
+            (conn.ends[0], conn.ends[1])
+        } else {
+            (conn.ends[1], conn.ends[0])
+        };
         for r in conn.halves[hi].ended.drain(..) {
-            out.push(Captured::Skipped(Skipped { timestamp: r.timestamp, conn: conn.id, from, to, direction, offset: r.offset, bytes: r.bytes, reason: r.reason }));
+            out.push(Captured::Skipped(Skipped {
+                timestamp: r.timestamp,
+                conn: conn.id,
+                from,
+                to,
+                direction,
+                offset: r.offset,
+                bytes: r.bytes,
+                reason: r.reason,
+            }));
         }
     }
 
@@ -922,7 +1182,9 @@ impl<'c> Flows<'c> {
         let mut tries = self.holders.len();
         while self.held > self.max_held && tries > 0 {
             tries -= 1;
-            let Some(&(_, ci, hi)) = self.holders.first() else { break };
+            let Some(&(_, ci, hi)) = self.holders.first() else {
+                break;
+            };
             self.drop_held(ci, hi, timestamp, out);
             self.account(ci, 0);
             self.account(ci, 1);
@@ -940,7 +1202,9 @@ impl<'c> Flows<'c> {
         let decided = conn.client.is_some();
         let half = &mut conn.halves[hi];
         if let Some(c) = half.cutting.take() {
-            let reason = SkipReason::MemoryCap { declared: Some(c.total as u64) };
+            let reason = SkipReason::MemoryCap {
+                declared: Some(c.total as u64),
+            };
             half.note(c.start, half.at - c.start, reason, timestamp);
             half.discarding = (c.remaining > 0).then_some((c.remaining as u64, reason));
         }
@@ -965,21 +1229,34 @@ impl<'c> Flows<'c> {
 }
 
 fn i32_at(b: &[u8], at: usize) -> i32 {
-    b.get(at..at + 4).map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    b.get(at..at + 4)
+        .map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// Does the header of the frame starting `prefix` decode within it (header only,
 /// as a listing decodes it)?
-fn header_within(cat: &Catalogue, prefix: &[u8], is_request: bool, pair: Option<(i16, i16)>, release: Option<&str>) -> bool {
+fn header_within(
+    cat: &Catalogue,
+    prefix: &[u8],
+    is_request: bool,
+    pair: Option<(i16, i16)>,
+    release: Option<&str>,
+) -> bool {
     let opts = DecodeOptions {
-        direction: Some(if is_request { Direction::Request } else { Direction::Response }),
+        direction: Some(if is_request {
+            Direction::Request
+        } else {
+            Direction::Response
+        }),
         api_key: pair.map(|p| p.0),
         api_version: pair.map(|p| p.1),
         release: release.map(str::to_string),
         header_only: true,
         ..Default::default()
     };
-    decode_frame(cat, complete_prefix(prefix), 0, &opts).error.is_none()
+    decode_frame(cat, complete_prefix(prefix), 0, &opts)
+        .error
+        .is_none()
 }
 
 #[cfg(test)]
@@ -991,8 +1268,21 @@ mod tests {
 
     /// The smallest frame of an API, with this correlation id and `pad` more bytes of body.
     fn frame(direction: Direction, api_key: i16, version: i16, corr: i32, pad: usize) -> Vec<u8> {
-        let mut f = example_frame(Catalogue::builtin(), &FrameSpec { direction, api_key, version, release: None }).unwrap();
-        let at = if direction == Direction::Request { 8 } else { 4 };
+        let mut f = example_frame(
+            Catalogue::builtin(),
+            &FrameSpec {
+                direction,
+                api_key,
+                version,
+                release: None,
+            },
+        )
+        .unwrap();
+        let at = if direction == Direction::Request {
+            8
+        } else {
+            4
+        };
         f[at..at + 4].copy_from_slice(&corr.to_be_bytes());
         f.extend(std::iter::repeat_n(0x5a, pad));
         let size = (f.len() - 4) as i32;
@@ -1015,25 +1305,56 @@ mod tests {
     }
 
     fn run(segs: &[(bool, u32, Vec<u8>)], cut: bool) -> Vec<CapturedFrame> {
-        run_all(segs, cut).into_iter().filter_map(|c| if let Captured::Frame(f) = c { Some(f) } else { None }).collect()
+        run_all(segs, cut)
+            .into_iter()
+            .filter_map(|c| {
+                if let Captured::Frame(f) = c {
+                    Some(f)
+                } else {
+                    None
+                }
+            })
+            .collect()
     }
 
     /// Frames and skip notes.
     fn run_all(segs: &[(bool, u32, Vec<u8>)], cut: bool) -> Vec<Captured> {
         let mut flows = Flows::new(Catalogue::builtin(), None);
         if cut {
-            flows.cut_bodies(CutBodies { above: 16 * 1024, release: None });
+            flows.cut_bodies(CutBodies {
+                above: 16 * 1024,
+                release: None,
+            });
         }
         let client = (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 50000);
         let server = (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), 9092);
         let mut out = Vec::new();
         for (i, (from_client, seq, payload)) in segs.iter().enumerate() {
-            let (src, dst) = if *from_client { (client, server) } else { (server, client) };
-            let seg = Segment { src: src.0, dst: dst.0, src_port: src.1, dst_port: dst.1, seq: *seq, ack: None, syn: false, fin: false, rst: false, payload };
+            let (src, dst) = if *from_client {
+                (client, server)
+            } else {
+                (server, client)
+            };
+            let seg = Segment {
+                src: src.0,
+                dst: dst.0,
+                src_port: src.1,
+                dst_port: dst.1,
+                seq: *seq,
+                ack: None,
+                syn: false,
+                fin: false,
+                rst: false,
+                payload,
+            };
             flows.push_into(i as f64, &seg, &mut out);
             for (hi, half) in flows.conns[0].halves.iter().enumerate() {
                 // Every byte delivered is in a frame, the frame being cut, a skip run, or the buffer.
-                assert_eq!(half.tcp.delivered(), half.at + half.buf.len() as u64, "segment {i} half {hi}");
+                assert_eq!(
+                    half.tcp.delivered(),
+                    half.at + half.buf.len() as u64,
+                    "segment {i} half {hi}"
+                );
             }
         }
         out.extend(flows.finish(segs.len() as f64));
@@ -1043,7 +1364,7 @@ mod tests {
     fn traffic() -> Vec<(bool, Vec<u8>)> {
         use Direction::{Request, Response};
         vec![
-            (true, frame(Request, 18, 3, 1, 0)),      // ApiVersions: small, decides the client side
+            (true, frame(Request, 18, 3, 1, 0)), // ApiVersions: small, decides the client side
             (false, frame(Response, 18, 3, 1, 0)),
             (true, frame(Request, 0, 9, 2, 40_000)), // Produce: large
             (true, frame(Request, 1, 12, 3, 0)),
@@ -1056,18 +1377,33 @@ mod tests {
 
     /// The header nodes of a header-only decode, and what identifies the message.
     fn header_of(f: &CapturedFrame, bytes: Bytes) -> String {
-        let mut opts = DecodeOptions { direction: Some(f.direction), header_only: true, ..Default::default() };
+        let mut opts = DecodeOptions {
+            direction: Some(f.direction),
+            header_only: true,
+            ..Default::default()
+        };
         if f.direction == Direction::Response {
             opts.api_key = f.api_key;
             opts.api_version = f.api_version;
         }
         let d = decode_frame(Catalogue::builtin(), bytes, 0, &opts);
-        format!("{:?} {:?} {:?} {:?}", d.api_key, d.api_version, d.error, &d.root.children[1..])
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            d.api_key,
+            d.api_version,
+            d.error,
+            &d.root.children[1..]
+        )
     }
 
     #[test]
     fn what_a_capture_yields_is_no_larger_than_a_frame() {
-        assert!(std::mem::size_of::<Captured>() <= std::mem::size_of::<CapturedFrame>() + 8, "{} {}", std::mem::size_of::<Captured>(), std::mem::size_of::<CapturedFrame>());
+        assert!(
+            std::mem::size_of::<Captured>() <= std::mem::size_of::<CapturedFrame>() + 8,
+            "{} {}",
+            std::mem::size_of::<Captured>(),
+            std::mem::size_of::<CapturedFrame>()
+        );
     }
 
     #[test]
@@ -1080,13 +1416,35 @@ mod tests {
             assert_eq!(whole.len(), cut.len());
             let mut cuts = 0;
             for (w, c) in whole.iter().zip(&cut) {
-                assert_eq!((w.index, w.conn, w.direction, w.correlation_id, w.api_key, w.api_version, w.after_gap), (c.index, c.conn, c.direction, c.correlation_id, c.api_key, c.api_version, c.after_gap));
+                assert_eq!(
+                    (
+                        w.index,
+                        w.conn,
+                        w.direction,
+                        w.correlation_id,
+                        w.api_key,
+                        w.api_version,
+                        w.after_gap
+                    ),
+                    (
+                        c.index,
+                        c.conn,
+                        c.direction,
+                        c.correlation_id,
+                        c.api_key,
+                        c.api_version,
+                        c.after_gap
+                    )
+                );
                 assert_eq!((w.len, w.bytes.len()), (c.len, w.len));
                 assert!(w.bytes.starts_with(&c.bytes));
                 if c.is_cut() {
                     cuts += 1;
                     assert!(c.len > 16 * 1024 && c.bytes.len() <= 16 * 1024);
-                    assert_eq!(header_of(w, w.bytes.clone()), header_of(c, complete_prefix(&c.bytes)));
+                    assert_eq!(
+                        header_of(w, w.bytes.clone()),
+                        header_of(c, complete_prefix(&c.bytes))
+                    );
                 }
             }
             assert_eq!(cuts, 3, "mss {mss}");
@@ -1099,7 +1457,20 @@ mod tests {
         // Lose a segment in the middle of the Fetch response's body.
         let fetch_start = segs.iter().position(|s| !s.0 && s.2.len() == 1000).unwrap();
         segs.remove(fetch_start + 10);
-        let strip = |v: Vec<CapturedFrame>| v.into_iter().map(|f| (f.index, f.direction, f.correlation_id, f.api_key, f.len, f.after_gap)).collect::<Vec<_>>();
+        let strip = |v: Vec<CapturedFrame>| {
+            v.into_iter()
+                .map(|f| {
+                    (
+                        f.index,
+                        f.direction,
+                        f.correlation_id,
+                        f.api_key,
+                        f.len,
+                        f.after_gap,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
         assert_eq!(strip(run(&segs, false)), strip(run(&segs, true)));
     }
 }

@@ -39,7 +39,9 @@ fn ip_payload(link_type: u32, data: &[u8]) -> Option<&[u8]> {
                 at += 4;
                 ethertype = u16::from_be_bytes([*data.get(at)?, *data.get(at + 1)?]);
             }
-            matches!(ethertype, 0x0800 | 0x86dd).then(|| data.get(at + 2..)).flatten()
+            matches!(ethertype, 0x0800 | 0x86dd)
+                .then(|| data.get(at + 2..))
+                .flatten()
         }
         LINKTYPE_LINUX_SLL => data.get(16..),
         LINKTYPE_LINUX_SLL2 => data.get(20..),
@@ -61,10 +63,19 @@ pub fn tcp_segment(link_type: u32, data: &[u8]) -> Option<Segment<'_>> {
             if flags_frag & 0x1fff != 0 || flags_frag & 0x2000 != 0 {
                 return None; // fragments: not reassembled here
             }
-            let end = if total >= ihl && total <= ip.len() { total } else { ip.len() };
+            let end = if total >= ihl && total <= ip.len() {
+                total
+            } else {
+                ip.len()
+            };
             let src: [u8; 4] = ip.get(12..16)?.try_into().ok()?;
             let dst: [u8; 4] = ip.get(16..20)?.try_into().ok()?;
-            (IpAddr::from(src), IpAddr::from(dst), *ip.get(9)?, ip.get(ihl..end)?)
+            (
+                IpAddr::from(src),
+                IpAddr::from(dst),
+                *ip.get(9)?,
+                ip.get(ihl..end)?,
+            )
         }
         6 => {
             let payload_len = usize::from(u16::from_be_bytes([*ip.get(4)?, *ip.get(5)?]));

@@ -12,7 +12,10 @@ pub mod skips;
 pub mod tcp;
 pub mod tls;
 
-pub use flows::{complete_prefix, Captured, CapturedFrame, CutBodies, Effort, Flows, SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY};
+pub use flows::{
+    complete_prefix, Captured, CapturedFrame, CutBodies, Effort, Flows, SkipReason, Skipped,
+    StreamCut, DEFAULT_MAX_REASSEMBLY,
+};
 
 use crate::schema::Catalogue;
 use std::io::Read;
@@ -22,8 +25,21 @@ use tls::{KeyLog, TlsKeys, TlsTally};
 /// Read a whole capture, calling `each` for every frame as soon as it completes
 /// (memory stays bounded by the frames in flight, not by the file). Bytes in no
 /// frame are counted in the stats; [`for_each_captured`] hands their notes on.
-pub fn for_each_frame<R: Read>(cat: &Catalogue, input: R, port: Option<u16>, each: impl FnMut(CapturedFrame) -> bool) -> Result<CaptureStats, String> {
-    for_each_frame_with(cat, input, &CaptureOptions { port, ..Default::default() }, each)
+pub fn for_each_frame<R: Read>(
+    cat: &Catalogue,
+    input: R,
+    port: Option<u16>,
+    each: impl FnMut(CapturedFrame) -> bool,
+) -> Result<CaptureStats, String> {
+    for_each_frame_with(
+        cat,
+        input,
+        &CaptureOptions {
+            port,
+            ..Default::default()
+        },
+        each,
+    )
 }
 
 /// How a capture is read.
@@ -42,12 +58,22 @@ pub struct CaptureOptions {
 
 impl Default for CaptureOptions {
     fn default() -> Self {
-        CaptureOptions { port: None, cut_bodies: None, max_reassembly: DEFAULT_MAX_REASSEMBLY, tls_keylog: None }
+        CaptureOptions {
+            port: None,
+            cut_bodies: None,
+            max_reassembly: DEFAULT_MAX_REASSEMBLY,
+            tls_keylog: None,
+        }
     }
 }
 
 /// `for_each_frame` with options.
-pub fn for_each_frame_with<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, mut each: impl FnMut(CapturedFrame) -> bool) -> Result<CaptureStats, String> {
+pub fn for_each_frame_with<R: Read>(
+    cat: &Catalogue,
+    input: R,
+    opts: &CaptureOptions,
+    mut each: impl FnMut(CapturedFrame) -> bool,
+) -> Result<CaptureStats, String> {
     for_each_captured(cat, input, opts, |c| match c {
         Captured::Frame(f) => each(f),
         Captured::Skipped(_) | Captured::Tls(_) => true,
@@ -58,9 +84,17 @@ pub fn for_each_frame_with<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOpt
 /// (bytes in no frame) and every TLS note as they come; `each` returns false
 /// to stop. [`read_ahead::for_each_captured_ahead`] does the same with the
 /// reading on a thread of its own.
-pub fn for_each_captured<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, each: impl FnMut(Captured) -> bool) -> Result<CaptureStats, String> {
+pub fn for_each_captured<R: Read>(
+    cat: &Catalogue,
+    input: R,
+    opts: &CaptureOptions,
+    each: impl FnMut(Captured) -> bool,
+) -> Result<CaptureStats, String> {
     let mut stats = CaptureStats::default();
-    let mut each = HandOn { tally: CaptureStats::default(), each };
+    let mut each = HandOn {
+        tally: CaptureStats::default(),
+        each,
+    };
     read_capture(cat, input, opts, &mut stats, &mut each)?;
     stats.add_handed_on(&each.tally);
     Ok(stats)
@@ -90,14 +124,23 @@ impl<F: FnMut(Captured) -> bool> Deliver for HandOn<F> {
 }
 
 /// The capture read packet by packet into `stats`, what completes delivered as it completes.
-fn read_capture<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, stats: &mut CaptureStats, to: &mut impl Deliver) -> Result<(), String> {
+fn read_capture<R: Read>(
+    cat: &Catalogue,
+    input: R,
+    opts: &CaptureOptions,
+    stats: &mut CaptureStats,
+    to: &mut impl Deliver,
+) -> Result<(), String> {
     let mut reader = pcap::Reader::new(input)?;
     let mut flows = Flows::new(cat, opts.port);
     if let Some(cut) = &opts.cut_bodies {
         flows.cut_bodies(cut.clone());
     }
     flows.max_reassembly(opts.max_reassembly);
-    flows.tls_keys(TlsKeys { file: opts.tls_keylog.clone(), ..Default::default() });
+    flows.tls_keys(TlsKeys {
+        file: opts.tls_keylog.clone(),
+        ..Default::default()
+    });
     let mut last_ts = 0.0;
     let mut error = None;
     // What one segment completed; reused, so a packet costs no allocation.
@@ -123,7 +166,9 @@ fn read_capture<R: Read>(cat: &Catalogue, input: R, opts: &CaptureOptions, stats
         };
         stats.packets += 1;
         last_ts = packet.timestamp;
-        let Some(seg) = link::tcp_segment(packet.link_type, packet.data) else { continue };
+        let Some(seg) = link::tcp_segment(packet.link_type, packet.data) else {
+            continue;
+        };
         stats.tcp_segments += 1;
         flows.push_into(packet.timestamp, &seg, &mut done);
         for c in done.drain(..) {

@@ -31,14 +31,21 @@ pub struct PacketRef<'a> {
 
 impl PacketRef<'_> {
     pub fn to_owned(&self) -> Packet {
-        Packet { timestamp: self.timestamp, link_type: self.link_type, data: self.data.to_vec() }
+        Packet {
+            timestamp: self.timestamp,
+            link_type: self.link_type,
+            data: self.data.to_vec(),
+        }
     }
 }
 
 /// Which capture format a file is, from its first four bytes.
 pub fn sniff(head: &[u8]) -> Option<Format> {
     match head.get(..4)? {
-        [0xd4, 0xc3, 0xb2, 0xa1] | [0xa1, 0xb2, 0xc3, 0xd4] | [0x4d, 0x3c, 0xb2, 0xa1] | [0xa1, 0xb2, 0x3c, 0x4d] => Some(Format::Pcap),
+        [0xd4, 0xc3, 0xb2, 0xa1]
+        | [0xa1, 0xb2, 0xc3, 0xd4]
+        | [0x4d, 0x3c, 0xb2, 0xa1]
+        | [0xa1, 0xb2, 0x3c, 0x4d] => Some(Format::Pcap),
         [0x0a, 0x0d, 0x0d, 0x0a] => Some(Format::Pcapng),
         _ => None,
     }
@@ -58,7 +65,8 @@ pub enum Reader<R: Read> {
 impl<R: Read> Reader<R> {
     pub fn new(mut r: R) -> Result<Self, String> {
         let mut head = [0u8; 4];
-        r.read_exact(&mut head).map_err(|e| format!("not a capture file: {e}"))?;
+        r.read_exact(&mut head)
+            .map_err(|e| format!("not a capture file: {e}"))?;
         match sniff(&head) {
             Some(Format::Pcap) => Ok(Reader::Pcap(PcapReader::new(Source::new(r), head)?)),
             Some(Format::Pcapng) => Ok(Reader::Pcapng(PcapngReader::new(Source::new(r), head)?)),
@@ -124,7 +132,13 @@ struct Source<R: Read> {
 
 impl<R: Read> Source<R> {
     fn new(r: R) -> Self {
-        Source { r, buf: Vec::new(), pos: 0, end: 0, eof: false }
+        Source {
+            r,
+            buf: Vec::new(),
+            pos: 0,
+            end: 0,
+            eof: false,
+        }
     }
 
     /// The next `len` bytes: `Ok(None)` when the input ended before any of them,
@@ -159,7 +173,9 @@ impl<R: Read> Source<R> {
             }
             // What was there is consumed, as a short read would have.
             self.pos = self.end;
-            return Err(format!("capture ends inside a record ({have} of {len} bytes)"));
+            return Err(format!(
+                "capture ends inside a record ({have} of {len} bytes)"
+            ));
         }
         let at = self.pos;
         self.pos += len;
@@ -212,18 +228,29 @@ impl<R: Read> PcapReader<R> {
     fn new(mut src: Source<R>, magic: [u8; 4]) -> Result<Self, String> {
         let le = magic[0] == 0xd4 || magic[0] == 0x4d;
         let nanos = magic == [0x4d, 0x3c, 0xb2, 0xa1] || magic == [0xa1, 0xb2, 0x3c, 0x4d];
-        let Some(rest) = src.take_array::<20>()? else { return Err("pcap header cut short".into()) };
+        let Some(rest) = src.take_array::<20>()? else {
+            return Err("pcap header cut short".into());
+        };
         let link_type = u32_at(&rest, 16, le) & 0x0fff_ffff;
-        Ok(PcapReader { src, le, nanos, link_type })
+        Ok(PcapReader {
+            src,
+            le,
+            nanos,
+            link_type,
+        })
     }
 
     fn read_packet(&mut self) -> Result<Option<PacketRef<'_>>, String> {
-        let Some(h) = self.src.take_array::<16>()? else { return Ok(None) };
+        let Some(h) = self.src.take_array::<16>()? else {
+            return Ok(None);
+        };
         let secs = u32_at(&h, 0, self.le);
         let frac = u32_at(&h, 4, self.le);
         let incl = u32_at(&h, 8, self.le) as usize;
         if incl > MAX_PACKET {
-            return Err(format!("packet length {incl} exceeds {MAX_PACKET}: corrupt capture"));
+            return Err(format!(
+                "packet length {incl} exceeds {MAX_PACKET}: corrupt capture"
+            ));
         }
         let timestamp = f64::from(secs) + f64::from(frac) / if self.nanos { 1e9 } else { 1e6 };
         let data = match self.src.take(incl)? {
@@ -231,7 +258,11 @@ impl<R: Read> PcapReader<R> {
             None if incl > 0 => return Err("capture ends inside a packet".into()),
             None => &[],
         };
-        Ok(Some(PacketRef { timestamp, link_type: self.link_type, data }))
+        Ok(Some(PacketRef {
+            timestamp,
+            link_type: self.link_type,
+            data,
+        }))
     }
 }
 
@@ -251,7 +282,12 @@ pub struct PcapngReader<R: Read> {
 
 impl<R: Read> PcapngReader<R> {
     fn new(src: Source<R>, magic: [u8; 4]) -> Result<Self, String> {
-        Ok(PcapngReader { src, le: true, interfaces: Vec::new(), pending_shb: Some(magic) })
+        Ok(PcapngReader {
+            src,
+            le: true,
+            interfaces: Vec::new(),
+            pending_shb: Some(magic),
+        })
     }
 
     fn read_packet(&mut self) -> Result<Option<PacketRef<'_>>, String> {
@@ -259,14 +295,34 @@ impl<R: Read> PcapngReader<R> {
             match self.next_block()? {
                 None => return Ok(None),
                 Some(Block::Secrets { .. }) => continue,
-                Some(Block::Packet { timestamp, link_type, start, len }) => return Ok(Some(PacketRef { timestamp, link_type, data: &self.src.buf[start..start + len] })),
+                Some(Block::Packet {
+                    timestamp,
+                    link_type,
+                    start,
+                    len,
+                }) => {
+                    return Ok(Some(PacketRef {
+                        timestamp,
+                        link_type,
+                        data: &self.src.buf[start..start + len],
+                    }))
+                }
             }
         }
     }
 
     fn read_record(&mut self) -> Result<Option<Record<'_>>, String> {
         Ok(self.next_block()?.map(|b| match b {
-            Block::Packet { timestamp, link_type, start, len } => Record::Packet(PacketRef { timestamp, link_type, data: &self.src.buf[start..start + len] }),
+            Block::Packet {
+                timestamp,
+                link_type,
+                start,
+                len,
+            } => Record::Packet(PacketRef {
+                timestamp,
+                link_type,
+                data: &self.src.buf[start..start + len],
+            }),
             Block::Secrets { start, len } => Record::TlsKeyLog(&self.src.buf[start..start + len]),
         }))
     }
@@ -278,7 +334,9 @@ impl<R: Read> PcapngReader<R> {
             match self.pending_shb.take() {
                 Some(t) => {
                     head[..4].copy_from_slice(&t);
-                    let Some(len) = self.src.take_array::<4>()? else { return Err("pcapng header cut short".into()) };
+                    let Some(len) = self.src.take_array::<4>()? else {
+                        return Err("pcapng header cut short".into());
+                    };
                     head[4..].copy_from_slice(&len);
                 }
                 None => match self.src.take_array::<8>()? {
@@ -289,7 +347,9 @@ impl<R: Read> PcapngReader<R> {
             let block_type = u32_at(&head, 0, self.le);
             if block_type == 0x0a0d_0d0a {
                 // The section header's byte-order magic decides endianness for the section.
-                let Some(bom) = self.src.take_array::<4>()? else { return Err("pcapng section header cut short".into()) };
+                let Some(bom) = self.src.take_array::<4>()? else {
+                    return Err("pcapng section header cut short".into());
+                };
                 self.le = bom == [0x4d, 0x3c, 0x2b, 0x1a];
                 if !self.le && bom != [0x1a, 0x2b, 0x3c, 0x4d] {
                     return Err("pcapng: bad byte-order magic".into());
@@ -309,25 +369,35 @@ impl<R: Read> PcapngReader<R> {
                 return Err(format!("pcapng: bad block length {total}"));
             }
             let le = self.le;
-            let Some(at) = self.src.take_at(total - 8)? else { return Err("pcapng block cut short".into()) };
+            let Some(at) = self.src.take_at(total - 8)? else {
+                return Err("pcapng block cut short".into());
+            };
             let body = &self.src.buf[at..at + total - 12]; // without the trailing length
-            // A packet: its timestamp, link type and where its data is in the block.
+                                                           // A packet: its timestamp, link type and where its data is in the block.
             let packet = match block_type {
                 1 if body.len() >= 8 => {
                     let link_type = u32::from(u16_at(body, 0, le));
                     let resolution = if_tsresol(&body[8..], le);
-                    self.interfaces.push(Interface { link_type, resolution });
+                    self.interfaces.push(Interface {
+                        link_type,
+                        resolution,
+                    });
                     None
                 }
                 6 if body.len() >= 20 => {
                     let iface = u32_at(body, 0, le) as usize;
-                    let ts = (u64::from(u32_at(body, 4, le)) << 32) | u64::from(u32_at(body, 8, le));
+                    let ts =
+                        (u64::from(u32_at(body, 4, le)) << 32) | u64::from(u32_at(body, 8, le));
                     let cap = (u32_at(body, 12, le) as usize).min(body.len() - 20);
-                    let Some(i) = self.interfaces.get(iface) else { return Err(format!("pcapng: packet on undeclared interface {iface}")) };
+                    let Some(i) = self.interfaces.get(iface) else {
+                        return Err(format!("pcapng: packet on undeclared interface {iface}"));
+                    };
                     Some((ts as f64 / i.resolution, i.link_type, at + 20, cap))
                 }
                 3 if body.len() >= 4 => {
-                    let Some(i) = self.interfaces.first() else { return Err("pcapng: simple packet before any interface".into()) };
+                    let Some(i) = self.interfaces.first() else {
+                        return Err("pcapng: simple packet before any interface".into());
+                    };
                     let orig = u32_at(body, 0, le) as usize;
                     let cap = orig.min(body.len() - 4);
                     Some((0.0, i.link_type, at + 4, cap))
@@ -340,7 +410,12 @@ impl<R: Read> PcapngReader<R> {
                 _ => None, // statistics, name resolution, custom blocks, other secrets: not packets
             };
             if let Some((timestamp, link_type, start, len)) = packet {
-                return Ok(Some(Block::Packet { timestamp, link_type, start, len }));
+                return Ok(Some(Block::Packet {
+                    timestamp,
+                    link_type,
+                    start,
+                    len,
+                }));
             }
         }
     }
@@ -348,8 +423,16 @@ impl<R: Read> PcapngReader<R> {
 
 /// A block found, by where its data is in the read buffer.
 enum Block {
-    Packet { timestamp: f64, link_type: u32, start: usize, len: usize },
-    Secrets { start: usize, len: usize },
+    Packet {
+        timestamp: f64,
+        link_type: u32,
+        start: usize,
+        len: usize,
+    },
+    Secrets {
+        start: usize,
+        len: usize,
+    },
 }
 /// The `if_tsresol` option (code 9): a power of ten, or of two when the high bit is set.
 fn if_tsresol(mut opts: &[u8], le: bool) -> f64 {
@@ -363,7 +446,11 @@ fn if_tsresol(mut opts: &[u8], le: bool) -> f64 {
         if code == 9 && len >= 1 {
             let v = opts[4];
             let exp = i32::from(v & 0x7f);
-            return if v & 0x80 != 0 { 2f64.powi(exp) } else { 10f64.powi(exp) };
+            return if v & 0x80 != 0 {
+                2f64.powi(exp)
+            } else {
+                10f64.powi(exp)
+            };
         }
         opts = &opts[(4 + padded).min(opts.len())..];
     }
@@ -418,7 +505,9 @@ mod tests {
     #[test]
     fn packets_come_whole_whatever_the_reads_and_buffer_refills() {
         // Larger than the read buffer, with packets straddling each refill.
-        let lens: Vec<usize> = (0..400).map(|i| [0, 60, 1514, 9000, 65_535][i % 5]).collect();
+        let lens: Vec<usize> = (0..400)
+            .map(|i| [0, 60, 1514, 9000, 65_535][i % 5])
+            .collect();
         let file = pcap(&lens);
         assert!(file.len() > 3 * READ_BUFFER);
         let (whole, err) = all(&file[..]);
@@ -438,11 +527,20 @@ mod tests {
         // Inside the third packet's data, inside its record header, and at its start.
         let third = 24 + 16 + 100 + 16 + 200;
         let (p, e) = all(&file[..third + 16 + 50]);
-        assert_eq!((p.len(), e.as_deref()), (2, Some("capture ends inside a record (50 of 300 bytes)")));
+        assert_eq!(
+            (p.len(), e.as_deref()),
+            (2, Some("capture ends inside a record (50 of 300 bytes)"))
+        );
         let (p, e) = all(&file[..third + 5]);
-        assert_eq!((p.len(), e.as_deref()), (2, Some("capture ends inside a record (5 of 16 bytes)")));
+        assert_eq!(
+            (p.len(), e.as_deref()),
+            (2, Some("capture ends inside a record (5 of 16 bytes)"))
+        );
         let (p, e) = all(&file[..third + 16]);
-        assert_eq!((p.len(), e.as_deref()), (2, Some("capture ends inside a packet")));
+        assert_eq!(
+            (p.len(), e.as_deref()),
+            (2, Some("capture ends inside a packet"))
+        );
         let (p, e) = all(&file[..third]);
         assert_eq!((p.len(), e), (2, None));
     }

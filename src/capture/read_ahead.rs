@@ -28,12 +28,21 @@ pub const IN_FLIGHT: usize = 4;
 /// For files: when `each` stops, the reading thread stops at its next batch,
 /// and this returns when it has; on a live stream that sends nothing more it
 /// would wait for the stream's next bytes.
-pub fn for_each_captured_ahead<R: Read + Send>(cat: &Catalogue, input: R, opts: &CaptureOptions, mut each: impl FnMut(Captured) -> bool) -> Result<CaptureStats, String> {
+pub fn for_each_captured_ahead<R: Read + Send>(
+    cat: &Catalogue,
+    input: R,
+    opts: &CaptureOptions,
+    mut each: impl FnMut(Captured) -> bool,
+) -> Result<CaptureStats, String> {
     let (tx, rx) = mpsc::sync_channel::<Vec<Captured>>(IN_FLIGHT);
     std::thread::scope(|scope| {
         let reading = scope.spawn(move || {
             let mut stats = CaptureStats::default();
-            let mut batch = Batch { items: Vec::new(), bytes: 0, tx };
+            let mut batch = Batch {
+                items: Vec::new(),
+                bytes: 0,
+                tx,
+            };
             let res = read_capture(cat, input, opts, &mut stats, &mut batch);
             batch.send();
             res.map(|_| stats)
@@ -48,7 +57,9 @@ pub fn for_each_captured_ahead<R: Read + Send>(cat: &Catalogue, input: R, opts: 
         }
         // The reading thread's next send fails: it stops there.
         drop(rx);
-        let mut stats = reading.join().map_err(|_| "the capture's reading thread failed".to_string())??;
+        let mut stats = reading
+            .join()
+            .map_err(|_| "the capture's reading thread failed".to_string())??;
         stats.add_handed_on(&tally);
         Ok(stats)
     })
@@ -70,7 +81,9 @@ impl Batch {
         self.bytes = 0;
         // Room for as many as the last batch held: growing a vector of frames copies them.
         let room = self.items.len().max(16);
-        self.tx.send(std::mem::replace(&mut self.items, Vec::with_capacity(room))).is_ok()
+        self.tx
+            .send(std::mem::replace(&mut self.items, Vec::with_capacity(room)))
+            .is_ok()
     }
 }
 
@@ -99,11 +112,19 @@ mod tests {
     }
 
     /// What each frame and note is, in order: the serial reading's sequence.
-    fn sequence(read: impl FnOnce(&mut dyn FnMut(Captured) -> bool) -> Result<CaptureStats, String>) -> (Vec<String>, CaptureStats) {
+    fn sequence(
+        read: impl FnOnce(&mut dyn FnMut(Captured) -> bool) -> Result<CaptureStats, String>,
+    ) -> (Vec<String>, CaptureStats) {
         let mut seen = Vec::new();
         let stats = read(&mut |c| {
             seen.push(match c {
-                Captured::Frame(f) => format!("frame {} conn {} corr {:?} {} bytes", f.index, f.conn, f.correlation_id, f.bytes.len()),
+                Captured::Frame(f) => format!(
+                    "frame {} conn {} corr {:?} {} bytes",
+                    f.index,
+                    f.conn,
+                    f.correlation_id,
+                    f.bytes.len()
+                ),
                 Captured::Skipped(s) => format!("skipped {} at {}", s.bytes, s.offset),
                 Captured::Tls(n) => format!("tls conn {}", n.conn),
             });
@@ -122,7 +143,22 @@ mod tests {
         let (ahead, s2) = sequence(|each| for_each_captured_ahead(cat, &bytes[..], &opts, each));
         assert!(serial.len() > 100, "{} items", serial.len());
         assert_eq!(serial, ahead);
-        assert_eq!((s1.packets, s1.tcp_segments, s1.frames, s1.connections, s1.skips), (s2.packets, s2.tcp_segments, s2.frames, s2.connections, s2.skips));
+        assert_eq!(
+            (
+                s1.packets,
+                s1.tcp_segments,
+                s1.frames,
+                s1.connections,
+                s1.skips
+            ),
+            (
+                s2.packets,
+                s2.tcp_segments,
+                s2.frames,
+                s2.connections,
+                s2.skips
+            )
+        );
     }
 
     #[test]
@@ -136,13 +172,23 @@ mod tests {
         })
         .unwrap();
         assert_eq!(taken, 3);
-        assert!(stats.frames <= 3, "{} frames counted as handed on", stats.frames);
+        assert!(
+            stats.frames <= 3,
+            "{} frames counted as handed on",
+            stats.frames
+        );
     }
 
     #[test]
     fn a_file_that_is_no_capture_is_an_error() {
         let cat = Catalogue::builtin();
-        let err = for_each_captured_ahead(cat, &b"not a capture at all"[..], &CaptureOptions::default(), |_| true).unwrap_err();
+        let err = for_each_captured_ahead(
+            cat,
+            &b"not a capture at all"[..],
+            &CaptureOptions::default(),
+            |_| true,
+        )
+        .unwrap_err();
         assert!(err.contains("not a pcap"), "{err}");
     }
 
@@ -180,20 +226,33 @@ mod tests {
         let rest = rest.to_vec();
         let feeder = std::thread::spawn(move || {
             // Had the first frames been held back until more bytes came, none would arrive.
-            let in_time = seen_first.recv_timeout(std::time::Duration::from_secs(10)).is_ok();
+            let in_time = seen_first
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .is_ok();
             send.send(rest).unwrap();
             in_time
         });
         let mut frames = 0;
-        let stats = for_each_captured_ahead(cat, Arriving { pieces, at: Default::default() }, &CaptureOptions::default(), |c| {
-            if matches!(c, Captured::Frame(_)) {
-                frames += 1;
-                let _ = first_frame.send(());
-            }
-            true
-        })
+        let stats = for_each_captured_ahead(
+            cat,
+            Arriving {
+                pieces,
+                at: Default::default(),
+            },
+            &CaptureOptions::default(),
+            |c| {
+                if matches!(c, Captured::Frame(_)) {
+                    frames += 1;
+                    let _ = first_frame.send(());
+                }
+                true
+            },
+        )
         .unwrap();
-        assert!(feeder.join().unwrap(), "no frame was handed on before the rest of the stream arrived");
+        assert!(
+            feeder.join().unwrap(),
+            "no frame was handed on before the rest of the stream arrived"
+        );
         assert_eq!(frames, stats.frames);
         assert!(frames > 50, "{frames} frames");
     }

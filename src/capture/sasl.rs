@@ -34,7 +34,10 @@ pub(super) enum Sasl {
     #[default]
     Off,
     /// A SaslHandshake v0 request awaits its response.
-    Handshake { correlation_id: i32, mechanism: Arc<str> },
+    Handshake {
+        correlation_id: i32,
+        mechanism: Arc<str>,
+    },
     /// The broker accepted the handshake: tokens both ways.
     Tokens { mechanism: Arc<str> },
 }
@@ -48,16 +51,30 @@ impl Sasl {
     /// Whether the whole frame `bytes` (or a prefix of a longer one, `cut`),
     /// sent by the client (`is_request`) or the broker, is a SASL token: its
     /// mechanism when it is. A client frame that is a Kafka request ends token mode.
-    pub(super) fn token(&mut self, cat: &Catalogue, is_request: bool, bytes: &[u8], cut: bool, outstanding: &HashMap<i32, (i16, i16)>, effort: &mut Effort) -> Option<Arc<str>> {
-        let Sasl::Tokens { mechanism } = self else { return None };
+    pub(super) fn token(
+        &mut self,
+        cat: &Catalogue,
+        is_request: bool,
+        bytes: &[u8],
+        cut: bool,
+        outstanding: &HashMap<i32, (i16, i16)>,
+        effort: &mut Effort,
+    ) -> Option<Arc<str>> {
+        let Sasl::Tokens { mechanism } = self else {
+            return None;
+        };
         let kafka = if is_request {
             // A cut frame's header was checked before its body was skipped.
             cut || match request_header(cat, bytes) {
-                Header::Frame(len, opts) if len == bytes.len() => decodes_cleanly(cat, bytes, opts, effort).0,
+                Header::Frame(len, opts) if len == bytes.len() => {
+                    decodes_cleanly(cat, bytes, opts, effort).0
+                }
                 _ => false,
             }
         } else {
-            bytes.get(4..8).is_some_and(|c| outstanding.contains_key(&i32::from_be_bytes([c[0], c[1], c[2], c[3]])))
+            bytes.get(4..8).is_some_and(|c| {
+                outstanding.contains_key(&i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+            })
         };
         if !kafka {
             return Some(mechanism.clone());
@@ -69,25 +86,49 @@ impl Sasl {
     }
 
     /// A Kafka request went out: a SaslHandshake v0 is remembered.
-    pub(super) fn request(&mut self, cat: &Catalogue, api: Option<(i16, i16)>, correlation_id: Option<i32>, bytes: &[u8]) {
+    pub(super) fn request(
+        &mut self,
+        cat: &Catalogue,
+        api: Option<(i16, i16)>,
+        correlation_id: Option<i32>,
+        bytes: &[u8],
+    ) {
         if api != Some((SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION)) {
             return;
         }
         *self = match (correlation_id, handshake_mechanism(cat, bytes)) {
-            (Some(correlation_id), Some(mechanism)) => Sasl::Handshake { correlation_id, mechanism },
+            (Some(correlation_id), Some(mechanism)) => Sasl::Handshake {
+                correlation_id,
+                mechanism,
+            },
             _ => Sasl::Off,
         };
     }
 
     /// A Kafka response came, answering the request `api` (when known): the
     /// handshake's answer starts token mode or ends the handshake.
-    pub(super) fn response(&mut self, cat: &Catalogue, api: Option<(i16, i16)>, correlation_id: Option<i32>, bytes: &[u8]) {
-        let Sasl::Handshake { correlation_id: waiting, mechanism } = self else { return };
-        if correlation_id != Some(*waiting) || api != Some((SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION)) {
+    pub(super) fn response(
+        &mut self,
+        cat: &Catalogue,
+        api: Option<(i16, i16)>,
+        correlation_id: Option<i32>,
+        bytes: &[u8],
+    ) {
+        let Sasl::Handshake {
+            correlation_id: waiting,
+            mechanism,
+        } = self
+        else {
+            return;
+        };
+        if correlation_id != Some(*waiting) || api != Some((SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION))
+        {
             return;
         }
         *self = match handshake_accepted(cat, bytes) {
-            true => Sasl::Tokens { mechanism: mechanism.clone() },
+            true => Sasl::Tokens {
+                mechanism: mechanism.clone(),
+            },
             false => Sasl::Off,
         };
     }
@@ -95,10 +136,18 @@ impl Sasl {
 
 /// The mechanism a SaslHandshake v0 request names, when it decodes cleanly.
 fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<str>> {
-    let spec = cat.message(MessageKind::Request, SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION, None)?;
+    let spec = cat.message(
+        MessageKind::Request,
+        SASL_HANDSHAKE_KEY,
+        RAW_TOKENS_VERSION,
+        None,
+    )?;
     let (tape, slot) = body_of(cat, MessageKind::Request, frame)?;
     let decl = spec.fields.iter().position(|f| f.name == "Mechanism")? as u32;
-    let value = tape.children(slot).find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl).map(|(_, s)| s.value);
+    let value = tape
+        .children(slot)
+        .find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl)
+        .map(|(_, s)| s.value);
     match value {
         Some(Val::Str(span)) => Some(mechanism_text(span.of(frame)).into()),
         _ => None,
@@ -107,10 +156,28 @@ fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<str>> {
 
 /// Whether a SaslHandshake v0 response decodes cleanly with error code 0.
 fn handshake_accepted(cat: &Catalogue, frame: &[u8]) -> bool {
-    let Some(spec) = cat.message(MessageKind::Response, SASL_HANDSHAKE_KEY, RAW_TOKENS_VERSION, None) else { return false };
-    let Some((tape, slot)) = body_of(cat, MessageKind::Response, frame) else { return false };
-    let errors: Vec<u32> = spec.fields.iter().enumerate().filter(|(_, f)| FieldMeaning::of(f) == FieldMeaning::ErrorCode).map(|(i, _)| i as u32).collect();
-    let mut codes = tape.children(slot).filter(|(_, s)| s.kind == SlotKind::Field && errors.contains(&s.decl)).peekable();
+    let Some(spec) = cat.message(
+        MessageKind::Response,
+        SASL_HANDSHAKE_KEY,
+        RAW_TOKENS_VERSION,
+        None,
+    ) else {
+        return false;
+    };
+    let Some((tape, slot)) = body_of(cat, MessageKind::Response, frame) else {
+        return false;
+    };
+    let errors: Vec<u32> = spec
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| FieldMeaning::of(f) == FieldMeaning::ErrorCode)
+        .map(|(i, _)| i as u32)
+        .collect();
+    let mut codes = tape
+        .children(slot)
+        .filter(|(_, s)| s.kind == SlotKind::Field && errors.contains(&s.decl))
+        .peekable();
     codes.peek().is_some() && codes.all(|(_, s)| s.value == Val::Int(0))
 }
 
@@ -126,6 +193,7 @@ fn body_of(cat: &Catalogue, kind: MessageKind, frame: &[u8]) -> Option<(Values, 
     let mut tape = Values::default();
     let (_, end, res) = values::decode_message(frame, 4, &header.plan(hv), &mut tape);
     res.ok()?;
-    let (slot, stop, res) = values::decode_message(frame, end, &spec.plan(RAW_TOKENS_VERSION), &mut tape);
+    let (slot, stop, res) =
+        values::decode_message(frame, end, &spec.plan(RAW_TOKENS_VERSION), &mut tape);
     (res.is_ok() && stop == frame.len()).then_some((tape, slot))
 }

@@ -14,7 +14,10 @@ pub enum SkipReason {
     Gap,
     /// The start of a frame whose rest never came; `declared` is the frame's
     /// whole length (size prefix included), when its size prefix came.
-    Partial { declared: Option<u64>, cut_by: StreamCut },
+    Partial {
+        declared: Option<u64>,
+        cut_by: StreamCut,
+    },
     /// A size prefix no frame has (negative, or over [`MAX_FRAME`]), and the
     /// bytes after it up to the next frame.
     BadSize(i32),
@@ -77,10 +80,20 @@ impl SkipReason {
                 };
                 format!("{}, cut short by {by}", frame(declared))
             }
-            SkipReason::BadSize(size) if size < 0 => format!("frame size {size} is negative; passed over up to the next frame"),
-            SkipReason::BadSize(size) => format!("frame size {size} is over the {} MiB limit; passed over up to the next frame", MAX_FRAME >> 20),
-            SkipReason::NoFrame => "no frame starts in these bytes (passed over resyncing after a gap)".into(),
-            SkipReason::MemoryCap { declared } => format!("{}, dropped: the reassembly memory cap was reached", frame(declared)),
+            SkipReason::BadSize(size) if size < 0 => {
+                format!("frame size {size} is negative; passed over up to the next frame")
+            }
+            SkipReason::BadSize(size) => format!(
+                "frame size {size} is over the {} MiB limit; passed over up to the next frame",
+                MAX_FRAME >> 20
+            ),
+            SkipReason::NoFrame => {
+                "no frame starts in these bytes (passed over resyncing after a gap)".into()
+            }
+            SkipReason::MemoryCap { declared } => format!(
+                "{}, dropped: the reassembly memory cap was reached",
+                frame(declared)
+            ),
         }
     }
 }
@@ -101,7 +114,6 @@ pub struct Skipped {
     pub reason: SkipReason,
 }
 
-
 /// Skipped bytes: a stretch of the stream with one reason.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Run {
@@ -110,4 +122,3 @@ pub(super) struct Run {
     pub(super) reason: SkipReason,
     pub(super) timestamp: f64,
 }
-

@@ -132,7 +132,11 @@ impl HalfStream {
             return;
         }
         let acked = self.offset(ack);
-        while self.pending.first_key_value().is_some_and(|(&s, _)| s < acked && s > self.next) {
+        while self
+            .pending
+            .first_key_value()
+            .is_some_and(|(&s, _)| s < acked && s > self.next)
+        {
             self.skip_gap(each);
         }
     }
@@ -190,7 +194,10 @@ mod tests {
     use super::*;
 
     fn data(pieces: Vec<Piece>) -> Vec<u8> {
-        pieces.into_iter().flat_map(|p| if let Piece::Data(d) = p { d } else { vec![] }).collect()
+        pieces
+            .into_iter()
+            .flat_map(|p| if let Piece::Data(d) = p { d } else { vec![] })
+            .collect()
     }
 
     #[test]
@@ -220,8 +227,14 @@ mod tests {
         h.push(0, true, &[]);
         h.push(1, false, b"ab");
         assert!(h.push(10, false, b"xy").is_empty(), "held back");
-        assert!(h.acknowledged(5).iter().all(|p| *p != Piece::Gap(7)), "the ack does not reach the held data");
-        assert_eq!(h.acknowledged(12), vec![Piece::Gap(7), Piece::Data(b"xy".to_vec())]);
+        assert!(
+            h.acknowledged(5).iter().all(|p| *p != Piece::Gap(7)),
+            "the ack does not reach the held data"
+        );
+        assert_eq!(
+            h.acknowledged(12),
+            vec![Piece::Gap(7), Piece::Data(b"xy".to_vec())]
+        );
     }
 
     #[test]
@@ -231,6 +244,13 @@ mod tests {
         let mut pieces = h.push(1, false, b"ab");
         pieces.extend(h.push(10, false, b"xy"));
         pieces.extend(h.flush());
-        assert_eq!(pieces, vec![Piece::Data(b"ab".to_vec()), Piece::Gap(7), Piece::Data(b"xy".to_vec())]);
+        assert_eq!(
+            pieces,
+            vec![
+                Piece::Data(b"ab".to_vec()),
+                Piece::Gap(7),
+                Piece::Data(b"xy".to_vec())
+            ]
+        );
     }
 }

@@ -5,9 +5,9 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::decode::frame::compress_versions;
 use kwire::protocol::headers::{request_header_version, response_header_version};
-use kwire::text::escape::sanitize;
 use kwire::render::json::to_text;
 use kwire::schema::{Catalogue, MessageKind, MessageSpec};
+use kwire::text::escape::sanitize;
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -18,7 +18,9 @@ pub enum ApisFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire apis\n  kwire apis --format json\n  kwire --kafka-release 4.0 apis")]
+#[command(
+    after_help = "Examples:\n  kwire apis\n  kwire apis --format json\n  kwire --kafka-release 4.0 apis"
+)]
 pub struct ApisArgs {
     #[arg(long, value_enum, default_value_t = ApisFormat::Text)]
     pub format: ApisFormat,
@@ -27,7 +29,10 @@ pub struct ApisArgs {
 /// Facts about one API, gathered over every release that defines it.
 pub fn api_facts(cat: &Catalogue, key: i16, release: Option<&str>) -> Option<Value> {
     let name = cat.api_name(key)?;
-    let req: Vec<&MessageSpec> = cat.entries_for(MessageKind::Request, key, release).map(|e| e.spec()).collect();
+    let req: Vec<&MessageSpec> = cat
+        .entries_for(MessageKind::Request, key, release)
+        .map(|e| e.spec())
+        .collect();
     let newest = req.first()?;
     let req_versions = cat.versions(MessageKind::Request, key, release);
     let resp_versions = cat.versions(MessageKind::Response, key, release);
@@ -43,7 +48,15 @@ pub fn api_facts(cat: &Catalogue, key: i16, release: Option<&str>) -> Option<Val
     let header_range = |kind: MessageKind, versions: &[i16]| -> Value {
         let hv: Vec<i16> = versions
             .iter()
-            .filter_map(|&v| spec_at(kind, v).map(|s| if kind == MessageKind::Request { request_header_version(s, v) } else { response_header_version(s, v) }))
+            .filter_map(|&v| {
+                spec_at(kind, v).map(|s| {
+                    if kind == MessageKind::Request {
+                        request_header_version(s, v)
+                    } else {
+                        response_header_version(s, v)
+                    }
+                })
+            })
             .collect();
         json!(compress_versions(&{
             let mut h = hv.clone();
@@ -52,13 +65,26 @@ pub fn api_facts(cat: &Catalogue, key: i16, release: Option<&str>) -> Option<Val
             h
         }))
     };
-    let flexible: Vec<i16> = req_versions.iter().copied().filter(|&v| spec_at(MessageKind::Request, v).is_some_and(|s| s.is_flexible(v))).collect();
-    let deprecated: Vec<i16> = req_versions.iter().copied().filter(|&v| spec_at(MessageKind::Request, v).is_some_and(|s| s.deprecated_versions.contains(v))).collect();
+    let flexible: Vec<i16> = req_versions
+        .iter()
+        .copied()
+        .filter(|&v| spec_at(MessageKind::Request, v).is_some_and(|s| s.is_flexible(v)))
+        .collect();
+    let deprecated: Vec<i16> = req_versions
+        .iter()
+        .copied()
+        .filter(|&v| {
+            spec_at(MessageKind::Request, v).is_some_and(|s| s.deprecated_versions.contains(v))
+        })
+        .collect();
     // A version is unstable when the newest definition of it says its top version is.
     let unstable: Vec<i16> = req_versions
         .iter()
         .copied()
-        .filter(|&v| spec_at(MessageKind::Request, v).is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v))
+        .filter(|&v| {
+            spec_at(MessageKind::Request, v)
+                .is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v)
+        })
         .collect();
     Some(json!({
         "api_key": key,
@@ -82,26 +108,73 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ApisArgs) -> i32 {
     exit::OK
 }
 
-fn write_apis(cat: &Catalogue, release: Option<&str>, args: &ApisArgs, out: &mut impl Write) -> std::io::Result<()> {
-    let facts: Vec<Value> = cat.api_keys().into_iter().filter_map(|k| api_facts(cat, k, release)).collect();
-    let facts: Vec<Value> = facts.into_iter().filter(|f| release.is_none() || !f["releases"].as_array().is_some_and(|r| r.is_empty())).collect();
+fn write_apis(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &ApisArgs,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let facts: Vec<Value> = cat
+        .api_keys()
+        .into_iter()
+        .filter_map(|k| api_facts(cat, k, release))
+        .collect();
+    let facts: Vec<Value> = facts
+        .into_iter()
+        .filter(|f| release.is_none() || !f["releases"].as_array().is_some_and(|r| r.is_empty()))
+        .collect();
     match args.format {
-        ApisFormat::Json => writeln!(out, "{}", to_text(&serde_json::to_value(&facts).unwrap_or_default()))?,
+        ApisFormat::Json => writeln!(
+            out,
+            "{}",
+            to_text(&serde_json::to_value(&facts).unwrap_or_default())
+        )?,
         ApisFormat::Text => {
-            writeln!(out, "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} releases", "key", "name", "request", "response", "flexible", "req hdr", "resp hdr", "deprecated", "unstable")?;
+            writeln!(
+                out,
+                "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} releases",
+                "key",
+                "name",
+                "request",
+                "response",
+                "flexible",
+                "req hdr",
+                "resp hdr",
+                "deprecated",
+                "unstable"
+            )?;
             // Names and releases may come from loaded definitions: escaped.
             for f in &facts {
                 let s = |k: &str| {
                     let v = f[k].as_str().unwrap_or("");
-                    if v.is_empty() { "-".to_string() } else { sanitize(v) }
+                    if v.is_empty() {
+                        "-".to_string()
+                    } else {
+                        sanitize(v)
+                    }
                 };
-                let rel: Vec<&str> = f["releases"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-                let retired = if f["retired"] == true { "retired".to_string() } else { sanitize(&rel.join(" ")) };
+                let rel: Vec<&str> = f["releases"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let retired = if f["retired"] == true {
+                    "retired".to_string()
+                } else {
+                    sanitize(&rel.join(" "))
+                };
                 writeln!(
                     out,
                     "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} {}",
-                    f["api_key"].as_i64().unwrap_or_default(), s("name"), s("request_versions"), s("response_versions"), s("flexible_versions"),
-                    s("request_header_versions"), s("response_header_versions"), s("deprecated_versions"), s("unstable_versions"), retired
+                    f["api_key"].as_i64().unwrap_or_default(),
+                    s("name"),
+                    s("request_versions"),
+                    s("response_versions"),
+                    s("flexible_versions"),
+                    s("request_header_versions"),
+                    s("response_header_versions"),
+                    s("deprecated_versions"),
+                    s("unstable_versions"),
+                    retired
                 )?;
             }
         }

@@ -5,20 +5,22 @@ use super::exit;
 use clap::Args;
 use kwire::analysis::captured::decode_captured;
 use kwire::analysis::in_order::{decoding_workers, InOrder};
-use kwire::budget::Budget;
 use kwire::analysis::index::{index_capture, Progress, Spool};
 use kwire::analysis::listing::{Lister, LIST_BODY_LIMIT};
 use kwire::analysis::selection::{FrameFilter, Selection, TopicNames};
 use kwire::analysis::Filter as ExchangeFilter;
-use kwire::capture::tls::TlsNote;
+use kwire::budget::Budget;
 use kwire::capture::read_ahead::for_each_captured_ahead;
-use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped};
+use kwire::capture::tls::TlsNote;
+use kwire::capture::{
+    for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped,
+};
 use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::render::digits::{push_six_digits, push_socket_addr, push_uint};
-use kwire::text::escape::sanitize;
 use kwire::render::listing::{micros_exact, push_timestamp, LineWriter};
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use kwire::tui::app::CaptureState;
 use kwire::tui::{App, Theme};
 use std::cell::RefCell;
@@ -39,7 +41,12 @@ pub struct CaptureArgs {
     #[arg(short = 'i', long = "interface", value_name = "IFACE", conflicts_with_all = ["file"])]
     pub interface: Option<String>,
     /// With -i: also write the packets captured to this pcapng file.
-    #[arg(long, value_name = "FILE", requires = "interface", conflicts_with = "file")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "interface",
+        conflicts_with = "file"
+    )]
     pub write_pcap: Option<String>,
     /// One line per frame instead of decoded trees (a listing has one
     /// format: `--json` and `--format` are for decoded frames).
@@ -110,7 +117,13 @@ const GATHER: usize = 64 << 10;
 
 impl Out<'_> {
     fn new(lock: std::io::StdoutLock<'_>, terminal: bool) -> Out<'_> {
-        Out { w: std::io::BufWriter::with_capacity(OUT_BUFFER, lock), terminal, owned: Vec::new(), owned_len: 0, gathering: false }
+        Out {
+            w: std::io::BufWriter::with_capacity(OUT_BUFFER, lock),
+            terminal,
+            owned: Vec::new(),
+            owned_len: 0,
+            gathering: false,
+        }
     }
 
     /// A worker's output: written without copying when it is large.
@@ -126,7 +139,11 @@ impl Out<'_> {
         }
         self.owned_len += out.len();
         match self.owned.last_mut() {
-            Some(last) if out.len() < OWNED_MIN && self.gathering && last.len() + out.len() <= GATHER => last.extend_from_slice(&out),
+            Some(last)
+                if out.len() < OWNED_MIN && self.gathering && last.len() + out.len() <= GATHER =>
+            {
+                last.extend_from_slice(&out)
+            }
             // The output itself gathers those after it (growing as they come).
             _ if out.len() < OWNED_MIN => {
                 self.owned.push(out);
@@ -163,7 +180,8 @@ impl Out<'_> {
 
 /// `bufs` written whole, in vectored writes (retried when interrupted).
 fn write_all_vectored(w: &mut impl Write, bufs: &[Vec<u8>]) -> std::io::Result<()> {
-    let mut slices: Vec<std::io::IoSlice<'_>> = bufs.iter().map(|b| std::io::IoSlice::new(b)).collect();
+    let mut slices: Vec<std::io::IoSlice<'_>> =
+        bufs.iter().map(|b| std::io::IoSlice::new(b)).collect();
     let mut rest = &mut slices[..];
     while !rest.is_empty() {
         match w.write_vectored(rest) {
@@ -227,18 +245,44 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
 }
 
 /// Decode a capture already read (`kwire decode` hands pcaps over here).
-pub fn run_on(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, api: Option<i16>, capture: Vec<u8>) -> i32 {
-    run_selected(cat, release, args, ExchangeFilter { api, ..Default::default() }, Source::Memory(bytes::Bytes::from(capture)))
+pub fn run_on(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &CaptureArgs,
+    api: Option<i16>,
+    capture: Vec<u8>,
+) -> i32 {
+    run_selected(
+        cat,
+        release,
+        args,
+        ExchangeFilter {
+            api,
+            ..Default::default()
+        },
+        Source::Memory(bytes::Bytes::from(capture)),
+    )
 }
 
 /// A capture streamed from elsewhere in the process (the proxy's traffic),
 /// read once as it comes.
-pub fn run_on_stream(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, input: Box<dyn std::io::Read + Send>) -> i32 {
+pub fn run_on_stream(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &CaptureArgs,
+    input: Box<dyn std::io::Read + Send>,
+) -> i32 {
     let selection = match args.filter.resolve(cat) {
         Ok(f) => f,
         Err(status) => return status,
     };
-    run_selected(cat, release, args, selection, Source::Stream(RefCell::new(Some(input))))
+    run_selected(
+        cat,
+        release,
+        args,
+        selection,
+        Source::Stream(RefCell::new(Some(input))),
+    )
 }
 
 /// Where a capture is read from: standard input or a stream once, a file or
@@ -274,28 +318,53 @@ impl Source<'_> {
 /// is read a first time for the names when the first frame shown can hold a
 /// topic id (opened again then: a file that changed in between gives what it
 /// holds then), a stream learns them as it goes.
-fn topic_names<'c>(cat: &'c Catalogue, release: Option<&str>, source: &'c Source<'_>, opts: &CaptureOptions, needed: bool) -> TopicNames<'c> {
+fn topic_names<'c>(
+    cat: &'c Catalogue,
+    release: Option<&str>,
+    source: &'c Source<'_>,
+    opts: &CaptureOptions,
+    needed: bool,
+) -> TopicNames<'c> {
     match (needed, source.rereadable()) {
         (false, _) => TopicNames::none(),
         (true, false) => TopicNames::as_they_come(cat, release),
-        (true, true) => TopicNames::read_when_needed(cat, release, move || source.open().ok(), opts),
+        (true, true) => {
+            TopicNames::read_when_needed(cat, release, move || source.open().ok(), opts)
+        }
     }
 }
 
-fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, selection: ExchangeFilter, source: Source<'_>) -> i32 {
-    let filter = FrameFilter { api: selection.api, correlation_id: args.correlation_id, conn: selection.conn, frame: args.frame, exchanges: selection.needs_exchanges().then_some(selection) };
+fn run_selected(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &CaptureArgs,
+    selection: ExchangeFilter,
+    source: Source<'_>,
+) -> i32 {
+    let filter = FrameFilter {
+        api: selection.api,
+        correlation_id: args.correlation_id,
+        conn: selection.conn,
+        frame: args.frame,
+        exchanges: selection.needs_exchanges().then_some(selection),
+    };
     let format = args.output.format();
     // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
     // The capture explorer learns them as its index thread reads (a first
     // pass would delay its first screen by a whole reading of the file);
     // with --frame or --correlation-id it decodes its few frames first.
     let explorer_indexes = args.tui && filter.frame.is_none() && filter.correlation_id.is_none();
-    let trees = (args.tui && !explorer_indexes) || (!args.tui && !args.list && matches!(format, Format::Tree | Format::TreeJson));
+    let trees = (args.tui && !explorer_indexes)
+        || (!args.tui && !args.list && matches!(format, Format::Tree | Format::TreeJson));
     let tls_keylog = match args.tls.load() {
         Ok(k) => k,
         Err(status) => return status,
     };
-    let base = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
+    let base = CaptureOptions {
+        port: args.port,
+        tls_keylog,
+        ..Default::default()
+    };
     let names = topic_names(cat, release, &source, &base, trees);
     let input = match source.open() {
         Ok(i) => i,
@@ -315,18 +384,31 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
     // Listings decode bodies only of small frames (for their error summary): the
     // bodies of larger ones are skipped as they arrive, never buffered.
     // (Not when the selection reads bodies: a cut frame keeps its header only.)
-    let bodies_needed = filter.exchanges.as_ref().is_some_and(|x| x.needs().topics || x.needs().errors);
-    let cut_bodies = (args.list && !bodies_needed).then(|| CutBodies { above: LIST_BODY_LIMIT, release: release.map(str::to_string) });
+    let bodies_needed = filter
+        .exchanges
+        .as_ref()
+        .is_some_and(|x| x.needs().topics || x.needs().errors);
+    let cut_bodies = (args.list && !bodies_needed).then(|| CutBodies {
+        above: LIST_BODY_LIMIT,
+        release: release.map(str::to_string),
+    });
     let opts = CaptureOptions { cut_bodies, ..base };
     let mut skipped = SkipTally::default();
     let list_color = super::color::stdout();
     // One budget for the whole capture: its frames are dropped as they are
     // written, so what they held goes back; what they decompressed does not.
-    let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
+    let whole_capture = DecodeOptions {
+        budget: args.budget.budget(),
+        ..Default::default()
+    };
     let mut selected = Selection::new(cat, release, &filter);
     // Frames of a file are decoded and drawn on worker threads, written out in
     // capture order; a stream's on this one, as each completes.
-    let workers = if source.rereadable() && !args.list { decoding_workers() } else { 0 };
+    let workers = if source.rereadable() && !args.list {
+        decoding_workers()
+    } else {
+        0
+    };
     let held = AtomicUsize::new(0);
     let work = |(f, mut opts): (CapturedFrame, DecodeOptions)| {
         if workers == 0 || held.load(Ordering::Relaxed) >= HELD_OUTPUT {
@@ -338,7 +420,10 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         // of them count references on it, not on the stream's buffer, whose
         // count every worker's slices would otherwise share (a cache line
         // passed between cores at each slice made or dropped).
-        let f = CapturedFrame { bytes: bytes::Bytes::copy_from_slice(&f.bytes), ..f };
+        let f = CapturedFrame {
+            bytes: bytes::Bytes::copy_from_slice(&f.bytes),
+            ..f
+        };
         // Ahead of its turn a frame may not spend the input's budget: one that
         // asks for any (compressed records) is decoded again in its turn.
         let probe = Budget::probe();
@@ -350,19 +435,30 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
         }
         let stdout = decoded.drawn(&f, format, args.output.full_docs, args.provenance);
         held.fetch_add(stdout.len(), Ordering::Relaxed);
-        Written::Done { findings: decoded.findings, stdout }
+        Written::Done {
+            findings: decoded.findings,
+            stdout,
+        }
     };
     // A frame decoded and written here, in its turn: streamed, not held.
-    let write_here = |out: &mut Out<'_>, status: &mut i32, f: &CapturedFrame, opts: DecodeOptions| {
-        let decoded = decode_one(cat, release, f, args.guess, opts, format);
-        decoded.findings.report(out, status);
-        if format == Format::Tree && f.bytes.len() <= HELD_FRAME {
-            // A small frame's tree is drawn into memory and handed over whole,
-            // as a worker's is: drawing it through a second buffer copied every line.
-            return out.write_owned(decoded.drawn(f, format, args.output.full_docs, args.provenance));
-        }
-        decoded.write(out, f, format, args.output.full_docs, args.provenance).and_then(|_| out.flush())
-    };
+    let write_here =
+        |out: &mut Out<'_>, status: &mut i32, f: &CapturedFrame, opts: DecodeOptions| {
+            let decoded = decode_one(cat, release, f, args.guess, opts, format);
+            decoded.findings.report(out, status);
+            if format == Format::Tree && f.bytes.len() <= HELD_FRAME {
+                // A small frame's tree is drawn into memory and handed over whole,
+                // as a worker's is: drawing it through a second buffer copied every line.
+                return out.write_owned(decoded.drawn(
+                    f,
+                    format,
+                    args.output.full_docs,
+                    args.provenance,
+                ));
+            }
+            decoded
+                .write(out, f, format, args.output.full_docs, args.provenance)
+                .and_then(|_| out.flush())
+        };
     let stats = InOrder::run(workers, &work, |pool| {
         let mut handle = |c| {
             let f = match c {
@@ -376,7 +472,9 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                     if filter.names_frames() {
                         return true;
                     }
-                    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_skipped(&mut out, &s, args.list, format).is_err() {
+                    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held)))
+                        || write_skipped(&mut out, &s, args.list, format).is_err()
+                    {
                         write_failed = true;
                         return false;
                     }
@@ -386,7 +484,9 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                     if filter.conn.is_some_and(|c| c != n.conn) || filter.names_frames() {
                         return true;
                     }
-                    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || write_tls(&mut out, &n, args.list, format).is_err() {
+                    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held)))
+                        || write_tls(&mut out, &n, args.list, format).is_err()
+                    {
                         write_failed = true;
                         return false;
                     }
@@ -411,10 +511,16 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
             } else {
                 // The JSON contract needs values only (records stay hex).
                 let values_only = format == Format::Json;
-                let opts = DecodeOptions { values_only, topic_ids: names.for_frame(&f), ..whole_capture.clone() };
+                let opts = DecodeOptions {
+                    values_only,
+                    topic_ids: names.for_frame(&f),
+                    ..whole_capture.clone()
+                };
                 if f.bytes.len() <= HELD_FRAME {
                     let weight = f.bytes.len();
-                    return pool.submit((f, opts), weight, &mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held))) || {
+                    return pool.submit((f, opts), weight, &mut |w| {
+                        pass_on(&mut out, &mut status, w, (&write_here, &held))
+                    }) || {
                         write_failed = true;
                         false
                     };
@@ -461,7 +567,10 @@ fn run_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, sele
                 status = exit::MALFORMED;
             }
             if s.frames == 0 && s.skips == 0 && s.tls.connections == 0 && !write_failed {
-                eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", s.packets, s.tcp_segments);
+                eprintln!(
+                    "kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port",
+                    s.packets, s.tcp_segments
+                );
                 return exit::FAILURE;
             }
             if super::tls_args::report(&s.tls) {
@@ -508,16 +617,29 @@ impl SkipTally {
 
 /// A skip note: a listing line, a `# skipped` line before trees, or a JSON
 /// record (`"kind":"skipped"`) among the frames' objects.
-fn write_skipped(out: &mut Out<'_>, s: &Skipped, list: bool, format: Format) -> std::io::Result<()> {
+fn write_skipped(
+    out: &mut Out<'_>,
+    s: &Skipped,
+    list: bool,
+    format: Format,
+) -> std::io::Result<()> {
     let request = s.direction == Direction::Request;
     let arrow = if request { "→" } else { "←" };
-    let (client, server) = if request { (s.from, s.to) } else { (s.to, s.from) };
+    let (client, server) = if request {
+        (s.from, s.to)
+    } else {
+        (s.to, s.from)
+    };
     let what = s.reason.describe();
     if list {
         let mut line = Vec::with_capacity(160);
         line.extend_from_slice(b"    - ");
         push_timestamp(&mut line, s.timestamp);
-        let _ = writeln!(line, " conn {} {client} {arrow} {server} skipped {}B at stream offset {}: {what}", s.conn, s.bytes, s.offset);
+        let _ = writeln!(
+            line,
+            " conn {} {client} {arrow} {server} skipped {}B at stream offset {}: {what}",
+            s.conn, s.bytes, s.offset
+        );
         out.write_all(&line)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         let mut record = serde_json::json!({
@@ -549,20 +671,31 @@ fn write_skipped(out: &mut Out<'_>, s: &Skipped, list: bool, format: Format) -> 
 fn write_tls(out: &mut Out<'_>, n: &TlsNote, list: bool, format: Format) -> std::io::Result<()> {
     let what = kwire::render::tls::describe(n);
     let arrow = match &n.event {
-        kwire::capture::tls::TlsEvent::Stopped { direction: Direction::Response, .. } => "←",
+        kwire::capture::tls::TlsEvent::Stopped {
+            direction: Direction::Response,
+            ..
+        } => "←",
         _ => "→",
     };
     if list {
         let mut line = Vec::with_capacity(200);
         line.extend_from_slice(b"  tls ");
         push_timestamp(&mut line, n.timestamp);
-        let _ = writeln!(line, " conn {} {} {arrow} {} {what}", n.conn, n.client, n.server);
+        let _ = writeln!(
+            line,
+            " conn {} {} {arrow} {} {what}",
+            n.conn, n.client, n.server
+        );
         out.write_all(&line)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         out.write_all(kwire::render::json::to_text(&kwire::render::tls::json(n)).as_bytes())?;
         out.write_all(b"\n")?;
     } else {
-        writeln!(out, "# tls conn {} {} {arrow} {} at {:.6}: {what}", n.conn, n.client, n.server, n.timestamp)?;
+        writeln!(
+            out,
+            "# tls conn {} {} {arrow} {} at {:.6}: {what}",
+            n.conn, n.client, n.server, n.timestamp
+        )?;
     }
     out.flush()
 }
@@ -615,10 +748,16 @@ enum Written {
 }
 
 /// A frame decoded and written on the calling thread, in its turn.
-type WriteHere<'a> = dyn Fn(&mut Out<'_>, &mut i32, &CapturedFrame, DecodeOptions) -> std::io::Result<()> + 'a;
+type WriteHere<'a> =
+    dyn Fn(&mut Out<'_>, &mut i32, &CapturedFrame, DecodeOptions) -> std::io::Result<()> + 'a;
 
 /// Pass a worker's frame on: its findings, then its output.
-fn pass_on(out: &mut Out<'_>, status: &mut i32, w: Written, (write_here, held): (&WriteHere<'_>, &AtomicUsize)) -> bool {
+fn pass_on(
+    out: &mut Out<'_>,
+    status: &mut i32,
+    w: Written,
+    (write_here, held): (&WriteHere<'_>, &AtomicUsize),
+) -> bool {
     match w {
         Written::Done { findings, stdout } => {
             findings.report(out, status);
@@ -630,20 +769,48 @@ fn pass_on(out: &mut Out<'_>, status: &mut i32, w: Written, (write_here, held): 
 }
 
 /// Decode a captured frame; record damage, and a JSON frame's note, go to stderr.
-fn decode_one(cat: &Catalogue, release: Option<&str>, f: &CapturedFrame, guess: bool, opts: DecodeOptions, format: Format) -> Decoded {
+fn decode_one(
+    cat: &Catalogue,
+    release: Option<&str>,
+    f: &CapturedFrame,
+    guess: bool,
+    opts: DecodeOptions,
+    format: Format,
+) -> Decoded {
     let (frame, note) = decode_captured(cat, release, f, guess, opts);
-    let mut stderr: Vec<String> = frame.record_damage.iter().map(|e| format!("kwire: frame {}: record data: {}", f.index, sanitize(&e.to_string()))).collect();
+    let mut stderr: Vec<String> = frame
+        .record_damage
+        .iter()
+        .map(|e| {
+            format!(
+                "kwire: frame {}: record data: {}",
+                f.index,
+                sanitize(&e.to_string())
+            )
+        })
+        .collect();
     // JSON stays one object per line for scripts; where it came from goes to stderr.
     if let (true, Some(n)) = (matches!(format, Format::Json | Format::TreeJson), &note) {
         stderr.push(format!("kwire: frame {}: {n}", f.index));
     }
     let malformed = frame.error.is_some() || !frame.record_damage.is_empty();
-    Decoded { frame, note, findings: Findings { stderr, malformed } }
+    Decoded {
+        frame,
+        note,
+        findings: Findings { stderr, malformed },
+    }
 }
 
 impl Decoded {
     /// The frame as JSON (one object per line) or as a tree or grid under a `# frame` line.
-    fn write(&self, out: &mut impl Write, f: &CapturedFrame, format: Format, full_docs: bool, provenance: bool) -> std::io::Result<()> {
+    fn write(
+        &self,
+        out: &mut impl Write,
+        f: &CapturedFrame,
+        format: Format,
+        full_docs: bool,
+        provenance: bool,
+    ) -> std::io::Result<()> {
         let frame = &self.frame;
         if format == Format::Json {
             let mut line = Vec::with_capacity(2 * frame.bytes.len() + 256);
@@ -656,7 +823,10 @@ impl Decoded {
         } else if format == Format::TreeJson && provenance {
             // Streamed as it is written (a tree's JSON can be far larger than
             // its frame); only its closing `}\n` is held back to add the member.
-            let mut held = HoldBack { inner: &mut *out, tail: Vec::with_capacity(HOLD_BACK) };
+            let mut held = HoldBack {
+                inner: &mut *out,
+                tail: Vec::with_capacity(HOLD_BACK),
+            };
             kwire::render::tree_json::write_frame_tree_json(&mut held, frame)?;
             let mut tail = std::mem::take(&mut held.tail);
             if tail.last() == Some(&b'\n') {
@@ -674,7 +844,13 @@ impl Decoded {
     }
 
     /// [`Decoded::push`] into a buffer of its own, sized for a tree of the frame.
-    fn drawn(&self, f: &CapturedFrame, format: Format, full_docs: bool, provenance: bool) -> Vec<u8> {
+    fn drawn(
+        &self,
+        f: &CapturedFrame,
+        format: Format,
+        full_docs: bool,
+        provenance: bool,
+    ) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 * self.frame.bytes.len() + 256);
         self.push(&mut out, f, format, full_docs, provenance);
         out
@@ -682,11 +858,25 @@ impl Decoded {
 
     /// [`Decoded::write`] into memory, on a worker: a tree is drawn straight
     /// into the buffer, not through another.
-    fn push(&self, out: &mut Vec<u8>, f: &CapturedFrame, format: Format, full_docs: bool, provenance: bool) {
+    fn push(
+        &self,
+        out: &mut Vec<u8>,
+        f: &CapturedFrame,
+        format: Format,
+        full_docs: bool,
+        provenance: bool,
+    ) {
         // Writing into memory does not fail.
         if format == Format::Tree {
             self.push_heading(out, f);
-            kwire::render::text_tree::push_frame(out, &self.frame, kwire::render::text_tree::TreeOptions { full_docs, color: super::color::stdout() });
+            kwire::render::text_tree::push_frame(
+                out,
+                &self.frame,
+                kwire::render::text_tree::TreeOptions {
+                    full_docs,
+                    color: super::color::stdout(),
+                },
+            );
         } else {
             let _ = self.write(out, f, format, full_docs, provenance);
         }
@@ -702,8 +892,16 @@ impl Decoded {
     /// [`Decoded::write_heading`] into memory: written piece by piece, as
     /// formatting it cost as much as decoding a small frame.
     fn push_heading(&self, line: &mut Vec<u8>, f: &CapturedFrame) {
-        let arrow = if f.direction == Direction::Request { "→" } else { "←" };
-        let (client, server) = if f.direction == Direction::Request { (f.from, f.to) } else { (f.to, f.from) };
+        let arrow = if f.direction == Direction::Request {
+            "→"
+        } else {
+            "←"
+        };
+        let (client, server) = if f.direction == Direction::Request {
+            (f.from, f.to)
+        } else {
+            (f.to, f.from)
+        };
         line.extend_from_slice(b"# frame ");
         push_uint(line, f.index as u64, 0);
         line.extend_from_slice(b" conn ");
@@ -813,18 +1011,37 @@ fn describe(filter: &FrameFilter, args: &CaptureArgs) -> String {
 /// `--tui`: the explorer over the capture's index (built as the explorer
 /// runs, frames decoded when shown), the selection as its filter; with
 /// `--frame` or `--correlation-id`, over the frames they name, decoded first.
-fn explore_capture(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &FrameFilter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
+fn explore_capture(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &CaptureArgs,
+    filter: &FrameFilter,
+    input: Box<dyn std::io::Read + Send>,
+    names: &TopicNames<'_>,
+    opts: CaptureOptions,
+) -> i32 {
     if filter.frame.is_some() || filter.correlation_id.is_some() {
         return explore_selected(cat, release, args, filter, input, names, opts);
     }
     let total = match &args.file {
-        Some(path) if path != "-" => std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len()),
+        Some(path) if path != "-" => std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len()),
         _ => None,
     };
     let mut selection = filter.exchanges.clone().unwrap_or_default();
     selection.api = filter.api;
     selection.conn = filter.conn;
-    let explore = Explore { total, guess: args.guess, budget: args.budget.budget(), filter: selection, topic_ids: names.now(), opts, input_name: args.input_name() };
+    let explore = Explore {
+        total,
+        guess: args.guess,
+        budget: args.budget.budget(),
+        filter: selection,
+        topic_ids: names.now(),
+        opts,
+        input_name: args.input_name(),
+    };
     explore_indexed(cat, release, input, explore, || {})
 }
 
@@ -846,7 +1063,13 @@ pub struct Explore {
 /// standard input, or live traffic's pcapng pipe): rows join the list as
 /// frames complete. When the user quits, `on_quit` ends the input (live
 /// sources close their pipe) before the index thread is waited for.
-pub fn explore_indexed(cat: &Catalogue, release: Option<&str>, input: Box<dyn std::io::Read + Send>, e: Explore, on_quit: impl FnOnce()) -> i32 {
+pub fn explore_indexed(
+    cat: &Catalogue,
+    release: Option<&str>,
+    input: Box<dyn std::io::Read + Send>,
+    e: Explore,
+    on_quit: impl FnOnce(),
+) -> i32 {
     if !std::io::stdout().is_terminal() {
         eprintln!("kwire: the explorer needs a terminal; without --tui the frames are printed");
         return exit::FAILURE;
@@ -854,12 +1077,21 @@ pub fn explore_indexed(cat: &Catalogue, release: Option<&str>, input: Box<dyn st
     let (spool, spool_writer) = match Spool::create() {
         Ok(s) => s,
         Err(err) => {
-            eprintln!("kwire: the explorer's spool file in {}: {err}", std::env::temp_dir().display());
+            eprintln!(
+                "kwire: the explorer's spool file in {}: {err}",
+                std::env::temp_dir().display()
+            );
             return exit::FAILURE;
         }
     };
-    let progress = Progress { total: e.total, ..Default::default() };
-    let capture = CaptureState { topic_ids: e.topic_ids, ..CaptureState::new(spool, progress.clone(), e.guess, e.budget) };
+    let progress = Progress {
+        total: e.total,
+        ..Default::default()
+    };
+    let capture = CaptureState {
+        topic_ids: e.topic_ids,
+        ..CaptureState::new(spool, progress.clone(), e.guess, e.budget)
+    };
     let mut app = App::for_capture(cat, release.map(str::to_string), capture, Theme::from_env());
     if !e.filter.is_empty() {
         app.filter = Some((e.filter.terms(cat), e.filter));
@@ -867,9 +1099,22 @@ pub fn explore_indexed(cat: &Catalogue, release: Option<&str>, input: Box<dyn st
     let (tx, rx) = std::sync::mpsc::channel();
     let (guess, opts) = (e.guess, e.opts);
     let shown = std::thread::scope(|s| {
-        let indexer = s.spawn(|| index_capture(cat, release, guess, input, &opts, spool_writer, &progress, &tx));
+        let indexer = s.spawn(|| {
+            index_capture(
+                cat,
+                release,
+                guess,
+                input,
+                &opts,
+                spool_writer,
+                &progress,
+                &tx,
+            )
+        });
         let shown = kwire::tui::run_indexing(&mut app, &rx);
-        progress.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        progress
+            .stop
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         drop(rx);
         on_quit();
         let _ = indexer.join();
@@ -894,16 +1139,36 @@ pub fn explore_indexed(cat: &Catalogue, release: Option<&str>, input: Box<dyn st
 }
 
 /// `--tui` with `--frame` or `--correlation-id`: decode the selected frames, then explore them.
-fn explore_selected(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, filter: &FrameFilter, input: Box<dyn std::io::Read + Send>, names: &TopicNames<'_>, opts: CaptureOptions) -> i32 {
+fn explore_selected(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &CaptureArgs,
+    filter: &FrameFilter,
+    input: Box<dyn std::io::Read + Send>,
+    names: &TopicNames<'_>,
+    opts: CaptureOptions,
+) -> i32 {
     let mut frames = Vec::new();
     let mut skipped = SkipTally::default();
     // The explorer holds every frame: their expanded share stays held, within one budget.
-    let whole_capture = DecodeOptions { budget: args.budget.budget(), ..Default::default() };
+    let whole_capture = DecodeOptions {
+        budget: args.budget.budget(),
+        ..Default::default()
+    };
     let mut selected = Selection::new(cat, release, filter);
     let mut handle = |c| {
         match c {
             Captured::Frame(f) => {
-                let (frame, _) = decode_captured(cat, release, &f, args.guess, DecodeOptions { topic_ids: names.now(), ..whole_capture.clone() });
+                let (frame, _) = decode_captured(
+                    cat,
+                    release,
+                    &f,
+                    args.guess,
+                    DecodeOptions {
+                        topic_ids: names.now(),
+                        ..whole_capture.clone()
+                    },
+                );
                 frames.push(frame);
             }
             Captured::Skipped(s) if filter.conn.is_none_or(|c| c == s.conn) => {
@@ -957,12 +1222,19 @@ mod tests {
         let text = b"{\"a\":[1,2,3],\"b\":\"x\"}\n";
         for split in [1, 2, 3, 5, text.len()] {
             let mut sink = Vec::new();
-            let mut held = HoldBack { inner: &mut sink, tail: Vec::new() };
+            let mut held = HoldBack {
+                inner: &mut sink,
+                tail: Vec::new(),
+            };
             for chunk in text.chunks(split) {
                 held.write_all(chunk).unwrap();
             }
             let tail = std::mem::take(&mut held.tail);
-            assert_eq!((sink.as_slice(), tail.as_slice()), (&text[..text.len() - 2], &b"}\n"[..]), "writes of {split}");
+            assert_eq!(
+                (sink.as_slice(), tail.as_slice()),
+                (&text[..text.len() - 2], &b"}\n"[..]),
+                "writes of {split}"
+            );
         }
     }
 }

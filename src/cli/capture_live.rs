@@ -10,8 +10,8 @@ use super::capture_cmd::CaptureArgs;
 use super::exit;
 use kwire::live::interface::{self, LiveCapture};
 use kwire::live::recorder;
-use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -36,7 +36,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
             return exit::FAILURE;
         }
     };
-    let mut signals = match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
+    let mut signals = match signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ]) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("kwire: cannot wait for Ctrl-C: {e}");
@@ -44,10 +47,24 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         }
     };
     let signals_handle = signals.handle();
-    let port = args.port.map(|p| format!(", TCP port {p}")).unwrap_or_else(|| ", TCP".into());
+    let port = args
+        .port
+        .map(|p| format!(", TCP port {p}"))
+        .unwrap_or_else(|| ", TCP".into());
     // The socket is bound and Ctrl-C is handled: from here on nothing is missed.
-    eprintln!("kwire: capturing on {} ({}{port}); Ctrl-C stops", sanitize(iface), cap.framing().describe());
-    let printer_args = CaptureArgs { file: Some("-".into()), interface: None, write_pcap: None, provenance: true, streaming: true, ..args.clone() };
+    eprintln!(
+        "kwire: capturing on {} ({}{port}); Ctrl-C stops",
+        sanitize(iface),
+        cap.framing().describe()
+    );
+    let printer_args = CaptureArgs {
+        file: Some("-".into()),
+        interface: None,
+        write_pcap: None,
+        provenance: true,
+        streaming: true,
+        ..args.clone()
+    };
     let stop = AtomicBool::new(false);
     let (captured, printed) = std::thread::scope(|s| {
         let capturing = s.spawn(|| {
@@ -66,16 +83,27 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
                 budget: args.budget.budget(),
                 filter: Default::default(),
                 topic_ids: Default::default(),
-                opts: kwire::capture::CaptureOptions { port: args.port, ..Default::default() },
+                opts: kwire::capture::CaptureOptions {
+                    port: args.port,
+                    ..Default::default()
+                },
                 input_name: format!("the capture on {iface}"),
             };
-            let status = super::capture_cmd::explore_indexed(cat, release, Box::new(pipe_out), explore, || {
-                signals_handle.close();
-                stop.store(true, Ordering::SeqCst);
-            });
+            let status = super::capture_cmd::explore_indexed(
+                cat,
+                release,
+                Box::new(pipe_out),
+                explore,
+                || {
+                    signals_handle.close();
+                    stop.store(true, Ordering::SeqCst);
+                },
+            );
             (false, (status, s.spawn(|| exit::OK)))
         } else {
-            let printing = s.spawn(|| super::capture_cmd::run_on_stream(cat, release, &printer_args, Box::new(pipe_out)));
+            let printing = s.spawn(|| {
+                super::capture_cmd::run_on_stream(cat, release, &printer_args, Box::new(pipe_out))
+            });
             (signals.forever().next().is_some(), (exit::OK, printing))
         };
         let (shown, printing) = printing;
@@ -83,7 +111,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         // (a closed stderr makes `eprintln!` panic, and the scope would wait).
         stop.store(true, Ordering::SeqCst);
         if interrupted {
-            let _ = writeln!(std::io::stderr(), "kwire: stopping the capture on {}", sanitize(iface));
+            let _ = writeln!(
+                std::io::stderr(),
+                "kwire: stopping the capture on {}",
+                sanitize(iface)
+            );
         }
         let captured = capturing.join();
         let printed = printing.join().map(|p| if args.tui { shown } else { p });
@@ -98,7 +130,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         // The pipeline stopped reading (its output was closed): its status says why.
         Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => status,
         Ok(Err(e)) => {
-            eprintln!("kwire: capturing on {}: {}", sanitize(iface), sanitize(&e.to_string()));
+            eprintln!(
+                "kwire: capturing on {}: {}",
+                sanitize(iface),
+                sanitize(&e.to_string())
+            );
             exit::FAILURE
         }
         Err(_) => exit::FAILURE,
@@ -107,9 +143,17 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
 
 /// What was captured, on stderr; packets the kernel dropped are never passed over.
 fn report(iface: &str, c: &interface::Counts) {
-    let mut line = format!("kwire: {} packets captured on {}", c.packets, sanitize(iface));
+    let mut line = format!(
+        "kwire: {} packets captured on {}",
+        c.packets,
+        sanitize(iface)
+    );
     if c.cut > 0 {
-        line.push_str(&format!(", {} longer than {} bytes kept cut", c.cut, interface::MAX_PACKET));
+        line.push_str(&format!(
+            ", {} longer than {} bytes kept cut",
+            c.cut,
+            interface::MAX_PACKET
+        ));
     }
     line.push_str(&format!(", {} dropped by the kernel", c.dropped));
     if c.dropped > 0 {

@@ -5,17 +5,19 @@ use super::decode_cmd::{decode_options, frames_from, InputArgs};
 use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, Checker, Finding, Severity, Tally};
-use kwire::capture::{Captured, CaptureOptions};
-use kwire::text::escape::sanitize;
+use kwire::capture::{CaptureOptions, Captured};
 use kwire::render::findings;
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use std::io::{BufRead, BufReader, Read, Write};
 
 /// Some finding is an error: the bytes break the protocol.
 pub const FOUND_ERRORS: i32 = 3;
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire check samples/captures/confluent-kafka.pcap\n  kwire check capture.pcap --format json | jq 'select(.severity == \"error\")'\n  kwire check samples/produce-v9-request.hex\n  kwire check --rules\n\nExit status: 0 when no finding is an error, 3 when one is, 1 when the input cannot be read.")]
+#[command(
+    after_help = "Examples:\n  kwire check samples/captures/confluent-kafka.pcap\n  kwire check capture.pcap --format json | jq 'select(.severity == \"error\")'\n  kwire check samples/produce-v9-request.hex\n  kwire check --rules\n\nExit status: 0 when no finding is an error, 3 when one is, 1 when the input cannot be read."
+)]
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -110,7 +112,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         }
     };
     let is_capture = kwire::capture::pcap::sniff(head).is_some();
-    let mut printer = Printer { cat, out: std::io::stdout().lock(), format: args.format, min: args.min_severity, tally: Tally::default() };
+    let mut printer = Printer {
+        cat,
+        out: std::io::stdout().lock(),
+        format: args.format,
+        min: args.min_severity,
+        tally: Tally::default(),
+    };
     let mut found = Vec::new();
     let checked = if is_capture {
         let mut checker = Checker::new(cat, opts);
@@ -118,7 +126,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             Ok(k) => k,
             Err(status) => return status,
         };
-        let capture_opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
+        let capture_opts = CaptureOptions {
+            port: args.port,
+            tls_keylog,
+            ..Default::default()
+        };
         let mut io_error = None;
         let mut each = |c| {
             match c {
@@ -136,7 +148,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         };
         // A file is read ahead on a thread of its own (a stream is not: see `capture`).
         let read = match super::is_regular_file(&args.input.file) {
-            true => kwire::capture::read_ahead::for_each_captured_ahead(cat, input, &capture_opts, &mut each),
+            true => kwire::capture::read_ahead::for_each_captured_ahead(
+                cat,
+                input,
+                &capture_opts,
+                &mut each,
+            ),
             false => kwire::capture::for_each_captured(cat, input, &capture_opts, &mut each),
         };
         if let Some(e) = io_error {
@@ -151,13 +168,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         };
         checker.finish(&mut found);
         if let Some(e) = &stats.error {
-            eprintln!("kwire: {}: {} (checked the packets before it)", sanitize(&args.input.file), sanitize(e));
+            eprintln!(
+                "kwire: {}: {} (checked the packets before it)",
+                sanitize(&args.input.file),
+                sanitize(e)
+            );
         }
         if super::tls_args::report(&stats.tls) && stats.frames == 0 {
             return exit::FAILURE;
         }
         if stats.frames == 0 {
-            eprintln!("kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)", sanitize(&args.input.file), stats.packets, stats.tcp_segments);
+            eprintln!(
+                "kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)",
+                sanitize(&args.input.file),
+                stats.packets,
+                stats.tcp_segments
+            );
             return exit::FAILURE;
         }
         checker.frames

@@ -68,7 +68,10 @@ pub struct BudgetArgs {
 
 impl BudgetArgs {
     pub fn budget(&self) -> kwire::budget::Budget {
-        kwire::budget::Budget::new(kwire::budget::Limits { decompressed: self.max_decompressed, expanded: self.max_expanded })
+        kwire::budget::Budget::new(kwire::budget::Limits {
+            decompressed: self.max_decompressed,
+            expanded: self.max_expanded,
+        })
     }
 }
 
@@ -96,7 +99,9 @@ impl OutputArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire decode samples/produce-v9-request.hex\n  kwire decode --format grid samples/join-group-v9-request.hex\n  kwire decode --json samples/produce-v9-request.hex | kwire encode\n  kwire decode --response --api Fetch --version 12 samples/fetch-v12-response.hex\n  kwire decode --explain samples/join-group-v9-request.hex")]
+#[command(
+    after_help = "Examples:\n  kwire decode samples/produce-v9-request.hex\n  kwire decode --format grid samples/join-group-v9-request.hex\n  kwire decode --json samples/produce-v9-request.hex | kwire encode\n  kwire decode --response --api Fetch --version 12 samples/fetch-v12-response.hex\n  kwire decode --explain samples/join-group-v9-request.hex"
+)]
 pub struct DecodeArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -119,12 +124,20 @@ pub struct DecodeArgs {
 
 /// The decode options the input arguments ask for, checked against the
 /// catalogue. On failure the reason is printed and the exit status returned.
-pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> Result<DecodeOptions, i32> {
+pub fn decode_options(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &InputArgs,
+) -> Result<DecodeOptions, i32> {
     let api_key = match &args.api {
         None => None,
         Some(a) => Some(super::resolve_api_or_report(cat, a).ok_or(exit::FAILURE)?),
     };
-    let direction = if args.response { Direction::Response } else { Direction::Request };
+    let direction = if args.response {
+        Direction::Response
+    } else {
+        Direction::Request
+    };
     if direction == Direction::Response {
         let (Some(k), Some(v)) = (api_key, args.version) else {
             eprintln!("kwire: a response does not name its API or version: give --api NAME and --version N");
@@ -155,13 +168,28 @@ pub fn decode_options(cat: &Catalogue, release: Option<&str>, args: &InputArgs) 
 }
 
 /// Read the input file (or standard input) and decode its frames.
-pub fn read_frames(cat: &Catalogue, args: &InputArgs, opts: &DecodeOptions) -> Result<Vec<Frame>, i32> {
+pub fn read_frames(
+    cat: &Catalogue,
+    args: &InputArgs,
+    opts: &DecodeOptions,
+) -> Result<Vec<Frame>, i32> {
     let raw = read_source(&args.file).map_err(report)?;
     frames_from(cat, args, raw, opts)
 }
 
-pub fn frames_from(cat: &Catalogue, args: &InputArgs, raw: Vec<u8>, opts: &DecodeOptions) -> Result<Vec<Frame>, i32> {
-    let kind = if args.binary { InputKind::Binary } else if args.hex { InputKind::Hex } else { InputKind::Auto };
+pub fn frames_from(
+    cat: &Catalogue,
+    args: &InputArgs,
+    raw: Vec<u8>,
+    opts: &DecodeOptions,
+) -> Result<Vec<Frame>, i32> {
+    let kind = if args.binary {
+        InputKind::Binary
+    } else if args.hex {
+        InputKind::Hex
+    } else {
+        InputKind::Auto
+    };
     let bytes = to_bytes(raw, kind).map_err(report)?;
     let frames = decode_frames(cat, &bytes, opts);
     // Decoding stops at a frame whose size cannot be trusted: what follows is
@@ -191,9 +219,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             Ok(r) => r,
             Err(e) => return report(e),
         };
-        let kind = if args.input.binary { InputKind::Binary } else if args.input.hex { InputKind::Hex } else { InputKind::Auto };
+        let kind = if args.input.binary {
+            InputKind::Binary
+        } else if args.input.hex {
+            InputKind::Hex
+        } else {
+            InputKind::Auto
+        };
         return match to_bytes(raw, kind) {
-            Ok(b) => write_payload(cat, name, &b, args.input.version, Some(args.output.format()), args.output.full_docs),
+            Ok(b) => write_payload(
+                cat,
+                name,
+                &b,
+                args.input.version,
+                Some(args.output.format()),
+                args.output.full_docs,
+            ),
             Err(e) => report(e),
         };
     }
@@ -219,7 +260,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             frame: None,
             port: None,
             guess: false,
-            output: OutputArgs { format: args.output.format(), json: false, full_docs: args.output.full_docs },
+            output: OutputArgs {
+                format: args.output.format(),
+                json: false,
+                full_docs: args.output.full_docs,
+            },
             budget: args.input.budget.clone(),
             tls: args.tls.clone(),
             tui: false,
@@ -236,7 +281,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     // does not read as a request is tried as every response, never shown as a
     // made-up request tree without a word.
     if !args.input.response && !args.input.request {
-        for f in frames.iter_mut().filter(|f| not_a_request(f)).take(MAX_GUESSED) {
+        for f in frames
+            .iter_mut()
+            .filter(|f| not_a_request(f))
+            .take(MAX_GUESSED)
+        {
             if let Some(guessed) = as_guessed_response(cat, release, f, &opts) {
                 *f = guessed;
             }
@@ -257,7 +306,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         }
         // Damaged records do not stop the frame, but the input is not what it claims.
         for e in &f.record_damage {
-            eprintln!("kwire: frame at input offset {}: record data: {}", f.input_offset, kwire::text::escape::sanitize(&e.to_string()));
+            eprintln!(
+                "kwire: frame at input offset {}: record data: {}",
+                f.input_offset,
+                kwire::text::escape::sanitize(&e.to_string())
+            );
             status = exit::MALFORMED;
         }
     }
@@ -266,7 +319,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
 
 /// The catalogue and release that `--explain` needs (for header reasons), or
 /// an exit status when `--explain` is given with a format other than the tree.
-pub fn explain_with<'c>(cat: &'c Catalogue, release: Option<&'c str>, explain: bool, tree: bool) -> Result<Explain<'c>, i32> {
+pub fn explain_with<'c>(
+    cat: &'c Catalogue,
+    release: Option<&'c str>,
+    explain: bool,
+    tree: bool,
+) -> Result<Explain<'c>, i32> {
     match (explain, tree) {
         (false, _) => Ok(None),
         (true, true) => Ok(Some((cat, release))),
@@ -289,7 +347,12 @@ fn not_a_request(f: &Frame) -> bool {
 
 /// `f` decoded as the best-ranked response it parses cleanly as, with a note
 /// naming the candidates; `None` (and a hint) when it parses as none.
-fn as_guessed_response(cat: &Catalogue, release: Option<&str>, f: &Frame, opts: &DecodeOptions) -> Option<Frame> {
+fn as_guessed_response(
+    cat: &Catalogue,
+    release: Option<&str>,
+    f: &Frame,
+    opts: &DecodeOptions,
+) -> Option<Frame> {
     let request_error = f.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
     let ranked = kwire::decode::guess::guess_response(cat, &f.bytes, release);
     let Some(best) = ranked.first() else {
@@ -301,7 +364,11 @@ fn as_guessed_response(cat: &Catalogue, release: Option<&str>, f: &Frame, opts: 
         return None;
     };
     let name = |k: i16| cat.api_name(k).unwrap_or("?");
-    let top: Vec<String> = ranked.iter().take(5).map(|g| format!("{} v{}", name(g.api_key), g.version)).collect();
+    let top: Vec<String> = ranked
+        .iter()
+        .take(5)
+        .map(|g| format!("{} v{}", name(g.api_key), g.version))
+        .collect();
     eprintln!(
         "kwire: frame at input offset {} is not a request ({}); it reads as a response: shown as {} v{}, the best of {} that fit ({}); --response --api NAME --version N decodes it as another",
         f.input_offset,
@@ -311,16 +378,39 @@ fn as_guessed_response(cat: &Catalogue, release: Option<&str>, f: &Frame, opts: 
         ranked.len(),
         top.join(", ")
     );
-    let as_response = DecodeOptions { direction: Some(Direction::Response), api_key: Some(best.api_key), api_version: Some(best.version), ..opts.clone() };
-    let mut guessed = kwire::decode::decode_frame(cat, f.bytes.clone(), f.input_offset, &as_response);
-    guessed.warnings.insert(0, kwire::decode::Warning::new(kwire::decode::WarningKind::Guessed, None, format!("not a request: decoded as the best-ranked response of {} that fit ({})", ranked.len(), top.join(", "))));
+    let as_response = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(best.api_key),
+        api_version: Some(best.version),
+        ..opts.clone()
+    };
+    let mut guessed =
+        kwire::decode::decode_frame(cat, f.bytes.clone(), f.input_offset, &as_response);
+    guessed.warnings.insert(
+        0,
+        kwire::decode::Warning::new(
+            kwire::decode::WarningKind::Guessed,
+            None,
+            format!(
+                "not a request: decoded as the best-ranked response of {} that fit ({})",
+                ranked.len(),
+                top.join(", ")
+            ),
+        ),
+    );
     Some(guessed)
 }
 
 /// `--explain`: explain every node, with this catalogue and release.
 pub type Explain<'c> = Option<(&'c Catalogue, Option<&'c str>)>;
 
-pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full_docs: bool, explain: Explain) -> std::io::Result<()> {
+pub fn write_frames(
+    out: &mut impl Write,
+    frames: &[Frame],
+    format: Format,
+    full_docs: bool,
+    explain: Explain,
+) -> std::io::Result<()> {
     let color = super::color::stdout();
     let many = frames.len() > 1;
     for (i, f) in frames.iter().enumerate() {
@@ -337,7 +427,12 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
                     if i > 0 {
                         writeln!(out)?;
                     }
-                    writeln!(out, "# frame {} at input offset 0x{:04x}", i + 1, f.input_offset)?;
+                    writeln!(
+                        out,
+                        "# frame {} at input offset 0x{:04x}",
+                        i + 1,
+                        f.input_offset
+                    )?;
                 }
                 let opts = text_tree::TreeOptions { full_docs, color };
                 if let Some((cat, release)) = explain {
@@ -354,7 +449,14 @@ pub fn write_frames(out: &mut impl Write, frames: &[Frame], format: Format, full
 }
 
 /// Decode and print a standalone record payload; `None` format prints hex.
-pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version: Option<i16>, format: Option<Format>, full_docs: bool) -> i32 {
+pub fn write_payload(
+    cat: &Catalogue,
+    name: &str,
+    bytes: &bytes::Bytes,
+    version: Option<i16>,
+    format: Option<Format>,
+    full_docs: bool,
+) -> i32 {
     use kwire::decode::payload::read_payload;
     let mut out = std::io::stdout().lock();
     let Some(format) = format else {
@@ -364,7 +466,17 @@ pub fn write_payload(cat: &Catalogue, name: &str, bytes: &bytes::Bytes, version:
     let decoded = read_payload(cat, name, bytes, version);
     let (root, error, warnings) = (decoded.root, decoded.error, decoded.warnings);
     let res = match format {
-        Format::Tree => write!(out, "{}", text_tree::render_tree(&root, text_tree::TreeOptions { full_docs, color: super::color::stdout() })),
+        Format::Tree => write!(
+            out,
+            "{}",
+            text_tree::render_tree(
+                &root,
+                text_tree::TreeOptions {
+                    full_docs,
+                    color: super::color::stdout()
+                }
+            )
+        ),
         Format::TreeJson => writeln!(out, "{}", json::tree_json(&root)),
         Format::Json => writeln!(out, "{}", json::payload_json(&root, decoded.version)),
         Format::Grid => {

@@ -5,12 +5,12 @@
 
 use super::{exit, resolve_api_or_report};
 use clap::{Args, ValueEnum};
-use kwire::text::escape::{is_unsafe_char, sanitize, sanitize_lines};
 use kwire::render::json::to_text;
 use kwire::schema::{Catalogue, MessageKind};
 use kwire::teach::diff_view::{render_release_diff, render_version_diff};
 use kwire::teach::release_diff::{names_for, release_diff};
 use kwire::teach::version_diff::{flexible_switch, version_diff, VersionDiff};
+use kwire::text::escape::{is_unsafe_char, sanitize, sanitize_lines};
 use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -20,7 +20,9 @@ pub enum DiffFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire diff Metadata 8 9\n  kwire diff Metadata --compare\n  kwire diff --releases 3.9 4.0")]
+#[command(
+    after_help = "Examples:\n  kwire diff Metadata 8 9\n  kwire diff Metadata --compare\n  kwire diff --releases 3.9 4.0"
+)]
 pub struct DiffArgs {
     /// API name or key; with --releases also a record type (ShareSnapshotValue),
     /// or nothing for every definition.
@@ -61,30 +63,43 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> i32 {
 }
 
 fn releases(cat: &Catalogue, args: &DiffArgs, from: &str, to: &str) -> Result<String, i32> {
-    let d = names_for(cat, args.name.as_deref()).and_then(|names| release_diff(cat, &names, from, to)).map_err(|e| {
-        eprintln!("kwire: {}", sanitize(&e.to_string()));
-        exit::FAILURE
-    })?;
+    let d = names_for(cat, args.name.as_deref())
+        .and_then(|names| release_diff(cat, &names, from, to))
+        .map_err(|e| {
+            eprintln!("kwire: {}", sanitize(&e.to_string()));
+            exit::FAILURE
+        })?;
     Ok(match args.format {
-        DiffFormat::Json => format!("{}\n", to_text(&serde_json::to_value(&d).unwrap_or_default())),
+        DiffFormat::Json => format!(
+            "{}\n",
+            to_text(&serde_json::to_value(&d).unwrap_or_default())
+        ),
         DiffFormat::Text => sanitize_lines(&render_release_diff(&d)),
     })
 }
 
 fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<String, i32> {
     let Some(name) = &args.name else {
-        eprintln!("kwire: give an API and two versions (kwire diff Metadata 8 9), or --releases A B");
+        eprintln!(
+            "kwire: give an API and two versions (kwire diff Metadata 8 9), or --releases A B"
+        );
         return Err(exit::MALFORMED);
     };
     let key = resolve_api_or_report(cat, name).ok_or(exit::FAILURE)?;
     let (from, to) = match (args.from, args.to) {
         (Some(a), Some(b)) => (a, b),
         (None, None) if args.compare => flexible_switch(cat, key, release).ok_or_else(|| {
-            eprintln!("kwire: {} never switched to flexible encodings; give two versions to compare", sanitize(name));
+            eprintln!(
+                "kwire: {} never switched to flexible encodings; give two versions to compare",
+                sanitize(name)
+            );
             exit::FAILURE
         })?,
         _ => {
-            eprintln!("kwire: give two versions to compare (kwire diff {} 8 9)", sanitize(name));
+            eprintln!(
+                "kwire: give two versions to compare (kwire diff {} 8 9)",
+                sanitize(name)
+            );
             return Err(exit::MALFORMED);
         }
     };
@@ -99,7 +114,10 @@ fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<S
     };
     d.directions.retain(|x| only.is_none_or(|k| x.kind == k));
     Ok(match args.format {
-        DiffFormat::Json => format!("{}\n", to_text(&serde_json::to_value(&d).unwrap_or_default())),
+        DiffFormat::Json => format!(
+            "{}\n",
+            to_text(&serde_json::to_value(&d).unwrap_or_default())
+        ),
         DiffFormat::Text => {
             let color = super::color::stdout();
             safe_version_diff(&d, color)

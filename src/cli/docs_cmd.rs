@@ -8,8 +8,8 @@ use kwire::docs::encoding_page::{self, encoding_page};
 use kwire::docs::errors_page::{self, errors_page};
 use kwire::docs::record_batch_page::{self, record_batch_page};
 use kwire::docs::record_page::RecordDocs;
-use kwire::render::page::site::{site_release, write_site};
 use kwire::docs::Page;
+use kwire::render::page::site::{site_release, write_site};
 use kwire::render::page::{render, PageFormat};
 use kwire::schema::Catalogue;
 use std::io::Write;
@@ -34,7 +34,9 @@ impl From<Format> for PageFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire docs --out site\n  kwire docs --out site --defs ../shared/kafka-defs/4.0\n  kwire docs --out site-md --format markdown")]
+#[command(
+    after_help = "Examples:\n  kwire docs --out site\n  kwire docs --out site --defs ../shared/kafka-defs/4.0\n  kwire docs --out site-md --format markdown"
+)]
 pub struct DocsArgs {
     /// Folder to write the site into (created if missing).
     #[arg(long)]
@@ -44,7 +46,9 @@ pub struct DocsArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire page WriteShareGroupState --version 0\n  kwire page encoding\n  kwire page record-batch --format markdown")]
+#[command(
+    after_help = "Examples:\n  kwire page WriteShareGroupState --version 0\n  kwire page encoding\n  kwire page record-batch --format markdown"
+)]
 pub struct PageArgs {
     /// API name or key, a record type name, `encoding`, `record-batch` or `errors`.
     pub name: String,
@@ -71,7 +75,9 @@ pub fn run_docs(cat: &Catalogue, release: Option<&str>, args: &DocsArgs) -> i32 
     };
     match write_site(cat, release, &args.out, args.format.into()) {
         Ok(stats) => {
-            let largest = stats.largest.map_or(String::new(), |(p, n)| format!("; largest page {p} ({} KiB)", n / 1024));
+            let largest = stats.largest.map_or(String::new(), |(p, n)| {
+                format!("; largest page {p} ({} KiB)", n / 1024)
+            });
             eprintln!(
                 "kwire: wrote {} pages ({:.1} MiB) to {} in {:.2} s{largest}",
                 stats.pages,
@@ -101,12 +107,19 @@ pub fn run_page(cat: &Catalogue, release: Option<&str>, args: &PageArgs) -> i32 
         }
         Err(None) => return exit::FAILURE,
     };
-    let _ = std::io::stdout().lock().write_all(render(&page, args.format.into()).as_bytes());
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(render(&page, args.format.into()).as_bytes());
     exit::OK
 }
 
 /// The page a name stands for; `Err(None)` when the reason was already reported.
-fn find_page(cat: &Catalogue, release: Option<&str>, name: &str, version: Option<i16>) -> Result<Page, Option<String>> {
+fn find_page(
+    cat: &Catalogue,
+    release: Option<&str>,
+    name: &str,
+    version: Option<i16>,
+) -> Result<Page, Option<String>> {
     if name.eq_ignore_ascii_case(encoding_page::PATH) {
         return Ok(encoding_page(cat));
     }
@@ -117,18 +130,26 @@ fn find_page(cat: &Catalogue, release: Option<&str>, name: &str, version: Option
         return Ok(errors_page(cat));
     }
     if let Some(docs) = RecordDocs::new(cat, release, name) {
-        let v = version.or(docs.default_version()).ok_or_else(|| Some(format!("{name} has no versions")))?;
+        let v = version
+            .or(docs.default_version())
+            .ok_or_else(|| Some(format!("{name} has no versions")))?;
         if !docs.versions.contains(&v) {
-            return Err(Some(format!("{} has no version {v}; valid: {}", docs.name, compress_versions(&docs.versions))));
+            return Err(Some(format!(
+                "{} has no version {v}; valid: {}",
+                docs.name,
+                compress_versions(&docs.versions)
+            )));
         }
         return Ok(docs.page(v));
     }
     let key = resolve_api_or_report(cat, name).ok_or(None)?;
     let docs = ApiDocs::new(cat, release, key).ok_or(None)?;
     match version.or(docs.default_version) {
-        Some(v) if !docs.request_versions.contains(&v) => {
-            Err(Some(format!("{} has no version {v}; valid: {}", docs.name, compress_versions(&docs.request_versions))))
-        }
+        Some(v) if !docs.request_versions.contains(&v) => Err(Some(format!(
+            "{} has no version {v}; valid: {}",
+            docs.name,
+            compress_versions(&docs.request_versions)
+        ))),
         v => Ok(docs.page(v)),
     }
 }

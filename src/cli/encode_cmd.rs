@@ -7,13 +7,15 @@ use clap::Args;
 use kwire::decode::Direction;
 use kwire::encode::{encode_frame_exact, example_header, FrameSpec, RawValues};
 use kwire::input::read_source;
-use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use serde_json::{Map, Value};
 use std::io::Write;
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire decode --json samples/produce-v9-request.hex | kwire encode\n  echo '{}' | kwire encode ApiVersions --version 3 --client-id me\n  kwire encode -i frame.json --binary > frame.bin")]
+#[command(
+    after_help = "Examples:\n  kwire decode --json samples/produce-v9-request.hex | kwire encode\n  echo '{}' | kwire encode ApiVersions --version 3 --client-id me\n  kwire encode -i frame.json --binary > frame.bin"
+)]
 pub struct EncodeArgs {
     /// API name or key (default: from the JSON's api_key).
     pub api: Option<String>,
@@ -64,7 +66,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         return exit::FAILURE;
     }
     // A whole contract object has kind/header/body; anything else is the body alone.
-    let whole = obj.contains_key("body") && (obj.contains_key("kind") || obj.contains_key("header"));
+    let whole =
+        obj.contains_key("body") && (obj.contains_key("kind") || obj.contains_key("header"));
     let api_key = match &args.api {
         Some(a) => match resolve_api_or_report(cat, a) {
             Some(k) => Some(k),
@@ -72,8 +75,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         },
         None => whole.then(|| int16_member(obj, "api_key")).flatten(),
     };
-    let version = args.version.or_else(|| whole.then(|| int16_member(obj, "api_version")).flatten());
-    let direction = if args.response || (!args.request && whole && obj.get("kind") == Some(&Value::from("response"))) {
+    let version = args
+        .version
+        .or_else(|| whole.then(|| int16_member(obj, "api_version")).flatten());
+    let direction = if args.response
+        || (!args.request && whole && obj.get("kind") == Some(&Value::from("response")))
+    {
         Direction::Response
     } else {
         Direction::Request
@@ -83,7 +90,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         return exit::USAGE;
     };
     let mut header: Map<String, Value> = if whole {
-        obj.get("header").and_then(Value::as_object).cloned().unwrap_or_else(|| example_header(direction))
+        obj.get("header")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_else(|| example_header(direction))
     } else {
         example_header(direction)
     };
@@ -93,7 +103,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
     if let Some(c) = &args.client_id {
         header.insert("ClientId".into(), Value::from(c.as_str()));
     }
-    let body = if whole { obj.get("body").cloned().unwrap_or(Value::Null) } else { json.clone() };
+    let body = if whole {
+        obj.get("body").cloned().unwrap_or(Value::Null)
+    } else {
+        json.clone()
+    };
     let Some(body) = body.as_object() else {
         eprintln!("kwire: body: expected a JSON object");
         return exit::FAILURE;
@@ -109,11 +123,20 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         },
         None => RawValues::default(),
     };
-    let fs = FrameSpec { direction, api_key, version, release };
+    let fs = FrameSpec {
+        direction,
+        api_key,
+        version,
+        release,
+    };
     match encode_frame_exact(cat, &fs, &header, body, &exact) {
         Ok(bytes) => {
             let mut out = std::io::stdout().lock();
-            let _ = if args.binary { out.write_all(&bytes) } else { writeln!(out, "{}", hex::encode(&bytes)) };
+            let _ = if args.binary {
+                out.write_all(&bytes)
+            } else {
+                writeln!(out, "{}", hex::encode(&bytes))
+            };
             exit::OK
         }
         Err(e) => {
@@ -125,5 +148,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
 
 /// A member that must be an int16; one out of range is no value (not a wrapped one).
 fn int16_member(obj: &Map<String, Value>, key: &str) -> Option<i16> {
-    obj.get(key).and_then(Value::as_i64).and_then(|v| i16::try_from(v).ok())
+    obj.get(key)
+        .and_then(Value::as_i64)
+        .and_then(|v| i16::try_from(v).ok())
 }

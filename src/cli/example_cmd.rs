@@ -20,7 +20,9 @@ pub enum ExampleFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire example WriteShareGroupState --version 0\n  kwire example Produce --request --format hex\n  kwire example TopicRecord --format hex | kwire decode --type TopicRecord")]
+#[command(
+    after_help = "Examples:\n  kwire example WriteShareGroupState --version 0\n  kwire example Produce --request --format hex\n  kwire example TopicRecord --format hex | kwire decode --type TopicRecord"
+)]
 pub struct ExampleArgs {
     /// API name or key.
     pub api: String,
@@ -47,13 +49,26 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
     if cat.resolve_api(&args.api).is_none() && is_record_type(cat, &args.api) {
         return record_example(cat, args);
     }
-    let explain = match explain_with(cat, release, args.explain, args.format == ExampleFormat::Tree) {
+    let explain = match explain_with(
+        cat,
+        release,
+        args.explain,
+        args.format == ExampleFormat::Tree,
+    ) {
         Ok(e) => e,
         Err(status) => return status,
     };
-    let Some(api_key) = resolve_api_or_report(cat, &args.api) else { return exit::FAILURE };
-    let Some(version) = args.version.or_else(|| default_version(cat, api_key, release)) else {
-        eprintln!("kwire: {} has no decodable versions (retired API)", args.api);
+    let Some(api_key) = resolve_api_or_report(cat, &args.api) else {
+        return exit::FAILURE;
+    };
+    let Some(version) = args
+        .version
+        .or_else(|| default_version(cat, api_key, release))
+    else {
+        eprintln!(
+            "kwire: {} has no decodable versions (retired API)",
+            args.api
+        );
         return exit::FAILURE;
     };
     let directions: Vec<Direction> = match (args.request, args.response) {
@@ -63,7 +78,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
     };
     let mut frames = Vec::new();
     for direction in directions {
-        let fs = FrameSpec { direction, api_key, version, release };
+        let fs = FrameSpec {
+            direction,
+            api_key,
+            version,
+            release,
+        };
         let bytes = match example_frame(cat, &fs) {
             Ok(b) => b,
             Err(e) => {
@@ -75,7 +95,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
             let _ = writeln!(std::io::stdout().lock(), "{}", hex::encode(&bytes));
             continue;
         }
-        let opts = DecodeOptions { direction: Some(direction), api_key: Some(api_key), api_version: Some(version), release: release.map(str::to_string), ..Default::default() };
+        let opts = DecodeOptions {
+            direction: Some(direction),
+            api_key: Some(api_key),
+            api_version: Some(version),
+            release: release.map(str::to_string),
+            ..Default::default()
+        };
         frames.push(decode_frame(cat, Bytes::from(bytes), 0, &opts));
     }
     let format = match args.format {
@@ -85,7 +111,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
         ExampleFormat::Json => Format::Json,
         ExampleFormat::TreeJson => Format::TreeJson,
     };
-    let _ = write_frames(&mut std::io::stdout().lock(), &frames, format, args.full_docs, explain);
+    let _ = write_frames(
+        &mut std::io::stdout().lock(),
+        &frames,
+        format,
+        args.full_docs,
+        explain,
+    );
     if frames.iter().any(|f| f.error.is_some()) {
         exit::MALFORMED
     } else {
@@ -95,11 +127,20 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
 
 /// Coordinator keys and values, metadata records and data types are examples too.
 fn is_record_type(cat: &Catalogue, name: &str) -> bool {
-    cat.entries_named(name).next().is_some_and(|e| !matches!(e.spec().kind, kwire::schema::MessageKind::Request | kwire::schema::MessageKind::Response))
+    cat.entries_named(name).next().is_some_and(|e| {
+        !matches!(
+            e.spec().kind,
+            kwire::schema::MessageKind::Request | kwire::schema::MessageKind::Response
+        )
+    })
 }
 
 fn record_example(cat: &Catalogue, args: &ExampleArgs) -> i32 {
-    let name = cat.entries_named(&args.api).next().map(|e| e.spec().name.clone()).unwrap_or_default();
+    let name = cat
+        .entries_named(&args.api)
+        .next()
+        .map(|e| e.spec().name.clone())
+        .unwrap_or_default();
     let (bytes, version) = match kwire::encode::example::example_payload(cat, &name, args.version) {
         Ok(x) => x,
         Err(e) => {
@@ -107,7 +148,14 @@ fn record_example(cat: &Catalogue, args: &ExampleArgs) -> i32 {
             return exit::FAILURE;
         }
     };
-    super::decode_cmd::write_payload(cat, &name, &bytes::Bytes::from(bytes), Some(version), args.format_as_decode(), args.full_docs)
+    super::decode_cmd::write_payload(
+        cat,
+        &name,
+        &bytes::Bytes::from(bytes),
+        Some(version),
+        args.format_as_decode(),
+        args.full_docs,
+    )
 }
 
 impl ExampleArgs {

@@ -4,8 +4,8 @@
 use super::{exit, resolve_api_or_report};
 use clap::Args;
 use kwire::analysis::filter::{error_code, ErrorWanted, Filter};
-use kwire::text::escape::{quote, sanitize};
 use kwire::schema::Catalogue;
+use kwire::text::escape::{quote, sanitize};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct FilterArgs {
@@ -55,7 +55,14 @@ impl FilterArgs {
                 return Err(exit::MALFORMED);
             }
         };
-        Ok(Filter { api, topic: self.topic.clone(), client_id: self.client_id.clone(), conn: self.conn, error, min_latency_us })
+        Ok(Filter {
+            api,
+            topic: self.topic.clone(),
+            client_id: self.client_id.clone(),
+            conn: self.conn,
+            error,
+            min_latency_us,
+        })
     }
 
     /// The options given, as typed (escaped), for messages.
@@ -102,7 +109,11 @@ impl Reported<'_> {
         let r = self.reading;
         let mut status = exit::OK;
         if let Some(e) = &r.capture.error {
-            eprintln!("kwire: capture cut short after {} packets: {}", r.capture.packets, sanitize(e));
+            eprintln!(
+                "kwire: capture cut short after {} packets: {}",
+                r.capture.packets,
+                sanitize(e)
+            );
             status = exit::MALFORMED;
         }
         if r.skips > 0 {
@@ -141,7 +152,10 @@ pub fn no_kafka_traffic(r: &kwire::analysis::exchange::Reading) -> bool {
     let c = &r.capture;
     let none = c.frames == 0 && c.skips == 0 && c.tls.connections == 0;
     if none {
-        eprintln!("kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port", c.packets, c.tcp_segments);
+        eprintln!(
+            "kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port",
+            c.packets, c.tcp_segments
+        );
     }
     none
 }

@@ -7,15 +7,17 @@ use super::filter_args::FilterArgs;
 use clap::{Args, ValueEnum};
 use kwire::analysis::inventory::{collect, Inventory};
 use kwire::capture::CaptureOptions;
-use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use std::io::Write;
 
 /// Some API version a client used is not served by the target release.
 pub const FLAGGED: i32 = 3;
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:\n  kwire inventory samples/captures/confluent-kafka.pcap\n  kwire inventory samples/captures/kafka-python.pcap --target-release 4.0\n  kwire inventory samples/captures/kcat.pcap --port 19092 --format json")]
+#[command(
+    after_help = "Examples:\n  kwire inventory samples/captures/confluent-kafka.pcap\n  kwire inventory samples/captures/kafka-python.pcap --target-release 4.0\n  kwire inventory samples/captures/kcat.pcap --port 19092 --format json"
+)]
 pub struct InventoryArgs {
     /// pcap or pcapng file; `-` for standard input.
     pub file: String,
@@ -46,7 +48,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     let builtin = Catalogue::builtin();
     if let Some(r) = &args.target_release {
         if !builtin.releases.iter().any(|x| x == r) {
-            eprintln!("kwire: unknown release {}; known: {}", kwire::text::escape::quote(r), builtin.releases.join(", "));
+            eprintln!(
+                "kwire: unknown release {}; known: {}",
+                kwire::text::escape::quote(r),
+                builtin.releases.join(", ")
+            );
             return exit::FAILURE;
         }
     }
@@ -62,7 +68,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
         Ok(i) => i,
         Err(status) => return status,
     };
-    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
+    let opts = CaptureOptions {
+        port: args.port,
+        tls_keylog,
+        ..Default::default()
+    };
     let c = match collect(cat, release, input, &opts, &filter) {
         Ok(c) => c,
         Err(e) => {
@@ -73,7 +83,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     if super::filter_args::no_kafka_traffic(&c.reading) {
         return exit::FAILURE;
     }
-    let inv = Inventory::new(cat, builtin, &c.facts, &c.names, args.target_release.as_deref());
+    let inv = Inventory::new(
+        cat,
+        builtin,
+        &c.facts,
+        &c.names,
+        args.target_release.as_deref(),
+    );
     let tls = &c.reading.capture.tls;
     let text = match args.format {
         InventoryFormat::Json => {
@@ -89,7 +105,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
         },
     };
     let mut out = std::io::stdout().lock();
-    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
         return exit::FAILURE;
     }
     let mut status = super::filter_args::Reported {
@@ -101,8 +121,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     let flagged = inv.flagged();
     if flagged > 0 {
         if let Some(r) = &args.target_release {
-            let what = if flagged == 1 { "API version" } else { "API versions" };
-            eprintln!("kwire: {flagged} {what} used are not served by {}", sanitize(r));
+            let what = if flagged == 1 {
+                "API version"
+            } else {
+                "API versions"
+            };
+            eprintln!(
+                "kwire: {flagged} {what} used are not served by {}",
+                sanitize(r)
+            );
         }
         // The flags stand whatever else went wrong: what was read is still used.
         status = FLAGGED;

@@ -27,7 +27,11 @@ use kwire::schema::{source::load_definitions, Catalogue};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "kwire", version, about = "Shows exactly what a Kafka protocol message looks like on the wire")]
+#[command(
+    name = "kwire",
+    version,
+    about = "Shows exactly what a Kafka protocol message looks like on the wire"
+)]
 pub struct Cli {
     /// Upstream definitions with their prose: a definitions folder, a Kafka source
     /// tree, a kafka-clients jar or a Kafka libs/ folder.
@@ -144,7 +148,12 @@ pub fn run(cli: Cli) -> i32 {
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {
-                    eprintln!("kwire: wrote {} definitions of releases {} to {}", c.entries.len(), c.releases.join(", "), out.display());
+                    eprintln!(
+                        "kwire: wrote {} definitions of releases {} to {}",
+                        c.entries.len(),
+                        c.releases.join(", "),
+                        out.display()
+                    );
                     exit::OK
                 }
                 Err(e) => {
@@ -166,12 +175,17 @@ fn catalogue(cli: &Cli) -> Result<std::borrow::Cow<'static, Catalogue>, String> 
     let builtin = Catalogue::builtin();
     if let Some(r) = &cli.kafka_release {
         if !builtin.releases.iter().any(|x| x == r) {
-            return Err(format!("unknown release {r:?}; known: {}", builtin.releases.join(", ")));
+            return Err(format!(
+                "unknown release {r:?}; known: {}",
+                builtin.releases.join(", ")
+            ));
         }
     }
     match &cli.defs {
         None => Ok(std::borrow::Cow::Borrowed(builtin)),
-        Some(p) => Ok(std::borrow::Cow::Owned(builtin.with_loaded(load_definitions(p)?))),
+        Some(p) => Ok(std::borrow::Cow::Owned(
+            builtin.with_loaded(load_definitions(p)?),
+        )),
     }
 }
 
@@ -204,8 +218,18 @@ pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
     if k.is_none() {
         let hint = cat.suggest_api(text);
         // Names may come from --defs, the text from the command line: both escaped.
-        let hint = if hint.is_empty() { String::new() } else { format!(" (did you mean {}?)", kwire::text::escape::sanitize(&hint.join(", "))) };
-        eprintln!("kwire: unknown API \"{}\"{hint}; `kwire apis` lists them", kwire::text::escape::sanitize(text));
+        let hint = if hint.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (did you mean {}?)",
+                kwire::text::escape::sanitize(&hint.join(", "))
+            )
+        };
+        eprintln!(
+            "kwire: unknown API \"{}\"{hint}; `kwire apis` lists them",
+            kwire::text::escape::sanitize(text)
+        );
     }
     k
 }

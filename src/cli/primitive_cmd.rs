@@ -3,14 +3,16 @@
 
 use super::exit;
 use clap::Args;
-use kwire::text::escape::sanitize;
 use kwire::render::text_tree::{render_tree_annotated, TreeOptions};
 use kwire::teach::explain::{count_bytes, explain, shown};
 use kwire::teach::primitive::{decode, encode, parse_value, Decoded, WireType};
+use kwire::text::escape::sanitize;
 use std::io::Write;
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire primitive uvarint 300\n  kwire primitive varint --hex \"ac 02\"\n  kwire primitive tagged_fields '{\"0\": \"0a\"}'")]
+#[command(
+    after_help = "Examples:\n  kwire primitive uvarint 300\n  kwire primitive varint --hex \"ac 02\"\n  kwire primitive tagged_fields '{\"0\": \"0a\"}'"
+)]
 pub struct PrimitiveArgs {
     /// bool, int8, int16, uint16, int32, uint32, int64, float64, uuid, uvarint,
     /// varint, varlong, string, compact_string, nullable_string,
@@ -20,7 +22,11 @@ pub struct PrimitiveArgs {
     pub ty: String,
     /// The value: a number, text, hex for bytes, `null` for nullable types,
     /// a JSON object of tag → hex for tagged fields ({"0": "0a"}).
-    #[arg(required_unless_present = "hex", conflicts_with = "hex", allow_hyphen_values = true)]
+    #[arg(
+        required_unless_present = "hex",
+        conflicts_with = "hex",
+        allow_hyphen_values = true
+    )]
     pub value: Option<String>,
     /// Read these bytes (hex) as the type instead.
     #[arg(long, value_name = "HEX")]
@@ -30,11 +36,16 @@ pub struct PrimitiveArgs {
 pub fn run(args: &PrimitiveArgs) -> i32 {
     let Some(ty) = WireType::parse(&args.ty) else {
         let names: Vec<&str> = WireType::ALL.iter().map(|t| t.name()).collect();
-        eprintln!("kwire: unknown primitive type {:?}; known: {}", args.ty, names.join(", "));
+        eprintln!(
+            "kwire: unknown primitive type {:?}; known: {}",
+            args.ty,
+            names.join(", ")
+        );
         return exit::FAILURE;
     };
     let (bytes, heading) = match (&args.value, &args.hex) {
-        (Some(text), _) => match parse_value(ty, text).and_then(|v| encode(ty, &v).map(|b| (b, v))) {
+        (Some(text), _) => match parse_value(ty, text).and_then(|v| encode(ty, &v).map(|b| (b, v)))
+        {
             Ok((b, v)) => {
                 let heading = format!("{} {} → {}", ty.name(), cut(&v.to_string()), sized(&b));
                 (b, heading)
@@ -61,8 +72,19 @@ pub fn run(args: &PrimitiveArgs) -> i32 {
             return exit::MALFORMED;
         }
     };
-    let heading = if heading.is_empty() { format!("{} as {} → {}", sized(&bytes), ty.name(), cut(&decoded.value().to_string())) } else { heading };
-    let _ = std::io::stdout().lock().write_all(render(&heading, &decoded).as_bytes());
+    let heading = if heading.is_empty() {
+        format!(
+            "{} as {} → {}",
+            sized(&bytes),
+            ty.name(),
+            cut(&decoded.value().to_string())
+        )
+    } else {
+        heading
+    };
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(render(&heading, &decoded).as_bytes());
     exit::OK
 }
 
@@ -89,7 +111,12 @@ fn cut(s: &str) -> String {
 fn render(heading: &str, d: &Decoded) -> String {
     let mut out = format!("{}\n", sanitize(heading));
     for node in &d.root.children {
-        out.push_str(&render_tree_annotated(node, &d.bytes, TreeOptions::default(), &|n, parent, buf| explain(n, parent, buf)));
+        out.push_str(&render_tree_annotated(
+            node,
+            &d.bytes,
+            TreeOptions::default(),
+            &|n, parent, buf| explain(n, parent, buf),
+        ));
     }
     for w in &d.warnings {
         out.push_str(&format!("warning: {}\n", sanitize(w)));

@@ -9,8 +9,8 @@ use clap::Args;
 use kwire::live::proxy::{Config, Proxy};
 use kwire::live::recorder;
 use kwire::live::synth::LINKTYPE_RAW;
-use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use std::io::IsTerminal;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
@@ -64,7 +64,10 @@ pub struct ProxyArgs {
 }
 
 fn socket_addr(text: &str, what: &str) -> Result<SocketAddr, String> {
-    text.to_socket_addrs().map_err(|e| format!("{what} {text}: {e}"))?.next().ok_or_else(|| format!("{what} {text}: no address"))
+    text.to_socket_addrs()
+        .map_err(|e| format!("{what} {text}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{what} {text}: no address"))
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
@@ -75,7 +78,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let mut maps = Vec::new();
     for m in &args.maps {
         let Some((broker, local)) = m.split_once('=') else {
-            return usage(&format!("--map {m}: expected BROKER_HOST:PORT=LOCAL_HOST:PORT"));
+            return usage(&format!(
+                "--map {m}: expected BROKER_HOST:PORT=LOCAL_HOST:PORT"
+            ));
         };
         match socket_addr(local, "--map") {
             Ok(l) => maps.push((broker.to_string(), l)),
@@ -120,16 +125,23 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     };
     let cfg = Config {
         listen,
-        advertise_host: args.advertise_host.clone().unwrap_or_else(|| listen.ip().to_string()),
+        advertise_host: args
+            .advertise_host
+            .clone()
+            .unwrap_or_else(|| listen.ip().to_string()),
         broker: args.broker.clone(),
         maps,
-        connect_timeout: Duration::try_from_secs_f64(args.timeout).unwrap_or(Duration::from_secs(10)),
+        connect_timeout: Duration::try_from_secs_f64(args.timeout)
+            .unwrap_or(Duration::from_secs(10)),
         rewrite_max: usize::try_from(args.rewrite_max).unwrap_or(usize::MAX),
         release: release.map(str::to_string),
         client_tls,
         broker_tls,
     };
-    let signals = match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
+    let signals = match signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ]) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("kwire: cannot wait for Ctrl-C: {e}");
@@ -150,7 +162,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         frame: None,
         port: None,
         guess: false,
-        output: OutputArgs { format: args.format.unwrap_or(Format::Tree), json: false, full_docs: args.full_docs },
+        output: OutputArgs {
+            format: args.format.unwrap_or(Format::Tree),
+            json: false,
+            full_docs: args.full_docs,
+        },
         budget: args.budget.clone(),
         tls: Default::default(),
         tui: false,
@@ -163,16 +179,34 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
             return failure("the explorer needs a terminal; without --tui the frames are printed");
         }
         // The explorer reads the proxy's traffic as a capture, indexed as it passes; q closes the proxy.
-        let explore = super::capture_cmd::Explore { total: None, guess: false, budget: args.budget.budget(), filter: Default::default(), topic_ids: Default::default(), opts: Default::default(), input_name: "the proxy's traffic".into() };
-        let status = super::capture_cmd::explore_indexed(cat, release, Box::new(pipe_out), explore, || {
-            eprintln!("kwire: proxy: closing");
-            rec.shutdown();
-        });
+        let explore = super::capture_cmd::Explore {
+            total: None,
+            guess: false,
+            budget: args.budget.budget(),
+            filter: Default::default(),
+            topic_ids: Default::default(),
+            opts: Default::default(),
+            input_name: "the proxy's traffic".into(),
+        };
+        let status =
+            super::capture_cmd::explore_indexed(cat, release, Box::new(pipe_out), explore, || {
+                eprintln!("kwire: proxy: closing");
+                rec.shutdown();
+            });
         drop(rec);
         let _ = recording.join();
         return status;
     } else {
-        std::thread::Builder::new().name("kwire-printer".into()).spawn(move || super::capture_cmd::run_on_stream(cat, release_owned.as_deref(), &capture, Box::new(pipe_out)))
+        std::thread::Builder::new()
+            .name("kwire-printer".into())
+            .spawn(move || {
+                super::capture_cmd::run_on_stream(
+                    cat,
+                    release_owned.as_deref(),
+                    &capture,
+                    Box::new(pipe_out),
+                )
+            })
     };
     let mut signals = signals;
     let _ = signals.forever().next();

@@ -5,12 +5,12 @@
 
 use super::exit;
 use clap::{Args, ValueEnum};
+use kwire::analysis::records_table::{read_capture_records, Options, Selection};
 use kwire::decode::fields::Context;
 use kwire::decode::records::segment::{for_each_batch, read_up_to, SegmentEnd, MAX_BATCH};
+use kwire::render::records_table::{write_json_item, write_table_header, write_table_item};
 use kwire::render::text_tree::{render_tree, TreeOptions};
 use kwire::schema::Catalogue;
-use kwire::analysis::records_table::{read_capture_records, Options, Selection};
-use kwire::render::records_table::{write_json_item, write_table_header, write_table_item};
 use std::io::{BufReader, IsTerminal, Read, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -26,7 +26,9 @@ pub enum RecordsFormat {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire records samples/00000000000000000000.log\n  kwire records samples/00000000000000000000.log --format dump\n  kwire records --hex FILE.hex\n  kwire records samples/captures/confluent-kafka.pcap\n  kwire records samples/captures/confluent-kafka.pcap --topic orders --grep user-1 --format json")]
+#[command(
+    after_help = "Examples:\n  kwire records samples/00000000000000000000.log\n  kwire records samples/00000000000000000000.log --format dump\n  kwire records --hex FILE.hex\n  kwire records samples/captures/confluent-kafka.pcap\n  kwire records samples/captures/confluent-kafka.pcap --topic orders --grep user-1 --format json"
+)]
 pub struct RecordsArgs {
     /// Log segment or record-batch file (binary), or a pcap/pcapng capture; `-` for standard input.
     pub file: String,
@@ -58,7 +60,9 @@ pub struct RecordsArgs {
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     let source: Box<dyn Read> = if args.hex {
-        match kwire::input::read_source(&args.file).and_then(|raw| kwire::input::to_bytes(raw, kwire::input::InputKind::Hex)) {
+        match kwire::input::read_source(&args.file)
+            .and_then(|raw| kwire::input::to_bytes(raw, kwire::input::InputKind::Hex))
+        {
             Ok(b) => Box::new(std::io::Cursor::new(b.to_vec())),
             Err(e) => {
                 eprintln!("kwire: {e}");
@@ -79,7 +83,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
                 return exit::FAILURE;
             }
         };
-        let input: Box<dyn Read> = Box::new(std::io::Cursor::new(head[..got].to_vec()).chain(input));
+        let input: Box<dyn Read> =
+            Box::new(std::io::Cursor::new(head[..got].to_vec()).chain(input));
         if kwire::capture::pcap::sniff(&head[..got]).is_some() {
             return capture(cat, release, args, input);
         }
@@ -93,11 +98,25 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         Some(f) => f,
         None => RecordsFormat::Tree,
     };
-    if let Some(option) = [(args.partition.is_some(), "--partition"), (args.grep.is_some(), "--grep"), (args.port.is_some(), "--port")].iter().find(|(given, _)| *given).map(|(_, o)| o) {
+    if let Some(option) = [
+        (args.partition.is_some(), "--partition"),
+        (args.grep.is_some(), "--grep"),
+        (args.port.is_some(), "--port"),
+    ]
+    .iter()
+    .find(|(given, _)| *given)
+    .map(|(_, o)| o)
+    {
         eprintln!("kwire: {option} selects the records of a capture; this input is not a pcap or pcapng file");
         return exit::USAGE;
     }
-    let ctx = Context { topic: args.topic.clone(), topic_forced: args.topic.is_some(), protocol_type: None, budget: args.budget.budget(), topic_ids: Default::default() };
+    let ctx = Context {
+        topic: args.topic.clone(),
+        topic_forced: args.topic.is_some(),
+        protocol_type: None,
+        budget: args.budget.budget(),
+        topic_ids: Default::default(),
+    };
     let mut out = std::io::stdout().lock();
     match stream(cat, &ctx, BufReader::new(source), format, &mut out) {
         Ok(status) => status,
@@ -109,7 +128,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     }
 }
 
-fn stream(cat: &Catalogue, ctx: &Context, input: impl Read, format: RecordsFormat, out: &mut impl Write) -> std::io::Result<i32> {
+fn stream(
+    cat: &Catalogue,
+    ctx: &Context,
+    input: impl Read,
+    format: RecordsFormat,
+    out: &mut impl Write,
+) -> std::io::Result<i32> {
     let mut status = exit::OK;
     let end = for_each_batch(cat, ctx, input, |batch| {
         for node in &batch.nodes {
@@ -122,24 +147,44 @@ fn stream(cat: &Catalogue, ctx: &Context, input: impl Read, format: RecordsForma
                 status = exit::MALFORMED;
             }
             match format {
-                RecordsFormat::Tree => write!(out, "{}", render_tree(node, TreeOptions { color: super::color::stdout(), ..TreeOptions::default() }))?,
+                RecordsFormat::Tree => write!(
+                    out,
+                    "{}",
+                    render_tree(
+                        node,
+                        TreeOptions {
+                            color: super::color::stdout(),
+                            ..TreeOptions::default()
+                        }
+                    )
+                )?,
                 RecordsFormat::Json => {
                     kwire::render::tree_json::write_tree_json(out, node)?;
                     writeln!(out)?
                 }
-                RecordsFormat::Dump | RecordsFormat::Table => kwire::render::dump_log::write_batch(out, node, batch.position)?,
+                RecordsFormat::Dump | RecordsFormat::Table => {
+                    kwire::render::dump_log::write_batch(out, node, batch.position)?
+                }
             }
         }
         for w in &batch.warnings {
             eprintln!("kwire: warning: {w} (batch at position {})", batch.position);
         }
         for e in &batch.damage {
-            eprintln!("kwire: record data {}", kwire::text::escape::sanitize(&e.to_string()));
+            eprintln!(
+                "kwire: record data {}",
+                kwire::text::escape::sanitize(&e.to_string())
+            );
             status = exit::MALFORMED;
         }
         Ok(true)
     })?;
-    if let SegmentEnd::TooLarge { position, declared, head } = end {
+    if let SegmentEnd::TooLarge {
+        position,
+        declared,
+        head,
+    } = end
+    {
         eprintln!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
         if position == 0 && looks_like_hex_text(&head) {
             eprintln!("kwire: the file starts like hex text, not binary: add --hex");
@@ -152,7 +197,12 @@ fn stream(cat: &Catalogue, ctx: &Context, input: impl Read, format: RecordsForma
 /// A capture's records: every Produce request's and Fetch or ShareFetch
 /// response's, as a table or JSON lines; damaged record data as lines of its
 /// own (and exit status 2).
-fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Box<dyn Read>) -> i32 {
+fn capture(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &RecordsArgs,
+    input: Box<dyn Read>,
+) -> i32 {
     let json = match args.format {
         None | Some(RecordsFormat::Table) => false,
         Some(RecordsFormat::Json) => true,
@@ -161,13 +211,21 @@ fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Bo
             return exit::USAGE;
         }
     };
-    let selection = Selection { topic: args.topic.clone(), partition: args.partition, grep: args.grep.as_ref().map(|g| g.as_bytes().to_vec()) };
+    let selection = Selection {
+        topic: args.topic.clone(),
+        partition: args.partition,
+        grep: args.grep.as_ref().map(|g| g.as_bytes().to_vec()),
+    };
     let tls_keylog = match args.tls.load() {
         Ok(k) => k,
         Err(status) => return status,
     };
     let opts = Options {
-        capture: kwire::capture::CaptureOptions { port: args.port, tls_keylog, ..Default::default() },
+        capture: kwire::capture::CaptureOptions {
+            port: args.port,
+            tls_keylog,
+            ..Default::default()
+        },
         release: release.map(str::to_string),
         budget: args.budget.budget(),
         selection: selection.clone(),
@@ -211,34 +269,66 @@ fn capture(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs, input: Bo
     let summary = match read {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: {}: {}", kwire::text::escape::sanitize(&args.file), kwire::text::escape::sanitize(&e));
+            eprintln!(
+                "kwire: {}: {}",
+                kwire::text::escape::sanitize(&args.file),
+                kwire::text::escape::sanitize(&e)
+            );
             return exit::FAILURE;
         }
     };
     if super::filter_args::no_kafka_traffic(&summary.reading) {
         return exit::FAILURE;
     }
-    let mut status = super::filter_args::Reported { reading: &summary.reading, read_for: "topic names", nothing_matched: None }.report();
+    let mut status = super::filter_args::Reported {
+        reading: &summary.reading,
+        read_for: "topic names",
+        nothing_matched: None,
+    }
+    .report();
     if summary.unmatched_responses > 0 {
         let n = summary.unmatched_responses;
-        let (responses, their) = if n == 1 { ("response", "its") } else { ("responses", "their") };
+        let (responses, their) = if n == 1 {
+            ("response", "its")
+        } else {
+            ("responses", "their")
+        };
         eprintln!("kwire: {n} {responses} without {their} request in the capture not read for records (`kwire capture --guess --list` names {their} API)");
     }
     if summary.damage > 0 {
         let hidden = summary.damage - summary.damage_shown;
-        let places = if summary.damage == 1 { "place" } else { "places" };
-        let outside = if hidden > 0 { format!(" ({hidden} outside the topic and partition selected, not listed)") } else { String::new() };
-        eprintln!("kwire: record data damaged in {} {places}{outside}", summary.damage);
+        let places = if summary.damage == 1 {
+            "place"
+        } else {
+            "places"
+        };
+        let outside = if hidden > 0 {
+            format!(" ({hidden} outside the topic and partition selected, not listed)")
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "kwire: record data damaged in {} {places}{outside}",
+            summary.damage
+        );
         status = exit::MALFORMED;
     }
     if summary.malformed > 0 {
-        let frames = if summary.malformed == 1 { "frame" } else { "frames" };
+        let frames = if summary.malformed == 1 {
+            "frame"
+        } else {
+            "frames"
+        };
         eprintln!("kwire: {} {frames} carrying records did not decode completely (their `!!` lines say where); the records before the error are listed", summary.malformed);
         status = exit::MALFORMED;
     }
     if summary.records_shown == 0 {
         if !selection.is_empty() {
-            eprintln!("kwire: no record matches {} among the capture's {} records", describe(args), summary.records);
+            eprintln!(
+                "kwire: no record matches {} among the capture's {} records",
+                describe(args),
+                summary.records
+            );
             if status == exit::OK {
                 status = exit::FAILURE;
             }
@@ -267,5 +357,7 @@ fn describe(args: &RecordsArgs) -> String {
 /// Whether bytes read as binary look like hex text instead (digits, spaces,
 /// offsets, separators): the likely mistake behind a nonsense first batch.
 fn looks_like_hex_text(head: &[u8]) -> bool {
-    head.iter().all(|b| b.is_ascii_hexdigit() || b" \t\r\n:,x".contains(b)) && head.iter().filter(|b| b.is_ascii_hexdigit()).count() >= 8
+    head.iter()
+        .all(|b| b.is_ascii_hexdigit() || b" \t\r\n:,x".contains(b))
+        && head.iter().filter(|b| b.is_ascii_hexdigit()).count() >= 8
 }

@@ -10,15 +10,17 @@ use kwire::analysis::report::{collect, for_each_frame_of};
 use kwire::capture::CaptureOptions;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::docs::Figure;
-use kwire::text::escape::sanitize;
 use kwire::render::report::{page, view, Views, MAX_VIEWS, MAX_VIEW_BYTES};
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:\n  kwire report samples/captures/confluent-kafka.pcap --out report.html\n  kwire report samples/captures/kafka-python.pcap --out fetch.html --api Fetch --min-latency 100")]
+#[command(
+    after_help = "Examples:\n  kwire report samples/captures/confluent-kafka.pcap --out report.html\n  kwire report samples/captures/kafka-python.pcap --out fetch.html --api Fetch --min-latency 100"
+)]
 pub struct ReportArgs {
     /// pcap or pcapng file; `-` for standard input (read into memory: the report reads the capture three times).
     pub file: String,
@@ -68,7 +70,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         Ok(k) => k,
         Err(status) => return status,
     };
-    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
+    let opts = CaptureOptions {
+        port: args.port,
+        tls_keylog,
+        ..Default::default()
+    };
     let fail = |e: String| {
         eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
         exit::FAILURE
@@ -93,27 +99,51 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         Err(e) => return fail(e),
     };
     // The frames of the exchanges kept, the first MAX_VIEWS of them decoded.
-    let mut all: Vec<(usize, usize)> = c.exchanges.iter().flat_map(|e| [e.request, e.response]).flatten().map(|f| (f.index, f.bytes)).collect();
+    let mut all: Vec<(usize, usize)> = c
+        .exchanges
+        .iter()
+        .flat_map(|e| [e.request, e.response])
+        .flatten()
+        .map(|f| (f.index, f.bytes))
+        .collect();
     all.sort_unstable();
     let beyond_limit = all.len().saturating_sub(MAX_VIEWS);
-    let too_large: Vec<usize> = all.iter().take(MAX_VIEWS).filter(|f| f.1 > MAX_VIEW_BYTES).map(|f| f.0).collect();
-    let wanted: BTreeSet<usize> = all.iter().take(MAX_VIEWS).filter(|f| f.1 <= MAX_VIEW_BYTES).map(|f| f.0).collect();
+    let too_large: Vec<usize> = all
+        .iter()
+        .take(MAX_VIEWS)
+        .filter(|f| f.1 > MAX_VIEW_BYTES)
+        .map(|f| f.0)
+        .collect();
+    let wanted: BTreeSet<usize> = all
+        .iter()
+        .take(MAX_VIEWS)
+        .filter(|f| f.1 <= MAX_VIEW_BYTES)
+        .map(|f| f.0)
+        .collect();
     let mut html = BTreeMap::new();
     if !wanted.is_empty() {
         let input = match source.open() {
             Ok(i) => i,
             Err(status) => return status,
         };
-        let base = DecodeOptions { release: release.map(str::to_string), ..Default::default() };
+        let base = DecodeOptions {
+            release: release.map(str::to_string),
+            ..Default::default()
+        };
         let read = for_each_frame_of(cat, input, &opts, &wanted, |f| {
-            let mut o = DecodeOptions { direction: Some(f.direction), ..base.clone() };
+            let mut o = DecodeOptions {
+                direction: Some(f.direction),
+                ..base.clone()
+            };
             if f.direction == Direction::Response {
                 o.api_key = f.api_key;
                 o.api_version = f.api_version;
             }
             let frame = decode_frame(cat, f.bytes.clone(), 0, &o);
             let dir = f.direction.as_str();
-            let header = frame.header_version.map_or(String::new(), |h| format!(", {dir} header v{h}"));
+            let header = frame
+                .header_version
+                .map_or(String::new(), |h| format!(", {dir} header v{h}"));
             let figure = Figure {
                 caption: format!("{}{header}, {} bytes", frame.root.name, frame.bytes.len()),
                 bytes: frame.bytes,
@@ -128,13 +158,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
             return fail(e);
         }
     }
-    let views = Views { html, too_large, beyond_limit };
+    let views = Views {
+        html,
+        too_large,
+        beyond_limit,
+    };
     let text = page(cat, &args.file, &c, &inv, &views, &args.filter.describe());
     if let Err(e) = std::fs::write(&args.out, text) {
         eprintln!("kwire: {}: {e}", sanitize(&args.out.display().to_string()));
         return exit::FAILURE;
     }
-    eprintln!("kwire: wrote {} ({} exchanges, {} frame views)", sanitize(&args.out.display().to_string()), c.exchanges.len(), views.html.len());
+    eprintln!(
+        "kwire: wrote {} ({} exchanges, {} frame views)",
+        sanitize(&args.out.display().to_string()),
+        c.exchanges.len(),
+        views.html.len()
+    );
     super::filter_args::Reported {
         reading: &c.reading,
         read_for: "their facts",

@@ -5,8 +5,8 @@ use super::decode_cmd::{explain_with, write_frames, Format, OutputArgs};
 use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::live::client::{highest_common, matching_releases, probe_table, Session};
-use kwire::text::escape::sanitize;
 use kwire::schema::{Catalogue, MessageKind};
+use kwire::text::escape::sanitize;
 use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::time::Duration;
@@ -27,7 +27,14 @@ pub struct BrokerArgs {
 impl BrokerArgs {
     fn connect<'c>(&self, cat: &'c Catalogue, release: Option<&str>) -> Result<Session<'c>, i32> {
         let timeout = Duration::try_from_secs_f64(self.timeout).unwrap_or(Duration::from_secs(10));
-        Session::connect(cat, release, &self.broker, timeout, usize::try_from(self.max_frame).unwrap_or(usize::MAX)).map_err(|e| {
+        Session::connect(
+            cat,
+            release,
+            &self.broker,
+            timeout,
+            usize::try_from(self.max_frame).unwrap_or(usize::MAX),
+        )
+        .map_err(|e| {
             eprintln!("kwire: {}", sanitize(&e));
             exit::FAILURE
         })
@@ -35,7 +42,9 @@ impl BrokerArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire send --broker 127.0.0.1:9092 Metadata\n  kwire send --broker 127.0.0.1:9092 ListGroups --version 4 --format json\n  kwire send --broker 127.0.0.1:9092 Metadata -i body.json --explain")]
+#[command(
+    after_help = "Examples:\n  kwire send --broker 127.0.0.1:9092 Metadata\n  kwire send --broker 127.0.0.1:9092 ListGroups --version 4 --format json\n  kwire send --broker 127.0.0.1:9092 Metadata -i body.json --explain"
+)]
 pub struct SendArgs {
     #[command(flatten)]
     pub broker: BrokerArgs,
@@ -59,7 +68,9 @@ pub struct SendArgs {
 }
 
 pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 {
-    let Some(api_key) = super::resolve_api_or_report(cat, &args.api) else { return exit::FAILURE };
+    let Some(api_key) = super::resolve_api_or_report(cat, &args.api) else {
+        return exit::FAILURE;
+    };
     let name = cat.api_name(api_key).unwrap_or("?").to_string();
     let (header, body) = match &args.input {
         Some(path) => match read_request_json(path) {
@@ -89,14 +100,21 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
             let advertised = match session.api_versions() {
                 Ok(a) => a,
                 Err(e) => {
-                    eprintln!("kwire: {}: ApiVersions: {}", sanitize(&args.broker.broker), sanitize(&e));
+                    eprintln!(
+                        "kwire: {}: ApiVersions: {}",
+                        sanitize(&args.broker.broker),
+                        sanitize(&e)
+                    );
                     return exit::FAILURE;
                 }
             };
             match highest_common(cat, release, &advertised.ranges, api_key) {
                 Some(v) => v,
                 None => {
-                    let theirs = advertised.ranges.get(&api_key).map_or("none".to_string(), |(lo, hi)| format!("v{lo}-v{hi}"));
+                    let theirs = advertised
+                        .ranges
+                        .get(&api_key)
+                        .map_or("none".to_string(), |(lo, hi)| format!("v{lo}-v{hi}"));
                     eprintln!("kwire: no version of {name} that both serve: the broker advertises {theirs}, kwire knows {:?}", cat.versions(MessageKind::Request, api_key, release));
                     return exit::FAILURE;
                 }
@@ -105,7 +123,10 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     };
     let body = if args.input.is_none() {
         let Some(spec) = cat.message(MessageKind::Request, api_key, version, release) else {
-            eprintln!("kwire: {name} has no request version {version}; valid: {:?}", cat.versions(MessageKind::Request, api_key, release));
+            eprintln!(
+                "kwire: {name} has no request version {version}; valid: {:?}",
+                cat.versions(MessageKind::Request, api_key, release)
+            );
             return exit::FAILURE;
         };
         kwire::encode::example::smallest_struct(&spec.fields, version)
@@ -115,7 +136,11 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     let answered = match session.exchange(api_key, version, &body) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("kwire: {}: {name} v{version}: {}", sanitize(&args.broker.broker), sanitize(&e));
+            eprintln!(
+                "kwire: {}: {name} v{version}: {}",
+                sanitize(&args.broker.broker),
+                sanitize(&e)
+            );
             return exit::FAILURE;
         }
     };
@@ -130,7 +155,12 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     if args.show_request {
         frames.push(answered.request);
     }
-    let status = if answered.response.error.is_some() || !answered.response.record_damage.is_empty() { exit::MALFORMED } else { exit::OK };
+    let status = if answered.response.error.is_some() || !answered.response.record_damage.is_empty()
+    {
+        exit::MALFORMED
+    } else {
+        exit::OK
+    };
     if let Some(e) = &answered.response.error {
         eprintln!("kwire: the response: {e}");
     }
@@ -149,17 +179,32 @@ fn read_request_json(path: &str) -> Result<HeaderAndBody, String> {
     let v: Value = serde_json::from_slice(&text).map_err(|e| format!("not JSON: {e}"))?;
     match v {
         Value::Object(mut o) if o.get("body").is_some_and(Value::is_object) => {
-            let header = o.remove("header").and_then(|h| if let Value::Object(h) = h { Some(h) } else { None }).unwrap_or_default();
-            let Some(Value::Object(body)) = o.remove("body") else { unreachable!("checked above") };
+            let header = o
+                .remove("header")
+                .and_then(|h| {
+                    if let Value::Object(h) = h {
+                        Some(h)
+                    } else {
+                        None
+                    }
+                })
+                .unwrap_or_default();
+            let Some(Value::Object(body)) = o.remove("body") else {
+                unreachable!("checked above")
+            };
             Ok((header, body))
         }
         Value::Object(body) => Ok((Map::new(), body)),
-        _ => Err("a JSON object is needed (the request body, or kwire decode --json output)".into()),
+        _ => {
+            Err("a JSON object is needed (the request body, or kwire decode --json output)".into())
+        }
     }
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire probe --broker 127.0.0.1:9092\n  kwire probe --broker 127.0.0.1:9092 --format json")]
+#[command(
+    after_help = "Examples:\n  kwire probe --broker 127.0.0.1:9092\n  kwire probe --broker 127.0.0.1:9092 --format json"
+)]
 pub struct ProbeArgs {
     #[command(flatten)]
     pub broker: BrokerArgs,
@@ -181,33 +226,65 @@ pub fn run_probe(cat: &Catalogue, release: Option<&str>, args: &ProbeArgs) -> i3
     let advertised = match session.api_versions() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("kwire: {}: ApiVersions: {}", sanitize(&args.broker.broker), sanitize(&e));
+            eprintln!(
+                "kwire: {}: ApiVersions: {}",
+                sanitize(&args.broker.broker),
+                sanitize(&e)
+            );
             return exit::FAILURE;
         }
     };
     let table = probe_table(cat, &advertised.ranges);
     let releases = matching_releases(cat, &table);
-    let range = |(lo, hi): (i16, i16)| if lo == hi { format!("v{lo}") } else { format!("v{lo}-v{hi}") };
+    let range = |(lo, hi): (i16, i16)| {
+        if lo == hi {
+            format!("v{lo}")
+        } else {
+            format!("v{lo}-v{hi}")
+        }
+    };
     let text = match args.format {
         ProbeFormat::Json => {
             let apis: Vec<Value> = table
                 .iter()
                 .map(|a| json!({"api_key": a.api_key, "name": a.name, "min_version": a.broker.0, "max_version": a.broker.1, "kwire_decodes": a.decoded, "releases": a.releases}))
                 .collect();
-            kwire::render::json::to_text(&json!({"broker": args.broker.broker, "api_versions_version": advertised.version, "apis": apis, "releases": releases})) + "\n"
+            kwire::render::json::to_text(
+                &json!({"broker": args.broker.broker, "api_versions_version": advertised.version, "apis": apis, "releases": releases}),
+            ) + "\n"
         }
         ProbeFormat::Text => {
-            let mut s = format!("{} answered ApiVersions v{}: {} APIs\n", sanitize(&args.broker.broker), advertised.version, table.len());
-            s += &format!("{:>4}  {:<32} {:<10} {:<22} {}\n", "key", "api", "broker", "kwire decodes", "same range in");
+            let mut s = format!(
+                "{} answered ApiVersions v{}: {} APIs\n",
+                sanitize(&args.broker.broker),
+                advertised.version,
+                table.len()
+            );
+            s += &format!(
+                "{:>4}  {:<32} {:<10} {:<22} {}\n",
+                "key", "api", "broker", "kwire decodes", "same range in"
+            );
             for a in &table {
-                let all = a.decoded.len() as i64 == i64::from(a.broker.1) - i64::from(a.broker.0) + 1;
+                let all =
+                    a.decoded.len() as i64 == i64::from(a.broker.1) - i64::from(a.broker.0) + 1;
                 let decodes = match (a.decoded.first(), a.decoded.last()) {
                     _ if all => "all".to_string(),
                     (Some(&lo), Some(&hi)) => format!("{} only", range((lo, hi))),
                     _ => "none".to_string(),
                 };
                 let name = a.name.as_deref().unwrap_or("(unknown to kwire)");
-                s += &format!("{:>4}  {:<32} {:<10} {:<22} {}\n", a.api_key, name, range(a.broker), decodes, if a.releases.is_empty() { "-".to_string() } else { a.releases.join(", ") });
+                s += &format!(
+                    "{:>4}  {:<32} {:<10} {:<22} {}\n",
+                    a.api_key,
+                    name,
+                    range(a.broker),
+                    decodes,
+                    if a.releases.is_empty() {
+                        "-".to_string()
+                    } else {
+                        a.releases.join(", ")
+                    }
+                );
             }
             s += &match releases.as_slice() {
                 [] => "no release of kwire's catalogue has exactly these ranges\n".to_string(),

@@ -8,14 +8,18 @@ use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire completions bash > ~/.local/share/bash-completion/completions/kwire\n  kwire completions zsh > \"${fpath[1]}/_kwire\"")]
+#[command(
+    after_help = "Examples:\n  kwire completions bash > ~/.local/share/bash-completion/completions/kwire\n  kwire completions zsh > \"${fpath[1]}/_kwire\""
+)]
 pub struct CompletionsArgs {
     /// bash, zsh, fish, elvish or powershell.
     pub shell: Shell,
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire man | man -l -\n  kwire man --out /usr/local/share/man/man1")]
+#[command(
+    after_help = "Examples:\n  kwire man | man -l -\n  kwire man --out /usr/local/share/man/man1"
+)]
 pub struct ManArgs {
     /// Write one page per command (kwire.1, kwire-decode.1, …) into this folder
     /// instead of printing the top-level page.
@@ -42,7 +46,9 @@ pub fn run_man(args: &ManArgs) -> i32 {
         Some(dir) => std::fs::create_dir_all(dir).and_then(|_| clap_mangen::generate_to(cmd, dir)),
         None => {
             let mut out = std::io::stdout().lock();
-            clap_mangen::Man::new(cmd).render(&mut out).and_then(|_| out.flush())
+            clap_mangen::Man::new(cmd)
+                .render(&mut out)
+                .and_then(|_| out.flush())
         }
     };
     match res {

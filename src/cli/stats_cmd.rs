@@ -7,12 +7,14 @@ use clap::{Args, ValueEnum};
 use kwire::analysis::stats::collect;
 use kwire::analysis::Grouping;
 use kwire::capture::CaptureOptions;
-use kwire::text::escape::sanitize;
 use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
 use std::io::Write;
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:\n  kwire stats samples/captures/confluent-kafka.pcap\n  kwire stats samples/captures/confluent-kafka.pcap --by client,topic --format json\n  kwire stats samples/captures/kafka-python.pcap --api Fetch --min-latency 100")]
+#[command(
+    after_help = "Examples:\n  kwire stats samples/captures/confluent-kafka.pcap\n  kwire stats samples/captures/confluent-kafka.pcap --by client,topic --format json\n  kwire stats samples/captures/kafka-python.pcap --api Fetch --min-latency 100"
+)]
 pub struct StatsArgs {
     /// pcap or pcapng file; `-` for standard input.
     pub file: String,
@@ -71,7 +73,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
         Ok(i) => i,
         Err(status) => return status,
     };
-    let opts = CaptureOptions { port: args.port, tls_keylog, ..Default::default() };
+    let opts = CaptureOptions {
+        port: args.port,
+        tls_keylog,
+        ..Default::default()
+    };
     let c = match collect(cat, release, input, &opts, &groupings, &filter) {
         Ok(c) => c,
         Err(e) => {
@@ -92,7 +98,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             kwire::render::json::to_text(&v) + "\n"
         }
         StatsFormat::Text => {
-            let text = c.stats.to_text(cat, &c.names, groupings.is_empty() || groupings.contains(&Grouping::Api));
+            let text = c.stats.to_text(
+                cat,
+                &c.names,
+                groupings.is_empty() || groupings.contains(&Grouping::Api),
+            );
             match (super::tls_args::text_line(tls), text.split_once('\n')) {
                 (Some(line), Some((first, rest))) => format!("{first}\n{line}\n{rest}"),
                 _ => text,
@@ -100,7 +110,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
         }
     };
     let mut out = std::io::stdout().lock();
-    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
         return exit::FAILURE;
     }
     super::filter_args::Reported {

@@ -20,7 +20,9 @@ pub struct TlsArgs {
 impl TlsArgs {
     /// The key log, read; or the exit status after saying why it could not be.
     pub fn load(&self) -> Result<Option<Arc<KeyLog>>, i32> {
-        let Some(path) = &self.tls_keylog else { return Ok(None) };
+        let Some(path) = &self.tls_keylog else {
+            return Ok(None);
+        };
         let shown = sanitize(&path.display().to_string());
         let log = match KeyLog::read_file(path) {
             Ok(k) => k,
@@ -57,7 +59,10 @@ pub fn text_line(tally: &kwire::capture::tls::TlsTally) -> Option<String> {
     if tally.connections == 0 {
         return None;
     }
-    let mut line = format!("tls connections {}: {} decrypted, {} not decrypted", tally.connections, tally.decrypted, tally.not_decrypted);
+    let mut line = format!(
+        "tls connections {}: {} decrypted, {} not decrypted",
+        tally.connections, tally.decrypted, tally.not_decrypted
+    );
     if tally.not_decrypted > 0 {
         line.push_str(" (their traffic is not counted: give --tls-keylog FILE)");
     }

@@ -9,7 +9,9 @@ use kwire::tui::{App, Theme};
 use std::io::IsTerminal;
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  kwire tui samples/write-share-group-state-v0-request.hex\n  kwire capture samples/captures/confluent-kafka.pcap --api Produce --tui\n  kwire tui   (then paste hex)")]
+#[command(
+    after_help = "Examples:\n  kwire tui samples/write-share-group-state-v0-request.hex\n  kwire capture samples/captures/confluent-kafka.pcap --api Produce --tui\n  kwire tui   (then paste hex)"
+)]
 pub struct TuiArgs {
     #[command(flatten)]
     pub input: InputArgs,

@@ -5,16 +5,16 @@
 //! group's protocol, records and consumer-protocol bytes). The walk that
 //! makes them is [`replay`]'s, over an annotated tape ([`super::values`]).
 
+use super::problem::{Warning, WarningKind};
 use super::reader::Reader;
 pub use super::topic_ids::TopicIds;
-use crate::budget::Budget;
-use super::problem::{Warning, WarningKind};
 use super::tree::{leaf, push_with, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value};
-use crate::text::{snake_case, Text};
+use crate::budget::Budget;
 use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;
 use crate::schema::model::{FieldLabels, FieldMeaning};
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
+use crate::text::{snake_case, Text};
 use bytes::Bytes;
 use std::sync::OnceLock;
 
@@ -77,14 +77,27 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         naming: Naming,
         ctx: Context,
     ) -> Self {
-        FieldDecoder { r: Reader::over(frame, (start, end)), frame, version, flexible: spec.is_flexible(version), region, naming, catalogue: cat, warnings: Vec::new(), record_damage: Vec::new(), ctx }
+        FieldDecoder {
+            r: Reader::over(frame, (start, end)),
+            frame,
+            version,
+            flexible: spec.is_flexible(version),
+            region,
+            naming,
+            catalogue: cat,
+            warnings: Vec::new(),
+            record_damage: Vec::new(),
+            ctx,
+        }
     }
 
     /// A field node's display name and type, shared with the spec's labels.
     #[inline(always)]
     fn field_node(&self, f: &FieldSpec, decl: u16, at: usize) -> Node {
         let (name, ty): (Text, Text) = match (f.labels(), &f.ty) {
-            (Some(l), FieldType::Primitive(p)) => (self.label_name(l.name, l.snake), p.as_str().into()),
+            (Some(l), FieldType::Primitive(p)) => {
+                (self.label_name(l.name, l.snake), p.as_str().into())
+            }
             (Some(l), _) => (self.label_name(l.name, l.snake), l.ty.into()),
             (None, _) => {
                 let name = match self.naming {
@@ -99,7 +112,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// A field's node at `at`, in place at the end of `out`, named and documented.
     #[inline(always)]
-    fn open_field<'o>(&self, f: &FieldSpec, decl: u16, at: usize, out: &'o mut Vec<Node>) -> &'o mut Node {
+    fn open_field<'o>(
+        &self,
+        f: &FieldSpec,
+        decl: u16,
+        at: usize,
+        out: &'o mut Vec<Node>,
+    ) -> &'o mut Node {
         // The node goes in place first and is filled there: a node is large, and moving it costs.
         let node = push_with(out, || self.field_node(f, decl, at));
         if self.naming == Naming::Header {
@@ -116,7 +135,12 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// Whether field `f` is nullable and compact (uvarint lengths) here.
     fn forms(&self, f: &FieldSpec, in_tag: bool) -> (bool, bool) {
-        (f.is_nullable_in(self.version), in_tag || f.flexible.map_or(self.flexible, |v| v.contains(self.version)))
+        (
+            f.is_nullable_in(self.version),
+            in_tag
+                || f.flexible
+                    .map_or(self.flexible, |v| v.contains(self.version)),
+        )
     }
 
     fn label_name(&self, name: &'static str, snake: &'static str) -> Text {
@@ -130,30 +154,67 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     fn after_primitive(&mut self, f: &FieldSpec, p: Primitive, node: &mut Node) {
         match (&node.value, p) {
             (Value::Str(Some(s)), Primitive::String) => match meaning(f) {
-                FieldMeaning::TopicName if !self.ctx.topic_forced => self.ctx.topic = Some(s.to_string()),
+                FieldMeaning::TopicName if !self.ctx.topic_forced => {
+                    self.ctx.topic = Some(s.to_string())
+                }
                 FieldMeaning::ProtocolType => self.ctx.protocol_type = Some(s.to_string()),
                 _ => {}
             },
             // A topic named by id: its records are the named topic's when the
             // capture tied the id to a name (the zero uuid is Kafka's "no id").
-            (Value::Uuid(u), Primitive::Uuid) if *u != [0; 16] && !self.ctx.topic_forced && meaning(f) == FieldMeaning::TopicId => {
+            (Value::Uuid(u), Primitive::Uuid)
+                if *u != [0; 16]
+                    && !self.ctx.topic_forced
+                    && meaning(f) == FieldMeaning::TopicId =>
+            {
                 self.ctx.topic = self.ctx.topic_ids.name(u).map(str::to_string);
             }
             // Batches are on the tape (and their nodes built from it): what is left is bytes that are not batches.
-            (Value::Bytes(Some(b)), Primitive::Records) if !b.is_empty() && f.name != "UnalignedRecords" && !crate::decode::records::BatchDecoder::plausible(b) => {
-                node.doc.get_or_insert_with(|| "opaque bytes (not a record batch)".into());
+            (Value::Bytes(Some(b)), Primitive::Records)
+                if !b.is_empty()
+                    && f.name != "UnalignedRecords"
+                    && !crate::decode::records::BatchDecoder::plausible(b) =>
+            {
+                node.doc
+                    .get_or_insert_with(|| "opaque bytes (not a record batch)".into());
                 let at = node.offset;
-                self.warnings.push(Warning::at(WarningKind::NotBatches, at, format_args!("{}: {} bytes that do not start with a record batch", f.name, b.len())));
+                self.warnings.push(Warning::at(
+                    WarningKind::NotBatches,
+                    at,
+                    format_args!(
+                        "{}: {} bytes that do not start with a record batch",
+                        f.name,
+                        b.len()
+                    ),
+                ));
             }
-            (Value::Bytes(Some(_)), Primitive::Bytes) if meaning(f) == FieldMeaning::SaslAuthBytes => {
+            (Value::Bytes(Some(_)), Primitive::Bytes)
+                if meaning(f) == FieldMeaning::SaslAuthBytes =>
+            {
                 // The mechanism is the connection's (its SaslHandshake): read by shape here.
-                super::sasl::sasl_parts(node, self.frame, self.r.pos(), None, self.region == Region::RequestBody);
+                super::sasl::sasl_parts(
+                    node,
+                    self.frame,
+                    self.r.pos(),
+                    None,
+                    self.region == Region::RequestBody,
+                );
             }
-            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && meaning(f) == FieldMeaning::Secret => node.set_secret(),
-            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") => {
+            (Value::Bytes(Some(b)), Primitive::Bytes)
+                if !b.is_empty() && meaning(f) == FieldMeaning::Secret =>
+            {
+                node.set_secret()
+            }
+            (Value::Bytes(Some(b)), Primitive::Bytes)
+                if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") =>
+            {
                 let schema = match f.name.as_str() {
-                    "Metadata" | "MemberMetadata" | "subscription" => "ConsumerProtocolSubscription",
-                    "Assignment" | "MemberAssignment" | "assignment" => "ConsumerProtocolAssignment",
+                    "Metadata" | "MemberMetadata" | "subscription" => {
+                        "ConsumerProtocolSubscription"
+                    }
+                    "Assignment" | "MemberAssignment" | "assignment" => {
+                        "ConsumerProtocolAssignment"
+                    }
                     _ => return,
                 };
                 let end = self.r.pos();
@@ -165,16 +226,49 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// Consumer protocol bytes: int16 version, then that version's struct. A newer
     /// version than known is read as the newest known, trailing bytes ignored.
-    fn embedded_consumer_protocol(&mut self, schema: &str, start: usize, end: usize, node: &mut Node) {
+    fn embedded_consumer_protocol(
+        &mut self,
+        schema: &str,
+        start: usize,
+        end: usize,
+        node: &mut Node,
+    ) {
         let mut r = Reader::over(self.frame, (start, end));
         let Ok(v) = r.i16("version") else { return };
-        let newest = self.catalogue.entries_named(schema).map(|e| e.spec().valid_versions.hi).max();
+        let newest = self
+            .catalogue
+            .entries_named(schema)
+            .map(|e| e.spec().valid_versions.hi)
+            .max();
         let Some(newest) = newest else { return };
         let use_v = v.min(newest).max(0);
-        let Some(spec) = self.catalogue.by_name(schema, use_v, None) else { return };
-        let mut ver = leaf("version", "int16", start, 2, Value::Int(v.into()), self.region);
-        ver.note = Some(if use_v == v { format!("({schema} v{v})") } else { format!("({schema} v{v}, read as v{use_v})") }.into());
-        match decode_embedded(self.catalogue, self.frame, spec, use_v, (start + 2, end), self.region) {
+        let Some(spec) = self.catalogue.by_name(schema, use_v, None) else {
+            return;
+        };
+        let mut ver = leaf(
+            "version",
+            "int16",
+            start,
+            2,
+            Value::Int(v.into()),
+            self.region,
+        );
+        ver.note = Some(
+            if use_v == v {
+                format!("({schema} v{v})")
+            } else {
+                format!("({schema} v{v}, read as v{use_v})")
+            }
+            .into(),
+        );
+        match decode_embedded(
+            self.catalogue,
+            self.frame,
+            spec,
+            use_v,
+            (start + 2, end),
+            self.region,
+        ) {
             Ok((body, mut w)) => {
                 self.warnings.append(&mut w);
                 node.children.push(ver);
@@ -183,7 +277,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Err(failed) => {
                 let e = failed.1;
                 // The group said "consumer": these bytes should have been its protocol's.
-                self.warnings.push(Warning::at(WarningKind::EmbeddedInvalid, e.offset, format_args!("not a {schema} v{use_v}: expected {}", e.expected)));
+                self.warnings.push(Warning::at(
+                    WarningKind::EmbeddedInvalid,
+                    e.offset,
+                    format_args!("not a {schema} v{use_v}: expected {}", e.expected),
+                ));
                 node.note = Some(format!("(not a {schema}: {e})").into());
             }
         }
@@ -191,35 +289,81 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// The note of a uuid: for a topic id the capture tied to a name, `(topic "orders")`.
     fn uuid_note(&self, f: &FieldSpec, u: &[u8; 16]) -> Option<Text> {
-        (!self.ctx.topic_ids.is_empty() && meaning(f) == FieldMeaning::TopicId).then(|| self.ctx.topic_ids.note(u)).flatten()
+        (!self.ctx.topic_ids.is_empty() && meaning(f) == FieldMeaning::TopicId)
+            .then(|| self.ctx.topic_ids.note(u))
+            .flatten()
     }
 
     fn null_check(&mut self, nullable: bool, name: &str, at: usize) {
         if !nullable {
-            self.warnings.push(Warning::at(WarningKind::NullNotNullable, at, format_args!("{name}: null in a field that is not nullable at v{}", self.version)));
+            self.warnings.push(Warning::at(
+                WarningKind::NullNotNullable,
+                at,
+                format_args!(
+                    "{name}: null in a field that is not nullable at v{}",
+                    self.version
+                ),
+            ));
         }
     }
 
     /// A nullable struct's presence marker, `value` as read.
     fn marker_node(&self, at: usize, len: usize, in_tag: bool, value: Value) -> Node {
         let present = matches!(value, Value::Uint(1..) | Value::Int(0..));
-        let mut m = leaf("present", if in_tag { "uvarint" } else { "int8" }, at, len, value, self.region);
+        let mut m = leaf(
+            "present",
+            if in_tag { "uvarint" } else { "int8" },
+            at,
+            len,
+            value,
+            self.region,
+        );
         m.kind = Kind::PresenceMarker;
-        m.note = Some(if present { "(present)".into() } else { "(null)".into() });
+        m.note = Some(if present {
+            "(present)".into()
+        } else {
+            "(null)".into()
+        });
         m
     }
 
     /// An array's `length` node: `raw` as written (n+1 when compact, n
     /// otherwise; null as 0 or -1), `count` the elements that follow.
-    fn length_node(&mut self, at: usize, len: usize, compact: bool, raw: i64, count: Option<usize>) -> Node {
+    fn length_node(
+        &mut self,
+        at: usize,
+        len: usize,
+        compact: bool,
+        raw: i64,
+        count: Option<usize>,
+    ) -> Node {
         if compact {
             self.check_varint(at, len, "array length");
         }
-        let value = if compact { Value::Uint(raw as u64) } else { Value::Int(raw) };
-        let mut n = leaf("length", if compact { "uvarint" } else { "int32" }, at, len, value, self.region);
-        n.kind = if compact { Kind::CompactArrayLength } else { Kind::ArrayCount };
+        let value = if compact {
+            Value::Uint(raw as u64)
+        } else {
+            Value::Int(raw)
+        };
+        let mut n = leaf(
+            "length",
+            if compact { "uvarint" } else { "int32" },
+            at,
+            len,
+            value,
+            self.region,
+        );
+        n.kind = if compact {
+            Kind::CompactArrayLength
+        } else {
+            Kind::ArrayCount
+        };
         if compact {
-            n.note = Some(if raw == 0 { "(compact, 0=null)".into() } else { "(compact, n+1)".into() });
+            n.note = Some(if raw == 0 {
+                "(compact, 0=null)".into()
+            } else {
+                "(compact, n+1)".into()
+            });
         }
         n.doc = Some(match count {
             None => "null array".into(),
@@ -231,7 +375,14 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// Element `i` of array field `f` (of `inner`), at `at`. A struct element's value is set.
     #[inline(always)]
-    fn element_node(&self, f: &FieldSpec, labels: Option<&FieldLabels>, inner: &FieldType, i: usize, at: usize) -> Node {
+    fn element_node(
+        &self,
+        f: &FieldSpec,
+        labels: Option<&FieldLabels>,
+        inner: &FieldType,
+        i: usize,
+        at: usize,
+    ) -> Node {
         // Without labels, a struct element is named after its struct, a primitive one after its field.
         let name = |base: &str| match labels {
             Some(l) => l.element_name(i),
@@ -239,12 +390,26 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         };
         match inner {
             FieldType::Struct(sname) => {
-                let mut el = Node::new(name(sname), struct_type(labels, sname), at, self.region, Role::Element);
+                let mut el = Node::new(
+                    name(sname),
+                    struct_type(labels, sname),
+                    at,
+                    self.region,
+                    Role::Element,
+                );
                 el.value = Value::Struct(true);
                 el
             }
-            FieldType::Primitive(p) => Node::new(name(&f.name), p.as_str(), at, self.region, Role::Element),
-            FieldType::Array(_) => Node::new(format!("{}[{i}]", f.name), "array", at, self.region, Role::Element),
+            FieldType::Primitive(p) => {
+                Node::new(name(&f.name), p.as_str(), at, self.region, Role::Element)
+            }
+            FieldType::Array(_) => Node::new(
+                format!("{}[{i}]", f.name),
+                "array",
+                at,
+                self.region,
+                Role::Element,
+            ),
         }
     }
     fn tagged_section_node(&self, at: usize) -> Node {
@@ -252,50 +417,107 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Naming::Header => "number of tagged fields in the header",
             Naming::Schema => "number of tagged fields in this struct",
         };
-        let mut n = Node::new("tagged_fields", "uvarint", at, Region::TaggedFields, Role::TaggedSection);
+        let mut n = Node::new(
+            "tagged_fields",
+            "uvarint",
+            at,
+            Region::TaggedFields,
+            Role::TaggedSection,
+        );
         n.doc = Some(doc.into());
         n
     }
 
     /// The field that tag `tag_no` holds at this version, with its declaration index.
-    fn known_tag<'f>(&self, fields: &'f [FieldSpec], tag_no: u32) -> Option<(usize, &'f FieldSpec)> {
-        fields.iter().enumerate().find(|(_, f)| f.tag == Some(tag_no) && f.is_tagged_in(self.version))
+    fn known_tag<'f>(
+        &self,
+        fields: &'f [FieldSpec],
+        tag_no: u32,
+    ) -> Option<(usize, &'f FieldSpec)> {
+        fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.tag == Some(tag_no) && f.is_tagged_in(self.version))
     }
 
     /// A varint of `len` bytes at `at` that is longer than its value needs
     /// (a last byte of zero after the first): legal, but no writer needs it.
     fn check_varint(&mut self, at: usize, len: usize, what: &str) {
         if len > 1 && self.frame.get(at + len - 1) == Some(&0) {
-            self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{what} is an over-long varint ({len} bytes)")));
+            self.warnings.push(Warning::at(
+                WarningKind::OverlongVarint,
+                at,
+                format_args!("{what} is an over-long varint ({len} bytes)"),
+            ));
         }
     }
 
     fn check_tag_order(&mut self, start: usize, tag: u64, last_tag: &mut Option<u64>) {
         if last_tag.is_some_and(|t| tag <= t) {
-            let what = if last_tag == &Some(tag) { "repeats the tag before it" } else { "is not in ascending order" };
-            self.warnings.push(Warning::at(WarningKind::TagOrder, start, format_args!("tag {tag} {what} (tags are written once each, in ascending order)")));
+            let what = if last_tag == &Some(tag) {
+                "repeats the tag before it"
+            } else {
+                "is not in ascending order"
+            };
+            self.warnings.push(Warning::at(
+                WarningKind::TagOrder,
+                start,
+                format_args!("tag {tag} {what} (tags are written once each, in ascending order)"),
+            ));
         }
         *last_tag = Some(tag);
     }
 
-    fn check_tag_size(&mut self, f: &FieldSpec, tag_no: u32, payload_at: usize, size: usize, used: usize) {
+    fn check_tag_size(
+        &mut self,
+        f: &FieldSpec,
+        tag_no: u32,
+        payload_at: usize,
+        size: usize,
+        used: usize,
+    ) {
         if used != size {
-            self.warnings.push(Warning::at(WarningKind::TagSize, payload_at, format_args!("tag {tag_no} ({}) declares {size} bytes but its value used {used}", f.name)));
+            self.warnings.push(Warning::at(
+                WarningKind::TagSize,
+                payload_at,
+                format_args!(
+                    "tag {tag_no} ({}) declares {size} bytes but its value used {used}",
+                    f.name
+                ),
+            ));
         }
     }
 
     /// An unknown tag's payload (`frame[at..at + size]`), kept raw under its entry.
-    fn unknown_tag(&mut self, fields: &[FieldSpec], entry: &mut Node, start: usize, tag_no: u32, (at, size): (usize, usize)) {
+    fn unknown_tag(
+        &mut self,
+        fields: &[FieldSpec],
+        entry: &mut Node,
+        start: usize,
+        tag_no: u32,
+        (at, size): (usize, usize),
+    ) {
         if let Some(f) = fields.iter().find(|f| f.tag == Some(tag_no)) {
-            let tagged = f.tagged.map_or_else(String::new, |t| format!(", tagged in v{t}"));
+            let tagged = f
+                .tagged
+                .map_or_else(String::new, |t| format!(", tagged in v{t}"));
             self.warnings.push(Warning::at(
                 WarningKind::TagVersion,
                 start,
-                format_args!("tag {tag_no} ({}{tagged}) is not valid at v{} (Java would reject it)", f.name, self.version),
+                format_args!(
+                    "tag {tag_no} ({}{tagged}) is not valid at v{} (Java would reject it)",
+                    f.name, self.version
+                ),
             ));
         }
         entry.note = Some(format!("(unknown tag, size {size})").into());
-        let mut d = Node::new("data", "bytes", at, Region::TaggedFields, Role::UnknownTag { tag: tag_no });
+        let mut d = Node::new(
+            "data",
+            "bytes",
+            at,
+            Region::TaggedFields,
+            Role::UnknownTag { tag: tag_no },
+        );
         d.value = Value::Bytes(Some(self.frame.slice(at..at + size)));
         d.len = size;
         d.doc = Some("unknown tag, kept raw".into());
@@ -305,20 +527,51 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
 /// The `count` node of a non-empty tagged section.
 fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
-    let mut c = leaf("count", "uvarint", at, len, Value::Uint(count), Region::TaggedFields);
+    let mut c = leaf(
+        "count",
+        "uvarint",
+        at,
+        len,
+        Value::Uint(count),
+        Region::TaggedFields,
+    );
     c.kind = Kind::TagCount;
     c.doc = Some("tagged fields follow (a plain count, not n+1)".into());
     c
 }
 
 /// A tagged entry at `start` with its `tag` and `size` nodes (each a value and its width).
-fn tag_entry_node(start: usize, (tag, tag_len): (u64, usize), (size, size_len): (u64, usize)) -> Node {
+fn tag_entry_node(
+    start: usize,
+    (tag, tag_len): (u64, usize),
+    (size, size_len): (u64, usize),
+) -> Node {
     let tag_no = tag as u32;
-    let mut entry = Node::new(format!("tag {tag_no}"), "tagged_field", start, Region::TaggedFields, Role::TaggedEntry { tag: tag_no });
+    let mut entry = Node::new(
+        format!("tag {tag_no}"),
+        "tagged_field",
+        start,
+        Region::TaggedFields,
+        Role::TaggedEntry { tag: tag_no },
+    );
     entry.note = Some(format!("(size {size})").into());
-    let mut t = leaf("tag", "uvarint", start, tag_len, Value::Uint(tag), Region::TaggedFields);
+    let mut t = leaf(
+        "tag",
+        "uvarint",
+        start,
+        tag_len,
+        Value::Uint(tag),
+        Region::TaggedFields,
+    );
     t.kind = Kind::Tag;
-    let mut s = leaf("size", "uvarint", start + tag_len, size_len, Value::Uint(size), Region::TaggedFields);
+    let mut s = leaf(
+        "size",
+        "uvarint",
+        start + tag_len,
+        size_len,
+        Value::Uint(size),
+        Region::TaggedFields,
+    );
     s.kind = Kind::TagSize;
     s.doc = Some("bytes in the value that follows".into());
     entry.children.push(t);
@@ -368,18 +621,25 @@ impl LengthForm {
     fn note(self) -> Text {
         match self {
             LengthForm::Compact(0) => "(compact, 0=null)".into(),
-            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v as i64, |v| format!("(compact, len+1={v})")),
+            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v as i64, |v| {
+                format!("(compact, len+1={v})")
+            }),
             LengthForm::Int16(-1) => "(int16 len=-1, null)".into(),
             LengthForm::Int32(-1) => "(int32 len=-1, null)".into(),
-            LengthForm::Int16(n) => small_note(&INT16_LEN_NOTES, n.into(), |n| format!("(int16 len={n})")),
-            LengthForm::Int32(n) => small_note(&INT32_LEN_NOTES, n.into(), |n| format!("(int32 len={n})")),
+            LengthForm::Int16(n) => {
+                small_note(&INT16_LEN_NOTES, n.into(), |n| format!("(int16 len={n})"))
+            }
+            LengthForm::Int32(n) => {
+                small_note(&INT32_LEN_NOTES, n.into(), |n| format!("(int32 len={n})"))
+            }
         }
     }
 }
 
 /// What the decoder does with a field's values (worked out once per spec).
 fn meaning(f: &FieldSpec) -> FieldMeaning {
-    f.labels().map_or_else(|| FieldMeaning::of(f), |l| l.meaning)
+    f.labels()
+        .map_or_else(|| FieldMeaning::of(f), |l| l.meaning)
 }
 
 /// Notes for integer fields whose numbers mean more: error codes and API
@@ -387,7 +647,9 @@ fn meaning(f: &FieldSpec) -> FieldMeaning {
 pub(super) fn int_note(meaning: FieldMeaning, v: i64, cat: &Catalogue) -> Option<Text> {
     match meaning {
         FieldMeaning::Plain => None,
-        FieldMeaning::ErrorCode | FieldMeaning::ApiKey => int16_note(meaning, i16::try_from(v).ok()?, cat),
+        FieldMeaning::ErrorCode | FieldMeaning::ApiKey => {
+            int16_note(meaning, i16::try_from(v).ok()?, cat)
+        }
         _ => value_note(meaning, v).map(Text::from),
     }
 }
@@ -397,13 +659,21 @@ fn int16_note(meaning: FieldMeaning, v: i16, cat: &Catalogue) -> Option<Text> {
     if meaning == FieldMeaning::ErrorCode {
         static NOTES: SmallNotes = small_notes();
         // Error codes from -1 up: shift by one so that -1 has a place in the table.
-        return Some(small_note(&NOTES, i64::from(v) + 1, |v| format!("({})", error_name((v - 1) as i16).unwrap_or("unknown error code"))));
+        return Some(small_note(&NOTES, i64::from(v) + 1, |v| {
+            format!(
+                "({})",
+                error_name((v - 1) as i16).unwrap_or("unknown error code")
+            )
+        }));
     }
     if meaning == FieldMeaning::ApiKey {
         let api = cat.api_name(v)?;
         // `(Produce)`: made once per api key and shared, unless a catalogue names the key otherwise.
         static NOTES: SmallNotes = small_notes();
-        let shared = usize::try_from(v).ok().and_then(|i| NOTES.get(i)).map(|cell| *cell.get_or_init(|| format!("({api})").leak()));
+        let shared = usize::try_from(v)
+            .ok()
+            .and_then(|i| NOTES.get(i))
+            .map(|cell| *cell.get_or_init(|| format!("({api})").leak()));
         return Some(match shared {
             Some(note) if note.get(1..note.len() - 1) == Some(api) => Text::from_static(note),
             _ => format!("({api})").into(),
@@ -442,14 +712,15 @@ fn small_note(table: &SmallNotes, n: i64, make: fn(i64) -> String) -> Text {
 /// The doc of a message body node.
 pub(crate) fn body_doc(version: i16) -> Text {
     static DOCS: SmallNotes = small_notes();
-    small_note(&DOCS, version.into(), |v| format!("message body, version {v}"))
+    small_note(&DOCS, version.into(), |v| {
+        format!("message body, version {v}")
+    })
 }
 
 /// `v3`, the note on a message or header node.
 pub(crate) fn version_note(version: i16) -> Text {
     small_note(&VERSION_NOTES, version.into(), |v| format!("v{v}"))
 }
-
 
 /// kwire's own words for the header fields.
 fn header_doc(name: &str) -> Option<&'static str> {
@@ -476,15 +747,46 @@ pub fn decode_embedded(
     (start, end): (usize, usize),
     region: Region,
 ) -> Result<(Node, Vec<Warning>), Box<PartialStruct>> {
-    let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region, Naming::Schema, Context::default());
-    let mut node = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
+    let mut d = FieldDecoder::over(
+        cat,
+        buf,
+        (start, end),
+        spec,
+        version,
+        region,
+        Naming::Schema,
+        Context::default(),
+    );
+    let mut node = Node::new(
+        spec.shared_name.get(&spec.name),
+        "struct",
+        start,
+        region,
+        Role::Structure,
+    );
     node.note = Some(version_note(version));
-    let res = d.decode_struct(end - start, &spec.plan(version), &spec.fields, &mut node.children);
-    node.len = d.r.pos().max(node.children.last().map_or(start, |c| c.end())) - start;
+    let res = d.decode_struct(
+        end - start,
+        &spec.plan(version),
+        &spec.fields,
+        &mut node.children,
+    );
+    node.len =
+        d.r.pos()
+            .max(node.children.last().map_or(start, |c| c.end()))
+            - start;
     match res {
         Ok(()) => {
             if d.r.pos() < end {
-                d.warnings.push(Warning::at(WarningKind::EmbeddedTrailing, d.r.pos(), format_args!("{} bytes after the {} v{version} struct", end - d.r.pos(), spec.name)));
+                d.warnings.push(Warning::at(
+                    WarningKind::EmbeddedTrailing,
+                    d.r.pos(),
+                    format_args!(
+                        "{} bytes after the {} v{version} struct",
+                        end - d.r.pos(),
+                        spec.name
+                    ),
+                ));
             }
             Ok((node, d.warnings))
         }

@@ -1,11 +1,13 @@
 //! Frames: the int32 size prefix, the request or response header, the body.
 
 use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
-use crate::budget::{Budget, Held};
-use super::reader::Reader;
 use super::problem::{ErrorKind, Warning, WarningKind};
-use super::tree::{leaf, push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value};
+use super::reader::Reader;
+use super::tree::{
+    leaf, push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value,
+};
 use super::values;
+use crate::budget::{Budget, Held};
 use crate::protocol::headers::{header_for, API_VERSIONS_KEY};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
@@ -63,7 +65,11 @@ pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Ve
         if frames.is_empty() && !frame.bytes.is_empty() {
             // Frames on one connection tend to be alike: reserve for as many as
             // the first one's size suggests (bounded), not by repeated doubling.
-            frames.reserve((input.len() / frame.bytes.len()).min(input.len() / 64 + 1).min(MAX_FRAMES_RESERVED));
+            frames.reserve(
+                (input.len() / frame.bytes.len())
+                    .min(input.len() / 64 + 1)
+                    .min(MAX_FRAMES_RESERVED),
+            );
         }
         let next = after(&frame, pos);
         frames.push(frame);
@@ -76,7 +82,12 @@ pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Ve
 /// [`decode_frames`] one frame at a time, each shown to `each` as it is
 /// decoded and then dropped: memory stays that of one frame however many the
 /// input holds, and values-only decoding reuses one tape for all of them.
-pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut each: impl FnMut(&Frame)) {
+pub fn for_each_frame(
+    cat: &Catalogue,
+    input: &Bytes,
+    opts: &DecodeOptions,
+    mut each: impl FnMut(&Frame),
+) {
     // One frame filled in place for every frame and handed on by reference,
     // never moved (a frame is a few hundred bytes, and small frames come by the million).
     let mut frame = empty_frame(opts, 0);
@@ -104,10 +115,25 @@ pub fn for_each_frame(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, mut 
 fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) {
     if frame.values.is_none() || opts.header_only {
         let tape = frame.values.take();
-        *frame = Frame { values: tape, ..empty_frame(opts, input_offset) };
+        *frame = Frame {
+            values: tape,
+            ..empty_frame(opts, input_offset)
+        };
         return;
     }
-    (frame.kind, frame.api_key, frame.api_version, frame.header_version, frame.input_offset) = (FrameKind::Kafka, opts.api_key, opts.api_version, None, input_offset);
+    (
+        frame.kind,
+        frame.api_key,
+        frame.api_version,
+        frame.header_version,
+        frame.input_offset,
+    ) = (
+        FrameKind::Kafka,
+        opts.api_key,
+        opts.api_version,
+        None,
+        input_offset,
+    );
     frame.root.len = 0;
     frame.error = None;
     frame.warnings.clear();
@@ -123,8 +149,15 @@ fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) {
 fn after(frame: &Frame, pos: usize) -> Option<usize> {
     // A declared size below the smallest header (a response's correlation id)
     // is no frame: runs of zeros would otherwise become one empty frame per 4 bytes.
-    let declared = || frame.bytes.first_chunk::<4>().map(|b| i32::from_be_bytes(*b));
-    let stop = frame.error.as_ref().is_some_and(|e| e.offset < 4 || declared().is_some_and(|d| d < 4 || d as usize + 4 > frame.bytes.len()));
+    let declared = || {
+        frame
+            .bytes
+            .first_chunk::<4>()
+            .map(|b| i32::from_be_bytes(*b))
+    };
+    let stop = frame.error.as_ref().is_some_and(|e| {
+        e.offset < 4 || declared().is_some_and(|d| d < 4 || d as usize + 4 > frame.bytes.len())
+    });
     let used = frame.bytes.len();
     (!stop && used > 0).then_some(pos + used)
 }
@@ -133,12 +166,23 @@ fn after(frame: &Frame, pos: usize) -> Option<usize> {
 const MAX_FRAMES_RESERVED: usize = 1 << 16;
 
 /// Decode one frame from the start of `data` (which may hold more frames after it).
-pub fn decode_frame(cat: &Catalogue, data: Bytes, input_offset: usize, opts: &DecodeOptions) -> Frame {
+pub fn decode_frame(
+    cat: &Catalogue,
+    data: Bytes,
+    input_offset: usize,
+    opts: &DecodeOptions,
+) -> Frame {
     decode_frame_at((cat, &mut Lookups::default()), &data, 0, input_offset, opts)
 }
 
 /// [`decode_frame`] of the frame at `input[start..]`.
-fn decode_frame_at((cat, memo): (&Catalogue, &mut Lookups), input: &Bytes, start: usize, input_offset: usize, opts: &DecodeOptions) -> Frame {
+fn decode_frame_at(
+    (cat, memo): (&Catalogue, &mut Lookups),
+    input: &Bytes,
+    start: usize,
+    input_offset: usize,
+    opts: &DecodeOptions,
+) -> Frame {
     // Built here and filled in place: a frame is a few hundred bytes, and
     // small frames come by the million (returning it from the filling function
     // moved it twice).
@@ -152,13 +196,29 @@ fn decode_frame_at((cat, memo): (&Catalogue, &mut Lookups), input: &Bytes, start
 /// redacted when [`crate::decode::secrets::hiding`] (found in the tree, so a
 /// frame that may hold one is decoded into the tree even when a tape was asked for).
 #[inline(always)]
-fn decode_into(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), input_offset: usize, opts: &DecodeOptions) {
+fn decode_into(
+    frame: &mut Frame,
+    (cat, memo): (&Catalogue, &mut Lookups),
+    (input, start): (&Bytes, usize),
+    input_offset: usize,
+    opts: &DecodeOptions,
+) {
     fill_frame(frame, (cat, memo), (input, start), opts);
     // The message is the one just decoded: its lookup is remembered.
-    let message = |kind, key, version| memo.message(cat, kind, key, version, opts.release.as_deref()).map(|(spec, _)| spec);
-    if crate::decode::secrets::hiding() && !opts.header_only && crate::decode::secrets::may_hold(frame, message) {
+    let message = |kind, key, version| {
+        memo.message(cat, kind, key, version, opts.release.as_deref())
+            .map(|(spec, _)| spec)
+    };
+    if crate::decode::secrets::hiding()
+        && !opts.header_only
+        && crate::decode::secrets::may_hold(frame, message)
+    {
         if frame.values.is_some() {
-            let tree = DecodeOptions { values_only: false, annotated_tape: false, ..opts.clone() };
+            let tree = DecodeOptions {
+                values_only: false,
+                annotated_tape: false,
+                ..opts.clone()
+            };
             *frame = empty_frame(&tree, input_offset);
             fill_frame(frame, (cat, memo), (input, start), &tree);
         }
@@ -178,7 +238,13 @@ fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
         header_version: None,
         input_offset,
         bytes: Bytes::new(),
-        root: Node::new(direction_label(direction), "message", 0, Region::Frame, Role::Structure),
+        root: Node::new(
+            direction_label(direction),
+            "message",
+            0,
+            Region::Frame,
+            Role::Structure,
+        ),
         values: None,
         error: None,
         warnings: Vec::new(),
@@ -189,7 +255,12 @@ fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
 
 /// Decode the frame at `input[start..]` into `frame` (as [`empty_frame`] made it).
 #[inline(always)]
-fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input, start): (&Bytes, usize), opts: &DecodeOptions) {
+fn fill_frame(
+    frame: &mut Frame,
+    (cat, memo): (&Catalogue, &mut Lookups),
+    (input, start): (&Bytes, usize),
+    opts: &DecodeOptions,
+) {
     let data = input.get(start..).unwrap_or_default();
     // The size prefix decides how many bytes belong to this frame.
     let mut r = Reader::new(data);
@@ -212,14 +283,22 @@ fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input
     }
     let mut truncated = None;
     let frame_len = if size < 0 {
-        frame.error = Some(DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a frame size >= 0, found {size}") });
+        frame.error = Some(DecodeError {
+            kind: ErrorKind::Invalid,
+            offset: 0,
+            expected: format!("a frame size >= 0, found {size}"),
+        });
         frame.bytes = input.slice(start..start + 4);
         frame.root.len = 4;
         return;
     } else if 4 + size as usize > data.len() {
         truncated = Some(DecodeError {
-            kind: ErrorKind::Truncated, offset: data.len(),
-            expected: format!("{} more bytes: the frame declares {size} after its size field", 4 + size as usize - data.len()),
+            kind: ErrorKind::Truncated,
+            offset: data.len(),
+            expected: format!(
+                "{} more bytes: the frame declares {size} after its size field",
+                4 + size as usize - data.len()
+            ),
         });
         data.len()
     } else {
@@ -227,7 +306,10 @@ fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input
     };
     let bytes = input.slice(start..start + frame_len);
     if opts.onto_tape() {
-        frame.values.get_or_insert_with(Box::default).reuse_for(frame_len);
+        frame
+            .values
+            .get_or_insert_with(Box::default)
+            .reuse_for(frame_len);
     }
     // A values-only decode gives back what its record check held.
     let held_before = (opts.annotated_tape || !opts.values_only).then(|| opts.budget.expanded());
@@ -235,7 +317,10 @@ fn fill_frame(frame: &mut Frame, (cat, memo): (&Catalogue, &mut Lookups), (input
         Direction::Request => decode_request((cat, memo), &bytes, opts, frame),
         Direction::Response => decode_response((cat, memo), &bytes, opts, frame),
     };
-    if let Some(held) = held_before.map(|before| Held::since(&opts.budget, before)).filter(|h| h.bytes() > 0) {
+    if let Some(held) = held_before
+        .map(|before| Held::since(&opts.budget, before))
+        .filter(|h| h.bytes() > 0)
+    {
         frame.held = held;
     }
     frame.bytes = bytes;
@@ -254,7 +339,14 @@ pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {
     let mut n = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
     (n.doc, n.len) = (Some("length-delimited framing".into()), len);
     if let Some(size) = size {
-        let mut sz = leaf("size", "int32", 0, 4, Value::Int(size.into()), Region::Frame);
+        let mut sz = leaf(
+            "size",
+            "int32",
+            0,
+            4,
+            Value::Int(size.into()),
+            Region::Frame,
+        );
         sz.doc = Some("bytes that follow this field".into());
         n.children.push(sz);
     }
@@ -285,7 +377,14 @@ struct Lookups {
 impl Lookups {
     /// [`Catalogue::message`] and the header version it is framed with.
     #[inline]
-    fn message<'c>(&mut self, cat: &'c Catalogue, kind: MessageKind, key: i16, version: i16, pin: Option<&str>) -> Option<(&'c MessageSpec, i16)> {
+    fn message<'c>(
+        &mut self,
+        cat: &'c Catalogue,
+        kind: MessageKind,
+        key: i16,
+        version: i16,
+        pin: Option<&str>,
+    ) -> Option<(&'c MessageSpec, i16)> {
         let (entry, hv) = match self.message {
             Some((seen, found)) if seen == (kind, key, version) => found,
             _ => {
@@ -300,19 +399,31 @@ impl Lookups {
 
     /// [`Catalogue::header`].
     #[inline]
-    fn header<'c>(&mut self, cat: &'c Catalogue, kind: MessageKind, hv: i16) -> Result<&'c MessageSpec, DecodeError> {
+    fn header<'c>(
+        &mut self,
+        cat: &'c Catalogue,
+        kind: MessageKind,
+        hv: i16,
+    ) -> Result<&'c MessageSpec, DecodeError> {
         let entry = match self.header {
             Some((seen, entry)) if seen == (kind, hv) => Some(entry),
             _ => cat.header_index(kind, hv),
         };
         self.header = entry.map(|e| ((kind, hv), e));
-        entry.and_then(|e| cat.entry_spec(e)).ok_or_else(|| header_missing(kind, hv))
+        entry
+            .and_then(|e| cat.entry_spec(e))
+            .ok_or_else(|| header_missing(kind, hv))
     }
 }
 
 /// A request: its header names its API and version.
 #[inline(always)]
-fn decode_request((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
+fn decode_request(
+    (cat, memo): (&Catalogue, &mut Lookups),
+    bytes: &Bytes,
+    opts: &DecodeOptions,
+    frame: &mut Frame,
+) -> Result<(), DecodeError> {
     let pin = opts.release.as_deref();
     // Every request header version starts with the api key and version.
     let mut peek = Reader::new(bytes);
@@ -331,15 +442,36 @@ fn decode_request((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: 
     let Some((spec, hv)) = spec else {
         // Unknown API or version: show the header fields every version shares.
         let end = decode_header(cat, bytes, MessageKind::Request, 0, frame, opts)?;
-        return Err(unknown_message(cat, MessageKind::Request, key, ver, pin, end));
+        return Err(unknown_message(
+            cat,
+            MessageKind::Request,
+            key,
+            ver,
+            pin,
+            end,
+        ));
     };
-    decode_known((cat, memo), bytes, (MessageKind::Request, hv), (spec, ver.unwrap_or_default()), frame, opts)
+    decode_known(
+        (cat, memo),
+        bytes,
+        (MessageKind::Request, hv),
+        (spec, ver.unwrap_or_default()),
+        frame,
+        opts,
+    )
 }
 
 /// A known message's header and body: onto the tape in one decode, or into
 /// the tree (the header alone when `header_only`).
 #[inline(always)]
-fn decode_known((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, hv): (MessageKind, i16), (spec, v): (&MessageSpec, i16), frame: &mut Frame, opts: &DecodeOptions) -> Result<(), DecodeError> {
+fn decode_known(
+    (cat, memo): (&Catalogue, &mut Lookups),
+    bytes: &Bytes,
+    (kind, hv): (MessageKind, i16),
+    (spec, v): (&MessageSpec, i16),
+    frame: &mut Frame,
+    opts: &DecodeOptions,
+) -> Result<(), DecodeError> {
     if frame.values.is_some() && !opts.header_only {
         return onto_tape((cat, memo), bytes, (kind, hv), Some((spec, v)), frame, opts).map(drop);
     }
@@ -353,22 +485,39 @@ fn decode_known((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, h
 /// `--api` or `--version` given for a request whose header says otherwise.
 #[cold]
 #[inline(never)]
-fn override_warnings(opts: &DecodeOptions, (key, ver): (Option<i16>, Option<i16>), frame: &mut Frame) {
+fn override_warnings(
+    opts: &DecodeOptions,
+    (key, ver): (Option<i16>, Option<i16>),
+    frame: &mut Frame,
+) {
     if let (Some(k), Some(v)) = (opts.api_key, key) {
         if k != v {
-            frame.warnings.push(Warning::new(WarningKind::Override, Some(4), format!("--api {k} given, but the header says api key {v}")));
+            frame.warnings.push(Warning::new(
+                WarningKind::Override,
+                Some(4),
+                format!("--api {k} given, but the header says api key {v}"),
+            ));
         }
     }
     if let (Some(want), Some(got)) = (opts.api_version, ver) {
         if want != got {
-            frame.warnings.push(Warning::new(WarningKind::Override, Some(6), format!("--version {want} given, but the header says version {got}")));
+            frame.warnings.push(Warning::new(
+                WarningKind::Override,
+                Some(6),
+                format!("--version {want} given, but the header says version {got}"),
+            ));
         }
     }
 }
 
 /// A response: its API and version come from the options (its request).
 #[inline(never)]
-fn decode_response((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts: &DecodeOptions, frame: &mut Frame) -> Result<(), DecodeError> {
+fn decode_response(
+    (cat, memo): (&Catalogue, &mut Lookups),
+    bytes: &Bytes,
+    opts: &DecodeOptions,
+    frame: &mut Frame,
+) -> Result<(), DecodeError> {
     let pin = opts.release.as_deref();
     let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
         decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
@@ -379,12 +528,28 @@ fn decode_response((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts:
     };
     let Some((spec, hv)) = memo.message(cat, MessageKind::Response, k, v, pin) else {
         decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
-        return Err(unknown_message(cat, MessageKind::Response, Some(k), Some(v), pin, 8));
+        return Err(unknown_message(
+            cat,
+            MessageKind::Response,
+            Some(k),
+            Some(v),
+            pin,
+            8,
+        ));
     };
     let snapshot = (k == API_VERSIONS_KEY && v > 0).then(|| frame.root.clone());
-    let res = decode_known((cat, memo), bytes, (MessageKind::Response, hv), (spec, v), frame, opts);
+    let res = decode_known(
+        (cat, memo),
+        bytes,
+        (MessageKind::Response, hv),
+        (spec, v),
+        frame,
+        opts,
+    );
     if res.is_err() && k == API_VERSIONS_KEY && v > 0 && !opts.header_only {
-        if let (Some(v0), Some(snapshot)) = (cat.message(MessageKind::Response, k, 0, pin), snapshot) {
+        if let (Some(v0), Some(snapshot)) =
+            (cat.message(MessageKind::Response, k, 0, pin), snapshot)
+        {
             if retried_as_v0(cat, bytes, (v0, v), snapshot, frame, opts) {
                 return Ok(());
             }
@@ -397,12 +562,28 @@ fn decode_response((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, opts:
 /// with a v0 body: `frame` decoded so, when its v`v` body did not parse.
 #[cold]
 #[inline(never)]
-fn retried_as_v0(cat: &Catalogue, bytes: &Bytes, (v0, v): (&MessageSpec, i16), snapshot: Node, frame: &mut Frame, opts: &DecodeOptions) -> bool {
+fn retried_as_v0(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    (v0, v): (&MessageSpec, i16),
+    snapshot: Node,
+    frame: &mut Frame,
+    opts: &DecodeOptions,
+) -> bool {
     let mut retry = frame.clone();
     retry.root = snapshot;
     retry.values = retry.values.map(|_| Box::default());
     retry.warnings.clear();
-    if decode_known((cat, &mut Lookups::default()), bytes, (MessageKind::Response, 0), (v0, 0), &mut retry, opts).is_err() {
+    if decode_known(
+        (cat, &mut Lookups::default()),
+        bytes,
+        (MessageKind::Response, 0),
+        (v0, 0),
+        &mut retry,
+        opts,
+    )
+    .is_err()
+    {
         return false;
     }
     retry.api_version = Some(0);
@@ -416,7 +597,11 @@ fn retried_as_v0(cat: &Catalogue, bytes: &Bytes, (v0, v): (&MessageSpec, i16), s
 }
 
 /// Identify the message without decoding its body.
-fn header_only_done(spec: &MessageSpec, version: i16, frame: &mut Frame) -> Result<(), DecodeError> {
+fn header_only_done(
+    spec: &MessageSpec,
+    version: i16,
+    frame: &mut Frame,
+) -> Result<(), DecodeError> {
     frame.root.name = spec.shared_name.get(&spec.name).into();
     frame.root.note = Some(version_note(version));
     frame.api_key = spec.api_key;
@@ -424,22 +609,39 @@ fn header_only_done(spec: &MessageSpec, version: i16, frame: &mut Frame) -> Resu
     Ok(())
 }
 
-fn unknown_message(cat: &Catalogue, kind: MessageKind, key: Option<i16>, ver: Option<i16>, pin: Option<&str>, offset: usize) -> DecodeError {
+fn unknown_message(
+    cat: &Catalogue,
+    kind: MessageKind,
+    key: Option<i16>,
+    ver: Option<i16>,
+    pin: Option<&str>,
+    offset: usize,
+) -> DecodeError {
     let expected = match (key, ver) {
-        (Some(k), Some(v)) => match cat.api_name(k) {
-            None => format!("a known API key, found {k}"),
-            Some(name) => {
-                let versions = cat.versions(kind, k, pin);
-                if versions.is_empty() {
-                    format!("a decodable version of {name}: the API is retired (no versions defined)")
-                } else {
-                    format!("a version of {name} {} in {}, found {v}", kind.as_str(), compress_versions(&versions))
+        (Some(k), Some(v)) => {
+            match cat.api_name(k) {
+                None => format!("a known API key, found {k}"),
+                Some(name) => {
+                    let versions = cat.versions(kind, k, pin);
+                    if versions.is_empty() {
+                        format!("a decodable version of {name}: the API is retired (no versions defined)")
+                    } else {
+                        format!(
+                            "a version of {name} {} in {}, found {v}",
+                            kind.as_str(),
+                            compress_versions(&versions)
+                        )
+                    }
                 }
             }
-        },
+        }
         _ => "a request header (api key and version)".into(),
     };
-    DecodeError { kind: ErrorKind::UnknownMessage, offset, expected }
+    DecodeError {
+        kind: ErrorKind::UnknownMessage,
+        offset,
+        expected,
+    }
 }
 
 /// `[0,1,2,5,6]` → `0-2, 5-6`.
@@ -455,17 +657,34 @@ pub fn compress_versions(v: &[i16]) -> String {
 
 #[cold]
 fn header_missing(kind: MessageKind, hv: i16) -> DecodeError {
-    let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
-    DecodeError { kind: ErrorKind::UnknownMessage, offset: 4, expected: format!("{name} v{hv} in the catalogue") }
+    let name = if kind == MessageKind::Request {
+        "RequestHeader"
+    } else {
+        "ResponseHeader"
+    };
+    DecodeError {
+        kind: ErrorKind::UnknownMessage,
+        offset: 4,
+        expected: format!("{name} v{hv} in the catalogue"),
+    }
 }
 
 /// The header at offset 4 and, given a `body` and when the header decoded
 /// whole, the body after it, onto the frame's tape in one decode. Returns
 /// where decoding ended.
-fn onto_tape((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, hv): (MessageKind, i16), body: Option<(&MessageSpec, i16)>, frame: &mut Frame, opts: &DecodeOptions) -> Result<usize, DecodeError> {
+fn onto_tape(
+    (cat, memo): (&Catalogue, &mut Lookups),
+    bytes: &Bytes,
+    (kind, hv): (MessageKind, i16),
+    body: Option<(&MessageSpec, i16)>,
+    frame: &mut Frame,
+    opts: &DecodeOptions,
+) -> Result<usize, DecodeError> {
     let header = memo.header(cat, kind, hv)?;
     frame.header_version = Some(hv);
-    let Some(values) = frame.values.as_deref_mut() else { return Ok(4) };
+    let Some(values) = frame.values.as_deref_mut() else {
+        return Ok(4);
+    };
     // The plans kept with their specs (every defined version) are borrowed; others are made.
     let (mut made_head, mut made_body) = (None, None);
     let head_plan = match header.kept_plan(hv) {
@@ -479,8 +698,17 @@ fn onto_tape((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, hv):
         }),
         None => None,
     };
-    let (end, res) = values::decode_header_and_body(bytes, 4, (head_plan, body_plan), values, opts.annotated_tape, &opts.budget);
-    let Some((spec, version)) = body.filter(|_| values.body.is_some()) else { return res.map(|_| end) };
+    let (end, res) = values::decode_header_and_body(
+        bytes,
+        4,
+        (head_plan, body_plan),
+        values,
+        opts.annotated_tape,
+        &opts.budget,
+    );
+    let Some((spec, version)) = body.filter(|_| values.body.is_some()) else {
+        return res.map(|_| end);
+    };
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     if !values.record_damage.is_empty() {
@@ -494,14 +722,38 @@ fn onto_tape((cat, memo): (&Catalogue, &mut Lookups), bytes: &Bytes, (kind, hv):
 }
 
 /// Decode the header at offset 4; returns where the body starts.
-fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, frame: &mut Frame, opts: &DecodeOptions) -> Result<usize, DecodeError> {
-    let name = if kind == MessageKind::Request { "RequestHeader" } else { "ResponseHeader" };
+fn decode_header(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    kind: MessageKind,
+    hv: i16,
+    frame: &mut Frame,
+    opts: &DecodeOptions,
+) -> Result<usize, DecodeError> {
+    let name = if kind == MessageKind::Request {
+        "RequestHeader"
+    } else {
+        "ResponseHeader"
+    };
     if frame.values.is_some() {
-        return onto_tape((cat, &mut Lookups::default()), bytes, (kind, hv), None, frame, opts);
+        return onto_tape(
+            (cat, &mut Lookups::default()),
+            bytes,
+            (kind, hv),
+            None,
+            frame,
+            opts,
+        );
     }
-    let spec = cat.header(kind, hv).ok_or_else(|| header_missing(kind, hv))?;
+    let spec = cat
+        .header(kind, hv)
+        .ok_or_else(|| header_missing(kind, hv))?;
     frame.header_version = Some(hv);
-    let doc = if kind == MessageKind::Request { "common request header" } else { "common response header" };
+    let doc = if kind == MessageKind::Request {
+        "common request header"
+    } else {
+        "common response header"
+    };
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
         n.kind = Kind::Header;
@@ -509,16 +761,38 @@ fn decode_header(cat: &Catalogue, bytes: &Bytes, kind: MessageKind, hv: i16, fra
         n.doc = Some(doc.into());
         n
     });
-    let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader, Naming::Header, Context::default());
+    let mut d = FieldDecoder::over(
+        cat,
+        bytes,
+        (4, bytes.len()),
+        spec,
+        hv,
+        Region::RpcHeader,
+        Naming::Header,
+        Context::default(),
+    );
     // Room for a header's few fields, not for the whole frame's (the tape grows if a header needs more).
-    let res = d.decode_struct((bytes.len() - 4).min(HEADER_ROOM), &spec.plan(hv), &spec.fields, &mut node.children);
+    let res = d.decode_struct(
+        (bytes.len() - 4).min(HEADER_ROOM),
+        &spec.plan(hv),
+        &spec.fields,
+        &mut node.children,
+    );
     let end = d.r.pos();
     node.len = end.max(node.children.last().map_or(4, |c| c.end())) - 4;
     frame.warnings.append(&mut d.warnings);
     res.map(|_| end)
 }
 
-fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16, start: usize, frame: &mut Frame, opts: &DecodeOptions) -> Result<(), DecodeError> {
+fn decode_body(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    spec: &MessageSpec,
+    version: i16,
+    start: usize,
+    frame: &mut Frame,
+    opts: &DecodeOptions,
+) -> Result<(), DecodeError> {
     let region = match frame.direction {
         Direction::Request => Region::RequestBody,
         Direction::Response => Region::ResponseBody,
@@ -528,23 +802,53 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
     frame.root.name = spec.shared_name.get(&spec.name).into();
     frame.root.note = Some(version_note(version));
     let node = push_with(&mut frame.root.children, || {
-        let mut n = Node::new(spec.shared_name.get(&spec.name), "struct", start, region, Role::Structure);
+        let mut n = Node::new(
+            spec.shared_name.get(&spec.name),
+            "struct",
+            start,
+            region,
+            Role::Structure,
+        );
         n.kind = Kind::Body;
         n.doc = Some(body_doc(version));
         n
     });
-    let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region, Naming::Schema, opts.context());
-    let mut res = d.decode_struct(bytes.len() - start, &spec.plan(version), &spec.fields, &mut node.children);
+    let mut d = FieldDecoder::over(
+        cat,
+        bytes,
+        (start, bytes.len()),
+        spec,
+        version,
+        region,
+        Naming::Schema,
+        opts.context(),
+    );
+    let mut res = d.decode_struct(
+        bytes.len() - start,
+        &spec.plan(version),
+        &spec.fields,
+        &mut node.children,
+    );
     let end = d.r.pos();
     frame.warnings.append(&mut d.warnings);
     frame.record_damage.append(&mut d.record_damage);
     if res.is_ok() && end < bytes.len() {
-        let mut t = leaf("trailing_bytes", "bytes", end, bytes.len() - end, Value::Bytes(Some(bytes.slice(end..))), region);
+        let mut t = leaf(
+            "trailing_bytes",
+            "bytes",
+            end,
+            bytes.len() - end,
+            Value::Bytes(Some(bytes.slice(end..))),
+            region,
+        );
         t.set_error("bytes left over after the body");
         node.children.push(t);
         res = Err(trailing_bytes(bytes.len() - end, end, spec, version));
     }
-    node.len = bytes.len().min(end.max(node.children.last().map_or(start, |c| c.end()))) - start;
+    node.len = bytes
+        .len()
+        .min(end.max(node.children.last().map_or(start, |c| c.end())))
+        - start;
     res
 }
 
@@ -552,5 +856,12 @@ fn decode_body(cat: &Catalogue, bytes: &Bytes, spec: &MessageSpec, version: i16,
 const HEADER_ROOM: usize = 256;
 
 fn trailing_bytes(count: usize, offset: usize, spec: &MessageSpec, version: i16) -> DecodeError {
-    DecodeError { kind: ErrorKind::TrailingBytes, offset, expected: format!("the end of the frame: {count} bytes follow the {} v{version} body", spec.name) }
+    DecodeError {
+        kind: ErrorKind::TrailingBytes,
+        offset,
+        expected: format!(
+            "the end of the frame: {count} bytes follow the {} v{version} body",
+            spec.name
+        ),
+    }
 }

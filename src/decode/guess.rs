@@ -21,14 +21,32 @@ pub fn guess_response(cat: &Catalogue, frame: &Bytes, release: Option<&str>) -> 
     let mut out = Vec::new();
     for key in cat.api_keys() {
         for version in cat.versions(MessageKind::Response, key, release) {
-            let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(version), release: release.map(str::to_string), ..Default::default() };
+            let opts = DecodeOptions {
+                direction: Some(Direction::Response),
+                api_key: Some(key),
+                api_version: Some(version),
+                release: release.map(str::to_string),
+                ..Default::default()
+            };
             let f = decode_frame(cat, frame.clone(), 0, &opts);
             if f.error.is_none() {
-                out.push(Guess { api_key: key, version: f.api_version.unwrap_or(version), warnings: f.warnings.len(), nodes: count_nodes(&f) });
+                out.push(Guess {
+                    api_key: key,
+                    version: f.api_version.unwrap_or(version),
+                    warnings: f.warnings.len(),
+                    nodes: count_nodes(&f),
+                });
             }
         }
     }
-    out.sort_by_key(|g| (g.warnings, std::cmp::Reverse(g.nodes), std::cmp::Reverse(g.version), g.api_key));
+    out.sort_by_key(|g| {
+        (
+            g.warnings,
+            std::cmp::Reverse(g.nodes),
+            std::cmp::Reverse(g.version),
+            g.api_key,
+        )
+    });
     out.dedup_by_key(|g| (g.api_key, g.version));
     out
 }

@@ -16,4 +16,6 @@ pub mod values;
 
 pub use frame::{decode_frame, decode_frames, for_each_frame, DecodeOptions};
 pub use problem::{ErrorKind, Warning, WarningKind};
-pub use tree::{DecodeError, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region, Role, Value};
+pub use tree::{
+    DecodeError, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region, Role, Value,
+};

@@ -3,8 +3,8 @@
 //! prefixes the log format gives them.
 
 use super::fields::decode_embedded;
-use super::reader::Reader;
 use super::problem::ErrorKind;
+use super::reader::Reader;
 use super::tree::{leaf, DecodeError, Kind, Node, Region, Role, Value};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
@@ -23,12 +23,35 @@ pub struct DecodedPayload {
 /// Decode `bytes` as the record type `name` with its log prefix: the tree
 /// (root spans all bytes), the error where decoding stopped, if any, and the
 /// version of the struct it read.
-pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<i16>) -> DecodedPayload {
-    let stopped = |root, error| DecodedPayload { root, error: Some(error), warnings: Vec::new(), version: None };
-    let mut root = Node::new(name.to_string(), "record", 0, Region::RequestBody, Role::Structure);
+pub fn read_payload(
+    cat: &Catalogue,
+    name: &str,
+    bytes: &Bytes,
+    version: Option<i16>,
+) -> DecodedPayload {
+    let stopped = |root, error| DecodedPayload {
+        root,
+        error: Some(error),
+        warnings: Vec::new(),
+        version: None,
+    };
+    let mut root = Node::new(
+        name.to_string(),
+        "record",
+        0,
+        Region::RequestBody,
+        Role::Structure,
+    );
     root.len = bytes.len();
     let Some(kind) = cat.entries_named(name).next().map(|e| e.spec().kind) else {
-        return stopped(root, DecodeError { kind: ErrorKind::Invalid, offset: 0, expected: format!("a known record type, not {name:?}") });
+        return stopped(
+            root,
+            DecodeError {
+                kind: ErrorKind::Invalid,
+                offset: 0,
+                expected: format!("a known record type, not {name:?}"),
+            },
+        );
     };
     let mut r = Reader::new(bytes);
     let start_version = match kind {
@@ -36,9 +59,24 @@ pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<
             let at = r.pos();
             match r.i16("version prefix") {
                 Ok(v) => {
-                    let label = if kind == MessageKind::CoordinatorKey { "type" } else { "version" };
-                    root.children.push(leaf(label, "int16", at, 2, Value::Int(v.into()), Region::RequestBody));
-                    if kind == MessageKind::CoordinatorKey { 0 } else { v }
+                    let label = if kind == MessageKind::CoordinatorKey {
+                        "type"
+                    } else {
+                        "version"
+                    };
+                    root.children.push(leaf(
+                        label,
+                        "int16",
+                        at,
+                        2,
+                        Value::Int(v.into()),
+                        Region::RequestBody,
+                    ));
+                    if kind == MessageKind::CoordinatorKey {
+                        0
+                    } else {
+                        v
+                    }
                 }
                 Err(e) => return stopped(root, e),
             }
@@ -49,7 +87,14 @@ pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<
                 let at = r.pos();
                 match r.uvarint(label) {
                     Ok(u) => {
-                        root.children.push(leaf(label, "uvarint", at, u.len, Value::Uint(u.value), Region::RequestBody));
+                        root.children.push(leaf(
+                            label,
+                            "uvarint",
+                            at,
+                            u.len,
+                            Value::Uint(u.value),
+                            Region::RequestBody,
+                        ));
                         vals.push(u.value as i16);
                     }
                     Err(e) => return stopped(root, e),
@@ -57,25 +102,60 @@ pub fn read_payload(cat: &Catalogue, name: &str, bytes: &Bytes, version: Option<
             }
             vals[2]
         }
-        _ => version.unwrap_or_else(|| cat.entries_named(name).next().map_or(0, |e| e.spec().valid_versions.hi)),
+        _ => version.unwrap_or_else(|| {
+            cat.entries_named(name)
+                .next()
+                .map_or(0, |e| e.spec().valid_versions.hi)
+        }),
     };
     let v = version.unwrap_or(start_version);
     let Some(spec) = cat.by_name(name, v, None) else {
-        return stopped(root, DecodeError { kind: ErrorKind::UnknownMessage, offset: r.pos(), expected: format!("a version of {name} the catalogue has, not {v}") });
+        return stopped(
+            root,
+            DecodeError {
+                kind: ErrorKind::UnknownMessage,
+                offset: r.pos(),
+                expected: format!("a version of {name} the catalogue has, not {v}"),
+            },
+        );
     };
-    match decode_embedded(cat, bytes, spec, v, (r.pos(), bytes.len()), Region::RequestBody) {
+    match decode_embedded(
+        cat,
+        bytes,
+        spec,
+        v,
+        (r.pos(), bytes.len()),
+        Region::RequestBody,
+    ) {
         Ok((mut node, warnings)) => {
             let end = node.end();
             node.kind = Kind::Body;
             root.children.push(node);
-            let error = (end < bytes.len()).then(|| DecodeError { kind: ErrorKind::TrailingBytes, offset: end, expected: format!("the end of the {name} record: {} bytes follow", bytes.len() - end) });
-            DecodedPayload { root, error, warnings, version: Some(v) }
+            let error = (end < bytes.len()).then(|| DecodeError {
+                kind: ErrorKind::TrailingBytes,
+                offset: end,
+                expected: format!(
+                    "the end of the {name} record: {} bytes follow",
+                    bytes.len() - end
+                ),
+            });
+            DecodedPayload {
+                root,
+                error,
+                warnings,
+                version: Some(v),
+            }
         }
         Err(failed) => {
             let (mut node, e) = *failed;
             node.kind = Kind::Body;
             root.children.push(node);
-            DecodedPayload { root, error: Some(e), warnings: Vec::new(), version: Some(v) }
+            DecodedPayload {
+                root,
+                error: Some(e),
+                warnings: Vec::new(),
+                version: Some(v),
+            }
         }
     }
 }

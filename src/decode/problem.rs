@@ -41,13 +41,21 @@ pub struct DecodeError {
 
 impl DecodeError {
     pub fn new(kind: ErrorKind, offset: usize, expected: impl Into<String>) -> Self {
-        DecodeError { kind, offset, expected: expected.into() }
+        DecodeError {
+            kind,
+            offset,
+            expected: expected.into(),
+        }
     }
 }
 
 impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at offset 0x{:04x} ({}): {}", self.offset, self.offset, self.expected)
+        write!(
+            f,
+            "at offset 0x{:04x} ({}): {}",
+            self.offset, self.offset, self.expected
+        )
     }
 }
 
@@ -107,18 +115,30 @@ pub struct Warning {
 
 impl Warning {
     pub fn new(kind: WarningKind, offset: Option<usize>, text: impl Into<String>) -> Self {
-        Warning { kind, offset, text: text.into(), detail_from: 0 }
+        Warning {
+            kind,
+            offset,
+            text: text.into(),
+            detail_from: 0,
+        }
     }
 
     /// A warning at `offset`, its text led by the offset as every warning line is.
     pub fn at(kind: WarningKind, offset: usize, text: std::fmt::Arguments<'_>) -> Self {
         let lead = format!("0x{offset:04x}: ");
-        Warning { kind, offset: Some(offset), detail_from: lead.len() as u8, text: lead + &text.to_string() }
+        Warning {
+            kind,
+            offset: Some(offset),
+            detail_from: lead.len() as u8,
+            text: lead + &text.to_string(),
+        }
     }
 
     /// What the warning says, without the offset that leads its line.
     pub fn detail(&self) -> &str {
-        self.text.get(usize::from(self.detail_from)..).unwrap_or(&self.text)
+        self.text
+            .get(usize::from(self.detail_from)..)
+            .unwrap_or(&self.text)
     }
 }
 

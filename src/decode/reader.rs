@@ -24,7 +24,11 @@ pub struct Uvarint {
 impl<'a> Reader<'a> {
     #[inline]
     pub fn new(buf: &'a [u8]) -> Self {
-        Reader { buf, pos: 0, end: buf.len() }
+        Reader {
+            buf,
+            pos: 0,
+            end: buf.len(),
+        }
     }
 
     #[inline]
@@ -86,7 +90,11 @@ impl<'a> Reader<'a> {
     #[cold]
     #[inline(never)]
     fn short(&self, n: usize, what: &str) -> DecodeError {
-        DecodeError::new(ErrorKind::Truncated, self.pos, format!("{what}: needs {n} bytes, {} remain", self.remaining()))
+        DecodeError::new(
+            ErrorKind::Truncated,
+            self.pos,
+            format!("{what}: needs {n} bytes, {} remain", self.remaining()),
+        )
     }
 
     #[inline]
@@ -124,15 +132,30 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn uvarint_n(&mut self, max_bytes: usize, what: &str) -> Result<Uvarint, DecodeError> {
         // Most varints (lengths, counts, tags) are one byte: read those without the loop.
-        if let Some(&b) = self.buf.get(self.pos).filter(|&&b| b < 0x80 && self.pos < self.end) {
+        if let Some(&b) = self
+            .buf
+            .get(self.pos)
+            .filter(|&&b| b < 0x80 && self.pos < self.end)
+        {
             self.pos += 1;
-            return Ok(Uvarint { value: u64::from(b), len: 1, overlong: false });
+            return Ok(Uvarint {
+                value: u64::from(b),
+                len: 1,
+                overlong: false,
+            });
         }
         // And most of the rest two (record lengths, deltas): also without the loop.
-        if let (true, Some(&[b0, b1])) = (self.pos + 2 <= self.end && max_bytes >= 2, self.buf.get(self.pos..self.pos + 2)) {
+        if let (true, Some(&[b0, b1])) = (
+            self.pos + 2 <= self.end && max_bytes >= 2,
+            self.buf.get(self.pos..self.pos + 2),
+        ) {
             if b1 < 0x80 {
                 self.pos += 2;
-                return Ok(Uvarint { value: u64::from(b0 & 0x7f) | u64::from(b1) << 7, len: 2, overlong: b1 == 0 });
+                return Ok(Uvarint {
+                    value: u64::from(b0 & 0x7f) | u64::from(b1) << 7,
+                    len: 2,
+                    overlong: b1 == 0,
+                });
             }
         }
         self.uvarint_long(max_bytes, what)
@@ -156,11 +179,19 @@ impl<'a> Reader<'a> {
                 let len = i + 1;
                 // Over-long: a final zero group after the first byte adds nothing.
                 let overlong = len > 1 && b == 0;
-                return Ok(Uvarint { value, len, overlong });
+                return Ok(Uvarint {
+                    value,
+                    len,
+                    overlong,
+                });
             }
         }
         self.pos = start;
-        Err(DecodeError { kind: ErrorKind::Invalid, offset: start, expected: format!("{what}: varint longer than {max_bytes} bytes") })
+        Err(DecodeError {
+            kind: ErrorKind::Invalid,
+            offset: start,
+            expected: format!("{what}: varint longer than {max_bytes} bytes"),
+        })
     }
 
     /// 32-bit unsigned varint (lengths, counts, tags).
@@ -168,14 +199,21 @@ impl<'a> Reader<'a> {
     pub fn uvarint(&mut self, what: &str) -> Result<Uvarint, DecodeError> {
         let v = self.uvarint_n(5, what)?;
         if v.value > u64::from(u32::MAX) {
-            return Err(DecodeError { kind: ErrorKind::Invalid, offset: self.pos - v.len, expected: format!("{what}: varint exceeds 32 bits") });
+            return Err(DecodeError {
+                kind: ErrorKind::Invalid,
+                offset: self.pos - v.len,
+                expected: format!("{what}: varint exceeds 32 bits"),
+            });
         }
         Ok(v)
     }
 
     /// [`Reader::uvarint`] with a name made only if the read fails.
     #[inline]
-    pub fn uvarint_or_else(&mut self, what: impl FnOnce() -> String) -> Result<Uvarint, DecodeError> {
+    pub fn uvarint_or_else(
+        &mut self,
+        what: impl FnOnce() -> String,
+    ) -> Result<Uvarint, DecodeError> {
         named(self.uvarint(""), what)
     }
 
@@ -226,7 +264,14 @@ mod tests {
 
     #[test]
     fn uvarint_boundaries() {
-        for (bytes, v) in [(&[0x00][..], 0u64), (&[0x7f], 127), (&[0x80, 0x01], 128), (&[0xac, 0x02], 300), (&[0xff, 0x7f], 16383), (&[0x80, 0x80, 0x01], 16384)] {
+        for (bytes, v) in [
+            (&[0x00][..], 0u64),
+            (&[0x7f], 127),
+            (&[0x80, 0x01], 128),
+            (&[0xac, 0x02], 300),
+            (&[0xff, 0x7f], 16383),
+            (&[0x80, 0x80, 0x01], 16384),
+        ] {
             let mut r = Reader::new(bytes);
             let u = r.uvarint("x").unwrap();
             assert_eq!((u.value, u.len, u.overlong), (v, bytes.len(), false));

@@ -14,7 +14,12 @@ pub const TOKEN_ROOT: &str = "SaslToken";
 /// The frame of a SASL token: `bytes` is the whole frame, size prefix included.
 /// Nothing is read but the size; a size that disagrees with the bytes is the
 /// frame's error, as for any frame.
-pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mechanism: Arc<str>) -> Frame {
+pub fn token_frame(
+    bytes: Bytes,
+    input_offset: usize,
+    direction: Direction,
+    mechanism: Arc<str>,
+) -> Frame {
     let mut root = Node::new(TOKEN_ROOT, "message", 0, Region::Frame, Role::Structure);
     root.note = Some(format!("({mechanism})").into());
     root.doc = Some("SASL token after SaslHandshake v0: no Kafka header".into());
@@ -25,14 +30,24 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
             root.children.push(framing_node(Some(declared), 4));
             let have = bytes.len() - 4;
             if usize::try_from(declared).ok() != Some(have) {
-                error = Some(DecodeError { kind: crate::decode::ErrorKind::Truncated, offset: 0, expected: format!("a token of {declared} bytes, as its size says; {have} follow") });
+                error = Some(DecodeError {
+                    kind: crate::decode::ErrorKind::Truncated,
+                    offset: 0,
+                    expected: format!(
+                        "a token of {declared} bytes, as its size says; {have} follow"
+                    ),
+                });
             }
         }
         None => {
             let mut framing = framing_node(None, bytes.len());
             framing.set_error("a 4-byte size prefix");
             root.children.push(framing);
-            error = Some(DecodeError { kind: crate::decode::ErrorKind::Truncated, offset: 0, expected: "a 4-byte size prefix".into() });
+            error = Some(DecodeError {
+                kind: crate::decode::ErrorKind::Truncated,
+                offset: 0,
+                expected: "a 4-byte size prefix".into(),
+            });
         }
     }
     if bytes.len() >= 4 {
@@ -40,9 +55,22 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
             Direction::Request => Region::RequestBody,
             Direction::Response => Region::ResponseBody,
         };
-        let mut auth = leaf("authBytes", "bytes", 4, bytes.len() - 4, Value::Bytes(Some(bytes.slice(4..))), region);
+        let mut auth = leaf(
+            "authBytes",
+            "bytes",
+            4,
+            bytes.len() - 4,
+            Value::Bytes(Some(bytes.slice(4..))),
+            region,
+        );
         auth.doc = Some("the mechanism's bytes: no api key, no correlation id".into());
-        sasl_parts(&mut auth, &bytes, bytes.len(), Some(&mechanism), direction == Direction::Request);
+        sasl_parts(
+            &mut auth,
+            &bytes,
+            bytes.len(),
+            Some(&mechanism),
+            direction == Direction::Request,
+        );
         root.children.push(auth);
     }
     let mut frame = Frame {
@@ -70,12 +98,22 @@ pub fn token_frame(bytes: Bytes, input_offset: usize, direction: Direction, mech
 /// `frame`) holds, read by `mechanism`'s grammar (or by shape when it is not
 /// known), as its children; credentials are marked secret. A message no
 /// grammar fits is a credential as a whole.
-pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<&str>, from_client: bool) {
+pub fn sasl_parts(
+    node: &mut Node,
+    frame: &Bytes,
+    end: usize,
+    mechanism: Option<&str>,
+    from_client: bool,
+) {
     // The value's bytes end at `end` (the node's length may not be set yet).
-    let Value::Bytes(Some(b)) = &node.value else { return };
+    let Value::Bytes(Some(b)) = &node.value else {
+        return;
+    };
     let len = b.len();
     let at = end.saturating_sub(len);
-    let Some(bytes) = frame.get(at..at + len) else { return };
+    let Some(bytes) = frame.get(at..at + len) else {
+        return;
+    };
     if bytes.is_empty() {
         return;
     }
@@ -103,11 +141,17 @@ pub fn sasl_parts(node: &mut Node, frame: &Bytes, end: usize, mechanism: Option<
 
 /// `(length note; what)`: the encoding note stays first.
 pub(super) fn add_to_note(node: &mut Node, what: &str) {
-    let inner = node.note.as_deref().and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
-    node.note = Some(match inner {
-        Some(n) => format!("({n}; {what})"),
-        None => format!("({what})"),
-    }.into());
+    let inner = node
+        .note
+        .as_deref()
+        .and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
+    node.note = Some(
+        match inner {
+            Some(n) => format!("({n}; {what})"),
+            None => format!("({what})"),
+        }
+        .into(),
+    );
 }
 
 #[cfg(test)]
@@ -121,11 +165,26 @@ mod tests {
         assert!(f.error.is_none());
         assert_eq!(f.kind.sasl_mechanism(), Some("PLAIN"));
         let auth = &f.root.children[1];
-        assert_eq!((auth.name.as_str(), auth.offset, auth.len), ("authBytes", 4, 5));
+        assert_eq!(
+            (auth.name.as_str(), auth.offset, auth.len),
+            ("authBytes", 4, 5)
+        );
         assert_eq!(f.root.children[0].children[0].value, Value::Int(5));
         // Cut short, or no size at all: an error, never a panic.
-        assert!(token_frame(Bytes::from_static(b"\x00\x00\x00\x09ab"), 0, Direction::Response, "X".into()).error.is_some());
-        let f = token_frame(Bytes::from_static(b"\x00\x00"), 0, Direction::Response, "X".into());
+        assert!(token_frame(
+            Bytes::from_static(b"\x00\x00\x00\x09ab"),
+            0,
+            Direction::Response,
+            "X".into()
+        )
+        .error
+        .is_some());
+        let f = token_frame(
+            Bytes::from_static(b"\x00\x00"),
+            0,
+            Direction::Response,
+            "X".into(),
+        );
         assert!(f.error.is_some() && f.root.children.len() == 1);
     }
 }

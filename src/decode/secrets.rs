@@ -41,16 +41,23 @@ const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 /// Whether `frame` may hold a credential: its message (as `message` looks it
 /// up by direction, api key and version) has credential fields, or records
 /// of the metadata log. Frames that cannot are never walked.
-pub fn may_hold<'c>(frame: &Frame, message: impl FnOnce(MessageKind, i16, i16) -> Option<&'c MessageSpec>) -> bool {
+pub fn may_hold<'c>(
+    frame: &Frame,
+    message: impl FnOnce(MessageKind, i16, i16) -> Option<&'c MessageSpec>,
+) -> bool {
     if matches!(frame.kind, FrameKind::SaslToken { .. }) {
         return true;
     }
-    let (Some(k), Some(v)) = (frame.api_key, frame.api_version) else { return false };
+    let (Some(k), Some(v)) = (frame.api_key, frame.api_version) else {
+        return false;
+    };
     let kind = match frame.direction {
         crate::decode::Direction::Request => MessageKind::Request,
         crate::decode::Direction::Response => MessageKind::Response,
     };
-    let Some(spec) = message(kind, k, v) else { return false };
+    let Some(spec) = message(kind, k, v) else {
+        return false;
+    };
     // What the message holds is worked out once per version, with its plan
     // (walking its fields for every frame was 2.8% of a capture's text tree).
     let plan = spec.plan(v);
@@ -58,14 +65,23 @@ pub fn may_hold<'c>(frame: &Frame, message: impl FnOnce(MessageKind, i16, i16) -
         return true;
     }
     // Every frame with records is scanned (a byte-at-a-time search was 5% of a capture's text tree).
-    plan.holds_records && metadata_log_finders().iter().any(|f| f.find(&frame.bytes).is_some())
+    plan.holds_records
+        && metadata_log_finders()
+            .iter()
+            .any(|f| f.find(&frame.bytes).is_some())
 }
 
 /// Searchers for the metadata log's name and id, built once (building one
 /// for every frame cost more than searching its bytes).
 fn metadata_log_finders() -> &'static [memchr::memmem::Finder<'static>; 2] {
-    static FINDERS: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 2]> = std::sync::OnceLock::new();
-    FINDERS.get_or_init(|| [memchr::memmem::Finder::new(METADATA_TOPIC), memchr::memmem::Finder::new(&METADATA_TOPIC_ID)])
+    static FINDERS: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::OnceLock::new();
+    FINDERS.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new(METADATA_TOPIC),
+            memchr::memmem::Finder::new(&METADATA_TOPIC_ID),
+        ]
+    })
 }
 
 /// Mask the credentials of a decoded frame: returns how many were redacted.
@@ -91,8 +107,16 @@ pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
 
 /// Secrets under decompressed nodes (their own buffers).
 fn count_decompressed_secrets(n: &Node) -> usize {
-    let own = if n.role == Role::Decompressed { secret_ranges(&n.children).len() } else { 0 };
-    own + n.children.iter().map(count_decompressed_secrets).sum::<usize>()
+    let own = if n.role == Role::Decompressed {
+        secret_ranges(&n.children).len()
+    } else {
+        0
+    };
+    own + n
+        .children
+        .iter()
+        .map(count_decompressed_secrets)
+        .sum::<usize>()
 }
 
 /// The byte ranges of the secret nodes among `nodes` (see [`collect`]).
@@ -154,7 +178,9 @@ fn value_len(value: &Value) -> Option<usize> {
 }
 
 fn overlaps(node: &Node, ranges: &[(usize, usize)]) -> bool {
-    ranges.iter().any(|&(at, len)| node.offset < at + len && at < node.offset + node.len)
+    ranges
+        .iter()
+        .any(|&(at, len)| node.offset < at + len && at < node.offset + node.len)
 }
 
 /// Secret nodes show `<redacted, N bytes>`; values that hold their bytes are
@@ -167,7 +193,10 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
     // A node that does not overlap a secret is left as it is, but decompressed data below may still hold secrets of its own.
     if overlaps(node, ranges) {
         if node.is_secret() {
-            let len = ranges.iter().find(|&&(at, len)| at >= node.offset && at + len <= node.offset + node.len).map_or(node.len, |r| r.1);
+            let len = ranges
+                .iter()
+                .find(|&&(at, len)| at >= node.offset && at + len <= node.offset + node.len)
+                .map_or(node.len, |r| r.1);
             node.value = Value::Str(Some(format!("<redacted, {len} bytes>").into()));
             node.note = Some("(redacted: --show-secrets shows it)".into());
             node.children.clear();
@@ -191,7 +220,9 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
 /// Secrets inside decompressed data: masked in that data.
 fn redact_decompressed(node: &mut Node) {
     let ranges = secret_ranges(&node.children);
-    let Value::Bytes(Some(data)) = &node.value else { return };
+    let Value::Bytes(Some(data)) = &node.value else {
+        return;
+    };
     if ranges.is_empty() {
         return;
     }
@@ -237,7 +268,8 @@ fn paths(node: &Node, at: &str, out: &mut Vec<String>) {
         if !contains_secret(c) {
             continue;
         }
-        let leaf_field = matches!(c.role, Role::Field { .. }) && !matches!(c.value, Value::Struct(_) | Value::Array(_));
+        let leaf_field = matches!(c.role, Role::Field { .. })
+            && !matches!(c.value, Value::Struct(_) | Value::Array(_));
         if leaf_field {
             out.push(here);
         } else {
@@ -248,12 +280,16 @@ fn paths(node: &Node, at: &str, out: &mut Vec<String>) {
 
 /// The element index of child `i` of an array node (its first child is the length).
 fn element_index(array: &Node, i: usize) -> usize {
-    array.children[..i].iter().filter(|c| c.role == Role::Element).count()
+    array.children[..i]
+        .iter()
+        .filter(|c| c.role == Role::Element)
+        .count()
 }
 
 impl Node {
     /// Whether this node was redacted (its value replaced by the marker).
     pub fn value_is_redacted(&self) -> bool {
-        self.is_secret() && matches!(&self.value, Value::Str(Some(t)) if t.starts_with("<redacted, "))
+        self.is_secret()
+            && matches!(&self.value, Value::Str(Some(t)) if t.starts_with("<redacted, "))
     }
 }

@@ -4,8 +4,8 @@
 //! belong to that topic. Learned by `analysis::exchange::Names`; shared, so
 //! that a frame's context costs a reference count.
 
-use crate::text::Text;
 use crate::text::escape::{quote, quote_bytes};
+use crate::text::Text;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -29,7 +29,10 @@ impl TopicIds {
             Err(_) => quote_bytes(name),
         };
         let note: Arc<str> = format!("(topic {quoted})").into();
-        let named = Named { name: String::from_utf8_lossy(name).into(), note: note.into() };
+        let named = Named {
+            name: String::from_utf8_lossy(name).into(),
+            note: note.into(),
+        };
         Arc::make_mut(&mut self.0).insert(id, named);
     }
 
@@ -59,13 +62,19 @@ mod tests {
         ids.insert([2; 16], b"evil\x1b[31m\"x");
         ids.insert([3; 16], b"bad\xff");
         assert_eq!(ids.note(&[1; 16]).as_deref(), Some("(topic \"orders\")"));
-        assert_eq!(ids.note(&[2; 16]).as_deref(), Some("(topic \"evil\\u{1b}[31m\\\"x\")"));
+        assert_eq!(
+            ids.note(&[2; 16]).as_deref(),
+            Some("(topic \"evil\\u{1b}[31m\\\"x\")")
+        );
         assert_eq!(ids.note(&[3; 16]).as_deref(), Some("(topic b\"bad\\xff\")"));
         assert_eq!(ids.name(&[3; 16]), Some("bad\u{fffd}"));
         assert_eq!(ids.note(&[4; 16]), None);
         // A clone held elsewhere keeps what it saw.
         let held = ids.clone();
         ids.insert([1; 16], b"renamed");
-        assert_eq!((held.name(&[1; 16]), ids.name(&[1; 16])), (Some("orders"), Some("renamed")));
+        assert_eq!(
+            (held.name(&[1; 16]), ids.name(&[1; 16])),
+            (Some("orders"), Some("renamed"))
+        );
     }
 }

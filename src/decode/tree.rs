@@ -205,7 +205,13 @@ struct NodeExtra {
 
 impl Node {
     #[inline]
-    pub fn new(name: impl Into<Text>, ty: impl Into<Text>, offset: usize, region: Region, role: Role) -> Node {
+    pub fn new(
+        name: impl Into<Text>,
+        ty: impl Into<Text>,
+        offset: usize,
+        region: Region,
+        role: Role,
+    ) -> Node {
         Node {
             name: name.into(),
             ty: ty.into(),
@@ -300,8 +306,22 @@ impl Node {
 
 /// An encoding detail's node (a length, a tag, a prefix): `len` bytes at `offset` holding `value`.
 #[inline(always)]
-pub(crate) fn leaf(name: impl Into<Text>, ty: &'static str, offset: usize, len: usize, value: Value, region: Region) -> Node {
-    Node::of(name.into(), Text::from_static(ty), (offset, len), value, region, (Role::Encoding, Kind::Plain))
+pub(crate) fn leaf(
+    name: impl Into<Text>,
+    ty: &'static str,
+    offset: usize,
+    len: usize,
+    value: Value,
+    region: Region,
+) -> Node {
+    Node::of(
+        name.into(),
+        Text::from_static(ty),
+        (offset, len),
+        value,
+        region,
+        (Role::Encoding, Kind::Plain),
+    )
 }
 
 impl Node {
@@ -309,8 +329,29 @@ impl Node {
     /// straight into the vector (a node built and then changed was built
     /// aside and copied in). What else it has is set once it is there.
     #[inline(always)]
-    pub(crate) fn of(name: Text, ty: Text, (offset, len): (usize, usize), value: Value, region: Region, (role, kind): (Role, Kind)) -> Node {
-        Node { name, ty, offset, len, value, note: None, doc: None, region, role, kind, key: None, extra: None, children: Vec::new() }
+    pub(crate) fn of(
+        name: Text,
+        ty: Text,
+        (offset, len): (usize, usize),
+        value: Value,
+        region: Region,
+        (role, kind): (Role, Kind),
+    ) -> Node {
+        Node {
+            name,
+            ty,
+            offset,
+            len,
+            value,
+            note: None,
+            doc: None,
+            region,
+            role,
+            kind,
+            key: None,
+            extra: None,
+            children: Vec::new(),
+        }
     }
 }
 
@@ -331,7 +372,10 @@ pub(crate) fn reserve_nodes(v: &mut Vec<Node>, n: usize) {
 pub(crate) fn push_with(out: &mut Vec<Node>, make: impl FnOnce() -> Node) -> &mut Node {
     out.reserve(1);
     let len = out.len();
-    let slot = out.spare_capacity_mut().first_mut().expect("room was reserved");
+    let slot = out
+        .spare_capacity_mut()
+        .first_mut()
+        .expect("room was reserved");
     slot.write(make());
     // SAFETY: the element at `len`, within capacity, was just initialised.
     unsafe { out.set_len(len + 1) };
@@ -427,7 +471,6 @@ impl Frame {
 mod tests {
     use super::*;
 
-
     #[test]
     fn a_node_stays_216_bytes() {
         // Nodes are the tree's bulk: the kind sits in padding.
@@ -438,15 +481,26 @@ mod tests {
     #[test]
     fn push_with_returns_the_node_it_pushed() {
         let mut out = vec![Node::new("a", "int8", 0, Region::Frame, Role::Encoding)];
-        let n = push_with(&mut out, || Node::new("b", "int16", 1, Region::Frame, Role::Encoding));
+        let n = push_with(&mut out, || {
+            Node::new("b", "int16", 1, Region::Frame, Role::Encoding)
+        });
         n.len = 2;
         assert_eq!(out.len(), 2);
-        assert_eq!((out[1].name.as_str(), out[1].offset, out[1].len), ("b", 1, 2));
+        assert_eq!(
+            (out[1].name.as_str(), out[1].offset, out[1].len),
+            ("b", 1, 2)
+        );
     }
 
     #[test]
     fn a_header_key_is_kept_without_an_extra_allocation() {
-        let mut n = Node::new("client_id", "string", 4, Region::RpcHeader, Role::Field { decl: 3 });
+        let mut n = Node::new(
+            "client_id",
+            "string",
+            4,
+            Region::RpcHeader,
+            Role::Field { decl: 3 },
+        );
         n.set_key("ClientId");
         assert_eq!(n.field_key(), "ClientId");
         assert!(n.extra.is_none(), "no boxed extra for a key");

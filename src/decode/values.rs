@@ -12,9 +12,9 @@
 //!   and where decoding stopped ([`Stopped`]), so that the tree views' nodes,
 //!   a partial tree's included, are built from it ([`super::fields`]' `replay`).
 
-use crate::budget::Budget;
-use super::reader::Reader;
 use super::problem::{DecodeError, ErrorKind};
+use super::reader::Reader;
+use crate::budget::Budget;
 use crate::schema::plan::{Element, FieldPlan, Op, Shape, StructPlan};
 use crate::schema::Primitive;
 
@@ -169,7 +169,11 @@ pub struct Packed {
 impl Packed {
     /// The elements' values, read from `frame` (which holds them all).
     pub fn values<'b>(&self, frame: &'b [u8]) -> impl Iterator<Item = Val> + 'b {
-        let (ty, at, w) = (self.ty, self.at as usize, self.ty.fixed_width().unwrap_or(0));
+        let (ty, at, w) = (
+            self.ty,
+            self.at as usize,
+            self.ty.fixed_width().unwrap_or(0),
+        );
         (0..self.count as usize).map(move |k| fixed_value(ty, frame, at + k * w))
     }
 }
@@ -240,7 +244,12 @@ pub type Decoded = (u32, usize, Res);
 
 /// Decode the struct `plan` from `frame[start..]` onto `values` as one
 /// message slot.
-pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values) -> Decoded {
+pub fn decode_message(
+    frame: &[u8],
+    start: usize,
+    plan: &StructPlan,
+    values: &mut Values,
+) -> Decoded {
     let (slot, _, end, res) = decode_onto::<false>(frame, start, (plan, None), values, None);
     (slot, end, res)
 }
@@ -249,7 +258,13 @@ pub fn decode_message(frame: &[u8], start: usize, plan: &StructPlan, values: &mu
 /// section, tagged entry and presence marker, so that the tree views can be
 /// built from the tape alone. A compressed batch's data is decompressed into
 /// [`Values::buffers`] within `budget`.
-pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &mut Values, budget: &Budget) -> Decoded {
+pub fn decode_annotated(
+    frame: &[u8],
+    start: usize,
+    plan: &StructPlan,
+    values: &mut Values,
+    budget: &Budget,
+) -> Decoded {
     let (slot, _, end, res) = decode_onto::<true>(frame, start, (plan, None), values, Some(budget));
     (slot, end, res)
 }
@@ -261,7 +276,14 @@ pub fn decode_annotated(frame: &[u8], start: usize, plan: &StructPlan, values: &
 /// [`Values::record_damage`]), or `annotated`. Returns where decoding ended,
 /// and why if it stopped (in the body when the body has a slot).
 #[inline]
-pub fn decode_header_and_body(frame: &[u8], start: usize, plans: (&StructPlan, Option<&StructPlan>), values: &mut Values, annotated: bool, budget: &Budget) -> (usize, Res) {
+pub fn decode_header_and_body(
+    frame: &[u8],
+    start: usize,
+    plans: (&StructPlan, Option<&StructPlan>),
+    values: &mut Values,
+    annotated: bool,
+    budget: &Budget,
+) -> (usize, Res) {
     let (header, body, end, res) = match annotated {
         true => decode_onto::<true>(frame, start, plans, values, Some(budget)),
         false => decode_onto::<false>(frame, start, plans, values, Some(budget)),
@@ -273,10 +295,25 @@ pub fn decode_header_and_body(frame: &[u8], start: usize, plans: (&StructPlan, O
 /// `plans.0` as a message slot, then `plans.1` (if any) after it when the
 /// first decoded whole: their slots, where decoding ended, and why if it stopped.
 #[inline(always)]
-fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plans: (&StructPlan, Option<&StructPlan>), values: &mut Values, budget: Option<&Budget>) -> (u32, Option<u32>, usize, Res) {
+fn decode_onto<const ANNOTATED: bool>(
+    frame: &[u8],
+    start: usize,
+    plans: (&StructPlan, Option<&StructPlan>),
+    values: &mut Values,
+    budget: Option<&Budget>,
+) -> (u32, Option<u32>, usize, Res) {
     let mut r = Reader::new(frame);
     r.seek(start);
-    let mut d = ValueDecoder::<ANNOTATED> { r, slots: &mut values.slots, buffers: &mut values.buffers, findings: &mut values.findings, budget, record_damage: &mut values.record_damage, error: None, stopped: None };
+    let mut d = ValueDecoder::<ANNOTATED> {
+        r,
+        slots: &mut values.slots,
+        buffers: &mut values.buffers,
+        findings: &mut values.findings,
+        budget,
+        record_damage: &mut values.record_damage,
+        error: None,
+        stopped: None,
+    };
     let (first, mut stopped) = d.message(plans.0);
     let second = match plans.1 {
         Some(plan) if !stopped => {
@@ -289,10 +326,18 @@ fn decode_onto<const ANNOTATED: bool>(frame: &[u8], start: usize, plans: (&Struc
     let end = d.r.pos();
     let res = match stopped {
         false => Ok(()),
-        true => Err(d.error.take().unwrap_or_else(|| DecodeError { kind: ErrorKind::Invalid, offset: end, expected: "a value (decoding stopped without a reason)".into() })),
+        true => Err(d.error.take().unwrap_or_else(|| DecodeError {
+            kind: ErrorKind::Invalid,
+            offset: end,
+            expected: "a value (decoding stopped without a reason)".into(),
+        })),
     };
     if let (Some((slot, shown_end)), Err(error)) = (d.stopped, &res) {
-        values.stopped = Some(Box::new(Stopped { slot, end: shown_end, error: error.clone() }));
+        values.stopped = Some(Box::new(Stopped {
+            slot,
+            end: shown_end,
+            error: error.clone(),
+        }));
     }
     (first, second, end, res)
 }
@@ -323,7 +368,14 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     /// slot, and whether decoding stopped in it (the reason in `error`).
     #[inline(always)]
     fn message(&mut self, plan: &StructPlan) -> (u32, bool) {
-        let i = push_slot(self.slots, NO_KEY, SlotKind::Message, 0, Val::Struct, (self.r.pos(), 0, 0));
+        let i = push_slot(
+            self.slots,
+            NO_KEY,
+            SlotKind::Message,
+            0,
+            Val::Struct,
+            (self.r.pos(), 0, 0),
+        );
         let res = self.read_struct(plan);
         self.close(i);
         (i as u32, res.is_err())
@@ -344,13 +396,29 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     #[inline]
     fn open(&mut self, key: Key, kind: SlotKind, decl: u32) -> usize {
         let at = self.r.pos() as u32;
-        self.slots.push(Slot { key, value: Val::Null, end: 0, decl, at, len: 0, prefix: 0, kind });
+        self.slots.push(Slot {
+            key,
+            value: Val::Null,
+            end: 0,
+            decl,
+            at,
+            len: 0,
+            prefix: 0,
+            kind,
+        });
         self.slots.len() - 1
     }
 
     /// A slot whose value and bytes are known: it has no children.
     #[inline(always)]
-    fn leaf(&mut self, key: Key, kind: SlotKind, decl: u32, value: Val, bytes: (usize, usize, usize)) {
+    fn leaf(
+        &mut self,
+        key: Key,
+        kind: SlotKind,
+        decl: u32,
+        value: Val,
+        bytes: (usize, usize, usize),
+    ) {
         push_slot(self.slots, key, kind, decl, value, bytes);
     }
 
@@ -382,19 +450,38 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     /// nodes for them are built from these slots.
     #[inline]
     fn batches(&mut self, i: usize, f: &FieldPlan) {
-        if !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords" {
+        if !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords"
+        {
             return;
         }
-        let (Some(Val::Bytes(span)), Some(budget)) = (self.slots.get(i).map(|s| s.value), self.budget) else { return };
+        let (Some(Val::Bytes(span)), Some(budget)) =
+            (self.slots.get(i).map(|s| s.value), self.budget)
+        else {
+            return;
+        };
         let range = (span.at as usize, (span.at + span.len) as usize);
         if !ANNOTATED {
-            return crate::decode::records::tape::check_batches(self.r.buf(), range, budget, self.record_damage);
+            return crate::decode::records::tape::check_batches(
+                self.r.buf(),
+                range,
+                budget,
+                self.record_damage,
+            );
         }
-        if !crate::decode::records::BatchDecoder::plausible(self.r.buf().get(range.0..range.1).unwrap_or_default()) {
+        if !crate::decode::records::BatchDecoder::plausible(
+            self.r.buf().get(range.0..range.1).unwrap_or_default(),
+        ) {
             return;
         }
         // The topic is not known here: keys and values may be framed as a plain topic's (replay shows it only for one).
-        let mut walk = crate::decode::records::tape::Walk::<true> { slots: self.slots, buffers: self.buffers, findings: self.findings, budget, plain: true, first_index: 0 };
+        let mut walk = crate::decode::records::tape::Walk::<true> {
+            slots: self.slots,
+            buffers: self.buffers,
+            findings: self.findings,
+            budget,
+            plain: true,
+            first_index: 0,
+        };
         walk.stream(self.r.buf(), range);
         let end = self.slots.len() as u32;
         if let Some(s) = self.slots.get_mut(i) {
@@ -446,7 +533,13 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     /// [`quick_fields`] from the reader's position on.
     #[inline(always)]
     fn quick_fields(&mut self, fields: &[FieldPlan], i: usize) -> usize {
-        let (i, pos) = quick_fields::<ANNOTATED>(fields, i, self.r.buf(), (self.r.pos(), self.r.end()), self.slots);
+        let (i, pos) = quick_fields::<ANNOTATED>(
+            fields,
+            i,
+            self.r.buf(),
+            (self.r.pos(), self.r.end()),
+            self.slots,
+        );
         self.r.seek(pos);
         i
     }
@@ -454,11 +547,13 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     fn read_field(&mut self, f: &FieldPlan) -> Step {
         let i = self.open(f.json_key, SlotKind::Field, f.decl.into());
         let res = match &f.shape {
-            Shape::Primitive(p) => self.read_primitive(*p, f.compact, f.name).map(|(v, prefix)| {
-                self.set(i, v);
-                self.set_prefix(i, prefix);
-                self.batches(i, f);
-            }),
+            Shape::Primitive(p) => self
+                .read_primitive(*p, f.compact, f.name)
+                .map(|(v, prefix)| {
+                    self.set(i, v);
+                    self.set_prefix(i, prefix);
+                    self.batches(i, f);
+                }),
             Shape::Struct(plan) => self.read_struct_value(f, plan, i),
             Shape::Array(el) => self.read_array(f, el, i),
         };
@@ -512,10 +607,18 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let u = self.ok(read)?;
             return Ok(u.value.checked_sub(1).map(|n| n as usize));
         }
-        let read = if wide { self.r.i32(name) } else { self.r.i16(name).map(i32::from) };
+        let read = if wide {
+            self.r.i32(name)
+        } else {
+            self.r.i16(name).map(i32::from)
+        };
         match self.ok(read)? {
             -1 => Ok(None),
-            n if n < -1 => Err(self.stop(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: a length >= -1, found {n}") })),
+            n if n < -1 => Err(self.stop(DecodeError {
+                kind: ErrorKind::Invalid,
+                offset: at,
+                expected: format!("{name}: a length >= -1, found {n}"),
+            })),
             n => Ok(Some(n as usize)),
         }
     }
@@ -534,7 +637,13 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 (v >= 0, Val::Int(v.into()))
             };
             if ANNOTATED {
-                self.leaf(NO_KEY, SlotKind::Marker, 0, marker, (at, self.r.pos() - at, 0));
+                self.leaf(
+                    NO_KEY,
+                    SlotKind::Marker,
+                    0,
+                    marker,
+                    (at, self.r.pos() - at, 0),
+                );
             }
             if !present {
                 return Ok(());
@@ -554,7 +663,11 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let read = self.r.i32_or_else(|| format!("{name} length"));
             let v = self.ok(read)?;
             if v < -1 {
-                return Err(self.stop(DecodeError { kind: ErrorKind::Invalid, offset: at, expected: format!("{name}: an array length >= -1, found {v}") }));
+                return Err(self.stop(DecodeError {
+                    kind: ErrorKind::Invalid,
+                    offset: at,
+                    expected: format!("{name}: an array length >= -1, found {v}"),
+                }));
             }
             usize::try_from(v).ok()
         };
@@ -564,15 +677,29 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         // Every element takes at least one byte, except structs whose fields are all
         // absent at this version; either way a longer count cannot be honest.
         if count > self.r.remaining() {
-            let e = DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("{name}: {count} elements, but only {} bytes remain", self.r.remaining()) };
+            let e = DecodeError {
+                kind: ErrorKind::Truncated,
+                offset: at,
+                expected: format!(
+                    "{name}: {count} elements, but only {} bytes remain",
+                    self.r.remaining()
+                ),
+            };
             return Err(self.stop(e));
         }
         if count > 0 && matches!(el, Element::Array) {
-            let e = DecodeError { kind: ErrorKind::Invalid, offset: self.r.pos(), expected: "arrays of arrays are not part of the schema language".into() };
+            let e = DecodeError {
+                kind: ErrorKind::Invalid,
+                offset: self.r.pos(),
+                expected: "arrays of arrays are not part of the schema language".into(),
+            };
             return Err(self.stop(e));
         }
         if let Element::Primitive(p) = el {
-            if let Some(w) = p.fixed_width().filter(|w| count.saturating_mul(*w) <= self.r.remaining()) {
+            if let Some(w) = p
+                .fixed_width()
+                .filter(|w| count.saturating_mul(*w) <= self.r.remaining())
+            {
                 // Fixed-width elements whose bytes are all there: no check per element.
                 let at = self.r.pos();
                 match ANNOTATED {
@@ -591,10 +718,12 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                     self.set(e, Val::Struct);
                     self.read_struct(plan)
                 }
-                Element::Primitive(p) => self.read_primitive(*p, f.compact, name).map(|(v, prefix)| {
-                    self.set(e, v);
-                    self.set_prefix(e, prefix);
-                }),
+                Element::Primitive(p) => {
+                    self.read_primitive(*p, f.compact, name).map(|(v, prefix)| {
+                        self.set(e, v);
+                        self.set_prefix(e, prefix);
+                    })
+                }
                 Element::Array => Ok(()),
             };
             self.close(e);
@@ -629,7 +758,14 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
         // Each entry needs at least a tag byte and a size byte.
         if count as usize > self.r.remaining() / 2 {
-            let e = DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("{count} tagged fields, but only {} bytes remain", self.r.remaining()) };
+            let e = DecodeError {
+                kind: ErrorKind::Truncated,
+                offset: at,
+                expected: format!(
+                    "{count} tagged fields, but only {} bytes remain",
+                    self.r.remaining()
+                ),
+            };
             return Err(self.stop(e));
         }
         for _ in 0..count {
@@ -642,15 +778,25 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let payload_at = self.r.pos();
             let entry = ANNOTATED.then(|| {
                 let e = self.slots.len();
-                self.leaf(NO_KEY, SlotKind::TagEntry, tag_no, Val::Uint(size as u64), (start, 0, tag.len));
+                self.leaf(
+                    NO_KEY,
+                    SlotKind::TagEntry,
+                    tag_no,
+                    Val::Uint(size as u64),
+                    (start, 0, tag.len),
+                );
                 e
             });
             let res = match tagged.iter().find(|f| f.tag == tag_no) {
                 // An entry larger than what remains stops in the entry, after its tag and size.
                 _ if size > self.r.remaining() => {
                     let e = DecodeError {
-                        kind: ErrorKind::Truncated, offset: start + tag.len,
-                        expected: format!("tag {tag_no}: size {size}, but only {} bytes remain", self.r.remaining()),
+                        kind: ErrorKind::Truncated,
+                        offset: start + tag.len,
+                        expected: format!(
+                            "tag {tag_no}: size {size}, but only {} bytes remain",
+                            self.r.remaining()
+                        ),
                     };
                     Err(self.stop(e))
                 }
@@ -662,7 +808,13 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                     res.map(|()| self.r.seek(payload_at + size))
                 }
                 None => self.take(size, "unknown tagged field").map(|data| {
-                    self.leaf(NO_KEY, SlotKind::UnknownTag, tag_no, Val::Bytes(data), (payload_at, size, 0));
+                    self.leaf(
+                        NO_KEY,
+                        SlotKind::UnknownTag,
+                        tag_no,
+                        Val::Bytes(data),
+                        (payload_at, size, 0),
+                    );
                 }),
             };
             if let Some(e) = entry {
@@ -682,7 +834,13 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
 /// arguments, not the reader's fields: a slot written then cannot make the
 /// compiler read the reader again.
 #[inline(always)]
-fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: &[u8], (mut pos, end): (usize, usize), slots: &mut Vec<Slot>) -> (usize, usize) {
+fn quick_fields<const ANNOTATED: bool>(
+    fields: &[FieldPlan],
+    mut i: usize,
+    buf: &[u8],
+    (mut pos, end): (usize, usize),
+    slots: &mut Vec<Slot>,
+) -> (usize, usize) {
     while let Some(f) = fields.get(i) {
         let (value, used, prefix) = match f.op {
             Op::Fixed if f.run.1 as usize <= end - pos => {
@@ -690,7 +848,14 @@ fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: 
                 for g in fields.get(i..i + n).unwrap_or_default() {
                     if let Shape::Primitive(p) = g.shape {
                         let w = p.fixed_width().unwrap_or(0);
-                        push_slot(slots, g.json_key, SlotKind::Field, g.decl.into(), fixed_value(p, buf, pos), (pos, w, 0));
+                        push_slot(
+                            slots,
+                            g.json_key,
+                            SlotKind::Field,
+                            g.decl.into(),
+                            fixed_value(p, buf, pos),
+                            (pos, w, 0),
+                        );
                         pos += w;
                     }
                 }
@@ -699,21 +864,47 @@ fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: 
             }
             Op::CompactString | Op::CompactBytes => match compact_length(buf, pos, end) {
                 Some((0, used)) => (Val::Null, used, 1),
-                Some((n, used)) => (string_or_bytes(f.op, Span { at: pos as u32 + 1, len: n as u32 - 1 }), used, 1),
+                Some((n, used)) => (
+                    string_or_bytes(
+                        f.op,
+                        Span {
+                            at: pos as u32 + 1,
+                            len: n as u32 - 1,
+                        },
+                    ),
+                    used,
+                    1,
+                ),
                 None => break,
             },
             Op::String => match wide_length::<2>(buf, pos, end) {
                 Some((None, used)) => (Val::Null, used, 2),
-                Some((Some(n), used)) => (Val::Str(Span { at: pos as u32 + 2, len: n as u32 }), used, 2),
+                Some((Some(n), used)) => (
+                    Val::Str(Span {
+                        at: pos as u32 + 2,
+                        len: n as u32,
+                    }),
+                    used,
+                    2,
+                ),
                 None => break,
             },
             Op::Bytes => match wide_length::<4>(buf, pos, end) {
                 Some((None, used)) => (Val::Null, used, 4),
-                Some((Some(n), used)) => (Val::Bytes(Span { at: pos as u32 + 4, len: n as u32 }), used, 4),
+                Some((Some(n), used)) => (
+                    Val::Bytes(Span {
+                        at: pos as u32 + 4,
+                        len: n as u32,
+                    }),
+                    used,
+                    4,
+                ),
                 None => break,
             },
             Op::FixedArray => {
-                let Shape::Array(Element::Primitive(p)) = f.shape else { break };
+                let Shape::Array(Element::Primitive(p)) = f.shape else {
+                    break;
+                };
                 let w = p.fixed_width().unwrap_or(1);
                 match array_count(buf, pos, end, f.compact) {
                     Some((None, prefix)) => (Val::Null, prefix, prefix),
@@ -722,7 +913,14 @@ fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: 
                         if !ANNOTATED {
                             (packed(p, at, count), used, prefix)
                         } else {
-                            let array = push_slot(slots, f.json_key, SlotKind::Field, f.decl.into(), Val::Array, (pos, used, prefix));
+                            let array = push_slot(
+                                slots,
+                                f.json_key,
+                                SlotKind::Field,
+                                f.decl.into(),
+                                Val::Array,
+                                (pos, used, prefix),
+                            );
                             push_elements(slots, buf, (p, w), at, count);
                             close_slot(slots, array, pos + used);
                             (pos, i) = (pos + used, i + 1);
@@ -734,7 +932,14 @@ fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: 
             }
             _ => break,
         };
-        push_slot(slots, f.json_key, SlotKind::Field, f.decl.into(), value, (pos, used, prefix));
+        push_slot(
+            slots,
+            f.json_key,
+            SlotKind::Field,
+            f.decl.into(),
+            value,
+            (pos, used, prefix),
+        );
         pos += used;
         i += 1;
     }
@@ -746,15 +951,32 @@ fn quick_fields<const ANNOTATED: bool>(fields: &[FieldPlan], mut i: usize, buf: 
 /// tape per 4 bytes of frame).
 #[inline(always)]
 fn packed(p: Primitive, at: usize, count: usize) -> Val {
-    Val::Packed(Packed { at: at as u32, count: count as u32, ty: p })
+    Val::Packed(Packed {
+        at: at as u32,
+        count: count as u32,
+        ty: p,
+    })
 }
 
 /// Annotated tapes: a slot for each of `count` elements of fixed-width `p`
 /// (`w` bytes each) at `at`, whose bytes the caller has checked are all there.
 #[inline(always)]
-fn push_elements(slots: &mut Vec<Slot>, buf: &[u8], (p, w): (Primitive, usize), at: usize, count: usize) {
+fn push_elements(
+    slots: &mut Vec<Slot>,
+    buf: &[u8],
+    (p, w): (Primitive, usize),
+    at: usize,
+    count: usize,
+) {
     for k in 0..count {
-        push_slot(slots, NO_KEY, SlotKind::Element, 0, fixed_value(p, buf, at + k * w), (at + k * w, w, 0));
+        push_slot(
+            slots,
+            NO_KEY,
+            SlotKind::Element,
+            0,
+            fixed_value(p, buf, at + k * w),
+            (at + k * w, w, 0),
+        );
     }
 }
 
@@ -770,7 +992,11 @@ fn compact_length(buf: &[u8], pos: usize, end: usize) -> Option<(u8, usize)> {
 /// An int16 (`W` = 2) or int32 (`W` = 4) length at `pos` (-1 null) whose
 /// bytes end by `end`: the length, and the bytes it and they take.
 #[inline(always)]
-fn wide_length<const W: usize>(buf: &[u8], pos: usize, end: usize) -> Option<(Option<usize>, usize)> {
+fn wide_length<const W: usize>(
+    buf: &[u8],
+    pos: usize,
+    end: usize,
+) -> Option<(Option<usize>, usize)> {
     let head = buf.get(pos..pos + W).filter(|_| W <= end - pos)?;
     let len = match *head {
         [a, b] => i64::from(i16::from_be_bytes([a, b])),
@@ -787,7 +1013,12 @@ fn wide_length<const W: usize>(buf: &[u8], pos: usize, end: usize) -> Option<(Op
 /// An array's length at `pos`, one compact byte (n+1, 0 null) or an int32
 /// (-1 null), whose bytes end by `end`: the count, and the bytes it takes.
 #[inline(always)]
-fn array_count(buf: &[u8], pos: usize, end: usize, compact: bool) -> Option<(Option<usize>, usize)> {
+fn array_count(
+    buf: &[u8],
+    pos: usize,
+    end: usize,
+    compact: bool,
+) -> Option<(Option<usize>, usize)> {
     if compact {
         let (b, _) = compact_length(buf, pos, end)?;
         return Some((usize::from(b).checked_sub(1), 1));
@@ -808,9 +1039,25 @@ fn string_or_bytes(op: Op, span: Span) -> Val {
 /// Push a slot with its bytes (`at`, `len`, `prefix`) and no children yet;
 /// returns its index.
 #[inline(always)]
-pub(crate) fn push_slot(slots: &mut Vec<Slot>, key: Key, kind: SlotKind, decl: u32, value: Val, (at, len, prefix): (usize, usize, usize)) -> usize {
+pub(crate) fn push_slot(
+    slots: &mut Vec<Slot>,
+    key: Key,
+    kind: SlotKind,
+    decl: u32,
+    value: Val,
+    (at, len, prefix): (usize, usize, usize),
+) -> usize {
     let end = slots.len() as u32 + 1;
-    slots.push(Slot { key, value, end, decl, at: at as u32, len: len as u32, prefix: prefix as u8, kind });
+    slots.push(Slot {
+        key,
+        value,
+        end,
+        decl,
+        at: at as u32,
+        len: len as u32,
+        prefix: prefix as u8,
+        kind,
+    });
     slots.len() - 1
 }
 
@@ -828,7 +1075,9 @@ pub(crate) fn close_slot(slots: &mut [Slot], i: usize, end_at: usize) {
 /// has checked are there (else null).
 #[inline]
 fn fixed_value(p: Primitive, buf: &[u8], at: usize) -> Val {
-    let Some(b) = buf.get(at..) else { return Val::Null };
+    let Some(b) = buf.get(at..) else {
+        return Val::Null;
+    };
     fn be<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
         b.first_chunk::<N>().copied()
     }
@@ -860,13 +1109,24 @@ mod tests {
 
     /// A Heartbeat v4 body (flexible): GroupId "g", GenerationId 7, MemberId "m",
     /// GroupInstanceId null, then a tagged section holding one unknown tag.
-    const BODY: &[u8] = &[0x02, b'g', 0, 0, 0, 7, 0x02, b'm', 0x00, 0x01, 0x05, 0x02, 0xab, 0xcd];
+    const BODY: &[u8] = &[
+        0x02, b'g', 0, 0, 0, 7, 0x02, b'm', 0x00, 0x01, 0x05, 0x02, 0xab, 0xcd,
+    ];
 
     fn decode(bytes: &[u8]) -> (Values, usize, Res) {
         let cat = Catalogue::builtin();
-        let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
+        let spec = cat
+            .message(MessageKind::Request, 12, 4, None)
+            .expect("Heartbeat v4");
         let mut values = Values::default();
-        let (end, res) = decode_header_and_body(bytes, 0, (&spec.plan(4), None), &mut values, false, &Budget::default());
+        let (end, res) = decode_header_and_body(
+            bytes,
+            0,
+            (&spec.plan(4), None),
+            &mut values,
+            false,
+            &Budget::default(),
+        );
         (values, end, res)
     }
 
@@ -875,15 +1135,30 @@ mod tests {
         let (v, end, res) = decode(BODY);
         assert!(res.is_ok());
         assert_eq!(end, BODY.len());
-        let fields: Vec<(&str, Val, SlotKind)> = v.children(0).map(|(_, s)| (*s.key, s.value, s.kind)).collect();
+        let fields: Vec<(&str, Val, SlotKind)> = v
+            .children(0)
+            .map(|(_, s)| (*s.key, s.value, s.kind))
+            .collect();
         assert_eq!(
             fields,
             [
-                ("\"GroupId\":", Val::Str(Span { at: 1, len: 1 }), SlotKind::Field),
+                (
+                    "\"GroupId\":",
+                    Val::Str(Span { at: 1, len: 1 }),
+                    SlotKind::Field
+                ),
                 ("\"GenerationId\":", Val::Int(7), SlotKind::Field),
-                ("\"MemberId\":", Val::Str(Span { at: 7, len: 1 }), SlotKind::Field),
+                (
+                    "\"MemberId\":",
+                    Val::Str(Span { at: 7, len: 1 }),
+                    SlotKind::Field
+                ),
                 ("\"GroupInstanceId\":", Val::Null, SlotKind::Field),
-                ("", Val::Bytes(Span { at: 12, len: 2 }), SlotKind::UnknownTag),
+                (
+                    "",
+                    Val::Bytes(Span { at: 12, len: 2 }),
+                    SlotKind::UnknownTag
+                ),
             ]
         );
         assert_eq!(v.slots[5].decl, 5, "an unknown tag keeps its number");
@@ -899,20 +1174,47 @@ mod tests {
     #[test]
     fn the_annotated_tape_keeps_every_fields_bytes_and_the_tagged_section() {
         let cat = Catalogue::builtin();
-        let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
+        let spec = cat
+            .message(MessageKind::Request, 12, 4, None)
+            .expect("Heartbeat v4");
         let mut v = Values::default();
         let (slot, end, res) = decode_annotated(BODY, 0, &spec.plan(4), &mut v, &Budget::default());
         assert!(res.is_ok());
         assert_eq!((slot, end), (0, BODY.len()));
-        let s = |i: usize| (v.slots[i].kind, v.slots[i].at, v.slots[i].len, v.slots[i].prefix, v.slots[i].value);
+        let s = |i: usize| {
+            (
+                v.slots[i].kind,
+                v.slots[i].at,
+                v.slots[i].len,
+                v.slots[i].prefix,
+                v.slots[i].value,
+            )
+        };
         assert_eq!(s(0), (SlotKind::Message, 0, 14, 0, Val::Struct));
-        assert_eq!(s(1), (SlotKind::Field, 0, 2, 1, Val::Str(Span { at: 1, len: 1 })), "GroupId: 1-byte length, 1 byte");
+        assert_eq!(
+            s(1),
+            (SlotKind::Field, 0, 2, 1, Val::Str(Span { at: 1, len: 1 })),
+            "GroupId: 1-byte length, 1 byte"
+        );
         assert_eq!(s(2), (SlotKind::Field, 2, 4, 0, Val::Int(7)));
-        assert_eq!(s(4), (SlotKind::Field, 8, 1, 1, Val::Null), "GroupInstanceId: a null is its length alone");
+        assert_eq!(
+            s(4),
+            (SlotKind::Field, 8, 1, 1, Val::Null),
+            "GroupInstanceId: a null is its length alone"
+        );
         // The section (count 1, 1 byte), its entry (tag 5, 1-byte tag, size 2) and the raw value.
         assert_eq!(s(5), (SlotKind::TaggedSection, 9, 5, 1, Val::Uint(1)));
         assert_eq!(s(6), (SlotKind::TagEntry, 10, 4, 1, Val::Uint(2)));
-        assert_eq!(s(7), (SlotKind::UnknownTag, 12, 2, 0, Val::Bytes(Span { at: 12, len: 2 })));
+        assert_eq!(
+            s(7),
+            (
+                SlotKind::UnknownTag,
+                12,
+                2,
+                0,
+                Val::Bytes(Span { at: 12, len: 2 })
+            )
+        );
         assert_eq!((v.slots[6].decl, v.slots[5].end, v.slots[0].end), (5, 8, 8));
         // The values-only tape of the same bytes has no section or entry.
         let (plain, _, _) = decode(BODY);
@@ -924,22 +1226,44 @@ mod tests {
         let (v, _, res) = decode(&BODY[..5]);
         let e = res.unwrap_err();
         assert_eq!(e.offset, 2);
-        assert!(e.expected.starts_with("GenerationId: needs 4 bytes"), "{}", e.expected);
+        assert!(
+            e.expected.starts_with("GenerationId: needs 4 bytes"),
+            "{}",
+            e.expected
+        );
         let values: Vec<Val> = v.children(0).map(|(_, s)| s.value).collect();
         assert_eq!(values, [Val::Str(Span { at: 1, len: 1 }), Val::Null]);
-        assert!(v.slots.iter().all(|s| s.end as usize <= v.slots.len()), "every slot is closed");
+        assert!(
+            v.slots.iter().all(|s| s.end as usize <= v.slots.len()),
+            "every slot is closed"
+        );
     }
 
     #[test]
     fn an_annotated_tape_that_stops_names_the_slot_whose_read_failed() {
         let cat = Catalogue::builtin();
-        let spec = cat.message(MessageKind::Request, 12, 4, None).expect("Heartbeat v4");
+        let spec = cat
+            .message(MessageKind::Request, 12, 4, None)
+            .expect("Heartbeat v4");
         let mut v = Values::default();
         // GroupId, then 3 of GenerationId's 4 bytes.
-        let (_, end, res) = decode_annotated(&BODY[..5], 0, &spec.plan(4), &mut v, &Budget::default());
+        let (_, end, res) =
+            decode_annotated(&BODY[..5], 0, &spec.plan(4), &mut v, &Budget::default());
         let stopped = v.stopped.expect("stopped");
-        assert_eq!((stopped.slot, v.slots[2].key, v.slots[2].len), (2, &"\"GenerationId\":", 0), "GenerationId read nothing");
-        assert_eq!((end, stopped.end, Some(stopped.error)), (2, 5, res.err()), "the bytes shown run to the end of what could be read");
-        assert_eq!((v.slots[0].len, v.slots[0].end), (2, 3), "the message slot closes where decoding stopped");
+        assert_eq!(
+            (stopped.slot, v.slots[2].key, v.slots[2].len),
+            (2, &"\"GenerationId\":", 0),
+            "GenerationId read nothing"
+        );
+        assert_eq!(
+            (end, stopped.end, Some(stopped.error)),
+            (2, 5, res.err()),
+            "the bytes shown run to the end of what could be read"
+        );
+        assert_eq!(
+            (v.slots[0].len, v.slots[0].end),
+            (2, 3),
+            "the message slot closes where decoding stopped"
+        );
     }
 }

@@ -6,7 +6,10 @@ use super::example_records::{record_batch, Compression};
 use super::figure::{frame_figure, link_fields};
 use super::schema_view::{row_paths, schema_blocks};
 use super::search::Entry;
-use super::{anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
+use super::{
+    anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path,
+    Block, Figure, Page, Section,
+};
 use crate::decode::frame::compress_versions;
 use crate::decode::Direction;
 use crate::encode::example::default_version;
@@ -47,11 +50,24 @@ impl<'c> ApiDocs<'c> {
         let unstable = request_versions
             .iter()
             .copied()
-            .filter(|&v| cat.message(MessageKind::Request, key, v, release).is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v))
+            .filter(|&v| {
+                cat.message(MessageKind::Request, key, v, release)
+                    .is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v)
+            })
             .collect();
-        let changes = |kind, versions: &[i16]| change_lists(history(|v| cat.message(kind, key, v, release).cloned(), versions));
+        let changes = |kind, versions: &[i16]| {
+            change_lists(history(
+                |v| cat.message(kind, key, v, release).cloned(),
+                versions,
+            ))
+        };
         let default_version = default_version(cat, key, release);
-        let stem = unique_stem((name.as_str(), key), cat.api_keys().into_iter().filter_map(|k| Some((cat.api_name(k)?, k))));
+        let stem = unique_stem(
+            (name.as_str(), key),
+            cat.api_keys()
+                .into_iter()
+                .filter_map(|k| Some((cat.api_name(k)?, k))),
+        );
         Some(ApiDocs {
             cat,
             release,
@@ -106,36 +122,84 @@ impl<'c> ApiDocs<'c> {
         link_fields(&mut figure, prefix, &rows, Some(headers));
         let mut blocks = vec![Block::Figure(Box::new(figure))];
         if spec.is_some_and(|s| s.plan(v).holds_records) {
-            let mut gzip = frame_figure(self.cat, direction, self.key, v, self.release, &record_batch(Compression::Gzip));
+            let mut gzip = frame_figure(
+                self.cat,
+                direction,
+                self.key,
+                v,
+                self.release,
+                &record_batch(Compression::Gzip),
+            );
             gzip.caption.push_str("; the same records, gzip-compressed");
             link_fields(&mut gzip, prefix, &rows, Some(headers));
             blocks.push(Block::Figure(Box::new(gzip)));
         }
-        blocks.extend(spec.map(|s| schema_blocks(s, v, prefix, defs_loaded(self.cat))).unwrap_or_default());
+        blocks.extend(
+            spec.map(|s| schema_blocks(s, v, prefix, defs_loaded(self.cat)))
+                .unwrap_or_default(),
+        );
         Section::new(heading, blocks).with_id(direction.as_str())
     }
 
     /// The page of one version, or of the retired API when `version` is `None`.
     pub fn page(&self, version: Option<i16>) -> Page {
-        let Some(v) = version else { return self.retired_page() };
+        let Some(v) = version else {
+            return self.retired_page();
+        };
         let (req, resp) = self.figures(v);
         let spec_at = |kind| self.cat.message(kind, self.key, v, self.release);
         let flexible = spec_at(MessageKind::Request).is_some_and(|s| s.is_flexible(v));
-        let records = [MessageKind::Request, MessageKind::Response].into_iter().any(|k| spec_at(k).is_some_and(|s| s.plan(v).holds_records));
-        let header = |f: &Figure, dir: &str| f.header_version.map_or(format!("{dir} -"), |h| format!("{dir} v{h}"));
-        let size = |f: &Figure| if f.bytes.is_empty() { "-".to_string() } else { format!("{} bytes", f.bytes.len()) };
+        let records = [MessageKind::Request, MessageKind::Response]
+            .into_iter()
+            .any(|k| spec_at(k).is_some_and(|s| s.plan(v).holds_records));
+        let header = |f: &Figure, dir: &str| {
+            f.header_version
+                .map_or(format!("{dir} -"), |h| format!("{dir} v{h}"))
+        };
+        let size = |f: &Figure| {
+            if f.bytes.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{} bytes", f.bytes.len())
+            }
+        };
         let facts = vec![
             ("API key".to_string(), self.key.to_string()),
             ("Encoded at".into(), format!("v{v}")),
-            ("Flexible versions".into(), spec_at(MessageKind::Request).map_or("none".into(), |s| s.flexible_versions.to_string())),
-            ("Headers".into(), format!("{}, {}", header(&req, "req"), header(&resp, "resp"))),
-            ("Request versions".into(), compress_versions(&self.request_versions)),
-            ("Response versions".into(), compress_versions(&self.response_versions)),
+            (
+                "Flexible versions".into(),
+                spec_at(MessageKind::Request)
+                    .map_or("none".into(), |s| s.flexible_versions.to_string()),
+            ),
+            (
+                "Headers".into(),
+                format!("{}, {}", header(&req, "req"), header(&resp, "resp")),
+            ),
+            (
+                "Request versions".into(),
+                compress_versions(&self.request_versions),
+            ),
+            (
+                "Response versions".into(),
+                compress_versions(&self.response_versions),
+            ),
             ("Request size".into(), size(&req)),
             ("Response size".into(), size(&resp)),
         ];
-        let mut blocks = vec![Block::Para(intro(v, flexible, self.unstable.contains(&v), records)), Block::Facts(facts), Block::Legend(Vec::new())];
-        blocks.push(Block::Versions(version_links(DIR, &self.stem, &self.request_versions, &self.page_versions, v, self.default_version, &self.unstable)));
+        let mut blocks = vec![
+            Block::Para(intro(v, flexible, self.unstable.contains(&v), records)),
+            Block::Facts(facts),
+            Block::Legend(Vec::new()),
+        ];
+        blocks.push(Block::Versions(version_links(
+            DIR,
+            &self.stem,
+            &self.request_versions,
+            &self.page_versions,
+            v,
+            self.default_version,
+            &self.unstable,
+        )));
         Page {
             path: self.path(v),
             title: self.name.clone(),
@@ -143,8 +207,14 @@ impl<'c> ApiDocs<'c> {
             sections: vec![
                 self.part("Request", Direction::Request, req, v),
                 self.part("Response", Direction::Response, resp, v),
-                Section::new("Request history", vec![Block::Changes(self.request_history.clone())]),
-                Section::new("Response history", vec![Block::Changes(self.response_history.clone())]),
+                Section::new(
+                    "Request history",
+                    vec![Block::Changes(self.request_history.clone())],
+                ),
+                Section::new(
+                    "Response history",
+                    vec![Block::Changes(self.response_history.clone())],
+                ),
             ],
         }
         .fill_legend()
@@ -154,17 +224,31 @@ impl<'c> ApiDocs<'c> {
     /// page: a field links to its row on the default version's page when it
     /// is there, else on the newest page that has it.
     pub fn search_entries(&self) -> Vec<Entry> {
-        let mut out = vec![Entry::new(&self.name, format!("API {}", self.key), self.default_path())];
-        let order: Vec<i16> = self.default_version.into_iter().chain(self.page_versions.iter().rev().copied()).collect();
+        let mut out = vec![Entry::new(
+            &self.name,
+            format!("API {}", self.key),
+            self.default_path(),
+        )];
+        let order: Vec<i16> = self
+            .default_version
+            .into_iter()
+            .chain(self.page_versions.iter().rev().copied())
+            .collect();
         for direction in [Direction::Request, Direction::Response] {
             let (kind, prefix, _) = Self::direction_parts(direction);
             let mut seen = HashSet::new();
             for &v in &order {
-                let Some(spec) = self.cat.message(kind, self.key, v, self.release) else { continue };
+                let Some(spec) = self.cat.message(kind, self.key, v, self.release) else {
+                    continue;
+                };
                 for (path, _) in fields_at(spec, v) {
                     if seen.insert(path.clone()) {
                         let text = format!("{} {} {path}", self.name, direction.as_str());
-                        out.push(Entry::new(text, format!("{} field", direction.as_str()), format!("{}#{}", self.path(v), anchor(prefix, &path))));
+                        out.push(Entry::new(
+                            text,
+                            format!("{} field", direction.as_str()),
+                            format!("{}#{}", self.path(v), anchor(prefix, &path)),
+                        ));
                     }
                 }
             }

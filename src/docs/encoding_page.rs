@@ -27,7 +27,9 @@ pub const RESPONSE_HEADERS: &str = "response-headers";
 pub fn type_link(ty: &FieldType) -> String {
     match ty {
         FieldType::Primitive(Primitive::Records) => super::record_batch_page::PATH.to_string(),
-        FieldType::Primitive(Primitive::String | Primitive::Bytes) | FieldType::Array(_) => format!("{PATH}#{LENGTHS}"),
+        FieldType::Primitive(Primitive::String | Primitive::Bytes) | FieldType::Array(_) => {
+            format!("{PATH}#{LENGTHS}")
+        }
         FieldType::Primitive(p) => format!("{PATH}#{}", fixed_anchor(p.as_str())),
         FieldType::Struct(_) => format!("{PATH}#{STRUCTS}"),
     }
@@ -65,7 +67,10 @@ const TAGGED_EXAMPLE: &str = r#"{"type": "data", "name": "TaggedExample", "valid
 
 /// `00 55`: bytes as the grids show them.
 pub fn hex_spaced(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn written(f: impl FnOnce(&mut Writer)) -> String {
@@ -75,20 +80,39 @@ fn written(f: impl FnOnce(&mut Writer)) -> String {
 }
 
 fn table(head: &[&str], rows: Vec<Vec<String>>) -> Block {
-    Block::Table(Table { head: head.iter().map(|s| s.to_string()).collect(), rows: rows.into_iter().map(|r| r.into_iter().map(Cell::text).collect()).collect(), ..Default::default() })
+    Block::Table(Table {
+        head: head.iter().map(|s| s.to_string()).collect(),
+        rows: rows
+            .into_iter()
+            .map(|r| r.into_iter().map(Cell::text).collect())
+            .collect(),
+        ..Default::default()
+    })
 }
 
 /// A table whose rows are anchored by their first cell (the type's name).
 fn anchored_table(head: &[&str], rows: Vec<Vec<String>>) -> Block {
-    let row_ids = rows.iter().map(|r| r.first().map(|name| fixed_anchor(name))).collect();
+    let row_ids = rows
+        .iter()
+        .map(|r| r.first().map(|name| fixed_anchor(name)))
+        .collect();
     match table(head, rows) {
         Block::Table(t) => Block::Table(Table { row_ids, ..t }),
         other => other,
     }
 }
 
-fn example(cat: &Catalogue, definition: &str, version: i16, values: Value, region: Region) -> Block {
-    let fig = match (parse_one(definition, "kwire encoding page"), values.as_object()) {
+fn example(
+    cat: &Catalogue,
+    definition: &str,
+    version: i16,
+    values: Value,
+    region: Region,
+) -> Block {
+    let fig = match (
+        parse_one(definition, "kwire encoding page"),
+        values.as_object(),
+    ) {
         (Ok(spec), Some(values)) => struct_figure(cat, &spec, version, values, region),
         (Err(e), _) => failed("example".into(), e),
         (_, None) => failed("example".into(), "example values are not an object".into()),
@@ -115,19 +139,57 @@ pub fn encoding_page(cat: &Catalogue) -> Page {
         vec!["int16".into(), "85".into(), written(|w| w.i16(85))],
         vec!["uint16".into(), "65535".into(), written(|w| w.u16(65535))],
         vec!["int32".into(), "74".into(), written(|w| w.i32(74))],
-        vec!["uint32".into(), "3735928559".into(), written(|w| w.u32(3_735_928_559))],
+        vec![
+            "uint32".into(),
+            "3735928559".into(),
+            written(|w| w.u32(3_735_928_559)),
+        ],
         vec!["int64".into(), "-2".into(), written(|w| w.i64(-2))],
         vec!["float64".into(), "1.5".into(), written(|w| w.f64(1.5))],
-        vec!["uuid".into(), "00112233-4455-6677-8899-aabbccddeeff".into(), written(|w| w.bytes(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff]))],
+        vec![
+            "uuid".into(),
+            "00112233-4455-6677-8899-aabbccddeeff".into(),
+            written(|w| {
+                w.bytes(&[
+                    0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc,
+                    0xdd, 0xee, 0xff,
+                ])
+            }),
+        ],
     ];
     let uvarints = [0u64, 1, 127, 128, 300, 16_383, 16_384, u64::from(u32::MAX)];
-    let uvarint_rows = uvarints.iter().map(|&v| vec![v.to_string(), uvarint_bytes(v).len().to_string(), hex_spaced(&uvarint_bytes(v))]).collect();
+    let uvarint_rows = uvarints
+        .iter()
+        .map(|&v| {
+            vec![
+                v.to_string(),
+                uvarint_bytes(v).len().to_string(),
+                hex_spaced(&uvarint_bytes(v)),
+            ]
+        })
+        .collect();
     let varints = [0, -1, 1, -2, 2, 63, -64, 64, -65, i32::MAX, i32::MIN];
-    let varint_rows = varints.iter().map(|&v| vec![v.to_string(), zigzag32(v).to_string(), written(|w| w.varint(v))]).collect();
-    let varlong_rows = [-1i64, 1, i64::MAX, i64::MIN].iter().map(|&v| vec![v.to_string(), written(|w| w.varlong(v))]).collect();
+    let varint_rows = varints
+        .iter()
+        .map(|&v| {
+            vec![
+                v.to_string(),
+                zigzag32(v).to_string(),
+                written(|w| w.varint(v)),
+            ]
+        })
+        .collect();
+    let varlong_rows = [-1i64, 1, i64::MAX, i64::MIN]
+        .iter()
+        .map(|&v| vec![v.to_string(), written(|w| w.varlong(v))])
+        .collect();
     let compact_rows = vec![
         vec!["null".into(), "0".into(), hex_spaced(&uvarint_bytes(0))],
-        vec!["empty (0)".into(), "1".into(), hex_spaced(&uvarint_bytes(1))],
+        vec![
+            "empty (0)".into(),
+            "1".into(),
+            hex_spaced(&uvarint_bytes(1)),
+        ],
         vec!["5".into(), "6".into(), hex_spaced(&uvarint_bytes(6))],
         vec!["127".into(), "128".into(), hex_spaced(&uvarint_bytes(128))],
     ];

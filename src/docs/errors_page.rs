@@ -22,13 +22,27 @@ pub fn error_anchor(code: i16) -> String {
 
 pub fn errors_page(cat: &Catalogue) -> Page {
     let example = match parse_one(EXAMPLE, "kwire error page") {
-        Ok(spec) => struct_figure(cat, &spec, 0, json!({"ErrorCode": 3, "ErrorMessage": "no such topic"}).as_object().unwrap_or(&Default::default()), Region::ResponseBody),
+        Ok(spec) => struct_figure(
+            cat,
+            &spec,
+            0,
+            json!({"ErrorCode": 3, "ErrorMessage": "no such topic"})
+                .as_object()
+                .unwrap_or(&Default::default()),
+            Region::ResponseBody,
+        ),
         Err(e) => failed("example".into(), e),
     };
-    let mut table = Table { head: ["code", "name"].map(String::from).to_vec(), ..Default::default() };
+    let mut table = Table {
+        head: ["code", "name"].map(String::from).to_vec(),
+        ..Default::default()
+    };
     for &(code, name) in ERROR_CODES {
         let id = error_anchor(code);
-        table.rows.push(vec![Cell::link(code.to_string(), format!("#{id}")), Cell::text(name)]);
+        table.rows.push(vec![
+            Cell::link(code.to_string(), format!("#{id}")),
+            Cell::text(name),
+        ]);
         table.row_ids.push(Some(id));
     }
     let first = ERROR_CODES.first().map_or(0, |e| e.0);

@@ -3,9 +3,9 @@
 //! the pages show are written here, for the examples only; every figure made
 //! from them is what kwire's record decoder reads back.
 
+use crate::decode::records::batch::crc32_ieee;
 use crate::encode::writer::Writer;
 use crate::protocol::crc32c::crc32c;
-use crate::decode::records::batch::crc32_ieee;
 use std::io::Write;
 
 /// The examples' base timestamp, 2023-11-14T22:13:20Z: a round number that
@@ -24,8 +24,18 @@ pub struct ExampleRecord {
 /// length forms show. They repeat words, as real records do, which gives
 /// gzip something to compress.
 pub const RECORDS: [ExampleRecord; 2] = [
-    ExampleRecord { key: Some("order-17"), value: Some("{\"qty\":3}"), headers: &[("trace", "a1b2")], timestamp_delta: 0 },
-    ExampleRecord { key: None, value: Some("{\"qty\":5}"), headers: &[("trace", "a1b3")], timestamp_delta: 5 },
+    ExampleRecord {
+        key: Some("order-17"),
+        value: Some("{\"qty\":3}"),
+        headers: &[("trace", "a1b2")],
+        timestamp_delta: 0,
+    },
+    ExampleRecord {
+        key: None,
+        value: Some("{\"qty\":5}"),
+        headers: &[("trace", "a1b3")],
+        timestamp_delta: 5,
+    },
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +96,11 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
 /// A RecordBatch v2 holding [`RECORDS`] at offset 0, from a producer without
 /// idempotence (producer id, epoch and sequence -1).
 pub fn record_batch(compression: Compression) -> Vec<u8> {
-    let records: Vec<u8> = RECORDS.iter().enumerate().flat_map(|(i, r)| record(r, i as i32)).collect();
+    let records: Vec<u8> = RECORDS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| record(r, i as i32))
+        .collect();
     let payload = match compression {
         Compression::None => records,
         Compression::Gzip => gzip(&records),
@@ -155,10 +169,20 @@ mod tests {
     fn batch_length_and_checksum_hold() {
         for c in [Compression::None, Compression::Gzip] {
             let b = record_batch(c);
-            assert_eq!(i32::from_be_bytes(b[8..12].try_into().unwrap()) as usize, b.len() - 12);
-            assert_eq!(u32::from_be_bytes(b[17..21].try_into().unwrap()), crc32c(&b[21..]));
+            assert_eq!(
+                i32::from_be_bytes(b[8..12].try_into().unwrap()) as usize,
+                b.len() - 12
+            );
+            assert_eq!(
+                u32::from_be_bytes(b[17..21].try_into().unwrap()),
+                crc32c(&b[21..])
+            );
             assert_eq!(b[16], 2);
         }
-        assert_eq!(record_batch(Compression::Gzip), record_batch(Compression::Gzip), "the same bytes on every run");
+        assert_eq!(
+            record_batch(Compression::Gzip),
+            record_batch(Compression::Gzip),
+            "the same bytes on every run"
+        );
     }
 }

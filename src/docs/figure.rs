@@ -3,11 +3,11 @@
 
 use super::{anchor, field_paths, Figure};
 use crate::decode::fields::{decode_embedded, Context};
+use crate::decode::records::BatchDecoder;
 use crate::decode::{decode_frame, DecodeOptions, Direction, Node, Region, Role};
 use crate::encode::example::smallest_struct;
 use crate::encode::frame::{encode_frame, example_header, message_spec};
 use crate::encode::{encode_body, FrameSpec};
-use crate::decode::records::BatchDecoder;
 use crate::schema::{Catalogue, FieldSpec, FieldType, MessageSpec, Primitive};
 use bytes::Bytes;
 use serde_json::{Map, Value};
@@ -15,17 +15,41 @@ use std::collections::HashSet;
 
 /// One direction of an API at `version` as a frame: the smallest instance,
 /// with `records` (a record batch's bytes) in every records field.
-pub fn frame_figure(cat: &Catalogue, direction: Direction, api_key: i16, version: i16, release: Option<&str>, records: &[u8]) -> Figure {
-    let fs = FrameSpec { direction, api_key, version, release };
+pub fn frame_figure(
+    cat: &Catalogue,
+    direction: Direction,
+    api_key: i16,
+    version: i16,
+    release: Option<&str>,
+    records: &[u8],
+) -> Figure {
+    let fs = FrameSpec {
+        direction,
+        api_key,
+        version,
+        release,
+    };
     let bytes = match example_with_records(cat, &fs, records) {
         Ok(b) => Bytes::from(b),
         Err(e) => return failed(format!("{} v{version}", direction.as_str()), e),
     };
-    let opts = DecodeOptions { direction: Some(direction), api_key: Some(api_key), api_version: Some(version), release: release.map(str::to_string), ..Default::default() };
+    let opts = DecodeOptions {
+        direction: Some(direction),
+        api_key: Some(api_key),
+        api_version: Some(version),
+        release: release.map(str::to_string),
+        ..Default::default()
+    };
     let frame = decode_frame(cat, bytes, 0, &opts);
-    let header = frame.header_version.map_or(String::new(), |h| format!(", {} header v{h}", direction.as_str()));
+    let header = frame.header_version.map_or(String::new(), |h| {
+        format!(", {} header v{h}", direction.as_str())
+    });
     Figure {
-        caption: format!("{} v{version}{header}, {} bytes on the wire", frame.root.name, frame.bytes.len()),
+        caption: format!(
+            "{} v{version}{header}, {} bytes on the wire",
+            frame.root.name,
+            frame.bytes.len()
+        ),
         bytes: frame.bytes,
         root: frame.root,
         header_version: frame.header_version,
@@ -34,10 +58,19 @@ pub fn frame_figure(cat: &Catalogue, direction: Direction, api_key: i16, version
     }
 }
 
-fn example_with_records(cat: &Catalogue, fs: &FrameSpec, records: &[u8]) -> Result<Vec<u8>, String> {
+fn example_with_records(
+    cat: &Catalogue,
+    fs: &FrameSpec,
+    records: &[u8],
+) -> Result<Vec<u8>, String> {
     let spec = message_spec(cat, fs).map_err(|e| e.to_string())?;
     let mut body = smallest_struct(&spec.fields, fs.version);
-    put_records(&spec.fields, fs.version, &mut body, &Value::String(hex::encode(records)));
+    put_records(
+        &spec.fields,
+        fs.version,
+        &mut body,
+        &Value::String(hex::encode(records)),
+    );
     encode_frame(cat, fs, &example_header(fs.direction), &body).map_err(|e| e.to_string())
 }
 
@@ -46,7 +79,9 @@ fn put_records(fields: &[FieldSpec], version: i16, obj: &mut Map<String, Value>,
     for f in fields.iter().filter(|f| f.is_regular_in(version)) {
         match (&f.ty, obj.get_mut(&f.name)) {
             (FieldType::Primitive(Primitive::Records), Some(v)) => *v = records.clone(),
-            (FieldType::Struct(_), Some(Value::Object(o))) => put_records(&f.fields, version, o, records),
+            (FieldType::Struct(_), Some(Value::Object(o))) => {
+                put_records(&f.fields, version, o, records)
+            }
             (FieldType::Array(_), Some(Value::Array(items))) => {
                 for item in items {
                     if let Value::Object(o) = item {
@@ -61,10 +96,20 @@ fn put_records(fields: &[FieldSpec], version: i16, obj: &mut Map<String, Value>,
 
 /// A struct (a record key or value, a header, a data type) encoded alone: the
 /// smallest instance with `values` laid over it (fields absent at `version` are skipped).
-pub fn struct_figure(cat: &Catalogue, spec: &MessageSpec, version: i16, values: &Map<String, Value>, region: Region) -> Figure {
+pub fn struct_figure(
+    cat: &Catalogue,
+    spec: &MessageSpec,
+    version: i16,
+    values: &Map<String, Value>,
+    region: Region,
+) -> Figure {
     let mut body = smallest_struct(&spec.fields, version);
     for (k, v) in values {
-        if spec.fields.iter().any(|f| &f.name == k && f.versions.contains(version)) {
+        if spec
+            .fields
+            .iter()
+            .any(|f| &f.name == k && f.versions.contains(version))
+        {
             body.insert(k.clone(), v.clone());
         }
     }
@@ -74,10 +119,30 @@ pub fn struct_figure(cat: &Catalogue, spec: &MessageSpec, version: i16, values: 
     };
     let caption = format!("{} v{version}, {} bytes", spec.name, bytes.len());
     match decode_embedded(cat, &bytes, spec, version, (0, bytes.len()), region) {
-        Ok((root, warnings)) => Figure { caption, bytes, root, header_version: None, error: (!warnings.is_empty()).then(|| warnings.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join("; ")), links: Vec::new() },
+        Ok((root, warnings)) => Figure {
+            caption,
+            bytes,
+            root,
+            header_version: None,
+            error: (!warnings.is_empty()).then(|| {
+                warnings
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }),
+            links: Vec::new(),
+        },
         Err(failed) => {
             let (root, e) = *failed;
-            Figure { caption, bytes, root, header_version: None, error: Some(e.to_string()), links: Vec::new() }
+            Figure {
+                caption,
+                bytes,
+                root,
+                header_version: None,
+                error: Some(e.to_string()),
+                links: Vec::new(),
+            }
         }
     }
 }
@@ -88,20 +153,45 @@ pub fn records_figure(cat: &Catalogue, caption: String, bytes: Vec<u8>) -> Figur
     let bytes = Bytes::from(bytes);
     let ctx = Context::default();
     let mut decoder = BatchDecoder::new(&bytes, cat, &ctx);
-    let mut root = Node::new("records", "records", 0, Region::RecordBatch, Role::Structure);
+    let mut root = Node::new(
+        "records",
+        "records",
+        0,
+        Region::RecordBatch,
+        Role::Structure,
+    );
     root.len = bytes.len();
     decoder.decode_stream(0, bytes.len(), &mut root.children);
-    let problems: Vec<String> = decoder.damage.iter().map(|d| d.to_string()).chain(decoder.warnings.iter().map(|w| w.to_string())).collect();
+    let problems: Vec<String> = decoder
+        .damage
+        .iter()
+        .map(|d| d.to_string())
+        .chain(decoder.warnings.iter().map(|w| w.to_string()))
+        .collect();
     let caption = format!("{caption}, {} bytes", bytes.len());
-    Figure { caption, bytes, root, header_version: None, error: (!problems.is_empty()).then(|| problems.join("; ")), links: Vec::new() }
+    Figure {
+        caption,
+        bytes,
+        root,
+        header_version: None,
+        error: (!problems.is_empty()).then(|| problems.join("; ")),
+        links: Vec::new(),
+    }
 }
 
 /// Link each field node of `figure` to its row (`prefix` + field path, where
 /// `rows` has that path) and, in frames, each header field to the encoding
 /// page's section on `header_section`.
-pub fn link_fields(figure: &mut Figure, prefix: &str, rows: &HashSet<String>, header_section: Option<&str>) {
+pub fn link_fields(
+    figure: &mut Figure,
+    prefix: &str,
+    rows: &HashSet<String>,
+    header_section: Option<&str>,
+) {
     let mut headers = Vec::new();
-    figure.root.walk(&mut |n, _| headers.push(n.region == Region::RpcHeader && matches!(n.role, Role::Field { .. })));
+    figure.root.walk(&mut |n, _| {
+        headers.push(n.region == Region::RpcHeader && matches!(n.role, Role::Field { .. }))
+    });
     figure.links = field_paths(&figure.root)
         .into_iter()
         .zip(headers)
@@ -115,5 +205,12 @@ pub fn link_fields(figure: &mut Figure, prefix: &str, rows: &HashSet<String>, he
 
 /// A figure that could not be made: no bytes, and the reason.
 pub fn failed(caption: String, error: String) -> Figure {
-    Figure { caption, bytes: Bytes::new(), root: Node::new("(not encoded)", "", 0, Region::Frame, Role::Structure), header_version: None, error: Some(error), links: Vec::new() }
+    Figure {
+        caption,
+        bytes: Bytes::new(),
+        root: Node::new("(not encoded)", "", 0, Region::Frame, Role::Structure),
+        header_version: None,
+        error: Some(error),
+        links: Vec::new(),
+    }
 }

@@ -3,7 +3,10 @@
 
 use super::api_page::ApiDocs;
 use super::record_page::{kind_label, RecordDocs, KINDS};
-use super::{encoding_page, errors_page, left_out, record_batch_page, search, Block, Cell, Page, Section, Table, MAX_VERSION_PAGES};
+use super::{
+    encoding_page, errors_page, left_out, record_batch_page, search, Block, Cell, Page, Section,
+    Table, MAX_VERSION_PAGES,
+};
 use crate::decode::frame::compress_versions;
 use crate::schema::MessageKind;
 
@@ -33,7 +36,11 @@ impl ApiRow {
             key: docs.key,
             name: docs.name.clone(),
             path: docs.default_path(),
-            versions: if docs.request_versions.is_empty() { "retired".into() } else { compress_versions(&docs.request_versions) },
+            versions: if docs.request_versions.is_empty() {
+                "retired".into()
+            } else {
+                compress_versions(&docs.request_versions)
+            },
             flexible,
             default_version: docs.default_version,
             sizes,
@@ -73,7 +80,17 @@ impl RecordRow {
 pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> Page {
     let opt = |v: Option<String>| Cell::text(v.unwrap_or_else(|| "-".into()));
     let api_table = Table {
-        head: ["key", "API", "versions", "flexible", "default", "request bytes", "response bytes"].map(String::from).to_vec(),
+        head: [
+            "key",
+            "API",
+            "versions",
+            "flexible",
+            "default",
+            "request bytes",
+            "response bytes",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: apis
             .iter()
             .map(|a| {
@@ -100,7 +117,10 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> 
         ],
         ..Default::default()
     };
-    let mut sections = vec![Section::new("Guides", vec![Block::Table(guides)]).with_id("guides"), Section::new("APIs", vec![Block::Table(api_table)]).with_id("apis")];
+    let mut sections = vec![
+        Section::new("Guides", vec![Block::Table(guides)]).with_id("guides"),
+        Section::new("APIs", vec![Block::Table(api_table)]).with_id("apis"),
+    ];
     for kind in KINDS {
         let rows: Vec<Vec<Cell>> = records
             .iter()
@@ -115,15 +135,32 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> 
             })
             .collect();
         if !rows.is_empty() {
-            let head = ["name", "record type", "versions", "bytes (newest)"].map(String::from).to_vec();
-            sections.push(Section::new(format!("{}s", capitalise(kind_label(kind))), vec![Block::Table(Table { head, rows, ..Default::default() })]));
+            let head = ["name", "record type", "versions", "bytes (newest)"]
+                .map(String::from)
+                .to_vec();
+            sections.push(Section::new(
+                format!("{}s", capitalise(kind_label(kind))),
+                vec![Block::Table(Table {
+                    head,
+                    rows,
+                    ..Default::default()
+                })],
+            ));
         }
     }
     let left: Vec<Vec<Cell>> = apis
         .iter()
         .map(|a| (&a.name, &a.path, &a.left_out))
         .chain(records.iter().map(|r| (&r.name, &r.path, &r.left_out)))
-        .filter_map(|(name, path, left)| left.as_ref().map(|(n, versions)| vec![Cell::link(name, path), Cell::text(n.to_string()), Cell::text(versions)]))
+        .filter_map(|(name, path, left)| {
+            left.as_ref().map(|(n, versions)| {
+                vec![
+                    Cell::link(name, path),
+                    Cell::text(n.to_string()),
+                    Cell::text(versions),
+                ]
+            })
+        })
         .collect();
     if !left.is_empty() {
         sections.push(Section::new(
@@ -149,5 +186,7 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> 
 
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
-    c.next().map_or(String::new(), |f| f.to_uppercase().collect::<String>() + c.as_str())
+    c.next().map_or(String::new(), |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
 }

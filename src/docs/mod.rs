@@ -13,8 +13,8 @@ pub mod record_page;
 pub mod schema_view;
 pub mod search;
 
-use crate::decode::{Node, Region, Role};
 use crate::decode::regions::byte_owners;
+use crate::decode::{Node, Region, Role};
 use crate::schema::diff::Change;
 use bytes::Bytes;
 
@@ -38,7 +38,11 @@ pub struct Section {
 
 impl Section {
     pub fn new(heading: impl Into<String>, blocks: Vec<Block>) -> Section {
-        Section { heading: heading.into(), id: None, blocks }
+        Section {
+            heading: heading.into(),
+            id: None,
+            blocks,
+        }
     }
 
     pub fn with_id(mut self, id: impl Into<String>) -> Section {
@@ -61,7 +65,10 @@ pub enum Block {
     Figure(Box<Figure>),
     Table(Table),
     /// Verbatim text (a definition file) under a title.
-    Code { title: String, text: String },
+    Code {
+        title: String,
+        text: String,
+    },
     /// Labelled lists: a version and what it changed.
     Changes(Vec<(String, Vec<String>)>),
     /// The search box and the index it searches (the search page only).
@@ -71,17 +78,21 @@ pub enum Block {
 impl Page {
     /// Every figure of the page, in order.
     pub fn figures(&self) -> impl Iterator<Item = &Figure> {
-        self.blocks.iter().chain(self.sections.iter().flat_map(|s| &s.blocks)).filter_map(|b| match b {
-            Block::Figure(f) => Some(f.as_ref()),
-            _ => None,
-        })
+        self.blocks
+            .iter()
+            .chain(self.sections.iter().flat_map(|s| &s.blocks))
+            .filter_map(|b| match b {
+                Block::Figure(f) => Some(f.as_ref()),
+                _ => None,
+            })
     }
 
     /// Fill the legend with the regions that colour a byte of the page's
     /// figures, or drop it when the page has no grid.
     pub fn fill_legend(mut self) -> Page {
         let shown = regions_shown(self.figures());
-        self.blocks.retain(|b| !matches!(b, Block::Legend(_)) || !shown.is_empty());
+        self.blocks
+            .retain(|b| !matches!(b, Block::Legend(_)) || !shown.is_empty());
         for b in &mut self.blocks {
             if let Block::Legend(regions) = b {
                 regions.clone_from(&shown);
@@ -105,7 +116,12 @@ pub fn regions_shown<'a>(figures: impl IntoIterator<Item = &'a Figure>) -> Vec<R
             }
         }
     }
-    Region::ALL.iter().zip(used).filter(|(_, u)| *u).map(|(r, _)| *r).collect()
+    Region::ALL
+        .iter()
+        .zip(used)
+        .filter(|(_, u)| *u)
+        .map(|(r, _)| *r)
+        .collect()
 }
 
 /// Bytes kwire encoded and the tree it decoded from them: one grid and one
@@ -143,10 +159,16 @@ pub struct Cell {
 
 impl Cell {
     pub fn text(s: impl Into<String>) -> Cell {
-        Cell { text: s.into(), link: None }
+        Cell {
+            text: s.into(),
+            link: None,
+        }
     }
     pub fn link(s: impl Into<String>, path: impl Into<String>) -> Cell {
-        Cell { text: s.into(), link: Some(path.into()) }
+        Cell {
+            text: s.into(),
+            link: Some(path.into()),
+        }
     }
 }
 
@@ -166,7 +188,9 @@ pub struct VersionLink {
 /// Whether the user loaded definitions (`--defs`): their descriptions are
 /// then on the pages, and pages stop telling how to get them.
 pub fn defs_loaded(cat: &crate::schema::Catalogue) -> bool {
-    cat.releases.iter().any(|r| r == crate::schema::catalogue::LOADED_RELEASE)
+    cat.releases
+        .iter()
+        .any(|r| r == crate::schema::catalogue::LOADED_RELEASE)
 }
 
 /// An anchor for `name` (a field path, a type) under `prefix`: characters
@@ -175,7 +199,13 @@ pub fn defs_loaded(cat: &crate::schema::Catalogue) -> bool {
 pub fn anchor(prefix: &str, name: &str) -> String {
     let mut id = String::with_capacity(prefix.len() + name.len());
     id.push_str(prefix);
-    id.extend(name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' }));
+    id.extend(name.chars().map(|c| {
+        if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+            c
+        } else {
+            '_'
+        }
+    }));
     id
 }
 
@@ -192,7 +222,13 @@ pub fn field_paths(root: &Node) -> Vec<Option<String>> {
             return;
         }
         let is_field = matches!(n.role, Role::Field { .. }) && n.region != Region::RpcHeader;
-        let path = is_field.then(|| if above.is_empty() { n.field_key().to_string() } else { format!("{above}.{}", n.field_key()) });
+        let path = is_field.then(|| {
+            if above.is_empty() {
+                n.field_key().to_string()
+            } else {
+                format!("{above}.{}", n.field_key())
+            }
+        });
         let inner = path.clone().unwrap_or_else(|| above.to_string());
         out.push(path);
         for c in &n.children {
@@ -212,7 +248,11 @@ const MAX_STEM: usize = 96;
 /// output folder, and `-` is left to mark versions and collisions), at most
 /// [`MAX_STEM`] characters, and `_` when nothing is left.
 pub fn base_stem(name: &str) -> String {
-    let stem: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(MAX_STEM).collect();
+    let stem: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .take(MAX_STEM)
+        .collect();
     if stem.is_empty() {
         "_".into()
     } else {
@@ -225,7 +265,10 @@ pub fn base_stem(name: &str) -> String {
 /// (as some file systems do). Names sharing a base stem are ranked: a name
 /// that is its own stem first, then by name, then by id; the first gets the
 /// stem, the n-th `stem-n` (which no base stem can equal, as stems hold no `-`).
-pub fn unique_stem<'a, I: Ord + Copy>(this: (&str, I), names: impl IntoIterator<Item = (&'a str, I)>) -> String {
+pub fn unique_stem<'a, I: Ord + Copy>(
+    this: (&str, I),
+    names: impl IntoIterator<Item = (&'a str, I)>,
+) -> String {
     let stem = base_stem(this.0);
     let rank = |(name, id): (&'a str, I)| (name != base_stem(name), name, id);
     let this_rank = (this.0 != stem, this.0, this.1);
@@ -262,11 +305,23 @@ pub fn page_versions(versions: &[i16], default: Option<i16>) -> Vec<i16> {
     if versions.len() <= MAX_VERSION_PAGES {
         return versions.to_vec();
     }
-    let mut kept: Vec<i16> = versions.first().copied().into_iter().chain(default).collect();
+    let mut kept: Vec<i16> = versions
+        .first()
+        .copied()
+        .into_iter()
+        .chain(default)
+        .collect();
     kept.sort_unstable();
     kept.dedup();
     let newest = MAX_VERSION_PAGES - kept.len();
-    kept.extend(versions.iter().rev().filter(|v| !kept.contains(v)).take(newest).collect::<Vec<_>>());
+    kept.extend(
+        versions
+            .iter()
+            .rev()
+            .filter(|v| !kept.contains(v))
+            .take(newest)
+            .collect::<Vec<_>>(),
+    );
     kept.sort_unstable();
     kept.dedup();
     kept
@@ -274,8 +329,17 @@ pub fn page_versions(versions: &[i16], default: Option<i16>) -> Vec<i16> {
 
 /// Versions not in `pages`, as text for the index (`1-32703`), if any.
 pub fn left_out(versions: &[i16], pages: &[i16]) -> Option<(usize, String)> {
-    let missing: Vec<i16> = versions.iter().copied().filter(|v| pages.binary_search(v).is_err()).collect();
-    (!missing.is_empty()).then(|| (missing.len(), crate::decode::frame::compress_versions(&missing)))
+    let missing: Vec<i16> = versions
+        .iter()
+        .copied()
+        .filter(|v| pages.binary_search(v).is_err())
+        .collect();
+    (!missing.is_empty()).then(|| {
+        (
+            missing.len(),
+            crate::decode::frame::compress_versions(&missing),
+        )
+    })
 }
 
 /// A switcher links every page when there are at most this many.
@@ -292,7 +356,11 @@ pub fn change_lists(history: Vec<(i16, Vec<Change>)>) -> Vec<(String, Vec<String
     let mut unchanged: Option<(i16, i16)> = None;
     let flush = |out: &mut Vec<(String, Vec<String>)>, run: Option<(i16, i16)>| {
         if let Some((from, to)) = run {
-            let label = if from == to { format!("v{from}") } else { format!("v{from}-v{to}") };
+            let label = if from == to {
+                format!("v{from}")
+            } else {
+                format!("v{from}-v{to}")
+            };
             out.push((label, vec!["no change in the layout".to_string()]));
         }
     };
@@ -307,7 +375,10 @@ pub fn change_lists(history: Vec<(i16, Vec<Change>)>) -> Vec<(String, Vec<String
             });
         } else {
             flush(&mut out, unchanged.take());
-            out.push((format!("v{v}"), changes.iter().map(Change::describe).collect()));
+            out.push((
+                format!("v{v}"),
+                changes.iter().map(Change::describe).collect(),
+            ));
         }
     }
     flush(&mut out, unchanged);
@@ -318,14 +389,28 @@ pub fn change_lists(history: Vec<(i16, Vec<Change>)>) -> Vec<(String, Vec<String
 /// sorted), all of them when few, else a window around `current` (see
 /// [`SWITCHER_NEIGHBOURS`]); each link counts the versions of `versions`
 /// (every version, sorted) between it and the link before.
-pub fn version_links(dir: &str, stem: &str, versions: &[i16], pages: &[i16], current: i16, default: Option<i16>, unstable: &[i16]) -> Vec<VersionLink> {
+pub fn version_links(
+    dir: &str,
+    stem: &str,
+    versions: &[i16],
+    pages: &[i16],
+    current: i16,
+    default: Option<i16>,
+    unstable: &[i16],
+) -> Vec<VersionLink> {
     let mut shown: Vec<i16> = if pages.len() <= SWITCHER_ALL_UP_TO {
         pages.to_vec()
     } else {
         let at = pages.partition_point(|&v| v < current);
-        let window = &pages[at.saturating_sub(SWITCHER_NEIGHBOURS)..(at + SWITCHER_NEIGHBOURS + 1).min(pages.len())];
+        let window = &pages[at.saturating_sub(SWITCHER_NEIGHBOURS)
+            ..(at + SWITCHER_NEIGHBOURS + 1).min(pages.len())];
         let ends = [pages.first(), pages.last()].into_iter().flatten().copied();
-        window.iter().copied().chain(ends).chain(default.filter(|d| pages.binary_search(d).is_ok())).collect()
+        window
+            .iter()
+            .copied()
+            .chain(ends)
+            .chain(default.filter(|d| pages.binary_search(d).is_ok()))
+            .collect()
     };
     // The page shown is marked even when it is one without a page in the site.
     shown.push(current);

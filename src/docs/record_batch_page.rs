@@ -8,8 +8,8 @@ use super::encoding_page::{fixed_anchor, PATH as ENCODING, VARINT};
 use super::example_records::{legacy_message_set, record_batch, Compression, BASE_TIMESTAMP};
 use super::figure::records_figure;
 use super::{anchor, Block, Cell, Page, Section, Table};
-use crate::protocol::meanings::utc_millis;
 use crate::decode::records::batch::V2_FIELDS;
+use crate::protocol::meanings::utc_millis;
 use crate::schema::Catalogue;
 
 pub const PATH: &str = "record-batch";
@@ -25,10 +25,20 @@ fn type_cell(ty: &str) -> Cell {
 
 /// A field table: name (anchored at `prefix` + name), type, width, what it holds.
 fn field_table(prefix: &str, rows: &[(&str, &str, &str, &str)]) -> Block {
-    let mut t = Table { head: ["field", "type", "bytes", "what it holds"].map(String::from).to_vec(), ..Default::default() };
+    let mut t = Table {
+        head: ["field", "type", "bytes", "what it holds"]
+            .map(String::from)
+            .to_vec(),
+        ..Default::default()
+    };
     for (name, ty, width, what) in rows {
         let id = anchor(prefix, name);
-        t.rows.push(vec![Cell::link(*name, format!("#{id}")), type_cell(ty), Cell::text(*width), Cell::text(*what)]);
+        t.rows.push(vec![
+            Cell::link(*name, format!("#{id}")),
+            type_cell(ty),
+            Cell::text(*width),
+            Cell::text(*what),
+        ]);
         t.row_ids.push(Some(id));
     }
     Block::Table(t)
@@ -42,9 +52,13 @@ fn batch_field_meaning(name: &str) -> &'static str {
         "partitionLeaderEpoch" => "set by the broker: the leader epoch when the batch was appended",
         "magic" => "2 for this format (0 and 1 are the legacy messages below)",
         "crc" => "CRC-32C (Castagnoli) of everything from attributes to the end",
-        "attributes" => "bits 0-2 compression, 3 timestamp type, 4 transactional, 5 control, 6 delete horizon",
+        "attributes" => {
+            "bits 0-2 compression, 3 timestamp type, 4 transactional, 5 control, 6 delete horizon"
+        }
         "lastOffsetDelta" => "offsetDelta of the last record",
-        "baseTimestamp" => "timestamp of the first record (ms since the epoch), or the delete horizon",
+        "baseTimestamp" => {
+            "timestamp of the first record (ms since the epoch), or the delete horizon"
+        }
         "maxTimestamp" => "largest timestamp in the batch",
         "producerId" => "idempotent or transactional producer, -1 for none",
         "producerEpoch" => "that producer's epoch, -1 for none",
@@ -55,48 +69,155 @@ fn batch_field_meaning(name: &str) -> &'static str {
 }
 
 const RECORD_FIELDS: [(&str, &str, &str, &str); 9] = [
-    ("length", "varint", "1-5", "bytes of the record after this field"),
+    (
+        "length",
+        "varint",
+        "1-5",
+        "bytes of the record after this field",
+    ),
     ("attributes", "int8", "1", "unused: 0"),
-    ("timestampDelta", "varlong", "1-10", "added to the batch's baseTimestamp"),
-    ("offsetDelta", "varint", "1-5", "added to the batch's baseOffset"),
-    ("keyLength", "varint", "1-5", "bytes of the key, -1 for a null key"),
-    ("key", "bytes", "keyLength", "the key, as the producer's serializer wrote it"),
-    ("valueLength", "varint", "1-5", "bytes of the value, -1 for null (a tombstone in a compacted topic)"),
+    (
+        "timestampDelta",
+        "varlong",
+        "1-10",
+        "added to the batch's baseTimestamp",
+    ),
+    (
+        "offsetDelta",
+        "varint",
+        "1-5",
+        "added to the batch's baseOffset",
+    ),
+    (
+        "keyLength",
+        "varint",
+        "1-5",
+        "bytes of the key, -1 for a null key",
+    ),
+    (
+        "key",
+        "bytes",
+        "keyLength",
+        "the key, as the producer's serializer wrote it",
+    ),
+    (
+        "valueLength",
+        "varint",
+        "1-5",
+        "bytes of the value, -1 for null (a tombstone in a compacted topic)",
+    ),
     ("value", "bytes", "valueLength", "the value"),
     ("headers", "varint", "1-5", "number of headers that follow"),
 ];
 
 const HEADER_FIELDS: [(&str, &str, &str, &str); 4] = [
-    ("headerKeyLength", "varint", "1-5", "bytes of the header's key"),
-    ("headerKey", "bytes", "headerKeyLength", "the header's name, UTF-8"),
-    ("headerValueLength", "varint", "1-5", "bytes of the header's value, -1 for null"),
-    ("headerValue", "bytes", "headerValueLength", "the header's value"),
+    (
+        "headerKeyLength",
+        "varint",
+        "1-5",
+        "bytes of the header's key",
+    ),
+    (
+        "headerKey",
+        "bytes",
+        "headerKeyLength",
+        "the header's name, UTF-8",
+    ),
+    (
+        "headerValueLength",
+        "varint",
+        "1-5",
+        "bytes of the header's value, -1 for null",
+    ),
+    (
+        "headerValue",
+        "bytes",
+        "headerValueLength",
+        "the header's value",
+    ),
 ];
 
 const LEGACY_FIELDS: [(&str, &str, &str, &str); 10] = [
-    ("offset", "int64", "8", "the message's offset (in a compressed wrapper: of its last inner message)"),
+    (
+        "offset",
+        "int64",
+        "8",
+        "the message's offset (in a compressed wrapper: of its last inner message)",
+    ),
     ("messageSize", "int32", "4", "bytes after this field"),
-    ("crc", "uint32", "4", "CRC-32 (IEEE, not Castagnoli) of everything from magic to the end"),
+    (
+        "crc",
+        "uint32",
+        "4",
+        "CRC-32 (IEEE, not Castagnoli) of everything from magic to the end",
+    ),
     ("magic", "int8", "1", "0 or 1"),
-    ("attributes", "int8", "1", "bits 0-2 compression; in magic 1, bit 3 the timestamp type"),
-    ("timestamp", "int64", "8", "magic 1 only: ms since the epoch"),
+    (
+        "attributes",
+        "int8",
+        "1",
+        "bits 0-2 compression; in magic 1, bit 3 the timestamp type",
+    ),
+    (
+        "timestamp",
+        "int64",
+        "8",
+        "magic 1 only: ms since the epoch",
+    ),
     ("keyLength", "int32", "4", "bytes of the key, -1 for null"),
     ("key", "bytes", "keyLength", "the key"),
-    ("valueLength", "int32", "4", "bytes of the value, -1 for null"),
-    ("value", "bytes", "valueLength", "the value; in a compressed wrapper, a whole message set, compressed"),
+    (
+        "valueLength",
+        "int32",
+        "4",
+        "bytes of the value, -1 for null",
+    ),
+    (
+        "value",
+        "bytes",
+        "valueLength",
+        "the value; in a compressed wrapper, a whole message set, compressed",
+    ),
 ];
 
 pub fn record_batch_page(cat: &Catalogue) -> Page {
-    let batch_rows: Vec<(&str, &str, String, &str)> = V2_FIELDS.iter().map(|(name, ty, width)| (*name, *ty, width.to_string(), batch_field_meaning(name))).collect();
-    let batch_rows: Vec<(&str, &str, &str, &str)> = batch_rows.iter().map(|(n, t, w, m)| (*n, *t, w.as_str(), *m)).collect();
+    let batch_rows: Vec<(&str, &str, String, &str)> = V2_FIELDS
+        .iter()
+        .map(|(name, ty, width)| (*name, *ty, width.to_string(), batch_field_meaning(name)))
+        .collect();
+    let batch_rows: Vec<(&str, &str, &str, &str)> = batch_rows
+        .iter()
+        .map(|(n, t, w, m)| (*n, *t, w.as_str(), *m))
+        .collect();
     let header_bytes: usize = V2_FIELDS.iter().map(|f| f.2).sum();
     let when = utc_millis(BASE_TIMESTAMP).unwrap_or_default();
-    let plain = records_figure(cat, "RecordBatch v2, two records, uncompressed".into(), record_batch(Compression::None));
-    let gzip = records_figure(cat, "RecordBatch v2, the same two records, gzip".into(), record_batch(Compression::Gzip));
-    let legacy = records_figure(cat, "a legacy message set: a magic 0 message, then a magic 1 message".into(), legacy_message_set());
+    let plain = records_figure(
+        cat,
+        "RecordBatch v2, two records, uncompressed".into(),
+        record_batch(Compression::None),
+    );
+    let gzip = records_figure(
+        cat,
+        "RecordBatch v2, the same two records, gzip".into(),
+        record_batch(Compression::Gzip),
+    );
+    let legacy = records_figure(
+        cat,
+        "a legacy message set: a magic 0 message, then a magic 1 message".into(),
+        legacy_message_set(),
+    );
     let codecs = Table {
         head: ["bits 0-2", "compression"].map(String::from).to_vec(),
-        rows: [("0", "none"), ("1", "gzip"), ("2", "snappy (xerial framing from Java clients)"), ("3", "lz4 (frame format)"), ("4", "zstd")].iter().map(|(b, c)| vec![Cell::text(*b), Cell::text(*c)]).collect(),
+        rows: [
+            ("0", "none"),
+            ("1", "gzip"),
+            ("2", "snappy (xerial framing from Java clients)"),
+            ("3", "lz4 (frame format)"),
+            ("4", "zstd"),
+        ]
+        .iter()
+        .map(|(b, c)| vec![Cell::text(*b), Cell::text(*c)])
+        .collect(),
         ..Default::default()
     };
     let sections = vec![

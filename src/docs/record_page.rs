@@ -4,7 +4,10 @@
 use super::figure::{link_fields, struct_figure};
 use super::schema_view::{row_paths, schema_blocks};
 use super::search::Entry;
-use super::{anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path, Block, Figure, Page, Section};
+use super::{
+    anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path,
+    Block, Figure, Page, Section,
+};
 use crate::decode::frame::compress_versions;
 use crate::decode::Region;
 use crate::schema::catalogue::LOADED_RELEASE;
@@ -19,7 +22,12 @@ pub const FIELD_ROWS: &str = "field-";
 pub const DIR: &str = "records";
 
 /// The kinds of definitions that get a record page, in index order.
-pub const KINDS: [MessageKind; 4] = [MessageKind::CoordinatorKey, MessageKind::CoordinatorValue, MessageKind::Metadata, MessageKind::Data];
+pub const KINDS: [MessageKind; 4] = [
+    MessageKind::CoordinatorKey,
+    MessageKind::CoordinatorValue,
+    MessageKind::Metadata,
+    MessageKind::Data,
+];
 
 pub fn kind_label(kind: MessageKind) -> &'static str {
     match kind {
@@ -36,7 +44,9 @@ pub fn record_names(cat: &Catalogue, release: Option<&str>) -> Vec<String> {
         .entries
         .iter()
         .filter(|e| KINDS.contains(&e.spec().kind) && !e.spec().is_retired())
-        .filter(|e| release.is_none_or(|r| e.releases.iter().any(|x| x == r || x == LOADED_RELEASE)))
+        .filter(|e| {
+            release.is_none_or(|r| e.releases.iter().any(|x| x == r || x == LOADED_RELEASE))
+        })
         .map(|e| e.spec().name.clone())
         .collect();
     names.sort();
@@ -66,16 +76,34 @@ impl<'c> RecordDocs<'c> {
         let newest = cat.entries_named(name).next()?.spec();
         let mut versions: Vec<i16> = cat
             .entries_named(name)
-            .filter(|e| release.is_none_or(|r| e.releases.iter().any(|x| x == r || x == LOADED_RELEASE)))
+            .filter(|e| {
+                release.is_none_or(|r| e.releases.iter().any(|x| x == r || x == LOADED_RELEASE))
+            })
             .flat_map(|e| e.spec().valid_versions.iter_capped(i16::MAX))
             .collect();
         versions.sort_unstable();
         versions.dedup();
-        let history = change_lists(history(|v| cat.by_name(name, v, release).cloned(), &versions));
+        let history = change_lists(history(
+            |v| cat.by_name(name, v, release).cloned(),
+            &versions,
+        ));
         // Every release's names, so that a page's file name does not depend on the release shown.
-        let stem = unique_stem((newest.name.as_str(), ()), record_names(cat, None).iter().map(|n| (n.as_str(), ())));
+        let stem = unique_stem(
+            (newest.name.as_str(), ()),
+            record_names(cat, None).iter().map(|n| (n.as_str(), ())),
+        );
         let page_versions = page_versions(&versions, versions.last().copied());
-        Some(RecordDocs { cat, release, name: newest.name.clone(), kind: newest.kind, record_type: newest.api_key, versions, page_versions, stem, history })
+        Some(RecordDocs {
+            cat,
+            release,
+            name: newest.name.clone(),
+            kind: newest.kind,
+            record_type: newest.api_key,
+            versions,
+            page_versions,
+            stem,
+            history,
+        })
     }
 
     /// The version shown by default: the newest.
@@ -98,15 +126,23 @@ impl<'c> RecordDocs<'c> {
     /// The record type and its fields for the search page, each field
     /// linked to its row on the newest page that has it.
     pub fn search_entries(&self) -> Vec<Entry> {
-        let Some(newest) = self.default_version() else { return Vec::new() };
+        let Some(newest) = self.default_version() else {
+            return Vec::new();
+        };
         let kind = kind_label(self.kind);
         let mut out = vec![Entry::new(&self.name, kind, self.path(newest))];
         let mut seen = HashSet::new();
         for &v in self.page_versions.iter().rev() {
-            let Some(spec) = self.cat.by_name(&self.name, v, self.release) else { continue };
+            let Some(spec) = self.cat.by_name(&self.name, v, self.release) else {
+                continue;
+            };
             for (path, _) in fields_at(spec, v) {
                 if seen.insert(path.clone()) {
-                    out.push(Entry::new(format!("{} {path}", self.name), format!("{kind} field"), format!("{}#{}", self.path(v), anchor(FIELD_ROWS, &path))));
+                    out.push(Entry::new(
+                        format!("{} {path}", self.name),
+                        format!("{kind} field"),
+                        format!("{}#{}", self.path(v), anchor(FIELD_ROWS, &path)),
+                    ));
                 }
             }
         }
@@ -123,12 +159,23 @@ impl<'c> RecordDocs<'c> {
         facts.extend([
             ("Encoded at".into(), format!("v{v}")),
             ("Versions".into(), compress_versions(&self.versions)),
-            ("Flexible versions".into(), spec.map_or("none".into(), |s| s.flexible_versions.to_string())),
-            ("Size".into(), figure.as_ref().map_or("-".into(), |f| format!("{} bytes", f.bytes.len()))),
+            (
+                "Flexible versions".into(),
+                spec.map_or("none".into(), |s| s.flexible_versions.to_string()),
+            ),
+            (
+                "Size".into(),
+                figure
+                    .as_ref()
+                    .map_or("-".into(), |f| format!("{} bytes", f.bytes.len())),
+            ),
         ]);
         let mut layout = Vec::new();
         layout.extend(figure.map(|f| Block::Figure(Box::new(f))));
-        layout.extend(spec.map(|s| schema_blocks(s, v, FIELD_ROWS, defs_loaded(self.cat))).unwrap_or_default());
+        layout.extend(
+            spec.map(|s| schema_blocks(s, v, FIELD_ROWS, defs_loaded(self.cat)))
+                .unwrap_or_default(),
+        );
         Page {
             path: self.path(v),
             title: self.name.clone(),
@@ -136,9 +183,20 @@ impl<'c> RecordDocs<'c> {
                 Block::Para(intro(self.kind, self.record_type)),
                 Block::Facts(facts),
                 Block::Legend(Vec::new()),
-                Block::Versions(version_links(DIR, &self.stem, &self.versions, &self.page_versions, v, self.default_version(), &[])),
+                Block::Versions(version_links(
+                    DIR,
+                    &self.stem,
+                    &self.versions,
+                    &self.page_versions,
+                    v,
+                    self.default_version(),
+                    &[],
+                )),
             ],
-            sections: vec![Section::new("Layout", layout).with_id("layout"), Section::new("History", vec![Block::Changes(self.history.clone())])],
+            sections: vec![
+                Section::new("Layout", layout).with_id("layout"),
+                Section::new("History", vec![Block::Changes(self.history.clone())]),
+            ],
         }
         .fill_legend()
     }

@@ -17,20 +17,33 @@ pub const SOURCE_TITLE: &str = "kafka message schema (.json)";
 /// file when it was loaded. `loaded` says whether the user loaded any
 /// definitions: only when not does the page say how to see descriptions.
 pub fn schema_blocks(spec: &MessageSpec, version: i16, prefix: &str, loaded: bool) -> Vec<Block> {
-    let hint = if loaded || spec.source_text.is_some() { "" } else { " (pass --defs with upstream definitions to see their source and descriptions)" };
+    let hint = if loaded || spec.source_text.is_some() {
+        ""
+    } else {
+        " (pass --defs with upstream definitions to see their source and descriptions)"
+    };
     let mut blocks = vec![
-        Block::Para(format!("schema: the fields of {} v{version}{hint}", spec.name)),
+        Block::Para(format!(
+            "schema: the fields of {} v{version}{hint}",
+            spec.name
+        )),
         Block::Table(facts_table(spec, version, prefix)),
     ];
     if let Some(text) = &spec.source_text {
-        blocks.push(Block::Code { title: SOURCE_TITLE.into(), text: without_preamble(text).to_string() });
+        blocks.push(Block::Code {
+            title: SOURCE_TITLE.into(),
+            text: without_preamble(text).to_string(),
+        });
     }
     blocks
 }
 
 /// The field paths that [`facts_table`] has a row for.
 pub fn row_paths(spec: &MessageSpec, version: i16) -> HashSet<String> {
-    fields_at(spec, version).into_iter().map(|(path, _)| path).collect()
+    fields_at(spec, version)
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect()
 }
 
 /// The definition from its opening brace: the licence comment above it is the
@@ -49,17 +62,35 @@ fn without_preamble(text: &str) -> &str {
 pub fn facts_table(spec: &MessageSpec, version: i16, prefix: &str) -> Table {
     let fields = fields_at(spec, version);
     let described = fields.iter().any(|(_, f)| f.about.is_some());
-    let mut head: Vec<String> = ["field", "type", "versions", "nullable", "tag", "default", "entity type", "map key"].map(String::from).to_vec();
+    let mut head: Vec<String> = [
+        "field",
+        "type",
+        "versions",
+        "nullable",
+        "tag",
+        "default",
+        "entity type",
+        "map key",
+    ]
+    .map(String::from)
+    .to_vec();
     if described {
         head.push("description".into());
     }
-    let mut table = Table { head, ..Default::default() };
+    let mut table = Table {
+        head,
+        ..Default::default()
+    };
     for (path, f) in fields {
         let tag = match (f.tag, f.tagged) {
             (Some(t), Some(v)) => format!("{t} (tagged {v})"),
             _ => String::new(),
         };
-        let nullable = if f.nullable.is_empty() { String::new() } else { f.nullable.to_string() };
+        let nullable = if f.nullable.is_empty() {
+            String::new()
+        } else {
+            f.nullable.to_string()
+        };
         let id = anchor(prefix, &path);
         let mut row = vec![
             Cell::link(&path, format!("#{id}")),
@@ -86,7 +117,10 @@ mod tests {
 
     #[test]
     fn the_licence_comment_is_left_out() {
-        assert_eq!(without_preamble("// licence\n//\n{\n  \"a\": 1 // note\n}\n"), "{\n  \"a\": 1 // note\n}\n");
+        assert_eq!(
+            without_preamble("// licence\n//\n{\n  \"a\": 1 // note\n}\n"),
+            "{\n  \"a\": 1 // note\n}\n"
+        );
         assert_eq!(without_preamble("no brace"), "no brace");
     }
 }

@@ -2,12 +2,14 @@
 //! field, error code and type, searched in the browser by a few lines of script
 //! over JSON inlined in the page (nothing is fetched at view time).
 
-use super::encoding_page::{fixed_anchor, LENGTHS, PATH as ENCODING, STRUCTS, TAGGED, UVARINT, VARINT};
+use super::encoding_page::{
+    fixed_anchor, LENGTHS, PATH as ENCODING, STRUCTS, TAGGED, UVARINT, VARINT,
+};
 use super::errors_page::{error_anchor, PATH as ERRORS};
 use super::record_batch_page::PATH as RECORD_BATCH;
 use super::{anchor, Block, Page};
-use crate::protocol::error_codes::ERROR_CODES;
 use crate::decode::records::batch::V2_FIELDS;
+use crate::protocol::error_codes::ERROR_CODES;
 
 pub const PATH: &str = "search";
 
@@ -22,7 +24,11 @@ pub struct Entry {
 
 impl Entry {
     pub fn new(text: impl Into<String>, kind: impl Into<String>, path: impl Into<String>) -> Entry {
-        Entry { text: text.into(), kind: kind.into(), path: path.into() }
+        Entry {
+            text: text.into(),
+            kind: kind.into(),
+            path: path.into(),
+        }
     }
 }
 
@@ -34,26 +40,84 @@ pub fn fixed_entries() -> Vec<Entry> {
         Entry::new("Record batches", "page", RECORD_BATCH),
         Entry::new("Error codes", "page", ERRORS),
     ];
-    for ty in ["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "uuid"] {
-        out.push(Entry::new(ty, "type", format!("{ENCODING}#{}", fixed_anchor(ty))));
+    for ty in [
+        "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "uuid",
+    ] {
+        out.push(Entry::new(
+            ty,
+            "type",
+            format!("{ENCODING}#{}", fixed_anchor(ty)),
+        ));
     }
-    for (text, at) in [("uvarint", UVARINT), ("varint varlong zigzag", VARINT), ("string bytes array compact nullable", LENGTHS), ("struct", STRUCTS), ("tagged fields", TAGGED)] {
+    for (text, at) in [
+        ("uvarint", UVARINT),
+        ("varint varlong zigzag", VARINT),
+        ("string bytes array compact nullable", LENGTHS),
+        ("struct", STRUCTS),
+        ("tagged fields", TAGGED),
+    ] {
         out.push(Entry::new(text, "type", format!("{ENCODING}#{at}")));
     }
     for (name, _, _) in V2_FIELDS {
-        out.push(Entry::new(format!("RecordBatch {name}"), "RecordBatch field", format!("{RECORD_BATCH}#{}", anchor("batch-", name))));
+        out.push(Entry::new(
+            format!("RecordBatch {name}"),
+            "RecordBatch field",
+            format!("{RECORD_BATCH}#{}", anchor("batch-", name)),
+        ));
     }
-    for name in ["length", "attributes", "timestampDelta", "offsetDelta", "keyLength", "key", "valueLength", "value", "headers"] {
-        out.push(Entry::new(format!("Record {name}"), "Record field", format!("{RECORD_BATCH}#{}", anchor("record-", name))));
+    for name in [
+        "length",
+        "attributes",
+        "timestampDelta",
+        "offsetDelta",
+        "keyLength",
+        "key",
+        "valueLength",
+        "value",
+        "headers",
+    ] {
+        out.push(Entry::new(
+            format!("Record {name}"),
+            "Record field",
+            format!("{RECORD_BATCH}#{}", anchor("record-", name)),
+        ));
     }
-    for name in ["headerKeyLength", "headerKey", "headerValueLength", "headerValue"] {
-        out.push(Entry::new(format!("Header {name}"), "Record header field", format!("{RECORD_BATCH}#{}", anchor("header-", name))));
+    for name in [
+        "headerKeyLength",
+        "headerKey",
+        "headerValueLength",
+        "headerValue",
+    ] {
+        out.push(Entry::new(
+            format!("Header {name}"),
+            "Record header field",
+            format!("{RECORD_BATCH}#{}", anchor("header-", name)),
+        ));
     }
-    for name in ["offset", "messageSize", "crc", "magic", "attributes", "timestamp", "keyLength", "key", "valueLength", "value"] {
-        out.push(Entry::new(format!("Message {name}"), "legacy message field", format!("{RECORD_BATCH}#{}", anchor("message-", name))));
+    for name in [
+        "offset",
+        "messageSize",
+        "crc",
+        "magic",
+        "attributes",
+        "timestamp",
+        "keyLength",
+        "key",
+        "valueLength",
+        "value",
+    ] {
+        out.push(Entry::new(
+            format!("Message {name}"),
+            "legacy message field",
+            format!("{RECORD_BATCH}#{}", anchor("message-", name)),
+        ));
     }
     for &(code, name) in ERROR_CODES {
-        out.push(Entry::new(format!("{name} {code}"), "error code", format!("{ERRORS}#{}", error_anchor(code))));
+        out.push(Entry::new(
+            format!("{name} {code}"),
+            "error code",
+            format!("{ERRORS}#{}", error_anchor(code)),
+        ));
     }
     out
 }

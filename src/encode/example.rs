@@ -42,9 +42,14 @@ fn smallest_primitive(p: Primitive) -> Value {
 /// The latest version that is not marked unstable (or the latest, when all are).
 pub fn default_version(cat: &Catalogue, api_key: i16, release: Option<&str>) -> Option<i16> {
     let versions = cat.versions(MessageKind::Request, api_key, release);
-    let newest = cat.entries_for(MessageKind::Request, api_key, release).next()?;
+    let newest = cat
+        .entries_for(MessageKind::Request, api_key, release)
+        .next()?;
     let top = *versions.last()?;
-    if newest.spec().latest_version_unstable && top == newest.spec().valid_versions.hi && versions.len() > 1 {
+    if newest.spec().latest_version_unstable
+        && top == newest.spec().valid_versions.hi
+        && versions.len() > 1
+    {
         Some(versions[versions.len() - 2])
     } else {
         Some(top)
@@ -78,11 +83,26 @@ pub fn payload_prefix(spec: &crate::schema::MessageSpec, version: i16) -> Vec<u8
 
 /// The smallest instance of a record type (coordinator key or value, metadata
 /// record, data type) with its log prefix.
-pub fn example_payload(cat: &Catalogue, name: &str, version: Option<i16>) -> Result<(Vec<u8>, i16), String> {
-    let newest = cat.entries_named(name).next().ok_or_else(|| format!("unknown record type {name:?}"))?;
+pub fn example_payload(
+    cat: &Catalogue,
+    name: &str,
+    version: Option<i16>,
+) -> Result<(Vec<u8>, i16), String> {
+    let newest = cat
+        .entries_named(name)
+        .next()
+        .ok_or_else(|| format!("unknown record type {name:?}"))?;
     let v = version.unwrap_or(newest.spec().valid_versions.hi);
-    let spec = cat.by_name(name, v, None).ok_or_else(|| format!("{name} has no version {v}; valid: {}", newest.spec().valid_versions))?;
+    let spec = cat.by_name(name, v, None).ok_or_else(|| {
+        format!(
+            "{name} has no version {v}; valid: {}",
+            newest.spec().valid_versions
+        )
+    })?;
     let mut out = payload_prefix(spec, v);
-    out.extend(super::encode_body(spec, v, &smallest_struct(&spec.fields, v)).map_err(|e| e.to_string())?);
+    out.extend(
+        super::encode_body(spec, v, &smallest_struct(&spec.fields, v))
+            .map_err(|e| e.to_string())?,
+    );
     Ok((out, v))
 }

@@ -47,12 +47,24 @@ pub struct RawValues {
 impl RawValues {
     /// Read `"_raw"`'s object; its entries' hex is checked here, their paths when used.
     pub fn from_json(v: &Value) -> Result<RawValues, EncodeError> {
-        let map = v.as_object().ok_or_else(|| err("_raw", "expected an object of field path → hex bytes"))?;
+        let map = v
+            .as_object()
+            .ok_or_else(|| err("_raw", "expected an object of field path → hex bytes"))?;
         let entries: Vec<(String, Vec<u8>, Cell<bool>)> = map
             .iter()
-            .map(|(path, hex_v)| Ok((path.clone(), hex_value(hex_v, &format!("_raw.{path}"))?, Cell::new(false))))
+            .map(|(path, hex_v)| {
+                Ok((
+                    path.clone(),
+                    hex_value(hex_v, &format!("_raw.{path}"))?,
+                    Cell::new(false),
+                ))
+            })
             .collect::<Result<_, EncodeError>>()?;
-        let by_path = entries.iter().enumerate().map(|(i, (path, _, _))| (path.clone(), i)).collect();
+        let by_path = entries
+            .iter()
+            .enumerate()
+            .map(|(i, (path, _, _))| (path.clone(), i))
+            .collect();
         Ok(RawValues { entries, by_path })
     }
 
@@ -65,7 +77,10 @@ impl RawValues {
     /// An entry no field used: a path that names nothing, or a field of another type.
     pub fn check_all_used(&self) -> Result<(), EncodeError> {
         match self.entries.iter().find(|(_, _, used)| !used.get()) {
-            Some((path, _, _)) => Err(err(&format!("_raw.{path}"), "names no string or float64 field that was encoded")),
+            Some((path, _, _)) => Err(err(
+                &format!("_raw.{path}"),
+                "names no string or float64 field that was encoded",
+            )),
             None => Ok(()),
         }
     }
@@ -74,7 +89,10 @@ impl RawValues {
 type Res = Result<(), EncodeError>;
 
 fn err(path: &str, message: impl Into<String>) -> EncodeError {
-    EncodeError { path: path.to_string(), message: message.into() }
+    EncodeError {
+        path: path.to_string(),
+        message: message.into(),
+    }
 }
 
 fn join(path: &str, name: &str) -> String {
@@ -87,13 +105,23 @@ fn join(path: &str, name: &str) -> String {
 
 impl<'r> FieldEncoder<'r> {
     pub fn new(version: i16, flexible: bool) -> Self {
-        FieldEncoder { w: Writer::default(), version, flexible, raw: None }
+        FieldEncoder {
+            w: Writer::default(),
+            version,
+            flexible,
+            raw: None,
+        }
     }
 
     /// An encoder that writes the bytes of `raw`'s entries for the fields they
     /// name; `prefix` is what its paths lack there (`body.` for a body encoded at path "").
     pub fn with_raw(version: i16, flexible: bool, raw: &'r RawValues, prefix: &'r str) -> Self {
-        FieldEncoder { w: Writer::default(), version, flexible, raw: Some((raw, prefix)) }
+        FieldEncoder {
+            w: Writer::default(),
+            version,
+            flexible,
+            raw: Some((raw, prefix)),
+        }
     }
 
     /// The bytes `_raw` gives for the field at `path`, if any.
@@ -107,18 +135,40 @@ impl<'r> FieldEncoder<'r> {
 
     /// Encode a struct: untagged fields in declaration order (absent ones take their
     /// default), then the tagged fields present in the object, sorted by tag.
-    pub fn write_struct(&mut self, fields: &[FieldSpec], obj: &Map<String, Value>, path: &str) -> Res {
+    pub fn write_struct(
+        &mut self,
+        fields: &[FieldSpec],
+        obj: &Map<String, Value>,
+        path: &str,
+    ) -> Res {
         for key in obj.keys() {
             if key == "_unknown_tags" {
                 continue;
             }
             match fields.iter().find(|f| &f.name == key) {
                 None => {
-                    let known: Vec<&str> = fields.iter().filter(|f| f.versions.contains(self.version)).map(|f| f.name.as_str()).collect();
-                    return Err(err(&join(path, key), format!("unknown field; fields at v{}: {}", self.version, known.join(", "))));
+                    let known: Vec<&str> = fields
+                        .iter()
+                        .filter(|f| f.versions.contains(self.version))
+                        .map(|f| f.name.as_str())
+                        .collect();
+                    return Err(err(
+                        &join(path, key),
+                        format!(
+                            "unknown field; fields at v{}: {}",
+                            self.version,
+                            known.join(", ")
+                        ),
+                    ));
                 }
                 Some(f) if !f.versions.contains(self.version) => {
-                    return Err(err(&join(path, key), format!("not part of v{} (present in versions {})", self.version, f.versions)));
+                    return Err(err(
+                        &join(path, key),
+                        format!(
+                            "not part of v{} (present in versions {})",
+                            self.version, f.versions
+                        ),
+                    ));
                 }
                 _ => {}
             }
@@ -145,16 +195,28 @@ impl<'r> FieldEncoder<'r> {
         let version = self.version;
         for f in fields.iter().filter(|f| f.is_tagged_in(version)) {
             if let Some(v) = obj.get(&f.name) {
-                let mut sub = FieldEncoder { w: Writer::default(), version: self.version, flexible: self.flexible, raw: self.raw };
+                let mut sub = FieldEncoder {
+                    w: Writer::default(),
+                    version: self.version,
+                    flexible: self.flexible,
+                    raw: self.raw,
+                };
                 sub.write_field(f, v, true, &join(path, &f.name))?;
                 entries.push((f.tag.unwrap_or_default(), sub.w.buf));
             }
         }
         if let Some(unknown) = obj.get("_unknown_tags") {
-            let map = unknown.as_object().ok_or_else(|| err(&join(path, "_unknown_tags"), "expected an object of tag → hex"))?;
+            let map = unknown.as_object().ok_or_else(|| {
+                err(
+                    &join(path, "_unknown_tags"),
+                    "expected an object of tag → hex",
+                )
+            })?;
             for (tag, hex_v) in map {
                 let p = join(path, &format!("_unknown_tags.{tag}"));
-                let t: u32 = tag.parse().map_err(|_| err(&p, "tag must be a non-negative integer"))?;
+                let t: u32 = tag
+                    .parse()
+                    .map_err(|_| err(&p, "tag must be a non-negative integer"))?;
                 let data = hex_value(hex_v, &p)?;
                 if entries.iter().any(|(x, _)| *x == t) {
                     return Err(err(&p, "duplicates a known tagged field"));
@@ -173,19 +235,37 @@ impl<'r> FieldEncoder<'r> {
     }
 
     fn write_field(&mut self, f: &FieldSpec, v: &Value, in_tag: bool, path: &str) -> Res {
-        let compact = in_tag || f.flexible.map_or(self.flexible, |x| x.contains(self.version));
+        let compact = in_tag
+            || f.flexible
+                .map_or(self.flexible, |x| x.contains(self.version));
         let nullable = f.is_nullable_in(self.version);
         match &f.ty {
             FieldType::Primitive(p) => self.write_primitive(*p, v, compact, nullable, path),
             FieldType::Struct(_) => {
                 if nullable {
                     if v.is_null() {
-                        if in_tag { self.w.uvarint(0) } else { self.w.i8(-1) }
+                        if in_tag {
+                            self.w.uvarint(0)
+                        } else {
+                            self.w.i8(-1)
+                        }
                         return Ok(());
                     }
-                    if in_tag { self.w.uvarint(1) } else { self.w.i8(1) }
+                    if in_tag {
+                        self.w.uvarint(1)
+                    } else {
+                        self.w.i8(1)
+                    }
                 }
-                let obj = v.as_object().ok_or_else(|| err(path, format!("expected an object{}", if nullable { " or null" } else { "" })))?;
+                let obj = v.as_object().ok_or_else(|| {
+                    err(
+                        path,
+                        format!(
+                            "expected an object{}",
+                            if nullable { " or null" } else { "" }
+                        ),
+                    )
+                })?;
                 self.write_struct(&f.fields, obj, path)
             }
             FieldType::Array(inner) => {
@@ -193,24 +273,38 @@ impl<'r> FieldEncoder<'r> {
                     if !nullable {
                         return Err(err(path, format!("not nullable at v{}", self.version)));
                     }
-                    if compact { self.w.uvarint(0) } else { self.w.i32(-1) }
+                    if compact {
+                        self.w.uvarint(0)
+                    } else {
+                        self.w.i32(-1)
+                    }
                     return Ok(());
                 }
                 let items = v.as_array().ok_or_else(|| err(path, "expected an array"))?;
                 if compact {
                     self.w.uvarint(items.len() as u64 + 1);
                 } else {
-                    self.w.i32(i32::try_from(items.len()).map_err(|_| err(path, "array too long"))?);
+                    self.w
+                        .i32(i32::try_from(items.len()).map_err(|_| err(path, "array too long"))?);
                 }
                 for (i, item) in items.iter().enumerate() {
                     let p = format!("{path}[{i}]");
                     match inner.as_ref() {
                         FieldType::Struct(_) => {
-                            let obj = item.as_object().ok_or_else(|| err(&p, "expected an object"))?;
+                            let obj = item
+                                .as_object()
+                                .ok_or_else(|| err(&p, "expected an object"))?;
                             self.write_struct(&f.fields, obj, &p)?;
                         }
-                        FieldType::Primitive(prim) => self.write_primitive(*prim, item, compact, false, &p)?,
-                        FieldType::Array(_) => return Err(err(&p, "arrays of arrays are not part of the schema language")),
+                        FieldType::Primitive(prim) => {
+                            self.write_primitive(*prim, item, compact, false, &p)?
+                        }
+                        FieldType::Array(_) => {
+                            return Err(err(
+                                &p,
+                                "arrays of arrays are not part of the schema language",
+                            ))
+                        }
                     }
                 }
                 Ok(())
@@ -218,18 +312,42 @@ impl<'r> FieldEncoder<'r> {
         }
     }
 
-    fn write_primitive(&mut self, p: Primitive, v: &Value, compact: bool, nullable: bool, path: &str) -> Res {
+    fn write_primitive(
+        &mut self,
+        p: Primitive,
+        v: &Value,
+        compact: bool,
+        nullable: bool,
+        path: &str,
+    ) -> Res {
         match p {
-            Primitive::Bool => self.w.bytes(&[u8::from(v.as_bool().ok_or_else(|| err(path, "expected true or false"))?)]),
-            Primitive::Int8 => self.w.i8(int_in(v, path, i8::MIN.into(), i8::MAX.into())? as i8),
-            Primitive::Int16 => self.w.i16(int_in(v, path, i16::MIN.into(), i16::MAX.into())? as i16),
+            Primitive::Bool => self.w.bytes(&[u8::from(
+                v.as_bool()
+                    .ok_or_else(|| err(path, "expected true or false"))?,
+            )]),
+            Primitive::Int8 => self
+                .w
+                .i8(int_in(v, path, i8::MIN.into(), i8::MAX.into())? as i8),
+            Primitive::Int16 => self
+                .w
+                .i16(int_in(v, path, i16::MIN.into(), i16::MAX.into())? as i16),
             Primitive::Uint16 => self.w.u16(int_in(v, path, 0, u16::MAX.into())? as u16),
-            Primitive::Int32 => self.w.i32(int_in(v, path, i32::MIN.into(), i32::MAX.into())? as i32),
+            Primitive::Int32 => self
+                .w
+                .i32(int_in(v, path, i32::MIN.into(), i32::MAX.into())? as i32),
             Primitive::Uint32 => self.w.u32(int_in(v, path, 0, u32::MAX.into())? as u32),
-            Primitive::Int64 => self.w.i64(v.as_i64().ok_or_else(|| err(path, "expected an integer within int64"))?),
+            Primitive::Int64 => self.w.i64(
+                v.as_i64()
+                    .ok_or_else(|| err(path, "expected an integer within int64"))?,
+            ),
             Primitive::Float64 => match self.raw_bytes(path) {
                 Some(raw) => {
-                    let bits: [u8; 8] = raw.try_into().map_err(|_| err(path, format!("its _raw entry has {} bytes; a float64 has 8", raw.len())))?;
+                    let bits: [u8; 8] = raw.try_into().map_err(|_| {
+                        err(
+                            path,
+                            format!("its _raw entry has {} bytes; a float64 has 8", raw.len()),
+                        )
+                    })?;
                     let shown = crate::text::float_json(f64::from_be_bytes(bits));
                     if float_value(v, path)?.to_bits() != float_value(&shown, path)?.to_bits() {
                         return Err(err(path, format!("the value {v} disagrees with its _raw entry {} (which reads as {shown})", hex::encode(raw))));
@@ -239,24 +357,31 @@ impl<'r> FieldEncoder<'r> {
                 None => self.w.f64(float_value(v, path)?),
             },
             Primitive::Uuid => {
-                let s = v.as_str().ok_or_else(|| err(path, "expected a uuid string"))?;
-                let u = uuid::Uuid::try_parse(s).map_err(|e| err(path, format!("not a uuid: {e}")))?;
+                let s = v
+                    .as_str()
+                    .ok_or_else(|| err(path, "expected a uuid string"))?;
+                let u =
+                    uuid::Uuid::try_parse(s).map_err(|e| err(path, format!("not a uuid: {e}")))?;
                 self.w.bytes(u.as_bytes());
             }
-            Primitive::String => match (v, self.raw_bytes(path)) {
-                (Value::String(s), Some(raw)) => {
-                    // The value must be what the decoder shows for these bytes.
-                    if String::from_utf8_lossy(raw) != s.as_str() {
-                        return Err(err(path, format!("the value disagrees with its _raw entry {} (which reads as {:?})", hex::encode(raw), String::from_utf8_lossy(raw))));
+            Primitive::String => {
+                match (v, self.raw_bytes(path)) {
+                    (Value::String(s), Some(raw)) => {
+                        // The value must be what the decoder shows for these bytes.
+                        if String::from_utf8_lossy(raw) != s.as_str() {
+                            return Err(err(path, format!("the value disagrees with its _raw entry {} (which reads as {:?})", hex::encode(raw), String::from_utf8_lossy(raw))));
+                        }
+                        self.write_len(raw.len(), compact, false, path)?;
+                        self.w.bytes(raw);
                     }
-                    self.write_len(raw.len(), compact, false, path)?;
-                    self.w.bytes(raw);
+                    (_, Some(_)) => return Err(err(path, "has a _raw entry but is not a string")),
+                    (Value::Null, None) => self.write_null(compact, nullable, false, path)?,
+                    (Value::String(s), None) => self
+                        .write_len(s.len(), compact, false, path)
+                        .map(|_| self.w.bytes(s.as_bytes()))?,
+                    _ => return Err(err(path, "expected a string or null")),
                 }
-                (_, Some(_)) => return Err(err(path, "has a _raw entry but is not a string")),
-                (Value::Null, None) => self.write_null(compact, nullable, false, path)?,
-                (Value::String(s), None) => self.write_len(s.len(), compact, false, path).map(|_| self.w.bytes(s.as_bytes()))?,
-                _ => return Err(err(path, "expected a string or null")),
-            },
+            }
             Primitive::Bytes | Primitive::Records => match v {
                 Value::Null => self.write_null(compact, nullable, true, path)?,
                 _ => {
@@ -284,15 +409,22 @@ impl<'r> FieldEncoder<'r> {
     fn write_len(&mut self, len: usize, compact: bool, wide: bool, path: &str) -> Res {
         match (compact, wide) {
             (true, _) => self.w.uvarint(len as u64 + 1),
-            (false, false) => self.w.i16(i16::try_from(len).map_err(|_| err(path, "longer than an int16 length allows (32767 bytes)"))?),
-            (false, true) => self.w.i32(i32::try_from(len).map_err(|_| err(path, "longer than an int32 length allows"))?),
+            (false, false) => self.w.i16(
+                i16::try_from(len)
+                    .map_err(|_| err(path, "longer than an int16 length allows (32767 bytes)"))?,
+            ),
+            (false, true) => self.w.i32(
+                i32::try_from(len).map_err(|_| err(path, "longer than an int32 length allows"))?,
+            ),
         }
         Ok(())
     }
 }
 
 fn int_in(v: &Value, path: &str, lo: i64, hi: i64) -> Result<i64, EncodeError> {
-    let n = v.as_i64().ok_or_else(|| err(path, format!("expected an integer in {lo}..={hi}")))?;
+    let n = v
+        .as_i64()
+        .ok_or_else(|| err(path, format!("expected an integer in {lo}..={hi}")))?;
     if n < lo || n > hi {
         return Err(err(path, format!("{n} is out of range {lo}..={hi}")));
     }
@@ -309,7 +441,9 @@ fn float_value(v: &Value, path: &str) -> Result<f64, EncodeError> {
 }
 
 fn hex_value(v: &Value, path: &str) -> Result<Vec<u8>, EncodeError> {
-    let s = v.as_str().ok_or_else(|| err(path, "expected lowercase hex bytes or null"))?;
+    let s = v
+        .as_str()
+        .ok_or_else(|| err(path, "expected lowercase hex bytes or null"))?;
     hex::decode(s).map_err(|e| err(path, format!("not hex: {e}")))
 }
 
@@ -336,15 +470,22 @@ pub fn default_value(f: &FieldSpec, version: i16) -> Value {
 fn primitive_default(p: Primitive, d: Option<&str>) -> Value {
     let d = d.map(str::trim).filter(|s| !s.is_empty());
     let int = |d: Option<&str>| -> i64 {
-        d.and_then(|s| match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-            Some(h) => i64::from_str_radix(h, 16).ok(),
-            None => s.parse().ok(),
-        })
+        d.and_then(
+            |s| match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                Some(h) => i64::from_str_radix(h, 16).ok(),
+                None => s.parse().ok(),
+            },
+        )
         .unwrap_or(0)
     };
     match p {
         Primitive::Bool => Value::Bool(d == Some("true")),
-        Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 | Primitive::Uint16 | Primitive::Uint32 => Value::from(int(d)),
+        Primitive::Int8
+        | Primitive::Int16
+        | Primitive::Int32
+        | Primitive::Int64
+        | Primitive::Uint16
+        | Primitive::Uint32 => Value::from(int(d)),
         Primitive::Float64 => Value::from(d.and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0)),
         Primitive::String => Value::String(d.unwrap_or("").to_string()),
         Primitive::Uuid => Value::String(uuid::Uuid::nil().hyphenated().to_string()),

@@ -16,22 +16,36 @@ pub struct FrameSpec<'a> {
 }
 
 /// The message definition for a frame spec, or a clear error.
-pub fn message_spec<'c>(cat: &'c Catalogue, fs: &FrameSpec) -> Result<&'c MessageSpec, EncodeError> {
-    let kind = if fs.direction == Direction::Request { MessageKind::Request } else { MessageKind::Response };
-    cat.message(kind, fs.api_key, fs.version, fs.release).ok_or_else(|| EncodeError {
-        path: String::new(),
-        message: format!(
-            "{} has no {} version {}; valid: {}",
-            cat.api_name(fs.api_key).unwrap_or("the API"),
-            kind.as_str(),
-            fs.version,
-            crate::decode::frame::compress_versions(&cat.versions(kind, fs.api_key, fs.release))
-        ),
-    })
+pub fn message_spec<'c>(
+    cat: &'c Catalogue,
+    fs: &FrameSpec,
+) -> Result<&'c MessageSpec, EncodeError> {
+    let kind = if fs.direction == Direction::Request {
+        MessageKind::Request
+    } else {
+        MessageKind::Response
+    };
+    cat.message(kind, fs.api_key, fs.version, fs.release)
+        .ok_or_else(|| EncodeError {
+            path: String::new(),
+            message: format!(
+                "{} has no {} version {}; valid: {}",
+                cat.api_name(fs.api_key).unwrap_or("the API"),
+                kind.as_str(),
+                fs.version,
+                crate::decode::frame::compress_versions(
+                    &cat.versions(kind, fs.api_key, fs.release)
+                )
+            ),
+        })
 }
 
 /// Encode the body alone.
-pub fn encode_body(spec: &MessageSpec, version: i16, body: &Map<String, Value>) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_body(
+    spec: &MessageSpec,
+    version: i16,
+    body: &Map<String, Value>,
+) -> Result<Vec<u8>, EncodeError> {
     let mut e = FieldEncoder::new(version, spec.is_flexible(version));
     e.write_struct(&spec.fields, body, "")?;
     Ok(e.w.buf)
@@ -39,7 +53,12 @@ pub fn encode_body(spec: &MessageSpec, version: i16, body: &Map<String, Value>) 
 
 /// Encode a whole frame. `header` holds RequestHeader/ResponseHeader fields by
 /// schema name; missing ones default (api key and version come from `fs`).
-pub fn encode_frame(cat: &Catalogue, fs: &FrameSpec, header: &Map<String, Value>, body: &Map<String, Value>) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_frame(
+    cat: &Catalogue,
+    fs: &FrameSpec,
+    header: &Map<String, Value>,
+    body: &Map<String, Value>,
+) -> Result<Vec<u8>, EncodeError> {
     encode_frame_exact(cat, fs, header, body, &RawValues::default())
 }
 
@@ -47,13 +66,22 @@ pub fn encode_frame(cat: &Catalogue, fs: &FrameSpec, header: &Map<String, Value>
 /// its path (`body.Topics[0].Name`) and gives its bytes on the wire, written
 /// instead of the value when they agree with it. An entry that disagrees with
 /// its field's value, or names no field that was encoded, is an error.
-pub fn encode_frame_exact(cat: &Catalogue, fs: &FrameSpec, header: &Map<String, Value>, body: &Map<String, Value>, raw: &RawValues) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_frame_exact(
+    cat: &Catalogue,
+    fs: &FrameSpec,
+    header: &Map<String, Value>,
+    body: &Map<String, Value>,
+    raw: &RawValues,
+) -> Result<Vec<u8>, EncodeError> {
     let spec = message_spec(cat, fs)?;
     let (hname, hv) = match fs.direction {
         Direction::Request => ("RequestHeader", request_header_version(spec, fs.version)),
         Direction::Response => ("ResponseHeader", response_header_version(spec, fs.version)),
     };
-    let hspec = cat.by_name(hname, hv, None).ok_or_else(|| EncodeError { path: "header".into(), message: format!("{hname} v{hv} is not in the catalogue") })?;
+    let hspec = cat.by_name(hname, hv, None).ok_or_else(|| EncodeError {
+        path: "header".into(),
+        message: format!("{hname} v{hv} is not in the catalogue"),
+    })?;
     let mut header = header.clone();
     if fs.direction == Direction::Request {
         header.insert("RequestApiKey".into(), Value::from(fs.api_key));
@@ -65,11 +93,22 @@ pub fn encode_frame_exact(cat: &Catalogue, fs: &FrameSpec, header: &Map<String, 
     let mut he = FieldEncoder::with_raw(hv, hspec.is_flexible(hv), raw, "");
     he.write_struct(&hspec.fields, &header, "header")?;
     let mut be = FieldEncoder::with_raw(fs.version, spec.is_flexible(fs.version), raw, "body.");
-    be.write_struct(&spec.fields, body, "").map_err(|e| EncodeError { path: if e.path.is_empty() { e.path } else { format!("body.{}", e.path) }, message: e.message })?;
+    be.write_struct(&spec.fields, body, "")
+        .map_err(|e| EncodeError {
+            path: if e.path.is_empty() {
+                e.path
+            } else {
+                format!("body.{}", e.path)
+            },
+            message: e.message,
+        })?;
     raw.check_all_used()?;
     let body = be.w.buf;
     let size = he.w.len() + body.len();
-    let size = i32::try_from(size).map_err(|_| EncodeError { path: String::new(), message: "frame larger than 2 GiB".into() })?;
+    let size = i32::try_from(size).map_err(|_| EncodeError {
+        path: String::new(),
+        message: "frame larger than 2 GiB".into(),
+    })?;
     let mut out = Vec::with_capacity(4 + size as usize);
     out.extend_from_slice(&size.to_be_bytes());
     out.extend_from_slice(&he.w.buf);

@@ -117,7 +117,10 @@ fn unless_octal_fits_too(
         return Ok(bytes);
     };
     let unit = unit_of(&rows);
-    let od_bytes = rows.iter().filter_map(Row::data).all(|d| d.digits == 7 && !d.colon);
+    let od_bytes = rows
+        .iter()
+        .filter_map(Row::data)
+        .all(|d| d.digits == 7 && !d.colon);
     if unit == Unit::Bytes && !od_bytes {
         return Ok(bytes);
     }
@@ -387,7 +390,11 @@ fn unit_of(rows: &[Row]) -> Unit {
 /// with a typo in it.
 pub fn looks_like_word_dump(text: &str) -> bool {
     let lines = content_lines(text);
-    let Some(rows) = lines.iter().map(|l| dump_row(l, 16)).collect::<Option<Vec<_>>>() else {
+    let Some(rows) = lines
+        .iter()
+        .map(|l| dump_row(l, 16))
+        .collect::<Option<Vec<_>>>()
+    else {
         return false;
     };
     let first = rows
@@ -406,11 +413,7 @@ fn is_word(text: &str) -> bool {
 /// `None` when the text is not an offset-prefixed dump in `radix` offsets;
 /// otherwise the dump's bytes or the error in it. `*` lines may add at most
 /// `repeat_budget` bytes in all.
-fn parse_dump(
-    lines: &[Line],
-    radix: u32,
-    repeat_budget: u64,
-) -> Option<Result<Vec<u8>, HexError>> {
+fn parse_dump(lines: &[Line], radix: u32, repeat_budget: u64) -> Option<Result<Vec<u8>, HexError>> {
     let rows = lines
         .iter()
         .map(|l| dump_row(l, radix))
@@ -1191,7 +1194,8 @@ mod tests {
         assert_eq!(e.line, 2, "{e}");
         assert!(e.message.contains("expected 16 bytes"), "{e}");
 
-        let words_then_bytes = "0000000 0000 4a00 1200 0300\n0000008 00 00 00 01 00 0a 6b 77\n0000010";
+        let words_then_bytes =
+            "0000000 0000 4a00 1200 0300\n0000008 00 00 00 01 00 0a 6b 77\n0000010";
         let e = err(words_then_bytes);
         assert_eq!((e.line, e.column), (2, 9), "{e}");
         assert!(e.message.contains("16-bit word"), "{e}");
@@ -1225,24 +1229,51 @@ mod tests {
         assert_eq!(parse("0000000 0201 0403 0005\n0000005\n"), [1, 2, 3, 4, 5]);
         // After `*`, a full row's offsets tell octal (`od -x`) from hex.
         let zeros = "0000000 0000 0000 0000 0000 0000 0000 0000 0000\n*\n";
-        let od = format!("{zeros}0000040 776b 7269 2d65 6574 7473 0f00 776b 7269\n0000060 0065 124a\n0000064\n");
+        let od = format!(
+            "{zeros}0000040 776b 7269 2d65 6574 7473 0f00 776b 7269\n0000060 0065 124a\n0000064\n"
+        );
         let mut want = vec![0u8; 32];
         want.extend(b"kwire-test\x00\x0fkwire\x00\x4a\x12");
         assert_eq!(parse(&od), want);
         // `hexdump`: as octal, the `*` would repeat nothing.
         let hexdump_zeros = format!("{zeros}0000020 4a00 0012\n0000023\n");
-        assert_eq!(parse(&hexdump_zeros), want[..32].iter().chain(&[0, 0x4a, 0x12]).copied().collect::<Vec<_>>());
+        assert_eq!(
+            parse(&hexdump_zeros),
+            want[..32]
+                .iter()
+                .chain(&[0, 0x4a, 0x12])
+                .copied()
+                .collect::<Vec<_>>()
+        );
         // Nothing tells: 68 bytes from `hexdump` or 36 from `od -x`.
         let either = format!("{zeros}0000040 0000 0000\n0000044\n");
         let e = err(&either);
         assert_eq!(e.line, 2, "{e}");
-        assert!(e.message.contains("fit both as hexadecimal (`hexdump`: 68 bytes) and as octal (`od -x`: 36 bytes)"), "{e}");
+        assert!(
+            e.message.contains(
+                "fit both as hexadecimal (`hexdump`: 68 bytes) and as octal (`od -x`: 36 bytes)"
+            ),
+            "{e}"
+        );
         // `od -t x1` prints seven-digit octal offsets; no tool prints them in hex with bytes.
         let od_bytes = "0000000 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n*\n0000040 00 4a 12\n0000043\n";
-        assert_eq!(parse(od_bytes), want[..32].iter().chain(&[0, 0x4a, 0x12]).copied().collect::<Vec<_>>());
+        assert_eq!(
+            parse(od_bytes),
+            want[..32]
+                .iter()
+                .chain(&[0, 0x4a, 0x12])
+                .copied()
+                .collect::<Vec<_>>()
+        );
         assert!(looks_like_word_dump(hexdump));
-        assert!(looks_like_word_dump("0000000 0g00 4a00\n0000004"), "damaged words keep the shape");
-        assert!(!looks_like_word_dump(XXD), "xxd groups bytes in order, after a colon");
+        assert!(
+            looks_like_word_dump("0000000 0g00 4a00\n0000004"),
+            "damaged words keep the shape"
+        );
+        assert!(
+            !looks_like_word_dump(XXD),
+            "xxd groups bytes in order, after a colon"
+        );
         assert!(!looks_like_word_dump(HEXDUMP_C));
         assert!(!looks_like_word_dump("AAAABAASAAM="));
     }
@@ -1251,7 +1282,8 @@ mod tests {
     /// before expanding, and the offset after one must be whole rows further on.
     #[test]
     fn repeat_lines_are_bounded_and_checked() {
-        let zeros = "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n";
+        let zeros =
+            "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n";
         // Up to the allowance: expands.
         let mib = format!("{zeros}00100000\n");
         assert_eq!(parse(&mib).len(), 1 << 20);

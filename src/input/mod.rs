@@ -18,8 +18,15 @@ pub fn to_bytes(raw: Vec<u8>, kind: InputKind) -> Result<Bytes, String> {
     match kind {
         InputKind::Binary => Ok(Bytes::from(raw)),
         InputKind::Hex => {
-            let text = std::str::from_utf8(&raw).map_err(|e| format!("input is not text (UTF-8 error at byte {}); use --binary for raw bytes", e.valid_up_to()))?;
-            hex_text::parse_hex_text(text).map(Bytes::from).map_err(|e| format!("not hex: {e}"))
+            let text = std::str::from_utf8(&raw).map_err(|e| {
+                format!(
+                    "input is not text (UTF-8 error at byte {}); use --binary for raw bytes",
+                    e.valid_up_to()
+                )
+            })?;
+            hex_text::parse_hex_text(text)
+                .map(Bytes::from)
+                .map_err(|e| format!("not hex: {e}"))
         }
         InputKind::Auto => match std::str::from_utf8(&raw) {
             Ok(text) if !text.contains('\0') => match hex_text::parse_hex_text(text) {
@@ -41,7 +48,9 @@ pub fn to_bytes(raw: Vec<u8>, kind: InputKind) -> Result<Bytes, String> {
 /// headers: when the bytes are not a size-prefixed frame but a TCP packet, keep
 /// the TCP payload.
 pub fn without_packet_headers(b: Vec<u8>) -> Vec<u8> {
-    let framed = b.len() >= 4 && i32::from_be_bytes([b[0], b[1], b[2], b[3]]) as i64 + 4 <= b.len() as i64 && i32::from_be_bytes([b[0], b[1], b[2], b[3]]) >= 0;
+    let framed = b.len() >= 4
+        && i32::from_be_bytes([b[0], b[1], b[2], b[3]]) as i64 + 4 <= b.len() as i64
+        && i32::from_be_bytes([b[0], b[1], b[2], b[3]]) >= 0;
     if framed {
         return b;
     }
@@ -93,13 +102,14 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-
 /// Read a file, or standard input for `-`.
 pub fn read_source(path: &str) -> Result<Vec<u8>, String> {
     use std::io::Read;
     if path == "-" {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("standard input: {e}"))?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("standard input: {e}"))?;
         Ok(buf)
     } else {
         std::fs::read(path).map_err(|e| format!("{path}: {e}"))
@@ -112,7 +122,10 @@ mod tests {
 
     #[test]
     fn base64_in_both_alphabets() {
-        assert_eq!(base64_decode("AAAAGQASAAM=").unwrap(), vec![0, 0, 0, 0x19, 0, 0x12, 0, 3]);
+        assert_eq!(
+            base64_decode("AAAAGQASAAM=").unwrap(),
+            vec![0, 0, 0, 0x19, 0, 0x12, 0, 3]
+        );
         assert_eq!(base64_decode("-_8=").unwrap(), vec![0xfb, 0xff]);
         assert!(base64_decode("hello world").is_none(), "not whole groups");
         assert!(base64_decode("not base64!").is_none());
@@ -122,12 +135,21 @@ mod tests {
     fn pasted_base64_and_packets_reach_the_frame() {
         let frame = vec![0, 0, 0, 4, 0, 0x12, 0, 3];
         let b64 = "AAAABAASAAM=";
-        assert_eq!(to_bytes(b64.as_bytes().to_vec(), InputKind::Auto).unwrap().to_vec(), frame);
+        assert_eq!(
+            to_bytes(b64.as_bytes().to_vec(), InputKind::Auto)
+                .unwrap()
+                .to_vec(),
+            frame
+        );
         // An IPv4/TCP packet around the frame, as `tcpdump -X` prints it.
-        let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1];
+        let mut ip = vec![
+            0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1,
+        ];
         let total = (20 + 20 + frame.len()) as u16;
         ip[2..4].copy_from_slice(&total.to_be_bytes());
-        let mut tcp = vec![0xc3, 0x50, 0x23, 0x84, 0, 0, 0, 1, 0, 0, 0, 1, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0];
+        let mut tcp = vec![
+            0xc3, 0x50, 0x23, 0x84, 0, 0, 0, 1, 0, 0, 0, 1, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0,
+        ];
         tcp.extend_from_slice(&frame);
         ip.extend(tcp);
         assert_eq!(without_packet_headers(ip), frame);

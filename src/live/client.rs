@@ -43,46 +43,95 @@ pub struct Advertised {
 }
 
 impl<'c> Session<'c> {
-    pub fn connect(cat: &'c Catalogue, release: Option<&str>, broker: &str, timeout: Duration, max_frame: usize) -> Result<Self, String> {
+    pub fn connect(
+        cat: &'c Catalogue,
+        release: Option<&str>,
+        broker: &str,
+        timeout: Duration,
+        max_frame: usize,
+    ) -> Result<Self, String> {
         let stream = connect(broker, timeout)?;
-        stream.set_read_timeout(Some(timeout)).and_then(|_| stream.set_write_timeout(Some(timeout))).map_err(|e| e.to_string())?;
-        Ok(Session { cat, release: release.map(str::to_string), stream, next_correlation_id: 1, client_id: "kwire".into(), max_frame })
+        stream
+            .set_read_timeout(Some(timeout))
+            .and_then(|_| stream.set_write_timeout(Some(timeout)))
+            .map_err(|e| e.to_string())?;
+        Ok(Session {
+            cat,
+            release: release.map(str::to_string),
+            stream,
+            next_correlation_id: 1,
+            client_id: "kwire".into(),
+            max_frame,
+        })
     }
 
     /// Encode `body` as a request of `api_key` at `version`, send it, read and decode the response.
-    pub fn exchange(&mut self, api_key: i16, version: i16, body: &Map<String, Value>) -> Result<Answered, String> {
+    pub fn exchange(
+        &mut self,
+        api_key: i16,
+        version: i16,
+        body: &Map<String, Value>,
+    ) -> Result<Answered, String> {
         let corr = self.next_correlation_id;
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
-        let fs = FrameSpec { direction: Direction::Request, api_key, version, release: self.release.as_deref() };
+        let fs = FrameSpec {
+            direction: Direction::Request,
+            api_key,
+            version,
+            release: self.release.as_deref(),
+        };
         let mut header = Map::new();
         header.insert("CorrelationId".into(), json!(corr));
         header.insert("ClientId".into(), json!(self.client_id));
-        let bytes = encode_frame(self.cat, &fs, &header, body).map_err(|e| format!("encoding the request: {e}"))?;
+        let bytes = encode_frame(self.cat, &fs, &header, body)
+            .map_err(|e| format!("encoding the request: {e}"))?;
         let started = Instant::now();
         write_frame(&mut self.stream, &bytes)?;
         let answer = read_frame(&mut self.stream, self.max_frame)?;
         let elapsed = started.elapsed();
-        let got = answer.get(4..8).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let got = answer
+            .get(4..8)
+            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         if got != Some(corr) {
-            return Err(format!("the response carries correlation id {got:?}, not {corr}"));
+            return Err(format!(
+                "the response carries correlation id {got:?}, not {corr}"
+            ));
         }
-        let opts = |direction| DecodeOptions { direction: Some(direction), api_key: Some(api_key), api_version: Some(version), release: self.release.clone(), ..Default::default() };
+        let opts = |direction| DecodeOptions {
+            direction: Some(direction),
+            api_key: Some(api_key),
+            api_version: Some(version),
+            release: self.release.clone(),
+            ..Default::default()
+        };
         let request = decode_frame(self.cat, Bytes::from(bytes), 0, &opts(Direction::Request));
         let response = decode_frame(self.cat, Bytes::from(answer), 0, &opts(Direction::Response));
-        Ok(Answered { request, response, elapsed })
+        Ok(Answered {
+            request,
+            response,
+            elapsed,
+        })
     }
 
     /// ApiVersions at the newest version kwire knows, then at the version the
     /// broker names when it does not serve that one.
     pub fn api_versions(&mut self) -> Result<Advertised, String> {
-        let ours = self.cat.versions(MessageKind::Request, API_VERSIONS_KEY, self.release.as_deref());
-        let mut version = *ours.last().ok_or("the catalogue has no ApiVersions request")?;
+        let ours = self.cat.versions(
+            MessageKind::Request,
+            API_VERSIONS_KEY,
+            self.release.as_deref(),
+        );
+        let mut version = *ours
+            .last()
+            .ok_or("the catalogue has no ApiVersions request")?;
         for _ in 0..2 {
             let body = software(self.cat, version, self.release.as_deref());
             let exchange = self.exchange(API_VERSIONS_KEY, version, &body)?;
             let contract = crate::render::json::frame_contract(&exchange.response);
             if let Some(e) = &exchange.response.error {
-                return Err(format!("the ApiVersions v{version} response does not decode: {e}"));
+                return Err(format!(
+                    "the ApiVersions v{version} response does not decode: {e}"
+                ));
             }
             let ranges = ranges_in(&contract["body"]);
             match contract["body"]["ErrorCode"].as_i64() {
@@ -119,7 +168,9 @@ fn ranges_in(body: &Value) -> BTreeMap<i16, (i16, i16)> {
     let mut ranges = BTreeMap::new();
     for k in body["ApiKeys"].as_array().into_iter().flatten() {
         let num = |name: &str| k[name].as_i64().and_then(|n| i16::try_from(n).ok());
-        if let (Some(key), Some(lo), Some(hi)) = (num("ApiKey"), num("MinVersion"), num("MaxVersion")) {
+        if let (Some(key), Some(lo), Some(hi)) =
+            (num("ApiKey"), num("MinVersion"), num("MaxVersion"))
+        {
             ranges.insert(key, (lo, hi));
         }
     }
@@ -127,9 +178,17 @@ fn ranges_in(body: &Value) -> BTreeMap<i16, (i16, i16)> {
 }
 
 /// The newest request version of `api_key` that both kwire and the broker serve.
-pub fn highest_common(cat: &Catalogue, pin: Option<&str>, ranges: &BTreeMap<i16, (i16, i16)>, api_key: i16) -> Option<i16> {
+pub fn highest_common(
+    cat: &Catalogue,
+    pin: Option<&str>,
+    ranges: &BTreeMap<i16, (i16, i16)>,
+    api_key: i16,
+) -> Option<i16> {
     let (lo, hi) = *ranges.get(&api_key)?;
-    cat.versions(MessageKind::Request, api_key, pin).into_iter().filter(|v| (lo..=hi).contains(v)).max()
+    cat.versions(MessageKind::Request, api_key, pin)
+        .into_iter()
+        .filter(|v| (lo..=hi).contains(v))
+        .max()
 }
 
 /// One API as `kwire probe` shows it.
@@ -149,7 +208,11 @@ pub fn probe_table(cat: &Catalogue, ranges: &BTreeMap<i16, (i16, i16)>) -> Vec<P
     ranges
         .iter()
         .map(|(&k, &(lo, hi))| {
-            let decoded = cat.versions(MessageKind::Request, k, None).into_iter().filter(|v| (lo..=hi).contains(v)).collect();
+            let decoded = cat
+                .versions(MessageKind::Request, k, None)
+                .into_iter()
+                .filter(|v| (lo..=hi).contains(v))
+                .collect();
             let releases = cat
                 .releases
                 .iter()
@@ -159,14 +222,24 @@ pub fn probe_table(cat: &Catalogue, ranges: &BTreeMap<i16, (i16, i16)>) -> Vec<P
                 })
                 .cloned()
                 .collect();
-            ProbedApi { api_key: k, name: cat.api_name(k).map(str::to_string), broker: (lo, hi), decoded, releases }
+            ProbedApi {
+                api_key: k,
+                name: cat.api_name(k).map(str::to_string),
+                broker: (lo, hi),
+                decoded,
+                releases,
+            }
         })
         .collect()
 }
 
 /// Releases that match the broker on every API it advertised that the release knows.
 pub fn matching_releases(cat: &Catalogue, table: &[ProbedApi]) -> Vec<String> {
-    cat.releases.iter().filter(|r| table.iter().all(|a| a.releases.contains(r))).cloned().collect()
+    cat.releases
+        .iter()
+        .filter(|r| table.iter().all(|a| a.releases.contains(r)))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]
@@ -182,7 +255,11 @@ mod tests {
         ranges.insert(3, (0, 99));
         let ours = *cat.versions(MessageKind::Request, 3, None).last().unwrap();
         assert_eq!(highest_common(cat, None, &ranges, 3), Some(ours));
-        assert_eq!(highest_common(cat, None, &ranges, 0), None, "not advertised");
+        assert_eq!(
+            highest_common(cat, None, &ranges, 0),
+            None,
+            "not advertised"
+        );
     }
 
     #[test]
@@ -197,7 +274,12 @@ mod tests {
             })
             .collect();
         let table = probe_table(cat, &ranges);
-        assert!(matching_releases(cat, &table).contains(&release), "{table:?}");
-        assert!(table.iter().all(|a| a.decoded.len() as i16 == a.broker.1 - a.broker.0 + 1));
+        assert!(
+            matching_releases(cat, &table).contains(&release),
+            "{table:?}"
+        );
+        assert!(table
+            .iter()
+            .all(|a| a.decoded.len() as i16 == a.broker.1 - a.broker.0 + 1));
     }
 }

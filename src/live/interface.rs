@@ -107,7 +107,8 @@ pub fn keep(pkttype: u8, hatype: u16) -> bool {
 /// made again on what the socket delivers, which holds packets queued before
 /// the filter applied and those of kernels that refuse it.
 pub fn wanted(framing: Framing, data: &[u8], port: Option<u16>) -> bool {
-    tcp_segment(framing.link_type(), data).is_some_and(|s| port.is_none_or(|p| s.src_port == p || s.dst_port == p))
+    tcp_segment(framing.link_type(), data)
+        .is_some_and(|s| port.is_none_or(|p| s.src_port == p || s.dst_port == p))
 }
 
 /// One classic BPF instruction (`struct sock_filter`).
@@ -199,10 +200,25 @@ pub fn filter_program(port: Option<u16>) -> Vec<BpfInsn> {
             };
             u8::try_from(target - i - 1).expect("a short program: every jump fits")
         };
-        out.push(BpfInsn { code, jt: rel(jt), jf: rel(jf), k });
+        out.push(BpfInsn {
+            code,
+            jt: rel(jt),
+            jf: rel(jf),
+            k,
+        });
     }
-    out.push(BpfInsn { code: RET_K, jt: 0, jf: 0, k: u32::MAX });
-    out.push(BpfInsn { code: RET_K, jt: 0, jf: 0, k: 0 });
+    out.push(BpfInsn {
+        code: RET_K,
+        jt: 0,
+        jf: 0,
+        k: u32::MAX,
+    });
+    out.push(BpfInsn {
+        code: RET_K,
+        jt: 0,
+        jf: 0,
+        k: 0,
+    });
     out
 }
 
@@ -260,12 +276,19 @@ pub fn capture(cap: &mut LiveCapture, sinks: &mut [Sink], stop: &AtomicBool) -> 
     let result = loop {
         let stopping = stop.load(Ordering::SeqCst);
         // Queued packets are taken at once; an idle socket is waited on a little at a time.
-        let wait = if stopping || unflushed > 0 { Duration::ZERO } else { POLL };
+        let wait = if stopping || unflushed > 0 {
+            Duration::ZERO
+        } else {
+            POLL
+        };
         match cap.next(wait) {
             Ok(Some(p)) => {
                 counts.packets += 1;
                 counts.cut += u64::from(p.original > p.data.len());
-                if let Err(e) = sinks.iter_mut().try_for_each(|s| s.packet_cut(p.micros, p.data, p.original)) {
+                if let Err(e) = sinks
+                    .iter_mut()
+                    .try_for_each(|s| s.packet_cut(p.micros, p.data, p.original))
+                {
                     break Err(e);
                 }
                 unflushed += 1;
@@ -340,7 +363,15 @@ mod linux {
 
     fn set_option<T>(fd: &OwnedFd, level: libc::c_int, name: libc::c_int, value: &T) -> bool {
         // SAFETY: `value` points to a live T of the size given.
-        unsafe { libc::setsockopt(fd.as_raw_fd(), level, name, (value as *const T).cast(), std::mem::size_of::<T>() as libc::socklen_t) == 0 }
+        unsafe {
+            libc::setsockopt(
+                fd.as_raw_fd(),
+                level,
+                name,
+                (value as *const T).cast(),
+                std::mem::size_of::<T>() as libc::socklen_t,
+            ) == 0
+        }
     }
 
     /// The hardware type (`ARPHRD_*`) of the interface `name`.
@@ -359,7 +390,10 @@ mod linux {
                 *d = *s as libc::c_char;
             }
             if libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFHWADDR, &mut req) < 0 {
-                return Err(OpenError::Io("reading the interface's hardware type", io::Error::last_os_error()));
+                return Err(OpenError::Io(
+                    "reading the interface's hardware type",
+                    io::Error::last_os_error(),
+                ));
             }
             Ok(req.ifr_ifru.ifru_hwaddr.sa_family)
         }
@@ -398,8 +432,19 @@ mod linux {
                 }
                 OwnedFd::from_raw_fd(raw)
             };
-            let mut insns: Vec<libc::sock_filter> = filter_program(port).iter().map(|i| libc::sock_filter { code: i.code, jt: i.jt, jf: i.jf, k: i.k }).collect();
-            let prog = libc::sock_fprog { len: insns.len() as libc::c_ushort, filter: insns.as_mut_ptr() };
+            let mut insns: Vec<libc::sock_filter> = filter_program(port)
+                .iter()
+                .map(|i| libc::sock_filter {
+                    code: i.code,
+                    jt: i.jt,
+                    jf: i.jf,
+                    k: i.k,
+                })
+                .collect();
+            let prog = libc::sock_fprog {
+                len: insns.len() as libc::c_ushort,
+                filter: insns.as_mut_ptr(),
+            };
             // A kernel that refuses the filter leaves the filtering to `wanted`.
             let _ = set_option(&fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &prog);
             let one: libc::c_int = 1;
@@ -414,7 +459,13 @@ mod linux {
             addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
             addr.sll_ifindex = ifindex as i32;
             // SAFETY: `addr` is a live sockaddr_ll of the size given.
-            let bound = unsafe { libc::bind(fd.as_raw_fd(), (&addr as *const libc::sockaddr_ll).cast(), std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t) };
+            let bound = unsafe {
+                libc::bind(
+                    fd.as_raw_fd(),
+                    (&addr as *const libc::sockaddr_ll).cast(),
+                    std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+                )
+            };
             if bound < 0 {
                 let e = io::Error::last_os_error();
                 return Err(match e.raw_os_error() {
@@ -423,7 +474,13 @@ mod linux {
                     _ => OpenError::Io("binding to the interface", e),
                 });
             }
-            let mut cap = LiveCapture { fd, framing, port, buf: vec![0; MAX_PACKET], dropped: 0 };
+            let mut cap = LiveCapture {
+                fd,
+                framing,
+                port,
+                buf: vec![0; MAX_PACKET],
+                dropped: 0,
+            };
             // Counts from before the bind are not this capture's.
             cap.dropped();
             cap.dropped = 0;
@@ -439,12 +496,17 @@ mod linux {
         pub fn next(&mut self, wait: Duration) -> io::Result<Option<LivePacket<'_>>> {
             let mut waited = false;
             loop {
-                let Some((micros, len, original, pkttype, hatype, protocol)) = self.receive()? else {
+                let Some((micros, len, original, pkttype, hatype, protocol)) = self.receive()?
+                else {
                     if waited || wait.is_zero() {
                         return Ok(None);
                     }
                     waited = true;
-                    let mut p = libc::pollfd { fd: self.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                    let mut p = libc::pollfd {
+                        fd: self.fd.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
                     let ms = libc::c_int::try_from(wait.as_millis()).unwrap_or(libc::c_int::MAX);
                     // SAFETY: one live pollfd.
                     if unsafe { libc::poll(&mut p, 1, ms) } < 0 {
@@ -459,13 +521,19 @@ mod linux {
                 if !keep(pkttype, hatype) {
                     continue;
                 }
-                if self.framing == Framing::RawIp && !matches!(protocol, ETHERTYPE_IPV4 | ETHERTYPE_IPV6) {
+                if self.framing == Framing::RawIp
+                    && !matches!(protocol, ETHERTYPE_IPV4 | ETHERTYPE_IPV6)
+                {
                     continue;
                 }
                 if !wanted(self.framing, &self.buf[..len], self.port) {
                     continue;
                 }
-                return Ok(Some(LivePacket { micros, data: &self.buf[..len], original }));
+                return Ok(Some(LivePacket {
+                    micros,
+                    data: &self.buf[..len],
+                    original,
+                }));
             }
         }
 
@@ -477,7 +545,10 @@ mod linux {
             let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
             // Room for one control message of a timeval, aligned for cmsghdr.
             let mut control = [0u64; 8];
-            let mut iov = libc::iovec { iov_base: self.buf.as_mut_ptr().cast(), iov_len: self.buf.len() };
+            let mut iov = libc::iovec {
+                iov_base: self.buf.as_mut_ptr().cast(),
+                iov_len: self.buf.len(),
+            };
             // SAFETY: `msghdr` is plain data; every pointer set below stays live for the call.
             let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
             msg.msg_name = (&mut addr as *mut libc::sockaddr_ll).cast();
@@ -488,7 +559,13 @@ mod linux {
             msg.msg_controllen = std::mem::size_of_val(&control) as _;
             // MSG_TRUNC: the length on the wire, even when the buffer held less.
             // SAFETY: `msg` describes live buffers of the lengths given.
-            let n = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut msg, libc::MSG_DONTWAIT | libc::MSG_TRUNC) };
+            let n = unsafe {
+                libc::recvmsg(
+                    self.fd.as_raw_fd(),
+                    &mut msg,
+                    libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+                )
+            };
             if n < 0 {
                 let e = io::Error::last_os_error();
                 return match e.kind() {
@@ -504,15 +581,27 @@ mod linux {
             unsafe {
                 let mut c = libc::CMSG_FIRSTHDR(&msg);
                 while !c.is_null() {
-                    if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMP {
+                    if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMP
+                    {
                         let tv: libc::timeval = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                        micros = Some((tv.tv_sec as u64).saturating_mul(1_000_000).saturating_add(tv.tv_usec as u64));
+                        micros = Some(
+                            (tv.tv_sec as u64)
+                                .saturating_mul(1_000_000)
+                                .saturating_add(tv.tv_usec as u64),
+                        );
                     }
                     c = libc::CMSG_NXTHDR(&msg, c);
                 }
             }
             let micros = micros.unwrap_or_else(super::super::recorder::now_micros);
-            Ok(Some((micros, len, original, addr.sll_pkttype, addr.sll_hatype, u16::from_be(addr.sll_protocol))))
+            Ok(Some((
+                micros,
+                len,
+                original,
+                addr.sll_pkttype,
+                addr.sll_hatype,
+                u16::from_be(addr.sll_protocol),
+            )))
         }
 
         /// Packets the kernel dropped since the capture began (its queue was full).
@@ -520,7 +609,15 @@ mod linux {
             // SAFETY: `tpacket_stats` is plain data of the length given.
             let mut stats: libc::tpacket_stats = unsafe { std::mem::zeroed() };
             let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
-            let ok = unsafe { libc::getsockopt(self.fd.as_raw_fd(), libc::SOL_PACKET, libc::PACKET_STATISTICS, (&mut stats as *mut libc::tpacket_stats).cast(), &mut len) } == 0;
+            let ok = unsafe {
+                libc::getsockopt(
+                    self.fd.as_raw_fd(),
+                    libc::SOL_PACKET,
+                    libc::PACKET_STATISTICS,
+                    (&mut stats as *mut libc::tpacket_stats).cast(),
+                    &mut len,
+                )
+            } == 0;
             if ok {
                 self.dropped += u64::from(stats.tp_drops);
             }
@@ -625,11 +722,36 @@ mod tests {
             let i = prog[pc];
             pc += 1;
             match i.code {
-                LD_W_ABS => a = match load(i.k, 4) { Some(v) => v, None => return 0 },
-                LD_H_ABS => a = match load(i.k, 2) { Some(v) => v, None => return 0 },
-                LD_B_ABS => a = match load(i.k, 1) { Some(v) => v, None => return 0 },
-                LD_H_IND => a = match load(i.k.wrapping_add(x), 2) { Some(v) => v, None => return 0 },
-                LDX_B_MSH => x = match load(i.k, 1) { Some(v) => (v & 0xf) * 4, None => return 0 },
+                LD_W_ABS => {
+                    a = match load(i.k, 4) {
+                        Some(v) => v,
+                        None => return 0,
+                    }
+                }
+                LD_H_ABS => {
+                    a = match load(i.k, 2) {
+                        Some(v) => v,
+                        None => return 0,
+                    }
+                }
+                LD_B_ABS => {
+                    a = match load(i.k, 1) {
+                        Some(v) => v,
+                        None => return 0,
+                    }
+                }
+                LD_H_IND => {
+                    a = match load(i.k.wrapping_add(x), 2) {
+                        Some(v) => v,
+                        None => return 0,
+                    }
+                }
+                LDX_B_MSH => {
+                    x = match load(i.k, 1) {
+                        Some(v) => (v & 0xf) * 4,
+                        None => return 0,
+                    }
+                }
                 JEQ_K => pc += usize::from(if a == i.k { i.jt } else { i.jf }),
                 JSET_K => pc += usize::from(if a & i.k != 0 { i.jt } else { i.jf }),
                 RET_K => return i.k,
@@ -646,7 +768,10 @@ mod tests {
         eth.extend_from_slice(ip);
         let kernel_eth = run_bpf(&prog, &eth, 14, protocol) != 0;
         let kernel_raw = run_bpf(&prog, ip, 0, protocol) != 0;
-        assert_eq!(kernel_eth, kernel_raw, "the program reads the network header wherever it starts");
+        assert_eq!(
+            kernel_eth, kernel_raw,
+            "the program reads the network header wherever it starts"
+        );
         let user_eth = wanted(Framing::Ethernet, &eth, port);
         let user_raw = wanted(Framing::RawIp, ip, port);
         assert_eq!(user_eth, user_raw);
@@ -657,15 +782,52 @@ mod tests {
     fn the_kernel_filter_and_the_userspace_test_take_the_same_packets() {
         let body = b"\x00\x00\x00\x04abcd";
         // TCP on the port, either way; another port; no port asked.
-        assert_eq!(verdicts(&ipv4(6, 0x4000, 50000, 9092, body), ETHERTYPE_IPV4, Some(9092)), (true, true));
-        assert_eq!(verdicts(&ipv4(6, 0, 9092, 50000, body), ETHERTYPE_IPV4, Some(9092)), (true, true));
-        assert_eq!(verdicts(&ipv4(6, 0, 50000, 9093, body), ETHERTYPE_IPV4, Some(9092)), (false, false));
-        assert_eq!(verdicts(&ipv4(6, 0, 50000, 9093, body), ETHERTYPE_IPV4, None), (true, true));
+        assert_eq!(
+            verdicts(
+                &ipv4(6, 0x4000, 50000, 9092, body),
+                ETHERTYPE_IPV4,
+                Some(9092)
+            ),
+            (true, true)
+        );
+        assert_eq!(
+            verdicts(&ipv4(6, 0, 9092, 50000, body), ETHERTYPE_IPV4, Some(9092)),
+            (true, true)
+        );
+        assert_eq!(
+            verdicts(&ipv4(6, 0, 50000, 9093, body), ETHERTYPE_IPV4, Some(9092)),
+            (false, false)
+        );
+        assert_eq!(
+            verdicts(&ipv4(6, 0, 50000, 9093, body), ETHERTYPE_IPV4, None),
+            (true, true)
+        );
         // UDP with the port's number; a later fragment.
-        assert_eq!(verdicts(&ipv4(17, 0, 50000, 9092, body), ETHERTYPE_IPV4, Some(9092)), (false, false));
-        assert_eq!(verdicts(&ipv4(6, 0x0010, 50000, 9092, body), ETHERTYPE_IPV4, Some(9092)), (false, false));
-        assert_eq!(verdicts(&ipv4(6, 0x0010, 50000, 9092, body), ETHERTYPE_IPV4, None), (false, false));
-        assert_eq!(verdicts(&ipv4(6, 0x2000, 50000, 9092, body), ETHERTYPE_IPV4, Some(9092)), (false, false), "a first fragment");
+        assert_eq!(
+            verdicts(&ipv4(17, 0, 50000, 9092, body), ETHERTYPE_IPV4, Some(9092)),
+            (false, false)
+        );
+        assert_eq!(
+            verdicts(
+                &ipv4(6, 0x0010, 50000, 9092, body),
+                ETHERTYPE_IPV4,
+                Some(9092)
+            ),
+            (false, false)
+        );
+        assert_eq!(
+            verdicts(&ipv4(6, 0x0010, 50000, 9092, body), ETHERTYPE_IPV4, None),
+            (false, false)
+        );
+        assert_eq!(
+            verdicts(
+                &ipv4(6, 0x2000, 50000, 9092, body),
+                ETHERTYPE_IPV4,
+                Some(9092)
+            ),
+            (false, false),
+            "a first fragment"
+        );
         // IPv4 with options: the ports are after them.
         let mut opts = ipv4(6, 0, 50000, 9092, body);
         opts[0] = 0x46;
@@ -675,13 +837,34 @@ mod tests {
         assert_eq!(verdicts(&opts, ETHERTYPE_IPV4, Some(9092)), (true, true));
         assert_eq!(verdicts(&opts, ETHERTYPE_IPV4, Some(50001)), (false, false));
         // IPv6 TCP, either port; UDP; not IP at all.
-        assert_eq!(verdicts(&ipv6(6, 9092, 50000, body), ETHERTYPE_IPV6, Some(9092)), (true, true));
-        assert_eq!(verdicts(&ipv6(6, 50000, 9092, body), ETHERTYPE_IPV6, Some(9092)), (true, true));
-        assert_eq!(verdicts(&ipv6(6, 50000, 9093, body), ETHERTYPE_IPV6, Some(9092)), (false, false));
-        assert_eq!(verdicts(&ipv6(6, 50000, 9093, body), ETHERTYPE_IPV6, None), (true, true));
-        assert_eq!(verdicts(&ipv6(17, 50000, 9092, body), ETHERTYPE_IPV6, Some(9092)), (false, false));
-        assert_eq!(verdicts(&[0, 1, 8, 0, 6, 4, 0, 1], 0x0806, Some(9092)), (false, false));
-        assert_eq!(verdicts(&[0, 1, 8, 0, 6, 4, 0, 1], 0x0806, None), (false, false));
+        assert_eq!(
+            verdicts(&ipv6(6, 9092, 50000, body), ETHERTYPE_IPV6, Some(9092)),
+            (true, true)
+        );
+        assert_eq!(
+            verdicts(&ipv6(6, 50000, 9092, body), ETHERTYPE_IPV6, Some(9092)),
+            (true, true)
+        );
+        assert_eq!(
+            verdicts(&ipv6(6, 50000, 9093, body), ETHERTYPE_IPV6, Some(9092)),
+            (false, false)
+        );
+        assert_eq!(
+            verdicts(&ipv6(6, 50000, 9093, body), ETHERTYPE_IPV6, None),
+            (true, true)
+        );
+        assert_eq!(
+            verdicts(&ipv6(17, 50000, 9092, body), ETHERTYPE_IPV6, Some(9092)),
+            (false, false)
+        );
+        assert_eq!(
+            verdicts(&[0, 1, 8, 0, 6, 4, 0, 1], 0x0806, Some(9092)),
+            (false, false)
+        );
+        assert_eq!(
+            verdicts(&[0, 1, 8, 0, 6, 4, 0, 1], 0x0806, None),
+            (false, false)
+        );
         // Cut short anywhere: nothing is read out of bounds, and nothing cut before the ports passes.
         let whole = ethernet_v4(50000, 9092, body);
         for cut in 0..whole.len() {
@@ -715,7 +898,10 @@ mod tests {
         // A loopback frame (zero MACs) parses as Ethernet down to its segment.
         let f = ethernet_v4(50000, 9092, b"hello");
         let seg = tcp_segment(Framing::Ethernet.link_type(), &f).unwrap();
-        assert_eq!((seg.src_port, seg.dst_port, seg.payload), (50000, 9092, &b"hello"[..]));
+        assert_eq!(
+            (seg.src_port, seg.dst_port, seg.payload),
+            (50000, 9092, &b"hello"[..])
+        );
     }
 
     #[cfg(target_os = "linux")]
@@ -726,10 +912,22 @@ mod tests {
         assert_eq!(ARPHRD_ETHER, libc::ARPHRD_ETHER);
         assert_eq!(ARPHRD_LOOPBACK, libc::ARPHRD_LOOPBACK);
         assert_eq!(NET, libc::SKF_NET_OFF as u32);
-        assert_eq!(AD_PROTOCOL, (libc::SKF_AD_OFF + libc::SKF_AD_PROTOCOL) as u32);
-        assert_eq!(LDX_B_MSH, (libc::BPF_LDX | libc::BPF_B | libc::BPF_MSH) as u16);
-        assert_eq!(LD_H_IND, (libc::BPF_LD | libc::BPF_H | libc::BPF_IND) as u16);
-        assert_eq!(JSET_K, (libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K) as u16);
+        assert_eq!(
+            AD_PROTOCOL,
+            (libc::SKF_AD_OFF + libc::SKF_AD_PROTOCOL) as u32
+        );
+        assert_eq!(
+            LDX_B_MSH,
+            (libc::BPF_LDX | libc::BPF_B | libc::BPF_MSH) as u16
+        );
+        assert_eq!(
+            LD_H_IND,
+            (libc::BPF_LD | libc::BPF_H | libc::BPF_IND) as u16
+        );
+        assert_eq!(
+            JSET_K,
+            (libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K) as u16
+        );
     }
 
     #[test]
@@ -737,8 +935,10 @@ mod tests {
         let mut out = Vec::new();
         {
             let mut w = PcapngWriter::new(&mut out, Framing::Ethernet.link_type()).unwrap();
-            w.packet(1_700_000_000_250_000, &ethernet_v4(50000, 9092, b"abc")).unwrap();
-            w.packet_cut(1_700_000_000_500_000, &[0u8; 10], 70_000).unwrap();
+            w.packet(1_700_000_000_250_000, &ethernet_v4(50000, 9092, b"abc"))
+                .unwrap();
+            w.packet_cut(1_700_000_000_500_000, &[0u8; 10], 70_000)
+                .unwrap();
         }
         let mut r = crate::capture::pcap::Reader::new(&out[..]).unwrap();
         let p = r.next_packet().unwrap().unwrap();
@@ -749,6 +949,9 @@ mod tests {
         assert!(r.next_packet().unwrap().is_none());
         // The second packet's original length is on record.
         let epb2 = out.len() - (12 + 20 + 12);
-        assert_eq!(u32::from_le_bytes(out[epb2 + 24..epb2 + 28].try_into().unwrap()), 70_000);
+        assert_eq!(
+            u32::from_le_bytes(out[epb2 + 24..epb2 + 28].try_into().unwrap()),
+            70_000
+        );
     }
 }

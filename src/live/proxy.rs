@@ -59,12 +59,29 @@ pub struct Proxy {
 
 impl Proxy {
     /// Bind the bootstrap listener and the explicit ones; serve them on threads of their own.
-    pub fn start(cat: &'static Catalogue, cfg: Config, recorder: Option<Recorder>) -> Result<Arc<Proxy>, String> {
-        let proxy = Arc::new(Proxy { cat, cfg: cfg.clone(), routes: Mutex::new(HashMap::new()), recorder, next_conn: AtomicU64::new(0), warned: Mutex::new(Default::default()) });
-        let bootstrap = TcpListener::bind(cfg.listen).map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
+    pub fn start(
+        cat: &'static Catalogue,
+        cfg: Config,
+        recorder: Option<Recorder>,
+    ) -> Result<Arc<Proxy>, String> {
+        let proxy = Arc::new(Proxy {
+            cat,
+            cfg: cfg.clone(),
+            routes: Mutex::new(HashMap::new()),
+            recorder,
+            next_conn: AtomicU64::new(0),
+            warned: Mutex::new(Default::default()),
+        });
+        let bootstrap =
+            TcpListener::bind(cfg.listen).map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
         proxy.route(cfg.broker.clone(), bootstrap)?;
         for (broker, local) in &cfg.maps {
-            if proxy.routes.lock().map(|r| r.contains_key(broker)).unwrap_or(false) {
+            if proxy
+                .routes
+                .lock()
+                .map(|r| r.contains_key(broker))
+                .unwrap_or(false)
+            {
                 continue;
             }
             let l = TcpListener::bind(local).map_err(|e| format!("--map {broker}={local}: {e}"))?;
@@ -75,12 +92,20 @@ impl Proxy {
 
     /// The local addresses and the brokers they forward to.
     pub fn routes(&self) -> Vec<(SocketAddr, String)> {
-        let mut r: Vec<(SocketAddr, String)> = self.routes.lock().map(|r| r.iter().map(|(b, l)| (*l, b.clone())).collect()).unwrap_or_default();
+        let mut r: Vec<(SocketAddr, String)> = self
+            .routes
+            .lock()
+            .map(|r| r.iter().map(|(b, l)| (*l, b.clone())).collect())
+            .unwrap_or_default();
         r.sort();
         r
     }
 
-    fn route(self: &Arc<Self>, broker: String, listener: TcpListener) -> Result<SocketAddr, String> {
+    fn route(
+        self: &Arc<Self>,
+        broker: String,
+        listener: TcpListener,
+    ) -> Result<SocketAddr, String> {
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         if let Ok(mut r) = self.routes.lock() {
             r.insert(broker.clone(), local);
@@ -100,7 +125,11 @@ impl Proxy {
         if let Some(l) = routes.get(broker) {
             return Some(*l);
         }
-        let highest = routes.values().map(SocketAddr::port).max().unwrap_or(self.cfg.listen.port());
+        let highest = routes
+            .values()
+            .map(SocketAddr::port)
+            .max()
+            .unwrap_or(self.cfg.listen.port());
         drop(routes);
         for port in (1..=PORT_TRIES).filter_map(|k| highest.checked_add(k)) {
             let addr = SocketAddr::new(self.cfg.listen.ip(), port);
@@ -124,7 +153,9 @@ impl Proxy {
                 Ok(c) => {
                     let me = Arc::clone(&self);
                     let broker = broker.clone();
-                    let _ = std::thread::Builder::new().name("kwire-conn".into()).spawn(move || me.connection(c, &broker));
+                    let _ = std::thread::Builder::new()
+                        .name("kwire-conn".into())
+                        .spawn(move || me.connection(c, &broker));
                 }
                 Err(e) => eprintln!("kwire: proxy: accepting a connection for {broker}: {e}"),
             }
@@ -146,35 +177,60 @@ impl Proxy {
             },
             None => client,
         };
-        let upstream = match connect(broker, self.cfg.connect_timeout).and_then(|tcp| match &self.cfg.broker_tls {
-            Some(tls) => super::tls::client_side(tls, broker, tcp).map_err(|e| format!("TLS: {e}")),
-            None => Ok(tcp),
+        let upstream = match connect(broker, self.cfg.connect_timeout).and_then(|tcp| {
+            match &self.cfg.broker_tls {
+                Some(tls) => {
+                    super::tls::client_side(tls, broker, tcp).map_err(|e| format!("TLS: {e}"))
+                }
+                None => Ok(tcp),
+            }
         }) {
             Ok(u) => u,
             Err(e) => {
-                eprintln!("kwire: proxy: broker {broker}: {e}; closing the client's connection{}", peer.map(|p| format!(" from {p}")).unwrap_or_default());
+                eprintln!(
+                    "kwire: proxy: broker {broker}: {e}; closing the client's connection{}",
+                    peer.map(|p| format!(" from {p}")).unwrap_or_default()
+                );
                 let _ = client.shutdown(Shutdown::Both);
                 return;
             }
         };
         let conn = self.next_conn.fetch_add(1, Ordering::Relaxed);
-        let (Some(peer), Some(local)) = (peer, local) else { return };
+        let (Some(peer), Some(local)) = (peer, local) else {
+            return;
+        };
         if let Some(r) = &self.recorder {
-            r.record(conn, Event::Open { client: peer, server: local });
+            r.record(
+                conn,
+                Event::Open {
+                    client: peer,
+                    server: local,
+                },
+            );
         }
         let in_flight: Arc<Mutex<InFlight>> = Arc::default();
         // Set when the client's side has ended: the broker's close that follows is not news.
         let client_done = Arc::new(AtomicBool::new(false));
-        let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone()) else { return };
+        let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone())
+        else {
+            return;
+        };
         let requests = {
             let me = Arc::clone(&self);
             let in_flight = Arc::clone(&in_flight);
             let client_done = Arc::clone(&client_done);
-            std::thread::Builder::new().name("kwire-requests".into()).spawn(move || me.pump_requests(conn, client_read, upstream_write, &in_flight, &client_done))
+            std::thread::Builder::new()
+                .name("kwire-requests".into())
+                .spawn(move || {
+                    me.pump_requests(conn, client_read, upstream_write, &in_flight, &client_done)
+                })
         };
-        let ended_by = self.pump_responses(conn, &upstream, &client, &in_flight, broker, &client_done);
+        let ended_by =
+            self.pump_responses(conn, &upstream, &client, &in_flight, broker, &client_done);
         if let Some(why) = ended_by {
-            eprintln!("kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}");
+            eprintln!(
+                "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
+            );
         }
         let _ = client.shutdown(Shutdown::Both);
         let _ = upstream.shutdown(Shutdown::Both);
@@ -188,7 +244,14 @@ impl Proxy {
 
     /// Client → broker: every byte forwarded as it arrives; each request's
     /// header read on the way for the API and version of its response.
-    fn pump_requests(&self, conn: u64, mut from: TcpStream, mut to: TcpStream, in_flight: &Mutex<InFlight>, done: &AtomicBool) {
+    fn pump_requests(
+        &self,
+        conn: u64,
+        mut from: TcpStream,
+        mut to: TcpStream,
+        in_flight: &Mutex<InFlight>,
+        done: &AtomicBool,
+    ) {
         let mut buf = vec![0u8; CHUNK];
         let mut cut = FrameCutter::default();
         loop {
@@ -208,7 +271,13 @@ impl Proxy {
             });
             // Recorded before it is forwarded: its response cannot be recorded before it.
             if let Some(r) = &self.recorder {
-                r.record(conn, Event::Data { from_client: true, bytes: Bytes::copy_from_slice(chunk) });
+                r.record(
+                    conn,
+                    Event::Data {
+                        from_client: true,
+                        bytes: Bytes::copy_from_slice(chunk),
+                    },
+                );
             }
             if to.write_all(chunk).is_err() {
                 break;
@@ -221,7 +290,15 @@ impl Proxy {
     /// Broker → client: responses stream through, except those that may
     /// carry endpoints, which are held whole and rewritten. Returns why the
     /// broker's side ended when the client had not ended its own first.
-    fn pump_responses(self: &Arc<Self>, conn: u64, from: &TcpStream, to: &TcpStream, in_flight: &Mutex<InFlight>, broker: &str, client_done: &AtomicBool) -> Option<String> {
+    fn pump_responses(
+        self: &Arc<Self>,
+        conn: u64,
+        from: &TcpStream,
+        to: &TcpStream,
+        in_flight: &Mutex<InFlight>,
+        broker: &str,
+        client_done: &AtomicBool,
+    ) -> Option<String> {
         let (mut from, mut to) = (from, to);
         let mut buf = vec![0u8; CHUNK];
         // Bytes held: a response's size and correlation id until its API is known, or a whole response to rewrite.
@@ -260,7 +337,11 @@ impl Proxy {
                 // The size first: a frame too short for a correlation id (an
                 // empty SASL token, after SaslHandshake v0) passes as it is,
                 // and the next frame starts after it.
-                let want = if held.len() < 4 { 4 } else { frame_total(&held).min(8) };
+                let want = if held.len() < 4 {
+                    4
+                } else {
+                    frame_total(&held).min(8)
+                };
                 let k = (want - held.len()).min(chunk.len());
                 held.extend_from_slice(&chunk[..k]);
                 chunk = &chunk[k..];
@@ -279,7 +360,15 @@ impl Proxy {
                 let corr = i32::from_be_bytes([held[4], held[5], held[6], held[7]]);
                 let api = in_flight.lock().ok().and_then(|mut m| m.answered(corr));
                 match api {
-                    Some(api) if total <= self.cfg.rewrite_max && carries_endpoints(self.cat, self.cfg.release.as_deref(), api.0, api.1) => {
+                    Some(api)
+                        if total <= self.cfg.rewrite_max
+                            && carries_endpoints(
+                                self.cat,
+                                self.cfg.release.as_deref(),
+                                api.0,
+                                api.1,
+                            ) =>
+                    {
                         held.reserve_exact(total - held.len());
                         whole = Some((total, api));
                         if held.len() == total {
@@ -289,7 +378,9 @@ impl Proxy {
                         }
                     }
                     _ => {
-                        if let Some(api) = api.filter(|a| carries_endpoints(self.cat, self.cfg.release.as_deref(), a.0, a.1)) {
+                        if let Some(api) = api.filter(|a| {
+                            carries_endpoints(self.cat, self.cfg.release.as_deref(), a.0, a.1)
+                        }) {
                             self.warn(&format!("large {api:?}"), &format!("a response of api {} v{} over --rewrite-max ({total} bytes) passes unchanged: endpoints in it are the broker's", api.0, api.1));
                         }
                         out.append(&mut held);
@@ -301,7 +392,13 @@ impl Proxy {
                 // Recorded before it is forwarded: the client's next request cannot be recorded before it.
                 let bytes = Bytes::from(out);
                 if let Some(r) = &self.recorder {
-                    r.record(conn, Event::Data { from_client: false, bytes: bytes.clone() });
+                    r.record(
+                        conn,
+                        Event::Data {
+                            from_client: false,
+                            bytes: bytes.clone(),
+                        },
+                    );
                 }
                 if to.write_all(&bytes).is_err() {
                     return None;
@@ -311,26 +408,47 @@ impl Proxy {
     }
 
     /// A whole response with its endpoints pointed at the proxy, or as it came when that cannot be done.
-    fn rewritten(self: &Arc<Self>, frame: Vec<u8>, (api, version): (i16, i16), broker: &str) -> Vec<u8> {
+    fn rewritten(
+        self: &Arc<Self>,
+        frame: Vec<u8>,
+        (api, version): (i16, i16),
+        broker: &str,
+    ) -> Vec<u8> {
         let host = self.cfg.advertise_host.clone();
         let mut map = |h: &str, p: i32| {
             let named = format!("{h}:{p}");
             let local = self.local_for(&named)?;
             Some((host.clone(), i32::from(local.port())))
         };
-        match rewrite(self.cat, self.cfg.release.as_deref(), (api, version), &frame, &mut map) {
+        match rewrite(
+            self.cat,
+            self.cfg.release.as_deref(),
+            (api, version),
+            &frame,
+            &mut map,
+        ) {
             Ok(Rewritten::Frame(new, _)) => new,
             Ok(Rewritten::Unchanged) => frame,
             Err(why) => {
                 let name = self.cat.api_name(api).unwrap_or("?");
-                self.warn(&format!("{api}/{version}"), &format!("a {name} v{version} response from {broker} is forwarded as it came: {why}"));
+                self.warn(
+                    &format!("{api}/{version}"),
+                    &format!(
+                        "a {name} v{version} response from {broker} is forwarded as it came: {why}"
+                    ),
+                );
                 frame
             }
         }
     }
 
     fn warn(&self, key: &str, message: &str) {
-        if self.warned.lock().map(|mut w| w.insert(key.to_string())).unwrap_or(true) {
+        if self
+            .warned
+            .lock()
+            .map(|mut w| w.insert(key.to_string()))
+            .unwrap_or(true)
+        {
             eprintln!("kwire: proxy: {}", crate::text::escape::sanitize(message));
         }
     }
@@ -338,7 +456,9 @@ impl Proxy {
 
 /// A frame's whole length from its first 4 bytes (a negative size counts as 0).
 fn frame_total(head: &[u8]) -> usize {
-    usize::try_from(i32::from_be_bytes([head[0], head[1], head[2], head[3]])).unwrap_or(0).saturating_add(4)
+    usize::try_from(i32::from_be_bytes([head[0], head[1], head[2], head[3]]))
+        .unwrap_or(0)
+        .saturating_add(4)
 }
 
 /// Requests awaiting their responses on one connection, in the order sent.
@@ -396,7 +516,11 @@ impl FrameCutter {
                 continue;
             }
             // The size first, then as much of a request header as the frame holds.
-            let want = if self.head.len() < 4 { 4 } else { frame_total(&self.head).min(12) };
+            let want = if self.head.len() < 4 {
+                4
+            } else {
+                frame_total(&self.head).min(12)
+            };
             let k = (want - self.head.len()).min(chunk.len());
             self.head.extend_from_slice(&chunk[..k]);
             chunk = &chunk[k..];
@@ -437,7 +561,9 @@ mod tests {
             let mut cut = FrameCutter::default();
             let mut seen = Vec::new();
             for c in stream.chunks(chunk_len) {
-                cut.feed(c, &mut |h| seen.push(i32::from_be_bytes([h[8], h[9], h[10], h[11]])));
+                cut.feed(c, &mut |h| {
+                    seen.push(i32::from_be_bytes([h[8], h[9], h[10], h[11]]))
+                });
             }
             assert_eq!(seen, expected, "chunks of {chunk_len}");
         }
@@ -445,7 +571,10 @@ mod tests {
 
     #[test]
     fn the_cutter_finds_each_frame_s_header_across_chunks() {
-        let stream: Vec<u8> = [1, 2, 3].into_iter().flat_map(|corr| request(corr, 12)).collect();
+        let stream: Vec<u8> = [1, 2, 3]
+            .into_iter()
+            .flat_map(|corr| request(corr, 12))
+            .collect();
         assert_cut(&stream, &[1, 5, 13, 100], &[1, 2, 3]);
     }
 
@@ -468,7 +597,11 @@ mod tests {
         m.sent(3, 0, 9);
         m.sent(4, 18, 3);
         assert_eq!(m.answered(2), Some((3, 12)));
-        assert_eq!(m.sent.len(), 2, "the Produce request before it is forgotten");
+        assert_eq!(
+            m.sent.len(),
+            2,
+            "the Produce request before it is forgotten"
+        );
         assert_eq!(m.answered(1), None);
         assert_eq!(m.answered(4), Some((18, 3)));
         assert!(m.sent.is_empty());
@@ -489,13 +622,37 @@ mod tests {
         let broker = TcpListener::bind("127.0.0.1:0").unwrap();
         let broker_addr = broker.local_addr().unwrap();
         let response = {
-            let fs = FrameSpec { direction: Direction::Response, api_key: 3, version: 1, release: None };
+            let fs = FrameSpec {
+                direction: Direction::Response,
+                api_key: 3,
+                version: 1,
+                release: None,
+            };
             let body = json!({"Brokers": [{"NodeId": 1, "Host": "127.0.0.1", "Port": broker_addr.port(), "Rack": null}], "ControllerId": 1, "Topics": []});
-            encode_frame(cat, &fs, json!({"CorrelationId": 2}).as_object().unwrap(), body.as_object().unwrap()).unwrap()
+            encode_frame(
+                cat,
+                &fs,
+                json!({"CorrelationId": 2}).as_object().unwrap(),
+                body.as_object().unwrap(),
+            )
+            .unwrap()
         };
         let request = {
-            let fs = FrameSpec { direction: Direction::Request, api_key: 3, version: 1, release: None };
-            encode_frame(cat, &fs, json!({"CorrelationId": 2, "ClientId": "t"}).as_object().unwrap(), json!({"Topics": null}).as_object().unwrap()).unwrap()
+            let fs = FrameSpec {
+                direction: Direction::Request,
+                api_key: 3,
+                version: 1,
+                release: None,
+            };
+            encode_frame(
+                cat,
+                &fs,
+                json!({"CorrelationId": 2, "ClientId": "t"})
+                    .as_object()
+                    .unwrap(),
+                json!({"Topics": null}).as_object().unwrap(),
+            )
+            .unwrap()
         };
         let (req_len, resp) = (request.len(), response.clone());
         let served = std::thread::spawn(move || {
@@ -535,8 +692,17 @@ mod tests {
         c.read_exact(&mut got[4..]).unwrap();
         drop(c);
         served.join().unwrap();
-        let opts = DecodeOptions { direction: Some(Direction::Response), api_key: Some(3), api_version: Some(1), ..Default::default() };
+        let opts = DecodeOptions {
+            direction: Some(Direction::Response),
+            api_key: Some(3),
+            api_version: Some(1),
+            ..Default::default()
+        };
         let v = crate::render::json::frame_contract(&decode_frame(cat, got.into(), 0, &opts));
-        assert_eq!(v["body"]["Brokers"][0]["Port"], i64::from(local.port()), "{v}");
+        assert_eq!(
+            v["body"]["Brokers"][0]["Port"],
+            i64::from(local.port()),
+            "{v}"
+        );
     }
 }

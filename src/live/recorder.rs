@@ -26,8 +26,14 @@ const GATHER: std::time::Duration = std::time::Duration::from_millis(1);
 /// What happened on a recorded connection.
 #[derive(Debug)]
 pub enum Event {
-    Open { client: SocketAddr, server: SocketAddr },
-    Data { from_client: bool, bytes: Bytes },
+    Open {
+        client: SocketAddr,
+        server: SocketAddr,
+    },
+    Data {
+        from_client: bool,
+        bytes: Bytes,
+    },
     Close,
 }
 
@@ -44,18 +50,28 @@ pub struct Recorder {
 }
 
 pub fn now_micros() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
 }
 
 impl Recorder {
     pub fn record(&self, conn: u64, event: Event) {
         // A recorder that has stopped (shutting down) records nothing more.
-        let _ = self.tx.send(Timed { micros: now_micros(), conn, event: Some(event) });
+        let _ = self.tx.send(Timed {
+            micros: now_micros(),
+            conn,
+            event: Some(event),
+        });
     }
 
     /// Flush every sink and stop: the pipeline sees the end of its input.
     pub fn shutdown(&self) {
-        let _ = self.tx.send(Timed { micros: now_micros(), conn: 0, event: None });
+        let _ = self.tx.send(Timed {
+            micros: now_micros(),
+            conn: 0,
+            event: None,
+        });
     }
 }
 
@@ -66,7 +82,10 @@ pub type Sink = PcapngWriter<Box<dyn Write + Send>>;
 /// or when every handle is dropped, having flushed and closed its sinks.
 pub fn spawn(sinks: Vec<Sink>) -> (Recorder, std::thread::JoinHandle<io::Result<()>>) {
     let (tx, rx) = sync_channel(QUEUE);
-    let handle = std::thread::Builder::new().name("kwire-recorder".into()).spawn(move || run(rx, sinks)).expect("the recorder thread starts");
+    let handle = std::thread::Builder::new()
+        .name("kwire-recorder".into())
+        .spawn(move || run(rx, sinks))
+        .expect("the recorder thread starts");
     (Recorder { tx }, handle)
 }
 
@@ -79,7 +98,9 @@ fn run(rx: Receiver<Timed>, mut sinks: Vec<Sink>) -> io::Result<()> {
             std::thread::sleep(GATHER);
         }
         loop {
-            let Some(event) = t.event.take() else { break 'events };
+            let Some(event) = t.event.take() else {
+                break 'events;
+            };
             let packets = match event {
                 Event::Open { client, server } => {
                     let flow = TcpFlow::new(client, server);
@@ -91,7 +112,10 @@ fn run(rx: Receiver<Timed>, mut sinks: Vec<Sink>) -> io::Result<()> {
                     Some(f) => f.data(from_client, &bytes),
                     None => Vec::new(),
                 },
-                Event::Close => flows.remove(&t.conn).map(|mut f| f.close()).unwrap_or_default(),
+                Event::Close => flows
+                    .remove(&t.conn)
+                    .map(|mut f| f.close())
+                    .unwrap_or_default(),
             };
             for s in &mut sinks {
                 for p in &packets {
@@ -126,10 +150,19 @@ pub fn sinks(write_pcap: Option<&str>, link_type: u32) -> Result<(Vec<Sink>, Pip
     let mut sinks: Vec<Sink> = Vec::new();
     if let Some(path) = write_pcap {
         let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
-        sinks.push(PcapngWriter::new(Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>, link_type).map_err(|e| format!("{path}: {e}"))?);
+        sinks.push(
+            PcapngWriter::new(
+                Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>,
+                link_type,
+            )
+            .map_err(|e| format!("{path}: {e}"))?,
+        );
     }
     let (pipe_in, pipe_out) = pipe();
-    sinks.push(PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>, link_type).map_err(|e| e.to_string())?);
+    sinks.push(
+        PcapngWriter::new(Box::new(pipe_in) as Box<dyn Write + Send>, link_type)
+            .map_err(|e| e.to_string())?,
+    );
     Ok((sinks, pipe_out))
 }
 
@@ -137,7 +170,17 @@ pub fn sinks(write_pcap: Option<&str>, link_type: u32) -> Result<(Vec<Sink>, Pip
 /// the other, in order; the reader sees the end when the writer is dropped.
 pub fn pipe() -> (PipeWriter, PipeReader) {
     let (tx, rx) = sync_channel(QUEUE);
-    (PipeWriter { tx, buf: Vec::new() }, PipeReader { rx, chunk: Vec::new(), pos: 0 })
+    (
+        PipeWriter {
+            tx,
+            buf: Vec::new(),
+        },
+        PipeReader {
+            rx,
+            chunk: Vec::new(),
+            pos: 0,
+        },
+    )
 }
 
 pub struct PipeWriter {
@@ -157,7 +200,9 @@ impl Write for PipeWriter {
         // The next chunk gets as much room as this one took, instead of growing to it again.
         let room = self.buf.len();
         let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(room));
-        self.tx.send(chunk).map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the capture pipeline stopped"))
+        self.tx
+            .send(chunk)
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the capture pipeline stopped"))
     }
 }
 
@@ -199,11 +244,24 @@ mod tests {
     #[test]
     fn a_recorded_conversation_reads_back_as_a_capture() {
         let (w, mut r) = pipe();
-        let sink = PcapngWriter::new(Box::new(w) as Box<dyn Write + Send>, crate::live::synth::LINKTYPE_RAW).unwrap();
+        let sink = PcapngWriter::new(
+            Box::new(w) as Box<dyn Write + Send>,
+            crate::live::synth::LINKTYPE_RAW,
+        )
+        .unwrap();
         let (rec, handle) = spawn(vec![sink]);
-        let (client, server) = ("127.0.0.1:40000".parse().unwrap(), "127.0.0.1:9092".parse().unwrap());
+        let (client, server) = (
+            "127.0.0.1:40000".parse().unwrap(),
+            "127.0.0.1:9092".parse().unwrap(),
+        );
         rec.record(1, Event::Open { client, server });
-        rec.record(1, Event::Data { from_client: true, bytes: Bytes::from_static(b"hello") });
+        rec.record(
+            1,
+            Event::Data {
+                from_client: true,
+                bytes: Bytes::from_static(b"hello"),
+            },
+        );
         rec.record(1, Event::Close);
         rec.shutdown();
         handle.join().unwrap().unwrap();
@@ -212,7 +270,8 @@ mod tests {
         let mut reader = crate::capture::pcap::Reader::new(&all[..]).unwrap();
         let mut payloads = Vec::new();
         while let Some(p) = reader.read_packet().unwrap() {
-            let seg = crate::capture::link::tcp_segment(p.link_type, p.data).expect("a TCP segment");
+            let seg =
+                crate::capture::link::tcp_segment(p.link_type, p.data).expect("a TCP segment");
             payloads.push(seg.payload.to_vec());
         }
         assert_eq!(payloads.len(), 3 + 1 + 2);

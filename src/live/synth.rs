@@ -23,7 +23,12 @@ impl<W: Write> PcapngWriter<W> {
     /// Start a file: the section header and the interface description with
     /// `link_type` (a `LINKTYPE_*` of [`crate::capture::link`]; pcapng holds 16 bits).
     pub fn new(mut out: W, link_type: u32) -> io::Result<Self> {
-        let link_type = u16::try_from(link_type).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("link type {link_type} does not fit pcapng's 16 bits")))?;
+        let link_type = u16::try_from(link_type).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("link type {link_type} does not fit pcapng's 16 bits"),
+            )
+        })?;
         // Section Header Block: magic, version 1.0, section length unknown (-1).
         let mut shb = Vec::with_capacity(28);
         shb.extend_from_slice(&0x1A2B_3C4Du32.to_le_bytes());
@@ -53,7 +58,9 @@ impl<W: Write> PcapngWriter<W> {
         epb.extend_from_slice(&((micros >> 32) as u32).to_le_bytes());
         epb.extend_from_slice(&(micros as u32).to_le_bytes());
         epb.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        epb.extend_from_slice(&(u32::try_from(original.max(data.len())).unwrap_or(u32::MAX)).to_le_bytes());
+        epb.extend_from_slice(
+            &(u32::try_from(original.max(data.len())).unwrap_or(u32::MAX)).to_le_bytes(),
+        );
         epb.extend_from_slice(data);
         epb.resize(epb.len().next_multiple_of(4), 0);
         write_block(&mut self.out, 6, &epb)
@@ -95,7 +102,11 @@ const FIN: u8 = 0x01;
 
 impl TcpFlow {
     pub fn new(client: SocketAddr, server: SocketAddr) -> Self {
-        TcpFlow { client, server, next: [CLIENT_ISN + 1, SERVER_ISN + 1] }
+        TcpFlow {
+            client,
+            server,
+            next: [CLIENT_ISN + 1, SERVER_ISN + 1],
+        }
     }
 
     /// The three packets of the handshake.
@@ -123,11 +134,18 @@ impl TcpFlow {
     pub fn close(&mut self) -> Vec<Vec<u8>> {
         let [c, s] = self.next;
         self.next = [c.wrapping_add(1), s.wrapping_add(1)];
-        vec![self.segment(true, c, s, FIN | ACK, &[]), self.segment(false, s, c.wrapping_add(1), FIN | ACK, &[])]
+        vec![
+            self.segment(true, c, s, FIN | ACK, &[]),
+            self.segment(false, s, c.wrapping_add(1), FIN | ACK, &[]),
+        ]
     }
 
     fn segment(&self, from_client: bool, seq: u32, ack: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
-        let (src, dst) = if from_client { (self.client, self.server) } else { (self.server, self.client) };
+        let (src, dst) = if from_client {
+            (self.client, self.server)
+        } else {
+            (self.server, self.client)
+        };
         let mut tcp = Vec::with_capacity(20 + payload.len());
         tcp.extend_from_slice(&src.port().to_be_bytes());
         tcp.extend_from_slice(&dst.port().to_be_bytes());
@@ -176,7 +194,10 @@ fn ip_packet(src: IpAddr, dst: IpAddr, tcp: &[u8]) -> Vec<u8> {
 }
 
 fn checksum(header: &[u8]) -> u16 {
-    let mut sum: u32 = header.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))).sum();
+    let mut sum: u32 = header
+        .chunks(2)
+        .map(|c| u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum();
     while sum > 0xffff {
         sum = (sum & 0xffff) + (sum >> 16);
     }
@@ -189,14 +210,27 @@ mod tests {
 
     #[test]
     fn segments_carry_running_sequence_numbers_and_split_large_data() {
-        let mut f = TcpFlow::new("127.0.0.1:40000".parse().unwrap(), "127.0.0.1:9092".parse().unwrap());
+        let mut f = TcpFlow::new(
+            "127.0.0.1:40000".parse().unwrap(),
+            "127.0.0.1:9092".parse().unwrap(),
+        );
         assert_eq!(f.open().len(), 3);
         let big = vec![7u8; 150_000];
         let segs = f.data(true, &big);
         assert_eq!(segs.len(), 3);
         let seq = |p: &[u8]| u32::from_be_bytes([p[24], p[25], p[26], p[27]]);
-        assert_eq!((seq(&segs[0]), seq(&segs[1]), seq(&segs[2])), (1001, 66_001, 131_001));
-        assert_eq!(u16::from_be_bytes([segs[0][2], segs[0][3]]) as usize, 20 + 20 + 65_000);
-        assert_eq!(checksum(&segs[0][..20]), 0, "a header with its checksum sums to zero");
+        assert_eq!(
+            (seq(&segs[0]), seq(&segs[1]), seq(&segs[2])),
+            (1001, 66_001, 131_001)
+        );
+        assert_eq!(
+            u16::from_be_bytes([segs[0][2], segs[0][3]]) as usize,
+            20 + 20 + 65_000
+        );
+        assert_eq!(
+            checksum(&segs[0][..20]),
+            0,
+            "a header with its checksum sums to zero"
+        );
     }
 }

@@ -17,7 +17,11 @@ pub struct KeyLogFile(Mutex<std::fs::File>);
 
 impl KeyLogFile {
     pub fn create(path: &str) -> Result<Arc<Self>, String> {
-        let f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| format!("{path}: {e}"))?;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("{path}: {e}"))?;
         Ok(Arc::new(KeyLogFile(Mutex::new(f))))
     }
 }
@@ -25,7 +29,12 @@ impl KeyLogFile {
 impl rustls::KeyLog for KeyLogFile {
     fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
         if let Ok(mut f) = self.0.lock() {
-            let _ = writeln!(f, "{label} {} {}", hex::encode(client_random), hex::encode(secret));
+            let _ = writeln!(
+                f,
+                "{label} {} {}",
+                hex::encode(client_random),
+                hex::encode(secret)
+            );
         }
     }
 }
@@ -35,8 +44,15 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
 }
 
 /// A server configuration from PEM files: the certificate chain and its private key.
-pub fn server_config(cert: &str, key: &str, keylog: Option<Arc<KeyLogFile>>) -> Result<Arc<rustls::ServerConfig>, String> {
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert).map_err(|e| format!("{cert}: {e}"))?.collect::<Result<_, _>>().map_err(|e| format!("{cert}: {e}"))?;
+pub fn server_config(
+    cert: &str,
+    key: &str,
+    keylog: Option<Arc<KeyLogFile>>,
+) -> Result<Arc<rustls::ServerConfig>, String> {
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| format!("{cert}: {e}"))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{cert}: {e}"))?;
     if certs.is_empty() {
         return Err(format!("{cert}: no certificate in it"));
     }
@@ -54,10 +70,15 @@ pub fn server_config(cert: &str, key: &str, keylog: Option<Arc<KeyLogFile>>) -> 
 }
 
 /// A client configuration trusting the certificates of `ca` (a PEM file).
-pub fn client_config(ca: &str, keylog: Option<Arc<KeyLogFile>>) -> Result<Arc<rustls::ClientConfig>, String> {
+pub fn client_config(
+    ca: &str,
+    keylog: Option<Arc<KeyLogFile>>,
+) -> Result<Arc<rustls::ClientConfig>, String> {
     let mut roots = rustls::RootCertStore::empty();
     for c in CertificateDer::pem_file_iter(ca).map_err(|e| format!("{ca}: {e}"))? {
-        roots.add(c.map_err(|e| format!("{ca}: {e}"))?).map_err(|e| format!("{ca}: {e}"))?;
+        roots
+            .add(c.map_err(|e| format!("{ca}: {e}"))?)
+            .map_err(|e| format!("{ca}: {e}"))?;
     }
     if roots.is_empty() {
         return Err(format!("{ca}: no certificate in it"));
@@ -75,7 +96,11 @@ pub fn client_config(ca: &str, keylog: Option<Arc<KeyLogFile>>) -> Result<Arc<ru
 
 /// The server name to check the broker's certificate against: HOST of HOST:PORT.
 pub fn server_name(broker: &str) -> Result<ServerName<'static>, String> {
-    let host = broker.rsplit_once(':').map_or(broker, |(h, _)| h).trim_start_matches('[').trim_end_matches(']');
+    let host = broker
+        .rsplit_once(':')
+        .map_or(broker, |(h, _)| h)
+        .trim_start_matches('[')
+        .trim_end_matches(']');
     ServerName::try_from(host.to_string()).map_err(|e| format!("{broker}: {e}"))
 }
 
@@ -104,19 +129,28 @@ pub fn bridge(conn: rustls::Connection, outer: TcpStream) -> std::io::Result<Tcp
     let (inner_read, inner_write) = (inner.try_clone()?, inner);
     {
         let (conn, mut outer_write) = (Arc::clone(&conn), outer_write.try_clone()?);
-        std::thread::Builder::new().name("kwire-tls-in".into()).spawn(move || {
-            decrypting(&conn, outer_read, inner_write, &mut outer_write);
-        })?;
+        std::thread::Builder::new()
+            .name("kwire-tls-in".into())
+            .spawn(move || {
+                decrypting(&conn, outer_read, inner_write, &mut outer_write);
+            })?;
     }
-    std::thread::Builder::new().name("kwire-tls-out".into()).spawn(move || {
-        encrypting(&conn, inner_read, outer_write);
-    })?;
+    std::thread::Builder::new()
+        .name("kwire-tls-out".into())
+        .spawn(move || {
+            encrypting(&conn, inner_read, outer_write);
+        })?;
     Ok(plain)
 }
 
 /// TLS bytes from `outer` → plaintext to `inner` (and whatever TLS the
 /// connection answers with, such as handshake messages, back to `outer`).
-fn decrypting(conn: &Mutex<rustls::Connection>, mut outer: TcpStream, mut inner: TcpStream, outer_write: &mut TcpStream) {
+fn decrypting(
+    conn: &Mutex<rustls::Connection>,
+    mut outer: TcpStream,
+    mut inner: TcpStream,
+    outer_write: &mut TcpStream,
+) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut plain = vec![0u8; 64 * 1024];
     'read: loop {
@@ -189,7 +223,11 @@ fn encrypting(conn: &Mutex<rustls::Connection>, mut inner: TcpStream, mut outer:
 }
 
 /// Start TLS as the client of `broker` on `tcp` (the handshake runs as bytes flow).
-pub fn client_side(cfg: &Arc<rustls::ClientConfig>, broker: &str, tcp: TcpStream) -> Result<TcpStream, String> {
+pub fn client_side(
+    cfg: &Arc<rustls::ClientConfig>,
+    broker: &str,
+    tcp: TcpStream,
+) -> Result<TcpStream, String> {
     let name = server_name(broker)?;
     let conn = rustls::ClientConnection::new(Arc::clone(cfg), name).map_err(|e| e.to_string())?;
     bridge(rustls::Connection::Client(conn), tcp).map_err(|e| e.to_string())

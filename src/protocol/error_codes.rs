@@ -180,7 +180,12 @@ mod tests {
     #[test]
     fn sorted_unique_and_contiguous() {
         for w in ERROR_CODES.windows(2) {
-            assert!(w[0].0 < w[1].0, "not sorted/unique at {:?} {:?}", w[0], w[1]);
+            assert!(
+                w[0].0 < w[1].0,
+                "not sorted/unique at {:?} {:?}",
+                w[0],
+                w[1]
+            );
         }
         let mut names: Vec<&str> = ERROR_CODES.iter().map(|&(_, n)| n).collect();
         names.sort_unstable();

@@ -92,11 +92,18 @@ pub fn response_header_version(spec: &MessageSpec, version: i16) -> i16 {
 }
 
 fn explicit(spec: &MessageSpec, version: i16) -> Option<i16> {
-    spec.header_versions.iter().find(|(r, _)| r.contains(version)).map(|(_, h)| *h)
+    spec.header_versions
+        .iter()
+        .find(|(r, _)| r.contains(version))
+        .map(|(_, h)| *h)
 }
 
 /// The header version for a request or response body.
-pub fn header_for(kind: crate::schema::MessageKind, spec: &MessageSpec, version: i16) -> (i16, HeaderRule) {
+pub fn header_for(
+    kind: crate::schema::MessageKind,
+    spec: &MessageSpec,
+    version: i16,
+) -> (i16, HeaderRule) {
     if kind == crate::schema::MessageKind::Response {
         response_header(spec, version)
     } else {

@@ -38,9 +38,22 @@ pub fn utc_millis_bytes(ms: i64) -> Option<[u8; 24]> {
     }
     let (days, rest) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
     let (y, m, d) = civil_from_days(days);
-    let (h, min, s, milli) = (rest / 3_600_000, rest / 60_000 % 60, rest / 1000 % 60, rest % 1000);
+    let (h, min, s, milli) = (
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1000 % 60,
+        rest % 1000,
+    );
     let mut out = *b"0000-00-00T00:00:00.000Z";
-    for (at, width, v) in [(0, 4, y), (5, 2, i64::from(m)), (8, 2, i64::from(d)), (11, 2, h), (14, 2, min), (17, 2, s), (20, 3, milli)] {
+    for (at, width, v) in [
+        (0, 4, y),
+        (5, 2, i64::from(m)),
+        (8, 2, i64::from(d)),
+        (11, 2, h),
+        (14, 2, min),
+        (17, 2, s),
+        (20, 3, milli),
+    ] {
         let mut v = v;
         for i in (at..at + width).rev() {
             out[i] = b'0' + (v % 10) as u8;
@@ -95,7 +108,12 @@ pub fn duration_note(ms: i64) -> Option<String> {
     if ms < 0 {
         return None;
     }
-    const UNITS: [(i64, &str); 4] = [(86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1000, "s")];
+    const UNITS: [(i64, &str); 4] = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "min"),
+        (1000, "s"),
+    ];
     for (size, unit) in UNITS {
         if ms >= size {
             let whole = ms / size;
@@ -154,7 +172,16 @@ pub fn acl_operation_note(v: i64) -> Option<&'static str> {
 /// field named plain `ResourceType` is not given names: the config APIs use
 /// the same name with another numbering (2 topic, 4 broker, 8 broker logger).
 pub fn acl_resource_type_note(v: i64) -> Option<&'static str> {
-    const NAMES: [&str; 8] = ["(unknown)", "(any)", "(topic)", "(group)", "(cluster)", "(transactional_id)", "(delegation_token)", "(user)"];
+    const NAMES: [&str; 8] = [
+        "(unknown)",
+        "(any)",
+        "(topic)",
+        "(group)",
+        "(cluster)",
+        "(transactional_id)",
+        "(delegation_token)",
+        "(user)",
+    ];
     usize::try_from(v).ok().and_then(|i| NAMES.get(i)).copied()
 }
 
@@ -188,14 +215,29 @@ mod tests {
     #[test]
     fn dates_are_utc_and_exact() {
         assert_eq!(utc_millis(0).as_deref(), Some("1970-01-01T00:00:00.000Z"));
-        assert_eq!(utc_millis(1_700_000_000_000).as_deref(), Some("2023-11-14T22:13:20.000Z"));
-        assert_eq!(utc_millis(951_782_400_123).as_deref(), Some("2000-02-29T00:00:00.123Z"));
-        assert_eq!(utc_millis(253_402_300_799_999).as_deref(), Some("9999-12-31T23:59:59.999Z"));
+        assert_eq!(
+            utc_millis(1_700_000_000_000).as_deref(),
+            Some("2023-11-14T22:13:20.000Z")
+        );
+        assert_eq!(
+            utc_millis(951_782_400_123).as_deref(),
+            Some("2000-02-29T00:00:00.123Z")
+        );
+        assert_eq!(
+            utc_millis(253_402_300_799_999).as_deref(),
+            Some("9999-12-31T23:59:59.999Z")
+        );
         assert_eq!(utc_millis(253_402_300_800_000), None);
         assert_eq!(utc_millis(-1), None);
         assert_eq!(timestamp_note(-1).as_deref(), Some("(none)"));
-        assert_eq!(utc_micros(1_796_142_244_015_891).as_deref(), Some("2026-12-01T16:24:04.015891Z"));
-        assert_eq!(utc_micros(5).as_deref(), Some("1970-01-01T00:00:00.000005Z"));
+        assert_eq!(
+            utc_micros(1_796_142_244_015_891).as_deref(),
+            Some("2026-12-01T16:24:04.015891Z")
+        );
+        assert_eq!(
+            utc_micros(5).as_deref(),
+            Some("1970-01-01T00:00:00.000005Z")
+        );
     }
 
     #[test]

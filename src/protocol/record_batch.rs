@@ -26,6 +26,9 @@ mod tests {
         let b = empty_batch();
         assert_eq!(b.len(), 61);
         assert_eq!(i32::from_be_bytes(b[8..12].try_into().unwrap()), 49);
-        assert_eq!(u32::from_be_bytes(b[17..21].try_into().unwrap()), crc32c(&b[21..]));
+        assert_eq!(
+            u32::from_be_bytes(b[17..21].try_into().unwrap()),
+            crc32c(&b[21..])
+        );
     }
 }

@@ -23,7 +23,8 @@ pub const MAX_MECHANISM_SHOWN: usize = 64;
 /// [`MAX_MECHANISM_SHOWN`] bytes (with `…`). Not escaped: renderers escape it.
 pub fn mechanism_text(bytes: &[u8]) -> String {
     let cut = bytes.len() > MAX_MECHANISM_SHOWN;
-    let mut text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_MECHANISM_SHOWN)]).into_owned();
+    let mut text =
+        String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_MECHANISM_SHOWN)]).into_owned();
     if cut {
         text.push('…');
     }
@@ -59,12 +60,35 @@ pub fn parse(mechanism: Option<&str>, from_client: bool, bytes: &[u8]) -> Option
         Some("PLAIN") => plain(bytes, from_client),
         Some(m) if m.starts_with("SCRAM-SHA-") => scram(bytes, from_client),
         Some("OAUTHBEARER") => oauthbearer(bytes, from_client),
-        Some("GSSAPI") => Some(Message { mechanism: "GSSAPI", step: "token", parts: vec![Part { name: "gssapiToken", at: 0, len: bytes.len(), secret: true }] }),
+        Some("GSSAPI") => Some(Message {
+            mechanism: "GSSAPI",
+            step: "token",
+            parts: vec![Part {
+                name: "gssapiToken",
+                at: 0,
+                len: bytes.len(),
+                secret: true,
+            }],
+        }),
         Some(_) => None,
         // By shape: OAUTHBEARER's key-value pairs, SCRAM's attributes, PLAIN's two NULs.
-        None if from_client && bytes.contains(&1) && bytes.starts_with(b"n,") => oauthbearer(bytes, true),
-        None if from_client && (bytes.starts_with(b"n,") || bytes.starts_with(b"y,") || bytes.starts_with(b"c=")) => scram(bytes, true),
-        None if !from_client && (bytes.starts_with(b"r=") || bytes.starts_with(b"v=") || bytes.starts_with(b"e=")) => scram(bytes, false),
+        None if from_client && bytes.contains(&1) && bytes.starts_with(b"n,") => {
+            oauthbearer(bytes, true)
+        }
+        None if from_client
+            && (bytes.starts_with(b"n,")
+                || bytes.starts_with(b"y,")
+                || bytes.starts_with(b"c=")) =>
+        {
+            scram(bytes, true)
+        }
+        None if !from_client
+            && (bytes.starts_with(b"r=")
+                || bytes.starts_with(b"v=")
+                || bytes.starts_with(b"e=")) =>
+        {
+            scram(bytes, false)
+        }
         None if from_client && bytes.iter().filter(|&&b| b == 0).count() == 2 => plain(bytes, true),
         None => None,
     }
@@ -73,18 +97,51 @@ pub fn parse(mechanism: Option<&str>, from_client: bool, bytes: &[u8]) -> Option
 /// PLAIN (RFC 4616): `authzid NUL authcid NUL passwd` from the client; the broker answers with nothing.
 fn plain(bytes: &[u8], from_client: bool) -> Option<Message> {
     if !from_client {
-        return bytes.is_empty().then(|| Message { mechanism: "PLAIN", step: "server-response", parts: Vec::new() });
+        return bytes.is_empty().then(|| Message {
+            mechanism: "PLAIN",
+            step: "server-response",
+            parts: Vec::new(),
+        });
     }
     let first = bytes.iter().position(|&b| b == 0)?;
     let second = first + 1 + bytes[first + 1..].iter().position(|&b| b == 0)?;
     let parts = vec![
-        Part { name: "authorizationId", at: 0, len: first, secret: false },
-        Part { name: "separator", at: first, len: 1, secret: false },
-        Part { name: "username", at: first + 1, len: second - first - 1, secret: false },
-        Part { name: "separator", at: second, len: 1, secret: false },
-        Part { name: "password", at: second + 1, len: bytes.len() - second - 1, secret: true },
+        Part {
+            name: "authorizationId",
+            at: 0,
+            len: first,
+            secret: false,
+        },
+        Part {
+            name: "separator",
+            at: first,
+            len: 1,
+            secret: false,
+        },
+        Part {
+            name: "username",
+            at: first + 1,
+            len: second - first - 1,
+            secret: false,
+        },
+        Part {
+            name: "separator",
+            at: second,
+            len: 1,
+            secret: false,
+        },
+        Part {
+            name: "password",
+            at: second + 1,
+            len: bytes.len() - second - 1,
+            secret: true,
+        },
     ];
-    Some(Message { mechanism: "PLAIN", step: "client-response", parts })
+    Some(Message {
+        mechanism: "PLAIN",
+        step: "client-response",
+        parts,
+    })
 }
 
 /// SCRAM (RFC 5802): comma-separated `k=value` attributes, after a GS2
@@ -94,12 +151,18 @@ fn scram(bytes: &[u8], from_client: bool) -> Option<Message> {
     let mut parts = Vec::new();
     let mut at = 0;
     let mut attrs = text;
-    let gs2 = from_client && (text.starts_with("n,") || text.starts_with("y,") || text.starts_with("p="));
+    let gs2 =
+        from_client && (text.starts_with("n,") || text.starts_with("y,") || text.starts_with("p="));
     if gs2 {
         // gs2-cbind-flag "," [authzid] ","
         let first = text.find(',')?;
         let second = first + 1 + text[first + 1..].find(',')?;
-        parts.push(Part { name: "gs2Header", at: 0, len: second + 1, secret: false });
+        parts.push(Part {
+            name: "gs2Header",
+            at: 0,
+            len: second + 1,
+            secret: false,
+        });
         at = second + 1;
         attrs = &text[at..];
     }
@@ -123,7 +186,12 @@ fn scram(bytes: &[u8], from_client: bool) -> Option<Message> {
             _ => ("extension", false),
         };
         keys.push(key);
-        parts.push(Part { name, at, len: attr.len(), secret });
+        parts.push(Part {
+            name,
+            at,
+            len: attr.len(),
+            secret,
+        });
         at += attr.len() + 1;
     }
     let step = match (from_client, keys.first()) {
@@ -132,7 +200,11 @@ fn scram(bytes: &[u8], from_client: bool) -> Option<Message> {
         (false, Some(b'r')) => "server-first",
         (false, _) => "server-final",
     };
-    Some(Message { mechanism: "SCRAM", step, parts })
+    Some(Message {
+        mechanism: "SCRAM",
+        step,
+        parts,
+    })
 }
 
 /// OAUTHBEARER (RFC 7628): a GS2 header, then `key=value` pairs separated by
@@ -140,21 +212,52 @@ fn scram(bytes: &[u8], from_client: bool) -> Option<Message> {
 /// with nothing, or with a JSON error.
 fn oauthbearer(bytes: &[u8], from_client: bool) -> Option<Message> {
     if !from_client {
-        let step = if bytes.is_empty() { "server-response" } else { "server-error" };
-        let parts = if bytes.is_empty() { Vec::new() } else { vec![Part { name: "error", at: 0, len: bytes.len(), secret: false }] };
-        return Some(Message { mechanism: "OAUTHBEARER", step, parts });
+        let step = if bytes.is_empty() {
+            "server-response"
+        } else {
+            "server-error"
+        };
+        let parts = if bytes.is_empty() {
+            Vec::new()
+        } else {
+            vec![Part {
+                name: "error",
+                at: 0,
+                len: bytes.len(),
+                secret: false,
+            }]
+        };
+        return Some(Message {
+            mechanism: "OAUTHBEARER",
+            step,
+            parts,
+        });
     }
     let header_end = bytes.iter().position(|&b| b == 1)?;
-    let mut parts = vec![Part { name: "gs2Header", at: 0, len: header_end, secret: false }];
+    let mut parts = vec![Part {
+        name: "gs2Header",
+        at: 0,
+        len: header_end,
+        secret: false,
+    }];
     let mut at = header_end + 1;
     for kv in bytes[header_end + 1..].split(|&b| b == 1) {
         if !kv.is_empty() {
             let is_auth = kv.starts_with(b"auth=");
-            parts.push(Part { name: if is_auth { "auth" } else { "keyValue" }, at, len: kv.len(), secret: is_auth });
+            parts.push(Part {
+                name: if is_auth { "auth" } else { "keyValue" },
+                at,
+                len: kv.len(),
+                secret: is_auth,
+            });
         }
         at += kv.len() + 1;
     }
-    Some(Message { mechanism: "OAUTHBEARER", step: "client-first", parts })
+    Some(Message {
+        mechanism: "OAUTHBEARER",
+        step: "client-first",
+        parts,
+    })
 }
 
 #[cfg(test)]
@@ -162,14 +265,32 @@ mod tests {
     use super::*;
 
     fn shown<'a>(bytes: &'a [u8], m: &Message) -> Vec<(&'static str, &'a str, bool)> {
-        m.parts.iter().map(|p| (p.name, std::str::from_utf8(&bytes[p.at..p.at + p.len]).unwrap(), p.secret)).collect()
+        m.parts
+            .iter()
+            .map(|p| {
+                (
+                    p.name,
+                    std::str::from_utf8(&bytes[p.at..p.at + p.len]).unwrap(),
+                    p.secret,
+                )
+            })
+            .collect()
     }
 
     #[test]
     fn plain_names_the_user_and_hides_the_password() {
         let b = b"\0alice\0s3cret";
         let m = parse(Some("PLAIN"), true, b).unwrap();
-        assert_eq!(shown(b, &m), [("authorizationId", "", false), ("separator", "\0", false), ("username", "alice", false), ("separator", "\0", false), ("password", "s3cret", true)]);
+        assert_eq!(
+            shown(b, &m),
+            [
+                ("authorizationId", "", false),
+                ("separator", "\0", false),
+                ("username", "alice", false),
+                ("separator", "\0", false),
+                ("password", "s3cret", true)
+            ]
+        );
         assert_eq!(parse(None, true, b), Some(m), "known by its shape too");
     }
 
@@ -178,21 +299,43 @@ mod tests {
         let first = b"n,,n=alice,r=fyko+d2lbbFgONRv9qkxdawL";
         let m = parse(Some("SCRAM-SHA-256"), true, first).unwrap();
         assert_eq!(m.step, "client-first");
-        assert_eq!(shown(first, &m), [("gs2Header", "n,,", false), ("username", "n=alice", false), ("nonce", "r=fyko+d2lbbFgONRv9qkxdawL", false)]);
+        assert_eq!(
+            shown(first, &m),
+            [
+                ("gs2Header", "n,,", false),
+                ("username", "n=alice", false),
+                ("nonce", "r=fyko+d2lbbFgONRv9qkxdawL", false)
+            ]
+        );
         let fin = b"c=biws,r=abc,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=";
         let m = parse(Some("SCRAM-SHA-512"), true, fin).unwrap();
-        assert_eq!((m.step, m.parts[2].name, m.parts[2].secret), ("client-final", "clientProof", true));
+        assert_eq!(
+            (m.step, m.parts[2].name, m.parts[2].secret),
+            ("client-final", "clientProof", true)
+        );
         let server = b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=";
         let m = parse(None, false, server).unwrap();
         assert_eq!((m.step, m.parts[0].secret), ("server-final", true));
-        assert_eq!(parse(None, false, b"r=abc,s=QSXCR+Q6sek8bf92,i=4096").unwrap().step, "server-first");
+        assert_eq!(
+            parse(None, false, b"r=abc,s=QSXCR+Q6sek8bf92,i=4096")
+                .unwrap()
+                .step,
+            "server-first"
+        );
     }
 
     #[test]
     fn oauthbearer_hides_the_token() {
         let b = b"n,a=alice,\x01auth=Bearer eyJhbGciOi.x.y\x01host=kafka\x01\x01";
         let m = parse(Some("OAUTHBEARER"), true, b).unwrap();
-        assert_eq!(shown(b, &m), [("gs2Header", "n,a=alice,", false), ("auth", "auth=Bearer eyJhbGciOi.x.y", true), ("keyValue", "host=kafka", false)]);
+        assert_eq!(
+            shown(b, &m),
+            [
+                ("gs2Header", "n,a=alice,", false),
+                ("auth", "auth=Bearer eyJhbGciOi.x.y", true),
+                ("keyValue", "host=kafka", false)
+            ]
+        );
         assert_eq!(parse(None, true, b), Some(m));
     }
 

@@ -17,7 +17,13 @@ pub fn write_batch(out: &mut impl Write, batch: &Node, position: usize) -> io::R
         let mut damaged = Vec::new();
         damaged_nodes(batch, false, &mut damaged);
         if damaged.is_empty() {
-            writeln!(out, "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it", sanitize(&batch.name), batch.offset, batch.len)?;
+            writeln!(
+                out,
+                "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it",
+                sanitize(&batch.name),
+                batch.offset,
+                batch.len
+            )?;
         }
         for n in damaged {
             write_damage(n, out)?;
@@ -27,8 +33,15 @@ pub fn write_batch(out: &mut impl Write, batch: &Node, position: usize) -> io::R
     let or = |v: Option<i64>| v.unwrap_or(-1);
     let base = or(h.base_offset);
     let attrs = or(h.attributes);
-    let codec = ["none", "gzip", "snappy", "lz4", "zstd"].get((attrs & 7) as usize).copied().unwrap_or("unknown");
-    let ts_type = if attrs & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" };
+    let codec = ["none", "gzip", "snappy", "lz4", "zstd"]
+        .get((attrs & 7) as usize)
+        .copied()
+        .unwrap_or("unknown");
+    let ts_type = if attrs & 0x08 != 0 {
+        "LogAppendTime"
+    } else {
+        "CreateTime"
+    };
     let base_seq = or(h.base_sequence);
     let last_delta = or(h.last_offset_delta);
     writeln!(
@@ -83,15 +96,26 @@ fn damaged_nodes<'a>(n: &'a Node, in_decompressed: bool, out: &mut Vec<(&'a Node
         Some(_) => out.push((n, in_decompressed)),
         None => {
             let inside = in_decompressed || n.role == Role::Decompressed;
-            n.children.iter().for_each(|c| damaged_nodes(c, inside, out))
+            n.children
+                .iter()
+                .for_each(|c| damaged_nodes(c, inside, out))
         }
     }
 }
 
 /// A damage line of the dump: where, and what was expected (never values read past it).
 fn write_damage((n, in_decompressed): (&Node, bool), out: &mut impl Write) -> io::Result<()> {
-    let at = if in_decompressed { format!("d:{}", n.offset) } else { n.offset.to_string() };
-    writeln!(out, "| damaged {} at position {at}: {}", sanitize(&n.name), sanitize(n.error().unwrap_or_default()))
+    let at = if in_decompressed {
+        format!("d:{}", n.offset)
+    } else {
+        n.offset.to_string()
+    };
+    writeln!(
+        out,
+        "| damaged {} at position {at}: {}",
+        sanitize(&n.name),
+        sanitize(n.error().unwrap_or_default())
+    )
 }
 
 /// Keys and values as kafka-dump-log prints them: UTF-8 text (escaped), else hex.

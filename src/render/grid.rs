@@ -32,7 +32,11 @@ fn xterm_rgb(i: u8) -> [u8; 3] {
         232..=255 => [8 + 10 * (i - 232); 3],
         16..=231 => {
             let c = i - 16;
-            [LEVELS[(c / 36) as usize], LEVELS[(c / 6 % 6) as usize], LEVELS[(c % 6) as usize]]
+            [
+                LEVELS[(c / 36) as usize],
+                LEVELS[(c / 6 % 6) as usize],
+                LEVELS[(c % 6) as usize],
+            ]
         }
         _ => [192; 3],
     }
@@ -98,13 +102,20 @@ pub fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
         out.push('\n');
     }
     out.push_str("legend: ");
-    let legend: Vec<String> = Region::ALL.iter().map(|r| paint(&format!(" {} ", r.label()), Some(*r), color)).collect();
+    let legend: Vec<String> = Region::ALL
+        .iter()
+        .map(|r| paint(&format!(" {} ", r.label()), Some(*r), color))
+        .collect();
     out.push_str(&legend.join(" "));
     out.push('\n');
     if !color {
         for (r, s, e) in region_runs(&regions) {
             let name = r.map_or("(undecoded)", |r| r.label());
-            out.push_str(&format!("  0x{s:04x}-0x{:04x} {name} ({}B)\n", e - 1, e - s));
+            out.push_str(&format!(
+                "  0x{s:04x}-0x{:04x} {name} ({}B)\n",
+                e - 1,
+                e - s
+            ));
         }
     }
     out

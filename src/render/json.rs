@@ -12,10 +12,10 @@
 //! `kwire encode` gives back the same bytes.
 
 use super::digits::{push_int, push_uint};
-use crate::text::{float_json, uuid_text};
 use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
 use crate::decode::{Frame, Node, Role, Value};
 use crate::text::escape::is_unsafe_in_json;
+use crate::text::{float_json, uuid_text};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 use serde_json::{json, Map, Value as Json};
 use std::cell::Cell;
@@ -29,13 +29,19 @@ pub fn frame_contract(frame: &Frame) -> Json {
         obj.insert("kind".into(), json!(SASL_TOKEN_KIND));
         obj.insert("direction".into(), json!(frame.direction.as_str()));
         obj.insert("mechanism".into(), json!(mechanism));
-        obj.insert("auth_bytes".into(), token_bytes(frame).map_or(Json::Null, |b| json!(hex::encode(b))));
+        obj.insert(
+            "auth_bytes".into(),
+            token_bytes(frame).map_or(Json::Null, |b| json!(hex::encode(b))),
+        );
         let redacted = crate::decode::secrets::redacted_paths(frame);
         if !redacted.is_empty() {
             obj.insert(crate::decode::secrets::REDACTED_KEY.into(), json!(redacted));
         }
         if let Some(e) = &frame.error {
-            obj.insert("error".into(), json!({"offset": e.offset, "expected": e.expected}));
+            obj.insert(
+                "error".into(),
+                json!({"offset": e.offset, "expected": e.expected}),
+            );
         }
         return Json::Object(obj);
     }
@@ -43,23 +49,43 @@ pub fn frame_contract(frame: &Frame) -> Json {
     obj.insert("api_key".into(), json!(frame.api_key));
     obj.insert("api_version".into(), json!(frame.api_version));
     let header = frame.header();
-    obj.insert("header".into(), header.map_or(Json::Null, |h| Json::Object(struct_object(h))));
+    obj.insert(
+        "header".into(),
+        header.map_or(Json::Null, |h| Json::Object(struct_object(h))),
+    );
     let body = frame.body();
-    obj.insert("body".into(), body.map_or(Json::Null, |b| Json::Object(struct_object(b))));
+    obj.insert(
+        "body".into(),
+        body.map_or(Json::Null, |b| Json::Object(struct_object(b))),
+    );
     let raw = tree_raw_entries(frame);
     if !raw.is_empty() {
-        obj.insert(RAW_KEY.into(), Json::Object(raw.into_iter().map(|(path, bytes)| (path, json!(hex::encode(bytes)))).collect()));
+        obj.insert(
+            RAW_KEY.into(),
+            Json::Object(
+                raw.into_iter()
+                    .map(|(path, bytes)| (path, json!(hex::encode(bytes))))
+                    .collect(),
+            ),
+        );
     }
     let redacted = crate::decode::secrets::redacted_paths(frame);
     if !redacted.is_empty() {
         obj.insert(crate::decode::secrets::REDACTED_KEY.into(), json!(redacted));
     }
     if !frame.record_damage.is_empty() {
-        let damage: Vec<Json> = frame.record_damage.iter().map(|e| json!({"offset": e.offset, "expected": e.expected})).collect();
+        let damage: Vec<Json> = frame
+            .record_damage
+            .iter()
+            .map(|e| json!({"offset": e.offset, "expected": e.expected}))
+            .collect();
         obj.insert("record_errors".into(), Json::Array(damage));
     }
     if let Some(e) = &frame.error {
-        obj.insert("error".into(), json!({"offset": e.offset, "expected": e.expected}));
+        obj.insert(
+            "error".into(),
+            json!({"offset": e.offset, "expected": e.expected}),
+        );
     }
     Json::Object(obj)
 }
@@ -177,7 +203,11 @@ pub fn value_json(node: &Node) -> Json {
         Value::Uuid(u) => json!(uuid_text(u)),
         Value::Array(None) | Value::Struct(false) => Json::Null,
         Value::Array(Some(_)) => Json::Array(
-            node.children.iter().filter(|c| c.role == Role::Element).map(value_json).collect(),
+            node.children
+                .iter()
+                .filter(|c| c.role == Role::Element)
+                .map(value_json)
+                .collect(),
         ),
         Value::Struct(true) => Json::Object(struct_object(node)),
     }
@@ -197,8 +227,15 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"api_version\":");
     write_opt_int(out, frame.api_version);
     if let Some(values) = &frame.values {
-        let tape = Tape { values, frame: &frame.bytes, lossy: Cell::new(false) };
-        for (label, slot) in [(&b",\"header\":"[..], values.header), (&b",\"body\":"[..], values.body)] {
+        let tape = Tape {
+            values,
+            frame: &frame.bytes,
+            lossy: Cell::new(false),
+        };
+        for (label, slot) in [
+            (&b",\"header\":"[..], values.header),
+            (&b",\"body\":"[..], values.body),
+        ] {
             out.extend_from_slice(label);
             match slot {
                 Some(i) => tape.write_struct(out, i),
@@ -225,7 +262,11 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     }
     // Damage in record data, which the contract shows as bytes but checks.
     for (i, e) in frame.record_damage.iter().enumerate() {
-        out.extend_from_slice(if i == 0 { b",\"record_errors\":[{\"offset\":" } else { b",{\"offset\":" });
+        out.extend_from_slice(if i == 0 {
+            b",\"record_errors\":[{\"offset\":"
+        } else {
+            b",{\"offset\":"
+        });
         push_uint(out, e.offset as u64, 0);
         out.extend_from_slice(b",\"expected\":");
         write_json_str(out, &e.expected);
@@ -281,7 +322,10 @@ fn write_struct(out: &mut Vec<u8>, node: &Node) {
         }
         out.extend_from_slice(b"\"_unknown_tags\":{");
         let tags: Vec<(String, &Node)> = unknown.iter().map(|(t, n)| (t.to_string(), *n)).collect();
-        for (i, (tag, n)) in dedup_last(tags.iter().map(|(t, n)| (t.as_str(), *n))).into_iter().enumerate() {
+        for (i, (tag, n)) in dedup_last(tags.iter().map(|(t, n)| (t.as_str(), *n)))
+            .into_iter()
+            .enumerate()
+        {
             if i > 0 {
                 out.push(b',');
             }
@@ -309,7 +353,11 @@ fn write_plain_struct(out: &mut Vec<u8>, node: &Node) -> bool {
     }
     out.push(b'{');
     let mut first = true;
-    for c in node.children.iter().filter(|c| matches!(c.role, Role::Field { .. })) {
+    for c in node
+        .children
+        .iter()
+        .filter(|c| matches!(c.role, Role::Field { .. }))
+    {
         if !std::mem::take(&mut first) {
             out.push(b',');
         }
@@ -365,7 +413,10 @@ impl Tape<'_> {
             }
         }
         fields.sort_by_key(|(_, s)| s.decl);
-        for (n, (key, (at, s))) in dedup_last(fields.iter().map(|f| (*f.1.key, f))).into_iter().enumerate() {
+        for (n, (key, (at, s))) in dedup_last(fields.iter().map(|f| (*f.1.key, f)))
+            .into_iter()
+            .enumerate()
+        {
             if n > 0 {
                 out.push(b',');
             }
@@ -377,7 +428,10 @@ impl Tape<'_> {
                 out.push(b',');
             }
             out.extend_from_slice(b"\"_unknown_tags\":{");
-            for (n, (tag, (at, s))) in dedup_last(unknown.iter().map(|(t, s)| (t.as_str(), s))).into_iter().enumerate() {
+            for (n, (tag, (at, s))) in dedup_last(unknown.iter().map(|(t, s)| (t.as_str(), s)))
+                .into_iter()
+                .enumerate()
+            {
                 if n > 0 {
                     out.push(b',');
                 }
@@ -464,7 +518,11 @@ impl Tape<'_> {
 
     /// The fields as the writer keeps them: by declaration, a repeated key once with its last value.
     fn raw_in_struct(&self, i: u32, path: &mut Vec<Seg<'_>>, found: &mut Vec<(String, Vec<u8>)>) {
-        let mut fields: Vec<(u32, &Slot)> = self.values.children(i).filter(|(_, s)| s.kind == SlotKind::Field).collect();
+        let mut fields: Vec<(u32, &Slot)> = self
+            .values
+            .children(i)
+            .filter(|(_, s)| s.kind == SlotKind::Field)
+            .collect();
         fields.sort_by_key(|(_, s)| s.decl);
         for (key, (at, s)) in dedup_last(fields.iter().map(|f| (*f.1.key, f))) {
             path.push(Seg::Name(unquote_key(key).into()));
@@ -473,10 +531,20 @@ impl Tape<'_> {
         }
     }
 
-    fn raw_in_value(&self, i: u32, s: &Slot, path: &mut Vec<Seg<'_>>, found: &mut Vec<(String, Vec<u8>)>) {
+    fn raw_in_value(
+        &self,
+        i: u32,
+        s: &Slot,
+        path: &mut Vec<Seg<'_>>,
+        found: &mut Vec<(String, Vec<u8>)>,
+    ) {
         match s.value {
-            Val::Str(span) if std::str::from_utf8(span.of(self.frame)).is_err() => found.push((path_text(path), span.of(self.frame).to_vec())),
-            Val::Float(v) if float_needs_raw(v) => found.push((path_text(path), v.to_be_bytes().to_vec())),
+            Val::Str(span) if std::str::from_utf8(span.of(self.frame)).is_err() => {
+                found.push((path_text(path), span.of(self.frame).to_vec()))
+            }
+            Val::Float(v) if float_needs_raw(v) => {
+                found.push((path_text(path), v.to_be_bytes().to_vec()))
+            }
             Val::Array => {
                 for (n, (at, el)) in self.values.children(i).enumerate() {
                     path.push(Seg::Index(n));
@@ -543,7 +611,11 @@ fn tree_raw_entries(frame: &Frame) -> Vec<(String, Vec<u8>)> {
     found
 }
 
-fn tree_raw_in_struct<'n>(node: &'n Node, path: &mut Vec<Seg<'n>>, found: &mut Vec<(String, Vec<u8>)>) {
+fn tree_raw_in_struct<'n>(
+    node: &'n Node,
+    path: &mut Vec<Seg<'n>>,
+    found: &mut Vec<(String, Vec<u8>)>,
+) {
     let mut fields: Vec<(u16, &Node)> = Vec::new();
     for c in &node.children {
         match c.role {
@@ -566,12 +638,23 @@ fn tree_raw_in_struct<'n>(node: &'n Node, path: &mut Vec<Seg<'n>>, found: &mut V
     }
 }
 
-fn tree_raw_in_value<'n>(node: &'n Node, path: &mut Vec<Seg<'n>>, found: &mut Vec<(String, Vec<u8>)>) {
+fn tree_raw_in_value<'n>(
+    node: &'n Node,
+    path: &mut Vec<Seg<'n>>,
+    found: &mut Vec<(String, Vec<u8>)>,
+) {
     match &node.value {
         Value::InvalidUtf8(b) => found.push((path_text(path), b.to_vec())),
-        Value::Float(v) if float_needs_raw(*v) => found.push((path_text(path), v.to_be_bytes().to_vec())),
+        Value::Float(v) if float_needs_raw(*v) => {
+            found.push((path_text(path), v.to_be_bytes().to_vec()))
+        }
         Value::Array(Some(_)) => {
-            for (n, el) in node.children.iter().filter(|c| c.role == Role::Element).enumerate() {
+            for (n, el) in node
+                .children
+                .iter()
+                .filter(|c| c.role == Role::Element)
+                .enumerate()
+            {
                 path.push(Seg::Index(n));
                 tree_raw_in_value(el, path, found);
                 path.pop();
@@ -629,7 +712,11 @@ fn dedup_last<'a, 'n, N>(items: impl Iterator<Item = (&'a str, &'n N)>) -> Vec<(
 
 pub(crate) fn write_value(out: &mut Vec<u8>, node: &Node) {
     match &node.value {
-        Value::None | Value::Array(None) | Value::Struct(false) | Value::Str(None) | Value::Bytes(None) => out.extend_from_slice(b"null"),
+        Value::None
+        | Value::Array(None)
+        | Value::Struct(false)
+        | Value::Str(None)
+        | Value::Bytes(None) => out.extend_from_slice(b"null"),
         Value::Int(v) => push_int(out, *v),
         Value::Uint(v) => push_uint(out, *v, 0),
         Value::Float(v) => write_float(out, *v),
@@ -644,7 +731,12 @@ pub(crate) fn write_value(out: &mut Vec<u8>, node: &Node) {
         Value::Uuid(u) => write_uuid(out, u),
         Value::Array(Some(_)) => {
             out.push(b'[');
-            for (i, c) in node.children.iter().filter(|c| c.role == Role::Element).enumerate() {
+            for (i, c) in node
+                .children
+                .iter()
+                .filter(|c| c.role == Role::Element)
+                .enumerate()
+            {
                 if i > 0 {
                     out.push(b',');
                 }
@@ -667,14 +759,21 @@ fn write_float(out: &mut Vec<u8>, v: f64) {
 
 fn write_uuid(out: &mut Vec<u8>, u: &[u8; 16]) {
     let mut buf = [0u8; uuid::fmt::Hyphenated::LENGTH];
-    write_json_str(out, uuid::Uuid::from_bytes(*u).hyphenated().encode_lower(&mut buf));
+    write_json_str(
+        out,
+        uuid::Uuid::from_bytes(*u)
+            .hyphenated()
+            .encode_lower(&mut buf),
+    );
 }
 
 pub(crate) fn write_json_str(out: &mut Vec<u8>, s: &str) {
     // Plain ASCII needs no escapes: copy it; anything else goes through serde_json
     // with the terminal-safe escapes. A branch-free fold, so that the check runs
     // vectorised on long strings.
-    if !s.bytes().fold(false, |bad, b| bad | (b < 0x20) | (b == b'"') | (b == b'\\') | (b >= 0x80)) {
+    if !s.bytes().fold(false, |bad, b| {
+        bad | (b < 0x20) | (b == b'"') | (b == b'\\') | (b >= 0x80)
+    }) {
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
         out.push(b'"');
@@ -705,9 +804,16 @@ pub fn to_text_pretty(v: &impl serde::Serialize) -> String {
 pub(crate) struct Safe<F>(pub(crate) F);
 
 impl<F: Formatter> Formatter for Safe<F> {
-    fn write_string_fragment<W: ?Sized + io::Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
         let mut start = 0;
-        for (at, c) in fragment.char_indices().filter(|(_, c)| is_unsafe_in_json(*c)) {
+        for (at, c) in fragment
+            .char_indices()
+            .filter(|(_, c)| is_unsafe_in_json(*c))
+        {
             w.write_all(&fragment.as_bytes()[start..at])?;
             write!(w, "\\u{:04x}", c as u32)?;
             start = at + c.len_utf8();
@@ -720,7 +826,11 @@ impl<F: Formatter> Formatter for Safe<F> {
     fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.0.end_array(w)
     }
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         self.0.begin_array_value(w, first)
     }
     fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -732,7 +842,11 @@ impl<F: Formatter> Formatter for Safe<F> {
     fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.0.end_object(w)
     }
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         self.0.begin_object_key(w, first)
     }
     fn end_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -756,7 +870,11 @@ fn write_opt_int(out: &mut Vec<u8>, v: Option<i16>) {
 /// A standalone payload (`kwire decode --type`) as JSON: its type, the
 /// version of the struct read, and the struct's values (null when none was read).
 pub fn payload_json(root: &Node, version: Option<i16>) -> Json {
-    let value = root.children.iter().find(|c| c.kind == crate::decode::Kind::Body).map(|s| Json::Object(struct_object(s)));
+    let value = root
+        .children
+        .iter()
+        .find(|c| c.kind == crate::decode::Kind::Body)
+        .map(|s| Json::Object(struct_object(s)));
     json!({"type": root.name, "version": version.map(i64::from), "value": value})
 }
 
@@ -775,7 +893,12 @@ pub fn tree_json(node: &Node) -> Json {
         Value::Struct(true) | Value::None => Json::Null,
         _ => value_json(node),
     };
-    if !value.is_null() || matches!(node.value, Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false)) {
+    if !value.is_null()
+        || matches!(
+            node.value,
+            Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false)
+        )
+    {
         obj.insert("value".into(), value);
     }
     if let Some(n) = super::notes::note(node) {
@@ -792,7 +915,10 @@ pub fn tree_json(node: &Node) -> Json {
         obj.insert("error".into(), json!(e));
     }
     if !node.children.is_empty() {
-        obj.insert("children".into(), Json::Array(node.children.iter().map(tree_json).collect()));
+        obj.insert(
+            "children".into(),
+            Json::Array(node.children.iter().map(tree_json).collect()),
+        );
     }
     Json::Object(obj)
 }
@@ -837,7 +963,11 @@ mod tests {
                 let b = &all[start.min(len)..len];
                 let mut out = b"x".to_vec();
                 push_hex(&mut out, b);
-                assert_eq!(&out[1..], hex::encode(b).as_bytes(), "{len} bytes from {start}");
+                assert_eq!(
+                    &out[1..],
+                    hex::encode(b).as_bytes(),
+                    "{len} bytes from {start}"
+                );
             }
         }
     }

@@ -5,12 +5,12 @@
 //! from [`crate::analysis::listing`].
 
 use super::digits::{push_int, push_six_digits, push_uint};
-use crate::text::escape::{quote, sanitize};
 use crate::analysis::listing::{ListEntry, Summary};
 use crate::capture::CapturedFrame;
 use crate::decode::Direction;
 use crate::protocol::error_codes::error_name;
 use crate::schema::Catalogue;
+use crate::text::escape::{quote, sanitize};
 use std::io::Write;
 
 /// What the line of a frame needs besides the frame: API names, endpoint
@@ -28,7 +28,13 @@ pub struct LineWriter<'c> {
 
 impl<'c> LineWriter<'c> {
     pub fn new(cat: &'c Catalogue) -> Self {
-        LineWriter { relative_to: None, api_names: ApiNames::new(cat), endpoints: Endpoints::new(), quoted: QuotedCache::default(), second: None }
+        LineWriter {
+            relative_to: None,
+            api_names: ApiNames::new(cat),
+            endpoints: Endpoints::new(),
+            quoted: QuotedCache::default(),
+            second: None,
+        }
     }
 
     /// The start of every line: `{index:>5} {time} conn {n} {client} {arrow} {server} `.
@@ -47,7 +53,9 @@ impl<'c> LineWriter<'c> {
 
     /// [`push_timestamp`], the date-time to the second made once per second.
     fn push_date_time(&mut self, line: &mut Vec<u8>, x: f64) {
-        let Some(us) = micros_exact(x) else { return push_timestamp(line, x) };
+        let Some(us) = micros_exact(x) else {
+            return push_timestamp(line, x);
+        };
         let second = us / 1_000_000;
         if self.second.as_ref().is_none_or(|(s, _)| *s != second) {
             match crate::protocol::meanings::utc_micros(us) {
@@ -65,7 +73,13 @@ impl<'c> LineWriter<'c> {
 
     /// A frame's line (without its newline); `red` wraps a malformed frame's
     /// summary in the terminal's bold red.
-    pub fn push_frame(&mut self, line: &mut Vec<u8>, f: &CapturedFrame, entry: &ListEntry, red: bool) {
+    pub fn push_frame(
+        &mut self,
+        line: &mut Vec<u8>,
+        f: &CapturedFrame,
+        entry: &ListEntry,
+        red: bool,
+    ) {
         self.push_head(line, f, entry);
         let red = red && entry.is_malformed();
         if red {
@@ -94,7 +108,13 @@ impl<'c> LineWriter<'c> {
 
     /// `{api} v{version}`, `?` for what is not known.
     pub fn push_api(&mut self, line: &mut Vec<u8>, entry: &ListEntry) {
-        line.extend_from_slice(entry.api_key.and_then(|k| self.api_names.get(k)).unwrap_or("?").as_bytes());
+        line.extend_from_slice(
+            entry
+                .api_key
+                .and_then(|k| self.api_names.get(k))
+                .unwrap_or("?")
+                .as_bytes(),
+        );
         line.extend_from_slice(b" v");
         match entry.api_version {
             Some(v) => push_int(line, v.into()),
@@ -149,7 +169,10 @@ fn push_size(line: &mut Vec<u8>, f: &CapturedFrame) {
 
 /// Error names of a summary, each run of the same name once.
 pub fn error_names(codes: &[i16]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = codes.iter().map(|&c| error_name(c).unwrap_or("unknown error code")).collect();
+    let mut names: Vec<&'static str> = codes
+        .iter()
+        .map(|&c| error_name(c).unwrap_or("unknown error code"))
+        .collect();
     names.dedup();
     names
 }
@@ -184,7 +207,11 @@ pub fn push_timestamp(line: &mut Vec<u8>, x: f64) {
     if let Some(micros) = micros_exact(x) {
         let int = micros / 1_000_000;
         let frac = micros % 1_000_000;
-        let int_digits = if int == 0 { 1 } else { int.ilog10() as usize + 1 };
+        let int_digits = if int == 0 {
+            1
+        } else {
+            int.ilog10() as usize + 1
+        };
         for _ in int_digits + 7..17 {
             line.push(b' ');
         }
@@ -240,12 +267,18 @@ struct ApiNames<'c> {
 
 impl<'c> ApiNames<'c> {
     fn new(cat: &'c Catalogue) -> Self {
-        ApiNames { cat, names: vec![None; 256] }
+        ApiNames {
+            cat,
+            names: vec![None; 256],
+        }
     }
 
     fn get(&mut self, key: i16) -> Option<&'c str> {
         let cat = self.cat;
-        match usize::try_from(key).ok().and_then(|k| self.names.get_mut(k)) {
+        match usize::try_from(key)
+            .ok()
+            .and_then(|k| self.names.get_mut(k))
+        {
             Some(slot) => *slot.get_or_insert_with(|| cat.api_name(key)),
             None => cat.api_name(key),
         }
@@ -259,22 +292,45 @@ struct Endpoints {
 }
 
 /// Connection, direction, source and destination, and the text for them.
-type EndpointsSlot = (usize, Direction, std::net::SocketAddr, std::net::SocketAddr, String);
+type EndpointsSlot = (
+    usize,
+    Direction,
+    std::net::SocketAddr,
+    std::net::SocketAddr,
+    String,
+);
 
 impl Endpoints {
     const SLOTS: usize = 512;
 
     fn new() -> Self {
-        Endpoints { slots: vec![None; Self::SLOTS] }
+        Endpoints {
+            slots: vec![None; Self::SLOTS],
+        }
     }
 
     fn get(&mut self, f: &CapturedFrame) -> &str {
-        let slot = &mut self.slots[(f.conn * 2 + usize::from(f.direction == Direction::Response)) % Self::SLOTS];
+        let slot = &mut self.slots
+            [(f.conn * 2 + usize::from(f.direction == Direction::Response)) % Self::SLOTS];
         let hit = matches!(slot, Some((c, d, from, to, _)) if *c == f.conn && *d == f.direction && *from == f.from && *to == f.to);
         if !hit {
-            let arrow = if f.direction == Direction::Request { "→" } else { "←" };
-            let (client, server) = if f.direction == Direction::Request { (f.from, f.to) } else { (f.to, f.from) };
-            *slot = Some((f.conn, f.direction, f.from, f.to, format!("conn {} {client} {arrow} {server} ", f.conn)));
+            let arrow = if f.direction == Direction::Request {
+                "→"
+            } else {
+                "←"
+            };
+            let (client, server) = if f.direction == Direction::Request {
+                (f.from, f.to)
+            } else {
+                (f.to, f.from)
+            };
+            *slot = Some((
+                f.conn,
+                f.direction,
+                f.from,
+                f.to,
+                format!("conn {} {client} {arrow} {server} ", f.conn),
+            ));
         }
         slot.as_ref().map_or("", |s| s.4.as_str())
     }
@@ -302,7 +358,11 @@ mod tests {
             match micros_exact(x).and_then(crate::protocol::meanings::utc_micros) {
                 Some(date) => {
                     let us = micros_exact(x).unwrap_or_default();
-                    assert_eq!(format!("{}.{:06}", us / 1_000_000, us % 1_000_000), format!("{x:.6}"), "{x:e}");
+                    assert_eq!(
+                        format!("{}.{:06}", us / 1_000_000, us % 1_000_000),
+                        format!("{x:.6}"),
+                        "{x:e}"
+                    );
                     assert_eq!(line, date, "{x:e}");
                 }
                 None => assert_eq!(line, format!("{x:>17.6}"), "{x:e}"),
@@ -315,7 +375,17 @@ mod tests {
             check(f64::from_bits(next() >> 2));
             check((next() % 10_000_000) as f64 / 8.0 / 1e6); // ties
         }
-        for x in [0.0, 0.5, 5e-7, 1700000000.04, 999999.9999995, 1e11, 123456789012.5, 1e300, 5e-324] {
+        for x in [
+            0.0,
+            0.5,
+            5e-7,
+            1700000000.04,
+            999999.9999995,
+            1e11,
+            123456789012.5,
+            1e300,
+            5e-324,
+        ] {
             check(x);
         }
     }
@@ -324,11 +394,25 @@ mod tests {
     fn cached_seconds_write_what_push_timestamp_writes() {
         let cat = crate::schema::Catalogue::builtin();
         let mut w = LineWriter::new(cat);
-        for x in [1700000000.0, 1700000000.000001, 1700000000.5, 1700000000.999999, 1700000001.25, 1699999999.75, 0.0, 5e-7, 1e300] {
+        for x in [
+            1700000000.0,
+            1700000000.000001,
+            1700000000.5,
+            1700000000.999999,
+            1700000001.25,
+            1699999999.75,
+            0.0,
+            5e-7,
+            1e300,
+        ] {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             w.push_date_time(&mut a, x);
             push_timestamp(&mut b, x);
-            assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap(), "{x}");
+            assert_eq!(
+                String::from_utf8(a).unwrap(),
+                String::from_utf8(b).unwrap(),
+                "{x}"
+            );
         }
     }
 

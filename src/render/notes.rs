@@ -37,7 +37,9 @@ pub fn push_note(out: &mut Vec<u8>, node: &Node, code: &str) -> bool {
 /// A preview's part of [`push_note`], out of line (most nodes have none).
 #[inline(never)]
 fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
-    let Some((shown, more)) = preview_parts(b) else { return false };
+    let Some((shown, more)) = preview_parts(b) else {
+        return false;
+    };
     out.push(b' ');
     out.extend_from_slice(code.as_bytes());
     out.extend_from_slice(b"(text \"");
@@ -81,7 +83,13 @@ pub fn push_note_json(out: &mut Vec<u8>, node: &Node) -> bool {
 #[inline(always)]
 fn previewed(node: &Node) -> Option<&[u8]> {
     match (node.kind, &node.value) {
-        (Kind::RecordKey | Kind::RecordValue | Kind::SchemaRegistryPayload | Kind::Record(RecordPart::HeaderKey | RecordPart::HeaderValue), Value::Bytes(Some(b))) => Some(b),
+        (
+            Kind::RecordKey
+            | Kind::RecordValue
+            | Kind::SchemaRegistryPayload
+            | Kind::Record(RecordPart::HeaderKey | RecordPart::HeaderValue),
+            Value::Bytes(Some(b)),
+        ) => Some(b),
         _ => None,
     }
 }
@@ -122,7 +130,10 @@ fn preview_parts(b: &[u8]) -> Option<(Shown<'_>, &'static str)> {
             if has_control(b) {
                 return None;
             }
-            let t = &s[..s.char_indices().nth(PREVIEW_CHARS).map_or(s.len(), |(i, _)| i)];
+            let t = &s[..s
+                .char_indices()
+                .nth(PREVIEW_CHARS)
+                .map_or(s.len(), |(i, _)| i)];
             (Shown::Text(t), t.len())
         }
     };
@@ -139,7 +150,9 @@ const PREVIEW_CHARS: usize = 40;
 fn has_control(b: &[u8]) -> bool {
     const CHUNK: usize = 64;
     for (k, chunk) in b.chunks(CHUNK).enumerate() {
-        let suspicious = chunk.iter().fold(false, |a, &c| a | (c < 0x20) | (c == 0x7f) | (c == 0xc2));
+        let suspicious = chunk
+            .iter()
+            .fold(false, |a, &c| a | (c < 0x20) | (c == 0x7f) | (c == 0xc2));
         if !suspicious {
             continue;
         }
@@ -162,20 +175,37 @@ mod tests {
     /// falls relative to the scan's chunks (a C1 control split across two).
     #[test]
     fn control_scan_matches_char_is_control() {
-        for c in (0u32..0x3000).chain([0xfeff, 0x1_f600]).filter_map(char::from_u32) {
+        for c in (0u32..0x3000)
+            .chain([0xfeff, 0x1_f600])
+            .filter_map(char::from_u32)
+        {
             for pad in [0usize, 62, 63, 64, 127] {
                 let s = format!("{}{c}{}", "a".repeat(pad), "b".repeat(3));
-                assert_eq!(has_control(s.as_bytes()), c.is_control(), "char U+{:04X} after {pad} bytes", c as u32);
+                assert_eq!(
+                    has_control(s.as_bytes()),
+                    c.is_control(),
+                    "char U+{:04X} after {pad} bytes",
+                    c as u32
+                );
             }
         }
     }
 
     #[test]
     fn preview_cuts_at_forty_chars() {
-        assert_eq!(text_preview("é".repeat(41).as_bytes()).as_deref(), Some(format!("(text \"{}…\")", "é".repeat(40)).as_str()));
+        assert_eq!(
+            text_preview("é".repeat(41).as_bytes()).as_deref(),
+            Some(format!("(text \"{}…\")", "é".repeat(40)).as_str())
+        );
         assert_eq!(text_preview(b"hi").as_deref(), Some("(text \"hi\")"));
-        assert_eq!(text_preview(&[b'v'; 60]).as_deref(), Some(format!("(text \"{}…\")", "v".repeat(40)).as_str()));
-        assert_eq!(text_preview(&[b'v'; 40]).as_deref(), Some(format!("(text \"{}\")", "v".repeat(40)).as_str()));
+        assert_eq!(
+            text_preview(&[b'v'; 60]).as_deref(),
+            Some(format!("(text \"{}…\")", "v".repeat(40)).as_str())
+        );
+        assert_eq!(
+            text_preview(&[b'v'; 40]).as_deref(),
+            Some(format!("(text \"{}\")", "v".repeat(40)).as_str())
+        );
         assert_eq!(text_preview(b"caf\xc3\xa9 \xff"), None, "not UTF-8");
         assert_eq!(text_preview(b"a\x00b"), None);
         assert_eq!(text_preview(b""), None);
@@ -196,7 +226,16 @@ mod tests {
             n.note = Some("(holds \"redacted\" bytes)".into());
             n
         };
-        let nodes = [&b"order-17"[..], &[b'v'; 60], "caf\u{e9} \u{202e}x".as_bytes(), b"\x01\x02", b"", b"say \"hi\" \\ back", b"a/b<c>"].map(value_node);
+        let nodes = [
+            &b"order-17"[..],
+            &[b'v'; 60],
+            "caf\u{e9} \u{202e}x".as_bytes(),
+            b"\x01\x02",
+            b"",
+            b"say \"hi\" \\ back",
+            b"a/b<c>",
+        ]
+        .map(value_node);
         for n in nodes.iter().chain([&noted]) {
             let mut pushed = Vec::new();
             let shown = push_note_json(&mut pushed, n);
@@ -204,13 +243,23 @@ mod tests {
             if let Some(t) = note(n) {
                 super::super::json::write_json_str(&mut want, &t);
             }
-            assert_eq!((shown, String::from_utf8(pushed).unwrap()), (!want.is_empty(), String::from_utf8(want).unwrap()));
+            assert_eq!(
+                (shown, String::from_utf8(pushed).unwrap()),
+                (!want.is_empty(), String::from_utf8(want).unwrap())
+            );
         }
     }
 
     #[test]
     fn a_records_bytes_show_their_preview_and_a_decoders_note_comes_first() {
-        for b in [&b"order-17"[..], &[b'v'; 60], "caf\u{e9} \u{202e}x".as_bytes(), b"\x01\x02", b"", b"say \"hi\" \\ back"] {
+        for b in [
+            &b"order-17"[..],
+            &[b'v'; 60],
+            "caf\u{e9} \u{202e}x".as_bytes(),
+            b"\x01\x02",
+            b"",
+            b"say \"hi\" \\ back",
+        ] {
             let n = value_node(b);
             let mut pushed = Vec::new();
             let shown = push_note(&mut pushed, &n, "");
@@ -219,9 +268,16 @@ mod tests {
                 sanitize_into(&mut w, &t);
                 w
             });
-            assert_eq!((shown, pushed), (want.is_some(), want.unwrap_or_default()), "{b:?}");
+            assert_eq!(
+                (shown, pushed),
+                (want.is_some(), want.unwrap_or_default()),
+                "{b:?}"
+            );
         }
-        assert_eq!(note(&value_node(b"order-17")).as_deref(), Some("(text \"order-17\")"));
+        assert_eq!(
+            note(&value_node(b"order-17")).as_deref(),
+            Some("(text \"order-17\")")
+        );
         let mut n = value_node(b"order-17");
         n.note = Some("(holds redacted bytes)".into());
         assert_eq!(note(&n).as_deref(), Some("(holds redacted bytes)"));

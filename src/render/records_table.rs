@@ -3,13 +3,13 @@
 //! record data as a line or object of its own. Text from the capture is
 //! escaped for terminals.
 
-use crate::analysis::records_table::{Data, DamageRow, Decoded, Item, Origin, RecordRow};
+use crate::analysis::records_table::{DamageRow, Data, Decoded, Item, Origin, RecordRow};
 use crate::analysis::Topic;
 use crate::decode::Direction;
 use crate::protocol::meanings::{utc_micros, utc_millis};
-use crate::text::escape::sanitize;
 use crate::render::json::{struct_object, to_text, value_json};
 use crate::schema::Catalogue;
+use crate::text::escape::sanitize;
 use serde_json::{json, Map, Value as Json};
 use std::io::{self, Write};
 
@@ -37,29 +37,69 @@ pub fn write_table_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -
             if r.control {
                 key.insert_str(0, "[control] ");
             }
-            let headers: Vec<String> = r.headers.iter().map(|h| format!("{}={}", preview(&h.key, HEADER_CHARS), preview(&h.value, HEADER_CHARS))).collect();
+            let headers: Vec<String> = r
+                .headers
+                .iter()
+                .map(|h| {
+                    format!(
+                        "{}={}",
+                        preview(&h.key, HEADER_CHARS),
+                        preview(&h.value, HEADER_CHARS)
+                    )
+                })
+                .collect();
             let timestamp = match r.timestamp {
                 Some(ms) => utc_millis(ms).unwrap_or_else(|| ms.to_string()),
                 None => "-".into(),
             };
             write_place(out, cat, &r.origin, r.topic.as_ref(), r.partition)?;
-            writeln!(out, " {:>8} {:<24} {:<16} {:<32} {}", r.offset, timestamp, key, preview(&r.value, VALUE_CHARS), headers.join(", "))
+            writeln!(
+                out,
+                " {:>8} {:<24} {:<16} {:<32} {}",
+                r.offset,
+                timestamp,
+                key,
+                preview(&r.value, VALUE_CHARS),
+                headers.join(", ")
+            )
         }
         Item::Damage(d) => {
             write_place(out, cat, &d.origin, d.topic.as_ref(), d.partition)?;
-            let what = if d.frame { "the frame did not decode" } else { "damaged record data" };
+            let what = if d.frame {
+                "the frame did not decode"
+            } else {
+                "damaged record data"
+            };
             writeln!(out, " !! {what} {}", sanitize(&d.error.to_string()))
         }
     }
 }
 
 /// Time, connection, direction, topic and partition.
-fn write_place(out: &mut impl Write, cat: &Catalogue, o: &Origin, topic: Option<&Topic>, partition: Option<i32>) -> io::Result<()> {
-    let arrow = if o.direction == Direction::Request { "→" } else { "←" };
+fn write_place(
+    out: &mut impl Write,
+    cat: &Catalogue,
+    o: &Origin,
+    topic: Option<&Topic>,
+    partition: Option<i32>,
+) -> io::Result<()> {
+    let arrow = if o.direction == Direction::Request {
+        "→"
+    } else {
+        "←"
+    };
     let api = cat.api_name(o.api_key).unwrap_or("?");
     let topic = topic.map_or_else(|| "-".to_string(), |t| sanitize(&t.text()));
     let partition = partition.map_or_else(|| "-".to_string(), |p| p.to_string());
-    write!(out, "{:<27} {:>4} {:<12} {:<16} {:>4}", time_text(o.time), o.conn, format!("{arrow} {api}"), topic, partition)
+    write!(
+        out,
+        "{:<27} {:>4} {:<12} {:<16} {:>4}",
+        time_text(o.time),
+        o.conn,
+        format!("{arrow} {api}"),
+        topic,
+        partition
+    )
 }
 
 /// A capture time as a UTC date-time to the microsecond, or as seconds when it cannot be one.
@@ -124,7 +164,13 @@ fn decoded_text(d: &Decoded) -> String {
 fn decoded_json(d: &Decoded) -> (Option<&str>, Map<String, Json>) {
     match d {
         Decoded::Struct { schema, node } => (Some(schema), struct_object(node)),
-        Decoded::Prefixes(nodes) => (None, nodes.iter().map(|n| (n.name.to_string(), value_json(n))).collect()),
+        Decoded::Prefixes(nodes) => (
+            None,
+            nodes
+                .iter()
+                .map(|n| (n.name.to_string(), value_json(n)))
+                .collect(),
+        ),
     }
 }
 
@@ -138,14 +184,25 @@ pub fn write_json_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) ->
     out.write_all(b"\n")
 }
 
-fn origin_json(cat: &Catalogue, o: &Origin, topic: Option<&Topic>, partition: Option<i32>) -> Map<String, Json> {
+fn origin_json(
+    cat: &Catalogue,
+    o: &Origin,
+    topic: Option<&Topic>,
+    partition: Option<i32>,
+) -> Map<String, Json> {
     let mut m = Map::new();
     m.insert("frame".into(), json!(o.frame));
-    m.insert("time".into(), serde_json::Number::from_f64(o.time).map_or(Json::Null, Json::Number));
+    m.insert(
+        "time".into(),
+        serde_json::Number::from_f64(o.time).map_or(Json::Null, Json::Number),
+    );
     m.insert("conn".into(), json!(o.conn));
     m.insert("api".into(), json!(cat.api_name(o.api_key)));
     m.insert("direction".into(), json!(o.direction.as_str()));
-    m.insert("topic".into(), topic.map_or(Json::Null, |t| json!(t.text())));
+    m.insert(
+        "topic".into(),
+        topic.map_or(Json::Null, |t| json!(t.text())),
+    );
     m.insert("partition".into(), json!(partition));
     m
 }
@@ -158,7 +215,10 @@ pub fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
     let mut m = origin_json(cat, &r.origin, r.topic.as_ref(), r.partition);
     m.insert("offset".into(), json!(r.offset));
     m.insert("timestamp".into(), json!(r.timestamp));
-    for (name, d, schema_key) in [("key", &r.key, "key_schema_id"), ("value", &r.value, "schema_id")] {
+    for (name, d, schema_key) in [
+        ("key", &r.key, "key_schema_id"),
+        ("value", &r.value, "schema_id"),
+    ] {
         m.insert(name.into(), text_or_hex(d));
         m.insert(format!("{name}_hex"), hex_of(d));
         if let Some((id, _)) = d.schema {
@@ -166,7 +226,10 @@ pub fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
         }
         if let Some(dec) = &d.decoded {
             let (schema, fields) = decoded_json(dec);
-            m.insert(format!("{name}_decoded"), json!({"schema": schema, "fields": fields}));
+            m.insert(
+                format!("{name}_decoded"),
+                json!({"schema": schema, "fields": fields}),
+            );
         }
     }
     let headers: Vec<Json> = r.headers.iter().map(|h| json!({"key": text_or_hex(&h.key), "value": text_or_hex(&h.value), "value_hex": hex_of(&h.value)})).collect();
@@ -180,7 +243,10 @@ pub fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
 fn damage_json(cat: &Catalogue, d: &DamageRow) -> Map<String, Json> {
     let mut m = origin_json(cat, &d.origin, d.topic.as_ref(), d.partition);
     let key = if d.frame { "error" } else { "record_error" };
-    m.insert(key.into(), json!({"offset": d.error.offset, "expected": d.error.expected}));
+    m.insert(
+        key.into(),
+        json!({"offset": d.error.offset, "expected": d.error.expected}),
+    );
     m
 }
 
@@ -195,7 +261,9 @@ fn text_or_hex(d: &Data) -> Json {
 }
 
 fn hex_of(d: &Data) -> Json {
-    d.bytes.as_ref().map_or(Json::Null, |b| json!(hex::encode(b)))
+    d.bytes
+        .as_ref()
+        .map_or(Json::Null, |b| json!(hex::encode(b)))
 }
 
 #[cfg(test)]
@@ -204,21 +272,33 @@ mod tests {
 
     #[test]
     fn previews_escape_cut_and_mark_what_they_show() {
-        let d = |b: &[u8]| Data { bytes: Some(bytes::Bytes::copy_from_slice(b)), ..Default::default() };
+        let d = |b: &[u8]| Data {
+            bytes: Some(bytes::Bytes::copy_from_slice(b)),
+            ..Default::default()
+        };
         assert_eq!(preview(&d(b"plain"), 10), "plain");
         assert_eq!(preview(&d(b"\x1b[31mred"), 10), "\\u{1b}[31mred");
-        assert_eq!(preview(&d("é".repeat(12).as_bytes()), 10), format!("{}…", "é".repeat(10)));
+        assert_eq!(
+            preview(&d("é".repeat(12).as_bytes()), 10),
+            format!("{}…", "é".repeat(10))
+        );
         assert_eq!(preview(&d(&[0xff, 0xfe, 0x00]), 10), "0xfffe00");
         assert_eq!(preview(&d(&[0xff; 8]), 10), "0xffffffffff…");
         assert_eq!(preview(&d(b""), 10), "\"\"");
         assert_eq!(preview(&Data::default(), 10), "null");
-        let framed = Data { schema: Some((17, bytes::Bytes::from_static(b"{}"))), ..d(b"\x00\x00\x00\x00\x11{}") };
+        let framed = Data {
+            schema: Some((17, bytes::Bytes::from_static(b"{}"))),
+            ..d(b"\x00\x00\x00\x00\x11{}")
+        };
         assert_eq!(preview(&framed, 10), "[schema 17] {}");
     }
 
     #[test]
     fn capture_times_are_utc_to_the_microsecond() {
-        assert_eq!(time_text(1_700_000_000.001_002), "2023-11-14T22:13:20.001002Z");
+        assert_eq!(
+            time_text(1_700_000_000.001_002),
+            "2023-11-14T22:13:20.001002Z"
+        );
         assert_eq!(time_text(-1.5), "-1.500000");
     }
 }

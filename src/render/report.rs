@@ -8,9 +8,9 @@ use crate::analysis::inventory::Inventory;
 use crate::analysis::report::{Collected, ExchangeFacts};
 use crate::analysis::stats::{error_text, Row};
 use crate::docs::Figure;
-use crate::text::escape::{html as esc, sanitize};
 use crate::render::page::html::{figure_html, page_style, PAGE_SCRIPT};
 use crate::schema::Catalogue;
+use crate::text::escape::{html as esc, sanitize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -48,13 +48,19 @@ fn client_text(names: &crate::analysis::Names, id: Option<u32>) -> String {
 
 fn api_text(cat: &Catalogue, api: Option<(i16, i16)>) -> String {
     match api {
-        Some((k, v)) => format!("{} v{v}", cat.api_name(k).map_or_else(|| format!("api {k}"), sanitize)),
+        Some((k, v)) => format!(
+            "{} v{v}",
+            cat.api_name(k).map_or_else(|| format!("api {k}"), sanitize)
+        ),
         None => "(no request)".into(),
     }
 }
 
 fn frame_link(f: Option<crate::analysis::FrameAt>) -> String {
-    f.map_or_else(|| "-".into(), |f| format!("<a href=\"#frame-{0}\">frame {0}</a>", f.index))
+    f.map_or_else(
+        || "-".into(),
+        |f| format!("<a href=\"#frame-{0}\">frame {0}</a>", f.index),
+    )
 }
 
 /// A hue per API key, so one API has one colour everywhere.
@@ -66,7 +72,14 @@ fn colour(api: Option<(i16, i16)>) -> String {
 }
 
 /// The page. `title` is the capture's name as given.
-pub fn page(cat: &Catalogue, title: &str, c: &Collected, inv: &Inventory, views: &Views, filter: &str) -> String {
+pub fn page(
+    cat: &Catalogue,
+    title: &str,
+    c: &Collected,
+    inv: &Inventory,
+    views: &Views,
+    filter: &str,
+) -> String {
     let mut out = String::with_capacity(64 << 10);
     let _ = writeln!(
         out,
@@ -90,13 +103,22 @@ pub fn page(cat: &Catalogue, title: &str, c: &Collected, inv: &Inventory, views:
         if filter.is_empty() { "every exchange".to_string() } else { esc(filter) }
     );
     if let Some(e) = &c.reading.capture.error {
-        let _ = writeln!(out, "<p class=err>capture cut short after {} packets: {}</p>", c.reading.capture.packets, esc(e));
+        let _ = writeln!(
+            out,
+            "<p class=err>capture cut short after {} packets: {}</p>",
+            c.reading.capture.packets,
+            esc(e)
+        );
     }
     if c.reading.skips > 0 {
         let _ = writeln!(out, "<p class=err>{} bytes in {} places are in no frame (gaps, partial frames or bytes passed over).</p>", c.reading.skipped_bytes, c.reading.skips);
     }
     if c.reading.undecoded > 0 {
-        let _ = writeln!(out, "<p class=err>{} frames read for their facts did not decode completely.</p>", c.reading.undecoded);
+        let _ = writeln!(
+            out,
+            "<p class=err>{} frames read for their facts did not decode completely.</p>",
+            c.reading.undecoded
+        );
     }
     out.push_str("<nav><a href=\"#stats\">stats</a> · <a href=\"#latency\">latency</a> · <a href=\"#timeline\">timeline</a> · <a href=\"#inventory\">inventory</a> · <a href=\"#errors\">errors</a> · <a href=\"#exchanges\">exchanges</a> · <a href=\"#frames\">frames</a></nav>\n");
     stats_section(&mut out, cat, c);
@@ -110,24 +132,63 @@ pub fn page(cat: &Catalogue, title: &str, c: &Collected, inv: &Inventory, views:
     out
 }
 
-const NUMBER_HEADS: [&str; 11] = ["requests", "responses", "unanswered", "req bytes", "resp bytes", "min µs", "p50 µs", "p90 µs", "p99 µs", "max µs", "mean µs"];
+const NUMBER_HEADS: [&str; 11] = [
+    "requests",
+    "responses",
+    "unanswered",
+    "req bytes",
+    "resp bytes",
+    "min µs",
+    "p50 µs",
+    "p90 µs",
+    "p99 µs",
+    "max µs",
+    "mean µs",
+];
 
 fn row_cells(out: &mut String, row: &Row) {
-    let mut cells = vec![row.requests.to_string(), row.responses.to_string(), row.unanswered().to_string(), row.request_bytes.to_string(), row.response_bytes.to_string()];
+    let mut cells = vec![
+        row.requests.to_string(),
+        row.responses.to_string(),
+        row.unanswered().to_string(),
+        row.request_bytes.to_string(),
+        row.response_bytes.to_string(),
+    ];
     match row.latency.summary() {
-        Some(s) => cells.extend([s.min, s.p50, s.p90, s.p99, s.max].map(|v| v.to_string()).into_iter().chain([format!("{:.0}", s.mean)])),
+        Some(s) => cells.extend(
+            [s.min, s.p50, s.p90, s.p99, s.max]
+                .map(|v| v.to_string())
+                .into_iter()
+                .chain([format!("{:.0}", s.mean)]),
+        ),
         None => cells.extend(std::iter::repeat_n("-".to_string(), 6)),
     }
     for c in cells {
         let _ = write!(out, "<td class=num>{c}</td>");
     }
-    let errors: Vec<String> = row.errors.iter().map(|(&code, n)| format!("{}={n}", error_text(code))).collect();
-    let _ = write!(out, "<td>{}</td>", if errors.is_empty() { "-".into() } else { esc(&errors.join(" ")) });
+    let errors: Vec<String> = row
+        .errors
+        .iter()
+        .map(|(&code, n)| format!("{}={n}", error_text(code)))
+        .collect();
+    let _ = write!(
+        out,
+        "<td>{}</td>",
+        if errors.is_empty() {
+            "-".into()
+        } else {
+            esc(&errors.join(" "))
+        }
+    );
 }
 
 fn heads(out: &mut String, first: &[&str]) {
     out.push_str("<table class=data><tr>");
-    for h in first.iter().chain(NUMBER_HEADS.iter()).chain(["errors"].iter()) {
+    for h in first
+        .iter()
+        .chain(NUMBER_HEADS.iter())
+        .chain(["errors"].iter())
+    {
         let _ = write!(out, "<th>{}</th>", esc(h));
     }
     out.push_str("</tr>\n");
@@ -150,7 +211,11 @@ fn stats_section(out: &mut String, cat: &Catalogue, c: &Collected) {
         out.push_str("<h3>By connection</h3>");
         heads(out, &["conn", "client → broker"]);
         for (conn, r) in conns {
-            let _ = write!(out, "<tr><td><a href=\"#conn-{conn}\">{conn}</a></td><td>{} → {}</td>", r.client, r.broker);
+            let _ = write!(
+                out,
+                "<tr><td><a href=\"#conn-{conn}\">{conn}</a></td><td>{} → {}</td>",
+                r.client, r.broker
+            );
             row_cells(out, &r.row);
             out.push_str("</tr>\n");
         }
@@ -188,7 +253,9 @@ fn latency_section(out: &mut String, cat: &Catalogue, c: &Collected) {
         by_key.entry(k).or_insert([0; 64]);
     }
     for (k, counts) in &by_key {
-        let name = cat.api_name(*k).map_or_else(|| format!("api {k}"), sanitize);
+        let name = cat
+            .api_name(*k)
+            .map_or_else(|| format!("api {k}"), sanitize);
         let lo = counts.iter().position(|&n| n > 0).unwrap_or(0);
         let hi = counts.iter().rposition(|&n| n > 0).unwrap_or(0).max(lo);
         let total: u64 = counts.iter().sum();
@@ -238,13 +305,29 @@ fn timeline_section(out: &mut String, cat: &Catalogue, c: &Collected) {
     for ex in &c.exchanges {
         by_conn.entry(ex.conn).or_default().push(ex);
     }
-    let t0 = c.exchanges.iter().map(ExchangeFacts::start).fold(f64::INFINITY, f64::min);
-    let t1 = c.exchanges.iter().map(ExchangeFacts::end).fold(f64::NEG_INFINITY, f64::max);
-    let span = if t1 > t0 && (t1 - t0).is_finite() { t1 - t0 } else { 1.0 };
+    let t0 = c
+        .exchanges
+        .iter()
+        .map(ExchangeFacts::start)
+        .fold(f64::INFINITY, f64::min);
+    let t1 = c
+        .exchanges
+        .iter()
+        .map(ExchangeFacts::end)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let span = if t1 > t0 && (t1 - t0).is_finite() {
+        t1 - t0
+    } else {
+        1.0
+    };
     let (w, left) = (1200.0, 10.0);
     let x = |t: f64| {
         let v = left + (t - t0) / span * w;
-        if v.is_finite() { v.clamp(left, left + w) } else { left }
+        if v.is_finite() {
+            v.clamp(left, left + w)
+        } else {
+            left
+        }
     };
     const LANES: usize = 6;
     for (conn, list) in &by_conn {
@@ -255,7 +338,11 @@ fn timeline_section(out: &mut String, cat: &Catalogue, c: &Collected) {
             first.client,
             first.broker,
             list.len(),
-            if list.len() > MAX_MARKS { format!(", the first {MAX_MARKS} drawn") } else { String::new() }
+            if list.len() > MAX_MARKS {
+                format!(", the first {MAX_MARKS} drawn")
+            } else {
+                String::new()
+            }
         );
         let height = LANES * 14 + 24;
         let _ = write!(out, "<svg class=timeline data-conn={conn} xmlns=\"http://www.w3.org/2000/svg\" width={} height={height} role=img aria-label=\"timeline of connection {conn}\">", w + 2.0 * left);
@@ -263,12 +350,28 @@ fn timeline_section(out: &mut String, cat: &Catalogue, c: &Collected) {
             let (a, b) = (x(ex.start()), x(ex.end()));
             let y = 4 + (i % LANES) * 14;
             let unanswered = matches!(ex.outcome, crate::analysis::Outcome::Unanswered { .. });
-            let fill = if unanswered { "#dc2626".to_string() } else { colour(ex.api) };
+            let fill = if unanswered {
+                "#dc2626".to_string()
+            } else {
+                colour(ex.api)
+            };
             let tip = format!(
                 "{}{}{}",
                 api_text(cat, ex.api),
-                ex.latency_us().map_or_else(String::new, |l| format!(", {l} µs")),
-                if ex.errors.is_empty() { String::new() } else { format!(", {}", ex.errors.iter().map(|&e| error_text(e)).collect::<Vec<_>>().join(" ")) }
+                ex.latency_us()
+                    .map_or_else(String::new, |l| format!(", {l} µs")),
+                if ex.errors.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {}",
+                        ex.errors
+                            .iter()
+                            .map(|&e| error_text(e))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                }
             );
             let target = ex.request.or(ex.response).map_or(0, |f| f.index);
             let _ = write!(out, "<a href=\"#frame-{target}\"><rect x={a:.1} y={y} width={:.1} height=10 fill=\"{fill}\"><title>{}</title></rect></a>", (b - a).max(2.0), esc(&tip));
@@ -291,24 +394,57 @@ fn bytes_text(b: &[u8]) -> String {
 fn inventory_section(out: &mut String, inv: &Inventory) {
     out.push_str("<section id=inventory><h2>Inventory</h2><h3>Clients</h3><table class=data><tr><th>client id</th><th>software</th><th>connections</th><th>APIs (versions, requests)</th><th>outside what the broker advertised</th></tr>\n");
     for cl in &inv.clients {
-        let id = cl.client_id.as_deref().map_or_else(|| "null".to_string(), bytes_text);
+        let id = cl
+            .client_id
+            .as_deref()
+            .map_or_else(|| "null".to_string(), bytes_text);
         let sw = cl.software.as_ref().map_or_else(
             || "-".to_string(),
-            |s| format!("{} {}", s.name.as_deref().map_or_else(|| "null".into(), bytes_text), s.version.as_deref().map_or_else(|| "null".into(), bytes_text)),
+            |s| {
+                format!(
+                    "{} {}",
+                    s.name.as_deref().map_or_else(|| "null".into(), bytes_text),
+                    s.version
+                        .as_deref()
+                        .map_or_else(|| "null".into(), bytes_text)
+                )
+            },
         );
-        let conns: Vec<String> = cl.conns.iter().map(|c| format!("<a href=\"#conn-{c}\">{c}</a>")).collect();
+        let conns: Vec<String> = cl
+            .conns
+            .iter()
+            .map(|c| format!("<a href=\"#conn-{c}\">{c}</a>"))
+            .collect();
         let apis: Vec<String> = cl
             .apis
             .iter()
             .map(|a| {
                 let v: Vec<String> = a.versions.iter().map(|v| format!("v{v}")).collect();
-                format!("{} {} ({})", a.api_name.as_deref().map_or_else(|| format!("api {}", a.api_key), sanitize), v.join(","), a.requests)
+                format!(
+                    "{} {} ({})",
+                    a.api_name
+                        .as_deref()
+                        .map_or_else(|| format!("api {}", a.api_key), sanitize),
+                    v.join(","),
+                    a.requests
+                )
             })
             .collect();
         let outside: Vec<String> = cl
             .apis
             .iter()
-            .flat_map(|a| a.outside_advertised.iter().map(move |o| format!("{} v{} to {}", a.api_name.as_deref().map_or_else(|| format!("api {}", a.api_key), sanitize), o.version, o.broker)))
+            .flat_map(|a| {
+                a.outside_advertised.iter().map(move |o| {
+                    format!(
+                        "{} v{} to {}",
+                        a.api_name
+                            .as_deref()
+                            .map_or_else(|| format!("api {}", a.api_key), sanitize),
+                        o.version,
+                        o.broker
+                    )
+                })
+            })
             .collect();
         let _ = writeln!(
             out,
@@ -317,12 +453,21 @@ fn inventory_section(out: &mut String, inv: &Inventory) {
             esc(&sw),
             conns.join(" "),
             esc(&apis.join("; ")),
-            if outside.is_empty() { "-".into() } else { esc(&outside.join("; ")) }
+            if outside.is_empty() {
+                "-".into()
+            } else {
+                esc(&outside.join("; "))
+            }
         );
     }
-    out.push_str("</table>\n<h3>Brokers</h3><table class=data><tr><th>broker</th><th>advertised</th></tr>\n");
+    out.push_str(
+        "</table>\n<h3>Brokers</h3><table class=data><tr><th>broker</th><th>advertised</th></tr>\n",
+    );
     for b in &inv.brokers {
-        let adv = b.advertised.as_ref().map_or_else(|| "no ApiVersions response in the capture".to_string(), |m| format!("{} APIs", m.len()));
+        let adv = b.advertised.as_ref().map_or_else(
+            || "no ApiVersions response in the capture".to_string(),
+            |m| format!("{} APIs", m.len()),
+        );
         let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", b.address, esc(&adv));
     }
     out.push_str("</table></section>\n");
@@ -330,7 +475,11 @@ fn inventory_section(out: &mut String, inv: &Inventory) {
 
 fn errors_section(out: &mut String, cat: &Catalogue, c: &Collected) {
     out.push_str("<section id=errors><h2>Error responses</h2>");
-    let with: Vec<&ExchangeFacts> = c.exchanges.iter().filter(|e| !e.errors.is_empty()).collect();
+    let with: Vec<&ExchangeFacts> = c
+        .exchanges
+        .iter()
+        .filter(|e| !e.errors.is_empty())
+        .collect();
     if with.is_empty() {
         out.push_str("<p class=note>No response carries an error code.</p></section>\n");
         return;
@@ -363,7 +512,9 @@ fn exchanges_section(out: &mut String, cat: &Catalogue, c: &Collected) {
         let errors: Vec<String> = e.errors.iter().map(|&x| error_text(x)).collect();
         let latency = match e.outcome {
             crate::analysis::Outcome::Answered { latency_us } => latency_us.to_string(),
-            crate::analysis::Outcome::Unanswered { waited_us } => format!("unanswered (waited {waited_us})"),
+            crate::analysis::Outcome::Unanswered { waited_us } => {
+                format!("unanswered (waited {waited_us})")
+            }
             _ => "-".into(),
         };
         let _ = writeln!(
@@ -399,7 +550,11 @@ fn frames_section(out: &mut String, cat: &Catalogue, c: &Collected, views: &View
     }
     frames.sort_by_key(|f| f.0.index);
     for (f, dir, e) in frames {
-        let other = if dir == "request" { e.response } else { e.request };
+        let other = if dir == "request" {
+            e.response
+        } else {
+            e.request
+        };
         let _ = write!(
             out,
             "<section class=frame id=frame-{}><h3>Frame {}: {} {} on connection {}, {} bytes{}</h3>",

@@ -1,12 +1,12 @@
 //! The object tree as text, in the layout of the seed pages:
 //! `+-- TopicId uuid = 0000… [0x0011, 16B] The topic identifier.`
 
-use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
-use crate::text::copy::push_bytes;
 use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
-use std::io::{self, Write};
 use crate::decode::{Frame, Node, Role, Value};
+use crate::text::copy::push_bytes;
+use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
+use std::io::{self, Write};
 
 /// Descriptions longer than this are cut with `...`, as on the seed pages.
 pub const DOC_WIDTH: usize = 75;
@@ -69,7 +69,12 @@ fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bo
 }
 
 #[inline(always)]
-fn push_line_in<const COLOR: bool>(out: &mut Vec<u8>, node: &Node, full_docs: bool, decompressed: bool) {
+fn push_line_in<const COLOR: bool>(
+    out: &mut Vec<u8>,
+    node: &Node,
+    full_docs: bool,
+    decompressed: bool,
+) {
     type P<const C: bool> = Paint<C>;
     push_label::<COLOR>(out, node);
     match u16::try_from(node.offset) {
@@ -172,16 +177,29 @@ pub struct TreeLine<'a> {
 
 /// The tree's lines in pre-order: root first, then `+-- ` children with `| ` rails.
 pub fn tree_lines(root: &Node) -> Vec<TreeLine<'_>> {
-    let mut out = vec![TreeLine { prefix: String::new(), node: root, decompressed: false }];
+    let mut out = vec![TreeLine {
+        prefix: String::new(),
+        node: root,
+        decompressed: false,
+    }];
     push_children(root, "", false, &mut out);
     out
 }
 
-fn push_children<'a>(node: &'a Node, prefix: &str, decompressed: bool, out: &mut Vec<TreeLine<'a>>) {
+fn push_children<'a>(
+    node: &'a Node,
+    prefix: &str,
+    decompressed: bool,
+    out: &mut Vec<TreeLine<'a>>,
+) {
     let n = node.children.len();
     let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
-        out.push(TreeLine { prefix: format!("{prefix}+-- "), node: c, decompressed: inner });
+        out.push(TreeLine {
+            prefix: format!("{prefix}+-- "),
+            node: c,
+            decompressed: inner,
+        });
         let rail = if i + 1 == n { "    " } else { "|   " };
         push_children(c, &format!("{prefix}{rail}"), inner, out);
     }
@@ -192,10 +210,19 @@ fn push_children<'a>(node: &'a Node, prefix: &str, decompressed: bool, out: &mut
 pub type Annotate<'a> = dyn Fn(&Node, Option<&Node>, &[u8]) -> Vec<String> + 'a;
 
 /// The tree with `annotate`'s lines under each node, marked `· `.
-pub fn render_tree_annotated(root: &Node, buf: &[u8], opts: TreeOptions, annotate: &Annotate) -> String {
+pub fn render_tree_annotated(
+    root: &Node,
+    buf: &[u8],
+    opts: TreeOptions,
+    annotate: &Annotate,
+) -> String {
     let mut out = line(root, opts);
     out.push('\n');
-    push_notes(&annotate(root, None, buf), if root.children.is_empty() { "  " } else { "| " }, &mut out);
+    push_notes(
+        &annotate(root, None, buf),
+        if root.children.is_empty() { "  " } else { "| " },
+        &mut out,
+    );
     let walk = Walk { opts, annotate };
     walk.children(root, buf, "", false, &mut out);
     out
@@ -216,7 +243,14 @@ struct Walk<'a, 'b> {
 }
 
 impl Walk<'_, '_> {
-    fn children(&self, node: &Node, buf: &[u8], prefix: &str, decompressed: bool, out: &mut String) {
+    fn children(
+        &self,
+        node: &Node,
+        buf: &[u8],
+        prefix: &str,
+        decompressed: bool,
+        out: &mut String,
+    ) {
         let n = node.children.len();
         let inner = decompressed || node.role == Role::Decompressed;
         // Below a decompressed node, offsets index the decompressed buffer it holds.
@@ -232,7 +266,11 @@ impl Walk<'_, '_> {
             out.push('\n');
             let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
             let rail = if c.children.is_empty() { "  " } else { "| " };
-            push_notes(&(self.annotate)(c, Some(node), buf), &format!("{child_prefix}{rail}"), out);
+            push_notes(
+                &(self.annotate)(c, Some(node), buf),
+                &format!("{child_prefix}{rail}"),
+                out,
+            );
             self.children(c, buf, &child_prefix, inner, out);
         }
     }
@@ -252,7 +290,13 @@ const NO_SPILL: usize = usize::MAX;
 
 /// The tree into `buf`, passed on to `w` whenever `spill` bytes gather (the
 /// rest stays in `buf`).
-fn write_tree_to(buf: &mut Vec<u8>, w: &mut impl Write, root: &Node, opts: TreeOptions, spill: usize) -> io::Result<()> {
+fn write_tree_to(
+    buf: &mut Vec<u8>,
+    w: &mut impl Write,
+    root: &Node,
+    opts: TreeOptions,
+    spill: usize,
+) -> io::Result<()> {
     push_line(buf, root, opts, false);
     buf.push(b'\n');
     // Room for the rails of a deep tree: growing it was a reallocation a level.
@@ -263,7 +307,14 @@ fn write_tree_to(buf: &mut Vec<u8>, w: &mut impl Write, root: &Node, opts: TreeO
     }
 }
 
-fn tree_children<const COLOR: bool>(buf: &mut Vec<u8>, (w, spill): (&mut impl Write, usize), node: &Node, prefix: &mut Vec<u8>, decompressed: bool, full_docs: bool) -> io::Result<()> {
+fn tree_children<const COLOR: bool>(
+    buf: &mut Vec<u8>,
+    (w, spill): (&mut impl Write, usize),
+    node: &Node,
+    prefix: &mut Vec<u8>,
+    decompressed: bool,
+    full_docs: bool,
+) -> io::Result<()> {
     let n = node.children.len();
     let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
@@ -317,14 +368,25 @@ pub fn push_findings(frame: &Frame, out: &mut String) {
 
 fn push_findings_in(frame: &Frame, color: bool, out: &mut String) {
     let (warning, error, reset) = match color {
-        true => (Paint::<true>::WARNING, Paint::<true>::ERROR, Paint::<true>::RESET),
-        false => (Paint::<false>::WARNING, Paint::<false>::ERROR, Paint::<false>::RESET),
+        true => (
+            Paint::<true>::WARNING,
+            Paint::<true>::ERROR,
+            Paint::<true>::RESET,
+        ),
+        false => (
+            Paint::<false>::WARNING,
+            Paint::<false>::ERROR,
+            Paint::<false>::RESET,
+        ),
     };
     for w in &frame.warnings {
         out.push_str(&format!("{warning}warning:{reset} {}\n", sanitize(&w.text)));
     }
     if let Some(e) = &frame.error {
-        out.push_str(&format!("{error}error:{reset} {}\n", sanitize(&e.to_string())));
+        out.push_str(&format!(
+            "{error}error:{reset} {}\n",
+            sanitize(&e.to_string())
+        ));
     }
 }
 
@@ -335,10 +397,28 @@ mod tests {
 
     /// A tree whose text is far over [`SPILL`]: 3,000 elements of one field each.
     fn big_tree() -> Node {
-        let mut root = Node::new("Records", "[]Record", 0, Region::RequestBody, Role::Structure);
+        let mut root = Node::new(
+            "Records",
+            "[]Record",
+            0,
+            Region::RequestBody,
+            Role::Structure,
+        );
         for i in 0..3000 {
-            let mut e = Node::new(format!("Record[{i}]"), "Record", i * 4, Region::Record, Role::Element);
-            let mut v = Node::new("value", "int32", i * 4, Region::Record, Role::Field { decl: 0 });
+            let mut e = Node::new(
+                format!("Record[{i}]"),
+                "Record",
+                i * 4,
+                Region::Record,
+                Role::Element,
+            );
+            let mut v = Node::new(
+                "value",
+                "int32",
+                i * 4,
+                Region::Record,
+                Role::Field { decl: 0 },
+            );
             v.len = 4;
             v.value = Value::Int(i as i64);
             e.children.push(v);

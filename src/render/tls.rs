@@ -2,7 +2,9 @@
 //! from the handshake (server name, ALPN) come from the capture: they are
 //! quoted with escapes, and JSON is written with the terminal-safe escapes.
 
-use crate::capture::tls::{detect::version_name, suite_label, TlsEvent, TlsNote, TlsProblem, TlsSession};
+use crate::capture::tls::{
+    detect::version_name, suite_label, TlsEvent, TlsNote, TlsProblem, TlsSession,
+};
 use crate::decode::Direction;
 use crate::text::escape::quote;
 use serde_json::{json, Value as Json};
@@ -11,8 +13,16 @@ use serde_json::{json, Value as Json};
 /// TLS_AES_128_GCM_SHA256 sni="b" records 9/7 app_data 1.2kB/…: decrypted …`.
 pub fn describe(note: &TlsNote) -> String {
     match &note.event {
-        TlsEvent::Stopped { direction, offset, problem } => {
-            format!("TLS {} stream offset {offset}: {}", side(*direction), problem.describe())
+        TlsEvent::Stopped {
+            direction,
+            offset,
+            problem,
+        } => {
+            format!(
+                "TLS {} stream offset {offset}: {}",
+                side(*direction),
+                problem.describe()
+            )
         }
         TlsEvent::Session(s) => session_text(s),
     }
@@ -40,18 +50,39 @@ fn session_text(s: &TlsSession) -> String {
     }
     if !s.alpn.is_empty() {
         t.push_str(" alpn=");
-        t.push_str(&s.alpn.iter().map(|a| quote(a)).collect::<Vec<_>>().join(","));
+        t.push_str(
+            &s.alpn
+                .iter()
+                .map(|a| quote(a))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
     }
-    t.push_str(&format!(" records {}/{} app_data {}B/{}B: ", s.records[0], s.records[1], s.app_data_bytes[0], s.app_data_bytes[1]));
+    t.push_str(&format!(
+        " records {}/{} app_data {}B/{}B: ",
+        s.records[0], s.records[1], s.app_data_bytes[0], s.app_data_bytes[1]
+    ));
     match s.decryption {
         Ok(source) => {
-            t.push_str(&format!("keys from {}, {}B/{}B decrypted", source.describe(), s.decrypted_bytes[0], s.decrypted_bytes[1]));
+            t.push_str(&format!(
+                "keys from {}, {}B/{}B decrypted",
+                source.describe(),
+                s.decrypted_bytes[0],
+                s.decrypted_bytes[1]
+            ));
             if s.not_kafka {
                 t.push_str(", not Kafka");
             }
-            for ((d, p), after) in ["client", "server"].iter().zip(s.stopped).zip(s.bytes_after_stop) {
+            for ((d, p), after) in ["client", "server"]
+                .iter()
+                .zip(s.stopped)
+                .zip(s.bytes_after_stop)
+            {
                 if let Some(p) = p {
-                    t.push_str(&format!("; the {d}'s stopped: {} ({after}B from there not decrypted)", p.code()));
+                    t.push_str(&format!(
+                        "; the {d}'s stopped: {} ({after}B from there not decrypted)",
+                        p.code()
+                    ));
                 }
             }
         }
@@ -72,7 +103,11 @@ fn problem_json(p: TlsProblem) -> Json {
 pub fn json(note: &TlsNote) -> Json {
     let base = |kind: &str| json!({"kind": kind, "conn": note.conn, "client": note.client.to_string(), "server": note.server.to_string(), "timestamp": note.timestamp});
     match &note.event {
-        TlsEvent::Stopped { direction, offset, problem } => {
+        TlsEvent::Stopped {
+            direction,
+            offset,
+            problem,
+        } => {
             let mut o = base("tls_stopped");
             o["direction"] = direction.as_str().into();
             o["offset"] = (*offset).into();

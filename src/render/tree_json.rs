@@ -3,8 +3,8 @@
 //! holding a second, larger copy of the tree (a `serde_json::Value` per node
 //! costs several times the node). Tests hold the two to the same bytes.
 
-use super::digits::push_uint;
 use super::digits::push_hex;
+use super::digits::push_uint;
 use super::json::{write_json_str, write_value, Safe};
 use crate::decode::{Frame, Node, Region, Role, Value};
 use serde::ser::{SerializeMap, Serializer};
@@ -22,7 +22,9 @@ pub fn write_frame_tree_json(out: &mut impl io::Write, frame: &Frame) -> io::Res
     let mut buf = Vec::with_capacity(SPILL + 4096);
     {
         let mut ser = serde_json::Serializer::with_formatter(&mut buf, Safe(CompactFormatter));
-        FrameJson(frame).serialize(&mut ser).map_err(io::Error::other)?;
+        FrameJson(frame)
+            .serialize(&mut ser)
+            .map_err(io::Error::other)?;
     }
     // The frame's members less the tree, reopened to add it last.
     buf.pop();
@@ -149,14 +151,20 @@ impl Serialize for FrameJson<'_> {
         m.serialize_entry("api_version", &f.api_version)?;
         m.serialize_entry("header_version", &f.header_version)?;
         m.serialize_entry("input_offset", &f.input_offset)?;
-        let error = f.error.as_ref().map(|e| serde_json::json!({"offset": e.offset, "expected": e.expected}));
+        let error = f
+            .error
+            .as_ref()
+            .map(|e| serde_json::json!({"offset": e.offset, "expected": e.expected}));
         m.serialize_entry("error", &error)?;
         m.serialize_entry("warnings", &f.warnings)?;
         if !f.record_damage.is_empty() {
-            let damage: Vec<Json> = f.record_damage.iter().map(|e| serde_json::json!({"offset": e.offset, "expected": e.expected})).collect();
+            let damage: Vec<Json> = f
+                .record_damage
+                .iter()
+                .map(|e| serde_json::json!({"offset": e.offset, "expected": e.expected}))
+                .collect();
             m.serialize_entry("record_errors", &damage)?;
         }
         m.end()
     }
 }
-

@@ -1,13 +1,12 @@
 //! Values as text, shared by the tree, grid and TUI renderers.
 
-use crate::text::escape::{quote_bytes, quote_into};
 use super::digits::{push_int, push_uint};
 use crate::decode::{Node, Value};
+use crate::text::escape::{quote_bytes, quote_into};
 use crate::text::uuid_text;
 
 /// Longest byte value shown in full in one line of text.
 const INLINE_BYTES: usize = 32;
-
 
 /// The value part of a tree line, or `None` for containers without one.
 pub fn value_text(node: &Node) -> Option<String> {
@@ -24,7 +23,9 @@ pub fn push_value_text(out: &mut Vec<u8>, node: &Node) -> bool {
         Value::Uint(v) => push_uint(out, *v, 0),
         Value::Float(v) => out.extend_from_slice(float_text(*v).as_bytes()),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false) => out.extend_from_slice(b"null"),
+        Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false) => {
+            out.extend_from_slice(b"null")
+        }
         Value::Str(Some(s)) => quote_into(out, s),
         Value::InvalidUtf8(b) => {
             out.extend_from_slice(quote_bytes(b).as_bytes());

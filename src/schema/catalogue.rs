@@ -82,7 +82,12 @@ fn scan_head(line: &str) -> Option<HeadLine> {
         rest = after;
     }
     let (versions, _) = string(rest, "\"valid_versions\":")?;
-    let spec = Head { name: name.to_string(), kind: MessageKind::parse(kind)?, api_key, valid_versions: Versions::parse(versions).ok()??};
+    let spec = Head {
+        name: name.to_string(),
+        kind: MessageKind::parse(kind)?,
+        api_key,
+        valid_versions: Versions::parse(versions).ok()??,
+    };
     Some(HeadLine { releases, spec })
 }
 
@@ -101,8 +106,18 @@ struct EntryFile<'a> {
 
 impl Entry {
     pub fn new(releases: Vec<String>, spec: MessageSpec) -> Entry {
-        let head = Head { name: spec.name.clone(), kind: spec.kind, api_key: spec.api_key, valid_versions: spec.valid_versions };
-        Entry { releases, head, spec: OnceLock::from(spec), line: None }
+        let head = Head {
+            name: spec.name.clone(),
+            kind: spec.kind,
+            api_key: spec.api_key,
+            valid_versions: spec.valid_versions,
+        };
+        Entry {
+            releases,
+            head,
+            spec: OnceLock::from(spec),
+            line: None,
+        }
     }
 
     /// An entry of the built-in file, its spec parsed when first asked for.
@@ -111,7 +126,12 @@ impl Entry {
             Some(h) => h,
             None => serde_json::from_str(line).map_err(|e| e.to_string())?,
         };
-        Ok(Entry { releases: h.releases, head: h.spec, spec: OnceLock::new(), line: Some(line) })
+        Ok(Entry {
+            releases: h.releases,
+            head: h.spec,
+            spec: OnceLock::new(),
+            line: Some(line),
+        })
     }
 
     /// The definition.
@@ -120,7 +140,9 @@ impl Entry {
         self.spec.get_or_init(|| {
             // The line's head parsed when the catalogue was made, and the tests parse every line whole.
             let line = self.line.unwrap_or_default();
-            serde_json::from_str::<SpecLine>(line).map(|l| l.spec).unwrap_or_else(|e| panic!("built-in catalogue entry {}: {e}", self.head.name))
+            serde_json::from_str::<SpecLine>(line)
+                .map(|l| l.spec)
+                .unwrap_or_else(|e| panic!("built-in catalogue entry {}: {e}", self.head.name))
         })
     }
 
@@ -191,7 +213,9 @@ impl Catalogue {
     /// The catalogue compiled into kwire.
     pub fn builtin() -> &'static Catalogue {
         static CAT: OnceLock<Catalogue> = OnceLock::new();
-        CAT.get_or_init(|| Catalogue::from_lines(BUILTIN_JSON).expect("built-in catalogue is valid"))
+        CAT.get_or_init(|| {
+            Catalogue::from_lines(BUILTIN_JSON).expect("built-in catalogue is valid")
+        })
     }
 
     /// A catalogue file's definitions, each parsed on first use: the file is
@@ -199,8 +223,12 @@ impl Catalogue {
     fn from_lines(text: &'static str) -> Result<Catalogue, String> {
         let mut lines = text.lines();
         let head = lines.next().unwrap_or_default();
-        let releases_json = head.strip_prefix(&format!("{{\"format\":{FORMAT},\"releases\":")).and_then(|r| r.strip_suffix(",\"messages\":[")).ok_or("not a catalogue file of format 1")?;
-        let releases: Vec<String> = serde_json::from_str(releases_json).map_err(|e| e.to_string())?;
+        let releases_json = head
+            .strip_prefix(&format!("{{\"format\":{FORMAT},\"releases\":"))
+            .and_then(|r| r.strip_suffix(",\"messages\":["))
+            .ok_or("not a catalogue file of format 1")?;
+        let releases: Vec<String> =
+            serde_json::from_str(releases_json).map_err(|e| e.to_string())?;
         let mut entries = Vec::new();
         for (n, line) in lines.enumerate() {
             if line == "]}" {
@@ -217,12 +245,20 @@ impl Catalogue {
         if file.format != FORMAT {
             return Err(format!("catalogue format {} is not {FORMAT}", file.format));
         }
-        let entries = file.messages.into_iter().map(|e| Entry::new(e.releases.into_owned(), e.spec.into_owned())).collect();
+        let entries = file
+            .messages
+            .into_iter()
+            .map(|e| Entry::new(e.releases.into_owned(), e.spec.into_owned()))
+            .collect();
         Ok(Catalogue::from_entries(file.releases, entries))
     }
 
     fn from_entries(releases: Vec<String>, entries: Vec<Entry>) -> Catalogue {
-        let mut cat = Catalogue { releases, entries, ..Default::default() };
+        let mut cat = Catalogue {
+            releases,
+            entries,
+            ..Default::default()
+        };
         cat.reindex();
         cat
     }
@@ -234,11 +270,16 @@ impl Catalogue {
             if let Some(k) = e.head.api_key {
                 self.by_api.entry((e.head.kind, k)).or_default().push(i);
             }
-            self.by_name.entry(e.head.name.to_ascii_lowercase()).or_default().push(i);
+            self.by_name
+                .entry(e.head.name.to_ascii_lowercase())
+                .or_default()
+                .push(i);
         }
         // Newest release first, so lookups take the most recent definition.
         let entries = &self.entries;
-        let newest = |i: &usize| std::cmp::Reverse(entries[*i].releases.iter().map(|r| release_order(r)).max());
+        let newest = |i: &usize| {
+            std::cmp::Reverse(entries[*i].releases.iter().map(|r| release_order(r)).max())
+        };
         for v in self.by_api.values_mut().chain(self.by_name.values_mut()) {
             v.sort_by_key(newest);
         }
@@ -274,7 +315,9 @@ impl Catalogue {
     /// The entries of an API's requests or responses, newest first.
     #[inline]
     fn api_entries(&self, kind: MessageKind, api_key: i16) -> Option<&Vec<usize>> {
-        let dense = dense_slot(kind).zip(usize::try_from(api_key).ok()).and_then(|(slot, k)| self.api_dense[slot].get(k));
+        let dense = dense_slot(kind)
+            .zip(usize::try_from(api_key).ok())
+            .and_then(|(slot, k)| self.api_dense[slot].get(k));
         match dense {
             Some(v) if !v.is_empty() => Some(v),
             _ => self.by_api.get(&(kind, api_key)),
@@ -287,8 +330,17 @@ impl Catalogue {
             "{{\"format\":{FORMAT},\"releases\":{},\"messages\":[\n",
             serde_json::to_string(&self.releases).unwrap_or_default()
         );
-        let lines: Vec<String> =
-            self.entries.iter().map(|e| serde_json::to_string(&EntryFile { releases: (&e.releases[..]).into(), spec: std::borrow::Cow::Borrowed(e.spec()) }).unwrap_or_default()).collect();
+        let lines: Vec<String> = self
+            .entries
+            .iter()
+            .map(|e| {
+                serde_json::to_string(&EntryFile {
+                    releases: (&e.releases[..]).into(),
+                    spec: std::borrow::Cow::Borrowed(e.spec()),
+                })
+                .unwrap_or_default()
+            })
+            .collect();
         out.push_str(&lines.join(",\n"));
         out.push_str("\n]}\n");
         out
@@ -317,8 +369,18 @@ impl Catalogue {
             }
         }
         entries.sort_by(|a, b| {
-            (a.head.kind, a.head.api_key, &a.head.name, release_order(&a.releases[0]))
-                .cmp(&(b.head.kind, b.head.api_key, &b.head.name, release_order(&b.releases[0])))
+            (
+                a.head.kind,
+                a.head.api_key,
+                &a.head.name,
+                release_order(&a.releases[0]),
+            )
+                .cmp(&(
+                    b.head.kind,
+                    b.head.api_key,
+                    &b.head.name,
+                    release_order(&b.releases[0]),
+                ))
         });
         Ok(Catalogue::from_entries(releases, entries))
     }
@@ -328,38 +390,63 @@ impl Catalogue {
     pub fn with_loaded(&self, mut specs: Vec<MessageSpec>) -> Catalogue {
         propagate_unstable(&mut specs);
         let mut cat = self.clone();
-        let abouts: HashMap<&str, &MessageSpec> = specs.iter().map(|s| (s.name.as_str(), s)).collect();
+        let abouts: HashMap<&str, &MessageSpec> =
+            specs.iter().map(|s| (s.name.as_str(), s)).collect();
         for e in &mut cat.entries {
             if let Some(src) = abouts.get(e.head.name.as_str()) {
                 overlay_about(&mut e.spec_mut().fields, &src.fields);
             }
         }
         for spec in specs {
-            cat.entries.push(Entry::new(vec![LOADED_RELEASE.to_string()], spec));
+            cat.entries
+                .push(Entry::new(vec![LOADED_RELEASE.to_string()], spec));
         }
         cat.releases.push(LOADED_RELEASE.to_string());
         cat.reindex();
         cat
     }
 
-    fn candidates<'a>(&'a self, idx: Option<&'a Vec<usize>>, pin: Option<&str>) -> impl Iterator<Item = &'a Entry> + 'a {
+    fn candidates<'a>(
+        &'a self,
+        idx: Option<&'a Vec<usize>>,
+        pin: Option<&str>,
+    ) -> impl Iterator<Item = &'a Entry> + 'a {
         let pin = pin.map(str::to_string);
-        idx.into_iter().flatten().map(|&i| &self.entries[i]).filter(move |e| pin.as_deref().is_none_or(|p| in_release(e, p)))
+        idx.into_iter()
+            .flatten()
+            .map(|&i| &self.entries[i])
+            .filter(move |e| pin.as_deref().is_none_or(|p| in_release(e, p)))
     }
 
     /// The definition of an API's request or response at `version`: loaded
     /// definitions first, then the newest release that defines the version.
     #[inline]
-    pub fn message(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<&MessageSpec> {
+    pub fn message(
+        &self,
+        kind: MessageKind,
+        api_key: i16,
+        version: i16,
+        pin: Option<&str>,
+    ) -> Option<&MessageSpec> {
         self.entry_spec(self.message_index(kind, api_key, version, pin)?)
     }
 
     /// [`Self::message`] as the index of its entry ([`Self::entry_spec`]), for
     /// callers that remember lookups (a stream of alike frames).
-    pub fn message_index(&self, kind: MessageKind, api_key: i16, version: i16, pin: Option<&str>) -> Option<usize> {
+    pub fn message_index(
+        &self,
+        kind: MessageKind,
+        api_key: i16,
+        version: i16,
+        pin: Option<&str>,
+    ) -> Option<usize> {
         match pin {
             None => self.newest_at(self.api_entries(kind, api_key), version),
-            Some(p) => self.api_entries(kind, api_key)?.iter().copied().find(|&i| self.entries.get(i).is_some_and(|e| in_release(e, p) && e.head.valid_versions.contains(version))),
+            Some(p) => self.api_entries(kind, api_key)?.iter().copied().find(|&i| {
+                self.entries
+                    .get(i)
+                    .is_some_and(|e| in_release(e, p) && e.head.valid_versions.contains(version))
+            }),
         }
     }
 
@@ -373,7 +460,11 @@ impl Catalogue {
     /// for every frame, as a plain loop.
     #[inline]
     fn newest_at(&self, idx: Option<&Vec<usize>>, version: i16) -> Option<usize> {
-        idx?.iter().copied().find(|&i| self.entries.get(i).is_some_and(|e| e.head.valid_versions.contains(version)))
+        idx?.iter().copied().find(|&i| {
+            self.entries
+                .get(i)
+                .is_some_and(|e| e.head.valid_versions.contains(version))
+        })
     }
 
     /// Any definition by name (case-insensitive) at `version`.
@@ -392,7 +483,9 @@ impl Catalogue {
             Some(k) => self.by_name.get(k),
             None => self.by_name.get(&name.to_ascii_lowercase()),
         };
-        self.candidates(idx, pin).find(|e| e.head.valid_versions.contains(version)).map(Entry::spec)
+        self.candidates(idx, pin)
+            .find(|e| e.head.valid_versions.contains(version))
+            .map(Entry::spec)
     }
 
     /// Every entry of a name, newest first.
@@ -401,7 +494,12 @@ impl Catalogue {
     }
 
     /// Every entry of an API request or response, newest first.
-    pub fn entries_for<'a>(&'a self, kind: MessageKind, api_key: i16, pin: Option<&str>) -> impl Iterator<Item = &'a Entry> + 'a {
+    pub fn entries_for<'a>(
+        &'a self,
+        kind: MessageKind,
+        api_key: i16,
+        pin: Option<&str>,
+    ) -> impl Iterator<Item = &'a Entry> + 'a {
         self.candidates(self.api_entries(kind, api_key), pin)
     }
 
@@ -418,13 +516,19 @@ impl Catalogue {
 
     /// The API name for a key ("Produce"), also for retired APIs.
     pub fn api_name(&self, api_key: i16) -> Option<&str> {
-        self.api_entries(MessageKind::Request, api_key)?.first().map(|&i| api_name_of(&self.entries[i].head.name))
+        self.api_entries(MessageKind::Request, api_key)?
+            .first()
+            .map(|&i| api_name_of(&self.entries[i].head.name))
     }
 
     /// Every API key known, sorted.
     pub fn api_keys(&self) -> Vec<i16> {
-        let mut keys: Vec<i16> =
-            self.by_api.keys().filter(|(k, _)| *k == MessageKind::Request).map(|(_, a)| *a).collect();
+        let mut keys: Vec<i16> = self
+            .by_api
+            .keys()
+            .filter(|(k, _)| *k == MessageKind::Request)
+            .map(|(_, a)| *a)
+            .collect();
         keys.sort_unstable();
         keys
     }
@@ -437,9 +541,15 @@ impl Catalogue {
             return self.api_name(k).map(|_| k);
         }
         let lower = t.to_ascii_lowercase();
-        let base = lower.strip_suffix("request").or_else(|| lower.strip_suffix("response")).unwrap_or(&lower);
+        let base = lower
+            .strip_suffix("request")
+            .or_else(|| lower.strip_suffix("response"))
+            .unwrap_or(&lower);
         let base: String = base.chars().filter(|c| *c != '_' && *c != '-').collect();
-        self.api_keys().into_iter().find(|&k| self.api_name(k).is_some_and(|n| n.to_ascii_lowercase() == base))
+        self.api_keys().into_iter().find(|&k| {
+            self.api_name(k)
+                .is_some_and(|n| n.to_ascii_lowercase() == base)
+        })
     }
 
     /// API names closest to a misspelt one, for error messages.
@@ -452,13 +562,20 @@ impl Catalogue {
             .map(|n| (edit_distance(&lower, &n.to_ascii_lowercase()), n))
             .collect();
         scored.sort();
-        scored.into_iter().take(3).filter(|(d, _)| *d <= 4.max(lower.len() / 2)).map(|(_, n)| n).collect()
+        scored
+            .into_iter()
+            .take(3)
+            .filter(|(d, _)| *d <= 4.max(lower.len() / 2))
+            .map(|(_, n)| n)
+            .collect()
     }
 }
 
 /// "Produce" of "ProduceRequest" (as [`MessageSpec::api_name`]), without parsing the definition.
 fn api_name_of(name: &str) -> &str {
-    name.strip_suffix("Request").or_else(|| name.strip_suffix("Response")).unwrap_or(name)
+    name.strip_suffix("Request")
+        .or_else(|| name.strip_suffix("Response"))
+        .unwrap_or(name)
 }
 
 /// Responses do not carry `latestVersionUnstable`: take it from the request.
@@ -521,22 +638,44 @@ mod tests {
         assert!(cat.entries.len() > 400, "{} entries", cat.entries.len());
         for e in &cat.entries {
             let line = e.line.expect("a built-in entry keeps its line");
-            let scanned = scan_head(line).unwrap_or_else(|| panic!("no head scanned in {}", &line[..80]));
+            let scanned =
+                scan_head(line).unwrap_or_else(|| panic!("no head scanned in {}", &line[..80]));
             let parsed: HeadLine = serde_json::from_str(line).unwrap();
-            assert_eq!((&scanned.releases, &scanned.spec), (&parsed.releases, &parsed.spec));
+            assert_eq!(
+                (&scanned.releases, &scanned.spec),
+                (&parsed.releases, &parsed.spec)
+            );
             let whole: SpecLine = serde_json::from_str(line).unwrap();
             assert_eq!(whole.spec.name, e.name());
-            assert_eq!((whole.spec.kind, whole.spec.api_key, whole.spec.valid_versions), (e.kind(), e.head.api_key, e.valid_versions()));
+            assert_eq!(
+                (
+                    whole.spec.kind,
+                    whole.spec.api_key,
+                    whole.spec.valid_versions
+                ),
+                (e.kind(), e.head.api_key, e.valid_versions())
+            );
         }
     }
 
     #[test]
     fn other_shapes_are_left_to_the_parser() {
-        assert!(scan_head(r#"{"spec":{"name":"A","kind":"request","valid_versions":"0"},"releases":["4.0"]}"#).is_none());
+        assert!(scan_head(
+            r#"{"spec":{"name":"A","kind":"request","valid_versions":"0"},"releases":["4.0"]}"#
+        )
+        .is_none());
         assert!(scan_head(r#"{"releases":["4.0"],"spec":{"name":"A\u0042","kind":"request","valid_versions":"0"}}"#).is_none());
         let h = scan_head(r#"{"releases":["3.9","4.0"],"spec":{"name":"RequestHeader","kind":"header","valid_versions":"0-2","fields":[]}}"#).unwrap();
         assert_eq!(h.releases, ["3.9", "4.0"]);
-        assert_eq!(h.spec, Head { name: "RequestHeader".into(), kind: MessageKind::Header, api_key: None, valid_versions: Versions::new(0, 2) });
+        assert_eq!(
+            h.spec,
+            Head {
+                name: "RequestHeader".into(),
+                kind: MessageKind::Header,
+                api_key: None,
+                valid_versions: Versions::new(0, 2)
+            }
+        );
     }
 
     /// `to_json` writes what `from_lines` reads back, entry for entry.
@@ -545,6 +684,10 @@ mod tests {
         let cat = Catalogue::builtin();
         let again = Catalogue::from_json(&cat.to_json()).unwrap();
         assert_eq!(cat.entries.len(), again.entries.len());
-        assert!(cat.entries.iter().zip(&again.entries).all(|(a, b)| a.releases == b.releases && a.spec() == b.spec()));
+        assert!(cat
+            .entries
+            .iter()
+            .zip(&again.entries)
+            .all(|(a, b)| a.releases == b.releases && a.spec() == b.spec()));
     }
 }

@@ -25,15 +25,42 @@ pub struct FieldAt {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum Change {
-    Added { field: FieldAt },
-    Removed { field: FieldAt },
-    TypeChanged { path: String, from: String, to: String },
-    NullableChanged { path: String, from: bool, to: bool },
-    TaggedChanged { path: String, from: Option<u32>, to: Option<u32> },
-    DefaultChanged { path: String, from: Option<String>, to: Option<String> },
-    IgnorableChanged { path: String, from: bool, to: bool },
+    Added {
+        field: FieldAt,
+    },
+    Removed {
+        field: FieldAt,
+    },
+    TypeChanged {
+        path: String,
+        from: String,
+        to: String,
+    },
+    NullableChanged {
+        path: String,
+        from: bool,
+        to: bool,
+    },
+    TaggedChanged {
+        path: String,
+        from: Option<u32>,
+        to: Option<u32>,
+    },
+    DefaultChanged {
+        path: String,
+        from: Option<String>,
+        to: Option<String>,
+    },
+    IgnorableChanged {
+        path: String,
+        from: bool,
+        to: bool,
+    },
     /// The message switched between flexible (KIP-482) and classic encodings.
-    FlexibleChanged { from: bool, to: bool },
+    FlexibleChanged {
+        from: bool,
+        to: bool,
+    },
 }
 
 impl Change {
@@ -46,16 +73,39 @@ impl Change {
                 field.path,
                 field.ty,
                 if field.nullable { " (nullable)" } else { "" },
-                field.tag.map_or(String::new(), |t| format!(" (tagged, tag {t})")),
-                field.default.as_ref().map_or(String::new(), |d| format!(" (default {d})"))
+                field
+                    .tag
+                    .map_or(String::new(), |t| format!(" (tagged, tag {t})")),
+                field
+                    .default
+                    .as_ref()
+                    .map_or(String::new(), |d| format!(" (default {d})"))
             ),
             Change::Removed { field } => format!("- {} {}", field.path, field.ty),
             Change::TypeChanged { path, from, to } => format!("~ {path}: type {from} → {to}"),
-            Change::NullableChanged { path, from, to } => format!("~ {path}: {} → {}", nullable_word(*from), nullable_word(*to)),
-            Change::TaggedChanged { path, from, to } => format!("~ {path}: {} → {}", tag(from), tag(to)),
-            Change::DefaultChanged { path, from, to } => format!("~ {path}: default {} → {}", from.as_deref().unwrap_or("(none)"), to.as_deref().unwrap_or("(none)")),
-            Change::IgnorableChanged { path, from, to } => format!("~ {path}: {} → {}", ignorable_word(*from), ignorable_word(*to)),
-            Change::FlexibleChanged { from, to } => format!("~ encoding: {} → {}", flexible_word(*from), flexible_word(*to)),
+            Change::NullableChanged { path, from, to } => format!(
+                "~ {path}: {} → {}",
+                nullable_word(*from),
+                nullable_word(*to)
+            ),
+            Change::TaggedChanged { path, from, to } => {
+                format!("~ {path}: {} → {}", tag(from), tag(to))
+            }
+            Change::DefaultChanged { path, from, to } => format!(
+                "~ {path}: default {} → {}",
+                from.as_deref().unwrap_or("(none)"),
+                to.as_deref().unwrap_or("(none)")
+            ),
+            Change::IgnorableChanged { path, from, to } => format!(
+                "~ {path}: {} → {}",
+                ignorable_word(*from),
+                ignorable_word(*to)
+            ),
+            Change::FlexibleChanged { from, to } => format!(
+                "~ encoding: {} → {}",
+                flexible_word(*from),
+                flexible_word(*to)
+            ),
         }
     }
 }
@@ -106,9 +156,18 @@ pub fn layout(spec: &MessageSpec, version: i16) -> Vec<FieldAt> {
 
 /// The fields present at `version` with their dotted paths, depth first.
 pub fn fields_at(spec: &MessageSpec, version: i16) -> Vec<(String, &FieldSpec)> {
-    fn collect<'a>(fields: &'a [FieldSpec], prefix: &str, version: i16, out: &mut Vec<(String, &'a FieldSpec)>) {
+    fn collect<'a>(
+        fields: &'a [FieldSpec],
+        prefix: &str,
+        version: i16,
+        out: &mut Vec<(String, &'a FieldSpec)>,
+    ) {
         for f in fields.iter().filter(|f| f.versions.contains(version)) {
-            let path = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
+            let path = if prefix.is_empty() {
+                f.name.clone()
+            } else {
+                format!("{prefix}.{}", f.name)
+            };
             out.push((path.clone(), f));
             collect(&f.fields, &path, version, out);
         }
@@ -132,19 +191,39 @@ pub fn diff(a: &MessageSpec, va: i16, b: &MessageSpec, vb: i16) -> Vec<Change> {
             None => changes.push(Change::Removed { field: x.clone() }),
             Some(y) => {
                 if x.ty != y.ty {
-                    changes.push(Change::TypeChanged { path: x.path.clone(), from: x.ty.clone(), to: y.ty.clone() });
+                    changes.push(Change::TypeChanged {
+                        path: x.path.clone(),
+                        from: x.ty.clone(),
+                        to: y.ty.clone(),
+                    });
                 }
                 if x.nullable != y.nullable {
-                    changes.push(Change::NullableChanged { path: x.path.clone(), from: x.nullable, to: y.nullable });
+                    changes.push(Change::NullableChanged {
+                        path: x.path.clone(),
+                        from: x.nullable,
+                        to: y.nullable,
+                    });
                 }
                 if x.tag != y.tag {
-                    changes.push(Change::TaggedChanged { path: x.path.clone(), from: x.tag, to: y.tag });
+                    changes.push(Change::TaggedChanged {
+                        path: x.path.clone(),
+                        from: x.tag,
+                        to: y.tag,
+                    });
                 }
                 if x.default != y.default {
-                    changes.push(Change::DefaultChanged { path: x.path.clone(), from: x.default.clone(), to: y.default.clone() });
+                    changes.push(Change::DefaultChanged {
+                        path: x.path.clone(),
+                        from: x.default.clone(),
+                        to: y.default.clone(),
+                    });
                 }
                 if x.ignorable != y.ignorable {
-                    changes.push(Change::IgnorableChanged { path: x.path.clone(), from: x.ignorable, to: y.ignorable });
+                    changes.push(Change::IgnorableChanged {
+                        path: x.path.clone(),
+                        from: x.ignorable,
+                        to: y.ignorable,
+                    });
                 }
             }
         }
@@ -159,14 +238,21 @@ pub fn diff(a: &MessageSpec, va: i16, b: &MessageSpec, vb: i16) -> Vec<Change> {
 
 /// What each version changed relative to the one before it (the first version
 /// lists its fields as added).
-pub fn history(spec_at: impl Fn(i16) -> Option<MessageSpec>, versions: &[i16]) -> Vec<(i16, Vec<Change>)> {
+pub fn history(
+    spec_at: impl Fn(i16) -> Option<MessageSpec>,
+    versions: &[i16],
+) -> Vec<(i16, Vec<Change>)> {
     let mut out = Vec::new();
     let mut prev: Option<(MessageSpec, i16)> = None;
     for &v in versions {
         let Some(spec) = spec_at(v) else { continue };
         let changes = match &prev {
             Some((p, pv)) => diff(p, *pv, &spec, v),
-            None => layout(&spec, v).into_iter().filter(|f| !f.path.contains('.')).map(|field| Change::Added { field }).collect(),
+            None => layout(&spec, v)
+                .into_iter()
+                .filter(|f| !f.path.contains('.'))
+                .map(|field| Change::Added { field })
+                .collect(),
         };
         out.push((v, changes));
         prev = Some((spec, v));
@@ -191,12 +277,24 @@ mod tests {
     fn version_changes() {
         let s = parse_definition(SPEC, "t").unwrap();
         let d01 = diff(&s, 0, &s, 1);
-        assert!(d01.contains(&Change::NullableChanged { path: "Name".into(), from: false, to: true }));
+        assert!(d01.contains(&Change::NullableChanged {
+            path: "Name".into(),
+            from: false,
+            to: true
+        }));
         assert!(d01.iter().any(|c| matches!(c, Change::Added { field } if field.path == "Items.Extra" && field.ty == "int64")));
         let d12 = diff(&s, 1, &s, 2);
-        assert_eq!(d12, vec![Change::FlexibleChanged { from: false, to: true }]);
+        assert_eq!(
+            d12,
+            vec![Change::FlexibleChanged {
+                from: false,
+                to: true
+            }]
+        );
         let d23 = diff(&s, 2, &s, 3);
-        assert!(d23.iter().any(|c| matches!(c, Change::Removed { field } if field.path == "Items.Extra")));
+        assert!(d23
+            .iter()
+            .any(|c| matches!(c, Change::Removed { field } if field.path == "Items.Extra")));
         assert!(d23.iter().any(|c| matches!(c, Change::Added { field } if field.path == "Count" && field.tag == Some(0))));
         let h = history(|_| Some(s.clone()), &[0, 1, 2, 3]);
         assert_eq!(h.len(), 4);

@@ -8,19 +8,42 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 const MESSAGE_KEYS: &[&str] = &[
-    "apiKey", "type", "name", "validVersions", "flexibleVersions", "deprecatedVersions",
-    "latestVersionUnstable", "listeners", "commonStructs", "fields", "headerVersions",
+    "apiKey",
+    "type",
+    "name",
+    "validVersions",
+    "flexibleVersions",
+    "deprecatedVersions",
+    "latestVersionUnstable",
+    "listeners",
+    "commonStructs",
+    "fields",
+    "headerVersions",
 ];
 const FIELD_KEYS: &[&str] = &[
-    "name", "type", "versions", "about", "fields", "default", "entityType", "nullableVersions",
-    "ignorable", "mapKey", "taggedVersions", "tag", "zeroCopy", "flexibleVersions",
+    "name",
+    "type",
+    "versions",
+    "about",
+    "fields",
+    "default",
+    "entityType",
+    "nullableVersions",
+    "ignorable",
+    "mapKey",
+    "taggedVersions",
+    "tag",
+    "zeroCopy",
+    "flexibleVersions",
 ];
 
 /// Parse one definition file. `origin` names it in errors.
 pub fn parse_definition(text: &str, origin: &str) -> Result<MessageSpec, String> {
     let stripped = strip_comments(text);
     let value: Value = serde_json::from_str(&stripped).map_err(|e| format!("{origin}: {e}"))?;
-    let obj = value.as_object().ok_or_else(|| format!("{origin}: top level is not an object"))?;
+    let obj = value
+        .as_object()
+        .ok_or_else(|| format!("{origin}: top level is not an object"))?;
     let mut spec = message_from_json(obj).map_err(|e| format!("{origin}: {e}"))?;
     spec.source_text = Some(text.to_string());
     Ok(spec)
@@ -30,19 +53,31 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
     check_keys(obj, MESSAGE_KEYS, "message")?;
     let name = str_key(obj, "name")?.ok_or("missing \"name\"")?.to_string();
     let kind_s = str_key(obj, "type")?.ok_or("missing \"type\"")?;
-    let kind = MessageKind::parse(kind_s).ok_or_else(|| format!("unknown message type {kind_s:?}"))?;
+    let kind =
+        MessageKind::parse(kind_s).ok_or_else(|| format!("unknown message type {kind_s:?}"))?;
     let api_key = match obj.get("apiKey") {
         None => None,
-        Some(v) => Some(int_value(v).and_then(|n| i16::try_from(n).ok()).ok_or("apiKey is not an int16")?),
+        Some(v) => Some(
+            int_value(v)
+                .and_then(|n| i16::try_from(n).ok())
+                .ok_or("apiKey is not an int16")?,
+        ),
     };
     let valid_versions = versions_key(obj, "validVersions")?.ok_or("missing \"validVersions\"")?;
     let flexible_versions = versions_key(obj, "flexibleVersions")?.unwrap_or(Versions::NONE);
     let deprecated_versions = versions_key(obj, "deprecatedVersions")?.unwrap_or(Versions::NONE);
-    let latest_version_unstable = obj.get("latestVersionUnstable").and_then(Value::as_bool).unwrap_or(false);
+    let latest_version_unstable = obj
+        .get("latestVersionUnstable")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let listeners = obj
         .get("listeners")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let header_versions = match obj.get("headerVersions") {
         None => Vec::new(),
@@ -56,7 +91,11 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
         // Two passes: a common struct may refer to another one declared later.
         let raw: Vec<&Map<String, Value>> = list.iter().filter_map(Value::as_object).collect();
         for c in &raw {
-            common_names.push(str_key(c, "name")?.ok_or("common struct without name")?.to_string());
+            common_names.push(
+                str_key(c, "name")?
+                    .ok_or("common struct without name")?
+                    .to_string(),
+            );
         }
         for _ in 0..raw.len().max(1) {
             let mut progressed = false;
@@ -126,17 +165,23 @@ fn field_from_json(
     parent_versions: Option<Versions>,
     commons: &HashMap<String, Vec<FieldSpec>>,
 ) -> Result<FieldSpec, String> {
-    let name = str_key(obj, "name")?.ok_or("field without name")?.to_string();
+    let name = str_key(obj, "name")?
+        .ok_or("field without name")?
+        .to_string();
     let field_name = name.clone();
     let ctx = |e: String| format!("field {field_name}: {e}");
     check_keys(obj, FIELD_KEYS, "field").map_err(ctx)?;
-    let ty_s = str_key(obj, "type").map_err(ctx)?.ok_or_else(|| ctx("missing type".into()))?;
+    let ty_s = str_key(obj, "type")
+        .map_err(ctx)?
+        .ok_or_else(|| ctx("missing type".into()))?;
     let ty = FieldType::parse(ty_s).map_err(ctx)?;
     let tagged = versions_key(obj, "taggedVersions").map_err(ctx)?;
     // `versions` may be absent on tagged fields: it then defaults to taggedVersions.
     let versions = match versions_key(obj, "versions").map_err(ctx)? {
         Some(v) => v,
-        None => tagged.or(parent_versions).ok_or_else(|| ctx("missing versions".into()))?,
+        None => tagged
+            .or(parent_versions)
+            .ok_or_else(|| ctx("missing versions".into()))?,
     };
     let tag = match obj.get("tag") {
         None => None,
@@ -157,7 +202,9 @@ fn field_from_json(
     let mut common_struct = None;
     let fields = match ty.struct_name() {
         Some(sname) if obj.get("fields").is_none() => {
-            let fields = commons.get(sname).ok_or_else(|| ctx(format!("unknown struct {sname}")))?;
+            let fields = commons
+                .get(sname)
+                .ok_or_else(|| ctx(format!("unknown struct {sname}")))?;
             common_struct = Some(sname.to_string());
             fields.clone()
         }
@@ -167,15 +214,23 @@ fn field_from_json(
         name,
         ty,
         versions,
-        nullable: versions_key(obj, "nullableVersions").map_err(ctx)?.unwrap_or(Versions::NONE),
+        nullable: versions_key(obj, "nullableVersions")
+            .map_err(ctx)?
+            .unwrap_or(Versions::NONE),
         tagged,
         tag,
         flexible: versions_key(obj, "flexibleVersions").map_err(ctx)?,
         default,
-        ignorable: obj.get("ignorable").and_then(Value::as_bool).unwrap_or(false),
+        ignorable: obj
+            .get("ignorable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         entity_type: str_key(obj, "entityType").map_err(ctx)?.map(str::to_string),
         map_key: obj.get("mapKey").and_then(Value::as_bool).unwrap_or(false),
-        zero_copy: obj.get("zeroCopy").and_then(Value::as_bool).unwrap_or(false),
+        zero_copy: obj
+            .get("zeroCopy")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         common_struct,
         fields,
         labels: Default::default(),
@@ -188,7 +243,9 @@ fn header_versions(v: &Value) -> Result<Vec<(Versions, i16)>, String> {
     let mut out = Vec::new();
     for (range, hv) in map {
         let r = Versions::parse(range)?.ok_or("empty headerVersions range")?;
-        let h = int_value(hv).and_then(|n| i16::try_from(n).ok()).ok_or("bad header version")?;
+        let h = int_value(hv)
+            .and_then(|n| i16::try_from(n).ok())
+            .ok_or("bad header version")?;
         out.push((r, h));
     }
     out.sort_by_key(|(r, _)| r.lo);
@@ -280,7 +337,10 @@ mod tests {
         assert_eq!(spec.listeners, vec!["broker"]);
         assert_eq!(spec.common_structs, vec!["Common"]);
         let items = &spec.fields[1];
-        assert_eq!(items.ty, FieldType::Array(Box::new(FieldType::Struct("Item".into()))));
+        assert_eq!(
+            items.ty,
+            FieldType::Array(Box::new(FieldType::Struct("Item".into())))
+        );
         assert!(items.fields[0].map_key);
         assert_eq!(items.fields[0].nullable, Versions::new(1, i16::MAX));
         assert_eq!(items.fields[0].entity_type.as_deref(), Some("topicName"));
@@ -289,7 +349,11 @@ mod tests {
         assert_eq!(shared.fields[0].ty, FieldType::Primitive(Primitive::Int32));
         let extra = &spec.fields[3];
         assert_eq!(extra.tag, Some(0));
-        assert_eq!(extra.versions, Versions::new(1, i16::MAX), "versions default to taggedVersions");
+        assert_eq!(
+            extra.versions,
+            Versions::new(1, i16::MAX),
+            "versions default to taggedVersions"
+        );
         assert_eq!(extra.default.as_deref(), Some("-1"));
         assert_eq!(spec.fields[0].about.as_deref(), Some("The id."));
     }

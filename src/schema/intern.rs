@@ -9,7 +9,10 @@ use std::sync::{Mutex, OnceLock};
 
 pub fn intern(s: &str) -> &'static str {
     static STRINGS: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut set = STRINGS.get_or_init(Default::default).lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut set = STRINGS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(&kept) = set.get(s) {
         return kept;
     }
@@ -23,7 +26,10 @@ pub fn intern(s: &str) -> &'static str {
 pub fn intern_thin(s: &str) -> &'static &'static str {
     static THIN: OnceLock<Mutex<HashMap<&'static str, &'static &'static str>>> = OnceLock::new();
     let kept = intern(s);
-    let mut map = THIN.get_or_init(Default::default).lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut map = THIN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     map.entry(kept).or_insert_with(|| Box::leak(Box::new(kept)))
 }
 
@@ -35,7 +41,10 @@ mod tests {
         let b = super::intern("GroupId");
         assert_eq!(a, "GroupId");
         assert!(std::ptr::eq(a, b));
-        let (c, d) = (super::intern_thin("GroupId"), super::intern_thin(&String::from("GroupId")));
+        let (c, d) = (
+            super::intern_thin("GroupId"),
+            super::intern_thin(&String::from("GroupId")),
+        );
         assert_eq!(*c, "GroupId");
         assert!(std::ptr::eq(c, d) && std::ptr::eq(*c, a));
     }

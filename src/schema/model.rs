@@ -286,7 +286,9 @@ impl FieldLabels {
         let cells = chunk.get_or_init(|| (0..ELEMENT_CHUNK).map(|_| OnceLock::new()).collect());
         // Kept for good, as labels are: bounded by the definitions, not the input,
         // and a static name costs a node no reference count.
-        crate::text::Text::from_static(cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").leak()))
+        crate::text::Text::from_static(
+            cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").leak()),
+        )
     }
 
     /// Whether these labels still describe `f` (its fields are public and may change).
@@ -363,7 +365,11 @@ impl FieldMeaning {
             FieldMeaning::ErrorCode
         } else if name == "ApiKey" || name == "RequestApiKey" {
             FieldMeaning::ApiKey
-        } else if int(Primitive::Int64) && (name.ends_with("Timestamp") || name.ends_with("TimestampMs") || name == "LogAppendTimeMs") {
+        } else if int(Primitive::Int64)
+            && (name.ends_with("Timestamp")
+                || name.ends_with("TimestampMs")
+                || name == "LogAppendTimeMs")
+        {
             FieldMeaning::Timestamp
         } else if (int(Primitive::Int32) || int(Primitive::Int64)) && name.ends_with("Ms") {
             FieldMeaning::Duration
@@ -375,13 +381,23 @@ impl FieldMeaning {
             FieldMeaning::AclOperation
         } else if int(Primitive::Int8) && name == "PermissionType" {
             FieldMeaning::AclPermission
-        } else if int(Primitive::Int8) && matches!(name, "PatternType" | "ResourcePatternType" | "PatternTypeFilter") {
+        } else if int(Primitive::Int8)
+            && matches!(
+                name,
+                "PatternType" | "ResourcePatternType" | "PatternTypeFilter"
+            )
+        {
             FieldMeaning::AclPattern
         } else if int(Primitive::Int8) && name == "ResourceTypeFilter" {
             FieldMeaning::AclResourceType
         } else if int(Primitive::Bytes) && name == "AuthBytes" {
             FieldMeaning::SaslAuthBytes
-        } else if int(Primitive::Bytes) && matches!(name, "Salt" | "SaltedPassword" | "StoredKey" | "ServerKey" | "Hmac") {
+        } else if int(Primitive::Bytes)
+            && matches!(
+                name,
+                "Salt" | "SaltedPassword" | "StoredKey" | "ServerKey" | "Hmac"
+            )
+        {
             FieldMeaning::Secret
         } else {
             FieldMeaning::Plain

@@ -125,7 +125,9 @@ impl StructPlan {
                 .map(|(i, f)| FieldPlan::compile(f, i as u16, version, flexible, true))
                 .collect()
         });
-        let fields_with = |what: &dyn Fn(&FieldPlan) -> bool| regular.iter().chain(tagged.iter().flatten()).any(what);
+        let fields_with = |what: &dyn Fn(&FieldPlan) -> bool| {
+            regular.iter().chain(tagged.iter().flatten()).any(what)
+        };
         let holds_records = fields_with(&|f| match &f.shape {
             Shape::Primitive(p) => *p == Primitive::Records,
             Shape::Struct(s) | Shape::Array(Element::Struct(s)) => s.holds_records,
@@ -133,18 +135,31 @@ impl StructPlan {
         });
         // A field of a meaning here, or in a nested struct that holds one.
         let holds = |nested: &dyn Fn(&StructPlan) -> bool, meant: &dyn Fn(FieldMeaning) -> bool| {
-            fields_with(&|f| matches!(&f.shape, Shape::Struct(s) | Shape::Array(Element::Struct(s)) if nested(s)))
-                || fields.iter().filter(|f| f.versions.contains(version)).any(|f| meant(FieldMeaning::of(f)))
+            fields_with(
+                &|f| matches!(&f.shape, Shape::Struct(s) | Shape::Array(Element::Struct(s)) if nested(s)),
+            ) || fields
+                .iter()
+                .filter(|f| f.versions.contains(version))
+                .any(|f| meant(FieldMeaning::of(f)))
         };
-        let holds_secrets = holds(&|s| s.holds_secrets, &|m| matches!(m, FieldMeaning::Secret | FieldMeaning::SaslAuthBytes));
+        let holds_secrets = holds(&|s| s.holds_secrets, &|m| {
+            matches!(m, FieldMeaning::Secret | FieldMeaning::SaslAuthBytes)
+        });
         let holds_topic_ids = holds(&|s| s.holds_topic_ids, &|m| m == FieldMeaning::TopicId);
-        StructPlan { regular, tagged, holds_records, holds_secrets, holds_topic_ids }
+        StructPlan {
+            regular,
+            tagged,
+            holds_records,
+            holds_secrets,
+            holds_topic_ids,
+        }
     }
 }
 
 impl FieldPlan {
     fn compile(f: &FieldSpec, decl: u16, version: i16, flexible: bool, in_tag: bool) -> FieldPlan {
-        let nested = |fields: &[FieldSpec]| Box::new(StructPlan::compile(fields, version, flexible));
+        let nested =
+            |fields: &[FieldSpec]| Box::new(StructPlan::compile(fields, version, flexible));
         let shape = match &f.ty {
             FieldType::Primitive(p) => Shape::Primitive(*p),
             FieldType::Struct(_) => Shape::Struct(nested(&f.fields)),
@@ -180,11 +195,16 @@ impl PlanCache {
     #[inline]
     fn get(&self, spec: &MessageSpec, version: i16) -> Option<&StructPlan> {
         let slots = self.0.get_or_init(|| {
-            let n = usize::try_from(spec.valid_versions.hi).map_or(0, |hi| (hi + 1).min(CACHED_VERSIONS));
+            let n = usize::try_from(spec.valid_versions.hi)
+                .map_or(0, |hi| (hi + 1).min(CACHED_VERSIONS));
             (0..n).map(|_| OnceLock::new()).collect()
         });
         let slot = slots.get(usize::try_from(version).ok()?)?;
-        Some(slot.get_or_init(|| StructPlan::compile(&spec.fields, version, spec.is_flexible(version))))
+        Some(
+            slot.get_or_init(|| {
+                StructPlan::compile(&spec.fields, version, spec.is_flexible(version))
+            }),
+        )
     }
 }
 
@@ -202,7 +222,11 @@ impl MessageSpec {
     pub fn plan(&self, version: i16) -> std::borrow::Cow<'_, StructPlan> {
         match self.plans.get(self, version) {
             Some(p) => std::borrow::Cow::Borrowed(p),
-            None => std::borrow::Cow::Owned(StructPlan::compile(&self.fields, version, self.is_flexible(version))),
+            None => std::borrow::Cow::Owned(StructPlan::compile(
+                &self.fields,
+                version,
+                self.is_flexible(version),
+            )),
         }
     }
 }
@@ -214,7 +238,10 @@ mod tests {
 
     /// The fields present at `v`, nested ones included, walked from the specs.
     fn any_field(fields: &[FieldSpec], v: i16, what: &dyn Fn(&FieldSpec) -> bool) -> bool {
-        fields.iter().filter(|f| f.versions.contains(v)).any(|f| what(f) || any_field(&f.fields, v, what))
+        fields
+            .iter()
+            .filter(|f| f.versions.contains(v))
+            .any(|f| what(f) || any_field(&f.fields, v, what))
     }
 
     #[test]
@@ -225,20 +252,57 @@ mod tests {
             let spec = e.spec();
             for v in spec.valid_versions.lo.max(0)..=spec.valid_versions.hi {
                 let plan = spec.plan(v);
-                let want_records = any_field(&spec.fields, v, &|f| matches!(f.ty, FieldType::Primitive(Primitive::Records)));
-                let want_secrets = any_field(&spec.fields, v, &|f| matches!(FieldMeaning::of(f), FieldMeaning::Secret | FieldMeaning::SaslAuthBytes));
-                let want_ids = any_field(&spec.fields, v, &|f| FieldMeaning::of(f) == FieldMeaning::TopicId);
-                assert_eq!((plan.holds_records, plan.holds_secrets, plan.holds_topic_ids), (want_records, want_secrets, want_ids), "{} v{v}", spec.name);
+                let want_records = any_field(&spec.fields, v, &|f| {
+                    matches!(f.ty, FieldType::Primitive(Primitive::Records))
+                });
+                let want_secrets = any_field(&spec.fields, v, &|f| {
+                    matches!(
+                        FieldMeaning::of(f),
+                        FieldMeaning::Secret | FieldMeaning::SaslAuthBytes
+                    )
+                });
+                let want_ids = any_field(&spec.fields, v, &|f| {
+                    FieldMeaning::of(f) == FieldMeaning::TopicId
+                });
+                assert_eq!(
+                    (plan.holds_records, plan.holds_secrets, plan.holds_topic_ids),
+                    (want_records, want_secrets, want_ids),
+                    "{} v{v}",
+                    spec.name
+                );
                 records += usize::from(want_records);
                 secrets += usize::from(want_secrets);
                 topic_ids += usize::from(want_ids);
             }
         }
-        assert!(records > 20 && secrets > 5 && topic_ids > 20, "{records} plans hold records, {secrets} credentials, {topic_ids} topic ids");
-        let plan = |kind, key, v| cat.message(kind, key, v, None).expect("defined").plan(v).into_owned();
-        assert!(plan(MessageKind::Request, 0, 9).holds_records && !plan(MessageKind::Request, 0, 9).holds_secrets, "Produce v9");
-        assert!(plan(MessageKind::Request, 36, 2).holds_secrets, "SaslAuthenticate v2: its auth bytes");
-        assert!(plan(MessageKind::Response, 1, 13).holds_topic_ids && !plan(MessageKind::Response, 1, 12).holds_topic_ids, "Fetch v13 names topics by id, v12 by name");
-        assert!(!plan(MessageKind::Request, 12, 4).holds_records && !plan(MessageKind::Request, 12, 4).holds_secrets, "Heartbeat v4");
+        assert!(
+            records > 20 && secrets > 5 && topic_ids > 20,
+            "{records} plans hold records, {secrets} credentials, {topic_ids} topic ids"
+        );
+        let plan = |kind, key, v| {
+            cat.message(kind, key, v, None)
+                .expect("defined")
+                .plan(v)
+                .into_owned()
+        };
+        assert!(
+            plan(MessageKind::Request, 0, 9).holds_records
+                && !plan(MessageKind::Request, 0, 9).holds_secrets,
+            "Produce v9"
+        );
+        assert!(
+            plan(MessageKind::Request, 36, 2).holds_secrets,
+            "SaslAuthenticate v2: its auth bytes"
+        );
+        assert!(
+            plan(MessageKind::Response, 1, 13).holds_topic_ids
+                && !plan(MessageKind::Response, 1, 12).holds_topic_ids,
+            "Fetch v13 names topics by id, v12 by name"
+        );
+        assert!(
+            !plan(MessageKind::Request, 12, 4).holds_records
+                && !plan(MessageKind::Request, 12, 4).holds_secrets,
+            "Heartbeat v4"
+        );
     }
 }

@@ -9,7 +9,17 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Folders that never hold definitions; skipping them keeps a source-tree walk fast.
-const SKIP_DIRS: &[&str] = &[".git", "build", "target", "node_modules", "test", "tests", ".gradle", "bin", "out"];
+const SKIP_DIRS: &[&str] = &[
+    ".git",
+    "build",
+    "target",
+    "node_modules",
+    "test",
+    "tests",
+    ".gradle",
+    "bin",
+    "out",
+];
 const MAX_DEPTH: usize = 12;
 /// A definition file is small; anything larger is not one (and is not read whole).
 const MAX_DEF_BYTES: u64 = 4 << 20;
@@ -23,8 +33,13 @@ pub fn load_definitions(path: &Path) -> Result<Vec<MessageSpec>, String> {
         if is_jar(path) {
             load_jar(path, &mut out, &mut seen)?;
         } else {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            push_spec(parse_definition(&text, &path.display().to_string())?, &mut out, &mut seen);
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            push_spec(
+                parse_definition(&text, &path.display().to_string())?,
+                &mut out,
+                &mut seen,
+            );
         }
     } else if path.is_dir() {
         let mut files = Vec::new();
@@ -35,7 +50,11 @@ pub fn load_definitions(path: &Path) -> Result<Vec<MessageSpec>, String> {
                 load_jar(&f, &mut out, &mut seen)?;
             } else if let Some(text) = read_small(&f) {
                 if looks_like_definition(&text) {
-                    push_spec(parse_definition(&text, &f.display().to_string())?, &mut out, &mut seen);
+                    push_spec(
+                        parse_definition(&text, &f.display().to_string())?,
+                        &mut out,
+                        &mut seen,
+                    );
                 }
             }
         }
@@ -43,7 +62,10 @@ pub fn load_definitions(path: &Path) -> Result<Vec<MessageSpec>, String> {
         return Err(format!("{}: no such file or folder", path.display()));
     }
     if out.is_empty() {
-        return Err(format!("{}: no Kafka message definitions found", path.display()));
+        return Err(format!(
+            "{}: no Kafka message definitions found",
+            path.display()
+        ));
     }
     Ok(out)
 }
@@ -63,7 +85,9 @@ fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
     if depth > MAX_DEPTH {
         return;
     }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         let name = e.file_name();
@@ -73,7 +97,9 @@ fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
             if !SKIP_DIRS.contains(&name.as_ref()) && !name.starts_with('.') {
                 walk(&p, depth + 1, files);
             }
-        } else if ft.is_file() && (name.ends_with(".json") || (name.ends_with(".jar") && jar_may_hold_defs(&name))) {
+        } else if ft.is_file()
+            && (name.ends_with(".json") || (name.ends_with(".jar") && jar_may_hold_defs(&name)))
+        {
             files.push(p);
         }
     }
@@ -81,7 +107,10 @@ fn walk(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
 
 /// Only Kafka's own jars carry definitions; skip the hundreds of dependency jars in `libs/`.
 fn jar_may_hold_defs(name: &str) -> bool {
-    name.starts_with("kafka") || name.contains("coordinator") || name.contains("metadata") || name.contains("raft")
+    name.starts_with("kafka")
+        || name.contains("coordinator")
+        || name.contains("metadata")
+        || name.contains("raft")
 }
 
 fn read_small(p: &Path) -> Option<String> {
@@ -97,25 +126,42 @@ fn looks_like_definition(text: &str) -> bool {
     text.contains("\"validVersions\"") && text.contains("\"type\"") && text.contains("\"name\"")
 }
 
-fn load_jar(path: &Path, out: &mut Vec<MessageSpec>, seen: &mut HashSet<String>) -> Result<(), String> {
+fn load_jar(
+    path: &Path,
+    out: &mut Vec<MessageSpec>,
+    seen: &mut HashSet<String>,
+) -> Result<(), String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("{}: not a readable jar: {e}", path.display()))?;
+    let mut zip = zip::ZipArchive::new(file)
+        .map_err(|e| format!("{}: not a readable jar: {e}", path.display()))?;
     let mut names: Vec<String> = zip
         .file_names()
-        .filter(|n| (n.starts_with("common/message/") || n.starts_with("common/metadata/")) && n.ends_with(".json"))
+        .filter(|n| {
+            (n.starts_with("common/message/") || n.starts_with("common/metadata/"))
+                && n.ends_with(".json")
+        })
         .map(str::to_string)
         .collect();
     names.sort();
     for name in names {
-        let mut entry = zip.by_name(&name).map_err(|e| format!("{}!{name}: {e}", path.display()))?;
+        let mut entry = zip
+            .by_name(&name)
+            .map_err(|e| format!("{}!{name}: {e}", path.display()))?;
         if entry.size() > MAX_DEF_BYTES {
             continue;
         }
         let mut text = String::new();
         // Bounded read: the declared size is untrusted.
-        (&mut entry).take(MAX_DEF_BYTES).read_to_string(&mut text).map_err(|e| format!("{}!{name}: {e}", path.display()))?;
+        (&mut entry)
+            .take(MAX_DEF_BYTES)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{}!{name}: {e}", path.display()))?;
         if looks_like_definition(&text) {
-            push_spec(parse_definition(&text, &format!("{}!{name}", path.display()))?, out, seen);
+            push_spec(
+                parse_definition(&text, &format!("{}!{name}", path.display()))?,
+                out,
+                seen,
+            );
         }
     }
     Ok(())

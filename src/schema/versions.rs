@@ -15,7 +15,10 @@ pub struct Versions {
 
 impl Versions {
     pub const NONE: Versions = Versions { lo: 1, hi: 0 };
-    pub const ALL: Versions = Versions { lo: 0, hi: MAX_VERSION };
+    pub const ALL: Versions = Versions {
+        lo: 0,
+        hi: MAX_VERSION,
+    };
 
     pub fn new(lo: i16, hi: i16) -> Self {
         Versions { lo, hi }
@@ -34,7 +37,10 @@ impl Versions {
     }
 
     pub fn intersect(&self, other: &Versions) -> Versions {
-        let v = Versions { lo: self.lo.max(other.lo), hi: self.hi.min(other.hi) };
+        let v = Versions {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.min(other.hi),
+        };
         if v.is_empty() {
             Versions::NONE
         } else {
@@ -58,7 +64,11 @@ impl Versions {
         if s == "none" {
             return Ok(Some(Versions::NONE));
         }
-        let num = |t: &str| t.trim().parse::<i16>().map_err(|_| format!("bad version number {t:?} in {s:?}"));
+        let num = |t: &str| {
+            t.trim()
+                .parse::<i16>()
+                .map_err(|_| format!("bad version number {t:?} in {s:?}"))
+        };
         if let Some(lo) = s.strip_suffix('+') {
             return Ok(Some(Versions::new(num(lo)?, MAX_VERSION)));
         }
@@ -111,7 +121,10 @@ mod tests {
     fn parses_every_spelling() {
         assert_eq!(Versions::parse("3").unwrap(), Some(Versions::new(3, 3)));
         assert_eq!(Versions::parse("3-12").unwrap(), Some(Versions::new(3, 12)));
-        assert_eq!(Versions::parse("9+").unwrap(), Some(Versions::new(9, MAX_VERSION)));
+        assert_eq!(
+            Versions::parse("9+").unwrap(),
+            Some(Versions::new(9, MAX_VERSION))
+        );
         assert_eq!(Versions::parse("none").unwrap(), Some(Versions::NONE));
         assert_eq!(Versions::parse("").unwrap(), None);
         assert!(Versions::parse("x").is_err());
@@ -132,7 +145,10 @@ mod tests {
         assert!(!Versions::NONE.contains(0));
         assert_eq!(v.intersect(&Versions::new(4, 9)), Versions::new(4, 5));
         assert!(v.intersect(&Versions::new(6, 9)).is_empty());
-        assert_eq!(Versions::new(1, 3).iter_capped(10).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(
+            Versions::new(1, 3).iter_capped(10).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
         assert_eq!(Versions::NONE.iter_capped(10).count(), 0);
     }
 }

@@ -4,10 +4,10 @@
 
 use crate::decode::{decode_frame, DecodeOptions, Frame, Node, Region, Role, Value};
 use crate::encode::FrameSpec;
-use crate::schema::Catalogue;
-use bytes::Bytes;
 use crate::render::text_tree::label;
+use crate::schema::Catalogue;
 use crate::teach::explain::spaced;
+use bytes::Bytes;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -85,7 +85,14 @@ struct Flat {
 /// Fields inside a tagged entry take their struct's path, so a field that
 /// moves between tagged and untagged keeps its path.
 fn flatten(frame: &Frame) -> Vec<Flat> {
-    fn go(frame: &Frame, node: &Node, at: &mut Vec<usize>, path: &str, struct_path: &str, out: &mut Vec<Flat>) {
+    fn go(
+        frame: &Frame,
+        node: &Node,
+        at: &mut Vec<usize>,
+        path: &str,
+        struct_path: &str,
+        out: &mut Vec<Flat>,
+    ) {
         for (i, c) in node.children.iter().enumerate() {
             let name = match (at.is_empty(), c.role, c.region) {
                 (true, Role::Structure, Region::Frame) => "frame",
@@ -101,17 +108,33 @@ fn flatten(frame: &Frame) -> Vec<Flat> {
             };
             // Array elements are `Topics[0]`, not `Topics.WriteStateData[0]`.
             let in_array = c.role == Role::Element && matches!(node.value, Value::Array(_));
-            let index = in_array.then(|| c.name.rfind('[').map(|i| &c.name[i..])).flatten();
+            let index = in_array
+                .then(|| c.name.rfind('[').map(|i| &c.name[i..]))
+                .flatten();
             let p = match index {
                 Some(ix) => format!("{base}{ix}"),
                 None if base.is_empty() => name.to_string(),
                 None => format!("{base}.{name}"),
             };
-            let inner_struct = if matches!(c.role, Role::TaggedSection | Role::TaggedEntry { .. }) { struct_path } else { &p };
+            let inner_struct = if matches!(c.role, Role::TaggedSection | Role::TaggedEntry { .. }) {
+                struct_path
+            } else {
+                &p
+            };
             at.push(i);
             let bytes = frame.bytes.get(c.offset..c.end()).unwrap_or_default();
-            let place = Place { offset: c.offset, len: c.len, hex: spaced(bytes), label: label(c), at: at.clone() };
-            out.push(Flat { path: p.clone(), leaf: c.children.is_empty(), place });
+            let place = Place {
+                offset: c.offset,
+                len: c.len,
+                hex: spaced(bytes),
+                label: label(c),
+                at: at.clone(),
+            };
+            out.push(Flat {
+                path: p.clone(),
+                leaf: c.children.is_empty(),
+                place,
+            });
             if c.role != Role::Decompressed {
                 go(frame, c, at, &p, inner_struct, out);
             }
@@ -144,8 +167,19 @@ pub fn align(a: &Frame, b: &Frame) -> Vec<Aligned> {
             None => removed.entry(anchor).or_default().push(x),
         }
     }
-    let only_a = |x: &Flat| Aligned { path: x.path.clone(), leaf: x.leaf, a: Some(x.place.clone()), b: None, mark: Mark::Removed };
-    let mut out: Vec<Aligned> = removed.get(&None).into_iter().flatten().map(|x| only_a(x)).collect();
+    let only_a = |x: &Flat| Aligned {
+        path: x.path.clone(),
+        leaf: x.leaf,
+        a: Some(x.place.clone()),
+        b: None,
+        mark: Mark::Removed,
+    };
+    let mut out: Vec<Aligned> = removed
+        .get(&None)
+        .into_iter()
+        .flatten()
+        .map(|x| only_a(x))
+        .collect();
     for (j, y) in fb.iter().enumerate() {
         let pa = ia.get(&y.path).map(|&i| &fa[i]);
         let mark = match pa {
@@ -153,8 +187,20 @@ pub fn align(a: &Frame, b: &Frame) -> Vec<Aligned> {
             Some(x) if x.place.hex == y.place.hex => Mark::Same,
             Some(_) => Mark::Changed,
         };
-        out.push(Aligned { path: y.path.clone(), leaf: y.leaf && pa.is_none_or(|x| x.leaf), a: pa.map(|x| x.place.clone()), b: Some(y.place.clone()), mark });
-        out.extend(removed.get(&Some(j)).into_iter().flatten().map(|x| only_a(x)));
+        out.push(Aligned {
+            path: y.path.clone(),
+            leaf: y.leaf && pa.is_none_or(|x| x.leaf),
+            a: pa.map(|x| x.place.clone()),
+            b: Some(y.place.clone()),
+            mark,
+        });
+        out.extend(
+            removed
+                .get(&Some(j))
+                .into_iter()
+                .flatten()
+                .map(|x| only_a(x)),
+        );
     }
     out
 }
@@ -175,7 +221,11 @@ pub struct FramePair {
 
 impl FramePair {
     /// Decode two encoded frames of `fs_a` and `fs_b` and align them.
-    pub fn decode(cat: &Catalogue, (fs_a, a): (&FrameSpec, Vec<u8>), (fs_b, b): (&FrameSpec, Vec<u8>)) -> FramePair {
+    pub fn decode(
+        cat: &Catalogue,
+        (fs_a, a): (&FrameSpec, Vec<u8>),
+        (fs_b, b): (&FrameSpec, Vec<u8>),
+    ) -> FramePair {
         let decode = |fs: &FrameSpec, bytes: Vec<u8>| {
             let opts = DecodeOptions {
                 direction: Some(fs.direction),
@@ -240,7 +290,6 @@ pub fn byte_marks(aligned: &[Aligned], side: Side, len: usize) -> Vec<Mark> {
     marks
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,7 +297,12 @@ mod tests {
 
     fn example(version: i16) -> Frame {
         let cat = Catalogue::builtin();
-        let fs = FrameSpec { direction: crate::decode::Direction::Request, api_key: 3, version, release: None };
+        let fs = FrameSpec {
+            direction: crate::decode::Direction::Request,
+            api_key: 3,
+            version,
+            release: None,
+        };
         let bytes = example_frame(cat, &fs).unwrap();
         decode_frame(cat, Bytes::from(bytes), 0, &DecodeOptions::default())
     }
@@ -257,13 +311,25 @@ mod tests {
     fn same_paths_compare_bytes() {
         let (a, b) = (example(8), example(9));
         let al = align(&a, &b);
-        let find = |p: &str| al.iter().find(|x| x.path == p).unwrap_or_else(|| panic!("{p}"));
+        let find = |p: &str| {
+            al.iter()
+                .find(|x| x.path == p)
+                .unwrap_or_else(|| panic!("{p}"))
+        };
         assert_eq!(find("header.request_api_key").mark, Mark::Same);
         assert_eq!(find("header.request_api_version").mark, Mark::Changed);
         assert_eq!(find("header.tagged_fields").mark, Mark::Added);
         assert_eq!(find("body.Topics.length").mark, Mark::Changed);
         let marks = byte_marks(&al, Side::B, b.bytes.len());
-        assert_eq!(marks[4..6], [Mark::Same, Mark::Same], "the api key is the same");
-        assert_eq!(marks[6..8], [Mark::Changed, Mark::Changed], "00 08 → 00 09: a changed field is marked whole");
+        assert_eq!(
+            marks[4..6],
+            [Mark::Same, Mark::Same],
+            "the api key is the same"
+        );
+        assert_eq!(
+            marks[6..8],
+            [Mark::Changed, Mark::Changed],
+            "00 08 → 00 09: a changed field is marked whole"
+        );
     }
 }

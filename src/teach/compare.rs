@@ -30,7 +30,11 @@ pub struct Cause {
 
 /// Encode the smallest instance of `a` at both versions and align the frames.
 /// Fields new in `b` take their defaults there.
-pub fn same_values(cat: &Catalogue, (fa, sa): (&FrameSpec, &MessageSpec), (fb, sb): (&FrameSpec, &MessageSpec)) -> Result<SameValues, String> {
+pub fn same_values(
+    cat: &Catalogue,
+    (fa, sa): (&FrameSpec, &MessageSpec),
+    (fb, sb): (&FrameSpec, &MessageSpec),
+) -> Result<SameValues, String> {
     let body = smallest_struct(&sa.fields, fa.version);
     let mut dropped = Vec::new();
     let at_b = carry(&sb.fields, &body, fb.version, "", &mut dropped);
@@ -39,15 +43,33 @@ pub fn same_values(cat: &Catalogue, (fa, sa): (&FrameSpec, &MessageSpec), (fb, s
     let b = encode_frame(cat, fb, &header, &at_b).map_err(|e| e.to_string())?;
     let pair = FramePair::decode(cat, (fa, a), (fb, b));
     let causes = causes(&pair, fa.version, fb.version);
-    Ok(SameValues { body: Json::Object(body), dropped, pair, causes })
+    Ok(SameValues {
+        body: Json::Object(body),
+        dropped,
+        pair,
+        causes,
+    })
 }
 
 /// `obj` restricted to the fields that exist at `version`, recursively.
-fn carry(fields: &[FieldSpec], obj: &Map<String, Json>, version: i16, path: &str, dropped: &mut Vec<String>) -> Map<String, Json> {
+fn carry(
+    fields: &[FieldSpec],
+    obj: &Map<String, Json>,
+    version: i16,
+    path: &str,
+    dropped: &mut Vec<String>,
+) -> Map<String, Json> {
     let mut out = Map::new();
     for (k, v) in obj {
-        let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-        let Some(f) = fields.iter().find(|f| &f.name == k && f.versions.contains(version)) else {
+        let p = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        let Some(f) = fields
+            .iter()
+            .find(|f| &f.name == k && f.versions.contains(version))
+        else {
             dropped.push(p);
             continue;
         };
@@ -58,7 +80,13 @@ fn carry(fields: &[FieldSpec], obj: &Map<String, Json>, version: i16, path: &str
                     .iter()
                     .enumerate()
                     .map(|(i, item)| match item.as_object() {
-                        Some(o) => Json::Object(carry(&f.fields, o, version, &format!("{p}[{i}]"), dropped)),
+                        Some(o) => Json::Object(carry(
+                            &f.fields,
+                            o,
+                            version,
+                            &format!("{p}[{i}]"),
+                            dropped,
+                        )),
                         None => item.clone(),
                     })
                     .collect(),
@@ -77,13 +105,20 @@ fn causes(pair: &FramePair, from: i16, to: i16) -> Vec<Cause> {
         let what = cause_of(pair, x, from, to);
         match out.iter_mut().find(|c| c.what == what) {
             Some(c) => c.bytes += x.delta(),
-            None => out.push(Cause { what, bytes: x.delta() }),
+            None => out.push(Cause {
+                what,
+                bytes: x.delta(),
+            }),
         }
     }
     // Bytes of containers that are not in any child (a records field's length).
-    let rest = pair.to_size as i64 - pair.from_size as i64 - out.iter().map(|c| c.bytes).sum::<i64>();
+    let rest =
+        pair.to_size as i64 - pair.from_size as i64 - out.iter().map(|c| c.bytes).sum::<i64>();
     if rest != 0 {
-        out.push(Cause { what: "other".into(), bytes: rest });
+        out.push(Cause {
+            what: "other".into(),
+            bytes: rest,
+        });
     }
     out
 }
@@ -98,9 +133,16 @@ fn cause_of(pair: &FramePair, x: &Aligned, from: i16, to: i16) -> String {
         (Some(_), Some(b)) => (Side::B, b),
         (None, None) => return "other".into(),
     };
-    let Some((node, parent)) = pair.node(side, place) else { return "other".into() };
-    let count = matches!(node.kind, Kind::CompactArrayLength | Kind::ArrayCount) && parent.is_some_and(|p| matches!(p.value, Value::Array(_)));
-    let prefixed = matches!(node.role, Role::Field { .. } | Role::Element) && matches!(node.kind, Kind::CompactPrefixed | Kind::Int16Prefixed | Kind::Int32Prefixed);
+    let Some((node, parent)) = pair.node(side, place) else {
+        return "other".into();
+    };
+    let count = matches!(node.kind, Kind::CompactArrayLength | Kind::ArrayCount)
+        && parent.is_some_and(|p| matches!(p.value, Value::Array(_)));
+    let prefixed = matches!(node.role, Role::Field { .. } | Role::Element)
+        && matches!(
+            node.kind,
+            Kind::CompactPrefixed | Kind::Int16Prefixed | Kind::Int32Prefixed
+        );
     if count || prefixed {
         "length and count prefixes".into()
     } else {
@@ -118,7 +160,12 @@ mod tests {
     fn metadata_goes_flexible_at_v9() {
         let cat = Catalogue::builtin();
         let spec = |v| cat.message(MessageKind::Request, 3, v, None).unwrap();
-        let fs = |version| FrameSpec { direction: Direction::Request, api_key: 3, version, release: None };
+        let fs = |version| FrameSpec {
+            direction: Direction::Request,
+            api_key: 3,
+            version,
+            release: None,
+        };
         let s = same_values(cat, (&fs(8), spec(8)), (&fs(9), spec(9))).unwrap();
         let total: i64 = s.causes.iter().map(|c| c.bytes).sum();
         assert_eq!(total, s.pair.to_size as i64 - s.pair.from_size as i64);

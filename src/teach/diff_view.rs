@@ -50,7 +50,10 @@ pub fn render_version_diff(d: &VersionDiff, color: bool) -> String {
         d.api,
         d.from,
         d.to,
-        d.release.as_deref().map_or("the newest definition of each version".to_string(), |r| format!("Kafka {r} definitions"))
+        d.release.as_deref().map_or(
+            "the newest definition of each version".to_string(),
+            |r| format!("Kafka {r} definitions")
+        )
     );
     for dir in &d.directions {
         let _ = write!(out, "\n== {} ==\n", dir.kind.as_str());
@@ -71,20 +74,39 @@ fn direction(out: &mut String, d: &VersionDiff, dir: &DirectionDiff, color: bool
     if h.from == h.to && h.same_rule {
         let _ = writeln!(out, "header: v{} at both versions: {}", h.to, h.to_reason);
     } else {
-        let _ = writeln!(out, "header: v{} → v{}\n  v{}: {}\n  v{}: {}", h.from, h.to, d.from, h.from_reason, d.to, h.to_reason);
+        let _ = writeln!(
+            out,
+            "header: v{} → v{}\n  v{}: {}\n  v{}: {}",
+            h.from, h.to, d.from, h.from_reason, d.to, h.to_reason
+        );
     }
     let (pair, title) = match &dir.same_values {
         None => (&dir.example, "smallest instance"),
         Some(s) => (&s.pair, "the same values at both versions"),
     };
-    let _ = writeln!(out, "\n{title}: {} → {} bytes ({})", pair.from_size, pair.to_size, signed(pair.to_size as i64 - pair.from_size as i64));
+    let _ = writeln!(
+        out,
+        "\n{title}: {} → {} bytes ({})",
+        pair.from_size,
+        pair.to_size,
+        signed(pair.to_size as i64 - pair.from_size as i64)
+    );
     if let Some(s) = &dir.same_values {
         let _ = writeln!(out, "  values: {}", s.body);
         if !s.dropped.is_empty() {
-            let _ = writeln!(out, "  left out at v{} (no such field): {}", d.to, s.dropped.join(", "));
+            let _ = writeln!(
+                out,
+                "  left out at v{} (no such field): {}",
+                d.to,
+                s.dropped.join(", ")
+            );
         }
     }
-    let _ = writeln!(out, "bytes by field path, v{} → v{} ({LEGEND}):", d.from, d.to);
+    let _ = writeln!(
+        out,
+        "bytes by field path, v{} → v{} ({LEGEND}):",
+        d.from, d.to
+    );
     alignment_table(out, pair, dir.same_values.is_some());
     if let Some(s) = &dir.same_values {
         out.push_str("size difference by cause:\n");
@@ -95,8 +117,16 @@ fn direction(out: &mut String, d: &VersionDiff, dir: &DirectionDiff, color: bool
             let _ = writeln!(out, "  {:>5}  {}", signed(c.bytes), c.what);
         }
     }
-    let _ = writeln!(out, "side by side ({LEGEND}; unmarked bytes are the same in both):");
-    side_by_side(out, pair, (&format!("v{}", d.from), &format!("v{}", d.to)), color);
+    let _ = writeln!(
+        out,
+        "side by side ({LEGEND}; unmarked bytes are the same in both):"
+    );
+    side_by_side(
+        out,
+        pair,
+        (&format!("v{}", d.from), &format!("v{}", d.to)),
+        color,
+    );
 }
 
 fn cut_hex(hex: &str) -> String {
@@ -114,22 +144,56 @@ fn cut_hex(hex: &str) -> String {
 fn alignment_table(out: &mut String, pair: &FramePair, explain_changes: bool) {
     let rows: Vec<&Aligned> = pair.alignment.iter().filter(|x| x.leaf).collect();
     let side_text = |x: &Aligned, side: Side| -> String {
-        let Some(p) = x.side(side) else { return String::new() };
-        let value = pair.node(side, p).and_then(|(n, _)| value_text(n)).map_or(String::new(), |v| format!(" = {}", cut_value(&v)));
+        let Some(p) = x.side(side) else {
+            return String::new();
+        };
+        let value = pair
+            .node(side, p)
+            .and_then(|(n, _)| value_text(n))
+            .map_or(String::new(), |v| format!(" = {}", cut_value(&v)));
         format!("0x{:04x} {}{value}", p.offset, cut_hex(&p.hex))
     };
-    let width = |side: Side| rows.iter().map(|x| side_text(x, side).chars().count()).max().unwrap_or(0);
-    let (pw, aw, bw) = (rows.iter().map(|x| x.path.chars().count()).max().unwrap_or(0), width(Side::A), width(Side::B));
+    let width = |side: Side| {
+        rows.iter()
+            .map(|x| side_text(x, side).chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (pw, aw, bw) = (
+        rows.iter()
+            .map(|x| x.path.chars().count())
+            .max()
+            .unwrap_or(0),
+        width(Side::A),
+        width(Side::B),
+    );
     for x in rows {
-        let delta = if x.delta() == 0 { String::new() } else { signed(x.delta()) };
-        let line = format!("{} {:<pw$}  {:<aw$}  {:<bw$}  {delta}", x.mark.symbol(), x.path, side_text(x, Side::A), side_text(x, Side::B));
+        let delta = if x.delta() == 0 {
+            String::new()
+        } else {
+            signed(x.delta())
+        };
+        let line = format!(
+            "{} {:<pw$}  {:<aw$}  {:<bw$}  {delta}",
+            x.mark.symbol(),
+            x.path,
+            side_text(x, Side::A),
+            side_text(x, Side::B)
+        );
         let _ = writeln!(out, "  {}", line.trim_end());
         if explain_changes && x.delta() != 0 {
             for side in [Side::A, Side::B] {
-                let Some((node, parent)) = x.side(side).and_then(|p| pair.node(side, p)) else { continue };
+                let Some((node, parent)) = x.side(side).and_then(|p| pair.node(side, p)) else {
+                    continue;
+                };
                 let lines = explain(node, parent, &pair.frame(side).bytes);
                 if !lines.is_empty() {
-                    let _ = writeln!(out, "      v{}: {}", pair.frame(side).api_version.unwrap_or_default(), lines.join("; "));
+                    let _ = writeln!(
+                        out,
+                        "      v{}: {}",
+                        pair.frame(side).api_version.unwrap_or_default(),
+                        lines.join("; ")
+                    );
                 }
             }
         }
@@ -149,7 +213,10 @@ fn cut_value(v: &str) -> String {
 /// Both frames as hex rows side by side, each byte prefixed by its mark.
 fn side_by_side(out: &mut String, pair: &FramePair, (la, lb): (&str, &str), color: bool) {
     let (a, b) = (&pair.from.bytes, &pair.to.bytes);
-    let (ma, mb) = (byte_marks(&pair.alignment, Side::A, a.len()), byte_marks(&pair.alignment, Side::B, b.len()));
+    let (ma, mb) = (
+        byte_marks(&pair.alignment, Side::A, a.len()),
+        byte_marks(&pair.alignment, Side::B, b.len()),
+    );
     // A byte is a space, its mark and two hex digits: marks of neighbouring
     // bytes never run together (` ~00 ~00`, not `~00~00`), coloured or not.
     let width = 4 + 4 * GRID_ROW;
@@ -161,7 +228,18 @@ fn side_by_side(out: &mut String, pair: &FramePair, (la, lb): (&str, &str), colo
             return (String::new(), 0);
         }
         let end = (start + GRID_ROW).min(bytes.len());
-        let cells: String = (start..end).map(|i| format!(" {}", paint(&format!("{}{:02x}", marks[i].symbol(), bytes[i]), marks[i], color))).collect();
+        let cells: String = (start..end)
+            .map(|i| {
+                format!(
+                    " {}",
+                    paint(
+                        &format!("{}{:02x}", marks[i].symbol(), bytes[i]),
+                        marks[i],
+                        color
+                    )
+                )
+            })
+            .collect();
         (format!("{start:04x}{cells}"), 4 + 4 * (end - start))
     };
     let rows = a.len().max(b.len()).div_ceil(GRID_ROW);
@@ -174,7 +252,13 @@ fn side_by_side(out: &mut String, pair: &FramePair, (la, lb): (&str, &str), colo
 
 pub fn render_release_diff(d: &ReleaseDiff) -> String {
     let n = d.definitions.len();
-    let mut out = format!("Kafka {} → {}: {n} definition{} differ{}\n", d.from, d.to, if n == 1 { "" } else { "s" }, if n == 1 { "s" } else { "" });
+    let mut out = format!(
+        "Kafka {} → {}: {n} definition{} differ{}\n",
+        d.from,
+        d.to,
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "s" } else { "" }
+    );
     for def in &d.definitions {
         out.push('\n');
         definition(&mut out, d, def);
@@ -215,16 +299,31 @@ fn definition(out: &mut String, d: &ReleaseDiff, def: &DefinitionDiff) {
         notes.push(format!("added {}", compress_versions(&def.added_versions)));
     }
     if !def.removed_versions.is_empty() && !def.versions_to.is_empty() {
-        notes.push(format!("removed {}", compress_versions(&def.removed_versions)));
+        notes.push(format!(
+            "removed {}",
+            compress_versions(&def.removed_versions)
+        ));
     }
     if !def.now_stable.is_empty() {
         notes.push(format!("{} now stable", compress_versions(&def.now_stable)));
     }
     if !def.now_unstable.is_empty() {
-        notes.push(format!("{} now unstable", compress_versions(&def.now_unstable)));
+        notes.push(format!(
+            "{} now unstable",
+            compress_versions(&def.now_unstable)
+        ));
     }
-    let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
-    let _ = writeln!(out, "  versions: {} → {}{notes}", versions_text(&def.versions_from), versions_text(&def.versions_to));
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    };
+    let _ = writeln!(
+        out,
+        "  versions: {} → {}{notes}",
+        versions_text(&def.versions_from),
+        versions_text(&def.versions_to)
+    );
     for v in &def.versions {
         let what = match (v.new, v.against) {
             (true, Some(p)) => format!("v{} (new; against v{p})", v.version),
@@ -233,7 +332,11 @@ fn definition(out: &mut String, d: &ReleaseDiff, def: &DefinitionDiff) {
         };
         let size = match (v.body_size_from, v.body_size_to) {
             (Some(a), Some(b)) if !v.new => {
-                let hint = if a == b && v.changes.iter().any(|c| matches!(c, Change::Added { field } if field.tag.is_some())) {
+                let hint = if a == b
+                    && v.changes
+                        .iter()
+                        .any(|c| matches!(c, Change::Added { field } if field.tag.is_some()))
+                {
                     " (a tagged field at its default is not written)"
                 } else {
                     ""

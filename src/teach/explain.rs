@@ -5,11 +5,11 @@
 //! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
 
 use crate::decode::{Frame, Kind, Node, Role, Value};
-use crate::text::Text;
 use crate::protocol::headers::header_for;
 use crate::render::text_tree::{push_findings, render_tree_annotated, TreeOptions};
-use crate::text::{kafka_uuid_text, uuid_text};
 use crate::schema::{Catalogue, MessageKind, Primitive};
+use crate::text::Text;
+use crate::text::{kafka_uuid_text, uuid_text};
 use bytes::Bytes;
 
 /// Steps from bytes to value, and the value they arrive at.
@@ -35,7 +35,10 @@ enum Reading {
     /// KIP-893's int8 marker of a nullable struct.
     PresenceInt8,
     /// A length-prefixed string (`text`) or byte array: compact, or int16/int32 (`wide`).
-    Prefixed { text: bool, wide: bool },
+    Prefixed {
+        text: bool,
+        wide: bool,
+    },
     /// Bytes whose length was given by an earlier field (record keys, unknown tags).
     Raw,
     TaggedSection,
@@ -66,13 +69,23 @@ fn reading(node: &Node) -> Option<Reading> {
         (_, Kind::CompactArrayLength, _) => Reading::Uvarint(Use::ArrayLength),
         (_, Kind::ArrayCount, _) => Reading::ArrayCount,
         // In a tagged field the marker is a uvarint (read unsigned), else an int8.
-        (_, Kind::PresenceMarker, _) if matches!(node.value, Value::Uint(_)) => Reading::Uvarint(Use::Presence),
+        (_, Kind::PresenceMarker, _) if matches!(node.value, Value::Uint(_)) => {
+            Reading::Uvarint(Use::Presence)
+        }
         (_, Kind::PresenceMarker, _) => Reading::PresenceInt8,
         (_, _, "uvarint") => Reading::Uvarint(Use::Plain),
         (_, _, "varint") => Reading::Varint,
         (_, _, "varlong") => Reading::Varlong,
-        (Role::Field { .. } | Role::Element, _, "string" | "nullable_string") => Reading::Prefixed { text: true, wide: false },
-        (Role::Field { .. } | Role::Element, _, "bytes" | "records") => Reading::Prefixed { text: false, wide: true },
+        (Role::Field { .. } | Role::Element, _, "string" | "nullable_string") => {
+            Reading::Prefixed {
+                text: true,
+                wide: false,
+            }
+        }
+        (Role::Field { .. } | Role::Element, _, "bytes" | "records") => Reading::Prefixed {
+            text: false,
+            wide: true,
+        },
         (_, _, "bytes") => Reading::Raw,
         (_, _, ty) => Reading::Fixed(Primitive::parse(ty).filter(|p| p.fixed_width().is_some())?),
     })
@@ -92,7 +105,10 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
             if let Some(meaning) = uvarint_meaning(u, v) {
                 lines.push(meaning);
             }
-            Some(Explanation { lines, value: Value::Uint(v) })
+            Some(Explanation {
+                lines,
+                value: Value::Uint(v),
+            })
         }
         Reading::Varint | Reading::Varlong => {
             let (u, mut lines) = uvarint_of(node, bytes)?;
@@ -100,18 +116,32 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
             if v == -1 && node.kind == Kind::BytesLength {
                 lines.push("-1: null".into());
             }
-            Some(Explanation { lines, value: Value::Int(v) })
+            Some(Explanation {
+                lines,
+                value: Value::Int(v),
+            })
         }
         Reading::ArrayCount => {
             let mut e = fixed(Primitive::Int32, bytes)?;
             let Value::Int(n) = e.value else { return None };
-            e.lines.push(if n == -1 { "int32 count -1: a null array".into() } else { format!("int32 count: {}", elements(n)) });
+            e.lines.push(if n == -1 {
+                "int32 count -1: a null array".into()
+            } else {
+                format!("int32 count: {}", elements(n))
+            });
             Some(e)
         }
         Reading::PresenceInt8 => {
             let mut e = fixed(Primitive::Int8, bytes)?;
             let Value::Int(n) = e.value else { return None };
-            e.lines.push(format!("nullable struct marker: {}", if n < 0 { "-1 = null" } else { "1 = present, the struct's fields follow" }));
+            e.lines.push(format!(
+                "nullable struct marker: {}",
+                if n < 0 {
+                    "-1 = null"
+                } else {
+                    "1 = present, the struct's fields follow"
+                }
+            ));
             Some(e)
         }
         Reading::Prefixed { text, wide } => prefixed(bytes, text, wide, node.ty == "records"),
@@ -126,7 +156,10 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
                     spaced(&bytes[..len])
                 )
             };
-            Some(Explanation { lines: vec![line], value: Value::Uint(count) })
+            Some(Explanation {
+                lines: vec![line],
+                value: Value::Uint(count),
+            })
         }
         Reading::TaggedEntry => {
             let (tag, tl) = uvarint_prefix(bytes)?;
@@ -136,19 +169,28 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
                 spaced(&bytes[..tl + sl]),
                 count_bytes(size as usize)
             );
-            Some(Explanation { lines: vec![line], value: Value::None })
+            Some(Explanation {
+                lines: vec![line],
+                value: Value::None,
+            })
         }
     }
 }
 
 /// The explanation lines of one node (empty when there is nothing to explain).
 pub fn explain(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Vec<String> {
-    explain_node(node, parent, buf).map(|e| e.lines).unwrap_or_default()
+    explain_node(node, parent, buf)
+        .map(|e| e.lines)
+        .unwrap_or_default()
 }
 
 /// Why a frame's header has its version, from the rule that chose it.
 pub fn header_reason(cat: &Catalogue, frame: &Frame, release: Option<&str>) -> Option<String> {
-    let kind = if frame.direction == crate::decode::Direction::Response { MessageKind::Response } else { MessageKind::Request };
+    let kind = if frame.direction == crate::decode::Direction::Response {
+        MessageKind::Response
+    } else {
+        MessageKind::Request
+    };
     let (key, version) = (frame.api_key?, frame.api_version?);
     let spec = cat.message(kind, key, version, release)?;
     let (hv, rule) = header_for(kind, spec, version);
@@ -157,7 +199,12 @@ pub fn header_reason(cat: &Catalogue, frame: &Frame, release: Option<&str>) -> O
 }
 
 /// A frame's tree with every node's explanation under it, then its findings.
-pub fn render_explained(cat: &Catalogue, release: Option<&str>, frame: &Frame, opts: TreeOptions) -> String {
+pub fn render_explained(
+    cat: &Catalogue,
+    release: Option<&str>,
+    frame: &Frame,
+    opts: TreeOptions,
+) -> String {
     let reason = header_reason(cat, frame, release);
     let annotate = |node: &Node, parent: Option<&Node>, buf: &[u8]| -> Vec<String> {
         if node.role == Role::Structure && node.region == crate::decode::Region::RpcHeader {
@@ -172,7 +219,11 @@ pub fn render_explained(cat: &Catalogue, release: Option<&str>, frame: &Frame, o
 
 /// `ac 02`
 pub fn spaced(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Bytes as `spaced`, cut after [`SHOWN_BYTES`].
@@ -180,7 +231,11 @@ pub fn shown(bytes: &[u8]) -> String {
     if bytes.len() <= SHOWN_BYTES {
         spaced(bytes)
     } else {
-        format!("{} … ({} bytes)", spaced(&bytes[..SHOWN_BYTES]), bytes.len())
+        format!(
+            "{} … ({} bytes)",
+            spaced(&bytes[..SHOWN_BYTES]),
+            bytes.len()
+        )
     }
 }
 
@@ -220,10 +275,17 @@ fn fixed(p: Primitive, bytes: &[u8]) -> Option<Explanation> {
             };
             (line, Value::Bool(b != 0))
         }
-        Primitive::Uint16 | Primitive::Uint32 => (format!("{hex} → {}, big-endian: 0x{u:0digits$x} = {u}", p.as_str()), Value::Uint(u as u64)),
+        Primitive::Uint16 | Primitive::Uint32 => (
+            format!("{hex} → {}, big-endian: 0x{u:0digits$x} = {u}", p.as_str()),
+            Value::Uint(u as u64),
+        ),
         Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
             let negative = u >> (bits - 1) == 1;
-            let v = if negative { u as i128 - (1i128 << bits) } else { u as i128 };
+            let v = if negative {
+                u as i128 - (1i128 << bits)
+            } else {
+                u as i128
+            };
             let line = if negative {
                 format!("{hex} → {}, big-endian: 0x{u:0digits$x}; the top bit is set, so it is negative (two's complement): {u} − 2^{bits} = {v}", p.as_str())
             } else {
@@ -251,12 +313,19 @@ fn fixed(p: Primitive, bytes: &[u8]) -> Option<Explanation> {
         Primitive::Uuid => {
             let mut a = [0u8; 16];
             a.copy_from_slice(bytes);
-            let line = format!("{hex} → uuid: 16 bytes, written 8-4-4-4-12 as {}; Kafka's tools print {}", uuid_text(&a), kafka_uuid_text(&a));
+            let line = format!(
+                "{hex} → uuid: 16 bytes, written 8-4-4-4-12 as {}; Kafka's tools print {}",
+                uuid_text(&a),
+                kafka_uuid_text(&a)
+            );
             (line, Value::Uuid(a))
         }
         Primitive::String | Primitive::Bytes | Primitive::Records => return None,
     };
-    Some(Explanation { lines: vec![line], value })
+    Some(Explanation {
+        lines: vec![line],
+        value,
+    })
 }
 
 /// The 7-bit groups of a uvarint at the start of `bytes`: (value, length).
@@ -281,21 +350,37 @@ fn uvarint_of(node: &Node, bytes: &[u8]) -> Option<(u64, Vec<String>)> {
 /// `ac 02` → the groups with their continuation bits, and their sum.
 fn uvarint_lines(bytes: &[u8], v: u64) -> Vec<String> {
     if let [b] = bytes {
-        return vec![format!("{b:02x} → unsigned varint, one byte (top bit 0: the last byte): {v}")];
+        return vec![format!(
+            "{b:02x} → unsigned varint, one byte (top bit 0: the last byte): {v}"
+        )];
     }
-    let groups: Vec<String> = bytes.iter().map(|b| format!("{b:02x} = {}|{:07b}", b >> 7, b & 0x7f)).collect();
+    let groups: Vec<String> = bytes
+        .iter()
+        .map(|b| format!("{b:02x} = {}|{:07b}", b >> 7, b & 0x7f))
+        .collect();
     let terms: Vec<String> = bytes
         .iter()
         .enumerate()
-        .map(|(i, b)| if i == 0 { format!("{:07b}", b & 0x7f) } else { format!("{:07b}<<{}", b & 0x7f, 7 * i) })
+        .map(|(i, b)| {
+            if i == 0 {
+                format!("{:07b}", b & 0x7f)
+            } else {
+                format!("{:07b}<<{}", b & 0x7f, 7 * i)
+            }
+        })
         .collect();
-    let parts: Vec<String> = bytes.iter().enumerate().map(|(i, b)| (u64::from(b & 0x7f) << (7 * i)).to_string()).collect();
+    let parts: Vec<String> = bytes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (u64::from(b & 0x7f) << (7 * i)).to_string())
+        .collect();
     let mut lines = vec![
         format!("{} → unsigned varint, 7 bits a byte, low group first; top bit 1 = another byte follows: {}", spaced(bytes), groups.join(", ")),
         format!("{} = {} = {v}", terms.join(" + "), parts.join(" + ")),
     ];
     if bytes.last() == Some(&0) {
-        lines.push("over-long: the last group adds nothing (Java accepts it; not canonical)".into());
+        lines
+            .push("over-long: the last group adds nothing (Java accepts it; not canonical)".into());
     }
     lines
 }
@@ -303,8 +388,14 @@ fn uvarint_lines(bytes: &[u8], v: u64) -> Vec<String> {
 fn uvarint_meaning(u: Use, v: u64) -> Option<String> {
     Some(match (u, v) {
         (Use::Plain, _) => return None,
-        (Use::ArrayLength, 0) => "compact array length 0: a null array (compact lengths store n+1, leaving 0 for null)".into(),
-        (Use::ArrayLength, n) => format!("compact array length n+1 = {n}, so {}", elements(n as i64 - 1)),
+        (Use::ArrayLength, 0) => {
+            "compact array length 0: a null array (compact lengths store n+1, leaving 0 for null)"
+                .into()
+        }
+        (Use::ArrayLength, n) => format!(
+            "compact array length n+1 = {n}, so {}",
+            elements(n as i64 - 1)
+        ),
         (Use::TagCount, n) => format!("{n} tagged fields follow (a plain count, not n+1)"),
         (Use::Tag, n) => format!("tag {n}"),
         (Use::Size, n) => format!("the value takes the next {}", count_bytes(n as usize)),
@@ -317,7 +408,11 @@ fn uvarint_meaning(u: Use, v: u64) -> Option<String> {
 fn zigzag(u: u64, lines: &mut Vec<String>) -> i64 {
     let u = i128::from(u);
     let v = if u % 2 == 0 { u / 2 } else { -(u + 1) / 2 };
-    lines.push(if u % 2 == 0 { format!("zigzag: {u} is even, so {u}/2 = {v}") } else { format!("zigzag: {u} is odd, so −({u}+1)/2 = {v}") });
+    lines.push(if u % 2 == 0 {
+        format!("zigzag: {u} is even, so {u}/2 = {v}")
+    } else {
+        format!("zigzag: {u} is odd, so −({u}+1)/2 = {v}")
+    });
     v as i64
 }
 
@@ -344,16 +439,34 @@ fn prefixed(bytes: &[u8], text: bool, wide: bool, records: bool) -> Option<Expla
         }
         Some(p) if text => match std::str::from_utf8(p) {
             Ok(s) => {
-                lines.push(format!("{} → {} of UTF-8: {}", shown(p), count_bytes(p.len()), crate::text::escape::quote(s)));
+                lines.push(format!(
+                    "{} → {} of UTF-8: {}",
+                    shown(p),
+                    count_bytes(p.len()),
+                    crate::text::escape::quote(s)
+                ));
                 Value::Str(Some(Text::copy_of(s)))
             }
             Err(_) => {
-                lines.push(format!("{} → {} that are not UTF-8", shown(p), count_bytes(p.len())));
+                lines.push(format!(
+                    "{} → {} that are not UTF-8",
+                    shown(p),
+                    count_bytes(p.len())
+                ));
                 Value::InvalidUtf8(Bytes::copy_from_slice(p))
             }
         },
         Some(p) => {
-            lines.push(format!("{} → {}{}", shown(p), count_bytes(p.len()), if records { " of record batches (below)" } else { "" }));
+            lines.push(format!(
+                "{} → {}{}",
+                shown(p),
+                count_bytes(p.len()),
+                if records {
+                    " of record batches (below)"
+                } else {
+                    ""
+                }
+            ));
             Value::Bytes(Some(Bytes::copy_from_slice(p)))
         }
     };
@@ -375,7 +488,11 @@ fn compact_prefix(bytes: &[u8]) -> Option<Split<'_>> {
 }
 
 fn fixed_prefix(bytes: &[u8], wide: bool) -> Option<Split<'_>> {
-    let (p, width) = if wide { (Primitive::Int32, 4) } else { (Primitive::Int16, 2) };
+    let (p, width) = if wide {
+        (Primitive::Int32, 4)
+    } else {
+        (Primitive::Int16, 2)
+    };
     let e = fixed(p, bytes.get(..width)?)?;
     let Value::Int(n) = e.value else { return None };
     let mut lines = e.lines;
@@ -391,23 +508,44 @@ fn fixed_prefix(bytes: &[u8], wide: bool) -> Option<Split<'_>> {
 /// Zero bytes right after a length of -1 (varint `01`, int32 `ff ff ff ff`) are null.
 fn raw(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
     let bytes = &buf[node.offset..node.end()];
-    let before = parent.and_then(|p| p.children.iter().take_while(|c| !std::ptr::eq(*c, node)).last());
+    let before = parent.and_then(|p| {
+        p.children
+            .iter()
+            .take_while(|c| !std::ptr::eq(*c, node))
+            .last()
+    });
     let minus_one = |b: &Node| {
         let prefix = buf.get(b.offset..b.end());
         // A varint -1 is the one byte 01, an int32 -1 is ff ff ff ff.
-        b.kind == Kind::BytesLength && b.end() == node.offset && (prefix == Some(&[0x01]) || prefix == Some(&[0xff; 4]))
+        b.kind == Kind::BytesLength
+            && b.end() == node.offset
+            && (prefix == Some(&[0x01]) || prefix == Some(&[0xff; 4]))
     };
     if bytes.is_empty() && before.is_some_and(minus_one) {
-        return Some(Explanation { lines: vec!["no bytes: null (the length before it is -1)".into()], value: Value::Bytes(None) });
+        return Some(Explanation {
+            lines: vec!["no bytes: null (the length before it is -1)".into()],
+            value: Value::Bytes(None),
+        });
     }
     // Inside a key or value (Schema Registry framing's payload) the bytes run to the value's end.
     let rest = node.kind == Kind::SchemaRegistryPayload;
     let line = match (bytes.is_empty(), rest) {
         (true, _) => "no bytes (the length before it is 0)".to_string(),
-        (false, true) => format!("{} → {}, the rest of the value", shown(bytes), count_bytes(bytes.len())),
-        (false, false) => format!("{} → {}, as many as the field before says", shown(bytes), count_bytes(bytes.len())),
+        (false, true) => format!(
+            "{} → {}, the rest of the value",
+            shown(bytes),
+            count_bytes(bytes.len())
+        ),
+        (false, false) => format!(
+            "{} → {}, as many as the field before says",
+            shown(bytes),
+            count_bytes(bytes.len())
+        ),
     };
-    Some(Explanation { lines: vec![line], value: Value::Bytes(Some(Bytes::copy_from_slice(bytes))) })
+    Some(Explanation {
+        lines: vec![line],
+        value: Value::Bytes(Some(Bytes::copy_from_slice(bytes))),
+    })
 }
 
 #[cfg(test)]
@@ -442,11 +580,26 @@ mod tests {
     #[test]
     fn length_prefixes_are_told_apart_by_their_bytes() {
         let field = Role::Field { decl: 0 };
-        assert_eq!(leaf("string", &[0x00, 0x01, b'a'], field).value, Value::Str(Some("a".into())));
-        assert_eq!(leaf("string", &[0x02, b'a'], field).value, Value::Str(Some("a".into())));
+        assert_eq!(
+            leaf("string", &[0x00, 0x01, b'a'], field).value,
+            Value::Str(Some("a".into()))
+        );
+        assert_eq!(
+            leaf("string", &[0x02, b'a'], field).value,
+            Value::Str(Some("a".into()))
+        );
         assert_eq!(leaf("string", &[0x00], field).value, Value::Str(None));
-        assert_eq!(leaf("nullable_string", &[0xff, 0xff], field).value, Value::Str(None));
-        assert_eq!(leaf("bytes", &[0xff, 0xff, 0xff, 0xff], field).value, Value::Bytes(None));
-        assert_eq!(leaf("bytes", &[0x00, 0x00, 0x00, 0x00], field).value, Value::Bytes(Some(Bytes::new())));
+        assert_eq!(
+            leaf("nullable_string", &[0xff, 0xff], field).value,
+            Value::Str(None)
+        );
+        assert_eq!(
+            leaf("bytes", &[0xff, 0xff, 0xff, 0xff], field).value,
+            Value::Bytes(None)
+        );
+        assert_eq!(
+            leaf("bytes", &[0x00, 0x00, 0x00, 0x00], field).value,
+            Value::Bytes(Some(Bytes::new()))
+        );
     }
 }

@@ -126,7 +126,9 @@ impl WireType {
             WireType::CompactBytes => (Primitive::Bytes, true, false),
             WireType::NullableBytes => (Primitive::Bytes, false, true),
             WireType::CompactNullableBytes => (Primitive::Bytes, true, true),
-            WireType::Uvarint | WireType::Varint | WireType::Varlong | WireType::TaggedFields => return None,
+            WireType::Uvarint | WireType::Varint | WireType::Varlong | WireType::TaggedFields => {
+                return None
+            }
         })
     }
 
@@ -141,10 +143,18 @@ fn value_field(p: Primitive, compact: bool, nullable: bool) -> FieldSpec {
         name: VALUE.into(),
         ty: FieldType::Primitive(p),
         versions: Versions::ALL,
-        nullable: if nullable { Versions::ALL } else { Versions::NONE },
+        nullable: if nullable {
+            Versions::ALL
+        } else {
+            Versions::NONE
+        },
         tagged: None,
         tag: None,
-        flexible: Some(if compact { Versions::ALL } else { Versions::NONE }),
+        flexible: Some(if compact {
+            Versions::ALL
+        } else {
+            Versions::NONE
+        }),
         default: None,
         ignorable: false,
         entity_type: None,
@@ -174,23 +184,42 @@ pub fn parse_value(ty: WireType, text: &str) -> Result<Json, String> {
         WireType::Float64 => {
             let v: f64 = t.parse().map_err(|_| format!("{t:?} is not a number"))?;
             // Non-finite floats are strings in the JSON contract.
-            Ok(serde_json::Number::from_f64(v).map_or_else(|| Json::String(v.to_string()), Json::Number))
+            Ok(serde_json::Number::from_f64(v)
+                .map_or_else(|| Json::String(v.to_string()), Json::Number))
         }
-        WireType::Uuid | WireType::String | WireType::CompactString | WireType::NullableString | WireType::CompactNullableString => {
-            Ok(Json::String(text.to_string()))
-        }
-        WireType::Bytes | WireType::CompactBytes | WireType::NullableBytes | WireType::CompactNullableBytes => Ok(Json::String(hex::encode(parse_hex(t)?))),
+        WireType::Uuid
+        | WireType::String
+        | WireType::CompactString
+        | WireType::NullableString
+        | WireType::CompactNullableString => Ok(Json::String(text.to_string())),
+        WireType::Bytes
+        | WireType::CompactBytes
+        | WireType::NullableBytes
+        | WireType::CompactNullableBytes => Ok(Json::String(hex::encode(parse_hex(t)?))),
         WireType::TaggedFields => {
-            let v: Json = serde_json::from_str(t).map_err(|e| format!("tagged fields are a JSON object of tag → hex, like {{\"0\": \"0a\"}}: {e}"))?;
-            v.is_object().then_some(v).ok_or_else(|| "tagged fields are a JSON object of tag → hex, like {\"0\": \"0a\"}".into())
+            let v: Json = serde_json::from_str(t).map_err(|e| {
+                format!("tagged fields are a JSON object of tag → hex, like {{\"0\": \"0a\"}}: {e}")
+            })?;
+            v.is_object().then_some(v).ok_or_else(|| {
+                "tagged fields are a JSON object of tag → hex, like {\"0\": \"0a\"}".into()
+            })
         }
-        _ => parse_int(t).map(|n| if n < 0 { Json::from(n as i64) } else { Json::from(n as u64) }),
+        _ => parse_int(t).map(|n| {
+            if n < 0 {
+                Json::from(n as i64)
+            } else {
+                Json::from(n as u64)
+            }
+        }),
     }
 }
 
 fn parse_int(t: &str) -> Result<i128, String> {
     let (neg, digits) = t.strip_prefix('-').map_or((false, t), |d| (true, d));
-    let n = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let n = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(h) => i128::from_str_radix(h, 16),
         None => digits.parse::<i128>(),
     }
@@ -211,7 +240,11 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
 }
 
 fn int_in(v: &Json, lo: i128, hi: i128) -> Result<i128, String> {
-    let n = v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from)).ok_or_else(|| format!("expected an integer, found {v}"))?;
+    let n = v
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| v.as_u64().map(i128::from))
+        .ok_or_else(|| format!("expected an integer, found {v}"))?;
     if n < lo || n > hi {
         return Err(format!("{n} is out of range {lo}..={hi}"));
     }
@@ -238,7 +271,8 @@ pub fn encode(ty: WireType, value: &Json) -> Result<Vec<u8>, String> {
             let mut obj = Map::new();
             obj.insert(VALUE.into(), value.clone());
             let mut e = FieldEncoder::new(0, false);
-            e.write_struct(&[value_field(p, compact, nullable)], &obj, "").map_err(|e| e.message)?;
+            e.write_struct(&[value_field(p, compact, nullable)], &obj, "")
+                .map_err(|e| e.message)?;
             return Ok(e.w.buf);
         }
     }
@@ -260,7 +294,10 @@ impl Decoded {
     pub fn value(&self) -> Json {
         let obj = struct_object(&self.root);
         match self.ty {
-            WireType::TaggedFields => obj.get("_unknown_tags").cloned().unwrap_or_else(|| Json::Object(Map::new())),
+            WireType::TaggedFields => obj
+                .get("_unknown_tags")
+                .cloned()
+                .unwrap_or_else(|| Json::Object(Map::new())),
             _ => obj.get(VALUE).cloned().unwrap_or(Json::Null),
         }
     }
@@ -280,7 +317,13 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
                 _ => r.varlong(VALUE).map(|(v, n)| (Value::Int(v), n)),
             }
             .map_err(|e| e.to_string())?;
-            let mut n = Node::new(VALUE, ty.name(), 0, Region::RequestBody, Role::Field { decl: 0 });
+            let mut n = Node::new(
+                VALUE,
+                ty.name(),
+                0,
+                Region::RequestBody,
+                Role::Field { decl: 0 },
+            );
             n.len = len;
             n.value = value;
             root.children.push(n);
@@ -305,16 +348,26 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
                 ctx: Context::default(),
             };
             let plan = crate::schema::plan::StructPlan::compile(&fields, 0, flexible);
-            d.decode_struct(buf.len(), &plan, &fields, &mut root.children).map_err(|e| e.to_string())?;
+            d.decode_struct(buf.len(), &plan, &fields, &mut root.children)
+                .map_err(|e| e.to_string())?;
             warnings = d.warnings.iter().map(|w| w.text.clone()).collect();
             d.r.pos()
         }
     };
     if end < buf.len() {
-        return Err(format!("{} bytes follow the {} value (it ends at byte {end})", buf.len() - end, ty.name()));
+        return Err(format!(
+            "{} bytes follow the {} value (it ends at byte {end})",
+            buf.len() - end,
+            ty.name()
+        ));
     }
     root.len = end;
-    Ok(Decoded { ty, bytes: buf, root, warnings })
+    Ok(Decoded {
+        ty,
+        bytes: buf,
+        root,
+        warnings,
+    })
 }
 
 #[cfg(test)]
@@ -335,25 +388,44 @@ mod tests {
         assert_eq!(hex_of(WireType::CompactNullableBytes, "null"), "00");
         assert_eq!(hex_of(WireType::NullableBytes, "null"), "ffffffff");
         assert_eq!(hex_of(WireType::TaggedFields, "{}"), "00");
-        assert_eq!(hex_of(WireType::TaggedFields, r#"{"1": "abcd", "0": "0a"}"#), "0200010a0102abcd");
+        assert_eq!(
+            hex_of(WireType::TaggedFields, r#"{"1": "abcd", "0": "0a"}"#),
+            "0200010a0102abcd"
+        );
     }
 
     #[test]
     fn refuses_what_the_type_cannot_hold() {
-        for (ty, text) in [(WireType::Int8, "128"), (WireType::Uint16, "-1"), (WireType::Uvarint, "4294967296"), (WireType::Varint, "2147483648")] {
+        for (ty, text) in [
+            (WireType::Int8, "128"),
+            (WireType::Uint16, "-1"),
+            (WireType::Uvarint, "4294967296"),
+            (WireType::Varint, "2147483648"),
+        ] {
             let v = parse_value(ty, text).unwrap();
             assert!(encode(ty, &v).is_err(), "{} {text}", ty.name());
         }
-        assert!(encode(WireType::String, &Json::Null).unwrap_err().contains("not nullable"));
-        assert_eq!(parse_value(WireType::String, "null").unwrap(), Json::String("null".into()), "only nullable types read null");
-        assert!(decode(WireType::Int16, &[0, 1, 2]).unwrap_err().contains("1 bytes follow"));
+        assert!(encode(WireType::String, &Json::Null)
+            .unwrap_err()
+            .contains("not nullable"));
+        assert_eq!(
+            parse_value(WireType::String, "null").unwrap(),
+            Json::String("null".into()),
+            "only nullable types read null"
+        );
+        assert!(decode(WireType::Int16, &[0, 1, 2])
+            .unwrap_err()
+            .contains("1 bytes follow"));
         assert!(decode(WireType::Uvarint, &[0x80]).is_err());
     }
 
     #[test]
     fn names_parse_in_both_spellings() {
         assert_eq!(WireType::parse("UNSIGNED_VARINT"), Some(WireType::Uvarint));
-        assert_eq!(WireType::parse("COMPACT_NULLABLE_STRING"), Some(WireType::CompactNullableString));
+        assert_eq!(
+            WireType::parse("COMPACT_NULLABLE_STRING"),
+            Some(WireType::CompactNullableString)
+        );
         assert_eq!(WireType::parse("boolean"), Some(WireType::Bool));
         for t in WireType::ALL {
             assert_eq!(WireType::parse(t.name()), Some(t));

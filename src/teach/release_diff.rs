@@ -75,7 +75,11 @@ pub fn names_for(cat: &Catalogue, text: Option<&str>) -> Result<Vec<String>, Str
     if let Some(key) = cat.resolve_api(text) {
         return Ok([MessageKind::Request, MessageKind::Response]
             .iter()
-            .filter_map(|k| cat.entries_for(*k, key, None).next().map(|e| e.spec().name.clone()))
+            .filter_map(|k| {
+                cat.entries_for(*k, key, None)
+                    .next()
+                    .map(|e| e.spec().name.clone())
+            })
             .collect());
     }
     cat.entries_named(text)
@@ -85,14 +89,30 @@ pub fn names_for(cat: &Catalogue, text: Option<&str>) -> Result<Vec<String>, Str
 }
 
 /// Compare the named definitions as `from` and `to` define them.
-pub fn release_diff(cat: &Catalogue, names: &[String], from: &str, to: &str) -> Result<ReleaseDiff, String> {
+pub fn release_diff(
+    cat: &Catalogue,
+    names: &[String],
+    from: &str,
+    to: &str,
+) -> Result<ReleaseDiff, String> {
     for r in [from, to] {
         if !cat.releases.iter().any(|x| x == r) {
-            return Err(format!("unknown release {r:?}; known: {}", cat.releases.join(", ")));
+            return Err(format!(
+                "unknown release {r:?}; known: {}",
+                cat.releases.join(", ")
+            ));
         }
     }
-    let definitions = names.iter().map(|n| definition_diff(cat, n, from, to)).filter(|d| !d.is_empty()).collect();
-    Ok(ReleaseDiff { from: from.to_string(), to: to.to_string(), definitions })
+    let definitions = names
+        .iter()
+        .map(|n| definition_diff(cat, n, from, to))
+        .filter(|d| !d.is_empty())
+        .collect();
+    Ok(ReleaseDiff {
+        from: from.to_string(),
+        to: to.to_string(),
+        definitions,
+    })
 }
 
 /// What one release defines under a name.
@@ -104,7 +124,10 @@ struct InRelease<'c> {
 
 impl<'c> InRelease<'c> {
     fn specs(&self) -> impl Iterator<Item = &'c MessageSpec> + '_ {
-        self.cat.entries_named(self.name).filter(|e| e.releases.iter().any(|r| r == self.release)).map(|e| e.spec())
+        self.cat
+            .entries_named(self.name)
+            .filter(|e| e.releases.iter().any(|r| r == self.release))
+            .map(|e| e.spec())
     }
 
     fn spec(&self, v: i16) -> Option<&'c MessageSpec> {
@@ -112,38 +135,71 @@ impl<'c> InRelease<'c> {
     }
 
     fn versions(&self) -> Vec<i16> {
-        let mut v: Vec<i16> = self.specs().flat_map(|s| s.valid_versions.iter_capped(i16::MAX)).collect();
+        let mut v: Vec<i16> = self
+            .specs()
+            .flat_map(|s| s.valid_versions.iter_capped(i16::MAX))
+            .collect();
         v.sort_unstable();
         v.dedup();
         v
     }
 
     fn unstable(&self, v: i16) -> bool {
-        self.spec(v).is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v)
+        self.spec(v)
+            .is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v)
     }
 
     fn body_size(&self, v: i16) -> Option<usize> {
         let s = self.spec(v)?;
-        encode_body(s, v, &smallest_struct(&s.fields, v)).ok().map(|b| b.len())
+        encode_body(s, v, &smallest_struct(&s.fields, v))
+            .ok()
+            .map(|b| b.len())
     }
 }
 
 fn definition_diff(cat: &Catalogue, name: &str, from: &str, to: &str) -> DefinitionDiff {
-    let (a, b) = (InRelease { cat, name, release: from }, InRelease { cat, name, release: to });
+    let (a, b) = (
+        InRelease {
+            cat,
+            name,
+            release: from,
+        },
+        InRelease {
+            cat,
+            name,
+            release: to,
+        },
+    );
     let (va, vb) = (a.versions(), b.versions());
     let mut versions = Vec::new();
     for &v in &vb {
         let new = !va.contains(&v);
-        let against = if new { vb.iter().copied().rev().find(|&x| x < v) } else { None };
+        let against = if new {
+            vb.iter().copied().rev().find(|&x| x < v)
+        } else {
+            None
+        };
         let changes = if new {
             let window: Vec<i16> = against.into_iter().chain([v]).collect();
-            history(|x| b.spec(x).cloned(), &window).pop().map(|(_, c)| c).unwrap_or_default()
+            history(|x| b.spec(x).cloned(), &window)
+                .pop()
+                .map(|(_, c)| c)
+                .unwrap_or_default()
         } else {
-            let (Some(sa), Some(sb)) = (a.spec(v), b.spec(v)) else { continue };
+            let (Some(sa), Some(sb)) = (a.spec(v), b.spec(v)) else {
+                continue;
+            };
             diff(sa, v, sb, v)
         };
         if new || !changes.is_empty() {
-            versions.push(VersionChanges { version: v, new, against, changes, body_size_from: a.body_size(v), body_size_to: b.body_size(v) });
+            versions.push(VersionChanges {
+                version: v,
+                new,
+                against,
+                changes,
+                body_size_from: a.body_size(v),
+                body_size_to: b.body_size(v),
+            });
         }
     }
     let both: Vec<i16> = va.iter().copied().filter(|v| vb.contains(v)).collect();
@@ -156,8 +212,16 @@ fn definition_diff(cat: &Catalogue, name: &str, from: &str, to: &str) -> Definit
         api_key: kb.or(ka).and_then(|k| k.1),
         added_versions: vb.iter().copied().filter(|v| !va.contains(v)).collect(),
         removed_versions: va.iter().copied().filter(|v| !vb.contains(v)).collect(),
-        now_stable: both.iter().copied().filter(|&v| a.unstable(v) && !b.unstable(v)).collect(),
-        now_unstable: both.iter().copied().filter(|&v| !a.unstable(v) && b.unstable(v)).collect(),
+        now_stable: both
+            .iter()
+            .copied()
+            .filter(|&v| a.unstable(v) && !b.unstable(v))
+            .collect(),
+        now_unstable: both
+            .iter()
+            .copied()
+            .filter(|&v| !a.unstable(v) && b.unstable(v))
+            .collect(),
         versions_from: va,
         versions_to: vb,
         versions,

@@ -20,15 +20,24 @@ pub fn push_bytes(out: &mut Vec<u8>, b: &[u8]) {
     unsafe {
         let (src, dst) = (b.as_ptr(), out.as_mut_ptr().add(len));
         if n >= 16 {
-            let (head, tail) = (src.cast::<u128>().read_unaligned(), src.add(n - 16).cast::<u128>().read_unaligned());
+            let (head, tail) = (
+                src.cast::<u128>().read_unaligned(),
+                src.add(n - 16).cast::<u128>().read_unaligned(),
+            );
             dst.cast::<u128>().write_unaligned(head);
             dst.add(n - 16).cast::<u128>().write_unaligned(tail);
         } else if n >= 8 {
-            let (head, tail) = (src.cast::<u64>().read_unaligned(), src.add(n - 8).cast::<u64>().read_unaligned());
+            let (head, tail) = (
+                src.cast::<u64>().read_unaligned(),
+                src.add(n - 8).cast::<u64>().read_unaligned(),
+            );
             dst.cast::<u64>().write_unaligned(head);
             dst.add(n - 8).cast::<u64>().write_unaligned(tail);
         } else if n >= 4 {
-            let (head, tail) = (src.cast::<u32>().read_unaligned(), src.add(n - 4).cast::<u32>().read_unaligned());
+            let (head, tail) = (
+                src.cast::<u32>().read_unaligned(),
+                src.add(n - 4).cast::<u32>().read_unaligned(),
+            );
             dst.cast::<u32>().write_unaligned(head);
             dst.add(n - 4).cast::<u32>().write_unaligned(tail);
         } else if n > 0 {

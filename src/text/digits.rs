@@ -203,7 +203,20 @@ mod tests {
 
     #[test]
     fn int_str_writes_what_format_writes() {
-        for n in [0, 1, -1, 9, 10, -10, 99, 100, 12_345, i64::MAX, i64::MIN, -9_876_543_210] {
+        for n in [
+            0,
+            1,
+            -1,
+            9,
+            10,
+            -10,
+            99,
+            100,
+            12_345,
+            i64::MAX,
+            i64::MIN,
+            -9_876_543_210,
+        ] {
             let mut buf = [0u8; 20];
             assert_eq!(int_str(n, &mut buf), n.to_string());
         }
@@ -211,11 +224,21 @@ mod tests {
 
     #[test]
     fn socket_addresses_are_written_as_display_writes_them() {
-        for text in ["0.0.0.0:0", "10.0.0.1:9092", "192.168.100.255:65535", "1.22.133.4:80", "[::1]:9092", "[fe80::1%2]:1"] {
+        for text in [
+            "0.0.0.0:0",
+            "10.0.0.1:9092",
+            "192.168.100.255:65535",
+            "1.22.133.4:80",
+            "[::1]:9092",
+            "[fe80::1%2]:1",
+        ] {
             let addr: std::net::SocketAddr = text.parse().expect("an address");
             let mut out = Vec::new();
             push_socket_addr(&mut out, addr);
-            assert_eq!((String::from_utf8(out).unwrap(), addr.to_string()), (text.to_string(), text.to_string()));
+            assert_eq!(
+                (String::from_utf8(out).unwrap(), addr.to_string()),
+                (text.to_string(), text.to_string())
+            );
         }
     }
 
@@ -227,7 +250,10 @@ mod tests {
             assert_eq!(String::from_utf8(out).unwrap(), format!("{n:04x}"));
         }
         for n in [0u32, 1, 0xabc, 0xe231_795d, u32::MAX] {
-            assert_eq!(String::from_utf8(hex8(n).to_vec()).unwrap(), format!("{n:08x}"));
+            assert_eq!(
+                String::from_utf8(hex8(n).to_vec()).unwrap(),
+                format!("{n:08x}")
+            );
         }
         let bytes: Vec<u8> = (0..=255).collect();
         let mut out = Vec::new();
@@ -237,7 +263,18 @@ mod tests {
 
     #[test]
     fn as_format_writes_them() {
-        for n in [0i64, 1, -1, 9, 10, 99, 12345, i64::MAX, i64::MIN, -1234567890] {
+        for n in [
+            0i64,
+            1,
+            -1,
+            9,
+            10,
+            99,
+            12345,
+            i64::MAX,
+            i64::MIN,
+            -1234567890,
+        ] {
             let mut out = Vec::new();
             push_int(&mut out, n);
             assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
@@ -255,7 +292,10 @@ mod tests {
             let mut out = Vec::new();
             push_uint(&mut out, n, 7);
             push_six_digits(&mut out, n);
-            assert_eq!(String::from_utf8(out).unwrap(), format!("{n:>7}{:06}", n % 1_000_000));
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("{n:>7}{:06}", n % 1_000_000)
+            );
         }
         // The one- and two-digit paths, at every width they take or pass on.
         for n in 0u64..1000 {

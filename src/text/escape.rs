@@ -1,8 +1,8 @@
 //! Making untrusted text safe for terminals and pages: control characters,
 //! ANSI escapes and bidi overrides are shown as escapes, never passed through.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use super::copy::push_bytes;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Characters that must not reach a terminal raw: C0/C1 controls, DEL, bidi
 /// controls and line/paragraph separators.
@@ -69,7 +69,10 @@ fn printable_ascii_prefix(b: &[u8]) -> usize {
         // With every byte below 0x80, adding 0x60 sets a byte's high bit
         // exactly when it is at least 0x20, and adding 1 exactly when it is
         // 0x7f; neither sum carries into the next byte.
-        if x & HIGH != 0 || x.wrapping_add(0x6060_6060_6060_6060) & HIGH != HIGH || x.wrapping_add(0x0101_0101_0101_0101) & HIGH != 0 {
+        if x & HIGH != 0
+            || x.wrapping_add(0x6060_6060_6060_6060) & HIGH != HIGH
+            || x.wrapping_add(0x0101_0101_0101_0101) & HIGH != 0
+        {
             break;
         }
         n += 8;
@@ -144,7 +147,11 @@ fn checked_clean(s: &'static str) -> bool {
     let (at, len) = (s.as_ptr() as u64, s.len() as u64);
     let key = at << 16 | len;
     let i = clean_slot(key);
-    let hit = |i: usize| CLEAN.get(i).is_some_and(|slot| slot.load(Ordering::Relaxed) == key);
+    let hit = |i: usize| {
+        CLEAN
+            .get(i)
+            .is_some_and(|slot| slot.load(Ordering::Relaxed) == key)
+    };
     // A key of an address over 48 bits or a length over 16 could alias
     // another text's: such texts are never remembered, only checked.
     len == 0 || (at >> 48 == 0 && len >> 16 == 0 && (hit(i) || hit(i + 1))) || check_and_remember(s)
@@ -176,7 +183,9 @@ fn push_unicode_escape(out: &mut Vec<u8>, c: char) {
 
 /// [`quote`] appended to a byte buffer.
 pub fn quote_into(out: &mut Vec<u8>, s: &str) {
-    if !s.bytes().fold(false, |bad, b| bad | !(0x20..0x7f).contains(&b) | (b == b'"') | (b == b'\\')) {
+    if !s.bytes().fold(false, |bad, b| {
+        bad | !(0x20..0x7f).contains(&b) | (b == b'"') | (b == b'\\')
+    }) {
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
         out.push(b'"');
@@ -235,7 +244,10 @@ mod tests {
         assert_eq!(quote("a\u{1b}[31mb"), "\"a\\u{1b}[31mb\"");
         assert_eq!(quote("q\"\\"), "\"q\\\"\\\\\"");
         assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
-        assert_eq!(sanitize("\u{85}\u{61c}\u{2028}"), "\\u{85}\\u{61c}\\u{2028}");
+        assert_eq!(
+            sanitize("\u{85}\u{61c}\u{2028}"),
+            "\\u{85}\\u{61c}\\u{2028}"
+        );
         assert_eq!(sanitize_lines("a\u{1b}[2J\nb\n"), "a\\u{1b}[2J\nb\n");
         assert_eq!(quote("日本"), "\"日本\"");
         assert_eq!(quote_bytes(b"a\xff\x1b"), "b\"a\\xff\\u{1b}\"");
@@ -243,10 +255,26 @@ mod tests {
 
     #[test]
     fn byte_writers_match_the_strings() {
-        for s in ["plain", "q\"b\\", "x\u{202e}y\u{1b}[2J", "grüße — ok", "\u{7f}\u{85}", ""] {
+        for s in [
+            "plain",
+            "q\"b\\",
+            "x\u{202e}y\u{1b}[2J",
+            "grüße — ok",
+            "\u{7f}\u{85}",
+            "",
+        ] {
             let mut out = Vec::new();
             sanitize_into(&mut out, s);
-            let each: String = s.chars().map(|c| if is_unsafe_char(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect();
+            let each: String = s
+                .chars()
+                .map(|c| {
+                    if is_unsafe_char(c) {
+                        format!("\\u{{{:x}}}", c as u32)
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
             assert_eq!(out, each.as_bytes());
             assert_eq!(sanitize(s), each);
             out.clear();
@@ -263,7 +291,16 @@ mod tests {
             let s = format!("{a}…{a}\u{1b}{a}\u{202e}é{a}");
             let mut out = Vec::new();
             sanitize_into(&mut out, &s);
-            let expected: String = s.chars().map(|c| if is_unsafe_char(c) { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect();
+            let expected: String = s
+                .chars()
+                .map(|c| {
+                    if is_unsafe_char(c) {
+                        format!("\\u{{{:x}}}", c as u32)
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
             assert_eq!(String::from_utf8(out).unwrap(), expected, "{s:?}");
         }
     }
@@ -273,20 +310,29 @@ mod tests {
         static UNSAFE: &str = "name\u{1b}[2J";
         for _ in 0..3 {
             let (mut clean, mut escaped) = (Vec::new(), Vec::new());
-            sanitize_text_into(&mut clean, &super::super::Text::from_static("TopicProduceData"));
+            sanitize_text_into(
+                &mut clean,
+                &super::super::Text::from_static("TopicProduceData"),
+            );
             sanitize_text_into(&mut escaped, &super::super::Text::from_static(UNSAFE));
             assert_eq!(clean, b"TopicProduceData");
             assert_eq!(String::from_utf8(escaped).unwrap(), "name\\u{1b}[2J");
         }
         // Owned text is checked every time.
         let mut out = Vec::new();
-        sanitize_text_into(&mut out, &super::super::Text::from(String::from("x\u{1b}y")));
+        sanitize_text_into(
+            &mut out,
+            &super::super::Text::from(String::from("x\u{1b}y")),
+        );
         assert_eq!(String::from_utf8(out).unwrap(), "x\\u{1b}y");
     }
 
     #[test]
     fn html_is_escaped() {
-        assert_eq!(html("<script>alert('1')</script>&"), "&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;");
+        assert_eq!(
+            html("<script>alert('1')</script>&"),
+            "&lt;script&gt;alert(&#39;1&#39;)&lt;/script&gt;&amp;"
+        );
     }
 
     #[test]
@@ -302,7 +348,11 @@ mod tests {
             }
         }
         for c in 0u8..=255 {
-            assert_eq!(is_printable_ascii(&[c; 9]), (0x20..0x7f).contains(&c), "{c:#x}");
+            assert_eq!(
+                is_printable_ascii(&[c; 9]),
+                (0x20..0x7f).contains(&c),
+                "{c:#x}"
+            );
         }
     }
 }

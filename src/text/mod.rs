@@ -31,7 +31,10 @@ enum Repr {
     /// without escaping or looking it up.
     Clean(&'static str),
     Shared(Arc<str>),
-    Inline { len: u8, buf: [u8; INLINE] },
+    Inline {
+        len: u8,
+        buf: [u8; INLINE],
+    },
     Owned(Box<str>),
 }
 
@@ -46,7 +49,10 @@ impl Text {
     /// builds). Never for text from definitions or input.
     #[inline(always)]
     pub(crate) fn own_words(s: &'static str) -> Text {
-        debug_assert!(escape::is_printable_ascii(s.as_bytes()), "{s:?} is not printable ASCII");
+        debug_assert!(
+            escape::is_printable_ascii(s.as_bytes()),
+            "{s:?} is not printable ASCII"
+        );
         Text(Repr::Clean(s))
     }
 
@@ -64,7 +70,10 @@ impl Text {
         if s.len() <= INLINE {
             let mut buf = [0u8; INLINE];
             buf[..s.len()].copy_from_slice(s.as_bytes());
-            Text(Repr::Inline { len: s.len() as u8, buf })
+            Text(Repr::Inline {
+                len: s.len() as u8,
+                buf,
+            })
         } else {
             Text(Repr::Owned(s.into()))
         }
@@ -80,7 +89,10 @@ impl Text {
                 buf[at..at + p.len()].copy_from_slice(p.as_bytes());
                 at += p.len();
             }
-            return Text(Repr::Inline { len: len as u8, buf });
+            return Text(Repr::Inline {
+                len: len as u8,
+                buf,
+            });
         }
         let mut s = String::with_capacity(len);
         for p in pieces {
@@ -96,7 +108,10 @@ impl Text {
         if bytes.len() <= INLINE && bytes.iter().all(u8::is_ascii) {
             let mut buf = [0u8; INLINE];
             buf[..bytes.len()].copy_from_slice(bytes);
-            return Some(Text(Repr::Inline { len: bytes.len() as u8, buf }));
+            return Some(Text(Repr::Inline {
+                len: bytes.len() as u8,
+                buf,
+            }));
         }
         std::str::from_utf8(bytes).ok().map(Text::copy_of)
     }
@@ -107,9 +122,15 @@ impl Text {
         if let Some(s) = args.as_str() {
             return Text::from_static(s);
         }
-        let mut w = InlineWriter { len: 0, buf: [0u8; INLINE] };
+        let mut w = InlineWriter {
+            len: 0,
+            buf: [0u8; INLINE],
+        };
         if fmt::Write::write_fmt(&mut w, args).is_ok() {
-            Text(Repr::Inline { len: w.len as u8, buf: w.buf })
+            Text(Repr::Inline {
+                len: w.len as u8,
+                buf: w.buf,
+            })
         } else {
             Text(Repr::Owned(fmt::format(args).into_boxed_str()))
         }
@@ -130,7 +151,9 @@ impl Text {
             Repr::Shared(s) => s,
             // SAFETY: `buf[..len]` only ever receives whole `str`s (`copy_of`, and
             // `InlineWriter`, whose partial output is dropped when formatting fails).
-            Repr::Inline { len, buf } => unsafe { std::str::from_utf8_unchecked(&buf[..usize::from(*len)]) },
+            Repr::Inline { len, buf } => unsafe {
+                std::str::from_utf8_unchecked(&buf[..usize::from(*len)])
+            },
             Repr::Owned(s) => s,
         }
     }
@@ -313,7 +336,8 @@ pub fn kafka_uuid_text(u: &[u8; 16]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::with_capacity(22);
     for chunk in u.chunks(3) {
-        let n = chunk.iter().fold(0u32, |acc, b| acc << 8 | u32::from(*b)) << (8 * (3 - chunk.len()));
+        let n =
+            chunk.iter().fold(0u32, |acc, b| acc << 8 | u32::from(*b)) << (8 * (3 - chunk.len()));
         for i in 0..=chunk.len() {
             out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
         }
@@ -324,7 +348,10 @@ pub fn kafka_uuid_text(u: &[u8; 16]) -> String {
 /// A float64 in the contract: a JSON number, or `"NaN"`, `"inf"`, `"-inf"`
 /// (JSON has no numbers for them).
 pub fn float_json(v: f64) -> serde_json::Value {
-    serde_json::Number::from_f64(v).map_or_else(|| serde_json::json!(v.to_string()), serde_json::Value::Number)
+    serde_json::Number::from_f64(v).map_or_else(
+        || serde_json::json!(v.to_string()),
+        serde_json::Value::Number,
+    )
 }
 
 #[cfg(test)]
@@ -336,7 +363,10 @@ mod tests {
         let t = Text::own_words("Record[3]");
         let mut out = b"x ".to_vec();
         escape::sanitize_text_into(&mut out, &t);
-        assert_eq!((out.as_slice(), t.as_str(), t.as_static()), (&b"x Record[3]"[..], "Record[3]", Some("Record[3]")));
+        assert_eq!(
+            (out.as_slice(), t.as_str(), t.as_static()),
+            (&b"x Record[3]"[..], "Record[3]", Some("Record[3]"))
+        );
         assert_eq!(t, Text::from_static("Record[3]"));
         // Other static texts are still checked: an escape in one is escaped.
         let mut out = Vec::new();
@@ -356,7 +386,12 @@ mod tests {
         let short = Text::concat(&["(text \"", "key-0", "", "\")"]);
         assert_eq!(short, "(text \"key-0\")");
         assert!(matches!(short.0, Repr::Inline { .. }));
-        let long = Text::concat(&["(text \"", "a value longer than the inline buffer", "…", "\")"]);
+        let long = Text::concat(&[
+            "(text \"",
+            "a value longer than the inline buffer",
+            "…",
+            "\")",
+        ]);
         assert_eq!(long, "(text \"a value longer than the inline buffer…\")");
         assert!(matches!(long.0, Repr::Owned(_)));
         assert_eq!(Text::concat(&[]), "");
@@ -372,9 +407,18 @@ mod tests {
         assert_eq!(short, "consumer-1");
         assert_eq!(Text::from_utf8("grüße".as_bytes()).expect("UTF-8"), "grüße");
         let long = "a".repeat(INLINE + 1);
-        assert_eq!(Text::from_utf8(long.as_bytes()).expect("long ASCII"), long.as_str());
-        assert!(Text::from_utf8(b"ab\xff").is_none(), "invalid UTF-8 is refused");
-        assert!(Text::from_utf8(b"\xc3").is_none(), "a cut multi-byte character is refused");
+        assert_eq!(
+            Text::from_utf8(long.as_bytes()).expect("long ASCII"),
+            long.as_str()
+        );
+        assert!(
+            Text::from_utf8(b"ab\xff").is_none(),
+            "invalid UTF-8 is refused"
+        );
+        assert!(
+            Text::from_utf8(b"\xc3").is_none(),
+            "a cut multi-byte character is refused"
+        );
         assert_eq!(Text::from_utf8(b"").expect("empty"), "");
     }
 

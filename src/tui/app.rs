@@ -11,20 +11,24 @@ use super::theme::Theme;
 use super::tree_state::TreeState;
 use super::tree_view::marker_x;
 use crate::analysis::captured::decode_captured;
-use crate::analysis::records_table::carries_records;
 use crate::analysis::exchange::Topic;
 use crate::analysis::filter::{parse_terms, Filter};
 use crate::analysis::index::{self, IndexEvent, IndexedFrame, Progress, Spool};
+use crate::analysis::records_table::carries_records;
 use crate::budget::Budget;
 use crate::decode::fields::TopicIds;
-use crate::decode::{decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region, Role, Value};
-use crate::input::hex_text::parse_hex_text;
-use crate::text::escape::sanitize;
-use crate::render::grid::ROW;
 use crate::decode::regions::byte_regions;
+use crate::decode::{
+    decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region, Role, Value,
+};
+use crate::input::hex_text::parse_hex_text;
+use crate::render::grid::ROW;
 use crate::schema::{Catalogue, MessageKind};
+use crate::text::escape::sanitize;
 use bytes::Bytes;
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::{Position, Rect};
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -91,21 +95,39 @@ fn decompressed_prefix(root: &Node, path: &[usize]) -> usize {
 impl FrameView {
     pub fn new(frame: Frame, source: impl Into<String>) -> FrameView {
         let regions = byte_regions(&frame.root, frame.bytes.len());
-        let legend = Region::ALL.into_iter().filter(|r| regions.contains(&Some(*r))).collect();
+        let legend = Region::ALL
+            .into_iter()
+            .filter(|r| regions.contains(&Some(*r)))
+            .collect();
         let errors = error_ranges(&frame);
         let mut tree = TreeState::new(&frame.root);
         tree.select(&frame.root, &frame.root.path_at(0));
-        FrameView { frame, source: source.into(), located: true, regions, legend, errors, tree, cursor: 0, grid_top: 0, buffer: None }
+        FrameView {
+            frame,
+            source: source.into(),
+            located: true,
+            regions,
+            legend,
+            errors,
+            tree,
+            cursor: 0,
+            grid_top: 0,
+            buffer: None,
+        }
     }
 
     /// The bytes the grid shows: the frame's, or the decompressed data the selection is in.
     pub fn grid_bytes(&self) -> &[u8] {
-        self.buffer.as_ref().map_or(&self.frame.bytes[..], |b| &b.bytes[..])
+        self.buffer
+            .as_ref()
+            .map_or(&self.frame.bytes[..], |b| &b.bytes[..])
     }
 
     /// The region of each byte the grid shows.
     pub fn grid_regions(&self) -> &[Option<Region>] {
-        self.buffer.as_ref().map_or(&self.regions[..], |b| &b.regions[..])
+        self.buffer
+            .as_ref()
+            .map_or(&self.regions[..], |b| &b.regions[..])
     }
 
     /// How much of `path` leads to the decompressed data it is in (0: none).
@@ -131,14 +153,27 @@ impl FrameView {
             return;
         }
         let path = selected[..prefix].to_vec();
-        let from = self.frame.root.at_path(&path[..prefix - 1]).map_or(String::new(), |n| n.name.to_string());
-        let Some(node) = self.frame.root.at_path(&path) else { return };
-        let Value::Bytes(Some(bytes)) = &node.value else { return };
+        let from = self
+            .frame
+            .root
+            .at_path(&path[..prefix - 1])
+            .map_or(String::new(), |n| n.name.to_string());
+        let Some(node) = self.frame.root.at_path(&path) else {
+            return;
+        };
+        let Value::Bytes(Some(bytes)) = &node.value else {
+            return;
+        };
         let mut regions = vec![None; bytes.len()];
         for c in &node.children {
             paint_regions(c, &mut regions);
         }
-        self.buffer = Some(DecompressedBuffer { path, bytes: bytes.clone(), regions, from });
+        self.buffer = Some(DecompressedBuffer {
+            path,
+            bytes: bytes.clone(),
+            regions,
+            from,
+        });
     }
 
     /// The deepest node at grid byte `at`, as a path from the root.
@@ -152,7 +187,9 @@ impl FrameView {
     /// The deepest node at byte `at` of the decompressed data of the node at `buffer`.
     pub fn path_in_buffer(&self, buffer: &[usize], at: usize) -> Vec<usize> {
         let mut path = buffer.to_vec();
-        let Some(mut node) = self.frame.root.at_path(&path) else { return path };
+        let Some(mut node) = self.frame.root.at_path(&path) else {
+            return path;
+        };
         'down: loop {
             for (i, c) in node.children.iter().enumerate() {
                 if at >= c.offset && at < c.end() && c.role != Role::Decompressed {
@@ -166,7 +203,10 @@ impl FrameView {
     }
 
     pub fn selected_node(&self) -> &Node {
-        self.frame.root.at_path(self.tree.selected()).unwrap_or(&self.frame.root)
+        self.frame
+            .root
+            .at_path(self.tree.selected())
+            .unwrap_or(&self.frame.root)
     }
 
     /// The cursor's byte.
@@ -179,7 +219,11 @@ impl FrameView {
     pub fn selection(&self) -> Range<usize> {
         let n = self.selected_node();
         let len = self.grid_bytes().len();
-        if self.buffer.as_ref().is_some_and(|b| b.path == self.tree.selected()) {
+        if self
+            .buffer
+            .as_ref()
+            .is_some_and(|b| b.path == self.tree.selected())
+        {
             return 0..len;
         }
         n.offset.min(len)..n.end().min(len)
@@ -209,7 +253,9 @@ fn error_ranges(frame: &Frame) -> Vec<Range<usize>> {
     // Errors inside decompressed data are at offsets of that data, not of the frame.
     fn walk(n: &Node, at: Option<usize>, len: usize, out: &mut Vec<Range<usize>>) {
         if n.error().is_some() {
-            let start = at.filter(|a| (n.offset..n.end()).contains(a)).unwrap_or(n.offset);
+            let start = at
+                .filter(|a| (n.offset..n.end()).contains(a))
+                .unwrap_or(n.offset);
             out.push(start.min(len)..n.end().min(len));
         }
         if n.role != Role::Decompressed {
@@ -374,12 +420,23 @@ pub struct App<'a> {
 }
 
 impl<'a> App<'a> {
-    pub fn new(cat: &'a Catalogue, release: Option<String>, frames: Vec<Frame>, theme: Theme) -> App<'a> {
+    pub fn new(
+        cat: &'a Catalogue,
+        release: Option<String>,
+        frames: Vec<Frame>,
+        theme: Theme,
+    ) -> App<'a> {
         let mut app = App {
             cat,
             release,
             shown: (0..frames.len()).collect(),
-            frames: frames.into_iter().map(|f| FrameSlot { row: None, view: Some(Box::new(FrameView::new(f, "input"))) }).collect(),
+            frames: frames
+                .into_iter()
+                .map(|f| FrameSlot {
+                    row: None,
+                    view: Some(Box::new(FrameView::new(f, "input"))),
+                })
+                .collect(),
             capture: None,
             filter: None,
             decoded: VecDeque::new(),
@@ -402,7 +459,12 @@ impl<'a> App<'a> {
 
     /// The explorer over a capture being indexed: its rows arrive through
     /// [`App::on_index_event`]; a frame is decoded when it is shown.
-    pub fn for_capture(cat: &'a Catalogue, release: Option<String>, capture: CaptureState, theme: Theme) -> App<'a> {
+    pub fn for_capture(
+        cat: &'a Catalogue,
+        release: Option<String>,
+        capture: CaptureState,
+        theme: Theme,
+    ) -> App<'a> {
         let mut app = App::new(cat, release, Vec::new(), theme);
         app.capture = Some(capture);
         app.focus = Focus::Frames;
@@ -415,7 +477,9 @@ impl<'a> App<'a> {
     }
 
     pub fn frame(&self) -> Option<&FrameView> {
-        self.frames.get(self.current).and_then(|s| s.view.as_deref())
+        self.frames
+            .get(self.current)
+            .and_then(|s| s.view.as_deref())
     }
 
     /// What the index thread handed on: rows join the list (the filter
@@ -425,7 +489,11 @@ impl<'a> App<'a> {
             return;
         };
         match ev {
-            IndexEvent::Rows { rows, new_topics, topic_ids } => {
+            IndexEvent::Rows {
+                rows,
+                new_topics,
+                topic_ids,
+            } => {
                 cap.topics.extend(new_topics);
                 cap.topic_ids = topic_ids;
                 let first = self.frames.len();
@@ -437,16 +505,25 @@ impl<'a> App<'a> {
                             req.pair = Some(i);
                         }
                     }
-                    self.frames.push(FrameSlot { row: Some(row), view: None });
+                    self.frames.push(FrameSlot {
+                        row: Some(row),
+                        view: None,
+                    });
                 }
-                let shown = (first..self.frames.len()).filter(|&i| self.selects(i)).collect::<Vec<_>>();
+                let shown = (first..self.frames.len())
+                    .filter(|&i| self.selects(i))
+                    .collect::<Vec<_>>();
                 let was_empty = self.shown.is_empty();
                 self.shown.extend(shown);
                 if was_empty && !self.shown.is_empty() {
                     self.select_frame(self.shown[0]);
                 }
             }
-            IndexEvent::Notes { skipped, skipped_bytes, tls } => {
+            IndexEvent::Notes {
+                skipped,
+                skipped_bytes,
+                tls,
+            } => {
                 (cap.skipped, cap.skipped_bytes, cap.tls_notes) = (skipped, skipped_bytes, tls);
             }
             IndexEvent::Done(result) => {
@@ -459,21 +536,36 @@ impl<'a> App<'a> {
     /// Whether the filter shows frame `i` (frames not of a capture always show).
     fn selects(&self, i: usize) -> bool {
         match (&self.filter, &self.capture) {
-            (Some((_, f)), Some(cap)) if self.frames.get(i).is_some_and(|s| s.row.is_some()) => index::selects(f, |j| self.frames.get(j).and_then(|s| s.row.as_ref()), i, &cap.topics),
+            (Some((_, f)), Some(cap)) if self.frames.get(i).is_some_and(|s| s.row.is_some()) => {
+                index::selects(
+                    f,
+                    |j| self.frames.get(j).and_then(|s| s.row.as_ref()),
+                    i,
+                    &cap.topics,
+                )
+            }
             _ => true,
         }
     }
 
     fn frame_mut(&mut self) -> Option<&mut FrameView> {
-        self.frames.get_mut(self.current).and_then(|s| s.view.as_deref_mut())
+        self.frames
+            .get_mut(self.current)
+            .and_then(|s| s.view.as_deref_mut())
     }
 
     fn info(&mut self, text: impl Into<String>) {
-        self.status = Some(Status { text: text.into(), error: false });
+        self.status = Some(Status {
+            text: text.into(),
+            error: false,
+        });
     }
 
     fn fail(&mut self, text: impl Into<String>) {
-        self.status = Some(Status { text: text.into(), error: true });
+        self.status = Some(Status {
+            text: text.into(),
+            error: true,
+        });
     }
 
     /// Record where the panes are; after a resize, bring the selection back into view.
@@ -538,19 +630,29 @@ impl<'a> App<'a> {
     fn reveal(&mut self, bytes: Range<usize>) {
         let (gh, th) = (self.grid_height(), self.tree_height());
         let Some(fv) = self.frame_mut() else { return };
-        fv.grid_top = scroll_to(fv.grid_top, grid_rows(bytes), gh, row_count(fv.grid_bytes().len()));
+        fv.grid_top = scroll_to(
+            fv.grid_top,
+            grid_rows(bytes),
+            gh,
+            row_count(fv.grid_bytes().len()),
+        );
         fv.tree.scroll_to_selection(th);
     }
 
     /// Where the current frame is in the list shown (where it would be, when
     /// the filter hides it).
     pub fn shown_position(&self) -> usize {
-        self.shown.binary_search(&self.current).unwrap_or_else(|p| p)
+        self.shown
+            .binary_search(&self.current)
+            .unwrap_or_else(|p| p)
     }
 
     /// After a resize or a change of frame: the current frame and selection in view.
     fn scroll_to_selection(&mut self) {
-        let frames_h = self.geometry.frames.map_or(1, |r| usize::from(r.height).max(1));
+        let frames_h = self
+            .geometry
+            .frames
+            .map_or(1, |r| usize::from(r.height).max(1));
         let at = self.shown_position();
         self.frames_top = scroll_to(self.frames_top, at..at + 1, frames_h, self.shown.len());
         if let Some(sel) = self.frame().map(FrameView::selection) {
@@ -583,21 +685,48 @@ impl<'a> App<'a> {
         };
         let captured = match cap.spool.frame(row) {
             Ok(f) => f,
-            Err(e) => return self.fail(format!("frame {}: the spool cannot be read: {e}", row.frame.index)),
+            Err(e) => {
+                return self.fail(format!(
+                    "frame {}: the spool cannot be read: {e}",
+                    row.frame.index
+                ))
+            }
         };
-        let opts = DecodeOptions { topic_ids: cap.topic_ids.clone(), budget: cap.budget.clone(), ..Default::default() };
-        let (frame, _) = decode_captured(self.cat, self.release.as_deref(), &captured, cap.guess, opts);
-        let arrow = if row.frame.direction == Direction::Request { "→" } else { "←" };
+        let opts = DecodeOptions {
+            topic_ids: cap.topic_ids.clone(),
+            budget: cap.budget.clone(),
+            ..Default::default()
+        };
+        let (frame, _) = decode_captured(
+            self.cat,
+            self.release.as_deref(),
+            &captured,
+            cap.guess,
+            opts,
+        );
+        let arrow = if row.frame.direction == Direction::Request {
+            "→"
+        } else {
+            "←"
+        };
         let mut fv = FrameView::new(frame, format!("conn {} {arrow}", row.frame.conn));
         fv.located = false;
         self.frames[i].view = Some(Box::new(fv));
         self.decoded.push_back(i);
         // Oldest first, never the frame shown (nor the one just decoded).
-        let held = |app: &App| app.decoded.iter().filter_map(|&d| app.frames.get(d).and_then(|s| s.row.as_ref())).map(|r| r.frame.len).sum::<usize>();
+        let held = |app: &App| {
+            app.decoded
+                .iter()
+                .filter_map(|&d| app.frames.get(d).and_then(|s| s.row.as_ref()))
+                .map(|r| r.frame.len)
+                .sum::<usize>()
+        };
         let mut spare = self.decoded.len();
         while spare > 0 && (self.decoded.len() > KEEP_DECODED || held(self) > KEEP_DECODED_BYTES) {
             spare -= 1;
-            let Some(old) = self.decoded.pop_front() else { break };
+            let Some(old) = self.decoded.pop_front() else {
+                break;
+            };
             if old == self.current || old == i {
                 self.decoded.push_back(old);
                 continue;
@@ -608,12 +737,16 @@ impl<'a> App<'a> {
         }
     }
 
-
     fn refresh_search(&mut self) {
         let query = self.search.as_ref().map(|s| s.query.clone());
         self.search = match (query, self.frame()) {
             (Some(q), Some(fv)) => Some(Search::new(&fv.frame.root, &fv.frame.bytes, &q)),
-            (Some(q), None) => Some(Search { query: q, hits: Vec::new(), paths: Default::default(), current: None }),
+            (Some(q), None) => Some(Search {
+                query: q,
+                hits: Vec::new(),
+                paths: Default::default(),
+                current: None,
+            }),
             _ => None,
         };
     }
@@ -626,12 +759,19 @@ impl<'a> App<'a> {
             Err(p) if step > 0 => p as isize + step - 1,
             Err(p) => p as isize + step,
         };
-        usize::try_from(at).ok().and_then(|a| self.shown.get(a)).copied()
+        usize::try_from(at)
+            .ok()
+            .and_then(|a| self.shown.get(a))
+            .copied()
     }
 
     /// `p`: from a request to its response and back.
     fn jump_to_pair(&mut self) {
-        let pair = self.frames.get(self.current).and_then(|s| s.row.as_ref()).map(|r| (r.pair, r.frame.direction));
+        let pair = self
+            .frames
+            .get(self.current)
+            .and_then(|s| s.row.as_ref())
+            .map(|r| (r.pair, r.frame.direction));
         match pair {
             Some((Some(p), _)) => {
                 if self.shown.binary_search(&p).is_err() {
@@ -640,23 +780,44 @@ impl<'a> App<'a> {
                 }
                 self.select_frame(p);
             }
-            Some((None, Direction::Request)) => self.fail("no response to this request in the capture (yet)"),
-            Some((None, Direction::Response)) => self.fail("this response's request is not in the capture"),
+            Some((None, Direction::Request)) => {
+                self.fail("no response to this request in the capture (yet)")
+            }
+            Some((None, Direction::Response)) => {
+                self.fail("this response's request is not in the capture")
+            }
             None => self.fail("p jumps between a captured request and its response"),
         }
     }
 
     /// `}` and `{`: the next (previous) frame shown of the same connection.
     fn same_connection(&mut self, forward: bool) {
-        let Some(conn) = self.frames.get(self.current).and_then(|s| s.row.as_ref()).map(|r| r.frame.conn) else {
+        let Some(conn) = self
+            .frames
+            .get(self.current)
+            .and_then(|s| s.row.as_ref())
+            .map(|r| r.frame.conn)
+        else {
             return self.fail("} and { move within a captured connection");
         };
         let at = self.shown_position();
-        let same = |&&i: &&usize| self.frames[i].row.as_ref().is_some_and(|r| r.frame.conn == conn && i != self.current);
-        let next = if forward { self.shown[at.min(self.shown.len())..].iter().find(same) } else { self.shown[..at].iter().rev().find(same) };
+        let same = |&&i: &&usize| {
+            self.frames[i]
+                .row
+                .as_ref()
+                .is_some_and(|r| r.frame.conn == conn && i != self.current)
+        };
+        let next = if forward {
+            self.shown[at.min(self.shown.len())..].iter().find(same)
+        } else {
+            self.shown[..at].iter().rev().find(same)
+        };
         match next.copied() {
             Some(i) => self.select_frame(i),
-            None => self.info(format!("no {} frame of conn {conn}", if forward { "later" } else { "earlier" })),
+            None => self.info(format!(
+                "no {} frame of conn {conn}",
+                if forward { "later" } else { "earlier" }
+            )),
         }
     }
 
@@ -671,7 +832,9 @@ impl<'a> App<'a> {
                 Err(e) => return self.fail(sanitize(&e)),
             }
         }
-        self.shown = (0..self.frames.len()).filter(|&i| self.selects(i)).collect();
+        self.shown = (0..self.frames.len())
+            .filter(|&i| self.selects(i))
+            .collect();
         let count = self.shown.len();
         match (self.shown.binary_search(&self.current), self.shown.first()) {
             (Ok(_), _) => self.scroll_to_selection(),
@@ -679,7 +842,11 @@ impl<'a> App<'a> {
             (Err(_), None) => {}
         }
         match &self.filter {
-            Some((t, _)) => self.info(format!("filter {}: {count} of {} frames", sanitize(t), self.frames.len())),
+            Some((t, _)) => self.info(format!(
+                "filter {}: {count} of {} frames",
+                sanitize(t),
+                self.frames.len()
+            )),
             None => self.info(format!("no filter: {count} frames")),
         }
     }
@@ -691,13 +858,18 @@ impl<'a> App<'a> {
             return;
         }
         // Raw mode delivers Ctrl-C as a key, not a signal.
-        if key.modifiers.contains(KeyModifiers::CONTROL) && matches!(key.code, KeyCode::Char('c' | 'C')) {
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('c' | 'C'))
+        {
             self.quit = true;
             return;
         }
         match &self.mode {
             Mode::Help => {
-                if matches!(key.code, KeyCode::Esc | KeyCode::Char('?' | 'q') | KeyCode::Enter) {
+                if matches!(
+                    key.code,
+                    KeyCode::Esc | KeyCode::Char('?' | 'q') | KeyCode::Enter
+                ) {
                     self.mode = Mode::Normal;
                 }
                 return;
@@ -725,7 +897,11 @@ impl<'a> App<'a> {
             Command::NextPane | Command::PreviousPane => {
                 let order = self.focus_order();
                 let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
-                let step = if command == Command::NextPane { 1 } else { order.len() - 1 };
+                let step = if command == Command::NextPane {
+                    1
+                } else {
+                    order.len() - 1
+                };
                 self.focus = order[(i + step) % order.len()];
             }
             Command::Search => self.open_prompt(PromptKind::Search, String::new()),
@@ -733,7 +909,10 @@ impl<'a> App<'a> {
             Command::DecodeAs => {
                 // The prompt starts empty (typing never appends to the old answer); what
                 // the frame is now decoded as is said on the status line.
-                let now = self.frame().map(|fv| self.describe_api(&fv.frame)).unwrap_or_default();
+                let now = self
+                    .frame()
+                    .map(|fv| self.describe_api(&fv.frame))
+                    .unwrap_or_default();
                 if !now.is_empty() {
                     self.info(format!("decoded now as {now}"));
                 }
@@ -742,7 +921,8 @@ impl<'a> App<'a> {
             Command::NextMatch => self.search_step(true),
             Command::PreviousMatch => self.search_step(false),
             Command::PreviousFrame | Command::NextFrame => {
-                if let Some(i) = self.shown_step(if command == Command::NextFrame { 1 } else { -1 }) {
+                if let Some(i) = self.shown_step(if command == Command::NextFrame { 1 } else { -1 })
+                {
                     self.select_frame(i);
                 }
             }
@@ -750,7 +930,11 @@ impl<'a> App<'a> {
             Command::NextInConnection => self.same_connection(true),
             Command::PreviousInConnection => self.same_connection(false),
             Command::Filter if self.capture.is_some() => {
-                let now = self.filter.as_ref().map(|(t, _)| t.clone()).unwrap_or_default();
+                let now = self
+                    .filter
+                    .as_ref()
+                    .map(|(t, _)| t.clone())
+                    .unwrap_or_default();
                 self.open_prompt(PromptKind::Filter, now);
             }
             Command::ToggleTime if self.capture.is_some() => {
@@ -758,7 +942,9 @@ impl<'a> App<'a> {
                     cap.relative_time = !cap.relative_time;
                 }
             }
-            Command::Filter | Command::ToggleTime => self.fail("f and t are for captures (kwire capture FILE --tui)"),
+            Command::Filter | Command::ToggleTime => {
+                self.fail("f and t are for captures (kwire capture FILE --tui)")
+            }
             Command::Export => self.open_prompt(PromptKind::Export, String::new()),
             Command::Records => {
                 let Some(fv) = self.frame() else { return };
@@ -780,20 +966,46 @@ impl<'a> App<'a> {
     /// far it got).
     fn capture_records(&mut self) {
         let Some(cap) = self.capture.as_ref() else {
-            return self.fail("R is for captures (kwire capture FILE --tui); r lists this frame's records");
+            return self.fail(
+                "R is for captures (kwire capture FILE --tui); r lists this frame's records",
+            );
         };
         let start = std::time::Instant::now();
         let mut lines = Vec::new();
         let mut read = 0;
-        let carrying: Vec<usize> = self.shown.iter().copied().filter(|&i| self.frames[i].row.as_ref().is_some_and(|r| carries_records(&r.frame))).collect();
+        let carrying: Vec<usize> = self
+            .shown
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.frames[i]
+                    .row
+                    .as_ref()
+                    .is_some_and(|r| carries_records(&r.frame))
+            })
+            .collect();
         for &i in &carrying {
             if start.elapsed() > RECORDS_TIME {
                 break;
             }
-            let Some(row) = self.frames[i].row.as_ref() else { continue };
-            let Ok(captured) = cap.spool.frame(row) else { continue };
-            let opts = DecodeOptions { topic_ids: cap.topic_ids.clone(), budget: cap.budget.clone(), ..Default::default() };
-            let (frame, _) = decode_captured(self.cat, self.release.as_deref(), &captured, cap.guess, opts);
+            let Some(row) = self.frames[i].row.as_ref() else {
+                continue;
+            };
+            let Ok(captured) = cap.spool.frame(row) else {
+                continue;
+            };
+            let opts = DecodeOptions {
+                topic_ids: cap.topic_ids.clone(),
+                budget: cap.budget.clone(),
+                ..Default::default()
+            };
+            let (frame, _) = decode_captured(
+                self.cat,
+                self.release.as_deref(),
+                &captured,
+                cap.guess,
+                opts,
+            );
             let number = self.frame_number(i);
             for mut l in record_lines(self.cat, self.release.as_deref(), &frame).lines {
                 l.text = format!("{number:>7} {}", l.text);
@@ -803,16 +1015,33 @@ impl<'a> App<'a> {
             read += 1;
         }
         if lines.is_empty() {
-            return self.info(format!("no records in the {} frames listed that carry them", carrying.len()));
+            return self.info(format!(
+                "no records in the {} frames listed that carry them",
+                carrying.len()
+            ));
         }
-        let of = if read < carrying.len() { format!("the first {read} of {} frames carrying records (time ran out)", carrying.len()) } else { format!("{read} frames") };
-        self.mode = Mode::Records(RecordsList { lines, selected: 0, top: 0, of });
+        let of = if read < carrying.len() {
+            format!(
+                "the first {read} of {} frames carrying records (time ran out)",
+                carrying.len()
+            )
+        } else {
+            format!("{read} frames")
+        };
+        self.mode = Mode::Records(RecordsList {
+            lines,
+            selected: 0,
+            top: 0,
+            of,
+        });
     }
 
     /// Keys over the records table: move, Enter selects the record, Esc closes.
     fn records_key(&mut self, code: KeyCode) {
         let rows = usize::from(self.geometry.grid.height.max(self.geometry.tree.height)).max(1);
-        let Mode::Records(list) = &mut self.mode else { return };
+        let Mode::Records(list) = &mut self.mode else {
+            return;
+        };
         let last = list.lines.len().saturating_sub(1);
         list.selected = match code {
             KeyCode::Up | KeyCode::Char('k') => list.selected.saturating_sub(1),
@@ -822,7 +1051,11 @@ impl<'a> App<'a> {
             KeyCode::Char('g') | KeyCode::Home => 0,
             KeyCode::Char('G') | KeyCode::End => last,
             KeyCode::Enter => {
-                let (path, frame) = list.lines.get(list.selected).map(|l| (l.path.clone(), l.frame)).unwrap_or_default();
+                let (path, frame) = list
+                    .lines
+                    .get(list.selected)
+                    .map(|l| (l.path.clone(), l.frame))
+                    .unwrap_or_default();
                 self.mode = Mode::Normal;
                 self.focus = Focus::Tree;
                 if let Some(i) = frame {
@@ -836,7 +1069,12 @@ impl<'a> App<'a> {
             }
             _ => list.selected,
         };
-        list.top = scroll_to(list.top, list.selected..list.selected + 1, rows, list.lines.len());
+        list.top = scroll_to(
+            list.top,
+            list.selected..list.selected + 1,
+            rows,
+            list.lines.len(),
+        );
     }
 
     /// `x`: `hex FILE`, `json FILE` or `pcap FILE`.
@@ -846,7 +1084,13 @@ impl<'a> App<'a> {
             (["hex", path], Some(fv)) => super::export::hex(path, &fv.grid_bytes()[fv.selection()]),
             (["json", path], Some(fv)) => super::export::json(path, &fv.frame),
             (["pcap", path], _) => match &self.capture {
-                Some(cap) => super::export::pcap(path, &cap.spool, self.shown.iter().filter_map(|&i| self.frames[i].row.as_ref())),
+                Some(cap) => super::export::pcap(
+                    path,
+                    &cap.spool,
+                    self.shown
+                        .iter()
+                        .filter_map(|&i| self.frames[i].row.as_ref()),
+                ),
                 None => Err("pcap exports a capture's frames (kwire capture FILE --tui)".into()),
             },
             ([_, _], None) => Err("no frame to export".into()),
@@ -913,9 +1157,15 @@ impl<'a> App<'a> {
             KeyCode::Char('g') | KeyCode::Home => fv.tree.select_row(0),
             KeyCode::Char('G') | KeyCode::End => fv.tree.select_row(last),
             KeyCode::Enter | KeyCode::Char(' ') if has_children => fv.tree.toggle(root, &path),
-            KeyCode::Left | KeyCode::Char('h') if open && has_children => fv.tree.set_expanded(root, &path, false),
-            KeyCode::Left | KeyCode::Char('h') if !path.is_empty() => fv.tree.select(root, &path[..path.len() - 1]),
-            KeyCode::Right | KeyCode::Char('l') if has_children && !open => fv.tree.set_expanded(root, &path, true),
+            KeyCode::Left | KeyCode::Char('h') if open && has_children => {
+                fv.tree.set_expanded(root, &path, false)
+            }
+            KeyCode::Left | KeyCode::Char('h') if !path.is_empty() => {
+                fv.tree.select(root, &path[..path.len() - 1])
+            }
+            KeyCode::Right | KeyCode::Char('l') if has_children && !open => {
+                fv.tree.set_expanded(root, &path, true)
+            }
             KeyCode::Right | KeyCode::Char('l') if has_children => fv.tree.select_row(row + 1),
             _ => return,
         }
@@ -923,7 +1173,10 @@ impl<'a> App<'a> {
     }
 
     fn frames_key(&mut self, code: KeyCode) {
-        let page = self.geometry.frames.map_or(1, |r| usize::from(r.height).max(1)) as isize;
+        let page = self
+            .geometry
+            .frames
+            .map_or(1, |r| usize::from(r.height).max(1)) as isize;
         let to = match code {
             KeyCode::Up | KeyCode::Char('k') => self.shown_step(-1),
             KeyCode::Down | KeyCode::Char('j') => self.shown_step(1),
@@ -967,13 +1220,21 @@ impl<'a> App<'a> {
     fn submit(&mut self, p: Prompt) {
         match p.kind {
             PromptKind::Search => self.start_search(p.text.trim()),
-            PromptKind::Jump => match (parse_offset(&p.text), self.frame().map(|f| f.grid_bytes().len())) {
+            PromptKind::Jump => match (
+                parse_offset(&p.text),
+                self.frame().map(|f| f.grid_bytes().len()),
+            ) {
                 (Some(at), Some(len)) if at < len => {
                     self.focus = Focus::Grid;
                     self.move_cursor(at);
                 }
-                (Some(at), Some(len)) => self.fail(format!("offset 0x{at:x} is past the frame's {len} bytes")),
-                (None, _) => self.fail(format!("not an offset: {} (use 0x1a or 26)", sanitize(&p.text))),
+                (Some(at), Some(len)) => {
+                    self.fail(format!("offset 0x{at:x} is past the frame's {len} bytes"))
+                }
+                (None, _) => self.fail(format!(
+                    "not an offset: {} (use 0x1a or 26)",
+                    sanitize(&p.text)
+                )),
                 (_, None) => {}
             },
             PromptKind::Decode => self.redecode(&p.text),
@@ -993,7 +1254,9 @@ impl<'a> App<'a> {
     }
 
     fn search_step(&mut self, forward: bool) {
-        let Some(cursor) = self.frame().map(|f| f.cursor) else { return };
+        let Some(cursor) = self.frame().map(|f| f.cursor) else {
+            return;
+        };
         let Some(s) = self.search.as_mut() else {
             return self.fail("no search: press / first");
         };
@@ -1043,7 +1306,9 @@ impl<'a> App<'a> {
     /// bytes) and, for a capture's, its list line too; within
     /// [`SEARCH_TIME`] a key (`n` goes on from where it stopped).
     fn search_other_frames(&mut self, forward: bool) {
-        let Some(query) = self.search.as_ref().map(|s| s.query.clone()) else { return };
+        let Some(query) = self.search.as_ref().map(|s| s.query.clone()) else {
+            return;
+        };
         let needle = query.to_lowercase();
         let start = std::time::Instant::now();
         let total = self.shown.len();
@@ -1051,45 +1316,82 @@ impl<'a> App<'a> {
         let mut lines = crate::render::listing::LineWriter::new(self.cat);
         let mut line = Vec::new();
         for step in 1..total {
-            let pos = if forward { (at + step) % total } else { (at + total - step % total) % total };
+            let pos = if forward {
+                (at + step) % total
+            } else {
+                (at + total - step % total) % total
+            };
             let i = self.shown[pos];
             if start.elapsed() > SEARCH_TIME {
                 // Stop here: the next `n` starts from this frame.
                 self.select_frame(i);
-                return self.info(format!("searched {step} frames without a match for {} (n searches on)", sanitize(&query)));
+                return self.info(format!(
+                    "searched {step} frames without a match for {} (n searches on)",
+                    sanitize(&query)
+                ));
             }
             let in_line = self.frames[i].row.as_ref().is_some_and(|r| {
                 line.clear();
                 lines.push_frame(&mut line, &r.frame, &r.entry, false);
-                String::from_utf8_lossy(&line).to_lowercase().contains(&needle)
+                String::from_utf8_lossy(&line)
+                    .to_lowercase()
+                    .contains(&needle)
             });
             self.ensure_decoded(i);
-            let hits = self.frames[i].view.as_ref().map_or(0, |fv| super::search::find(&fv.frame.root, &fv.frame.bytes, &query).len());
+            let hits = self.frames[i].view.as_ref().map_or(0, |fv| {
+                super::search::find(&fv.frame.root, &fv.frame.bytes, &query).len()
+            });
             if hits == 0 && !in_line {
                 continue;
             }
             self.select_frame(i);
             let wrapped = if forward { pos <= at } else { pos >= at };
-            let around = if wrapped { " (search wrapped around the list)" } else { "" };
+            let around = if wrapped {
+                " (search wrapped around the list)"
+            } else {
+                ""
+            };
             if hits == 0 {
-                return self.info(format!("{} is in frame {}'s list line{around}", sanitize(&query), self.frame_number(i)));
+                return self.info(format!(
+                    "{} is in frame {}'s list line{around}",
+                    sanitize(&query),
+                    self.frame_number(i)
+                ));
             }
             let cursor = if forward { 0 } else { usize::MAX };
-            let hit = self.search.as_mut().and_then(|s| s.next(cursor, forward).cloned());
+            let hit = self
+                .search
+                .as_mut()
+                .and_then(|s| s.next(cursor, forward).cloned());
             if let Some(hit) = hit {
                 self.go_to_hit(hit);
             }
-            let k = self.search.as_ref().and_then(|s| s.current).map_or(1, |c| c + 1);
-            return self.info(format!("match {k} of {hits} in frame {} for {}{around}", self.frame_number(i), sanitize(&query)));
+            let k = self
+                .search
+                .as_ref()
+                .and_then(|s| s.current)
+                .map_or(1, |c| c + 1);
+            return self.info(format!(
+                "match {k} of {hits} in frame {} for {}{around}",
+                self.frame_number(i),
+                sanitize(&query)
+            ));
         }
         // No other frame has it: this frame's own hits, around.
         let cursor = self.frame().map_or(0, |f| f.cursor);
-        match self.search.as_mut().and_then(|s| s.next(cursor, forward).cloned()) {
+        match self
+            .search
+            .as_mut()
+            .and_then(|s| s.next(cursor, forward).cloned())
+        {
             Some(hit) => {
                 self.go_to_hit(hit);
                 self.info(format!("only this frame has {}", sanitize(&query)));
             }
-            None => self.fail(format!("no match for {} in {total} frames", sanitize(&query))),
+            None => self.fail(format!(
+                "no match for {} in {total} frames",
+                sanitize(&query)
+            )),
         }
     }
 
@@ -1109,9 +1411,17 @@ impl<'a> App<'a> {
             Err(e) => return self.fail(e),
         };
         let Some(fv) = self.frame() else { return };
-        let frame = decode_frame(self.cat, fv.frame.bytes.clone(), fv.frame.input_offset, &opts);
+        let frame = decode_frame(
+            self.cat,
+            fv.frame.bytes.clone(),
+            fv.frame.input_offset,
+            &opts,
+        );
         let source = fv.source.clone();
-        let what = format!("decoded again as {}", sanitize(&crate::render::text_tree::label(&frame.root)));
+        let what = format!(
+            "decoded again as {}",
+            sanitize(&crate::render::text_tree::label(&frame.root))
+        );
         self.frames[self.current].view = Some(Box::new(FrameView::new(frame, source)));
         self.refresh_search();
         self.scroll_to_selection();
@@ -1122,16 +1432,36 @@ impl<'a> App<'a> {
         let release = self.release.clone();
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
-            ["request" | "req"] => Ok(DecodeOptions { direction: Some(Direction::Request), release, ..Default::default() }),
+            ["request" | "req"] => Ok(DecodeOptions {
+                direction: Some(Direction::Request),
+                release,
+                ..Default::default()
+            }),
             [api, version] => {
-                let key = self.cat.resolve_api(api).ok_or_else(|| format!("unknown API {}", sanitize(api)))?;
-                let v: i16 = version.parse().map_err(|_| format!("not a version: {}", sanitize(version)))?;
-                let valid = self.cat.versions(MessageKind::Response, key, release.as_deref());
+                let key = self
+                    .cat
+                    .resolve_api(api)
+                    .ok_or_else(|| format!("unknown API {}", sanitize(api)))?;
+                let v: i16 = version
+                    .parse()
+                    .map_err(|_| format!("not a version: {}", sanitize(version)))?;
+                let valid = self
+                    .cat
+                    .versions(MessageKind::Response, key, release.as_deref());
                 if !valid.contains(&v) {
                     let name = self.cat.api_name(key).unwrap_or("?");
-                    return Err(format!("{name} has no response version {v}; valid: {}", crate::decode::frame::compress_versions(&valid)));
+                    return Err(format!(
+                        "{name} has no response version {v}; valid: {}",
+                        crate::decode::frame::compress_versions(&valid)
+                    ));
                 }
-                Ok(DecodeOptions { direction: Some(Direction::Response), api_key: Some(key), api_version: Some(v), release, ..Default::default() })
+                Ok(DecodeOptions {
+                    direction: Some(Direction::Response),
+                    api_key: Some(key),
+                    api_version: Some(v),
+                    release,
+                    ..Default::default()
+                })
             }
             _ => Err("type `API VERSION` to decode a response, or `request`".into()),
         }
@@ -1142,25 +1472,41 @@ impl<'a> App<'a> {
     /// Bracketed paste: into an open prompt, or hex text that becomes new frames.
     pub fn on_paste(&mut self, text: &str) {
         if let Mode::Prompt(p) = &mut self.mode {
-            p.text.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
+            p.text
+                .extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
             return;
         }
         self.mode = Mode::Normal;
         let bytes = match parse_hex_text(text) {
             Ok(b) if b.is_empty() => return self.fail("the paste holds no bytes"),
             Ok(b) => Bytes::from(b),
-            Err(e) => return self.fail(format!("the paste is not hex: {}", sanitize(&e.to_string()))),
+            Err(e) => {
+                return self.fail(format!(
+                    "the paste is not hex: {}",
+                    sanitize(&e.to_string())
+                ))
+            }
         };
-        let opts = DecodeOptions { direction: Some(Direction::Request), release: self.release.clone(), ..Default::default() };
+        let opts = DecodeOptions {
+            direction: Some(Direction::Request),
+            release: self.release.clone(),
+            ..Default::default()
+        };
         let frames = decode_frames(self.cat, &bytes, &opts);
         self.pastes += 1;
         let first = self.frames.len();
         let count = frames.len();
         let source = format!("paste {}", self.pastes);
         self.shown.extend(first..first + count);
-        self.frames.extend(frames.into_iter().map(|f| FrameSlot { row: None, view: Some(Box::new(FrameView::new(f, source.clone()))) }));
+        self.frames.extend(frames.into_iter().map(|f| FrameSlot {
+            row: None,
+            view: Some(Box::new(FrameView::new(f, source.clone()))),
+        }));
         self.select_frame(first);
-        self.info(format!("{source}: {} bytes, {count} frame(s) decoded as requests (v to change)", bytes.len()));
+        self.info(format!(
+            "{source}: {} bytes, {count} frame(s) decoded as requests (v to change)",
+            bytes.len()
+        ));
     }
 
     pub fn on_mouse(&mut self, m: MouseEvent) {
@@ -1187,17 +1533,32 @@ impl<'a> App<'a> {
                 let down = m.kind == MouseEventKind::ScrollDown;
                 if let Some(r) = over_frames {
                     let max = self.shown.len().saturating_sub(usize::from(r.height));
-                    self.frames_top = if down { (self.frames_top + 1).min(max) } else { self.frames_top.saturating_sub(1) };
+                    self.frames_top = if down {
+                        (self.frames_top + 1).min(max)
+                    } else {
+                        self.frames_top.saturating_sub(1)
+                    };
                 } else if g.grid.contains(at) {
                     let h = self.grid_height();
                     if let Some(fv) = self.frame_mut() {
                         let max = row_count(fv.grid_bytes().len()).saturating_sub(h);
-                        fv.grid_top = if down { (fv.grid_top + WHEEL_LINES).min(max) } else { fv.grid_top.saturating_sub(WHEEL_LINES) };
+                        fv.grid_top = if down {
+                            (fv.grid_top + WHEEL_LINES).min(max)
+                        } else {
+                            fv.grid_top.saturating_sub(WHEEL_LINES)
+                        };
                     }
                 } else if g.tree.contains(at) {
                     let h = self.tree_height();
                     if let Some(fv) = self.frame_mut() {
-                        fv.tree.scroll_by(if down { WHEEL_LINES as isize } else { -(WHEEL_LINES as isize) }, h);
+                        fv.tree.scroll_by(
+                            if down {
+                                WHEEL_LINES as isize
+                            } else {
+                                -(WHEEL_LINES as isize)
+                            },
+                            h,
+                        );
                     }
                 }
             }
@@ -1219,7 +1580,10 @@ impl<'a> App<'a> {
     }
 
     fn click_tree(&mut self, at: Position) {
-        let (x, y) = (at.x - self.geometry.tree.x, usize::from(at.y - self.geometry.tree.y));
+        let (x, y) = (
+            at.x - self.geometry.tree.x,
+            usize::from(at.y - self.geometry.tree.y),
+        );
         self.focus = Focus::Tree;
         let Some(fv) = self.frame_mut() else { return };
         let i = fv.tree.top + y;
@@ -1277,17 +1641,37 @@ mod tests {
         let cat = Catalogue::builtin();
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
         let mut out = Vec::new();
-        for name in ["produce-v9-request.hex", "produce-v9-consumer-offsets-request.hex", "join-group-v9-request.hex"] {
+        for name in [
+            "produce-v9-request.hex",
+            "produce-v9-consumer-offsets-request.hex",
+            "join-group-v9-request.hex",
+        ] {
             let bytes = parse_hex_text(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
-            out.extend(decode_frames(cat, &Bytes::from(bytes), &DecodeOptions::default()));
+            out.extend(decode_frames(
+                cat,
+                &Bytes::from(bytes),
+                &DecodeOptions::default(),
+            ));
         }
-        let bytes = parse_hex_text(&std::fs::read_to_string(dir.join("fetch-v12-response.hex")).unwrap()).unwrap();
-        let fetch = DecodeOptions { direction: Some(Direction::Response), api_key: Some(1), api_version: Some(12), ..Default::default() };
+        let bytes =
+            parse_hex_text(&std::fs::read_to_string(dir.join("fetch-v12-response.hex")).unwrap())
+                .unwrap();
+        let fetch = DecodeOptions {
+            direction: Some(Direction::Response),
+            api_key: Some(1),
+            api_version: Some(12),
+            ..Default::default()
+        };
         out.extend(decode_frames(cat, &Bytes::from(bytes), &fetch));
         for pcap in ["kcat.pcap", "kafka-python.pcap"] {
             let file = std::fs::File::open(dir.join("captures").join(pcap)).unwrap();
             crate::capture::for_each_frame(cat, file, None, |f| {
-                let mut opts = DecodeOptions { direction: Some(f.direction), api_key: f.api_key, api_version: f.api_version, ..Default::default() };
+                let mut opts = DecodeOptions {
+                    direction: Some(f.direction),
+                    api_key: f.api_key,
+                    api_version: f.api_version,
+                    ..Default::default()
+                };
                 if f.direction == Direction::Request {
                     (opts.api_key, opts.api_version) = (None, None);
                 }
@@ -1304,16 +1688,23 @@ mod tests {
         let frames = frames();
         assert!(frames.iter().any(|f| {
             let mut d = false;
-            f.root.walk(&mut |n, _| d |= n.role == crate::decode::Role::Decompressed);
+            f.root
+                .walk(&mut |n, _| d |= n.role == crate::decode::Role::Decompressed);
             d
         }));
         for f in frames {
             let mut nodes = Vec::new();
             f.root.walk(&mut |n, _| nodes.push(n.region));
-            let owners: Vec<Option<Region>> = byte_owners(&f.root, f.bytes.len()).into_iter().map(|o| o.map(|i| nodes[i])).collect();
+            let owners: Vec<Option<Region>> = byte_owners(&f.root, f.bytes.len())
+                .into_iter()
+                .map(|o| o.map(|i| nodes[i]))
+                .collect();
             let fv = FrameView::new(f.clone(), "test");
             assert_eq!(fv.regions, owners);
-            let legend: Vec<Region> = Region::ALL.into_iter().filter(|r| owners.contains(&Some(*r))).collect();
+            let legend: Vec<Region> = Region::ALL
+                .into_iter()
+                .filter(|r| owners.contains(&Some(*r)))
+                .collect();
             assert_eq!(fv.legend, legend);
         }
     }

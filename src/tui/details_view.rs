@@ -2,8 +2,8 @@
 
 use super::theme::Theme;
 use crate::decode::{Frame, Kind, Node, Role, Value};
-use crate::text::escape::sanitize;
 use crate::render::values::value_text;
+use crate::text::escape::sanitize;
 use ratatui::text::{Line, Span};
 
 /// Raw bytes beyond this many are summarised.
@@ -11,17 +11,43 @@ const SHOWN_BYTES: usize = 48;
 
 /// The lines for the node at `path` of `frame`, whose offsets index `bytes`
 /// (the frame's, or the decompressed data the node is in).
-pub fn details_lines(frame: &Frame, bytes: &[u8], path: &[usize], theme: Theme) -> Vec<Line<'static>> {
-    let Some(node) = frame.root.at_path(path) else { return Vec::new() };
-    let raw = bytes.get(node.offset..node.end().min(bytes.len())).unwrap_or(&[]);
-    let ty = if node.ty.is_empty() { "-".into() } else { sanitize(&node.ty) };
+pub fn details_lines(
+    frame: &Frame,
+    bytes: &[u8],
+    path: &[usize],
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let Some(node) = frame.root.at_path(path) else {
+        return Vec::new();
+    };
+    let raw = bytes
+        .get(node.offset..node.end().min(bytes.len()))
+        .unwrap_or(&[]);
+    let ty = if node.ty.is_empty() {
+        "-".into()
+    } else {
+        sanitize(&node.ty)
+    };
     // Most telling first: small terminals show only the first few lines.
     let mut lines = vec![field(theme, "path", field_path(&frame.root, path))];
     if let Some(e) = node.error() {
         lines.push(error_line(theme, sanitize(e)));
     }
-    lines.push(field(theme, "type", format!("{ty}  offset 0x{:04x} ({})  length {}", node.offset, node.offset, node.len)));
-    let value = [value_text(node), crate::render::notes::note(node).map(|n| sanitize(&n))].into_iter().flatten().collect::<Vec<_>>();
+    lines.push(field(
+        theme,
+        "type",
+        format!(
+            "{ty}  offset 0x{:04x} ({})  length {}",
+            node.offset, node.offset, node.len
+        ),
+    ));
+    let value = [
+        value_text(node),
+        crate::render::notes::note(node).map(|n| sanitize(&n)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>();
     if !value.is_empty() {
         lines.push(field(theme, "value", value.join(" ")));
     }
@@ -30,7 +56,9 @@ pub fn details_lines(frame: &Frame, bytes: &[u8], path: &[usize], theme: Theme) 
     // explained by its own prefix and then by its parts, never as if all its
     // bytes were one value.
     let own = match node.children.first() {
-        Some(c) if c.offset >= node.offset && !node.ty.starts_with("[]") => &raw[..(c.offset - node.offset).min(raw.len())],
+        Some(c) if c.offset >= node.offset && !node.ty.starts_with("[]") => {
+            &raw[..(c.offset - node.offset).min(raw.len())]
+        }
         _ => raw,
     };
     if let Some(e) = encoding(node, own).filter(|_| !own.is_empty()) {
@@ -58,7 +86,12 @@ const SHOWN_PARTS: usize = 8;
 
 /// `length varint 1 B, attributes int8 1 B, … (+3 more)`.
 fn parts(node: &Node) -> String {
-    let mut out: Vec<String> = node.children.iter().take(SHOWN_PARTS).map(|c| format!("{} {} {} B", sanitize(&c.name), sanitize(&c.ty), c.len)).collect();
+    let mut out: Vec<String> = node
+        .children
+        .iter()
+        .take(SHOWN_PARTS)
+        .map(|c| format!("{} {} {} B", sanitize(&c.name), sanitize(&c.ty), c.len))
+        .collect();
     if node.children.len() > SHOWN_PARTS {
         out.push(format!("… (+{} more)", node.children.len() - SHOWN_PARTS));
     }
@@ -66,11 +99,17 @@ fn parts(node: &Node) -> String {
 }
 
 fn error_line(theme: Theme, text: String) -> Line<'static> {
-    Line::from(vec![Span::styled(format!("{:<9}", "error"), theme.error_text()), Span::styled(text, theme.error_text())])
+    Line::from(vec![
+        Span::styled(format!("{:<9}", "error"), theme.error_text()),
+        Span::styled(text, theme.error_text()),
+    ])
 }
 
 fn field(theme: Theme, label: &str, text: String) -> Line<'static> {
-    Line::from(vec![Span::styled(format!("{label:<9}"), theme.label()), Span::raw(text)])
+    Line::from(vec![
+        Span::styled(format!("{label:<9}"), theme.label()),
+        Span::raw(text),
+    ])
 }
 
 /// Names from the top of the tree down to the node, array elements as
@@ -84,7 +123,10 @@ pub fn field_path(root: &Node, path: &[usize]) -> String {
     for &i in path {
         let child = &node.children[i];
         if child.role == Role::Element {
-            let index = node.children[..i].iter().filter(|c| c.role == Role::Element).count();
+            let index = node.children[..i]
+                .iter()
+                .filter(|c| c.role == Role::Element)
+                .count();
             out.push_str(&format!("[{index}]"));
         } else {
             if !out.is_empty() {
@@ -101,7 +143,11 @@ fn bytes_hex(raw: &[u8]) -> String {
     if raw.is_empty() {
         return "(none)".into();
     }
-    let shown: Vec<String> = raw.iter().take(SHOWN_BYTES).map(|b| format!("{b:02x}")).collect();
+    let shown: Vec<String> = raw
+        .iter()
+        .take(SHOWN_BYTES)
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let more = raw.len().saturating_sub(SHOWN_BYTES);
     if more > 0 {
         format!("{} … (+{more} bytes)", shown.join(" "))
@@ -116,7 +162,9 @@ pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
     let mut text = match ty {
         "uvarint" | "varint" | "uvarlong" | "varlong" => Some(varint(ty, raw)),
         "int8" => Some("1 byte, two's complement".into()),
-        "int16" | "int32" | "int64" => Some(format!("{} bytes, big-endian two's complement", raw.len())),
+        "int16" | "int32" | "int64" => {
+            Some(format!("{} bytes, big-endian two's complement", raw.len()))
+        }
         "uint16" | "uint32" => Some(format!("{} bytes, big-endian unsigned", raw.len())),
         "float64" => Some("8 bytes, IEEE 754 double, big-endian".into()),
         "bool" => Some("1 byte: 00 false, 01 true".into()),
@@ -125,10 +173,16 @@ pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
         _ => length_prefix(node),
     };
     let extra = match node.role {
-        Role::TaggedSection => Some("then each tagged field: uvarint tag, uvarint size, size bytes"),
+        Role::TaggedSection => {
+            Some("then each tagged field: uvarint tag, uvarint size, size bytes")
+        }
         Role::TaggedEntry { .. } => Some("uvarint tag, uvarint size, then size bytes of the field"),
-        _ if node.kind == Kind::CompactArrayLength && node.value != Value::Uint(0) => Some("compact n+1 prefix: n = value - 1 elements, 0 = null"),
-        _ if matches!(node.value, Value::Struct(true)) => Some("its fields in declaration order, no prefix of its own"),
+        _ if node.kind == Kind::CompactArrayLength && node.value != Value::Uint(0) => {
+            Some("compact n+1 prefix: n = value - 1 elements, 0 = null")
+        }
+        _ if matches!(node.value, Value::Struct(true)) => {
+            Some("its fields in declaration order, no prefix of its own")
+        }
         _ => None,
     };
     if let Some(extra) = extra {
@@ -144,17 +198,35 @@ pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
 fn varint(ty: &str, raw: &[u8]) -> String {
     let groups: Vec<String> = raw
         .iter()
-        .map(|b| format!("{b:02x} = {} {:07b}", if b & 0x80 != 0 { "more" } else { "last" }, b & 0x7f))
+        .map(|b| {
+            format!(
+                "{b:02x} = {} {:07b}",
+                if b & 0x80 != 0 { "more" } else { "last" },
+                b & 0x7f
+            )
+        })
         .collect();
-    let zigzag = if ty.starts_with('u') { "" } else { "; zigzag: (u >> 1) ^ -(u & 1)" };
-    format!("varint, 7 bits a byte, low group first: {}{zigzag}", groups.join(", "))
+    let zigzag = if ty.starts_with('u') {
+        ""
+    } else {
+        "; zigzag: (u >> 1) ^ -(u & 1)"
+    };
+    format!(
+        "varint, 7 bits a byte, low group first: {}{zigzag}",
+        groups.join(", ")
+    )
 }
 
 fn array_prefix(node: &Node) -> String {
     match node.children.first() {
         // The first child of an array is its length prefix: compact (a uvarint of n+1) or a signed count.
-        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Uint(_)) => "compact array: uvarint n+1 prefix (0 = null), then the elements".into(),
-        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Int(_)) => format!("{} count prefix (-1 = null), then the elements", sanitize(&c.ty)),
+        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Uint(_)) => {
+            "compact array: uvarint n+1 prefix (0 = null), then the elements".into()
+        }
+        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Int(_)) => format!(
+            "{} count prefix (-1 = null), then the elements",
+            sanitize(&c.ty)
+        ),
         _ => "the elements".into(),
     }
 }
@@ -175,7 +247,9 @@ fn length_prefix(node: &Node) -> Option<String> {
         Kind::Int32Prefixed => "int32 length (-1 = null)",
         _ => return None,
     };
-    Some(format!("{kind}; prefix {prefix} byte(s), then {payload} byte(s) of data"))
+    Some(format!(
+        "{kind}; prefix {prefix} byte(s), then {payload} byte(s) of data"
+    ))
 }
 
 #[cfg(test)]
@@ -198,11 +272,35 @@ mod tests {
     fn paths_index_array_elements() {
         let mut root = Node::new("Request", "", 0, Region::Frame, Role::Structure);
         let mut body = Node::new("Body", "struct", 0, Region::RequestBody, Role::Structure);
-        let mut topics = Node::new("Topics", "[]T", 0, Region::RequestBody, Role::Field { decl: 0 });
-        topics.children.push(Node::new("length", "uvarint", 0, Region::RequestBody, Role::Encoding));
+        let mut topics = Node::new(
+            "Topics",
+            "[]T",
+            0,
+            Region::RequestBody,
+            Role::Field { decl: 0 },
+        );
+        topics.children.push(Node::new(
+            "length",
+            "uvarint",
+            0,
+            Region::RequestBody,
+            Role::Encoding,
+        ));
         for i in 0..2 {
-            let mut el = Node::new(format!("T[{i}]"), "T", 1, Region::RequestBody, Role::Element);
-            el.children.push(Node::new("Id", "uuid", 1, Region::RequestBody, Role::Field { decl: 0 }));
+            let mut el = Node::new(
+                format!("T[{i}]"),
+                "T",
+                1,
+                Region::RequestBody,
+                Role::Element,
+            );
+            el.children.push(Node::new(
+                "Id",
+                "uuid",
+                1,
+                Region::RequestBody,
+                Role::Field { decl: 0 },
+            ));
             topics.children.push(el);
         }
         body.children.push(topics);
@@ -214,11 +312,20 @@ mod tests {
 
     #[test]
     fn string_prefixes_are_measured() {
-        let mut n = Node::new("GroupId", "string", 0, Region::RequestBody, Role::Field { decl: 0 });
+        let mut n = Node::new(
+            "GroupId",
+            "string",
+            0,
+            Region::RequestBody,
+            Role::Field { decl: 0 },
+        );
         n.len = 3;
         n.value = Value::Str(Some("ab".into()));
         n.note = Some("(compact, len+1=3)".into());
         n.kind = Kind::CompactPrefixed;
-        assert_eq!(encoding(&n, b"\x03ab").unwrap(), "compact: uvarint length+1 (0 = null); prefix 1 byte(s), then 2 byte(s) of data");
+        assert_eq!(
+            encoding(&n, b"\x03ab").unwrap(),
+            "compact: uvarint length+1 (0 = null); prefix 1 byte(s), then 2 byte(s) of data"
+        );
     }
 }

@@ -14,9 +14,15 @@ use std::io::{BufWriter, Write};
 
 /// A new file at `path` (none there yet).
 fn create(path: &str) -> Result<BufWriter<std::fs::File>, String> {
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
         Ok(f) => Ok(BufWriter::new(f)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(format!("{path} exists: name a new file")),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(format!("{path} exists: name a new file"))
+        }
         Err(e) => Err(format!("{path}: {e}")),
     }
 }
@@ -36,12 +42,19 @@ pub fn hex(path: &str, bytes: &[u8]) -> Result<String, String> {
 pub fn json(path: &str, frame: &Frame) -> Result<String, String> {
     let mut out = create(path)?;
     let text = crate::render::json::to_text_pretty(&crate::render::json::frame_contract(frame));
-    out.write_all(text.as_bytes()).and_then(|_| out.write_all(b"\n")).and_then(|_| out.flush()).map_err(|e| format!("{path}: {e}"))?;
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.write_all(b"\n"))
+        .and_then(|_| out.flush())
+        .map_err(|e| format!("{path}: {e}"))?;
     Ok(format!("wrote the frame as JSON to {path}"))
 }
 
 /// The rows' frames, read from the spool, as a pcapng of synthesized TCP.
-pub fn pcap<'r>(path: &str, spool: &Spool, rows: impl Iterator<Item = &'r IndexedFrame>) -> Result<String, String> {
+pub fn pcap<'r>(
+    path: &str,
+    spool: &Spool,
+    rows: impl Iterator<Item = &'r IndexedFrame>,
+) -> Result<String, String> {
     let io = |e: std::io::Error| format!("{path}: {e}");
     let mut out = PcapngWriter::new(create(path)?, LINKTYPE_RAW).map_err(io)?;
     let mut flows: HashMap<usize, TcpFlow> = HashMap::new();
@@ -55,7 +68,11 @@ pub fn pcap<'r>(path: &str, spool: &Spool, rows: impl Iterator<Item = &'r Indexe
             Entry::Occupied(o) => o.into_mut(),
             Entry::Vacant(v) => {
                 // A connection starts with its handshake, so readers take its first bytes as a frame's.
-                let (client, server) = if from_client { (f.from, f.to) } else { (f.to, f.from) };
+                let (client, server) = if from_client {
+                    (f.from, f.to)
+                } else {
+                    (f.to, f.from)
+                };
                 let flow = v.insert(TcpFlow::new(client, server));
                 packets.extend(flow.open());
                 flow
@@ -68,5 +85,7 @@ pub fn pcap<'r>(path: &str, spool: &Spool, rows: impl Iterator<Item = &'r Indexe
         count += 1;
     }
     out.flush().map_err(io)?;
-    Ok(format!("wrote {count} frames to {path} (pcapng, TCP synthesized per connection)"))
+    Ok(format!(
+        "wrote {count} frames to {path} (pcapng, TCP synthesized per connection)"
+    ))
 }

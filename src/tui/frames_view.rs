@@ -4,9 +4,9 @@
 //! and error summaries in red; other frames their source, offset and label.
 
 use super::app::{App, FrameView};
-use crate::text::escape::sanitize;
 use crate::render::listing::LineWriter;
 use crate::render::text_tree::label;
+use crate::text::escape::sanitize;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -17,8 +17,21 @@ use ratatui::widgets::Widget;
 pub fn frame_title(index: usize, fv: &FrameView) -> String {
     let f = &fv.frame;
     match fv.located {
-        true => format!("#{}  {} +0x{:04x}  {}  {} B", index + 1, fv.source, f.input_offset, label(&f.root), f.bytes.len()),
-        false => format!("#{}  {}  {}  {} B", index + 1, fv.source, label(&f.root), f.bytes.len()),
+        true => format!(
+            "#{}  {} +0x{:04x}  {}  {} B",
+            index + 1,
+            fv.source,
+            f.input_offset,
+            label(&f.root),
+            f.bytes.len()
+        ),
+        false => format!(
+            "#{}  {}  {}  {} B",
+            index + 1,
+            fv.source,
+            label(&f.root),
+            f.bytes.len()
+        ),
     }
 }
 
@@ -42,10 +55,20 @@ impl Widget for FramesView<'_, '_> {
         let theme = app.theme;
         let mut lines = LineWriter::new(app.catalogue());
         if app.capture.as_ref().is_some_and(|c| c.relative_time) {
-            lines.relative_to = app.frames.first().and_then(|s| s.row.as_ref()).map(|r| r.frame.timestamp);
+            lines.relative_to = app
+                .frames
+                .first()
+                .and_then(|s| s.row.as_ref())
+                .map(|r| r.frame.timestamp);
         }
         let mut text = Vec::with_capacity(160);
-        for (y, &i) in app.shown.iter().skip(app.frames_top).take(area.height as usize).enumerate() {
+        for (y, &i) in app
+            .shown
+            .iter()
+            .skip(app.frames_top)
+            .take(area.height as usize)
+            .enumerate()
+        {
             let slot = &app.frames[i];
             let spans = match (&slot.row, &slot.view) {
                 (Some(row), _) => {
@@ -62,14 +85,21 @@ impl Widget for FramesView<'_, '_> {
                         text.clear();
                         lines.push_summary(&mut text, &row.entry.summary);
                         let summary = sanitize(&String::from_utf8_lossy(&text));
-                        spans.push(if row.entry.has_error() { Span::styled(summary, theme.error_text()) } else { Span::raw(summary) });
+                        spans.push(if row.entry.has_error() {
+                            Span::styled(summary, theme.error_text())
+                        } else {
+                            Span::raw(summary)
+                        });
                     }
                     spans
                 }
                 (None, Some(fv)) => {
                     let mut spans = vec![Span::raw(frame_title(i, fv))];
                     if let Some(e) = &fv.frame.error {
-                        spans.push(Span::styled(format!("  ✗ error at 0x{:04x}", e.offset), theme.error_text()));
+                        spans.push(Span::styled(
+                            format!("  ✗ error at 0x{:04x}", e.offset),
+                            theme.error_text(),
+                        ));
                     }
                     spans
                 }
@@ -79,7 +109,10 @@ impl Widget for FramesView<'_, '_> {
             let y = area.y + y as u16;
             if i == app.current {
                 line = line.patch_style(theme.selected_line(self.focused));
-                buf.set_style(Rect::new(area.x, y, area.width, 1), theme.selected_line(self.focused));
+                buf.set_style(
+                    Rect::new(area.x, y, area.width, 1),
+                    theme.selected_line(self.focused),
+                );
             }
             buf.set_line(area.x, y, &line, area.width);
         }

@@ -28,7 +28,9 @@ pub struct GridGeometry {
 impl GridGeometry {
     pub fn new(len: usize) -> GridGeometry {
         let digits = format!("{:x}", len.saturating_sub(1)).len().max(4);
-        GridGeometry { offset_width: digits as u16 }
+        GridGeometry {
+            offset_width: digits as u16,
+        }
     }
 
     /// Column of byte `i` (0..16) of a row in the hex part: `xx ` each, one more space after 8.
@@ -49,7 +51,9 @@ impl GridGeometry {
         if let Some(i) = (0..ROW).find(|&i| x >= self.hex_x(i) && x < self.hex_x(i) + 2) {
             return Some(i);
         }
-        (self.ascii_x(0)..self.ascii_x(ROW)).contains(&x).then(|| (x - self.ascii_x(0)) as usize)
+        (self.ascii_x(0)..self.ascii_x(ROW))
+            .contains(&x)
+            .then(|| (x - self.ascii_x(0)) as usize)
     }
 }
 
@@ -98,8 +102,16 @@ impl Widget for HexGrid<'_> {
                     buf.set_stringn(area.x + x, y, text, (area.width - x) as usize, style);
                 }
             };
-            put(buf, 0, &format!("{base:0w$x}", w = geo.offset_width as usize), Style::new());
-            for (i, b) in self.bytes[base..(base + ROW).min(self.bytes.len())].iter().enumerate() {
+            put(
+                buf,
+                0,
+                &format!("{base:0w$x}", w = geo.offset_width as usize),
+                Style::new(),
+            );
+            for (i, b) in self.bytes[base..(base + ROW).min(self.bytes.len())]
+                .iter()
+                .enumerate()
+            {
                 let style = self.style_of(base + i);
                 put(buf, geo.hex_x(i), &format!("{b:02x}"), style);
                 put(buf, geo.ascii_x(i), &printable(*b).to_string(), style);

@@ -42,39 +42,133 @@ pub struct Binding {
 }
 
 const fn pane_keys(keys: &'static str, what: &'static str) -> Binding {
-    Binding { keys, commands: &[], what }
+    Binding {
+        keys,
+        commands: &[],
+        what,
+    }
 }
 
 /// Every key: the explorer's key handling looks commands up here
 /// ([`command_for`]), the help overlay draws it, and the README mirrors it.
 pub const KEYS: &[Binding] = &[
-    pane_keys("↑ ↓ ← → / h j k l", "move: grid byte/row; tree line, ←/→ collapse/expand"),
-    pane_keys("PgUp PgDn Home End", "page up / down; start / end of the grid row"),
+    pane_keys(
+        "↑ ↓ ← → / h j k l",
+        "move: grid byte/row; tree line, ←/→ collapse/expand",
+    ),
+    pane_keys(
+        "PgUp PgDn Home End",
+        "page up / down; start / end of the grid row",
+    ),
     pane_keys("g G", "first / last byte, line or frame"),
-    Binding { keys: "Tab Shift-Tab", commands: &[(KeyCode::Tab, Command::NextPane), (KeyCode::BackTab, Command::PreviousPane)], what: "next / previous pane" },
-    pane_keys("Enter Space", "expand / collapse (tree); elsewhere the next pane"),
-    Binding { keys: "/", commands: &[(KeyCode::Char('/'), Command::Search)], what: "search text, hex (`00 55`), decompressed, all frames" },
-    Binding { keys: "n N", commands: &[(KeyCode::Char('n'), Command::NextMatch), (KeyCode::Char('N'), Command::PreviousMatch)], what: "next / previous match, on into other frames" },
-    Binding { keys: ":", commands: &[(KeyCode::Char(':'), Command::JumpToOffset)], what: "jump to an offset: 0x1a or 26" },
-    Binding { keys: "v", commands: &[(KeyCode::Char('v'), Command::DecodeAs)], what: "decode again: `API VERSION` (response) or `request`" },
-    Binding { keys: "[ ]", commands: &[(KeyCode::Char('['), Command::PreviousFrame), (KeyCode::Char(']'), Command::NextFrame)], what: "previous / next frame" },
-    Binding { keys: "p", commands: &[(KeyCode::Char('p'), Command::Pair)], what: "capture: from a request to its response and back" },
-    Binding { keys: "{ }", commands: &[(KeyCode::Char('{'), Command::PreviousInConnection), (KeyCode::Char('}'), Command::NextInConnection)], what: "capture: previous / next frame of the connection" },
-    Binding { keys: "f", commands: &[(KeyCode::Char('f'), Command::Filter)], what: "capture: filter, e.g. `api=Fetch error min-latency=5`" },
-    Binding { keys: "t", commands: &[(KeyCode::Char('t'), Command::ToggleTime)], what: "capture: times as dates or since the first frame" },
-    Binding { keys: "r R", commands: &[(KeyCode::Char('r'), Command::Records), (KeyCode::Char('R'), Command::CaptureRecords)], what: "records of the frame / of the frames listed" },
-    Binding { keys: "x", commands: &[(KeyCode::Char('x'), Command::Export)], what: "export: `hex F` node, `json F` frame, `pcap F` list" },
+    Binding {
+        keys: "Tab Shift-Tab",
+        commands: &[
+            (KeyCode::Tab, Command::NextPane),
+            (KeyCode::BackTab, Command::PreviousPane),
+        ],
+        what: "next / previous pane",
+    },
+    pane_keys(
+        "Enter Space",
+        "expand / collapse (tree); elsewhere the next pane",
+    ),
+    Binding {
+        keys: "/",
+        commands: &[(KeyCode::Char('/'), Command::Search)],
+        what: "search text, hex (`00 55`), decompressed, all frames",
+    },
+    Binding {
+        keys: "n N",
+        commands: &[
+            (KeyCode::Char('n'), Command::NextMatch),
+            (KeyCode::Char('N'), Command::PreviousMatch),
+        ],
+        what: "next / previous match, on into other frames",
+    },
+    Binding {
+        keys: ":",
+        commands: &[(KeyCode::Char(':'), Command::JumpToOffset)],
+        what: "jump to an offset: 0x1a or 26",
+    },
+    Binding {
+        keys: "v",
+        commands: &[(KeyCode::Char('v'), Command::DecodeAs)],
+        what: "decode again: `API VERSION` (response) or `request`",
+    },
+    Binding {
+        keys: "[ ]",
+        commands: &[
+            (KeyCode::Char('['), Command::PreviousFrame),
+            (KeyCode::Char(']'), Command::NextFrame),
+        ],
+        what: "previous / next frame",
+    },
+    Binding {
+        keys: "p",
+        commands: &[(KeyCode::Char('p'), Command::Pair)],
+        what: "capture: from a request to its response and back",
+    },
+    Binding {
+        keys: "{ }",
+        commands: &[
+            (KeyCode::Char('{'), Command::PreviousInConnection),
+            (KeyCode::Char('}'), Command::NextInConnection),
+        ],
+        what: "capture: previous / next frame of the connection",
+    },
+    Binding {
+        keys: "f",
+        commands: &[(KeyCode::Char('f'), Command::Filter)],
+        what: "capture: filter, e.g. `api=Fetch error min-latency=5`",
+    },
+    Binding {
+        keys: "t",
+        commands: &[(KeyCode::Char('t'), Command::ToggleTime)],
+        what: "capture: times as dates or since the first frame",
+    },
+    Binding {
+        keys: "r R",
+        commands: &[
+            (KeyCode::Char('r'), Command::Records),
+            (KeyCode::Char('R'), Command::CaptureRecords),
+        ],
+        what: "records of the frame / of the frames listed",
+    },
+    Binding {
+        keys: "x",
+        commands: &[(KeyCode::Char('x'), Command::Export)],
+        what: "export: `hex F` node, `json F` frame, `pcap F` list",
+    },
     pane_keys("paste", "hex text opens as a new frame (a request)"),
-    pane_keys("mouse", "click selects a byte, line or frame; wheel scrolls"),
+    pane_keys(
+        "mouse",
+        "click selects a byte, line or frame; wheel scrolls",
+    ),
     pane_keys("Ctrl-U", "clear the prompt line"),
-    Binding { keys: "Esc", commands: &[(KeyCode::Esc, Command::ClearSearch)], what: "close a prompt or this help; clear the search" },
-    Binding { keys: "?", commands: &[(KeyCode::Char('?'), Command::Help)], what: "this help" },
-    Binding { keys: "q Ctrl-C", commands: &[(KeyCode::Char('q'), Command::Quit)], what: "quit" },
+    Binding {
+        keys: "Esc",
+        commands: &[(KeyCode::Esc, Command::ClearSearch)],
+        what: "close a prompt or this help; clear the search",
+    },
+    Binding {
+        keys: "?",
+        commands: &[(KeyCode::Char('?'), Command::Help)],
+        what: "this help",
+    },
+    Binding {
+        keys: "q Ctrl-C",
+        commands: &[(KeyCode::Char('q'), Command::Quit)],
+        what: "quit",
+    },
 ];
 
 /// The command a key runs wherever the focus is, from [`KEYS`].
 pub fn command_for(code: KeyCode) -> Option<Command> {
-    KEYS.iter().flat_map(|b| b.commands.iter()).find(|(k, _)| *k == code).map(|(_, c)| *c)
+    KEYS.iter()
+        .flat_map(|b| b.commands.iter())
+        .find(|(k, _)| *k == code)
+        .map(|(_, c)| *c)
 }
 
 pub struct HelpOverlay {
@@ -83,8 +177,16 @@ pub struct HelpOverlay {
 
 impl HelpOverlay {
     pub fn size() -> (u16, u16) {
-        let keys = KEYS.iter().map(|b| b.keys.chars().count()).max().unwrap_or(0);
-        let text = KEYS.iter().map(|b| b.what.chars().count()).max().unwrap_or(0);
+        let keys = KEYS
+            .iter()
+            .map(|b| b.keys.chars().count())
+            .max()
+            .unwrap_or(0);
+        let text = KEYS
+            .iter()
+            .map(|b| b.what.chars().count())
+            .max()
+            .unwrap_or(0);
         ((keys + 2 + text + 4) as u16, KEYS.len() as u16 + 2)
     }
 }
@@ -94,11 +196,30 @@ impl Widget for HelpOverlay {
         let (w, h) = Self::size();
         let w = w.min(area.width);
         let h = h.min(area.height);
-        let r = Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h);
+        let r = Rect::new(
+            area.x + (area.width - w) / 2,
+            area.y + (area.height - h) / 2,
+            w,
+            h,
+        );
         Clear.render(r, buf);
-        let width = KEYS.iter().map(|b| b.keys.chars().count()).max().unwrap_or(0);
-        let lines: Vec<Line> = KEYS.iter().map(|b| Line::from(vec![Span::styled(format!("{:<width$}  ", b.keys), self.theme.label()), Span::raw(b.what)])).collect();
-        let block = Block::new().borders(Borders::ALL).title(" keys · Esc closes ");
+        let width = KEYS
+            .iter()
+            .map(|b| b.keys.chars().count())
+            .max()
+            .unwrap_or(0);
+        let lines: Vec<Line> = KEYS
+            .iter()
+            .map(|b| {
+                Line::from(vec![
+                    Span::styled(format!("{:<width$}  ", b.keys), self.theme.label()),
+                    Span::raw(b.what),
+                ])
+            })
+            .collect();
+        let block = Block::new()
+            .borders(Borders::ALL)
+            .title(" keys · Esc closes ");
         Paragraph::new(lines).block(block).render(r, buf);
     }
 }

@@ -33,16 +33,38 @@ pub fn panes(area: Rect, frame_count: usize, grid_rows: usize, grid_width: u16) 
     };
     let grid_need = grid_rows as u16 + 1;
     if area.width >= grid_width + 1 + TREE_MIN_WIDTH {
-        let [left, tree] = Layout::horizontal([Constraint::Length(grid_width + 1), Constraint::Fill(1)]).areas(rest);
+        let [left, tree] =
+            Layout::horizontal([Constraint::Length(grid_width + 1), Constraint::Fill(1)])
+                .areas(rest);
         let grid_h = grid_need.min(left.height * 3 / 5).max(2);
-        let [grid, details] = Layout::vertical([Constraint::Length(grid_h), Constraint::Fill(1)]).areas(left);
-        return Panes { frames, grid, tree, details, status, side_by_side: true };
+        let [grid, details] =
+            Layout::vertical([Constraint::Length(grid_h), Constraint::Fill(1)]).areas(left);
+        return Panes {
+            frames,
+            grid,
+            tree,
+            details,
+            status,
+            side_by_side: true,
+        };
     }
     let h = rest.height;
     let details_h = (h / 3).clamp(4, 12);
     let grid_h = grid_need.min((h * 2 / 5).max(3));
-    let [grid, tree, details] = Layout::vertical([Constraint::Length(grid_h), Constraint::Fill(1), Constraint::Length(details_h)]).areas(rest);
-    Panes { frames, grid, tree, details, status, side_by_side: false }
+    let [grid, tree, details] = Layout::vertical([
+        Constraint::Length(grid_h),
+        Constraint::Fill(1),
+        Constraint::Length(details_h),
+    ])
+    .areas(rest);
+    Panes {
+        frames,
+        grid,
+        tree,
+        details,
+        status,
+        side_by_side: false,
+    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,10 @@ use std::time::{Duration, Instant};
 
 /// Run the explorer over a capture being indexed: rows join the frame list
 /// as the index thread reads the file; until the user quits.
-pub fn run_indexing(app: &mut App, events: &Receiver<crate::analysis::index::IndexEvent>) -> std::io::Result<()> {
+pub fn run_indexing(
+    app: &mut App,
+    events: &Receiver<crate::analysis::index::IndexEvent>,
+) -> std::io::Result<()> {
     run_receiving(app, events, |app, ev| app.on_index_event(ev))
 }
 
@@ -39,7 +42,11 @@ const ARRIVALS_REDRAW: Duration = Duration::from_millis(100);
 /// The explorer's loop while `items` arrive: each is handed to `take`; the
 /// screen is redrawn on a key, and when items came (at most every
 /// [`ARRIVALS_REDRAW`]), so keys stay answered under a flood.
-fn run_receiving<T>(app: &mut App, items: &Receiver<T>, mut take: impl FnMut(&mut App, T)) -> std::io::Result<()> {
+fn run_receiving<T>(
+    app: &mut App,
+    items: &Receiver<T>,
+    mut take: impl FnMut(&mut App, T),
+) -> std::io::Result<()> {
     let mut guard = terminal::TerminalGuard::enter()?;
     let mut ended = false;
     let mut dirty = true;
@@ -65,7 +72,11 @@ fn run_receiving<T>(app: &mut App, items: &Receiver<T>, mut take: impl FnMut(&mu
             drawn = Instant::now();
             dirty = false;
         }
-        let wait = if ended && !dirty { Duration::from_secs(3600) } else { Duration::from_millis(25) };
+        let wait = if ended && !dirty {
+            Duration::from_secs(3600)
+        } else {
+            Duration::from_millis(25)
+        };
         if !event::poll(wait)? {
             continue;
         }

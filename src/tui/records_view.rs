@@ -39,21 +39,53 @@ pub struct RecordsList {
 }
 
 /// The column heads.
-pub const HEADER: &str = "topic/partition        offset  time                      key · value · headers";
+pub const HEADER: &str =
+    "topic/partition        offset  time                      key · value · headers";
 
 /// The records of `frame`, in order.
-pub fn record_lines(cat: &crate::schema::Catalogue, release: Option<&str>, frame: &Frame) -> RecordsList {
+pub fn record_lines(
+    cat: &crate::schema::Catalogue,
+    release: Option<&str>,
+    frame: &Frame,
+) -> RecordsList {
     let mut found: Vec<(String, *const Node)> = Vec::new();
-    frame_records(cat, release, frame, &Default::default(), &mut |topic, partition, r| {
-        let place = format!("{}/{}", topic.map_or("?".into(), topic_text), partition.map_or("?".into(), |p| p.to_string()));
-        let time = r.timestamp.and_then(utc_millis).unwrap_or_else(|| "-".into());
-        let headers: Vec<String> = r.headers.iter().map(|(k, v)| format!("{}={}", preview(k), preview(v))).collect();
-        let headers = if headers.is_empty() { String::new() } else { format!(" · {}", headers.join(" ")) };
-        let text = format!("{place:<20} {:>8}  {time:<24}  {} · {}{headers}", r.offset, preview(&r.key), preview(&r.value));
-        found.push((text, r.node as *const Node));
-    });
+    frame_records(
+        cat,
+        release,
+        frame,
+        &Default::default(),
+        &mut |topic, partition, r| {
+            let place = format!(
+                "{}/{}",
+                topic.map_or("?".into(), topic_text),
+                partition.map_or("?".into(), |p| p.to_string())
+            );
+            let time = r
+                .timestamp
+                .and_then(utc_millis)
+                .unwrap_or_else(|| "-".into());
+            let headers: Vec<String> = r
+                .headers
+                .iter()
+                .map(|(k, v)| format!("{}={}", preview(k), preview(v)))
+                .collect();
+            let headers = if headers.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", headers.join(" "))
+            };
+            let text = format!(
+                "{place:<20} {:>8}  {time:<24}  {} · {}{headers}",
+                r.offset,
+                preview(&r.key),
+                preview(&r.value)
+            );
+            found.push((text, r.node as *const Node));
+        },
+    );
     // Where each record's node is in the tree (one walk for all of them).
-    let mut paths: HashMap<*const Node, Vec<usize>> = found.iter().map(|(_, p)| (*p, Vec::new())).collect();
+    let mut paths: HashMap<*const Node, Vec<usize>> =
+        found.iter().map(|(_, p)| (*p, Vec::new())).collect();
     fn walk(n: &Node, path: &mut Vec<usize>, paths: &mut HashMap<*const Node, Vec<usize>>) {
         if let Some(p) = paths.get_mut(&(n as *const Node)) {
             p.clone_from(path);
@@ -65,8 +97,20 @@ pub fn record_lines(cat: &crate::schema::Catalogue, release: Option<&str>, frame
         }
     }
     walk(&frame.root, &mut Vec::new(), &mut paths);
-    let lines = found.into_iter().map(|(text, p)| RecordLine { text: sanitize(&text), path: paths.remove(&p).unwrap_or_default(), frame: None }).collect();
-    RecordsList { lines, selected: 0, top: 0, of: String::new() }
+    let lines = found
+        .into_iter()
+        .map(|(text, p)| RecordLine {
+            text: sanitize(&text),
+            path: paths.remove(&p).unwrap_or_default(),
+            frame: None,
+        })
+        .collect();
+    RecordsList {
+        lines,
+        selected: 0,
+        top: 0,
+        of: String::new(),
+    }
 }
 
 fn topic_text(t: &Topic) -> String {
@@ -78,7 +122,9 @@ fn topic_text(t: &Topic) -> String {
 
 /// A key's, value's or header's bytes: quoted text when printable, else hex; `null`.
 fn preview(p: &Payload<'_>) -> String {
-    let Some(b) = p.bytes() else { return "null".into() };
+    let Some(b) = p.bytes() else {
+        return "null".into();
+    };
     let cut = |s: &str| match s.char_indices().nth(PREVIEW) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
@@ -96,16 +142,42 @@ pub struct RecordsOverlay<'a> {
 
 impl Widget for RecordsOverlay<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let r = Rect::new(area.x + 1, area.y + 1, area.width.saturating_sub(2), area.height.saturating_sub(2));
+        let r = Rect::new(
+            area.x + 1,
+            area.y + 1,
+            area.width.saturating_sub(2),
+            area.height.saturating_sub(2),
+        );
         Clear.render(r, buf);
         let rows = usize::from(r.height.saturating_sub(3));
-        let head = if self.list.lines.first().is_some_and(|l| l.frame.is_some()) { format!("  frame {HEADER}") } else { HEADER.to_string() };
+        let head = if self.list.lines.first().is_some_and(|l| l.frame.is_some()) {
+            format!("  frame {HEADER}")
+        } else {
+            HEADER.to_string()
+        };
         let mut lines = vec![Line::from(Span::styled(head, self.theme.label()))];
-        for (i, l) in self.list.lines.iter().enumerate().skip(self.list.top).take(rows) {
+        for (i, l) in self
+            .list
+            .lines
+            .iter()
+            .enumerate()
+            .skip(self.list.top)
+            .take(rows)
+        {
             let line = Line::from(l.text.clone());
-            lines.push(if i == self.list.selected { line.patch_style(self.theme.selected_line(true)) } else { line });
+            lines.push(if i == self.list.selected {
+                line.patch_style(self.theme.selected_line(true))
+            } else {
+                line
+            });
         }
-        let title = format!(" records ({}) of {} · Enter selects it in the tree · Esc closes ", self.list.lines.len(), self.list.of);
-        Paragraph::new(lines).block(Block::new().borders(Borders::ALL).title(title)).render(r, buf);
+        let title = format!(
+            " records ({}) of {} · Enter selects it in the tree · Esc closes ",
+            self.list.lines.len(),
+            self.list.of
+        );
+        Paragraph::new(lines)
+            .block(Block::new().borders(Borders::ALL).title(title))
+            .render(r, buf);
     }
 }

@@ -29,8 +29,18 @@ struct Within {
 impl Within {
     fn hit(&self, range: Range<usize>, path: Option<Vec<usize>>) -> Hit {
         match &self.buffer {
-            Some((b, at)) => Hit { at: *at, range, path, buffer: Some(b.clone()) },
-            None => Hit { at: range.start, range, path, buffer: None },
+            Some((b, at)) => Hit {
+                at: *at,
+                range,
+                path,
+                buffer: Some(b.clone()),
+            },
+            None => Hit {
+                at: range.start,
+                range,
+                path,
+                buffer: None,
+            },
         }
     }
 }
@@ -49,7 +59,12 @@ impl Search {
     pub fn new(root: &Node, bytes: &[u8], query: &str) -> Search {
         let hits = find(root, bytes, query);
         let paths = hits.iter().filter_map(|h| h.path.clone()).collect();
-        Search { query: query.to_string(), hits, paths, current: None }
+        Search {
+            query: query.to_string(),
+            hits,
+            paths,
+            current: None,
+        }
     }
 
     /// The next hit after frame byte `cursor` (or the one after the current hit), wrapping.
@@ -62,7 +77,11 @@ impl Search {
             (Some(c), true) => (c + 1) % n,
             (Some(c), false) => (c + n - 1) % n,
             (None, true) => self.hits.iter().position(|h| h.at >= cursor).unwrap_or(0),
-            (None, false) => self.hits.iter().rposition(|h| h.at <= cursor).unwrap_or(n - 1),
+            (None, false) => self
+                .hits
+                .iter()
+                .rposition(|h| h.at <= cursor)
+                .unwrap_or(n - 1),
         };
         self.current = Some(i);
         self.hits.get(i)
@@ -83,7 +102,14 @@ pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
     if let Some(pat) = &pattern {
         find_bytes(bytes, pat, &Within::default(), &mut hits);
     }
-    find_nodes(root, &needle, pattern.as_deref(), &mut path, &Within::default(), &mut hits);
+    find_nodes(
+        root,
+        &needle,
+        pattern.as_deref(),
+        &mut path,
+        &Within::default(),
+        &mut hits,
+    );
     // In the frame's order; decompressed data after the compressed bytes it came from.
     hits.sort_by_key(|h| (h.at, h.buffer.is_some(), h.range.start));
     hits
@@ -102,9 +128,19 @@ fn find_bytes(bytes: &[u8], pat: &[u8], within: &Within, out: &mut Vec<Hit>) {
     }
 }
 
-fn find_nodes(node: &Node, needle: &str, pattern: Option<&[u8]>, path: &mut Vec<usize>, within: &Within, out: &mut Vec<Hit>) {
+fn find_nodes(
+    node: &Node,
+    needle: &str,
+    pattern: Option<&[u8]>,
+    path: &mut Vec<usize>,
+    within: &Within,
+    out: &mut Vec<Hit>,
+) {
     // Notes hold decoded text too: a record value's `(text "hello")`, an error's name.
-    let value_matches = || value_text(node).is_some_and(|v| contains_lowercase(&v, needle)) || crate::render::notes::note(node).is_some_and(|n| contains_lowercase(&n, needle));
+    let value_matches = || {
+        value_text(node).is_some_and(|v| contains_lowercase(&v, needle))
+            || crate::render::notes::note(node).is_some_and(|n| contains_lowercase(&n, needle))
+    };
     if contains_lowercase(&node.name, needle) || value_matches() {
         out.push(within.hit(node.offset..node.end(), Some(path.clone())));
     }
@@ -112,7 +148,9 @@ fn find_nodes(node: &Node, needle: &str, pattern: Option<&[u8]>, path: &mut Vec<
     let inner;
     let within = match (&node.role, &node.value) {
         (Role::Decompressed, Value::Bytes(Some(data))) => {
-            inner = Within { buffer: Some((path.clone(), node.offset)) };
+            inner = Within {
+                buffer: Some((path.clone(), node.offset)),
+            };
             if let Some(pat) = pattern {
                 find_bytes(data, pat, &inner, out);
             }
@@ -134,16 +172,27 @@ fn contains_lowercase(hay: &str, needle: &str) -> bool {
         return hay.to_lowercase().contains(needle);
     }
     let n = needle.as_bytes();
-    n.is_empty() || hay.as_bytes().windows(n.len()).any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
+    n.is_empty()
+        || hay
+            .as_bytes()
+            .windows(n.len())
+            .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
 }
 
 /// Bytes written as hex pairs, spaced or not, with optional `0x` prefixes.
 pub fn hex_pattern(query: &str) -> Option<Vec<u8>> {
     let digits: String = query
         .split(|c: char| c.is_whitespace() || c == ',')
-        .map(|t| t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t))
+        .map(|t| {
+            t.strip_prefix("0x")
+                .or_else(|| t.strip_prefix("0X"))
+                .unwrap_or(t)
+        })
         .collect();
-    if digits.is_empty() || !digits.len().is_multiple_of(2) || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+    if digits.is_empty()
+        || !digits.len().is_multiple_of(2)
+        || !digits.chars().all(|c| c.is_ascii_hexdigit())
+    {
         return None;
     }
     hex::decode(digits).ok()
@@ -156,8 +205,20 @@ mod tests {
 
     #[test]
     fn case_is_ignored_as_by_to_lowercase() {
-        for (hay, needle) in [("TopicId", "topicid"), ("TopicId", "cid"), ("Topic", "topics"), ("ÄBC", "äb"), ("ÄBC", "bc"), ("x", ""), ("Kelvin \u{212a}", "k")] {
-            assert_eq!(contains_lowercase(hay, needle), hay.to_lowercase().contains(needle), "{hay} {needle}");
+        for (hay, needle) in [
+            ("TopicId", "topicid"),
+            ("TopicId", "cid"),
+            ("Topic", "topics"),
+            ("ÄBC", "äb"),
+            ("ÄBC", "bc"),
+            ("x", ""),
+            ("Kelvin \u{212a}", "k"),
+        ] {
+            assert_eq!(
+                contains_lowercase(hay, needle),
+                hay.to_lowercase().contains(needle),
+                "{hay} {needle}"
+            );
         }
     }
 
@@ -182,13 +243,36 @@ mod tests {
         b.value = Value::Int(7);
         root.children = vec![a, b];
         let by_name = find(&root, &[0, 0x55, 0, 7], "beta");
-        assert_eq!(by_name, vec![Hit { range: 2..4, path: Some(vec![1]), buffer: None, at: 2 }]);
+        assert_eq!(
+            by_name,
+            vec![Hit {
+                range: 2..4,
+                path: Some(vec![1]),
+                buffer: None,
+                at: 2
+            }]
+        );
         let by_value = find(&root, &[0, 0x55, 0, 7], "85");
         assert_eq!(by_value.len(), 1);
         let by_bytes = find(&root, &[0, 0x55, 0, 7], "00 55");
-        assert_eq!(by_bytes, vec![Hit { range: 0..2, path: None, buffer: None, at: 0 }]);
-        assert_eq!(find(&root, &[0, 0x55, 0, 7], "00 07").len(), 1, "a match at the very end");
-        assert!(find(&root, &[0, 0x55], "00 55 00").is_empty(), "a pattern longer than the bytes");
+        assert_eq!(
+            by_bytes,
+            vec![Hit {
+                range: 0..2,
+                path: None,
+                buffer: None,
+                at: 0
+            }]
+        );
+        assert_eq!(
+            find(&root, &[0, 0x55, 0, 7], "00 07").len(),
+            1,
+            "a match at the very end"
+        );
+        assert!(
+            find(&root, &[0, 0x55], "00 55 00").is_empty(),
+            "a pattern longer than the bytes"
+        );
 
         let mut s = Search::new(&root, &[0, 0x55, 0, 0x55], "55");
         assert_eq!(s.hits.len(), 2);
@@ -201,12 +285,30 @@ mod tests {
     fn bytes_in_decompressed_data_are_found_in_their_buffer() {
         let mut root = Node::new("Root", "", 0, Region::Frame, Role::Structure);
         root.len = 8;
-        let mut d = Node::new("decompressed", "records", 4, Region::Record, Role::Decompressed);
+        let mut d = Node::new(
+            "decompressed",
+            "records",
+            4,
+            Region::Record,
+            Role::Decompressed,
+        );
         d.len = 4;
-        d.value = Value::Bytes(Some(bytes::Bytes::from_static(&[1, 0xca, 0xfe, 2, 0xca, 0xfe])));
+        d.value = Value::Bytes(Some(bytes::Bytes::from_static(&[
+            1, 0xca, 0xfe, 2, 0xca, 0xfe,
+        ])));
         root.children = vec![d];
         let hits = find(&root, &[0xca, 0xfe, 0, 0, 9, 9, 9, 9], "ca fe");
-        let places: Vec<(Option<Vec<usize>>, Range<usize>, usize)> = hits.into_iter().map(|h| (h.buffer, h.range, h.at)).collect();
-        assert_eq!(places, vec![(None, 0..2, 0), (Some(vec![0]), 1..3, 4), (Some(vec![0]), 4..6, 4)]);
+        let places: Vec<(Option<Vec<usize>>, Range<usize>, usize)> = hits
+            .into_iter()
+            .map(|h| (h.buffer, h.range, h.at))
+            .collect();
+        assert_eq!(
+            places,
+            vec![
+                (None, 0..2, 0),
+                (Some(vec![0]), 1..3, 4),
+                (Some(vec![0]), 4..6, 4)
+            ]
+        );
     }
 }

@@ -2,9 +2,13 @@
 //! happens on every path out: normal exit, error (the guard's drop) and panic
 //! (a hook that restores before the panic message is printed).
 
-use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::execute;
-use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 use std::io::{stdout, Stdout};
@@ -30,7 +34,12 @@ impl TerminalGuard {
         ACTIVE.store(true, Ordering::SeqCst);
         // From here on a failure must still restore what was already changed.
         let guard_result = (|| {
-            execute!(stdout(), EnterAlternateScreen, EnableMouseCapture, EnableBracketedPaste)?;
+            execute!(
+                stdout(),
+                EnterAlternateScreen,
+                EnableMouseCapture,
+                EnableBracketedPaste
+            )?;
             Terminal::new(CrosstermBackend::new(stdout()))
         })();
         match guard_result {
@@ -54,7 +63,13 @@ pub fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
-    let _ = execute!(stdout(), DisableBracketedPaste, DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
+    let _ = execute!(
+        stdout(),
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
     let _ = disable_raw_mode();
 }
 

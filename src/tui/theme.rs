@@ -15,13 +15,17 @@ impl Theme {
 
     /// Monochrome when `NO_COLOR` is set, as for `kwire decode`.
     pub fn from_env() -> Theme {
-        Theme { color: std::env::var_os("NO_COLOR").is_none() }
+        Theme {
+            color: std::env::var_os("NO_COLOR").is_none(),
+        }
     }
 
     /// A region's base style: the grid's background colours, or a modifier.
     pub fn region(&self, r: Region) -> Style {
         if self.color {
-            return Style::new().fg(Color::Indexed(16)).bg(Color::Indexed(ansi_bg(r)));
+            return Style::new()
+                .fg(Color::Indexed(16))
+                .bg(Color::Indexed(ansi_bg(r)));
         }
         let m = match r {
             Region::Frame => Modifier::DIM,
@@ -53,7 +57,10 @@ impl Theme {
 
     pub fn error(&self) -> Style {
         if self.color {
-            Style::new().fg(Color::White).bg(Color::Red).add_modifier(Modifier::BOLD)
+            Style::new()
+                .fg(Color::White)
+                .bg(Color::Red)
+                .add_modifier(Modifier::BOLD)
         } else {
             Style::new().add_modifier(Modifier::BOLD | Modifier::CROSSED_OUT)
         }
@@ -80,7 +87,9 @@ impl Theme {
     pub fn selected_line(&self, focused: bool) -> Style {
         match (focused, self.color) {
             (true, _) => Style::new().add_modifier(Modifier::REVERSED),
-            (false, true) => Style::new().bg(Color::Indexed(238)).add_modifier(Modifier::BOLD),
+            (false, true) => Style::new()
+                .bg(Color::Indexed(238))
+                .add_modifier(Modifier::BOLD),
             (false, false) => Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         }
     }

@@ -38,11 +38,20 @@ impl TreeState {
     pub fn new(root: &Node) -> TreeState {
         let mut count = 0;
         root.walk(&mut |_, _| count += 1);
-        let max_depth = if count <= OPEN_ALL_NODES { usize::MAX } else { OPEN_DEPTH };
+        let max_depth = if count <= OPEN_ALL_NODES {
+            usize::MAX
+        } else {
+            OPEN_DEPTH
+        };
         let mut expanded = HashSet::new();
         let mut path = Vec::new();
         open_to_depth(root, &mut path, max_depth, &mut expanded);
-        let mut t = TreeState { expanded, rows: Vec::new(), selected: Vec::new(), top: 0 };
+        let mut t = TreeState {
+            expanded,
+            rows: Vec::new(),
+            selected: Vec::new(),
+            top: 0,
+        };
         t.rebuild(root);
         t
     }
@@ -61,7 +70,9 @@ impl TreeState {
     }
 
     pub fn row_of(&self, path: &[usize]) -> Option<usize> {
-        self.rows.binary_search_by(|r| r.path.as_slice().cmp(path)).ok()
+        self.rows
+            .binary_search_by(|r| r.path.as_slice().cmp(path))
+            .ok()
     }
 
     pub fn is_expanded(&self, path: &[usize]) -> bool {
@@ -87,7 +98,11 @@ impl TreeState {
     }
 
     pub fn set_expanded(&mut self, root: &Node, path: &[usize], open: bool) {
-        let changed = if open { self.expanded.insert(path.to_vec()) } else { self.expanded.remove(path) };
+        let changed = if open {
+            self.expanded.insert(path.to_vec())
+        } else {
+            self.expanded.remove(path)
+        };
         if !changed {
             return;
         }
@@ -130,7 +145,10 @@ impl TreeState {
     }
 
     fn push_rows(&mut self, node: &Node, path: &mut Vec<usize>) {
-        self.rows.push(TreeRow { path: path.clone(), has_children: !node.children.is_empty() });
+        self.rows.push(TreeRow {
+            path: path.clone(),
+            has_children: !node.children.is_empty(),
+        });
         if !self.expanded.contains(path.as_slice()) {
             return;
         }
@@ -142,7 +160,12 @@ impl TreeState {
     }
 }
 
-fn open_to_depth(node: &Node, path: &mut Vec<usize>, max_depth: usize, out: &mut HashSet<Vec<usize>>) {
+fn open_to_depth(
+    node: &Node,
+    path: &mut Vec<usize>,
+    max_depth: usize,
+    out: &mut HashSet<Vec<usize>>,
+) {
     if node.children.is_empty() || path.len() >= max_depth {
         return;
     }
@@ -163,7 +186,13 @@ mod tests {
         let mut root = Node::new("root", "", 0, Region::Frame, Role::Structure);
         for i in 0..2 {
             let mut c = Node::new(format!("c{i}"), "", i, Region::Frame, Role::Structure);
-            c.children.push(Node::new(format!("c{i}.0"), "", i, Region::Frame, Role::Structure));
+            c.children.push(Node::new(
+                format!("c{i}.0"),
+                "",
+                i,
+                Region::Frame,
+                Role::Structure,
+            ));
             root.children.push(c);
         }
         root
@@ -174,7 +203,10 @@ mod tests {
         let root = sample();
         let mut t = TreeState::new(&root);
         let paths: Vec<_> = t.rows().iter().map(|r| r.path.clone()).collect();
-        assert_eq!(paths, vec![vec![], vec![0], vec![0, 0], vec![1], vec![1, 0]]);
+        assert_eq!(
+            paths,
+            vec![vec![], vec![0], vec![0, 0], vec![1], vec![1, 0]]
+        );
         t.select(&root, &[1, 0]);
         assert_eq!(t.selected_row(), 4);
         t.set_expanded(&root, &[1], false);

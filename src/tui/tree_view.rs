@@ -4,9 +4,9 @@ use super::theme::Theme;
 use super::tree_state::{TreeRow, TreeState};
 use crate::decode::records::view::records;
 use crate::decode::{Node, Role};
+use crate::render::text_tree::{line, TreeOptions};
 use crate::render::values::value_text;
 use crate::text::escape::sanitize;
-use crate::render::text_tree::{line, TreeOptions};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -32,13 +32,18 @@ pub struct TreeView<'a> {
 
 impl TreeView<'_> {
     fn line_for(&self, row: &TreeRow) -> Line<'static> {
-        let Some(node) = self.root.at_path(&row.path) else { return Line::default() };
+        let Some(node) = self.root.at_path(&row.path) else {
+            return Line::default();
+        };
         let marker = match (row.has_children, self.state.is_expanded(&row.path)) {
             (false, _) => "  ",
             (true, true) => "▾ ",
             (true, false) => "▸ ",
         };
-        let mut spans = vec![Span::raw(" ".repeat(marker_x(row) as usize)), Span::raw(marker)];
+        let mut spans = vec![
+            Span::raw(" ".repeat(marker_x(row) as usize)),
+            Span::raw(marker),
+        ];
         if self.theme.color {
             spans.push(Span::styled(" ", self.theme.region(node.region)));
             spans.push(Span::raw(" "));
@@ -53,7 +58,10 @@ impl TreeView<'_> {
         spans.push(Span::styled(line(node, TreeOptions::default()), style));
         if row.has_children && !self.state.is_expanded(&row.path) {
             if let Some(summary) = collapsed_summary(self.root, &row.path) {
-                spans.push(Span::styled(format!("  ⟨{}⟩", sanitize(&summary)), self.theme.dim()));
+                spans.push(Span::styled(
+                    format!("  ⟨{}⟩", sanitize(&summary)),
+                    self.theme.dim(),
+                ));
             }
         }
         Line::from(spans)
@@ -69,11 +77,19 @@ pub fn collapsed_summary(root: &Node, path: &[usize]) -> Option<String> {
     let node = root.at_path(path)?;
     // A record: its batch is an ancestor (the parent, or above the decompressed data).
     for up in 1..=3.min(path.len()) {
-        let Some(batch) = root.at_path(&path[..path.len() - up]) else { continue };
+        let Some(batch) = root.at_path(&path[..path.len() - up]) else {
+            continue;
+        };
         let mut found = None;
         records(std::slice::from_ref(batch), &mut |r| {
             if std::ptr::eq(r.node, node) {
-                found = Some(format!("offset {} · key {} · value {} · {} B", r.offset, payload_text(r.key.bytes()), payload_text(r.value.bytes()), node.len));
+                found = Some(format!(
+                    "offset {} · key {} · value {} · {} B",
+                    r.offset,
+                    payload_text(r.key.bytes()),
+                    payload_text(r.value.bytes()),
+                    node.len
+                ));
             }
         });
         if found.is_some() {
@@ -87,7 +103,8 @@ pub fn collapsed_summary(root: &Node, path: &[usize]) -> Option<String> {
         .filter_map(|c| value_text(c).map(|v| format!("{}={}", c.name, shorten(&v))))
         .take(3)
         .collect();
-    (!fields.is_empty()).then(|| fields.join(", ") + if node.children.len() > 3 { ", …" } else { "" })
+    (!fields.is_empty())
+        .then(|| fields.join(", ") + if node.children.len() > 3 { ", …" } else { "" })
 }
 
 /// Bytes as a short preview: quoted text when they are printable UTF-8, else hex.
@@ -96,7 +113,10 @@ fn payload_text(b: Option<&bytes::Bytes>) -> String {
         None => "null".into(),
         Some(b) => match std::str::from_utf8(b) {
             Ok(t) if !t.chars().any(char::is_control) => format!("\"{}\"", shorten(t)),
-            _ => shorten(&format!("0x{}", hex::encode(&b[..b.len().min(SUMMARY_VALUE)]))),
+            _ => shorten(&format!(
+                "0x{}",
+                hex::encode(&b[..b.len().min(SUMMARY_VALUE)])
+            )),
         },
     }
 }
@@ -111,12 +131,18 @@ fn shorten(s: &str) -> String {
 impl Widget for TreeView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let selected = self.state.selected_row();
-        for (y, i) in (self.state.top..self.state.rows().len()).take(area.height as usize).enumerate() {
+        for (y, i) in (self.state.top..self.state.rows().len())
+            .take(area.height as usize)
+            .enumerate()
+        {
             let y = area.y + y as u16;
             let mut l = self.line_for(&self.state.rows()[i]);
             if i == selected {
                 l = l.patch_style(self.theme.selected_line(self.focused));
-                buf.set_style(Rect::new(area.x, y, area.width, 1), self.theme.selected_line(self.focused));
+                buf.set_style(
+                    Rect::new(area.x, y, area.width, 1),
+                    self.theme.selected_line(self.focused),
+                );
             }
             buf.set_line(area.x, y, &l, area.width);
         }

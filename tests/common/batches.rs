@@ -56,7 +56,9 @@ pub fn compress(codec: u16, data: &[u8]) -> Vec<u8> {
         }
         2 => {
             // xerial framing, as Java clients write it
-            let mut x = vec![0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1];
+            let mut x = vec![
+                0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1,
+            ];
             for chunk in data.chunks(32 * 1024) {
                 let c = snap::raw::Encoder::new().compress_vec(chunk).unwrap();
                 x.extend_from_slice(&(c.len() as i32).to_be_bytes());
@@ -108,7 +110,13 @@ pub fn batch_of(base_offset: i64, attributes: i16, recs: &[u8], count: i32) -> V
 }
 
 /// A legacy message (magic 0 or 1).
-pub fn legacy_message(offset: i64, magic: u8, attributes: u8, key: Option<&[u8]>, value: Option<&[u8]>) -> Vec<u8> {
+pub fn legacy_message(
+    offset: i64,
+    magic: u8,
+    attributes: u8,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Vec<u8> {
     let mut m = vec![magic, attributes];
     if magic == 1 {
         m.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
@@ -133,10 +141,27 @@ pub fn legacy_message(offset: i64, magic: u8, attributes: u8, key: Option<&[u8]>
 }
 
 /// A frame of the message `api_key` v`version` with this body and the example header.
-pub fn frame(cat: &kwire::schema::Catalogue, direction: kwire::decode::Direction, api_key: i16, version: i16, body: serde_json::Value) -> Vec<u8> {
+pub fn frame(
+    cat: &kwire::schema::Catalogue,
+    direction: kwire::decode::Direction,
+    api_key: i16,
+    version: i16,
+    body: serde_json::Value,
+) -> Vec<u8> {
     use kwire::encode::frame::{encode_frame, example_header, FrameSpec};
-    let fs = FrameSpec { direction, api_key, version, release: None };
-    encode_frame(cat, &fs, &example_header(direction), body.as_object().unwrap()).unwrap()
+    let fs = FrameSpec {
+        direction,
+        api_key,
+        version,
+        release: None,
+    };
+    encode_frame(
+        cat,
+        &fs,
+        &example_header(direction),
+        body.as_object().unwrap(),
+    )
+    .unwrap()
 }
 
 /// A Produce v9 request carrying `records` for partition 0 of `topic`.
@@ -149,11 +174,19 @@ pub fn produce(cat: &kwire::schema::Catalogue, topic: &str, records: &[u8]) -> V
 }
 
 /// A record of these parts.
-pub fn rec(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[(&str, Option<&[u8]>)], ts: i64) -> Rec {
+pub fn rec(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: &[(&str, Option<&[u8]>)],
+    ts: i64,
+) -> Rec {
     Rec {
         key: key.map(<[u8]>::to_vec),
         value: value.map(<[u8]>::to_vec),
-        headers: headers.iter().map(|(k, v)| (k.to_string(), v.map(<[u8]>::to_vec))).collect(),
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.map(<[u8]>::to_vec)))
+            .collect(),
         timestamp_delta: ts,
     }
 }
@@ -189,7 +222,13 @@ pub struct BatchCase {
 /// A Fetch v4 response carrying `records` for partition 0 of `topic`.
 pub fn fetch_v4(cat: &kwire::schema::Catalogue, topic: &str, records: &[u8]) -> Vec<u8> {
     let partition = serde_json::json!({"PartitionIndex": 0, "ErrorCode": 0, "HighWatermark": 4, "LastStableOffset": 4, "AbortedTransactions": [], "Records": hex::encode(records)});
-    frame(cat, kwire::decode::Direction::Response, 1, 4, serde_json::json!({"ThrottleTimeMs": 0, "Responses": [{"Topic": topic, "Partitions": [partition]}]}))
+    frame(
+        cat,
+        kwire::decode::Direction::Response,
+        1,
+        4,
+        serde_json::json!({"ThrottleTimeMs": 0, "Responses": [{"Topic": topic, "Partitions": [partition]}]}),
+    )
 }
 
 /// The batch's checksum made again after a change behind it.
@@ -223,48 +262,213 @@ pub fn damaged(records: &[Rec]) -> Damaged {
     let mut unknown_codec = batch(0, 0, records);
     unknown_codec[22] |= 0x07;
     checksum_again(&mut unknown_codec);
-    Damaged { bad_crc, wrong_count, bad_gzip, unknown_codec }
+    Damaged {
+        bad_crc,
+        wrong_count,
+        bad_gzip,
+        unknown_codec,
+    }
 }
 
 /// Record batches of every kind the walk onto the tape finds (legacy,
 /// wrappers, control, damaged, over budget, internal topics): each case named
 /// for what its tree shows.
 pub fn record_batch_cases() -> Vec<BatchCase> {
-    let records = [rec(Some(b"user-1"), Some(b"{\"amount\":12}"), &[("trace", Some(b"abc"))], 0), rec(None, Some(b"hello"), &[], 5)];
-    let legacy = [legacy_message(0, 0, 0, Some(b"k0"), Some(b"v0 message")), legacy_message(1, 1, 0, None, Some(b"v1 message"))].concat();
-    let inner = [legacy_message(0, 1, 0, None, Some(b"one")), legacy_message(1, 1, 0, Some(b"k"), Some(b"two"))].concat();
+    let records = [
+        rec(
+            Some(b"user-1"),
+            Some(b"{\"amount\":12}"),
+            &[("trace", Some(b"abc"))],
+            0,
+        ),
+        rec(None, Some(b"hello"), &[], 5),
+    ];
+    let legacy = [
+        legacy_message(0, 0, 0, Some(b"k0"), Some(b"v0 message")),
+        legacy_message(1, 1, 0, None, Some(b"v1 message")),
+    ]
+    .concat();
+    let inner = [
+        legacy_message(0, 1, 0, None, Some(b"one")),
+        legacy_message(1, 1, 0, Some(b"k"), Some(b"two")),
+    ]
+    .concat();
     let wrapper = legacy_message(1, 1, 1, None, Some(&compress(1, &inner)));
     // A transaction's commit marker: key version 0, type 1 (commit); value version 0, coordinator epoch 7.
-    let control = batch(5, 0x30, &[rec(Some(&[0, 0, 0, 1]), Some(&[0, 0, 0, 0, 0, 7]), &[], 0)]);
-    let Damaged { bad_crc, wrong_count, bad_gzip, unknown_codec } = damaged(&records);
+    let control = batch(
+        5,
+        0x30,
+        &[rec(Some(&[0, 0, 0, 1]), Some(&[0, 0, 0, 0, 0, 7]), &[], 0)],
+    );
+    let Damaged {
+        bad_crc,
+        wrong_count,
+        bad_gzip,
+        unknown_codec,
+    } = damaged(&records);
     let big = batch(0, 1, &[rec(Some(b"k"), Some(&[b'x'; 300]), &[], 0)]);
     let cut = [batch(0, 0, &records), batch(2, 0, &records)[..40].to_vec()].concat();
     // A fetch from an old broker cut by its size limit part-way through a legacy message.
-    let partial_legacy = [legacy_message(0, 1, 0, Some(b"k0"), Some(b"first")), legacy_message(1, 1, 0, Some(b"k1"), Some(b"second"))[..20].to_vec()].concat();
-    let commit_key = struct_bytes("OffsetCommitKey", 0, serde_json::json!({"group": "billing", "topic": "orders", "partition": 3}), &[0, 1]);
-    let commit = struct_bytes("OffsetCommitValue", 3, serde_json::json!({"offset": 99, "leaderEpoch": 1, "metadata": "", "commitTimestamp": 5}), &[0, 3]);
-    let offsets = batch(0, 0, &[rec(Some(&commit_key), Some(&commit), &[], 0), rec(Some(&commit_key), None, &[], 1)]);
-    let tx_key = struct_bytes("TransactionLogKey", 0, serde_json::json!({"TransactionalId": "tx-1"}), &[0, 0]);
+    let partial_legacy = [
+        legacy_message(0, 1, 0, Some(b"k0"), Some(b"first")),
+        legacy_message(1, 1, 0, Some(b"k1"), Some(b"second"))[..20].to_vec(),
+    ]
+    .concat();
+    let commit_key = struct_bytes(
+        "OffsetCommitKey",
+        0,
+        serde_json::json!({"group": "billing", "topic": "orders", "partition": 3}),
+        &[0, 1],
+    );
+    let commit = struct_bytes(
+        "OffsetCommitValue",
+        3,
+        serde_json::json!({"offset": 99, "leaderEpoch": 1, "metadata": "", "commitTimestamp": 5}),
+        &[0, 3],
+    );
+    let offsets = batch(
+        0,
+        0,
+        &[
+            rec(Some(&commit_key), Some(&commit), &[], 0),
+            rec(Some(&commit_key), None, &[], 1),
+        ],
+    );
+    let tx_key = struct_bytes(
+        "TransactionLogKey",
+        0,
+        serde_json::json!({"TransactionalId": "tx-1"}),
+        &[0, 0],
+    );
     let tx = serde_json::json!({"ProducerId": 7, "ProducerEpoch": 1, "TransactionTimeoutMs": 60000, "TransactionStatus": 2, "TransactionPartitions": [{"Topic": "orders", "PartitionIds": [0, 1]}], "TransactionLastUpdateTimestampMs": 0, "TransactionStartTimestampMs": 0});
-    let tx = batch(0, 0, &[rec(Some(&tx_key), Some(&struct_bytes("TransactionLogValue", 0, tx, &[0, 0])), &[], 0)]);
+    let tx = batch(
+        0,
+        0,
+        &[rec(
+            Some(&tx_key),
+            Some(&struct_bytes("TransactionLogValue", 0, tx, &[0, 0])),
+            &[],
+            0,
+        )],
+    );
     // KRaft's frame version 1, api key 2 (TopicRecord), version 0.
-    let topic = struct_bytes("TopicRecord", 0, serde_json::json!({"Name": "orders", "TopicId": "00000000-0000-0000-0000-0000000000aa"}), &[1, 2, 0]);
-    let registry = [rec(Some(b"\x00\x00\x00\x00\x05k"), Some(b"\x00\x00\x00\x01\x00{\"id\":7}"), &[("h", Some(b"\x00\x00\x00\x00\x05k"))], 0)];
-    let case = |name, entry, topic, records, args| BatchCase { name, entry, topic, records, args };
+    let topic = struct_bytes(
+        "TopicRecord",
+        0,
+        serde_json::json!({"Name": "orders", "TopicId": "00000000-0000-0000-0000-0000000000aa"}),
+        &[1, 2, 0],
+    );
+    let registry = [rec(
+        Some(b"\x00\x00\x00\x00\x05k"),
+        Some(b"\x00\x00\x00\x01\x00{\"id\":7}"),
+        &[("h", Some(b"\x00\x00\x00\x00\x05k"))],
+        0,
+    )];
+    let case = |name, entry, topic, records, args| BatchCase {
+        name,
+        entry,
+        topic,
+        records,
+        args,
+    };
     vec![
-        case("records-legacy-message-set", Entry::Segment, "orders", legacy, &[]),
-        case("records-legacy-gzip-wrapper", Entry::Produce, "orders", wrapper, &[]),
-        case("records-control-commit", Entry::Produce, "orders", control, &[]),
-        case("records-crc-mismatch", Entry::Produce, "orders", bad_crc, &[]),
-        case("records-count-mismatch", Entry::Segment, "orders", wrong_count, &[]),
-        case("records-gzip-does-not-decompress", Entry::Produce, "orders", bad_gzip, &[]),
-        case("records-unknown-codec", Entry::Segment, "orders", unknown_codec, &[]),
-        case("records-over-max-decompressed", Entry::Produce, "orders", big, &["--max-decompressed", "100"]),
-        case("records-fetch-v4-partial-legacy-message", Entry::FetchV4, "orders", partial_legacy, &[]),
-        case("records-segment-truncated", Entry::Segment, "orders", cut, &[]),
-        case("records-consumer-offsets", Entry::Segment, "__consumer_offsets", offsets, &[]),
-        case("records-transaction-state", Entry::Segment, "__transaction_state", tx, &[]),
-        case("records-cluster-metadata", Entry::Segment, "__cluster_metadata", batch(0, 0, &[rec(None, Some(&topic), &[], 0)]), &[]),
-        case("records-schema-registry-zstd", Entry::Segment, "orders", batch(0, 4, &registry), &[]),
+        case(
+            "records-legacy-message-set",
+            Entry::Segment,
+            "orders",
+            legacy,
+            &[],
+        ),
+        case(
+            "records-legacy-gzip-wrapper",
+            Entry::Produce,
+            "orders",
+            wrapper,
+            &[],
+        ),
+        case(
+            "records-control-commit",
+            Entry::Produce,
+            "orders",
+            control,
+            &[],
+        ),
+        case(
+            "records-crc-mismatch",
+            Entry::Produce,
+            "orders",
+            bad_crc,
+            &[],
+        ),
+        case(
+            "records-count-mismatch",
+            Entry::Segment,
+            "orders",
+            wrong_count,
+            &[],
+        ),
+        case(
+            "records-gzip-does-not-decompress",
+            Entry::Produce,
+            "orders",
+            bad_gzip,
+            &[],
+        ),
+        case(
+            "records-unknown-codec",
+            Entry::Segment,
+            "orders",
+            unknown_codec,
+            &[],
+        ),
+        case(
+            "records-over-max-decompressed",
+            Entry::Produce,
+            "orders",
+            big,
+            &["--max-decompressed", "100"],
+        ),
+        case(
+            "records-fetch-v4-partial-legacy-message",
+            Entry::FetchV4,
+            "orders",
+            partial_legacy,
+            &[],
+        ),
+        case(
+            "records-segment-truncated",
+            Entry::Segment,
+            "orders",
+            cut,
+            &[],
+        ),
+        case(
+            "records-consumer-offsets",
+            Entry::Segment,
+            "__consumer_offsets",
+            offsets,
+            &[],
+        ),
+        case(
+            "records-transaction-state",
+            Entry::Segment,
+            "__transaction_state",
+            tx,
+            &[],
+        ),
+        case(
+            "records-cluster-metadata",
+            Entry::Segment,
+            "__cluster_metadata",
+            batch(0, 0, &[rec(None, Some(&topic), &[], 0)]),
+            &[],
+        ),
+        case(
+            "records-schema-registry-zstd",
+            Entry::Segment,
+            "orders",
+            batch(0, 4, &registry),
+            &[],
+        ),
     ]
 }

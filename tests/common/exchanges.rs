@@ -15,9 +15,21 @@ use std::path::PathBuf;
 pub const T0: u64 = 1_700_000_000_000_000;
 
 /// A frame encoded by kwire; requests carry `client_id`.
-pub fn frame(direction: Direction, api: &str, version: i16, corr: i32, client_id: &str, body: Value) -> Vec<u8> {
+pub fn frame(
+    direction: Direction,
+    api: &str,
+    version: i16,
+    corr: i32,
+    client_id: &str,
+    body: Value,
+) -> Vec<u8> {
     let cat = Catalogue::builtin();
-    let fs = FrameSpec { direction, api_key: cat.resolve_api(api).unwrap(), version, release: None };
+    let fs = FrameSpec {
+        direction,
+        api_key: cat.resolve_api(api).unwrap(),
+        version,
+        release: None,
+    };
     let mut header = Map::new();
     header.insert("CorrelationId".into(), json!(corr));
     if direction == Direction::Request {
@@ -39,21 +51,55 @@ impl Timeline {
         self.now += 1000;
         let t = T0 + self.now;
         let next = self.next.entry(port).or_insert_with(|| {
-            self.packets.push((t, Seg { syn: true, client_port: port, ..Seg::data(true, CLIENT_ISN, 0, vec![]) }));
-            self.packets.push((t, Seg { syn: true, client_port: port, ..Seg::data(false, SERVER_ISN, CLIENT_ISN + 1, vec![]) }));
+            self.packets.push((
+                t,
+                Seg {
+                    syn: true,
+                    client_port: port,
+                    ..Seg::data(true, CLIENT_ISN, 0, vec![])
+                },
+            ));
+            self.packets.push((
+                t,
+                Seg {
+                    syn: true,
+                    client_port: port,
+                    ..Seg::data(false, SERVER_ISN, CLIENT_ISN + 1, vec![])
+                },
+            ));
             [SERVER_ISN.wrapping_add(1), CLIENT_ISN + 1]
         });
         let i = usize::from(from_client);
-        let seg = Seg { client_port: port, ..Seg::data(from_client, next[i], next[1 - i], bytes.to_vec()) };
+        let seg = Seg {
+            client_port: port,
+            ..Seg::data(from_client, next[i], next[1 - i], bytes.to_vec())
+        };
         next[i] = next[i].wrapping_add(bytes.len() as u32);
         self.packets.push((t, seg));
     }
 
     /// A request and its response (the bodies as `req` and `resp` give them).
     #[allow(clippy::too_many_arguments)]
-    pub fn pair(&mut self, port: u16, client_id: &str, corr: i32, api: &str, version: i16, req: Value, resp: Value) {
-        self.send(port, true, &frame(Direction::Request, api, version, corr, client_id, req));
-        self.send(port, false, &frame(Direction::Response, api, version, corr, "", resp));
+    pub fn pair(
+        &mut self,
+        port: u16,
+        client_id: &str,
+        corr: i32,
+        api: &str,
+        version: i16,
+        req: Value,
+        resp: Value,
+    ) {
+        self.send(
+            port,
+            true,
+            &frame(Direction::Request, api, version, corr, client_id, req),
+        );
+        self.send(
+            port,
+            false,
+            &frame(Direction::Response, api, version, corr, "", resp),
+        );
     }
 
     pub fn pcap(&self) -> Vec<u8> {

@@ -17,7 +17,10 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
         return Some(path);
     }
     if std::env::var("KWIRE_ALLOW_MISSING_SHARED").is_ok_and(|v| v == "1") {
-        eprintln!("SKIP: {} is absent (KWIRE_ALLOW_MISSING_SHARED=1)", path.display());
+        eprintln!(
+            "SKIP: {} is absent (KWIRE_ALLOW_MISSING_SHARED=1)",
+            path.display()
+        );
         return None;
     }
     panic!(
@@ -34,15 +37,36 @@ pub struct Tool {
     pub package: &'static str,
 }
 
-pub const TMUX: Tool = Tool { names: &["tmux"], package: "tmux" };
-pub const CHROMIUM: Tool = Tool { names: &["chromium", "chromium-browser"], package: "chromium" };
-pub const NODE: Tool = Tool { names: &["node"], package: "nodejs" };
-pub const NPM: Tool = Tool { names: &["npm"], package: "npm" };
-pub const TSHARK: Tool = Tool { names: &["tshark"], package: "tshark" };
-pub const PYTHON3: Tool = Tool { names: &["python3"], package: "python3" };
+pub const TMUX: Tool = Tool {
+    names: &["tmux"],
+    package: "tmux",
+};
+pub const CHROMIUM: Tool = Tool {
+    names: &["chromium", "chromium-browser"],
+    package: "chromium",
+};
+pub const NODE: Tool = Tool {
+    names: &["node"],
+    package: "nodejs",
+};
+pub const NPM: Tool = Tool {
+    names: &["npm"],
+    package: "npm",
+};
+pub const TSHARK: Tool = Tool {
+    names: &["tshark"],
+    package: "tshark",
+};
+pub const PYTHON3: Tool = Tool {
+    names: &["python3"],
+    package: "python3",
+};
 
 pub fn installed(program: &str) -> bool {
-    Command::new("sh").args(["-c", "command -v \"$1\"", "sh", program]).output().is_ok_and(|o| o.status.success())
+    Command::new("sh")
+        .args(["-c", "command -v \"$1\"", "sh", program])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Fails the test when a tool it needs is missing. These tests are
@@ -50,12 +74,23 @@ pub fn installed(program: &str) -> bool {
 /// means someone asked for them (`--include-ignored`), and passing without
 /// running would hide that nothing was checked.
 pub fn require_tools(test: &str, tools: &[Tool]) {
-    let missing: Vec<&Tool> = tools.iter().filter(|t| !t.names.iter().any(|n| installed(n))).collect();
+    let missing: Vec<&Tool> = tools
+        .iter()
+        .filter(|t| !t.names.iter().any(|n| installed(n)))
+        .collect();
     if missing.is_empty() {
         return;
     }
-    let programs = missing.iter().map(|t| t.names[0]).collect::<Vec<_>>().join(", ");
-    let packages = missing.iter().map(|t| t.package).collect::<Vec<_>>().join(" ");
+    let programs = missing
+        .iter()
+        .map(|t| t.names[0])
+        .collect::<Vec<_>>()
+        .join(", ");
+    let packages = missing
+        .iter()
+        .map(|t| t.package)
+        .collect::<Vec<_>>()
+        .join(" ");
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{test} needs {programs}, which this CI machine lacks: .ci/run installs it (apt-get install -y {packages}) before running the tests");
     }
@@ -85,10 +120,10 @@ pub fn read_tar_gz(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 pub mod alloc;
-pub mod random_body;
 pub mod batches;
 pub mod exchanges;
 pub mod pcap_writer;
+pub mod random_body;
 pub mod seed;
 
 /// Every (direction, api key, version) that the catalogue decodes.
@@ -97,7 +132,10 @@ pub fn all_messages(cat: &kwire::schema::Catalogue) -> Vec<(kwire::decode::Direc
     use kwire::schema::MessageKind;
     let mut out = Vec::new();
     for key in cat.api_keys() {
-        for (d, kind) in [(Direction::Request, MessageKind::Request), (Direction::Response, MessageKind::Response)] {
+        for (d, kind) in [
+            (Direction::Request, MessageKind::Request),
+            (Direction::Response, MessageKind::Response),
+        ] {
             for v in cat.versions(kind, key, None) {
                 out.push((d, key, v));
             }

@@ -29,7 +29,16 @@ pub const CLIENT_PORT: u16 = 50000;
 impl Seg {
     /// A data segment of the first connection.
     pub fn data(from_client: bool, seq: u32, ack: u32, payload: Vec<u8>) -> Seg {
-        Seg { from_client, seq, ack, syn: false, fin: false, rst: false, client_port: CLIENT_PORT, payload }
+        Seg {
+            from_client,
+            seq,
+            ack,
+            syn: false,
+            fin: false,
+            rst: false,
+            client_port: CLIENT_PORT,
+            payload,
+        }
     }
 }
 
@@ -44,14 +53,25 @@ pub const SERVER_ISN: u32 = 0xffff_fff0; // wraps around during the test
 /// A conversation: handshake, then frames cut into segments of `mss` bytes.
 pub fn conversation(frames: &[(bool, Vec<u8>)], mss: usize) -> Vec<Seg> {
     let mut segs = vec![
-        Seg { syn: true, ..Seg::data(true, CLIENT_ISN, 0, vec![]) },
-        Seg { syn: true, ..Seg::data(false, SERVER_ISN, CLIENT_ISN + 1, vec![]) },
+        Seg {
+            syn: true,
+            ..Seg::data(true, CLIENT_ISN, 0, vec![])
+        },
+        Seg {
+            syn: true,
+            ..Seg::data(false, SERVER_ISN, CLIENT_ISN + 1, vec![])
+        },
     ];
     let mut next = [SERVER_ISN.wrapping_add(1), CLIENT_ISN + 1];
     for (from_client, bytes) in frames {
         for chunk in bytes.chunks(mss) {
             let i = usize::from(*from_client);
-            segs.push(Seg::data(*from_client, next[i], next[1 - i], chunk.to_vec()));
+            segs.push(Seg::data(
+                *from_client,
+                next[i],
+                next[1 - i],
+                chunk.to_vec(),
+            ));
             next[i] = next[i].wrapping_add(chunk.len() as u32);
         }
     }
@@ -65,7 +85,11 @@ fn checksum_free_tcp(seg: &Seg, sport: u16, dport: u16) -> Vec<u8> {
     t.extend_from_slice(&seg.seq.to_be_bytes());
     t.extend_from_slice(&seg.ack.to_be_bytes());
     t.push(5 << 4);
-    t.push(0x10 | if seg.syn { 0x02 } else { 0 } | if seg.fin { 0x01 } else { 0 } | if seg.rst { 0x04 } else { 0 });
+    t.push(
+        0x10 | if seg.syn { 0x02 } else { 0 }
+            | if seg.fin { 0x01 } else { 0 }
+            | if seg.rst { 0x04 } else { 0 },
+    );
     t.extend_from_slice(&65535u16.to_be_bytes());
     t.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent
     t.extend_from_slice(&seg.payload);
@@ -73,11 +97,19 @@ fn checksum_free_tcp(seg: &Seg, sport: u16, dport: u16) -> Vec<u8> {
 }
 
 fn frame(link: Link, seg: &Seg) -> Vec<u8> {
-    let (sport, dport) = if seg.from_client { (seg.client_port, 9092) } else { (9092, seg.client_port) };
+    let (sport, dport) = if seg.from_client {
+        (seg.client_port, 9092)
+    } else {
+        (9092, seg.client_port)
+    };
     let tcp = checksum_free_tcp(seg, sport, dport);
     match link {
         Link::EthernetV4 | Link::Sll2V4 => {
-            let (src, dst) = if seg.from_client { ([10, 0, 0, 1], [10, 0, 0, 2]) } else { ([10, 0, 0, 2], [10, 0, 0, 1]) };
+            let (src, dst) = if seg.from_client {
+                ([10, 0, 0, 1], [10, 0, 0, 2])
+            } else {
+                ([10, 0, 0, 2], [10, 0, 0, 1])
+            };
             let mut ip = vec![0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 6, 0, 0];
             ip[2..4].copy_from_slice(&((20 + tcp.len()) as u16).to_be_bytes());
             ip.extend_from_slice(&src);
@@ -97,7 +129,11 @@ fn frame(link: Link, seg: &Seg) -> Vec<u8> {
             out
         }
         Link::NullV6 => {
-            let (src, dst) = if seg.from_client { (1u8, 2u8) } else { (2u8, 1u8) };
+            let (src, dst) = if seg.from_client {
+                (1u8, 2u8)
+            } else {
+                (2u8, 1u8)
+            };
             let mut out = 30u32.to_le_bytes().to_vec(); // AF_INET6 on BSD/macOS, host byte order
             let mut ip = vec![0x60, 0, 0, 0];
             ip.extend_from_slice(&(tcp.len() as u16).to_be_bytes());

@@ -26,7 +26,21 @@ impl Rng {
     }
 }
 
-const PIECES: &[&str] = &["a", "kw-", "Ω", "日本", "🚀", " ", "\u{1b}[31m", "\"", "\\", "z", "0", "\n", "ß"];
+const PIECES: &[&str] = &[
+    "a",
+    "kw-",
+    "Ω",
+    "日本",
+    "🚀",
+    " ",
+    "\u{1b}[31m",
+    "\"",
+    "\\",
+    "z",
+    "0",
+    "\n",
+    "ß",
+];
 
 fn int_in(rng: &mut Rng, lo: i64, hi: i64) -> i64 {
     match rng.below(6) {
@@ -34,7 +48,11 @@ fn int_in(rng: &mut Rng, lo: i64, hi: i64) -> i64 {
         1 => hi,
         2 => 0,
         3 => (-1i64).clamp(lo, hi),
-        _ => (i128::from(lo) + (u128::from(rng.next()) % (i128::from(hi) - i128::from(lo) + 1) as u128) as i128) as i64,
+        _ => {
+            (i128::from(lo)
+                + (u128::from(rng.next()) % (i128::from(hi) - i128::from(lo) + 1) as u128) as i128)
+                as i64
+        }
     }
 }
 
@@ -44,12 +62,20 @@ fn random_string(rng: &mut Rng) -> String {
         1 => 70 + rng.below(100) as usize, // past one varint byte
         _ => rng.below(8) as usize,
     };
-    (0..n).map(|_| PIECES[rng.below(PIECES.len() as u64) as usize]).collect()
+    (0..n)
+        .map(|_| PIECES[rng.below(PIECES.len() as u64) as usize])
+        .collect()
 }
 
 fn random_hex(rng: &mut Rng) -> String {
-    let n = if rng.chance(8) { 130 + rng.below(40) } else { rng.below(12) };
-    (0..n).map(|_| format!("{:02x}", rng.next() as u8)).collect()
+    let n = if rng.chance(8) {
+        130 + rng.below(40)
+    } else {
+        rng.below(12)
+    };
+    (0..n)
+        .map(|_| format!("{:02x}", rng.next() as u8))
+        .collect()
 }
 
 fn primitive(rng: &mut Rng, p: Primitive) -> Value {
@@ -66,7 +92,11 @@ fn primitive(rng: &mut Rng, p: Primitive) -> Value {
             Value::from(if f.is_finite() { f } else { -3.25 })
         }
         Primitive::String => Value::String(random_string(rng)),
-        Primitive::Uuid => Value::String(uuid::Uuid::from_u128(u128::from(rng.next()) << 64 | u128::from(rng.next())).hyphenated().to_string()),
+        Primitive::Uuid => Value::String(
+            uuid::Uuid::from_u128(u128::from(rng.next()) << 64 | u128::from(rng.next()))
+                .hyphenated()
+                .to_string(),
+        ),
         Primitive::Bytes | Primitive::Records => Value::String(random_hex(rng)),
     }
 }
@@ -83,7 +113,9 @@ fn field(rng: &mut Rng, f: &FieldSpec, version: i16, depth: usize) -> Value {
             Value::Array(
                 (0..n)
                     .map(|_| match inner.as_ref() {
-                        FieldType::Struct(_) => Value::Object(random_struct(rng, &f.fields, version, depth + 1)),
+                        FieldType::Struct(_) => {
+                            Value::Object(random_struct(rng, &f.fields, version, depth + 1))
+                        }
                         FieldType::Primitive(p) => primitive(rng, *p),
                         FieldType::Array(_) => Value::Null,
                     })
@@ -94,7 +126,12 @@ fn field(rng: &mut Rng, f: &FieldSpec, version: i16, depth: usize) -> Value {
 }
 
 /// A random struct at `version`: every untagged field, some tagged ones.
-pub fn random_struct(rng: &mut Rng, fields: &[FieldSpec], version: i16, depth: usize) -> Map<String, Value> {
+pub fn random_struct(
+    rng: &mut Rng,
+    fields: &[FieldSpec],
+    version: i16,
+    depth: usize,
+) -> Map<String, Value> {
     let mut obj = Map::new();
     for f in fields {
         if f.is_regular_in(version) || (f.is_tagged_in(version) && rng.chance(2)) {

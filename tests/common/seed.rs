@@ -29,7 +29,10 @@ pub fn parse_collapsed(text: &str) -> Vec<Line> {
         // Trailing "| | " tokens of this segment are the next node's rails.
         let mut seg = seg.trim_end();
         let mut next_rails = 0;
-        while let Some(s) = seg.strip_suffix(" |").or_else(|| if seg == "|" { Some("") } else { None }) {
+        while let Some(s) = seg
+            .strip_suffix(" |")
+            .or_else(|| if seg == "|" { Some("") } else { None })
+        {
             next_rails += 1;
             seg = s.trim_end();
         }
@@ -44,7 +47,9 @@ pub fn parse_collapsed(text: &str) -> Vec<Line> {
 }
 
 fn parse_line(seg: &str, rails: usize) -> Line {
-    let open = seg.find(" [0x").unwrap_or_else(|| panic!("no range in {seg:?}"));
+    let open = seg
+        .find(" [0x")
+        .unwrap_or_else(|| panic!("no range in {seg:?}"));
     let close = seg[open..].find(']').unwrap() + open;
     let (off, len) = seg[open + 4..close].split_once(", ").unwrap();
     Line {
@@ -89,13 +94,25 @@ pub fn as_shown(doc: &str) -> String {
 
 /// The metadata list under a seed page's title: `- API key` / `- 85` pairs.
 pub fn seed_facts(page: &str) -> Vec<(String, String)> {
-    let items: Vec<&str> = page.lines().skip_while(|l| !l.starts_with("- ")).take_while(|l| l.starts_with("- ")).map(|l| &l[2..]).collect();
-    items.chunks(2).map(|c| (c[0].to_string(), c.get(1).unwrap_or(&"").to_string())).collect()
+    let items: Vec<&str> = page
+        .lines()
+        .skip_while(|l| !l.starts_with("- "))
+        .take_while(|l| l.starts_with("- "))
+        .map(|l| &l[2..])
+        .collect();
+    items
+        .chunks(2)
+        .map(|c| (c[0].to_string(), c.get(1).unwrap_or(&"").to_string()))
+        .collect()
 }
 
 /// The legend line (its labels run together in the extracted text).
 pub fn seed_legend(page: &str) -> String {
-    page.lines().skip_while(|l| !l.starts_with("- ")).find(|l| !l.starts_with("- ")).unwrap_or_default().to_string()
+    page.lines()
+        .skip_while(|l| !l.starts_with("- "))
+        .find(|l| !l.starts_with("- "))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The request or response part of a seed page.
@@ -117,7 +134,9 @@ pub struct SeedPart {
 pub fn seed_parts(page: &str) -> Vec<SeedPart> {
     let lines: Vec<&str> = page.lines().collect();
     let starts: Vec<usize> = (0..lines.len().saturating_sub(2))
-        .filter(|&i| matches!(lines[i], "Request" | "Response") && lines[i + 2].starts_with("byte layout"))
+        .filter(|&i| {
+            matches!(lines[i], "Request" | "Response") && lines[i + 2].starts_with("byte layout")
+        })
         .collect();
     starts
         .iter()
@@ -125,8 +144,14 @@ pub fn seed_parts(page: &str) -> Vec<SeedPart> {
         .map(|(n, &i)| {
             let end = starts.get(n + 1).copied().unwrap_or(lines.len());
             let part = &lines[i..end];
-            let tree_at = part.iter().position(|l| *l == "object tree").expect("object tree");
-            let schema_at = part.iter().position(|l| l.starts_with("kafka message schema")).unwrap_or(part.len());
+            let tree_at = part
+                .iter()
+                .position(|l| *l == "object tree")
+                .expect("object tree");
+            let schema_at = part
+                .iter()
+                .position(|l| l.starts_with("kafka message schema"))
+                .unwrap_or(part.len());
             SeedPart {
                 caption: part[1].to_string(),
                 layout_title: part[2].to_string(),

@@ -71,7 +71,12 @@ pub fn suite(id: u16) -> Option<Suite> {
         0xcca8..=0xccaa => (false, ChaCha20Poly1305, Sha256),
         _ => return None,
     };
-    Some(Suite { id, tls13, bulk, hash })
+    Some(Suite {
+        id,
+        tls13,
+        bulk,
+        hash,
+    })
 }
 
 /// The IANA name of a cipher suite, for the common ones.
@@ -113,7 +118,9 @@ pub fn suite_name(id: u16) -> Option<&'static str> {
 }
 
 fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
-    let Ok(mut m) = <Hmac<Sha256> as Mac>::new_from_slice(key) else { return Vec::new() };
+    let Ok(mut m) = <Hmac<Sha256> as Mac>::new_from_slice(key) else {
+        return Vec::new();
+    };
     for p in parts {
         m.update(p);
     }
@@ -121,7 +128,9 @@ fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
 }
 
 fn hmac_sha384(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
-    let Ok(mut m) = <Hmac<Sha384> as Mac>::new_from_slice(key) else { return Vec::new() };
+    let Ok(mut m) = <Hmac<Sha384> as Mac>::new_from_slice(key) else {
+        return Vec::new();
+    };
     for p in parts {
         m.update(p);
     }
@@ -146,7 +155,13 @@ pub fn prf12(hash: Hash, secret: &[u8], label: &[u8], seed: &[u8], len: usize) -
 }
 
 /// TLS 1.3's HKDF-Expand-Label (RFC 8446 §7.1), `len` bytes (at most 255).
-pub fn expand_label(hash: Hash, secret: &[u8], label: &[u8], context: &[u8], len: usize) -> Option<Vec<u8>> {
+pub fn expand_label(
+    hash: Hash,
+    secret: &[u8],
+    label: &[u8],
+    context: &[u8],
+    len: usize,
+) -> Option<Vec<u8>> {
     let mut info = Vec::with_capacity(4 + 6 + label.len() + context.len());
     info.extend_from_slice(&u16::try_from(len).ok()?.to_be_bytes());
     info.push(u8::try_from(6 + label.len()).ok()?);
@@ -156,8 +171,14 @@ pub fn expand_label(hash: Hash, secret: &[u8], label: &[u8], context: &[u8], len
     info.extend_from_slice(context);
     let mut out = vec![0; len];
     match hash {
-        Hash::Sha256 => hkdf::Hkdf::<Sha256>::from_prk(secret).ok()?.expand(&info, &mut out).ok()?,
-        Hash::Sha384 => hkdf::Hkdf::<Sha384>::from_prk(secret).ok()?.expand(&info, &mut out).ok()?,
+        Hash::Sha256 => hkdf::Hkdf::<Sha256>::from_prk(secret)
+            .ok()?
+            .expand(&info, &mut out)
+            .ok()?,
+        Hash::Sha384 => hkdf::Hkdf::<Sha384>::from_prk(secret)
+            .ok()?
+            .expand(&info, &mut out)
+            .ok()?,
     }
     Some(out)
 }
@@ -179,9 +200,15 @@ impl Aead {
             return None;
         }
         Some(match bulk {
-            Bulk::Aes128Gcm => Aead::Aes128(Box::new(Aes128Gcm::new(GenericArray::from_slice(key)))),
-            Bulk::Aes256Gcm => Aead::Aes256(Box::new(Aes256Gcm::new(GenericArray::from_slice(key)))),
-            Bulk::ChaCha20Poly1305 => Aead::ChaCha(Box::new(ChaCha20Poly1305::new(GenericArray::from_slice(key)))),
+            Bulk::Aes128Gcm => {
+                Aead::Aes128(Box::new(Aes128Gcm::new(GenericArray::from_slice(key))))
+            }
+            Bulk::Aes256Gcm => {
+                Aead::Aes256(Box::new(Aes256Gcm::new(GenericArray::from_slice(key))))
+            }
+            Bulk::ChaCha20Poly1305 => Aead::ChaCha(Box::new(ChaCha20Poly1305::new(
+                GenericArray::from_slice(key),
+            ))),
         })
     }
 
@@ -253,12 +280,22 @@ impl RecordKeys {
         let iv = expand_label(suite.hash, secret, b"iv", b"", 12)?;
         let mut v = [0; 12];
         v.copy_from_slice(&iv);
-        Some(RecordKeys { aead: Aead::new(suite.bulk, &key)?, iv: v, layout: Layout::Tls13, seq: 0 })
+        Some(RecordKeys {
+            aead: Aead::new(suite.bulk, &key)?,
+            iv: v,
+            layout: Layout::Tls13,
+            seq: 0,
+        })
     }
 
     /// TLS 1.2 keys of both directions (client, server) from the master
     /// secret: the key block of RFC 5246 §6.3 (AEAD suites have no MAC keys).
-    pub fn tls12(suite: Suite, master: &[u8], client_random: &[u8; 32], server_random: &[u8; 32]) -> Option<(RecordKeys, RecordKeys)> {
+    pub fn tls12(
+        suite: Suite,
+        master: &[u8],
+        client_random: &[u8; 32],
+        server_random: &[u8; 32],
+    ) -> Option<(RecordKeys, RecordKeys)> {
         let key_len = suite.bulk.key_len();
         let (iv_len, layout) = match suite.bulk {
             Bulk::ChaCha20Poly1305 => (12, Layout::Tls12Xor),
@@ -267,14 +304,25 @@ impl RecordKeys {
         let mut seed = Vec::with_capacity(64);
         seed.extend_from_slice(server_random);
         seed.extend_from_slice(client_random);
-        let block = prf12(suite.hash, master, b"key expansion", &seed, 2 * (key_len + iv_len));
+        let block = prf12(
+            suite.hash,
+            master,
+            b"key expansion",
+            &seed,
+            2 * (key_len + iv_len),
+        );
         let (ck, rest) = block.split_at(key_len);
         let (sk, rest) = rest.split_at(key_len);
         let (civ, siv) = rest.split_at(iv_len);
         let keys = |k: &[u8], iv: &[u8]| {
             let mut v = [0; 12];
             v[..iv.len()].copy_from_slice(iv);
-            Some(RecordKeys { aead: Aead::new(suite.bulk, k)?, iv: v, layout, seq: 0 })
+            Some(RecordKeys {
+                aead: Aead::new(suite.bulk, k)?,
+                iv: v,
+                layout,
+                seq: 0,
+            })
         };
         Some((keys(ck, civ)?, keys(sk, siv)?))
     }
@@ -283,10 +331,18 @@ impl RecordKeys {
     /// wire, `fragment` what follows it. On success, the plaintext's range in
     /// `fragment` and its content type (TLS 1.3: the inner type; padding
     /// removed). The sequence number moves on either way.
-    pub fn open(&mut self, header: &[u8; 5], fragment: &mut [u8]) -> Result<(std::ops::Range<usize>, u8), OpenError> {
+    pub fn open(
+        &mut self,
+        header: &[u8; 5],
+        fragment: &mut [u8],
+    ) -> Result<(std::ops::Range<usize>, u8), OpenError> {
         let seq = self.seq;
         self.seq = self.seq.wrapping_add(1);
-        let explicit = if self.layout == Layout::Tls12Gcm { EXPLICIT_NONCE } else { 0 };
+        let explicit = if self.layout == Layout::Tls12Gcm {
+            EXPLICIT_NONCE
+        } else {
+            0
+        };
         if fragment.len() < explicit + TAG + usize::from(self.layout == Layout::Tls13) {
             return Err(OpenError::TooShort);
         }
@@ -317,7 +373,9 @@ impl RecordKeys {
             return Ok((explicit..end, header[0]));
         }
         // The inner plaintext: content, then its type, then zeros.
-        let Some(last) = fragment[..end].iter().rposition(|&b| b != 0) else { return Err(OpenError::NoContentType) };
+        let Some(last) = fragment[..end].iter().rposition(|&b| b != 0) else {
+            return Err(OpenError::NoContentType);
+        };
         Ok((0..last, fragment[last]))
     }
 
@@ -328,9 +386,17 @@ impl RecordKeys {
         let seq = self.seq;
         self.seq = self.seq.wrapping_add(1);
         let inner_len = plaintext.len() + usize::from(self.layout == Layout::Tls13);
-        let explicit = if self.layout == Layout::Tls12Gcm { EXPLICIT_NONCE } else { 0 };
+        let explicit = if self.layout == Layout::Tls12Gcm {
+            EXPLICIT_NONCE
+        } else {
+            0
+        };
         let len = u16::try_from(explicit + inner_len + TAG).ok()?;
-        let outer_type = if self.layout == Layout::Tls13 { 23 } else { content_type };
+        let outer_type = if self.layout == Layout::Tls13 {
+            23
+        } else {
+            content_type
+        };
         let header = [outer_type, 3, 3, (len >> 8) as u8, len as u8];
         let mut out = Vec::with_capacity(5 + usize::from(len));
         out.extend_from_slice(&header);
@@ -388,7 +454,10 @@ mod tests {
 
     fn h(s: &str) -> Vec<u8> {
         let digits: Vec<u8> = s.bytes().filter(u8::is_ascii_hexdigit).collect();
-        digits.chunks(2).map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap()).collect()
+        digits
+            .chunks(2)
+            .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
+            .collect()
     }
 
     // RFC 8448 §3 (a simple 1-RTT handshake, TLS_AES_128_GCM_SHA256): secrets,
@@ -402,18 +471,37 @@ mod tests {
         let rec = h(rec);
         let header: [u8; 5] = rec[..5].try_into().unwrap();
         let mut frag = rec[5..].to_vec();
-        keys.open(&header, &mut frag).map(|(r, t)| (frag[r].to_vec(), t))
+        keys.open(&header, &mut frag)
+            .map(|(r, t)| (frag[r].to_vec(), t))
     }
 
     #[test]
     fn rfc8448_keys_and_ivs() {
         let s = suite(0x1301).unwrap();
-        assert_eq!(expand_label(s.hash, &h(S_HS), b"key", b"", 16).unwrap(), h("3f ce 51 60 09 c2 17 27 d0 f2 e4 e8 6e e4 03 bc"));
-        assert_eq!(expand_label(s.hash, &h(S_HS), b"iv", b"", 12).unwrap(), h("5d 31 3e b2 67 12 76 ee 13 00 0b 30"));
-        assert_eq!(expand_label(s.hash, &h(C_AP), b"key", b"", 16).unwrap(), h("17 42 2d da 59 6e d5 d9 ac d8 90 e3 c6 3f 50 51"));
-        assert_eq!(expand_label(s.hash, &h(C_AP), b"iv", b"", 12).unwrap(), h("5b 78 92 3d ee 08 57 90 33 e5 23 d9"));
-        assert_eq!(expand_label(s.hash, &h(S_AP), b"key", b"", 16).unwrap(), h("9f 02 28 3b 6c 9c 07 ef c2 6b b9 f2 ac 92 e3 56"));
-        assert_eq!(expand_label(s.hash, &h(S_AP), b"iv", b"", 12).unwrap(), h("cf 78 2b 88 dd 83 54 9a ad f1 e9 84"));
+        assert_eq!(
+            expand_label(s.hash, &h(S_HS), b"key", b"", 16).unwrap(),
+            h("3f ce 51 60 09 c2 17 27 d0 f2 e4 e8 6e e4 03 bc")
+        );
+        assert_eq!(
+            expand_label(s.hash, &h(S_HS), b"iv", b"", 12).unwrap(),
+            h("5d 31 3e b2 67 12 76 ee 13 00 0b 30")
+        );
+        assert_eq!(
+            expand_label(s.hash, &h(C_AP), b"key", b"", 16).unwrap(),
+            h("17 42 2d da 59 6e d5 d9 ac d8 90 e3 c6 3f 50 51")
+        );
+        assert_eq!(
+            expand_label(s.hash, &h(C_AP), b"iv", b"", 12).unwrap(),
+            h("5b 78 92 3d ee 08 57 90 33 e5 23 d9")
+        );
+        assert_eq!(
+            expand_label(s.hash, &h(S_AP), b"key", b"", 16).unwrap(),
+            h("9f 02 28 3b 6c 9c 07 ef c2 6b b9 f2 ac 92 e3 56")
+        );
+        assert_eq!(
+            expand_label(s.hash, &h(S_AP), b"iv", b"", 12).unwrap(),
+            h("cf 78 2b 88 dd 83 54 9a ad f1 e9 84")
+        );
     }
 
     #[test]
@@ -438,24 +526,59 @@ mod tests {
         let s_rec = "17 03 03 00 43 2e 93 7e 11 ef 4a c7 40 e5 38 ad 36 00 5f c4 a4 69 32 fc 32 25 d0 5f 82 aa 1b 36 e3 0e fa f9 7d 90 e6 df fc 60 2d cb 50 1a 59 a8 fc c4 9c 4b f2 e5 f0 a2 1c 00 47 c2 ab f3 32 54 0d d0 32 e1 67 c2 95 5d";
         assert_eq!(record(&mut s_ap, s_rec).unwrap(), (payload.clone(), 23));
         // close_notify alerts, the records after them.
-        assert_eq!(record(&mut c_ap, "17 03 03 00 13 c9 87 27 60 65 56 66 b7 4d 7f f1 15 3e fd 6d b6 d0 b0 e3").unwrap(), (vec![1, 0], 21));
-        assert_eq!(record(&mut s_ap, "17 03 03 00 13 b5 8f d6 71 66 eb f5 99 d2 47 20 cf be 7e fa 7a 88 64 a9").unwrap(), (vec![1, 0], 21));
+        assert_eq!(
+            record(
+                &mut c_ap,
+                "17 03 03 00 13 c9 87 27 60 65 56 66 b7 4d 7f f1 15 3e fd 6d b6 d0 b0 e3"
+            )
+            .unwrap(),
+            (vec![1, 0], 21)
+        );
+        assert_eq!(
+            record(
+                &mut s_ap,
+                "17 03 03 00 13 b5 8f d6 71 66 eb f5 99 d2 47 20 cf be 7e fa 7a 88 64 a9"
+            )
+            .unwrap(),
+            (vec![1, 0], 21)
+        );
         // The wrong sequence number, a flipped bit, a record cut short.
         let mut again = RecordKeys::tls13(s, &h(C_AP)).unwrap();
         again.seq = 1;
         assert_eq!(record(&mut again, c_rec), Err(OpenError::Authentication));
         let mut again = RecordKeys::tls13(s, &h(C_AP)).unwrap();
-        assert_eq!(record(&mut again, &c_rec.replace("e4", "e5")), Err(OpenError::Authentication));
-        assert_eq!(record(&mut again, "17 03 03 00 10 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"), Err(OpenError::TooShort));
+        assert_eq!(
+            record(&mut again, &c_rec.replace("e4", "e5")),
+            Err(OpenError::Authentication)
+        );
+        assert_eq!(
+            record(
+                &mut again,
+                "17 03 03 00 10 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"
+            ),
+            Err(OpenError::TooShort)
+        );
         // What seal makes, open reads back.
         let mut a = RecordKeys::tls13(s, &h(C_AP)).unwrap();
         let sealed = a.seal(23, &payload).unwrap();
-        assert_eq!(hex::encode(&sealed), h(c_rec).iter().map(|b| format!("{b:02x}")).collect::<String>());
+        assert_eq!(
+            hex::encode(&sealed),
+            h(c_rec)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        );
     }
 
     #[test]
     fn tls12_prf_vector() {
-        let out = prf12(Hash::Sha256, &h("9b be 43 6b a9 40 f0 17 b1 76 52 84 9a 71 db 35"), b"test label", &h("a0 ba 9f 93 6c da 31 18 27 a6 f7 96 ff d5 19 8c"), 100);
+        let out = prf12(
+            Hash::Sha256,
+            &h("9b be 43 6b a9 40 f0 17 b1 76 52 84 9a 71 db 35"),
+            b"test label",
+            &h("a0 ba 9f 93 6c da 31 18 27 a6 f7 96 ff d5 19 8c"),
+            100,
+        );
         let want = h("e3 f2 29 ba 72 7b e1 7b 8d 12 26 20 55 7c d4 53 c2 aa b2 1d 07 c3 d4 95 32 9b 52 d4 e6 1e db 5a
                       6b 30 17 91 e9 0d 35 c9 c9 a4 6b 4e 14 ba f9 af 0f a0 22 f7 07 7d ef 17 ab fd 37 97 c0 56 4b ab
                       4f bc 91 66 6e 9d ef 9b 97 fc e3 4f 79 67 89 ba a4 80 82 d1 22 ee 42 c5 a7 2e 5a 51 10 ff f7 01
@@ -465,7 +588,9 @@ mod tests {
 
     #[test]
     fn every_suite_seals_and_opens_each_layout() {
-        for id in [0x1301, 0x1302, 0x1303, 0xc02f, 0xc030, 0xcca8, 0xc02b, 0xc02c, 0xcca9] {
+        for id in [
+            0x1301, 0x1302, 0x1303, 0xc02f, 0xc030, 0xcca8, 0xc02b, 0xc02c, 0xcca9,
+        ] {
             let s = suite(id).unwrap();
             let (mut seal_c, mut seal_s, mut open_c, mut open_s) = if s.tls13 {
                 let k = |b: u8| RecordKeys::tls13(s, &vec![b; s.hash.output_len()]).unwrap();
@@ -482,14 +607,20 @@ mod tests {
                     let rec = seal.seal(23, &plain).unwrap();
                     let header: [u8; 5] = rec[..5].try_into().unwrap();
                     let mut frag = rec[5..].to_vec();
-                    let (r, ty) = open.open(&header, &mut frag).unwrap_or_else(|e| panic!("suite {id:04x}, {n} bytes: {e:?}"));
+                    let (r, ty) = open
+                        .open(&header, &mut frag)
+                        .unwrap_or_else(|e| panic!("suite {id:04x}, {n} bytes: {e:?}"));
                     assert_eq!((&frag[r], ty), (&plain[..], 23));
                 }
             }
             // The directions' keys differ.
             let rec = seal_c.seal(23, b"x").unwrap();
             let mut frag = rec[5..].to_vec();
-            assert_eq!(open_s.open(&rec[..5].try_into().unwrap(), &mut frag), Err(OpenError::Authentication), "suite {id:04x}");
+            assert_eq!(
+                open_s.open(&rec[..5].try_into().unwrap(), &mut frag),
+                Err(OpenError::Authentication),
+                "suite {id:04x}"
+            );
         }
     }
 
@@ -503,6 +634,9 @@ mod tests {
         let rec = a.seal(23, b"after the update").unwrap();
         let mut old = RecordKeys::tls13(s, &h(C_AP)).unwrap();
         let mut frag = rec[5..].to_vec();
-        assert_eq!(old.open(&rec[..5].try_into().unwrap(), &mut frag), Err(OpenError::Authentication));
+        assert_eq!(
+            old.open(&rec[..5].try_into().unwrap(), &mut frag),
+            Err(OpenError::Authentication)
+        );
     }
 }

@@ -27,7 +27,11 @@ pub fn record_header(b: &[u8]) -> Option<(u8, u16, usize)> {
     let h = b.get(..HEADER)?;
     let version = u16::from_be_bytes([h[1], h[2]]);
     let len = usize::from(u16::from_be_bytes([h[3], h[4]]));
-    ((CHANGE_CIPHER_SPEC..=HEARTBEAT).contains(&h[0]) && h[1] == 3 && h[2] <= 4 && len <= MAX_FRAGMENT_12).then_some((h[0], version, len))
+    ((CHANGE_CIPHER_SPEC..=HEARTBEAT).contains(&h[0])
+        && h[1] == 3
+        && h[2] <= 4
+        && len <= MAX_FRAGMENT_12)
+        .then_some((h[0], version, len))
 }
 
 /// What the first bytes of a stream say.
@@ -54,11 +58,13 @@ pub fn stream_start(b: &[u8]) -> Start {
         return Start::Short;
     }
     match record_header(b) {
-        Some((_, version, len)) if (0x0301..=0x0304).contains(&version) && len > 0 => match (b[0], b[5]) {
-            (HANDSHAKE, CLIENT_HELLO) => Start::ClientHello,
-            (HANDSHAKE, SERVER_HELLO) => Start::ServerHello,
-            _ => Start::Record,
-        },
+        Some((_, version, len)) if (0x0301..=0x0304).contains(&version) && len > 0 => {
+            match (b[0], b[5]) {
+                (HANDSHAKE, CLIENT_HELLO) => Start::ClientHello,
+                (HANDSHAKE, SERVER_HELLO) => Start::ServerHello,
+                _ => Start::Record,
+            }
+        }
         _ => Start::NotTls,
     }
 }
@@ -119,9 +125,14 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello> {
     c.vec8()?; // session id
     c.vec16()?; // cipher suites
     c.vec8()?; // compression methods
-    let mut hello = ClientHello { random, ..Default::default() };
+    let mut hello = ClientHello {
+        random,
+        ..Default::default()
+    };
     // Extensions are optional.
-    let Some(exts) = c.vec16() else { return Some(hello) };
+    let Some(exts) = c.vec16() else {
+        return Some(hello);
+    };
     let mut e = Cursor(exts);
     while let (Some(ty), Some(data)) = (e.u16(), e.vec16()) {
         let mut d = Cursor(data);
@@ -157,7 +168,8 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello> {
 
 /// The random of a HelloRetryRequest (RFC 8446 §4.1.3): SHA-256 of "HelloRetryRequest".
 pub const HELLO_RETRY_REQUEST: [u8; 32] = [
-    0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91, 0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
+    0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
+    0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
 ];
 
 /// What a ServerHello says.
@@ -188,7 +200,12 @@ pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
             }
         }
     }
-    Some(ServerHello { random, cipher_suite, version, retry: random == HELLO_RETRY_REQUEST })
+    Some(ServerHello {
+        random,
+        cipher_suite,
+        version,
+        retry: random == HELLO_RETRY_REQUEST,
+    })
 }
 
 /// A protocol version as people name it.
@@ -223,7 +240,12 @@ pub struct Messages {
 impl Messages {
     /// Take handshake bytes; `each(type, body)` for every message that
     /// completes (`body` is `None` unless `want(type)` and it fit).
-    pub fn feed(&mut self, mut data: &[u8], want: impl Fn(u8) -> bool, each: &mut impl FnMut(u8, Option<&[u8]>)) {
+    pub fn feed(
+        &mut self,
+        mut data: &[u8],
+        want: impl Fn(u8) -> bool,
+        each: &mut impl FnMut(u8, Option<&[u8]>),
+    ) {
         while !data.is_empty() {
             if self.have_head < 4 {
                 let n = (4 - self.have_head).min(data.len());
@@ -233,7 +255,9 @@ impl Messages {
                 if self.have_head < 4 {
                     return;
                 }
-                self.remaining = (usize::from(self.head[1]) << 16) | (usize::from(self.head[2]) << 8) | usize::from(self.head[3]);
+                self.remaining = (usize::from(self.head[1]) << 16)
+                    | (usize::from(self.head[2]) << 8)
+                    | usize::from(self.head[3]);
                 self.keep = want(self.head[0]) && self.remaining <= MAX_KEPT;
                 self.body.clear();
             }
@@ -290,7 +314,10 @@ mod tests {
         body.extend((exts.len() as u16).to_be_bytes());
         body.extend(&exts);
         let hello = client_hello(&body).unwrap();
-        assert_eq!((hello.random, hello.sni.as_deref(), hello.alpn.clone()), ([7; 32], Some("broker-1.example"), vec!["h2".to_string()]));
+        assert_eq!(
+            (hello.random, hello.sni.as_deref(), hello.alpn.clone()),
+            ([7; 32], Some("broker-1.example"), vec!["h2".to_string()])
+        );
         for cut in 0..body.len() {
             // Never a panic on a cut message; the fixed part must be whole.
             let h = client_hello(&body[..cut]);
@@ -299,7 +326,15 @@ mod tests {
         let mut sh = vec![3, 3];
         sh.extend(HELLO_RETRY_REQUEST);
         sh.extend([0, 0x13, 0x02, 0, 0, 6, 0, 43, 0, 2, 3, 4]);
-        assert_eq!(server_hello(&sh), Some(ServerHello { random: HELLO_RETRY_REQUEST, cipher_suite: 0x1302, version: 0x0304, retry: true }));
+        assert_eq!(
+            server_hello(&sh),
+            Some(ServerHello {
+                random: HELLO_RETRY_REQUEST,
+                cipher_suite: 0x1302,
+                version: 0x0304,
+                retry: true
+            })
+        );
         for cut in 0..sh.len() {
             let _ = server_hello(&sh[..cut]);
         }
@@ -312,9 +347,15 @@ mod tests {
             let mut m = Messages::default();
             let mut got = Vec::new();
             for chunk in stream.chunks(piece) {
-                m.feed(chunk, |t| t == 1, &mut |t, b| got.push((t, b.map(<[u8]>::to_vec))));
+                m.feed(chunk, |t| t == 1, &mut |t, b| {
+                    got.push((t, b.map(<[u8]>::to_vec)))
+                });
             }
-            assert_eq!(got, vec![(1, Some(vec![9, 9, 9])), (20, None), (11, None)], "pieces of {piece}");
+            assert_eq!(
+                got,
+                vec![(1, Some(vec![9, 9, 9])), (20, None), (11, None)],
+                "pieces of {piece}"
+            );
         }
     }
 }

@@ -48,7 +48,10 @@ pub struct KeyLog {
 
 impl std::fmt::Debug for KeyLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KeyLog").field("sessions", &self.sessions.len()).field("malformed", &self.malformed).finish()
+        f.debug_struct("KeyLog")
+            .field("sessions", &self.sessions.len())
+            .field("malformed", &self.malformed)
+            .finish()
     }
 }
 
@@ -65,7 +68,9 @@ fn unhex(s: &[u8]) -> Option<Vec<u8>> {
         b'A'..=b'F' => Some(c - b'A' + 10),
         _ => None,
     };
-    s.chunks(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
+    s.chunks(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
 }
 
 impl KeyLog {
@@ -82,7 +87,9 @@ impl KeyLog {
 
     /// Read a key log file.
     pub fn read_file(path: &std::path::Path) -> Result<KeyLog, String> {
-        std::fs::read(path).map(|t| KeyLog::parse(&t)).map_err(|e| e.to_string())
+        std::fs::read(path)
+            .map(|t| KeyLog::parse(&t))
+            .map_err(|e| e.to_string())
     }
 
     /// Add the entries of a key log's text (a file, or a Decryption Secrets
@@ -103,14 +110,24 @@ impl KeyLog {
     }
 
     fn entry(&mut self, line: &[u8]) -> bool {
-        let mut parts = line.split(|b| b.is_ascii_whitespace()).filter(|p| !p.is_empty());
-        let (Some(label), Some(random), Some(secret), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else { return false };
+        let mut parts = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|p| !p.is_empty());
+        let (Some(label), Some(random), Some(secret), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return false;
+        };
         if label == b"RSA" {
             // An RSA pre-master secret, keyed by its ciphertext's first bytes: not used.
             return true;
         }
-        let Some(random) = unhex(random).and_then(|r| <[u8; 32]>::try_from(r).ok()) else { return false };
-        let Some(secret) = unhex(secret).filter(|s| !s.is_empty() && s.len() <= MAX_SECRET) else { return false };
+        let Some(random) = unhex(random).and_then(|r| <[u8; 32]>::try_from(r).ok()) else {
+            return false;
+        };
+        let Some(secret) = unhex(secret).filter(|s| !s.is_empty() && s.len() <= MAX_SECRET) else {
+            return false;
+        };
         fn field<'s>(s: &'s mut Secrets, label: &[u8]) -> Option<&'s mut Option<Vec<u8>>> {
             Some(match label {
                 b"CLIENT_RANDOM" => &mut s.master,
@@ -130,8 +147,10 @@ impl KeyLog {
         }
         // Labels kwire has no use for: early data, exporters, and the traffic
         // secrets after KeyUpdates (OpenSSL logs them as `..._N`; kwire derives them).
-        matches!(label, b"CLIENT_EARLY_TRAFFIC_SECRET" | b"EARLY_EXPORTER_SECRET" | b"EXPORTER_SECRET")
-            || label.starts_with(b"CLIENT_TRAFFIC_SECRET_")
+        matches!(
+            label,
+            b"CLIENT_EARLY_TRAFFIC_SECRET" | b"EARLY_EXPORTER_SECRET" | b"EXPORTER_SECRET"
+        ) || label.starts_with(b"CLIENT_TRAFFIC_SECRET_")
             || label.starts_with(b"SERVER_TRAFFIC_SECRET_")
     }
 
@@ -173,7 +192,10 @@ mod tests {
         assert_eq!(s.client_traffic.as_deref(), Some(&[0x22; 32][..]));
         assert_eq!(s.server_traffic, None);
         assert_eq!(k.malformed(), (3, Some(6)));
-        assert!(!format!("{s:?}{k:?}").contains("11"), "no secret in debug output");
+        assert!(
+            !format!("{s:?}{k:?}").contains("11"),
+            "no secret in debug output"
+        );
         assert!(k.get(&[0; 32]).is_none());
     }
 }

@@ -59,7 +59,9 @@ impl TlsKeys {
         if let Some(s) = self.file.as_ref().and_then(|k| k.get(client_random)) {
             return Some((s, KeySource::KeyLog));
         }
-        self.embedded.get(client_random).map(|s| (s, KeySource::Capture))
+        self.embedded
+            .get(client_random)
+            .map(|s| (s, KeySource::Capture))
     }
 
     /// Whether any key was given (a key log, or secrets in the capture).
@@ -137,7 +139,11 @@ pub enum TlsProblem {
     TooLarge { len: usize, max: usize },
     /// A record cut short: `have` of its `declared` bytes (header included;
     /// `None` before its whole header) came before `cut_by`.
-    Truncated { declared: Option<usize>, have: usize, cut_by: StreamCut },
+    Truncated {
+        declared: Option<usize>,
+        have: usize,
+        cut_by: StreamCut,
+    },
     /// Bytes the capture never saw: the records after them cannot be found.
     Gap { bytes: u64 },
     /// A secret the key log lacks (its label), needed from this record on.
@@ -227,7 +233,11 @@ impl TlsSession {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TlsEvent {
     /// Decryption of one direction stopped at this offset of its TLS stream.
-    Stopped { direction: Direction, offset: u64, problem: TlsProblem },
+    Stopped {
+        direction: Direction,
+        offset: u64,
+        problem: TlsProblem,
+    },
     /// The connection's summary, when it ended (or the capture did); boxed,
     /// so that what a capture yields stays as small as a frame.
     Session(Box<TlsSession>),
@@ -275,7 +285,12 @@ impl TlsTally {
                     Ok(_) => self.decrypted += 1,
                     Err(e) => {
                         self.not_decrypted += 1;
-                        if matches!(e, NotDecrypted::NoKeys | NotDecrypted::NoSecrets | NotDecrypted::MissingSecret(_)) {
+                        if matches!(
+                            e,
+                            NotDecrypted::NoKeys
+                                | NotDecrypted::NoSecrets
+                                | NotDecrypted::MissingSecret(_)
+                        ) {
                             self.without_keys += 1;
                         }
                     }
@@ -291,13 +306,31 @@ impl TlsTally {
         }
         let mut parts = Vec::new();
         if self.not_decrypted > 0 {
-            let conns = if self.not_decrypted == 1 { "connection was" } else { "connections were" };
-            let hint = if self.without_keys > 0 { format!(" ({} for want of keys: {KEYLOG_HINT})", self.without_keys) } else { String::new() };
-            parts.push(format!("{} TLS {conns} not decrypted, so not decoded{hint}", self.not_decrypted));
+            let conns = if self.not_decrypted == 1 {
+                "connection was"
+            } else {
+                "connections were"
+            };
+            let hint = if self.without_keys > 0 {
+                format!(" ({} for want of keys: {KEYLOG_HINT})", self.without_keys)
+            } else {
+                String::new()
+            };
+            parts.push(format!(
+                "{} TLS {conns} not decrypted, so not decoded{hint}",
+                self.not_decrypted
+            ));
         }
         if self.stopped > 0 {
-            let dirs = if self.stopped == 1 { "direction" } else { "directions" };
-            parts.push(format!("decryption stopped part-way in {} TLS {dirs}", self.stopped));
+            let dirs = if self.stopped == 1 {
+                "direction"
+            } else {
+                "directions"
+            };
+            parts.push(format!(
+                "decryption stopped part-way in {} TLS {dirs}",
+                self.stopped
+            ));
         }
         Some(parts.join("; ") + "; `kwire capture --list` shows each")
     }

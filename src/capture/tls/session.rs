@@ -74,7 +74,15 @@ pub(crate) struct TlsConn {
 
 impl TlsConn {
     pub fn new(client: Option<usize>) -> TlsConn {
-        TlsConn { client, hello: None, server: None, suite: None, keys: Keys::Pending, halves: Default::default(), reported: false }
+        TlsConn {
+            client,
+            hello: None,
+            server: None,
+            suite: None,
+            keys: Keys::Pending,
+            halves: Default::default(),
+            reported: false,
+        }
     }
 
     /// The half that carries the client's records, once known.
@@ -93,7 +101,13 @@ impl TlsConn {
     /// Take bytes of one direction's TLS stream; its plaintext application
     /// data is appended to `plain`. A problem that stops the direction is
     /// returned with the stream offset it is at.
-    pub fn feed(&mut self, hi: usize, mut data: &[u8], keys: &TlsKeys, plain: &mut Vec<u8>) -> Option<(u64, TlsProblem)> {
+    pub fn feed(
+        &mut self,
+        hi: usize,
+        mut data: &[u8],
+        keys: &TlsKeys,
+        plain: &mut Vec<u8>,
+    ) -> Option<(u64, TlsProblem)> {
         if self.halves[hi].stopped.is_some() || self.halves[hi].ended {
             self.halves[hi].passed_over += data.len() as u64;
             return None;
@@ -109,8 +123,14 @@ impl TlsConn {
                 }
                 if record_header(&h.rec).is_none() {
                     let len = usize::from(u16::from_be_bytes([h.rec[3], h.rec[4]]));
-                    let problem = if (20..=24).contains(&h.rec[0]) && h.rec[1] == 3 && len > detect::MAX_FRAGMENT_12 {
-                        TlsProblem::TooLarge { len, max: detect::MAX_FRAGMENT_12 }
+                    let problem = if (20..=24).contains(&h.rec[0])
+                        && h.rec[1] == 3
+                        && len > detect::MAX_FRAGMENT_12
+                    {
+                        TlsProblem::TooLarge {
+                            len,
+                            max: detect::MAX_FRAGMENT_12,
+                        }
                     } else {
                         let mut header = [0; 5];
                         header.copy_from_slice(&h.rec[..5]);
@@ -178,13 +198,28 @@ impl TlsConn {
             h.rec = Vec::new();
             return None;
         }
-        let declared = (h.rec.len() >= HEADER).then(|| HEADER + usize::from(u16::from_be_bytes([h.rec[3], h.rec[4]])));
+        let declared = (h.rec.len() >= HEADER)
+            .then(|| HEADER + usize::from(u16::from_be_bytes([h.rec[3], h.rec[4]])));
         let have = h.rec.len();
-        Some(self.stop(hi, TlsProblem::Truncated { declared, have, cut_by }, 0))
+        Some(self.stop(
+            hi,
+            TlsProblem::Truncated {
+                declared,
+                have,
+                cut_by,
+            },
+            0,
+        ))
     }
 
     /// One whole record (header and fragment).
-    fn record(&mut self, hi: usize, rec: &mut [u8], keys: &TlsKeys, plain: &mut Vec<u8>) -> Option<TlsProblem> {
+    fn record(
+        &mut self,
+        hi: usize,
+        rec: &mut [u8],
+        keys: &TlsKeys,
+        plain: &mut Vec<u8>,
+    ) -> Option<TlsProblem> {
         let ty = rec[0];
         let len = rec.len() - HEADER;
         let tls13 = self.tls13();
@@ -194,7 +229,10 @@ impl TlsConn {
             h.app_bytes += len as u64;
         }
         if tls13 && ty == detect::APPLICATION_DATA && len > detect::MAX_FRAGMENT_13 {
-            return Some(TlsProblem::TooLarge { len, max: detect::MAX_FRAGMENT_13 });
+            return Some(TlsProblem::TooLarge {
+                len,
+                max: detect::MAX_FRAGMENT_13,
+            });
         }
         match ty {
             detect::CHANGE_CIPHER_SPEC if tls13 => None, // middlebox compatibility: means nothing
@@ -205,19 +243,29 @@ impl TlsConn {
                 h.protected = true;
                 h.keys = h.pending.take();
                 if matches!(self.keys, Keys::Pending) {
-                    self.keys = Keys::Not(if self.hello.is_none() { NotDecrypted::NoClientHello } else { NotDecrypted::NoServerHello });
+                    self.keys = Keys::Not(if self.hello.is_none() {
+                        NotDecrypted::NoClientHello
+                    } else {
+                        NotDecrypted::NoServerHello
+                    });
                 }
                 None
             }
             // TLS 1.3 protects only application_data records; TLS 1.2 every record after ChangeCipherSpec.
-            _ if h.protected && (!tls13 || ty == detect::APPLICATION_DATA) => self.protected(hi, rec, plain),
+            _ if h.protected && (!tls13 || ty == detect::APPLICATION_DATA) => {
+                self.protected(hi, rec, plain)
+            }
             detect::HANDSHAKE => {
                 let mut hellos = Vec::new();
-                h.clear.feed(&rec[HEADER..], |t| t == detect::CLIENT_HELLO || t == detect::SERVER_HELLO, &mut |t, body| {
-                    if let Some(b) = body {
-                        hellos.push((t, b.to_vec()));
-                    }
-                });
+                h.clear.feed(
+                    &rec[HEADER..],
+                    |t| t == detect::CLIENT_HELLO || t == detect::SERVER_HELLO,
+                    &mut |t, body| {
+                        if let Some(b) = body {
+                            hellos.push((t, b.to_vec()));
+                        }
+                    },
+                );
                 for (t, body) in hellos {
                     match t {
                         detect::CLIENT_HELLO => self.client_hello(hi, &body),
@@ -229,7 +277,11 @@ impl TlsConn {
             detect::APPLICATION_DATA => {
                 // Application data before any keys: the capture missed the handshake.
                 if matches!(self.keys, Keys::Pending) {
-                    self.keys = Keys::Not(if self.hello.is_none() { NotDecrypted::NoClientHello } else { NotDecrypted::NoServerHello });
+                    self.keys = Keys::Not(if self.hello.is_none() {
+                        NotDecrypted::NoClientHello
+                    } else {
+                        NotDecrypted::NoServerHello
+                    });
                 }
                 None
             }
@@ -238,7 +290,9 @@ impl TlsConn {
     }
 
     fn client_hello(&mut self, hi: usize, body: &[u8]) {
-        let Some(hello) = detect::client_hello(body) else { return };
+        let Some(hello) = detect::client_hello(body) else {
+            return;
+        };
         self.client.get_or_insert(hi);
         // A second ClientHello (after a HelloRetryRequest) has the same random.
         if self.hello.is_none() {
@@ -247,7 +301,9 @@ impl TlsConn {
     }
 
     fn server_hello(&mut self, hi: usize, body: &[u8], keys: &TlsKeys) {
-        let Some(sh) = detect::server_hello(body) else { return };
+        let Some(sh) = detect::server_hello(body) else {
+            return;
+        };
         self.client.get_or_insert(1 - hi);
         if sh.retry || self.server.is_some() {
             return;
@@ -261,29 +317,56 @@ impl TlsConn {
 
     /// The ServerHello names the suite: the keys of both directions.
     fn set_up(&mut self, sh: ServerHello, keys: &TlsKeys) -> Result<KeySource, NotDecrypted> {
-        let Some(hello) = &self.hello else { return Err(NotDecrypted::NoClientHello) };
+        let Some(hello) = &self.hello else {
+            return Err(NotDecrypted::NoClientHello);
+        };
         if sh.version != 0x0303 && sh.version != 0x0304 {
             return Err(NotDecrypted::UnsupportedVersion(sh.version));
         }
         let tls13 = sh.version == 0x0304;
-        let s = suite(sh.cipher_suite).filter(|s| s.tls13 == tls13).ok_or(NotDecrypted::UnsupportedSuite(sh.cipher_suite))?;
+        let s = suite(sh.cipher_suite)
+            .filter(|s| s.tls13 == tls13)
+            .ok_or(NotDecrypted::UnsupportedSuite(sh.cipher_suite))?;
         self.suite = Some(s);
         let Some((secrets, source)) = keys.lookup(&hello.random) else {
-            return Err(if keys.any() { NotDecrypted::NoSecrets } else { NotDecrypted::NoKeys });
+            return Err(if keys.any() {
+                NotDecrypted::NoSecrets
+            } else {
+                NotDecrypted::NoKeys
+            });
         };
         let client = self.client.unwrap_or(0);
         if !tls13 {
-            let master = secrets.master.as_ref().ok_or(NotDecrypted::MissingSecret("CLIENT_RANDOM"))?;
-            let (c, sv) = RecordKeys::tls12(s, master, &hello.random, &sh.random).ok_or(NotDecrypted::MissingSecret("CLIENT_RANDOM"))?;
+            let master = secrets
+                .master
+                .as_ref()
+                .ok_or(NotDecrypted::MissingSecret("CLIENT_RANDOM"))?;
+            let (c, sv) = RecordKeys::tls12(s, master, &hello.random, &sh.random)
+                .ok_or(NotDecrypted::MissingSecret("CLIENT_RANDOM"))?;
             self.halves[client].pending = Some(c);
             self.halves[1 - client].pending = Some(sv);
             return Ok(source);
         }
         let sides = [
-            (client, &secrets.client_handshake, &secrets.client_traffic, "CLIENT_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0"),
-            (1 - client, &secrets.server_handshake, &secrets.server_traffic, "SERVER_HANDSHAKE_TRAFFIC_SECRET", "SERVER_TRAFFIC_SECRET_0"),
+            (
+                client,
+                &secrets.client_handshake,
+                &secrets.client_traffic,
+                "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+                "CLIENT_TRAFFIC_SECRET_0",
+            ),
+            (
+                1 - client,
+                &secrets.server_handshake,
+                &secrets.server_traffic,
+                "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+                "SERVER_TRAFFIC_SECRET_0",
+            ),
         ];
-        if sides.iter().all(|(_, hs, ap, ..)| hs.is_none() && ap.is_none()) {
+        if sides
+            .iter()
+            .all(|(_, hs, ap, ..)| hs.is_none() && ap.is_none())
+        {
             return Err(NotDecrypted::MissingSecret("CLIENT_TRAFFIC_SECRET_0"));
         }
         for (i, hs, ap, hs_label, ap_label) in sides {
@@ -314,8 +397,12 @@ impl TlsConn {
         if h.keys.is_none() {
             // TLS 1.3 without the handshake secret: the first record that opens
             // with the application key ends the encrypted handshake.
-            let Some(hs_label) = h.no_handshake_secret else { return Some(TlsProblem::MissingSecret(h.traffic_label)) };
-            let Some(mut app) = h.traffic.as_ref().and_then(|t| RecordKeys::tls13(s, t)) else { return Some(TlsProblem::MissingSecret(h.traffic_label)) };
+            let Some(hs_label) = h.no_handshake_secret else {
+                return Some(TlsProblem::MissingSecret(h.traffic_label));
+            };
+            let Some(mut app) = h.traffic.as_ref().and_then(|t| RecordKeys::tls13(s, t)) else {
+                return Some(TlsProblem::MissingSecret(h.traffic_label));
+            };
             let mut copy = frag.to_vec();
             if app.open(&header, &mut copy).is_err() {
                 return (record + 1 >= MAX_TRIAL).then_some(TlsProblem::MissingSecret(hs_label));
@@ -328,7 +415,9 @@ impl TlsConn {
         let (range, inner) = match keys.open(&header, frag) {
             Ok(x) => x,
             Err(OpenError::Authentication) => return Some(TlsProblem::Authentication { record }),
-            Err(OpenError::TooShort | OpenError::NoContentType) => return Some(TlsProblem::Malformed { record }),
+            Err(OpenError::TooShort | OpenError::NoContentType) => {
+                return Some(TlsProblem::Malformed { record })
+            }
         };
         let data = &frag[range];
         match inner {
@@ -347,11 +436,20 @@ impl TlsConn {
                 });
                 // Keys change at the record after the message (RFC 8446 §5.1).
                 if finished {
-                    let Some(next) = h.traffic.as_ref().and_then(|t| RecordKeys::tls13(s, t)) else { return Some(TlsProblem::MissingSecret(h.traffic_label)) };
+                    let Some(next) = h.traffic.as_ref().and_then(|t| RecordKeys::tls13(s, t))
+                    else {
+                        return Some(TlsProblem::MissingSecret(h.traffic_label));
+                    };
                     h.keys = Some(next);
                     h.application = true;
                 } else if update {
-                    let Some(next) = h.traffic.as_ref().and_then(|t| next_traffic_secret(s.hash, t)) else { return Some(TlsProblem::MissingSecret(h.traffic_label)) };
+                    let Some(next) = h
+                        .traffic
+                        .as_ref()
+                        .and_then(|t| next_traffic_secret(s.hash, t))
+                    else {
+                        return Some(TlsProblem::MissingSecret(h.traffic_label));
+                    };
                     h.keys = RecordKeys::tls13(s, &next);
                     h.traffic = Some(next);
                 }
@@ -376,7 +474,11 @@ impl TlsConn {
             cipher_suite: self.server.map(|s| s.cipher_suite),
             client_random: self.hello.as_ref().map(|h| h.random),
             sni: self.hello.as_ref().and_then(|h| h.sni.clone()),
-            alpn: self.hello.as_ref().map(|h| h.alpn.clone()).unwrap_or_default(),
+            alpn: self
+                .hello
+                .as_ref()
+                .map(|h| h.alpn.clone())
+                .unwrap_or_default(),
             records: pair(&|h| h.records),
             app_data_bytes: pair(&|h| h.app_bytes),
             decrypted_bytes: pair(&|h| h.plain),
@@ -396,7 +498,10 @@ mod tests {
     use std::sync::Arc;
 
     fn keys(log: &str) -> TlsKeys {
-        TlsKeys { file: Some(Arc::new(KeyLog::parse(log.as_bytes()))), ..Default::default() }
+        TlsKeys {
+            file: Some(Arc::new(KeyLog::parse(log.as_bytes()))),
+            ..Default::default()
+        }
     }
 
     /// Problems as (half, offset, problem).
@@ -406,7 +511,12 @@ mod tests {
 
     /// Both streams of a session fed in pieces of `piece` bytes, client first
     /// for each flight: the plaintext of each direction and the problems.
-    fn run(conn: &mut TlsConn, flights: &[(usize, Vec<u8>)], keys: &TlsKeys, piece: usize) -> ([Vec<u8>; 2], Problems) {
+    fn run(
+        conn: &mut TlsConn,
+        flights: &[(usize, Vec<u8>)],
+        keys: &TlsKeys,
+        piece: usize,
+    ) -> ([Vec<u8>; 2], Problems) {
         let mut plain = [Vec::new(), Vec::new()];
         let mut problems = Vec::new();
         for (hi, bytes) in flights {
@@ -422,7 +532,10 @@ mod tests {
     fn session_flights(s: &mut Synth, with_update: bool) -> (Flights, [Vec<u8>; 2]) {
         let request: Vec<u8> = (0..40_000u32).map(|i| (i * 7) as u8).collect();
         let response: Vec<u8> = (0..3000u32).map(|i| (i * 13) as u8).collect();
-        let mut flights = vec![(0, s.client_hello(Some("broker.example"))), (1, s.server_flight())];
+        let mut flights = vec![
+            (0, s.client_hello(Some("broker.example"))),
+            (1, s.server_flight()),
+        ];
         flights.push((0, s.client_finished()));
         flights.push((0, s.client_data(&request[..20_000])));
         if with_update {
@@ -454,8 +567,18 @@ mod tests {
                 assert!(plain == want, "suite {id:04x} pieces of {piece}");
                 let sum = conn.session(false);
                 assert_eq!(sum.decryption, Ok(KeySource::KeyLog));
-                assert_eq!((sum.cipher_suite, sum.version, sum.sni.as_deref()), (Some(id), Some(if tls13 { 0x0304 } else { 0x0303 }), Some("broker.example")));
-                assert_eq!(sum.decrypted_bytes, [want[0].len() as u64, want[1].len() as u64]);
+                assert_eq!(
+                    (sum.cipher_suite, sum.version, sum.sni.as_deref()),
+                    (
+                        Some(id),
+                        Some(if tls13 { 0x0304 } else { 0x0303 }),
+                        Some("broker.example")
+                    )
+                );
+                assert_eq!(
+                    sum.decrypted_bytes,
+                    [want[0].len() as u64, want[1].len() as u64]
+                );
             }
         }
     }
@@ -466,15 +589,31 @@ mod tests {
         let (flights, _) = session_flights(&mut s, false);
         for (keys, why) in [
             (TlsKeys::default(), NotDecrypted::NoKeys),
-            (keys(&Synth::new(0x1301, [4; 32]).key_log()), NotDecrypted::NoSecrets),
-            (keys(&s.key_log().lines().filter(|l| l.starts_with("CLIENT_RANDOM")).collect::<Vec<_>>().join("\n")), NotDecrypted::NoSecrets),
+            (
+                keys(&Synth::new(0x1301, [4; 32]).key_log()),
+                NotDecrypted::NoSecrets,
+            ),
+            (
+                keys(
+                    &s.key_log()
+                        .lines()
+                        .filter(|l| l.starts_with("CLIENT_RANDOM"))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                NotDecrypted::NoSecrets,
+            ),
         ] {
             let mut conn = TlsConn::new(None);
             let (plain, problems) = run(&mut conn, &flights, &keys, 1000);
             assert_eq!((plain[0].len(), plain[1].len(), problems.len()), (0, 0, 0));
             let sum = conn.session(false);
             assert_eq!(sum.decryption, Err(why));
-            assert!(sum.app_data_bytes[0] > 40_000 && sum.app_data_bytes[1] > 3000, "{:?}", sum.app_data_bytes);
+            assert!(
+                sum.app_data_bytes[0] > 40_000 && sum.app_data_bytes[1] > 3000,
+                "{:?}",
+                sum.app_data_bytes
+            );
         }
     }
 
@@ -483,11 +622,27 @@ mod tests {
         let mut s = Synth::new(0x1303, [5; 32]);
         let (flights, _) = session_flights(&mut s, false);
         // Flip one digit of every secret.
-        let log: String = s.key_log().lines().map(|l| format!("{}{}\n", &l[..l.len() - 1], if l.ends_with('0') { '1' } else { '0' })).collect();
+        let log: String = s
+            .key_log()
+            .lines()
+            .map(|l| {
+                format!(
+                    "{}{}\n",
+                    &l[..l.len() - 1],
+                    if l.ends_with('0') { '1' } else { '0' }
+                )
+            })
+            .collect();
         let mut conn = TlsConn::new(None);
         let (plain, problems) = run(&mut conn, &flights, &keys(&log), 100);
         assert!(plain[0].is_empty() && plain[1].is_empty());
-        assert_eq!(problems.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(), vec![(1, TlsProblem::Authentication { record: 0 }), (0, TlsProblem::Authentication { record: 0 })]);
+        assert_eq!(
+            problems.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+            vec![
+                (1, TlsProblem::Authentication { record: 0 }),
+                (0, TlsProblem::Authentication { record: 0 })
+            ]
+        );
     }
 
     #[test]
@@ -503,7 +658,14 @@ mod tests {
         assert_eq!(plain[0], want[0]);
         assert!(want[1].starts_with(&plain[1]) && plain[1].len() < want[1].len());
         match conn.end(1, StreamCut::EndOfCapture) {
-            Some((_, TlsProblem::Truncated { declared: Some(d), have, cut_by: StreamCut::EndOfCapture })) => assert_eq!(have + 10, d),
+            Some((
+                _,
+                TlsProblem::Truncated {
+                    declared: Some(d),
+                    have,
+                    cut_by: StreamCut::EndOfCapture,
+                },
+            )) => assert_eq!(have + 10, d),
             other => panic!("{other:?}"),
         }
         assert_eq!(conn.end(0, StreamCut::Closed), None);
@@ -512,7 +674,10 @@ mod tests {
         let k = keys(&s.key_log());
         let (_, problems) = run(&mut conn, &flights[..4], &k, 1000);
         assert_eq!(problems, vec![]);
-        assert!(matches!(conn.gap(0, 100), Some((_, TlsProblem::Gap { bytes: 100 }))));
+        assert!(matches!(
+            conn.gap(0, 100),
+            Some((_, TlsProblem::Gap { bytes: 100 }))
+        ));
         let mut p = Vec::new();
         assert_eq!(conn.feed(0, &flights[4].1, &k, &mut p), None);
         assert!(p.is_empty());
@@ -521,7 +686,11 @@ mod tests {
     #[test]
     fn hostile_headers_stop_without_holding_more() {
         let k = TlsKeys::default();
-        for bad in [&[23u8, 3, 3, 0xff, 0xff][..], &[99, 3, 3, 0, 1], &[23, 2, 3, 0, 1]] {
+        for bad in [
+            &[23u8, 3, 3, 0xff, 0xff][..],
+            &[99, 3, 3, 0, 1],
+            &[23, 2, 3, 0, 1],
+        ] {
             let mut conn = TlsConn::new(Some(0));
             let mut p = Vec::new();
             let got = conn.feed(0, bad, &k, &mut p);

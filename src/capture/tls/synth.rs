@@ -26,7 +26,12 @@ pub struct Synth {
 }
 
 fn handshake(ty: u8, body: &[u8]) -> Vec<u8> {
-    let mut m = vec![ty, (body.len() >> 16) as u8, (body.len() >> 8) as u8, body.len() as u8];
+    let mut m = vec![
+        ty,
+        (body.len() >> 16) as u8,
+        (body.len() >> 8) as u8,
+        body.len() as u8,
+    ];
     m.extend_from_slice(body);
     m
 }
@@ -42,13 +47,28 @@ fn clear_record(ty: u8, version: u16, body: &[u8]) -> Vec<u8> {
 impl Synth {
     /// A session of cipher suite `id` (one `decrypt::suite` knows; else TLS_AES_128_GCM_SHA256).
     pub fn new(id: u16, client_random: [u8; 32]) -> Synth {
-        let suite = suite(id).unwrap_or(Suite { id: 0x1301, tls13: true, bulk: super::decrypt::Bulk::Aes128Gcm, hash: Hash::Sha256 });
+        let suite = suite(id).unwrap_or(Suite {
+            id: 0x1301,
+            tls13: true,
+            bulk: super::decrypt::Bulk::Aes128Gcm,
+            hash: Hash::Sha256,
+        });
         let mut server_random = client_random;
         server_random.reverse();
         server_random[0] ^= 0x5a;
-        let n = if suite.tls13 { suite.hash.output_len() } else { 48 };
+        let n = if suite.tls13 {
+            suite.hash.output_len()
+        } else {
+            48
+        };
         let secret = |label: &[u8]| prf12(Hash::Sha256, &client_random, label, b"kwire synth", n);
-        let secrets = [secret(b"master"), secret(b"c hs"), secret(b"s hs"), secret(b"c ap"), secret(b"s ap")];
+        let secrets = [
+            secret(b"master"),
+            secret(b"c hs"),
+            secret(b"s hs"),
+            secret(b"c ap"),
+            secret(b"s ap"),
+        ];
         let (keys, traffic) = if suite.tls13 {
             ([None, None], [secrets[3].clone(), secrets[4].clone()])
         } else {
@@ -59,7 +79,15 @@ impl Synth {
             };
             ([c, s], [Vec::new(), Vec::new()])
         };
-        Synth { suite, client_random, server_random, secrets, keys, traffic, server_finished: false }
+        Synth {
+            suite,
+            client_random,
+            server_random,
+            secrets,
+            keys,
+            traffic,
+            server_finished: false,
+        }
     }
 
     pub fn tls13(&self) -> bool {
@@ -72,8 +100,17 @@ impl Synth {
         if !self.suite.tls13 {
             return format!("CLIENT_RANDOM {r} {}\n", hex::encode(&self.secrets[0]));
         }
-        let labels = ["CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0"];
-        labels.iter().zip(&self.secrets[1..]).map(|(l, s)| format!("{l} {r} {}\n", hex::encode(s))).collect()
+        let labels = [
+            "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+            "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+            "CLIENT_TRAFFIC_SECRET_0",
+            "SERVER_TRAFFIC_SECRET_0",
+        ];
+        labels
+            .iter()
+            .zip(&self.secrets[1..])
+            .map(|(l, s)| format!("{l} {r} {}\n", hex::encode(s)))
+            .collect()
     }
 
     /// The ClientHello record, with a server name when given.
@@ -140,7 +177,10 @@ impl Synth {
         let mut out = clear_record(CHANGE_CIPHER_SPEC, 0x0303, &[1]);
         if self.suite.tls13 {
             if let Some(k) = RecordKeys::tls13(self.suite, &self.secrets[1]).as_mut() {
-                out.extend(k.seal(HANDSHAKE, &handshake(FINISHED, &[0x22; 32])).unwrap_or_default());
+                out.extend(
+                    k.seal(HANDSHAKE, &handshake(FINISHED, &[0x22; 32]))
+                        .unwrap_or_default(),
+                );
             }
             self.keys[0] = RecordKeys::tls13(self.suite, &self.traffic[0]);
             return out;
@@ -152,7 +192,10 @@ impl Synth {
     }
 
     fn seal(&mut self, side: usize, ty: u8, plain: &[u8]) -> Vec<u8> {
-        self.keys[side].as_mut().and_then(|k| k.seal(ty, plain)).unwrap_or_default()
+        self.keys[side]
+            .as_mut()
+            .and_then(|k| k.seal(ty, plain))
+            .unwrap_or_default()
     }
 
     fn data(&mut self, side: usize, plain: &[u8]) -> Vec<u8> {

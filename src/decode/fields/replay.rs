@@ -16,10 +16,20 @@ impl FieldDecoder<'_, '_> {
     /// position, decoded onto an annotated tape and built from it; the reader
     /// is left where the struct ends, or where it stopped. The tape starts
     /// with room for `room` bytes' slots.
-    pub(crate) fn decode_struct(&mut self, room: usize, plan: &StructPlan, fields: &[FieldSpec], out: &mut Vec<Node>) -> Res {
-        let (start, frame) = (self.r.pos(), self.frame.get(..self.r.end()).unwrap_or_default());
+    pub(crate) fn decode_struct(
+        &mut self,
+        room: usize,
+        plan: &StructPlan,
+        fields: &[FieldSpec],
+        out: &mut Vec<Node>,
+    ) -> Res {
+        let (start, frame) = (
+            self.r.pos(),
+            self.frame.get(..self.r.end()).unwrap_or_default(),
+        );
         let (end, res) = with_tape(room, |tape| {
-            let (slot, end, res) = values::decode_annotated(frame, start, plan, tape, &self.ctx.budget);
+            let (slot, end, res) =
+                values::decode_annotated(frame, start, plan, tape, &self.ctx.budget);
             self.replay_struct(tape, slot, fields, out);
             (end, res)
         });
@@ -28,8 +38,17 @@ impl FieldDecoder<'_, '_> {
     }
 
     /// The nodes of the struct (declared as `fields`) whose slot on `tape` is `s`.
-    pub(crate) fn replay_struct(&mut self, tape: &Values, s: u32, fields: &[FieldSpec], out: &mut Vec<Node>) {
-        reserve_nodes(out, fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
+    pub(crate) fn replay_struct(
+        &mut self,
+        tape: &Values,
+        s: u32,
+        fields: &[FieldSpec],
+        out: &mut Vec<Node>,
+    ) {
+        reserve_nodes(
+            out,
+            fields.len().min(MAX_RESERVE) + usize::from(self.flexible),
+        );
         for (i, slot) in tape.children(s) {
             match slot.kind {
                 SlotKind::Field => {
@@ -43,7 +62,14 @@ impl FieldDecoder<'_, '_> {
         }
     }
 
-    fn replay_field(&mut self, tape: &Values, (i, slot): (u32, &Slot), f: &FieldSpec, in_tag: bool, out: &mut Vec<Node>) {
+    fn replay_field(
+        &mut self,
+        tape: &Values,
+        (i, slot): (u32, &Slot),
+        f: &FieldSpec,
+        in_tag: bool,
+        out: &mut Vec<Node>,
+    ) {
         let node = self.open_field(f, slot.decl as u16, slot.at as usize, out);
         node.len = slot.len as usize;
         let (nullable, compact) = self.forms(f, in_tag);
@@ -61,7 +87,11 @@ impl FieldDecoder<'_, '_> {
                 self.r.seek((slot.at + slot.len) as usize);
                 if slot.end > i + 1 && *p == Primitive::Records {
                     // Batches on the tape (an internal topic's keys and values are decoded through their schemas as they are built).
-                    let mut bd = crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
+                    let mut bd = crate::decode::records::BatchDecoder::new(
+                        self.frame,
+                        self.catalogue,
+                        &self.ctx,
+                    );
                     bd.replay_stream(tape, i, &mut node.children);
                     self.warnings.append(&mut bd.warnings);
                     self.record_damage.append(&mut bd.damage);
@@ -74,9 +104,17 @@ impl FieldDecoder<'_, '_> {
             FieldType::Struct(sname) => {
                 node.ty = struct_type(f.labels(), sname);
                 if nullable {
-                    let marker = tape.children(i).next().filter(|(_, m)| m.kind == SlotKind::Marker);
+                    let marker = tape
+                        .children(i)
+                        .next()
+                        .filter(|(_, m)| m.kind == SlotKind::Marker);
                     if let Some((_, m)) = marker {
-                        node.children.push(self.marker_node(m.at as usize, m.len as usize, in_tag, tape_value(m.value)));
+                        node.children.push(self.marker_node(
+                            m.at as usize,
+                            m.len as usize,
+                            in_tag,
+                            tape_value(m.value),
+                        ));
                     }
                 }
                 node.value = Value::Struct(slot.value == Val::Struct);
@@ -84,23 +122,45 @@ impl FieldDecoder<'_, '_> {
                     self.replay_struct(tape, i, &f.fields, &mut node.children);
                 }
             }
-            FieldType::Array(inner) => self.replay_array(tape, (i, slot), f, inner, compact, nullable, node),
+            FieldType::Array(inner) => {
+                self.replay_array(tape, (i, slot), f, inner, compact, nullable, node)
+            }
         }
         show_stop(tape, i, node);
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn replay_array(&mut self, tape: &Values, (i, slot): (u32, &Slot), f: &FieldSpec, inner: &FieldType, compact: bool, nullable: bool, node: &mut Node) {
+    fn replay_array(
+        &mut self,
+        tape: &Values,
+        (i, slot): (u32, &Slot),
+        f: &FieldSpec,
+        inner: &FieldType,
+        compact: bool,
+        nullable: bool,
+        node: &mut Node,
+    ) {
         // An array that stopped in its length has none to show.
-        let Some(raw) = self.array_length(slot, compact) else { return };
+        let Some(raw) = self.array_length(slot, compact) else {
+            return;
+        };
         // The count as written: an array that stops part-way has fewer elements on the tape.
         let count = match compact {
             true => raw.checked_sub(1).filter(|_| raw > 0).map(|n| n as usize),
             false => usize::try_from(raw).ok(),
         };
-        let len_node = self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw, count);
+        let len_node = self.length_node(
+            slot.at as usize,
+            usize::from(slot.prefix),
+            compact,
+            raw,
+            count,
+        );
         // An array that stops part-way holds fewer elements than its count: its bytes bound them.
-        reserve_nodes(&mut node.children, 1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE));
+        reserve_nodes(
+            &mut node.children,
+            1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE),
+        );
         node.children.push(len_node);
         node.value = Value::Array(count);
         if count.is_none() {
@@ -109,11 +169,15 @@ impl FieldDecoder<'_, '_> {
         }
         let labels = f.labels();
         for (k, (j, el)) in tape.children(i).enumerate() {
-            let node = push_with(&mut node.children, || self.element_node(f, labels, inner, k, el.at as usize));
+            let node = push_with(&mut node.children, || {
+                self.element_node(f, labels, inner, k, el.at as usize)
+            });
             node.len = el.len as usize;
             match inner {
                 FieldType::Struct(_) => self.replay_struct(tape, j, &f.fields, &mut node.children),
-                FieldType::Primitive(p) => self.replay_primitive(*p, compact, false, f, (el, stops_at(tape, j)), node),
+                FieldType::Primitive(p) => {
+                    self.replay_primitive(*p, compact, false, f, (el, stops_at(tape, j)), node)
+                }
                 FieldType::Array(_) => {}
             }
             show_stop(tape, j, node);
@@ -123,7 +187,10 @@ impl FieldDecoder<'_, '_> {
     /// An array's length as written (n+1 when compact, n otherwise; null as 0
     /// or -1), read back from its slot's bytes; `None` when it could not be read.
     fn array_length(&self, slot: &Slot, compact: bool) -> Option<i64> {
-        let mut r = Reader::new(self.frame.get(..(slot.at + u32::from(slot.prefix)) as usize)?);
+        let mut r = Reader::new(
+            self.frame
+                .get(..(slot.at + u32::from(slot.prefix)) as usize)?,
+        );
         r.seek(slot.at as usize);
         match compact {
             true => r.uvarint("").ok().map(|u| u.value as i64),
@@ -133,7 +200,15 @@ impl FieldDecoder<'_, '_> {
 
     /// A primitive's value and note from its slot. A value whose read failed
     /// has none; a string's or bytes' length read before it is noted.
-    fn replay_primitive(&mut self, p: Primitive, compact: bool, nullable: bool, f: &FieldSpec, (slot, failed): (&Slot, bool), node: &mut Node) {
+    fn replay_primitive(
+        &mut self,
+        p: Primitive,
+        compact: bool,
+        nullable: bool,
+        f: &FieldSpec,
+        (slot, failed): (&Slot, bool),
+        node: &mut Node,
+    ) {
         let at = slot.at as usize;
         if failed {
             // The slot's bytes are those read before the failing read.
@@ -158,7 +233,11 @@ impl FieldDecoder<'_, '_> {
                 v
             }
             Primitive::Uuid => match slot.value {
-                Val::Uuid(u) => match self.frame.get(u as usize..u as usize + 16).and_then(|b| <[u8; 16]>::try_from(b).ok()) {
+                Val::Uuid(u) => match self
+                    .frame
+                    .get(u as usize..u as usize + 16)
+                    .and_then(|b| <[u8; 16]>::try_from(b).ok())
+                {
                     Some(bytes) => {
                         node.note = self.uuid_note(f, &bytes);
                         Value::Uuid(bytes)
@@ -172,16 +251,26 @@ impl FieldDecoder<'_, '_> {
                     Val::Str(s) | Val::Bytes(s) => Some(s),
                     _ => None,
                 };
-                if let Some(form) = self.length_form(p, compact, at, usize::from(slot.prefix), &f.name) {
+                if let Some(form) =
+                    self.length_form(p, compact, at, usize::from(slot.prefix), &f.name)
+                {
                     form.mark(node);
                 }
                 match (span, p) {
                     (None, _) => {
                         self.null_check(nullable, &f.name, slot.at as usize);
-                        if p == Primitive::String { Value::Str(None) } else { Value::Bytes(None) }
+                        if p == Primitive::String {
+                            Value::Str(None)
+                        } else {
+                            Value::Bytes(None)
+                        }
                     }
-                    (Some(s), Primitive::String) => string_value(self.frame, s.at as usize, s.len as usize),
-                    (Some(s), _) => Value::Bytes(Some(self.frame.slice(s.at as usize..(s.at + s.len) as usize))),
+                    (Some(s), Primitive::String) => {
+                        string_value(self.frame, s.at as usize, s.len as usize)
+                    }
+                    (Some(s), _) => Value::Bytes(Some(
+                        self.frame.slice(s.at as usize..(s.at + s.len) as usize),
+                    )),
                 }
             }
             _ => tape_value(slot.value),
@@ -192,7 +281,14 @@ impl FieldDecoder<'_, '_> {
     /// `width` bytes at `at`, with the warning an over-long varint gets;
     /// `None` for other primitives and for a length that could not be read.
     #[inline]
-    fn length_form(&mut self, p: Primitive, compact: bool, at: usize, width: usize, name: &str) -> Option<LengthForm> {
+    fn length_form(
+        &mut self,
+        p: Primitive,
+        compact: bool,
+        at: usize,
+        width: usize,
+        name: &str,
+    ) -> Option<LengthForm> {
         let wide = match p {
             Primitive::String => false,
             Primitive::Bytes | Primitive::Records => true,
@@ -202,22 +298,40 @@ impl FieldDecoder<'_, '_> {
         if compact {
             // Most lengths are one byte: read those without a reader.
             let u = match *bytes {
-                [b] if b < 0x80 => Uvarint { value: b.into(), len: 1, overlong: false },
+                [b] if b < 0x80 => Uvarint {
+                    value: b.into(),
+                    len: 1,
+                    overlong: false,
+                },
                 _ => Reader::new(bytes).uvarint("").ok()?,
             };
             if u.overlong {
-                self.warnings.push(Warning::at(WarningKind::OverlongVarint, at, format_args!("{name} length is an over-long varint")));
+                self.warnings.push(Warning::at(
+                    WarningKind::OverlongVarint,
+                    at,
+                    format_args!("{name} length is an over-long varint"),
+                ));
             }
             return Some(LengthForm::Compact(u.value));
         }
         match (wide, bytes) {
-            (false, &[a, b, ..]) => Some(i16::from_be_bytes([a, b])).filter(|n| *n >= -1).map(|n| LengthForm::Int16(n.into())),
-            (true, &[a, b, c, d, ..]) => Some(i32::from_be_bytes([a, b, c, d])).filter(|n| *n >= -1).map(LengthForm::Int32),
+            (false, &[a, b, ..]) => Some(i16::from_be_bytes([a, b]))
+                .filter(|n| *n >= -1)
+                .map(|n| LengthForm::Int16(n.into())),
+            (true, &[a, b, c, d, ..]) => Some(i32::from_be_bytes([a, b, c, d]))
+                .filter(|n| *n >= -1)
+                .map(LengthForm::Int32),
             _ => None,
         }
     }
 
-    fn replay_tagged_section(&mut self, tape: &Values, (i, slot): (u32, &Slot), fields: &[FieldSpec], out: &mut Vec<Node>) {
+    fn replay_tagged_section(
+        &mut self,
+        tape: &Values,
+        (i, slot): (u32, &Slot),
+        fields: &[FieldSpec],
+        out: &mut Vec<Node>,
+    ) {
         let at = slot.at as usize;
         let section = push_with(out, || self.tagged_section_node(at));
         section.len = slot.len as usize;
@@ -225,15 +339,22 @@ impl FieldDecoder<'_, '_> {
         let count = if let Val::Uint(n) = slot.value { n } else { 0 };
         self.check_varint(at, usize::from(slot.prefix), "tagged field count");
         if count > 0 {
-            section.children.push(tag_count_node(at, count, usize::from(slot.prefix)));
+            section
+                .children
+                .push(tag_count_node(at, count, usize::from(slot.prefix)));
         }
         let mut last_tag = None;
         for (j, entry) in tape.children(i) {
             let payload = tape.children(j).next();
-            let (start, tag_no, tag_len) = (entry.at as usize, entry.decl, usize::from(entry.prefix));
+            let (start, tag_no, tag_len) =
+                (entry.at as usize, entry.decl, usize::from(entry.prefix));
             let size = if let Val::Uint(n) = entry.value { n } else { 0 };
             // An entry that stopped at its size has no payload: its bytes are its tag and size.
-            let size_len = payload.map_or(entry.len as usize, |(_, p)| (p.at as usize).saturating_sub(start)).saturating_sub(tag_len);
+            let size_len = payload
+                .map_or(entry.len as usize, |(_, p)| {
+                    (p.at as usize).saturating_sub(start)
+                })
+                .saturating_sub(tag_len);
             self.check_tag_order(start, tag_no.into(), &mut last_tag);
             self.check_varint(start, tag_len, "tag");
             self.check_varint(start + tag_len, size_len, "tagged field size");
@@ -249,10 +370,22 @@ impl FieldDecoder<'_, '_> {
                     self.replay_field(tape, (k, payload), f, true, &mut node.children);
                     self.region = saved_region;
                     if !stops_within(tape, k) {
-                        self.check_tag_size(f, tag_no, payload.at as usize, size as usize, payload.len as usize);
+                        self.check_tag_size(
+                            f,
+                            tag_no,
+                            payload.at as usize,
+                            size as usize,
+                            payload.len as usize,
+                        );
                     }
                 }
-                (Some((_, payload)), _) => self.unknown_tag(fields, &mut node, start, tag_no, (payload.at as usize, size as usize)),
+                (Some((_, payload)), _) => self.unknown_tag(
+                    fields,
+                    &mut node,
+                    start,
+                    tag_no,
+                    (payload.at as usize, size as usize),
+                ),
                 (None, _) => {}
             }
             show_stop(tape, j, &mut node);
@@ -270,14 +403,23 @@ fn stops_at(tape: &Values, i: u32) -> bool {
 /// Whether the tape stopped in slot `i` or under it.
 fn stops_within(tape: &Values, i: u32) -> bool {
     let end = tape.slots.get(i as usize).map_or(i, |s| s.end);
-    tape.stopped.as_ref().is_some_and(|s| (i..end.max(i + 1)).contains(&s.slot))
+    tape.stopped
+        .as_ref()
+        .is_some_and(|s| (i..end.max(i + 1)).contains(&s.slot))
 }
 
 /// On a tape that stopped part-way, slot `i`'s node as the partial tree shows
 /// it: the failing slot's node has the error and covers the bytes shown with
 /// it, and every node covers its last child, the failing one among them.
 fn show_stop(tape: &Values, i: u32, node: &mut Node) {
-    let Some(Stopped { slot, end: shown_end, error }) = tape.stopped.as_deref() else { return };
+    let Some(Stopped {
+        slot,
+        end: shown_end,
+        error,
+    }) = tape.stopped.as_deref()
+    else {
+        return;
+    };
     let mut end = node.end().max(node.children.last().map_or(0, Node::end));
     if *slot == i {
         end = end.max(*shown_end);
@@ -315,6 +457,12 @@ fn tape_value(v: Val) -> Value {
         Val::Uint(n) => Value::Uint(n),
         Val::Float(x) => Value::Float(x),
         Val::Bool(b) => Value::Bool(b),
-        Val::Null | Val::Str(_) | Val::Bytes(_) | Val::Uuid(_) | Val::Array | Val::Packed(_) | Val::Struct => Value::None,
+        Val::Null
+        | Val::Str(_)
+        | Val::Bytes(_)
+        | Val::Uuid(_)
+        | Val::Array
+        | Val::Packed(_)
+        | Val::Struct => Value::None,
     }
 }

@@ -12,8 +12,8 @@ use crate::decode::tree::{leaf, push_with};
 use crate::decode::values::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
 use crate::decode::Warning;
 use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
-use crate::text::Text;
 use crate::schema::Catalogue;
+use crate::text::Text;
 use bytes::Bytes;
 use std::sync::OnceLock;
 
@@ -61,12 +61,22 @@ pub(super) const LEGACY_BYTES: BytesForm = ("int32", Region::RecordBatch);
 impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// A decoder over record data that is part of the input itself.
     pub fn new(buf: &'a Bytes, catalogue: &'c Catalogue, ctx: &'a Context) -> Self {
-        BatchDecoder { buf, catalogue, ctx, warnings: Vec::new(), damage: Vec::new(), first_index: 0 }
+        BatchDecoder {
+            buf,
+            catalogue,
+            ctx,
+            warnings: Vec::new(),
+            damage: Vec::new(),
+            first_index: 0,
+        }
     }
 
     /// Number the top-level batches or messages from `first` on.
     pub fn numbered_from(self, first: usize) -> Self {
-        BatchDecoder { first_index: first, ..self }
+        BatchDecoder {
+            first_index: first,
+            ..self
+        }
     }
 
     /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
@@ -87,9 +97,23 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// may be framed), then built from it.
     pub fn decode_stream(&mut self, start: usize, end: usize, out: &mut Vec<Node>) {
         let mut tape = Values::default();
-        let root = push_slot(&mut tape.slots, NO_KEY, SlotKind::Part, 0, Val::Null, (start, end.saturating_sub(start), 0));
+        let root = push_slot(
+            &mut tape.slots,
+            NO_KEY,
+            SlotKind::Part,
+            0,
+            Val::Null,
+            (start, end.saturating_sub(start), 0),
+        );
         let plain = PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
-        let mut walk = Walk::<true> { slots: &mut tape.slots, buffers: &mut tape.buffers, findings: &mut tape.findings, budget: &self.ctx.budget, plain, first_index: self.first_index };
+        let mut walk = Walk::<true> {
+            slots: &mut tape.slots,
+            buffers: &mut tape.buffers,
+            findings: &mut tape.findings,
+            budget: &self.ctx.budget,
+            plain,
+            first_index: self.first_index,
+        };
         walk.stream(self.buf, (start, end));
         close_slot(&mut tape.slots, root, end);
         self.replay_stream(&tape, root as u32, out);
@@ -139,7 +163,16 @@ pub(super) const RECORDS_COUNT: usize = 12;
 
 /// `RecordBatch[index]` at `pos`, `total` bytes.
 pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: usize) -> &mut Node {
-    let node = push_with(out, || Node::of(indexed_name(&BATCH_NAMES, "RecordBatch", index), Text::own_words("RecordBatch"), (pos, total), Value::None, Region::RecordBatch, (Role::Element, Kind::Record(RecordPart::Batch))));
+    let node = push_with(out, || {
+        Node::of(
+            indexed_name(&BATCH_NAMES, "RecordBatch", index),
+            Text::own_words("RecordBatch"),
+            (pos, total),
+            Value::None,
+            Region::RecordBatch,
+            (Role::Element, Kind::Record(RecordPart::Batch)),
+        )
+    });
     node.note = Some("v2".into());
     node
 }
@@ -173,13 +206,28 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
     match field {
         LEGACY_CRC => {
             let (stored, computed) = (v as u32, s.decl);
-            n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
+            n.kind = if stored == computed {
+                Kind::CrcValid
+            } else {
+                Kind::CrcMismatch
+            };
             n.note = Some(crc_note(stored, computed, "CRC-32"));
         }
         LEGACY_ATTRIBUTES => {
             let attrs = v as u8;
             let codec = Codec::from_attributes(u16::from(attrs));
-            n.note = Some(format!("(compression={}{})", codec.map_or("unknown", |c| c.name()), if magic == 1 && attrs & 0x08 != 0 { ", LogAppendTime" } else { "" }).into());
+            n.note = Some(
+                format!(
+                    "(compression={}{})",
+                    codec.map_or("unknown", |c| c.name()),
+                    if magic == 1 && attrs & 0x08 != 0 {
+                        ", LogAppendTime"
+                    } else {
+                        ""
+                    }
+                )
+                .into(),
+            );
         }
         _ => {}
     }
@@ -201,31 +249,73 @@ const LEGACY_ATTRIBUTES: usize = 4;
 /// A record's field before its key: its name, type and part.
 pub(super) type RecordField = (&'static str, &'static str, RecordPart);
 pub(super) const RECORD_ATTRIBUTES: RecordField = ("attributes", "int8", RecordPart::Attributes);
-pub(super) const TIMESTAMP_DELTA: RecordField = ("timestampDelta", "varlong", RecordPart::TimestampDelta);
+pub(super) const TIMESTAMP_DELTA: RecordField =
+    ("timestampDelta", "varlong", RecordPart::TimestampDelta);
 const OFFSET_DELTA: RecordField = ("offsetDelta", "varint", RecordPart::OffsetDelta);
 const HEADER_COUNT: RecordField = ("headers", "varint", RecordPart::Headers);
 
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
-pub(super) fn push_record_field(out: &mut Vec<Node>, (name, ty, part): RecordField, at: usize, len: usize, v: i64) -> &mut Node {
-    push_with(out, || Node::of(Text::own_words(name), Text::own_words(ty), (at, len), Value::Int(v), Region::Record, (Role::Encoding, Kind::Record(part))))
+pub(super) fn push_record_field(
+    out: &mut Vec<Node>,
+    (name, ty, part): RecordField,
+    at: usize,
+    len: usize,
+    v: i64,
+) -> &mut Node {
+    push_with(out, || {
+        Node::of(
+            Text::own_words(name),
+            Text::own_words(ty),
+            (at, len),
+            Value::Int(v),
+            Region::Record,
+            (Role::Encoding, Kind::Record(part)),
+        )
+    })
 }
 
 /// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
 /// read; `attrs` the batch's attributes (read before the fields that need them)
 /// and `computed` its checksum as computed.
-pub(super) fn push_v2_field(out: &mut Vec<Node>, k: usize, at: usize, v: i64, attrs: u16, computed: u32) {
+pub(super) fn push_v2_field(
+    out: &mut Vec<Node>,
+    k: usize,
+    at: usize,
+    v: i64,
+    attrs: u16,
+    computed: u32,
+) {
     let (name, ty, width) = V2_FIELDS[k];
-    let value = if ty == "uint32" { Value::Uint(v as u32 as u64) } else { Value::Int(v) };
+    let value = if ty == "uint32" {
+        Value::Uint(v as u32 as u64)
+    } else {
+        Value::Int(v)
+    };
     let kind = v2_field_part(k).map_or(Kind::Plain, Kind::Record);
-    let n = push_with(out, || Node::of(Text::own_words(name), Text::own_words(ty), (at, width), value, Region::RecordBatch, (Role::Encoding, kind)));
+    let n = push_with(out, || {
+        Node::of(
+            Text::own_words(name),
+            Text::own_words(ty),
+            (at, width),
+            value,
+            Region::RecordBatch,
+            (Role::Encoding, kind),
+        )
+    });
     match k {
         1 => n.doc = Some(Text::own_words("bytes after this field")),
         CRC => {
             let stored = v as u32;
-            n.kind = if stored == computed { Kind::CrcValid } else { Kind::CrcMismatch };
+            n.kind = if stored == computed {
+                Kind::CrcValid
+            } else {
+                Kind::CrcMismatch
+            };
             n.note = Some(crc_note(stored, computed, "CRC-32C"));
-            n.doc = Some(Text::own_words("CRC-32C of attributes through the last record"));
+            n.doc = Some(Text::own_words(
+                "CRC-32C of attributes through the last record",
+            ));
         }
         ATTRIBUTES => n.note = Some(attributes_note(attrs)),
         // baseTimestamp (the delete horizon when the attributes say so) and maxTimestamp.
@@ -243,12 +333,26 @@ pub(super) fn push_v2_field(out: &mut Vec<Node>, k: usize, at: usize, v: i64, at
 }
 
 /// The bytes of a batch cut by the end of `pos..end`; `total` is what it declares.
-pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Option<usize>) -> Node {
+pub(super) fn truncated_node(
+    buf: &Bytes,
+    (pos, end): (usize, usize),
+    total: Option<usize>,
+) -> Node {
     let remaining = end - pos;
-    let mut n = leaf("truncated batch", "bytes", pos, remaining, Value::Bytes(Some(buf.slice(pos..end))), Region::RecordBatch);
+    let mut n = leaf(
+        "truncated batch",
+        "bytes",
+        pos,
+        remaining,
+        Value::Bytes(Some(buf.slice(pos..end))),
+        Region::RecordBatch,
+    );
     n.kind = Kind::TruncatedBatch;
     n.doc = Some(match total {
-        Some(t) => format!("partial batch: declares {t} bytes, {remaining} present (fetch limit or end of file)").into(),
+        Some(t) => format!(
+            "partial batch: declares {t} bytes, {remaining} present (fetch limit or end of file)"
+        )
+        .into(),
         None => "partial batch header".into(),
     });
     n
@@ -256,17 +360,36 @@ pub(super) fn truncated_node(buf: &Bytes, (pos, end): (usize, usize), total: Opt
 
 /// A compressed batch's records, `buf[start..end]`, as bytes.
 pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Codec) -> Node {
-    let mut comp = leaf("records", "bytes", start, end - start, Value::Bytes(Some(buf.slice(start..end))), Region::RecordBatch);
+    let mut comp = leaf(
+        "records",
+        "bytes",
+        start,
+        end - start,
+        Value::Bytes(Some(buf.slice(start..end))),
+        Region::RecordBatch,
+    );
     comp.note = Some(format!("({} compressed)", c.name()).into());
     comp
 }
 
 /// The decompressed `data` of the records (or a wrapper message's message set:
 /// `ty` and `region` say which) at `start..end`, which its children's offsets index.
-pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: Codec, (ty, region): (&'static str, Region)) -> Node {
+pub(super) fn decompressed_node(
+    (start, end): (usize, usize),
+    data: &Bytes,
+    c: Codec,
+    (ty, region): (&'static str, Region),
+) -> Node {
     let mut d = Node::new("decompressed", ty, start, region, Role::Decompressed);
     d.len = end - start;
-    d.doc = Some(format!("{} bytes after {} decompression; offsets below index this buffer", data.len(), c.name()).into());
+    d.doc = Some(
+        format!(
+            "{} bytes after {} decompression; offsets below index this buffer",
+            data.len(),
+            c.name()
+        )
+        .into(),
+    );
     d.value = Value::Bytes(Some(data.clone()));
     d
 }
@@ -274,27 +397,60 @@ pub(super) fn decompressed_node((start, end): (usize, usize), data: &Bytes, c: C
 /// `Record[i]` at `at`.
 #[inline(always)]
 pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || Node::of(indexed_name(&RECORD_NAMES, "Record", i), Text::own_words("Record"), (at, len), Value::None, Region::Record, (Role::Element, Kind::Record(RecordPart::Record))))
+    push_with(out, || {
+        Node::of(
+            indexed_name(&RECORD_NAMES, "Record", i),
+            Text::own_words("Record"),
+            (at, len),
+            Value::None,
+            Region::Record,
+            (Role::Element, Kind::Record(RecordPart::Record)),
+        )
+    })
 }
 
 /// A record's length (`n` bytes at `at`).
 #[inline(always)]
 pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
-    let l = push_with(out, || Node::of(Text::own_words("length"), Text::own_words("varint"), (at, n), Value::Int(len.into()), Region::Record, (Role::Encoding, Kind::Plain)));
+    let l = push_with(out, || {
+        Node::of(
+            Text::own_words("length"),
+            Text::own_words("varint"),
+            (at, n),
+            Value::Int(len.into()),
+            Region::Record,
+            (Role::Encoding, Kind::Plain),
+        )
+    });
     l.doc = Some(Text::own_words("bytes after this field"));
 }
 
 /// A record's offsetDelta, noted with the offset it gives.
 #[inline(always)]
-pub(super) fn push_offset_delta(out: &mut Vec<Node>, at: usize, n: usize, od: i32, base_offset: i64) {
+pub(super) fn push_offset_delta(
+    out: &mut Vec<Node>,
+    at: usize,
+    n: usize,
+    od: i32,
+    base_offset: i64,
+) {
     let o = push_record_field(out, OFFSET_DELTA, at, n, od.into());
     let mut digits = [0u8; 20];
-    o.note = Some(Text::concat(&["(offset ", crate::text::digits::int_str(base_offset.wrapping_add(od.into()), &mut digits), ")"]));
+    o.note = Some(Text::concat(&[
+        "(offset ",
+        crate::text::digits::int_str(base_offset.wrapping_add(od.into()), &mut digits),
+        ")",
+    ]));
 }
 
 /// A record's header count.
 #[inline(always)]
-pub(super) fn push_headers(out: &mut Vec<Node>, (at, n): (usize, usize), count: i32, len: usize) -> &mut Node {
+pub(super) fn push_headers(
+    out: &mut Vec<Node>,
+    (at, n): (usize, usize),
+    count: i32,
+    len: usize,
+) -> &mut Node {
     let h = push_record_field(out, HEADER_COUNT, at, n, count.into());
     (h.doc, h.len) = (Some(Text::own_words("number of headers")), len);
     h
@@ -303,21 +459,62 @@ pub(super) fn push_headers(out: &mut Vec<Node>, (at, n): (usize, usize), count: 
 /// `Header[j]` at `at`.
 #[inline(always)]
 pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || Node::of(indexed_name(&HEADER_NAMES, "Header", j), Text::own_words("Header"), (at, len), Value::None, Region::Record, (Role::Element, Kind::Plain)))
+    push_with(out, || {
+        Node::of(
+            indexed_name(&HEADER_NAMES, "Header", j),
+            Text::own_words("Header"),
+            (at, len),
+            Value::None,
+            Region::Record,
+            (Role::Element, Kind::Plain),
+        )
+    })
 }
 
 /// The length of record bytes `name` (`keyLength` …), written as `form` says.
 #[inline(always)]
-pub(super) fn push_bytes_length(out: &mut Vec<Node>, name: &'static str, (ty, region): BytesForm, at: usize, n: usize, len: i32) {
-    push_with(out, || Node::of(length_name(name), Text::own_words(ty), (at, n), Value::Int(len.into()), region, (Role::Encoding, Kind::BytesLength)));
+pub(super) fn push_bytes_length(
+    out: &mut Vec<Node>,
+    name: &'static str,
+    (ty, region): BytesForm,
+    at: usize,
+    n: usize,
+    len: i32,
+) {
+    push_with(out, || {
+        Node::of(
+            length_name(name),
+            Text::own_words(ty),
+            (at, n),
+            Value::Int(len.into()),
+            region,
+            (Role::Encoding, Kind::BytesLength),
+        )
+    });
 }
 
 /// Record bytes `name` at `buf[start..start + len]` (`None`: null), in `region`.
 #[inline(always)]
-pub(super) fn push_bytes<'o>(out: &'o mut Vec<Node>, buf: &Bytes, (name, kind): BytesPart, region: Region, start: usize, len: Option<usize>) -> &'o mut Node {
+pub(super) fn push_bytes<'o>(
+    out: &'o mut Vec<Node>,
+    buf: &Bytes,
+    (name, kind): BytesPart,
+    region: Region,
+    start: usize,
+    len: Option<usize>,
+) -> &'o mut Node {
     // Its text preview is the views' (`render::notes`), made when shown.
     let value = Value::Bytes(len.map(|len| buf.slice(start..start + len)));
-    push_with(out, || Node::of(Text::own_words(name), Text::own_words("bytes"), (start, len.unwrap_or(0)), value, region, (Role::Encoding, kind)))
+    push_with(out, || {
+        Node::of(
+            Text::own_words(name),
+            Text::own_words("bytes"),
+            (start, len.unwrap_or(0)),
+            value,
+            region,
+            (Role::Encoding, kind),
+        )
+    })
 }
 
 /// `(compression=none, timestamp=CreateTime, transactional)`: a batch's attributes, written piece by piece.
@@ -327,7 +524,11 @@ fn attributes_note(a: u16) -> Text {
         "(compression=",
         Codec::from_attributes(a).map_or("unknown", |c| c.name()),
         ", timestamp=",
-        if a & 0x08 != 0 { "LogAppendTime" } else { "CreateTime" },
+        if a & 0x08 != 0 {
+            "LogAppendTime"
+        } else {
+            "CreateTime"
+        },
         flag(0x10, ", transactional"),
         flag(0x20, ", control"),
         flag(0x40, ", delete horizon"),
@@ -337,8 +538,14 @@ fn attributes_note(a: u16) -> Text {
 
 /// `(0x1a2b3c4d, CRC-32C ok)`, or the mismatch with the checksum computed.
 fn crc_note(stored: u32, computed: u32, name: &str) -> Text {
-    let (s, c) = (crate::text::digits::hex8(stored), crate::text::digits::hex8(computed));
-    let (s, c) = (std::str::from_utf8(&s).unwrap_or_default(), std::str::from_utf8(&c).unwrap_or_default());
+    let (s, c) = (
+        crate::text::digits::hex8(stored),
+        crate::text::digits::hex8(computed),
+    );
+    let (s, c) = (
+        std::str::from_utf8(&s).unwrap_or_default(),
+        std::str::from_utf8(&c).unwrap_or_default(),
+    );
     match stored == computed {
         true => Text::concat(&["(0x", s, ", ", name, " ok)"]),
         false => Text::concat(&["(0x", s, ", mismatch: computed 0x", c, ")"]),

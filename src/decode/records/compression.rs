@@ -2,8 +2,8 @@
 //! framing Java clients write), lz4 (Kafka's LZ4 frame) and zstd. Output never
 //! exceeds the limit, whatever the compressed data claims.
 
-use crate::decode::ErrorKind;
 use crate::budget::{Budget, Exhausted};
+use crate::decode::ErrorKind;
 use std::io::Read;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +53,9 @@ pub enum DecompressError {
 impl std::fmt::Display for DecompressError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DecompressError::OverLimit { limit } => write!(f, "decompressed data exceeds the limit of {limit} bytes"),
+            DecompressError::OverLimit { limit } => {
+                write!(f, "decompressed data exceeds the limit of {limit} bytes")
+            }
             DecompressError::Corrupt(why) => f.write_str(why),
         }
     }
@@ -74,10 +76,13 @@ pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, De
         Codec::Zstd => {
             // The decoder allocates the window the frame header declares before
             // producing a byte: a declared window over the limit is refused unread.
-            if zstd_window_size(data).is_some_and(|window| window > limit as u64 && window > MIN_ZSTD_WINDOW) {
+            if zstd_window_size(data)
+                .is_some_and(|window| window > limit as u64 && window > MIN_ZSTD_WINDOW)
+            {
                 return Err(DecompressError::OverLimit { limit });
             }
-            let dec = ruzstd::decoding::StreamingDecoder::new(data).map_err(|e| format!("zstd: {e}"))?;
+            let dec =
+                ruzstd::decoding::StreamingDecoder::new(data).map_err(|e| format!("zstd: {e}"))?;
             read_bounded(dec, limit, zstd_content_size(data))
         }
         Codec::Snappy if data.starts_with(XERIAL_MAGIC) => xerial(data, limit),
@@ -105,14 +110,22 @@ fn zstd_window_size(data: &[u8]) -> Option<u64> {
     let dict_id_bytes = [0usize, 1, 2, 4][usize::from(descriptor & 3)];
     let fcs_bytes = [1usize, 2, 4, 8][usize::from(descriptor >> 6)];
     let at = 5 + dict_id_bytes;
-    let size = data.get(at..at + fcs_bytes)?.iter().enumerate().fold(0u64, |size, (i, b)| size | u64::from(*b) << (8 * i));
+    let size = data
+        .get(at..at + fcs_bytes)?
+        .iter()
+        .enumerate()
+        .fold(0u64, |size, (i, b)| size | u64::from(*b) << (8 * i));
     Some(if fcs_bytes == 2 { size + 256 } else { size })
 }
 
 /// [`decompress`] within `budget`: the output counts against both its
 /// budgets and is held until the tree that shows it is dropped. An error says
 /// what was expected and, over a budget, which option raises it.
-pub fn decompress_within(codec: Codec, data: &[u8], budget: &Budget) -> Result<Vec<u8>, (ErrorKind, String)> {
+pub fn decompress_within(
+    codec: Codec,
+    data: &[u8],
+    budget: &Budget,
+) -> Result<Vec<u8>, (ErrorKind, String)> {
     let (room, by) = budget.decompress_room();
     match decompress(codec, data, room) {
         Ok(mut out) => {
@@ -120,14 +133,20 @@ pub fn decompress_within(codec: Codec, data: &[u8], budget: &Budget) -> Result<V
             out.shrink_to_fit();
             budget.spend_decompressed(out.len() as u64);
             if !budget.hold(out.len() as u64) {
-                return Err((ErrorKind::Budget, budget.exhausted_message(Exhausted::Expanded, "decompressed data")));
+                return Err((
+                    ErrorKind::Budget,
+                    budget.exhausted_message(Exhausted::Expanded, "decompressed data"),
+                ));
             }
             Ok(out)
         }
         Err(DecompressError::OverLimit { limit }) => {
             // The work was done up to the limit: it counts.
             budget.spend_decompressed(limit as u64);
-            Err((ErrorKind::Budget, budget.exhausted_message(by, &format!("{} data that decompresses", codec.name()))))
+            Err((
+                ErrorKind::Budget,
+                budget.exhausted_message(by, &format!("{} data that decompresses", codec.name())),
+            ))
         }
         Err(DecompressError::Corrupt(why)) => Err((ErrorKind::Decompression, why)),
     }
@@ -151,11 +170,18 @@ fn zstd_content_size(data: &[u8]) -> Option<u64> {
 /// hint claims): growing by doubling would touch up to three times the data,
 /// and what the allocator keeps of the smaller buffers stays resident.
 fn read_bounded(r: impl Read, limit: usize, hint: Option<u64>) -> Result<Vec<u8>, DecompressError> {
-    let cap = hint.map_or(0, |h| usize::try_from(h).unwrap_or(usize::MAX).min(limit).saturating_add(1));
+    let cap = hint.map_or(0, |h| {
+        usize::try_from(h)
+            .unwrap_or(usize::MAX)
+            .min(limit)
+            .saturating_add(1)
+    });
     let mut out = Vec::with_capacity(cap);
     // One byte past the limit tells "exactly at the limit" from "over it"
     // (saturating: a limit of usize::MAX must not wrap to nothing).
-    r.take((limit as u64).saturating_add(1)).read_to_end(&mut out).map_err(|e| e.to_string())?;
+    r.take((limit as u64).saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
     if out.len() > limit {
         return Err(DecompressError::OverLimit { limit });
     }
@@ -167,21 +193,31 @@ fn raw_snappy(data: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
     if len > limit {
         return Err(DecompressError::OverLimit { limit });
     }
-    Ok(snap::raw::Decoder::new().decompress_vec(data).map_err(|e| format!("snappy: {e}"))?)
+    Ok(snap::raw::Decoder::new()
+        .decompress_vec(data)
+        .map_err(|e| format!("snappy: {e}"))?)
 }
 
 /// xerial framing: 16-byte header, then blocks of int32 length + raw snappy.
 fn xerial(data: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
     let mut pos = 16;
     if data.len() < pos {
-        return Err(DecompressError::Corrupt("snappy: xerial header cut short".into()));
+        return Err(DecompressError::Corrupt(
+            "snappy: xerial header cut short".into(),
+        ));
     }
     let mut out = Vec::new();
     while pos < data.len() {
-        let Some(len) = data.get(pos..pos + 4) else { return Err(DecompressError::Corrupt("snappy: xerial block length cut short".into())) };
+        let Some(len) = data.get(pos..pos + 4) else {
+            return Err(DecompressError::Corrupt(
+                "snappy: xerial block length cut short".into(),
+            ));
+        };
         let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
         pos += 4;
-        let block = data.get(pos..pos.saturating_add(len)).ok_or_else(|| DecompressError::Corrupt("snappy: xerial block runs past the data".into()))?;
+        let block = data.get(pos..pos.saturating_add(len)).ok_or_else(|| {
+            DecompressError::Corrupt("snappy: xerial block runs past the data".into())
+        })?;
         pos += len;
         let room = limit.saturating_sub(out.len());
         out.extend(raw_snappy(block, room).map_err(|e| match e {
@@ -202,7 +238,10 @@ mod tests {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(&vec![0u8; 1 << 20]).unwrap();
         let gz = e.finish().unwrap();
-        assert_eq!(decompress(Codec::Gzip, &gz, 1 << 20).unwrap().len(), 1 << 20);
+        assert_eq!(
+            decompress(Codec::Gzip, &gz, 1 << 20).unwrap().len(),
+            1 << 20
+        );
         let err = decompress(Codec::Gzip, &gz, 1000).unwrap_err();
         assert_eq!(err, DecompressError::OverLimit { limit: 1000 });
     }
@@ -212,7 +251,10 @@ mod tests {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(b"records").unwrap();
         let gz = e.finish().unwrap();
-        assert_eq!(decompress(Codec::Gzip, &gz, usize::MAX).unwrap(), b"records");
+        assert_eq!(
+            decompress(Codec::Gzip, &gz, usize::MAX).unwrap(),
+            b"records"
+        );
     }
 
     #[test]
@@ -221,9 +263,15 @@ mod tests {
         let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 21 << 3];
         frame.extend_from_slice(&[0x01, 0x00, 0x00]);
         assert_eq!(zstd_window_size(&frame), Some(1 << 31));
-        assert_eq!(decompress(Codec::Zstd, &frame, 64 << 20), Err(DecompressError::OverLimit { limit: 64 << 20 }));
+        assert_eq!(
+            decompress(Codec::Zstd, &frame, 64 << 20),
+            Err(DecompressError::OverLimit { limit: 64 << 20 })
+        );
         // Single segment with a 2-byte content size: 256 + value.
-        assert_eq!(zstd_window_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x60, 0x10, 0x00]), Some(256 + 16));
+        assert_eq!(
+            zstd_window_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x60, 0x10, 0x00]),
+            Some(256 + 16)
+        );
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! [`V2_FIELDS`] order, then the records, plain or under a decompressed
 //! node), never by display text.
 
-use super::batch::{BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT, V2_FIELDS};
+use super::batch::{
+    BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID,
+    RECORDS_COUNT, V2_FIELDS,
+};
 use super::view::int;
 use crate::decode::{Node, Region, Role, Warning, WarningKind};
 /// A record's children: length, attributes, timestampDelta, offsetDelta, ...
@@ -22,7 +25,11 @@ struct BatchFacts {
 
 /// The facts of `node` when it is a RecordBatch v2 that decoded (its header complete).
 fn batch_facts(node: &Node) -> Option<BatchFacts> {
-    if node.role != Role::Element || node.region != Region::RecordBatch || node.children.len() < V2_FIELDS.len() || node.error().is_some() {
+    if node.role != Role::Element
+        || node.region != Region::RecordBatch
+        || node.children.len() < V2_FIELDS.len()
+        || node.error().is_some()
+    {
         return None;
     }
     let mut header = [0i64; V2_FIELDS.len()];
@@ -34,19 +41,36 @@ fn batch_facts(node: &Node) -> Option<BatchFacts> {
     }
     let rest = &node.children[V2_FIELDS.len()..];
     // Plain records are the batch's children; compressed ones sit under the decompressed node.
-    let decompressed = rest.first().and_then(|part| part.children.first().filter(|d| d.role == Role::Decompressed).map(|d| (d, part.offset)));
+    let decompressed = rest.first().and_then(|part| {
+        part.children
+            .first()
+            .filter(|d| d.role == Role::Decompressed)
+            .map(|d| (d, part.offset))
+    });
     let (records, placed_at) = match decompressed {
         Some((d, at)) => (&d.children[..], Some(at)),
         None => (rest, None),
     };
     let mut deltas = Vec::new();
-    for r in records.iter().filter(|r| r.role == Role::Element && r.region == Region::Record && r.error().is_none()) {
-        if let Some(v) = r.children.get(OFFSET_DELTA).filter(|c| c.error().is_none()).and_then(int) {
+    for r in records
+        .iter()
+        .filter(|r| r.role == Role::Element && r.region == Region::Record && r.error().is_none())
+    {
+        if let Some(v) = r
+            .children
+            .get(OFFSET_DELTA)
+            .filter(|c| c.error().is_none())
+            .and_then(int)
+        {
             let at = placed_at.unwrap_or(r.children[OFFSET_DELTA].offset);
             deltas.push((at, v));
         }
     }
-    Some(BatchFacts { at: node.offset, header, deltas })
+    Some(BatchFacts {
+        at: node.offset,
+        header,
+        deltas,
+    })
 }
 
 /// Findings about the batches among `stream` (a records field's children), in
@@ -72,7 +96,9 @@ fn within(b: &BatchFacts, out: &mut Vec<Warning>) {
             out.push(Warning::at(
                 WarningKind::RecordOffsets,
                 at,
-                format_args!("offsetDelta {now} after {before}: the records of a batch have rising offsets"),
+                format_args!(
+                    "offsetDelta {now} after {before}: the records of a batch have rising offsets"
+                ),
             ));
         }
     }
@@ -92,27 +118,45 @@ fn within(b: &BatchFacts, out: &mut Vec<Warning>) {
 /// Two batches in a row: offsets that go on from the one before (fetched
 /// data), and a producer's sequence numbers that go on from its last batch.
 fn across(p: &BatchFacts, b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>) {
-    let next_offset = p.header[BASE_OFFSET].saturating_add(p.header[LAST_OFFSET_DELTA]).saturating_add(1);
+    let next_offset = p.header[BASE_OFFSET]
+        .saturating_add(p.header[LAST_OFFSET_DELTA])
+        .saturating_add(1);
     if fetched && b.header[BASE_OFFSET] < next_offset {
         out.push(Warning::at(
             WarningKind::RecordOffsets,
             b.at,
-            format_args!("baseOffset {} after a batch that ends at offset {}: offsets go backwards", b.header[BASE_OFFSET], next_offset - 1),
+            format_args!(
+                "baseOffset {} after a batch that ends at offset {}: offsets go backwards",
+                b.header[BASE_OFFSET],
+                next_offset - 1
+            ),
         ));
     }
-    let same_producer = p.header[PRODUCER_ID] >= 0 && p.header[PRODUCER_ID] == b.header[PRODUCER_ID] && p.header[PRODUCER_EPOCH] == b.header[PRODUCER_EPOCH];
+    let same_producer = p.header[PRODUCER_ID] >= 0
+        && p.header[PRODUCER_ID] == b.header[PRODUCER_ID]
+        && p.header[PRODUCER_EPOCH] == b.header[PRODUCER_EPOCH];
     if !same_producer || p.header[BASE_SEQUENCE] < 0 || b.header[BASE_SEQUENCE] < 0 {
         return;
     }
     // Sequence numbers wrap from i32::MAX to 0.
-    let expected = (p.header[BASE_SEQUENCE] + p.header[LAST_OFFSET_DELTA] + 1) % (i64::from(i32::MAX) + 1);
+    let expected =
+        (p.header[BASE_SEQUENCE] + p.header[LAST_OFFSET_DELTA] + 1) % (i64::from(i32::MAX) + 1);
     let got = b.header[BASE_SEQUENCE];
     if got != expected {
-        let how = if got < expected { "goes backwards" } else { "skips" };
+        let how = if got < expected {
+            "goes backwards"
+        } else {
+            "skips"
+        };
         out.push(Warning::at(
             WarningKind::RecordSequence,
             b.at + 53,
-            format_args!("producer {} epoch {}: baseSequence {got} {how}; the batch before ends at {}", b.header[PRODUCER_ID], b.header[PRODUCER_EPOCH], expected - 1),
+            format_args!(
+                "producer {} epoch {}: baseSequence {got} {how}; the batch before ends at {}",
+                b.header[PRODUCER_ID],
+                b.header[PRODUCER_EPOCH],
+                expected - 1
+            ),
         ));
     }
 }
@@ -121,7 +165,10 @@ fn across(p: &BatchFacts, b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>)
 pub fn check_tree(root: &Node, fetched: bool) -> Vec<Warning> {
     let mut out = Vec::new();
     root.walk(&mut |n, _| {
-        if n.children.iter().any(|c| c.region == Region::RecordBatch && c.role == Role::Element) {
+        if n.children
+            .iter()
+            .any(|c| c.region == Region::RecordBatch && c.role == Role::Element)
+        {
             check_stream(&n.children, fetched, &mut out);
         }
     });

@@ -1,11 +1,11 @@
 //! Keys and values whose bytes are themselves schema-defined: control records,
 //! the coordinators' internal topics and KRaft's `__cluster_metadata`.
 
-use crate::decode::{Warning, WarningKind};
 use crate::decode::fields::decode_embedded;
 use crate::decode::reader::Reader;
 use crate::decode::tree::leaf;
 use crate::decode::{Kind, Node, Region, Value};
+use crate::decode::{Warning, WarningKind};
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
 
@@ -32,14 +32,24 @@ fn in_family(topic: Option<&str>, name: &str) -> bool {
     }
 }
 
-fn coordinator_spec<'c>(cat: &'c Catalogue, topic: Option<&str>, kind: MessageKind, key: i16, version: i16) -> Option<&'c MessageSpec> {
-    cat.entries_for(kind, key, None).map(|e| e.spec()).find(|s| in_family(topic, &s.name) && s.valid_versions.contains(version))
+fn coordinator_spec<'c>(
+    cat: &'c Catalogue,
+    topic: Option<&str>,
+    kind: MessageKind,
+    key: i16,
+    version: i16,
+) -> Option<&'c MessageSpec> {
+    cat.entries_for(kind, key, None)
+        .map(|e| e.spec())
+        .find(|s| in_family(topic, &s.name) && s.valid_versions.contains(version))
 }
 
 impl PayloadKind {
     pub fn for_topic(topic: Option<&str>) -> PayloadKind {
         match topic {
-            Some("__consumer_offsets" | "__share_group_state" | "__transaction_state") => PayloadKind::Coordinator,
+            Some("__consumer_offsets" | "__share_group_state" | "__transaction_state") => {
+                PayloadKind::Coordinator
+            }
             Some("__cluster_metadata") => PayloadKind::ClusterMetadata,
             _ => PayloadKind::Plain,
         }
@@ -60,7 +70,14 @@ fn control_type(t: i16) -> (&'static str, Option<&'static str>) {
     }
 }
 
-fn prefix_node(name: &'static str, ty: &'static str, at: usize, len: usize, v: i64, note: Option<String>) -> Node {
+fn prefix_node(
+    name: &'static str,
+    ty: &'static str,
+    at: usize,
+    len: usize,
+    v: i64,
+    note: Option<String>,
+) -> Node {
     let mut n = leaf(name, ty, at, len, Value::Int(v), Region::Record);
     n.note = note.map(Into::into);
     n
@@ -89,9 +106,17 @@ pub fn decode_key_value(
         PayloadKind::Control => {
             if let Some((s, e)) = key {
                 let mut r = Reader::over(buf, (s, e));
-                if let (Ok(v), Ok(t)) = (r.i16("control key version"), r.i16("control record type")) {
+                if let (Ok(v), Ok(t)) = (r.i16("control key version"), r.i16("control record type"))
+                {
                     key_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
-                    key_nodes.push(prefix_node("type", "int16", s + 2, 2, t.into(), Some(format!("({})", control_type(t).0))));
+                    key_nodes.push(prefix_node(
+                        "type",
+                        "int16",
+                        s + 2,
+                        2,
+                        t.into(),
+                        Some(format!("({})", control_type(t).0)),
+                    ));
                     record_type = Some(t);
                 }
             }
@@ -100,12 +125,28 @@ pub fn decode_key_value(
                     (_, None) if t == 0 || t == 1 => {
                         // EndTransactionMarker: int16 version, int32 coordinatorEpoch.
                         let mut r = Reader::over(buf, (s, e));
-                        if let (Ok(v), Ok(epoch)) = (r.i16("marker version"), r.i32("coordinatorEpoch")) {
+                        if let (Ok(v), Ok(epoch)) =
+                            (r.i16("marker version"), r.i32("coordinatorEpoch"))
+                        {
                             value_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
-                            value_nodes.push(prefix_node("coordinatorEpoch", "int32", s + 2, 4, epoch.into(), None));
+                            value_nodes.push(prefix_node(
+                                "coordinatorEpoch",
+                                "int32",
+                                s + 2,
+                                4,
+                                epoch.into(),
+                                None,
+                            ));
                         }
                     }
-                    (_, Some(schema)) => versioned(cat, buf, (s, e), |v| cat.by_name(schema, v, None), &mut value_nodes, warnings),
+                    (_, Some(schema)) => versioned(
+                        cat,
+                        buf,
+                        (s, e),
+                        |v| cat.by_name(schema, v, None),
+                        &mut value_nodes,
+                        warnings,
+                    ),
                     _ => {}
                 }
             }
@@ -116,31 +157,92 @@ pub fn decode_key_value(
                 if let Ok(t) = r.i16("record type") {
                     record_type = Some(t);
                     let spec = coordinator_spec(cat, topic, MessageKind::CoordinatorKey, t, 0);
-                    key_nodes.push(prefix_node("type", "int16", s, 2, t.into(), spec.map(|s| format!("({})", s.name))));
+                    key_nodes.push(prefix_node(
+                        "type",
+                        "int16",
+                        s,
+                        2,
+                        t.into(),
+                        spec.map(|s| format!("({})", s.name)),
+                    ));
                     match spec {
-                        Some(spec) => embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings),
-                        None => warnings.push(Warning::at(WarningKind::UnknownPayload, s, format_args!("unknown coordinator record type {t}"))),
+                        Some(spec) => {
+                            embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings)
+                        }
+                        None => warnings.push(Warning::at(
+                            WarningKind::UnknownPayload,
+                            s,
+                            format_args!("unknown coordinator record type {t}"),
+                        )),
                     }
                 }
             }
             if let (Some(t), Some(range)) = (record_type, value) {
-                versioned(cat, buf, range, |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v), &mut value_nodes, warnings);
+                versioned(
+                    cat,
+                    buf,
+                    range,
+                    |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v),
+                    &mut value_nodes,
+                    warnings,
+                );
             }
         }
         PayloadKind::ClusterMetadata => {
             if let Some((s, e)) = value {
                 let mut r = Reader::over(buf, (s, e));
-                let parts = (r.uvarint("frame version"), r.uvarint("api key"), r.uvarint("version"));
+                let parts = (
+                    r.uvarint("frame version"),
+                    r.uvarint("api key"),
+                    r.uvarint("version"),
+                );
                 if let (Ok(fv), Ok(k), Ok(v)) = parts {
                     let key = k.value as i16;
                     let version = v.value as i16;
                     let spec = cat.message(MessageKind::Metadata, key, version, None);
-                    value_nodes.push(prefix_node("frameVersion", "uvarint", s, fv.len, fv.value as i64, if fv.value == 1 { None } else { Some("(expected 1)".into()) }));
-                    value_nodes.push(prefix_node("apiKey", "uvarint", s + fv.len, k.len, k.value as i64, spec.map(|s| format!("({})", s.name))));
-                    value_nodes.push(prefix_node("version", "uvarint", s + fv.len + k.len, v.len, v.value as i64, None));
+                    value_nodes.push(prefix_node(
+                        "frameVersion",
+                        "uvarint",
+                        s,
+                        fv.len,
+                        fv.value as i64,
+                        if fv.value == 1 {
+                            None
+                        } else {
+                            Some("(expected 1)".into())
+                        },
+                    ));
+                    value_nodes.push(prefix_node(
+                        "apiKey",
+                        "uvarint",
+                        s + fv.len,
+                        k.len,
+                        k.value as i64,
+                        spec.map(|s| format!("({})", s.name)),
+                    ));
+                    value_nodes.push(prefix_node(
+                        "version",
+                        "uvarint",
+                        s + fv.len + k.len,
+                        v.len,
+                        v.value as i64,
+                        None,
+                    ));
                     match spec {
-                        Some(spec) => embed(cat, buf, spec, version, (r.pos(), e), &mut value_nodes, warnings),
-                        None => warnings.push(Warning::at(WarningKind::UnknownPayload, s, format_args!("no metadata record type {key} v{version}"))),
+                        Some(spec) => embed(
+                            cat,
+                            buf,
+                            spec,
+                            version,
+                            (r.pos(), e),
+                            &mut value_nodes,
+                            warnings,
+                        ),
+                        None => warnings.push(Warning::at(
+                            WarningKind::UnknownPayload,
+                            s,
+                            format_args!("no metadata record type {key} v{version}"),
+                        )),
                     }
                 }
             }
@@ -150,7 +252,11 @@ pub fn decode_key_value(
         match n.kind {
             Kind::RecordKey if !key_nodes.is_empty() => n.children.append(&mut key_nodes),
             Kind::RecordValue if !value_nodes.is_empty() => n.children.append(&mut value_nodes),
-            Kind::RecordValue if kind == PayloadKind::Coordinator && n.value == Value::Bytes(None) => n.note = Some("(tombstone)".into()),
+            Kind::RecordValue
+                if kind == PayloadKind::Coordinator && n.value == Value::Bytes(None) =>
+            {
+                n.note = Some("(tombstone)".into())
+            }
             _ => {}
         }
     }
@@ -168,14 +274,33 @@ fn versioned<'c>(
     let mut r = Reader::over(buf, (s, e));
     let Ok(v) = r.i16("version") else { return };
     let spec = find(v);
-    out.push(prefix_node("version", "int16", s, 2, v.into(), spec.map(|sp| format!("({} v{v})", sp.name))));
+    out.push(prefix_node(
+        "version",
+        "int16",
+        s,
+        2,
+        v.into(),
+        spec.map(|sp| format!("({} v{v})", sp.name)),
+    ));
     match spec {
         Some(spec) => embed(cat, buf, spec, v, (s + 2, e), out, warnings),
-        None => warnings.push(Warning::at(WarningKind::UnknownPayload, s, format_args!("no schema for version {v} of this record"))),
+        None => warnings.push(Warning::at(
+            WarningKind::UnknownPayload,
+            s,
+            format_args!("no schema for version {v} of this record"),
+        )),
     }
 }
 
-fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: (usize, usize), out: &mut Vec<Node>, warnings: &mut Vec<Warning>) {
+fn embed(
+    cat: &Catalogue,
+    buf: &Bytes,
+    spec: &MessageSpec,
+    version: i16,
+    range: (usize, usize),
+    out: &mut Vec<Node>,
+    warnings: &mut Vec<Warning>,
+) {
     match decode_embedded(cat, buf, spec, version, range, Region::Record) {
         Ok((node, mut w)) => {
             warnings.append(&mut w);
@@ -183,7 +308,11 @@ fn embed(cat: &Catalogue, buf: &Bytes, spec: &MessageSpec, version: i16, range: 
         }
         Err(failed) => {
             let (node, e) = *failed;
-            warnings.push(Warning::new(WarningKind::EmbeddedInvalid, Some(e.offset), format!("{} v{version}: {e}", spec.name)));
+            warnings.push(Warning::new(
+                WarningKind::EmbeddedInvalid,
+                Some(e.offset),
+                format!("{} v{version}: {e}", spec.name),
+            ));
             out.push(node);
         }
     }
@@ -221,20 +350,50 @@ pub fn schema_registry_id(b: &[u8]) -> Option<i32> {
 /// Returns whether it added them.
 pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     let (start, end) = (node.offset, node.end());
-    let Some(id) = buf.get(start..end).and_then(schema_registry_id) else { return false };
+    let Some(id) = buf.get(start..end).and_then(schema_registry_id) else {
+        return false;
+    };
     let region = node.region;
-    let part = |(name, kind): (&'static str, Kind), ty: &'static str, at: usize, len: usize, value: Value, doc: &'static str| {
+    let part = |(name, kind): (&'static str, Kind),
+                ty: &'static str,
+                at: usize,
+                len: usize,
+                value: Value,
+                doc: &'static str| {
         let mut n = leaf(name, ty, at, len, value, region);
         n.kind = kind;
         n.doc = Some(doc.into());
         n
     };
     // Its text preview is the views' (`render::notes`).
-    let payload = part(SR_PAYLOAD, "bytes", start + 5, end - start - 5, Value::Bytes(Some(buf.slice(start + 5..end))), "the serialized data (Avro, Protobuf or JSON)");
+    let payload = part(
+        SR_PAYLOAD,
+        "bytes",
+        start + 5,
+        end - start - 5,
+        Value::Bytes(Some(buf.slice(start + 5..end))),
+        "the serialized data (Avro, Protobuf or JSON)",
+    );
     node.children.reserve(3);
-    node.children.push(part(SR_MAGIC, "int8", start, 1, Value::Int(0), "Schema Registry framing: magic byte 0"));
-    node.children.push(part(SR_SCHEMA_ID, "int32", start + 1, 4, Value::Int(id.into()), "the writer's schema id in the registry"));
+    node.children.push(part(
+        SR_MAGIC,
+        "int8",
+        start,
+        1,
+        Value::Int(0),
+        "Schema Registry framing: magic byte 0",
+    ));
+    node.children.push(part(
+        SR_SCHEMA_ID,
+        "int32",
+        start + 1,
+        4,
+        Value::Int(id.into()),
+        "the writer's schema id in the registry",
+    ));
     node.children.push(payload);
-    node.note = Some(crate::text::Text::format(format_args!("(Schema Registry framing, schema {id})")));
+    node.note = Some(crate::text::Text::format(format_args!(
+        "(Schema Registry framing, schema {id})"
+    )));
     true
 }

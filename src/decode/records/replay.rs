@@ -4,9 +4,11 @@
 //! their bytes here ([`decode_key_value`]), as the view nests them.
 
 use super::batch::{
-    compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes, push_bytes_length, push_header, push_headers, push_length, push_offset_delta,
-    push_record, push_record_field, push_v2_field, truncated_node, BytesForm, BytesPart, ATTRIBUTES, BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES,
-    RECORD_BYTES, RECORD_FIELDS, TIMESTAMP_DELTA, V2_FIELDS, VALUE,
+    compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes,
+    push_bytes_length, push_header, push_headers, push_length, push_offset_delta, push_record,
+    push_record_field, push_v2_field, truncated_node, BytesForm, BytesPart, ATTRIBUTES,
+    BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES, RECORD_BYTES,
+    RECORD_FIELDS, TIMESTAMP_DELTA, V2_FIELDS, VALUE,
 };
 use super::compression::Codec;
 use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
@@ -29,8 +31,16 @@ impl BatchDecoder<'_, '_> {
                 SlotKind::LegacyMessage => self.replay_message(tape, (i, s), out),
                 SlotKind::Invalid => self.replay_invalid(tape, (i, s), out),
                 SlotKind::PartialBatch => {
-                    let total = if let Val::Int(t) = s.value { Some(t as usize) } else { None };
-                    out.push(truncated_node(self.buf, (s.at as usize, (s.at + s.len) as usize), total));
+                    let total = if let Val::Int(t) = s.value {
+                        Some(t as usize)
+                    } else {
+                        None
+                    };
+                    out.push(truncated_node(
+                        self.buf,
+                        (s.at as usize, (s.at + s.len) as usize),
+                        total,
+                    ));
                 }
                 _ => {}
             }
@@ -39,7 +49,13 @@ impl BatchDecoder<'_, '_> {
 
     /// What slot `s` says if it is a finding: its error on `node`, its damage and warning noted.
     fn found(&mut self, tape: &Values, s: &Slot, node: &mut Node) {
-        let Some(f) = tape.findings.get(s.decl as usize).filter(|_| s.kind == SlotKind::Finding) else { return };
+        let Some(f) = tape
+            .findings
+            .get(s.decl as usize)
+            .filter(|_| s.kind == SlotKind::Finding)
+        else {
+            return;
+        };
         if let Some(e) = &f.error {
             node.set_error(e.clone());
         }
@@ -49,14 +65,32 @@ impl BatchDecoder<'_, '_> {
 
     /// The findings among the children of slot `i`, on `node`.
     fn found_under(&mut self, tape: &Values, i: u32, node: &mut Node) {
-        tape.children(i).for_each(|(_, f)| self.found(tape, f, node));
+        tape.children(i)
+            .for_each(|(_, f)| self.found(tape, f, node));
     }
 
     /// Bytes that are not a batch, or that a budget left undecoded (not damage in the data, but not shown either).
     fn replay_invalid(&mut self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
         let (at, len) = (s.at as usize, s.len as usize);
-        let name = if s.decl == OVER_BUDGET { "not decoded (over budget)" } else { "invalid batch" };
-        let n = push_with(out, || leaf(name, "bytes", at, len, Value::Bytes(self.buf.get(at..at + len).map(|_| self.buf.slice(at..at + len))), Region::RecordBatch));
+        let name = if s.decl == OVER_BUDGET {
+            "not decoded (over budget)"
+        } else {
+            "invalid batch"
+        };
+        let n = push_with(out, || {
+            leaf(
+                name,
+                "bytes",
+                at,
+                len,
+                Value::Bytes(
+                    self.buf
+                        .get(at..at + len)
+                        .map(|_| self.buf.slice(at..at + len)),
+                ),
+                Region::RecordBatch,
+            )
+        });
         self.found_under(tape, i, n);
     }
 
@@ -70,32 +104,63 @@ impl BatchDecoder<'_, '_> {
             match s.kind {
                 SlotKind::Part if k < header.len() => {
                     header[k] = int(s.value);
-                    push_v2_field(&mut node.children, k, at, header[k], header[ATTRIBUTES] as u16, s.decl);
+                    push_v2_field(
+                        &mut node.children,
+                        k,
+                        at,
+                        header[k],
+                        header[ATTRIBUTES] as u16,
+                        s.decl,
+                    );
                     k += 1;
                 }
                 SlotKind::Part => {
                     // An unknown codec's records: bytes, and the finding that says so.
-                    let n = push_with(&mut node.children, || leaf("records", "bytes", at, len, Value::Bytes(Some(self.buf.slice(at..at + len))), Region::RecordBatch));
+                    let n = push_with(&mut node.children, || {
+                        leaf(
+                            "records",
+                            "bytes",
+                            at,
+                            len,
+                            Value::Bytes(Some(self.buf.slice(at..at + len))),
+                            Region::RecordBatch,
+                        )
+                    });
                     self.found_under(tape, j, n);
                 }
-                SlotKind::Compressed => self.replay_compressed(tape, (j, s), &header, &mut node.children),
+                SlotKind::Compressed => {
+                    self.replay_compressed(tape, (j, s), &header, &mut node.children)
+                }
                 _ => self.replay_in_records(tape, (j, s), &header, node),
             }
         }
     }
 
     /// A compressed batch's records: bytes, and under them the decompressed data's records (or why there are none).
-    fn replay_compressed(&mut self, tape: &Values, (j, s): (u32, &Slot), header: &[i64], out: &mut Vec<Node>) {
-        let Some(codec) = Codec::from_attributes(header[ATTRIBUTES] as u16) else { return };
+    fn replay_compressed(
+        &mut self,
+        tape: &Values,
+        (j, s): (u32, &Slot),
+        header: &[i64],
+        out: &mut Vec<Node>,
+    ) {
+        let Some(codec) = Codec::from_attributes(header[ATTRIBUTES] as u16) else {
+            return;
+        };
         let range = (s.at as usize, (s.at + s.len) as usize);
         let comp = push_with(out, || compressed_node(self.buf, range, codec));
         let Some(data) = tape.buffers.get(s.decl as usize) else {
             self.found_under(tape, j, comp);
             return;
         };
-        let d = push_with(&mut comp.children, || decompressed_node(range, data, codec, ("records", Region::Record)));
+        let d = push_with(&mut comp.children, || {
+            decompressed_node(range, data, codec, ("records", Region::Record))
+        });
         d.children = Vec::with_capacity(tape.children(j).count());
-        self.within(data, |inner| tape.children(j).for_each(|r| inner.replay_in_records(tape, r, header, d)));
+        self.within(data, |inner| {
+            tape.children(j)
+                .for_each(|r| inner.replay_in_records(tape, r, header, d))
+        });
     }
 
     /// `replay` over decompressed `data` (whose offsets its slots give), its findings then this decoder's.
@@ -108,7 +173,13 @@ impl BatchDecoder<'_, '_> {
 
     /// A slot among a batch's records, which go into `parent`: a record, the
     /// bytes a budget left undecoded, or a finding about the batch.
-    fn replay_in_records(&mut self, tape: &Values, (j, s): (u32, &Slot), header: &[i64], parent: &mut Node) {
+    fn replay_in_records(
+        &mut self,
+        tape: &Values,
+        (j, s): (u32, &Slot),
+        header: &[i64],
+        parent: &mut Node,
+    ) {
         match s.kind {
             SlotKind::Record => self.replay_record(tape, (j, s), header, &mut parent.children),
             SlotKind::Invalid => self.replay_invalid(tape, (j, s), &mut parent.children),
@@ -116,14 +187,30 @@ impl BatchDecoder<'_, '_> {
         }
     }
 
-    fn replay_record(&mut self, tape: &Values, (i, rec): (u32, &Slot), header: &[i64], out: &mut Vec<Node>) {
+    fn replay_record(
+        &mut self,
+        tape: &Values,
+        (i, rec): (u32, &Slot),
+        header: &[i64],
+        out: &mut Vec<Node>,
+    ) {
         let node = push_record(out, rec.decl as usize, (rec.at as usize, rec.len as usize));
         // A new node's children: allocated directly (reserving on an empty vector took the growth path).
         node.children = Vec::with_capacity(RECORD_FIELDS);
         // A control batch's keys and values are control records; a plain topic's may be framed.
-        let kind = if header[ATTRIBUTES] & 0x20 != 0 { PayloadKind::Control } else { PayloadKind::for_topic(self.ctx.topic.as_deref()) };
+        let kind = if header[ATTRIBUTES] & 0x20 != 0 {
+            PayloadKind::Control
+        } else {
+            PayloadKind::for_topic(self.ctx.topic.as_deref())
+        };
         // A record that failed has no keys or values decoded through their schemas.
-        let failed = tape.children(i).any(|(_, s)| s.kind == SlotKind::Finding && tape.findings.get(s.decl as usize).is_some_and(|f| f.error.is_some()));
+        let failed = tape.children(i).any(|(_, s)| {
+            s.kind == SlotKind::Finding
+                && tape
+                    .findings
+                    .get(s.decl as usize)
+                    .is_some_and(|f| f.error.is_some())
+        });
         let (mut key, mut value) = (None, None);
         let out = &mut node.children;
         if let Val::Int(len) = rec.value {
@@ -134,21 +221,49 @@ impl BatchDecoder<'_, '_> {
             let (at, len) = (s.at as usize, s.len as usize);
             match n {
                 _ if s.kind == SlotKind::Finding => findings.push(s),
-                0 => drop(push_record_field(out, RECORD_ATTRIBUTES, at, 1, int(s.value))),
-                1 => drop(push_record_field(out, TIMESTAMP_DELTA, at, len, int(s.value))),
+                0 => drop(push_record_field(
+                    out,
+                    RECORD_ATTRIBUTES,
+                    at,
+                    1,
+                    int(s.value),
+                )),
+                1 => drop(push_record_field(
+                    out,
+                    TIMESTAMP_DELTA,
+                    at,
+                    len,
+                    int(s.value),
+                )),
                 2 => push_offset_delta(out, at, len, int(s.value) as i32, header[BASE_OFFSET]),
                 3 => key = self.replay_bytes(KEY, RECORD_BYTES, s, out, kind == PayloadKind::Plain),
-                4 => value = self.replay_bytes(VALUE, RECORD_BYTES, s, out, kind == PayloadKind::Plain),
+                4 => {
+                    value =
+                        self.replay_bytes(VALUE, RECORD_BYTES, s, out, kind == PayloadKind::Plain)
+                }
                 _ => {
-                    let h = push_headers(out, (at, usize::from(s.prefix)), int(s.value) as i32, len);
+                    let h =
+                        push_headers(out, (at, usize::from(s.prefix)), int(s.value) as i32, len);
                     for (k, (hi, hs)) in tape.children(j).enumerate() {
                         let hn = push_header(&mut h.children, k, (hs.at as usize, hs.len as usize));
-                        for (part, (_, b)) in [HEADER_KEY, HEADER_VALUE].into_iter().zip(tape.children(hi)) {
+                        for (part, (_, b)) in [HEADER_KEY, HEADER_VALUE]
+                            .into_iter()
+                            .zip(tape.children(hi))
+                        {
                             self.replay_bytes(part, RECORD_BYTES, b, &mut hn.children, false);
                         }
                     }
                     if !failed {
-                        decode_key_value(self.catalogue, self.buf, kind, self.ctx.topic.as_deref(), key, value, out, &mut self.warnings);
+                        decode_key_value(
+                            self.catalogue,
+                            self.buf,
+                            kind,
+                            self.ctx.topic.as_deref(),
+                            key,
+                            value,
+                            out,
+                            &mut self.warnings,
+                        );
                     }
                 }
             }
@@ -159,7 +274,14 @@ impl BatchDecoder<'_, '_> {
     /// A length written as `form` says and its bytes (or null; or nothing,
     /// when they were not all there), from their part; `framing` where a plain
     /// topic's key or value may be framed. Returns the bytes' range.
-    fn replay_bytes(&self, part: BytesPart, form: BytesForm, s: &Slot, out: &mut Vec<Node>, framing: bool) -> Option<(usize, usize)> {
+    fn replay_bytes(
+        &self,
+        part: BytesPart,
+        form: BytesForm,
+        s: &Slot,
+        out: &mut Vec<Node>,
+        framing: bool,
+    ) -> Option<(usize, usize)> {
         let (at, n) = (s.at as usize, usize::from(s.prefix));
         let (len, span) = written(s);
         push_bytes_length(out, part.0, form, at, n, len);
@@ -184,7 +306,13 @@ impl BatchDecoder<'_, '_> {
     fn replay_message(&mut self, tape: &Values, (i, m): (u32, &Slot), out: &mut Vec<Node>) {
         let magic = int(m.value);
         let node = push_with(out, || {
-            let mut n = Node::new(format!("Message[{}]", m.decl), "Message", m.at as usize, Region::RecordBatch, Role::Element);
+            let mut n = Node::new(
+                format!("Message[{}]", m.decl),
+                "Message",
+                m.at as usize,
+                Region::RecordBatch,
+                Role::Element,
+            );
             n.kind = Kind::Record(RecordPart::Message);
             n.note = Some(format!("v{magic}").into());
             n.len = m.len as usize;
@@ -202,7 +330,13 @@ impl BatchDecoder<'_, '_> {
             k += 1;
             match field {
                 6 => self.replay_message_bytes(tape, (j, s), KEY, None, &mut node.children),
-                7 => self.replay_message_bytes(tape, (j, s), VALUE, Codec::from_attributes(u16::from(attrs)).filter(|c| *c != Codec::None), &mut node.children),
+                7 => self.replay_message_bytes(
+                    tape,
+                    (j, s),
+                    VALUE,
+                    Codec::from_attributes(u16::from(attrs)).filter(|c| *c != Codec::None),
+                    &mut node.children,
+                ),
                 _ => {
                     if field == 4 {
                         attrs = int(s.value) as u8;
@@ -215,16 +349,30 @@ impl BatchDecoder<'_, '_> {
 
     /// A legacy message's key or value (`wrapper`: the codec of a wrapper's
     /// value, a compressed message set, which the walk never marks framed).
-    fn replay_message_bytes(&mut self, tape: &Values, (j, s): (u32, &Slot), part: BytesPart, wrapper: Option<Codec>, out: &mut Vec<Node>) {
+    fn replay_message_bytes(
+        &mut self,
+        tape: &Values,
+        (j, s): (u32, &Slot),
+        part: BytesPart,
+        wrapper: Option<Codec>,
+        out: &mut Vec<Node>,
+    ) {
         // The topic is looked at only for bytes the walk found framed.
-        let framing = s.decl == FRAMED && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
-        let Some(range) = self.replay_bytes(part, LEGACY_BYTES, s, out, framing) else { return };
-        let (Some(c), Some(v)) = (wrapper, out.last_mut()) else { return };
+        let framing = s.decl == FRAMED
+            && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
+        let Some(range) = self.replay_bytes(part, LEGACY_BYTES, s, out, framing) else {
+            return;
+        };
+        let (Some(c), Some(v)) = (wrapper, out.last_mut()) else {
+            return;
+        };
         v.note = Some(format!("({} compressed message set)", c.name()).into());
         for (ci, cs) in tape.children(j) {
             match (cs.kind, tape.buffers.get(cs.decl as usize)) {
                 (SlotKind::Compressed, Some(data)) => {
-                    let d = push_with(&mut v.children, || decompressed_node(range, data, c, ("message set", Region::RecordBatch)));
+                    let d = push_with(&mut v.children, || {
+                        decompressed_node(range, data, c, ("message set", Region::RecordBatch))
+                    });
                     self.within(data, |inner| inner.replay_stream(tape, ci, &mut d.children));
                 }
                 (SlotKind::Compressed, None) => self.found_under(tape, ci, v),

@@ -38,13 +38,22 @@ pub enum SegmentEnd {
     /// At a batch that declares more than [`MAX_BATCH`] bytes, with the first
     /// 12 bytes of what was read there.
     /// (A negative length is read as one.)
-    TooLarge { position: usize, declared: i32, head: [u8; 12] },
+    TooLarge {
+        position: usize,
+        declared: i32,
+        head: [u8; 12],
+    },
 }
 
 /// Read `input` batch by batch, handing each one on; `each` returns false to
 /// stop. What a batch held goes back to the context's budget once `each` has
 /// it (and dropped it).
-pub fn for_each_batch(cat: &Catalogue, ctx: &Context, mut input: impl Read, mut each: impl FnMut(SegmentBatch) -> std::io::Result<bool>) -> std::io::Result<SegmentEnd> {
+pub fn for_each_batch(
+    cat: &Catalogue,
+    ctx: &Context,
+    mut input: impl Read,
+    mut each: impl FnMut(SegmentBatch) -> std::io::Result<bool>,
+) -> std::io::Result<SegmentEnd> {
     let mut position: usize = 0;
     let mut numbered = 0;
     loop {
@@ -57,7 +66,11 @@ pub fn for_each_batch(cat: &Catalogue, ctx: &Context, mut input: impl Read, mut 
         let declared = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
         let mut buf = head[..got].to_vec();
         if got == 12 && declared as usize > MAX_BATCH {
-            return Ok(SegmentEnd::TooLarge { position, declared, head });
+            return Ok(SegmentEnd::TooLarge {
+                position,
+                declared,
+                head,
+            });
         }
         if got == 12 && declared > 0 {
             (&mut input).take(declared as u64).read_to_end(&mut buf)?;
@@ -76,11 +89,26 @@ pub fn for_each_batch(cat: &Catalogue, ctx: &Context, mut input: impl Read, mut 
         for node in &mut nodes {
             shift(node, position);
         }
-        let damage = decoder.damage.iter().map(|e| DecodeError { kind: e.kind, offset: e.offset + position, expected: e.expected.clone() }).collect();
-        let batch = SegmentBatch { position, len: bytes.len(), nodes, warnings: std::mem::take(&mut decoder.warnings), damage };
+        let damage = decoder
+            .damage
+            .iter()
+            .map(|e| DecodeError {
+                kind: e.kind,
+                offset: e.offset + position,
+                expected: e.expected.clone(),
+            })
+            .collect();
+        let batch = SegmentBatch {
+            position,
+            len: bytes.len(),
+            nodes,
+            warnings: std::mem::take(&mut decoder.warnings),
+            damage,
+        };
         let go_on = each(batch)?;
         // The batch's tree is dropped: what it held goes back to the budget.
-        ctx.budget.release(ctx.budget.expanded().saturating_sub(held_before));
+        ctx.budget
+            .release(ctx.budget.expanded().saturating_sub(held_before));
         position += bytes.len();
         // An input that ends inside a batch's head ends there.
         if !go_on || got < 12 {
@@ -123,7 +151,10 @@ mod tests {
         let mut seen = Vec::new();
         let end = for_each_batch(Catalogue::builtin(), &ctx, input, |b| {
             // Numbered across the segment, though each is decoded alone.
-            assert_eq!(b.nodes.first().map(|n| n.name.to_string()), Some(format!("RecordBatch[{}]", seen.len())));
+            assert_eq!(
+                b.nodes.first().map(|n| n.name.to_string()),
+                Some(format!("RecordBatch[{}]", seen.len()))
+            );
             seen.push((b.position, b.len, b.nodes.first().map_or(0, |n| n.offset)));
             Ok(true)
         })
@@ -139,7 +170,11 @@ mod tests {
         assert!(seen.len() > 1, "{seen:?}");
         let mut at = 0;
         for (position, len, first_node) in &seen {
-            assert_eq!((*position, *first_node), (at, at), "each batch's tree starts at its position");
+            assert_eq!(
+                (*position, *first_node),
+                (at, at),
+                "each batch's tree starts at its position"
+            );
             at += len;
         }
         assert_eq!(at, log.len());
@@ -151,6 +186,16 @@ mod tests {
         input.extend_from_slice(&i32::MAX.to_be_bytes());
         let (seen, end) = batches(&input);
         assert!(seen.is_empty());
-        assert!(matches!(end, SegmentEnd::TooLarge { position: 0, declared: i32::MAX, .. }), "{end:?}");
+        assert!(
+            matches!(
+                end,
+                SegmentEnd::TooLarge {
+                    position: 0,
+                    declared: i32::MAX,
+                    ..
+                }
+            ),
+            "{end:?}"
+        );
     }
 }

@@ -18,7 +18,10 @@
 //! length's width in `prefix`, their value bytes (`decl` [`FRAMED`] when shown
 //! in Schema Registry framing) or null with the length as written in `decl`.
 
-use super::batch::{crc32_ieee, minimum_size, ATTRIBUTES, CRC, HEADER_COST, LEGACY_MESSAGE_COST, MAX_NESTING, RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER};
+use super::batch::{
+    crc32_ieee, minimum_size, ATTRIBUTES, CRC, HEADER_COST, LEGACY_MESSAGE_COST, MAX_NESTING,
+    RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER,
+};
 use super::compression::{decompress_within, Codec};
 use super::payload::{schema_registry_id, FRAMING_COST};
 use super::BatchDecoder;
@@ -64,12 +67,25 @@ struct Data<'b> {
 impl<const SLOTS: bool> Walk<'_, SLOTS> {
     /// The batches in `buf[start..end]`, after the slots there are.
     pub(crate) fn stream(&mut self, buf: &[u8], range: (usize, usize)) {
-        self.stream_in(Data { buf, expanded: false }, range, 0);
+        self.stream_in(
+            Data {
+                buf,
+                expanded: false,
+            },
+            range,
+            0,
+        );
     }
 
     /// A slot's index; without `SLOTS`, [`NONE`] (which [`Self::slot`] finds nothing at).
     #[inline(always)]
-    fn push(&mut self, kind: SlotKind, decl: u32, value: Val, bytes: (usize, usize, usize)) -> usize {
+    fn push(
+        &mut self,
+        kind: SlotKind,
+        decl: u32,
+        value: Val,
+        bytes: (usize, usize, usize),
+    ) -> usize {
         if !SLOTS {
             return NONE;
         }
@@ -93,16 +109,35 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// A field read by `read` at the reader's position, as a part holding its value.
     #[inline(always)]
-    fn part<T: Copy + Into<i64>>(&mut self, r: &mut Reader, read: impl FnOnce(&mut Reader) -> Result<T, DecodeError>) -> Result<T, DecodeError> {
+    fn part<T: Copy + Into<i64>>(
+        &mut self,
+        r: &mut Reader,
+        read: impl FnOnce(&mut Reader) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
         let at = r.pos();
         let v = read(r)?;
         self.push(SlotKind::Part, 0, Val::Int(v.into()), (at, r.pos() - at, 0));
         Ok(v)
     }
 
-    fn finding(&mut self, at: usize, error: Option<String>, damage: Option<DecodeError>, warning: Option<Warning>) {
-        self.push(SlotKind::Finding, self.findings.len() as u32, Val::Null, (at, 0, 0));
-        self.findings.push(Finding { error, damage, warning });
+    fn finding(
+        &mut self,
+        at: usize,
+        error: Option<String>,
+        damage: Option<DecodeError>,
+        warning: Option<Warning>,
+    ) {
+        self.push(
+            SlotKind::Finding,
+            self.findings.len() as u32,
+            Val::Null,
+            (at, 0, 0),
+        );
+        self.findings.push(Finding {
+            error,
+            damage,
+            warning,
+        });
     }
 
     /// Damage at `offset`, the error its node shows (if any) and the warning line the tree views print.
@@ -117,7 +152,13 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         if !d.expanded || self.budget.hold(cost) {
             return Ok(());
         }
-        Err(DecodeError { kind: ErrorKind::Budget, offset, expected: self.budget.exhausted_message(crate::budget::Exhausted::Expanded, what) })
+        Err(DecodeError {
+            kind: ErrorKind::Budget,
+            offset,
+            expected: self
+                .budget
+                .exhausted_message(crate::budget::Exhausted::Expanded, what),
+        })
     }
 
     /// The findings since `first` were in the data decompressed from `from`:
@@ -125,17 +166,40 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     /// (`d:`) in the text, so that no offset into decompressed data is ever
     /// read as one into the input.
     fn absorb(&mut self, first: usize, from: usize) {
-        for e in self.findings.iter_mut().skip(first).filter_map(|f| f.damage.as_mut()) {
-            e.expected = format!("in the data decompressed from here, at d:0x{:04x}: {}", e.offset, e.expected);
+        for e in self
+            .findings
+            .iter_mut()
+            .skip(first)
+            .filter_map(|f| f.damage.as_mut())
+        {
+            e.expected = format!(
+                "in the data decompressed from here, at d:0x{:04x}: {}",
+                e.offset, e.expected
+            );
             e.offset = from;
         }
     }
 
     /// Data decompressed from `buf[start..end]` with `codec` (an error: the
     /// finding), walked by `inner` under a [`SlotKind::Compressed`] slot.
-    fn decompressed(&mut self, d: Data, (start, end): (usize, usize), codec: Codec, inner: impl FnOnce(&mut Self, Data)) {
-        let slot = self.push(SlotKind::Compressed, u32::MAX, Val::Null, (start, end - start, 0));
-        match decompress_within(codec, d.buf.get(start..end).unwrap_or_default(), self.budget) {
+    fn decompressed(
+        &mut self,
+        d: Data,
+        (start, end): (usize, usize),
+        codec: Codec,
+        inner: impl FnOnce(&mut Self, Data),
+    ) {
+        let slot = self.push(
+            SlotKind::Compressed,
+            u32::MAX,
+            Val::Null,
+            (start, end - start, 0),
+        );
+        match decompress_within(
+            codec,
+            d.buf.get(start..end).unwrap_or_default(),
+            self.budget,
+        ) {
             Ok(data) => {
                 let data = Bytes::from(data);
                 let decl = self.buffers.len() as u32;
@@ -147,10 +211,24 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                     self.buffers.push(data.clone());
                 }
                 let first = self.findings.len();
-                inner(self, Data { buf: &data, expanded: true });
+                inner(
+                    self,
+                    Data {
+                        buf: &data,
+                        expanded: true,
+                    },
+                );
                 self.absorb(first, start);
             }
-            Err((kind, e)) => self.damaged(Some(e.clone()), DecodeError { kind, offset: start, expected: e.clone() }, format!("0x{start:04x}: {e}")),
+            Err((kind, e)) => self.damaged(
+                Some(e.clone()),
+                DecodeError {
+                    kind,
+                    offset: start,
+                    expected: e.clone(),
+                },
+                format!("0x{start:04x}: {e}"),
+            ),
         }
         self.close(slot, end);
     }
@@ -160,13 +238,21 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         let mut index = if depth == 0 { self.first_index } else { 0 };
         while pos < end {
             let remaining = end - pos;
-            let declared = d.buf.get(pos + 8..pos + 12).filter(|_| remaining >= 12).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            let declared = d
+                .buf
+                .get(pos + 8..pos + 12)
+                .filter(|_| remaining >= 12)
+                .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
             let total = declared.filter(|d| *d >= 0).map(|d| 12 + d as usize);
             let magic = d.buf.get(pos + 16).copied().filter(|_| remaining > 16);
             if let (Some(total), Some(m)) = (total, magic) {
                 if total < 12 + minimum_size(m) {
                     // Zeros would otherwise pass as one tiny message per 12 bytes.
-                    let expected = format!("a batch length of at least {} for magic {m}, found {}", minimum_size(m), total - 12);
+                    let expected = format!(
+                        "a batch length of at least {} for magic {m}, found {}",
+                        minimum_size(m),
+                        total - 12
+                    );
                     return self.invalid(ErrorKind::BatchLength, pos, remaining, expected);
                 }
             }
@@ -175,9 +261,25 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             }
             match (total, magic) {
                 (Some(total), Some(2)) if total <= remaining => self.batch_v2(d, pos, total, index),
-                (Some(total), Some(m @ (0 | 1))) if total <= remaining => self.legacy_message(d, (pos, total), m, index, depth),
-                (Some(total), Some(m)) if total <= remaining => return self.invalid(ErrorKind::Invalid, pos, remaining, format!("a record batch magic of 0, 1 or 2, found {m}")),
-                (Some(total), _) if total < 12 + 14 => return self.invalid(ErrorKind::BatchLength, pos, remaining, format!("a batch length of at least 14, found {}", total as i64 - 12)),
+                (Some(total), Some(m @ (0 | 1))) if total <= remaining => {
+                    self.legacy_message(d, (pos, total), m, index, depth)
+                }
+                (Some(total), Some(m)) if total <= remaining => {
+                    return self.invalid(
+                        ErrorKind::Invalid,
+                        pos,
+                        remaining,
+                        format!("a record batch magic of 0, 1 or 2, found {m}"),
+                    )
+                }
+                (Some(total), _) if total < 12 + 14 => {
+                    return self.invalid(
+                        ErrorKind::BatchLength,
+                        pos,
+                        remaining,
+                        format!("a batch length of at least 14, found {}", total as i64 - 12),
+                    )
+                }
                 _ => {
                     // Fetch responses may end with a batch cut by the size limit: not an error.
                     let value = total.map_or(Val::Null, |t| Val::Int(t as i64));
@@ -193,9 +295,29 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// `len` bytes at `pos` that are not a batch, or that a budget left undecoded (the kind says which).
     fn invalid(&mut self, kind: ErrorKind, pos: usize, len: usize, expected: String) {
-        let slot = self.push(SlotKind::Invalid, if kind == ErrorKind::Budget { OVER_BUDGET } else { 0 }, Val::Bytes(Span { at: pos as u32, len: len as u32 }), (pos, len, 0));
+        let slot = self.push(
+            SlotKind::Invalid,
+            if kind == ErrorKind::Budget {
+                OVER_BUDGET
+            } else {
+                0
+            },
+            Val::Bytes(Span {
+                at: pos as u32,
+                len: len as u32,
+            }),
+            (pos, len, 0),
+        );
         let warning = format!("0x{pos:04x}: expected {expected}");
-        self.damaged(Some(expected.clone()), DecodeError { kind, offset: pos, expected }, warning);
+        self.damaged(
+            Some(expected.clone()),
+            DecodeError {
+                kind,
+                offset: pos,
+                expected,
+            },
+            warning,
+        );
         self.close(slot, pos + len);
     }
 
@@ -217,9 +339,19 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             }
             .unwrap_or_default();
             header[k] = v;
-            let value = if *ty == "uint32" { Val::Uint(v as u64) } else { Val::Int(v) };
-            let computed = (k == CRC).then(|| crc32c(d.buf.get(pos + 21..pos + total).unwrap_or_default()));
-            self.push(SlotKind::Part, computed.unwrap_or(k as u32), value, (at, *width, 0));
+            let value = if *ty == "uint32" {
+                Val::Uint(v as u64)
+            } else {
+                Val::Int(v)
+            };
+            let computed =
+                (k == CRC).then(|| crc32c(d.buf.get(pos + 21..pos + total).unwrap_or_default()));
+            self.push(
+                SlotKind::Part,
+                computed.unwrap_or(k as u32),
+                value,
+                (at, *width, 0),
+            );
             if let Some(computed) = computed.filter(|c| *c != v as u32) {
                 let stored = v as u32;
                 let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
@@ -232,11 +364,27 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         let body = (pos + V2_HEADER, pos + total);
         match Codec::from_attributes(attrs) {
             Some(Codec::None) => self.records(d, body, count, framing),
-            Some(c) => self.decompressed(d, body, c, |w, data| w.records(data, (0, data.buf.len()), count, framing)),
+            Some(c) => self.decompressed(d, body, c, |w, data| {
+                w.records(data, (0, data.buf.len()), count, framing)
+            }),
             None => {
-                let slot = self.push(SlotKind::Part, V2_FIELDS.len() as u32, Val::Null, (body.0, body.1 - body.0, 0));
-                let e = DecodeError { kind: ErrorKind::Codec, offset: body.0, expected: format!("a compression codec 0-4, found {}", attrs & 7) };
-                self.finding(body.0, Some(format!("unknown compression codec {}", attrs & 7)), Some(e), None);
+                let slot = self.push(
+                    SlotKind::Part,
+                    V2_FIELDS.len() as u32,
+                    Val::Null,
+                    (body.0, body.1 - body.0, 0),
+                );
+                let e = DecodeError {
+                    kind: ErrorKind::Codec,
+                    offset: body.0,
+                    expected: format!("a compression codec 0-4, found {}", attrs & 7),
+                };
+                self.finding(
+                    body.0,
+                    Some(format!("unknown compression codec {}", attrs & 7)),
+                    Some(e),
+                    None,
+                );
                 self.close(slot, body.1);
             }
         }
@@ -266,8 +414,20 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         }
         if i64::from(i) != i64::from(count) || r.pos() != end {
             let left = end - r.pos();
-            let expected = format!("{count} records, as the batch says, in its bytes: {i} decoded, {left} bytes left");
-            self.damaged(None, DecodeError { kind: ErrorKind::RecordsCount, offset: start, expected }, format!("0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"));
+            let expected = format!(
+                "{count} records, as the batch says, in its bytes: {i} decoded, {left} bytes left"
+            );
+            self.damaged(
+                None,
+                DecodeError {
+                    kind: ErrorKind::RecordsCount,
+                    offset: start,
+                    expected,
+                },
+                format!(
+                    "0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"
+                ),
+            );
         }
     }
 
@@ -280,7 +440,14 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             (s.value, s.prefix) = (Val::Int(len.into()), n as u8);
         }
         if len < 0 || len as usize > r.remaining() {
-            return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a record length within the {} bytes left, found {len}", r.remaining()) });
+            return Err(DecodeError {
+                kind: ErrorKind::Truncated,
+                offset: at,
+                expected: format!(
+                    "a record length within the {} bytes left, found {len}",
+                    r.remaining()
+                ),
+            });
         }
         let outer_end = r.limit(len as usize);
         let res = self.record_fields(d, r, framing);
@@ -288,7 +455,14 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         r.restore_end(outer_end);
         res?;
         if consumed_to != at + n + len as usize {
-            let w = Warning::at(WarningKind::RecordLength, at, format_args!("record length {len} but fields used {}", consumed_to - at - n));
+            let w = Warning::at(
+                WarningKind::RecordLength,
+                at,
+                format_args!(
+                    "record length {len} but fields used {}",
+                    consumed_to - at - n
+                ),
+            );
             self.finding(at, None, None, Some(w));
             r.seek(at + n + len as usize);
         }
@@ -306,7 +480,14 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         let headers = self.push(SlotKind::Part, 0, Val::Int(hc.into()), (at, 0, n));
         if hc < 0 || hc as usize > r.remaining() {
             self.close(headers, at + n);
-            return Err(DecodeError { kind: ErrorKind::Truncated, offset: at, expected: format!("a header count within the {} bytes left, found {hc}", r.remaining()) });
+            return Err(DecodeError {
+                kind: ErrorKind::Truncated,
+                offset: at,
+                expected: format!(
+                    "a header count within the {} bytes left, found {hc}",
+                    r.remaining()
+                ),
+            });
         }
         for j in 0..hc {
             let hat = r.pos();
@@ -316,7 +497,9 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 return Err(e);
             }
             let h = self.push(SlotKind::Part, j as u32, Val::Null, (hat, 0, 0));
-            let res = self.varint_bytes(d, r, "headerKey", false).and_then(|()| self.varint_bytes(d, r, "headerValue", false));
+            let res = self
+                .varint_bytes(d, r, "headerKey", false)
+                .and_then(|()| self.varint_bytes(d, r, "headerValue", false));
             self.close(h, r.pos());
             if res.is_err() {
                 self.close(headers, r.pos());
@@ -333,12 +516,22 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         let at = r.pos();
         let (len, n) = r.varint(name)?;
         let slot = self.push(SlotKind::Part, len as u32, Val::Null, (at, n, n));
-        let Ok(len) = usize::try_from(len) else { return Ok(()) };
+        let Ok(len) = usize::try_from(len) else {
+            return Ok(());
+        };
         let start = r.pos();
         r.take(len, name)?;
-        let framed = framing && schema_registry_id(d.buf.get(start..start + len).unwrap_or_default()).is_some();
+        let framed = framing
+            && schema_registry_id(d.buf.get(start..start + len).unwrap_or_default()).is_some();
         if let Some(s) = self.slot(slot) {
-            (s.value, s.len, s.decl) = (Val::Bytes(Span { at: start as u32, len: len as u32 }), (n + len) as u32, 0);
+            (s.value, s.len, s.decl) = (
+                Val::Bytes(Span {
+                    at: start as u32,
+                    len: len as u32,
+                }),
+                (n + len) as u32,
+                0,
+            );
         }
         if framed {
             self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
@@ -350,8 +543,20 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     }
 
     /// A legacy message (magic 0 or 1) of `total` bytes at `pos`; a failed read is its error.
-    fn legacy_message(&mut self, d: Data, (pos, total): (usize, usize), magic: u8, index: usize, depth: usize) {
-        let slot = self.push(SlotKind::LegacyMessage, index as u32, Val::Int(magic.into()), (pos, total, 0));
+    fn legacy_message(
+        &mut self,
+        d: Data,
+        (pos, total): (usize, usize),
+        magic: u8,
+        index: usize,
+        depth: usize,
+    ) {
+        let slot = self.push(
+            SlotKind::LegacyMessage,
+            index as u32,
+            Val::Int(magic.into()),
+            (pos, total, 0),
+        );
         let mut r = Reader::over(d.buf, (pos, pos + total));
         if let Err(e) = self.legacy_fields(d, &mut r, (pos, total), magic, depth) {
             let warning = format!("Message at 0x{pos:04x}: {e}");
@@ -362,13 +567,25 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// offset, messageSize, crc (its `decl` the checksum computed), magic,
     /// attributes, [timestamp], key, value; a compressed value holds a nested message set.
-    fn legacy_fields(&mut self, d: Data, r: &mut Reader, (pos, total): (usize, usize), magic: u8, depth: usize) -> Res {
+    fn legacy_fields(
+        &mut self,
+        d: Data,
+        r: &mut Reader,
+        (pos, total): (usize, usize),
+        magic: u8,
+        depth: usize,
+    ) -> Res {
         self.part(r, |r| r.i64("offset"))?;
         self.part(r, |r| r.i32("messageSize"))?;
         let at = r.pos();
         let stored = r.u32("crc")?;
         let computed = crc32_ieee(d.buf.get(pos + 16..pos + total).unwrap_or_default());
-        self.push(SlotKind::Part, computed, Val::Uint(stored.into()), (at, 4, 0));
+        self.push(
+            SlotKind::Part,
+            computed,
+            Val::Uint(stored.into()),
+            (at, 4, 0),
+        );
         if stored != computed {
             let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
             self.damaged(None, e, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
@@ -383,24 +600,45 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             let at = r.pos();
             let len = r.i32(name)?;
             let slot = self.push(SlotKind::Part, len as u32, Val::Null, (at, 4, 4));
-            let Ok(len) = usize::try_from(len) else { continue };
+            let Ok(len) = usize::try_from(len) else {
+                continue;
+            };
             let start = r.pos();
             r.take(len, name)?;
             let end = start + len;
-            let framed = wrapper.is_none() && self.plain && schema_registry_id(d.buf.get(start..end).unwrap_or_default()).is_some();
+            let framed = wrapper.is_none()
+                && self.plain
+                && schema_registry_id(d.buf.get(start..end).unwrap_or_default()).is_some();
             if framed {
                 // Over budget, the bytes are not shown at all.
                 self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
             }
             if let Some(s) = self.slot(slot) {
-                (s.value, s.decl) = (Val::Bytes(Span { at: start as u32, len: len as u32 }), if framed { FRAMED } else { 0 });
+                (s.value, s.decl) = (
+                    Val::Bytes(Span {
+                        at: start as u32,
+                        len: len as u32,
+                    }),
+                    if framed { FRAMED } else { 0 },
+                );
             }
             match wrapper {
                 Some(_) if depth + 1 > MAX_NESTING => {
-                    let e = DecodeError { kind: ErrorKind::Invalid, offset: start, expected: format!("wrapper messages nested at most {MAX_NESTING} deep") };
-                    self.finding(start, Some(format!("wrapper messages nested deeper than {MAX_NESTING}")), Some(e), None);
+                    let e = DecodeError {
+                        kind: ErrorKind::Invalid,
+                        offset: start,
+                        expected: format!("wrapper messages nested at most {MAX_NESTING} deep"),
+                    };
+                    self.finding(
+                        start,
+                        Some(format!("wrapper messages nested deeper than {MAX_NESTING}")),
+                        Some(e),
+                        None,
+                    );
                 }
-                Some(c) => self.decompressed(d, (start, end), c, |w, data| w.stream_in(data, (0, data.buf.len()), depth + 1)),
+                Some(c) => self.decompressed(d, (start, end), c, |w, data| {
+                    w.stream_in(data, (0, data.buf.len()), depth + 1)
+                }),
                 None => {}
             }
             self.close(slot, end);
@@ -413,13 +651,26 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 /// record data as bytes (the JSON contract): the same walk as for the tree,
 /// without its slots. Decompression counts against `budget`; what the check
 /// held is given back.
-pub(crate) fn check_batches(buf: &[u8], (start, end): (usize, usize), budget: &Budget, damage: &mut Vec<DecodeError>) {
+pub(crate) fn check_batches(
+    buf: &[u8],
+    (start, end): (usize, usize),
+    budget: &Budget,
+    damage: &mut Vec<DecodeError>,
+) {
     if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
         return;
     }
     let held = budget.expanded();
     let mut findings = Vec::new();
-    Walk::<false> { slots: &mut Vec::new(), buffers: &mut Vec::new(), findings: &mut findings, budget, plain: true, first_index: 0 }.stream(buf, (start, end));
+    Walk::<false> {
+        slots: &mut Vec::new(),
+        buffers: &mut Vec::new(),
+        findings: &mut findings,
+        budget,
+        plain: true,
+        first_index: 0,
+    }
+    .stream(buf, (start, end));
     damage.extend(findings.into_iter().filter_map(|f| f.damage));
     budget.release(budget.expanded().saturating_sub(held));
 }

@@ -59,7 +59,10 @@ pub fn batch_header(b: &Node) -> Option<BatchHeader> {
     if b.kind != Kind::Record(RecordPart::Batch) || b.children.is_empty() {
         return None;
     }
-    use super::batch::{ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, CRC, LAST_OFFSET_DELTA, MAGIC, MAX_TIMESTAMP, PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT};
+    use super::batch::{
+        ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, CRC, LAST_OFFSET_DELTA, MAGIC,
+        MAX_TIMESTAMP, PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT,
+    };
     let field = |k: usize| b.children.get(k).and_then(int);
     Some(BatchHeader {
         base_offset: field(BASE_OFFSET),
@@ -73,7 +76,10 @@ pub fn batch_header(b: &Node) -> Option<BatchHeader> {
         producer_epoch: field(PRODUCER_EPOCH),
         base_sequence: field(BASE_SEQUENCE),
         records_count: field(RECORDS_COUNT),
-        crc_valid: b.children.get(CRC).is_some_and(|c| c.kind == Kind::CrcValid),
+        crc_valid: b
+            .children
+            .get(CRC)
+            .is_some_and(|c| c.kind == Kind::CrcValid),
     })
 }
 
@@ -86,7 +92,11 @@ pub struct Payload<'n> {
 impl<'n> Payload<'n> {
     /// The bytes; `None` for null.
     pub fn bytes(&self) -> Option<&'n bytes::Bytes> {
-        if let Value::Bytes(b) = &self.node.value { b.as_ref() } else { None }
+        if let Value::Bytes(b) = &self.node.value {
+            b.as_ref()
+        } else {
+            None
+        }
     }
 
     /// The schema id and the payload's node, when the bytes are in Schema
@@ -140,7 +150,8 @@ struct Wrapper {
 }
 
 fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
-    let (mut base_offset, mut attributes, mut base_timestamp, mut max_timestamp) = (None, None, None, None);
+    let (mut base_offset, mut attributes, mut base_timestamp, mut max_timestamp) =
+        (None, None, None, None);
     for c in &b.children {
         match c.kind {
             Kind::Record(RecordPart::BaseOffset) => base_offset = int(c),
@@ -150,14 +161,17 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
             _ => {}
         }
     }
-    let (Some(base_offset), Some(attributes)) = (base_offset, attributes) else { return };
+    let (Some(base_offset), Some(attributes)) = (base_offset, attributes) else {
+        return;
+    };
     let log_append_time = attributes & 0x08 != 0;
     let control = attributes & 0x20 != 0;
     let mut one = |r: &'n Node| {
         if r.error().is_some() {
             return;
         }
-        let (mut ts_delta, mut offset_delta, mut key, mut value, mut headers) = (None, None, None, None, Vec::new());
+        let (mut ts_delta, mut offset_delta, mut key, mut value, mut headers) =
+            (None, None, None, None, Vec::new());
         for f in &r.children {
             match f.kind {
                 Kind::Record(RecordPart::TimestampDelta) => ts_delta = int(f),
@@ -169,8 +183,12 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
                         let (mut hk, mut hv) = (None, None);
                         for p in &h.children {
                             match p.kind {
-                                Kind::Record(RecordPart::HeaderKey) => hk = Some(Payload { node: p }),
-                                Kind::Record(RecordPart::HeaderValue) => hv = Some(Payload { node: p }),
+                                Kind::Record(RecordPart::HeaderKey) => {
+                                    hk = Some(Payload { node: p })
+                                }
+                                Kind::Record(RecordPart::HeaderValue) => {
+                                    hv = Some(Payload { node: p })
+                                }
                                 _ => {}
                             }
                         }
@@ -182,9 +200,25 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
                 _ => {}
             }
         }
-        let (Some(offset_delta), Some(key), Some(value)) = (offset_delta, key, value) else { return };
-        let timestamp = if log_append_time { max_timestamp } else { base_timestamp.zip(ts_delta).map(|(b, d)| b.wrapping_add(d)) };
-        each(RecordRef { offset: base_offset.wrapping_add(offset_delta), timestamp, control, key, value, headers, node: r, offset_delta: Some(offset_delta), timestamp_delta: ts_delta });
+        let (Some(offset_delta), Some(key), Some(value)) = (offset_delta, key, value) else {
+            return;
+        };
+        let timestamp = if log_append_time {
+            max_timestamp
+        } else {
+            base_timestamp.zip(ts_delta).map(|(b, d)| b.wrapping_add(d))
+        };
+        each(RecordRef {
+            offset: base_offset.wrapping_add(offset_delta),
+            timestamp,
+            control,
+            key,
+            value,
+            headers,
+            node: r,
+            offset_delta: Some(offset_delta),
+            timestamp_delta: ts_delta,
+        });
     };
     for c in &b.children {
         match c.kind {
@@ -192,7 +226,10 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
             // A compressed batch: its records are under the decompressed data.
             _ => {
                 for d in c.children.iter().filter(|d| d.role == Role::Decompressed) {
-                    d.children.iter().filter(|r| r.kind == Kind::Record(RecordPart::Record)).for_each(&mut one);
+                    d.children
+                        .iter()
+                        .filter(|r| r.kind == Kind::Record(RecordPart::Record))
+                        .for_each(&mut one);
                 }
             }
         }
@@ -204,7 +241,8 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
     if m.error().is_some() {
         return;
     }
-    let (mut offset, mut magic, mut attributes, mut timestamp, mut key, mut value) = (None, None, None, None, None, None);
+    let (mut offset, mut magic, mut attributes, mut timestamp, mut key, mut value) =
+        (None, None, None, None, None, None);
     for c in &m.children {
         match c.kind {
             Kind::Record(RecordPart::Offset) => offset = int(c),
@@ -216,22 +254,67 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
             _ => {}
         }
     }
-    let (Some(offset), Some(magic), Some(attributes), Some(key), Some(value)) = (offset, magic, attributes, key, value) else { return };
-    let inner: Vec<&'n Node> = value.node.children.iter().filter(|d| d.role == Role::Decompressed).flat_map(|d| d.children.iter()).filter(|n| n.kind == Kind::Record(RecordPart::Message)).collect();
+    let (Some(offset), Some(magic), Some(attributes), Some(key), Some(value)) =
+        (offset, magic, attributes, key, value)
+    else {
+        return;
+    };
+    let inner: Vec<&'n Node> = value
+        .node
+        .children
+        .iter()
+        .filter(|d| d.role == Role::Decompressed)
+        .flat_map(|d| d.children.iter())
+        .filter(|n| n.kind == Kind::Record(RecordPart::Message))
+        .collect();
     if !inner.is_empty() {
-        let wrapper = Wrapper { magic, offset, log_append_time: (magic == 1 && attributes & 0x08 != 0).then_some(timestamp).flatten() };
+        let wrapper = Wrapper {
+            magic,
+            offset,
+            log_append_time: (magic == 1 && attributes & 0x08 != 0)
+                .then_some(timestamp)
+                .flatten(),
+        };
         // Magic 1 wrappers number their messages from 0; the wrapper has the last one's offset.
-        let last = inner.last().and_then(|n| n.children.iter().find(|c| c.kind == Kind::Record(RecordPart::Offset))).and_then(int).unwrap_or(0);
+        let last = inner
+            .last()
+            .and_then(|n| {
+                n.children
+                    .iter()
+                    .find(|c| c.kind == Kind::Record(RecordPart::Offset))
+            })
+            .and_then(int)
+            .unwrap_or(0);
         for n in inner {
-            message(n, Some(Wrapper { offset: wrapper.offset.wrapping_sub(last), ..wrapper }), each);
+            message(
+                n,
+                Some(Wrapper {
+                    offset: wrapper.offset.wrapping_sub(last),
+                    ..wrapper
+                }),
+                each,
+            );
         }
         return;
     }
     let (offset, timestamp) = match within {
-        Some(w) if w.magic == 1 => (w.offset.wrapping_add(offset), w.log_append_time.or(timestamp)),
+        Some(w) if w.magic == 1 => (
+            w.offset.wrapping_add(offset),
+            w.log_append_time.or(timestamp),
+        ),
         _ => (offset, timestamp),
     };
-    each(RecordRef { offset, timestamp, control: false, key, value, headers: Vec::new(), node: m, offset_delta: None, timestamp_delta: None });
+    each(RecordRef {
+        offset,
+        timestamp,
+        control: false,
+        key,
+        value,
+        headers: Vec::new(),
+        node: m,
+        offset_delta: None,
+        timestamp_delta: None,
+    });
 }
 
 /// A node's integer value (a uint only when it fits).

@@ -58,7 +58,11 @@ pub fn style() -> &'static str {
     STYLE.get_or_init(|| {
         let mut s = String::from(CSS);
         for r in Region::ALL {
-            s.push_str(&format!(".{}{{background:{}}}", region_class(r), css_color(r)));
+            s.push_str(&format!(
+                ".{}{{background:{}}}",
+                region_class(r),
+                css_color(r)
+            ));
         }
         s
     })

@@ -2,13 +2,16 @@
 //! coloured by region, every tree node a line linked to its bytes.
 
 use super::{assets, href, region_class, skipped, PageFormat};
+use crate::decode::regions::byte_owners;
 use crate::decode::Region;
 use crate::docs::search::Entry;
-use crate::docs::{encoding_page, errors_page, index_page, record_batch_page, search, Block, Figure, Page, Table, VersionLink};
-use crate::text::escape::html as esc;
+use crate::docs::{
+    encoding_page, errors_page, index_page, record_batch_page, search, Block, Figure, Page, Table,
+    VersionLink,
+};
 use crate::render::grid::{layout_title, ROW};
-use crate::decode::regions::byte_owners;
 use crate::render::text_tree::{line_in, tree_lines, TreeOptions, DOC_WIDTH};
+use crate::text::escape::html as esc;
 use std::fmt::Write;
 
 struct Writer<'a> {
@@ -18,7 +21,11 @@ struct Writer<'a> {
 }
 
 pub fn page(p: &Page) -> String {
-    let mut w = Writer { out: String::with_capacity(16 << 10), page: p, figures: 0 };
+    let mut w = Writer {
+        out: String::with_capacity(16 << 10),
+        page: p,
+        figures: 0,
+    };
     let link = |to: &str| href(&p.path, to, PageFormat::Html);
     let _ = writeln!(
         w.out,
@@ -41,7 +48,12 @@ pub fn page(p: &Page) -> String {
     for s in &p.sections {
         match &s.id {
             Some(id) => {
-                let _ = writeln!(w.out, "<section id=\"{}\"><h2>{}</h2>", esc(id), esc(&s.heading));
+                let _ = writeln!(
+                    w.out,
+                    "<section id=\"{}\"><h2>{}</h2>",
+                    esc(id),
+                    esc(&s.heading)
+                );
             }
             None => {
                 let _ = writeln!(w.out, "<section><h2>{}</h2>", esc(&s.heading));
@@ -52,7 +64,11 @@ pub fn page(p: &Page) -> String {
         }
         w.out.push_str("</section>\n");
     }
-    let _ = writeln!(w.out, "</main><script>{}</script></body></html>", assets::SCRIPT);
+    let _ = writeln!(
+        w.out,
+        "</main><script>{}</script></body></html>",
+        assets::SCRIPT
+    );
     w.out
 }
 
@@ -77,7 +93,12 @@ impl Writer<'_> {
             Block::Code { title, text } => {
                 // Line by line: escaping keeps newlines raw so the text stays readable and small.
                 let text: Vec<String> = text.split('\n').map(esc).collect();
-                let _ = writeln!(self.out, "<h3>{}</h3><pre class=src>{}</pre>", esc(title), text.join("\n"));
+                let _ = writeln!(
+                    self.out,
+                    "<h3>{}</h3><pre class=src>{}</pre>",
+                    esc(title),
+                    text.join("\n")
+                );
             }
             Block::Changes(lists) => {
                 self.out.push_str("<dl class=changes>");
@@ -99,7 +120,12 @@ impl Writer<'_> {
         }
         self.out.push_str("<ul class=legend>");
         for &r in regions {
-            let _ = write!(self.out, "<li class={}>{}</li>", region_class(r), esc(r.label()));
+            let _ = write!(
+                self.out,
+                "<li class={}>{}</li>",
+                region_class(r),
+                esc(r.label())
+            );
         }
         self.out.push_str("</ul>\n");
     }
@@ -107,10 +133,21 @@ impl Writer<'_> {
     /// The search box, the index as JSON (`[text, kind, link]`, links
     /// relative to this page) and the script that searches it.
     fn search(&mut self, entries: &[Entry]) {
-        let rows: Vec<[String; 3]> = entries.iter().map(|e| [e.text.clone(), e.kind.clone(), href(&self.page.path, &e.path, PageFormat::Html)]).collect();
+        let rows: Vec<[String; 3]> = entries
+            .iter()
+            .map(|e| {
+                [
+                    e.text.clone(),
+                    e.kind.clone(),
+                    href(&self.page.path, &e.path, PageFormat::Html),
+                ]
+            })
+            .collect();
         // `<` only occurs inside JSON strings, where \u003c means the same: the
         // text can then never close the script element.
-        let json = serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into()).replace('<', "\\u003c");
+        let json = serde_json::to_string(&rows)
+            .unwrap_or_else(|_| "[]".into())
+            .replace('<', "\\u003c");
         let _ = writeln!(
             self.out,
             "<input id=q type=search autofocus placeholder=\"Produce records, ErrorCode, PartitionRecord …\" aria-label=search><p id=count></p><ol id=hits></ol>\
@@ -134,7 +171,12 @@ impl Writer<'_> {
             if l.current {
                 let _ = write!(self.out, "<b{note}>v{}</b>", l.version);
             } else {
-                let _ = write!(self.out, "<a href=\"{}\"{note}>v{}</a>", esc(&href(&self.page.path, &l.path, PageFormat::Html)), l.version);
+                let _ = write!(
+                    self.out,
+                    "<a href=\"{}\"{note}>v{}</a>",
+                    esc(&href(&self.page.path, &l.path, PageFormat::Html)),
+                    l.version
+                );
             }
         }
         self.out.push_str("</nav>\n");
@@ -156,7 +198,12 @@ impl Writer<'_> {
             for c in row {
                 match &c.link {
                     Some(to) => {
-                        let _ = write!(self.out, "<td><a href=\"{}\">{}</a></td>", esc(&href(&self.page.path, to, PageFormat::Html)), esc(&c.text));
+                        let _ = write!(
+                            self.out,
+                            "<td><a href=\"{}\">{}</a></td>",
+                            esc(&href(&self.page.path, to, PageFormat::Html)),
+                            esc(&c.text)
+                        );
                     }
                     None => {
                         let _ = write!(self.out, "<td>{}</td>", esc(&c.text));
@@ -173,7 +220,9 @@ impl Writer<'_> {
         let id = format!("f{}", self.figures);
         self.figures += 1;
         let path = &self.page.path;
-        write_figure(&mut self.out, f, &id, &|to: &str| href(path, to, PageFormat::Html));
+        write_figure(&mut self.out, f, &id, &|to: &str| {
+            href(path, to, PageFormat::Html)
+        });
     }
 }
 
@@ -191,7 +240,11 @@ pub fn figure_html(f: &Figure, id: &str) -> String {
 /// node covering its byte (the tree line `id = figure id + n + index`);
 /// `link` makes a tree line's link target an href.
 fn write_figure(out: &mut String, f: &Figure, id: &str, link: &dyn Fn(&str) -> String) {
-    let _ = writeln!(out, "<figure id={id}><figcaption>{}</figcaption>", esc(&f.caption));
+    let _ = writeln!(
+        out,
+        "<figure id={id}><figcaption>{}</figcaption>",
+        esc(&f.caption)
+    );
     if let Some(e) = &f.error {
         let _ = writeln!(out, "<p class=err>{}</p>", esc(e));
     }
@@ -202,7 +255,11 @@ fn write_figure(out: &mut String, f: &Figure, id: &str, link: &dyn Fn(&str) -> S
     let owners = byte_owners(&f.root, f.bytes.len());
     let mut regions = Vec::new();
     f.root.walk(&mut |n, _| regions.push(n.region));
-    let _ = write!(out, "<div class=fig><table class=grid><caption>{}</caption><tr><th></th>", esc(&layout_title(f.bytes.len())));
+    let _ = write!(
+        out,
+        "<div class=fig><table class=grid><caption>{}</caption><tr><th></th>",
+        esc(&layout_title(f.bytes.len()))
+    );
     for c in 0..ROW {
         let _ = write!(out, "<th>{c:X}</th>");
     }
@@ -213,7 +270,11 @@ fn write_figure(out: &mut String, f: &Figure, id: &str, link: &dyn Fn(&str) -> S
             let at = row * ROW + i;
             match owners[at] {
                 Some(n) => {
-                    let _ = write!(out, "<td class={} data-offset={at} data-n={n}>{b:02x}</td>", region_class(regions[n]));
+                    let _ = write!(
+                        out,
+                        "<td class={} data-offset={at} data-n={n}>{b:02x}</td>",
+                        region_class(regions[n])
+                    );
                 }
                 None => {
                     let _ = write!(out, "<td data-offset={at}>{b:02x}</td>");
@@ -227,7 +288,11 @@ fn write_figure(out: &mut String, f: &Figure, id: &str, link: &dyn Fn(&str) -> S
         let n = l.node;
         let d = if l.decompressed { " data-d" } else { "" };
         // Cut descriptions keep their full text as a tooltip.
-        let full = n.doc.as_ref().filter(|doc| doc.chars().count() > DOC_WIDTH + 3).map_or(String::new(), |doc| format!(" title=\"{}\"", esc(doc)));
+        let full = n
+            .doc
+            .as_ref()
+            .filter(|doc| doc.chars().count() > DOC_WIDTH + 3)
+            .map_or(String::new(), |doc| format!(" title=\"{}\"", esc(doc)));
         let text = esc(&line_in(n, TreeOptions::default(), l.decompressed));
         // A field's line links to its row of the field table (or a header's to the encoding page).
         let text = match f.links.get(i).and_then(Option::as_ref) {

@@ -41,7 +41,15 @@ pub fn href(from: &str, to: &str, format: PageFormat) -> String {
         Some((path, fragment)) => (path, Some(fragment)),
         None => (to, None),
     };
-    let mut out = if path.is_empty() { String::new() } else { format!("{}{path}.{}", "../".repeat(from.matches('/').count()), format.extension()) };
+    let mut out = if path.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{}{path}.{}",
+            "../".repeat(from.matches('/').count()),
+            format.extension()
+        )
+    };
     if let Some(f) = fragment {
         out.push('#');
         out.push_str(f);
@@ -65,10 +73,25 @@ mod tests {
 
     #[test]
     fn links_climb_out_of_folders() {
-        assert_eq!(href("api/Produce", "index", PageFormat::Html), "../index.html");
-        assert_eq!(href("index", "api/Produce", PageFormat::Markdown), "api/Produce.md");
-        assert_eq!(href("api/Produce", "api/Produce-v3", PageFormat::Text), "../api/Produce-v3.txt");
-        assert_eq!(href("api/Produce", "encoding#type-int32", PageFormat::Html), "../encoding.html#type-int32");
-        assert_eq!(href("api/Produce", "#req-Acks", PageFormat::Html), "#req-Acks");
+        assert_eq!(
+            href("api/Produce", "index", PageFormat::Html),
+            "../index.html"
+        );
+        assert_eq!(
+            href("index", "api/Produce", PageFormat::Markdown),
+            "api/Produce.md"
+        );
+        assert_eq!(
+            href("api/Produce", "api/Produce-v3", PageFormat::Text),
+            "../api/Produce-v3.txt"
+        );
+        assert_eq!(
+            href("api/Produce", "encoding#type-int32", PageFormat::Html),
+            "../encoding.html#type-int32"
+        );
+        assert_eq!(
+            href("api/Produce", "#req-Acks", PageFormat::Html),
+            "#req-Acks"
+        );
     }
 }

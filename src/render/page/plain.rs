@@ -5,9 +5,9 @@
 use super::{href, skipped, PageFormat};
 use crate::decode::Region;
 use crate::docs::{encoding_page, index_page, Block, Cell, Figure, Page, Table, VersionLink};
-use crate::text::escape::{html, sanitize};
 use crate::render::grid::render_layout;
 use crate::render::text_tree::{render_tree, TreeOptions};
+use crate::text::escape::{html, sanitize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
@@ -23,13 +23,25 @@ struct Writer<'a> {
 
 pub fn page(p: &Page, flavor: Flavor) -> String {
     let md = flavor == Flavor::Markdown;
-    let mut w = Writer { out: String::with_capacity(8 << 10), page: p, md };
+    let mut w = Writer {
+        out: String::with_capacity(8 << 10),
+        page: p,
+        md,
+    };
     if md {
         let link = |to| href(&p.path, to, PageFormat::Markdown);
-        w.out.push_str(&format!("[index]({}) · [encoding]({})\n\n# {}\n\n", link(index_page::PATH), link(encoding_page::PATH), w.inline(&p.title)));
+        w.out.push_str(&format!(
+            "[index]({}) · [encoding]({})\n\n# {}\n\n",
+            link(index_page::PATH),
+            link(encoding_page::PATH),
+            w.inline(&p.title)
+        ));
     } else {
         let title = sanitize(&p.title);
-        w.out.push_str(&format!("{title}\n{}\n\n", "=".repeat(title.chars().count())));
+        w.out.push_str(&format!(
+            "{title}\n{}\n\n",
+            "=".repeat(title.chars().count())
+        ));
     }
     for b in &p.blocks {
         w.block(b);
@@ -39,7 +51,8 @@ pub fn page(p: &Page, flavor: Flavor) -> String {
             w.out.push_str(&format!("## {}\n\n", w.inline(&s.heading)));
         } else {
             let h = sanitize(&s.heading);
-            w.out.push_str(&format!("{h}\n{}\n\n", "-".repeat(h.chars().count())));
+            w.out
+                .push_str(&format!("{h}\n{}\n\n", "-".repeat(h.chars().count())));
         }
         for b in &s.blocks {
             w.block(b);
@@ -67,7 +80,11 @@ impl Writer<'_> {
             }
             Block::Facts(facts) => {
                 for (k, v) in facts {
-                    let line = if self.md { format!("- **{}**: {}\n", self.inline(k), self.inline(v)) } else { format!("- {}: {}\n", sanitize(k), sanitize(v)) };
+                    let line = if self.md {
+                        format!("- **{}**: {}\n", self.inline(k), self.inline(v))
+                    } else {
+                        format!("- {}: {}\n", sanitize(k), sanitize(v))
+                    };
                     self.out.push_str(&line);
                 }
                 self.out.push('\n');
@@ -75,16 +92,27 @@ impl Writer<'_> {
             Block::Legend(regions) => {
                 if !regions.is_empty() {
                     let labels: Vec<&str> = regions.iter().map(Region::label).collect();
-                    self.out.push_str(&format!("legend: {}\n\n", labels.join(" | ")));
+                    self.out
+                        .push_str(&format!("legend: {}\n\n", labels.join(" | ")));
                 }
             }
             Block::Search(entries) => {
                 // No script here: the index itself, one name a line, for reading or grep.
                 for e in entries {
                     let line = if self.md {
-                        format!("- [{}]({}) ({})\n", self.inline(&e.text), self.page_link(&e.path), self.inline(&e.kind))
+                        format!(
+                            "- [{}]({}) ({})\n",
+                            self.inline(&e.text),
+                            self.page_link(&e.path),
+                            self.inline(&e.kind)
+                        )
                     } else {
-                        format!("- {} ({}): {}\n", sanitize(&e.text), sanitize(&e.kind), sanitize(&href(&self.page.path, &e.path, PageFormat::Text)))
+                        format!(
+                            "- {} ({}): {}\n",
+                            sanitize(&e.text),
+                            sanitize(&e.kind),
+                            sanitize(&href(&self.page.path, &e.path, PageFormat::Text))
+                        )
                     };
                     self.out.push_str(&line);
                 }
@@ -100,9 +128,20 @@ impl Writer<'_> {
             }
             Block::Changes(lists) => {
                 for (label, items) in lists {
-                    self.out.push_str(&format!("{}\n", if self.md { format!("**{}**", self.inline(label)) } else { sanitize(label) }));
+                    self.out.push_str(&format!(
+                        "{}\n",
+                        if self.md {
+                            format!("**{}**", self.inline(label))
+                        } else {
+                            sanitize(label)
+                        }
+                    ));
                     for i in items {
-                        let item = if self.md { format!("`{}`", sanitize(i).replace('`', "'")) } else { sanitize(i) };
+                        let item = if self.md {
+                            format!("`{}`", sanitize(i).replace('`', "'"))
+                        } else {
+                            sanitize(i)
+                        };
                         self.out.push_str(&format!("  - {item}\n"));
                     }
                 }
@@ -112,7 +151,11 @@ impl Writer<'_> {
     }
 
     fn titled(&mut self, title: &str) {
-        let t = if self.md { format!("**{}**", self.inline(title)) } else { sanitize(title) };
+        let t = if self.md {
+            format!("**{}**", self.inline(title))
+        } else {
+            sanitize(title)
+        };
         self.out.push_str(&format!("{t}\n\n"));
     }
 
@@ -122,7 +165,8 @@ impl Writer<'_> {
         if self.md {
             let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
             let fence = "`".repeat(longest.max(2) + 1);
-            self.out.push_str(&format!("{fence}{lang}\n{text}{fence}\n\n"));
+            self.out
+                .push_str(&format!("{fence}{lang}\n{text}{fence}\n\n"));
         } else {
             self.out.push_str(text);
             self.out.push('\n');
@@ -142,13 +186,18 @@ impl Writer<'_> {
                 let gap = skipped(l.skipped_before).map_or(String::new(), |g| format!("{g} "));
                 match (self.md, l.current) {
                     (true, true) => format!("{gap}**v{}**{mark}", l.version),
-                    (true, false) => format!("{gap}[v{}]({}){mark}", l.version, href(&self.page.path, &l.path, PageFormat::Markdown)),
+                    (true, false) => format!(
+                        "{gap}[v{}]({}){mark}",
+                        l.version,
+                        href(&self.page.path, &l.path, PageFormat::Markdown)
+                    ),
                     (false, true) => format!("{gap}[v{}]{mark}", l.version),
                     (false, false) => format!("{gap}v{}{mark}", l.version),
                 }
             })
             .collect();
-        self.out.push_str(&format!("versions: {}\n\n", items.join(" ")));
+        self.out
+            .push_str(&format!("versions: {}\n\n", items.join(" ")));
     }
 
     fn figure(&mut self, f: &Figure) {
@@ -168,22 +217,36 @@ impl Writer<'_> {
     /// A markdown link to the page of `to`, without its anchor: markdown
     /// tables and trees carry no anchors of their own to land on.
     fn page_link(&self, to: &str) -> String {
-        href(&self.page.path, to.split('#').next().unwrap_or(to), PageFormat::Markdown)
+        href(
+            &self.page.path,
+            to.split('#').next().unwrap_or(to),
+            PageFormat::Markdown,
+        )
     }
 
     fn cell(&self, c: &Cell) -> String {
         match (&c.link, self.md) {
             // A place on this page: nothing to link to in markdown.
-            (Some(to), true) if !to.starts_with('#') => format!("[{}]({})", self.inline(&c.text), self.page_link(to)),
+            (Some(to), true) if !to.starts_with('#') => {
+                format!("[{}]({})", self.inline(&c.text), self.page_link(to))
+            }
             _ => self.inline(&c.text),
         }
     }
 
     fn table(&mut self, t: &Table) {
-        let rows: Vec<Vec<String>> = t.rows.iter().map(|r| r.iter().map(|c| self.cell(c)).collect()).collect();
+        let rows: Vec<Vec<String>> = t
+            .rows
+            .iter()
+            .map(|r| r.iter().map(|c| self.cell(c)).collect())
+            .collect();
         let head: Vec<String> = t.head.iter().map(|h| self.inline(h)).collect();
         if self.md {
-            self.out.push_str(&format!("| {} |\n|{}\n", head.join(" | "), " --- |".repeat(head.len())));
+            self.out.push_str(&format!(
+                "| {} |\n|{}\n",
+                head.join(" | "),
+                " --- |".repeat(head.len())
+            ));
             for r in rows {
                 self.out.push_str(&format!("| {} |\n", r.join(" | ")));
             }
@@ -197,7 +260,11 @@ impl Writer<'_> {
                 }
             }
             for r in std::iter::once(&head).chain(&rows) {
-                let cells: Vec<String> = r.iter().enumerate().map(|(i, c)| format!("{c:<w$}", w = widths.get(i).copied().unwrap_or(0))).collect();
+                let cells: Vec<String> = r
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!("{c:<w$}", w = widths.get(i).copied().unwrap_or(0)))
+                    .collect();
                 self.out.push_str(cells.join("  ").trim_end());
                 self.out.push('\n');
             }

@@ -2,6 +2,7 @@
 //! pages, every API at every version and every record type at every version,
 //! written in one format.
 
+use super::{render, PageFormat};
 use crate::docs::api_page::ApiDocs;
 use crate::docs::encoding_page::encoding_page;
 use crate::docs::errors_page::errors_page;
@@ -10,7 +11,6 @@ use crate::docs::record_batch_page::record_batch_page;
 use crate::docs::record_page::{record_names, RecordDocs};
 use crate::docs::search::{fixed_entries, search_page};
 use crate::docs::{defs_loaded, Page};
-use super::{render, PageFormat};
 use crate::schema::catalogue::LOADED_RELEASE;
 use crate::schema::{Catalogue, MessageKind};
 use std::path::Path;
@@ -28,7 +28,10 @@ pub struct SiteStats {
 /// `--defs kafka-defs/4.0` shows exactly 4.0); else the built-in release of
 /// `--kafka-release`, or every built-in release. Both at once would mix two
 /// sets of definitions, so that is refused.
-pub fn site_release<'a>(cat: &Catalogue, kafka_release: Option<&'a str>) -> Result<Option<&'a str>, String> {
+pub fn site_release<'a>(
+    cat: &Catalogue,
+    kafka_release: Option<&'a str>,
+) -> Result<Option<&'a str>, String> {
     match (defs_loaded(cat), kafka_release) {
         (true, Some(r)) => Err(format!(
             "--kafka-release {r} and --defs (or KWIRE_DEFS) both choose the definitions the pages show; give one (--defs shows the loaded definitions alone)"
@@ -40,25 +43,45 @@ pub fn site_release<'a>(cat: &Catalogue, kafka_release: Option<&'a str>) -> Resu
 
 /// Which definitions a site shows, in words for its index.
 pub fn definitions_shown(cat: &Catalogue, release: Option<&str>) -> String {
-    let builtin: Vec<&str> = cat.releases.iter().map(String::as_str).filter(|r| *r != LOADED_RELEASE).collect();
+    let builtin: Vec<&str> = cat
+        .releases
+        .iter()
+        .map(String::as_str)
+        .filter(|r| *r != LOADED_RELEASE)
+        .collect();
     match release {
         Some(LOADED_RELEASE) => "the definitions loaded with --defs, alone".into(),
         Some(r) => format!("Apache Kafka {r} (built in)"),
-        None if defs_loaded(cat) => format!("the definitions loaded with --defs, with every built-in release ({})", builtin.join(", ")),
-        None => format!("every built-in release ({}): each version as the newest release defining it", builtin.join(", ")),
+        None if defs_loaded(cat) => format!(
+            "the definitions loaded with --defs, with every built-in release ({})",
+            builtin.join(", ")
+        ),
+        None => format!(
+            "every built-in release ({}): each version as the newest release defining it",
+            builtin.join(", ")
+        ),
     }
 }
 
 /// Every page of the site, built one at a time and handed to `emit`.
-pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMut(Page) -> Result<(), String>) -> Result<(), String> {
+pub fn for_each_page(
+    cat: &Catalogue,
+    release: Option<&str>,
+    emit: &mut dyn FnMut(Page) -> Result<(), String>,
+) -> Result<(), String> {
     let mut api_rows = Vec::new();
     let mut entries = Vec::new();
     for key in cat.api_keys() {
-        let Some(docs) = ApiDocs::new(cat, release, key) else { continue };
+        let Some(docs) = ApiDocs::new(cat, release, key) else {
+            continue;
+        };
         if release.is_some() && docs.request_versions.is_empty() {
             continue;
         }
-        let flexible = cat.entries_for(MessageKind::Request, key, release).next().map_or("none".into(), |e| e.spec().flexible_versions.to_string());
+        let flexible = cat
+            .entries_for(MessageKind::Request, key, release)
+            .next()
+            .map_or("none".into(), |e| e.spec().flexible_versions.to_string());
         api_rows.push(ApiRow::new(&docs, flexible));
         entries.extend(docs.search_entries());
         if docs.request_versions.is_empty() {
@@ -70,7 +93,9 @@ pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMu
     }
     let mut record_rows = Vec::new();
     for name in record_names(cat, release) {
-        let Some(docs) = RecordDocs::new(cat, release, &name) else { continue };
+        let Some(docs) = RecordDocs::new(cat, release, &name) else {
+            continue;
+        };
         record_rows.extend(RecordRow::new(&docs));
         entries.extend(docs.search_entries());
         for &v in &docs.page_versions {
@@ -82,11 +107,20 @@ pub fn for_each_page(cat: &Catalogue, release: Option<&str>, emit: &mut dyn FnMu
     emit(record_batch_page(cat))?;
     emit(errors_page(cat))?;
     emit(search_page(entries))?;
-    emit(index_page(&api_rows, &record_rows, &definitions_shown(cat, release)))
+    emit(index_page(
+        &api_rows,
+        &record_rows,
+        &definitions_shown(cat, release),
+    ))
 }
 
 /// Write the site under `out` in `format`.
-pub fn write_site(cat: &Catalogue, release: Option<&str>, out: &Path, format: PageFormat) -> Result<SiteStats, String> {
+pub fn write_site(
+    cat: &Catalogue,
+    release: Option<&str>,
+    out: &Path,
+    format: PageFormat,
+) -> Result<SiteStats, String> {
     let mut stats = SiteStats::default();
     let mut made_dirs = std::collections::HashSet::new();
     for_each_page(cat, release, &mut |page| {
