@@ -252,7 +252,7 @@ fn the_cli_lists_and_decodes_a_capture() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    let lines = common::frame_rows(&text);
     assert_eq!(lines.len(), 8, "{text}");
     assert!(
         lines[0].contains("10.0.0.1:50000 → 10.0.0.2:9092 ApiVersions v3 corr=1")
@@ -328,6 +328,7 @@ fn captured_of(capture: &[u8]) -> (Vec<CapturedFrame>, Vec<Skipped>) {
                 Captured::Frame(f) => frames.push(f),
                 Captured::Skipped(s) => notes.push(s),
                 Captured::Tls(n) => panic!("no TLS here: {n:?}"),
+                Captured::Conn(_) => {}
             }
             true
         },
@@ -420,7 +421,7 @@ fn garbage_between_frames_is_noted_and_the_next_frame_marked() {
 
     let (status, out, err) = cli("garbage", &capture, &["--list"]);
     assert_eq!(status, Some(2), "{err}");
-    let lines: Vec<&str> = out.lines().collect();
+    let lines = common::frame_rows(&out);
     assert_eq!(lines.len(), 9, "{out}");
     let note = lines.iter().position(|l| l.contains(" skipped ")).unwrap();
     assert!(

@@ -620,6 +620,11 @@ fn json_lines_carry_every_member_and_text_ends_with_a_summary() {
         "rule",
         "severity",
         "message",
+        "api_name",
+        "frames",
+        "until",
+        "count",
+        "client_id",
     ];
     want.sort_unstable();
     let mut keys = keys;
@@ -631,13 +636,22 @@ fn json_lines_carry_every_member_and_text_ends_with_a_summary() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "{text}");
-    assert!(
-        lines[0].contains("Metadata v12 corr=")
-            && lines[0].contains(" error trailing-bytes: expected the end of the frame"),
+    // A group: severity, rule, API, count; where; what.
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(
+        lines[0], "error   trailing-bytes  Metadata v12  1 finding",
         "{text}"
     );
-    assert_eq!(lines[1], "1 frame checked: 1 error, 0 warnings, 0 notes");
+    assert!(lines[1].trim_start().starts_with("frame 0 @0x"), "{text}");
+    assert_eq!(
+        lines[2],
+        "        expected the end of the frame: 1 bytes follow the MetadataRequest v12 body",
+        "{text}"
+    );
+    assert_eq!(lines[3], "1 frame checked: 1 error, 0 warnings, 0 notes");
+    assert_eq!(found[0]["api_name"], "Metadata");
+    assert_eq!(found[0]["frames"], serde_json::json!([0]));
+    assert_eq!(found[0]["count"], 1);
 }
 
 #[test]

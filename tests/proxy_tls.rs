@@ -155,7 +155,7 @@ fn tls_on_both_legs_through_two_proxies() {
     let (b_out, b_err) = b_proxy.stop();
     let (a_out, a_err) = a_proxy.stop();
     for (out, err, port) in [(&a_out, &a_err, a), (&b_out, &b_err, b)] {
-        let lines: Vec<&str> = out.lines().collect();
+        let lines = common::frame_rows(out);
         assert_eq!(lines.len(), 2, "{out}\n{err}");
         assert!(
             lines[0].contains(&format!("→ 127.0.0.1:{port} Metadata v12 corr=1")),

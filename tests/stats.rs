@@ -677,8 +677,8 @@ fn listed(file: &TempCapture, args: &[&str]) -> (i32, Vec<(usize, bool)>, String
     let mut all = vec!["capture", file.path(), "--list"];
     all.extend_from_slice(args);
     let (code, out, err) = kwire(&all);
-    let lines = out
-        .lines()
+    let lines = common::frame_rows(&out)
+        .into_iter()
         .map(|l| {
             (
                 l.split_whitespace().next().unwrap().parse().unwrap(),
@@ -823,7 +823,7 @@ fn stats_on_the_shipped_captures() {
         // pairs (same connection and correlation id, the response after).
         let (_, listing, _) = kwire(&["capture", p, "--list"]);
         let (mut open, mut pairs, mut unmatched) = (std::collections::HashSet::new(), 0, 0);
-        for line in listing.lines() {
+        for line in common::frame_rows(&listing) {
             let w: Vec<&str> = line.split_whitespace().collect();
             let (conn, arrow, api, corr) = (w[3], w[5], w[7], w[9]);
             if arrow == "→" {
@@ -834,7 +834,7 @@ fn stats_on_the_shipped_captures() {
                 unmatched += 1;
             }
         }
-        assert_eq!(s["frames"], listing.lines().count(), "{p}");
+        assert_eq!(s["frames"], common::frame_rows(&listing).len(), "{p}");
         assert_eq!(
             [
                 &s["pairs"],

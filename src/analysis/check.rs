@@ -6,6 +6,7 @@
 //! responses without requests, requests never answered) is tracked here per
 //! connection. Each finding names its rule; rules have a fixed severity.
 
+use super::diagnosis::Diagnosis;
 use super::inventory::{ApiVersionsReader, Range};
 use crate::capture::{CapturedFrame, Skipped};
 use crate::decode::{
@@ -72,11 +73,28 @@ pub enum Rule {
     NotChecked,
     TlsNotDecrypted,
     TlsStopped,
+    // What only the conversation shows (`analysis::diagnosis`).
+    RetryLoop,
+    ErrorNotInVersion,
+    ClosedUnanswered,
+    ConnectionChurn,
+    ProducerSequenceGap,
+    ProducerDuplicate,
+    ProducerEpochRegression,
+    FetchSessionUnused,
+    FetchSessionEpoch,
+    RebalanceStorm,
+    MemberFenced,
+    ThrottleIgnored,
+    MetadataStorm,
+    TransactionOpen,
+    LsoStuck,
+    ErrorFromEveryClient,
 }
 
 impl Rule {
     /// Every rule: id, severity and what it checks.
-    pub const ALL: [(Rule, &'static str, Severity, &'static str); 29] = [
+    pub const ALL: [(Rule, &'static str, Severity, &'static str); 45] = [
         (Rule::TrailingBytes, "trailing-bytes", Severity::Error, "bytes follow the body within the frame's size"),
         (Rule::Truncated, "truncated", Severity::Error, "the frame (or a length or count in it) ends before its body does"),
         (Rule::InvalidValue, "invalid-value", Severity::Error, "a value the encoding does not allow (a length below -1, a frame size below 0)"),
@@ -106,6 +124,22 @@ impl Rule {
         (Rule::NotChecked, "not-checked", Severity::Warning, "data over an input budget, left unchecked"),
         (Rule::TlsNotDecrypted, "tls-not-decrypted", Severity::Note, "a TLS connection not decrypted (no keys, or a suite or version kwire does not decrypt), so not checked"),
         (Rule::TlsStopped, "tls-stopped", Severity::Warning, "decryption of a TLS direction stopped part-way (a record that failed authentication, was cut short or not found)"),
+        (Rule::RetryLoop, "retry-loop", Severity::Warning, "one client's request answered with the same error three or more times in a row"),
+        (Rule::ErrorNotInVersion, "error-not-in-version", Severity::Error, "an error code the API cannot return at that version or for that request"),
+        (Rule::ClosedUnanswered, "closed-unanswered", Severity::Warning, "a connection closed (FIN or RST) while requests on it awaited their responses"),
+        (Rule::ConnectionChurn, "connection-churn", Severity::Warning, "a client opening connections far faster than its exchanges need"),
+        (Rule::ProducerSequenceGap, "producer-sequence-gap", Severity::Warning, "a producer's batch whose sequence skips ahead of what it sent before to that partition"),
+        (Rule::ProducerDuplicate, "producer-duplicate", Severity::Error, "one producer batch (id, epoch, sequence) appended twice at different offsets"),
+        (Rule::ProducerEpochRegression, "producer-epoch-regression", Severity::Warning, "a producer id sending with an epoch lower than one it used before"),
+        (Rule::FetchSessionUnused, "fetch-session-unused", Severity::Note, "Fetch requests that ask for a fetch session and never get one"),
+        (Rule::FetchSessionEpoch, "fetch-session-epoch", Severity::Warning, "a fetch session whose epoch skips or goes back, or that the broker no longer knows"),
+        (Rule::RebalanceStorm, "rebalance-storm", Severity::Warning, "a group's generation (or member epoch) advancing again and again in a short time"),
+        (Rule::MemberFenced, "member-fenced", Severity::Warning, "a group member told it is unknown, fenced or of a stale generation or epoch"),
+        (Rule::ThrottleIgnored, "throttle-ignored", Severity::Warning, "a client sending again on a connection before the throttle time it was given has passed"),
+        (Rule::MetadataStorm, "metadata-storm", Severity::Warning, "a client sending Metadata requests many times a second"),
+        (Rule::TransactionOpen, "transaction-open", Severity::Warning, "a transaction begun and not ended (no EndTxn) long after it began"),
+        (Rule::LsoStuck, "lso-stuck", Severity::Warning, "a partition's last stable offset held behind its high watermark for a long time"),
+        (Rule::ErrorFromEveryClient, "error-from-every-client", Severity::Warning, "the same error answered by one broker to several clients"),
     ];
 
     fn entry(self) -> &'static (Rule, &'static str, Severity, &'static str) {
@@ -121,6 +155,41 @@ impl Rule {
 
     pub fn severity(self) -> Severity {
         self.entry().2
+    }
+
+    /// What the rule checks.
+    pub fn checks(self) -> &'static str {
+        self.entry().3
+    }
+
+    /// Whether the rule reads the conversation (several frames, connection
+    /// events) rather than one frame.
+    pub fn is_conversation(self) -> bool {
+        self.meaning().is_some()
+    }
+
+    /// What a conversation rule's finding usually means, for the reader who
+    /// has to act on it: said once per group of findings.
+    pub fn meaning(self) -> Option<&'static str> {
+        Some(match self {
+            Rule::RetryLoop => "the client retries without changing what it sends; unless the error is one that passes (a leader or coordinator moving), it will loop until someone steps in",
+            Rule::ErrorNotInVersion => "the broker answered with an error the client cannot expect at this version: a broker bug, and the client may loop or fail in ways its authors never tested",
+            Rule::ClosedUnanswered => "a side gave up on the connection: the client after its request timed out, or the broker (often after a request it could not parse or serve); the request's outcome is unknown to the client",
+            Rule::ConnectionChurn => "the client reconnects for nearly every exchange: each connection costs a handshake, ApiVersions and often SASL or TLS; look for a client created per operation or a broker closing idle connections",
+            Rule::ProducerSequenceGap => "batches in between were never sent or were lost: the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer must reset its sequence or epoch",
+            Rule::ProducerDuplicate => "the same batch is in the log twice: the broker did not deduplicate a retry (its producer state was lost or expired, or the batch moved to another leader)",
+            Rule::ProducerEpochRegression => "two producer instances share the id, or a fenced producer keeps sending: the broker should fence the lower epoch",
+            Rule::FetchSessionUnused => "every Fetch lists every partition (no incremental fetches, KIP-227): the broker's session cache is full, or it does not keep sessions",
+            Rule::FetchSessionEpoch => "the client and broker disagree on the session: the broker evicted it or the client lost track; the next Fetch starts a new full session",
+            Rule::RebalanceStorm => "members keep joining and leaving: look for members exceeding max.poll.interval.ms, session timeouts, or clients restarting",
+            Rule::MemberFenced => "the member was removed from its group (session timeout, poll interval exceeded, or a newer member with its instance id) and must rejoin; its uncommitted work may be processed twice",
+            Rule::ThrottleIgnored => "the client does not honour ThrottleTimeMs (KIP-219): the broker mutes the connection anyway, and requests sent meanwhile wait or time out",
+            Rule::MetadataStorm => "Metadata refreshes this frequent usually follow errors that invalidate the client's metadata (a broker down, a leader moving) and load the brokers",
+            Rule::TransactionOpen => "consumers reading committed see nothing past this transaction's first offset until it ends or the transaction timeout aborts it",
+            Rule::LsoStuck => "an open transaction holds the last stable offset: read_committed consumers stall at it",
+            Rule::ErrorFromEveryClient => "when every client gets the same error from a broker, the broker (or its configuration) is the likely cause, not the clients",
+            _ => return None,
+        })
     }
 
     fn of_error(kind: ErrorKind, in_records: bool) -> Rule {
@@ -177,7 +246,19 @@ pub struct Finding {
     pub offset: Option<u64>,
     pub rule: Rule,
     pub message: String,
+    /// Every frame the finding rests on, ascending (at most
+    /// [`MAX_FRAMES_NAMED`]); a frame's own finding names its frame.
+    pub frames: Vec<usize>,
+    /// The time of the last of them, when it is not `time`.
+    pub until: Option<f64>,
+    /// How many times it happened (a loop's answers, a churn's connections).
+    pub count: u64,
+    /// The client's id, when the finding is about one client.
+    pub client_id: Option<String>,
 }
+
+/// Frames a finding names at most; `count` still counts them all.
+pub const MAX_FRAMES_NAMED: usize = 10_000;
 
 impl Finding {
     pub fn severity(&self) -> Severity {
@@ -222,6 +303,10 @@ impl At {
             offset: offset.map(|o| o as u64),
             rule,
             message,
+            frames: self.frame.into_iter().collect(),
+            until: None,
+            count: 1,
+            client_id: None,
         }
     }
 }
@@ -245,6 +330,8 @@ pub struct Checker<'c> {
     opts: DecodeOptions,
     conns: HashMap<usize, Conn>,
     api_versions: ApiVersionsReader,
+    /// What only the conversation shows (`analysis::diagnosis`).
+    diagnosis: Diagnosis<'c>,
     /// Frames decoded and checked.
     pub frames: usize,
 }
@@ -252,11 +339,13 @@ pub struct Checker<'c> {
 impl<'c> Checker<'c> {
     /// `opts` carries the release pin and the input's budget.
     pub fn new(cat: &'c Catalogue, opts: DecodeOptions) -> Self {
+        let diagnosis = Diagnosis::new(cat, opts.release.as_deref());
         Checker {
             cat,
             opts,
             conns: HashMap::new(),
             api_versions: ApiVersionsReader::default(),
+            diagnosis,
             frames: 0,
         }
     }
@@ -272,6 +361,12 @@ impl<'c> Checker<'c> {
             Direction::Request => self.request(f, at, out),
             Direction::Response => self.response(f, at, out),
         }
+        self.diagnosis.frame(f, out);
+    }
+
+    /// A connection opened or closed.
+    pub fn conn_event(&mut self, e: &crate::capture::ConnEvent, out: &mut Vec<Finding>) {
+        self.diagnosis.conn_event(e, out);
     }
 
     fn request(&mut self, f: &CapturedFrame, at: At, out: &mut Vec<Finding>) {
@@ -404,22 +499,32 @@ impl<'c> Checker<'c> {
         out.push(f);
     }
 
-    /// The capture ended: requests still awaiting a response, in capture order.
+    /// The capture ended: the conversation rules' last findings, then
+    /// requests still awaiting a response, in capture order (those a close
+    /// cut are `closed-unanswered` findings already).
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
+        self.diagnosis.finish(out);
         let mut left: Vec<At> = self
             .conns
             .values_mut()
             .flat_map(|c| c.in_flight.drain())
             .filter(|(_, p)| p.expects_response)
             .map(|(_, p)| p.at)
+            .filter(|at| at.frame.is_none_or(|i| !self.diagnosis.reported_lost(i)))
             .collect();
         left.sort_by_key(|a| a.frame);
         for at in left {
-            out.push(at.finding(
-                Rule::Unanswered,
-                None,
-                "no response by the end of the capture".into(),
-            ));
+            let closed = at.conn.and_then(|c| self.diagnosis.closed(c));
+            let message = match closed {
+                Some((how, when)) => format!(
+                    "no response: the {} closed the connection ({}) {} after this request, within its wait",
+                    how.side().as_str(),
+                    how.flag(),
+                    crate::analysis::diagnosis::duration_text((when - at.time.unwrap_or(when)).max(0.0))
+                ),
+                None => "no response by the end of the capture".into(),
+            };
+            out.push(at.finding(Rule::Unanswered, None, message));
         }
     }
 }

@@ -1083,6 +1083,7 @@ pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
             }
             // Counted in the capture's stats (`CaptureStats::tls`).
             crate::capture::Captured::Tls(n) => exchanges.saw(n.timestamp),
+            crate::capture::Captured::Conn(e) => exchanges.saw(e.timestamp),
         }
         true
     })?;

@@ -268,6 +268,8 @@ pub fn index_capture(
                 tls += 1;
                 notes_changed = true;
             }
+            // Opens and closes are not frames; the explorer's rows are frames.
+            Captured::Conn(_) => {}
         }
         // A stream (standard input, live traffic) may pause for good after
         // any frame: its rows go at once, not when the next frame comes.

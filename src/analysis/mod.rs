@@ -9,8 +9,10 @@
 
 pub mod captured;
 pub mod check;
+pub mod diagnosis;
 pub mod exchange;
 pub mod filter;
+pub mod finding_groups;
 pub mod in_order;
 pub mod index;
 pub mod inventory;

@@ -235,6 +235,7 @@ pub fn read_capture_records<R: std::io::Read>(
                 exchanges.saw(n.timestamp);
                 return true;
             }
+            Captured::Conn(_) => return true,
         };
         // Names first: the frame's own topic ids may be named in it.
         exchanges.push(&f, &mut unmatched);

@@ -162,6 +162,13 @@ impl<'c, 'f> Selection<'c, 'f> {
                 }
                 return each(Captured::Tls(n));
             }
+            // Shown like skip notes: when no frames are named, for the connection asked for.
+            Captured::Conn(e) => {
+                if self.filter.names_frames() || self.filter.conn.is_some_and(|c| c != e.conn) {
+                    return true;
+                }
+                return each(Captured::Conn(e));
+            }
         };
         match &mut self.exchanges {
             None if self.filter.keeps(&f) => {

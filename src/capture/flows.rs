@@ -87,6 +87,68 @@ pub enum Captured {
     /// A TLS connection: where decryption of a direction stopped, and each
     /// connection's summary when it ends (`capture::tls`).
     Tls(TlsNote),
+    /// A Kafka connection opened (its SYN) or closed (a FIN or RST, and
+    /// which side sent it): [`ConnEvent`].
+    Conn(ConnEvent),
+}
+
+/// Which end of a connection did something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Client,
+    Broker,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Client => "client",
+            Side::Broker => "broker",
+        }
+    }
+}
+
+/// What happened to a connection at the TCP level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnEventKind {
+    /// The client's SYN: the connection started inside the capture.
+    Open,
+    /// A FIN: that side will send no more.
+    Fin(Side),
+    /// An RST: that side aborted the connection.
+    Reset(Side),
+}
+
+impl ConnEventKind {
+    /// The TCP flag's name, as listings show it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            ConnEventKind::Open => "SYN",
+            ConnEventKind::Fin(_) => "FIN",
+            ConnEventKind::Reset(_) => "RST",
+        }
+    }
+
+    /// The side that sent it (the client for a SYN).
+    pub fn side(self) -> Side {
+        match self {
+            ConnEventKind::Open => Side::Client,
+            ConnEventKind::Fin(s) | ConnEventKind::Reset(s) => s,
+        }
+    }
+}
+
+/// A connection's open or close, handed on in capture order with its frames.
+/// Only connections known to carry Kafka get events: the open is handed on
+/// just before the connection's first frame (with the SYN's time), a close
+/// when it is seen (once per side for FIN, once for RST).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConnEvent {
+    pub conn: usize,
+    pub timestamp: f64,
+    pub client: SocketAddr,
+    pub broker: SocketAddr,
+    pub kind: ConnEventKind,
 }
 
 /// What reading a capture cost, for budgets and their tests.
@@ -281,6 +343,14 @@ struct Conn {
     sasl: Sasl,
     /// Whether the connection is TLS (decided by its first bytes).
     tls: Tls,
+    /// When the client's SYN was seen, if it was.
+    syn_at: Option<f64>,
+    /// A frame of this connection was handed on: it is Kafka, and its
+    /// events are handed on too.
+    announced: bool,
+    /// FIN seen from each half, RST seen: each is handed on once.
+    fin_seen: [bool; 2],
+    rst_seen: bool,
 }
 
 /// A connection's TLS: not known yet, plaintext, or TLS (its records are
@@ -504,6 +574,10 @@ impl<'c> Flows<'c> {
                     outstanding: HashMap::new(),
                     sasl: Sasl::Off,
                     tls: Tls::Undecided,
+                    syn_at: None,
+                    announced: false,
+                    fin_seen: [false; 2],
+                    rst_seen: false,
                 });
                 self.index.insert((from, to), (id, 0));
                 self.index.insert((to, from), (id, 1));
@@ -524,6 +598,9 @@ impl<'c> Flows<'c> {
         }
         if self.conns[ci].not_kafka {
             return;
+        }
+        if seg.syn && seg.ack.is_none() && self.conns[ci].syn_at.is_none() {
+            self.conns[ci].syn_at = Some(timestamp);
         }
         if let Some(ack) = seg.ack {
             // An ack past a hole in the other direction: that data was lost to the capture.
@@ -546,6 +623,9 @@ impl<'c> Flows<'c> {
             self.with_stream(ci, h, timestamp, out, |tcp, each| tcp.flush_each(each));
             self.close_half(ci, h, StreamCut::Closed, timestamp, out);
         }
+        if seg.fin || seg.rst {
+            self.closed_event(ci, hi, seg.rst, timestamp, out);
+        }
         if self.conns[ci].not_kafka {
             for half in &mut self.conns[ci].halves {
                 *half = Half {
@@ -558,6 +638,44 @@ impl<'c> Flows<'c> {
         self.account(ci, 0);
         self.account(ci, 1);
         self.enforce_cap(timestamp, out);
+    }
+
+    /// A FIN or RST from half `hi` of a Kafka connection, handed on once.
+    fn closed_event(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        rst: bool,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
+        let conn = &mut self.conns[ci];
+        let Some(client) = conn.client.filter(|_| conn.announced && !conn.not_kafka) else {
+            return;
+        };
+        let side = if hi == client {
+            Side::Client
+        } else {
+            Side::Broker
+        };
+        let kind = if rst {
+            if std::mem::replace(&mut conn.rst_seen, true) {
+                return;
+            }
+            ConnEventKind::Reset(side)
+        } else {
+            if std::mem::replace(&mut conn.fin_seen[hi], true) || conn.rst_seen {
+                return;
+            }
+            ConnEventKind::Fin(side)
+        };
+        out.push(Captured::Conn(ConnEvent {
+            conn: conn.id,
+            timestamp,
+            client: conn.ends[client],
+            broker: conn.ends[1 - client],
+            kind,
+        }));
     }
 
     /// End of capture: deliver what is held back behind gaps, and note what
@@ -1034,6 +1152,17 @@ impl<'c> Flows<'c> {
         self.conns[ci].halves[hi].end_run();
         self.report(ci, hi, out);
         let conn = &mut self.conns[ci];
+        if !std::mem::replace(&mut conn.announced, true) {
+            if let (Some(syn_at), Some(client)) = (conn.syn_at, conn.client) {
+                out.push(Captured::Conn(ConnEvent {
+                    conn: conn.id,
+                    timestamp: syn_at,
+                    client: conn.ends[client],
+                    broker: conn.ends[1 - client],
+                    kind: ConnEventKind::Open,
+                }));
+            }
+        }
         let is_request = conn.client == Some(hi);
         let half = &mut conn.halves[hi];
         let after_gap = std::mem::take(&mut half.gap_pending);

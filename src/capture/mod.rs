@@ -13,8 +13,8 @@ pub mod tcp;
 pub mod tls;
 
 pub use flows::{
-    complete_prefix, Captured, CapturedFrame, CutBodies, Effort, Flows, SkipReason, Skipped,
-    StreamCut, DEFAULT_MAX_REASSEMBLY,
+    complete_prefix, Captured, CapturedFrame, ConnEvent, ConnEventKind, CutBodies, Effort, Flows,
+    Side, SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY,
 };
 
 use crate::schema::Catalogue;
@@ -76,7 +76,7 @@ pub fn for_each_frame_with<R: Read>(
 ) -> Result<CaptureStats, String> {
     for_each_captured(cat, input, opts, |c| match c {
         Captured::Frame(f) => each(f),
-        Captured::Skipped(_) | Captured::Tls(_) => true,
+        Captured::Skipped(_) | Captured::Tls(_) | Captured::Conn(_) => true,
     })
 }
 
@@ -230,6 +230,7 @@ impl CaptureStats {
                 self.skipped_bytes += s.bytes;
             }
             Captured::Tls(n) => self.tls.add(n),
+            Captured::Conn(_) => {}
         }
         each(c)
     }

@@ -127,6 +127,7 @@ mod tests {
                 ),
                 Captured::Skipped(s) => format!("skipped {} at {}", s.bytes, s.offset),
                 Captured::Tls(n) => format!("tls conn {}", n.conn),
+                Captured::Conn(e) => format!("{} conn {}", e.kind.flag(), e.conn),
             });
             true
         })

@@ -492,6 +492,25 @@ fn run_selected(
                     }
                     return true;
                 }
+                // Opens and closes are rows of the listing; other formats show frames.
+                Captured::Conn(e) => {
+                    if !args.list
+                        || filter.conn.is_some_and(|c| c != e.conn)
+                        || filter.names_frames()
+                    {
+                        return true;
+                    }
+                    if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held)))
+                        || out
+                            .write_all(&kwire::render::listing::conn_event_line(&e))
+                            .and_then(|_| out.flush())
+                            .is_err()
+                    {
+                        write_failed = true;
+                        return false;
+                    }
+                    return true;
+                }
             };
             let res = if let (true, Some(mechanism)) = (args.list, f.kind.sasl_mechanism()) {
                 line.clear();

@@ -5,6 +5,7 @@ use super::decode_cmd::{decode_options, frames_from, InputArgs};
 use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, Checker, Finding, Severity, Tally};
+use kwire::analysis::finding_groups::Groups;
 use kwire::capture::{CaptureOptions, Captured};
 use kwire::render::findings;
 use kwire::schema::Catalogue;
@@ -61,13 +62,15 @@ impl MinSeverity {
     }
 }
 
-/// Prints findings as they come and counts them.
+/// Counts findings; JSON lines are printed as they come, text is gathered
+/// into groups and printed at the end, most severe first.
 struct Printer<'a, W: Write> {
     cat: &'a Catalogue,
     out: W,
     format: CheckFormat,
     min: MinSeverity,
     tally: Tally,
+    groups: Groups,
 }
 
 impl<W: Write> Printer<'_, W> {
@@ -78,11 +81,17 @@ impl<W: Write> Printer<'_, W> {
                 continue;
             }
             match self.format {
-                CheckFormat::Text => findings::write_text(&mut self.out, self.cat, &f)?,
-                CheckFormat::Json => findings::write_json(&mut self.out, &f)?,
+                CheckFormat::Text => self.groups.add(&f),
+                CheckFormat::Json => findings::write_json(&mut self.out, self.cat, &f)?,
             }
         }
         Ok(())
+    }
+
+    /// The gathered groups, at the end.
+    fn write_groups(&mut self) -> std::io::Result<()> {
+        let groups = std::mem::take(&mut self.groups).sorted();
+        findings::write_groups(&mut self.out, self.cat, &groups, super::output_width())
     }
 }
 
@@ -118,6 +127,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         format: args.format,
         min: args.min_severity,
         tally: Tally::default(),
+        groups: Groups::default(),
     };
     let mut found = Vec::new();
     let checked = if is_capture {
@@ -137,6 +147,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 Captured::Frame(f) => checker.frame(&f, &mut found),
                 Captured::Skipped(s) => checker.skipped(&s, &mut found),
                 Captured::Tls(n) => checker.tls(&n, &mut found),
+                Captured::Conn(e) => checker.conn_event(&e, &mut found),
             }
             match printer.print(&mut found) {
                 Ok(()) => true,
@@ -167,6 +178,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             }
         };
         checker.finish(&mut found);
+        // What was found is printed before any word on why little was.
+        if let Err(e) = printer
+            .print(&mut found)
+            .and_then(|_| printer.write_groups())
+        {
+            return broken_output(e);
+        }
         if let Some(e) = &stats.error {
             eprintln!(
                 "kwire: {}: {} (checked the packets before it)",
@@ -200,7 +218,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         check_frames(&frames, &mut found);
         frames.len()
     };
-    if let Err(e) = printer.print(&mut found) {
+    if let Err(e) = printer
+        .print(&mut found)
+        .and_then(|_| printer.write_groups())
+    {
         return broken_output(e);
     }
     let tally = printer.tally;

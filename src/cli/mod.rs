@@ -233,3 +233,25 @@ pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
     }
     k
 }
+
+/// The width text output fits: `COLUMNS` when set, else the terminal's
+/// when standard output is one, else 120.
+pub fn output_width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+    {
+        if n > 0 {
+            return n;
+        }
+    }
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal() {
+        if let Ok((w, _)) = crossterm::terminal::size() {
+            if w > 0 {
+                return usize::from(w);
+            }
+        }
+    }
+    120
+}

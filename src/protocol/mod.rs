@@ -3,6 +3,7 @@
 
 pub mod crc32c;
 pub mod error_codes;
+pub mod error_rules;
 pub mod headers;
 pub mod meanings;
 pub mod record_batch;

@@ -2,6 +2,8 @@
 //! JSON lines, written as they are found.
 
 use crate::analysis::check::{Finding, Rule, Tally};
+use crate::analysis::diagnosis::{duration_text, frame_ranges};
+use crate::analysis::finding_groups::Group;
 use crate::decode::Direction;
 use crate::protocol::meanings::utc_micros;
 use crate::schema::Catalogue;
@@ -50,22 +52,197 @@ pub fn write_text(out: &mut impl Write, cat: &Catalogue, f: &Finding) -> io::Res
     )
 }
 
-/// One finding as a JSON object on a line of its own.
-pub fn write_json(out: &mut impl Write, f: &Finding) -> io::Result<()> {
+/// One finding as a JSON object on a line of its own: where it is, what
+/// it is, and for a conversation finding every frame it names, its time
+/// span, its count and the client.
+pub fn write_json(out: &mut impl Write, cat: &Catalogue, f: &Finding) -> io::Result<()> {
     let v = json!({
         "frame": f.frame,
-        "time": f.time,
+        "time": f.time.map(micros_time),
         "conn": f.conn,
         "direction": f.direction.map(|d| d.as_str()),
         "api_key": f.api_key,
+        "api_name": f.api_key.and_then(|k| cat.api_name(k)),
         "api_version": f.api_version,
         "correlation_id": f.correlation_id,
         "offset": f.offset,
         "rule": f.rule.id(),
         "severity": f.severity().as_str(),
         "message": f.message,
+        "frames": f.frames,
+        "until": f.until.map(micros_time),
+        "count": f.count,
+        "client_id": f.client_id,
     });
     writeln!(out, "{}", crate::render::json::to_text(&v))
+}
+
+/// A capture time as JSON writes every time: seconds, to the microsecond.
+pub fn micros_time(t: f64) -> Json {
+    let rounded = (t * 1e6).round() / 1e6;
+    serde_json::Number::from_f64(rounded).map_or(Json::Null, Json::Number)
+}
+
+/// The findings' groups as `kwire check` prints them: per group a line with
+/// severity, rule, API, count, frames as ranges, time span and connections,
+/// then its message (the first one, `e.g.` when the group's messages
+/// differ); then what each conversation rule usually means, once. Every
+/// line fits `width` columns.
+pub fn write_groups(
+    out: &mut impl Write,
+    cat: &Catalogue,
+    groups: &[Group],
+    width: usize,
+) -> io::Result<()> {
+    let width = width.max(60);
+    let rule_width = groups.iter().map(|g| g.rule.id().len()).max().unwrap_or(0);
+    for g in groups {
+        let mut head = format!("{:<7} {:<rule_width$}", g.severity().as_str(), g.rule.id());
+        if let Some(k) = g.api_key {
+            let name = cat
+                .api_name(k)
+                .map_or_else(|| format!("api {k}"), str::to_string);
+            head += &match g.api_version {
+                Some(v) => format!("  {name} v{v}"),
+                None => format!("  {name}"),
+            };
+        }
+        if let Some(c) = &g.client_id {
+            head += &format!("  client {}", quote_short(c, 24));
+        }
+        head += &format!("  {}", times(g.findings, "finding", "findings"));
+        writeln!(out, "{}", fit(&sanitize(&head), width))?;
+        // Where: the time span, the connections, then the frames in what room is left.
+        let mut at = String::new();
+        if let (Some(a), Some(b)) = (g.first, g.last) {
+            at += &span_text(a, b);
+        }
+        match g.conns.len() {
+            0 => {}
+            1 => at += &format!("  conn {}", g.conns.iter().next().copied().unwrap_or(0)),
+            n => at += &format!("  {n} conns"),
+        }
+        let frames = g.frames();
+        if !frames.is_empty() {
+            let label = if frames.len() == 1 { "frame" } else { "frames" };
+            let offset = match (g.findings, g.offset) {
+                (1, Some(o)) => format!(" @0x{o:04x}"),
+                _ => String::new(),
+            };
+            let room =
+                (width - 8).saturating_sub(at.chars().count() + label.len() + offset.len() + 5);
+            let mut most = 12;
+            let mut ranges = frame_ranges(&frames, most);
+            while ranges.chars().count() > room && most > 1 {
+                most -= 1;
+                ranges = frame_ranges(&frames, most);
+            }
+            if g.frames_dropped {
+                ranges += " …";
+            }
+            at += &format!("  {label} {ranges}{offset}");
+        }
+        let at = at.trim_start();
+        if !at.is_empty() {
+            writeln!(out, "        {}", fit(at, width - 8))?;
+        }
+        let message = match g.messages_differ {
+            true => format!("e.g. {}", g.message),
+            false => g.message.clone(),
+        };
+        for line in wrap(&sanitize(&message), width - 8, 3) {
+            writeln!(out, "        {line}")?;
+        }
+    }
+    let mut meanings: Vec<Rule> = Vec::new();
+    for g in groups {
+        if g.rule.meaning().is_some() && !meanings.contains(&g.rule) {
+            meanings.push(g.rule);
+        }
+    }
+    if !meanings.is_empty() {
+        writeln!(out, "what these usually mean:")?;
+        for rule in meanings {
+            let text = format!("{}: {}", rule.id(), rule.meaning().unwrap_or_default());
+            for (i, line) in wrap(&text, width - 4, 6).iter().enumerate() {
+                let indent = if i == 0 { "  " } else { "    " };
+                writeln!(out, "{indent}{line}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn times(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `"text"`, cut with `…` past `most` characters.
+fn quote_short(s: &str, most: usize) -> String {
+    let cut: String = s.chars().take(most).collect();
+    match cut.len() < s.len() {
+        true => format!("{:?}…", cut),
+        false => format!("{s:?}"),
+    }
+}
+
+/// `16:24:04.449 → 16:24:19.450 (15.0 s)`, with the date when the span crosses one.
+fn span_text(a: f64, b: f64) -> String {
+    let text = |t: f64| utc_micros((t * 1e6).round().max(0.0) as u64).unwrap_or_else(|| "-".into());
+    let (ta, tb) = (text(a), text(b));
+    // 2026-12-01T16:24:04.449946Z: the date, then the time to the millisecond.
+    let clock = |s: &str| s.get(11..23).unwrap_or(s).to_string();
+    let day = |s: &str| s.get(..10).unwrap_or("").to_string();
+    if b <= a {
+        return format!("{} {}", day(&ta), clock(&ta));
+    }
+    let end = if day(&ta) == day(&tb) {
+        clock(&tb)
+    } else {
+        format!("{} {}", day(&tb), clock(&tb))
+    };
+    format!(
+        "{} {} → {end} ({})",
+        day(&ta),
+        clock(&ta),
+        duration_text(b - a)
+    )
+}
+
+/// A line cut to `width` characters, ending in `…` when cut.
+fn fit(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    let mut cut: String = line.chars().take(width - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// Words wrapped into lines of at most `width` characters, at most `lines` of them.
+fn wrap(text: &str, width: usize, lines: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    if out.len() > lines {
+        out.truncate(lines);
+        if let Some(last) = out.last_mut() {
+            *last = fit(&format!("{last} …"), width);
+        }
+    }
+    out.into_iter().map(|l| fit(&l, width)).collect()
 }
 
 /// The closing line: how many frames were checked and what was found.
@@ -85,7 +262,7 @@ pub fn summary(frames: usize, tally: &Tally) -> String {
 pub fn rules_text() -> String {
     let mut s = String::new();
     for (_, id, sev, what) in Rule::ALL {
-        s += &format!("{id:<24} {:<8} {what}\n", sev.as_str());
+        s += &format!("{id:<26} {:<8} {what}\n", sev.as_str());
     }
     s
 }
@@ -94,7 +271,9 @@ pub fn rules_json() -> Json {
     Json::Array(
         Rule::ALL
             .iter()
-            .map(|(_, id, sev, what)| json!({"rule": id, "severity": sev.as_str(), "checks": what}))
+            .map(|(rule, id, sev, what)| {
+                json!({"rule": id, "severity": sev.as_str(), "checks": what, "means": rule.meaning()})
+            })
             .collect(),
     )
 }

@@ -336,6 +336,30 @@ impl Endpoints {
     }
 }
 
+/// A connection's open or close as a row of the listing: the TCP flag in the
+/// frame number's column, the time, the connection, and who did it.
+pub fn conn_event_line(e: &crate::capture::ConnEvent) -> Vec<u8> {
+    use crate::capture::ConnEventKind;
+    let mut line = Vec::with_capacity(120);
+    let _ = write!(line, "{:>5} ", e.kind.flag());
+    push_timestamp(&mut line, e.timestamp);
+    let what = match e.kind {
+        ConnEventKind::Open => "opened by the client".to_string(),
+        ConnEventKind::Fin(side) => format!("closed by the {} (FIN)", side.as_str()),
+        ConnEventKind::Reset(side) => format!("reset by the {} (RST)", side.as_str()),
+    };
+    let arrow = match e.kind.side() {
+        crate::capture::Side::Client => "→",
+        crate::capture::Side::Broker => "←",
+    };
+    let _ = writeln!(
+        line,
+        " conn {} {} {arrow} {} {what}",
+        e.conn, e.client, e.broker
+    );
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,15 +87,41 @@ pub fn batch(base_offset: i64, attributes: i16, records: &[Rec]) -> Vec<u8> {
 
 /// A RecordBatch v2 around `count` records already written as `recs`.
 pub fn batch_of(base_offset: i64, attributes: i16, recs: &[u8], count: i32) -> Vec<u8> {
+    producer_batch_of(base_offset, attributes, recs, count, (-1, -1, -1))
+}
+
+/// A RecordBatch v2 of `count` small records written by producer id,
+/// epoch and base sequence `producer`.
+pub fn producer_batch(
+    base_offset: i64,
+    attributes: i16,
+    count: i32,
+    producer: (i64, i16, i32),
+) -> Vec<u8> {
+    let mut recs = Vec::new();
+    for i in 0..count {
+        recs.extend(record_bytes(&rec(None, Some(b"v"), &[], 0), i));
+    }
+    producer_batch_of(base_offset, attributes, &recs, count, producer)
+}
+
+/// [`batch_of`] with its producer id, epoch and base sequence.
+pub fn producer_batch_of(
+    base_offset: i64,
+    attributes: i16,
+    recs: &[u8],
+    count: i32,
+    (producer_id, epoch, sequence): (i64, i16, i32),
+) -> Vec<u8> {
     let payload = compress((attributes & 7) as u16, recs);
     let mut after_crc = Vec::new();
     after_crc.extend_from_slice(&attributes.to_be_bytes());
     after_crc.extend_from_slice(&(count - 1).max(0).to_be_bytes());
     after_crc.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
     after_crc.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
-    after_crc.extend_from_slice(&(-1i64).to_be_bytes());
-    after_crc.extend_from_slice(&(-1i16).to_be_bytes());
-    after_crc.extend_from_slice(&(-1i32).to_be_bytes());
+    after_crc.extend_from_slice(&producer_id.to_be_bytes());
+    after_crc.extend_from_slice(&epoch.to_be_bytes());
+    after_crc.extend_from_slice(&sequence.to_be_bytes());
     after_crc.extend_from_slice(&count.to_be_bytes());
     after_crc.extend_from_slice(&payload);
     let crc = kwire::protocol::crc32c::crc32c(&after_crc);

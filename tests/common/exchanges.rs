@@ -102,6 +102,46 @@ impl Timeline {
         );
     }
 
+    /// Let `seconds` pass before the next packet (each packet adds 1 ms more).
+    pub fn wait(&mut self, seconds: f64) {
+        self.now += (seconds * 1e6) as u64;
+    }
+
+    /// The time of the next packet, in seconds since the epoch.
+    pub fn next_time(&self) -> f64 {
+        (T0 + self.now + 1000) as f64 / 1e6
+    }
+
+    /// A FIN from one side of an open connection.
+    pub fn fin(&mut self, port: u16, from_client: bool) {
+        self.flag(port, from_client, true, false);
+    }
+
+    /// An RST from one side of an open connection.
+    pub fn rst(&mut self, port: u16, from_client: bool) {
+        self.flag(port, from_client, false, true);
+    }
+
+    fn flag(&mut self, port: u16, from_client: bool, fin: bool, rst: bool) {
+        self.now += 1000;
+        let t = T0 + self.now;
+        let next = self
+            .next
+            .get_mut(&port)
+            .expect("a connection that sent something");
+        let i = usize::from(from_client);
+        let seg = Seg {
+            client_port: port,
+            fin,
+            rst,
+            ..Seg::data(from_client, next[i], next[1 - i], vec![])
+        };
+        if fin {
+            next[i] = next[i].wrapping_add(1);
+        }
+        self.packets.push((t, seg));
+    }
+
     pub fn pcap(&self) -> Vec<u8> {
         pcap_timed(Link::EthernetV4, &self.packets)
     }

@@ -161,3 +161,14 @@ pub fn kwire_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
     let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
 }
+
+/// Whether a `capture --list` line is a connection's open or close (SYN,
+/// FIN, RST) rather than a frame or a note.
+pub fn is_conn_event(line: &str) -> bool {
+    matches!(line.split_whitespace().next(), Some("SYN" | "FIN" | "RST"))
+}
+
+/// The lines of a listing that are not connection opens and closes.
+pub fn frame_rows(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| !is_conn_event(l)).collect()
+}

@@ -86,7 +86,9 @@ fn checksum_free_tcp(seg: &Seg, sport: u16, dport: u16) -> Vec<u8> {
     t.extend_from_slice(&seg.ack.to_be_bytes());
     t.push(5 << 4);
     t.push(
-        0x10 | if seg.syn { 0x02 } else { 0 }
+        // A client's SYN opens the handshake: it acknowledges nothing yet.
+        if seg.syn && seg.from_client { 0 } else { 0x10 }
+            | if seg.syn { 0x02 } else { 0 }
             | if seg.fin { 0x01 } else { 0 }
             | if seg.rst { 0x04 } else { 0 },
     );

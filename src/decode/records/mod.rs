@@ -5,6 +5,7 @@ pub mod batch;
 pub mod compression;
 pub mod order;
 pub mod payload;
+pub mod peek;
 mod replay;
 pub mod segment;
 pub(crate) mod tape;

@@ -1,0 +1,284 @@
+//! What the conversation rules read of one frame: its error codes, the
+//! top-level fields that name a session, member, producer or throttle, and
+//! per partition its error, offsets and the producer of each record batch.
+//!
+//! Read from the values-only tape (`decode::values`) by the definitions:
+//! a slot's declaration index picks its field spec, and the spec's name and
+//! meaning say what it holds. Record data is never decoded: a batch's
+//! fixed-place header is peeked (`decode::records::peek`).
+
+use crate::capture::CapturedFrame;
+use crate::decode::records::peek::{self, BatchPeek};
+use crate::decode::values::{self, SlotKind, Val, Values};
+use crate::protocol::headers::{request_header_version, response_header_version};
+use crate::schema::model::{FieldMeaning, FieldSpec};
+use crate::schema::{Catalogue, MessageKind};
+
+/// Top-level integer fields the rules read, by their names in the definitions.
+pub const INTS: &[&str] = &[
+    "ErrorCode",
+    "ThrottleTimeMs",
+    "SessionId",
+    "SessionEpoch",
+    "GenerationId",
+    "MemberEpoch",
+    "ProducerId",
+    "ProducerEpoch",
+    "MaxWaitMs",
+    "Acks",
+    "Committed",
+];
+
+/// Top-level string fields the rules read.
+pub const STRS: &[&str] = &["MemberId", "GroupId", "TransactionalId", "GroupInstanceId"];
+
+/// Batches peeked per partition at most (a Fetch response can hold thousands).
+const MAX_BATCHES: usize = 4096;
+
+/// A topic as a frame names it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TopicKey {
+    Name(Box<[u8]>),
+    Id([u8; 16]),
+}
+
+/// One partition of a message.
+#[derive(Clone, Debug, Default)]
+pub struct PartitionFacts {
+    pub topic: Option<TopicKey>,
+    pub partition: i32,
+    pub error: i16,
+    pub high_watermark: Option<i64>,
+    pub last_stable_offset: Option<i64>,
+    pub log_start_offset: Option<i64>,
+    pub base_offset: Option<i64>,
+    pub batches: Vec<BatchPeek>,
+}
+
+/// What the rules read of one frame.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// The request header's client id (requests only; `None` when null or absent).
+    pub client_id: Option<Box<[u8]>>,
+    /// Non-zero error codes anywhere in the body, ascending, each once.
+    pub errors: Vec<i16>,
+    pub ints: Vec<(&'static str, i64)>,
+    pub strs: Vec<(&'static str, Box<[u8]>)>,
+    pub partitions: Vec<PartitionFacts>,
+    /// Topic ids the frame tied to names (a struct holding both).
+    pub ties: Vec<([u8; 16], Box<[u8]>)>,
+    /// The header and body decoded to their end.
+    pub decoded: bool,
+}
+
+impl Facts {
+    pub fn int(&self, name: &str) -> Option<i64> {
+        self.ints.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+
+    pub fn str(&self, name: &str) -> Option<&[u8]> {
+        self.strs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| &**v)
+    }
+
+    /// The error set of an answer, as a rule compares answers: its non-zero codes.
+    pub fn error_set(&self) -> &[i16] {
+        &self.errors
+    }
+}
+
+/// Reads facts, reusing one tape.
+#[derive(Default)]
+pub struct FactReader {
+    tape: Values,
+}
+
+impl FactReader {
+    /// The facts of frame `f`, a message of `kind` at `api`; `None` when the
+    /// definitions do not have it or its header does not decode.
+    pub fn read(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        f: &CapturedFrame,
+        kind: MessageKind,
+        (key, version): (i16, i16),
+    ) -> Option<Facts> {
+        let spec = cat.message(kind, key, version, pin)?;
+        let request = kind == MessageKind::Request;
+        let hv = if request {
+            request_header_version(spec, version)
+        } else {
+            response_header_version(spec, version)
+        };
+        let header = cat.header(kind, hv)?;
+        let bytes: &[u8] = &f.bytes;
+        self.tape.slots.clear();
+        let (head, end, res) = values::decode_message(bytes, 4, &header.plan(hv), &mut self.tape);
+        res.ok()?;
+        let mut facts = Facts::default();
+        if request {
+            for (_, s) in self.tape.children(head) {
+                if s.kind != SlotKind::Field {
+                    continue;
+                }
+                if let (Some(h), Val::Str(span)) = (header.fields.get(s.decl as usize), s.value) {
+                    if h.name == "ClientId" {
+                        facts.client_id = Some(span.of(bytes).into());
+                    }
+                }
+            }
+        }
+        if f.is_cut() {
+            return Some(facts);
+        }
+        let (body, stop, res) =
+            values::decode_message(bytes, end, &spec.plan(version), &mut self.tape);
+        facts.decoded = res.is_ok() && stop == bytes.len();
+        walk(&self.tape, bytes, body, &spec.fields, 0, None, &mut facts);
+        facts.errors.sort_unstable();
+        facts.errors.dedup();
+        Some(facts)
+    }
+}
+
+/// The field a slot holds, when it is a field of `fields`.
+fn field_of<'s>(fields: &'s [FieldSpec], s: &values::Slot) -> Option<&'s FieldSpec> {
+    (s.kind == SlotKind::Field)
+        .then(|| fields.get(s.decl as usize))
+        .flatten()
+}
+
+/// A field's name without a `V3AndBelow` prefix: where a message changed
+/// shape, the definitions keep its older fields under such names
+/// (AddPartitionsToTxn's `V3AndBelowTransactionalId`), and they mean the same.
+fn base_name(name: &str) -> &str {
+    let Some(rest) = name.strip_prefix('V') else {
+        return name;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    match rest[digits..].strip_prefix("AndBelow") {
+        Some(base) if digits > 0 && !base.is_empty() => base,
+        _ => name,
+    }
+}
+
+fn is_partition_index(name: &str) -> bool {
+    matches!(name, "PartitionIndex" | "Partition" | "Index")
+}
+
+/// The struct at `slot`, whose fields are `fields`, `depth` structs below
+/// the body; `topic` is the topic of the struct around it.
+fn walk(
+    tape: &Values,
+    frame: &[u8],
+    slot: u32,
+    fields: &[FieldSpec],
+    depth: u32,
+    topic: Option<&TopicKey>,
+    out: &mut Facts,
+) {
+    // First the struct's own topic and partition, which its other fields belong to.
+    let (mut name, mut id, mut partition) = (None, None, None);
+    for (_, s) in tape.children(slot) {
+        let Some(f) = field_of(fields, s) else {
+            continue;
+        };
+        match (FieldMeaning::of(f), s.value) {
+            (FieldMeaning::TopicName, Val::Str(span)) if span.len > 0 => {
+                name = Some(Box::<[u8]>::from(span.of(frame)));
+            }
+            (FieldMeaning::TopicId, Val::Uuid(at)) => {
+                id = frame
+                    .get(at as usize..at as usize + 16)
+                    .and_then(|b| <[u8; 16]>::try_from(b).ok())
+                    .filter(|u| *u != [0; 16]);
+            }
+            (_, Val::Int(p)) if depth > 0 && is_partition_index(&f.name) => {
+                partition = i32::try_from(p).ok();
+            }
+            _ => {}
+        }
+    }
+    if let (Some(n), Some(i)) = (&name, id) {
+        out.ties.push((i, n.clone()));
+    }
+    let own = name.map(TopicKey::Name).or(id.map(TopicKey::Id));
+    let topic = own.as_ref().or(topic);
+    let mut part = partition.map(|p| PartitionFacts {
+        topic: topic.cloned(),
+        partition: p,
+        ..PartitionFacts::default()
+    });
+    for (i, s) in tape.children(slot) {
+        let Some(f) = field_of(fields, s) else {
+            continue;
+        };
+        let name = base_name(&f.name);
+        if FieldMeaning::of(f) == FieldMeaning::ErrorCode {
+            let mut each = |v: Val| {
+                if let Val::Int(c) = v {
+                    if c != 0 {
+                        out.errors.push(c as i16);
+                    }
+                }
+            };
+            match s.value {
+                Val::Array => tape.children(i).for_each(|(_, e)| each(e.value)),
+                Val::Packed(p) => p.values(frame).for_each(each),
+                v => each(v),
+            }
+            if let (Some(p), "ErrorCode", Val::Int(c)) = (&mut part, name, s.value) {
+                p.error = c as i16;
+            }
+        }
+        if depth == 0 {
+            match s.value {
+                Val::Int(v) => {
+                    if let Some(n) = INTS.iter().find(|n| **n == name) {
+                        out.ints.push((n, v));
+                    }
+                }
+                Val::Bool(b) => {
+                    if let Some(n) = INTS.iter().find(|n| **n == name) {
+                        out.ints.push((n, i64::from(b)));
+                    }
+                }
+                Val::Str(span) => {
+                    if let Some(n) = STRS.iter().find(|n| **n == name) {
+                        out.strs.push((n, span.of(frame).into()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(p) = &mut part {
+            match (name, s.value) {
+                ("HighWatermark", Val::Int(v)) => p.high_watermark = Some(v),
+                ("LastStableOffset", Val::Int(v)) => p.last_stable_offset = Some(v),
+                ("LogStartOffset", Val::Int(v)) => p.log_start_offset = Some(v),
+                ("BaseOffset", Val::Int(v)) => p.base_offset = Some(v),
+                ("Records", Val::Bytes(span)) => {
+                    p.batches = peek::batches(span.of(frame), MAX_BATCHES);
+                }
+                _ => {}
+            }
+        }
+        match s.value {
+            Val::Struct => walk(tape, frame, i, &f.fields, depth + 1, topic, out),
+            Val::Array => {
+                for (e, es) in tape.children(i) {
+                    if es.value == Val::Struct {
+                        walk(tape, frame, e, &f.fields, depth + 1, topic, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(p) = part {
+        out.partitions.push(p);
+    }
+}

@@ -1,0 +1,477 @@
+//! Diagnosis: the conversation read the way a Kafka engineer reads it.
+//!
+//! One pass over a capture (or a live stream) builds a small model of the
+//! conversation: exchanges paired per connection, each side's facts read
+//! from the values-only tape by the definitions ([`facts`]), connections
+//! opened and closed, and what the [`rules`] keep per client, producer,
+//! group member, fetch session, transaction and partition. Each rule is a
+//! module of its own that turns that model into findings
+//! ([`crate::analysis::check::Finding`]): what happened, on which frames,
+//! from when to when, how often. What a rule knows of the protocol (which
+//! error is retriable, which version introduced an error) is data in
+//! [`crate::protocol::error_rules`].
+//!
+//! Memory: the requests awaiting a response (with their facts), and per
+//! connection, client, producer partition, session, group and partition a
+//! few numbers; never the frames.
+
+pub mod facts;
+pub mod rules;
+
+use crate::analysis::check::{Finding, Rule, MAX_FRAMES_NAMED};
+use crate::capture::{CapturedFrame, ConnEvent, ConnEventKind};
+use crate::decode::{Direction, FrameKind};
+use crate::protocol::headers::API_VERSIONS_KEY;
+use crate::schema::{Catalogue, MessageKind};
+use facts::{FactReader, Facts, TopicKey};
+use foldhash::{HashMap, HashMapExt};
+use std::net::{IpAddr, SocketAddr};
+
+pub const PRODUCE: i16 = 0;
+pub const FETCH: i16 = 1;
+pub const METADATA: i16 = 3;
+
+/// A frame of an exchange: its number in the capture and its time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct At {
+    pub index: usize,
+    pub time: f64,
+}
+
+/// Who a client is across its connections: its client id and its host.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClientKey {
+    pub client_id: Option<Box<[u8]>>,
+    pub host: IpAddr,
+}
+
+impl ClientKey {
+    /// The client id as text (invalid UTF-8 replaced), for messages and JSON.
+    pub fn id_text(&self) -> Option<String> {
+        self.client_id
+            .as_deref()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+
+    /// `client "id" (host)` or `client at host`.
+    pub fn describe(&self) -> String {
+        match self.id_text() {
+            Some(id) => format!("client {id:?} ({})", self.host),
+            None => format!("client at {}", self.host),
+        }
+    }
+}
+
+/// A request as it leaves, for rules that watch what a client sends.
+pub struct Req<'a> {
+    pub conn: usize,
+    pub client: &'a ClientKey,
+    pub broker: SocketAddr,
+    pub api: (i16, i16),
+    pub at: At,
+    pub facts: &'a Facts,
+}
+
+/// A request with its response, or a request that got none.
+pub struct Ex<'a> {
+    pub conn: usize,
+    pub client: &'a ClientKey,
+    pub broker: SocketAddr,
+    pub api: (i16, i16),
+    pub request: At,
+    pub response: Option<At>,
+    pub req: &'a Facts,
+    pub resp: Option<&'a Facts>,
+}
+
+/// What rules need to name things in their messages.
+pub struct Ctx<'c> {
+    pub cat: &'c Catalogue,
+    pub topic_names: HashMap<[u8; 16], Box<[u8]>>,
+}
+
+impl Ctx<'_> {
+    /// `Produce v9`, or `api 77 v0` for a key the catalogue does not know.
+    pub fn api_text(&self, (key, version): (i16, i16)) -> String {
+        format!("{} v{version}", self.api_name(key))
+    }
+
+    pub fn api_name(&self, key: i16) -> String {
+        self.cat
+            .api_name(key)
+            .map_or_else(|| format!("api {key}"), str::to_string)
+    }
+
+    /// A topic's name (an id by the name the capture tied to it, else the uuid).
+    pub fn topic_text(&self, t: Option<&TopicKey>) -> String {
+        match t {
+            Some(TopicKey::Name(n)) => String::from_utf8_lossy(n).into_owned(),
+            Some(TopicKey::Id(id)) => match self.topic_names.get(id) {
+                Some(n) => String::from_utf8_lossy(n).into_owned(),
+                None => crate::text::uuid_text(id),
+            },
+            None => "?".into(),
+        }
+    }
+
+    /// The same topic named by id or name counts once where the capture tied them.
+    pub fn topic_key(&self, t: Option<&TopicKey>) -> Option<TopicKey> {
+        match t {
+            Some(TopicKey::Id(id)) => Some(match self.topic_names.get(id) {
+                Some(n) => TopicKey::Name(n.clone()),
+                None => TopicKey::Id(*id),
+            }),
+            other => other.cloned(),
+        }
+    }
+}
+
+/// A finding of a conversation rule, before it becomes a [`Finding`].
+pub struct Found {
+    pub rule: Rule,
+    pub frames: Vec<usize>,
+    pub time: f64,
+    pub until: f64,
+    pub conn: Option<usize>,
+    pub client: Option<ClientKey>,
+    pub api: Option<(i16, i16)>,
+    pub count: u64,
+    pub message: String,
+}
+
+impl Found {
+    /// A finding about one answered exchange: its request and response.
+    pub fn answer(rule: Rule, ex: &Ex<'_>, response: At, message: String) -> Found {
+        Found {
+            rule,
+            frames: vec![ex.request.index, response.index],
+            time: response.time,
+            until: response.time,
+            conn: Some(ex.conn),
+            client: Some(ex.client.clone()),
+            api: Some(ex.api),
+            count: 1,
+            message,
+        }
+    }
+
+    /// A finding about one request as it left.
+    pub fn request(rule: Rule, req: &Req<'_>, message: String) -> Found {
+        Found {
+            rule,
+            frames: vec![req.at.index],
+            time: req.at.time,
+            until: req.at.time,
+            conn: Some(req.conn),
+            client: Some(req.client.clone()),
+            api: Some(req.api),
+            count: 1,
+            message,
+        }
+    }
+
+    pub fn finding(mut self) -> Finding {
+        self.frames.sort_unstable();
+        self.frames.dedup();
+        self.frames.truncate(MAX_FRAMES_NAMED);
+        Finding {
+            frame: self.frames.first().copied(),
+            time: Some(self.time),
+            conn: self.conn,
+            direction: None,
+            api_key: self.api.map(|a| a.0),
+            api_version: self.api.map(|a| a.1),
+            correlation_id: None,
+            offset: None,
+            rule: self.rule,
+            message: self.message,
+            frames: self.frames,
+            until: (self.until > self.time).then_some(self.until),
+            count: self.count,
+            client_id: self.client.and_then(|c| c.id_text()),
+        }
+    }
+}
+
+/// A request awaiting its response.
+struct Pending {
+    api: (i16, i16),
+    at: At,
+    facts: Facts,
+}
+
+/// What is known of one connection.
+struct Conn {
+    client: ClientKey,
+    broker: SocketAddr,
+    /// The first FIN or the RST: who, when (requests still in flight when the
+    /// connection is over were cut by it).
+    closed: Option<(ConnEventKind, f64)>,
+    fins: u8,
+}
+
+/// Reads a capture's conversation and runs the rules over it.
+pub struct Diagnosis<'c> {
+    ctx: Ctx<'c>,
+    release: Option<String>,
+    reader: FactReader,
+    pending: HashMap<(usize, i32), Pending>,
+    conns: HashMap<usize, Conn>,
+    rules: rules::Rules,
+    last_time: f64,
+    /// Requests reported as `closed-unanswered`, by frame.
+    lost: foldhash::HashSet<usize>,
+}
+
+impl<'c> Diagnosis<'c> {
+    pub fn new(cat: &'c Catalogue, release: Option<&str>) -> Self {
+        Diagnosis {
+            ctx: Ctx {
+                cat,
+                topic_names: HashMap::new(),
+            },
+            release: release.map(str::to_string),
+            reader: FactReader::default(),
+            pending: HashMap::new(),
+            conns: HashMap::new(),
+            rules: rules::Rules::default(),
+            last_time: f64::NEG_INFINITY,
+            lost: foldhash::HashSet::default(),
+        }
+    }
+
+    /// Take one frame, in capture order; findings that are decided now go to `out`.
+    pub fn frame(&mut self, f: &CapturedFrame, out: &mut Vec<Finding>) {
+        self.last_time = self.last_time.max(f.timestamp);
+        if f.kind != FrameKind::Kafka {
+            return;
+        }
+        let (Some(key), Some(version), Some(corr)) = (f.api_key, f.api_version, f.correlation_id)
+        else {
+            return;
+        };
+        let at = At {
+            index: f.index,
+            time: f.timestamp,
+        };
+        let pin = self.release.as_deref();
+        match f.direction {
+            Direction::Request => {
+                let facts = self
+                    .reader
+                    .read(self.ctx.cat, pin, f, MessageKind::Request, (key, version))
+                    .unwrap_or_default();
+                let conn = self.conns.entry(f.conn).or_insert_with(|| Conn {
+                    client: ClientKey {
+                        client_id: facts.client_id.clone(),
+                        host: f.from.ip(),
+                    },
+                    broker: f.to,
+                    closed: None,
+                    fins: 0,
+                });
+                let req = Req {
+                    conn: f.conn,
+                    client: &conn.client,
+                    broker: conn.broker,
+                    api: (key, version),
+                    at,
+                    facts: &facts,
+                };
+                let mut found = Vec::new();
+                self.rules.request(&self.ctx, &req, &mut found);
+                out.extend(found.into_iter().map(Found::finding));
+                // A request reusing an id in flight: the older one is never answered.
+                if let Some(old) = self.pending.insert(
+                    (f.conn, corr),
+                    Pending {
+                        api: (key, version),
+                        at,
+                        facts,
+                    },
+                ) {
+                    self.complete(f.conn, old, None, None, out);
+                }
+            }
+            Direction::Response => {
+                let Some(p) = self.pending.remove(&(f.conn, corr)) else {
+                    return;
+                };
+                let mut facts = self
+                    .reader
+                    .read(self.ctx.cat, pin, f, MessageKind::Response, p.api)
+                    .unwrap_or_default();
+                if !facts.decoded && key == API_VERSIONS_KEY {
+                    // A v0 answer to a newer ApiVersions: nothing the rules read.
+                    facts = Facts::default();
+                }
+                for (id, name) in std::mem::take(&mut facts.ties) {
+                    self.ctx.topic_names.insert(id, name);
+                }
+                self.complete(f.conn, p, Some(at), Some(&facts), out);
+            }
+        }
+    }
+
+    fn complete(
+        &mut self,
+        conn: usize,
+        p: Pending,
+        response: Option<At>,
+        resp: Option<&Facts>,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let ex = Ex {
+            conn,
+            client: &c.client,
+            broker: c.broker,
+            api: p.api,
+            request: p.at,
+            response,
+            req: &p.facts,
+            resp,
+        };
+        let mut found = Vec::new();
+        self.rules.exchange(&self.ctx, &ex, &mut found);
+        out.extend(found.into_iter().map(Found::finding));
+    }
+
+    /// A connection opened or closed.
+    pub fn conn_event(&mut self, e: &ConnEvent, out: &mut Vec<Finding>) {
+        self.last_time = self.last_time.max(e.timestamp);
+        let mut found = Vec::new();
+        self.rules.conn_event(&self.ctx, e, &mut found);
+        let Some(conn) = self.conns.get_mut(&e.conn) else {
+            out.extend(found.into_iter().map(Found::finding));
+            return;
+        };
+        let over = match e.kind {
+            ConnEventKind::Open => false,
+            ConnEventKind::Fin(_) => {
+                conn.fins += 1;
+                conn.closed.get_or_insert((e.kind, e.timestamp));
+                conn.fins >= 2
+            }
+            ConnEventKind::Reset(_) => {
+                conn.closed.get_or_insert((e.kind, e.timestamp));
+                true
+            }
+        };
+        if over {
+            self.cut(e.conn, e.timestamp, &mut found);
+        }
+        out.extend(found.into_iter().map(Found::finding));
+    }
+
+    /// Connection `conn` is over: what it still awaited was cut by its close.
+    fn cut(&mut self, conn: usize, now: f64, found: &mut Vec<Found>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let Some((how, when)) = c.closed else {
+            return;
+        };
+        let keys: Vec<(usize, i32)> = self
+            .pending
+            .keys()
+            .filter(|k| k.0 == conn)
+            .copied()
+            .collect();
+        let mut cut: Vec<Pending> = keys.iter().filter_map(|k| self.pending.remove(k)).collect();
+        cut.sort_by_key(|p| p.at.index);
+        let cut: Vec<(At, (i16, i16), &Facts)> =
+            cut.iter().map(|p| (p.at, p.api, &p.facts)).collect();
+        for (at, api, facts) in &cut {
+            if rules::closed::lost(*api, at.time, facts, how, when) {
+                self.lost.insert(at.index);
+            }
+        }
+        rules::closed::closed(&self.ctx, conn, &c.client, (how, when), now, &cut, found);
+    }
+
+    /// The capture ended: connections closed on one side only are over too,
+    /// and rules that judge the whole capture speak.
+    pub fn finish(&mut self, out: &mut Vec<Finding>) {
+        let mut found = Vec::new();
+        let mut closed: Vec<usize> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.closed.is_some())
+            .map(|(k, _)| *k)
+            .collect();
+        closed.sort_unstable();
+        for conn in closed {
+            let now = self.last_time;
+            self.cut(conn, now, &mut found);
+        }
+        self.rules.finish(&self.ctx, self.last_time, &mut found);
+        found.sort_by(|a, b| a.time.total_cmp(&b.time));
+        out.extend(found.into_iter().map(Found::finding));
+    }
+
+    /// How and when connection `conn` was first closed inside the capture.
+    pub fn closed(&self, conn: usize) -> Option<(ConnEventKind, f64)> {
+        self.conns.get(&conn).and_then(|c| c.closed)
+    }
+
+    /// Whether the request at frame `index` was reported as `closed-unanswered`.
+    pub fn reported_lost(&self, index: usize) -> bool {
+        self.lost.contains(&index)
+    }
+}
+
+/// Frame numbers as ranges: `4-6, 9, 12-40`.
+pub fn frame_ranges(frames: &[usize], most: usize) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < frames.len() {
+        let mut j = i;
+        while j + 1 < frames.len() && frames[j + 1] == frames[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", frames[i], frames[j])
+        } else {
+            frames[i].to_string()
+        });
+        i = j + 1;
+    }
+    if parts.len() > most {
+        let rest = parts.len() - most;
+        parts.truncate(most);
+        parts.push(format!("… {rest} more"));
+    }
+    parts.join(", ")
+}
+
+/// A duration in seconds as people read it: `0.42 ms`, `250.8 ms`, `3.1 s`.
+pub fn duration_text(seconds: f64) -> String {
+    let ms = seconds * 1e3;
+    if ms < 1.0 {
+        format!("{:.2} ms", ms)
+    } else if ms < 1000.0 {
+        format!("{:.1} ms", ms)
+    } else if seconds < 120.0 {
+        format!("{:.1} s", seconds)
+    } else {
+        format!("{:.1} min", seconds / 60.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_and_durations_read_as_people_write_them() {
+        assert_eq!(frame_ranges(&[1, 2, 3, 5, 7, 8], 10), "1-3, 5, 7-8");
+        assert_eq!(frame_ranges(&[1, 3, 5, 7], 2), "1, 3, … 2 more");
+        assert_eq!(duration_text(0.00042), "0.42 ms");
+        assert_eq!(duration_text(0.2508), "250.8 ms");
+        assert_eq!(duration_text(3.12), "3.1 s");
+        assert_eq!(duration_text(600.0), "10.0 min");
+    }
+}

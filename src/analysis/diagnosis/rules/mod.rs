@@ -1,0 +1,100 @@
+//! The conversation rules, one module each. A rule keeps what it needs of
+//! the conversation and says what it found as [`Found`]s: as soon as it is
+//! decided, or at the end of the capture for what only the whole capture
+//! shows. Every rule has tests of its own in `tests/diagnosis.rs`: a
+//! conversation that shows it, and the normal flows that look like it.
+
+pub mod churn;
+pub mod closed;
+pub mod error_version;
+pub mod everywhere;
+pub mod fetch_session;
+pub mod groups;
+pub mod metadata_storm;
+pub mod partitions;
+pub mod producer;
+pub mod retry_loop;
+pub mod throttle;
+pub mod transactions;
+
+use super::{Ctx, Ex, Found, Req};
+use crate::capture::ConnEvent;
+
+/// Every rule's state, told about each request, exchange and connection event.
+#[derive(Default)]
+pub struct Rules {
+    retry_loop: retry_loop::RetryLoop,
+    churn: churn::Churn,
+    producer: producer::Producers,
+    fetch_session: fetch_session::FetchSessions,
+    groups: groups::Groups,
+    throttle: throttle::Throttle,
+    metadata_storm: metadata_storm::MetadataStorm,
+    transactions: transactions::Transactions,
+    partitions: partitions::Partitions,
+    everywhere: everywhere::Everywhere,
+}
+
+impl Rules {
+    pub fn request(&mut self, ctx: &Ctx<'_>, req: &Req<'_>, out: &mut Vec<Found>) {
+        self.throttle.request(ctx, req, out);
+        self.metadata_storm.request(ctx, req, out);
+        self.producer.request(ctx, req, out);
+        self.fetch_session.request(ctx, req, out);
+        self.transactions.request(req);
+    }
+
+    pub fn exchange(&mut self, ctx: &Ctx<'_>, ex: &Ex<'_>, out: &mut Vec<Found>) {
+        error_version::exchange(ctx, ex, out);
+        self.retry_loop.exchange(ctx, ex, out);
+        self.churn.exchange(ex);
+        self.producer.exchange(ctx, ex, out);
+        self.fetch_session.exchange(ctx, ex, out);
+        self.groups.exchange(ctx, ex, out);
+        self.throttle.exchange(ex);
+        self.transactions.exchange(ex);
+        self.partitions.exchange(ctx, ex, out);
+        self.everywhere.exchange(ex);
+    }
+
+    pub fn conn_event(&mut self, _ctx: &Ctx<'_>, e: &ConnEvent, _out: &mut Vec<Found>) {
+        self.churn.conn_event(e);
+    }
+
+    pub fn finish(&mut self, ctx: &Ctx<'_>, end: f64, out: &mut Vec<Found>) {
+        self.retry_loop.finish(ctx, out);
+        self.churn.finish(out);
+        self.fetch_session.finish(ctx, out);
+        self.groups.finish(ctx, out);
+        self.throttle.finish(ctx, out);
+        self.metadata_storm.finish(ctx, out);
+        self.producer.finish(ctx, out);
+        self.transactions.finish(end, out);
+        self.partitions.finish(ctx, out);
+        self.everywhere.finish(ctx, out);
+    }
+}
+
+/// `NAME (code)`, or the code alone when kwire does not know its name.
+pub fn error_text(code: i16) -> String {
+    match crate::protocol::error_codes::error_name(code) {
+        Some(n) => format!("{n} ({code})"),
+        None => format!("error {code}"),
+    }
+}
+
+/// Error codes joined: `MEMBER_ID_REQUIRED (79)`, or several with `+`.
+pub fn errors_text(codes: &[i16]) -> String {
+    codes
+        .iter()
+        .map(|&c| error_text(c))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// Push a frame number unless the list is full (its finding's count still counts).
+pub fn push_frame(frames: &mut Vec<usize>, frame: usize) {
+    if frames.len() < crate::analysis::check::MAX_FRAMES_NAMED {
+        frames.push(frame);
+    }
+}

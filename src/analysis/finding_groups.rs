@@ -1,0 +1,125 @@
+//! Findings gathered into groups, as `check`, the report and the explorer
+//! show them: one group per rule, API version and client, with how many
+//! findings it holds, every frame they name, their connections and their
+//! time span. Sorted by severity, then by time. Memory is one group per
+//! kind of finding (at most [`MAX_GROUPS`]), never one per finding.
+
+use super::check::{Finding, Rule, Severity, MAX_FRAMES_NAMED};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
+
+/// Groups kept apart at most; past it, findings of a rule and API join the
+/// group without a client.
+pub const MAX_GROUPS: usize = 10_000;
+/// Connections a group names at most.
+const MAX_CONNS: usize = 64;
+
+type Key = (Rule, Option<i16>, Option<i16>, Option<String>);
+
+/// Findings of one rule, about one API version and one client.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub rule: Rule,
+    pub api_key: Option<i16>,
+    pub api_version: Option<i16>,
+    pub client_id: Option<String>,
+    /// Findings in the group.
+    pub findings: u64,
+    /// What they counted together (a loop's answers, a churn's connections).
+    pub count: u64,
+    /// The first finding's message, and whether later ones said otherwise.
+    pub message: String,
+    pub messages_differ: bool,
+    /// Every frame named, ascending, at most [`MAX_FRAMES_NAMED`].
+    pub frames: BTreeSet<usize>,
+    pub frames_dropped: bool,
+    pub conns: BTreeSet<usize>,
+    pub first: Option<f64>,
+    pub last: Option<f64>,
+    /// The first finding's offset in its frame (a frame's finding).
+    pub offset: Option<u64>,
+}
+
+impl Group {
+    pub fn severity(&self) -> Severity {
+        self.rule.severity()
+    }
+
+    pub fn frames(&self) -> Vec<usize> {
+        self.frames.iter().copied().collect()
+    }
+}
+
+#[derive(Default)]
+pub struct Groups {
+    groups: HashMap<Key, Group>,
+}
+
+impl Groups {
+    pub fn add(&mut self, f: &Finding) {
+        let mut key: Key = (f.rule, f.api_key, f.api_version, f.client_id.clone());
+        if self.groups.len() >= MAX_GROUPS && !self.groups.contains_key(&key) {
+            key.3 = None;
+        }
+        let g = self.groups.entry(key).or_insert_with(|| Group {
+            rule: f.rule,
+            api_key: f.api_key,
+            api_version: f.api_version,
+            client_id: f.client_id.clone(),
+            findings: 0,
+            count: 0,
+            message: f.message.clone(),
+            messages_differ: false,
+            frames: BTreeSet::new(),
+            frames_dropped: false,
+            conns: BTreeSet::new(),
+            first: None,
+            last: None,
+            offset: f.offset,
+        });
+        g.findings += 1;
+        g.count += f.count;
+        if !g.messages_differ && g.message != f.message {
+            g.messages_differ = true;
+        }
+        for &n in &f.frames {
+            if g.frames.len() < MAX_FRAMES_NAMED {
+                g.frames.insert(n);
+            } else {
+                g.frames_dropped = true;
+            }
+        }
+        if let Some(c) = f.conn {
+            if g.conns.len() < MAX_CONNS {
+                g.conns.insert(c);
+            }
+        }
+        if let Some(t) = f.time {
+            g.first = Some(g.first.map_or(t, |x| x.min(t)));
+            let end = f.until.unwrap_or(t);
+            g.last = Some(g.last.map_or(end, |x| x.max(end)));
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+    }
+
+    /// The groups, most severe first, then by their first time (groups
+    /// without a time, a file of frames', by their first frame).
+    pub fn sorted(self) -> Vec<Group> {
+        let mut all: Vec<Group> = self.groups.into_values().collect();
+        all.sort_by(|a, b| {
+            a.severity()
+                .cmp(&b.severity())
+                .then(
+                    a.first
+                        .unwrap_or(f64::INFINITY)
+                        .total_cmp(&b.first.unwrap_or(f64::INFINITY)),
+                )
+                .then(a.frames.first().cmp(&b.frames.first()))
+                .then(a.rule.id().cmp(b.rule.id()))
+        });
+        all
+    }
+}
