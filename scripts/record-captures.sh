@@ -16,17 +16,7 @@ tansu=${TANSU:-tansu}
 kwire=${KWIRE:-target/release/kwire}
 log=$(mktemp)
 
-start_broker() {
-  "$tansu" broker \
-    --listener-url "tcp://127.0.0.1:$port" \
-    --advertised-listener-url "tcp://127.0.0.1:$port" \
-    --storage-engine "memory://tansu/" >"$log" 2>&1 &
-  broker=$!
-  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && return; sleep 0.2; done
-  echo "tansu did not start: $(cat "$log")" >&2
-  exit 1
-}
-stop_broker() { kill "$broker" 2>/dev/null || true; wait "$broker" 2>/dev/null || true; }
+source scripts/tansu-broker.sh
 trap stop_broker EXIT
 
 capture() { # name command...: a fresh broker per capture, so each starts empty

@@ -215,7 +215,8 @@ fn every_percentile_is_the_nearest_rank_of_the_packet_times() {
             "pairs",
             "unanswered_requests",
             "unmatched_responses",
-            "by_api"
+            "by_api",
+            "findings"
         ]
     );
     let keys: Vec<&String> = metadata.as_object().unwrap().keys().collect();
@@ -464,7 +465,8 @@ fn every_grouping_counts_its_exchanges() {
             "by_client",
             "by_conn",
             "by_broker",
-            "by_topic"
+            "by_topic",
+            "findings"
         ]
     );
     let l = |names: &[&str]| -> u64 { names.iter().map(|n| len[n]).sum() };

@@ -42,7 +42,7 @@ impl Severity {
 }
 
 /// What a finding is about. [`Rule::ALL`] lists them with their ids and severities.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rule {
     TrailingBytes,
     Truncated,
@@ -369,6 +369,17 @@ impl<'c> Checker<'c> {
         self.diagnosis.conn_event(e, out);
     }
 
+    /// Whatever the capture hands on, in capture order.
+    pub fn take(&mut self, c: &crate::capture::Captured, out: &mut Vec<Finding>) {
+        use crate::capture::Captured;
+        match c {
+            Captured::Frame(f) => self.frame(f, out),
+            Captured::Skipped(s) => self.skipped(s, out),
+            Captured::Tls(n) => self.tls(n, out),
+            Captured::Conn(e) => self.conn_event(e, out),
+        }
+    }
+
     fn request(&mut self, f: &CapturedFrame, at: At, out: &mut Vec<Finding>) {
         let conn = self.conns.entry(f.conn).or_default();
         if let (Some(k), Some(v)) = (f.api_key, f.api_version) {
@@ -517,7 +528,7 @@ impl<'c> Checker<'c> {
             let closed = at.conn.and_then(|c| self.diagnosis.closed(c));
             let message = match closed {
                 Some((how, when)) => format!(
-                    "no response: the {} closed the connection ({}) {} after this request, within its wait",
+                    "no response: the {} closed the connection ({}) {} after this request, as a client stopping does",
                     how.side().as_str(),
                     how.flag(),
                     crate::analysis::diagnosis::duration_text((when - at.time.unwrap_or(when)).max(0.0))

@@ -1056,22 +1056,23 @@ impl Reading {
     }
 }
 
-/// Read a capture's exchanges into `obs`, every frame shown to `each_frame`
-/// first; skip notes count when they are on connection `conn` (or any, for
-/// `None`). The one walk `stats`, `inventory` and `report` share.
+/// Read a capture's exchanges into `obs`, everything the capture hands on
+/// shown to `each` first; skip notes count when they are on connection
+/// `conn` (or any, for `None`). The one walk `stats`, `inventory` and
+/// `report` share.
 pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
     cat: &Catalogue,
     input: R,
     opts: &crate::capture::CaptureOptions,
     (exchanges, obs): (&mut Exchanges<'_, M>, &mut O),
     conn: Option<usize>,
-    mut each_frame: impl FnMut(&CapturedFrame),
+    mut each: impl FnMut(&crate::capture::Captured),
 ) -> Result<Reading, String> {
     let (mut skips, mut skipped_bytes) = (0, 0);
     let capture = crate::capture::for_each_captured(cat, input, opts, |c| {
+        each(&c);
         match c {
             crate::capture::Captured::Frame(f) => {
-                each_frame(&f);
                 exchanges.push(&f, obs);
             }
             crate::capture::Captured::Skipped(s) => {

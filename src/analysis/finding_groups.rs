@@ -123,3 +123,45 @@ impl Groups {
         all
     }
 }
+
+/// What checking a whole capture found, gathered: the groups and the tally.
+pub struct Checked {
+    pub groups: Vec<Group>,
+    pub tally: super::check::Tally,
+    /// Frames decoded and checked.
+    pub frames: usize,
+}
+
+/// Check a whole capture (`kwire check`'s findings) and gather them into
+/// groups: for views that lead with what went wrong (the report, `stats`).
+pub fn check_capture<R: std::io::Read>(
+    cat: &crate::schema::Catalogue,
+    opts: crate::decode::DecodeOptions,
+    input: R,
+    capture: &crate::capture::CaptureOptions,
+) -> Result<Checked, String> {
+    let mut checker = super::check::Checker::new(cat, opts);
+    let (mut groups, mut tally, mut found) = (
+        Groups::default(),
+        super::check::Tally::default(),
+        Vec::new(),
+    );
+    let mut gather = |found: &mut Vec<Finding>| {
+        for f in found.drain(..) {
+            tally.add(&f);
+            groups.add(&f);
+        }
+    };
+    crate::capture::for_each_captured(cat, input, capture, |c| {
+        checker.take(&c, &mut found);
+        gather(&mut found);
+        true
+    })?;
+    checker.finish(&mut found);
+    gather(&mut found);
+    Ok(Checked {
+        groups: groups.sorted(),
+        tally,
+        frames: checker.frames,
+    })
+}

@@ -340,7 +340,10 @@ pub fn collect<R: std::io::Read>(
         opts,
         (&mut exchanges, &mut adder),
         filter.conn,
-        |f| {
+        |c| {
+            let crate::capture::Captured::Frame(f) = c else {
+                return;
+            };
             if let (Some(API_VERSIONS_KEY), Some(v)) = (f.api_key, f.api_version) {
                 match f.direction {
                     Direction::Request => {

@@ -9,11 +9,13 @@
 //! answers all take under a second holds at most a million entries, however
 //! long the capture).
 
+use super::check::{Finding, Rule};
+use super::diagnosis::Diagnosis;
 use super::exchange::{
     read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading, Topic,
 };
 use super::filter::Filter;
-use crate::capture::CaptureOptions;
+use crate::capture::{CaptureOptions, Captured};
 use crate::protocol::error_codes::error_name;
 use crate::schema::Catalogue;
 use crate::text::escape::{quote, sanitize};
@@ -533,6 +535,55 @@ pub struct Collected {
     pub stats: Stats,
     pub names: Names,
     pub reading: Reading,
+    /// The conversation rules' findings (`analysis::diagnosis`) by API
+    /// version and rule: how many, over the whole capture.
+    pub findings: FindingCounts,
+}
+
+/// Findings counted by API version (none for findings about no API) and rule.
+pub type FindingCounts = BTreeMap<(Option<(i16, i16)>, Rule), u64>;
+
+/// The findings counted per API and rule, as text lines after the table.
+pub fn findings_text(cat: &Catalogue, findings: &FindingCounts) -> String {
+    if findings.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nfindings (kwire check tells them):\n");
+    for ((api, rule), n) in findings {
+        let api = match api {
+            Some((k, v)) => format!(
+                "{} v{v}",
+                cat.api_name(*k)
+                    .map_or_else(|| format!("api {k}"), sanitize)
+            ),
+            None => "(no API)".into(),
+        };
+        out += &format!(
+            "  {api:<24} {:<8} {:<26} {n}\n",
+            rule.severity().as_str(),
+            rule.id()
+        );
+    }
+    out
+}
+
+/// The findings counted per API and rule, as JSON rows.
+pub fn findings_json(cat: &Catalogue, findings: &FindingCounts) -> Json {
+    Json::Array(
+        findings
+            .iter()
+            .map(|((api, rule), n)| {
+                json!({
+                    "api_key": api.map(|a| a.0),
+                    "api_name": api.and_then(|a| cat.api_name(a.0)),
+                    "api_version": api.map(|a| a.1),
+                    "rule": rule.id(),
+                    "severity": rule.severity().as_str(),
+                    "count": n,
+                })
+            })
+            .collect(),
+    )
 }
 
 /// Adds up the exchanges that pass a filter.
@@ -570,18 +621,37 @@ pub fn collect<R: std::io::Read>(
         stats: Stats::new(groupings),
         filter,
     };
+    // The conversation rules read the same walk (values-only tapes, no tree).
+    let mut diagnosis = Diagnosis::new(cat, release);
+    let (mut found, mut findings) = (Vec::new(), BTreeMap::new());
+    let mut count = |found: &mut Vec<Finding>| {
+        for f in found.drain(..) {
+            let api = f.api_key.zip(f.api_version);
+            *findings.entry((api, f.rule)).or_insert(0u64) += 1;
+        }
+    };
     let reading = read_capture(
         cat,
         input,
         opts,
         (&mut exchanges, &mut adder),
         filter.conn,
-        |_| {},
+        |c| {
+            match c {
+                Captured::Frame(f) => diagnosis.frame(f, &mut found),
+                Captured::Conn(e) => diagnosis.conn_event(e, &mut found),
+                Captured::Skipped(_) | Captured::Tls(_) => {}
+            }
+            count(&mut found);
+        },
     )?;
+    diagnosis.finish(&mut found);
+    count(&mut found);
     Ok(Collected {
         stats: adder.stats,
         names: exchanges.into_names(),
         reading,
+        findings,
     })
 }
 

@@ -6,7 +6,7 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, Checker, Finding, Severity, Tally};
 use kwire::analysis::finding_groups::Groups;
-use kwire::capture::{CaptureOptions, Captured};
+use kwire::capture::CaptureOptions;
 use kwire::render::findings;
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
@@ -143,12 +143,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         };
         let mut io_error = None;
         let mut each = |c| {
-            match c {
-                Captured::Frame(f) => checker.frame(&f, &mut found),
-                Captured::Skipped(s) => checker.skipped(&s, &mut found),
-                Captured::Tls(n) => checker.tls(&n, &mut found),
-                Captured::Conn(e) => checker.conn_event(&e, &mut found),
-            }
+            checker.take(&c, &mut found);
             match printer.print(&mut found) {
                 Ok(()) => true,
                 Err(e) => {

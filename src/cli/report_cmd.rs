@@ -5,6 +5,7 @@
 use super::exit;
 use super::filter_args::FilterArgs;
 use clap::Args;
+use kwire::analysis::finding_groups::check_capture;
 use kwire::analysis::inventory::{self, Inventory};
 use kwire::analysis::report::{collect, for_each_frame_of};
 use kwire::capture::CaptureOptions;
@@ -163,7 +164,28 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         too_large,
         beyond_limit,
     };
-    let text = page(cat, &args.file, &c, &inv, &views, &args.filter.describe());
+    // What went wrong leads the page: the whole capture checked, as `kwire check` does.
+    let input = match source.open() {
+        Ok(i) => i,
+        Err(status) => return status,
+    };
+    let decode = DecodeOptions {
+        release: release.map(str::to_string),
+        ..Default::default()
+    };
+    let checked = match check_capture(cat, decode, input, &opts) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let text = page(
+        cat,
+        &args.file,
+        &checked,
+        &c,
+        &inv,
+        &views,
+        &args.filter.describe(),
+    );
     if let Err(e) = std::fs::write(&args.out, text) {
         eprintln!("kwire: {}: {e}", sanitize(&args.out.display().to_string()));
         return exit::FAILURE;

@@ -95,6 +95,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             if let (Some(t), Some(o)) = (super::tls_args::json(tls), v.as_object_mut()) {
                 o.insert("tls_connections".into(), t);
             }
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "findings".into(),
+                    kwire::analysis::stats::findings_json(cat, &c.findings),
+                );
+            }
             kwire::render::json::to_text(&v) + "\n"
         }
         StatsFormat::Text => {
@@ -103,10 +109,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
                 &c.names,
                 groupings.is_empty() || groupings.contains(&Grouping::Api),
             );
-            match (super::tls_args::text_line(tls), text.split_once('\n')) {
+            let text = match (super::tls_args::text_line(tls), text.split_once('\n')) {
                 (Some(line), Some((first, rest))) => format!("{first}\n{line}\n{rest}"),
                 _ => text,
-            }
+            };
+            text + &kwire::analysis::stats::findings_text(cat, &c.findings)
         }
     };
     let mut out = std::io::stdout().lock();

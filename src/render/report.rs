@@ -4,6 +4,8 @@
 //! the first [`MAX_VIEWS`] with their annotated view (grid and tree, as on
 //! the documentation pages). Every text from the capture is escaped.
 
+use crate::analysis::diagnosis::{duration_text, frame_ranges};
+use crate::analysis::finding_groups::Checked;
 use crate::analysis::inventory::Inventory;
 use crate::analysis::report::{Collected, ExchangeFacts};
 use crate::analysis::stats::{error_text, Row};
@@ -24,7 +26,9 @@ pub const MAX_MARKS: usize = 2000;
 const CSS: &str = "\
 .rep svg{background:#fafafa;border:1px solid #ddd;margin:4px 0 12px}.rep svg text{font:11px system-ui,sans-serif;fill:#444}\
 .rep .hist{display:flex;flex-wrap:wrap;gap:8px 24px}.rep .note{color:#555}.rep td.num{text-align:right}\
-.rep section.frame{border-top:1px solid #eee;padding-top:4px}.rep section.frame:target{background:#fffbea}";
+.rep section.frame{border-top:1px solid #eee;padding-top:4px}.rep section.frame:target{background:#fffbea}\
+.rep .finding{border-left:4px solid #999;padding:2px 10px;margin:8px 0}.rep .finding.error{border-color:#c62828}\
+.rep .finding.warning{border-color:#ef8f00}.rep .finding .what{font-weight:600}.rep .finding .where{color:#555;font-size:90%}";
 
 /// Whose frames get a detailed view: the frame numbers, and those left out.
 pub struct Views {
@@ -75,6 +79,7 @@ fn colour(api: Option<(i16, i16)>) -> String {
 pub fn page(
     cat: &Catalogue,
     title: &str,
+    checked: &Checked,
     c: &Collected,
     inv: &Inventory,
     views: &Views,
@@ -89,6 +94,7 @@ pub fn page(
         page_style(),
         esc(title)
     );
+    findings_section(&mut out, cat, checked);
     let s = &c.stats;
     let _ = writeln!(
         out,
@@ -120,7 +126,7 @@ pub fn page(
             c.reading.undecoded
         );
     }
-    out.push_str("<nav><a href=\"#stats\">stats</a> · <a href=\"#latency\">latency</a> · <a href=\"#timeline\">timeline</a> · <a href=\"#inventory\">inventory</a> · <a href=\"#errors\">errors</a> · <a href=\"#exchanges\">exchanges</a> · <a href=\"#frames\">frames</a></nav>\n");
+    out.push_str("<nav><a href=\"#findings\">findings</a> · <a href=\"#stats\">stats</a> · <a href=\"#latency\">latency</a> · <a href=\"#timeline\">timeline</a> · <a href=\"#inventory\">inventory</a> · <a href=\"#errors\">errors</a> · <a href=\"#exchanges\">exchanges</a> · <a href=\"#frames\">frames</a></nav>\n");
     stats_section(&mut out, cat, c);
     latency_section(&mut out, cat, c);
     timeline_section(&mut out, cat, c);
@@ -471,6 +477,73 @@ fn inventory_section(out: &mut String, inv: &Inventory) {
         let _ = writeln!(out, "<tr><td>{}</td><td>{}</td></tr>", b.address, esc(&adv));
     }
     out.push_str("</table></section>\n");
+}
+
+/// What went wrong, first: one block per group of findings (the whole
+/// capture's, whatever the selection), most severe first, with its frames
+/// linked, and what each conversation rule usually means.
+fn findings_section(out: &mut String, cat: &Catalogue, checked: &Checked) {
+    let t = &checked.tally;
+    let _ = write!(
+        out,
+        "<section id=findings><h2>Findings</h2><p>{} frames checked: {} errors, {} warnings, {} notes.</p>",
+        checked.frames, t.errors, t.warnings, t.notes
+    );
+    if checked.groups.is_empty() {
+        out.push_str("<p class=note>Nothing wrong found: no frame breaks the protocol, and no conversation rule fired.</p></section>\n");
+        return;
+    }
+    for g in &checked.groups {
+        let sev = g.severity().as_str();
+        let api = g.api_key.map_or_else(String::new, |k| {
+            let name = cat
+                .api_name(k)
+                .map_or_else(|| format!("api {k}"), str::to_string);
+            g.api_version
+                .map_or_else(|| format!(" · {name}"), |v| format!(" · {name} v{v}"))
+        });
+        let client = g.client_id.as_ref().map_or_else(String::new, |c| {
+            format!(" · client {}", crate::text::escape::quote(c))
+        });
+        let count = match g.findings {
+            1 => "1 finding".to_string(),
+            n => format!("{n} findings"),
+        };
+        let span = match (g.first, g.last) {
+            (Some(a), Some(b)) if b > a => format!(" · over {}", duration_text(b - a)),
+            _ => String::new(),
+        };
+        let frames: Vec<usize> = g.frames.iter().copied().collect();
+        let links: Vec<String> = frames
+            .iter()
+            .take(24)
+            .map(|n| format!("<a href=\"#frame-{n}\">{n}</a>"))
+            .collect();
+        let more = if frames.len() > 24 {
+            format!(" … ({})", esc(&frame_ranges(&frames, 6)))
+        } else {
+            String::new()
+        };
+        let message = match g.messages_differ {
+            true => format!("e.g. {}", g.message),
+            false => g.message.clone(),
+        };
+        let _ = write!(
+            out,
+            "<div class=\"finding {sev}\"><div class=what>{sev} · {}{}{} · {count}{span}</div><div>{}</div>\
+             <div class=where>frames {}{more}</div>",
+            esc(g.rule.id()),
+            esc(&api),
+            esc(&client),
+            esc(&message),
+            links.join(" "),
+        );
+        if let Some(m) = g.rule.meaning() {
+            let _ = write!(out, "<div class=note>{}</div>", esc(m));
+        }
+        out.push_str("</div>\n");
+    }
+    out.push_str("</section>\n");
 }
 
 fn errors_section(out: &mut String, cat: &Catalogue, c: &Collected) {

@@ -1,8 +1,9 @@
 //! `closed-unanswered`: a connection that closed (a FIN from either side,
-//! or an RST) while requests on it awaited their responses. A long poll
-//! (Fetch, ShareFetch) that the client closes within its own MaxWaitMs is
-//! a consumer stopping, not a lost answer: it stays an `unanswered` note.
-//! A capture that simply ends is not a close either.
+//! or an RST) while requests on it awaited their responses. A client that
+//! closes within [`CLIENT_GAVE_UP`] of its request, or within a long poll's
+//! own MaxWaitMs (Fetch, ShareFetch), is stopping, not giving up on an
+//! answer: that stays an `unanswered` note. A capture that simply ends is
+//! not a close either.
 
 use super::super::{duration_text, At, ClientKey, Ctx, Found, FETCH, PRODUCE};
 use crate::analysis::check::Rule;
@@ -11,18 +12,27 @@ use crate::capture::{ConnEventKind, Side};
 
 const SHARE_FETCH: i16 = 78;
 
+/// How long a client waits before its close reads as giving up on the
+/// answer: a client shutting down closes its connections at once (librdkafka
+/// closes 20 µs after a last Metadata request), one that timed out after
+/// its request timeout (seconds).
+pub const CLIENT_GAVE_UP: f64 = 1.0;
+
 /// Whether a request cut by a close was waiting for an answer that should
-/// have come: acks=0 Produce requests expect none, and a long poll the
-/// client leaves within its wait is a consumer stopping.
+/// have come: acks=0 Produce requests expect none, and a client that
+/// closes soon after its request (within a long poll's wait) is stopping.
 pub fn lost(api: (i16, i16), sent: f64, facts: &Facts, how: ConnEventKind, when: f64) -> bool {
     if api.0 == PRODUCE && facts.int("Acks") == Some(0) {
         return false;
     }
-    if (api.0 == FETCH || api.0 == SHARE_FETCH) && how.side() == Side::Client {
-        let wait = facts.int("MaxWaitMs").unwrap_or(0).max(0) as f64 / 1e3;
-        return when - sent > wait + 1.0;
+    if how.side() == Side::Broker {
+        return true;
     }
-    true
+    let long_poll = match api.0 {
+        FETCH | SHARE_FETCH => facts.int("MaxWaitMs").unwrap_or(0).max(0) as f64 / 1e3,
+        _ => 0.0,
+    };
+    when - sent >= long_poll + CLIENT_GAVE_UP
 }
 
 pub fn closed(

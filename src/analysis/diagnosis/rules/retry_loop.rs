@@ -1,6 +1,7 @@
 //! `retry-loop`: one client's request to one API answered with the same
-//! error three or more times in a row. Errors that usually pass by
-//! themselves (a leader or coordinator moving, a rebalance:
+//! error three or more times in a row, or with an answer that does not
+//! decode (the client cannot read it either, and asks again). Errors that
+//! usually pass by themselves (a leader or coordinator moving, a rebalance:
 //! `protocol::error_rules::is_transient`) are normal for a few tries, so
 //! their streaks count only from ten answers or ten seconds on.
 
@@ -8,6 +9,7 @@ use super::super::{duration_text, ClientKey, Ctx, Ex, Found};
 use super::{errors_text, push_frame};
 use crate::analysis::check::Rule;
 use crate::protocol::error_rules::is_transient;
+use crate::protocol::headers::API_VERSIONS_KEY;
 use foldhash::HashMap;
 
 /// Answers in a row that make a loop.
@@ -16,8 +18,37 @@ pub const MIN_LOOP: u64 = 3;
 pub const MIN_TRANSIENT_LOOP: u64 = 10;
 pub const MIN_TRANSIENT_SECONDS: f64 = 10.0;
 
+/// What an answer said, as a loop compares answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Its non-zero error codes (none: a success).
+    Errors(Vec<i16>),
+    /// It did not decode by the definitions.
+    Undecodable,
+}
+
+impl Outcome {
+    fn failed(&self) -> bool {
+        !matches!(self, Outcome::Errors(e) if e.is_empty())
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Outcome::Errors(e) => errors_text(e),
+            Outcome::Undecodable => "with a response that does not decode".into(),
+        }
+    }
+
+    fn transient(&self) -> bool {
+        match self {
+            Outcome::Errors(e) => e.iter().all(|&c| is_transient(c)),
+            Outcome::Undecodable => false,
+        }
+    }
+}
+
 struct Streak {
-    errors: Vec<i16>,
+    outcome: Outcome,
     api: (i16, i16),
     conn: usize,
     frames: Vec<usize>,
@@ -40,9 +71,14 @@ impl RetryLoop {
             return;
         };
         let key = (ex.client.clone(), ex.api.0);
-        let errors = resp.error_set();
+        // ApiVersions' v0 fallback answer is not read for facts (and is legal).
+        let outcome = if !resp.decoded && ex.api.0 != API_VERSIONS_KEY {
+            Outcome::Undecodable
+        } else {
+            Outcome::Errors(resp.error_set().to_vec())
+        };
         if let Some(s) = self.streaks.get_mut(&key) {
-            if !errors.is_empty() && s.errors == errors {
+            if outcome.failed() && s.outcome == outcome {
                 push_frame(&mut s.frames, ex.request.index);
                 push_frame(&mut s.frames, response.index);
                 s.last = response.time;
@@ -53,7 +89,7 @@ impl RetryLoop {
             }
             let ended = self.streaks.remove(&key);
             if let Some(s) = ended {
-                let then = if errors.is_empty() {
+                let then = if !outcome.failed() {
                     "then it succeeded"
                 } else {
                     "then the answer changed"
@@ -61,13 +97,13 @@ impl RetryLoop {
                 report(ctx, &key.0, s, then, out);
             }
         }
-        if errors.is_empty() {
+        if !outcome.failed() {
             return;
         }
         self.streaks.insert(
             key,
             Streak {
-                errors: errors.to_vec(),
+                outcome,
                 api: ex.api,
                 conn: ex.conn,
                 frames: vec![ex.request.index, response.index],
@@ -90,8 +126,7 @@ impl RetryLoop {
 }
 
 fn report(ctx: &Ctx<'_>, client: &ClientKey, s: Streak, then: &str, out: &mut Vec<Found>) {
-    let transient = s.errors.iter().all(|&e| is_transient(e));
-    let long_enough = match transient {
+    let long_enough = match s.outcome.transient() {
         false => s.count >= MIN_LOOP,
         true => s.count >= MIN_TRANSIENT_LOOP || s.last - s.first >= MIN_TRANSIENT_SECONDS,
     };
@@ -103,7 +138,7 @@ fn report(ctx: &Ctx<'_>, client: &ClientKey, s: Streak, then: &str, out: &mut Ve
         "{} from {} answered {} {} times in a row, every {} over {}, {then}",
         ctx.api_text(s.api),
         client.describe(),
-        errors_text(&s.errors),
+        s.outcome.text(),
         s.count,
         duration_text(period),
         duration_text(s.last - s.first),

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Real clients misbehaving, or meeting a broker that misbehaves, for the
+diagnosis captures (scripts/record-diagnosis-captures.sh). One scenario per
+call: python3 diagnosis_clients.py SCENARIO PORT."""
+import socket
+import struct
+import sys
+import time
+
+scenario, port = sys.argv[1], int(sys.argv[2])
+bootstrap = f"127.0.0.1:{port}"
+
+
+def topic(name):
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kwire-admin")
+    try:
+        admin.create_topics([NewTopic(name, num_partitions=1, replication_factor=1)])
+    except Exception as e:  # already there
+        print("create_topics:", e)
+    admin.close()
+
+
+if scenario == "old-librdkafka":
+    # librdkafka told the broker is 0.9.0: JoinGroup v0 and ListOffsets v0.
+    from confluent_kafka import Consumer
+    topic("ledger")
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "ledger-readers", "client.id": "old-librdkafka",
+                  "api.version.request": False, "broker.version.fallback": "0.9.0",
+                  "auto.offset.reset": "earliest", "log_level": 0})
+    c.subscribe(["ledger"])
+    end = time.time() + 6
+    while time.time() < end:
+        c.poll(0.5)
+    c.close()
+elif scenario == "churn":
+    # A producer made for every message: connections opened and dropped.
+    from kafka import KafkaProducer
+    topic("clicks")
+    for i in range(12):
+        p = KafkaProducer(bootstrap_servers=bootstrap, client_id="per-message-producer")
+        p.send("clicks", value=f"click {i}".encode())
+        p.flush()
+        p.close()
+elif scenario == "unsupported":
+    # A hand-written client asking for an API the broker does not serve,
+    # without asking ApiVersions first; then a retry on a new connection.
+    for corr in (1, 2):
+        s = socket.create_connection(("127.0.0.1", port))
+        client = b"handmade-admin"
+        body = struct.pack(">i", -1)  # DescribeLogDirs v1: all topics (null array)
+        msg = struct.pack(">hhih", 35, 1, corr, len(client)) + client + body
+        s.sendall(struct.pack(">i", len(msg)) + msg)
+        s.settimeout(5)
+        try:
+            print("answer:", len(s.recv(65536)), "bytes")
+        except socket.timeout:
+            print("no answer")
+        s.close()
+        time.sleep(0.2)
+else:
+    sys.exit(f"unknown scenario {scenario}")

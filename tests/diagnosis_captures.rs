@@ -1,0 +1,238 @@
+//! The diagnosis rules on real traffic: captures recorded here from real
+//! clients against a real broker (tansu 0.6.0) by
+//! `scripts/record-diagnosis-captures.sh`, and the other shipped captures,
+//! whose normal flows must stay quiet.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+fn check_json(path: &str, extra: &[&str]) -> Vec<Value> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["check", "--format", "json", path])
+        .args(extra)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn rules(found: &[Value]) -> BTreeSet<(String, String)> {
+    found
+        .iter()
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_string(),
+                f["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn of<'a>(found: &'a [Value], rule: &str) -> Vec<&'a Value> {
+    found.iter().filter(|f| f["rule"] == rule).collect()
+}
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/captures/");
+
+/// librdkafka told the broker is 0.9.0: tansu answers its JoinGroup v0 with
+/// MEMBER_ID_REQUIRED, which v0 cannot get, and its ListOffsets v0 with a
+/// body cut short, which the client asks again ten times a second.
+#[test]
+fn an_old_librdkafka_against_tansu() {
+    let found = check_json(&format!("{DIR}diagnosis/old-librdkafka.pcap"), &[]);
+    let wrong = of(&found, "error-not-in-version");
+    assert_eq!(wrong.len(), 1, "{found:#?}");
+    assert_eq!(wrong[0]["api_name"], "JoinGroup");
+    assert_eq!(wrong[0]["api_version"], 0);
+    assert!(wrong[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("MEMBER_ID_REQUIRED (79)"));
+    let looped = of(&found, "retry-loop");
+    assert_eq!(looped.len(), 1, "{found:#?}");
+    assert_eq!(looped[0]["api_name"], "ListOffsets");
+    assert_eq!(looped[0]["client_id"], "old-librdkafka");
+    let count = looped[0]["count"].as_u64().unwrap();
+    // Every one of the loop's answers is also a frame that does not decode.
+    assert_eq!(of(&found, "truncated").len() as u64, count, "{found:#?}");
+    assert!(count >= 20, "{count}");
+    assert!(looped[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("a response that does not decode"));
+}
+
+/// A producer made per message: two dozen connections in a tenth of a second.
+#[test]
+fn a_producer_per_message_churns_connections() {
+    let found = check_json(&format!("{DIR}diagnosis/churn.pcap"), &[]);
+    let churn = of(&found, "connection-churn");
+    assert_eq!(churn.len(), 1, "{found:#?}");
+    assert_eq!(churn[0]["client_id"], "per-message-producer");
+    assert_eq!(churn[0]["count"], 24);
+    assert_eq!(
+        rules(&found),
+        [
+            ("warning", "connection-churn"),
+            ("warning", "metadata-storm")
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+    );
+}
+
+/// A hand-written client asks tansu for DescribeLogDirs, which it does not
+/// serve: the broker closes the connection without an answer, twice.
+#[test]
+fn a_broker_closing_on_a_request_it_does_not_serve() {
+    let found = check_json(&format!("{DIR}diagnosis/unsupported.pcap"), &[]);
+    let closed = of(&found, "closed-unanswered");
+    assert_eq!(closed.len(), 2, "{found:#?}");
+    for c in closed {
+        let m = c["message"].as_str().unwrap();
+        assert!(
+            m.contains("DescribeLogDirs v1 request #")
+                && m.contains("the broker closed the connection (FIN)"),
+            "{m}"
+        );
+    }
+    assert!(of(&found, "unanswered").is_empty(), "{found:#?}");
+}
+
+/// Real clients' normal sessions: no conversation rule speaks.
+#[test]
+fn normal_sessions_stay_quiet() {
+    for (capture, keylog) in [
+        ("confluent-kafka.pcap", None),
+        ("kafka-python.pcap", None),
+        ("kcat.pcap", None),
+        ("lone-response.pcap", None),
+        (
+            "tls/tls13-aes128gcm.pcap",
+            Some("tls/tls13-aes128gcm.keylog"),
+        ),
+        ("tls/tls12-chacha20-dsb.pcapng", None),
+    ] {
+        let path = format!("{DIR}{capture}");
+        let keylog = keylog.map(|k| format!("{DIR}{k}"));
+        let extra: Vec<&str> = match &keylog {
+            Some(k) => vec!["--tls-keylog", k.as_str()],
+            None => vec![],
+        };
+        let found = check_json(&path, &extra);
+        let conversation: Vec<&Value> = found
+            .iter()
+            .filter(|f| f["rule"] != "tag-version" && f["severity"] != "note")
+            .collect();
+        assert!(conversation.is_empty(), "{capture}: {conversation:#?}");
+    }
+}
+
+/// Every shipped capture's check fits 120 columns.
+#[test]
+fn check_text_fits_120_columns() {
+    for capture in [
+        "diagnosis/old-librdkafka.pcap",
+        "diagnosis/churn.pcap",
+        "diagnosis/unsupported.pcap",
+        "confluent-kafka.pcap",
+        "kafka-python.pcap",
+        "lone-response.pcap",
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["check", &format!("{DIR}{capture}")])
+            .env("COLUMNS", "120")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 120, "{capture}: {line}");
+        }
+    }
+}
+
+/// `stats` counts the conversation findings per API, in text and JSON.
+#[test]
+fn stats_counts_findings_per_api() {
+    let path = format!("{DIR}diagnosis/old-librdkafka.pcap");
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["stats", &path])
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: Value = serde_json::from_str(&run(&["--format", "json"])).unwrap();
+    let rows: Vec<(String, u64, String, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["api_name"].as_str().unwrap().to_string(),
+                r["api_version"].as_u64().unwrap(),
+                r["rule"].as_str().unwrap().to_string(),
+                r["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("ListOffsets".to_string(), 0, "retry-loop".to_string(), 1),
+            (
+                "JoinGroup".to_string(),
+                0,
+                "error-not-in-version".to_string(),
+                1
+            )
+        ]
+    );
+    let text = run(&[]);
+    assert!(text.contains("\nfindings (kwire check tells them):\n  ListOffsets v0           warning  retry-loop                 1\n"), "{text}");
+}
+
+/// The report leads with the findings, before any table or chart.
+#[test]
+fn the_report_opens_with_the_findings() {
+    let out_path =
+        std::env::temp_dir().join(format!("kwire-diag-report-{}.html", std::process::id()));
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "report",
+            &format!("{DIR}diagnosis/old-librdkafka.pcap"),
+            "--out",
+        ])
+        .arg(&out_path)
+        .status()
+        .unwrap();
+    // Exit status 2: the capture holds frames that do not decode (the page is written).
+    assert_eq!(status.code(), Some(2));
+    let html = std::fs::read_to_string(&out_path).unwrap();
+    let _ = std::fs::remove_file(&out_path);
+    let findings = html
+        .find("<section id=findings>")
+        .expect("a findings section");
+    for later in ["<table", "<svg", "<dl class=facts>"] {
+        if let Some(at) = html.find(later) {
+            assert!(findings < at, "{later} comes before the findings");
+        }
+    }
+    let section = &html[findings..html[findings..].find("</section>").unwrap() + findings];
+    assert!(
+        section.contains("error · error-not-in-version · JoinGroup v0"),
+        "{section}"
+    );
+    assert!(
+        section.contains("warning · retry-loop · ListOffsets v0"),
+        "{section}"
+    );
+    assert!(
+        section.contains("<a href=\"#frame-15\">15</a>"),
+        "{section}"
+    );
+}
