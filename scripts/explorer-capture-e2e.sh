@@ -21,7 +21,8 @@ SOCKET_NAME=kwire-capture-e2e
 . scripts/tmux-e2e-lib.sh
 CAPTURE=samples/captures/kafka-python.pcap
 
-"$KWIRE_BIN" capture "$CAPTURE" --list > "$WORK/list.txt"
+# The explorer lists frames; --list also has a row for each connection's SYN, FIN and RST.
+"$KWIRE_BIN" capture "$CAPTURE" --list | grep -vE '^ *(SYN|FIN|RST) ' > "$WORK/list.txt"
 t new-session -d -s e2e -x 200 -y 50 sh
 run "'$KWIRE_BIN' capture $CAPTURE --tui" kwire
 wait_for " frames (58) " 100
@@ -142,4 +143,23 @@ wait_for "$(sed -n 1p "$WORK/list.txt")"
 t send-keys -t e2e q
 wait_for "piped exited 0"
 echo "ok: a capture on standard input fills the list"
+
+# ! lists what went wrong (the conversation rules), worst first; Enter goes
+# to the selected group's frames one after another.
+run "'$KWIRE_BIN' capture samples/captures/diagnosis/old-librdkafka.pcap --tui" diag
+wait_for " frames (156) " 100
+t send-keys -t e2e "!"
+wait_for " findings (2) · Enter goes to the next frame of one"
+pane | grep -qE "error +error-not-in-version +JoinGroup v0 +1× \"old-librdkafka\"" || fail "the first group is not the JoinGroup v0 error"
+wait_for "answered MEMBER_ID_REQUIRED (79) to JoinGroup v0"
+t send-keys -t e2e Down
+wait_for "answered with a response that does not decode 60 times in a row"
+t send-keys -t e2e Enter
+wait_for "frame #30 · ! returns to the findings"
+t send-keys -t e2e "!"
+t send-keys -t e2e Enter
+wait_for "frame #31 · ! returns to the findings"
+t send-keys -t e2e q
+wait_for "diag exited 0"
+echo "ok: ! lists the findings and Enter walks a group's frames"
 echo "PASS: capture explorer end-to-end"

@@ -1144,3 +1144,49 @@ fn two_hundred_concurrent_connections_are_all_answered() {
     drop(broker);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `proxy --check`: findings printed as they happen. A hand-written client
+/// asks tansu for DescribeLogDirs, which it does not serve; the broker
+/// closes, and the proxy says so before it is stopped.
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn proxy_check_prints_findings_as_they_happen() {
+    require_all("the proxy's end-to-end test of --check");
+    let _one = serial();
+    let dir = scratch("check");
+    let broker = Tansu::start(&dir, "127.0.0.1");
+    let proxy = Proxy::start(&broker.addr(), &["--check"]);
+    let out = python(
+        "../captures/diagnosis_clients.py",
+        &["unsupported", &proxy.port.to_string()],
+        Duration::from_secs(30),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Both findings come while the proxy still runs.
+    assert!(
+        proxy.stdout.wait_until(Duration::from_secs(10), |t| t
+            .matches("closed-unanswered")
+            .count()
+            == 2),
+        "{}",
+        proxy.stdout.text()
+    );
+    let (status, stdout, stderr) = proxy.stop();
+    for line in stdout.lines() {
+        assert!(
+            line.contains(
+                "DescribeLogDirs v1 warning closed-unanswered: DescribeLogDirs v1 request #"
+            ) && line.contains("the broker closed the connection (FIN)"),
+            "{stdout}"
+        );
+    }
+    assert!(
+        stderr.contains("2 frames checked: 0 errors, 2 warnings, 0 notes"),
+        "{stderr}"
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}

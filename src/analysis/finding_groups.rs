@@ -105,6 +105,14 @@ impl Groups {
         self.groups.is_empty()
     }
 
+    /// The groups so far, sorted as [`Groups::sorted`] sorts them, keeping these.
+    pub fn to_sorted(&self) -> Vec<Group> {
+        Groups {
+            groups: self.groups.clone(),
+        }
+        .sorted()
+    }
+
     /// The groups, most severe first, then by their first time (groups
     /// without a time, a file of frames', by their first frame).
     pub fn sorted(self) -> Vec<Group> {

@@ -67,6 +67,9 @@ pub enum IndexEvent {
         skipped_bytes: u64,
         tls: usize,
     },
+    /// What the conversation rules found since the last such event
+    /// (`analysis::diagnosis`, run over the same reading).
+    Findings(Vec<super::check::Finding>),
     /// The capture was read to its end (or stopped); its stats or error.
     Done(Result<CaptureStats, String>),
 }
@@ -167,6 +170,8 @@ pub fn index_capture(
     yield_to_the_screen();
     let mut lister = Lister::new(cat, release, guess).with_topics();
     let mut learner = super::exchange::TopicIdLearner::new(cat, release);
+    let mut diagnosis = super::diagnosis::Diagnosis::new(cat, release);
+    let mut found = Vec::new();
     let mut spool = BufWriter::with_capacity(1 << 20, spool);
     let mut spooled: u64 = 0;
     let mut pending: HashMap<(usize, i32), Pending> = HashMap::new();
@@ -209,6 +214,7 @@ pub fn index_capture(
         match c {
             Captured::Frame(mut f) => {
                 learner.push(&f);
+                diagnosis.frame(&f, &mut found);
                 let entry = match f.kind.sasl_mechanism() {
                     Some(_) => ListEntry::default(),
                     None => lister.entry(&f).clone(),
@@ -268,8 +274,8 @@ pub fn index_capture(
                 tls += 1;
                 notes_changed = true;
             }
-            // Opens and closes are not frames; the explorer's rows are frames.
-            Captured::Conn(_) => {}
+            // Opens and closes are not frames (the explorer's rows are); the rules read them.
+            Captured::Conn(e) => diagnosis.conn_event(&e, &mut found),
         }
         // A stream (standard input, live traffic) may pause for good after
         // any frame: its rows go at once, not when the next frame comes.
@@ -288,6 +294,13 @@ pub fn index_capture(
                 return false;
             }
             notes_changed = false;
+            if !found.is_empty()
+                && tx
+                    .send(IndexEvent::Findings(std::mem::take(&mut found)))
+                    .is_err()
+            {
+                return false;
+            }
             if !rows.is_empty() {
                 if let Err(why) = send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
                     failed = why;
@@ -305,6 +318,8 @@ pub fn index_capture(
     if let Err(Some(why)) = send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
         failed.get_or_insert(why);
     }
+    diagnosis.finish(&mut found);
+    let _ = tx.send(IndexEvent::Findings(found));
     let _ = tx.send(IndexEvent::Done(match failed {
         Some(e) => Err(e),
         None => result,

@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, Checker, Finding, Severity, Tally};
 use kwire::analysis::finding_groups::Groups;
 use kwire::capture::CaptureOptions;
+use kwire::decode::DecodeOptions;
 use kwire::render::findings;
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
@@ -243,4 +244,61 @@ fn broken_output(e: std::io::Error) -> i32 {
     }
     eprintln!("kwire: {e}");
     exit::FAILURE
+}
+
+/// Findings of live traffic (`proxy --check`), each printed the moment it
+/// is decided, one line each (text) or one JSON object each; the rules that
+/// judge a whole conversation speak when the stream ends.
+pub fn run_on_stream(
+    cat: &Catalogue,
+    release: Option<&str>,
+    input: Box<dyn Read + Send>,
+    format: CheckFormat,
+) -> i32 {
+    let opts = DecodeOptions {
+        release: release.map(str::to_string),
+        ..Default::default()
+    };
+    let mut checker = Checker::new(cat, opts);
+    let (mut found, mut tally) = (Vec::new(), Tally::default());
+    let mut out = std::io::stdout().lock();
+    let mut write =
+        |found: &mut Vec<Finding>, out: &mut std::io::StdoutLock<'_>| -> std::io::Result<()> {
+            for f in found.drain(..) {
+                tally.add(&f);
+                match format {
+                    CheckFormat::Text => findings::write_text(out, cat, &f)?,
+                    CheckFormat::Json => findings::write_json(out, cat, &f)?,
+                }
+            }
+            out.flush()
+        };
+    let mut failed = None;
+    let read = kwire::capture::for_each_captured(cat, input, &CaptureOptions::default(), |c| {
+        checker.take(&c, &mut found);
+        match write(&mut found, &mut out) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return broken_output(e);
+    }
+    checker.finish(&mut found);
+    if let Err(e) = write(&mut found, &mut out) {
+        return broken_output(e);
+    }
+    if let Err(e) = read {
+        eprintln!("kwire: {}", sanitize(&e));
+        return exit::FAILURE;
+    }
+    eprintln!("kwire: {}", findings::summary(checker.frames, &tally));
+    if tally.errors > 0 {
+        FOUND_ERRORS
+    } else {
+        exit::OK
+    }
 }

@@ -38,6 +38,12 @@ pub struct ProxyArgs {
     /// Show the frames in the terminal explorer as they pass (q quits, and closes the proxy).
     #[arg(long, conflicts_with_all = ["format", "full_docs"])]
     pub tui: bool,
+    /// Print `kwire check`'s findings as they happen instead of the frames:
+    /// each frame's problems at once, a conversation's (loops, closes with
+    /// requests in flight, producer sequences…) when decided, the rest when
+    /// the proxy closes. With --format json, one JSON object per finding.
+    #[arg(long, conflicts_with_all = ["tui", "full_docs"])]
+    pub check: bool,
     /// Show descriptions in full in the tree.
     #[arg(long)]
     pub full_docs: bool,
@@ -196,6 +202,21 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         drop(rec);
         let _ = recording.join();
         return status;
+    } else if args.check {
+        let format = match args.format {
+            Some(Format::Json) => super::check_cmd::CheckFormat::Json,
+            _ => super::check_cmd::CheckFormat::Text,
+        };
+        std::thread::Builder::new()
+            .name("kwire-checker".into())
+            .spawn(move || {
+                super::check_cmd::run_on_stream(
+                    cat,
+                    release_owned.as_deref(),
+                    Box::new(pipe_out),
+                    format,
+                )
+            })
     } else {
         std::thread::Builder::new()
             .name("kwire-printer".into())
@@ -214,10 +235,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     rec.shutdown();
     drop(rec);
     let recorded = recording.join();
+    let mut printed = exit::OK;
     if let Ok(t) = printer {
-        let _ = t.join();
+        printed = t.join().unwrap_or(exit::FAILURE);
     }
     match recorded {
+        // With --check, the status is check's: 3 when a finding is an error.
+        Ok(Ok(())) if args.check => printed,
         Ok(Ok(())) => exit::OK,
         Ok(Err(e)) => {
             eprintln!("kwire: writing the capture: {e}");

@@ -227,7 +227,7 @@ impl Proxy {
         };
         let ended_by =
             self.pump_responses(conn, &upstream, &client, &in_flight, broker, &client_done);
-        if let Some(why) = ended_by {
+        if let Some(why) = &ended_by {
             eprintln!(
                 "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
             );
@@ -238,7 +238,9 @@ impl Proxy {
             let _ = t.join();
         }
         if let Some(r) = &self.recorder {
-            r.record(conn, Event::Close);
+            // The broker ended it when its side closed or failed first.
+            let by_client = ended_by.is_none();
+            r.record(conn, Event::Close { by_client });
         }
     }
 

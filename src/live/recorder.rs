@@ -34,7 +34,10 @@ pub enum Event {
         from_client: bool,
         bytes: Bytes,
     },
-    Close,
+    /// The connection ended; `by_client` says which side ended it first.
+    Close {
+        by_client: bool,
+    },
 }
 
 struct Timed {
@@ -112,9 +115,9 @@ fn run(rx: Receiver<Timed>, mut sinks: Vec<Sink>) -> io::Result<()> {
                     Some(f) => f.data(from_client, &bytes),
                     None => Vec::new(),
                 },
-                Event::Close => flows
+                Event::Close { by_client } => flows
                     .remove(&t.conn)
-                    .map(|mut f| f.close())
+                    .map(|mut f| f.close(by_client))
                     .unwrap_or_default(),
             };
             for s in &mut sinks {
@@ -262,7 +265,7 @@ mod tests {
                 bytes: Bytes::from_static(b"hello"),
             },
         );
-        rec.record(1, Event::Close);
+        rec.record(1, Event::Close { by_client: true });
         rec.shutdown();
         handle.join().unwrap().unwrap();
         let mut all = Vec::new();

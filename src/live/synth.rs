@@ -130,14 +130,21 @@ impl TcpFlow {
         out
     }
 
-    /// Both sides' FIN.
-    pub fn close(&mut self) -> Vec<Vec<u8>> {
+    /// Both sides' FIN, the client's first or the server's first.
+    pub fn close(&mut self, client_first: bool) -> Vec<Vec<u8>> {
         let [c, s] = self.next;
         self.next = [c.wrapping_add(1), s.wrapping_add(1)];
-        vec![
-            self.segment(true, c, s, FIN | ACK, &[]),
-            self.segment(false, s, c.wrapping_add(1), FIN | ACK, &[]),
-        ]
+        if client_first {
+            vec![
+                self.segment(true, c, s, FIN | ACK, &[]),
+                self.segment(false, s, c.wrapping_add(1), FIN | ACK, &[]),
+            ]
+        } else {
+            vec![
+                self.segment(false, s, c, FIN | ACK, &[]),
+                self.segment(true, c, s.wrapping_add(1), FIN | ACK, &[]),
+            ]
+        }
     }
 
     fn segment(&self, from_client: bool, seq: u32, ack: u32, flags: u8, payload: &[u8]) -> Vec<u8> {

@@ -3,6 +3,7 @@
 //! Nothing here draws: `ui` reads this state and reports back where the panes
 //! were ([`Geometry`]), which paging and mouse clicks need.
 
+use super::findings_view::FindingsList;
 use super::grid_view::{row_count, GridGeometry};
 use super::help::{command_for, Command};
 use super::records_view::{record_lines, RecordsList};
@@ -308,6 +309,8 @@ pub struct CaptureState {
     pub tls_notes: usize,
     /// Times shown relative to the first frame (`t` toggles).
     pub relative_time: bool,
+    /// What the conversation rules found so far (`!` lists them).
+    pub findings: crate::analysis::finding_groups::Groups,
 }
 
 impl CaptureState {
@@ -326,6 +329,7 @@ impl CaptureState {
             skipped_bytes: 0,
             tls_notes: 0,
             relative_time: false,
+            findings: Default::default(),
         }
     }
 }
@@ -376,6 +380,8 @@ pub enum Mode {
     Help,
     /// `r`: the frame's records.
     Records(RecordsList),
+    /// `!`: what went wrong in the capture.
+    Findings(FindingsList),
 }
 
 /// A message for the status line until the next key.
@@ -417,6 +423,8 @@ pub struct App<'a> {
     pub frames_top: usize,
     pastes: usize,
     pub quit: bool,
+    /// The findings list as Enter left it: `!` opens it again there.
+    last_findings: Option<FindingsList>,
 }
 
 impl<'a> App<'a> {
@@ -449,6 +457,7 @@ impl<'a> App<'a> {
             geometry: Geometry::default(),
             frames_top: 0,
             pastes: 0,
+            last_findings: None,
             quit: false,
         };
         if app.frames.is_empty() {
@@ -525,6 +534,11 @@ impl<'a> App<'a> {
                 tls,
             } => {
                 (cap.skipped, cap.skipped_bytes, cap.tls_notes) = (skipped, skipped_bytes, tls);
+            }
+            IndexEvent::Findings(found) => {
+                for f in &found {
+                    cap.findings.add(f);
+                }
             }
             IndexEvent::Done(result) => {
                 cap.done = true;
@@ -876,6 +890,7 @@ impl<'a> App<'a> {
             }
             Mode::Prompt(_) => return self.prompt_key(key),
             Mode::Records(_) => return self.records_key(key.code),
+            Mode::Findings(_) => return self.findings_key(key.code),
             Mode::Normal => {}
         }
         self.status = None;
@@ -956,6 +971,19 @@ impl<'a> App<'a> {
                 self.mode = Mode::Records(list);
             }
             Command::CaptureRecords => self.capture_records(),
+            Command::Findings => match self.capture.as_ref() {
+                Some(cap) => {
+                    let mut list = FindingsList::new(self.cat, cap.findings.to_sorted(), !cap.done);
+                    // Back where Enter left it, while the groups are the same.
+                    if let Some(last) = self.last_findings.take() {
+                        if last.lines == list.lines {
+                            list = FindingsList { partial: list.partial, ..last };
+                        }
+                    }
+                    self.mode = Mode::Findings(list);
+                }
+                None => self.fail("! is for captures (kwire capture FILE --tui): kwire check FILE tells a file of frames' findings"),
+            },
             Command::ClearSearch => self.search = None,
         }
     }
@@ -1075,6 +1103,64 @@ impl<'a> App<'a> {
             rows,
             list.lines.len(),
         );
+    }
+
+    /// Keys of the findings list: move, Enter goes to the selected group's
+    /// next frame (the list stays open behind `!`), Esc closes.
+    fn findings_key(&mut self, code: KeyCode) {
+        let rows = usize::from(self.geometry.grid.height.max(self.geometry.tree.height)).max(1);
+        let Mode::Findings(list) = &mut self.mode else {
+            return;
+        };
+        let last = list.groups.len().saturating_sub(1);
+        list.selected = match code {
+            KeyCode::Up | KeyCode::Char('k') => list.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => (list.selected + 1).min(last),
+            KeyCode::PageUp => list.selected.saturating_sub(rows),
+            KeyCode::PageDown => (list.selected + rows).min(last),
+            KeyCode::Char('g') | KeyCode::Home => 0,
+            KeyCode::Char('G') | KeyCode::End => last,
+            KeyCode::Enter => {
+                let Some(n) = list.next_frame() else {
+                    return;
+                };
+                let Mode::Findings(list) = std::mem::replace(&mut self.mode, Mode::Normal) else {
+                    return;
+                };
+                self.last_findings = Some(list);
+                return self.go_to_capture_frame(n);
+            }
+            KeyCode::Esc | KeyCode::Char('q' | '!') => {
+                self.mode = Mode::Normal;
+                return;
+            }
+            _ => list.selected,
+        };
+        list.top = scroll_to(
+            list.top,
+            list.selected..list.selected + 1,
+            rows,
+            list.lines.len(),
+        );
+    }
+
+    /// Select the frame numbered `n` in the capture, if the list shows it.
+    fn go_to_capture_frame(&mut self, n: usize) {
+        let at = self
+            .frames
+            .iter()
+            .position(|s| s.row.as_ref().is_some_and(|r| r.frame.index == n));
+        match at {
+            Some(i) if self.shown.contains(&i) => {
+                self.focus = Focus::Frames;
+                self.select_frame(i);
+                self.info(format!("frame #{n} · ! returns to the findings"));
+            }
+            Some(_) => self.fail(format!(
+                "frame #{n} is hidden by the filter (f, then Enter on an empty line, shows all)"
+            )),
+            None => self.fail(format!("frame #{n} is not in the list")),
+        }
     }
 
     /// `x`: `hex FILE`, `json FILE` or `pcap FILE`.

@@ -31,6 +31,7 @@ pub enum Command {
     Export,
     Records,
     CaptureRecords,
+    Findings,
     ClearSearch,
 }
 
@@ -136,14 +137,18 @@ pub const KEYS: &[Binding] = &[
         what: "records of the frame / of the frames listed",
     },
     Binding {
+        keys: "!",
+        commands: &[(KeyCode::Char('!'), Command::Findings)],
+        what: "capture: findings (what went wrong); Enter: a frame",
+    },
+    Binding {
         keys: "x",
         commands: &[(KeyCode::Char('x'), Command::Export)],
         what: "export: `hex F` node, `json F` frame, `pcap F` list",
     },
-    pane_keys("paste", "hex text opens as a new frame (a request)"),
     pane_keys(
-        "mouse",
-        "click selects a byte, line or frame; wheel scrolls",
+        "paste mouse",
+        "hex text opens a new frame; click selects, wheel scrolls",
     ),
     pane_keys("Ctrl-U", "clear the prompt line"),
     Binding {

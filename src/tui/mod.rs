@@ -8,6 +8,7 @@
 pub mod app;
 pub mod details_view;
 pub mod export;
+pub mod findings_view;
 pub mod frames_view;
 pub mod grid_view;
 pub mod help;

@@ -117,6 +117,10 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
             super::records_view::RecordsOverlay { list, theme },
             f.area(),
         ),
+        Mode::Findings(list) => f.render_widget(
+            super::findings_view::FindingsOverlay { list, theme },
+            f.area(),
+        ),
         _ => {}
     }
 }
