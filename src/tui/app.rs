@@ -1070,14 +1070,12 @@ impl<'a> App<'a> {
         let Mode::Records(list) = &mut self.mode else {
             return;
         };
-        let last = list.lines.len().saturating_sub(1);
-        list.selected = match code {
-            KeyCode::Up | KeyCode::Char('k') => list.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => (list.selected + 1).min(last),
-            KeyCode::PageUp => list.selected.saturating_sub(rows),
-            KeyCode::PageDown => (list.selected + rows).min(last),
-            KeyCode::Char('g') | KeyCode::Home => 0,
-            KeyCode::Char('G') | KeyCode::End => last,
+        if let Some(moved) = list_move(code, list.selected, list.lines.len(), rows) {
+            list.selected = moved;
+            list.top = scroll_to(list.top, moved..moved + 1, rows, list.lines.len());
+            return;
+        }
+        match code {
             KeyCode::Enter => {
                 let (path, frame) = list
                     .lines
@@ -1089,20 +1087,11 @@ impl<'a> App<'a> {
                 if let Some(i) = frame {
                     self.select_frame(i);
                 }
-                return self.select_path(&path);
+                self.select_path(&path);
             }
-            KeyCode::Esc | KeyCode::Char('q' | 'r') => {
-                self.mode = Mode::Normal;
-                return;
-            }
-            _ => list.selected,
-        };
-        list.top = scroll_to(
-            list.top,
-            list.selected..list.selected + 1,
-            rows,
-            list.lines.len(),
-        );
+            KeyCode::Esc | KeyCode::Char('q' | 'r') => self.mode = Mode::Normal,
+            _ => {}
+        }
     }
 
     /// Keys of the findings list: move, Enter goes to the selected group's
@@ -1112,14 +1101,12 @@ impl<'a> App<'a> {
         let Mode::Findings(list) = &mut self.mode else {
             return;
         };
-        let last = list.groups.len().saturating_sub(1);
-        list.selected = match code {
-            KeyCode::Up | KeyCode::Char('k') => list.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => (list.selected + 1).min(last),
-            KeyCode::PageUp => list.selected.saturating_sub(rows),
-            KeyCode::PageDown => (list.selected + rows).min(last),
-            KeyCode::Char('g') | KeyCode::Home => 0,
-            KeyCode::Char('G') | KeyCode::End => last,
+        if let Some(moved) = list_move(code, list.selected, list.lines.len(), rows) {
+            list.selected = moved;
+            list.top = scroll_to(list.top, moved..moved + 1, rows, list.lines.len());
+            return;
+        }
+        match code {
             KeyCode::Enter => {
                 let Some(n) = list.next_frame() else {
                     return;
@@ -1128,20 +1115,11 @@ impl<'a> App<'a> {
                     return;
                 };
                 self.last_findings = Some(list);
-                return self.go_to_capture_frame(n);
+                self.go_to_capture_frame(n);
             }
-            KeyCode::Esc | KeyCode::Char('q' | '!') => {
-                self.mode = Mode::Normal;
-                return;
-            }
-            _ => list.selected,
-        };
-        list.top = scroll_to(
-            list.top,
-            list.selected..list.selected + 1,
-            rows,
-            list.lines.len(),
-        );
+            KeyCode::Esc | KeyCode::Char('q' | '!') => self.mode = Mode::Normal,
+            _ => {}
+        }
     }
 
     /// Select the frame numbered `n` in the capture, if the list shows it.
@@ -1715,6 +1693,21 @@ fn scroll_to(top: usize, lines: Range<usize>, height: usize, total: usize) -> us
         top
     };
     top.min(total.saturating_sub(height))
+}
+
+/// Where a list's selection moves on `code` (arrows, j k, pages, g G),
+/// among `len` lines with `rows` on screen; `None` for other keys.
+fn list_move(code: KeyCode, selected: usize, len: usize, rows: usize) -> Option<usize> {
+    let last = len.saturating_sub(1);
+    Some(match code {
+        KeyCode::Up | KeyCode::Char('k') => selected.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => (selected + 1).min(last),
+        KeyCode::PageUp => selected.saturating_sub(rows),
+        KeyCode::PageDown => (selected + rows).min(last),
+        KeyCode::Char('g') | KeyCode::Home => 0,
+        KeyCode::Char('G') | KeyCode::End => last,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

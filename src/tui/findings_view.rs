@@ -10,7 +10,7 @@ use crate::text::escape::sanitize;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 
 /// The groups, the selection, and per group the frame Enter went to last.
 #[derive(Clone, Debug, Default)]
@@ -106,13 +106,7 @@ pub struct FindingsOverlay<'a> {
 
 impl Widget for FindingsOverlay<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let r = Rect::new(
-            area.x + 1,
-            area.y + 1,
-            area.width.saturating_sub(2),
-            area.height.saturating_sub(2),
-        );
-        Clear.render(r, buf);
+        let r = super::layout::overlay(area, buf);
         // The list above, the selected group's words below it.
         let detail_rows = 8u16.min(r.height / 2);
         let list_area = Rect::new(r.x, r.y, r.width, r.height.saturating_sub(detail_rows));

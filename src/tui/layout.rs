@@ -1,7 +1,9 @@
 //! Where the panes go: side by side when the terminal is wide enough for the
 //! grid and a useful tree, stacked otherwise (80×24 included).
 
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::{Clear, Widget};
 
 /// Columns the tree needs beside the grid before they go side by side.
 const TREE_MIN_WIDTH: u16 = 50;
@@ -65,6 +67,18 @@ pub fn panes(area: Rect, frame_count: usize, grid_rows: usize, grid_width: u16) 
         status,
         side_by_side: false,
     }
+}
+
+/// An overlay's area: the screen less a one-cell margin, cleared.
+pub fn overlay(area: Rect, buf: &mut Buffer) -> Rect {
+    let r = Rect::new(
+        area.x + 1,
+        area.y + 1,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    );
+    Clear.render(r, buf);
+    r
 }
 
 #[cfg(test)]

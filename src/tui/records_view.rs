@@ -13,7 +13,7 @@ use crate::text::uuid_text;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use std::collections::HashMap;
 
 /// Longest key or value preview.
@@ -142,13 +142,7 @@ pub struct RecordsOverlay<'a> {
 
 impl Widget for RecordsOverlay<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let r = Rect::new(
-            area.x + 1,
-            area.y + 1,
-            area.width.saturating_sub(2),
-            area.height.saturating_sub(2),
-        );
-        Clear.render(r, buf);
+        let r = super::layout::overlay(area, buf);
         let rows = usize::from(r.height.saturating_sub(3));
         let head = if self.list.lines.first().is_some_and(|l| l.frame.is_some()) {
             format!("  frame {HEADER}")
