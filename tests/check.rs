@@ -351,10 +351,12 @@ fn record_offsets_that_do_not_rise() {
             .contains("offsetDelta 0 after 0")),
         "{found:#?}"
     );
+    // The last delta (0) is not the batch's lastOffsetDelta (1): a rule of its own.
     assert!(
-        offsets
-            .iter()
-            .any(|f| f["message"].as_str().unwrap().contains("lastOffsetDelta")),
+        the(&found, "last-offset-delta")["message"]
+            .as_str()
+            .unwrap()
+            .contains("but its batch's lastOffsetDelta (at 0x"),
         "{found:#?}"
     );
     assert_eq!(status, 3);
@@ -901,4 +903,34 @@ fn sasl_tokens_after_a_v0_handshake_are_no_finding() {
     let (found, status) = check_capture(cap.path());
     assert!(found.is_empty(), "{found:#?}");
     assert_eq!(status, 0);
+}
+
+/// Compaction removes records but keeps a batch's offsets: a fetched batch
+/// may end past its last record; a produced one may not, and one whose last
+/// record is past its lastOffsetDelta never may.
+#[test]
+fn a_compacted_batch_may_end_past_its_last_record_only_when_fetched() {
+    let mut recs = record_bytes(&rec("a"), 0);
+    recs.extend(record_bytes(&rec("b"), 3));
+    // Two records at deltas 0 and 3 of a batch that covered deltas 0 to 5.
+    let compacted = patched(batch_of(0, 0, &recs, 2), |b| {
+        b[23..27].copy_from_slice(&5i32.to_be_bytes())
+    });
+    let fetch = common::batches::fetch_v4(Catalogue::builtin(), "orders", &compacted);
+    let args = ["--response", "--api", "Fetch", "--version", "4"];
+    let (found, status) = check_frame_bytes(&fetch, &args);
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(status, 0);
+    let (found, _) = check_produce(&compacted);
+    assert!(the(&found, "last-offset-delta")["message"]
+        .as_str()
+        .unwrap()
+        .contains("the last record's offsetDelta is 3, but its batch's lastOffsetDelta"));
+    // Fetched, but the last record is past the batch's end: wrong however it was made.
+    let overrun = patched(batch_of(0, 0, &recs, 2), |b| {
+        b[23..27].copy_from_slice(&2i32.to_be_bytes())
+    });
+    let fetch = common::batches::fetch_v4(Catalogue::builtin(), "orders", &overrun);
+    let (found, _) = check_frame_bytes(&fetch, &args);
+    assert_eq!(the(&found, "last-offset-delta")["severity"], "error");
 }

@@ -66,6 +66,7 @@ pub enum Rule {
     RecordInvalid,
     RecordLength,
     OffsetsBackwards,
+    LastOffsetDelta,
     SequenceGap,
     EmbeddedInvalid,
     UnknownPayload,
@@ -94,7 +95,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule: id, severity and what it checks.
-    pub const ALL: [(Rule, &'static str, Severity, &'static str); 45] = [
+    pub const ALL: [(Rule, &'static str, Severity, &'static str); 46] = [
         (Rule::TrailingBytes, "trailing-bytes", Severity::Error, "bytes follow the body within the frame's size"),
         (Rule::Truncated, "truncated", Severity::Error, "the frame (or a length or count in it) ends before its body does"),
         (Rule::InvalidValue, "invalid-value", Severity::Error, "a value the encoding does not allow (a length below -1, a frame size below 0)"),
@@ -117,6 +118,7 @@ impl Rule {
         (Rule::RecordInvalid, "record-invalid", Severity::Error, "a record whose fields do not decode"),
         (Rule::RecordLength, "record-length", Severity::Error, "a record length that is not what its fields used"),
         (Rule::OffsetsBackwards, "offsets-backwards", Severity::Error, "record offsets that do not rise within a batch, or go backwards across fetched batches"),
+        (Rule::LastOffsetDelta, "last-offset-delta", Severity::Error, "a batch's lastOffsetDelta that is not its last record's offsetDelta (a fetched batch of a compacted topic may end past its last record)"),
         (Rule::SequenceGap, "sequence-gap", Severity::Warning, "a producer's baseSequence that does not go on from its batch before"),
         (Rule::EmbeddedInvalid, "embedded-invalid", Severity::Warning, "embedded bytes (consumer protocol, record payloads) that do not decode as their schema"),
         (Rule::UnknownPayload, "unknown-payload", Severity::Note, "a record payload of a type or version no schema describes"),
@@ -222,6 +224,7 @@ impl Rule {
             WarningKind::UnknownPayload => Rule::UnknownPayload,
             WarningKind::NotBatches => Rule::NotBatches,
             WarningKind::RecordOffsets => Rule::OffsetsBackwards,
+            WarningKind::LastOffsetDelta => Rule::LastOffsetDelta,
             WarningKind::RecordSequence => Rule::SequenceGap,
             WarningKind::RecordDamage
             | WarningKind::ApiVersionsV0

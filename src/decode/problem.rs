@@ -88,6 +88,9 @@ pub enum WarningKind {
     /// Record offsets that do not rise within a batch, or go backwards
     /// across the batches of a log.
     RecordOffsets,
+    /// A batch's lastOffsetDelta that is not its last record's offsetDelta
+    /// (a fetched batch of a compacted topic may end past its last record).
+    LastOffsetDelta,
     /// A producer's sequence numbers that do not go on from its batch before.
     RecordSequence,
     /// Damage in record data, also in [`crate::decode::Frame::record_damage`].
