@@ -9,6 +9,7 @@ use crate::analysis::finding_groups::Checked;
 use crate::analysis::inventory::Inventory;
 use crate::analysis::report::{Collected, ExchangeFacts};
 use crate::analysis::stats::{error_text, Row};
+use crate::decode::Direction;
 use crate::docs::Figure;
 use crate::render::page::html::{figure_html, page_style, PAGE_SCRIPT};
 use crate::schema::Catalogue;
@@ -612,21 +613,20 @@ fn frames_section(out: &mut String, cat: &Catalogue, c: &Collected, views: &View
         let _ = write!(out, "; {} frames beyond the first {MAX_VIEWS} and {} larger frames are listed only (<code>kwire capture FILE --frame N</code> shows one)", views.beyond_limit, views.too_large.len());
     }
     out.push_str(".</p>\n");
-    let mut frames: Vec<(crate::analysis::FrameAt, &'static str, &ExchangeFacts)> = Vec::new();
+    let mut frames: Vec<(crate::analysis::FrameAt, Direction, &ExchangeFacts)> = Vec::new();
     for e in &c.exchanges {
         if let Some(r) = e.request {
-            frames.push((r, "request", e));
+            frames.push((r, Direction::Request, e));
         }
         if let Some(r) = e.response {
-            frames.push((r, "response", e));
+            frames.push((r, Direction::Response, e));
         }
     }
     frames.sort_by_key(|f| f.0.index);
     for (f, dir, e) in frames {
-        let other = if dir == "request" {
-            e.response
-        } else {
-            e.request
+        let (other, other_dir) = match dir {
+            Direction::Request => (e.response, Direction::Response),
+            Direction::Response => (e.request, Direction::Request),
         };
         let _ = write!(
             out,
@@ -634,10 +634,10 @@ fn frames_section(out: &mut String, cat: &Catalogue, c: &Collected, views: &View
             f.index,
             f.index,
             esc(&api_text(cat, e.api)),
-            dir,
+            dir.as_str(),
             e.conn,
             f.bytes,
-            other.map_or_else(String::new, |o| format!(" (its {}: <a href=\"#frame-{}\">frame {}</a>)", if dir == "request" { "response" } else { "request" }, o.index, o.index))
+            other.map_or_else(String::new, |o| format!(" (its {}: <a href=\"#frame-{}\">frame {}</a>)", other_dir.as_str(), o.index, o.index))
         );
         match views.html.get(&f.index) {
             Some(h) => out.push_str(h),

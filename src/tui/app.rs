@@ -1064,15 +1064,23 @@ impl<'a> App<'a> {
         });
     }
 
+    /// Lines an overlay list pages by: the taller of grid and tree.
+    fn overlay_rows(&self) -> usize {
+        usize::from(self.geometry.grid.height.max(self.geometry.tree.height)).max(1)
+    }
+
     /// Keys over the records table: move, Enter selects the record, Esc closes.
     fn records_key(&mut self, code: KeyCode) {
-        let rows = usize::from(self.geometry.grid.height.max(self.geometry.tree.height)).max(1);
+        let rows = self.overlay_rows();
         let Mode::Records(list) = &mut self.mode else {
             return;
         };
-        if let Some(moved) = list_move(code, list.selected, list.lines.len(), rows) {
-            list.selected = moved;
-            list.top = scroll_to(list.top, moved..moved + 1, rows, list.lines.len());
+        if list_move(
+            code,
+            (&mut list.selected, &mut list.top),
+            list.lines.len(),
+            rows,
+        ) {
             return;
         }
         match code {
@@ -1097,13 +1105,16 @@ impl<'a> App<'a> {
     /// Keys of the findings list: move, Enter goes to the selected group's
     /// next frame (the list stays open behind `!`), Esc closes.
     fn findings_key(&mut self, code: KeyCode) {
-        let rows = usize::from(self.geometry.grid.height.max(self.geometry.tree.height)).max(1);
+        let rows = self.overlay_rows();
         let Mode::Findings(list) = &mut self.mode else {
             return;
         };
-        if let Some(moved) = list_move(code, list.selected, list.lines.len(), rows) {
-            list.selected = moved;
-            list.top = scroll_to(list.top, moved..moved + 1, rows, list.lines.len());
+        if list_move(
+            code,
+            (&mut list.selected, &mut list.top),
+            list.lines.len(),
+            rows,
+        ) {
             return;
         }
         match code {
@@ -1695,19 +1706,27 @@ fn scroll_to(top: usize, lines: Range<usize>, height: usize, total: usize) -> us
     top.min(total.saturating_sub(height))
 }
 
-/// Where a list's selection moves on `code` (arrows, j k, pages, g G),
-/// among `len` lines with `rows` on screen; `None` for other keys.
-fn list_move(code: KeyCode, selected: usize, len: usize, rows: usize) -> Option<usize> {
+/// Move a list's selection on `code` (arrows, j k, pages, g G) among `len`
+/// lines with `rows` on screen, scrolling `top` to keep it shown; false for
+/// other keys.
+fn list_move(
+    code: KeyCode,
+    (selected, top): (&mut usize, &mut usize),
+    len: usize,
+    rows: usize,
+) -> bool {
     let last = len.saturating_sub(1);
-    Some(match code {
+    *selected = match code {
         KeyCode::Up | KeyCode::Char('k') => selected.saturating_sub(1),
-        KeyCode::Down | KeyCode::Char('j') => (selected + 1).min(last),
+        KeyCode::Down | KeyCode::Char('j') => (*selected + 1).min(last),
         KeyCode::PageUp => selected.saturating_sub(rows),
-        KeyCode::PageDown => (selected + rows).min(last),
+        KeyCode::PageDown => (*selected + rows).min(last),
         KeyCode::Char('g') | KeyCode::Home => 0,
         KeyCode::Char('G') | KeyCode::End => last,
-        _ => return None,
-    })
+        _ => return false,
+    };
+    *top = scroll_to(*top, *selected..*selected + 1, rows, len);
+    true
 }
 
 #[cfg(test)]

@@ -133,11 +133,7 @@ impl Widget for FindingsOverlay<'_> {
                 _ => self.theme.label(),
             };
             let line = Line::from(Span::styled(text.clone(), style));
-            lines.push(if i == self.list.selected {
-                line.patch_style(self.theme.selected_line(true))
-            } else {
-                line
-            });
+            lines.push(self.theme.mark_selected(line, i == self.list.selected));
         }
         let title = format!(
             " findings ({}{}) · Enter goes to the next frame of one · Esc closes ",

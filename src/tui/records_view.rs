@@ -159,11 +159,7 @@ impl Widget for RecordsOverlay<'_> {
             .take(rows)
         {
             let line = Line::from(l.text.clone());
-            lines.push(if i == self.list.selected {
-                line.patch_style(self.theme.selected_line(true))
-            } else {
-                line
-            });
+            lines.push(self.theme.mark_selected(line, i == self.list.selected));
         }
         let title = format!(
             " records ({}) of {} · Enter selects it in the tree · Esc closes ",

@@ -84,6 +84,18 @@ impl Theme {
     }
 
     /// The selected line of a list; weaker when its pane does not have focus.
+    /// A list's line, highlighted when it is the selected one.
+    pub fn mark_selected<'a>(
+        &self,
+        line: ratatui::text::Line<'a>,
+        selected: bool,
+    ) -> ratatui::text::Line<'a> {
+        match selected {
+            true => line.patch_style(self.selected_line(true)),
+            false => line,
+        }
+    }
+
     pub fn selected_line(&self, focused: bool) -> Style {
         match (focused, self.color) {
             (true, _) => Style::new().add_modifier(Modifier::REVERSED),
