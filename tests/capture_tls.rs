@@ -420,17 +420,29 @@ fn a_wrong_key_and_a_missing_key_lose_one_connection_and_nothing_else() {
         for s in &stopped {
             assert_eq!(
                 (&s["conn"], &s["reason"]),
-                (&Value::from(conn), &Value::from("authentication_failed")),
+                (&Value::from(conn), &Value::from("keys_did_not_open")),
                 "{s}"
             );
-            assert!(s["note"]
-                .as_str()
-                .unwrap()
-                .contains("failed authentication (a wrong key, or damaged bytes)"));
+            assert!(
+                s["note"]
+                    .as_str()
+                    .unwrap()
+                    .contains("did not open protected record"),
+                "{s}"
+            );
         }
+        // The connection is not said to be decrypted: its keys opened nothing.
+        let sessions = kinds(&d, "tls");
+        let s = sessions.iter().find(|s| s["conn"] == conn).unwrap();
+        assert_eq!(
+            (&s["decrypted"], &s["not_decrypted"]["reason"]),
+            (&Value::from(false), &Value::from("keys_did_not_open")),
+            "{s}"
+        );
         assert!(
             d.stderr
-                .contains("decryption stopped part-way in 2 TLS directions"),
+                .contains("decryption stopped part-way in 2 TLS directions")
+                && d.stderr.contains("1 TLS connection was not decrypted"),
             "{}",
             d.stderr
         );
@@ -443,7 +455,7 @@ fn a_wrong_key_and_a_missing_key_lose_one_connection_and_nothing_else() {
         ]);
         assert_eq!(
             list.lines()
-                .filter(|l| l.starts_with("  tls ") && l.contains("failed authentication"))
+                .filter(|l| l.starts_with("  tls ") && l.contains("did not open protected record"))
                 .count(),
             2,
             "{list}"
@@ -474,7 +486,7 @@ fn a_wrong_key_and_a_missing_key_lose_one_connection_and_nothing_else() {
         );
         assert!(
             d.stderr.contains("1 TLS connection was not decrypted")
-                && d.stderr.contains("1 for want of keys"),
+                && d.stderr.contains("1 for want of the right keys"),
             "{}",
             d.stderr
         );
@@ -811,5 +823,108 @@ fn damaged_tls_captures_never_panic_and_say_what_happened() {
         assert!(stats.tls.connections <= 1, "round {round}");
         let said = all.iter().any(|c| matches!(c, Captured::Tls(n) if matches!(n.event, TlsEvent::Stopped { .. } | TlsEvent::Session(_))));
         assert!(said || stats.frames == 6, "round {round}");
+    }
+}
+
+/// Both TLS notes of a capture's reading: (direction, problem) of each
+/// `Stopped` and `Skipped`.
+fn tls_problems(all: &[Captured]) -> Vec<(&'static str, Direction, TlsProblem)> {
+    all.iter()
+        .filter_map(|c| match c {
+            Captured::Tls(n) => match &n.event {
+                TlsEvent::Stopped {
+                    direction, problem, ..
+                } => Some(("stopped", *direction, *problem)),
+                TlsEvent::Skipped {
+                    direction, problem, ..
+                } => Some(("skipped", *direction, *problem)),
+                TlsEvent::Session(_) => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_damaged_record_loses_its_frame_and_the_frames_after_it_decode() {
+    let plain = kafka_conversation();
+    for suite in [0x1301, 0xc030] {
+        let (mut tls, log) = over_tls(suite, 21, &plain);
+        // The Produce request (40 KB) spans three records: damage the second.
+        let produce = tls
+            .iter()
+            .position(|(c, b)| *c && b.len() > 40_000)
+            .unwrap();
+        let first_len = 5 + usize::from(u16::from_be_bytes([tls[produce].1[3], tls[produce].1[4]]));
+        tls[produce].1[first_len + 200] ^= 0x10;
+        let (all, stats) = read(
+            &pcap(Link::EthernetV4, &conversation(&tls, 1400)),
+            Some(&log),
+        );
+        let problems = tls_problems(&all);
+        assert_eq!(problems.len(), 1, "suite {suite:04x}: {problems:?}");
+        assert!(
+            matches!(
+                problems[0],
+                (
+                    "skipped",
+                    Direction::Request,
+                    TlsProblem::NotOpened { records: 1, .. }
+                )
+            ),
+            "suite {suite:04x}: {problems:?}"
+        );
+        // The lost plaintext is a skip note of its own reason; the Produce
+        // request is lost with it, and every other frame decodes as in clear.
+        let skips: Vec<_> = all
+            .iter()
+            .filter_map(|c| match c {
+                Captured::Skipped(s) => Some(s.reason.code()),
+                _ => None,
+            })
+            .collect();
+        assert!(skips.contains(&"tls_record_not_opened"), "{skips:?}");
+        let frames = frames_of(&all);
+        let clear = frames_of(&read(&pcap(Link::EthernetV4, &conversation(&plain, 1448)), None).0);
+        let mut want = clear.clone();
+        want.remove(2); // the Produce request
+        assert_eq!(frames, want, "suite {suite:04x}");
+        assert_eq!((stats.tls.decrypted, stats.tls.skipped_records), (1, 1));
+    }
+}
+
+#[test]
+fn a_key_log_with_a_wrong_duplicate_line_still_decrypts() {
+    let plain = kafka_conversation();
+    for suite in [0x1302, 0xcca8] {
+        let (tls, log) = over_tls(suite, 22, &plain);
+        // Each line again after the right ones, with a wrong secret: the later line
+        // would replace the right one if only the last were kept.
+        let wrong: String = log
+            .lines()
+            .map(|l| {
+                format!(
+                    "{}{}\n",
+                    &l[..l.len() - 1],
+                    if l.ends_with('0') { '1' } else { '0' }
+                )
+            })
+            .collect();
+        let capture = pcap(Link::EthernetV4, &conversation(&tls, 1400));
+        let (all, stats) = read(&capture, Some(&format!("{log}{wrong}")));
+        assert_eq!(tls_problems(&all), vec![], "suite {suite:04x}");
+        assert_eq!(frames_of(&all).len(), plain.len(), "suite {suite:04x}");
+        assert_eq!(stats.tls.decrypted, 1);
+        // Wrong alone: said per direction, and the session is not decrypted.
+        let (all, stats) = read(&capture, Some(&wrong));
+        let problems = tls_problems(&all);
+        assert!(
+            problems.len() == 2
+                && problems
+                    .iter()
+                    .all(|p| p.0 == "stopped" && matches!(p.2, TlsProblem::KeysDidNotOpen { .. })),
+            "suite {suite:04x}: {problems:?}"
+        );
+        assert_eq!((stats.tls.decrypted, stats.tls.not_decrypted), (0, 1));
     }
 }

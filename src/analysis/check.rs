@@ -73,7 +73,9 @@ pub enum Rule {
     SkippedBytes,
     NotChecked,
     TlsNotDecrypted,
+    TlsKeysWrong,
     TlsStopped,
+    TlsRecordSkipped,
     // What only the conversation shows (`analysis::diagnosis`).
     RetryLoop,
     ErrorNotInVersion,
@@ -95,7 +97,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule: id, severity and what it checks.
-    pub const ALL: [(Rule, &'static str, Severity, &'static str); 46] = [
+    pub const ALL: [(Rule, &'static str, Severity, &'static str); 48] = [
         (Rule::TrailingBytes, "trailing-bytes", Severity::Error, "bytes follow the body within the frame's size"),
         (Rule::Truncated, "truncated", Severity::Error, "the frame (or a length or count in it) ends before its body does"),
         (Rule::InvalidValue, "invalid-value", Severity::Error, "a value the encoding does not allow (a length below -1, a frame size below 0)"),
@@ -125,7 +127,9 @@ impl Rule {
         (Rule::SkippedBytes, "skipped-bytes", Severity::Note, "stream bytes in no frame (a capture gap, a partial frame)"),
         (Rule::NotChecked, "not-checked", Severity::Warning, "data over an input budget, left unchecked"),
         (Rule::TlsNotDecrypted, "tls-not-decrypted", Severity::Note, "a TLS connection not decrypted (no keys, or a suite or version kwire does not decrypt), so not checked"),
+        (Rule::TlsKeysWrong, "tls-keys-wrong", Severity::Warning, "a TLS connection whose key log secrets did not open its records (wrong secrets for its client random), so not checked"),
         (Rule::TlsStopped, "tls-stopped", Severity::Warning, "decryption of a TLS direction stopped part-way (a record that failed authentication, was cut short or not found)"),
+        (Rule::TlsRecordSkipped, "tls-record-skipped", Severity::Warning, "TLS records that did not open with keys that open the records around them (damaged bytes), passed over; the frames in them are lost"),
         (Rule::RetryLoop, "retry-loop", Severity::Warning, "one client's request answered with the same error three or more times in a row"),
         (Rule::ErrorNotInVersion, "error-not-in-version", Severity::Error, "an error code the API cannot return at that version or for that request"),
         (Rule::ClosedUnanswered, "closed-unanswered", Severity::Warning, "a connection closed (FIN or RST) while requests on it awaited their responses"),
@@ -467,7 +471,7 @@ impl<'c> Checker<'c> {
 
     /// A TLS connection not decrypted, or a direction whose decryption stopped.
     pub fn tls(&mut self, n: &crate::capture::tls::TlsNote, out: &mut Vec<Finding>) {
-        use crate::capture::tls::TlsEvent;
+        use crate::capture::tls::{NotDecrypted, TlsEvent};
         let mut at = At {
             time: Some(n.timestamp),
             conn: Some(n.conn),
@@ -476,12 +480,34 @@ impl<'c> Checker<'c> {
         match &n.event {
             TlsEvent::Session(s) => {
                 if let Err(why) = s.decryption {
+                    let rule = match why {
+                        NotDecrypted::KeysDidNotOpen => Rule::TlsKeysWrong,
+                        _ => Rule::TlsNotDecrypted,
+                    };
                     out.push(at.finding(
-                        Rule::TlsNotDecrypted,
+                        rule,
                         None,
                         format!("TLS connection not decrypted: {}", why.describe()),
                     ));
                 }
+            }
+            TlsEvent::Skipped {
+                direction,
+                offset,
+                problem,
+                lost,
+            } => {
+                at.direction = Some(*direction);
+                let mut f = at.finding(
+                    Rule::TlsRecordSkipped,
+                    None,
+                    format!(
+                        "{} (up to {lost} bytes of plaintext lost)",
+                        problem.describe()
+                    ),
+                );
+                f.offset = Some(*offset);
+                out.push(f);
             }
             TlsEvent::Stopped {
                 direction,

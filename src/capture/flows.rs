@@ -15,7 +15,7 @@ use super::skips::Run;
 pub use super::skips::{SkipReason, Skipped, StreamCut};
 use super::tcp::{Chunk, HalfStream};
 use super::tls::detect::{stream_start, Start};
-use super::tls::session::TlsConn;
+use super::tls::session::{Halt, TlsConn};
 use super::tls::{TlsEvent, TlsKeys, TlsNote, TlsProblem};
 use crate::decode::{decode_frame, DecodeOptions, Direction, FrameKind};
 use crate::schema::Catalogue;
@@ -785,31 +785,90 @@ impl<'c> Flows<'c> {
         }
     }
 
-    /// Bytes of a TLS stream: their plaintext goes on as a plaintext connection's bytes.
+    /// Bytes of a TLS stream: their plaintext goes on as a plaintext
+    /// connection's bytes; where records did not open, the plaintext they
+    /// held is missing from the stream, as a gap's bytes are.
     fn feed_tls(
         &mut self,
         ci: usize,
         hi: usize,
-        data: &[u8],
+        mut data: &[u8],
         timestamp: f64,
         out: &mut Vec<Captured>,
     ) {
-        let Flows {
-            conns, keys, plain, ..
-        } = self;
-        let Tls::On(t) = &mut conns[ci].tls else {
-            return;
-        };
-        plain.clear();
-        let stopped = t.feed(hi, data, keys, plain);
-        if !plain.is_empty() {
+        loop {
+            let Flows {
+                conns, keys, plain, ..
+            } = self;
+            let Tls::On(t) = &mut conns[ci].tls else {
+                return;
+            };
+            plain.clear();
+            let halt = t.feed(hi, data, keys, plain);
             let text = std::mem::take(&mut self.plain);
-            self.absorb_plain(ci, hi, Chunk::Data(&text), timestamp, out);
+            let split = match &halt {
+                Some(Halt::Skipped { at_plain, .. }) => *at_plain,
+                _ => text.len(),
+            };
+            if split > 0 {
+                self.absorb_plain(ci, hi, Chunk::Data(&text[..split]), timestamp, out);
+            }
+            match halt {
+                None => {}
+                Some(Halt::Stopped(offset, problem)) => {
+                    self.tls_stopped(ci, hi, offset, problem, timestamp, out)
+                }
+                Some(Halt::Skipped {
+                    offset,
+                    problem,
+                    lost,
+                    unread,
+                    ..
+                }) => {
+                    self.tls_note(ci, hi, timestamp, out, |direction| TlsEvent::Skipped {
+                        direction,
+                        offset,
+                        problem,
+                        lost,
+                    });
+                    self.lost_plain(ci, hi, lost, SkipReason::NotOpened, timestamp, out);
+                    if split < text.len() {
+                        self.absorb_plain(ci, hi, Chunk::Data(&text[split..]), timestamp, out);
+                    }
+                    self.plain = text;
+                    data = &data[data.len() - unread..];
+                    continue;
+                }
+            }
             self.plain = text;
+            return;
         }
-        if let Some((offset, problem)) = stopped {
-            self.tls_stopped(ci, hi, offset, problem, timestamp, out);
-        }
+    }
+
+    /// A note on a TLS connection's direction.
+    fn tls_note(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+        event: impl FnOnce(Direction) -> TlsEvent,
+    ) {
+        let conn = &self.conns[ci];
+        let Tls::On(t) = &conn.tls else { return };
+        let client = t.client().or(conn.client).unwrap_or(0);
+        let direction = if hi == client {
+            Direction::Request
+        } else {
+            Direction::Response
+        };
+        out.push(Captured::Tls(TlsNote {
+            timestamp,
+            conn: conn.id,
+            client: conn.ends[client],
+            server: conn.ends[1 - client],
+            event: event(direction),
+        }));
     }
 
     /// Decryption of a direction stopped: its note, then the end of its plaintext.
@@ -822,26 +881,11 @@ impl<'c> Flows<'c> {
         timestamp: f64,
         out: &mut Vec<Captured>,
     ) {
-        let conn = &self.conns[ci];
-        let Tls::On(t) = &conn.tls else { return };
-        let client = t.client().or(conn.client).unwrap_or(0);
-        let direction = if hi == client {
-            Direction::Request
-        } else {
-            Direction::Response
-        };
-        let event = TlsEvent::Stopped {
+        self.tls_note(ci, hi, timestamp, out, |direction| TlsEvent::Stopped {
             direction,
             offset,
             problem,
-        };
-        out.push(Captured::Tls(TlsNote {
-            timestamp,
-            conn: conn.id,
-            client: conn.ends[client],
-            server: conn.ends[1 - client],
-            event,
-        }));
+        });
         self.close_plain(ci, hi, StreamCut::Decryption, timestamp, out);
     }
 
@@ -962,15 +1006,30 @@ impl<'c> Flows<'c> {
                 }
                 half.buf.extend_from_slice(d)
             }
-            Chunk::Gap(n) => {
-                // What was held before the gap can never complete.
-                let _ = half.give_up(StreamCut::Gap, timestamp);
-                half.not_request = false;
-                half.note(half.at, n, SkipReason::Gap, timestamp);
-                half.at += n;
-                half.resync = Some(Resync::new(half.at, SkipReason::NoFrame));
-            }
+            Chunk::Gap(n) => return self.lost_plain(ci, hi, n, SkipReason::Gap, timestamp, out),
         }
+        self.cut_frames(ci, hi, timestamp, out);
+        self.report(ci, hi, out);
+    }
+
+    /// Bytes of a direction's stream that are missing (never captured, or in
+    /// TLS records that did not open): what was held before them can never
+    /// complete, and a frame is looked for after them.
+    fn lost_plain(
+        &mut self,
+        ci: usize,
+        hi: usize,
+        n: u64,
+        reason: SkipReason,
+        timestamp: f64,
+        out: &mut Vec<Captured>,
+    ) {
+        let half = &mut self.conns[ci].halves[hi];
+        let _ = half.give_up(StreamCut::Gap, timestamp);
+        half.not_request = false;
+        half.note(half.at, n, reason, timestamp);
+        half.at += n;
+        half.resync = Some(Resync::new(half.at, SkipReason::NoFrame));
         self.cut_frames(ci, hi, timestamp, out);
         self.report(ci, hi, out);
     }

@@ -12,6 +12,9 @@ use std::net::SocketAddr;
 pub enum SkipReason {
     /// The capture never saw these bytes (a hole in the TCP stream).
     Gap,
+    /// The plaintext of TLS records that did not open (damaged; a
+    /// `TlsEvent::Skipped` note says which): their most it could be.
+    NotOpened,
     /// The start of a frame whose rest never came; `declared` is the frame's
     /// whole length (size prefix included), when its size prefix came.
     Partial {
@@ -48,6 +51,7 @@ impl SkipReason {
     pub fn code(&self) -> &'static str {
         match self {
             SkipReason::Gap => "gap",
+            SkipReason::NotOpened => "tls_record_not_opened",
             SkipReason::Partial { .. } => "partial_frame",
             SkipReason::BadSize(_) => "bad_size",
             SkipReason::NoFrame => "no_frame",
@@ -71,6 +75,7 @@ impl SkipReason {
         };
         match *self {
             SkipReason::Gap => "never captured (missing from the TCP stream)".into(),
+            SkipReason::NotOpened => "held in TLS records that did not open (damaged); at most this many bytes of plaintext".into(),
             SkipReason::Partial { declared, cut_by } => {
                 let by = match cut_by {
                     StreamCut::Gap => "a gap",

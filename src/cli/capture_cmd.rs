@@ -689,8 +689,13 @@ fn write_skipped(
 /// `"kind":"tls_stopped"`) among the frames' objects.
 fn write_tls(out: &mut Out<'_>, n: &TlsNote, list: bool, format: Format) -> std::io::Result<()> {
     let what = kwire::render::tls::describe(n);
+    use kwire::capture::tls::TlsEvent;
     let arrow = match &n.event {
-        kwire::capture::tls::TlsEvent::Stopped {
+        TlsEvent::Stopped {
+            direction: Direction::Response,
+            ..
+        }
+        | TlsEvent::Skipped {
             direction: Direction::Response,
             ..
         } => "←",

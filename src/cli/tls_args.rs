@@ -35,6 +35,18 @@ impl TlsArgs {
             let lines = if n == 1 { "line is" } else { "lines are" };
             eprintln!("kwire: --tls-keylog {shown}: {n} {lines} not key log entries (the first: line {first}); they are passed over");
         }
+        if let (n, Some(first), ignored) = log.duplicates() {
+            let lines = if n == 1 { "line gives" } else { "lines give" };
+            let over = if ignored > 0 {
+                format!(
+                    " ({ignored} over the {} values kept per secret are ignored)",
+                    kwire::capture::tls::keylog::MAX_VALUES
+                )
+            } else {
+                String::new()
+            };
+            eprintln!("kwire: --tls-keylog {shown}: {n} {lines} a secret another value for the same session (the first: line {first}); each value is tried and the one that opens the records is used{over}");
+        }
         if log.is_empty() {
             eprintln!("kwire: --tls-keylog {shown}: no TLS secrets in it");
         }
@@ -67,12 +79,28 @@ pub fn text_line(tally: &kwire::capture::tls::TlsTally) -> Option<String> {
         line.push_str(" (their traffic is not counted: give --tls-keylog FILE)");
     }
     if tally.stopped > 0 {
-        line.push_str(&format!(", {} directions stopped part-way", tally.stopped));
+        let dirs = if tally.stopped == 1 {
+            "direction"
+        } else {
+            "directions"
+        };
+        line.push_str(&format!(", {} {dirs} stopped part-way", tally.stopped));
+    }
+    if tally.skipped_records > 0 {
+        let records = if tally.skipped_records == 1 {
+            "record"
+        } else {
+            "records"
+        };
+        line.push_str(&format!(
+            ", {} damaged {records} passed over",
+            tally.skipped_records
+        ));
     }
     Some(line)
 }
 
 /// `"tls_connections"` of `stats` and `inventory` JSON, when the capture has TLS connections.
 pub fn json(tally: &kwire::capture::tls::TlsTally) -> Option<serde_json::Value> {
-    (tally.connections > 0).then(|| serde_json::json!({"total": tally.connections, "decrypted": tally.decrypted, "not_decrypted": tally.not_decrypted, "stopped_directions": tally.stopped}))
+    (tally.connections > 0).then(|| serde_json::json!({"total": tally.connections, "decrypted": tally.decrypted, "not_decrypted": tally.not_decrypted, "stopped_directions": tally.stopped, "skipped_records": tally.skipped_records}))
 }

@@ -24,6 +24,16 @@ pub fn describe(note: &TlsNote) -> String {
                 problem.describe()
             )
         }
+        TlsEvent::Skipped {
+            direction,
+            offset,
+            problem,
+            lost,
+        } => format!(
+            "TLS {} stream offset {offset}: {} (up to {lost} bytes of plaintext lost)",
+            side(*direction),
+            problem.describe()
+        ),
         TlsEvent::Session(s) => session_text(s),
     }
 }
@@ -99,7 +109,8 @@ fn problem_json(p: TlsProblem) -> Json {
 }
 
 /// A note as a JSON object of its own kind: `"kind":"tls"` (a connection's
-/// summary) or `"kind":"tls_stopped"` (where decryption of a direction stopped).
+/// summary), `"kind":"tls_stopped"` (where decryption of a direction
+/// stopped) or `"kind":"tls_skipped"` (damaged records passed over).
 pub fn json(note: &TlsNote) -> Json {
     let base = |kind: &str| json!({"kind": kind, "conn": note.conn, "client": note.client.to_string(), "server": note.server.to_string(), "timestamp": note.timestamp});
     match &note.event {
@@ -113,6 +124,24 @@ pub fn json(note: &TlsNote) -> Json {
             o["offset"] = (*offset).into();
             o["reason"] = problem.code().into();
             o["note"] = problem.describe().into();
+            o
+        }
+        TlsEvent::Skipped {
+            direction,
+            offset,
+            problem,
+            lost,
+        } => {
+            let mut o = base("tls_skipped");
+            o["direction"] = direction.as_str().into();
+            o["offset"] = (*offset).into();
+            o["reason"] = problem.code().into();
+            o["note"] = problem.describe().into();
+            o["plaintext_lost"] = (*lost).into();
+            if let TlsProblem::NotOpened { record, records } = problem {
+                o["record"] = (*record).into();
+                o["records"] = (*records).into();
+            }
             o
         }
         TlsEvent::Session(s) => {

@@ -240,6 +240,18 @@ pub const TAG: usize = 16;
 /// TLS 1.2 AES-GCM records carry this much of their nonce (RFC 5288).
 pub const EXPLICIT_NONCE: usize = 8;
 
+/// The most plaintext a protected record of this suite with a fragment of
+/// `fragment` bytes can hold: what a record that does not open takes from
+/// its direction's stream.
+pub fn plaintext_room(suite: Suite, fragment: usize) -> u64 {
+    let overhead = match (suite.tls13, suite.bulk) {
+        (true, _) => TAG + 1, // the inner content type
+        (false, Bulk::ChaCha20Poly1305) => TAG,
+        (false, _) => TAG + EXPLICIT_NONCE,
+    };
+    fragment.saturating_sub(overhead) as u64
+}
+
 /// How a record's nonce and additional data are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Layout {

@@ -6,25 +6,32 @@
 
 use std::collections::HashMap;
 
-/// The secrets of one TLS session that kwire uses.
+/// The secrets of one TLS session that kwire uses. Each label keeps every
+/// distinct value the log gives it, in the log's order (at most
+/// [`MAX_VALUES`]): a key log written by several processes, or appended to
+/// across runs, can hold more than one line for a client random and label,
+/// and the session tries each; the value that opens its records wins.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Secrets {
     /// TLS 1.2: `CLIENT_RANDOM`, the 48-byte master secret.
-    pub master: Option<Vec<u8>>,
+    pub master: Vec<Vec<u8>>,
     /// TLS 1.3: `CLIENT_HANDSHAKE_TRAFFIC_SECRET`.
-    pub client_handshake: Option<Vec<u8>>,
+    pub client_handshake: Vec<Vec<u8>>,
     /// TLS 1.3: `SERVER_HANDSHAKE_TRAFFIC_SECRET`.
-    pub server_handshake: Option<Vec<u8>>,
+    pub server_handshake: Vec<Vec<u8>>,
     /// TLS 1.3: `CLIENT_TRAFFIC_SECRET_0`.
-    pub client_traffic: Option<Vec<u8>>,
+    pub client_traffic: Vec<Vec<u8>>,
     /// TLS 1.3: `SERVER_TRAFFIC_SECRET_0`.
-    pub server_traffic: Option<Vec<u8>>,
+    pub server_traffic: Vec<Vec<u8>>,
 }
 
-/// Secrets never appear in debug output.
+/// Values kept per client random and label; more are counted as ignored.
+pub const MAX_VALUES: usize = 4;
+
+/// Secrets never appear in debug output: only how many values each label has.
 impl std::fmt::Debug for Secrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let has = |s: &Option<Vec<u8>>| s.is_some();
+        let has = |s: &Vec<Vec<u8>>| s.len();
         f.debug_struct("Secrets")
             .field("master", &has(&self.master))
             .field("client_handshake", &has(&self.client_handshake))
@@ -43,6 +50,11 @@ pub struct KeyLog {
     malformed: usize,
     /// The first of them (its number, from 1).
     first_malformed: Option<usize>,
+    /// Lines giving a label a second (or later) value for a client random,
+    /// the first of them, and how many were over [`MAX_VALUES`] and ignored.
+    duplicates: usize,
+    first_duplicate: Option<usize>,
+    ignored: usize,
     lines: usize,
 }
 
@@ -128,7 +140,7 @@ impl KeyLog {
         let Some(secret) = unhex(secret).filter(|s| !s.is_empty() && s.len() <= MAX_SECRET) else {
             return false;
         };
-        fn field<'s>(s: &'s mut Secrets, label: &[u8]) -> Option<&'s mut Option<Vec<u8>>> {
+        fn field<'s>(s: &'s mut Secrets, label: &[u8]) -> Option<&'s mut Vec<Vec<u8>>> {
             Some(match label {
                 b"CLIENT_RANDOM" => &mut s.master,
                 b"CLIENT_HANDSHAKE_TRAFFIC_SECRET" => &mut s.client_handshake,
@@ -140,8 +152,20 @@ impl KeyLog {
         }
         if field(&mut Secrets::default(), label).is_some() {
             let s = self.sessions.entry(random).or_default();
-            if let Some(f) = field(s, label) {
-                *f = Some(secret);
+            let Some(values) = field(s, label) else {
+                return true;
+            };
+            if values.contains(&secret) {
+                return true;
+            }
+            if !values.is_empty() {
+                self.duplicates += 1;
+                self.first_duplicate.get_or_insert(self.lines);
+            }
+            if values.len() < MAX_VALUES {
+                values.push(secret);
+            } else {
+                self.ignored += 1;
             }
             return true;
         }
@@ -172,6 +196,13 @@ impl KeyLog {
     pub fn malformed(&self) -> (usize, Option<usize>) {
         (self.malformed, self.first_malformed)
     }
+
+    /// Lines that gave a label another value for a session it already had
+    /// one for, the first of them, and how many of those were ignored (over
+    /// [`MAX_VALUES`]).
+    pub fn duplicates(&self) -> (usize, Option<usize>, usize) {
+        (self.duplicates, self.first_duplicate, self.ignored)
+    }
 }
 
 #[cfg(test)]
@@ -188,14 +219,34 @@ mod tests {
         );
         let k = KeyLog::parse(text.as_bytes());
         let s = k.get(&[0xab; 32]).unwrap();
-        assert_eq!(s.master.as_deref(), Some(&[0x11; 48][..]));
-        assert_eq!(s.client_traffic.as_deref(), Some(&[0x22; 32][..]));
-        assert_eq!(s.server_traffic, None);
+        assert_eq!(s.master, vec![vec![0x11; 48]]);
+        assert_eq!(s.client_traffic, vec![vec![0x22; 32]]);
+        assert!(s.server_traffic.is_empty());
         assert_eq!(k.malformed(), (3, Some(6)));
         assert!(
             !format!("{s:?}{k:?}").contains("11"),
             "no secret in debug output"
         );
         assert!(k.get(&[0; 32]).is_none());
+    }
+
+    #[test]
+    fn every_value_of_a_label_is_kept_and_duplicates_counted() {
+        let r = "cd".repeat(32);
+        let mut text = String::new();
+        for v in ["01", "02", "01", "03", "04", "05", "06"] {
+            text.push_str(&format!("CLIENT_TRAFFIC_SECRET_0 {r} {}\n", v.repeat(32)));
+        }
+        let k = KeyLog::parse(text.as_bytes());
+        let s = k.get(&[0xcd; 32]).unwrap();
+        let firsts: Vec<u8> = s.client_traffic.iter().map(|v| v[0]).collect();
+        assert_eq!(
+            firsts,
+            vec![1, 2, 3, 4],
+            "in the log's order, at most MAX_VALUES"
+        );
+        // Lines 2, 4, 5, 6, 7 give another value (line 3 repeats one); 6 and 7 are ignored.
+        assert_eq!(k.duplicates(), (5, Some(2), 2));
+        assert_eq!(k.malformed(), (0, None));
     }
 }

@@ -87,6 +87,9 @@ pub enum NotDecrypted {
     NoClientHello,
     /// The capture has no ServerHello (the handshake did not complete in it).
     NoServerHello,
+    /// The key log has secrets for this session, but no protected record of
+    /// its application data opened with them (wrong secrets).
+    KeysDidNotOpen,
 }
 
 /// The option that gives the keys, for messages.
@@ -102,6 +105,7 @@ impl NotDecrypted {
             NotDecrypted::UnsupportedVersion(_) => "unsupported_version",
             NotDecrypted::NoClientHello => "no_client_hello",
             NotDecrypted::NoServerHello => "no_server_hello",
+            NotDecrypted::KeysDidNotOpen => "keys_did_not_open",
         }
     }
 
@@ -114,6 +118,7 @@ impl NotDecrypted {
             NotDecrypted::UnsupportedVersion(v) => format!("{} is not decrypted (TLS 1.2 and 1.3 are)", detect::version_name(v)),
             NotDecrypted::NoClientHello => "the capture holds no ClientHello for this connection (it starts after the handshake)".into(),
             NotDecrypted::NoServerHello => "the capture holds no ServerHello for this connection (the handshake did not complete in it)".into(),
+            NotDecrypted::KeysDidNotOpen => "the keys given did not open the records: the key log's secrets for this session are wrong (each direction's note says which secret)".into(),
         }
     }
 }
@@ -131,6 +136,13 @@ pub enum TlsProblem {
     /// A record did not authenticate (its number in this direction's
     /// protected records, from 0): a wrong key, or damaged bytes.
     Authentication { record: u64 },
+    /// `records` protected records from `record` on did not open with keys
+    /// that opened this direction's records before (or after) them: damaged
+    /// bytes. They are passed over and decryption goes on.
+    NotOpened { record: u64, records: u64 },
+    /// No value the key log gives for this secret (its label) opened the
+    /// direction's first record that needs it (its number): wrong secrets.
+    KeysDidNotOpen { label: &'static str, record: u64 },
     /// A protected record with no room for its nonce and tag, or no content type.
     Malformed { record: u64 },
     /// Bytes where a record header should be that are not one.
@@ -156,6 +168,8 @@ impl TlsProblem {
     pub fn code(self) -> &'static str {
         match self {
             TlsProblem::Authentication { .. } => "authentication_failed",
+            TlsProblem::NotOpened { .. } => "record_not_opened",
+            TlsProblem::KeysDidNotOpen { .. } => "keys_did_not_open",
             TlsProblem::Malformed { .. } => "malformed_record",
             TlsProblem::BadHeader { .. } => "bad_record_header",
             TlsProblem::TooLarge { .. } => "record_too_large",
@@ -170,6 +184,9 @@ impl TlsProblem {
         let rest = "the rest of this direction is not decrypted";
         match self {
             TlsProblem::Authentication { record } => format!("protected record {record} failed authentication (a wrong key, or damaged bytes); {rest}"),
+            TlsProblem::NotOpened { record, records: 1 } => format!("protected record {record} did not open (damaged bytes: the records around it open with the same keys); passed over, and decryption goes on"),
+            TlsProblem::NotOpened { record, records } => format!("protected records {record}-{} did not open (damaged bytes: the records around them open with the same keys); passed over, and decryption goes on", record + records - 1),
+            TlsProblem::KeysDidNotOpen { label, record } => format!("the key log's {label} for this session did not open protected record {record}, the first that needs it (a wrong secret); {rest}"),
             TlsProblem::Malformed { record } => format!("protected record {record} is malformed (too short for its nonce and tag, or no content type); {rest}"),
             TlsProblem::BadHeader { header } => format!("{} is not a TLS record header; {rest}", hex::encode(header)),
             TlsProblem::TooLarge { len, max } => format!("a record of {len} bytes is over the {max} bytes TLS allows; {rest}"),
@@ -238,6 +255,16 @@ pub enum TlsEvent {
         offset: u64,
         problem: TlsProblem,
     },
+    /// Records of one direction that did not open were passed over from
+    /// this offset of its TLS stream (`TlsProblem::NotOpened`); about `lost`
+    /// bytes of plaintext are missing from the direction's stream there, and
+    /// decryption went on.
+    Skipped {
+        direction: Direction,
+        offset: u64,
+        problem: TlsProblem,
+        lost: u64,
+    },
     /// The connection's summary, when it ended (or the capture did); boxed,
     /// so that what a capture yields stays as small as a frame.
     Session(Box<TlsSession>),
@@ -264,6 +291,8 @@ pub struct TlsTally {
     pub without_keys: usize,
     /// Directions whose decryption stopped part-way.
     pub stopped: usize,
+    /// Damaged records passed over (decryption went on after them).
+    pub skipped_records: u64,
 }
 
 impl TlsTally {
@@ -274,11 +303,17 @@ impl TlsTally {
         self.not_decrypted += other.not_decrypted;
         self.without_keys += other.without_keys;
         self.stopped += other.stopped;
+        self.skipped_records += other.skipped_records;
     }
 
     pub fn add(&mut self, n: &TlsNote) {
         match &n.event {
             TlsEvent::Stopped { .. } => self.stopped += 1,
+            TlsEvent::Skipped { problem, .. } => {
+                if let TlsProblem::NotOpened { records, .. } = problem {
+                    self.skipped_records += records;
+                }
+            }
             TlsEvent::Session(s) => {
                 self.connections += 1;
                 match s.decryption {
@@ -290,6 +325,7 @@ impl TlsTally {
                             NotDecrypted::NoKeys
                                 | NotDecrypted::NoSecrets
                                 | NotDecrypted::MissingSecret(_)
+                                | NotDecrypted::KeysDidNotOpen
                         ) {
                             self.without_keys += 1;
                         }
@@ -301,7 +337,7 @@ impl TlsTally {
 
     /// What to say on stderr of a capture with TLS connections not (wholly) decrypted.
     pub fn summary(&self) -> Option<String> {
-        if self.not_decrypted == 0 && self.stopped == 0 {
+        if self.not_decrypted == 0 && self.stopped == 0 && self.skipped_records == 0 {
             return None;
         }
         let mut parts = Vec::new();
@@ -312,7 +348,10 @@ impl TlsTally {
                 "connections were"
             };
             let hint = if self.without_keys > 0 {
-                format!(" ({} for want of keys: {KEYLOG_HINT})", self.without_keys)
+                format!(
+                    " ({} for want of the right keys: {KEYLOG_HINT})",
+                    self.without_keys
+                )
             } else {
                 String::new()
             };
@@ -330,6 +369,17 @@ impl TlsTally {
             parts.push(format!(
                 "decryption stopped part-way in {} TLS {dirs}",
                 self.stopped
+            ));
+        }
+        if self.skipped_records > 0 {
+            let records = if self.skipped_records == 1 {
+                "record"
+            } else {
+                "records"
+            };
+            parts.push(format!(
+                "{} damaged TLS {records} did not open and were passed over",
+                self.skipped_records
             ));
         }
         Some(parts.join("; ") + "; `kwire capture --list` shows each")

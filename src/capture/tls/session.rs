@@ -8,15 +8,38 @@
 //! What is held: one record per direction (at most 5 + 2^14 + 2048 bytes)
 //! and one handshake message being read (at most `detect::MAX_KEPT`).
 
-use super::decrypt::{next_traffic_secret, suite, OpenError, RecordKeys, Suite};
+use super::decrypt::{self, next_traffic_secret, suite, OpenError, RecordKeys, Suite};
 use super::detect::{self, record_header, ClientHello, Messages, ServerHello, HEADER};
 use super::{KeySource, NotDecrypted, TlsKeys, TlsProblem, TlsSession};
 use crate::capture::skips::StreamCut;
 
 /// TLS 1.3 with no handshake secret in the key log: protected records that
 /// do not open with the application key are taken as the encrypted
-/// handshake, up to this many.
-const MAX_TRIAL: u64 = 64;
+/// handshake, up to this many (a side's encrypted handshake is a few
+/// records: EncryptedExtensions to Finished, a certificate chain spanning a
+/// few); then the traffic secret is taken to be wrong.
+const MAX_TRIAL: usize = 8;
+
+/// New keys that do not open the first record they should: one more record
+/// is tried (the first may be damaged) before they are said to be wrong.
+const NEW_KEYS_TRIAL: usize = 2;
+
+/// Records in a row that may fail to open with keys that opened records
+/// before them and still be taken as damaged (each passed over); one more
+/// stops the direction.
+const MAX_DAMAGED_RUN: u64 = 8;
+
+/// Keys a direction may switch to, each tried on the next protected record;
+/// the first that opens it is used from then on. Several when the key log
+/// gives a secret more than one value.
+struct Choices {
+    label: &'static str,
+    /// Records none of them opens before the secret is taken to be wrong
+    /// (one more than the damaged records in a row it allows for).
+    limit: usize,
+    /// The keys, and for TLS 1.3 the traffic secret they come from (kept for KeyUpdate).
+    keys: Vec<(RecordKeys, Option<Vec<u8>>)>,
+}
 
 #[derive(Default)]
 struct Half {
@@ -33,17 +56,28 @@ struct Half {
     /// Records are protected from now on (TLS 1.2: after ChangeCipherSpec;
     /// TLS 1.3: after the ServerHello).
     protected: bool,
-    /// The keys records are opened with now.
+    /// The keys records are opened with now, once one of `choices` opened a record.
     keys: Option<RecordKeys>,
-    /// TLS 1.2: the keys for after ChangeCipherSpec.
-    pending: Option<RecordKeys>,
-    /// TLS 1.3: the application traffic secret (for Finished and KeyUpdate),
-    /// its key log label, whether it is in use, and the handshake secret's
-    /// label when the key log lacks it.
+    /// Keys to try on the next protected record.
+    choices: Option<Choices>,
+    /// TLS 1.2: the choices for after ChangeCipherSpec.
+    pending: Option<Choices>,
+    /// TLS 1.3: the application traffic secret in use (for KeyUpdate), the
+    /// values the key log gives it and its label, whether application keys
+    /// are in use, and the label of a secret the key log lacks when this
+    /// direction has no keys at all.
     traffic: Option<Vec<u8>>,
+    traffic_values: Vec<Vec<u8>>,
     traffic_label: &'static str,
     application: bool,
-    no_handshake_secret: Option<&'static str>,
+    missing: Option<&'static str>,
+    /// The records that `choices` did not open so far (stream offset,
+    /// plaintext room).
+    trial: Vec<(u64, u64)>,
+    /// A record of application data (TLS 1.2: any protected record) opened.
+    opened_app: bool,
+    /// Records in a row that did not open with keys that opened records before.
+    damaged_run: u64,
     /// Protected records opened or tried (the number a problem names).
     protected_records: u64,
     /// Decryption stopped, and why.
@@ -51,6 +85,45 @@ struct Half {
     /// Bytes not read as records after decryption stopped.
     passed_over: u64,
     ended: bool,
+}
+
+/// Why `feed` returned before taking all its bytes.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Halt {
+    /// Decryption of the direction stopped at this stream offset.
+    Stopped(u64, TlsProblem),
+    /// Records that did not open were passed over at this stream offset;
+    /// about `lost` bytes of plaintext are missing from the stream after the
+    /// first `at_plain` bytes handed back; `unread` bytes of the data fed
+    /// are left to feed again.
+    Skipped {
+        offset: u64,
+        problem: TlsProblem,
+        lost: u64,
+        at_plain: usize,
+        unread: usize,
+    },
+}
+
+/// What one record did to its direction, beyond its plaintext.
+enum Outcome {
+    Stop(TlsProblem),
+    /// Records passed over, their stream offset and plaintext room; they come
+    /// before the plaintext from `at_plain` on.
+    Skip {
+        offset: u64,
+        problem: TlsProblem,
+        lost: u64,
+        at_plain: usize,
+    },
+}
+
+/// TLS 1.3: the keys of each value the key log gives a traffic secret.
+fn traffic_keys(s: Suite, values: &[Vec<u8>]) -> Vec<(RecordKeys, Option<Vec<u8>>)> {
+    values
+        .iter()
+        .filter_map(|t| Some((RecordKeys::tls13(s, t)?, Some(t.clone()))))
+        .collect()
 }
 
 enum Keys {
@@ -99,22 +172,26 @@ impl TlsConn {
     }
 
     /// Take bytes of one direction's TLS stream; its plaintext application
-    /// data is appended to `plain`. A problem that stops the direction is
-    /// returned with the stream offset it is at.
+    /// data is appended to `plain`. Returns early when decryption of the
+    /// direction stops (the rest is counted) or when records that did not
+    /// open were passed over (feed the bytes it left unread again).
     pub fn feed(
         &mut self,
         hi: usize,
         mut data: &[u8],
         keys: &TlsKeys,
         plain: &mut Vec<u8>,
-    ) -> Option<(u64, TlsProblem)> {
+    ) -> Option<Halt> {
         if self.halves[hi].stopped.is_some() || self.halves[hi].ended {
             self.halves[hi].passed_over += data.len() as u64;
             return None;
         }
-        while !data.is_empty() {
+        loop {
             let h = &mut self.halves[hi];
             if h.rec.len() < HEADER {
+                if data.is_empty() {
+                    return None;
+                }
                 let n = (HEADER - h.rec.len()).min(data.len());
                 h.rec.extend_from_slice(&data[..n]);
                 data = &data[n..];
@@ -136,7 +213,8 @@ impl TlsConn {
                         header.copy_from_slice(&h.rec[..5]);
                         TlsProblem::BadHeader { header }
                     };
-                    return Some(self.stop(hi, problem, data.len()));
+                    let (at, p) = self.stop(hi, problem, data.len());
+                    return Some(Halt::Stopped(at, p));
                 }
             }
             let len = usize::from(u16::from_be_bytes([h.rec[3], h.rec[4]]));
@@ -148,17 +226,37 @@ impl TlsConn {
                 return None;
             }
             let mut rec = std::mem::take(&mut h.rec);
-            let problem = self.record(hi, &mut rec, keys, plain);
+            let outcome = self.record(hi, &mut rec, keys, plain);
             let h = &mut self.halves[hi];
-            if let Some(p) = problem {
-                h.rec = rec;
-                return Some(self.stop(hi, p, data.len()));
+            match outcome {
+                None => {}
+                Some(Outcome::Stop(p)) => {
+                    h.rec = rec;
+                    let (at, p) = self.stop(hi, p, data.len());
+                    return Some(Halt::Stopped(at, p));
+                }
+                Some(Outcome::Skip {
+                    offset,
+                    problem,
+                    lost,
+                    at_plain,
+                }) => {
+                    h.offset += rec.len() as u64;
+                    rec.clear();
+                    h.rec = rec;
+                    return Some(Halt::Skipped {
+                        offset,
+                        problem,
+                        lost,
+                        at_plain,
+                        unread: data.len(),
+                    });
+                }
             }
             h.offset += rec.len() as u64;
             rec.clear();
             h.rec = rec;
         }
-        None
     }
 
     /// Stop decrypting a direction: the record held and `rest` more bytes are passed over.
@@ -168,6 +266,7 @@ impl TlsConn {
         h.passed_over += (h.rec.len() + rest) as u64;
         h.rec = Vec::new();
         h.keys = None;
+        h.choices = None;
         h.pending = None;
         (h.offset, problem)
     }
@@ -194,6 +293,21 @@ impl TlsConn {
         // Nothing more comes: what was held for it goes.
         h.clear = Messages::default();
         h.inner = Messages::default();
+        // New keys that opened none of the records they were tried on (with
+        // a handshake's worth allowed, the summary says it instead).
+        if let (None, Some(choices), Some(&(offset, _))) = (h.stopped, &h.choices, h.trial.first())
+        {
+            if choices.limit == NEW_KEYS_TRIAL {
+                let problem = TlsProblem::KeysDidNotOpen {
+                    label: choices.label,
+                    record: h.protected_records - h.trial.len() as u64,
+                };
+                h.stopped = Some(problem);
+                h.choices = None;
+                h.rec = Vec::new();
+                return Some((offset, problem));
+            }
+        }
         if h.stopped.is_some() || h.rec.is_empty() {
             h.rec = Vec::new();
             return None;
@@ -219,7 +333,7 @@ impl TlsConn {
         rec: &mut [u8],
         keys: &TlsKeys,
         plain: &mut Vec<u8>,
-    ) -> Option<TlsProblem> {
+    ) -> Option<Outcome> {
         let ty = rec[0];
         let len = rec.len() - HEADER;
         let tls13 = self.tls13();
@@ -229,19 +343,19 @@ impl TlsConn {
             h.app_bytes += len as u64;
         }
         if tls13 && ty == detect::APPLICATION_DATA && len > detect::MAX_FRAGMENT_13 {
-            return Some(TlsProblem::TooLarge {
+            return Some(Outcome::Stop(TlsProblem::TooLarge {
                 len,
                 max: detect::MAX_FRAGMENT_13,
-            });
+            }));
         }
         match ty {
             detect::CHANGE_CIPHER_SPEC if tls13 => None, // middlebox compatibility: means nothing
             detect::CHANGE_CIPHER_SPEC => {
                 if h.protected {
-                    return Some(TlsProblem::Renegotiation);
+                    return Some(Outcome::Stop(TlsProblem::Renegotiation));
                 }
                 h.protected = true;
-                h.keys = h.pending.take();
+                h.choices = h.pending.take();
                 if matches!(self.keys, Keys::Pending) {
                     self.keys = Keys::Not(if self.hello.is_none() {
                         NotDecrypted::NoClientHello
@@ -337,14 +451,24 @@ impl TlsConn {
         };
         let client = self.client.unwrap_or(0);
         if !tls13 {
-            let master = secrets
-                .master
-                .as_ref()
-                .ok_or(NotDecrypted::MissingSecret("CLIENT_RANDOM"))?;
-            let (c, sv) = RecordKeys::tls12(s, master, &hello.random, &sh.random)
-                .ok_or(NotDecrypted::MissingSecret("CLIENT_RANDOM"))?;
-            self.halves[client].pending = Some(c);
-            self.halves[1 - client].pending = Some(sv);
+            let mut sides = [Vec::new(), Vec::new()];
+            for master in &secrets.master {
+                if let Some((c, sv)) = RecordKeys::tls12(s, master, &hello.random, &sh.random) {
+                    sides[0].push((c, None));
+                    sides[1].push((sv, None));
+                }
+            }
+            if sides[0].is_empty() {
+                return Err(NotDecrypted::MissingSecret("CLIENT_RANDOM"));
+            }
+            let [c, sv] = sides;
+            for (i, keys) in [(client, c), (1 - client, sv)] {
+                self.halves[i].pending = Some(Choices {
+                    label: "CLIENT_RANDOM",
+                    limit: NEW_KEYS_TRIAL,
+                    keys,
+                });
+            }
             return Ok(source);
         }
         let sides = [
@@ -365,25 +489,44 @@ impl TlsConn {
         ];
         if sides
             .iter()
-            .all(|(_, hs, ap, ..)| hs.is_none() && ap.is_none())
+            .all(|(_, hs, ap, ..)| hs.is_empty() && ap.is_empty())
         {
             return Err(NotDecrypted::MissingSecret("CLIENT_TRAFFIC_SECRET_0"));
         }
         for (i, hs, ap, hs_label, ap_label) in sides {
             let h = &mut self.halves[i];
             h.protected = true;
-            h.traffic = ap.clone();
+            h.traffic_values = ap.clone();
             h.traffic_label = ap_label;
-            h.keys = hs.as_ref().and_then(|secret| RecordKeys::tls13(s, secret));
-            if h.keys.is_none() {
-                h.no_handshake_secret = Some(hs_label);
+            let keys: Vec<_> = hs
+                .iter()
+                .filter_map(|secret| Some((RecordKeys::tls13(s, secret)?, None)))
+                .collect();
+            h.choices = if !keys.is_empty() {
+                Some(Choices {
+                    label: hs_label,
+                    limit: NEW_KEYS_TRIAL,
+                    keys,
+                })
+            } else {
+                // Without the handshake secret, the first record that opens
+                // with the application key ends the encrypted handshake.
+                Some(Choices {
+                    label: ap_label,
+                    limit: MAX_TRIAL,
+                    keys: traffic_keys(s, ap),
+                })
+                .filter(|c| !c.keys.is_empty())
+            };
+            if h.choices.is_none() {
+                h.missing = Some(if ap.is_empty() { ap_label } else { hs_label });
             }
         }
         Ok(source)
     }
 
     /// A protected record: open it and take what it holds.
-    fn protected(&mut self, hi: usize, rec: &mut [u8], plain: &mut Vec<u8>) -> Option<TlsProblem> {
+    fn protected(&mut self, hi: usize, rec: &mut [u8], plain: &mut Vec<u8>) -> Option<Outcome> {
         if !matches!(self.keys, Keys::Ready(_)) {
             return None; // counted, not decrypted: the summary says why
         }
@@ -394,37 +537,90 @@ impl TlsConn {
         let (head, frag) = rec.split_at_mut(HEADER);
         let mut header = [0; HEADER];
         header.copy_from_slice(head);
-        if h.keys.is_none() {
-            // TLS 1.3 without the handshake secret: the first record that opens
-            // with the application key ends the encrypted handshake.
-            let Some(hs_label) = h.no_handshake_secret else {
-                return Some(TlsProblem::MissingSecret(h.traffic_label));
-            };
-            let Some(mut app) = h.traffic.as_ref().and_then(|t| RecordKeys::tls13(s, t)) else {
-                return Some(TlsProblem::MissingSecret(h.traffic_label));
-            };
-            let mut copy = frag.to_vec();
-            if app.open(&header, &mut copy).is_err() {
-                return (record + 1 >= MAX_TRIAL).then_some(TlsProblem::MissingSecret(hs_label));
+        let room = decrypt::plaintext_room(s, frag.len());
+        let at_plain = plain.len();
+        // Records passed over before this one, said once this one is read.
+        let mut passed = None;
+        if let Some(mut choices) = h.choices.take() {
+            // New keys: the first choice that opens this record is the one. The
+            // records before it that none opened may have been damaged records
+            // of those keys: each choice is tried at the sequence numbers
+            // they would have taken.
+            let mut found = None;
+            'search: for seq in 0..=h.trial.len() as u64 {
+                for (i, (k, _)) in choices.keys.iter_mut().enumerate() {
+                    let mut copy = frag.to_vec();
+                    k.seq = seq;
+                    let opens = k.open(&header, &mut copy).is_ok();
+                    k.seq = seq;
+                    if opens {
+                        found = Some((i, seq));
+                        break 'search;
+                    }
+                }
             }
-            app.seq = 0;
-            h.keys = Some(app);
-            h.application = true;
+            let Some((i, seq)) = found else {
+                h.trial.push((h.offset, room));
+                if h.trial.len() >= choices.limit {
+                    return Some(Outcome::Stop(TlsProblem::KeysDidNotOpen {
+                        label: choices.label,
+                        record: record + 1 - h.trial.len() as u64,
+                    }));
+                }
+                h.choices = Some(choices);
+                return None;
+            };
+            let (keys, traffic) = choices.keys.swap_remove(i);
+            h.keys = Some(keys);
+            if traffic.is_some() {
+                h.traffic = traffic;
+                h.application = true;
+            }
+            let damaged = &h.trial[h.trial.len() - seq as usize..];
+            if let Some(&(offset, _)) = damaged.first() {
+                passed = Some(Outcome::Skip {
+                    offset,
+                    problem: TlsProblem::NotOpened {
+                        record: record - seq,
+                        records: seq,
+                    },
+                    lost: damaged.iter().map(|d| d.1).sum(),
+                    at_plain,
+                });
+            }
+            h.trial = Vec::new();
+        }
+        if let (None, Some(label)) = (&h.keys, h.missing) {
+            return Some(Outcome::Stop(TlsProblem::MissingSecret(label)));
         }
         let keys = h.keys.as_mut()?;
         let (range, inner) = match keys.open(&header, frag) {
             Ok(x) => x,
-            Err(OpenError::Authentication) => return Some(TlsProblem::Authentication { record }),
-            Err(OpenError::TooShort | OpenError::NoContentType) => {
-                return Some(TlsProblem::Malformed { record })
+            Err(OpenError::Authentication | OpenError::TooShort | OpenError::NoContentType) => {
+                // Keys that opened records before: this one is damaged, unless
+                // too many in a row fail.
+                h.damaged_run += 1;
+                if h.damaged_run > MAX_DAMAGED_RUN {
+                    return Some(Outcome::Stop(TlsProblem::Authentication { record }));
+                }
+                return Some(Outcome::Skip {
+                    offset: h.offset,
+                    problem: TlsProblem::NotOpened { record, records: 1 },
+                    lost: room,
+                    at_plain,
+                });
             }
         };
+        h.damaged_run = 0;
+        if h.application || !s.tls13 {
+            h.opened_app = true;
+        }
         let data = &frag[range];
+        let stop = |p| Some(Outcome::Stop(p));
         match inner {
             detect::APPLICATION_DATA => {
                 plain.extend_from_slice(data);
                 h.plain += data.len() as u64;
-                None
             }
             detect::HANDSHAKE if s.tls13 => {
                 let (mut finished, mut update) = (false, false);
@@ -436,34 +632,48 @@ impl TlsConn {
                 });
                 // Keys change at the record after the message (RFC 8446 §5.1).
                 if finished {
-                    let Some(next) = h.traffic.as_ref().and_then(|t| RecordKeys::tls13(s, t))
-                    else {
-                        return Some(TlsProblem::MissingSecret(h.traffic_label));
-                    };
-                    h.keys = Some(next);
-                    h.application = true;
+                    let keys = traffic_keys(s, &h.traffic_values);
+                    if keys.is_empty() {
+                        return stop(TlsProblem::MissingSecret(h.traffic_label));
+                    }
+                    h.keys = None;
+                    h.choices = Some(Choices {
+                        label: h.traffic_label,
+                        limit: NEW_KEYS_TRIAL,
+                        keys,
+                    });
                 } else if update {
                     let Some(next) = h
                         .traffic
                         .as_ref()
                         .and_then(|t| next_traffic_secret(s.hash, t))
                     else {
-                        return Some(TlsProblem::MissingSecret(h.traffic_label));
+                        return stop(TlsProblem::MissingSecret(h.traffic_label));
                     };
                     h.keys = RecordKeys::tls13(s, &next);
                     h.traffic = Some(next);
                 }
-                None
             }
-            _ => None, // TLS 1.2 Finished, alerts, heartbeats
+            _ => {} // TLS 1.2 Finished, alerts, heartbeats
         }
+        passed
     }
 
     /// The connection's summary; directions in the session are client → server first.
     pub fn session(&self, not_kafka: bool) -> TlsSession {
         let c = self.client.unwrap_or(0);
         let pair = |f: &dyn Fn(&Half) -> u64| [f(&self.halves[c]), f(&self.halves[1 - c])];
+        // Keys that opened no application data while records were refused
+        // them are wrong keys, whatever opened the handshake.
+        let refused = |h: &Half| {
+            matches!(h.stopped, Some(TlsProblem::KeysDidNotOpen { .. })) || !h.trial.is_empty()
+        };
         let decryption = match self.keys {
+            Keys::Ready(_)
+                if !self.halves.iter().any(|h| h.opened_app) && self.halves.iter().any(refused) =>
+            {
+                Err(NotDecrypted::KeysDidNotOpen)
+            }
             Keys::Ready(source) => Ok(source),
             Keys::Not(why) => Err(why),
             Keys::Pending if self.hello.is_none() => Err(NotDecrypted::NoClientHello),
@@ -520,9 +730,29 @@ mod tests {
         let mut plain = [Vec::new(), Vec::new()];
         let mut problems = Vec::new();
         for (hi, bytes) in flights {
-            for chunk in bytes.chunks(piece) {
-                if let Some((off, p)) = conn.feed(*hi, chunk, keys, &mut plain[*hi]) {
-                    problems.push((*hi, off, p));
+            for mut chunk in bytes.chunks(piece) {
+                loop {
+                    match conn.feed(*hi, chunk, keys, &mut plain[*hi]) {
+                        None => break,
+                        Some(Halt::Stopped(off, p)) => {
+                            problems.push((*hi, off, p));
+                            break;
+                        }
+                        Some(Halt::Skipped {
+                            offset,
+                            problem,
+                            lost,
+                            at_plain,
+                            unread,
+                        }) => {
+                            problems.push((*hi, offset, problem));
+                            // The lost plaintext as a run of '?' in its place.
+                            let after = plain[*hi].split_off(at_plain);
+                            plain[*hi].extend(std::iter::repeat_n(b'?', lost as usize));
+                            plain[*hi].extend(after);
+                            chunk = &chunk[chunk.len() - unread..];
+                        }
+                    }
                 }
             }
         }
@@ -618,7 +848,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wrong_key_stops_at_the_first_record() {
+    fn wrong_keys_stop_at_the_second_record_they_do_not_open() {
         let mut s = Synth::new(0x1303, [5; 32]);
         let (flights, _) = session_flights(&mut s, false);
         // Flip one digit of every secret.
@@ -639,10 +869,236 @@ mod tests {
         assert_eq!(
             problems.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
             vec![
-                (1, TlsProblem::Authentication { record: 0 }),
-                (0, TlsProblem::Authentication { record: 0 })
+                (
+                    0,
+                    TlsProblem::KeysDidNotOpen {
+                        label: "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+                        record: 0
+                    }
+                ),
+                (
+                    1,
+                    TlsProblem::KeysDidNotOpen {
+                        label: "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+                        record: 0
+                    }
+                )
             ]
         );
+        assert_eq!(
+            conn.session(false).decryption,
+            Err(NotDecrypted::KeysDidNotOpen)
+        );
+    }
+
+    /// A key log with every line of `labels` given a wrong value (one digit
+    /// changed), the others as they are.
+    fn wrong(log: &str, labels: &[&str]) -> String {
+        log.lines()
+            .map(|l| {
+                if labels.iter().any(|w| l.starts_with(&format!("{w} "))) {
+                    let flip = if l.ends_with('0') { '1' } else { '0' };
+                    format!("{}{flip}\n", &l[..l.len() - 1])
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect()
+    }
+
+    const TRAFFIC: [&str; 2] = ["CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0"];
+    const HANDSHAKE: [&str; 2] = [
+        "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+        "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+    ];
+
+    #[test]
+    fn wrong_traffic_secrets_are_said_at_the_first_application_record() {
+        let mut s = Synth::new(0x1301, [7; 32]);
+        let (flights, _) = session_flights(&mut s, false);
+        let log = wrong(&s.key_log(), &TRAFFIC);
+        let mut conn = TlsConn::new(None);
+        let (plain, mut problems) = run(&mut conn, &flights, &keys(&log), 1000);
+        assert!(plain[0].is_empty() && plain[1].is_empty());
+        // The client's two records after its Finished did not open: said at
+        // the second (the first alone could be damaged); the server's one
+        // record, when its direction ends.
+        for hi in [0, 1] {
+            if let Some((at, p)) = conn.end(hi, StreamCut::Closed) {
+                problems.push((hi, at, p));
+            }
+        }
+        // The handshake opened (record 0 of each side); the first record after it did not.
+        assert_eq!(
+            problems.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+            vec![
+                (
+                    0,
+                    TlsProblem::KeysDidNotOpen {
+                        label: "CLIENT_TRAFFIC_SECRET_0",
+                        record: 1
+                    }
+                ),
+                (
+                    1,
+                    TlsProblem::KeysDidNotOpen {
+                        label: "SERVER_TRAFFIC_SECRET_0",
+                        record: 1
+                    }
+                )
+            ]
+        );
+        let sum = conn.session(false);
+        assert_eq!(sum.decryption, Err(NotDecrypted::KeysDidNotOpen));
+        assert_eq!(sum.decrypted_bytes, [0, 0]);
+    }
+
+    #[test]
+    fn wrong_traffic_secrets_without_handshake_secrets_stop_after_a_handshake_s_worth() {
+        let mut s = Synth::new(0x1302, [8; 32]);
+        let (mut flights, _) = session_flights(&mut s, false);
+        // Twelve more client records, so that more than a handshake's worth do not open.
+        let more: Vec<u8> = (0..12).flat_map(|_| s.client_data(b"0123456789")).collect();
+        flights.push((0, more));
+        let log: String = wrong(&s.key_log(), &TRAFFIC)
+            .lines()
+            .filter(|l| !HANDSHAKE.iter().any(|h| l.starts_with(h)))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let mut conn = TlsConn::new(None);
+        let (plain, problems) = run(&mut conn, &flights, &keys(&log), 700);
+        assert!(plain[0].is_empty() && plain[1].is_empty());
+        assert!(
+            problems.contains(&(
+                0,
+                problems.iter().find(|p| p.0 == 0).map_or(0, |p| p.1),
+                TlsProblem::KeysDidNotOpen {
+                    label: "CLIENT_TRAFFIC_SECRET_0",
+                    record: 0
+                }
+            )),
+            "{problems:?}"
+        );
+        assert_eq!(
+            conn.session(false).decryption,
+            Err(NotDecrypted::KeysDidNotOpen)
+        );
+    }
+
+    #[test]
+    fn of_duplicate_key_log_lines_the_one_that_opens_wins() {
+        for id in [0x1301, 0xc02f] {
+            let mut s = Synth::new(id, [9; 32]);
+            let tls13 = s.tls13();
+            let (flights, want) = session_flights(&mut s, tls13);
+            let right = s.key_log();
+            let labels = [
+                "CLIENT_RANDOM",
+                HANDSHAKE[0],
+                HANDSHAKE[1],
+                TRAFFIC[0],
+                TRAFFIC[1],
+            ];
+            // A wrong value before the right one, and another after it.
+            let bad = wrong(&right, &labels);
+            let mut other = Synth::new(id, [9; 32]);
+            let _ = session_flights(&mut other, false);
+            let log = format!("{bad}{right}{}", wrong(&bad, &labels));
+            let mut conn = TlsConn::new(None);
+            let (plain, problems) = run(&mut conn, &flights, &keys(&log), 1000);
+            assert_eq!(problems, vec![], "suite {id:04x}");
+            assert!(plain == want, "suite {id:04x}");
+            assert_eq!(conn.session(false).decryption, Ok(KeySource::KeyLog));
+        }
+    }
+
+    /// The flights with one byte of the first record of flight `flight` changed.
+    fn damage(flights: &mut Flights, flight: usize, at: usize) {
+        flights[flight].1[5 + at] ^= 0x40;
+    }
+
+    #[test]
+    fn a_damaged_record_is_passed_over_and_decryption_goes_on() {
+        for id in [0x1301, 0x1303, 0xc02f, 0xc030, 0xcca8] {
+            let mut s = Synth::new(id, [10; 32]);
+            let tls13 = s.tls13();
+            let (mut flights, want) = session_flights(&mut s, tls13);
+            // Flight 3: the client's first 20,000 bytes, in records of 16,384 and 3,616.
+            let first = flights[3].1.clone();
+            damage(&mut flights, 3, 100);
+            for piece in [1, 999, 1 << 20] {
+                let mut conn = TlsConn::new(None);
+                let (plain, problems) = run(&mut conn, &flights, &keys(&s.key_log()), piece);
+                let record = 1; // record 0 is the Finished, in both versions
+                assert_eq!(
+                    problems.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+                    vec![(0, TlsProblem::NotOpened { record, records: 1 })],
+                    "suite {id:04x} pieces of {piece}"
+                );
+                // In its place, as many bytes as it held; everything else decrypted.
+                let mut expect = want[0].clone();
+                expect[..16_384].fill(b'?');
+                assert!(plain[0] == expect, "suite {id:04x} pieces of {piece}");
+                assert!(plain[1] == want[1], "suite {id:04x} pieces of {piece}");
+                let at: u64 = flights[..3]
+                    .iter()
+                    .filter(|f| f.0 == 0)
+                    .map(|f| f.1.len() as u64)
+                    .sum();
+                assert_eq!(problems[0].1, at, "the damaged record's stream offset");
+                assert_eq!(conn.session(false).decryption, Ok(KeySource::KeyLog));
+            }
+            assert_ne!(first, flights[3].1);
+        }
+    }
+
+    #[test]
+    fn records_damaged_in_a_row_stop_the_direction() {
+        let mut s = Synth::new(0x1301, [11; 32]);
+        let (mut flights, _) = session_flights(&mut s, false);
+        let records: Vec<Vec<u8>> = (0..12).map(|_| s.client_data(b"abcdefgh")).collect();
+        for mut r in records {
+            r[10] ^= 1;
+            flights.push((0, r));
+        }
+        let mut conn = TlsConn::new(None);
+        let (_, problems) = run(&mut conn, &flights, &keys(&s.key_log()), 1000);
+        let kinds: Vec<_> = problems.iter().map(|p| p.2.code()).collect();
+        assert_eq!(
+            kinds,
+            [vec!["record_not_opened"; 8], vec!["authentication_failed"]].concat()
+        );
+    }
+
+    #[test]
+    fn without_handshake_secrets_a_damaged_first_application_record_is_found_later() {
+        let mut s = Synth::new(0x1301, [12; 32]);
+        let (mut flights, want) = session_flights(&mut s, false);
+        damage(&mut flights, 3, 7);
+        let log: String = s
+            .key_log()
+            .lines()
+            .filter(|l| !HANDSHAKE.iter().any(|h| l.starts_with(h)))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let mut conn = TlsConn::new(None);
+        let (plain, problems) = run(&mut conn, &flights, &keys(&log), 1000);
+        // Record 0 is the Finished (taken for handshake); record 1 did not
+        // open; record 2 opened as the application key's second record.
+        assert_eq!(
+            problems.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
+            vec![(
+                0,
+                TlsProblem::NotOpened {
+                    record: 1,
+                    records: 1
+                }
+            )]
+        );
+        let mut expect = want[0].clone();
+        expect[..16_384].fill(b'?');
+        assert!(plain[0] == expect);
+        assert!(plain[1] == want[1]);
     }
 
     #[test]
@@ -679,7 +1135,7 @@ mod tests {
             Some((_, TlsProblem::Gap { bytes: 100 }))
         ));
         let mut p = Vec::new();
-        assert_eq!(conn.feed(0, &flights[4].1, &k, &mut p), None);
+        assert!(conn.feed(0, &flights[4].1, &k, &mut p).is_none());
         assert!(p.is_empty());
     }
 
