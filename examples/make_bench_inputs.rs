@@ -1,6 +1,7 @@
 //! Write the benchmark inputs to a folder: `cargo run --release --example
 //! make_bench_inputs -- DIR [PCAP_MB]`. The capture mixes the other inputs'
 //! requests and responses over many connections, cut into TCP segments.
+#![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 #[path = "../benches/inputs.rs"]
 mod inputs;
 

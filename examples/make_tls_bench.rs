@@ -5,6 +5,7 @@
 //! (its keys) and DIR/clear.pcap (the same conversations, as many, in clear).
 //! The records are protected by `kwire::capture::tls::synth` (one client
 //! random for every connection: each starts its sequence numbers over).
+#![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 #[path = "../benches/inputs.rs"]
 mod inputs;
 

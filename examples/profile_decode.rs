@@ -1,5 +1,6 @@
 //! Decode one benchmark input repeatedly, for profilers and instruction counts:
 //! `cargo run --release --example profile_decode -- metadata 20 [kwire|annotated|values|values-decode|oracle|oracle-bare]`.
+#![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 #[path = "../benches/inputs.rs"]
 mod inputs;
 

@@ -5,6 +5,19 @@
 //! ([`decode::Node`]) → renderers ([`render`]). [`docs`] gathers the
 //! documentation pages that `render::page` draws.
 
+/// A line on standard error that never panics: `eprintln!` panics when the
+/// write fails, and standard error is often a pipe a reader closes early
+/// (`kwire decode - 2>&1 | head -3`). What cannot be written is dropped, as
+/// there is nowhere left to say it. Clippy refuses `eprintln!` in this crate
+/// (`clippy.toml`).
+#[macro_export]
+macro_rules! stderr_line {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod analysis;
 pub mod budget;
 pub mod capture;

@@ -7,6 +7,7 @@
 //! `cargo test --release --test capture_budgets -- --ignored --nocapture`
 //! writes the captures these tests build to `$KWIRE_CAPTURE_DIR` (default
 //! `/tmp/kwire-captures`), for timing and peak-RSS measurements of the CLI.
+#![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 
 mod common;
 

@@ -585,3 +585,53 @@ fn diff_json_and_errors() {
         stderr(&out)
     );
 }
+
+/// `kwire … 2>&1 | head -3`: a reader that closes the pipe before kwire
+/// writes to it. Standard output's and standard error's writes both fail;
+/// kwire must end with its usual status, never a panic (101).
+#[test]
+fn closed_standard_error_and_output_never_panic() {
+    let cases: [(&[&str], &[u8]); 4] = [
+        // Hex text that is not hex: an error on stderr.
+        (&["decode", "-"], b"zz not hex at all\n"),
+        // A frame with trailing bytes: a tree on stdout, a warning on stderr.
+        (&["decode", "-"], b"0000000b0012000300000001ffff00ff\r"),
+        // A capture read from stdin with skipped bytes and TLS notes.
+        (&["capture", "-", "--list"], b"not a capture"),
+        (&["check", "-"], b"\x00\x00\x00\x02\x00"),
+    ];
+    for (args, input) in cases {
+        for close_stdout in [false, true] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+                .args(args)
+                .current_dir(root())
+                .env_remove("KWIRE_DEFS")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run kwire");
+            // Close the read ends before kwire has its input, so every write fails.
+            drop(child.stderr.take());
+            let out = child.stdout.take();
+            if close_stdout {
+                drop(out);
+            } else {
+                std::thread::spawn(move || {
+                    let mut sink = Vec::new();
+                    let _ = std::io::Read::read_to_end(&mut out.unwrap(), &mut sink);
+                });
+            }
+            {
+                use std::io::Write;
+                let mut stdin = child.stdin.take().unwrap();
+                let _ = stdin.write_all(input);
+            }
+            let status = child.wait().unwrap();
+            assert!(
+                status.code().is_some_and(|c| c != 101),
+                "{args:?} (stdout closed: {close_stdout}): {status:?}"
+            );
+        }
+    }
+}

@@ -4,6 +4,7 @@
 //! scripts/record-captures.sh: every frame decodes, every response is paired,
 //! and tshark's dissector agrees where it decodes (an ignored test: it needs
 //! tshark, and `cargo test -- --include-ignored` fails without it).
+#![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 
 mod common;
 

@@ -582,13 +582,14 @@ fn run_selected(
     match stats {
         Ok(s) => {
             if let Some(e) = &s.error {
-                eprintln!("kwire: capture cut short after {} packets: {e}", s.packets);
+                kwire::stderr_line!("kwire: capture cut short after {} packets: {e}", s.packets);
                 status = exit::MALFORMED;
             }
             if s.frames == 0 && s.skips == 0 && s.tls.connections == 0 && !write_failed {
-                eprintln!(
+                kwire::stderr_line!(
                     "kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port",
-                    s.packets, s.tcp_segments
+                    s.packets,
+                    s.tcp_segments
                 );
                 return exit::FAILURE;
             }
@@ -604,7 +605,7 @@ fn run_selected(
                 status = exit::MALFORMED;
             }
             if filter.selects() && selected.shown() == 0 && !write_failed {
-                eprintln!("kwire: no frame matches {}", describe(&filter, args));
+                kwire::stderr_line!("kwire: no frame matches {}", describe(&filter, args));
                 if status == exit::OK {
                     status = exit::FAILURE;
                 }
@@ -612,7 +613,7 @@ fn run_selected(
             status
         }
         Err(e) => {
-            eprintln!("kwire: {}: {}", args.input_name(), sanitize(&e));
+            kwire::stderr_line!("kwire: {}: {}", args.input_name(), sanitize(&e));
             exit::FAILURE
         }
     }
@@ -630,7 +631,7 @@ impl SkipTally {
     /// exit status says so too).
     fn report(&self, shown: &str) {
         let places = if self.count == 1 { "place" } else { "places" };
-        eprintln!("kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over){shown}", self.bytes, self.count);
+        kwire::stderr_line!("kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over){shown}", self.bytes, self.count);
     }
 }
 
@@ -757,7 +758,7 @@ impl Findings {
             // Keep the lines next to their frame's output when both go to one place.
             let _ = out.flush_all();
             for line in &self.stderr {
-                eprintln!("{line}");
+                kwire::stderr_line!("{line}");
             }
         }
     }
@@ -1095,13 +1096,15 @@ pub fn explore_indexed(
     on_quit: impl FnOnce(),
 ) -> i32 {
     if !std::io::stdout().is_terminal() {
-        eprintln!("kwire: the explorer needs a terminal; without --tui the frames are printed");
+        kwire::stderr_line!(
+            "kwire: the explorer needs a terminal; without --tui the frames are printed"
+        );
         return exit::FAILURE;
     }
     let (spool, spool_writer) = match Spool::create() {
         Ok(s) => s,
         Err(err) => {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: the explorer's spool file in {}: {err}",
                 std::env::temp_dir().display()
             );
@@ -1145,17 +1148,17 @@ pub fn explore_indexed(
         shown
     });
     if let Err(err) = shown {
-        eprintln!("kwire: terminal: {err}");
+        kwire::stderr_line!("kwire: terminal: {err}");
         return exit::FAILURE;
     }
     let cap = app.capture.as_ref();
     if let Some(err) = cap.and_then(|c| c.error.as_ref()) {
-        eprintln!("kwire: {}: {}", sanitize(&e.input_name), sanitize(err));
+        kwire::stderr_line!("kwire: {}: {}", sanitize(&e.input_name), sanitize(err));
         return exit::MALFORMED;
     }
     match cap {
         Some(c) if c.skipped > 0 => {
-            eprintln!("kwire: {} bytes of the capture are in no frame ({} skip notes); `kwire capture --list` shows where", c.skipped_bytes, c.skipped);
+            kwire::stderr_line!("kwire: {} bytes of the capture are in no frame ({} skip notes); `kwire capture --list` shows where", c.skipped_bytes, c.skipped);
             exit::MALFORMED
         }
         _ => exit::OK,
@@ -1213,7 +1216,7 @@ fn explore_selected(
     match stats {
         Ok(s) if frames.is_empty() => {
             super::tls_args::report(&s.tls);
-            eprintln!("kwire: no Kafka frames selected in {}", args.input_name());
+            kwire::stderr_line!("kwire: no Kafka frames selected in {}", args.input_name());
             exit::FAILURE
         }
         Ok(s) => {
@@ -1231,7 +1234,7 @@ fn explore_selected(
             status
         }
         Err(e) => {
-            eprintln!("kwire: {}: {}", args.input_name(), sanitize(&e));
+            kwire::stderr_line!("kwire: {}: {}", args.input_name(), sanitize(&e));
             exit::FAILURE
         }
     }

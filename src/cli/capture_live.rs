@@ -24,7 +24,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         Ok(c) => c,
         Err(e) => {
             // Every reason (no such interface, no permission, not Linux) is the input that could not be used.
-            eprintln!("kwire: {}", sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
@@ -32,7 +32,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
     let (mut sinks, pipe_out) = match recorder::sinks(args.write_pcap.as_deref(), link_type) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: {}", sanitize(&e));
+            kwire::stderr_line!("kwire: {}", sanitize(&e));
             return exit::FAILURE;
         }
     };
@@ -42,7 +42,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
     ]) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: cannot wait for Ctrl-C: {e}");
+            kwire::stderr_line!("kwire: cannot wait for Ctrl-C: {e}");
             return exit::FAILURE;
         }
     };
@@ -52,7 +52,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         .map(|p| format!(", TCP port {p}"))
         .unwrap_or_else(|| ", TCP".into());
     // The socket is bound and Ctrl-C is handled: from here on nothing is missed.
-    eprintln!(
+    kwire::stderr_line!(
         "kwire: capturing on {} ({}{port}); Ctrl-C stops",
         sanitize(iface),
         cap.framing().describe()
@@ -130,7 +130,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         // The pipeline stopped reading (its output was closed): its status says why.
         Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => status,
         Ok(Err(e)) => {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: capturing on {}: {}",
                 sanitize(iface),
                 sanitize(&e.to_string())

@@ -117,7 +117,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     let head = match input.fill_buf() {
         Ok(h) => h,
         Err(e) => {
-            eprintln!("kwire: {}: {e}", sanitize(&args.input.file));
+            kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
             return exit::FAILURE;
         }
     };
@@ -169,7 +169,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         let stats = match read {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("kwire: {}: {}", sanitize(&args.input.file), sanitize(&e));
+                kwire::stderr_line!("kwire: {}: {}", sanitize(&args.input.file), sanitize(&e));
                 return exit::FAILURE;
             }
         };
@@ -182,7 +182,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             return broken_output(e);
         }
         if let Some(e) = &stats.error {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {}: {} (checked the packets before it)",
                 sanitize(&args.input.file),
                 sanitize(e)
@@ -192,7 +192,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             return exit::FAILURE;
         }
         if stats.frames == 0 {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)",
                 sanitize(&args.input.file),
                 stats.packets,
@@ -204,7 +204,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     } else {
         let mut raw = Vec::new();
         if let Err(e) = input.read_to_end(&mut raw) {
-            eprintln!("kwire: {}: {e}", sanitize(&args.input.file));
+            kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
             return exit::FAILURE;
         }
         let frames = match frames_from(cat, &args.input, raw, &opts) {
@@ -224,7 +224,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     let line = findings::summary(checked, &tally);
     match args.format {
         // JSON lines stay findings only; the summary goes where people read it.
-        CheckFormat::Json => eprintln!("kwire: {line}"),
+        CheckFormat::Json => kwire::stderr_line!("kwire: {line}"),
         CheckFormat::Text => {
             if writeln!(printer.out, "{line}").is_err() {
                 return exit::OK;
@@ -242,7 +242,7 @@ fn broken_output(e: std::io::Error) -> i32 {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         return exit::OK;
     }
-    eprintln!("kwire: {e}");
+    kwire::stderr_line!("kwire: {e}");
     exit::FAILURE
 }
 
@@ -292,10 +292,10 @@ pub fn run_on_stream(
         return broken_output(e);
     }
     if let Err(e) = read {
-        eprintln!("kwire: {}", sanitize(&e));
+        kwire::stderr_line!("kwire: {}", sanitize(&e));
         return exit::FAILURE;
     }
-    eprintln!("kwire: {}", findings::summary(checker.frames, &tally));
+    kwire::stderr_line!("kwire: {}", findings::summary(checker.frames, &tally));
     if tally.errors > 0 {
         FOUND_ERRORS
     } else {

@@ -140,12 +140,12 @@ pub fn decode_options(
     };
     if direction == Direction::Response {
         let (Some(k), Some(v)) = (api_key, args.version) else {
-            eprintln!("kwire: a response does not name its API or version: give --api NAME and --version N");
+            kwire::stderr_line!("kwire: a response does not name its API or version: give --api NAME and --version N");
             return Err(exit::USAGE);
         };
         let versions = cat.versions(MessageKind::Response, k, release);
         if !versions.contains(&v) {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {} has no response version {v}; valid: {}",
                 cat.api_name(k).unwrap_or("?"),
                 kwire::decode::frame::compress_versions(&versions)
@@ -196,13 +196,13 @@ pub fn frames_from(
     // said, not dropped (that frame's error already makes the status 2).
     let end = frames.last().map_or(0, |f| f.input_offset + f.bytes.len());
     if end < bytes.len() {
-        eprintln!("kwire: {} bytes after input offset {end} were not decoded: the frame before them has no size to trust", bytes.len() - end);
+        kwire::stderr_line!("kwire: {} bytes after input offset {end} were not decoded: the frame before them has no size to trust", bytes.len() - end);
     }
     Ok(frames)
 }
 
 fn report(e: String) -> i32 {
-    eprintln!("kwire: {e}");
+    kwire::stderr_line!("kwire: {e}");
     exit::FAILURE
 }
 
@@ -212,7 +212,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     }
     if args.input.file == "-" && std::io::stdin().is_terminal() {
         // Waiting on a terminal without a word looks like a hang.
-        eprintln!("kwire: reading frames (hex text or binary) from standard input; end with Ctrl-D, or name a file: kwire decode FILE");
+        kwire::stderr_line!("kwire: reading frames (hex text or binary) from standard input; end with Ctrl-D, or name a file: kwire decode FILE");
     }
     if let Some(name) = &args.record_type {
         let raw = match read_source(&args.input.file) {
@@ -301,12 +301,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     let mut status = exit::OK;
     for f in &frames {
         if let Some(e) = &f.error {
-            eprintln!("kwire: frame at input offset {}: {e}", f.input_offset);
+            kwire::stderr_line!("kwire: frame at input offset {}: {e}", f.input_offset);
             status = exit::MALFORMED;
         }
         // Damaged records do not stop the frame, but the input is not what it claims.
         for e in &f.record_damage {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: frame at input offset {}: record data: {}",
                 f.input_offset,
                 kwire::text::escape::sanitize(&e.to_string())
@@ -329,7 +329,7 @@ pub fn explain_with<'c>(
         (false, _) => Ok(None),
         (true, true) => Ok(Some((cat, release))),
         (true, false) => {
-            eprintln!("kwire: --explain annotates the tree (the default format); it does not combine with other formats");
+            kwire::stderr_line!("kwire: --explain annotates the tree (the default format); it does not combine with other formats");
             Err(exit::MALFORMED)
         }
     }
@@ -356,7 +356,7 @@ fn as_guessed_response(
     let request_error = f.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
     let ranked = kwire::decode::guess::guess_response(cat, &f.bytes, release);
     let Some(best) = ranked.first() else {
-        eprintln!(
+        kwire::stderr_line!(
             "kwire: frame at input offset {} is not a request ({}); if it is a response, give --response --api NAME --version N",
             f.input_offset,
             kwire::text::escape::sanitize(&request_error)
@@ -369,7 +369,7 @@ fn as_guessed_response(
         .take(5)
         .map(|g| format!("{} v{}", name(g.api_key), g.version))
         .collect();
-    eprintln!(
+    kwire::stderr_line!(
         "kwire: frame at input offset {} is not a request ({}); it reads as a response: shown as {} v{}, the best of {} that fit ({}); --response --api NAME --version N decodes it as another",
         f.input_offset,
         kwire::text::escape::sanitize(&request_error),
@@ -500,11 +500,11 @@ pub fn write_payload(
     };
     let _ = res;
     for w in warnings {
-        eprintln!("kwire: warning: {w}");
+        kwire::stderr_line!("kwire: warning: {w}");
     }
     match error {
         Some(e) => {
-            eprintln!("kwire: {e}");
+            kwire::stderr_line!("kwire: {e}");
             exit::MALFORMED
         }
         None => exit::OK,

@@ -66,7 +66,7 @@ fn releases(cat: &Catalogue, args: &DiffArgs, from: &str, to: &str) -> Result<St
     let d = names_for(cat, args.name.as_deref())
         .and_then(|names| release_diff(cat, &names, from, to))
         .map_err(|e| {
-            eprintln!("kwire: {}", sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", sanitize(&e.to_string()));
             exit::FAILURE
         })?;
     Ok(match args.format {
@@ -80,7 +80,7 @@ fn releases(cat: &Catalogue, args: &DiffArgs, from: &str, to: &str) -> Result<St
 
 fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<String, i32> {
     let Some(name) = &args.name else {
-        eprintln!(
+        kwire::stderr_line!(
             "kwire: give an API and two versions (kwire diff Metadata 8 9), or --releases A B"
         );
         return Err(exit::MALFORMED);
@@ -89,14 +89,14 @@ fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<S
     let (from, to) = match (args.from, args.to) {
         (Some(a), Some(b)) => (a, b),
         (None, None) if args.compare => flexible_switch(cat, key, release).ok_or_else(|| {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {} never switched to flexible encodings; give two versions to compare",
                 sanitize(name)
             );
             exit::FAILURE
         })?,
         _ => {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: give two versions to compare (kwire diff {} 8 9)",
                 sanitize(name)
             );
@@ -104,7 +104,7 @@ fn versions(cat: &Catalogue, release: Option<&str>, args: &DiffArgs) -> Result<S
         }
     };
     let mut d = version_diff(cat, key, from, to, release, args.compare).map_err(|e| {
-        eprintln!("kwire: {}", sanitize(&e.to_string()));
+        kwire::stderr_line!("kwire: {}", sanitize(&e.to_string()));
         exit::FAILURE
     })?;
     let only = match (args.request, args.response) {

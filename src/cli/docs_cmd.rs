@@ -62,7 +62,7 @@ pub struct PageArgs {
 /// The release the pages show ([`site_release`]), or the reason given on stderr.
 fn release_shown<'a>(cat: &Catalogue, release: Option<&'a str>) -> Result<Option<&'a str>, i32> {
     site_release(cat, release).map_err(|e| {
-        eprintln!("kwire: {}", kwire::text::escape::sanitize(&e));
+        kwire::stderr_line!("kwire: {}", kwire::text::escape::sanitize(&e));
         exit::USAGE
     })
 }
@@ -78,7 +78,7 @@ pub fn run_docs(cat: &Catalogue, release: Option<&str>, args: &DocsArgs) -> i32 
             let largest = stats.largest.map_or(String::new(), |(p, n)| {
                 format!("; largest page {p} ({} KiB)", n / 1024)
             });
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: wrote {} pages ({:.1} MiB) to {} in {:.2} s{largest}",
                 stats.pages,
                 stats.bytes as f64 / (1 << 20) as f64,
@@ -88,7 +88,7 @@ pub fn run_docs(cat: &Catalogue, release: Option<&str>, args: &DocsArgs) -> i32 
             exit::OK
         }
         Err(e) => {
-            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             exit::FAILURE
         }
     }
@@ -102,7 +102,7 @@ pub fn run_page(cat: &Catalogue, release: Option<&str>, args: &PageArgs) -> i32 
     let page = match find_page(cat, release, &args.name, args.version) {
         Ok(p) => p,
         Err(Some(e)) => {
-            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             return exit::FAILURE;
         }
         Err(None) => return exit::FAILURE,

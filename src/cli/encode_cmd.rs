@@ -46,23 +46,23 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
     let raw = match read_source(&args.input) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("kwire: {}", sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
     let json: Value = match serde_json::from_slice(&raw) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("kwire: the input is not JSON: {}", sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: the input is not JSON: {}", sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
     let Some(obj) = json.as_object() else {
-        eprintln!("kwire: expected a JSON object");
+        kwire::stderr_line!("kwire: expected a JSON object");
         return exit::FAILURE;
     };
     if obj.contains_key(kwire::decode::secrets::REDACTED_KEY) {
-        eprintln!("kwire: this JSON has redacted credentials ({}): decode with --show-secrets to encode it", kwire::decode::secrets::REDACTED_KEY);
+        kwire::stderr_line!("kwire: this JSON has redacted credentials ({}): decode with --show-secrets to encode it", kwire::decode::secrets::REDACTED_KEY);
         return exit::FAILURE;
     }
     // A whole contract object has kind/header/body; anything else is the body alone.
@@ -86,7 +86,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         Direction::Request
     };
     let (Some(api_key), Some(version)) = (api_key, version) else {
-        eprintln!("kwire: name the API and version (kwire encode API --version N), or pass a whole `kwire decode --json` object");
+        kwire::stderr_line!("kwire: name the API and version (kwire encode API --version N), or pass a whole `kwire decode --json` object");
         return exit::USAGE;
     };
     let mut header: Map<String, Value> = if whole {
@@ -109,7 +109,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         json.clone()
     };
     let Some(body) = body.as_object() else {
-        eprintln!("kwire: body: expected a JSON object");
+        kwire::stderr_line!("kwire: body: expected a JSON object");
         return exit::FAILURE;
     };
     // Only a whole contract object has `_raw`: its paths start at `header.` or `body.`.
@@ -117,7 +117,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
         Some(r) => match RawValues::from_json(r) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("kwire: {}", sanitize(&e.to_string()));
+                kwire::stderr_line!("kwire: {}", sanitize(&e.to_string()));
                 return exit::FAILURE;
             }
         },
@@ -140,7 +140,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
             exit::OK
         }
         Err(e) => {
-            eprintln!("kwire: {}", sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", sanitize(&e.to_string()));
             exit::FAILURE
         }
     }

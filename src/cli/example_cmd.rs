@@ -65,7 +65,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
         .version
         .or_else(|| default_version(cat, api_key, release))
     else {
-        eprintln!(
+        kwire::stderr_line!(
             "kwire: {} has no decodable versions (retired API)",
             args.api
         );
@@ -87,7 +87,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
         let bytes = match example_frame(cat, &fs) {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("kwire: {e}");
+                kwire::stderr_line!("kwire: {e}");
                 return exit::FAILURE;
             }
         };
@@ -144,7 +144,7 @@ fn record_example(cat: &Catalogue, args: &ExampleArgs) -> i32 {
     let (bytes, version) = match kwire::encode::example::example_payload(cat, &name, args.version) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            kwire::stderr_line!("kwire: {e}");
             return exit::FAILURE;
         }
     };

@@ -42,7 +42,7 @@ impl FilterArgs {
             Some(Some(name)) => match error_code(name) {
                 Some(c) => Some(ErrorWanted::Code(c)),
                 None => {
-                    eprintln!("kwire: unknown error {}; give a name such as NOT_LEADER_OR_FOLLOWER or a code", quote(name));
+                    kwire::stderr_line!("kwire: unknown error {}; give a name such as NOT_LEADER_OR_FOLLOWER or a code", quote(name));
                     return Err(exit::FAILURE);
                 }
             },
@@ -51,7 +51,7 @@ impl FilterArgs {
             None => None,
             Some(ms) if ms.is_finite() && ms >= 0.0 => Some((ms * 1000.0).round() as u64),
             Some(ms) => {
-                eprintln!("kwire: --min-latency {ms}: give milliseconds, 0 or more");
+                kwire::stderr_line!("kwire: --min-latency {ms}: give milliseconds, 0 or more");
                 return Err(exit::MALFORMED);
             }
         };
@@ -109,7 +109,7 @@ impl Reported<'_> {
         let r = self.reading;
         let mut status = exit::OK;
         if let Some(e) = &r.capture.error {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: capture cut short after {} packets: {}",
                 r.capture.packets,
                 sanitize(e)
@@ -118,7 +118,7 @@ impl Reported<'_> {
         }
         if r.skips > 0 {
             let places = if r.skips == 1 { "place" } else { "places" };
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {} bytes in {} {places} are in no frame (gaps, partial frames or bytes passed over); `kwire capture --list` shows where",
                 r.skipped_bytes, r.skips
             );
@@ -129,14 +129,14 @@ impl Reported<'_> {
         }
         if let Some(first) = r.first_undecoded {
             let frames = if r.undecoded == 1 { "frame" } else { "frames" };
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {} {frames} read for {} did not decode completely (the first: frame {first}, `kwire capture --frame {first}` shows it); what was read before the error is used",
                 r.undecoded, self.read_for
             );
             status = exit::MALFORMED;
         }
         if let Some(filter) = self.nothing_matched {
-            eprintln!("kwire: no exchange matches {}", filter.describe());
+            kwire::stderr_line!("kwire: no exchange matches {}", filter.describe());
             if status == exit::OK {
                 status = exit::FAILURE;
             }
@@ -152,9 +152,10 @@ pub fn no_kafka_traffic(r: &kwire::analysis::exchange::Reading) -> bool {
     let c = &r.capture;
     let none = c.frames == 0 && c.skips == 0 && c.tls.connections == 0;
     if none {
-        eprintln!(
+        kwire::stderr_line!(
             "kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port",
-            c.packets, c.tcp_segments
+            c.packets,
+            c.tcp_segments
         );
     }
     none

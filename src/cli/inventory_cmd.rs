@@ -48,7 +48,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     let builtin = Catalogue::builtin();
     if let Some(r) = &args.target_release {
         if !builtin.releases.iter().any(|x| x == r) {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: unknown release {}; known: {}",
                 kwire::text::escape::quote(r),
                 builtin.releases.join(", ")
@@ -76,7 +76,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     let c = match collect(cat, release, input, &opts, &filter) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
+            kwire::stderr_line!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
             return exit::FAILURE;
         }
     };
@@ -126,7 +126,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
             } else {
                 "API versions"
             };
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {flagged} {what} used are not served by {}",
                 sanitize(r)
             );

@@ -120,7 +120,7 @@ pub fn run(cli: Cli) -> i32 {
     let cat = match catalogue(&cli) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             return exit::FAILURE;
         }
     };
@@ -148,7 +148,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::ImportDefs { dir, out } => match Catalogue::import_releases(&dir) {
             Ok(c) => match std::fs::write(&out, c.to_json()) {
                 Ok(()) => {
-                    eprintln!(
+                    kwire::stderr_line!(
                         "kwire: wrote {} definitions of releases {} to {}",
                         c.entries.len(),
                         c.releases.join(", "),
@@ -157,12 +157,12 @@ pub fn run(cli: Cli) -> i32 {
                     exit::OK
                 }
                 Err(e) => {
-                    eprintln!("kwire: {}: {e}", out.display());
+                    kwire::stderr_line!("kwire: {}: {e}", out.display());
                     exit::FAILURE
                 }
             },
             Err(e) => {
-                eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
+                kwire::stderr_line!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
                 exit::FAILURE
             }
         },
@@ -200,7 +200,7 @@ pub fn open_input(path: &str) -> Result<Box<dyn std::io::Read + Send>, i32> {
     match std::fs::File::open(path) {
         Ok(f) => Ok(Box::new(f)),
         Err(e) => {
-            eprintln!("kwire: {}: {e}", kwire::text::escape::sanitize(path));
+            kwire::stderr_line!("kwire: {}: {e}", kwire::text::escape::sanitize(path));
             Err(exit::FAILURE)
         }
     }
@@ -226,7 +226,7 @@ pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
                 kwire::text::escape::sanitize(&hint.join(", "))
             )
         };
-        eprintln!(
+        kwire::stderr_line!(
             "kwire: unknown API \"{}\"{hint}; `kwire apis` lists them",
             kwire::text::escape::sanitize(text)
         );

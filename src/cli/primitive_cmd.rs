@@ -36,7 +36,7 @@ pub struct PrimitiveArgs {
 pub fn run(args: &PrimitiveArgs) -> i32 {
     let Some(ty) = WireType::parse(&args.ty) else {
         let names: Vec<&str> = WireType::ALL.iter().map(|t| t.name()).collect();
-        eprintln!(
+        kwire::stderr_line!(
             "kwire: unknown primitive type {:?}; known: {}",
             args.ty,
             names.join(", ")
@@ -51,14 +51,14 @@ pub fn run(args: &PrimitiveArgs) -> i32 {
                 (b, heading)
             }
             Err(e) => {
-                eprintln!("kwire: {} {text:?}: {e}", ty.name());
+                kwire::stderr_line!("kwire: {} {text:?}: {e}", ty.name());
                 return exit::FAILURE;
             }
         },
         (None, Some(hex)) => match kwire::teach::primitive::parse_hex(hex) {
             Ok(b) => (b, String::new()),
             Err(e) => {
-                eprintln!("kwire: {e}");
+                kwire::stderr_line!("kwire: {e}");
                 return exit::FAILURE;
             }
         },
@@ -68,7 +68,7 @@ pub fn run(args: &PrimitiveArgs) -> i32 {
     let decoded = match decode(ty, &bytes) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("kwire: {} as {}: {e}", shown(&bytes), ty.name());
+            kwire::stderr_line!("kwire: {} as {}: {e}", shown(&bytes), ty.name());
             return exit::MALFORMED;
         }
     };

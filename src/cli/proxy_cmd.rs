@@ -96,7 +96,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let (sinks, pipe_out) = match recorder::sinks(args.write_pcap.as_deref(), LINKTYPE_RAW) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: {}", sanitize(&e));
+            kwire::stderr_line!("kwire: {}", sanitize(&e));
             return exit::FAILURE;
         }
     };
@@ -150,12 +150,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     ]) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("kwire: cannot wait for Ctrl-C: {e}");
+            kwire::stderr_line!("kwire: cannot wait for Ctrl-C: {e}");
             return exit::FAILURE;
         }
     };
     if let Err(e) = Proxy::start(cat, cfg, Some(rec.clone())) {
-        eprintln!("kwire: proxy: {}", sanitize(&e));
+        kwire::stderr_line!("kwire: proxy: {}", sanitize(&e));
         return exit::FAILURE;
     }
     let capture = CaptureArgs {
@@ -196,7 +196,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         };
         let status =
             super::capture_cmd::explore_indexed(cat, release, Box::new(pipe_out), explore, || {
-                eprintln!("kwire: proxy: closing");
+                kwire::stderr_line!("kwire: proxy: closing");
                 rec.shutdown();
             });
         drop(rec);
@@ -231,7 +231,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     };
     let mut signals = signals;
     let _ = signals.forever().next();
-    eprintln!("kwire: proxy: closing");
+    kwire::stderr_line!("kwire: proxy: closing");
     rec.shutdown();
     drop(rec);
     let recorded = recording.join();
@@ -244,7 +244,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         Ok(Ok(())) if args.check => printed,
         Ok(Ok(())) => exit::OK,
         Ok(Err(e)) => {
-            eprintln!("kwire: writing the capture: {e}");
+            kwire::stderr_line!("kwire: writing the capture: {e}");
             exit::FAILURE
         }
         Err(_) => exit::FAILURE,
@@ -252,11 +252,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
 }
 
 fn failure(e: &str) -> i32 {
-    eprintln!("kwire: {}", sanitize(e));
+    kwire::stderr_line!("kwire: {}", sanitize(e));
     exit::FAILURE
 }
 
 fn usage(e: &str) -> i32 {
-    eprintln!("kwire: {}", sanitize(e));
+    kwire::stderr_line!("kwire: {}", sanitize(e));
     exit::USAGE
 }

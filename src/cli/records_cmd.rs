@@ -65,7 +65,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         {
             Ok(b) => Box::new(std::io::Cursor::new(b.to_vec())),
             Err(e) => {
-                eprintln!("kwire: {e}");
+                kwire::stderr_line!("kwire: {e}");
                 return exit::FAILURE;
             }
         }
@@ -79,7 +79,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         let got = match read_up_to(&mut input, &mut head) {
             Ok(n) => n,
             Err(e) => {
-                eprintln!("kwire: {}: {e}", kwire::text::escape::sanitize(&args.file));
+                kwire::stderr_line!("kwire: {}: {e}", kwire::text::escape::sanitize(&args.file));
                 return exit::FAILURE;
             }
         };
@@ -92,7 +92,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     };
     let format = match args.format {
         Some(RecordsFormat::Table) => {
-            eprintln!("kwire: --format table lists a capture's records; for a segment, --format dump has a line per record");
+            kwire::stderr_line!("kwire: --format table lists a capture's records; for a segment, --format dump has a line per record");
             return exit::USAGE;
         }
         Some(f) => f,
@@ -107,7 +107,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     .find(|(given, _)| *given)
     .map(|(_, o)| o)
     {
-        eprintln!("kwire: {option} selects the records of a capture; this input is not a pcap or pcapng file");
+        kwire::stderr_line!("kwire: {option} selects the records of a capture; this input is not a pcap or pcapng file");
         return exit::USAGE;
     }
     let ctx = Context {
@@ -122,7 +122,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         Ok(status) => status,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            kwire::stderr_line!("kwire: {e}");
             exit::FAILURE
         }
     }
@@ -143,7 +143,7 @@ fn stream(
             }
             if node.kind == kwire::decode::Kind::TruncatedBatch {
                 // The status says the input is damaged: say where, as for other damage.
-                eprintln!("kwire: record data at position {}: the input ends inside a batch ({} bytes of it present)", node.offset, node.len);
+                kwire::stderr_line!("kwire: record data at position {}: the input ends inside a batch ({} bytes of it present)", node.offset, node.len);
                 status = exit::MALFORMED;
             }
             match format {
@@ -168,10 +168,10 @@ fn stream(
             }
         }
         for w in &batch.warnings {
-            eprintln!("kwire: warning: {w} (batch at position {})", batch.position);
+            kwire::stderr_line!("kwire: warning: {w} (batch at position {})", batch.position);
         }
         for e in &batch.damage {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: record data {}",
                 kwire::text::escape::sanitize(&e.to_string())
             );
@@ -185,9 +185,9 @@ fn stream(
         head,
     } = end
     {
-        eprintln!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
+        kwire::stderr_line!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
         if position == 0 && looks_like_hex_text(&head) {
-            eprintln!("kwire: the file starts like hex text, not binary: add --hex");
+            kwire::stderr_line!("kwire: the file starts like hex text, not binary: add --hex");
         }
         return Ok(exit::MALFORMED);
     }
@@ -207,7 +207,7 @@ fn capture(
         None | Some(RecordsFormat::Table) => false,
         Some(RecordsFormat::Json) => true,
         Some(_) => {
-            eprintln!("kwire: a capture's records are listed as --format table (the default) or json; `kwire capture --api Produce` shows their trees");
+            kwire::stderr_line!("kwire: a capture's records are listed as --format table (the default) or json; `kwire capture --api Produce` shows their trees");
             return exit::USAGE;
         }
     };
@@ -261,7 +261,7 @@ fn capture(
     match write_error.map_or(flushed, Err) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return exit::OK,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            kwire::stderr_line!("kwire: {e}");
             return exit::FAILURE;
         }
         Ok(()) => {}
@@ -269,7 +269,7 @@ fn capture(
     let summary = match read {
         Ok(s) => s,
         Err(e) => {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {}: {}",
                 kwire::text::escape::sanitize(&args.file),
                 kwire::text::escape::sanitize(&e)
@@ -293,7 +293,7 @@ fn capture(
         } else {
             ("responses", "their")
         };
-        eprintln!("kwire: {n} {responses} without {their} request in the capture not read for records (`kwire capture --guess --list` names {their} API)");
+        kwire::stderr_line!("kwire: {n} {responses} without {their} request in the capture not read for records (`kwire capture --guess --list` names {their} API)");
     }
     if summary.damage > 0 {
         let hidden = summary.damage - summary.damage_shown;
@@ -307,7 +307,7 @@ fn capture(
         } else {
             String::new()
         };
-        eprintln!(
+        kwire::stderr_line!(
             "kwire: record data damaged in {} {places}{outside}",
             summary.damage
         );
@@ -319,12 +319,12 @@ fn capture(
         } else {
             "frames"
         };
-        eprintln!("kwire: {} {frames} carrying records did not decode completely (their `!!` lines say where); the records before the error are listed", summary.malformed);
+        kwire::stderr_line!("kwire: {} {frames} carrying records did not decode completely (their `!!` lines say where); the records before the error are listed", summary.malformed);
         status = exit::MALFORMED;
     }
     if summary.records_shown == 0 {
         if !selection.is_empty() {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: no record matches {} among the capture's {} records",
                 describe(args),
                 summary.records
@@ -333,7 +333,7 @@ fn capture(
                 status = exit::FAILURE;
             }
         } else if summary.frames == 0 {
-            eprintln!("kwire: no records: the capture has no Produce request and no Fetch or ShareFetch response");
+            kwire::stderr_line!("kwire: no records: the capture has no Produce request and no Fetch or ShareFetch response");
         }
     }
     status

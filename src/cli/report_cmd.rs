@@ -60,7 +60,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
     let source = if args.file == "-" {
         let mut b = Vec::new();
         if let Err(e) = std::io::stdin().lock().read_to_end(&mut b) {
-            eprintln!("kwire: standard input: {e}");
+            kwire::stderr_line!("kwire: standard input: {e}");
             return exit::FAILURE;
         }
         Source::Memory(b)
@@ -77,7 +77,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         ..Default::default()
     };
     let fail = |e: String| {
-        eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
+        kwire::stderr_line!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
         exit::FAILURE
     };
     let input = match source.open() {
@@ -187,10 +187,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         &args.filter.describe(),
     );
     if let Err(e) = std::fs::write(&args.out, text) {
-        eprintln!("kwire: {}: {e}", sanitize(&args.out.display().to_string()));
+        kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.out.display().to_string()));
         return exit::FAILURE;
     }
-    eprintln!(
+    kwire::stderr_line!(
         "kwire: wrote {} ({} exchanges, {} frame views)",
         sanitize(&args.out.display().to_string()),
         c.exchanges.len(),

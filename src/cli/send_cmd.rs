@@ -35,7 +35,7 @@ impl BrokerArgs {
             usize::try_from(self.max_frame).unwrap_or(usize::MAX),
         )
         .map_err(|e| {
-            eprintln!("kwire: {}", sanitize(&e));
+            kwire::stderr_line!("kwire: {}", sanitize(&e));
             exit::FAILURE
         })
     }
@@ -76,7 +76,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
         Some(path) => match read_request_json(path) {
             Ok(hb) => hb,
             Err(e) => {
-                eprintln!("kwire: {}: {}", sanitize(path), sanitize(&e));
+                kwire::stderr_line!("kwire: {}: {}", sanitize(path), sanitize(&e));
                 return exit::FAILURE;
             }
         },
@@ -100,7 +100,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
             let advertised = match session.api_versions() {
                 Ok(a) => a,
                 Err(e) => {
-                    eprintln!(
+                    kwire::stderr_line!(
                         "kwire: {}: ApiVersions: {}",
                         sanitize(&args.broker.broker),
                         sanitize(&e)
@@ -115,7 +115,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
                         .ranges
                         .get(&api_key)
                         .map_or("none".to_string(), |(lo, hi)| format!("v{lo}-v{hi}"));
-                    eprintln!("kwire: no version of {name} that both serve: the broker advertises {theirs}, kwire knows {:?}", cat.versions(MessageKind::Request, api_key, release));
+                    kwire::stderr_line!("kwire: no version of {name} that both serve: the broker advertises {theirs}, kwire knows {:?}", cat.versions(MessageKind::Request, api_key, release));
                     return exit::FAILURE;
                 }
             }
@@ -123,7 +123,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     };
     let body = if args.input.is_none() {
         let Some(spec) = cat.message(MessageKind::Request, api_key, version, release) else {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {name} has no request version {version}; valid: {:?}",
                 cat.versions(MessageKind::Request, api_key, release)
             );
@@ -136,7 +136,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     let answered = match session.exchange(api_key, version, &body) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {}: {name} v{version}: {}",
                 sanitize(&args.broker.broker),
                 sanitize(&e)
@@ -144,7 +144,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
             return exit::FAILURE;
         }
     };
-    eprintln!(
+    kwire::stderr_line!(
         "kwire: sent {name} v{version} ({} B) to {}; the response ({} B) came in {:.3} ms",
         answered.request.bytes.len(),
         sanitize(&args.broker.broker),
@@ -162,7 +162,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
         exit::OK
     };
     if let Some(e) = &answered.response.error {
-        eprintln!("kwire: the response: {e}");
+        kwire::stderr_line!("kwire: the response: {e}");
     }
     frames.push(answered.response);
     let mut out = std::io::stdout().lock();
@@ -226,7 +226,7 @@ pub fn run_probe(cat: &Catalogue, release: Option<&str>, args: &ProbeArgs) -> i3
     let advertised = match session.api_versions() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!(
+            kwire::stderr_line!(
                 "kwire: {}: ApiVersions: {}",
                 sanitize(&args.broker.broker),
                 sanitize(&e)

@@ -55,7 +55,7 @@ pub fn run_man(args: &ManArgs) -> i32 {
         Ok(()) => exit::OK,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
-            eprintln!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
+            kwire::stderr_line!("kwire: {}", kwire::text::escape::sanitize(&e.to_string()));
             exit::FAILURE
         }
     }

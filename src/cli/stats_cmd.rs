@@ -81,7 +81,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
     let c = match collect(cat, release, input, &opts, &groupings, &filter) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
+            kwire::stderr_line!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
             return exit::FAILURE;
         }
     };

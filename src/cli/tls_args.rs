@@ -27,13 +27,13 @@ impl TlsArgs {
         let log = match KeyLog::read_file(path) {
             Ok(k) => k,
             Err(e) => {
-                eprintln!("kwire: --tls-keylog {shown}: {}", sanitize(&e));
+                kwire::stderr_line!("kwire: --tls-keylog {shown}: {}", sanitize(&e));
                 return Err(exit::FAILURE);
             }
         };
         if let (n, Some(first)) = log.malformed() {
             let lines = if n == 1 { "line is" } else { "lines are" };
-            eprintln!("kwire: --tls-keylog {shown}: {n} {lines} not key log entries (the first: line {first}); they are passed over");
+            kwire::stderr_line!("kwire: --tls-keylog {shown}: {n} {lines} not key log entries (the first: line {first}); they are passed over");
         }
         if let (n, Some(first), ignored) = log.duplicates() {
             let lines = if n == 1 { "line gives" } else { "lines give" };
@@ -45,10 +45,10 @@ impl TlsArgs {
             } else {
                 String::new()
             };
-            eprintln!("kwire: --tls-keylog {shown}: {n} {lines} a secret another value for the same session (the first: line {first}); each value is tried and the one that opens the records is used{over}");
+            kwire::stderr_line!("kwire: --tls-keylog {shown}: {n} {lines} a secret another value for the same session (the first: line {first}); each value is tried and the one that opens the records is used{over}");
         }
         if log.is_empty() {
-            eprintln!("kwire: --tls-keylog {shown}: no TLS secrets in it");
+            kwire::stderr_line!("kwire: --tls-keylog {shown}: no TLS secrets in it");
         }
         Ok(Some(Arc::new(log)))
     }
@@ -59,7 +59,7 @@ impl TlsArgs {
 pub fn report(tally: &kwire::capture::tls::TlsTally) -> bool {
     match tally.summary() {
         Some(text) => {
-            eprintln!("kwire: {text}");
+            kwire::stderr_line!("kwire: {text}");
             true
         }
         None => false,

@@ -19,7 +19,9 @@ pub struct TuiArgs {
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
     if !std::io::stdout().is_terminal() {
-        eprintln!("kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files");
+        kwire::stderr_line!(
+            "kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files"
+        );
         return exit::FAILURE;
     }
     let opts = match decode_options(cat, release, args) {
@@ -42,14 +44,16 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
 /// Open the explorer over decoded frames (also used by `kwire capture --tui --frame N`).
 pub fn explore(cat: &Catalogue, release: Option<String>, frames: Vec<kwire::decode::Frame>) -> i32 {
     if !std::io::stdout().is_terminal() {
-        eprintln!("kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files");
+        kwire::stderr_line!(
+            "kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files"
+        );
         return exit::FAILURE;
     }
     let mut app = App::new(cat, release, frames, Theme::from_env());
     match kwire::tui::run(&mut app) {
         Ok(()) => exit::OK,
         Err(e) => {
-            eprintln!("kwire: terminal: {e}");
+            kwire::stderr_line!("kwire: terminal: {e}");
             exit::FAILURE
         }
     }

@@ -110,7 +110,7 @@ impl Proxy {
         if let Ok(mut r) = self.routes.lock() {
             r.insert(broker.clone(), local);
         }
-        eprintln!("kwire: proxy: {local} forwards to {broker}");
+        crate::stderr_line!("kwire: proxy: {local} forwards to {broker}");
         let me = Arc::clone(self);
         std::thread::Builder::new()
             .name(format!("kwire-listen-{local}"))
@@ -157,7 +157,9 @@ impl Proxy {
                         .name("kwire-conn".into())
                         .spawn(move || me.connection(c, &broker));
                 }
-                Err(e) => eprintln!("kwire: proxy: accepting a connection for {broker}: {e}"),
+                Err(e) => {
+                    crate::stderr_line!("kwire: proxy: accepting a connection for {broker}: {e}")
+                }
             }
         }
     }
@@ -171,7 +173,7 @@ impl Proxy {
             Some(tls) => match super::tls::server_side(tls, client) {
                 Ok(plain) => plain,
                 Err(e) => {
-                    eprintln!("kwire: proxy: TLS towards the client: {e}");
+                    crate::stderr_line!("kwire: proxy: TLS towards the client: {e}");
                     return;
                 }
             },
@@ -187,7 +189,7 @@ impl Proxy {
         }) {
             Ok(u) => u,
             Err(e) => {
-                eprintln!(
+                crate::stderr_line!(
                     "kwire: proxy: broker {broker}: {e}; closing the client's connection{}",
                     peer.map(|p| format!(" from {p}")).unwrap_or_default()
                 );
@@ -228,7 +230,7 @@ impl Proxy {
         let ended_by =
             self.pump_responses(conn, &upstream, &client, &in_flight, broker, &client_done);
         if let Some(why) = &ended_by {
-            eprintln!(
+            crate::stderr_line!(
                 "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
             );
         }
@@ -451,7 +453,7 @@ impl Proxy {
             .map(|mut w| w.insert(key.to_string()))
             .unwrap_or(true)
         {
-            eprintln!("kwire: proxy: {}", crate::text::escape::sanitize(message));
+            crate::stderr_line!("kwire: proxy: {}", crate::text::escape::sanitize(message));
         }
     }
 }

@@ -168,7 +168,7 @@ fn decrypting(
                     Err(_) => break 'read,
                 }
                 if let Err(e) = c.process_new_packets() {
-                    eprintln!("kwire: proxy: TLS: {e}");
+                    crate::stderr_line!("kwire: proxy: TLS: {e}");
                     let _ = c.write_tls(outer_write);
                     break 'read;
                 }

@@ -2,6 +2,7 @@
 //! KWIRE_ALLOW_MISSING_SHARED=1), requiring the external tools of the
 //! end-to-end tests, and decoding helpers.
 #![allow(dead_code)]
+#![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 
 use std::path::PathBuf;
 use std::process::Command;
