@@ -14,8 +14,6 @@ use kwire::capture::tls::synth::Synth;
 use kwire::capture::tls::{KeyLog, TlsEvent, TlsProblem};
 use kwire::capture::{for_each_captured, CaptureOptions, Captured};
 use kwire::decode::Direction;
-use kwire::encode::example::example_frame;
-use kwire::encode::FrameSpec;
 use kwire::schema::Catalogue;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -603,29 +601,7 @@ fn a_truncated_record_is_said_and_everything_before_it_decodes() {
 
 /// A Kafka conversation: (from the client, frame).
 fn kafka_conversation() -> Vec<(bool, Vec<u8>)> {
-    let cat = Catalogue::builtin();
-    let frame = |direction, api_key, version, corr: i32, pad: usize| {
-        let mut f = example_frame(
-            cat,
-            &FrameSpec {
-                direction,
-                api_key,
-                version,
-                release: None,
-            },
-        )
-        .unwrap();
-        let at = if direction == Direction::Request {
-            8
-        } else {
-            4
-        };
-        f[at..at + 4].copy_from_slice(&corr.to_be_bytes());
-        f.extend(std::iter::repeat_n(0x5a, pad));
-        let size = (f.len() - 4) as i32;
-        f[..4].copy_from_slice(&size.to_be_bytes());
-        f
-    };
+    let frame = common::exchanges::smallest;
     use Direction::{Request, Response};
     vec![
         (true, frame(Request, 18, 3, 1, 0)),

@@ -112,6 +112,126 @@ pub(super) fn request_header(cat: &Catalogue, b: &[u8]) -> Header {
     Header::Frame(4 + size as usize, DecodeOptions::default())
 }
 
+/// A request's shape, looser than [`request_header`]: a sane size, an API
+/// key the catalogue knows, a version up to [`NEWER_VERSIONS`] past the
+/// newest it knows (a newer client's ApiVersions), and a client id that
+/// fits. Its frame length (size prefix included) and correlation id.
+pub(super) fn request_shape(cat: &Catalogue, b: &[u8]) -> Option<(usize, i32)> {
+    let h = b.get(..14)?;
+    let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
+    let key = i16::from_be_bytes([h[4], h[5]]);
+    let ver = i16::from_be_bytes([h[6], h[7]]);
+    let corr = i32::from_be_bytes([h[8], h[9], h[10], h[11]]);
+    let client_id = i16::from_be_bytes([h[12], h[13]]);
+    if size < 10 || size as usize > MAX_FRAME || ver < 0 {
+        return None;
+    }
+    let newest = *cat.versions(MessageKind::Request, key, None).last()?;
+    if i32::from(ver) > i32::from(newest) + NEWER_VERSIONS {
+        return None;
+    }
+    let header_v0 = key == 7 && ver == 0;
+    if !header_v0 && (client_id < -1 || i32::from(client_id) > size - 10) {
+        return None;
+    }
+    Some((4 + size as usize, corr))
+}
+
+/// Versions past the newest the catalogue knows that a request may carry
+/// and still be taken for Kafka (and decoded as far as it goes).
+const NEWER_VERSIONS: i32 = 8;
+
+/// Does a direction start with a response to the request with this
+/// correlation id (a sane size, then the id)?
+pub(super) fn answers(b: &[u8], corr: i32) -> Option<bool> {
+    let h = b.get(..8)?;
+    let size = i32::from_be_bytes([h[0], h[1], h[2], h[3]]);
+    Some(
+        size >= 4
+            && size as usize <= MAX_FRAME
+            && i32::from_be_bytes([h[4], h[5], h[6], h[7]]) == corr,
+    )
+}
+
+/// Positions of a direction's first bytes looked at for its first request
+/// when the capture joined the connection mid-stream, and whole candidates
+/// decoded there; past either, the direction is taken for no Kafka client.
+pub(super) const JOIN_WINDOW: usize = 64 << 10;
+const JOIN_DECODES: u32 = 256;
+
+/// Where the first request starts in a direction the capture joined
+/// mid-stream.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Join {
+    /// A request header here whose whole frame decodes cleanly (or a frame
+    /// too long to wait for in the window: resync decodes it once it has
+    /// all arrived).
+    At(usize),
+    /// Nothing yet: look again when more has arrived.
+    Wait,
+    /// No request starts in the window.
+    No,
+}
+
+/// The search for a direction's first request, each position looked at
+/// once however the bytes arrive: the next position, and plausible headers
+/// whose frames have not all arrived (start, end).
+#[derive(Default)]
+pub(super) struct JoinScan {
+    next: usize,
+    waiting: Vec<(usize, usize)>,
+    decodes: u32,
+}
+
+impl JoinScan {
+    /// Look for the first request in `buf` (which only grows): the first
+    /// request header whose whole frame decodes cleanly, as resync finds
+    /// frames after a gap.
+    pub(super) fn find(&mut self, cat: &Catalogue, buf: &[u8], effort: &mut Effort) -> Join {
+        let mut clean = |frame: &[u8], opts, decodes: &mut u32| {
+            *decodes += 1;
+            decodes_cleanly(cat, frame, opts, effort).0
+        };
+        // Waiting candidates that have now arrived, first start first.
+        let mut i = 0;
+        while i < self.waiting.len() {
+            let (start, end) = self.waiting[i];
+            if end > buf.len() {
+                i += 1;
+                continue;
+            }
+            self.waiting.remove(i);
+            if let Header::Frame(_, opts) = request_header(cat, &buf[start..]) {
+                if self.decodes < JOIN_DECODES && clean(&buf[start..end], opts, &mut self.decodes) {
+                    return Join::At(start);
+                }
+            }
+        }
+        let end = buf.len().min(JOIN_WINDOW);
+        while self.next + 14 <= end && self.decodes < JOIN_DECODES {
+            let p = self.next;
+            self.next += 1;
+            if let Header::Frame(len, opts) = request_header(cat, &buf[p..]) {
+                if buf.len() - p < len {
+                    if self.waiting.len() < MAX_WAITING {
+                        self.waiting.push((p, p + len));
+                    }
+                } else if clean(&buf[p..p + len], opts, &mut self.decodes) {
+                    return Join::At(p);
+                }
+            }
+        }
+        match self.waiting.first() {
+            // A frame starting the stream (the capture joined between
+            // frames), or one too long to wait for in the window.
+            Some(&(at, _)) if at == 0 || buf.len() >= JOIN_WINDOW => Join::At(at),
+            _ if self.next + 14 <= JOIN_WINDOW && self.decodes < JOIN_DECODES => Join::Wait,
+            Some(_) => Join::Wait,
+            None => Join::No,
+        }
+    }
+}
+
 /// Could a response start here? A sane size and the correlation id of a request awaiting one.
 fn response_header(b: &[u8], outstanding: &HashMap<i32, (i16, i16)>) -> Header {
     let Some(h) = b.get(..8) else {

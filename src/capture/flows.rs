@@ -8,7 +8,10 @@
 //! frees them when a frame completes or the connection closes, and stays under
 //! a cap for the whole capture ([`DEFAULT_MAX_REASSEMBLY`]).
 
-use super::candidates::{decodes_cleanly, header_at, request_header, Header, Resync};
+use super::candidates::{
+    answers, decodes_cleanly, header_at, request_header, request_shape, Header, Join, JoinScan,
+    Resync,
+};
 use super::link::Segment;
 use super::sasl::Sasl;
 use super::skips::Run;
@@ -223,8 +226,11 @@ struct Half {
     /// The rest of a frame dropped at the memory cap, passed over as it comes:
     /// bytes still to come, and the reason they are noted with.
     discarding: Option<(u64, SkipReason)>,
-    /// Client detection: the bytes at `buf[0]` are not a request.
+    /// Client detection: the bytes at `buf[0]` are not a request (or, for a
+    /// connection joined mid-stream, no request starts in the first bytes).
     not_request: bool,
+    /// Client detection mid-stream: the search for the first request, while it goes on.
+    join: Option<Box<JoinScan>>,
     /// What the memory cap counts for this half, and since when it holds
     /// anything (the clock of `Flows::tick`).
     counted: usize,
@@ -351,6 +357,12 @@ struct Conn {
     /// FIN seen from each half, RST seen: each is handed on once.
     fin_seen: [bool; 2],
     rst_seen: bool,
+    /// The capture has no SYN for the connection: it joined it mid-stream,
+    /// and whether the request side's first request was looked for.
+    mid_stream: bool,
+    joined: bool,
+    /// Bytes of a connection taken for no Kafka (not `--port`'s choice).
+    unrecognised_bytes: u64,
 }
 
 /// A connection's TLS: not known yet, plaintext, or TLS (its records are
@@ -396,6 +408,63 @@ pub struct Flows<'c> {
     keys: TlsKeys,
     /// Plaintext of the records of one piece of a TLS stream (reused).
     plain: Vec<u8>,
+}
+
+/// Does this direction carry the requests? At a connection's start, its
+/// first frame must have a request's header and decode cleanly, or, when it
+/// does not decode (a version newer than the catalogue's, trailing bytes),
+/// have a request's shape that the other direction's first response (its
+/// correlation id) or the next request confirms. Joined mid-stream, a
+/// request must start in its first bytes and decode cleanly. A verdict on
+/// bytes that have all arrived is kept (`not_request`).
+fn first_request(
+    cat: &Catalogue,
+    h: &mut Half,
+    other: &Half,
+    mid_stream: bool,
+    effort: &mut Effort,
+) -> bool {
+    if h.not_request {
+        return false;
+    }
+    if mid_stream {
+        let scan = h.join.get_or_insert_with(Box::default);
+        return match scan.find(cat, &h.buf, effort) {
+            Join::At(_) => {
+                h.join = None;
+                true
+            }
+            Join::Wait => false,
+            Join::No => {
+                h.join = None;
+                h.not_request = true;
+                false
+            }
+        };
+    }
+    match request_header(cat, &h.buf) {
+        Header::Short => return false,
+        Header::Frame(len, _) if h.buf.len() < len => return true,
+        Header::Frame(len, opts) => {
+            if decodes_cleanly(cat, &h.buf[..len], opts, effort).0 {
+                return true;
+            }
+        }
+        Header::No => {}
+    }
+    let Some((len, corr)) = request_shape(cat, &h.buf) else {
+        h.not_request = true;
+        return false;
+    };
+    let next = h.buf.get(len..).and_then(|rest| request_shape(cat, rest));
+    match (answers(&other.buf, corr), next) {
+        (Some(true), _) | (_, Some(_)) => true,
+        (Some(false), None) => {
+            h.not_request = true;
+            false
+        }
+        (None, None) => false, // wait for the response, or the next request
+    }
 }
 
 /// Look for the next frame start in what has arrived, each position once.
@@ -530,6 +599,26 @@ impl<'c> Flows<'c> {
             .count()
     }
 
+    /// Connections whose bytes were not taken for Kafka (neither side's
+    /// first bytes look like requests, no broker port named them), and those
+    /// bytes: said once, so that no connection goes without a word. Neither
+    /// counts connections `--port` left out, nor TLS ones (their note says).
+    pub fn unrecognised(&self) -> (usize, u64) {
+        self.conns
+            .iter()
+            .filter(|c| !matches!(c.tls, Tls::On(_)))
+            .map(|c| {
+                let held: u64 = if c.client.is_none() && !c.not_kafka {
+                    c.halves.iter().map(|h| h.buf.len() as u64).sum()
+                } else {
+                    0
+                };
+                c.unrecognised_bytes + held
+            })
+            .filter(|&bytes| bytes > 0)
+            .fold((0, 0), |(n, b), bytes| (n + 1, b + bytes))
+    }
+
     /// What reading the capture has cost so far.
     pub fn effort(&self) -> Effort {
         self.effort
@@ -578,6 +667,9 @@ impl<'c> Flows<'c> {
                     announced: false,
                     fin_seen: [false; 2],
                     rst_seen: false,
+                    mid_stream: !seg.syn,
+                    joined: false,
+                    unrecognised_bytes: 0,
                 });
                 self.index.insert((from, to), (id, 0));
                 self.index.insert((to, from), (id, 1));
@@ -1039,6 +1131,7 @@ impl<'c> Flows<'c> {
         loop {
             let conn = &mut self.conns[ci];
             if conn.not_kafka {
+                conn.unrecognised_bytes += conn.halves[hi].buf.len() as u64;
                 conn.halves[hi].buf.clear();
                 return;
             }
@@ -1051,27 +1144,11 @@ impl<'c> Flows<'c> {
             // Who is the client? The side whose first bytes look like a request.
             if conn.client.is_none() {
                 let effort = &mut self.effort;
-                // A complete first frame must decode; a partial one only needs a sane header.
-                // Either verdict on a complete frame is kept until the bytes at `buf[0]` change.
-                let mut looks = |h: &mut Half| {
-                    if h.not_request {
-                        return false;
-                    }
-                    let ok = match request_header(cat, &h.buf) {
-                        Header::Short => return false,
-                        Header::No => false,
-                        Header::Frame(len, _) if h.buf.len() < len => true,
-                        Header::Frame(len, opts) => {
-                            decodes_cleanly(cat, &h.buf[..len], opts, effort).0
-                        }
-                    };
-                    h.not_request = !ok;
-                    ok
-                };
+                let mid = conn.mid_stream;
                 let [a, b] = &mut conn.halves;
-                if looks(a) {
+                if first_request(cat, a, b, mid, effort) {
                     conn.client = Some(0);
-                } else if looks(b) {
+                } else if first_request(cat, b, a, mid, effort) {
                     conn.client = Some(1);
                 } else if self.brokers.contains(&conn.ends[1]) {
                     conn.client = Some(0);
@@ -1081,6 +1158,7 @@ impl<'c> Flows<'c> {
                     // Give up once both sides (or plenty of one) show no request.
                     if (a.not_request && b.not_request) || a.buf.len() + b.buf.len() > 1 << 16 {
                         conn.not_kafka = true;
+                        conn.unrecognised_bytes += (a.buf.len() + b.buf.len()) as u64;
                         for h in &mut conn.halves {
                             h.buf = BytesMut::new();
                             h.run = None;
@@ -1095,6 +1173,9 @@ impl<'c> Flows<'c> {
                     let broker = self.conns[ci].ends[1 - client];
                     self.brokers.insert(broker);
                 }
+                for h in &mut self.conns[ci].halves {
+                    h.join = None;
+                }
                 // Skips noted while undecided can be reported now; the other side
                 // may already hold frames waiting for this decision.
                 let other = 1 - hi;
@@ -1107,6 +1188,26 @@ impl<'c> Flows<'c> {
                 continue;
             }
             let is_request = conn.client == Some(hi);
+            if is_request && conn.mid_stream && !conn.joined {
+                // The capture joined the connection mid-stream: its first
+                // request is the first that decodes, not whatever the first
+                // bytes say (the tail of a frame read as a size prefix would
+                // swallow the requests after it).
+                let h = &mut conn.halves[hi];
+                let starts = match request_header(cat, &h.buf) {
+                    Header::Short if h.resync.is_none() => return, // wait for a header's worth
+                    // The capture joined between frames (the commonest case).
+                    Header::Frame(len, _) if h.buf.len() < len => true,
+                    Header::Frame(len, opts) => {
+                        decodes_cleanly(cat, &h.buf[..len], opts, &mut self.effort).0
+                    }
+                    Header::Short | Header::No => false,
+                };
+                conn.joined = true;
+                if !starts && h.at == 0 && h.resync.is_none() && h.cutting.is_none() {
+                    h.resync = Some(Resync::new(0, SkipReason::MidStream));
+                }
+            }
             let Conn {
                 halves,
                 outstanding,

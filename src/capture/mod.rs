@@ -189,6 +189,7 @@ fn read_capture<R: Read>(
         }
     }
     stats.connections = flows.connections();
+    (stats.unrecognised_connections, stats.unrecognised_bytes) = flows.unrecognised();
     stats.effort = flows.effort();
     stats.error = error;
     Ok(())
@@ -200,6 +201,10 @@ pub struct CaptureStats {
     pub tcp_segments: usize,
     pub frames: usize,
     pub connections: usize,
+    /// TCP connections with data not taken for Kafka, and their bytes
+    /// (`Flows::unrecognised`).
+    pub unrecognised_connections: usize,
+    pub unrecognised_bytes: u64,
     /// Skip notes handed on, and the bytes they cover.
     pub skips: usize,
     pub skipped_bytes: u64,

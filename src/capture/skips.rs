@@ -12,6 +12,10 @@ use std::net::SocketAddr;
 pub enum SkipReason {
     /// The capture never saw these bytes (a hole in the TCP stream).
     Gap,
+    /// The first bytes of a direction the capture joined mid-stream (no
+    /// SYN), up to its first request that decodes: the end of a frame that
+    /// started before the capture did.
+    MidStream,
     /// The plaintext of TLS records that did not open (damaged; a
     /// `TlsEvent::Skipped` note says which): their most it could be.
     NotOpened,
@@ -52,6 +56,7 @@ impl SkipReason {
         match self {
             SkipReason::Gap => "gap",
             SkipReason::NotOpened => "tls_record_not_opened",
+            SkipReason::MidStream => "mid_stream",
             SkipReason::Partial { .. } => "partial_frame",
             SkipReason::BadSize(_) => "bad_size",
             SkipReason::NoFrame => "no_frame",
@@ -75,6 +80,7 @@ impl SkipReason {
         };
         match *self {
             SkipReason::Gap => "never captured (missing from the TCP stream)".into(),
+            SkipReason::MidStream => "the capture joined the connection mid-stream: the end of a frame that started before it (up to the first request that decodes)".into(),
             SkipReason::NotOpened => "held in TLS records that did not open (damaged); at most this many bytes of plaintext".into(),
             SkipReason::Partial { declared, cut_by } => {
                 let by = match cut_by {

@@ -585,6 +585,7 @@ fn run_selected(
                 kwire::stderr_line!("kwire: capture cut short after {} packets: {e}", s.packets);
                 status = exit::MALFORMED;
             }
+            super::filter_args::report_unrecognised(&s);
             if s.frames == 0 && s.skips == 0 && s.tls.connections == 0 && !write_failed {
                 kwire::stderr_line!(
                     "kwire: no Kafka traffic found in {} packets ({} TCP segments); try --port",
@@ -1215,6 +1216,7 @@ fn explore_selected(
     }
     match stats {
         Ok(s) if frames.is_empty() => {
+            super::filter_args::report_unrecognised(&s);
             super::tls_args::report(&s.tls);
             kwire::stderr_line!("kwire: no Kafka frames selected in {}", args.input_name());
             exit::FAILURE

@@ -188,6 +188,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 sanitize(e)
             );
         }
+        super::filter_args::report_unrecognised(&stats);
         if super::tls_args::report(&stats.tls) && stats.frames == 0 {
             return exit::FAILURE;
         }

@@ -150,6 +150,7 @@ impl Reported<'_> {
 /// broker's port.
 pub fn no_kafka_traffic(r: &kwire::analysis::exchange::Reading) -> bool {
     let c = &r.capture;
+    report_unrecognised(c);
     let none = c.frames == 0 && c.skips == 0 && c.tls.connections == 0;
     if none {
         kwire::stderr_line!(
@@ -159,4 +160,23 @@ pub fn no_kafka_traffic(r: &kwire::analysis::exchange::Reading) -> bool {
         );
     }
     none
+}
+
+/// Say on stderr how many connections carried bytes not taken for Kafka, so
+/// that no connection is left out without a word (their traffic may be
+/// Kafka that kwire could not recognise: name the broker's port).
+pub fn report_unrecognised(stats: &kwire::capture::CaptureStats) {
+    let n = stats.unrecognised_connections;
+    if n == 0 {
+        return;
+    }
+    let conns = if n == 1 {
+        "TCP connection was"
+    } else {
+        "TCP connections were"
+    };
+    kwire::stderr_line!(
+        "kwire: {n} {conns} not taken for Kafka ({} bytes): neither side's first bytes are a Kafka request; if they are Kafka, name the broker port with --port",
+        stats.unrecognised_bytes
+    );
 }

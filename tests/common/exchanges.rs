@@ -167,3 +167,34 @@ impl Drop for TempCapture {
         let _ = std::fs::remove_file(&self.0);
     }
 }
+
+/// The smallest frame of an API and version (`kwire example`), with its
+/// correlation id, and `pad` bytes after its body that its size counts.
+pub fn smallest(
+    direction: Direction,
+    api_key: i16,
+    version: i16,
+    corr: i32,
+    pad: usize,
+) -> Vec<u8> {
+    let mut f = kwire::encode::example::example_frame(
+        Catalogue::builtin(),
+        &FrameSpec {
+            direction,
+            api_key,
+            version,
+            release: None,
+        },
+    )
+    .unwrap();
+    let at = if direction == Direction::Request {
+        8
+    } else {
+        4
+    };
+    f[at..at + 4].copy_from_slice(&corr.to_be_bytes());
+    f.extend(std::iter::repeat_n(0x5a, pad));
+    let size = (f.len() - 4) as i32;
+    f[..4].copy_from_slice(&size.to_be_bytes());
+    f
+}
