@@ -289,6 +289,8 @@ pub struct TlsTally {
     pub not_decrypted: usize,
     /// Of those, for want of keys (none given, or none for the session).
     pub without_keys: usize,
+    /// Of those, with keys that did not open the records (wrong secrets).
+    pub wrong_keys: usize,
     /// Directions whose decryption stopped part-way.
     pub stopped: usize,
     /// Damaged records passed over (decryption went on after them).
@@ -302,6 +304,7 @@ impl TlsTally {
         self.decrypted += other.decrypted;
         self.not_decrypted += other.not_decrypted;
         self.without_keys += other.without_keys;
+        self.wrong_keys += other.wrong_keys;
         self.stopped += other.stopped;
         self.skipped_records += other.skipped_records;
     }
@@ -320,12 +323,14 @@ impl TlsTally {
                     Ok(_) => self.decrypted += 1,
                     Err(e) => {
                         self.not_decrypted += 1;
+                        if e == NotDecrypted::KeysDidNotOpen {
+                            self.wrong_keys += 1;
+                        }
                         if matches!(
                             e,
                             NotDecrypted::NoKeys
                                 | NotDecrypted::NoSecrets
                                 | NotDecrypted::MissingSecret(_)
-                                | NotDecrypted::KeysDidNotOpen
                         ) {
                             self.without_keys += 1;
                         }
@@ -347,13 +352,23 @@ impl TlsTally {
             } else {
                 "connections were"
             };
-            let hint = if self.without_keys > 0 {
-                format!(
-                    " ({} for want of the right keys: {KEYLOG_HINT})",
+            let mut why = Vec::new();
+            if self.wrong_keys > 0 {
+                why.push(format!(
+                    "{} with keys that did not open their records",
+                    self.wrong_keys
+                ));
+            }
+            if self.without_keys > 0 {
+                why.push(format!(
+                    "{} for want of keys: {KEYLOG_HINT}",
                     self.without_keys
-                )
-            } else {
+                ));
+            }
+            let hint = if why.is_empty() {
                 String::new()
+            } else {
+                format!(" ({})", why.join("; "))
             };
             parts.push(format!(
                 "{} TLS {conns} not decrypted, so not decoded{hint}",
