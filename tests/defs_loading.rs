@@ -149,3 +149,116 @@ fn missing_or_empty_paths_are_clear_errors() {
         .contains("no Kafka message definitions"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A request definition with these common structs, whose one field is of
+/// the struct `top`.
+fn hostile_definition(commons: &[String], top: &str, valid: &str) -> String {
+    format!(
+        r#"{{"apiKey": 9000, "type": "request", "name": "HostileRequest", "validVersions": "{valid}", "flexibleVersions": "none",
+  "fields": [{{"name": "Top", "type": "{top}", "versions": "0+"}}],
+  "commonStructs": [{}]}}"#,
+        commons.join(",\n")
+    )
+}
+
+fn common_struct(name: &str, fields: &[(String, String)]) -> String {
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|(n, t)| format!(r#"{{"name": "{n}", "type": "{t}", "versions": "0+"}}"#))
+        .collect();
+    format!(
+        r#"{{"name": "{name}", "versions": "0+", "fields": [{}]}}"#,
+        fields.join(", ")
+    )
+}
+
+/// `kwire apis --defs DIR` with one definition file: its status and stderr.
+fn load_one(name: &str, text: &str) -> (i32, String) {
+    let dir = scratch(name);
+    std::fs::write(dir.join("HostileRequest.json"), text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["apis", "--defs"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn definitions_that_would_expand_without_bound_are_refused_naming_the_file() {
+    // Each struct holds two of the one before: 2^40 fields once copied where used.
+    let mut commons = vec![common_struct("S0", &[("A".into(), "int32".into())])];
+    for i in 1..40 {
+        commons.push(common_struct(
+            &format!("S{i}"),
+            &[
+                ("L".into(), format!("S{}", i - 1)),
+                ("R".into(), format!("S{}", i - 1)),
+            ],
+        ));
+    }
+    let doubling = hostile_definition(&commons, "S39", "0");
+    assert!(doubling.len() < 12_000);
+    // 5,000 structs, each holding the one before: nested 5,000 deep.
+    let chain: Vec<String> = (0..5000)
+        .map(|i| {
+            let t = if i == 0 {
+                "int8".to_string()
+            } else {
+                format!("C{}", i - 1)
+            };
+            common_struct(&format!("C{i}"), &[("F".into(), t)])
+        })
+        .collect();
+    let chained = hostile_definition(&chain, "C4999", "0");
+    for (name, text, why) in [
+        ("doubling", &doubling, "expands to more than 20000 fields"),
+        ("chained", &chained, "nested more than 32 deep"),
+    ] {
+        let started = std::time::Instant::now();
+        let (status, err) = load_one(name, text);
+        assert_ne!(status, 0, "{name}: {err}");
+        assert!(
+            err.contains("HostileRequest.json") && err.contains(why),
+            "{name}: {err}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{name}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn structs_within_the_limits_still_load_and_decode() {
+    // Three levels of doubling: 2 + 4 + 8 + ... fields, far under the limits.
+    let mut commons = vec![common_struct("S0", &[("A".into(), "int8".into())])];
+    for i in 1..4 {
+        commons.push(common_struct(
+            &format!("S{i}"),
+            &[
+                ("L".into(), format!("S{}", i - 1)),
+                ("R".into(), format!("S{}", i - 1)),
+            ],
+        ));
+    }
+    let text = hostile_definition(&commons, "S3", "0");
+    let spec = kwire::schema::import::parse_definition(&text, "ok.json").unwrap();
+    fn leaves(f: &[kwire::schema::model::FieldSpec]) -> usize {
+        f.iter()
+            .map(|f| {
+                if f.fields.is_empty() {
+                    1
+                } else {
+                    leaves(&f.fields)
+                }
+            })
+            .sum()
+    }
+    assert_eq!(leaves(&spec.fields), 8);
+}

@@ -37,6 +37,58 @@ const FIELD_KEYS: &[&str] = &[
     "flexibleVersions",
 ];
 
+/// What one message's definition may expand to. Common structs are copied
+/// into every field that uses one, so a small file whose structs each hold
+/// two of the one before would expand exponentially: the expansion is
+/// counted before each copy and refused past these. Kafka's own largest
+/// definitions expand to a few hundred fields, nested at most about 6 deep.
+pub const MAX_EXPANDED_FIELDS: usize = 20_000;
+pub const MAX_DEPTH: usize = 32;
+/// Fields one file may be read as in all (its common structs, each tried
+/// until the ones it uses are read, and its message): what reading it may cost.
+pub const MAX_FILE_WORK: usize = 200_000;
+/// The fields a message has expanded to so far, and how deep.
+#[derive(Default)]
+struct Expansion {
+    fields: usize,
+    depth: usize,
+}
+
+impl Expansion {
+    /// Count `n` more fields at `depth`, or say which limit they pass.
+    fn take(&mut self, n: usize, depth: usize, commons: &Commons) -> Result<(), String> {
+        let work = commons.work.get() + n;
+        commons.work.set(work);
+        if work > MAX_FILE_WORK {
+            return Err(format!(
+                "the file's structs expand to more than {MAX_FILE_WORK} fields in all"
+            ));
+        }
+        if depth > MAX_DEPTH {
+            return Err(format!(
+                "structs nested more than {MAX_DEPTH} deep (a definition refers to itself, or chains too many structs)"
+            ));
+        }
+        self.fields += n;
+        self.depth = self.depth.max(depth);
+        if self.fields > MAX_EXPANDED_FIELDS {
+            return Err(format!(
+                "expands to more than {MAX_EXPANDED_FIELDS} fields (common structs are copied where used: structs that hold several of another multiply)"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Common structs by name: their fields, what one copy adds (fields,
+/// depth), and the fields read for the file so far.
+#[derive(Default)]
+struct Commons {
+    fields: HashMap<String, Vec<FieldSpec>>,
+    cost: HashMap<String, (usize, usize)>,
+    work: std::cell::Cell<usize>,
+}
+
 /// Parse one definition file. `origin` names it in errors.
 pub fn parse_definition(text: &str, origin: &str) -> Result<MessageSpec, String> {
     let stripped = strip_comments(text);
@@ -85,7 +137,7 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
     };
 
     // Common structs are referenced by name and resolved inline.
-    let mut commons: HashMap<String, Vec<FieldSpec>> = HashMap::new();
+    let mut commons = Commons::default();
     let mut common_names = Vec::new();
     if let Some(list) = obj.get("commonStructs").and_then(Value::as_array) {
         // Two passes: a common struct may refer to another one declared later.
@@ -101,12 +153,22 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
             let mut progressed = false;
             for c in &raw {
                 let cname = str_key(c, "name")?.unwrap_or_default().to_string();
-                if commons.contains_key(&cname) {
+                if commons.fields.contains_key(&cname) {
                     continue;
                 }
-                if let Ok(fields) = fields_from_json(c.get("fields"), None, &commons) {
-                    commons.insert(cname, fields);
-                    progressed = true;
+                let mut cost = Expansion::default();
+                match fields_from_json(c.get("fields"), None, &commons, &mut cost, 1) {
+                    Ok(fields) => {
+                        commons
+                            .cost
+                            .insert(cname.clone(), (cost.fields, cost.depth));
+                        commons.fields.insert(cname, fields);
+                        progressed = true;
+                    }
+                    Err(e) if commons.work.get() > MAX_FILE_WORK => {
+                        return Err(format!("common struct {cname}: {e}"));
+                    }
+                    Err(_) => {} // it may use a struct not read yet
                 }
             }
             if !progressed {
@@ -115,9 +177,15 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
         }
         for c in &raw {
             let cname = str_key(c, "name")?.unwrap_or_default();
-            if !commons.contains_key(cname) {
-                fields_from_json(c.get("fields"), None, &commons)
-                    .map_err(|e| format!("common struct {cname}: {e}"))?;
+            if !commons.fields.contains_key(cname) {
+                fields_from_json(
+                    c.get("fields"),
+                    None,
+                    &commons,
+                    &mut Expansion::default(),
+                    1,
+                )
+                .map_err(|e| format!("common struct {cname}: {e}"))?;
             }
         }
     }
@@ -125,7 +193,13 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
     let fields = if valid_versions.is_empty() && obj.get("fields").is_none() {
         Vec::new()
     } else {
-        fields_from_json(obj.get("fields"), None, &commons)?
+        fields_from_json(
+            obj.get("fields"),
+            None,
+            &commons,
+            &mut Expansion::default(),
+            1,
+        )?
     };
     Ok(MessageSpec {
         name,
@@ -145,17 +219,21 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
     })
 }
 
+/// The fields of a struct at nesting `depth` (a message's own fields are at 1).
 fn fields_from_json(
     v: Option<&Value>,
     parent_versions: Option<Versions>,
-    commons: &HashMap<String, Vec<FieldSpec>>,
+    commons: &Commons,
+    expansion: &mut Expansion,
+    depth: usize,
 ) -> Result<Vec<FieldSpec>, String> {
     let Some(v) = v else { return Ok(Vec::new()) };
     let list = v.as_array().ok_or("\"fields\" is not an array")?;
+    expansion.take(list.len(), depth, commons)?;
     list.iter()
         .map(|f| {
             let obj = f.as_object().ok_or("a field is not an object")?;
-            field_from_json(obj, parent_versions, commons)
+            field_from_json(obj, parent_versions, commons, expansion, depth)
         })
         .collect()
 }
@@ -163,7 +241,9 @@ fn fields_from_json(
 fn field_from_json(
     obj: &Map<String, Value>,
     parent_versions: Option<Versions>,
-    commons: &HashMap<String, Vec<FieldSpec>>,
+    commons: &Commons,
+    expansion: &mut Expansion,
+    depth: usize,
 ) -> Result<FieldSpec, String> {
     let name = str_key(obj, "name")?
         .ok_or("field without name")?
@@ -203,12 +283,25 @@ fn field_from_json(
     let fields = match ty.struct_name() {
         Some(sname) if obj.get("fields").is_none() => {
             let fields = commons
+                .fields
                 .get(sname)
                 .ok_or_else(|| ctx(format!("unknown struct {sname}")))?;
+            // Counted before it is copied.
+            let (n, deep) = commons.cost.get(sname).copied().unwrap_or_default();
+            expansion
+                .take(n, depth + deep, commons)
+                .map_err(|e| ctx(format!("struct {sname}: {e}")))?;
             common_struct = Some(sname.to_string());
             fields.clone()
         }
-        _ => fields_from_json(obj.get("fields"), Some(versions), commons)?,
+        _ => fields_from_json(
+            obj.get("fields"),
+            Some(versions),
+            commons,
+            expansion,
+            depth + 1,
+        )
+        .map_err(ctx)?,
     };
     Ok(FieldSpec {
         name,
