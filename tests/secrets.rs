@@ -461,3 +461,100 @@ fn the_explorer_shows_masked_bytes_and_redacted_values() {
         "the grid's text column shows the masked bytes: {screen}"
     );
 }
+
+#[test]
+fn a_scram_credential_record_decoded_by_type_is_redacted() {
+    let hex = hex::encode(scram_record());
+    let dir = std::env::temp_dir().join(format!("kwire-secrets-type-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("scram.hex");
+    std::fs::write(&file, &hex).unwrap();
+    let path = file.display().to_string();
+    for format in ["tree", "json", "tree-json", "grid"] {
+        let (status, out) = run(&[
+            "decode",
+            &path,
+            "--type",
+            "UserScramCredentialRecord",
+            "--format",
+            format,
+        ]);
+        assert_eq!(status, Some(0), "{format}: {out}");
+        assert_eq!(leaked(&out), Vec::<String>::new(), "{format}: {out}");
+        assert!(out.contains("alice"), "{format}: {out}");
+        if format != "grid" {
+            assert!(out.contains("<redacted, "), "{format}: {out}");
+        }
+        let (_, shown) = run(&[
+            "decode",
+            &path,
+            "--type",
+            "UserScramCredentialRecord",
+            "--format",
+            format,
+            "--show-secrets",
+        ]);
+        let proof_start = hex::encode(&PROOF.as_bytes()[..8]);
+        assert!(
+            !shown.contains("<redacted")
+                && (shown.contains(&proof_start)
+                    || shown.contains(&PROOF[..10])
+                    || !leaked(&shown).is_empty()),
+            "{format} --show-secrets: {shown}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_metadata_log_segment_is_redacted_without_topic_its_directory_names_it() {
+    use common::batches::{batch, Rec};
+    let segment = batch(
+        0,
+        0,
+        &[Rec {
+            key: None,
+            value: Some(scram_record()),
+            headers: vec![],
+            timestamp_delta: 0,
+        }],
+    );
+    let root = std::env::temp_dir().join(format!("kwire-secrets-logdir-{}", std::process::id()));
+    let dir = root.join("__cluster_metadata-0");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("00000000000000000000.log");
+    std::fs::write(&file, &segment).unwrap();
+    let path = file.display().to_string();
+    for format in ["tree", "json", "dump"] {
+        let (status, out) = run(&["records", &path, "--format", format]);
+        assert_eq!(status, Some(0), "{out}");
+        assert_eq!(leaked(&out), Vec::<String>::new(), "{format}: {out}");
+        let masked = if format == "dump" {
+            "********************************************"
+        } else {
+            "<redacted, 44 bytes>"
+        };
+        assert!(out.contains(masked), "{format}: {out}");
+    }
+    use kwire::decode::records::segment::topic_of_log_dir;
+    assert_eq!(
+        topic_of_log_dir("/var/kafka/orders.v2-11/00000000000000000000.log").as_deref(),
+        Some("orders.v2")
+    );
+    for not in [
+        "-",
+        "x.log",
+        "/logs/00000000000000000000.log",
+        "/d/topic-x1/a.log",
+        "/d/-3/a.log",
+    ] {
+        assert_eq!(topic_of_log_dir(not), None, "{not}");
+    }
+    // Elsewhere, the same file's records are plain bytes (and so shown): the
+    // directory is what names the topic.
+    let elsewhere = root.join("copy.log");
+    std::fs::write(&elsewhere, &segment).unwrap();
+    let (_, out) = run(&["records", &elsewhere.display().to_string()]);
+    assert!(!out.contains("<redacted"), "{out}");
+    let _ = std::fs::remove_dir_all(root);
+}

@@ -487,7 +487,7 @@ pub fn write_payload(
                 api_version: None,
                 header_version: None,
                 input_offset: 0,
-                bytes: bytes.clone(),
+                bytes: decoded.bytes.clone(),
                 root: root.clone(),
                 values: None,
                 error: error.clone(),

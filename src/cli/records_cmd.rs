@@ -110,9 +110,16 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         kwire::stderr_line!("kwire: {option} selects the records of a capture; this input is not a pcap or pcapng file");
         return exit::USAGE;
     }
+    // A log segment sits in its partition's directory, `<topic>-<partition>`:
+    // the topic is known without --topic (and with it, the metadata log's
+    // credentials are found and redacted).
+    let topic = args
+        .topic
+        .clone()
+        .or_else(|| kwire::decode::records::segment::topic_of_log_dir(&args.file));
     let ctx = Context {
-        topic: args.topic.clone(),
-        topic_forced: args.topic.is_some(),
+        topic_forced: topic.is_some(),
+        topic,
         protocol_type: None,
         budget: args.budget.budget(),
         topic_ids: Default::default(),

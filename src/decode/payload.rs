@@ -18,12 +18,30 @@ pub struct DecodedPayload {
     pub error: Option<DecodeError>,
     pub warnings: Vec<super::problem::Warning>,
     pub version: Option<i16>,
+    /// The bytes as views show them: credentials masked when
+    /// `secrets::hiding` (the tree's secret nodes say `<redacted, N bytes>`).
+    pub bytes: Bytes,
 }
 
 /// Decode `bytes` as the record type `name` with its log prefix: the tree
 /// (root spans all bytes), the error where decoding stopped, if any, and the
-/// version of the struct it read.
+/// version of the struct it read. Credentials (a UserScramCredentialRecord's
+/// salt and keys) are redacted as in frames, unless `--show-secrets`.
 pub fn read_payload(
+    cat: &Catalogue,
+    name: &str,
+    bytes: &Bytes,
+    version: Option<i16>,
+) -> DecodedPayload {
+    let mut decoded = read_payload_unredacted(cat, name, bytes, version);
+    decoded.bytes = bytes.clone();
+    if super::secrets::hiding() {
+        super::secrets::redact_tree(std::slice::from_mut(&mut decoded.root), &mut decoded.bytes);
+    }
+    decoded
+}
+
+fn read_payload_unredacted(
     cat: &Catalogue,
     name: &str,
     bytes: &Bytes,
@@ -34,6 +52,7 @@ pub fn read_payload(
         error: Some(error),
         warnings: Vec::new(),
         version: None,
+        bytes: Bytes::new(),
     };
     let mut root = Node::new(
         name.to_string(),
@@ -144,6 +163,7 @@ pub fn read_payload(
                 error,
                 warnings,
                 version: Some(v),
+                bytes: Bytes::new(),
             }
         }
         Err(failed) => {
@@ -155,6 +175,7 @@ pub fn read_payload(
                 error: Some(e),
                 warnings: Vec::new(),
                 version: Some(v),
+                bytes: Bytes::new(),
             }
         }
     }

@@ -142,6 +142,25 @@ fn shift(node: &mut Node, by: usize) {
     }
 }
 
+/// The topic a log file belongs to, from its directory's name: Kafka keeps a
+/// partition's segments and snapshots in `<topic>-<partition>`
+/// (`__cluster_metadata-0/00000000000000000000.log`). `None` for `-`, a file
+/// without a parent, or a directory not named so.
+pub fn topic_of_log_dir(path: &str) -> Option<String> {
+    if path == "-" {
+        return None;
+    }
+    let dir = std::path::Path::new(path).parent()?.file_name()?.to_str()?;
+    let (topic, partition) = dir.rsplit_once('-')?;
+    let legal = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    (!topic.is_empty()
+        && topic.len() <= 249
+        && topic.chars().all(legal)
+        && !partition.is_empty()
+        && partition.bytes().all(|b| b.is_ascii_digit()))
+    .then(|| topic.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
