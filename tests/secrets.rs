@@ -558,3 +558,45 @@ fn a_metadata_log_segment_is_redacted_without_topic_its_directory_names_it() {
     assert!(!out.contains("<redacted"), "{out}");
     let _ = std::fs::remove_dir_all(root);
 }
+
+#[test]
+fn the_explorer_s_pcap_export_masks_credentials() {
+    use kwire::analysis::index::{index_capture, IndexEvent, Progress, Spool};
+    kwire::decode::secrets::hide(true);
+    let cat = kwire::schema::Catalogue::builtin();
+    let capture = conversation().pcap();
+    let (spool, file) = Spool::create().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    index_capture(
+        cat,
+        None,
+        false,
+        &capture[..],
+        &Default::default(),
+        file,
+        &Progress::default(),
+        &tx,
+    );
+    drop(tx);
+    let rows: Vec<_> = rx
+        .iter()
+        .flat_map(|ev| match ev {
+            IndexEvent::Rows { rows, .. } => rows,
+            _ => Vec::new(),
+        })
+        .collect();
+    assert!(rows.len() > 4, "{} rows", rows.len());
+    let out = std::env::temp_dir().join(format!("kwire-secrets-x-{}.pcapng", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let said = kwire::tui::export::pcap(&out.display().to_string(), &spool, rows.iter(), cat, None)
+        .unwrap();
+    assert!(said.contains("credentials masked in"), "{said}");
+    let written = std::fs::read(&out).unwrap();
+    let text = String::from_utf8_lossy(&written);
+    assert_eq!(leaked(&text), Vec::<String>::new());
+    // What was written reads back, frame for frame.
+    let (status, listing) = run(&["capture", &out.display().to_string(), "--list"]);
+    assert!(status.is_some(), "{listing}");
+    assert_eq!(common::frame_rows(&listing).len(), rows.len(), "{listing}");
+    let _ = std::fs::remove_file(&out);
+}

@@ -1165,6 +1165,8 @@ impl<'a> App<'a> {
                     self.shown
                         .iter()
                         .filter_map(|&i| self.frames[i].row.as_ref()),
+                    self.cat,
+                    self.release.as_deref(),
                 ),
                 None => Err("pcap exports a capture's frames (kwire capture FILE --tui)".into()),
             },

@@ -5,9 +5,11 @@
 //! raw IP, as the proxy records: `kwire capture` reads it back). An existing
 //! file is never overwritten.
 
+use crate::analysis::captured::decode_captured;
 use crate::analysis::index::{IndexedFrame, Spool};
-use crate::decode::{Direction, Frame};
+use crate::decode::{DecodeOptions, Direction, Frame};
 use crate::live::synth::{PcapngWriter, TcpFlow, LINKTYPE_RAW};
+use crate::schema::Catalogue;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
@@ -50,17 +52,29 @@ pub fn json(path: &str, frame: &Frame) -> Result<String, String> {
 }
 
 /// The rows' frames, read from the spool, as a pcapng of synthesized TCP.
+/// Credentials are masked in the bytes written, as every view shows them
+/// (each frame decoded for it), unless `--show-secrets`: a pcap is shared
+/// more readily than a terminal.
 pub fn pcap<'r>(
     path: &str,
     spool: &Spool,
     rows: impl Iterator<Item = &'r IndexedFrame>,
+    cat: &Catalogue,
+    release: Option<&str>,
 ) -> Result<String, String> {
     let io = |e: std::io::Error| format!("{path}: {e}");
     let mut out = PcapngWriter::new(create(path)?, LINKTYPE_RAW).map_err(io)?;
     let mut flows: HashMap<usize, TcpFlow> = HashMap::new();
-    let mut count = 0;
+    let (mut count, mut masked) = (0, 0);
     for row in rows {
-        let f = spool.frame(row).map_err(|e| format!("the spool: {e}"))?;
+        let mut f = spool.frame(row).map_err(|e| format!("the spool: {e}"))?;
+        if crate::decode::secrets::hiding() {
+            let (shown, _) = decode_captured(cat, release, &f, false, DecodeOptions::default());
+            if shown.bytes.len() == f.bytes.len() && shown.bytes != f.bytes {
+                masked += 1;
+                f.bytes = shown.bytes;
+            }
+        }
         let micros = (f.timestamp.max(0.0) * 1e6) as u64;
         let from_client = f.direction == Direction::Request;
         let mut packets = Vec::new();
@@ -85,7 +99,12 @@ pub fn pcap<'r>(
         count += 1;
     }
     out.flush().map_err(io)?;
+    let secrets = match masked {
+        0 => String::new(),
+        1 => "; credentials masked in 1 frame (--show-secrets writes them)".into(),
+        n => format!("; credentials masked in {n} frames (--show-secrets writes them)"),
+    };
     Ok(format!(
-        "wrote {count} frames to {path} (pcapng, TCP synthesized per connection)"
+        "wrote {count} frames to {path} (pcapng, TCP synthesized per connection{secrets})"
     ))
 }
