@@ -103,7 +103,8 @@ fn records_both_ways(
         budget: Budget::new(opts.budget.limits()),
         ..Default::default()
     };
-    let mut reading = BatchDecoder::new(&data, cat, &ctx);
+    // The records of a Produce request, read alone as the frame reads them.
+    let mut reading = BatchDecoder::new(&data, cat, &ctx).as_request();
     let mut nodes = Vec::new();
     reading.decode_stream(start, end, &mut nodes);
     let in_records =

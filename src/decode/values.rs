@@ -311,6 +311,7 @@ fn decode_onto<const ANNOTATED: bool>(
         findings: &mut values.findings,
         budget,
         record_damage: &mut values.record_damage,
+        cut_is_damage: plans.1.unwrap_or(plans.0).cut_batches_are_damage,
         error: None,
         stopped: None,
     };
@@ -357,6 +358,8 @@ struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     findings: &'s mut Vec<Finding>,
     budget: Option<&'s Budget>,
     record_damage: &'s mut Vec<DecodeError>,
+    /// A batch cut by the end of its records field is damage (a request's body).
+    cut_is_damage: bool,
     /// Why decoding stopped.
     error: Option<DecodeError>,
     /// Annotated tapes: the slot decoding stopped in, and where the bytes shown with the error end ([`Stopped`]).
@@ -465,6 +468,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 self.r.buf(),
                 range,
                 budget,
+                self.cut_is_damage,
                 self.record_damage,
             );
         }
@@ -481,6 +485,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             budget,
             plain: true,
             first_index: 0,
+            cut_is_damage: self.cut_is_damage,
         };
         walk.stream(self.r.buf(), range);
         let end = self.slots.len() as u32;

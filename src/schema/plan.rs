@@ -24,6 +24,10 @@ pub struct StructPlan {
     /// Whether it holds a topic id, nested structs included: only such frames
     /// show the topic names a capture ties to ids.
     pub holds_topic_ids: bool,
+    /// A record batch cut short by the end of its records field is damage:
+    /// a request's (a producer sends whole batches), not a response's, where
+    /// a fetch's size limit cuts the last batch. Set on a message's own plan.
+    pub cut_batches_are_damage: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -152,6 +156,7 @@ impl StructPlan {
             holds_records,
             holds_secrets,
             holds_topic_ids,
+            cut_batches_are_damage: false,
         }
     }
 }
@@ -200,11 +205,7 @@ impl PlanCache {
             (0..n).map(|_| OnceLock::new()).collect()
         });
         let slot = slots.get(usize::try_from(version).ok()?)?;
-        Some(
-            slot.get_or_init(|| {
-                StructPlan::compile(&spec.fields, version, spec.is_flexible(version))
-            }),
-        )
+        Some(slot.get_or_init(|| spec.compile_plan(version)))
     }
 }
 
@@ -222,12 +223,16 @@ impl MessageSpec {
     pub fn plan(&self, version: i16) -> std::borrow::Cow<'_, StructPlan> {
         match self.plans.get(self, version) {
             Some(p) => std::borrow::Cow::Borrowed(p),
-            None => std::borrow::Cow::Owned(StructPlan::compile(
-                &self.fields,
-                version,
-                self.is_flexible(version),
-            )),
+            None => std::borrow::Cow::Owned(self.compile_plan(version)),
         }
+    }
+
+    /// A new plan of this message at `version`, with what only the message
+    /// (not its fields) tells.
+    fn compile_plan(&self, version: i16) -> StructPlan {
+        let mut plan = StructPlan::compile(&self.fields, version, self.is_flexible(version));
+        plan.cut_batches_are_damage = self.kind == super::model::MessageKind::Request;
+        plan
     }
 }
 

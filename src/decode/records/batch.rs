@@ -34,6 +34,10 @@ pub struct BatchDecoder<'a, 'c> {
     /// The index of the first batch or message at the top (a segment's
     /// batches are decoded one at a time and numbered across the segment).
     first_index: usize,
+    /// A batch cut short by the end of the data is damage, as in a request's
+    /// records ([`Self::as_request`]); by default it is not (a segment may
+    /// end inside a batch being written, a fetch at its size limit).
+    cut_is_damage: bool,
 }
 
 /// What one record's nodes cost before its headers (record, length,
@@ -68,6 +72,16 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             warnings: Vec::new(),
             damage: Vec::new(),
             first_index: 0,
+            cut_is_damage: false,
+        }
+    }
+
+    /// Read the batches as a request's records, where a batch cut short is
+    /// damage (a producer sends whole batches), as the frame decoder does.
+    pub fn as_request(self) -> Self {
+        BatchDecoder {
+            cut_is_damage: true,
+            ..self
         }
     }
 
@@ -113,6 +127,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             budget: &self.ctx.budget,
             plain,
             first_index: self.first_index,
+            cut_is_damage: self.cut_is_damage,
         };
         walk.stream(self.buf, (start, end));
         close_slot(&mut tape.slots, root, end);

@@ -54,6 +54,9 @@ pub(crate) struct Walk<'t, const SLOTS: bool> {
     pub plain: bool,
     /// The index of the first batch or message at the top.
     pub first_index: usize,
+    /// A batch cut short by the end of the records is damage (a request's:
+    /// producers send whole batches), not a fetch limit's cut.
+    pub cut_is_damage: bool,
 }
 
 /// The bytes walked: the input's, or data decompressed from it, whose nodes
@@ -279,6 +282,18 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                         remaining,
                         format!("a batch length of at least 14, found {}", total as i64 - 12),
                     )
+                }
+                _ if self.cut_is_damage && depth == 0 => {
+                    let declared = total.map_or_else(
+                        || "its length".to_string(),
+                        |t| format!("the {t} bytes it declares"),
+                    );
+                    return self.invalid(
+                        ErrorKind::BatchLength,
+                        pos,
+                        remaining,
+                        format!("a whole record batch ({declared}; {remaining} are here): a producer sends whole batches, so a request's batch is never cut"),
+                    );
                 }
                 _ => {
                     // Fetch responses may end with a batch cut by the size limit: not an error.
@@ -655,6 +670,7 @@ pub(crate) fn check_batches(
     buf: &[u8],
     (start, end): (usize, usize),
     budget: &Budget,
+    cut_is_damage: bool,
     damage: &mut Vec<DecodeError>,
 ) {
     if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
@@ -669,6 +685,7 @@ pub(crate) fn check_batches(
         budget,
         plain: true,
         first_index: 0,
+        cut_is_damage,
     }
     .stream(buf, (start, end));
     damage.extend(findings.into_iter().filter_map(|f| f.damage));

@@ -1,0 +1,104 @@
+//! Exit statuses on damaged record data: the commands that read record data
+//! (`capture`'s trees, `check`, `records`) end with status 2 (`check`: 3)
+//! when a batch's CRC is wrong or a Produce request's batch is cut short (a
+//! producer sends whole batches; only a fetch's size limit cuts one), so
+//! that scripts can tell a clean capture from a damaged one; on a clean
+//! capture every command ends with 0. (`--list`, `stats` and `report` read
+//! no record data, so they do not see record damage.)
+
+mod common;
+
+use common::batches::{batch, produce, Rec};
+use common::exchanges::{TempCapture, Timeline};
+
+fn kwire(args: &[&str]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+fn records() -> Vec<u8> {
+    batch(
+        0,
+        0,
+        &[Rec {
+            key: Some(b"k".to_vec()),
+            value: Some(b"a value".to_vec()),
+            headers: vec![],
+            timestamp_delta: 0,
+        }],
+    )
+}
+
+/// A capture of one Produce request whose records are `records`.
+fn produce_capture(name: &str, records: &[u8]) -> TempCapture {
+    let mut t = Timeline::default();
+    t.send(
+        50000,
+        true,
+        &produce(kwire::schema::Catalogue::builtin(), "orders", records),
+    );
+    TempCapture::new(name, &t.pcap())
+}
+
+const COMMANDS: [&[&str]; 6] = [
+    &["capture", "--list"],
+    &["capture"],
+    &["check"],
+    &["stats"],
+    &["records"],
+    &["report", "--out"],
+];
+
+fn run_all(cap: &TempCapture) -> Vec<(String, Option<i32>, String)> {
+    let html = std::env::temp_dir().join(format!("kwire-exit-{}.html", std::process::id()));
+    COMMANDS
+        .iter()
+        .map(|args| {
+            let mut a: Vec<String> = vec![args[0].to_string(), cap.path().to_string()];
+            a.extend(args[1..].iter().map(|s| s.to_string()));
+            if args.contains(&"--out") {
+                a.push(html.display().to_string());
+            }
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let (status, out) = kwire(&a);
+            let _ = std::fs::remove_file(&html);
+            (args.join(" "), status, out)
+        })
+        .collect()
+}
+
+#[test]
+fn damaged_records_make_every_command_exit_2() {
+    let mut bad_crc = records();
+    let last = bad_crc.len() - 1;
+    bad_crc[last] ^= 0x01; // the record's last byte: the CRC no longer matches
+    let good = records();
+    let cut = good[..good.len() - 5].to_vec();
+    let mut wrong = Vec::new();
+    for (name, recs) in [("bad-crc", bad_crc), ("cut-batch", cut)] {
+        let cap = produce_capture(name, &recs);
+        for (cmd, status, out) in run_all(&cap) {
+            if !["capture", "check", "records"].contains(&cmd.as_str()) {
+                continue;
+            }
+            let want = if cmd == "check" { Some(3) } else { Some(2) };
+            if status != want {
+                wrong.push(format!(
+                    "{name}: kwire {cmd}: {status:?}, not {want:?}\n{out}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let cap = produce_capture("clean", &records());
+    for (cmd, status, out) in run_all(&cap) {
+        assert_eq!(status, Some(0), "clean: kwire {cmd}: {out}");
+    }
+}
