@@ -102,3 +102,27 @@ fn damaged_records_make_every_command_exit_2() {
         assert_eq!(status, Some(0), "clean: kwire {cmd}: {out}");
     }
 }
+
+#[test]
+fn check_on_skipped_bytes_says_them_and_exits_2() {
+    // A request's first 14 bytes, then the connection closes: a partial frame.
+    let mut t = Timeline::default();
+    let whole = produce(kwire::schema::Catalogue::builtin(), "orders", &records());
+    t.send(50000, true, &whole[..14]);
+    let cap = TempCapture::new("check-skipped", &t.pcap());
+    let (status, out) = kwire(&["check", cap.path()]);
+    assert_eq!(status, Some(2), "{out}");
+    assert!(
+        out.contains("14 bytes in 1 place are in no frame")
+            && out.contains("no whole Kafka frame was found")
+            && !out.contains("no Kafka traffic found"),
+        "{out}"
+    );
+    // Bytes in no frame beside whole frames: still 2 (no finding is an error).
+    let mut t = Timeline::default();
+    t.send(50000, true, &whole);
+    t.send(50001, true, &whole[..14]);
+    let cap = TempCapture::new("check-skipped-2", &t.pcap());
+    let (status, out) = kwire(&["check", cap.path()]);
+    assert_eq!(status, Some(2), "{out}");
+}

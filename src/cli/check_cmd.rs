@@ -131,6 +131,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         groups: Groups::default(),
     };
     let mut found = Vec::new();
+    // Input damage the findings do not count as errors (bytes in no frame,
+    // a capture cut short, TLS not decrypted): status 2, as `capture` says it.
+    let mut damaged = false;
     let checked = if is_capture {
         let mut checker = Checker::new(cat, opts);
         let tls_keylog = match args.tls.load() {
@@ -189,10 +192,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             );
         }
         super::filter_args::report_unrecognised(&stats);
-        if super::tls_args::report(&stats.tls) && stats.frames == 0 {
+        let tls_said = super::tls_args::report(&stats.tls);
+        if tls_said && stats.frames == 0 {
             return exit::FAILURE;
         }
-        if stats.frames == 0 {
+        if stats.frames == 0 && stats.skips == 0 {
             kwire::stderr_line!(
                 "kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)",
                 sanitize(&args.input.file),
@@ -201,6 +205,17 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             );
             return exit::FAILURE;
         }
+        if stats.skips > 0 {
+            let places = if stats.skips == 1 { "place" } else { "places" };
+            kwire::stderr_line!(
+                "kwire: {}: {} bytes in {} {places} are in no frame (the skipped-bytes findings say where and why){}",
+                sanitize(&args.input.file),
+                stats.skipped_bytes,
+                stats.skips,
+                if stats.frames == 0 { "; no whole Kafka frame was found" } else { "" }
+            );
+        }
+        damaged = stats.skips > 0 || stats.error.is_some() || tls_said;
         checker.frames
     } else {
         let mut raw = Vec::new();
@@ -234,6 +249,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     }
     if tally.errors > 0 {
         FOUND_ERRORS
+    } else if damaged {
+        exit::MALFORMED
     } else {
         exit::OK
     }
