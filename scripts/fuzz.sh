@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../fuzz"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hex_text frame records pcap encode_json)
+[ ${#targets[@]} -gt 0 ] || targets=(hex_text frame records pcap encode_json tls defs)
 export RUSTC_BOOTSTRAP=1
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
@@ -15,6 +15,9 @@ for t in "${targets[@]}"; do
     hex_text) cp ../samples/*.hex "corpus/$t/" ;;
     encode_json) for f in ../samples/*request.hex; do ../target/release/kwire decode --json "$f" > "corpus/$t/$(basename "$f" .hex).json" 2>/dev/null || true; done ;;
     pcap) cp ../samples/captures/*.pcap* ../samples/captures/tls/*.pcap* "corpus/$t/" 2>/dev/null || true ;;
+    # Definitions as kwire writes them back (never files from ../shared, which stay outside the repository).
+    defs) printf '{"apiKey":9000,"type":"request","name":"FuzzRequest","validVersions":"0-1","flexibleVersions":"1+","fields":[{"name":"A","type":"[]S","versions":"0+"}],"commonStructs":[{"name":"S","versions":"0+","fields":[{"name":"B","type":"string","versions":"0+"}]}]}' > "corpus/$t/seed.json" ;;
+    tls) printf '\000\000' > "corpus/$t/seed" ;;
     frame) for f in ../samples/*.hex; do python3 -c "import sys;d=bytes.fromhex(open(sys.argv[1]).read().replace(' ','').replace('\n',''));open(sys.argv[2],'wb').write(b'\x00\x00'+d)" "$f" "corpus/$t/$(basename "$f" .hex)"; done ;;
   esac
   # A target that does not build says so (the run's filter below would hide it).

@@ -8,13 +8,20 @@
 /// A line on standard error that never panics: `eprintln!` panics when the
 /// write fails, and standard error is often a pipe a reader closes early
 /// (`kwire decode - 2>&1 | head -3`). What cannot be written is dropped, as
-/// there is nowhere left to say it. Clippy refuses `eprintln!` in this crate
+/// there is nowhere left to say it. What it says is made safe for a
+/// terminal (file names, names from the input: their control characters
+/// escaped, line breaks kept). Clippy refuses `eprintln!` in this crate
 /// (`clippy.toml`).
 #[macro_export]
 macro_rules! stderr_line {
     ($($arg:tt)*) => {{
         use ::std::io::Write as _;
-        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+        let line = ::std::format!($($arg)*);
+        let _ = ::std::writeln!(
+            ::std::io::stderr(),
+            "{}",
+            $crate::text::escape::terminal_lines(&line)
+        );
     }};
 }
 

@@ -635,3 +635,36 @@ fn closed_standard_error_and_output_never_panic() {
         }
     }
 }
+
+/// File names (and anything else from the input) reach standard error with
+/// their control characters escaped: a name can hold a terminal's escape
+/// sequences.
+#[test]
+fn stderr_escapes_control_characters_in_file_names() {
+    let dir = std::env::temp_dir().join(format!("kwire-esc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad\u{1b}[31mname.hex");
+    std::fs::write(&bad, "zz").unwrap();
+    let missing = dir.join("no\u{1b}]0;title\u{7}such.hex");
+    for (path, names_it) in [(&bad, false), (&missing, true)] {
+        let out = kwire(&["decode", path.to_str().unwrap()], None);
+        let err = stderr(&out);
+        assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+        assert_eq!(err.contains("\\u{1b}"), names_it, "{err:?}");
+        assert_ne!(out.status.code(), Some(0));
+    }
+    let site = dir.join("site\u{1b}[2J");
+    let out = kwire(
+        &[
+            "docs",
+            "--out",
+            site.to_str().unwrap(),
+            "--kafka-release",
+            "4.3",
+        ],
+        None,
+    );
+    let all = stdout(&out) + &stderr(&out);
+    assert!(!all.contains('\u{1b}'), "{all:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -51,6 +51,22 @@ pub fn sanitize(s: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// Lines for a terminal: each line [`sanitize`]d, the line breaks between
+/// them and tabs kept (standard error's messages name files and input).
+pub fn terminal_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s
+        .chars()
+        .any(|c| c != '\n' && c != '\t' && is_unsafe_char(c))
+    {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let lines: Vec<String> = s
+        .split('\n')
+        .map(|l| l.split('\t').map(sanitize).collect::<Vec<_>>().join("\t"))
+        .collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
+}
+
 /// Whether every byte is printable ASCII (0x20 to 0x7e): eight bytes at a
 /// time, as the tree views check every name, value and note they write.
 #[inline]
