@@ -126,3 +126,54 @@ fn check_on_skipped_bytes_says_them_and_exits_2() {
     let (status, out) = kwire(&["check", cap.path()]);
     assert_eq!(status, Some(2), "{out}");
 }
+
+/// A request of an API key no definition knows (9999), then a known one.
+fn unknown_api_capture() -> TempCapture {
+    let mut unknown = common::exchanges::smallest(kwire::decode::Direction::Request, 18, 3, 1, 0);
+    unknown[4..6].copy_from_slice(&9999i16.to_be_bytes());
+    let mut t = Timeline::default();
+    t.send(
+        50000,
+        true,
+        &common::exchanges::smallest(kwire::decode::Direction::Request, 18, 3, 0, 0),
+    );
+    t.send(50000, true, &unknown);
+    TempCapture::new("unknown-api", &t.pcap())
+}
+
+#[test]
+fn a_request_of_an_unknown_api_makes_every_command_exit_2() {
+    let cap = unknown_api_capture();
+    let mut wrong = Vec::new();
+    for (cmd, status, out) in run_all(&cap) {
+        let want = if cmd == "check" { Some(3) } else { Some(2) };
+        if status != want {
+            wrong.push(format!("kwire {cmd}: {status:?}, not {want:?}\n{out}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_client_id_that_is_not_utf8_is_listed_with_its_bytes() {
+    // ApiVersions v3 with client id "ab\xff" (header v2: the client id is a nullable int16 string).
+    let mut f = common::exchanges::smallest(kwire::decode::Direction::Request, 18, 3, 7, 0);
+    let id_at = 12;
+    assert_eq!(
+        &f[id_at..id_at + 2],
+        &[0, 0],
+        "an empty client id to replace"
+    );
+    f.splice(id_at..id_at + 2, [0, 3, b'a', b'b', 0xff]);
+    let size = (f.len() - 4) as i32;
+    f[..4].copy_from_slice(&size.to_be_bytes());
+    let mut t = Timeline::default();
+    t.send(50000, true, &f);
+    let cap = TempCapture::new("non-utf8-client", &t.pcap());
+    let (_, out) = kwire(&["capture", cap.path(), "--list"]);
+    let row = common::frame_rows(&out).join("\n");
+    assert!(
+        row.contains("client_id=") && row.contains("ab") && row.contains("xff"),
+        "{out}"
+    );
+}

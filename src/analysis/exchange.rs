@@ -366,6 +366,18 @@ impl<'c, M> Exchanges<'c, M> {
         }
         self.topics.clear();
         self.errors.clear();
+        if let Some((k, v)) = api {
+            // A request no definition describes does not decode, whether or
+            // not its facts are wanted (the exit status says so).
+            if !(self.needs.client_id || self.needs.topics)
+                && self
+                    .cat
+                    .message(MessageKind::Request, k, v, self.release.as_deref())
+                    .is_none()
+            {
+                self.count_undecoded(f.index);
+            }
+        }
         let client_id = match api {
             Some((k, v)) if self.needs.client_id || self.needs.topics => {
                 let want = Wanted {

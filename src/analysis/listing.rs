@@ -236,7 +236,10 @@ impl<'c> Lister<'c> {
         let client_id = found
             .client_id
             .flatten()
-            .map(|c| std::str::from_utf8(&c).map(Box::from));
+            .map(|c| match std::str::from_utf8(&c) {
+                Ok(text) => Ok(Box::from(text)),
+                Err(_) => Err(lossless_text(&c)),
+            });
         if !found.decoded || matches!(client_id, Some(Err(_))) {
             // Decoded again into a tree, for the error at its offset.
             let (k, v, error) = self.decode_tree(f, large);
@@ -251,6 +254,10 @@ impl<'c> Lister<'c> {
         }
         let summary = match (request, client_id) {
             (true, Some(Ok(c))) => Summary::Request { client_id: Some(c) },
+            // Not UTF-8 (a client's bug): its bytes shown, the invalid ones as `\xNN`.
+            (true, Some(Err(shown))) => Summary::Request {
+                client_id: Some(shown),
+            },
             (true, _) => Summary::Request { client_id: None },
             (false, _) if !whole => Summary::LargeBody,
             (false, _) if self.errors.is_empty() => Summary::Ok,
@@ -284,4 +291,16 @@ impl<'c> Lister<'c> {
         };
         (frame.api_key, frame.api_version, frame.error.clone())
     }
+}
+
+/// Bytes as text: UTF-8 as it is, every other byte as `\xNN`.
+fn lossless_text(bytes: &[u8]) -> Box<str> {
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out.into()
 }
