@@ -272,7 +272,13 @@ pub struct Exchanges<'c, M> {
     last_time: f64,
     undecoded: usize,
     first_undecoded: Option<usize>,
+    /// Whether the catalogue describes a request's API and version, as
+    /// looked up (a lookup per request was on every command's path); at
+    /// most [`KNOWN_APIS_KEPT`] answers, as the input chooses the pairs.
+    known_requests: HashMap<(i16, i16), bool>,
 }
+
+const KNOWN_APIS_KEPT: usize = 4096;
 
 impl<'c, M> Exchanges<'c, M> {
     pub fn new(cat: &'c Catalogue, release: Option<&str>, needs: Needs) -> Self {
@@ -288,7 +294,23 @@ impl<'c, M> Exchanges<'c, M> {
             last_time: f64::NEG_INFINITY,
             undecoded: 0,
             first_undecoded: None,
+            known_requests: HashMap::new(),
         }
+    }
+
+    /// Whether a request of this API and version has a definition.
+    fn known_request(&mut self, api: (i16, i16)) -> bool {
+        if let Some(&known) = self.known_requests.get(&api) {
+            return known;
+        }
+        let known = self
+            .cat
+            .message(MessageKind::Request, api.0, api.1, self.release.as_deref())
+            .is_some();
+        if self.known_requests.len() < KNOWN_APIS_KEPT {
+            self.known_requests.insert(api, known);
+        }
+        known
     }
 
     pub fn names(&self) -> &Names {
@@ -366,15 +388,11 @@ impl<'c, M> Exchanges<'c, M> {
         }
         self.topics.clear();
         self.errors.clear();
-        if let Some((k, v)) = api {
+        if let Some(api) = api {
             // A request no definition describes does not decode, whether or
             // not its facts are wanted (the exit status says so).
-            if !(self.needs.client_id || self.needs.topics)
-                && self
-                    .cat
-                    .message(MessageKind::Request, k, v, self.release.as_deref())
-                    .is_none()
-            {
+            let read_anyway = self.needs.client_id || self.needs.topics;
+            if !read_anyway && !self.known_request(api) {
                 self.count_undecoded(f.index);
             }
         }

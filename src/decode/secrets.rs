@@ -45,13 +45,32 @@ pub fn may_hold<'c>(
     frame: &Frame,
     message: impl FnOnce(MessageKind, i16, i16) -> Option<&'c MessageSpec>,
 ) -> bool {
-    if matches!(frame.kind, FrameKind::SaslToken { .. }) {
+    may_hold_bytes(
+        &frame.kind,
+        frame.direction,
+        frame.api_key.zip(frame.api_version),
+        &frame.bytes,
+        message,
+    )
+}
+
+/// [`may_hold`] for a frame not decoded yet (a captured frame's kind,
+/// direction, API and bytes), so that only frames that may hold a
+/// credential are decoded to find it.
+pub fn may_hold_bytes<'c>(
+    kind: &FrameKind,
+    direction: crate::decode::Direction,
+    api: Option<(i16, i16)>,
+    bytes: &[u8],
+    message: impl FnOnce(MessageKind, i16, i16) -> Option<&'c MessageSpec>,
+) -> bool {
+    if matches!(kind, FrameKind::SaslToken { .. }) {
         return true;
     }
-    let (Some(k), Some(v)) = (frame.api_key, frame.api_version) else {
+    let Some((k, v)) = api else {
         return false;
     };
-    let kind = match frame.direction {
+    let kind = match direction {
         crate::decode::Direction::Request => MessageKind::Request,
         crate::decode::Direction::Response => MessageKind::Response,
     };
@@ -68,7 +87,7 @@ pub fn may_hold<'c>(
     plan.holds_records
         && metadata_log_finders()
             .iter()
-            .any(|f| f.find(&frame.bytes).is_some())
+            .any(|f| f.find(bytes).is_some())
 }
 
 /// Searchers for the metadata log's name and id, built once (building one

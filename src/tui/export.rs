@@ -53,7 +53,7 @@ pub fn json(path: &str, frame: &Frame) -> Result<String, String> {
 
 /// The rows' frames, read from the spool, as a pcapng of synthesized TCP.
 /// Credentials are masked in the bytes written, as every view shows them
-/// (each frame decoded for it), unless `--show-secrets`: a pcap is shared
+/// (each frame that may hold one decoded for it), unless `--show-secrets`: a pcap is shared
 /// more readily than a terminal.
 pub fn pcap<'r>(
     path: &str,
@@ -68,7 +68,14 @@ pub fn pcap<'r>(
     let (mut count, mut masked) = (0, 0);
     for row in rows {
         let mut f = spool.frame(row).map_err(|e| format!("the spool: {e}"))?;
-        if crate::decode::secrets::hiding() {
+        let may_hold = crate::decode::secrets::may_hold_bytes(
+            &f.kind,
+            f.direction,
+            f.api_key.zip(f.api_version),
+            &f.bytes,
+            |kind, k, v| cat.message(kind, k, v, release),
+        );
+        if may_hold && crate::decode::secrets::hiding() {
             let (shown, _) = decode_captured(cat, release, &f, false, DecodeOptions::default());
             if shown.bytes.len() == f.bytes.len() && shown.bytes != f.bytes {
                 masked += 1;
