@@ -13,7 +13,8 @@ mod common;
 use bytes::Bytes;
 use common::all_messages;
 use common::batches::{
-    batch, compress, damaged, legacy_message, produce, rec, record_batch_cases, Damaged,
+    batch, batch_of, compress, damaged, fetch_v4, legacy_message, produce, producer_batch, rec,
+    record_batch_cases, record_bytes, Damaged,
 };
 use common::random_body::{random_body, Rng};
 use kwire::budget::{Budget, Limits};
@@ -138,6 +139,9 @@ fn records_both_ways(
             tape.record_damage, values_only.record_damage
         ));
     }
+    if let Some(diff) = findings_alike(cat, &data, opts, &tape) {
+        return Some(diff);
+    }
     if field.children.len() != nodes.len() {
         return Some(format!(
             "{} batches from the tape, {} from reading",
@@ -150,6 +154,51 @@ fn records_both_ways(
         .iter()
         .zip(&nodes)
         .find_map(|(a, b)| node_diff(a, b, "records"))
+}
+
+/// The frame decoded for its findings only (`kwire check`: batches read from
+/// the tape, never built) against its tree: the same warnings, the order
+/// check's included, and the same damage, in the same order.
+fn findings_alike(
+    cat: &Catalogue,
+    data: &Bytes,
+    opts: &DecodeOptions,
+    tree: &Frame,
+) -> Option<String> {
+    let checked = decode_frame(
+        cat,
+        data.clone(),
+        0,
+        &DecodeOptions {
+            findings_only: true,
+            budget: Budget::new(opts.budget.limits()),
+            ..opts.clone()
+        },
+    );
+    let fetched = tree.direction == Direction::Response;
+    let order = |f: &Frame| {
+        let (mut rest, order): (Vec<_>, Vec<_>) = f
+            .warnings
+            .iter()
+            .cloned()
+            .partition(|w| !kwire::decode::records::order::KINDS.contains(&w.kind));
+        rest.extend(order);
+        rest.extend(kwire::decode::records::order::check_tree(&f.root, fetched));
+        rest
+    };
+    let (want, got) = (order(tree), order(&checked));
+    if want != got {
+        return Some(format!(
+            "warnings differ:\n  tree:          {want:?}\n  findings only: {got:?}"
+        ));
+    }
+    if tree.record_damage != checked.record_damage || tree.error != checked.error {
+        return Some(format!(
+            "damage differs:\n  tree:          {:?} {:?}\n  findings only: {:?} {:?}",
+            tree.error, tree.record_damage, checked.error, checked.record_damage
+        ));
+    }
+    None
 }
 
 /// A random frame of the message, with an unknown tag in some flexible bodies.
@@ -353,6 +402,19 @@ fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_a
         ),
         ("wrappers nested deeper than they are unpacked", nested, 5),
         ("a control batch in lz4", batch(0, 0x23, &records[..1]), 1),
+        // What the order check finds, read from the tape by `kwire check`.
+        ("offsets that do not rise", not_rising(0), 1),
+        ("offsets that do not rise, in gzip", not_rising(1), 1),
+        (
+            "a producer's sequence that skips, then goes back",
+            [
+                producer_batch(0, 0, 2, (7, 0, 0)),
+                producer_batch(2, 0, 1, (7, 0, 5)),
+                producer_batch(3, 2, 1, (7, 0, 1)),
+            ]
+            .concat(),
+            3,
+        ),
     ];
     for (what, data, kept) in cases {
         let bytes = produce(cat, "orders", &data);
@@ -404,6 +466,83 @@ fn record_batches_of_every_kind_are_on_the_tape_and_built_alike_in_a_frame_and_a
         ..Default::default()
     };
     assert!(records_both_ways(cat, &bytes, &small, "orders").is_none());
+}
+
+/// A batch of two records that both say offsetDelta 0, in codec `codec`.
+fn not_rising(codec: i16) -> Vec<u8> {
+    let one = rec(None, Some(b"v"), &[], 0);
+    let recs = [record_bytes(&one, 0), record_bytes(&one, 0)].concat();
+    batch_of(0, codec, &recs, 2)
+}
+
+/// Fetched batches (a Fetch response, whose offsets must go up across
+/// batches and whose batches may end past their last record) checked from
+/// the tape as from the tree.
+#[test]
+fn fetched_batches_give_the_same_findings_from_the_tape_as_from_the_tree() {
+    let cat = Catalogue::builtin();
+    let one = rec(None, Some(b"v"), &[], 0);
+    // (what, records, warnings of the order check)
+    let cases: Vec<(&str, Vec<u8>, usize)> = vec![
+        (
+            "offsets that go on",
+            [
+                batch(0, 0, std::slice::from_ref(&one)),
+                batch(1, 0, std::slice::from_ref(&one)),
+            ]
+            .concat(),
+            0,
+        ),
+        (
+            "offsets that go back",
+            [
+                batch(5, 0, &[one.clone(), one.clone()]),
+                batch(3, 1, std::slice::from_ref(&one)),
+            ]
+            .concat(),
+            1,
+        ),
+        (
+            "a compacted batch",
+            patched_last_delta(batch(0, 0, std::slice::from_ref(&one)), 4),
+            0,
+        ),
+        (
+            "a batch that ends before its last record",
+            patched_last_delta(batch(0, 0, &[one.clone(), one.clone()]), 0),
+            1,
+        ),
+        ("offsets that do not rise, in zstd", not_rising(4), 1),
+        (
+            "__consumer_offsets",
+            batch(0, 0, std::slice::from_ref(&one)),
+            0,
+        ),
+    ];
+    for (what, records, order) in cases {
+        let topic = if what.starts_with("__") {
+            what
+        } else {
+            "orders"
+        };
+        let bytes = Bytes::from(fetch_v4(cat, topic, &records));
+        let opts = opts(Direction::Response, 1, 4);
+        let tree = decode_frame(cat, bytes.clone(), 0, &opts);
+        assert!(tree.error.is_none(), "{what}: {:?}", tree.error);
+        let found = kwire::decode::records::order::check_tree(&tree.root, true);
+        assert_eq!(found.len(), order, "{what}: {found:?}");
+        if let Some(diff) = findings_alike(cat, &bytes, &opts, &tree) {
+            panic!("{what}: {diff}");
+        }
+    }
+}
+
+/// A batch whose lastOffsetDelta says `delta` (its checksum made again).
+fn patched_last_delta(mut b: Vec<u8>, delta: i32) -> Vec<u8> {
+    b[23..27].copy_from_slice(&delta.to_be_bytes());
+    let crc = kwire::protocol::crc32c::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
 }
 
 /// `count` copies of a frame with one byte after its size prefix changed, their records decoded both ways.

@@ -349,7 +349,11 @@ impl<'c> Checker<'c> {
         let diagnosis = Diagnosis::new(cat, opts.release.as_deref());
         Checker {
             cat,
-            opts,
+            // Record batches are read for their findings, not built into nodes.
+            opts: DecodeOptions {
+                findings_only: true,
+                ..opts
+            },
             conns: HashMap::new(),
             api_versions: ApiVersionsReader::default(),
             diagnosis,
@@ -570,25 +574,32 @@ impl<'c> Checker<'c> {
 }
 
 /// Findings of one frame on its own: where its decoding stopped, its
-/// warnings, its record damage and its record batches' order.
+/// warnings, its record damage and its record batches' order (last: from
+/// the tree's batches, or among the warnings when the batches were read for
+/// their findings only, [`DecodeOptions::findings_only`]).
 fn frame_findings(frame: &Frame, at: &At, out: &mut Vec<Finding>) {
     if let Some(e) = &frame.error {
         out.push(error_finding(at, e, false));
     }
-    for w in &frame.warnings {
-        if let Some(rule) = Rule::of_warning(w.kind) {
-            out.push(at.finding(rule, w.offset, w.detail().to_string()));
-        }
-    }
+    let warning = |w: &crate::decode::Warning| {
+        Rule::of_warning(w.kind).map(|rule| at.finding(rule, w.offset, w.detail().to_string()))
+    };
+    let of_order =
+        |w: &&crate::decode::Warning| crate::decode::records::order::KINDS.contains(&w.kind);
+    out.extend(
+        frame
+            .warnings
+            .iter()
+            .filter(|w| !of_order(w))
+            .filter_map(warning),
+    );
     for e in &frame.record_damage {
         out.push(error_finding(at, e, true));
     }
+    out.extend(frame.warnings.iter().filter(of_order).filter_map(warning));
     let fetched = frame.direction == Direction::Response;
-    for w in crate::decode::records::order::check_tree(&frame.root, fetched) {
-        if let Some(rule) = Rule::of_warning(w.kind) {
-            out.push(at.finding(rule, w.offset, w.detail().to_string()));
-        }
-    }
+    let order = crate::decode::records::order::check_tree(&frame.root, fetched);
+    out.extend(order.iter().filter_map(warning));
 }
 
 fn error_finding(at: &At, e: &DecodeError, in_records: bool) -> Finding {

@@ -164,6 +164,7 @@ pub fn decode_options(
         values_only: false,
         annotated_tape: false,
         topic_ids: Default::default(),
+        findings_only: false,
     })
 }
 

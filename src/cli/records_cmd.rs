@@ -123,6 +123,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         protocol_type: None,
         budget: args.budget.budget(),
         topic_ids: Default::default(),
+        findings_only: false,
     };
     let mut out = std::io::stdout().lock();
     match stream(cat, &ctx, BufReader::new(source), format, &mut out) {

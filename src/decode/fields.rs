@@ -43,6 +43,9 @@ pub struct Context {
     pub budget: Budget,
     /// Topic names by topic id, learned across a capture (empty elsewhere).
     pub topic_ids: TopicIds,
+    /// Record batches give their findings only, no nodes (`kwire check`:
+    /// [`crate::decode::DecodeOptions::findings_only`]).
+    pub findings_only: bool,
 }
 
 pub struct FieldDecoder<'a, 'c> {

@@ -37,6 +37,11 @@ pub struct DecodeOptions {
     /// Topic names by topic id, learned across a capture: TopicId fields are
     /// noted with their topic's name (the values decoded are the same).
     pub topic_ids: super::fields::TopicIds,
+    /// Tree decoding for what is wrong with the frame only (`kwire check`):
+    /// a records field's batches are read for their warnings and damage, not
+    /// built into nodes (the tree has no batch nodes then), and credentials
+    /// are not looked for (nothing of the frame is shown).
+    pub findings_only: bool,
 }
 
 impl DecodeOptions {
@@ -52,6 +57,7 @@ impl DecodeOptions {
             protocol_type: None,
             budget: self.budget.clone(),
             topic_ids: self.topic_ids.clone(),
+            findings_only: self.findings_only,
         }
     }
 }
@@ -193,7 +199,8 @@ fn decode_frame_at(
 
 /// [`decode_frame_at`] into `frame` (as [`empty_frame`] made it, or
 /// [`refill`] with the tape it holds to fill again); its credentials
-/// redacted when [`crate::decode::secrets::hiding`] (found in the tree, so a
+/// redacted when [`crate::decode::secrets::hiding`] unless the frame is read
+/// for its findings only (found in the tree, so a
 /// frame that may hold one is decoded into the tree even when a tape was asked for).
 #[inline(always)]
 fn decode_into(
@@ -211,6 +218,7 @@ fn decode_into(
     };
     if crate::decode::secrets::hiding()
         && !opts.header_only
+        && !opts.findings_only
         && crate::decode::secrets::may_hold(frame, message)
     {
         if frame.values.is_some() {

@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+#[derive(Clone)]
 pub struct Rec {
     pub key: Option<Vec<u8>>,
     pub value: Option<Vec<u8>>,

@@ -92,7 +92,10 @@ impl FieldDecoder<'_, '_> {
                         self.catalogue,
                         &self.ctx,
                     );
-                    bd.replay_stream(tape, i, &mut node.children);
+                    match self.ctx.findings_only {
+                        true => bd.check_stream(tape, i, self.region == Region::ResponseBody),
+                        false => bd.replay_stream(tape, i, &mut node.children),
+                    }
                     self.warnings.append(&mut bd.warnings);
                     self.record_damage.append(&mut bd.damage);
                 } else {

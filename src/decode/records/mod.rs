@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod compression;
+mod findings;
 pub mod order;
 pub mod payload;
 pub mod peek;

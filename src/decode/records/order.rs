@@ -9,12 +9,20 @@ use super::batch::{
     RECORDS_COUNT, V2_FIELDS,
 };
 use super::view::int;
+use crate::decode::values::{Slot, SlotKind, Val, Values};
 use crate::decode::{Node, Region, Role, Warning, WarningKind};
+/// The kinds of warning this module gives, and only it.
+pub const KINDS: [WarningKind; 3] = [
+    WarningKind::RecordOffsets,
+    WarningKind::LastOffsetDelta,
+    WarningKind::RecordSequence,
+];
+
 /// A record's children: length, attributes, timestampDelta, offsetDelta, ...
 const OFFSET_DELTA: usize = 3;
 
 /// What one RecordBatch v2 says of its offsets and sequence numbers.
-struct BatchFacts {
+pub(super) struct BatchFacts {
     at: usize,
     header: [i64; V2_FIELDS.len()],
     /// Each record's offsetDelta with where to point at it: the field's own
@@ -24,7 +32,7 @@ struct BatchFacts {
 }
 
 /// The facts of `node` when it is a RecordBatch v2 that decoded (its header complete).
-fn batch_facts(node: &Node) -> Option<BatchFacts> {
+pub(super) fn batch_facts(node: &Node) -> Option<BatchFacts> {
     if node.role != Role::Element
         || node.region != Region::RecordBatch
         || node.children.len() < V2_FIELDS.len()
@@ -77,14 +85,70 @@ fn batch_facts(node: &Node) -> Option<BatchFacts> {
 /// order. `fetched`: the batches come from a log (a Fetch response), whose
 /// base offsets must go up; a producer's batches all start at offset 0.
 pub fn check_stream(stream: &[Node], fetched: bool, out: &mut Vec<Warning>) {
-    let mut prev: Option<BatchFacts> = None;
-    for b in stream.iter().filter_map(batch_facts) {
-        within(&b, fetched, out);
-        if let Some(p) = &prev {
-            across(p, &b, fetched, out);
-        }
-        prev = Some(b);
+    let mut batches = Batches::new(fetched);
+    for node in stream {
+        batches.add(batch_facts(node), out);
     }
+}
+
+/// The batches of one records field, checked one at a time as they come
+/// (from nodes, or from the tape by [`batch_facts_on_tape`]).
+pub(super) struct Batches {
+    fetched: bool,
+    prev: Option<BatchFacts>,
+}
+
+impl Batches {
+    pub(super) fn new(fetched: bool) -> Self {
+        Batches {
+            fetched,
+            prev: None,
+        }
+    }
+
+    /// The next batch's facts (none for a batch that is not a whole RecordBatch v2).
+    pub(super) fn add(&mut self, b: Option<BatchFacts>, out: &mut Vec<Warning>) {
+        let Some(b) = b else { return };
+        within(&b, self.fetched, out);
+        if let Some(p) = &self.prev {
+            across(p, &b, self.fetched, out);
+        }
+        self.prev = Some(b);
+    }
+}
+
+/// [`batch_facts`] of the batch at slot `batch` of an annotated tape, read
+/// from its slots as the nodes would be built from them: a batch with an
+/// error of its own, or whose header is not whole, gives none; a record with
+/// an error gives no offsetDelta.
+pub(super) fn batch_facts_on_tape(tape: &Values, batch: u32) -> Option<BatchFacts> {
+    let mut header = [0i64; V2_FIELDS.len()];
+    let (mut k, mut deltas) = (0, Vec::new());
+    for (j, s) in tape.children(batch) {
+        match s.kind {
+            SlotKind::Part if k < header.len() => {
+                header[k] = tape_int(s.value).unwrap_or(0);
+                k += 1;
+            }
+            SlotKind::Finding if has_error(tape, s) => return None,
+            SlotKind::Record => deltas.extend(record_delta(tape, (j, s))),
+            // Compressed records' offsets index the decompressed data: they are pointed at by the batch's records.
+            SlotKind::Compressed if tape.buffers.get(s.decl as usize).is_some() => {
+                for r in tape.children(j).filter(|(_, r)| r.kind == SlotKind::Record) {
+                    deltas.extend(record_delta(tape, r).map(|(_, d)| (s.at as usize, d)));
+                }
+            }
+            _ => {}
+        }
+    }
+    if k < header.len() || header[MAGIC] != 2 {
+        return None;
+    }
+    Some(BatchFacts {
+        at: tape.slots.get(batch as usize)?.at as usize,
+        header,
+        deltas,
+    })
 }
 
 /// Record offsets inside one batch: each offsetDelta above the one before,
@@ -160,6 +224,35 @@ fn across(p: &BatchFacts, b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>)
                 expected - 1
             ),
         ));
+    }
+}
+
+/// A record's offsetDelta with where it is, unless the record has an error
+/// (its third part, as its nodes are built: length, attributes,
+/// timestampDelta, offsetDelta).
+fn record_delta(tape: &Values, (r, rec): (u32, &Slot)) -> Option<(usize, i64)> {
+    if !matches!(rec.value, Val::Int(_)) || tape.children(r).any(|(_, s)| has_error(tape, s)) {
+        return None;
+    }
+    let (_, s) = tape.children(r).nth(2)?;
+    let delta = tape_int(s.value).unwrap_or(0) as i32;
+    (s.kind != SlotKind::Finding).then_some((s.at as usize, i64::from(delta)))
+}
+
+/// A finding of the record walk that puts an error on its parent.
+fn has_error(tape: &Values, s: &Slot) -> bool {
+    s.kind == SlotKind::Finding
+        && tape
+            .findings
+            .get(s.decl as usize)
+            .is_some_and(|f| f.error.is_some())
+}
+
+fn tape_int(v: Val) -> Option<i64> {
+    match v {
+        Val::Int(n) => Some(n),
+        Val::Uint(n) => i64::try_from(n).ok(),
+        _ => None,
     }
 }
 

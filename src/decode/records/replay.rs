@@ -94,7 +94,7 @@ impl BatchDecoder<'_, '_> {
         self.found_under(tape, i, n);
     }
 
-    fn replay_batch(&mut self, tape: &Values, batch: u32, node: &mut Node) {
+    pub(super) fn replay_batch(&mut self, tape: &Values, batch: u32, node: &mut Node) {
         // Room for the header fields and the records (growing it copied every record's node, again and again).
         node.children = Vec::with_capacity(tape.children(batch).count());
         let mut header = [0i64; V2_FIELDS.len()];

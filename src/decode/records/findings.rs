@@ -1,0 +1,71 @@
+//! A records field read for what is wrong in it without building its nodes
+//! (`kwire check`: [`crate::decode::DecodeOptions::findings_only`]).
+//! The record walk put its findings on the tape ([`super::tape`]); they are
+//! taken in the order the nodes would report them, and the batches' offsets
+//! and sequences are checked from their slots ([`super::order`]). Batches
+//! whose keys and values are decoded through schemas (control batches,
+//! internal topics' records) are still built, into nodes dropped after.
+
+use super::batch::{push_batch, ATTRIBUTES};
+use super::order::{self, Batches};
+use super::payload::PayloadKind;
+use super::BatchDecoder;
+use crate::decode::values::{SlotKind, Val, Values};
+
+/// A control batch's attribute bit: its records are control records.
+const CONTROL: i64 = 0x20;
+
+impl BatchDecoder<'_, '_> {
+    /// The warnings and damage of the batches that are the children of slot
+    /// `parent` (a records field), as [`Self::replay_stream`] and
+    /// [`order::check_stream`] over its nodes give them. `fetched`: the
+    /// batches come from a log (a response).
+    pub(crate) fn check_stream(&mut self, tape: &Values, parent: u32, fetched: bool) {
+        if PayloadKind::for_topic(self.ctx.topic.as_deref()) != PayloadKind::Plain {
+            let mut nodes = Vec::new();
+            self.replay_stream(tape, parent, &mut nodes);
+            order::check_stream(&nodes, fetched, &mut self.warnings);
+            return;
+        }
+        let mut batches = Batches::new(fetched);
+        for (i, s) in tape.children(parent) {
+            if s.kind == SlotKind::Batch && is_control(tape, i) {
+                let mut nodes = Vec::with_capacity(1);
+                let node = push_batch(&mut nodes, s.decl as usize, s.at as usize, s.len as usize);
+                self.replay_batch(tape, i, node);
+                batches.add(
+                    nodes.first().and_then(order::batch_facts),
+                    &mut self.warnings,
+                );
+                continue;
+            }
+            self.findings_within(tape, i);
+            if s.kind == SlotKind::Batch {
+                batches.add(order::batch_facts_on_tape(tape, i), &mut self.warnings);
+            }
+        }
+    }
+
+    /// The warnings and damage of the findings in slot `i`'s subtree, in tape order.
+    fn findings_within(&mut self, tape: &Values, i: u32) {
+        let end = tape.slots.get(i as usize).map_or(i, |s| s.end);
+        let range = i as usize..(end as usize).min(tape.slots.len());
+        for s in tape.slots[range]
+            .iter()
+            .filter(|s| s.kind == SlotKind::Finding)
+        {
+            if let Some(f) = tape.findings.get(s.decl as usize) {
+                self.warnings.extend(f.warning.clone());
+                self.damage.extend(f.damage.clone());
+            }
+        }
+    }
+}
+
+/// Whether the batch at slot `batch` says its records are control records.
+fn is_control(tape: &Values, batch: u32) -> bool {
+    tape.children(batch)
+        .filter(|(_, s)| s.kind == SlotKind::Part)
+        .nth(ATTRIBUTES)
+        .is_some_and(|(_, s)| matches!(s.value, Val::Int(a) if a & CONTROL != 0))
+}
