@@ -759,3 +759,98 @@ fn large_frames_stay_responsive() {
         "50 moves and draws over {n} topics took {spent:?}"
     );
 }
+
+/// The explorer over a shipped capture, indexed as `kwire capture --tui` indexes it.
+fn capture_app(path: &str) -> App<'static> {
+    use kwire::analysis::index::{index_capture, Progress, Spool};
+    let cat = Catalogue::builtin();
+    let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let (spool, file) = Spool::create().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let progress = Progress::default();
+    index_capture(
+        cat,
+        None,
+        false,
+        &bytes[..],
+        &Default::default(),
+        file,
+        &progress,
+        &tx,
+    );
+    drop(tx);
+    let state = kwire::tui::app::CaptureState::new(spool, progress, false, Default::default());
+    let mut app = App::for_capture(cat, None, state, Theme::COLOR);
+    for ev in rx {
+        app.on_index_event(ev);
+    }
+    app
+}
+
+fn filter(app: &mut App, terms: &str) {
+    press(app, KeyCode::Char('f'));
+    for _ in 0..40 {
+        press(app, KeyCode::Backspace);
+    }
+    type_text(app, terms);
+    press(app, KeyCode::Enter);
+}
+
+/// The list lines that are a connection's open or close, as drawn.
+fn conn_lines(buf: &Buffer) -> Vec<String> {
+    rows(buf)
+        .into_iter()
+        .filter(|r| {
+            r.contains(" opened by the ")
+                || r.contains(" closed by the ")
+                || r.contains(" reset by the ")
+        })
+        .map(|r| r.trim_matches(|c: char| c == '│' || c == ' ').to_string())
+        .collect()
+}
+
+#[test]
+fn connections_opened_and_closed_are_lines_among_a_capture_s_frames() {
+    let mut app = capture_app("samples/captures/kafka-python.pcap");
+    let buf = draw(&mut app, 200, 60);
+    // As `capture --list` shows them: the flag in the number's column, who did it.
+    let syn = row_containing(&buf, "SYN 2026-12-01T16:24:01.130850Z conn 0 127.0.0.1:41200 → 127.0.0.1:19092 opened by the client")
+        .unwrap_or_else(|| panic!("{:#?}", rows(&buf)));
+    assert!(
+        row_text(&buf, syn + 1).contains("    0 2026-12-01T16:24:01.132038Z conn 0 "),
+        "{}",
+        row_text(&buf, syn + 1)
+    );
+    let fin = row_containing(&buf, "FIN 2026-12-01T16:24:01.143739Z conn 0 127.0.0.1:41200 → 127.0.0.1:19092 closed by the client (FIN)").unwrap();
+    assert!(row_text(&buf, fin - 1).contains("    3 2026-12-01T16:24:01.141761Z conn 0 "));
+    assert!(row_text(&buf, fin + 1).contains("closed by the broker (FIN)"));
+    assert!(row_text(&buf, fin + 2).contains("SYN 2026-12-01T16:24:01.144537Z conn 1 "));
+    assert!(row_text(&buf, fin + 3).contains("    4 2026-12-01T16:24:01.145219Z conn 1 "));
+    // They are read, not selected: keys go from frame to frame, a click on one selects nothing.
+    assert_eq!(app.current, 0);
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Down);
+    }
+    assert_eq!(app.current, 4);
+    let list = app.geometry.frames.unwrap();
+    let clicked = list.y + (fin - list.y);
+    app.on_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: list.x + 3,
+        row: clicked,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.current, 4, "a click on a FIN line");
+    // A filter that names frames shows frames only; one that names a connection shows its opens and closes.
+    filter(&mut app, "api=Metadata");
+    let buf = draw(&mut app, 200, 60);
+    assert_eq!(conn_lines(&buf), Vec::<String>::new());
+    filter(&mut app, "conn=1");
+    let buf = draw(&mut app, 200, 60);
+    let lines = conn_lines(&buf);
+    assert!(
+        lines.len() >= 2 && lines.iter().all(|l| l.contains(" conn 1 ")),
+        "{lines:#?}"
+    );
+    assert!(lines[0].starts_with("SYN "), "{lines:#?}");
+}

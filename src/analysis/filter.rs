@@ -47,6 +47,18 @@ impl Filter {
         *self == Filter::default()
     }
 
+    /// Whether connection `conn`'s open and close show as rows among the
+    /// frames this filter selects: when it names no more than a connection
+    /// (that one), as `capture --list` shows them.
+    pub fn shows_conn_events(&self, conn: usize) -> bool {
+        self.conn.is_none_or(|c| c == conn)
+            && Filter {
+                conn: None,
+                ..self.clone()
+            }
+            .is_empty()
+    }
+
     /// What deciding needs read from the frames.
     pub fn needs(&self) -> Needs {
         Needs {

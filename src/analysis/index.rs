@@ -3,6 +3,9 @@
 //! of it, its latency and its pair) while its bytes go to a spool file; the
 //! explorer decodes a frame from the spool only when it shows or searches it.
 //!
+//! A connection's open and close (SYN, FIN, RST) are rows of their own
+//! ([`ConnRow`]), placed before the frame that came after them.
+//!
 //! Memory: the rows (about 200 bytes a frame, without the frame's bytes),
 //! the names interned for them, and the requests awaiting their response
 //! (bounded by [`MAX_PENDING`]). The spool holds the frames' bytes on disk,
@@ -50,6 +53,14 @@ pub struct IndexedFrame {
     pub pair: Option<usize>,
 }
 
+/// A connection opened or closed, shown in the list before frame row `before`
+/// (the number the next frame gets: the rows so far when it happened).
+#[derive(Clone, Debug)]
+pub struct ConnRow {
+    pub before: usize,
+    pub event: crate::capture::ConnEvent,
+}
+
 /// What the index thread hands on, in order.
 #[derive(Debug)]
 pub enum IndexEvent {
@@ -58,6 +69,8 @@ pub enum IndexEvent {
     /// to ids so far, for decoding.
     Rows {
         rows: Vec<IndexedFrame>,
+        /// Connections opened and closed since the last rows.
+        conns: Vec<ConnRow>,
         new_topics: Vec<Topic>,
         topic_ids: TopicIds,
     },
@@ -176,6 +189,7 @@ pub fn index_capture(
     let mut spooled: u64 = 0;
     let mut pending: HashMap<(usize, i32), Pending> = HashMap::new();
     let mut rows = Vec::new();
+    let mut conns = Vec::new();
     let mut topics_sent = 0;
     let mut next_row = 0usize;
     let (mut skipped, mut skipped_bytes, mut tls) = (0usize, 0u64, 0usize);
@@ -188,7 +202,7 @@ pub fn index_capture(
     };
     // Rows go out once their bytes are in the spool: `Err(Some(why))` when the
     // spool cannot be written, `Err(None)` when the explorer is gone.
-    let send = |rows: &mut Vec<IndexedFrame>,
+    let send = |(rows, conns): (&mut Vec<IndexedFrame>, &mut Vec<ConnRow>),
                 lister: &Lister<'_>,
                 learner: &super::exchange::TopicIdLearner<'_>,
                 spool: &mut BufWriter<File>,
@@ -202,6 +216,7 @@ pub fn index_capture(
         *topics_sent = names.topic_count();
         tx.send(IndexEvent::Rows {
             rows: std::mem::take(rows),
+            conns: std::mem::take(conns),
             new_topics,
             topic_ids: learner.topic_ids().clone(),
         })
@@ -274,8 +289,13 @@ pub fn index_capture(
                 tls += 1;
                 notes_changed = true;
             }
-            // Opens and closes are not frames (the explorer's rows are); the rules read them.
-            Captured::Conn(e) => diagnosis.conn_event(&e, &mut found),
+            Captured::Conn(e) => {
+                diagnosis.conn_event(&e, &mut found);
+                conns.push(ConnRow {
+                    before: next_row,
+                    event: e,
+                });
+            }
         }
         // A stream (standard input, live traffic) may pause for good after
         // any frame: its rows go at once, not when the next frame comes.
@@ -301,8 +321,14 @@ pub fn index_capture(
             {
                 return false;
             }
-            if !rows.is_empty() {
-                if let Err(why) = send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
+            if !rows.is_empty() || !conns.is_empty() {
+                if let Err(why) = send(
+                    (&mut rows, &mut conns),
+                    &lister,
+                    &learner,
+                    &mut spool,
+                    &mut topics_sent,
+                ) {
                     failed = why;
                     return false;
                 }
@@ -315,7 +341,13 @@ pub fn index_capture(
         skipped_bytes,
         tls,
     });
-    if let Err(Some(why)) = send(&mut rows, &lister, &learner, &mut spool, &mut topics_sent) {
+    if let Err(Some(why)) = send(
+        (&mut rows, &mut conns),
+        &lister,
+        &learner,
+        &mut spool,
+        &mut topics_sent,
+    ) {
         failed.get_or_insert(why);
     }
     diagnosis.finish(&mut found);

@@ -502,7 +502,7 @@ fn run_selected(
                     }
                     if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held)))
                         || out
-                            .write_all(&kwire::render::listing::conn_event_line(&e))
+                            .write_all(&kwire::render::listing::conn_event_line(cat, &e))
                             .and_then(|_| out.flush())
                             .is_err()
                     {

@@ -41,14 +41,38 @@ impl<'c> LineWriter<'c> {
     pub fn push_lead(&mut self, line: &mut Vec<u8>, f: &CapturedFrame) {
         push_uint(line, f.index as u64, 5);
         line.push(b' ');
-        match self.relative_to {
-            Some(t0) => {
-                let _ = write!(line, "{:>+14.6}s", f.timestamp - t0);
-            }
-            None => self.push_date_time(line, f.timestamp),
-        }
+        self.push_time(line, f.timestamp);
         line.push(b' ');
         line.extend_from_slice(self.endpoints.get(f).as_bytes());
+    }
+
+    /// A time as a UTC date-time, or as seconds since [`Self::relative_to`].
+    fn push_time(&mut self, line: &mut Vec<u8>, x: f64) {
+        match self.relative_to {
+            Some(t0) => {
+                let _ = write!(line, "{:>+14.6}s", x - t0);
+            }
+            None => self.push_date_time(line, x),
+        }
+    }
+
+    /// A connection's open or close as a row of the listing (without its
+    /// newline): the TCP flag in the frame number's column, the time, the
+    /// connection, and who did it.
+    pub fn push_conn_event(&mut self, line: &mut Vec<u8>, e: &crate::capture::ConnEvent) {
+        use crate::capture::ConnEventKind;
+        let _ = write!(line, "{:>5} ", e.kind.flag());
+        self.push_time(line, e.timestamp);
+        let arrow = match e.kind.side() {
+            crate::capture::Side::Client => "→",
+            crate::capture::Side::Broker => "←",
+        };
+        let _ = write!(line, " conn {} {} {arrow} {} ", e.conn, e.client, e.broker);
+        let _ = match e.kind {
+            ConnEventKind::Open => write!(line, "opened by the client"),
+            ConnEventKind::Fin(side) => write!(line, "closed by the {} (FIN)", side.as_str()),
+            ConnEventKind::Reset(side) => write!(line, "reset by the {} (RST)", side.as_str()),
+        };
     }
 
     /// [`push_timestamp`], the date-time to the second made once per second.
@@ -336,27 +360,11 @@ impl Endpoints {
     }
 }
 
-/// A connection's open or close as a row of the listing: the TCP flag in the
-/// frame number's column, the time, the connection, and who did it.
-pub fn conn_event_line(e: &crate::capture::ConnEvent) -> Vec<u8> {
-    use crate::capture::ConnEventKind;
+/// [`LineWriter::push_conn_event`] as a line of its own, with its newline.
+pub fn conn_event_line(cat: &Catalogue, e: &crate::capture::ConnEvent) -> Vec<u8> {
     let mut line = Vec::with_capacity(120);
-    let _ = write!(line, "{:>5} ", e.kind.flag());
-    push_timestamp(&mut line, e.timestamp);
-    let what = match e.kind {
-        ConnEventKind::Open => "opened by the client".to_string(),
-        ConnEventKind::Fin(side) => format!("closed by the {} (FIN)", side.as_str()),
-        ConnEventKind::Reset(side) => format!("reset by the {} (RST)", side.as_str()),
-    };
-    let arrow = match e.kind.side() {
-        crate::capture::Side::Client => "→",
-        crate::capture::Side::Broker => "←",
-    };
-    let _ = writeln!(
-        line,
-        " conn {} {} {arrow} {} {what}",
-        e.conn, e.client, e.broker
-    );
+    LineWriter::new(cat).push_conn_event(&mut line, e);
+    line.push(b'\n');
     line
 }
 

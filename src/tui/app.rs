@@ -14,7 +14,7 @@ use super::tree_view::marker_x;
 use crate::analysis::captured::decode_captured;
 use crate::analysis::exchange::Topic;
 use crate::analysis::filter::{parse_terms, Filter};
-use crate::analysis::index::{self, IndexEvent, IndexedFrame, Progress, Spool};
+use crate::analysis::index::{self, ConnRow, IndexEvent, IndexedFrame, Progress, Spool};
 use crate::analysis::records_table::carries_records;
 use crate::budget::Budget;
 use crate::decode::fields::TopicIds;
@@ -399,12 +399,25 @@ pub struct Geometry {
     pub tree: Rect,
 }
 
+/// One line of the frame list: a frame (its slot), or a connection opened or
+/// closed (its index in [`App::conn_rows`]), which is not selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListLine {
+    Frame(usize),
+    Conn(usize),
+}
+
 pub struct App<'a> {
     cat: &'a Catalogue,
     release: Option<String>,
     pub frames: Vec<FrameSlot>,
     /// The frames the list shows (all, or those the filter selects), ascending.
     pub shown: Vec<usize>,
+    /// A capture's connections opened and closed, in capture order.
+    pub conn_rows: Vec<ConnRow>,
+    /// The list's lines: the frames shown and, among them, the opens and
+    /// closes the filter lets show ([`Filter::shows_conn_events`]).
+    pub lines: Vec<ListLine>,
     /// The capture being explored, when the frames come from its index.
     pub capture: Option<CaptureState>,
     /// The filter typed at `f`, as typed and as read.
@@ -438,6 +451,8 @@ impl<'a> App<'a> {
             cat,
             release,
             shown: (0..frames.len()).collect(),
+            conn_rows: Vec::new(),
+            lines: (0..frames.len()).map(ListLine::Frame).collect(),
             frames: frames
                 .into_iter()
                 .map(|f| FrameSlot {
@@ -500,6 +515,7 @@ impl<'a> App<'a> {
         match ev {
             IndexEvent::Rows {
                 rows,
+                conns,
                 new_topics,
                 topic_ids,
             } => {
@@ -522,10 +538,17 @@ impl<'a> App<'a> {
                 let shown = (first..self.frames.len())
                     .filter(|&i| self.selects(i))
                     .collect::<Vec<_>>();
+                // Opens and closes come after every line so far: merged with the new frames.
+                let first_conn = self.conn_rows.len();
+                self.conn_rows.extend(conns);
+                let lines = self.merged_lines(&shown, first_conn);
+                self.lines.extend(lines);
                 let was_empty = self.shown.is_empty();
                 self.shown.extend(shown);
                 if was_empty && !self.shown.is_empty() {
                     self.select_frame(self.shown[0]);
+                    // The list starts at its top: the first connection's open is above its first frame.
+                    self.frames_top = 0;
                 }
             }
             IndexEvent::Notes {
@@ -545,6 +568,39 @@ impl<'a> App<'a> {
                 cap.error = result.err();
             }
         }
+    }
+
+    /// The lines of the frames `shown` (ascending) with the connection rows
+    /// from `first_conn` on that the filter lets show, in capture order.
+    fn merged_lines(&self, shown: &[usize], first_conn: usize) -> Vec<ListLine> {
+        let conn_shows = |r: &ConnRow| {
+            self.filter
+                .as_ref()
+                .is_none_or(|(_, f)| f.shows_conn_events(r.event.conn))
+        };
+        let mut conns = (first_conn..self.conn_rows.len())
+            .filter(|&k| conn_shows(&self.conn_rows[k]))
+            .peekable();
+        let mut lines = Vec::with_capacity(shown.len());
+        for &i in shown {
+            while let Some(k) = conns.next_if(|&k| self.conn_rows[k].before <= i) {
+                lines.push(ListLine::Conn(k));
+            }
+            lines.push(ListLine::Frame(i));
+        }
+        lines.extend(conns.map(ListLine::Conn));
+        lines
+    }
+
+    /// Where frame `i` is (or would be) among the list's lines.
+    pub fn line_position(&self, i: usize) -> usize {
+        let key = |l: &ListLine| match *l {
+            ListLine::Frame(f) => (f, 1),
+            ListLine::Conn(k) => (self.conn_rows.get(k).map_or(0, |r| r.before), 0),
+        };
+        self.lines
+            .binary_search_by_key(&(i, 1), key)
+            .unwrap_or_else(|p| p)
     }
 
     /// Whether the filter shows frame `i` (frames not of a capture always show).
@@ -667,8 +723,13 @@ impl<'a> App<'a> {
             .geometry
             .frames
             .map_or(1, |r| usize::from(r.height).max(1));
-        let at = self.shown_position();
-        self.frames_top = scroll_to(self.frames_top, at..at + 1, frames_h, self.shown.len());
+        let at = self.line_position(self.current);
+        // The last frame brings the closes after it into view too.
+        let end = match self.shown.last() == Some(&self.current) {
+            true => self.lines.len().max(at + 1),
+            false => at + 1,
+        };
+        self.frames_top = scroll_to(self.frames_top, at..end, frames_h, self.lines.len());
         if let Some(sel) = self.frame().map(FrameView::selection) {
             self.reveal(sel);
         }
@@ -849,6 +910,7 @@ impl<'a> App<'a> {
         self.shown = (0..self.frames.len())
             .filter(|&i| self.selects(i))
             .collect();
+        self.lines = self.merged_lines(&self.shown, 0);
         let count = self.shown.len();
         match (self.shown.binary_search(&self.current), self.shown.first()) {
             (Ok(_), _) => self.scroll_to_selection(),
@@ -1575,6 +1637,8 @@ impl<'a> App<'a> {
         let count = frames.len();
         let source = format!("paste {}", self.pastes);
         self.shown.extend(first..first + count);
+        self.lines
+            .extend((first..first + count).map(ListLine::Frame));
         self.frames.extend(frames.into_iter().map(|f| FrameSlot {
             row: None,
             view: Some(Box::new(FrameView::new(f, source.clone()))),
@@ -1597,7 +1661,10 @@ impl<'a> App<'a> {
             MouseEventKind::Down(MouseButton::Left) => {
                 if let Some(r) = over_frames {
                     self.focus = Focus::Frames;
-                    if let Some(&i) = self.shown.get(self.frames_top + usize::from(at.y - r.y)) {
+                    // A connection's open or close is not a frame to select.
+                    if let Some(&ListLine::Frame(i)) =
+                        self.lines.get(self.frames_top + usize::from(at.y - r.y))
+                    {
                         self.select_frame(i);
                     }
                 } else if g.grid.contains(at) {
@@ -1609,7 +1676,7 @@ impl<'a> App<'a> {
             MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                 let down = m.kind == MouseEventKind::ScrollDown;
                 if let Some(r) = over_frames {
-                    let max = self.shown.len().saturating_sub(usize::from(r.height));
+                    let max = self.lines.len().saturating_sub(usize::from(r.height));
                     self.frames_top = if down {
                         (self.frames_top + 1).min(max)
                     } else {

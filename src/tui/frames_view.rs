@@ -2,8 +2,10 @@
 //! capture's frames show the line `capture --list` prints (with the time
 //! relative to the first frame when `t` says so), the response's latency,
 //! and error summaries in red; other frames their source, offset and label.
+//! A capture's connections opened and closed are lines among its frames, as
+//! in `capture --list`.
 
-use super::app::{App, FrameView};
+use super::app::{App, FrameView, ListLine};
 use crate::render::listing::LineWriter;
 use crate::render::text_tree::label;
 use crate::text::escape::sanitize;
@@ -62,13 +64,27 @@ impl Widget for FramesView<'_, '_> {
                 .map(|r| r.frame.timestamp);
         }
         let mut text = Vec::with_capacity(160);
-        for (y, &i) in app
-            .shown
+        for (y, &l) in app
+            .lines
             .iter()
             .skip(app.frames_top)
             .take(area.height as usize)
             .enumerate()
         {
+            let i = match l {
+                ListLine::Frame(i) => i,
+                // A connection's open or close, dimmed: the frames are what is read.
+                ListLine::Conn(k) => {
+                    let Some(r) = app.conn_rows.get(k) else {
+                        continue;
+                    };
+                    text.clear();
+                    lines.push_conn_event(&mut text, &r.event);
+                    let line = Span::styled(sanitize(&String::from_utf8_lossy(&text)), theme.dim());
+                    buf.set_line(area.x, area.y + y as u16, &Line::from(line), area.width);
+                    continue;
+                }
+            };
             let slot = &app.frames[i];
             let spans = match (&slot.row, &slot.view) {
                 (Some(row), _) => {
