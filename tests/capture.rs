@@ -768,3 +768,53 @@ fn a_file_decoded_on_worker_threads_reads_as_a_stream_decoded_in_order() {
         assert_eq!((shown_frames, shown_notes), (frames, notes), "{args:?}");
     }
 }
+
+/// IP fragments (IPv4 and IPv6, in order and reversed) are put back together:
+/// the frames are those of the same traffic unfragmented; a datagram missing
+/// a fragment is said on stderr and its data is a gap.
+#[test]
+fn ip_fragments_are_reassembled_and_lost_ones_said() {
+    use common::pcap_writer::pcap_fragmented;
+    let expected = traffic();
+    for link in [Link::EthernetV4, Link::NullV6] {
+        let segs = conversation(&expected, 1460);
+        let whole = frames_of(&pcap(link, &segs), None);
+        let pieces = frames_of(&pcap_fragmented(link, &segs, 64, &[]), None);
+        assert_eq!(pieces.len(), expected.len(), "{link:?}");
+        for (a, b) in whole.iter().zip(&pieces) {
+            assert_eq!(
+                (&a.bytes, a.api_key, a.direction),
+                (&b.bytes, b.api_key, b.direction),
+                "{link:?}"
+            );
+        }
+        let (status, list, err) = cli(
+            "fragments",
+            &pcap_fragmented(link, &segs, 64, &[]),
+            &["--list"],
+        );
+        assert_eq!(status, Some(0), "{err}");
+        assert!(!err.contains("IP fragments"), "{err}");
+        assert_eq!(common::frame_rows(&list).len(), expected.len(), "{list}");
+        // The datagram of segment 7 (after the handshake's 3, the Produce response) loses its second fragment.
+        let (status, list, err) = cli(
+            "fragments-lost",
+            &pcap_fragmented(link, &segs, 64, &[(7, 1)]),
+            &["--list"],
+        );
+        assert!(
+            err.contains("IP fragments (")
+                && err.contains("belong to datagrams the capture never completed"),
+            "{err}"
+        );
+        let frames = common::frame_rows(&list)
+            .into_iter()
+            .filter(|l| !l.trim_start().starts_with("- "));
+        assert_eq!(frames.count(), expected.len() - 1, "{list}");
+        assert!(
+            list.contains("never captured (missing from the TCP stream)"),
+            "{list}"
+        );
+        assert_eq!(status, Some(2), "{err}");
+    }
+}

@@ -29,7 +29,7 @@ pub const LINKTYPE_IPV6: u32 = 229;
 pub const LINKTYPE_LINUX_SLL2: u32 = 276;
 
 /// The IP packet inside a link-layer frame, if it carries one.
-fn ip_payload(link_type: u32, data: &[u8]) -> Option<&[u8]> {
+pub fn ip_packet(link_type: u32, data: &[u8]) -> Option<&[u8]> {
     match link_type {
         LINKTYPE_ETHERNET => {
             let mut at = 12;
@@ -51,18 +51,36 @@ fn ip_payload(link_type: u32, data: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// Parse a captured frame down to its TCP segment.
-pub fn tcp_segment(link_type: u32, data: &[u8]) -> Option<Segment<'_>> {
-    let ip = ip_payload(link_type, data)?;
-    let version = ip.first()? >> 4;
-    let (src, dst, proto, l4) = match version {
+/// An IP packet's addresses, protocol and payload, and where its payload
+/// goes in its datagram when it is a fragment.
+pub struct Datagram<'a> {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub protocol: u8,
+    pub payload: &'a [u8],
+    pub fragment: Option<Fragment>,
+}
+
+/// A fragment's place: offset in the datagram's payload, more to come, and
+/// the identification its pieces share.
+#[derive(Clone, Copy, Debug)]
+pub struct Fragment {
+    pub offset: usize,
+    pub more: bool,
+    pub id: u32,
+}
+
+/// Read an IPv4 or IPv6 packet's header (IPv6 extension headers skipped).
+pub fn ip_datagram(ip: &[u8]) -> Option<Datagram<'_>> {
+    match ip.first()? >> 4 {
         4 => {
             let ihl = usize::from(ip[0] & 0x0f) * 4;
             let total = usize::from(u16::from_be_bytes([*ip.get(2)?, *ip.get(3)?]));
             let flags_frag = u16::from_be_bytes([*ip.get(6)?, *ip.get(7)?]);
-            if flags_frag & 0x1fff != 0 || flags_frag & 0x2000 != 0 {
-                return None; // fragments: not reassembled here
-            }
+            let (offset, more) = (
+                usize::from(flags_frag & 0x1fff) * 8,
+                flags_frag & 0x2000 != 0,
+            );
             let end = if total >= ihl && total <= ip.len() {
                 total
             } else {
@@ -70,12 +88,17 @@ pub fn tcp_segment(link_type: u32, data: &[u8]) -> Option<Segment<'_>> {
             };
             let src: [u8; 4] = ip.get(12..16)?.try_into().ok()?;
             let dst: [u8; 4] = ip.get(16..20)?.try_into().ok()?;
-            (
-                IpAddr::from(src),
-                IpAddr::from(dst),
-                *ip.get(9)?,
-                ip.get(ihl..end)?,
-            )
+            Some(Datagram {
+                src: src.into(),
+                dst: dst.into(),
+                protocol: *ip.get(9)?,
+                payload: ip.get(ihl..end)?,
+                fragment: (offset > 0 || more).then(|| Fragment {
+                    offset,
+                    more,
+                    id: u16::from_be_bytes([ip[4], ip[5]]).into(),
+                }),
+            })
         }
         6 => {
             let payload_len = usize::from(u16::from_be_bytes([*ip.get(4)?, *ip.get(5)?]));
@@ -89,16 +112,37 @@ pub fn tcp_segment(link_type: u32, data: &[u8]) -> Option<Segment<'_>> {
                 next = *ip.get(at)?;
                 at += (usize::from(*ip.get(at + 1)?) + 1) * 8;
             }
+            let mut fragment = None;
             if next == 44 {
-                return None; // fragment
+                let h = ip.get(at..at + 8)?;
+                let field = u16::from_be_bytes([h[2], h[3]]);
+                fragment = Some(Fragment {
+                    offset: usize::from(field & 0xfff8),
+                    more: field & 1 != 0,
+                    id: u32::from_be_bytes([h[4], h[5], h[6], h[7]]),
+                });
+                (next, at) = (h[0], at + 8);
             }
-            (IpAddr::from(src), IpAddr::from(dst), next, ip.get(at..end)?)
+            Some(Datagram {
+                src: src.into(),
+                dst: dst.into(),
+                protocol: next,
+                payload: ip.get(at..end)?,
+                fragment,
+            })
         }
-        _ => return None,
-    };
-    if proto != 6 {
+        _ => None,
+    }
+}
+
+/// Parse a captured frame down to its TCP segment (none for a fragment:
+/// [`super::ip_fragments`] puts fragments back together first).
+pub fn tcp_segment(link_type: u32, data: &[u8]) -> Option<Segment<'_>> {
+    let d = ip_datagram(ip_packet(link_type, data)?)?;
+    if d.protocol != 6 || d.fragment.is_some() {
         return None;
     }
+    let (src, dst, l4) = (d.src, d.dst, d.payload);
     let off = usize::from(l4.get(12)? >> 4) * 4;
     let flags = *l4.get(13)?;
     Some(Segment {

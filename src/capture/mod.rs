@@ -4,6 +4,7 @@
 
 pub mod candidates;
 pub mod flows;
+pub mod ip_fragments;
 pub mod link;
 pub mod pcap;
 pub mod read_ahead;
@@ -146,6 +147,7 @@ fn read_capture<R: Read>(
     // What one segment completed; reused, so a packet costs no allocation.
     let mut done = Vec::new();
     let mut stopped = false;
+    let mut fragments = ip_fragments::Fragments::default();
     loop {
         if !reader.next_is_buffered() && !to.waiting() {
             stopped = true;
@@ -166,7 +168,16 @@ fn read_capture<R: Read>(
         };
         stats.packets += 1;
         last_ts = packet.timestamp;
-        let Some(seg) = link::tcp_segment(packet.link_type, packet.data) else {
+        let whole;
+        let seg = match fragments.take(packet.link_type, packet.data) {
+            ip_fragments::Defragmented::Whole => link::tcp_segment(packet.link_type, packet.data),
+            ip_fragments::Defragmented::Held => None,
+            ip_fragments::Defragmented::Complete(ip) => {
+                whole = ip;
+                link::tcp_segment(link::LINKTYPE_RAW, &whole)
+            }
+        };
+        let Some(seg) = seg else {
             continue;
         };
         stats.tcp_segments += 1;
@@ -188,6 +199,8 @@ fn read_capture<R: Read>(
             }
         }
     }
+    fragments.finish();
+    stats.fragments = fragments.counts;
     stats.connections = flows.connections();
     (stats.unrecognised_connections, stats.unrecognised_bytes) = flows.unrecognised();
     stats.effort = flows.effort();
@@ -214,6 +227,8 @@ pub struct CaptureStats {
     pub tls: TlsTally,
     /// Decryption Secrets Blocks read (TLS key logs in a pcapng).
     pub secrets_blocks: usize,
+    /// IP fragments put back together, and those whose datagram never completed.
+    pub fragments: ip_fragments::FragmentCounts,
     /// The file was corrupt or cut short after the packets counted.
     pub error: Option<String>,
 }

@@ -166,6 +166,14 @@ pub fn no_kafka_traffic(r: &kwire::analysis::exchange::Reading) -> bool {
 /// that no connection is left out without a word (their traffic may be
 /// Kafka that kwire could not recognise: name the broker's port).
 pub fn report_unrecognised(stats: &kwire::capture::CaptureStats) {
+    let lost = stats.fragments;
+    if lost.lost > 0 {
+        kwire::stderr_line!(
+            "kwire: {} IP fragments ({} bytes) belong to datagrams the capture never completed: what they carried is missing (a gap where it was TCP)",
+            lost.lost,
+            lost.lost_bytes
+        );
+    }
     let n = stats.unrecognised_connections;
     if n == 0 {
         return;

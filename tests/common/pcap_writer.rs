@@ -160,7 +160,8 @@ fn link_type(link: Link) -> u32 {
     }
 }
 
-pub fn pcap(link: Link, segs: &[Seg]) -> Vec<u8> {
+/// A pcap file's header for `link`, microsecond timestamps.
+fn pcap_header(link: Link) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
     out.extend_from_slice(&2u16.to_le_bytes());
@@ -168,6 +169,11 @@ pub fn pcap(link: Link, segs: &[Seg]) -> Vec<u8> {
     out.extend_from_slice(&[0; 8]);
     out.extend_from_slice(&65535u32.to_le_bytes());
     out.extend_from_slice(&link_type(link).to_le_bytes());
+    out
+}
+
+pub fn pcap(link: Link, segs: &[Seg]) -> Vec<u8> {
+    let mut out = pcap_header(link);
     for (i, s) in segs.iter().enumerate() {
         let f = frame(link, s);
         out.extend_from_slice(&(1_700_000_000u32 + i as u32 / 1000).to_le_bytes());
@@ -181,13 +187,7 @@ pub fn pcap(link: Link, segs: &[Seg]) -> Vec<u8> {
 
 /// A pcap whose packets carry the times given: microseconds since the epoch, one per segment.
 pub fn pcap_timed(link: Link, packets: &[(u64, Seg)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
-    out.extend_from_slice(&2u16.to_le_bytes());
-    out.extend_from_slice(&4u16.to_le_bytes());
-    out.extend_from_slice(&[0; 8]);
-    out.extend_from_slice(&65535u32.to_le_bytes());
-    out.extend_from_slice(&link_type(link).to_le_bytes());
+    let mut out = pcap_header(link);
     for (us, s) in packets {
         let f = frame(link, s);
         out.extend_from_slice(&((us / 1_000_000) as u32).to_le_bytes());
@@ -231,4 +231,74 @@ pub fn pcapng(link: Link, segs: &[Seg]) -> Vec<u8> {
         out.extend(block(6, &epb));
     }
     out
+}
+
+/// A pcap of `segs` whose packets with a payload are sent as IP fragments of
+/// at most `piece` bytes of IP payload (a multiple of 8), the fragments of
+/// every other packet in reverse order; `drop` names (packet, fragment)
+/// pairs left out of the capture.
+pub fn pcap_fragmented(link: Link, segs: &[Seg], piece: usize, drop: &[(usize, usize)]) -> Vec<u8> {
+    let mut packets = Vec::new();
+    for (i, s) in segs.iter().enumerate() {
+        let f = frame(link, s);
+        if s.payload.is_empty() {
+            packets.push(f);
+            continue;
+        }
+        let ip_at = match link {
+            Link::EthernetV4 => 14,
+            Link::Sll2V4 => 20,
+            Link::NullV6 => 4,
+        };
+        let (head, ip) = f.split_at(ip_at);
+        let mut pieces = fragments(link, ip, piece, i as u32 + 77);
+        if i % 2 == 1 {
+            pieces.reverse();
+        }
+        for (k, p) in pieces.into_iter().enumerate() {
+            if !drop.contains(&(i, k)) {
+                packets.push([head, &p].concat());
+            }
+        }
+    }
+    let mut out = pcap_header(link);
+    for (i, f) in packets.iter().enumerate() {
+        out.extend_from_slice(&1_700_000_000u32.to_le_bytes());
+        out.extend_from_slice(&(i as u32 * 10).to_le_bytes());
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend_from_slice(f);
+    }
+    out
+}
+
+/// An IP packet cut into fragments (in order) of at most `piece` payload bytes.
+fn fragments(link: Link, ip: &[u8], piece: usize, id: u32) -> Vec<Vec<u8>> {
+    let v6 = link == Link::NullV6;
+    let header_len = if v6 { 40 } else { 20 };
+    let payload = &ip[header_len..];
+    let chunks: Vec<&[u8]> = payload.chunks(piece).collect();
+    let last = chunks.len() - 1;
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let offset = k * piece;
+            let more = u16::from(k != last);
+            let mut p = ip[..header_len].to_vec();
+            if v6 {
+                p[4..6].copy_from_slice(&((8 + c.len()) as u16).to_be_bytes());
+                p[6] = 44;
+                p.extend_from_slice(&[6, 0]);
+                p.extend_from_slice(&((offset as u16) | more).to_be_bytes());
+                p.extend_from_slice(&id.to_be_bytes());
+            } else {
+                p[2..4].copy_from_slice(&((20 + c.len()) as u16).to_be_bytes());
+                p[4..6].copy_from_slice(&(id as u16).to_be_bytes());
+                p[6..8].copy_from_slice(&(((offset / 8) as u16) | (more << 13)).to_be_bytes());
+            }
+            p.extend_from_slice(c);
+            p
+        })
+        .collect()
 }
