@@ -129,10 +129,8 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello> {
         random,
         ..Default::default()
     };
-    // Extensions are optional.
-    let Some(exts) = c.vec16() else {
-        return Some(hello);
-    };
+    // Extensions are optional; a body cut short ([`MAX_KEPT`]) gives those it holds.
+    let exts = c.vec16().unwrap_or(c.0);
     let mut e = Cursor(exts);
     while let (Some(ty), Some(data)) = (e.u16(), e.vec16()) {
         let mut d = Cursor(data);
@@ -220,13 +218,16 @@ pub fn version_name(v: u16) -> String {
     }
 }
 
-/// Handshake messages longer than this are not kept for reading (a
-/// ClientHello is far shorter); their type is still seen.
+/// Of a handshake message longer than this only its first bytes are kept
+/// for reading: a ClientHello padded past it (post-quantum key shares, a
+/// padding extension) still gives its random, which names its keys, and
+/// whatever else its first bytes hold.
 pub const MAX_KEPT: usize = 64 << 10;
 
 /// Handshake messages cut from a direction's handshake bytes, which may
-/// span records: a message's type and, for the types asked for and up to
-/// [`MAX_KEPT`] bytes, its body.
+/// span records: a message's type and, for the types asked for, its body
+/// (its first [`MAX_KEPT`] bytes when longer; the readers take a body cut
+/// short as far as it goes).
 #[derive(Default)]
 pub struct Messages {
     head: [u8; 4],
@@ -239,7 +240,7 @@ pub struct Messages {
 
 impl Messages {
     /// Take handshake bytes; `each(type, body)` for every message that
-    /// completes (`body` is `None` unless `want(type)` and it fit).
+    /// completes (`body` is `None` unless `want(type)`).
     pub fn feed(
         &mut self,
         mut data: &[u8],
@@ -258,12 +259,13 @@ impl Messages {
                 self.remaining = (usize::from(self.head[1]) << 16)
                     | (usize::from(self.head[2]) << 8)
                     | usize::from(self.head[3]);
-                self.keep = want(self.head[0]) && self.remaining <= MAX_KEPT;
+                self.keep = want(self.head[0]);
                 self.body.clear();
             }
             let n = self.remaining.min(data.len());
             if self.keep {
-                self.body.extend_from_slice(&data[..n]);
+                let room = MAX_KEPT - self.body.len();
+                self.body.extend_from_slice(&data[..n.min(room)]);
             }
             self.remaining -= n;
             data = &data[n..];
@@ -338,6 +340,56 @@ mod tests {
         for cut in 0..sh.len() {
             let _ = server_hello(&sh[..cut]);
         }
+    }
+
+    #[test]
+    fn a_client_hello_past_the_kept_length_gives_its_random_and_first_extensions() {
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[7; 32]);
+        // No session id, 4,000 cipher suites (a list that long makes the hello
+        // longer than is kept), null compression.
+        body.push(0);
+        body.extend_from_slice(&8000u16.to_be_bytes());
+        body.extend_from_slice(&[0x13; 8000]);
+        body.extend_from_slice(&[1, 0]);
+        let name = b"kafka.example";
+        let mut sni = vec![0, 0];
+        sni.extend_from_slice(&((name.len() + 5) as u16).to_be_bytes());
+        sni.extend_from_slice(&((name.len() + 3) as u16).to_be_bytes());
+        sni.push(0);
+        sni.extend_from_slice(&(name.len() as u16).to_be_bytes());
+        sni.extend_from_slice(name);
+        let mut padding = vec![0, 21];
+        padding.extend_from_slice(&60_000u16.to_be_bytes());
+        padding.extend_from_slice(&[0; 60_000]);
+        let exts = [sni, padding].concat();
+        body.extend_from_slice(&(exts.len() as u16).to_be_bytes());
+        body.extend_from_slice(&exts);
+        assert!(body.len() > MAX_KEPT);
+        let mut message = vec![1, 0, (body.len() >> 8) as u8, body.len() as u8];
+        message[1] = (body.len() >> 16) as u8;
+        message.extend_from_slice(&body);
+        let mut m = Messages::default();
+        let mut got = Vec::new();
+        for record in message.chunks(1 << 14) {
+            m.feed(record, |t| t == 1, &mut |t, b| {
+                got.push((t, b.map(<[u8]>::to_vec)))
+            });
+        }
+        let [(1, Some(kept))] = &got[..] else {
+            panic!(
+                "{:?}",
+                got.iter()
+                    .map(|(t, b)| (t, b.as_ref().map(Vec::len)))
+                    .collect::<Vec<_>>()
+            )
+        };
+        assert_eq!(kept.len(), MAX_KEPT);
+        let hello = client_hello(kept).unwrap();
+        assert_eq!(
+            (hello.random, hello.sni.as_deref()),
+            ([7; 32], Some("kafka.example"))
+        );
     }
 
     #[test]
