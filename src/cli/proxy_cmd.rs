@@ -62,6 +62,9 @@ pub struct ProxyArgs {
     /// Append the session keys of the proxy's own TLS connections to this file (NSS key log format).
     #[arg(long, value_name = "FILE")]
     pub tls_keylog_out: Option<String>,
+    /// Client connections served at once; more are closed as they are accepted (each takes two threads, four with TLS).
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
     /// Seconds to wait for a broker to accept a connection.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub timeout: f64,
@@ -140,6 +143,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         connect_timeout: Duration::try_from_secs_f64(args.timeout)
             .unwrap_or(Duration::from_secs(10)),
         rewrite_max: usize::try_from(args.rewrite_max).unwrap_or(usize::MAX),
+        max_connections: args.max_connections as usize,
         release: release.map(str::to_string),
         client_tls,
         broker_tls,

@@ -15,7 +15,7 @@ use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -38,11 +38,23 @@ pub struct Config {
     pub connect_timeout: Duration,
     /// Largest response held whole to rewrite its endpoints; larger ones stream as they came.
     pub rewrite_max: usize,
+    /// Client connections served at once, all listeners together; one more
+    /// is closed as soon as it is accepted (each takes two threads, four with TLS).
+    pub max_connections: usize,
     pub release: Option<String>,
     /// TLS towards clients (the proxy's certificate and key).
     pub client_tls: Option<Arc<rustls::ServerConfig>>,
     /// TLS towards the broker (trusting the given CA).
     pub broker_tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+/// A client connection's place among [`Config::max_connections`], given back when dropped.
+struct Slot(Arc<Proxy>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The listeners and what each forwards to.
@@ -53,6 +65,10 @@ pub struct Proxy {
     routes: Mutex<HashMap<String, SocketAddr>>,
     recorder: Option<Recorder>,
     next_conn: AtomicU64,
+    /// Client connections being served now.
+    open: AtomicUsize,
+    /// Connections refused over [`Config::max_connections`] since it was last said.
+    refused: AtomicUsize,
     /// Warnings go to standard error once per kind of trouble and API.
     warned: Mutex<std::collections::HashSet<String>>,
 }
@@ -70,6 +86,8 @@ impl Proxy {
             routes: Mutex::new(HashMap::new()),
             recorder,
             next_conn: AtomicU64::new(0),
+            open: AtomicUsize::new(0),
+            refused: AtomicUsize::new(0),
             warned: Mutex::new(Default::default()),
         });
         let bootstrap =
@@ -151,17 +169,55 @@ impl Proxy {
         for client in listener.incoming() {
             match client {
                 Ok(c) => {
+                    let Some(slot) = self.admit(&c) else {
+                        continue;
+                    };
                     let me = Arc::clone(&self);
-                    let broker = broker.clone();
-                    let _ = std::thread::Builder::new()
-                        .name("kwire-conn".into())
-                        .spawn(move || me.connection(c, &broker));
+                    let to = broker.clone();
+                    let spawned =
+                        std::thread::Builder::new()
+                            .name("kwire-conn".into())
+                            .spawn(move || {
+                                let _slot = slot;
+                                me.connection(c, &to)
+                            });
+                    if let Err(e) = spawned {
+                        crate::stderr_line!(
+                            "kwire: proxy: no thread for a connection for {broker}: {e}"
+                        );
+                    }
                 }
                 Err(e) => {
                     crate::stderr_line!("kwire: proxy: accepting a connection for {broker}: {e}")
                 }
             }
         }
+    }
+
+    /// A slot for a new client connection, or `None` when
+    /// [`Config::max_connections`] are open: the client is closed at once,
+    /// and standard error says so (once, then how many more every second).
+    fn admit(self: &Arc<Self>, client: &TcpStream) -> Option<Slot> {
+        let open = self.open.fetch_add(1, Ordering::AcqRel);
+        if open < self.cfg.max_connections {
+            return Some(Slot(Arc::clone(self)));
+        }
+        self.open.fetch_sub(1, Ordering::AcqRel);
+        let refused = self.refused.fetch_add(1, Ordering::AcqRel) + 1;
+        let _ = client.shutdown(Shutdown::Both);
+        if refused.is_power_of_two() {
+            crate::stderr_line!(
+                "kwire: proxy: refused a connection{}: {} connections are open (--max-connections); {refused} refused so far",
+                client.peer_addr().map(|p| format!(" from {p}")).unwrap_or_default(),
+                self.cfg.max_connections
+            );
+        }
+        None
+    }
+
+    /// Client connections being served now.
+    pub fn open_connections(&self) -> usize {
+        self.open.load(Ordering::Acquire)
     }
 
     fn connection(self: Arc<Self>, client: TcpStream, broker: &str) {
@@ -549,6 +605,22 @@ impl FrameCutter {
 mod tests {
     use super::*;
 
+    /// A proxy on a free local port for the broker at `broker`.
+    fn test_config(broker: SocketAddr, max_connections: usize) -> Config {
+        Config {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            advertise_host: "127.0.0.1".into(),
+            broker: broker.to_string(),
+            maps: Vec::new(),
+            connect_timeout: Duration::from_secs(5),
+            rewrite_max: 1 << 20,
+            max_connections,
+            release: None,
+            client_tls: None,
+            broker_tls: None,
+        }
+    }
+
     /// A Metadata v12 request header with correlation id `corr` and `body` zero bytes after it.
     fn request(corr: i32, body: usize) -> Vec<u8> {
         let mut f = (8 + body as i32).to_be_bytes().to_vec();
@@ -669,17 +741,7 @@ mod tests {
             s.write_all(&resp).unwrap();
             let _ = s.read(&mut [0u8; 1]);
         });
-        let cfg = Config {
-            listen: "127.0.0.1:0".parse().unwrap(),
-            advertise_host: "127.0.0.1".into(),
-            broker: broker_addr.to_string(),
-            maps: Vec::new(),
-            connect_timeout: Duration::from_secs(5),
-            rewrite_max: 1 << 20,
-            release: None,
-            client_tls: None,
-            broker_tls: None,
-        };
+        let cfg = test_config(broker_addr, 64);
         let proxy = Proxy::start(cat, cfg, None).unwrap();
         let local = proxy.routes()[0].0;
         let mut c = TcpStream::connect(local).unwrap();
@@ -708,5 +770,59 @@ mod tests {
             i64::from(local.port()),
             "{v}"
         );
+    }
+
+    #[test]
+    fn connections_over_the_limit_are_closed_and_their_slots_come_back() {
+        use std::io::Read;
+        let cat = Catalogue::builtin();
+        // A broker that holds every connection until its client's side ends.
+        let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+        let broker_addr = broker.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for s in broker.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let mut s = s;
+                    let _ = std::io::copy(&mut s, &mut std::io::sink());
+                });
+            }
+        });
+        let cfg = test_config(broker_addr, 2);
+        let proxy = Proxy::start(cat, cfg, None).unwrap();
+        let local = proxy.routes()[0].0;
+        let wait_for = |open: usize| {
+            for _ in 0..500 {
+                if proxy.open_connections() == open {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            panic!("{} open, not {open}", proxy.open_connections());
+        };
+        let first = TcpStream::connect(local).unwrap();
+        let second = TcpStream::connect(local).unwrap();
+        wait_for(2);
+        // The third is closed at once: its read ends, no bytes.
+        let mut third = TcpStream::connect(local).unwrap();
+        third
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        assert_eq!(third.read(&mut [0u8; 8]).map_err(|e| e.kind()), Ok(0));
+        assert_eq!(proxy.refused.load(Ordering::Acquire), 1);
+        // The first two are still served.
+        let mut still = second.try_clone().unwrap();
+        still
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        assert!(
+            still.read(&mut [0u8; 8]).is_err(),
+            "a connection under the limit was closed"
+        );
+        // A client that leaves gives its slot back.
+        drop(first);
+        wait_for(1);
+        let _fourth = TcpStream::connect(local).unwrap();
+        wait_for(2);
+        drop(second);
     }
 }
