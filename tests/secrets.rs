@@ -600,3 +600,91 @@ fn the_explorer_s_pcap_export_masks_credentials() {
     assert_eq!(common::frame_rows(&listing).len(), rows.len(), "{listing}");
     let _ = std::fs::remove_file(&out);
 }
+
+/// A SaslHandshake v0 request, `mechanism` named.
+fn handshake_v0(corr: i32, mechanism: &str) -> Vec<u8> {
+    common::exchanges::frame(
+        Direction::Request,
+        "SaslHandshake",
+        0,
+        corr,
+        "c",
+        json!({"Mechanism": mechanism}),
+    )
+}
+
+#[test]
+fn a_plain_token_after_a_lost_or_refused_handshake_answer_is_not_shown() {
+    let plain = format!("\0alice\0{PASSWORD}");
+    // The broker's answer to the handshake is not in the capture.
+    let mut lost = Timeline::default();
+    lost.send(PORT, true, &handshake_v0(1, "PLAIN"));
+    lost.send(PORT, true, &token(plain.as_bytes()));
+    lost.send(PORT, false, &token(b""));
+    lost.pair(PORT, "c", 2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
+    // The broker refused the mechanism, and the client sent its token anyway.
+    let mut refused = Timeline::default();
+    refused.pair(
+        PORT,
+        "c",
+        1,
+        "SaslHandshake",
+        0,
+        json!({"Mechanism": "PLAIN"}),
+        json!({"ErrorCode": 33, "Mechanisms": ["SCRAM-SHA-256"]}),
+    );
+    refused.send(PORT, true, &token(plain.as_bytes()));
+    for (what, t) in [("lost", lost), ("refused", refused)] {
+        let cap = TempCapture::new(&format!("sasl-{what}"), &t.pcap());
+        let (_, list) = run(&["capture", cap.path(), "--list"]);
+        assert!(list.contains("SASL token (PLAIN)"), "{what}:\n{list}");
+        for args in [
+            vec!["capture", cap.path(), "--format", "tree"],
+            vec!["capture", cap.path(), "--format", "grid"],
+            vec!["capture", cap.path(), "--json"],
+            vec!["capture", cap.path()],
+        ] {
+            let (_, out) = run(&args);
+            assert!(
+                leaked(&out).is_empty(),
+                "{what} {args:?} shows {:?}:\n{out}",
+                leaked(&out)
+            );
+        }
+        // With --show-secrets the token is there to see.
+        let (_, shown) = run(&["capture", cap.path(), "--format", "tree", "--show-secrets"]);
+        assert!(!leaked(&shown).is_empty(), "{what}:\n{shown}");
+    }
+}
+
+#[test]
+fn a_malformed_sasl_authenticate_masks_what_was_not_decoded() {
+    // AuthBytes' length says more than the frame holds: decoding stops there.
+    let mut f = common::exchanges::frame(
+        Direction::Request,
+        "SaslAuthenticate",
+        2,
+        2,
+        "c",
+        json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}),
+    );
+    // The compact length (21 + 1) before the 21 bytes and the body's tagged fields.
+    let at = f.len() - 21 - 2;
+    assert_eq!(f[at], 22, "{f:?}");
+    f[at] = 100;
+    let file = std::env::temp_dir().join(format!("kwire-sasl-bad-{}.bin", std::process::id()));
+    std::fs::write(&file, &f).unwrap();
+    let path = file.to_str().unwrap();
+    for format in ["tree", "grid", "json", "tree-json"] {
+        let (status, out) = run(&["decode", path, "--format", format]);
+        assert!(
+            leaked(&out).is_empty(),
+            "{format} shows {:?}:\n{out}",
+            leaked(&out)
+        );
+        assert_eq!(status, Some(2), "{format}: {out}");
+    }
+    let (_, out) = run(&["decode", path, "--format", "grid", "--show-secrets"]);
+    assert!(!leaked(&out).is_empty(), "{out}");
+    let _ = std::fs::remove_file(&file);
+}

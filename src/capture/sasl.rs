@@ -12,6 +12,12 @@
 //!   token mode, on both sides.
 //! - In token mode, a broker frame is a token unless it starts with the
 //!   correlation id of a request awaiting its response.
+//! - While the handshake's answer is awaited (lost to a gap, or not yet
+//!   captured) or after it refused, a client frame that is not a Kafka
+//!   request is taken for a token all the same: a client sends raw bytes
+//!   only to authenticate, and a token read as a Kafka frame would show its
+//!   credential. Awaited, that token starts token mode; after a refusal,
+//!   the next Kafka request ends the watch.
 //!
 //! So PLAIN (one token each way), SCRAM (two rounds) and GSSAPI (several)
 //! all end when the client sends its first request after authentication.
@@ -40,6 +46,9 @@ pub(super) enum Sasl {
     },
     /// The broker accepted the handshake: tokens both ways.
     Tokens { mechanism: Arc<str> },
+    /// The broker refused the handshake: a client frame that is not a
+    /// Kafka request is still a token.
+    Refused { mechanism: Arc<str> },
 }
 
 impl Sasl {
@@ -60,8 +69,13 @@ impl Sasl {
         outstanding: &HashMap<i32, (i16, i16)>,
         effort: &mut Effort,
     ) -> Option<Arc<str>> {
-        let Sasl::Tokens { mechanism } = self else {
-            return None;
+        let (mechanism, watching) = match self {
+            Sasl::Tokens { mechanism } => (mechanism.clone(), false),
+            // Only the client's frames can be tokens before the broker accepts.
+            Sasl::Handshake { mechanism, .. } | Sasl::Refused { mechanism } if is_request => {
+                (mechanism.clone(), true)
+            }
+            _ => return None,
         };
         let kafka = if is_request {
             // A cut frame's header was checked before its body was skipped.
@@ -77,9 +91,15 @@ impl Sasl {
             })
         };
         if !kafka {
-            return Some(mechanism.clone());
+            if watching && matches!(self, Sasl::Handshake { .. }) {
+                *self = Sasl::Tokens {
+                    mechanism: mechanism.clone(),
+                };
+            }
+            return Some(mechanism);
         }
-        if is_request {
+        // A Kafka request while the handshake's answer is awaited leaves the wait as it is.
+        if is_request && !matches!(self, Sasl::Handshake { .. }) {
             *self = Sasl::Off;
         }
         None
@@ -129,7 +149,9 @@ impl Sasl {
             true => Sasl::Tokens {
                 mechanism: mechanism.clone(),
             },
-            false => Sasl::Off,
+            false => Sasl::Refused {
+                mechanism: mechanism.clone(),
+            },
         };
     }
 }

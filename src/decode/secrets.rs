@@ -104,8 +104,22 @@ fn metadata_log_finders() -> &'static [memchr::memmem::Finder<'static>; 2] {
 }
 
 /// Mask the credentials of a decoded frame: returns how many were redacted.
+/// Of a frame that may hold one and whose decoding stopped, the bytes from
+/// where it stopped on are masked too: a credential there was not found.
 pub fn redact(frame: &mut Frame) -> usize {
-    redact_tree(std::slice::from_mut(&mut frame.root), &mut frame.bytes)
+    let stopped = frame
+        .error
+        .as_ref()
+        .map(|e| e.offset)
+        .filter(|&at| at < frame.bytes.len());
+    let found = redact_tree(std::slice::from_mut(&mut frame.root), &mut frame.bytes);
+    let Some(at) = stopped else {
+        return found;
+    };
+    let rest = (at, frame.bytes.len() - at);
+    frame.bytes = masked(&frame.bytes, &[rest]);
+    apply(&mut frame.root, &frame.bytes.clone(), &[rest]);
+    found + 1
 }
 
 /// [`redact`] for nodes whose offsets index `bytes` (a log segment's batches).
