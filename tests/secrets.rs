@@ -286,6 +286,29 @@ fn decode_of_a_single_frame_reads_the_mechanism_by_shape() {
 
 /// A UserScramCredentialRecord as KRaft writes it to `__cluster_metadata`:
 /// frame version 1, record type 11, version 0, then the record.
+/// `kwire records` of a metadata log segment in each format: no credential
+/// shown; the exit statuses.
+fn metadata_records_leak_nothing(path: &str, what: &str) -> Vec<Option<i32>> {
+    let mut statuses = Vec::new();
+    for format in ["tree", "json", "dump"] {
+        let (status, out) = run(&[
+            "records",
+            path,
+            "--topic",
+            "__cluster_metadata",
+            "--format",
+            format,
+        ]);
+        assert!(
+            leaked(&out).is_empty(),
+            "{what} --format {format}: {:?}\n{out}",
+            leaked(&out)
+        );
+        statuses.push(status);
+    }
+    statuses
+}
+
 fn scram_record() -> Vec<u8> {
     let cat = kwire::schema::Catalogue::builtin();
     let spec = cat.by_name("UserScramCredentialRecord", 0, None).unwrap();
@@ -310,21 +333,8 @@ fn kraft_scram_records_in_a_segment_and_in_a_capture() {
             std::env::temp_dir().join(format!("kwire-secrets-{codec}-{}.log", std::process::id()));
         std::fs::write(&file, &segment).unwrap();
         let path = file.to_str().unwrap();
-        for format in ["tree", "json", "dump"] {
-            let (status, out) = run(&[
-                "records",
-                path,
-                "--topic",
-                "__cluster_metadata",
-                "--format",
-                format,
-            ]);
-            assert_eq!(status, Some(0), "{out}");
-            assert!(
-                leaked(&out).is_empty(),
-                "records --format {format}, codec {codec}: {:?}\n{out}",
-                leaked(&out)
-            );
+        for status in metadata_records_leak_nothing(path, &format!("codec {codec}")) {
+            assert_eq!(status, Some(0));
         }
         let (_, out) = run(&[
             "records",
@@ -687,4 +697,72 @@ fn a_malformed_sasl_authenticate_masks_what_was_not_decoded() {
     let (_, out) = run(&["decode", path, "--format", "grid", "--show-secrets"]);
     assert!(!leaked(&out).is_empty(), "{out}");
     let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn damaged_scram_records_of_the_metadata_log_are_masked() {
+    use common::batches::{batch, batch_of, record_bytes, Rec};
+    let whole = scram_record();
+    // A value its schema does not read whole (cut inside ServerKey), and a
+    // record cut short by the end of its batch.
+    let cut_value = Rec {
+        key: None,
+        value: Some(whole[..whole.len() - 20].to_vec()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    let recs = record_bytes(
+        &Rec {
+            key: None,
+            value: Some(whole.clone()),
+            headers: vec![],
+            timestamp_delta: 0,
+        },
+        0,
+    );
+    let cut_record = batch_of(0, 0, &recs[..recs.len() - 20], 1);
+    for (what, segment) in [("value", batch(0, 0, &[cut_value])), ("record", cut_record)] {
+        let file = std::env::temp_dir().join(format!(
+            "kwire-secrets-cut-{what}-{}.log",
+            std::process::id()
+        ));
+        std::fs::write(&file, &segment).unwrap();
+        let path = file.to_str().unwrap();
+        // The damage is there to see, the credential is not.
+        if what == "value" {
+            let (_, out) = run(&[
+                "records",
+                path,
+                "--topic",
+                "__cluster_metadata",
+                "--format",
+                "json",
+                "--show-secrets",
+            ]);
+            assert!(
+                !leaked(&out).is_empty(),
+                "{what} with --show-secrets:\n{out}"
+            );
+        }
+        // The bytes views show (the explorer's records hex) are masked where the credential was.
+        let cat = kwire::schema::Catalogue::builtin();
+        let ctx = kwire::decode::fields::Context {
+            topic: Some("__cluster_metadata".into()),
+            ..Default::default()
+        };
+        let mut bytes = bytes::Bytes::from(segment.clone());
+        let mut d = kwire::decode::records::BatchDecoder::new(&bytes, cat, &ctx);
+        let mut nodes = Vec::new();
+        d.decode_stream(0, segment.len(), &mut nodes);
+        assert!(
+            kwire::decode::secrets::redact_tree(&mut nodes, &mut bytes) > 0,
+            "{what}"
+        );
+        assert!(
+            leaked(&String::from_utf8_lossy(&bytes)).is_empty(),
+            "{what}: {bytes:?}"
+        );
+        metadata_records_leak_nothing(path, what);
+        let _ = std::fs::remove_file(&file);
+    }
 }

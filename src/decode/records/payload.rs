@@ -101,6 +101,8 @@ pub fn decode_key_value(
     let mut key_nodes = Vec::new();
     let mut value_nodes = Vec::new();
     let mut record_type = None;
+    // The metadata log's value read whole through its schema.
+    let mut value_read = false;
     match kind {
         PayloadKind::Plain => {}
         PayloadKind::Control => {
@@ -167,7 +169,7 @@ pub fn decode_key_value(
                     ));
                     match spec {
                         Some(spec) => {
-                            embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings)
+                            embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings);
                         }
                         None => warnings.push(Warning::at(
                             WarningKind::UnknownPayload,
@@ -229,15 +231,17 @@ pub fn decode_key_value(
                         None,
                     ));
                     match spec {
-                        Some(spec) => embed(
-                            cat,
-                            buf,
-                            spec,
-                            version,
-                            (r.pos(), e),
-                            &mut value_nodes,
-                            warnings,
-                        ),
+                        Some(spec) => {
+                            value_read = embed(
+                                cat,
+                                buf,
+                                spec,
+                                version,
+                                (r.pos(), e),
+                                &mut value_nodes,
+                                warnings,
+                            )
+                        }
                         None => warnings.push(Warning::at(
                             WarningKind::UnknownPayload,
                             s,
@@ -247,6 +251,12 @@ pub fn decode_key_value(
                 }
             }
         }
+    }
+    // A metadata log value its schema did not read whole may be a SCRAM
+    // credential or a delegation token: it is taken for one (masked whole
+    // unless --show-secrets).
+    if kind == PayloadKind::ClusterMetadata && value.is_some() && !value_read {
+        mark_value_secret(out);
     }
     for n in out.iter_mut() {
         match n.kind {
@@ -283,7 +293,9 @@ fn versioned<'c>(
         spec.map(|sp| format!("({} v{v})", sp.name)),
     ));
     match spec {
-        Some(spec) => embed(cat, buf, spec, v, (s + 2, e), out, warnings),
+        Some(spec) => {
+            embed(cat, buf, spec, v, (s + 2, e), out, warnings);
+        }
         None => warnings.push(Warning::at(
             WarningKind::UnknownPayload,
             s,
@@ -292,6 +304,15 @@ fn versioned<'c>(
     }
 }
 
+/// The record among `record` (a record's children) whose value is taken for
+/// a credential as a whole.
+pub(super) fn mark_value_secret(record: &mut [Node]) {
+    if let Some(v) = record.iter_mut().find(|n| n.kind == Kind::RecordValue) {
+        v.set_secret();
+    }
+}
+
+/// `spec` decoded from `range` into `out`; whether it decoded whole.
 fn embed(
     cat: &Catalogue,
     buf: &Bytes,
@@ -300,11 +321,12 @@ fn embed(
     range: (usize, usize),
     out: &mut Vec<Node>,
     warnings: &mut Vec<Warning>,
-) {
+) -> bool {
     match decode_embedded(cat, buf, spec, version, range, Region::Record) {
         Ok((node, mut w)) => {
             warnings.append(&mut w);
             out.push(node);
+            true
         }
         Err(failed) => {
             let (node, e) = *failed;
@@ -314,6 +336,7 @@ fn embed(
                 format!("{} v{version}: {e}", spec.name),
             ));
             out.push(node);
+            false
         }
     }
 }

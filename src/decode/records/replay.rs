@@ -269,6 +269,11 @@ impl BatchDecoder<'_, '_> {
             }
         }
         findings.into_iter().for_each(|s| self.found(tape, s, node));
+        // A damaged record of the metadata log may hold a credential its
+        // schema would have marked: the whole record is taken for one.
+        if failed && kind == PayloadKind::ClusterMetadata {
+            node.set_secret();
+        }
     }
 
     /// A length written as `form` says and its bytes (or null; or nothing,
