@@ -22,12 +22,13 @@ pub struct Panes {
     pub side_by_side: bool,
 }
 
-/// `grid_rows` and `grid_width` are what the whole frame's grid would take.
-pub fn panes(area: Rect, frame_count: usize, grid_rows: usize, grid_width: u16) -> Panes {
+/// `list_lines`: the frame list's lines (0 when it is not shown); `grid_rows`
+/// and `grid_width` are what the whole frame's grid would take.
+pub fn panes(area: Rect, list_lines: usize, grid_rows: usize, grid_width: u16) -> Panes {
     let [top, status] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
-    let (frames, rest) = if frame_count > 1 {
+    let (frames, rest) = if list_lines > 1 {
         let most = (usize::from(top.height) / 3).max(FRAMES_MIN_LINES);
-        let h = frame_count.min(most) as u16 + 1;
+        let h = list_lines.min(most) as u16 + 1;
         let [f, r] = Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(top);
         (Some(f), r)
     } else {

@@ -25,7 +25,13 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
         let len = fv.grid_bytes().len();
         (row_count(len), GridGeometry::new(len).width())
     });
-    let p = panes(f.area(), app.frames.len(), rows, width);
+    // The list shows with two frames or more, as tall as its lines (connection rows among them) allow.
+    let list_lines = if app.frames.len() > 1 {
+        app.lines.len()
+    } else {
+        0
+    };
+    let p = panes(f.area(), list_lines, rows, width);
     let theme = app.theme;
     let focus = app.focus;
     let block = |title: String, focused: bool, borders: Borders| {
