@@ -123,13 +123,11 @@ fn records_both_ways(
             tape.record_damage, reading.damage
         ));
     }
-    let values_only = decode_frame(
+    let values_only = decode_again(
         cat,
-        data.clone(),
-        0,
-        &DecodeOptions {
+        &data,
+        DecodeOptions {
             values_only: true,
-            budget: Budget::new(opts.budget.limits()),
             ..opts.clone()
         },
     );
@@ -156,6 +154,13 @@ fn records_both_ways(
         .find_map(|(a, b)| node_diff(a, b, "records"))
 }
 
+/// `data` decoded with `opts` on a budget of its own (with the same limits:
+/// the first decoding's has been drawn on).
+fn decode_again(cat: &Catalogue, data: &Bytes, opts: DecodeOptions) -> Frame {
+    let budget = Budget::new(opts.budget.limits());
+    decode_frame(cat, data.clone(), 0, &DecodeOptions { budget, ..opts })
+}
+
 /// The frame decoded for its findings only (`kwire check`: batches read from
 /// the tape, never built) against its tree: the same warnings, the order
 /// check's included, and the same damage, in the same order.
@@ -165,13 +170,11 @@ fn findings_alike(
     opts: &DecodeOptions,
     tree: &Frame,
 ) -> Option<String> {
-    let checked = decode_frame(
+    let checked = decode_again(
         cat,
-        data.clone(),
-        0,
-        &DecodeOptions {
+        data,
+        DecodeOptions {
             findings_only: true,
-            budget: Budget::new(opts.budget.limits()),
             ..opts.clone()
         },
     );

@@ -55,8 +55,7 @@ impl BatchDecoder<'_, '_> {
             .filter(|s| s.kind == SlotKind::Finding)
         {
             if let Some(f) = tape.findings.get(s.decl as usize) {
-                self.warnings.extend(f.warning.clone());
-                self.damage.extend(f.damage.clone());
+                self.take_finding(f);
             }
         }
     }

@@ -127,7 +127,7 @@ pub(super) fn batch_facts_on_tape(tape: &Values, batch: u32) -> Option<BatchFact
     for (j, s) in tape.children(batch) {
         match s.kind {
             SlotKind::Part if k < header.len() => {
-                header[k] = tape_int(s.value).unwrap_or(0);
+                header[k] = slot_int(s.value);
                 k += 1;
             }
             SlotKind::Finding if has_error(tape, s) => return None,
@@ -235,12 +235,12 @@ fn record_delta(tape: &Values, (r, rec): (u32, &Slot)) -> Option<(usize, i64)> {
         return None;
     }
     let (_, s) = tape.children(r).nth(2)?;
-    let delta = tape_int(s.value).unwrap_or(0) as i32;
+    let delta = slot_int(s.value) as i32;
     (s.kind != SlotKind::Finding).then_some((s.at as usize, i64::from(delta)))
 }
 
 /// A finding of the record walk that puts an error on its parent.
-fn has_error(tape: &Values, s: &Slot) -> bool {
+pub(super) fn has_error(tape: &Values, s: &Slot) -> bool {
     s.kind == SlotKind::Finding
         && tape
             .findings
@@ -248,11 +248,12 @@ fn has_error(tape: &Values, s: &Slot) -> bool {
             .is_some_and(|f| f.error.is_some())
 }
 
-fn tape_int(v: Val) -> Option<i64> {
+/// A slot's integer as the batch and record nodes take it (0 when it is none).
+pub(super) fn slot_int(v: Val) -> i64 {
     match v {
-        Val::Int(n) => Some(n),
-        Val::Uint(n) => i64::try_from(n).ok(),
-        _ => None,
+        Val::Int(n) => n,
+        Val::Uint(n) => n as i64,
+        _ => 0,
     }
 }
 

@@ -11,6 +11,7 @@ use super::batch::{
     RECORD_FIELDS, TIMESTAMP_DELTA, V2_FIELDS, VALUE,
 };
 use super::compression::Codec;
+use super::order::{has_error, slot_int as int};
 use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
 use super::tape::{FRAMED, OVER_BUDGET};
 use super::BatchDecoder;
@@ -59,6 +60,11 @@ impl BatchDecoder<'_, '_> {
         if let Some(e) = &f.error {
             node.set_error(e.clone());
         }
+        self.take_finding(f);
+    }
+
+    /// A finding's warning and damage, noted.
+    pub(super) fn take_finding(&mut self, f: &crate::decode::values::Finding) {
         self.warnings.extend(f.warning.clone());
         self.damage.extend(f.damage.clone());
     }
@@ -204,13 +210,7 @@ impl BatchDecoder<'_, '_> {
             PayloadKind::for_topic(self.ctx.topic.as_deref())
         };
         // A record that failed has no keys or values decoded through their schemas.
-        let failed = tape.children(i).any(|(_, s)| {
-            s.kind == SlotKind::Finding
-                && tape
-                    .findings
-                    .get(s.decl as usize)
-                    .is_some_and(|f| f.error.is_some())
-        });
+        let failed = tape.children(i).any(|(_, s)| has_error(tape, s));
         let (mut key, mut value) = (None, None);
         let out = &mut node.children;
         if let Val::Int(len) = rec.value {
@@ -392,13 +392,5 @@ fn written(s: &Slot) -> (i32, Option<usize>) {
     match s.value {
         Val::Bytes(span) => (span.len as i32, Some(span.len as usize)),
         _ => (s.decl as i32, None),
-    }
-}
-
-fn int(v: Val) -> i64 {
-    match v {
-        Val::Int(n) => n,
-        Val::Uint(n) => n as i64,
-        _ => 0,
     }
 }
