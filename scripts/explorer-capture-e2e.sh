@@ -6,7 +6,8 @@
 # frames and into decompressed data, which the grid then shows as its own buffer; the filter
 # speaks the command line's words; p jumps between a request and its
 # response, } along a connection, t toggles relative times; a capture on
-# standard input streams into the list; q quits with status 0.
+# standard input streams into the list; q quits with status 0, at once
+# while standard input stays open and idle.
 #
 # Usage: scripts/explorer-capture-e2e.sh     (KWIRE_BIN=path/to/kwire skips the build)
 set -eu
@@ -144,6 +145,15 @@ wait_for "$(sed -n 1p "$WORK/list.txt")"
 t send-keys -t e2e q
 wait_for "piped exited 0"
 echo "ok: a capture on standard input fills the list"
+
+# q quits at once while standard input stays open and idle.
+t send-keys -t e2e "clear; sleep 60 | ('$KWIRE_BIN' capture - --tui; echo \"idle exited \$?\")" Enter
+wait_for "reading the capture…" 50
+t send-keys -t e2e q
+wait_for "idle exited 0" 20
+# The shell still waits for sleep, which Ctrl-C ends.
+t send-keys -t e2e C-c
+echo "ok: q quits within 2 s while standard input is idle"
 
 # ! lists what went wrong (the conversation rules), worst first; Enter goes
 # to the selected group's frames one after another.

@@ -66,6 +66,16 @@ wait_for "#2  paste 1 +0x0000  DeleteShareGroupStateRequest message v0  41 B"
 pane | grep -qF "0000  00 00 00 25 00 56" || fail "grid does not show the pasted frame"
 echo "ok: the pasted message is frame #2 in the frame list"
 
+# A dump with offsets (od -A x -t x1z of a 278-byte Produce request): tmux
+# sends CR between pasted lines, as terminals do; the frame is read whole.
+python3 -c "import sys; sys.stdout.buffer.write(bytes.fromhex(open('samples/produce-v9-request.hex').read()))" > "$WORK/produce.bin"
+od -A x -t x1z "$WORK/produce.bin" > "$WORK/produce.od"
+t set-buffer -b od -- "$(cat "$WORK/produce.od")"
+t paste-buffer -p -b od -t e2e
+wait_for " frames (3) "
+wait_for "#3  paste 2 +0x0000  ProduceRequest message v9  278 B"
+echo "ok: an od dump pasted with CR line breaks is frame #3, 278 bytes whole"
+
 t send-keys -t e2e q
 wait_for "kwire exited 0"
 check_restored q

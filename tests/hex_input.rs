@@ -144,3 +144,76 @@ fn a_repeat_line_over_the_budget_is_an_error_not_an_abort() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// Runs `kwire ARGS` with `stdin`; (status, stdout, stderr).
+fn kwire_with_input(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kwire");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || input.write_all(&stdin));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn kwire_reads_back_its_own_grid_with_cr_or_lf_line_breaks() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    for name in ["produce-v9-request.hex", "join-group-v9-request.hex"] {
+        let path = samples.join(name).display().to_string();
+        let (status, tree, _) = kwire_with_input(&["decode", &path], b"");
+        assert_eq!(status, Some(0), "{name}");
+        // Two frames: each grid's offsets start again at 0.
+        let mut twice = std::fs::read(samples.join(name)).unwrap();
+        twice.extend(std::fs::read(samples.join(name)).unwrap());
+        let (status, grid, err) = kwire_with_input(&["decode", "--format", "grid", "-"], &twice);
+        assert_eq!(status, Some(0), "{err}");
+        for ending in ["\n", "\r", "\r\n"] {
+            let pasted = grid.replace('\n', ending);
+            let (status, back, err) = kwire_with_input(&["decode", "-"], pasted.as_bytes());
+            assert_eq!(status, Some(0), "{name} {ending:?}: {err}");
+            let frames: Vec<&str> = back.split("# frame ").skip(1).collect();
+            assert_eq!(frames.len(), 2, "{name} {ending:?}:\n{back}");
+            for f in frames {
+                let body = f.split_once('\n').unwrap().1.trim_end();
+                assert_eq!(body, tree.trim_end(), "{name} {ending:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_frame_without_its_size_prefix_is_read_with_one_added_and_said() {
+    let frame = sample("join-group-v9-request.hex");
+    let (_, want, _) = kwire_with_input(&["decode", "--binary", "-"], &frame);
+    let bare = hex::encode(&frame[4..]);
+    let (status, tree, err) = kwire_with_input(&["decode", "-"], bare.as_bytes());
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(tree, want);
+    assert!(
+        err.contains("reads as one frame without its 4-byte size prefix")
+            && err.contains("--framing prefixed reads the bytes as given"),
+        "{err}"
+    );
+    // The other reading, on request: the first 4 bytes taken for a size.
+    let (status, _, err) =
+        kwire_with_input(&["decode", "--framing", "prefixed", "-"], bare.as_bytes());
+    assert_eq!(status, Some(2), "{err}");
+    assert!(!err.contains("size prefix"), "{err}");
+    // `bare` adds the prefix without asking.
+    let (status, tree, err) =
+        kwire_with_input(&["decode", "--framing", "bare", "-"], bare.as_bytes());
+    assert_eq!((status, tree), (Some(0), want), "{err}");
+    // A whole frame is read as given, with no note.
+    let (status, _, err) = kwire_with_input(&["decode", "--binary", "-"], &frame);
+    assert_eq!(status, Some(0));
+    assert!(err.is_empty(), "{err}");
+}

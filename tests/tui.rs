@@ -499,6 +499,55 @@ fn pasted_hex_opens_a_new_frame_in_the_frame_list() {
 }
 
 #[test]
+fn a_paste_with_cr_line_breaks_is_read_whole_and_a_bare_frame_offered_both_ways() {
+    // Terminals send CR between pasted lines: a 200-byte dump arrives as one
+    // CR-separated text.
+    let mut frame = parse_hex_text(&sample_text(REQUEST)).unwrap();
+    frame.extend(vec![0u8; 200 - frame.len()]);
+    let size = (frame.len() - 4) as u32;
+    frame[..4].copy_from_slice(&size.to_be_bytes());
+    let dump: String = frame
+        .chunks(16)
+        .enumerate()
+        .map(|(i, row)| {
+            let hex: Vec<String> = row.iter().map(|b| format!("{b:02x}")).collect();
+            format!("{:08x}: {}\r", i * 16, hex.join(" "))
+        })
+        .collect();
+    let mut a = App::new(Catalogue::builtin(), None, Vec::new(), Theme::COLOR);
+    a.on_paste(&dump);
+    assert_eq!(a.frames.len(), 1);
+    assert_eq!(a.frame().unwrap().frame.bytes.len(), 200);
+
+    // The frame without its size prefix: shown with one added (selected) and
+    // as given after it.
+    let bare = parse_hex_text(&sample_text(REQUEST)).unwrap()[4..]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>();
+    a.on_paste(&bare);
+    assert_eq!((a.frames.len(), a.current), (3, 1));
+    let added = &a.frame().unwrap().frame;
+    assert!(added.error.is_none(), "{:?}", added.error);
+    let status = a
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        status.contains("without its 4-byte size prefix"),
+        "{status}"
+    );
+    let buf = draw(&mut a, 120, 30);
+    assert!(
+        row_containing(&buf, "paste 2, size prefix added").is_some(),
+        "{}",
+        rows(&buf).join("\n")
+    );
+    assert!(row_containing(&buf, "paste 2, as given").is_some());
+}
+
+#[test]
 fn a_response_is_decoded_again_with_the_api_typed_after_v() {
     let text = sample_text(RESPONSE);
     let mut a = App::new(Catalogue::builtin(), None, Vec::new(), Theme::COLOR);

@@ -1116,6 +1116,9 @@ pub fn explore_indexed(
         total: e.total,
         ..Default::default()
     };
+    // Quitting must not wait for input that does not come (`sleep 60 |
+    // kwire capture - --tui`): the index thread's reads end when it stops.
+    let input = kwire::input::stoppable::stoppable(input, progress.stop.clone());
     let capture = CaptureState {
         topic_ids: e.topic_ids,
         ..CaptureState::new(spool, progress.clone(), e.guess, e.budget)

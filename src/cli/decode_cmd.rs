@@ -50,8 +50,22 @@ pub struct InputArgs {
     /// (__consumer_offsets, __share_group_state, __transaction_state, __cluster_metadata).
     #[arg(long)]
     pub topic: Option<String>,
+    /// How frames are delimited: `auto` takes bytes that are no size-prefixed
+    /// frames but read cleanly as one frame without its 4-byte size prefix
+    /// for that frame (and says so); `prefixed` reads them as given; `bare`
+    /// adds the prefix.
+    #[arg(long, value_enum, default_value_t = FramingArg::Auto)]
+    pub framing: FramingArg,
     #[command(flatten)]
     pub budget: BudgetArgs,
+}
+
+/// `--framing`, as [`kwire::input::framing::Framing`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FramingArg {
+    Auto,
+    Prefixed,
+    Bare,
 }
 
 /// What one input may cost (see `kwire::budget`).
@@ -192,6 +206,7 @@ pub fn frames_from(
         InputKind::Auto
     };
     let bytes = to_bytes(raw, kind).map_err(report)?;
+    let bytes = framed(cat, bytes, args.framing, opts)?;
     let frames = decode_frames(cat, &bytes, opts);
     // Decoding stops at a frame whose size cannot be trusted: what follows is
     // said, not dropped (that frame's error already makes the status 2).
@@ -200,6 +215,38 @@ pub fn frames_from(
         kwire::stderr_line!("kwire: {} bytes after input offset {end} were not decoded: the frame before them has no size to trust", bytes.len() - end);
     }
     Ok(frames)
+}
+
+/// The input's bytes as `--framing` asks: with a size prefix added when it
+/// is missing (said on stderr, with the way to read the bytes as given).
+fn framed(
+    cat: &Catalogue,
+    bytes: bytes::Bytes,
+    framing: FramingArg,
+    opts: &DecodeOptions,
+) -> Result<bytes::Bytes, i32> {
+    use kwire::input::framing::{missing_size_prefix, with_size_prefix};
+    match framing {
+        FramingArg::Prefixed => Ok(bytes),
+        FramingArg::Bare => with_size_prefix(&bytes)
+            .ok_or_else(|| report("the input is too long for one frame".to_string())),
+        FramingArg::Auto => {
+            let Some(added) = missing_size_prefix(cat, &bytes, opts) else {
+                return Ok(bytes);
+            };
+            let claimed = added.claimed.map_or_else(
+                || "they are fewer than the 4 bytes of a size".to_string(),
+                |size| {
+                    format!(
+                        "as given, the first 4 bytes would be a size of {size} where {} bytes follow",
+                        bytes.len().saturating_sub(4)
+                    )
+                },
+            );
+            kwire::stderr_line!("kwire: the input reads as one frame without its 4-byte size prefix ({claimed}): decoded with the prefix added, so offsets count it; --framing prefixed reads the bytes as given");
+            Ok(added.bytes)
+        }
+    }
 }
 
 fn report(e: String) -> i32 {

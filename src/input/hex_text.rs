@@ -8,8 +8,14 @@
 //!   lines), `od -A x -t x1z` (and `od -t x1` with octal offsets), `tcpdump -X`,
 //!   Wireshark "Copy as Hex Dump";
 //! - 16-bit word dumps: `hexdump` without options (`0000000 0000 4a00 ...`),
-//!   `hexdump -x` and `od -x`, read as little-endian words;
+//!   `hexdump -x` and `od -x`, read as little-endian words; `od`'s default
+//!   octal words (`od`, `od -A x`: six octal digits a word) the same way;
+//! - offsets in hex, octal (`od`) or decimal (`od -A d`);
+//! - kwire's own `--format grid` output (its title, column ruler and legend
+//!   are passed over);
 //! - `#`, `//` and `/*` comments, on their own line or trailing.
+//!
+//! CR, CRLF and LF all end a line: terminals send CR between pasted lines.
 //!
 //! A dump is recognised as a whole: every line must start with an increasing
 //! offset, and the offsets must agree with the bytes on the lines. The offsets
@@ -76,23 +82,29 @@ pub fn repeat_budget(text: &str) -> u64 {
 /// text); a `*` line that would go over is an error naming its line, checked
 /// before anything is allocated.
 pub fn parse_hex_text(text: &str) -> Result<Vec<u8>, HexError> {
-    let lines = content_lines(text);
     let budget = repeat_budget(text);
-    let dump = match parse_dump(&lines, 16, budget) {
-        Some(hex) => Some(unless_octal_fits_too(hex, &lines, budget)),
-        None => parse_dump(&lines, 8, budget),
-    };
-    let bytes = match dump {
-        Some(result) => result?,
-        None => {
-            check_repeat_offsets(&lines)?;
-            parse_plain(&lines).map_err(|e| with_dump_hint(e, &lines))?
-        }
-    };
+    let mut bytes = Vec::new();
+    for section in grid_sections(content_lines(text)) {
+        bytes.extend(parse_lines(&section, budget)?);
+    }
     if bytes.is_empty() {
         return Err(HexError::new(1, 1, "no hex bytes found"));
     }
     Ok(bytes)
+}
+
+fn parse_lines(lines: &[Line], budget: u64) -> Result<Vec<u8>, HexError> {
+    let dump = match parse_dump(lines, 16, budget) {
+        Some(hex) => Some(unless_octal_fits_too(hex, lines, budget)),
+        None => parse_dump(lines, 8, budget).or_else(|| parse_dump(lines, 10, budget)),
+    };
+    match dump {
+        Some(result) => result,
+        None => {
+            check_repeat_offsets(lines)?;
+            parse_plain(lines).map_err(|e| with_dump_hint(e, lines))
+        }
+    }
 }
 
 /// Offsets that read as hex and as octal alike (no digit above 7) leave the
@@ -121,11 +133,13 @@ fn unless_octal_fits_too(
         .iter()
         .filter_map(Row::data)
         .all(|d| d.digits == 7 && !d.colon);
-    if unit == Unit::Bytes && !od_bytes {
+    if unit != Unit::Words && !od_bytes {
         return Ok(bytes);
     }
     match parse_dump(lines, 8, budget) {
-        Some(Ok(octal)) if octal != bytes && unit == Unit::Bytes => Ok(octal),
+        // Only `od` prints octal words, and with seven digits its offsets
+        // are octal (`od -A x` prints six).
+        Some(Ok(octal)) if octal != bytes && unit != Unit::Words => Ok(octal),
         Some(Ok(octal)) if octal != bytes => {
             let repeat = lines.iter().find(|l| l.text.trim_matches(is_space) == "*");
             let message = format!(
@@ -167,7 +181,7 @@ struct Line<'a> {
 }
 
 fn content_lines(text: &str) -> Vec<Line<'_>> {
-    text.lines()
+    split_lines(text)
         .enumerate()
         .map(|(i, raw)| Line {
             no: i + 1,
@@ -175,6 +189,65 @@ fn content_lines(text: &str) -> Vec<Line<'_>> {
         })
         .filter(|line| !line.text.trim_matches(is_space).is_empty())
         .collect()
+}
+
+/// The text's lines, ended by CR, CRLF or LF alike.
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match text.find(['\r', '\n']) {
+            Some(end) => {
+                let ending = if text[end..].starts_with("\r\n") {
+                    2
+                } else {
+                    1
+                };
+                rest = Some(&text[end + ending..]).filter(|r| !r.is_empty());
+                Some(&text[..end])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
+}
+
+/// kwire's `--format grid` output read back: its title line (`byte layout
+/// (N bytes, …)`), the column ruler under it and the legend after the rows
+/// are no bytes, and each grid's offsets start again at 0, so each is a
+/// section of its own. Text without a title is one section, untouched.
+fn grid_sections(lines: Vec<Line<'_>>) -> Vec<Vec<Line<'_>>> {
+    let is_title = |l: &Line| l.text.trim_start().starts_with("byte layout (");
+    if !lines.iter().any(is_title) {
+        return vec![lines];
+    }
+    let is_ruler = |l: &Line| {
+        let mut tokens = l.text.split_whitespace().peekable();
+        tokens.peek().is_some()
+            && tokens.all(|t| t.len() == 1 && t.chars().all(|c| c.is_ascii_hexdigit()))
+    };
+    let mut sections: Vec<Vec<Line>> = vec![Vec::new()];
+    let (mut in_legend, mut after_title) = (false, false);
+    for line in lines {
+        if is_title(&line) {
+            (in_legend, after_title) = (false, true);
+            sections.push(Vec::new());
+            continue;
+        }
+        if std::mem::take(&mut after_title) && is_ruler(&line) {
+            continue;
+        }
+        in_legend |= line.text.trim_start().starts_with("legend:");
+        if !in_legend {
+            if let Some(section) = sections.last_mut() {
+                section.push(line);
+            }
+        }
+    }
+    sections.retain(|s| !s.is_empty());
+    sections
 }
 
 /// Cuts a `#`, `//` or `/*` comment. A dump's ASCII column may hold these
@@ -368,6 +441,20 @@ enum Unit {
     /// `hexdump -x`, `od -x`. Hosts are little-endian nowadays (x86, ARM), so
     /// `4a00` is the bytes `00 4a`.
     Words,
+    /// 16-bit words as six octal digits, in the host's byte order: `od`'s
+    /// default (`od`, `od -A x`, `od -o`).
+    OctalWords,
+}
+
+impl Unit {
+    /// How many bytes a token of this unit holds (a bytes token: its digit
+    /// pairs).
+    fn bytes_in(self, t: &Token) -> u64 {
+        match self {
+            Unit::OctalWords => 2,
+            _ => t.text.chars().count() as u64 / 2,
+        }
+    }
 }
 
 /// Words when the first row's hex comes in groups of four digits and its
@@ -380,6 +467,7 @@ fn unit_of(rows: &[Row]) -> Unit {
         .find_map(|d| Some(d).zip(d.tokens.first()));
     match first {
         Some((d, t)) if !d.colon && is_word(t.text) => Unit::Words,
+        Some((d, t)) if !d.colon && is_octal_word(t.text) => Unit::OctalWords,
         _ => Unit::Bytes,
     }
 }
@@ -410,6 +498,11 @@ fn is_word(text: &str) -> bool {
     text.len() == 4 && text.chars().all(|c| c.is_ascii_hexdigit())
 }
 
+/// Six octal digits up to `177777`: one 16-bit word as `od` prints it.
+fn is_octal_word(text: &str) -> bool {
+    text.len() == 6 && u16::from_str_radix(text, 8).is_ok()
+}
+
 /// `None` when the text is not an offset-prefixed dump in `radix` offsets;
 /// otherwise the dump's bytes or the error in it. `*` lines may add at most
 /// `repeat_budget` bytes in all.
@@ -418,9 +511,9 @@ fn parse_dump(lines: &[Line], radix: u32, repeat_budget: u64) -> Option<Result<V
         .iter()
         .map(|l| dump_row(l, radix))
         .collect::<Option<Vec<_>>>()?;
-    // Octal offsets are only `od`'s default ones (7 digits or more); anything
+    // Octal and decimal offsets are only `od`'s (7 digits or more); anything
     // else that merely fails as hex must not get a second, looser chance.
-    if radix == 8 && rows.iter().filter_map(Row::data).any(|d| d.digits < 7) {
+    if radix != 16 && rows.iter().filter_map(Row::data).any(|d| d.digits < 7) {
         return None;
     }
     let unit = unit_of(&rows);
@@ -521,7 +614,7 @@ fn fits(tokens: &[Token], count: u64, unit: Unit, padded: bool) -> bool {
         if got >= count && unit == Unit::Bytes {
             break;
         }
-        got += t.text.chars().count() as u64 / 2;
+        got += unit.bytes_in(t);
     }
     got == count || (padded && got == count + 1)
 }
@@ -556,7 +649,7 @@ fn plan_rows(rows: &[Row], unit: Unit) -> Option<Vec<Plan>> {
                 Some(n) => {
                     let count = n.offset - d.offset;
                     let before_end = n.tokens.is_empty() && i + 2 == rows.len();
-                    if !fits(&d.tokens, count, unit, unit == Unit::Words && before_end) {
+                    if !fits(&d.tokens, count, unit, unit != Unit::Bytes && before_end) {
                         return None;
                     }
                     Plan::Known(usize::try_from(count).ok()?)
@@ -721,7 +814,7 @@ fn take_known(row: &DataRow, count: usize, unit: Unit, out: &mut Vec<u8>) -> Res
         }
         got += decode_token(row.no, t, unit, out)?;
         col = t.col + t.text.chars().count();
-        if unit == Unit::Words && got == count + 1 && out.last() == Some(&0) {
+        if unit != Unit::Bytes && got == count + 1 && out.last() == Some(&0) {
             out.pop();
             return Ok(());
         }
@@ -747,7 +840,7 @@ fn take_open(
 ) -> Result<(), HexError> {
     let area = match unit {
         Unit::Bytes => hex_area_len(&row.tokens, layout),
-        Unit::Words => row.tokens.iter().take_while(|t| !is_marker(t)).count(),
+        Unit::Words | Unit::OctalWords => row.tokens.iter().take_while(|t| !is_marker(t)).count(),
     };
     for t in &row.tokens[..area] {
         decode_token(row.no, t, unit, out)?;
@@ -791,6 +884,21 @@ fn is_mid_gap(tokens: &[Token], i: usize, bytes_before: usize) -> bool {
 }
 
 fn decode_token(line: usize, t: &Token, unit: Unit, out: &mut Vec<u8>) -> Result<usize, HexError> {
+    if unit == Unit::OctalWords {
+        let word = match u16::from_str_radix(t.text, 8) {
+            Ok(word) if is_octal_word(t.text) => word,
+            _ => {
+                let message = format!(
+                    "expected a 16-bit word of 6 octal digits (the dump's first row has them), \
+                     found {:?}",
+                    t.text
+                );
+                return Err(HexError::new(line, t.col, message));
+            }
+        };
+        out.extend_from_slice(&word.to_le_bytes()); // host order: little-endian
+        return Ok(2);
+    }
     if unit == Unit::Words && !is_word(t.text) {
         let message = format!(
             "expected a 16-bit word of 4 hex digits (the dump's first row has them), found {:?}",
@@ -1082,6 +1190,92 @@ mod tests {
 0000100 63 61 66 65 2d 62 65 65 66 63 61 66 65 00
 0000116";
         assert_eq!(parse(od), msg());
+    }
+
+    #[test]
+    fn od_octal_words_with_hex_octal_or_decimal_offsets() {
+        // `od`, `od -A x` and `od -A d` of the same 78 bytes: words of six
+        // octal digits, little-endian.
+        let od = "\
+0000000 000000 045000 011000 001400 000000 000400 005000 073553
+0000020 071151 026545 062564 072163 007400 073553 071151 026545
+0000040 062544 062141 062542 063145 030445 030056 030056 061455
+0000060 063141 061145 061141 026545 062544 062141 062542 063145
+0000100 060543 062546 061055 062545 061546 063141 000145
+0000116
+";
+        let hex_offsets = "\
+000000 000000 045000 011000 001400 000000 000400 005000 073553
+000010 071151 026545 062564 072163 007400 073553 071151 026545
+000020 062544 062141 062542 063145 030445 030056 030056 061455
+000030 063141 061145 061141 026545 062544 062141 062542 063145
+000040 060543 062546 061055 062545 061546 063141 000145
+00004e
+";
+        let decimal = od
+            .replace("0000020 ", "0000016 ")
+            .replace("0000040 ", "0000032 ")
+            .replace("0000060 ", "0000048 ")
+            .replace("0000100 ", "0000064 ")
+            .replace("0000116", "0000078");
+        for text in [od, hex_offsets, &decimal] {
+            assert_eq!(parse(text), msg(), "{text}");
+        }
+        let not_octal = "000000 000000 045000 011000 001400 000000 000400 005000 073558\n000010";
+        assert!(err(not_octal).message.contains("6 octal digits"));
+    }
+
+    #[test]
+    fn od_decimal_offsets() {
+        let od = "\
+0000000 00 00 00 4a 00 12 00 03 00 00 00 01 00 0a 6b 77  >...J..........kw<
+0000016 69 72 65 2d 74 65 73 74 00 0f 6b 77 69 72 65 2d  >ire-test..kwire-<
+0000032 64 65 61 64 62 65 65 66 25 31 2e 30 2e 30 2d 63  >deadbeef%1.0.0-c<
+0000048 61 66 65 62 61 62 65 2d 64 65 61 64 62 65 65 66  >afebabe-deadbeef<
+0000064 63 61 66 65 2d 62 65 65 66 63 61 66 65 00        >cafe-beefcafe.<
+0000078";
+        assert_eq!(parse(od), msg());
+    }
+
+    #[test]
+    fn cr_crlf_and_lf_all_end_lines() {
+        for ending in ["\r", "\r\n", "\n"] {
+            let xxd = XXD.replace('\n', ending);
+            assert_eq!(parse(&xxd), msg(), "{ending:?}");
+            let hexdump = HEXDUMP_C.replace('\n', ending);
+            assert_eq!(parse(&hexdump), msg(), "{ending:?}");
+        }
+        // Line numbers in errors count CR-ended lines too.
+        assert_eq!(err("00 11\r22 3").line, 2);
+        assert_eq!(err("00 11\r\n22 3").line, 2);
+    }
+
+    #[test]
+    fn kwire_grids_read_back_without_title_ruler_or_legend() {
+        // Two frames' grids as `kwire decode --format grid` prints them, each
+        // with offsets from 0.
+        let grid = "\
+# frame 1 at input offset 0x0000
+byte layout (20 bytes, 16 bytes per row)
+       0  1  2  3  4  5  6  7   8  9  A  B  C  D  E  F 
+0000  00 00 00 10 00 12 00 03  00 00 00 01 00 04 6b 77  ..............kw
+0010  69 72 65 2d                                       ire-
+legend:  frame   rpc header   request body   RecordBatch   Record   response body   tagged_fields 
+  0x0000-0x0003 frame (4B)
+  0x0004-0x0013 rpc header (16B)
+
+# frame 2 at input offset 0x0014
+byte layout (4 bytes, 16 bytes per row)
+       0  1  2  3  4  5  6  7   8  9  A  B  C  D  E  F 
+0000  00 00 00 00                                       ....
+legend:  frame   rpc header   request body   RecordBatch   Record   response body   tagged_fields 
+  0x0000-0x0003 frame (4B)
+";
+        let mut want = vec![0, 0, 0, 0x10, 0, 0x12, 0, 3, 0, 0, 0, 1, 0, 4];
+        want.extend_from_slice(b"kwire-");
+        want.extend_from_slice(&[0, 0, 0, 0]);
+        assert_eq!(parse(grid), want);
+        assert_eq!(parse(&grid.replace('\n', "\r")), want);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Input bytes: hex text in the shapes people paste, or raw binary.
 
+pub mod framing;
 pub mod hex_text;
+pub mod stoppable;
 
 use bytes::Bytes;
 

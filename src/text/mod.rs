@@ -310,6 +310,12 @@ impl Serialize for Text {
     }
 }
 
+/// A count with its noun in the right number: `1 frame`, `2 frames`,
+/// `0 frames`. Every view counts through it, so no line says "1 versions".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `RequestApiKey` → `request_api_key`.
 pub fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
@@ -356,6 +362,13 @@ pub fn float_json(v: f64) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!(super::count(1, "version", "versions"), "1 version");
+        assert_eq!(super::count(0, "version", "versions"), "0 versions");
+        assert_eq!(super::count(2, "entry", "entries"), "2 entries");
+    }
+
     use super::*;
 
     #[test]

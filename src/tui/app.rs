@@ -22,6 +22,7 @@ use crate::decode::regions::byte_regions;
 use crate::decode::{
     decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region, Role, Value,
 };
+use crate::input::framing::missing_size_prefix;
 use crate::input::hex_text::parse_hex_text;
 use crate::render::grid::ROW;
 use crate::schema::{Catalogue, MessageKind};
@@ -1631,11 +1632,39 @@ impl<'a> App<'a> {
             release: self.release.clone(),
             ..Default::default()
         };
-        let frames = decode_frames(self.cat, &bytes, &opts);
         self.pastes += 1;
         let first = self.frames.len();
-        let count = frames.len();
         let source = format!("paste {}", self.pastes);
+        // A frame pasted without its size prefix is offered both ways: with
+        // the prefix added (selected), and as given.
+        let message = match missing_size_prefix(self.cat, &bytes, &opts) {
+            Some(added) => {
+                self.add_pasted(&added.bytes, &opts, format!("{source}, size prefix added"));
+                self.add_pasted(&bytes, &opts, format!("{source}, as given"));
+                format!(
+                    "{source}: {} bytes that read as a frame without its 4-byte size prefix: \
+                     shown with one added, and as given after it",
+                    bytes.len()
+                )
+            }
+            None => {
+                let count = self.add_pasted(&bytes, &opts, source.clone());
+                format!(
+                    "{source}: {} bytes, {} decoded as requests (v to change)",
+                    bytes.len(),
+                    crate::text::count(count, "frame", "frames")
+                )
+            }
+        };
+        self.select_frame(first);
+        self.info(message);
+    }
+
+    /// Decodes pasted bytes into frames at the end of the list; how many.
+    fn add_pasted(&mut self, bytes: &Bytes, opts: &DecodeOptions, source: String) -> usize {
+        let frames = decode_frames(self.cat, bytes, opts);
+        let first = self.frames.len();
+        let count = frames.len();
         self.shown.extend(first..first + count);
         self.lines
             .extend((first..first + count).map(ListLine::Frame));
@@ -1643,11 +1672,7 @@ impl<'a> App<'a> {
             row: None,
             view: Some(Box::new(FrameView::new(f, source.clone()))),
         }));
-        self.select_frame(first);
-        self.info(format!(
-            "{source}: {} bytes, {count} frame(s) decoded as requests (v to change)",
-            bytes.len()
-        ));
+        count
     }
 
     pub fn on_mouse(&mut self, m: MouseEvent) {
