@@ -1,34 +1,35 @@
-//! Test support: locating `../shared` (a failure when absent, unless
-//! KWIRE_ALLOW_MISSING_SHARED=1), requiring the external tools of the
-//! end-to-end tests, and decoding helpers.
+//! Test support: locating `../shared` (SKIP when absent, a failure under
+//! CI=true), requiring the external tools of the end-to-end tests, and
+//! decoding helpers.
 #![allow(dead_code)]
 #![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The shared reference folder beside the repository. When it is absent the
-/// test fails: a checkout without it would otherwise pass without comparing
-/// anything. KWIRE_ALLOW_MISSING_SHARED=1 says that is expected; then the test
-/// prints SKIP and gets `None`.
+/// The shared reference folder beside the repository. Only CI needs it: when
+/// it is absent the test prints SKIP with the reason and gets `None`, except
+/// under `CI=true` (as `.ci/run` sets), where a checkout without it would
+/// pass without comparing anything, so the test fails.
 pub fn shared_dir(what: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
     let path = dir.join(what);
     if path.exists() {
         return Some(path);
     }
-    if std::env::var("KWIRE_ALLOW_MISSING_SHARED").is_ok_and(|v| v == "1") {
-        eprintln!(
-            "SKIP: {} is absent (KWIRE_ALLOW_MISSING_SHARED=1)",
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{} is missing: under CI=true the tests compare with the reference data in ../shared, \
+             the folder beside the repository; put it there",
             path.display()
         );
-        return None;
     }
-    panic!(
-        "{} is missing: this test compares with the reference data in ../shared, the folder beside \
-         the repository. Put it there, or set KWIRE_ALLOW_MISSING_SHARED=1 to skip the tests that need it.",
+    eprintln!(
+        "SKIP: {} is absent, so this comparison with the reference data in ../shared did not run \
+         (it runs, and must pass, under CI=true)",
         path.display()
     );
+    None
 }
 
 /// A program an end-to-end test runs: the names it may have, and the Debian
