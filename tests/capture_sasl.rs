@@ -124,13 +124,13 @@ fn plain_tokens_are_listed_decoded_and_written_as_tokens() {
         listed(&out),
         [
             format!(" {client} SaslHandshake v0 corr=1 27B client_id=\"sarama\""),
-            format!(" {broker} SaslHandshake v0 corr=1 36B ok"),
+            format!(" {broker} SaslHandshake v0 corr=1 36B 1.0 ms ok"),
             format!(" {client} SASL token (PLAIN) 17B auth_bytes=13B"),
             format!(" {broker} SASL token (PLAIN) 4B auth_bytes=0B"),
             format!(" {client} ApiVersions v3 corr=2 34B client_id=\"sarama\""),
-            format!(" {broker} ApiVersions v3 corr=2 37B ok"),
+            format!(" {broker} ApiVersions v3 corr=2 37B 1.0 ms ok"),
             format!(" {client} Metadata v12 corr=3 25B client_id=\"sarama\""),
-            format!(" {broker} Metadata v12 corr=3 21B ok"),
+            format!(" {broker} Metadata v12 corr=3 21B 1.0 ms ok"),
         ]
     );
     assert!(
@@ -293,15 +293,15 @@ fn scram_takes_two_rounds_of_tokens() {
         what,
         [
             "SaslHandshake v0 corr=1 35B client_id=\"sarama\"",
-            "SaslHandshake v0 corr=1 36B ok",
+            "SaslHandshake v0 corr=1 36B 1.0 ms ok",
             "SASL token (SCRAM-SHA-256) 37B auth_bytes=33B",
             "SASL token (SCRAM-SHA-256) 90B auth_bytes=86B",
             "SASL token (SCRAM-SHA-256) 110B auth_bytes=106B",
             "SASL token (SCRAM-SHA-256) 50B auth_bytes=46B",
             "ApiVersions v3 corr=2 34B client_id=\"sarama\"",
-            "ApiVersions v3 corr=2 37B ok",
+            "ApiVersions v3 corr=2 37B 1.0 ms ok",
             "Metadata v12 corr=3 25B client_id=\"sarama\"",
-            "Metadata v12 corr=3 21B ok",
+            "Metadata v12 corr=3 21B 1.0 ms ok",
         ]
     );
     let (status, out, _) = kwire("capture", &file, &["--json"]);

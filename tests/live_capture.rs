@@ -152,7 +152,7 @@ fn standard_input_is_decoded_frame_by_frame_as_it_arrives() {
             assert_eq!(
                 untimed(&line),
                 format!(
-                    "    1 T conn 0 10.0.0.1:50000 ← 10.0.0.2:9092 ApiVersions v3 corr=7 {}B ok",
+                    "    1 T conn 0 10.0.0.1:50000 ← 10.0.0.2:9092 ApiVersions v3 corr=7 {}B 1.0 ms ok",
                     response.len()
                 )
             );

@@ -11,14 +11,15 @@
 //! (bounded by [`MAX_PENDING`]). The spool holds the frames' bytes on disk,
 //! in an unlinked temporary file that goes away with the process.
 
-use super::exchange::{micros_between, Topic};
+use super::exchange::Topic;
 use super::listing::{ListEntry, Lister};
+use super::pending::Pending;
 use crate::capture::{for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame};
 use crate::decode::fields::TopicIds;
 use crate::decode::Direction;
 use crate::schema::Catalogue;
 use bytes::Bytes;
-use foldhash::{HashMap, HashMapExt};
+
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
@@ -27,10 +28,7 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Requests remembered while they await their response (for latency and
-/// pairs); past this the oldest half is forgotten (their responses then
-/// show no latency).
-pub const MAX_PENDING: usize = 100_000;
+pub use super::pending::MAX_PENDING;
 
 /// Rows are handed on at least this often while the capture is read (and
 /// every [`BATCH_ROWS`] rows), so the list grows as the file is read.
@@ -160,12 +158,6 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// A request awaiting its response.
-struct Pending {
-    row: usize,
-    time: f64,
-}
-
 /// Index `input` (a pcap or pcapng stream) into rows sent on `tx`, spooling
 /// each frame's bytes to `spool`; until the input ends, `progress.stop` is
 /// set, or the receiver is gone. Run it on its own thread.
@@ -187,7 +179,7 @@ pub fn index_capture(
     let mut found = Vec::new();
     let mut spool = BufWriter::with_capacity(1 << 20, spool);
     let mut spooled: u64 = 0;
-    let mut pending: HashMap<(usize, i32), Pending> = HashMap::new();
+    let mut pending = Pending::default();
     let mut rows = Vec::new();
     let mut conns = Vec::new();
     let mut topics_sent = 0;
@@ -242,34 +234,9 @@ pub fn index_capture(
                 spooled += f.bytes.len() as u64;
                 let row = next_row;
                 next_row += 1;
-                let (mut latency_us, mut pair) = (None, None);
-                if let Some(corr) = f.correlation_id {
-                    match f.direction {
-                        Direction::Request => {
-                            if pending.len() >= MAX_PENDING {
-                                let mut oldest: Vec<usize> =
-                                    pending.values().map(|p| p.row).collect();
-                                oldest.sort_unstable();
-                                let cut = oldest[oldest.len() / 2];
-                                pending.retain(|_, p| p.row >= cut);
-                            }
-                            pending.insert(
-                                (f.conn, corr),
-                                Pending {
-                                    row,
-                                    time: f.timestamp,
-                                },
-                            );
-                        }
-                        Direction::Response if f.api_key.is_some() => {
-                            if let Some(p) = pending.remove(&(f.conn, corr)) {
-                                latency_us = Some(micros_between(p.time, f.timestamp));
-                                pair = Some(p.row);
-                            }
-                        }
-                        Direction::Response => {}
-                    }
-                }
+                let paired = pending.on_frame(&f, row);
+                let (latency_us, pair) =
+                    (paired.map(|p| p.latency_us), paired.map(|p| p.request_row));
                 // The listing keeps the frame's length; the row keeps no bytes.
                 f.bytes = Bytes::new();
                 rows.push(IndexedFrame {

@@ -17,6 +17,7 @@ pub mod in_order;
 pub mod index;
 pub mod inventory;
 pub mod listing;
+pub mod pending;
 pub mod records_table;
 pub mod report;
 pub mod selection;

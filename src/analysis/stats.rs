@@ -411,18 +411,19 @@ struct Group<'s> {
 /// A row with its key as JSON members and as table cells.
 type Keyed<'s> = (Vec<(&'static str, Json)>, Vec<String>, &'s Row);
 
-const NUMBER_HEADS: [&str; 11] = [
+/// The numbers' column heads, in text and in the report alike.
+pub const NUMBER_HEADS: [&str; 11] = [
     "requests",
     "responses",
     "unanswered",
     "req_bytes",
     "resp_bytes",
-    "min_us",
-    "p50_us",
-    "p90_us",
-    "p99_us",
-    "max_us",
-    "mean_us",
+    "min",
+    "p50",
+    "p90",
+    "p99",
+    "max",
+    "mean",
 ];
 
 fn row_json(members: Vec<(&'static str, Json)>, row: &Row) -> Json {
@@ -456,22 +457,7 @@ fn row_json(members: Vec<(&'static str, Json)>, row: &Row) -> Json {
 }
 
 fn row_cells(row: &Row) -> Vec<String> {
-    let mut cells = vec![
-        row.requests.to_string(),
-        row.responses.to_string(),
-        row.unanswered().to_string(),
-        row.request_bytes.to_string(),
-        row.response_bytes.to_string(),
-    ];
-    match row.latency.summary() {
-        Some(s) => cells.extend(
-            [s.min, s.p50, s.p90, s.p99, s.max]
-                .map(|v| v.to_string())
-                .into_iter()
-                .chain([format!("{:.0}", s.mean)]),
-        ),
-        None => cells.extend(std::iter::repeat_n("-".to_string(), 6)),
-    }
+    let mut cells = number_cells(row);
     let errors: Vec<String> = row
         .errors
         .iter()
@@ -482,6 +468,28 @@ fn row_cells(row: &Row) -> Vec<String> {
     } else {
         errors.join(" ")
     });
+    cells
+}
+
+/// A row's numbers under [`NUMBER_HEADS`]: counts, bytes, and latencies
+/// with their unit (JSON keeps microseconds, `latency_us`).
+pub fn number_cells(row: &Row) -> Vec<String> {
+    let mut cells = vec![
+        row.requests.to_string(),
+        row.responses.to_string(),
+        row.unanswered().to_string(),
+        row.request_bytes.to_string(),
+        row.response_bytes.to_string(),
+    ];
+    match row.latency.summary() {
+        Some(s) => cells.extend(
+            [s.min, s.p50, s.p90, s.p99, s.max]
+                .map(crate::text::duration_us)
+                .into_iter()
+                .chain([crate::text::duration(s.mean / 1e6)]),
+        ),
+        None => cells.extend(std::iter::repeat_n("-".to_string(), 6)),
+    }
     cells
 }
 

@@ -402,6 +402,10 @@ fn run_selected(
         ..Default::default()
     };
     let mut selected = Selection::new(cat, release, &filter);
+    // `--list`: responses' latencies by frame number, from the pairing of
+    // every frame (`take`), read when the response is listed (`handle`).
+    let mut pending = kwire::analysis::pending::Pending::default();
+    let latencies = std::cell::RefCell::new(std::collections::BTreeMap::new());
     // Frames of a file are decoded and drawn on worker threads, written out in
     // capture order; a stream's on this one, as each completes.
     let workers = if source.rereadable() && !args.list {
@@ -524,7 +528,8 @@ fn run_selected(
                 }
                 line.clear();
                 // A frame that did not decode stands out on a terminal.
-                lines.push_frame(&mut line, &f, entry, list_color);
+                let latency_us = listed_latency(&latencies, f.index);
+                lines.push_frame(&mut line, &f, entry, latency_us, list_color);
                 line.push(b'\n');
                 out.write_all(&line).and_then(|_| out.flush())
             } else {
@@ -559,6 +564,13 @@ fn run_selected(
         };
         let mut take = |c| {
             names.learn(&c);
+            if let (true, Captured::Frame(f)) = (args.list, &c) {
+                // Every frame pairs, before the selection drops any: a
+                // response shown alone still has its latency.
+                if let Some(p) = pending.on_frame(f, f.index) {
+                    latencies.borrow_mut().insert(f.index, p.latency_us);
+                }
+            }
             selected.take(c, &mut handle)
         };
         // A file is read ahead on a thread of its own while this one lists,
@@ -1017,6 +1029,19 @@ impl<W: Write> Write for HoldBack<'_, W> {
 }
 
 /// The selection as given on the command line, for messages.
+/// The latency of the response numbered `index`, when it has one. The
+/// selection hands frames on in order, so the latencies of lower-numbered
+/// frames it dropped are forgotten here.
+fn listed_latency(
+    latencies: &std::cell::RefCell<std::collections::BTreeMap<usize, u64>>,
+    index: usize,
+) -> Option<u64> {
+    let mut latencies = latencies.borrow_mut();
+    let later = latencies.split_off(&index);
+    *latencies = later;
+    latencies.remove(&index)
+}
+
 fn describe(filter: &FrameFilter, args: &CaptureArgs) -> String {
     let mut parts = vec![args.filter.describe()];
     if let Some(c) = args.correlation_id {

@@ -95,16 +95,21 @@ impl<'c> LineWriter<'c> {
         }
     }
 
-    /// A frame's line (without its newline); `red` wraps a malformed frame's
-    /// summary in the terminal's bold red.
+    /// A frame's line (without its newline): a response's latency, when its
+    /// request is known, between its size and its summary; `red` wraps a
+    /// malformed frame's summary in the terminal's bold red.
     pub fn push_frame(
         &mut self,
         line: &mut Vec<u8>,
         f: &CapturedFrame,
         entry: &ListEntry,
+        latency_us: Option<u64>,
         red: bool,
     ) {
         self.push_head(line, f, entry);
+        if let Some(us) = latency_us {
+            push_latency(line, us);
+        }
         let red = red && entry.is_malformed();
         if red {
             line.extend_from_slice(b"\x1b[1;31m");
@@ -189,6 +194,13 @@ fn push_size(line: &mut Vec<u8>, f: &CapturedFrame) {
     if f.after_gap {
         line.extend_from_slice(b" [after gap]");
     }
+}
+
+/// A response's latency and a space, as every text view writes it
+/// ([`crate::text::duration_us`]).
+pub fn push_latency(line: &mut Vec<u8>, us: u64) {
+    line.extend_from_slice(crate::text::duration_us(us).as_bytes());
+    line.push(b' ');
 }
 
 /// Error names of a summary, each run of the same name once.

@@ -139,61 +139,17 @@ pub fn page(
     out
 }
 
-const NUMBER_HEADS: [&str; 11] = [
-    "requests",
-    "responses",
-    "unanswered",
-    "req bytes",
-    "resp bytes",
-    "min µs",
-    "p50 µs",
-    "p90 µs",
-    "p99 µs",
-    "max µs",
-    "mean µs",
-];
-
 fn row_cells(out: &mut String, row: &Row) {
-    let mut cells = vec![
-        row.requests.to_string(),
-        row.responses.to_string(),
-        row.unanswered().to_string(),
-        row.request_bytes.to_string(),
-        row.response_bytes.to_string(),
-    ];
-    match row.latency.summary() {
-        Some(s) => cells.extend(
-            [s.min, s.p50, s.p90, s.p99, s.max]
-                .map(|v| v.to_string())
-                .into_iter()
-                .chain([format!("{:.0}", s.mean)]),
-        ),
-        None => cells.extend(std::iter::repeat_n("-".to_string(), 6)),
-    }
-    for c in cells {
+    for c in crate::analysis::stats::number_cells(row) {
         let _ = write!(out, "<td class=num>{c}</td>");
     }
-    let errors: Vec<String> = row
-        .errors
-        .iter()
-        .map(|(&code, n)| format!("{}={n}", error_text(code)))
-        .collect();
-    let _ = write!(
-        out,
-        "<td>{}</td>",
-        if errors.is_empty() {
-            "-".into()
-        } else {
-            esc(&errors.join(" "))
-        }
-    );
 }
 
 fn heads(out: &mut String, first: &[&str]) {
     out.push_str("<table class=data><tr>");
     for h in first
         .iter()
-        .chain(NUMBER_HEADS.iter())
+        .chain(crate::analysis::stats::NUMBER_HEADS.iter())
         .chain(["errors"].iter())
     {
         let _ = write!(out, "<th>{}</th>", esc(h));
@@ -237,14 +193,7 @@ fn bucket(us: u64) -> usize {
 }
 
 fn bucket_label(i: usize) -> String {
-    let us = 1u64 << i.min(63);
-    if us >= 1_000_000 {
-        format!("{}s", us / 1_000_000)
-    } else if us >= 1000 {
-        format!("{}ms", us / 1000)
-    } else {
-        format!("{us}µs")
-    }
+    crate::text::duration_us(1u64 << i.min(63))
 }
 
 fn latency_section(out: &mut String, cat: &Catalogue, c: &Collected) {
@@ -365,8 +314,10 @@ fn timeline_section(out: &mut String, cat: &Catalogue, c: &Collected) {
             let tip = format!(
                 "{}{}{}",
                 api_text(cat, ex.api),
-                ex.latency_us()
-                    .map_or_else(String::new, |l| format!(", {l} µs")),
+                ex.latency_us().map_or_else(String::new, |l| format!(
+                    ", {}",
+                    crate::text::duration_us(l)
+                )),
                 if ex.errors.is_empty() {
                     String::new()
                 } else {
@@ -558,7 +509,7 @@ fn errors_section(out: &mut String, cat: &Catalogue, c: &Collected) {
         out.push_str("<p class=note>No response carries an error code.</p></section>\n");
         return;
     }
-    out.push_str("<table class=data><tr><th>conn</th><th>api</th><th>client id</th><th>errors</th><th>latency µs</th><th>request</th><th>response</th></tr>\n");
+    out.push_str("<table class=data><tr><th>conn</th><th>api</th><th>client id</th><th>errors</th><th>latency</th><th>request</th><th>response</th></tr>\n");
     for e in with {
         let errors: Vec<String> = e.errors.iter().map(|&x| error_text(x)).collect();
         let _ = writeln!(
@@ -568,7 +519,7 @@ fn errors_section(out: &mut String, cat: &Catalogue, c: &Collected) {
             esc(&api_text(cat, e.api)),
             esc(&client_text(&c.names, e.client_id)),
             esc(&errors.join(" ")),
-            e.latency_us().map_or_else(|| "-".into(), |l| l.to_string()),
+            e.latency_us().map_or_else(|| "-".into(), crate::text::duration_us),
             frame_link(e.request),
             frame_link(e.response)
         );
@@ -581,13 +532,18 @@ fn exchanges_section(out: &mut String, cat: &Catalogue, c: &Collected) {
     if c.exchanges_not_kept > 0 {
         let _ = write!(out, "<p class=note>The first {} exchanges are listed; {} more are counted in the stats only.</p>", c.exchanges.len(), c.exchanges_not_kept);
     }
-    out.push_str("<table class=data><tr><th>conn</th><th>api</th><th>client id</th><th>latency µs</th><th>errors</th><th>request</th><th>response</th></tr>\n");
+    out.push_str("<table class=data><tr><th>conn</th><th>api</th><th>client id</th><th>latency</th><th>errors</th><th>request</th><th>response</th></tr>\n");
     for e in &c.exchanges {
         let errors: Vec<String> = e.errors.iter().map(|&x| error_text(x)).collect();
         let latency = match e.outcome {
-            crate::analysis::Outcome::Answered { latency_us } => latency_us.to_string(),
+            crate::analysis::Outcome::Answered { latency_us } => {
+                crate::text::duration_us(latency_us)
+            }
             crate::analysis::Outcome::Unanswered { waited_us } => {
-                format!("unanswered (waited {waited_us})")
+                format!(
+                    "unanswered (waited {})",
+                    crate::text::duration_us(waited_us)
+                )
             }
             _ => "-".into(),
         };

@@ -310,6 +310,29 @@ impl Serialize for Text {
     }
 }
 
+/// A duration as people read it, its unit chosen by magnitude: `7 µs`,
+/// `0.42 ms`, `250.8 ms`, `3.1 s`, `10.0 min`. Every text view writes
+/// latencies and spans through it (JSON keeps microseconds, `latency_us`).
+pub fn duration(seconds: f64) -> String {
+    let ms = seconds * 1e3;
+    if ms < 0.01 {
+        format!("{:.0} µs", seconds * 1e6)
+    } else if ms < 1.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 999.95 {
+        format!("{ms:.1} ms")
+    } else if seconds < 119.95 {
+        format!("{seconds:.1} s")
+    } else {
+        format!("{:.1} min", seconds / 60.0)
+    }
+}
+
+/// [`duration`] of a whole number of microseconds.
+pub fn duration_us(us: u64) -> String {
+    duration(us as f64 / 1e6)
+}
+
 /// A count with its noun in the right number: `1 frame`, `2 frames`,
 /// `0 frames`. Every view counts through it, so no line says "1 versions".
 pub fn count(n: usize, one: &str, many: &str) -> String {
@@ -362,6 +385,17 @@ pub fn float_json(v: f64) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn durations_take_the_unit_their_size_asks_for() {
+        use super::{duration, duration_us};
+        assert_eq!(duration_us(7), "7 µs");
+        assert_eq!(duration_us(420), "0.42 ms");
+        assert_eq!(duration_us(250_800), "250.8 ms");
+        assert_eq!(duration_us(999_960), "1.0 s", "no 1000.0 ms");
+        assert_eq!(duration(3.12), "3.1 s");
+        assert_eq!(duration(600.0), "10.0 min");
+    }
+
     #[test]
     fn counts_agree_with_their_nouns() {
         assert_eq!(super::count(1, "version", "versions"), "1 version");

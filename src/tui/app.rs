@@ -1472,7 +1472,7 @@ impl<'a> App<'a> {
             }
             let in_line = self.frames[i].row.as_ref().is_some_and(|r| {
                 line.clear();
-                lines.push_frame(&mut line, &r.frame, &r.entry, false);
+                lines.push_frame(&mut line, &r.frame, &r.entry, r.latency_us, false);
                 String::from_utf8_lossy(&line)
                     .to_lowercase()
                     .contains(&needle)

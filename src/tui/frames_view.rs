@@ -37,15 +37,6 @@ pub fn frame_title(index: usize, fv: &FrameView) -> String {
     }
 }
 
-/// A latency for the list: `1.234ms`, `12.3ms`, `1.20s`.
-pub fn latency_text(us: u64) -> String {
-    match us {
-        0..=9_999 => format!("{}.{:03}ms", us / 1000, us % 1000),
-        10_000..=999_999 => format!("{:.1}ms", us as f64 / 1000.0),
-        _ => format!("{:.2}s", us as f64 / 1e6),
-    }
-}
-
 pub struct FramesView<'a, 'c> {
     pub app: &'a App<'c>,
     pub focused: bool,
@@ -96,7 +87,10 @@ impl Widget for FramesView<'_, '_> {
                     let mut spans = vec![Span::raw(sanitize(&String::from_utf8_lossy(&text)))];
                     if row.frame.kind.sasl_mechanism().is_none() {
                         if let Some(us) = row.latency_us {
-                            spans.push(Span::styled(format!("{} ", latency_text(us)), theme.dim()));
+                            text.clear();
+                            crate::render::listing::push_latency(&mut text, us);
+                            let latency = String::from_utf8_lossy(&text).into_owned();
+                            spans.push(Span::styled(latency, theme.dim()));
                         }
                         text.clear();
                         lines.push_summary(&mut text, &row.entry.summary);

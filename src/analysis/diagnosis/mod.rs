@@ -448,18 +448,7 @@ pub fn frame_ranges(frames: &[usize], most: usize) -> String {
 }
 
 /// A duration in seconds as people read it: `0.42 ms`, `250.8 ms`, `3.1 s`.
-pub fn duration_text(seconds: f64) -> String {
-    let ms = seconds * 1e3;
-    if ms < 1.0 {
-        format!("{:.2} ms", ms)
-    } else if ms < 1000.0 {
-        format!("{:.1} ms", ms)
-    } else if seconds < 120.0 {
-        format!("{:.1} s", seconds)
-    } else {
-        format!("{:.1} min", seconds / 60.0)
-    }
-}
+pub use crate::text::duration as duration_text;
 
 #[cfg(test)]
 mod tests {
