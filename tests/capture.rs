@@ -818,3 +818,37 @@ fn ip_fragments_are_reassembled_and_lost_ones_said() {
         assert_eq!(status, Some(2), "{err}");
     }
 }
+
+/// `--guess` names an unpaired response's API by a guess, and `--list` says
+/// it is one; a paired response's line has its latency instead.
+#[test]
+fn guessed_responses_are_marked_and_paired_ones_have_their_latency() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/samples/captures/lone-response.pcap"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", path, "--port", "19092", "--guess", "--list"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first: Vec<&str> = text.lines().take(2).collect();
+    assert!(
+        first[0].ends_with("← 127.0.0.1:19092 guessed GetTelemetrySubscriptions v0 corr=2 48B ok"),
+        "{text}"
+    );
+    assert!(
+        first[1].ends_with("← 127.0.0.1:19092 guessed Produce v12 corr=3 57B ok"),
+        "{text}"
+    );
+    let paired = text
+        .lines()
+        .find(|l| l.contains(" ← ") && l.contains("ApiVersions v3 corr=1"))
+        .expect("a paired ApiVersions response");
+    assert!(!paired.contains("guessed"), "{paired}");
+    let (_, after_size) = paired.split_once("B ").unwrap();
+    assert!(
+        after_size.ends_with(" ms ok"),
+        "latency before the summary: {paired}"
+    );
+}

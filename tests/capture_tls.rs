@@ -317,7 +317,7 @@ fn stats_inventory_records_and_check_count_tls_connections() {
                     r["offset"].clone(),
                     r["key"].clone(),
                     r["value"].clone(),
-                    r["api"].clone(),
+                    r["api_name"].clone(),
                 )
             })
             .collect::<Vec<_>>()

@@ -580,5 +580,31 @@ fn the_shipped_captures() {
 
     let (code, text, err) = kwire(&["inventory", "samples/captures/kafka-python.pcap"]);
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("client \"kwire-producer\"\n  software  kafka-python 3.0.12\n  conns     2, 3, 4, 5\n  Produce         v9   (broker serves v0-11)\n"), "{text}");
+    assert!(text.contains("client \"kwire-producer\"\n  software  kafka-python 3.0.12\n  conns     2-5\n  Produce         v9   (broker serves v0-11)\n"), "{text}");
+}
+
+/// Connections are written as ranges, and counts agree with their nouns.
+#[test]
+fn conns_as_ranges_and_one_flagged_version_in_the_singular() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/captures/diagnosis/");
+    let (status, text, err) = kwire(&["inventory", &format!("{dir}churn.pcap")]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        text.contains(
+            "client \"per-message-producer\"\n  software  kafka-python 3.0.12\n  conns     2-25\n"
+        ),
+        "{text}"
+    );
+    let (status, text, err) = kwire(&[
+        "inventory",
+        &format!("{dir}old-librdkafka.pcap"),
+        "--target-release",
+        "4.0",
+    ]);
+    assert_eq!(status, 3, "{err}");
+    assert!(
+        text.ends_with("; 1 API version not served by 4.0\n"),
+        "{text}"
+    );
+    assert_eq!(err, "kwire: 1 API version used is not served by 4.0\n");
 }

@@ -260,7 +260,7 @@ fn every_codec_lists_its_records_as_json() {
     );
     assert_eq!(
         rows[0],
-        json!({"frame": 0, "time": 1700000000.001, "conn": 0, "api": "Produce", "direction": "request", "topic": "orders", "partition": 0,
+        json!({"frame": 0, "time": 1700000000.001, "conn": 0, "api_key": 0, "api_name": "Produce", "direction": "request", "topic": "orders", "partition": 0,
                "offset": 0, "timestamp": 1700000000000i64, "key": "g0", "key_hex": "6730", "value": "gzip zero", "value_hex": "677a6970207a65726f",
                "headers": [{"key": "h", "value": "1", "value_hex": "31"}]})
     );
@@ -414,7 +414,7 @@ fn damaged_record_data_is_a_line_of_its_own_and_exit_status_2() {
     assert_eq!(rows.len(), 3);
     assert_eq!(
         rows[2],
-        json!({"frame": 0, "time": 1700000000.001, "conn": 0, "api": "Produce", "direction": "request", "topic": "orders", "partition": 0,
+        json!({"frame": 0, "time": 1700000000.001, "conn": 0, "api_key": 0, "api_name": "Produce", "direction": "request", "topic": "orders", "partition": 0,
                "record_error": {"offset": at, "expected": format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}")}})
     );
     // A topic not selected: its damage is not listed, but still said and still status 2.
@@ -497,8 +497,14 @@ fn the_shipped_captures_list_their_records() {
     };
     // librdkafka: four records produced in each codec, all twenty fetched back.
     let confluent = rows("confluent-kafka.pcap");
-    let produced: Vec<&Value> = confluent.iter().filter(|r| r["api"] == "Produce").collect();
-    let fetched: Vec<&Value> = confluent.iter().filter(|r| r["api"] == "Fetch").collect();
+    let produced: Vec<&Value> = confluent
+        .iter()
+        .filter(|r| r["api_name"] == "Produce")
+        .collect();
+    let fetched: Vec<&Value> = confluent
+        .iter()
+        .filter(|r| r["api_name"] == "Fetch")
+        .collect();
     assert_eq!((produced.len(), fetched.len()), (20, 20));
     for (i, codec) in ["none", "gzip", "snappy", "lz4", "zstd"].iter().enumerate() {
         for n in 0..4 {
@@ -596,7 +602,7 @@ fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
         .map(|r| {
             json!([
                 r["frame"],
-                r["api"],
+                r["api_name"],
                 r["direction"],
                 r["topic"],
                 r["partition"],

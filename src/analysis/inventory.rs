@@ -661,8 +661,8 @@ impl Inventory {
                 None => "unknown (no ApiVersions v3+ request read)".to_string(),
             };
             out.push_str(&format!("  software  {software}\n"));
-            let conns: Vec<String> = c.conns.iter().map(usize::to_string).collect();
-            out.push_str(&format!("  conns     {}\n", conns.join(", ")));
+            let conns = crate::text::number_ranges(&c.conns, MOST_CONN_RANGES);
+            out.push_str(&format!("  conns     {conns}\n"));
             let versions_of = |a: &ApiUse| {
                 a.versions
                     .iter()
@@ -755,8 +755,7 @@ impl Inventory {
         let flagged = self.flagged();
         let outside = self.outside_advertised();
         out.push('\n');
-        let count =
-            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let count = crate::text::count;
         out.push_str(&format!(
             "{}, {}; {} outside what their broker advertised",
             count(self.clients.len(), "client", "clients"),
@@ -774,6 +773,10 @@ impl Inventory {
         out
     }
 }
+
+/// A client's connections are written as ranges (`0-299`); past this many
+/// ranges the rest are counted (`… 12 more`), so the line stays short.
+const MOST_CONN_RANGES: usize = 12;
 
 /// An API's name (escaped: names may come from `--defs`), or its key.
 fn api_text(cat: &Catalogue, key: i16) -> String {

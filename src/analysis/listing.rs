@@ -31,6 +31,9 @@ pub struct ListEntry {
     /// The topics the frame names, as indexes into the lister's
     /// [`Names`] (only when asked: [`Lister::with_topics`]).
     pub topics: Box<[u32]>,
+    /// The API and version are `--guess`'s best guess for a response whose
+    /// request is not in the capture, not a fact the capture states.
+    pub guessed: bool,
 }
 
 /// What a listing says of a frame after its API, version, correlation id and size.
@@ -153,6 +156,13 @@ impl<'c> Lister<'c> {
     }
 
     fn make(&mut self, f: &CapturedFrame) -> ListEntry {
+        let mut entry = self.make_unmarked(f);
+        entry.guessed =
+            f.direction == Direction::Response && f.api_key.is_none() && entry.api_key.is_some();
+        entry
+    }
+
+    fn make_unmarked(&mut self, f: &CapturedFrame) -> ListEntry {
         let large = f.len > LIST_BODY_LIMIT;
         let request = f.direction == Direction::Request;
         let mut api = f.api_key.zip(f.api_version);
@@ -270,6 +280,7 @@ impl<'c> Lister<'c> {
             api_version: Some(version),
             summary,
             topics: self.topics.as_slice().into(),
+            guessed: false,
         }
     }
 

@@ -121,13 +121,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
     let flagged = inv.flagged();
     if flagged > 0 {
         if let Some(r) = &args.target_release {
-            let what = if flagged == 1 {
-                "API version"
+            let (what, verb) = if flagged == 1 {
+                ("API version", "is")
             } else {
-                "API versions"
+                ("API versions", "are")
             };
             kwire::stderr_line!(
-                "kwire: {flagged} {what} used are not served by {}",
+                "kwire: {flagged} {what} used {verb} not served by {}",
                 sanitize(r)
             );
         }

@@ -135,8 +135,12 @@ impl<'c> LineWriter<'c> {
         line.push(b' ');
     }
 
-    /// `{api} v{version}`, `?` for what is not known.
+    /// `{api} v{version}`, `?` for what is not known; `guessed` before a
+    /// guess (`--guess`).
     pub fn push_api(&mut self, line: &mut Vec<u8>, entry: &ListEntry) {
+        if entry.guessed {
+            line.extend_from_slice(b"guessed ");
+        }
         line.extend_from_slice(
             entry
                 .api_key

@@ -197,7 +197,8 @@ fn origin_json(
         serde_json::Number::from_f64(o.time).map_or(Json::Null, Json::Number),
     );
     m.insert("conn".into(), json!(o.conn));
-    m.insert("api".into(), json!(cat.api_name(o.api_key)));
+    m.insert("api_key".into(), json!(o.api_key));
+    m.insert("api_name".into(), json!(cat.api_name(o.api_key)));
     m.insert("direction".into(), json!(o.direction.as_str()));
     m.insert(
         "topic".into(),

@@ -333,6 +333,31 @@ pub fn duration_us(us: u64) -> String {
     duration(us as f64 / 1e6)
 }
 
+/// Increasing numbers as ranges, as people write them: `1-3, 5, 7-8`; past
+/// `most` ranges the rest are counted (`1, 3, … 2 more`).
+pub fn number_ranges(numbers: &[usize], most: usize) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < numbers.len() {
+        let mut j = i;
+        while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", numbers[i], numbers[j])
+        } else {
+            numbers[i].to_string()
+        });
+        i = j + 1;
+    }
+    if parts.len() > most {
+        let rest = parts.len() - most;
+        parts.truncate(most);
+        parts.push(format!("… {rest} more"));
+    }
+    parts.join(", ")
+}
+
 /// A count with its noun in the right number: `1 frame`, `2 frames`,
 /// `0 frames`. Every view counts through it, so no line says "1 versions".
 pub fn count(n: usize, one: &str, many: &str) -> String {

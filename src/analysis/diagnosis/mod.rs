@@ -423,29 +423,8 @@ impl<'c> Diagnosis<'c> {
     }
 }
 
-/// Frame numbers as ranges: `4-6, 9, 12-40`.
-pub fn frame_ranges(frames: &[usize], most: usize) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < frames.len() {
-        let mut j = i;
-        while j + 1 < frames.len() && frames[j + 1] == frames[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", frames[i], frames[j])
-        } else {
-            frames[i].to_string()
-        });
-        i = j + 1;
-    }
-    if parts.len() > most {
-        let rest = parts.len() - most;
-        parts.truncate(most);
-        parts.push(format!("… {rest} more"));
-    }
-    parts.join(", ")
-}
+/// Frame numbers as ranges: `1-3, 5, 7-8`.
+pub use crate::text::number_ranges as frame_ranges;
 
 /// A duration in seconds as people read it: `0.42 ms`, `250.8 ms`, `3.1 s`.
 pub use crate::text::duration as duration_text;
