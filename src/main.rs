@@ -1,11 +1,9 @@
 mod cli;
 
-use clap::Parser;
-
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    let cli = cli::Cli::parse();
+    let cli = cli::parse();
     std::process::exit(cli::run(cli));
 }

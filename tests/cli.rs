@@ -668,3 +668,60 @@ fn stderr_escapes_control_characters_in_file_names() {
     assert!(!all.contains('\u{1b}'), "{all:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--help` lists the options every command shares under a heading of their
+/// own, and leaves out those a command has no use for.
+#[test]
+fn global_options_have_their_heading_and_only_where_they_work() {
+    let help = |cmd: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args([cmd, "--help"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{cmd} --help");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let decode = help("decode");
+    let global = decode.split_once("Global options:\n").expect("a heading").1;
+    for option in ["--defs", "--kafka-release", "--color", "--show-secrets"] {
+        assert!(
+            global.contains(option),
+            "decode: {option} under the heading\n{decode}"
+        );
+    }
+    let primitive = help("primitive");
+    for option in [
+        "Global options",
+        "--defs",
+        "--kafka-release",
+        "--color",
+        "--show-secrets",
+    ] {
+        assert!(
+            !primitive.contains(option),
+            "primitive: {option}\n{primitive}"
+        );
+    }
+    let stats = help("stats");
+    assert!(
+        stats.contains("Global options:") && stats.contains("--kafka-release"),
+        "{stats}"
+    );
+    assert!(
+        !stats.contains("--show-secrets") && !stats.contains("--color"),
+        "{stats}"
+    );
+    // Hidden, still accepted: scripts that pass them everywhere keep working.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "primitive",
+            "uvarint",
+            "300",
+            "--color",
+            "never",
+            "--show-secrets",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}

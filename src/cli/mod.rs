@@ -26,6 +26,64 @@ use clap::{Parser, Subcommand};
 use kwire::schema::{source::load_definitions, Catalogue};
 use std::path::PathBuf;
 
+/// The heading the options of every command are listed under in `--help`.
+const GLOBAL: &str = "Global options";
+
+/// The global options a command has no use for: hidden from its `--help`
+/// (and its completions and man page), so each help lists what works there.
+/// Accepted all the same, so scripts that pass them everywhere keep working.
+const UNUSED_GLOBALS: &[(&str, &[&str])] = &[
+    (
+        "primitive",
+        &["defs", "kafka_release", "color", "show_secrets"],
+    ),
+    (
+        "completions",
+        &["defs", "kafka_release", "color", "show_secrets"],
+    ),
+    ("man", &["defs", "kafka_release", "color", "show_secrets"]),
+    (
+        "import-defs",
+        &["defs", "kafka_release", "color", "show_secrets"],
+    ),
+    ("probe", &["color", "show_secrets"]),
+    ("stats", &["color", "show_secrets"]),
+    ("inventory", &["color", "show_secrets"]),
+    ("apis", &["color", "show_secrets"]),
+    ("diff", &["show_secrets"]),
+    ("encode", &["color", "show_secrets"]),
+    ("check", &["color"]),
+    ("report", &["color"]),
+    ("docs", &["color"]),
+    ("page", &["color"]),
+    ("tui", &["color"]),
+];
+
+/// The command line as clap sees it: [`Cli`] with each command's unused
+/// global options hidden.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    for (name, hidden) in UNUSED_GLOBALS {
+        // A subcommand that has a global option's id already keeps its own
+        // copy when clap hands the globals down: a hidden one here.
+        let copies: Vec<clap::Arg> = cmd
+            .get_arguments()
+            .filter(|a| hidden.contains(&a.get_id().as_str()))
+            .map(|a| a.clone().hide(true))
+            .collect();
+        cmd = cmd.mut_subcommand(name, |sub| sub.args(copies));
+    }
+    cmd
+}
+
+/// The parsed command line, or clap's exit for `--help` and errors.
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "kwire",
@@ -35,18 +93,18 @@ use std::path::PathBuf;
 pub struct Cli {
     /// Upstream definitions with their prose: a definitions folder, a Kafka source
     /// tree, a kafka-clients jar or a Kafka libs/ folder.
-    #[arg(long, global = true, env = "KWIRE_DEFS", value_name = "PATH")]
+    #[arg(long, global = true, env = "KWIRE_DEFS", value_name = "PATH", help_heading = GLOBAL)]
     pub defs: Option<PathBuf>,
     /// Decode with one release's definitions only (e.g. 3.9, 4.1).
-    #[arg(long, global = true, value_name = "R")]
+    #[arg(long, global = true, value_name = "R", help_heading = GLOBAL)]
     pub kafka_release: Option<String>,
     /// Colour on standard output: auto (a terminal, unless NO_COLOR is set;
     /// CLICOLOR_FORCE forces it), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = color::ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, global = true, value_enum, default_value_t = color::ColorChoice::Auto, value_name = "WHEN", help_heading = GLOBAL)]
     pub color: color::ColorChoice,
     /// Show credentials (SASL passwords, SCRAM proofs, bearer tokens, salts,
     /// SCRAM keys, token HMACs) instead of `<redacted, N bytes>`.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub show_secrets: bool,
     #[command(subcommand)]
     pub command: Command,

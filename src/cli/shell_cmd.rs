@@ -1,8 +1,8 @@
 //! `kwire completions SHELL` and `kwire man`: generated from the clap
 //! definitions themselves, so they never disagree with `--help`.
 
-use super::{exit, Cli};
-use clap::{Args, CommandFactory};
+use super::exit;
+use clap::Args;
 use clap_complete::Shell;
 use std::io::Write;
 use std::path::PathBuf;
@@ -28,7 +28,7 @@ pub struct ManArgs {
 }
 
 pub fn run_completions(args: &CompletionsArgs) -> i32 {
-    let mut cmd = Cli::command();
+    let mut cmd = super::command();
     // Into memory first: clap_complete panics when its writer fails (`| head`).
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "kwire", &mut script);
@@ -41,7 +41,7 @@ pub fn run_completions(args: &CompletionsArgs) -> i32 {
 }
 
 pub fn run_man(args: &ManArgs) -> i32 {
-    let cmd = Cli::command();
+    let cmd = super::command();
     let res = match &args.out {
         Some(dir) => std::fs::create_dir_all(dir).and_then(|_| clap_mangen::generate_to(cmd, dir)),
         None => {
