@@ -62,6 +62,8 @@ fn offset_commit_key() -> Vec<u8> {
 /// One connection, 1 ms between frames (frame k at T0 + (k+1) ms):
 /// - 0, 1: Produce v9 to orders: partition 0 holds a gzip, a snappy, an lz4
 ///   and a zstd batch (offsets 0-4), partition 1 a plain batch (offset 10);
+///   the broker puts partition 0 at offset 100, and refuses partition 1
+///   (NOT_LEADER_OR_FOLLOWER);
 /// - 2, 3: Fetch v13 of orders' id before anything named it (offset 0);
 /// - 4, 5: Metadata v12 naming orders with its id;
 /// - 6, 7: Fetch v13 of orders' id (zstd, offset 7) and of an id never named (offset 0);
@@ -112,7 +114,10 @@ fn conversation() -> Timeline {
         "Produce",
         9,
         produce_body("orders", &[(0, p0), (1, p1)]),
-        json!({}),
+        json!({"Responses": [{"Name": "orders", "PartitionResponses": [
+            {"Index": 0, "ErrorCode": 0, "BaseOffset": 100},
+            {"Index": 1, "ErrorCode": 6, "BaseOffset": -1}
+        ]}]}),
     );
     let early = batch(0, 0, &[rec(Some(b"e"), Some(b"early"), &[], 0)]);
     t.pair(50001, "consumer", 2, "Fetch", 13, fetch_request(ORDERS_ID), json!({"Responses": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 0, "Records": hex::encode(early)}]}]}));
@@ -183,7 +188,7 @@ fn json_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-const HEADER: &str = "time                        conn direction    topic            part   offset timestamp                key              value                            headers";
+const HEADER: &str = "frame time                        conn direction    topic            part   offset timestamp                key              value                            headers";
 
 #[test]
 fn every_codec_lists_its_records_as_a_table() {
@@ -192,16 +197,16 @@ fn every_codec_lists_its_records_as_a_table() {
     assert_eq!(status, 0, "{err}");
     let expected = [
         HEADER,
-        "2023-11-14T22:13:20.001000Z    0 → Produce    orders              0        0 2023-11-14T22:13:20.000Z g0               gzip zero                        h=1",
-        "2023-11-14T22:13:20.001000Z    0 → Produce    orders              0        1 2023-11-14T22:13:20.001Z g1               null                             ",
-        "2023-11-14T22:13:20.001000Z    0 → Produce    orders              0        2 2023-11-14T22:13:20.002Z s0               snappy zero                      trace=abc, empty=null",
-        "2023-11-14T22:13:20.001000Z    0 → Produce    orders              0        3 2023-11-14T22:13:20.003Z null             lz4 value                        ",
-        "2023-11-14T22:13:20.001000Z    0 → Produce    orders              0        4 2023-11-14T22:13:20.004Z 0xff00           [schema 17] {\"id\":7}             ",
-        "2023-11-14T22:13:20.001000Z    0 → Produce    orders              1       10 2023-11-14T22:13:20.000Z p1               needle in partition 1            ",
-        "2023-11-14T22:13:20.004000Z    0 ← Fetch      5b0d2c4e-8a1f-4c3b-9d2e-7f6a5b4c3d2e    0        0 2023-11-14T22:13:20.000Z e                early                            ",
-        "2023-11-14T22:13:20.008000Z    0 ← Fetch      orders              0        7 2023-11-14T22:13:20.005Z l                late                             x=0xc328",
-        "2023-11-14T22:13:20.008000Z    0 ← Fetch      00000000-0000-4000-8000-000000000abc    3        0 2023-11-14T22:13:20.000Z u                unknown                          ",
-        "2023-11-14T22:13:20.009000Z    0 → Produce    __consumer_offsets    0        0 2023-11-14T22:13:20.000Z OffsetCommitKey v0 {\"group\":\"billing\",\"topic\":\"orders\",\"partition\":3} null                             ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      100 2023-11-14T22:13:20.000Z g0               gzip zero                        h=1",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      101 2023-11-14T22:13:20.001Z g1               null                             ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      102 2023-11-14T22:13:20.002Z s0               snappy zero                      trace=abc, empty=null",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      103 2023-11-14T22:13:20.003Z null             lz4 value                        ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      104 2023-11-14T22:13:20.004Z 0xff00           [schema 17] {\"id\":7}             ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              1      +10 2023-11-14T22:13:20.000Z p1               needle in partition 1            ",
+        "    3 2023-11-14T22:13:20.004000Z    0 ← Fetch      5b0d2c4e-8a1f-4c3b-9d2e-7f6a5b4c3d2e    0        0 2023-11-14T22:13:20.000Z e                early                            ",
+        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch      orders              0        7 2023-11-14T22:13:20.005Z l                late                             x=0xc328",
+        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch      00000000-0000-4000-8000-000000000abc    3        0 2023-11-14T22:13:20.000Z u                unknown                          ",
+        "    8 2023-11-14T22:13:20.009000Z    0 → Produce    __consumer_offsets    0       +0 2023-11-14T22:13:20.000Z OffsetCommitKey v0 {\"group\":\"billing\",\"topic\":\"orders\",\"partition\":3} null                             ",
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected, "\n{out}");
 }
@@ -230,16 +235,16 @@ fn every_codec_lists_its_records_as_json() {
     assert_eq!(
         brief,
         [
-            json!([0, "request", "orders", 0, 0, "g0", "gzip zero"]),
-            json!([0, "request", "orders", 0, 1, "g1", null]),
-            json!([0, "request", "orders", 0, 2, "s0", "snappy zero"]),
-            json!([0, "request", "orders", 0, 3, null, "lz4 value"]),
+            json!([0, "request", "orders", 0, 100, "g0", "gzip zero"]),
+            json!([0, "request", "orders", 0, 101, "g1", null]),
+            json!([0, "request", "orders", 0, 102, "s0", "snappy zero"]),
+            json!([0, "request", "orders", 0, 103, null, "lz4 value"]),
             json!([
                 0,
                 "request",
                 "orders",
                 0,
-                4,
+                104,
                 "ff00",
                 "\u{0}\u{0}\u{0}\u{0}\u{11}{\"id\":7}"
             ]),
@@ -261,8 +266,13 @@ fn every_codec_lists_its_records_as_json() {
     assert_eq!(
         rows[0],
         json!({"frame": 0, "time": 1700000000.001, "conn": 0, "api_key": 0, "api_name": "Produce", "direction": "request", "topic": "orders", "partition": 0,
-               "offset": 0, "timestamp": 1700000000000i64, "key": "g0", "key_hex": "6730", "value": "gzip zero", "value_hex": "677a6970207a65726f",
+               "offset": 100, "offset_assigned": true, "timestamp": 1700000000000i64, "key": "g0", "key_hex": "6730", "value": "gzip zero", "value_hex": "677a6970207a65726f",
                "headers": [{"key": "h", "value": "1", "value_hex": "31"}]})
+    );
+    // Refused by the broker: its offset stays the batch's own.
+    assert_eq!(
+        (&rows[5]["offset"], &rows[5]["offset_assigned"]),
+        (&json!(10), &json!(false))
     );
     assert_eq!(rows[1]["value_hex"], Value::Null);
     assert_eq!(
@@ -330,9 +340,9 @@ fn topic_partition_and_grep_select_records() {
     assert_eq!(
         offsets(&["--topic", "orders", "--partition", "0", "--grep", "e"]).1,
         [
-            o("orders", 0),
-            o("orders", 2),
-            o("orders", 3),
+            o("orders", 100),
+            o("orders", 102),
+            o("orders", 103),
             o("orders", 7)
         ]
     );
@@ -343,8 +353,8 @@ fn topic_partition_and_grep_select_records() {
         (0, vec![o(UNKNOWN_ID, 0)])
     );
     // Header keys and values, keys and values.
-    assert_eq!(offsets(&["--grep", "abc"]).1, [o("orders", 2)]);
-    assert_eq!(offsets(&["--grep", "trace"]).1, [o("orders", 2)]);
+    assert_eq!(offsets(&["--grep", "abc"]).1, [o("orders", 102)]);
+    assert_eq!(offsets(&["--grep", "trace"]).1, [o("orders", 102)]);
     assert_eq!(offsets(&["--grep", "needle"]).1, [o("orders", 10)]);
     assert_eq!(
         offsets(&["--grep", "billing"]).1,
@@ -405,7 +415,7 @@ fn damaged_record_data_is_a_line_of_its_own_and_exit_status_2() {
     );
     let at = find(&frame, &bad_crc) + 17;
     let expected = format!(
-        "2023-11-14T22:13:20.001000Z    0 → Produce    orders              0 !! damaged record data at offset 0x{at:04x} ({at}): a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}"
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0 !! damaged record data at offset 0x{at:04x} ({at}): a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}"
     );
     assert_eq!(lines[3], expected);
     let (status, out, _) = kwire(&["records", file.path(), "--format", "json"]);
@@ -524,10 +534,12 @@ fn the_shipped_captures_list_their_records() {
                 f["headers"],
                 json!([{"key": "trace-id", "value": format!("t-{codec}-{n}"), "value_hex": hex::encode(format!("t-{codec}-{n}"))}, {"key": "source", "value": "kwire", "value_hex": "6b77697265"}])
             );
+            // The broker's offset for each produced record, from its
+            // Produce response: the one the consumer fetched it at.
             let p = produced[i * 4 + n];
             assert_eq!(
-                (&p["key"], &p["value"], &p["offset"]),
-                (&f["key"], &f["value"], &json!(n))
+                (&p["key"], &p["value"], &p["offset"], &p["offset_assigned"]),
+                (&f["key"], &f["value"], &f["offset"], &json!(true))
             );
         }
     }
@@ -628,7 +640,7 @@ fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
         ])]
     );
     let (_, out, _) = kwire(&["records", file.path()]);
-    assert_eq!(out.lines().nth(1), Some("2023-11-14T22:13:20.004000Z    0 ← ShareFetch orders              2        5 2023-11-14T22:13:20.000Z s                shared                           h=v"));
+    assert_eq!(out.lines().nth(1), Some("    3 2023-11-14T22:13:20.004000Z    0 ← ShareFetch orders              2        5 2023-11-14T22:13:20.000Z s                shared                           h=v"));
 }
 
 #[test]
@@ -682,7 +694,7 @@ fn a_frame_that_does_not_decode_lists_what_it_read_and_says_where_it_stopped() {
         lines[1].contains("orders") && lines[1].contains(" k "),
         "the record read before the error: {out}"
     );
-    assert!(lines[2].starts_with("2023-11-14T22:13:20.003000Z    0 → Produce    -                   - !! the frame did not decode at offset 0x"), "{out}");
+    assert!(lines[2].starts_with("    2 2023-11-14T22:13:20.003000Z    0 → Produce    -                   - !! the frame did not decode at offset 0x"), "{out}");
     let (_, out, _) = kwire(&["records", file.path(), "--format", "json"]);
     let rows = json_lines(&out);
     assert_eq!(

@@ -1,9 +1,11 @@
 //! The terminal explorer on ratatui's TestBackend: grid text and colours,
 //! grid ⇄ tree sync, keys, paste, re-decoding, errors, layout and help.
 
+mod common;
+
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use kwire::decode::{decode_frames, DecodeOptions, Frame, Region};
+use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame, Region};
 use kwire::input::hex_text::parse_hex_text;
 use kwire::schema::Catalogue;
 use kwire::tui::app::{Focus, Mode};
@@ -902,4 +904,48 @@ fn connections_opened_and_closed_are_lines_among_a_capture_s_frames() {
         "{lines:#?}"
     );
     assert!(lines[0].starts_with("SYN "), "{lines:#?}");
+}
+
+/// `r` names a topic id by the name the capture tied to it, as `kwire
+/// records` does, and shows the id only when nothing named it.
+#[test]
+fn records_name_a_topic_id_the_capture_named() {
+    use kwire::decode::fields::TopicIds;
+    use kwire::tui::records_view::record_lines;
+    let cat = Catalogue::builtin();
+    let id = [0x11u8; 16];
+    let batch = common::batches::batch(
+        7,
+        0,
+        &[common::batches::rec(Some(b"k"), Some(b"v"), &[], 0)],
+    );
+    let body = serde_json::json!({"Responses": [{"TopicId": "11111111-1111-1111-1111-111111111111",
+        "Partitions": [{"PartitionIndex": 3, "Records": hex::encode(&batch)}]}]});
+    let bytes = common::batches::frame(cat, Direction::Response, 1, 13, body);
+    let opts = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(1),
+        api_version: Some(13),
+        ..Default::default()
+    };
+    let frame = kwire::decode::decode_frame(cat, bytes.into(), 0, &opts);
+    assert!(frame.error.is_none(), "{:?}", frame.error);
+    let unnamed = record_lines(cat, None, &frame, &TopicIds::default(), None);
+    assert!(
+        unnamed.lines[0]
+            .text
+            .starts_with("11111111-1111-1111-1111-111111111111/3        7  "),
+        "{:?}",
+        unnamed.lines
+    );
+    let mut ids = TopicIds::default();
+    ids.insert(id, b"orders");
+    let named = record_lines(cat, None, &frame, &ids, None);
+    assert!(
+        named.lines[0]
+            .text
+            .starts_with("orders/3                    7  "),
+        "{:?}",
+        named.lines
+    );
 }

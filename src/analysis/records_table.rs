@@ -22,6 +22,7 @@ use super::exchange::{
 };
 use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
+use crate::decode::fields::TopicIds;
 use crate::decode::records::view::{self, Payload};
 use crate::decode::{
     decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Role, Value,
@@ -125,7 +126,15 @@ pub struct RecordRow {
     /// `None` when no field around the records names one.
     pub topic: Option<Topic>,
     pub partition: Option<i32>,
+    /// The record's offset: in a fetched batch the broker's; in a produced
+    /// one the broker's when its Produce response is in the capture
+    /// (BaseOffset plus the record's place in its partition's records),
+    /// else relative to its batch (`offset_assigned` false).
     pub offset: i64,
+    /// Whether `offset` is the broker's (see `offset`).
+    pub offset_assigned: bool,
+    /// The record's place among its records field's records, from 0.
+    pub position: usize,
     /// Milliseconds since the epoch (`None` for magic 0 messages).
     pub timestamp: Option<i64>,
     /// From a control batch.
@@ -221,6 +230,7 @@ pub fn read_capture_records<R: std::io::Read>(
     let (mut skips, mut skipped_bytes) = (0, 0);
     let mut stopped = false;
     let mut unmatched = Unmatched(0);
+    let mut produced = Produced::default();
     let capture = for_each_captured(cat, input, &opts.capture, |c| {
         let f = match c {
             Captured::Frame(f) => f,
@@ -239,11 +249,22 @@ pub fn read_capture_records<R: std::io::Read>(
         };
         // Names first: the frame's own topic ids may be named in it.
         exchanges.push(&f, &mut unmatched);
+        let names = exchanges.names();
+        if let Some(answered) = produced.answered(cat, opts, &f, &|id| names.id_name(id)) {
+            if !answered.iter().all(|item| each(item.as_item())) {
+                stopped = true;
+                return false;
+            }
+            return true;
+        }
         if !carries_records(&f) {
             return true;
         }
         let frame = decode(cat, opts, &f);
         summary.frames += 1;
+        // A Produce request's records wait for its response's offsets.
+        let hold = produced.holds(&f);
+        let mut items = Vec::new();
         let go = frame_items(
             cat,
             opts,
@@ -251,12 +272,30 @@ pub fn read_capture_records<R: std::io::Read>(
             &frame,
             exchanges.names(),
             &mut summary,
-            &mut each,
+            &mut |item| match hold {
+                true => {
+                    items.push(OwnedItem::of(item));
+                    true
+                }
+                false => each(item),
+            },
         );
+        let go = match hold {
+            true => produced
+                .hold(&f, items)
+                .iter()
+                .all(|item| each(item.as_item())),
+            false => go,
+        };
         stopped = !go;
         go
     })?;
     if !stopped {
+        for item in produced.rest() {
+            if !each(item.as_item()) {
+                break;
+            }
+        }
         exchanges.finish(&mut unmatched);
     }
     summary.unmatched_responses = unmatched.0;
@@ -268,6 +307,161 @@ pub fn read_capture_records<R: std::io::Read>(
         skipped_bytes,
     };
     Ok(summary)
+}
+
+/// Produce requests' rows awaiting their responses, to give each produced
+/// record the offset the broker assigned. At most [`HELD_PRODUCE_REQUESTS`]
+/// wait; the oldest then goes on with its batches' own offsets, as do those
+/// never answered (acks=0, a capture that ends first).
+#[derive(Default)]
+struct Produced {
+    waiting: Vec<((usize, i32), Vec<OwnedItem>)>,
+    facts: super::diagnosis::facts::FactReader,
+}
+
+/// Produce requests held at once for their responses; their rows hold
+/// slices of their frames, so this bounds the frames kept.
+const HELD_PRODUCE_REQUESTS: usize = 64;
+
+/// A row kept past its frame's turn.
+enum OwnedItem {
+    Record(Box<RecordRow>),
+    Damage(DamageRow),
+}
+
+impl OwnedItem {
+    fn of(item: Item<'_>) -> Self {
+        match item {
+            Item::Record(r) => OwnedItem::Record(Box::new(r.clone())),
+            Item::Damage(d) => OwnedItem::Damage(d.clone()),
+        }
+    }
+
+    fn as_item(&self) -> Item<'_> {
+        match self {
+            OwnedItem::Record(r) => Item::Record(r),
+            OwnedItem::Damage(d) => Item::Damage(d),
+        }
+    }
+}
+
+impl Produced {
+    /// Whether `f`'s rows wait for its response: a Produce request with a
+    /// correlation id (acks=0 requests are answered by nothing, and go on
+    /// when the capture ends or others push them out).
+    fn holds(&self, f: &CapturedFrame) -> bool {
+        f.direction == Direction::Request
+            && f.api_key == Some(PRODUCE)
+            && f.correlation_id.is_some()
+    }
+
+    /// Holds a request's rows; what has waited longest when over the bound.
+    fn hold(&mut self, f: &CapturedFrame, items: Vec<OwnedItem>) -> Vec<OwnedItem> {
+        let Some(corr) = f.correlation_id else {
+            return items;
+        };
+        self.waiting.push(((f.conn, corr), items));
+        if self.waiting.len() > HELD_PRODUCE_REQUESTS {
+            return self.waiting.remove(0).1;
+        }
+        Vec::new()
+    }
+
+    /// For a Produce response whose request waits: the request's rows, each
+    /// record with the offset its partition's BaseOffset gives it when the
+    /// partition has no error.
+    fn answered(
+        &mut self,
+        cat: &Catalogue,
+        opts: &Options,
+        f: &CapturedFrame,
+        name_of: &NameOf<'_>,
+    ) -> Option<Vec<OwnedItem>> {
+        if f.direction != Direction::Response || f.api_key != Some(PRODUCE) {
+            return None;
+        }
+        let key = (f.conn, f.correlation_id?);
+        let at = self.waiting.iter().position(|(k, _)| *k == key)?;
+        let (_, mut items) = self.waiting.remove(at);
+        let offsets = ProducedOffsets::read(&mut self.facts, cat, opts.release.as_deref(), f);
+        for item in &mut items {
+            if let OwnedItem::Record(r) = item {
+                let place = (r.topic.as_ref(), r.partition);
+                if let Some(offset) = offsets.offset(place, r.position, name_of) {
+                    r.offset = offset;
+                    r.offset_assigned = true;
+                }
+            }
+        }
+        Some(items)
+    }
+
+    /// What still waits when the capture ends, oldest first.
+    fn rest(&mut self) -> Vec<OwnedItem> {
+        std::mem::take(&mut self.waiting)
+            .into_iter()
+            .flat_map(|(_, items)| items)
+            .collect()
+    }
+}
+
+/// What a Produce response says of where the broker put each partition's
+/// records: its BaseOffset, when the partition has no error.
+#[derive(Default)]
+pub struct ProducedOffsets {
+    partitions: Vec<super::diagnosis::facts::PartitionFacts>,
+}
+
+impl ProducedOffsets {
+    /// The partitions of Produce response `f` (a frame whose request named
+    /// its API and version); none when it does not decode.
+    pub fn read(
+        reader: &mut super::diagnosis::facts::FactReader,
+        cat: &Catalogue,
+        release: Option<&str>,
+        f: &CapturedFrame,
+    ) -> Self {
+        let facts = f.api_version.and_then(|version| {
+            let kind = crate::schema::MessageKind::Response;
+            reader.read(cat, release, f, kind, (PRODUCE, version))
+        });
+        ProducedOffsets {
+            partitions: facts.map(|f| f.partitions).unwrap_or_default(),
+        }
+    }
+
+    /// The broker's offset of the record at `position` among its
+    /// partition's records in the request; `None` when the response does
+    /// not place that partition (an error, a base offset of -1, no answer).
+    pub fn offset(
+        &self,
+        (topic, partition): (Option<&Topic>, Option<i32>),
+        position: usize,
+        name_of: &NameOf<'_>,
+    ) -> Option<i64> {
+        let (topic, partition) = (topic?, partition?);
+        let base = self.partitions.iter().find_map(|p| {
+            let same = p.partition == partition && same_topic(p.topic.as_ref()?, topic, name_of);
+            (same && p.error == 0).then_some(p.base_offset?)
+        })?;
+        (base >= 0).then(|| base.saturating_add(position as i64))
+    }
+}
+
+/// Whether a response's topic is the request's (a request's topic id may
+/// have been given its name).
+fn same_topic(
+    response: &super::diagnosis::facts::TopicKey,
+    request: &Topic,
+    name_of: &NameOf<'_>,
+) -> bool {
+    use super::diagnosis::facts::TopicKey;
+    match (response, request) {
+        (TopicKey::Name(a), Topic::Name(b)) => a == b,
+        (TopicKey::Id(a), Topic::Id(b)) => a == b,
+        (TopicKey::Id(a), Topic::Name(b)) => name_of(a) == Some(&**b),
+        (TopicKey::Name(_), Topic::Id(_)) => false,
+    }
 }
 
 /// Whether a frame is one this view decodes for its records.
@@ -311,7 +505,7 @@ fn frame_items(
         direction: f.direction,
         api_key: f.api_key.unwrap_or_default(),
     };
-    let fields = records_fields(cat, opts.release.as_deref(), frame, names);
+    let fields = records_fields(cat, opts.release.as_deref(), frame, &|id| names.id_name(id));
     for rf in &fields {
         if !opts.selection.place(rf.topic.as_ref(), rf.partition) {
             let mut n = 0;
@@ -320,7 +514,10 @@ fn frame_items(
             continue;
         }
         let mut rows = Vec::new();
-        view::records(&rf.node.children, &mut |r| rows.push(row(&origin, rf, r)));
+        view::records(&rf.node.children, &mut |r| {
+            let position = rows.len();
+            rows.push(row(&origin, rf, r, position));
+        });
         summary.records += rows.len();
         for r in rows.iter().filter(|r| opts.selection.record(r)) {
             summary.records_shown += 1;
@@ -376,20 +573,25 @@ fn frame_items(
 pub type EachRecord<'f, 'n> = dyn FnMut(Option<&Topic>, Option<i32>, view::RecordRef<'n>) + 'f;
 
 /// Every record of a decoded frame (all its records fields), with the topic
-/// and partition the fields around it name: the explorer's records view.
+/// and partition the fields around it name, a topic id named by the name
+/// `topic_ids` ties to it: the explorer's records view.
 pub fn frame_records<'n>(
     cat: &Catalogue,
     release: Option<&str>,
     frame: &'n Frame,
-    names: &super::Names,
+    topic_ids: &TopicIds,
     each: &mut EachRecord<'_, 'n>,
 ) {
-    for rf in records_fields(cat, release, frame, names) {
+    let name_of = |id: &[u8; 16]| topic_ids.name(id).map(str::as_bytes);
+    for rf in records_fields(cat, release, frame, &name_of) {
         view::records(&rf.node.children, &mut |r| {
             each(rf.topic.as_ref(), rf.partition, r)
         });
     }
 }
+
+/// The name a topic id was given, as the caller knows names.
+type NameOf<'a> = dyn Fn(&[u8; 16]) -> Option<&'a [u8]> + 'a;
 
 /// A records field of a frame's tree, with the topic and partition the
 /// fields around it name.
@@ -405,7 +607,7 @@ fn records_fields<'n>(
     cat: &Catalogue,
     release: Option<&str>,
     frame: &'n Frame,
-    names: &super::Names,
+    name_of: &NameOf<'_>,
 ) -> Vec<RecordsField<'n>> {
     let mut out = Vec::new();
     let (Some(key), Some(version)) = (frame.api_key, frame.api_version) else {
@@ -421,7 +623,7 @@ fn records_fields<'n>(
     };
     let body = frame.body();
     if let Some(body) = body {
-        walk(body, &spec.fields, (None, None), names, &mut out);
+        walk(body, &spec.fields, (None, None), name_of, &mut out);
     }
     out
 }
@@ -465,7 +667,7 @@ fn walk<'n>(
     node: &'n Node,
     fields: &[FieldSpec],
     (mut topic, mut partition): (Option<Topic>, Option<i32>),
-    names: &super::Names,
+    name_of: &NameOf<'_>,
     out: &mut Vec<RecordsField<'n>>,
 ) {
     let members = members(node, fields);
@@ -479,7 +681,7 @@ fn walk<'n>(
             }
             // The zero uuid is Kafka's "no id".
             (Some(TopicField::Id), Value::Uuid(u)) if *u != [0; 16] => {
-                topic = Some(match names.id_name(u) {
+                topic = Some(match name_of(u) {
                     Some(name) => Topic::Name(name.into()),
                     None => Topic::Id(*u),
                 })
@@ -495,10 +697,10 @@ fn walk<'n>(
                 topic: topic.clone(),
                 partition,
             }),
-            FieldType::Struct(_) => walk(n, &f.fields, (topic.clone(), partition), names, out),
+            FieldType::Struct(_) => walk(n, &f.fields, (topic.clone(), partition), name_of, out),
             FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => {
                 for e in n.children.iter().filter(|e| e.role == Role::Element) {
-                    walk(e, &f.fields, (topic.clone(), partition), names, out);
+                    walk(e, &f.fields, (topic.clone(), partition), name_of, out);
                 }
             }
             _ => {}
@@ -506,12 +708,20 @@ fn walk<'n>(
     }
 }
 
-fn row(origin: &Origin, rf: &RecordsField<'_>, r: view::RecordRef<'_>) -> RecordRow {
+fn row(
+    origin: &Origin,
+    rf: &RecordsField<'_>,
+    r: view::RecordRef<'_>,
+    position: usize,
+) -> RecordRow {
     RecordRow {
         origin: origin.clone(),
         topic: rf.topic.clone(),
         partition: rf.partition,
         offset: r.offset,
+        // A request's offsets are its batch's own until its response says.
+        offset_assigned: origin.direction == Direction::Response,
+        position,
         timestamp: r.timestamp,
         control: r.control,
         key: bytes_of(r.key),

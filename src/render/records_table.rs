@@ -24,8 +24,17 @@ const DECODED_CHARS: usize = 160;
 pub fn write_table_header(out: &mut impl Write) -> io::Result<()> {
     writeln!(
         out,
-        "{:<27} {:>4} {:<12} {:<16} {:>4} {:>8} {:<24} {:<16} {:<32} headers",
-        "time", "conn", "direction", "topic", "part", "offset", "timestamp", "key", "value"
+        "{:>5} {:<27} {:>4} {:<12} {:<16} {:>4} {:>8} {:<24} {:<16} {:<32} headers",
+        "frame",
+        "time",
+        "conn",
+        "direction",
+        "topic",
+        "part",
+        "offset",
+        "timestamp",
+        "key",
+        "value"
     )
 }
 
@@ -56,7 +65,7 @@ pub fn write_table_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -
             writeln!(
                 out,
                 " {:>8} {:<24} {:<16} {:<32} {}",
-                r.offset,
+                offset_text(r),
                 timestamp,
                 key,
                 preview(&r.value, VALUE_CHARS),
@@ -76,6 +85,16 @@ pub fn write_table_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -
 }
 
 /// Time, connection, direction, topic and partition.
+/// A record's offset: the broker's, or `+N` within its batch when the
+/// broker's is not known (a produced record whose response is not in the
+/// capture).
+pub fn offset_text(r: &RecordRow) -> String {
+    match r.offset_assigned {
+        true => r.offset.to_string(),
+        false => format!("+{}", r.offset),
+    }
+}
+
 fn write_place(
     out: &mut impl Write,
     cat: &Catalogue,
@@ -93,7 +112,8 @@ fn write_place(
     let partition = partition.map_or_else(|| "-".to_string(), |p| p.to_string());
     write!(
         out,
-        "{:<27} {:>4} {:<12} {:<16} {:>4}",
+        "{:>5} {:<27} {:>4} {:<12} {:<16} {:>4}",
+        o.frame,
         time_text(o.time),
         o.conn,
         format!("{arrow} {api}"),
@@ -215,6 +235,7 @@ fn origin_json(
 pub fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
     let mut m = origin_json(cat, &r.origin, r.topic.as_ref(), r.partition);
     m.insert("offset".into(), json!(r.offset));
+    m.insert("offset_assigned".into(), json!(r.offset_assigned));
     m.insert("timestamp".into(), json!(r.timestamp));
     for (name, d, schema_key) in [
         ("key", &r.key, "key_schema_id"),

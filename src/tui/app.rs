@@ -16,6 +16,7 @@ use crate::analysis::exchange::Topic;
 use crate::analysis::filter::{parse_terms, Filter};
 use crate::analysis::index::{self, ConnRow, IndexEvent, IndexedFrame, Progress, Spool};
 use crate::analysis::records_table::carries_records;
+use crate::analysis::records_table::ProducedOffsets;
 use crate::budget::Budget;
 use crate::decode::fields::TopicIds;
 use crate::decode::regions::byte_regions;
@@ -1026,7 +1027,15 @@ impl<'a> App<'a> {
             Command::Export => self.open_prompt(PromptKind::Export, String::new()),
             Command::Records => {
                 let Some(fv) = self.frame() else { return };
-                let mut list = record_lines(self.cat, self.release.as_deref(), &fv.frame);
+                let ids = self.capture.as_ref().map(|c| c.topic_ids.clone()).unwrap_or_default();
+                let produced = self.produced_offsets(self.current);
+                let mut list = record_lines(
+                    self.cat,
+                    self.release.as_deref(),
+                    &fv.frame,
+                    &ids,
+                    produced.as_ref(),
+                );
                 if list.lines.is_empty() {
                     return self.info("this frame holds no records");
                 }
@@ -1049,6 +1058,26 @@ impl<'a> App<'a> {
             },
             Command::ClearSearch => self.search = None,
         }
+    }
+
+    /// Where the broker put a captured Produce request's records, from its
+    /// response when the capture has it (read back from the spool).
+    fn produced_offsets(&self, i: usize) -> Option<ProducedOffsets> {
+        let cap = self.capture.as_ref()?;
+        let row = self.frames.get(i)?.row.as_ref()?;
+        let produce = Some(crate::analysis::records_table::PRODUCE);
+        if row.frame.direction != Direction::Request || row.frame.api_key != produce {
+            return None;
+        }
+        let response = self.frames.get(row.pair?)?.row.as_ref()?;
+        let captured = cap.spool.frame(response).ok()?;
+        let mut reader = crate::analysis::diagnosis::facts::FactReader::default();
+        Some(ProducedOffsets::read(
+            &mut reader,
+            self.cat,
+            self.release.as_deref(),
+            &captured,
+        ))
     }
 
     /// `R`: the records of every frame the list shows that carries records
@@ -1098,7 +1127,15 @@ impl<'a> App<'a> {
                 opts,
             );
             let number = self.frame_number(i);
-            for mut l in record_lines(self.cat, self.release.as_deref(), &frame).lines {
+            let produced = self.produced_offsets(i);
+            let listed = record_lines(
+                self.cat,
+                self.release.as_deref(),
+                &frame,
+                &cap.topic_ids,
+                produced.as_ref(),
+            );
+            for mut l in listed.lines {
                 l.text = format!("{number:>7} {}", l.text);
                 l.frame = Some(i);
                 lines.push(l);

@@ -4,7 +4,8 @@
 
 use super::theme::Theme;
 use crate::analysis::exchange::Topic;
-use crate::analysis::records_table::frame_records;
+use crate::analysis::records_table::{frame_records, ProducedOffsets};
+use crate::decode::fields::TopicIds;
 use crate::decode::records::view::Payload;
 use crate::decode::{Frame, Node};
 use crate::protocol::meanings::utc_millis;
@@ -42,19 +43,41 @@ pub struct RecordsList {
 pub const HEADER: &str =
     "topic/partition        offset  time                      key · value · headers";
 
-/// The records of `frame`, in order.
+/// The records of `frame`, in order: topic ids named by `topic_ids`; a
+/// produced record's offset the broker's when `produced` (its Produce
+/// response's) places its partition, else `+N` within its batch.
 pub fn record_lines(
     cat: &crate::schema::Catalogue,
     release: Option<&str>,
     frame: &Frame,
+    topic_ids: &TopicIds,
+    produced: Option<&ProducedOffsets>,
 ) -> RecordsList {
     let mut found: Vec<(String, *const Node)> = Vec::new();
+    // Each record's place among its partition's, for the broker's offset.
+    let mut position = 0;
+    let mut place_of_last: Option<(Option<Topic>, Option<i32>)> = None;
+    let request = frame.direction == crate::decode::Direction::Request;
+    let name_of = |id: &[u8; 16]| topic_ids.name(id).map(str::as_bytes);
     frame_records(
         cat,
         release,
         frame,
-        &Default::default(),
+        topic_ids,
         &mut |topic, partition, r| {
+            let place = (topic.cloned(), partition);
+            if place_of_last.as_ref() != Some(&place) {
+                position = 0;
+                place_of_last = Some(place);
+            }
+            let offset = match (request, produced) {
+                (false, _) => r.offset.to_string(),
+                (true, Some(p)) => p
+                    .offset((topic, partition), position, &name_of)
+                    .map_or_else(|| format!("+{}", r.offset), |o| o.to_string()),
+                (true, None) => format!("+{}", r.offset),
+            };
+            position += 1;
             let place = format!(
                 "{}/{}",
                 topic.map_or("?".into(), topic_text),
@@ -75,8 +98,7 @@ pub fn record_lines(
                 format!(" · {}", headers.join(" "))
             };
             let text = format!(
-                "{place:<20} {:>8}  {time:<24}  {} · {}{headers}",
-                r.offset,
+                "{place:<20} {offset:>8}  {time:<24}  {} · {}{headers}",
                 preview(&r.key),
                 preview(&r.value)
             );
