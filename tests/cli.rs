@@ -725,3 +725,43 @@ fn global_options_have_their_heading_and_only_where_they_work() {
         .unwrap();
     assert!(out.status.success());
 }
+
+/// One time format in every JSON: the same packet's time has the same digits
+/// in `capture`, `check` and `records` (frame 52 of kafka-python.pcap is a
+/// Fetch response with records and a finding).
+#[test]
+fn every_json_writes_a_frame_s_time_with_the_same_digits() {
+    let capture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/samples/captures/kafka-python.pcap"
+    );
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // The text after `"time":` in the first line that holds `marker`.
+    let time_in = |text: &str, marker: &str| -> String {
+        let line = text
+            .lines()
+            .find(|l| l.contains(marker))
+            .expect(marker)
+            .to_string();
+        let at = line.find("\"time\":").expect("a time") + 7;
+        line[at..].split([',', '}']).next().unwrap().to_string()
+    };
+    let framed = run(&["capture", capture, "--frame", "52", "--format", "json"]);
+    let from_capture = time_in(&framed, "\"capture\":{\"frame\":52");
+    let from_check = time_in(
+        &run(&["check", capture, "--format", "json"]),
+        "{\"frame\":52,",
+    );
+    let from_records = time_in(
+        &run(&["records", capture, "--format", "json"]),
+        "{\"frame\":52,",
+    );
+    assert_eq!(from_capture, "1796142241.453045");
+    assert_eq!((&from_check, &from_records), (&from_capture, &from_capture));
+}

@@ -17,8 +17,8 @@ use kwire::capture::{
 };
 use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
-use kwire::render::digits::{push_six_digits, push_socket_addr, push_uint};
-use kwire::render::listing::{micros_exact, push_timestamp, LineWriter};
+use kwire::render::digits::{push_socket_addr, push_uint};
+use kwire::render::listing::{push_timestamp, LineWriter};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use kwire::tui::app::CaptureState;
@@ -964,18 +964,9 @@ impl Decoded {
     }
 }
 
-/// Seconds to the microsecond, as `{:.6}` writes them.
+/// A capture time as every JSON output writes it (`render::json::capture_time`).
 fn push_seconds(line: &mut Vec<u8>, t: f64) {
-    match micros_exact(t) {
-        Some(us) => {
-            push_uint(line, us / 1_000_000, 0);
-            line.push(b'.');
-            push_six_digits(line, us % 1_000_000);
-        }
-        None => {
-            let _ = write!(line, "{t:.6}");
-        }
-    }
+    let _ = write!(line, "{}", kwire::render::json::capture_time(t));
 }
 
 fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {

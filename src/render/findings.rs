@@ -77,11 +77,7 @@ pub fn write_json(out: &mut impl Write, cat: &Catalogue, f: &Finding) -> io::Res
     writeln!(out, "{}", crate::render::json::to_text(&v))
 }
 
-/// A capture time as JSON writes every time: seconds, to the microsecond.
-pub fn micros_time(t: f64) -> Json {
-    let rounded = (t * 1e6).round() / 1e6;
-    serde_json::Number::from_f64(rounded).map_or(Json::Null, Json::Number)
-}
+pub use super::json::capture_time as micros_time;
 
 /// The findings' groups as `kwire check` prints them: per group a line with
 /// severity, rule, API, count, frames as ranges, time span and connections,

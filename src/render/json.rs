@@ -213,6 +213,15 @@ pub fn value_json(node: &Node) -> Json {
     }
 }
 
+/// A capture time as every JSON output writes it: epoch seconds rounded to
+/// the microsecond, in the shortest decimal that reads back as that number
+/// (`1700000000.001`, not `1700000000.001000`), so the same packet has the
+/// same digits in `capture`, `check`, `records` and the rest.
+pub fn capture_time(t: f64) -> Json {
+    let rounded = (t * 1e6).round() / 1e6;
+    serde_json::Number::from_f64(rounded).map_or(Json::Null, Json::Number)
+}
+
 /// [`frame_contract`] written straight out as compact JSON: the same text as
 /// `frame_contract(frame).to_string()` without building a `serde_json::Value`
 /// (what `--format json` prints; several times faster on large frames).

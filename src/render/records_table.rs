@@ -212,10 +212,7 @@ fn origin_json(
 ) -> Map<String, Json> {
     let mut m = Map::new();
     m.insert("frame".into(), json!(o.frame));
-    m.insert(
-        "time".into(),
-        serde_json::Number::from_f64(o.time).map_or(Json::Null, Json::Number),
-    );
+    m.insert("time".into(), crate::render::json::capture_time(o.time));
     m.insert("conn".into(), json!(o.conn));
     m.insert("api_key".into(), json!(o.api_key));
     m.insert("api_name".into(), json!(cat.api_name(o.api_key)));
