@@ -690,8 +690,8 @@ fn help_overlay_lists_every_key() {
         ("!", "findings"),
         ("x", "export"),
         ("paste mouse", "new frame; click selects, wheel scrolls"),
-        ("Ctrl-U", "clear"),
-        ("Esc", "close"),
+        ("e c w", "expand / collapse all"),
+        ("Esc Ctrl-U", "close"),
         ("?", "help"),
         ("q Ctrl-C", "quit"),
     ];
@@ -948,4 +948,55 @@ fn records_name_a_topic_id_the_capture_named() {
         "{:?}",
         named.lines
     );
+}
+
+/// `w` hides the wire's plumbing (lengths, counts, empty tagged sections) in
+/// every frame shown until pressed again; `c` collapses to header and body,
+/// `e` opens everything.
+#[test]
+fn w_hides_the_wire_s_plumbing_and_e_c_expand_and_collapse_all() {
+    use kwire::tui::tree_state::is_plumbing;
+    let mut a = app(REQUEST);
+    let node_at = |root: &kwire::decode::Node, path: &[usize]| {
+        let mut n = root;
+        for &i in path {
+            n = &n.children[i];
+        }
+        n.clone()
+    };
+    let plumbing_rows = |a: &App| {
+        let fv = a.frame().unwrap();
+        fv.tree
+            .rows()
+            .iter()
+            .filter(|r| is_plumbing(&node_at(&fv.frame.root, &r.path)))
+            .count()
+    };
+    let all = a.frame().unwrap().tree.rows().len();
+    let plumbing = plumbing_rows(&a);
+    assert!(plumbing > 0, "the sample has lengths and tagged sections");
+    press(&mut a, KeyCode::Char('w'));
+    assert!(a.plain);
+    assert_eq!(plumbing_rows(&a), 0);
+    assert_eq!(a.frame().unwrap().tree.rows().len(), all - plumbing);
+    let buf = draw(&mut a, 120, 40);
+    assert!(
+        row_containing(&buf, "tagged_fields uvarint").is_none(),
+        "{}",
+        rows(&buf).join("\n")
+    );
+    assert!(row_containing(&buf, "TopicId uuid").is_some());
+    // Another frame is shown the same way.
+    a.on_paste(&sample_text(OTHER_REQUEST));
+    assert_eq!(plumbing_rows(&a), 0);
+    press(&mut a, KeyCode::Char('w'));
+    assert!(!a.plain && plumbing_rows(&a) > 0);
+
+    press(&mut a, KeyCode::Char('c'));
+    let root_children = a.frame().unwrap().frame.root.children.len();
+    assert_eq!(a.frame().unwrap().tree.rows().len(), 1 + root_children);
+    press(&mut a, KeyCode::Char('e'));
+    let mut nodes = 0;
+    a.frame().unwrap().frame.root.walk(&mut |_, _| nodes += 1);
+    assert_eq!(a.frame().unwrap().tree.rows().len(), nodes);
 }

@@ -437,6 +437,8 @@ pub struct App<'a> {
     /// First line of the frame list on screen.
     pub frames_top: usize,
     pastes: usize,
+    /// `w`: trees hide the wire's plumbing (every frame shown, until `w` again).
+    pub plain: bool,
     pub quit: bool,
     /// The findings list as Enter left it: `!` opens it again there.
     last_findings: Option<FindingsList>,
@@ -474,6 +476,7 @@ impl<'a> App<'a> {
             geometry: Geometry::default(),
             frames_top: 0,
             pastes: 0,
+            plain: false,
             last_findings: None,
             quit: false,
         };
@@ -743,8 +746,17 @@ impl<'a> App<'a> {
         }
         self.current = i;
         self.ensure_decoded(i);
+        self.apply_plain();
         self.refresh_search();
         self.scroll_to_selection();
+    }
+
+    /// The shown frame's tree hides the wire's plumbing when `w` says so.
+    fn apply_plain(&mut self) {
+        let plain = self.plain;
+        if let Some(fv) = self.frame_mut() {
+            fv.tree.set_plain(&fv.frame.root, plain);
+        }
     }
 
     /// Decode a capture's frame from the spool when it has no view; the
@@ -1057,6 +1069,24 @@ impl<'a> App<'a> {
                 None => self.fail("! is for captures (kwire capture FILE --tui): kwire check FILE tells a file of frames' findings"),
             },
             Command::ClearSearch => self.search = None,
+            Command::TogglePlumbing => {
+                self.plain = !self.plain;
+                self.apply_plain();
+                self.info(match self.plain {
+                    true => "the wire's plumbing is hidden: lengths, counts, tags, empty tagged_fields (w shows it)",
+                    false => "every node of the wire is shown (w hides lengths, counts and empty tagged_fields)",
+                });
+            }
+            Command::ExpandAll | Command::CollapseAll => {
+                let expand = command == Command::ExpandAll;
+                if let Some(fv) = self.frame_mut() {
+                    match expand {
+                        true => fv.tree.expand_all(&fv.frame.root),
+                        false => fv.tree.collapse_all(&fv.frame.root),
+                    }
+                }
+                self.scroll_to_selection();
+            }
         }
     }
 

@@ -33,6 +33,9 @@ pub enum Command {
     CaptureRecords,
     Findings,
     ClearSearch,
+    TogglePlumbing,
+    ExpandAll,
+    CollapseAll,
 }
 
 /// One line of the help: the keys as shown, what each does, and the words.
@@ -74,6 +77,15 @@ pub const KEYS: &[Binding] = &[
         "Enter Space",
         "expand / collapse (tree); elsewhere the next pane",
     ),
+    Binding {
+        keys: "e c w",
+        commands: &[
+            (KeyCode::Char('e'), Command::ExpandAll),
+            (KeyCode::Char('c'), Command::CollapseAll),
+            (KeyCode::Char('w'), Command::TogglePlumbing),
+        ],
+        what: "tree: expand / collapse all; w hides lengths, counts",
+    },
     Binding {
         keys: "/",
         commands: &[(KeyCode::Char('/'), Command::Search)],
@@ -150,11 +162,10 @@ pub const KEYS: &[Binding] = &[
         "paste mouse",
         "hex text opens a new frame; click selects, wheel scrolls",
     ),
-    pane_keys("Ctrl-U", "clear the prompt line"),
     Binding {
-        keys: "Esc",
+        keys: "Esc Ctrl-U",
         commands: &[(KeyCode::Esc, Command::ClearSearch)],
-        what: "close a prompt or this help; clear the search",
+        what: "close a prompt, help, search; Ctrl-U clears a prompt",
     },
     Binding {
         keys: "?",

@@ -4,7 +4,7 @@
 //! expand, collapse or reveal), and the lines hold paths, not text: the tree
 //! view renders text for the lines on screen only.
 
-use crate::decode::Node;
+use crate::decode::{Kind, Node, Role};
 use std::collections::HashSet;
 
 /// Trees up to this many nodes open fully; larger ones open to [`OPEN_DEPTH`].
@@ -32,6 +32,28 @@ pub struct TreeState {
     selected: Vec<usize>,
     /// First line on screen.
     pub top: usize,
+    /// The wire's plumbing hidden (`w`): length prefixes, counts, tags and
+    /// their sizes, presence markers, and tagged sections with no entries.
+    plain: bool,
+}
+
+/// Whether a node is the wire's plumbing rather than what the message says:
+/// decided by its kind, never by its name.
+pub fn is_plumbing(node: &Node) -> bool {
+    match node.kind {
+        Kind::CompactArrayLength
+        | Kind::ArrayCount
+        | Kind::TagCount
+        | Kind::Tag
+        | Kind::TagSize
+        | Kind::PresenceMarker
+        | Kind::BytesLength => true,
+        // A tagged section with no entries: its count alone.
+        _ => {
+            node.role == Role::TaggedSection
+                && node.children.iter().all(|c| c.kind == Kind::TagCount)
+        }
+    }
 }
 
 impl TreeState {
@@ -51,6 +73,7 @@ impl TreeState {
             rows: Vec::new(),
             selected: Vec::new(),
             top: 0,
+            plain: false,
         };
         t.rebuild(root);
         t
@@ -118,6 +141,40 @@ impl TreeState {
         self.set_expanded(root, path, open);
     }
 
+    pub fn is_plain(&self) -> bool {
+        self.plain
+    }
+
+    /// Hides (or shows again) the wire's plumbing ([`is_plumbing`]); a
+    /// selection inside what is hidden moves to the nearest shown ancestor.
+    pub fn set_plain(&mut self, root: &Node, plain: bool) {
+        if self.plain == plain {
+            return;
+        }
+        self.plain = plain;
+        self.rebuild(root);
+        while self.row_of(&self.selected).is_none() && !self.selected.is_empty() {
+            self.selected.pop();
+        }
+    }
+
+    /// Every node with children opened.
+    pub fn expand_all(&mut self, root: &Node) {
+        let mut path = Vec::new();
+        open_to_depth(root, &mut path, usize::MAX, &mut self.expanded);
+        self.rebuild(root);
+    }
+
+    /// Only the root's children shown (a frame's header and body); the
+    /// selection moves up to them.
+    pub fn collapse_all(&mut self, root: &Node) {
+        self.expanded.clear();
+        self.expanded.insert(Vec::new());
+        self.selected.truncate(1);
+        self.rebuild(root);
+        self.top = 0;
+    }
+
     /// Scroll so that the selected line is among `height` lines from `top`.
     pub fn scroll_to_selection(&mut self, height: usize) {
         let row = self.selected_row();
@@ -153,6 +210,9 @@ impl TreeState {
             return;
         }
         for (i, c) in node.children.iter().enumerate() {
+            if self.plain && is_plumbing(c) {
+                continue;
+            }
             path.push(i);
             self.push_rows(c, path);
             path.pop();
@@ -180,7 +240,7 @@ fn open_to_depth(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::{Region, Role};
+    use crate::decode::Region;
 
     fn sample() -> Node {
         let mut root = Node::new("root", "", 0, Region::Frame, Role::Structure);
