@@ -675,7 +675,7 @@ fn help_overlay_lists_every_key() {
         ("↑ ↓ ← → / h j k l", "move"),
         ("PgUp PgDn Home End", "page"),
         ("g G", "first / last"),
-        ("Tab Shift-Tab", "pane"),
+        ("Tab Shift-Tab z", "pane"),
         ("Enter Space", "expand / collapse"),
         ("/", "search"),
         ("n N", "next / previous match"),
@@ -999,4 +999,43 @@ fn w_hides_the_wire_s_plumbing_and_e_c_expand_and_collapse_all() {
     let mut nodes = 0;
     a.frame().unwrap().frame.root.walk(&mut |_, _| nodes += 1);
     assert_eq!(a.frame().unwrap().tree.rows().len(), nodes);
+}
+
+/// `z` gives the focused pane the whole screen, Tab moves the zoom to the
+/// next pane, and `z` again brings the others back; at 80x24 and 200x50.
+#[test]
+fn z_zooms_the_focused_pane_and_back() {
+    for (w, h) in [(80u16, 24u16), (200, 50)] {
+        let mut a = app(REQUEST);
+        a.on_paste(&sample_text(OTHER_REQUEST));
+        while a.focus != Focus::Tree {
+            press(&mut a, KeyCode::Tab);
+        }
+        let normal = draw(&mut a, w, h);
+        assert!(row_starting(&normal, "0000  00 00 00 25").is_some());
+        press(&mut a, KeyCode::Char('z'));
+        let zoomed = draw(&mut a, w, h);
+        assert!(
+            row_starting(&zoomed, "0000  00 00 00 25").is_none(),
+            "no grid"
+        );
+        assert!(row_containing(&zoomed, " frames (2) ").is_none(), "no list");
+        assert!(row_containing(&zoomed, " details ").is_none(), "no details");
+        assert_eq!(
+            a.geometry.tree.height,
+            h - 2,
+            "the tree over all but title and status"
+        );
+        press(&mut a, KeyCode::Tab);
+        let next = draw(&mut a, w, h);
+        assert_ne!(a.focus, Focus::Tree);
+        assert!(
+            row_containing(&next, " tree ").is_none(),
+            "the zoom moved on"
+        );
+        press(&mut a, KeyCode::Char('z'));
+        let back = draw(&mut a, w, h);
+        assert!(row_starting(&back, "0000  00 00 00 25").is_some());
+        assert!(row_containing(&back, " tree ").is_some());
+    }
 }

@@ -439,6 +439,8 @@ pub struct App<'a> {
     pastes: usize,
     /// `w`: trees hide the wire's plumbing (every frame shown, until `w` again).
     pub plain: bool,
+    /// `z`: the focused pane takes the whole screen (Tab moves the zoom).
+    pub zoomed: bool,
     pub quit: bool,
     /// The findings list as Enter left it: `!` opens it again there.
     last_findings: Option<FindingsList>,
@@ -477,6 +479,7 @@ impl<'a> App<'a> {
             frames_top: 0,
             pastes: 0,
             plain: false,
+            zoomed: false,
             last_findings: None,
             quit: false,
         };
@@ -1069,6 +1072,7 @@ impl<'a> App<'a> {
                 None => self.fail("! is for captures (kwire capture FILE --tui): kwire check FILE tells a file of frames' findings"),
             },
             Command::ClearSearch => self.search = None,
+            Command::Zoom => self.zoomed = !self.zoomed,
             Command::TogglePlumbing => {
                 self.plain = !self.plain;
                 self.apply_plain();

@@ -36,6 +36,7 @@ pub enum Command {
     TogglePlumbing,
     ExpandAll,
     CollapseAll,
+    Zoom,
 }
 
 /// One line of the help: the keys as shown, what each does, and the words.
@@ -66,12 +67,13 @@ pub const KEYS: &[Binding] = &[
     ),
     pane_keys("g G", "first / last byte, line or frame"),
     Binding {
-        keys: "Tab Shift-Tab",
+        keys: "Tab Shift-Tab z",
         commands: &[
             (KeyCode::Tab, Command::NextPane),
             (KeyCode::BackTab, Command::PreviousPane),
+            (KeyCode::Char('z'), Command::Zoom),
         ],
-        what: "next / previous pane",
+        what: "next / previous pane; z zooms the pane (again: back)",
     },
     pane_keys(
         "Enter Space",

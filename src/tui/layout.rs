@@ -22,6 +22,41 @@ pub struct Panes {
     pub side_by_side: bool,
 }
 
+/// A pane that `z` can zoom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    Frames,
+    Grid,
+    Tree,
+}
+
+impl Panes {
+    /// `pane` over the room of all four (`z`); the others get none, the
+    /// status line stays.
+    pub fn zoom(self, pane: Pane) -> Panes {
+        let all = [
+            self.frames,
+            Some(self.grid),
+            Some(self.tree),
+            Some(self.details),
+        ]
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| a.union(b))
+        .unwrap_or(self.grid);
+        let none = Rect::new(all.x, all.y, 0, 0);
+        let pick = |p: Pane| if p == pane { all } else { none };
+        Panes {
+            frames: self.frames.map(|_| pick(Pane::Frames)),
+            grid: pick(Pane::Grid),
+            tree: pick(Pane::Tree),
+            details: none,
+            status: self.status,
+            side_by_side: false,
+        }
+    }
+}
+
 /// `list_lines`: the frame list's lines (0 when it is not shown); `grid_rows`
 /// and `grid_width` are what the whole frame's grid would take.
 pub fn panes(area: Rect, list_lines: usize, grid_rows: usize, grid_width: u16) -> Panes {

@@ -6,7 +6,7 @@ use super::details_view::details_lines;
 use super::frames_view::FramesView;
 use super::grid_view::{row_count, GridGeometry, HexGrid, Layer};
 use super::help::HelpOverlay;
-use super::layout::panes;
+use super::layout::{panes, Pane};
 use super::theme::Theme;
 use super::tree_view::TreeView;
 use crate::render::grid::ROW;
@@ -31,9 +31,16 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
     } else {
         0
     };
-    let p = panes(f.area(), list_lines, rows, width);
     let theme = app.theme;
     let focus = app.focus;
+    let mut p = panes(f.area(), list_lines, rows, width);
+    if app.zoomed {
+        p = p.zoom(match focus {
+            Focus::Frames if p.frames.is_some() => Pane::Frames,
+            Focus::Frames | Focus::Grid => Pane::Grid,
+            Focus::Tree => Pane::Tree,
+        });
+    }
     let block = |title: String, focused: bool, borders: Borders| {
         Block::new()
             .borders(borders)
