@@ -690,7 +690,7 @@ fn help_overlay_lists_every_key() {
         ("!", "findings"),
         ("x", "export"),
         ("paste mouse", "new frame; click selects, wheel scrolls"),
-        ("e c w", "expand / collapse all"),
+        ("e c w < >", "expand/collapse all"),
         ("Esc Ctrl-U", "close"),
         ("?", "help"),
         ("q Ctrl-C", "quit"),
@@ -1038,4 +1038,27 @@ fn z_zooms_the_focused_pane_and_back() {
         assert!(row_starting(&back, "0000  00 00 00 25").is_some());
         assert!(row_containing(&back, " tree ").is_some());
     }
+}
+
+/// `<` and `>` scroll long tree lines sideways; a click on a marker still
+/// toggles the node under it.
+#[test]
+fn long_tree_lines_scroll_sideways() {
+    let mut a = app(REQUEST);
+    let before = draw(&mut a, 80, 24);
+    let cut = "version of the request body that follows";
+    assert!(row_containing(&before, cut).is_none(), "cut at 80 columns");
+    press(&mut a, KeyCode::Char('>'));
+    press(&mut a, KeyCode::Char('>'));
+    let after = draw(&mut a, 80, 24);
+    assert!(
+        row_containing(&after, cut).is_some(),
+        "{}",
+        rows(&after).join("\n")
+    );
+    assert_eq!(a.frame().unwrap().tree.left, 16);
+    press(&mut a, KeyCode::Char('<'));
+    press(&mut a, KeyCode::Char('<'));
+    press(&mut a, KeyCode::Char('<'));
+    assert_eq!(a.frame().unwrap().tree.left, 0);
 }

@@ -1073,6 +1073,14 @@ impl<'a> App<'a> {
             },
             Command::ClearSearch => self.search = None,
             Command::Zoom => self.zoomed = !self.zoomed,
+            Command::ScrollLeft | Command::ScrollRight => {
+                if let Some(fv) = self.frame_mut() {
+                    fv.tree.left = match command {
+                        Command::ScrollLeft => fv.tree.left.saturating_sub(SIDEWAYS),
+                        _ => (fv.tree.left + SIDEWAYS).min(MAX_SIDEWAYS),
+                    };
+                }
+            }
             Command::TogglePlumbing => {
                 self.plain = !self.plain;
                 self.apply_plain();
@@ -1832,12 +1840,17 @@ impl<'a> App<'a> {
         };
         fv.tree.select_row(i);
         let m = marker_x(&row);
-        if row.has_children && (m..m + 2).contains(&x) {
+        let x = usize::from(x) + fv.tree.left;
+        if row.has_children && (usize::from(m)..usize::from(m) + 2).contains(&x) {
             fv.tree.toggle(&fv.frame.root, &row.path);
         }
         self.after_tree_selection();
     }
 }
+
+/// Columns `<` and `>` scroll the tree sideways by, and at most in all.
+const SIDEWAYS: usize = 8;
+const MAX_SIDEWAYS: usize = 4096;
 
 /// `0x1a` (hex) or `26` (decimal).
 pub fn parse_offset(text: &str) -> Option<usize> {

@@ -37,6 +37,8 @@ pub enum Command {
     ExpandAll,
     CollapseAll,
     Zoom,
+    ScrollLeft,
+    ScrollRight,
 }
 
 /// One line of the help: the keys as shown, what each does, and the words.
@@ -80,13 +82,15 @@ pub const KEYS: &[Binding] = &[
         "expand / collapse (tree); elsewhere the next pane",
     ),
     Binding {
-        keys: "e c w",
+        keys: "e c w < >",
         commands: &[
             (KeyCode::Char('e'), Command::ExpandAll),
             (KeyCode::Char('c'), Command::CollapseAll),
             (KeyCode::Char('w'), Command::TogglePlumbing),
+            (KeyCode::Char('<'), Command::ScrollLeft),
+            (KeyCode::Char('>'), Command::ScrollRight),
         ],
-        what: "tree: expand / collapse all; w hides lengths, counts",
+        what: "tree: expand/collapse all, w: no lengths, < > sideways",
     },
     Binding {
         keys: "/",

@@ -32,6 +32,8 @@ pub struct TreeState {
     selected: Vec<usize>,
     /// First line on screen.
     pub top: usize,
+    /// Columns scrolled off the left of every line (`<` `>`).
+    pub left: usize,
     /// The wire's plumbing hidden (`w`): length prefixes, counts, tags and
     /// their sizes, presence markers, and tagged sections with no entries.
     plain: bool,
@@ -73,6 +75,7 @@ impl TreeState {
             rows: Vec::new(),
             selected: Vec::new(),
             top: 0,
+            left: 0,
             plain: false,
         };
         t.rebuild(root);

@@ -68,6 +68,29 @@ impl TreeView<'_> {
     }
 }
 
+/// The line less its first `n` characters (scrolled sideways), each span
+/// keeping its style.
+fn without_columns(line: Line<'static>, mut n: usize) -> Line<'static> {
+    if n == 0 {
+        return line;
+    }
+    let spans = line
+        .spans
+        .into_iter()
+        .filter_map(|span| {
+            let len = span.content.chars().count();
+            if n >= len {
+                n -= len;
+                return None;
+            }
+            let kept: String = span.content.chars().skip(n).collect();
+            n = 0;
+            Some(Span::styled(kept, span.style))
+        })
+        .collect::<Vec<_>>();
+    Line::from(spans).style(line.style)
+}
+
 /// Longest value shown in a summary.
 const SUMMARY_VALUE: usize = 32;
 
@@ -136,7 +159,7 @@ impl Widget for TreeView<'_> {
             .enumerate()
         {
             let y = area.y + y as u16;
-            let mut l = self.line_for(&self.state.rows()[i]);
+            let mut l = without_columns(self.line_for(&self.state.rows()[i]), self.state.left);
             if i == selected {
                 l = l.patch_style(self.theme.selected_line(self.focused));
                 buf.set_style(
