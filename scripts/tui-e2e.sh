@@ -1,7 +1,9 @@
 #!/bin/sh
 # End-to-end check of `kwire tui` in a real terminal (tmux, 100x30): jump to
-# TopicId, read the details pane, paste a second message with bracketed paste,
-# see the frame list, quit, and find the terminal restored; then the same
+# TopicId, read the details pane, paste a second message with bracketed paste
+# and an od dump whose lines the terminal ends with CR, see the frame list,
+# hide the wire's plumbing (w), zoom the tree (z), collapse it (c), quit, and
+# find the terminal restored; at 80x24 the panes and the help still fit; then the same
 # after Ctrl-C and, when KWIRE_PANIC_CMD names a command that panics inside
 # the explorer's terminal mode (tests/tui_e2e.rs passes one), after a panic.
 #
@@ -76,9 +78,44 @@ wait_for " frames (3) "
 wait_for "#3  paste 2 +0x0000  ProduceRequest message v9  278 B"
 echo "ok: an od dump pasted with CR line breaks is frame #3, 278 bytes whole"
 
+# The tree: w hides lengths, counts and empty tagged_fields; z zooms it; >
+# scrolls it sideways; c collapses it to header and body.
+t send-keys -t e2e "[" "["
+wait_for "0000  00 00 00 4a"
+while ! pane | grep -q "^ tree \|─ tree ─\|┌ tree "; do sleep 0.1; done
+t send-keys -t e2e Tab
+t send-keys -t e2e z
+sleep 0.3
+pane | grep -qF " details " && fail "z did not zoom the tree"
+pane | grep -qF "0000  00 00 00 4a" && fail "z left the grid on screen"
+pane | grep -qF "tagged_fields uvarint = 0" || fail "the zoomed tree does not show the empty tagged_fields before w"
+t send-keys -t e2e w
+wait_for "the wire's plumbing is hidden"
+pane | grep -qF "tagged_fields uvarint = 0" && fail "w did not hide the empty tagged_fields"
+t send-keys -t e2e z w
+wait_for " details "
+wait_for "every node of the wire is shown"
+t send-keys -t e2e c
+wait_for "▸   RequestHeader v2"
+echo "ok: w hides the plumbing, z zooms the tree and back, c collapses to header and body"
+
 t send-keys -t e2e q
 wait_for "kwire exited 0"
 check_restored q
+
+# At 80x24 the explorer stays usable: the grid, the tree and the keys' help.
+t resize-window -t e2e -x 80 -y 24
+run "'$KWIRE_BIN' tui $SAMPLE" small
+wait_for " hex · 78 B " 100
+pane | grep -qF " tree " || fail "no tree at 80x24"
+t send-keys -t e2e "?"
+wait_for "q Ctrl-C"
+t send-keys -t e2e Escape
+sleep 0.3
+t send-keys -t e2e q
+wait_for "small exited 0"
+t resize-window -t e2e -x 100 -y 30
+echo "ok: at 80x24 the grid, tree and every key of the help fit"
 
 # Ctrl-C arrives as a key in raw mode: it quits the same way.
 run "'$KWIRE_BIN' decode --tui $SAMPLE" kwire-decode
