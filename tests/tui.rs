@@ -1062,3 +1062,34 @@ fn long_tree_lines_scroll_sideways() {
     press(&mut a, KeyCode::Char('<'));
     assert_eq!(a.frame().unwrap().tree.left, 0);
 }
+
+/// A jump (here to an offset) centres the line it reaches in the tree; a
+/// step past the edge scrolls by one line.
+#[test]
+fn a_jump_centres_the_selection_a_step_scrolls_by_a_line() {
+    let frames = decode(big_request(40));
+    let mut a = App::new(Catalogue::builtin(), None, frames, Theme::COLOR);
+    draw(&mut a, 120, 40);
+    let len = a.frame().unwrap().frame.bytes.len();
+    press(&mut a, KeyCode::Char(':'));
+    type_text(&mut a, &format!("{}", len / 2));
+    press(&mut a, KeyCode::Enter);
+    draw(&mut a, 120, 40);
+    let height = usize::from(a.geometry.tree.height);
+    let t = &a.frame().unwrap().tree;
+    let at = t.selected_row() - t.top;
+    assert!(
+        at.abs_diff(height / 2) <= 1,
+        "the selection is on line {at} of {height}, not near the middle"
+    );
+    // A step down from the last line on screen scrolls by one.
+    while a.focus != Focus::Tree {
+        press(&mut a, KeyCode::Tab);
+    }
+    while a.frame().unwrap().tree.selected_row() + 1 < a.frame().unwrap().tree.top + height {
+        press(&mut a, KeyCode::Down);
+    }
+    let top = a.frame().unwrap().tree.top;
+    press(&mut a, KeyCode::Down);
+    assert_eq!(a.frame().unwrap().tree.top, top + 1);
+}

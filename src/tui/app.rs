@@ -1870,10 +1870,22 @@ fn grid_rows(range: Range<usize>) -> Range<usize> {
 /// `lines` (`height` lines a screen, `total` in all); their start wins when
 /// they do not all fit.
 fn scroll_to(top: usize, lines: Range<usize>, height: usize, total: usize) -> usize {
+    // A jump (search, an offset, another frame) centres what it reaches; a
+    // step to the line just past an edge scrolls by that line.
+    let jumped = lines.start + 1 < top || lines.end > top + height + 1;
+    let centred = lines
+        .start
+        .saturating_sub(height.saturating_sub(lines.len()) / 2);
     let top = if lines.start < top {
-        lines.start
+        if jumped && lines.len() < height {
+            centred
+        } else {
+            lines.start
+        }
     } else if lines.end > top + height {
-        if lines.len() <= height {
+        if jumped && lines.len() < height {
+            centred
+        } else if lines.len() <= height {
             lines.end - height
         } else {
             lines.start

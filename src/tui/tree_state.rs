@@ -179,9 +179,14 @@ impl TreeState {
     }
 
     /// Scroll so that the selected line is among `height` lines from `top`.
+    /// A jump past more than the next line centres the selection; a step
+    /// just past an edge scrolls by one line.
     pub fn scroll_to_selection(&mut self, height: usize) {
         let row = self.selected_row();
-        if row < self.top {
+        let jumped = row + 1 < self.top || row > self.top + height;
+        if jumped && height > 0 {
+            self.top = row.saturating_sub(height / 2);
+        } else if row < self.top {
             self.top = row;
         } else if height > 0 && row >= self.top + height {
             self.top = row + 1 - height;
