@@ -311,3 +311,43 @@ fn the_explorer_follows_the_proxy_s_traffic() {
         "nothing listens after q"
     );
 }
+
+/// The proxy prints what the exchange filter selects (here the second
+/// connection), as `capture` would, and forwards everything.
+#[test]
+fn the_proxy_prints_what_its_filter_selects() {
+    let broker = stand_in_broker();
+    let port = free_port();
+    let proxy = Proxy::start(&[
+        "--listen",
+        &format!("127.0.0.1:{port}"),
+        "--broker",
+        &format!("127.0.0.1:{broker}"),
+        "--conn",
+        "1",
+    ]);
+    wait_listening(port);
+    for _ in 0..2 {
+        let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args([
+                "send",
+                "--broker",
+                &format!("127.0.0.1:{port}"),
+                "Metadata",
+                "--version",
+                "12",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (out, err) = proxy.stop();
+    let lines = common::frame_rows(&out);
+    assert_eq!(lines.len(), 2, "{out}\n{err}");
+    assert!(lines.iter().all(|l| l.contains(" conn 1 ")), "{out}");
+}

@@ -32,6 +32,10 @@ pub struct ProxyArgs {
     /// The host name rewritten responses give clients (default: --listen's address).
     #[arg(long, value_name = "HOST")]
     pub advertise_host: Option<String>,
+    /// What is printed (or shown with --tui) is the exchanges these select,
+    /// as `capture` selects them; everything is still forwarded and recorded.
+    #[command(flatten)]
+    pub filter: super::filter_args::FilterArgs,
     /// Decoded frames in this format instead of one line per frame.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -80,6 +84,10 @@ fn socket_addr(text: &str, what: &str) -> Result<SocketAddr, String> {
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
+    let selection = match args.filter.resolve(cat) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
     let listen = match socket_addr(&args.listen, "--listen") {
         Ok(a) => a,
         Err(e) => return usage(&e),
@@ -168,7 +176,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         write_pcap: None,
         list: args.format.is_none(),
         correlation_id: None,
-        filter: Default::default(),
+        filter: args.filter.clone(),
         frame: None,
         port: None,
         guess: false,
@@ -193,7 +201,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
             total: None,
             guess: false,
             budget: args.budget.budget(),
-            filter: Default::default(),
+            filter: selection.clone(),
             topic_ids: Default::default(),
             opts: Default::default(),
             input_name: "the proxy's traffic".into(),
