@@ -744,3 +744,33 @@ fn text_from_the_capture_is_escaped_for_terminals() {
         "JSON escapes parse back to the text"
     );
 }
+
+/// Keys and values are cut to their columns, so every line's headers start
+/// in the same column; `--wide` shows them whole.
+#[test]
+fn headers_line_up_and_wide_shows_values_whole() {
+    let capture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/samples/captures/confluent-kafka.pcap"
+    );
+    let (status, out, err) = kwire(&["records", capture]);
+    assert_eq!(status, 0, "{err}");
+    let columns: std::collections::BTreeSet<usize> = out
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let at = l.find(" trace-id=").unwrap();
+            l[..at].chars().count()
+        })
+        .collect();
+    assert_eq!(columns.len(), 1, "headers in columns {columns:?}\n{out}");
+    assert!(
+        out.contains("{\"order\":0,\"codec\":\"none\",\"item… trace-id=t-none-0"),
+        "{out}"
+    );
+    let (_, wide, _) = kwire(&["records", capture, "--wide"]);
+    assert!(
+        wide.contains("{\"order\":0,\"codec\":\"none\",\"item\":\"widget\"} trace-id=t-none-0"),
+        "{wide}"
+    );
+}

@@ -56,6 +56,10 @@ pub struct RecordsArgs {
     /// A capture: decrypt TLS connections with this key log.
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
+    /// Keys and values whole in the table (by default cut to their columns,
+    /// so that every line's headers start in the same column).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
@@ -242,6 +246,10 @@ fn capture(
     let terminal = stdout.is_terminal();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut header = !json;
+    let widths = match args.wide {
+        true => kwire::render::records_table::Widths::Wide,
+        false => kwire::render::records_table::Widths::Columns,
+    };
     let mut write_error = None;
     let read = read_capture_records(cat, input, &opts, |item| {
         let written = (|| {
@@ -250,7 +258,7 @@ fn capture(
             }
             match json {
                 true => write_json_item(&mut out, cat, item)?,
-                false => write_table_item(&mut out, cat, item)?,
+                false => write_table_item(&mut out, cat, item, widths)?,
             }
             if terminal {
                 out.flush()?;

@@ -13,12 +13,25 @@ use crate::text::escape::sanitize;
 use serde_json::{json, Map, Value as Json};
 use std::io::{self, Write};
 
-/// Characters of a key shown in the table, of a value, of a header's value,
-/// and of a key or value decoded through a schema.
-const KEY_CHARS: usize = 32;
-const VALUE_CHARS: usize = 48;
+/// Characters of a key shown in the table and of a value: their columns'
+/// widths, so every line's headers start in the same column (`--wide` shows
+/// them whole); of a header's key or value; of a key or value decoded
+/// through a schema (what an internal topic's record says, never cut to a
+/// column).
+const KEY_CHARS: usize = 16;
+const VALUE_CHARS: usize = 32;
 const HEADER_CHARS: usize = 32;
 const DECODED_CHARS: usize = 160;
+
+/// How much of each key and value the table shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Widths {
+    /// Cut to their columns (`…` marks a cut).
+    #[default]
+    Columns,
+    /// Whole (`--wide`).
+    Wide,
+}
 
 /// The table's first line.
 pub fn write_table_header(out: &mut impl Write) -> io::Result<()> {
@@ -39,10 +52,19 @@ pub fn write_table_header(out: &mut impl Write) -> io::Result<()> {
 }
 
 /// One item as a table line: a record, or what is damaged (`!!`).
-pub fn write_table_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -> io::Result<()> {
+pub fn write_table_item(
+    out: &mut impl Write,
+    cat: &Catalogue,
+    item: Item<'_>,
+    widths: Widths,
+) -> io::Result<()> {
+    let column = |chars: usize| match widths {
+        Widths::Columns => chars,
+        Widths::Wide => usize::MAX,
+    };
     match item {
         Item::Record(r) => {
-            let mut key = preview(&r.key, KEY_CHARS);
+            let mut key = preview(&r.key, column(KEY_CHARS));
             if r.control {
                 key.insert_str(0, "[control] ");
             }
@@ -68,7 +90,7 @@ pub fn write_table_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -
                 offset_text(r),
                 timestamp,
                 key,
-                preview(&r.value, VALUE_CHARS),
+                preview(&r.value, column(VALUE_CHARS)),
                 headers.join(", ")
             )
         }
@@ -147,25 +169,36 @@ fn preview(d: &Data, max: usize) -> String {
     }
 }
 
+/// Bytes in at most `max` characters: text escaped, else `0x` hex; `…`
+/// (within `max`) where they are cut.
 fn plain(b: &[u8], max: usize) -> String {
     if b.is_empty() {
         return "\"\"".into();
     }
     match std::str::from_utf8(b) {
-        Ok(s) => sanitize(&cut(s, max)),
+        // Escaped first, so that an escape's characters count too.
+        Ok(s) => cut(&sanitize(s), max),
         Err(_) => {
-            let shown = max / 2;
-            let more = if b.len() > shown { "…" } else { "" };
-            format!("0x{}{more}", hex::encode(&b[..b.len().min(shown)]))
+            let whole = 2 + 2 * b.len();
+            if whole <= max {
+                return format!("0x{}", hex::encode(b));
+            }
+            let shown = max.saturating_sub(3) / 2;
+            format!("0x{}…", hex::encode(&b[..b.len().min(shown)]))
         }
     }
 }
 
+/// `s` in at most `max` characters, its last a `…` when cut.
 fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
+    if s.chars().count() <= max {
+        return s.to_string();
     }
+    let at = s
+        .char_indices()
+        .nth(max.saturating_sub(1))
+        .map_or(s.len(), |(at, _)| at);
+    format!("{}…", &s[..at])
 }
 
 /// `OffsetCommitKey v0 {"group":"billing",…}`, or the prefixes alone.
@@ -295,14 +328,16 @@ mod tests {
             bytes: Some(bytes::Bytes::copy_from_slice(b)),
             ..Default::default()
         };
+        // At most `max` characters, escapes counted, the `…` among them.
         assert_eq!(preview(&d(b"plain"), 10), "plain");
-        assert_eq!(preview(&d(b"\x1b[31mred"), 10), "\\u{1b}[31mred");
+        assert_eq!(preview(&d(b"\x1b[31mred"), 14), "\\u{1b}[31mred");
+        assert_eq!(preview(&d(b"\x1b[31mred"), 10), "\\u{1b}[31…");
         assert_eq!(
             preview(&d("é".repeat(12).as_bytes()), 10),
-            format!("{}…", "é".repeat(10))
+            format!("{}…", "é".repeat(9))
         );
         assert_eq!(preview(&d(&[0xff, 0xfe, 0x00]), 10), "0xfffe00");
-        assert_eq!(preview(&d(&[0xff; 8]), 10), "0xffffffffff…");
+        assert_eq!(preview(&d(&[0xff; 8]), 10), "0xffffff…");
         assert_eq!(preview(&d(b""), 10), "\"\"");
         assert_eq!(preview(&Data::default(), 10), "null");
         let framed = Data {
