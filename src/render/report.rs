@@ -438,8 +438,11 @@ fn findings_section(out: &mut String, cat: &Catalogue, checked: &Checked) {
     let t = &checked.tally;
     let _ = write!(
         out,
-        "<section id=findings><h2>Findings</h2><p>{} frames checked: {} errors, {} warnings, {} notes.</p>",
-        checked.frames, t.errors, t.warnings, t.notes
+        "<section id=findings><h2>Findings</h2><p>{} checked: {}, {}, {}.</p>",
+        crate::text::count(checked.frames, "frame", "frames"),
+        crate::text::count(t.errors, "error", "errors"),
+        crate::text::count(t.warnings, "warning", "warnings"),
+        crate::text::count(t.notes, "note", "notes")
     );
     if checked.groups.is_empty() {
         out.push_str("<p class=note>Nothing wrong found: no frame breaks the protocol, and no conversation rule fired.</p></section>\n");

@@ -936,11 +936,14 @@ impl<'a> App<'a> {
         }
         match &self.filter {
             Some((t, _)) => self.info(format!(
-                "filter {}: {count} of {} frames",
+                "filter {}: {count} of {}",
                 sanitize(t),
-                self.frames.len()
+                crate::text::count(self.frames.len(), "frame", "frames")
             )),
-            None => self.info(format!("no filter: {count} frames")),
+            None => self.info(format!(
+                "no filter: {}",
+                crate::text::count(count, "frame", "frames")
+            )),
         }
     }
 
@@ -1196,7 +1199,7 @@ impl<'a> App<'a> {
                 carrying.len()
             )
         } else {
-            format!("{read} frames")
+            crate::text::count(read, "frame", "frames")
         };
         self.mode = Mode::Records(RecordsList {
             lines,
@@ -1545,7 +1548,8 @@ impl<'a> App<'a> {
                 // Stop here: the next `n` starts from this frame.
                 self.select_frame(i);
                 return self.info(format!(
-                    "searched {step} frames without a match for {} (n searches on)",
+                    "searched {} without a match for {} (n searches on)",
+                    crate::text::count(step, "frame", "frames"),
                     sanitize(&query)
                 ));
             }
@@ -1608,8 +1612,9 @@ impl<'a> App<'a> {
                 self.info(format!("only this frame has {}", sanitize(&query)));
             }
             None => self.fail(format!(
-                "no match for {} in {total} frames",
-                sanitize(&query)
+                "no match for {} in {}",
+                sanitize(&query),
+                crate::text::count(total, "frame", "frames")
             )),
         }
     }

@@ -248,7 +248,9 @@ fn length_prefix(node: &Node) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        "{kind}; prefix {prefix} byte(s), then {payload} byte(s) of data"
+        "{kind}; prefix {}, then {} of data",
+        crate::text::count(prefix, "byte", "bytes"),
+        crate::text::count(payload, "byte", "bytes")
     ))
 }
 
@@ -325,7 +327,7 @@ mod tests {
         n.kind = Kind::CompactPrefixed;
         assert_eq!(
             encoding(&n, b"\x03ab").unwrap(),
-            "compact: uvarint length+1 (0 = null); prefix 1 byte(s), then 2 byte(s) of data"
+            "compact: uvarint length+1 (0 = null); prefix 1 byte, then 2 bytes of data"
         );
     }
 }

@@ -112,6 +112,7 @@ pub fn pcap<'r>(
         n => format!("; credentials masked in {n} frames (--show-secrets writes them)"),
     };
     Ok(format!(
-        "wrote {count} frames to {path} (pcapng, TCP synthesized per connection{secrets})"
+        "wrote {} to {path} (pcapng, TCP synthesized per connection{secrets})",
+        crate::text::count(count, "frame", "frames")
     ))
 }
