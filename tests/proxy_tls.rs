@@ -83,6 +83,26 @@ impl Drop for Proxy {
     }
 }
 
+/// `kwire send` of a Metadata v12 request to 127.0.0.1:`port` with `more`
+/// options, which must answer; what it printed.
+fn send_metadata(port: u16, more: &[&str]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "send",
+            "--broker",
+            &format!("127.0.0.1:{port}"),
+            "Metadata",
+            "--version",
+            "12",
+        ])
+        .args(more)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    out.stdout
+}
+
 fn wait_listening(port: u16) {
     let start = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -126,26 +146,8 @@ fn tls_on_both_legs_through_two_proxies() {
         &cert,
     ]);
     wait_listening(b);
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
-        .args([
-            "send",
-            "--broker",
-            &format!("127.0.0.1:{b}"),
-            "Metadata",
-            "--version",
-            "12",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = send_metadata(b, &["--format", "json"]);
+    let answer: Value = serde_json::from_slice(&answer).unwrap();
     // A names its own listener for the broker; B names a listener of its own for A's.
     let named = &answer["body"]["Brokers"][0];
     assert_eq!(named["Host"], "127.0.0.1");
@@ -257,23 +259,7 @@ fn the_explorer_follows_the_proxy_s_traffic() {
     let pane = || {
         String::from_utf8_lossy(&tmux(&["capture-pane", "-t", &session, "-p"]).stdout).into_owned()
     };
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
-        .args([
-            "send",
-            "--broker",
-            &format!("127.0.0.1:{listen}"),
-            "Metadata",
-            "--version",
-            "12",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    send_metadata(listen, &[]);
     let start = Instant::now();
     let mut screen = pane();
     // The frame list shows `capture --list`'s lines as frames pass (the response with its latency).
@@ -328,23 +314,7 @@ fn the_proxy_prints_what_its_filter_selects() {
     ]);
     wait_listening(port);
     for _ in 0..2 {
-        let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
-            .args([
-                "send",
-                "--broker",
-                &format!("127.0.0.1:{port}"),
-                "Metadata",
-                "--version",
-                "12",
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        send_metadata(port, &[]);
     }
     let (out, err) = proxy.stop();
     let lines = common::frame_rows(&out);

@@ -110,7 +110,8 @@ fn parse_lines(lines: &[Line], budget: u64) -> Result<Vec<u8>, HexError> {
 /// Offsets that read as hex and as octal alike (no digit above 7) leave the
 /// tool open when `*` lines hide every row whose width would tell. Byte dumps
 /// with seven-digit offsets and no colon come from `od -t x1`, whose offsets
-/// are octal (`hexdump -C` prints eight digits, `od -A x` six). Word dumps
+/// are octal (`hexdump -C` prints eight digits, `od -A x` six), and so are
+/// those of `od`'s default octal words. Hex-word dumps
 /// come from `hexdump` (hex) or `od -x` (octal), both seven digits wide: a
 /// guess would be silently wrong about the length, so that is an error.
 fn unless_octal_fits_too(
@@ -129,11 +130,11 @@ fn unless_octal_fits_too(
         return Ok(bytes);
     };
     let unit = unit_of(&rows);
-    let od_bytes = rows
+    let od_offsets = rows
         .iter()
         .filter_map(Row::data)
         .all(|d| d.digits == 7 && !d.colon);
-    if unit != Unit::Words && !od_bytes {
+    if unit != Unit::Words && !od_offsets {
         return Ok(bytes);
     }
     match parse_dump(lines, 8, budget) {
