@@ -119,7 +119,7 @@ wait_for "frame #0 of 58"
 t send-keys -t e2e "}" "}"
 wait_for "frame #2 of 58"
 t send-keys -t e2e t
-wait_for "    0      +0.000000s conn 0 127.0.0.1:41200 → 127.0.0.1:19092 ApiVersions v4 corr=1 47B"
+wait_for "    0      +0.000000s conn 0 → ApiVersions v4 corr=1 47B"
 echo "ok: p pairs frames #0 and #1, } moves along conn 0, t shows times since the first frame"
 
 # The frame as JSON and its root's bytes as hex: kwire reads both back.
@@ -151,6 +151,45 @@ wait_for "idle exited 0" 20
 # The shell still waits for sleep, which Ctrl-C ends.
 t send-keys -t e2e C-c
 echo "ok: q quits within 2 s while standard input is idle"
+
+# s sorts the list (latency, size, API, then capture order again); + and -
+# move the split under it, down to hidden; > scrolls the tree sideways; at
+# 200x50 and at 80x24.
+SLOWEST=$("$KWIRE_BIN" stats "$CAPTURE" --format json | python3 -c "
+import json, sys
+rows = json.load(sys.stdin)['by_api']
+print(max(rows, key=lambda r: r['latency_us']['max'] or 0)['api_name'])")
+for size in "200 50" "80 24"; do
+    t resize-window -t e2e -x "${size% *}" -y "${size#* }"
+    run "'$KWIRE_BIN' capture $CAPTURE --tui" "sorted-${size% *}"
+    wait_for " frames (58) " 100
+    t send-keys -t e2e s
+    wait_for "sorted by latency (s)"
+    # The list's first line is the slowest exchange's.
+    pane | sed -n 2p | grep -qF " $SLOWEST v" || fail "$size: the first line is not a $SLOWEST frame: $(pane | sed -n 2p)"
+    t send-keys -t e2e s
+    wait_for "sorted by size (s)"
+    t send-keys -t e2e s s
+    wait_for "frames sorted by time"
+    pane | grep -q "^conn 0 = 127.0.0.1:" || fail "$size: back in capture order without the connection's name line"
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do t send-keys -t e2e -- -; done
+    sleep 0.3
+    pane | grep -qF " frames (58) " && fail "$size: - did not hide the list"
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do t send-keys -t e2e +; done
+    wait_for " frames (58) "
+    pane | grep -qF " hex " || fail "$size: + left no room for the grid"
+    pane | grep -qF "▾   RequestHeader v2" || fail "$size: the tree does not show the request header"
+    t send-keys -t e2e ">"
+    sleep 0.3
+    pane | grep -qF "▾   RequestHeader v2" && fail "$size: > did not scroll the tree sideways"
+    pane | grep -qF "Header v2 [0x0004, 22B]" || fail "$size: > scrolled the header line away"
+    t send-keys -t e2e "<"
+    wait_for "▾   RequestHeader v2"
+    t send-keys -t e2e q
+    wait_for "sorted-${size% *} exited 0"
+    echo "ok: at ${size% *}x${size#* } s sorts the list by latency ($SLOWEST first), size, API and back; - hides it, + brings it back; > and < scroll the tree"
+done
+t resize-window -t e2e -x 200 -y 50
 
 # ! lists what went wrong (the conversation rules), worst first; Enter goes
 # to the selected group's frames one after another.

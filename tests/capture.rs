@@ -255,13 +255,13 @@ fn the_cli_lists_and_decodes_a_capture() {
     let lines = common::frame_rows(&text);
     assert_eq!(lines.len(), 8, "{text}");
     assert!(
-        lines[0].contains("10.0.0.1:50000 → 10.0.0.2:9092 ApiVersions v3 corr=1")
+        lines[0].contains("conn 0 → ApiVersions v3 corr=1")
             && lines[0].contains("client_id=\"test-client\""),
         "{}",
         lines[0]
     );
     assert!(
-        lines[1].contains("← 10.0.0.2:9092 ApiVersions v3 corr=1") && lines[1].ends_with("ok"),
+        lines[1].contains("conn 0 ← ApiVersions v3 corr=1") && lines[1].ends_with("ok"),
         "{}",
         lines[1]
     );
@@ -282,7 +282,8 @@ fn the_cli_lists_and_decodes_a_capture() {
         "Produce",
         "--list",
     ]);
-    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+    // The connection's name line, then the exchange's two frames.
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 3);
     let _ = std::fs::remove_file(&file);
 }
 
@@ -426,7 +427,7 @@ fn garbage_between_frames_is_noted_and_the_next_frame_marked() {
     let note = lines.iter().position(|l| l.contains(" skipped ")).unwrap();
     assert!(
         lines[note].contains(&format!(
-            "→ 10.0.0.2:9092 skipped 37B at stream offset {}: frame size -1 is negative",
+            "conn 0 → skipped 37B at stream offset {}: frame size -1 is negative",
             produce_offset()
         )),
         "{}",
@@ -471,7 +472,7 @@ fn garbage_between_frames_is_noted_and_the_next_frame_marked() {
 
     // A frame filter hides the note, but neither the status nor stderr forget it.
     let (status, out, err) = cli("garbage", &capture, &["--list", "--api", "Metadata"]);
-    assert_eq!((status, out.lines().count()), (Some(2), 2));
+    assert_eq!((status, common::frame_rows(&out).len()), (Some(2), 2));
     assert!(
         err.contains("37 bytes in 1 place") && err.contains("without --api"),
         "{err}"
@@ -508,7 +509,7 @@ fn a_partial_frame_at_the_end_of_a_capture_is_noted() {
         }
     );
 
-    let (status, out, err) = cli("partial", &capture, &["--list"]);
+    let (status, out, err) = cli("partial", &capture, &["--list", "--wide"]);
     assert_eq!(status, Some(2), "{err}");
     assert!(out.lines().last().unwrap().contains(&format!("skipped {cut}B at stream offset {}: a partial frame (it declares {} bytes), cut short by the end of the capture", s.offset, fetch.len())), "{out}");
     let (_, out, _) = cli("partial", &capture, &["--json"]);
@@ -800,7 +801,7 @@ fn ip_fragments_are_reassembled_and_lost_ones_said() {
         let (status, list, err) = cli(
             "fragments-lost",
             &pcap_fragmented(link, &segs, 64, &[(7, 1)]),
-            &["--list"],
+            &["--list", "--wide"],
         );
         assert!(
             err.contains("IP fragments (")
@@ -832,13 +833,13 @@ fn guessed_responses_are_marked_and_paired_ones_have_their_latency() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let first: Vec<&str> = text.lines().take(2).collect();
+    let first: Vec<&str> = common::frame_rows(&text).into_iter().take(2).collect();
     assert!(
-        first[0].ends_with("← 127.0.0.1:19092 guessed GetTelemetrySubscriptions v0 corr=2 48B ok"),
+        first[0].ends_with("conn 0 ← guessed GetTelemetrySubscriptions v0 corr=2 48B ok"),
         "{text}"
     );
     assert!(
-        first[1].ends_with("← 127.0.0.1:19092 guessed Produce v12 corr=3 57B ok"),
+        first[1].ends_with("conn 0 ← guessed Produce v12 corr=3 57B ok"),
         "{text}"
     );
     let paired = text

@@ -171,10 +171,15 @@ fn decrypted_with_the_key_log_or_the_capture_s_secrets_it_is_the_clear_traffic()
 #[test]
 fn without_keys_each_connection_is_one_line_saying_what_was_seen() {
     for (name, version, suite) in SUITES {
-        let (status, out, err) = kwire(&["capture", &file(&format!("{name}.pcap")), "--list"]);
+        let (status, out, err) = kwire(&[
+            "capture",
+            &file(&format!("{name}.pcap")),
+            "--list",
+            "--wide",
+        ]);
         assert_eq!(status, 2, "{name}: {err}");
         let clear = decoded(&["capture", &file(&format!("{name}-clear.pcap")), "--json"]);
-        let lines: Vec<&str> = out.lines().collect();
+        let lines: Vec<&str> = common::frame_rows(&out);
         assert_eq!(
             lines.len(),
             clear.frames.len(),
@@ -185,7 +190,7 @@ fn without_keys_each_connection_is_one_line_saying_what_was_seen() {
             assert!(line.contains(&format!("{version} {suite}")), "{line}");
             assert!(
                 line.contains("app_data ")
-                    && line.contains("not decrypted: no keys (give --tls-keylog FILE"),
+                    && line.contains("not decrypted: no keys (give --tls-keylog)"),
                 "{line}"
             );
         }
@@ -450,6 +455,7 @@ fn a_wrong_key_and_a_missing_key_lose_one_connection_and_nothing_else() {
             "capture",
             &file(&format!("{name}.pcap")),
             "--list",
+            "--wide",
             "--tls-keylog",
             &wrong.display().to_string(),
         ]);

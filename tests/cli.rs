@@ -17,7 +17,9 @@ fn kwire(args: &[&str], stdin: Option<&[u8]>) -> Output {
     cmd.args(args)
         .current_dir(root())
         .env_remove("KWIRE_DEFS")
-        .env_remove("NO_COLOR");
+        .env_remove("NO_COLOR")
+        // Text fits 120 columns without a terminal, whatever the shell exports.
+        .env_remove("COLUMNS");
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
     } else {
@@ -683,7 +685,13 @@ fn global_options_have_their_heading_and_only_where_they_work() {
     };
     let decode = help("decode");
     let global = decode.split_once("Global options:\n").expect("a heading").1;
-    for option in ["--defs", "--kafka-release", "--color", "--show-secrets"] {
+    for option in [
+        "--defs",
+        "--kafka-release",
+        "--color",
+        "--show-secrets",
+        "--wide",
+    ] {
         assert!(
             global.contains(option),
             "decode: {option} under the heading\n{decode}"
@@ -696,6 +704,7 @@ fn global_options_have_their_heading_and_only_where_they_work() {
         "--kafka-release",
         "--color",
         "--show-secrets",
+        "--wide",
     ] {
         assert!(
             !primitive.contains(option),

@@ -168,9 +168,12 @@ fn conversation() -> Timeline {
 }
 
 /// Run kwire: (exit status, stdout, stderr).
+/// `kwire ARGS --wide`: these tests read what the table says, whole
+/// (`headers_line_up_and_wide_shows_values_whole` reads how it fits).
 fn kwire(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
         .args(args)
+        .arg("--wide")
         .env_remove("KWIRE_DEFS")
         .env("NO_COLOR", "1")
         .output()
@@ -188,7 +191,7 @@ fn json_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-const HEADER: &str = "frame time                        conn direction    topic            part   offset timestamp                key              value                            headers";
+const HEADER: &str = "frame time                        conn direction  topic            part   offset timestamp                key value headers";
 
 #[test]
 fn every_codec_lists_its_records_as_a_table() {
@@ -197,16 +200,16 @@ fn every_codec_lists_its_records_as_a_table() {
     assert_eq!(status, 0, "{err}");
     let expected = [
         HEADER,
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      100 2023-11-14T22:13:20.000Z g0               gzip zero                        h=1",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      101 2023-11-14T22:13:20.001Z g1               null                             ",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      102 2023-11-14T22:13:20.002Z s0               snappy zero                      trace=abc, empty=null",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      103 2023-11-14T22:13:20.003Z null             lz4 value                        ",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      104 2023-11-14T22:13:20.004Z 0xff00           [schema 17] {\"id\":7}             ",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              1      +10 2023-11-14T22:13:20.000Z p1               needle in partition 1            ",
-        "    3 2023-11-14T22:13:20.004000Z    0 ← Fetch      5b0d2c4e-8a1f-4c3b-9d2e-7f6a5b4c3d2e    0        0 2023-11-14T22:13:20.000Z e                early                            ",
-        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch      orders              0        7 2023-11-14T22:13:20.005Z l                late                             x=0xc328",
-        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch      00000000-0000-4000-8000-000000000abc    3        0 2023-11-14T22:13:20.000Z u                unknown                          ",
-        "    8 2023-11-14T22:13:20.009000Z    0 → Produce    __consumer_offsets    0       +0 2023-11-14T22:13:20.000Z OffsetCommitKey v0 {\"group\":\"billing\",\"topic\":\"orders\",\"partition\":3} null                             ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      100 2023-11-14T22:13:20.000Z g0 gzip zero h=1",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      101 2023-11-14T22:13:20.001Z g1 null ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      102 2023-11-14T22:13:20.002Z s0 snappy zero trace=abc, empty=null",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      103 2023-11-14T22:13:20.003Z null lz4 value ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      104 2023-11-14T22:13:20.004Z 0xff00 [schema 17] {\"id\":7} ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              1      +10 2023-11-14T22:13:20.000Z p1 needle in partition 1 ",
+        "    3 2023-11-14T22:13:20.004000Z    0 ← Fetch    5b0d2c4e-8a1f-4c3b-9d2e-7f6a5b4c3d2e    0        0 2023-11-14T22:13:20.000Z e early ",
+        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch    orders              0        7 2023-11-14T22:13:20.005Z l late x=0xc328",
+        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch    00000000-0000-4000-8000-000000000abc    3        0 2023-11-14T22:13:20.000Z u unknown ",
+        "    8 2023-11-14T22:13:20.009000Z    0 → Produce  __consumer_offsets    0       +0 2023-11-14T22:13:20.000Z OffsetCommitKey v0 {\"group\":\"billing\",\"topic\":\"orders\",\"partition\":3} null ",
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected, "\n{out}");
 }
@@ -415,7 +418,7 @@ fn damaged_record_data_is_a_line_of_its_own_and_exit_status_2() {
     );
     let at = find(&frame, &bad_crc) + 17;
     let expected = format!(
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0 !! damaged record data at offset 0x{at:04x} ({at}): a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}"
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0 !! damaged record data at offset 0x{at:04x} ({at}): a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}"
     );
     assert_eq!(lines[3], expected);
     let (status, out, _) = kwire(&["records", file.path(), "--format", "json"]);
@@ -640,7 +643,7 @@ fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
         ])]
     );
     let (_, out, _) = kwire(&["records", file.path()]);
-    assert_eq!(out.lines().nth(1), Some("    3 2023-11-14T22:13:20.004000Z    0 ← ShareFetch orders              2        5 2023-11-14T22:13:20.000Z s                shared                           h=v"));
+    assert_eq!(out.lines().nth(1), Some("    3 2023-11-14T22:13:20.004000Z    0 ← ShareFetch orders              2        5 2023-11-14T22:13:20.000Z s shared h=v"));
 }
 
 #[test]
@@ -694,7 +697,7 @@ fn a_frame_that_does_not_decode_lists_what_it_read_and_says_where_it_stopped() {
         lines[1].contains("orders") && lines[1].contains(" k "),
         "the record read before the error: {out}"
     );
-    assert!(lines[2].starts_with("    2 2023-11-14T22:13:20.003000Z    0 → Produce    -                   - !! the frame did not decode at offset 0x"), "{out}");
+    assert!(lines[2].starts_with("    2 2023-11-14T22:13:20.003000Z    0 → Produce  -                   - !! the frame did not decode at offset 0x"), "{out}");
     let (_, out, _) = kwire(&["records", file.path(), "--format", "json"]);
     let rows = json_lines(&out);
     assert_eq!(
@@ -746,15 +749,36 @@ fn text_from_the_capture_is_escaped_for_terminals() {
 }
 
 /// Keys and values are cut to their columns, so every line's headers start
-/// in the same column; `--wide` shows them whole.
+/// in the same column; the table fits the terminal's width (120 columns
+/// without one: the frame's time left out), and `--wide` shows it whole.
 #[test]
 fn headers_line_up_and_wide_shows_values_whole() {
     let capture = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/samples/captures/confluent-kafka.pcap"
     );
-    let (status, out, err) = kwire(&["records", capture]);
-    assert_eq!(status, 0, "{err}");
+    let at = |columns: Option<&str>, wide: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kwire"));
+        cmd.args(["records", capture]).env_remove("KWIRE_DEFS");
+        match columns {
+            Some(c) => cmd.env("COLUMNS", c),
+            None => cmd.env_remove("COLUMNS"),
+        };
+        if wide {
+            cmd.arg("--wide");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let cells = |l: &str| kwire::text::width::display_width(l.as_bytes());
+    // 200 columns: the time column, and every line's headers in one column.
+    let out = at(Some("200"), false);
+    assert!(
+        out.lines().next().unwrap().starts_with("frame time "),
+        "{out}"
+    );
+    assert!(out.lines().all(|l| cells(l) <= 200), "{out}");
     let columns: std::collections::BTreeSet<usize> = out
         .lines()
         .skip(1)
@@ -764,11 +788,15 @@ fn headers_line_up_and_wide_shows_values_whole() {
         })
         .collect();
     assert_eq!(columns.len(), 1, "headers in columns {columns:?}\n{out}");
+    // 120 columns (no terminal, no COLUMNS): no time column, values cut.
+    let out = at(None, false);
     assert!(
-        out.contains("{\"order\":0,\"codec\":\"none\",\"item… trace-id=t-none-0"),
+        out.lines().next().unwrap().starts_with("frame conn "),
         "{out}"
     );
-    let (_, wide, _) = kwire(&["records", capture, "--wide"]);
+    assert!(out.lines().all(|l| cells(l) <= 120), "{out}");
+    assert!(out.contains("{\"order\":0,\"codec\":\"… trace-"), "{out}");
+    let wide = at(Some("80"), true);
     assert!(
         wide.contains("{\"order\":0,\"codec\":\"none\",\"item\":\"widget\"} trace-id=t-none-0"),
         "{wide}"

@@ -263,7 +263,8 @@ fn listings_show_a_date_time_and_the_json_keeps_epoch_seconds() {
     );
     let (status, out) = kwire(&["capture", pcap, "--list"]);
     assert_eq!(status, 0);
-    let first = out.lines().next().unwrap();
+    // The first line names the connection; its first row follows.
+    let first = out.lines().nth(1).unwrap();
     let time = first.split_whitespace().nth(1).unwrap();
     assert!(
         time.len() == 27 && time.ends_with('Z') && time.as_bytes()[10] == b'T',

@@ -72,9 +72,11 @@ impl Timeline {
 }
 
 /// Run kwire: (exit status, stdout, stderr).
+/// `kwire ARGS --wide`: every column of the tables, whatever the width.
 fn kwire(args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
         .args(args)
+        .arg("--wide")
         .output()
         .unwrap();
     (
@@ -833,7 +835,7 @@ fn stats_on_the_shipped_captures() {
         let (mut open, mut pairs, mut unmatched) = (std::collections::HashSet::new(), 0, 0);
         for line in common::frame_rows(&listing) {
             let w: Vec<&str> = line.split_whitespace().collect();
-            let (conn, arrow, api, corr) = (w[3], w[5], w[7], w[9]);
+            let (conn, arrow, api, corr) = (w[3], w[4], w[5], w[7]);
             if arrow == "→" {
                 open.insert((conn, corr));
             } else if api != "?" && open.remove(&(conn, corr)) {

@@ -681,9 +681,9 @@ fn help_overlay_lists_every_key() {
         ("n N", "next / previous match"),
         (":", "jump to an offset"),
         ("v", "decode again"),
-        ("[ ]", "frame"),
+        ("[ ] { }", "next frame; { } of the same connection"),
         ("p", "response"),
-        ("{ }", "connection"),
+        ("+ - s", "sorts"),
         ("f", "filter"),
         ("t", "first frame"),
         ("r R", "records"),
@@ -864,19 +864,33 @@ fn conn_lines(buf: &Buffer) -> Vec<String> {
 fn connections_opened_and_closed_are_lines_among_a_capture_s_frames() {
     let mut app = capture_app("samples/captures/kafka-python.pcap");
     let buf = draw(&mut app, 200, 60);
-    // As `capture --list` shows them: the flag in the number's column, who did it.
-    let syn = row_containing(&buf, "SYN 2026-12-01T16:24:01.130850Z conn 0 127.0.0.1:41200 → 127.0.0.1:19092 opened by the client")
-        .unwrap_or_else(|| panic!("{:#?}", rows(&buf)));
+    // As `capture --list` shows them: the flag in the number's column, who
+    // did it; the connection's addresses in a line before its first.
+    let syn = row_containing(
+        &buf,
+        "SYN 2026-12-01T16:24:01.130850Z conn 0 → opened by the client",
+    )
+    .unwrap_or_else(|| panic!("{:#?}", rows(&buf)));
+    assert!(
+        row_text(&buf, syn - 1).starts_with("conn 0 = 127.0.0.1:41200 → 127.0.0.1:19092"),
+        "{}",
+        row_text(&buf, syn - 1)
+    );
     assert!(
         row_text(&buf, syn + 1).contains("    0 2026-12-01T16:24:01.132038Z conn 0 "),
         "{}",
         row_text(&buf, syn + 1)
     );
-    let fin = row_containing(&buf, "FIN 2026-12-01T16:24:01.143739Z conn 0 127.0.0.1:41200 → 127.0.0.1:19092 closed by the client (FIN)").unwrap();
+    let fin = row_containing(
+        &buf,
+        "FIN 2026-12-01T16:24:01.143739Z conn 0 → closed by the client (FIN)",
+    )
+    .unwrap();
     assert!(row_text(&buf, fin - 1).contains("    3 2026-12-01T16:24:01.141761Z conn 0 "));
     assert!(row_text(&buf, fin + 1).contains("closed by the broker (FIN)"));
-    assert!(row_text(&buf, fin + 2).contains("SYN 2026-12-01T16:24:01.144537Z conn 1 "));
-    assert!(row_text(&buf, fin + 3).contains("    4 2026-12-01T16:24:01.145219Z conn 1 "));
+    assert!(row_text(&buf, fin + 2).starts_with("conn 1 = "));
+    assert!(row_text(&buf, fin + 3).contains("SYN 2026-12-01T16:24:01.144537Z conn 1 "));
+    assert!(row_text(&buf, fin + 4).contains("    4 2026-12-01T16:24:01.145219Z conn 1 "));
     // They are read, not selected: keys go from frame to frame, a click on one selects nothing.
     assert_eq!(app.current, 0);
     for _ in 0..4 {
@@ -1092,4 +1106,126 @@ fn a_jump_centres_the_selection_a_step_scrolls_by_a_line() {
     let top = a.frame().unwrap().tree.top;
     press(&mut a, KeyCode::Down);
     assert_eq!(a.frame().unwrap().tree.top, top + 1);
+}
+
+/// `s` sorts the frame list by latency (slowest exchange first, request and
+/// response together), size and API, and back to capture order with its
+/// connection lines; the keys walk the order shown; at 80x24 and 200x50.
+#[test]
+fn s_sorts_the_frame_list_by_latency_size_and_api_and_back() {
+    use kwire::tui::app::{FrameSort, ListLine};
+    for (w, h) in [(80u16, 24u16), (200, 50)] {
+        let mut a = capture_app("samples/captures/kafka-python.pcap");
+        while a.focus != Focus::Frames {
+            press(&mut a, KeyCode::Tab);
+        }
+        let latency = |a: &App, i: usize| {
+            let r = a.frames[i].row.as_ref().unwrap();
+            r.latency_us
+                .or_else(|| a.frames[r.pair?].row.as_ref()?.latency_us)
+        };
+        let listed = |a: &App| -> Vec<usize> {
+            a.lines
+                .iter()
+                .filter_map(|l| match *l {
+                    ListLine::Frame(i) => Some(i),
+                    _ => None,
+                })
+                .collect()
+        };
+        press(&mut a, KeyCode::Char('s'));
+        assert_eq!(a.sort, FrameSort::Latency);
+        let order = listed(&a);
+        assert_eq!(
+            order.len(),
+            a.frames.len(),
+            "every frame, no connection lines"
+        );
+        assert!(order
+            .windows(2)
+            .all(|p| latency(&a, p[0]) >= latency(&a, p[1])));
+        let slowest = order[0];
+        let pair = a.frames[slowest].row.as_ref().unwrap().pair.unwrap();
+        assert_eq!(
+            order[1],
+            slowest.min(pair).max(order[1]),
+            "the exchange's two frames first"
+        );
+        let buf = draw(&mut a, w, h);
+        assert!(
+            row_containing(&buf, "sorted by latency (s)").is_some(),
+            "{:#?}",
+            rows(&buf)
+        );
+        // Home and j walk the sorted order.
+        press(&mut a, KeyCode::Home);
+        assert_eq!(a.current, order[0]);
+        press(&mut a, KeyCode::Char('j'));
+        assert_eq!(a.current, order[1]);
+        press(&mut a, KeyCode::Char('s'));
+        let sizes: Vec<usize> = listed(&a)
+            .iter()
+            .map(|&i| a.frames[i].row.as_ref().unwrap().frame.len)
+            .collect();
+        assert!(sizes.windows(2).all(|p| p[0] >= p[1]), "{sizes:?}");
+        press(&mut a, KeyCode::Char('s'));
+        assert_eq!(a.sort, FrameSort::Api);
+        let names: Vec<&str> = listed(&a)
+            .iter()
+            .map(|&i| {
+                let key = a.frames[i].row.as_ref().unwrap().entry.api_key.unwrap();
+                Catalogue::builtin().api_name(key).unwrap()
+            })
+            .collect();
+        assert!(names.windows(2).all(|p| p[0] <= p[1]), "{names:?}");
+        assert_eq!(names[0], "ApiVersions");
+        press(&mut a, KeyCode::Char('s'));
+        assert_eq!(a.sort, FrameSort::Capture);
+        assert!(
+            matches!(a.lines[0], ListLine::ConnName { .. }),
+            "{:?}",
+            &a.lines[..3]
+        );
+        assert_eq!(listed(&a), (0..a.frames.len()).collect::<Vec<_>>());
+    }
+}
+
+/// `+` and `-` move the split under the frame list two lines at a time;
+/// enough `-` hides the list and `+` brings it back; at 80x24 and 200x50.
+#[test]
+fn plus_and_minus_resize_the_frame_list_down_to_hidden() {
+    for (w, h) in [(80u16, 24u16), (200, 50)] {
+        let mut a = capture_app("samples/captures/kafka-python.pcap");
+        draw(&mut a, w, h);
+        let start = a.geometry.frames.unwrap().height;
+        press(&mut a, KeyCode::Char('+'));
+        draw(&mut a, w, h);
+        assert_eq!(a.geometry.frames.unwrap().height, start + 2);
+        for _ in 0..100 {
+            press(&mut a, KeyCode::Char('+'));
+        }
+        let buf = draw(&mut a, w, h);
+        let tall = a.geometry.frames.unwrap().height;
+        assert!(
+            a.geometry.grid.height >= 2 && a.geometry.tree.height >= 1,
+            "the panes under it keep room: {:?}",
+            a.geometry
+        );
+        assert!(row_containing(&buf, " hex ").is_some(), "{:#?}", rows(&buf));
+        for _ in 0..200 {
+            press(&mut a, KeyCode::Char('-'));
+        }
+        let buf = draw(&mut a, w, h);
+        assert!(a.geometry.frames.is_none(), "hidden");
+        assert!(row_containing(&buf, " frames (").is_none());
+        for _ in 0..100 {
+            press(&mut a, KeyCode::Char('-'));
+        }
+        // Back as far as it went.
+        for _ in 0..300 {
+            press(&mut a, KeyCode::Char('+'));
+        }
+        draw(&mut a, w, h);
+        assert_eq!(a.geometry.frames.unwrap().height, tall);
+    }
 }

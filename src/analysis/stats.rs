@@ -19,6 +19,7 @@ use crate::capture::{CaptureOptions, Captured};
 use crate::protocol::error_codes::error_name;
 use crate::schema::Catalogue;
 use crate::text::escape::{quote, sanitize};
+use crate::text::table::Table;
 use serde_json::{json, Map, Value as Json};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -362,7 +363,15 @@ impl Stats {
 
     /// The text: a line of counts, then a table per grouping (the one by API
     /// when `by_api`).
-    pub fn to_text(&self, cat: &Catalogue, names: &Names, by_api: bool) -> String {
+    /// Each table fits `columns` by leaving out the numbers a reader can best
+    /// spare ([`SPARE_FIRST`]), said in a line under it.
+    pub fn to_text(
+        &self,
+        cat: &Catalogue,
+        names: &Names,
+        by_api: bool,
+        columns: Option<usize>,
+    ) -> String {
         let mut out = format!(
             "frames {}, pairs {}, unanswered requests {}, unmatched responses {}\n",
             self.frames, self.pairs, self.unanswered_requests, self.unmatched_responses
@@ -378,16 +387,25 @@ impl Stats {
             .filter(|g| by_api || g.name != "by_api")
         {
             out.push('\n');
-            let mut table = Table::default();
+            let left = g.heads.len();
             let mut head: Vec<String> = g.heads.iter().map(|h| h.to_string()).collect();
             head.extend(NUMBER_HEADS.iter().map(|h| h.to_string()));
             head.push("errors".into());
-            table.rows.push(head);
+            let mut table = Table {
+                rows: vec![head],
+                left,
+                spare: SPARE_FIRST
+                    .iter()
+                    .filter_map(|h| NUMBER_HEADS.iter().position(|n| n == h))
+                    .map(|i| left + i)
+                    .collect(),
+            };
             for (_, mut cells, row) in g.rows {
                 cells.extend(row_cells(row));
                 table.rows.push(cells);
             }
-            table.render(g.heads.len(), &mut out);
+            let hidden = table.render(columns, &mut out);
+            out.push_str(&crate::text::table::hidden_line(&hidden, columns));
         }
         out
     }
@@ -424,6 +442,19 @@ pub const NUMBER_HEADS: [&str; 11] = [
     "p99",
     "max",
     "mean",
+];
+
+/// The numbers a narrow table leaves out, the first first: what the others
+/// tell (responses and unanswered from requests and the line above the
+/// table) or a reader asks for least (the mean beside the percentiles).
+const SPARE_FIRST: [&str; 7] = [
+    "mean",
+    "p90",
+    "min",
+    "unanswered",
+    "responses",
+    "req_bytes",
+    "resp_bytes",
 ];
 
 fn row_json(members: Vec<(&'static str, Json)>, row: &Row) -> Json {
@@ -496,46 +527,6 @@ pub fn number_cells(row: &Row) -> Vec<String> {
 /// An error code's name; a code kwire has no name for as its number.
 pub fn error_text(code: i16) -> String {
     error_name(code).map_or_else(|| code.to_string(), str::to_string)
-}
-
-/// Columns padded to their widest cell: the first `left` columns and the last
-/// aligned left, the numbers right.
-#[derive(Default)]
-struct Table {
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    fn render(&self, left: usize, out: &mut String) {
-        let columns = self.rows.first().map_or(0, Vec::len);
-        let mut widths = vec![0; columns];
-        for row in &self.rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        for row in &self.rows {
-            let mut line = String::new();
-            for (i, (cell, &w)) in row.iter().zip(&widths).enumerate() {
-                let pad = w - cell.chars().count();
-                if i > 0 {
-                    line.push_str("  ");
-                }
-                let last = i + 1 == columns;
-                if i < left || last {
-                    line.push_str(cell);
-                    if !last {
-                        line.extend(std::iter::repeat_n(' ', pad));
-                    }
-                } else {
-                    line.extend(std::iter::repeat_n(' ', pad));
-                    line.push_str(cell);
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-    }
 }
 
 /// A capture's stats, and what reading it found.
@@ -690,18 +681,5 @@ mod tests {
         let s = summary(&[1, 100, 1, 1]);
         assert_eq!((s.p50, s.p90, s.p99), (1, 100, 100));
         assert!(Latencies::default().summary().is_none());
-    }
-
-    #[test]
-    fn a_table_aligns_names_left_and_numbers_right() {
-        let t = Table {
-            rows: vec![
-                vec!["api".into(), "n".into(), "errors".into()],
-                vec!["Produce".into(), "12".into(), "-".into()],
-            ],
-        };
-        let mut out = String::new();
-        t.render(1, &mut out);
-        assert_eq!(out, "api       n  errors\nProduce  12  -\n");
     }
 }

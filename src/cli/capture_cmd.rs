@@ -18,7 +18,7 @@ use kwire::capture::{
 use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::render::digits::{push_socket_addr, push_uint};
-use kwire::render::listing::{push_timestamp, LineWriter};
+use kwire::render::listing::{ConnPlace, LineWriter};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use kwire::tui::app::CaptureState;
@@ -379,7 +379,7 @@ fn run_selected(
     let mut status = exit::OK;
     let mut write_failed = false;
     let mut line: Vec<u8> = Vec::with_capacity(256);
-    let mut lines = LineWriter::new(cat);
+    let mut lines = LineWriter::new(cat).naming_connections();
     let mut listed = Lister::new(cat, release, args.guess);
     // Listings decode bodies only of small frames (for their error summary): the
     // bodies of larger ones are skipped as they arrive, never buffered.
@@ -477,7 +477,8 @@ fn run_selected(
                         return true;
                     }
                     if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held)))
-                        || write_skipped(&mut out, &s, args.list, format).is_err()
+                        || write_skipped(&mut out, &s, args.list.then_some(&mut lines), format)
+                            .is_err()
                     {
                         write_failed = true;
                         return false;
@@ -489,7 +490,7 @@ fn run_selected(
                         return true;
                     }
                     if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held)))
-                        || write_tls(&mut out, &n, args.list, format).is_err()
+                        || write_tls(&mut out, &n, args.list.then_some(&mut lines), format).is_err()
                     {
                         write_failed = true;
                         return false;
@@ -504,11 +505,12 @@ fn run_selected(
                     {
                         return true;
                     }
+                    line.clear();
+                    lines.push_conn_event(&mut line, &e);
+                    line.push(b'\n');
+                    fit_rows(&mut line);
                     if !pool.drain(&mut |w| pass_on(&mut out, &mut status, w, (&write_here, &held)))
-                        || out
-                            .write_all(&kwire::render::listing::conn_event_line(cat, &e))
-                            .and_then(|_| out.flush())
-                            .is_err()
+                        || out.write_all(&line).and_then(|_| out.flush()).is_err()
                     {
                         write_failed = true;
                         return false;
@@ -520,6 +522,7 @@ fn run_selected(
                 line.clear();
                 lines.push_token(&mut line, &f, mechanism);
                 line.push(b'\n');
+                fit_rows(&mut line);
                 out.write_all(&line).and_then(|_| out.flush())
             } else if args.list {
                 let entry = listed.entry(&f);
@@ -531,6 +534,7 @@ fn run_selected(
                 let latency_us = listed_latency(&latencies, f.index);
                 lines.push_frame(&mut line, &f, entry, latency_us, list_color);
                 line.push(b'\n');
+                fit_rows(&mut line);
                 out.write_all(&line).and_then(|_| out.flush())
             } else {
                 // The JSON contract needs values only (records stay hex).
@@ -650,10 +654,19 @@ impl SkipTally {
 
 /// A skip note: a listing line, a `# skipped` line before trees, or a JSON
 /// record (`"kind":"skipped"`) among the frames' objects.
+/// Rows of the listing (a connection's name line and its row) cut to the
+/// terminal's width.
+fn fit_rows(rows: &mut Vec<u8>) {
+    if let Some(columns) = super::width::stdout() {
+        kwire::text::width::fit_each_line(rows, 0, columns);
+    }
+}
+
+/// Skipped bytes as a row of the listing (`list`), a JSON object or a `#` line.
 fn write_skipped(
     out: &mut Out<'_>,
     s: &Skipped,
-    list: bool,
+    list: Option<&mut LineWriter<'_>>,
     format: Format,
 ) -> std::io::Result<()> {
     let request = s.direction == Direction::Request;
@@ -664,15 +677,18 @@ fn write_skipped(
         (s.to, s.from)
     };
     let what = s.reason.describe();
-    if list {
+    if let Some(lines) = list {
         let mut line = Vec::with_capacity(160);
-        line.extend_from_slice(b"    - ");
-        push_timestamp(&mut line, s.timestamp);
-        let _ = writeln!(
-            line,
-            " conn {} {client} {arrow} {server} skipped {}B at stream offset {}: {what}",
-            s.conn, s.bytes, s.offset
-        );
+        let place = ConnPlace {
+            conn: s.conn,
+            client,
+            broker: server,
+            arrow,
+        };
+        let what = format!("skipped {}B at stream offset {}: {what}", s.bytes, s.offset);
+        lines.push_conn_row(&mut line, "-", s.timestamp, place, &what);
+        line.push(b'\n');
+        fit_rows(&mut line);
         out.write_all(&line)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         let mut record = serde_json::json!({
@@ -701,7 +717,13 @@ fn write_skipped(
 /// A TLS note: a listing line (`  tls` for the frame number), a `# tls`
 /// line before trees, or a JSON object of its own kind (`"kind":"tls"`,
 /// `"kind":"tls_stopped"`) among the frames' objects.
-fn write_tls(out: &mut Out<'_>, n: &TlsNote, list: bool, format: Format) -> std::io::Result<()> {
+/// A TLS note as a row of the listing (`list`), a JSON object or a `#` line.
+fn write_tls(
+    out: &mut Out<'_>,
+    n: &TlsNote,
+    list: Option<&mut LineWriter<'_>>,
+    format: Format,
+) -> std::io::Result<()> {
     let what = kwire::render::tls::describe(n);
     use kwire::capture::tls::TlsEvent;
     let arrow = match &n.event {
@@ -715,25 +737,31 @@ fn write_tls(out: &mut Out<'_>, n: &TlsNote, list: bool, format: Format) -> std:
         } => "←",
         _ => "→",
     };
-    if list {
+    if let Some(lines) = list {
         let mut line = Vec::with_capacity(200);
-        line.extend_from_slice(b"  tls ");
-        push_timestamp(&mut line, n.timestamp);
-        let _ = writeln!(
-            line,
-            " conn {} {} {arrow} {} {what}",
-            n.conn, n.client, n.server
-        );
+        let place = ConnPlace {
+            conn: n.conn,
+            client: n.client,
+            broker: n.server,
+            arrow,
+        };
+        lines.push_conn_row(&mut line, "tls", n.timestamp, place, &what);
+        line.push(b'\n');
+        fit_rows(&mut line);
         out.write_all(&line)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         out.write_all(kwire::render::json::to_text(&kwire::render::tls::json(n)).as_bytes())?;
         out.write_all(b"\n")?;
     } else {
-        writeln!(
-            out,
+        let line = format!(
             "# tls conn {} {} {arrow} {} at {:.6}: {what}",
             n.conn, n.client, n.server, n.timestamp
-        )?;
+        );
+        let line = match super::width::stdout() {
+            Some(columns) => kwire::text::width::fit(&line, columns),
+            None => line,
+        };
+        writeln!(out, "{line}")?;
     }
     out.flush()
 }
@@ -913,6 +941,8 @@ impl Decoded {
                 kwire::render::text_tree::TreeOptions {
                     full_docs,
                     color: super::color::stdout(),
+                    // Whole descriptions are asked for whole lines.
+                    width: super::width::stdout().filter(|_| !full_docs),
                 },
             );
         } else {

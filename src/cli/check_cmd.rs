@@ -92,7 +92,12 @@ impl<W: Write> Printer<'_, W> {
     /// The gathered groups, at the end.
     fn write_groups(&mut self) -> std::io::Result<()> {
         let groups = std::mem::take(&mut self.groups).sorted();
-        findings::write_groups(&mut self.out, self.cat, &groups, super::output_width())
+        findings::write_groups(
+            &mut self.out,
+            self.cat,
+            &groups,
+            super::width::stdout().unwrap_or(usize::MAX),
+        )
     }
 }
 
@@ -122,9 +127,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         }
     };
     let is_capture = kwire::capture::pcap::sniff(head).is_some();
+    let columns = match args.format {
+        CheckFormat::Text => super::width::stdout(),
+        CheckFormat::Json => None,
+    };
     let mut printer = Printer {
         cat,
-        out: std::io::stdout().lock(),
+        out: kwire::text::width::FitLines::new(std::io::stdout().lock(), columns),
         format: args.format,
         min: args.min_severity,
         tally: Tally::default(),
@@ -279,18 +288,22 @@ pub fn run_on_stream(
     };
     let mut checker = Checker::new(cat, opts);
     let (mut found, mut tally) = (Vec::new(), Tally::default());
-    let mut out = std::io::stdout().lock();
-    let mut write =
-        |found: &mut Vec<Finding>, out: &mut std::io::StdoutLock<'_>| -> std::io::Result<()> {
-            for f in found.drain(..) {
-                tally.add(&f);
-                match format {
-                    CheckFormat::Text => findings::write_text(out, cat, &f)?,
-                    CheckFormat::Json => findings::write_json(out, cat, &f)?,
-                }
+    let columns = match format {
+        CheckFormat::Text => super::width::stdout(),
+        CheckFormat::Json => None,
+    };
+    let mut out = kwire::text::width::FitLines::new(std::io::stdout().lock(), columns);
+    type Out<'o> = kwire::text::width::FitLines<std::io::StdoutLock<'o>>;
+    let mut write = |found: &mut Vec<Finding>, out: &mut Out<'_>| -> std::io::Result<()> {
+        for f in found.drain(..) {
+            tally.add(&f);
+            match format {
+                CheckFormat::Text => findings::write_text(out, cat, &f)?,
+                CheckFormat::Json => findings::write_json(out, cat, &f)?,
             }
-            out.flush()
-        };
+        }
+        out.flush()
+    };
     let mut failed = None;
     let read = kwire::capture::for_each_captured(cat, input, &CaptureOptions::default(), |c| {
         checker.take(&c, &mut found);

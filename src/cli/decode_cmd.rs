@@ -482,7 +482,12 @@ pub fn write_frames(
                         f.input_offset
                     )?;
                 }
-                let opts = text_tree::TreeOptions { full_docs, color };
+                let opts = text_tree::TreeOptions {
+                    full_docs,
+                    color,
+                    // Whole descriptions are asked for whole lines.
+                    width: super::width::stdout().filter(|_| !full_docs),
+                };
                 if let Some((cat, release)) = explain {
                     write!(out, "{}", render_explained(cat, release, f, opts))?;
                 } else if format == Format::Tree {
@@ -521,7 +526,8 @@ pub fn write_payload(
                 &root,
                 text_tree::TreeOptions {
                     full_docs,
-                    color: super::color::stdout()
+                    color: super::color::stdout(),
+                    width: super::width::stdout().filter(|_| !full_docs),
                 }
             )
         ),

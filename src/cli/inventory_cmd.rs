@@ -104,7 +104,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InventoryArgs) -> i32 
             None => inv.to_text(cat),
         },
     };
-    let mut out = std::io::stdout().lock();
+    let mut out: Box<dyn Write> = match args.format {
+        InventoryFormat::Json => Box::new(std::io::stdout().lock()),
+        InventoryFormat::Text => Box::new(super::width::text_out()),
+    };
     if out
         .write_all(text.as_bytes())
         .and_then(|_| out.flush())

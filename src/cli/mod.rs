@@ -21,6 +21,7 @@ pub mod shell_cmd;
 pub mod stats_cmd;
 pub mod tls_args;
 pub mod tui_cmd;
+pub mod width;
 
 use clap::{Parser, Subcommand};
 use kwire::schema::{source::load_definitions, Catalogue};
@@ -35,28 +36,33 @@ const GLOBAL: &str = "Global options";
 const UNUSED_GLOBALS: &[(&str, &[&str])] = &[
     (
         "primitive",
-        &["defs", "kafka_release", "color", "show_secrets"],
+        &["defs", "kafka_release", "color", "show_secrets", "wide"],
     ),
     (
         "completions",
-        &["defs", "kafka_release", "color", "show_secrets"],
+        &["defs", "kafka_release", "color", "show_secrets", "wide"],
     ),
-    ("man", &["defs", "kafka_release", "color", "show_secrets"]),
+    (
+        "man",
+        &["defs", "kafka_release", "color", "show_secrets", "wide"],
+    ),
     (
         "import-defs",
-        &["defs", "kafka_release", "color", "show_secrets"],
+        &["defs", "kafka_release", "color", "show_secrets", "wide"],
     ),
-    ("probe", &["color", "show_secrets"]),
+    ("probe", &["color", "show_secrets", "wide"]),
     ("stats", &["color", "show_secrets"]),
     ("inventory", &["color", "show_secrets"]),
-    ("apis", &["color", "show_secrets"]),
-    ("diff", &["show_secrets"]),
-    ("encode", &["color", "show_secrets"]),
+    ("apis", &["color", "show_secrets", "wide"]),
+    ("diff", &["show_secrets", "wide"]),
+    ("encode", &["color", "show_secrets", "wide"]),
     ("check", &["color"]),
-    ("report", &["color"]),
-    ("docs", &["color"]),
-    ("page", &["color"]),
-    ("tui", &["color"]),
+    ("report", &["color", "wide"]),
+    ("docs", &["color", "wide"]),
+    ("page", &["color", "wide"]),
+    ("tui", &["color", "wide"]),
+    ("example", &["wide"]),
+    ("send", &["wide"]),
 ];
 
 /// The command line as clap sees it: [`Cli`] with each command's unused
@@ -106,6 +112,10 @@ pub struct Cli {
     /// SCRAM keys, token HMACs) instead of `<redacted, N bytes>`.
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub show_secrets: bool,
+    /// Text lines as long as they need: nothing cut with `…` to the
+    /// terminal's width (else `COLUMNS`, else 120 columns when not a terminal).
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub wide: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -174,6 +184,7 @@ pub mod exit {
 
 pub fn run(cli: Cli) -> i32 {
     color::set(cli.color);
+    width::set(cli.wide);
     kwire::decode::secrets::hide(!cli.show_secrets);
     let cat = match catalogue(&cli) {
         Ok(c) => c,
@@ -290,26 +301,4 @@ pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
         );
     }
     k
-}
-
-/// The width text output fits: `COLUMNS` when set, else the terminal's
-/// when standard output is one, else 120.
-pub fn output_width() -> usize {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-    {
-        if n > 0 {
-            return n;
-        }
-    }
-    use std::io::IsTerminal;
-    if std::io::stdout().is_terminal() {
-        if let Ok((w, _)) = crossterm::terminal::size() {
-            if w > 0 {
-                return usize::from(w);
-            }
-        }
-    }
-    120
 }

@@ -56,10 +56,6 @@ pub struct RecordsArgs {
     /// A capture: decrypt TLS connections with this key log.
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
-    /// Keys and values whole in the table (by default cut to their columns,
-    /// so that every line's headers start in the same column).
-    #[arg(long)]
-    pub wide: bool,
 }
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
@@ -166,6 +162,7 @@ fn stream(
                         node,
                         TreeOptions {
                             color: super::color::stdout(),
+                            width: super::width::stdout(),
                             ..TreeOptions::default()
                         }
                     )
@@ -244,17 +241,18 @@ fn capture(
     };
     let stdout = std::io::stdout();
     let terminal = stdout.is_terminal();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let columns = if json { None } else { super::width::stdout() };
+    let mut out = std::io::BufWriter::with_capacity(
+        1 << 16,
+        kwire::text::width::FitLines::new(stdout.lock(), columns),
+    );
     let mut header = !json;
-    let widths = match args.wide {
-        true => kwire::render::records_table::Widths::Wide,
-        false => kwire::render::records_table::Widths::Columns,
-    };
+    let widths = kwire::render::records_table::Widths::fit(columns);
     let mut write_error = None;
     let read = read_capture_records(cat, input, &opts, |item| {
         let written = (|| {
             if std::mem::take(&mut header) {
-                write_table_header(&mut out)?;
+                write_table_header(&mut out, widths)?;
             }
             match json {
                 true => write_json_item(&mut out, cat, item)?,

@@ -108,6 +108,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
                 cat,
                 &c.names,
                 groupings.is_empty() || groupings.contains(&Grouping::Api),
+                super::width::stdout(),
             );
             let text = match (super::tls_args::text_line(tls), text.split_once('\n')) {
                 (Some(line), Some((first, rest))) => format!("{first}\n{line}\n{rest}"),
@@ -116,7 +117,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             text + &kwire::analysis::stats::findings_text(cat, &c.findings)
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out: Box<dyn Write> = match args.format {
+        StatsFormat::Json => Box::new(std::io::stdout().lock()),
+        StatsFormat::Text => Box::new(super::width::text_out()),
+    };
     if out
         .write_all(text.as_bytes())
         .and_then(|_| out.flush())

@@ -731,7 +731,7 @@ fn header_doc(name: &str) -> Option<&'static str> {
         "RequestApiKey" => "numeric id of the API being called",
         "RequestApiVersion" => "version of the request body that follows",
         "CorrelationId" => "chosen by the client; the response carries the same id",
-        "ClientId" => "int16 length prefix even in flexible headers",
+        "ClientId" => "never compact, even in flexible headers",
         _ => return None,
     })
 }

@@ -24,6 +24,9 @@ pub struct LineWriter<'c> {
     /// The last whole second written as a date-time (`2026-12-01T16:24:01`):
     /// frames come many to a second, and formatting a date costs more than a line.
     second: Option<(u64, String)>,
+    /// Connections already named in a line of their own
+    /// ([`Self::naming_connections`]); `None`: rows carry the addresses.
+    named: Option<Vec<u64>>,
 }
 
 impl<'c> LineWriter<'c> {
@@ -34,11 +37,56 @@ impl<'c> LineWriter<'c> {
             endpoints: Endpoints::new(),
             quoted: QuotedCache::default(),
             second: None,
+            named: None,
         }
     }
 
-    /// The start of every line: `{index:>5} {time} conn {n} {client} {arrow} {server} `.
+    /// Each connection's addresses said once, in a line of their own before
+    /// its first row (`conn 3 = 10.0.0.5:52012 → 10.0.0.2:9092`), and rows
+    /// as `conn 3 → …`: the addresses were half of every line.
+    pub fn naming_connections(mut self) -> Self {
+        self.named = Some(Vec::new());
+        self.without_addresses()
+    }
+
+    /// Rows without the addresses (`conn 3 → …`), for a view that names
+    /// connections in lines of its own ([`conn_name`]).
+    pub fn without_addresses(mut self) -> Self {
+        self.endpoints.addresses = false;
+        self
+    }
+
+    /// `conn {n} = {client} → {broker}` and a newline, when connections are
+    /// named and this one has not been yet.
+    fn push_name(
+        &mut self,
+        line: &mut Vec<u8>,
+        conn: usize,
+        client: std::net::SocketAddr,
+        broker: std::net::SocketAddr,
+    ) {
+        let Some(named) = &mut self.named else {
+            return;
+        };
+        let (word, bit) = (conn / 64, 1u64 << (conn % 64));
+        if named.len() <= word {
+            named.resize(word + 1, 0);
+        }
+        if named[word] & bit == 0 {
+            named[word] |= bit;
+            line.extend_from_slice(conn_name(conn, client, broker).as_bytes());
+            line.push(b'\n');
+        }
+    }
+
+    /// The start of every line: `{index:>5} {time} conn {n} {client} {arrow} {server} `
+    /// (`conn {n} {arrow} ` when connections are named).
     pub fn push_lead(&mut self, line: &mut Vec<u8>, f: &CapturedFrame) {
+        let (client, broker) = match f.direction {
+            Direction::Request => (f.from, f.to),
+            Direction::Response => (f.to, f.from),
+        };
+        self.push_name(line, f.conn, client, broker);
         push_uint(line, f.index as u64, 5);
         line.push(b' ');
         self.push_time(line, f.timestamp);
@@ -61,17 +109,47 @@ impl<'c> LineWriter<'c> {
     /// connection, and who did it.
     pub fn push_conn_event(&mut self, line: &mut Vec<u8>, e: &crate::capture::ConnEvent) {
         use crate::capture::ConnEventKind;
-        let _ = write!(line, "{:>5} ", e.kind.flag());
-        self.push_time(line, e.timestamp);
         let arrow = match e.kind.side() {
             crate::capture::Side::Client => "→",
             crate::capture::Side::Broker => "←",
         };
-        let _ = write!(line, " conn {} {} {arrow} {} ", e.conn, e.client, e.broker);
-        let _ = match e.kind {
-            ConnEventKind::Open => write!(line, "opened by the client"),
-            ConnEventKind::Fin(side) => write!(line, "closed by the {} (FIN)", side.as_str()),
-            ConnEventKind::Reset(side) => write!(line, "reset by the {} (RST)", side.as_str()),
+        let what = match e.kind {
+            ConnEventKind::Open => "opened by the client".to_string(),
+            ConnEventKind::Fin(side) => format!("closed by the {} (FIN)", side.as_str()),
+            ConnEventKind::Reset(side) => format!("reset by the {} (RST)", side.as_str()),
+        };
+        let place = ConnPlace {
+            conn: e.conn,
+            client: e.client,
+            broker: e.broker,
+            arrow,
+        };
+        self.push_conn_row(line, e.kind.flag(), e.timestamp, place, &what);
+    }
+
+    /// A row of what happened on a connection besides a frame (an open or
+    /// close, a TLS session, skipped bytes): `{flag:>5} {time} conn {n}
+    /// {arrow} {what}`, with the addresses unless connections are named.
+    pub fn push_conn_row(
+        &mut self,
+        line: &mut Vec<u8>,
+        flag: &str,
+        time: f64,
+        place: ConnPlace,
+        what: &str,
+    ) {
+        self.push_name(line, place.conn, place.client, place.broker);
+        let _ = write!(line, "{flag:>5} ");
+        self.push_time(line, time);
+        let ConnPlace {
+            conn,
+            client,
+            broker,
+            arrow,
+        } = place;
+        let _ = match self.endpoints.addresses {
+            false => write!(line, " conn {conn} {arrow} {what}"),
+            true => write!(line, " conn {conn} {client} {arrow} {broker} {what}"),
         };
     }
 
@@ -180,8 +258,12 @@ impl<'c> LineWriter<'c> {
                 line.extend_from_slice(self.quoted.get(c).as_bytes());
             }
             Summary::Request { client_id: None } => {}
-            Summary::LargeBody => line.extend_from_slice(b"(large: body not decoded in the listing; select it with --frame)"),
-            Summary::Unmatched => line.extend_from_slice(b"unmatched response: its request is not in the capture (--guess names the likely API)"),
+            Summary::LargeBody => line.extend_from_slice(
+                b"(large: body not decoded in the listing; select it with --frame)",
+            ),
+            Summary::Unmatched => line.extend_from_slice(
+                b"unmatched response (its request is not in the capture; --guess)",
+            ),
             Summary::Ok => line.extend_from_slice(b"ok"),
             Summary::Errors(codes) => {
                 line.extend_from_slice(b"errors: ");
@@ -189,6 +271,25 @@ impl<'c> LineWriter<'c> {
             }
         }
     }
+}
+
+/// The line that names a connection: `conn 3 = 10.0.0.5:52012 → 10.0.0.2:9092`.
+pub fn conn_name(
+    conn: usize,
+    client: std::net::SocketAddr,
+    broker: std::net::SocketAddr,
+) -> String {
+    format!("conn {conn} = {client} → {broker}")
+}
+
+/// A connection and which way something went on it, for [`LineWriter::push_conn_row`].
+#[derive(Clone, Copy, Debug)]
+pub struct ConnPlace {
+    pub conn: usize,
+    pub client: std::net::SocketAddr,
+    pub broker: std::net::SocketAddr,
+    /// `→` from the client, `←` from the broker.
+    pub arrow: &'static str,
 }
 
 /// `{size}B`, and ` [after gap]` when bytes before the frame are in no frame.
@@ -329,6 +430,8 @@ impl<'c> ApiNames<'c> {
 /// once per connection and direction (a small direct-mapped cache: bounded).
 struct Endpoints {
     slots: Vec<Option<EndpointsSlot>>,
+    /// The addresses in the text (`conn 3 → ` without).
+    addresses: bool,
 }
 
 /// Connection, direction, source and destination, and the text for them.
@@ -346,6 +449,7 @@ impl Endpoints {
     fn new() -> Self {
         Endpoints {
             slots: vec![None; Self::SLOTS],
+            addresses: true,
         }
     }
 
@@ -364,24 +468,14 @@ impl Endpoints {
             } else {
                 (f.to, f.from)
             };
-            *slot = Some((
-                f.conn,
-                f.direction,
-                f.from,
-                f.to,
-                format!("conn {} {client} {arrow} {server} ", f.conn),
-            ));
+            let text = match self.addresses {
+                true => format!("conn {} {client} {arrow} {server} ", f.conn),
+                false => format!("conn {} {arrow} ", f.conn),
+            };
+            *slot = Some((f.conn, f.direction, f.from, f.to, text));
         }
         slot.as_ref().map_or("", |s| s.4.as_str())
     }
-}
-
-/// [`LineWriter::push_conn_event`] as a line of its own, with its newline.
-pub fn conn_event_line(cat: &Catalogue, e: &crate::capture::ConnEvent) -> Vec<u8> {
-    let mut line = Vec::with_capacity(120);
-    LineWriter::new(cat).push_conn_event(&mut line, e);
-    line.push(b'\n');
-    line
 }
 
 #[cfg(test)]

@@ -13,33 +13,78 @@ use crate::text::escape::sanitize;
 use serde_json::{json, Map, Value as Json};
 use std::io::{self, Write};
 
-/// Characters of a key shown in the table and of a value: their columns'
-/// widths, so every line's headers start in the same column (`--wide` shows
-/// them whole); of a header's key or value; of a key or value decoded
+/// Characters of a header's key or value, and of a key or value decoded
 /// through a schema (what an internal topic's record says, never cut to a
 /// column).
-const KEY_CHARS: usize = 16;
-const VALUE_CHARS: usize = 32;
 const HEADER_CHARS: usize = 32;
 const DECODED_CHARS: usize = 160;
 
-/// How much of each key and value the table shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Widths {
-    /// Cut to their columns (`…` marks a cut).
-    #[default]
-    Columns,
-    /// Whole (`--wide`).
-    Wide,
+/// The table's layout: which columns it has and how many characters of
+/// each key and value it shows, so that every line's headers start in the
+/// same column. The frame's capture time is left out below
+/// [`Widths::TIME_FROM`] columns (the frame number finds it in `--list`);
+/// the headers take what is left and are cut at the line's end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Widths {
+    /// The frame's capture time column.
+    pub time: bool,
+    /// Characters of a key and of a value (`usize::MAX`: whole).
+    pub key: usize,
+    pub value: usize,
+}
+
+impl Default for Widths {
+    fn default() -> Self {
+        Widths::fit(Some(crate::text::width::DEFAULT_COLUMNS))
+    }
+}
+
+impl Widths {
+    /// A terminal at least this wide shows the frame's capture time.
+    pub const TIME_FROM: usize = 160;
+    /// Columns before the key: frame, conn, direction, topic, partition,
+    /// offset and timestamp, with the spaces after them.
+    const LEAD: usize = 6 + 5 + 11 + 17 + 5 + 9 + 25;
+    const TIME: usize = 28;
+
+    /// The layout for lines of at most `columns` (`None`: everything, whole).
+    pub fn fit(columns: Option<usize>) -> Widths {
+        let Some(columns) = columns else {
+            return Widths {
+                time: true,
+                key: usize::MAX,
+                value: usize::MAX,
+            };
+        };
+        let time = columns >= Self::TIME_FROM;
+        let lead = Self::LEAD + if time { Self::TIME } else { 0 };
+        // What is left goes 3/10 to the key, half to the value, the rest
+        // to the headers.
+        let room = columns.saturating_sub(lead);
+        let key = (room * 3 / 10).clamp(8, 24);
+        let value = (room / 2).clamp(12, 64);
+        Widths { time, key, value }
+    }
+
+    /// A column's width in the header line (whole keys and values pad to nothing).
+    fn pad(chars: usize) -> usize {
+        if chars == usize::MAX {
+            0
+        } else {
+            chars
+        }
+    }
 }
 
 /// The table's first line.
-pub fn write_table_header(out: &mut impl Write) -> io::Result<()> {
+pub fn write_table_header(out: &mut impl Write, widths: Widths) -> io::Result<()> {
+    write!(out, "{:>5} ", "frame")?;
+    if widths.time {
+        write!(out, "{:<27} ", "time")?;
+    }
     writeln!(
         out,
-        "{:>5} {:<27} {:>4} {:<12} {:<16} {:>4} {:>8} {:<24} {:<16} {:<32} headers",
-        "frame",
-        "time",
+        "{:>4} {:<10} {:<16} {:>4} {:>8} {:<24} {:<kw$} {:<vw$} headers",
         "conn",
         "direction",
         "topic",
@@ -47,7 +92,9 @@ pub fn write_table_header(out: &mut impl Write) -> io::Result<()> {
         "offset",
         "timestamp",
         "key",
-        "value"
+        "value",
+        kw = Widths::pad(widths.key),
+        vw = Widths::pad(widths.value),
     )
 }
 
@@ -58,13 +105,9 @@ pub fn write_table_item(
     item: Item<'_>,
     widths: Widths,
 ) -> io::Result<()> {
-    let column = |chars: usize| match widths {
-        Widths::Columns => chars,
-        Widths::Wide => usize::MAX,
-    };
     match item {
         Item::Record(r) => {
-            let mut key = preview(&r.key, column(KEY_CHARS));
+            let mut key = preview(&r.key, widths.key);
             if r.control {
                 key.insert_str(0, "[control] ");
             }
@@ -83,19 +126,21 @@ pub fn write_table_item(
                 Some(ms) => utc_millis(ms).unwrap_or_else(|| ms.to_string()),
                 None => "-".into(),
             };
-            write_place(out, cat, &r.origin, r.topic.as_ref(), r.partition)?;
+            write_place(out, cat, &r.origin, r.topic.as_ref(), r.partition, widths)?;
             writeln!(
                 out,
-                " {:>8} {:<24} {:<16} {:<32} {}",
+                " {:>8} {:<24} {:<kw$} {:<vw$} {}",
                 offset_text(r),
                 timestamp,
                 key,
-                preview(&r.value, column(VALUE_CHARS)),
-                headers.join(", ")
+                preview(&r.value, widths.value),
+                headers.join(", "),
+                kw = Widths::pad(widths.key),
+                vw = Widths::pad(widths.value),
             )
         }
         Item::Damage(d) => {
-            write_place(out, cat, &d.origin, d.topic.as_ref(), d.partition)?;
+            write_place(out, cat, &d.origin, d.topic.as_ref(), d.partition, widths)?;
             let what = if d.frame {
                 "the frame did not decode"
             } else {
@@ -123,6 +168,7 @@ fn write_place(
     o: &Origin,
     topic: Option<&Topic>,
     partition: Option<i32>,
+    widths: Widths,
 ) -> io::Result<()> {
     let arrow = if o.direction == Direction::Request {
         "→"
@@ -132,11 +178,13 @@ fn write_place(
     let api = cat.api_name(o.api_key).unwrap_or("?");
     let topic = topic.map_or_else(|| "-".to_string(), |t| sanitize(&t.text()));
     let partition = partition.map_or_else(|| "-".to_string(), |p| p.to_string());
+    write!(out, "{:>5} ", o.frame)?;
+    if widths.time {
+        write!(out, "{:<27} ", time_text(o.time))?;
+    }
     write!(
         out,
-        "{:>5} {:<27} {:>4} {:<12} {:<16} {:>4}",
-        o.frame,
-        time_text(o.time),
+        "{:>4} {:<10} {:<16} {:>4}",
         o.conn,
         format!("{arrow} {api}"),
         topic,

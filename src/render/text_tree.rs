@@ -19,6 +19,8 @@ pub struct TreeOptions {
     /// notes, ranges and descriptions dim, errors red, warnings yellow. The
     /// text is the same, less the escape codes.
     pub color: bool,
+    /// Lines fit this many columns ([`fit_tree_line`]); `None`: no limit.
+    pub width: Option<usize>,
 }
 
 /// The escape codes of [`TreeOptions::color`]; all empty without colour.
@@ -63,8 +65,8 @@ pub fn line_in(node: &Node, opts: TreeOptions, decompressed: bool) -> String {
 /// [`line_in`] appended to a byte buffer.
 fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bool) {
     match opts.color {
-        true => push_line_in::<true>(out, node, opts.full_docs, decompressed),
-        false => push_line_in::<false>(out, node, opts.full_docs, decompressed),
+        true => push_line_in::<true>(out, node, opts, decompressed, out.len()),
+        false => push_line_in::<false>(out, node, opts, decompressed, out.len()),
     }
 }
 
@@ -72,11 +74,13 @@ fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bo
 fn push_line_in<const COLOR: bool>(
     out: &mut Vec<u8>,
     node: &Node,
-    full_docs: bool,
+    opts: TreeOptions,
     decompressed: bool,
+    line_start: usize,
 ) {
     type P<const C: bool> = Paint<C>;
-    push_label::<COLOR>(out, node);
+    let (value_start, value_end) = push_label::<COLOR>(out, node);
+    let range_start = out.len();
     match u16::try_from(node.offset) {
         // The usual range's start, ` [0x0079, `, in one piece.
         Ok(at) if !COLOR && !decompressed => {
@@ -97,16 +101,18 @@ fn push_line_in<const COLOR: bool>(
     push_uint(out, node.len as u64, 0);
     out.extend_from_slice(b"B]");
     code(out, P::<COLOR>::RESET);
+    let doc_start = out.len();
     if let Some(doc) = &node.doc {
         out.push(b' ');
         code(out, P::<COLOR>::DIM);
         let start = out.len();
         sanitize_text_into(out, doc);
-        if !full_docs {
+        if !opts.full_docs {
             cut_doc(out, start);
         }
         code(out, P::<COLOR>::RESET);
     }
+    let doc_end = out.len();
     if let Some(e) = node.error() {
         out.push(b' ');
         code(out, P::<COLOR>::ERROR);
@@ -114,7 +120,75 @@ fn push_line_in<const COLOR: bool>(
         sanitize_into(out, e);
         code(out, P::<COLOR>::RESET);
     }
+    if let Some(columns) = opts.width {
+        // A cell takes a byte at least: a line no longer in bytes fits.
+        if out.len() - line_start > columns {
+            let marks = [
+                line_start,
+                value_start,
+                value_end,
+                range_start,
+                doc_start,
+                doc_end,
+            ];
+            fit_tree_line(out, marks, columns);
+        }
+    }
 }
+
+/// Cuts a tree line to `columns`, giving up what says least first: the
+/// description (as the seed pages cut theirs), then the value's text down
+/// to [`VALUE_KEPT`] cells (the range says its size), then the end of the label; the range
+/// `[0x0010, 4B]` and an error stay whole when the line has room for them.
+/// `marks`: where the line, the value, the value's end, the range, the
+/// description and the error start.
+fn fit_tree_line(out: &mut Vec<u8>, marks: [usize; 6], columns: usize) {
+    use crate::text::width::{display_width, fit_line};
+    let [start, value, value_end, range, doc, error] = marks;
+    let mut pieces: [Vec<u8>; 6] = [
+        out[start..value].to_vec(),
+        out[value..value_end].to_vec(),
+        out[value_end..range].to_vec(),
+        out[range..doc].to_vec(),
+        out[doc..error].to_vec(),
+        out[error..].to_vec(),
+    ];
+    let width = |p: &[Vec<u8>; 6]| p.iter().map(|x| display_width(x)).sum::<usize>();
+    let mut over = width(&pieces).saturating_sub(columns);
+    if over > 0 && !pieces[4].is_empty() {
+        // Room for a description's start and its cut mark, or none of it.
+        let cells = display_width(&pieces[4]);
+        match cells.saturating_sub(over) >= 12 {
+            true => fit_line(&mut pieces[4], 0, cells - over),
+            false => pieces[4].clear(),
+        }
+        over = width(&pieces).saturating_sub(columns);
+    }
+    let value_cells = display_width(&pieces[1]);
+    if over > 0 && value_cells > VALUE_KEPT {
+        let keep = value_cells - over.min(value_cells - VALUE_KEPT);
+        fit_line(&mut pieces[1], 0, keep);
+        over = width(&pieces).saturating_sub(columns);
+    }
+    if over > 0 {
+        // The label (name, type, value, note) gives up its end before the
+        // range and the error do.
+        let mut label = std::mem::take(&mut pieces[0]);
+        label.append(&mut pieces[1]);
+        label.append(&mut pieces[2]);
+        let cells = display_width(&label);
+        fit_line(&mut label, 0, cells.saturating_sub(over).max(columns / 2));
+        pieces[0] = label;
+    }
+    out.truncate(start);
+    for p in pieces {
+        out.extend_from_slice(&p);
+    }
+    fit_line(out, start, columns);
+}
+
+/// Cells of a value's text a line too long keeps (`0x0000000000000000…`).
+const VALUE_KEPT: usize = 20;
 
 /// An escape code of [`Paint`] (none without colour).
 #[inline]
@@ -126,7 +200,9 @@ fn code(out: &mut Vec<u8>, c: &str) {
 
 /// The label with each part in its colour (none without colour).
 #[inline(always)]
-fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &Node) {
+/// Returns where the value's text starts and ends (both at the label's end
+/// when it has none).
+fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &Node) -> (usize, usize) {
     type P<const C: bool> = Paint<C>;
     code(out, P::<COLOR>::NAME);
     sanitize_text_into(out, &node.name);
@@ -140,14 +216,21 @@ fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &Node) {
     let mark = out.len();
     out.extend_from_slice(b" = ");
     code(out, P::<COLOR>::VALUE);
+    let value_start = out.len();
     if push_value_text(out, node) {
+        let value_end = out.len();
         code(out, P::<COLOR>::RESET);
-    } else {
-        out.truncate(mark);
+        if super::notes::push_note(out, node, P::<COLOR>::DIM) {
+            code(out, P::<COLOR>::RESET);
+        }
+        return (value_start, value_end);
     }
+    out.truncate(mark);
+    let end = out.len();
     if super::notes::push_note(out, node, P::<COLOR>::DIM) {
         code(out, P::<COLOR>::RESET);
     }
+    (end, end)
 }
 
 /// The description written from `start` on, cut to [`DOC_WIDTH`] characters
@@ -302,8 +385,8 @@ fn write_tree_to(
     // Room for the rails of a deep tree: growing it was a reallocation a level.
     let mut prefix = Vec::with_capacity(128);
     match opts.color {
-        true => tree_children::<true>(buf, (w, spill), root, &mut prefix, false, opts.full_docs),
-        false => tree_children::<false>(buf, (w, spill), root, &mut prefix, false, opts.full_docs),
+        true => tree_children::<true>(buf, (w, spill), root, &mut prefix, false, opts),
+        false => tree_children::<false>(buf, (w, spill), root, &mut prefix, false, opts),
     }
 }
 
@@ -313,14 +396,15 @@ fn tree_children<const COLOR: bool>(
     node: &Node,
     prefix: &mut Vec<u8>,
     decompressed: bool,
-    full_docs: bool,
+    opts: TreeOptions,
 ) -> io::Result<()> {
     let n = node.children.len();
     let inner = decompressed || node.role == Role::Decompressed;
     for (i, c) in node.children.iter().enumerate() {
+        let line_start = buf.len();
         push_bytes(buf, prefix);
         buf.extend_from_slice(b"+-- ");
-        push_line_in::<COLOR>(buf, c, full_docs, inner);
+        push_line_in::<COLOR>(buf, c, opts, inner, line_start);
         buf.push(b'\n');
         if buf.len() >= spill {
             w.write_all(buf)?;
@@ -329,7 +413,7 @@ fn tree_children<const COLOR: bool>(
         if !c.children.is_empty() {
             let at = prefix.len();
             prefix.extend_from_slice(if i + 1 == n { b"    " } else { b"|   " });
-            tree_children::<COLOR>(buf, (&mut *w, spill), c, prefix, inner, full_docs)?;
+            tree_children::<COLOR>(buf, (&mut *w, spill), c, prefix, inner, opts)?;
             prefix.truncate(at);
         }
     }
@@ -347,18 +431,25 @@ pub fn render_frame(frame: &Frame, opts: TreeOptions) -> String {
 pub fn write_frame(w: &mut impl Write, frame: &Frame, opts: TreeOptions) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
     write_tree_to(&mut buf, w, &frame.root, opts, SPILL)?;
-    let mut findings = String::new();
-    push_findings_in(frame, opts.color, &mut findings);
-    buf.extend_from_slice(findings.as_bytes());
+    push_findings_fitted(frame, opts, &mut buf);
     w.write_all(&buf)
 }
 
 /// [`render_frame`] appended to a byte buffer (no copy through another).
 pub fn push_frame(out: &mut Vec<u8>, frame: &Frame, opts: TreeOptions) {
     let _ = write_tree_to(out, &mut io::sink(), &frame.root, opts, NO_SPILL);
+    push_findings_fitted(frame, opts, out);
+}
+
+/// The frame's warnings and error after its tree, each line fitted to the width.
+fn push_findings_fitted(frame: &Frame, opts: TreeOptions, out: &mut Vec<u8>) {
     let mut findings = String::new();
     push_findings_in(frame, opts.color, &mut findings);
+    let start = out.len();
     out.extend_from_slice(findings.as_bytes());
+    if let Some(columns) = opts.width {
+        crate::text::width::fit_each_line(out, start, columns);
+    }
 }
 
 /// A frame's warnings and error, after its tree.

@@ -9,8 +9,8 @@ use crate::decode::Direction;
 use crate::text::escape::quote;
 use serde_json::{json, Value as Json};
 
-/// What a note says, after its time and connection: `TLS 1.3
-/// TLS_AES_128_GCM_SHA256 sni="b" records 9/7 app_data 1.2kB/…: decrypted …`.
+/// What a note says, after its time and connection: `decrypted 80B/95B
+/// with keys from …; TLS 1.3 TLS_AES_128_GCM_SHA256 sni="b" records 9/7 …`.
 pub fn describe(note: &TlsNote) -> String {
     match &note.event {
         TlsEvent::Stopped {
@@ -45,40 +45,17 @@ fn side(d: Direction) -> &'static str {
     }
 }
 
+/// Whether the session was decrypted comes first (a line cut to the
+/// terminal's width keeps it), then what its handshake said.
 fn session_text(s: &TlsSession) -> String {
-    let mut t = match s.version {
-        Some(v) => version_name(v),
-        None => String::from("TLS (version not seen)"),
-    };
-    if let Some(c) = s.cipher_suite {
-        t.push(' ');
-        t.push_str(&suite_label(c));
-    }
-    if let Some(n) = &s.sni {
-        t.push_str(" sni=");
-        t.push_str(&quote(n));
-    }
-    if !s.alpn.is_empty() {
-        t.push_str(" alpn=");
-        t.push_str(
-            &s.alpn
-                .iter()
-                .map(|a| quote(a))
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-    }
-    t.push_str(&format!(
-        " records {}/{} app_data {}B/{}B: ",
-        s.records[0], s.records[1], s.app_data_bytes[0], s.app_data_bytes[1]
-    ));
+    let mut t = String::new();
     match s.decryption {
         Ok(source) => {
             t.push_str(&format!(
-                "keys from {}, {}B/{}B decrypted",
-                source.describe(),
+                "decrypted {}B/{}B with keys from {}",
                 s.decrypted_bytes[0],
-                s.decrypted_bytes[1]
+                s.decrypted_bytes[1],
+                source.describe(),
             ));
             if s.not_kafka {
                 t.push_str(", not Kafka");
@@ -101,6 +78,33 @@ fn session_text(s: &TlsSession) -> String {
             t.push_str(&why.describe());
         }
     }
+    t.push_str("; ");
+    match s.version {
+        Some(v) => t.push_str(&version_name(v)),
+        None => t.push_str("TLS (version not seen)"),
+    }
+    if let Some(c) = s.cipher_suite {
+        t.push(' ');
+        t.push_str(&suite_label(c));
+    }
+    if let Some(n) = &s.sni {
+        t.push_str(" sni=");
+        t.push_str(&quote(n));
+    }
+    if !s.alpn.is_empty() {
+        t.push_str(" alpn=");
+        t.push_str(
+            &s.alpn
+                .iter()
+                .map(|a| quote(a))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+    }
+    t.push_str(&format!(
+        " records {}/{} app_data {}B/{}B",
+        s.records[0], s.records[1], s.app_data_bytes[0], s.app_data_bytes[1]
+    ));
     t
 }
 

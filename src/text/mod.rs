@@ -6,6 +6,8 @@
 pub mod copy;
 pub mod digits;
 pub mod escape;
+pub mod table;
+pub mod width;
 
 use serde::Serialize;
 use std::borrow::Borrow;

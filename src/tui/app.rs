@@ -6,6 +6,7 @@
 use super::findings_view::FindingsList;
 use super::grid_view::{row_count, GridGeometry};
 use super::help::{command_for, Command};
+use super::layout::RESIZE_STEP;
 use super::records_view::{record_lines, RecordsList};
 use super::search::Search;
 use super::theme::Theme;
@@ -34,6 +35,7 @@ use crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 use std::collections::VecDeque;
+use std::net::SocketAddr;
 use std::ops::Range;
 
 /// What `R` may spend decoding the capture's frames for their records.
@@ -401,12 +403,51 @@ pub struct Geometry {
     pub tree: Rect,
 }
 
+/// The frame list's order (`s` goes round them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameSort {
+    /// Capture order, with connection rows and names among the frames.
+    Capture,
+    /// Slowest exchange first (a request and its response side by side), then frames without one.
+    Latency,
+    /// Largest frame first.
+    Size,
+    /// By API name, each API's frames in capture order.
+    Api,
+}
+
+impl FrameSort {
+    pub fn next(self) -> FrameSort {
+        match self {
+            FrameSort::Capture => FrameSort::Latency,
+            FrameSort::Latency => FrameSort::Size,
+            FrameSort::Size => FrameSort::Api,
+            FrameSort::Api => FrameSort::Capture,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameSort::Capture => "time",
+            FrameSort::Latency => "latency",
+            FrameSort::Size => "size",
+            FrameSort::Api => "API",
+        }
+    }
+}
+
 /// One line of the frame list: a frame (its slot), or a connection opened or
 /// closed (its index in [`App::conn_rows`]), which is not selected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ListLine {
     Frame(usize),
     Conn(usize),
+    /// The line naming a connection's addresses (`conn 3 = a → b`), before
+    /// its first line: that of frame `at` (`frame`) or of connection row `at`.
+    ConnName {
+        frame: bool,
+        at: usize,
+    },
 }
 
 pub struct App<'a> {
@@ -417,6 +458,8 @@ pub struct App<'a> {
     pub shown: Vec<usize>,
     /// A capture's connections opened and closed, in capture order.
     pub conn_rows: Vec<ConnRow>,
+    /// Connections whose name line is in [`Self::lines`].
+    named_conns: std::collections::HashSet<usize>,
     /// The list's lines: the frames shown and, among them, the opens and
     /// closes the filter lets show ([`Filter::shows_conn_events`]).
     pub lines: Vec<ListLine>,
@@ -441,6 +484,10 @@ pub struct App<'a> {
     pub plain: bool,
     /// `z`: the focused pane takes the whole screen (Tab moves the zoom).
     pub zoomed: bool,
+    /// `+`/`-`: lines added to (taken from) the frame list's room.
+    pub list_resize: i16,
+    /// `s`: the order of the frame list.
+    pub sort: FrameSort,
     pub quit: bool,
     /// The findings list as Enter left it: `!` opens it again there.
     last_findings: Option<FindingsList>,
@@ -458,6 +505,7 @@ impl<'a> App<'a> {
             release,
             shown: (0..frames.len()).collect(),
             conn_rows: Vec::new(),
+            named_conns: Default::default(),
             lines: (0..frames.len()).map(ListLine::Frame).collect(),
             frames: frames
                 .into_iter()
@@ -480,6 +528,8 @@ impl<'a> App<'a> {
             pastes: 0,
             plain: false,
             zoomed: false,
+            list_resize: 0,
+            sort: FrameSort::Capture,
             last_findings: None,
             quit: false,
         };
@@ -549,10 +599,16 @@ impl<'a> App<'a> {
                 // Opens and closes come after every line so far: merged with the new frames.
                 let first_conn = self.conn_rows.len();
                 self.conn_rows.extend(conns);
-                let lines = self.merged_lines(&shown, first_conn);
-                self.lines.extend(lines);
                 let was_empty = self.shown.is_empty();
-                self.shown.extend(shown);
+                if self.sort == FrameSort::Capture {
+                    let lines = self.merged_lines(&shown, first_conn);
+                    let lines = self.with_conn_names(lines);
+                    self.lines.extend(lines);
+                    self.shown.extend(shown);
+                } else {
+                    self.shown.extend(shown);
+                    self.arrange_lines();
+                }
                 if was_empty && !self.shown.is_empty() {
                     self.select_frame(self.shown[0]);
                     // The list starts at its top: the first connection's open is above its first frame.
@@ -600,11 +656,102 @@ impl<'a> App<'a> {
         lines
     }
 
+    /// The list's lines for the frames shown, in the order [`Self::sort`] says.
+    fn arrange_lines(&mut self) {
+        self.named_conns.clear();
+        if self.sort == FrameSort::Capture {
+            let lines = self.merged_lines(&self.shown, 0);
+            self.lines = self.with_conn_names(lines);
+            return;
+        }
+        let mut order = self.shown.clone();
+        let row = |i: usize| self.frames.get(i).and_then(|s| s.row.as_ref());
+        let size = |i: usize| match self.frames.get(i) {
+            Some(FrameSlot { row: Some(r), .. }) => r.frame.len,
+            Some(FrameSlot { view: Some(v), .. }) => v.frame.bytes.len(),
+            _ => 0,
+        };
+        match self.sort {
+            FrameSort::Latency => {
+                // A request takes its response's latency: the exchange's.
+                let latency = |i: usize| {
+                    let r = row(i)?;
+                    r.latency_us.or_else(|| row(r.pair?)?.latency_us)
+                };
+                order.sort_by_key(|&i| (std::cmp::Reverse(latency(i)), i));
+            }
+            FrameSort::Size => order.sort_by_key(|&i| (std::cmp::Reverse(size(i)), i)),
+            FrameSort::Api => {
+                let name = |i: usize| {
+                    row(i)
+                        .and_then(|r| r.entry.api_key)
+                        .and_then(|k| self.cat.api_name(k))
+                };
+                // Frames of no known API last.
+                order.sort_by_key(|&i| (name(i).is_none(), name(i), i));
+            }
+            FrameSort::Capture => {}
+        }
+        self.lines = order.into_iter().map(ListLine::Frame).collect();
+    }
+
+    /// `lines` with a name line before each connection's first, as
+    /// `capture --list` has them (the addresses said once, not in every row).
+    fn with_conn_names(&mut self, lines: Vec<ListLine>) -> Vec<ListLine> {
+        let mut out = Vec::with_capacity(lines.len() + 1);
+        for l in lines {
+            let named = match l {
+                ListLine::Frame(i) => self
+                    .frames
+                    .get(i)
+                    .and_then(|s| s.row.as_ref())
+                    .map(|r| (r.frame.conn, true, i)),
+                ListLine::Conn(k) => self.conn_rows.get(k).map(|r| (r.event.conn, false, k)),
+                ListLine::ConnName { .. } => None,
+            };
+            if let Some((conn, frame, at)) = named {
+                if self.named_conns.insert(conn) {
+                    out.push(ListLine::ConnName { frame, at });
+                }
+            }
+            out.push(l);
+        }
+        out
+    }
+
+    /// A name line's connection and its client and broker addresses.
+    pub fn conn_name(&self, frame: bool, at: usize) -> Option<(usize, SocketAddr, SocketAddr)> {
+        match frame {
+            true => {
+                let f = &self.frames.get(at)?.row.as_ref()?.frame;
+                Some(match f.direction {
+                    Direction::Request => (f.conn, f.from, f.to),
+                    Direction::Response => (f.conn, f.to, f.from),
+                })
+            }
+            false => {
+                let e = &self.conn_rows.get(at)?.event;
+                Some((e.conn, e.client, e.broker))
+            }
+        }
+    }
+
     /// Where frame `i` is (or would be) among the list's lines.
     pub fn line_position(&self, i: usize) -> usize {
+        if self.sort != FrameSort::Capture {
+            return self
+                .lines
+                .iter()
+                .position(|&l| l == ListLine::Frame(i))
+                .unwrap_or(0);
+        }
+        let conn_row_at = |k: usize| self.conn_rows.get(k).map_or(0, |r| r.before);
         let key = |l: &ListLine| match *l {
             ListLine::Frame(f) => (f, 1),
-            ListLine::Conn(k) => (self.conn_rows.get(k).map_or(0, |r| r.before), 0),
+            ListLine::Conn(k) => (conn_row_at(k), 0),
+            // Just before the line it precedes.
+            ListLine::ConnName { frame: true, at } => (at, 0),
+            ListLine::ConnName { frame: false, at } => (conn_row_at(at), 0),
         };
         self.lines
             .binary_search_by_key(&(i, 1), key)
@@ -845,6 +992,14 @@ impl<'a> App<'a> {
 
     /// The frame shown `step` places after (or before) the current one in the list.
     fn shown_step(&self, step: isize) -> Option<usize> {
+        if self.sort != FrameSort::Capture {
+            // Sorted, the list's lines are its frames, in their order.
+            let at = self.line_position(self.current) as isize + step;
+            return match usize::try_from(at).ok().and_then(|a| self.lines.get(a)) {
+                Some(&ListLine::Frame(i)) => Some(i),
+                _ => None,
+            };
+        }
         let at = match self.shown.binary_search(&self.current) {
             Ok(p) => p as isize + step,
             // Hidden by the filter: the next one shown is at `p`.
@@ -927,7 +1082,7 @@ impl<'a> App<'a> {
         self.shown = (0..self.frames.len())
             .filter(|&i| self.selects(i))
             .collect();
-        self.lines = self.merged_lines(&self.shown, 0);
+        self.arrange_lines();
         let count = self.shown.len();
         match (self.shown.binary_search(&self.current), self.shown.first()) {
             (Ok(_), _) => self.scroll_to_selection(),
@@ -1076,6 +1231,16 @@ impl<'a> App<'a> {
             },
             Command::ClearSearch => self.search = None,
             Command::Zoom => self.zoomed = !self.zoomed,
+            Command::GrowList => self.list_resize = (self.list_resize + RESIZE_STEP).min(500),
+            Command::ShrinkList => {
+                self.list_resize = (self.list_resize - RESIZE_STEP).max(-500);
+            }
+            Command::Sort => {
+                self.sort = self.sort.next();
+                self.arrange_lines();
+                self.scroll_to_selection();
+                self.info(format!("frames sorted by {} (s: next order)", self.sort.name()));
+            }
             Command::ScrollLeft | Command::ScrollRight => {
                 if let Some(fv) = self.frame_mut() {
                     fv.tree.left = match command {
@@ -1394,6 +1559,22 @@ impl<'a> App<'a> {
         self.after_tree_selection();
     }
 
+    /// The frame on the list's first line that is one.
+    fn first_listed(&self) -> Option<usize> {
+        self.lines.iter().find_map(|l| match *l {
+            ListLine::Frame(i) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// The frame on the list's last line that is one.
+    fn last_listed(&self) -> Option<usize> {
+        self.lines.iter().rev().find_map(|l| match *l {
+            ListLine::Frame(i) => Some(i),
+            _ => None,
+        })
+    }
+
     fn frames_key(&mut self, code: KeyCode) {
         let page = self
             .geometry
@@ -1402,10 +1583,10 @@ impl<'a> App<'a> {
         let to = match code {
             KeyCode::Up | KeyCode::Char('k') => self.shown_step(-1),
             KeyCode::Down | KeyCode::Char('j') => self.shown_step(1),
-            KeyCode::PageUp => self.shown_step(-page).or(self.shown.first().copied()),
-            KeyCode::PageDown => self.shown_step(page).or(self.shown.last().copied()),
-            KeyCode::Char('g') | KeyCode::Home => self.shown.first().copied(),
-            KeyCode::Char('G') | KeyCode::End => self.shown.last().copied(),
+            KeyCode::PageUp => self.shown_step(-page).or(self.first_listed()),
+            KeyCode::PageDown => self.shown_step(page).or(self.last_listed()),
+            KeyCode::Char('g') | KeyCode::Home => self.first_listed(),
+            KeyCode::Char('G') | KeyCode::End => self.last_listed(),
             KeyCode::Enter | KeyCode::Char(' ') => {
                 self.focus = Focus::Grid;
                 return;

@@ -46,7 +46,7 @@ impl Widget for FramesView<'_, '_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
         let theme = app.theme;
-        let mut lines = LineWriter::new(app.catalogue());
+        let mut lines = LineWriter::new(app.catalogue()).without_addresses();
         if app.capture.as_ref().is_some_and(|c| c.relative_time) {
             lines.relative_to = app
                 .frames
@@ -65,6 +65,16 @@ impl Widget for FramesView<'_, '_> {
             let i = match l {
                 ListLine::Frame(i) => i,
                 // A connection's open or close, dimmed: the frames are what is read.
+                // A connection's addresses, said once before its first line.
+                ListLine::ConnName { frame, at } => {
+                    let Some((conn, client, broker)) = app.conn_name(frame, at) else {
+                        continue;
+                    };
+                    let name = crate::render::listing::conn_name(conn, client, broker);
+                    let line = Span::styled(sanitize(&name), theme.dim());
+                    buf.set_line(area.x, area.y + y as u16, &Line::from(line), area.width);
+                    continue;
+                }
                 ListLine::Conn(k) => {
                     let Some(r) = app.conn_rows.get(k) else {
                         continue;

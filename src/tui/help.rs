@@ -39,6 +39,9 @@ pub enum Command {
     Zoom,
     ScrollLeft,
     ScrollRight,
+    GrowList,
+    ShrinkList,
+    Sort,
 }
 
 /// One line of the help: the keys as shown, what each does, and the words.
@@ -76,6 +79,15 @@ pub const KEYS: &[Binding] = &[
             (KeyCode::Char('z'), Command::Zoom),
         ],
         what: "next / previous pane; z zooms the pane (again: back)",
+    },
+    Binding {
+        keys: "+ - s",
+        commands: &[
+            (KeyCode::Char('+'), Command::GrowList),
+            (KeyCode::Char('-'), Command::ShrinkList),
+            (KeyCode::Char('s'), Command::Sort),
+        ],
+        what: "frame list taller / shorter (to hidden); s sorts it",
     },
     pane_keys(
         "Enter Space",
@@ -116,25 +128,19 @@ pub const KEYS: &[Binding] = &[
         what: "decode again: `API VERSION` (response) or `request`",
     },
     Binding {
-        keys: "[ ]",
+        keys: "[ ] { }",
         commands: &[
             (KeyCode::Char('['), Command::PreviousFrame),
             (KeyCode::Char(']'), Command::NextFrame),
+            (KeyCode::Char('{'), Command::PreviousInConnection),
+            (KeyCode::Char('}'), Command::NextInConnection),
         ],
-        what: "previous / next frame",
+        what: "previous / next frame; { } of the same connection",
     },
     Binding {
         keys: "p",
         commands: &[(KeyCode::Char('p'), Command::Pair)],
         what: "capture: from a request to its response and back",
-    },
-    Binding {
-        keys: "{ }",
-        commands: &[
-            (KeyCode::Char('{'), Command::PreviousInConnection),
-            (KeyCode::Char('}'), Command::NextInConnection),
-        ],
-        what: "capture: previous / next frame of the connection",
     },
     Binding {
         keys: "f",

@@ -57,13 +57,31 @@ impl Panes {
     }
 }
 
+/// Lines `+` and `-` move the split between the frame list and the panes under it.
+pub const RESIZE_STEP: i16 = 2;
+/// Lines the panes under the frame list keep, however far `+` goes: at
+/// 80x24 the stacked grid, tree and details, each with a line or more.
+const BELOW_LIST_MIN: usize = 10;
+
 /// `list_lines`: the frame list's lines (0 when it is not shown); `grid_rows`
-/// and `grid_width` are what the whole frame's grid would take.
-pub fn panes(area: Rect, list_lines: usize, grid_rows: usize, grid_width: u16) -> Panes {
+/// and `grid_width` are what the whole frame's grid would take;
+/// `list_resize`: lines `+`/`-` added to (or took from) the list's room, which
+/// is a third of the height by default; at none the list is hidden.
+pub fn panes(
+    area: Rect,
+    list_lines: usize,
+    grid_rows: usize,
+    grid_width: u16,
+    list_resize: i16,
+) -> Panes {
     let [top, status] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
-    let (frames, rest) = if list_lines > 1 {
-        let most = (usize::from(top.height) / 3).max(FRAMES_MIN_LINES);
-        let h = list_lines.min(most) as u16 + 1;
+    let room = {
+        let third = (usize::from(top.height) / 3).max(FRAMES_MIN_LINES) as i64;
+        let most = usize::from(top.height).saturating_sub(BELOW_LIST_MIN + 1) as i64;
+        (third + i64::from(list_resize)).clamp(0, most.max(0)) as usize
+    };
+    let (frames, rest) = if list_lines > 1 && room > 0 {
+        let h = list_lines.min(room) as u16 + 1;
         let [f, r] = Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(top);
         (Some(f), r)
     } else {
@@ -123,14 +141,14 @@ mod tests {
 
     #[test]
     fn small_terminals_stack_and_large_ones_split() {
-        let p = panes(Rect::new(0, 0, 80, 24), 1, 5, 72);
+        let p = panes(Rect::new(0, 0, 80, 24), 1, 5, 72, 0);
         assert!(!p.side_by_side);
         assert_eq!(p.frames, None);
         assert_eq!((p.grid.height, p.status.y), (6, 23));
         assert!(p.tree.height >= 8 && p.details.height >= 4, "{p:?}");
         assert_eq!(p.grid.height + p.tree.height + p.details.height, 23);
 
-        let p = panes(Rect::new(0, 0, 160, 50), 3, 5, 72);
+        let p = panes(Rect::new(0, 0, 160, 50), 3, 5, 72, 0);
         assert!(p.side_by_side);
         assert_eq!(p.frames.unwrap().height, 4);
         assert_eq!(p.tree.height, 45);

@@ -1,7 +1,7 @@
 //! Drawing: lays out the panes, tells the app where they are, renders each
 //! from the app's state. No state changes here beyond the geometry.
 
-use super::app::{App, Focus, FrameView, Geometry, Mode};
+use super::app::{App, Focus, FrameSort, FrameView, Geometry, Mode};
 use super::details_view::details_lines;
 use super::frames_view::FramesView;
 use super::grid_view::{row_count, GridGeometry, HexGrid, Layer};
@@ -33,7 +33,7 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
     };
     let theme = app.theme;
     let focus = app.focus;
-    let mut p = panes(f.area(), list_lines, rows, width);
+    let mut p = panes(f.area(), list_lines, rows, width, app.list_resize);
     if app.zoomed {
         p = p.zoom(match focus {
             Focus::Frames if p.frames.is_some() => Pane::Frames,
@@ -163,6 +163,9 @@ fn frames_title(app: &App) -> String {
         ),
         None => format!(" frames ({}) ", app.frames.len()),
     };
+    if app.sort != FrameSort::Capture {
+        t.push_str(&format!("sorted by {} (s) ", app.sort.name()));
+    }
     if let Some(cap) = &app.capture {
         if !cap.done {
             let read = cap.progress.read.load(std::sync::atomic::Ordering::Relaxed);

@@ -153,6 +153,7 @@ pub fn kwire_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
         .args(args)
         .env_remove("KWIRE_DEFS")
+        .env_remove("COLUMNS")
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -165,9 +166,18 @@ pub fn kwire_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
 }
 
 /// Whether a `capture --list` line is a connection's open or close (SYN,
-/// FIN, RST) rather than a frame or a note.
+/// FIN, RST) or the line naming its addresses (`conn 3 = a → b`), rather
+/// than a frame or a note.
 pub fn is_conn_event(line: &str) -> bool {
-    matches!(line.split_whitespace().next(), Some("SYN" | "FIN" | "RST"))
+    matches!(line.split_whitespace().next(), Some("SYN" | "FIN" | "RST")) || is_conn_name(line)
+}
+
+/// Whether a `capture --list` line names a connection: `conn 3 = a → b`.
+pub fn is_conn_name(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    words.next() == Some("conn")
+        && words.next().is_some_and(|n| n.parse::<usize>().is_ok())
+        && words.next() == Some("=")
 }
 
 /// The lines of a listing that are not connection opens and closes.

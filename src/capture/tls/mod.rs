@@ -111,7 +111,7 @@ impl NotDecrypted {
 
     pub fn describe(self) -> String {
         match self {
-            NotDecrypted::NoKeys => "no keys (give --tls-keylog FILE, or a pcapng with a Decryption Secrets Block)".into(),
+            NotDecrypted::NoKeys => "no keys (give --tls-keylog)".into(),
             NotDecrypted::NoSecrets => "the keys given have no secrets for this session (its client random is not in them)".into(),
             NotDecrypted::MissingSecret(label) => format!("the keys given lack this session's {label}"),
             NotDecrypted::UnsupportedSuite(s) => format!("cipher suite {} is not one kwire decrypts (TLS 1.3 suites; TLS 1.2 with AES-GCM or ChaCha20-Poly1305)", suite_label(s)),

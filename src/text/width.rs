@@ -1,0 +1,273 @@
+//! How wide a line of text output may be, and lines cut to it.
+//!
+//! Text views fit the terminal: `COLUMNS` when set (as `ls` reads it: a
+//! shell exports it only when asked), else the terminal's width when
+//! standard output is one, else [`DEFAULT_COLUMNS`]; `--wide` lifts the limit. Views lay
+//! out their lines to fit (columns sized to their content, connections named
+//! once); [`FitLines`] is the guard under them all, cutting whatever is still
+//! longer with `…`. JSON is never cut.
+//!
+//! Widths are counted in terminal cells: a character is one cell, a wide
+//! one (CJK) two, and escape sequences (`ESC [ … m` colours) none.
+
+use std::io::{self, Write};
+use unicode_width::UnicodeWidthChar;
+
+/// The width when neither the terminal nor `COLUMNS` says one.
+pub const DEFAULT_COLUMNS: usize = 120;
+/// No line is cut shorter than this, whatever `COLUMNS` says.
+pub const MIN_COLUMNS: usize = 40;
+
+/// The width text output fits: `None` for no limit (`wide`), else
+/// `COLUMNS`, else the terminal's columns, else [`DEFAULT_COLUMNS`].
+pub fn decide(
+    wide: bool,
+    terminal_columns: Option<usize>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Option<usize> {
+    if wide {
+        return None;
+    }
+    let columns = env("COLUMNS")
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&c: &usize| c > 0)
+        .or(terminal_columns.filter(|&c| c > 0))
+        .unwrap_or(DEFAULT_COLUMNS);
+    Some(columns.max(MIN_COLUMNS))
+}
+
+/// Cells `text` takes on a terminal.
+pub fn display_width(text: &[u8]) -> usize {
+    let mut cells = 0;
+    walk(text, |_, w| {
+        cells += w;
+        true
+    });
+    cells
+}
+
+/// Walks `text`'s characters as (byte index, cells) until `f` says stop;
+/// escape sequences are passed over, invalid UTF-8 counts a cell a byte.
+fn walk(text: &[u8], mut f: impl FnMut(usize, usize) -> bool) {
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        if b == 0x1b {
+            i += escape_len(&text[i..]);
+            continue;
+        }
+        if b < 0x80 {
+            if !f(i, 1) {
+                return;
+            }
+            i += 1;
+            continue;
+        }
+        let len = match b {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => 1,
+        };
+        // A valid character takes its cells; a byte that begins none, one.
+        let (len, cells) = match text
+            .get(i..i + len)
+            .and_then(|s| std::str::from_utf8(s).ok())
+            .and_then(|s| s.chars().next())
+        {
+            Some(c) => (len, c.width().unwrap_or(0)),
+            None => (1, 1),
+        };
+        if !f(i, cells) {
+            return;
+        }
+        i += len;
+    }
+}
+
+/// Bytes of the escape sequence at the start of `text`: `ESC [` parameters
+/// and a final byte, or the escape alone.
+fn escape_len(text: &[u8]) -> usize {
+    if text.get(1) != Some(&b'[') {
+        return 1;
+    }
+    match text[2..].iter().position(|b| (0x40..=0x7e).contains(b)) {
+        Some(end) => end + 3,
+        None => text.len(),
+    }
+}
+
+/// Cuts `line[start..]` to `columns` cells, the last one `…`, when it is
+/// longer; a cut that leaves a colour open closes it.
+pub fn fit_line(line: &mut Vec<u8>, start: usize, columns: usize) {
+    let text = &line[start..];
+    // A cell takes a byte at least: a line no longer in bytes fits.
+    if text.len() <= columns || display_width(text) <= columns {
+        return;
+    }
+    let mut cut = text.len();
+    let mut used = 0;
+    walk(text, |i, w| {
+        if used + w > columns.saturating_sub(1) {
+            cut = i;
+            return false;
+        }
+        used += w;
+        true
+    });
+    let coloured = text[..cut].contains(&0x1b);
+    line.truncate(start + cut);
+    line.extend_from_slice("…".as_bytes());
+    if coloured {
+        line.extend_from_slice(b"\x1b[0m");
+    }
+}
+
+/// Every line of `buf` from `start` on cut to `columns` cells.
+pub fn fit_each_line(buf: &mut Vec<u8>, start: usize, columns: usize) {
+    if buf.len() - start <= columns {
+        return;
+    }
+    let mut out = Vec::with_capacity(buf.len() - start);
+    for (i, line) in buf[start..].split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        let at = out.len();
+        out.extend_from_slice(line);
+        fit_line(&mut out, at, columns);
+    }
+    buf.truncate(start);
+    buf.extend_from_slice(&out);
+}
+
+/// `text` cut to `columns` cells with `…` when longer.
+pub fn fit(text: &str, columns: usize) -> String {
+    let mut line = text.as_bytes().to_vec();
+    fit_line(&mut line, 0, columns);
+    String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A writer that passes lines on cut to a width (none: as they are).
+pub struct FitLines<W: Write> {
+    inner: W,
+    columns: Option<usize>,
+    /// The line being written, until its newline.
+    line: Vec<u8>,
+}
+
+impl<W: Write> FitLines<W> {
+    pub fn new(inner: W, columns: Option<usize>) -> Self {
+        FitLines {
+            inner,
+            columns,
+            line: Vec::new(),
+        }
+    }
+}
+
+impl<W: Write> Write for FitLines<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let Some(columns) = self.columns else {
+            return self.inner.write(buf);
+        };
+        let mut out = Vec::with_capacity(buf.len() + 16);
+        let mut rest = buf;
+        while let Some(nl) = memchr::memchr(b'\n', rest) {
+            let (head, tail) = rest.split_at(nl + 1);
+            let head = &head[..nl];
+            if self.line.is_empty() {
+                let at = out.len();
+                out.extend_from_slice(head);
+                fit_line(&mut out, at, columns);
+            } else {
+                self.line.extend_from_slice(head);
+                fit_line(&mut self.line, 0, columns);
+                out.append(&mut self.line);
+            }
+            out.push(b'\n');
+            rest = tail;
+        }
+        self.line.extend_from_slice(rest);
+        self.inner.write_all(&out)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.line.is_empty() {
+            if let Some(columns) = self.columns {
+                fit_line(&mut self.line, 0, columns);
+            }
+            let line = std::mem::take(&mut self.line);
+            self.inner.write_all(&line)?;
+        }
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for FitLines<W> {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_wins_then_the_terminal_then_120_and_wide_lifts_the_limit() {
+        let env = |v: Option<&'static str>| {
+            move |k: &str| (k == "COLUMNS").then_some(v).flatten().map(String::from)
+        };
+        assert_eq!(decide(false, Some(90), env(Some("200"))), Some(200));
+        assert_eq!(decide(false, Some(90), env(None)), Some(90));
+        assert_eq!(decide(false, None, env(Some("200"))), Some(200));
+        assert_eq!(decide(false, None, env(Some("junk"))), Some(120));
+        assert_eq!(decide(false, None, env(None)), Some(120));
+        assert_eq!(decide(false, None, env(Some("10"))), Some(MIN_COLUMNS));
+        assert_eq!(decide(true, Some(90), env(Some("200"))), None);
+    }
+
+    #[test]
+    fn cells_count_wide_characters_twice_and_colours_not_at_all() {
+        assert_eq!(display_width(b"abc"), 3);
+        assert_eq!(display_width("→ ←".as_bytes()), 3);
+        assert_eq!(display_width("日本".as_bytes()), 4);
+        assert_eq!(display_width(b"\x1b[1;31mred\x1b[0m"), 3);
+        assert_eq!(display_width(b"a\xffb"), 3);
+    }
+
+    #[test]
+    fn a_long_line_is_cut_to_its_width_with_an_ellipsis() {
+        assert_eq!(fit("abcdefghij", 10), "abcdefghij");
+        assert_eq!(fit("abcdefghijk", 10), "abcdefghi…");
+        assert_eq!(fit("日本語のテキスト", 7), "日本語…");
+        assert_eq!(display_width(fit("日本語のテキスト", 7).as_bytes()), 7);
+        // A colour left open by the cut is closed.
+        assert_eq!(fit("\x1b[32mabcdefghijk\x1b[0m", 5), "\x1b[32mabcd…\x1b[0m");
+    }
+
+    #[test]
+    fn each_line_of_a_buffer_is_cut_on_its_own() {
+        let mut buf = b"keep\nabcdefghijk\nshort\n".to_vec();
+        fit_each_line(&mut buf, 5, 6);
+        assert_eq!(buf, "keep\nabcde…\nshort\n".as_bytes());
+    }
+
+    #[test]
+    fn lines_written_in_pieces_are_cut_whole() {
+        let mut out = Vec::new();
+        {
+            let mut w = FitLines::new(&mut out, Some(8));
+            w.write_all(b"short\nthis line is").unwrap();
+            w.write_all(b" long\nlast line without newline").unwrap();
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "short\nthis li…\nlast li…");
+        let mut out = Vec::new();
+        FitLines::new(&mut out, None)
+            .write_all(b"no limit at all, as long as it is\n")
+            .unwrap();
+        assert_eq!(out, b"no limit at all, as long as it is\n");
+    }
+}
