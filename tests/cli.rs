@@ -398,17 +398,23 @@ fn apis_lists_every_api_with_its_facts() {
     assert!(apis.len() > 80);
     let wsgs = apis
         .iter()
-        .find(|a| a["name"] == "WriteShareGroupState")
+        .find(|a| a["api_name"] == "WriteShareGroupState")
         .unwrap();
     assert_eq!(wsgs["api_key"], 85);
     assert_eq!(wsgs["request_header_versions"], "2");
     assert_eq!(wsgs["response_header_versions"], "1");
-    let av = apis.iter().find(|a| a["name"] == "ApiVersions").unwrap();
+    let av = apis
+        .iter()
+        .find(|a| a["api_name"] == "ApiVersions")
+        .unwrap();
     assert_eq!(
         av["response_header_versions"], "0",
         "ApiVersions responses always use header v0"
     );
-    let lai = apis.iter().find(|a| a["name"] == "LeaderAndIsr").unwrap();
+    let lai = apis
+        .iter()
+        .find(|a| a["api_name"] == "LeaderAndIsr")
+        .unwrap();
     assert_eq!(lai["releases"], serde_json::json!(["3.9"]));
 }
 

@@ -71,6 +71,19 @@ fn decode_case(cat: &Catalogue, case: &Case, release: Option<&str>) -> Value {
         "{}: values-only JSON differs from the full tree's",
         case.name
     );
+    // kwire's own addition to the contract, the API's name beside its key:
+    // checked against the catalogue, then set aside (the cases predate it).
+    let mut value = value;
+    let name = value
+        .as_object_mut()
+        .and_then(|o| o.shift_remove("api_name"));
+    let key = value["api_key"].as_i64().unwrap() as i16;
+    assert_eq!(
+        name.as_ref().and_then(Value::as_str),
+        cat.api_name(key),
+        "{}: api_name",
+        case.name
+    );
     value
 }
 

@@ -41,7 +41,9 @@ fn a_response_given_without_flags_is_shown_as_the_response_it_reads_as() {
         b"",
     );
     assert!(
-        out.starts_with("{\"kind\":\"response\",\"api_key\":1,\"api_version\":12"),
+        out.starts_with(
+            "{\"kind\":\"response\",\"api_key\":1,\"api_name\":\"Fetch\",\"api_version\":12"
+        ),
         "{out}"
     );
 }

@@ -92,6 +92,12 @@ fn every_shipped_frame_decodes_within_80_and_120_columns() {
     assert!(over.is_empty(), "{}", over.join("\n"));
 }
 
+#[test]
+fn the_api_table_fits_120_columns() {
+    let over = too_wide(&["apis"], 120);
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
 /// `--wide` lifts the limit: a capture's tree has lines over 120 columns.
 #[test]
 fn wide_prints_lines_whole() {

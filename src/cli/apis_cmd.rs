@@ -88,7 +88,7 @@ pub fn api_facts(cat: &Catalogue, key: i16, release: Option<&str>) -> Option<Val
         .collect();
     Some(json!({
         "api_key": key,
-        "name": name,
+        "api_name": name,
         "request_versions": compress_versions(&req_versions),
         "response_versions": compress_versions(&resp_versions),
         "flexible_versions": compress_versions(&flexible),
@@ -102,9 +102,24 @@ pub fn api_facts(cat: &Catalogue, key: i16, release: Option<&str>) -> Option<Val
     }))
 }
 
+/// `rel` as text: `3.9-4.3` when it is a run of three or more of `all`'s
+/// consecutive releases, else the releases one by one.
+fn release_runs(rel: &[&str], all: &[&str]) -> String {
+    let start = rel.first().and_then(|r| all.iter().position(|a| a == r));
+    match start {
+        Some(at) if rel.len() >= 3 && all.get(at..at + rel.len()) == Some(rel) => {
+            format!("{}-{}", rel[0], rel[rel.len() - 1])
+        }
+        _ => rel.join(" "),
+    }
+}
+
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ApisArgs) -> i32 {
     // Output errors (a closed pipe) end the listing quietly.
-    let _ = write_apis(cat, release, args, &mut std::io::stdout().lock());
+    let _ = match args.format {
+        ApisFormat::Json => write_apis(cat, release, args, &mut std::io::stdout().lock()),
+        ApisFormat::Text => write_apis(cat, release, args, &mut super::width::text_out()),
+    };
     exit::OK
 }
 
@@ -130,9 +145,20 @@ fn write_apis(
             to_text(&serde_json::to_value(&facts).unwrap_or_default())
         )?,
         ApisFormat::Text => {
+            // The name column as wide as the longest name, so lines fit 120 columns.
+            let nw = facts
+                .iter()
+                .map(|f| {
+                    f["api_name"]
+                        .as_str()
+                        .map_or(1, |n| sanitize(n).chars().count())
+                })
+                .max()
+                .unwrap_or(4)
+                .max(4);
             writeln!(
                 out,
-                "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} releases",
+                "{:>4}  {:<nw$} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} releases",
                 "key",
                 "name",
                 "request",
@@ -143,6 +169,15 @@ fn write_apis(
                 "deprecated",
                 "unstable"
             )?;
+            // Every release in the table, in order: a row's run of them is a range.
+            let mut all: Vec<&str> = facts
+                .iter()
+                .filter_map(|f| f["releases"].as_array())
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            all.sort_by_key(|r| kwire::schema::catalogue::release_order(r));
+            all.dedup();
             // Names and releases may come from loaded definitions: escaped.
             for f in &facts {
                 let s = |k: &str| {
@@ -160,13 +195,13 @@ fn write_apis(
                 let retired = if f["retired"] == true {
                     "retired".to_string()
                 } else {
-                    sanitize(&rel.join(" "))
+                    sanitize(&release_runs(&rel, &all))
                 };
                 writeln!(
                     out,
-                    "{:>4}  {:<32} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} {}",
+                    "{:>4}  {:<nw$} {:<10} {:<10} {:<10} {:<8} {:<8} {:<10} {:<8} {}",
                     f["api_key"].as_i64().unwrap_or_default(),
-                    s("name"),
+                    s("api_name"),
                     s("request_versions"),
                     s("response_versions"),
                     s("flexible_versions"),

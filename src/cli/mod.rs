@@ -53,7 +53,7 @@ const UNUSED_GLOBALS: &[(&str, &[&str])] = &[
     ("probe", &["color", "show_secrets", "wide"]),
     ("stats", &["color", "show_secrets"]),
     ("inventory", &["color", "show_secrets"]),
-    ("apis", &["color", "show_secrets", "wide"]),
+    ("apis", &["color", "show_secrets"]),
     ("diff", &["show_secrets", "wide"]),
     ("encode", &["color", "show_secrets", "wide"]),
     ("check", &["color"]),

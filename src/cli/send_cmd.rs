@@ -247,7 +247,7 @@ pub fn run_probe(cat: &Catalogue, release: Option<&str>, args: &ProbeArgs) -> i3
         ProbeFormat::Json => {
             let apis: Vec<Value> = table
                 .iter()
-                .map(|a| json!({"api_key": a.api_key, "name": a.name, "min_version": a.broker.0, "max_version": a.broker.1, "kwire_decodes": a.decoded, "releases": a.releases}))
+                .map(|a| json!({"api_key": a.api_key, "api_name": a.name, "min_version": a.broker.0, "max_version": a.broker.1, "kwire_decodes": a.decoded, "releases": a.releases}))
                 .collect();
             kwire::render::json::to_text(
                 &json!({"broker": args.broker.broker, "api_versions_version": advertised.version, "apis": apis, "releases": releases}),

@@ -47,6 +47,7 @@ pub fn frame_contract(frame: &Frame) -> Json {
     }
     obj.insert("kind".into(), json!(frame.direction.as_str()));
     obj.insert("api_key".into(), json!(frame.api_key));
+    obj.insert("api_name".into(), json!(api_name(frame.api_key)));
     obj.insert("api_version".into(), json!(frame.api_version));
     let header = frame.header();
     obj.insert(
@@ -233,6 +234,11 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     write_json_str(out, frame.direction.as_str());
     out.extend_from_slice(b",\"api_key\":");
     write_opt_int(out, frame.api_key);
+    out.extend_from_slice(b",\"api_name\":");
+    match api_name(frame.api_key) {
+        Some(name) => write_json_str(out, name),
+        None => out.extend_from_slice(b"null"),
+    }
     out.extend_from_slice(b",\"api_version\":");
     write_opt_int(out, frame.api_version);
     if let Some(values) = &frame.values {
@@ -869,6 +875,12 @@ impl<F: Formatter> Formatter for Safe<F> {
     }
 }
 
+/// An API's name by its key, as every JSON object that names an API carries
+/// it beside `api_key` (names are the same in every release's definitions).
+pub(crate) fn api_name(key: Option<i16>) -> Option<&'static str> {
+    crate::schema::Catalogue::builtin().api_name(key?)
+}
+
 fn write_opt_int(out: &mut Vec<u8>, v: Option<i16>) {
     match v {
         Some(v) => push_int(out, v.into()),
@@ -940,6 +952,7 @@ pub fn frame_tree_json(frame: &Frame) -> Json {
             "direction": frame.direction.as_str(),
             "mechanism": mechanism,
             "api_key": frame.api_key,
+            "api_name": api_name(frame.api_key),
             "api_version": frame.api_version,
             "header_version": frame.header_version,
             "input_offset": frame.input_offset,
@@ -951,6 +964,7 @@ pub fn frame_tree_json(frame: &Frame) -> Json {
     json!({
         "kind": frame.direction.as_str(),
         "api_key": frame.api_key,
+        "api_name": api_name(frame.api_key),
         "api_version": frame.api_version,
         "header_version": frame.header_version,
         "input_offset": frame.input_offset,

@@ -116,7 +116,7 @@ fn problem_json(p: TlsProblem) -> Json {
 /// summary), `"kind":"tls_stopped"` (where decryption of a direction
 /// stopped) or `"kind":"tls_skipped"` (damaged records passed over).
 pub fn json(note: &TlsNote) -> Json {
-    let base = |kind: &str| json!({"kind": kind, "conn": note.conn, "client": note.client.to_string(), "server": note.server.to_string(), "timestamp": note.timestamp});
+    let base = |kind: &str| json!({"kind": kind, "conn": note.conn, "client": note.client.to_string(), "server": note.server.to_string(), "time": crate::render::json::capture_time(note.timestamp)});
     match &note.event {
         TlsEvent::Stopped {
             direction,

@@ -148,6 +148,7 @@ impl Serialize for FrameJson<'_> {
             None => m.serialize_entry("kind", f.direction.as_str())?,
         }
         m.serialize_entry("api_key", &f.api_key)?;
+        m.serialize_entry("api_name", &super::json::api_name(f.api_key))?;
         m.serialize_entry("api_version", &f.api_version)?;
         m.serialize_entry("header_version", &f.header_version)?;
         m.serialize_entry("input_offset", &f.input_offset)?;
