@@ -7,7 +7,9 @@
 # speaks the command line's words; p jumps between a request and its
 # response, } along a connection, t toggles relative times; a capture on
 # standard input streams into the list; q quits with status 0, at once
-# while standard input stays open and idle.
+# while standard input stays open and idle; at 200x50 and 80x24, s sorts the
+# list, + and - resize it down to hidden, < > scroll the tree, w hides the
+# plumbing and z zooms.
 #
 # Usage: scripts/explorer-capture-e2e.sh     (KWIRE_BIN=path/to/kwire skips the build)
 set -eu
@@ -185,9 +187,24 @@ for size in "200 50" "80 24"; do
     pane | grep -qF "Header v2 [0x0004, 22B]" || fail "$size: > scrolled the header line away"
     t send-keys -t e2e "<"
     wait_for "▾   RequestHeader v2"
+    # w hides the wire's plumbing in the tree; z zooms the focused pane (the list) and back.
+    # (At 80x24 the tree's few lines hold no tagged_fields line to watch.)
+    big=$([ "$size" = "200 50" ] && echo yes || echo no)
+    [ "$big" = no ] || pane | grep -qF "tagged_fields uvarint = 0" || fail "$size: no empty tagged_fields before w"
+    t send-keys -t e2e w
+    wait_for "the wire's plumbing is hidden"
+    [ "$big" = no ] || ! pane | grep -qF "tagged_fields uvarint = 0" || fail "$size: w did not hide the empty tagged_fields"
+    t send-keys -t e2e w
+    wait_for "every node of the wire is shown"
+    t send-keys -t e2e z
+    sleep 0.3
+    pane | grep -qF " hex " && fail "$size: z left the grid beside the zoomed list"
+    pane | grep -qF " frames (58) " || fail "$size: z did not zoom the list"
+    t send-keys -t e2e z
+    wait_for " hex "
     t send-keys -t e2e q
     wait_for "sorted-${size% *} exited 0"
-    echo "ok: at ${size% *}x${size#* } s sorts the list by latency ($SLOWEST first), size, API and back; - hides it, + brings it back; > and < scroll the tree"
+    echo "ok: at ${size% *}x${size#* } s sorts the list by latency ($SLOWEST first), size, API and back; - hides it, + brings it back; > and < scroll the tree; w hides the plumbing; z zooms the list and back"
 done
 t resize-window -t e2e -x 200 -y 50
 
