@@ -145,46 +145,57 @@ fn push_line_in<const COLOR: bool>(
 fn fit_tree_line(out: &mut Vec<u8>, marks: [usize; 6], columns: usize) {
     use crate::text::width::{display_width, fit_line};
     let [start, value, value_end, range, doc, error] = marks;
-    let mut pieces: [Vec<u8>; 6] = [
-        out[start..value].to_vec(),
-        out[value..value_end].to_vec(),
-        out[value_end..range].to_vec(),
-        out[range..doc].to_vec(),
-        out[doc..error].to_vec(),
-        out[error..].to_vec(),
+    let pieces = [
+        start..value,
+        value..value_end,
+        value_end..range,
+        range..doc,
+        doc..error,
+        error..out.len(),
     ];
-    let width = |p: &[Vec<u8>; 6]| p.iter().map(|x| display_width(x)).sum::<usize>();
-    let mut over = width(&pieces).saturating_sub(columns);
-    if over > 0 && !pieces[4].is_empty() {
+    let cells = pieces.clone().map(|p| display_width(&out[p]));
+    // Longer in bytes than the width, yet not in cells (`…`, `→`): as it is.
+    let mut over = cells.iter().sum::<usize>().saturating_sub(columns);
+    if over == 0 {
+        return;
+    }
+    // Cells each piece keeps (`None`: all of it).
+    let mut keep: [Option<usize>; 6] = [None; 6];
+    if over > 0 && cells[4] > 0 {
         // Room for a description's start and its cut mark, or none of it.
-        let cells = display_width(&pieces[4]);
-        match cells.saturating_sub(over) >= 12 {
-            true => fit_line(&mut pieces[4], 0, cells - over),
-            false => pieces[4].clear(),
+        let room = cells[4].saturating_sub(over);
+        keep[4] = Some(if room >= 12 { room } else { 0 });
+        over = over.saturating_sub(cells[4] - keep[4].unwrap_or(0));
+    }
+    if over > 0 && cells[1] > VALUE_KEPT {
+        let cut = over.min(cells[1] - VALUE_KEPT);
+        keep[1] = Some(cells[1] - cut);
+        over -= cut;
+    }
+    let mut line = Vec::with_capacity(out.len() - start);
+    for (i, p) in pieces.iter().enumerate() {
+        let at = line.len();
+        match keep[i] {
+            Some(0) => {}
+            Some(n) => {
+                line.extend_from_slice(&out[p.clone()]);
+                fit_line(&mut line, at, n);
+            }
+            None => line.extend_from_slice(&out[p.clone()]),
         }
-        over = width(&pieces).saturating_sub(columns);
-    }
-    let value_cells = display_width(&pieces[1]);
-    if over > 0 && value_cells > VALUE_KEPT {
-        let keep = value_cells - over.min(value_cells - VALUE_KEPT);
-        fit_line(&mut pieces[1], 0, keep);
-        over = width(&pieces).saturating_sub(columns);
-    }
-    if over > 0 {
-        // The label (name, type, value, note) gives up its end before the
-        // range and the error do.
-        let mut label = std::mem::take(&mut pieces[0]);
-        label.append(&mut pieces[1]);
-        label.append(&mut pieces[2]);
-        let cells = display_width(&label);
-        fit_line(&mut label, 0, cells.saturating_sub(over).max(columns / 2));
-        pieces[0] = label;
+        if i == 2 && over > 0 {
+            // The label (name, type, value, note) gives up its end before
+            // the range and the error do.
+            let label = display_width(&line);
+            fit_line(&mut line, 0, label.saturating_sub(over).max(columns / 2));
+        }
     }
     out.truncate(start);
-    for p in pieces {
-        out.extend_from_slice(&p);
+    out.extend_from_slice(&line);
+    // What the cuts above left over (an error longer than the line): cut at the end.
+    if over > 0 {
+        fit_line(out, start, columns);
     }
-    fit_line(out, start, columns);
 }
 
 /// Cells of a value's text a line too long keeps (`0x0000000000000000…`).
@@ -516,6 +527,70 @@ mod tests {
             root.children.push(e);
         }
         root
+    }
+
+    /// A bytes field under a struct, with a description and maybe an error.
+    fn long_line(error: Option<&str>) -> Node {
+        let mut root = Node::new("Body", "struct", 0, Region::RequestBody, Role::Structure);
+        let mut v = Node::new(
+            "value",
+            "bytes",
+            0x20,
+            Region::Record,
+            Role::Field { decl: 0 },
+        );
+        v.len = 24;
+        v.value = Value::Bytes(Some(bytes::Bytes::from(vec![0xab; 24])));
+        v.doc = Some(crate::text::Text::from_static(
+            "the record's value, as the producer sent it",
+        ));
+        if let Some(e) = error {
+            v.set_error(e);
+        }
+        root.children.push(v);
+        root
+    }
+
+    fn drawn(root: &Node, width: usize) -> String {
+        let opts = TreeOptions {
+            width: Some(width),
+            ..TreeOptions::default()
+        };
+        render_tree(root, opts).lines().nth(1).unwrap().to_string()
+    }
+
+    #[test]
+    fn a_line_too_long_gives_up_its_description_then_its_value_and_keeps_its_range() {
+        let root = long_line(None);
+        let hex = "ab".repeat(24);
+        assert_eq!(
+            drawn(&root, 500),
+            format!("+-- value bytes = 0x{hex} [0x0020, 24B] the record's value, as the producer sent it")
+        );
+        // The description first: cut with its mark while 12 cells are left, else gone.
+        assert_eq!(
+            drawn(&root, 110),
+            format!("+-- value bytes = 0x{hex} [0x0020, 24B] the record's value, as the…")
+        );
+        assert_eq!(drawn(&root, 90), format!("+-- value bytes = 0x{hex} [0x0020, 24B]"));
+        // Then the value's text, down to 20 cells.
+        assert_eq!(
+            drawn(&root, 60),
+            format!("+-- value bytes = 0x{}a… [0x0020, 24B]", "ab".repeat(12))
+        );
+        // Then the label's end; the range stays.
+        assert_eq!(drawn(&root, 40), "+-- value bytes = 0xababa… [0x0020, 24B]");
+        for width in [40, 60, 90, 110, 500] {
+            assert!(drawn(&root, width).chars().count() <= width);
+        }
+    }
+
+    #[test]
+    fn a_line_too_long_keeps_its_error_whole_while_it_can() {
+        let root = long_line(Some("value: 24 bytes, but only 3 remain"));
+        let line = drawn(&root, 100);
+        assert!(line.ends_with("[0x0020, 24B] !! value: 24 bytes, but only 3 remain"), "{line}");
+        assert!(line.chars().count() <= 100, "{line}");
     }
 
     #[test]
