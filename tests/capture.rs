@@ -853,3 +853,67 @@ fn guessed_responses_are_marked_and_paired_ones_have_their_latency() {
         "latency before the summary: {paired}"
     );
 }
+
+/// A retransmission or overlap whose bytes differ from the copy already
+/// read is said on stderr (the first copy is decoded); the same bytes again
+/// (an ordinary retransmission) say nothing.
+#[test]
+fn retransmissions_with_other_bytes_are_said_and_the_first_copy_kept() {
+    let segs = conversation(&traffic(), 40);
+    let whole: Vec<Vec<u8>> = frames_of(&pcap(Link::EthernetV4, &segs), None)
+        .iter()
+        .map(|f| f.bytes.to_vec())
+        .collect();
+    // The Produce request's second segment: its frame is still being read.
+    let at = segs
+        .iter()
+        .position(|s| s.from_client && s.seq == CLIENT_ISN + 1 + produce_offset() as u32 + 40)
+        .expect("the Produce request's second segment");
+    let with = |copy: Seg| {
+        let mut s = segs.clone();
+        s.insert(at + 1, copy);
+        pcap(Link::EthernetV4, &s)
+    };
+    // The same bytes again: nothing to say.
+    let same = with(segs[at].clone());
+    let (status, _, err) = cli("retransmit-same", &same, &["--list"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(!err.contains("other than the copy"), "{err}");
+    // Other bytes: said, and every frame is the first copy's.
+    let mut changed = segs[at].clone();
+    changed.payload[3] ^= 0xff;
+    let other = with(changed);
+    let frames: Vec<Vec<u8>> = frames_of(&other, None)
+        .iter()
+        .map(|f| f.bytes.to_vec())
+        .collect();
+    assert_eq!(frames, whole);
+    let (status, _, err) = cli("retransmit-other", &other, &["--list"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "1 TCP segment carried bytes other than the copy already read for the same stream bytes (first: conn 0, the client's stream at offset {}); the first copy was decoded",
+            produce_offset() + 43
+        )),
+        "{err}"
+    );
+    // Out of order: the request's third segment comes before its second
+    // and is held back, then a copy of it with other bytes.
+    let mut s = segs.clone();
+    let third = s.remove(at + 1);
+    let mut over = third.clone();
+    over.payload[0] ^= 0xff;
+    s.insert(at, third);
+    s.insert(at + 1, over);
+    let reordered = pcap(Link::EthernetV4, &s);
+    let frames: Vec<Vec<u8>> = frames_of(&reordered, None)
+        .iter()
+        .map(|f| f.bytes.to_vec())
+        .collect();
+    assert_eq!(frames, whole);
+    let (_, _, err) = cli("overlap-other", &reordered, &["--list"]);
+    assert!(
+        err.contains("1 TCP segment carried bytes other than"),
+        "{err}"
+    );
+}

@@ -105,7 +105,13 @@ fn send_metadata(port: u16, more: &[&str]) -> Vec<u8> {
 
 fn wait_listening(port: u16) {
     let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    // A connection to a port nothing listens on yet can succeed by meeting
+    // itself (Linux picks the same port as the source): not a listener.
+    let listening = || {
+        std::net::TcpStream::connect(("127.0.0.1", port))
+            .is_ok_and(|s| s.local_addr().ok() != s.peer_addr().ok())
+    };
+    while !listening() {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "nothing listens on {port}"

@@ -702,6 +702,9 @@ impl<'c> Flows<'c> {
                 });
             }
         }
+        if !seg.payload.is_empty() && !matches!(self.conns[ci].tls, Tls::On(_)) {
+            self.compare_delivered(ci, hi, seg.seq, seg.payload);
+        }
         self.with_stream(ci, hi, timestamp, out, |tcp, each| {
             tcp.push_each(seg.seq, seg.syn, seg.payload, each)
         });
@@ -843,6 +846,53 @@ impl<'c> Flows<'c> {
 
     /// Run `f` on one direction's reassembly, absorbing what it delivers piece by
     /// piece (each piece is cut into frames before the next arrives).
+    /// A segment that repeats bytes already delivered (a retransmission, an
+    /// overlap) is compared with them where the stream still holds them (the
+    /// frame being cut): other bytes are a conflict, and the first copy stays.
+    /// (Bytes of frames already handed on are not kept to compare: a copy of
+    /// every byte would cost the listing a fifth of its time.)
+    fn compare_delivered(&mut self, ci: usize, hi: usize, seq: u32, payload: &[u8]) {
+        let half = &mut self.conns[ci].halves[hi];
+        let Some((start, end)) = half.tcp.already_delivered(seq, payload.len()) else {
+            return;
+        };
+        let held_end = half.at + half.buf.len() as u64;
+        let (from, to) = (start.max(half.at), end.min(held_end));
+        if from >= to {
+            return;
+        }
+        let ours = &payload[(from - start) as usize..(to - start) as usize];
+        let held = &half.buf[(from - half.at) as usize..(to - half.at) as usize];
+        if let Some(i) = ours.iter().zip(held).position(|(a, b)| a != b) {
+            half.tcp.note_conflict(from + i as u64);
+        }
+    }
+
+    /// Segments whose bytes differed from the copy already held for the
+    /// same stream bytes, and the first of them: its connection, direction
+    /// (the client's side or the broker's) and stream offset.
+    pub fn conflicts(&self) -> (u64, Option<(usize, Direction, u64)>) {
+        let mut count = 0;
+        let mut first = None;
+        for (ci, c) in self.conns.iter().enumerate() {
+            for (hi, h) in c.halves.iter().enumerate() {
+                let Some(conflict) = h.tcp.conflict.as_deref() else {
+                    continue;
+                };
+                count += u64::from(conflict.segments);
+                if first.is_none() {
+                    let at = conflict.first;
+                    let direction = match c.client {
+                        Some(client) if client != hi => Direction::Response,
+                        _ => Direction::Request,
+                    };
+                    first = Some((ci, direction, at));
+                }
+            }
+        }
+        (count, first)
+    }
+
     fn with_stream(
         &mut self,
         ci: usize,

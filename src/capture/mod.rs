@@ -203,6 +203,7 @@ fn read_capture<R: Read>(
     stats.fragments = fragments.counts;
     stats.connections = flows.connections();
     (stats.unrecognised_connections, stats.unrecognised_bytes) = flows.unrecognised();
+    (stats.conflicting_segments, stats.first_conflict) = flows.conflicts();
     stats.effort = flows.effort();
     stats.error = error;
     Ok(())
@@ -218,6 +219,12 @@ pub struct CaptureStats {
     /// (`Flows::unrecognised`).
     pub unrecognised_connections: usize,
     pub unrecognised_bytes: u64,
+    /// TCP segments whose bytes differed from the copy kwire already held
+    /// for the same stream bytes (a retransmission or overlap with other
+    /// bytes; the first copy is decoded), and the first: connection,
+    /// direction, stream offset.
+    pub conflicting_segments: u64,
+    pub first_conflict: Option<(usize, crate::decode::Direction, u64)>,
     /// Skip notes handed on, and the bytes they cover.
     pub skips: usize,
     pub skipped_bytes: u64,

@@ -23,6 +23,18 @@ pub struct HalfStream {
     next: u64,
     pending: BTreeMap<u64, Vec<u8>>,
     pending_bytes: usize,
+    /// Segments whose bytes differed from the copy already held for the
+    /// same stream bytes (the copy held first is kept); boxed, as it is rare
+    /// and every connection's two directions carry the field.
+    pub conflict: Option<Box<Conflict>>,
+}
+
+/// Segments with other bytes than the copy held, and where the first differed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub segments: u32,
+    /// The stream offset of the first byte that differed.
+    pub first: u64,
 }
 
 impl HalfStream {
@@ -66,30 +78,88 @@ impl HalfStream {
         let start = self.offset(seq);
         let end = start + data.len() as u64;
         if end <= self.next {
-            return; // retransmission of delivered data
+            return; // retransmission of delivered data: the caller compares it
         }
         let skip = self.next.saturating_sub(start) as usize;
         let start = start.max(self.next);
         let data = &data[skip..];
-        if start == self.next {
+        if start == self.next && !self.overlaps_pending(start, end) {
             self.next = end;
             each(Chunk::Data(data));
             self.drain(each);
-        } else {
-            let keep = match self.pending.get(&start) {
-                Some(old) => old.len() < data.len(),
-                None => true,
-            };
-            if keep {
-                if let Some(old) = self.pending.insert(start, data.to_vec()) {
-                    self.pending_bytes -= old.len();
-                }
-                self.pending_bytes += data.len();
-            }
-            if self.pending_bytes > MAX_PENDING {
-                self.skip_gap(each);
-            }
+            return;
         }
+        // Out of order, or over bytes held back: what no held segment has yet.
+        self.hold(start, data);
+        self.drain(each);
+        if self.pending_bytes > MAX_PENDING {
+            self.skip_gap(each);
+        }
+    }
+
+    /// Whether a held-back segment overlaps stream bytes `start..end` (held
+    /// segments never overlap each other: [`Self::hold`]).
+    fn overlaps_pending(&self, start: u64, end: u64) -> bool {
+        self.pending
+            .range(..end)
+            .next_back()
+            .is_some_and(|(&s, d)| s + d.len() as u64 > start)
+    }
+
+    /// Hold back the parts of `data` (at stream `start`) that no held segment
+    /// has: the copy that came first is kept; where this one's bytes differ
+    /// from it, that is a conflict ([`Self::note_conflict`]).
+    fn hold(&mut self, start: u64, data: &[u8]) {
+        let end = start + data.len() as u64;
+        // The held segments it overlaps, as ranges, in order.
+        let mut covered: Vec<(u64, u64)> = Vec::new();
+        let mut differs = None;
+        for (&s, d) in self.pending.range(..end).rev() {
+            let e = s + d.len() as u64;
+            if e <= start {
+                break;
+            }
+            let (from, to) = (s.max(start), e.min(end));
+            let ours = &data[(from - start) as usize..(to - start) as usize];
+            let held = &d[(from - s) as usize..(to - s) as usize];
+            if let Some(i) = ours.iter().zip(held).position(|(a, b)| a != b) {
+                let at = from + i as u64;
+                differs = Some(differs.map_or(at, |f: u64| f.min(at)));
+            }
+            covered.push((s, e));
+        }
+        if let Some(at) = differs {
+            self.note_conflict(at);
+        }
+        covered.reverse();
+        let mut at = start;
+        for (s, e) in covered.into_iter().chain([(end, end)]) {
+            if s > at {
+                let piece = data[(at - start) as usize..(s - start) as usize].to_vec();
+                self.pending_bytes += piece.len();
+                self.pending.insert(at, piece);
+            }
+            at = at.max(e);
+        }
+    }
+
+    /// The stream offsets of a segment's bytes that were delivered already
+    /// (a retransmission or an overlap), to be compared with a copy the
+    /// caller still holds; `None` when it has none.
+    pub fn already_delivered(&self, seq: u32, len: usize) -> Option<(u64, u64)> {
+        self.base?;
+        let start = self.offset(seq);
+        let end = (start + len as u64).min(self.next);
+        (start < end).then_some((start, end))
+    }
+
+    /// A segment carried other bytes than the copy held, the first at stream `offset`.
+    pub fn note_conflict(&mut self, offset: u64) {
+        let c = self.conflict.get_or_insert(Box::new(Conflict {
+            segments: 0,
+            first: offset,
+        }));
+        c.segments = c.segments.saturating_add(1);
     }
 
     /// Deliver pending segments that have become contiguous.
@@ -210,6 +280,30 @@ mod tests {
         got.extend(data(h.push(100, false, b"abc"))); // duplicate
         got.extend(data(h.push(102, false, b"cdef"))); // overlaps, fills the hole
         assert_eq!(got, b"abcdefghi");
+    }
+
+    #[test]
+    fn overlaps_with_other_bytes_keep_the_first_copy_and_are_counted() {
+        let mut h = HalfStream::default();
+        h.push(99, true, b"");
+        let mut got = data(h.push(100, false, b"ab"));
+        // Held back, then the same bytes again: no conflict.
+        got.extend(data(h.push(104, false, b"ef")));
+        got.extend(data(h.push(104, false, b"ef")));
+        assert_eq!(h.conflict, None);
+        // Other bytes over the held segment: counted, the first copy kept.
+        got.extend(data(h.push(103, false, b"dXf")));
+        let one = Conflict {
+            segments: 1,
+            first: 4,
+        };
+        assert_eq!(h.conflict.as_deref(), Some(&one));
+        // (the first byte that differs: `X` over `e`)
+        got.extend(data(h.push(102, false, b"c")));
+        assert_eq!(got, b"abcdef");
+        // Delivered bytes are for the caller to compare: where they are.
+        assert_eq!(h.already_delivered(101, 3), Some((1, 4)));
+        assert_eq!(h.already_delivered(106, 3), None);
     }
 
     #[test]

@@ -174,6 +174,16 @@ pub fn report_unrecognised(stats: &kwire::capture::CaptureStats) {
             lost.lost_bytes
         );
     }
+    if let Some((conn, direction, offset)) = stats.first_conflict {
+        let side = match direction {
+            kwire::decode::Direction::Request => "client's",
+            kwire::decode::Direction::Response => "broker's",
+        };
+        kwire::stderr_line!(
+            "kwire: {} carried bytes other than the copy already read for the same stream bytes (first: conn {conn}, the {side} stream at offset {offset}); the first copy was decoded",
+            kwire::text::count(stats.conflicting_segments as usize, "TCP segment", "TCP segments")
+        );
+    }
     let n = stats.unrecognised_connections;
     if n == 0 {
         return;

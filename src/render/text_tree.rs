@@ -572,7 +572,10 @@ mod tests {
             drawn(&root, 110),
             format!("+-- value bytes = 0x{hex} [0x0020, 24B] the record's value, as the…")
         );
-        assert_eq!(drawn(&root, 90), format!("+-- value bytes = 0x{hex} [0x0020, 24B]"));
+        assert_eq!(
+            drawn(&root, 90),
+            format!("+-- value bytes = 0x{hex} [0x0020, 24B]")
+        );
         // Then the value's text, down to 20 cells.
         assert_eq!(
             drawn(&root, 60),
@@ -589,7 +592,10 @@ mod tests {
     fn a_line_too_long_keeps_its_error_whole_while_it_can() {
         let root = long_line(Some("value: 24 bytes, but only 3 remain"));
         let line = drawn(&root, 100);
-        assert!(line.ends_with("[0x0020, 24B] !! value: 24 bytes, but only 3 remain"), "{line}");
+        assert!(
+            line.ends_with("[0x0020, 24B] !! value: 24 bytes, but only 3 remain"),
+            "{line}"
+        );
         assert!(line.chars().count() <= 100, "{line}");
     }
 
