@@ -38,6 +38,9 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::ops::Range;
 
+/// How often a sorted list takes in the rows indexed since (`s` while indexing).
+const SORT_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// What `R` may spend decoding the capture's frames for their records.
 const RECORDS_TIME: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -488,6 +491,8 @@ pub struct App<'a> {
     pub list_resize: i16,
     /// `s`: the order of the frame list.
     pub sort: FrameSort,
+    /// When the list's lines were last arranged in [`Self::sort`]'s order.
+    arranged: std::time::Instant,
     pub quit: bool,
     /// The findings list as Enter left it: `!` opens it again there.
     last_findings: Option<FindingsList>,
@@ -530,6 +535,7 @@ impl<'a> App<'a> {
             zoomed: false,
             list_resize: 0,
             sort: FrameSort::Capture,
+            arranged: std::time::Instant::now(),
             last_findings: None,
             quit: false,
         };
@@ -606,8 +612,13 @@ impl<'a> App<'a> {
                     self.lines.extend(lines);
                     self.shown.extend(shown);
                 } else {
+                    // Sorted: the new rows join at the next arrangement, at
+                    // most every SORT_EVERY while indexing (a sort of the
+                    // whole list per batch would be quadratic) and at the end.
                     self.shown.extend(shown);
-                    self.arrange_lines();
+                    if self.arranged.elapsed() >= SORT_EVERY {
+                        self.arrange_lines();
+                    }
                 }
                 if was_empty && !self.shown.is_empty() {
                     self.select_frame(self.shown[0]);
@@ -630,6 +641,9 @@ impl<'a> App<'a> {
             IndexEvent::Done(result) => {
                 cap.done = true;
                 cap.error = result.err();
+                if self.sort != FrameSort::Capture {
+                    self.arrange_lines();
+                }
             }
         }
     }
@@ -658,6 +672,7 @@ impl<'a> App<'a> {
 
     /// The list's lines for the frames shown, in the order [`Self::sort`] says.
     fn arrange_lines(&mut self) {
+        self.arranged = std::time::Instant::now();
         self.named_conns.clear();
         if self.sort == FrameSort::Capture {
             let lines = self.merged_lines(&self.shown, 0);
