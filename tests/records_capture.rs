@@ -191,7 +191,7 @@ fn json_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-const HEADER: &str = "frame time                        conn direction  topic            part   offset timestamp                key value headers";
+const HEADER: &str = "frame time                        conn direction    topic            part   offset timestamp                key value headers";
 
 #[test]
 fn every_codec_lists_its_records_as_a_table() {
@@ -200,16 +200,16 @@ fn every_codec_lists_its_records_as_a_table() {
     assert_eq!(status, 0, "{err}");
     let expected = [
         HEADER,
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      100 2023-11-14T22:13:20.000Z g0 gzip zero h=1",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      101 2023-11-14T22:13:20.001Z g1 null ",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      102 2023-11-14T22:13:20.002Z s0 snappy zero trace=abc, empty=null",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      103 2023-11-14T22:13:20.003Z null lz4 value ",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0      104 2023-11-14T22:13:20.004Z 0xff00 [schema 17] {\"id\":7} ",
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              1      +10 2023-11-14T22:13:20.000Z p1 needle in partition 1 ",
-        "    3 2023-11-14T22:13:20.004000Z    0 ← Fetch    5b0d2c4e-8a1f-4c3b-9d2e-7f6a5b4c3d2e    0        0 2023-11-14T22:13:20.000Z e early ",
-        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch    orders              0        7 2023-11-14T22:13:20.005Z l late x=0xc328",
-        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch    00000000-0000-4000-8000-000000000abc    3        0 2023-11-14T22:13:20.000Z u unknown ",
-        "    8 2023-11-14T22:13:20.009000Z    0 → Produce  __consumer_offsets    0       +0 2023-11-14T22:13:20.000Z OffsetCommitKey v0 {\"group\":\"billing\",\"topic\":\"orders\",\"partition\":3} null ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      100 2023-11-14T22:13:20.000Z g0 gzip zero h=1",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      101 2023-11-14T22:13:20.001Z g1 null ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      102 2023-11-14T22:13:20.002Z s0 snappy zero trace=abc, empty=null",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      103 2023-11-14T22:13:20.003Z null lz4 value ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0      104 2023-11-14T22:13:20.004Z 0xff00 [schema 17] {\"id\":7} ",
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              1      +10 2023-11-14T22:13:20.000Z p1 needle in partition 1 ",
+        "    3 2023-11-14T22:13:20.004000Z    0 ← Fetch      5b0d2c4e-8a1f-4c3b-9d2e-7f6a5b4c3d2e    0        0 2023-11-14T22:13:20.000Z e early ",
+        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch      orders              0        7 2023-11-14T22:13:20.005Z l late x=0xc328",
+        "    7 2023-11-14T22:13:20.008000Z    0 ← Fetch      00000000-0000-4000-8000-000000000abc    3        0 2023-11-14T22:13:20.000Z u unknown ",
+        "    8 2023-11-14T22:13:20.009000Z    0 → Produce    __consumer_offsets    0       +0 2023-11-14T22:13:20.000Z OffsetCommitKey v0 {\"group\":\"billing\",\"topic\":\"orders\",\"partition\":3} null ",
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected, "\n{out}");
 }
@@ -418,7 +418,7 @@ fn damaged_record_data_is_a_line_of_its_own_and_exit_status_2() {
     );
     let at = find(&frame, &bad_crc) + 17;
     let expected = format!(
-        "    0 2023-11-14T22:13:20.001000Z    0 → Produce  orders              0 !! damaged record data at offset 0x{at:04x} ({at}): a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}"
+        "    0 2023-11-14T22:13:20.001000Z    0 → Produce    orders              0 !! damaged record data at offset 0x{at:04x} ({at}): a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}"
     );
     assert_eq!(lines[3], expected);
     let (status, out, _) = kwire(&["records", file.path(), "--format", "json"]);
@@ -697,7 +697,7 @@ fn a_frame_that_does_not_decode_lists_what_it_read_and_says_where_it_stopped() {
         lines[1].contains("orders") && lines[1].contains(" k "),
         "the record read before the error: {out}"
     );
-    assert!(lines[2].starts_with("    2 2023-11-14T22:13:20.003000Z    0 → Produce  -                   - !! the frame did not decode at offset 0x"), "{out}");
+    assert!(lines[2].starts_with("    2 2023-11-14T22:13:20.003000Z    0 → Produce    -                   - !! the frame did not decode at offset 0x"), "{out}");
     let (_, out, _) = kwire(&["records", file.path(), "--format", "json"]);
     let rows = json_lines(&out);
     assert_eq!(
@@ -795,7 +795,14 @@ fn headers_line_up_and_wide_shows_values_whole() {
         "{out}"
     );
     assert!(out.lines().all(|l| cells(l) <= 120), "{out}");
-    assert!(out.contains("{\"order\":0,\"codec\":\"… trace-"), "{out}");
+    assert!(out.contains("{\"order\":0,\"codec\":… trace…"), "{out}");
+    // 80 columns: the record's timestamp left out too; key and value still shown.
+    let out = at(Some("80"), false);
+    assert!(out.lines().all(|l| cells(l) <= 80), "{out}");
+    assert!(
+        !out.lines().next().unwrap().contains("timestamp") && out.contains("order-n"),
+        "{out}"
+    );
     let wide = at(Some("80"), true);
     assert!(
         wide.contains("{\"order\":0,\"codec\":\"none\",\"item\":\"widget\"} trace-id=t-none-0"),

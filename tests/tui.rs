@@ -1212,6 +1212,11 @@ fn plus_and_minus_resize_the_frame_list_down_to_hidden() {
             a.geometry
         );
         assert!(row_containing(&buf, " hex ").is_some(), "{:#?}", rows(&buf));
+        // Past the top, `-` acts at once: the presses beyond it were not kept.
+        press(&mut a, KeyCode::Char('-'));
+        draw(&mut a, w, h);
+        assert_eq!(a.geometry.frames.unwrap().height, tall - 2);
+        press(&mut a, KeyCode::Char('+'));
         for _ in 0..200 {
             press(&mut a, KeyCode::Char('-'));
         }

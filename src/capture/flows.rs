@@ -844,8 +844,6 @@ impl<'c> Flows<'c> {
         self.report(ci, hi, out);
     }
 
-    /// Run `f` on one direction's reassembly, absorbing what it delivers piece by
-    /// piece (each piece is cut into frames before the next arrives).
     /// A segment that repeats bytes already delivered (a retransmission, an
     /// overlap) is compared with them where the stream still holds them (the
     /// frame being cut): other bytes are a conflict, and the first copy stays.
@@ -864,14 +862,15 @@ impl<'c> Flows<'c> {
         let ours = &payload[(from - start) as usize..(to - start) as usize];
         let held = &half.buf[(from - half.at) as usize..(to - half.at) as usize];
         if let Some(i) = ours.iter().zip(held).position(|(a, b)| a != b) {
-            half.tcp.note_conflict(from + i as u64);
+            half.tcp.note_conflict(from + i as u64, start);
         }
     }
 
     /// Segments whose bytes differed from the copy already held for the
-    /// same stream bytes, and the first of them: its connection, direction
-    /// (the client's side or the broker's) and stream offset.
-    pub fn conflicts(&self) -> (u64, Option<(usize, Direction, u64)>) {
+    /// same stream bytes, and one of them, in the lowest-numbered connection
+    /// with any: the connection, the side that sent it (when the client is
+    /// known) and its first differing byte's stream offset.
+    pub fn conflicts(&self) -> (u64, Option<(usize, Option<Direction>, u64)>) {
         let mut count = 0;
         let mut first = None;
         for (ci, c) in self.conns.iter().enumerate() {
@@ -882,10 +881,10 @@ impl<'c> Flows<'c> {
                 count += u64::from(conflict.segments);
                 if first.is_none() {
                     let at = conflict.first;
-                    let direction = match c.client {
-                        Some(client) if client != hi => Direction::Response,
-                        _ => Direction::Request,
-                    };
+                    let direction = c.client.map(|client| match client == hi {
+                        true => Direction::Request,
+                        false => Direction::Response,
+                    });
                     first = Some((ci, direction, at));
                 }
             }
@@ -893,6 +892,8 @@ impl<'c> Flows<'c> {
         (count, first)
     }
 
+    /// Run `f` on one direction's reassembly, absorbing what it delivers piece by
+    /// piece (each piece is cut into frames before the next arrives).
     fn with_stream(
         &mut self,
         ci: usize,

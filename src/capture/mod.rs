@@ -224,7 +224,7 @@ pub struct CaptureStats {
     /// bytes; the first copy is decoded), and the first: connection,
     /// direction, stream offset.
     pub conflicting_segments: u64,
-    pub first_conflict: Option<(usize, crate::decode::Direction, u64)>,
+    pub first_conflict: Option<(usize, Option<crate::decode::Direction>, u64)>,
     /// Skip notes handed on, and the bytes they cover.
     pub skips: usize,
     pub skipped_bytes: u64,

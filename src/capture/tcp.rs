@@ -35,6 +35,9 @@ pub struct Conflict {
     pub segments: u32,
     /// The stream offset of the first byte that differed.
     pub first: u64,
+    /// Where the last segment counted starts: a segment compared twice
+    /// (with delivered bytes, then with held ones) counts once.
+    last_segment: u64,
 }
 
 impl HalfStream {
@@ -80,6 +83,7 @@ impl HalfStream {
         if end <= self.next {
             return; // retransmission of delivered data: the caller compares it
         }
+        let segment = start;
         let skip = self.next.saturating_sub(start) as usize;
         let start = start.max(self.next);
         let data = &data[skip..];
@@ -90,7 +94,7 @@ impl HalfStream {
             return;
         }
         // Out of order, or over bytes held back: what no held segment has yet.
-        self.hold(start, data);
+        self.hold(segment, start, data);
         self.drain(each);
         if self.pending_bytes > MAX_PENDING {
             self.skip_gap(each);
@@ -109,7 +113,7 @@ impl HalfStream {
     /// Hold back the parts of `data` (at stream `start`) that no held segment
     /// has: the copy that came first is kept; where this one's bytes differ
     /// from it, that is a conflict ([`Self::note_conflict`]).
-    fn hold(&mut self, start: u64, data: &[u8]) {
+    fn hold(&mut self, segment: u64, start: u64, data: &[u8]) {
         let end = start + data.len() as u64;
         // The held segments it overlaps, as ranges, in order.
         let mut covered: Vec<(u64, u64)> = Vec::new();
@@ -129,7 +133,7 @@ impl HalfStream {
             covered.push((s, e));
         }
         if let Some(at) = differs {
-            self.note_conflict(at);
+            self.note_conflict(at, segment);
         }
         covered.reverse();
         let mut at = start;
@@ -153,13 +157,21 @@ impl HalfStream {
         (start < end).then_some((start, end))
     }
 
-    /// A segment carried other bytes than the copy held, the first at stream `offset`.
-    pub fn note_conflict(&mut self, offset: u64) {
-        let c = self.conflict.get_or_insert(Box::new(Conflict {
-            segments: 0,
+    /// The segment starting at stream offset `segment` carried other bytes
+    /// than the copy held, the first at stream `offset`.
+    pub fn note_conflict(&mut self, offset: u64, segment: u64) {
+        if let Some(c) = &mut self.conflict {
+            if c.last_segment != segment {
+                c.segments = c.segments.saturating_add(1);
+                c.last_segment = segment;
+            }
+            return;
+        }
+        self.conflict = Some(Box::new(Conflict {
+            segments: 1,
             first: offset,
+            last_segment: segment,
         }));
-        c.segments = c.segments.saturating_add(1);
     }
 
     /// Deliver pending segments that have become contiguous.
@@ -293,11 +305,8 @@ mod tests {
         assert_eq!(h.conflict, None);
         // Other bytes over the held segment: counted, the first copy kept.
         got.extend(data(h.push(103, false, b"dXf")));
-        let one = Conflict {
-            segments: 1,
-            first: 4,
-        };
-        assert_eq!(h.conflict.as_deref(), Some(&one));
+        let c = h.conflict.as_deref().unwrap();
+        assert_eq!((c.segments, c.first), (1, 4));
         // (the first byte that differs: `X` over `e`)
         got.extend(data(h.push(102, false, b"c")));
         assert_eq!(got, b"abcdef");

@@ -652,8 +652,6 @@ impl SkipTally {
     }
 }
 
-/// A skip note: a listing line, a `# skipped` line before trees, or a JSON
-/// record (`"kind":"skipped"`) among the frames' objects.
 /// Rows of the listing (a connection's name line and its row) cut to the
 /// terminal's width.
 fn fit_rows(rows: &mut Vec<u8>) {
@@ -662,7 +660,8 @@ fn fit_rows(rows: &mut Vec<u8>) {
     }
 }
 
-/// Skipped bytes as a row of the listing (`list`), a JSON object or a `#` line.
+/// A skip note: a listing row (`list`), a `# skipped` line before trees, or
+/// a JSON record (`"kind":"skipped"`) among the frames' objects.
 fn write_skipped(
     out: &mut Out<'_>,
     s: &Skipped,
@@ -709,7 +708,12 @@ fn write_skipped(
         serde_json::to_writer(&mut *out, &record)?;
         out.write_all(b"\n")?;
     } else {
-        writeln!(out, "# skipped conn {} {client} {arrow} {server} at {:.6}: {} bytes at stream offset {}: {what}", s.conn, s.timestamp, s.bytes, s.offset)?;
+        let line = format!("# skipped conn {} {client} {arrow} {server} at {:.6}: {} bytes at stream offset {}: {what}", s.conn, s.timestamp, s.bytes, s.offset);
+        let line = match super::width::stdout() {
+            Some(columns) => kwire::text::width::fit(&line, columns),
+            None => line,
+        };
+        writeln!(out, "{line}")?;
     }
     out.flush()
 }

@@ -176,11 +176,12 @@ pub fn report_unrecognised(stats: &kwire::capture::CaptureStats) {
     }
     if let Some((conn, direction, offset)) = stats.first_conflict {
         let side = match direction {
-            kwire::decode::Direction::Request => "client's",
-            kwire::decode::Direction::Response => "broker's",
+            Some(kwire::decode::Direction::Request) => "the client's stream",
+            Some(kwire::decode::Direction::Response) => "the broker's stream",
+            None => "a stream",
         };
         kwire::stderr_line!(
-            "kwire: {} carried bytes other than the copy already read for the same stream bytes (first: conn {conn}, the {side} stream at offset {offset}); the first copy was decoded",
+            "kwire: {} carried bytes other than the copy already read for the same stream bytes (first: conn {conn}, {side} at offset {offset}); the first copy was decoded",
             kwire::text::count(stats.conflicting_segments as usize, "TCP segment", "TCP segments")
         );
     }

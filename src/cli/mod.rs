@@ -61,8 +61,6 @@ const UNUSED_GLOBALS: &[(&str, &[&str])] = &[
     ("docs", &["color", "wide"]),
     ("page", &["color", "wide"]),
     ("tui", &["color", "wide"]),
-    ("example", &["wide"]),
-    ("send", &["wide"]),
 ];
 
 /// The command line as clap sees it: [`Cli`] with each command's unused

@@ -22,12 +22,15 @@ const DECODED_CHARS: usize = 160;
 /// The table's layout: which columns it has and how many characters of
 /// each key and value it shows, so that every line's headers start in the
 /// same column. The frame's capture time is left out below
-/// [`Widths::TIME_FROM`] columns (the frame number finds it in `--list`);
-/// the headers take what is left and are cut at the line's end.
+/// [`Widths::TIME_FROM`] columns (the frame number finds it in `--list`),
+/// the record's timestamp below [`Widths::TIMESTAMP_FROM`]; the headers take
+/// what is left and are cut at the line's end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Widths {
     /// The frame's capture time column.
     pub time: bool,
+    /// The record's timestamp column.
+    pub timestamp: bool,
     /// Characters of a key and of a value (`usize::MAX`: whole).
     pub key: usize,
     pub value: usize,
@@ -42,28 +45,40 @@ impl Default for Widths {
 impl Widths {
     /// A terminal at least this wide shows the frame's capture time.
     pub const TIME_FROM: usize = 160;
-    /// Columns before the key: frame, conn, direction, topic, partition,
-    /// offset and timestamp, with the spaces after them.
-    const LEAD: usize = 6 + 5 + 11 + 17 + 5 + 9 + 25;
+    /// A terminal at least this wide shows the record's timestamp.
+    pub const TIMESTAMP_FROM: usize = 110;
+    /// Columns before the key: frame, conn, direction, topic, partition and
+    /// offset, with the spaces after them.
+    const LEAD: usize = 6 + 5 + 13 + 17 + 5 + 9;
     const TIME: usize = 28;
+    const TIMESTAMP: usize = 25;
 
     /// The layout for lines of at most `columns` (`None`: everything, whole).
     pub fn fit(columns: Option<usize>) -> Widths {
         let Some(columns) = columns else {
             return Widths {
                 time: true,
+                timestamp: true,
                 key: usize::MAX,
                 value: usize::MAX,
             };
         };
         let time = columns >= Self::TIME_FROM;
-        let lead = Self::LEAD + if time { Self::TIME } else { 0 };
+        let timestamp = columns >= Self::TIMESTAMP_FROM;
+        let lead = Self::LEAD
+            + if time { Self::TIME } else { 0 }
+            + if timestamp { Self::TIMESTAMP } else { 0 };
         // What is left goes 3/10 to the key, half to the value, the rest
         // to the headers.
         let room = columns.saturating_sub(lead);
         let key = (room * 3 / 10).clamp(8, 24);
         let value = (room / 2).clamp(12, 64);
-        Widths { time, key, value }
+        Widths {
+            time,
+            timestamp,
+            key,
+            value,
+        }
     }
 
     /// A column's width in the header line (whole keys and values pad to nothing).
@@ -82,15 +97,17 @@ pub fn write_table_header(out: &mut impl Write, widths: Widths) -> io::Result<()
     if widths.time {
         write!(out, "{:<27} ", "time")?;
     }
+    write!(
+        out,
+        "{:>4} {:<12} {:<16} {:>4} {:>8} ",
+        "conn", "direction", "topic", "part", "offset"
+    )?;
+    if widths.timestamp {
+        write!(out, "{:<24} ", "timestamp")?;
+    }
     writeln!(
         out,
-        "{:>4} {:<10} {:<16} {:>4} {:>8} {:<24} {:<kw$} {:<vw$} headers",
-        "conn",
-        "direction",
-        "topic",
-        "part",
-        "offset",
-        "timestamp",
+        "{:<kw$} {:<vw$} headers",
         "key",
         "value",
         kw = Widths::pad(widths.key),
@@ -127,11 +144,13 @@ pub fn write_table_item(
                 None => "-".into(),
             };
             write_place(out, cat, &r.origin, r.topic.as_ref(), r.partition, widths)?;
+            write!(out, " {:>8} ", offset_text(r))?;
+            if widths.timestamp {
+                write!(out, "{timestamp:<24} ")?;
+            }
             writeln!(
                 out,
-                " {:>8} {:<24} {:<kw$} {:<vw$} {}",
-                offset_text(r),
-                timestamp,
+                "{:<kw$} {:<vw$} {}",
                 key,
                 preview(&r.value, widths.value),
                 headers.join(", "),
@@ -184,7 +203,7 @@ fn write_place(
     }
     write!(
         out,
-        "{:>4} {:<10} {:<16} {:>4}",
+        "{:>4} {:<12} {:<16} {:>4}",
         o.conn,
         format!("{arrow} {api}"),
         topic,

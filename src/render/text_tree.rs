@@ -310,29 +310,78 @@ pub fn render_tree_annotated(
     opts: TreeOptions,
     annotate: &Annotate,
 ) -> String {
-    let mut out = line(root, opts);
+    let mut out = line(
+        root,
+        TreeOptions {
+            width: None,
+            ..opts
+        },
+    );
     out.push('\n');
     push_notes(
         &annotate(root, None, buf),
         if root.children.is_empty() { "  " } else { "| " },
+        opts.width,
         &mut out,
     );
-    let walk = Walk { opts, annotate };
+    // Tree lines are cut once drawn whole, rails included; notes are prose,
+    // wrapped to the width instead.
+    let walk = Walk {
+        opts: TreeOptions {
+            width: None,
+            ..opts
+        },
+        width: opts.width,
+        annotate,
+    };
     walk.children(root, buf, "", false, &mut out);
-    out
+    match opts.width {
+        Some(columns) => {
+            let mut bytes = out.into_bytes();
+            crate::text::width::fit_each_line(&mut bytes, 0, columns);
+            into_string(bytes)
+        }
+        None => out,
+    }
 }
 
-fn push_notes(notes: &[String], prefix: &str, out: &mut String) {
+/// Notes under a node, `· ` after the rails; wrapped at spaces to `width`
+/// (continuation lines indented under the text).
+fn push_notes(notes: &[String], prefix: &str, width: Option<usize>, out: &mut String) {
     for n in notes {
+        let text = sanitize(n);
+        let room = width.map_or(usize::MAX, |w| {
+            w.saturating_sub(crate::text::width::display_width(prefix.as_bytes()) + 2)
+                .max(20)
+        });
+        let mut line = String::new();
+        let mut lead = "· ";
+        for word in text.split(' ') {
+            let cells = |s: &str| crate::text::width::display_width(s.as_bytes());
+            if !line.is_empty() && cells(&line) + 1 + cells(word) > room {
+                out.push_str(prefix);
+                out.push_str(lead);
+                out.push_str(&line);
+                out.push('\n');
+                line.clear();
+                lead = "  ";
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
         out.push_str(prefix);
-        out.push_str("· ");
-        out.push_str(&sanitize(n));
+        out.push_str(lead);
+        out.push_str(&line);
         out.push('\n');
     }
 }
 
 struct Walk<'a, 'b> {
     opts: TreeOptions,
+    /// The width notes wrap at (`opts` draws the tree lines whole).
+    width: Option<usize>,
     annotate: &'a Annotate<'b>,
 }
 
@@ -363,6 +412,7 @@ impl Walk<'_, '_> {
             push_notes(
                 &(self.annotate)(c, Some(node), buf),
                 &format!("{child_prefix}{rail}"),
+                self.width,
                 out,
             );
             self.children(c, buf, &child_prefix, inner, out);

@@ -621,7 +621,7 @@ impl<'a> App<'a> {
                     }
                 }
                 if was_empty && !self.shown.is_empty() {
-                    self.select_frame(self.shown[0]);
+                    self.select_frame(self.first_listed().unwrap_or(self.shown[0]));
                     // The list starts at its top: the first connection's open is above its first frame.
                     self.frames_top = 0;
                 }
@@ -1008,8 +1008,17 @@ impl<'a> App<'a> {
     /// The frame shown `step` places after (or before) the current one in the list.
     fn shown_step(&self, step: isize) -> Option<usize> {
         if self.sort != FrameSort::Capture {
-            // Sorted, the list's lines are its frames, in their order.
-            let at = self.line_position(self.current) as isize + step;
+            // Sorted, the list's lines are its frames, in their order; a
+            // frame not among them yet (rows join twice a second) starts
+            // from the first.
+            let Some(at) = self
+                .lines
+                .iter()
+                .position(|&l| l == ListLine::Frame(self.current))
+            else {
+                return self.first_listed();
+            };
+            let at = at as isize + step;
             return match usize::try_from(at).ok().and_then(|a| self.lines.get(a)) {
                 Some(&ListLine::Frame(i)) => Some(i),
                 _ => None,

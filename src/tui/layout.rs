@@ -20,6 +20,8 @@ pub struct Panes {
     pub status: Rect,
     /// The tree is a column to the right of grid and details.
     pub side_by_side: bool,
+    /// The `+`/`-` resize as far as this height allows it (what the app keeps).
+    pub list_resize: i16,
 }
 
 /// A pane that `z` can zoom.
@@ -53,6 +55,7 @@ impl Panes {
             details: none,
             status: self.status,
             side_by_side: false,
+            list_resize: self.list_resize,
         }
     }
 }
@@ -75,11 +78,12 @@ pub fn panes(
     list_resize: i16,
 ) -> Panes {
     let [top, status] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
-    let room = {
-        let third = (usize::from(top.height) / 3).max(FRAMES_MIN_LINES) as i64;
-        let most = usize::from(top.height).saturating_sub(BELOW_LIST_MIN + 1) as i64;
-        (third + i64::from(list_resize)).clamp(0, most.max(0)) as usize
-    };
+    // The resize within what the height allows: down to hidden, up to the
+    // panes' room below (a small terminal keeps its third, as without `+`).
+    let third = (usize::from(top.height) / 3).max(FRAMES_MIN_LINES) as i16;
+    let most = (usize::from(top.height).saturating_sub(BELOW_LIST_MIN + 1) as i16).max(third);
+    let list_resize = list_resize.clamp(-third, most - third);
+    let room = (third + list_resize) as usize;
     let (frames, rest) = if list_lines > 1 && room > 0 {
         let h = list_lines.min(room) as u16 + 1;
         let [f, r] = Layout::vertical([Constraint::Length(h), Constraint::Fill(1)]).areas(top);
@@ -102,6 +106,7 @@ pub fn panes(
             details,
             status,
             side_by_side: true,
+            list_resize,
         };
     }
     let h = rest.height;
@@ -120,6 +125,7 @@ pub fn panes(
         details,
         status,
         side_by_side: false,
+        list_resize,
     }
 }
 

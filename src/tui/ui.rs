@@ -34,6 +34,8 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
     let theme = app.theme;
     let focus = app.focus;
     let mut p = panes(f.area(), list_lines, rows, width, app.list_resize);
+    // Kept as far as it took effect: `-` after `+` past the top acts at once.
+    app.list_resize = p.list_resize;
     if app.zoomed {
         p = p.zoom(match focus {
             Focus::Frames if p.frames.is_some() => Pane::Frames,
