@@ -311,19 +311,28 @@ fn a_kafka_exchange_on_loopback_is_listed_as_it_happens() {
     let (listener, port) = listener();
     let (child, out, err) = capture_on_lo(port, &["--list"]);
     let client_port = exchange(listener);
-    // The connection's SYN and both frames' lines come while the capture still runs.
-    let syn = next_line(&out, "the connection's SYN, live");
+    // The connection's name and SYN, and both frames' lines, come while the
+    // capture still runs.
+    let name = next_line(&out, "the connection's name, live");
     assert_eq!(
-        untimed(&syn),
-        format!("  SYN T conn 0 127.0.0.1:{client_port} → 127.0.0.1:{port} opened by the client")
+        name,
+        format!("conn 0 = 127.0.0.1:{client_port} → 127.0.0.1:{port}")
     );
+    let syn = next_line(&out, "the connection's SYN, live");
+    assert_eq!(untimed(&syn), "  SYN T conn 0 → opened by the client");
     let request = next_line(&out, "the request's line, live");
     let response = next_line(&out, "the response's line, live");
-    assert_eq!(untimed(&request), format!("    0 T conn 0 127.0.0.1:{client_port} → 127.0.0.1:{port} ApiVersions v3 corr=7 {}B client_id=\"kwire-e2e\"", api_versions_request(7).len()));
+    assert_eq!(
+        untimed(&request),
+        format!(
+            "    0 T conn 0 → ApiVersions v3 corr=7 {}B client_id=\"kwire-e2e\"",
+            api_versions_request(7).len()
+        )
+    );
     // The response's latency, between its size and its summary, is the loopback's own.
     let response = untimed(&response);
     let head = format!(
-        "    1 T conn 0 127.0.0.1:{client_port} ← 127.0.0.1:{port} ApiVersions v3 corr=7 {}B ",
+        "    1 T conn 0 ← ApiVersions v3 corr=7 {}B ",
         api_versions_response(7).len()
     );
     let latency = response

@@ -276,11 +276,16 @@ fn the_explorer_follows_the_proxy_s_traffic() {
     assert!(screen.contains("frames (2) following"), "{screen}");
     let line = |n: &str, arrow: &str| {
         screen.lines().any(|l| {
-            l.starts_with(n)
-                && l.contains(&format!(" {arrow} 127.0.0.1:"))
-                && l.contains(" Metadata v12 corr=1 ")
+            l.starts_with(n) && l.contains(&format!(" conn 1 {arrow} Metadata v12 corr=1 "))
         })
     };
+    // The connection's addresses in the line that names it, as --list has it.
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("conn 1 = 127.0.0.1:") && l.contains(" → 127.0.0.1:")),
+        "{screen}"
+    );
     assert!(line("    0 ", "→"), "{screen}");
     assert!(line("    1 ", "←") && screen.contains("ms ok"), "{screen}");
     assert!(

@@ -288,11 +288,9 @@ pub fn run_on_stream(
     };
     let mut checker = Checker::new(cat, opts);
     let (mut found, mut tally) = (Vec::new(), Tally::default());
-    let columns = match format {
-        CheckFormat::Text => super::width::stdout(),
-        CheckFormat::Json => None,
-    };
-    let mut out = kwire::text::width::FitLines::new(std::io::stdout().lock(), columns);
+    // A finding a line, as it happens: never cut (the message is the point,
+    // and scripts read these lines); the grouped view wraps to the width.
+    let mut out = kwire::text::width::FitLines::new(std::io::stdout().lock(), None);
     type Out<'o> = kwire::text::width::FitLines<std::io::StdoutLock<'o>>;
     let mut write = |found: &mut Vec<Finding>, out: &mut Out<'_>| -> std::io::Result<()> {
         for f in found.drain(..) {
