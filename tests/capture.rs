@@ -860,10 +860,13 @@ fn guessed_responses_are_marked_and_paired_ones_have_their_latency() {
 #[test]
 fn retransmissions_with_other_bytes_are_said_and_the_first_copy_kept() {
     let segs = conversation(&traffic(), 40);
-    let whole: Vec<Vec<u8>> = frames_of(&pcap(Link::EthernetV4, &segs), None)
-        .iter()
-        .map(|f| f.bytes.to_vec())
-        .collect();
+    let frame_bytes = |capture: &[u8]| -> Vec<Vec<u8>> {
+        frames_of(capture, None)
+            .iter()
+            .map(|f| f.bytes.to_vec())
+            .collect()
+    };
+    let whole = frame_bytes(&pcap(Link::EthernetV4, &segs));
     // The Produce request's second segment: its frame is still being read.
     let at = segs
         .iter()
@@ -883,11 +886,7 @@ fn retransmissions_with_other_bytes_are_said_and_the_first_copy_kept() {
     let mut changed = segs[at].clone();
     changed.payload[3] ^= 0xff;
     let other = with(changed);
-    let frames: Vec<Vec<u8>> = frames_of(&other, None)
-        .iter()
-        .map(|f| f.bytes.to_vec())
-        .collect();
-    assert_eq!(frames, whole);
+    assert_eq!(frame_bytes(&other), whole);
     let (status, _, err) = cli("retransmit-other", &other, &["--list"]);
     assert_eq!(status, Some(0), "{err}");
     assert!(
@@ -906,11 +905,7 @@ fn retransmissions_with_other_bytes_are_said_and_the_first_copy_kept() {
     s.insert(at, third);
     s.insert(at + 1, over);
     let reordered = pcap(Link::EthernetV4, &s);
-    let frames: Vec<Vec<u8>> = frames_of(&reordered, None)
-        .iter()
-        .map(|f| f.bytes.to_vec())
-        .collect();
-    assert_eq!(frames, whole);
+    assert_eq!(frame_bytes(&reordered), whole);
     let (_, _, err) = cli("overlap-other", &reordered, &["--list"]);
     assert!(
         err.contains("1 TCP segment carried bytes other than"),

@@ -709,11 +709,7 @@ fn write_skipped(
         out.write_all(b"\n")?;
     } else {
         let line = format!("# skipped conn {} {client} {arrow} {server} at {:.6}: {} bytes at stream offset {}: {what}", s.conn, s.timestamp, s.bytes, s.offset);
-        let line = match super::width::stdout() {
-            Some(columns) => kwire::text::width::fit(&line, columns),
-            None => line,
-        };
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", super::width::fit_text(line))?;
     }
     out.flush()
 }
@@ -761,11 +757,7 @@ fn write_tls(
             "# tls conn {} {} {arrow} {} at {:.6}: {what}",
             n.conn, n.client, n.server, n.timestamp
         );
-        let line = match super::width::stdout() {
-            Some(columns) => kwire::text::width::fit(&line, columns),
-            None => line,
-        };
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", super::width::fit_text(line))?;
     }
     out.flush()
 }

@@ -56,7 +56,7 @@ pub fn details_lines(
     // explained by its own prefix and then by its parts, never as if all its
     // bytes were one value.
     let own = match node.children.first() {
-        Some(c) if c.offset >= node.offset && !node.ty.starts_with("[]") => {
+        Some(c) if c.offset >= node.offset && !matches!(node.value, Value::Array(_)) => {
             &raw[..(c.offset - node.offset).min(raw.len())]
         }
         _ => raw,
@@ -169,7 +169,8 @@ pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
         "float64" => Some("8 bytes, IEEE 754 double, big-endian".into()),
         "bool" => Some("1 byte: 00 false, 01 true".into()),
         "uuid" => Some("16 bytes, as is (shown hyphenated)".into()),
-        _ if ty.starts_with("[]") => Some(array_prefix(node)),
+        // An array's value is its count, its first child the prefix.
+        _ if matches!(node.value, Value::Array(_)) => Some(array_prefix(node)),
         _ => length_prefix(node),
     };
     let extra = match node.role {
