@@ -6,7 +6,7 @@
 #![allow(clippy::disallowed_macros)] // test and tool output: a closed stderr may end the run
 
 use kwire::capture::for_each_frame;
-use kwire::decode::values::Slot;
+use kwire::decode::tape::Slot;
 use kwire::decode::{decode_frame, DecodeOptions, Node};
 use kwire::schema::Catalogue;
 

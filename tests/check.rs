@@ -10,7 +10,8 @@ use common::all_messages;
 use common::batches::{batch, batch_of, produce, record_bytes, Rec};
 use common::exchanges::{frame, TempCapture, Timeline};
 use common::random_body::random_body;
-use kwire::analysis::check::{check_frames, Severity};
+use kwire::analysis::check::check_frames;
+use kwire::analysis::finding::Severity;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::encode::example::smallest_struct;
 use kwire::encode::frame::message_spec;
@@ -672,7 +673,7 @@ fn the_rules_list_names_every_rule_once() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         text.lines().count(),
-        kwire::analysis::check::Rule::ALL.len()
+        kwire::analysis::finding::Rule::ALL.len()
     );
     assert!(
         text.lines()

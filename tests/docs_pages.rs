@@ -1110,7 +1110,7 @@ fn record_batch_page_shows_every_record_format() {
     );
     let html = render(&page, PageFormat::Html);
     let ids = ids_of(&html);
-    for (name, _, _) in kwire::decode::records::batch::V2_FIELDS {
+    for (name, _, _) in kwire::decode::records::layout::V2_FIELDS {
         assert!(ids.contains(&format!("batch-{name}")), "no row for {name}");
     }
     for id in [

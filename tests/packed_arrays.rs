@@ -2,7 +2,8 @@
 //! slot (`Val::Packed`); annotated tapes keep a slot per element for the tree.
 
 use kwire::budget::Budget;
-use kwire::decode::values::{decode_annotated, decode_message, Packed, SlotKind, Val, Values};
+use kwire::decode::tape::{Packed, SlotKind, Val, Values};
+use kwire::decode::values::{decode_annotated, decode_message};
 use kwire::schema::{Catalogue, MessageKind, Primitive};
 
 #[test]

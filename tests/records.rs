@@ -512,7 +512,7 @@ fn legacy_wrappers_nest_only_so_deep() {
     assert_eq!(depth_errors, 1, "the fifth wrapper is not unpacked");
     assert_eq!(
         messages,
-        1 + kwire::decode::records::batch::MAX_NESTING,
+        1 + kwire::decode::records::layout::MAX_NESTING,
         "outer wrapper plus four unpacked levels"
     );
 }

@@ -20,7 +20,7 @@ use common::random_body::{random_body, Rng};
 use kwire::budget::{Budget, Limits};
 use kwire::decode::fields::Context;
 use kwire::decode::records::BatchDecoder;
-use kwire::decode::values::SlotKind;
+use kwire::decode::tape::SlotKind;
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Node};
 use kwire::encode::frame::message_spec;
 use kwire::encode::{encode_frame, example_header, FrameSpec};
@@ -94,7 +94,7 @@ fn records_both_ways(
     let kwire::decode::Value::Bytes(Some(value)) = &field.value else {
         return None;
     };
-    if !BatchDecoder::plausible(value) {
+    if !kwire::decode::records::layout::plausible(value) {
         return None;
     }
     let (start, end) = (field.end() - value.len(), field.end());

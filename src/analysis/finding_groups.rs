@@ -4,7 +4,7 @@
 //! time span. Sorted by severity, then by time. Memory is one group per
 //! kind of finding (at most [`MAX_GROUPS`]), never one per finding.
 
-use super::check::{Finding, Rule, Severity, MAX_FRAMES_NAMED};
+use super::finding::{Finding, Rule, Severity, MAX_FRAMES_NAMED};
 use foldhash::HashMap;
 use std::collections::BTreeSet;
 
@@ -135,7 +135,7 @@ impl Groups {
 /// What checking a whole capture found, gathered: the groups and the tally.
 pub struct Checked {
     pub groups: Vec<Group>,
-    pub tally: super::check::Tally,
+    pub tally: super::finding::Tally,
     /// Frames decoded and checked.
     pub frames: usize,
 }
@@ -151,7 +151,7 @@ pub fn check_capture<R: std::io::Read>(
     let mut checker = super::check::Checker::new(cat, opts);
     let (mut groups, mut tally, mut found) = (
         Groups::default(),
-        super::check::Tally::default(),
+        super::finding::Tally::default(),
         Vec::new(),
     );
     let mut gather = |found: &mut Vec<Finding>| {

@@ -80,7 +80,7 @@ pub enum IndexEvent {
     },
     /// What the conversation rules found since the last such event
     /// (`analysis::diagnosis`, run over the same reading).
-    Findings(Vec<super::check::Finding>),
+    Findings(Vec<super::finding::Finding>),
     /// The capture was read to its end (or stopped); its stats or error.
     Done(Result<CaptureStats, String>),
 }

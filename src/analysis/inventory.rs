@@ -25,7 +25,8 @@ use super::exchange::{
 };
 use super::filter::Filter;
 use crate::capture::{CaptureOptions, CapturedFrame};
-use crate::decode::values::{self, SlotKind, Val, Values};
+use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::values::{self};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
 use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};

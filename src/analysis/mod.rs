@@ -12,6 +12,7 @@ pub mod check;
 pub mod diagnosis;
 pub mod exchange;
 pub mod filter;
+pub mod finding;
 pub mod finding_groups;
 pub mod in_order;
 pub mod index;

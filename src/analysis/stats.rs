@@ -9,12 +9,12 @@
 //! answers all take under a second holds at most a million entries, however
 //! long the capture).
 
-use super::check::{Finding, Rule};
 use super::diagnosis::Diagnosis;
 use super::exchange::{
     read_capture, Exchange, Exchanges, Names, Needs, Observer, Outcome, Reading, Topic,
 };
 use super::filter::Filter;
+use super::finding::{Finding, Rule};
 use crate::capture::{CaptureOptions, Captured};
 use crate::protocol::error_codes::error_name;
 use crate::schema::Catalogue;

@@ -3,9 +3,10 @@
 //! (for a whole candidate) a values-only decode in place that never touches
 //! record data, under a decode budget so that the work stays linear.
 
-use super::flows::{complete_prefix, Effort, MAX_FRAME};
+use super::framing::{complete_prefix, Effort, MAX_FRAME};
 use super::skips::SkipReason;
-use crate::decode::values::{self, Values};
+use crate::decode::tape::Values;
+use crate::decode::values::{self};
 use crate::decode::{decode_frame, DecodeOptions, Direction};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::{Catalogue, MessageKind};

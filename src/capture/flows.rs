@@ -12,6 +12,7 @@ use super::candidates::{
     answers, decodes_cleanly, header_at, request_header, request_shape, Header, Join, JoinScan,
     Resync,
 };
+use super::framing::{complete_prefix, Effort, MAX_FRAME};
 use super::link::Segment;
 use super::sasl::Sasl;
 use super::skips::Run;
@@ -26,9 +27,6 @@ use bytes::{Buf, Bytes, BytesMut};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-
-/// Frames larger than this are taken for garbage when looking for a frame start.
-pub const MAX_FRAME: usize = 100 << 20;
 
 /// Default cap on what reassembly holds at once, all connections together
 /// (partial frames, out-of-order segments, prefixes of cut frames). Over it,
@@ -152,32 +150,6 @@ pub struct ConnEvent {
     pub client: SocketAddr,
     pub broker: SocketAddr,
     pub kind: ConnEventKind,
-}
-
-/// What reading a capture cost, for budgets and their tests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Effort {
-    /// Candidate frames decoded (header, then body values) to find the client side or to resync.
-    pub candidate_decodes: u64,
-    /// Bytes those decodings reached (each stops at its first error).
-    pub candidate_bytes: u64,
-    /// Positions looked at as possible frame starts while resyncing.
-    pub resync_positions: u64,
-    /// The most reassembly held after a segment: buffer capacity, held-back
-    /// segments and prefixes of cut frames, all connections together.
-    pub peak_held: usize,
-}
-
-/// A cut frame's prefix as a frame of its own (the size prefix rewritten to
-/// match), for decoding its header: `header_only` decoding gives what it gives
-/// on the whole frame, since the header lies within the prefix.
-pub fn complete_prefix(prefix: &[u8]) -> Bytes {
-    let mut b = prefix.to_vec();
-    if b.len() >= 4 {
-        let size = (b.len() - 4) as i32;
-        b[..4].copy_from_slice(&size.to_be_bytes());
-    }
-    Bytes::from(b)
 }
 
 /// Cutting the bodies of large frames (listings need only their header).

@@ -4,6 +4,7 @@
 
 pub mod candidates;
 pub mod flows;
+pub mod framing;
 pub mod ip_fragments;
 pub mod link;
 pub mod pcap;
@@ -14,9 +15,10 @@ pub mod tcp;
 pub mod tls;
 
 pub use flows::{
-    complete_prefix, Captured, CapturedFrame, ConnEvent, ConnEventKind, CutBodies, Effort, Flows,
-    Side, SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY,
+    Captured, CapturedFrame, ConnEvent, ConnEventKind, CutBodies, Flows, Side, SkipReason, Skipped,
+    StreamCut, DEFAULT_MAX_REASSEMBLY,
 };
+pub use framing::{complete_prefix, Effort};
 
 use crate::schema::Catalogue;
 use std::io::Read;

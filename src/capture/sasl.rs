@@ -24,8 +24,9 @@
 //! A token is never decoded, nor cut to its header in listings.
 
 use super::candidates::{decodes_cleanly, request_header, Header};
-use super::flows::Effort;
-use crate::decode::values::{self, SlotKind, Val, Values};
+use super::framing::Effort;
+use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::values::{self};
 use crate::protocol::headers::{request_header_version, response_header_version};
 use crate::protocol::sasl::{mechanism_text, RAW_TOKENS_VERSION, SASL_HANDSHAKE_KEY};
 use crate::schema::model::FieldMeaning;

@@ -3,7 +3,7 @@
 //! stream, and how many. Every byte of a Kafka connection's streams is in a
 //! frame or in one of these.
 
-use super::flows::MAX_FRAME;
+use super::framing::MAX_FRAME;
 use crate::decode::Direction;
 use std::net::SocketAddr;
 

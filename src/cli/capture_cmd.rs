@@ -1,7 +1,8 @@
 //! `kwire capture FILE`: every Kafka frame in a pcap/pcapng, paired and decoded.
 
-use super::decode_cmd::{write_frames, Format, OutputArgs};
 use super::exit;
+use super::frame_args::{Format, OutputArgs};
+use super::frames_out::write_frames;
 use clap::Args;
 use kwire::analysis::captured::decode_captured;
 use kwire::analysis::in_order::{decoding_workers, InOrder};
@@ -72,7 +73,7 @@ pub struct CaptureArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
-    pub budget: super::decode_cmd::BudgetArgs,
+    pub budget: super::frame_args::BudgetArgs,
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
     /// Open the selected frames in the terminal explorer.
@@ -229,10 +230,8 @@ impl CaptureArgs {
     }
 }
 
+/// `kwire capture` on a file or standard input (`-i` is [`super::capture_live`]'s).
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs) -> i32 {
-    if let Some(iface) = &args.interface {
-        return super::capture_live::run(cat, release, args, iface);
-    }
     let selection = match args.filter.resolve(cat) {
         Ok(f) => f,
         Err(status) => return status,

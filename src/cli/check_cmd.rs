@@ -1,10 +1,11 @@
 //! `kwire check CAPTURE|FILE`: every frame held against the protocol, one
 //! finding per line; exit status 3 when any finding is an error.
 
-use super::decode_cmd::{decode_options, frames_from, InputArgs};
 use super::exit;
+use super::frame_args::{decode_options, frames_from, InputArgs};
 use clap::{Args, ValueEnum};
-use kwire::analysis::check::{check_frames, Checker, Finding, Severity, Tally};
+use kwire::analysis::check::{check_frames, Checker};
+use kwire::analysis::finding::{Finding, Severity, Tally};
 use kwire::analysis::finding_groups::Groups;
 use kwire::capture::CaptureOptions;
 use kwire::decode::DecodeOptions;

@@ -1,6 +1,7 @@
 //! `kwire example`: the smallest legal instance of a request and/or response.
 
-use super::decode_cmd::{explain_with, write_frames, Format};
+use super::frame_args::Format;
+use super::frames_out::{explain_with, write_frames};
 use super::{exit, resolve_api_or_report};
 use bytes::Bytes;
 use clap::{Args, ValueEnum};
@@ -148,7 +149,7 @@ fn record_example(cat: &Catalogue, args: &ExampleArgs) -> i32 {
             return exit::FAILURE;
         }
     };
-    super::decode_cmd::write_payload(
+    super::frames_out::write_payload(
         cat,
         &name,
         &bytes::Bytes::from(bytes),

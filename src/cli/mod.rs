@@ -11,6 +11,8 @@ pub mod docs_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
 pub mod filter_args;
+pub mod frame_args;
+pub mod frames_out;
 pub mod inventory_cmd;
 pub mod primitive_cmd;
 pub mod proxy_cmd;
@@ -198,7 +200,10 @@ pub fn run(cli: Cli) -> i32 {
         Command::Encode(args) => encode_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Apis(args) => apis_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Records(args) => records_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
-        Command::Capture(args) => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Capture(args) => match &args.interface {
+            Some(iface) => capture_live::run(&cat, cli.kafka_release.as_deref(), &args, iface),
+            None => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        },
         Command::Stats(args) => stats_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Inventory(args) => inventory_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Report(args) => report_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

@@ -3,8 +3,8 @@
 //! capture pipeline, so every `capture` format works on live traffic.
 
 use super::capture_cmd::CaptureArgs;
-use super::decode_cmd::{BudgetArgs, Format, OutputArgs};
 use super::exit;
+use super::frame_args::{BudgetArgs, Format, OutputArgs};
 use clap::Args;
 use kwire::live::proxy::{Config, Proxy};
 use kwire::live::recorder;

@@ -52,7 +52,7 @@ pub struct RecordsArgs {
     #[arg(long, value_enum)]
     pub format: Option<RecordsFormat>,
     #[command(flatten)]
-    pub budget: super::decode_cmd::BudgetArgs,
+    pub budget: super::frame_args::BudgetArgs,
     /// A capture: decrypt TLS connections with this key log.
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
@@ -122,8 +122,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         topic,
         protocol_type: None,
         budget: args.budget.budget(),
-        topic_ids: Default::default(),
-        findings_only: false,
+        ..Context::default()
     };
     let mut out = std::io::stdout().lock();
     match stream(cat, &ctx, BufReader::new(source), format, &mut out) {

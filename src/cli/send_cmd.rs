@@ -1,8 +1,9 @@
 //! `kwire send` (one request to a broker, its response decoded) and
 //! `kwire probe` (the broker's ApiVersions next to kwire's catalogue).
 
-use super::decode_cmd::{explain_with, write_frames, Format, OutputArgs};
 use super::exit;
+use super::frame_args::{Format, OutputArgs};
+use super::frames_out::{explain_with, write_frames};
 use clap::{Args, ValueEnum};
 use kwire::live::client::{highest_common, matching_releases, probe_table, Session};
 use kwire::schema::{Catalogue, MessageKind};

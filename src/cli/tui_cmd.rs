@@ -1,8 +1,8 @@
 //! `kwire tui`: the terminal explorer over the frames of a file, standard
 //! input, or hex text pasted into it.
 
-use super::decode_cmd::{decode_options, read_frames, InputArgs};
 use super::exit;
+use super::frame_args::{decode_options, read_frames, InputArgs};
 use clap::Args;
 use kwire::schema::Catalogue;
 use kwire::tui::{App, Theme};

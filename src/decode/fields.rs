@@ -5,9 +5,9 @@
 //! group's protocol, records and consumer-protocol bytes). The walk that
 //! makes them is [`replay`]'s, over an annotated tape ([`super::values`]).
 
+pub use super::context::{Context, PartialStruct, TopicIds};
 use super::problem::{Warning, WarningKind};
 use super::reader::Reader;
-pub use super::topic_ids::TopicIds;
 use super::tree::{leaf, push_with, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value};
 use crate::budget::Budget;
 use crate::protocol::error_codes::error_name;
@@ -26,26 +26,6 @@ mod replay;
 pub enum Naming {
     Schema,
     Header,
-}
-
-/// What the decoder learns on the way and needs further on: which topic the
-/// records belong to, the group protocol type, the topic names a capture tied
-/// to topic ids, and resource limits.
-#[derive(Clone, Debug, Default)]
-pub struct Context {
-    /// The topic of the records being decoded (from `--topic` or the enclosing topic name).
-    pub topic: Option<String>,
-    /// `--topic` was given: names in the message do not override it.
-    pub topic_forced: bool,
-    /// The group's protocol type ("consumer" makes member metadata decodable).
-    pub protocol_type: Option<String>,
-    /// The input's budget for decompression and what it expands into.
-    pub budget: Budget,
-    /// Topic names by topic id, learned across a capture (empty elsewhere).
-    pub topic_ids: TopicIds,
-    /// Record batches give their findings only, no nodes (`kwire check`:
-    /// [`crate::decode::DecodeOptions::findings_only`]).
-    pub findings_only: bool,
 }
 
 pub struct FieldDecoder<'a, 'c> {
@@ -176,7 +156,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             (Value::Bytes(Some(b)), Primitive::Records)
                 if !b.is_empty()
                     && f.name != "UnalignedRecords"
-                    && !crate::decode::records::BatchDecoder::plausible(b) =>
+                    && !crate::decode::records::layout::plausible(b) =>
             {
                 node.doc
                     .get_or_insert_with(|| "opaque bytes (not a record batch)".into());
@@ -736,8 +716,22 @@ fn header_doc(name: &str) -> Option<&'static str> {
     })
 }
 
-/// A struct decoded up to an error, and the error.
-pub type PartialStruct = (Node, DecodeError);
+/// A context for a frame or record data: nothing learned yet, the budget
+/// unlimited, and this module's [`decode_embedded`] for the structs inside
+/// record bytes.
+impl Default for Context {
+    fn default() -> Self {
+        Context {
+            topic: None,
+            topic_forced: false,
+            protocol_type: None,
+            budget: Budget::default(),
+            topic_ids: TopicIds::default(),
+            findings_only: false,
+            embedded: decode_embedded,
+        }
+    }
+}
 
 /// Decode a schema-defined struct that sits inside other bytes (record keys and
 /// values, consumer protocol metadata), with offsets in the same buffer.

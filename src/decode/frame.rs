@@ -4,7 +4,8 @@ use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
 use super::problem::{ErrorKind, Warning, WarningKind};
 use super::reader::Reader;
 use super::tree::{
-    leaf, push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region, Role, Value,
+    framing_node, leaf, push_with, DecodeError, Direction, Frame, FrameKind, Kind, Node, Region,
+    Role, Value,
 };
 use super::values;
 use crate::budget::{Budget, Held};
@@ -58,6 +59,7 @@ impl DecodeOptions {
             budget: self.budget.clone(),
             topic_ids: self.topic_ids.clone(),
             findings_only: self.findings_only,
+            embedded: super::fields::decode_embedded,
         }
     }
 }
@@ -339,26 +341,6 @@ fn fill_frame(
         frame.error = truncated;
     }
     frame.root.len = frame_len;
-}
-
-/// A frame's framing node: its size prefix as read, or (`None`) the `len`
-/// bytes there are where the prefix's 4 are not.
-pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {
-    let mut n = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
-    (n.doc, n.len) = (Some("length-delimited framing".into()), len);
-    if let Some(size) = size {
-        let mut sz = leaf(
-            "size",
-            "int32",
-            0,
-            4,
-            Value::Int(size.into()),
-            Region::Frame,
-        );
-        sz.doc = Some("bytes that follow this field".into());
-        n.children.push(sz);
-    }
-    n
 }
 
 fn direction_label(d: Direction) -> &'static str {

@@ -1,5 +1,6 @@
 //! The decoder: bytes → annotated tree, driven by the catalogue.
 
+pub mod context;
 pub mod fields;
 pub mod frame;
 pub mod guess;
@@ -10,6 +11,7 @@ pub mod records;
 pub mod regions;
 pub mod sasl;
 pub mod secrets;
+pub mod tape;
 pub mod topic_ids;
 pub mod tree;
 pub mod values;

@@ -3,8 +3,10 @@
 //! Kafka header (the capture layer tells them apart, `capture::flows`). A token
 //! is shown, never decoded: its tree is the size prefix and the bytes.
 
-use super::frame::framing_node;
-use super::tree::{leaf, DecodeError, Direction, Frame, FrameKind, Node, Region, Role, Value};
+use super::tree::{
+    add_to_note, framing_node, leaf, DecodeError, Direction, Frame, FrameKind, Node, Region, Role,
+    Value,
+};
 use bytes::Bytes;
 use std::sync::Arc;
 
@@ -137,21 +139,6 @@ pub fn sasl_parts(
         }
         node.children.push(n);
     }
-}
-
-/// `(length note; what)`: the encoding note stays first.
-pub(super) fn add_to_note(node: &mut Node, what: &str) {
-    let inner = node
-        .note
-        .as_deref()
-        .and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
-    node.note = Some(
-        match inner {
-            Some(n) => format!("({n}; {what})"),
-            None => format!("({what})"),
-        }
-        .into(),
-    );
 }
 
 #[cfg(test)]

@@ -242,7 +242,7 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
             node.value = Value::Bytes(Some(bytes.slice(start..end)));
             // What the bytes are (`(PLAIN client-response)`) stays; with a note
             // set, no view makes a preview of them (`render::notes`).
-            super::sasl::add_to_note(node, "holds redacted bytes");
+            super::tree::add_to_note(node, "holds redacted bytes");
         }
     }
     for c in &mut node.children {

@@ -442,7 +442,7 @@ pub struct Frame {
     /// encoding details too): the header's and body's slots. `root` is then
     /// only the message's outline: no nodes for the framing, header or body,
     /// and not named after the message.
-    pub values: Option<Box<super::values::Values>>,
+    pub values: Option<Box<super::tape::Values>>,
     pub error: Option<DecodeError>,
     /// Non-fatal findings (non-canonical encodings, size mismatches).
     pub warnings: Vec<super::problem::Warning>,
@@ -465,6 +465,41 @@ impl Frame {
     pub fn body(&self) -> Option<&Node> {
         self.root.children.iter().find(|c| c.kind == Kind::Body)
     }
+}
+
+/// A frame's framing node: its size prefix as read, or (`None`) the `len`
+/// bytes there are where the prefix's 4 are not.
+pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {
+    let mut n = Node::new("Frame", "", 0, Region::Frame, Role::Structure);
+    (n.doc, n.len) = (Some("length-delimited framing".into()), len);
+    if let Some(size) = size {
+        let mut sz = leaf(
+            "size",
+            "int32",
+            0,
+            4,
+            Value::Int(size.into()),
+            Region::Frame,
+        );
+        sz.doc = Some("bytes that follow this field".into());
+        n.children.push(sz);
+    }
+    n
+}
+
+/// `(length note; what)`: the encoding note stays first.
+pub(super) fn add_to_note(node: &mut Node, what: &str) {
+    let inner = node
+        .note
+        .as_deref()
+        .and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
+    node.note = Some(
+        match inner {
+            Some(n) => format!("({n}; {what})"),
+            None => format!("({what})"),
+        }
+        .into(),
+    );
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! One page per API and version: facts, the smallest request and response as
 //! grids and trees, their schemas, and what each version changed.
 
-use super::encoding_page::{REQUEST_HEADERS, RESPONSE_HEADERS};
 use super::example_records::{record_batch, Compression};
 use super::figure::{frame_figure, link_fields};
+use super::links::{REQUEST_HEADERS, RESPONSE_HEADERS};
 use super::schema_view::{row_paths, schema_blocks};
 use super::search::Entry;
 use super::{

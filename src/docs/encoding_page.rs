@@ -3,42 +3,18 @@
 //! The example definitions below are kwire's own, written for this page.
 
 use super::figure::{failed, struct_figure};
+use super::links::{
+    self, fixed_anchor, LENGTHS, REQUEST_HEADERS, RESPONSE_HEADERS, STRUCTS, TAGGED, UVARINT,
+    VARINT,
+};
 use super::{Block, Cell, Page, Section, Table};
 use crate::decode::Region;
 use crate::encode::writer::{uvarint_bytes, zigzag32, Writer};
 use crate::schema::catalogue::parse_one;
-use crate::schema::{Catalogue, FieldType, Primitive};
+use crate::schema::Catalogue;
 use serde_json::{json, Value};
 
-pub const PATH: &str = "encoding";
-
-/// Anchors of the page's sections, for links from types and tree nodes.
-pub const UVARINT: &str = "uvarint";
-pub const VARINT: &str = "varint";
-pub const LENGTHS: &str = "lengths";
-pub const STRUCTS: &str = "structs";
-pub const TAGGED: &str = "tagged-fields";
-pub const REQUEST_HEADERS: &str = "request-headers";
-pub const RESPONSE_HEADERS: &str = "response-headers";
-
-/// Where a schema type's encoding is explained: its row of the fixed-width
-/// table, the section on lengths (strings, bytes, arrays) or on structs, or
-/// for records the record batch page.
-pub fn type_link(ty: &FieldType) -> String {
-    match ty {
-        FieldType::Primitive(Primitive::Records) => super::record_batch_page::PATH.to_string(),
-        FieldType::Primitive(Primitive::String | Primitive::Bytes) | FieldType::Array(_) => {
-            format!("{PATH}#{LENGTHS}")
-        }
-        FieldType::Primitive(p) => format!("{PATH}#{}", fixed_anchor(p.as_str())),
-        FieldType::Struct(_) => format!("{PATH}#{STRUCTS}"),
-    }
-}
-
-/// The anchor of a fixed-width type's row (`type-int32`).
-pub fn fixed_anchor(name: &str) -> String {
-    format!("type-{name}")
-}
+pub const PATH: &str = links::ENCODING;
 
 const FIXED: &str = r#"{"type": "data", "name": "FixedWidthExample", "validVersions": "0", "flexibleVersions": "none", "fields": [
   {"name": "Flag", "type": "bool", "versions": "0+"},

@@ -3,7 +3,7 @@
 //! the pages show are written here, for the examples only; every figure made
 //! from them is what kwire's record decoder reads back.
 
-use crate::decode::records::batch::crc32_ieee;
+use crate::decode::records::layout::crc32_ieee;
 use crate::encode::writer::Writer;
 use crate::protocol::crc32c::crc32c;
 use std::io::Write;

@@ -197,7 +197,7 @@ pub fn link_fields(
         .zip(headers)
         .map(|(path, header)| match path {
             Some(p) if rows.contains(&p) => Some(format!("#{}", anchor(prefix, &p))),
-            _ if header => header_section.map(|s| format!("{}#{s}", super::encoding_page::PATH)),
+            _ if header => header_section.map(|s| format!("{}#{s}", super::links::ENCODING)),
             _ => None,
         })
         .collect();

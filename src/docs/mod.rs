@@ -8,6 +8,7 @@ pub mod errors_page;
 pub mod example_records;
 pub mod figure;
 pub mod index_page;
+pub mod links;
 pub mod record_batch_page;
 pub mod record_page;
 pub mod schema_view;

@@ -2,17 +2,17 @@
 //! batches and the legacy message sets, each with a figure of example records
 //! that kwire's record decoder reads back. The definitions do not describe
 //! these formats, so the words are kwire's own; the batch header's fields and
-//! widths are the decoder's (`records::batch::V2_FIELDS`).
+//! widths are the decoder's (`records::layout::V2_FIELDS`).
 
-use super::encoding_page::{fixed_anchor, PATH as ENCODING, VARINT};
 use super::example_records::{legacy_message_set, record_batch, Compression, BASE_TIMESTAMP};
 use super::figure::records_figure;
+use super::links::{fixed_anchor, ENCODING, VARINT};
 use super::{anchor, Block, Cell, Page, Section, Table};
-use crate::decode::records::batch::V2_FIELDS;
+use crate::decode::records::layout::V2_FIELDS;
 use crate::protocol::meanings::utc_millis;
 use crate::schema::Catalogue;
 
-pub const PATH: &str = "record-batch";
+pub const PATH: &str = super::links::RECORD_BATCH;
 
 /// Where a record format's type is explained on the encoding page.
 fn type_cell(ty: &str) -> Cell {
@@ -183,7 +183,14 @@ const LEGACY_FIELDS: [(&str, &str, &str, &str); 10] = [
 pub fn record_batch_page(cat: &Catalogue) -> Page {
     let batch_rows: Vec<(&str, &str, String, &str)> = V2_FIELDS
         .iter()
-        .map(|(name, ty, width)| (*name, *ty, width.to_string(), batch_field_meaning(name)))
+        .map(|(name, ty, width)| {
+            (
+                *name,
+                ty.as_str(),
+                width.to_string(),
+                batch_field_meaning(name),
+            )
+        })
         .collect();
     let batch_rows: Vec<(&str, &str, &str, &str)> = batch_rows
         .iter()

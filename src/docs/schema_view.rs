@@ -3,7 +3,7 @@
 //! user loaded definitions (`--defs`: their prose is theirs, shown at run time
 //! only).
 
-use super::encoding_page::type_link;
+use super::links::type_link;
 use super::{anchor, Block, Cell, Table};
 use crate::schema::diff::fields_at;
 use crate::schema::MessageSpec;

@@ -2,13 +2,11 @@
 //! field, error code and type, searched in the browser by a few lines of script
 //! over JSON inlined in the page (nothing is fetched at view time).
 
-use super::encoding_page::{
-    fixed_anchor, LENGTHS, PATH as ENCODING, STRUCTS, TAGGED, UVARINT, VARINT,
-};
 use super::errors_page::{error_anchor, PATH as ERRORS};
-use super::record_batch_page::PATH as RECORD_BATCH;
+use super::links::RECORD_BATCH;
+use super::links::{fixed_anchor, ENCODING, LENGTHS, STRUCTS, TAGGED, UVARINT, VARINT};
 use super::{anchor, Block, Page};
-use crate::decode::records::batch::V2_FIELDS;
+use crate::decode::records::layout::V2_FIELDS;
 use crate::protocol::error_codes::ERROR_CODES;
 
 pub const PATH: &str = "search";

@@ -8,7 +8,8 @@
 //! broker's exact bytes for it unchanged: nothing is ever mangled.
 
 use crate::decode::reader::Reader;
-use crate::decode::values::{decode_message, Val, Values};
+use crate::decode::tape::{Val, Values};
+use crate::decode::values::decode_message;
 use crate::decode::{decode_frame, DecodeOptions, Direction};
 use crate::encode::{encode_frame_exact, FrameSpec, RawValues};
 use crate::protocol::headers::response_header_version;

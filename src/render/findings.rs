@@ -1,8 +1,8 @@
 //! `kwire check`'s findings as text lines (aligned like `capture --list`) or
 //! JSON lines, written as they are found.
 
-use crate::analysis::check::{Finding, Rule, Tally};
 use crate::analysis::diagnosis::{duration_text, frame_ranges};
+use crate::analysis::finding::{Finding, Rule, Tally};
 use crate::analysis::finding_groups::Group;
 use crate::decode::Direction;
 use crate::protocol::meanings::utc_micros;

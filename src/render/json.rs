@@ -12,7 +12,7 @@
 //! `kwire encode` gives back the same bytes.
 
 use super::digits::{push_int, push_uint};
-use crate::decode::values::{Slot, SlotKind, Span, Val, Values};
+use crate::decode::tape::{Slot, SlotKind, Span, Val, Values};
 use crate::decode::{Frame, Node, Role, Value};
 use crate::text::escape::is_unsafe_in_json;
 use crate::text::{float_json, uuid_text};

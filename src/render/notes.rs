@@ -53,28 +53,16 @@ fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
     true
 }
 
-/// [`note`] as a JSON string appended to `out`; false, with nothing
-/// written, when there is none. A preview of printable ASCII without quotes
-/// or backslashes (most keys and values) is written as it is, without a
-/// `String` made for it or serde's escaping of the quotes around it.
-pub fn push_note_json(out: &mut Vec<u8>, node: &Node) -> bool {
-    if node.note.is_none() {
-        if let Some((Shown::Ascii(a), more)) = previewed(node).and_then(preview_parts) {
-            if !a.iter().any(|&c| c == b'"' || c == b'\\') {
-                out.extend_from_slice(b"\"(text \\\"");
-                push_bytes(out, a);
-                out.extend_from_slice(more.as_bytes());
-                out.extend_from_slice(b"\\\")\"");
-                return true;
-            }
-        }
+/// The preview that is `node`'s note when it is printable ASCII without
+/// quotes or backslashes (most keys and values): its bytes and the `…` when
+/// cut, which a JSON writer can copy as they are.
+pub fn plain_ascii_preview(node: &Node) -> Option<(&[u8], &'static str)> {
+    if node.note.is_some() {
+        return None;
     }
-    match note(node) {
-        Some(n) => {
-            super::json::write_json_str(out, &n);
-            true
-        }
-        None => false,
+    match previewed(node).and_then(preview_parts)? {
+        (Shown::Ascii(a), more) if !a.iter().any(|&c| c == b'"' || c == b'\\') => Some((a, more)),
+        _ => None,
     }
 }
 
@@ -167,7 +155,7 @@ fn has_control(b: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::decode::{Region, Role};
 
@@ -212,42 +200,11 @@ mod tests {
     }
 
     /// A record value's node, as the record decoder makes it.
-    fn value_node(bytes: &[u8]) -> Node {
+    pub(crate) fn value_node(bytes: &[u8]) -> Node {
         let mut n = Node::new("value", "bytes", 0, Region::Record, Role::Encoding);
         n.kind = Kind::RecordValue;
         n.value = Value::Bytes(Some(bytes::Bytes::copy_from_slice(bytes)));
         n
-    }
-
-    #[test]
-    fn a_note_written_as_json_is_the_note_as_a_json_string() {
-        let noted = {
-            let mut n = value_node(b"x");
-            n.note = Some("(holds \"redacted\" bytes)".into());
-            n
-        };
-        let nodes = [
-            &b"order-17"[..],
-            &[b'v'; 60],
-            "caf\u{e9} \u{202e}x".as_bytes(),
-            b"\x01\x02",
-            b"",
-            b"say \"hi\" \\ back",
-            b"a/b<c>",
-        ]
-        .map(value_node);
-        for n in nodes.iter().chain([&noted]) {
-            let mut pushed = Vec::new();
-            let shown = push_note_json(&mut pushed, n);
-            let mut want = Vec::new();
-            if let Some(t) = note(n) {
-                super::super::json::write_json_str(&mut want, &t);
-            }
-            assert_eq!(
-                (shown, String::from_utf8(pushed).unwrap()),
-                (!want.is_empty(), String::from_utf8(want).unwrap())
-            );
-        }
     }
 
     #[test]

@@ -6,7 +6,9 @@
 use super::digits::push_hex;
 use super::digits::push_uint;
 use super::json::{write_json_str, write_value, Safe};
+use super::notes;
 use crate::decode::{Frame, Node, Region, Role, Value};
+use crate::text::copy::push_bytes;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::ser::CompactFormatter;
@@ -88,7 +90,7 @@ fn write_node(buf: &mut Vec<u8>, out: &mut impl io::Write, node: &Node) -> io::R
     }
     let mark = buf.len();
     buf.extend_from_slice(b",\"note\":");
-    if !super::notes::push_note_json(buf, node) {
+    if !push_note_json(buf, node) {
         buf.truncate(mark);
     }
     if let Some(d) = &node.doc {
@@ -167,5 +169,62 @@ impl Serialize for FrameJson<'_> {
             m.serialize_entry("record_errors", &damage)?;
         }
         m.end()
+    }
+}
+
+/// A node's note as a JSON string appended to `out`; false, with nothing
+/// written, when there is none. A plain ASCII preview is written as it is,
+/// without a `String` made for it or serde's escaping of the quotes around it.
+fn push_note_json(out: &mut Vec<u8>, node: &Node) -> bool {
+    if let Some((a, more)) = notes::plain_ascii_preview(node) {
+        out.extend_from_slice(b"\"(text \\\"");
+        push_bytes(out, a);
+        out.extend_from_slice(more.as_bytes());
+        out.extend_from_slice(b"\\\")\"");
+        return true;
+    }
+    match notes::note(node) {
+        Some(n) => {
+            write_json_str(out, &n);
+            true
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::notes::tests::value_node;
+
+    #[test]
+    fn a_note_written_as_json_is_the_note_as_a_json_string() {
+        let noted = {
+            let mut n = value_node(b"x");
+            n.note = Some("(holds \"redacted\" bytes)".into());
+            n
+        };
+        let nodes = [
+            &b"order-17"[..],
+            &[b'v'; 60],
+            "caf\u{e9} \u{202e}x".as_bytes(),
+            b"\x01\x02",
+            b"",
+            b"say \"hi\" \\ back",
+            b"a/b<c>",
+        ]
+        .map(value_node);
+        for n in nodes.iter().chain([&noted]) {
+            let mut pushed = Vec::new();
+            let shown = push_note_json(&mut pushed, n);
+            let mut want = Vec::new();
+            if let Some(t) = notes::note(n) {
+                write_json_str(&mut want, &t);
+            }
+            assert_eq!(
+                (shown, String::from_utf8(pushed).unwrap()),
+                (!want.is_empty(), String::from_utf8(want).unwrap())
+            );
+        }
     }
 }

@@ -6,7 +6,8 @@
 //! Definitions loaded at run time (`--defs`) take priority and bring their prose.
 
 use super::import::{parse_definition, strip_prose};
-use super::model::{FieldSpec, MessageKind, MessageSpec};
+use super::message::MessageSpec;
+use super::model::{FieldSpec, MessageKind};
 use super::versions::Versions;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -1,7 +1,8 @@
 //! How a message changes between two versions, or between two releases: the
 //! field-level facts behind `kwire diff` and the docs pages' version history.
 
-use super::model::{FieldSpec, MessageSpec};
+use super::message::MessageSpec;
+use super::model::FieldSpec;
 use serde::Serialize;
 
 /// A field as it is laid out at one version.

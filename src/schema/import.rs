@@ -2,7 +2,8 @@
 //! only in memory for `--defs`).
 
 use super::jsonc::strip_comments;
-use super::model::{FieldSpec, FieldType, MessageKind, MessageSpec};
+use super::message::MessageSpec;
+use super::model::{FieldSpec, FieldType, MessageKind};
 use super::versions::Versions;
 use serde_json::{Map, Value};
 use std::collections::HashMap;

@@ -5,11 +5,13 @@ pub mod diff;
 pub mod import;
 pub mod intern;
 pub mod jsonc;
+pub mod message;
 pub mod model;
 pub mod plan;
 pub mod source;
 pub mod versions;
 
 pub use catalogue::Catalogue;
-pub use model::{FieldSpec, FieldType, MessageKind, MessageSpec, Primitive};
+pub use message::MessageSpec;
+pub use model::{FieldSpec, FieldType, MessageKind, Primitive};
 pub use versions::Versions;

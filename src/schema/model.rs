@@ -188,11 +188,11 @@ impl<'de> Deserialize<'de> for FieldType {
     }
 }
 
-fn is_false(b: &bool) -> bool {
+pub(super) fn is_false(b: &bool) -> bool {
     !*b
 }
 
-fn is_none_versions(v: &Versions) -> bool {
+pub(super) fn is_none_versions(v: &Versions) -> bool {
     v.is_empty()
 }
 
@@ -437,7 +437,7 @@ impl<T> fmt::Debug for SpecCache<T> {
 /// A field's [`FieldLabels`], made on first use.
 pub type LabelCache = SpecCache<FieldLabels>;
 
-fn none_versions() -> Versions {
+pub(super) fn none_versions() -> Versions {
     Versions::NONE
 }
 
@@ -466,74 +466,5 @@ impl FieldSpec {
             return None;
         }
         Some(l)
-    }
-}
-
-/// One message definition (one JSON file).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MessageSpec {
-    pub name: String,
-    pub kind: MessageKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_key: Option<i16>,
-    pub valid_versions: Versions,
-    #[serde(default = "none_versions")]
-    pub flexible_versions: Versions,
-    #[serde(default = "none_versions", skip_serializing_if = "is_none_versions")]
-    pub deprecated_versions: Versions,
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub latest_version_unstable: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub listeners: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub common_structs: Vec<String>,
-    /// Trunk's explicit body-version → header-version map, when the file has one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub header_versions: Vec<(Versions, i16)>,
-    pub fields: Vec<FieldSpec>,
-    /// Upstream file text, only when loaded with `--defs` (never in the built-in catalogue).
-    #[serde(skip)]
-    pub source_text: Option<String>,
-    /// The name as the decoder shares it between frames, made on first use.
-    #[serde(skip)]
-    pub shared_name: NameCache,
-    /// The layout at each version, made on first use (see [`super::plan`]).
-    #[serde(skip)]
-    pub plans: super::plan::PlanCache,
-}
-
-/// A message name as the decoder shares it: interned like the field labels
-/// (see [`intern`]) on first use. Like [`LabelCache`], not cloned and not part
-/// of equality.
-pub type NameCache = SpecCache<&'static str>;
-
-impl SpecCache<&'static str> {
-    /// `name` as a shared string; interned afresh if the cached one is not `name`.
-    pub fn get(&self, name: &str) -> &'static str {
-        let cached = *self.0.get_or_init(|| intern(name));
-        if cached == name {
-            cached
-        } else {
-            intern(name)
-        }
-    }
-}
-
-impl MessageSpec {
-    pub fn is_flexible(&self, version: i16) -> bool {
-        self.flexible_versions.contains(version)
-    }
-
-    /// Retired API stubs (`validVersions: "none"`) keep only their key and name.
-    pub fn is_retired(&self) -> bool {
-        self.valid_versions.is_empty()
-    }
-
-    /// Name without its Request/Response suffix: the API's name.
-    pub fn api_name(&self) -> &str {
-        self.name
-            .strip_suffix("Request")
-            .or_else(|| self.name.strip_suffix("Response"))
-            .unwrap_or(&self.name)
     }
 }

@@ -3,10 +3,9 @@
 //! The values decoder walks these plans instead of asking the field specs the
 //! same version questions at every field of every frame.
 
-use super::model::{FieldMeaning, FieldSpec, FieldType, MessageSpec, Primitive};
+use super::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 
 use super::intern::{intern, intern_thin};
-use std::sync::OnceLock;
 
 /// The fields of a struct at one version.
 #[derive(Clone, Debug)]
@@ -187,127 +186,5 @@ impl FieldPlan {
             shape,
             run: (0, 0),
         }
-    }
-}
-
-/// Versions below this have their plans kept with the spec; others are made per use.
-const CACHED_VERSIONS: usize = 64;
-
-/// A spec's plans, one per version, each made on first use.
-pub type PlanCache = super::model::SpecCache<Box<[OnceLock<StructPlan>]>>;
-
-impl PlanCache {
-    #[inline]
-    fn get(&self, spec: &MessageSpec, version: i16) -> Option<&StructPlan> {
-        let slots = self.0.get_or_init(|| {
-            let n = usize::try_from(spec.valid_versions.hi)
-                .map_or(0, |hi| (hi + 1).min(CACHED_VERSIONS));
-            (0..n).map(|_| OnceLock::new()).collect()
-        });
-        let slot = slots.get(usize::try_from(version).ok()?)?;
-        Some(slot.get_or_init(|| spec.compile_plan(version)))
-    }
-}
-
-impl MessageSpec {
-    /// The layout of this message at `version` when kept with the spec (the
-    /// versions it defines), borrowed without the [`Self::plan`]'s `Cow`.
-    #[inline]
-    pub fn kept_plan(&self, version: i16) -> Option<&StructPlan> {
-        self.plans.get(self, version)
-    }
-
-    /// The layout of this message at `version`: kept for the versions the spec
-    /// defines, else made for this one call.
-    #[inline]
-    pub fn plan(&self, version: i16) -> std::borrow::Cow<'_, StructPlan> {
-        match self.plans.get(self, version) {
-            Some(p) => std::borrow::Cow::Borrowed(p),
-            None => std::borrow::Cow::Owned(self.compile_plan(version)),
-        }
-    }
-
-    /// A new plan of this message at `version`, with what only the message
-    /// (not its fields) tells.
-    fn compile_plan(&self, version: i16) -> StructPlan {
-        let mut plan = StructPlan::compile(&self.fields, version, self.is_flexible(version));
-        plan.cut_batches_are_damage = self.kind == super::model::MessageKind::Request;
-        plan
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
-    use crate::schema::{Catalogue, MessageKind};
-
-    /// The fields present at `v`, nested ones included, walked from the specs.
-    fn any_field(fields: &[FieldSpec], v: i16, what: &dyn Fn(&FieldSpec) -> bool) -> bool {
-        fields
-            .iter()
-            .filter(|f| f.versions.contains(v))
-            .any(|f| what(f) || any_field(&f.fields, v, what))
-    }
-
-    #[test]
-    fn what_a_plan_holds_agrees_with_its_fields_at_every_version() {
-        let cat = Catalogue::builtin();
-        let (mut records, mut secrets, mut topic_ids) = (0, 0, 0);
-        for e in &cat.entries {
-            let spec = e.spec();
-            for v in spec.valid_versions.lo.max(0)..=spec.valid_versions.hi {
-                let plan = spec.plan(v);
-                let want_records = any_field(&spec.fields, v, &|f| {
-                    matches!(f.ty, FieldType::Primitive(Primitive::Records))
-                });
-                let want_secrets = any_field(&spec.fields, v, &|f| {
-                    matches!(
-                        FieldMeaning::of(f),
-                        FieldMeaning::Secret | FieldMeaning::SaslAuthBytes
-                    )
-                });
-                let want_ids = any_field(&spec.fields, v, &|f| {
-                    FieldMeaning::of(f) == FieldMeaning::TopicId
-                });
-                assert_eq!(
-                    (plan.holds_records, plan.holds_secrets, plan.holds_topic_ids),
-                    (want_records, want_secrets, want_ids),
-                    "{} v{v}",
-                    spec.name
-                );
-                records += usize::from(want_records);
-                secrets += usize::from(want_secrets);
-                topic_ids += usize::from(want_ids);
-            }
-        }
-        assert!(
-            records > 20 && secrets > 5 && topic_ids > 20,
-            "{records} plans hold records, {secrets} credentials, {topic_ids} topic ids"
-        );
-        let plan = |kind, key, v| {
-            cat.message(kind, key, v, None)
-                .expect("defined")
-                .plan(v)
-                .into_owned()
-        };
-        assert!(
-            plan(MessageKind::Request, 0, 9).holds_records
-                && !plan(MessageKind::Request, 0, 9).holds_secrets,
-            "Produce v9"
-        );
-        assert!(
-            plan(MessageKind::Request, 36, 2).holds_secrets,
-            "SaslAuthenticate v2: its auth bytes"
-        );
-        assert!(
-            plan(MessageKind::Response, 1, 13).holds_topic_ids
-                && !plan(MessageKind::Response, 1, 12).holds_topic_ids,
-            "Fetch v13 names topics by id, v12 by name"
-        );
-        assert!(
-            !plan(MessageKind::Request, 12, 4).holds_records
-                && !plan(MessageKind::Request, 12, 4).holds_secrets,
-            "Heartbeat v4"
-        );
     }
 }

@@ -3,7 +3,7 @@
 //! distribution's `libs/` folder (every jar in it that carries definitions).
 
 use super::import::parse_definition;
-use super::model::MessageSpec;
+use super::message::MessageSpec;
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -129,7 +129,7 @@ impl Widget for FindingsOverlay<'_> {
             .take(rows)
         {
             let style = match self.list.groups[i].severity() {
-                crate::analysis::check::Severity::Error => self.theme.error(),
+                crate::analysis::finding::Severity::Error => self.theme.error(),
                 _ => self.theme.label(),
             };
             let line = Line::from(Span::styled(text.clone(), style));

@@ -9,7 +9,8 @@
 
 use crate::capture::CapturedFrame;
 use crate::decode::records::peek::{self, BatchPeek};
-use crate::decode::values::{self, SlotKind, Val, Values};
+use crate::decode::tape::{Slot, SlotKind, Val, Values};
+use crate::decode::values::{self};
 use crate::protocol::headers::{request_header_version, response_header_version};
 use crate::schema::model::{FieldMeaning, FieldSpec};
 use crate::schema::{Catalogue, MessageKind};
@@ -145,7 +146,7 @@ impl FactReader {
 }
 
 /// The field a slot holds, when it is a field of `fields`.
-fn field_of<'s>(fields: &'s [FieldSpec], s: &values::Slot) -> Option<&'s FieldSpec> {
+fn field_of<'s>(fields: &'s [FieldSpec], s: &Slot) -> Option<&'s FieldSpec> {
     (s.kind == SlotKind::Field)
         .then(|| fields.get(s.decl as usize))
         .flatten()

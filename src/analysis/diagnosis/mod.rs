@@ -6,7 +6,7 @@
 //! opened and closed, and what the [`rules`] keep per client, producer,
 //! group member, fetch session, transaction and partition. Each rule is a
 //! module of its own that turns that model into findings
-//! ([`crate::analysis::check::Finding`]): what happened, on which frames,
+//! ([`crate::analysis::finding::Finding`]): what happened, on which frames,
 //! from when to when, how often. What a rule knows of the protocol (which
 //! error is retriable, which version introduced an error) is data in
 //! [`crate::protocol::error_rules`].
@@ -18,7 +18,7 @@
 pub mod facts;
 pub mod rules;
 
-use crate::analysis::check::{Finding, Rule, MAX_FRAMES_NAMED};
+use crate::analysis::finding::{Finding, Rule, MAX_FRAMES_NAMED};
 use crate::capture::{CapturedFrame, ConnEvent, ConnEventKind};
 use crate::decode::{Direction, FrameKind};
 use crate::protocol::headers::API_VERSIONS_KEY;

@@ -7,7 +7,8 @@
 
 use super::*;
 use crate::decode::reader::Uvarint;
-use crate::decode::values::{self, Slot, SlotKind, Stopped, Val, Values};
+use crate::decode::tape::{Slot, SlotKind, Stopped, Val, Values};
+use crate::decode::values::{self};
 use crate::schema::plan::StructPlan;
 use std::cell::Cell;
 

@@ -5,22 +5,20 @@
 //! ([`super::replay`]) by the constructors here.
 
 use super::compression::Codec;
+use super::layout::{
+    ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, MAGIC, MAX_TIMESTAMP, V2_FIELDS,
+};
 use super::payload::PayloadKind;
 use super::tape::Walk;
-use crate::decode::fields::Context;
+use crate::decode::context::Context;
+use crate::decode::tape::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
 use crate::decode::tree::{leaf, push_with};
-use crate::decode::values::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
 use crate::decode::Warning;
 use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
-use crate::schema::Catalogue;
+use crate::schema::{Catalogue, Primitive};
 use crate::text::Text;
 use bytes::Bytes;
 use std::sync::OnceLock;
-
-/// Bytes of a RecordBatch v2 header; also the offset of its first record.
-pub const V2_HEADER: usize = 61;
-/// Nested legacy wrapper messages deeper than this are not unpacked.
-pub const MAX_NESTING: usize = 4;
 
 pub struct BatchDecoder<'a, 'c> {
     pub buf: &'a Bytes,
@@ -39,16 +37,6 @@ pub struct BatchDecoder<'a, 'c> {
     /// end inside a batch being written, a fetch at its size limit).
     cut_is_damage: bool,
 }
-
-/// What one record's nodes cost before its headers (record, length,
-/// attributes, timestampDelta, offsetDelta, key and value with their
-/// lengths, headers), and what each header adds (header, key and value with
-/// their lengths): held against the expanded budget as they are made.
-pub(super) const RECORD_COST: u64 = (RECORD_FIELDS as u64 + 1) * NODE_SIZE;
-pub(super) const HEADER_COST: u64 = 5 * NODE_SIZE;
-/// A legacy message's nodes (message, its fields, a key and a value).
-pub(super) const LEGACY_MESSAGE_COST: u64 = 12 * NODE_SIZE;
-const NODE_SIZE: u64 = std::mem::size_of::<Node>() as u64;
 
 /// A length-prefixed bytes field of a record or legacy message: its name
 /// and kind, given together wherever one is built.
@@ -93,19 +81,6 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         }
     }
 
-    /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
-    pub fn plausible(data: &[u8]) -> bool {
-        if data.len() < 17 {
-            return false;
-        }
-        let declared = i32::from_be_bytes([data[8], data[9], data[10], data[11]]);
-        match data[16] {
-            2 => declared >= (V2_HEADER - 12) as i32,
-            0 | 1 => declared >= 14,
-            _ => false,
-        }
-    }
-
     /// The nodes of every batch in `start..end` of the buffer: walked onto a
     /// tape of their own (with the context's topic, whose keys and values
     /// may be framed), then built from it.
@@ -134,47 +109,6 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         self.replay_stream(&tape, root as u32, out);
     }
 }
-
-/// The smallest size after the batch length field for a magic: legacy
-/// messages need crc, magic, attributes, [timestamp,] key and value lengths;
-/// a v2 batch its whole header.
-pub(super) fn minimum_size(magic: u8) -> usize {
-    match magic {
-        0 => 14,
-        1 => 22,
-        _ => V2_HEADER - 12,
-    }
-}
-
-/// The RecordBatch v2 header's fields: name, type, width.
-pub const V2_FIELDS: [(&str, &str, usize); 13] = [
-    ("baseOffset", "int64", 8),
-    ("batchLength", "int32", 4),
-    ("partitionLeaderEpoch", "int32", 4),
-    ("magic", "int8", 1),
-    ("crc", "uint32", 4),
-    ("attributes", "int16", 2),
-    ("lastOffsetDelta", "int32", 4),
-    ("baseTimestamp", "int64", 8),
-    ("maxTimestamp", "int64", 8),
-    ("producerId", "int64", 8),
-    ("producerEpoch", "int16", 2),
-    ("baseSequence", "int32", 4),
-    ("recordsCount", "int32", 4),
-];
-/// Indexes in [`V2_FIELDS`] (and of a batch node's first children).
-pub(super) const BASE_OFFSET: usize = 0;
-pub(super) const PARTITION_LEADER_EPOCH: usize = 2;
-pub(super) const MAGIC: usize = 3;
-pub(super) const CRC: usize = 4;
-pub(super) const ATTRIBUTES: usize = 5;
-pub(super) const LAST_OFFSET_DELTA: usize = 6;
-pub(super) const BASE_TIMESTAMP: usize = 7;
-pub(super) const MAX_TIMESTAMP: usize = 8;
-pub(super) const PRODUCER_ID: usize = 9;
-pub(super) const PRODUCER_EPOCH: usize = 10;
-pub(super) const BASE_SEQUENCE: usize = 11;
-pub(super) const RECORDS_COUNT: usize = 12;
 
 /// `RecordBatch[index]` at `pos`, `total` bytes.
 pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: usize) -> &mut Node {
@@ -302,7 +236,7 @@ pub(super) fn push_v2_field(
     computed: u32,
 ) {
     let (name, ty, width) = V2_FIELDS[k];
-    let value = if ty == "uint32" {
+    let value = if ty == Primitive::Uint32 {
         Value::Uint(v as u32 as u64)
     } else {
         Value::Int(v)
@@ -311,7 +245,7 @@ pub(super) fn push_v2_field(
     let n = push_with(out, || {
         Node::of(
             Text::own_words(name),
-            Text::own_words(ty),
+            Text::own_words(ty.as_str()),
             (at, width),
             value,
             Region::RecordBatch,
@@ -578,9 +512,6 @@ fn length_name(name: &str) -> Text {
     }
 }
 
-/// Fields of a record without headers' contents: the children reserved ahead.
-pub(super) const RECORD_FIELDS: usize = 9;
-
 type NameTable = [OnceLock<&'static str>];
 static BATCH_NAMES: [OnceLock<&'static str>; 256] = [const { OnceLock::new() }; 256];
 static RECORD_NAMES: [OnceLock<&'static str>; 4096] = [const { OnceLock::new() }; 4096];
@@ -593,11 +524,4 @@ fn indexed_name(table: &'static NameTable, base: &'static str, i: usize) -> Text
         Some(cell) => Text::own_words(cell.get_or_init(|| format!("{base}[{i}]").leak())),
         None => Text::format(format_args!("{base}[{i}]")),
     }
-}
-
-/// CRC-32 (IEEE), the checksum of legacy messages.
-pub fn crc32_ieee(data: &[u8]) -> u32 {
-    let mut h = flate2::Crc::new();
-    h.update(data);
-    h.sum()
 }

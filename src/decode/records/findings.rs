@@ -6,11 +6,12 @@
 //! whose keys and values are decoded through schemas (control batches,
 //! internal topics' records) are still built, into nodes dropped after.
 
-use super::batch::{push_batch, ATTRIBUTES};
+use super::batch::push_batch;
+use super::layout::ATTRIBUTES;
 use super::order::{self, Batches};
 use super::payload::PayloadKind;
 use super::BatchDecoder;
-use crate::decode::values::{SlotKind, Val, Values};
+use crate::decode::tape::{SlotKind, Val, Values};
 
 /// A control batch's attribute bit: its records are control records.
 const CONTROL: i64 = 0x20;

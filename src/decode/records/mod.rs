@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod compression;
 mod findings;
+pub mod layout;
 pub mod order;
 pub mod payload;
 pub mod peek;

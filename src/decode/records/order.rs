@@ -4,12 +4,12 @@
 //! [`V2_FIELDS`] order, then the records, plain or under a decompressed
 //! node), never by display text.
 
-use super::batch::{
+use super::layout::{
     BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID,
     RECORDS_COUNT, V2_FIELDS,
 };
 use super::view::int;
-use crate::decode::values::{Slot, SlotKind, Val, Values};
+use crate::decode::tape::{Slot, SlotKind, Val, Values};
 use crate::decode::{Node, Region, Role, Warning, WarningKind};
 /// The kinds of warning this module gives, and only it.
 pub const KINDS: [WarningKind; 3] = [

@@ -1,7 +1,7 @@
 //! Keys and values whose bytes are themselves schema-defined: control records,
 //! the coordinators' internal topics and KRaft's `__cluster_metadata`.
 
-use crate::decode::fields::decode_embedded;
+use crate::decode::context::EmbeddedDecoder;
 use crate::decode::reader::Reader;
 use crate::decode::tree::leaf;
 use crate::decode::{Kind, Node, Region, Value};
@@ -86,6 +86,7 @@ fn prefix_node(
 /// Attach the decoded key and value under the record's `key` and `value` nodes.
 #[allow(clippy::too_many_arguments)]
 pub fn decode_key_value(
+    decode: EmbeddedDecoder,
     cat: &Catalogue,
     buf: &Bytes,
     kind: PayloadKind,
@@ -98,6 +99,7 @@ pub fn decode_key_value(
     if kind == PayloadKind::Plain {
         return;
     }
+    let embedding = Embedding { decode, cat, buf };
     let mut key_nodes = Vec::new();
     let mut value_nodes = Vec::new();
     let mut record_type = None;
@@ -141,9 +143,7 @@ pub fn decode_key_value(
                             ));
                         }
                     }
-                    (_, Some(schema)) => versioned(
-                        cat,
-                        buf,
+                    (_, Some(schema)) => embedding.versioned(
                         (s, e),
                         |v| cat.by_name(schema, v, None),
                         &mut value_nodes,
@@ -169,7 +169,7 @@ pub fn decode_key_value(
                     ));
                     match spec {
                         Some(spec) => {
-                            embed(cat, buf, spec, 0, (s + 2, e), &mut key_nodes, warnings);
+                            embedding.embed(spec, 0, (s + 2, e), &mut key_nodes, warnings);
                         }
                         None => warnings.push(Warning::at(
                             WarningKind::UnknownPayload,
@@ -180,9 +180,7 @@ pub fn decode_key_value(
                 }
             }
             if let (Some(t), Some(range)) = (record_type, value) {
-                versioned(
-                    cat,
-                    buf,
+                embedding.versioned(
                     range,
                     |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v),
                     &mut value_nodes,
@@ -232,9 +230,7 @@ pub fn decode_key_value(
                     ));
                     match spec {
                         Some(spec) => {
-                            value_read = embed(
-                                cat,
-                                buf,
+                            value_read = embedding.embed(
                                 spec,
                                 version,
                                 (r.pos(), e),
@@ -272,35 +268,72 @@ pub fn decode_key_value(
     }
 }
 
-/// An int16 version prefix, then the struct of that version.
-fn versioned<'c>(
+/// What decodes the structs inside one record's bytes: the struct decoder
+/// handed down, the catalogue and the buffer.
+struct Embedding<'a, 'c> {
+    decode: EmbeddedDecoder,
     cat: &'c Catalogue,
-    buf: &Bytes,
-    (s, e): (usize, usize),
-    find: impl Fn(i16) -> Option<&'c MessageSpec>,
-    out: &mut Vec<Node>,
-    warnings: &mut Vec<Warning>,
-) {
-    let mut r = Reader::over(buf, (s, e));
-    let Ok(v) = r.i16("version") else { return };
-    let spec = find(v);
-    out.push(prefix_node(
-        "version",
-        "int16",
-        s,
-        2,
-        v.into(),
-        spec.map(|sp| format!("({} v{v})", sp.name)),
-    ));
-    match spec {
-        Some(spec) => {
-            embed(cat, buf, spec, v, (s + 2, e), out, warnings);
-        }
-        None => warnings.push(Warning::at(
-            WarningKind::UnknownPayload,
+    buf: &'a Bytes,
+}
+
+impl<'c> Embedding<'_, 'c> {
+    /// An int16 version prefix, then the struct of that version.
+    fn versioned(
+        &self,
+        (s, e): (usize, usize),
+        find: impl Fn(i16) -> Option<&'c MessageSpec>,
+        out: &mut Vec<Node>,
+        warnings: &mut Vec<Warning>,
+    ) {
+        let mut r = Reader::over(self.buf, (s, e));
+        let Ok(v) = r.i16("version") else { return };
+        let spec = find(v);
+        out.push(prefix_node(
+            "version",
+            "int16",
             s,
-            format_args!("no schema for version {v} of this record"),
-        )),
+            2,
+            v.into(),
+            spec.map(|sp| format!("({} v{v})", sp.name)),
+        ));
+        match spec {
+            Some(spec) => {
+                self.embed(spec, v, (s + 2, e), out, warnings);
+            }
+            None => warnings.push(Warning::at(
+                WarningKind::UnknownPayload,
+                s,
+                format_args!("no schema for version {v} of this record"),
+            )),
+        }
+    }
+
+    /// `spec` decoded from `range` into `out`; whether it decoded whole.
+    fn embed(
+        &self,
+        spec: &MessageSpec,
+        version: i16,
+        range: (usize, usize),
+        out: &mut Vec<Node>,
+        warnings: &mut Vec<Warning>,
+    ) -> bool {
+        match (self.decode)(self.cat, self.buf, spec, version, range, Region::Record) {
+            Ok((node, mut w)) => {
+                warnings.append(&mut w);
+                out.push(node);
+                true
+            }
+            Err(failed) => {
+                let (node, e) = *failed;
+                warnings.push(Warning::new(
+                    WarningKind::EmbeddedInvalid,
+                    Some(e.offset),
+                    format!("{} v{version}: {e}", spec.name),
+                ));
+                out.push(node);
+                false
+            }
+        }
     }
 }
 
@@ -309,35 +342,6 @@ fn versioned<'c>(
 pub(super) fn mark_value_secret(record: &mut [Node]) {
     if let Some(v) = record.iter_mut().find(|n| n.kind == Kind::RecordValue) {
         v.set_secret();
-    }
-}
-
-/// `spec` decoded from `range` into `out`; whether it decoded whole.
-fn embed(
-    cat: &Catalogue,
-    buf: &Bytes,
-    spec: &MessageSpec,
-    version: i16,
-    range: (usize, usize),
-    out: &mut Vec<Node>,
-    warnings: &mut Vec<Warning>,
-) -> bool {
-    match decode_embedded(cat, buf, spec, version, range, Region::Record) {
-        Ok((node, mut w)) => {
-            warnings.append(&mut w);
-            out.push(node);
-            true
-        }
-        Err(failed) => {
-            let (node, e) = *failed;
-            warnings.push(Warning::new(
-                WarningKind::EmbeddedInvalid,
-                Some(e.offset),
-                format!("{} v{version}: {e}", spec.name),
-            ));
-            out.push(node);
-            false
-        }
     }
 }
 

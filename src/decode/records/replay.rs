@@ -6,17 +6,17 @@
 use super::batch::{
     compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes,
     push_bytes_length, push_header, push_headers, push_length, push_offset_delta, push_record,
-    push_record_field, push_v2_field, truncated_node, BytesForm, BytesPart, ATTRIBUTES,
-    BASE_OFFSET, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES, RECORD_BYTES,
-    RECORD_FIELDS, TIMESTAMP_DELTA, V2_FIELDS, VALUE,
+    push_record_field, push_v2_field, truncated_node, BytesForm, BytesPart, HEADER_KEY,
+    HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES, RECORD_BYTES, TIMESTAMP_DELTA, VALUE,
 };
 use super::compression::Codec;
+use super::layout::{ATTRIBUTES, BASE_OFFSET, RECORD_FIELDS, V2_FIELDS};
 use super::order::{has_error, slot_int as int};
 use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
 use super::tape::{FRAMED, OVER_BUDGET};
 use super::BatchDecoder;
+use crate::decode::tape::{Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
-use crate::decode::values::{Slot, SlotKind, Val, Values};
 use crate::decode::{Kind, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
 
@@ -64,7 +64,7 @@ impl BatchDecoder<'_, '_> {
     }
 
     /// A finding's warning and damage, noted.
-    pub(super) fn take_finding(&mut self, f: &crate::decode::values::Finding) {
+    pub(super) fn take_finding(&mut self, f: &crate::decode::tape::Finding) {
         self.warnings.extend(f.warning.clone());
         self.damage.extend(f.damage.clone());
     }
@@ -255,6 +255,7 @@ impl BatchDecoder<'_, '_> {
                     }
                     if !failed {
                         decode_key_value(
+                            self.ctx.embedded,
                             self.catalogue,
                             self.buf,
                             kind,

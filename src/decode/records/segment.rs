@@ -5,7 +5,7 @@
 //! (decompressed data keeps its own, as everywhere).
 
 use super::BatchDecoder;
-use crate::decode::fields::Context;
+use crate::decode::context::Context;
 use crate::decode::problem::{DecodeError, Warning};
 use crate::decode::{secrets, Node, Role};
 use crate::schema::Catalogue;

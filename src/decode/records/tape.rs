@@ -18,18 +18,18 @@
 //! length's width in `prefix`, their value bytes (`decl` [`FRAMED`] when shown
 //! in Schema Registry framing) or null with the length as written in `decl`.
 
-use super::batch::{
-    crc32_ieee, minimum_size, ATTRIBUTES, CRC, HEADER_COST, LEGACY_MESSAGE_COST, MAX_NESTING,
-    RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER,
-};
 use super::compression::{decompress_within, Codec};
+use super::layout::{
+    crc32_ieee, minimum_size, plausible, ATTRIBUTES, CRC, HEADER_COST, LEGACY_MESSAGE_COST,
+    MAX_NESTING, RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER,
+};
 use super::payload::{schema_registry_id, FRAMING_COST};
-use super::BatchDecoder;
 use crate::budget::Budget;
 use crate::decode::reader::Reader;
-use crate::decode::values::{close_slot, push_slot, Finding, Slot, SlotKind, Span, Val, NO_KEY};
+use crate::decode::tape::{close_slot, push_slot, Finding, Slot, SlotKind, Span, Val, NO_KEY};
 use crate::decode::{DecodeError, ErrorKind, Warning, WarningKind};
 use crate::protocol::crc32c::crc32c;
+use crate::schema::Primitive;
 use bytes::Bytes;
 
 /// `decl` of bytes shown in Schema Registry framing, and of bytes a budget left undecoded.
@@ -345,16 +345,16 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         for (k, (name, ty, width)) in V2_FIELDS.iter().enumerate() {
             let at = r.pos();
             // All there: the batch's length was checked.
-            let v = match *ty {
-                "int8" => r.i8(name).map(i64::from),
-                "int16" => r.i16(name).map(i64::from),
-                "int32" => r.i32(name).map(i64::from),
-                "uint32" => r.u32(name).map(i64::from),
+            let v = match ty {
+                Primitive::Int8 => r.i8(name).map(i64::from),
+                Primitive::Int16 => r.i16(name).map(i64::from),
+                Primitive::Int32 => r.i32(name).map(i64::from),
+                Primitive::Uint32 => r.u32(name).map(i64::from),
                 _ => r.i64(name),
             }
             .unwrap_or_default();
             header[k] = v;
-            let value = if *ty == "uint32" {
+            let value = if *ty == Primitive::Uint32 {
                 Val::Uint(v as u64)
             } else {
                 Val::Int(v)
@@ -673,7 +673,7 @@ pub(crate) fn check_batches(
     cut_is_damage: bool,
     damage: &mut Vec<DecodeError>,
 ) {
-    if !BatchDecoder::plausible(buf.get(start..end).unwrap_or_default()) {
+    if !plausible(buf.get(start..end).unwrap_or_default()) {
         return;
     }
     let held = budget.expanded();

@@ -59,7 +59,7 @@ pub fn batch_header(b: &Node) -> Option<BatchHeader> {
     if b.kind != Kind::Record(RecordPart::Batch) || b.children.is_empty() {
         return None;
     }
-    use super::batch::{
+    use super::layout::{
         ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, CRC, LAST_OFFSET_DELTA, MAGIC,
         MAX_TIMESTAMP, PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT,
     };

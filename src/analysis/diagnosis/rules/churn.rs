@@ -5,7 +5,7 @@
 //! handshake, ApiVersions and often TLS and SASL each time.
 
 use super::super::{duration_text, ClientKey, Ex, Found};
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use crate::capture::{ConnEvent, ConnEventKind};
 use foldhash::{HashMap, HashSet};
 

@@ -6,8 +6,8 @@
 //! not a close either.
 
 use super::super::{duration_text, At, ClientKey, Ctx, Found, FETCH, PRODUCE};
-use crate::analysis::check::Rule;
 use crate::analysis::diagnosis::facts::Facts;
+use crate::analysis::finding::Rule;
 use crate::capture::{ConnEventKind, Side};
 
 const SHARE_FETCH: i16 = 78;

@@ -5,7 +5,7 @@
 
 use super::super::{Ctx, Ex, Found, PRODUCE};
 use super::error_text;
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use crate::protocol::error_rules::{error_since, PRODUCER_STATE_ERRORS};
 
 pub fn exchange(ctx: &Ctx<'_>, ex: &Ex<'_>, out: &mut Vec<Found>) {

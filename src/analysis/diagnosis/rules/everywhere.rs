@@ -5,7 +5,7 @@
 
 use super::super::{duration_text, ClientKey, Ctx, Ex, Found};
 use super::{error_text, push_frame};
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use crate::protocol::error_rules::is_transient;
 use foldhash::HashMap;
 use std::collections::BTreeSet;

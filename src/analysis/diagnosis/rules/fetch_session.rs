@@ -8,7 +8,7 @@
 
 use super::super::{ClientKey, Ctx, Ex, Found, Req, FETCH};
 use super::{error_text, push_frame};
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use foldhash::HashMap;
 
 /// Asks refused before the sessions count as unused.

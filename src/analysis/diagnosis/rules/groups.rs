@@ -8,7 +8,7 @@
 
 use super::super::{Ctx, Ex, Found};
 use super::error_text;
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use foldhash::HashMap;
 
 pub const STORM_STEPS: usize = 5;

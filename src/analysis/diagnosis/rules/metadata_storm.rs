@@ -5,7 +5,7 @@
 
 use super::super::{duration_text, ClientKey, Ctx, Found, Req, METADATA};
 use super::push_frame;
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use foldhash::HashMap;
 use std::collections::VecDeque;
 

@@ -94,7 +94,7 @@ pub fn errors_text(codes: &[i16]) -> String {
 
 /// Push a frame number unless the list is full (its finding's count still counts).
 pub fn push_frame(frames: &mut Vec<usize>, frame: usize) {
-    if frames.len() < crate::analysis::check::MAX_FRAMES_NAMED {
+    if frames.len() < crate::analysis::finding::MAX_FRAMES_NAMED {
         frames.push(frame);
     }
 }

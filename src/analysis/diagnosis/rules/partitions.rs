@@ -6,7 +6,7 @@
 use super::super::facts::TopicKey;
 use super::super::{duration_text, Ctx, Ex, Found, FETCH};
 use super::push_frame;
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use foldhash::HashMap;
 
 pub const STUCK_FOR: f64 = 60.0;

@@ -12,7 +12,7 @@
 use super::super::facts::{PartitionFacts, TopicKey};
 use super::super::{Ctx, Ex, Found, Req, PRODUCE};
 use super::push_frame;
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use foldhash::HashMap;
 use std::collections::VecDeque;
 

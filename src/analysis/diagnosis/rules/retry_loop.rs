@@ -7,7 +7,7 @@
 
 use super::super::{duration_text, ClientKey, Ctx, Ex, Found};
 use super::{errors_text, push_frame};
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use crate::protocol::error_rules::is_transient;
 use crate::protocol::headers::API_VERSIONS_KEY;
 use foldhash::HashMap;

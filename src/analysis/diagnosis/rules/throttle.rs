@@ -6,7 +6,7 @@
 
 use super::super::{duration_text, ClientKey, Ctx, Ex, Found, Req};
 use super::push_frame;
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use crate::protocol::error_rules::client_waits_out_throttle;
 use foldhash::HashMap;
 

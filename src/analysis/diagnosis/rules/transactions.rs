@@ -5,7 +5,7 @@
 //! `transaction.timeout.ms`).
 
 use super::super::{duration_text, ClientKey, Ex, Found, Req, PRODUCE};
-use crate::analysis::check::Rule;
+use crate::analysis::finding::Rule;
 use foldhash::HashMap;
 
 pub const OPEN_FOR: f64 = 60.0;

@@ -1,0 +1,229 @@
+//! The options every command that reads frames from hex or binary shares
+//! (`decode`, `tui`, `check` on frames), the budget and output options, and
+//! reading the input's frames by them.
+
+use super::exit;
+use clap::{Args, ValueEnum};
+use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame};
+use kwire::input::{read_source, to_bytes, InputKind};
+use kwire::schema::{Catalogue, MessageKind};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The object tree, as on the seed pages.
+    Tree,
+    /// The byte layout: 16 bytes per row, coloured by region.
+    Grid,
+    /// Values only, keyed by schema field names (the JSON contract).
+    Json,
+    /// Every node with offset, length, value, note and region.
+    TreeJson,
+}
+
+/// Where the frames come from and how to decode them (`decode` and `tui`).
+#[derive(Args, Debug)]
+pub struct InputArgs {
+    /// Input file (hex text or binary); `-` or nothing for standard input.
+    #[arg(default_value = "-")]
+    pub file: String,
+    /// The input is raw bytes, not hex text.
+    #[arg(long, conflicts_with = "hex")]
+    pub binary: bool,
+    /// The input is hex text (default: detected).
+    #[arg(long)]
+    pub hex: bool,
+    /// The frames are requests (default).
+    #[arg(long, conflicts_with = "response")]
+    pub request: bool,
+    /// The frames are responses: needs --api and --version.
+    #[arg(long)]
+    pub response: bool,
+    /// API name or key (required for responses; checked against a request's header).
+    #[arg(long, value_name = "NAME|KEY")]
+    pub api: Option<String>,
+    /// API version (required for responses; checked against a request's header).
+    #[arg(long, value_name = "N")]
+    pub version: Option<i16>,
+    /// Topic of the records, to decode internal topics' keys and values
+    /// (__consumer_offsets, __share_group_state, __transaction_state, __cluster_metadata).
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// How frames are delimited: `auto` takes bytes that are no size-prefixed
+    /// frames but read cleanly as one frame without its 4-byte size prefix
+    /// for that frame (and says so); `prefixed` reads them as given; `bare`
+    /// adds the prefix.
+    #[arg(long, value_enum, default_value_t = FramingArg::Auto)]
+    pub framing: FramingArg,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// `--framing`, as [`kwire::input::framing::Framing`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FramingArg {
+    Auto,
+    Prefixed,
+    Bare,
+}
+
+/// What one input may cost (see `kwire::budget`).
+#[derive(Args, Debug, Clone)]
+pub struct BudgetArgs {
+    /// Total bytes that decompressing record data may produce for this input
+    /// (all batches and nested wrappers together); K, M, G suffixes allowed.
+    #[arg(long, value_name = "BYTES", default_value = "256M", value_parser = kwire::budget::parse_bytes)]
+    pub max_decompressed: u64,
+    /// Bytes of decompressed data and the tree built from it held at once.
+    #[arg(long, value_name = "BYTES", default_value = "12M", value_parser = kwire::budget::parse_bytes)]
+    pub max_expanded: u64,
+}
+
+impl BudgetArgs {
+    pub fn budget(&self) -> kwire::budget::Budget {
+        kwire::budget::Budget::new(kwire::budget::Limits {
+            decompressed: self.max_decompressed,
+            expanded: self.max_expanded,
+        })
+    }
+}
+
+/// How decoded frames are printed (`decode` and `capture`).
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    #[arg(long, value_enum, default_value_t = Format::Tree)]
+    pub format: Format,
+    /// Same as --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Show descriptions in full in the tree.
+    #[arg(long)]
+    pub full_docs: bool,
+}
+
+impl OutputArgs {
+    pub fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+}
+
+/// The decode options the input arguments ask for, checked against the
+/// catalogue. On failure the reason is printed and the exit status returned.
+pub fn decode_options(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &InputArgs,
+) -> Result<DecodeOptions, i32> {
+    let api_key = match &args.api {
+        None => None,
+        Some(a) => Some(super::resolve_api_or_report(cat, a).ok_or(exit::FAILURE)?),
+    };
+    let direction = if args.response {
+        Direction::Response
+    } else {
+        Direction::Request
+    };
+    if direction == Direction::Response {
+        let (Some(k), Some(v)) = (api_key, args.version) else {
+            kwire::stderr_line!("kwire: a response does not name its API or version: give --api NAME and --version N");
+            return Err(exit::USAGE);
+        };
+        let versions = cat.versions(MessageKind::Response, k, release);
+        if !versions.contains(&v) {
+            kwire::stderr_line!(
+                "kwire: {} has no response version {v}; valid: {}",
+                cat.api_name(k).unwrap_or("?"),
+                kwire::decode::frame::compress_versions(&versions)
+            );
+            return Err(exit::FAILURE);
+        }
+    }
+    Ok(DecodeOptions {
+        direction: Some(direction),
+        api_key,
+        api_version: args.version,
+        release: release.map(str::to_string),
+        topic: args.topic.clone(),
+        budget: args.budget.budget(),
+        header_only: false,
+        values_only: false,
+        annotated_tape: false,
+        topic_ids: Default::default(),
+        findings_only: false,
+    })
+}
+
+/// Read the input file (or standard input) and decode its frames.
+pub fn read_frames(
+    cat: &Catalogue,
+    args: &InputArgs,
+    opts: &DecodeOptions,
+) -> Result<Vec<Frame>, i32> {
+    let raw = read_source(&args.file).map_err(report)?;
+    frames_from(cat, args, raw, opts)
+}
+
+pub fn frames_from(
+    cat: &Catalogue,
+    args: &InputArgs,
+    raw: Vec<u8>,
+    opts: &DecodeOptions,
+) -> Result<Vec<Frame>, i32> {
+    let kind = if args.binary {
+        InputKind::Binary
+    } else if args.hex {
+        InputKind::Hex
+    } else {
+        InputKind::Auto
+    };
+    let bytes = to_bytes(raw, kind).map_err(report)?;
+    let bytes = framed(cat, bytes, args.framing, opts)?;
+    let frames = decode_frames(cat, &bytes, opts);
+    // Decoding stops at a frame whose size cannot be trusted: what follows is
+    // said, not dropped (that frame's error already makes the status 2).
+    let end = frames.last().map_or(0, |f| f.input_offset + f.bytes.len());
+    if end < bytes.len() {
+        kwire::stderr_line!("kwire: {} bytes after input offset {end} were not decoded: the frame before them has no size to trust", bytes.len() - end);
+    }
+    Ok(frames)
+}
+
+/// The input's bytes as `--framing` asks: with a size prefix added when it
+/// is missing (said on stderr, with the way to read the bytes as given).
+fn framed(
+    cat: &Catalogue,
+    bytes: bytes::Bytes,
+    framing: FramingArg,
+    opts: &DecodeOptions,
+) -> Result<bytes::Bytes, i32> {
+    use kwire::input::framing::{missing_size_prefix, with_size_prefix};
+    match framing {
+        FramingArg::Prefixed => Ok(bytes),
+        FramingArg::Bare => with_size_prefix(&bytes)
+            .ok_or_else(|| report("the input is too long for one frame".to_string())),
+        FramingArg::Auto => {
+            let Some(added) = missing_size_prefix(cat, &bytes, opts) else {
+                return Ok(bytes);
+            };
+            let claimed = added.claimed.map_or_else(
+                || "they are fewer than the 4 bytes of a size".to_string(),
+                |size| {
+                    format!(
+                        "as given, the first 4 bytes would be a size of {size} where {} bytes follow",
+                        bytes.len().saturating_sub(4)
+                    )
+                },
+            );
+            kwire::stderr_line!("kwire: the input reads as one frame without its 4-byte size prefix ({claimed}): decoded with the prefix added, so offsets count it; --framing prefixed reads the bytes as given");
+            Ok(added.bytes)
+        }
+    }
+}
+
+pub fn report(e: String) -> i32 {
+    kwire::stderr_line!("kwire: {e}");
+    exit::FAILURE
+}

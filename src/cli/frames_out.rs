@@ -1,0 +1,145 @@
+//! Decoded frames written to standard output in the format asked for (tree,
+//! grid, JSON, tree-json), with `--explain`; shared by `decode`, `capture`,
+//! `example` and `send`.
+
+use super::exit;
+use super::frame_args::Format;
+use kwire::decode::{Direction, Frame};
+use kwire::render::{grid, json, text_tree};
+use kwire::schema::Catalogue;
+use kwire::teach::explain::render_explained;
+use std::io::Write;
+
+/// The catalogue and release that `--explain` needs (for header reasons), or
+/// an exit status when `--explain` is given with a format other than the tree.
+pub fn explain_with<'c>(
+    cat: &'c Catalogue,
+    release: Option<&'c str>,
+    explain: bool,
+    tree: bool,
+) -> Result<Explain<'c>, i32> {
+    match (explain, tree) {
+        (false, _) => Ok(None),
+        (true, true) => Ok(Some((cat, release))),
+        (true, false) => {
+            kwire::stderr_line!("kwire: --explain annotates the tree (the default format); it does not combine with other formats");
+            Err(exit::MALFORMED)
+        }
+    }
+}
+
+/// `--explain`: explain every node, with this catalogue and release.
+pub type Explain<'c> = Option<(&'c Catalogue, Option<&'c str>)>;
+
+pub fn write_frames(
+    out: &mut impl Write,
+    frames: &[Frame],
+    format: Format,
+    full_docs: bool,
+    explain: Explain,
+) -> std::io::Result<()> {
+    let color = super::color::stdout();
+    let many = frames.len() > 1;
+    for (i, f) in frames.iter().enumerate() {
+        match format {
+            Format::Json => {
+                let mut line = Vec::with_capacity(f.bytes.len() * 2 + 256);
+                json::write_contract(f, &mut line);
+                line.push(b'\n');
+                out.write_all(&line)?;
+            }
+            Format::TreeJson => kwire::render::tree_json::write_frame_tree_json(out, f)?,
+            Format::Tree | Format::Grid => {
+                if many {
+                    if i > 0 {
+                        writeln!(out)?;
+                    }
+                    writeln!(
+                        out,
+                        "# frame {} at input offset 0x{:04x}",
+                        i + 1,
+                        f.input_offset
+                    )?;
+                }
+                let opts = text_tree::TreeOptions {
+                    full_docs,
+                    color,
+                    // Whole descriptions are asked for whole lines.
+                    width: super::width::stdout().filter(|_| !full_docs),
+                };
+                if let Some((cat, release)) = explain {
+                    write!(out, "{}", render_explained(cat, release, f, opts))?;
+                } else if format == Format::Tree {
+                    text_tree::write_frame(out, f, opts)?;
+                } else {
+                    write!(out, "{}", grid::render_grid(f, color))?;
+                }
+            }
+        }
+    }
+    out.flush()
+}
+
+/// Decode and print a standalone record payload; `None` format prints hex.
+pub fn write_payload(
+    cat: &Catalogue,
+    name: &str,
+    bytes: &bytes::Bytes,
+    version: Option<i16>,
+    format: Option<Format>,
+    full_docs: bool,
+) -> i32 {
+    use kwire::decode::payload::read_payload;
+    let mut out = std::io::stdout().lock();
+    let Some(format) = format else {
+        let _ = writeln!(out, "{}", hex::encode(bytes));
+        return exit::OK;
+    };
+    let decoded = read_payload(cat, name, bytes, version);
+    let (root, error, warnings) = (decoded.root, decoded.error, decoded.warnings);
+    let res = match format {
+        Format::Tree => write!(
+            out,
+            "{}",
+            text_tree::render_tree(
+                &root,
+                text_tree::TreeOptions {
+                    full_docs,
+                    color: super::color::stdout(),
+                    width: super::width::stdout().filter(|_| !full_docs),
+                }
+            )
+        ),
+        Format::TreeJson => writeln!(out, "{}", json::tree_json(&root)),
+        Format::Json => writeln!(out, "{}", json::payload_json(&root, decoded.version)),
+        Format::Grid => {
+            let frame = kwire::decode::Frame {
+                direction: Direction::Request,
+                kind: Default::default(),
+                api_key: None,
+                api_version: None,
+                header_version: None,
+                input_offset: 0,
+                bytes: decoded.bytes.clone(),
+                root: root.clone(),
+                values: None,
+                error: error.clone(),
+                warnings: Vec::new(),
+                record_damage: Vec::new(),
+                held: Default::default(),
+            };
+            write!(out, "{}", grid::render_grid(&frame, super::color::stdout()))
+        }
+    };
+    let _ = res;
+    for w in warnings {
+        kwire::stderr_line!("kwire: warning: {w}");
+    }
+    match error {
+        Some(e) => {
+            kwire::stderr_line!("kwire: {e}");
+            exit::MALFORMED
+        }
+        None => exit::OK,
+    }
+}

@@ -1,0 +1,50 @@
+//! What the decoder learns on the way and hands down to what it decodes
+//! further on, records included.
+
+use super::problem::Warning;
+pub use super::topic_ids::TopicIds;
+use super::tree::{DecodeError, Node, Region};
+use crate::budget::Budget;
+use crate::schema::{Catalogue, MessageSpec};
+use bytes::Bytes;
+
+/// What the decoder learns on the way and needs further on: which topic the
+/// records belong to, the group protocol type, the topic names a capture tied
+/// to topic ids, and resource limits.
+/// Its `Default` is [`super::fields`]' (which hands down its own entry as
+/// [`Self::embedded`]).
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The topic of the records being decoded (from `--topic` or the enclosing topic name).
+    pub topic: Option<String>,
+    /// `--topic` was given: names in the message do not override it.
+    pub topic_forced: bool,
+    /// The group's protocol type ("consumer" makes member metadata decodable).
+    pub protocol_type: Option<String>,
+    /// The input's budget for decompression and what it expands into.
+    pub budget: Budget,
+    /// Topic names by topic id, learned across a capture (empty elsewhere).
+    pub topic_ids: TopicIds,
+    /// Record batches give their findings only, no nodes (`kwire check`:
+    /// [`crate::decode::DecodeOptions::findings_only`]).
+    pub findings_only: bool,
+    /// How structs inside record bytes are decoded (internal topics' keys and
+    /// values, control records): the struct decoder's entry, handed down by
+    /// the decoder that owns it, so that the record format need not know it.
+    pub embedded: EmbeddedDecoder,
+}
+
+/// A struct decoded up to an error, and the error.
+pub type PartialStruct = (Node, DecodeError);
+
+/// Decodes `spec` at a version from a range of a buffer, in a region: the
+/// decoded struct and its warnings, or the partial struct and its error
+/// (boxed: it is large).
+pub type EmbeddedDecoder = fn(
+    &Catalogue,
+    &Bytes,
+    &MessageSpec,
+    i16,
+    (usize, usize),
+    Region,
+) -> Result<(Node, Vec<Warning>), Box<PartialStruct>>;

@@ -1,0 +1,87 @@
+//! The record format, defined once: the RecordBatch v2 header and its
+//! fields, the smallest batch of each magic, a record's parts, what their
+//! nodes cost against the budget, and the checks that tell a batch stream
+//! from other bytes. The walk ([`super::tape`]), the nodes ([`super::batch`]),
+//! the order check and the consumer's view all read it from here.
+
+use crate::decode::Node;
+use crate::schema::Primitive;
+
+/// Bytes of a RecordBatch v2 header; also the offset of its first record.
+pub const V2_HEADER: usize = 61;
+/// Nested legacy wrapper messages deeper than this are not unpacked.
+pub const MAX_NESTING: usize = 4;
+
+/// What one record's nodes cost before its headers (record, length,
+/// attributes, timestampDelta, offsetDelta, key and value with their
+/// lengths, headers), and what each header adds (header, key and value with
+/// their lengths): held against the expanded budget as they are made.
+pub(super) const RECORD_COST: u64 = (RECORD_FIELDS as u64 + 1) * NODE_SIZE;
+pub(super) const HEADER_COST: u64 = 5 * NODE_SIZE;
+/// A legacy message's nodes (message, its fields, a key and a value).
+pub(super) const LEGACY_MESSAGE_COST: u64 = 12 * NODE_SIZE;
+const NODE_SIZE: u64 = std::mem::size_of::<Node>() as u64;
+
+/// Fields of a record without headers' contents: the children reserved ahead.
+pub(super) const RECORD_FIELDS: usize = 9;
+
+/// The smallest size after the batch length field for a magic: legacy
+/// messages need crc, magic, attributes, [timestamp,] key and value lengths;
+/// a v2 batch its whole header.
+pub(super) fn minimum_size(magic: u8) -> usize {
+    match magic {
+        0 => 14,
+        1 => 22,
+        _ => V2_HEADER - 12,
+    }
+}
+
+/// The RecordBatch v2 header's fields: name, type, width.
+pub const V2_FIELDS: [(&str, Primitive, usize); 13] = [
+    ("baseOffset", Primitive::Int64, 8),
+    ("batchLength", Primitive::Int32, 4),
+    ("partitionLeaderEpoch", Primitive::Int32, 4),
+    ("magic", Primitive::Int8, 1),
+    ("crc", Primitive::Uint32, 4),
+    ("attributes", Primitive::Int16, 2),
+    ("lastOffsetDelta", Primitive::Int32, 4),
+    ("baseTimestamp", Primitive::Int64, 8),
+    ("maxTimestamp", Primitive::Int64, 8),
+    ("producerId", Primitive::Int64, 8),
+    ("producerEpoch", Primitive::Int16, 2),
+    ("baseSequence", Primitive::Int32, 4),
+    ("recordsCount", Primitive::Int32, 4),
+];
+/// Indexes in [`V2_FIELDS`] (and of a batch node's first children).
+pub(super) const BASE_OFFSET: usize = 0;
+pub(super) const PARTITION_LEADER_EPOCH: usize = 2;
+pub(super) const MAGIC: usize = 3;
+pub(super) const CRC: usize = 4;
+pub(super) const ATTRIBUTES: usize = 5;
+pub(super) const LAST_OFFSET_DELTA: usize = 6;
+pub(super) const BASE_TIMESTAMP: usize = 7;
+pub(super) const MAX_TIMESTAMP: usize = 8;
+pub(super) const PRODUCER_ID: usize = 9;
+pub(super) const PRODUCER_EPOCH: usize = 10;
+pub(super) const BASE_SEQUENCE: usize = 11;
+pub(super) const RECORDS_COUNT: usize = 12;
+
+/// Whether bytes look like a record batch stream (so opaque blobs stay raw).
+pub fn plausible(data: &[u8]) -> bool {
+    if data.len() < 17 {
+        return false;
+    }
+    let declared = i32::from_be_bytes([data[8], data[9], data[10], data[11]]);
+    match data[16] {
+        2 => declared >= (V2_HEADER - 12) as i32,
+        0 | 1 => declared >= 14,
+        _ => false,
+    }
+}
+
+/// CRC-32 (IEEE), the checksum of legacy messages.
+pub fn crc32_ieee(data: &[u8]) -> u32 {
+    let mut h = flate2::Crc::new();
+    h.update(data);
+    h.sum()
+}
