@@ -65,6 +65,25 @@ pub fn fetch_mb(mb: usize) -> Vec<u8> {
         records.extend(batch(base, 0, &small_records(100, 1000)));
         base += 100;
     }
+    fetch_v12(&records, base)
+}
+
+/// A Fetch v12 response of `n` small records (key `key-i`, a 40-byte value),
+/// in batches of 100: 400,000 of them make the 22 MB frame whose text tree
+/// and explorer view BENCHMARKS.md holds to a memory budget.
+pub fn fetch_small_records(n: usize) -> Vec<u8> {
+    let mut records = Vec::new();
+    let mut base = 0;
+    while base < n {
+        let count = (n - base).min(100);
+        records.extend(batch(base as i64, 0, &small_records(count, 40)));
+        base += count;
+    }
+    fetch_v12(&records, base as i64)
+}
+
+/// A Fetch v12 response of one partition holding `records`, `base` its high watermark.
+fn fetch_v12(records: &[u8], base: i64) -> Vec<u8> {
     frame(
         Direction::Response,
         1,

@@ -21,6 +21,7 @@ fn main() {
         ("fetch.bin", &fetch),
         ("metadata.bin", &metadata),
         ("heartbeats.bin", &heartbeats),
+        ("fetch-400k.bin", &inputs::fetch_small_records(400_000)),
     ] {
         std::fs::write(dir.join(name), bytes).unwrap();
     }

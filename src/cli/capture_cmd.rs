@@ -417,7 +417,7 @@ fn run_selected(
         if workers == 0 || held.load(Ordering::Relaxed) >= HELD_OUTPUT {
             // On this thread every frame is decoded in its turn; and so are
             // a worker's while the writing falls behind.
-            return Written::InItsTurn(f, opts);
+            return Written::InItsTurn(Box::new((f, opts)));
         }
         // The frame's bytes in a buffer of this worker's own: the nodes' slices
         // of them count references on it, not on the stream's buffer, whose
@@ -434,7 +434,7 @@ fn run_selected(
         let budget = std::mem::replace(&mut opts.budget, probe.clone());
         let decoded = decode_one(cat, release, &f, args.guess, opts.clone(), format);
         if probe.was_asked() {
-            return Written::InItsTurn(f, DecodeOptions { budget, ..opts });
+            return Written::InItsTurn(Box::new((f, DecodeOptions { budget, ..opts })));
         }
         let stdout = decoded.drawn(&f, format, args.output.full_docs, args.provenance);
         held.fetch_add(stdout.len(), Ordering::Relaxed);
@@ -805,7 +805,7 @@ enum Written {
     /// Decoded and written into memory.
     Done { findings: Findings, stdout: Vec<u8> },
     /// Left to be decoded in its turn (it spends the input's budget).
-    InItsTurn(CapturedFrame, DecodeOptions),
+    InItsTurn(Box<(CapturedFrame, DecodeOptions)>),
 }
 
 /// A frame decoded and written on the calling thread, in its turn.
@@ -825,7 +825,10 @@ fn pass_on(
             held.fetch_sub(stdout.len(), Ordering::Relaxed);
             out.write_owned(stdout).is_ok()
         }
-        Written::InItsTurn(f, opts) => write_here(out, status, &f, opts).is_ok(),
+        Written::InItsTurn(turn) => {
+            let (f, opts) = *turn;
+            write_here(out, status, &f, opts).is_ok()
+        }
     }
 }
 

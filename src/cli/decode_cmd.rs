@@ -3,7 +3,7 @@
 
 use super::exit;
 use super::frame_args::{decode_options, frames_from, report, Format, InputArgs, OutputArgs};
-use super::frames_out::{explain_with, write_frames, write_payload};
+use super::frames_out::{explain_with, write_frames, write_payload, write_trees_drawing};
 use clap::Args;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::input::{read_source, to_bytes, InputKind};
@@ -72,6 +72,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     };
     // The JSON contract needs values only: no annotations, records left as hex.
     opts.values_only = args.output.format() == Format::Json;
+    // The text tree draws large records fields a batch at a time.
+    if args.output.format() == Format::Tree && !args.explain {
+        opts.defer_records_over = Some(kwire::decode::frame::DEFER_RECORDS_OVER);
+    }
     let raw = match read_source(&args.input.file) {
         Ok(r) => r,
         Err(e) => return report(e),
@@ -125,7 +129,16 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         Err(status) => return status,
     };
     let mut out = std::io::stdout().lock();
-    let _ = write_frames(&mut out, &frames, format, args.output.full_docs, explain);
+    let _ = match (format, explain) {
+        // Drawn as it goes: large records fields were left for drawing.
+        (Format::Tree, None) => write_trees_drawing(
+            &mut out,
+            &mut frames,
+            args.output.full_docs,
+            (cat, &opts.budget),
+        ),
+        _ => write_frames(&mut out, &frames, format, args.output.full_docs, explain),
+    };
     let mut status = exit::OK;
     for f in &frames {
         if let Some(e) = &f.error {

@@ -153,6 +153,7 @@ pub fn decode_options(
         annotated_tape: false,
         topic_ids: Default::default(),
         findings_only: false,
+        defer_records_over: None,
     })
 }
 

@@ -50,23 +50,8 @@ pub fn write_frames(
             }
             Format::TreeJson => kwire::render::tree_json::write_frame_tree_json(out, f)?,
             Format::Tree | Format::Grid => {
-                if many {
-                    if i > 0 {
-                        writeln!(out)?;
-                    }
-                    writeln!(
-                        out,
-                        "# frame {} at input offset 0x{:04x}",
-                        i + 1,
-                        f.input_offset
-                    )?;
-                }
-                let opts = text_tree::TreeOptions {
-                    full_docs,
-                    color,
-                    // Whole descriptions are asked for whole lines.
-                    width: super::width::stdout().filter(|_| !full_docs),
-                };
+                heading(out, (i, many), f)?;
+                let opts = tree_options(full_docs);
                 if let Some((cat, release)) = explain {
                     write!(out, "{}", render_explained(cat, release, f, opts))?;
                 } else if format == Format::Tree {
@@ -78,6 +63,50 @@ pub fn write_frames(
         }
     }
     out.flush()
+}
+
+/// The text trees of frames whose decode left large records fields for
+/// drawing (`DecodeOptions::defer_records_over`), each walked a batch at a
+/// time as it is drawn; what the walks find joins each frame's warnings and
+/// record damage.
+pub fn write_trees_drawing(
+    out: &mut impl Write,
+    frames: &mut [Frame],
+    full_docs: bool,
+    drawing: (&Catalogue, &kwire::budget::Budget),
+) -> std::io::Result<()> {
+    let many = frames.len() > 1;
+    for (i, f) in frames.iter_mut().enumerate() {
+        heading(out, (i, many), f)?;
+        text_tree::write_frame_drawing(out, f, tree_options(full_docs), drawing)?;
+    }
+    out.flush()
+}
+
+/// Before each of many frames' trees: a blank line between them, and where
+/// the frame is in the input.
+fn heading(out: &mut impl Write, (i, many): (usize, bool), f: &Frame) -> std::io::Result<()> {
+    if !many {
+        return Ok(());
+    }
+    if i > 0 {
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "# frame {} at input offset 0x{:04x}",
+        i + 1,
+        f.input_offset
+    )
+}
+
+fn tree_options(full_docs: bool) -> text_tree::TreeOptions {
+    text_tree::TreeOptions {
+        full_docs,
+        color: super::color::stdout(),
+        // Whole descriptions are asked for whole lines.
+        width: super::width::stdout().filter(|_| !full_docs),
+    }
 }
 
 /// Decode and print a standalone record payload; `None` format prints hex.

@@ -32,6 +32,9 @@ pub struct Context {
     /// values, control records): the struct decoder's entry, handed down by
     /// the decoder that owns it, so that the record format need not know it.
     pub embedded: EmbeddedDecoder,
+    /// Records fields over this many bytes are drawn later, a batch at a time
+    /// ([`crate::decode::DecodeOptions::defer_records_over`]).
+    pub defer_records_over: Option<usize>,
 }
 
 /// A struct decoded up to an error, and the error.

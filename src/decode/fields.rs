@@ -729,6 +729,7 @@ impl Default for Context {
             topic_ids: TopicIds::default(),
             findings_only: false,
             embedded: decode_embedded,
+            defer_records_over: None,
         }
     }
 }

@@ -43,7 +43,17 @@ pub struct DecodeOptions {
     /// built into nodes (the tree has no batch nodes then), and credentials
     /// are not looked for (nothing of the frame is shown).
     pub findings_only: bool,
+    /// Tree decoding for a view that draws as it goes (`kwire decode`'s text
+    /// tree): a records field of more than this many bytes is not walked into
+    /// nodes with the frame but marked ([`super::Node::deferred_records`]) and
+    /// walked a batch at a time when drawn
+    /// ([`super::records::deferred::for_each_item`]), so a frame of 400,000
+    /// records never holds them all as nodes.
+    pub defer_records_over: Option<usize>,
 }
+
+/// What `kwire decode`'s text tree defers: records fields over 1 MiB.
+pub const DEFER_RECORDS_OVER: usize = 1 << 20;
 
 impl DecodeOptions {
     /// Whether frames are decoded onto a tape ([`Frame::values`]) instead of into a tree.
@@ -60,6 +70,7 @@ impl DecodeOptions {
             topic_ids: self.topic_ids.clone(),
             findings_only: self.findings_only,
             embedded: super::fields::decode_embedded,
+            defer_records_over: self.defer_records_over,
         }
     }
 }

@@ -19,5 +19,6 @@ pub mod values;
 pub use frame::{decode_frame, decode_frames, for_each_frame, DecodeOptions};
 pub use problem::{ErrorKind, Warning, WarningKind};
 pub use tree::{
-    DecodeError, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region, Role, Value,
+    DecodeError, DeferredRecords, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region,
+    Role, Value,
 };

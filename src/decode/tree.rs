@@ -201,6 +201,26 @@ struct NodeExtra {
     error: Option<String>,
     /// A credential: shown only with `--show-secrets` (see `crate::decode::secrets`).
     secret: bool,
+    /// A records field whose batches are walked when drawn.
+    deferred: Option<DeferredRecords>,
+}
+
+/// A records field left unwalked by the tree's decode
+/// ([`crate::decode::DecodeOptions::defer_records_over`]): what walking it a
+/// batch at a time when it is drawn needs, and where its warnings and damage
+/// go among the frame's (they are the frame's as if it had been walked then).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeferredRecords {
+    /// The records' bytes in the frame.
+    pub range: (usize, usize),
+    /// The topic they belong to, as the decoder knew it there.
+    pub topic: Option<String>,
+    /// A batch cut short is damage (a request's records).
+    pub cut_is_damage: bool,
+    /// Where the walk's warnings go in [`Frame::warnings`].
+    pub warnings_at: usize,
+    /// Where its damage goes in [`Frame::record_damage`].
+    pub damage_at: usize,
 }
 
 impl Node {
@@ -245,6 +265,15 @@ impl Node {
 
     pub fn set_secret(&mut self) {
         self.extra.get_or_insert_with(Default::default).secret = true;
+    }
+
+    /// A records field whose batches are walked when it is drawn.
+    pub fn deferred_records(&self) -> Option<&DeferredRecords> {
+        self.extra.as_ref()?.deferred.as_ref()
+    }
+
+    pub fn set_deferred_records(&mut self, d: DeferredRecords) {
+        self.extra.get_or_insert_with(Default::default).deferred = Some(d);
     }
 
     /// The schema field name, when the display name differs (header fields).

@@ -36,7 +36,8 @@ pub fn decode_message(
     plan: &StructPlan,
     values: &mut Values,
 ) -> Decoded {
-    let (slot, _, end, res) = decode_onto::<false>(frame, start, (plan, None), values, None);
+    let (slot, _, end, res) =
+        decode_onto::<false>(frame, start, (plan, None), values, None, usize::MAX);
     (slot, end, res)
 }
 
@@ -51,7 +52,23 @@ pub fn decode_annotated(
     values: &mut Values,
     budget: &Budget,
 ) -> Decoded {
-    let (slot, _, end, res) = decode_onto::<true>(frame, start, (plan, None), values, Some(budget));
+    decode_annotated_deferring(frame, start, plan, values, budget, usize::MAX)
+}
+
+/// [`decode_annotated`], leaving records fields of more than `defer_over`
+/// bytes unwalked: their slot holds their bytes and no batches, which the
+/// view that draws them walks a batch at a time
+/// ([`crate::decode::DecodeOptions::defer_records_over`]).
+pub fn decode_annotated_deferring(
+    frame: &[u8],
+    start: usize,
+    plan: &StructPlan,
+    values: &mut Values,
+    budget: &Budget,
+    defer_over: usize,
+) -> Decoded {
+    let (slot, _, end, res) =
+        decode_onto::<true>(frame, start, (plan, None), values, Some(budget), defer_over);
     (slot, end, res)
 }
 
@@ -71,8 +88,8 @@ pub fn decode_header_and_body(
     budget: &Budget,
 ) -> (usize, Res) {
     let (header, body, end, res) = match annotated {
-        true => decode_onto::<true>(frame, start, plans, values, Some(budget)),
-        false => decode_onto::<false>(frame, start, plans, values, Some(budget)),
+        true => decode_onto::<true>(frame, start, plans, values, Some(budget), usize::MAX),
+        false => decode_onto::<false>(frame, start, plans, values, Some(budget), usize::MAX),
     };
     (values.header, values.body) = (Some(header), body);
     (end, res)
@@ -87,6 +104,7 @@ fn decode_onto<const ANNOTATED: bool>(
     plans: (&StructPlan, Option<&StructPlan>),
     values: &mut Values,
     budget: Option<&Budget>,
+    defer_over: usize,
 ) -> (u32, Option<u32>, usize, Res) {
     let mut r = Reader::new(frame);
     r.seek(start);
@@ -98,6 +116,7 @@ fn decode_onto<const ANNOTATED: bool>(
         budget,
         record_damage: &mut values.record_damage,
         cut_is_damage: plans.1.unwrap_or(plans.0).cut_batches_are_damage,
+        defer_over,
         error: None,
         stopped: None,
     };
@@ -146,6 +165,9 @@ struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     record_damage: &'s mut Vec<DecodeError>,
     /// A batch cut by the end of its records field is damage (a request's body).
     cut_is_damage: bool,
+    /// Annotated tapes: records fields longer than this are left unwalked
+    /// ([`decode_annotated_deferring`]).
+    defer_over: usize,
     /// Why decoding stopped.
     error: Option<DecodeError>,
     /// Annotated tapes: the slot decoding stopped in, and where the bytes shown with the error end ([`Stopped`]).
@@ -258,9 +280,11 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 self.record_damage,
             );
         }
-        if !crate::decode::records::layout::plausible(
-            self.r.buf().get(range.0..range.1).unwrap_or_default(),
-        ) {
+        if range.1 - range.0 > self.defer_over
+            || !crate::decode::records::layout::plausible(
+                self.r.buf().get(range.0..range.1).unwrap_or_default(),
+            )
+        {
             return;
         }
         // The topic is not known here: keys and values may be framed as a plain topic's (replay shows it only for one).

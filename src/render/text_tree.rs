@@ -3,7 +3,8 @@
 
 use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
-use crate::decode::{Frame, Node, Role, Value};
+use crate::decode::records::deferred::{for_each_item, Found};
+use crate::decode::{DeferredRecords, Frame, Node, Role, Value};
 use crate::text::copy::push_bytes;
 use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
 use std::io::{self, Write};
@@ -423,7 +424,7 @@ impl Walk<'_, '_> {
 /// The whole tree as text, one line per node.
 pub fn render_tree(root: &Node, opts: TreeOptions) -> String {
     let mut out = Vec::new();
-    let _ = write_tree_to(&mut out, &mut std::io::sink(), root, opts, NO_SPILL);
+    let _ = write_tree_to(&mut out, &mut std::io::sink(), root, opts, (NO_SPILL, None));
     into_string(out)
 }
 
@@ -439,46 +440,107 @@ fn write_tree_to(
     w: &mut impl Write,
     root: &Node,
     opts: TreeOptions,
-    spill: usize,
+    (spill, drawer): (usize, Option<&mut Drawer>),
 ) -> io::Result<()> {
     push_line(buf, root, opts, false);
     buf.push(b'\n');
     // Room for the rails of a deep tree: growing it was a reallocation a level.
     let mut prefix = Vec::with_capacity(128);
+    let mut to = Out {
+        buf,
+        w,
+        spill,
+        drawer,
+    };
+    let inner = root.role == Role::Decompressed;
     match opts.color {
-        true => tree_children::<true>(buf, (w, spill), root, &mut prefix, false, opts),
-        false => tree_children::<false>(buf, (w, spill), root, &mut prefix, false, opts),
+        true => tree_children::<true, _>(&mut to, &root.children, true, &mut prefix, inner, opts),
+        false => tree_children::<false, _>(&mut to, &root.children, true, &mut prefix, inner, opts),
     }
 }
 
-fn tree_children<const COLOR: bool>(
-    buf: &mut Vec<u8>,
-    (w, spill): (&mut impl Write, usize),
-    node: &Node,
+/// Where a tree's lines go: a buffer written out to `w` whenever it holds
+/// `spill` bytes, and what draws deferred records fields, when there are any.
+struct Out<'o, 'd, W: Write> {
+    buf: &'o mut Vec<u8>,
+    w: &'o mut W,
+    spill: usize,
+    drawer: Option<&'o mut Drawer<'d>>,
+}
+
+/// Draws the records fields a frame's decode left for drawing
+/// ([`crate::decode::DecodeOptions::defer_records_over`]), a batch at a
+/// time, and keeps what their walks found for the frame's lists.
+struct Drawer<'d> {
+    cat: &'d crate::schema::Catalogue,
+    budget: &'d crate::budget::Budget,
+    frame: bytes::Bytes,
+    found: Vec<(DeferredRecords, Found)>,
+}
+
+/// `nodes` (children of one node; the last of them its last child when
+/// `ends`) with their subtrees; `inner`: they are in decompressed data.
+fn tree_children<const COLOR: bool, W: Write>(
+    to: &mut Out<'_, '_, W>,
+    nodes: &[Node],
+    ends: bool,
     prefix: &mut Vec<u8>,
-    decompressed: bool,
+    inner: bool,
     opts: TreeOptions,
 ) -> io::Result<()> {
-    let n = node.children.len();
-    let inner = decompressed || node.role == Role::Decompressed;
-    for (i, c) in node.children.iter().enumerate() {
-        let line_start = buf.len();
-        push_bytes(buf, prefix);
-        buf.extend_from_slice(b"+-- ");
-        push_line_in::<COLOR>(buf, c, opts, inner, line_start);
-        buf.push(b'\n');
-        if buf.len() >= spill {
-            w.write_all(buf)?;
-            buf.clear();
+    let n = nodes.len();
+    for (i, c) in nodes.iter().enumerate() {
+        let last = ends && i + 1 == n;
+        let line_start = to.buf.len();
+        push_bytes(to.buf, prefix);
+        to.buf.extend_from_slice(b"+-- ");
+        push_line_in::<COLOR>(to.buf, c, opts, inner, line_start);
+        to.buf.push(b'\n');
+        if to.buf.len() >= to.spill {
+            to.w.write_all(to.buf)?;
+            to.buf.clear();
         }
-        if !c.children.is_empty() {
+        let deferred = c.deferred_records().filter(|_| to.drawer.is_some());
+        if !c.children.is_empty() || deferred.is_some() {
             let at = prefix.len();
-            prefix.extend_from_slice(if i + 1 == n { b"    " } else { b"|   " });
-            tree_children::<COLOR>(buf, (&mut *w, spill), c, prefix, inner, opts)?;
+            prefix.extend_from_slice(if last { b"    " } else { b"|   " });
+            let inner = inner || c.role == Role::Decompressed;
+            tree_children::<COLOR, W>(to, &c.children, deferred.is_none(), prefix, inner, opts)?;
+            if let Some(d) = deferred {
+                deferred_children::<COLOR, W>(to, d, prefix, inner, opts)?;
+            }
             prefix.truncate(at);
         }
     }
     Ok(())
+}
+
+/// A deferred records field's batches, walked and drawn one at a time; each
+/// is drawn when the next is walked, so that the last is drawn as the last.
+fn deferred_children<const COLOR: bool, W: Write>(
+    to: &mut Out<'_, '_, W>,
+    d: &DeferredRecords,
+    prefix: &mut Vec<u8>,
+    inner: bool,
+    opts: TreeOptions,
+) -> io::Result<()> {
+    let Some(drawer) = to.drawer.take() else {
+        return Ok(());
+    };
+    let mut held: Vec<Node> = Vec::new();
+    let walked = for_each_item(drawer.cat, &drawer.frame, d, drawer.budget, |nodes| {
+        tree_children::<COLOR, W>(to, &held, false, prefix, inner, opts)?;
+        held.clear();
+        held.extend_from_slice(nodes);
+        Ok::<(), io::Error>(())
+    });
+    let drawn = walked.and_then(|found| {
+        tree_children::<COLOR, W>(to, &held, true, prefix, inner, opts)?;
+        drawer.found.push((d.clone(), found));
+        Ok(())
+    });
+    to.drawer = Some(drawer);
+    drawn
 }
 
 /// A frame as text: the tree, then its error and warnings.
@@ -491,14 +553,44 @@ pub fn render_frame(frame: &Frame, opts: TreeOptions) -> String {
 /// [`render_frame`] written to `w`, in large writes.
 pub fn write_frame(w: &mut impl Write, frame: &Frame, opts: TreeOptions) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
-    write_tree_to(&mut buf, w, &frame.root, opts, SPILL)?;
+    write_tree_to(&mut buf, w, &frame.root, opts, (SPILL, None))?;
+    push_findings_fitted(frame, opts, &mut buf);
+    w.write_all(&buf)
+}
+
+/// [`write_frame`] for a frame whose decode left records fields for drawing
+/// ([`crate::decode::DecodeOptions::defer_records_over`]): each is walked a
+/// batch at a time as it is drawn, with `cat` and within `budget`, and what
+/// the walks found joins the frame's warnings and record damage where the
+/// decode would have put them, before they are written after the tree.
+pub fn write_frame_drawing(
+    w: &mut impl Write,
+    frame: &mut Frame,
+    opts: TreeOptions,
+    (cat, budget): (&crate::schema::Catalogue, &crate::budget::Budget),
+) -> io::Result<()> {
+    let mut drawer = Drawer {
+        cat,
+        budget,
+        frame: frame.bytes.clone(),
+        found: Vec::new(),
+    };
+    let mut buf = Vec::with_capacity(SPILL + 4096);
+    write_tree_to(&mut buf, w, &frame.root, opts, (SPILL, Some(&mut drawer)))?;
+    // Later fields' places first, so that earlier places still hold.
+    for (d, found) in drawer.found.into_iter().rev() {
+        let at = d.warnings_at.min(frame.warnings.len());
+        frame.warnings.splice(at..at, found.warnings);
+        let at = d.damage_at.min(frame.record_damage.len());
+        frame.record_damage.splice(at..at, found.damage);
+    }
     push_findings_fitted(frame, opts, &mut buf);
     w.write_all(&buf)
 }
 
 /// [`render_frame`] appended to a byte buffer (no copy through another).
 pub fn push_frame(out: &mut Vec<u8>, frame: &Frame, opts: TreeOptions) {
-    let _ = write_tree_to(out, &mut io::sink(), &frame.root, opts, NO_SPILL);
+    let _ = write_tree_to(out, &mut io::sink(), &frame.root, opts, (NO_SPILL, None));
     push_findings_fitted(frame, opts, out);
 }
 
@@ -662,7 +754,14 @@ mod tests {
         assert_eq!(lines[6000], "    +-- value int32 = 2999 [0x2edc, 4B]");
         // Written through a writer in spills, the same bytes.
         let (mut buf, mut written) = (Vec::new(), Vec::new());
-        write_tree_to(&mut buf, &mut written, &root, TreeOptions::default(), SPILL).unwrap();
+        write_tree_to(
+            &mut buf,
+            &mut written,
+            &root,
+            TreeOptions::default(),
+            (SPILL, None),
+        )
+        .unwrap();
         written.extend_from_slice(&buf);
         assert_eq!(String::from_utf8(written).unwrap(), text);
     }

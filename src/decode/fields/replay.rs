@@ -8,6 +8,7 @@
 use super::*;
 use crate::decode::reader::Uvarint;
 use crate::decode::tape::{Slot, SlotKind, Stopped, Val, Values};
+use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
 use crate::schema::plan::StructPlan;
 use std::cell::Cell;
@@ -29,8 +30,15 @@ impl FieldDecoder<'_, '_> {
             self.frame.get(..self.r.end()).unwrap_or_default(),
         );
         let (end, res) = with_tape(room, |tape| {
-            let (slot, end, res) =
-                values::decode_annotated(frame, start, plan, tape, &self.ctx.budget);
+            let defer_over = self.ctx.defer_records_over.unwrap_or(usize::MAX);
+            let (slot, end, res) = values::decode_annotated_deferring(
+                frame,
+                start,
+                plan,
+                tape,
+                &self.ctx.budget,
+                defer_over,
+            );
             self.replay_struct(tape, slot, fields, out);
             (end, res)
         });
@@ -99,6 +107,14 @@ impl FieldDecoder<'_, '_> {
                     }
                     self.warnings.append(&mut bd.warnings);
                     self.record_damage.append(&mut bd.damage);
+                } else if let Some(range) = self.deferred_range(f, slot) {
+                    node.set_deferred_records(DeferredRecords {
+                        range,
+                        topic: self.ctx.topic.clone(),
+                        cut_is_damage: self.region == Region::RequestBody,
+                        warnings_at: self.warnings.len(),
+                        damage_at: self.record_damage.len(),
+                    });
                 } else {
                     self.after_primitive(f, *p, node);
                 }
@@ -131,6 +147,23 @@ impl FieldDecoder<'_, '_> {
             }
         }
         show_stop(tape, i, node);
+    }
+
+    /// The bytes of a records field that the annotated walk left unwalked
+    /// for its view to walk when drawn: over the context's threshold, and
+    /// batches to look at ([`values::decode_annotated_deferring`] decides alike).
+    fn deferred_range(&self, f: &FieldSpec, slot: &Slot) -> Option<(usize, usize)> {
+        let over = self.ctx.defer_records_over?;
+        let Val::Bytes(span) = slot.value else {
+            return None;
+        };
+        let range = (span.at as usize, (span.at + span.len) as usize);
+        (f.name != "UnalignedRecords"
+            && range.1 - range.0 > over
+            && crate::decode::records::layout::plausible(
+                self.frame.get(range.0..range.1).unwrap_or_default(),
+            ))
+        .then_some(range)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod compression;
+pub mod deferred;
 mod findings;
 pub mod layout;
 pub mod order;

@@ -308,6 +308,20 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         }
     }
 
+    /// Where the top-level batch or message at `pos` ends when [`Self::stream`]
+    /// walks it whole and goes on after it; `None` when the stream ends
+    /// there (bytes that are not a batch, a batch cut short), so that walking
+    /// `pos..end` alone gives what the whole stream's walk gives from `pos`.
+    pub(crate) fn whole_item_end(buf: &[u8], pos: usize, end: usize) -> Option<usize> {
+        let remaining = end.checked_sub(pos).filter(|r| *r > 16)?;
+        let b = buf.get(pos + 8..pos + 12)?;
+        let declared = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        let total = 12 + usize::try_from(declared).ok()?;
+        let magic = *buf.get(pos + 16)?;
+        (magic <= 2 && total >= 12 + minimum_size(magic) && total <= remaining)
+            .then_some(pos + total)
+    }
+
     /// `len` bytes at `pos` that are not a batch, or that a budget left undecoded (the kind says which).
     fn invalid(&mut self, kind: ErrorKind, pos: usize, len: usize, expected: String) {
         let slot = self.push(
