@@ -25,6 +25,12 @@ fn main() {
     ] {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
+    // The 22 MB Fetch response of 400,000 records once in a capture.
+    let mut big =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("fetch-400k.pcap")).unwrap());
+    let fetch_400k = inputs::fetch_small_records(400_000);
+    inputs::write_mixed_pcap(&mut big, 1, &produce, &fetch_400k, &heartbeats).unwrap();
+    big.flush().unwrap();
     let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("mixed.pcap")).unwrap());
     let (written, frames) =
         inputs::write_mixed_pcap(&mut f, pcap_mb, &produce, &fetch, &heartbeats).unwrap();

@@ -232,3 +232,118 @@ fn records_drawn_a_batch_at_a_time_draw_what_the_whole_tree_draws() {
         }
     }
 }
+
+/// Peak resident set of `kwire ARGS` in KiB, and its standard output.
+fn peak_kib(args: &[&str]) -> (u64, Vec<u8>) {
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .env("COLUMNS", "120")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("/usr/bin/time (Debian package time) runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kib = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {stderr}"));
+    (kib, out.stdout)
+}
+
+/// A Fetch v4 response of 100,000 small records in batches of 100 (5.5 MB):
+/// `kwire decode` and `kwire capture` draw its tree as the whole tree is
+/// drawn, in a fraction of the whole tree's memory (about 270 MB).
+#[test]
+fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
+    assert!(
+        std::path::Path::new("/usr/bin/time").exists(),
+        "/usr/bin/time is missing (apt-get install time); the peak cannot be measured"
+    );
+    let cat = Catalogue::builtin();
+    let records: Vec<u8> = (0..1000)
+        .flat_map(|b| {
+            let recs: Vec<_> = (0..100)
+                .map(|i| {
+                    rec(
+                        Some(format!("key-{i}").as_bytes()),
+                        Some(&[b'v'; 40]),
+                        &[],
+                        i,
+                    )
+                })
+                .collect();
+            batch(b * 100, 0, &recs)
+        })
+        .collect();
+    let response = fetch_v4(cat, "orders", &records);
+    assert!(response.len() > 5 << 20);
+    // The whole tree, as the library draws it without deferring.
+    let opts = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(1),
+        api_version: Some(4),
+        ..Default::default()
+    };
+    let frame = decode_frame(cat, Bytes::copy_from_slice(&response), 0, &opts);
+    let mut whole = Vec::new();
+    let fitted = TreeOptions {
+        width: Some(120),
+        ..TreeOptions::default()
+    };
+    write_frame(&mut whole, &frame, fitted).unwrap();
+    drop(frame);
+    let dir = std::env::temp_dir().join(format!("kwire-deferred-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("fetch.bin");
+    std::fs::write(&bin, &response).unwrap();
+    let (peak, out) = peak_kib(&[
+        "decode",
+        "--binary",
+        bin.to_str().unwrap(),
+        "--response",
+        "--api",
+        "Fetch",
+        "--version",
+        "4",
+    ]);
+    assert!(out == whole, "kwire decode drew another tree");
+    assert!(peak < 80 << 10, "kwire decode peaked at {peak} KiB");
+    // In a capture, after its request.
+    use common::pcap_writer::{conversation, pcap, Link};
+    let request = kwire::encode::example::example_frame(
+        cat,
+        &kwire::encode::FrameSpec {
+            direction: Direction::Request,
+            api_key: 1,
+            version: 4,
+            release: None,
+        },
+    )
+    .unwrap();
+    let mut response = response;
+    response[4..8].copy_from_slice(&request[8..12]);
+    let file = dir.join("fetch.pcap");
+    std::fs::write(
+        &file,
+        pcap(
+            Link::EthernetV4,
+            &conversation(&[(true, request), (false, response)], 1400),
+        ),
+    )
+    .unwrap();
+    let (peak, out) = peak_kib(&["capture", file.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8(out).unwrap();
+    let tree = text
+        .split_once("\n# frame 1 ")
+        .and_then(|(_, rest)| rest.split_once('\n'))
+        .map(|(_, tree)| tree)
+        .expect("the response's frame");
+    assert!(
+        tree.as_bytes() == whole.as_slice(),
+        "kwire capture drew another tree"
+    );
+    assert!(peak < 80 << 10, "kwire capture peaked at {peak} KiB");
+}

@@ -2,7 +2,7 @@
 
 use super::exit;
 use super::frame_args::{Format, OutputArgs};
-use super::frames_out::write_frames;
+use super::frames_out::{tree_options, write_frames};
 use clap::Args;
 use kwire::analysis::captured::decode_captured;
 use kwire::analysis::in_order::{decoding_workers, InOrder};
@@ -16,6 +16,7 @@ use kwire::capture::tls::TlsNote;
 use kwire::capture::{
     for_each_captured, CaptureOptions, Captured, CapturedFrame, CutBodies, Skipped,
 };
+use kwire::decode::frame::DEFER_RECORDS_OVER;
 use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::render::digits::{push_socket_addr, push_uint};
@@ -414,7 +415,7 @@ fn run_selected(
     };
     let held = AtomicUsize::new(0);
     let work = |(f, mut opts): (CapturedFrame, DecodeOptions)| {
-        if workers == 0 || held.load(Ordering::Relaxed) >= HELD_OUTPUT {
+        if workers == 0 || held.load(Ordering::Relaxed) >= HELD_OUTPUT || drawn_later(&f, format) {
             // On this thread every frame is decoded in its turn; and so are
             // a worker's while the writing falls behind.
             return Written::InItsTurn(Box::new((f, opts)));
@@ -446,6 +447,16 @@ fn run_selected(
     // A frame decoded and written here, in its turn: streamed, not held.
     let write_here =
         |out: &mut Out<'_>, status: &mut i32, f: &CapturedFrame, opts: DecodeOptions| {
+            if drawn_later(f, format) {
+                return write_drawing(
+                    out,
+                    status,
+                    (cat, release, args.guess),
+                    f,
+                    opts,
+                    &args.output,
+                );
+            }
             let decoded = decode_one(cat, release, f, args.guess, opts, format);
             decoded.findings.report(out, status);
             if format == Format::Tree && f.bytes.len() <= HELD_FRAME {
@@ -832,6 +843,36 @@ fn pass_on(
     }
 }
 
+/// Whether a frame's tree is drawn in its turn, straight to the output, with
+/// its records walked a batch at a time as they are drawn: a large frame's
+/// (`DecodeOptions::defer_records_over`), whose whole tree would not fit in memory.
+fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
+    format == Format::Tree && f.bytes.len() > DEFER_RECORDS_OVER
+}
+
+/// A large frame's tree written as its records are walked and drawn; what
+/// the walks find goes to stderr after it.
+fn write_drawing(
+    out: &mut Out<'_>,
+    status: &mut i32,
+    (cat, release, guess): (&Catalogue, Option<&str>, bool),
+    f: &CapturedFrame,
+    opts: DecodeOptions,
+    output: &OutputArgs,
+) -> std::io::Result<()> {
+    let opts = DecodeOptions {
+        defer_records_over: Some(DEFER_RECORDS_OVER),
+        ..opts
+    };
+    let budget = opts.budget.clone();
+    let mut decoded = decode_one(cat, release, f, guess, opts, Format::Tree);
+    decoded.write_heading(out, f)?;
+    let tree = tree_options(output.full_docs);
+    kwire::render::text_tree::write_frame_drawing(out, &mut decoded.frame, tree, (cat, &budget))?;
+    findings_of(&decoded.frame, f, None).report(out, status);
+    out.flush()
+}
+
 /// Decode a captured frame; record damage, and a JSON frame's note, go to stderr.
 fn decode_one(
     cat: &Catalogue,
@@ -842,6 +883,21 @@ fn decode_one(
     format: Format,
 ) -> Decoded {
     let (frame, note) = decode_captured(cat, release, f, guess, opts);
+    // JSON stays one object per line for scripts; where it came from goes to stderr.
+    let json_note = note
+        .as_deref()
+        .filter(|_| matches!(format, Format::Json | Format::TreeJson));
+    let findings = findings_of(&frame, f, json_note);
+    Decoded {
+        frame,
+        note,
+        findings,
+    }
+}
+
+/// What a decoded frame says on stderr (its record damage, and a note) and
+/// whether it makes the exit status malformed.
+fn findings_of(frame: &Frame, f: &CapturedFrame, note: Option<&str>) -> Findings {
     let mut stderr: Vec<String> = frame
         .record_damage
         .iter()
@@ -853,16 +909,11 @@ fn decode_one(
             )
         })
         .collect();
-    // JSON stays one object per line for scripts; where it came from goes to stderr.
-    if let (true, Some(n)) = (matches!(format, Format::Json | Format::TreeJson), &note) {
+    if let Some(n) = note {
         stderr.push(format!("kwire: frame {}: {n}", f.index));
     }
     let malformed = frame.error.is_some() || !frame.record_damage.is_empty();
-    Decoded {
-        frame,
-        note,
-        findings: Findings { stderr, malformed },
-    }
+    Findings { stderr, malformed }
 }
 
 impl Decoded {

@@ -100,7 +100,7 @@ fn heading(out: &mut impl Write, (i, many): (usize, bool), f: &Frame) -> std::io
     )
 }
 
-fn tree_options(full_docs: bool) -> text_tree::TreeOptions {
+pub fn tree_options(full_docs: bool) -> text_tree::TreeOptions {
     text_tree::TreeOptions {
         full_docs,
         color: super::color::stdout(),
