@@ -23,9 +23,11 @@ pub struct Explanation {
 /// Payload bytes shown in full up to this many; longer ones are cut.
 const SHOWN_BYTES: usize = 16;
 
-/// How a node's bytes are to be read, from its type and its place in the tree.
+/// How a node's bytes are to be read, from its type and its place in the
+/// tree: the one reading of the encoding that `--explain` and the explorer's
+/// details pane both tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reading {
+pub enum Reading {
     Fixed(Primitive),
     Uvarint(Use),
     Varint,
@@ -47,7 +49,7 @@ enum Reading {
 
 /// What an unsigned varint means where it stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Use {
+pub enum Use {
     Plain,
     ArrayLength,
     TagCount,
@@ -58,7 +60,7 @@ enum Use {
 
 /// How to read `node`: encoding details by the kind the decoder gave them
 /// (never by name), values by their type.
-fn reading(node: &Node) -> Option<Reading> {
+pub fn reading(node: &Node) -> Option<Reading> {
     Some(match (node.role, node.kind, node.ty.as_str()) {
         (Role::TaggedSection, ..) => Reading::TaggedSection,
         (Role::TaggedEntry { .. }, ..) => Reading::TaggedEntry,

@@ -3,6 +3,8 @@
 use super::theme::Theme;
 use crate::decode::{Frame, Kind, Node, Role, Value};
 use crate::render::values::value_text;
+use crate::schema::Primitive;
+use crate::teach::explain::{reading, Reading};
 use crate::text::escape::sanitize;
 use ratatui::text::{Line, Span};
 
@@ -156,19 +158,31 @@ fn bytes_hex(raw: &[u8]) -> String {
     }
 }
 
-/// How the node's bytes encode its value: varint groups, length prefixes, widths.
+/// How the node's bytes encode its value: varint groups, length prefixes,
+/// widths, told from the reading `--explain` makes of the node.
 pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
-    let ty = node.ty.as_str();
-    let mut text = match ty {
-        "uvarint" | "varint" | "uvarlong" | "varlong" => Some(varint(ty, raw)),
-        "int8" => Some("1 byte, two's complement".into()),
-        "int16" | "int32" | "int64" => {
+    let fixed = |p| match p {
+        Primitive::Int8 => Some("1 byte, two's complement".into()),
+        Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
             Some(format!("{} bytes, big-endian two's complement", raw.len()))
         }
-        "uint16" | "uint32" => Some(format!("{} bytes, big-endian unsigned", raw.len())),
-        "float64" => Some("8 bytes, IEEE 754 double, big-endian".into()),
-        "bool" => Some("1 byte: 00 false, 01 true".into()),
-        "uuid" => Some("16 bytes, as is (shown hyphenated)".into()),
+        Primitive::Uint16 | Primitive::Uint32 => {
+            Some(format!("{} bytes, big-endian unsigned", raw.len()))
+        }
+        Primitive::Float64 => Some("8 bytes, IEEE 754 double, big-endian".into()),
+        Primitive::Bool => Some("1 byte: 00 false, 01 true".into()),
+        Primitive::Uuid => Some("16 bytes, as is (shown hyphenated)".into()),
+        Primitive::String | Primitive::Bytes | Primitive::Records => None,
+    };
+    let mut text = match reading(node) {
+        Some(Reading::Uvarint(_)) => Some(varint(false, raw)),
+        Some(Reading::Varint | Reading::Varlong) => Some(varint(true, raw)),
+        // An empty tagged section is its count alone; a section with fields
+        // shows its count on a node of its own.
+        Some(Reading::TaggedSection) if node.children.is_empty() => Some(varint(false, raw)),
+        Some(Reading::Fixed(p)) => fixed(p),
+        Some(Reading::PresenceInt8) => fixed(Primitive::Int8),
+        Some(Reading::ArrayCount) => fixed(Primitive::Int32),
         // An array's value is its count, its first child the prefix.
         _ if matches!(node.value, Value::Array(_)) => Some(array_prefix(node)),
         _ => length_prefix(node),
@@ -195,8 +209,9 @@ pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
     text
 }
 
-/// A varint's bytes: 7 bits each, least significant group first, high bit = more.
-fn varint(ty: &str, raw: &[u8]) -> String {
+/// A varint's bytes: 7 bits each, least significant group first, high bit =
+/// more; a signed one's value zigzag-encoded.
+fn varint(signed: bool, raw: &[u8]) -> String {
     let groups: Vec<String> = raw
         .iter()
         .map(|b| {
@@ -207,10 +222,10 @@ fn varint(ty: &str, raw: &[u8]) -> String {
             )
         })
         .collect();
-    let zigzag = if ty.starts_with('u') {
-        ""
-    } else {
+    let zigzag = if signed {
         "; zigzag: (u >> 1) ^ -(u & 1)"
+    } else {
+        ""
     };
     format!(
         "varint, 7 bits a byte, low group first: {}{zigzag}",
