@@ -766,3 +766,49 @@ fn damaged_scram_records_of_the_metadata_log_are_masked() {
         let _ = std::fs::remove_file(&file);
     }
 }
+
+/// A Produce of more than 1 MiB to `__cluster_metadata`, its SCRAM records
+/// drawn a batch at a time by `kwire decode`'s text tree
+/// (`DecodeOptions::defer_records_over`): every credential masked, as in the
+/// whole tree.
+#[test]
+fn scram_records_drawn_a_batch_at_a_time_are_masked() {
+    use common::batches::{batch, produce, Rec};
+    let cat = kwire::schema::Catalogue::builtin();
+    let rec = || Rec {
+        key: None,
+        value: Some(scram_record()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    let records: Vec<u8> = (0..200)
+        .flat_map(|b| batch(b * 100, (b % 2) as i16, &vec![rec(); 100]))
+        .collect();
+    let bytes = produce(cat, "__cluster_metadata", &records);
+    assert!(
+        bytes.len() > 1 << 20,
+        "{} bytes: not over the threshold",
+        bytes.len()
+    );
+    let file = std::env::temp_dir().join(format!("kwire-secrets-large-{}.bin", std::process::id()));
+    std::fs::write(&file, &bytes).unwrap();
+    let path = file.to_str().unwrap();
+    let (status, out) = run(&["decode", "--binary", "--wide", path]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(
+        status,
+        Some(0),
+        "{}",
+        out.lines()
+            .filter(|l| l.starts_with("kwire:"))
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(leaked(&out).is_empty(), "{:?}", leaked(&out));
+    let masked = out
+        .lines()
+        .filter(|l| l.contains("StoredKey bytes = \"<redacted, 44 bytes>\""))
+        .count();
+    assert_eq!(masked, 200 * 100, "every record's key masked");
+}

@@ -3,7 +3,8 @@
 //! view that draws it walks each top-level batch or message onto a small
 //! tape of its own, builds its nodes, hands them on and drops them. What the
 //! walk finds (warnings, damage) is what walking the whole field with the
-//! frame finds, in the same order.
+//! frame finds, in the same order; credentials among them are masked as
+//! the frame's decode masks them.
 
 use super::tape::Walk;
 use super::BatchDecoder;
@@ -23,8 +24,11 @@ pub struct Found {
 
 /// Each top-level batch or message of `d` in `frame`, as the nodes the
 /// frame's tree would hold under its records node, handed to `each` in
-/// order; stops at `each`'s first error. Decompression and the nodes made
-/// from it draw on `budget` as the frame's decode would.
+/// order; stops at `each`'s first error. Decompression draws on `budget` as
+/// the frame's decode would; what a batch's decompressed data and nodes hold
+/// is given back when they are dropped, so a field whose whole tree would
+/// spend the budget for what is held at once (`--max-expanded`) is shown
+/// whole, a batch at a time.
 pub fn for_each_item<E>(
     cat: &Catalogue,
     frame: &Bytes,
@@ -43,6 +47,7 @@ pub fn for_each_item<E>(
     let (mut pos, end, mut index) = (d.range.0, d.range.1, 0);
     while pos < end {
         let item_end = Walk::<true>::whole_item_end(frame, pos, end).unwrap_or(end);
+        let held = budget.expanded();
         tape.slots.clear();
         tape.buffers.clear();
         tape.findings.clear();
@@ -67,8 +72,15 @@ pub fn for_each_item<E>(
         .stream(frame, (pos, item_end));
         close_slot(&mut tape.slots, root, item_end);
         bd.replay_stream(&tape, root as u32, &mut nodes);
+        // Credentials in records (a metadata log's SCRAM records) are masked as
+        // the frame's own decode masks them, in a copy of the bytes they show.
+        if crate::decode::secrets::hiding() {
+            crate::decode::secrets::redact_tree(&mut nodes, &mut frame.clone());
+        }
         each(&nodes)?;
         nodes.clear();
+        // Its decompressed data and nodes are dropped: what they held goes back.
+        budget.release(budget.expanded().saturating_sub(held));
         (pos, index) = (item_end, index + 1);
     }
     Ok(Found {
