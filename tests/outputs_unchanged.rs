@@ -198,16 +198,17 @@ fn every_output_is_the_bytes_it_was() {
         return;
     }
     let old = std::fs::read_to_string(&path).unwrap_or_default();
+    // Each command's line against the same command's line in the list.
+    let was: std::collections::HashMap<&str, &str> = old
+        .lines()
+        .filter_map(|o| Some((o.split_once(" | ")?.1, o)))
+        .collect();
     let changed: Vec<String> = lines
         .iter()
-        .filter(|l| !old.lines().any(|o| o == l.as_str()))
-        .map(|l| {
-            let cmd = l.split(" | ").nth(1).unwrap_or_default();
-            let was = old
-                .lines()
-                .find(|o| o.ends_with(&format!(" | {cmd}")))
-                .unwrap_or("(not in the list)");
-            format!("  now {l}\n  was {was}")
+        .filter_map(|l| {
+            let cmd = l.split_once(" | ").map_or("", |(_, c)| c);
+            let before = was.get(cmd).copied().unwrap_or("(not in the list)");
+            (before != l).then(|| format!("  now {l}\n  was {before}"))
         })
         .collect();
     assert!(

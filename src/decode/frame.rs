@@ -831,6 +831,11 @@ fn decode_body(
         &mut node.children,
     );
     let end = d.r.pos();
+    if opts.defer_records_over.is_some() {
+        // Records left for drawing count their places from the frame's lists.
+        let bases = (frame.warnings.len(), frame.record_damage.len());
+        super::tree::shift_deferred(node, bases);
+    }
     frame.warnings.append(&mut d.warnings);
     frame.record_damage.append(&mut d.record_damage);
     if res.is_ok() && end < bytes.len() {

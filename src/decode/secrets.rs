@@ -118,13 +118,23 @@ pub fn redact(frame: &mut Frame) -> usize {
     };
     let rest = (at, frame.bytes.len() - at);
     frame.bytes = masked(&frame.bytes, &[rest]);
-    apply(&mut frame.root, &frame.bytes.clone(), &[rest]);
+    apply(&mut frame.root, (&frame.bytes.clone(), 0), &[rest]);
     found + 1
 }
 
 /// [`redact`] for nodes whose offsets index `bytes` (a log segment's batches).
 pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
-    let ranges = secret_ranges(nodes);
+    redact_tree_at(nodes, bytes, 0)
+}
+
+/// [`redact_tree`] for nodes whose offsets index a buffer of which `bytes`
+/// holds the part from `base` on: one batch of a large frame's records,
+/// masked without copying the rest of the frame.
+pub fn redact_tree_at(nodes: &mut [Node], bytes: &mut Bytes, base: usize) -> usize {
+    let ranges: Vec<(usize, usize)> = secret_ranges(nodes)
+        .into_iter()
+        .filter_map(|(at, len)| Some((at.checked_sub(base)?, len)))
+        .collect();
     let inner: usize = nodes.iter().map(count_decompressed_secrets).sum();
     if ranges.is_empty() && inner == 0 {
         return 0;
@@ -133,7 +143,7 @@ pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
         *bytes = masked(bytes, &ranges);
     }
     for n in nodes.iter_mut() {
-        apply(n, bytes, &ranges);
+        apply(n, (bytes, base), &ranges);
     }
     ranges.len() + inner
 }
@@ -210,25 +220,27 @@ fn value_len(value: &Value) -> Option<usize> {
     }
 }
 
-fn overlaps(node: &Node, ranges: &[(usize, usize)]) -> bool {
+fn overlaps(node: &Node, base: usize, ranges: &[(usize, usize)]) -> bool {
     ranges
         .iter()
-        .any(|&(at, len)| node.offset < at + len && at < node.offset + node.len)
+        .any(|&(at, len)| node.offset < base + at + len && base + at < node.offset + node.len)
 }
 
 /// Secret nodes show `<redacted, N bytes>`; values that hold their bytes are
-/// re-taken from the masked buffer `bytes`.
-fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
+/// re-taken from the masked buffer `bytes`, which holds the buffer the
+/// offsets index from `base` on (`ranges` are in `bytes`).
+fn apply(node: &mut Node, (bytes, base): (&Bytes, usize), ranges: &[(usize, usize)]) {
     if node.role == Role::Decompressed {
         redact_decompressed(node);
         return;
     }
     // A node that does not overlap a secret is left as it is, but decompressed data below may still hold secrets of its own.
-    if overlaps(node, ranges) {
+    if overlaps(node, base, ranges) {
         if node.is_secret() {
             let len = ranges
                 .iter()
-                .find(|&&(at, len)| at >= node.offset && at + len <= node.offset + node.len)
+                .map(|&(at, len)| (at + base, len))
+                .find(|&(at, len)| at >= node.offset && at + len <= node.offset + node.len)
                 .map_or(node.len, |r| r.1);
             node.value = Value::Str(Some(format!("<redacted, {len} bytes>").into()));
             node.note = Some("(redacted: --show-secrets shows it)".into());
@@ -236,7 +248,9 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
             return;
         }
         if let Some(value_len) = value_len(&node.value) {
-            let end = (node.offset + node.len).min(bytes.len());
+            let end = (node.offset + node.len)
+                .saturating_sub(base)
+                .min(bytes.len());
             // A string or bytes value is its last bytes (after any length prefix).
             let start = end.saturating_sub(value_len);
             node.value = Value::Bytes(Some(bytes.slice(start..end)));
@@ -246,7 +260,7 @@ fn apply(node: &mut Node, bytes: &Bytes, ranges: &[(usize, usize)]) {
         }
     }
     for c in &mut node.children {
-        apply(c, bytes, ranges);
+        apply(c, (bytes, base), ranges);
     }
 }
 
@@ -262,7 +276,7 @@ fn redact_decompressed(node: &mut Node) {
     let masked = masked(data, &ranges);
     node.value = Value::Bytes(Some(masked.clone()));
     for c in &mut node.children {
-        apply(c, &masked, &ranges);
+        apply(c, (&masked, 0), &ranges);
     }
 }
 

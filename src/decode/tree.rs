@@ -496,6 +496,18 @@ impl Frame {
     }
 }
 
+/// The deferred records fields under `node` placed after `warnings` and
+/// `damage` entries that the frame's lists hold before the decoder's own.
+pub(super) fn shift_deferred(node: &mut Node, (warnings, damage): (usize, usize)) {
+    if let Some(d) = node.extra.as_mut().and_then(|e| e.deferred.as_mut()) {
+        d.warnings_at += warnings;
+        d.damage_at += damage;
+    }
+    for c in &mut node.children {
+        shift_deferred(c, (warnings, damage));
+    }
+}
+
 /// A frame's framing node: its size prefix as read, or (`None`) the `len`
 /// bytes there are where the prefix's 4 are not.
 pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {

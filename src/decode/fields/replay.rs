@@ -107,7 +107,10 @@ impl FieldDecoder<'_, '_> {
                     }
                     self.warnings.append(&mut bd.warnings);
                     self.record_damage.append(&mut bd.damage);
-                } else if let Some(range) = self.deferred_range(f, slot) {
+                } else if let Some(range) = self
+                    .deferred_range(f, slot)
+                    .filter(|_| *p == Primitive::Records)
+                {
                     node.set_deferred_records(DeferredRecords {
                         range,
                         topic: self.ctx.topic.clone(),

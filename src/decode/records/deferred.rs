@@ -3,8 +3,11 @@
 //! view that draws it walks each top-level batch or message onto a small
 //! tape of its own, builds its nodes, hands them on and drops them. What the
 //! walk finds (warnings, damage) is what walking the whole field with the
-//! frame finds, in the same order; credentials among them are masked as
-//! the frame's decode masks them.
+//! frame finds, in the same order, but for the budget of what is held at
+//! once, whose share each batch gives back when drawn; credentials among
+//! them are masked as the frame's decode masks them (the records field's
+//! own line, drawn before its batches are walked, does not say it holds
+//! redacted bytes).
 
 use super::tape::Walk;
 use super::BatchDecoder;
@@ -75,7 +78,8 @@ pub fn for_each_item<E>(
         // Credentials in records (a metadata log's SCRAM records) are masked as
         // the frame's own decode masks them, in a copy of the bytes they show.
         if crate::decode::secrets::hiding() {
-            crate::decode::secrets::redact_tree(&mut nodes, &mut frame.clone());
+            let mut shown = frame.slice(pos..item_end);
+            crate::decode::secrets::redact_tree_at(&mut nodes, &mut shown, pos);
         }
         each(&nodes)?;
         nodes.clear();
