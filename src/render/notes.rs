@@ -207,16 +207,20 @@ pub(crate) mod tests {
         n
     }
 
+    /// Record values a preview is made of: ASCII, long, other text, control
+    /// bytes, nothing, quotes and backslashes.
+    pub(crate) const VALUES: [&[u8]; 6] = [
+        b"order-17",
+        &[b'v'; 60],
+        "caf\u{e9} \u{202e}x".as_bytes(),
+        b"\x01\x02",
+        b"",
+        b"say \"hi\" \\ back",
+    ];
+
     #[test]
     fn a_records_bytes_show_their_preview_and_a_decoders_note_comes_first() {
-        for b in [
-            &b"order-17"[..],
-            &[b'v'; 60],
-            "caf\u{e9} \u{202e}x".as_bytes(),
-            b"\x01\x02",
-            b"",
-            b"say \"hi\" \\ back",
-        ] {
+        for b in VALUES {
             let n = value_node(b);
             let mut pushed = Vec::new();
             let shown = push_note(&mut pushed, &n, "");

@@ -195,7 +195,7 @@ fn push_note_json(out: &mut Vec<u8>, node: &Node) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::notes::tests::value_node;
+    use crate::render::notes::tests::{value_node, VALUES};
 
     #[test]
     fn a_note_written_as_json_is_the_note_as_a_json_string() {
@@ -204,16 +204,11 @@ mod tests {
             n.note = Some("(holds \"redacted\" bytes)".into());
             n
         };
-        let nodes = [
-            &b"order-17"[..],
-            &[b'v'; 60],
-            "caf\u{e9} \u{202e}x".as_bytes(),
-            b"\x01\x02",
-            b"",
-            b"say \"hi\" \\ back",
-            b"a/b<c>",
-        ]
-        .map(value_node);
+        let nodes: Vec<Node> = VALUES
+            .into_iter()
+            .chain([&b"a/b<c>"[..]])
+            .map(value_node)
+            .collect();
         for n in nodes.iter().chain([&noted]) {
             let mut pushed = Vec::new();
             let shown = push_note_json(&mut pushed, n);
