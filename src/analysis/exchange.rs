@@ -15,6 +15,8 @@
 //! [`Observer`] keeps with them) and the names seen (client ids, topics),
 //! never the frames themselves.
 
+use super::expr::compile::Expr;
+use super::expr::fields::{self, MessageTests, Passed};
 use crate::capture::CapturedFrame;
 use crate::decode::fields::TopicIds;
 use crate::decode::tape::{SlotKind, Val, Values};
@@ -30,7 +32,7 @@ use std::sync::Arc;
 
 /// Which facts to read from the frames; what the capture layer knows (times,
 /// sizes, api, connection) is always there.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Needs {
     /// The client id from each request's header.
     pub client_id: bool,
@@ -38,6 +40,8 @@ pub struct Needs {
     pub topics: bool,
     /// The non-zero error codes of each response.
     pub errors: bool,
+    /// The expression whose field tests each frame is put to ([`Tested`]).
+    pub fields: Option<Arc<Expr>>,
 }
 
 impl Needs {
@@ -46,6 +50,7 @@ impl Needs {
             client_id: self.client_id || other.client_id,
             topics: self.topics || other.topics,
             errors: self.errors || other.errors,
+            fields: self.fields.or(other.fields),
         }
     }
 }
@@ -96,6 +101,17 @@ pub struct Exchange<'a> {
     /// The response's non-zero error codes, ascending, each once ([`Needs::errors`]).
     pub errors: &'a [i16],
     pub names: &'a Names,
+    /// The field tests its frames passed ([`Needs::fields`]).
+    pub tested: Tested,
+}
+
+/// The field tests of a filter an exchange's frames passed, a bit per test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tested {
+    pub request: Passed,
+    pub response: Passed,
+    /// The tests a response of the request's API and version could pass.
+    pub response_may: Passed,
 }
 
 impl Exchange<'_> {
@@ -253,6 +269,7 @@ struct Pending<M> {
     broker: SocketAddr,
     client_id: Option<u32>,
     topics: Box<[u32]>,
+    tested: Tested,
     mark: M,
 }
 
@@ -286,10 +303,13 @@ impl<'c, M> Exchanges<'c, M> {
         Exchanges {
             cat,
             release: release.map(str::to_string),
-            needs,
+            needs: needs.clone(),
             pending: HashMap::new(),
             names: Names::default(),
-            facts: FactReader::default(),
+            facts: FactReader {
+                tests: needs.fields.clone(),
+                ..FactReader::default()
+            },
             topics: Vec::new(),
             errors: Vec::new(),
             last_time: f64::NEG_INFINITY,
@@ -392,13 +412,17 @@ impl<'c, M> Exchanges<'c, M> {
         if let Some(api) = api {
             // A request no definition describes does not decode, whether or
             // not its facts are wanted (the exit status says so).
-            let read_anyway = self.needs.client_id || self.needs.topics;
+            let read_anyway =
+                self.needs.client_id || self.needs.topics || self.needs.fields.is_some();
             if !read_anyway && !self.known_request(api) {
                 self.count_undecoded(f.index);
             }
         }
+        let mut tested = Tested::default();
         let client_id = match api {
-            Some((k, v)) if self.needs.client_id || self.needs.topics => {
+            Some((k, v))
+                if self.needs.client_id || self.needs.topics || self.needs.fields.is_some() =>
+            {
                 let want = Wanted {
                     client_id: self.needs.client_id,
                     topics: self.needs.topics,
@@ -418,6 +442,10 @@ impl<'c, M> Exchanges<'c, M> {
                 if !found.decoded {
                     self.count_undecoded(f.index);
                 }
+                tested.request = found.passed;
+                tested.response_may =
+                    self.facts
+                        .response_may(self.cat, self.release.as_deref(), (k, v));
                 found
                     .client_id
                     .map(|c| self.names.intern_client(c.as_deref()))
@@ -439,6 +467,7 @@ impl<'c, M> Exchanges<'c, M> {
             topics: &self.topics,
             errors: &[],
             names: &self.names,
+            tested,
         };
         let mark = obs.request(&ex);
         let pending = Pending {
@@ -449,6 +478,7 @@ impl<'c, M> Exchanges<'c, M> {
             broker: f.to,
             client_id,
             topics: self.topics.as_slice().into(),
+            tested,
             mark,
         };
         match (key, api) {
@@ -476,12 +506,20 @@ impl<'c, M> Exchanges<'c, M> {
         self.errors.clear();
         let Some(p) = paired else {
             self.topics.clear();
+            let api = f.api_key.zip(f.api_version);
+            let mut tested = Tested::default();
+            if let (Some(api), Some(_)) = (api, &self.needs.fields) {
+                let pin = self.release.as_deref();
+                tested.response = self
+                    .facts
+                    .passed(self.cat, pin, f, MessageKind::Response, api);
+            }
             let ex = Exchange {
                 conn: f.conn,
                 client: f.to,
                 broker: f.from,
                 correlation_id: f.correlation_id,
-                api: f.api_key.zip(f.api_version),
+                api,
                 request: None,
                 response: Some(at),
                 outcome: Outcome::Unmatched,
@@ -489,13 +527,15 @@ impl<'c, M> Exchanges<'c, M> {
                 topics: &[],
                 errors: &[],
                 names: &self.names,
+                tested,
             };
             obs.complete(&ex, None);
             return;
         };
         self.topics.clear();
         self.topics.extend_from_slice(&p.topics);
-        if self.needs.errors || self.needs.topics {
+        let mut tested = p.tested;
+        if self.needs.errors || self.needs.topics || self.needs.fields.is_some() {
             let want = Wanted {
                 client_id: false,
                 topics: self.needs.topics,
@@ -515,6 +555,7 @@ impl<'c, M> Exchanges<'c, M> {
             if !found.decoded {
                 self.count_undecoded(f.index);
             }
+            tested.response = found.passed;
         }
         self.topics.sort_unstable();
         self.topics.dedup();
@@ -522,7 +563,7 @@ impl<'c, M> Exchanges<'c, M> {
         self.errors.dedup();
         let latency_us = micros_between(p.request.time, at.time);
         self.complete(
-            p,
+            Pending { tested, ..p },
             f.correlation_id,
             Outcome::Answered { latency_us },
             Some(at),
@@ -558,6 +599,7 @@ impl<'c, M> Exchanges<'c, M> {
             topics,
             errors: &self.errors,
             names: &self.names,
+            tested: p.tested,
         };
         obs.complete(&ex, Some(p.mark));
     }
@@ -601,6 +643,8 @@ pub(crate) struct Found {
     pub client_id: Option<Option<Box<[u8]>>>,
     /// What was read decoded completely.
     pub decoded: bool,
+    /// The field tests it passed ([`FactReader::tests`]).
+    pub passed: Passed,
 }
 
 /// What a struct's fields hold, by declaration index; only fields that hold
@@ -700,6 +744,10 @@ pub(crate) struct FactReader {
     client_decl: HashMap<i16, Option<u32>>,
     /// The facts of a body decoded only to see that it decodes: none.
     no_facts: Arc<StructFacts>,
+    /// A filter's expression whose field tests each frame read is put to.
+    pub tests: Option<Arc<Expr>>,
+    /// Its tests laid over each message read (as `bodies`, bounded by the definitions).
+    laid: HashMap<(bool, i16, i16), Option<Arc<MessageTests>>>,
 }
 
 impl FactReader {
@@ -720,6 +768,7 @@ impl FactReader {
         let mut found = Found {
             client_id: None,
             decoded: true,
+            passed: 0,
         };
         let (key, version) = api;
         let Some(spec) = cat.message(kind, key, version, pin) else {
@@ -731,11 +780,15 @@ impl FactReader {
             true => self.body_facts(cat, pin, request, api, want),
             false => None,
         };
+        let laid = self.laid(cat, pin, kind, api);
+        let tests = self.tests.clone();
+        let test_body = laid.as_ref().is_some_and(|t| t.body.is_some());
+        let test_header = laid.as_ref().is_some_and(|t| t.header.is_some());
         let body_facts = match body_facts {
-            None if want.whole => Some(self.no_facts.clone()),
+            None if want.whole || test_body => Some(self.no_facts.clone()),
             facts => facts,
         };
-        if body_facts.is_none() && !want.client_id {
+        if body_facts.is_none() && !want.client_id && !test_header {
             return found;
         }
         let hv = if request {
@@ -750,6 +803,16 @@ impl FactReader {
         let bytes: &[u8] = &f.bytes;
         self.tape.slots.clear();
         let (head, end, res) = values::decode_message(bytes, 4, &header.plan(hv), &mut self.tape);
+        if let (Some(t), Some(branch)) = (&tests, laid.as_ref().and_then(|l| l.header.as_ref())) {
+            fields::run(
+                &t.fields,
+                branch,
+                &self.tape,
+                bytes,
+                head,
+                &mut found.passed,
+            );
+        }
         if want.client_id {
             let decl = *self.client_decl.entry(hv).or_insert_with(|| {
                 header
@@ -794,9 +857,16 @@ impl FactReader {
                        errors: &mut Vec<i16>| {
             let (slot, stop, res) = values::decode_message(bytes, end, plan, tape);
             walk(tape, bytes, slot, facts, names, topics, errors);
-            res.is_ok() && stop == bytes.len()
+            (res.is_ok() && stop == bytes.len(), slot)
         };
-        found.decoded = body_ok(
+        let body_tests =
+            |tape: &Values, slot: u32, laid: Option<&MessageTests>, passed: &mut Passed| {
+                if let (Some(t), Some(branch)) = (&tests, laid.and_then(|l| l.body.as_ref())) {
+                    fields::run(&t.fields, branch, tape, bytes, slot, passed);
+                }
+            };
+        let body_slot;
+        (found.decoded, body_slot) = body_ok(
             &mut self.tape,
             &spec.plan(version),
             &facts,
@@ -804,6 +874,8 @@ impl FactReader {
             topics,
             errors,
         );
+        let mut passed = found.passed;
+        body_tests(&self.tape, body_slot, laid.as_deref(), &mut passed);
         if !found.decoded && !request && key == API_VERSIONS_KEY && version > 0 {
             // A broker that does not support the requested ApiVersions version
             // answers with a v0 body (as the decoder does, `decode::frame`).
@@ -815,10 +887,14 @@ impl FactReader {
                 let header_end = retry.slots.get(head as usize).map_or(0, |h| h.end as usize);
                 retry.slots.truncate(header_end);
                 let (t, e) = (topics.len(), errors.len());
-                if body_ok(&mut retry, &v0.plan(0), &facts0, names, topics, errors) {
+                let (ok, slot) = body_ok(&mut retry, &v0.plan(0), &facts0, names, topics, errors);
+                if ok {
                     topics.drain(marks.0..t);
                     errors.drain(marks.1..e);
                     found.decoded = true;
+                    let laid0 = self.laid(cat, pin, kind, (key, 0));
+                    passed = found.passed;
+                    body_tests(&retry, slot, laid0.as_deref(), &mut passed);
                 } else {
                     topics.truncate(t);
                     errors.truncate(e);
@@ -826,7 +902,80 @@ impl FactReader {
                 self.tape = retry;
             }
         }
+        found.passed = passed;
         found
+    }
+
+    /// The filter's tests laid over a message (none without tests, or
+    /// when no definition describes it).
+    fn laid(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        kind: MessageKind,
+        (key, version): (i16, i16),
+    ) -> Option<Arc<MessageTests>> {
+        let tests = self.tests.as_ref()?;
+        let k = (kind == MessageKind::Request, key, version);
+        if let Some(l) = self.laid.get(&k) {
+            return l.clone();
+        }
+        let spec = cat.message(kind, key, version, pin)?;
+        let hv = if kind == MessageKind::Request {
+            request_header_version(spec, version)
+        } else {
+            response_header_version(spec, version)
+        };
+        let laid = cat.header(kind, hv).map(|header| {
+            Arc::new(MessageTests::new(
+                &tests.fields,
+                &header.plan(hv),
+                &spec.plan(version),
+            ))
+        });
+        self.laid.insert(k, laid.clone());
+        laid
+    }
+
+    /// The field tests frame `f` passes, no other fact read.
+    pub(crate) fn passed(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        f: &CapturedFrame,
+        kind: MessageKind,
+        api: (i16, i16),
+    ) -> Passed {
+        let nothing = Wanted {
+            client_id: false,
+            topics: false,
+            errors: false,
+            whole: false,
+        };
+        // Nothing asked lands in these: they stay empty.
+        let mut names = Names::default();
+        let found = self.read(
+            cat,
+            pin,
+            f,
+            kind,
+            api,
+            nothing,
+            &mut names,
+            (&mut Vec::new(), &mut Vec::new()),
+        );
+        found.passed
+    }
+
+    /// The field tests a response of this API and version could pass.
+    pub(crate) fn response_may(
+        &mut self,
+        cat: &Catalogue,
+        pin: Option<&str>,
+        api: (i16, i16),
+    ) -> Passed {
+        self.laid(cat, pin, MessageKind::Response, api)
+            .map_or(0, |l| l.may)
     }
 
     fn body_facts(
@@ -1127,4 +1276,36 @@ pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
         skips,
         skipped_bytes,
     })
+}
+
+/// Puts frames to a filter's field tests one at a time, outside a reading of
+/// exchanges (the explorer's rows, decoded from its spool when filtered).
+pub struct FieldTester {
+    facts: FactReader,
+}
+
+impl FieldTester {
+    /// A tester of an expression's field tests (a filter's [`Needs::fields`]);
+    /// `None` when it tests no field.
+    pub fn new(tests: Option<Arc<Expr>>) -> Option<FieldTester> {
+        let tests = tests?;
+        Some(FieldTester {
+            facts: FactReader {
+                tests: Some(tests),
+                ..FactReader::default()
+            },
+        })
+    }
+
+    /// The field tests frame `f` passes (none when its API is not known).
+    pub fn passed(&mut self, cat: &Catalogue, pin: Option<&str>, f: &CapturedFrame) -> Passed {
+        let Some(api) = f.api_key.zip(f.api_version) else {
+            return 0;
+        };
+        let kind = match f.direction {
+            Direction::Request => MessageKind::Request,
+            Direction::Response => MessageKind::Response,
+        };
+        self.facts.passed(cat, pin, f, kind, api)
+    }
 }

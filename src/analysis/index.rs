@@ -328,67 +328,104 @@ pub fn index_capture(
 /// Whether `filter` selects row `i` (`row` gives each row by number): it
 /// decides on the row's exchange (the request and its response, joined by
 /// [`IndexedFrame::pair`]), as [`super::filter`] says for `capture`;
-/// `topics` is the table the rows' topics index.
+/// `topics` is the table the rows' topics index, `passed` the field tests a
+/// row's frame passes (by row number; asked only when the filter tests fields).
+/// A request without its response is decided as it stands: the explorer
+/// decides again when rows come.
 pub fn selects<'r>(
     filter: &super::filter::Filter,
     row: impl Fn(usize) -> Option<&'r IndexedFrame>,
     i: usize,
-    topics: &[Topic],
+    topics: &'r [Topic],
+    passed: &dyn Fn(usize) -> super::expr::fields::Passed,
 ) -> bool {
-    use super::filter::ErrorWanted;
-    use super::listing::Summary;
     let Some(this) = row(i) else { return false };
-    let other = this.pair.and_then(row);
-    let row = this;
-    let (request, response) = match row.frame.direction {
-        Direction::Request => (Some(row), other),
-        Direction::Response => (other, Some(row)),
+    let other = this.pair.and_then(|j| row(j).map(|r| (j, r)));
+    let (request, response) = match this.frame.direction {
+        Direction::Request => (Some((i, this)), other),
+        Direction::Response => (other, Some((i, this))),
     };
-    let both = || request.into_iter().chain(response);
-    if filter.conn.is_some_and(|c| c != row.frame.conn) {
-        return false;
+    let pair = RowPair {
+        request,
+        response,
+        topics,
+        passed,
+    };
+    filter.decide_on(&pair) == Some(true)
+}
+
+/// A request row and its response row, as a filter asks of an exchange.
+struct RowPair<'r, 'p> {
+    request: Option<(usize, &'r IndexedFrame)>,
+    response: Option<(usize, &'r IndexedFrame)>,
+    topics: &'r [Topic],
+    passed: &'p dyn Fn(usize) -> super::expr::fields::Passed,
+}
+
+impl RowPair<'_, '_> {
+    fn either(&self) -> &IndexedFrame {
+        self.request
+            .or(self.response)
+            .map(|(_, r)| r)
+            .expect("a pair has a row")
     }
-    if let Some(api) = filter.api {
-        if !both().any(|r| r.entry.api_key == Some(api)) {
-            return false;
-        }
+}
+
+impl super::filter::Subject for RowPair<'_, '_> {
+    fn api(&self) -> Option<(i16, i16)> {
+        [self.request, self.response]
+            .into_iter()
+            .flatten()
+            .find_map(|(_, r)| r.entry.api_key.zip(r.entry.api_version))
     }
-    if let Some(want) = &filter.client_id {
-        let id = request.and_then(|r| match &r.entry.summary {
-            Summary::Request { client_id } => client_id.as_deref(),
+    fn conn(&self) -> usize {
+        self.either().frame.conn
+    }
+    fn correlation_id(&self) -> Option<i32> {
+        self.either().frame.correlation_id
+    }
+    fn client_id(&self) -> Option<Option<&[u8]>> {
+        use super::listing::Summary;
+        let (_, r) = self.request?;
+        Some(match &r.entry.summary {
+            Summary::Request { client_id } => client_id.as_deref().map(str::as_bytes),
             _ => None,
-        });
-        if id != Some(want.as_str()) {
-            return false;
-        }
+        })
     }
-    if let Some(want) = &filter.topic {
-        let named = both()
-            .flat_map(|r| r.entry.topics.iter())
-            .any(|&t| topics.get(t as usize).is_some_and(|t| t.is(want)));
-        if !named {
-            return false;
-        }
+    fn any_topic(&self, test: &mut dyn FnMut(&Topic) -> bool) -> bool {
+        [self.request, self.response]
+            .into_iter()
+            .flatten()
+            .flat_map(|(_, r)| r.entry.topics.iter())
+            .any(|&t| self.topics.get(t as usize).is_some_and(&mut *test))
     }
-    if let Some(want) = filter.error {
-        let codes: &[i16] = match response.map(|r| &r.entry.summary) {
+    fn errors(&self) -> Option<&[i16]> {
+        use super::listing::Summary;
+        Some(match self.response.map(|(_, r)| &r.entry.summary) {
             Some(Summary::Errors(c)) => c,
             _ => &[],
-        };
-        let hit = match want {
-            ErrorWanted::Any => !codes.is_empty(),
-            ErrorWanted::Code(c) => codes.contains(&c),
-        };
-        if !hit {
-            return false;
+        })
+    }
+    fn latency(&self) -> super::filter::Latency {
+        match self.response.and_then(|(_, r)| r.latency_us) {
+            Some(us) => super::filter::Latency::Answered(us),
+            None => super::filter::Latency::Unknown,
         }
     }
-    if let Some(min) = filter.min_latency_us {
-        if response.and_then(|r| r.latency_us).is_none_or(|l| l < min) {
-            return false;
+    fn frame(&self, side: super::filter::Side) -> super::filter::Frame {
+        let at = match side {
+            super::filter::Side::Request => self.request,
+            super::filter::Side::Response => self.response,
+        };
+        match at {
+            Some((i, r)) => super::filter::Frame::Here {
+                index: r.frame.index,
+                bytes: r.frame.len,
+                passed: (self.passed)(i),
+            },
+            None => super::filter::Frame::Absent,
         }
     }
-    true
 }
 
 /// Lower this thread's scheduling priority (nice 10): when the index and the

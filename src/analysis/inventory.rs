@@ -340,7 +340,7 @@ pub fn collect<R: std::io::Read>(
         input,
         opts,
         (&mut exchanges, &mut adder),
-        filter.conn,
+        filter.frame_conn(),
         |c| {
             let crate::capture::Captured::Frame(f) = c else {
                 return;

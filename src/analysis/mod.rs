@@ -11,6 +11,7 @@ pub mod captured;
 pub mod check;
 pub mod diagnosis;
 pub mod exchange;
+pub mod expr;
 pub mod filter;
 pub mod finding;
 pub mod finding_groups;

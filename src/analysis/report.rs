@@ -120,6 +120,7 @@ pub fn collect<R: std::io::Read>(
         client_id: true,
         topics: false,
         errors: true,
+        fields: None,
     }
     .union(filter.needs());
     let mut exchanges: Exchanges<'_, ()> = Exchanges::new(cat, release, needs);
@@ -134,7 +135,7 @@ pub fn collect<R: std::io::Read>(
         input,
         opts,
         (&mut exchanges, &mut keeper),
-        filter.conn,
+        filter.frame_conn(),
         |_| {},
     )?;
     Ok(Collected {

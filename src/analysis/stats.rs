@@ -41,6 +41,7 @@ impl Grouping {
             client_id: groupings.contains(&Grouping::Client),
             topics: groupings.contains(&Grouping::Topic),
             errors: true,
+            fields: None,
         }
     }
 }
@@ -634,7 +635,7 @@ pub fn collect<R: std::io::Read>(
         input,
         opts,
         (&mut exchanges, &mut adder),
-        filter.conn,
+        filter.frame_conn(),
         |c| {
             match c {
                 Captured::Frame(f) => diagnosis.frame(f, &mut found),

@@ -256,10 +256,7 @@ pub fn run_on(
         cat,
         release,
         args,
-        ExchangeFilter {
-            api,
-            ..Default::default()
-        },
+        ExchangeFilter::api(cat, api),
         Source::Memory(bytes::Bytes::from(capture)),
     )
 }
@@ -342,11 +339,11 @@ fn run_selected(
     source: Source<'_>,
 ) -> i32 {
     let filter = FrameFilter {
-        api: selection.api,
+        api: selection.frame_api(),
         correlation_id: args.correlation_id,
-        conn: selection.conn,
+        conn: selection.frame_conn(),
         frame: args.frame,
-        exchanges: selection.needs_exchanges().then_some(selection),
+        exchanges: selection.needs_exchanges().then(|| selection.clone()),
     };
     let format = args.output.format();
     // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
@@ -1120,7 +1117,8 @@ fn describe(filter: &FrameFilter, args: &CaptureArgs) -> String {
     if let Some(n) = args.frame {
         parts.push(format!("--frame {n}"));
     }
-    if args.filter.api.is_none() {
+    // `kwire decode --api` hands its API over as the selection's.
+    if args.filter.api.is_none() && args.filter.filter.is_none() {
         if let Some(k) = filter.api {
             parts.push(format!("--api {k}"));
         }
@@ -1151,14 +1149,19 @@ fn explore_capture(
             .map(|m| m.len()),
         _ => None,
     };
-    let mut selection = filter.exchanges.clone().unwrap_or_default();
-    selection.api = filter.api;
-    selection.conn = filter.conn;
     let explore = Explore {
         total,
         guess: args.guess,
         budget: args.budget.budget(),
-        filter: selection,
+        // The selection as given, or the api and connection it came down to.
+        filter: filter.exchanges.clone().unwrap_or_else(|| {
+            let words = kwire::analysis::filter::Words {
+                api: filter.api,
+                conn: filter.conn,
+                ..Default::default()
+            };
+            ExchangeFilter::from_words(cat, &words, None).unwrap_or_default()
+        }),
         topic_ids: names.now(),
         opts,
         input_name: args.input_name(),
@@ -1220,7 +1223,7 @@ pub fn explore_indexed(
     };
     let mut app = App::for_capture(cat, release.map(str::to_string), capture, Theme::from_env());
     if !e.filter.is_empty() {
-        app.filter = Some((e.filter.terms(cat), e.filter));
+        app.set_filter(e.filter.terms(cat), e.filter);
     }
     let (tx, rx) = std::sync::mpsc::channel();
     let (guess, opts) = (e.guess, e.opts);

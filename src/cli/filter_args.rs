@@ -3,28 +3,32 @@
 
 use super::{exit, resolve_api_or_report};
 use clap::Args;
-use kwire::analysis::filter::{error_code, ErrorWanted, Filter};
+use kwire::analysis::filter::{error_code, Filter, Words};
 use kwire::schema::Catalogue;
 use kwire::text::escape::{quote, sanitize};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct FilterArgs {
-    /// Only exchanges of this API (name or key).
+    /// Only exchanges the expression selects (`kwire filter --help`; e.g.
+    /// 'ErrorCode != 0', 'api == JoinGroup and version < 4', 'latency > 100ms').
+    #[arg(long, short = 'Y', value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Only exchanges of this API (name or key): `api == NAME`.
     #[arg(long)]
     pub api: Option<String>,
-    /// Only exchanges whose request or response names this topic (or topic id).
+    /// Only exchanges whose request or response names this topic (or topic id): `topic == "NAME"`.
     #[arg(long)]
     pub topic: Option<String>,
-    /// Only exchanges whose request has this client id.
+    /// Only exchanges whose request has this client id: `client_id == "ID"`.
     #[arg(long)]
     pub client_id: Option<String>,
-    /// Only exchanges of this connection (the number in --list).
+    /// Only exchanges of this connection (the number in --list): `conn == N`.
     #[arg(long)]
     pub conn: Option<usize>,
-    /// Only exchanges whose response has an error (this one: a name or code).
+    /// Only exchanges whose response has an error (this one: a name or code): `error`, `error == NAME`.
     #[arg(long, value_name = "NAME", num_args = 0..=1)]
     pub error: Option<Option<String>>,
-    /// Only exchanges that took at least MS milliseconds (requests never answered: that waited as long).
+    /// Only exchanges that took at least MS milliseconds (requests never answered: that waited as long): `latency >= MSms`.
     #[arg(long, value_name = "MS")]
     pub min_latency: Option<f64>,
 }
@@ -38,9 +42,9 @@ impl FilterArgs {
         };
         let error = match &self.error {
             None => None,
-            Some(None) => Some(ErrorWanted::Any),
+            Some(None) => Some(None),
             Some(Some(name)) => match error_code(name) {
-                Some(c) => Some(ErrorWanted::Code(c)),
+                Some(c) => Some(Some(c)),
                 None => {
                     kwire::stderr_line!("kwire: unknown error {}; give a name such as NOT_LEADER_OR_FOLLOWER or a code", quote(name));
                     return Err(exit::FAILURE);
@@ -55,19 +59,33 @@ impl FilterArgs {
                 return Err(exit::MALFORMED);
             }
         };
-        Ok(Filter {
+        if let Some(expr) = &self.filter {
+            // Checked alone first, so that an error points into the text given.
+            if let Err(e) = Filter::parse(cat, expr) {
+                report_expression_error(expr, &e);
+                return Err(exit::MALFORMED);
+            }
+        }
+        let words = Words {
             api,
             topic: self.topic.clone(),
             client_id: self.client_id.clone(),
             conn: self.conn,
             error,
             min_latency_us,
+        };
+        Filter::from_words(cat, &words, self.filter.as_deref()).map_err(|e| {
+            report_expression_error(&Filter::words_text(cat, &words, self.filter.as_deref()), &e);
+            exit::MALFORMED
         })
     }
 
     /// The options given, as typed (escaped), for messages.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
+        if let Some(f) = &self.filter {
+            parts.push(format!("--filter {}", quote(f)));
+        }
         if let Some(a) = &self.api {
             parts.push(format!("--api {}", sanitize(a)));
         }
@@ -89,6 +107,27 @@ impl FilterArgs {
             parts.push(format!("--min-latency {ms}"));
         }
         parts.join(" ")
+    }
+}
+
+/// Say on stderr what is wrong with an expression, with a caret under the place.
+pub fn report_expression_error(text: &str, e: &kwire::analysis::expr::syntax::SyntaxError) {
+    // Escaped as a whole line by line: the caret line counts characters of the text as shown.
+    let shown = sanitize(text);
+    let e = kwire::analysis::expr::syntax::SyntaxError {
+        at: sanitize(text.get(..e.at).unwrap_or(text)).len(),
+        len: sanitize(text.get(e.at..(e.at + e.len).min(text.len())).unwrap_or("")).len(),
+        message: sanitize(&e.message),
+    };
+    for line in e.show(&shown).lines() {
+        kwire::stderr_line!(
+            "{}",
+            if line.starts_with("  ") {
+                line.to_string()
+            } else {
+                format!("kwire: --filter: {line}")
+            }
+        );
     }
 }
 

@@ -11,6 +11,7 @@ pub mod docs_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
 pub mod filter_args;
+pub mod filter_cmd;
 pub mod frame_args;
 pub mod frames_out;
 pub mod inventory_cmd;
@@ -148,6 +149,8 @@ pub enum Command {
     Report(report_cmd::ReportArgs),
     /// Every frame of a capture (or file of frames) checked against the protocol: one finding per problem, exit 3 on errors.
     Check(check_cmd::CheckArgs),
+    /// The display filter language (--filter): check an expression, list an API's fields or the facts.
+    Filter(filter_cmd::FilterCmdArgs),
     /// A decoding proxy: clients talk to the broker through kwire, which prints every frame as it passes.
     Proxy(proxy_cmd::ProxyArgs),
     /// Send one request to a broker and print its response decoded, byte by byte.
@@ -210,6 +213,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),
         Command::Page(args) => docs_cmd::run_page(&cat, cli.kafka_release.as_deref(), &args),
         Command::Check(args) => check_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Filter(args) => filter_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Proxy(args) => proxy_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Send(args) => send_cmd::run_send(&cat, cli.kafka_release.as_deref(), &args),
         Command::Probe(args) => send_cmd::run_probe(&cat, cli.kafka_release.as_deref(), &args),

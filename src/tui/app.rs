@@ -13,8 +13,9 @@ use super::theme::Theme;
 use super::tree_state::TreeState;
 use super::tree_view::marker_x;
 use crate::analysis::captured::decode_captured;
+use crate::analysis::exchange::FieldTester;
 use crate::analysis::exchange::Topic;
-use crate::analysis::filter::{parse_terms, Filter};
+use crate::analysis::filter::Filter;
 use crate::analysis::index::{self, ConnRow, IndexEvent, IndexedFrame, Progress, Spool};
 use crate::analysis::records_table::carries_records;
 use crate::analysis::records_table::ProducedOffsets;
@@ -470,6 +471,8 @@ pub struct App<'a> {
     pub capture: Option<CaptureState>,
     /// The filter typed at `f`, as typed and as read.
     pub filter: Option<(String, Filter)>,
+    /// The field tests the filter's rows passed, as decoded from the spool.
+    row_tests: std::cell::RefCell<RowTests>,
     /// Captured frames decoded, oldest first (bounded by [`KEEP_DECODED`]).
     decoded: VecDeque<usize>,
     pub current: usize,
@@ -521,6 +524,7 @@ impl<'a> App<'a> {
                 .collect(),
             capture: None,
             filter: None,
+            row_tests: Default::default(),
             decoded: VecDeque::new(),
             current: 0,
             focus: Focus::Grid,
@@ -773,16 +777,31 @@ impl<'a> App<'a> {
             .unwrap_or_else(|p| p)
     }
 
+    /// Filter with `f` (typed as `text`), its field tests run afresh.
+    pub fn set_filter(&mut self, text: String, f: Filter) {
+        *self.row_tests.borrow_mut() = RowTests {
+            tester: FieldTester::new(f.needs().fields),
+            passed: Default::default(),
+        };
+        self.filter = Some((text, f));
+    }
+
     /// Whether the filter shows frame `i` (frames not of a capture always show).
     fn selects(&self, i: usize) -> bool {
         match (&self.filter, &self.capture) {
             (Some((_, f)), Some(cap)) if self.frames.get(i).is_some_and(|s| s.row.is_some()) => {
-                index::selects(
-                    f,
-                    |j| self.frames.get(j).and_then(|s| s.row.as_ref()),
-                    i,
-                    &cap.topics,
-                )
+                let row = |j: usize| self.frames.get(j).and_then(|s| s.row.as_ref());
+                let passed = |j: usize| {
+                    let mut t = self.row_tests.borrow_mut();
+                    let RowTests { tester, passed } = &mut *t;
+                    let Some(tester) = tester else { return 0 };
+                    *passed.entry(j).or_insert_with(|| {
+                        row(j)
+                            .and_then(|r| cap.spool.frame(r).ok())
+                            .map_or(0, |f| tester.passed(self.cat, self.release.as_deref(), &f))
+                    })
+                };
+                index::selects(f, row, i, &cap.topics, &passed)
             }
             _ => true,
         }
@@ -1098,9 +1117,18 @@ impl<'a> App<'a> {
         if text.is_empty() {
             self.filter = None;
         } else {
-            match parse_terms(self.cat, text) {
-                Ok(f) => self.filter = Some((text.to_string(), f)),
-                Err(e) => return self.fail(sanitize(&e)),
+            match Filter::parse(self.cat, text) {
+                Ok(f) => self.set_filter(text.to_string(), f),
+                // Shown in place: the message, and the text up to the place.
+                Err(e) => {
+                    let before = text.get(..e.at).unwrap_or(text);
+                    return self.fail(format!(
+                        "filter: {} (at column {}: {}⟨here⟩)",
+                        sanitize(&e.message),
+                        before.chars().count() + 1,
+                        sanitize(before)
+                    ));
+                }
             }
         }
         self.shown = (0..self.frames.len())
@@ -2206,4 +2234,12 @@ mod tests {
             assert_eq!(fv.legend, legend);
         }
     }
+}
+
+/// The explorer's filter's field tests, and what each row passed (a row is
+/// decoded from the spool once per filter).
+#[derive(Default)]
+struct RowTests {
+    tester: Option<FieldTester>,
+    passed: std::collections::HashMap<usize, crate::analysis::expr::fields::Passed>,
 }

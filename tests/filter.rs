@@ -1,0 +1,371 @@
+//! Display filters end to end: on every shipped capture, the frames
+//! `capture --json --filter EXPR` selects are those the test works out from
+//! kwire's unfiltered JSON (each frame's header and body values, exchanges
+//! paired by connection and correlation id, an exchange selected when its
+//! request or response passes), not a hand-copied list. Also: `stats`
+//! agrees, errors point at their place, and `kwire filter` lists fields.
+
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn kwire(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("KWIRE_DEFS")
+        .env_remove("COLUMNS")
+        .output()
+        .expect("run kwire")
+}
+
+fn captures() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures");
+    let mut out = Vec::new();
+    for dir in [root.clone(), root.join("diagnosis"), root.join("tls")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.to_string_lossy().to_string();
+            // The cleartext twins of the TLS captures hold the same traffic.
+            if name.ends_with(".pcap") && !name.contains("-clear") || name.ends_with("-clear.pcap")
+            {
+                out.push(name);
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 8, "{out:?}");
+    out
+}
+
+fn frames(capture: &str, filter: Option<&str>) -> Vec<Value> {
+    let mut args = vec!["capture", capture, "--json"];
+    if let Some(f) = filter {
+        args.extend(["--filter", f]);
+    }
+    let o = kwire(&args);
+    let code = o.status.code().unwrap();
+    // 2: the capture holds frames that do not decode (they are in the JSON, with their error).
+    assert!(
+        code == 0 || code == 2 || (filter.is_some() && code == 1 && o.stdout.is_empty()),
+        "{args:?}: {code} {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn number(f: &Value) -> u64 {
+    f["capture"]["frame"].as_u64().unwrap()
+}
+
+/// Every value under `v` whose path of object keys ends with `suffix`
+/// (arrays are passed through: their elements are the field's values).
+fn values_at<'v>(v: &'v Value, path: &mut Vec<String>, suffix: &[&str], out: &mut Vec<&'v Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                path.push(k.clone());
+                let ends = path.len() >= suffix.len()
+                    && path[path.len() - suffix.len()..]
+                        .iter()
+                        .zip(suffix)
+                        .all(|(a, b)| a == b);
+                if ends {
+                    match x {
+                        Value::Array(items) => out.extend(items.iter()),
+                        x => out.push(x),
+                    }
+                }
+                values_at(x, path, suffix, out);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                values_at(x, path, suffix, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The values of a field of a frame's header and body (records left out: the
+/// language does not reach into record data).
+fn field<'v>(f: &'v Value, suffix: &[&str]) -> Vec<&'v Value> {
+    let mut out = Vec::new();
+    for part in ["header", "body"] {
+        let mut path = Vec::new();
+        values_at(&f[part], &mut path, suffix, &mut out);
+    }
+    out
+}
+
+type Pass = fn(&Value) -> bool;
+
+/// Exchanges as (request, response) frame numbers, paired as kwire pairs them.
+fn exchanges(all: &[Value]) -> Vec<Vec<usize>> {
+    let mut open: HashMap<(u64, i64), usize> = HashMap::new();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for (i, f) in all.iter().enumerate() {
+        let conn = f["capture"]["conn"].as_u64().unwrap();
+        let corr = f["header"]["CorrelationId"].as_i64();
+        match (f["kind"].as_str(), corr) {
+            (Some("request"), Some(c)) => {
+                open.insert((conn, c), out.len());
+                out.push(vec![i]);
+            }
+            (Some("response"), Some(c)) => match open.remove(&(conn, c)) {
+                Some(x) => out[x].push(i),
+                None => out.push(vec![i]),
+            },
+            _ => out.push(vec![i]),
+        }
+    }
+    out
+}
+
+fn expected(all: &[Value], pass: Pass) -> BTreeSet<u64> {
+    exchanges(all)
+        .into_iter()
+        .filter(|ex| ex.iter().any(|&i| pass(&all[i])))
+        .flatten()
+        .map(|i| number(&all[i]))
+        .collect()
+}
+
+fn int_at(f: &Value, suffix: &[&str], want: impl Fn(i64) -> bool) -> bool {
+    field(f, suffix)
+        .iter()
+        .any(|v| v.as_i64().is_some_and(&want))
+}
+
+fn text_at(f: &Value, suffix: &[&str], want: impl Fn(&str) -> bool) -> bool {
+    field(f, suffix)
+        .iter()
+        .any(|v| v.as_str().is_some_and(&want))
+}
+
+fn api(f: &Value) -> Option<&str> {
+    f["api_name"].as_str()
+}
+
+#[test]
+fn selections_agree_with_the_json_on_every_shipped_capture() {
+    let cases: Vec<(&str, Pass)> = vec![
+        ("ErrorCode != 0", |f| int_at(f, &["ErrorCode"], |c| c != 0)),
+        ("ErrorCode == 0", |f| int_at(f, &["ErrorCode"], |c| c == 0)),
+        ("not ErrorCode == 0", |f| {
+            !int_at(f, &["ErrorCode"], |c| c == 0)
+        }),
+        ("ErrorCode", |f| {
+            !field(f, &["ErrorCode"]).iter().all(|v| v.is_null())
+        }),
+        ("Partitions.PartitionIndex >= 1", |f| {
+            int_at(f, &["Partitions", "PartitionIndex"], |p| p >= 1)
+        }),
+        ("body.Topics.Partitions.ErrorCode == 0", |f| {
+            let mut out = Vec::new();
+            values_at(
+                &f["body"],
+                &mut Vec::new(),
+                &["Topics", "Partitions", "ErrorCode"],
+                &mut out,
+            );
+            // Anchored: only the path from the body's top.
+            out.clear();
+            if let Some(ts) = f["body"]["Topics"].as_array() {
+                for t in ts {
+                    for p in t["Partitions"].as_array().into_iter().flatten() {
+                        out.push(&p["ErrorCode"]);
+                    }
+                }
+            }
+            out.iter().any(|v| v.as_i64() == Some(0))
+        }),
+        ("MaxWaitMs > 400", |f| {
+            int_at(f, &["MaxWaitMs"], |m| m > 400)
+        }),
+        ("header.ClientId contains \"producer\"", |f| {
+            f["header"]["ClientId"]
+                .as_str()
+                .is_some_and(|c| c.contains("producer"))
+        }),
+        ("ClientId matches \"^kwire-[a-z]+$\"", |f| {
+            text_at(f, &["ClientId"], |c| {
+                c.strip_prefix("kwire-")
+                    .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase()))
+            })
+        }),
+        ("ApiKey in {0, 1, 3}", |f| {
+            int_at(f, &["ApiKey"], |k| [0, 1, 3].contains(&k))
+        }),
+        ("api == Produce or api == Fetch", |f| {
+            matches!(api(f), Some("Produce" | "Fetch"))
+        }),
+        ("direction == response and api == Metadata", |f| {
+            f["kind"] == "response" && api(f) == Some("Metadata")
+        }),
+        ("version >= 10 and not api == ApiVersions", |f| {
+            f["api_version"].as_i64().is_some_and(|v| v >= 10) && api(f) != Some("ApiVersions")
+        }),
+        ("api in {JoinGroup, SyncGroup} and MemberId == \"\"", |f| {
+            matches!(api(f), Some("JoinGroup" | "SyncGroup"))
+                && text_at(f, &["MemberId"], str::is_empty)
+        }),
+        ("Name == \"orders\" || Topic == \"orders\"", |f| {
+            text_at(f, &["Name"], |n| n == "orders") || text_at(f, &["Topic"], |n| n == "orders")
+        }),
+    ];
+    let mut checked = 0;
+    let mut nonempty = 0;
+    for capture in captures() {
+        let keylog = capture.replace(".pcap", ".keylog");
+        if !capture.ends_with("-clear.pcap") && Path::new(&keylog).exists() {
+            continue;
+        }
+        let all = frames(&capture, None);
+        for (expr, pass) in &cases {
+            let want = expected(&all, *pass);
+            let got: BTreeSet<u64> = frames(&capture, Some(expr)).iter().map(number).collect();
+            assert_eq!(got, want, "{capture}: {expr}");
+            checked += 1;
+            nonempty += usize::from(!want.is_empty());
+        }
+    }
+    // The cases select something somewhere: a filter that selects nothing passes too easily.
+    assert!(checked >= 8 * 15, "{checked}");
+    assert!(
+        nonempty >= checked / 3,
+        "{nonempty} of {checked} selections were empty"
+    );
+}
+
+#[test]
+fn exchange_facts_select_as_the_words_do() {
+    let c = "samples/captures/confluent-kafka.pcap";
+    for (words, expr) in [
+        (vec!["--api", "Produce"], "api == Produce"),
+        (vec!["--error"], "error"),
+        (
+            vec!["--error", "MEMBER_ID_REQUIRED"],
+            "error == MEMBER_ID_REQUIRED",
+        ),
+        (vec!["--min-latency", "1"], "latency >= 1ms"),
+        (
+            vec!["--client-id", "kwire-admin"],
+            "client_id == \"kwire-admin\"",
+        ),
+        (vec!["--topic", "orders"], "topic == orders"),
+        (vec!["--conn", "3"], "conn == 3"),
+    ] {
+        let mut a = vec!["capture", c, "--list"];
+        a.extend(&words);
+        let by_words = kwire(&a);
+        let by_expr = kwire(&["capture", c, "--list", "--filter", expr]);
+        assert_eq!(by_words.status.code(), by_expr.status.code(), "{expr}");
+        assert_eq!(
+            String::from_utf8_lossy(&by_words.stdout),
+            String::from_utf8_lossy(&by_expr.stdout),
+            "{expr}"
+        );
+        assert!(!by_expr.stdout.is_empty(), "{expr} selects something");
+        let stats_words = kwire(&[&["stats", c][..], &words[..]].concat());
+        let stats_expr = kwire(&["stats", c, "--filter", expr]);
+        assert_eq!(stats_words.stdout, stats_expr.stdout, "stats {expr}");
+    }
+}
+
+#[test]
+fn a_bad_expression_exits_2_with_a_caret_under_the_place() {
+    let c = "samples/captures/confluent-kafka.pcap";
+    for (expr, line, caret) in [
+        (
+            "ErrorCod != 0",
+            "no field or fact is named ErrorCod; did you mean ErrorCode?",
+            "^^^^^^^^",
+        ),
+        (
+            "api == Prodcue",
+            "no API is named Prodcue; did you mean Produce?",
+            "       ^^^^^^^",
+        ),
+        (
+            "ErrorCode >",
+            "the expression ends here: expected a value",
+            "           ^",
+        ),
+        (
+            "latency > 5 parsecs",
+            "unexpected `parsecs`",
+            "            ^^^^^^^",
+        ),
+        (
+            "GroupId > 5",
+            "GroupId is a string: this value cannot be compared with it",
+            "          ^",
+        ),
+        (
+            "body.Partitions.ErrorCode == 0",
+            "no field of the body is at body.Partitions.ErrorCode",
+            "^",
+        ),
+    ] {
+        for cmd in ["capture", "stats", "inventory", "report"] {
+            let mut args = vec![cmd, c, "--filter", expr];
+            if cmd == "report" {
+                args.extend(["--out", "/dev/null"]);
+            }
+            let o = kwire(&args);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {expr}");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains(line), "{cmd} {expr}: {err}");
+            assert!(
+                err.contains(&format!("\n  {expr}\n  {caret}")),
+                "{cmd} {expr}: {err}"
+            );
+            assert!(o.stdout.is_empty(), "{cmd} {expr}");
+        }
+    }
+}
+
+#[test]
+fn fields_are_listed_per_api_with_their_versions() {
+    let o = kwire(&["filter", "--fields", "JoinGroup"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line = |path: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(path))
+            .unwrap_or_else(|| panic!("{path} in {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        line("body.GroupInstanceId"),
+        ["body.GroupInstanceId", "string", "v5-9"]
+    );
+    assert_eq!(
+        line("body.Members.MemberId"),
+        ["body.Members.MemberId", "string", "v0-9"]
+    );
+    assert_eq!(
+        line("body.SkipAssignment"),
+        ["body.SkipAssignment", "bool", "v9"]
+    );
+    // Every listed path is a name the language takes.
+    for l in text.lines().filter(|l| l.starts_with("  ")) {
+        let path = l.split_whitespace().next().unwrap();
+        let o = kwire(&["filter", path]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{path}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
