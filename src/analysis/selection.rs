@@ -63,14 +63,17 @@ enum Mark {
 
 /// Frames selected by their exchange, ready to show in the order decided: a
 /// request held until its response decides comes out just before it.
-struct Selector<'f> {
+struct Selector<'c, 'f> {
     filter: &'f ExchangeFilter,
+    /// Requests held are cut to their header when over this many bytes
+    /// ([`Selection::listing`]).
+    cut_held: Option<(&'c Catalogue, usize, Option<String>)>,
     /// The frame being taken.
     current: Option<CapturedFrame>,
     ready: Vec<CapturedFrame>,
 }
 
-impl Observer for Selector<'_> {
+impl Observer for Selector<'_, '_> {
     type Mark = Mark;
 
     fn request(&mut self, ex: &Exchange<'_>) -> Mark {
@@ -83,7 +86,12 @@ impl Observer for Selector<'_> {
                 Mark::Shown
             }
             Some(false) => Mark::Dropped,
-            None => Mark::Held(f),
+            None => Mark::Held(match &self.cut_held {
+                Some((cat, above, release)) => {
+                    crate::capture::cut_for_listing(cat, f, *above, release.as_deref())
+                }
+                None => f,
+            }),
         }
     }
 
@@ -116,7 +124,7 @@ impl Observer for Selector<'_> {
 /// The frames the selection keeps, handed on in order, and every skip and TLS note.
 pub struct Selection<'c, 'f> {
     filter: &'f FrameFilter,
-    exchanges: Option<(Exchanges<'c, Mark>, Selector<'f>)>,
+    exchanges: Option<(Exchanges<'c, Mark>, Selector<'c, 'f>)>,
     /// Frames handed on.
     shown: usize,
 }
@@ -128,6 +136,7 @@ impl<'c, 'f> Selection<'c, 'f> {
                 Exchanges::new(cat, release, x.needs()),
                 Selector {
                     filter: x,
+                    cut_held: None,
                     current: None,
                     ready: Vec::new(),
                 },
@@ -138,6 +147,17 @@ impl<'c, 'f> Selection<'c, 'f> {
             exchanges,
             shown: 0,
         }
+    }
+
+    /// For a listing: a request held until its response decides keeps only
+    /// a prefix holding its header when it is over `above` bytes, so that
+    /// requests never answered (a capture's acks=0 producers, or responses
+    /// it lost) cost their header, not their records.
+    pub fn listing(mut self, cat: &'c Catalogue, above: usize, release: Option<&str>) -> Self {
+        if let Some((_, selector)) = &mut self.exchanges {
+            selector.cut_held = Some((cat, above, release.map(str::to_string)));
+        }
+        self
     }
 
     /// Frames handed on so far.

@@ -1547,6 +1547,41 @@ fn i32_at(b: &[u8], at: usize) -> i32 {
 
 /// Does the header of the frame starting `prefix` decode within it (header only,
 /// as a listing decodes it)?
+/// A request as a listing needs it: over `above` bytes, only its size and
+/// header (a copy, so that the rest is let go), as [`CutBodies`] cuts frames
+/// as they arrive; other frames as they are. For what a selection holds
+/// until a response decides.
+pub fn cut_for_listing(
+    cat: &Catalogue,
+    f: CapturedFrame,
+    above: usize,
+    release: Option<&str>,
+) -> CapturedFrame {
+    if f.len <= above || f.is_cut() || f.direction != Direction::Request {
+        return f;
+    }
+    let Some((key, version)) = f.api_key.zip(f.api_version) else {
+        return f;
+    };
+    let Some(spec) = cat.message(crate::schema::MessageKind::Request, key, version, release) else {
+        return f;
+    };
+    let hv = crate::protocol::headers::request_header_version(spec, version);
+    let Some(header) = cat.header(crate::schema::MessageKind::Request, hv) else {
+        return f;
+    };
+    let mut tape = crate::decode::tape::Values::default();
+    let (_, end, read) =
+        crate::decode::values::decode_message(&f.bytes, 4, &header.plan(hv), &mut tape);
+    if read.is_err() || end > above {
+        return f;
+    }
+    CapturedFrame {
+        bytes: Bytes::copy_from_slice(&f.bytes[..end]),
+        ..f
+    }
+}
+
 fn header_within(
     cat: &Catalogue,
     prefix: &[u8],

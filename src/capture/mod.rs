@@ -15,8 +15,8 @@ pub mod tcp;
 pub mod tls;
 
 pub use flows::{
-    Captured, CapturedFrame, ConnEvent, ConnEventKind, CutBodies, Flows, Side, SkipReason, Skipped,
-    StreamCut, DEFAULT_MAX_REASSEMBLY,
+    cut_for_listing, Captured, CapturedFrame, ConnEvent, ConnEventKind, CutBodies, Flows, Side,
+    SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY,
 };
 pub use framing::{complete_prefix, Effort};
 

@@ -381,10 +381,10 @@ fn run_selected(
     // Listings decode bodies only of small frames (for their error summary): the
     // bodies of larger ones are skipped as they arrive, never buffered.
     // (Not when the selection reads bodies: a cut frame keeps its header only.)
-    let bodies_needed = filter
-        .exchanges
-        .as_ref()
-        .is_some_and(|x| x.needs().topics || x.needs().errors);
+    let bodies_needed = filter.exchanges.as_ref().is_some_and(|x| {
+        let n = x.needs();
+        n.topics || n.errors || n.fields.is_some()
+    });
     let cut_bodies = (args.list && !bodies_needed).then(|| CutBodies {
         above: LIST_BODY_LIMIT,
         release: release.map(str::to_string),
@@ -399,6 +399,9 @@ fn run_selected(
         ..Default::default()
     };
     let mut selected = Selection::new(cat, release, &filter);
+    if args.list {
+        selected = selected.listing(cat, LIST_BODY_LIMIT, release);
+    }
     // `--list`: responses' latencies by frame number, from the pairing of
     // every frame (`take`), read when the response is listed (`handle`).
     let mut pending = kwire::analysis::pending::Pending::default();

@@ -50,7 +50,7 @@ pub struct DocsArgs {
     after_help = "Examples:\n  kwire page WriteShareGroupState --version 0\n  kwire page encoding\n  kwire page record-batch --format markdown"
 )]
 pub struct PageArgs {
-    /// API name or key, a record type name, `encoding`, `record-batch` or `errors`.
+    /// API name or key, a record type name, `encoding`, `record-batch`, `errors` or `filters`.
     pub name: String,
     /// Version (default: the latest stable one).
     #[arg(long)]
@@ -128,6 +128,9 @@ fn find_page(
     }
     if name.eq_ignore_ascii_case(errors_page::PATH) {
         return Ok(errors_page(cat));
+    }
+    if name.eq_ignore_ascii_case(kwire::docs::filters_page::PATH) {
+        return Ok(kwire::docs::filters_page::filters_page());
     }
     if let Some(docs) = RecordDocs::new(cat, release, name) {
         let v = version

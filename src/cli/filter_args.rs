@@ -59,13 +59,17 @@ impl FilterArgs {
                 return Err(exit::MALFORMED);
             }
         };
-        if let Some(expr) = &self.filter {
+        let alone = match &self.filter {
             // Checked alone first, so that an error points into the text given.
-            if let Err(e) = Filter::parse(cat, expr) {
-                report_expression_error(expr, &e);
-                return Err(exit::MALFORMED);
-            }
-        }
+            Some(expr) => match Filter::parse(cat, expr) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    report_expression_error(expr, &e);
+                    return Err(exit::MALFORMED);
+                }
+            },
+            None => None,
+        };
         let words = Words {
             api,
             topic: self.topic.clone(),
@@ -74,6 +78,9 @@ impl FilterArgs {
             error,
             min_latency_us,
         };
+        if let (Some(f), true) = (alone, words.is_empty()) {
+            return Ok(f);
+        }
         Filter::from_words(cat, &words, self.filter.as_deref()).map_err(|e| {
             report_expression_error(&Filter::words_text(cat, &words, self.filter.as_deref()), &e);
             exit::MALFORMED

@@ -113,6 +113,7 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> 
             vec![Cell::link("Encoding", encoding_page::PATH), Cell::text("every primitive type in bytes: numbers, varints, strings, arrays, structs, tagged fields, headers")],
             vec![Cell::link("Record batches", record_batch_page::PATH), Cell::text("RecordBatch v2, records and headers, compression, legacy message sets")],
             vec![Cell::link("Error codes", errors_page::PATH), Cell::text("every error code and its name")],
+            vec![Cell::link("Display filters", super::filters_page::PATH), Cell::text("the --filter language: facts, fields, operators, examples")],
             vec![Cell::link("Search", search::PATH), Cell::text("every API, field, record type and error code by name")],
         ],
         ..Default::default()

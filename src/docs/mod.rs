@@ -7,6 +7,7 @@ pub mod encoding_page;
 pub mod errors_page;
 pub mod example_records;
 pub mod figure;
+pub mod filters_page;
 pub mod index_page;
 pub mod links;
 pub mod record_batch_page;

@@ -156,6 +156,18 @@ impl Entry {
         &self.head.name
     }
 
+    /// Whether the definition may have a field named `field`: false only when
+    /// its text, not parsed yet, does not hold the quoted name (a search that
+    /// spares parsing every definition to find one name).
+    pub fn may_name(&self, field: &str) -> bool {
+        match (self.line, self.spec.get()) {
+            (Some(line), None) => {
+                memchr::memmem::find(line.as_bytes(), format!("\"{field}\"").as_bytes()).is_some()
+            }
+            _ => true,
+        }
+    }
+
     pub fn kind(&self) -> MessageKind {
         self.head.kind
     }

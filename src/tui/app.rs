@@ -369,7 +369,7 @@ impl PromptKind {
             PromptKind::Search => "/",
             PromptKind::Jump => ":",
             PromptKind::Decode => "decode as (API VERSION for a response, or `request`): ",
-            PromptKind::Filter => "filter (api= topic= client-id= conn= error[=NAME] min-latency=MS; empty shows all): ",
+            PromptKind::Filter => "filter (e.g. ErrorCode != 0 and api == Fetch; kwire filter --help; empty shows all): ",
             PromptKind::Export => "export (hex FILE: the node's bytes · json FILE: the frame · pcap FILE: the frames listed): ",
         }
     }

@@ -145,7 +145,7 @@ pub const KEYS: &[Binding] = &[
     Binding {
         keys: "f",
         commands: &[(KeyCode::Char('f'), Command::Filter)],
-        what: "capture: filter, e.g. `api=Fetch error min-latency=5`",
+        what: "capture: filter, e.g. `api == Fetch and latency > 5ms`",
     },
     Binding {
         keys: "t",

@@ -46,7 +46,7 @@ pub enum Fact {
 pub const FACTS: &[(&str, Fact, &str)] = &[
     ("api", Fact::Api, "the exchange's API, by name or key"),
     ("version", Fact::Version, "the exchange's API version"),
-    ("direction", Fact::Direction, "`request` or `response`: the frame tested"),
+    ("direction", Fact::Direction, "request or response: the frame tested"),
     ("latency", Fact::Latency, "time to the response (us, ms, s; a bare number is ms); a request never answered: the time it waited"),
     ("size", Fact::Size, "the frame's bytes, its size prefix included (B, KB, KiB, MB, MiB)"),
     ("conn", Fact::Conn, "the connection's number, as --list shows it"),
@@ -110,7 +110,6 @@ pub fn compile(cat: &Catalogue, ast: &Ast) -> Result<Expr, SyntaxError> {
         cat,
         facts: Vec::new(),
         fields: Vec::new(),
-        known: None,
     };
     let root = c.node(ast)?;
     Ok(Expr {
@@ -124,8 +123,6 @@ struct Compiler<'c> {
     cat: &'c Catalogue,
     facts: Vec<FactTest>,
     fields: Vec<FieldTest>,
-    /// Every field of every definition, made when a field is first named.
-    known: Option<Vec<KnownField>>,
 }
 
 /// A field of some definition: its path from its message and its type.
@@ -462,7 +459,7 @@ impl Compiler<'_> {
 
     /// The kinds of the fields at `path`, over every definition.
     fn field_kinds(&mut self, anchor: Anchor, path: &[String]) -> Vec<Kind> {
-        let known = self.known.get_or_insert_with(|| known_fields(self.cat));
+        let known = known_fields(self.cat, path.last().map(String::as_str));
         let mut kinds: Vec<Kind> = known
             .iter()
             .filter(|k| path_matches(anchor, path, k.header, &k.path))
@@ -480,7 +477,7 @@ impl Compiler<'_> {
         anchor: Anchor,
         path: &[String],
     ) -> SyntaxError {
-        let known = self.known.get_or_insert_with(|| known_fields(self.cat));
+        let known = known_fields(self.cat, None);
         let last = path.last().map_or("", String::as_str);
         // The last name exists: the path before it is what is wrong.
         let mut at: Vec<String> = known
@@ -695,8 +692,9 @@ pub fn path_matches(
     }
 }
 
-/// Every field path of every request, response and header definition.
-fn known_fields(cat: &Catalogue) -> Vec<KnownField> {
+/// Every field path of every request, response and header definition (of
+/// those that may have a field named `named`, when given).
+fn known_fields(cat: &Catalogue, named: Option<&str>) -> Vec<KnownField> {
     fn walk(
         fields: &[FieldSpec],
         (message, header): (&str, bool),
@@ -722,6 +720,9 @@ fn known_fields(cat: &Catalogue) -> Vec<KnownField> {
             MessageKind::Header => true,
             _ => continue,
         };
+        if named.is_some_and(|n| !e.may_name(n)) {
+            continue;
+        }
         walk(
             &e.spec().fields,
             (e.name(), header),
@@ -823,7 +824,7 @@ impl Expr {
     /// What each name of the expression resolved to, a line each: facts as
     /// such, fields with the messages that have them.
     pub fn explain(&self, cat: &Catalogue) -> String {
-        let known = known_fields(cat);
+        let known = known_fields(cat, None);
         let mut lines = Vec::new();
         for t in &self.facts {
             let about = FACTS

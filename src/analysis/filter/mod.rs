@@ -61,6 +61,17 @@ pub struct Words {
     pub min_latency_us: Option<u64>,
 }
 
+impl Words {
+    pub fn is_empty(&self) -> bool {
+        self.api.is_none()
+            && self.topic.is_none()
+            && self.client_id.is_none()
+            && self.conn.is_none()
+            && self.error.is_none()
+            && self.min_latency_us.is_none()
+    }
+}
+
 /// A string as the language quotes it.
 pub fn quoted(text: &str) -> String {
     let mut out = String::from("\"");
