@@ -54,6 +54,9 @@ row "listing vs -T fields api_key" "$kwire" capture "$produce" --list -- tshark 
 row "text tree vs -V" "$kwire" capture "$produce" -- tshark -r "$produce" -d tcp.port==9092,kafka -V
 row "tree-json vs -T json" "$kwire" capture "$produce" --format tree-json -- tshark -r "$produce" -d tcp.port==9092,kafka -T json
 row "JSON vs -T json" "$kwire" capture "$produce" --json -- tshark -r "$produce" -d tcp.port==9092,kafka -T json
+row "filter ErrorCode != 0 vs -Y" "$kwire" capture "$produce" --list --filter 'ErrorCode != 0' -- tshark -r "$produce" -d tcp.port==9092,kafka -Y 'kafka.error != 0'
+echo "== display filter on the $pcap_mb MB mixed pcap (peak RSS: flat against the pcap's size)"
+row "filter ErrorCode != 0 vs -Y" "$kwire" capture "$dir/mixed.pcap" --list --filter 'ErrorCode != 0' -- tshark -r "$dir/mixed.pcap" -d tcp.port==9092,kafka -Y 'kafka.error != 0'
 [ "${SKIP_CRITERION:-0}" = 1 ] && exit 0
 echo "== decode (criterion, kafka-protocol typed decode as the reference)"
 cargo bench --bench decode -q -- --warm-up-time 1 --measurement-time 3 2>/dev/null | awk '/^[a-z_0-9]+\// { name=$1 } /time:/ { print name, $0 }' | sed 's/ \+/ /g'
