@@ -369,3 +369,107 @@ fn fields_are_listed_per_api_with_their_versions() {
         );
     }
 }
+
+/// Each frame's records, from `kwire records --format json`: (key, value,
+/// headers, timestamp) as bytes.
+type Rec = (
+    Option<Vec<u8>>,
+    Option<Vec<u8>>,
+    Vec<(Option<Vec<u8>>, Option<Vec<u8>>)>,
+    Option<i64>,
+);
+
+type RecPass<'a> = Box<dyn Fn(&Rec) -> bool + 'a>;
+
+fn records_by_frame(capture: &str) -> HashMap<u64, Vec<Rec>> {
+    let o = kwire(&["records", capture, "--format", "json"]);
+    let hex = |v: &Value| v.as_str().map(|h| hex::decode(h).unwrap());
+    let mut out: HashMap<u64, Vec<Rec>> = HashMap::new();
+    for line in String::from_utf8(o.stdout).unwrap().lines() {
+        let r: Value = serde_json::from_str(line).unwrap();
+        let Some(frame) = r["frame"].as_u64() else {
+            continue;
+        };
+        if r.get("key_hex").is_none() && r.get("value_hex").is_none() && r.get("key").is_none() {
+            continue;
+        }
+        let headers = r["headers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|h| {
+                let key = h["key"].as_str().map(|k| k.as_bytes().to_vec());
+                (key, hex(&h["value_hex"]))
+            })
+            .collect();
+        out.entry(frame).or_default().push((
+            hex(&r["key_hex"]),
+            hex(&r["value_hex"]),
+            headers,
+            r["timestamp"].as_i64(),
+        ));
+    }
+    out
+}
+
+#[test]
+fn record_parts_select_as_the_records_view_lists_them() {
+    let contains = |b: &Option<Vec<u8>>, n: &[u8]| {
+        b.as_deref()
+            .is_some_and(|b| b.windows(n.len()).any(|w| w == n))
+    };
+    let mut nonempty = 0;
+    for capture in [
+        "samples/captures/confluent-kafka.pcap",
+        "samples/captures/kafka-python.pcap",
+    ] {
+        let all = frames(capture, None);
+        let recs = records_by_frame(capture);
+        assert!(!recs.is_empty(), "{capture} has records");
+        let latest = recs.values().flatten().filter_map(|r| r.3).max().unwrap();
+        let cases: Vec<(String, RecPass<'_>)> = vec![
+            (
+                "record.key contains \"gzip\"".into(),
+                Box::new(|r: &Rec| contains(&r.0, b"gzip")),
+            ),
+            (
+                "record.value contains \"widget\"".into(),
+                Box::new(|r: &Rec| contains(&r.1, b"widget")),
+            ),
+            (
+                "record.key matches \"-[0-9]$\"".into(),
+                Box::new(|r: &Rec| {
+                    r.0.as_deref().is_some_and(|k| {
+                        k.len() >= 2 && k[k.len() - 2] == b'-' && k[k.len() - 1].is_ascii_digit()
+                    })
+                }),
+            ),
+            (
+                "record.headers.key == \"source\"".into(),
+                Box::new(|r: &Rec| r.2.iter().any(|h| h.0.as_deref() == Some(b"source"))),
+            ),
+            (
+                "record.headers.value contains \"lz4\"".into(),
+                Box::new(|r: &Rec| r.2.iter().any(|h| contains(&h.1, b"lz4"))),
+            ),
+            (
+                format!("record.timestamp >= {latest}"),
+                Box::new(move |r: &Rec| r.3.is_some_and(|t| t >= latest)),
+            ),
+            ("record.key".into(), Box::new(|r: &Rec| r.0.is_some())),
+        ];
+        for (expr, pass) in &cases {
+            let by_frame = |f: &Value| recs.get(&number(f)).is_some_and(|rs| rs.iter().any(pass));
+            let want: BTreeSet<u64> = exchanges(&all)
+                .into_iter()
+                .filter(|ex| ex.iter().any(|&i| by_frame(&all[i])))
+                .flatten()
+                .map(|i| number(&all[i]))
+                .collect();
+            let got: BTreeSet<u64> = frames(capture, Some(expr)).iter().map(number).collect();
+            assert_eq!(got, want, "{capture}: {expr}");
+            nonempty += usize::from(!want.is_empty());
+        }
+    }
+    assert!(nonempty >= 8, "{nonempty}");
+}

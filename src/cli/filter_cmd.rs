@@ -24,6 +24,8 @@ it holds on the request or on the response.
             (header.ClientId, body.Topics.Partitions.ErrorCode); an array
             matches when any element does. Facts: api, version, direction,
             latency, size, conn, client_id, topic, error, correlation_id, frame.
+            Records: record.key, record.value, record.headers.key,
+            record.headers.value, record.offset, record.timestamp.
   Values    numbers (-1, 0x1f, 2.5), \"strings\" (\\\" \\\\ \\n \\t \\xHH),
             error names (NOT_COORDINATOR), API names (Produce), request,
             response, true, false; latency takes us, ms, s; size B, KiB, MB.

@@ -38,6 +38,14 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     ("Acks == 0", "produce requests that want no acknowledgement"),
     (
+        "record.key contains \"order-7\"",
+        "frames with a record whose key holds order-7, in compressed batches too",
+    ),
+    (
+        "record.headers.key == \"traceparent\" and api == Fetch",
+        "fetches returning records with a trace header",
+    ),
+    (
         "not api in {ApiVersions, Metadata, Heartbeat}",
         "everything but the chatter",
     ),
@@ -93,7 +101,7 @@ pub fn filters_page() -> Page {
                     Block::Para("Names: a bare name (ErrorCode) matches the field anywhere, header or body; a dotted path matches fields whose path ends so (Partitions.ErrorCode); header.NAME and body.PATH start at the top. Every name is checked against the definitions when the expression is read: a name no definition has is an error, with the nearest names that exist.".into()),
                     Block::Para("Values: numbers (-1, 0x1f, 2.5), strings in double quotes (escapes \\\" \\\\ \\n \\t \\r \\0 \\xHH), and bare words, which are read as the field needs them: an error name as its code, an API name as its key, true and false as bools, and otherwise as text (GroupId == my-group). latency takes us, ms or s (a bare number is ms); size takes B, KB, KiB, MB, MiB, GB or GiB.".into()),
                     Block::Para("Deciding: a listing shows a request when its exchange is decided. A request that passes comes out at once; one whose response could still decide waits for it (at most until the capture ends, or until its correlation id is reused); one that cannot pass and whose response cannot either is dropped at once. A request never answered has no latency, but waited: latency > X holds when it waited longer.".into()),
-                    Block::Para("Record data is not reached by the language yet: kwire records --grep searches keys, values and headers.".into()),
+                    Block::Para("Records: record.key, record.value, record.headers.key, record.headers.value (bytes: compared as text, contains, matches), record.offset and record.timestamp (the batch's base plus the record's delta, as on the wire: a producer's offsets start at 0) test every record of every records field of the frame (Produce requests, Fetch and ShareFetch responses), compressed batches decompressed within a budget of their own per field (256 MiB). A record test passes when some record passes.".into()),
                 ],
             )
             .with_id("meaning"),

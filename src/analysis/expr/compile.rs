@@ -99,7 +99,30 @@ pub enum Anchor {
     Body,
     /// A bare name or path: any field whose path ends so, header or body.
     Anywhere,
+    /// `record.…`: a part of each record of every records field.
+    Record(RecordPart),
 }
+
+/// The parts of a record a test can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordPart {
+    Key,
+    Value,
+    HeaderKey,
+    HeaderValue,
+    Offset,
+    Timestamp,
+}
+
+/// The record parts by name.
+pub const RECORD_PARTS: &[(&str, RecordPart)] = &[
+    ("record.key", RecordPart::Key),
+    ("record.value", RecordPart::Value),
+    ("record.headers.key", RecordPart::HeaderKey),
+    ("record.headers.value", RecordPart::HeaderValue),
+    ("record.offset", RecordPart::Offset),
+    ("record.timestamp", RecordPart::Timestamp),
+];
 
 /// At most this many field tests in one expression (a frame's results are one word).
 pub const MAX_FIELD_TESTS: usize = 64;
@@ -230,11 +253,19 @@ impl Compiler<'_> {
             return Ok(Node::Fact(self.facts.len() - 1));
         }
         if name.item == "record" || name.item.starts_with("record.") {
-            return Err(SyntaxError::new(
-                name.at,
-                name.len,
-                "record parts (record.key, record.value, …) are not in the filter language yet; `kwire records --grep` searches record data",
-            ));
+            let Some(&(_, part)) = RECORD_PARTS.iter().find(|(n, _)| *n == name.item) else {
+                let names: Vec<&str> = RECORD_PARTS.iter().map(|(n, _)| *n).collect();
+                return Err(SyntaxError::new(
+                    name.at,
+                    name.len,
+                    format!("a record's parts are {}", names.join(", ")),
+                ));
+            };
+            let kinds = [match part {
+                RecordPart::Offset | RecordPart::Timestamp => Kind::Int { error_code: false },
+                _ => Kind::Bytes,
+            }];
+            return self.push_field(name, Anchor::Record(part), Vec::new(), &kinds, compare);
         }
         let (anchor, rest) = match name.item.split_once('.') {
             Some(("header", rest)) => (Anchor::Header, rest),
@@ -253,6 +284,18 @@ impl Compiler<'_> {
         if kinds.is_empty() {
             return Err(self.unknown_name(name, anchor, &path));
         }
+        self.push_field(name, anchor, path, &kinds, compare)
+    }
+
+    /// A field test of fields of these kinds.
+    fn push_field(
+        &mut self,
+        name: &Spanned<String>,
+        anchor: Anchor,
+        path: Vec<String>,
+        kinds: &[Kind],
+        compare: Option<&(Spanned<Op>, Vec<Spanned<Literal>>)>,
+    ) -> Result<Node, SyntaxError> {
         let test = match compare {
             None => Test::Present,
             Some((op, values)) => {
@@ -260,7 +303,7 @@ impl Compiler<'_> {
                     .iter()
                     .map(|v| self.value(v).map(|x| (v, x)))
                     .collect::<Result<Vec<_>, _>>()?;
-                field_test(op, values, &kinds, name)?
+                field_test(op, values, kinds, name)?
             }
         };
         if self.fields.len() == MAX_FIELD_TESTS {
@@ -503,7 +546,7 @@ impl Compiler<'_> {
             let whose = match anchor {
                 Anchor::Header => "the header",
                 Anchor::Body => "the body",
-                Anchor::Anywhere => "any message",
+                Anchor::Anywhere | Anchor::Record(_) => "any message",
             };
             return SyntaxError::new(
                 name.at,
@@ -689,6 +732,7 @@ pub fn path_matches(
         Anchor::Anywhere => {
             path.len() >= wanted.len() && same(wanted, &path[path.len() - wanted.len()..])
         }
+        Anchor::Record(_) => false,
     }
 }
 
@@ -841,8 +885,17 @@ impl Expr {
                 .collect();
             messages.sort_unstable();
             messages.dedup();
+            if let Anchor::Record(part) = t.anchor {
+                let name = RECORD_PARTS
+                    .iter()
+                    .find(|(_, p)| *p == part)
+                    .map_or("record", |(n, _)| n);
+                lines.push(format!("{name:<24} each record of every records field (Produce requests, Fetch and ShareFetch responses)"));
+                continue;
+            }
             let name = match t.anchor {
                 Anchor::Header => format!("header.{}", t.path.join(".")),
+                Anchor::Record(_) => String::new(),
                 Anchor::Body => format!("body.{}", t.path.join(".")),
                 Anchor::Anywhere => t.path.join("."),
             };

@@ -5,10 +5,13 @@
 //! tape (skipping other subtrees by their end) and sets one bit per test
 //! that some occurrence passes.
 
-use super::compile::{path_matches, FieldTest, Test, Value};
+use super::compile::{path_matches, Anchor, FieldTest, RecordPart, Test, Value};
 use super::syntax::Op;
+use crate::budget::Budget;
+use crate::decode::records::each::for_each_record;
 use crate::decode::tape::{SlotKind, Val, Values};
 use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
+use crate::schema::Primitive;
 
 /// A bit per field test that a frame passes.
 pub type Passed = u64;
@@ -32,6 +35,8 @@ pub struct Branch {
 struct Reads {
     /// Tests of this field's value (each element's, for an array).
     tests: Vec<u8>,
+    /// Tests of each record of this records field.
+    records: Vec<(u8, RecordPart)>,
     /// Tests further down (a struct, or each struct of an array).
     within: Option<Box<Branch>>,
 }
@@ -80,11 +85,15 @@ fn reads(
     may: &mut Passed,
 ) -> Option<Reads> {
     let mut r = Reads::default();
+    let records = matches!(f.shape, Shape::Primitive(Primitive::Records));
     for (i, t) in tests.iter().enumerate() {
-        if path_matches(t.anchor, &t.path, header, path) {
-            r.tests.push(i as u8);
-            *may |= 1 << i;
+        match t.anchor {
+            Anchor::Record(part) if records => r.records.push((i as u8, part)),
+            Anchor::Record(_) => continue,
+            _ if path_matches(t.anchor, &t.path, header, path) => r.tests.push(i as u8),
+            _ => continue,
         }
+        *may |= 1 << i;
     }
     let nested = match &f.shape {
         Shape::Struct(s) | Shape::Array(Element::Struct(s)) => Some(s),
@@ -93,7 +102,7 @@ fn reads(
     if let Some(s) = nested {
         r.within = branch(tests, header, s, path, may).map(Box::new);
     }
-    (!r.tests.is_empty() || r.within.is_some()).then_some(r)
+    (!r.tests.is_empty() || !r.records.is_empty() || r.within.is_some()).then_some(r)
 }
 
 /// Run the tests of `branch` on the struct at `slot` of the tape (and its
@@ -133,6 +142,9 @@ pub fn run(
                 *passed |= 1 << t;
             }
         }
+        if let (false, Val::Bytes(span)) = (reads.records.is_empty(), s.value) {
+            run_records(tests, &reads.records, span.of(frame), passed);
+        }
         if let Some(within) = &reads.within {
             match s.value {
                 Val::Struct => run(tests, within, tape, frame, i, passed),
@@ -146,6 +158,66 @@ pub fn run(
                 _ => {}
             }
         }
+    }
+}
+
+/// Run record tests on each record of a records field's bytes, until each
+/// has passed or the records end. Decompression draws on a budget of its own
+/// per field (the default limits: 256 MiB decompressed), given back after.
+fn run_records(
+    tests: &[FieldTest],
+    wanted: &[(u8, RecordPart)],
+    records: &[u8],
+    passed: &mut Passed,
+) {
+    let all: Passed = wanted.iter().fold(0, |m, (t, _)| m | 1 << t);
+    if *passed & all == all {
+        return;
+    }
+    let budget = Budget::new(Default::default());
+    for_each_record(records, &budget, &mut |r| {
+        for &(t, part) in wanted {
+            if *passed & (1 << t) != 0 {
+                continue;
+            }
+            let test = &tests[usize::from(t)].test;
+            let hit = match part {
+                RecordPart::Key => record_bytes(test, r.key),
+                RecordPart::Value => record_bytes(test, r.value),
+                RecordPart::HeaderKey => r.headers.iter().any(|h| record_bytes(test, h.0)),
+                RecordPart::HeaderValue => r.headers.iter().any(|h| record_bytes(test, h.1)),
+                RecordPart::Offset => record_int(test, r.offset),
+                RecordPart::Timestamp => record_int(test, r.timestamp),
+            };
+            if hit {
+                *passed |= 1 << t;
+            }
+        }
+        *passed & all != all
+    });
+}
+
+/// A record's bytes (null: `None`) against a test.
+fn record_bytes(test: &Test, b: Option<&[u8]>) -> bool {
+    let Some(b) = b else { return false };
+    match test {
+        Test::Present => true,
+        Test::Contains(needle) => memchr::memmem::find(b, needle).is_some(),
+        Test::Matches(re) => re.is_match(b),
+        Test::Compare(op, values) => values
+            .iter()
+            .any(|w| ordered(*op, w.text.as_deref().map(|w| b.cmp(w)))),
+    }
+}
+
+fn record_int(test: &Test, v: Option<i64>) -> bool {
+    let Some(v) = v else { return false };
+    match test {
+        Test::Present => true,
+        Test::Compare(op, values) => values
+            .iter()
+            .any(|w| ordered(*op, w.int.map(|w| i128::from(v).cmp(&w)))),
+        Test::Contains(_) | Test::Matches(_) => false,
     }
 }
 

@@ -798,7 +798,9 @@ mod tests {
         assert!(wrong("ErrorCode == NOT_AN_ERROR").contains("cannot be compared"));
         assert!(wrong("ErrorCode == 5ms").contains("units go with latency"));
         assert!(wrong("ClientId matches \"(\"").contains("not a regular expression"));
-        assert!(wrong("record.key contains \"x\"").contains("record parts"));
+        assert!(wrong("record.kez contains \"x\"").contains("a record's parts are record.key"));
+        assert!(wrong("record.offset contains \"x\"").contains("`contains` takes text"));
+        assert!(Filter::parse(cat, "record.key contains \"x\" or record.offset > 5").is_ok());
         assert!(wrong("body.Partitions.ErrorCode").contains("is at body."));
         assert!(wrong("Body.GroupId")
             .contains("no field of any message is at Body.GroupId; GroupId is at body."));

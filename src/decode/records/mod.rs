@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod compression;
 pub mod deferred;
+pub mod each;
 mod findings;
 pub mod layout;
 pub mod order;
