@@ -107,6 +107,14 @@ fn item(
     }
 }
 
+/// The part slots among a slot's children (findings left out), with their values.
+fn parts(tape: &Values, slot: u32) -> Vec<(u32, Val)> {
+    tape.children(slot)
+        .filter(|(_, c)| c.kind == SlotKind::Part)
+        .map(|(i, c)| (i, c.value))
+        .collect()
+}
+
 fn int(v: Val) -> Option<i64> {
     match v {
         Val::Int(i) => Some(i),
@@ -130,11 +138,7 @@ fn record(
     (base_offset, base_time): (Option<i64>, Option<i64>),
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
-    let parts: Vec<(u32, Val)> = tape
-        .children(slot)
-        .filter(|(_, c)| c.kind == SlotKind::Part)
-        .map(|(i, c)| (i, c.value))
-        .collect();
+    let parts = parts(tape, slot);
     let delta = |k: usize| parts.get(k).and_then(|p| int(p.1));
     let mut r = RecordParts {
         timestamp: base_time.zip(delta(1)).map(|(b, d)| b.wrapping_add(d)),
@@ -170,11 +174,7 @@ fn legacy(
     slot: u32,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
-    let parts: Vec<(u32, Val)> = tape
-        .children(slot)
-        .filter(|(_, c)| c.kind == SlotKind::Part)
-        .map(|(i, c)| (i, c.value))
-        .collect();
+    let parts = parts(tape, slot);
     let magic1 = matches!(
         tape.slots.get(slot as usize).map(|s| s.value),
         Some(Val::Int(1))
