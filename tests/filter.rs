@@ -473,3 +473,63 @@ fn record_parts_select_as_the_records_view_lists_them() {
     }
     assert!(nonempty >= 8, "{nonempty}");
 }
+
+#[test]
+fn records_filter_selects_the_records_the_listing_has() {
+    type RowPass<'a> = Box<dyn Fn(&Value) -> bool + 'a>;
+    let c = "samples/captures/confluent-kafka.pcap";
+    let rows = |filter: Option<&str>| -> Vec<Value> {
+        let mut a = vec!["records", c, "--format", "json"];
+        if let Some(f) = filter {
+            a.extend(["--filter", f]);
+        }
+        let o = kwire(&a);
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let all = rows(None);
+    let text = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let header_values = |r: &Value| -> Vec<String> {
+        r["headers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|h| text(h, "value"))
+            .collect()
+    };
+    let cases: Vec<(&str, RowPass<'_>)> = vec![
+        (
+            "record.key contains \"gzip\"",
+            Box::new(|r| text(r, "key").contains("gzip")),
+        ),
+        (
+            "api == Fetch and record.headers.value contains \"lz4\"",
+            Box::new(|r| {
+                r["api_name"] == "Fetch" && header_values(r).iter().any(|v| v.contains("lz4"))
+            }),
+        ),
+        (
+            "direction == request and not record.value contains \"widget\"",
+            Box::new(|r| r["direction"] == "request" && !text(r, "value").contains("widget")),
+        ),
+        (
+            "topic == orders and frame == 99",
+            Box::new(|r| r["frame"] == 99),
+        ),
+    ];
+    for (expr, pass) in cases {
+        let want: Vec<&Value> = all.iter().filter(|r| pass(r)).collect();
+        let got = rows(Some(expr));
+        assert_eq!(got.iter().collect::<Vec<_>>(), want, "{expr}");
+        assert!(
+            !want.is_empty() || expr.contains("not"),
+            "{expr} selects something"
+        );
+    }
+    let o = kwire(&["records", c, "--filter", "latency > 1ms"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not latency"));
+}

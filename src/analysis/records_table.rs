@@ -46,11 +46,16 @@ pub struct Selection {
     pub partition: Option<i32>,
     /// Bytes that the key, the value, or a header's key or value holds.
     pub grep: Option<Vec<u8>>,
+    /// A display filter of records ([`super::filter::Filter::records_only`]).
+    pub filter: Option<super::filter::Filter>,
 }
 
 impl Selection {
     pub fn is_empty(&self) -> bool {
-        self.topic.is_none() && self.partition.is_none() && self.grep.is_none()
+        self.topic.is_none()
+            && self.partition.is_none()
+            && self.grep.is_none()
+            && self.filter.is_none()
     }
 
     /// Whether records of this topic and partition may be selected.
@@ -62,6 +67,36 @@ impl Selection {
     }
 
     fn record(&self, r: &RecordRow) -> bool {
+        if let Some(f) = &self.filter {
+            fn bytes(d: &Data) -> Option<&[u8]> {
+                d.bytes.as_deref()
+            }
+            let parts = crate::decode::records::each::RecordParts {
+                offset: Some(r.offset),
+                timestamp: r.timestamp,
+                key: bytes(&r.key),
+                value: bytes(&r.value),
+                headers: r
+                    .headers
+                    .iter()
+                    .map(|h| (bytes(&h.key), bytes(&h.value)))
+                    .collect(),
+            };
+            let subject = super::filter::RecordSubject {
+                api: r.origin.api_key,
+                conn: r.origin.conn,
+                frame: r.origin.frame,
+                side: match r.origin.direction {
+                    Direction::Request => super::filter::Side::Request,
+                    Direction::Response => super::filter::Side::Response,
+                },
+                topic: r.topic.as_ref(),
+                parts: &parts,
+            };
+            if !f.selects_record(&subject) {
+                return false;
+            }
+        }
         let Some(needle) = self.grep.as_deref() else {
             return true;
         };

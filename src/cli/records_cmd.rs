@@ -45,6 +45,13 @@ pub struct RecordsArgs {
     /// A capture: only records whose key, value, or a header's key or value holds this text.
     #[arg(long, value_name = "TEXT")]
     pub grep: Option<String>,
+    /// A capture: only records the display filter selects: record parts
+    /// (record.key, record.value, record.headers.key, record.headers.value,
+    /// record.offset, record.timestamp) and api, direction, conn, frame, topic
+    /// (`kwire page filters`), e.g. 'record.key contains "order-7" and api == Fetch'.
+    /// record.offset is the offset in the frame (a produced record's place as sent).
+    #[arg(long, short = 'Y', value_name = "EXPR")]
+    pub filter: Option<String>,
     /// A capture: the broker's port (default: found by plausibility).
     #[arg(long)]
     pub port: Option<u16>,
@@ -101,6 +108,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     if let Some(option) = [
         (args.partition.is_some(), "--partition"),
         (args.grep.is_some(), "--grep"),
+        (args.filter.is_some(), "--filter"),
         (args.port.is_some(), "--port"),
     ]
     .iter()
@@ -219,10 +227,28 @@ fn capture(
             return exit::USAGE;
         }
     };
+    let filter = match &args.filter {
+        None => None,
+        Some(text) => {
+            let f = match kwire::analysis::filter::Filter::parse(cat, text) {
+                Ok(f) => f,
+                Err(e) => {
+                    super::filter_args::report_expression_error(text, &e);
+                    return exit::MALFORMED;
+                }
+            };
+            if let Err(why) = f.records_only() {
+                kwire::stderr_line!("kwire: --filter: {}", kwire::text::escape::sanitize(&why));
+                return exit::MALFORMED;
+            }
+            Some(f)
+        }
+    };
     let selection = Selection {
         topic: args.topic.clone(),
         partition: args.partition,
         grep: args.grep.as_ref().map(|g| g.as_bytes().to_vec()),
+        filter,
     };
     let tls_keylog = match args.tls.load() {
         Ok(k) => k,
@@ -363,6 +389,9 @@ fn describe(args: &RecordsArgs) -> String {
     }
     if let Some(g) = &args.grep {
         parts.push(format!("--grep {}", kwire::text::escape::quote(g)));
+    }
+    if let Some(f) = &args.filter {
+        parts.push(format!("--filter {}", kwire::text::escape::quote(f)));
     }
     parts.join(" ")
 }

@@ -8,7 +8,7 @@
 use super::compile::{path_matches, Anchor, FieldTest, RecordPart, Test, Value};
 use super::syntax::Op;
 use crate::budget::Budget;
-use crate::decode::records::each::for_each_record;
+use crate::decode::records::each::{for_each_record, RecordParts};
 use crate::decode::tape::{SlotKind, Val, Values};
 use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
 use crate::schema::Primitive;
@@ -180,21 +180,24 @@ fn run_records(
             if *passed & (1 << t) != 0 {
                 continue;
             }
-            let test = &tests[usize::from(t)].test;
-            let hit = match part {
-                RecordPart::Key => record_bytes(test, r.key),
-                RecordPart::Value => record_bytes(test, r.value),
-                RecordPart::HeaderKey => r.headers.iter().any(|h| record_bytes(test, h.0)),
-                RecordPart::HeaderValue => r.headers.iter().any(|h| record_bytes(test, h.1)),
-                RecordPart::Offset => record_int(test, r.offset),
-                RecordPart::Timestamp => record_int(test, r.timestamp),
-            };
-            if hit {
+            if record_passes(&tests[usize::from(t)].test, part, r) {
                 *passed |= 1 << t;
             }
         }
         *passed & all != all
     });
+}
+
+/// Whether a record's part passes a test (a header's: some header's).
+pub fn record_passes(test: &Test, part: RecordPart, r: &RecordParts<'_>) -> bool {
+    match part {
+        RecordPart::Key => record_bytes(test, r.key),
+        RecordPart::Value => record_bytes(test, r.value),
+        RecordPart::HeaderKey => r.headers.iter().any(|h| record_bytes(test, h.0)),
+        RecordPart::HeaderValue => r.headers.iter().any(|h| record_bytes(test, h.1)),
+        RecordPart::Offset => record_int(test, r.offset),
+        RecordPart::Timestamp => record_int(test, r.timestamp),
+    }
 }
 
 /// A record's bytes (null: `None`) against a test.

@@ -273,6 +273,102 @@ impl Filter {
     }
 }
 
+/// The facts a filter of records (`kwire records --filter`) can test: a
+/// record's row knows its frame, not the frame's exchange.
+const RECORD_FACTS: &[Fact] = &[
+    Fact::Api,
+    Fact::Direction,
+    Fact::Conn,
+    Fact::Topic,
+    Fact::Frame,
+];
+
+/// One record as a filter of records sees it: where it came from and its parts.
+pub struct RecordSubject<'a> {
+    pub api: i16,
+    pub conn: usize,
+    pub frame: usize,
+    pub side: Side,
+    pub topic: Option<&'a Topic>,
+    pub parts: &'a crate::decode::records::each::RecordParts<'a>,
+}
+
+impl Filter {
+    /// Why this filter cannot select records, if it cannot: it tests a
+    /// fact a record's row does not know, or a field other than a record's part.
+    pub fn records_only(&self) -> Result<(), String> {
+        let Some(e) = &self.expr else { return Ok(()) };
+        if let Some(t) = e.facts.iter().find(|t| !RECORD_FACTS.contains(&t.fact)) {
+            return Err(format!(
+                "a filter of records tests record parts (record.key, record.value, record.headers.key, record.headers.value, record.offset, record.timestamp) and api, direction, conn, frame, topic; not {}",
+                compile::fact_name(t.fact)
+            ));
+        }
+        if e.fields
+            .iter()
+            .any(|t| !matches!(t.anchor, compile::Anchor::Record(_)))
+        {
+            return Err("a filter of records tests record parts and api, direction, conn, frame, topic; not fields of the frame (`kwire capture --filter` selects frames by them)".into());
+        }
+        Ok(())
+    }
+
+    /// Whether one record is selected ([`Self::records_only`] said yes).
+    pub fn selects_record(&self, r: &RecordSubject<'_>) -> bool {
+        let Some(e) = &self.expr else { return true };
+        let mut passed: Passed = 0;
+        for (i, t) in e.fields.iter().enumerate() {
+            if let compile::Anchor::Record(part) = t.anchor {
+                if fields::record_passes(&t.test, part, r.parts) {
+                    passed |= 1 << i;
+                }
+            }
+        }
+        let one = OneFrame { r, passed };
+        eval(e, &e.root, &one, r.side) == Tri::Yes
+    }
+}
+
+/// A record's frame, alone: the side it is on, nothing of its exchange.
+struct OneFrame<'a, 'r> {
+    r: &'a RecordSubject<'r>,
+    passed: Passed,
+}
+
+impl Subject for OneFrame<'_, '_> {
+    fn api(&self) -> Option<(i16, i16)> {
+        Some((self.r.api, -1))
+    }
+    fn conn(&self) -> usize {
+        self.r.conn
+    }
+    fn correlation_id(&self) -> Option<i32> {
+        None
+    }
+    fn client_id(&self) -> Option<Option<&[u8]>> {
+        None
+    }
+    fn any_topic(&self, test: &mut dyn FnMut(&Topic) -> bool) -> bool {
+        self.r.topic.is_some_and(test)
+    }
+    fn errors(&self) -> Option<&[i16]> {
+        Some(&[])
+    }
+    fn latency(&self) -> Latency {
+        Latency::Unknown
+    }
+    fn frame(&self, side: Side) -> Frame {
+        match side == self.r.side {
+            true => Frame::Here {
+                index: self.r.frame,
+                bytes: 0,
+                passed: self.passed,
+            },
+            false => Frame::Absent,
+        }
+    }
+}
+
 /// One of an exchange's frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
