@@ -421,6 +421,13 @@ fn the_filters_select_exchanges_and_say_when_nothing_matches() {
         api(client(&inv, "modern-app"), "ApiVersions")["versions"],
         json!([4])
     );
+    // The same read from the v0 body's own field, with no fact asked.
+    let inv = inventory_json(
+        file.path(),
+        &["--min-latency", "0", "--filter", "ErrorCode == 35"],
+        0,
+    );
+    assert_eq!(ids(&inv), ["modern-app"]);
     let inv = inventory_json(file.path(), &["--topic", "orders"], 0);
     assert_eq!(ids(&inv), ["modern-app"]);
     assert_eq!(api_names(client(&inv, "modern-app")), ["Metadata"]);

@@ -5,7 +5,7 @@
 mod common;
 
 use bytes::Bytes;
-use common::batches::{batch, compress, legacy_message, struct_bytes, Rec};
+use common::batches::{batch, compress, legacy_message, legacy_message_at, rec, struct_bytes, Rec};
 use kwire::decode::fields::Context;
 use kwire::decode::records::BatchDecoder;
 use kwire::decode::{Node, Role, Value};
@@ -408,6 +408,76 @@ fn legacy_message_sets_with_a_gzip_wrapper() {
         }
     });
     assert_eq!(inner_msgs, 3, "the wrapper and its two inner messages");
+}
+
+/// A display filter's record parts (`decode::records::each`, read off the
+/// tape) give each record the offset and timestamp the records view gives it
+/// (read off the tree): LogAppendTime batches and legacy wrappers included.
+#[test]
+fn record_parts_have_the_records_views_offsets_and_timestamps() {
+    let deltas = [
+        rec(Some(b"a"), Some(b"1"), &[("h", Some(b"x"))], 0),
+        rec(None, Some(b"2"), &[], 250),
+        rec(Some(b"c"), None, &[], 900),
+    ];
+    // LogAppendTime (0x08): every record's timestamp is the batch's
+    // maxTimestamp, whatever its delta; then the same gzipped with CreateTime.
+    let mut log_append = batch(10, 0x08, &deltas);
+    log_append[35..43].copy_from_slice(&1_800_000_000_000i64.to_be_bytes());
+    let crc = kwire::protocol::crc32c::crc32c(&log_append[21..]);
+    log_append[17..21].copy_from_slice(&crc.to_be_bytes());
+    let create_time = batch(13, 1, &deltas);
+    // A magic 1 wrapper at offset 21 numbers its messages from 0 (its own
+    // offset is the last one's) and stamps them LogAppendTime (0x08) with its own.
+    let inner = [
+        legacy_message_at(0, 1, 0, 5, None, Some(b"one")),
+        legacy_message_at(1, 1, 0, 6, Some(b"k"), Some(b"two")),
+    ]
+    .concat();
+    let wrapper = legacy_message_at(21, 1, 1 | 0x08, 77, None, Some(&compress(1, &inner)));
+    let set = [
+        log_append,
+        create_time,
+        legacy_message(30, 0, 0, None, Some(b"v0 message")),
+        wrapper,
+    ]
+    .concat();
+    let (nodes, warnings) = decode(&set, &Context::default());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    type Seen = (Option<i64>, Option<i64>, Option<Vec<u8>>, Option<Vec<u8>>);
+    let mut viewed: Vec<Seen> = Vec::new();
+    kwire::decode::records::view::records(&nodes, &mut |r| {
+        let bytes = |p: kwire::decode::records::view::Payload<'_>| p.bytes().map(|b| b.to_vec());
+        viewed.push((Some(r.offset), r.timestamp, bytes(r.key), bytes(r.value)))
+    });
+    let mut parts: Vec<Seen> = Vec::new();
+    let budget = kwire::budget::Budget::new(Default::default());
+    kwire::decode::records::each::for_each_record(&set, &budget, &mut |r| {
+        parts.push((
+            r.offset,
+            r.timestamp,
+            r.key.map(<[u8]>::to_vec),
+            r.value.map(<[u8]>::to_vec),
+        ));
+        true
+    });
+    let at = |v: &[Seen]| v.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>();
+    let t = 1_700_000_000_000;
+    assert_eq!(
+        at(&viewed),
+        [
+            (Some(10), Some(1_800_000_000_000)),
+            (Some(11), Some(1_800_000_000_000)),
+            (Some(12), Some(1_800_000_000_000)),
+            (Some(13), Some(t)),
+            (Some(14), Some(t + 250)),
+            (Some(15), Some(t + 900)),
+            (Some(30), None),
+            (Some(20), Some(77)),
+            (Some(21), Some(77)),
+        ]
+    );
+    assert_eq!(parts, viewed);
 }
 
 #[test]

@@ -17,6 +17,7 @@
 
 use super::expr::compile::Expr;
 use super::expr::fields::{self, MessageTests, Passed};
+use crate::budget::Budget;
 use crate::capture::CapturedFrame;
 use crate::decode::fields::TopicIds;
 use crate::decode::tape::{SlotKind, Val, Values};
@@ -50,6 +51,8 @@ impl Needs {
             client_id: self.client_id || other.client_id,
             topics: self.topics || other.topics,
             errors: self.errors || other.errors,
+            // One filter's expression at most is ever asked for: the
+            // field tests come from the selection, never from a view.
             fields: self.fields.or(other.fields),
         }
     }
@@ -803,7 +806,14 @@ impl FactReader {
         let bytes: &[u8] = &f.bytes;
         self.tape.slots.clear();
         let (head, end, res) = values::decode_message(bytes, 4, &header.plan(hv), &mut self.tape);
-        if let (Some(t), Some(branch)) = (&tests, laid.as_ref().and_then(|l| l.header.as_ref())) {
+        // Records fields decompress within one budget for the whole frame
+        // (the default limits), made only when there are tests to run.
+        let budget = tests.as_ref().map(|_| Budget::new(Default::default()));
+        if let (Some(t), Some(branch), Some(budget)) = (
+            &tests,
+            laid.as_ref().and_then(|l| l.header.as_ref()),
+            &budget,
+        ) {
             fields::run(
                 &t.fields,
                 branch,
@@ -811,6 +821,7 @@ impl FactReader {
                 bytes,
                 head,
                 &mut found.passed,
+                budget,
             );
         }
         if want.client_id {
@@ -861,8 +872,10 @@ impl FactReader {
         };
         let body_tests =
             |tape: &Values, slot: u32, laid: Option<&MessageTests>, passed: &mut Passed| {
-                if let (Some(t), Some(branch)) = (&tests, laid.and_then(|l| l.body.as_ref())) {
-                    fields::run(&t.fields, branch, tape, bytes, slot, passed);
+                if let (Some(t), Some(branch), Some(budget)) =
+                    (&tests, laid.and_then(|l| l.body.as_ref()), &budget)
+                {
+                    fields::run(&t.fields, branch, tape, bytes, slot, passed, budget);
                 }
             };
         let body_slot;
@@ -879,10 +892,12 @@ impl FactReader {
         if !found.decoded && !request && key == API_VERSIONS_KEY && version > 0 {
             // A broker that does not support the requested ApiVersions version
             // answers with a v0 body (as the decoder does, `decode::frame`).
-            if let (Some(v0), Some(facts0)) = (
-                cat.message(kind, key, 0, pin),
-                self.body_facts(cat, pin, request, (key, 0), want),
-            ) {
+            // The body is read at all, so it is read again: for its facts
+            // if v0 has any asked for, else for the field tests or to see it decode.
+            let facts0 = self
+                .body_facts(cat, pin, request, (key, 0), want)
+                .unwrap_or_else(|| self.no_facts.clone());
+            if let Some(v0) = cat.message(kind, key, 0, pin) {
                 let mut retry = std::mem::take(&mut self.tape);
                 let header_end = retry.slots.get(head as usize).map_or(0, |h| h.end as usize);
                 retry.slots.truncate(header_end);

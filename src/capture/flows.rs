@@ -1545,8 +1545,6 @@ fn i32_at(b: &[u8], at: usize) -> i32 {
         .map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-/// Does the header of the frame starting `prefix` decode within it (header only,
-/// as a listing decodes it)?
 /// A request as a listing needs it: over `above` bytes, only its size and
 /// header (a copy, so that the rest is let go), as [`CutBodies`] cuts frames
 /// as they arrive; other frames as they are. For what a selection holds
@@ -1582,6 +1580,8 @@ pub fn cut_for_listing(
     }
 }
 
+/// Does the header of the frame starting `prefix` decode within it (header only,
+/// as a listing decodes it)?
 fn header_within(
     cat: &Catalogue,
     prefix: &[u8],

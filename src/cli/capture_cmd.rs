@@ -1226,7 +1226,7 @@ pub fn explore_indexed(
     };
     let mut app = App::for_capture(cat, release.map(str::to_string), capture, Theme::from_env());
     if !e.filter.is_empty() {
-        app.set_filter(e.filter.terms(cat), e.filter);
+        app.set_filter(e.filter.text().to_string(), e.filter);
     }
     let (tx, rx) = std::sync::mpsc::channel();
     let (guess, opts) = (e.guess, e.opts);

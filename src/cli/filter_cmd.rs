@@ -97,7 +97,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &FilterCmdArgs) -> i32 
     };
     match Filter::parse(cat, expr) {
         Ok(f) => {
-            let _ = writeln!(out, "{}", f.explain(cat, release));
+            let _ = writeln!(out, "{}", f.explain(cat));
             exit::OK
         }
         Err(e) => {

@@ -1116,6 +1116,7 @@ impl<'a> App<'a> {
         let text = text.trim();
         if text.is_empty() {
             self.filter = None;
+            *self.row_tests.borrow_mut() = RowTests::default();
         } else {
             match Filter::parse(self.cat, text) {
                 Ok(f) => self.set_filter(text.to_string(), f),

@@ -144,9 +144,21 @@ pub fn legacy_message(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> Vec<u8> {
+    legacy_message_at(offset, magic, attributes, 1_700_000_000_000, key, value)
+}
+
+/// [`legacy_message`] with its timestamp (magic 1 only).
+pub fn legacy_message_at(
+    offset: i64,
+    magic: u8,
+    attributes: u8,
+    timestamp: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Vec<u8> {
     let mut m = vec![magic, attributes];
     if magic == 1 {
-        m.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
+        m.extend_from_slice(&timestamp.to_be_bytes());
     }
     for b in [key, value] {
         match b {

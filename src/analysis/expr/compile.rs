@@ -614,9 +614,10 @@ pub fn error_code(text: &str) -> Option<i16> {
     if let Ok(n) = text.parse::<i16>() {
         return Some(n);
     }
-    (i16::MIN..=i16::MAX).find(|&c| {
-        crate::protocol::error_codes::error_name(c).is_some_and(|n| n.eq_ignore_ascii_case(text))
-    })
+    crate::protocol::error_codes::ERROR_CODES
+        .iter()
+        .find(|(_, name)| name.eq_ignore_ascii_case(text))
+        .map(|&(code, _)| code)
 }
 
 /// A comparison of fields, checked against what the fields named can hold.

@@ -123,6 +123,9 @@ impl SyntaxError {
 pub const MAX_TEXT: usize = 64 * 1024;
 /// Nesting deeper than this is refused (the parser recurses per level).
 pub const MAX_DEPTH: usize = 64;
+/// Expressions with more tests than this are refused: a flat chain of
+/// `or`s nests as deep as it is long, and evaluating it recurses that deep.
+pub const MAX_TESTS: usize = 1024;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Token {
@@ -369,6 +372,7 @@ struct Parser {
     tokens: Vec<Spanned<Token>>,
     next: usize,
     depth: usize,
+    tests: usize,
 }
 
 /// Parse an expression.
@@ -384,6 +388,7 @@ pub fn parse(text: &str) -> Result<Ast, SyntaxError> {
         tokens: lex(text)?,
         next: 0,
         depth: 0,
+        tests: 0,
     };
     if p.peek().item == Token::End {
         return Err(SyntaxError::new(
@@ -476,6 +481,10 @@ impl Parser {
     }
 
     fn test(&mut self) -> Result<Ast, SyntaxError> {
+        self.tests += 1;
+        if self.tests > MAX_TESTS {
+            return Err(self.error_here(format!("more than {MAX_TESTS} tests")));
+        }
         let t = self.bump();
         let name = match t.item {
             Token::Name(n) => Spanned {
@@ -515,17 +524,21 @@ impl Parser {
                 return Err(self.error_here("expected `{` after `in`: `in {a, b}`"));
             }
             self.bump();
-            let mut values = Vec::new();
+            let mut values = vec![self.value()?];
             loop {
                 match self.peek().item {
-                    Token::CloseSet if !values.is_empty() => {
+                    Token::CloseSet => {
                         self.bump();
                         break;
                     }
-                    Token::Comma if !values.is_empty() => {
+                    Token::Comma => {
                         self.bump();
+                        values.push(self.value()?);
                     }
-                    _ => values.push(self.value()?),
+                    ref t => {
+                        let t = unexpected(t);
+                        return Err(self.error_here(format!("{t}: expected `,` or `}}`")));
+                    }
                 }
             }
             values
@@ -729,6 +742,8 @@ mod tests {
             ("x == 3 # y", 7, "unexpected"),
             ("api in Produce", 7, "expected `{`"),
             ("api in {}", 8, "expected a value"),
+            ("api in {Produce Fetch}", 16, "expected `,` or `}`"),
+            ("api in {Produce,}", 16, "expected a value"),
         ];
         for (text, at, says) in cases {
             let e = parse(text).unwrap_err();
@@ -758,5 +773,12 @@ mod tests {
         assert!(parse(&nots).is_err());
         assert!(parse("x == 99999999999999999999999999999999999999999999").is_ok());
         assert!(parse("é").is_err());
+        let chain = |n: usize| vec!["a == 1"; n].join(" or ");
+        assert!(parse(&chain(MAX_TESTS)).is_ok());
+        let e = parse(&chain(MAX_TESTS + 1)).unwrap_err();
+        assert_eq!(
+            (e.at, e.message.as_str()),
+            (MAX_TESTS * 10, "more than 1024 tests")
+        );
     }
 }

@@ -170,15 +170,10 @@ impl Filter {
     }
 
     /// What each name of the expression resolved to (`kwire filter EXPR`).
-    pub fn explain(&self, cat: &Catalogue, _release: Option<&str>) -> String {
+    pub fn explain(&self, cat: &Catalogue) -> String {
         self.expr
             .as_ref()
             .map_or_else(|| "selects everything".into(), |e| e.explain(cat))
-    }
-
-    /// The filter as the explorer's `f` reads it back.
-    pub fn terms(&self, _cat: &Catalogue) -> String {
-        self.text.clone()
     }
 
     /// What deciding needs read from the frames.
@@ -264,7 +259,12 @@ impl Filter {
             return Some(true);
         };
         let request = eval(e, &e.root, s, Side::Request);
-        let response = eval(e, &e.root, s, Side::Response);
+        let mut response = eval(e, &e.root, s, Side::Response);
+        // A response still to come may never come: whatever it would
+        // pass, it has not passed yet (`direction == response` included).
+        if matches!(s.frame(Side::Response), Frame::ToCome { .. }) {
+            response = response.and(Tri::Maybe);
+        }
         match request.or(response) {
             Tri::Yes => Some(true),
             Tri::No => Some(false),
@@ -752,6 +752,32 @@ mod tests {
             ..Fake::default()
         };
         assert_eq!(g.decide_on(&passed_request), Some(true));
+    }
+
+    #[test]
+    fn a_response_to_come_passes_nothing_yet() {
+        // Its request is held, not shown: the response may never come.
+        for text in [
+            "direction == response",
+            "not api == Fetch and direction == response",
+        ] {
+            assert_eq!(filter(text).decide_on(&Fake::default()), None, "{text}");
+        }
+        // Once unanswered, there is no response to pass.
+        let unanswered = Fake {
+            latency: Latency::Waited(5_000_000),
+            response: Frame::Absent,
+            ..Fake::default()
+        };
+        assert_eq!(
+            filter("direction == response").decide_on(&unanswered),
+            Some(false)
+        );
+        // The request alone can still decide at once.
+        assert_eq!(
+            filter("direction == request").decide_on(&Fake::default()),
+            Some(true)
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! the budget); the tape's record layout is read here, in the module that
 //! writes it.
 
-use super::layout::{BASE_OFFSET, BASE_TIMESTAMP};
+use super::layout::{ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, MAX_TIMESTAMP};
 use super::tape::Walk;
 use crate::budget::Budget;
 use crate::decode::tape::{SlotKind, Val, Values};
@@ -13,9 +13,12 @@ use crate::decode::tape::{SlotKind, Val, Values};
 /// One record's parts: bytes are `None` when null.
 #[derive(Debug, Default)]
 pub struct RecordParts<'a> {
-    /// The batch's base offset plus the record's delta (a legacy message's own offset).
+    /// The batch's base offset plus the record's delta; a legacy message's
+    /// own offset (inside a magic 1 wrapper: counted from the wrapper's).
     pub offset: Option<i64>,
-    /// The batch's base timestamp plus the record's delta (a v1 message's own).
+    /// The batch's base timestamp plus the record's delta, or its
+    /// maxTimestamp under LogAppendTime; a magic 1 message's own, or its
+    /// wrapper's under LogAppendTime; none for magic 0.
     pub timestamp: Option<i64>,
     pub key: Option<&'a [u8]>,
     pub value: Option<&'a [u8]>,
@@ -54,19 +57,40 @@ pub fn for_each_record(
     let mut at = 0u32;
     while (at as usize) < tape.slots.len() {
         let next = tape.slots[at as usize].end.max(at + 1);
-        if !item(&tape, records, at, each) {
+        if !item(&tape, records, at, None, each) {
             return;
         }
         at = next;
     }
 }
 
+/// A legacy wrapper message's say over the messages it holds.
+#[derive(Clone, Copy)]
+struct Wrapper {
+    magic: i64,
+    /// Added to each inner message's offset (magic 1 numbers them from 0).
+    offset: i64,
+    /// The wrapper's timestamp, when it says LogAppendTime (magic 1).
+    log_append_time: Option<i64>,
+}
+
+/// What a v2 record's offset and timestamp are computed from.
+#[derive(Clone, Copy)]
+struct Base {
+    offset: Option<i64>,
+    timestamp: Option<i64>,
+    /// Under LogAppendTime every record's timestamp is the batch's maxTimestamp.
+    log_append_time: Option<i64>,
+}
+
 /// The records of one top-level slot (a batch or legacy message) of `data`;
-/// false when `each` asked to stop.
+/// false when `each` asked to stop. A message inside a legacy wrapper has
+/// its wrapper's say in `within`.
 fn item(
     tape: &Values,
     data: &[u8],
     slot: u32,
+    within: Option<Wrapper>,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
     let Some(s) = tape.slots.get(slot as usize) else {
@@ -74,16 +98,19 @@ fn item(
     };
     match s.kind {
         SlotKind::Batch => {
-            let header: Vec<i64> = tape
+            let header: Vec<Option<i64>> = tape
                 .children(slot)
                 .filter(|(_, c)| c.kind == SlotKind::Part)
                 .take(super::layout::V2_FIELDS.len())
-                .map(|(_, c)| int(c.value).unwrap_or(0))
+                .map(|(_, c)| int(c.value))
                 .collect();
-            let base = (
-                header.get(BASE_OFFSET).copied(),
-                header.get(BASE_TIMESTAMP).copied(),
-            );
+            let field = |k: usize| header.get(k).copied().flatten();
+            let log_append = field(ATTRIBUTES).is_some_and(|a| a & 0x08 != 0);
+            let base = Base {
+                offset: field(BASE_OFFSET),
+                timestamp: field(BASE_TIMESTAMP),
+                log_append_time: field(MAX_TIMESTAMP).filter(|_| log_append),
+            };
             for (i, c) in tape.children(slot) {
                 let ok = match c.kind {
                     SlotKind::Record => record(tape, data, i, base, each),
@@ -102,7 +129,7 @@ fn item(
             }
             true
         }
-        SlotKind::LegacyMessage => legacy(tape, data, slot, each),
+        SlotKind::LegacyMessage => legacy(tape, data, slot, within, each),
         _ => true,
     }
 }
@@ -135,14 +162,16 @@ fn record(
     tape: &Values,
     data: &[u8],
     slot: u32,
-    (base_offset, base_time): (Option<i64>, Option<i64>),
+    base: Base,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
     let parts = parts(tape, slot);
     let delta = |k: usize| parts.get(k).and_then(|p| int(p.1));
     let mut r = RecordParts {
-        timestamp: base_time.zip(delta(1)).map(|(b, d)| b.wrapping_add(d)),
-        offset: base_offset.zip(delta(2)).map(|(b, d)| b.wrapping_add(d)),
+        timestamp: base
+            .log_append_time
+            .or_else(|| base.timestamp.zip(delta(1)).map(|(b, d)| b.wrapping_add(d))),
+        offset: base.offset.zip(delta(2)).map(|(b, d)| b.wrapping_add(d)),
         key: parts.get(3).and_then(|p| bytes(p.1, data)),
         value: parts.get(4).and_then(|p| bytes(p.1, data)),
         headers: Vec::new(),
@@ -172,15 +201,19 @@ fn legacy(
     tape: &Values,
     data: &[u8],
     slot: u32,
+    within: Option<Wrapper>,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
-    let parts = parts(tape, slot);
-    let magic1 = matches!(
-        tape.slots.get(slot as usize).map(|s| s.value),
-        Some(Val::Int(1))
-    );
+    let own = parts(tape, slot);
+    let magic = match tape.slots.get(slot as usize).map(|s| s.value) {
+        Some(Val::Int(m)) => m,
+        _ => 0,
+    };
+    let magic1 = magic == 1;
     let (key_at, value_at) = if magic1 { (6, 7) } else { (5, 6) };
-    if let Some(&(value_slot, _)) = parts.get(value_at) {
+    let offset = own.first().and_then(|p| int(p.1));
+    let timestamp = own.get(5).and_then(|p| int(p.1)).filter(|_| magic1);
+    if let Some(&(value_slot, _)) = own.get(value_at) {
         let inner: Vec<(u32, u32)> = tape
             .children(value_slot)
             .filter(|(_, c)| c.kind == SlotKind::Compressed)
@@ -190,20 +223,40 @@ fn legacy(
             let Some(buf) = tape.buffers.get(buffer as usize) else {
                 return true;
             };
-            return tape
+            let messages: Vec<u32> = tape
                 .children(compressed)
-                .all(|(m, _)| item(tape, buf, m, each));
+                .filter(|(_, m)| m.kind == SlotKind::LegacyMessage)
+                .map(|(m, _)| m)
+                .collect();
+            // Magic 1 wrappers number their messages from 0 and carry the
+            // last one's offset (as the records view reads them).
+            let last = messages
+                .last()
+                .and_then(|&m| parts(tape, m).first().and_then(|p| int(p.1)))
+                .unwrap_or(0);
+            let attributes = own.get(4).and_then(|p| int(p.1)).unwrap_or(0);
+            let wrapper = Wrapper {
+                magic,
+                offset: offset.unwrap_or(0).wrapping_sub(last),
+                log_append_time: timestamp.filter(|_| magic1 && attributes & 0x08 != 0),
+            };
+            return messages
+                .into_iter()
+                .all(|m| item(tape, buf, m, Some(wrapper), each));
         }
     }
+    let (offset, timestamp) = match within {
+        Some(w) if w.magic == 1 => (
+            offset.map(|o| w.offset.wrapping_add(o)),
+            w.log_append_time.or(timestamp),
+        ),
+        _ => (offset, timestamp),
+    };
     let r = RecordParts {
-        offset: parts.first().and_then(|p| int(p.1)),
-        timestamp: if magic1 {
-            parts.get(5).and_then(|p| int(p.1))
-        } else {
-            None
-        },
-        key: parts.get(key_at).and_then(|p| bytes(p.1, data)),
-        value: parts.get(value_at).and_then(|p| bytes(p.1, data)),
+        offset,
+        timestamp,
+        key: own.get(key_at).and_then(|p| bytes(p.1, data)),
+        value: own.get(value_at).and_then(|p| bytes(p.1, data)),
         headers: Vec::new(),
     };
     each(&r)
