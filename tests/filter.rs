@@ -533,3 +533,130 @@ fn records_filter_selects_the_records_the_listing_has() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not latency"));
 }
+
+fn findings(capture: &str, filter: Option<&str>) -> Vec<Value> {
+    let mut args = vec!["check", capture, "--format", "json"];
+    if let Some(f) = filter {
+        args.extend(["--filter", f]);
+    }
+    let o = kwire(&args);
+    let code = o.status.code().unwrap();
+    // 3: some finding is an error; 2: input damage.
+    assert!(
+        [0, 2, 3].contains(&code),
+        "{args:?}: {code} {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `check --filter` keeps the findings that name a frame the same filter
+/// selects in `capture` (and, when it names a connection only, the
+/// frameless findings of that connection), worked out here from the two
+/// unfiltered outputs.
+#[test]
+fn check_keeps_the_findings_about_the_frames_selected() {
+    let mut kept_some = 0;
+    // TLS captures without their keys hold no frames to check.
+    for capture in captures()
+        .into_iter()
+        .filter(|c| !c.contains("/tls/") || c.ends_with("-clear.pcap"))
+    {
+        let all = findings(&capture, None);
+        for expr in [
+            "api == ListOffsets",
+            "api == JoinGroup and direction == response",
+            "conn == 1",
+            "error",
+            "not api == Metadata",
+            "latency > 50ms",
+        ] {
+            let selected: BTreeSet<u64> = frames(&capture, Some(expr)).iter().map(number).collect();
+            let conn_only = expr.starts_with("conn ==");
+            let mut want: Vec<String> = all
+                .iter()
+                .filter(|f| match f["frames"].as_array() {
+                    Some(fr) if !fr.is_empty() => {
+                        fr.iter().any(|i| selected.contains(&i.as_u64().unwrap()))
+                    }
+                    _ => conn_only && f["conn"] == 1,
+                })
+                .map(Value::to_string)
+                .collect();
+            let mut got: Vec<String> = findings(&capture, Some(expr))
+                .iter()
+                .map(Value::to_string)
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{capture}: {expr}");
+            kept_some += usize::from(!want.is_empty() && want.len() < all.len());
+        }
+    }
+    assert!(kept_some >= 4, "{kept_some}");
+    // Not a capture: said, status 2.
+    let o = kwire(&["check", "samples/produce-v9-request.hex", "-Y", "error"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a capture"));
+}
+
+/// `finding` and `finding == RULE` select the exchanges with a frame that a
+/// finding of `kwire check` (of that rule) names, worked out from check's
+/// JSON and the capture's; a stream cannot be read twice for them: said.
+#[test]
+fn finding_selects_the_exchanges_check_names() {
+    let mut tested = 0;
+    for capture in captures()
+        .into_iter()
+        .filter(|c| !c.contains("/tls/") || c.ends_with("-clear.pcap"))
+    {
+        let found = findings(&capture, None);
+        let mut rules: Vec<Option<&str>> = found.iter().map(|f| f["rule"].as_str()).collect();
+        rules.sort();
+        rules.dedup();
+        rules.push(None);
+        let all = frames(&capture, None);
+        for rule in rules {
+            let named: BTreeSet<u64> = found
+                .iter()
+                .filter(|f| rule.is_none() || f["rule"].as_str() == rule)
+                .flat_map(|f| f["frames"].as_array().unwrap().iter())
+                .map(|i| i.as_u64().unwrap())
+                .collect();
+            let want: BTreeSet<u64> = exchanges(&all)
+                .into_iter()
+                .filter(|ex| ex.iter().any(|&i| named.contains(&number(&all[i]))))
+                .flatten()
+                .map(|i| number(&all[i]))
+                .collect();
+            let expr = match rule {
+                Some(r) => format!("finding == {r}"),
+                None => "finding".into(),
+            };
+            let got: BTreeSet<u64> = frames(&capture, Some(&expr)).iter().map(number).collect();
+            assert_eq!(got, want, "{capture}: {expr}");
+            tested += usize::from(!want.is_empty());
+        }
+    }
+    assert!(tested >= 6, "{tested}");
+    // A rule's name as a bare word with underscores, in quotes, or unknown.
+    let c = "samples/captures/diagnosis/old-librdkafka.pcap";
+    let by = |e: &str| -> Vec<u64> { frames(c, Some(e)).iter().map(number).collect() };
+    assert_eq!(by("finding == retry_loop"), by("finding == \"retry-loop\""));
+    let o = kwire(&["capture", c, "--list", "-Y", "finding == no-such-rule"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no rule is named no-such-rule"));
+    // From a stream: refused, with why.
+    let o = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", "-", "--list", "-Y", "finding"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::fs::File::open(Path::new(env!("CARGO_MANIFEST_DIR")).join(c)).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("read twice"));
+}

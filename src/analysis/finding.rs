@@ -139,6 +139,11 @@ impl Rule {
             .unwrap_or(&Rule::ALL[0])
     }
 
+    /// Its place in [`Rule::ALL`]: the bit a display filter's `finding == RULE` tests.
+    pub fn bit(self) -> u32 {
+        Rule::ALL.iter().position(|(r, ..)| *r == self).unwrap_or(0) as u32
+    }
+
     pub fn id(self) -> &'static str {
         self.entry().1
     }

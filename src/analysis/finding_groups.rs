@@ -105,6 +105,18 @@ impl Groups {
         self.groups.is_empty()
     }
 
+    /// The rules of the findings naming each frame (a group's first
+    /// [`MAX_FRAMES_NAMED`] frames): what the explorer's filter's `finding` reads.
+    pub fn rules_by_frame(&self) -> super::filter::RulesByFrame {
+        let mut rules = super::filter::RulesByFrame::default();
+        for g in self.groups.values() {
+            for &i in &g.frames {
+                *rules.entry(i).or_default() |= 1 << g.rule.bit();
+            }
+        }
+        rules
+    }
+
     /// The groups so far, sorted as [`Groups::sorted`] sorts them, keeping these.
     pub fn to_sorted(&self) -> Vec<Group> {
         Groups {

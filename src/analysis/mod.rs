@@ -14,6 +14,7 @@ pub mod exchange;
 pub mod expr;
 pub mod filter;
 pub mod finding;
+pub mod finding_filter;
 pub mod finding_groups;
 pub mod in_order;
 pub mod index;

@@ -27,6 +27,18 @@ pub struct FrameFilter {
 }
 
 impl FrameFilter {
+    /// What a display filter selects: the frame's own api and connection when
+    /// the expression says them in its top-level `and`, the exchange for the rest.
+    pub fn of(filter: &ExchangeFilter) -> FrameFilter {
+        FrameFilter {
+            api: filter.frame_api(),
+            correlation_id: None,
+            conn: filter.frame_conn(),
+            frame: None,
+            exchanges: filter.needs_exchanges().then(|| filter.clone()),
+        }
+    }
+
     /// Whether the selection names frames (skip notes are then counted, not shown).
     pub fn names_frames(&self) -> bool {
         self.api.is_some()
@@ -71,6 +83,8 @@ struct Selector<'c, 'f> {
     /// The frame being taken.
     current: Option<CapturedFrame>,
     ready: Vec<CapturedFrame>,
+    /// The numbers of the requests held: every other frame taken is decided.
+    held: std::collections::BTreeSet<usize>,
 }
 
 impl Observer for Selector<'_, '_> {
@@ -86,11 +100,14 @@ impl Observer for Selector<'_, '_> {
                 Mark::Shown
             }
             Some(false) => Mark::Dropped,
-            None => Mark::Held(match &self.cut_held {
-                Some((cat, above, release)) => {
-                    crate::capture::cut_for_listing(cat, f, *above, release.as_deref())
+            None => Mark::Held({
+                self.held.insert(f.index);
+                match &self.cut_held {
+                    Some((cat, above, release)) => {
+                        crate::capture::cut_for_listing(cat, f, *above, release.as_deref())
+                    }
+                    None => f,
                 }
-                None => f,
             }),
         }
     }
@@ -107,6 +124,7 @@ impl Observer for Selector<'_, '_> {
             Some(Mark::Shown) => self.ready.extend(response),
             Some(Mark::Dropped) => {}
             Some(Mark::Held(request)) => {
+                self.held.remove(&request.index);
                 if self.filter.decide(ex) == Some(true) {
                     self.ready.push(request);
                     self.ready.extend(response);
@@ -139,6 +157,7 @@ impl<'c, 'f> Selection<'c, 'f> {
                     cut_held: None,
                     current: None,
                     ready: Vec::new(),
+                    held: Default::default(),
                 },
             )
         });
@@ -158,6 +177,14 @@ impl<'c, 'f> Selection<'c, 'f> {
             selector.cut_held = Some((cat, above, release.map(str::to_string)));
         }
         self
+    }
+
+    /// The first frame not decided yet: a request held for its response
+    /// (`None`: every frame taken is decided).
+    pub fn undecided_from(&self) -> Option<usize> {
+        self.exchanges
+            .as_ref()
+            .and_then(|(_, s)| s.held.first().copied())
     }
 
     /// Frames handed on so far.

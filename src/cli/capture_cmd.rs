@@ -338,21 +338,6 @@ fn run_selected(
     selection: ExchangeFilter,
     source: Source<'_>,
 ) -> i32 {
-    let filter = FrameFilter {
-        api: selection.frame_api(),
-        correlation_id: args.correlation_id,
-        conn: selection.frame_conn(),
-        frame: args.frame,
-        exchanges: selection.needs_exchanges().then(|| selection.clone()),
-    };
-    let format = args.output.format();
-    // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
-    // The capture explorer learns them as its index thread reads (a first
-    // pass would delay its first screen by a whole reading of the file);
-    // with --frame or --correlation-id it decodes its few frames first.
-    let explorer_indexes = args.tui && filter.frame.is_none() && filter.correlation_id.is_none();
-    let trees = (args.tui && !explorer_indexes)
-        || (!args.tui && !args.list && matches!(format, Format::Tree | Format::TreeJson));
     let tls_keylog = match args.tls.load() {
         Ok(k) => k,
         Err(status) => return status,
@@ -362,6 +347,25 @@ fn run_selected(
         tls_keylog,
         ..Default::default()
     };
+    let reopen = || source.rereadable().then(|| source.open().ok()).flatten();
+    let selection = match super::filter_args::with_findings(cat, release, selection, &base, reopen)
+    {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
+    let filter = FrameFilter {
+        correlation_id: args.correlation_id,
+        frame: args.frame,
+        ..FrameFilter::of(&selection)
+    };
+    let format = args.output.format();
+    // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
+    // The capture explorer learns them as its index thread reads (a first
+    // pass would delay its first screen by a whole reading of the file);
+    // with --frame or --correlation-id it decodes its few frames first.
+    let explorer_indexes = args.tui && filter.frame.is_none() && filter.correlation_id.is_none();
+    let trees = (args.tui && !explorer_indexes)
+        || (!args.tui && !args.list && matches!(format, Format::Tree | Format::TreeJson));
     let names = topic_names(cat, release, &source, &base, trees);
     let input = match source.open() {
         Ok(i) => i,

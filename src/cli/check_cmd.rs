@@ -5,8 +5,11 @@ use super::exit;
 use super::frame_args::{decode_options, frames_from, InputArgs};
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, Checker};
+use kwire::analysis::filter::Filter;
 use kwire::analysis::finding::{Finding, Severity, Tally};
+use kwire::analysis::finding_filter::FindingFilter;
 use kwire::analysis::finding_groups::Groups;
+use kwire::analysis::selection::{FrameFilter, Selection};
 use kwire::capture::CaptureOptions;
 use kwire::decode::DecodeOptions;
 use kwire::render::findings;
@@ -33,6 +36,10 @@ pub struct CheckArgs {
     /// The broker's port in a capture: the side sending to it carries requests.
     #[arg(long)]
     pub port: Option<u16>,
+    /// A capture: only findings about frames the display filter selects
+    /// (`kwire filter --help`), e.g. 'api == JoinGroup' or 'conn == 3'.
+    #[arg(long, short = 'Y', value_name = "EXPR")]
+    pub filter: Option<String>,
     /// List the rules with their severities and exit.
     #[arg(long)]
     pub rules: bool,
@@ -128,6 +135,24 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         }
     };
     let is_capture = kwire::capture::pcap::sniff(head).is_some();
+    let selection = match &args.filter {
+        None => None,
+        Some(_) if !is_capture => {
+            kwire::stderr_line!(
+                "kwire: --filter selects among a capture's frames; {} is not a capture",
+                sanitize(&args.input.file)
+            );
+            return exit::MALFORMED;
+        }
+        Some(text) => match Filter::parse(cat, text) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                super::filter_args::report_expression_error(text, &e);
+                return exit::MALFORMED;
+            }
+        },
+    };
+    let mut kept = Vec::new();
     let columns = match args.format {
         CheckFormat::Text => super::width::stdout(),
         CheckFormat::Json => None,
@@ -155,10 +180,33 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             tls_keylog,
             ..Default::default()
         };
+        let frame_filter = match selection {
+            Some(f) => {
+                let file = &args.input.file;
+                let reopen = || super::reopen_file(file);
+                match super::filter_args::with_findings(cat, release, f, &capture_opts, reopen) {
+                    Ok(f) => Some(FrameFilter::of(&f)),
+                    Err(status) => return status,
+                }
+            }
+            None => None,
+        };
+        let mut sifted = frame_filter.as_ref().map(|f| {
+            FindingFilter::new(Selection::new(cat, release, f).listing(cat, 0, release), f)
+        });
         let mut io_error = None;
         let mut each = |c| {
             checker.take(&c, &mut found);
-            match printer.print(&mut found) {
+            let found = match &mut sifted {
+                // Held frames are cut to their header: only numbers are kept.
+                Some(s) => {
+                    s.take(c);
+                    s.sift(&mut found, &mut kept);
+                    &mut kept
+                }
+                None => &mut found,
+            };
+            match printer.print(found) {
                 Ok(()) => true,
                 Err(e) => {
                     io_error = Some(e);
@@ -187,6 +235,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             }
         };
         checker.finish(&mut found);
+        if let Some(s) = &mut sifted {
+            s.finish();
+            s.sift(&mut found, &mut kept);
+            found = std::mem::take(&mut kept);
+        }
         // What was found is printed before any word on why little was.
         if let Err(e) = printer
             .print(&mut found)
@@ -247,7 +300,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         return broken_output(e);
     }
     let tally = printer.tally;
-    let line = findings::summary(checked, &tally);
+    let mut line = findings::summary(checked, &tally);
+    if args.filter.is_some() {
+        // The counts and the exit status are the selected findings'.
+        line.push_str(" about the frames the filter selects");
+    }
     match args.format {
         // JSON lines stay findings only; the summary goes where people read it.
         CheckFormat::Json => kwire::stderr_line!("kwire: {line}"),

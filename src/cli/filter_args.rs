@@ -245,3 +245,36 @@ pub fn report_unrecognised(stats: &kwire::capture::CaptureStats) {
         stats.unrecognised_bytes
     );
 }
+
+/// The filter, with the findings of the whole capture when it tests
+/// `finding` (a first reading, as `kwire check` reads it). `reopen` opens
+/// the capture for that reading; `None` when it cannot be read twice (a
+/// stream), which `finding` then cannot be used on: said, status 2.
+pub fn with_findings<R: std::io::Read>(
+    cat: &Catalogue,
+    release: Option<&str>,
+    filter: Filter,
+    capture: &kwire::capture::CaptureOptions,
+    reopen: impl FnOnce() -> Option<R>,
+) -> Result<Filter, i32> {
+    if !filter.needs_findings() {
+        return Ok(filter);
+    }
+    let Some(input) = reopen() else {
+        kwire::stderr_line!(
+            "kwire: --filter: `finding` reads the capture's findings first, so it needs a capture that can be read twice (a file, not a stream)"
+        );
+        return Err(exit::MALFORMED);
+    };
+    let opts = kwire::decode::DecodeOptions {
+        release: release.map(str::to_string),
+        ..Default::default()
+    };
+    match kwire::analysis::finding_filter::rules_by_frame(cat, opts, input, capture) {
+        Ok(rules) => Ok(filter.with_findings(rules)),
+        Err(e) => {
+            kwire::stderr_line!("kwire: --filter: reading the findings: {}", sanitize(&e));
+            Err(exit::FAILURE)
+        }
+    }
+}

@@ -289,6 +289,14 @@ pub fn is_regular_file(path: &str) -> bool {
     path != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
+/// The input opened a second time, when it is a file that reads the same
+/// twice (not a stream, a pipe or a device): what `finding` needs.
+pub fn reopen_file(path: &str) -> Option<Box<dyn std::io::Read + Send>> {
+    is_regular_file(path)
+        .then(|| open_input(path).ok())
+        .flatten()
+}
+
 pub fn resolve_api_or_report(cat: &Catalogue, text: &str) -> Option<i16> {
     let k = cat.resolve_api(text);
     if k.is_none() {

@@ -88,6 +88,18 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         Ok(f) => f,
         Err(status) => return status,
     };
+    // Live traffic cannot be read twice: `finding` is refused, with why.
+    let no_second_reading = || None::<std::io::Empty>;
+    let selection = match super::filter_args::with_findings(
+        cat,
+        release,
+        selection,
+        &Default::default(),
+        no_second_reading,
+    ) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
     let listen = match socket_addr(&args.listen, "--listen") {
         Ok(a) => a,
         Err(e) => return usage(&e),

@@ -80,6 +80,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         kwire::stderr_line!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));
         exit::FAILURE
     };
+    // The report reads its source more than once: `finding` can always be tested.
+    let filter =
+        match super::filter_args::with_findings(cat, release, filter, &opts, || source.open().ok())
+        {
+            Ok(f) => f,
+            Err(status) => return status,
+        };
     let input = match source.open() {
         Ok(i) => i,
         Err(status) => return status,

@@ -78,6 +78,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
         tls_keylog,
         ..Default::default()
     };
+    let reopen = || super::reopen_file(&args.file);
+    let filter = match super::filter_args::with_findings(cat, release, filter, &opts, reopen) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
     let c = match collect(cat, release, input, &opts, &groupings, &filter) {
         Ok(c) => c,
         Err(e) => {

@@ -1119,6 +1119,13 @@ impl<'a> App<'a> {
             *self.row_tests.borrow_mut() = RowTests::default();
         } else {
             match Filter::parse(self.cat, text) {
+                Ok(f) if f.needs_findings() => {
+                    let Some(cap) = &self.capture else {
+                        return self.fail("filter: finding is for captures: kwire check FILE tells a file of frames' findings");
+                    };
+                    let rules = cap.findings.rules_by_frame();
+                    self.set_filter(text.to_string(), f.with_findings(rules));
+                }
                 Ok(f) => self.set_filter(text.to_string(), f),
                 // Shown in place: the message, and the text up to the place.
                 Err(e) => {
@@ -1143,11 +1150,20 @@ impl<'a> App<'a> {
             (Err(_), None) => {}
         }
         match &self.filter {
-            Some((t, _)) => self.info(format!(
-                "filter {}: {count} of {}",
-                sanitize(t),
-                crate::text::count(self.frames.len(), "frame", "frames")
-            )),
+            Some((t, f)) => {
+                // `finding` reads the findings the index has sent so far.
+                let partial = f.needs_findings() && self.capture.as_ref().is_some_and(|c| !c.done);
+                self.info(format!(
+                    "filter {}: {count} of {}{}",
+                    sanitize(t),
+                    crate::text::count(self.frames.len(), "frame", "frames"),
+                    if partial {
+                        " (finding: the findings read so far; f again when done)"
+                    } else {
+                        ""
+                    }
+                ))
+            }
             None => self.info(format!(
                 "no filter: {}",
                 crate::text::count(count, "frame", "frames")

@@ -40,6 +40,7 @@ pub enum Fact {
     Error,
     CorrelationId,
     Frame,
+    Finding,
 }
 
 /// The facts by name, with what each is, for messages and the docs.
@@ -55,6 +56,7 @@ pub const FACTS: &[(&str, Fact, &str)] = &[
     ("error", Fact::Error, "alone: the response has a non-zero error code; compared: one of its codes"),
     ("correlation_id", Fact::CorrelationId, "the exchange's correlation id"),
     ("frame", Fact::Frame, "the frame's number in the capture"),
+    ("finding", Fact::Finding, "alone: some finding of kwire check names the frame; compared: one of its rules (retry-loop, error-not-in-version; kwire check --rules lists them)"),
 ];
 
 /// A value as it may be compared: each reading that the text allows.
@@ -376,7 +378,9 @@ impl Compiler<'_> {
                     ),
                 ))
             }
-            Op::Lt | Op::Le | Op::Gt | Op::Ge if matches!(fact, Fact::Direction | Fact::Error) => {
+            Op::Lt | Op::Le | Op::Gt | Op::Ge
+                if matches!(fact, Fact::Direction | Fact::Error | Fact::Finding) =>
+            {
                 return Err(SyntaxError::new(
                     op.at,
                     op.len,
@@ -497,6 +501,19 @@ impl Compiler<'_> {
                 Err(wrong("a whole number"))
             }
             (Fact::Error, _) => Err(wrong("an error name (NOT_COORDINATOR) or code")),
+            (Fact::Finding, Literal::Name(n)) => rule_by_name(n).map(int).ok_or_else(|| {
+                SyntaxError::new(
+                    v.at,
+                    v.len,
+                    format!("no rule is named {n}: kwire check --rules lists them (retry-loop)"),
+                )
+            }),
+            (Fact::Finding, Literal::Str(t)) => std::str::from_utf8(t)
+                .ok()
+                .and_then(rule_by_name)
+                .map(int)
+                .ok_or_else(|| wrong("a rule of kwire check --rules (retry-loop)")),
+            (Fact::Finding, _) => Err(wrong("a rule of kwire check --rules (retry-loop)")),
         }
     }
 
@@ -599,6 +616,19 @@ pub fn fact_name(f: Fact) -> &'static str {
         .iter()
         .find(|(_, x, _)| *x == f)
         .map_or("?", |(n, _, _)| n)
+}
+
+/// A rule of `kwire check` by its id (`retry-loop`, or `retry_loop` as a
+/// bare name may be written, any case): its place in [`Rule::ALL`], the bit
+/// a frame's findings set.
+///
+/// [`Rule::ALL`]: crate::analysis::finding::Rule::ALL
+pub fn rule_by_name(text: &str) -> Option<i128> {
+    let text = text.replace('_', "-");
+    crate::analysis::finding::Rule::ALL
+        .iter()
+        .position(|(_, id, _, _)| id.eq_ignore_ascii_case(&text))
+        .map(|i| i as i128)
 }
 
 /// An error code by name (any case); numbers are not names.

@@ -13,8 +13,10 @@
 //! What it means (the documentation site's page on the language says the same):
 //! - An exchange is selected when its request or its response passes; facts
 //!   of the exchange (api, version, conn, client_id, topic, error, latency,
-//!   correlation_id) hold for both, `direction`, `size` and `frame` are the
-//!   frame's, and fields are the frame's own.
+//!   correlation_id) hold for both, `direction`, `size`, `frame` and
+//!   `finding` are the frame's, and fields are the frame's own. `finding`
+//!   reads [`RulesByFrame`], which the command gathers from the whole capture
+//!   before it filters (`analysis::finding_filter::rules_by_frame`).
 //! - A test of a field passes when some occurrence passes (an array's
 //!   elements, a field of each struct of an array, a bare name anywhere):
 //!   `ErrorCode != 0` is "some error code is not 0", and `not ErrorCode ==
@@ -39,7 +41,13 @@ pub struct Filter {
     /// The expression, as given (shorthands translated).
     text: String,
     expr: Option<Arc<Expr>>,
+    /// For `finding`: the rules of the findings naming each frame, read from
+    /// the whole capture before it is filtered ([`Filter::with_findings`]).
+    findings: Option<Arc<RulesByFrame>>,
 }
+
+/// Frame number → a bit per rule (its place in `Rule::ALL`) of the findings naming it.
+pub type RulesByFrame = foldhash::HashMap<usize, u64>;
 
 impl PartialEq for Filter {
     fn eq(&self, other: &Filter) -> bool {
@@ -98,6 +106,7 @@ impl Filter {
         Ok(Filter {
             text: text.to_string(),
             expr: Some(Arc::new(expr)),
+            findings: None,
         })
     }
 
@@ -162,6 +171,22 @@ impl Filter {
 
     pub fn is_empty(&self) -> bool {
         self.expr.is_none()
+    }
+
+    /// Whether the expression tests `finding`: the findings of the whole
+    /// capture are read before it selects ([`Filter::with_findings`]).
+    pub fn needs_findings(&self) -> bool {
+        self.expr
+            .as_ref()
+            .is_some_and(|e| e.facts.iter().any(|t| t.fact == Fact::Finding))
+    }
+
+    /// The filter, with the rules of the findings naming each frame.
+    pub fn with_findings(self, rules: RulesByFrame) -> Filter {
+        Filter {
+            findings: Some(Arc::new(rules)),
+            ..self
+        }
     }
 
     /// The expression as given.
@@ -258,8 +283,9 @@ impl Filter {
         let Some(e) = &self.expr else {
             return Some(true);
         };
-        let request = eval(e, &e.root, s, Side::Request);
-        let mut response = eval(e, &e.root, s, Side::Response);
+        let rules = self.findings.as_deref();
+        let request = eval(e, &e.root, s, Side::Request, rules);
+        let mut response = eval(e, &e.root, s, Side::Response, rules);
         // A response still to come may never come: whatever it would
         // pass, it has not passed yet (`direction == response` included).
         if matches!(s.frame(Side::Response), Frame::ToCome { .. }) {
@@ -325,7 +351,7 @@ impl Filter {
             }
         }
         let one = OneFrame { r, passed };
-        eval(e, &e.root, &one, r.side) == Tri::Yes
+        eval(e, &e.root, &one, r.side, None) == Tri::Yes
     }
 }
 
@@ -514,39 +540,54 @@ impl Ord for Tri {
 }
 
 /// The expression on one side of the exchange: `No` when that frame is absent.
-fn eval(e: &Expr, n: &Node, s: &dyn Subject, side: Side) -> Tri {
+fn eval(e: &Expr, n: &Node, s: &dyn Subject, side: Side, rules: Option<&RulesByFrame>) -> Tri {
     let frame = s.frame(side);
     if matches!(frame, Frame::Absent) {
         return Tri::No;
     }
-    eval_at(e, n, s, side, frame)
+    let on = On {
+        s,
+        side,
+        frame,
+        rules,
+    };
+    eval_at(e, n, &on)
 }
 
-fn eval_at(e: &Expr, n: &Node, s: &dyn Subject, side: Side, frame: Frame) -> Tri {
+/// One side of an exchange as the expression sees it.
+struct On<'a> {
+    s: &'a dyn Subject,
+    side: Side,
+    frame: Frame,
+    /// The rules of the findings that name each frame, when the filter tests them.
+    rules: Option<&'a RulesByFrame>,
+}
+
+fn eval_at(e: &Expr, n: &Node, on: &On<'_>) -> Tri {
     match n {
         Node::And(l, r) => {
-            let a = eval_at(e, l, s, side, frame);
+            let a = eval_at(e, l, on);
             if a == Tri::No {
                 return a;
             }
-            a.and(eval_at(e, r, s, side, frame))
+            a.and(eval_at(e, r, on))
         }
         Node::Or(l, r) => {
-            let a = eval_at(e, l, s, side, frame);
+            let a = eval_at(e, l, on);
             if a == Tri::Yes {
                 return a;
             }
-            a.or(eval_at(e, r, s, side, frame))
+            a.or(eval_at(e, r, on))
         }
-        Node::Not(x) => eval_at(e, x, s, side, frame).not(),
-        Node::Field(i) => match frame {
+        Node::Not(x) => eval_at(e, x, on).not(),
+        Node::Field(i) => match on.frame {
             Frame::Here { passed, .. } => Tri::of(passed & (1 << i) != 0),
             Frame::ToCome { may } if may & (1 << i) != 0 => Tri::Maybe,
             _ => Tri::No,
         },
         Node::Fact(i) => {
             let t = &e.facts[*i];
-            fact(t.fact, &t.test, s, side, frame)
+            fact(t.fact, &t.test, on)
         }
     }
 }
@@ -574,7 +615,8 @@ fn text_test(test: &Test, v: &[u8]) -> bool {
     }
 }
 
-fn fact(f: Fact, test: &Test, s: &dyn Subject, side: Side, frame: Frame) -> Tri {
+fn fact(f: Fact, test: &Test, on: &On<'_>) -> Tri {
+    let (s, side, frame) = (on.s, on.side, on.frame);
     let here = |pick: fn(usize, usize) -> usize| match frame {
         Frame::Here { index, bytes, .. } => Some(pick(index, bytes)),
         _ => None,
@@ -632,6 +674,20 @@ fn fact(f: Fact, test: &Test, s: &dyn Subject, side: Side, frame: Frame) -> Tri 
                 Tri::No
             }
         }
+        Fact::Finding => match frame {
+            Frame::Here { index, .. } => {
+                let bits = on.rules.and_then(|r| r.get(&index)).copied().unwrap_or(0);
+                Tri::of(match test {
+                    Test::Present => bits != 0,
+                    // Each rule that names the frame, by its place in `Rule::ALL`.
+                    _ => (0..64)
+                        .filter(|b| bits & (1 << b) != 0)
+                        .any(|b| int_test(test, Some(b))),
+                })
+            }
+            Frame::ToCome { .. } => Tri::Maybe,
+            Frame::Absent => Tri::No,
+        },
         Fact::Error => match s.errors() {
             None => Tri::Maybe,
             Some(codes) => Tri::of(match test {
