@@ -660,3 +660,57 @@ fn finding_selects_the_exchanges_check_names() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("read twice"));
 }
+
+/// A frame's JSON without where it came from (frame numbers, times and
+/// connection numbers differ in a capture written back).
+fn without_provenance(f: &Value) -> Value {
+    let mut f = f.clone();
+    f.as_object_mut().unwrap().remove("capture");
+    f
+}
+
+#[test]
+fn write_selected_writes_the_frames_the_filter_selects() {
+    let out = std::env::temp_dir().join(format!("kwire-selected-{}.pcapng", std::process::id()));
+    let out = out.display().to_string();
+    let filter = "error or api in {Produce, Fetch, JoinGroup}";
+    let mut written_somewhere = 0;
+    for capture in captures() {
+        let mut args = vec!["capture", &capture, "--json"];
+        args.extend(["--filter", filter, "--write-selected", &out]);
+        let o = kwire(&args);
+        let selected: Vec<Value> = String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            said.contains(&format!("wrote {} frame", selected.len())),
+            "{capture}: {said}"
+        );
+        if selected.is_empty() {
+            continue;
+        }
+        written_somewhere += 1;
+        // Read back, the file holds those frames, values for values, on as many connections.
+        let back = frames(&out, None);
+        let strip = |v: &[Value]| v.iter().map(without_provenance).collect::<Vec<_>>();
+        assert_eq!(strip(&back), strip(&selected), "{capture}");
+        let conns = |v: &[Value]| {
+            v.iter()
+                .map(|f| f["capture"]["conn"].as_u64())
+                .collect::<BTreeSet<_>>()
+                .len()
+        };
+        assert_eq!(conns(&back), conns(&selected), "{capture}");
+    }
+    assert!(written_somewhere >= 4, "{written_somewhere}");
+    // The capture being read is never overwritten.
+    let first = &captures()[0];
+    let before = std::fs::read(first).unwrap();
+    let o = kwire(&["capture", first, "--list", "--write-selected", first]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read(first).unwrap(), before);
+    let _ = std::fs::remove_file(&out);
+}

@@ -1191,3 +1191,94 @@ fn proxy_check_prints_findings_as_they_happen() {
     );
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// Each frame's values without where it came from (frame numbers, times and
+/// connection numbers differ between a recording and a selection of it).
+fn values_only(frames: &[Value]) -> Vec<Value> {
+    frames
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            f.as_object_mut().unwrap().remove("capture");
+            f
+        })
+        .collect()
+}
+
+/// `--filter` decides what the proxy prints, checks and writes with
+/// `--write-selected`; `--write-pcap` still records everything.
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn proxy_filter_selects_what_is_printed_checked_and_written() {
+    require_all("the proxy's end-to-end test of --filter");
+    let _one = serial();
+    let dir = scratch("filter");
+    let broker = Tansu::start(&dir, "127.0.0.1");
+    let (all, selected) = (dir.join("all.pcapng"), dir.join("selected.pcapng"));
+    let proxy = Proxy::start(
+        &broker.addr(),
+        &[
+            "--filter",
+            "api == Metadata",
+            "--format",
+            "json",
+            "--write-pcap",
+            all.to_str().unwrap(),
+            "--write-selected",
+            selected.to_str().unwrap(),
+        ],
+    );
+    let run = |port: u16| {
+        let out = python(
+            "../captures/diagnosis_clients.py",
+            &["unsupported", &port.to_string()],
+            Duration::from_secs(30),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(proxy.port);
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, stdout, stderr) = proxy.stop();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let printed = json_lines(&stdout);
+    assert!(!printed.is_empty(), "{stderr}");
+    assert!(
+        printed.iter().all(|f| f["api_name"] == "Metadata"),
+        "{stdout}"
+    );
+    // The selection written reads back to what was printed; the recording
+    // holds more, and the same selection of it gives the same frames.
+    let read = |path: &Path, filter: Option<&str>| {
+        let mut args = vec!["capture", path.to_str().unwrap(), "--json"];
+        args.extend(filter.map(|f| ["--filter", f]).into_iter().flatten());
+        json_lines(&String::from_utf8(kwire(&args).stdout).unwrap())
+    };
+    assert_eq!(values_only(&read(&selected, None)), values_only(&printed));
+    assert!(read(&all, None).len() > printed.len());
+    assert_eq!(
+        values_only(&read(&all, Some("api == Metadata"))),
+        values_only(&printed)
+    );
+    // With --check, the findings about the frames selected: the unanswered
+    // DescribeLogDirs requests are not about Metadata.
+    for (filter, warnings) in [("api == Metadata", 0), ("api == DescribeLogDirs", 2)] {
+        let proxy = Proxy::start(&broker.addr(), &["--check", "--filter", filter]);
+        run(proxy.port);
+        std::thread::sleep(Duration::from_millis(300));
+        let (status, stdout, stderr) = proxy.stop();
+        assert_eq!(status.code(), Some(0), "{stderr}");
+        assert_eq!(
+            stdout.matches("closed-unanswered").count(),
+            warnings,
+            "{filter}: {stdout}"
+        );
+        assert!(
+            stderr.contains(&format!("{warnings} warnings")),
+            "{filter}: {stderr}"
+        );
+    }
+}

@@ -812,3 +812,37 @@ fn scram_records_drawn_a_batch_at_a_time_are_masked() {
         .count();
     assert_eq!(masked, 200 * 100, "every record's key masked");
 }
+
+#[test]
+fn capture_write_selected_masks_credentials_unless_shown() {
+    let cap = TempCapture::new("secrets-selected", &conversation().pcap());
+    let out = std::env::temp_dir().join(format!("kwire-secrets-sel-{}.pcapng", std::process::id()));
+    let out = out.display().to_string();
+    let (status, said) = run(&["capture", cap.path(), "--list", "--write-selected", &out]);
+    assert_eq!(status, Some(0), "{said}");
+    assert!(said.contains("credentials masked in"), "{said}");
+    let written = std::fs::read(&out).unwrap();
+    assert_eq!(
+        leaked(&String::from_utf8_lossy(&written)),
+        Vec::<String>::new()
+    );
+    // The file reads back to as many frames as were listed.
+    let listed = common::frame_rows(&said)
+        .iter()
+        .filter(|l| !l.starts_with("kwire: wrote"))
+        .count();
+    let (_, back) = run(&["capture", &out, "--list"]);
+    assert_eq!(common::frame_rows(&back).len(), listed, "{back}");
+    // Asked for, the credentials are written as they were sent.
+    let (status, said) = run(&[
+        "capture",
+        cap.path(),
+        "--write-selected",
+        &out,
+        "--show-secrets",
+    ]);
+    assert_eq!(status, Some(0), "{said}");
+    let written = std::fs::read(&out).unwrap();
+    assert!(!leaked(&String::from_utf8_lossy(&written)).is_empty());
+    let _ = std::fs::remove_file(&out);
+}

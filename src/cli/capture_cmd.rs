@@ -19,6 +19,7 @@ use kwire::capture::{
 use kwire::decode::frame::DEFER_RECORDS_OVER;
 use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::{DecodeOptions, Direction, Frame};
+use kwire::live::frames_pcap::FramesPcap;
 use kwire::render::digits::{push_socket_addr, push_uint};
 use kwire::render::listing::{ConnPlace, LineWriter};
 use kwire::schema::Catalogue;
@@ -50,6 +51,12 @@ pub struct CaptureArgs {
         conflicts_with = "file"
     )]
     pub write_pcap: Option<String>,
+    /// Also write the frames shown (those the selection keeps, or every
+    /// frame) to this pcapng file, as TCP synthesized per connection, with
+    /// credentials masked (`--show-secrets` writes them): a capture of only
+    /// what matters, decrypted, that kwire and Wireshark read back.
+    #[arg(long, value_name = "FILE", conflicts_with = "tui")]
+    pub write_selected: Option<String>,
     /// One line per frame instead of decoded trees (a listing has one
     /// format: `--json` and `--format` are for decoded frames).
     #[arg(long, conflicts_with_all = ["json", "format", "full_docs"])]
@@ -358,6 +365,12 @@ fn run_selected(
         frame: args.frame,
         ..FrameFilter::of(&selection)
     };
+    // Written from the frames handed on and the closes read (two closures).
+    let selected_pcap = match open_selected_pcap(args, &source) {
+        Ok(w) => RefCell::new(w),
+        Err(status) => return status,
+    };
+    let mut selected_pcap_failed = None;
     let format = args.output.format();
     // Tree views note each TopicId with its topic; the listing, the grid and the JSON contract show no notes.
     // The capture explorer learns them as its index thread reads (a first
@@ -389,10 +402,11 @@ fn run_selected(
         let n = x.needs();
         n.topics || n.errors || n.fields.is_some()
     });
-    let cut_bodies = (args.list && !bodies_needed).then(|| CutBodies {
-        above: LIST_BODY_LIMIT,
-        release: release.map(str::to_string),
-    });
+    let cut_bodies =
+        (args.list && !bodies_needed && selected_pcap.borrow().is_none()).then(|| CutBodies {
+            above: LIST_BODY_LIMIT,
+            release: release.map(str::to_string),
+        });
     let opts = CaptureOptions { cut_bodies, ..base };
     let mut skipped = SkipTally::default();
     let list_color = super::color::stdout();
@@ -532,6 +546,12 @@ fn run_selected(
                     return true;
                 }
             };
+            let failed =
+                (selected_pcap.borrow_mut().as_mut()).and_then(|w| w.frame(cat, release, &f).err());
+            if let Some(err) = failed {
+                selected_pcap_failed = Some(err.to_string());
+                *selected_pcap.borrow_mut() = None;
+            }
             let res = if let (true, Some(mechanism)) = (args.list, f.kind.sasl_mechanism()) {
                 line.clear();
                 lines.push_token(&mut line, &f, mechanism);
@@ -582,6 +602,10 @@ fn run_selected(
         };
         let mut take = |c| {
             names.learn(&c);
+            // Closes are written with the frames, whatever the selection shows.
+            if let (Some(w), Captured::Conn(e)) = (selected_pcap.borrow_mut().as_mut(), &c) {
+                w.conn_event(e);
+            }
             if let (true, Captured::Frame(f)) = (args.list, &c) {
                 // Every frame pairs, before the selection drops any: a
                 // response shown alone still has its latency.
@@ -608,6 +632,20 @@ fn run_selected(
     });
     if out.flush_all().is_err() {
         write_failed = true;
+    }
+    if let Some(path) = &args.write_selected {
+        let written = match selected_pcap.into_inner().map(|w| w.finish()) {
+            Some(Ok(written)) => Ok(written),
+            Some(Err(e)) => Err(e.to_string()),
+            None => Err(selected_pcap_failed.unwrap_or_default()),
+        };
+        match written {
+            Ok(written) => kwire::stderr_line!("kwire: wrote {written} to {}", sanitize(path)),
+            Err(e) => {
+                kwire::stderr_line!("kwire: {}: {}", sanitize(path), sanitize(&e));
+                status = exit::FAILURE;
+            }
+        }
     }
     match stats {
         Ok(s) => {
@@ -646,6 +684,38 @@ fn run_selected(
         Err(e) => {
             kwire::stderr_line!("kwire: {}: {}", args.input_name(), sanitize(&e));
             exit::FAILURE
+        }
+    }
+}
+
+/// The file `--write-selected` names, created (never the input itself).
+fn open_selected_pcap(
+    args: &CaptureArgs,
+    source: &Source<'_>,
+) -> Result<Option<FramesPcap<std::io::BufWriter<std::fs::File>>>, i32> {
+    let Some(path) = &args.write_selected else {
+        return Ok(None);
+    };
+    let same = |input: &str| {
+        let canonical = |p: &str| std::fs::canonicalize(p).ok();
+        canonical(input).is_some_and(|i| Some(i) == canonical(path))
+    };
+    if let Source::File(input) = source {
+        if same(input) {
+            kwire::stderr_line!(
+                "kwire: --write-selected {}: that is the capture being read; name another file",
+                sanitize(path)
+            );
+            return Err(exit::USAGE);
+        }
+    }
+    let created =
+        std::fs::File::create(path).and_then(|f| FramesPcap::new(std::io::BufWriter::new(f)));
+    match created {
+        Ok(w) => Ok(Some(w)),
+        Err(e) => {
+            kwire::stderr_line!("kwire: {}: {e}", sanitize(path));
+            Err(exit::FAILURE)
         }
     }
 }

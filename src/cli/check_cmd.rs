@@ -10,7 +10,7 @@ use kwire::analysis::finding::{Finding, Severity, Tally};
 use kwire::analysis::finding_filter::FindingFilter;
 use kwire::analysis::finding_groups::Groups;
 use kwire::analysis::selection::{FrameFilter, Selection};
-use kwire::capture::CaptureOptions;
+use kwire::capture::{CaptureOptions, Captured};
 use kwire::decode::DecodeOptions;
 use kwire::render::findings;
 use kwire::schema::Catalogue;
@@ -191,21 +191,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             }
             None => None,
         };
-        let mut sifted = frame_filter.as_ref().map(|f| {
-            FindingFilter::new(Selection::new(cat, release, f).listing(cat, 0, release), f)
-        });
+        let mut sifted = frame_filter.as_ref().map(|f| sifter(cat, release, f));
         let mut io_error = None;
         let mut each = |c| {
             checker.take(&c, &mut found);
-            let found = match &mut sifted {
-                // Held frames are cut to their header: only numbers are kept.
-                Some(s) => {
-                    s.take(c);
-                    s.sift(&mut found, &mut kept);
-                    &mut kept
-                }
-                None => &mut found,
-            };
+            let found = shown(&mut sifted, c, &mut found, &mut kept);
             match printer.print(found) {
                 Ok(()) => true,
                 Err(e) => {
@@ -334,11 +324,43 @@ fn broken_output(e: std::io::Error) -> i32 {
 /// Findings of live traffic (`proxy --check`), each printed the moment it
 /// is decided, one line each (text) or one JSON object each; the rules that
 /// judge a whole conversation speak when the stream ends.
+/// The findings about the frames `filter` selects, decided as `capture`
+/// selects (held frames are cut to their header: only numbers are kept).
+fn sifter<'c, 'f>(
+    cat: &'c Catalogue,
+    release: Option<&'c str>,
+    filter: &'f FrameFilter,
+) -> FindingFilter<'c, 'f> {
+    FindingFilter::new(
+        Selection::new(cat, release, filter).listing(cat, 0, release),
+        filter,
+    )
+}
+
+/// Of the findings `c` just made, those to show now: all of them, or with a
+/// filter, those about frames it selected, once their frames are decided.
+fn shown<'v>(
+    sifted: &mut Option<FindingFilter<'_, '_>>,
+    c: Captured,
+    found: &'v mut Vec<Finding>,
+    kept: &'v mut Vec<Finding>,
+) -> &'v mut Vec<Finding> {
+    match sifted {
+        Some(s) => {
+            s.take(c);
+            s.sift(found, kept);
+            kept
+        }
+        None => found,
+    }
+}
+
 pub fn run_on_stream(
     cat: &Catalogue,
     release: Option<&str>,
     input: Box<dyn Read + Send>,
     format: CheckFormat,
+    selection: &Filter,
 ) -> i32 {
     let opts = DecodeOptions {
         release: release.map(str::to_string),
@@ -346,6 +368,10 @@ pub fn run_on_stream(
     };
     let mut checker = Checker::new(cat, opts);
     let (mut found, mut tally) = (Vec::new(), Tally::default());
+    // With a filter, the findings about the frames it selects, as `check --filter` keeps them.
+    let frame_filter = (!selection.is_empty()).then(|| FrameFilter::of(selection));
+    let mut sifted = frame_filter.as_ref().map(|f| sifter(cat, release, f));
+    let mut kept = Vec::new();
     // A finding a line, as it happens: never cut (the message is the point,
     // and scripts read these lines); the grouped view wraps to the width.
     let mut out = kwire::text::width::FitLines::new(std::io::stdout().lock(), None);
@@ -363,7 +389,8 @@ pub fn run_on_stream(
     let mut failed = None;
     let read = kwire::capture::for_each_captured(cat, input, &CaptureOptions::default(), |c| {
         checker.take(&c, &mut found);
-        match write(&mut found, &mut out) {
+        let found = shown(&mut sifted, c, &mut found, &mut kept);
+        match write(found, &mut out) {
             Ok(()) => true,
             Err(e) => {
                 failed = Some(e);
@@ -375,6 +402,11 @@ pub fn run_on_stream(
         return broken_output(e);
     }
     checker.finish(&mut found);
+    if let Some(s) = &mut sifted {
+        s.finish();
+        s.sift(&mut found, &mut kept);
+        found = std::mem::take(&mut kept);
+    }
     if let Err(e) = write(&mut found, &mut out) {
         return broken_output(e);
     }

@@ -86,6 +86,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             file: Some(args.input.file.clone()),
             interface: None,
             write_pcap: None,
+            write_selected: None,
             list: false,
             correlation_id: None,
             filter: Default::default(),

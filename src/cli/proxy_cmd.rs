@@ -32,8 +32,9 @@ pub struct ProxyArgs {
     /// The host name rewritten responses give clients (default: --listen's address).
     #[arg(long, value_name = "HOST")]
     pub advertise_host: Option<String>,
-    /// What is printed (or shown with --tui) is the exchanges these select,
-    /// as `capture` selects them; everything is still forwarded and recorded.
+    /// What is printed (or shown with --tui, or written by --write-selected)
+    /// is the exchanges these select, as `capture` selects them; everything
+    /// is still forwarded, and --write-pcap still records everything.
     #[command(flatten)]
     pub filter: super::filter_args::FilterArgs,
     /// Decoded frames in this format instead of one line per frame.
@@ -45,7 +46,8 @@ pub struct ProxyArgs {
     /// Print `kwire check`'s findings as they happen instead of the frames:
     /// each frame's problems at once, a conversation's (loops, closes with
     /// requests in flight, producer sequences…) when decided, the rest when
-    /// the proxy closes. With --format json, one JSON object per finding.
+    /// the proxy closes. With --format json, one JSON object per finding;
+    /// with --filter, the findings about the frames it selects.
     #[arg(long, conflicts_with_all = ["tui", "full_docs"])]
     pub check: bool,
     /// Show descriptions in full in the tree.
@@ -54,6 +56,11 @@ pub struct ProxyArgs {
     /// Also write the traffic as pcapng (what the clients sent and received, in synthesized TCP packets).
     #[arg(long, value_name = "FILE")]
     pub write_pcap: Option<String>,
+    /// Also write the frames printed (those --filter and the selection words
+    /// keep) to this pcapng file, credentials masked, as `capture
+    /// --write-selected` does; --write-pcap keeps everything.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tui", "check"])]
+    pub write_selected: Option<String>,
     /// Responses up to this size that can carry broker endpoints are held whole to rewrite them; larger ones pass unchanged.
     #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = kwire::budget::parse_bytes)]
     pub rewrite_max: u64,
@@ -186,6 +193,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         file: Some("-".into()),
         interface: None,
         write_pcap: None,
+        write_selected: args.write_selected.clone(),
         list: args.format.is_none(),
         correlation_id: None,
         filter: args.filter.clone(),
@@ -231,6 +239,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
             Some(Format::Json) => super::check_cmd::CheckFormat::Json,
             _ => super::check_cmd::CheckFormat::Text,
         };
+        let selection = selection.clone();
         std::thread::Builder::new()
             .name("kwire-checker".into())
             .spawn(move || {
@@ -239,6 +248,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
                     release_owned.as_deref(),
                     Box::new(pipe_out),
                     format,
+                    &selection,
                 )
             })
     } else {

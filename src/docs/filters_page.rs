@@ -110,6 +110,11 @@ pub fn filters_page() -> Page {
                 vec![Block::Para("kwire records CAPTURE --filter EXPR selects records, not exchanges: record tests apply to each record itself, with api, direction, conn, frame and topic of the frame it came in (a record's row knows nothing of its exchange, so other facts and other fields are refused). There record.offset is the offset in the frame, as the producer sent it or the broker fetched it; the listing shows a produced record's broker-assigned offset when the capture has the Produce response.".into())],
             )
             .with_id("records"),
+            Section::new(
+                "Saving a selection",
+                vec![Block::Para("kwire capture CAPTURE --filter EXPR --write-selected FILE writes the frames it shows to a pcapng file, each connection's TCP synthesized around them (a handshake, the frames at their captured times, both FINs once both sides closed), decrypted when the capture was TLS, with credentials masked unless --show-secrets. kwire proxy --write-selected FILE does the same with what it prints, while --write-pcap keeps everything that passed.".into())],
+            )
+            .with_id("saving"),
             Section::new("Facts", vec![Block::Table(facts)]).with_id("facts"),
             Section::new("Operators", vec![Block::Table(operators)]).with_id("operators"),
             Section::new("Examples", vec![Block::Table(examples)]).with_id("examples"),

@@ -2,10 +2,12 @@
 //! decoding proxy (`proxy`, rewriting broker endpoints with `endpoints`),
 //! and recording what passes as a capture (`recorder`, `synth`) that the
 //! capture pipeline prints in every format and `--write-pcap` keeps;
-//! capturing an interface's packets into the same pipeline (`interface`).
+//! capturing an interface's packets into the same pipeline (`interface`);
+//! frames written back as a capture (`frames_pcap`).
 
 pub mod client;
 pub mod endpoints;
+pub mod frames_pcap;
 pub mod interface;
 pub mod proxy;
 pub mod recorder;

@@ -5,13 +5,10 @@
 //! raw IP, as the proxy records: `kwire capture` reads it back). An existing
 //! file is never overwritten.
 
-use crate::analysis::captured::decode_captured;
 use crate::analysis::index::{IndexedFrame, Spool};
-use crate::decode::{DecodeOptions, Direction, Frame};
-use crate::live::synth::{PcapngWriter, TcpFlow, LINKTYPE_RAW};
+use crate::decode::Frame;
+use crate::live::frames_pcap::FramesPcap;
 use crate::schema::Catalogue;
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::io::{BufWriter, Write};
 
 /// A new file at `path` (none there yet).
@@ -51,10 +48,8 @@ pub fn json(path: &str, frame: &Frame) -> Result<String, String> {
     Ok(format!("wrote the frame as JSON to {path}"))
 }
 
-/// The rows' frames, read from the spool, as a pcapng of synthesized TCP.
-/// Credentials are masked in the bytes written, as every view shows them
-/// (each frame that may hold one decoded for it), unless `--show-secrets`: a pcap is shared
-/// more readily than a terminal.
+/// The rows' frames, read from the spool, as a pcapng of synthesized TCP
+/// (`live::frames_pcap`: credentials masked unless `--show-secrets`).
 pub fn pcap<'r>(
     path: &str,
     spool: &Spool,
@@ -63,56 +58,11 @@ pub fn pcap<'r>(
     release: Option<&str>,
 ) -> Result<String, String> {
     let io = |e: std::io::Error| format!("{path}: {e}");
-    let mut out = PcapngWriter::new(create(path)?, LINKTYPE_RAW).map_err(io)?;
-    let mut flows: HashMap<usize, TcpFlow> = HashMap::new();
-    let (mut count, mut masked) = (0, 0);
+    let mut out = FramesPcap::new(create(path)?).map_err(io)?;
     for row in rows {
-        let mut f = spool.frame(row).map_err(|e| format!("the spool: {e}"))?;
-        let may_hold = crate::decode::secrets::may_hold_bytes(
-            &f.kind,
-            f.direction,
-            f.api_key.zip(f.api_version),
-            &f.bytes,
-            |kind, k, v| cat.message(kind, k, v, release),
-        );
-        if may_hold && crate::decode::secrets::hiding() {
-            let (shown, _) = decode_captured(cat, release, &f, false, DecodeOptions::default());
-            if shown.bytes.len() == f.bytes.len() && shown.bytes != f.bytes {
-                masked += 1;
-                f.bytes = shown.bytes;
-            }
-        }
-        let micros = (f.timestamp.max(0.0) * 1e6) as u64;
-        let from_client = f.direction == Direction::Request;
-        let mut packets = Vec::new();
-        let flow = match flows.entry(f.conn) {
-            Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(v) => {
-                // A connection starts with its handshake, so readers take its first bytes as a frame's.
-                let (client, server) = if from_client {
-                    (f.from, f.to)
-                } else {
-                    (f.to, f.from)
-                };
-                let flow = v.insert(TcpFlow::new(client, server));
-                packets.extend(flow.open());
-                flow
-            }
-        };
-        packets.extend(flow.data(from_client, &f.bytes));
-        for p in packets {
-            out.packet(micros, &p).map_err(io)?;
-        }
-        count += 1;
+        let f = spool.frame(row).map_err(|e| format!("the spool: {e}"))?;
+        out.frame(cat, release, &f).map_err(io)?;
     }
-    out.flush().map_err(io)?;
-    let secrets = match masked {
-        0 => String::new(),
-        1 => "; credentials masked in 1 frame (--show-secrets writes them)".into(),
-        n => format!("; credentials masked in {n} frames (--show-secrets writes them)"),
-    };
-    Ok(format!(
-        "wrote {} to {path} (pcapng, TCP synthesized per connection{secrets})",
-        crate::text::count(count, "frame", "frames")
-    ))
+    let written = out.finish().map_err(io)?;
+    Ok(format!("wrote {written} to {path}"))
 }
