@@ -25,6 +25,7 @@ pub mod records_table;
 pub mod report;
 pub mod selection;
 pub mod stats;
+pub mod tables;
 
 pub use exchange::{Exchange, Exchanges, FrameAt, Names, Needs, Observer, Outcome, Topic};
 pub use filter::Filter;

@@ -345,14 +345,9 @@ fn run_selected(
     selection: ExchangeFilter,
     source: Source<'_>,
 ) -> i32 {
-    let tls_keylog = match args.tls.load() {
-        Ok(k) => k,
+    let base = match args.tls.capture_options(args.port) {
+        Ok(o) => o,
         Err(status) => return status,
-    };
-    let base = CaptureOptions {
-        port: args.port,
-        tls_keylog,
-        ..Default::default()
     };
     let reopen = || source.rereadable().then(|| source.open().ok()).flatten();
     let selection = match super::filter_args::with_findings(cat, release, selection, &base, reopen)

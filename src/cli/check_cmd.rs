@@ -171,14 +171,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     let mut damaged = false;
     let checked = if is_capture {
         let mut checker = Checker::new(cat, opts);
-        let tls_keylog = match args.tls.load() {
-            Ok(k) => k,
+        let capture_opts = match args.tls.capture_options(args.port) {
+            Ok(o) => o,
             Err(status) => return status,
-        };
-        let capture_opts = CaptureOptions {
-            port: args.port,
-            tls_keylog,
-            ..Default::default()
         };
         let frame_filter = match selection {
             Some(f) => {

@@ -10,6 +10,7 @@ pub mod diff_cmd;
 pub mod docs_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
+pub mod export_cmd;
 pub mod filter_args;
 pub mod filter_cmd;
 pub mod frame_args;
@@ -143,6 +144,8 @@ pub enum Command {
     Capture(capture_cmd::CaptureArgs),
     /// Requests, responses, errors, bytes and latency per API (or client, connection, broker, topic) in a capture.
     Stats(stats_cmd::StatsArgs),
+    /// Captures as tables (exchanges, connections, records, findings) in Parquet or JSON lines, for DuckDB and Spark.
+    Export(export_cmd::ExportArgs),
     /// Every client: software, connections, API versions used, what the brokers advertised and what a release no longer serves.
     Inventory(inventory_cmd::InventoryArgs),
     /// One self-contained HTML page of a capture: stats, latency histograms, timelines, inventory, errors and every frame's annotated view.
@@ -208,6 +211,7 @@ pub fn run(cli: Cli) -> i32 {
             None => capture_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         },
         Command::Stats(args) => stats_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Export(args) => export_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Inventory(args) => inventory_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Report(args) => report_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Docs(args) => docs_cmd::run_docs(&cat, cli.kafka_release.as_deref(), &args),

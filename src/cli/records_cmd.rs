@@ -250,16 +250,12 @@ fn capture(
         grep: args.grep.as_ref().map(|g| g.as_bytes().to_vec()),
         filter,
     };
-    let tls_keylog = match args.tls.load() {
-        Ok(k) => k,
+    let capture = match args.tls.capture_options(args.port) {
+        Ok(o) => o,
         Err(status) => return status,
     };
     let opts = Options {
-        capture: kwire::capture::CaptureOptions {
-            port: args.port,
-            tls_keylog,
-            ..Default::default()
-        },
+        capture,
         release: release.map(str::to_string),
         budget: args.budget.budget(),
         selection: selection.clone(),

@@ -8,7 +8,6 @@ use clap::Args;
 use kwire::analysis::finding_groups::check_capture;
 use kwire::analysis::inventory::{self, Inventory};
 use kwire::analysis::report::{collect, for_each_frame_of};
-use kwire::capture::CaptureOptions;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::docs::Figure;
 use kwire::render::report::{page, view, Views, MAX_VIEWS, MAX_VIEW_BYTES};
@@ -67,14 +66,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
     } else {
         Source::File(args.file.clone())
     };
-    let tls_keylog = match args.tls.load() {
-        Ok(k) => k,
+    let opts = match args.tls.capture_options(args.port) {
+        Ok(o) => o,
         Err(status) => return status,
-    };
-    let opts = CaptureOptions {
-        port: args.port,
-        tls_keylog,
-        ..Default::default()
     };
     let fail = |e: String| {
         kwire::stderr_line!("kwire: {}: {}", sanitize(&args.file), sanitize(&e));

@@ -6,7 +6,6 @@ use super::filter_args::FilterArgs;
 use clap::{Args, ValueEnum};
 use kwire::analysis::stats::collect;
 use kwire::analysis::Grouping;
-use kwire::capture::CaptureOptions;
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use std::io::Write;
@@ -65,18 +64,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &StatsArgs) -> i32 {
             By::Topic => Grouping::Topic,
         })
         .collect();
-    let tls_keylog = match args.tls.load() {
-        Ok(k) => k,
-        Err(status) => return status,
-    };
     let input = match super::open_input(&args.file) {
         Ok(i) => i,
         Err(status) => return status,
     };
-    let opts = CaptureOptions {
-        port: args.port,
-        tls_keylog,
-        ..Default::default()
+    let opts = match args.tls.capture_options(args.port) {
+        Ok(o) => o,
+        Err(status) => return status,
     };
     let reopen = || super::reopen_file(&args.file);
     let filter = match super::filter_args::with_findings(cat, release, filter, &opts, reopen) {

@@ -18,6 +18,19 @@ pub struct TlsArgs {
 }
 
 impl TlsArgs {
+    /// How a capture is read: the broker's port when given, and the key log
+    /// read; or the exit status after saying why it could not be.
+    pub fn capture_options(
+        &self,
+        port: Option<u16>,
+    ) -> Result<kwire::capture::CaptureOptions, i32> {
+        Ok(kwire::capture::CaptureOptions {
+            port,
+            tls_keylog: self.load()?,
+            ..Default::default()
+        })
+    }
+
     /// The key log, read; or the exit status after saying why it could not be.
     pub fn load(&self) -> Result<Option<Arc<KeyLog>>, i32> {
         let Some(path) = &self.tls_keylog else {

@@ -11,6 +11,7 @@ pub mod notes;
 pub mod page;
 pub mod records_table;
 pub mod report;
+pub mod tables;
 pub mod text_tree;
 pub mod tls;
 pub mod tree_json;

@@ -1,0 +1,276 @@
+//! `kwire export CAPTURE… --out DIR`: captures as tables (exchanges,
+//! connections, records, findings) in Parquet or JSON lines, one file per
+//! capture in each table's folder, the captures read in parallel.
+
+use super::exit;
+use super::filter_args::FilterArgs;
+use clap::{Args, ValueEnum};
+use kwire::analysis::tables::{export_capture, schema, Counts, Reading};
+use kwire::render::tables::{Format, TableFiles};
+use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+#[derive(Args, Debug, Clone)]
+#[command(
+    after_help = "Examples:\n  kwire export samples/captures/*.pcap --out tables\n  kwire export captures/ --out tables --filter 'api == Produce'\n  kwire export samples/captures/kafka-python.pcap --out tables --format ndjson\n  kwire export --schema\n\nThen: duckdb -c \"SELECT api_name, count(*), quantile_cont(latency_us, 0.99) FROM 'tables/exchanges/*.parquet' GROUP BY 1\""
+)]
+pub struct ExportArgs {
+    /// Captures (pcap or pcapng), folders holding them (searched whole), or
+    /// `-` for standard input (read to a temporary file first: a capture is
+    /// read three times).
+    #[arg(required_unless_present = "schema")]
+    pub inputs: Vec<String>,
+    /// The folder to write into: DIR/exchanges/, DIR/connections/,
+    /// DIR/records/, DIR/findings/, a file per capture in each, named after it.
+    #[arg(long, value_name = "DIR", required_unless_present = "schema")]
+    pub out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ExportFormat::Parquet)]
+    pub format: ExportFormat,
+    /// Print the tables' columns, their types and meaning, and exit.
+    #[arg(long)]
+    pub schema: bool,
+    /// The broker's port: the side sending to it carries requests (default: found by plausibility).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Only the exchanges these select, and the records, findings and
+    /// connections of their frames.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
+    /// Captures read at once (default: the machine's cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Parquet files (Snappy): typed columns for DuckDB, Spark, pandas, Polars.
+    Parquet,
+    /// JSON lines: an object per row, for log pipelines and jq.
+    Ndjson,
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
+    if args.schema {
+        let _ = std::io::stdout().write_all(schema::describe().as_bytes());
+        return exit::OK;
+    }
+    let Some(out) = &args.out else {
+        kwire::stderr_line!("kwire: export needs --out DIR");
+        return exit::USAGE;
+    };
+    let filter = match args.filter.resolve(cat) {
+        Ok(f) => f,
+        Err(status) => return status,
+    };
+    let capture = match args.tls.capture_options(args.port) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
+    let (inputs, mut status) = inputs(&args.inputs);
+    if inputs.is_empty() {
+        kwire::stderr_line!("kwire: export: no capture among the inputs");
+        return exit::FAILURE;
+    }
+    let format = match args.format {
+        ExportFormat::Parquet => Format::Parquet,
+        ExportFormat::Ndjson => Format::JsonLines,
+    };
+    let names = file_names(&inputs);
+    let jobs = args
+        .jobs
+        .map(|j| j as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(inputs.len());
+    let next = AtomicUsize::new(0);
+    let totals = Mutex::new((Counts::default(), 0usize, false));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(input) = inputs.get(i) else {
+                    break;
+                };
+                let reading = Reading {
+                    cat,
+                    release,
+                    name: &input.shown,
+                    capture: capture.clone(),
+                    filter: filter.clone(),
+                };
+                let result = export_one(reading, &input.path, out, &names[i], format);
+                let mut t = totals.lock().unwrap_or_else(|e| e.into_inner());
+                match result {
+                    Ok(c) => {
+                        t.0.exchanges += c.exchanges;
+                        t.0.connections += c.connections;
+                        t.0.records += c.records;
+                        t.0.findings += c.findings;
+                        t.1 += 1;
+                    }
+                    Err(e) => {
+                        kwire::stderr_line!("kwire: {}: {}", sanitize(&input.shown), sanitize(&e));
+                        t.2 = true;
+                    }
+                }
+            });
+        }
+    });
+    let (counts, done, failed) = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+    if failed {
+        status = exit::FAILURE;
+    }
+    kwire::stderr_line!(
+        "kwire: exported {} to {} ({}): {}, {}, {}, {}",
+        kwire::text::count(done, "capture", "captures"),
+        sanitize(&out.display().to_string()),
+        format.extension(),
+        kwire::text::count(counts.exchanges as usize, "exchange", "exchanges"),
+        kwire::text::count(counts.connections as usize, "connection", "connections"),
+        kwire::text::count(counts.records as usize, "record", "records"),
+        kwire::text::count(counts.findings as usize, "finding", "findings"),
+    );
+    status
+}
+
+/// A capture to read: where its bytes are, and how the `capture` column names it.
+struct Input {
+    path: PathBuf,
+    shown: String,
+    /// A spooled copy of standard input, removed when done.
+    temporary: bool,
+}
+
+impl Drop for Input {
+    fn drop(&mut self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The captures named: files as given, folders searched for `.pcap`,
+/// `.pcapng` and `.cap` files (in name order), `-` spooled to a file.
+fn inputs(given: &[String]) -> (Vec<Input>, i32) {
+    let (mut out, mut status) = (Vec::new(), exit::OK);
+    for g in given {
+        if g == "-" {
+            match spool_stdin() {
+                Ok(path) => out.push(Input {
+                    path,
+                    shown: "-".into(),
+                    temporary: true,
+                }),
+                Err(e) => {
+                    kwire::stderr_line!("kwire: standard input: {e}");
+                    status = exit::FAILURE;
+                }
+            }
+            continue;
+        }
+        let path = PathBuf::from(g);
+        if path.is_dir() {
+            let mut found = Vec::new();
+            find_captures(&path, &mut found);
+            found.sort();
+            out.extend(found.into_iter().map(|p| Input {
+                shown: p.display().to_string(),
+                path: p,
+                temporary: false,
+            }));
+        } else if path.is_file() {
+            out.push(Input {
+                path,
+                shown: g.clone(),
+                temporary: false,
+            });
+        } else {
+            kwire::stderr_line!("kwire: {}: no such file or folder", sanitize(g));
+            status = exit::FAILURE;
+        }
+    }
+    (out, status)
+}
+
+fn find_captures(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            find_captures(&p, out);
+        } else if p
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| matches!(x, "pcap" | "pcapng" | "cap"))
+        {
+            out.push(p);
+        }
+    }
+}
+
+fn spool_stdin() -> std::io::Result<PathBuf> {
+    let path = std::env::temp_dir().join(format!("kwire-export-stdin-{}.pcap", std::process::id()));
+    let mut file = std::fs::File::create(&path)?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut file)?;
+    Ok(path)
+}
+
+/// Each input's file name in the tables' folders: its file name without
+/// the extension; inputs of the same name get `-2`, `-3`… in input order.
+fn file_names(inputs: &[Input]) -> Vec<String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    inputs
+        .iter()
+        .map(|i| {
+            let stem = match i.shown.as_str() {
+                "-" => "stdin".to_string(),
+                _ => i
+                    .path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "capture".into()),
+            };
+            // Never a hidden or partial-looking name.
+            let stem = stem.trim_start_matches('.').to_string();
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            match *n {
+                1 => stem,
+                n => format!("{stem}-{n}"),
+            }
+        })
+        .collect()
+}
+
+fn export_one(
+    reading: Reading<'_>,
+    path: &Path,
+    out: &Path,
+    name: &str,
+    format: Format,
+) -> Result<Counts, String> {
+    let mut files = TableFiles::create(out, name, format).map_err(|e| e.to_string())?;
+    let open = || {
+        std::fs::File::open(path)
+            .map(std::io::BufReader::new)
+            .map_err(|e| e.to_string())
+    };
+    match export_capture(reading, open, &mut files) {
+        Ok(counts) => {
+            files.finish().map_err(|e| e.to_string())?;
+            Ok(counts)
+        }
+        Err(e) => {
+            files.abandon();
+            Err(e)
+        }
+    }
+}

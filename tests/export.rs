@@ -1,0 +1,415 @@
+//! `kwire export`: the tables agree with kwire's other views on every
+//! shipped capture (every request and response frame in one exchange row,
+//! every non-zero error code counted once, every record as `records` lists
+//! it, every finding as `check` gives it, every connection with frames), a
+//! filter keeps what it selects, and the Parquet files read back with DuckDB
+//! hold the same rows as the JSON-lines export.
+
+mod common;
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kwire(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("KWIRE_DEFS")
+        .output()
+        .expect("run kwire")
+}
+
+fn json_lines(bytes: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kwire-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Every row of a table, from every capture's file.
+fn rows(dir: &Path, table: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir.join(table))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for f in files {
+        assert_eq!(
+            f.extension().unwrap(),
+            "jsonl",
+            "{f:?}: a partial file left"
+        );
+        out.extend(json_lines(&std::fs::read(f).unwrap()));
+    }
+    out
+}
+
+fn shipped() -> Vec<String> {
+    let mut out = Vec::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures");
+    for dir in [root.clone(), root.join("diagnosis"), root.join("tls")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+            if matches!(ext, "pcap" | "pcapng") {
+                let rel = p.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+                out.push(rel.display().to_string());
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 20, "{out:?}");
+    out
+}
+
+/// The non-zero values of every `ErrorCode` member in a frame's body.
+fn error_codes(v: &Value, out: &mut BTreeSet<i64>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k.ends_with("ErrorCode") {
+                    if let Some(n) = x.as_i64().filter(|&n| n != 0) {
+                        out.insert(n);
+                    }
+                }
+                error_codes(x, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| error_codes(x, out)),
+        _ => {}
+    }
+}
+
+fn of<'v>(rows: &'v [Value], capture: &str) -> Vec<&'v Value> {
+    rows.iter().filter(|r| r["capture"] == capture).collect()
+}
+
+#[test]
+fn every_table_agrees_with_capture_records_and_check() {
+    let dir = scratch("agree");
+    let captures = shipped();
+    let mut args = vec![
+        "export",
+        "--format",
+        "ndjson",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    args.extend(captures.iter().map(String::as_str));
+    let o = kwire(&args);
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!("exported {} captures", captures.len())),
+        "{said}"
+    );
+    let (exchanges, connections) = (rows(&dir, "exchanges"), rows(&dir, "connections"));
+    let (records, findings) = (rows(&dir, "records"), rows(&dir, "findings"));
+    let (mut frames_seen, mut records_seen, mut errors_seen) = (0, 0, 0);
+    for capture in &captures {
+        // Kafka frames only (a TLS connection's note is an object too).
+        let frames: Vec<Value> = json_lines(&kwire(&["capture", capture, "--json"]).stdout)
+            .into_iter()
+            .filter(|f| f["capture"]["frame"].is_u64())
+            .collect();
+        let ex = of(&exchanges, capture);
+        // Every request and every response in exactly one row.
+        let column = |name: &str| {
+            let mut v: Vec<u64> = ex.iter().filter_map(|r| r[name].as_u64()).collect();
+            v.sort();
+            v
+        };
+        let numbered = |kind: &str| {
+            let mut v: Vec<u64> = frames
+                .iter()
+                .filter(|f| f["kind"] == kind)
+                .map(|f| f["capture"]["frame"].as_u64().unwrap())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(column("request_frame"), numbered("request"), "{capture}");
+        assert_eq!(column("response_frame"), numbered("response"), "{capture}");
+        frames_seen += frames.len();
+        // Every non-zero error code of a response, once, in its row.
+        for f in frames.iter().filter(|f| f["kind"] == "response") {
+            let n = f["capture"]["frame"].as_u64().unwrap();
+            let row = ex.iter().find(|r| r["response_frame"] == n).unwrap();
+            let mut want = BTreeSet::new();
+            error_codes(&f["body"], &mut want);
+            let got: BTreeSet<i64> = row["error_codes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_i64().unwrap())
+                .collect();
+            assert_eq!(got, want, "{capture} frame {n}");
+            errors_seen += want.len();
+        }
+        // Every connection with frames, once.
+        let conns: BTreeSet<u64> = frames
+            .iter()
+            .map(|f| f["capture"]["conn"].as_u64().unwrap())
+            .collect();
+        let rows_conns: Vec<u64> = of(&connections, capture)
+            .iter()
+            .map(|r| r["conn"].as_u64().unwrap())
+            .collect();
+        assert_eq!(rows_conns.len(), conns.len(), "{capture}");
+        assert_eq!(rows_conns.into_iter().collect::<BTreeSet<_>>(), conns);
+        // Every record as `kwire records` lists it.
+        let listed = json_lines(&kwire(&["records", capture, "--format", "json"]).stdout);
+        let listed: Vec<_> = listed
+            .iter()
+            .filter(|r| r.get("offset").is_some())
+            .collect();
+        let exported = of(&records, capture);
+        assert_eq!(exported.len(), listed.len(), "{capture}");
+        for (e, l) in exported.iter().zip(&listed) {
+            for k in [
+                "frame",
+                "conn",
+                "topic",
+                "partition",
+                "offset",
+                "offset_assigned",
+                "timestamp",
+                "key",
+                "value",
+            ] {
+                assert_eq!(e[k], l[k], "{capture}: {k}\n{e}\n{l}");
+            }
+            assert_eq!(e["key_bytes"], l["key_hex"], "{capture}");
+        }
+        records_seen += listed.len();
+        // Every finding as `kwire check` gives it.
+        let checked = json_lines(&kwire(&["check", capture, "--format", "json"]).stdout);
+        let key = |r: &Value| {
+            (
+                r["rule"].to_string(),
+                r["frame"].to_string(),
+                r["message"].to_string(),
+            )
+        };
+        let mut want: Vec<_> = checked.iter().map(key).collect();
+        let mut got: Vec<_> = of(&findings, capture).into_iter().map(key).collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{capture}");
+    }
+    // The shipped captures hold something of each kind.
+    assert!(
+        frames_seen > 300 && records_seen > 100 && errors_seen > 3,
+        "{frames_seen} {records_seen} {errors_seen}"
+    );
+    assert!(!findings.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_filter_keeps_its_exchanges_and_their_records_findings_and_connections() {
+    let dir = scratch("filter");
+    let capture = "samples/captures/kafka-python.pcap";
+    let o = kwire(&[
+        "export",
+        capture,
+        "--format",
+        "ndjson",
+        "--out",
+        dir.to_str().unwrap(),
+        "-Y",
+        "api == Produce",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let frames = json_lines(&kwire(&["capture", capture, "--json", "-Y", "api == Produce"]).stdout);
+    let ex = rows(&dir, "exchanges");
+    assert!(!ex.is_empty());
+    assert!(ex.iter().all(|r| r["api_name"] == "Produce"), "{ex:?}");
+    let requests = frames.iter().filter(|f| f["kind"] == "request").count();
+    assert_eq!(ex.len(), requests);
+    let selected: BTreeSet<u64> = frames
+        .iter()
+        .map(|f| f["capture"]["frame"].as_u64().unwrap())
+        .collect();
+    let recs = rows(&dir, "records");
+    assert!(!recs.is_empty());
+    assert!(recs
+        .iter()
+        .all(|r| selected.contains(&r["frame"].as_u64().unwrap())));
+    let conns: BTreeSet<u64> = frames
+        .iter()
+        .map(|f| f["capture"]["conn"].as_u64().unwrap())
+        .collect();
+    let got: BTreeSet<u64> = rows(&dir, "connections")
+        .iter()
+        .map(|r| r["conn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(got, conns);
+    // No finding of this capture is about a Produce exchange.
+    assert!(rows(&dir, "findings").is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_schema_is_printed_and_names_every_column() {
+    let o = kwire(&["export", "--schema"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8(o.stdout).unwrap();
+    for t in [
+        "exchanges:",
+        "connections:",
+        "records:",
+        "findings:",
+        "latency_us",
+        "error_codes",
+        "SMALLINT[]",
+        "key_bytes",
+    ] {
+        assert!(text.contains(t), "{t}\n{text}");
+    }
+    // Without --out, export says what it needs.
+    let o = kwire(&["export", "samples/captures/kafka-python.pcap"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Capture times as microseconds (a float's last digit may differ between
+/// the two readers' decimal conversions).
+fn normalised(mut v: Value) -> Value {
+    if let Value::Object(m) = &mut v {
+        for (k, x) in m.iter_mut() {
+            if (k == "time" || k.ends_with("_time")) && x.is_f64() {
+                *x = Value::from((x.as_f64().unwrap() * 1e6).round() as i64);
+            }
+        }
+    }
+    v
+}
+
+#[test]
+#[ignore = "needs python3 with duckdb"]
+fn parquet_read_by_duckdb_holds_the_json_lines_rows() {
+    common::require_tools("the Parquet export's DuckDB test", &[common::PYTHON3]);
+    let has_duckdb = Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .status()
+        .unwrap()
+        .success();
+    assert!(
+        has_duckdb,
+        "python3 cannot import duckdb: python3 -m pip install duckdb (bash .ci/run installs it)"
+    );
+    let (parquet, ndjson) = (scratch("parquet"), scratch("ndjson"));
+    let captures = shipped();
+    for (dir, format) in [(&parquet, "parquet"), (&ndjson, "ndjson")] {
+        let mut args = vec!["export", "--format", format, "--out", dir.to_str().unwrap()];
+        args.extend(captures.iter().map(String::as_str));
+        let o = kwire(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/export-duckdb-check.py");
+    let mut compared = BTreeMap::new();
+    for table in ["exchanges", "connections", "records", "findings"] {
+        let o = Command::new("python3")
+            .arg(&script)
+            .arg(&parquet)
+            .arg(table)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let sorted = |rows: Vec<Value>| {
+            let mut v: Vec<String> = rows
+                .into_iter()
+                .map(|r| normalised(r).to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        let from_parquet = sorted(json_lines(&o.stdout));
+        let from_json = sorted(
+            rows(&ndjson, table)
+                .into_iter()
+                .map(|r| {
+                    // serde_json's map keeps insertion order: sorted keys as Python writes them.
+                    let m: BTreeMap<String, Value> = serde_json::from_value(r).unwrap();
+                    serde_json::to_value(m).unwrap()
+                })
+                .collect(),
+        );
+        assert_eq!(from_parquet.len(), from_json.len(), "{table}");
+        for (p, j) in from_parquet.iter().zip(&from_json) {
+            assert_eq!(p, j, "{table}");
+        }
+        compared.insert(table, from_json.len());
+    }
+    assert!(compared.values().all(|&n| n > 0), "{compared:?}");
+    let _ = std::fs::remove_dir_all(&parquet);
+    let _ = std::fs::remove_dir_all(&ndjson);
+}
+
+#[test]
+#[ignore = "needs python3 with duckdb"]
+fn the_readme_s_duckdb_queries_run_as_written() {
+    common::require_tools("the README's DuckDB queries", &[common::PYTHON3]);
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split("```sql\n")
+        .nth(1)
+        .expect("a sql block")
+        .split("```")
+        .next()
+        .unwrap();
+    let dir = scratch("readme");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tables = dir.join("tables");
+    let o = kwire(&[
+        "export",
+        "samples/captures",
+        "--out",
+        tables.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::write(dir.join("queries.sql"), block).unwrap();
+    let run = "import duckdb\nc = duckdb.connect()\nfor q in open('queries.sql').read().split(';'):\n    if q.strip():\n        print(len(c.sql(q).fetchall()))\n";
+    let o = Command::new("python3")
+        .args(["-c", run])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let counts: Vec<usize> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(counts.len(), 4, "{counts:?}");
+    // Exchanges per API, the records of key k3, findings per rule: all there.
+    assert!(
+        counts[0] > 5 && counts[2] > 0 && counts[3] > 3,
+        "{counts:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
