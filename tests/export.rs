@@ -215,6 +215,87 @@ fn every_table_agrees_with_capture_records_and_check() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Each RecordBatch v2 header in a frame's tree JSON: (baseOffset,
+/// attributes, producerId, producerEpoch, baseSequence, recordsCount).
+fn batches(v: &Value, out: &mut Vec<[i64; 6]>) {
+    let children = v["children"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let field = |name: &str| {
+        children
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["value"].as_i64())
+    };
+    let names = [
+        "baseOffset",
+        "attributes",
+        "producerId",
+        "producerEpoch",
+        "baseSequence",
+        "recordsCount",
+    ];
+    if let [Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)] = names.map(field) {
+        out.push([a, b, c, d, e, f]);
+    }
+    children.iter().for_each(|c| batches(c, out));
+}
+
+#[test]
+fn records_carry_their_batch_s_codec_producer_and_sequence() {
+    let dir = scratch("batches");
+    let capture = "samples/captures/kafka-python.pcap";
+    let o = kwire(&[
+        "export",
+        capture,
+        "--format",
+        "ndjson",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let recs = rows(&dir, "records");
+    let mut tree_batches: BTreeMap<u64, Vec<[i64; 6]>> = BTreeMap::new();
+    let codecs = ["none", "gzip", "snappy", "lz4", "zstd"];
+    let mut sequenced = 0;
+    for r in &recs {
+        let frame = r["frame"].as_u64().unwrap();
+        let in_frame = tree_batches.entry(frame).or_insert_with(|| {
+            let n = frame.to_string();
+            let o = kwire(&["capture", capture, "--frame", &n, "--format", "tree-json"]);
+            let tree: Value = serde_json::from_slice(&o.stdout).unwrap();
+            let mut out = Vec::new();
+            batches(&tree["tree"], &mut out);
+            out
+        });
+        // Its batch is one of its frame's, codec and producer as the tree has them.
+        let found = in_frame
+            .iter()
+            .any(|[base, attributes, pid, epoch, seq, count]| {
+                r["batch_base_offset"] == *base
+                    && r["codec"] == codecs[(attributes & 7) as usize]
+                    && r["producer_id"] == *pid
+                    && r["producer_epoch"] == *epoch
+                    && r["transactional"] == (attributes & 0x10 != 0)
+                    && match r["sequence"].as_i64() {
+                        None => *seq < 0,
+                        Some(s) => (*seq..*seq + count).contains(&s),
+                    }
+            });
+        assert!(found, "{r}\n{in_frame:?}");
+        sequenced += usize::from(r["sequence"].is_i64());
+    }
+    assert!(
+        recs.len() >= 20 && sequenced >= 10,
+        "{} {sequenced}",
+        recs.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_filter_keeps_its_exchanges_and_their_records_findings_and_connections() {
     let dir = scratch("filter");

@@ -177,6 +177,9 @@ pub struct RecordRow {
     pub key: Data,
     pub value: Data,
     pub headers: Vec<Header>,
+    /// Its RecordBatch v2's header and its offset delta in it (`None` for legacy messages).
+    pub batch: Option<view::BatchHeader>,
+    pub offset_delta: Option<i64>,
 }
 
 /// What is wrong in a frame that carries records.
@@ -759,6 +762,8 @@ fn row(
         position,
         timestamp: r.timestamp,
         control: r.control,
+        batch: r.batch,
+        offset_delta: r.offset_delta,
         key: bytes_of(r.key),
         value: bytes_of(r.value),
         headers: r

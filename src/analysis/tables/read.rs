@@ -381,6 +381,14 @@ fn data_cells(d: &Data) -> (Cell, Cell) {
 }
 
 fn record_cells(cat: &Catalogue, capture: &str, rec: &RecordRow) -> Vec<Cell> {
+    let b = rec.batch;
+    // A record's sequence: its batch's base plus the record's offset delta
+    // (Kafka's rule; a batch without a producer sequence has -1).
+    let sequence = b
+        .and_then(|b| b.base_sequence)
+        .filter(|&s| s >= 0)
+        .zip(rec.offset_delta)
+        .map(|(base, delta)| base.wrapping_add(delta));
     let (key_bytes, key) = data_cells(&rec.key);
     let (value_bytes, value) = data_cells(&rec.value);
     let headers = rec
@@ -414,7 +422,26 @@ fn record_cells(cat: &Catalogue, capture: &str, rec: &RecordRow) -> Vec<Cell> {
         value,
         value_bytes,
         Cell::Headers(headers),
+        Cell::opt_text(b.and_then(|b| b.attributes).map(|a| codec_name(a & 0x07))),
+        Cell::opt_int(b.and_then(|b| b.base_offset)),
+        Cell::opt_int(b.and_then(|b| b.producer_id)),
+        Cell::opt_int(b.and_then(|b| b.producer_epoch)),
+        Cell::opt_int(sequence),
+        b.and_then(|b| b.attributes)
+            .map_or(Cell::Null, |a| Cell::Bool(a & 0x10 != 0)),
     ]
+}
+
+/// A batch's codec by the low three bits of its attributes.
+fn codec_name(bits: i64) -> String {
+    match bits {
+        0 => "none".into(),
+        1 => "gzip".into(),
+        2 => "snappy".into(),
+        3 => "lz4".into(),
+        4 => "zstd".into(),
+        n => format!("unknown ({n})"),
+    }
 }
 
 fn finding_cells(cat: &Catalogue, capture: &str, f: &Finding) -> Vec<Cell> {

@@ -201,6 +201,12 @@ const RECORDS: &[Column] = &[
     col("value", Kind::Text, "the value as text, when it is UTF-8 (null: a null value, a tombstone, or not UTF-8)"),
     col("value_bytes", Kind::Bytes, "the value's bytes (null: a null value); hex in JSON lines"),
     col("headers", Kind::Headers, "the record's headers, in order"),
+    col("codec", Kind::Text, "its batch's compression: none, gzip, snappy, lz4 or zstd (null for legacy messages)"),
+    col("batch_base_offset", Kind::Int64, "its batch's BaseOffset"),
+    col("producer_id", Kind::Int64, "its batch's ProducerId (-1: none)"),
+    col("producer_epoch", Kind::Int16, "its batch's ProducerEpoch"),
+    col("sequence", Kind::Int32, "the record's sequence number: the batch's BaseSequence plus its offset delta (null when the batch has none, -1)"),
+    col("transactional", Kind::Bool, "whether its batch is transactional"),
 ];
 
 const FINDINGS: &[Column] = &[

@@ -31,6 +31,8 @@ pub struct RecordRef<'n> {
     /// `None` for legacy messages.
     pub offset_delta: Option<i64>,
     pub timestamp_delta: Option<i64>,
+    /// Its RecordBatch v2's header (`None` for legacy messages).
+    pub batch: Option<BatchHeader>,
 }
 
 /// A RecordBatch v2's header fields as read (each `None` past where the
@@ -166,6 +168,7 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
     };
     let log_append_time = attributes & 0x08 != 0;
     let control = attributes & 0x20 != 0;
+    let header = batch_header(b);
     let mut one = |r: &'n Node| {
         if r.error().is_some() {
             return;
@@ -218,6 +221,7 @@ fn batch<'n>(b: &'n Node, each: &mut dyn FnMut(RecordRef<'n>)) {
             node: r,
             offset_delta: Some(offset_delta),
             timestamp_delta: ts_delta,
+            batch: header,
         });
     };
     for c in &b.children {
@@ -314,6 +318,7 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
         node: m,
         offset_delta: None,
         timestamp_delta: None,
+        batch: None,
     });
 }
 
