@@ -90,7 +90,7 @@ pub fn filters_page() -> Page {
         path: PATH.into(),
         title: "Display filters".into(),
         blocks: vec![Block::Para(
-            "kwire capture, stats, inventory, report, check (the findings that name a frame it selects) and proxy take --filter EXPR (or -Y EXPR), and the explorer's f key takes the same text: an expression over the facts of an exchange and every field of its frames, by the names the definitions give them. kwire filter EXPR says what each name resolved to; kwire filter --fields API lists an API's field paths with their types and versions.".into(),
+            "kwire capture, stats, inventory, report, check (the findings that name a frame it selects), export (the rows of the exchanges it selects) and proxy take --filter EXPR (or -Y EXPR), and the explorer's f key takes the same text: an expression over the facts of an exchange and every field of its frames, by the names the definitions give them. kwire filter EXPR says what each name resolved to; kwire filter --fields API lists an API's field paths with their types and versions.".into(),
         )],
         sections: vec![
             Section::new(
