@@ -494,3 +494,52 @@ fn the_readme_s_duckdb_queries_run_as_written() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn connections_name_the_software_inventory_names() {
+    let dir = scratch("software");
+    let captures = shipped();
+    let mut args = vec![
+        "export",
+        "--format",
+        "ndjson",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    args.extend(captures.iter().map(String::as_str));
+    assert_eq!(kwire(&args).status.code(), Some(0));
+    let conns = rows(&dir, "connections");
+    let mut named = 0;
+    for capture in &captures {
+        let inv = kwire(&["inventory", capture, "--format", "json"]);
+        let Ok(inv) = serde_json::from_slice::<Value>(&inv.stdout) else {
+            continue;
+        };
+        let mut want = BTreeMap::new();
+        for c in inv["clients"].as_array().into_iter().flatten() {
+            if c["software_name"].is_null() {
+                continue;
+            }
+            for n in c["conns"].as_array().unwrap() {
+                want.insert(
+                    n.as_u64().unwrap(),
+                    (c["software_name"].clone(), c["software_version"].clone()),
+                );
+            }
+        }
+        let got: BTreeMap<u64, (Value, Value)> = of(&conns, capture)
+            .iter()
+            .filter(|r| !r["software_name"].is_null())
+            .map(|r| {
+                (
+                    r["conn"].as_u64().unwrap(),
+                    (r["software_name"].clone(), r["software_version"].clone()),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{capture}");
+        named += got.len();
+    }
+    assert!(named > 50, "{named}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

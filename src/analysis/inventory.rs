@@ -209,7 +209,7 @@ impl ApiVersionsReader {
     }
 
     /// The software named by an ApiVersions request (v3 and later).
-    fn request(
+    pub(crate) fn request(
         &mut self,
         cat: &Catalogue,
         pin: Option<&str>,

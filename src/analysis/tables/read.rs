@@ -15,11 +15,13 @@ use crate::analysis::exchange::{read_capture, Exchange, Exchanges, Needs, Observ
 use crate::analysis::filter::{Filter, RulesByFrame};
 use crate::analysis::finding::{Finding, Rule};
 use crate::analysis::finding_filter::note_rules;
+use crate::analysis::inventory::{ApiVersionsReader, Software};
 use crate::analysis::records_table::{read_capture_records, Data, Item, Options, RecordRow};
 use crate::capture::{CaptureOptions, Captured, ConnEventKind, Side};
 use crate::decode::{DecodeOptions, Direction};
+use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::Catalogue;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::net::SocketAddr;
 
@@ -69,8 +71,12 @@ pub fn export_capture<R: Read>(
     }
     .union(filter.needs());
     let mut exchanges: Exchanges<'_, ()> = Exchanges::new(r.cat, r.release, needs);
+    // Each connection's software, as its ApiVersions requests name it: the
+    // exchanges after it carry it.
+    let software = std::cell::RefCell::new(HashMap::new());
     let mut rows = ExchangeRows {
         r: &r,
+        software: &software,
         filter: &filter,
         rules: &rules,
         selected: Selected::default(),
@@ -79,13 +85,24 @@ pub fn export_capture<R: Read>(
         written: 0,
     };
     let mut conns: BTreeMap<usize, Conn> = BTreeMap::new();
+    let mut api_versions = ApiVersionsReader::default();
     read_capture(
         r.cat,
         open()?,
         &r.capture,
         (&mut exchanges, &mut rows),
         None,
-        |c| note_connection(&mut conns, c),
+        |c| {
+            note_connection(&mut conns, c);
+            let (Some(sw), Captured::Frame(f)) = (software_named(&mut api_versions, &r, c), c)
+            else {
+                return;
+            };
+            if let Some(conn) = conns.get_mut(&f.conn) {
+                conn.software = Some(sw.clone());
+            }
+            software.borrow_mut().insert(f.conn, sw);
+        },
     )?;
     if let Some(e) = rows.failed.take() {
         return Err(io(e));
@@ -188,6 +205,7 @@ impl Selected {
 /// Writes a row per exchange the filter selects.
 struct ExchangeRows<'r, 's> {
     r: &'r Reading<'r>,
+    software: &'r std::cell::RefCell<HashMap<usize, Software>>,
     filter: &'r Filter,
     rules: &'r RulesByFrame,
     selected: Selected,
@@ -209,7 +227,8 @@ impl Observer for ExchangeRows<'_, '_> {
             self.selected.mark(f.index);
         }
         self.selected.conns.insert(ex.conn);
-        let cells = exchange_cells(self.r, self.rules, ex);
+        let software = self.software.borrow().get(&ex.conn).cloned();
+        let cells = exchange_cells(self.r, self.rules, ex, software.as_ref());
         match self.sink.row(Table::Exchanges, cells) {
             Ok(()) => self.written += 1,
             Err(e) => self.failed = Some(e),
@@ -217,7 +236,12 @@ impl Observer for ExchangeRows<'_, '_> {
     }
 }
 
-fn exchange_cells(r: &Reading<'_>, rules: &RulesByFrame, ex: &Exchange<'_>) -> Vec<Cell> {
+fn exchange_cells(
+    r: &Reading<'_>,
+    rules: &RulesByFrame,
+    ex: &Exchange<'_>,
+    software: Option<&Software>,
+) -> Vec<Cell> {
     let (api_key, api_version) = (ex.api.map(|a| a.0), ex.api.map(|a| a.1));
     let (outcome, waited) = match ex.outcome {
         Outcome::Answered { .. } | Outcome::Pending => ("answered", None),
@@ -243,6 +267,8 @@ fn exchange_cells(r: &Reading<'_>, rules: &RulesByFrame, ex: &Exchange<'_>) -> V
         Cell::Text(ex.client.to_string()),
         Cell::Text(ex.broker.to_string()),
         Cell::opt_text(client_id),
+        software_cell(software, |s| &s.name),
+        software_cell(software, |s| &s.version),
         Cell::opt_int(api_key),
         Cell::opt_text(api_key.and_then(|k| r.cat.api_name(k))),
         Cell::opt_int(api_version),
@@ -269,6 +295,33 @@ fn exchange_cells(r: &Reading<'_>, rules: &RulesByFrame, ex: &Exchange<'_>) -> V
     ]
 }
 
+/// A software name or version as text (lossy: it is a string on the wire).
+fn software_cell(
+    software: Option<&Software>,
+    part: impl Fn(&Software) -> &Option<Box<[u8]>>,
+) -> Cell {
+    Cell::opt_text(
+        software
+            .and_then(|s| part(s).as_deref())
+            .map(|b| String::from_utf8_lossy(b).into_owned()),
+    )
+}
+
+/// The software an ApiVersions request names, when `c` is one.
+fn software_named(
+    reader: &mut ApiVersionsReader,
+    r: &Reading<'_>,
+    c: &Captured,
+) -> Option<Software> {
+    let Captured::Frame(f) = c else { return None };
+    match (f.direction, f.api_key, f.api_version) {
+        (Direction::Request, Some(API_VERSIONS_KEY), Some(v)) => {
+            reader.request(r.cat, r.release, f, v)
+        }
+        _ => None,
+    }
+}
+
 fn error_name(code: i16) -> String {
     crate::protocol::error_codes::error_name(code).map_or_else(|| code.to_string(), str::to_string)
 }
@@ -281,6 +334,7 @@ struct Conn {
     first: f64,
     last: f64,
     closed: Option<(Side, &'static str, f64)>,
+    software: Option<Software>,
     requests: u64,
     responses: u64,
     request_bytes: u64,
@@ -296,6 +350,7 @@ impl Conn {
             first: time,
             last: time,
             closed: None,
+            software: None,
             requests: 0,
             responses: 0,
             request_bytes: 0,
@@ -313,6 +368,8 @@ impl Conn {
             Cell::Int(n as i64),
             Cell::Text(self.client.to_string()),
             Cell::Text(self.broker.to_string()),
+            software_cell(self.software.as_ref(), |s| &s.name),
+            software_cell(self.software.as_ref(), |s| &s.version),
             Cell::Bool(self.opened),
             Cell::time(self.first),
             Cell::time(self.last),

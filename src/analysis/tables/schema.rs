@@ -122,6 +122,8 @@ const EXCHANGES: &[Column] = &[
     col("client", Kind::Text, "the client's address and port"),
     col("broker", Kind::Text, "the broker's address and port"),
     col("client_id", Kind::Text, "the request header's client id (null: none, or no request)"),
+    col("software_name", Kind::Text, "the client software its connection's ApiVersions request (v3 and later) named, as sent so far"),
+    col("software_version", Kind::Text, "that software's version"),
     col("api_key", Kind::Int16, "null for a response whose request is not in the capture"),
     col("api_name", Kind::Text, "the API's name"),
     col("api_version", Kind::Int16, "the request's version"),
@@ -146,6 +148,12 @@ const CONNECTIONS: &[Column] = &[
     col("conn", Kind::Int32, "the connection's number"),
     col("client", Kind::Text, "the client's address and port"),
     col("broker", Kind::Text, "the broker's address and port"),
+    col(
+        "software_name",
+        Kind::Text,
+        "the client software its last ApiVersions request (v3 and later) named",
+    ),
+    col("software_version", Kind::Text, "that software's version"),
     col(
         "opened",
         Kind::Bool,
