@@ -543,3 +543,39 @@ fn connections_name_the_software_inventory_names() {
     assert!(named > 50, "{named}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn captures_of_the_same_name_get_files_of_their_own() {
+    let dir = scratch("names");
+    let inputs = dir.join("in");
+    std::fs::create_dir_all(&inputs).unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures/kafka-python.pcap");
+    for name in ["x.pcap", "x.pcapng", "x-2.pcap"] {
+        std::fs::copy(&sample, inputs.join(name)).unwrap();
+    }
+    let out = dir.join("out");
+    let o = kwire(&[
+        "export",
+        inputs.to_str().unwrap(),
+        "--format",
+        "ndjson",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(out.join("exchanges"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
+    // Each file holds one capture's rows, whole.
+    let one = json_lines(&std::fs::read(out.join("exchanges").join(&names[0])).unwrap()).len();
+    assert_eq!(rows(&out, "exchanges").len(), 3 * one);
+    let _ = std::fs::remove_dir_all(&dir);
+}

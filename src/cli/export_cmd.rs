@@ -9,7 +9,7 @@ use kwire::analysis::tables::{export_capture, schema, Counts, Reading};
 use kwire::render::tables::{Format, TableFiles};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -161,6 +161,11 @@ fn inputs(given: &[String]) -> (Vec<Input>, i32) {
     let (mut out, mut status) = (Vec::new(), exit::OK);
     for g in given {
         if g == "-" {
+            if out.iter().any(|i: &Input| i.temporary) {
+                kwire::stderr_line!("kwire: export: standard input (-) can be read only once");
+                status = exit::USAGE;
+                continue;
+            }
             match spool_stdin() {
                 Ok(path) => out.push(Input {
                     path,
@@ -218,7 +223,11 @@ fn find_captures(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn spool_stdin() -> std::io::Result<PathBuf> {
     let path = std::env::temp_dir().join(format!("kwire-export-stdin-{}.pcap", std::process::id()));
-    let mut file = std::fs::File::create(&path)?;
+    // A new file: never one already there (or a link planted in its place).
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
     std::io::copy(&mut std::io::stdin().lock(), &mut file)?;
     Ok(path)
 }
@@ -226,7 +235,7 @@ fn spool_stdin() -> std::io::Result<PathBuf> {
 /// Each input's file name in the tables' folders: its file name without
 /// the extension; inputs of the same name get `-2`, `-3`… in input order.
 fn file_names(inputs: &[Input]) -> Vec<String> {
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashSet<String> = HashSet::new();
     inputs
         .iter()
         .map(|i| {
@@ -238,14 +247,20 @@ fn file_names(inputs: &[Input]) -> Vec<String> {
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "capture".into()),
             };
-            // Never a hidden or partial-looking name.
-            let stem = stem.trim_start_matches('.').to_string();
-            let n = seen.entry(stem.clone()).or_insert(0);
-            *n += 1;
-            match *n {
-                1 => stem,
-                n => format!("{stem}-{n}"),
+            // Never a hidden or partial-looking name, never empty.
+            let stem = match stem.trim_start_matches('.') {
+                "" => "capture".to_string(),
+                s => s.to_string(),
+            };
+            // Unique among every name made, so no two captures share a file
+            // (`x`, `x`, `x-2` become `x`, `x-2`, `x-2-2`).
+            let mut name = stem.clone();
+            let mut n = 1;
+            while !seen.insert(name.clone()) {
+                n += 1;
+                name = format!("{stem}-{n}");
             }
+            name
         })
         .collect()
 }

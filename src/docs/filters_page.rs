@@ -112,7 +112,7 @@ pub fn filters_page() -> Page {
             .with_id("records"),
             Section::new(
                 "Saving a selection",
-                vec![Block::Para("kwire capture CAPTURE --filter EXPR --write-selected FILE writes the frames it shows to a pcapng file, each connection's TCP synthesized around them (a handshake, the frames at their captured times, both FINs once both sides closed), decrypted when the capture was TLS, with credentials masked unless --show-secrets. kwire proxy --write-selected FILE does the same with what it prints, while --write-pcap keeps everything that passed.".into())],
+                vec![Block::Para("kwire capture CAPTURE --filter EXPR --write-selected FILE writes the frames it shows to a pcapng file, each connection's TCP synthesized around them (a handshake, the frames at their captured times, and at the end both FINs of each connection both sides closed), decrypted when the capture was TLS, with credentials masked unless --show-secrets. kwire proxy --write-selected FILE does the same with what it prints, while --write-pcap keeps everything that passed.".into())],
             )
             .with_id("saving"),
             Section::new("Facts", vec![Block::Table(facts)]).with_id("facts"),

@@ -1,6 +1,6 @@
 //! Frames written back as a capture: each connection's TCP synthesized as raw
 //! IP (handshake, the frames' bytes as data at their captured times, both FINs
-//! once both sides closed), so `kwire capture` and Wireshark read the same
+//! at the end for each connection both sides closed), so `kwire capture` and Wireshark read the same
 //! frames back. What `capture --write-selected` (and the proxy's) and the
 //! explorer's `x pcap` write.
 //!
@@ -26,7 +26,7 @@ pub struct FramesPcap<W: Write> {
     /// The side that closed first, of connections with one side closed.
     half_closed: HashMap<usize, Side>,
     /// Connections closed in the input (time, connection, first closer), in
-    /// the order they closed, not yet written: a frame held by a selection
+    /// the order they closed, written at the end: a frame held by a selection
     /// until its exchange was decided may still come after its close.
     closed: std::collections::VecDeque<(u64, usize, Side)>,
     connections: usize,
@@ -68,7 +68,6 @@ impl<W: Write> FramesPcap<W> {
         }
         let bytes = self.shown_bytes(cat, release, f);
         let micros = micros(f.timestamp);
-        self.write_closes(micros, Some(f.conn))?;
         let from_client = f.direction == Direction::Request;
         let mut packets = Vec::new();
         let flow = match self.flows.entry(f.conn) {
@@ -94,8 +93,8 @@ impl<W: Write> FramesPcap<W> {
     }
 
     /// A connection's FIN or RST: once both sides closed (or one reset), the
-    /// connection closes with both FINs, the first closer's first, written
-    /// before the first frame of a later time (or at the end). A connection
+    /// connection closes with both FINs, the first closer's first, at the
+    /// time it closed, written at the end (after every frame). A connection
     /// that never closes in the input stays open in the output.
     pub fn conn_event(&mut self, e: &ConnEvent) {
         let (side, reset) = match e.kind {
@@ -110,27 +109,16 @@ impl<W: Write> FramesPcap<W> {
         }
     }
 
-    /// The closes up to `until` written, but not `open`'s (a frame of it is
-    /// being written after its close).
-    fn write_closes(&mut self, until: u64, open: Option<usize>) -> io::Result<()> {
-        let mut kept = std::collections::VecDeque::new();
+    /// Every close, once no frame can follow: a selection may hold a
+    /// connection's frame past its close (a request waiting for what its
+    /// response says), so a close written earlier could split a stream.
+    fn write_closes(&mut self) -> io::Result<()> {
         while let Some((at, conn, first)) = self.closed.pop_front() {
-            if at > until {
-                self.closed.push_front((at, conn, first));
-                break;
-            }
-            if Some(conn) == open {
-                kept.push_back((at, conn, first));
-                continue;
-            }
             if let Some(mut flow) = self.flows.remove(&conn) {
                 for p in flow.close(first == Side::Client) {
                     self.out.packet(at, &p)?;
                 }
             }
-        }
-        for c in kept.into_iter().rev() {
-            self.closed.push_front(c);
         }
         Ok(())
     }
@@ -138,7 +126,7 @@ impl<W: Write> FramesPcap<W> {
     /// Everything written out; a line on what was written (frames,
     /// connections, credentials masked).
     pub fn finish(mut self) -> io::Result<String> {
-        self.write_closes(u64::MAX, None)?;
+        self.write_closes()?;
         self.out.flush()?;
         let secrets = match self.masked {
             0 => String::new(),

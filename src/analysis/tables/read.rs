@@ -445,7 +445,8 @@ fn record_cells(cat: &Catalogue, capture: &str, rec: &RecordRow) -> Vec<Cell> {
         .and_then(|b| b.base_sequence)
         .filter(|&s| s >= 0)
         .zip(rec.offset_delta)
-        .map(|(base, delta)| base.wrapping_add(delta));
+        // Sequences are int32 and wrap to 0 past its maximum, as Kafka's do.
+        .map(|(base, delta)| ((base as i32).wrapping_add(delta as i32) & i32::MAX) as i64);
     let (key_bytes, key) = data_cells(&rec.key);
     let (value_bytes, value) = data_cells(&rec.value);
     let headers = rec

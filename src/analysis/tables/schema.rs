@@ -293,7 +293,15 @@ impl Cell {
                 Kind::ListInt16 | Kind::ListInt64 | Kind::ListText | Kind::Headers
             ),
             Cell::Text(_) => kind == Kind::Text,
-            Cell::Int(_) => matches!(kind, Kind::Int16 | Kind::Int32 | Kind::Int64),
+            Cell::Int(n) => match kind {
+                Kind::Int16 => i16::try_from(*n).is_ok(),
+                Kind::Int32 => i32::try_from(*n).is_ok(),
+                Kind::Int64 => true,
+                _ => false,
+            },
+            Cell::Ints(ns) if kind == Kind::ListInt16 => {
+                ns.iter().all(|n| i16::try_from(*n).is_ok())
+            }
             Cell::Bool(_) => kind == Kind::Bool,
             Cell::Time(_) => kind == Kind::Time,
             Cell::TimeMillis(_) => kind == Kind::TimeMillis,

@@ -41,7 +41,18 @@ pub struct TableFiles {
 impl TableFiles {
     /// Create `dir/<table>/.<name>.<ext>.partial` for every table.
     pub fn create(dir: &Path, name: &str, format: Format) -> io::Result<TableFiles> {
-        let mut files = Vec::new();
+        let mut made = TableFiles { files: Vec::new() };
+        match made.create_each(dir, name, format) {
+            Ok(()) => Ok(made),
+            Err(e) => {
+                made.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    fn create_each(&mut self, dir: &Path, name: &str, format: Format) -> io::Result<()> {
+        let files = &mut self.files;
         for table in Table::ALL {
             let folder = dir.join(table.name());
             std::fs::create_dir_all(&folder)?;
@@ -56,18 +67,36 @@ impl TableFiles {
             };
             files.push((table, writer, partial, done));
         }
-        Ok(TableFiles { files })
+        Ok(())
     }
 
-    /// Every file completed and given its name.
+    /// Every file completed, then each given its name: a capture's tables
+    /// appear together or (on an error, the partial files removed) not at all.
     pub fn finish(self) -> io::Result<Vec<PathBuf>> {
-        let mut done = Vec::new();
+        let mut names = Vec::new();
+        let mut failed = None;
         for (_, writer, partial, path) in self.files {
-            let out = match writer {
-                Writer::Parquet(w) => w.finish()?,
-                Writer::JsonLines(w) => w.finish()?,
-            };
-            out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            if failed.is_none() {
+                let complete = match writer {
+                    Writer::Parquet(w) => w.finish(),
+                    Writer::JsonLines(w) => w.finish(),
+                }
+                .and_then(|out| out.into_inner().map_err(|e| e.into_error()))
+                .and_then(|file| file.sync_all());
+                if let Err(e) = complete {
+                    failed = Some(e);
+                }
+            }
+            names.push((partial, path));
+        }
+        if let Some(e) = failed {
+            names
+                .iter()
+                .for_each(|(partial, _)| drop(std::fs::remove_file(partial)));
+            return Err(e);
+        }
+        let mut done = Vec::new();
+        for (partial, path) in names {
             std::fs::rename(&partial, &path)?;
             done.push(path);
         }

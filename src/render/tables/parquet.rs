@@ -156,16 +156,21 @@ impl<W: Write + Send> ParquetTable<W> {
                 columns.len()
             )));
         }
+        // The whole row is checked before any cell is buffered: the columns stay in step.
+        if let Some((cell, c)) = cells
+            .iter()
+            .zip(columns)
+            .find(|(cell, c)| !cell.fits(c.kind))
+        {
+            return Err(io::Error::other(format!(
+                "{}.{}: {cell:?} is not a {:?}",
+                self.table.name(),
+                c.name,
+                c.kind
+            )));
+        }
         let mut leaf = 0;
-        for (cell, c) in cells.into_iter().zip(columns) {
-            if !cell.fits(c.kind) {
-                return Err(io::Error::other(format!(
-                    "{}.{}: {cell:?} is not a {:?}",
-                    self.table.name(),
-                    c.name,
-                    c.kind
-                )));
-            }
+        for cell in cells {
             leaf += self.push(leaf, cell);
         }
         self.rows += 1;
