@@ -1219,7 +1219,7 @@ fn proxy_filter_selects_what_is_printed_checked_and_written() {
         &broker.addr(),
         &[
             "--filter",
-            "api == Metadata",
+            "api == DescribeLogDirs and conn == 0",
             "--format",
             "json",
             "--write-pcap",
@@ -1247,7 +1247,7 @@ fn proxy_filter_selects_what_is_printed_checked_and_written() {
     let printed = json_lines(&stdout);
     assert!(!printed.is_empty(), "{stderr}");
     assert!(
-        printed.iter().all(|f| f["api_name"] == "Metadata"),
+        printed.iter().all(|f| f["api_name"] == "DescribeLogDirs"),
         "{stdout}"
     );
     // The selection written reads back to what was printed; the recording
@@ -1260,12 +1260,15 @@ fn proxy_filter_selects_what_is_printed_checked_and_written() {
     assert_eq!(values_only(&read(&selected, None)), values_only(&printed));
     assert!(read(&all, None).len() > printed.len());
     assert_eq!(
-        values_only(&read(&all, Some("api == Metadata"))),
+        values_only(&read(&all, Some("api == DescribeLogDirs and conn == 0"))),
         values_only(&printed)
     );
-    // With --check, the findings about the frames selected: the unanswered
-    // DescribeLogDirs requests are not about Metadata.
-    for (filter, warnings) in [("api == Metadata", 0), ("api == DescribeLogDirs", 2)] {
+    // With --check, the findings about the frames selected: one unanswered
+    // DescribeLogDirs request on each of the two connections.
+    for (filter, warnings) in [
+        ("api == DescribeLogDirs and conn == 0", 1),
+        ("api == DescribeLogDirs", 2),
+    ] {
         let proxy = Proxy::start(&broker.addr(), &["--check", "--filter", filter]);
         run(proxy.port);
         std::thread::sleep(Duration::from_millis(300));
@@ -1277,7 +1280,10 @@ fn proxy_filter_selects_what_is_printed_checked_and_written() {
             "{filter}: {stdout}"
         );
         assert!(
-            stderr.contains(&format!("{warnings} warnings")),
+            stderr.contains(&match warnings {
+                1 => "1 warning,".to_string(),
+                n => format!("{n} warnings"),
+            }),
             "{filter}: {stderr}"
         );
     }
