@@ -100,6 +100,19 @@ impl Table {
         }
     }
 
+    /// A row of one cell per column, or an error naming the table.
+    pub fn check_row_len(self, cells: &[Cell]) -> std::io::Result<()> {
+        if cells.len() == self.columns().len() {
+            return Ok(());
+        }
+        Err(std::io::Error::other(format!(
+            "{}: a row of {} cells for {} columns",
+            self.name(),
+            cells.len(),
+            self.columns().len()
+        )))
+    }
+
     pub fn columns(self) -> &'static [Column] {
         match self {
             Table::Exchanges => EXCHANGES,

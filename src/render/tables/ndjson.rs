@@ -24,15 +24,7 @@ impl<W: Write> JsonLinesTable<W> {
     }
 
     pub fn row(&mut self, cells: Vec<Cell>) -> io::Result<()> {
-        let columns = self.table.columns();
-        if cells.len() != columns.len() {
-            return Err(io::Error::other(format!(
-                "{}: a row of {} cells for {} columns",
-                self.table.name(),
-                cells.len(),
-                columns.len()
-            )));
-        }
+        self.table.check_row_len(&cells)?;
         let line = &mut self.line;
         line.clear();
         line.push(b'{');

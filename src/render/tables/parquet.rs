@@ -148,14 +148,7 @@ impl<W: Write + Send> ParquetTable<W> {
     /// One row: a cell per column, each of its column's kind.
     pub fn row(&mut self, cells: Vec<Cell>) -> io::Result<()> {
         let columns = self.table.columns();
-        if cells.len() != columns.len() {
-            return Err(io::Error::other(format!(
-                "{}: a row of {} cells for {} columns",
-                self.table.name(),
-                cells.len(),
-                columns.len()
-            )));
-        }
+        self.table.check_row_len(&cells)?;
         // The whole row is checked before any cell is buffered: the columns stay in step.
         if let Some((cell, c)) = cells
             .iter()
