@@ -104,7 +104,7 @@ wait_for " frames (4 of 58, filter api=Produce) "
 wait_for "filter api=Produce: 4 of 58 frames"
 # The frames listed, exported as a pcap, read back by `kwire capture`.
 t send-keys -t e2e x "pcap $WORK/produce.pcap" Enter
-wait_for "wrote 4 frames to"
+wait_for "wrote 4 frames of 2 connections"
 "$KWIRE_BIN" capture "$WORK/produce.pcap" --list > "$WORK/produce.txt" || fail "the exported pcap does not read back"
 [ "$(grep -c ' Produce v9 corr=3 ' "$WORK/produce.txt")" = 4 ] || fail "the exported pcap does not hold the 4 Produce frames: $(cat "$WORK/produce.txt")"
 t send-keys -t e2e f C-u Enter
