@@ -21,6 +21,18 @@ fn kwire(args: &[&str]) -> Output {
         .expect("run kwire")
 }
 
+/// `kwire export INPUTS… --format FORMAT --out DIR EXTRA…`, which must
+/// succeed; what it said on stderr.
+fn export(dir: &Path, format: &str, inputs: &[&str], extra: &[&str]) -> String {
+    let mut args = vec!["export", "--format", format, "--out", dir.to_str().unwrap()];
+    args.extend(inputs);
+    args.extend(extra);
+    let o = kwire(&args);
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    said
+}
+
 fn json_lines(bytes: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(bytes)
         .lines()
@@ -97,17 +109,8 @@ fn of<'v>(rows: &'v [Value], capture: &str) -> Vec<&'v Value> {
 fn every_table_agrees_with_capture_records_and_check() {
     let dir = scratch("agree");
     let captures = shipped();
-    let mut args = vec![
-        "export",
-        "--format",
-        "ndjson",
-        "--out",
-        dir.to_str().unwrap(),
-    ];
-    args.extend(captures.iter().map(String::as_str));
-    let o = kwire(&args);
-    let said = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{said}");
+    let inputs: Vec<&str> = captures.iter().map(String::as_str).collect();
+    let said = export(&dir, "ndjson", &inputs, &[]);
     assert!(
         said.contains(&format!("exported {} captures", captures.len())),
         "{said}"
@@ -243,20 +246,7 @@ fn batches(v: &Value, out: &mut Vec<[i64; 6]>) {
 fn records_carry_their_batch_s_codec_producer_and_sequence() {
     let dir = scratch("batches");
     let capture = "samples/captures/kafka-python.pcap";
-    let o = kwire(&[
-        "export",
-        capture,
-        "--format",
-        "ndjson",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    export(&dir, "ndjson", &[capture], &[]);
     let recs = rows(&dir, "records");
     let mut tree_batches: BTreeMap<u64, Vec<[i64; 6]>> = BTreeMap::new();
     let codecs = ["none", "gzip", "snappy", "lz4", "zstd"];
@@ -300,22 +290,7 @@ fn records_carry_their_batch_s_codec_producer_and_sequence() {
 fn a_filter_keeps_its_exchanges_and_their_records_findings_and_connections() {
     let dir = scratch("filter");
     let capture = "samples/captures/kafka-python.pcap";
-    let o = kwire(&[
-        "export",
-        capture,
-        "--format",
-        "ndjson",
-        "--out",
-        dir.to_str().unwrap(),
-        "-Y",
-        "api == Produce",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    export(&dir, "ndjson", &[capture], &["-Y", "api == Produce"]);
     let frames = json_lines(&kwire(&["capture", capture, "--json", "-Y", "api == Produce"]).stdout);
     let ex = rows(&dir, "exchanges");
     assert!(!ex.is_empty());
@@ -340,6 +315,13 @@ fn a_filter_keeps_its_exchanges_and_their_records_findings_and_connections() {
         .map(|r| r["conn"].as_u64().unwrap())
         .collect();
     assert_eq!(got, conns);
+    // The partitions of the Produce requests only (one partition each here).
+    let parts = rows(&dir, "partitions");
+    assert_eq!(parts.len(), requests, "{parts:?}");
+    assert!(parts
+        .iter()
+        .all(|r| r["api_name"] == "Produce"
+            && selected.contains(&r["request_frame"].as_u64().unwrap())));
     // No finding of this capture is about a Produce exchange.
     assert!(rows(&dir, "findings").is_empty());
     let _ = std::fs::remove_dir_all(&dir);
@@ -352,6 +334,8 @@ fn the_schema_is_printed_and_names_every_column() {
     let text = String::from_utf8(o.stdout).unwrap();
     for t in [
         "exchanges:",
+        "partitions:",
+        "high_watermark",
         "connections:",
         "records:",
         "findings:",
@@ -395,20 +379,19 @@ fn parquet_read_by_duckdb_holds_the_json_lines_rows() {
     );
     let (parquet, ndjson) = (scratch("parquet"), scratch("ndjson"));
     let captures = shipped();
+    let inputs: Vec<&str> = captures.iter().map(String::as_str).collect();
     for (dir, format) in [(&parquet, "parquet"), (&ndjson, "ndjson")] {
-        let mut args = vec!["export", "--format", format, "--out", dir.to_str().unwrap()];
-        args.extend(captures.iter().map(String::as_str));
-        let o = kwire(&args);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        export(dir, format, &inputs, &[]);
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/export-duckdb-check.py");
     let mut compared = BTreeMap::new();
-    for table in ["exchanges", "connections", "records", "findings"] {
+    for table in [
+        "exchanges",
+        "partitions",
+        "connections",
+        "records",
+        "findings",
+    ] {
         let o = Command::new("python3")
             .arg(&script)
             .arg(&parquet)
@@ -462,20 +445,10 @@ fn the_readme_s_duckdb_queries_run_as_written() {
     let dir = scratch("readme");
     std::fs::create_dir_all(&dir).unwrap();
     let tables = dir.join("tables");
-    let o = kwire(&[
-        "export",
-        "samples/captures",
-        "--out",
-        tables.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    export(&tables, "parquet", &["samples/captures"], &[]);
     std::fs::write(dir.join("queries.sql"), block).unwrap();
-    let run = "import duckdb\nc = duckdb.connect()\nfor q in open('queries.sql').read().split(';'):\n    if q.strip():\n        print(len(c.sql(q).fetchall()))\n";
+    // Each statement, without the comments between them.
+    let run = "import duckdb\nc = duckdb.connect()\nfor q in open('queries.sql').read().split(';'):\n    q = '\\n'.join(l for l in q.splitlines() if not l.strip().startswith('--'))\n    if q.strip():\n        print(len(c.sql(q).fetchall()))\n";
     let o = Command::new("python3")
         .args(["-c", run])
         .current_dir(&dir)
@@ -486,10 +459,11 @@ fn the_readme_s_duckdb_queries_run_as_written() {
         .lines()
         .map(|l| l.parse().unwrap())
         .collect();
-    assert_eq!(counts.len(), 4, "{counts:?}");
-    // Exchanges per API, the records of key k3, findings per rule: all there.
+    assert_eq!(counts.len(), 5, "{counts:?}");
+    // Exchanges per API, the records of key k3, findings per rule, the
+    // partitions fetched: all there.
     assert!(
-        counts[0] > 5 && counts[2] > 0 && counts[3] > 3,
+        counts[0] > 5 && counts[2] > 0 && counts[3] > 3 && counts[4] > 0,
         "{counts:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -499,15 +473,8 @@ fn the_readme_s_duckdb_queries_run_as_written() {
 fn connections_name_the_software_inventory_names() {
     let dir = scratch("software");
     let captures = shipped();
-    let mut args = vec![
-        "export",
-        "--format",
-        "ndjson",
-        "--out",
-        dir.to_str().unwrap(),
-    ];
-    args.extend(captures.iter().map(String::as_str));
-    assert_eq!(kwire(&args).status.code(), Some(0));
+    let inputs: Vec<&str> = captures.iter().map(String::as_str).collect();
+    export(&dir, "ndjson", &inputs, &[]);
     let conns = rows(&dir, "connections");
     let mut named = 0;
     for capture in &captures {
@@ -554,20 +521,7 @@ fn captures_of_the_same_name_get_files_of_their_own() {
         std::fs::copy(&sample, inputs.join(name)).unwrap();
     }
     let out = dir.join("out");
-    let o = kwire(&[
-        "export",
-        inputs.to_str().unwrap(),
-        "--format",
-        "ndjson",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    export(&out, "ndjson", &[inputs.to_str().unwrap()], &[]);
     let mut names: Vec<String> = std::fs::read_dir(out.join("exchanges"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -577,5 +531,208 @@ fn captures_of_the_same_name_get_files_of_their_own() {
     // Each file holds one capture's rows, whole.
     let one = json_lines(&std::fs::read(out.join("exchanges").join(&names[0])).unwrap()).len();
     assert_eq!(rows(&out, "exchanges").len(), 3 * one);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every object under a frame's body that is one partition (it holds a
+/// partition index), in order.
+fn partition_objects<'v>(
+    v: &'v Value,
+    top: bool,
+    out: &mut Vec<&'v serde_json::Map<String, Value>>,
+) {
+    match v {
+        Value::Object(m) => {
+            let index = ["PartitionIndex", "Partition", "Index"]
+                .iter()
+                .any(|k| m.get(*k).is_some_and(Value::is_i64));
+            if index && !top {
+                out.push(m);
+            }
+            m.values().for_each(|x| partition_objects(x, false, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| partition_objects(x, false, out)),
+        _ => {}
+    }
+}
+
+fn partition_index(m: &serde_json::Map<String, Value>) -> Value {
+    ["PartitionIndex", "Partition", "Index"]
+        .iter()
+        .find_map(|k| m.get(*k).cloned())
+        .unwrap()
+}
+
+/// Records counted by the v2 batch headers of a records field in hex.
+fn records_in(hex: &Value) -> Value {
+    let Some(hex) = hex.as_str() else {
+        return Value::Null;
+    };
+    let bytes: Vec<u8> = (0..hex.len() / 2)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let (mut at, mut count) = (0usize, 0i64);
+    while at + 61 <= bytes.len() {
+        let word = |o: usize| i32::from_be_bytes(bytes[at + o..at + o + 4].try_into().unwrap());
+        assert_eq!(bytes[at + 16], 2, "a v2 batch");
+        count += i64::from(word(57));
+        at += 12 + word(8) as usize;
+    }
+    Value::from(count)
+}
+
+/// A frame's partitions and their rows say the same of each `(field,
+/// column, compared)`: the field's value in the frame's JSON (a records
+/// field by its batches' record count), the column's in the row.
+fn same_partitions(body: &Value, rows: &[&Value], fields: &[(&str, &str, bool)], what: &str) {
+    let mut objects = Vec::new();
+    partition_objects(body, true, &mut objects);
+    let mut want: Vec<Vec<Value>> = objects
+        .iter()
+        .map(|m| {
+            let mut v = vec![partition_index(m)];
+            for &(field, _, compared) in fields {
+                let x = m.get(field).cloned().unwrap_or(Value::Null);
+                v.push(match (compared, field) {
+                    (false, _) => Value::Null,
+                    (true, "Records") => records_in(&x),
+                    (true, _) => x,
+                });
+            }
+            v
+        })
+        .collect();
+    let mut got: Vec<Vec<Value>> = rows
+        .iter()
+        .map(|r| {
+            let mut v = vec![r["partition"].clone()];
+            for &(_, column, compared) in fields {
+                v.push(if compared {
+                    r[column].clone()
+                } else {
+                    Value::Null
+                });
+            }
+            v
+        })
+        .collect();
+    let key = |v: &Vec<Value>| Value::Array(v.clone()).to_string();
+    want.sort_by_key(key);
+    got.sort_by_key(key);
+    assert_eq!(got, want, "{what}");
+}
+
+#[test]
+fn partitions_say_what_each_frame_says_of_each_partition() {
+    let dir = scratch("partitions");
+    let captures = shipped();
+    let inputs: Vec<&str> = captures.iter().map(String::as_str).collect();
+    export(&dir, "ndjson", &inputs, &[]);
+    let partitions = rows(&dir, "partitions");
+    let mut filled: BTreeMap<&str, usize> = BTreeMap::new();
+    for capture in &captures {
+        let frames: BTreeMap<u64, Value> =
+            json_lines(&kwire(&["capture", capture, "--json"]).stdout)
+                .into_iter()
+                .filter_map(|f| Some((f["capture"]["frame"].as_u64()?, f)))
+                .collect();
+        let rows = of(&partitions, capture);
+        // Each exchange of the five APIs has its partitions' rows, no more.
+        let mut by_request: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
+        rows.iter().for_each(|r| {
+            by_request
+                .entry(r["request_frame"].as_u64().unwrap())
+                .or_default()
+                .push(r)
+        });
+        for (n, f) in &frames {
+            let api = f["api_key"].as_i64().unwrap_or(-1);
+            if f["kind"] == "request" && [0, 1, 2, 8, 9].contains(&api) {
+                assert!(
+                    by_request.contains_key(n),
+                    "{capture}: request {n} has no partition rows"
+                );
+            }
+        }
+        for (n, rs) in by_request {
+            let request = &frames[&n];
+            let api = request["api_key"].as_i64().unwrap();
+            for r in &rs {
+                assert_eq!(r["api_key"], api, "{capture} {n}");
+                assert_eq!(r["api_version"], request["api_version"], "{capture} {n}");
+                for (k, v) in r.as_object().unwrap() {
+                    if !v.is_null() && v != &Value::Array(vec![]) {
+                        *filled
+                            .entry(Box::leak(k.clone().into_boxed_str()))
+                            .or_default() += 1;
+                    }
+                }
+            }
+            // What the request says of each partition (OffsetFetch's request
+            // lists partitions as bare numbers: its rows come from the response).
+            if api != 9 {
+                let fields = [
+                    ("FetchOffset", "fetch_offset", true),
+                    ("Timestamp", "list_timestamp", api == 2),
+                    ("CommittedOffset", "committed_offset", api == 8),
+                    ("Records", "records", api == 0),
+                ];
+                same_partitions(
+                    &request["body"],
+                    &rs,
+                    &fields,
+                    &format!("{capture}: request {n}"),
+                );
+            }
+            // What the response says of each.
+            let Some(m) = rs[0]["response_frame"].as_u64() else {
+                assert!(
+                    rs.iter().all(|r| r["error_code"].is_null()),
+                    "{capture} {n}"
+                );
+                continue;
+            };
+            let fields = [
+                ("ErrorCode", "error_code", true),
+                ("HighWatermark", "high_watermark", true),
+                ("LastStableOffset", "last_stable_offset", true),
+                ("LogStartOffset", "log_start_offset", true),
+                ("BaseOffset", "base_offset", true),
+                ("Offset", "list_offset", true),
+                ("CommittedOffset", "committed_offset", api == 9),
+                ("Records", "records", api == 1),
+            ];
+            same_partitions(
+                &frames[&m]["body"],
+                &rs,
+                &fields,
+                &format!("{capture}: response {m}"),
+            );
+        }
+    }
+    // The shipped captures fill every column somewhere.
+    for c in [
+        "response_frame",
+        "group_id",
+        "topic",
+        "error_code",
+        "fetch_offset",
+        "committed_offset",
+        "list_timestamp",
+        "list_offset",
+        "base_offset",
+        "high_watermark",
+        "last_stable_offset",
+        "log_start_offset",
+        "record_bytes",
+        "batches",
+        "records",
+        "producer_ids",
+    ] {
+        assert!(
+            filled.get(c).copied().unwrap_or(0) > 0,
+            "{c} is never filled: {filled:?}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

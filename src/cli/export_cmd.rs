@@ -109,6 +109,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
                 match result {
                     Ok(c) => {
                         t.0.exchanges += c.exchanges;
+                        t.0.partitions += c.partitions;
                         t.0.connections += c.connections;
                         t.0.records += c.records;
                         t.0.findings += c.findings;
@@ -127,11 +128,16 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
         status = exit::FAILURE;
     }
     kwire::stderr_line!(
-        "kwire: exported {} to {} ({}): {}, {}, {}, {}",
+        "kwire: exported {} to {} ({}): {}, {}, {}, {}, {}",
         kwire::text::count(done, "capture", "captures"),
         sanitize(&out.display().to_string()),
         format.extension(),
         kwire::text::count(counts.exchanges as usize, "exchange", "exchanges"),
+        kwire::text::count(
+            counts.partitions as usize,
+            "partition row",
+            "partition rows"
+        ),
         kwire::text::count(counts.connections as usize, "connection", "connections"),
         kwire::text::count(counts.records as usize, "record", "records"),
         kwire::text::count(counts.findings as usize, "finding", "findings"),

@@ -47,13 +47,25 @@ pub enum TopicKey {
 #[derive(Clone, Debug, Default)]
 pub struct PartitionFacts {
     pub topic: Option<TopicKey>,
+    /// The group whose offsets these are (OffsetCommit, OffsetFetch).
+    pub group: Option<Box<[u8]>>,
     pub partition: i32,
     pub error: i16,
     pub high_watermark: Option<i64>,
     pub last_stable_offset: Option<i64>,
     pub log_start_offset: Option<i64>,
     pub base_offset: Option<i64>,
+    /// Fetch requests: where the fetch starts.
+    pub fetch_offset: Option<i64>,
+    /// OffsetCommit requests and OffsetFetch responses: the group's offset.
+    pub committed_offset: Option<i64>,
+    /// ListOffsets: the offset answered (responses), the time asked for (requests).
+    pub offset: Option<i64>,
+    pub timestamp: Option<i64>,
     pub batches: Vec<BatchPeek>,
+    /// The records field's size and what its batch headers count (every
+    /// batch, past the peeked ones too).
+    pub records: Option<(usize, peek::Counted)>,
 }
 
 /// What the rules read of one frame.
@@ -138,7 +150,15 @@ impl FactReader {
         let (body, stop, res) =
             values::decode_message(bytes, end, &spec.plan(version), &mut self.tape);
         facts.decoded = res.is_ok() && stop == bytes.len();
-        walk(&self.tape, bytes, body, &spec.fields, 0, None, &mut facts);
+        walk(
+            &self.tape,
+            bytes,
+            body,
+            &spec.fields,
+            0,
+            (None, None),
+            &mut facts,
+        );
         facts.errors.sort_unstable();
         facts.errors.dedup();
         Some(facts)
@@ -171,18 +191,18 @@ fn is_partition_index(name: &str) -> bool {
 }
 
 /// The struct at `slot`, whose fields are `fields`, `depth` structs below
-/// the body; `topic` is the topic of the struct around it.
+/// the body; `outer` is the topic and group of the structs around it.
 fn walk(
     tape: &Values,
     frame: &[u8],
     slot: u32,
     fields: &[FieldSpec],
     depth: u32,
-    topic: Option<&TopicKey>,
+    outer: (Option<&TopicKey>, Option<&[u8]>),
     out: &mut Facts,
 ) {
     // First the struct's own topic and partition, which its other fields belong to.
-    let (mut name, mut id, mut partition) = (None, None, None);
+    let (mut name, mut id, mut partition, mut group) = (None, None, None, None);
     for (_, s) in tape.children(slot) {
         let Some(f) = field_of(fields, s) else {
             continue;
@@ -197,6 +217,9 @@ fn walk(
                     .and_then(|b| <[u8; 16]>::try_from(b).ok())
                     .filter(|u| *u != [0; 16]);
             }
+            (_, Val::Str(span)) if base_name(&f.name) == "GroupId" => {
+                group = Some(span.of(frame));
+            }
             (_, Val::Int(p)) if depth > 0 && is_partition_index(&f.name) => {
                 partition = i32::try_from(p).ok();
             }
@@ -207,9 +230,11 @@ fn walk(
         out.ties.push((i, n.clone()));
     }
     let own = name.map(TopicKey::Name).or(id.map(TopicKey::Id));
-    let topic = own.as_ref().or(topic);
+    let topic = own.as_ref().or(outer.0);
+    let group = group.or(outer.1);
     let mut part = partition.map(|p| PartitionFacts {
         topic: topic.cloned(),
+        group: group.map(Box::from),
         partition: p,
         ..PartitionFacts::default()
     });
@@ -261,18 +286,24 @@ fn walk(
                 ("LastStableOffset", Val::Int(v)) => p.last_stable_offset = Some(v),
                 ("LogStartOffset", Val::Int(v)) => p.log_start_offset = Some(v),
                 ("BaseOffset", Val::Int(v)) => p.base_offset = Some(v),
+                ("FetchOffset", Val::Int(v)) => p.fetch_offset = Some(v),
+                ("CommittedOffset", Val::Int(v)) => p.committed_offset = Some(v),
+                ("Offset", Val::Int(v)) => p.offset = Some(v),
+                ("Timestamp", Val::Int(v)) => p.timestamp = Some(v),
                 ("Records", Val::Bytes(span)) => {
-                    p.batches = peek::batches(span.of(frame), MAX_BATCHES);
+                    let records = span.of(frame);
+                    p.batches = peek::batches(records, MAX_BATCHES);
+                    p.records = Some((records.len(), peek::count(records)));
                 }
                 _ => {}
             }
         }
         match s.value {
-            Val::Struct => walk(tape, frame, i, &f.fields, depth + 1, topic, out),
+            Val::Struct => walk(tape, frame, i, &f.fields, depth + 1, (topic, group), out),
             Val::Array => {
                 for (e, es) in tape.children(i) {
                     if es.value == Val::Struct {
-                        walk(tape, frame, e, &f.fields, depth + 1, topic, out);
+                        walk(tape, frame, e, &f.fields, depth + 1, (topic, group), out);
                     }
                 }
             }

@@ -193,6 +193,18 @@ impl Found {
     }
 }
 
+/// An exchange as the rules saw it, kept for a caller that reads every
+/// exchange's facts (the export's partitions table): owned, in the order
+/// the exchanges ended.
+pub struct Done {
+    pub conn: usize,
+    pub api: (i16, i16),
+    pub request: At,
+    pub response: Option<At>,
+    pub req: Facts,
+    pub resp: Option<Facts>,
+}
+
 /// A request awaiting its response.
 struct Pending {
     api: (i16, i16),
@@ -221,6 +233,8 @@ pub struct Diagnosis<'c> {
     last_time: f64,
     /// Requests reported as `closed-unanswered`, by frame.
     lost: foldhash::HashSet<usize>,
+    /// Exchanges ended since the caller last took them, when it asked to keep them.
+    done: Option<Vec<Done>>,
 }
 
 impl<'c> Diagnosis<'c> {
@@ -237,7 +251,25 @@ impl<'c> Diagnosis<'c> {
             rules: rules::Rules::default(),
             last_time: f64::NEG_INFINITY,
             lost: foldhash::HashSet::default(),
+            done: None,
         }
+    }
+
+    /// Keep every exchange as it ends (answered, cut by a close, or still
+    /// awaiting an answer when the capture ends) for [`Self::take_done`].
+    pub fn keep_done(mut self) -> Self {
+        self.done = Some(Vec::new());
+        self
+    }
+
+    /// The exchanges ended since the last call (none unless [`Self::keep_done`]).
+    pub fn take_done(&mut self) -> Vec<Done> {
+        self.done.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// What names topics and APIs.
+    pub fn ctx(&self) -> &Ctx<'c> {
+        &self.ctx
     }
 
     /// Take one frame, in capture order; findings that are decided now go to `out`.
@@ -308,7 +340,7 @@ impl<'c> Diagnosis<'c> {
                 for (id, name) in std::mem::take(&mut facts.ties) {
                     self.ctx.topic_names.insert(id, name);
                 }
-                self.complete(f.conn, p, Some(at), Some(&facts), out);
+                self.complete(f.conn, p, Some(at), Some(facts), out);
             }
         }
     }
@@ -318,12 +350,13 @@ impl<'c> Diagnosis<'c> {
         conn: usize,
         p: Pending,
         response: Option<At>,
-        resp: Option<&Facts>,
+        resp: Option<Facts>,
         out: &mut Vec<Finding>,
     ) {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
+        let resp_ref = resp.as_ref();
         let ex = Ex {
             conn,
             client: &c.client,
@@ -332,11 +365,21 @@ impl<'c> Diagnosis<'c> {
             request: p.at,
             response,
             req: &p.facts,
-            resp,
+            resp: resp_ref,
         };
         let mut found = Vec::new();
         self.rules.exchange(&self.ctx, &ex, &mut found);
         out.extend(found.into_iter().map(Found::finding));
+        if let Some(done) = &mut self.done {
+            done.push(Done {
+                conn,
+                api: p.api,
+                request: p.at,
+                response,
+                req: p.facts,
+                resp,
+            });
+        }
     }
 
     /// A connection opened or closed.
@@ -380,16 +423,34 @@ impl<'c> Diagnosis<'c> {
             .filter(|k| k.0 == conn)
             .copied()
             .collect();
-        let mut cut: Vec<Pending> = keys.iter().filter_map(|k| self.pending.remove(k)).collect();
-        cut.sort_by_key(|p| p.at.index);
-        let cut: Vec<(At, (i16, i16), &Facts)> =
-            cut.iter().map(|p| (p.at, p.api, &p.facts)).collect();
+        let mut cut_requests: Vec<Pending> =
+            keys.iter().filter_map(|k| self.pending.remove(k)).collect();
+        cut_requests.sort_by_key(|p| p.at.index);
+        let cut: Vec<(At, (i16, i16), &Facts)> = cut_requests
+            .iter()
+            .map(|p| (p.at, p.api, &p.facts))
+            .collect();
         for (at, api, facts) in &cut {
             if rules::closed::lost(*api, at.time, facts, how, when) {
                 self.lost.insert(at.index);
             }
         }
         rules::closed::closed(&self.ctx, conn, &c.client, (how, when), now, &cut, found);
+        self.keep_unanswered(conn, cut_requests);
+    }
+
+    /// Requests that will get no answer, kept when exchanges are kept.
+    fn keep_unanswered(&mut self, conn: usize, requests: Vec<Pending>) {
+        if let Some(done) = &mut self.done {
+            done.extend(requests.into_iter().map(|p| Done {
+                conn,
+                api: p.api,
+                request: p.at,
+                response: None,
+                req: p.facts,
+                resp: None,
+            }));
+        }
     }
 
     /// The capture ended: connections closed on one side only are over too,
@@ -410,6 +471,13 @@ impl<'c> Diagnosis<'c> {
         self.rules.finish(&self.ctx, self.last_time, &mut found);
         found.sort_by(|a, b| a.time.total_cmp(&b.time));
         out.extend(found.into_iter().map(Found::finding));
+        if self.done.is_some() {
+            let mut left: Vec<((usize, i32), Pending)> = self.pending.drain().collect();
+            left.sort_by_key(|(_, p)| p.at.index);
+            for ((conn, _), p) in left {
+                self.keep_unanswered(conn, vec![p]);
+            }
+        }
     }
 
     /// How and when connection `conn` was first closed inside the capture.

@@ -8,9 +8,13 @@
 //!    selects; the connections' rows, written at the end.
 //! 3. The records, as `kwire records` reads them: a row per record of the
 //!    frames selected.
+//! 4. The partitions of the selected exchanges, as the conversation rules
+//!    read them (`analysis::diagnosis`: each side's facts by the definitions).
 
 use super::schema::{Cell, Sink, Table};
 use crate::analysis::check::Checker;
+use crate::analysis::diagnosis::facts::{PartitionFacts, TopicKey};
+use crate::analysis::diagnosis::{Ctx, Diagnosis, Done};
 use crate::analysis::exchange::{read_capture, Exchange, Exchanges, Needs, Observer, Outcome};
 use crate::analysis::filter::{Filter, RulesByFrame};
 use crate::analysis::finding::{Finding, Rule};
@@ -29,6 +33,7 @@ use std::net::SocketAddr;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     pub exchanges: u64,
+    pub partitions: u64,
     pub connections: u64,
     pub records: u64,
     pub findings: u64,
@@ -143,6 +148,7 @@ pub fn export_capture<R: Read>(
         return Err(io(e));
     }
     counts.record_damage = summary.damage as u64;
+    counts.partitions = write_partitions(&r, open()?, (!everything).then_some(&selected), sink)?;
     // 1's rows: the findings about the frames selected.
     for f in findings {
         let about_selected = f.frame.into_iter().chain(f.frames.iter().copied());
@@ -153,6 +159,140 @@ pub fn export_capture<R: Read>(
         }
     }
     Ok(counts)
+}
+
+/// The APIs whose partitions the partitions table lists.
+const PARTITION_APIS: [i16; 5] = [0, 1, 2, 8, 9];
+
+/// Reading 4: a row per partition of each exchange of [`PARTITION_APIS`]
+/// (of those `selected` when the filter chose some).
+fn write_partitions<R: Read>(
+    r: &Reading<'_>,
+    input: R,
+    selected: Option<&Selected>,
+    sink: &mut dyn Sink,
+) -> Result<u64, String> {
+    let mut diagnosis = Diagnosis::new(r.cat, r.release).keep_done();
+    let (mut findings, mut written) = (Vec::new(), 0u64);
+    let mut failed = None;
+    let mut write = |diagnosis: &mut Diagnosis<'_>| {
+        for done in diagnosis.take_done() {
+            let chosen = selected.is_none_or(|s| s.frame(done.request.index));
+            if !chosen || !PARTITION_APIS.contains(&done.api.0) || failed.is_some() {
+                continue;
+            }
+            for cells in partition_rows(r, diagnosis.ctx(), &done) {
+                match sink.row(Table::Partitions, cells) {
+                    Ok(()) => written += 1,
+                    Err(e) => failed = Some(e),
+                }
+            }
+        }
+    };
+    crate::capture::for_each_captured(r.cat, input, &r.capture, |c| {
+        match c {
+            Captured::Frame(f) => diagnosis.frame(&f, &mut findings),
+            Captured::Conn(e) => diagnosis.conn_event(&e, &mut findings),
+            Captured::Skipped(_) | Captured::Tls(_) => {}
+        }
+        findings.clear();
+        write(&mut diagnosis);
+        true
+    })?;
+    diagnosis.finish(&mut findings);
+    write(&mut diagnosis);
+    match failed {
+        Some(e) => Err(format!("writing: {e}")),
+        None => Ok(written),
+    }
+}
+
+/// An exchange's partitions: those its request names, in order, then those
+/// only its response names; each with what both sides say of it.
+fn partition_rows(r: &Reading<'_>, ctx: &Ctx<'_>, done: &Done) -> Vec<Vec<Cell>> {
+    type Key = (Option<TopicKey>, i32, Option<Box<[u8]>>);
+    let key = |p: &PartitionFacts| -> Key {
+        (
+            ctx.topic_key(p.topic.as_ref()),
+            p.partition,
+            p.group.clone(),
+        )
+    };
+    let mut sides: Vec<(Key, Option<&PartitionFacts>, Option<&PartitionFacts>)> = Vec::new();
+    for p in &done.req.partitions {
+        sides.push((key(p), Some(p), None));
+    }
+    for p in done.resp.iter().flat_map(|f| &f.partitions) {
+        let k = key(p);
+        // A response names the group only where it answers several (OffsetFetch
+        // v8 and later); otherwise the request's group is the partition's.
+        let same = |s: &Key| s.0 == k.0 && s.1 == k.1 && (k.2.is_none() || s.2 == k.2);
+        match sides.iter_mut().find(|s| same(&s.0) && s.2.is_none()) {
+            Some(side) => side.2 = Some(p),
+            None => sides.push((k, None, Some(p))),
+        }
+    }
+    let (key_, version) = done.api;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    sides
+        .into_iter()
+        .map(|((topic, partition, group), req, resp)| {
+            let both = |get: fn(&PartitionFacts) -> Option<i64>| {
+                Cell::opt_int(resp.and_then(get).or_else(|| req.and_then(get)))
+            };
+            let records = resp
+                .and_then(|p| p.records)
+                .or_else(|| req.and_then(|p| p.records));
+            let batches = resp
+                .filter(|p| p.records.is_some())
+                .or(req)
+                .map(|p| &p.batches[..])
+                .unwrap_or_default();
+            let mut producers: Vec<i64> = batches
+                .iter()
+                .filter(|b| b.has_producer())
+                .map(|b| b.producer_id)
+                .collect();
+            producers.sort_unstable();
+            producers.dedup();
+            let error = resp.map(|p| p.error);
+            vec![
+                Cell::Text(r.name.to_string()),
+                Cell::Int(done.conn as i64),
+                Cell::opt_text(done.req.client_id.as_deref().map(text)),
+                Cell::Int(key_.into()),
+                Cell::opt_text(r.cat.api_name(key_)),
+                Cell::Int(version.into()),
+                Cell::Int(done.request.index as i64),
+                Cell::opt_int(done.response.map(|a| a.index as i64)),
+                Cell::time(done.request.time),
+                Cell::opt_time(done.response.map(|a| a.time)),
+                // A group named once, for every partition (OffsetFetch before v8,
+                // whose request lists partitions as bare numbers).
+                Cell::opt_text(group.as_deref().or(done.req.str("GroupId")).map(text)),
+                Cell::opt_text(topic.is_some().then(|| ctx.topic_text(topic.as_ref()))),
+                Cell::Int(partition.into()),
+                Cell::opt_int(error),
+                Cell::opt_text(error.filter(|&c| c != 0).map(error_name)),
+                Cell::opt_int(req.and_then(|p| p.fetch_offset)),
+                both(|p| p.committed_offset),
+                Cell::opt_int(req.and_then(|p| p.timestamp)),
+                Cell::opt_int(resp.and_then(|p| p.offset)),
+                Cell::opt_int(resp.and_then(|p| p.base_offset)),
+                Cell::opt_int(resp.and_then(|p| p.high_watermark)),
+                Cell::opt_int(resp.and_then(|p| p.last_stable_offset)),
+                Cell::opt_int(resp.and_then(|p| p.log_start_offset)),
+                Cell::opt_int(records.map(|(bytes, _)| bytes as i64)),
+                Cell::opt_int(records.map(|(_, c)| i64::from(c.batches))),
+                Cell::opt_int(
+                    records
+                        .filter(|(_, c)| c.legacy == 0)
+                        .map(|(_, c)| c.records),
+                ),
+                Cell::Ints(producers),
+            ]
+        })
+        .collect()
 }
 
 /// `kwire check`'s findings on the capture, and the rules naming each frame.

@@ -3,10 +3,11 @@
 //! writer, `export --schema` and the documentation read them from here.
 //!
 //! Versioned: a column is never renamed or retyped within a version; new
-//! columns go at the end and raise the version.
+//! columns go at the end of their table, and a new column or table raises
+//! the version. Version 2 added the `partitions` table.
 
 /// What `export --schema` and every file's metadata call this layout.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A column's type. Scalars may be null; lists are never null (empty instead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,14 +69,16 @@ const fn col(name: &'static str, kind: Kind, doc: &'static str) -> Column {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Table {
     Exchanges,
+    Partitions,
     Connections,
     Records,
     Findings,
 }
 
 impl Table {
-    pub const ALL: [Table; 4] = [
+    pub const ALL: [Table; 5] = [
         Table::Exchanges,
+        Table::Partitions,
         Table::Connections,
         Table::Records,
         Table::Findings,
@@ -85,6 +88,7 @@ impl Table {
     pub fn name(self) -> &'static str {
         match self {
             Table::Exchanges => "exchanges",
+            Table::Partitions => "partitions",
             Table::Connections => "connections",
             Table::Records => "records",
             Table::Findings => "findings",
@@ -94,6 +98,7 @@ impl Table {
     pub fn doc(self) -> &'static str {
         match self {
             Table::Exchanges => "One row per request and its response, or a frame alone (a request never answered, a response whose request is not in the capture).",
+            Table::Partitions => "One row per topic-partition of each Produce, Fetch, ListOffsets, OffsetCommit and OffsetFetch exchange: what the request asked of it and what the response said.",
             Table::Connections => "One row per connection that carried Kafka frames.",
             Table::Records => "One row per record of Produce requests and Fetch and ShareFetch responses, compressed batches included.",
             Table::Findings => "One row per finding of `kwire check`: what went wrong, and the frames it rests on.",
@@ -116,6 +121,7 @@ impl Table {
     pub fn columns(self) -> &'static [Column] {
         match self {
             Table::Exchanges => EXCHANGES,
+            Table::Partitions => PARTITIONS,
             Table::Connections => CONNECTIONS,
             Table::Records => RECORDS,
             Table::Findings => FINDINGS,
@@ -154,6 +160,36 @@ const EXCHANGES: &[Column] = &[
     col("error", Kind::Text, "the name of the first of them"),
     col("topics", Kind::ListText, "the topics the request and response name (a topic id the capture never named, as its id)"),
     col("findings", Kind::ListText, "the rules of the findings that name the request or the response"),
+];
+
+const PARTITIONS: &[Column] = &[
+    CAPTURE,
+    col("conn", Kind::Int32, "the connection's number"),
+    col("client_id", Kind::Text, "the request header's client id"),
+    col("api_key", Kind::Int16, "the API: 0 Produce, 1 Fetch, 2 ListOffsets, 8 OffsetCommit, 9 OffsetFetch"),
+    col("api_name", Kind::Text, "its name"),
+    col("api_version", Kind::Int16, "the request's version"),
+    col("request_frame", Kind::Int64, "the request's frame number"),
+    col("response_frame", Kind::Int64, "the response's frame number (null: not answered)"),
+    col("request_time", Kind::Time, "when the request was captured"),
+    col("response_time", Kind::Time, "when the response was captured"),
+    col("group_id", Kind::Text, "OffsetCommit and OffsetFetch: the group"),
+    col("topic", Kind::Text, "the topic (a topic id the capture never named, as its id)"),
+    col("partition", Kind::Int32, "the partition"),
+    col("error_code", Kind::Int16, "the response's error code for the partition (null: not answered, or the response names no such partition)"),
+    col("error", Kind::Text, "that error's name (null: none)"),
+    col("fetch_offset", Kind::Int64, "Fetch: the offset the request fetches from"),
+    col("committed_offset", Kind::Int64, "OffsetCommit: the offset committed; OffsetFetch: the offset answered"),
+    col("list_timestamp", Kind::Int64, "ListOffsets: the timestamp asked for (-1 latest, -2 earliest, -3 the largest timestamp, -4 local log start, -5 tiered storage's last offset)"),
+    col("list_offset", Kind::Int64, "ListOffsets: the offset answered"),
+    col("base_offset", Kind::Int64, "Produce: the offset the broker gave the first record"),
+    col("high_watermark", Kind::Int64, "Fetch: the partition's high watermark"),
+    col("last_stable_offset", Kind::Int64, "Fetch: its last stable offset (transactions: what read_committed consumers may read up to)"),
+    col("log_start_offset", Kind::Int64, "Fetch and Produce: its log start offset (-1: not given)"),
+    col("record_bytes", Kind::Int64, "Produce requests and Fetch responses: the size of the partition's records"),
+    col("batches", Kind::Int32, "how many whole record batches (v2) they hold"),
+    col("records", Kind::Int64, "how many records those batches' headers count (null when older-format messages are among them: a compressed one holds an unknown number)"),
+    col("producer_ids", Kind::ListInt64, "the producer ids of those batches (idempotent and transactional producers), ascending, each once"),
 ];
 
 const CONNECTIONS: &[Column] = &[

@@ -74,9 +74,71 @@ pub fn batches(records: &[u8], limit: usize) -> Vec<BatchPeek> {
     out
 }
 
+/// What a records field's batch headers count, read header to header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counted {
+    /// v2 record batches, and the records their headers count.
+    pub batches: u32,
+    pub records: i64,
+    /// Messages of the older formats (magic 0 and 1): a compressed one holds
+    /// more inside, so they are counted apart.
+    pub legacy: u32,
+    /// Bytes after the last whole batch: a batch cut short (a Fetch response
+    /// ends where its size limit fell), or damage.
+    pub tail: usize,
+}
+
+/// Count the batches of `records` by their headers alone.
+pub fn count(records: &[u8]) -> Counted {
+    let mut c = Counted::default();
+    let mut at = 0usize;
+    // Batch length at offset 8 counts from offset 12; magic at 16 in every format.
+    while let Some(head) = records.get(at..at + 17) {
+        let length = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+        let next = usize::try_from(length)
+            .ok()
+            .and_then(|l| at.checked_add(12)?.checked_add(l))
+            .filter(|&next| next <= records.len());
+        // The smallest entry of its format (v2: the 49 header bytes after the
+        // length; v0: crc, magic, attributes, key and value lengths).
+        let least = if head[MAGIC_AT] == 2 { 49 } else { 14 };
+        let Some(next) = next.filter(|&next| next - at - 12 >= least) else {
+            break;
+        };
+        match head[MAGIC_AT] {
+            2 => {
+                c.batches += 1;
+                if let Some(n) = records.get(at + 57..at + 61) {
+                    let n = i32::from_be_bytes([n[0], n[1], n[2], n[3]]);
+                    c.records += i64::from(n.max(0));
+                }
+            }
+            _ => c.legacy += 1,
+        }
+        at = next;
+    }
+    c.tail = records.len() - at.min(records.len());
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_reads_every_header_and_names_a_cut_tail() {
+        let mut records = batch(0, -1, -1, -1, 3, 0);
+        records.extend(batch(3, -1, -1, -1, 2, 0));
+        let whole = count(&records);
+        assert_eq!(
+            (whole.batches, whole.records, whole.legacy, whole.tail),
+            (2, 5, 0, 0)
+        );
+        records.extend_from_slice(&[0; 20]);
+        let cut = count(&records);
+        assert_eq!((cut.batches, cut.records, cut.tail), (2, 5, 20));
+        assert_eq!(count(&[]), Counted::default());
+    }
 
     fn batch(
         base_offset: i64,
