@@ -15,13 +15,7 @@ dir=${BENCH_DIR:-/tmp/kwire-bench-check}
 target=${CARGO_TARGET_DIR:-target}
 cargo build --release -q --bin kwire --example make_bench_inputs
 kwire=$target/release/kwire
-measure() { # one run: "wall_s cpu_s peak_kb"
-  local start=$EPOCHREALTIME
-  /usr/bin/time -f "%U %S %M" -o "$dir/time.txt" "$@" > /dev/null 2>&1 || true
-  local end=$EPOCHREALTIME
-  awk -v s="$start" -v e="$end" '{ printf "%.3f %.2f %s\n", e - s, $1 + $2, $3 }' "$dir/time.txt"
-}
-median() { for _ in $(seq "$runs"); do measure "$@"; done | sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
+source scripts/bench-lib.sh
 printf "%-8s %-6s %9s %9s %10s\n" capture command wall_s cpu_s peak_MB
 for mb in "$small" "$large"; do
   mkdir -p "$dir/$mb"

@@ -446,7 +446,12 @@ fn the_readme_s_duckdb_queries_run_as_written() {
     std::fs::create_dir_all(&dir).unwrap();
     let tables = dir.join("tables");
     export(&tables, "parquet", &["samples/captures"], &[]);
-    std::fs::write(dir.join("queries.sql"), block).unwrap();
+    // The docs page's queries after the README's: they must run too.
+    let page: String = kwire::docs::export_page::QUERIES
+        .iter()
+        .map(|(q, _)| format!("{q};\n"))
+        .collect();
+    std::fs::write(dir.join("queries.sql"), format!("{block}\n{page}")).unwrap();
     // Each statement, without the comments between them.
     let run = "import duckdb\nc = duckdb.connect()\nfor q in open('queries.sql').read().split(';'):\n    q = '\\n'.join(l for l in q.splitlines() if not l.strip().startswith('--'))\n    if q.strip():\n        print(len(c.sql(q).fetchall()))\n";
     let o = Command::new("python3")
@@ -459,7 +464,8 @@ fn the_readme_s_duckdb_queries_run_as_written() {
         .lines()
         .map(|l| l.parse().unwrap())
         .collect();
-    assert_eq!(counts.len(), 5, "{counts:?}");
+    let page_queries = kwire::docs::export_page::QUERIES.len();
+    assert_eq!(counts.len(), 5 + page_queries, "{counts:?}");
     // Exchanges per API, the records of key k3, findings per rule, the
     // partitions fetched: all there.
     assert!(

@@ -129,6 +129,9 @@ fn find_page(
     if name.eq_ignore_ascii_case(errors_page::PATH) {
         return Ok(errors_page(cat));
     }
+    if name.eq_ignore_ascii_case(kwire::docs::export_page::PATH) {
+        return Ok(kwire::docs::export_page::export_page());
+    }
     if name.eq_ignore_ascii_case(kwire::docs::filters_page::PATH) {
         return Ok(kwire::docs::filters_page::filters_page());
     }

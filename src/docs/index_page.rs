@@ -114,6 +114,7 @@ pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> 
             vec![Cell::link("Record batches", record_batch_page::PATH), Cell::text("RecordBatch v2, records and headers, compression, legacy message sets")],
             vec![Cell::link("Error codes", errors_page::PATH), Cell::text("every error code and its name")],
             vec![Cell::link("Display filters", super::filters_page::PATH), Cell::text("the --filter language: facts, fields, operators, examples")],
+            vec![Cell::link("Export tables", super::export_page::PATH), Cell::text("kwire export's tables for DuckDB and Spark: every column, its type and meaning")],
             vec![Cell::link("Search", search::PATH), Cell::text("every API, field, record type and error code by name")],
         ],
         ..Default::default()

@@ -6,6 +6,7 @@ pub mod api_page;
 pub mod encoding_page;
 pub mod errors_page;
 pub mod example_records;
+pub mod export_page;
 pub mod figure;
 pub mod filters_page;
 pub mod index_page;

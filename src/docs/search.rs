@@ -38,6 +38,7 @@ pub fn fixed_entries() -> Vec<Entry> {
         Entry::new("Record batches", "page", RECORD_BATCH),
         Entry::new("Error codes", "page", ERRORS),
         Entry::new("Display filters", "page", super::filters_page::PATH),
+        Entry::new("Export tables", "page", super::export_page::PATH),
     ];
     for ty in [
         "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "uuid",

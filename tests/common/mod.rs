@@ -59,6 +59,10 @@ pub const TSHARK: Tool = Tool {
     names: &["tshark"],
     package: "tshark",
 };
+pub const JAVA: Tool = Tool {
+    names: &["java"],
+    package: "openjdk-17-jre-headless",
+};
 pub const PYTHON3: Tool = Tool {
     names: &["python3"],
     package: "python3",

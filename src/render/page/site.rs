@@ -107,6 +107,7 @@ pub fn for_each_page(
     emit(record_batch_page(cat))?;
     emit(errors_page(cat))?;
     emit(crate::docs::filters_page::filters_page())?;
+    emit(crate::docs::export_page::export_page())?;
     emit(search_page(entries))?;
     emit(index_page(
         &api_rows,
