@@ -8,7 +8,9 @@ OUT/<table>/, prefixed with the task's number so that captures of the same
 name never collide. Spark then reads OUT/<table> as one table per folder
 (names starting with `_` or `.` are skipped, so staging is never read).
 
-On a cluster, OUT and the captures must be paths every executor sees (a
+Each run replaces the task files of an earlier run in OUT (files named
+task-*), so a capture is never counted twice. On a cluster, OUT and the
+captures must be paths every executor sees (a
 shared file system), and the kwire binary must be installed on every
 executor (--kwire PATH). In local mode (the default master, `local[*]`)
 they are this machine's.
@@ -55,9 +57,23 @@ REPORT = {
 
 
 def export_one(task):
-    """Run on an executor: export one capture, move its files into place."""
+    """Run on an executor: export one capture, move its files into place.
+    Never raises: a failure comes back as (capture, code, 0, why)."""
+    try:
+        return export_attempt(task)
+    except Exception as e:  # kwire missing on this executor, a full disk...
+        return (task[1], -1, 0, f"{type(e).__name__}: {e}")
+
+
+def export_attempt(task):
     index, capture, kwire, out = task
-    staging = os.path.join(out, "_staging", f"task-{index:05d}")
+    from pyspark import TaskContext
+
+    # A folder per attempt: a retried or speculative attempt of the same
+    # task never removes the files another is writing.
+    context = TaskContext.get()
+    attempt = context.attemptNumber() if context else 0
+    staging = os.path.join(out, "_staging", f"task-{index:05d}-attempt-{attempt}")
     shutil.rmtree(staging, ignore_errors=True)
     run = subprocess.run(
         [kwire, "export", capture, "--out", staging, "--jobs", "1"],
@@ -107,6 +123,14 @@ def main():
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    # The task files of an earlier run: a capture listed at another place, or
+    # failing now, must not be counted from them.
+    for table in TABLES:
+        folder = os.path.join(out, table)
+        if os.path.isdir(folder):
+            for name in os.listdir(folder):
+                if name.startswith("task-"):
+                    os.remove(os.path.join(folder, name))
     captures = [os.path.abspath(c) for c in args.captures]
     tasks = [(i, c, kwire, out) for i, c in enumerate(captures)]
     results = (

@@ -425,6 +425,28 @@ fn parquet_read_by_duckdb_holds_the_json_lines_rows() {
         compared.insert(table, from_json.len());
     }
     assert!(compared.values().all(|&n| n > 0), "{compared:?}");
+    // DuckDB's count of exchanges per capture, API and version is what
+    // `kwire stats` counts (requests of each, answered or not).
+    let query = format!(
+        "import duckdb, json\nfor r in duckdb.sql(\"SELECT capture, api_name, api_version, count(*) FROM read_parquet('{}/exchanges/*.parquet') WHERE api_name IS NOT NULL GROUP BY ALL\").fetchall(): print(json.dumps(r))",
+        parquet.display()
+    );
+    let o = Command::new("python3")
+        .args(["-c", &query])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got: BTreeSet<String> = json_lines(&o.stdout).iter().map(Value::to_string).collect();
+    let mut want = BTreeSet::new();
+    for c in &captures {
+        let stats: Value =
+            serde_json::from_slice(&kwire(&["stats", c, "--format", "json"]).stdout).unwrap();
+        for a in stats["by_api"].as_array().unwrap() {
+            let row = serde_json::json!([c, a["api_name"], a["api_version"], a["requests"]]);
+            want.insert(row.to_string());
+        }
+    }
+    assert_eq!(got, want);
     let _ = std::fs::remove_dir_all(&parquet);
     let _ = std::fs::remove_dir_all(&ndjson);
 }
@@ -540,24 +562,46 @@ fn captures_of_the_same_name_get_files_of_their_own() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A partition's object in a frame's JSON, with the topic and group the
+/// objects around it name (by string: a topic id names none).
+struct PartitionObject<'v> {
+    fields: &'v serde_json::Map<String, Value>,
+    topic: Value,
+    group: Value,
+}
+
 /// Every object under a frame's body that is one partition (it holds a
 /// partition index), in order.
 fn partition_objects<'v>(
     v: &'v Value,
+    (topic, group): (&Value, &Value),
     top: bool,
-    out: &mut Vec<&'v serde_json::Map<String, Value>>,
+    out: &mut Vec<PartitionObject<'v>>,
 ) {
     match v {
         Value::Object(m) => {
+            let named = |keys: &[&str], outer: &Value| {
+                keys.iter()
+                    .find_map(|k| m.get(*k).filter(|v| v.is_string()).cloned())
+                    .unwrap_or_else(|| outer.clone())
+            };
+            let (topic, group) = (named(&["Name", "Topic"], topic), named(&["GroupId"], group));
             let index = ["PartitionIndex", "Partition", "Index"]
                 .iter()
                 .any(|k| m.get(*k).is_some_and(Value::is_i64));
             if index && !top {
-                out.push(m);
+                out.push(PartitionObject {
+                    fields: m,
+                    topic: topic.clone(),
+                    group: group.clone(),
+                });
             }
-            m.values().for_each(|x| partition_objects(x, false, out));
+            m.values()
+                .for_each(|x| partition_objects(x, (&topic, &group), false, out));
         }
-        Value::Array(a) => a.iter().for_each(|x| partition_objects(x, false, out)),
+        Value::Array(a) => a
+            .iter()
+            .for_each(|x| partition_objects(x, (topic, group), false, out)),
         _ => {}
     }
 }
@@ -592,13 +636,22 @@ fn records_in(hex: &Value) -> Value {
 /// field by its batches' record count), the column's in the row.
 fn same_partitions(body: &Value, rows: &[&Value], fields: &[(&str, &str, bool)], what: &str) {
     let mut objects = Vec::new();
-    partition_objects(body, true, &mut objects);
+    partition_objects(body, (&Value::Null, &Value::Null), true, &mut objects);
+    // Topics and groups are compared where the frame names them by string
+    // (a topic id's name comes from another frame).
+    let topics = objects.iter().all(|o| o.topic.is_string());
+    let groups = objects.iter().all(|o| o.group.is_string());
+    let shown = |on: bool, v: &Value| if on { v.clone() } else { Value::Null };
     let mut want: Vec<Vec<Value>> = objects
         .iter()
-        .map(|m| {
-            let mut v = vec![partition_index(m)];
+        .map(|o| {
+            let mut v = vec![
+                partition_index(o.fields),
+                shown(topics, &o.topic),
+                shown(groups, &o.group),
+            ];
             for &(field, _, compared) in fields {
-                let x = m.get(field).cloned().unwrap_or(Value::Null);
+                let x = o.fields.get(field).cloned().unwrap_or(Value::Null);
                 v.push(match (compared, field) {
                     (false, _) => Value::Null,
                     (true, "Records") => records_in(&x),
@@ -611,13 +664,13 @@ fn same_partitions(body: &Value, rows: &[&Value], fields: &[(&str, &str, bool)],
     let mut got: Vec<Vec<Value>> = rows
         .iter()
         .map(|r| {
-            let mut v = vec![r["partition"].clone()];
+            let mut v = vec![
+                r["partition"].clone(),
+                shown(topics, &r["topic"]),
+                shown(groups, &r["group_id"]),
+            ];
             for &(_, column, compared) in fields {
-                v.push(if compared {
-                    r[column].clone()
-                } else {
-                    Value::Null
-                });
+                v.push(shown(compared, &r[column]));
             }
             v
         })

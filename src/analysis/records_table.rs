@@ -495,7 +495,7 @@ fn same_topic(
 ) -> bool {
     use super::diagnosis::facts::TopicKey;
     match (response, request) {
-        (TopicKey::Name(a), Topic::Name(b)) => a == b,
+        (TopicKey::Name(a), Topic::Name(b)) => **a == **b,
         (TopicKey::Id(a), Topic::Id(b)) => a == b,
         (TopicKey::Id(a), Topic::Name(b)) => name_of(a) == Some(&**b),
         (TopicKey::Name(_), Topic::Id(_)) => false,

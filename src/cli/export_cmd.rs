@@ -1,5 +1,5 @@
 //! `kwire export CAPTURE… --out DIR`: captures as tables (exchanges,
-//! connections, records, findings) in Parquet or JSON lines, one file per
+//! partitions, connections, records, findings) in Parquet or JSON lines, one file per
 //! capture in each table's folder, the captures read in parallel.
 
 use super::exit;
@@ -22,11 +22,12 @@ use std::sync::Mutex;
 pub struct ExportArgs {
     /// Captures (pcap or pcapng), folders holding them (searched whole), or
     /// `-` for standard input (read to a temporary file first: a capture is
-    /// read three times).
+    /// read four times).
     #[arg(required_unless_present = "schema")]
     pub inputs: Vec<String>,
-    /// The folder to write into: DIR/exchanges/, DIR/connections/,
-    /// DIR/records/, DIR/findings/, a file per capture in each, named after it.
+    /// The folder to write into: DIR/exchanges/, DIR/partitions/,
+    /// DIR/connections/, DIR/records/, DIR/findings/, a file per capture in
+    /// each, named after it.
     #[arg(long, value_name = "DIR", required_unless_present = "schema")]
     pub out: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = ExportFormat::Parquet)]
@@ -110,6 +111,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
                     Ok(c) => {
                         t.0.exchanges += c.exchanges;
                         t.0.partitions += c.partitions;
+                        t.0.partitions_unread += c.partitions_unread;
                         t.0.connections += c.connections;
                         t.0.records += c.records;
                         t.0.findings += c.findings;
@@ -124,6 +126,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
         }
     });
     let (counts, done, failed) = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+    if counts.partitions_unread > 0 {
+        kwire::stderr_line!(
+            "kwire: {} of frames naming more than {} are not in the partitions table",
+            kwire::text::count(counts.partitions_unread as usize, "partition", "partitions"),
+            kwire::analysis::diagnosis::facts::MAX_PARTITIONS
+        );
+    }
     if failed {
         status = exit::FAILURE;
     }

@@ -144,7 +144,7 @@ pub enum Command {
     Capture(capture_cmd::CaptureArgs),
     /// Requests, responses, errors, bytes and latency per API (or client, connection, broker, topic) in a capture.
     Stats(stats_cmd::StatsArgs),
-    /// Captures as tables (exchanges, connections, records, findings) in Parquet or JSON lines, for DuckDB and Spark.
+    /// Captures as tables (exchanges, partitions, connections, records, findings) in Parquet or JSON lines, for DuckDB and Spark.
     Export(export_cmd::ExportArgs),
     /// Every client: software, connections, API versions used, what the brokers advertised and what a release no longer serves.
     Inventory(inventory_cmd::InventoryArgs),

@@ -26,8 +26,8 @@ pub const QUERIES: &[(&str, &str)] = &[
         "partitions whose open transactions hold read_committed consumers back",
     ),
     (
-        "SELECT group_id, topic, partition, max(committed_offset) FROM 'tables/partitions/*.parquet' WHERE api_name = 'OffsetCommit' GROUP BY ALL",
-        "each group's last committed offsets",
+        "SELECT group_id, topic, partition, arg_max(committed_offset, request_time) FROM 'tables/partitions/*.parquet' WHERE api_name = 'OffsetCommit' AND error_code = 0 GROUP BY ALL",
+        "each group's last accepted commit per partition (the latest, not the largest: a group may reset backwards)",
     ),
     (
         "SELECT capture, frame, topic, partition, \"offset\", value FROM 'tables/records/*.parquet' WHERE key = 'order-7'",

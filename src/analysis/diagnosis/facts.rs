@@ -36,10 +36,19 @@ pub const STRS: &[&str] = &["MemberId", "GroupId", "TransactionalId", "GroupInst
 /// Batches peeked per partition at most (a Fetch response can hold thousands).
 const MAX_BATCHES: usize = 4096;
 
+/// Partitions read per frame at most: a broker's own fetches hold thousands;
+/// a hostile 100 MiB frame could name twelve million, and their facts would
+/// take gigabytes. Those past it are counted ([`Facts::partitions_unread`]).
+pub const MAX_PARTITIONS: usize = 100_000;
+
+/// A name a frame holds, shared: one topic or group names every partition
+/// under it, and a copy per partition would multiply a long name.
+pub type Name = std::sync::Arc<[u8]>;
+
 /// A topic as a frame names it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TopicKey {
-    Name(Box<[u8]>),
+    Name(Name),
     Id([u8; 16]),
 }
 
@@ -48,7 +57,7 @@ pub enum TopicKey {
 pub struct PartitionFacts {
     pub topic: Option<TopicKey>,
     /// The group whose offsets these are (OffsetCommit, OffsetFetch).
-    pub group: Option<Box<[u8]>>,
+    pub group: Option<Name>,
     pub partition: i32,
     pub error: i16,
     pub high_watermark: Option<i64>,
@@ -78,8 +87,10 @@ pub struct Facts {
     pub ints: Vec<(&'static str, i64)>,
     pub strs: Vec<(&'static str, Box<[u8]>)>,
     pub partitions: Vec<PartitionFacts>,
+    /// Partitions past [`MAX_PARTITIONS`], not read.
+    pub partitions_unread: u64,
     /// Topic ids the frame tied to names (a struct holding both).
-    pub ties: Vec<([u8; 16], Box<[u8]>)>,
+    pub ties: Vec<([u8; 16], Name)>,
     /// The header and body decoded to their end.
     pub decoded: bool,
 }
@@ -198,7 +209,7 @@ fn walk(
     slot: u32,
     fields: &[FieldSpec],
     depth: u32,
-    outer: (Option<&TopicKey>, Option<&[u8]>),
+    outer: (Option<&TopicKey>, Option<&Name>),
     out: &mut Facts,
 ) {
     // First the struct's own topic and partition, which its other fields belong to.
@@ -209,7 +220,7 @@ fn walk(
         };
         match (FieldMeaning::of(f), s.value) {
             (FieldMeaning::TopicName, Val::Str(span)) if span.len > 0 => {
-                name = Some(Box::<[u8]>::from(span.of(frame)));
+                name = Some(Name::from(span.of(frame)));
             }
             (FieldMeaning::TopicId, Val::Uuid(at)) => {
                 id = frame
@@ -218,7 +229,7 @@ fn walk(
                     .filter(|u| *u != [0; 16]);
             }
             (_, Val::Str(span)) if base_name(&f.name) == "GroupId" => {
-                group = Some(span.of(frame));
+                group = Some(Name::from(span.of(frame)));
             }
             (_, Val::Int(p)) if depth > 0 && is_partition_index(&f.name) => {
                 partition = i32::try_from(p).ok();
@@ -231,10 +242,10 @@ fn walk(
     }
     let own = name.map(TopicKey::Name).or(id.map(TopicKey::Id));
     let topic = own.as_ref().or(outer.0);
-    let group = group.or(outer.1);
+    let group = group.as_ref().or(outer.1);
     let mut part = partition.map(|p| PartitionFacts {
         topic: topic.cloned(),
-        group: group.map(Box::from),
+        group: group.cloned(),
         partition: p,
         ..PartitionFacts::default()
     });
@@ -311,6 +322,10 @@ fn walk(
         }
     }
     if let Some(p) = part {
-        out.partitions.push(p);
+        if out.partitions.len() < MAX_PARTITIONS {
+            out.partitions.push(p);
+        } else {
+            out.partitions_unread += 1;
+        }
     }
 }

@@ -87,7 +87,7 @@ pub struct Ex<'a> {
 /// What rules need to name things in their messages.
 pub struct Ctx<'c> {
     pub cat: &'c Catalogue,
-    pub topic_names: HashMap<[u8; 16], Box<[u8]>>,
+    pub topic_names: HashMap<[u8; 16], facts::Name>,
 }
 
 impl Ctx<'_> {

@@ -34,6 +34,8 @@ use std::net::SocketAddr;
 pub struct Counts {
     pub exchanges: u64,
     pub partitions: u64,
+    /// Partitions of frames past the facts' limit (`diagnosis::facts::MAX_PARTITIONS`), not rows.
+    pub partitions_unread: u64,
     pub connections: u64,
     pub records: u64,
     pub findings: u64,
@@ -148,7 +150,8 @@ pub fn export_capture<R: Read>(
         return Err(io(e));
     }
     counts.record_damage = summary.damage as u64;
-    counts.partitions = write_partitions(&r, open()?, (!everything).then_some(&selected), sink)?;
+    (counts.partitions, counts.partitions_unread) =
+        write_partitions(&r, open()?, (!everything).then_some(&selected), sink)?;
     // 1's rows: the findings about the frames selected.
     for f in findings {
         let about_selected = f.frame.into_iter().chain(f.frames.iter().copied());
@@ -165,15 +168,16 @@ pub fn export_capture<R: Read>(
 const PARTITION_APIS: [i16; 5] = [0, 1, 2, 8, 9];
 
 /// Reading 4: a row per partition of each exchange of [`PARTITION_APIS`]
-/// (of those `selected` when the filter chose some).
+/// (of those `selected` when the filter chose some): the rows written, and
+/// the partitions of frames too large to read whole.
 fn write_partitions<R: Read>(
     r: &Reading<'_>,
     input: R,
     selected: Option<&Selected>,
     sink: &mut dyn Sink,
-) -> Result<u64, String> {
+) -> Result<(u64, u64), String> {
     let mut diagnosis = Diagnosis::new(r.cat, r.release).keep_done();
-    let (mut findings, mut written) = (Vec::new(), 0u64);
+    let (mut findings, mut written, mut unread) = (Vec::new(), 0u64, 0u64);
     let mut failed = None;
     let mut write = |diagnosis: &mut Diagnosis<'_>| {
         for done in diagnosis.take_done() {
@@ -181,12 +185,15 @@ fn write_partitions<R: Read>(
             if !chosen || !PARTITION_APIS.contains(&done.api.0) || failed.is_some() {
                 continue;
             }
-            for cells in partition_rows(r, diagnosis.ctx(), &done) {
+            unread += done.req.partitions_unread;
+            unread += done.resp.as_ref().map_or(0, |f| f.partitions_unread);
+            partition_rows(r, diagnosis.ctx(), &done, &mut |cells| {
                 match sink.row(Table::Partitions, cells) {
                     Ok(()) => written += 1,
                     Err(e) => failed = Some(e),
                 }
-            }
+                failed.is_none()
+            });
         }
     };
     crate::capture::for_each_captured(r.cat, input, &r.capture, |c| {
@@ -203,40 +210,52 @@ fn write_partitions<R: Read>(
     write(&mut diagnosis);
     match failed {
         Some(e) => Err(format!("writing: {e}")),
-        None => Ok(written),
+        None => Ok((written, unread)),
     }
 }
 
 /// An exchange's partitions: those its request names, in order, then those
-/// only its response names; each with what both sides say of it.
-fn partition_rows(r: &Reading<'_>, ctx: &Ctx<'_>, done: &Done) -> Vec<Vec<Cell>> {
-    type Key = (Option<TopicKey>, i32, Option<Box<[u8]>>);
-    let key = |p: &PartitionFacts| -> Key {
-        (
-            ctx.topic_key(p.topic.as_ref()),
-            p.partition,
-            p.group.clone(),
-        )
-    };
-    let mut sides: Vec<(Key, Option<&PartitionFacts>, Option<&PartitionFacts>)> = Vec::new();
+/// only its response names; each with what both sides say of it, handed to
+/// `row` one at a time.
+fn partition_rows(
+    r: &Reading<'_>,
+    ctx: &Ctx<'_>,
+    done: &Done,
+    row: &mut dyn FnMut(Vec<Cell>) -> bool,
+) {
+    type Key = (Option<TopicKey>, i32);
+    let key = |p: &PartitionFacts| -> Key { (ctx.topic_key(p.topic.as_ref()), p.partition) };
+    let mut sides: Vec<(
+        &PartitionFacts,
+        Option<&PartitionFacts>,
+        Option<&PartitionFacts>,
+    )> = Vec::new();
+    // The request's sides not yet answered, by topic and partition, in order.
+    let mut open: HashMap<Key, std::collections::VecDeque<usize>> = HashMap::new();
     for p in &done.req.partitions {
-        sides.push((key(p), Some(p), None));
+        open.entry(key(p)).or_default().push_back(sides.len());
+        sides.push((p, Some(p), None));
     }
     for p in done.resp.iter().flat_map(|f| &f.partitions) {
-        let k = key(p);
         // A response names the group only where it answers several (OffsetFetch
         // v8 and later); otherwise the request's group is the partition's.
-        let same = |s: &Key| s.0 == k.0 && s.1 == k.1 && (k.2.is_none() || s.2 == k.2);
-        match sides.iter_mut().find(|s| same(&s.0) && s.2.is_none()) {
-            Some(side) => side.2 = Some(p),
-            None => sides.push((k, None, Some(p))),
+        let waiting = open.get_mut(&key(p));
+        let same_group = |i: &usize| p.group.is_none() || sides[*i].0.group == p.group;
+        let found = waiting.and_then(|w| {
+            let at = w.iter().position(same_group)?;
+            w.remove(at)
+        });
+        match found {
+            Some(i) => sides[i].2 = Some(p),
+            None => sides.push((p, None, Some(p))),
         }
     }
     let (key_, version) = done.api;
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    sides
-        .into_iter()
-        .map(|((topic, partition, group), req, resp)| {
+    for (named, req, resp) in sides {
+        let (topic, partition) = key(named);
+        let group = named.group.as_deref();
+        let cells = {
             let both = |get: fn(&PartitionFacts) -> Option<i64>| {
                 Cell::opt_int(resp.and_then(get).or_else(|| req.and_then(get)))
             };
@@ -269,7 +288,7 @@ fn partition_rows(r: &Reading<'_>, ctx: &Ctx<'_>, done: &Done) -> Vec<Vec<Cell>>
                 Cell::opt_time(done.response.map(|a| a.time)),
                 // A group named once, for every partition (OffsetFetch before v8,
                 // whose request lists partitions as bare numbers).
-                Cell::opt_text(group.as_deref().or(done.req.str("GroupId")).map(text)),
+                Cell::opt_text(group.or(done.req.str("GroupId")).map(text)),
                 Cell::opt_text(topic.is_some().then(|| ctx.topic_text(topic.as_ref()))),
                 Cell::Int(partition.into()),
                 Cell::opt_int(error),
@@ -291,8 +310,11 @@ fn partition_rows(r: &Reading<'_>, ctx: &Ctx<'_>, done: &Done) -> Vec<Vec<Cell>>
                 ),
                 Cell::Ints(producers),
             ]
-        })
-        .collect()
+        };
+        if !row(cells) {
+            return;
+        }
+    }
 }
 
 /// `kwire check`'s findings on the capture, and the rules naming each frame.
