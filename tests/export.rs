@@ -346,6 +346,13 @@ fn the_schema_is_printed_and_names_every_column() {
     ] {
         assert!(text.contains(t), "{t}\n{text}");
     }
+    // Wrapped to the 120 columns of a pipe, meanings under their column.
+    let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 120).collect();
+    assert!(long.is_empty(), "{long:?}");
+    assert!(
+        text.lines().any(|l| l.starts_with(&" ".repeat(40))),
+        "{text}"
+    );
     // Without --out, export says what it needs.
     let o = kwire(&["export", "samples/captures/kafka-python.pcap"]);
     assert_eq!(o.status.code(), Some(2));

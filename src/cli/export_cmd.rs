@@ -59,7 +59,7 @@ pub enum ExportFormat {
 
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
     if args.schema {
-        let _ = std::io::stdout().write_all(schema::describe().as_bytes());
+        let _ = std::io::stdout().write_all(schema::describe(super::width::stdout()).as_bytes());
         return exit::OK;
     }
     let Some(out) = &args.out else {

@@ -217,21 +217,7 @@ fn fit(line: &str, width: usize) -> String {
 
 /// Words wrapped into lines of at most `width` characters, at most `lines` of them.
 fn wrap(text: &str, width: usize, lines: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
+    let mut out = crate::text::wrap_words(text, width);
     if out.len() > lines {
         out.truncate(lines);
         if let Some(last) = out.last_mut() {

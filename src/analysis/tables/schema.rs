@@ -367,11 +367,23 @@ pub trait Sink {
     fn row(&mut self, table: Table, cells: Vec<Cell>) -> std::io::Result<()>;
 }
 
-/// `export --schema`: every table, its columns, their types and meaning.
-pub fn describe() -> String {
+/// `export --schema`: every table, its columns, their types and meaning,
+/// the prose wrapped to `width` columns when given (meanings under their
+/// column, so the names and types stay a column each).
+pub fn describe(width: Option<usize>) -> String {
+    let wrap = |text: &str, indent: usize| -> Vec<String> {
+        match width {
+            Some(w) => crate::text::wrap_words(text, w.saturating_sub(indent).max(20)),
+            None => vec![text.to_string()],
+        }
+    };
     let mut out = format!("kwire export tables, schema version {SCHEMA_VERSION}\n");
     for t in Table::ALL {
-        out += &format!("\n{}: {}\n", t.name(), t.doc());
+        out += "\n";
+        for line in wrap(&format!("{}: {}", t.name(), t.doc()), 0) {
+            out += &line;
+            out += "\n";
+        }
         let width = t.columns().iter().map(|c| c.name.len()).max().unwrap_or(0);
         let type_width = t
             .columns()
@@ -379,13 +391,17 @@ pub fn describe() -> String {
             .map(|c| c.kind.sql().len())
             .max()
             .unwrap_or(0);
+        let indent = 2 + width + 2 + type_width + 2;
         for c in t.columns() {
-            out += &format!(
-                "  {:width$}  {:type_width$}  {}\n",
-                c.name,
-                c.kind.sql(),
-                c.doc
-            );
+            let head = format!("  {:width$}  {:type_width$}  ", c.name, c.kind.sql());
+            for (i, line) in wrap(c.doc, indent).iter().enumerate() {
+                match i {
+                    0 => out += &head,
+                    _ => out += &" ".repeat(indent),
+                }
+                out += line;
+                out += "\n";
+            }
         }
     }
     out
