@@ -10,9 +10,8 @@ use super::diagnosis::Diagnosis;
 use super::finding::{Finding, Rule};
 use super::inventory::{ApiVersionsReader, Range};
 use crate::capture::{CapturedFrame, Skipped};
-use crate::decode::{
-    decode_frame, DecodeError, DecodeOptions, Direction, Frame, Region, Role, Value,
-};
+use crate::decode::tape::{SlotKind, Val};
+use crate::decode::{decode_frame_reusing, DecodeError, DecodeOptions, Direction, Frame};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, MessageKind};
@@ -88,6 +87,8 @@ pub struct Checker<'c> {
     diagnosis: Diagnosis<'c>,
     /// Frames decoded and checked.
     pub frames: usize,
+    /// The last frame checked, its tape kept for the next.
+    scratch: Option<Frame>,
 }
 
 impl<'c> Checker<'c> {
@@ -105,6 +106,7 @@ impl<'c> Checker<'c> {
             api_versions: ApiVersionsReader::default(),
             diagnosis,
             frames: 0,
+            scratch: None,
         }
     }
 
@@ -170,10 +172,10 @@ impl<'c> Checker<'c> {
             direction: Some(Direction::Request),
             ..self.opts.clone()
         };
-        let frame = decode_frame(self.cat, f.bytes.clone(), 0, &opts);
+        let frame = decode_frame_reusing(self.cat, f.bytes.clone(), &opts, &mut self.scratch);
         self.frames += 1;
-        let expects_response = !acks_zero(self.cat, &frame, self.opts.release.as_deref());
-        frame_findings(&frame, &at, out);
+        let expects_response = !acks_zero(self.cat, frame, self.opts.release.as_deref());
+        frame_findings(frame, &at, out);
         // The capture layer only pairs requests whose header it read.
         if let (Some(_), Some(c)) = (f.api_key, f.correlation_id) {
             let conn = self.conns.entry(f.conn).or_default();
@@ -207,9 +209,9 @@ impl<'c> Checker<'c> {
             api_version: Some(v),
             ..self.opts.clone()
         };
-        let frame = decode_frame(self.cat, f.bytes.clone(), 0, &opts);
+        let frame = decode_frame_reusing(self.cat, f.bytes.clone(), &opts, &mut self.scratch);
         self.frames += 1;
-        frame_findings(&frame, &at, out);
+        frame_findings(frame, &at, out);
         if k == API_VERSIONS_KEY {
             if let Some(ranges) =
                 self.api_versions
@@ -322,8 +324,8 @@ impl<'c> Checker<'c> {
 
 /// Findings of one frame on its own: where its decoding stopped, its
 /// warnings, its record damage and its record batches' order (last: from
-/// the tree's batches, or among the warnings when the batches were read for
-/// their findings only, [`DecodeOptions::findings_only`]).
+/// the tree's batches, or among the warnings of a frame read for its
+/// findings only, [`DecodeOptions::findings_only`]).
 fn frame_findings(frame: &Frame, at: &At, out: &mut Vec<Finding>) {
     if let Some(e) = &frame.error {
         out.push(error_finding(at, e, false));
@@ -392,22 +394,18 @@ fn acks_zero(cat: &Catalogue, frame: &Frame, pin: Option<&str>) -> bool {
     let Some(spec) = cat.message(MessageKind::Request, PRODUCE_KEY, v, pin) else {
         return false;
     };
-    let Some(body) = frame
-        .root
-        .children
-        .iter()
-        .find(|n| n.region == Region::RequestBody && n.role == Role::Structure)
-    else {
+    let is_acks = |decl: usize| {
+        spec.fields
+            .get(decl)
+            .is_some_and(|f| FieldMeaning::of(f) == FieldMeaning::Acks)
+    };
+    // Frames read for their findings are on their tape.
+    let Some(tape) = &frame.values else {
         return false;
     };
-    body.children.iter().any(|n| match n.role {
-        Role::Field { decl } => {
-            spec.fields
-                .get(usize::from(decl))
-                .is_some_and(|f| FieldMeaning::of(f) == FieldMeaning::Acks)
-                && matches!(n.value, Value::Int(0))
-        }
-        _ => false,
+    let Some(body) = tape.body else { return false };
+    tape.children(body).any(|(_, s)| {
+        s.kind == SlotKind::Field && is_acks(s.decl as usize) && s.value == Val::Int(0)
     })
 }
 

@@ -25,9 +25,6 @@ pub struct Context {
     pub budget: Budget,
     /// Topic names by topic id, learned across a capture (empty elsewhere).
     pub topic_ids: TopicIds,
-    /// Record batches give their findings only, no nodes (`kwire check`:
-    /// [`crate::decode::DecodeOptions::findings_only`]).
-    pub findings_only: bool,
     /// How structs inside record bytes are decoded (internal topics' keys and
     /// values, control records): the struct decoder's entry, handed down by
     /// the decoder that owns it, so that the record format need not know it.

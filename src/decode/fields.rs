@@ -18,6 +18,7 @@ use crate::text::{snake_case, Text};
 use bytes::Bytes;
 use std::sync::OnceLock;
 
+mod checks;
 mod replay;
 
 /// How field nodes are named: body fields keep their schema names; header
@@ -136,40 +137,12 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// What a decoded value tells about later fields, and bytes that hold more structure.
     fn after_primitive(&mut self, f: &FieldSpec, p: Primitive, node: &mut Node) {
         match (&node.value, p) {
-            (Value::Str(Some(s)), Primitive::String) => match meaning(f) {
-                FieldMeaning::TopicName if !self.ctx.topic_forced => {
-                    self.ctx.topic = Some(s.to_string())
-                }
-                FieldMeaning::ProtocolType => self.ctx.protocol_type = Some(s.to_string()),
-                _ => {}
-            },
-            // A topic named by id: its records are the named topic's when the
-            // capture tied the id to a name (the zero uuid is Kafka's "no id").
-            (Value::Uuid(u), Primitive::Uuid)
-                if *u != [0; 16]
-                    && !self.ctx.topic_forced
-                    && meaning(f) == FieldMeaning::TopicId =>
-            {
-                self.ctx.topic = self.ctx.topic_ids.name(u).map(str::to_string);
-            }
+            (Value::Str(Some(s)), Primitive::String) => self.learn_string(f, s),
+            (Value::Uuid(u), Primitive::Uuid) => self.learn_topic_id(f, u),
             // Batches are on the tape (and their nodes built from it): what is left is bytes that are not batches.
-            (Value::Bytes(Some(b)), Primitive::Records)
-                if !b.is_empty()
-                    && f.name != "UnalignedRecords"
-                    && !crate::decode::records::layout::plausible(b) =>
-            {
+            (Value::Bytes(Some(b)), Primitive::Records) if self.not_batches(f, node.offset, b) => {
                 node.doc
                     .get_or_insert_with(|| "opaque bytes (not a record batch)".into());
-                let at = node.offset;
-                self.warnings.push(Warning::at(
-                    WarningKind::NotBatches,
-                    at,
-                    format_args!(
-                        "{}: {} bytes that do not start with a record batch",
-                        f.name,
-                        b.len()
-                    ),
-                ));
             }
             (Value::Bytes(Some(_)), Primitive::Bytes)
                 if meaning(f) == FieldMeaning::SaslAuthBytes =>
@@ -188,22 +161,65 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             {
                 node.set_secret()
             }
-            (Value::Bytes(Some(b)), Primitive::Bytes)
-                if !b.is_empty() && self.ctx.protocol_type.as_deref() == Some("consumer") =>
-            {
-                let schema = match f.name.as_str() {
-                    "Metadata" | "MemberMetadata" | "subscription" => {
-                        "ConsumerProtocolSubscription"
-                    }
-                    "Assignment" | "MemberAssignment" | "assignment" => {
-                        "ConsumerProtocolAssignment"
-                    }
-                    _ => return,
-                };
-                let end = self.r.pos();
-                self.embedded_consumer_protocol(schema, end - b.len(), end, node);
+            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() => {
+                if let Some(schema) = self.consumer_protocol(f) {
+                    let end = self.r.pos();
+                    self.embedded_consumer_protocol(schema, end - b.len(), end, node);
+                }
             }
             _ => {}
+        }
+    }
+
+    /// A string that names the topic of the records that follow, or the group's protocol type.
+    fn learn_string(&mut self, f: &FieldSpec, s: &str) {
+        match meaning(f) {
+            FieldMeaning::TopicName if !self.ctx.topic_forced => {
+                self.ctx.topic = Some(s.to_string())
+            }
+            FieldMeaning::ProtocolType => self.ctx.protocol_type = Some(s.to_string()),
+            _ => {}
+        }
+    }
+
+    /// A topic named by id: its records are the named topic's when the
+    /// capture tied the id to a name (the zero uuid is Kafka's "no id").
+    fn learn_topic_id(&mut self, f: &FieldSpec, u: &[u8; 16]) {
+        if *u != [0; 16] && !self.ctx.topic_forced && meaning(f) == FieldMeaning::TopicId {
+            self.ctx.topic = self.ctx.topic_ids.name(u).map(str::to_string);
+        }
+    }
+
+    /// Whether the bytes `b` of records field `f` at `at` are not record
+    /// batches (warned so); an empty field and `UnalignedRecords` are not asked.
+    fn not_batches(&mut self, f: &FieldSpec, at: usize, b: &[u8]) -> bool {
+        let not = !b.is_empty()
+            && f.name != "UnalignedRecords"
+            && !crate::decode::records::layout::plausible(b);
+        if not {
+            self.warnings.push(Warning::at(
+                WarningKind::NotBatches,
+                at,
+                format_args!(
+                    "{}: {} bytes that do not start with a record batch",
+                    f.name,
+                    b.len()
+                ),
+            ));
+        }
+        not
+    }
+
+    /// The consumer-protocol schema that the bytes of field `f` hold, in a
+    /// group whose protocol type is `consumer`.
+    fn consumer_protocol(&self, f: &FieldSpec) -> Option<&'static str> {
+        if self.ctx.protocol_type.as_deref() != Some("consumer") {
+            return None;
+        }
+        match f.name.as_str() {
+            "Metadata" | "MemberMetadata" | "subscription" => Some("ConsumerProtocolSubscription"),
+            "Assignment" | "MemberAssignment" | "assignment" => Some("ConsumerProtocolAssignment"),
+            _ => None,
         }
     }
 
@@ -313,16 +329,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// An array's `length` node: `raw` as written (n+1 when compact, n
     /// otherwise; null as 0 or -1), `count` the elements that follow.
     fn length_node(
-        &mut self,
+        &self,
         at: usize,
         len: usize,
         compact: bool,
         raw: i64,
         count: Option<usize>,
     ) -> Node {
-        if compact {
-            self.check_varint(at, len, "array length");
-        }
         let value = if compact {
             Value::Uint(raw as u64)
         } else {
@@ -451,24 +464,27 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         *last_tag = Some(tag);
     }
 
+    /// A tagged field (slot `k`, decoded whole) whose entry declared `size` bytes.
     fn check_tag_size(
         &mut self,
+        tape: &crate::decode::tape::Values,
+        (k, payload): (u32, &crate::decode::tape::Slot),
         f: &FieldSpec,
         tag_no: u32,
-        payload_at: usize,
-        size: usize,
-        used: usize,
+        size: u64,
     ) {
-        if used != size {
-            self.warnings.push(Warning::at(
-                WarningKind::TagSize,
-                payload_at,
-                format_args!(
-                    "tag {tag_no} ({}) declares {size} bytes but its value used {used}",
-                    f.name
-                ),
-            ));
+        let used = payload.len as usize;
+        if replay::stops_within(tape, k) || used as u64 == size {
+            return;
         }
+        self.warnings.push(Warning::at(
+            WarningKind::TagSize,
+            payload.at as usize,
+            format_args!(
+                "tag {tag_no} ({}) declares {size} bytes but its value used {used}",
+                f.name
+            ),
+        ));
     }
 
     /// An unknown tag's payload (`frame[at..at + size]`), kept raw under its entry.
@@ -480,6 +496,24 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         tag_no: u32,
         (at, size): (usize, usize),
     ) {
+        self.tag_version(fields, start, tag_no);
+        entry.note = Some(format!("(unknown tag, size {size})").into());
+        let mut d = Node::new(
+            "data",
+            "bytes",
+            at,
+            Region::TaggedFields,
+            Role::UnknownTag { tag: tag_no },
+        );
+        d.value = Value::Bytes(Some(self.frame.slice(at..at + size)));
+        d.len = size;
+        d.doc = Some("unknown tag, kept raw".into());
+        entry.children.push(d);
+    }
+
+    /// A tag at `start` that the definitions give a field which is not
+    /// tagged at this version.
+    fn tag_version(&mut self, fields: &[FieldSpec], start: usize, tag_no: u32) {
         if let Some(f) = fields.iter().find(|f| f.tag == Some(tag_no)) {
             let tagged = f
                 .tagged
@@ -493,18 +527,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 ),
             ));
         }
-        entry.note = Some(format!("(unknown tag, size {size})").into());
-        let mut d = Node::new(
-            "data",
-            "bytes",
-            at,
-            Region::TaggedFields,
-            Role::UnknownTag { tag: tag_no },
-        );
-        d.value = Value::Bytes(Some(self.frame.slice(at..at + size)));
-        d.len = size;
-        d.doc = Some("unknown tag, kept raw".into());
-        entry.children.push(d);
     }
 }
 
@@ -727,7 +749,6 @@ impl Default for Context {
             protocol_type: None,
             budget: Budget::default(),
             topic_ids: TopicIds::default(),
-            findings_only: false,
             embedded: decode_embedded,
             defer_records_over: None,
         }

@@ -38,10 +38,11 @@ pub struct DecodeOptions {
     /// Topic names by topic id, learned across a capture: TopicId fields are
     /// noted with their topic's name (the values decoded are the same).
     pub topic_ids: super::fields::TopicIds,
-    /// Tree decoding for what is wrong with the frame only (`kwire check`):
-    /// a records field's batches are read for their warnings and damage, not
-    /// built into nodes (the tree has no batch nodes then), and credentials
-    /// are not looked for (nothing of the frame is shown).
+    /// Decoding for what is wrong with the frame only (`kwire check`): onto
+    /// the annotated tape, whose slots are then walked for the warnings and
+    /// record damage the tree would carry ([`super::fields`]' checks), with
+    /// no node built; credentials are not looked for (nothing of the frame is
+    /// shown). [`Frame::values`] holds the tape.
     pub findings_only: bool,
     /// Tree decoding for a view that draws as it goes (`kwire decode`'s text
     /// tree): a records field of more than this many bytes is not walked into
@@ -58,7 +59,7 @@ pub const DEFER_RECORDS_OVER: usize = 1 << 20;
 impl DecodeOptions {
     /// Whether frames are decoded onto a tape ([`Frame::values`]) instead of into a tree.
     fn onto_tape(&self) -> bool {
-        self.values_only || self.annotated_tape
+        self.values_only || self.annotated_tape || self.findings_only
     }
 
     fn context(&self) -> Context {
@@ -68,7 +69,6 @@ impl DecodeOptions {
             protocol_type: None,
             budget: self.budget.clone(),
             topic_ids: self.topic_ids.clone(),
-            findings_only: self.findings_only,
             embedded: super::fields::decode_embedded,
             defer_records_over: self.defer_records_over,
         }
@@ -193,6 +193,38 @@ pub fn decode_frame(
 ) -> Frame {
     decode_frame_at((cat, &mut Lookups::default()), &data, 0, input_offset, opts)
 }
+
+/// [`decode_frame`] into `frame`, which an earlier call filled (or `None`
+/// the first time): the tape it holds is kept for this frame to fill, so that
+/// a reader of frames one by one (`kwire check`) allocates none per frame.
+/// A tape grown past [`KEEP_SLOTS`] by a large frame is dropped, not kept.
+pub fn decode_frame_reusing<'f>(
+    cat: &Catalogue,
+    data: Bytes,
+    opts: &DecodeOptions,
+    frame: &'f mut Option<Frame>,
+) -> &'f Frame {
+    let keep = frame
+        .as_ref()
+        .and_then(|f| f.values.as_ref())
+        .is_some_and(|v| v.slots.capacity() <= KEEP_SLOTS);
+    if !keep {
+        *frame = None;
+    }
+    let frame = match frame {
+        Some(f) => {
+            refill(f, opts, 0);
+            f.direction = opts.direction.unwrap_or(Direction::Request);
+            f
+        }
+        None => frame.insert(empty_frame(opts, 0)),
+    };
+    decode_into(frame, (cat, &mut Lookups::default()), (&data, 0), 0, opts);
+    frame
+}
+
+/// Slots of a tape that [`decode_frame_reusing`] keeps for the next frame (12 MiB).
+const KEEP_SLOTS: usize = 1 << 18;
 
 /// [`decode_frame`] of the frame at `input[start..]`.
 fn decode_frame_at(
@@ -704,9 +736,26 @@ fn onto_tape(
         4,
         (head_plan, body_plan),
         values,
-        opts.annotated_tape,
+        opts.annotated_tape || opts.findings_only,
         &opts.budget,
     );
+    if opts.findings_only {
+        let body = body.filter(|_| values.body.is_some());
+        let (w, d) = findings_on_tape(
+            cat,
+            bytes,
+            values,
+            (header, hv),
+            body,
+            frame.direction,
+            opts,
+        );
+        frame.warnings.extend(w);
+        frame.record_damage.extend(d);
+    }
+    let Some(values) = frame.values.as_deref_mut() else {
+        return res.map(|_| end);
+    };
     let Some((spec, version)) = body.filter(|_| values.body.is_some()) else {
         return res.map(|_| end);
     };
@@ -720,6 +769,57 @@ fn onto_tape(
         true => Err(trailing_bytes(bytes.len() - end, end, spec, version)),
         false => Ok(end),
     }
+}
+
+/// The warnings and record damage of a frame's header and body on an
+/// annotated tape, read from its slots without building nodes
+/// ([`DecodeOptions::findings_only`]): what the tree's decoders would find.
+fn findings_on_tape(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    tape: &super::tape::Values,
+    (header, hv): (&MessageSpec, i16),
+    body: Option<(&MessageSpec, i16)>,
+    direction: Direction,
+    opts: &DecodeOptions,
+) -> (Vec<Warning>, Vec<DecodeError>) {
+    let (mut warnings, mut damage) = (Vec::new(), Vec::new());
+    let len = bytes.len();
+    if let Some(slot) = tape.header {
+        let mut d = FieldDecoder::over(
+            cat,
+            bytes,
+            (4, len),
+            header,
+            hv,
+            Region::RpcHeader,
+            Naming::Header,
+            Context::default(),
+        );
+        d.check_struct(tape, slot, &header.fields);
+        warnings.append(&mut d.warnings);
+    }
+    if let (Some((spec, version)), Some(slot)) = (body, tape.body) {
+        let region = match direction {
+            Direction::Request => Region::RequestBody,
+            Direction::Response => Region::ResponseBody,
+        };
+        let start = tape.slots.get(slot as usize).map_or(len, |s| s.at as usize);
+        let mut d = FieldDecoder::over(
+            cat,
+            bytes,
+            (start.min(len), len),
+            spec,
+            version,
+            region,
+            Naming::Schema,
+            opts.context(),
+        );
+        d.check_struct(tape, slot, &spec.fields);
+        warnings.append(&mut d.warnings);
+        damage.append(&mut d.record_damage);
+    }
+    (warnings, damage)
 }
 
 /// Decode the header at offset 4; returns where the body starts.

@@ -16,7 +16,7 @@ pub mod topic_ids;
 pub mod tree;
 pub mod values;
 
-pub use frame::{decode_frame, decode_frames, for_each_frame, DecodeOptions};
+pub use frame::{decode_frame, decode_frame_reusing, decode_frames, for_each_frame, DecodeOptions};
 pub use problem::{ErrorKind, Warning, WarningKind};
 pub use tree::{
     DecodeError, DeferredRecords, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region,

@@ -101,10 +101,7 @@ impl FieldDecoder<'_, '_> {
                         self.catalogue,
                         &self.ctx,
                     );
-                    match self.ctx.findings_only {
-                        true => bd.check_stream(tape, i, self.region == Region::ResponseBody),
-                        false => bd.replay_stream(tape, i, &mut node.children),
-                    }
+                    bd.replay_stream(tape, i, &mut node.children);
                     self.warnings.append(&mut bd.warnings);
                     self.record_damage.append(&mut bd.damage);
                 } else if let Some(range) = self
@@ -184,11 +181,10 @@ impl FieldDecoder<'_, '_> {
         let Some(raw) = self.array_length(slot, compact) else {
             return;
         };
-        // The count as written: an array that stops part-way has fewer elements on the tape.
-        let count = match compact {
-            true => raw.checked_sub(1).filter(|_| raw > 0).map(|n| n as usize),
-            false => usize::try_from(raw).ok(),
-        };
+        let count = array_count(raw, compact);
+        if compact {
+            self.check_varint(slot.at as usize, usize::from(slot.prefix), "array length");
+        }
         let len_node = self.length_node(
             slot.at as usize,
             usize::from(slot.prefix),
@@ -226,7 +222,7 @@ impl FieldDecoder<'_, '_> {
 
     /// An array's length as written (n+1 when compact, n otherwise; null as 0
     /// or -1), read back from its slot's bytes; `None` when it could not be read.
-    fn array_length(&self, slot: &Slot, compact: bool) -> Option<i64> {
+    pub(super) fn array_length(&self, slot: &Slot, compact: bool) -> Option<i64> {
         let mut r = Reader::new(
             self.frame
                 .get(..(slot.at + u32::from(slot.prefix)) as usize)?,
@@ -250,11 +246,10 @@ impl FieldDecoder<'_, '_> {
         node: &mut Node,
     ) {
         let at = slot.at as usize;
+        if let Some(form) = self.primitive_checks(p, (compact, nullable), f, (slot, failed)) {
+            form.mark(node);
+        }
         if failed {
-            // The slot's bytes are those read before the failing read.
-            if let Some(form) = self.length_form(p, compact, at, slot.len as usize, &f.name) {
-                form.mark(node);
-            }
             return;
         }
         node.value = match p {
@@ -291,14 +286,8 @@ impl FieldDecoder<'_, '_> {
                     Val::Str(s) | Val::Bytes(s) => Some(s),
                     _ => None,
                 };
-                if let Some(form) =
-                    self.length_form(p, compact, at, usize::from(slot.prefix), &f.name)
-                {
-                    form.mark(node);
-                }
                 match (span, p) {
                     (None, _) => {
-                        self.null_check(nullable, &f.name, slot.at as usize);
                         if p == Primitive::String {
                             Value::Str(None)
                         } else {
@@ -315,6 +304,31 @@ impl FieldDecoder<'_, '_> {
             }
             _ => tape_value(slot.value),
         };
+    }
+
+    /// The warnings of a primitive's slot: an over-long length prefix, a
+    /// null where the field is not nullable. Returns how a string's or
+    /// bytes' length was written (for its node's note); a slot whose read
+    /// failed holds the bytes read before it failed.
+    pub(super) fn primitive_checks(
+        &mut self,
+        p: Primitive,
+        (compact, nullable): (bool, bool),
+        f: &FieldSpec,
+        (slot, failed): (&Slot, bool),
+    ) -> Option<LengthForm> {
+        let at = slot.at as usize;
+        if failed {
+            return self.length_form(p, compact, at, slot.len as usize, &f.name);
+        }
+        if !matches!(p, Primitive::String | Primitive::Bytes | Primitive::Records) {
+            return None;
+        }
+        let form = self.length_form(p, compact, at, usize::from(slot.prefix), &f.name);
+        if !matches!(slot.value, Val::Str(_) | Val::Bytes(_)) {
+            self.null_check(nullable, &f.name, at);
+        }
+        form
     }
 
     /// How a string's or bytes' length was written, read back from its
@@ -377,7 +391,7 @@ impl FieldDecoder<'_, '_> {
         section.len = slot.len as usize;
         section.value = tape_value(slot.value);
         let count = if let Val::Uint(n) = slot.value { n } else { 0 };
-        self.check_varint(at, usize::from(slot.prefix), "tagged field count");
+        self.check_varint(at, usize::from(slot.prefix), TAG_COUNT);
         if count > 0 {
             section
                 .children
@@ -385,19 +399,14 @@ impl FieldDecoder<'_, '_> {
         }
         let mut last_tag = None;
         for (j, entry) in tape.children(i) {
-            let payload = tape.children(j).next();
-            let (start, tag_no, tag_len) =
-                (entry.at as usize, entry.decl, usize::from(entry.prefix));
-            let size = if let Val::Uint(n) = entry.value { n } else { 0 };
-            // An entry that stopped at its size has no payload: its bytes are its tag and size.
-            let size_len = payload
-                .map_or(entry.len as usize, |(_, p)| {
-                    (p.at as usize).saturating_sub(start)
-                })
-                .saturating_sub(tag_len);
-            self.check_tag_order(start, tag_no.into(), &mut last_tag);
-            self.check_varint(start, tag_len, "tag");
-            self.check_varint(start + tag_len, size_len, "tagged field size");
+            let TagEntry {
+                payload,
+                start,
+                tag_no,
+                tag_len,
+                size,
+                size_len,
+            } = self.tag_entry_checks(tape, (j, entry), &mut last_tag);
             let mut node = tag_entry_node(start, (tag_no.into(), tag_len), (size, size_len));
             node.len = entry.len as usize;
             match (payload, self.known_tag(fields, tag_no)) {
@@ -409,15 +418,7 @@ impl FieldDecoder<'_, '_> {
                     debug_assert_eq!(payload.decl as usize, decl);
                     self.replay_field(tape, (k, payload), f, true, &mut node.children);
                     self.region = saved_region;
-                    if !stops_within(tape, k) {
-                        self.check_tag_size(
-                            f,
-                            tag_no,
-                            payload.at as usize,
-                            size as usize,
-                            payload.len as usize,
-                        );
-                    }
+                    self.check_tag_size(tape, (k, payload), f, tag_no, size);
                 }
                 (Some((_, payload)), _) => self.unknown_tag(
                     fields,
@@ -435,13 +436,69 @@ impl FieldDecoder<'_, '_> {
     }
 }
 
+/// What the tag check calls a tagged section's count.
+pub(super) const TAG_COUNT: &str = "tagged field count";
+
+/// A tagged entry's slot read for its tag, size and their widths.
+pub(super) struct TagEntry<'t> {
+    /// The slot of its field or unknown tag, when it has one.
+    pub payload: Option<(u32, &'t Slot)>,
+    pub start: usize,
+    pub tag_no: u32,
+    pub tag_len: usize,
+    pub size: u64,
+    pub size_len: usize,
+}
+
+impl FieldDecoder<'_, '_> {
+    /// Tagged entry `j` read from its slot, with the warnings its tag and
+    /// size get (order, over-long varints); `last_tag` is the tag before it.
+    pub(super) fn tag_entry_checks<'t>(
+        &mut self,
+        tape: &'t Values,
+        (j, entry): (u32, &Slot),
+        last_tag: &mut Option<u64>,
+    ) -> TagEntry<'t> {
+        let payload = tape.children(j).next();
+        let (start, tag_no, tag_len) = (entry.at as usize, entry.decl, usize::from(entry.prefix));
+        let size = if let Val::Uint(n) = entry.value { n } else { 0 };
+        // An entry that stopped at its size has no payload: its bytes are its tag and size.
+        let size_len = payload
+            .map_or(entry.len as usize, |(_, p)| {
+                (p.at as usize).saturating_sub(start)
+            })
+            .saturating_sub(tag_len);
+        self.check_tag_order(start, tag_no.into(), last_tag);
+        self.check_varint(start, tag_len, "tag");
+        self.check_varint(start + tag_len, size_len, "tagged field size");
+        TagEntry {
+            payload,
+            start,
+            tag_no,
+            tag_len,
+            size,
+            size_len,
+        }
+    }
+}
+
+/// The element count of an array whose length was written as `raw` (n+1
+/// when compact, n otherwise); `None` for null. An array that stops
+/// part-way has fewer elements on the tape.
+pub(super) fn array_count(raw: i64, compact: bool) -> Option<usize> {
+    match compact {
+        true => raw.checked_sub(1).filter(|_| raw > 0).map(|n| n as usize),
+        false => usize::try_from(raw).ok(),
+    }
+}
+
 /// Whether the tape stopped in slot `i`'s own read.
-fn stops_at(tape: &Values, i: u32) -> bool {
+pub(super) fn stops_at(tape: &Values, i: u32) -> bool {
     tape.stopped.as_ref().is_some_and(|s| s.slot == i)
 }
 
 /// Whether the tape stopped in slot `i` or under it.
-fn stops_within(tape: &Values, i: u32) -> bool {
+pub(super) fn stops_within(tape: &Values, i: u32) -> bool {
     let end = tape.slots.get(i as usize).map_or(i, |s| s.end);
     tape.stopped
         .as_ref()
