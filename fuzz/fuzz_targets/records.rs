@@ -11,7 +11,7 @@ const TOPICS: [Option<&str>; 5] = [None, Some("__consumer_offsets"), Some("__sha
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else { return };
-    let ctx = Context { topic: TOPICS[usize::from(pick) % TOPICS.len()].map(str::to_string), topic_forced: true, protocol_type: None, budget: kwire::budget::Budget::new(kwire::budget::Limits { decompressed: 1 << 20, expanded: 1 << 20 }), topic_ids: Default::default(), findings_only: false, ..Context::default() };
+    let ctx = Context { topic: TOPICS[usize::from(pick) % TOPICS.len()].map(str::to_string), topic_forced: true, protocol_type: None, budget: kwire::budget::Budget::new(kwire::budget::Limits { decompressed: 1 << 20, expanded: 1 << 20 }), topic_ids: Default::default(), ..Context::default() };
     let buf = Bytes::copy_from_slice(rest);
     let mut nodes = Vec::new();
     let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), &ctx);
