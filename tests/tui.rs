@@ -1234,3 +1234,70 @@ fn plus_and_minus_resize_the_frame_list_down_to_hidden() {
         assert_eq!(a.geometry.frames.unwrap().height, tall);
     }
 }
+
+/// A row keeps no addresses (its connection's are kept once, in the
+/// spool's table): every frame of every shipped capture comes back from its
+/// row as the capture layer gave it, addresses, place and size alike.
+#[test]
+fn a_capture_s_rows_give_back_their_frames() {
+    use kwire::capture::{for_each_captured, Captured};
+    let cat = Catalogue::builtin();
+    let mut files = Vec::new();
+    for dir in [
+        "samples/captures",
+        "samples/captures/diagnosis",
+        "samples/captures/tls",
+    ] {
+        for e in
+            std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)).unwrap()
+        {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "pcap" || x == "pcapng") {
+                files.push(format!(
+                    "{dir}/{}",
+                    p.file_name().unwrap().to_str().unwrap()
+                ));
+            }
+        }
+    }
+    assert!(files.len() >= 20, "{files:?}");
+    let mut checked = 0;
+    for path in files {
+        let bytes =
+            std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&path)).unwrap();
+        let mut direct = Vec::new();
+        for_each_captured(cat, &bytes[..], &Default::default(), |c| {
+            if let Captured::Frame(f) = c {
+                direct.push(f);
+            }
+            true
+        })
+        .unwrap();
+        let app = capture_app(&path);
+        assert_eq!(app.frames.len(), direct.len(), "{path}");
+        for (slot, f) in app.frames.iter().zip(&direct) {
+            let row = slot.row.as_ref().unwrap();
+            let back = app.listed(row).unwrap();
+            let facts = |f: &kwire::capture::CapturedFrame| {
+                format!(
+                    "{} {} {} {} {:?} {:?} {:?} {:?} {} {} {} {:?}",
+                    f.index,
+                    f.timestamp,
+                    f.conn,
+                    f.from,
+                    f.to,
+                    f.direction,
+                    f.correlation_id,
+                    (f.api_key, f.api_version),
+                    f.after_gap,
+                    f.offset,
+                    f.len,
+                    f.kind.sasl_mechanism()
+                )
+            };
+            assert_eq!(facts(&back), facts(f), "{path}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 900, "{checked} frames");
+}

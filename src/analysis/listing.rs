@@ -51,8 +51,8 @@ pub enum Summary {
     /// A response whose request is not in the capture (it started
     /// mid-connection): not malformed, but nothing names its API.
     Unmatched,
-    /// The frame does not decode.
-    Malformed(DecodeError),
+    /// The frame does not decode (boxed: rare, and a row per frame is kept by the explorer).
+    Malformed(Box<DecodeError>),
 }
 
 impl ListEntry {
@@ -182,7 +182,7 @@ impl<'c> Lister<'c> {
                     return ListEntry {
                         api_key: frame.0,
                         api_version: frame.1,
-                        summary: Summary::Malformed(e),
+                        summary: Summary::Malformed(Box::new(e)),
                         ..Default::default()
                     }
                 }
@@ -200,7 +200,9 @@ impl<'c> Lister<'c> {
         let Some((key, version)) = api else {
             // A request whose header does not name a known API: its error.
             let (k, v, error) = self.decode_tree(f, large);
-            let summary = error.map_or(Summary::Request { client_id: None }, Summary::Malformed);
+            let summary = error.map_or(Summary::Request { client_id: None }, |e| {
+                Summary::Malformed(Box::new(e))
+            });
             return ListEntry {
                 api_key: k,
                 api_version: v,
@@ -257,7 +259,7 @@ impl<'c> Lister<'c> {
                 return ListEntry {
                     api_key: k,
                     api_version: v,
-                    summary: Summary::Malformed(e),
+                    summary: Summary::Malformed(Box::new(e)),
                     ..Default::default()
                 };
             }

@@ -295,7 +295,7 @@ pub fn read_capture_records<R: std::io::Read>(
             }
             return true;
         }
-        if !carries_records(&f) {
+        if !carries_records(f.direction, f.api_key) {
             return true;
         }
         let frame = decode(cat, opts, &f);
@@ -503,8 +503,8 @@ fn same_topic(
 }
 
 /// Whether a frame is one this view decodes for its records.
-pub fn carries_records(f: &CapturedFrame) -> bool {
-    match (f.direction, f.api_key) {
+pub fn carries_records(direction: Direction, api_key: Option<i16>) -> bool {
+    match (direction, api_key) {
         (Direction::Request, Some(k)) => k == PRODUCE,
         (Direction::Response, Some(k)) => k == FETCH || k == SHARE_FETCH,
         _ => false,

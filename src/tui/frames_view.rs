@@ -50,7 +50,7 @@ impl Widget for FramesView<'_, '_> {
         if app.capture.as_ref().is_some_and(|c| c.relative_time) {
             lines.relative_to = app
                 .frames
-                .first()
+                .get(0)
                 .and_then(|s| s.row.as_ref())
                 .map(|r| r.frame.timestamp);
         }
@@ -89,10 +89,11 @@ impl Widget for FramesView<'_, '_> {
             let slot = &app.frames[i];
             let spans = match (&slot.row, &slot.view) {
                 (Some(row), _) => {
+                    let Some(f) = app.listed(row) else { continue };
                     text.clear();
-                    match row.frame.kind.sasl_mechanism() {
-                        Some(m) => lines.push_token(&mut text, &row.frame, m),
-                        None => lines.push_head(&mut text, &row.frame, &row.entry),
+                    match f.kind.sasl_mechanism() {
+                        Some(m) => lines.push_token(&mut text, &f, m),
+                        None => lines.push_head(&mut text, &f, &row.entry),
                     }
                     let mut spans = vec![Span::raw(sanitize(&String::from_utf8_lossy(&text)))];
                     if row.frame.kind.sasl_mechanism().is_none() {

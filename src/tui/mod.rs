@@ -14,6 +14,7 @@ pub mod grid_view;
 pub mod help;
 pub mod layout;
 pub mod records_view;
+pub mod rows;
 pub mod search;
 pub mod terminal;
 pub mod theme;
