@@ -255,7 +255,7 @@ impl Stats {
             })
             .collect();
         groups.push(Group {
-            name: "by_api",
+            by: By::Api,
             heads: &["api", "version"],
             rows: api_rows,
         });
@@ -274,7 +274,7 @@ impl Stats {
                 })
                 .collect();
             groups.push(Group {
-                name: "by_client",
+                by: By::Client,
                 heads: &["client_id"],
                 rows,
             });
@@ -291,7 +291,7 @@ impl Stats {
                 })
                 .collect();
             groups.push(Group {
-                name: "by_conn",
+                by: By::Conn,
                 heads: &["conn", "client → broker"],
                 rows,
             });
@@ -308,7 +308,7 @@ impl Stats {
                 })
                 .collect();
             groups.push(Group {
-                name: "by_broker",
+                by: By::Broker,
                 heads: &["broker"],
                 rows,
             });
@@ -330,7 +330,7 @@ impl Stats {
                 })
                 .collect();
             groups.push(Group {
-                name: "by_topic",
+                by: By::Topic,
                 heads: &["topic"],
                 rows,
             });
@@ -357,7 +357,7 @@ impl Stats {
                 .into_iter()
                 .map(|(members, _, row)| row_json(members, row))
                 .collect();
-            top.insert(g.name.into(), Json::Array(rows));
+            top.insert(g.by.key().into(), Json::Array(rows));
         }
         Json::Object(top)
     }
@@ -385,7 +385,7 @@ impl Stats {
         for g in self
             .groups(cat, names)
             .into_iter()
-            .filter(|g| by_api || g.name != "by_api")
+            .filter(|g| by_api || g.by != By::Api)
         {
             out.push('\n');
             let left = g.heads.len();
@@ -421,8 +421,31 @@ fn topic_order(t: &Topic) -> (u8, &[u8]) {
 }
 
 /// One grouping's rows: the JSON members and table cells of each key.
+/// What a group's rows are per.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum By {
+    Api,
+    Client,
+    Conn,
+    Broker,
+    Topic,
+}
+
+impl By {
+    /// The group's key in the JSON object.
+    fn key(self) -> &'static str {
+        match self {
+            By::Api => "by_api",
+            By::Client => "by_client",
+            By::Conn => "by_conn",
+            By::Broker => "by_broker",
+            By::Topic => "by_topic",
+        }
+    }
+}
+
 struct Group<'s> {
-    name: &'static str,
+    by: By,
     heads: &'static [&'static str],
     rows: Vec<Keyed<'s>>,
 }

@@ -93,6 +93,8 @@ fn flatten(frame: &Frame) -> Vec<Flat> {
         struct_path: &str,
         out: &mut Vec<Flat>,
     ) {
+        // Elements are numbered by their place among the array's elements (after its length).
+        let mut element = 0usize;
         for (i, c) in node.children.iter().enumerate() {
             let name = match (at.is_empty(), c.role, c.region) {
                 (true, Role::Structure, Region::Frame) => "frame",
@@ -108,11 +110,12 @@ fn flatten(frame: &Frame) -> Vec<Flat> {
             };
             // Array elements are `Topics[0]`, not `Topics.WriteStateData[0]`.
             let in_array = c.role == Role::Element && matches!(node.value, Value::Array(_));
-            let index = in_array
-                .then(|| c.name.rfind('[').map(|i| &c.name[i..]))
-                .flatten();
+            let index = in_array.then(|| {
+                element += 1;
+                element - 1
+            });
             let p = match index {
-                Some(ix) => format!("{base}{ix}"),
+                Some(ix) => format!("{base}[{ix}]"),
                 None if base.is_empty() => name.to_string(),
                 None => format!("{base}.{name}"),
             };
@@ -320,6 +323,13 @@ mod tests {
         assert_eq!(find("header.request_api_version").mark, Mark::Changed);
         assert_eq!(find("header.tagged_fields").mark, Mark::Added);
         assert_eq!(find("body.Topics.length").mark, Mark::Changed);
+        // Elements by their place in the array, whatever their nodes are named.
+        let elements: Vec<&str> = al
+            .iter()
+            .map(|x| x.path.as_str())
+            .filter(|p| p.starts_with("body.Topics["))
+            .collect();
+        assert!(elements.contains(&"body.Topics[0]"), "{elements:?}");
         let marks = byte_marks(&al, Side::B, b.bytes.len());
         assert_eq!(
             marks[4..6],
