@@ -15,7 +15,7 @@ use common::batches::{
 use common::random_body::{random_body, Rng};
 use kwire::analysis::check::check_frames;
 use kwire::capture::{for_each_captured, CaptureOptions, Captured};
-use kwire::decode::{decode_frame, DecodeOptions, Direction};
+use kwire::decode::{decode_frame, decode_frame_reusing, DecodeOptions, Direction, Frame};
 use kwire::encode::example::smallest_struct;
 use kwire::encode::frame::message_spec;
 use kwire::encode::{encode_frame, example_header, FrameSpec};
@@ -27,18 +27,31 @@ type As = (Direction, Option<i16>, Option<i16>);
 const REQUEST: As = (Direction::Request, None, None);
 const FETCH_V4: As = (Direction::Response, Some(1), Some(4));
 
-/// The error and the findings of `bytes` read `read`, whole or for findings only.
-fn findings(cat: &Catalogue, bytes: &[u8], (d, key, v): As, findings_only: bool) -> String {
-    let opts = DecodeOptions {
+fn options((d, key, v): As, findings_only: bool) -> DecodeOptions {
+    DecodeOptions {
         direction: Some(d),
         api_key: key,
         api_version: v,
         findings_only,
         ..Default::default()
-    };
-    let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+    }
+}
+
+/// The error and the findings of `bytes` read `read`, whole or for findings only.
+fn findings(cat: &Catalogue, bytes: &[u8], read: As, findings_only: bool) -> String {
+    let frame = decode_frame(
+        cat,
+        Bytes::copy_from_slice(bytes),
+        0,
+        &options(read, findings_only),
+    );
+    said(&frame)
+}
+
+/// A decoded frame's error, API and findings, as `check` lists them.
+fn said(frame: &Frame) -> String {
     let mut found = Vec::new();
-    check_frames(std::slice::from_ref(&frame), &mut found);
+    check_frames(std::slice::from_ref(frame), &mut found);
     let found: Vec<String> = found
         .iter()
         .map(|f| format!("{} @{:?} {}", f.rule.id(), f.offset, f.message))
@@ -173,6 +186,45 @@ fn every_frame_of_the_shipped_captures_and_damaged_copies() {
         "{} with findings",
         tally.with_findings
     );
+}
+
+/// `check` reads a capture's frames one after another into one frame and
+/// tape (`decode_frame_reusing`): nothing of a frame is left for the next,
+/// damaged frames and frames cut before their size among them.
+#[test]
+fn frames_read_one_after_another_into_one_frame_find_what_each_alone_finds() {
+    let cat = Catalogue::builtin();
+    let mut rng = Rng::new(19);
+    let mut kept: Option<Frame> = None;
+    let mut compared = 0;
+    for path in walk(std::path::Path::new("samples/captures")) {
+        let data = std::fs::read(&path).unwrap();
+        let mut frames = Vec::new();
+        let _ = for_each_captured(cat, &data[..], &CaptureOptions::default(), |c| {
+            if let Captured::Frame(f) = c {
+                frames.push(f);
+            }
+            true
+        });
+        for f in frames {
+            let read = (f.direction, f.api_key, f.api_version);
+            let mut bytes = f.bytes.to_vec();
+            match rng.below(8) {
+                0 if bytes.len() > 4 => {
+                    let at = 4 + rng.below(bytes.len() as u64 - 4) as usize;
+                    bytes[at] = rng.next() as u8;
+                }
+                1 => bytes.truncate(rng.below(4) as usize),
+                _ => {}
+            }
+            let opts = options(read, true);
+            let alone = findings(cat, &bytes, read, true);
+            let reused = decode_frame_reusing(cat, Bytes::from(bytes), &opts, &mut kept);
+            assert_eq!(said(reused), alone, "{} frame {}", path.display(), f.index);
+            compared += 1;
+        }
+    }
+    assert!(compared > 900, "{compared} frames");
 }
 
 #[test]

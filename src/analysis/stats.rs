@@ -420,7 +420,6 @@ fn topic_order(t: &Topic) -> (u8, &[u8]) {
     }
 }
 
-/// One grouping's rows: the JSON members and table cells of each key.
 /// What a group's rows are per.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum By {
@@ -444,6 +443,7 @@ impl By {
     }
 }
 
+/// One grouping's rows: the JSON members and table cells of each key.
 struct Group<'s> {
     by: By,
     heads: &'static [&'static str],

@@ -204,10 +204,14 @@ pub fn decode_frame_reusing<'f>(
     opts: &DecodeOptions,
     frame: &'f mut Option<Frame>,
 ) -> &'f Frame {
-    let keep = frame
-        .as_ref()
-        .and_then(|f| f.values.as_ref())
-        .is_some_and(|v| v.slots.capacity() <= KEEP_SLOTS);
+    // A frame whose size prefix could not be read put a node on its root
+    // and left the tape unfilled: it is not kept.
+    let keep = frame.as_ref().is_some_and(|f| {
+        f.root.children.is_empty()
+            && f.values
+                .as_ref()
+                .is_some_and(|v| v.slots.capacity() <= KEEP_SLOTS)
+    });
     if !keep {
         *frame = None;
     }
