@@ -14,7 +14,7 @@ use common::batches::{
 };
 use common::random_body::{random_body, Rng};
 use kwire::analysis::check::check_frames;
-use kwire::capture::{for_each_captured, CaptureOptions, Captured};
+use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
 use kwire::decode::{decode_frame, decode_frame_reusing, DecodeOptions, Direction, Frame};
 use kwire::encode::example::smallest_struct;
 use kwire::encode::frame::message_spec;
@@ -155,30 +155,16 @@ fn every_frame_of_the_shipped_captures_and_damaged_copies() {
     let mut tally = Tally::default();
     let mut rng = Rng::new(13);
     let mut seen = std::collections::HashSet::new();
-    let mut files: Vec<_> = walk(std::path::Path::new("samples/captures"));
-    files.sort();
-    assert!(files.len() >= 20, "{} captures", files.len());
-    for path in files {
-        let data = std::fs::read(&path).unwrap();
-        let mut frames = Vec::new();
-        // A capture that is not a capture (a key log) hands on nothing.
-        let _ = for_each_captured(cat, &data[..], &CaptureOptions::default(), |c| {
-            if let Captured::Frame(f) = c {
-                frames.push(f);
-            }
-            true
-        });
-        for f in frames {
-            let read = (f.direction, f.api_key, f.api_version);
-            let what = format!("{} frame {}", path.display(), f.index);
-            // Each kind of message once damaged: the captures repeat a few.
-            let kind = (f.direction == Direction::Request, f.api_key, f.api_version);
-            let copies = match seen.insert(kind) && f.api_key.is_some() {
-                true => 40,
-                false => 0,
-            };
-            tally.alike_damaged(cat, &what, &f.bytes, read, &mut rng, copies);
-        }
+    for (path, f) in shipped_frames(cat) {
+        let read = (f.direction, f.api_key, f.api_version);
+        let what = format!("{} frame {}", path.display(), f.index);
+        // Each kind of message once damaged: the captures repeat a few.
+        let kind = (f.direction == Direction::Request, f.api_key, f.api_version);
+        let copies = match seen.insert(kind) && f.api_key.is_some() {
+            true => 40,
+            false => 0,
+        };
+        tally.alike_damaged(cat, &what, &f.bytes, read, &mut rng, copies);
     }
     assert!(tally.frames > 3_000, "{} frames", tally.frames);
     assert!(
@@ -197,32 +183,22 @@ fn frames_read_one_after_another_into_one_frame_find_what_each_alone_finds() {
     let mut rng = Rng::new(19);
     let mut kept: Option<Frame> = None;
     let mut compared = 0;
-    for path in walk(std::path::Path::new("samples/captures")) {
-        let data = std::fs::read(&path).unwrap();
-        let mut frames = Vec::new();
-        let _ = for_each_captured(cat, &data[..], &CaptureOptions::default(), |c| {
-            if let Captured::Frame(f) = c {
-                frames.push(f);
+    for (path, f) in shipped_frames(cat) {
+        let read = (f.direction, f.api_key, f.api_version);
+        let mut bytes = f.bytes.to_vec();
+        match rng.below(8) {
+            0 if bytes.len() > 4 => {
+                let at = 4 + rng.below(bytes.len() as u64 - 4) as usize;
+                bytes[at] = rng.next() as u8;
             }
-            true
-        });
-        for f in frames {
-            let read = (f.direction, f.api_key, f.api_version);
-            let mut bytes = f.bytes.to_vec();
-            match rng.below(8) {
-                0 if bytes.len() > 4 => {
-                    let at = 4 + rng.below(bytes.len() as u64 - 4) as usize;
-                    bytes[at] = rng.next() as u8;
-                }
-                1 => bytes.truncate(rng.below(4) as usize),
-                _ => {}
-            }
-            let opts = options(read, true);
-            let alone = findings(cat, &bytes, read, true);
-            let reused = decode_frame_reusing(cat, Bytes::from(bytes), &opts, &mut kept);
-            assert_eq!(said(reused), alone, "{} frame {}", path.display(), f.index);
-            compared += 1;
+            1 => bytes.truncate(rng.below(4) as usize),
+            _ => {}
         }
+        let opts = options(read, true);
+        let alone = findings(cat, &bytes, read, true);
+        let reused = decode_frame_reusing(cat, Bytes::from(bytes), &opts, &mut kept);
+        assert_eq!(said(reused), alone, "{} frame {}", path.display(), f.index);
+        compared += 1;
     }
     assert!(compared > 900, "{compared} frames");
 }
@@ -334,6 +310,25 @@ fn every_kind_of_record_batch_and_damaged_copies() {
         "{} with findings",
         tally.with_findings
     );
+}
+
+/// Every frame of every shipped capture (a capture that holds no Kafka, a
+/// key log or an encrypted one, hands on none), with the file it is from.
+fn shipped_frames(cat: &Catalogue) -> Vec<(std::path::PathBuf, CapturedFrame)> {
+    let mut files = walk(std::path::Path::new("samples/captures"));
+    files.sort();
+    assert!(files.len() >= 20, "{} captures", files.len());
+    let mut out = Vec::new();
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let _ = for_each_captured(cat, &data[..], &CaptureOptions::default(), |c| {
+            if let Captured::Frame(f) = c {
+                out.push((path.clone(), f));
+            }
+            true
+        });
+    }
+    out
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
