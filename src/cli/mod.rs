@@ -148,7 +148,7 @@ pub enum Command {
     Export(export_cmd::ExportArgs),
     /// Every client: software, connections, API versions used, what the brokers advertised and what a release no longer serves.
     Inventory(inventory_cmd::InventoryArgs),
-    /// One self-contained HTML page of a capture: stats, latency histograms, timelines, inventory, errors and every frame's annotated view.
+    /// One self-contained HTML page of a capture, as an incident report: what is wrong, one timeline, latency per API, stats, inventory, errors, exchanges and a frame viewer.
     Report(report_cmd::ReportArgs),
     /// Every frame of a capture (or file of frames) checked against the protocol: one finding per problem, exit 3 on errors.
     Check(check_cmd::CheckArgs),

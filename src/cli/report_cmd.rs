@@ -1,6 +1,7 @@
-//! `kwire report CAPTURE --out report.html`: one self-contained page with the
-//! stats, latency histograms, timelines, the inventory, the error responses
-//! and every selected frame with its annotated view.
+//! `kwire report CAPTURE --out report.html`: one self-contained page that
+//! leads with what is wrong (see `render::report`); this reads the capture
+//! for the exchanges' facts, the inventory, the frames to embed and the
+//! findings.
 
 use super::exit;
 use super::filter_args::FilterArgs;
@@ -10,7 +11,7 @@ use kwire::analysis::inventory::{self, Inventory};
 use kwire::analysis::report::{collect, for_each_frame_of};
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::docs::Figure;
-use kwire::render::report::{page, view, Views, MAX_VIEWS, MAX_VIEW_BYTES};
+use kwire::render::report::{page, FrameData, Title, MAX_VIEW_BYTES};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,6 +35,39 @@ pub struct ReportArgs {
     pub filter: FilterArgs,
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
+}
+
+/// What the frame viewer says above a frame.
+struct FrameHeading {
+    api: Option<(i16, i16)>,
+    dir: Direction,
+    conn: usize,
+    bytes: usize,
+    /// The frame's request or response.
+    other: Option<usize>,
+}
+
+impl FrameHeading {
+    fn text(&self, cat: &Catalogue, index: usize) -> String {
+        let api = match self.api {
+            Some((k, v)) => format!(
+                "{} v{v}",
+                cat.api_name(k).map_or_else(|| format!("api {k}"), sanitize)
+            ),
+            None => "(no request)".into(),
+        };
+        let other = match (self.other, self.dir) {
+            (Some(o), Direction::Request) => format!(" (its response: frame {o})"),
+            (Some(o), Direction::Response) => format!(" (its request: frame {o})"),
+            _ => String::new(),
+        };
+        format!(
+            "Frame {index}: {api} {} on connection {}, {} bytes{other}",
+            self.dir.as_str(),
+            self.conn,
+            self.bytes
+        )
+    }
 }
 
 /// The capture, opened afresh for each pass.
@@ -100,29 +134,35 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         Ok(i) => Inventory::new(cat, Catalogue::builtin(), &i.facts, &i.names, None),
         Err(e) => return fail(e),
     };
-    // The frames of the exchanges kept, the first MAX_VIEWS of them decoded.
-    let mut all: Vec<(usize, usize)> = c
-        .exchanges
-        .iter()
-        .flat_map(|e| [e.request, e.response])
-        .flatten()
-        .map(|f| (f.index, f.bytes))
-        .collect();
-    all.sort_unstable();
-    let beyond_limit = all.len().saturating_sub(MAX_VIEWS);
-    let too_large: Vec<usize> = all
-        .iter()
-        .take(MAX_VIEWS)
-        .filter(|f| f.1 > MAX_VIEW_BYTES)
-        .map(|f| f.0)
-        .collect();
+    // The frames of the exchanges kept, in capture order, embedded for the
+    // frame viewer until the page's frame data is full.
+    let mut all: BTreeMap<usize, FrameHeading> = BTreeMap::new();
+    for e in &c.exchanges {
+        for (f, dir, other) in [
+            (e.request, Direction::Request, e.response),
+            (e.response, Direction::Response, e.request),
+        ] {
+            if let Some(f) = f {
+                all.insert(
+                    f.index,
+                    FrameHeading {
+                        api: e.api,
+                        dir,
+                        conn: e.conn,
+                        bytes: f.bytes,
+                        other: other.map(|o| o.index),
+                    },
+                );
+            }
+        }
+    }
+    let mut frames = FrameData::default();
+    frames.too_large = all.values().filter(|h| h.bytes > MAX_VIEW_BYTES).count();
     let wanted: BTreeSet<usize> = all
         .iter()
-        .take(MAX_VIEWS)
-        .filter(|f| f.1 <= MAX_VIEW_BYTES)
-        .map(|f| f.0)
+        .filter(|(_, h)| h.bytes <= MAX_VIEW_BYTES)
+        .map(|(&i, _)| i)
         .collect();
-    let mut html = BTreeMap::new();
     if !wanted.is_empty() {
         let input = match source.open() {
             Ok(i) => i,
@@ -133,6 +173,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
             ..Default::default()
         };
         let read = for_each_frame_of(cat, input, &opts, &wanted, |f| {
+            if frames.full() {
+                frames.over_budget += 1;
+                return;
+            }
             let mut o = DecodeOptions {
                 direction: Some(f.direction),
                 ..base.clone()
@@ -154,17 +198,15 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
                 error: frame.error.map(|e| e.to_string()),
                 links: Vec::new(),
             };
-            html.insert(f.index, view(&figure, &format!("v{}", f.index)));
+            let heading = all
+                .get(&f.index)
+                .map_or_else(|| format!("Frame {}", f.index), |h| h.text(cat, f.index));
+            frames.add(f.index, &heading, &figure);
         });
         if let Err(e) = read {
             return fail(e);
         }
     }
-    let views = Views {
-        html,
-        too_large,
-        beyond_limit,
-    };
     // What went wrong leads the page: the whole capture checked, as `kwire check` does.
     let input = match source.open() {
         Ok(i) => i,
@@ -178,24 +220,23 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let text = page(
-        cat,
-        &args.file,
-        &checked,
-        &c,
-        &inv,
-        &views,
-        &args.filter.describe(),
-    );
-    if let Err(e) = std::fs::write(&args.out, text) {
+    let embedded = frames.len();
+    let filter_text = args.filter.describe();
+    let title = Title {
+        capture: &args.file,
+        filter: &filter_text,
+    };
+    let text = page(cat, &title, &checked, &c, &inv, frames);
+    if let Err(e) = std::fs::write(&args.out, &text) {
         kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.out.display().to_string()));
         return exit::FAILURE;
     }
     kwire::stderr_line!(
-        "kwire: wrote {} ({} exchanges, {} frame views)",
+        "kwire: wrote {} ({} exchanges, {} frames embedded, {} KiB)",
         sanitize(&args.out.display().to_string()),
         c.exchanges.len(),
-        views.html.len()
+        embedded,
+        text.len() >> 10
     );
     super::filter_args::Reported {
         reading: &c.reading,

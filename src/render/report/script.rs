@@ -1,0 +1,71 @@
+//! The report's script (after the pages' grid-and-tree linking script): it
+//! draws the timeline from its data and redraws it zoomed, and fills the
+//! frame viewer from the embedded frame data when a `#frame-N` link opens a
+//! frame. When it has drawn the page it sets `data-ready-ms` on the body
+//! (milliseconds since the page started loading): the browser test reads it.
+
+pub const SCRIPT: &str = r##"
+(()=>{const box=document.getElementById('tl'),src=document.getElementById('tl-data');if(!box||!src)return;
+const D=JSON.parse(src.textContent),NS='http://www.w3.org/2000/svg',L=D.lanes.length,LH=L>40?11:18,LW=260,AX=26;
+const W=Math.max(900,box.clientWidth-4),PW=W-LW-12,H=AX+L*LH+4,full=Math.max(D.span_ms,0.001);let v0=0,v1=full;
+const fmt=ms=>ms<0.01?(ms*1000).toFixed(0)+' µs':ms<1?ms.toFixed(2)+' ms':ms<999.95?ms.toFixed(1)+' ms':(ms/1000).toFixed(1)+' s';
+const nice=r=>{const p=Math.pow(10,Math.floor(Math.log10(r))),f=r/p;return(f<1.5?1:f<3.5?2:f<7.5?5:10)*p};
+const dec=x=>Math.max(0,-Math.floor(Math.log10(x)+1e-9));
+const label=(t,s)=>s>=1000?'+'+(t/1000).toFixed(dec(s/1000))+' s':s>=1?'+'+t.toFixed(dec(s))+' ms':'+'+(t*1000).toFixed(dec(s*1000))+' µs';
+const el=(n,a,p)=>{const e=document.createElementNS(NS,n);for(const k in a)e.setAttribute(k,a[k]);if(p)p.appendChild(e);return e};
+const text=(n,a,p,s)=>{const e=el(n,a,p);e.textContent=s;return e};
+const draw=()=>{const svg=el('svg',{width:W,height:H,class:'timeline','aria-label':'timeline of every connection'}),x=t=>LW+(t-v0)/(v1-v0)*PW;
+D.lanes.forEach(([c,lab],i)=>{const y=AX+i*LH;if(i%2===0)el('rect',{x:0,y,width:W,height:LH,class:'lane'},svg);const fs=LH>12?11:9,most=Math.floor((LW-10)/(fs*0.6)),full='conn '+c+': '+lab,t=text('text',{x:4,y:y+LH-(LH>12?5:2),'font-size':fs},svg,full.length>most?full.slice(0,most-1)+'…':full);text('title',{},t,full)});
+const step=nice((v1-v0)/8);for(let t=Math.ceil(v0/step)*step;t<=v1+step*1e-6;t+=step){const xt=x(t);el('line',{x1:xt,y1:AX-6,x2:xt,y2:H,stroke:'#e0e0e0'},svg);text('text',{x:xt,y:AX-10,'text-anchor':xt>W-40?'end':'middle',class:'tick'},svg,label(t,step))}
+const open=[],shown=[],flush=l=>{const b=open[l];if(!b)return;open[l]=null;const y=AX+b.l*LH+2,h=LH-4,api=b.a>=0?D.apis[b.a]:['(no request)','#999'],w=Math.max(1.5,b.xb-b.xa);
+const r=el('rect',{x:b.xa,y,width:w,height:h,fill:b.k===2?'#fff':api[1],class:'bar','data-i':shown.length},svg);
+if(b.k===1||b.k===2){r.setAttribute('stroke','#c62828');r.setAttribute('stroke-width',b.k===1?2:1.5);if(b.k===2)r.setAttribute('stroke-dasharray','3 2')}
+if(h>=10&&w>api[0].length*6+8)text('text',{x:b.xa+3,y:y+h-3,'font-size':10,'pointer-events':'none'},svg,api[0]);shown.push(b)};
+let n=0;for(const[l,s,e,a,k,f,err]of D.bars){if(e<v0||s>v1)continue;n++;const xa=Math.max(LW,x(s)),xb=Math.min(LW+PW,x(e)),b=open[l];
+if(b&&b.a===a&&b.k===k&&xa<=b.xb+1&&(b.err||'')===(err||'')){b.xb=Math.max(b.xb,xb);b.e=Math.max(b.e,e);b.n++;continue}
+flush(l);open[l]={l,s,e,a,k,f,err,xa,xb,n:1}}
+for(let l=0;l<L;l++)flush(l);
+box.replaceChildren(svg);svg.dataset.bars=n;svg.dataset.marks=shown.length;document.getElementById('tl-range').textContent='+'+fmt(v0)+' to +'+fmt(v1)+', '+n+' exchanges drawn';
+const tip=document.getElementById('tl-tip'),mark=ev=>{const i=ev.target.dataset&&ev.target.dataset.i;return i===undefined?null:shown[+i]};
+svg.addEventListener('mouseover',ev=>{const b=mark(ev);if(!b){tip.hidden=true;return}const api=b.a>=0?D.apis[b.a][0]:'(no request)';
+tip.textContent=(b.n>1?b.n+' exchanges, '+api+' from +'+fmt(b.s)+' to +'+fmt(b.e):api+' at +'+fmt(b.s)+' · '+(b.k===2?'never answered (waited '+fmt(b.e-b.s)+')':b.k===3?'a response without its request':fmt(b.e-b.s)))+' · conn '+D.lanes[b.l][0]+(b.err?' · '+b.err:'')+' · click: frame '+b.f;
+tip.style.left=(ev.clientX+12)+'px';tip.style.top=(ev.clientY+12)+'px';tip.hidden=false});
+svg.addEventListener('mouseout',()=>{tip.hidden=true});
+svg.addEventListener('click',ev=>{const b=mark(ev);if(b)location.hash='#frame-'+b.f});
+let from=null,sel=null;const at=ev=>ev.clientX-svg.getBoundingClientRect().left;
+svg.addEventListener('mousedown',ev=>{const px=at(ev);if(px<LW)return;from=px;sel=el('rect',{x:px,y:0,width:0,height:H,class:'sel'},svg);ev.preventDefault()});
+svg.addEventListener('mousemove',ev=>{if(from===null)return;const px=Math.min(Math.max(at(ev),LW),LW+PW);sel.setAttribute('x',Math.min(px,from));sel.setAttribute('width',Math.abs(px-from))});
+svg.addEventListener('mouseup',ev=>{if(from===null)return;const px=Math.min(Math.max(at(ev),LW),LW+PW),a=Math.min(px,from),b=Math.max(px,from);from=null;
+if(b-a>4){const t=p=>v0+(p-LW)/PW*(v1-v0);[v0,v1]=[t(a),t(b)];draw()}else sel.remove()});
+svg.addEventListener('dblclick',()=>{v0=0;v1=full;draw()})};
+const zoom=f=>{const m=(v0+v1)/2,r=Math.min(full,(v1-v0)*f)/2;v0=Math.max(0,m-r);v1=Math.min(full,v0+2*r);v0=Math.max(0,v1-2*r);draw()};
+for(const b of document.querySelectorAll('[data-zoom]'))b.addEventListener('click',()=>{const z=b.dataset.zoom;if(z==='reset'){v0=0;v1=full;draw()}else zoom(z==='in'?0.5:2)});
+draw()})();
+(()=>{const v=document.getElementById('viewer');if(!v)return;const where={},order=[],cache=new Map();let cur=null;
+for(const e of document.querySelectorAll('pre.fd'))for(const n of e.dataset.frames.split(','))if(n!==''){where[n]=e;order.push(+n)}
+order.sort((a,b)=>a-b);
+const h=s=>String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
+const chunk=e=>{if(!cache.has(e)){const bin=Uint8Array.from(atob(e.textContent),c=>c.charCodeAt(0));
+cache.set(e,new Response(new Blob([bin]).stream().pipeThrough(new DecompressionStream('gzip'))).json())}return cache.get(e)};
+const figure=(n,[head,cap,err,hex,lines])=>{const id='v'+n,len=hex.length/2,own=new Int32Array(len).fill(-1);
+lines.forEach((l,i)=>{if(l[5]&1)return;for(let b=l[2];b<Math.min(len,l[2]+l[3]);b++)own[b]=i});
+let s='<section id=frame-'+n+'><h3>'+h(head)+'</h3><figure id='+id+'><figcaption>'+h(cap)+'</figcaption>';if(err)s+='<p class=err>'+h(err)+'</p>';
+if(len){s+='<div class=fig><table class=grid><caption>byte layout ('+len+' bytes, 16 bytes per row)</caption><tr><th></th>';
+for(let c=0;c<16;c++)s+='<th>'+c.toString(16).toUpperCase()+'</th>';s+='</tr>';
+for(let r=0;r<len;r+=16){s+='<tr><th>'+r.toString(16).padStart(4,'0')+'</th>';for(let b=r;b<Math.min(len,r+16);b++){const o=own[b],x=hex.substr(2*b,2);
+s+=o<0?'<td data-offset='+b+'>'+x+'</td>':'<td class=g'+lines[o][4]+' data-offset='+b+' data-n='+o+'>'+x+'</td>'}s+='</tr>'}
+s+='</table><div class=tree><div class=th>object tree</div>';
+lines.forEach((l,i)=>{s+='<div id='+id+'n'+i+' class=n data-offset='+l[2]+' data-len='+l[3]+(l[5]&1?' data-d':'')+(l[6]?' title="'+h(l[6])+'"':'')+'><span class=p>'+h(l[0])+'</span>'+h(l[1])+'</div>'});
+s+='</div></div>'}return s+'</figure></section>'};
+const open=async n=>{cur=n;const e=where[n];
+if(!e){v.innerHTML='<p class=note>Frame '+n+' is not embedded in this report: <code>kwire capture '+h(v.dataset.file)+' --frame '+n+'</code> shows it.</p>';v.scrollIntoView();return}
+v.innerHTML='<p class=note>Opening frame '+n+'…</p>';
+try{const d=await chunk(e);if(cur!==n)return;v.innerHTML=figure(n,d[n])}catch(x){v.innerHTML='<p class=err>This browser could not inflate the frame data: '+h(x)+'</p>'}v.scrollIntoView()};
+const fromHash=()=>{const m=/^#frame-(\d+)$/.exec(location.hash);if(m)open(+m[1])};
+addEventListener('hashchange',fromHash);
+document.addEventListener('click',ev=>{const a=ev.target.closest('a[href^="#frame-"]');if(a&&a.getAttribute('href')===location.hash){ev.preventDefault();fromHash()}});
+const go=d=>{if(!order.length)return;let n;if(cur===null)n=order[0];else if(d>0)n=order.find(x=>x>cur);else n=[...order].reverse().find(x=>x<cur);if(n!==undefined)location.hash='#frame-'+n};
+document.getElementById('next-frame').addEventListener('click',()=>go(1));document.getElementById('prev-frame').addEventListener('click',()=>go(-1));
+fromHash()})();
+document.body.dataset.readyMs=Math.round(performance.now());
+"##;
