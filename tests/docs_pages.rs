@@ -1132,7 +1132,7 @@ fn record_batch_page_shows_every_record_format() {
 #[test]
 fn error_code_page_lists_every_code() {
     let cat = Catalogue::builtin();
-    let page = kwire::docs::errors_page::errors_page(cat);
+    let page = kwire::docs::errors_page::errors_page(cat, None);
     let html = render(&page, PageFormat::Html);
     let ids = ids_of(&html);
     for &(code, name) in kwire::protocol::error_codes::ERROR_CODES {

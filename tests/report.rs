@@ -190,6 +190,12 @@ fn check_page(capture: &str) {
 
 /// The text of the hidden `<pre … id=ID>` or `<pre … class=fd …>`, unescaped.
 fn unescape(s: &str) -> String {
+    let mut s = s.to_string();
+    while let Some(at) = s.find("&#x") {
+        let end = at + s[at..].find(';').unwrap();
+        let c = char::from_u32(u32::from_str_radix(&s[at + 3..end], 16).unwrap()).unwrap();
+        s.replace_range(at..=end, &c.to_string());
+    }
     s.replace("&quot;", "\"")
         .replace("&#39;", "'")
         .replace("&lt;", "<")
@@ -273,8 +279,8 @@ fn filters_select_as_stats_does() {
     assert_eq!(code, 1, "{err}");
 }
 
-#[test]
-fn hostile_client_ids_are_escaped() {
+/// Client ids and software names made to break out of HTML and terminals.
+fn hostile_capture(name: &str) -> common::exchanges::TempCapture {
     let evil = "<script>alert(1)</script>\u{1b}[31m\u{202e}\"&'";
     let mut t = Timeline::default();
     t.send(
@@ -318,11 +324,13 @@ fn hostile_client_ids_are_escaped() {
             json!({"ErrorCode": 35, "ApiKeys": []}),
         ),
     );
-    let path =
-        std::env::temp_dir().join(format!("kwire-report-hostile-{}.pcap", std::process::id()));
-    std::fs::write(&path, pcap_timed(Link::EthernetV4, &t.packets)).unwrap();
-    let (page, _) = report(path.to_str().unwrap(), "hostile", &[], 0);
-    let _ = std::fs::remove_file(&path);
+    common::exchanges::TempCapture::new(name, &pcap_timed(Link::EthernetV4, &t.packets))
+}
+
+#[test]
+fn hostile_client_ids_are_escaped() {
+    let cap = hostile_capture("report-hostile");
+    let (page, _) = report(cap.path(), "hostile", &[], 0);
     assert_eq!(
         page.matches("<script").count(),
         1,
@@ -374,7 +382,8 @@ fn what_is_wrong_comes_first_and_repeats_are_one_row() {
 
 /// 200 connections of 100 Metadata exchanges each, ~1 KB a request: 40,000
 /// frames, more than the page embeds.
-fn many_connections() -> common::exchanges::TempCapture {
+/// `name` tells apart the tests that run at once.
+fn many_connections(name: &str) -> common::exchanges::TempCapture {
     let topics: Vec<Value> = (0..40)
         .map(|i| json!({"Name": format!("orders-eu-west-{i:04}-x")}))
         .collect();
@@ -392,12 +401,12 @@ fn many_connections() -> common::exchanges::TempCapture {
             );
         }
     }
-    common::exchanges::TempCapture::new("report-many", &t.pcap())
+    common::exchanges::TempCapture::new(name, &t.pcap())
 }
 
 #[test]
 fn hundreds_of_connections_make_one_timeline_and_a_bounded_page() {
-    let cap = many_connections();
+    let cap = many_connections("report-many");
     let (page, path) = report(cap.path(), "many", &[], 0);
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size < 8 << 20, "{size} bytes");
@@ -439,8 +448,11 @@ fn browser() -> &'static str {
 
 /// The page's DOM after its script ran (and, with a budget, its timers and promises).
 fn dom(url: &str, virtual_ms: Option<u32>) -> String {
-    let mut cmd = std::process::Command::new(browser());
+    // A page that never finishes its script must fail the test, not hang it.
+    let mut cmd = std::process::Command::new("timeout");
     cmd.args([
+        "120",
+        browser(),
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
@@ -506,6 +518,36 @@ fn the_script_draws_the_timeline_and_opens_frames_in_headless_chromium() {
         opened.contains("data-offset=\"0\" data-n=\""),
         "grid cells linked to tree lines"
     );
+    // Zoomed in far past a microsecond, the chart stops at its smallest span
+    // and still draws labelled ticks (a page script clicks as a user would).
+    let zoomed = out.with_extension("zoomed.html");
+    std::fs::write(
+        &zoomed,
+        std::fs::read_to_string(&out).unwrap().replace(
+            "</body>",
+            "<script>for(let i=0;i<80;i++)document.querySelector('[data-zoom=in]').click();\
+             document.body.dataset.ticks=document.querySelectorAll('#tl .tick').length;</script></body>",
+        ),
+    )
+    .unwrap();
+    let drawn = dom(&format!("file://{}", zoomed.display()), None);
+    let ticks = attr(&drawn, "data-ticks");
+    assert!((2..=40).contains(&ticks), "{ticks} ticks");
+    assert!(drawn.contains(" µs</text>"), "ticks labelled in µs");
+    let _ = std::fs::remove_file(zoomed);
+    // Capture text drawn by the script is escaped too.
+    let cap = hostile_capture("report-hostile-drawn");
+    let (hostile, out) = report(cap.path(), "hostile-drawn", &[], 0);
+    let first = *frame_data(&hostile).keys().next().unwrap();
+    let url = format!("file://{}", out.display());
+    let opened = dom(&format!("{url}#frame-{first}"), Some(5000));
+    assert!(opened.contains(&format!("<figure id=\"v{first}\">")));
+    assert!(
+        opened.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "the id drawn, escaped"
+    );
+    assert!(!opened.contains("<img"));
+    assert_eq!(opened.matches("<script").count(), 1);
     // A frame the page does not hold says how to see it.
     let missing = dom(&format!("{url}#frame-999999"), Some(2000));
     assert!(missing.contains("Frame 999999 is not embedded in this report"));
@@ -515,7 +557,7 @@ fn the_script_draws_the_timeline_and_opens_frames_in_headless_chromium() {
 #[ignore = "needs chromium; bash .ci/run installs it and runs ignored tests"]
 fn a_page_of_40000_frames_is_drawn_in_under_two_seconds() {
     common::require_tools("the report's browser test", &[common::CHROMIUM]);
-    let cap = many_connections();
+    let cap = many_connections("report-many-drawn");
     let (_, out) = report(cap.path(), "many-drawn", &[], 0);
     // The best of three: the first run warms the browser's caches.
     let ready = (0..3)

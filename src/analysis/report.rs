@@ -149,13 +149,13 @@ pub fn collect<R: std::io::Read>(
 }
 
 /// Hand on the frames of a capture whose numbers are in `wanted`, in capture
-/// order; stops once every one was seen.
+/// order; stops once every one was seen, or when `each` returns `false`.
 pub fn for_each_frame_of<R: std::io::Read>(
     cat: &crate::schema::Catalogue,
     input: R,
     opts: &CaptureOptions,
     wanted: &BTreeSet<usize>,
-    mut each: impl FnMut(&CapturedFrame),
+    mut each: impl FnMut(&CapturedFrame) -> bool,
 ) -> Result<CaptureStats, String> {
     let mut left = wanted.len();
     for_each_captured(cat, input, opts, |c| {
@@ -165,7 +165,9 @@ pub fn for_each_frame_of<R: std::io::Read>(
         if let Captured::Frame(f) = c {
             if wanted.contains(&f.index) {
                 left -= 1;
-                each(&f);
+                if !each(&f) {
+                    left = 0;
+                }
             }
         }
         left > 0
@@ -249,7 +251,12 @@ impl Repeat {
             return Cadence::Once;
         }
         gaps.sort_by(f64::total_cmp);
-        let median = gaps[gaps.len() / 2];
+        let mid = gaps.len() / 2;
+        let median = if gaps.len().is_multiple_of(2) {
+            (gaps[mid - 1] + gaps[mid]) / 2.0
+        } else {
+            gaps[mid]
+        };
         let regular = gaps.len() >= 2
             && median > 0.0
             && gaps.iter().all(|g| (g - median).abs() <= median / 4.0);
@@ -306,7 +313,7 @@ mod tests {
         let groups = repeats(&list);
         let members: Vec<Vec<usize>> = groups.iter().map(|g| g.members.clone()).collect();
         assert_eq!(members, vec![vec![0, 2, 3], vec![1], vec![4]]);
-        assert_eq!(groups[0].cadence(&list), Cadence::Irregular(3.0));
+        assert_eq!(groups[0].cadence(&list), Cadence::Irregular(2.0));
         assert_eq!(groups[1].cadence(&list), Cadence::Once);
     }
 

@@ -127,7 +127,7 @@ fn find_page(
         return Ok(record_batch_page(cat));
     }
     if name.eq_ignore_ascii_case(errors_page::PATH) {
-        return Ok(errors_page(cat));
+        return Ok(errors_page(cat, release));
     }
     if name.eq_ignore_ascii_case(kwire::docs::export_page::PATH) {
         return Ok(kwire::docs::export_page::export_page());

@@ -174,8 +174,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
         };
         let read = for_each_frame_of(cat, input, &opts, &wanted, |f| {
             if frames.full() {
-                frames.over_budget += 1;
-                return;
+                return false;
             }
             let mut o = DecodeOptions {
                 direction: Some(f.direction),
@@ -201,11 +200,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
             let heading = all
                 .get(&f.index)
                 .map_or_else(|| format!("Frame {}", f.index), |h| h.text(cat, f.index));
-            frames.add(f.index, &heading, &figure);
+            frames.add(f.index, &heading, &figure)
         });
         if let Err(e) = read {
             return fail(e);
         }
+        frames.over_budget = wanted.len() - frames.len();
     }
     // What went wrong leads the page: the whole capture checked, as `kwire check` does.
     let input = match source.open() {

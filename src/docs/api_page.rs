@@ -7,8 +7,8 @@ use super::links::{REQUEST_HEADERS, RESPONSE_HEADERS};
 use super::schema_view::{row_paths, schema_blocks};
 use super::search::Entry;
 use super::{
-    anchor, change_lists, defs_loaded, page_versions, unique_stem, version_links, version_path,
-    Block, Figure, Page, Section,
+    anchor, change_lists_with, defs_loaded, page_versions, unique_stem, version_links,
+    version_path, Block, Figure, Page, Section,
 };
 use crate::decode::frame::compress_versions;
 use crate::decode::Direction;
@@ -56,10 +56,16 @@ impl<'c> ApiDocs<'c> {
             })
             .collect();
         let changes = |kind, versions: &[i16]| {
-            change_lists(history(
-                |v| cat.message(kind, key, v, release).cloned(),
-                versions,
-            ))
+            let notes = |v: i16| {
+                cat.message(kind, key, v, release)
+                    .and_then(|s| s.source_text.as_deref())
+                    .map(|text| super::version_notes(text, v))
+                    .unwrap_or_default()
+            };
+            change_lists_with(
+                history(|v| cat.message(kind, key, v, release).cloned(), versions),
+                &notes,
+            )
         };
         let default_version = default_version(cat, key, release);
         let stem = unique_stem(
@@ -82,6 +88,31 @@ impl<'c> ApiDocs<'c> {
             response_versions,
             unstable,
         })
+    }
+
+    /// The request versions each release removed: for each pair of
+    /// consecutive known releases, the versions the older defines and the
+    /// newer does not (Kafka 4.0 removed Produce v0-2).
+    pub fn removed_by_release(&self) -> Vec<(String, Vec<i16>)> {
+        let releases: Vec<&String> = self
+            .cat
+            .releases
+            .iter()
+            .filter(|r| r.as_str() != crate::schema::catalogue::LOADED_RELEASE)
+            .collect();
+        releases
+            .windows(2)
+            .filter_map(|w| {
+                let older = self
+                    .cat
+                    .versions(MessageKind::Request, self.key, Some(w[0]));
+                let newer = self
+                    .cat
+                    .versions(MessageKind::Request, self.key, Some(w[1]));
+                let gone: Vec<i16> = older.into_iter().filter(|v| !newer.contains(v)).collect();
+                (!gone.is_empty()).then(|| (w[1].clone(), gone))
+            })
+            .collect()
     }
 
     /// Where the default version's page (or a retired API's page) lives.
@@ -120,7 +151,11 @@ impl<'c> ApiDocs<'c> {
         let spec = self.cat.message(kind, self.key, v, self.release);
         let rows = spec.map(|s| row_paths(s, v)).unwrap_or_default();
         link_fields(&mut figure, prefix, &rows, Some(headers));
-        let mut blocks = vec![Block::Figure(Box::new(figure))];
+        let mut blocks = Vec::new();
+        if let Some(s) = spec {
+            blocks.push(Block::Grammar(super::grammar::grammar(s, &self.name, v)));
+        }
+        blocks.push(Block::Figure(Box::new(figure)));
         if spec.is_some_and(|s| s.plan(v).holds_records) {
             let mut gzip = frame_figure(
                 self.cat,

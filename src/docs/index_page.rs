@@ -24,6 +24,8 @@ pub struct ApiRow {
     pub sizes: Option<(usize, usize)>,
     /// How many versions, and which, have no page ([`super::page_versions`]).
     pub left_out: Option<(usize, String)>,
+    /// The versions each release removed: `4.0: v0-2`, `-` for none.
+    pub removed: String,
 }
 
 impl ApiRow {
@@ -45,8 +47,21 @@ impl ApiRow {
             default_version: docs.default_version,
             sizes,
             left_out: left_out(&docs.request_versions, &docs.page_versions),
+            removed: removed_text(&docs.removed_by_release()),
         }
     }
+}
+
+/// `4.0: v0-2; 4.1: v3`, or `-`.
+fn removed_text(removed: &[(String, Vec<i16>)]) -> String {
+    if removed.is_empty() {
+        return "-".into();
+    }
+    removed
+        .iter()
+        .map(|(release, v)| format!("{release}: v{}", compress_versions(v)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// One row of a record-type table.
@@ -79,50 +94,75 @@ impl RecordRow {
 /// `definitions` says which definitions the site shows ([`crate::render::page::site::definitions_shown`]).
 pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> Page {
     let opt = |v: Option<String>| Cell::text(v.unwrap_or_else(|| "-".into()));
-    let api_table = Table {
-        head: [
-            "key",
-            "API",
-            "versions",
-            "flexible",
-            "default",
-            "request bytes",
-            "response bytes",
+    let head: Vec<String> = [
+        "key",
+        "API",
+        "versions",
+        "removed by release",
+        "flexible",
+        "default",
+        "request bytes",
+        "response bytes",
+    ]
+    .map(String::from)
+    .to_vec();
+    let row = |a: &ApiRow| {
+        vec![
+            Cell::text(a.key.to_string()),
+            Cell::link(&a.name, &a.path),
+            Cell::text(&a.versions),
+            Cell::text(&a.removed),
+            Cell::text(&a.flexible),
+            opt(a.default_version.map(|v| format!("v{v}"))),
+            opt(a.sizes.map(|s| s.0.to_string())),
+            opt(a.sizes.map(|s| s.1.to_string())),
         ]
-        .map(String::from)
-        .to_vec(),
-        rows: apis
-            .iter()
-            .map(|a| {
-                vec![
-                    Cell::text(a.key.to_string()),
-                    Cell::link(&a.name, &a.path),
-                    Cell::text(&a.versions),
-                    Cell::text(&a.flexible),
-                    opt(a.default_version.map(|v| format!("v{v}"))),
-                    opt(a.sizes.map(|s| s.0.to_string())),
-                    opt(a.sizes.map(|s| s.1.to_string())),
-                ]
-            })
-            .collect(),
-        ..Default::default()
     };
+    // A section per role, in the roles' order; APIs by key within each.
+    let mut api_sections = Vec::new();
+    let names = super::roles::ROLES
+        .iter()
+        .map(|(name, _)| *name)
+        .chain([super::roles::OTHER]);
+    for (i, role) in names.enumerate() {
+        let rows: Vec<Vec<Cell>> = apis
+            .iter()
+            .filter(|a| super::roles::role_of(a.key) == role)
+            .map(row)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let mut blocks = Vec::new();
+        if api_sections.is_empty() {
+            blocks.push(Block::Para("The APIs by what they are for. Versions are every version some known release defines; \"removed by release\" names the versions a release no longer defines (its brokers answer them UNSUPPORTED_VERSION).".into()));
+        }
+        blocks.push(Block::Table(Table {
+            head: head.clone(),
+            rows,
+            ..Default::default()
+        }));
+        let section = Section::new(format!("APIs: {role}"), blocks);
+        api_sections.push(if i == 0 {
+            section.with_id("apis")
+        } else {
+            section
+        });
+    }
     let guides = Table {
         head: ["page", "what it shows"].map(String::from).to_vec(),
         rows: vec![
             vec![Cell::link("Encoding", encoding_page::PATH), Cell::text("every primitive type in bytes: numbers, varints, strings, arrays, structs, tagged fields, headers")],
             vec![Cell::link("Record batches", record_batch_page::PATH), Cell::text("RecordBatch v2, records and headers, compression, legacy message sets")],
-            vec![Cell::link("Error codes", errors_page::PATH), Cell::text("every error code and its name")],
+            vec![Cell::link("Error codes", errors_page::PATH), Cell::text("every error code: its name, whether a client may retry it, the versions before which an API cannot return it, and where each response carries one")],
             vec![Cell::link("Display filters", super::filters_page::PATH), Cell::text("the --filter language: facts, fields, operators, examples")],
             vec![Cell::link("Export tables", super::export_page::PATH), Cell::text("kwire export's tables for DuckDB and Spark: every column, its type and meaning")],
             vec![Cell::link("Search", search::PATH), Cell::text("every API, field, record type and error code by name")],
         ],
         ..Default::default()
     };
-    let mut sections = vec![
-        Section::new("Guides", vec![Block::Table(guides)]).with_id("guides"),
-        Section::new("APIs", vec![Block::Table(api_table)]).with_id("apis"),
-    ];
+    let mut sections = vec![Section::new("Guides", vec![Block::Table(guides)]).with_id("guides")];
+    sections.extend(api_sections);
     for kind in KINDS {
         let rows: Vec<Vec<Cell>> = records
             .iter()
@@ -191,4 +231,24 @@ fn capitalise(s: &str) -> String {
     c.next().map_or(String::new(), |f| {
         f.to_uppercase().collect::<String>() + c.as_str()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Catalogue;
+
+    #[test]
+    fn releases_that_removed_versions_are_named() {
+        let cat = Catalogue::builtin();
+        let removed = |key| {
+            let docs = ApiDocs::new(cat, None, key).expect("an API");
+            removed_text(&docs.removed_by_release())
+        };
+        // Kafka 4.0 dropped the oldest versions of many APIs (KIP-896).
+        assert_eq!(removed(0), "4.0: v0-2", "Produce");
+        assert_eq!(removed(1), "4.0: v0-3", "Fetch");
+        assert_eq!(removed(18), "-", "ApiVersions keeps every version");
+        assert_eq!(removed_text(&[]), "-");
+    }
 }

@@ -9,10 +9,12 @@ pub mod example_records;
 pub mod export_page;
 pub mod figure;
 pub mod filters_page;
+pub mod grammar;
 pub mod index_page;
 pub mod links;
 pub mod record_batch_page;
 pub mod record_page;
+pub mod roles;
 pub mod schema_view;
 pub mod search;
 
@@ -72,6 +74,8 @@ pub enum Block {
         title: String,
         text: String,
     },
+    /// A message version as a compact grammar ([`grammar::grammar`]).
+    Grammar(String),
     /// Labelled lists: a version and what it changed.
     Changes(Vec<(String, Vec<String>)>),
     /// The search box and the index it searches (the search page only).
@@ -355,6 +359,16 @@ pub const SWITCHER_NEIGHBOURS: usize = 5;
 /// Consecutive versions that change nothing share one entry (`v4-v8`), so
 /// the list grows with the changes, not with the number of versions.
 pub fn change_lists(history: Vec<(i16, Vec<Change>)>) -> Vec<(String, Vec<String>)> {
+    change_lists_with(history, &|_| Vec::new())
+}
+
+/// [`change_lists`], a run of versions without a layout change followed by
+/// what `notes` says of each of them (the definitions' own notes on a
+/// version, when they were loaded with `--defs`).
+pub fn change_lists_with(
+    history: Vec<(i16, Vec<Change>)>,
+    notes: &dyn Fn(i16) -> Vec<String>,
+) -> Vec<(String, Vec<String>)> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     let mut unchanged: Option<(i16, i16)> = None;
     let flush = |out: &mut Vec<(String, Vec<String>)>, run: Option<(i16, i16)>| {
@@ -364,7 +378,18 @@ pub fn change_lists(history: Vec<(i16, Vec<Change>)>) -> Vec<(String, Vec<String
             } else {
                 format!("v{from}-v{to}")
             };
-            out.push((label, vec!["no change in the layout".to_string()]));
+            let before = from
+                .checked_sub(1)
+                .map_or(String::new(), |b| format!(" as v{b}"));
+            let mut lines = vec![format!("the same layout{before}: the bump marks a change in behaviour (what the broker or the client does, or may send), not in the bytes")];
+            for v in from..=to {
+                for n in notes(v) {
+                    if !lines.contains(&n) {
+                        lines.push(n);
+                    }
+                }
+            }
+            out.push((label, lines));
         }
     };
     for (v, changes) in history {
@@ -436,4 +461,117 @@ pub fn version_links(
             }
         })
         .collect()
+}
+
+/// Where an API's default page lives, without reading its versions.
+pub fn api_path(cat: &crate::schema::Catalogue, key: i16) -> Option<String> {
+    let name = cat.api_name(key)?;
+    let stem = unique_stem(
+        (name, key),
+        cat.api_keys()
+            .into_iter()
+            .filter_map(|k| Some((cat.api_name(k)?, k))),
+    );
+    Some(format!("{}/{stem}", api_page::DIR))
+}
+
+/// The paragraphs of a definition file's comments that speak of `version`
+/// (`// Version 3 adds …`, `// Versions 4 and 5 are the same as 3.`): a
+/// paragraph whose first words are "Version" or "Versions" followed by a
+/// list of versions that includes `version` ([`versions_named`]).
+pub fn version_notes(source: &str, version: i16) -> Vec<String> {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in source.lines() {
+        let Some(text) = line.trim().strip_prefix("//") else {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+            continue;
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+        } else {
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(text);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    paragraphs
+        .into_iter()
+        .filter(|p| {
+            if !p.starts_with("Version") {
+                return false;
+            }
+            versions_named(p).contains(&version)
+        })
+        .map(|p| format!("upstream: {p}"))
+        .collect()
+}
+
+/// The versions a note's opening words name: `Version 5 and 6 are …` is 5
+/// and 6, `Versions 0-2 were …` 0 to 2; the list ends at the first other word.
+fn versions_named(paragraph: &str) -> Vec<i16> {
+    let mut out = Vec::new();
+    for word in paragraph.split_whitespace().skip(1) {
+        let word = word.trim_end_matches([',', ':', ';']);
+        let lower = word.to_ascii_lowercase();
+        if matches!(
+            lower.as_str(),
+            "and" | "to" | "through" | "version" | "versions" | ""
+        ) {
+            continue;
+        }
+        let range = word
+            .split_once('-')
+            .and_then(|(a, b)| Some((a.parse::<i16>().ok()?, b.parse::<i16>().ok()?)));
+        match (range, word.parse::<i16>()) {
+            (Some((a, b)), _) if a <= b && b - a < 100 => out.extend(a..=b),
+            (_, Ok(v)) => out.push(v),
+            _ => break,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod notes_tests {
+    use super::*;
+
+    #[test]
+    fn a_note_names_the_versions_it_opens_with() {
+        assert_eq!(
+            versions_named("Version 4 is the same as version 3"),
+            vec![4]
+        );
+        assert_eq!(
+            versions_named("Version 5 and 6 are the same as version 3."),
+            vec![5, 6]
+        );
+        assert_eq!(
+            versions_named("Versions 0-2 were removed in Apache Kafka 4.0, version 3 is"),
+            vec![0, 1, 2]
+        );
+        assert_eq!(
+            versions_named("Version 1 and version 2 are the same"),
+            vec![1, 2]
+        );
+        let src = "{\n  // Version 1 is the same as version 0.\n  //\n  // Version 2 adds\n  // a field.\n  \"name\": 1 }";
+        assert_eq!(
+            version_notes(src, 2),
+            vec!["upstream: Version 2 adds a field.".to_string()]
+        );
+        assert_eq!(
+            version_notes(src, 1),
+            vec!["upstream: Version 1 is the same as version 0.".to_string()]
+        );
+        assert!(version_notes(src, 3).is_empty());
+    }
 }

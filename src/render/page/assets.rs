@@ -23,7 +23,7 @@ table.grid th{color:#777;font-weight:400;padding:3px 4px}table.grid td{padding:3
 table.grid td.hi{outline:2px solid #d97706;outline-offset:-2px}table.grid td.cur{outline:2px solid #b91c1c;outline-offset:-2px}\
 .tree{position:relative;font:12px/1.5 ui-monospace,monospace;overflow:auto;max-height:70vh;flex:1;min-width:360px}\
 .tree .th{font:600 13px system-ui,sans-serif;margin-bottom:4px}.tree .n{white-space:pre}.tree .n.sel{background:#fde68a}.tree .p{color:#999}\
-pre.src{background:#f6f8fa;padding:10px;overflow:auto;font-size:12px;max-height:60vh}\
+pre.src,pre.grammar{background:#f6f8fa;padding:10px;overflow:auto;font-size:12px;max-height:60vh}pre.grammar{border-left:3px solid #4e79a7}\
 table.data{border-collapse:collapse;font-size:13px}table.data th,table.data td{border:1px solid #ddd;padding:3px 8px;text-align:left}\
 dl.changes dt{font-weight:600}dl.changes ul{margin:2px 0 8px;font:12px/1.5 ui-monospace,monospace}.err{color:#b91c1c}";
 

@@ -90,6 +90,14 @@ impl Writer<'_> {
             Block::Versions(links) => self.versions(links),
             Block::Figure(f) => self.figure(f),
             Block::Table(t) => self.table(t),
+            Block::Grammar(text) => {
+                let text: Vec<String> = text.split('\n').map(esc).collect();
+                let _ = writeln!(
+                    self.out,
+                    "<h3>Grammar</h3><pre class=grammar>{}</pre>",
+                    text.join("\n")
+                );
+            }
             Block::Code { title, text } => {
                 // Line by line: escaping keeps newlines raw so the text stays readable and small.
                 let text: Vec<String> = text.split('\n').map(esc).collect();

@@ -121,6 +121,11 @@ impl Writer<'_> {
             Block::Versions(links) => self.versions(links),
             Block::Figure(f) => self.figure(f),
             Block::Table(t) => self.table(t),
+            Block::Grammar(text) => {
+                let text: String = text.lines().map(|l| sanitize(l) + "\n").collect();
+                self.titled("Grammar");
+                self.code(&text, "text");
+            }
             Block::Code { title, text } => {
                 let text: String = text.lines().map(|l| sanitize(l) + "\n").collect();
                 self.titled(title);

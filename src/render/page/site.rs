@@ -105,7 +105,7 @@ pub fn for_each_page(
     entries.extend(fixed_entries());
     emit(encoding_page(cat))?;
     emit(record_batch_page(cat))?;
-    emit(errors_page(cat))?;
+    emit(errors_page(cat, release))?;
     emit(crate::docs::filters_page::filters_page())?;
     emit(crate::docs::export_page::export_page())?;
     emit(search_page(entries))?;

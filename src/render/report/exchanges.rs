@@ -42,8 +42,18 @@ fn outcome_text(c: &Collected, g: &Repeat) -> String {
                 _ => "-".into(),
             }
         }
-        Outcome::Unanswered { waited_us } => {
-            format!("never answered (waited {})", duration_us(waited_us))
+        Outcome::Unanswered { .. } => {
+            let longest = g
+                .members
+                .iter()
+                .filter_map(|&i| match c.exchanges[i].outcome {
+                    Outcome::Unanswered { waited_us } => Some(waited_us),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            let most = if g.members.len() > 1 { "at most " } else { "" };
+            format!("never answered (waited {most}{})", duration_us(longest))
         }
         Outcome::Unmatched => "response without its request".into(),
         Outcome::Pending => "-".into(),

@@ -24,6 +24,8 @@ use std::io::Write as _;
 
 /// Frames per gzipped chunk: opening a frame inflates its chunk only.
 pub const CHUNK_FRAMES: usize = 64;
+/// A chunk is sealed once its JSON reaches this size, however few its frames.
+pub const CHUNK_BYTES: usize = 256 << 10;
 /// Embedded frame data (base64 of the gzipped chunks) at most about this
 /// much; later frames are listed as not embedded. A chunk may pass it by
 /// its own size.
@@ -33,7 +35,8 @@ pub const MAX_FRAME_DATA: usize = 4 << 20;
 #[derive(Default)]
 pub struct FrameData {
     chunks: Vec<(Vec<usize>, String)>,
-    pending: serde_json::Map<String, Value>,
+    /// The chunk being filled: `"index":entry` pairs, comma-separated.
+    pending: String,
     pending_frames: Vec<usize>,
     embedded: BTreeSet<usize>,
     size: usize,
@@ -57,23 +60,25 @@ impl FrameData {
         self.embedded.is_empty()
     }
 
-    /// Whether more frames may be added.
+    /// Whether more frames may be added: the sealed chunks' size and the
+    /// pending chunk's JSON (before gzip, so an over-estimate) count.
     pub fn full(&self) -> bool {
-        self.size >= MAX_FRAME_DATA
+        self.size + self.pending.len() >= MAX_FRAME_DATA
     }
 
-    /// Add frame `index` with its heading; `false` (and counted) once the
-    /// data is full.
+    /// Add frame `index` with its heading; `false` once the data is full
+    /// (the caller counts what it could not add in [`Self::over_budget`]).
     pub fn add(&mut self, index: usize, heading: &str, figure: &Figure) -> bool {
         if self.full() {
-            self.over_budget += 1;
             return false;
         }
-        self.pending
-            .insert(index.to_string(), entry(heading, figure));
+        if !self.pending.is_empty() {
+            self.pending.push(',');
+        }
+        let _ = write!(self.pending, "\"{index}\":{}", entry(heading, figure));
         self.pending_frames.push(index);
         self.embedded.insert(index);
-        if self.pending_frames.len() >= CHUNK_FRAMES {
+        if self.pending_frames.len() >= CHUNK_FRAMES || self.pending.len() >= CHUNK_BYTES {
             self.seal();
         }
         true
@@ -83,7 +88,7 @@ impl FrameData {
         if self.pending_frames.is_empty() {
             return;
         }
-        let json = Value::Object(std::mem::take(&mut self.pending)).to_string();
+        let json = format!("{{{}}}", std::mem::take(&mut self.pending));
         let mut gz = GzEncoder::new(Vec::new(), Compression::default());
         // Writing into a Vec cannot fail.
         let _ = gz.write_all(json.as_bytes());

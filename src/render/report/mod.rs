@@ -184,7 +184,7 @@ fn headline(
                 |b| crate::text::escape::quote(&String::from_utf8_lossy(b)),
             );
             match cl.software.as_ref().and_then(|s| s.name.as_deref()) {
-                Some(n) => format!("{id} ({})", String::from_utf8_lossy(n)),
+                Some(n) => format!("{id} ({})", sanitize(&String::from_utf8_lossy(n))),
                 None => id,
             }
         })

@@ -7,7 +7,7 @@
 pub const SCRIPT: &str = r##"
 (()=>{const box=document.getElementById('tl'),src=document.getElementById('tl-data');if(!box||!src)return;
 const D=JSON.parse(src.textContent),NS='http://www.w3.org/2000/svg',L=D.lanes.length,LH=L>40?11:18,LW=260,AX=26;
-const W=Math.max(900,box.clientWidth-4),PW=W-LW-12,H=AX+L*LH+4,full=Math.max(D.span_ms,0.001);let v0=0,v1=full;
+const W=Math.max(900,box.clientWidth-4),PW=W-LW-12,H=AX+L*LH+4,full=Math.max(D.span_ms,0.001),MIN=Math.min(full,0.01);let v0=0,v1=full,dragged=false;
 const fmt=ms=>ms<0.01?(ms*1000).toFixed(0)+' µs':ms<1?ms.toFixed(2)+' ms':ms<999.95?ms.toFixed(1)+' ms':(ms/1000).toFixed(1)+' s';
 const nice=r=>{const p=Math.pow(10,Math.floor(Math.log10(r))),f=r/p;return(f<1.5?1:f<3.5?2:f<7.5?5:10)*p};
 const dec=x=>Math.max(0,-Math.floor(Math.log10(x)+1e-9));
@@ -16,7 +16,7 @@ const el=(n,a,p)=>{const e=document.createElementNS(NS,n);for(const k in a)e.set
 const text=(n,a,p,s)=>{const e=el(n,a,p);e.textContent=s;return e};
 const draw=()=>{const svg=el('svg',{width:W,height:H,class:'timeline','aria-label':'timeline of every connection'}),x=t=>LW+(t-v0)/(v1-v0)*PW;
 D.lanes.forEach(([c,lab],i)=>{const y=AX+i*LH;if(i%2===0)el('rect',{x:0,y,width:W,height:LH,class:'lane'},svg);const fs=LH>12?11:9,most=Math.floor((LW-10)/(fs*0.6)),full='conn '+c+': '+lab,t=text('text',{x:4,y:y+LH-(LH>12?5:2),'font-size':fs},svg,full.length>most?full.slice(0,most-1)+'…':full);text('title',{},t,full)});
-const step=nice((v1-v0)/8);for(let t=Math.ceil(v0/step)*step;t<=v1+step*1e-6;t+=step){const xt=x(t);el('line',{x1:xt,y1:AX-6,x2:xt,y2:H,stroke:'#e0e0e0'},svg);text('text',{x:xt,y:AX-10,'text-anchor':xt>W-40?'end':'middle',class:'tick'},svg,label(t,step))}
+const step=nice((v1-v0)/8);for(let i=Math.ceil(v0/step),k=0;i*step<=v1+step*1e-6&&k<40;i++,k++){const t=i*step,xt=x(t);el('line',{x1:xt,y1:AX-6,x2:xt,y2:H,stroke:'#e0e0e0'},svg);text('text',{x:xt,y:AX-10,'text-anchor':xt>W-40?'end':'middle',class:'tick'},svg,label(t,step))}
 const open=[],shown=[],flush=l=>{const b=open[l];if(!b)return;open[l]=null;const y=AX+b.l*LH+2,h=LH-4,api=b.a>=0?D.apis[b.a]:['(no request)','#999'],w=Math.max(1.5,b.xb-b.xa);
 const r=el('rect',{x:b.xa,y,width:w,height:h,fill:b.k===2?'#fff':api[1],class:'bar','data-i':shown.length},svg);
 if(b.k===1||b.k===2){r.setAttribute('stroke','#c62828');r.setAttribute('stroke-width',b.k===1?2:1.5);if(b.k===2)r.setAttribute('stroke-dasharray','3 2')}
@@ -31,14 +31,15 @@ svg.addEventListener('mouseover',ev=>{const b=mark(ev);if(!b){tip.hidden=true;re
 tip.textContent=(b.n>1?b.n+' exchanges, '+api+' from +'+fmt(b.s)+' to +'+fmt(b.e):api+' at +'+fmt(b.s)+' · '+(b.k===2?'never answered (waited '+fmt(b.e-b.s)+')':b.k===3?'a response without its request':fmt(b.e-b.s)))+' · conn '+D.lanes[b.l][0]+(b.err?' · '+b.err:'')+' · click: frame '+b.f;
 tip.style.left=(ev.clientX+12)+'px';tip.style.top=(ev.clientY+12)+'px';tip.hidden=false});
 svg.addEventListener('mouseout',()=>{tip.hidden=true});
-svg.addEventListener('click',ev=>{const b=mark(ev);if(b)location.hash='#frame-'+b.f});
+svg.addEventListener('click',ev=>{if(dragged||ev.detail>1){dragged=false;return}const b=mark(ev);if(!b)return;const h='#frame-'+b.f;if(location.hash===h)dispatchEvent(new HashChangeEvent('hashchange'));else location.hash=h});
 let from=null,sel=null;const at=ev=>ev.clientX-svg.getBoundingClientRect().left;
-svg.addEventListener('mousedown',ev=>{const px=at(ev);if(px<LW)return;from=px;sel=el('rect',{x:px,y:0,width:0,height:H,class:'sel'},svg);ev.preventDefault()});
+svg.addEventListener('mousedown',ev=>{const px=Math.min(at(ev),LW+PW);if(px<LW)return;dragged=false;from=px;sel=el('rect',{x:px,y:0,width:0,height:H,class:'sel'},svg);ev.preventDefault()});
 svg.addEventListener('mousemove',ev=>{if(from===null)return;const px=Math.min(Math.max(at(ev),LW),LW+PW);sel.setAttribute('x',Math.min(px,from));sel.setAttribute('width',Math.abs(px-from))});
-svg.addEventListener('mouseup',ev=>{if(from===null)return;const px=Math.min(Math.max(at(ev),LW),LW+PW),a=Math.min(px,from),b=Math.max(px,from);from=null;
-if(b-a>4){const t=p=>v0+(p-LW)/PW*(v1-v0);[v0,v1]=[t(a),t(b)];draw()}else sel.remove()});
-svg.addEventListener('dblclick',()=>{v0=0;v1=full;draw()})};
-const zoom=f=>{const m=(v0+v1)/2,r=Math.min(full,(v1-v0)*f)/2;v0=Math.max(0,m-r);v1=Math.min(full,v0+2*r);v0=Math.max(0,v1-2*r);draw()};
+const up=ev=>{if(from===null)return;const px=Math.min(Math.max(at(ev),LW),LW+PW),a=Math.min(px,from),b=Math.max(px,from);from=null;
+if(b-a>4){dragged=true;const t=p=>v0+(p-LW)/PW*(v1-v0);let s=t(a),e=t(b);if(e-s<MIN){const m=(s+e)/2;s=Math.max(0,m-MIN/2);e=Math.min(full,s+MIN)}[v0,v1]=[s,e];draw()}else sel.remove()};
+svg.addEventListener('mouseup',up);window.onmouseup=ev=>{if(from!==null&&!svg.contains(ev.target))up(ev)};
+svg.addEventListener('dblclick',()=>{dragged=false;v0=0;v1=full;draw()})};
+const zoom=f=>{const m=(v0+v1)/2,r=Math.max(MIN,Math.min(full,(v1-v0)*f))/2;v0=Math.max(0,m-r);v1=Math.min(full,v0+2*r);v0=Math.max(0,v1-2*r);draw()};
 for(const b of document.querySelectorAll('[data-zoom]'))b.addEventListener('click',()=>{const z=b.dataset.zoom;if(z==='reset'){v0=0;v1=full;draw()}else zoom(z==='in'?0.5:2)});
 draw()})();
 (()=>{const v=document.getElementById('viewer');if(!v)return;const where={},order=[],cache=new Map();let cur=null;
@@ -60,7 +61,7 @@ s+='</div></div>'}return s+'</figure></section>'};
 const open=async n=>{cur=n;const e=where[n];
 if(!e){v.innerHTML='<p class=note>Frame '+n+' is not embedded in this report: <code>kwire capture '+h(v.dataset.file)+' --frame '+n+'</code> shows it.</p>';v.scrollIntoView();return}
 v.innerHTML='<p class=note>Opening frame '+n+'…</p>';
-try{const d=await chunk(e);if(cur!==n)return;v.innerHTML=figure(n,d[n])}catch(x){v.innerHTML='<p class=err>This browser could not inflate the frame data: '+h(x)+'</p>'}v.scrollIntoView()};
+try{const d=await chunk(e);if(cur!==n)return;v.innerHTML=d[n]?figure(n,d[n]):'<p class=err>Frame '+n+' is missing from its chunk.</p>'}catch(x){cache.delete(e);v.innerHTML='<p class=err>This browser could not inflate the frame data: '+h(x)+'</p>'}v.scrollIntoView()};
 const fromHash=()=>{const m=/^#frame-(\d+)$/.exec(location.hash);if(m)open(+m[1])};
 addEventListener('hashchange',fromHash);
 document.addEventListener('click',ev=>{const a=ev.target.closest('a[href^="#frame-"]');if(a&&a.getAttribute('href')===location.hash){ev.preventDefault();fromHash()}});
