@@ -228,10 +228,22 @@ fn seed_api_pages_have_the_seeds_figures_grids_and_trees() {
 
         let parts = seed_parts(&seed);
         assert_eq!(parts.len(), 2, "{api}: request and response in the seed");
-        let html_figures = between(&html, "<figure id=", "</figure>");
+        // Each part shows the smallest instance (the seeds') and one with realistic values.
+        let realistic =
+            |caption: &str| caption.contains("; with values a client or broker would send");
+        let all = figures(&page);
+        assert_eq!(all.len(), 4, "{api}: two instances of request and response");
+        for f in all.iter().filter(|f| realistic(&f.caption)) {
+            assert!(f.error.is_none(), "{api}: {:?}", f.error);
+        }
+        let smallest: Vec<&Figure> = all.into_iter().filter(|f| !realistic(&f.caption)).collect();
+        let html_figures: Vec<&str> = between(&html, "<figure id=", "</figure>")
+            .into_iter()
+            .filter(|f| !realistic(f))
+            .collect();
         assert_eq!(html_figures.len(), 2, "{api}: request and response figures");
         for (i, (seed_part, fig_html)) in parts.iter().zip(&html_figures).enumerate() {
-            let figure = figures(&page)[i];
+            let figure = smallest[i];
             let what = format!("{api} figure {i}");
             assert!(figure.error.is_none(), "{what}: {:?}", figure.error);
             assert_eq!(figure.bytes.len(), case.sizes[i], "{what}: size");
@@ -1029,7 +1041,7 @@ fn produce_and_fetch_pages_show_real_records() {
         ] {
             let page = docs.page(Some(v));
             let part = page.sections.iter().find(|s| s.heading == section).unwrap();
-            let figs: Vec<&Figure> = part
+            let mut figs: Vec<&Figure> = part
                 .blocks
                 .iter()
                 .filter_map(|b| {
@@ -1040,6 +1052,17 @@ fn produce_and_fetch_pages_show_real_records() {
                     }
                 })
                 .collect();
+            // The realistic instance comes last, its records uncompressed.
+            let realistic = figs.pop().unwrap();
+            assert!(realistic
+                .caption
+                .ends_with("; with values a client or broker would send"));
+            assert!(
+                realistic.error.is_none(),
+                "{api} v{v}: {:?}",
+                realistic.error
+            );
+            assert_eq!(records_in(realistic), want, "{api} v{v} realistic");
             assert_eq!(figs.len(), 2, "{api} v{v}: uncompressed and gzip figures");
             for (f, gzip) in figs.iter().zip([false, true]) {
                 assert!(f.error.is_none(), "{api} v{v}: {:?}", f.error);

@@ -2,7 +2,7 @@
 //! grids and trees, their schemas, and what each version changed.
 
 use super::example_records::{record_batch, Compression};
-use super::figure::{frame_figure, link_fields};
+use super::figure::{frame_figure, instance_figure, link_fields, Instance};
 use super::links::{REQUEST_HEADERS, RESPONSE_HEADERS};
 use super::schema_view::{row_paths, schema_blocks};
 use super::search::Entry;
@@ -143,9 +143,10 @@ impl<'c> ApiDocs<'c> {
         }
     }
 
-    /// One direction's section: its figure, the same with the records
-    /// gzip-compressed when it has a records field, and its schema. Tree
-    /// nodes link to the rows of the field table.
+    /// One direction's section: its grammar, its figure, the same with the
+    /// records gzip-compressed when it has a records field, an instance with
+    /// realistic values, and its schema. Tree nodes link to the rows of the
+    /// field table.
     fn part(&self, heading: &str, direction: Direction, mut figure: Figure, v: i16) -> Section {
         let (kind, prefix, headers) = Self::direction_parts(direction);
         let spec = self.cat.message(kind, self.key, v, self.release);
@@ -169,6 +170,20 @@ impl<'c> ApiDocs<'c> {
             link_fields(&mut gzip, prefix, &rows, Some(headers));
             blocks.push(Block::Figure(Box::new(gzip)));
         }
+        let mut realistic = instance_figure(
+            self.cat,
+            direction,
+            self.key,
+            v,
+            self.release,
+            &record_batch(Compression::None),
+            Instance::Realistic,
+        );
+        realistic
+            .caption
+            .push_str("; with values a client or broker would send");
+        link_fields(&mut realistic, prefix, &rows, Some(headers));
+        blocks.push(Block::Figure(Box::new(realistic)));
         blocks.extend(
             spec.map(|s| schema_blocks(s, v, prefix, defs_loaded(self.cat)))
                 .unwrap_or_default(),
@@ -324,6 +339,7 @@ fn intro(v: i16, flexible: bool, unstable: bool, records: bool) -> String {
     if unstable {
         s.push_str("This version is marked unstable upstream: brokers only accept it when unstable versions are enabled. ");
     }
+    s.push_str("After them, each with values a client or broker would send (topic orders, acks -1, a 30 s timeout, offsets and epochs past zero, timestamps of 2026-12-01). ");
     s.push_str("Sizes count the int32 size prefix.");
     s
 }

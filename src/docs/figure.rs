@@ -7,11 +7,21 @@ use crate::decode::records::BatchDecoder;
 use crate::decode::{decode_frame, DecodeOptions, Direction, Node, Region, Role};
 use crate::encode::example::smallest_struct;
 use crate::encode::frame::{encode_frame, example_header, message_spec};
+use crate::encode::realistic::{realistic_header, realistic_struct};
 use crate::encode::{encode_body, FrameSpec};
 use crate::schema::{Catalogue, FieldSpec, FieldType, MessageSpec, Primitive};
 use bytes::Bytes;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
+
+/// Which instance a figure shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Instance {
+    /// The smallest legal one ([`smallest_struct`]).
+    Smallest,
+    /// One with the values a real client or broker sends ([`realistic_struct`]).
+    Realistic,
+}
 
 /// One direction of an API at `version` as a frame: the smallest instance,
 /// with `records` (a record batch's bytes) in every records field.
@@ -23,13 +33,34 @@ pub fn frame_figure(
     release: Option<&str>,
     records: &[u8],
 ) -> Figure {
+    instance_figure(
+        cat,
+        direction,
+        api_key,
+        version,
+        release,
+        records,
+        Instance::Smallest,
+    )
+}
+
+/// [`frame_figure`] of either instance.
+pub fn instance_figure(
+    cat: &Catalogue,
+    direction: Direction,
+    api_key: i16,
+    version: i16,
+    release: Option<&str>,
+    records: &[u8],
+    instance: Instance,
+) -> Figure {
     let fs = FrameSpec {
         direction,
         api_key,
         version,
         release,
     };
-    let bytes = match example_with_records(cat, &fs, records) {
+    let bytes = match example_with_records(cat, &fs, records, instance) {
         Ok(b) => Bytes::from(b),
         Err(e) => return failed(format!("{} v{version}", direction.as_str()), e),
     };
@@ -62,16 +93,24 @@ fn example_with_records(
     cat: &Catalogue,
     fs: &FrameSpec,
     records: &[u8],
+    instance: Instance,
 ) -> Result<Vec<u8>, String> {
     let spec = message_spec(cat, fs).map_err(|e| e.to_string())?;
-    let mut body = smallest_struct(&spec.fields, fs.version);
+    let mut header = example_header(fs.direction);
+    let mut body = match instance {
+        Instance::Smallest => smallest_struct(&spec.fields, fs.version),
+        Instance::Realistic => {
+            realistic_header(&mut header);
+            realistic_struct(&spec.fields, fs.version)
+        }
+    };
     put_records(
         &spec.fields,
         fs.version,
         &mut body,
         &Value::String(hex::encode(records)),
     );
-    encode_frame(cat, fs, &example_header(fs.direction), &body).map_err(|e| e.to_string())
+    encode_frame(cat, fs, &header, &body).map_err(|e| e.to_string())
 }
 
 /// Set every records field of `obj` (and of the structs in it) to `records`.

@@ -3,6 +3,7 @@
 pub mod example;
 pub mod fields;
 pub mod frame;
+pub mod realistic;
 pub mod writer;
 
 pub use fields::{EncodeError, RawValues};
