@@ -11,7 +11,7 @@ use kwire::analysis::inventory::{self, Inventory};
 use kwire::analysis::report::{collect, for_each_frame_of};
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::docs::Figure;
-use kwire::render::report::{page, FrameData, Title, MAX_VIEW_BYTES};
+use kwire::render::report::{api_text, page, FrameData, Title, MAX_VIEW_BYTES};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -49,13 +49,7 @@ struct FrameHeading {
 
 impl FrameHeading {
     fn text(&self, cat: &Catalogue, index: usize) -> String {
-        let api = match self.api {
-            Some((k, v)) => format!(
-                "{} v{v}",
-                cat.api_name(k).map_or_else(|| format!("api {k}"), sanitize)
-            ),
-            None => "(no request)".into(),
-        };
+        let api = api_text(cat, self.api);
         let other = match (self.other, self.dir) {
             (Some(o), Direction::Request) => format!(" (its response: frame {o})"),
             (Some(o), Direction::Response) => format!(" (its request: frame {o})"),

@@ -157,33 +157,33 @@ impl<'c> ApiDocs<'c> {
             blocks.push(Block::Grammar(super::grammar::grammar(s, &self.name, v)));
         }
         blocks.push(Block::Figure(Box::new(figure)));
-        if spec.is_some_and(|s| s.plan(v).holds_records) {
-            let mut gzip = frame_figure(
+        // Another instance of the same part, linked as the first one is.
+        let variant = |records: Compression, instance: Instance, note: &str| {
+            let mut f = instance_figure(
                 self.cat,
                 direction,
                 self.key,
                 v,
                 self.release,
-                &record_batch(Compression::Gzip),
+                &record_batch(records),
+                instance,
             );
-            gzip.caption.push_str("; the same records, gzip-compressed");
-            link_fields(&mut gzip, prefix, &rows, Some(headers));
-            blocks.push(Block::Figure(Box::new(gzip)));
+            f.caption.push_str(note);
+            link_fields(&mut f, prefix, &rows, Some(headers));
+            Block::Figure(Box::new(f))
+        };
+        if spec.is_some_and(|s| s.plan(v).holds_records) {
+            blocks.push(variant(
+                Compression::Gzip,
+                Instance::Smallest,
+                "; the same records, gzip-compressed",
+            ));
         }
-        let mut realistic = instance_figure(
-            self.cat,
-            direction,
-            self.key,
-            v,
-            self.release,
-            &record_batch(Compression::None),
+        blocks.push(variant(
+            Compression::None,
             Instance::Realistic,
-        );
-        realistic
-            .caption
-            .push_str("; with values a client or broker would send");
-        link_fields(&mut realistic, prefix, &rows, Some(headers));
-        blocks.push(Block::Figure(Box::new(realistic)));
+            "; with values a client or broker would send",
+        ));
         blocks.extend(
             spec.map(|s| schema_blocks(s, v, prefix, defs_loaded(self.cat)))
                 .unwrap_or_default(),

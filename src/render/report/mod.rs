@@ -91,7 +91,8 @@ fn api_name(cat: &Catalogue, k: i16) -> String {
     cat.api_name(k).map_or_else(|| format!("api {k}"), sanitize)
 }
 
-fn api_text(cat: &Catalogue, api: Option<(i16, i16)>) -> String {
+/// An exchange's API as the report names it: `Produce v9`, `(no request)`.
+pub fn api_text(cat: &Catalogue, api: Option<(i16, i16)>) -> String {
     match api {
         Some((k, v)) => format!("{} v{v}", api_name(cat, k)),
         None => "(no request)".into(),
@@ -179,10 +180,10 @@ fn headline(
         .iter()
         .take(8)
         .map(|cl| {
-            let id = cl.client_id.as_deref().map_or_else(
-                || "null".to_string(),
-                |b| crate::text::escape::quote(&String::from_utf8_lossy(b)),
-            );
+            let id = cl
+                .client_id
+                .as_deref()
+                .map_or_else(|| "null".to_string(), bytes_text);
             match cl.software.as_ref().and_then(|s| s.name.as_deref()) {
                 Some(n) => format!("{id} ({})", sanitize(&String::from_utf8_lossy(n))),
                 None => id,
