@@ -446,8 +446,13 @@ fn browser() -> &'static str {
     }
 }
 
+static BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The page's DOM after its script ran (and, with a budget, its timers and promises).
 fn dom(url: &str, virtual_ms: Option<u32>) -> String {
+    // One browser at a time: the tests of this file run in parallel, and two
+    // browsers sharing CI's two cores would time each other, not the page.
+    let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
     // A page that never finishes its script must fail the test, not hang it.
     let mut cmd = std::process::Command::new("timeout");
     cmd.args([
@@ -535,6 +540,32 @@ fn the_script_draws_the_timeline_and_opens_frames_in_headless_chromium() {
     assert!((2..=40).contains(&ticks), "{ticks} ticks");
     assert!(drawn.contains(" µs</text>"), "ticks labelled in µs");
     let _ = std::fs::remove_file(zoomed);
+    // The mouse over a mark (found by lane and x, not by element) names its
+    // exchange, and a click opens its frame.
+    let pointed = out.with_extension("pointed.html");
+    std::fs::write(
+        &pointed,
+        std::fs::read_to_string(&out).unwrap().replace(
+            "</body>",
+            "<script>const svg=document.querySelector('#tl svg'),r=svg.getBoundingClientRect(),\
+             m=/^M([0-9.]+) ([0-9.]+)/.exec(svg.querySelector('path.bar').getAttribute('d')),\
+             at={clientX:r.left+(+m[1])+0.5,clientY:r.top+(+m[2])+2,bubbles:true};\
+             svg.dispatchEvent(new MouseEvent('mousemove',at));\
+             document.body.dataset.tip=document.getElementById('tl-tip').textContent;\
+             svg.dispatchEvent(new MouseEvent('click',{...at,detail:1}));\
+             document.body.dataset.hash=location.hash;</script></body>",
+        ),
+    )
+    .unwrap();
+    let drawn = dom(&format!("file://{}", pointed.display()), None);
+    let tip = values_after(&drawn, "data-tip=\"");
+    let hash = values_after(&drawn, "data-hash=\"#frame-");
+    let _ = std::fs::remove_file(pointed);
+    assert!(
+        tip.first().is_some_and(|t| t.starts_with("ApiVersions")),
+        "{tip:?}"
+    );
+    assert_eq!(hash, ["0"], "the first mark opens the first frame");
     // Capture text drawn by the script is escaped too.
     let cap = hostile_capture("report-hostile-drawn");
     let (hostile, out) = report(cap.path(), "hostile-drawn", &[], 0);
@@ -582,6 +613,7 @@ fn the_page_renders_in_headless_chromium() {
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("report-{}.png", std::process::id()));
     let _ = std::fs::remove_file(&shot);
+    let one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
     let status = std::process::Command::new(browser())
         .args([
             "--headless",
@@ -595,6 +627,7 @@ fn the_page_renders_in_headless_chromium() {
         .arg(format!("file://{}", out.display()))
         .output()
         .expect("run chromium");
+    drop(one);
     assert!(
         status.status.success(),
         "{}",

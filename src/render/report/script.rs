@@ -7,7 +7,7 @@
 pub const SCRIPT: &str = r##"
 (()=>{const box=document.getElementById('tl'),src=document.getElementById('tl-data');if(!box||!src)return;
 const D=JSON.parse(src.textContent),NS='http://www.w3.org/2000/svg',L=D.lanes.length,LH=L>40?11:18,LW=260,AX=26;
-const W=Math.max(900,box.clientWidth-4),PW=W-LW-12,H=AX+L*LH+4,full=Math.max(D.span_ms,0.001),MIN=Math.min(full,0.01);let v0=0,v1=full,dragged=false;
+const W=Math.max(900,box.clientWidth-4),PW=W-LW-12,H=AX+L*LH+4,full=Math.max(D.span_ms,0.001),MIN=Math.min(full,0.01);let v0=0,v1=full,dragged=false,from=null,sel=null;
 const fmt=ms=>ms<0.01?(ms*1000).toFixed(0)+' µs':ms<1?ms.toFixed(2)+' ms':ms<999.95?ms.toFixed(1)+' ms':(ms/1000).toFixed(1)+' s';
 const nice=r=>{const p=Math.pow(10,Math.floor(Math.log10(r))),f=r/p;return(f<1.5?1:f<3.5?2:f<7.5?5:10)*p};
 const dec=x=>Math.max(0,-Math.floor(Math.log10(x)+1e-9));
@@ -17,22 +17,26 @@ const text=(n,a,p,s)=>{const e=el(n,a,p);e.textContent=s;return e};
 const draw=()=>{const svg=el('svg',{width:W,height:H,class:'timeline','aria-label':'timeline of every connection'}),x=t=>LW+(t-v0)/(v1-v0)*PW;
 D.lanes.forEach(([c,lab],i)=>{const y=AX+i*LH;if(i%2===0)el('rect',{x:0,y,width:W,height:LH,class:'lane'},svg);const fs=LH>12?11:9,most=Math.floor((LW-10)/(fs*0.6)),full='conn '+c+': '+lab,t=text('text',{x:4,y:y+LH-(LH>12?5:2),'font-size':fs},svg,full.length>most?full.slice(0,most-1)+'…':full);text('title',{},t,full)});
 const step=nice((v1-v0)/8);for(let i=Math.ceil(v0/step),k=0;i*step<=v1+step*1e-6&&k<40;i++,k++){const t=i*step,xt=x(t);el('line',{x1:xt,y1:AX-6,x2:xt,y2:H,stroke:'#e0e0e0'},svg);text('text',{x:xt,y:AX-10,'text-anchor':xt>W-40?'end':'middle',class:'tick'},svg,label(t,step))}
-const open=[],shown=[],flush=l=>{const b=open[l];if(!b)return;open[l]=null;const y=AX+b.l*LH+2,h=LH-4,api=b.a>=0?D.apis[b.a]:['(no request)','#999'],w=Math.max(1.5,b.xb-b.xa);
-const r=el('rect',{x:b.xa,y,width:w,height:h,fill:b.k===2?'#fff':api[1],class:'bar','data-i':shown.length},svg);
-if(b.k===1||b.k===2){r.setAttribute('stroke','#c62828');r.setAttribute('stroke-width',b.k===1?2:1.5);if(b.k===2)r.setAttribute('stroke-dasharray','3 2')}
-if(h>=10&&w>api[0].length*6+8)text('text',{x:b.xa+3,y:y+h-3,'font-size':10,'pointer-events':'none'},svg,api[0]);shown.push(b)};
-let n=0;for(const[l,s,e,a,k,f,err]of D.bars){if(e<v0||s>v1)continue;n++;const xa=Math.max(LW,x(s)),xb=Math.min(LW+PW,x(e)),b=open[l];
+const open=[],lanes=D.lanes.map(()=>[]),paths=new Map(),labels=[];let marks=0;
+const flush=l=>{const b=open[l];if(!b)return;open[l]=null;const y=AX+b.l*LH+2,h=LH-4,api=b.a>=0?D.apis[b.a]:['(no request)','#999'],w=Math.max(1.5,b.xb-b.xa),key=(b.k===2?'#fff':api[1])+' '+b.k;
+paths.set(key,(paths.get(key)||'')+'M'+b.xa.toFixed(1)+' '+y+'h'+w.toFixed(1)+'v'+h+'h'+(-w).toFixed(1)+'z');
+if(h>=10&&w>api[0].length*6+8)labels.push([b.xa+3,y+h-3,api[0]]);lanes[l].push(b);marks++};
+let n=0;const B=D.bars;for(let i=0;i<B.length;i++){const q=B[i],l=q[0],s=q[1],e=q[2],a=q[3],k=q[4],f=q[5],err=q[6];if(e<v0||s>v1)continue;n++;const xa=Math.max(LW,x(s)),xb=Math.min(LW+PW,x(e)),b=open[l];
 if(b&&b.a===a&&b.k===k&&xa<=b.xb+1&&(b.err||'')===(err||'')){b.xb=Math.max(b.xb,xb);b.e=Math.max(b.e,e);b.n++;continue}
 flush(l);open[l]={l,s,e,a,k,f,err,xa,xb,n:1}}
 for(let l=0;l<L;l++)flush(l);
-box.replaceChildren(svg);svg.dataset.bars=n;svg.dataset.marks=shown.length;document.getElementById('tl-range').textContent='+'+fmt(v0)+' to +'+fmt(v1)+', '+n+' exchanges drawn';
-const tip=document.getElementById('tl-tip'),mark=ev=>{const i=ev.target.dataset&&ev.target.dataset.i;return i===undefined?null:shown[+i]};
-svg.addEventListener('mouseover',ev=>{const b=mark(ev);if(!b){tip.hidden=true;return}const api=b.a>=0?D.apis[b.a][0]:'(no request)';
+// One path per colour and outline: tens of elements however many exchanges, so a page of 20,000 draws at once; the mouse finds its mark by lane and x.
+for(const[key,d]of paths){const[fill,k]=key.split(' '),p=el('path',{d,fill,class:'bar'},svg);if(k==='1'||k==='2'){p.setAttribute('stroke','#c62828');p.setAttribute('stroke-width',k==='1'?2:1.5);if(k==='2')p.setAttribute('stroke-dasharray','3 2')}}
+for(const[lx,ly,s]of labels)text('text',{x:lx,y:ly,'font-size':10,'pointer-events':'none'},svg,s);
+box.replaceChildren(svg);svg.dataset.bars=n;svg.dataset.marks=marks;document.getElementById('tl-range').textContent='+'+fmt(v0)+' to +'+fmt(v1)+', '+n+' exchanges drawn';
+const tip=document.getElementById('tl-tip'),mark=ev=>{const r=svg.getBoundingClientRect(),px=ev.clientX-r.left,l=Math.floor((ev.clientY-r.top-AX)/LH),row=lanes[l];if(!row||px<LW)return null;
+let lo=0,hi=row.length-1;while(lo<hi){const m=(lo+hi+1)>>1;if(row[m].xa<=px)lo=m;else hi=m-1}const b=row[lo];return b&&b.xa-1<=px&&px<=b.xa+Math.max(1.5,b.xb-b.xa)+1?b:null};
+svg.addEventListener('mousemove',ev=>{if(from!==null)return;const b=mark(ev);svg.style.cursor=b?'pointer':'';if(!b){tip.hidden=true;return}const api=b.a>=0?D.apis[b.a][0]:'(no request)';
 tip.textContent=(b.n>1?b.n+' exchanges, '+api+' from +'+fmt(b.s)+' to +'+fmt(b.e):api+' at +'+fmt(b.s)+' · '+(b.k===2?'never answered (waited '+fmt(b.e-b.s)+')':b.k===3?'a response without its request':fmt(b.e-b.s)))+' · conn '+D.lanes[b.l][0]+(b.err?' · '+b.err:'')+' · click: frame '+b.f;
 tip.style.left=(ev.clientX+12)+'px';tip.style.top=(ev.clientY+12)+'px';tip.hidden=false});
 svg.addEventListener('mouseout',()=>{tip.hidden=true});
 svg.addEventListener('click',ev=>{if(dragged||ev.detail>1){dragged=false;return}const b=mark(ev);if(!b)return;const h='#frame-'+b.f;if(location.hash===h)dispatchEvent(new HashChangeEvent('hashchange'));else location.hash=h});
-let from=null,sel=null;const at=ev=>ev.clientX-svg.getBoundingClientRect().left;
+const at=ev=>ev.clientX-svg.getBoundingClientRect().left;
 svg.addEventListener('mousedown',ev=>{const px=Math.min(at(ev),LW+PW);if(px<LW)return;dragged=false;from=px;sel=el('rect',{x:px,y:0,width:0,height:H,class:'sel'},svg);ev.preventDefault()});
 svg.addEventListener('mousemove',ev=>{if(from===null)return;const px=Math.min(Math.max(at(ev),LW),LW+PW);sel.setAttribute('x',Math.min(px,from));sel.setAttribute('width',Math.abs(px-from))});
 const up=ev=>{if(from===null)return;const px=Math.min(Math.max(at(ev),LW),LW+PW),a=Math.min(px,from),b=Math.max(px,from);from=null;
