@@ -18,8 +18,7 @@ tansu=${TANSU:-tansu}
 kwire=${KWIRE:-target/release/kwire}
 [ -n "${KWIRE:-}" ] || cargo build --release --quiet
 work=$(mktemp -d)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done; echo "nothing listens on $1" >&2; exit 1; }
+source scripts/bench-lib.sh
 broker_port=$(free_port)
 proxy_port=$(free_port)
 "$tansu" broker --listener-url "tcp://127.0.0.1:$broker_port" --advertised-listener-url "tcp://127.0.0.1:$broker_port" \

@@ -8,326 +8,20 @@
 
 mod common;
 
+use common::broker::{
+    assert_consumed_in_order, error_codes, free_port, json_lines, kwire, messages, python,
+    read_response, repo, requests_of, require_all, responses_of, scratch, serial, write_messages,
+    Collected, Proxy, Tansu,
+};
 use common::exchanges::frame;
-use kwire::decode::{decode_frame, DecodeOptions, Direction};
-use kwire::schema::Catalogue;
+use kwire::decode::Direction;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const KWIRE: &str = env!("CARGO_BIN_EXE_kwire");
-
-const TANSU: common::Tool = common::Tool {
-    names: &["tansu"],
-    package:
-        "tansu (cargo install tansu --version 0.6.0 --no-default-features --features dynostore)",
-};
-
-/// One test at a time: each runs a broker, a proxy and clients on 2 cores,
-/// and the proxy opens listeners on ports above its own.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// tansu, python3 and its Kafka clients, or a failure that says how to get them.
-fn require_all(test: &str) {
-    common::require_tools(test, &[TANSU, common::PYTHON3]);
-    let clients = Command::new("python3")
-        .args(["-c", "import kafka, confluent_kafka"])
-        .output()
-        .unwrap();
-    if !clients.status.success() {
-        let why = if std::env::var("CI").is_ok_and(|v| v == "true") {
-            "which this CI machine lacks: .ci/run installs them"
-        } else {
-            "which are not installed"
-        };
-        panic!("{test} needs the Python clients kafka-python and confluent-kafka, {why} (python3 -m pip install kafka-python confluent-kafka)\n{}", String::from_utf8_lossy(&clients.stderr));
-    }
-}
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kwire-proxy-e2e-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn signal(child: &Child, sig: &str) {
-    let _ = Command::new("kill")
-        .args([sig, &child.id().to_string()])
-        .status();
-}
-
-/// Wait for `child` to end, at most `limit`.
-fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Some(status);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    None
-}
-
-/// A tansu broker on a free port with in-memory storage, killed when dropped.
-struct Tansu {
-    child: Child,
-    port: u16,
-}
-
-impl Tansu {
-    /// `advertised_host` is the host the broker names itself by in its responses.
-    fn start(dir: &Path, advertised_host: &str) -> Tansu {
-        let log = dir.join("tansu.log");
-        for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new("tansu")
-                .args([
-                    "broker",
-                    "--listener-url",
-                    &format!("tcp://127.0.0.1:{port}"),
-                ])
-                .args([
-                    "--advertised-listener-url",
-                    &format!("tcp://{advertised_host}:{port}"),
-                ])
-                .args(["--storage-engine", "memory://tansu/"])
-                .stdout(std::fs::File::create(&log).unwrap())
-                .stderr(std::fs::File::create(dir.join("tansu.err")).unwrap())
-                .spawn()
-                .expect("tansu starts");
-            let mut t = Tansu { child, port };
-            let start = Instant::now();
-            while start.elapsed() < Duration::from_secs(15) {
-                if t.child.try_wait().unwrap().is_some() {
-                    break; // the port was taken meanwhile: tansu gave up
-                }
-                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    // Ours, not another program's: tansu is still running a moment later.
-                    std::thread::sleep(Duration::from_millis(200));
-                    if t.child.try_wait().unwrap().is_none() {
-                        return t;
-                    }
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            t.kill();
-        }
-        panic!(
-            "tansu did not start: {}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Tansu {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// Collects what a child writes to one of its pipes, as it comes.
-#[derive(Clone, Default)]
-struct Collected(Arc<Mutex<Vec<u8>>>);
-
-impl Collected {
-    fn from(mut r: impl Read + Send + 'static) -> Collected {
-        let c = Collected::default();
-        let into = c.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 65536];
-            while let Ok(n) = r.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                into.0.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        c
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-
-    /// Wait until `pred` holds for the text so far, at most `limit`.
-    fn wait_until(&self, limit: Duration, pred: impl Fn(&str) -> bool) -> bool {
-        let start = Instant::now();
-        while start.elapsed() < limit {
-            if pred(&self.text()) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        pred(&self.text())
-    }
-}
-
-/// `kwire proxy` in front of a broker, stopped with SIGINT.
-struct Proxy {
-    child: Child,
-    port: u16,
-    stdout: Collected,
-    stderr: Collected,
-}
-
-impl Proxy {
-    fn start(broker: &str, extra: &[&str]) -> Proxy {
-        for _ in 0..5 {
-            let port = free_port();
-            let mut child = Command::new(KWIRE)
-                .args([
-                    "proxy",
-                    "--listen",
-                    &format!("127.0.0.1:{port}"),
-                    "--broker",
-                    broker,
-                ])
-                .args(extra)
-                .env("NO_COLOR", "1")
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let stdout = Collected::from(child.stdout.take().unwrap());
-            let stderr = Collected::from(child.stderr.take().unwrap());
-            let listening = format!("127.0.0.1:{port} forwards to {broker}");
-            if stderr.wait_until(Duration::from_secs(10), |t| t.contains(&listening)) {
-                return Proxy {
-                    child,
-                    port,
-                    stdout,
-                    stderr,
-                };
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-            eprintln!("the proxy did not start on port {port}: {}", stderr.text());
-        }
-        panic!("kwire proxy did not start");
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// The local addresses the proxy listens on (what it said on stderr), and the broker each forwards to.
-    fn listeners(&self) -> BTreeMap<String, String> {
-        self.stderr
-            .text()
-            .lines()
-            .filter_map(|l| {
-                l.strip_prefix("kwire: proxy: ")?
-                    .split_once(" forwards to ")
-            })
-            .map(|(local, broker)| (local.to_string(), broker.to_string()))
-            .collect()
-    }
-
-    /// SIGINT, then its exit status, standard output and standard error.
-    fn stop(mut self) -> (ExitStatus, String, String) {
-        signal(&self.child, "-INT");
-        let status = wait_for(&mut self.child, Duration::from_secs(10)).unwrap_or_else(|| {
-            let _ = self.child.kill();
-            panic!(
-                "the proxy did not exit within 10 s of SIGINT: {}",
-                self.stderr.text()
-            )
-        });
-        // The pipes' readers finish with the process.
-        std::thread::sleep(Duration::from_millis(100));
-        (status, self.stdout.text(), self.stderr.text())
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn kwire(args: &[&str]) -> Output {
-    Command::new(KWIRE)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn python(script: &str, args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new("python3")
-        .arg(repo().join("scripts/e2e-clients").join(script))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (out, err) = (
-        Collected::from(child.stdout.take().unwrap()),
-        Collected::from(child.stderr.take().unwrap()),
-    );
-    let Some(status) = wait_for(&mut child, limit) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!(
-            "{script} did not finish within {limit:?}\n{}\n{}",
-            out.text(),
-            err.text()
-        );
-    };
-    std::thread::sleep(Duration::from_millis(50));
-    Output {
-        status,
-        stdout: out.text().into_bytes(),
-        stderr: err.text().into_bytes(),
-    }
-}
-
-/// The proxy's `--format json` output: one object per line, each parsed.
-fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("line {} is not JSON ({e}): {l}", i + 1))
-        })
-        .collect()
-}
 
 /// Every frame a Kafka request or response that decoded whole, every
 /// response paired with its request (per connection, by correlation id, as
@@ -411,64 +105,6 @@ fn endpoints(v: &Value, out: &mut Vec<(String, i64)>) {
     }
 }
 
-/// Every `ErrorCode` in `v`, at any depth.
-fn error_codes(v: &Value, out: &mut Vec<i64>) {
-    match v {
-        Value::Object(o) => {
-            out.extend(o.get("ErrorCode").and_then(Value::as_i64));
-            o.values().for_each(|c| error_codes(c, out));
-        }
-        Value::Array(a) => a.iter().for_each(|c| error_codes(c, out)),
-        _ => {}
-    }
-}
-
-fn responses_of(frames: &[Value], api_key: i64) -> Vec<&Value> {
-    frames
-        .iter()
-        .filter(|f| f["kind"] == "response" && f["api_key"] == api_key)
-        .collect()
-}
-
-fn requests_of(frames: &[Value], api_key: i64) -> Vec<&Value> {
-    frames
-        .iter()
-        .filter(|f| f["kind"] == "request" && f["api_key"] == api_key)
-        .collect()
-}
-
-/// Deterministic messages: keys and values of many lengths and bytes (a few null keys, an empty value).
-fn messages(n: usize) -> Vec<(Option<Vec<u8>>, Vec<u8>)> {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    (0..n)
-        .map(|i| {
-            let key = (i % 97 != 0).then(|| format!("key-{i}").into_bytes());
-            let len = if i == 500 { 0 } else { (next() % 300) as usize };
-            // Half text that compresses, half arbitrary bytes.
-            let value = (0..len)
-                .map(|j| {
-                    if j % 2 == 0 {
-                        b"widget"[j / 2 % 6]
-                    } else {
-                        next() as u8
-                    }
-                })
-                .collect();
-            (key, value)
-        })
-        .collect()
-}
-
-fn hex_or_null(b: Option<&[u8]>) -> Value {
-    b.map_or(Value::Null, |b| Value::from(hex::encode(b)))
-}
-
 /// The record batches of a records field (hex): (codec, record count) of each.
 fn batches(records_hex: &str) -> Vec<(u8, u32)> {
     let bytes = hex::decode(records_hex).unwrap();
@@ -499,14 +135,7 @@ fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
     );
 
     let sent = messages(1000);
-    let mut file = String::new();
-    for (k, v) in &sent {
-        file += &format!(
-            "{}\n",
-            json!({"key": hex_or_null(k.as_deref()), "value": hex::encode(v)})
-        );
-    }
-    std::fs::write(dir.join("messages.jsonl"), file).unwrap();
+    write_messages(&dir.join("messages.jsonl"), &sent);
     let got_path = dir.join("got.jsonl");
     let topic = format!("e2e-{lib}");
     let client = python(
@@ -538,17 +167,7 @@ fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
     assert!(status.success(), "the proxy exited with {status}: {err}");
 
     // Consumed unchanged, in order, at offsets 0..1000 of partition 0.
-    let got = json_lines(&std::fs::read_to_string(&got_path).unwrap());
-    assert_eq!(got.len(), sent.len(), "{client_says}");
-    for (i, (m, (k, v))) in got.iter().zip(&sent).enumerate() {
-        assert_eq!(m["key"], hex_or_null(k.as_deref()), "message {i}");
-        assert_eq!(m["value"], Value::from(hex::encode(v)), "message {i}");
-        assert_eq!(
-            (m["partition"].as_i64(), m["offset"].as_i64()),
-            (Some(0), Some(i as i64)),
-            "message {i}"
-        );
-    }
+    assert_consumed_in_order(&got_path, &sent, &client_says);
 
     // The client was told of the proxy's listeners only: every endpoint in
     // every response is one of them, never the broker's own port.
@@ -1097,24 +716,10 @@ fn two_hundred_concurrent_connections_are_all_answered() {
         both.extend(frame(Direction::Request, "Metadata", 12, 2 * i as i32 + 1, &client, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false})));
         c.write_all(&both).unwrap();
     }
-    let cat = Catalogue::builtin();
     for (i, c) in conns.iter_mut().enumerate() {
         for (corr, api, version) in [(2 * i as i32, 18, 3), (2 * i as i32 + 1, 3, 12)] {
-            let mut size = [0u8; 4];
-            c.read_exact(&mut size)
-                .unwrap_or_else(|e| panic!("connection {i}: {e}"));
-            let mut bytes = size.to_vec();
-            bytes.resize(4 + i32::from_be_bytes(size) as usize, 0);
-            c.read_exact(&mut bytes[4..]).unwrap();
-            let opts = DecodeOptions {
-                direction: Some(Direction::Response),
-                api_key: Some(api),
-                api_version: Some(version),
-                ..Default::default()
-            };
-            let f = decode_frame(cat, bytes.into(), 0, &opts);
-            assert!(f.error.is_none(), "connection {i}: {:?}", f.error);
-            let v = kwire::render::json::frame_contract(&f);
+            let v = read_response(c, api, version, &format!("connection {i}"))
+                .unwrap_or_else(|| panic!("connection {i}: no response within 20 s"));
             assert_eq!(v["header"]["CorrelationId"], corr, "connection {i}");
             if api == 3 {
                 let mut e = Vec::new();

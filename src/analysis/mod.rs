@@ -9,6 +9,7 @@
 
 pub mod captured;
 pub mod check;
+pub mod compare;
 pub mod diagnosis;
 pub mod exchange;
 pub mod expr;

@@ -19,6 +19,7 @@ pub mod inventory_cmd;
 pub mod primitive_cmd;
 pub mod proxy_cmd;
 pub mod records_cmd;
+pub mod replay_cmd;
 pub mod report_cmd;
 pub mod send_cmd;
 pub mod shell_cmd;
@@ -156,6 +157,8 @@ pub enum Command {
     Filter(filter_cmd::FilterCmdArgs),
     /// A decoding proxy: clients talk to the broker through kwire, which prints every frame as it passes.
     Proxy(proxy_cmd::ProxyArgs),
+    /// Send a capture's requests to another broker, connection by connection, and compare each answer with the captured one.
+    Replay(replay_cmd::ReplayArgs),
     /// Send one request to a broker and print its response decoded, byte by byte.
     Send(send_cmd::SendArgs),
     /// A broker's ApiVersions next to kwire's catalogue: what it serves, what kwire decodes, which release it matches.
@@ -219,6 +222,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Check(args) => check_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Filter(args) => filter_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Proxy(args) => proxy_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
+        Command::Replay(args) => replay_cmd::run(&cat, cli.kafka_release.as_deref(), &args),
         Command::Send(args) => send_cmd::run_send(&cat, cli.kafka_release.as_deref(), &args),
         Command::Probe(args) => send_cmd::run_probe(&cat, cli.kafka_release.as_deref(), &args),
         Command::Diff(args) => diff_cmd::run(&cat, cli.kafka_release.as_deref(), &args),

@@ -6,6 +6,7 @@ use super::capture_cmd::CaptureArgs;
 use super::exit;
 use super::frame_args::{BudgetArgs, Format, OutputArgs};
 use clap::Args;
+use kwire::live::faults::{self, Faults};
 use kwire::live::proxy::{Config, Proxy};
 use kwire::live::recorder;
 use kwire::live::synth::LINKTYPE_RAW;
@@ -79,6 +80,17 @@ pub struct ProxyArgs {
     /// Seconds to wait for a broker to accept a connection.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub timeout: f64,
+    /// A fault on purpose (repeatable): API[:topic=NAME][:client=ID]:ACTION[:every=N|:rate=P],
+    /// ACTION one of error=NAME (answered by the proxy in every partition,
+    /// the request not forwarded), delay=MS, drop (forwarded, the response
+    /// never delivered), close (the client's connection), duplicate (the
+    /// response delivered twice). Each injection is said on standard error,
+    /// and counted at exit; an error answer's ErrorMessage fields name its rule.
+    #[arg(long, value_name = "RULE")]
+    pub inject: Vec<String>,
+    /// Seed of the `rate=P` rules' draws: the same seed picks the same requests.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
@@ -122,6 +134,21 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
             Ok(l) => maps.push((broker.to_string(), l)),
             Err(e) => return usage(&e),
         }
+    }
+    let mut rules = Vec::new();
+    for (i, text) in args.inject.iter().enumerate() {
+        match faults::parse_rule(cat, text, i + 1, args.seed) {
+            Ok(r) => rules.push(r),
+            Err(e) => return usage(&e),
+        }
+    }
+    let faults = (!rules.is_empty()).then(|| std::sync::Arc::new(Faults { rules }));
+    for r in faults.iter().flat_map(|f| &f.rules) {
+        kwire::stderr_line!(
+            "kwire: proxy: inject rule {}: {}",
+            r.number,
+            sanitize(&r.text)
+        );
     }
     let (sinks, pipe_out) = match recorder::sinks(args.write_pcap.as_deref(), LINKTYPE_RAW) {
         Ok(s) => s,
@@ -174,6 +201,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         release: release.map(str::to_string),
         client_tls,
         broker_tls,
+        faults: faults.clone(),
     };
     let signals = match signal_hook::iterator::Signals::new([
         signal_hook::consts::SIGINT,
@@ -266,6 +294,14 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let mut signals = signals;
     let _ = signals.forever().next();
     kwire::stderr_line!("kwire: proxy: closing");
+    for r in faults.iter().flat_map(|f| &f.rules) {
+        kwire::stderr_line!(
+            "kwire: proxy: rule {} ({}) applied {} times",
+            r.number,
+            sanitize(&r.text),
+            r.applied()
+        );
+    }
     rec.shutdown();
     drop(rec);
     let recorded = recording.join();

@@ -7,10 +7,12 @@
 
 pub mod client;
 pub mod endpoints;
+pub mod faults;
 pub mod frames_pcap;
 pub mod interface;
 pub mod proxy;
 pub mod recorder;
+pub mod replay;
 pub mod synth;
 pub mod tls;
 pub mod wire;

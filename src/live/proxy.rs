@@ -7,7 +7,10 @@
 //! Copies of what the client sent and received go to the recorder, off the
 //! forwarding path.
 
+mod faulty;
+
 use super::endpoints::{carries_endpoints, rewrite, Rewritten};
+use super::faults::Faults;
 use super::recorder::{Event, Recorder};
 use super::wire::connect;
 use crate::schema::Catalogue;
@@ -46,6 +49,8 @@ pub struct Config {
     pub client_tls: Option<Arc<rustls::ServerConfig>>,
     /// TLS towards the broker (trusting the given CA).
     pub broker_tls: Option<Arc<rustls::ClientConfig>>,
+    /// `--inject` rules: with any, frames are held whole both ways (see `faulty`).
+    pub faults: Option<Arc<Faults>>,
 }
 
 /// A client connection's place among [`Config::max_connections`], given back when dropped.
@@ -266,15 +271,44 @@ impl Proxy {
                 },
             );
         }
+        let ended_by = match &self.cfg.faults {
+            Some(faults) => {
+                self.faulty_connection(conn, faults, (&client, &upstream), peer, broker)
+            }
+            None => self.plain_connection(conn, &client, &upstream, broker),
+        };
+        if let Some(why) = &ended_by {
+            crate::stderr_line!(
+                "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
+            );
+        }
+        let _ = client.shutdown(Shutdown::Both);
+        let _ = upstream.shutdown(Shutdown::Both);
+        if let Some(r) = &self.recorder {
+            // The broker ended it when its side closed or failed first.
+            let by_client = ended_by.is_none();
+            r.record(conn, Event::Close { by_client });
+        }
+    }
+
+    /// Forward both ways as bytes arrive (no rules): returns why the broker's
+    /// side ended when the client had not ended its own first.
+    fn plain_connection(
+        self: &Arc<Self>,
+        conn: u64,
+        client: &TcpStream,
+        upstream: &TcpStream,
+        broker: &str,
+    ) -> Option<String> {
         let in_flight: Arc<Mutex<InFlight>> = Arc::default();
         // Set when the client's side has ended: the broker's close that follows is not news.
         let client_done = Arc::new(AtomicBool::new(false));
         let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone())
         else {
-            return;
+            return Some("could not share the sockets between threads".into());
         };
         let requests = {
-            let me = Arc::clone(&self);
+            let me = Arc::clone(self);
             let in_flight = Arc::clone(&in_flight);
             let client_done = Arc::clone(&client_done);
             std::thread::Builder::new()
@@ -284,22 +318,13 @@ impl Proxy {
                 })
         };
         let ended_by =
-            self.pump_responses(conn, &upstream, &client, &in_flight, broker, &client_done);
-        if let Some(why) = &ended_by {
-            crate::stderr_line!(
-                "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
-            );
-        }
+            self.pump_responses(conn, upstream, client, &in_flight, broker, &client_done);
         let _ = client.shutdown(Shutdown::Both);
         let _ = upstream.shutdown(Shutdown::Both);
         if let Ok(t) = requests {
             let _ = t.join();
         }
-        if let Some(r) = &self.recorder {
-            // The broker ended it when its side closed or failed first.
-            let by_client = ended_by.is_none();
-            r.record(conn, Event::Close { by_client });
-        }
+        ended_by
     }
 
     /// Client → broker: every byte forwarded as it arrives; each request's
@@ -467,6 +492,22 @@ impl Proxy {
         }
     }
 
+    /// A whole response rewritten when it can carry endpoints and is within `rewrite_max`.
+    fn rewritten_if_needed(
+        self: &Arc<Self>,
+        frame: Vec<u8>,
+        api: (i16, i16),
+        broker: &str,
+    ) -> Vec<u8> {
+        if frame.len() <= self.cfg.rewrite_max
+            && carries_endpoints(self.cat, self.cfg.release.as_deref(), api.0, api.1)
+        {
+            self.rewritten(frame, api, broker)
+        } else {
+            frame
+        }
+    }
+
     /// A whole response with its endpoints pointed at the proxy, or as it came when that cannot be done.
     fn rewritten(
         self: &Arc<Self>,
@@ -608,6 +649,7 @@ mod tests {
     /// A proxy on a free local port for the broker at `broker`.
     fn test_config(broker: SocketAddr, max_connections: usize) -> Config {
         Config {
+            faults: None,
             listen: "127.0.0.1:0".parse().unwrap(),
             advertise_host: "127.0.0.1".into(),
             broker: broker.to_string(),

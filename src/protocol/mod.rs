@@ -8,3 +8,4 @@ pub mod headers;
 pub mod meanings;
 pub mod record_batch;
 pub mod sasl;
+pub mod varying;

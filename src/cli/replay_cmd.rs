@@ -1,0 +1,350 @@
+//! `kwire replay CAPTURE --broker HOST:PORT`: every client connection of a
+//! capture sent again to a broker, each answer compared with the captured
+//! one (`kwire::live::replay`), and what differs printed by API.
+
+use super::exit;
+use clap::{Args, ValueEnum};
+use kwire::analysis::compare::Ignore;
+use kwire::capture::{Captured as Item, CapturedFrame};
+use kwire::decode::{Direction, FrameKind};
+use kwire::live::recorder;
+use kwire::live::replay::{replay, Captured, Conversation, Options, Outcome, Request, Verdict};
+use kwire::live::synth::{PcapngWriter, LINKTYPE_RAW};
+use kwire::schema::Catalogue;
+use kwire::text::escape::sanitize;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::time::Duration;
+
+/// Status when some exchange differs or went unanswered.
+const DIFFERS: i32 = 3;
+/// Captured frame bytes held for a replay at most (requests and answers).
+const MAX_HELD: usize = 1 << 30;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ReplayFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  kwire replay session.pcapng --broker 127.0.0.1:9092\n  kwire replay session.pcapng --broker new-cluster:9092 --map --format json\n  kwire replay session.pcapng --broker 127.0.0.1:9092 --fast --ignore Fetch:HighWatermark --write-pcap replayed.pcapng\n\nEvery client connection of the capture gets a connection of its own to --broker (all of them, whichever broker they went to), concurrently unless --serial; its requests go in capture order, each no earlier than its time in the capture unless --fast, and each answer is read before the next request. Correlation ids are our own. Answers are compared field by field, records record by record, leaving out what legitimately differs: times the broker stamps, node ids, hosts and ports, cluster, topic, producer, member and session ids, error messages (--ignore adds more). Exit status: 0 when every exchange is the same, 3 when some differ or go unanswered, 2 on an error."
+)]
+pub struct ReplayArgs {
+    /// The capture (pcap or pcapng).
+    pub file: String,
+    /// The broker to send the capture's requests to.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub broker: String,
+    /// Connections one after another, not at once.
+    #[arg(long)]
+    pub serial: bool,
+    /// Carry the values the new broker hands out (producer ids and epochs,
+    /// member ids, generations, fetch session ids) into the requests that
+    /// follow, records data included, in place of the captured ones.
+    #[arg(long)]
+    pub map: bool,
+    /// Also leave this field out of the comparison (repeatable): a name
+    /// anywhere (HighWatermark), the end of a dotted path without indexes
+    /// (Partitions.HighWatermark), optionally for one API (Fetch:HighWatermark).
+    #[arg(long, value_name = "PATH")]
+    pub ignore: Vec<String>,
+    /// Send as fast as the broker answers, not at the capture's pace.
+    #[arg(long)]
+    pub fast: bool,
+    /// Play the capture's time this many times faster (without --fast).
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
+    pub speed: f64,
+    /// Seconds to wait for the connection and for each answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub timeout: f64,
+    /// SASL PLAIN credentials sent in place of the capture's (which are never sent).
+    #[arg(long, value_name = "USER:PASSWORD")]
+    pub sasl_plain: Option<String>,
+    /// Write the replayed conversation as pcapng, to open like any capture.
+    #[arg(long, value_name = "FILE")]
+    pub write_pcap: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ReplayFormat,
+    /// The capture's broker port, when it cannot be told from the traffic.
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    #[command(flatten)]
+    pub tls: super::tls_args::TlsArgs,
+}
+
+pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReplayArgs) -> i32 {
+    let timeout = Duration::try_from_secs_f64(args.timeout).unwrap_or(Duration::from_secs(5));
+    let sasl_plain = match &args.sasl_plain {
+        Some(t) => match t.split_once(':') {
+            Some((u, p)) => Some((u.to_string(), p.to_string())),
+            None => return error("--sasl-plain takes USER:PASSWORD"),
+        },
+        None => None,
+    };
+    if !(args.speed > 0.0 && args.speed.is_finite()) {
+        return error("--speed takes a positive factor");
+    }
+    let conversations = match read_conversations(cat, args) {
+        Ok(c) => c,
+        Err(e) => return error(&e),
+    };
+    // A broker nobody listens on is an error, not a page of no-answers.
+    if let Err(e) = kwire::live::wire::connect(&args.broker, timeout) {
+        return error(&format!("--broker {e}"));
+    }
+    let recording = match &args.write_pcap {
+        Some(path) => {
+            let file = match std::fs::File::create(path) {
+                Ok(f) => f,
+                Err(e) => return error(&format!("{path}: {e}")),
+            };
+            let writer = match PcapngWriter::new(
+                Box::new(std::io::BufWriter::new(file)) as Box<dyn Write + Send>,
+                LINKTYPE_RAW,
+            ) {
+                Ok(w) => w,
+                Err(e) => return error(&format!("{path}: {e}")),
+            };
+            Some(recorder::spawn(vec![writer]))
+        }
+        None => None,
+    };
+    let opts = Options {
+        broker: args.broker.clone(),
+        timeout,
+        serial: args.serial,
+        map: args.map,
+        paced: !args.fast,
+        speed: args.speed,
+        ignore: Ignore::with_defaults(&args.ignore),
+        sasl_plain,
+        max_frame: 256 << 20,
+        release: release.map(str::to_string),
+    };
+    let outcomes = replay(cat, &conversations, &opts, recording.as_ref().map(|r| &r.0));
+    if let Some((rec, thread)) = recording {
+        rec.shutdown();
+        drop(rec);
+        if let Ok(Err(e)) = thread.join() {
+            return error(&format!("writing the capture: {e}"));
+        }
+    }
+    let printed = match args.format {
+        ReplayFormat::Json => print_json(cat, &outcomes),
+        ReplayFormat::Text => print_text(cat, &outcomes),
+    };
+    if let Err(e) = printed {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return exit::OK;
+        }
+        return error(&e.to_string());
+    }
+    if outcomes
+        .iter()
+        .any(|o| matches!(o.verdict, Verdict::Differs | Verdict::NoAnswer))
+    {
+        DIFFERS
+    } else {
+        exit::OK
+    }
+}
+
+fn error(e: &str) -> i32 {
+    kwire::stderr_line!("kwire: replay: {}", sanitize(e));
+    exit::MALFORMED
+}
+
+/// The capture's client connections: each request with its captured answer.
+fn read_conversations(cat: &Catalogue, args: &ReplayArgs) -> Result<Vec<Conversation>, String> {
+    let input = std::fs::File::open(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
+    let capture_opts = args
+        .tls
+        .capture_options(args.port)
+        .map_err(|_| "the TLS options are wrong".to_string())?;
+    let mut by_conn: BTreeMap<usize, Conversation> = BTreeMap::new();
+    // (connection, correlation id) → the request's place in its conversation.
+    let mut open: HashMap<(usize, i32), usize> = HashMap::new();
+    // A SASL token from the server answers the client's last token.
+    let mut last_token: HashMap<usize, usize> = HashMap::new();
+    let mut held = 0usize;
+    let mut over = false;
+    let stats = kwire::capture::for_each_captured(cat, input, &capture_opts, |c| {
+        let Item::Frame(f) = c else {
+            return true;
+        };
+        held += f.bytes.len();
+        if held > MAX_HELD {
+            over = true;
+            return false;
+        }
+        take(f, &mut by_conn, &mut open, &mut last_token);
+        true
+    })
+    .map_err(|e| format!("{}: {e}", args.file))?;
+    if over {
+        kwire::stderr_line!(
+            "kwire: replay: the capture holds more than {} MiB of frames; the replay stops at the frames read before",
+            MAX_HELD >> 20
+        );
+    }
+    if stats.frames == 0 && by_conn.is_empty() {
+        return Err(format!(
+            "{}: no Kafka traffic found ({} packets, {} TCP segments; try --port)",
+            args.file, stats.packets, stats.tcp_segments
+        ));
+    }
+    Ok(by_conn
+        .into_values()
+        .filter(|c| !c.requests.is_empty())
+        .collect())
+}
+
+fn take(
+    f: CapturedFrame,
+    by_conn: &mut BTreeMap<usize, Conversation>,
+    open: &mut HashMap<(usize, i32), usize>,
+    last_token: &mut HashMap<usize, usize>,
+) {
+    let conv = by_conn.entry(f.conn).or_insert_with(|| Conversation {
+        conn: f.conn,
+        requests: Vec::new(),
+    });
+    let captured = Captured {
+        frame: f.index,
+        time: f.timestamp,
+        bytes: f.bytes.clone(),
+    };
+    let token = match &f.kind {
+        FrameKind::SaslToken { mechanism } => Some(mechanism.clone()),
+        _ => None,
+    };
+    match f.direction {
+        Direction::Request => {
+            let i = conv.requests.len();
+            if let Some(c) = f.correlation_id {
+                open.insert((f.conn, c), i);
+            }
+            if token.is_some() {
+                last_token.insert(f.conn, i);
+            }
+            conv.requests.push(Request {
+                sent: captured,
+                api_key: f.api_key.unwrap_or(-1),
+                version: f.api_version.unwrap_or(-1),
+                answer: None,
+                sasl_token: token.map(|m| m.to_string()),
+            });
+        }
+        Direction::Response => {
+            let at = match (&token, f.correlation_id) {
+                (Some(_), _) => last_token.remove(&f.conn),
+                (None, Some(c)) => open.remove(&(f.conn, c)),
+                _ => None,
+            };
+            if let Some(r) = at.and_then(|i| conv.requests.get_mut(i)) {
+                r.answer = Some(captured);
+            }
+        }
+    }
+}
+
+fn api_name(cat: &Catalogue, key: i16) -> String {
+    cat.api_name(key)
+        .map_or_else(|| format!("api {key}"), str::to_string)
+}
+
+fn summary(outcomes: &[Outcome]) -> [(Verdict, usize); 4] {
+    [
+        Verdict::Same,
+        Verdict::Differs,
+        Verdict::NoAnswer,
+        Verdict::NotSent,
+    ]
+    .map(|v| (v, outcomes.iter().filter(|o| o.verdict == v).count()))
+}
+
+fn print_json(cat: &Catalogue, outcomes: &[Outcome]) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for o in outcomes {
+        let line = json!({
+            "verdict": o.verdict.as_str(),
+            "api_name": api_name(cat, o.api_key),
+            "api_key": o.api_key,
+            "api_version": o.version,
+            "conn": o.conn,
+            "frames": {"request": o.request_frame, "response": o.response_frame},
+            "differences": o.differences.iter().map(|d| json!({
+                "path": d.path, "captured": d.captured, "replayed": d.replayed,
+            })).collect::<Vec<Value>>(),
+            "why": o.why,
+            "elapsed_ms": o.elapsed.map(|e| e.as_secs_f64() * 1000.0),
+        });
+        writeln!(out, "{line}")?;
+    }
+    let mut counts = serde_json::Map::new();
+    counts.insert("exchanges".into(), json!(outcomes.len()));
+    for (v, n) in summary(outcomes) {
+        counts.insert(v.as_str().into(), json!(n));
+    }
+    writeln!(out, "{}", json!({ "summary": counts }))?;
+    out.flush()
+}
+
+/// By API: how many of each verdict, then each exchange that was not the same.
+fn print_text(cat: &Catalogue, outcomes: &[Outcome]) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut by_api: BTreeMap<String, Vec<&Outcome>> = BTreeMap::new();
+    for o in outcomes {
+        by_api
+            .entry(format!("{} v{}", api_name(cat, o.api_key), o.version))
+            .or_default()
+            .push(o);
+    }
+    for (api, list) in &by_api {
+        let counts: Vec<String> = summary(&list.iter().map(|o| (*o).clone()).collect::<Vec<_>>())
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(v, n)| format!("{n} {}", v.as_str()))
+            .collect();
+        writeln!(out, "{}: {}", sanitize(api), counts.join(", "))?;
+        for o in list.iter().filter(|o| o.verdict != Verdict::Same) {
+            let frames = match o.response_frame {
+                Some(r) => format!("frames {} and {r}", o.request_frame),
+                None => format!("frame {}", o.request_frame),
+            };
+            writeln!(
+                out,
+                "  {} on conn {} ({frames}){}",
+                o.verdict.as_str(),
+                o.conn,
+                o.why
+                    .as_deref()
+                    .map(|w| format!(": {}", sanitize(w)))
+                    .unwrap_or_default()
+            )?;
+            for d in &o.differences {
+                writeln!(
+                    out,
+                    "    {}: captured {}, replayed {}",
+                    sanitize(&d.path),
+                    sanitize(&d.captured.to_string()),
+                    sanitize(&d.replayed.to_string())
+                )?;
+            }
+        }
+    }
+    let parts: Vec<String> = summary(outcomes)
+        .iter()
+        .map(|(v, n)| format!("{n} {}", v.as_str()))
+        .collect();
+    writeln!(
+        out,
+        "{} exchanges replayed: {}",
+        outcomes.len(),
+        parts.join(", ")
+    )?;
+    out.flush()
+}

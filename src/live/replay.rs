@@ -1,0 +1,637 @@
+//! A captured conversation sent again to another broker (`kwire replay`):
+//! each client connection of the capture gets a connection of its own, its
+//! requests sent in capture order (each no earlier than its time in the
+//! capture, unless asked to go fast) and each answer read before the next
+//! request, then compared with the captured answer
+//! ([`crate::analysis::compare`]). What must change is rewritten:
+//! correlation ids always; with `map`, the values the new broker hands out
+//! (producer ids, member ids, generations, fetch sessions:
+//! [`crate::protocol::varying::HANDED_OUT`]) replace the captured ones in
+//! later requests, records data included; SASL PLAIN with the credentials
+//! given (the capture's are never sent).
+
+use super::recorder::{Event, Recorder};
+use super::wire::{connect, read_frame};
+use crate::analysis::compare::{differences, Difference, Ignore};
+use crate::decode::{decode_frame, DecodeOptions, Direction};
+use crate::encode::{encode_frame, FrameSpec};
+use crate::protocol::crc32c::crc32c;
+use crate::protocol::varying::HANDED_OUT;
+use crate::schema::{Catalogue, MessageKind};
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Connections replayed at once at most; later ones start as earlier ones end.
+pub const MAX_AT_ONCE: usize = 256;
+const PRODUCE_KEY: i16 = 0;
+const SASL_AUTHENTICATE_KEY: i16 = 36;
+
+/// A captured frame: where it is in the capture, and its bytes.
+#[derive(Clone, Debug)]
+pub struct Captured {
+    pub frame: usize,
+    pub time: f64,
+    pub bytes: Bytes,
+}
+
+/// A captured request and its captured answer.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub sent: Captured,
+    pub api_key: i16,
+    pub version: i16,
+    pub answer: Option<Captured>,
+    /// A bare SASL token (after SaslHandshake v0), with its mechanism.
+    pub sasl_token: Option<String>,
+}
+
+/// One client connection of the capture.
+#[derive(Clone, Debug)]
+pub struct Conversation {
+    pub conn: usize,
+    pub requests: Vec<Request>,
+}
+
+/// How one exchange went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Same,
+    Differs,
+    NoAnswer,
+    NotSent,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Same => "same",
+            Verdict::Differs => "differs",
+            Verdict::NoAnswer => "no-answer",
+            Verdict::NotSent => "not-sent",
+        }
+    }
+}
+
+/// One exchange replayed.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub conn: usize,
+    pub api_key: i16,
+    pub version: i16,
+    pub request_frame: usize,
+    pub response_frame: Option<usize>,
+    pub verdict: Verdict,
+    pub differences: Vec<Difference>,
+    pub why: Option<String>,
+    /// From sending the request to reading its answer.
+    pub elapsed: Option<Duration>,
+}
+
+/// How the replay runs.
+pub struct Options {
+    pub broker: String,
+    /// Wait for a connection and for each answer.
+    pub timeout: Duration,
+    /// Connections one after another.
+    pub serial: bool,
+    /// Carry handed-out values from the new broker's answers into later requests.
+    pub map: bool,
+    /// Send each request no earlier than its time in the capture (divided by `speed`).
+    pub paced: bool,
+    pub speed: f64,
+    pub ignore: Ignore,
+    /// SASL PLAIN credentials put in place of the capture's.
+    pub sasl_plain: Option<(String, String)>,
+    pub max_frame: usize,
+    pub release: Option<String>,
+}
+
+/// Values learned with `map`: (field name, captured value as JSON text) → the new broker's value.
+type Learned = Mutex<HashMap<(String, String), Value>>;
+
+/// Replay every conversation; the outcomes in capture order (by connection, then request).
+pub fn replay(
+    cat: &Catalogue,
+    conversations: &[Conversation],
+    opts: &Options,
+    recorder: Option<&Recorder>,
+) -> Vec<Outcome> {
+    let first = conversations
+        .iter()
+        .flat_map(|c| c.requests.first())
+        .map(|r| r.sent.time)
+        .fold(f64::INFINITY, f64::min);
+    let run = Run {
+        cat,
+        opts,
+        recorder,
+        learned: Mutex::new(HashMap::new()),
+        start: Instant::now(),
+        first: if first.is_finite() { first } else { 0.0 },
+    };
+    let next = AtomicUsize::new(0);
+    let outcomes = Mutex::new(Vec::new());
+    let workers = if opts.serial {
+        1
+    } else {
+        conversations.len().clamp(1, MAX_AT_ONCE)
+    };
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(c) = conversations.get(i) else {
+                    break;
+                };
+                let done = run.conversation(c, i as u64);
+                outcomes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(done);
+            });
+        }
+    });
+    let mut all = outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    all.sort_by_key(|o| (o.conn, o.request_frame));
+    all
+}
+
+struct Run<'a> {
+    cat: &'a Catalogue,
+    opts: &'a Options,
+    recorder: Option<&'a Recorder>,
+    learned: Learned,
+    start: Instant,
+    first: f64,
+}
+
+impl Run<'_> {
+    fn conversation(&self, c: &Conversation, id: u64) -> Vec<Outcome> {
+        let mut out = Vec::with_capacity(c.requests.len());
+        let outcome = |r: &Request, verdict, why: Option<String>| Outcome {
+            conn: c.conn,
+            api_key: r.api_key,
+            version: r.version,
+            request_frame: r.sent.frame,
+            response_frame: r.answer.as_ref().map(|a| a.frame),
+            verdict,
+            differences: Vec::new(),
+            why,
+            elapsed: None,
+        };
+        if let Some(r) = c.requests.first() {
+            self.wait_for(r.sent.time);
+        }
+        let mut stream = match connect(&self.opts.broker, self.opts.timeout) {
+            Ok(s) => s,
+            Err(e) => {
+                let why = format!("could not connect: {e}");
+                return c
+                    .requests
+                    .iter()
+                    .map(|r| outcome(r, Verdict::NotSent, Some(why.clone())))
+                    .collect();
+            }
+        };
+        let _ = stream.set_read_timeout(Some(self.opts.timeout));
+        let _ = stream.set_write_timeout(Some(self.opts.timeout));
+        if let (Some(rec), Ok(client), Ok(server)) =
+            (self.recorder, stream.local_addr(), stream.peer_addr())
+        {
+            rec.record(id, Event::Open { client, server });
+        }
+        let mut ended: Option<String> = None;
+        let mut corr = 0i32;
+        // Requests after the last answered one: the capture ended before their
+        // answers (a long-poll Fetch, say), so there is nothing to compare with.
+        let tail = c
+            .requests
+            .iter()
+            .rposition(|r| r.answer.is_some())
+            .map_or(0, |i| i + 1);
+        for (i, r) in c.requests.iter().enumerate() {
+            if let Some(why) = &ended {
+                out.push(outcome(r, Verdict::NotSent, Some(why.clone())));
+                continue;
+            }
+            if i >= tail && expects_answer(r) {
+                out.push(outcome(
+                    r,
+                    Verdict::NotSent,
+                    Some("the capture ends before its answer: nothing to compare with".into()),
+                ));
+                continue;
+            }
+            if self.opts.paced {
+                self.wait_for(r.sent.time);
+            }
+            corr = corr.wrapping_add(1);
+            let bytes = match self.outgoing(r, corr) {
+                Ok(b) => b,
+                Err(why) => {
+                    out.push(outcome(r, Verdict::NotSent, Some(why.clone())));
+                    ended = Some(format!("after a request that was not sent: {why}"));
+                    continue;
+                }
+            };
+            self.record(id, true, &bytes);
+            let sent_at = Instant::now();
+            if let Err(e) = stream.write_all(&bytes) {
+                let why = format!("sending: {e}");
+                out.push(outcome(r, Verdict::NoAnswer, Some(why.clone())));
+                ended = Some(format!("the connection ended ({why})"));
+                continue;
+            }
+            if !expects_answer(r) {
+                let mut o = outcome(r, Verdict::Same, Some("no answer expected (acks=0)".into()));
+                if r.answer.is_some() {
+                    o.verdict = Verdict::Differs;
+                }
+                out.push(o);
+                continue;
+            }
+            let answer = loop {
+                match read_frame(&mut stream, self.opts.max_frame) {
+                    // A bare SASL token has no correlation id.
+                    Ok(f) if r.sasl_token.is_some() || f.len() < 8 => break Ok(f),
+                    Ok(f) if f[4..8] == corr.to_be_bytes() => break Ok(f),
+                    Ok(f) => self.record(id, false, &f),
+                    Err(e) => break Err(e),
+                }
+            };
+            let answer = match answer {
+                Ok(f) => f,
+                Err(e) => {
+                    out.push(outcome(r, Verdict::NoAnswer, Some(e.clone())));
+                    ended = Some(format!("the connection ended ({e})"));
+                    continue;
+                }
+            };
+            self.record(id, false, &answer);
+            let mut o = self.compared(r, &answer);
+            o.conn = c.conn;
+            o.elapsed = Some(sent_at.elapsed());
+            out.push(o);
+        }
+        if let Some(rec) = self.recorder {
+            rec.record(id, Event::Close { by_client: true });
+        }
+        out
+    }
+
+    fn record(&self, id: u64, from_client: bool, bytes: &[u8]) {
+        if let Some(rec) = self.recorder {
+            rec.record(
+                id,
+                Event::Data {
+                    from_client,
+                    bytes: Bytes::copy_from_slice(bytes),
+                },
+            );
+        }
+    }
+
+    /// Sleep until a captured time's place in the replay.
+    fn wait_for(&self, time: f64) {
+        if !self.opts.paced {
+            return;
+        }
+        let offset = ((time - self.first) / self.opts.speed.max(1e-6)).max(0.0);
+        let due = self.start + Duration::from_secs_f64(offset.min(1e7));
+        if let Some(d) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(d);
+        }
+    }
+
+    /// The request as sent now: our correlation id, and what must change.
+    fn outgoing(&self, r: &Request, corr: i32) -> Result<Vec<u8>, String> {
+        if let Some(mechanism) = &r.sasl_token {
+            return match (&self.opts.sasl_plain, mechanism.as_str()) {
+                (Some((user, password)), "PLAIN") => {
+                    let token = plain_token(user, password);
+                    let mut f = (token.len() as i32).to_be_bytes().to_vec();
+                    f.extend_from_slice(&token);
+                    Ok(f)
+                }
+                (Some(_), m) => Err(format!("SASL {m} is not replayed (PLAIN is)")),
+                (None, _) => Err(
+                    "the capture's credentials are never sent: give --sasl-plain USER:PASSWORD"
+                        .into(),
+                ),
+            };
+        }
+        let learned = self.opts.map
+            && !self
+                .learned
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_empty();
+        if learned || r.api_key == SASL_AUTHENTICATE_KEY {
+            let (mut header, mut body) = contract(
+                self.cat,
+                self.opts.release.as_deref(),
+                &r.sent.bytes,
+                Direction::Request,
+                (r.api_key, r.version),
+            )
+            .ok_or("the captured request does not decode")?;
+            if r.api_key == SASL_AUTHENTICATE_KEY {
+                let Some((user, password)) = &self.opts.sasl_plain else {
+                    return Err(
+                        "the capture's credentials are never sent: give --sasl-plain USER:PASSWORD"
+                            .into(),
+                    );
+                };
+                body.insert(
+                    "AuthBytes".into(),
+                    Value::from(hex::encode(plain_token(user, password))),
+                );
+            }
+            if learned {
+                let map = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+                substitute(&mut body, &map);
+            }
+            header.insert("CorrelationId".into(), Value::from(corr));
+            let fs = FrameSpec {
+                direction: Direction::Request,
+                api_key: r.api_key,
+                version: r.version,
+                release: self.opts.release.as_deref(),
+            };
+            return encode_frame(self.cat, &fs, &header, &body).map_err(|e| {
+                format!(
+                    "the rewritten request does not encode: {}: {}",
+                    e.path, e.message
+                )
+            });
+        }
+        let mut f = r.sent.bytes.to_vec();
+        if f.len() >= 12 {
+            f[8..12].copy_from_slice(&corr.to_be_bytes());
+        }
+        Ok(f)
+    }
+
+    /// The new answer against the captured one.
+    fn compared(&self, r: &Request, answer: &[u8]) -> Outcome {
+        let mut o = Outcome {
+            conn: 0,
+            api_key: r.api_key,
+            version: r.version,
+            request_frame: r.sent.frame,
+            response_frame: r.answer.as_ref().map(|a| a.frame),
+            verdict: Verdict::Same,
+            differences: Vec::new(),
+            why: None,
+            elapsed: None,
+        };
+        if r.sasl_token.is_some() {
+            return o;
+        }
+        let Some(captured) = &r.answer else {
+            o.verdict = Verdict::Differs;
+            o.why =
+                Some("the capture holds no answer to this request; the new broker answered".into());
+            return o;
+        };
+        let release = self.opts.release.as_deref();
+        let api = (r.api_key, r.version);
+        let (Some((_, old)), new) = (
+            contract(self.cat, release, &captured.bytes, Direction::Response, api),
+            contract(self.cat, release, answer, Direction::Response, api),
+        ) else {
+            o.why = Some("the captured answer does not decode: not compared".into());
+            return o;
+        };
+        let Some((_, new)) = new else {
+            o.verdict = Verdict::Differs;
+            o.why = Some("the new broker's answer does not decode".into());
+            return o;
+        };
+        if self.opts.map {
+            let mut learned = self.learned.lock().unwrap_or_else(|e| e.into_inner());
+            learn(
+                &Value::Object(old.clone()),
+                &Value::Object(new.clone()),
+                None,
+                &mut learned,
+            );
+        }
+        let Some(spec) = self
+            .cat
+            .message(MessageKind::Response, r.api_key, r.version, release)
+        else {
+            return o;
+        };
+        let name = self.cat.api_name(r.api_key).unwrap_or("?");
+        o.differences = differences(
+            name,
+            (&spec.fields, r.version),
+            &old,
+            &new,
+            &self.opts.ignore,
+        );
+        if !o.differences.is_empty() {
+            o.verdict = Verdict::Differs;
+        }
+        o
+    }
+}
+
+/// Whether the broker answers this request (a Produce with acks=0 is not answered).
+fn expects_answer(r: &Request) -> bool {
+    if r.api_key != PRODUCE_KEY {
+        return true;
+    }
+    // Acks comes right after the header for v0-2; after the transactional id from v3.
+    r.answer.is_some() || !produce_acks_zero(&r.sent.bytes, r.version)
+}
+
+fn produce_acks_zero(frame: &[u8], version: i16) -> bool {
+    let cat = Catalogue::builtin();
+    contract(cat, None, frame, Direction::Request, (PRODUCE_KEY, version))
+        .and_then(|(_, b)| b.get("Acks").and_then(Value::as_i64))
+        == Some(0)
+}
+
+/// A frame's header and body as the contract's JSON (`None` when it does not decode).
+fn contract(
+    cat: &Catalogue,
+    release: Option<&str>,
+    frame: &[u8],
+    direction: Direction,
+    (api_key, version): (i16, i16),
+) -> Option<(Map<String, Value>, Map<String, Value>)> {
+    let opts = DecodeOptions {
+        direction: Some(direction),
+        api_key: Some(api_key),
+        api_version: Some(version),
+        release: release.map(str::to_string),
+        values_only: true,
+        ..Default::default()
+    };
+    let decoded = decode_frame(cat, Bytes::copy_from_slice(frame), 0, &opts);
+    if decoded.error.is_some() {
+        return None;
+    }
+    let mut text = Vec::new();
+    crate::render::json::write_contract(&decoded, &mut text);
+    let mut v: Value = serde_json::from_slice(&text).ok()?;
+    let header = v.get_mut("header")?.as_object_mut().map(std::mem::take)?;
+    let body = v.get_mut("body")?.as_object_mut().map(std::mem::take)?;
+    Some((header, body))
+}
+
+fn plain_token(user: &str, password: &str) -> Vec<u8> {
+    let mut t = vec![0u8];
+    t.extend_from_slice(user.as_bytes());
+    t.push(0);
+    t.extend_from_slice(password.as_bytes());
+    t
+}
+
+/// Note each handed-out value the new broker gave in place of the captured one.
+fn learn(
+    old: &Value,
+    new: &Value,
+    key: Option<&str>,
+    learned: &mut HashMap<(String, String), Value>,
+) {
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                if let Some(w) = b.get(k) {
+                    learn(v, w, Some(k), learned);
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for (v, w) in a.iter().zip(b) {
+                learn(v, w, key, learned);
+            }
+        }
+        (v, w) if v != w => {
+            if let Some(k) = key.filter(|k| HANDED_OUT.contains(k)) {
+                learned.insert((k.to_string(), v.to_string()), w.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Put learned values in place of captured ones, records data included.
+fn substitute(v: &mut Map<String, Value>, learned: &HashMap<(String, String), Value>) {
+    for (k, x) in v.iter_mut() {
+        match x {
+            Value::Object(o) => substitute(o, learned),
+            Value::Array(items) => {
+                for i in items.iter_mut() {
+                    match i {
+                        Value::Object(o) => substitute(o, learned),
+                        other => {
+                            if let Some(n) = learned.get(&(k.clone(), other.to_string())) {
+                                *other = n.clone();
+                            }
+                        }
+                    }
+                }
+            }
+            Value::String(s) if k == "Records" => {
+                if let Some(patched) = patched_records(s, learned) {
+                    *s = patched;
+                }
+            }
+            other => {
+                if let Some(n) = learned.get(&(k.clone(), other.to_string())) {
+                    *other = n.clone();
+                }
+            }
+        }
+    }
+}
+
+/// Records data (hex) with each v2 batch's producer id and epoch replaced
+/// by the learned ones, and its checksum made again.
+fn patched_records(hex_text: &str, learned: &HashMap<(String, String), Value>) -> Option<String> {
+    let mut b = hex::decode(hex_text).ok()?;
+    let mut at = 0usize;
+    let mut changed = false;
+    // baseOffset 8, batchLength 4, leaderEpoch 4, magic 1, crc 4, attributes 2,
+    // lastOffsetDelta 4, baseTimestamp 8, maxTimestamp 8, producerId 8, producerEpoch 2.
+    while at + 61 <= b.len() {
+        let len = i32::from_be_bytes(b[at + 8..at + 12].try_into().ok()?);
+        let end = at + 12 + usize::try_from(len).ok()?;
+        if b[at + 16] != 2 || end > b.len() || len < 49 {
+            break;
+        }
+        let id = i64::from_be_bytes(b[at + 43..at + 51].try_into().ok()?);
+        let epoch = i16::from_be_bytes(b[at + 51..at + 53].try_into().ok()?);
+        let mut touched = false;
+        if let Some(n) = learned
+            .get(&("ProducerId".into(), id.to_string()))
+            .and_then(Value::as_i64)
+        {
+            b[at + 43..at + 51].copy_from_slice(&n.to_be_bytes());
+            touched = true;
+        }
+        if let Some(n) = learned
+            .get(&("ProducerEpoch".into(), epoch.to_string()))
+            .and_then(Value::as_i64)
+            .and_then(|n| i16::try_from(n).ok())
+        {
+            b[at + 51..at + 53].copy_from_slice(&n.to_be_bytes());
+            touched = true;
+        }
+        if touched {
+            let crc = crc32c(&b[at + 21..end]);
+            b[at + 17..at + 21].copy_from_slice(&crc.to_be_bytes());
+            changed = true;
+        }
+        at = end;
+    }
+    changed.then(|| hex::encode(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn learned_values_replace_captured_ones_in_records_too() {
+        let mut learned = HashMap::new();
+        learn(
+            &json!({"ProducerId": 1000, "ProducerEpoch": 0, "ThrottleTimeMs": 0}),
+            &json!({"ProducerId": 7, "ProducerEpoch": 3, "ThrottleTimeMs": 5}),
+            None,
+            &mut learned,
+        );
+        assert_eq!(learned.len(), 2, "{learned:?}");
+        let mut batch = crate::protocol::record_batch::empty_batch();
+        batch[43..51].copy_from_slice(&1000i64.to_be_bytes());
+        batch[51..53].copy_from_slice(&0i16.to_be_bytes());
+        let mut body = json!({"TransactionalId": null, "ProducerId": 1000,
+            "TopicData": [{"PartitionData": [{"Records": hex::encode(&batch)}]}]});
+        substitute(body.as_object_mut().unwrap(), &learned);
+        assert_eq!(body["ProducerId"], 7);
+        let patched = hex::decode(
+            body["TopicData"][0]["PartitionData"][0]["Records"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(i64::from_be_bytes(patched[43..51].try_into().unwrap()), 7);
+        assert_eq!(i16::from_be_bytes(patched[51..53].try_into().unwrap()), 3);
+        let len = 12 + i32::from_be_bytes(patched[8..12].try_into().unwrap()) as usize;
+        assert_eq!(
+            u32::from_be_bytes(patched[17..21].try_into().unwrap()),
+            crc32c(&patched[21..len]),
+            "the checksum made again"
+        );
+    }
+}
