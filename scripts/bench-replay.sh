@@ -2,12 +2,12 @@
 # kwire replay against the same client traffic sent directly, in the same run
 # (BENCHMARKS.md, "Replay"). A real client session is recorded once through
 # kwire proxy --write-pcap: kafka-python produces MESSAGES small messages in
-# many small Produce requests (one in flight, no linger, 1 KiB batches), then
-# a consumer group reads them back. Then, round by round, in turn:
+# many small Produce requests (one in flight, no linger, 512-byte batches), then
+# a consumer group reads them back, at a fresh broker. Then, round by round, in turn:
 #   direct: the same client session run again straight at a tansu broker
 #           (a topic and group of its own each round), timed as a process;
-#   replay: kwire replay --fast --map of the recording at another tansu,
-#           timed as a process.
+#   replay: kwire replay --fast --map of the recording at a fresh tansu
+#           (started before the clock starts), timed as a process.
 # Each figure is exchanges per second: the recording's exchange count over
 # the process's wall time. The ratio replay/direct is printed per round and
 # as the median. Both include starting the process; the client's own idle
@@ -17,7 +17,7 @@
 # Usage: scripts/bench-replay.sh [MESSAGES [ROUNDS]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-messages=${1:-2000}
+messages=${1:-10000}
 rounds=${2:-5}
 tansu=${TANSU:-tansu}
 kwire=${KWIRE:-target/release/kwire}
@@ -27,16 +27,17 @@ source scripts/bench-lib.sh
 pids=()
 stop() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap stop EXIT
-broker() {
+[ -z "${KEEP:-}" ] || trap 'cp "$work/session.pcapng" "$KEEP"; stop' EXIT
+broker() { # PORT: a tansu broker in memory on it; its pid in $last
   local port=$1
   "$tansu" broker --listener-url "tcp://127.0.0.1:$port" --advertised-listener-url "tcp://127.0.0.1:$port" \
-    --storage-engine "memory://tansu/" >"$work/tansu-$port.log" 2>&1 &
-  pids+=($!)
+    --storage-engine "memory://tansu/" >>"$work/tansu-$port.log" 2>&1 &
+  last=$!
+  pids+=("$last")
   wait_port "$port"
 }
 recorded_port=$(free_port); broker "$recorded_port"
 direct_port=$(free_port); broker "$direct_port"
-replay_port=$(free_port); broker "$replay_port"
 
 python3 - "$messages" >"$work/messages.jsonl" <<'PY'
 import json, sys
@@ -45,7 +46,7 @@ for i in range(int(sys.argv[1])):
 PY
 session() { # BOOTSTRAP TOPIC GROUP
   python3 scripts/e2e-clients/produce_consume.py "$1" "$2" "$3" "$work/messages.jsonl" "$work/out.jsonl" \
-    --lib kafka-python --max-in-flight 1 --linger-ms 0 --batch-bytes 1024 --stay 0
+    --lib kafka-python --max-in-flight 1 --linger-ms 0 --batch-bytes 512 --stay 0
 }
 
 # The recording, through the proxy.
@@ -68,9 +69,12 @@ ratios=()
 for round in $(seq "$rounds"); do
   t0=$(now)
   session "127.0.0.1:$direct_port" "bench-direct-$round" "bench-direct-group-$round" >/dev/null
+  # Each replay meets a fresh broker, as the recording did, so its verdicts say whether it was the same session.
+  replay_port=$(free_port); broker "$replay_port"; replay_broker=$last
   t1=$(now)
   "$kwire" replay "$work/session.pcapng" --broker "127.0.0.1:$replay_port" --fast --map --format json >"$work/replay.jsonl" || true
   t2=$(now)
+  kill "$replay_broker"; wait "$replay_broker" 2>/dev/null || true
   verdicts=$(python3 -c '
 import collections, json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

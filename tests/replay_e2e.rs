@@ -287,7 +287,7 @@ fn check_outcome(recorded: &[Value], o: &Outcome, r: &Replayed) {
     );
 }
 
-/// Every exchange of these APIs is `same`. On a fresh broker their answers
+/// Every exchange of these APIs that the capture holds an answer to is `same`. On a fresh broker their answers
 /// depend only on what was sent before, once the fields that legitimately
 /// differ are set aside (the capture's broker had another address; topic ids
 /// are random; tansu's ListOffsets `Timestamp` is its clock when the records
@@ -298,6 +298,10 @@ fn assert_same_for(o: &Outcome, apis: &[&str]) {
         .exchanges
         .iter()
         .filter(|e| apis.iter().any(|a| e["api_name"] == *a) && e["verdict"] != "same")
+        // A request the client sent as the recording stopped (librdkafka's
+        // periodic Metadata, now and then) has no captured answer to
+        // compare with; check_outcome holds it to saying why.
+        .filter(|e| !(e["verdict"] == "not-sent" && e["frames"]["response"].is_null()))
         .collect();
     assert!(
         wrong.is_empty(),

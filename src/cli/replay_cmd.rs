@@ -30,7 +30,7 @@ pub enum ReplayFormat {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  kwire replay session.pcapng --broker 127.0.0.1:9092\n  kwire replay session.pcapng --broker new-cluster:9092 --map --format json\n  kwire replay session.pcapng --broker 127.0.0.1:9092 --fast --ignore Fetch:HighWatermark --write-pcap replayed.pcapng\n\nEvery client connection of the capture gets a connection of its own to --broker (all of them, whichever broker they went to), concurrently unless --serial; its requests go in capture order, each no earlier than its time in the capture unless --fast, and each answer is read before the next request. Correlation ids are our own. Answers are compared field by field, records record by record, leaving out what legitimately differs: times the broker stamps, node ids, hosts and ports, cluster, topic, producer, member and session ids, error messages (--ignore adds more). Exit status: 0 when every exchange is the same, 3 when some differ or go unanswered, 2 on an error."
+    after_help = "Examples:\n  kwire replay session.pcapng --broker 127.0.0.1:9092\n  kwire replay session.pcapng --broker new-cluster:9092 --map --format json\n  kwire replay session.pcapng --broker 127.0.0.1:9092 --fast --ignore Fetch:HighWatermark --write-pcap replayed.pcapng\n\nEvery client connection of the capture gets a connection of its own to --broker (all of them, whichever broker they went to), concurrently unless --serial; its requests go in capture order, each no earlier than its time in the capture unless --fast, and each answer is read before the next request; a request also waits for the other connections' exchanges the capture answered before it was sent. Correlation ids are our own. Answers are compared field by field, records record by record, leaving out what legitimately differs: times the broker stamps, node ids, hosts and ports, cluster, topic, producer, member and session ids, error messages (--ignore adds more). Exit status: 0 when every exchange is the same, 3 when some differ or go unanswered, 2 on an error."
 )]
 pub struct ReplayArgs {
     /// The capture (pcap or pcapng).
@@ -38,7 +38,7 @@ pub struct ReplayArgs {
     /// The broker to send the capture's requests to.
     #[arg(long, value_name = "HOST:PORT")]
     pub broker: String,
-    /// Connections one after another, not at once.
+    /// Connections one after another, each whole, not at once (so a request waits for no other connection)
     #[arg(long)]
     pub serial: bool,
     /// Carry the values the new broker hands out (producer ids and epochs,

@@ -10,6 +10,8 @@
 //! later requests, records data included; SASL PLAIN with the credentials
 //! given (the capture's are never sent).
 
+mod order;
+
 use super::recorder::{Event, Recorder};
 use super::wire::{connect, read_frame};
 use crate::analysis::compare::{differences, Difference, Ignore};
@@ -19,10 +21,11 @@ use crate::protocol::crc32c::crc32c;
 use crate::protocol::varying::HANDED_OUT;
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
+use order::Order;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -133,6 +136,9 @@ pub fn replay(
         learned: Mutex::new(HashMap::new()),
         start: Instant::now(),
         first: if first.is_finite() { first } else { 0.0 },
+        // One connection at a time cannot wait for another.
+        order: (!opts.serial).then(|| Order::new(conversations)),
+        order_lapsed: AtomicBool::new(false),
     };
     let next = AtomicUsize::new(0);
     let outcomes = Mutex::new(Vec::new());
@@ -148,7 +154,7 @@ pub fn replay(
                 let Some(c) = conversations.get(i) else {
                     break;
                 };
-                let done = run.conversation(c, i as u64);
+                let done = run.conversation(c, i);
                 outcomes
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -168,10 +174,46 @@ struct Run<'a> {
     learned: Learned,
     start: Instant,
     first: f64,
+    order: Option<Order>,
+    /// Whether a request has gone without waiting for what came before it.
+    order_lapsed: AtomicBool,
+}
+
+/// Marks a conversation's exchanges done in the cross-connection order, all
+/// of them at the latest when the conversation ends, however it ends.
+struct Progress<'a> {
+    order: Option<&'a Order>,
+    conversation: usize,
+    marked: usize,
+    len: usize,
+}
+
+impl Progress<'_> {
+    fn done_before(&mut self, request: usize) {
+        if let Some(o) = self.order {
+            while self.marked < request.min(self.len) {
+                o.done(self.conversation, self.marked);
+                self.marked += 1;
+            }
+        }
+    }
+}
+
+impl Drop for Progress<'_> {
+    fn drop(&mut self) {
+        self.done_before(self.len);
+    }
 }
 
 impl Run<'_> {
-    fn conversation(&self, c: &Conversation, id: u64) -> Vec<Outcome> {
+    fn conversation(&self, c: &Conversation, index: usize) -> Vec<Outcome> {
+        let id = index as u64;
+        let mut progress = Progress {
+            order: self.order.as_ref(),
+            conversation: index,
+            marked: 0,
+            len: c.requests.len(),
+        };
         let mut out = Vec::with_capacity(c.requests.len());
         let outcome = |r: &Request, verdict, why: Option<String>| Outcome {
             conn: c.conn,
@@ -215,6 +257,7 @@ impl Run<'_> {
             .rposition(|r| r.answer.is_some())
             .map_or(0, |i| i + 1);
         for (i, r) in c.requests.iter().enumerate() {
+            progress.done_before(i);
             if let Some(why) = &ended {
                 out.push(outcome(r, Verdict::NotSent, Some(why.clone())));
                 continue;
@@ -230,6 +273,7 @@ impl Run<'_> {
             if self.opts.paced {
                 self.wait_for(r.sent.time);
             }
+            self.wait_for_earlier_exchanges(r, c.conn);
             corr = corr.wrapping_add(1);
             let bytes = match self.outgoing(r, corr) {
                 Ok(b) => b,
@@ -292,6 +336,24 @@ impl Run<'_> {
                     from_client,
                     bytes: Bytes::copy_from_slice(bytes),
                 },
+            );
+        }
+    }
+
+    /// Wait for the exchanges of other connections that the capture shows
+    /// answered before this request was sent ([`order`]), at most the answer
+    /// timeout; past it the request goes, and stderr says so once.
+    fn wait_for_earlier_exchanges(&self, r: &Request, conn: usize) {
+        let Some(order) = &self.order else {
+            return;
+        };
+        if !order.wait_before(r.sent.time, self.opts.timeout)
+            && !self.order_lapsed.swap(true, Ordering::SeqCst)
+        {
+            crate::stderr_line!(
+                "kwire: replay: a request of conn {conn} (frame {}) waited {} s for other connections' earlier exchanges and went on: from there the capture's order across connections may not be kept",
+                r.sent.frame,
+                self.opts.timeout.as_secs_f64()
             );
         }
     }
