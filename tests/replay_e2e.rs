@@ -562,6 +562,58 @@ fn the_shipped_confluent_kafka_capture_replays_against_tansu() {
     replay_shipped("replay-sample-confluent-kafka", "confluent-kafka.pcap");
 }
 
+/// Without `--map` the kafka-python consumer rejoins its group with the
+/// member id the capture's broker gave it; the new broker takes it for a
+/// second member and asks for a rebalance. The replay must say exactly that,
+/// in the text an engineer reads, and exit 3.
+#[test]
+#[ignore = "needs tansu and the Python Kafka clients; bash .ci/run installs them"]
+fn without_map_a_stale_member_id_shows_as_a_rebalance_in_the_text_output() {
+    require_all("the replay test of a stale member id");
+    let _one = serial();
+    let dir = scratch("replay-stale-member");
+    let capture = repo().join("samples/captures/kafka-python.pcap");
+    let broker = Tansu::start(&dir, "127.0.0.1");
+    let r = replay(
+        &[
+            capture.to_str().unwrap(),
+            "--broker",
+            &broker.addr(),
+            "--fast",
+        ],
+        Duration::from_secs(60),
+    );
+    drop(broker);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(r.status, Some(3), "{}\n{}", r.stdout, r.stderr);
+    let expected = [
+        "JoinGroup v7: 1 same, 1 differs",
+        "  differs on conn 8 (frames 42 and 43)",
+        "    GenerationId: captured 0, replayed 1",
+        "    Members.length: captured 1, replayed 2",
+    ];
+    let sync = [
+        "SyncGroup v5: 1 differs",
+        "  differs on conn 8 (frames 44 and 45)",
+        "    ErrorCode: captured 0 (NONE), replayed 27 (REBALANCE_IN_PROGRESS)",
+        "    Assignment: captured \"00000000000100087061796d656e7473000000010000000000000000\", replayed \"\"",
+    ];
+    for block in [&expected[..], &sync[..]] {
+        assert!(
+            r.stdout.contains(&block.join("\n")),
+            "missing from the text output:\n{}\n--- output:\n{}",
+            block.join("\n"),
+            r.stdout
+        );
+    }
+    assert!(
+        r.stdout
+            .ends_with("29 exchanges replayed: 27 same, 2 differs, 0 no-answer, 0 not-sent\n"),
+        "{}",
+        r.stdout
+    );
+}
+
 /// A broker killed 1 s into the replay of a capture whose first exchanges
 /// come at its start and the rest from 2.5 s on (more on the same
 /// connection, then a connection of its own): the first are answered, the

@@ -293,6 +293,18 @@ fn print_json(cat: &Catalogue, outcomes: &[Outcome]) -> std::io::Result<()> {
     out.flush()
 }
 
+/// A compared value as text; an error code with its name.
+fn shown(path: &str, v: &Value) -> String {
+    let is_error_code = path.rsplit('.').next().is_some_and(|f| f == "ErrorCode");
+    match v.as_i64().and_then(|c| i16::try_from(c).ok()) {
+        Some(code) if is_error_code => match kwire::protocol::error_codes::error_name(code) {
+            Some(name) => format!("{code} ({name})"),
+            None => code.to_string(),
+        },
+        _ => v.to_string(),
+    }
+}
+
 /// By API: how many of each verdict, then each exchange that was not the same.
 fn print_text(cat: &Catalogue, outcomes: &[Outcome]) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -330,8 +342,8 @@ fn print_text(cat: &Catalogue, outcomes: &[Outcome]) -> std::io::Result<()> {
                     out,
                     "    {}: captured {}, replayed {}",
                     sanitize(&d.path),
-                    sanitize(&d.captured.to_string()),
-                    sanitize(&d.replayed.to_string())
+                    sanitize(&shown(&d.path, &d.captured)),
+                    sanitize(&shown(&d.path, &d.replayed))
                 )?;
             }
         }
