@@ -538,7 +538,34 @@ fn the_script_draws_the_timeline_and_opens_frames_in_headless_chromium() {
     let drawn = dom(&format!("file://{}", zoomed.display()), None);
     let ticks = attr(&drawn, "data-ticks");
     assert!((2..=40).contains(&ticks), "{ticks} ticks");
-    assert!(drawn.contains(" µs</text>"), "ticks labelled in µs");
+    // Each tick says its time from the capture's start in the unit of the
+    // view's end (seconds here, the view being past 1 s), with as many
+    // decimals as the step needs: distinct, evenly spaced by the step.
+    let labels: Vec<&str> = drawn
+        .split("class=\"tick\">")
+        .skip(1)
+        .filter_map(|t| t.split("</text>").next())
+        .collect();
+    let at_us: Vec<f64> = labels
+        .iter()
+        .map(|l| {
+            let (n, unit) = l.trim_start_matches('+').split_once(' ').unwrap();
+            let scale = match unit {
+                "s" => 1e6,
+                "ms" => 1e3,
+                "µs" => 1.0,
+                u => panic!("tick {l:?}: unit {u}"),
+            };
+            n.parse::<f64>().unwrap() * scale
+        })
+        .collect();
+    let steps: Vec<f64> = at_us.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        steps
+            .iter()
+            .all(|s| (s - steps[0]).abs() < 0.01 && *s > 0.0 && *s <= 5.0),
+        "ticks {labels:?} are not evenly spaced by a step of a few µs"
+    );
     let _ = std::fs::remove_file(zoomed);
     // The mouse over a mark (found by lane and x, not by element) names its
     // exchange, and a click opens its frame.

@@ -8,9 +8,10 @@ use crate::encode::writer::Writer;
 use crate::protocol::crc32c::crc32c;
 use std::io::Write;
 
-/// The examples' base timestamp, 2023-11-14T22:13:20Z: a round number that
-/// reads as a date in the trees.
-pub const BASE_TIMESTAMP: i64 = 1_700_000_000_000;
+/// The examples' base timestamp: the same fixed "now" as every other
+/// example value (so a record and the request around it agree, and pages do
+/// not change from one build to the next).
+pub const BASE_TIMESTAMP: i64 = crate::encode::realistic::NOW_MS;
 
 pub struct ExampleRecord {
     pub key: Option<&'static str>,

@@ -11,7 +11,7 @@ const W=Math.max(900,box.clientWidth-4),PW=W-LW-12,H=AX+L*LH+4,full=Math.max(D.s
 const fmt=ms=>ms<0.01?(ms*1000).toFixed(0)+' µs':ms<1?ms.toFixed(2)+' ms':ms<999.95?ms.toFixed(1)+' ms':(ms/1000).toFixed(1)+' s';
 const nice=r=>{const p=Math.pow(10,Math.floor(Math.log10(r))),f=r/p;return(f<1.5?1:f<3.5?2:f<7.5?5:10)*p};
 const dec=x=>Math.max(0,-Math.floor(Math.log10(x)+1e-9));
-const label=(t,s)=>s>=1000?'+'+(t/1000).toFixed(dec(s/1000))+' s':s>=1?'+'+t.toFixed(dec(s))+' ms':'+'+(t*1000).toFixed(dec(s*1000))+' µs';
+const label=(t,s)=>{const u=v1>=1000?1000:v1>=1?1:0.001;return '+'+(t/u).toFixed(dec(s/u))+(u===1000?' s':u===1?' ms':' µs')};
 const el=(n,a,p)=>{const e=document.createElementNS(NS,n);for(const k in a)e.setAttribute(k,a[k]);if(p)p.appendChild(e);return e};
 const text=(n,a,p,s)=>{const e=el(n,a,p);e.textContent=s;return e};
 const draw=()=>{const svg=el('svg',{width:W,height:H,class:'timeline','aria-label':'timeline of every connection'}),x=t=>LW+(t-v0)/(v1-v0)*PW;
