@@ -480,6 +480,35 @@ fn send_and_probe_against_the_broker_and_through_the_proxy() {
         .collect();
     assert!(names.contains(&"e2e-send"), "{r}");
 
+    // A Produce with acks=0 (the smallest instance's) gets no response: sent,
+    // shown, exit 0 at once, not a wait for an answer that never comes.
+    let start = Instant::now();
+    let unanswered = kwire(&[
+        "send",
+        "--broker",
+        &broker.addr(),
+        "Produce",
+        "--version",
+        "9",
+    ]);
+    assert_eq!(unanswered.status.code(), Some(0), "{}", text(&unanswered));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        String::from_utf8_lossy(&unanswered.stderr)
+            .contains("with acks=0 a broker sends no response"),
+        "{}",
+        text(&unanswered)
+    );
+    assert!(
+        String::from_utf8_lossy(&unanswered.stdout).starts_with("ProduceRequest message v9"),
+        "{}",
+        text(&unanswered)
+    );
+
     // A broker that refuses the connection: exit 1, saying so.
     let closed = free_port();
     let refused = kwire(&[

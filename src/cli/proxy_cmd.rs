@@ -295,11 +295,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let _ = signals.forever().next();
     kwire::stderr_line!("kwire: proxy: closing");
     for r in faults.iter().flat_map(|f| &f.rules) {
+        let n = r.applied();
         kwire::stderr_line!(
-            "kwire: proxy: rule {} ({}) applied {} times",
+            "kwire: proxy: rule {} ({}) applied {n} {}",
             r.number,
             sanitize(&r.text),
-            r.applied()
+            if n == 1 { "time" } else { "times" }
         );
     }
     rec.shutdown();

@@ -134,6 +134,29 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     } else {
         body
     };
+    // A Produce with acks=0 (the smallest instance's) gets no response: waiting would only time out.
+    if api_key == 0 && body.get("Acks").and_then(Value::as_i64) == Some(0) {
+        return match session.send_unanswered(api_key, version, &body) {
+            Ok(request) => {
+                kwire::stderr_line!(
+                    "kwire: sent {name} v{version} ({} B) to {}; with acks=0 a broker sends no response",
+                    request.bytes.len(),
+                    sanitize(&args.broker.broker)
+                );
+                let mut out = std::io::stdout().lock();
+                let _ = write_frames(&mut out, &[request], format, args.output.full_docs, explain);
+                exit::OK
+            }
+            Err(e) => {
+                kwire::stderr_line!(
+                    "kwire: {}: {name} v{version}: {}",
+                    sanitize(&args.broker.broker),
+                    sanitize(&e)
+                );
+                exit::FAILURE
+            }
+        };
+    }
     let answered = match session.exchange(api_key, version, &body) {
         Ok(a) => a,
         Err(e) => {

@@ -72,6 +72,48 @@ impl<'c> Session<'c> {
         version: i16,
         body: &Map<String, Value>,
     ) -> Result<Answered, String> {
+        let (corr, bytes) = self.encoded(api_key, version, body)?;
+        let started = Instant::now();
+        write_frame(&mut self.stream, &bytes)?;
+        let answer = read_frame(&mut self.stream, self.max_frame)?;
+        let elapsed = started.elapsed();
+        let got = answer
+            .get(4..8)
+            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        if got != Some(corr) {
+            return Err(format!(
+                "the response carries correlation id {got:?}, not {corr}"
+            ));
+        }
+        let request = self.decoded(bytes, Direction::Request, (api_key, version));
+        let response = self.decoded(answer, Direction::Response, (api_key, version));
+        Ok(Answered {
+            request,
+            response,
+            elapsed,
+        })
+    }
+
+    /// Send a request that gets no response (a Produce with acks=0): the
+    /// request as sent, decoded.
+    pub fn send_unanswered(
+        &mut self,
+        api_key: i16,
+        version: i16,
+        body: &Map<String, Value>,
+    ) -> Result<Frame, String> {
+        let (_, bytes) = self.encoded(api_key, version, body)?;
+        write_frame(&mut self.stream, &bytes)?;
+        Ok(self.decoded(bytes, Direction::Request, (api_key, version)))
+    }
+
+    /// The request's frame with the next correlation id.
+    fn encoded(
+        &mut self,
+        api_key: i16,
+        version: i16,
+        body: &Map<String, Value>,
+    ) -> Result<(i32, Vec<u8>), String> {
         let corr = self.next_correlation_id;
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         let fs = FrameSpec {
@@ -85,32 +127,23 @@ impl<'c> Session<'c> {
         header.insert("ClientId".into(), json!(self.client_id));
         let bytes = encode_frame(self.cat, &fs, &header, body)
             .map_err(|e| format!("encoding the request: {e}"))?;
-        let started = Instant::now();
-        write_frame(&mut self.stream, &bytes)?;
-        let answer = read_frame(&mut self.stream, self.max_frame)?;
-        let elapsed = started.elapsed();
-        let got = answer
-            .get(4..8)
-            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        if got != Some(corr) {
-            return Err(format!(
-                "the response carries correlation id {got:?}, not {corr}"
-            ));
-        }
-        let opts = |direction| DecodeOptions {
+        Ok((corr, bytes))
+    }
+
+    fn decoded(
+        &self,
+        bytes: Vec<u8>,
+        direction: Direction,
+        (api_key, version): (i16, i16),
+    ) -> Frame {
+        let opts = DecodeOptions {
             direction: Some(direction),
             api_key: Some(api_key),
             api_version: Some(version),
             release: self.release.clone(),
             ..Default::default()
         };
-        let request = decode_frame(self.cat, Bytes::from(bytes), 0, &opts(Direction::Request));
-        let response = decode_frame(self.cat, Bytes::from(answer), 0, &opts(Direction::Response));
-        Ok(Answered {
-            request,
-            response,
-            elapsed,
-        })
+        decode_frame(self.cat, Bytes::from(bytes), 0, &opts)
     }
 
     /// ApiVersions at the newest version kwire knows, then at the version the

@@ -236,7 +236,7 @@ impl Proxy {
             let mut fate = Fate::Deliver;
             if let Some(rule) = rule.flatten() {
                 if !matches!(rule.action, Action::Error(_)) {
-                    self.injected(rule, (api, version, corr), peer);
+                    self.injected(rule, (api, version, corr), peer, "");
                 }
                 match &rule.action {
                     Action::Delay(d) => std::thread::sleep(*d),
@@ -257,7 +257,9 @@ impl Proxy {
                         });
                         match made {
                             Some(Ok(Some(bytes))) => {
-                                self.injected(rule, (api, version, corr), peer);
+                                let unanswered = "; acks=0, so nothing is sent back and the request is dropped";
+                                let how = if answered { "" } else { unanswered };
+                                self.injected(rule, (api, version, corr), peer, how);
                                 if answered {
                                     let mut o = lock(out);
                                     o.owed.push_back((Some((api, version)), Fate::Made(bytes)));
@@ -357,10 +359,16 @@ impl Proxy {
     }
 
     /// Count what a rule did and say it on standard error.
-    fn injected(&self, rule: &Rule, (api, version, corr): (i16, i16, i32), peer: SocketAddr) {
+    fn injected(
+        &self,
+        rule: &Rule,
+        (api, version, corr): (i16, i16, i32),
+        peer: SocketAddr,
+        how: &str,
+    ) {
         rule.count_applied();
         crate::stderr_line!(
-            "kwire: proxy: injected (rule {}) {}: {} v{version} correlation id {corr} from {peer}",
+            "kwire: proxy: injected (rule {}) {}: {} v{version} correlation id {corr} from {peer}{how}",
             rule.number,
             rule.action.done(),
             self.cat.api_name(api).unwrap_or("?")
