@@ -336,43 +336,15 @@ impl Fill<'_> {
                 if !matches!(**inner, FieldType::Struct(_)) {
                     continue;
                 }
-                // The request's array of the same level: of topics when the
-                // response's elements name a topic, else of partitions.
-                let by: fn(&FieldSpec) -> bool =
-                    if f.fields.iter().any(|g| topic_field(g).is_some()) {
-                        |g| topic_field(g).is_some()
-                    } else if f.fields.iter().any(is_partition_index) {
-                        is_partition_index
-                    } else {
-                        // Keyed by strings the request lists (FindCoordinator's
-                        // CoordinatorKeys, DescribeGroups' Groups): an element per string.
-                        if let Some(made) = from.and_then(|m| self.per_string(f, req, m, carried)) {
-                            out.insert(f.name.clone(), Value::Array(made));
-                        }
-                        continue;
-                    };
-                let Some((spec, items)) = from.and_then(|m| {
-                    req.iter().find_map(|g| {
-                        let is_level = matches!(&g.ty, FieldType::Array(i) if matches!(**i, FieldType::Struct(_)))
-                            && g.fields.iter().any(by);
-                        let items = m.get(&g.name)?.as_array()?;
-                        is_level.then_some((g, items))
-                    })
-                }) else {
-                    continue;
-                };
-                let made: Vec<Value> = items
-                    .iter()
-                    .map(|item| {
-                        Value::Object(self.structure(
-                            &f.fields,
-                            &spec.fields,
-                            item.as_object(),
-                            carried,
-                        ))
-                    })
-                    .collect();
-                out.insert(f.name.clone(), Value::Array(made));
+                if let Some(made) = from.and_then(|m| self.array(f, req, m, carried)) {
+                    out.insert(f.name.clone(), Value::Array(made));
+                }
+            } else if let Some(v) = from.and_then(|m| m.get(&f.name)).filter(|_| {
+                // What the request names and the response echoes under the same
+                // name and type (a resource's type and name, a group id).
+                req.iter().any(|g| g.name == f.name && g.ty == f.ty)
+            }) {
+                out.insert(f.name.clone(), v.clone());
             }
         }
         out
@@ -380,6 +352,90 @@ impl Fill<'_> {
 }
 
 impl Fill<'_> {
+    /// A response array of structs made from the request's array of the same
+    /// level: of topics when the response's elements name a topic, of
+    /// partitions when they name a partition; else an element per string or
+    /// per number the request lists (DeleteTopics' names, OffsetFetch v0's
+    /// partition indexes); else element by element from the request's one
+    /// array of structs (CreateAcls' creations, DescribeConfigs' resources).
+    fn array(
+        &self,
+        f: &FieldSpec,
+        req: &[FieldSpec],
+        from: &Map<String, Value>,
+        carried: &mut bool,
+    ) -> Option<Vec<Value>> {
+        let struct_array = |g: &FieldSpec| {
+            matches!(&g.ty, FieldType::Array(i) if matches!(**i, FieldType::Struct(_)))
+                && from.contains_key(&g.name)
+        };
+        let by: Option<fn(&FieldSpec) -> bool> =
+            if f.fields.iter().any(|g| topic_field(g).is_some()) {
+                Some(|g| topic_field(g).is_some())
+            } else if f.fields.iter().any(is_partition_index) {
+                Some(is_partition_index)
+            } else {
+                None
+            };
+        let level = match by {
+            Some(by) => req
+                .iter()
+                .find(|g| struct_array(g) && g.fields.iter().any(by)),
+            None => {
+                let mut arrays = req.iter().filter(|g| struct_array(g));
+                match (arrays.next(), arrays.next()) {
+                    (Some(one), None) => Some(one),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(spec) = level {
+            let items = from.get(&spec.name)?.as_array()?;
+            return Some(
+                items
+                    .iter()
+                    .map(|item| {
+                        let made =
+                            self.structure(&f.fields, &spec.fields, item.as_object(), carried);
+                        Value::Object(made)
+                    })
+                    .collect(),
+            );
+        }
+        self.per_string(f, req, from, carried)
+            .or_else(|| self.per_int(f, req, from, carried))
+    }
+
+    /// A response array of partition structs made from the request's array
+    /// of partition indexes.
+    fn per_int(
+        &self,
+        f: &FieldSpec,
+        req: &[FieldSpec],
+        from: &Map<String, Value>,
+        carried: &mut bool,
+    ) -> Option<Vec<Value>> {
+        let key = f
+            .fields
+            .iter()
+            .find(|g| g.is_regular_in(self.version) && is_partition_index(g))?;
+        let numbers = req.iter().find_map(|g| {
+            matches!(&g.ty, FieldType::Array(i) if matches!(**i, FieldType::Primitive(Primitive::Int32)))
+                .then(|| from.get(&g.name)?.as_array())
+                .flatten()
+        })?;
+        Some(
+            numbers
+                .iter()
+                .map(|n| {
+                    let mut o = self.structure(&f.fields, &[], None, carried);
+                    o.insert(key.name.clone(), n.clone());
+                    Value::Object(o)
+                })
+                .collect(),
+        )
+    }
+
     /// A response array of structs made from the request's array of strings:
     /// each string in the element's first string field (other than its
     /// message), the error code and message set.
@@ -456,6 +512,81 @@ mod tests {
         let frame = decode_frame(cat(), bytes::Bytes::from(bytes), 0, &opts);
         assert!(frame.error.is_none(), "{:?}", frame.error);
         Some(frame_contract(&frame))
+    }
+
+    /// Every error code in a contract's JSON, wherever it is.
+    fn codes(v: &Value, out: &mut Vec<i64>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match x.as_i64() {
+                        // ErrorCode, PartitionErrorCode, …
+                        Some(c) if k.ends_with("ErrorCode") => out.push(c),
+                        _ => codes(x, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| codes(x, out)),
+            _ => {}
+        }
+    }
+
+    /// For every API and version of the catalogue, from the smallest request
+    /// and from one with the values a client sends: the made-up answer either
+    /// is refused (None: nowhere to put the error) or decodes whole as that
+    /// API's response at that version and carries the error code.
+    #[test]
+    fn every_api_and_version_gets_an_answer_that_decodes_and_carries_the_error() {
+        let cat = cat();
+        let (mut made, mut refused) = (0, Vec::new());
+        for key in cat.api_keys() {
+            for version in cat.versions(MessageKind::Request, key, None) {
+                let Some(spec) = cat.message(MessageKind::Request, key, version, None) else {
+                    continue;
+                };
+                let requests = [
+                    crate::encode::example::smallest_struct(&spec.fields, version),
+                    crate::encode::realistic::realistic_struct(&spec.fields, version),
+                ];
+                for (i, body) in requests.iter().enumerate() {
+                    let at = format!("api {key} v{version} request {i}");
+                    let got = error_answer(cat, None, (key, version, 9), body, 15, "m");
+                    let bytes = match got {
+                        Ok(Some(b)) => b,
+                        Ok(None) => {
+                            refused.push(at);
+                            continue;
+                        }
+                        Err(e) => panic!("{at}: {e}"),
+                    };
+                    let opts = DecodeOptions {
+                        direction: Some(Direction::Response),
+                        api_key: Some(key),
+                        api_version: Some(version),
+                        ..Default::default()
+                    };
+                    let frame = decode_frame(cat, bytes::Bytes::from(bytes), 0, &opts);
+                    assert!(frame.error.is_none(), "{at}: {:?}", frame.error);
+                    let mut found = Vec::new();
+                    codes(&frame_contract(&frame)["body"], &mut found);
+                    assert!(found.contains(&15), "{at}: no ErrorCode 15 in {found:?}");
+                    made += 1;
+                }
+            }
+        }
+        // Two APIs are refused, and said so at the proxy: AlterReplicaLogDirs,
+        // whose answer lists topics the request holds one level deeper (under
+        // each log dir), and AlterUserScramCredentials, whose answer lists
+        // users from two request arrays (deletions and upsertions) in an
+        // order the request does not give.
+        let apis: std::collections::BTreeSet<&str> =
+            refused.iter().filter_map(|r| r.split(' ').nth(1)).collect();
+        assert_eq!(
+            apis.into_iter().collect::<Vec<_>>(),
+            ["34", "51"],
+            "{refused:?}"
+        );
+        assert!(made > 700, "{made} answers made");
     }
 
     #[test]
