@@ -133,14 +133,21 @@ fn two_thousand_partial_headers_stay_small() {
     let _one = one_at_a_time();
     let capture = partial_headers();
     assert!(capture.len() < 200_000);
+    // Once first, so that what the process keeps for good (catalogue
+    // entries parsed on first use) is not counted: the figure is then the
+    // same whichever test of this binary ran before.
+    drop(read(&capture, &CaptureOptions::default()));
     let ((out, stats), peak) = peak_during(|| read(&capture, &CaptureOptions::default()));
     eprintln!(
         "{} bytes of capture: peak {peak} bytes allocated, reassembly held at most {} bytes",
         capture.len(),
         stats.effort.peak_held
     );
+    // About 2.2 KiB a connection: its reassembly state, and what reading
+    // hands on (a frame item is 184 bytes since frames carry their packet's
+    // comment; at 4 MiB the test had 580 bytes of room before that).
     assert!(
-        peak < 4 << 20,
+        peak < 4_608 << 10,
         "peak {peak} bytes for 2,000 partial headers"
     );
     assert!(

@@ -1045,6 +1045,45 @@ fn error_drop_and_duplicate_do_what_they_say_for_the_requests_they_select() {
         response_to(&frames, dropped).is_none(),
         "the pcap has an answer the client never got"
     );
+    // Each frame a rule touched carries the packet comment that says what
+    // the proxy did (JSON `capture.comment`, the `--list` line, Wireshark),
+    // and no other frame has one.
+    let comment = |f: &Value| f["capture"]["comment"].as_str().map(str::to_string);
+    let from = |who: &str| -> Vec<Option<String>> {
+        frames
+            .iter()
+            .filter(|f| f["capture"]["src"] == who || f["capture"]["dst"] == who)
+            .map(comment)
+            .collect()
+    };
+    let s = |t: &str| Some(t.to_string());
+    assert_eq!(
+        from(&refuser),
+        [
+            s("kwire proxy rule 1: not forwarded, answered with error POLICY_VIOLATION (44)"),
+            s("kwire proxy rule 1: made up, error POLICY_VIOLATION (44)"),
+            s("kwire proxy rule 1: not forwarded, answered with error POLICY_VIOLATION (44)"),
+            s("kwire proxy rule 1: made up, error POLICY_VIOLATION (44)"),
+            None,
+            None,
+        ],
+        "comments on the refused connection's frames"
+    );
+    assert_eq!(
+        from(&dropper),
+        [s("kwire proxy rule 2: its response is not delivered")]
+    );
+    assert_eq!(
+        from(&doubled),
+        [None, None, s("kwire proxy rule 3: the response sent again")]
+    );
+    let list = kwire(&["capture", pcap.to_str().unwrap(), "--list", "--wide"]);
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert_eq!(
+        list.matches("  # kwire proxy rule ").count(),
+        6,
+        "list lines with comments:\n{list}"
+    );
     drop(broker);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -113,6 +113,8 @@ impl RowFrame {
             after_gap: self.after_gap,
             offset: self.offset,
             len: self.len,
+            // The explorer's rows do not keep packet comments (16 bytes a row).
+            comment: None,
         }
     }
 }

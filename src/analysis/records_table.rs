@@ -858,6 +858,7 @@ mod tests {
             api_key: Some(0),
             api_version: Some(9),
             after_gap: false,
+            comment: None,
             offset: 0,
             kind: crate::decode::FrameKind::Kafka,
         }

@@ -417,6 +417,7 @@ mod tests {
             api_key,
             api_version,
             after_gap: false,
+            comment: None,
             offset: 0,
             len: 0,
         }

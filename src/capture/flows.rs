@@ -25,8 +25,9 @@ use crate::decode::{decode_frame, DecodeOptions, Direction, FrameKind};
 use crate::schema::Catalogue;
 use bytes::{Buf, Bytes, BytesMut};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 /// Default cap on what reassembly holds at once, all connections together
 /// (partial frames, out-of-order segments, prefixes of cut frames). Over it,
@@ -70,6 +71,10 @@ pub struct CapturedFrame {
     /// unless bodies are cut (`Flows::cut_bodies`): then `bytes` holds only
     /// a prefix that covers the header (see `complete_prefix`).
     pub len: usize,
+    /// The comment of the packet that carried its first byte (pcapng
+    /// `opt_comment`): what `kwire proxy --inject` did to it, or a comment a
+    /// user wrote in Wireshark.
+    pub comment: Option<Arc<String>>,
 }
 
 impl CapturedFrame {
@@ -209,6 +214,37 @@ struct Half {
     since: Option<u64>,
     /// A frame was handed on: what is held now is newer than `since`.
     restamp: bool,
+}
+
+/// Packet comments waiting for their frames: a capture whose every packet
+/// has one (a Wireshark user's notes) keeps only the last.
+const MAX_COMMENTS: usize = 256;
+
+/// The comment of a packet of this connection's half whose first byte is in
+/// the frame at `offset`, `len` bytes long; the half's comments before it
+/// are dropped (their bytes are in no frame, or in one that began in an
+/// earlier packet).
+fn comment_within(
+    comments: &mut VecDeque<(usize, usize, u64, Arc<String>)>,
+    half: (usize, usize),
+    offset: u64,
+    len: usize,
+) -> Option<Arc<String>> {
+    if comments.is_empty() {
+        return None;
+    }
+    let end = offset + len as u64;
+    let mut found = None;
+    comments.retain(|(ci, hi, at, text)| {
+        if (*ci, *hi) != half || *at >= end {
+            return true;
+        }
+        if *at >= offset && found.is_none() {
+            found = Some(text.clone());
+        }
+        false
+    });
+    found
 }
 
 impl Half {
@@ -357,6 +393,12 @@ enum TlsStart {
 /// Tracks every connection of a capture and emits frames as they complete.
 pub struct Flows<'c> {
     cat: &'c Catalogue,
+    /// The comment of the packet about to be pushed (`comment_next`).
+    comment_next: Option<Arc<String>>,
+    /// Packet comments waiting for the frame that holds their packet's first
+    /// byte: connection, half, stream offset, text (at most `MAX_COMMENTS`,
+    /// kept here rather than in every half, which most captures never need).
+    comments: VecDeque<(usize, usize, u64, Arc<String>)>,
     port: Option<u16>,
     conns: Vec<Conn>,
     index: HashMap<(SocketAddr, SocketAddr), (usize, usize)>,
@@ -523,6 +565,8 @@ fn rehomed(rest: &[u8]) -> BytesMut {
 impl<'c> Flows<'c> {
     pub fn new(cat: &'c Catalogue, port: Option<u16>) -> Self {
         Flows {
+            comment_next: None,
+            comments: VecDeque::new(),
             cat,
             port,
             conns: Vec::new(),
@@ -609,6 +653,12 @@ impl<'c> Flows<'c> {
     }
 
     /// Feed one TCP segment; the frames and skip notes it completed are appended to `out`.
+    /// The comment of the packet whose segment is pushed next (pcapng
+    /// `opt_comment`), handed on with the frame that starts in it.
+    pub fn comment_next(&mut self, comment: Option<&[u8]>) {
+        self.comment_next = comment.map(|c| Arc::new(String::from_utf8_lossy(c).into_owned()));
+    }
+
     pub fn push_into(&mut self, timestamp: f64, seg: &Segment, out: &mut Vec<Captured>) {
         let from = SocketAddr::new(seg.src, seg.src_port);
         let to = SocketAddr::new(seg.dst, seg.dst_port);
@@ -676,7 +726,16 @@ impl<'c> Flows<'c> {
         }
         if !seg.payload.is_empty() && !matches!(self.conns[ci].tls, Tls::On(_)) {
             self.compare_delivered(ci, hi, seg.seq, seg.payload);
+            if let Some(text) = self.comment_next.take() {
+                if let Some(at) = self.conns[ci].halves[hi].tcp.stream_offset(seg.seq) {
+                    if self.comments.len() == MAX_COMMENTS {
+                        self.comments.pop_front();
+                    }
+                    self.comments.push_back((ci, hi, at, text));
+                }
+            }
         }
+        self.comment_next = None;
         self.with_stream(ci, hi, timestamp, out, |tcp, each| {
             tcp.push_each(seg.seq, seg.syn, seg.payload, each)
         });
@@ -1350,6 +1409,7 @@ impl<'c> Flows<'c> {
         let half = &mut conn.halves[hi];
         let after_gap = std::mem::take(&mut half.gap_pending);
         let offset = half.at - len as u64;
+        let comment = comment_within(&mut self.comments, (ci, hi), offset, len);
         half.restamp = true;
         let (from, to) = if hi == 0 {
             (conn.ends[0], conn.ends[1])
@@ -1385,6 +1445,7 @@ impl<'c> Flows<'c> {
                 after_gap,
                 offset,
                 len,
+                comment,
             }));
             self.emitted += 1;
             return;
@@ -1427,6 +1488,7 @@ impl<'c> Flows<'c> {
             after_gap,
             offset,
             len,
+            comment,
         }));
         self.emitted += 1;
     }

@@ -183,6 +183,7 @@ fn read_capture<R: Read>(
             continue;
         };
         stats.tcp_segments += 1;
+        flows.comment_next(packet.comment);
         flows.push_into(packet.timestamp, &seg, &mut done);
         for c in done.drain(..) {
             if !to.deliver(c) {

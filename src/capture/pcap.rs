@@ -27,6 +27,9 @@ pub struct PacketRef<'a> {
     pub timestamp: f64,
     pub link_type: u32,
     pub data: &'a [u8],
+    /// A pcapng packet's comment (`opt_comment`): what `kwire proxy --inject`
+    /// says of an answer it made, delayed or repeated; Wireshark shows it too.
+    pub comment: Option<&'a [u8]>,
 }
 
 impl PacketRef<'_> {
@@ -262,6 +265,7 @@ impl<R: Read> PcapReader<R> {
             timestamp,
             link_type: self.link_type,
             data,
+            comment: None,
         }))
     }
 }
@@ -300,11 +304,13 @@ impl<R: Read> PcapngReader<R> {
                     link_type,
                     start,
                     len,
+                    comment,
                 }) => {
                     return Ok(Some(PacketRef {
                         timestamp,
                         link_type,
                         data: &self.src.buf[start..start + len],
+                        comment: comment.map(|(s, l)| &self.src.buf[s..s + l]),
                     }))
                 }
             }
@@ -318,10 +324,12 @@ impl<R: Read> PcapngReader<R> {
                 link_type,
                 start,
                 len,
+                comment,
             } => Record::Packet(PacketRef {
                 timestamp,
                 link_type,
                 data: &self.src.buf[start..start + len],
+                comment: comment.map(|(s, l)| &self.src.buf[s..s + l]),
             }),
             Block::Secrets { start, len } => Record::TlsKeyLog(&self.src.buf[start..start + len]),
         }))
@@ -392,7 +400,11 @@ impl<R: Read> PcapngReader<R> {
                     let Some(i) = self.interfaces.get(iface) else {
                         return Err(format!("pcapng: packet on undeclared interface {iface}"));
                     };
-                    Some((ts as f64 / i.resolution, i.link_type, at + 20, cap))
+                    // Options follow the data, padded to 32 bits.
+                    let options = (20 + cap.next_multiple_of(4)).min(body.len());
+                    let comment =
+                        option_comment(&body[options..], le).map(|(s, l)| (at + options + s, l));
+                    Some((ts as f64 / i.resolution, i.link_type, at + 20, cap, comment))
                 }
                 3 if body.len() >= 4 => {
                     let Some(i) = self.interfaces.first() else {
@@ -400,7 +412,7 @@ impl<R: Read> PcapngReader<R> {
                     };
                     let orig = u32_at(body, 0, le) as usize;
                     let cap = orig.min(body.len() - 4);
-                    Some((0.0, i.link_type, at + 4, cap))
+                    Some((0.0, i.link_type, at + 4, cap, None))
                 }
                 10 if body.len() >= 8 && u32_at(body, 0, le) == SECRETS_TLS_KEY_LOG => {
                     // A Decryption Secrets Block: secrets type, length, the secrets.
@@ -409,12 +421,13 @@ impl<R: Read> PcapngReader<R> {
                 }
                 _ => None, // statistics, name resolution, custom blocks, other secrets: not packets
             };
-            if let Some((timestamp, link_type, start, len)) = packet {
+            if let Some((timestamp, link_type, start, len, comment)) = packet {
                 return Ok(Some(Block::Packet {
                     timestamp,
                     link_type,
                     start,
                     len,
+                    comment,
                 }));
             }
         }
@@ -428,12 +441,32 @@ enum Block {
         link_type: u32,
         start: usize,
         len: usize,
+        /// Where its first comment is in the block's options, and its length.
+        comment: Option<(usize, usize)>,
     },
     Secrets {
         start: usize,
         len: usize,
     },
 }
+/// The first `opt_comment` (code 1) among a block's options: its place in
+/// `opts` and its length.
+fn option_comment(opts: &[u8], le: bool) -> Option<(usize, usize)> {
+    let mut at = 0;
+    while opts.len() >= at + 4 {
+        let code = u16_at(opts, at, le);
+        let len = u16_at(opts, at + 2, le) as usize;
+        if code == 0 || opts.len() < at + 4 + len {
+            return None;
+        }
+        if code == 1 {
+            return Some((at + 4, len));
+        }
+        at += 4 + len.next_multiple_of(4);
+    }
+    None
+}
+
 /// The `if_tsresol` option (code 9): a power of ten, or of two when the high bit is set.
 fn if_tsresol(mut opts: &[u8], le: bool) -> f64 {
     while opts.len() >= 4 {

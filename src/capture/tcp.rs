@@ -147,6 +147,11 @@ impl HalfStream {
         }
     }
 
+    /// The stream offset of a segment's first byte, once the stream has a start.
+    pub fn stream_offset(&self, seq: u32) -> Option<u64> {
+        self.base.map(|_| self.offset(seq))
+    }
+
     /// The stream offsets of a segment's bytes that were delivered already
     /// (a retransmission or an overlap), to be compared with a copy the
     /// caller still holds; `None` when it has none.

@@ -1109,6 +1109,11 @@ impl Decoded {
             line.extend_from_slice(n.as_bytes());
             line.push(b'\n');
         }
+        if let Some(c) = &f.comment {
+            line.extend_from_slice(b"# comment: ");
+            kwire::text::escape::sanitize_into(line, c);
+            line.push(b'\n');
+        }
     }
 }
 
@@ -1132,7 +1137,13 @@ fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {
     line.extend_from_slice(b",\"conn\":");
     push_uint(line, f.conn as u64, 0);
     // Socket addresses are digits, dots, colons and brackets: nothing to escape.
-    let _ = write!(line, ",\"src\":\"{}\",\"dst\":\"{}\"}}}}", f.from, f.to);
+    let _ = write!(line, ",\"src\":\"{}\",\"dst\":\"{}\"", f.from, f.to);
+    if let Some(c) = &f.comment {
+        // serde_json escapes control characters, so none reaches a terminal.
+        let text = serde_json::to_string(&**c).unwrap_or_default();
+        let _ = write!(line, ",\"comment\":{text}");
+    }
+    line.extend_from_slice(b"}}");
 }
 
 /// A writer passing everything on to `inner` but its last [`HOLD_BACK`] bytes,

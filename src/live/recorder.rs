@@ -34,6 +34,13 @@ pub enum Event {
         from_client: bool,
         bytes: Bytes,
     },
+    /// Data with a comment on its first packet: what the proxy did to it on
+    /// purpose (`--inject`), shown beside the frame by kwire and Wireshark.
+    Commented {
+        from_client: bool,
+        bytes: Bytes,
+        comment: String,
+    },
     /// The connection ended; `by_client` says which side ended it first.
     Close {
         by_client: bool,
@@ -104,6 +111,7 @@ fn run(rx: Receiver<Timed>, mut sinks: Vec<Sink>) -> io::Result<()> {
             let Some(event) = t.event.take() else {
                 break 'events;
             };
+            let mut comment = None;
             let packets = match event {
                 Event::Open { client, server } => {
                     let flow = TcpFlow::new(client, server);
@@ -115,14 +123,29 @@ fn run(rx: Receiver<Timed>, mut sinks: Vec<Sink>) -> io::Result<()> {
                     Some(f) => f.data(from_client, &bytes),
                     None => Vec::new(),
                 },
+                Event::Commented {
+                    from_client,
+                    bytes,
+                    comment: text,
+                } => match flows.get_mut(&t.conn) {
+                    Some(f) => {
+                        comment = Some(text);
+                        f.data(from_client, &bytes)
+                    }
+                    None => Vec::new(),
+                },
                 Event::Close { by_client } => flows
                     .remove(&t.conn)
                     .map(|mut f| f.close(by_client))
                     .unwrap_or_default(),
             };
             for s in &mut sinks {
-                for p in &packets {
-                    if let Err(e) = s.packet(t.micros, p) {
+                for (i, p) in packets.iter().enumerate() {
+                    let written = match (&comment, i) {
+                        (Some(text), 0) => s.packet_commented(t.micros, p, text),
+                        _ => s.packet(t.micros, p),
+                    };
+                    if let Err(e) = written {
                         result = Err(e);
                     }
                 }

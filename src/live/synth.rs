@@ -53,6 +53,22 @@ impl<W: Write> PcapngWriter<W> {
     /// One packet of which only `data` was kept, of `original` bytes on the
     /// wire (a live packet longer than the capture's buffer).
     pub fn packet_cut(&mut self, micros: u64, data: &[u8], original: usize) -> io::Result<()> {
+        self.packet_with(micros, data, original, None)
+    }
+
+    /// One packet with a comment (`opt_comment`), which kwire's capture
+    /// views and Wireshark show beside it.
+    pub fn packet_commented(&mut self, micros: u64, data: &[u8], comment: &str) -> io::Result<()> {
+        self.packet_with(micros, data, data.len(), Some(comment))
+    }
+
+    fn packet_with(
+        &mut self,
+        micros: u64,
+        data: &[u8],
+        original: usize,
+        comment: Option<&str>,
+    ) -> io::Result<()> {
         let mut epb = Vec::with_capacity(20 + data.len() + 3);
         epb.extend_from_slice(&0u32.to_le_bytes());
         epb.extend_from_slice(&((micros >> 32) as u32).to_le_bytes());
@@ -63,6 +79,18 @@ impl<W: Write> PcapngWriter<W> {
         );
         epb.extend_from_slice(data);
         epb.resize(epb.len().next_multiple_of(4), 0);
+        if let Some(text) = comment {
+            // An option's length is 16 bits: a longer comment is cut at a character.
+            let mut end = text.len().min(0xfff0);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            epb.extend_from_slice(&1u16.to_le_bytes());
+            epb.extend_from_slice(&(end as u16).to_le_bytes());
+            epb.extend_from_slice(&text.as_bytes()[..end]);
+            epb.resize(epb.len().next_multiple_of(4), 0);
+            epb.extend_from_slice(&[0; 4]); // opt_endofopt
+        }
         write_block(&mut self.out, 6, &epb)
     }
 
@@ -214,6 +242,39 @@ fn checksum(header: &[u8]) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packet_comment_reads_back_and_a_plain_packet_has_none() {
+        let mut w = PcapngWriter::new(Vec::new(), 101).unwrap();
+        w.packet(1, b"plain").unwrap();
+        w.packet_commented(2, b"odd", "kwire proxy rule 1: made up, é")
+            .unwrap();
+        let long = "x".repeat(70_000);
+        w.packet_commented(3, b"four", &long).unwrap();
+        let bytes = w.get_mut().clone();
+        let mut r = crate::capture::pcap::Reader::new(&bytes[..]).unwrap();
+        let mut seen = Vec::new();
+        while let Some(rec) = r.read_record().unwrap() {
+            if let crate::capture::pcap::Record::Packet(p) = rec {
+                seen.push((
+                    p.data.to_vec(),
+                    p.comment.map(|c| c.len()),
+                    p.comment.map(<[u8]>::to_vec),
+                ));
+            }
+        }
+        assert_eq!(seen[0], (b"plain".to_vec(), None, None));
+        assert_eq!(
+            seen[1].2.as_deref(),
+            Some("kwire proxy rule 1: made up, é".as_bytes())
+        );
+        assert_eq!(seen[1].0, b"odd");
+        // An option holds at most 16 bits of length: a longer comment is cut.
+        assert_eq!(
+            (seen[2].0.as_slice(), seen[2].1),
+            (&b"four"[..], Some(0xfff0))
+        );
+    }
 
     #[test]
     fn segments_carry_running_sequence_numbers_and_split_large_data() {

@@ -196,6 +196,11 @@ impl<'c> LineWriter<'c> {
         if red {
             line.extend_from_slice(b"\x1b[0m");
         }
+        if let Some(c) = &f.comment {
+            // The packet's comment: what `kwire proxy --inject` did to the frame.
+            line.extend_from_slice(b"  # ");
+            line.extend_from_slice(sanitize(c).as_bytes());
+        }
     }
 
     /// A frame's line up to its summary: lead, API and version, correlation

@@ -26,9 +26,10 @@ const SASL_HANDSHAKE_KEY: i16 = 17;
 enum Fate {
     Deliver,
     Drop,
-    Duplicate,
-    /// An answer the proxy made (the request was not forwarded).
-    Made(Vec<u8>),
+    /// Delivered twice, the second copy recorded with this comment.
+    Duplicate(String),
+    /// An answer the proxy made (the request was not forwarded), recorded with this comment.
+    Made(Vec<u8>, String),
 }
 
 /// Answers the client is owed, in request order, and the client's stream.
@@ -40,29 +41,35 @@ struct ToClient {
 impl ToClient {
     /// Deliver the answers made up that are now first in line.
     fn flush_made(&mut self, proxy: &Proxy, conn: u64) -> bool {
-        while let Some((_, Fate::Made(_))) = self.owed.front() {
-            let Some((_, Fate::Made(bytes))) = self.owed.pop_front() else {
+        while let Some((_, Fate::Made(..))) = self.owed.front() {
+            let Some((_, Fate::Made(bytes, comment))) = self.owed.pop_front() else {
                 break;
             };
-            if !self.send(proxy, conn, bytes) {
+            if !self.send(proxy, conn, bytes, Some(comment)) {
                 return false;
             }
         }
         true
     }
 
-    fn send(&mut self, proxy: &Proxy, conn: u64, bytes: Vec<u8>) -> bool {
+    fn send(&mut self, proxy: &Proxy, conn: u64, bytes: Vec<u8>, comment: Option<String>) -> bool {
         let bytes = Bytes::from(bytes);
         if let Some(r) = &proxy.recorder {
-            r.record(
-                conn,
-                Event::Data {
-                    from_client: false,
-                    bytes: bytes.clone(),
-                },
-            );
+            r.record(conn, recorded(false, bytes.clone(), comment));
         }
         self.stream.write_all(&bytes).is_ok()
+    }
+}
+
+/// What the recorder is told of bytes that passed, with what a rule did to them.
+fn recorded(from_client: bool, bytes: Bytes, comment: Option<String>) -> Event {
+    match comment {
+        Some(comment) => Event::Commented {
+            from_client,
+            bytes,
+            comment,
+        },
+        None => Event::Data { from_client, bytes },
     }
 }
 
@@ -181,21 +188,21 @@ impl Proxy {
                     return false;
                 }
             };
-            if let Some(r) = &self.recorder {
-                r.record(
-                    conn,
-                    Event::Data {
-                        from_client: true,
-                        bytes: Bytes::copy_from_slice(&frame),
-                    },
-                );
-            }
+            let record = |comment: Option<String>| {
+                if let Some(r) = &self.recorder {
+                    r.record(
+                        conn,
+                        recorded(true, Bytes::copy_from_slice(&frame), comment),
+                    );
+                }
+            };
             let request = if std::mem::take(&mut token_next) {
                 None
             } else {
                 head(&frame)
             };
             let Some((api, version, corr)) = request else {
+                record(None);
                 // A SASL token is answered by one, without a correlation id.
                 lock(out).owed.push_back((None, Fate::Deliver));
                 if to.write_all(&frame).is_err() {
@@ -234,15 +241,32 @@ impl Proxy {
                 })
             });
             let mut fate = Fate::Deliver;
+            let mut comment = None;
             if let Some(rule) = rule.flatten() {
                 if !matches!(rule.action, Action::Error(_)) {
                     self.injected(rule, (api, version, corr), peer, "");
                 }
+                let by = format!("kwire proxy rule {}", rule.number);
                 match &rule.action {
-                    Action::Delay(d) => std::thread::sleep(*d),
-                    Action::Drop => fate = Fate::Drop,
-                    Action::Duplicate => fate = Fate::Duplicate,
-                    Action::Close => return true,
+                    Action::Delay(d) => {
+                        comment =
+                            Some(format!("{by}: held {} ms before forwarding", d.as_millis()));
+                        record(comment.take());
+                        std::thread::sleep(*d);
+                    }
+                    Action::Drop => {
+                        comment = Some(format!("{by}: its response is not delivered"));
+                        fate = Fate::Drop;
+                    }
+                    Action::Duplicate => {
+                        fate = Fate::Duplicate(format!("{by}: the response sent again"));
+                    }
+                    Action::Close => {
+                        record(Some(format!(
+                            "{by}: not forwarded, the connection closed instead"
+                        )));
+                        return true;
+                    }
                     Action::Error(code) => {
                         let message = format!("injected by kwire proxy (rule {})", rule.number);
                         let made = body.as_ref().map(|(_, b)| {
@@ -260,9 +284,16 @@ impl Proxy {
                                 let unanswered = "; acks=0, so nothing is sent back and the request is dropped";
                                 let how = if answered { "" } else { unanswered };
                                 self.injected(rule, (api, version, corr), peer, how);
+                                let said = rule.action.done();
+                                record(Some(if answered {
+                                    format!("{by}: not forwarded, answered with {said}")
+                                } else {
+                                    format!("{by}: not forwarded, not answered (acks=0): {said}")
+                                }));
                                 if answered {
+                                    let made = format!("{by}: made up, {said}");
                                     let mut o = lock(out);
-                                    o.owed.push_back((Some((api, version)), Fate::Made(bytes)));
+                                    o.owed.push_back((Some((api, version)), Fate::Made(bytes, made)));
                                     if !o.flush_made(self, conn) {
                                         return false;
                                     }
@@ -284,6 +315,9 @@ impl Proxy {
                         }
                     }
                 }
+            }
+            if !matches!(rule.flatten().map(|r| &r.action), Some(Action::Delay(_))) {
+                record(comment);
             }
             if answered {
                 lock(out).owed.push_back((Some((api, version)), fate));
@@ -317,8 +351,11 @@ impl Proxy {
             };
             let sent = match fate {
                 Fate::Drop => true,
-                Fate::Duplicate => o.send(self, conn, frame.clone()) && o.send(self, conn, frame),
-                Fate::Deliver | Fate::Made(_) => o.send(self, conn, frame),
+                Fate::Duplicate(again) => {
+                    o.send(self, conn, frame.clone(), None)
+                        && o.send(self, conn, frame, Some(again))
+                }
+                Fate::Deliver | Fate::Made(..) => o.send(self, conn, frame, None),
             };
             if !sent || !o.flush_made(self, conn) {
                 return None;
