@@ -185,21 +185,30 @@ impl Walk<'_> {
                 .collect::<Vec<_>>()
                 .join(",")
         };
+        // Each side's keys made once: a response of 50,000 topics is compared
+        // in linear time, not pair by pair.
+        let mut replayed: std::collections::HashMap<String, &Value> =
+            std::collections::HashMap::new();
+        for v in q {
+            replayed.entry(key_of(v)).or_insert(v);
+        }
+        let mut captured = std::collections::HashSet::new();
         for u in p {
             let k = key_of(u);
             let at = format!("{path}[{k}]");
-            match q.iter().find(|v| key_of(v) == k) {
-                Some(v) => match (u, v) {
+            match replayed.get(&k) {
+                Some(&v) => match (u, v) {
                     (Value::Object(s), Value::Object(t)) => self.structure(&f.fields, s, t, &at),
                     _ if u != v => self.differ(at, u, v),
                     _ => {}
                 },
                 None => self.differ(at, u, &Value::Null),
             }
+            captured.insert(k);
         }
         for v in q {
             let k = key_of(v);
-            if !p.iter().any(|u| key_of(u) == k) {
+            if !captured.contains(&k) {
                 self.differ(format!("{path}[{k}]"), &Value::Null, v);
             }
         }

@@ -220,29 +220,29 @@ struct Half {
 /// has one (a Wireshark user's notes) keeps only the last.
 const MAX_COMMENTS: usize = 256;
 
-/// The comment of a packet of this connection's half whose first byte is in
-/// the frame at `offset`, `len` bytes long; the half's comments before it
-/// are dropped (their bytes are in no frame, or in one that began in an
-/// earlier packet).
+/// The comment of the packet of this connection's half that carried the
+/// first byte of the frame at `offset` (kept for the frames after it that
+/// start in the same packet); the half's comments on packets that ended
+/// before it are dropped (their bytes are in no frame, or in frames
+/// handed on).
 fn comment_within(
-    comments: &mut VecDeque<(usize, usize, u64, Arc<String>)>,
+    comments: &mut VecDeque<(usize, usize, std::ops::Range<u64>, Arc<String>)>,
     half: (usize, usize),
     offset: u64,
-    len: usize,
 ) -> Option<Arc<String>> {
     if comments.is_empty() {
         return None;
     }
-    let end = offset + len as u64;
     let mut found = None;
-    comments.retain(|(ci, hi, at, text)| {
-        if (*ci, *hi) != half || *at >= end {
+    comments.retain(|(ci, hi, bytes, text)| {
+        if (*ci, *hi) != half {
             return true;
         }
-        if *at >= offset && found.is_none() {
+        // Every frame that starts in the packet gets its comment.
+        if bytes.contains(&offset) && found.is_none() {
             found = Some(text.clone());
         }
-        false
+        bytes.end > offset
     });
     found
 }
@@ -398,7 +398,7 @@ pub struct Flows<'c> {
     /// Packet comments waiting for the frame that holds their packet's first
     /// byte: connection, half, stream offset, text (at most `MAX_COMMENTS`,
     /// kept here rather than in every half, which most captures never need).
-    comments: VecDeque<(usize, usize, u64, Arc<String>)>,
+    comments: VecDeque<(usize, usize, std::ops::Range<u64>, Arc<String>)>,
     port: Option<u16>,
     conns: Vec<Conn>,
     index: HashMap<(SocketAddr, SocketAddr), (usize, usize)>,
@@ -731,7 +731,8 @@ impl<'c> Flows<'c> {
                     if self.comments.len() == MAX_COMMENTS {
                         self.comments.pop_front();
                     }
-                    self.comments.push_back((ci, hi, at, text));
+                    let bytes = at..at + seg.payload.len() as u64;
+                    self.comments.push_back((ci, hi, bytes, text));
                 }
             }
         }
@@ -1409,7 +1410,7 @@ impl<'c> Flows<'c> {
         let half = &mut conn.halves[hi];
         let after_gap = std::mem::take(&mut half.gap_pending);
         let offset = half.at - len as u64;
-        let comment = comment_within(&mut self.comments, (ci, hi), offset, len);
+        let comment = comment_within(&mut self.comments, (ci, hi), offset);
         half.restamp = true;
         let (from, to) = if hi == 0 {
             (conn.ends[0], conn.ends[1])

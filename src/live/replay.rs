@@ -299,12 +299,23 @@ impl Run<'_> {
                 out.push(o);
                 continue;
             }
+            // Frames with other correlation ids are passed over, for at most
+            // the answer's timeout: a broker that keeps sending them must not
+            // hold the replay for ever.
+            let give_up = Instant::now().checked_add(self.opts.timeout);
             let answer = loop {
                 match read_frame(&mut stream, self.opts.max_frame) {
                     // A bare SASL token has no correlation id.
                     Ok(f) if r.sasl_token.is_some() || f.len() < 8 => break Ok(f),
                     Ok(f) if f[4..8] == corr.to_be_bytes() => break Ok(f),
-                    Ok(f) => self.record(id, false, &f),
+                    Ok(f) => {
+                        self.record(id, false, &f);
+                        if give_up.is_some_and(|t| Instant::now() >= t) {
+                            break Err(format!(
+                                "no answer with correlation id {corr} in time (only answers to other requests)"
+                            ));
+                        }
+                    }
                     Err(e) => break Err(e),
                 }
             };
@@ -342,11 +353,18 @@ impl Run<'_> {
 
     /// Wait for the exchanges of other connections that the capture shows
     /// answered before this request was sent ([`order`]), at most the answer
-    /// timeout; past it the request goes, and stderr says so once.
+    /// timeout; past it the request goes, stderr says so, and no request
+    /// waits any more.
     fn wait_for_earlier_exchanges(&self, r: &Request, conn: usize) {
         let Some(order) = &self.order else {
             return;
         };
+        // Once a wait has lapsed the order is not kept anyway; waiting on would
+        // only cost a timeout a request (every worker busy with connections
+        // that wait for one not yet started).
+        if self.order_lapsed.load(Ordering::SeqCst) {
+            return;
+        }
         if !order.wait_before(r.sent.time, self.opts.timeout)
             && !self.order_lapsed.swap(true, Ordering::SeqCst)
         {
@@ -515,10 +533,7 @@ fn expects_answer(r: &Request) -> bool {
 }
 
 fn produce_acks_zero(frame: &[u8], version: i16) -> bool {
-    let cat = Catalogue::builtin();
-    contract(cat, None, frame, Direction::Request, (PRODUCE_KEY, version))
-        .and_then(|(_, b)| b.get("Acks").and_then(Value::as_i64))
-        == Some(0)
+    super::wire::produce_acks(frame, version) == Some(0)
 }
 
 /// A frame's header and body as the contract's JSON (`None` when it does not decode).
@@ -577,12 +592,33 @@ fn learn(
                 learn(v, w, key, learned);
             }
         }
+        // A placeholder (no member id yet, no fetch session, a null id) is what
+        // every client sends before it is handed a value; learning it would
+        // rewrite every such request to one connection's value.
         (v, w) if v != w => {
-            if let Some(k) = key.filter(|k| HANDED_OUT.contains(k)) {
+            if let Some(k) = key.filter(|k| HANDED_OUT.contains(k) && !is_placeholder(k, v)) {
                 learned.insert((k.to_string(), v.to_string()), w.clone());
             }
         }
         _ => {}
+    }
+}
+
+/// Values that mean "none yet" rather than one handed out: a generation or
+/// an epoch of 0 is handed out (so it is learned), a fetch session of 0 is
+/// no session.
+fn is_placeholder(field: &str, v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Number(n) => {
+            n.as_i64() == Some(-1) || (field == "SessionId" && n.as_i64() == Some(0))
+        }
+        Value::String(t) => {
+            t.is_empty()
+                || t == "AAAAAAAAAAAAAAAAAAAAAA"
+                || t == "00000000-0000-0000-0000-000000000000"
+        }
+        _ => false,
     }
 }
 
@@ -663,6 +699,16 @@ fn patched_records(hex_text: &str, learned: &HashMap<(String, String), Value>) -
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn placeholders_are_not_learned_but_handed_out_zeros_are() {
+        let mut learned = HashMap::new();
+        let old = serde_json::json!({"SessionId": 0, "MemberId": "", "GenerationId": 0, "ProducerId": -1});
+        let new = serde_json::json!({"SessionId": 5, "MemberId": "m-1", "GenerationId": 1, "ProducerId": 9});
+        learn(&old, &new, None, &mut learned);
+        let keys: Vec<&str> = learned.keys().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["GenerationId"]);
+    }
 
     #[test]
     fn learned_values_replace_captured_ones_in_records_too() {

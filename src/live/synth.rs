@@ -243,6 +243,61 @@ fn checksum(header: &[u8]) -> u16 {
 mod tests {
     use super::*;
 
+    /// A packet comment reaches every frame whose first byte the packet
+    /// carried, and no other: two requests in one commented packet, then one
+    /// in a plain packet.
+    #[test]
+    fn a_comment_goes_with_the_frames_that_start_in_its_packet() {
+        let cat = crate::schema::Catalogue::builtin();
+        let request = |corr: i32| {
+            let mut header = serde_json::Map::new();
+            header.insert("CorrelationId".into(), corr.into());
+            header.insert("ClientId".into(), "c".into());
+            let fs = crate::encode::FrameSpec {
+                direction: crate::decode::Direction::Request,
+                api_key: 18,
+                version: 3,
+                release: None,
+            };
+            let body = serde_json::json!({"ClientSoftwareName": "a", "ClientSoftwareVersion": "1"});
+            crate::encode::encode_frame(cat, &fs, &header, body.as_object().unwrap()).unwrap()
+        };
+        let mut flow = TcpFlow::new(
+            "127.0.0.1:40000".parse().unwrap(),
+            "127.0.0.1:9092".parse().unwrap(),
+        );
+        let mut w = PcapngWriter::new(Vec::new(), crate::capture::link::LINKTYPE_RAW).unwrap();
+        for p in flow.open() {
+            w.packet(1, &p).unwrap();
+        }
+        let two = [request(1), request(2)].concat();
+        for (i, p) in flow.data(true, &two).iter().enumerate() {
+            assert_eq!(i, 0, "one packet");
+            w.packet_commented(2, p, "both").unwrap();
+        }
+        for p in flow.data(true, &request(3)) {
+            w.packet(3, &p).unwrap();
+        }
+        let bytes = w.get_mut().clone();
+        let mut comments = Vec::new();
+        let opts = crate::capture::CaptureOptions::default();
+        crate::capture::for_each_captured(cat, &bytes[..], &opts, |c| {
+            if let crate::capture::Captured::Frame(f) = c {
+                comments.push((f.correlation_id, f.comment.as_deref().cloned()));
+            }
+            true
+        })
+        .unwrap();
+        assert_eq!(
+            comments,
+            [
+                (Some(1), Some("both".to_string())),
+                (Some(2), Some("both".to_string())),
+                (Some(3), None)
+            ]
+        );
+    }
+
     #[test]
     fn a_packet_comment_reads_back_and_a_plain_packet_has_none() {
         let mut w = PcapngWriter::new(Vec::new(), 101).unwrap();

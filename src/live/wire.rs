@@ -62,3 +62,91 @@ fn read_error(what: &str, e: std::io::Error) -> String {
         _ => format!("reading {what}: {e}"),
     }
 }
+
+/// A Produce request's `Acks`, read from its frame (size prefix included)
+/// without decoding it: the proxy and `replay` need it for every Produce
+/// (acks=0 gets no answer), and decoding a large Produce whole to find one
+/// int16 costs more than forwarding it. The layout is the definitions':
+/// header v1 (v0–8) or v2 (v9+: a tagged section after the client id), then
+/// from v3 a transactional id (nullable string, compact from v9), then Acks.
+/// `None` when the frame is too short to hold it. A test holds it to the
+/// decoder for every version.
+pub fn produce_acks(frame: &[u8], version: i16) -> Option<i16> {
+    let i16_at = |at: usize| Some(i16::from_be_bytes(frame.get(at..at + 2)?.try_into().ok()?));
+    let uvarint_at = |mut at: usize| -> Option<(u64, usize)> {
+        let mut v = 0u64;
+        for shift in (0..35).step_by(7) {
+            let b = *frame.get(at)?;
+            at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some((v, at));
+            }
+        }
+        None
+    };
+    let flexible = version >= 9;
+    // The client id: a nullable int16-length string in every header version.
+    let mut at = 14 + usize::try_from(i16_at(12)?.max(0)).ok()?;
+    if flexible {
+        let (count, mut next) = uvarint_at(at)?;
+        for _ in 0..count {
+            let (_tag, after_tag) = uvarint_at(next)?;
+            let (size, after_size) = uvarint_at(after_tag)?;
+            next = after_size.checked_add(usize::try_from(size).ok()?)?;
+        }
+        at = next;
+    }
+    if version >= 3 {
+        at = if flexible {
+            let (len_plus_one, after) = uvarint_at(at)?;
+            after.checked_add(usize::try_from(len_plus_one.saturating_sub(1)).ok()?)?
+        } else {
+            at + 2 + usize::try_from(i16_at(at)?.max(0)).ok()?
+        };
+    }
+    i16_at(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::produce_acks;
+    use crate::encode::{encode_frame, FrameSpec};
+    use crate::schema::{Catalogue, MessageKind};
+    use serde_json::{json, Map};
+
+    #[test]
+    fn produce_acks_reads_what_the_encoder_wrote_at_every_version() {
+        let cat = Catalogue::builtin();
+        for version in cat.versions(MessageKind::Request, 0, None) {
+            let spec = cat.message(MessageKind::Request, 0, version, None).unwrap();
+            for (acks, txn, client) in [
+                (0, None, "c"),
+                (-1, Some("orders-txn-1"), ""),
+                (1, Some(""), "a-longer-client-id"),
+            ] {
+                let mut body = crate::encode::realistic::realistic_struct(&spec.fields, version);
+                body.insert("Acks".into(), json!(acks));
+                if body.contains_key("TransactionalId") {
+                    body.insert("TransactionalId".into(), json!(txn));
+                }
+                let mut header = Map::new();
+                header.insert("CorrelationId".into(), json!(7));
+                header.insert("ClientId".into(), json!(client));
+                let fs = FrameSpec {
+                    direction: crate::decode::Direction::Request,
+                    api_key: 0,
+                    version,
+                    release: None,
+                };
+                let frame = encode_frame(cat, &fs, &header, &body).unwrap();
+                assert_eq!(
+                    produce_acks(&frame, version),
+                    Some(acks),
+                    "v{version} {txn:?} {client:?}"
+                );
+                assert_eq!(produce_acks(&frame[..frame.len().min(13)], version), None);
+            }
+        }
+    }
+}

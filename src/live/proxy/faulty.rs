@@ -211,14 +211,13 @@ impl Proxy {
                 continue;
             };
             token_next = api == SASL_HANDSHAKE_KEY && version == 0;
-            let needs_body = faults.about(api) || api == PRODUCE_KEY;
-            let body = needs_body.then(|| self.request_body(&frame)).flatten();
+            // Decoded only for a rule about its API; a Produce's acks read in place.
+            let body = faults
+                .about(api)
+                .then(|| self.request_body(&frame))
+                .flatten();
             let answered = !(api == PRODUCE_KEY
-                && body
-                    .as_ref()
-                    .and_then(|b| b.1.get("Acks"))
-                    .and_then(serde_json::Value::as_i64)
-                    == Some(0));
+                && super::super::wire::produce_acks(&frame, version) == Some(0));
             let mut topics = Vec::new();
             let client_id = body.as_ref().and_then(|(h, b)| {
                 if let Some(spec) = self.cat.message(
@@ -298,6 +297,9 @@ impl Proxy {
                                         return false;
                                     }
                                 }
+                                // A SaslHandshake answered with an error was never accepted:
+                                // the client's next frame is a request, not a token.
+                                token_next = false;
                                 continue;
                             }
                             Some(Ok(None)) => self.warn(

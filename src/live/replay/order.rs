@@ -37,7 +37,9 @@ impl Order {
             let mut last = f64::NEG_INFINITY;
             for (i, r) in conv.requests.iter().enumerate() {
                 let end = r.answer.as_ref().map_or(r.sent.time, |a| a.time);
-                last = last.max(end);
+                // Never before its own request (clocks of merged captures can
+                // disagree): a request must not wait for its own exchange.
+                last = last.max(end).max(r.sent.time);
                 ends.push((last, c, i));
             }
         }
@@ -66,7 +68,10 @@ impl Order {
     /// that has not started can hold it up when every worker is waiting).
     pub(super) fn wait_before(&self, time: f64, limit: Duration) -> bool {
         let needed = self.ends.partition_point(|e| e.0 < time);
-        let deadline = Instant::now() + limit;
+        // A limit past what an Instant holds (`--timeout 1e19`) is a year.
+        let deadline = Instant::now()
+            .checked_add(limit)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(365 * 86_400));
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         while state.watermark < needed {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
