@@ -402,15 +402,23 @@ impl Fill<'_> {
                     .collect(),
             );
         }
-        self.per_string(f, req, from, carried)
-            .or_else(|| self.per_int(f, req, from, carried))
+        self.per_value((f, Primitive::String, is_string_key), req, from, carried)
+            .or_else(|| {
+                let by_partition = (
+                    f,
+                    Primitive::Int32,
+                    is_partition_index as fn(&FieldSpec) -> bool,
+                );
+                self.per_value(by_partition, req, from, carried)
+            })
     }
 
-    /// A response array of partition structs made from the request's array
-    /// of partition indexes.
-    fn per_int(
+    /// A response array of structs made from the request's array of
+    /// `primitive`s: each value put in the element's field that `is_key`
+    /// picks, the error code and message set.
+    fn per_value(
         &self,
-        f: &FieldSpec,
+        (f, primitive, is_key): (&FieldSpec, Primitive, fn(&FieldSpec) -> bool),
         req: &[FieldSpec],
         from: &Map<String, Value>,
         carried: &mut bool,
@@ -418,55 +426,29 @@ impl Fill<'_> {
         let key = f
             .fields
             .iter()
-            .find(|g| g.is_regular_in(self.version) && is_partition_index(g))?;
-        let numbers = req.iter().find_map(|g| {
-            matches!(&g.ty, FieldType::Array(i) if matches!(**i, FieldType::Primitive(Primitive::Int32)))
+            .find(|g| g.is_regular_in(self.version) && is_key(g))?;
+        let values = req.iter().find_map(|g| {
+            matches!(&g.ty, FieldType::Array(i) if **i == FieldType::Primitive(primitive))
                 .then(|| from.get(&g.name)?.as_array())
                 .flatten()
         })?;
         Some(
-            numbers
+            values
                 .iter()
-                .map(|n| {
+                .map(|v| {
                     let mut o = self.structure(&f.fields, &[], None, carried);
-                    o.insert(key.name.clone(), n.clone());
+                    o.insert(key.name.clone(), v.clone());
                     Value::Object(o)
                 })
                 .collect(),
         )
     }
+}
 
-    /// A response array of structs made from the request's array of strings:
-    /// each string in the element's first string field (other than its
-    /// message), the error code and message set.
-    fn per_string(
-        &self,
-        f: &FieldSpec,
-        req: &[FieldSpec],
-        from: &Map<String, Value>,
-        carried: &mut bool,
-    ) -> Option<Vec<Value>> {
-        let key = f.fields.iter().find(|g| {
-            g.is_regular_in(self.version)
-                && g.name != "ErrorMessage"
-                && matches!(g.ty, FieldType::Primitive(Primitive::String))
-        })?;
-        let strings = req.iter().find_map(|g| {
-            matches!(&g.ty, FieldType::Array(i) if matches!(**i, FieldType::Primitive(Primitive::String)))
-                .then(|| from.get(&g.name)?.as_array())
-                .flatten()
-        })?;
-        Some(
-            strings
-                .iter()
-                .map(|s| {
-                    let mut o = self.structure(&f.fields, &[], None, carried);
-                    o.insert(key.name.clone(), s.clone());
-                    Value::Object(o)
-                })
-                .collect(),
-        )
-    }
+/// A string field other than the message: the key of an element made per
+/// string (DeleteTopics' names, FindCoordinator's keys).
+fn is_string_key(g: &FieldSpec) -> bool {
+    g.name != "ErrorMessage" && matches!(g.ty, FieldType::Primitive(Primitive::String))
 }
 
 /// The value of the request struct's field that `is` picks (its topic or partition).
