@@ -813,6 +813,15 @@ fn large_frames_stay_responsive() {
 
 /// The explorer over a shipped capture, indexed as `kwire capture --tui` indexes it.
 fn capture_app(path: &str) -> App<'static> {
+    let (mut app, events) = capture_app_and_events(path);
+    for ev in events {
+        app.on_index_event(ev);
+    }
+    app
+}
+
+/// An explorer for a shipped capture that has not had its index events yet, and those events.
+fn capture_app_and_events(path: &str) -> (App<'static>, Vec<kwire::analysis::index::IndexEvent>) {
     use kwire::analysis::index::{index_capture, Progress, Spool};
     let cat = Catalogue::builtin();
     let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
@@ -831,11 +840,8 @@ fn capture_app(path: &str) -> App<'static> {
     );
     drop(tx);
     let state = kwire::tui::app::CaptureState::new(spool, progress, false, Default::default());
-    let mut app = App::for_capture(cat, None, state, Theme::COLOR);
-    for ev in rx {
-        app.on_index_event(ev);
-    }
-    app
+    let app = App::for_capture(cat, None, state, Theme::COLOR);
+    (app, rx.into_iter().collect())
 }
 
 fn filter(app: &mut App, terms: &str) {
@@ -918,6 +924,68 @@ fn connections_opened_and_closed_are_lines_among_a_capture_s_frames() {
         "{lines:#?}"
     );
     assert!(lines[0].starts_with("SYN "), "{lines:#?}");
+}
+
+/// A capture read from a pipe may reach the explorer one frame first, while
+/// the list is not shown yet (it shows from two frames on): the list must
+/// still start at its top, the first connection's name and open above its
+/// first frame (CI once saw the list scrolled two lines down).
+#[test]
+fn a_capture_whose_first_frame_arrives_alone_lists_from_its_top() {
+    use kwire::analysis::index::IndexEvent;
+    let (mut app, events) = capture_app_and_events("samples/captures/kafka-python.pcap");
+    // Every row in one event, then split after the first frame.
+    let (mut first, mut conns, mut new_topics, mut topic_ids, mut others) =
+        (Vec::new(), Vec::new(), Vec::new(), None, Vec::new());
+    for ev in events {
+        match ev {
+            IndexEvent::Rows {
+                rows,
+                conns: c,
+                new_topics: t,
+                topic_ids: ids,
+            } => {
+                first.extend(rows);
+                conns.extend(c);
+                new_topics.extend(t);
+                topic_ids = Some(ids);
+            }
+            other => others.push(other),
+        }
+    }
+    let topic_ids = topic_ids.expect("rows");
+    assert!(first.len() > 1, "the capture holds {} rows", first.len());
+    let (conns_first, conns_rest): (Vec<_>, Vec<_>) =
+        conns.into_iter().partition(|c| c.before == 0);
+    assert!(!conns_first.is_empty(), "conn 0's open precedes frame 0");
+    let rest = first.split_off(1);
+    draw(&mut app, 200, 60);
+    app.on_index_event(IndexEvent::Rows {
+        rows: first,
+        conns: conns_first,
+        new_topics,
+        topic_ids: topic_ids.clone(),
+    });
+    draw(&mut app, 200, 60);
+    app.on_index_event(IndexEvent::Rows {
+        rows: rest,
+        conns: conns_rest,
+        new_topics: Vec::new(),
+        topic_ids,
+    });
+    for ev in others {
+        app.on_index_event(ev);
+    }
+    let buf = draw(&mut app, 200, 60);
+    assert!(
+        row_text(&buf, 1).starts_with("conn 0 = 127.0.0.1:41200 → 127.0.0.1:19092"),
+        "{:#?}",
+        &rows(&buf)[..4]
+    );
+    assert!(
+        row_text(&buf, 2).contains("SYN 2026-12-01T16:24:01.130850Z conn 0 → opened by the client")
+    );
+    assert!(row_text(&buf, 3).contains("    0 2026-12-01T16:24:01.132038Z conn 0 "));
 }
 
 /// `r` names a topic id by the name the capture tied to it, as `kwire

@@ -914,17 +914,19 @@ impl<'a> App<'a> {
 
     /// After a resize or a change of frame: the current frame and selection in view.
     fn scroll_to_selection(&mut self) {
-        let frames_h = self
-            .geometry
-            .frames
-            .map_or(1, |r| usize::from(r.height).max(1));
-        let at = self.line_position(self.current);
-        // The last frame brings the closes after it into view too.
-        let end = match self.shown.last() == Some(&self.current) {
-            true => self.lines.len().max(at + 1),
-            false => at + 1,
-        };
-        self.frames_top = scroll_to(self.frames_top, at..end, frames_h, self.lines.len());
+        // The list scrolls only while it is on screen: a height made up for
+        // a hidden list (one frame so far, `-` all the way, another pane
+        // zoomed) would scroll its top lines away for good.
+        if let Some(frames) = self.geometry.frames.filter(|r| r.height > 0) {
+            let frames_h = usize::from(frames.height);
+            let at = self.line_position(self.current);
+            // The last frame brings the closes after it into view too.
+            let end = match self.shown.last() == Some(&self.current) {
+                true => self.lines.len().max(at + 1),
+                false => at + 1,
+            };
+            self.frames_top = scroll_to(self.frames_top, at..end, frames_h, self.lines.len());
+        }
         if let Some(sel) = self.frame().map(FrameView::selection) {
             self.reveal(sel);
         }
