@@ -77,6 +77,24 @@ impl Budget {
         self.0.limits
     }
 
+    /// What has been decompressed and what is held, as [`Budget::as_it_was`] takes it.
+    pub fn spent(&self) -> (u64, u64) {
+        (self.decompressed(), self.expanded())
+    }
+
+    /// A ledger of its own under the same limits, standing where this one
+    /// stood when it had `spent`: to walk a part again exactly as it was
+    /// walked then (an explorer's stub opened later), without spending
+    /// this one's budget twice.
+    pub fn as_it_was(&self, (decompressed, expanded): (u64, u64)) -> Budget {
+        Budget(Arc::new(Ledger {
+            limits: self.0.limits,
+            decompressed: AtomicU64::new(decompressed),
+            expanded: AtomicU64::new(expanded),
+            asked: AtomicBool::new(false),
+        }))
+    }
+
     /// A budget that allows nothing and notes whether anything was asked of
     /// it. A frame decoded against it (on a worker thread, ahead of its turn)
     /// either needed no budget, and decodes the same against any, or asked,

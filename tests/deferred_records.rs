@@ -59,6 +59,41 @@ fn drawn(
     )
 }
 
+/// The frame's text tree, warnings and record damage as the explorer comes
+/// to hold it: records fields held as a stub per batch (`stub_items`),
+/// then every stub opened (`open_stub`), each on its own.
+fn stubbed_then_opened(
+    cat: &Catalogue,
+    bytes: &[u8],
+    limits: Option<Limits>,
+) -> (String, Vec<String>, Vec<String>) {
+    use kwire::decode::records::deferred::{open_stub, stub_items};
+    let opts = DecodeOptions {
+        defer_records_over: Some(0),
+        ..fresh(limits)
+    };
+    let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+    stub_items(cat, &mut frame, &opts.budget);
+    fn open_all(cat: &Catalogue, bytes: &Bytes, n: &mut kwire::decode::Node, budget: &Budget) {
+        if n.deferred_records().is_some() {
+            *n = open_stub(cat, bytes, n, budget).expect("a stub opens into one node");
+            return;
+        }
+        for c in &mut n.children {
+            open_all(cat, bytes, c, budget);
+        }
+    }
+    let frame_bytes = frame.bytes.clone();
+    open_all(cat, &frame_bytes, &mut frame.root, &opts.budget);
+    let mut out = Vec::new();
+    write_frame(&mut out, &frame, TreeOptions::default()).unwrap();
+    (
+        String::from_utf8(out).unwrap(),
+        frame.warnings.iter().map(|w| w.text.clone()).collect(),
+        frame.record_damage.iter().map(|e| e.to_string()).collect(),
+    )
+}
+
 /// Whether the frame's records were left for drawing (the test tests something).
 fn deferred(cat: &Catalogue, bytes: &[u8]) -> bool {
     let opts = DecodeOptions {
@@ -74,7 +109,20 @@ fn deferred(cat: &Catalogue, bytes: &[u8]) -> bool {
 
 fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
     let whole = drawn(cat, bytes, limits, false);
-    let later = drawn(cat, bytes, limits, true);
+    for (how, later) in [
+        ("drawn a batch at a time", drawn(cat, bytes, limits, true)),
+        (
+            "stubbed, then opened",
+            stubbed_then_opened(cat, bytes, limits),
+        ),
+    ] {
+        differ(what, how, &whole, &later);
+    }
+}
+
+type Drawn = (String, Vec<String>, Vec<String>);
+
+fn differ(what: &str, how: &str, whole: &Drawn, later: &Drawn) {
     if whole != later {
         let first = whole
             .0
@@ -90,7 +138,7 @@ fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
             })
             .unwrap_or_else(|| "same lines".into());
         panic!(
-            "{what}: {first}\nwarnings whole {:?}\nwarnings later {:?}\ndamage whole {:?}\ndamage later {:?}",
+            "{what}, {how}: {first}\nwarnings whole {:?}\nwarnings later {:?}\ndamage whole {:?}\ndamage later {:?}",
             whole.1, later.1, whole.2, later.2
         );
     }
@@ -262,21 +310,7 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
         "/usr/bin/time is missing (apt-get install time); the peak cannot be measured"
     );
     let cat = Catalogue::builtin();
-    let records: Vec<u8> = (0..1000)
-        .flat_map(|b| {
-            let recs: Vec<_> = (0..100)
-                .map(|i| {
-                    rec(
-                        Some(format!("key-{i}").as_bytes()),
-                        Some(&[b'v'; 40]),
-                        &[],
-                        i,
-                    )
-                })
-                .collect();
-            batch(b * 100, 0, &recs)
-        })
-        .collect();
+    let records = common::batches::small_record_batches(1000);
     let response = fetch_v4(cat, "orders", &records);
     assert!(response.len() > 5 << 20);
     // The whole tree, as the library draws it without deferring.

@@ -1369,3 +1369,127 @@ fn a_capture_s_rows_give_back_their_frames() {
     }
     assert!(checked > 900, "{checked} frames");
 }
+
+/// A Fetch v4 response whose records field is over a megabyte: 220 batches of 100 small records.
+fn big_fetch(cat: &Catalogue) -> Vec<u8> {
+    let records = common::batches::small_record_batches(220);
+    let bytes = common::batches::fetch_v4(cat, "orders", &records);
+    assert!(bytes.len() > kwire::tui::app::STUB_RECORDS_OVER);
+    bytes
+}
+
+fn fetch_v4_options() -> kwire::decode::DecodeOptions {
+    kwire::decode::DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(1),
+        api_version: Some(4),
+        ..Default::default()
+    }
+}
+
+fn search_for(app: &mut App, text: &str) {
+    press(app, KeyCode::Char('/'));
+    type_text(app, text);
+    press(app, KeyCode::Enter);
+}
+
+/// The explorer holds a records field over a megabyte as one stub per
+/// batch (a Fetch of 400,000 records would take a gigabyte of nodes):
+/// Enter opens a stub into exactly the batch the whole tree holds, its
+/// bytes take their regions, and past 64 open stubs the oldest fold back.
+/// What cannot see unopened batches says so: `r`, search, `x json`.
+#[test]
+fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
+    let cat = Catalogue::builtin();
+    let bytes = Bytes::from(big_fetch(cat));
+    let whole = kwire::decode::decode_frame(cat, bytes.clone(), 0, &fetch_v4_options());
+    let opts = kwire::decode::DecodeOptions {
+        defer_records_over: Some(kwire::tui::app::STUB_RECORDS_OVER),
+        ..fetch_v4_options()
+    };
+    let frame = kwire::decode::decode_frame(cat, bytes.clone(), 0, &opts);
+    let mut app = App::new(cat, None, vec![frame], Theme::COLOR);
+    assert_eq!(app.frame().unwrap().unopened_stubs(), 220);
+    draw(&mut app, 200, 60);
+
+    search_for(&mut app, "RecordBatch[3]");
+    assert_eq!(selected_name(&app), "RecordBatch[3]");
+    let fv = app.frame().unwrap();
+    let stub = fv.selected_node();
+    assert!(stub.children.is_empty() && stub.deferred_records().is_some());
+    let batch_range = stub.offset..stub.end();
+    let record_byte = batch_range.start + 70;
+    assert_eq!(fv.regions[record_byte], Some(Region::RecordBatch));
+    let buf = draw(&mut app, 200, 60);
+    let line = row_containing(&buf, "RecordBatch[3]").expect("the stub's line");
+    assert!(
+        row_text(&buf, line).contains("▸"),
+        "{}",
+        row_text(&buf, line)
+    );
+
+    app.focus = Focus::Tree;
+    press(&mut app, KeyCode::Enter);
+    let fv = app.frame().unwrap();
+    assert_eq!(fv.unopened_stubs(), 219);
+    let opened = fv.selected_node();
+    assert_eq!(opened.name.as_str(), "RecordBatch[3]");
+    // Exactly the batch the whole tree holds, line for line.
+    let path = fv.tree.selected().to_vec();
+    let in_whole = whole
+        .root
+        .at_path(&path)
+        .expect("the same path in the whole tree");
+    let text =
+        |n: &kwire::decode::Node| kwire::render::text_tree::render_tree(n, Default::default());
+    assert_eq!(text(opened), text(in_whole));
+    assert_eq!(fv.regions[record_byte], Some(Region::Record));
+    let buf = draw(&mut app, 200, 60);
+    assert!(
+        row_containing(&buf, "baseOffset").is_some(),
+        "{:#?}",
+        rows(&buf)
+    );
+
+    // r lists the opened batch's records, and says the others are not listed.
+    press(&mut app, KeyCode::Char('r'));
+    match &app.mode {
+        kwire::tui::app::Mode::Records(list) => {
+            assert_eq!(list.lines.len(), 100);
+            assert!(
+                list.of.contains("219 not opened are not listed"),
+                "{}",
+                list.of
+            );
+        }
+        _ => panic!("r did not list records: {:?}", app.status),
+    }
+    press(&mut app, KeyCode::Esc);
+    // x json refuses rather than write a frame without most of its records.
+    press(&mut app, KeyCode::Char('x'));
+    type_text(&mut app, "json /nonexistent/never-written.json");
+    press(&mut app, KeyCode::Enter);
+    let status = app.status.clone().expect("a status").text;
+    assert!(
+        status.contains("held as 219 batches not opened"),
+        "{status}"
+    );
+
+    // Past 64 open stubs the oldest fold back; the one selected stays open.
+    for i in 10..80 {
+        search_for(&mut app, &format!("RecordBatch[{i}]"));
+        assert_eq!(selected_name(&app), format!("RecordBatch[{i}]"));
+        app.focus = Focus::Tree;
+        press(&mut app, KeyCode::Enter);
+    }
+    let fv = app.frame().unwrap();
+    assert_eq!(fv.unopened_stubs(), 220 - 64);
+    assert_eq!(fv.selected_node().name.as_str(), "RecordBatch[79]");
+    assert!(!fv.selected_node().children.is_empty());
+    let records = fv.frame.root.at_path(&path[..path.len() - 1]).unwrap();
+    assert!(
+        records.children[3].deferred_records().is_some(),
+        "RecordBatch[3] folded back"
+    );
+    draw(&mut app, 200, 60);
+}

@@ -1365,6 +1365,8 @@ fn explore_selected(
     // The explorer holds every frame: their expanded share stays held, within one budget.
     let whole_capture = DecodeOptions {
         budget: args.budget.budget(),
+        // Big records fields are held as a stub per batch, each walked when opened.
+        defer_records_over: Some(kwire::tui::app::STUB_RECORDS_OVER),
         ..Default::default()
     };
     let mut selected = Selection::new(cat, release, filter);
@@ -1406,7 +1408,12 @@ fn explore_selected(
             exit::FAILURE
         }
         Ok(s) => {
-            let mut status = super::tui_cmd::explore(cat, release.map(str::to_string), frames);
+            let mut status = super::tui_cmd::explore(
+                cat,
+                release.map(str::to_string),
+                frames,
+                whole_capture.budget.clone(),
+            );
             // After the explorer gives the terminal back.
             if super::tls_args::report(&s.tls) && status == exit::OK {
                 status = exit::MALFORMED;

@@ -24,10 +24,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
         );
         return exit::FAILURE;
     }
-    let opts = match decode_options(cat, release, args) {
+    let mut opts = match decode_options(cat, release, args) {
         Ok(o) => o,
         Err(status) => return status,
     };
+    // Big records fields are held as a stub per batch, each walked when opened.
+    opts.defer_records_over = Some(kwire::tui::app::STUB_RECORDS_OVER);
     // With no file and nothing piped in there is nothing to read: start empty
     // and let frames arrive by paste.
     let frames = if args.file == "-" && std::io::stdin().is_terminal() {
@@ -38,18 +40,23 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
             Err(status) => return status,
         }
     };
-    explore(cat, opts.release, frames)
+    explore(cat, opts.release, frames, opts.budget)
 }
 
 /// Open the explorer over decoded frames (also used by `kwire capture --tui --frame N`).
-pub fn explore(cat: &Catalogue, release: Option<String>, frames: Vec<kwire::decode::Frame>) -> i32 {
+pub fn explore(
+    cat: &Catalogue,
+    release: Option<String>,
+    frames: Vec<kwire::decode::Frame>,
+    budget: kwire::budget::Budget,
+) -> i32 {
     if !std::io::stdout().is_terminal() {
         kwire::stderr_line!(
             "kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files"
         );
         return exit::FAILURE;
     }
-    let mut app = App::new(cat, release, frames, Theme::from_env());
+    let mut app = App::with_budget(cat, release, frames, Theme::from_env(), budget);
     match kwire::tui::run(&mut app) {
         Ok(()) => exit::OK,
         Err(e) => {

@@ -221,6 +221,13 @@ pub struct DeferredRecords {
     pub warnings_at: usize,
     /// Where its damage goes in [`Frame::record_damage`].
     pub damage_at: usize,
+    /// The number of the range's first batch or message among the field's
+    /// (0 but for one batch left unwalked on its own: an explorer's stub).
+    pub first_item: usize,
+    /// For a stub: what the budget had spent when the frame's walk reached
+    /// it ([`crate::budget::Budget::spent`]), so that opening it walks it
+    /// within the same room, as the frame's walk did.
+    pub budget_before: Option<(u64, u64)>,
 }
 
 impl Node {
@@ -276,6 +283,11 @@ impl Node {
         self.extra.get_or_insert_with(Default::default).deferred = Some(d);
     }
 
+    /// No longer left for drawing: its children now hold what it is.
+    pub fn clear_deferred_records(&mut self) -> Option<DeferredRecords> {
+        self.extra.as_mut()?.deferred.take()
+    }
+
     /// The schema field name, when the display name differs (header fields).
     pub fn key(&self) -> Option<&'static str> {
         self.key
@@ -328,6 +340,14 @@ impl Node {
         let mut node = self;
         for &i in path {
             node = node.children.get(i)?;
+        }
+        Some(node)
+    }
+
+    pub fn at_path_mut(&mut self, path: &[usize]) -> Option<&mut Node> {
+        let mut node = self;
+        for &i in path {
+            node = node.children.get_mut(i)?;
         }
         Some(node)
     }

@@ -528,10 +528,10 @@ fn deferred_children<const COLOR: bool, W: Write>(
         return Ok(());
     };
     let mut held: Vec<Node> = Vec::new();
-    let walked = for_each_item(drawer.cat, &drawer.frame, d, drawer.budget, |nodes| {
+    let walked = for_each_item(drawer.cat, &drawer.frame, d, drawer.budget, |nodes, _| {
         tree_children::<COLOR, W>(to, &held, false, prefix, inner, opts)?;
         held.clear();
-        held.extend_from_slice(nodes);
+        held.append(nodes);
         Ok::<(), io::Error>(())
     });
     let drawn = walked.and_then(|found| {

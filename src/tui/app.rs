@@ -21,7 +21,9 @@ use crate::analysis::records_table::carries_records;
 use crate::analysis::records_table::ProducedOffsets;
 use crate::budget::Budget;
 use crate::decode::fields::TopicIds;
+use crate::decode::records::deferred::{open_stub, stub_items};
 use crate::decode::regions::byte_regions;
+use crate::decode::DeferredRecords;
 use crate::decode::{
     decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region, Role, Value,
 };
@@ -74,7 +76,21 @@ pub struct FrameView {
     /// The decompressed data the grid shows while the selection is inside
     /// it (its offsets, `d:` in the title, index that data, not the frame).
     pub buffer: Option<DecompressedBuffer>,
+    /// What walks a stub of a records field too big to hold whole when it
+    /// is opened ([`stub_items`]): the decode's budget.
+    pub budget: Budget,
+    /// The stubs opened, oldest first, with what folds each back.
+    opened: VecDeque<(Vec<usize>, DeferredRecords)>,
 }
+
+/// Records fields over this many bytes are held as one stub per batch,
+/// each walked when opened ([`stub_items`]): a Fetch response of 400,000
+/// records would take a gigabyte of nodes whole.
+pub const STUB_RECORDS_OVER: usize = crate::decode::frame::DEFER_RECORDS_OVER;
+
+/// Stubs held open at once: beyond these the oldest not holding the
+/// selection is folded back (a batch of 100 records is about 1,000 nodes).
+pub const OPEN_STUBS: usize = 64;
 
 /// Decompressed record data shown in the grid.
 pub struct DecompressedBuffer {
@@ -122,7 +138,99 @@ impl FrameView {
             cursor: 0,
             grid_top: 0,
             buffer: None,
+            budget: Budget::default(),
+            opened: VecDeque::new(),
         }
+    }
+
+    /// A frame decoded with [`STUB_RECORDS_OVER`]: its big records fields
+    /// become stubs, one per batch, opened within `budget`.
+    pub fn stubbed(
+        cat: &Catalogue,
+        mut frame: Frame,
+        source: impl Into<String>,
+        budget: Budget,
+    ) -> FrameView {
+        stub_items(cat, &mut frame, &budget);
+        let mut fv = FrameView::new(frame, source);
+        fv.budget = budget;
+        fv
+    }
+
+    /// Whether the node at `path` is a stub not opened yet.
+    pub fn is_stub(&self, path: &[usize]) -> bool {
+        self.frame
+            .root
+            .at_path(path)
+            .is_some_and(|n| n.deferred_records().is_some())
+    }
+
+    /// Open the stub at `path`: its batch walked into nodes in its place
+    /// and their bytes painted; beyond [`OPEN_STUBS`] the oldest opened stub
+    /// that holds neither the selection nor the grid's buffer is folded back.
+    pub fn open_stub(&mut self, cat: &Catalogue, path: &[usize]) -> Result<(), String> {
+        let Some(stub) = self.frame.root.at_path(path) else {
+            return Ok(());
+        };
+        let Some(d) = stub.deferred_records().cloned() else {
+            return Ok(());
+        };
+        let node = open_stub(cat, &self.frame.bytes, stub, &self.budget)
+            .ok_or_else(|| format!("{} no longer walks into one batch", sanitize(&stub.name)))?;
+        for c in &node.children {
+            paint_regions(c, &mut self.regions);
+        }
+        let len = self.regions.len();
+        for r in self.regions[node.offset.min(len)..node.end().min(len)]
+            .iter()
+            .flatten()
+        {
+            if !self.legend.contains(r) {
+                self.legend.push(*r);
+            }
+        }
+        self.legend
+            .sort_by_key(|r| Region::ALL.iter().position(|a| a == r));
+        if let Some(at) = self.frame.root.at_path_mut(path) {
+            *at = node;
+        }
+        self.opened.push_back((path.to_vec(), d));
+        self.fold_oldest();
+        Ok(())
+    }
+
+    /// Fold opened stubs back, oldest first, until [`OPEN_STUBS`] are open.
+    fn fold_oldest(&mut self) {
+        let mut i = 0;
+        while self.opened.len() > OPEN_STUBS && i < self.opened.len() {
+            let (path, _) = &self.opened[i];
+            let held = self.tree.selected().starts_with(path)
+                || self
+                    .buffer
+                    .as_ref()
+                    .is_some_and(|b| b.path.starts_with(path));
+            if held {
+                i += 1;
+                continue;
+            }
+            let Some((path, d)) = self.opened.remove(i) else {
+                break;
+            };
+            self.tree.set_expanded(&self.frame.root, &path, false);
+            if let Some(n) = self.frame.root.at_path_mut(&path) {
+                n.children = Vec::new();
+                n.set_deferred_records(d);
+            }
+        }
+    }
+
+    /// How many stubs the frame holds unopened.
+    pub fn unopened_stubs(&self) -> usize {
+        let mut n = 0;
+        self.frame.root.walk(&mut |node, _| {
+            n += usize::from(node.deferred_records().is_some());
+        });
+        n
     }
 
     /// The bytes the grid shows: the frame's, or the decompressed data the selection is in.
@@ -509,6 +617,18 @@ impl<'a> App<'a> {
         frames: Vec<Frame>,
         theme: Theme,
     ) -> App<'a> {
+        Self::with_budget(cat, release, frames, theme, Budget::default())
+    }
+
+    /// [`App::new`] over frames decoded within `budget` (what their stubs,
+    /// [`STUB_RECORDS_OVER`], are walked within).
+    pub fn with_budget(
+        cat: &'a Catalogue,
+        release: Option<String>,
+        frames: Vec<Frame>,
+        theme: Theme,
+        budget: Budget,
+    ) -> App<'a> {
         let mut app = App {
             cat,
             release,
@@ -520,7 +640,12 @@ impl<'a> App<'a> {
                 .into_iter()
                 .map(|f| FrameSlot {
                     row: None,
-                    view: Some(Box::new(FrameView::new(f, "input"))),
+                    view: Some(Box::new(FrameView::stubbed(
+                        cat,
+                        f,
+                        "input",
+                        budget.clone(),
+                    ))),
                 })
                 .collect(),
             capture: None,
@@ -976,6 +1101,7 @@ impl<'a> App<'a> {
         let opts = DecodeOptions {
             topic_ids: cap.topic_ids.clone(),
             budget: cap.budget.clone(),
+            defer_records_over: Some(STUB_RECORDS_OVER),
             ..Default::default()
         };
         let (frame, _) = decode_captured(
@@ -990,7 +1116,8 @@ impl<'a> App<'a> {
         } else {
             "←"
         };
-        let mut fv = FrameView::new(frame, format!("conn {} {arrow}", row.frame.conn));
+        let source = format!("conn {} {arrow}", row.frame.conn);
+        let mut fv = FrameView::stubbed(self.cat, frame, source, cap.budget.clone());
         fv.located = false;
         self.frames[i].view = Some(Box::new(fv));
         self.decoded.push_back(i);
@@ -1286,10 +1413,24 @@ impl<'a> App<'a> {
                     &ids,
                     produced.as_ref(),
                 );
+                // Batches held as stubs are not walked: the table says how many.
+                let unopened = fv.unopened_stubs();
+                if list.lines.is_empty() && unopened > 0 {
+                    return self.info(format!(
+                        "this frame's records are in {} not opened: open one in the tree (Enter) to list its records",
+                        crate::text::count(unopened, "batch", "batches")
+                    ));
+                }
                 if list.lines.is_empty() {
                     return self.info("this frame holds no records");
                 }
                 list.of = format!("frame {}", self.frame_number(self.current));
+                if unopened > 0 {
+                    list.of += &format!(
+                        ", the batches opened ({} not opened are not listed)",
+                        unopened
+                    );
+                }
                 self.mode = Mode::Records(list);
             }
             Command::CaptureRecords => self.capture_records(),
@@ -1544,6 +1685,12 @@ impl<'a> App<'a> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let done = match (words.as_slice(), self.frame()) {
             (["hex", path], Some(fv)) => super::export::hex(path, &fv.grid_bytes()[fv.selection()]),
+            // The JSON contract holds every record: a frame held as stubs would lose some.
+            (["json", _], Some(fv)) if fv.unopened_stubs() > 0 => Err(format!(
+                "this frame's records are held as {} not opened, too many to hold at once: \
+                 `kwire decode` or `kwire capture FILE --frame N` with --format json writes it whole",
+                crate::text::count(fv.unopened_stubs(), "batch", "batches")
+            )),
             (["json", path], Some(fv)) => super::export::json(path, &fv.frame),
             (["pcap", path], _) => match &self.capture {
                 Some(cap) => super::export::pcap(
@@ -1606,6 +1753,13 @@ impl<'a> App<'a> {
 
     fn tree_key(&mut self, code: KeyCode) {
         let page = self.tree_height();
+        let opens = matches!(
+            code,
+            KeyCode::Enter | KeyCode::Char(' ') | KeyCode::Right | KeyCode::Char('l')
+        );
+        if opens && self.open_selected_stub() {
+            return self.after_tree_selection();
+        }
         let Some(fv) = self.frame_mut() else { return };
         let root = &fv.frame.root;
         let row = fv.tree.selected_row();
@@ -1634,6 +1788,28 @@ impl<'a> App<'a> {
             _ => return,
         }
         self.after_tree_selection();
+    }
+
+    /// When the tree's selection is a stub of a big records field's batch:
+    /// open it (walk its batch) and expand it; whether it was one.
+    fn open_selected_stub(&mut self) -> bool {
+        let cat = self.cat;
+        let Some(fv) = self.frame_mut() else {
+            return false;
+        };
+        let path = fv.tree.selected().to_vec();
+        if !fv.is_stub(&path) {
+            return false;
+        }
+        match fv.open_stub(cat, &path) {
+            // Its fields and records shown, as a frame's are when it opens.
+            Ok(()) => {
+                fv.tree.expand_under(&fv.frame.root, &path);
+                fv.tree.select(&fv.frame.root, &path);
+            }
+            Err(e) => self.fail(e),
+        }
+        true
     }
 
     /// The frame on the list's first line that is one.
@@ -1754,12 +1930,24 @@ impl<'a> App<'a> {
         if leaves && self.shown.len() > 1 {
             return self.search_other_frames(forward);
         }
+        // Unopened stubs hold no nodes: their bytes are searched, their fields not.
+        let unopened = self.frame().map_or(0, FrameView::unopened_stubs);
+        let within = match unopened {
+            0 => String::new(),
+            n => format!(
+                " (the fields of {} not opened are not searched, their bytes are)",
+                crate::text::count(n, "batch", "batches")
+            ),
+        };
+        let Some(s) = self.search.as_mut() else {
+            return;
+        };
         let Some(hit) = s.next(cursor, forward).cloned() else {
-            return self.fail(format!("no match for {query}"));
+            return self.fail(format!("no match for {query}{within}"));
         };
         let (i, n) = (s.current.unwrap_or(0) + 1, s.hits.len());
         self.go_to_hit(hit);
-        self.info(format!("match {i} of {n} for {query}"));
+        self.info(format!("match {i} of {n} for {query}{within}"));
     }
 
     fn go_to_hit(&mut self, hit: super::search::Hit) {
@@ -1907,7 +2095,8 @@ impl<'a> App<'a> {
             "decoded again as {}",
             sanitize(&crate::render::text_tree::label(&frame.root))
         );
-        self.frames[self.current].view = Some(Box::new(FrameView::new(frame, source)));
+        let fv = FrameView::stubbed(self.cat, frame, source, opts.budget.clone());
+        self.frames[self.current].view = Some(Box::new(fv));
         self.refresh_search();
         self.scroll_to_selection();
         self.info(what);
@@ -1920,6 +2109,7 @@ impl<'a> App<'a> {
             ["request" | "req"] => Ok(DecodeOptions {
                 direction: Some(Direction::Request),
                 release,
+                defer_records_over: Some(STUB_RECORDS_OVER),
                 ..Default::default()
             }),
             [api, version] => {
@@ -1945,6 +2135,7 @@ impl<'a> App<'a> {
                     api_key: Some(key),
                     api_version: Some(v),
                     release,
+                    defer_records_over: Some(STUB_RECORDS_OVER),
                     ..Default::default()
                 })
             }
@@ -1975,6 +2166,7 @@ impl<'a> App<'a> {
         let opts = DecodeOptions {
             direction: Some(Direction::Request),
             release: self.release.clone(),
+            defer_records_over: Some(STUB_RECORDS_OVER),
             ..Default::default()
         };
         self.pastes += 1;
@@ -2015,7 +2207,12 @@ impl<'a> App<'a> {
             .extend((first..first + count).map(ListLine::Frame));
         self.frames.extend(frames.into_iter().map(|f| FrameSlot {
             row: None,
-            view: Some(Box::new(FrameView::new(f, source.clone()))),
+            view: Some(Box::new(FrameView::stubbed(
+                self.cat,
+                f,
+                source.clone(),
+                opts.budget.clone(),
+            ))),
         }));
         count
     }
@@ -2107,8 +2304,11 @@ impl<'a> App<'a> {
         fv.tree.select_row(i);
         let m = marker_x(&row);
         let x = usize::from(x) + fv.tree.left;
-        if row.has_children && (usize::from(m)..usize::from(m) + 2).contains(&x) {
-            fv.tree.toggle(&fv.frame.root, &row.path);
+        let on_marker = (usize::from(m)..usize::from(m) + 2).contains(&x);
+        if row.has_children && on_marker && !self.open_selected_stub() {
+            if let Some(fv) = self.frame_mut() {
+                fv.tree.toggle(&fv.frame.root, &row.path);
+            }
         }
         self.after_tree_selection();
     }

@@ -35,6 +35,13 @@ pub fn details_lines(
     if let Some(e) = node.error() {
         lines.push(error_line(theme, sanitize(e)));
     }
+    if node.deferred_records().is_some() {
+        lines.push(field(
+            theme,
+            "held",
+            "unopened, its fields not walked yet (a records field too big to hold whole): Enter walks them".into(),
+        ));
+    }
     lines.push(field(
         theme,
         "type",

@@ -91,7 +91,7 @@ pub const KEYS: &[Binding] = &[
     },
     pane_keys(
         "Enter Space",
-        "expand / collapse (tree); elsewhere the next pane",
+        "expand / collapse or open a batch (tree); else next pane",
     ),
     Binding {
         keys: "e c w < >",

@@ -161,6 +161,16 @@ impl TreeState {
         }
     }
 
+    /// Every node with children under the node at `path` opened, it too.
+    pub fn expand_under(&mut self, root: &Node, path: &[usize]) {
+        let Some(node) = root.at_path(path) else {
+            return;
+        };
+        let mut at = path.to_vec();
+        open_to_depth(node, &mut at, usize::MAX, &mut self.expanded);
+        self.rebuild(root);
+    }
+
     /// Every node with children opened.
     pub fn expand_all(&mut self, root: &Node) {
         let mut path = Vec::new();
@@ -212,7 +222,8 @@ impl TreeState {
     fn push_rows(&mut self, node: &Node, path: &mut Vec<usize>) {
         self.rows.push(TreeRow {
             path: path.clone(),
-            has_children: !node.children.is_empty(),
+            // A stub of a big records field's batch opens into children.
+            has_children: !node.children.is_empty() || node.deferred_records().is_some(),
         });
         if !self.expanded.contains(path.as_slice()) {
             return;

@@ -511,3 +511,23 @@ pub fn record_batch_cases() -> Vec<BatchCase> {
         ),
     ]
 }
+
+/// `batches` uncompressed batches of 100 small records each (key `key-i`, a
+/// 40-byte value): the shape of a big Fetch that tests of memory bounds use.
+pub fn small_record_batches(batches: i64) -> Vec<u8> {
+    (0..batches)
+        .flat_map(|b| {
+            let recs: Vec<_> = (0..100)
+                .map(|i| {
+                    rec(
+                        Some(format!("key-{i}").as_bytes()),
+                        Some(&[b'v'; 40]),
+                        &[],
+                        i,
+                    )
+                })
+                .collect();
+            batch(b * 100, 0, &recs)
+        })
+        .collect()
+}

@@ -114,6 +114,8 @@ impl FieldDecoder<'_, '_> {
                         cut_is_damage: self.region == Region::RequestBody,
                         warnings_at: self.warnings.len(),
                         damage_at: self.record_damage.len(),
+                        first_item: 0,
+                        budget_before: None,
                     });
                 } else {
                     self.after_primitive(f, *p, node);

@@ -14,7 +14,7 @@ use super::BatchDecoder;
 use crate::budget::Budget;
 use crate::decode::context::Context;
 use crate::decode::tape::{close_slot, push_slot, SlotKind, Val, Values, NO_KEY};
-use crate::decode::{DecodeError, DeferredRecords, Node, Warning};
+use crate::decode::{DecodeError, DeferredRecords, Frame, Node, Warning};
 use crate::schema::Catalogue;
 use bytes::Bytes;
 
@@ -25,9 +25,20 @@ pub struct Found {
     pub damage: Vec<DecodeError>,
 }
 
+/// Where a top-level batch or message is: its bytes in the frame and its
+/// number among the field's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub range: (usize, usize),
+    pub index: usize,
+    /// What the budget had spent before the item's walk ([`Budget::spent`]).
+    pub budget_before: (u64, u64),
+}
+
 /// Each top-level batch or message of `d` in `frame`, as the nodes the
 /// frame's tree would hold under its records node, handed to `each` in
-/// order; stops at `each`'s first error. Decompression draws on `budget` as
+/// order (to take or leave: the list is cleared after); stops at `each`'s
+/// first error. Decompression draws on `budget` as
 /// the frame's decode would; what a batch's decompressed data and nodes hold
 /// is given back when they are dropped, so a field whose whole tree would
 /// spend the budget for what is held at once (`--max-expanded`) is shown
@@ -37,7 +48,7 @@ pub fn for_each_item<E>(
     frame: &Bytes,
     d: &DeferredRecords,
     budget: &Budget,
-    mut each: impl FnMut(&[Node]) -> Result<(), E>,
+    mut each: impl FnMut(&mut Vec<Node>, Item) -> Result<(), E>,
 ) -> Result<Found, E> {
     let ctx = Context {
         topic: d.topic.clone(),
@@ -47,10 +58,11 @@ pub fn for_each_item<E>(
     };
     let mut bd = BatchDecoder::new(frame, cat, &ctx);
     let (mut tape, mut nodes) = (Values::default(), Vec::new());
-    let (mut pos, end, mut index) = (d.range.0, d.range.1, 0);
+    let (mut pos, end, mut index) = (d.range.0, d.range.1, d.first_item);
     while pos < end {
         let item_end = Walk::<true>::whole_item_end(frame, pos, end).unwrap_or(end);
-        let held = budget.expanded();
+        let before = budget.spent();
+        let held = before.1;
         tape.slots.clear();
         tape.buffers.clear();
         tape.findings.clear();
@@ -81,7 +93,14 @@ pub fn for_each_item<E>(
             let mut shown = frame.slice(pos..item_end);
             crate::decode::secrets::redact_tree_at(&mut nodes, &mut shown, pos);
         }
-        each(&nodes)?;
+        each(
+            &mut nodes,
+            Item {
+                range: (pos, item_end),
+                index,
+                budget_before: before,
+            },
+        )?;
         nodes.clear();
         // Its decompressed data and nodes are dropped: what they held goes back.
         budget.release(budget.expanded().saturating_sub(held));
@@ -91,4 +110,85 @@ pub fn for_each_item<E>(
         warnings: bd.warnings,
         damage: bd.damage,
     })
+}
+
+/// Every records field `frame`'s decode left for drawing, as one stub per
+/// top-level batch or message: the item's own node (its name, range and
+/// value) without its children, marked with the item's bytes so that
+/// [`open_stub`] walks them when it is opened. What holds a field of 400,000
+/// records as a few thousand nodes (the explorer). Every item is walked
+/// once here, each dropped before the next: what the walks find joins the
+/// frame's warnings and record damage where the whole decode would have put
+/// them. An item that walks into several nodes (no batch of its own) keeps
+/// them as they are.
+pub fn stub_items(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
+    let bytes = frame.bytes.clone();
+    let mut found = Vec::new();
+    stub_under(cat, &bytes, &mut frame.root, budget, &mut found);
+    // Later fields' places first, so that earlier places still hold.
+    for (d, f) in found.into_iter().rev() {
+        let at = d.warnings_at.min(frame.warnings.len());
+        frame.warnings.splice(at..at, f.warnings);
+        let at = d.damage_at.min(frame.record_damage.len());
+        frame.record_damage.splice(at..at, f.damage);
+    }
+}
+
+fn stub_under(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    node: &mut Node,
+    budget: &Budget,
+    found: &mut Vec<(DeferredRecords, Found)>,
+) {
+    if let Some(d) = node.clear_deferred_records() {
+        let mut stubs = Vec::new();
+        let walked = for_each_item(cat, bytes, &d, budget, |nodes, item| {
+            if let [one] = &mut nodes[..] {
+                if !one.children.is_empty() {
+                    let mut stub =
+                        std::mem::replace(one, Node::new("", "", 0, one.region, one.role));
+                    stub.children = Vec::new();
+                    stub.set_deferred_records(DeferredRecords {
+                        range: item.range,
+                        first_item: item.index,
+                        budget_before: Some(item.budget_before),
+                        ..d.clone()
+                    });
+                    stubs.push(stub);
+                    return Ok(());
+                }
+            }
+            stubs.append(nodes);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        node.children = stubs;
+        let Ok(f) = walked;
+        found.push((d, f));
+        return;
+    }
+    for c in &mut node.children {
+        stub_under(cat, bytes, c, budget, found);
+    }
+}
+
+/// The item a stub of [`stub_items`] stands for, walked from the frame's
+/// `bytes` as the frame's decode walks it, within the room `budget` had
+/// then (its findings are the frame's already; nothing is spent twice);
+/// `None` when the stub's bytes no longer walk into one node.
+pub fn open_stub(cat: &Catalogue, bytes: &Bytes, stub: &Node, budget: &Budget) -> Option<Node> {
+    let d = stub.deferred_records()?;
+    let budget = match d.budget_before {
+        Some(spent) => budget.as_it_was(spent),
+        None => budget.clone(),
+    };
+    let mut out = None;
+    let _ = for_each_item(cat, bytes, d, &budget, |nodes, _| {
+        out = match nodes.len() {
+            1 => nodes.pop(),
+            _ => None,
+        };
+        Ok::<(), std::convert::Infallible>(())
+    });
+    out
 }
