@@ -8,7 +8,9 @@
 pub use super::context::{Context, PartialStruct, TopicIds};
 use super::problem::{Warning, WarningKind};
 use super::reader::Reader;
-use super::tree::{leaf, push_with, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value};
+use super::tree::{
+    leaf, push_with, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value, Wire,
+};
 use crate::budget::Budget;
 use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;
@@ -91,7 +93,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 (name.into(), f.ty.to_string().into())
             }
         };
-        Node::new(name, ty, at, self.region, Role::Field { decl })
+        let mut n = Node::new(name, ty, at, self.region, Role::Field { decl });
+        if let FieldType::Primitive(p) = &f.ty {
+            n.wire = Wire::of(*p);
+        }
+        n
     }
 
     /// A field's node at `at`, in place at the end of `out`, named and documented.
@@ -246,7 +252,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         };
         let mut ver = leaf(
             "version",
-            "int16",
+            Wire::Fixed(Primitive::Int16),
             start,
             2,
             Value::Int(v.into()),
@@ -311,7 +317,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let present = matches!(value, Value::Uint(1..) | Value::Int(0..));
         let mut m = leaf(
             "present",
-            if in_tag { "uvarint" } else { "int8" },
+            if in_tag {
+                Wire::Uvarint
+            } else {
+                Wire::Fixed(Primitive::Int8)
+            },
             at,
             len,
             value,
@@ -343,7 +353,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         };
         let mut n = leaf(
             "length",
-            if compact { "uvarint" } else { "int32" },
+            if compact {
+                Wire::Uvarint
+            } else {
+                Wire::Fixed(Primitive::Int32)
+            },
             at,
             len,
             value,
@@ -397,7 +411,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 el
             }
             FieldType::Primitive(p) => {
-                Node::new(name(&f.name), p.as_str(), at, self.region, Role::Element)
+                let mut el = Node::new(name(&f.name), p.as_str(), at, self.region, Role::Element);
+                el.wire = Wire::of(*p);
+                el
             }
             FieldType::Array(_) => Node::new(
                 format!("{}[{i}]", f.name),
@@ -506,7 +522,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Role::UnknownTag { tag: tag_no },
         );
         d.value = Value::Bytes(Some(self.frame.slice(at..at + size)));
-        d.len = size;
+        (d.len, d.wire) = (size, Wire::Bytes);
         d.doc = Some("unknown tag, kept raw".into());
         entry.children.push(d);
     }
@@ -534,7 +550,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 fn tag_count_node(at: usize, count: u64, len: usize) -> Node {
     let mut c = leaf(
         "count",
-        "uvarint",
+        Wire::Uvarint,
         at,
         len,
         Value::Uint(count),
@@ -562,7 +578,7 @@ fn tag_entry_node(
     entry.note = Some(format!("(size {size})").into());
     let mut t = leaf(
         "tag",
-        "uvarint",
+        Wire::Uvarint,
         start,
         tag_len,
         Value::Uint(tag),
@@ -571,7 +587,7 @@ fn tag_entry_node(
     t.kind = Kind::Tag;
     let mut s = leaf(
         "size",
-        "uvarint",
+        Wire::Uvarint,
         start + tag_len,
         size_len,
         Value::Uint(size),

@@ -945,7 +945,7 @@ fn decode_body(
     if res.is_ok() && end < bytes.len() {
         let mut t = leaf(
             "trailing_bytes",
-            "bytes",
+            crate::decode::Wire::Bytes,
             end,
             bytes.len() - end,
             Value::Bytes(Some(bytes.slice(end..))),

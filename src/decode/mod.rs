@@ -20,5 +20,5 @@ pub use frame::{decode_frame, decode_frame_reusing, decode_frames, for_each_fram
 pub use problem::{ErrorKind, Warning, WarningKind};
 pub use tree::{
     DecodeError, DeferredRecords, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region,
-    Role, Value,
+    Role, Value, Wire,
 };

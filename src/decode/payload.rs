@@ -5,8 +5,8 @@
 use super::fields::decode_embedded;
 use super::problem::ErrorKind;
 use super::reader::Reader;
-use super::tree::{leaf, DecodeError, Kind, Node, Region, Role, Value};
-use crate::schema::{Catalogue, MessageKind};
+use super::tree::{leaf, DecodeError, Kind, Node, Region, Role, Value, Wire};
+use crate::schema::{Catalogue, MessageKind, Primitive};
 use bytes::Bytes;
 
 /// A standalone payload decoded: the tree (root spans all bytes), the error
@@ -85,7 +85,7 @@ fn read_payload_unredacted(
                     };
                     root.children.push(leaf(
                         label,
-                        "int16",
+                        Wire::Fixed(Primitive::Int16),
                         at,
                         2,
                         Value::Int(v.into()),
@@ -108,7 +108,7 @@ fn read_payload_unredacted(
                     Ok(u) => {
                         root.children.push(leaf(
                             label,
-                            "uvarint",
+                            Wire::Uvarint,
                             at,
                             u.len,
                             Value::Uint(u.value),

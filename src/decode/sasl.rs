@@ -7,6 +7,7 @@ use super::tree::{
     add_to_note, framing_node, leaf, DecodeError, Direction, Frame, FrameKind, Node, Region, Role,
     Value,
 };
+use crate::decode::Wire;
 use bytes::Bytes;
 use std::sync::Arc;
 
@@ -59,7 +60,7 @@ pub fn token_frame(
         };
         let mut auth = leaf(
             "authBytes",
-            "bytes",
+            Wire::Bytes,
             4,
             bytes.len() - 4,
             Value::Bytes(Some(bytes.slice(4..))),
@@ -133,7 +134,7 @@ pub fn sasl_parts(
             Ok(t) => Value::Str(Some(t.to_string().into())),
             Err(_) => Value::Bytes(Some(frame.slice(at + p.at..at + p.at + p.len))),
         };
-        let mut n = leaf(p.name, "string", at + p.at, p.len, value, node.region);
+        let mut n = leaf(p.name, Wire::String, at + p.at, p.len, value, node.region);
         if p.secret {
             n.set_secret();
         }

@@ -1,5 +1,6 @@
 //! The annotated tree: what every renderer draws. Each node knows its bytes.
 
+use crate::schema::Primitive;
 use crate::text::Text;
 use bytes::Bytes;
 use serde::Serialize;
@@ -186,6 +187,8 @@ pub struct Node {
     pub role: Role,
     /// What the node is within the encoding, where role and type do not say.
     pub kind: Kind,
+    /// How its bytes hold its value, typed where the node is made.
+    pub wire: Wire,
     /// The schema field name when it differs from the display name (header
     /// fields): interned, so that setting it allocates nothing.
     key: Option<&'static str>,
@@ -250,6 +253,7 @@ impl Node {
             region,
             role,
             kind: Kind::Plain,
+            wire: Wire::Other,
             key: None,
             extra: None,
             children: Vec::new(),
@@ -357,20 +361,70 @@ impl Node {
 #[inline(always)]
 pub(crate) fn leaf(
     name: impl Into<Text>,
-    ty: &'static str,
+    wire: Wire,
     offset: usize,
     len: usize,
     value: Value,
     region: Region,
 ) -> Node {
-    Node::of(
+    let mut n = Node::of(
         name.into(),
-        Text::from_static(ty),
+        Text::from_static(wire.name()),
         (offset, len),
         value,
         region,
         (Role::Encoding, Kind::Plain),
-    )
+    );
+    n.wire = wire;
+    n
+}
+
+/// How a node's bytes hold its value, set where the decoder makes the node
+/// (the display type is text for people; this is what `--explain` and the
+/// explorer's details read).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Wire {
+    /// A container, or a node its role and kind say how to read.
+    #[default]
+    Other,
+    /// A fixed-width primitive.
+    Fixed(Primitive),
+    Uvarint,
+    /// Zigzag-encoded.
+    Varint,
+    Varlong,
+    /// A string after its length (a field's or an element's).
+    String,
+    /// Bytes after their length, or after a length an earlier node holds.
+    Bytes,
+    /// A records field's bytes after their length.
+    Records,
+}
+
+impl Wire {
+    /// A schema primitive's wire form.
+    pub fn of(p: Primitive) -> Wire {
+        match p {
+            Primitive::String => Wire::String,
+            Primitive::Bytes => Wire::Bytes,
+            Primitive::Records => Wire::Records,
+            p => Wire::Fixed(p),
+        }
+    }
+
+    /// The type as the tree shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wire::Other => "",
+            Wire::Fixed(p) => p.as_str(),
+            Wire::Uvarint => "uvarint",
+            Wire::Varint => "varint",
+            Wire::Varlong => "varlong",
+            Wire::String => "string",
+            Wire::Bytes => "bytes",
+            Wire::Records => "records",
+        }
+    }
 }
 
 impl Node {
@@ -397,6 +451,7 @@ impl Node {
             region,
             role,
             kind,
+            wire: Wire::Other,
             key: None,
             extra: None,
             children: Vec::new(),
@@ -536,7 +591,7 @@ pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {
     if let Some(size) = size {
         let mut sz = leaf(
             "size",
-            "int32",
+            Wire::Fixed(Primitive::Int32),
             0,
             4,
             Value::Int(size.into()),

@@ -4,7 +4,7 @@
 //! fixed-width big-endian integers, varint groups and continuation bits,
 //! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
 
-use crate::decode::{Frame, Kind, Node, Role, Value};
+use crate::decode::{Frame, Kind, Node, Role, Value, Wire};
 use crate::protocol::headers::header_for;
 use crate::render::text_tree::{push_findings, render_tree_annotated, TreeOptions};
 use crate::schema::{Catalogue, MessageKind, Primitive};
@@ -58,10 +58,10 @@ pub enum Use {
     Presence,
 }
 
-/// How to read `node`: encoding details by the kind the decoder gave them
-/// (never by name), values by their type.
+/// How to read `node`: encoding details by the kind the decoder gave them,
+/// values by the wire form it typed them with (never by name or type text).
 pub fn reading(node: &Node) -> Option<Reading> {
-    Some(match (node.role, node.kind, node.ty.as_str()) {
+    Some(match (node.role, node.kind, node.wire) {
         (Role::TaggedSection, ..) => Reading::TaggedSection,
         (Role::TaggedEntry { .. }, ..) => Reading::TaggedEntry,
         (Role::Structure | Role::Decompressed, ..) => return None,
@@ -75,21 +75,20 @@ pub fn reading(node: &Node) -> Option<Reading> {
             Reading::Uvarint(Use::Presence)
         }
         (_, Kind::PresenceMarker, _) => Reading::PresenceInt8,
-        (_, _, "uvarint") => Reading::Uvarint(Use::Plain),
-        (_, _, "varint") => Reading::Varint,
-        (_, _, "varlong") => Reading::Varlong,
-        (Role::Field { .. } | Role::Element, _, "string" | "nullable_string") => {
-            Reading::Prefixed {
-                text: true,
-                wide: false,
-            }
-        }
-        (Role::Field { .. } | Role::Element, _, "bytes" | "records") => Reading::Prefixed {
+        (_, _, Wire::Uvarint) => Reading::Uvarint(Use::Plain),
+        (_, _, Wire::Varint) => Reading::Varint,
+        (_, _, Wire::Varlong) => Reading::Varlong,
+        (Role::Field { .. } | Role::Element, _, Wire::String) => Reading::Prefixed {
+            text: true,
+            wide: false,
+        },
+        (Role::Field { .. } | Role::Element, _, Wire::Bytes | Wire::Records) => Reading::Prefixed {
             text: false,
             wide: true,
         },
-        (_, _, "bytes") => Reading::Raw,
-        (_, _, ty) => Reading::Fixed(Primitive::parse(ty).filter(|p| p.fixed_width().is_some())?),
+        (_, _, Wire::Bytes) => Reading::Raw,
+        (_, _, Wire::Fixed(p)) if p.fixed_width().is_some() => Reading::Fixed(p),
+        _ => return None,
     })
 }
 
@@ -146,7 +145,7 @@ pub fn explain_node(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Ex
             ));
             Some(e)
         }
-        Reading::Prefixed { text, wide } => prefixed(bytes, text, wide, node.ty == "records"),
+        Reading::Prefixed { text, wide } => prefixed(bytes, text, wide, node.wire == Wire::Records),
         Reading::Raw => raw(node, parent, buf),
         Reading::TaggedSection => {
             let (count, len) = uvarint_prefix(bytes)?;
@@ -555,26 +554,26 @@ mod tests {
     use super::*;
     use crate::decode::Region;
 
-    fn leaf(ty: &str, bytes: &[u8], role: Role) -> Explanation {
-        let mut n = Node::new("x", ty.to_string(), 0, Region::RequestBody, role);
-        n.len = bytes.len();
+    fn leaf(wire: Wire, bytes: &[u8], role: Role) -> Explanation {
+        let mut n = Node::new("x", wire.name(), 0, Region::RequestBody, role);
+        (n.len, n.wire) = (bytes.len(), wire);
         explain_node(&n, None, bytes).unwrap()
     }
 
     #[test]
     fn varint_groups_are_spelled_out() {
-        let e = leaf("uvarint", &[0xac, 0x02], Role::Encoding);
+        let e = leaf(Wire::Uvarint, &[0xac, 0x02], Role::Encoding);
         assert_eq!(e.value, Value::Uint(300));
         assert_eq!(e.lines[1], "0101100 + 0000010<<7 = 44 + 256 = 300");
         assert!(e.lines[0].contains("ac = 1|0101100, 02 = 0|0000010"));
-        let e = leaf("varint", &[0x03], Role::Encoding);
+        let e = leaf(Wire::Varint, &[0x03], Role::Encoding);
         assert_eq!(e.value, Value::Int(-2));
         assert_eq!(e.lines[1], "zigzag: 3 is odd, so −(3+1)/2 = -2");
     }
 
     #[test]
     fn fixed_width_negative_numbers_show_twos_complement() {
-        let e = leaf("int16", &[0xff, 0xfe], Role::Encoding);
+        let e = leaf(Wire::Fixed(Primitive::Int16), &[0xff, 0xfe], Role::Encoding);
         assert_eq!(e.value, Value::Int(-2));
         assert_eq!(e.lines[0], "ff fe → int16, big-endian: 0xfffe; the top bit is set, so it is negative (two's complement): 65534 − 2^16 = -2");
     }
@@ -583,24 +582,24 @@ mod tests {
     fn length_prefixes_are_told_apart_by_their_bytes() {
         let field = Role::Field { decl: 0 };
         assert_eq!(
-            leaf("string", &[0x00, 0x01, b'a'], field).value,
+            leaf(Wire::String, &[0x00, 0x01, b'a'], field).value,
             Value::Str(Some("a".into()))
         );
         assert_eq!(
-            leaf("string", &[0x02, b'a'], field).value,
+            leaf(Wire::String, &[0x02, b'a'], field).value,
             Value::Str(Some("a".into()))
         );
-        assert_eq!(leaf("string", &[0x00], field).value, Value::Str(None));
+        assert_eq!(leaf(Wire::String, &[0x00], field).value, Value::Str(None));
         assert_eq!(
-            leaf("nullable_string", &[0xff, 0xff], field).value,
+            leaf(Wire::String, &[0xff, 0xff], field).value,
             Value::Str(None)
         );
         assert_eq!(
-            leaf("bytes", &[0xff, 0xff, 0xff, 0xff], field).value,
+            leaf(Wire::Bytes, &[0xff, 0xff, 0xff, 0xff], field).value,
             Value::Bytes(None)
         );
         assert_eq!(
-            leaf("bytes", &[0x00, 0x00, 0x00, 0x00], field).value,
+            leaf(Wire::Bytes, &[0x00, 0x00, 0x00, 0x00], field).value,
             Value::Bytes(Some(Bytes::new()))
         );
     }

@@ -6,7 +6,7 @@
 
 use crate::decode::fields::{Context, FieldDecoder, Naming};
 use crate::decode::reader::Reader;
-use crate::decode::{Node, Region, Role, Value};
+use crate::decode::{Node, Region, Role, Value, Wire};
 use crate::encode::fields::FieldEncoder;
 use crate::encode::writer::Writer;
 use crate::render::json::struct_object;
@@ -326,6 +326,11 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
             );
             n.len = len;
             n.value = value;
+            n.wire = match ty {
+                WireType::Uvarint => Wire::Uvarint,
+                WireType::Varint => Wire::Varint,
+                _ => Wire::Varlong,
+            };
             root.children.push(n);
             len
         }

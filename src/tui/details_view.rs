@@ -287,7 +287,7 @@ mod tests {
         let mut n = Node::new("length", "uvarint", 0, Region::RequestBody, Role::Encoding);
         n.len = 2;
         n.note = Some("(compact, n+1)".into());
-        n.kind = Kind::CompactArrayLength;
+        (n.kind, n.wire) = (Kind::CompactArrayLength, crate::decode::Wire::Uvarint);
         let e = encoding(&n, &[0x96, 0x01]).unwrap();
         assert!(e.contains("96 = more 0010110, 01 = last 0000001"), "{e}");
         assert!(e.contains("compact n+1 prefix"), "{e}");

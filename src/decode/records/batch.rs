@@ -14,6 +14,7 @@ use crate::decode::context::Context;
 use crate::decode::tape::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
 use crate::decode::tree::{leaf, push_with};
 use crate::decode::Warning;
+use crate::decode::Wire;
 use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
 use crate::schema::{Catalogue, Primitive};
 use crate::text::Text;
@@ -46,9 +47,9 @@ pub(super) const VALUE: BytesPart = ("value", Kind::RecordValue);
 pub(super) const HEADER_KEY: BytesPart = ("headerKey", Kind::Record(RecordPart::HeaderKey));
 pub(super) const HEADER_VALUE: BytesPart = ("headerValue", Kind::Record(RecordPart::HeaderValue));
 /// How a bytes field's length is written (its type) and the region of its nodes: a record's, or a legacy message's.
-pub(super) type BytesForm = (&'static str, Region);
-pub(super) const RECORD_BYTES: BytesForm = ("varint", Region::Record);
-pub(super) const LEGACY_BYTES: BytesForm = ("int32", Region::RecordBatch);
+pub(super) type BytesForm = (Wire, Region);
+pub(super) const RECORD_BYTES: BytesForm = (Wire::Varint, Region::Record);
+pub(super) const LEGACY_BYTES: BytesForm = (Wire::Fixed(Primitive::Int32), Region::RecordBatch);
 
 impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// A decoder over record data that is part of the input itself.
@@ -184,43 +185,69 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
 }
 
 /// A legacy message's fields before its key: name, type, width and part.
-const LEGACY_FIELDS: [(&str, &str, usize, Option<RecordPart>); 6] = [
-    ("offset", "int64", 8, Some(RecordPart::Offset)),
-    ("messageSize", "int32", 4, None),
-    ("crc", "uint32", 4, None),
-    ("magic", "int8", 1, Some(RecordPart::Magic)),
-    ("attributes", "int8", 1, Some(RecordPart::Attributes)),
-    ("timestamp", "int64", 8, Some(RecordPart::Timestamp)),
+const LEGACY_FIELDS: [(&str, Wire, usize, Option<RecordPart>); 6] = [
+    (
+        "offset",
+        Wire::Fixed(Primitive::Int64),
+        8,
+        Some(RecordPart::Offset),
+    ),
+    ("messageSize", Wire::Fixed(Primitive::Int32), 4, None),
+    ("crc", Wire::Fixed(Primitive::Uint32), 4, None),
+    (
+        "magic",
+        Wire::Fixed(Primitive::Int8),
+        1,
+        Some(RecordPart::Magic),
+    ),
+    (
+        "attributes",
+        Wire::Fixed(Primitive::Int8),
+        1,
+        Some(RecordPart::Attributes),
+    ),
+    (
+        "timestamp",
+        Wire::Fixed(Primitive::Int64),
+        8,
+        Some(RecordPart::Timestamp),
+    ),
 ];
 const LEGACY_CRC: usize = 2;
 const LEGACY_ATTRIBUTES: usize = 4;
 
 /// A record's field before its key: its name, type and part.
-pub(super) type RecordField = (&'static str, &'static str, RecordPart);
-pub(super) const RECORD_ATTRIBUTES: RecordField = ("attributes", "int8", RecordPart::Attributes);
+pub(super) type RecordField = (&'static str, Wire, RecordPart);
+pub(super) const RECORD_ATTRIBUTES: RecordField = (
+    "attributes",
+    Wire::Fixed(Primitive::Int8),
+    RecordPart::Attributes,
+);
 pub(super) const TIMESTAMP_DELTA: RecordField =
-    ("timestampDelta", "varlong", RecordPart::TimestampDelta);
-const OFFSET_DELTA: RecordField = ("offsetDelta", "varint", RecordPart::OffsetDelta);
-const HEADER_COUNT: RecordField = ("headers", "varint", RecordPart::Headers);
+    ("timestampDelta", Wire::Varlong, RecordPart::TimestampDelta);
+const OFFSET_DELTA: RecordField = ("offsetDelta", Wire::Varint, RecordPart::OffsetDelta);
+const HEADER_COUNT: RecordField = ("headers", Wire::Varint, RecordPart::Headers);
 
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
 pub(super) fn push_record_field(
     out: &mut Vec<Node>,
-    (name, ty, part): RecordField,
+    (name, wire, part): RecordField,
     at: usize,
     len: usize,
     v: i64,
 ) -> &mut Node {
     push_with(out, || {
-        Node::of(
+        let mut n = Node::of(
             Text::own_words(name),
-            Text::own_words(ty),
+            Text::own_words(wire.name()),
             (at, len),
             Value::Int(v),
             Region::Record,
             (Role::Encoding, Kind::Record(part)),
-        )
+        );
+        n.wire = wire;
+        n
     })
 }
 
@@ -243,14 +270,16 @@ pub(super) fn push_v2_field(
     };
     let kind = v2_field_part(k).map_or(Kind::Plain, Kind::Record);
     let n = push_with(out, || {
-        Node::of(
+        let mut n = Node::of(
             Text::own_words(name),
             Text::own_words(ty.as_str()),
             (at, width),
             value,
             Region::RecordBatch,
             (Role::Encoding, kind),
-        )
+        );
+        n.wire = Wire::Fixed(ty);
+        n
     });
     match k {
         1 => n.doc = Some(Text::own_words("bytes after this field")),
@@ -290,7 +319,7 @@ pub(super) fn truncated_node(
     let remaining = end - pos;
     let mut n = leaf(
         "truncated batch",
-        "bytes",
+        Wire::Bytes,
         pos,
         remaining,
         Value::Bytes(Some(buf.slice(pos..end))),
@@ -311,7 +340,7 @@ pub(super) fn truncated_node(
 pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Codec) -> Node {
     let mut comp = leaf(
         "records",
-        "bytes",
+        Wire::Bytes,
         start,
         end - start,
         Value::Bytes(Some(buf.slice(start..end))),
@@ -362,14 +391,16 @@ pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usiz
 #[inline(always)]
 pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
     let l = push_with(out, || {
-        Node::of(
+        let mut l = Node::of(
             Text::own_words("length"),
-            Text::own_words("varint"),
+            Text::own_words(Wire::Varint.name()),
             (at, n),
             Value::Int(len.into()),
             Region::Record,
             (Role::Encoding, Kind::Plain),
-        )
+        );
+        l.wire = Wire::Varint;
+        l
     });
     l.doc = Some(Text::own_words("bytes after this field"));
 }
@@ -425,20 +456,22 @@ pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usiz
 pub(super) fn push_bytes_length(
     out: &mut Vec<Node>,
     name: &'static str,
-    (ty, region): BytesForm,
+    (wire, region): BytesForm,
     at: usize,
     n: usize,
     len: i32,
 ) {
     push_with(out, || {
-        Node::of(
+        let mut l = Node::of(
             length_name(name),
-            Text::own_words(ty),
+            Text::own_words(wire.name()),
             (at, n),
             Value::Int(len.into()),
             region,
             (Role::Encoding, Kind::BytesLength),
-        )
+        );
+        l.wire = wire;
+        l
     });
 }
 
@@ -455,14 +488,16 @@ pub(super) fn push_bytes<'o>(
     // Its text preview is the views' (`render::notes`), made when shown.
     let value = Value::Bytes(len.map(|len| buf.slice(start..start + len)));
     push_with(out, || {
-        Node::of(
+        let mut n = Node::of(
             Text::own_words(name),
-            Text::own_words("bytes"),
+            Text::own_words(Wire::Bytes.name()),
             (start, len.unwrap_or(0)),
             value,
             region,
             (Role::Encoding, kind),
-        )
+        );
+        n.wire = Wire::Bytes;
+        n
     })
 }
 

@@ -4,8 +4,10 @@
 use crate::decode::context::EmbeddedDecoder;
 use crate::decode::reader::Reader;
 use crate::decode::tree::leaf;
+use crate::decode::Wire;
 use crate::decode::{Kind, Node, Region, Value};
 use crate::decode::{Warning, WarningKind};
+use crate::schema::Primitive;
 use crate::schema::{Catalogue, MessageKind, MessageSpec};
 use bytes::Bytes;
 
@@ -72,7 +74,7 @@ fn control_type(t: i16) -> (&'static str, Option<&'static str>) {
 
 fn prefix_node(
     name: &'static str,
-    ty: &'static str,
+    ty: Wire,
     at: usize,
     len: usize,
     v: i64,
@@ -112,10 +114,17 @@ pub fn decode_key_value(
                 let mut r = Reader::over(buf, (s, e));
                 if let (Ok(v), Ok(t)) = (r.i16("control key version"), r.i16("control record type"))
                 {
-                    key_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
+                    key_nodes.push(prefix_node(
+                        "version",
+                        Wire::Fixed(Primitive::Int16),
+                        s,
+                        2,
+                        v.into(),
+                        None,
+                    ));
                     key_nodes.push(prefix_node(
                         "type",
-                        "int16",
+                        Wire::Fixed(Primitive::Int16),
                         s + 2,
                         2,
                         t.into(),
@@ -132,10 +141,17 @@ pub fn decode_key_value(
                         if let (Ok(v), Ok(epoch)) =
                             (r.i16("marker version"), r.i32("coordinatorEpoch"))
                         {
-                            value_nodes.push(prefix_node("version", "int16", s, 2, v.into(), None));
+                            value_nodes.push(prefix_node(
+                                "version",
+                                Wire::Fixed(Primitive::Int16),
+                                s,
+                                2,
+                                v.into(),
+                                None,
+                            ));
                             value_nodes.push(prefix_node(
                                 "coordinatorEpoch",
-                                "int32",
+                                Wire::Fixed(Primitive::Int32),
                                 s + 2,
                                 4,
                                 epoch.into(),
@@ -161,7 +177,7 @@ pub fn decode_key_value(
                     let spec = coordinator_spec(cat, topic, MessageKind::CoordinatorKey, t, 0);
                     key_nodes.push(prefix_node(
                         "type",
-                        "int16",
+                        Wire::Fixed(Primitive::Int16),
                         s,
                         2,
                         t.into(),
@@ -202,7 +218,7 @@ pub fn decode_key_value(
                     let spec = cat.message(MessageKind::Metadata, key, version, None);
                     value_nodes.push(prefix_node(
                         "frameVersion",
-                        "uvarint",
+                        Wire::Uvarint,
                         s,
                         fv.len,
                         fv.value as i64,
@@ -214,7 +230,7 @@ pub fn decode_key_value(
                     ));
                     value_nodes.push(prefix_node(
                         "apiKey",
-                        "uvarint",
+                        Wire::Uvarint,
                         s + fv.len,
                         k.len,
                         k.value as i64,
@@ -222,7 +238,7 @@ pub fn decode_key_value(
                     ));
                     value_nodes.push(prefix_node(
                         "version",
-                        "uvarint",
+                        Wire::Uvarint,
                         s + fv.len + k.len,
                         v.len,
                         v.value as i64,
@@ -290,7 +306,7 @@ impl<'c> Embedding<'_, 'c> {
         let spec = find(v);
         out.push(prefix_node(
             "version",
-            "int16",
+            Wire::Fixed(Primitive::Int16),
             s,
             2,
             v.into(),
@@ -382,7 +398,7 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     };
     let region = node.region;
     let part = |(name, kind): (&'static str, Kind),
-                ty: &'static str,
+                ty: Wire,
                 at: usize,
                 len: usize,
                 value: Value,
@@ -395,7 +411,7 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     // Its text preview is the views' (`render::notes`).
     let payload = part(
         SR_PAYLOAD,
-        "bytes",
+        Wire::Bytes,
         start + 5,
         end - start - 5,
         Value::Bytes(Some(buf.slice(start + 5..end))),
@@ -404,7 +420,7 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     node.children.reserve(3);
     node.children.push(part(
         SR_MAGIC,
-        "int8",
+        Wire::Fixed(Primitive::Int8),
         start,
         1,
         Value::Int(0),
@@ -412,7 +428,7 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     ));
     node.children.push(part(
         SR_SCHEMA_ID,
-        "int32",
+        Wire::Fixed(Primitive::Int32),
         start + 1,
         4,
         Value::Int(id.into()),

@@ -17,6 +17,7 @@ use super::tape::{FRAMED, OVER_BUDGET};
 use super::BatchDecoder;
 use crate::decode::tape::{Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
+use crate::decode::Wire;
 use crate::decode::{Kind, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
 
@@ -86,7 +87,7 @@ impl BatchDecoder<'_, '_> {
         let n = push_with(out, || {
             leaf(
                 name,
-                "bytes",
+                Wire::Bytes,
                 at,
                 len,
                 Value::Bytes(
@@ -125,7 +126,7 @@ impl BatchDecoder<'_, '_> {
                     let n = push_with(&mut node.children, || {
                         leaf(
                             "records",
-                            "bytes",
+                            Wire::Bytes,
                             at,
                             len,
                             Value::Bytes(Some(self.buf.slice(at..at + len))),
