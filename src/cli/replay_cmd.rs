@@ -256,12 +256,13 @@ fn api_name(cat: &Catalogue, key: i16) -> String {
         .map_or_else(|| format!("api {key}"), str::to_string)
 }
 
-fn summary(outcomes: &[Outcome]) -> [(Verdict, usize); 4] {
+fn summary(outcomes: &[Outcome]) -> [(Verdict, usize); 5] {
     [
         Verdict::Same,
         Verdict::Differs,
         Verdict::NoAnswer,
         Verdict::NotSent,
+        Verdict::NotCompared,
     ]
     .map(|v| (v, outcomes.iter().filter(|o| o.verdict == v).count()))
 }

@@ -67,6 +67,9 @@ pub enum Verdict {
     Differs,
     NoAnswer,
     NotSent,
+    /// Answered, but there is nothing to hold the answer to: the captured
+    /// answer does not decode, or kwire has no definition of it.
+    NotCompared,
 }
 
 impl Verdict {
@@ -76,6 +79,7 @@ impl Verdict {
             Verdict::Differs => "differs",
             Verdict::NoAnswer => "no-answer",
             Verdict::NotSent => "not-sent",
+            Verdict::NotCompared => "not-compared",
         }
     }
 }
@@ -485,7 +489,8 @@ impl Run<'_> {
             contract(self.cat, release, &captured.bytes, Direction::Response, api),
             contract(self.cat, release, answer, Direction::Response, api),
         ) else {
-            o.why = Some("the captured answer does not decode: not compared".into());
+            o.verdict = Verdict::NotCompared;
+            o.why = Some("the captured answer does not decode".into());
             return o;
         };
         let Some((_, new)) = new else {
@@ -506,6 +511,8 @@ impl Run<'_> {
             .cat
             .message(MessageKind::Response, r.api_key, r.version, release)
         else {
+            o.verdict = Verdict::NotCompared;
+            o.why = Some("kwire has no definition of this response".into());
             return o;
         };
         let name = self.cat.api_name(r.api_key).unwrap_or("?");
@@ -699,6 +706,68 @@ fn patched_records(hex_text: &str, learned: &HashMap<(String, String), Value>) -
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// An answer whose captured counterpart does not decode cannot be held
+    /// to it: `not-compared`, never `same`.
+    #[test]
+    fn an_answer_the_capture_cannot_decode_is_not_compared() {
+        let cat = Catalogue::builtin();
+        let opts = Options {
+            broker: String::new(),
+            timeout: Duration::from_secs(1),
+            serial: true,
+            map: false,
+            paced: false,
+            speed: 1.0,
+            ignore: Default::default(),
+            sasl_plain: None,
+            max_frame: 1 << 20,
+            release: None,
+        };
+        let run = Run {
+            cat,
+            opts: &opts,
+            recorder: None,
+            learned: Mutex::new(HashMap::new()),
+            start: Instant::now(),
+            first: 0.0,
+            order: None,
+            order_lapsed: AtomicBool::new(false),
+        };
+        let spec = |direction| crate::encode::FrameSpec {
+            direction,
+            api_key: 18,
+            version: 3,
+            release: None,
+        };
+        let frame = |direction| {
+            Bytes::from(crate::encode::example::example_frame(cat, &spec(direction)).unwrap())
+        };
+        let captured = |bytes| Captured {
+            frame: 1,
+            time: 0.0,
+            bytes,
+        };
+        let answer = frame(Direction::Response);
+        let mut request = Request {
+            sent: captured(frame(Direction::Request)),
+            api_key: 18,
+            version: 3,
+            answer: Some(captured(answer.clone())),
+            sasl_token: None,
+        };
+        assert_eq!(run.compared(&request, &answer).verdict, Verdict::Same);
+        request.answer = Some(captured(Bytes::from_static(&[
+            0, 0, 0, 5, 0, 0, 0, 1, 0xff,
+        ])));
+        let o = run.compared(&request, &answer);
+        assert_eq!(o.verdict, Verdict::NotCompared);
+        assert_eq!(
+            o.why.as_deref(),
+            Some("the captured answer does not decode")
+        );
+        assert_eq!(o.verdict.as_str(), "not-compared");
+    }
 
     #[test]
     fn placeholders_are_not_learned_but_handed_out_zeros_are() {
