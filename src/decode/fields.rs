@@ -722,7 +722,9 @@ static INT32_LEN_NOTES: SmallNotes = small_notes();
 static ELEMENTS_DOCS: SmallNotes = small_notes();
 static VERSION_NOTES: SmallNotes = small_notes();
 
-/// `make(n)`, shared after its first use when `n` is small (and not negative).
+/// `make(n)`, shared after its first use when `n` is small (and not negative):
+/// kept for `kwire capture`'s text tree (see `records::batch::indexed_name`
+/// for the figure: 4.3% of its instructions with the record names).
 fn small_note(table: &SmallNotes, n: i64, make: fn(i64) -> String) -> Text {
     match usize::try_from(n).ok().and_then(|i| table.get(i)) {
         Some(cell) => Text::from_static(cell.get_or_init(|| make(n).leak())),

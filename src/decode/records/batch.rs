@@ -553,7 +553,12 @@ static RECORD_NAMES: [OnceLock<&'static str>; 4096] = [const { OnceLock::new() }
 static HEADER_NAMES: [OnceLock<&'static str>; 64] = [const { OnceLock::new() }; 64];
 
 /// `Record[12]`: made once per process for the first indexes (a bounded table)
-/// and shared, formatted inline beyond it.
+/// and shared, formatted inline beyond it. Kept for `kwire capture`'s text
+/// tree, whose 10× goal against `tshark -V` is at its line (BENCHMARKS.md):
+/// formatting these names and the field notes (`decode::fields::small_note`)
+/// for every node took 4.3% more instructions on the first 10,000 frames of
+/// the Produce capture (callgrind, 1,340.2 M against 1,285.0 M, 2026-12-05),
+/// with the outputs the same; a shared name is also written without escaping.
 fn indexed_name(table: &'static NameTable, base: &'static str, i: usize) -> Text {
     match table.get(i) {
         Some(cell) => Text::own_words(cell.get_or_init(|| format!("{base}[{i}]").leak())),
