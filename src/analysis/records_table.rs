@@ -628,6 +628,62 @@ pub fn frame_records<'n>(
     }
 }
 
+/// What [`for_each_records_item`] hands each item to: its topic, partition,
+/// path from the frame's root and node.
+pub type EachItem<'f> = dyn FnMut(Option<&Topic>, Option<i32>, &[usize], &Node) + 'f;
+
+/// [`frame_records`] a top-level batch or message at a time, for a frame
+/// whose big records fields are held as stubs
+/// (`decode::records::deferred::stub_items`): `each` gets every item with
+/// the topic and partition around it and its path from the frame's root; a
+/// stub is handed over as `open` walks it, and dropped after (`open` giving
+/// nothing hands over nothing).
+pub fn for_each_records_item(
+    cat: &Catalogue,
+    release: Option<&str>,
+    frame: &Frame,
+    topic_ids: &TopicIds,
+    open: &dyn Fn(&Node) -> Option<Node>,
+    each: &mut EachItem<'_>,
+) {
+    let name_of = |id: &[u8; 16]| topic_ids.name(id).map(str::as_bytes);
+    let fields = records_fields(cat, release, frame, &name_of);
+    // Where each records field is in the tree (one walk for all of them).
+    let mut paths: Vec<Option<Vec<usize>>> = vec![None; fields.len()];
+    fn walk(
+        n: &Node,
+        path: &mut Vec<usize>,
+        fields: &[RecordsField],
+        out: &mut [Option<Vec<usize>>],
+    ) {
+        if let Some(i) = fields.iter().position(|f| std::ptr::eq(f.node, n)) {
+            out[i] = Some(path.clone());
+            return;
+        }
+        for (i, c) in n.children.iter().enumerate() {
+            path.push(i);
+            walk(c, path, fields, out);
+            path.pop();
+        }
+    }
+    walk(&frame.root, &mut Vec::new(), &fields, &mut paths);
+    for (rf, path) in fields.iter().zip(paths) {
+        let Some(mut path) = path else { continue };
+        for (i, item) in rf.node.children.iter().enumerate() {
+            path.push(i);
+            match item.deferred_records() {
+                Some(_) => {
+                    if let Some(opened) = open(item) {
+                        each(rf.topic.as_ref(), rf.partition, &path, &opened);
+                    }
+                }
+                None => each(rf.topic.as_ref(), rf.partition, &path, item),
+            }
+            path.pop();
+        }
+    }
+}
+
 /// The name a topic id was given, as the caller knows names.
 type NameOf<'a> = dyn Fn(&[u8; 16]) -> Option<&'a [u8]> + 'a;
 

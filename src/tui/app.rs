@@ -1001,6 +1001,16 @@ impl<'a> App<'a> {
 
     /// Tree → grid: select a node, put the cursor on its first byte and show its bytes.
     pub fn select_path(&mut self, path: &[usize]) {
+        let cat = self.cat;
+        let Some(fv) = self.frame_mut() else { return };
+        // A record's path may go through a batch held as a stub: opened first.
+        for depth in 0..path.len() {
+            if fv.is_stub(&path[..depth]) {
+                if let Err(e) = fv.open_stub(cat, &path[..depth]) {
+                    return self.fail(e);
+                }
+            }
+        }
         let Some(fv) = self.frame_mut() else { return };
         if fv.frame.root.at_path(path).is_some() {
             fv.tree.select(&fv.frame.root, path);
@@ -1406,31 +1416,20 @@ impl<'a> App<'a> {
                 let Some(fv) = self.frame() else { return };
                 let ids = self.capture.as_ref().map(|c| c.topic_ids.clone()).unwrap_or_default();
                 let produced = self.produced_offsets(self.current);
+                // Batches held as stubs are walked one at a time for the table.
+                let open = |n: &Node| open_stub(self.cat, &fv.frame.bytes, n, &fv.budget);
                 let mut list = record_lines(
                     self.cat,
                     self.release.as_deref(),
                     &fv.frame,
                     &ids,
                     produced.as_ref(),
+                    &open,
                 );
-                // Batches held as stubs are not walked: the table says how many.
-                let unopened = fv.unopened_stubs();
-                if list.lines.is_empty() && unopened > 0 {
-                    return self.info(format!(
-                        "this frame's records are in {} not opened: open one in the tree (Enter) to list its records",
-                        crate::text::count(unopened, "batch", "batches")
-                    ));
-                }
                 if list.lines.is_empty() {
                     return self.info("this frame holds no records");
                 }
                 list.of = format!("frame {}", self.frame_number(self.current));
-                if unopened > 0 {
-                    list.of += &format!(
-                        ", the batches opened ({} not opened are not listed)",
-                        unopened
-                    );
-                }
                 self.mode = Mode::Records(list);
             }
             Command::CaptureRecords => self.capture_records(),
@@ -1542,26 +1541,31 @@ impl<'a> App<'a> {
             let Ok(captured) = cap.spool.frame(row) else {
                 continue;
             };
+            // A big records field as stubs, each walked, listed and dropped.
             let opts = DecodeOptions {
                 topic_ids: cap.topic_ids.clone(),
                 budget: cap.budget.clone(),
+                defer_records_over: Some(STUB_RECORDS_OVER),
                 ..Default::default()
             };
-            let (frame, _) = decode_captured(
+            let (mut frame, _) = decode_captured(
                 self.cat,
                 self.release.as_deref(),
                 &captured,
                 cap.guess,
                 opts,
             );
+            stub_items(self.cat, &mut frame, &cap.budget);
             let number = self.frame_number(i);
             let produced = self.produced_offsets(i);
+            let open = |n: &Node| open_stub(self.cat, &frame.bytes, n, &cap.budget);
             let listed = record_lines(
                 self.cat,
                 self.release.as_deref(),
                 &frame,
                 &cap.topic_ids,
                 produced.as_ref(),
+                &open,
             );
             for mut l in listed.lines {
                 l.text = format!("{number:>7} {}", l.text);

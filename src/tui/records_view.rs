@@ -4,8 +4,9 @@
 
 use super::theme::Theme;
 use crate::analysis::exchange::Topic;
-use crate::analysis::records_table::{frame_records, ProducedOffsets};
+use crate::analysis::records_table::{for_each_records_item, ProducedOffsets};
 use crate::decode::fields::TopicIds;
+use crate::decode::records::view;
 use crate::decode::records::view::Payload;
 use crate::decode::{Frame, Node};
 use crate::protocol::meanings::utc_millis;
@@ -52,86 +53,93 @@ pub fn record_lines(
     frame: &Frame,
     topic_ids: &TopicIds,
     produced: Option<&ProducedOffsets>,
+    open: &dyn Fn(&Node) -> Option<Node>,
 ) -> RecordsList {
-    let mut found: Vec<(String, *const Node)> = Vec::new();
+    let mut lines: Vec<RecordLine> = Vec::new();
     // Each record's place among its partition's, for the broker's offset.
     let mut position = 0;
     let mut place_of_last: Option<(Option<Topic>, Option<i32>)> = None;
     let request = frame.direction == crate::decode::Direction::Request;
     let name_of = |id: &[u8; 16]| topic_ids.name(id).map(str::as_bytes);
-    frame_records(
+    // A batch at a time (one held as a stub walked, listed and dropped):
+    // its records, then where each one's node is under it.
+    let mut found: Vec<(String, *const Node)> = Vec::new();
+    for_each_records_item(
         cat,
         release,
         frame,
         topic_ids,
-        &mut |topic, partition, r| {
-            let place = (topic.cloned(), partition);
-            if place_of_last.as_ref() != Some(&place) {
-                position = 0;
-                place_of_last = Some(place);
-            }
-            let offset = match (request, produced) {
-                (false, _) => r.offset.to_string(),
-                (true, Some(p)) => p
-                    .offset((topic, partition), position, &name_of)
-                    .map_or_else(|| format!("+{}", r.offset), |o| o.to_string()),
-                (true, None) => format!("+{}", r.offset),
-            };
-            position += 1;
-            let place = format!(
-                "{}/{}",
-                topic.map_or("?".into(), topic_text),
-                partition.map_or("?".into(), |p| p.to_string())
-            );
-            let time = r
-                .timestamp
-                .and_then(utc_millis)
-                .unwrap_or_else(|| "-".into());
-            let headers: Vec<String> = r
-                .headers
-                .iter()
-                .map(|(k, v)| format!("{}={}", preview(k), preview(v)))
-                .collect();
-            let headers = if headers.is_empty() {
-                String::new()
-            } else {
-                format!(" · {}", headers.join(" "))
-            };
-            let text = format!(
-                "{place:<20} {offset:>8}  {time:<24}  {} · {}{headers}",
-                preview(&r.key),
-                preview(&r.value)
-            );
-            found.push((text, r.node as *const Node));
+        open,
+        &mut |topic, partition, at, item| {
+            found.clear();
+            view::records(std::slice::from_ref(item), &mut |r| {
+                let place = (topic.cloned(), partition);
+                if place_of_last.as_ref() != Some(&place) {
+                    position = 0;
+                    place_of_last = Some(place);
+                }
+                let offset = match (request, produced) {
+                    (false, _) => r.offset.to_string(),
+                    (true, Some(p)) => p
+                        .offset((topic, partition), position, &name_of)
+                        .map_or_else(|| format!("+{}", r.offset), |o| o.to_string()),
+                    (true, None) => format!("+{}", r.offset),
+                };
+                position += 1;
+                let place = format!(
+                    "{}/{}",
+                    topic.map_or("?".into(), topic_text),
+                    partition.map_or("?".into(), |p| p.to_string())
+                );
+                let time = r
+                    .timestamp
+                    .and_then(utc_millis)
+                    .unwrap_or_else(|| "-".into());
+                let headers: Vec<String> = r
+                    .headers
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", preview(k), preview(v)))
+                    .collect();
+                let headers = if headers.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · {}", headers.join(" "))
+                };
+                let text = format!(
+                    "{place:<20} {offset:>8}  {time:<24}  {} · {}{headers}",
+                    preview(&r.key),
+                    preview(&r.value)
+                );
+                found.push((text, r.node as *const Node));
+            });
+            let mut paths: HashMap<*const Node, Vec<usize>> =
+                found.iter().map(|(_, p)| (*p, Vec::new())).collect();
+            let mut path = at.to_vec();
+            walk(item, &mut path, &mut paths);
+            lines.extend(found.drain(..).map(|(text, p)| RecordLine {
+                text: sanitize(&text),
+                path: paths.remove(&p).unwrap_or_default(),
+                frame: None,
+            }));
         },
     );
-    // Where each record's node is in the tree (one walk for all of them).
-    let mut paths: HashMap<*const Node, Vec<usize>> =
-        found.iter().map(|(_, p)| (*p, Vec::new())).collect();
-    fn walk(n: &Node, path: &mut Vec<usize>, paths: &mut HashMap<*const Node, Vec<usize>>) {
-        if let Some(p) = paths.get_mut(&(n as *const Node)) {
-            p.clone_from(path);
-        }
-        for (i, c) in n.children.iter().enumerate() {
-            path.push(i);
-            walk(c, path, paths);
-            path.pop();
-        }
-    }
-    walk(&frame.root, &mut Vec::new(), &mut paths);
-    let lines = found
-        .into_iter()
-        .map(|(text, p)| RecordLine {
-            text: sanitize(&text),
-            path: paths.remove(&p).unwrap_or_default(),
-            frame: None,
-        })
-        .collect();
     RecordsList {
         lines,
         selected: 0,
         top: 0,
         of: String::new(),
+    }
+}
+
+/// The paths (from the root: `path` is `n`'s) of the nodes `paths` asks for, under `n`.
+fn walk(n: &Node, path: &mut Vec<usize>, paths: &mut HashMap<*const Node, Vec<usize>>) {
+    if let Some(p) = paths.get_mut(&(n as *const Node)) {
+        p.clone_from(path);
+    }
+    for (i, c) in n.children.iter().enumerate() {
+        path.push(i);
+        walk(c, path, paths);
+        path.pop();
     }
 }
 
