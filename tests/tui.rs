@@ -1498,5 +1498,13 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
         records.children[3].deferred_records().is_some(),
         "RecordBatch[3] folded back"
     );
+    // Search walks the stubs too: a key in every batch, opened or not.
+    search_for(&mut app, "key-42\"");
+    let status = app.status.clone().expect("a status").text;
+    assert!(
+        status.starts_with("match ") && status.ends_with(" of 220 for key-42\""),
+        "{status}"
+    );
+    assert_eq!(selected_name(&app), "key");
     draw(&mut app, 200, 60);
 }

@@ -224,6 +224,12 @@ impl FrameView {
         }
     }
 
+    /// `/` over the frame, each stub walked in turn (and dropped).
+    pub fn search(&self, cat: &Catalogue, query: &str) -> Search {
+        let open = |n: &Node| open_stub(cat, &self.frame.bytes, n, &self.budget);
+        Search::new(&self.frame.root, &self.frame.bytes, query, &open)
+    }
+
     /// How many stubs the frame holds unopened.
     pub fn unopened_stubs(&self) -> usize {
         let mut n = 0;
@@ -1158,7 +1164,7 @@ impl<'a> App<'a> {
     fn refresh_search(&mut self) {
         let query = self.search.as_ref().map(|s| s.query.clone());
         self.search = match (query, self.frame()) {
-            (Some(q), Some(fv)) => Some(Search::new(&fv.frame.root, &fv.frame.bytes, &q)),
+            (Some(q), Some(fv)) => Some(fv.search(self.cat, &q)),
             (Some(q), None) => Some(Search {
                 query: q,
                 hits: Vec::new(),
@@ -1909,7 +1915,7 @@ impl<'a> App<'a> {
             self.search = None;
             return;
         }
-        self.search = Some(Search::new(&fv.frame.root, &fv.frame.bytes, query));
+        self.search = Some(fv.search(self.cat, query));
         self.search_step(true);
     }
 
@@ -1934,24 +1940,12 @@ impl<'a> App<'a> {
         if leaves && self.shown.len() > 1 {
             return self.search_other_frames(forward);
         }
-        // Unopened stubs hold no nodes: their bytes are searched, their fields not.
-        let unopened = self.frame().map_or(0, FrameView::unopened_stubs);
-        let within = match unopened {
-            0 => String::new(),
-            n => format!(
-                " (the fields of {} not opened are not searched, their bytes are)",
-                crate::text::count(n, "batch", "batches")
-            ),
-        };
-        let Some(s) = self.search.as_mut() else {
-            return;
-        };
         let Some(hit) = s.next(cursor, forward).cloned() else {
-            return self.fail(format!("no match for {query}{within}"));
+            return self.fail(format!("no match for {query}"));
         };
         let (i, n) = (s.current.unwrap_or(0) + 1, s.hits.len());
         self.go_to_hit(hit);
-        self.info(format!("match {i} of {n} for {query}{within}"));
+        self.info(format!("match {i} of {n} for {query}"));
     }
 
     fn go_to_hit(&mut self, hit: super::search::Hit) {
@@ -2014,9 +2008,10 @@ impl<'a> App<'a> {
                         .contains(&needle)
                 });
             self.ensure_decoded(i);
-            let hits = self.frames[i].view.as_ref().map_or(0, |fv| {
-                super::search::find(&fv.frame.root, &fv.frame.bytes, &query).len()
-            });
+            let hits = self.frames[i]
+                .view
+                .as_ref()
+                .map_or(0, |fv| fv.search(self.cat, &query).hits.len());
             if hits == 0 && !in_line {
                 continue;
             }

@@ -56,8 +56,8 @@ pub struct Search {
 }
 
 impl Search {
-    pub fn new(root: &Node, bytes: &[u8], query: &str) -> Search {
-        let hits = find(root, bytes, query);
+    pub fn new(root: &Node, bytes: &[u8], query: &str, open: &Opener) -> Search {
+        let hits = find(root, bytes, query, open);
         let paths = hits.iter().filter_map(|h| h.path.clone()).collect();
         Search {
             query: query.to_string(),
@@ -88,10 +88,16 @@ impl Search {
     }
 }
 
+/// What walks a batch held as a stub for the search (`None`: it cannot be
+/// walked, or the search does not open stubs).
+pub type Opener<'a> = dyn Fn(&Node) -> Option<Node> + 'a;
+
 /// Nodes whose name, value or note contains `query` (ignoring case), and, when the
 /// query reads as hex bytes (`00 55`, `0x0055`), every place those bytes occur,
-/// in the frame and in each decompressed buffer.
-pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
+/// in the frame and in each decompressed buffer. A batch held as a stub is
+/// searched as `open` walks it, and dropped after: its hits' paths go
+/// through the stub, which is opened when one is selected.
+pub fn find(root: &Node, bytes: &[u8], query: &str, open: &Opener) -> Vec<Hit> {
     let needle = query.trim().to_lowercase();
     if needle.is_empty() {
         return Vec::new();
@@ -104,11 +110,11 @@ pub fn find(root: &Node, bytes: &[u8], query: &str) -> Vec<Hit> {
     }
     find_nodes(
         root,
-        &needle,
-        pattern.as_deref(),
+        (&needle, pattern.as_deref()),
         &mut path,
         &Within::default(),
         &mut hits,
+        open,
     );
     // In the frame's order; decompressed data after the compressed bytes it came from.
     hits.sort_by_key(|h| (h.at, h.buffer.is_some(), h.range.start));
@@ -130,12 +136,17 @@ fn find_bytes(bytes: &[u8], pat: &[u8], within: &Within, out: &mut Vec<Hit>) {
 
 fn find_nodes(
     node: &Node,
-    needle: &str,
-    pattern: Option<&[u8]>,
+    (needle, pattern): (&str, Option<&[u8]>),
     path: &mut Vec<usize>,
     within: &Within,
     out: &mut Vec<Hit>,
+    open: &Opener,
 ) {
+    if node.deferred_records().is_some() {
+        if let Some(opened) = open(node) {
+            return find_nodes(&opened, (needle, pattern), path, within, out, open);
+        }
+    }
     // Notes hold decoded text too: a record value's `(text "hello")`, an error's name.
     let value_matches = || {
         value_text(node).is_some_and(|v| contains_lowercase(&v, needle))
@@ -160,7 +171,7 @@ fn find_nodes(
     };
     for (i, c) in node.children.iter().enumerate() {
         path.push(i);
-        find_nodes(c, needle, pattern, path, within, out);
+        find_nodes(c, (needle, pattern), path, within, out, open);
         path.pop();
     }
 }
@@ -242,7 +253,7 @@ mod tests {
         b.len = 2;
         b.value = Value::Int(7);
         root.children = vec![a, b];
-        let by_name = find(&root, &[0, 0x55, 0, 7], "beta");
+        let by_name = find(&root, &[0, 0x55, 0, 7], "beta", &|_| None);
         assert_eq!(
             by_name,
             vec![Hit {
@@ -252,9 +263,9 @@ mod tests {
                 at: 2
             }]
         );
-        let by_value = find(&root, &[0, 0x55, 0, 7], "85");
+        let by_value = find(&root, &[0, 0x55, 0, 7], "85", &|_| None);
         assert_eq!(by_value.len(), 1);
-        let by_bytes = find(&root, &[0, 0x55, 0, 7], "00 55");
+        let by_bytes = find(&root, &[0, 0x55, 0, 7], "00 55", &|_| None);
         assert_eq!(
             by_bytes,
             vec![Hit {
@@ -265,16 +276,16 @@ mod tests {
             }]
         );
         assert_eq!(
-            find(&root, &[0, 0x55, 0, 7], "00 07").len(),
+            find(&root, &[0, 0x55, 0, 7], "00 07", &|_| None).len(),
             1,
             "a match at the very end"
         );
         assert!(
-            find(&root, &[0, 0x55], "00 55 00").is_empty(),
+            find(&root, &[0, 0x55], "00 55 00", &|_| None).is_empty(),
             "a pattern longer than the bytes"
         );
 
-        let mut s = Search::new(&root, &[0, 0x55, 0, 0x55], "55");
+        let mut s = Search::new(&root, &[0, 0x55, 0, 0x55], "55", &|_| None);
         assert_eq!(s.hits.len(), 2);
         assert_eq!(s.next(2, true).unwrap().range, 3..4);
         assert_eq!(s.next(2, true).unwrap().range, 1..2, "wraps");
@@ -297,7 +308,7 @@ mod tests {
             1, 0xca, 0xfe, 2, 0xca, 0xfe,
         ])));
         root.children = vec![d];
-        let hits = find(&root, &[0xca, 0xfe, 0, 0, 9, 9, 9, 9], "ca fe");
+        let hits = find(&root, &[0xca, 0xfe, 0, 0, 9, 9, 9, 9], "ca fe", &|_| None);
         let places: Vec<(Option<Vec<usize>>, Range<usize>, usize)> = hits
             .into_iter()
             .map(|h| (h.buffer, h.range, h.at))
