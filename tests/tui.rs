@@ -1397,7 +1397,7 @@ fn search_for(app: &mut App, text: &str) {
 /// batch (a Fetch of 400,000 records would take a gigabyte of nodes):
 /// Enter opens a stub into exactly the batch the whole tree holds, its
 /// bytes take their regions, and past 64 open stubs the oldest fold back.
-/// What cannot see unopened batches says so: `r`, search, `x json`.
+/// Search, `r` and `x json` see every batch, opened or not.
 #[test]
 fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
     let cat = Catalogue::builtin();
@@ -1472,14 +1472,25 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
     assert_eq!(fv.unopened_stubs(), 218, "RecordBatch[100] was opened");
     let in_whole = whole.root.at_path(fv.tree.selected()).unwrap();
     assert_eq!(text(fv.selected_node()), text(in_whole));
-    // x json refuses rather than write a frame without most of its records.
+    // x json writes the whole frame's contract (decoded again values-only),
+    // the same JSON as the whole tree's.
+    let dir = std::env::temp_dir().join(format!("kwire-stubs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("frame.json");
     press(&mut app, KeyCode::Char('x'));
-    type_text(&mut app, "json /nonexistent/never-written.json");
+    type_text(&mut app, &format!("json {}", file.display()));
     press(&mut app, KeyCode::Enter);
     let status = app.status.clone().expect("a status").text;
     assert!(
-        status.contains("held as 218 batches not opened"),
+        status.starts_with("wrote the frame as JSON to "),
         "{status}"
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        written == kwire::render::json::frame_contract(&whole),
+        "x json wrote another contract"
     );
 
     // Past 64 open stubs the oldest fold back; the one selected stays open.

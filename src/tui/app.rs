@@ -1695,12 +1695,14 @@ impl<'a> App<'a> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let done = match (words.as_slice(), self.frame()) {
             (["hex", path], Some(fv)) => super::export::hex(path, &fv.grid_bytes()[fv.selection()]),
-            // The JSON contract holds every record: a frame held as stubs would lose some.
-            (["json", _], Some(fv)) if fv.unopened_stubs() > 0 => Err(format!(
-                "this frame's records are held as {} not opened, too many to hold at once: \
-                 `kwire decode` or `kwire capture FILE --frame N` with --format json writes it whole",
-                crate::text::count(fv.unopened_stubs(), "batch", "batches")
-            )),
+            // The JSON contract holds every record: a frame held as stubs is decoded again, values-only.
+            (["json", path], Some(fv)) if fv.unopened_stubs() > 0 => super::export::json_values(
+                path,
+                self.cat,
+                self.release.as_deref(),
+                &fv.frame,
+                fv.budget.limits(),
+            ),
             (["json", path], Some(fv)) => super::export::json(path, &fv.frame),
             (["pcap", path], _) => match &self.capture {
                 Some(cap) => super::export::pcap(

@@ -48,6 +48,39 @@ pub fn json(path: &str, frame: &Frame) -> Result<String, String> {
     Ok(format!("wrote the frame as JSON to {path}"))
 }
 
+/// A frame whose big records fields are held as stubs, as the JSON
+/// contract on one line: decoded again values-only (the records as their
+/// bytes, as `kwire decode --format json` writes them), never holding every
+/// batch's nodes; within a budget of `limits` of its own.
+pub fn json_values(
+    path: &str,
+    cat: &Catalogue,
+    release: Option<&str>,
+    frame: &Frame,
+    limits: crate::budget::Limits,
+) -> Result<String, String> {
+    let opts = crate::decode::DecodeOptions {
+        direction: Some(frame.direction),
+        api_key: frame.api_key,
+        api_version: frame.api_version,
+        release: release.map(str::to_string),
+        budget: crate::budget::Budget::new(limits),
+        values_only: true,
+        ..Default::default()
+    };
+    let values = crate::decode::decode_frame(cat, frame.bytes.clone(), frame.input_offset, &opts);
+    let mut line = Vec::with_capacity(values.bytes.len() * 2 + 256);
+    crate::render::json::write_contract(&values, &mut line);
+    line.push(b'\n');
+    let mut out = create(path)?;
+    out.write_all(&line)
+        .and_then(|_| out.flush())
+        .map_err(|e| format!("{path}: {e}"))?;
+    Ok(format!(
+        "wrote the frame as JSON to {path} (on one line, decoded again values-only: its records held as batches)"
+    ))
+}
+
 /// The rows' frames, read from the spool, as a pcapng of synthesized TCP
 /// (`live::frames_pcap`: credentials masked unless `--show-secrets`).
 pub fn pcap<'r>(
