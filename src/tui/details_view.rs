@@ -39,7 +39,7 @@ pub fn details_lines(
         lines.push(field(
             theme,
             "held",
-            "unopened, its fields not walked yet (a records field too big to hold whole): Enter walks them".into(),
+            "not walked yet (its records field is too big to hold): Enter walks it".into(),
         ));
     }
     lines.push(field(
