@@ -15,6 +15,7 @@ use common::random_body::Rng;
 use kwire::budget::{Budget, Limits};
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame};
 use kwire::render::text_tree::{write_frame, write_frame_drawing, TreeOptions};
+use kwire::render::tree_json::{write_frame_tree_json, write_frame_tree_json_drawing};
 use kwire::schema::Catalogue;
 
 thread_local! {
@@ -118,6 +119,27 @@ fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
     ] {
         differ(what, how, &whole, &later);
     }
+    let whole = tree_json(cat, bytes, limits, false);
+    let later = tree_json(cat, bytes, limits, true);
+    assert!(
+        whole == later,
+        "{what}: the tree JSON drawn a batch at a time differs:\n{whole}\n{later}"
+    );
+}
+
+/// The frame's tree JSON, decoded whole or with its records fields left for drawing.
+fn tree_json(cat: &Catalogue, bytes: &[u8], limits: Option<Limits>, defer: bool) -> String {
+    let opts = DecodeOptions {
+        defer_records_over: defer.then_some(0),
+        ..fresh(limits)
+    };
+    let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+    let mut out = Vec::new();
+    match defer {
+        true => write_frame_tree_json_drawing(&mut out, &mut frame, (cat, &opts.budget)).unwrap(),
+        false => write_frame_tree_json(&mut out, &frame).unwrap(),
+    }
+    String::from_utf8(out).unwrap()
 }
 
 type Drawn = (String, Vec<String>, Vec<String>);
@@ -301,8 +323,9 @@ fn peak_kib(args: &[&str]) -> (u64, Vec<u8>) {
 }
 
 /// A Fetch v4 response of 100,000 small records in batches of 100 (5.5 MB):
-/// `kwire decode` and `kwire capture` draw its tree as the whole tree is
-/// drawn, in a fraction of the whole tree's memory (about 270 MB).
+/// `kwire decode` and `kwire capture` draw its tree, as text and as tree
+/// JSON, as the whole tree is drawn, in a fraction of the whole tree's
+/// memory (about 270 MB).
 #[test]
 fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
     assert!(
@@ -327,23 +350,38 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
         ..TreeOptions::default()
     };
     write_frame(&mut whole, &frame, fitted).unwrap();
+    let mut whole_json = Vec::new();
+    write_frame_tree_json(&mut whole_json, &frame).unwrap();
     drop(frame);
     let dir = std::env::temp_dir().join(format!("kwire-deferred-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bin = dir.join("fetch.bin");
     std::fs::write(&bin, &response).unwrap();
-    let (peak, out) = peak_kib(&[
-        "decode",
-        "--binary",
-        bin.to_str().unwrap(),
-        "--response",
-        "--api",
-        "Fetch",
-        "--version",
-        "4",
-    ]);
+    let decode = |format: &str| {
+        let bin = bin.to_str().unwrap();
+        peak_kib(&[
+            "decode",
+            "--binary",
+            bin,
+            "--response",
+            "--api",
+            "Fetch",
+            "--version",
+            "4",
+            "--format",
+            format,
+        ])
+    };
+    let (peak, out) = decode("tree");
     assert!(out == whole, "kwire decode drew another tree");
     assert!(peak < 80 << 10, "kwire decode peaked at {peak} KiB");
+    // The tree JSON too: the whole tree's bytes, written a batch at a time.
+    let (peak, out) = decode("tree-json");
+    assert!(out == whole_json, "kwire decode wrote another tree JSON");
+    assert!(
+        peak < 80 << 10,
+        "kwire decode --format tree-json peaked at {peak} KiB"
+    );
     // In a capture, after its request.
     use common::pcap_writer::{conversation, pcap, Link};
     let request = kwire::encode::example::example_frame(
@@ -367,8 +405,24 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
         ),
     )
     .unwrap();
+    let (json_peak, json_out) =
+        peak_kib(&["capture", file.to_str().unwrap(), "--format", "tree-json"]);
     let (peak, out) = peak_kib(&["capture", file.to_str().unwrap()]);
     let _ = std::fs::remove_dir_all(&dir);
+    // Its second line is the response's tree JSON, with the capture's member added.
+    let response_json = json_out
+        .split(|&b| b == b'\n')
+        .nth(1)
+        .expect("the response's line");
+    let members = &whole_json[..whole_json.len() - 2];
+    assert!(
+        response_json.starts_with(members) && response_json.len() > members.len(),
+        "kwire capture wrote another tree JSON"
+    );
+    assert!(
+        json_peak < 80 << 10,
+        "kwire capture --format tree-json peaked at {json_peak} KiB"
+    );
     let text = String::from_utf8(out).unwrap();
     let tree = text
         .split_once("\n# frame 1 ")

@@ -467,7 +467,7 @@ fn run_selected(
                     (cat, release, args.guess),
                     f,
                     opts,
-                    &args.output,
+                    (&args.output, args.provenance),
                 );
             }
             let decoded = decode_one(cat, release, f, args.guess, opts, format);
@@ -916,28 +916,67 @@ fn pass_on(
 /// its records walked a batch at a time as they are drawn: a large frame's
 /// (`DecodeOptions::defer_records_over`), whose whole tree would not fit in memory.
 fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
-    format == Format::Tree && f.bytes.len() > DEFER_RECORDS_OVER
+    matches!(format, Format::Tree | Format::TreeJson) && f.bytes.len() > DEFER_RECORDS_OVER
 }
 
-/// A large frame's tree written as its records are walked and drawn; what
-/// the walks find goes to stderr after it.
+/// A frame's JSON line written by `write` (streamed as it is written: a
+/// tree's JSON can be far larger than its frame), with the capture's member
+/// added when `provenance`: only the closing `}\n` is held back for it.
+fn with_capture_member<W: Write>(
+    out: &mut W,
+    f: &CapturedFrame,
+    provenance: bool,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if !provenance {
+        return write(out);
+    }
+    let mut held = HoldBack {
+        inner: &mut *out,
+        tail: Vec::with_capacity(HOLD_BACK),
+    };
+    write(&mut held)?;
+    let mut tail = std::mem::take(&mut held.tail);
+    if tail.last() == Some(&b'\n') {
+        tail.pop();
+    }
+    add_capture_member(&mut tail, f);
+    tail.push(b'\n');
+    out.write_all(&tail)
+}
+
+/// A large frame's tree (text or JSON) written as its records are walked
+/// and drawn; what the walks find goes to stderr after it.
 fn write_drawing(
     out: &mut Out<'_>,
     status: &mut i32,
     (cat, release, guess): (&Catalogue, Option<&str>, bool),
     f: &CapturedFrame,
     opts: DecodeOptions,
-    output: &OutputArgs,
+    (output, provenance): (&OutputArgs, bool),
 ) -> std::io::Result<()> {
     let opts = DecodeOptions {
         defer_records_over: Some(DEFER_RECORDS_OVER),
         ..opts
     };
     let budget = opts.budget.clone();
-    let mut decoded = decode_one(cat, release, f, guess, opts, Format::Tree);
-    decoded.write_heading(out, f)?;
-    let tree = tree_options(output.full_docs);
-    kwire::render::text_tree::write_frame_drawing(out, &mut decoded.frame, tree, (cat, &budget))?;
+    let format = output.format();
+    let mut decoded = decode_one(cat, release, f, guess, opts, format);
+    if format == Format::TreeJson {
+        let frame = &mut decoded.frame;
+        with_capture_member(out, f, provenance, |mut w| {
+            kwire::render::tree_json::write_frame_tree_json_drawing(&mut w, frame, (cat, &budget))
+        })?;
+    } else {
+        decoded.write_heading(out, f)?;
+        let tree = tree_options(output.full_docs);
+        kwire::render::text_tree::write_frame_drawing(
+            out,
+            &mut decoded.frame,
+            tree,
+            (cat, &budget),
+        )?;
+    }
     findings_of(&decoded.frame, f, None).report(out, status);
     out.flush()
 }
@@ -1004,23 +1043,10 @@ impl Decoded {
             }
             line.push(b'\n');
             out.write_all(&line)
-        } else if format == Format::TreeJson && provenance {
-            // Streamed as it is written (a tree's JSON can be far larger than
-            // its frame); only its closing `}\n` is held back to add the member.
-            let mut held = HoldBack {
-                inner: &mut *out,
-                tail: Vec::with_capacity(HOLD_BACK),
-            };
-            kwire::render::tree_json::write_frame_tree_json(&mut held, frame)?;
-            let mut tail = std::mem::take(&mut held.tail);
-            if tail.last() == Some(&b'\n') {
-                tail.pop();
-            }
-            add_capture_member(&mut tail, f);
-            tail.push(b'\n');
-            out.write_all(&tail)
         } else if format == Format::TreeJson {
-            kwire::render::tree_json::write_frame_tree_json(&mut *out, frame)
+            with_capture_member(out, f, provenance, |mut w| {
+                kwire::render::tree_json::write_frame_tree_json(&mut w, frame)
+            })
         } else {
             self.write_heading(out, f)?;
             write_frames(out, std::slice::from_ref(frame), format, full_docs, None)

@@ -3,7 +3,9 @@
 
 use super::exit;
 use super::frame_args::{decode_options, frames_from, report, Format, InputArgs, OutputArgs};
-use super::frames_out::{explain_with, write_frames, write_payload, write_trees_drawing};
+use super::frames_out::{
+    explain_with, write_frames, write_payload, write_tree_jsons_drawing, write_trees_drawing,
+};
 use clap::Args;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::input::{read_source, to_bytes, InputKind};
@@ -72,8 +74,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     };
     // The JSON contract needs values only: no annotations, records left as hex.
     opts.values_only = args.output.format() == Format::Json;
-    // The text tree draws large records fields a batch at a time.
-    if args.output.format() == Format::Tree && !args.explain {
+    // The text tree and the tree JSON draw large records fields a batch at a time.
+    let drawn = match args.output.format() {
+        Format::Tree => !args.explain,
+        Format::TreeJson => true,
+        _ => false,
+    };
+    if drawn {
         opts.defer_records_over = Some(kwire::decode::frame::DEFER_RECORDS_OVER);
     }
     let raw = match read_source(&args.input.file) {
@@ -138,6 +145,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             args.output.full_docs,
             (cat, &opts.budget),
         ),
+        (Format::TreeJson, _) => {
+            write_tree_jsons_drawing(&mut out, &mut frames, (cat, &opts.budget))
+        }
         _ => write_frames(&mut out, &frames, format, args.output.full_docs, explain),
     };
     let mut status = exit::OK;

@@ -83,6 +83,20 @@ pub fn write_trees_drawing(
     out.flush()
 }
 
+/// The tree JSON of frames whose decode left large records fields for
+/// drawing, each walked a batch at a time as it is written
+/// (`render::tree_json::write_frame_tree_json_drawing`).
+pub fn write_tree_jsons_drawing(
+    out: &mut impl Write,
+    frames: &mut [Frame],
+    drawing: (&Catalogue, &kwire::budget::Budget),
+) -> std::io::Result<()> {
+    for f in frames.iter_mut() {
+        kwire::render::tree_json::write_frame_tree_json_drawing(out, f, drawing)?;
+    }
+    out.flush()
+}
+
 /// Before each of many frames' trees: a blank line between them, and where
 /// the frame is in the input.
 fn heading(out: &mut impl Write, (i, many): (usize, bool), f: &Frame) -> std::io::Result<()> {

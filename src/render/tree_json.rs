@@ -7,7 +7,10 @@ use super::digits::push_hex;
 use super::digits::push_uint;
 use super::json::{write_json_str, write_value, Safe};
 use super::notes;
+use crate::budget::Budget;
+use crate::decode::records::deferred::for_each_item;
 use crate::decode::{Frame, Node, Region, Role, Value};
+use crate::schema::Catalogue;
 use crate::text::copy::push_bytes;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -21,6 +24,14 @@ const SPILL: usize = 1 << 16;
 
 /// One frame's tree JSON on one line, as `frame_tree_json` would print it.
 pub fn write_frame_tree_json(out: &mut impl io::Write, frame: &Frame) -> io::Result<()> {
+    write_frame_with(out, frame, None)
+}
+
+fn write_frame_with(
+    out: &mut impl io::Write,
+    frame: &Frame,
+    drawer: Option<&Drawer>,
+) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
     {
         let mut ser = serde_json::Serializer::with_formatter(&mut buf, Safe(CompactFormatter));
@@ -31,15 +42,65 @@ pub fn write_frame_tree_json(out: &mut impl io::Write, frame: &Frame) -> io::Res
     // The frame's members less the tree, reopened to add it last.
     buf.pop();
     buf.extend_from_slice(b",\"tree\":");
-    write_node(&mut buf, out, &frame.root)?;
+    write_node(&mut buf, out, &frame.root, drawer)?;
     buf.extend_from_slice(b"}\n");
     out.write_all(&buf)
+}
+
+/// [`write_frame_tree_json`] for a frame whose decode left records fields
+/// for drawing ([`crate::decode::DecodeOptions::defer_records_over`]): each
+/// is walked a batch at a time as it is written, with `cat` and within
+/// `budget`, so a frame of 400,000 records never holds them all as nodes.
+/// The frame's members (its warnings and record damage among them) come
+/// before its tree, so a first walk that keeps nothing finds what the
+/// fields hold; the second walks from where the budget stood before the
+/// first (nothing is spent twice). The same bytes as the whole tree's JSON.
+pub fn write_frame_tree_json_drawing(
+    out: &mut impl io::Write,
+    frame: &mut Frame,
+    (cat, budget): (&Catalogue, &Budget),
+) -> io::Result<()> {
+    let before = budget.spent();
+    let mut deferred = Vec::new();
+    frame.root.walk(&mut |n, _| {
+        if let Some(d) = n.deferred_records() {
+            deferred.push(d.clone());
+        }
+    });
+    let mut found = Vec::new();
+    for d in deferred {
+        let Ok(f) = for_each_item(cat, &frame.bytes, &d, budget, |_, _| {
+            Ok::<(), std::convert::Infallible>(())
+        });
+        found.push((d, f));
+    }
+    // Later fields' places first, so that earlier places still hold.
+    for (d, f) in found.into_iter().rev() {
+        let at = d.warnings_at.min(frame.warnings.len());
+        frame.warnings.splice(at..at, f.warnings);
+        let at = d.damage_at.min(frame.record_damage.len());
+        frame.record_damage.splice(at..at, f.damage);
+    }
+    let again = budget.as_it_was(before);
+    let drawer = Drawer {
+        cat,
+        budget: &again,
+        frame: frame.bytes.clone(),
+    };
+    write_frame_with(out, frame, Some(&drawer))
+}
+
+/// What walks a deferred records field's batches as they are written.
+struct Drawer<'d> {
+    cat: &'d Catalogue,
+    budget: &'d Budget,
+    frame: bytes::Bytes,
 }
 
 /// One node's tree JSON (no newline), as `tree_json` would print it.
 pub fn write_tree_json(out: &mut impl io::Write, node: &Node) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
-    write_node(&mut buf, out, node)?;
+    write_node(&mut buf, out, node, None)?;
     out.write_all(&buf)
 }
 
@@ -54,7 +115,12 @@ fn spill(buf: &mut Vec<u8>, out: &mut impl io::Write) -> io::Result<()> {
 
 /// A node's object into `buf` (spilling into `out`): the members and their
 /// order of [`super::json::tree_json`].
-fn write_node(buf: &mut Vec<u8>, out: &mut impl io::Write, node: &Node) -> io::Result<()> {
+fn write_node(
+    buf: &mut Vec<u8>,
+    out: &mut impl io::Write,
+    node: &Node,
+    drawer: Option<&Drawer>,
+) -> io::Result<()> {
     buf.extend_from_slice(b"{\"name\":");
     write_json_str(buf, &node.name);
     if let Some(k) = node.key() {
@@ -107,15 +173,26 @@ fn write_node(buf: &mut Vec<u8>, out: &mut impl io::Write, node: &Node) -> io::R
         buf.extend_from_slice(b",\"error\":");
         write_json_str(buf, e);
     }
-    if !node.children.is_empty() {
-        buf.extend_from_slice(b",\"children\":[");
-        for (i, c) in node.children.iter().enumerate() {
-            if i > 0 {
-                buf.push(b',');
-            }
-            write_node(buf, out, c)?;
-            spill(buf, out)?;
-        }
+    let mut written = 0;
+    let mut child = |buf: &mut Vec<u8>, out: &mut _, c: &Node| {
+        buf.extend_from_slice(if written == 0 {
+            b",\"children\":["
+        } else {
+            b","
+        });
+        written += 1;
+        write_node(buf, out, c, drawer)?;
+        spill(buf, out)
+    };
+    for c in &node.children {
+        child(buf, out, c)?;
+    }
+    if let Some((d, drawer)) = node.deferred_records().zip(drawer) {
+        for_each_item(drawer.cat, &drawer.frame, d, drawer.budget, |nodes, _| {
+            nodes.iter().try_for_each(|c| child(buf, out, c))
+        })?;
+    }
+    if written > 0 {
         buf.push(b']');
     }
     buf.push(b'}');
