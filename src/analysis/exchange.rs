@@ -829,7 +829,7 @@ impl FactReader {
                 header
                     .fields
                     .iter()
-                    .position(|h| h.name == "ClientId")
+                    .position(|h| FieldMeaning::of(h) == FieldMeaning::ClientId)
                     .map(|i| i as u32)
             });
             found.client_id = match decl {

@@ -577,13 +577,7 @@ pub fn write_frame_drawing(
     };
     let mut buf = Vec::with_capacity(SPILL + 4096);
     write_tree_to(&mut buf, w, &frame.root, opts, (SPILL, Some(&mut drawer)))?;
-    // Later fields' places first, so that earlier places still hold.
-    for (d, found) in drawer.found.into_iter().rev() {
-        let at = d.warnings_at.min(frame.warnings.len());
-        frame.warnings.splice(at..at, found.warnings);
-        let at = d.damage_at.min(frame.record_damage.len());
-        frame.record_damage.splice(at..at, found.damage);
-    }
+    crate::decode::records::deferred::join_found(frame, drawer.found);
     push_findings_fitted(frame, opts, &mut buf);
     w.write_all(&buf)
 }

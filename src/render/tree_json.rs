@@ -8,7 +8,7 @@ use super::digits::push_uint;
 use super::json::{write_json_str, write_value, Safe};
 use super::notes;
 use crate::budget::Budget;
-use crate::decode::records::deferred::for_each_item;
+use crate::decode::records::deferred::{for_each_item, join_found};
 use crate::decode::{Frame, Node, Region, Role, Value};
 use crate::schema::Catalogue;
 use crate::text::copy::push_bytes;
@@ -74,13 +74,7 @@ pub fn write_frame_tree_json_drawing(
         });
         found.push((d, f));
     }
-    // Later fields' places first, so that earlier places still hold.
-    for (d, f) in found.into_iter().rev() {
-        let at = d.warnings_at.min(frame.warnings.len());
-        frame.warnings.splice(at..at, f.warnings);
-        let at = d.damage_at.min(frame.record_damage.len());
-        frame.record_damage.splice(at..at, f.damage);
-    }
+    join_found(frame, found);
     let again = budget.as_it_was(before);
     let drawer = Drawer {
         cat,

@@ -323,6 +323,8 @@ pub enum FieldMeaning {
     TopicId,
     /// The group's protocol type (`consumer` makes member metadata decodable).
     ProtocolType,
+    /// The client's id (the request header's `ClientId`): who sent a request.
+    ClientId,
     /// An error code, shown with its name.
     ErrorCode,
     /// An API key, shown with the API's name.
@@ -364,6 +366,8 @@ impl FieldMeaning {
             FieldMeaning::TopicId
         } else if name.eq_ignore_ascii_case("ProtocolType") {
             FieldMeaning::ProtocolType
+        } else if int(Primitive::String) && name == "ClientId" {
+            FieldMeaning::ClientId
         } else if name.ends_with("ErrorCode") {
             FieldMeaning::ErrorCode
         } else if name == "ApiKey" || name == "RequestApiKey" {

@@ -149,7 +149,7 @@ impl FactReader {
                     continue;
                 }
                 if let (Some(h), Val::Str(span)) = (header.fields.get(s.decl as usize), s.value) {
-                    if h.name == "ClientId" {
+                    if FieldMeaning::of(h) == FieldMeaning::ClientId {
                         facts.client_id = Some(span.of(bytes).into());
                     }
                 }

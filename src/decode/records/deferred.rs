@@ -125,6 +125,13 @@ pub fn stub_items(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
     let bytes = frame.bytes.clone();
     let mut found = Vec::new();
     stub_under(cat, &bytes, &mut frame.root, budget, &mut found);
+    join_found(frame, found);
+}
+
+/// What walks of a frame's deferred records fields found (in the fields'
+/// order), put among the frame's warnings and record damage where the
+/// whole decode would have put them.
+pub fn join_found(frame: &mut Frame, found: Vec<(DeferredRecords, Found)>) {
     // Later fields' places first, so that earlier places still hold.
     for (d, f) in found.into_iter().rev() {
         let at = d.warnings_at.min(frame.warnings.len());
