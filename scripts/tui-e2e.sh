@@ -126,8 +126,11 @@ check_restored Ctrl-C
 if [ -n "${KWIRE_PANIC_CMD:-}" ]; then
     run "$KWIRE_PANIC_CMD" panicker
     wait_for "panicker exited" 100
-    # The hook restores before the message is printed, so it is on the main screen.
-    pane | grep -qF "deliberate panic" || fail "the panic message was lost in the alternate screen"
+    # The hook restores before the message is printed, so it is on the main
+    # screen; a long backtrace (RUST_BACKTRACE=full) scrolls it into the
+    # pane's history, which is searched too.
+    t capture-pane -p -S - -t e2e | grep -qF "deliberate panic" ||
+        fail "the panic message was lost in the alternate screen"
     check_restored panic
 else
     echo "skip: panic check (set KWIRE_PANIC_CMD; tests/tui_e2e.rs does)"
