@@ -19,17 +19,7 @@ kwire=${KWIRE:-target/release/kwire}
 [ -n "${KWIRE:-}" ] || cargo build --release --quiet
 work=$(mktemp -d)
 source scripts/bench-lib.sh
-broker_port=$(free_port)
-proxy_port=$(free_port)
-"$tansu" broker --listener-url "tcp://127.0.0.1:$broker_port" --advertised-listener-url "tcp://127.0.0.1:$broker_port" \
-  --storage-engine "memory://tansu/" >"$work/tansu.log" 2>&1 &
-broker=$!
-"$kwire" proxy --listen "127.0.0.1:$proxy_port" --broker "127.0.0.1:$broker_port" >/dev/null 2>"$work/proxy.err" &
-proxy=$!
-stop() { kill -INT "$proxy" 2>/dev/null || true; wait "$proxy" 2>/dev/null || true; kill "$broker" 2>/dev/null || true; wait "$broker" 2>/dev/null || true; rm -rf "$work"; }
-trap stop EXIT
-wait_port "$broker_port"
-wait_port "$proxy_port"
+start_broker_and_proxy "$work"
 direct="127.0.0.1:$broker_port"
 through="127.0.0.1:$proxy_port"
 

@@ -780,6 +780,137 @@ fn two_hundred_concurrent_connections_are_all_answered() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// What /proc says of a process: its threads, open descriptors and resident KiB.
+fn process_footprint(pid: u32) -> (usize, usize, usize) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| -> usize {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /proc/{pid}/status"))
+    };
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count();
+    (field("Threads:"), fds, field("VmRSS:"))
+}
+
+/// This process may hold as many descriptors as its hard limit allows (the
+/// test holds 2,000 sockets; tansu, started after, inherits the limit).
+fn raise_open_files_limit(needed: u64) {
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    let lim = unsafe {
+        let mut lim = std::mem::zeroed::<libc::rlimit>();
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim), 0);
+        lim.rlim_cur = lim.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        lim
+    };
+    assert!(
+        lim.rlim_max >= needed,
+        "the hard limit on open files is {}; this test needs {needed}",
+        lim.rlim_max
+    );
+}
+
+/// 2,000 idle clients through the proxy: every one connected on to tansu,
+/// served by a handful of threads in a bounded footprint, and still answered.
+#[test]
+#[ignore = "needs tansu and python clients"]
+fn two_thousand_idle_connections_take_a_handful_of_threads() {
+    require_all("the proxy's end-to-end test of 2,000 idle connections");
+    let _one = serial();
+    const N: usize = 2000;
+    raise_open_files_limit(3 * N as u64 + 200);
+    let dir = scratch("idle");
+    let broker = Tansu::start(&dir, "127.0.0.1");
+    let proxy = Proxy::start(
+        &broker.addr(),
+        &["--format", "json", "--max-connections", "2500"],
+    );
+    let pid = proxy.child.id();
+    let (threads_before, fds_before, _) = process_footprint(pid);
+    let mut conns: Vec<TcpStream> = (0..N)
+        .map(|i| TcpStream::connect(proxy.addr()).unwrap_or_else(|e| panic!("connection {i}: {e}")))
+        .collect();
+    // Each client's socket and the broker's, once tansu has accepted them all.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (threads, fds, rss_kib) = loop {
+        let now = process_footprint(pid);
+        if now.1 >= fds_before + 2 * N || Instant::now() > deadline {
+            break now;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    eprintln!(
+        "{N} idle connections: {threads} threads (were {threads_before}), {fds} descriptors (were {fds_before}), {rss_kib} KiB resident"
+    );
+    assert_eq!(
+        fds,
+        fds_before + 2 * N,
+        "not every connection reached the broker: {}",
+        proxy.stderr.text()
+    );
+    assert!(
+        threads <= threads_before + 2,
+        "{threads} threads for {N} connections"
+    );
+    assert!(
+        rss_kib < 64 * 1024,
+        "{rss_kib} KiB resident for {N} idle connections"
+    );
+    // Every 100th is still served, in the order it asks.
+    let asked: Vec<usize> = (0..N).step_by(100).chain([N - 1]).collect();
+    for &i in &asked {
+        let c = &mut conns[i];
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let client = format!("idle-{i}");
+        let mut both = frame(
+            Direction::Request,
+            "ApiVersions",
+            3,
+            1,
+            &client,
+            json!({"ClientSoftwareName": "e2e", "ClientSoftwareVersion": "1"}),
+        );
+        both.extend(frame(Direction::Request, "Metadata", 12, 2, &client, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false})));
+        c.write_all(&both).unwrap();
+    }
+    for &i in &asked {
+        for (corr, api, version) in [(1, 18, 3), (2, 3, 12)] {
+            let v = read_response(&mut conns[i], api, version, &format!("connection {i}"))
+                .unwrap_or_else(|| panic!("connection {i}: no response within 20 s"));
+            assert_eq!(v["header"]["CorrelationId"], corr, "connection {i}");
+        }
+    }
+    drop(conns);
+    // Every slot comes back: the broker's sockets close with the clients'.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while process_footprint(pid).1 > fds_before && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        process_footprint(pid).1,
+        fds_before,
+        "sockets left open after the clients left"
+    );
+    let (status, out, err) = proxy.stop();
+    assert!(status.success(), "{err}");
+    let frames = json_lines(&out);
+    check_frames(&frames);
+    assert_eq!(
+        frames.len(),
+        4 * asked.len(),
+        "every request and response printed"
+    );
+    assert!(!err.contains("closing the client's connection"), "{err}");
+    assert!(!err.contains("refused"), "{err}");
+    drop(broker);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `proxy --check`: findings printed as they happen. A hand-written client
 /// asks tansu for DescribeLogDirs, which it does not serve; the broker
 /// closes, and the proxy says so before it is stopped.

@@ -7,6 +7,7 @@
 //! Copies of what the client sent and received go to the recorder, off the
 //! forwarding path.
 
+mod event_loop;
 mod faulty;
 
 use super::endpoints::{carries_endpoints, rewrite, Rewritten};
@@ -17,9 +18,9 @@ use crate::schema::Catalogue;
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Bytes read from a socket at once.
@@ -42,7 +43,8 @@ pub struct Config {
     /// Largest response held whole to rewrite its endpoints; larger ones stream as they came.
     pub rewrite_max: usize,
     /// Client connections served at once, all listeners together; one more
-    /// is closed as soon as it is accepted (each takes two threads, four with TLS).
+    /// is closed as soon as it is accepted. Plain connections share one
+    /// event-loop thread; with TLS or `--inject` each takes two threads (four with TLS).
     pub max_connections: usize,
     pub release: Option<String>,
     /// TLS towards clients (the proxy's certificate and key).
@@ -76,6 +78,8 @@ pub struct Proxy {
     refused: AtomicUsize,
     /// Warnings go to standard error once per kind of trouble and API.
     warned: Mutex<std::collections::HashSet<String>>,
+    /// The event loop that serves plain connections (none with TLS or `--inject`).
+    plain: OnceLock<event_loop::Handle>,
 }
 
 impl Proxy {
@@ -94,7 +98,14 @@ impl Proxy {
             open: AtomicUsize::new(0),
             refused: AtomicUsize::new(0),
             warned: Mutex::new(Default::default()),
+            plain: OnceLock::new(),
         });
+        raise_open_files_limit();
+        if cfg.client_tls.is_none() && cfg.broker_tls.is_none() && cfg.faults.is_none() {
+            let handle = event_loop::Handle::start(Arc::clone(&proxy))
+                .map_err(|e| format!("the connections' event loop: {e}"))?;
+            let _ = proxy.plain.set(handle);
+        }
         let bootstrap =
             TcpListener::bind(cfg.listen).map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
         proxy.route(cfg.broker.clone(), bootstrap)?;
@@ -177,6 +188,10 @@ impl Proxy {
                     let Some(slot) = self.admit(&c) else {
                         continue;
                     };
+                    if let Some(plain) = self.plain.get() {
+                        self.to_event_loop(plain, c, &broker, slot);
+                        continue;
+                    }
                     let me = Arc::clone(&self);
                     let to = broker.clone();
                     let spawned =
@@ -196,6 +211,39 @@ impl Proxy {
                     crate::stderr_line!("kwire: proxy: accepting a connection for {broker}: {e}")
                 }
             }
+        }
+    }
+
+    /// Hand a plain client to the event loop, with the broker's addresses.
+    fn to_event_loop(
+        &self,
+        plain: &event_loop::Handle,
+        client: TcpStream,
+        broker: &str,
+        slot: Slot,
+    ) {
+        let addrs = match broker.to_socket_addrs() {
+            Ok(a) => a.collect(),
+            Err(e) => {
+                crate::stderr_line!(
+                    "kwire: proxy: broker {broker}: {e}; closing the client's connection{}",
+                    client
+                        .peer_addr()
+                        .map(|p| format!(" from {p}"))
+                        .unwrap_or_default()
+                );
+                let _ = client.shutdown(Shutdown::Both);
+                return;
+            }
+        };
+        let accepted = event_loop::Accepted {
+            client,
+            broker: broker.to_string(),
+            addrs,
+            slot,
+        };
+        if !plain.add(accepted) {
+            crate::stderr_line!("kwire: proxy: the connections' event loop has stopped");
         }
     }
 
@@ -386,11 +434,7 @@ impl Proxy {
     ) -> Option<String> {
         let (mut from, mut to) = (from, to);
         let mut buf = vec![0u8; CHUNK];
-        // Bytes held: a response's size and correlation id until its API is known, or a whole response to rewrite.
-        let mut held: Vec<u8> = Vec::new();
-        // Bytes of the current response still to pass, once decided.
-        let mut streaming = 0usize;
-        let mut whole: Option<(usize, (i16, i16))> = None;
+        let mut responses = Responses::default();
         loop {
             let n = match from.read(&mut buf) {
                 Ok(0) if client_done.load(Ordering::SeqCst) => return None,
@@ -398,81 +442,8 @@ impl Proxy {
                 Err(e) => return Some(format!("reading: {e}")),
                 Ok(n) => n,
             };
-            let mut chunk = &buf[..n];
-            let mut out: Vec<u8> = Vec::new();
-            while !chunk.is_empty() {
-                if streaming > 0 {
-                    let k = streaming.min(chunk.len());
-                    out.extend_from_slice(&chunk[..k]);
-                    streaming -= k;
-                    chunk = &chunk[k..];
-                    continue;
-                }
-                if let Some((total, api)) = whole {
-                    let k = (total - held.len()).min(chunk.len());
-                    held.extend_from_slice(&chunk[..k]);
-                    chunk = &chunk[k..];
-                    if held.len() == total {
-                        let frame = std::mem::take(&mut held);
-                        out.extend_from_slice(&self.rewritten(frame, api, broker));
-                        whole = None;
-                    }
-                    continue;
-                }
-                // The size first: a frame too short for a correlation id (an
-                // empty SASL token, after SaslHandshake v0) passes as it is,
-                // and the next frame starts after it.
-                let want = if held.len() < 4 {
-                    4
-                } else {
-                    frame_total(&held).min(8)
-                };
-                let k = (want - held.len()).min(chunk.len());
-                held.extend_from_slice(&chunk[..k]);
-                chunk = &chunk[k..];
-                if held.len() < 4 {
-                    continue;
-                }
-                let total = frame_total(&held);
-                if total < 8 {
-                    out.append(&mut held);
-                    streaming = total - 4;
-                    continue;
-                }
-                if held.len() < 8 {
-                    continue;
-                }
-                let corr = i32::from_be_bytes([held[4], held[5], held[6], held[7]]);
-                let api = in_flight.lock().ok().and_then(|mut m| m.answered(corr));
-                match api {
-                    Some(api)
-                        if total <= self.cfg.rewrite_max
-                            && carries_endpoints(
-                                self.cat,
-                                self.cfg.release.as_deref(),
-                                api.0,
-                                api.1,
-                            ) =>
-                    {
-                        held.reserve_exact(total - held.len());
-                        whole = Some((total, api));
-                        if held.len() == total {
-                            let frame = std::mem::take(&mut held);
-                            out.extend_from_slice(&self.rewritten(frame, api, broker));
-                            whole = None;
-                        }
-                    }
-                    _ => {
-                        if let Some(api) = api.filter(|a| {
-                            carries_endpoints(self.cat, self.cfg.release.as_deref(), a.0, a.1)
-                        }) {
-                            self.warn(&format!("large {api:?}"), &format!("a response of api {} v{} over --rewrite-max ({total} bytes) passes unchanged: endpoints in it are the broker's", api.0, api.1));
-                        }
-                        out.append(&mut held);
-                        streaming = total - 8;
-                    }
-                }
-            }
+            let mut answered = |corr| in_flight.lock().ok().and_then(|mut m| m.answered(corr));
+            let out = responses.feed(self, broker, &buf[..n], &mut answered);
             if !out.is_empty() {
                 // Recorded before it is forwarded: the client's next request cannot be recorded before it.
                 let bytes = Bytes::from(out);
@@ -551,6 +522,21 @@ impl Proxy {
             .unwrap_or(true)
         {
             crate::stderr_line!("kwire: proxy: {}", crate::text::escape::sanitize(message));
+        }
+    }
+}
+
+/// Raise the soft limit on open files to the hard one: each proxied
+/// connection holds two descriptors, and a soft limit of 1,024 would refuse
+/// clients long before `--max-connections`.
+fn raise_open_files_limit() {
+    #[cfg(unix)]
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    unsafe {
+        let mut lim = std::mem::zeroed::<libc::rlimit>();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
         }
     }
 }
@@ -639,6 +625,102 @@ impl FrameCutter {
             self.skip = total - self.head.len();
             self.head.clear();
         }
+    }
+}
+
+/// Broker → client bytes cut into responses as they come: each streams
+/// through, except one that may carry endpoints (and is at most
+/// `rewrite_max` bytes), which is held whole and rewritten.
+#[derive(Default)]
+struct Responses {
+    /// A response's size and correlation id until its API is known, or a whole response to rewrite.
+    held: Vec<u8>,
+    /// Bytes of the current response still to pass, once decided.
+    streaming: usize,
+    /// The size and API of the response being held whole.
+    whole: Option<(usize, (i16, i16))>,
+}
+
+impl Responses {
+    /// What of `chunk` (and of what was held before it) passes on now;
+    /// `answered` names the API and version of the request a correlation id answers.
+    fn feed(
+        &mut self,
+        proxy: &Arc<Proxy>,
+        broker: &str,
+        mut chunk: &[u8],
+        answered: &mut dyn FnMut(i32) -> Option<(i16, i16)>,
+    ) -> Vec<u8> {
+        let mut out: Vec<u8> = Vec::new();
+        let held = &mut self.held;
+        while !chunk.is_empty() {
+            if self.streaming > 0 {
+                let k = self.streaming.min(chunk.len());
+                out.extend_from_slice(&chunk[..k]);
+                self.streaming -= k;
+                chunk = &chunk[k..];
+                continue;
+            }
+            if let Some((total, api)) = self.whole {
+                let k = (total - held.len()).min(chunk.len());
+                held.extend_from_slice(&chunk[..k]);
+                chunk = &chunk[k..];
+                if held.len() == total {
+                    let frame = std::mem::take(held);
+                    out.extend_from_slice(&proxy.rewritten(frame, api, broker));
+                    self.whole = None;
+                }
+                continue;
+            }
+            // The size first: a frame too short for a correlation id (an
+            // empty SASL token, after SaslHandshake v0) passes as it is,
+            // and the next frame starts after it.
+            let want = if held.len() < 4 {
+                4
+            } else {
+                frame_total(held).min(8)
+            };
+            let k = (want - held.len()).min(chunk.len());
+            held.extend_from_slice(&chunk[..k]);
+            chunk = &chunk[k..];
+            if held.len() < 4 {
+                continue;
+            }
+            let total = frame_total(held);
+            if total < 8 {
+                out.append(held);
+                self.streaming = total - 4;
+                continue;
+            }
+            if held.len() < 8 {
+                continue;
+            }
+            let corr = i32::from_be_bytes([held[4], held[5], held[6], held[7]]);
+            let api = answered(corr);
+            let (cat, release) = (proxy.cat, proxy.cfg.release.as_deref());
+            match api {
+                Some(api)
+                    if total <= proxy.cfg.rewrite_max
+                        && carries_endpoints(cat, release, api.0, api.1) =>
+                {
+                    held.reserve_exact(total - held.len());
+                    self.whole = Some((total, api));
+                    if held.len() == total {
+                        let frame = std::mem::take(held);
+                        out.extend_from_slice(&proxy.rewritten(frame, api, broker));
+                        self.whole = None;
+                    }
+                }
+                _ => {
+                    if let Some(api) = api.filter(|a| carries_endpoints(cat, release, a.0, a.1)) {
+                        proxy.warn(&format!("large {api:?}"), &format!("a response of api {} v{} over --rewrite-max ({total} bytes) passes unchanged: endpoints in it are the broker's", api.0, api.1));
+                    }
+                    out.append(held);
+                    self.streaming = total - 8;
+                }
+            }
+        }
+        out
     }
 }
 
@@ -812,6 +894,75 @@ mod tests {
             i64::from(local.port()),
             "{v}"
         );
+    }
+
+    /// A broker that sends without end to a client that reads nothing: the
+    /// proxy stops reading from the broker once its buffer and the sockets'
+    /// are full, instead of holding everything the broker sends.
+    #[test]
+    fn a_client_that_stops_reading_stops_the_broker_s_sending() {
+        let cat = Catalogue::builtin();
+        let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+        let broker_addr = broker.local_addr().unwrap();
+        let sent = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&sent);
+        std::thread::spawn(move || {
+            let (mut s, _) = broker.accept().unwrap();
+            // One response declaring 1 GiB, sent in 64 KiB writes.
+            let mut chunk = vec![0u8; 64 << 10];
+            chunk[..4].copy_from_slice(&(1i32 << 30).to_be_bytes());
+            while s.write_all(&chunk).is_ok() {
+                counted.fetch_add(chunk.len(), Ordering::Relaxed);
+                chunk[..8].fill(0);
+            }
+        });
+        let proxy = Proxy::start(cat, test_config(broker_addr, 8), None).unwrap();
+        let client = TcpStream::connect(proxy.routes()[0].0).unwrap();
+        // Until the broker's writes stop going through.
+        let mut last = usize::MAX;
+        for _ in 0..100 {
+            std::thread::sleep(Duration::from_millis(100));
+            let now = sent.load(Ordering::Relaxed);
+            if now == last && now > 0 {
+                break;
+            }
+            last = now;
+        }
+        let sent = sent.load(Ordering::Relaxed);
+        assert_eq!(sent, last, "the broker's writes never stopped");
+        // What the sockets' buffers hold on both legs, and one read's worth in the proxy.
+        assert!(sent < 64 << 20, "{sent} bytes taken from the broker");
+        drop(client);
+    }
+
+    /// A broker that refuses the connection: the client's is closed at once.
+    #[test]
+    fn a_refused_broker_closes_the_client_s_connection() {
+        let cat = Catalogue::builtin();
+        let gone = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let proxy = Proxy::start(cat, test_config(gone, 8), None).unwrap();
+        let mut client = TcpStream::connect(proxy.routes()[0].0).unwrap();
+        client
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let read = client.read(&mut [0u8; 8]);
+        assert!(
+            matches!(read, Ok(0))
+                || read
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+            "{read:?}"
+        );
+        for _ in 0..500 {
+            if proxy.open_connections() == 0 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the refused connection's slot did not come back");
     }
 
     #[test]

@@ -1,0 +1,538 @@
+//! The proxy's plain connections (no TLS either way, no `--inject` rules)
+//! on one event-loop thread: a connection costs two sockets and a few small
+//! buffers, not two threads, so thousands of idle clients take a handful of
+//! threads. Each direction holds at most one read's worth of bytes
+//! ([`CHUNK`]) waiting for its destination, plus a response held whole to
+//! rewrite (at most `rewrite_max`): a side that stops reading stops the
+//! reading of the other, as the threads' blocking writes did.
+//!
+//! Listeners still accept on threads of their own (one per broker) and hand
+//! each client over through a channel and a [`Waker`].
+
+use super::super::recorder::Event;
+use super::{FrameCutter, InFlight, Proxy, Responses, Slot, CHUNK};
+use bytes::Bytes;
+use mio::net::TcpStream;
+use mio::{Events, Interest, Poll, Token, Waker};
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, SocketAddr};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The token the waker wakes the loop with; a connection's are `2i` (its
+/// client) and `2i + 1` (its broker).
+const WAKE: Token = Token(usize::MAX);
+
+/// A client accepted for the loop, with the broker's addresses resolved on
+/// the accepting thread (a name lookup would stall every connection).
+pub(super) struct Accepted {
+    pub client: std::net::TcpStream,
+    pub broker: String,
+    pub addrs: Vec<SocketAddr>,
+    pub slot: Slot,
+}
+
+/// How listeners hand clients to the loop.
+pub(super) struct Handle {
+    tx: Sender<Accepted>,
+    waker: Waker,
+}
+
+impl Handle {
+    /// Start the loop on a thread of its own.
+    pub fn start(proxy: Arc<Proxy>) -> std::io::Result<Handle> {
+        let poll = Poll::new()?;
+        let waker = Waker::new(poll.registry(), WAKE)?;
+        let (tx, rx) = channel();
+        std::thread::Builder::new()
+            .name("kwire-proxy-loop".into())
+            .spawn(move || Loop::new(proxy, poll, rx).run())?;
+        Ok(Handle { tx, waker })
+    }
+
+    /// Hand a client to the loop; `false` when the loop has stopped.
+    pub fn add(&self, accepted: Accepted) -> bool {
+        self.tx.send(accepted).is_ok() && self.waker.wake().is_ok()
+    }
+}
+
+/// Bytes read and not yet written on, in one direction.
+#[derive(Default)]
+struct Pending {
+    bytes: Bytes,
+    /// No more will be read from the source (end of stream or an error).
+    ended: bool,
+}
+
+/// The broker's side while its connection is being made.
+struct Connecting {
+    /// Addresses still to try after the current one.
+    rest: Vec<SocketAddr>,
+    current: SocketAddr,
+    deadline: Instant,
+}
+
+struct Conn {
+    /// The recorder's number for it, given once the broker accepts.
+    id: u64,
+    broker: String,
+    peer: SocketAddr,
+    local: SocketAddr,
+    client: TcpStream,
+    upstream: TcpStream,
+    connecting: Option<Connecting>,
+    requests: Pending,
+    responses: Pending,
+    cutter: FrameCutter,
+    in_flight: InFlight,
+    framing: Responses,
+    /// The broker's write side was shut after the client's requests ended.
+    upstream_shut: bool,
+    /// Why the broker's side ended while the client's had not.
+    ended_by: Option<String>,
+    _slot: Slot,
+}
+
+struct Loop {
+    proxy: Arc<Proxy>,
+    poll: Poll,
+    rx: Receiver<Accepted>,
+    conns: Vec<Option<Conn>>,
+    free: Vec<usize>,
+    /// Connections whose turn ended with more to move.
+    again: Vec<usize>,
+    /// Connections whose broker has not accepted yet (their deadlines are
+    /// looked at only while there are any).
+    connecting: usize,
+    buf: Vec<u8>,
+}
+
+/// Rounds of reading and writing a connection gets per turn: one that
+/// always has more (a bulk producer) waits behind the others' events.
+const ROUNDS_PER_TURN: usize = 16;
+
+/// What a connection's turn came to.
+enum Turn {
+    Open,
+    /// Stopped with more to move: it goes again after the others' events.
+    Again,
+    /// Closed: why the broker's side ended first, if it did.
+    Done(Option<String>),
+}
+
+impl Loop {
+    fn new(proxy: Arc<Proxy>, poll: Poll, rx: Receiver<Accepted>) -> Loop {
+        Loop {
+            proxy,
+            poll,
+            rx,
+            conns: Vec::new(),
+            free: Vec::new(),
+            again: Vec::new(),
+            connecting: 0,
+            buf: vec![0; CHUNK],
+        }
+    }
+
+    fn run(mut self) {
+        let mut events = Events::with_capacity(1024);
+        loop {
+            let timeout = match self.again.is_empty() {
+                true => self
+                    .next_deadline()
+                    .map(|d| d.saturating_duration_since(Instant::now())),
+                false => Some(std::time::Duration::ZERO),
+            };
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() == ErrorKind::Interrupted {
+                    continue;
+                }
+                crate::stderr_line!("kwire: proxy: the connections' event loop failed: {e}");
+                return;
+            }
+            for event in events.iter() {
+                match event.token() {
+                    WAKE => self.take_new(),
+                    Token(t) => self.turn(t / 2),
+                }
+            }
+            for i in std::mem::take(&mut self.again) {
+                self.turn(i);
+            }
+            self.time_out_connects();
+        }
+    }
+
+    /// The earliest connect deadline, if any connection is being made.
+    fn next_deadline(&self) -> Option<Instant> {
+        if self.connecting == 0 {
+            return None;
+        }
+        self.conns
+            .iter()
+            .flatten()
+            .filter_map(|c| c.connecting.as_ref().map(|k| k.deadline))
+            .min()
+    }
+
+    fn take_new(&mut self) {
+        while let Ok(a) = self.rx.try_recv() {
+            self.admit(a);
+        }
+    }
+
+    fn admit(&mut self, a: Accepted) {
+        let _ = a.client.set_nodelay(true);
+        let (Ok(peer), Ok(local)) = (a.client.peer_addr(), a.client.local_addr()) else {
+            return;
+        };
+        if a.client.set_nonblocking(true).is_err() {
+            return;
+        }
+        let mut addrs = a.addrs;
+        addrs.reverse();
+        let Some(first) = addrs.pop() else {
+            self.refuse(&a.broker, peer, "resolves to no address".into());
+            return;
+        };
+        let upstream = match TcpStream::connect(first) {
+            Ok(s) => s,
+            Err(e) => {
+                self.refuse(&a.broker, peer, format!("{} ({first}): {e}", a.broker));
+                return;
+            }
+        };
+        let i = self.free.pop().unwrap_or_else(|| {
+            self.conns.push(None);
+            self.conns.len() - 1
+        });
+        let mut conn = Conn {
+            id: 0,
+            broker: a.broker,
+            peer,
+            local,
+            client: TcpStream::from_std(a.client),
+            upstream,
+            connecting: Some(Connecting {
+                rest: addrs,
+                current: first,
+                deadline: Instant::now() + self.proxy.cfg.connect_timeout,
+            }),
+            requests: Pending::default(),
+            responses: Pending::default(),
+            cutter: FrameCutter::default(),
+            in_flight: InFlight::default(),
+            framing: Responses::default(),
+            upstream_shut: false,
+            ended_by: None,
+            _slot: a.slot,
+        };
+        let both = Interest::READABLE | Interest::WRITABLE;
+        let registry = self.poll.registry();
+        let registered = registry
+            .register(&mut conn.client, Token(2 * i), both)
+            .and_then(|_| registry.register(&mut conn.upstream, Token(2 * i + 1), both));
+        if let Err(e) = registered {
+            crate::stderr_line!("kwire: proxy: could not watch a connection from {peer}: {e}");
+            self.free.push(i);
+            return;
+        }
+        self.conns[i] = Some(conn);
+        self.connecting += 1;
+    }
+
+    /// The broker could not be reached: the client's connection is closed, with a note.
+    fn refuse(&self, broker: &str, peer: SocketAddr, why: String) {
+        crate::stderr_line!(
+            "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
+        );
+    }
+
+    /// Connections whose broker did not accept in time try their next address, or close.
+    fn time_out_connects(&mut self) {
+        if self.connecting == 0 {
+            return;
+        }
+        let now = Instant::now();
+        for i in 0..self.conns.len() {
+            let late = self.conns[i]
+                .as_ref()
+                .and_then(|c| c.connecting.as_ref())
+                .is_some_and(|k| k.deadline <= now);
+            if late {
+                let why = "connection timed out".to_string();
+                if let Turn::Done(why) = self.next_address(i, why) {
+                    self.close(i, why);
+                }
+            }
+        }
+    }
+
+    /// Whatever woke connection `i`: finish its connect, then move bytes both ways.
+    fn turn(&mut self, i: usize) {
+        let Some(Some(conn)) = self.conns.get_mut(i) else {
+            return;
+        };
+        if conn.connecting.is_some() {
+            match connect_outcome(&conn.upstream) {
+                None => return,
+                Some(Err(e)) => {
+                    if let Turn::Done(why) = self.next_address(i, e.to_string()) {
+                        self.close(i, why);
+                    }
+                    return;
+                }
+                Some(Ok(())) => self.connected(i),
+            }
+        }
+        let proxy = Arc::clone(&self.proxy);
+        let Some(Some(conn)) = self.conns.get_mut(i) else {
+            return;
+        };
+        match conn.pump(&proxy, &mut self.buf) {
+            Turn::Open => {}
+            Turn::Again => self.again.push(i),
+            Turn::Done(why) => self.close(i, why),
+        }
+    }
+
+    /// The broker accepted: the recorder hears of the connection.
+    fn connected(&mut self, i: usize) {
+        let Some(Some(conn)) = self.conns.get_mut(i) else {
+            return;
+        };
+        conn.connecting = None;
+        self.connecting -= 1;
+        let _ = conn.upstream.set_nodelay(true);
+        conn.id = self
+            .proxy
+            .next_conn
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(r) = &self.proxy.recorder {
+            r.record(
+                conn.id,
+                Event::Open {
+                    client: conn.peer,
+                    server: conn.local,
+                },
+            );
+        }
+    }
+
+    /// Try the broker's next address after `why` ended the last try.
+    fn next_address(&mut self, i: usize, why: String) -> Turn {
+        let Some(Some(conn)) = self.conns.get_mut(i) else {
+            return Turn::Open;
+        };
+        let Some(k) = conn.connecting.as_mut() else {
+            return Turn::Open;
+        };
+        let failed = format!("{} ({}): {why}", conn.broker, k.current);
+        let Some(next) = k.rest.pop() else {
+            return Turn::Done(Some(failed));
+        };
+        let mut stream = match TcpStream::connect(next) {
+            Ok(s) => s,
+            Err(e) => return Turn::Done(Some(format!("{} ({next}): {e}", conn.broker))),
+        };
+        let registry = self.poll.registry();
+        let _ = registry.deregister(&mut conn.upstream);
+        let both = Interest::READABLE | Interest::WRITABLE;
+        if let Err(e) = registry.register(&mut stream, Token(2 * i + 1), both) {
+            return Turn::Done(Some(e.to_string()));
+        }
+        conn.upstream = stream;
+        k.current = next;
+        k.deadline = Instant::now() + self.proxy.cfg.connect_timeout;
+        Turn::Open
+    }
+
+    /// Close connection `i`: both sockets, a note when the broker's side
+    /// ended first, and the recorder told who closed.
+    fn close(&mut self, i: usize, ended_by: Option<String>) {
+        let Some(conn) = self.conns.get_mut(i).and_then(Option::take) else {
+            return;
+        };
+        self.free.push(i);
+        if let Some(why) = &ended_by {
+            crate::stderr_line!(
+                "kwire: proxy: broker {}: {why}; closing the client's connection from {}",
+                conn.broker,
+                conn.peer
+            );
+        }
+        let _ = conn.client.shutdown(Shutdown::Both);
+        let _ = conn.upstream.shutdown(Shutdown::Both);
+        // A connection the broker never accepted was never announced.
+        if conn.connecting.is_some() {
+            self.connecting -= 1;
+        } else {
+            if let Some(r) = &self.proxy.recorder {
+                let by_client = ended_by.is_none();
+                r.record(conn.id, Event::Close { by_client });
+            }
+        }
+    }
+}
+
+/// Where a non-blocking connect stands: `None` while in progress.
+fn connect_outcome(s: &TcpStream) -> Option<std::io::Result<()>> {
+    match s.take_error() {
+        Ok(Some(e)) | Err(e) => return Some(Err(e)),
+        Ok(None) => {}
+    }
+    match s.peer_addr() {
+        Ok(_) => Some(Ok(())),
+        Err(e) if e.kind() == ErrorKind::NotConnected => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// Write as much of `pending` as `to` takes now; `Err` when it failed.
+fn write_some(to: &mut TcpStream, pending: &mut Bytes) -> std::io::Result<()> {
+    while !pending.is_empty() {
+        match to.write(pending) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => {
+                let _ = pending.split_to(n);
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// One read from `from` into `buf`: `Ok(None)` when nothing is there now.
+fn read_some(from: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+    loop {
+        match from.read(buf) {
+            Ok(n) => return Ok(Some(n)),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+impl Conn {
+    /// Move bytes both ways until neither socket takes or gives more now
+    /// (events are edge-triggered: what is left unread raises no new one).
+    fn pump(&mut self, proxy: &Arc<Proxy>, buf: &mut [u8]) -> Turn {
+        for _ in 0..ROUNDS_PER_TURN {
+            let requests = self.pump_requests(proxy, buf);
+            let responses = match self.pump_responses(proxy, buf) {
+                Ok(moved) => moved,
+                Err(done) => return done,
+            };
+            if !requests && !responses {
+                return Turn::Open;
+            }
+        }
+        Turn::Again
+    }
+
+    /// Client → broker: each request's header read on the way for the API
+    /// and version of its response. Whether anything moved.
+    fn pump_requests(&mut self, proxy: &Proxy, buf: &mut [u8]) -> bool {
+        let mut moved = false;
+        self.forward_requests();
+        if self.requests.bytes.is_empty() && !self.requests.ended {
+            match read_some(&mut self.client, buf) {
+                Ok(None) => {}
+                Ok(Some(0)) | Err(_) => self.requests.ended = true,
+                Ok(Some(n)) => {
+                    let chunk = &buf[..n];
+                    let in_flight = &mut self.in_flight;
+                    self.cutter.feed(chunk, &mut |head| {
+                        // size, api key, api version, correlation id
+                        let api = i16::from_be_bytes([head[4], head[5]]);
+                        let version = i16::from_be_bytes([head[6], head[7]]);
+                        let corr = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+                        in_flight.sent(corr, api, version);
+                    });
+                    let bytes = Bytes::copy_from_slice(chunk);
+                    // Recorded before it is forwarded: its response cannot be recorded before it.
+                    self.record(proxy, true, &bytes);
+                    self.requests.bytes = bytes;
+                    // On at once: a round trip waits for no other socket.
+                    self.forward_requests();
+                    moved = true;
+                }
+            }
+        }
+        if self.requests.ended && self.requests.bytes.is_empty() && !self.upstream_shut {
+            self.upstream_shut = true;
+            let _ = self.upstream.shutdown(Shutdown::Write);
+        }
+        moved
+    }
+
+    /// The recorder's copy of bytes that pass.
+    fn record(&self, proxy: &Proxy, from_client: bool, bytes: &Bytes) {
+        if let Some(r) = &proxy.recorder {
+            let bytes = bytes.clone();
+            r.record(self.id, Event::Data { from_client, bytes });
+        }
+    }
+
+    /// Write what the client sent on to the broker, as much as it takes now.
+    fn forward_requests(&mut self) {
+        if write_some(&mut self.upstream, &mut self.requests.bytes).is_err() {
+            // The broker takes no more: the requests end here, as when the client ends them.
+            self.requests.bytes.clear();
+            self.requests.ended = true;
+        }
+    }
+
+    /// Broker → client: responses stream through, except those rewritten.
+    /// Whether anything moved, or `Err` with the end of the connection.
+    fn pump_responses(&mut self, proxy: &Arc<Proxy>, buf: &mut [u8]) -> Result<bool, Turn> {
+        if write_some(&mut self.client, &mut self.responses.bytes).is_err() {
+            // The client is gone.
+            return Err(Turn::Done(None));
+        }
+        if !self.responses.bytes.is_empty() {
+            return Ok(false);
+        }
+        if self.responses.ended {
+            return Err(Turn::Done(self.ended_by.take()));
+        }
+        let n = match read_some(&mut self.upstream, buf) {
+            Ok(None) => return Ok(false),
+            Ok(Some(0)) => {
+                self.responses.ended = true;
+                if !self.requests.ended {
+                    self.ended_by = Some("closed the connection".into());
+                }
+                return Ok(true);
+            }
+            Err(e) => {
+                self.responses.ended = true;
+                if !self.requests.ended {
+                    self.ended_by = Some(format!("reading: {e}"));
+                }
+                return Ok(true);
+            }
+            Ok(Some(n)) => n,
+        };
+        let in_flight = &mut self.in_flight;
+        let out = self
+            .framing
+            .feed(proxy, &self.broker, &buf[..n], &mut |corr| {
+                in_flight.answered(corr)
+            });
+        if !out.is_empty() {
+            let bytes = Bytes::from(out);
+            // Recorded before it is forwarded: the client's next request cannot be recorded before it.
+            self.record(proxy, false, &bytes);
+            self.responses.bytes = bytes;
+            if write_some(&mut self.client, &mut self.responses.bytes).is_err() {
+                return Err(Turn::Done(None));
+            }
+        }
+        Ok(true)
+    }
+}
