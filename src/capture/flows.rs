@@ -422,6 +422,23 @@ pub struct Flows<'c> {
     keys: TlsKeys,
     /// Plaintext of the records of one piece of a TLS stream (reused).
     plain: Vec<u8>,
+    /// Directions keeping their recent bytes to compare retransmissions with
+    /// (at most [`MAX_RECENT_KEPT`]), and segments that repeated bytes
+    /// already handed on that no copy was kept of.
+    recent_kept: usize,
+    uncompared: Uncompared,
+}
+
+/// Directions that keep their last [`super::tcp::RECENT`] bytes at once: 16 MiB.
+const MAX_RECENT_KEPT: usize = 256;
+
+/// Segments that repeated stream bytes already decoded when no copy of them
+/// was kept to compare with (the first such on each direction, or past
+/// [`MAX_RECENT_KEPT`]): the first copy was decoded whatever these held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Uncompared {
+    pub segments: u64,
+    pub bytes: u64,
 }
 
 /// Does this direction carry the requests? At a connection's start, its
@@ -582,6 +599,8 @@ impl<'c> Flows<'c> {
             brokers: HashSet::new(),
             keys: TlsKeys::default(),
             plain: Vec::new(),
+            recent_kept: 0,
+            uncompared: Uncompared::default(),
         }
     }
 
@@ -851,6 +870,10 @@ impl<'c> Flows<'c> {
             return;
         }
         self.close_plain(ci, hi, cut_by, timestamp, out);
+        // Its window goes back for another direction to keep.
+        if self.conns[ci].halves[hi].tcp.drop_recent() {
+            self.recent_kept -= 1;
+        }
     }
 
     /// The plaintext of a direction ends: cut what frames there are and give up the rest.
@@ -878,24 +901,41 @@ impl<'c> Flows<'c> {
 
     /// A segment that repeats bytes already delivered (a retransmission, an
     /// overlap) is compared with them where the stream still holds them (the
-    /// frame being cut): other bytes are a conflict, and the first copy stays.
-    /// (Bytes of frames already handed on are not kept to compare: a copy of
-    /// every byte would cost the listing a fifth of its time.)
+    /// frame being cut) and with the direction's recent bytes, kept once it
+    /// has retransmitted: other bytes are a conflict, and the first copy
+    /// stays. Bytes compared with neither are counted ([`Uncompared`]), and
+    /// the direction starts keeping its recent bytes. (Not from the start:
+    /// a copy of every byte would cost every listing a fifth of its time.)
     fn compare_delivered(&mut self, ci: usize, hi: usize, seq: u32, payload: &[u8]) {
         let half = &mut self.conns[ci].halves[hi];
         let Some((start, end)) = half.tcp.already_delivered(seq, payload.len()) else {
             return;
         };
         let held_end = half.at + half.buf.len() as u64;
-        let (from, to) = (start.max(half.at), end.min(held_end));
-        if from >= to {
-            return;
+        let held = (start.max(half.at), end.min(held_end));
+        if held.0 < held.1 {
+            let ours = &payload[(held.0 - start) as usize..(held.1 - start) as usize];
+            let kept = &half.buf[(held.0 - half.at) as usize..(held.1 - half.at) as usize];
+            if let Some(i) = ours.iter().zip(kept).position(|(a, b)| a != b) {
+                half.tcp.note_conflict(held.0 + i as u64, start);
+            }
         }
-        let ours = &payload[(from - start) as usize..(to - start) as usize];
-        let held = &half.buf[(from - half.at) as usize..(to - half.at) as usize];
-        if let Some(i) = ours.iter().zip(held).position(|(a, b)| a != b) {
-            half.tcp.note_conflict(from + i as u64, start);
+        let delivered = &payload[..(end - start) as usize];
+        let recent = half.tcp.compare_recent(start, delivered);
+        let compared = covered(start, end, &[held, recent.unwrap_or_default()]);
+        if compared < end - start {
+            self.uncompared.segments += 1;
+            self.uncompared.bytes += end - start - compared;
+            if !half.tcp.keeps_recent() && self.recent_kept < MAX_RECENT_KEPT {
+                half.tcp.keep_recent();
+                self.recent_kept += 1;
+            }
         }
+    }
+
+    /// Segments that repeated bytes no copy was kept of ([`Uncompared`]).
+    pub fn uncompared(&self) -> Uncompared {
+        self.uncompared
     }
 
     /// Segments whose bytes differed from the copy already held for the
@@ -1603,6 +1643,14 @@ impl<'c> Flows<'c> {
     }
 }
 
+/// How many of the stream offsets `start..end` two ranges cover together.
+fn covered(start: u64, end: u64, ranges: &[(u64, u64); 2]) -> u64 {
+    let clip = |(a, b): (u64, u64)| (a.max(start), b.min(end));
+    let (a, b) = (clip(ranges[0]), clip(ranges[1]));
+    let len = |(x, y): (u64, u64)| y.saturating_sub(x);
+    len(a) + len(b) - len((a.0.max(b.0), a.1.min(b.1)))
+}
+
 fn i32_at(b: &[u8], at: usize) -> i32 {
     b.get(at..at + 4)
         .map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
@@ -1729,6 +1777,11 @@ mod tests {
 
     /// Frames and skip notes.
     fn run_all(segs: &[(bool, u32, Vec<u8>)], cut: bool) -> Vec<Captured> {
+        run_flows(segs, cut).0
+    }
+
+    /// Frames and skip notes, and the flows that cut them.
+    fn run_flows(segs: &[(bool, u32, Vec<u8>)], cut: bool) -> (Vec<Captured>, Flows<'static>) {
         let mut flows = Flows::new(Catalogue::builtin(), None);
         if cut {
             flows.cut_bodies(CutBodies {
@@ -1768,7 +1821,79 @@ mod tests {
             }
         }
         out.extend(flows.finish(segs.len() as f64));
-        out
+        (out, flows)
+    }
+
+    /// Three requests of 117 bytes in segments of 40 (3 a frame), sent in
+    /// `order`: a segment's index, and a byte of it to change or none. A
+    /// segment sent again after its frame was handed on is a retransmission
+    /// of bytes handed on.
+    fn retransmitted(order: &[(usize, Option<usize>)]) -> (Vec<Captured>, Flows<'static>) {
+        let frames: Vec<(bool, Vec<u8>)> = (1..=3)
+            .map(|corr| (true, frame(Direction::Request, 3, 12, corr, 80)))
+            .collect();
+        let segs = segments(&frames, 40);
+        let sent: Vec<_> = order
+            .iter()
+            .map(|&(i, change)| {
+                let mut seg = segs[i].clone();
+                if let Some(at) = change {
+                    seg.2[at] ^= 0xff;
+                }
+                seg
+            })
+            .collect();
+        run_flows(&sent, false)
+    }
+
+    /// Segments 0 to 8 in order, with `repeats` (after segment, repeated segment, byte changed).
+    fn in_order_with(repeats: &[(usize, usize, Option<usize>)]) -> Vec<(usize, Option<usize>)> {
+        let mut order = Vec::new();
+        for i in 0..9 {
+            order.push((i, None));
+            for &(after, again, change) in repeats {
+                if after == i {
+                    order.push((again, change));
+                }
+            }
+        }
+        order
+    }
+
+    #[test]
+    fn a_retransmission_of_bytes_handed_on_is_compared_once_its_side_has_retransmitted() {
+        // Frame 1 again after it was handed on: not compared (nothing was
+        // kept), but its side keeps its bytes from then on, and frame 2's
+        // repeated the same way is compared.
+        let (out, flows) = retransmitted(&in_order_with(&[(3, 1, None), (6, 4, None)]));
+        assert_eq!(flows.conflicts().0, 0);
+        let u = flows.uncompared();
+        assert_eq!((u.segments, u.bytes), (1, 40));
+        // Other bytes in frame 2's: a conflict at the byte changed.
+        let (_, flows) = retransmitted(&in_order_with(&[(3, 1, None), (6, 5, Some(3))]));
+        let (n, at) = flows.conflicts();
+        assert_eq!(n, 1);
+        // Segment 5 is frame 2's last: 117 + 80 bytes in.
+        assert_eq!(at.map(|(_, _, offset)| offset), Some(117 + 80 + 3));
+        assert_eq!(flows.uncompared().segments, 1);
+        // The frames are the first copies'.
+        let frames: Vec<i32> = out
+            .iter()
+            .filter_map(|c| match c {
+                Captured::Frame(f) => f.correlation_id,
+                _ => None,
+            })
+            .collect();
+        assert_eq!(frames, [1, 2, 3]);
+    }
+
+    #[test]
+    fn the_first_retransmission_over_bytes_handed_on_is_counted_not_judged() {
+        // Nothing kept yet: other bytes in it are neither a conflict nor lost without a count.
+        let (_, flows) = retransmitted(&in_order_with(&[(8, 1, Some(0))]));
+        assert_eq!(flows.conflicts().0, 0);
+        let u = flows.uncompared();
+        assert_eq!((u.segments, u.bytes), (1, 40));
     }
 
     fn traffic() -> Vec<(bool, Vec<u8>)> {

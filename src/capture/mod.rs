@@ -207,6 +207,7 @@ fn read_capture<R: Read>(
     stats.connections = flows.connections();
     (stats.unrecognised_connections, stats.unrecognised_bytes) = flows.unrecognised();
     (stats.conflicting_segments, stats.first_conflict) = flows.conflicts();
+    stats.uncompared = flows.uncompared();
     stats.effort = flows.effort();
     stats.error = error;
     Ok(())
@@ -228,6 +229,9 @@ pub struct CaptureStats {
     /// direction, stream offset.
     pub conflicting_segments: u64,
     pub first_conflict: Option<(usize, Option<crate::decode::Direction>, u64)>,
+    /// Segments that repeated stream bytes already decoded when no copy of
+    /// them was kept to compare with (`flows::Uncompared`).
+    pub uncompared: flows::Uncompared,
     /// Skip notes handed on, and the bytes they cover.
     pub skips: usize,
     pub skipped_bytes: u64,

@@ -2,10 +2,13 @@
 //! retransmissions and overlaps, sequence wraparound, and gaps where data is
 //! missing (marked, then skipped, so decoding can resync).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Out-of-order data held back before a gap is declared.
 pub const MAX_PENDING: usize = 8 << 20;
+/// The most recent delivered bytes a direction keeps to compare
+/// retransmissions with, once it has retransmitted ([`HalfStream::keep_recent`]).
+pub const RECENT: usize = 64 << 10;
 
 /// What the stream hands on, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +30,18 @@ pub struct HalfStream {
     /// same stream bytes (the copy held first is kept); boxed, as it is rare
     /// and every connection's two directions carry the field.
     pub conflict: Option<Box<Conflict>>,
+    /// The last [`RECENT`] bytes delivered, kept from the first segment that
+    /// repeated bytes already handed on (a direction that retransmitted once
+    /// usually does again); none until then, as copying every byte costs
+    /// each connection that never retransmits.
+    recent: Option<Box<Recent>>,
+}
+
+/// The most recent delivered bytes of a stream, ending at stream offset `end`.
+#[derive(Debug, Default)]
+struct Recent {
+    bytes: VecDeque<u8>,
+    end: u64,
 }
 
 /// Segments with other bytes than the copy held, and where the first differed.
@@ -89,6 +104,7 @@ impl HalfStream {
         let data = &data[skip..];
         if start == self.next && !self.overlaps_pending(start, end) {
             self.next = end;
+            self.remember(data);
             each(Chunk::Data(data));
             self.drain(each);
             return;
@@ -162,6 +178,56 @@ impl HalfStream {
         (start < end).then_some((start, end))
     }
 
+    /// Keep the most recent delivered bytes from now on, to compare later
+    /// retransmissions with.
+    pub fn keep_recent(&mut self) {
+        if self.recent.is_none() {
+            self.recent = Some(Box::new(Recent {
+                bytes: VecDeque::new(),
+                end: self.next,
+            }));
+        }
+    }
+
+    /// Stop keeping recent bytes; whether any were kept.
+    pub fn drop_recent(&mut self) -> bool {
+        self.recent.take().is_some()
+    }
+
+    pub fn keeps_recent(&self) -> bool {
+        self.recent.is_some()
+    }
+
+    /// Bytes just delivered, which end at `self.next`.
+    fn remember(&mut self, data: &[u8]) {
+        let Some(r) = &mut self.recent else {
+            return;
+        };
+        let data = &data[data.len().saturating_sub(RECENT)..];
+        let over = (r.bytes.len() + data.len()).saturating_sub(RECENT);
+        r.bytes.drain(..over);
+        r.bytes.extend(data);
+        r.end = self.next;
+    }
+
+    /// Compare `payload`, the bytes at stream offsets `start..` that were
+    /// delivered already, with the recent bytes kept: a difference is a
+    /// conflict. The stream offsets compared, if any.
+    pub fn compare_recent(&mut self, start: u64, payload: &[u8]) -> Option<(u64, u64)> {
+        let r = self.recent.as_deref()?;
+        let kept = r.end - r.bytes.len() as u64;
+        let (from, to) = (start.max(kept), (start + payload.len() as u64).min(r.end));
+        if from >= to {
+            return None;
+        }
+        let ours = &payload[(from - start) as usize..(to - start) as usize];
+        let theirs = r.bytes.range((from - kept) as usize..(to - kept) as usize);
+        if let Some(i) = ours.iter().zip(theirs).position(|(a, b)| a != b) {
+            self.note_conflict(from + i as u64, start);
+        }
+        Some((from, to))
+    }
+
     /// The segment starting at stream offset `segment` carried other bytes
     /// than the copy held, the first at stream `offset`.
     pub fn note_conflict(&mut self, offset: u64, segment: u64) {
@@ -191,6 +257,7 @@ impl HalfStream {
             if end > self.next {
                 let skip = (self.next - s) as usize;
                 self.next = end;
+                self.remember(&d[skip..]);
                 each(Chunk::Data(&d[skip..]));
             }
         }
@@ -201,6 +268,11 @@ impl HalfStream {
         if let Some((&s, _)) = self.pending.first_key_value() {
             each(Chunk::Gap(s - self.next));
             self.next = s;
+            if let Some(r) = &mut self.recent {
+                // What the gap held is unknown: only bytes after it compare.
+                r.bytes.clear();
+                r.end = s;
+            }
             self.drain(each);
         }
     }
@@ -360,5 +432,43 @@ mod tests {
                 Piece::Data(b"xy".to_vec())
             ]
         );
+    }
+
+    #[test]
+    fn recent_bytes_are_the_last_64_kib_delivered_and_none_across_a_gap() {
+        let mut h = HalfStream::default();
+        h.push(100, true, &[]);
+        let data: Vec<u8> = (0..100_000u32).map(|i| i as u8).collect();
+        h.push(101, false, &data[..1000]);
+        h.keep_recent();
+        for (k, chunk) in data[1000..].chunks(1448).enumerate() {
+            h.push(101 + 1000 + (k * 1448) as u32, false, chunk);
+        }
+        // Kept: the last RECENT bytes delivered.
+        let last = 100_000 - RECENT as u64;
+        assert_eq!(
+            h.compare_recent(99_000, &data[99_000..]),
+            Some((99_000, 100_000))
+        );
+        assert_eq!(h.compare_recent(0, &data[..1000]), None);
+        assert_eq!(
+            h.compare_recent(last - 10, &data[last as usize - 10..last as usize + 10]),
+            Some((last, last + 10))
+        );
+        assert_eq!(h.conflict, None);
+        let mut other = data[99_000..99_010].to_vec();
+        other[4] ^= 1;
+        h.compare_recent(99_000, &other);
+        assert_eq!(h.conflict.as_deref().map(|c| c.first), Some(99_004));
+        // A gap: what was kept before it is gone, what follows is kept.
+        h.push(101 + 100_500, false, &[7; 10]);
+        h.flush();
+        assert_eq!(h.compare_recent(99_000, &data[99_000..]), None);
+        assert_eq!(
+            h.compare_recent(100_500, &[7; 10]),
+            Some((100_500, 100_510))
+        );
+        assert!(h.drop_recent());
+        assert_eq!(h.compare_recent(100_500, &[7; 10]), None);
     }
 }

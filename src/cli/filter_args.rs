@@ -231,6 +231,14 @@ pub fn report_unrecognised(stats: &kwire::capture::CaptureStats) {
             kwire::text::count(stats.conflicting_segments as usize, "TCP segment", "TCP segments")
         );
     }
+    let u = stats.uncompared;
+    if u.segments > 0 {
+        kwire::stderr_line!(
+            "kwire: {} repeated {} already decoded without being compared with them (the first retransmission on its side of a connection: later ones are compared); the first copy was decoded",
+            kwire::text::count(u.segments as usize, "TCP segment", "TCP segments"),
+            kwire::text::count(u.bytes as usize, "stream byte", "stream bytes")
+        );
+    }
     let n = stats.unrecognised_connections;
     if n == 0 {
         return;
