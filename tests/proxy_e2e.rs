@@ -682,9 +682,11 @@ fn the_broker_dying_mid_stream_closes_the_clients_and_not_the_proxy() {
     let late = kwire(&["probe", "--broker", &proxy.addr(), "--timeout", "5"]);
     assert_eq!(late.status.code(), Some(1));
     assert!(
-        proxy.stderr.wait_until(Duration::from_secs(5), |t| t
-            .contains(&format!("broker {broker_addr}: {broker_addr}"))
-            && t.contains("refused")),
+        proxy
+            .stderr
+            .wait_until(Duration::from_secs(5), |t| t.contains(&format!(
+                "broker {broker_addr}: connecting to {broker_addr}: "
+            )) && t.contains("refused")),
         "{}",
         proxy.stderr.text()
     );

@@ -120,38 +120,60 @@ fn wait_listening(port: u16) {
     }
 }
 
-#[test]
-fn tls_on_both_legs_through_two_proxies() {
+/// The test certificate and its key.
+fn cert_and_key() -> (String, String) {
     let dir = env!("CARGO_MANIFEST_DIR");
-    let (cert, key) = (
+    (
         format!("{dir}/tests/data/tls/cert.pem"),
         format!("{dir}/tests/data/tls/key.pem"),
+    )
+}
+
+/// Proxy A, terminating TLS from clients, in front of `broker`, and proxy
+/// B, speaking TLS to A, in front of A; each with more options, and its port.
+fn tls_chain(broker: u16, a_more: &[&str], b_more: &[&str]) -> ((Proxy, u16), (Proxy, u16)) {
+    let (cert, key) = cert_and_key();
+    let (a, b) = (free_port(), free_port());
+    let (a_listen, a_broker, a_tls) = (
+        format!("127.0.0.1:{a}"),
+        format!("127.0.0.1:{broker}"),
+        format!("{cert},{key}"),
     );
+    let mut args = vec![
+        "--listen",
+        &a_listen,
+        "--broker",
+        &a_broker,
+        "--listen-tls",
+        &a_tls,
+    ];
+    args.extend_from_slice(a_more);
+    let a_proxy = Proxy::start(&args);
+    wait_listening(a);
+    // By name: localhost may resolve to ::1 first, where A does not listen.
+    let (b_listen, b_broker) = (format!("127.0.0.1:{b}"), format!("localhost:{a}"));
+    let mut args = vec![
+        "--listen",
+        &b_listen,
+        "--broker",
+        &b_broker,
+        "--broker-tls",
+        &cert,
+    ];
+    args.extend_from_slice(b_more);
+    let b_proxy = Proxy::start(&args);
+    wait_listening(b);
+    ((a_proxy, a), (b_proxy, b))
+}
+
+#[test]
+fn tls_on_both_legs_through_two_proxies() {
     let keylog =
         std::env::temp_dir().join(format!("kwire-proxy-tls-keys-{}.log", std::process::id()));
     let _ = std::fs::remove_file(&keylog);
     let broker = stand_in_broker();
-    let (a, b) = (free_port(), free_port());
-    let a_proxy = Proxy::start(&[
-        "--listen",
-        &format!("127.0.0.1:{a}"),
-        "--broker",
-        &format!("127.0.0.1:{broker}"),
-        "--listen-tls",
-        &format!("{cert},{key}"),
-        "--tls-keylog-out",
-        keylog.to_str().unwrap(),
-    ]);
-    wait_listening(a);
-    let b_proxy = Proxy::start(&[
-        "--listen",
-        &format!("127.0.0.1:{b}"),
-        "--broker",
-        &format!("localhost:{a}"),
-        "--broker-tls",
-        &cert,
-    ]);
-    wait_listening(b);
+    let ((a_proxy, a), (b_proxy, b)) =
+        tls_chain(broker, &["--tls-keylog-out", keylog.to_str().unwrap()], &[]);
     let answer = send_metadata(b, &["--format", "json"]);
     let answer: Value = serde_json::from_slice(&answer).unwrap();
     // A names its own listener for the broker; B names a listener of its own for A's.
@@ -189,11 +211,7 @@ fn tls_on_both_legs_through_two_proxies() {
 
 #[test]
 fn a_client_that_does_not_speak_tls_is_closed_with_a_message() {
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let (cert, key) = (
-        format!("{dir}/tests/data/tls/cert.pem"),
-        format!("{dir}/tests/data/tls/key.pem"),
-    );
+    let (cert, key) = cert_and_key();
     let broker = stand_in_broker();
     let a = free_port();
     let proxy = Proxy::start(&[
@@ -331,4 +349,59 @@ fn the_proxy_prints_what_its_filter_selects() {
     let lines = common::frame_rows(&out);
     assert_eq!(lines.len(), 2, "{out}\n{err}");
     assert!(lines.iter().all(|l| l.contains(" conn 1 ")), "{out}");
+}
+
+/// Threads of a process, from /proc.
+fn threads(pid: u32) -> usize {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap()
+}
+
+/// 200 clients at once through proxy B (TLS towards A) and proxy A (TLS
+/// from B): every one answered, and neither proxy takes a thread per
+/// connection, TLS legs included (the event loop drives their sessions).
+#[test]
+fn two_hundred_tls_connections_share_the_event_loop() {
+    use kwire::decode::Direction;
+    let broker = stand_in_broker();
+    let json = ["--format", "json"];
+    let ((a_proxy, _), (b_proxy, b)) = tls_chain(broker, &json, &json);
+    const N: usize = 200;
+    let mut conns: Vec<std::net::TcpStream> = (0..N)
+        .map(|_| std::net::TcpStream::connect(("127.0.0.1", b)).unwrap())
+        .collect();
+    for (i, c) in conns.iter_mut().enumerate() {
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let body = json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false});
+        c.write_all(&frame(
+            Direction::Request,
+            "Metadata",
+            12,
+            i as i32,
+            "tls",
+            body,
+        ))
+        .unwrap();
+    }
+    for (i, c) in conns.iter_mut().enumerate() {
+        let v = common::broker::read_response(c, 3, 12, &format!("connection {i}"))
+            .unwrap_or_else(|| panic!("connection {i}: no answer within 20 s"));
+        assert_eq!(v["header"]["CorrelationId"], i, "connection {i}");
+        assert_eq!(v["body"]["ClusterId"], "stand-in");
+    }
+    // All 200 open on both proxies now, each with its TLS leg.
+    let (ta, tb) = (threads(a_proxy.0.id()), threads(b_proxy.0.id()));
+    assert!(ta <= 8 && tb <= 8, "threads: proxy A {ta}, proxy B {tb}");
+    drop(conns);
+    let (b_out, b_err) = b_proxy.stop();
+    let (a_out, a_err) = a_proxy.stop();
+    for (out, err) in [(&a_out, &a_err), (&b_out, &b_err)] {
+        assert_eq!(out.lines().count(), 2 * N, "{err}");
+        assert!(!err.contains("TLS:"), "{err}");
+        assert!(!err.contains("closing the client's connection"), "{err}");
+    }
 }

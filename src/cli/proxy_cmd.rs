@@ -74,7 +74,7 @@ pub struct ProxyArgs {
     /// Append the session keys of the proxy's own TLS connections to this file (NSS key log format).
     #[arg(long, value_name = "FILE")]
     pub tls_keylog_out: Option<String>,
-    /// Client connections served at once; more are closed as they are accepted (plain ones share one thread; with TLS or --inject each takes two, four with TLS).
+    /// Client connections served at once; more are closed as they are accepted (they share one thread; under --inject each takes two, four with TLS).
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
     /// Seconds to wait for a broker to accept a connection.

@@ -9,17 +9,16 @@
 
 mod event_loop;
 mod faulty;
+mod leg;
 
 use super::endpoints::{carries_endpoints, rewrite, Rewritten};
 use super::faults::Faults;
 use super::recorder::{Event, Recorder};
 use super::wire::connect;
 use crate::schema::Catalogue;
-use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
-use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -43,8 +42,8 @@ pub struct Config {
     /// Largest response held whole to rewrite its endpoints; larger ones stream as they came.
     pub rewrite_max: usize,
     /// Client connections served at once, all listeners together; one more
-    /// is closed as soon as it is accepted. Plain connections share one
-    /// event-loop thread; with TLS or `--inject` each takes two threads (four with TLS).
+    /// is closed as soon as it is accepted. Connections share one event-loop
+    /// thread; under `--inject` each takes two threads (four with TLS).
     pub max_connections: usize,
     pub release: Option<String>,
     /// TLS towards clients (the proxy's certificate and key).
@@ -78,8 +77,8 @@ pub struct Proxy {
     refused: AtomicUsize,
     /// Warnings go to standard error once per kind of trouble and API.
     warned: Mutex<std::collections::HashSet<String>>,
-    /// The event loop that serves plain connections (none with TLS or `--inject`).
-    plain: OnceLock<event_loop::Handle>,
+    /// The event loop that serves the connections (none under `--inject`).
+    event_loop: OnceLock<event_loop::Handle>,
 }
 
 impl Proxy {
@@ -98,13 +97,13 @@ impl Proxy {
             open: AtomicUsize::new(0),
             refused: AtomicUsize::new(0),
             warned: Mutex::new(Default::default()),
-            plain: OnceLock::new(),
+            event_loop: OnceLock::new(),
         });
         raise_open_files_limit();
-        if cfg.client_tls.is_none() && cfg.broker_tls.is_none() && cfg.faults.is_none() {
+        if cfg.faults.is_none() {
             let handle = event_loop::Handle::start(Arc::clone(&proxy))
                 .map_err(|e| format!("the connections' event loop: {e}"))?;
-            let _ = proxy.plain.set(handle);
+            let _ = proxy.event_loop.set(handle);
         }
         let bootstrap =
             TcpListener::bind(cfg.listen).map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
@@ -188,10 +187,15 @@ impl Proxy {
                     let Some(slot) = self.admit(&c) else {
                         continue;
                     };
-                    if let Some(plain) = self.plain.get() {
-                        self.to_event_loop(plain, c, &broker, slot);
-                        continue;
-                    }
+                    // The event loop serves every connection but those under rules.
+                    let faults = match (self.event_loop.get(), &self.cfg.faults) {
+                        (Some(event_loop), _) => {
+                            self.to_event_loop(event_loop, c, &broker, slot);
+                            continue;
+                        }
+                        (None, Some(faults)) => Arc::clone(faults),
+                        (None, None) => continue,
+                    };
                     let me = Arc::clone(&self);
                     let to = broker.clone();
                     let spawned =
@@ -199,7 +203,7 @@ impl Proxy {
                             .name("kwire-conn".into())
                             .spawn(move || {
                                 let _slot = slot;
-                                me.connection(c, &to)
+                                me.connection_under_rules(c, &to, &faults)
                             });
                     if let Err(e) = spawned {
                         crate::stderr_line!(
@@ -214,10 +218,10 @@ impl Proxy {
         }
     }
 
-    /// Hand a plain client to the event loop, with the broker's addresses.
+    /// Hand a client to the event loop, with the broker's addresses.
     fn to_event_loop(
         &self,
-        plain: &event_loop::Handle,
+        event_loop: &event_loop::Handle,
         client: TcpStream,
         broker: &str,
         slot: Slot,
@@ -242,7 +246,7 @@ impl Proxy {
             addrs,
             slot,
         };
-        if !plain.add(accepted) {
+        if !event_loop.add(accepted) {
             crate::stderr_line!("kwire: proxy: the connections' event loop has stopped");
         }
     }
@@ -273,7 +277,14 @@ impl Proxy {
         self.open.load(Ordering::Acquire)
     }
 
-    fn connection(self: Arc<Self>, client: TcpStream, broker: &str) {
+    /// A connection under `--inject` rules, on threads of its own
+    /// ([`faulty`]): its TLS legs bridged to plaintext, so the rules see plaintext.
+    fn connection_under_rules(
+        self: Arc<Self>,
+        client: TcpStream,
+        broker: &str,
+        faults: &Arc<Faults>,
+    ) {
         let _ = client.set_nodelay(true);
         let peer = client.peer_addr().ok();
         let local = client.local_addr().ok();
@@ -319,12 +330,7 @@ impl Proxy {
                 },
             );
         }
-        let ended_by = match &self.cfg.faults {
-            Some(faults) => {
-                self.faulty_connection(conn, faults, (&client, &upstream), peer, broker)
-            }
-            None => self.plain_connection(conn, &client, &upstream, broker),
-        };
+        let ended_by = self.faulty_connection(conn, faults, (&client, &upstream), peer, broker);
         if let Some(why) = &ended_by {
             crate::stderr_line!(
                 "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
@@ -336,130 +342,6 @@ impl Proxy {
             // The broker ended it when its side closed or failed first.
             let by_client = ended_by.is_none();
             r.record(conn, Event::Close { by_client });
-        }
-    }
-
-    /// Forward both ways as bytes arrive (no rules): returns why the broker's
-    /// side ended when the client had not ended its own first.
-    fn plain_connection(
-        self: &Arc<Self>,
-        conn: u64,
-        client: &TcpStream,
-        upstream: &TcpStream,
-        broker: &str,
-    ) -> Option<String> {
-        let in_flight: Arc<Mutex<InFlight>> = Arc::default();
-        // Set when the client's side has ended: the broker's close that follows is not news.
-        let client_done = Arc::new(AtomicBool::new(false));
-        let (Ok(client_read), Ok(upstream_write)) = (client.try_clone(), upstream.try_clone())
-        else {
-            return Some("could not share the sockets between threads".into());
-        };
-        let requests = {
-            let me = Arc::clone(self);
-            let in_flight = Arc::clone(&in_flight);
-            let client_done = Arc::clone(&client_done);
-            std::thread::Builder::new()
-                .name("kwire-requests".into())
-                .spawn(move || {
-                    me.pump_requests(conn, client_read, upstream_write, &in_flight, &client_done)
-                })
-        };
-        let ended_by =
-            self.pump_responses(conn, upstream, client, &in_flight, broker, &client_done);
-        let _ = client.shutdown(Shutdown::Both);
-        let _ = upstream.shutdown(Shutdown::Both);
-        if let Ok(t) = requests {
-            let _ = t.join();
-        }
-        ended_by
-    }
-
-    /// Client → broker: every byte forwarded as it arrives; each request's
-    /// header read on the way for the API and version of its response.
-    fn pump_requests(
-        &self,
-        conn: u64,
-        mut from: TcpStream,
-        mut to: TcpStream,
-        in_flight: &Mutex<InFlight>,
-        done: &AtomicBool,
-    ) {
-        let mut buf = vec![0u8; CHUNK];
-        let mut cut = FrameCutter::default();
-        loop {
-            let n = match from.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            let chunk = &buf[..n];
-            cut.feed(chunk, &mut |head| {
-                // size, api key, api version, correlation id
-                let api = i16::from_be_bytes([head[4], head[5]]);
-                let version = i16::from_be_bytes([head[6], head[7]]);
-                let corr = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
-                if let Ok(mut m) = in_flight.lock() {
-                    m.sent(corr, api, version);
-                }
-            });
-            // Recorded before it is forwarded: its response cannot be recorded before it.
-            if let Some(r) = &self.recorder {
-                r.record(
-                    conn,
-                    Event::Data {
-                        from_client: true,
-                        bytes: Bytes::copy_from_slice(chunk),
-                    },
-                );
-            }
-            if to.write_all(chunk).is_err() {
-                break;
-            }
-        }
-        done.store(true, Ordering::SeqCst);
-        let _ = to.shutdown(Shutdown::Write);
-    }
-
-    /// Broker → client: responses stream through, except those that may
-    /// carry endpoints, which are held whole and rewritten. Returns why the
-    /// broker's side ended when the client had not ended its own first.
-    fn pump_responses(
-        self: &Arc<Self>,
-        conn: u64,
-        from: &TcpStream,
-        to: &TcpStream,
-        in_flight: &Mutex<InFlight>,
-        broker: &str,
-        client_done: &AtomicBool,
-    ) -> Option<String> {
-        let (mut from, mut to) = (from, to);
-        let mut buf = vec![0u8; CHUNK];
-        let mut responses = Responses::default();
-        loop {
-            let n = match from.read(&mut buf) {
-                Ok(0) if client_done.load(Ordering::SeqCst) => return None,
-                Ok(0) => return Some("closed the connection".into()),
-                Err(e) => return Some(format!("reading: {e}")),
-                Ok(n) => n,
-            };
-            let mut answered = |corr| in_flight.lock().ok().and_then(|mut m| m.answered(corr));
-            let out = responses.feed(self, broker, &buf[..n], &mut answered);
-            if !out.is_empty() {
-                // Recorded before it is forwarded: the client's next request cannot be recorded before it.
-                let bytes = Bytes::from(out);
-                if let Some(r) = &self.recorder {
-                    r.record(
-                        conn,
-                        Event::Data {
-                            from_client: false,
-                            bytes: bytes.clone(),
-                        },
-                    );
-                }
-                if to.write_all(&bytes).is_err() {
-                    return None;
-                }
-            }
         }
     }
 
@@ -727,6 +609,7 @@ impl Responses {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read, Write};
 
     /// A proxy on a free local port for the broker at `broker`.
     fn test_config(broker: SocketAddr, max_connections: usize) -> Config {

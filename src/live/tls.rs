@@ -1,8 +1,9 @@
 //! TLS for the proxy, by rustls: towards clients (`--listen-tls CERT,KEY`)
-//! and towards the broker (`--broker-tls [CA]`). A TLS connection is bridged
-//! to a plaintext loopback pair, so the proxy's pumps, rewriting and
-//! recording stay the same whatever the legs speak; the recorded traffic
-//! is the plaintext. Session keys can be written in the NSS key log format
+//! and towards the broker (`--broker-tls [CA]`). On the event loop a leg
+//! drives its rustls session itself (`proxy::leg`); a connection under
+//! `--inject` rules, on threads, is bridged here to a plaintext loopback
+//! pair, so its pumps and rules see plaintext. Either way the recorded
+//! traffic is the plaintext. Session keys can be written in the NSS key log format
 //! (`--tls-keylog-out FILE`), which `kwire capture --tls-keylog` and Wireshark read.
 
 use rustls::pki_types::pem::PemObject;

@@ -1,7 +1,7 @@
-//! The proxy's plain connections (no TLS either way, no `--inject` rules)
-//! on one event-loop thread: a connection costs two sockets and a few small
-//! buffers, not two threads, so thousands of idle clients take a handful of
-//! threads. Each direction holds at most one read's worth of bytes
+//! The proxy's connections (all but those under `--inject` rules) on one
+//! event-loop thread: a connection costs two sockets and a few small
+//! buffers (and its TLS sessions, when a leg speaks TLS: [`Leg`]), not two
+//! threads, so thousands of idle clients take a handful of threads. Each direction holds at most one read's worth of bytes
 //! ([`CHUNK`]) waiting for its destination, plus a response held whole to
 //! rewrite (at most `rewrite_max`): a side that stops reading stops the
 //! reading of the other, as the threads' blocking writes did.
@@ -10,12 +10,13 @@
 //! each client over through a channel and a [`Waker`].
 
 use super::super::recorder::Event;
+use super::leg::Leg;
 use super::{FrameCutter, InFlight, Proxy, Responses, Slot, CHUNK};
 use bytes::Bytes;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
-use std::io::{ErrorKind, Read, Write};
-use std::net::{Shutdown, SocketAddr};
+use std::io::ErrorKind;
+use std::net::SocketAddr;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::time::Instant;
@@ -79,8 +80,8 @@ struct Conn {
     broker: String,
     peer: SocketAddr,
     local: SocketAddr,
-    client: TcpStream,
-    upstream: TcpStream,
+    client: Leg,
+    upstream: Leg,
     connecting: Option<Connecting>,
     requests: Pending,
     responses: Pending,
@@ -190,6 +191,16 @@ impl Loop {
         if a.client.set_nonblocking(true).is_err() {
             return;
         }
+        let client_tls = match &self.proxy.cfg.client_tls {
+            None => None,
+            Some(cfg) => match rustls::ServerConnection::new(Arc::clone(cfg)) {
+                Ok(c) => Some(rustls::Connection::Server(c)),
+                Err(e) => {
+                    crate::stderr_line!("kwire: proxy: TLS towards the client from {peer}: {e}");
+                    return;
+                }
+            },
+        };
         let mut addrs = a.addrs;
         addrs.reverse();
         let Some(first) = addrs.pop() else {
@@ -199,7 +210,7 @@ impl Loop {
         let upstream = match TcpStream::connect(first) {
             Ok(s) => s,
             Err(e) => {
-                self.refuse(&a.broker, peer, format!("{} ({first}): {e}", a.broker));
+                self.refuse(&a.broker, peer, format!("connecting to {first}: {e}"));
                 return;
             }
         };
@@ -212,8 +223,8 @@ impl Loop {
             broker: a.broker,
             peer,
             local,
-            client: TcpStream::from_std(a.client),
-            upstream,
+            client: Leg::plain(TcpStream::from_std(a.client)),
+            upstream: Leg::plain(upstream),
             connecting: Some(Connecting {
                 rest: addrs,
                 current: first,
@@ -230,9 +241,12 @@ impl Loop {
         };
         let both = Interest::READABLE | Interest::WRITABLE;
         let registry = self.poll.registry();
+        if let Some(tls) = client_tls {
+            conn.client.start_tls(tls);
+        }
         let registered = registry
-            .register(&mut conn.client, Token(2 * i), both)
-            .and_then(|_| registry.register(&mut conn.upstream, Token(2 * i + 1), both));
+            .register(&mut conn.client.sock, Token(2 * i), both)
+            .and_then(|_| registry.register(&mut conn.upstream.sock, Token(2 * i + 1), both));
         if let Err(e) = registered {
             crate::stderr_line!("kwire: proxy: could not watch a connection from {peer}: {e}");
             self.free.push(i);
@@ -275,7 +289,7 @@ impl Loop {
             return;
         };
         if conn.connecting.is_some() {
-            match connect_outcome(&conn.upstream) {
+            match connect_outcome(&conn.upstream.sock) {
                 None => return,
                 Some(Err(e)) => {
                     if let Turn::Done(why) = self.next_address(i, e.to_string()) {
@@ -283,7 +297,12 @@ impl Loop {
                     }
                     return;
                 }
-                Some(Ok(())) => self.connected(i),
+                Some(Ok(())) => {
+                    if let Err(why) = self.connected(i) {
+                        self.close(i, Some(why));
+                        return;
+                    }
+                }
             }
         }
         let proxy = Arc::clone(&self.proxy);
@@ -297,14 +316,24 @@ impl Loop {
         }
     }
 
-    /// The broker accepted: the recorder hears of the connection.
-    fn connected(&mut self, i: usize) {
+    /// The broker accepted: TLS starts towards it when asked, and the
+    /// recorder hears of the connection.
+    fn connected(&mut self, i: usize) -> Result<(), String> {
         let Some(Some(conn)) = self.conns.get_mut(i) else {
-            return;
+            return Ok(());
         };
         conn.connecting = None;
         self.connecting -= 1;
-        let _ = conn.upstream.set_nodelay(true);
+        let _ = conn.upstream.sock.set_nodelay(true);
+        if let Some(cfg) = &self.proxy.cfg.broker_tls {
+            let tls = super::super::tls::server_name(&conn.broker).and_then(|name| {
+                rustls::ClientConnection::new(Arc::clone(cfg), name).map_err(|e| e.to_string())
+            });
+            match tls {
+                Ok(c) => conn.upstream.start_tls(rustls::Connection::Client(c)),
+                Err(e) => return Err(format!("TLS: {e}")),
+            }
+        }
         conn.id = self
             .proxy
             .next_conn
@@ -318,6 +347,7 @@ impl Loop {
                 },
             );
         }
+        Ok(())
     }
 
     /// Try the broker's next address after `why` ended the last try.
@@ -328,21 +358,21 @@ impl Loop {
         let Some(k) = conn.connecting.as_mut() else {
             return Turn::Open;
         };
-        let failed = format!("{} ({}): {why}", conn.broker, k.current);
+        let failed = format!("connecting to {}: {why}", k.current);
         let Some(next) = k.rest.pop() else {
             return Turn::Done(Some(failed));
         };
         let mut stream = match TcpStream::connect(next) {
             Ok(s) => s,
-            Err(e) => return Turn::Done(Some(format!("{} ({next}): {e}", conn.broker))),
+            Err(e) => return Turn::Done(Some(format!("connecting to {next}: {e}"))),
         };
         let registry = self.poll.registry();
-        let _ = registry.deregister(&mut conn.upstream);
+        let _ = registry.deregister(&mut conn.upstream.sock);
         let both = Interest::READABLE | Interest::WRITABLE;
         if let Err(e) = registry.register(&mut stream, Token(2 * i + 1), both) {
             return Turn::Done(Some(e.to_string()));
         }
-        conn.upstream = stream;
+        conn.upstream = Leg::plain(stream);
         k.current = next;
         k.deadline = Instant::now() + self.proxy.cfg.connect_timeout;
         Turn::Open
@@ -362,8 +392,8 @@ impl Loop {
                 conn.peer
             );
         }
-        let _ = conn.client.shutdown(Shutdown::Both);
-        let _ = conn.upstream.shutdown(Shutdown::Both);
+        conn.client.shutdown();
+        conn.upstream.shutdown();
         // A connection the broker never accepted was never announced.
         if conn.connecting.is_some() {
             self.connecting -= 1;
@@ -390,7 +420,7 @@ fn connect_outcome(s: &TcpStream) -> Option<std::io::Result<()>> {
 }
 
 /// Write as much of `pending` as `to` takes now; `Err` when it failed.
-fn write_some(to: &mut TcpStream, pending: &mut Bytes) -> std::io::Result<()> {
+fn write_some(to: &mut Leg, pending: &mut Bytes) -> std::io::Result<()> {
     while !pending.is_empty() {
         match to.write(pending) {
             Ok(0) => return Err(ErrorKind::WriteZero.into()),
@@ -405,22 +435,18 @@ fn write_some(to: &mut TcpStream, pending: &mut Bytes) -> std::io::Result<()> {
     Ok(())
 }
 
-/// One read from `from` into `buf`: `Ok(None)` when nothing is there now.
-fn read_some(from: &mut TcpStream, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
-    loop {
-        match from.read(buf) {
-            Ok(n) => return Ok(Some(n)),
-            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 impl Conn {
     /// Move bytes both ways until neither socket takes or gives more now
     /// (events are edge-triggered: what is left unread raises no new one).
     fn pump(&mut self, proxy: &Arc<Proxy>, buf: &mut [u8]) -> Turn {
+        // What waits for a socket first: TLS records, a shut write side.
+        if self.client.flush().is_err() {
+            return Turn::Done(None);
+        }
+        if self.upstream.flush().is_err() {
+            self.requests.bytes.clear();
+            self.requests.ended = true;
+        }
         for _ in 0..ROUNDS_PER_TURN {
             let requests = self.pump_requests(proxy, buf);
             let responses = match self.pump_responses(proxy, buf) {
@@ -440,7 +466,7 @@ impl Conn {
         let mut moved = false;
         self.forward_requests();
         if self.requests.bytes.is_empty() && !self.requests.ended {
-            match read_some(&mut self.client, buf) {
+            match self.client.read(buf) {
                 Ok(None) => {}
                 Ok(Some(0)) | Err(_) => self.requests.ended = true,
                 Ok(Some(n)) => {
@@ -465,7 +491,7 @@ impl Conn {
         }
         if self.requests.ended && self.requests.bytes.is_empty() && !self.upstream_shut {
             self.upstream_shut = true;
-            let _ = self.upstream.shutdown(Shutdown::Write);
+            self.upstream.end_writing();
         }
         moved
     }
@@ -500,7 +526,7 @@ impl Conn {
         if self.responses.ended {
             return Err(Turn::Done(self.ended_by.take()));
         }
-        let n = match read_some(&mut self.upstream, buf) {
+        let n = match self.upstream.read(buf) {
             Ok(None) => return Ok(false),
             Ok(Some(0)) => {
                 self.responses.ended = true;
