@@ -90,6 +90,10 @@ struct Conn {
     framing: Responses,
     /// The broker's write side was shut after the client's requests ended.
     upstream_shut: bool,
+    /// Whether the client's side, then the broker's, may have bytes to
+    /// read: cleared when a read finds none, set by their next event (a
+    /// read that would find nothing costs a system call, on every turn).
+    readable: [bool; 2],
     /// Why the broker's side ended while the client's had not.
     ended_by: Option<String>,
     _slot: Slot,
@@ -155,7 +159,15 @@ impl Loop {
             for event in events.iter() {
                 match event.token() {
                     WAKE => self.take_new(),
-                    Token(t) => self.turn(t / 2),
+                    Token(t) => {
+                        // A side with something to read (or an end, or an error) is read again.
+                        let news =
+                            event.is_readable() || event.is_read_closed() || event.is_error();
+                        if let (true, Some(Some(conn))) = (news, self.conns.get_mut(t / 2)) {
+                            conn.readable[t % 2] = true;
+                        }
+                        self.turn(t / 2)
+                    }
                 }
             }
             for i in std::mem::take(&mut self.again) {
@@ -236,6 +248,7 @@ impl Loop {
             in_flight: InFlight::default(),
             framing: Responses::default(),
             upstream_shut: false,
+            readable: [true; 2],
             ended_by: None,
             _slot: a.slot,
         };
@@ -324,6 +337,7 @@ impl Loop {
         };
         conn.connecting = None;
         self.connecting -= 1;
+        conn.readable[1] = true;
         let _ = conn.upstream.sock.set_nodelay(true);
         if let Some(cfg) = &self.proxy.cfg.broker_tls {
             let tls = super::super::tls::server_name(&conn.broker).and_then(|name| {
@@ -465,9 +479,9 @@ impl Conn {
     fn pump_requests(&mut self, proxy: &Proxy, buf: &mut [u8]) -> bool {
         let mut moved = false;
         self.forward_requests();
-        if self.requests.bytes.is_empty() && !self.requests.ended {
+        if self.requests.bytes.is_empty() && !self.requests.ended && self.readable[0] {
             match self.client.read(buf) {
-                Ok(None) => {}
+                Ok(None) => self.readable[0] = false,
                 Ok(Some(0)) | Err(_) => self.requests.ended = true,
                 Ok(Some(n)) => {
                     let chunk = &buf[..n];
@@ -526,8 +540,14 @@ impl Conn {
         if self.responses.ended {
             return Err(Turn::Done(self.ended_by.take()));
         }
+        if !self.readable[1] {
+            return Ok(false);
+        }
         let n = match self.upstream.read(buf) {
-            Ok(None) => return Ok(false),
+            Ok(None) => {
+                self.readable[1] = false;
+                return Ok(false);
+            }
             Ok(Some(0)) => {
                 self.responses.ended = true;
                 if !self.requests.ended {
