@@ -434,7 +434,7 @@ const MAX_RECENT_KEPT: usize = 256;
 
 /// Segments that repeated stream bytes already decoded when no copy of them
 /// was kept to compare with (the first such on each direction, or past
-/// [`MAX_RECENT_KEPT`]): the first copy was decoded whatever these held.
+/// 256 directions keeping theirs): the first copy was decoded whatever these held.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Uncompared {
     pub segments: u64,

@@ -74,7 +74,7 @@ pub struct ProxyArgs {
     /// Append the session keys of the proxy's own TLS connections to this file (NSS key log format).
     #[arg(long, value_name = "FILE")]
     pub tls_keylog_out: Option<String>,
-    /// Client connections served at once; more are closed as they are accepted (they share one thread; under --inject each takes two, four with TLS).
+    /// Client connections served at once; more are closed as they are accepted (all share one event-loop thread).
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
     /// Seconds to wait for a broker to accept a connection.
@@ -158,7 +158,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         }
     };
     let (rec, recording) = recorder::spawn(sinks);
-    // Listener and connection threads live until the process ends.
+    // The listener threads and the event loop live until the process ends.
     let cat: &'static Catalogue = Box::leak(Box::new(cat.clone()));
     let keylog = match &args.tls_keylog_out {
         Some(path) => match kwire::live::tls::KeyLogFile::create(path) {

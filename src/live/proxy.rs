@@ -5,7 +5,8 @@
 //! stream through as they arrive; only responses that can carry endpoints
 //! (and are at most `rewrite_max` bytes) are held whole to be rewritten.
 //! Copies of what the client sent and received go to the recorder, off the
-//! forwarding path.
+//! forwarding path. Every connection is served by one event loop
+//! ([`event_loop`]); `--inject` rules ([`faulty`]) hold frames whole both ways.
 
 mod event_loop;
 mod faulty;
@@ -13,8 +14,7 @@ mod leg;
 
 use super::endpoints::{carries_endpoints, rewrite, Rewritten};
 use super::faults::Faults;
-use super::recorder::{Event, Recorder};
-use super::wire::connect;
+use super::recorder::Recorder;
 use crate::schema::Catalogue;
 use std::collections::{HashMap, VecDeque};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -42,8 +42,7 @@ pub struct Config {
     /// Largest response held whole to rewrite its endpoints; larger ones stream as they came.
     pub rewrite_max: usize,
     /// Client connections served at once, all listeners together; one more
-    /// is closed as soon as it is accepted. Connections share one event-loop
-    /// thread; under `--inject` each takes two threads (four with TLS).
+    /// is closed as soon as it is accepted. All share one event-loop thread.
     pub max_connections: usize,
     pub release: Option<String>,
     /// TLS towards clients (the proxy's certificate and key).
@@ -77,7 +76,7 @@ pub struct Proxy {
     refused: AtomicUsize,
     /// Warnings go to standard error once per kind of trouble and API.
     warned: Mutex<std::collections::HashSet<String>>,
-    /// The event loop that serves the connections (none under `--inject`).
+    /// The event loop that serves the connections (set once started).
     event_loop: OnceLock<event_loop::Handle>,
 }
 
@@ -100,11 +99,9 @@ impl Proxy {
             event_loop: OnceLock::new(),
         });
         raise_open_files_limit();
-        if cfg.faults.is_none() {
-            let handle = event_loop::Handle::start(Arc::clone(&proxy))
-                .map_err(|e| format!("the connections' event loop: {e}"))?;
-            let _ = proxy.event_loop.set(handle);
-        }
+        let handle = event_loop::Handle::start(Arc::clone(&proxy))
+            .map_err(|e| format!("the connections' event loop: {e}"))?;
+        let _ = proxy.event_loop.set(handle);
         let bootstrap =
             TcpListener::bind(cfg.listen).map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
         proxy.route(cfg.broker.clone(), bootstrap)?;
@@ -187,28 +184,8 @@ impl Proxy {
                     let Some(slot) = self.admit(&c) else {
                         continue;
                     };
-                    // The event loop serves every connection but those under rules.
-                    let faults = match (self.event_loop.get(), &self.cfg.faults) {
-                        (Some(event_loop), _) => {
-                            self.to_event_loop(event_loop, c, &broker, slot);
-                            continue;
-                        }
-                        (None, Some(faults)) => Arc::clone(faults),
-                        (None, None) => continue,
-                    };
-                    let me = Arc::clone(&self);
-                    let to = broker.clone();
-                    let spawned =
-                        std::thread::Builder::new()
-                            .name("kwire-conn".into())
-                            .spawn(move || {
-                                let _slot = slot;
-                                me.connection_under_rules(c, &to, &faults)
-                            });
-                    if let Err(e) = spawned {
-                        crate::stderr_line!(
-                            "kwire: proxy: no thread for a connection for {broker}: {e}"
-                        );
+                    if let Some(event_loop) = self.event_loop.get() {
+                        self.to_event_loop(event_loop, c, &broker, slot);
                     }
                 }
                 Err(e) => {
@@ -275,74 +252,6 @@ impl Proxy {
     /// Client connections being served now.
     pub fn open_connections(&self) -> usize {
         self.open.load(Ordering::Acquire)
-    }
-
-    /// A connection under `--inject` rules, on threads of its own
-    /// ([`faulty`]): its TLS legs bridged to plaintext, so the rules see plaintext.
-    fn connection_under_rules(
-        self: Arc<Self>,
-        client: TcpStream,
-        broker: &str,
-        faults: &Arc<Faults>,
-    ) {
-        let _ = client.set_nodelay(true);
-        let peer = client.peer_addr().ok();
-        let local = client.local_addr().ok();
-        // TLS legs are bridged to plaintext: everything below sees the plaintext.
-        let client = match &self.cfg.client_tls {
-            Some(tls) => match super::tls::server_side(tls, client) {
-                Ok(plain) => plain,
-                Err(e) => {
-                    crate::stderr_line!("kwire: proxy: TLS towards the client: {e}");
-                    return;
-                }
-            },
-            None => client,
-        };
-        let upstream = match connect(broker, self.cfg.connect_timeout).and_then(|tcp| {
-            match &self.cfg.broker_tls {
-                Some(tls) => {
-                    super::tls::client_side(tls, broker, tcp).map_err(|e| format!("TLS: {e}"))
-                }
-                None => Ok(tcp),
-            }
-        }) {
-            Ok(u) => u,
-            Err(e) => {
-                crate::stderr_line!(
-                    "kwire: proxy: broker {broker}: {e}; closing the client's connection{}",
-                    peer.map(|p| format!(" from {p}")).unwrap_or_default()
-                );
-                let _ = client.shutdown(Shutdown::Both);
-                return;
-            }
-        };
-        let conn = self.next_conn.fetch_add(1, Ordering::Relaxed);
-        let (Some(peer), Some(local)) = (peer, local) else {
-            return;
-        };
-        if let Some(r) = &self.recorder {
-            r.record(
-                conn,
-                Event::Open {
-                    client: peer,
-                    server: local,
-                },
-            );
-        }
-        let ended_by = self.faulty_connection(conn, faults, (&client, &upstream), peer, broker);
-        if let Some(why) = &ended_by {
-            crate::stderr_line!(
-                "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
-            );
-        }
-        let _ = client.shutdown(Shutdown::Both);
-        let _ = upstream.shutdown(Shutdown::Both);
-        if let Some(r) = &self.recorder {
-            // The broker ended it when its side closed or failed first.
-            let by_client = ended_by.is_none();
-            r.record(conn, Event::Close { by_client });
-        }
     }
 
     /// A whole response rewritten when it can carry endpoints and is within `rewrite_max`.
@@ -779,11 +688,11 @@ mod tests {
         );
     }
 
-    /// A broker that sends without end to a client that reads nothing: the
-    /// proxy stops reading from the broker once its buffer and the sockets'
-    /// are full, instead of holding everything the broker sends.
-    #[test]
-    fn a_client_that_stops_reading_stops_the_broker_s_sending() {
+    /// Bytes a broker that sends 64 KiB responses without end got through
+    /// to a client that reads nothing, once its writes stopped: the proxy
+    /// stops reading from the broker once its buffer and the sockets' are
+    /// full, instead of holding everything the broker sends.
+    fn taken_from_an_endless_broker(faults: Option<Arc<Faults>>) -> usize {
         let cat = Catalogue::builtin();
         let broker = TcpListener::bind("127.0.0.1:0").unwrap();
         let broker_addr = broker.local_addr().unwrap();
@@ -791,15 +700,17 @@ mod tests {
         let counted = Arc::clone(&sent);
         std::thread::spawn(move || {
             let (mut s, _) = broker.accept().unwrap();
-            // One response declaring 1 GiB, sent in 64 KiB writes.
-            let mut chunk = vec![0u8; 64 << 10];
-            chunk[..4].copy_from_slice(&(1i32 << 30).to_be_bytes());
-            while s.write_all(&chunk).is_ok() {
-                counted.fetch_add(chunk.len(), Ordering::Relaxed);
-                chunk[..8].fill(0);
+            let mut frame = vec![0u8; 64 << 10];
+            frame[..4].copy_from_slice(&((64 << 10) - 4i32).to_be_bytes());
+            while s.write_all(&frame).is_ok() {
+                counted.fetch_add(frame.len(), Ordering::Relaxed);
             }
         });
-        let proxy = Proxy::start(cat, test_config(broker_addr, 8), None).unwrap();
+        let cfg = Config {
+            faults,
+            ..test_config(broker_addr, 8)
+        };
+        let proxy = Proxy::start(cat, cfg, None).unwrap();
         let client = TcpStream::connect(proxy.routes()[0].0).unwrap();
         // Until the broker's writes stop going through.
         let mut last = usize::MAX;
@@ -813,9 +724,25 @@ mod tests {
         }
         let sent = sent.load(Ordering::Relaxed);
         assert_eq!(sent, last, "the broker's writes never stopped");
-        // What the sockets' buffers hold on both legs, and one read's worth in the proxy.
-        assert!(sent < 64 << 20, "{sent} bytes taken from the broker");
         drop(client);
+        sent
+    }
+
+    #[test]
+    fn a_client_that_stops_reading_stops_the_broker_s_sending() {
+        // What the sockets' buffers hold on both legs, and one read's worth in the proxy.
+        let sent = taken_from_an_endless_broker(None);
+        assert!(sent < 64 << 20, "{sent} bytes taken from the broker");
+    }
+
+    /// Under rules too: the next response is read only once the client took the last.
+    #[test]
+    fn a_client_that_stops_reading_under_rules_stops_the_broker_s_sending() {
+        let cat = Catalogue::builtin();
+        let rule = super::super::faults::parse_rule(cat, "Produce:drop", 1, 0).unwrap();
+        let faults = Arc::new(Faults { rules: vec![rule] });
+        let sent = taken_from_an_endless_broker(Some(faults));
+        assert!(sent < 64 << 20, "{sent} bytes taken from the broker");
     }
 
     /// A broker that refuses the connection: the client's is closed at once.

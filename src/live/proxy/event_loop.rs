@@ -1,20 +1,24 @@
-//! The proxy's connections (all but those under `--inject` rules) on one
-//! event-loop thread: a connection costs two sockets and a few small
-//! buffers (and its TLS sessions, when a leg speaks TLS: [`Leg`]), not two
-//! threads, so thousands of idle clients take a handful of threads. Each direction holds at most one read's worth of bytes
+//! The proxy's connections on one event-loop thread: a connection costs
+//! two sockets and a few small buffers (and its TLS sessions, when a leg
+//! speaks TLS: [`Leg`]; its rules' whole frames under `--inject`:
+//! [`Rules`]), not threads, so thousands of idle clients take a handful of
+//! threads. Each direction holds at most one read's worth of bytes
 //! ([`CHUNK`]) waiting for its destination, plus a response held whole to
 //! rewrite (at most `rewrite_max`): a side that stops reading stops the
-//! reading of the other, as the threads' blocking writes did.
+//! reading of the other, as blocking writes would.
 //!
 //! Listeners still accept on threads of their own (one per broker) and hand
 //! each client over through a channel and a [`Waker`].
 
 use super::super::recorder::Event;
+use super::faulty::{Rules, Step};
 use super::leg::Leg;
 use super::{FrameCutter, InFlight, Proxy, Responses, Slot, CHUNK};
 use bytes::Bytes;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -96,6 +100,8 @@ struct Conn {
     readable: [bool; 2],
     /// Why the broker's side ended while the client's had not.
     ended_by: Option<String>,
+    /// `--inject` rules, which take whole frames both ways.
+    rules: Option<Box<Rules>>,
     _slot: Slot,
 }
 
@@ -107,9 +113,10 @@ struct Loop {
     free: Vec<usize>,
     /// Connections whose turn ended with more to move.
     again: Vec<usize>,
-    /// Connections whose broker has not accepted yet (their deadlines are
-    /// looked at only while there are any).
-    connecting: usize,
+    /// When a connection is to be looked at again whatever happens: its
+    /// connect's deadline, or the end of a request's delay. (An entry for a
+    /// connection that has moved on since costs one look.)
+    timers: BinaryHeap<Reverse<(Instant, usize)>>,
     buf: Vec<u8>,
 }
 
@@ -135,7 +142,7 @@ impl Loop {
             conns: Vec::new(),
             free: Vec::new(),
             again: Vec::new(),
-            connecting: 0,
+            timers: BinaryHeap::new(),
             buf: vec![0; CHUNK],
         }
     }
@@ -144,9 +151,8 @@ impl Loop {
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = match self.again.is_empty() {
-                true => self
-                    .next_deadline()
-                    .map(|d| d.saturating_duration_since(Instant::now())),
+                true => (self.timers.peek())
+                    .map(|Reverse((at, _))| at.saturating_duration_since(Instant::now())),
                 false => Some(std::time::Duration::ZERO),
             };
             if let Err(e) = self.poll.poll(&mut events, timeout) {
@@ -173,20 +179,34 @@ impl Loop {
             for i in std::mem::take(&mut self.again) {
                 self.turn(i);
             }
-            self.time_out_connects();
+            self.timers_due();
         }
     }
 
-    /// The earliest connect deadline, if any connection is being made.
-    fn next_deadline(&self) -> Option<Instant> {
-        if self.connecting == 0 {
-            return None;
+    /// Connections whose time has come: a connect that did not finish in
+    /// time tries the next address or closes; a held request goes on.
+    fn timers_due(&mut self) {
+        let now = Instant::now();
+        while let Some(&Reverse((at, i))) = self.timers.peek() {
+            if at > now {
+                return;
+            }
+            self.timers.pop();
+            let late = self
+                .conns
+                .get(i)
+                .and_then(Option::as_ref)
+                .and_then(|c| c.connecting.as_ref());
+            match late {
+                Some(k) if k.deadline <= now => {
+                    if let Turn::Done(why) = self.next_address(i, "connection timed out".into()) {
+                        self.close(i, why);
+                    }
+                }
+                Some(_) => {}
+                None => self.turn(i),
+            }
         }
-        self.conns
-            .iter()
-            .flatten()
-            .filter_map(|c| c.connecting.as_ref().map(|k| k.deadline))
-            .min()
     }
 
     fn take_new(&mut self) {
@@ -230,6 +250,7 @@ impl Loop {
             self.conns.push(None);
             self.conns.len() - 1
         });
+        let deadline = Instant::now() + self.proxy.cfg.connect_timeout;
         let mut conn = Conn {
             id: 0,
             broker: a.broker,
@@ -240,7 +261,7 @@ impl Loop {
             connecting: Some(Connecting {
                 rest: addrs,
                 current: first,
-                deadline: Instant::now() + self.proxy.cfg.connect_timeout,
+                deadline,
             }),
             requests: Pending::default(),
             responses: Pending::default(),
@@ -250,6 +271,7 @@ impl Loop {
             upstream_shut: false,
             readable: [true; 2],
             ended_by: None,
+            rules: (self.proxy.cfg.faults.as_ref()).map(|f| Box::new(Rules::new(Arc::clone(f)))),
             _slot: a.slot,
         };
         let both = Interest::READABLE | Interest::WRITABLE;
@@ -266,7 +288,7 @@ impl Loop {
             return;
         }
         self.conns[i] = Some(conn);
-        self.connecting += 1;
+        self.timers.push(Reverse((deadline, i)));
     }
 
     /// The broker could not be reached: the client's connection is closed, with a note.
@@ -274,26 +296,6 @@ impl Loop {
         crate::stderr_line!(
             "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
         );
-    }
-
-    /// Connections whose broker did not accept in time try their next address, or close.
-    fn time_out_connects(&mut self) {
-        if self.connecting == 0 {
-            return;
-        }
-        let now = Instant::now();
-        for i in 0..self.conns.len() {
-            let late = self.conns[i]
-                .as_ref()
-                .and_then(|c| c.connecting.as_ref())
-                .is_some_and(|k| k.deadline <= now);
-            if late {
-                let why = "connection timed out".to_string();
-                if let Turn::Done(why) = self.next_address(i, why) {
-                    self.close(i, why);
-                }
-            }
-        }
     }
 
     /// Whatever woke connection `i`: finish its connect, then move bytes both ways.
@@ -322,7 +324,11 @@ impl Loop {
         let Some(Some(conn)) = self.conns.get_mut(i) else {
             return;
         };
-        match conn.pump(&proxy, &mut self.buf) {
+        let turn = conn.pump(&proxy, &mut self.buf);
+        if let Some((_, until)) = conn.rules.as_ref().and_then(|r| r.held.as_ref()) {
+            self.timers.push(Reverse((*until, i)));
+        }
+        match turn {
             Turn::Open => {}
             Turn::Again => self.again.push(i),
             Turn::Done(why) => self.close(i, why),
@@ -336,7 +342,6 @@ impl Loop {
             return Ok(());
         };
         conn.connecting = None;
-        self.connecting -= 1;
         conn.readable[1] = true;
         let _ = conn.upstream.sock.set_nodelay(true);
         if let Some(cfg) = &self.proxy.cfg.broker_tls {
@@ -389,6 +394,7 @@ impl Loop {
         conn.upstream = Leg::plain(stream);
         k.current = next;
         k.deadline = Instant::now() + self.proxy.cfg.connect_timeout;
+        self.timers.push(Reverse((k.deadline, i)));
         Turn::Open
     }
 
@@ -409,9 +415,7 @@ impl Loop {
         conn.client.shutdown();
         conn.upstream.shutdown();
         // A connection the broker never accepted was never announced.
-        if conn.connecting.is_some() {
-            self.connecting -= 1;
-        } else {
+        if conn.connecting.is_none() {
             if let Some(r) = &self.proxy.recorder {
                 let by_client = ended_by.is_none();
                 r.record(conn.id, Event::Close { by_client });
@@ -462,8 +466,19 @@ impl Conn {
             self.requests.ended = true;
         }
         for _ in 0..ROUNDS_PER_TURN {
-            let requests = self.pump_requests(proxy, buf);
-            let responses = match self.pump_responses(proxy, buf) {
+            let ruled = self.rules.is_some();
+            let requests = match ruled {
+                false => self.pump_requests(proxy, buf),
+                true => self.pump_ruled_requests(proxy, buf),
+            };
+            let responses = requests.and_then(|requests| {
+                let responses = match ruled {
+                    false => self.pump_responses(proxy, buf),
+                    true => self.pump_ruled_responses(proxy, buf),
+                };
+                Ok((requests, responses?))
+            });
+            let (requests, responses) = match responses {
                 Ok(moved) => moved,
                 Err(done) => return done,
             };
@@ -476,7 +491,7 @@ impl Conn {
 
     /// Client → broker: each request's header read on the way for the API
     /// and version of its response. Whether anything moved.
-    fn pump_requests(&mut self, proxy: &Proxy, buf: &mut [u8]) -> bool {
+    fn pump_requests(&mut self, proxy: &Proxy, buf: &mut [u8]) -> Result<bool, Turn> {
         let mut moved = false;
         self.forward_requests();
         if self.requests.bytes.is_empty() && !self.requests.ended && self.readable[0] {
@@ -503,11 +518,137 @@ impl Conn {
                 }
             }
         }
-        if self.requests.ended && self.requests.bytes.is_empty() && !self.upstream_shut {
+        self.end_requests_when_done();
+        Ok(moved)
+    }
+
+    /// Once the client's requests have ended and all went on, the broker hears the end.
+    fn end_requests_when_done(&mut self) {
+        let held = self.rules.as_ref().is_some_and(|r| r.held.is_some());
+        if self.requests.ended && self.requests.bytes.is_empty() && !held && !self.upstream_shut {
             self.upstream_shut = true;
             self.upstream.end_writing();
         }
-        moved
+    }
+
+    /// Client → broker under rules: a whole request at a time, each decided
+    /// by the rules; the next waits until the broker took this one and the
+    /// client took what it was sent (so a client that stops reading stops
+    /// its requests, as a broker's full socket would).
+    fn pump_ruled_requests(&mut self, proxy: &Arc<Proxy>, buf: &mut [u8]) -> Result<bool, Turn> {
+        let mut moved = false;
+        self.forward_requests();
+        while let Some(rules) = self.rules.as_deref_mut() {
+            if !self.requests.bytes.is_empty() || !rules.to_client.is_empty() {
+                break;
+            }
+            if let Some((_, until)) = &rules.held {
+                if Instant::now() < *until {
+                    break;
+                }
+                if let Some((frame, _)) = rules.held.take() {
+                    self.requests.bytes = Bytes::from(frame);
+                    self.forward_requests();
+                    moved = true;
+                }
+                continue;
+            }
+            match rules.next_request(proxy, self.id, self.peer) {
+                Ok(Some(Step::Forward(frame))) => {
+                    self.requests.bytes = Bytes::from(frame);
+                    self.forward_requests();
+                }
+                Ok(Some(Step::Hold(frame, until))) => rules.held = Some((frame, until)),
+                Ok(Some(Step::Answered)) => {}
+                Ok(Some(Step::Close)) => return Err(Turn::Done(None)),
+                Err(e) => {
+                    let said = format!("a client's request: {e}; closing");
+                    proxy.warn(&format!("inject read {e}"), &said);
+                    self.requests.ended = true;
+                    break;
+                }
+                Ok(None) => {
+                    if self.requests.ended || !self.readable[0] {
+                        break;
+                    }
+                    match self.client.read(buf) {
+                        Ok(None) => self.readable[0] = false,
+                        Ok(Some(0)) | Err(_) => self.requests.ended = true,
+                        Ok(Some(n)) => rules.take_requests(&buf[..n]),
+                    }
+                    if self.requests.ended || !self.readable[0] {
+                        break;
+                    }
+                }
+            }
+            moved = true;
+        }
+        self.end_requests_when_done();
+        Ok(moved)
+    }
+
+    /// Broker → client under rules: whole responses, delivered, dropped or
+    /// sent twice as the rules owe, with the answers made up in their turn.
+    fn pump_ruled_responses(&mut self, proxy: &Arc<Proxy>, buf: &mut [u8]) -> Result<bool, Turn> {
+        let mut moved = false;
+        loop {
+            if write_some(&mut self.client, &mut self.responses.bytes).is_err() {
+                return Err(Turn::Done(None));
+            }
+            if !self.responses.bytes.is_empty() {
+                return Ok(moved);
+            }
+            match self
+                .rules
+                .as_deref_mut()
+                .and_then(|r| r.to_client.pop_front())
+            {
+                Some(next) => {
+                    self.responses.bytes = next;
+                    moved = true;
+                }
+                None => break,
+            }
+        }
+        if self.responses.ended {
+            return Err(Turn::Done(self.ended_by.take()));
+        }
+        if !self.readable[1] {
+            return Ok(moved);
+        }
+        let n = match self.read_responses(buf) {
+            Some(n) => n,
+            None => return Ok(true),
+        };
+        let Some(rules) = self.rules.as_deref_mut() else {
+            return Ok(true);
+        };
+        if let Err(e) = rules.take_responses(proxy, self.id, &self.broker, &buf[..n]) {
+            self.responses.ended = true;
+            if !self.requests.ended {
+                self.ended_by = Some(e);
+            }
+        }
+        Ok(true)
+    }
+
+    /// One read of the broker's side: the bytes read, or `None` when there
+    /// were none now (marked) or the side ended (marked, with why).
+    fn read_responses(&mut self, buf: &mut [u8]) -> Option<usize> {
+        let why = match self.upstream.read(buf) {
+            Ok(None) => {
+                self.readable[1] = false;
+                return None;
+            }
+            Ok(Some(0)) => "closed the connection".to_string(),
+            Err(e) => format!("reading: {e}"),
+            Ok(Some(n)) => return Some(n),
+        };
+        self.responses.ended = true;
+        if !self.requests.ended {
+            self.ended_by = Some(why);
+        }
+        None
     }
 
     /// The recorder's copy of bytes that pass.
@@ -543,26 +684,8 @@ impl Conn {
         if !self.readable[1] {
             return Ok(false);
         }
-        let n = match self.upstream.read(buf) {
-            Ok(None) => {
-                self.readable[1] = false;
-                return Ok(false);
-            }
-            Ok(Some(0)) => {
-                self.responses.ended = true;
-                if !self.requests.ended {
-                    self.ended_by = Some("closed the connection".into());
-                }
-                return Ok(true);
-            }
-            Err(e) => {
-                self.responses.ended = true;
-                if !self.requests.ended {
-                    self.ended_by = Some(format!("reading: {e}"));
-                }
-                return Ok(true);
-            }
-            Ok(Some(n)) => n,
+        let Some(n) = self.read_responses(buf) else {
+            return Ok(self.responses.ended);
         };
         let in_flight = &mut self.in_flight;
         let out = self

@@ -1,9 +1,9 @@
-//! A proxied connection under `--inject` rules. Frames are held whole in
-//! both directions (a rule needs the whole request, and a response may have
-//! to be dropped or sent twice), and what the client receives goes through
-//! one queue in request order: a client matches responses to requests by
-//! order, so an answer made up for a request must wait behind the broker's
-//! answers to the requests before it.
+//! A connection under `--inject` rules, on the event loop. Frames are held
+//! whole in both directions (a rule needs the whole request, and a response
+//! may have to be dropped or sent twice), and what the client receives goes
+//! through one queue in request order: a client matches responses to
+//! requests by order, so an answer made up for a request must wait behind
+//! the broker's answers to the requests before it.
 
 use super::super::faults::{error_answer, topics_named, Action, Asked, Faults, Rule};
 use super::super::recorder::Event;
@@ -11,10 +11,9 @@ use super::Proxy;
 use crate::decode::{decode_frame, DecodeOptions, Direction};
 use bytes::Bytes;
 use std::collections::VecDeque;
-use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
 
 /// The largest frame held whole under `--inject`, either way: a larger one
 /// ends the connection, with a note.
@@ -32,33 +31,33 @@ enum Fate {
     Made(Vec<u8>, String),
 }
 
-/// Answers the client is owed, in request order, and the client's stream.
-struct ToClient {
-    stream: TcpStream,
-    owed: VecDeque<(Option<(i16, i16)>, Fate)>,
+/// What the rules made of the client's next whole request.
+pub(super) enum Step {
+    /// Forward it to the broker now.
+    Forward(Vec<u8>),
+    /// Forward it to the broker at this time (a `delay` rule); the requests
+    /// after it wait behind it, as they would behind a slow broker.
+    Hold(Vec<u8>, Instant),
+    /// Answered by the proxy, or not at all: nothing goes to the broker.
+    Answered,
+    /// A `close` rule: the connection ends here.
+    Close,
 }
 
-impl ToClient {
-    /// Deliver the answers made up that are now first in line.
-    fn flush_made(&mut self, proxy: &Proxy, conn: u64) -> bool {
-        while let Some((_, Fate::Made(..))) = self.owed.front() {
-            let Some((_, Fate::Made(bytes, comment))) = self.owed.pop_front() else {
-                break;
-            };
-            if !self.send(proxy, conn, bytes, Some(comment)) {
-                return false;
-            }
-        }
-        true
-    }
-
-    fn send(&mut self, proxy: &Proxy, conn: u64, bytes: Vec<u8>, comment: Option<String>) -> bool {
-        let bytes = Bytes::from(bytes);
-        if let Some(r) = &proxy.recorder {
-            r.record(conn, recorded(false, bytes.clone(), comment));
-        }
-        self.stream.write_all(&bytes).is_ok()
-    }
+/// A connection's rules and what they hold.
+pub(super) struct Rules {
+    faults: Arc<Faults>,
+    /// The bytes of the client's next whole request so far, and of the broker's next response.
+    request: Vec<u8>,
+    response: Vec<u8>,
+    /// After a SaslHandshake v0 request, the client's next frame is a bare SASL token.
+    token_next: bool,
+    /// What each request forwarded or answered is owed, in request order.
+    owed: VecDeque<(Option<(i16, i16)>, Fate)>,
+    /// For the client, in order: frames recorded and not yet written.
+    pub to_client: VecDeque<Bytes>,
+    /// A request a `delay` rule holds, and when it goes on.
+    pub held: Option<(Vec<u8>, Instant)>,
 }
 
 /// What the recorder is told of bytes that passed, with what a rule did to them.
@@ -73,29 +72,22 @@ fn recorded(from_client: bool, bytes: Bytes, comment: Option<String>) -> Event {
     }
 }
 
-/// One whole frame, `None` at a clean end of stream before it.
-fn read_whole(r: &mut impl Read, max: usize) -> Result<Option<Vec<u8>>, String> {
-    let mut size = [0u8; 4];
-    let mut got = 0;
-    while got < 4 {
-        match r.read(&mut size[got..]) {
-            Ok(0) if got == 0 => return Ok(None),
-            Ok(0) => return Err("the stream ended inside a frame's size".into()),
-            Ok(n) => got += n,
-            Err(e) => return Err(format!("reading: {e}")),
-        }
+/// The next whole frame at the start of `buf`, taken out of it; `None` until all of it is there.
+fn whole_frame(buf: &mut Vec<u8>) -> Result<Option<Vec<u8>>, String> {
+    if buf.len() < 4 {
+        return Ok(None);
     }
-    let total = super::frame_total(&size);
-    if total > max {
+    let total = super::frame_total(buf);
+    if total > MAX_HELD {
         return Err(format!(
-            "a frame of {total} bytes, over the {max} bytes held whole under --inject"
+            "a frame of {total} bytes, over the {MAX_HELD} bytes held whole under --inject"
         ));
     }
-    let mut frame = vec![0u8; total];
-    frame[..4].copy_from_slice(&size);
-    r.read_exact(&mut frame[4..])
-        .map_err(|e| format!("the stream ended inside a frame: {e}"))?;
-    Ok(Some(frame))
+    if buf.len() < total {
+        return Ok(None);
+    }
+    let rest = buf.split_off(total);
+    Ok(Some(std::mem::replace(buf, rest)))
 }
 
 /// A request's api key, version and correlation id (a frame shorter than a header has none).
@@ -109,270 +101,278 @@ fn head(frame: &[u8]) -> Option<(i16, i16, i32)> {
     })
 }
 
-impl Proxy {
-    /// Serve one connection with the rules applied; returns why the broker's
-    /// side ended when the client had not ended first (as `pump_responses`).
-    pub(super) fn faulty_connection(
-        self: &Arc<Self>,
-        conn: u64,
-        faults: &Arc<Faults>,
-        (client, upstream): (&TcpStream, &TcpStream),
-        peer: SocketAddr,
-        broker: &str,
-    ) -> Option<String> {
-        let (Ok(to_client), Ok(client_read), Ok(upstream_read)) =
-            (client.try_clone(), client.try_clone(), upstream.try_clone())
-        else {
-            return Some("could not share the sockets between threads".into());
-        };
-        let out = Arc::new(Mutex::new(ToClient {
-            stream: to_client,
+impl Rules {
+    pub fn new(faults: Arc<Faults>) -> Rules {
+        Rules {
+            faults,
+            request: Vec::new(),
+            response: Vec::new(),
+            token_next: false,
             owed: VecDeque::new(),
-        }));
-        // Set when the client's side ended, or a rule closed the connection:
-        // the broker's side closing after that is not news.
-        let client_done = Arc::new(AtomicBool::new(false));
-        let requests = {
-            let me = Arc::clone(self);
-            let out = Arc::clone(&out);
-            let faults = Arc::clone(faults);
-            let client_done = Arc::clone(&client_done);
-            let (Ok(upstream_write), Ok(client_close)) = (upstream.try_clone(), client.try_clone())
-            else {
-                return Some("could not share the sockets between threads".into());
-            };
-            std::thread::Builder::new()
-                .name("kwire-requests".into())
-                .spawn(move || {
-                    let closed =
-                        me.faulty_requests(conn, &faults, client_read, &upstream_write, &out, peer);
-                    client_done.store(true, Ordering::SeqCst);
-                    let _ = upstream_write.shutdown(Shutdown::Write);
-                    if closed {
-                        let _ = upstream_write.shutdown(Shutdown::Both);
-                        let _ = client_close.shutdown(Shutdown::Both);
-                    }
-                })
-        };
-        let ended = self.faulty_responses(conn, upstream_read, &out, broker);
-        let _ = client.shutdown(Shutdown::Both);
-        let _ = upstream.shutdown(Shutdown::Both);
-        if let Ok(t) = requests {
-            let _ = t.join();
+            to_client: VecDeque::new(),
+            held: None,
         }
-        ended.filter(|_| !client_done.load(Ordering::SeqCst))
     }
 
-    /// Client → broker, a whole request at a time, each looked at by the
-    /// rules. Returns true when a rule closed the connection.
-    fn faulty_requests(
-        &self,
+    /// Bytes the client sent.
+    pub fn take_requests(&mut self, data: &[u8]) {
+        self.request.extend_from_slice(data);
+    }
+
+    /// The client's next whole request decided by the rules (and recorded),
+    /// `None` until one is all there; `Err` when it is too large to hold.
+    pub fn next_request(
+        &mut self,
+        proxy: &Proxy,
         conn: u64,
-        faults: &Faults,
-        mut from: TcpStream,
-        mut to: &TcpStream,
-        out: &Mutex<ToClient>,
         peer: SocketAddr,
-    ) -> bool {
-        // After a SaslHandshake v0 request, the client's next frame is a bare SASL token.
-        let mut token_next = false;
-        loop {
-            let frame = match read_whole(&mut from, MAX_HELD) {
-                Ok(Some(f)) => f,
-                Ok(None) => return false,
-                Err(e) => {
-                    self.warn(
-                        &format!("inject read {e}"),
-                        &format!("a client's request: {e}; closing"),
-                    );
-                    return false;
-                }
-            };
-            let record = |comment: Option<String>| {
-                if let Some(r) = &self.recorder {
-                    r.record(
-                        conn,
-                        recorded(true, Bytes::copy_from_slice(&frame), comment),
-                    );
-                }
-            };
-            let request = if std::mem::take(&mut token_next) {
-                None
-            } else {
-                head(&frame)
-            };
-            let Some((api, version, corr)) = request else {
+    ) -> Result<Option<Step>, String> {
+        let Some(frame) = whole_frame(&mut self.request)? else {
+            return Ok(None);
+        };
+        Ok(Some(self.decide(proxy, conn, peer, frame)))
+    }
+
+    fn decide(&mut self, proxy: &Proxy, conn: u64, peer: SocketAddr, frame: Vec<u8>) -> Step {
+        let record = |comment: Option<String>| {
+            if let Some(r) = &proxy.recorder {
+                r.record(
+                    conn,
+                    recorded(true, Bytes::copy_from_slice(&frame), comment),
+                );
+            }
+        };
+        let request = if std::mem::take(&mut self.token_next) {
+            None
+        } else {
+            head(&frame)
+        };
+        let Some((api, version, corr)) = request else {
+            record(None);
+            // A SASL token is answered by one, without a correlation id.
+            self.owed.push_back((None, Fate::Deliver));
+            return Step::Forward(frame);
+        };
+        self.token_next = api == SASL_HANDSHAKE_KEY && version == 0;
+        let faults = Arc::clone(&self.faults);
+        // Decoded only for a rule about its API; a Produce's acks read in place.
+        let body = faults
+            .about(api)
+            .then(|| proxy.request_body(&frame))
+            .flatten();
+        let answered =
+            !(api == PRODUCE_KEY && super::super::wire::produce_acks(&frame, version) == Some(0));
+        let mut topics = Vec::new();
+        let client_id = body.as_ref().and_then(|(h, b)| {
+            if let Some(spec) = proxy.cat.message(
+                crate::schema::MessageKind::Request,
+                api,
+                version,
+                proxy.cfg.release.as_deref(),
+            ) {
+                topics_named(&spec.fields, b, &mut topics);
+            }
+            h.get("ClientId")
+                .and_then(|c| c.as_str())
+                .map(str::to_string)
+        });
+        let rule = faults.about(api).then(|| {
+            faults.decide(&Asked {
+                api_key: api,
+                client_id: client_id.as_deref(),
+                topics: &topics,
+            })
+        });
+        let owe = |fate| answered.then_some((Some((api, version)), fate));
+        let Some(rule) = rule.flatten() else {
+            record(None);
+            self.owed.extend(owe(Fate::Deliver));
+            return Step::Forward(frame);
+        };
+        if !matches!(rule.action, Action::Error(_)) {
+            proxy.injected(rule, (api, version, corr), peer, "");
+        }
+        let by = format!("kwire proxy rule {}", rule.number);
+        match &rule.action {
+            Action::Delay(d) => {
+                record(Some(format!(
+                    "{by}: held {} ms before forwarding",
+                    d.as_millis()
+                )));
+                self.owed.extend(owe(Fate::Deliver));
+                let until = Instant::now() + *d;
+                return Step::Hold(frame, until);
+            }
+            Action::Drop => {
+                record(Some(format!("{by}: its response is not delivered")));
+                self.owed.extend(owe(Fate::Drop));
+                return Step::Forward(frame);
+            }
+            Action::Duplicate => {
                 record(None);
-                // A SASL token is answered by one, without a correlation id.
-                lock(out).owed.push_back((None, Fate::Deliver));
-                if to.write_all(&frame).is_err() {
-                    return false;
-                }
-                continue;
-            };
-            token_next = api == SASL_HANDSHAKE_KEY && version == 0;
-            // Decoded only for a rule about its API; a Produce's acks read in place.
-            let body = faults
-                .about(api)
-                .then(|| self.request_body(&frame))
-                .flatten();
-            let answered = !(api == PRODUCE_KEY
-                && super::super::wire::produce_acks(&frame, version) == Some(0));
-            let mut topics = Vec::new();
-            let client_id = body.as_ref().and_then(|(h, b)| {
-                if let Some(spec) = self.cat.message(
-                    crate::schema::MessageKind::Request,
-                    api,
-                    version,
-                    self.cfg.release.as_deref(),
+                self.owed.extend(owe(Fate::Duplicate(format!(
+                    "{by}: the response sent again"
+                ))));
+                return Step::Forward(frame);
+            }
+            Action::Close => {
+                record(Some(format!(
+                    "{by}: not forwarded, the connection closed instead"
+                )));
+                return Step::Close;
+            }
+            Action::Error(code) => {
+                if let Some(step) = self.answer(
+                    proxy,
+                    (rule, *code),
+                    (api, version, corr),
+                    (&body, answered),
+                    peer,
                 ) {
-                    topics_named(&spec.fields, b, &mut topics);
-                }
-                h.get("ClientId")
-                    .and_then(|c| c.as_str())
-                    .map(str::to_string)
-            });
-            let rule = faults.about(api).then(|| {
-                faults.decide(&Asked {
-                    api_key: api,
-                    client_id: client_id.as_deref(),
-                    topics: &topics,
-                })
-            });
-            let mut fate = Fate::Deliver;
-            let mut comment = None;
-            if let Some(rule) = rule.flatten() {
-                if !matches!(rule.action, Action::Error(_)) {
-                    self.injected(rule, (api, version, corr), peer, "");
-                }
-                let by = format!("kwire proxy rule {}", rule.number);
-                match &rule.action {
-                    Action::Delay(d) => {
-                        comment =
-                            Some(format!("{by}: held {} ms before forwarding", d.as_millis()));
-                        record(comment.take());
-                        std::thread::sleep(*d);
-                    }
-                    Action::Drop => {
-                        comment = Some(format!("{by}: its response is not delivered"));
-                        fate = Fate::Drop;
-                    }
-                    Action::Duplicate => {
-                        fate = Fate::Duplicate(format!("{by}: the response sent again"));
-                    }
-                    Action::Close => {
-                        record(Some(format!(
-                            "{by}: not forwarded, the connection closed instead"
-                        )));
-                        return true;
-                    }
-                    Action::Error(code) => {
-                        let message = format!("injected by kwire proxy (rule {})", rule.number);
-                        let made = body.as_ref().map(|(_, b)| {
-                            error_answer(
-                                self.cat,
-                                self.cfg.release.as_deref(),
-                                (api, version, corr),
-                                b,
-                                *code,
-                                &message,
-                            )
-                        });
-                        match made {
-                            Some(Ok(Some(bytes))) => {
-                                let unanswered = "; acks=0, so nothing is sent back and the request is dropped";
-                                let how = if answered { "" } else { unanswered };
-                                self.injected(rule, (api, version, corr), peer, how);
-                                let said = rule.action.done();
-                                record(Some(if answered {
-                                    format!("{by}: not forwarded, answered with {said}")
-                                } else {
-                                    format!("{by}: not forwarded, not answered (acks=0): {said}")
-                                }));
-                                if answered {
-                                    let made = format!("{by}: made up, {said}");
-                                    let mut o = lock(out);
-                                    o.owed.push_back((Some((api, version)), Fate::Made(bytes, made)));
-                                    if !o.flush_made(self, conn) {
-                                        return false;
-                                    }
-                                }
-                                // A SaslHandshake answered with an error was never accepted:
-                                // the client's next frame is a request, not a token.
-                                token_next = false;
-                                continue;
-                            }
-                            Some(Ok(None)) => self.warn(
-                                &format!("inject nowhere {api}"),
-                                &format!("rule {}: this {} v{version} request's answer has no error code to carry it; such requests are forwarded", rule.number, self.cat.api_name(api).unwrap_or("?")),
-                            ),
-                            Some(Err(e)) => self.warn(
-                                &format!("inject encode {api}/{version}"),
-                                &format!("rule {}: no answer could be made for {} v{version} ({e}); such requests are forwarded", rule.number, self.cat.api_name(api).unwrap_or("?")),
-                            ),
-                            None => self.warn(
-                                &format!("inject undecoded {api}/{version}"),
-                                &format!("rule {}: a {} v{version} request did not decode; it is forwarded", rule.number, self.cat.api_name(api).unwrap_or("?")),
-                            ),
-                        }
-                    }
+                    record(Some(step.1));
+                    // After the request it answers, in its turn among the answers owed.
+                    self.flush_made(proxy, conn);
+                    return step.0;
                 }
             }
-            if !matches!(rule.flatten().map(|r| &r.action), Some(Action::Delay(_))) {
-                record(comment);
+        }
+        // An error rule that could not answer this request: forwarded.
+        record(None);
+        self.owed.extend(owe(Fate::Deliver));
+        Step::Forward(frame)
+    }
+
+    /// An `error` rule's answer made and owed to the client in its turn
+    /// (none under acks=0), with the request's comment; `None` when no
+    /// answer could be made (said once on stderr), so the request goes on.
+    fn answer(
+        &mut self,
+        proxy: &Proxy,
+        (rule, code): (&Rule, i16),
+        (api, version, corr): (i16, i16, i32),
+        (body, answered): (&Option<RequestJson>, bool),
+        peer: SocketAddr,
+    ) -> Option<(Step, String)> {
+        let by = format!("kwire proxy rule {}", rule.number);
+        let message = format!("injected by kwire proxy (rule {})", rule.number);
+        let made = body.as_ref().map(|(_, b)| {
+            error_answer(
+                proxy.cat,
+                proxy.cfg.release.as_deref(),
+                (api, version, corr),
+                b,
+                code,
+                &message,
+            )
+        });
+        let name = proxy.cat.api_name(api).unwrap_or("?");
+        match made {
+            Some(Ok(Some(bytes))) => {
+                let unanswered = "; acks=0, so nothing is sent back and the request is dropped";
+                let how = if answered { "" } else { unanswered };
+                proxy.injected(rule, (api, version, corr), peer, how);
+                let said = rule.action.done();
+                let comment = if answered {
+                    format!("{by}: not forwarded, answered with {said}")
+                } else {
+                    format!("{by}: not forwarded, not answered (acks=0): {said}")
+                };
+                if answered {
+                    let made = format!("{by}: made up, {said}");
+                    self.owed
+                        .push_back((Some((api, version)), Fate::Made(bytes, made)));
+                }
+                // A SaslHandshake answered with an error was never accepted:
+                // the client's next frame is a request, not a token.
+                self.token_next = false;
+                Some((Step::Answered, comment))
             }
-            if answered {
-                lock(out).owed.push_back((Some((api, version)), fate));
+            Some(Ok(None)) => {
+                proxy.warn(
+                    &format!("inject nowhere {api}"),
+                    &format!("rule {}: this {name} v{version} request's answer has no error code to carry it; such requests are forwarded", rule.number),
+                );
+                None
             }
-            if to.write_all(&frame).is_err() {
-                return false;
+            Some(Err(e)) => {
+                proxy.warn(
+                    &format!("inject encode {api}/{version}"),
+                    &format!("rule {}: no answer could be made for {name} v{version} ({e}); such requests are forwarded", rule.number),
+                );
+                None
+            }
+            None => {
+                proxy.warn(
+                    &format!("inject undecoded {api}/{version}"),
+                    &format!(
+                        "rule {}: a {name} v{version} request did not decode; it is forwarded",
+                        rule.number
+                    ),
+                );
+                None
             }
         }
     }
 
-    /// Broker → client, a whole response at a time, as the queue says.
-    fn faulty_responses(
-        self: &Arc<Self>,
+    /// Bytes the broker sent: each whole response goes to the client as
+    /// the queue says (with endpoints pointed at the proxy, as without
+    /// rules); `Err` when one is too large to hold.
+    pub fn take_responses(
+        &mut self,
+        proxy: &Arc<Proxy>,
         conn: u64,
-        mut from: TcpStream,
-        out: &Mutex<ToClient>,
         broker: &str,
-    ) -> Option<String> {
-        loop {
-            let frame = match read_whole(&mut from, MAX_HELD) {
-                Ok(Some(f)) => f,
-                Ok(None) => return Some("closed the connection".into()),
-                Err(e) => return Some(e),
-            };
-            let mut o = lock(out);
-            let (api, fate) = o.owed.pop_front().unwrap_or((None, Fate::Deliver));
-            // Endpoints are pointed at the proxy, as without rules.
+        data: &[u8],
+    ) -> Result<(), String> {
+        self.response.extend_from_slice(data);
+        while let Some(frame) = whole_frame(&mut self.response)? {
+            let (api, fate) = self.owed.pop_front().unwrap_or((None, Fate::Deliver));
             let frame = match api {
-                Some(a) => self.rewritten_if_needed(frame, a, broker),
+                Some(a) => proxy.rewritten_if_needed(frame, a, broker),
                 None => frame,
             };
-            let sent = match fate {
-                Fate::Drop => true,
+            match fate {
+                Fate::Drop => {}
                 Fate::Duplicate(again) => {
-                    o.send(self, conn, frame.clone(), None)
-                        && o.send(self, conn, frame, Some(again))
+                    self.send(proxy, conn, frame.clone(), None);
+                    self.send(proxy, conn, frame, Some(again));
                 }
-                Fate::Deliver | Fate::Made(..) => o.send(self, conn, frame, None),
-            };
-            if !sent || !o.flush_made(self, conn) {
-                return None;
+                Fate::Deliver | Fate::Made(..) => self.send(proxy, conn, frame, None),
             }
+            self.flush_made(proxy, conn);
+        }
+        Ok(())
+    }
+
+    /// Queue the answers made up that are now first in line.
+    fn flush_made(&mut self, proxy: &Proxy, conn: u64) {
+        while let Some((_, Fate::Made(..))) = self.owed.front() {
+            let Some((_, Fate::Made(bytes, comment))) = self.owed.pop_front() else {
+                break;
+            };
+            self.send(proxy, conn, bytes, Some(comment));
         }
     }
 
+    /// Queue a frame for the client, recorded first.
+    fn send(&mut self, proxy: &Proxy, conn: u64, bytes: Vec<u8>, comment: Option<String>) {
+        let bytes = Bytes::from(bytes);
+        if let Some(r) = &proxy.recorder {
+            r.record(conn, recorded(false, bytes.clone(), comment));
+        }
+        self.to_client.push_back(bytes);
+    }
+}
+
+/// A request's header and body as the contract's JSON.
+type RequestJson = (
+    serde_json::Map<String, serde_json::Value>,
+    serde_json::Map<String, serde_json::Value>,
+);
+
+impl Proxy {
     /// The request's header and body as the contract's JSON.
-    fn request_body(
-        &self,
-        frame: &[u8],
-    ) -> Option<(
-        serde_json::Map<String, serde_json::Value>,
-        serde_json::Map<String, serde_json::Value>,
-    )> {
+    fn request_body(&self, frame: &[u8]) -> Option<RequestJson> {
         let opts = DecodeOptions {
             direction: Some(Direction::Request),
             release: self.cfg.release.clone(),
@@ -413,8 +413,4 @@ impl Proxy {
             self.cat.api_name(api).unwrap_or("?")
         );
     }
-}
-
-fn lock(out: &Mutex<ToClient>) -> std::sync::MutexGuard<'_, ToClient> {
-    out.lock().unwrap_or_else(|e| e.into_inner())
 }
