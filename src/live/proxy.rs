@@ -745,6 +745,76 @@ mod tests {
         assert!(sent < 64 << 20, "{sent} bytes taken from the broker");
     }
 
+    /// A stand-in broker on a free port: each connection served on a thread by `serve`.
+    fn broker_serving(serve: fn(TcpStream)) -> SocketAddr {
+        let broker = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = broker.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for s in broker.incoming().flatten() {
+                std::thread::spawn(move || serve(s));
+            }
+        });
+        addr
+    }
+
+    /// A request header of `api` v0 with correlation id `corr` and no body.
+    fn bare_request(api: i16, corr: i32) -> Vec<u8> {
+        let mut f = 8i32.to_be_bytes().to_vec();
+        f.extend_from_slice(&api.to_be_bytes());
+        f.extend_from_slice(&0i16.to_be_bytes());
+        f.extend_from_slice(&corr.to_be_bytes());
+        f
+    }
+
+    /// A request held by a delay rule whose time comes while its client,
+    /// reading nothing, still has answers waiting: the loop goes on serving
+    /// the other connections (it once took the due timer again and again).
+    #[test]
+    fn a_delay_that_ends_while_its_client_reads_nothing_does_not_stop_the_loop() {
+        let cat = Catalogue::builtin();
+        // Answers every request in turn: ApiVersions with 32 MiB, others with 8 bytes.
+        let broker_addr = broker_serving(|mut s| {
+            let mut head = [0u8; 12];
+            while s.read_exact(&mut head).is_ok() {
+                let big = i16::from_be_bytes([head[4], head[5]]) == 18;
+                let mut answer = vec![0u8; if big { 32 << 20 } else { 12 }];
+                let size = answer.len() as i32 - 4;
+                answer[..4].copy_from_slice(&size.to_be_bytes());
+                answer[4..8].copy_from_slice(&head[8..12]);
+                if s.write_all(&answer).is_err() {
+                    return;
+                }
+            }
+        });
+        let rules = ["ApiVersions:duplicate", "Metadata:delay=100"]
+            .iter()
+            .enumerate()
+            .map(|(i, r)| super::super::faults::parse_rule(cat, r, i + 1, 0).unwrap())
+            .collect();
+        let cfg = Config {
+            faults: Some(Arc::new(Faults { rules })),
+            ..test_config(broker_addr, 8)
+        };
+        let proxy = Proxy::start(cat, cfg, None).unwrap();
+        let local = proxy.routes()[0].0;
+        // 64 MiB owed to a client that reads nothing (more than the sockets
+        // hold), then a request held 100 ms.
+        let mut stuck = TcpStream::connect(local).unwrap();
+        stuck.write_all(&bare_request(18, 1)).unwrap();
+        stuck.write_all(&bare_request(3, 2)).unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        // Another client is still answered.
+        let mut other = TcpStream::connect(local).unwrap();
+        other
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        other.write_all(&bare_request(3, 7)).unwrap();
+        let mut answer = [0u8; 12];
+        other.read_exact(&mut answer).unwrap();
+        assert_eq!(answer[4..8], 7i32.to_be_bytes());
+        drop(stuck);
+    }
+
     /// A broker that refuses the connection: the client's is closed at once.
     #[test]
     fn a_refused_broker_closes_the_client_s_connection() {
@@ -780,15 +850,8 @@ mod tests {
         use std::io::Read;
         let cat = Catalogue::builtin();
         // A broker that holds every connection until its client's side ends.
-        let broker = TcpListener::bind("127.0.0.1:0").unwrap();
-        let broker_addr = broker.local_addr().unwrap();
-        std::thread::spawn(move || {
-            for s in broker.incoming().flatten() {
-                std::thread::spawn(move || {
-                    let mut s = s;
-                    let _ = std::io::copy(&mut s, &mut std::io::sink());
-                });
-            }
+        let broker_addr = broker_serving(|mut s| {
+            let _ = std::io::copy(&mut s, &mut std::io::sink());
         });
         let cfg = test_config(broker_addr, 2);
         let proxy = Proxy::start(cat, cfg, None).unwrap();

@@ -5,7 +5,10 @@
 //! threads. Each direction holds at most one read's worth of bytes
 //! ([`CHUNK`]) waiting for its destination, plus a response held whole to
 //! rewrite (at most `rewrite_max`): a side that stops reading stops the
-//! reading of the other, as blocking writes would.
+//! reading of the other, as blocking writes would. Under rules a
+//! connection holds whole frames instead (up to 256 MiB each way, and the
+//! frames decided for the client but not yet taken) and owes at most 4,096
+//! answers before its client's next request waits.
 //!
 //! Listeners still accept on threads of their own (one per broker) and hand
 //! each client over through a channel and a [`Waker`].
@@ -187,11 +190,16 @@ impl Loop {
     /// time tries the next address or closes; a held request goes on.
     fn timers_due(&mut self) {
         let now = Instant::now();
+        // All that are due first: a turn may arm another timer.
+        let mut due = Vec::new();
         while let Some(&Reverse((at, i))) = self.timers.peek() {
             if at > now {
-                return;
+                break;
             }
             self.timers.pop();
+            due.push(i);
+        }
+        for i in due {
             let late = self
                 .conns
                 .get(i)
@@ -325,8 +333,11 @@ impl Loop {
             return;
         };
         let turn = conn.pump(&proxy, &mut self.buf);
-        if let Some((_, until)) = conn.rules.as_ref().and_then(|r| r.held.as_ref()) {
-            self.timers.push(Reverse((*until, i)));
+        // A request newly held wakes the connection when its delay ends
+        // (once: a hold that outlives its time because the client is not
+        // reading ends with the client's next event, not a timer).
+        if let Some(until) = conn.rules.as_mut().and_then(|r| r.arm_timer()) {
+            self.timers.push(Reverse((until, i)));
         }
         match turn {
             Turn::Open => {}
@@ -341,9 +352,7 @@ impl Loop {
         let Some(Some(conn)) = self.conns.get_mut(i) else {
             return Ok(());
         };
-        conn.connecting = None;
-        conn.readable[1] = true;
-        let _ = conn.upstream.sock.set_nodelay(true);
+        // TLS first: a connection that fails here was never announced.
         if let Some(cfg) = &self.proxy.cfg.broker_tls {
             let tls = super::super::tls::server_name(&conn.broker).and_then(|name| {
                 rustls::ClientConnection::new(Arc::clone(cfg), name).map_err(|e| e.to_string())
@@ -353,6 +362,9 @@ impl Loop {
                 Err(e) => return Err(format!("TLS: {e}")),
             }
         }
+        conn.connecting = None;
+        conn.readable[1] = true;
+        let _ = conn.upstream.sock.set_nodelay(true);
         conn.id = self
             .proxy
             .next_conn
@@ -377,13 +389,15 @@ impl Loop {
         let Some(k) = conn.connecting.as_mut() else {
             return Turn::Open;
         };
-        let failed = format!("connecting to {}: {why}", k.current);
-        let Some(next) = k.rest.pop() else {
-            return Turn::Done(Some(failed));
-        };
-        let mut stream = match TcpStream::connect(next) {
-            Ok(s) => s,
-            Err(e) => return Turn::Done(Some(format!("connecting to {next}: {e}"))),
+        let mut failed = format!("connecting to {}: {why}", k.current);
+        let (next, mut stream) = loop {
+            let Some(next) = k.rest.pop() else {
+                return Turn::Done(Some(failed));
+            };
+            match TcpStream::connect(next) {
+                Ok(s) => break (next, s),
+                Err(e) => failed = format!("connecting to {next}: {e}"),
+            }
         };
         let registry = self.poll.registry();
         let _ = registry.deregister(&mut conn.upstream.sock);
@@ -457,15 +471,15 @@ impl Conn {
     /// Move bytes both ways until neither socket takes or gives more now
     /// (events are edge-triggered: what is left unread raises no new one).
     fn pump(&mut self, proxy: &Arc<Proxy>, buf: &mut [u8]) -> Turn {
-        // What waits for a socket first: TLS records, a shut write side.
-        if self.client.flush().is_err() {
-            return Turn::Done(None);
-        }
-        if self.upstream.flush().is_err() {
-            self.requests.bytes.clear();
-            self.requests.ended = true;
-        }
         for _ in 0..ROUNDS_PER_TURN {
+            // What waits for a socket first: TLS records, a shut write side.
+            if self.client.flush().is_err() {
+                return Turn::Done(None);
+            }
+            if self.upstream.flush().is_err() {
+                self.requests.bytes.clear();
+                self.requests.ended = true;
+            }
             let ruled = self.rules.is_some();
             let requests = match ruled {
                 false => self.pump_requests(proxy, buf),
@@ -482,7 +496,9 @@ impl Conn {
                 Ok(moved) => moved,
                 Err(done) => return done,
             };
-            if !requests && !responses {
+            // A TLS session that took bytes may have let written plaintext go.
+            let sessions = self.client.took_bytes() | self.upstream.took_bytes();
+            if !requests && !responses && !sessions {
                 return Turn::Open;
             }
         }
@@ -539,7 +555,10 @@ impl Conn {
         let mut moved = false;
         self.forward_requests();
         while let Some(rules) = self.rules.as_deref_mut() {
-            if !self.requests.bytes.is_empty() || !rules.to_client.is_empty() {
+            if !self.requests.bytes.is_empty()
+                || !rules.to_client.is_empty()
+                || rules.owes_too_many()
+            {
                 break;
             }
             if let Some((_, until)) = &rules.held {
@@ -611,7 +630,7 @@ impl Conn {
             }
         }
         if self.responses.ended {
-            return Err(Turn::Done(self.ended_by.take()));
+            return self.end_responses();
         }
         if !self.readable[1] {
             return Ok(moved);
@@ -630,6 +649,16 @@ impl Conn {
             }
         }
         Ok(true)
+    }
+
+    /// The broker's side has ended: the client's ends once all it is owed
+    /// is sent (TLS records, a close_notify), then the connection closes.
+    fn end_responses(&mut self) -> Result<bool, Turn> {
+        self.client.end_writing();
+        match self.client.write_done() {
+            true => Err(Turn::Done(self.ended_by.take())),
+            false => Ok(false),
+        }
     }
 
     /// One read of the broker's side: the bytes read, or `None` when there
@@ -679,7 +708,7 @@ impl Conn {
             return Ok(false);
         }
         if self.responses.ended {
-            return Err(Turn::Done(self.ended_by.take()));
+            return self.end_responses();
         }
         if !self.readable[1] {
             return Ok(false);

@@ -58,7 +58,13 @@ pub(super) struct Rules {
     pub to_client: VecDeque<Bytes>,
     /// A request a `delay` rule holds, and when it goes on.
     pub held: Option<(Vec<u8>, Instant)>,
+    /// The end of the hold a timer was set for.
+    armed: Option<Instant>,
 }
+
+/// Requests owed an answer at most on one connection: the client's next
+/// requests wait until the broker has answered some (as `InFlight`'s bound).
+pub(super) const MAX_OWED: usize = 4096;
 
 /// What the recorder is told of bytes that passed, with what a rule did to them.
 fn recorded(from_client: bool, bytes: Bytes, comment: Option<String>) -> Event {
@@ -111,7 +117,23 @@ impl Rules {
             owed: VecDeque::new(),
             to_client: VecDeque::new(),
             held: None,
+            armed: None,
         }
+    }
+
+    /// When a timer should wake the connection for the request held now, if
+    /// none was set for it yet.
+    pub fn arm_timer(&mut self) -> Option<Instant> {
+        let until = self.held.as_ref().map(|(_, until)| *until)?;
+        (self.armed != Some(until)).then(|| {
+            self.armed = Some(until);
+            until
+        })
+    }
+
+    /// Whether the next request must wait for answers owed to come first.
+    pub fn owes_too_many(&self) -> bool {
+        self.owed.len() >= MAX_OWED
     }
 
     /// Bytes the client sent.

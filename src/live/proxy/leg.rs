@@ -10,9 +10,15 @@ use std::net::Shutdown;
 pub(super) struct Leg {
     pub sock: TcpStream,
     tls: Option<Box<rustls::Connection>>,
-    /// No more plaintext comes: the write side shuts once what waits is sent.
+    /// No more plaintext comes: the write side shuts once what waits is sent
+    /// (with TLS: once the handshake has carried what was written before it,
+    /// and a close_notify).
     ending: bool,
+    close_sent: bool,
     shut: bool,
+    /// A TLS read took bytes from the socket since last asked: the session
+    /// may have moved on (a handshake that ended lets written plaintext go).
+    took: bool,
 }
 
 /// One read from `from` into `buf`: `Ok(None)` when nothing is there now.
@@ -46,7 +52,9 @@ impl Leg {
             sock,
             tls: None,
             ending: false,
+            close_sent: false,
             shut: false,
+            took: false,
         }
     }
 
@@ -77,6 +85,7 @@ impl Leg {
                     return Ok(Some(0));
                 }
                 Ok(_) => {
+                    self.took = true;
                     let closed =
                         rustls::Error::AlertReceived(rustls::AlertDescription::CloseNotify);
                     match tls.process_new_packets() {
@@ -124,8 +133,21 @@ impl Leg {
     pub fn flush(&mut self) -> std::io::Result<()> {
         if let Some(tls) = self.tls.as_deref_mut() {
             send_records(tls, &mut self.sock)?;
-            if tls.wants_write() {
+            if tls.wants_write() || !self.ending {
                 return Ok(());
+            }
+            // Plaintext written during the handshake goes out when it ends:
+            // shutting before would lose it.
+            if tls.is_handshaking() {
+                return Ok(());
+            }
+            if !self.close_sent {
+                self.close_sent = true;
+                tls.send_close_notify();
+                send_records(tls, &mut self.sock)?;
+                if tls.wants_write() {
+                    return Ok(());
+                }
             }
         }
         if self.ending && !self.shut {
@@ -135,20 +157,23 @@ impl Leg {
         Ok(())
     }
 
-    /// No more plaintext will be written: a close_notify, then the write
-    /// side shuts when all is sent ([`Self::flush`]).
+    /// No more plaintext will be written: the write side shuts when all is
+    /// sent, after a close_notify with TLS ([`Self::flush`]).
     pub fn end_writing(&mut self) {
-        if self.ending {
-            return;
+        if !self.ending {
+            self.ending = true;
+            let _ = self.flush();
         }
-        self.ending = true;
-        if let Some(tls) = self.tls.as_deref_mut() {
-            // Before the handshake ends the peer could not take it as an end.
-            if !tls.is_handshaking() {
-                tls.send_close_notify();
-            }
-        }
-        let _ = self.flush();
+    }
+
+    /// Whether the write side has shut, all that was written sent.
+    pub fn write_done(&self) -> bool {
+        self.shut
+    }
+
+    /// Whether a TLS read took bytes from the socket since last asked.
+    pub fn took_bytes(&mut self) -> bool {
+        std::mem::take(&mut self.took)
     }
 
     pub fn shutdown(&self) {
