@@ -85,17 +85,21 @@ impl Op {
     }
 }
 
+/// A struct's plan, shared: every use of one common struct in a message's
+/// plan at a version refers to the one plan compiled for it.
+pub type SharedPlan = std::sync::Arc<StructPlan>;
+
 #[derive(Clone, Debug)]
 pub enum Shape {
     Primitive(Primitive),
-    Struct(Box<StructPlan>),
+    Struct(SharedPlan),
     Array(Element),
 }
 
 #[derive(Clone, Debug)]
 pub enum Element {
     Primitive(Primitive),
-    Struct(Box<StructPlan>),
+    Struct(SharedPlan),
     /// Arrays of arrays are not part of the schema language; reading one is an error.
     Array,
 }
@@ -103,11 +107,24 @@ pub enum Element {
 impl StructPlan {
     /// The plan of `fields` at `version` of a message flexible or not at that version.
     pub fn compile(fields: &[FieldSpec], version: i16, flexible: bool) -> StructPlan {
+        Self::compile_sharing(fields, version, flexible, &mut CommonPlans::new())
+    }
+
+    /// `compile`, with the plans of the common structs compiled so far for
+    /// this message and version: each is compiled once and referred to
+    /// wherever it is used (a plan's size is its definition's, however
+    /// often a struct is used inside another).
+    fn compile_sharing(
+        fields: &[FieldSpec],
+        version: i16,
+        flexible: bool,
+        common: &mut CommonPlans,
+    ) -> StructPlan {
         let mut regular: Box<[FieldPlan]> = fields
             .iter()
             .enumerate()
             .filter(|(_, f)| f.is_regular_in(version))
-            .map(|(i, f)| FieldPlan::compile(f, i as u16, version, flexible, false))
+            .map(|(i, f)| FieldPlan::compile(f, (i as u16, false), version, flexible, common))
             .collect();
         let mut run = (0u16, 0u32);
         for f in regular.iter_mut().rev() {
@@ -125,7 +142,7 @@ impl StructPlan {
                 .iter()
                 .enumerate()
                 .filter(|(_, f)| f.is_tagged_in(version))
-                .map(|(i, f)| FieldPlan::compile(f, i as u16, version, flexible, true))
+                .map(|(i, f)| FieldPlan::compile(f, (i as u16, true), version, flexible, common))
                 .collect()
         });
         let fields_with = |what: &dyn Fn(&FieldPlan) -> bool| {
@@ -160,16 +177,40 @@ impl StructPlan {
     }
 }
 
+/// The plans of the common structs compiled for one message at one version, by name.
+type CommonPlans = std::collections::HashMap<String, SharedPlan>;
+
 impl FieldPlan {
-    fn compile(f: &FieldSpec, decl: u16, version: i16, flexible: bool, in_tag: bool) -> FieldPlan {
-        let nested =
-            |fields: &[FieldSpec]| Box::new(StructPlan::compile(fields, version, flexible));
+    fn compile(
+        f: &FieldSpec,
+        (decl, in_tag): (u16, bool),
+        version: i16,
+        flexible: bool,
+        common: &mut CommonPlans,
+    ) -> FieldPlan {
+        // A struct's plan depends on its fields, the version and whether the
+        // message is flexible at it: one per common struct serves every use.
+        let mut nested = || match &f.common_struct {
+            Some(name) => match common.get(name) {
+                Some(plan) => SharedPlan::clone(plan),
+                None => {
+                    let plan = SharedPlan::new(StructPlan::compile_sharing(
+                        &f.fields, version, flexible, common,
+                    ));
+                    common.insert(name.clone(), SharedPlan::clone(&plan));
+                    plan
+                }
+            },
+            None => SharedPlan::new(StructPlan::compile_sharing(
+                &f.fields, version, flexible, common,
+            )),
+        };
         let shape = match &f.ty {
             FieldType::Primitive(p) => Shape::Primitive(*p),
-            FieldType::Struct(_) => Shape::Struct(nested(&f.fields)),
+            FieldType::Struct(_) => Shape::Struct(nested()),
             FieldType::Array(inner) => Shape::Array(match &**inner {
                 FieldType::Primitive(p) => Element::Primitive(*p),
-                FieldType::Struct(_) => Element::Struct(nested(&f.fields)),
+                FieldType::Struct(_) => Element::Struct(nested()),
                 FieldType::Array(_) => Element::Array,
             }),
         };
@@ -185,6 +226,52 @@ impl FieldPlan {
             op: Op::of(&shape, compact),
             shape,
             run: (0, 0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::import::parse_definition;
+
+    /// A definition whose common struct Pair holds two Leafs, used by two
+    /// fields (one an array), each of whose uses refers to one plan.
+    #[test]
+    fn each_common_struct_is_compiled_once_and_referred_to_where_used() {
+        let text = r#"{
+          "apiKey": 9999, "type": "request", "name": "SharedRequest",
+          "validVersions": "0-1", "flexibleVersions": "1+",
+          "fields": [
+            { "name": "First", "type": "Pair", "versions": "0+" },
+            { "name": "Rest", "type": "[]Pair", "versions": "0+" }
+          ],
+          "commonStructs": [
+            { "name": "Leaf", "versions": "0+", "fields": [
+              { "name": "Value", "type": "int32", "versions": "0+" } ] },
+            { "name": "Pair", "versions": "0+", "fields": [
+              { "name": "Left", "type": "Leaf", "versions": "0+" },
+              { "name": "Right", "type": "Leaf", "versions": "0+" } ] }
+          ]
+        }"#;
+        let spec = parse_definition(text, "SharedRequest.json").unwrap();
+        for version in 0..=1 {
+            let plan = StructPlan::compile(&spec.fields, version, version >= 1);
+            let Shape::Struct(first) = &plan.regular[0].shape else {
+                panic!("First is not a struct");
+            };
+            let Shape::Array(Element::Struct(rest)) = &plan.regular[1].shape else {
+                panic!("Rest is not an array of structs");
+            };
+            assert!(SharedPlan::ptr_eq(first, rest), "v{version}: Pair compiled twice");
+            let leaf = |p: &StructPlan, i: usize| match &p.regular[i].shape {
+                Shape::Struct(s) => SharedPlan::clone(s),
+                other => panic!("{other:?}"),
+            };
+            assert!(SharedPlan::ptr_eq(&leaf(first, 0), &leaf(first, 1)));
+            // The plan is the same as one compiled without sharing would be.
+            assert_eq!(leaf(first, 0).regular[0].name, "Value");
+            assert_eq!(first.regular.len(), 2);
         }
     }
 }
