@@ -261,4 +261,10 @@ fn structs_within_the_limits_still_load_and_decode() {
             .sum()
     }
     assert_eq!(leaves(&spec.fields), 8);
+    // Read once, referred to at each use: S3's two halves are S2's one list of fields.
+    let s3 = &spec.fields[0].fields;
+    assert!(kwire::schema::model::Fields::ptr_eq(
+        &s3[0].fields,
+        &s3[1].fields
+    ));
 }

@@ -609,7 +609,7 @@ fn overlay_about(target: &mut [FieldSpec], source: &[FieldSpec]) {
     for f in target {
         if let Some(s) = source.iter().find(|s| s.name == f.name) {
             f.about = s.about.clone();
-            overlay_about(&mut f.fields, &s.fields);
+            overlay_about(std::sync::Arc::make_mut(&mut f.fields), &s.fields);
         }
     }
 }

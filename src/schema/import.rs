@@ -3,7 +3,7 @@
 
 use super::jsonc::strip_comments;
 use super::message::MessageSpec;
-use super::model::{FieldSpec, FieldType, MessageKind};
+use super::model::{FieldSpec, FieldType, Fields, MessageKind};
 use super::versions::Versions;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -38,11 +38,13 @@ const FIELD_KEYS: &[&str] = &[
     "flexibleVersions",
 ];
 
-/// What one message's definition may expand to. Common structs are copied
-/// into every field that uses one, so a small file whose structs each hold
-/// two of the one before would expand exponentially: the expansion is
-/// counted before each copy and refused past these. Kafka's own largest
-/// definitions expand to a few hundred fields, nested at most about 6 deep.
+/// What one message's definition may expand to. A common struct's fields
+/// are read once and shared by every field that uses it, but what reads a
+/// message walks each use (a docs page lists every field path), so a small
+/// file whose structs each hold two of the one before would expand
+/// exponentially: the expansion is counted at each use and refused past
+/// these. Kafka's own largest definitions expand to a few hundred fields,
+/// nested at most about 6 deep.
 pub const MAX_EXPANDED_FIELDS: usize = 20_000;
 pub const MAX_DEPTH: usize = 32;
 /// Fields one file may be read as in all (its common structs, each tried
@@ -74,7 +76,7 @@ impl Expansion {
         self.depth = self.depth.max(depth);
         if self.fields > MAX_EXPANDED_FIELDS {
             return Err(format!(
-                "expands to more than {MAX_EXPANDED_FIELDS} fields (common structs are copied where used: structs that hold several of another multiply)"
+                "expands to more than {MAX_EXPANDED_FIELDS} fields (each use of a common struct counts its fields: structs that hold several of another multiply)"
             ));
         }
         Ok(())
@@ -85,7 +87,7 @@ impl Expansion {
 /// depth), and the fields read for the file so far.
 #[derive(Default)]
 struct Commons {
-    fields: HashMap<String, Vec<FieldSpec>>,
+    fields: HashMap<String, Fields>,
     cost: HashMap<String, (usize, usize)>,
     work: std::cell::Cell<usize>,
 }
@@ -137,7 +139,7 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
         Some(v) => header_versions(v)?,
     };
 
-    // Common structs are referenced by name and resolved inline.
+    // Common structs are referenced by name: each is read once and shared where used.
     let mut commons = Commons::default();
     let mut common_names = Vec::new();
     if let Some(list) = obj.get("commonStructs").and_then(Value::as_array) {
@@ -163,7 +165,7 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
                         commons
                             .cost
                             .insert(cname.clone(), (cost.fields, cost.depth));
-                        commons.fields.insert(cname, fields);
+                        commons.fields.insert(cname, fields.into());
                         progressed = true;
                     }
                     Err(e) if commons.work.get() > MAX_FILE_WORK => {
@@ -287,13 +289,13 @@ fn field_from_json(
                 .fields
                 .get(sname)
                 .ok_or_else(|| ctx(format!("unknown struct {sname}")))?;
-            // Counted before it is copied.
+            // Counted at each use, though shared.
             let (n, deep) = commons.cost.get(sname).copied().unwrap_or_default();
             expansion
                 .take(n, depth + deep, commons)
                 .map_err(|e| ctx(format!("struct {sname}: {e}")))?;
             common_struct = Some(sname.to_string());
-            fields.clone()
+            Fields::clone(fields)
         }
         _ => fields_from_json(
             obj.get("fields"),
@@ -302,7 +304,8 @@ fn field_from_json(
             expansion,
             depth + 1,
         )
-        .map_err(ctx)?,
+        .map_err(ctx)?
+        .into(),
     };
     Ok(FieldSpec {
         name,
@@ -388,7 +391,7 @@ pub fn strip_prose(spec: &mut MessageSpec) {
     fn strip(fields: &mut [FieldSpec]) {
         for f in fields {
             f.about = None;
-            strip(&mut f.fields);
+            strip(std::sync::Arc::make_mut(&mut f.fields));
         }
     }
     spec.source_text = None;
@@ -398,6 +401,56 @@ pub fn strip_prose(spec: &mut MessageSpec) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A definition whose common struct Pair holds two Leafs, used by two
+    /// fields (one an array), each of whose uses refers to one plan.
+    #[test]
+    fn each_common_struct_is_compiled_once_and_referred_to_where_used() {
+        use crate::schema::plan::{Element, Shape, SharedPlan, StructPlan};
+        let text = r#"{
+          "apiKey": 9999, "type": "request", "name": "SharedRequest",
+          "validVersions": "0-1", "flexibleVersions": "1+",
+          "fields": [
+            { "name": "First", "type": "Pair", "versions": "0+" },
+            { "name": "Rest", "type": "[]Pair", "versions": "0+" }
+          ],
+          "commonStructs": [
+            { "name": "Leaf", "versions": "0+", "fields": [
+              { "name": "Value", "type": "int32", "versions": "0+" } ] },
+            { "name": "Pair", "versions": "0+", "fields": [
+              { "name": "Left", "type": "Leaf", "versions": "0+" },
+              { "name": "Right", "type": "Leaf", "versions": "0+" } ] }
+          ]
+        }"#;
+        let spec = parse_definition(text, "SharedRequest.json").unwrap();
+        // The definition refers to Pair's fields, read once.
+        let f = &spec.fields;
+        assert!(crate::schema::model::Fields::ptr_eq(
+            &f[0].fields,
+            &f[1].fields
+        ));
+        for version in 0..=1 {
+            let plan = StructPlan::compile(&spec.fields, version, version >= 1);
+            let Shape::Struct(first) = &plan.regular[0].shape else {
+                panic!("First is not a struct");
+            };
+            let Shape::Array(Element::Struct(rest)) = &plan.regular[1].shape else {
+                panic!("Rest is not an array of structs");
+            };
+            assert!(
+                SharedPlan::ptr_eq(first, rest),
+                "v{version}: Pair compiled twice"
+            );
+            let leaf = |p: &StructPlan, i: usize| match &p.regular[i].shape {
+                Shape::Struct(s) => SharedPlan::clone(s),
+                other => panic!("{other:?}"),
+            };
+            assert!(SharedPlan::ptr_eq(&leaf(first, 0), &leaf(first, 1)));
+            // The plan is the same as one compiled without sharing would be.
+            assert_eq!(leaf(first, 0).regular[0].name, "Value");
+            assert_eq!(first.regular.len(), 2);
+        }
+    }
     use crate::schema::model::Primitive;
 
     const SAMPLE: &str = r#"// licence

@@ -197,7 +197,7 @@ pub(super) fn is_none_versions(v: &Versions) -> bool {
 }
 
 /// One field of a struct. Struct-typed fields carry their member fields inline
-/// (common structs are resolved by the importer), so decoding needs no registry.
+/// (common structs are resolved by the importer, shared where used), so decoding needs no registry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FieldSpec {
     pub name: String,
@@ -226,14 +226,23 @@ pub struct FieldSpec {
     /// Name of the common struct this field's type refers to, when it is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub common_struct: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<FieldSpec>,
+    /// Its fields; a common struct's are the struct's own, shared by every
+    /// field that uses it (not a copy each).
+    #[serde(default, skip_serializing_if = "no_fields")]
+    pub fields: Fields,
     /// Upstream prose; only present when definitions were loaded with `--defs`.
     #[serde(skip)]
     pub about: Option<String>,
     /// The decoder's labels for this field, made on first use.
     #[serde(skip)]
     pub labels: LabelCache,
+}
+
+/// A struct's fields, shared by every use of a common struct.
+pub type Fields = std::sync::Arc<[FieldSpec]>;
+
+fn no_fields(f: &Fields) -> bool {
+    f.is_empty()
 }
 
 /// The strings the decoder puts on every node of a field, made once per spec

@@ -161,7 +161,7 @@ fn value_field(p: Primitive, compact: bool, nullable: bool) -> FieldSpec {
         map_key: false,
         zero_copy: false,
         common_struct: None,
-        fields: Vec::new(),
+        fields: Default::default(),
         labels: Default::default(),
         about: None,
     }
