@@ -206,13 +206,7 @@ impl Proxy {
         let addrs = match broker.to_socket_addrs() {
             Ok(a) => a.collect(),
             Err(e) => {
-                crate::stderr_line!(
-                    "kwire: proxy: broker {broker}: {e}; closing the client's connection{}",
-                    client
-                        .peer_addr()
-                        .map(|p| format!(" from {p}"))
-                        .unwrap_or_default()
-                );
+                say_closing(broker, &e.to_string(), client.peer_addr().ok());
                 let _ = client.shutdown(Shutdown::Both);
                 return;
             }
@@ -373,7 +367,27 @@ impl InFlight {
     }
 }
 
-const PRODUCE_KEY: i16 = 0;
+pub(super) const PRODUCE_KEY: i16 = 0;
+
+/// A request's api key, version and correlation id from the first 12 bytes
+/// of its frame (a frame shorter than a request header has none).
+fn request_head(frame: &[u8]) -> Option<(i16, i16, i32)> {
+    (frame.len() >= 12).then(|| {
+        (
+            i16::from_be_bytes([frame[4], frame[5]]),
+            i16::from_be_bytes([frame[6], frame[7]]),
+            i32::from_be_bytes([frame[8], frame[9], frame[10], frame[11]]),
+        )
+    })
+}
+
+/// Said on stderr when the broker's side ends a client's connection (or never opened).
+fn say_closing(broker: &str, why: &str, peer: Option<SocketAddr>) {
+    crate::stderr_line!(
+        "kwire: proxy: broker {broker}: {why}; closing the client's connection{}",
+        peer.map(|p| format!(" from {p}")).unwrap_or_default()
+    );
+}
 
 /// Finds frame boundaries in a byte stream read in chunks, handing on the
 /// first 12 bytes of each frame (size, api key, version, correlation id).

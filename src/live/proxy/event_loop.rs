@@ -301,9 +301,7 @@ impl Loop {
 
     /// The broker could not be reached: the client's connection is closed, with a note.
     fn refuse(&self, broker: &str, peer: SocketAddr, why: String) {
-        crate::stderr_line!(
-            "kwire: proxy: broker {broker}: {why}; closing the client's connection from {peer}"
-        );
+        super::say_closing(broker, &why, Some(peer));
     }
 
     /// Whatever woke connection `i`: finish its connect, then move bytes both ways.
@@ -420,11 +418,7 @@ impl Loop {
         };
         self.free.push(i);
         if let Some(why) = &ended_by {
-            crate::stderr_line!(
-                "kwire: proxy: broker {}: {why}; closing the client's connection from {}",
-                conn.broker,
-                conn.peer
-            );
+            super::say_closing(&conn.broker, why, Some(conn.peer));
         }
         conn.client.shutdown();
         conn.upstream.shutdown();
@@ -518,11 +512,9 @@ impl Conn {
                     let chunk = &buf[..n];
                     let in_flight = &mut self.in_flight;
                     self.cutter.feed(chunk, &mut |head| {
-                        // size, api key, api version, correlation id
-                        let api = i16::from_be_bytes([head[4], head[5]]);
-                        let version = i16::from_be_bytes([head[6], head[7]]);
-                        let corr = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
-                        in_flight.sent(corr, api, version);
+                        if let Some((api, version, corr)) = super::request_head(head) {
+                            in_flight.sent(corr, api, version);
+                        }
                     });
                     let bytes = Bytes::copy_from_slice(chunk);
                     // Recorded before it is forwarded: its response cannot be recorded before it.

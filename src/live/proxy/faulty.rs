@@ -7,7 +7,7 @@
 
 use super::super::faults::{error_answer, topics_named, Action, Asked, Faults, Rule};
 use super::super::recorder::Event;
-use super::Proxy;
+use super::{Proxy, PRODUCE_KEY};
 use crate::decode::{decode_frame, DecodeOptions, Direction};
 use bytes::Bytes;
 use std::collections::VecDeque;
@@ -18,7 +18,6 @@ use std::time::Instant;
 /// The largest frame held whole under `--inject`, either way: a larger one
 /// ends the connection, with a note.
 const MAX_HELD: usize = 256 << 20;
-const PRODUCE_KEY: i16 = 0;
 const SASL_HANDSHAKE_KEY: i16 = 17;
 
 /// What becomes of the broker's answer to a request, or the answer made up for it.
@@ -96,17 +95,6 @@ fn whole_frame(buf: &mut Vec<u8>) -> Result<Option<Vec<u8>>, String> {
     Ok(Some(std::mem::replace(buf, rest)))
 }
 
-/// A request's api key, version and correlation id (a frame shorter than a header has none).
-fn head(frame: &[u8]) -> Option<(i16, i16, i32)> {
-    (frame.len() >= 12).then(|| {
-        (
-            i16::from_be_bytes([frame[4], frame[5]]),
-            i16::from_be_bytes([frame[6], frame[7]]),
-            i32::from_be_bytes([frame[8], frame[9], frame[10], frame[11]]),
-        )
-    })
-}
-
 impl Rules {
     pub fn new(faults: Arc<Faults>) -> Rules {
         Rules {
@@ -167,7 +155,7 @@ impl Rules {
         let request = if std::mem::take(&mut self.token_next) {
             None
         } else {
-            head(&frame)
+            super::request_head(&frame)
         };
         let Some((api, version, corr)) = request else {
             record(None);
