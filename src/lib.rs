@@ -33,6 +33,7 @@ pub mod docs;
 pub mod encode;
 pub mod input;
 pub mod live;
+pub mod pipeline;
 pub mod protocol;
 pub mod render;
 pub mod schema;

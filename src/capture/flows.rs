@@ -78,6 +78,14 @@ pub struct CapturedFrame {
 }
 
 impl CapturedFrame {
+    /// The client's and the broker's addresses, whichever way it went.
+    pub fn client_and_server(&self) -> (SocketAddr, SocketAddr) {
+        match self.direction {
+            Direction::Request => (self.from, self.to),
+            Direction::Response => (self.to, self.from),
+        }
+    }
+
     /// Whether only a prefix of the frame was kept.
     pub fn is_cut(&self) -> bool {
         self.bytes.len() < self.len

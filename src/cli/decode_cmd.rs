@@ -4,7 +4,7 @@
 use super::exit;
 use super::frame_args::{decode_options, frames_from, report, Format, InputArgs, OutputArgs};
 use super::frames_out::{
-    explain_with, write_frames, write_payload, write_tree_jsons_drawing, write_trees_drawing,
+    explain_with, style, write_frames, write_payload, write_tree_jsons_drawing, write_trees_drawing,
 };
 use clap::Args;
 use kwire::decode::{DecodeOptions, Direction, Frame};
@@ -142,13 +142,19 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         (Format::Tree, None) => write_trees_drawing(
             &mut out,
             &mut frames,
-            args.output.full_docs,
+            (style(), args.output.full_docs),
             (cat, &opts.budget),
         ),
         (Format::TreeJson, _) => {
             write_tree_jsons_drawing(&mut out, &mut frames, (cat, &opts.budget))
         }
-        _ => write_frames(&mut out, &frames, format, args.output.full_docs, explain),
+        _ => write_frames(
+            &mut out,
+            &frames,
+            format,
+            (style(), args.output.full_docs),
+            explain,
+        ),
     };
     let mut status = exit::OK;
     for f in &frames {

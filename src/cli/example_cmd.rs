@@ -116,7 +116,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
         &mut std::io::stdout().lock(),
         &frames,
         format,
-        args.full_docs,
+        (super::frames_out::style(), args.full_docs),
         explain,
     );
     if frames.iter().any(|f| f.error.is_some()) {

@@ -8,17 +8,7 @@ use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame};
 use kwire::input::{read_source, to_bytes, InputKind};
 use kwire::schema::{Catalogue, MessageKind};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The object tree, as on the seed pages.
-    Tree,
-    /// The byte layout: 16 bytes per row, coloured by region.
-    Grid,
-    /// Values only, keyed by schema field names (the JSON contract).
-    Json,
-    /// Every node with offset, length, value, note and region.
-    TreeJson,
-}
+pub use kwire::pipeline::frames::Format;
 
 /// Where the frames come from and how to decode them (`decode` and `tui`).
 #[derive(Args, Debug)]

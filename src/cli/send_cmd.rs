@@ -144,7 +144,13 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
                     sanitize(&args.broker.broker)
                 );
                 let mut out = std::io::stdout().lock();
-                let _ = write_frames(&mut out, &[request], format, args.output.full_docs, explain);
+                let _ = write_frames(
+                    &mut out,
+                    &[request],
+                    format,
+                    (super::frames_out::style(), args.output.full_docs),
+                    explain,
+                );
                 exit::OK
             }
             Err(e) => {
@@ -190,7 +196,13 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     }
     frames.push(answered.response);
     let mut out = std::io::stdout().lock();
-    let _ = write_frames(&mut out, &frames, format, args.output.full_docs, explain);
+    let _ = write_frames(
+        &mut out,
+        &frames,
+        format,
+        (super::frames_out::style(), args.output.full_docs),
+        explain,
+    );
     status
 }
 

@@ -30,11 +30,3 @@ pub fn stdout() -> Option<usize> {
 pub fn text_out() -> FitLines<std::io::StdoutLock<'static>> {
     FitLines::new(std::io::stdout().lock(), stdout())
 }
-
-/// One line of text cut to [`stdout`]'s width (whole with `--wide`).
-pub fn fit_text(line: String) -> String {
-    match stdout() {
-        Some(columns) => kwire::text::width::fit(&line, columns),
-        None => line,
-    }
-}

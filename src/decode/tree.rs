@@ -502,6 +502,14 @@ impl Direction {
             Direction::Response => "response",
         }
     }
+
+    /// The way it goes as every view draws it, the client on the left.
+    pub fn arrow(&self) -> &'static str {
+        match self {
+            Direction::Request => "→",
+            Direction::Response => "←",
+        }
+    }
 }
 
 /// What a frame on the wire carries.

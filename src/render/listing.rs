@@ -463,16 +463,8 @@ impl Endpoints {
             [(f.conn * 2 + usize::from(f.direction == Direction::Response)) % Self::SLOTS];
         let hit = matches!(slot, Some((c, d, from, to, _)) if *c == f.conn && *d == f.direction && *from == f.from && *to == f.to);
         if !hit {
-            let arrow = if f.direction == Direction::Request {
-                "→"
-            } else {
-                "←"
-            };
-            let (client, server) = if f.direction == Direction::Request {
-                (f.from, f.to)
-            } else {
-                (f.to, f.from)
-            };
+            let arrow = f.direction.arrow();
+            let (client, server) = f.client_and_server();
             let text = match self.addresses {
                 true => format!("conn {} {client} {arrow} {server} ", f.conn),
                 false => format!("conn {} {arrow} ", f.conn),

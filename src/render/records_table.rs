@@ -5,7 +5,6 @@
 
 use crate::analysis::records_table::{DamageRow, Data, Decoded, Item, Origin, RecordRow};
 use crate::analysis::Topic;
-use crate::decode::Direction;
 use crate::protocol::meanings::{utc_micros, utc_millis};
 use crate::render::json::{struct_object, to_text, value_json};
 use crate::schema::Catalogue;
@@ -189,11 +188,7 @@ fn write_place(
     partition: Option<i32>,
     widths: Widths,
 ) -> io::Result<()> {
-    let arrow = if o.direction == Direction::Request {
-        "→"
-    } else {
-        "←"
-    };
+    let arrow = o.direction.arrow();
     let api = cat.api_name(o.api_key).unwrap_or("?");
     let topic = topic.map_or_else(|| "-".to_string(), |t| sanitize(&t.text()));
     let partition = partition.map_or_else(|| "-".to_string(), |p| p.to_string());

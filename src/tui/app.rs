@@ -1127,11 +1127,7 @@ impl<'a> App<'a> {
             cap.guess,
             opts,
         );
-        let arrow = if row.frame.direction == Direction::Request {
-            "→"
-        } else {
-            "←"
-        };
+        let arrow = row.frame.direction.arrow();
         let source = format!("conn {} {arrow}", row.frame.conn);
         let mut fv = FrameView::stubbed(self.cat, frame, source, cap.budget.clone());
         fv.located = false;

@@ -1,0 +1,146 @@
+//! Decoded frames written in the format asked for (tree, grid, JSON,
+//! tree-json), with `--explain`: what `decode`, `capture`, `example` and
+//! `send` print.
+
+use crate::budget::Budget;
+use crate::decode::Frame;
+use crate::render::{grid, json, text_tree, tree_json};
+use crate::schema::Catalogue;
+use crate::teach::explain::render_explained;
+use std::io::Write;
+
+/// How decoded frames are shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The object tree, as on the seed pages.
+    Tree,
+    /// The byte layout: 16 bytes per row, coloured by region.
+    Grid,
+    /// Values only, keyed by schema field names (the JSON contract).
+    Json,
+    /// Every node with offset, length, value, note and region.
+    TreeJson,
+}
+
+/// What the output is shown on: colours, and the columns a line may take
+/// (`None`: lines are never cut). The command line decides them from the
+/// terminal, `--color` and `--wide`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    pub color: bool,
+    pub columns: Option<usize>,
+}
+
+impl Style {
+    /// A text tree's options in this style.
+    pub fn tree(self, full_docs: bool) -> text_tree::TreeOptions {
+        text_tree::TreeOptions {
+            full_docs,
+            color: self.color,
+            // Whole descriptions are asked for whole lines.
+            width: self.columns.filter(|_| !full_docs),
+        }
+    }
+
+    /// A line cut to the columns, when they are set.
+    pub fn fit(self, line: String) -> String {
+        match self.columns {
+            Some(columns) => crate::text::width::fit(&line, columns),
+            None => line,
+        }
+    }
+
+    /// Rows (each ending in a newline) cut to the columns, when they are set.
+    pub fn fit_rows(self, rows: &mut Vec<u8>) {
+        if let Some(columns) = self.columns {
+            crate::text::width::fit_each_line(rows, 0, columns);
+        }
+    }
+}
+
+/// `--explain`: explain every node, with this catalogue and release.
+pub type Explain<'c> = Option<(&'c Catalogue, Option<&'c str>)>;
+
+/// Frames decoded whole, one after another; with `--explain`, a tree's nodes
+/// each explained.
+pub fn write_frames(
+    out: &mut impl Write,
+    frames: &[Frame],
+    format: Format,
+    (style, full_docs): (Style, bool),
+    explain: Explain,
+) -> std::io::Result<()> {
+    let many = frames.len() > 1;
+    for (i, f) in frames.iter().enumerate() {
+        match format {
+            Format::Json => {
+                let mut line = Vec::with_capacity(f.bytes.len() * 2 + 256);
+                json::write_contract(f, &mut line);
+                line.push(b'\n');
+                out.write_all(&line)?;
+            }
+            Format::TreeJson => tree_json::write_frame_tree_json(out, f)?,
+            Format::Tree | Format::Grid => {
+                heading(out, (i, many), f)?;
+                let opts = style.tree(full_docs);
+                if let Some((cat, release)) = explain {
+                    write!(out, "{}", render_explained(cat, release, f, opts))?;
+                } else if format == Format::Tree {
+                    text_tree::write_frame(out, f, opts)?;
+                } else {
+                    write!(out, "{}", grid::render_grid(f, style.color))?;
+                }
+            }
+        }
+    }
+    out.flush()
+}
+
+/// The text trees of frames whose decode left large records fields for
+/// drawing (`DecodeOptions::defer_records_over`), each walked a batch at a
+/// time as it is drawn; what the walks find joins each frame's warnings and
+/// record damage.
+pub fn write_trees_drawing(
+    out: &mut impl Write,
+    frames: &mut [Frame],
+    (style, full_docs): (Style, bool),
+    drawing: (&Catalogue, &Budget),
+) -> std::io::Result<()> {
+    let many = frames.len() > 1;
+    for (i, f) in frames.iter_mut().enumerate() {
+        heading(out, (i, many), f)?;
+        text_tree::write_frame_drawing(out, f, style.tree(full_docs), drawing)?;
+    }
+    out.flush()
+}
+
+/// The tree JSON of frames whose decode left large records fields for
+/// drawing, each walked a batch at a time as it is written
+/// (`render::tree_json::write_frame_tree_json_drawing`).
+pub fn write_tree_jsons_drawing(
+    out: &mut impl Write,
+    frames: &mut [Frame],
+    drawing: (&Catalogue, &Budget),
+) -> std::io::Result<()> {
+    for f in frames.iter_mut() {
+        tree_json::write_frame_tree_json_drawing(out, f, drawing)?;
+    }
+    out.flush()
+}
+
+/// Before each of many frames' trees: a blank line between them, and where
+/// the frame is in the input.
+fn heading(out: &mut impl Write, (i, many): (usize, bool), f: &Frame) -> std::io::Result<()> {
+    if !many {
+        return Ok(());
+    }
+    if i > 0 {
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "# frame {} at input offset 0x{:04x}",
+        i + 1,
+        f.input_offset
+    )
+}

@@ -1,0 +1,167 @@
+//! The capture pipeline as a library call (`kwire::pipeline::capture::run`
+//! over any `io::Write`) writes exactly what `kwire capture` prints, says
+//! the same lines beside it, and reports in its outcome what the command
+//! turns into messages and an exit status.
+
+use kwire::analysis::selection::FrameFilter;
+use kwire::capture::CaptureOptions;
+use kwire::pipeline::capture::{run, Options, Outcome, Source};
+use kwire::pipeline::frames::{Format, Style};
+use kwire::schema::Catalogue;
+use std::path::Path;
+use std::process::Command;
+
+fn path(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/captures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// The library's run: what it wrote, the lines it said, and its outcome.
+fn library(
+    capture: &str,
+    (list, format): (bool, Format),
+    (port, guess): (Option<u16>, bool),
+) -> (Vec<u8>, Vec<String>, Outcome) {
+    let options = Options {
+        list,
+        format,
+        full_docs: false,
+        guess,
+        provenance: true,
+        style: Style::default(),
+        flush_each_frame: false,
+        budget: kwire::budget::Budget::default(),
+        capture: CaptureOptions {
+            port,
+            ..Default::default()
+        },
+    };
+    let (mut out, mut said) = (Vec::new(), Vec::new());
+    let outcome = run(
+        Catalogue::builtin(),
+        None,
+        (&Source::File(path(capture)), &FrameFilter::default()),
+        &options,
+        None,
+        &mut out,
+        &mut |line: &str| said.push(line.to_string()),
+    )
+    .expect("the capture opens");
+    (out, said, outcome)
+}
+
+/// `kwire capture` with the same options, uncoloured and uncut.
+fn command(capture: &str, args: &[&str]) -> (Vec<u8>, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["--wide", "capture", &path(capture)])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    (out.stdout, stderr, out.status.code().unwrap())
+}
+
+#[test]
+fn the_library_writes_what_the_command_prints_in_every_format() {
+    let formats: [(&str, (bool, Format)); 5] = [
+        ("tree", (false, Format::Tree)),
+        ("grid", (false, Format::Grid)),
+        ("json", (false, Format::Json)),
+        ("tree-json", (false, Format::TreeJson)),
+        ("list", (true, Format::Tree)),
+    ];
+    for (name, view) in formats {
+        let (written, said, outcome) = library("confluent-kafka.pcap", view, (None, false));
+        let args: Vec<&str> = match name {
+            "list" => vec!["--list"],
+            f => vec!["--format", f],
+        };
+        let (printed, stderr, status) = command("confluent-kafka.pcap", &args);
+        assert!(written.len() > 10_000, "{name}: {} bytes", written.len());
+        assert!(
+            written == printed,
+            "{name}: the library's output differs from the command's"
+        );
+        assert_eq!(
+            (said.is_empty(), stderr.as_str(), status),
+            (true, "", 0),
+            "{name}"
+        );
+        let stats = outcome.read.as_ref().expect("read to the end");
+        assert!(stats.frames > 100, "{name}: {} frames", stats.frames);
+        assert_eq!(outcome.shown, stats.frames, "{name}: every frame shown");
+        assert!(!outcome.malformed && !outcome.output_failed, "{name}");
+        assert_eq!(outcome.skipped.count, 0, "{name}");
+        assert!(outcome.selected.is_none(), "{name}");
+    }
+}
+
+#[test]
+fn notes_and_guesses_come_out_as_the_command_says_them() {
+    // A TLS capture read without its keys: only notes, no frame.
+    let (written, said, outcome) = library(
+        "tls/tls13-aes128gcm.pcap",
+        (false, Format::Json),
+        (None, false),
+    );
+    let (printed, _, _) = command("tls/tls13-aes128gcm.pcap", &["--format", "json"]);
+    assert!(written == printed, "TLS notes differ");
+    assert!(String::from_utf8_lossy(&written).contains("\"kind\":\"tls\""));
+    assert!(said.is_empty());
+    assert_eq!(outcome.read.as_ref().unwrap().frames, 0);
+    assert!(outcome.read.as_ref().unwrap().tls.connections > 0);
+
+    // A response without its request, decoded by a guess: the guess is said
+    // beside the JSON, as the command says it on stderr.
+    let (written, said, outcome) = library(
+        "lone-response.pcap",
+        (false, Format::Json),
+        (Some(19092), true),
+    );
+    let (printed, stderr, _) = command(
+        "lone-response.pcap",
+        &["--format", "json", "--port", "19092", "--guess"],
+    );
+    assert!(written == printed, "guessed frames differ");
+    assert!(!said.is_empty(), "a guess is said");
+    for line in &said {
+        assert!(
+            stderr.contains(line.as_str()),
+            "{line:?} not in the command's stderr:\n{stderr}"
+        );
+    }
+    assert!(outcome.shown > 0);
+}
+
+#[test]
+fn a_source_that_does_not_open_is_the_one_error() {
+    let err = run(
+        Catalogue::builtin(),
+        None,
+        (
+            &Source::File("/nonexistent/x.pcap".into()),
+            &FrameFilter::default(),
+        ),
+        &Options {
+            list: true,
+            format: Format::Tree,
+            full_docs: false,
+            guess: false,
+            provenance: false,
+            style: Style::default(),
+            flush_each_frame: false,
+            budget: Default::default(),
+            capture: Default::default(),
+        },
+        None,
+        Vec::new(),
+        &mut |_: &str| {},
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+}
