@@ -1,6 +1,6 @@
 //! A records field left for its view to walk a batch at a time
-//! (`DecodeOptions::defer_records_over`, `kwire decode`'s text tree) draws
-//! exactly the text the frame's whole tree draws, with the same warnings and
+//! (`DecodeOptions::defer_records_over`, `kwire decode`'s text tree, tree
+//! JSON and grid) draws exactly the text the frame's whole tree draws, with the same warnings and
 //! record damage in the same places: every kind of record batch, damaged
 //! copies, batches cut short or followed by other bytes, internal topics,
 //! fetch responses, budgets, and frames with records beside other fields.
@@ -14,6 +14,7 @@ use common::batches::{
 use common::random_body::Rng;
 use kwire::budget::{Budget, Limits};
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame};
+use kwire::render::grid::{render_grid, write_grid_drawing};
 use kwire::render::text_tree::{write_frame, write_frame_drawing, TreeOptions};
 use kwire::render::tree_json::{write_frame_tree_json, write_frame_tree_json_drawing};
 use kwire::schema::Catalogue;
@@ -125,6 +126,44 @@ fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
         whole == later,
         "{what}: the tree JSON drawn a batch at a time differs:\n{whole}\n{later}"
     );
+    for color in [false, true] {
+        let whole = grid(cat, bytes, limits, false, color);
+        let later = grid(cat, bytes, limits, true, color);
+        assert!(
+            whole == later,
+            "{what}: the grid (colour {color}) painted a batch at a time differs:\n{}\n{}\ndamage {:?} and {:?}",
+            whole.0,
+            later.0,
+            whole.1,
+            later.1
+        );
+    }
+}
+
+/// The frame's grid and record damage, decoded whole or with its records
+/// fields left for painting a batch at a time.
+fn grid(
+    cat: &Catalogue,
+    bytes: &[u8],
+    limits: Option<Limits>,
+    defer: bool,
+    color: bool,
+) -> (String, Vec<String>) {
+    let opts = DecodeOptions {
+        defer_records_over: defer.then_some(0),
+        ..fresh(limits)
+    };
+    let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+    let text = match defer {
+        true => {
+            let mut out = Vec::new();
+            write_grid_drawing(&mut out, &mut frame, color, (cat, &opts.budget)).unwrap();
+            String::from_utf8(out).unwrap()
+        }
+        false => render_grid(&frame, color),
+    };
+    let damage = frame.record_damage.iter().map(|e| e.to_string()).collect();
+    (text, damage)
 }
 
 /// The frame's tree JSON, decoded whole or with its records fields left for drawing.
@@ -352,6 +391,7 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
     write_frame(&mut whole, &frame, fitted).unwrap();
     let mut whole_json = Vec::new();
     write_frame_tree_json(&mut whole_json, &frame).unwrap();
+    let whole_grid = render_grid(&frame, false);
     drop(frame);
     let dir = std::env::temp_dir().join(format!("kwire-deferred-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -382,6 +422,16 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
         peak < 80 << 10,
         "kwire decode --format tree-json peaked at {peak} KiB"
     );
+    // The grid: its regions painted a batch at a time, its rows written as they are.
+    let (peak, out) = decode("grid");
+    assert!(
+        out == whole_grid.as_bytes(),
+        "kwire decode drew another grid"
+    );
+    assert!(
+        peak < 80 << 10,
+        "kwire decode --format grid peaked at {peak} KiB"
+    );
     // In a capture, after its request.
     use common::pcap_writer::{conversation, pcap, Link};
     let request = kwire::encode::example::example_frame(
@@ -407,8 +457,23 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
     .unwrap();
     let (json_peak, json_out) =
         peak_kib(&["capture", file.to_str().unwrap(), "--format", "tree-json"]);
+    let (grid_peak, grid_out) = peak_kib(&["capture", file.to_str().unwrap(), "--format", "grid"]);
     let (peak, out) = peak_kib(&["capture", file.to_str().unwrap()]);
     let _ = std::fs::remove_dir_all(&dir);
+    let grid_text = String::from_utf8(grid_out).unwrap();
+    let response_grid = grid_text
+        .split_once("\n# frame 1 ")
+        .and_then(|(_, rest)| rest.split_once('\n'))
+        .map(|(_, grid)| grid)
+        .expect("the response's grid");
+    assert!(
+        response_grid == whole_grid,
+        "kwire capture drew another grid"
+    );
+    assert!(
+        grid_peak < 80 << 10,
+        "kwire capture --format grid peaked at {grid_peak} KiB"
+    );
     // Its second line is the response's tree JSON, with the capture's member added.
     let response_json = json_out
         .split(|&b| b == b'\n')

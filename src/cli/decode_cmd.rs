@@ -3,9 +3,7 @@
 
 use super::exit;
 use super::frame_args::{decode_options, frames_from, report, Format, InputArgs, OutputArgs};
-use super::frames_out::{
-    explain_with, style, write_frames, write_payload, write_tree_jsons_drawing, write_trees_drawing,
-};
+use super::frames_out::{explain_with, style, write_frames, write_frames_drawing, write_payload};
 use clap::Args;
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::input::{read_source, to_bytes, InputKind};
@@ -74,11 +72,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     };
     // The JSON contract needs values only: no annotations, records left as hex.
     opts.values_only = args.output.format() == Format::Json;
-    // The text tree and the tree JSON draw large records fields a batch at a time.
+    // The text tree, the tree JSON and the grid draw large records fields a
+    // batch at a time.
     let drawn = match args.output.format() {
         Format::Tree => !args.explain,
-        Format::TreeJson => true,
-        _ => false,
+        Format::TreeJson | Format::Grid => true,
+        Format::Json => false,
     };
     if drawn {
         opts.defer_records_over = Some(kwire::decode::frame::DEFER_RECORDS_OVER);
@@ -137,18 +136,16 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         Err(status) => return status,
     };
     let mut out = std::io::stdout().lock();
-    let _ = match (format, explain) {
+    let _ = match drawn {
         // Drawn as it goes: large records fields were left for drawing.
-        (Format::Tree, None) => write_trees_drawing(
+        true => write_frames_drawing(
             &mut out,
             &mut frames,
+            format,
             (style(), args.output.full_docs),
             (cat, &opts.budget),
         ),
-        (Format::TreeJson, _) => {
-            write_tree_jsons_drawing(&mut out, &mut frames, (cat, &opts.budget))
-        }
-        _ => write_frames(
+        false => write_frames(
             &mut out,
             &frames,
             format,

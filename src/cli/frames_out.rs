@@ -5,9 +5,7 @@
 use super::exit;
 use super::frame_args::Format;
 use kwire::decode::Direction;
-pub use kwire::pipeline::frames::{
-    write_frames, write_tree_jsons_drawing, write_trees_drawing, Explain, Style,
-};
+pub use kwire::pipeline::frames::{write_frames, write_frames_drawing, Explain, Style};
 use kwire::render::{grid, json, text_tree};
 use kwire::schema::Catalogue;
 use std::io::Write;

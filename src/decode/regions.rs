@@ -7,18 +7,36 @@ use crate::decode::{Node, Region, Role};
 /// without the owners' table (16 bytes a byte, not 1: it matters at 100 MB).
 pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
     let mut out = vec![None; len];
-    fn paint(n: &Node, inside_decompressed: bool, out: &mut [Option<Region>]) {
-        let end = n.end().min(out.len());
-        if !inside_decompressed && n.offset < end {
-            out[n.offset..end].fill(Some(n.region));
-        }
-        let inside = inside_decompressed || n.role == Role::Decompressed;
-        for c in &n.children {
-            paint(c, inside, out);
-        }
-    }
-    paint(root, false, &mut out);
+    paint_regions(root, false, &mut out, &mut |_, _, _| {});
     out
+}
+
+/// A records field left unwalked ([`Node::deferred_records`]), painted by
+/// whoever walks it: with its node, whether it is inside decompressed data,
+/// and the regions.
+pub type PaintDeferred<'p> =
+    dyn FnMut(&crate::decode::DeferredRecords, bool, &mut [Option<Region>]) + 'p;
+
+/// `n`'s subtree painted into `out` ([`byte_regions`]), a deferred records
+/// field by `deferred` after its own node.
+pub fn paint_regions(
+    n: &Node,
+    inside_decompressed: bool,
+    out: &mut [Option<Region>],
+    deferred: &mut PaintDeferred<'_>,
+) {
+    let end = n.end().min(out.len());
+    // Decompressed subtrees index another buffer, not these bytes.
+    if !inside_decompressed && n.offset < end {
+        out[n.offset..end].fill(Some(n.region));
+    }
+    let inside = inside_decompressed || n.role == Role::Decompressed;
+    for c in &n.children {
+        paint_regions(c, inside, out, deferred);
+    }
+    if let Some(d) = n.deferred_records() {
+        deferred(d, inside, out);
+    }
 }
 
 /// For every byte in `0..len`, the pre-order index (the order of

@@ -62,11 +62,11 @@ impl Findings {
     }
 }
 
-/// Whether a frame's tree is drawn in its turn, straight to the output, with
+/// Whether a frame's tree or grid is drawn in its turn, straight to the output, with
 /// its records walked a batch at a time as they are drawn: a large frame's
 /// (`DecodeOptions::defer_records_over`), whose whole tree would not fit in memory.
 pub(super) fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
-    matches!(format, Format::Tree | Format::TreeJson) && f.bytes.len() > DEFER_RECORDS_OVER
+    format != Format::Json && f.bytes.len() > DEFER_RECORDS_OVER
 }
 
 /// A frame's JSON line written by `write` (streamed as it is written: a
@@ -116,6 +116,10 @@ pub(super) fn write_drawing<W: Write>(
         with_capture_member(out, f, drawing.provenance, |mut w| {
             crate::render::tree_json::write_frame_tree_json_drawing(&mut w, frame, (cat, &budget))
         })?;
+    } else if drawing.format == Format::Grid {
+        decoded.write_heading(out, f)?;
+        let color = drawing.style.color;
+        crate::render::grid::write_grid_drawing(out, &mut decoded.frame, color, (cat, &budget))?;
     } else {
         decoded.write_heading(out, f)?;
         let tree = drawing.style.tree(drawing.full_docs);

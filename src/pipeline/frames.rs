@@ -96,34 +96,38 @@ pub fn write_frames(
     out.flush()
 }
 
-/// The text trees of frames whose decode left large records fields for
-/// drawing (`DecodeOptions::defer_records_over`), each walked a batch at a
-/// time as it is drawn; what the walks find joins each frame's warnings and
-/// record damage.
-pub fn write_trees_drawing(
+/// Frames whose decode left large records fields for drawing
+/// (`DecodeOptions::defer_records_over`), each field walked a batch at a
+/// time as it is drawn (a tree's lines, a tree JSON's nodes, a grid's
+/// regions); what the walks find joins each frame's warnings and record
+/// damage. The JSON contract holds no records' nodes: it is written whole.
+pub fn write_frames_drawing(
     out: &mut impl Write,
     frames: &mut [Frame],
+    format: Format,
     (style, full_docs): (Style, bool),
     drawing: (&Catalogue, &Budget),
 ) -> std::io::Result<()> {
     let many = frames.len() > 1;
     for (i, f) in frames.iter_mut().enumerate() {
-        heading(out, (i, many), f)?;
-        text_tree::write_frame_drawing(out, f, style.tree(full_docs), drawing)?;
-    }
-    out.flush()
-}
-
-/// The tree JSON of frames whose decode left large records fields for
-/// drawing, each walked a batch at a time as it is written
-/// (`render::tree_json::write_frame_tree_json_drawing`).
-pub fn write_tree_jsons_drawing(
-    out: &mut impl Write,
-    frames: &mut [Frame],
-    drawing: (&Catalogue, &Budget),
-) -> std::io::Result<()> {
-    for f in frames.iter_mut() {
-        tree_json::write_frame_tree_json_drawing(out, f, drawing)?;
+        match format {
+            Format::TreeJson => tree_json::write_frame_tree_json_drawing(out, f, drawing)?,
+            Format::Json => write_frames(
+                out,
+                std::slice::from_ref(f),
+                format,
+                (style, full_docs),
+                None,
+            )?,
+            Format::Tree => {
+                heading(out, (i, many), f)?;
+                text_tree::write_frame_drawing(out, f, style.tree(full_docs), drawing)?;
+            }
+            Format::Grid => {
+                heading(out, (i, many), f)?;
+                grid::write_grid_drawing(out, f, style.color, drawing)?;
+            }
+        }
     }
     out.flush()
 }

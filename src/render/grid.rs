@@ -1,8 +1,12 @@
 //! The byte layout grid: 16 bytes per row with offsets, hex and ASCII, each byte
 //! coloured by its region; plain text (with a region map) when colour is off.
 
-use crate::decode::regions::{byte_regions, region_runs};
+use crate::budget::Budget;
+use crate::decode::records::deferred::{for_each_item, join_found};
+use crate::decode::regions::{byte_regions, paint_regions, region_runs};
 use crate::decode::{Frame, Node, Region};
+use crate::schema::Catalogue;
+use std::io::{self, Write};
 
 pub const ROW: usize = 16;
 
@@ -68,7 +72,54 @@ pub fn render_grid(frame: &Frame, color: bool) -> String {
 
 /// The grid of any bytes whose tree is `root` (a frame, a record, a header).
 pub fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
-    let regions = byte_regions(root, bytes.len());
+    let mut out = Vec::new();
+    // Writing into memory does not fail.
+    let _ = write_layout(&mut out, bytes, &byte_regions(root, bytes.len()), color);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A frame's grid written as it is drawn: its deferred records fields
+/// ([`crate::decode::DecodeOptions::defer_records_over`]) walked a batch at
+/// a time to paint their regions (each batch's nodes dropped after), rows
+/// written in large writes. What it holds is the frame and a byte of region
+/// a byte, not the frame's whole tree and grid (a 22 MB Fetch response of
+/// 400,000 records: its grid's 100 MB of text and 1.1 GB of tree). What the
+/// walks find joins the frame's warnings and record damage.
+pub fn write_grid_drawing(
+    w: &mut impl Write,
+    frame: &mut Frame,
+    color: bool,
+    (cat, budget): (&Catalogue, &Budget),
+) -> io::Result<()> {
+    let mut regions = vec![None; frame.bytes.len()];
+    let mut found = Vec::new();
+    let bytes = frame.bytes.clone();
+    paint_regions(&frame.root, false, &mut regions, &mut |d, inside, out| {
+        let walked = for_each_item(cat, &bytes, d, budget, |nodes, _| {
+            for n in nodes.iter() {
+                paint_regions(n, inside, out, &mut |_, _, _| {});
+            }
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let Ok(f) = walked;
+        found.push((d.clone(), f));
+    });
+    join_found(frame, found);
+    write_layout(w, &frame.bytes, &regions, color)
+}
+
+/// What the grid holds before it is written out.
+const SPILL: usize = 64 << 10;
+
+/// The grid of `bytes` painted by `regions`: its title, a row of 16 bytes
+/// at a time (offset, hex, text), the legend, and without colour the
+/// regions' byte ranges.
+pub fn write_layout(
+    w: &mut impl Write,
+    bytes: &[u8],
+    regions: &[Option<Region>],
+    color: bool,
+) -> io::Result<()> {
     let mut out = layout_title(bytes.len());
     out.push('\n');
     out.push_str("      ");
@@ -100,6 +151,10 @@ pub fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
             out.push_str(&paint(&printable(*b).to_string(), regions[base + i], color));
         }
         out.push('\n');
+        if out.len() >= SPILL {
+            w.write_all(out.as_bytes())?;
+            out.clear();
+        }
     }
     out.push_str("legend: ");
     let legend: Vec<String> = Region::ALL
@@ -109,7 +164,7 @@ pub fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
     out.push_str(&legend.join(" "));
     out.push('\n');
     if !color {
-        for (r, s, e) in region_runs(&regions) {
+        for (r, s, e) in region_runs(regions) {
             let name = r.map_or("(undecoded)", |r| r.label());
             out.push_str(&format!(
                 "  0x{s:04x}-0x{:04x} {name} ({}B)\n",
@@ -118,7 +173,7 @@ pub fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
             ));
         }
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 #[cfg(test)]
