@@ -1,6 +1,6 @@
 //! A records field left for its view to walk a batch at a time
 //! (`DecodeOptions::defer_records_over`, `kwire decode`'s text tree, tree
-//! JSON and grid) draws exactly the text the frame's whole tree draws, with the same warnings and
+//! JSON, grid and `--explain`) draws exactly the text the frame's whole tree draws, with the same warnings and
 //! record damage in the same places: every kind of record batch, damaged
 //! copies, batches cut short or followed by other bytes, internal topics,
 //! fetch responses, budgets, and frames with records beside other fields.
@@ -18,6 +18,7 @@ use kwire::render::grid::{render_grid, write_grid_drawing};
 use kwire::render::text_tree::{write_frame, write_frame_drawing, TreeOptions};
 use kwire::render::tree_json::{write_frame_tree_json, write_frame_tree_json_drawing};
 use kwire::schema::Catalogue;
+use kwire::teach::explain::{render_explained, write_explained_drawing};
 
 thread_local! {
     /// Frames are requests, or (set) Fetch v4 responses.
@@ -126,6 +127,18 @@ fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
         whole == later,
         "{what}: the tree JSON drawn a batch at a time differs:\n{whole}\n{later}"
     );
+    for width in [None, Some(100)] {
+        let whole = explained(cat, bytes, limits, false, width);
+        let later = explained(cat, bytes, limits, true, width);
+        assert!(
+            whole == later,
+            "{what}: the explained tree (width {width:?}) drawn a batch at a time differs:\n{}\n{}\ndamage {:?} and {:?}",
+            whole.0,
+            later.0,
+            whole.1,
+            later.1
+        );
+    }
     for color in [false, true] {
         let whole = grid(cat, bytes, limits, false, color);
         let later = grid(cat, bytes, limits, true, color);
@@ -138,6 +151,36 @@ fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
             later.1
         );
     }
+}
+
+/// The frame's tree with every node explained (`--explain`) and its record
+/// damage, decoded whole or with its records fields left for drawing.
+fn explained(
+    cat: &Catalogue,
+    bytes: &[u8],
+    limits: Option<Limits>,
+    defer: bool,
+    width: Option<usize>,
+) -> (String, Vec<String>) {
+    let opts = DecodeOptions {
+        defer_records_over: defer.then_some(0),
+        ..fresh(limits)
+    };
+    let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+    let tree = TreeOptions {
+        width,
+        ..TreeOptions::default()
+    };
+    let text = match defer {
+        true => {
+            let mut out = Vec::new();
+            write_explained_drawing(&mut out, (cat, None), &mut frame, tree, &opts.budget).unwrap();
+            String::from_utf8(out).unwrap()
+        }
+        false => render_explained(cat, None, &frame, tree),
+    };
+    let damage = frame.record_damage.iter().map(|e| e.to_string()).collect();
+    (text, damage)
 }
 
 /// The frame's grid and record damage, decoded whole or with its records
@@ -421,6 +464,30 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
     assert!(
         peak < 80 << 10,
         "kwire decode --format tree-json peaked at {peak} KiB"
+    );
+    // Every node explained (`--explain`), walked and drawn a batch at a time
+    // too: what it draws is held to the whole tree's above, on every kind of
+    // batch; here, its memory, and that its last batch is drawn.
+    let (peak, out) = peak_kib(&[
+        "decode",
+        "--binary",
+        bin.to_str().unwrap(),
+        "--response",
+        "--api",
+        "Fetch",
+        "--version",
+        "4",
+        "--explain",
+    ]);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("+-- RecordBatch[999] RecordBatch v2"),
+        "kwire decode --explain did not draw the last batch"
+    );
+    assert!(text.lines().filter(|l| l.contains(" · ")).count() > 1_000_000);
+    assert!(
+        peak < 80 << 10,
+        "kwire decode --explain peaked at {peak} KiB"
     );
     // The grid: its regions painted a batch at a time, its rows written as they are.
     let (peak, out) = decode("grid");

@@ -72,13 +72,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     };
     // The JSON contract needs values only: no annotations, records left as hex.
     opts.values_only = args.output.format() == Format::Json;
-    // The text tree, the tree JSON and the grid draw large records fields a
-    // batch at a time.
-    let drawn = match args.output.format() {
-        Format::Tree => !args.explain,
-        Format::TreeJson | Format::Grid => true,
-        Format::Json => false,
-    };
+    // The text tree (explained or not), the tree JSON and the grid draw large
+    // records fields a batch at a time.
+    let drawn = args.output.format() != Format::Json;
     if drawn {
         opts.defer_records_over = Some(kwire::decode::frame::DEFER_RECORDS_OVER);
     }
@@ -142,7 +138,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
             &mut out,
             &mut frames,
             format,
-            (style(), args.output.full_docs),
+            (style(), args.output.full_docs, explain),
             (cat, &opts.budget),
         ),
         false => write_frames(

@@ -6,7 +6,7 @@ use crate::budget::Budget;
 use crate::decode::Frame;
 use crate::render::{grid, json, text_tree, tree_json};
 use crate::schema::Catalogue;
-use crate::teach::explain::render_explained;
+use crate::teach::explain::{render_explained, write_explained_drawing};
 use std::io::Write;
 
 /// How decoded frames are shown.
@@ -98,14 +98,14 @@ pub fn write_frames(
 
 /// Frames whose decode left large records fields for drawing
 /// (`DecodeOptions::defer_records_over`), each field walked a batch at a
-/// time as it is drawn (a tree's lines, a tree JSON's nodes, a grid's
-/// regions); what the walks find joins each frame's warnings and record
+/// time as it is drawn (a tree's lines, explained with `explain`, a tree
+/// JSON's nodes, a grid's regions); what the walks find joins each frame's warnings and record
 /// damage. The JSON contract holds no records' nodes: it is written whole.
 pub fn write_frames_drawing(
     out: &mut impl Write,
     frames: &mut [Frame],
     format: Format,
-    (style, full_docs): (Style, bool),
+    (style, full_docs, explain): (Style, bool, Explain),
     drawing: (&Catalogue, &Budget),
 ) -> std::io::Result<()> {
     let many = frames.len() > 1;
@@ -121,7 +121,11 @@ pub fn write_frames_drawing(
             )?,
             Format::Tree => {
                 heading(out, (i, many), f)?;
-                text_tree::write_frame_drawing(out, f, style.tree(full_docs), drawing)?;
+                let tree = style.tree(full_docs);
+                match explain {
+                    Some(with) => write_explained_drawing(out, with, f, tree, drawing.1)?,
+                    None => text_tree::write_frame_drawing(out, f, tree, drawing)?,
+                }
             }
             Format::Grid => {
                 heading(out, (i, many), f)?;

@@ -311,38 +311,92 @@ pub fn render_tree_annotated(
     opts: TreeOptions,
     annotate: &Annotate,
 ) -> String {
-    let mut out = line(
-        root,
-        TreeOptions {
-            width: None,
-            ..opts
-        },
-    );
-    out.push('\n');
+    let mut out = Vec::new();
+    // Writing into memory does not fail; nothing is left for drawing.
+    let _ = write_tree_annotated(&mut out, root, buf, (opts, annotate), None);
+    into_string(out)
+}
+
+/// [`render_tree_annotated`] written to `w` as it is drawn, in large writes;
+/// with `drawing`, a deferred records field is walked a batch at a time as
+/// it is drawn (each batch's nodes annotated, drawn and dropped), and what
+/// the walks found is returned for the frame's lists
+/// ([`crate::decode::records::deferred::join_found`]).
+pub fn write_tree_annotated(
+    w: &mut dyn Write,
+    root: &Node,
+    buf: &[u8],
+    (opts, annotate): (TreeOptions, &Annotate),
+    drawing: Option<(
+        &crate::schema::Catalogue,
+        &crate::budget::Budget,
+        &bytes::Bytes,
+    )>,
+) -> io::Result<Vec<(DeferredRecords, Found)>> {
+    let mut out = Gathered {
+        text: line(
+            root,
+            TreeOptions {
+                width: None,
+                ..opts
+            },
+        ),
+        w,
+        fit: opts.width,
+    };
+    out.text.push('\n');
     push_notes(
         &annotate(root, None, buf),
         if root.children.is_empty() { "  " } else { "| " },
         opts.width,
-        &mut out,
+        &mut out.text,
     );
     // Tree lines are cut once drawn whole, rails included; notes are prose,
     // wrapped to the width instead.
-    let walk = Walk {
+    let mut walk = Walk {
         opts: TreeOptions {
             width: None,
             ..opts
         },
         width: opts.width,
         annotate,
+        drawer: drawing.map(|(cat, budget, frame)| Drawer {
+            cat,
+            budget,
+            frame: frame.clone(),
+            found: Vec::new(),
+        }),
     };
-    walk.children(root, buf, "", false, &mut out);
-    match opts.width {
-        Some(columns) => {
-            let mut bytes = out.into_bytes();
-            crate::text::width::fit_each_line(&mut bytes, 0, columns);
-            into_string(bytes)
+    walk.node_children(root, buf, "", false, &mut out)?;
+    out.pass_on()?;
+    Ok(walk.drawer.map(|d| d.found).unwrap_or_default())
+}
+
+/// Whole lines of text on their way to a writer, each fitted to the width
+/// when it is set, passed on whenever [`SPILL`] bytes gather.
+struct Gathered<'w> {
+    text: String,
+    w: &'w mut dyn Write,
+    fit: Option<usize>,
+}
+
+impl Gathered<'_> {
+    fn spill_when_full(&mut self) -> io::Result<()> {
+        match self.text.len() >= SPILL {
+            true => self.pass_on(),
+            false => Ok(()),
         }
-        None => out,
+    }
+
+    fn pass_on(&mut self) -> io::Result<()> {
+        let mut bytes = std::mem::take(&mut self.text).into_bytes();
+        if let Some(columns) = self.fit {
+            crate::text::width::fit_each_line(&mut bytes, 0, columns);
+        }
+        self.w.write_all(&bytes)?;
+        bytes.clear();
+        self.text = into_string(bytes);
+        Ok(())
     }
 }
 
@@ -379,45 +433,100 @@ fn push_notes(notes: &[String], prefix: &str, width: Option<usize>, out: &mut St
     }
 }
 
-struct Walk<'a, 'b> {
+struct Walk<'a, 'b, 'd> {
     opts: TreeOptions,
     /// The width notes wrap at (`opts` draws the tree lines whole).
     width: Option<usize>,
     annotate: &'a Annotate<'b>,
+    /// Walks deferred records fields as they are drawn (taken while it does).
+    drawer: Option<Drawer<'d>>,
 }
 
-impl Walk<'_, '_> {
-    fn children(
-        &self,
+impl Walk<'_, '_, '_> {
+    /// `node`'s children with their subtrees and notes; a deferred records
+    /// field's batches walked and drawn one at a time, as its children.
+    fn node_children(
+        &mut self,
         node: &Node,
         buf: &[u8],
         prefix: &str,
         decompressed: bool,
-        out: &mut String,
-    ) {
-        let n = node.children.len();
+        out: &mut Gathered<'_>,
+    ) -> io::Result<()> {
         let inner = decompressed || node.role == Role::Decompressed;
         // Below a decompressed node, offsets index the decompressed buffer it holds.
         let buf = match (&node.value, node.role) {
             (Value::Bytes(Some(b)), Role::Decompressed) => &b[..],
             _ => buf,
         };
-        for (i, c) in node.children.iter().enumerate() {
-            let last = i + 1 == n;
-            out.push_str(prefix);
-            out.push_str("+-- ");
-            out.push_str(&line_in(c, self.opts, inner));
-            out.push('\n');
+        let deferred = node.deferred_records().filter(|_| self.drawer.is_some());
+        self.draw(
+            (node, &node.children),
+            deferred.is_none(),
+            buf,
+            (prefix, inner),
+            out,
+        )?;
+        let Some(d) = deferred else {
+            return Ok(());
+        };
+        let Some(drawer) = self.drawer.take() else {
+            return Ok(());
+        };
+        let mut held: Vec<Node> = Vec::new();
+        let walked = for_each_item(drawer.cat, &drawer.frame, d, drawer.budget, |nodes, _| {
+            self.draw((node, &held), false, buf, (prefix, inner), out)?;
+            held.clear();
+            held.append(nodes);
+            Ok::<(), io::Error>(())
+        });
+        let mut drawer = drawer;
+        let drawn = walked.and_then(|found| {
+            self.draw((node, &held), true, buf, (prefix, inner), out)?;
+            drawer.found.push((d.clone(), found));
+            Ok(())
+        });
+        self.drawer = Some(drawer);
+        drawn
+    }
+
+    /// `nodes` (children of `parent`; the last of them its last child when
+    /// `ends`) with their notes and subtrees.
+    fn draw(
+        &mut self,
+        (parent, nodes): (&Node, &[Node]),
+        ends: bool,
+        buf: &[u8],
+        (prefix, inner): (&str, bool),
+        out: &mut Gathered<'_>,
+    ) -> io::Result<()> {
+        let n = nodes.len();
+        for (i, c) in nodes.iter().enumerate() {
+            let last = ends && i + 1 == n;
+            out.text.push_str(prefix);
+            out.text.push_str("+-- ");
+            out.text.push_str(&line_in(c, self.opts, inner));
+            out.text.push('\n');
             let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
-            let rail = if c.children.is_empty() { "  " } else { "| " };
+            // A deferred records field has the children its walk will draw.
+            let walked_later = c
+                .deferred_records()
+                .is_some_and(|d| self.drawer.is_some() && d.range.0 < d.range.1);
+            let rail = if c.children.is_empty() && !walked_later {
+                "  "
+            } else {
+                "| "
+            };
             push_notes(
-                &(self.annotate)(c, Some(node), buf),
+                &(self.annotate)(c, Some(parent), buf),
                 &format!("{child_prefix}{rail}"),
                 self.width,
-                out,
+                &mut out.text,
             );
-            self.children(c, buf, &child_prefix, inner, out);
+            out.spill_when_full()?;
+            self.node_children(c, buf, &child_prefix, inner, out)?;
         }
+        Ok(())
     }
 }
 

@@ -4,9 +4,10 @@
 //! fixed-width big-endian integers, varint groups and continuation bits,
 //! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
 
+use crate::decode::records::deferred::Found;
 use crate::decode::{Frame, Kind, Node, Role, Value, Wire};
 use crate::protocol::headers::header_for;
-use crate::render::text_tree::{push_findings, render_tree_annotated, TreeOptions};
+use crate::render::text_tree::{push_findings, write_tree_annotated, TreeOptions};
 use crate::schema::{Catalogue, MessageKind, Primitive};
 use crate::text::Text;
 use crate::text::{kafka_uuid_text, uuid_text};
@@ -206,6 +207,41 @@ pub fn render_explained(
     frame: &Frame,
     opts: TreeOptions,
 ) -> String {
+    let mut out = Vec::new();
+    // Writing into memory does not fail; nothing is left for drawing.
+    let _ = explained_tree(&mut out, (cat, release), frame, opts, None);
+    let mut out = String::from_utf8(out).unwrap_or_default();
+    push_findings(frame, &mut out);
+    out
+}
+
+/// [`render_explained`] written as it is drawn: a records field the decode
+/// left for drawing (`DecodeOptions::defer_records_over`) is walked, explained
+/// and drawn a batch at a time, and what its walks find joins the frame's
+/// warnings and record damage before they are written.
+pub fn write_explained_drawing(
+    w: &mut dyn std::io::Write,
+    (cat, release): (&Catalogue, Option<&str>),
+    frame: &mut Frame,
+    opts: TreeOptions,
+    budget: &crate::budget::Budget,
+) -> std::io::Result<()> {
+    let found = explained_tree(w, (cat, release), frame, opts, Some(budget))?;
+    crate::decode::records::deferred::join_found(frame, found);
+    let mut findings = String::new();
+    push_findings(frame, &mut findings);
+    w.write_all(findings.as_bytes())
+}
+
+/// The frame's explained tree, written to `w`; what walks of deferred
+/// records fields found, when `drawing` walks them.
+fn explained_tree(
+    w: &mut dyn std::io::Write,
+    (cat, release): (&Catalogue, Option<&str>),
+    frame: &Frame,
+    opts: TreeOptions,
+    drawing: Option<&crate::budget::Budget>,
+) -> std::io::Result<Vec<(crate::decode::DeferredRecords, Found)>> {
     let reason = header_reason(cat, frame, release);
     let annotate = |node: &Node, parent: Option<&Node>, buf: &[u8]| -> Vec<String> {
         if node.role == Role::Structure && node.region == crate::decode::Region::RpcHeader {
@@ -213,9 +249,8 @@ pub fn render_explained(
         }
         explain(node, parent, buf)
     };
-    let mut out = render_tree_annotated(&frame.root, &frame.bytes, opts, &annotate);
-    push_findings(frame, &mut out);
-    out
+    let drawing = drawing.map(|budget| (cat, budget, &frame.bytes));
+    write_tree_annotated(w, &frame.root, &frame.bytes, (opts, &annotate), drawing)
 }
 
 /// `ac 02`
