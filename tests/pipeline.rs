@@ -165,3 +165,46 @@ fn a_source_that_does_not_open_is_the_one_error() {
     .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
 }
+
+#[test]
+fn check_capture_finds_what_kwire_check_prints() {
+    use kwire::pipeline::check::{check_capture, Options};
+    let cat = Catalogue::builtin();
+    for name in ["diagnosis/churn.pcap", "confluent-kafka.pcap"] {
+        let mut found = Vec::new();
+        let input = std::fs::File::open(path(name)).unwrap();
+        let options = Options {
+            decode: Default::default(),
+            capture: Default::default(),
+            read_ahead: true,
+            filter: None,
+        };
+        let checked = check_capture(cat, None, Box::new(input), options, &mut |f| {
+            found.append(f);
+            Ok(())
+        })
+        .unwrap();
+        let mut lines = Vec::new();
+        for f in &found {
+            kwire::render::findings::write_json(&mut lines, cat, f).unwrap();
+        }
+        let printed = Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["check", &path(name), "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            lines == printed.stdout,
+            "{name}: the findings differ from kwire check's"
+        );
+        assert!(
+            checked.read.is_ok() && checked.frames > 10,
+            "{name}: {checked:?}"
+        );
+        if name.starts_with("diagnosis/") {
+            assert!(
+                !found.is_empty(),
+                "{name}: a diagnosis capture has findings"
+            );
+        }
+    }
+}

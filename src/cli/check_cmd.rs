@@ -4,14 +4,14 @@
 use super::exit;
 use super::frame_args::{decode_options, frames_from, InputArgs};
 use clap::{Args, ValueEnum};
-use kwire::analysis::check::{check_frames, Checker};
+use kwire::analysis::check::check_frames;
 use kwire::analysis::filter::Filter;
 use kwire::analysis::finding::{Finding, Severity, Tally};
-use kwire::analysis::finding_filter::FindingFilter;
 use kwire::analysis::finding_groups::Groups;
-use kwire::analysis::selection::{FrameFilter, Selection};
-use kwire::capture::{CaptureOptions, Captured};
+use kwire::analysis::selection::FrameFilter;
+use kwire::capture::CaptureOptions;
 use kwire::decode::DecodeOptions;
+use kwire::pipeline::check;
 use kwire::render::findings;
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
@@ -152,7 +152,6 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             }
         },
     };
-    let mut kept = Vec::new();
     let columns = match args.format {
         CheckFormat::Text => super::width::stdout(),
         CheckFormat::Json => None,
@@ -170,7 +169,6 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     // a capture cut short, TLS not decrypted): status 2, as `capture` says it.
     let mut damaged = false;
     let checked = if is_capture {
-        let mut checker = Checker::new(cat, opts);
         let capture_opts = match args.tls.capture_options(args.port) {
             Ok(o) => o,
             Err(status) => return status,
@@ -186,50 +184,28 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             }
             None => None,
         };
-        let mut sifted = frame_filter.as_ref().map(|f| sifter(cat, release, f));
-        let mut io_error = None;
-        let mut each = |c| {
-            checker.take(&c, &mut found);
-            let found = shown(&mut sifted, c, &mut found, &mut kept);
-            match printer.print(found) {
-                Ok(()) => true,
-                Err(e) => {
-                    io_error = Some(e);
-                    false
-                }
-            }
+        let options = check::Options {
+            decode: opts,
+            capture: capture_opts,
+            read_ahead: super::is_regular_file(&args.input.file),
+            filter: frame_filter.as_ref(),
         };
-        // A file is read ahead on a thread of its own (a stream is not: see `capture`).
-        let read = match super::is_regular_file(&args.input.file) {
-            true => kwire::capture::read_ahead::for_each_captured_ahead(
-                cat,
-                input,
-                &capture_opts,
-                &mut each,
-            ),
-            false => kwire::capture::for_each_captured(cat, input, &capture_opts, &mut each),
+        let checked = check::check_capture(cat, release, Box::new(input), options, &mut |found| {
+            printer.print(found)
+        });
+        let checked = match checked {
+            Ok(c) => c,
+            Err(e) => return broken_output(e),
         };
-        if let Some(e) = io_error {
-            return broken_output(e);
-        }
-        let stats = match read {
+        let stats = match checked.read {
             Ok(s) => s,
             Err(e) => {
                 kwire::stderr_line!("kwire: {}: {}", sanitize(&args.input.file), sanitize(&e));
                 return exit::FAILURE;
             }
         };
-        checker.finish(&mut found);
-        if let Some(s) = &mut sifted {
-            s.finish();
-            s.sift(&mut found, &mut kept);
-            found = std::mem::take(&mut kept);
-        }
         // What was found is printed before any word on why little was.
-        if let Err(e) = printer
-            .print(&mut found)
-            .and_then(|_| printer.write_groups())
-        {
+        if let Err(e) = printer.write_groups() {
             return broken_output(e);
         }
         if let Some(e) = &stats.error {
@@ -264,7 +240,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             );
         }
         damaged = stats.skips > 0 || stats.error.is_some() || tls_said;
-        checker.frames
+        checked.frames
     } else {
         let mut raw = Vec::new();
         if let Err(e) = input.read_to_end(&mut raw) {
@@ -319,37 +295,6 @@ fn broken_output(e: std::io::Error) -> i32 {
 /// Findings of live traffic (`proxy --check`), each printed the moment it
 /// is decided, one line each (text) or one JSON object each; the rules that
 /// judge a whole conversation speak when the stream ends.
-/// The findings about the frames `filter` selects, decided as `capture`
-/// selects (held frames are cut to their header: only numbers are kept).
-fn sifter<'c, 'f>(
-    cat: &'c Catalogue,
-    release: Option<&'c str>,
-    filter: &'f FrameFilter,
-) -> FindingFilter<'c, 'f> {
-    FindingFilter::new(
-        Selection::new(cat, release, filter).listing(cat, 0, release),
-        filter,
-    )
-}
-
-/// Of the findings `c` just made, those to show now: all of them, or with a
-/// filter, those about frames it selected, once their frames are decided.
-fn shown<'v>(
-    sifted: &mut Option<FindingFilter<'_, '_>>,
-    c: Captured,
-    found: &'v mut Vec<Finding>,
-    kept: &'v mut Vec<Finding>,
-) -> &'v mut Vec<Finding> {
-    match sifted {
-        Some(s) => {
-            s.take(c);
-            s.sift(found, kept);
-            kept
-        }
-        None => found,
-    }
-}
-
 pub fn run_on_stream(
     cat: &Catalogue,
     release: Option<&str>,
@@ -361,55 +306,37 @@ pub fn run_on_stream(
         release: release.map(str::to_string),
         ..Default::default()
     };
-    let mut checker = Checker::new(cat, opts);
-    let (mut found, mut tally) = (Vec::new(), Tally::default());
+    let mut tally = Tally::default();
     // With a filter, the findings about the frames it selects, as `check --filter` keeps them.
     let frame_filter = (!selection.is_empty()).then(|| FrameFilter::of(selection));
-    let mut sifted = frame_filter.as_ref().map(|f| sifter(cat, release, f));
-    let mut kept = Vec::new();
     // A finding a line, as it happens: never cut (the message is the point,
     // and scripts read these lines); the grouped view wraps to the width.
     let mut out = kwire::text::width::FitLines::new(std::io::stdout().lock(), None);
-    type Out<'o> = kwire::text::width::FitLines<std::io::StdoutLock<'o>>;
-    let mut write = |found: &mut Vec<Finding>, out: &mut Out<'_>| -> std::io::Result<()> {
+    let mut write = |found: &mut Vec<Finding>| -> std::io::Result<()> {
         for f in found.drain(..) {
             tally.add(&f);
             match format {
-                CheckFormat::Text => findings::write_text(out, cat, &f)?,
-                CheckFormat::Json => findings::write_json(out, cat, &f)?,
+                CheckFormat::Text => findings::write_text(&mut out, cat, &f)?,
+                CheckFormat::Json => findings::write_json(&mut out, cat, &f)?,
             }
         }
         out.flush()
     };
-    let mut failed = None;
-    let read = kwire::capture::for_each_captured(cat, input, &CaptureOptions::default(), |c| {
-        checker.take(&c, &mut found);
-        let found = shown(&mut sifted, c, &mut found, &mut kept);
-        match write(found, &mut out) {
-            Ok(()) => true,
-            Err(e) => {
-                failed = Some(e);
-                false
-            }
-        }
-    });
-    if let Some(e) = failed {
-        return broken_output(e);
-    }
-    checker.finish(&mut found);
-    if let Some(s) = &mut sifted {
-        s.finish();
-        s.sift(&mut found, &mut kept);
-        found = std::mem::take(&mut kept);
-    }
-    if let Err(e) = write(&mut found, &mut out) {
-        return broken_output(e);
-    }
-    if let Err(e) = read {
+    let options = check::Options {
+        decode: opts,
+        capture: CaptureOptions::default(),
+        read_ahead: false,
+        filter: frame_filter.as_ref(),
+    };
+    let checked = match check::check_capture(cat, release, input, options, &mut write) {
+        Ok(c) => c,
+        Err(e) => return broken_output(e),
+    };
+    if let Err(e) = checked.read {
         kwire::stderr_line!("kwire: {}", sanitize(&e));
         return exit::FAILURE;
     }
-    kwire::stderr_line!("kwire: {}", findings::summary(checker.frames, &tally));
+    kwire::stderr_line!("kwire: {}", findings::summary(checked.frames, &tally));
     if tally.errors > 0 {
         FOUND_ERRORS
     } else {

@@ -9,6 +9,7 @@
 //! depend on what is built on it.
 
 pub mod capture;
+pub mod check;
 mod decoded;
 pub mod frames;
 mod notes;
