@@ -82,7 +82,9 @@ pub fn topic_names<'c>(
     }
 }
 
-/// How a capture is shown.
+/// How a capture is shown. The default: every frame's tree, uncoloured
+/// and uncut, in large writes, within the default budget.
+#[derive(Default)]
 pub struct Options {
     /// One line per frame (the listing) instead of decoded frames.
     pub list: bool,

@@ -10,9 +10,10 @@ use crate::teach::explain::{render_explained, write_explained_drawing};
 use std::io::Write;
 
 /// How decoded frames are shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// The object tree, as on the seed pages.
+    #[default]
     Tree,
     /// The byte layout: 16 bytes per row, coloured by region.
     Grid,
