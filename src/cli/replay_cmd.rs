@@ -5,15 +5,13 @@
 use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::analysis::compare::Ignore;
-use kwire::capture::{Captured as Item, CapturedFrame};
-use kwire::decode::{Direction, FrameKind};
 use kwire::live::recorder;
-use kwire::live::replay::{replay, Captured, Conversation, Options, Outcome, Request, Verdict};
+use kwire::live::replay::{conversations, replay, Conversation, Options, Outcome, Verdict};
 use kwire::live::synth::{PcapngWriter, LINKTYPE_RAW};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Duration;
 
@@ -164,91 +162,22 @@ fn read_conversations(cat: &Catalogue, args: &ReplayArgs) -> Result<Vec<Conversa
         .tls
         .capture_options(args.port)
         .map_err(|_| "the TLS options are wrong".to_string())?;
-    let mut by_conn: BTreeMap<usize, Conversation> = BTreeMap::new();
-    // (connection, correlation id) → the request's place in its conversation.
-    let mut open: HashMap<(usize, i32), usize> = HashMap::new();
-    // A SASL token from the server answers the client's last token.
-    let mut last_token: HashMap<usize, usize> = HashMap::new();
-    let mut held = 0usize;
-    let mut over = false;
-    let stats = kwire::capture::for_each_captured(cat, input, &capture_opts, |c| {
-        let Item::Frame(f) = c else {
-            return true;
-        };
-        held += f.bytes.len();
-        if held > MAX_HELD {
-            over = true;
-            return false;
-        }
-        take(f, &mut by_conn, &mut open, &mut last_token);
-        true
-    })
-    .map_err(|e| format!("{}: {e}", args.file))?;
-    if over {
+    let read = conversations::read(cat, input, &capture_opts, MAX_HELD)
+        .map_err(|e| format!("{}: {e}", args.file))?;
+    if read.cut_short {
         kwire::stderr_line!(
             "kwire: replay: the capture holds more than {} MiB of frames; the replay stops at the frames read before",
             MAX_HELD >> 20
         );
     }
-    if stats.frames == 0 && by_conn.is_empty() {
+    let stats = &read.stats;
+    if stats.frames == 0 && read.conversations.is_empty() {
         return Err(format!(
             "{}: no Kafka traffic found ({} packets, {} TCP segments; try --port)",
             args.file, stats.packets, stats.tcp_segments
         ));
     }
-    Ok(by_conn
-        .into_values()
-        .filter(|c| !c.requests.is_empty())
-        .collect())
-}
-
-fn take(
-    f: CapturedFrame,
-    by_conn: &mut BTreeMap<usize, Conversation>,
-    open: &mut HashMap<(usize, i32), usize>,
-    last_token: &mut HashMap<usize, usize>,
-) {
-    let conv = by_conn.entry(f.conn).or_insert_with(|| Conversation {
-        conn: f.conn,
-        requests: Vec::new(),
-    });
-    let captured = Captured {
-        frame: f.index,
-        time: f.timestamp,
-        bytes: f.bytes.clone(),
-    };
-    let token = match &f.kind {
-        FrameKind::SaslToken { mechanism } => Some(mechanism.clone()),
-        _ => None,
-    };
-    match f.direction {
-        Direction::Request => {
-            let i = conv.requests.len();
-            if let Some(c) = f.correlation_id {
-                open.insert((f.conn, c), i);
-            }
-            if token.is_some() {
-                last_token.insert(f.conn, i);
-            }
-            conv.requests.push(Request {
-                sent: captured,
-                api_key: f.api_key.unwrap_or(-1),
-                version: f.api_version.unwrap_or(-1),
-                answer: None,
-                sasl_token: token.map(|m| m.to_string()),
-            });
-        }
-        Direction::Response => {
-            let at = match (&token, f.correlation_id) {
-                (Some(_), _) => last_token.remove(&f.conn),
-                (None, Some(c)) => open.remove(&(f.conn, c)),
-                _ => None,
-            };
-            if let Some(r) = at.and_then(|i| conv.requests.get_mut(i)) {
-                r.answer = Some(captured);
-            }
-        }
-    }
+    Ok(read.conversations)
 }
 
 fn api_name(cat: &Catalogue, key: i16) -> String {

@@ -10,6 +10,7 @@
 //! later requests, records data included; SASL PLAIN with the credentials
 //! given (the capture's are never sent).
 
+pub mod conversations;
 mod order;
 
 use super::recorder::{Event, Recorder};
