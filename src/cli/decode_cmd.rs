@@ -5,7 +5,7 @@ use super::exit;
 use super::frame_args::{decode_options, frames_from, report, Format, InputArgs, OutputArgs};
 use super::frames_out::{explain_with, style, write_frames, write_frames_drawing, write_payload};
 use clap::Args;
-use kwire::decode::{DecodeOptions, Direction, Frame};
+use kwire::decode::guess;
 use kwire::input::{read_source, to_bytes, InputKind};
 use kwire::schema::Catalogue;
 use std::io::IsTerminal;
@@ -118,12 +118,24 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     if !args.input.response && !args.input.request {
         for f in frames
             .iter_mut()
-            .filter(|f| not_a_request(f))
-            .take(MAX_GUESSED)
+            .filter(|f| guess::not_a_request(f))
+            .take(guess::MAX_GUESSED)
         {
-            if let Some(guessed) = as_guessed_response(cat, release, f, &opts) {
-                *f = guessed;
-            }
+            let why = kwire::text::escape::sanitize(
+                &f.error.as_ref().map(|e| e.to_string()).unwrap_or_default(),
+            );
+            let Some(guessed) = guess::as_guessed_response(cat, release, f, &opts) else {
+                kwire::stderr_line!("kwire: frame at input offset {} is not a request ({why}); if it is a response, give --response --api NAME --version N", f.input_offset);
+                continue;
+            };
+            let shown = &guessed.best[0];
+            kwire::stderr_line!(
+                "kwire: frame at input offset {} is not a request ({why}); it reads as a response: shown as {shown}, the best of {} that fit ({}); --response --api NAME --version N decodes it as another",
+                f.input_offset,
+                guessed.fits,
+                guessed.best.join(", ")
+            );
+            *f = guessed.frame;
         }
     }
     let format = args.output.format();
@@ -166,70 +178,4 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         }
     }
     status
-}
-
-/// Frames tried as responses at most (each try decodes it under every
-/// response schema).
-const MAX_GUESSED: usize = 16;
-
-/// A frame whose request reading failed after its size prefix (a bad size is
-/// no frame at all, and is reported as it is).
-fn not_a_request(f: &Frame) -> bool {
-    f.direction == Direction::Request && f.error.as_ref().is_some_and(|e| e.offset >= 4)
-}
-
-/// `f` decoded as the best-ranked response it parses cleanly as, with a note
-/// naming the candidates; `None` (and a hint) when it parses as none.
-fn as_guessed_response(
-    cat: &Catalogue,
-    release: Option<&str>,
-    f: &Frame,
-    opts: &DecodeOptions,
-) -> Option<Frame> {
-    let request_error = f.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
-    let ranked = kwire::decode::guess::guess_response(cat, &f.bytes, release);
-    let Some(best) = ranked.first() else {
-        kwire::stderr_line!(
-            "kwire: frame at input offset {} is not a request ({}); if it is a response, give --response --api NAME --version N",
-            f.input_offset,
-            kwire::text::escape::sanitize(&request_error)
-        );
-        return None;
-    };
-    let name = |k: i16| cat.api_name(k).unwrap_or("?");
-    let top: Vec<String> = ranked
-        .iter()
-        .take(5)
-        .map(|g| format!("{} v{}", name(g.api_key), g.version))
-        .collect();
-    kwire::stderr_line!(
-        "kwire: frame at input offset {} is not a request ({}); it reads as a response: shown as {} v{}, the best of {} that fit ({}); --response --api NAME --version N decodes it as another",
-        f.input_offset,
-        kwire::text::escape::sanitize(&request_error),
-        name(best.api_key),
-        best.version,
-        ranked.len(),
-        top.join(", ")
-    );
-    let as_response = DecodeOptions {
-        direction: Some(Direction::Response),
-        api_key: Some(best.api_key),
-        api_version: Some(best.version),
-        ..opts.clone()
-    };
-    let mut guessed =
-        kwire::decode::decode_frame(cat, f.bytes.clone(), f.input_offset, &as_response);
-    guessed.warnings.insert(
-        0,
-        kwire::decode::Warning::new(
-            kwire::decode::WarningKind::Guessed,
-            None,
-            format!(
-                "not a request: decoded as the best-ranked response of {} that fit ({})",
-                ranked.len(),
-                top.join(", ")
-            ),
-        ),
-    );
-    Some(guessed)
 }

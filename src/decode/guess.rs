@@ -2,9 +2,74 @@
 //! rank those under which the bytes parse cleanly to the end.
 
 use super::frame::{decode_frame, DecodeOptions};
+use super::problem::{Warning, WarningKind};
 use super::tree::{Direction, Frame};
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
+
+/// Frames of one input tried as responses at most (each try decodes the
+/// frame under every response schema).
+pub const MAX_GUESSED: usize = 16;
+
+/// A frame taken for a request whose reading failed after its size prefix
+/// (a bad size is no frame at all, and is reported as it is): it may be a
+/// response.
+pub fn not_a_request(f: &Frame) -> bool {
+    f.direction == Direction::Request && f.error.as_ref().is_some_and(|e| e.offset >= 4)
+}
+
+/// A frame that did not read as a request, read as the response it fits best.
+#[derive(Debug)]
+pub struct AsResponse {
+    /// Decoded as the best-ranked response, with a `Guessed` warning first.
+    pub frame: Frame,
+    /// How many responses it fits.
+    pub fits: usize,
+    /// The best five, as `Name vN`.
+    pub best: Vec<String>,
+}
+
+/// `f` decoded as the best-ranked response it parses cleanly as; `None` when
+/// it parses as none.
+pub fn as_guessed_response(
+    cat: &Catalogue,
+    release: Option<&str>,
+    f: &Frame,
+    opts: &DecodeOptions,
+) -> Option<AsResponse> {
+    let ranked = guess_response(cat, &f.bytes, release);
+    let chosen = ranked.first()?;
+    let name = |k: i16| cat.api_name(k).unwrap_or("?");
+    let best: Vec<String> = ranked
+        .iter()
+        .take(5)
+        .map(|g| format!("{} v{}", name(g.api_key), g.version))
+        .collect();
+    let as_response = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(chosen.api_key),
+        api_version: Some(chosen.version),
+        ..opts.clone()
+    };
+    let mut frame = decode_frame(cat, f.bytes.clone(), f.input_offset, &as_response);
+    frame.warnings.insert(
+        0,
+        Warning::new(
+            WarningKind::Guessed,
+            None,
+            format!(
+                "not a request: decoded as the best-ranked response of {} that fit ({})",
+                ranked.len(),
+                best.join(", ")
+            ),
+        ),
+    );
+    Some(AsResponse {
+        frame,
+        fits: ranked.len(),
+        best,
+    })
+}
 
 #[derive(Clone, Debug)]
 pub struct Guess {
