@@ -3,12 +3,11 @@
 
 use super::exit;
 use clap::{Args, ValueEnum};
-use kwire::decode::frame::compress_versions;
-use kwire::protocol::headers::{request_header_version, response_header_version};
+use kwire::docs::apis::api_facts;
 use kwire::render::json::to_text;
-use kwire::schema::{Catalogue, MessageKind, MessageSpec};
+use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -24,82 +23,6 @@ pub enum ApisFormat {
 pub struct ApisArgs {
     #[arg(long, value_enum, default_value_t = ApisFormat::Text)]
     pub format: ApisFormat,
-}
-
-/// Facts about one API, gathered over every release that defines it.
-pub fn api_facts(cat: &Catalogue, key: i16, release: Option<&str>) -> Option<Value> {
-    let name = cat.api_name(key)?;
-    let req: Vec<&MessageSpec> = cat
-        .entries_for(MessageKind::Request, key, release)
-        .map(|e| e.spec())
-        .collect();
-    let newest = req.first()?;
-    let req_versions = cat.versions(MessageKind::Request, key, release);
-    let resp_versions = cat.versions(MessageKind::Response, key, release);
-    let mut releases: Vec<String> = cat
-        .entries_for(MessageKind::Request, key, release)
-        .filter(|e| !e.spec().is_retired())
-        .flat_map(|e| e.releases.clone())
-        .filter(|r| release.is_none_or(|p| p == r))
-        .collect();
-    releases.sort_by_key(|r| kwire::schema::catalogue::release_order(r));
-    releases.dedup();
-    let spec_at = |kind, v| cat.message(kind, key, v, release);
-    let header_range = |kind: MessageKind, versions: &[i16]| -> Value {
-        let hv: Vec<i16> = versions
-            .iter()
-            .filter_map(|&v| {
-                spec_at(kind, v).map(|s| {
-                    if kind == MessageKind::Request {
-                        request_header_version(s, v)
-                    } else {
-                        response_header_version(s, v)
-                    }
-                })
-            })
-            .collect();
-        json!(compress_versions(&{
-            let mut h = hv.clone();
-            h.sort_unstable();
-            h.dedup();
-            h
-        }))
-    };
-    let flexible: Vec<i16> = req_versions
-        .iter()
-        .copied()
-        .filter(|&v| spec_at(MessageKind::Request, v).is_some_and(|s| s.is_flexible(v)))
-        .collect();
-    let deprecated: Vec<i16> = req_versions
-        .iter()
-        .copied()
-        .filter(|&v| {
-            spec_at(MessageKind::Request, v).is_some_and(|s| s.deprecated_versions.contains(v))
-        })
-        .collect();
-    // A version is unstable when the newest definition of it says its top version is.
-    let unstable: Vec<i16> = req_versions
-        .iter()
-        .copied()
-        .filter(|&v| {
-            spec_at(MessageKind::Request, v)
-                .is_some_and(|s| s.latest_version_unstable && s.valid_versions.hi == v)
-        })
-        .collect();
-    Some(json!({
-        "api_key": key,
-        "api_name": name,
-        "request_versions": compress_versions(&req_versions),
-        "response_versions": compress_versions(&resp_versions),
-        "flexible_versions": compress_versions(&flexible),
-        "request_header_versions": header_range(MessageKind::Request, &req_versions),
-        "response_header_versions": header_range(MessageKind::Response, &resp_versions),
-        "deprecated_versions": compress_versions(&deprecated),
-        "unstable_versions": compress_versions(&unstable),
-        "listeners": newest.listeners,
-        "releases": releases,
-        "retired": req_versions.is_empty(),
-    }))
 }
 
 /// `rel` as text: `3.9-4.3` when it is a run of three or more of `all`'s

@@ -3,6 +3,7 @@
 //! them into HTML, markdown or text is `render::page`'s job.
 
 pub mod api_page;
+pub mod apis;
 pub mod encoding_page;
 pub mod errors_page;
 pub mod example_records;
