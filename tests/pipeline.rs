@@ -198,3 +198,47 @@ fn check_capture_finds_what_kwire_check_prints() {
         }
     }
 }
+
+#[test]
+fn decode_selected_holds_the_frames_the_selection_keeps() {
+    use kwire::analysis::selection::TopicNames;
+    use kwire::pipeline::capture::decode_selected;
+    let cat = Catalogue::builtin();
+    let selected = |filter: FrameFilter| {
+        let input = std::fs::File::open(path("confluent-kafka.pcap")).unwrap();
+        let names = TopicNames::none();
+        let opts = CaptureOptions::default();
+        decode_selected(
+            cat,
+            None,
+            (Box::new(input), &opts),
+            &filter,
+            (&names, false, Default::default()),
+        )
+    };
+    let one = selected(FrameFilter {
+        frame: Some(5),
+        ..Default::default()
+    });
+    assert_eq!(one.frames.len(), 1);
+    assert!(one.read.is_ok() && one.skipped.count == 0);
+    let api_versions = selected(FrameFilter {
+        api: Some(18),
+        ..Default::default()
+    });
+    let (printed, _, status) = command(
+        "confluent-kafka.pcap",
+        &["--api", "ApiVersions", "--format", "json"],
+    );
+    let lines = printed
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    assert_eq!(status, 0);
+    assert!(lines >= 2);
+    assert_eq!(api_versions.frames.len(), lines);
+    assert!(api_versions
+        .frames
+        .iter()
+        .all(|f| f.api_key == Some(18) && f.error.is_none()));
+}

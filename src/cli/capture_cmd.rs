@@ -6,11 +6,10 @@
 use super::exit;
 use super::frame_args::OutputArgs;
 use clap::Args;
-use kwire::analysis::captured::decode_captured;
 use kwire::analysis::index::{index_capture, Progress, Spool};
-use kwire::analysis::selection::{FrameFilter, Selection, TopicNames};
+use kwire::analysis::selection::{FrameFilter, TopicNames};
 use kwire::analysis::Filter as ExchangeFilter;
-use kwire::capture::{for_each_captured, CaptureOptions, Captured};
+use kwire::capture::CaptureOptions;
 use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::DecodeOptions;
 use kwire::live::frames_pcap::FramesPcap;
@@ -502,46 +501,22 @@ fn explore_selected(
     names: &TopicNames<'_>,
     opts: CaptureOptions,
 ) -> i32 {
-    let mut frames = Vec::new();
-    let mut skipped = SkipTally::default();
     // The explorer holds every frame: their expanded share stays held, within one budget.
-    let whole_capture = DecodeOptions {
-        budget: args.budget.budget(),
+    let budget = args.budget.budget();
+    let decode = DecodeOptions {
+        budget: budget.clone(),
         // Big records fields are held as a stub per batch, each walked when opened.
         defer_records_over: Some(kwire::tui::app::STUB_RECORDS_OVER),
         ..Default::default()
     };
-    let mut selected = Selection::new(cat, release, filter);
-    let mut handle = |c| {
-        match c {
-            Captured::Frame(f) => {
-                let (frame, _) = decode_captured(
-                    cat,
-                    release,
-                    &f,
-                    args.guess,
-                    DecodeOptions {
-                        topic_ids: names.now(),
-                        ..whole_capture.clone()
-                    },
-                );
-                frames.push(frame);
-            }
-            Captured::Skipped(s) if filter.conn.is_none_or(|c| c == s.conn) => {
-                skipped.count += 1;
-                skipped.bytes += s.bytes;
-            }
-            _ => {}
-        }
-        true
-    };
-    let stats = for_each_captured(cat, input, &opts, |c| {
-        names.learn(&c);
-        selected.take(c, &mut handle)
-    });
-    if stats.is_ok() {
-        selected.finish(&mut handle);
-    }
+    let selected = pipeline::decode_selected(
+        cat,
+        release,
+        (input, &opts),
+        filter,
+        (names, args.guess, decode),
+    );
+    let (frames, skipped, stats) = (selected.frames, selected.skipped, selected.read);
     match stats {
         Ok(s) if frames.is_empty() => {
             super::filter_args::report_unrecognised(&s);
@@ -550,12 +525,8 @@ fn explore_selected(
             exit::FAILURE
         }
         Ok(s) => {
-            let mut status = super::tui_cmd::explore(
-                cat,
-                release.map(str::to_string),
-                frames,
-                whole_capture.budget.clone(),
-            );
+            let mut status =
+                super::tui_cmd::explore(cat, release.map(str::to_string), frames, budget);
             // After the explorer gives the terminal back.
             if super::tls_args::report(&s.tls) && status == exit::OK {
                 status = exit::MALFORMED;

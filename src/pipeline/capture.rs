@@ -439,3 +439,59 @@ pub fn run<W: Write>(
         selected,
     })
 }
+
+/// The frames a selection keeps, each decoded whole (with `decode`'s
+/// options, topic ids as `names` knows them then, a lone response by a
+/// guess when `guess`), and the skip notes in the connections it keeps.
+#[derive(Debug)]
+pub struct Selected {
+    pub frames: Vec<crate::decode::Frame>,
+    pub skipped: SkipTally,
+    /// The capture read to its end (with what it held), or why it was not.
+    pub read: Result<CaptureStats, String>,
+}
+
+/// The frames of the capture `input` that `filter` keeps, decoded and held
+/// (what the explorer opens with `--frame` or `--correlation-id`).
+pub fn decode_selected(
+    cat: &Catalogue,
+    release: Option<&str>,
+    (input, capture): (Input, &CaptureOptions),
+    filter: &FrameFilter,
+    (names, guess, decode): (&TopicNames<'_>, bool, DecodeOptions),
+) -> Selected {
+    let mut frames = Vec::new();
+    let mut skipped = SkipTally::default();
+    let mut selection = Selection::new(cat, release, filter);
+    let mut handle = |c| {
+        match c {
+            Captured::Frame(f) => {
+                let opts = DecodeOptions {
+                    topic_ids: names.now(),
+                    ..decode.clone()
+                };
+                let (frame, _) =
+                    crate::analysis::captured::decode_captured(cat, release, &f, guess, opts);
+                frames.push(frame);
+            }
+            Captured::Skipped(s) if filter.conn.is_none_or(|c| c == s.conn) => {
+                skipped.count += 1;
+                skipped.bytes += s.bytes;
+            }
+            _ => {}
+        }
+        true
+    };
+    let read = for_each_captured(cat, input, capture, |c| {
+        names.learn(&c);
+        selection.take(c, &mut handle)
+    });
+    if read.is_ok() {
+        selection.finish(&mut handle);
+    }
+    Selected {
+        frames,
+        skipped,
+        read,
+    }
+}
