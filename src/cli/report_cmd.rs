@@ -8,13 +8,12 @@ use super::filter_args::FilterArgs;
 use clap::Args;
 use kwire::analysis::finding_groups::check_capture;
 use kwire::analysis::inventory::{self, Inventory};
-use kwire::analysis::report::{collect, for_each_frame_of};
-use kwire::decode::{decode_frame, DecodeOptions, Direction};
-use kwire::docs::Figure;
-use kwire::render::report::{api_text, page, FrameData, Title, MAX_VIEW_BYTES};
+use kwire::analysis::report::collect;
+use kwire::decode::DecodeOptions;
+use kwire::pipeline::report::frame_views;
+use kwire::render::report::{page, Title};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
-use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -35,33 +34,6 @@ pub struct ReportArgs {
     pub filter: FilterArgs,
     #[command(flatten)]
     pub tls: super::tls_args::TlsArgs,
-}
-
-/// What the frame viewer says above a frame.
-struct FrameHeading {
-    api: Option<(i16, i16)>,
-    dir: Direction,
-    conn: usize,
-    bytes: usize,
-    /// The frame's request or response.
-    other: Option<usize>,
-}
-
-impl FrameHeading {
-    fn text(&self, cat: &Catalogue, index: usize) -> String {
-        let api = api_text(cat, self.api);
-        let other = match (self.other, self.dir) {
-            (Some(o), Direction::Request) => format!(" (its response: frame {o})"),
-            (Some(o), Direction::Response) => format!(" (its request: frame {o})"),
-            _ => String::new(),
-        };
-        format!(
-            "Frame {index}: {api} {} on connection {}, {} bytes{other}",
-            self.dir.as_str(),
-            self.conn,
-            self.bytes
-        )
-    }
 }
 
 /// The capture, opened afresh for each pass.
@@ -130,77 +102,18 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReportArgs) -> i32 {
     };
     // The frames of the exchanges kept, in capture order, embedded for the
     // frame viewer until the page's frame data is full.
-    let mut all: BTreeMap<usize, FrameHeading> = BTreeMap::new();
-    for e in &c.exchanges {
-        for (f, dir, other) in [
-            (e.request, Direction::Request, e.response),
-            (e.response, Direction::Response, e.request),
-        ] {
-            if let Some(f) = f {
-                all.insert(
-                    f.index,
-                    FrameHeading {
-                        api: e.api,
-                        dir,
-                        conn: e.conn,
-                        bytes: f.bytes,
-                        other: other.map(|o| o.index),
-                    },
-                );
-            }
-        }
-    }
-    let mut frames = FrameData::default();
-    frames.too_large = all.values().filter(|h| h.bytes > MAX_VIEW_BYTES).count();
-    let wanted: BTreeSet<usize> = all
-        .iter()
-        .filter(|(_, h)| h.bytes <= MAX_VIEW_BYTES)
-        .map(|(&i, _)| i)
-        .collect();
-    if !wanted.is_empty() {
-        let input = match source.open() {
-            Ok(i) => i,
-            Err(status) => return status,
-        };
-        let base = DecodeOptions {
-            release: release.map(str::to_string),
-            ..Default::default()
-        };
-        let read = for_each_frame_of(cat, input, &opts, &wanted, |f| {
-            if frames.full() {
-                return false;
-            }
-            let mut o = DecodeOptions {
-                direction: Some(f.direction),
-                ..base.clone()
-            };
-            if f.direction == Direction::Response {
-                o.api_key = f.api_key;
-                o.api_version = f.api_version;
-            }
-            let frame = decode_frame(cat, f.bytes.clone(), 0, &o);
-            let dir = f.direction.as_str();
-            let header = frame
-                .header_version
-                .map_or(String::new(), |h| format!(", {dir} header v{h}"));
-            let figure = Figure {
-                caption: format!("{}{header}, {} bytes", frame.root.name, frame.bytes.len()),
-                bytes: frame.bytes,
-                root: frame.root,
-                header_version: frame.header_version,
-                error: frame.error.map(|e| e.to_string()),
-                links: Vec::new(),
-            };
-            let heading = all
-                .get(&f.index)
-                .map_or_else(|| format!("Frame {}", f.index), |h| h.text(cat, f.index));
-            frames.add(f.index, &heading, &figure)
-        });
-        if let Err(e) = read {
-            return fail(e);
-        }
-        frames.over_budget = wanted.len() - frames.len();
-    }
+    let mut open_failed = None;
+    let open = || {
+        source.open().map_err(|status| {
+            open_failed = Some(status);
+            String::new()
+        })
+    };
+    let frames = match frame_views(cat, release, &c.exchanges, (open, &opts)) {
+        Ok(f) => f,
+        Err(_) if open_failed.is_some() => return open_failed.unwrap_or(exit::FAILURE),
+        Err(e) => return fail(e),
+    };
     // What went wrong leads the page: the whole capture checked, as `kwire check` does.
     let input = match source.open() {
         Ok(i) => i,

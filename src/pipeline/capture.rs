@@ -208,7 +208,7 @@ pub fn run<W: Write>(
         provenance: options.provenance,
         style: options.style,
     };
-    let (cat_release_guess, guess) = ((cat, release, options.guess), options.guess);
+    let guess = options.guess;
     let mut sink = Sink {
         out: Out::new(out, options.flush_each_frame),
         say,
@@ -289,7 +289,7 @@ pub fn run<W: Write>(
     // A frame decoded and written here, in its turn: streamed, not held.
     let write_here = |sink: &mut Sink<'_, W>, f: &CapturedFrame, opts: DecodeOptions| {
         if drawn_later(f, format) {
-            return write_drawing(sink, cat_release_guess, f, opts, drawing);
+            return write_drawing(sink, (cat, release, guess), f, opts, drawing);
         }
         let decoded = decode_one(cat, release, f, guess, opts, format);
         decoded.findings.report(sink);

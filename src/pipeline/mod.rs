@@ -40,5 +40,6 @@ mod decoded;
 pub mod frames;
 mod notes;
 mod out;
+pub mod report;
 
 pub use notes::SkipTally;
