@@ -7,9 +7,10 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::analysis::records_table::{read_capture_records, Options, Selection};
 use kwire::decode::fields::Context;
-use kwire::decode::records::segment::{for_each_batch, read_up_to, SegmentEnd, MAX_BATCH};
+use kwire::decode::records::segment::{read_up_to, MAX_BATCH};
+use kwire::pipeline::frames::Style;
+use kwire::pipeline::records::{write_batches, BatchView};
 use kwire::render::records_table::{write_json_item, write_table_header, write_table_item};
-use kwire::render::text_tree::{render_tree, TreeOptions};
 use kwire::schema::Catalogue;
 use std::io::{BufReader, IsTerminal, Read, Write};
 
@@ -143,6 +144,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
     }
 }
 
+/// Each batch of a segment, snapshot or raw batches written as `format` says.
 fn stream(
     cat: &Catalogue,
     ctx: &Context,
@@ -150,64 +152,28 @@ fn stream(
     format: RecordsFormat,
     out: &mut impl Write,
 ) -> std::io::Result<i32> {
-    let mut status = exit::OK;
-    let end = for_each_batch(cat, ctx, input, |batch| {
-        for node in &batch.nodes {
-            if node.error().is_some() {
-                status = exit::MALFORMED;
-            }
-            if node.kind == kwire::decode::Kind::TruncatedBatch {
-                // The status says the input is damaged: say where, as for other damage.
-                kwire::stderr_line!("kwire: record data at position {}: the input ends inside a batch ({} bytes of it present)", node.offset, node.len);
-                status = exit::MALFORMED;
-            }
-            match format {
-                RecordsFormat::Tree => write!(
-                    out,
-                    "{}",
-                    render_tree(
-                        node,
-                        TreeOptions {
-                            color: super::color::stdout(),
-                            width: super::width::stdout(),
-                            ..TreeOptions::default()
-                        }
-                    )
-                )?,
-                RecordsFormat::Json => {
-                    kwire::render::tree_json::write_tree_json(out, node)?;
-                    writeln!(out)?
-                }
-                RecordsFormat::Dump | RecordsFormat::Table => {
-                    kwire::render::dump_log::write_batch(out, node, batch.position)?
-                }
-            }
-        }
-        for w in &batch.warnings {
-            kwire::stderr_line!("kwire: warning: {w} (batch at position {})", batch.position);
-        }
-        for e in &batch.damage {
-            kwire::stderr_line!(
-                "kwire: record data {}",
-                kwire::text::escape::sanitize(&e.to_string())
-            );
-            status = exit::MALFORMED;
-        }
-        Ok(true)
-    })?;
-    if let SegmentEnd::TooLarge {
-        position,
-        declared,
-        head,
-    } = end
-    {
+    let view = match format {
+        RecordsFormat::Tree => BatchView::Tree(Style {
+            color: super::color::stdout(),
+            columns: super::width::stdout(),
+        }),
+        RecordsFormat::Json => BatchView::TreeJson,
+        RecordsFormat::Dump | RecordsFormat::Table => BatchView::Dump,
+    };
+    let mut say = |line: &str| kwire::stderr_line!("{line}");
+    let written = write_batches(cat, ctx, input, view, (out, &mut say))?;
+    if let Some((position, declared, hex)) = written.too_large {
         kwire::stderr_line!("kwire: batch at position {position} declares {declared} bytes, more than the {MAX_BATCH} read whole; stopping");
-        if position == 0 && looks_like_hex_text(&head) {
+        if hex {
             kwire::stderr_line!("kwire: the file starts like hex text, not binary: add --hex");
         }
         return Ok(exit::MALFORMED);
     }
-    Ok(status)
+    Ok(if written.malformed {
+        exit::MALFORMED
+    } else {
+        exit::OK
+    })
 }
 
 /// A capture's records: every Produce request's and Fetch or ShareFetch
@@ -390,12 +356,4 @@ fn describe(args: &RecordsArgs) -> String {
         parts.push(format!("--filter {}", kwire::text::escape::quote(f)));
     }
     parts.join(" ")
-}
-
-/// Whether bytes read as binary look like hex text instead (digits, spaces,
-/// offsets, separators): the likely mistake behind a nonsense first batch.
-fn looks_like_hex_text(head: &[u8]) -> bool {
-    head.iter()
-        .all(|b| b.is_ascii_hexdigit() || b" \t\r\n:,x".contains(b))
-        && head.iter().filter(|b| b.is_ascii_hexdigit()).count() >= 8
 }

@@ -40,6 +40,7 @@ mod decoded;
 pub mod frames;
 mod notes;
 mod out;
+pub mod records;
 pub mod report;
 
 pub use notes::SkipTally;

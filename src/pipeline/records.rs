@@ -1,0 +1,143 @@
+//! What `kwire records` runs on a log segment, snapshot or raw batches:
+//! each batch walked, drawn in the view asked for, and dropped; what is
+//! wrong with it said beside the output.
+
+use super::frames::Style;
+use crate::decode::fields::Context;
+use crate::decode::records::segment::{for_each_batch, SegmentEnd};
+use crate::render::text_tree::{render_tree, TreeOptions};
+use crate::schema::Catalogue;
+use std::io::{Read, Write};
+
+/// How each batch is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchView {
+    /// Its object tree.
+    Tree(Style),
+    /// Its tree as JSON, one batch a line.
+    TreeJson,
+    /// kafka-dump-log's lines: one per batch and per record.
+    Dump,
+}
+
+/// What writing the batches found besides what it wrote.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Some batch is damaged or cut short, or its records are.
+    pub malformed: bool,
+    /// The reading stopped at a batch declaring more than
+    /// [`crate::decode::records::segment::MAX_BATCH`] bytes: where, what
+    /// it declared, and whether the input starts like hex text (the likely
+    /// mistake behind a nonsense first batch).
+    pub too_large: Option<(usize, i32, bool)>,
+}
+
+/// Every batch of `input` written to `out` as `view` says; warnings and
+/// damage said, a line each, to `say`. An output error stops it.
+pub fn write_batches(
+    cat: &Catalogue,
+    ctx: &Context,
+    input: impl Read,
+    view: BatchView,
+    (out, say): (&mut impl Write, &mut dyn FnMut(&str)),
+) -> std::io::Result<Written> {
+    let mut written = Written::default();
+    let end = for_each_batch(cat, ctx, input, |batch| {
+        for node in &batch.nodes {
+            if node.error().is_some() {
+                written.malformed = true;
+            }
+            if node.kind == crate::decode::Kind::TruncatedBatch {
+                // The input is damaged: say where, as for other damage.
+                say(&format!("kwire: record data at position {}: the input ends inside a batch ({} bytes of it present)", node.offset, node.len));
+                written.malformed = true;
+            }
+            match view {
+                BatchView::Tree(style) => {
+                    let opts = TreeOptions {
+                        color: style.color,
+                        width: style.columns,
+                        ..TreeOptions::default()
+                    };
+                    write!(out, "{}", render_tree(node, opts))?
+                }
+                BatchView::TreeJson => {
+                    crate::render::tree_json::write_tree_json(out, node)?;
+                    writeln!(out)?
+                }
+                BatchView::Dump => crate::render::dump_log::write_batch(out, node, batch.position)?,
+            }
+        }
+        for w in &batch.warnings {
+            say(&format!(
+                "kwire: warning: {w} (batch at position {})",
+                batch.position
+            ));
+        }
+        for e in &batch.damage {
+            say(&format!(
+                "kwire: record data {}",
+                crate::text::escape::sanitize(&e.to_string())
+            ));
+            written.malformed = true;
+        }
+        Ok(true)
+    })?;
+    if let SegmentEnd::TooLarge {
+        position,
+        declared,
+        head,
+    } = end
+    {
+        written.too_large = Some((
+            position,
+            declared,
+            position == 0 && looks_like_hex_text(&head),
+        ));
+    }
+    Ok(written)
+}
+
+/// Whether bytes read as binary look like hex text instead (digits, spaces,
+/// offsets, separators).
+fn looks_like_hex_text(head: &[u8]) -> bool {
+    head.iter()
+        .all(|b| b.is_ascii_hexdigit() || b" \t\r\n:,x".contains(b))
+        && head.iter().filter(|b| b.is_ascii_hexdigit()).count() >= 8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(input: &[u8]) -> (Written, Vec<u8>, Vec<String>) {
+        let (mut out, mut said) = (Vec::new(), Vec::new());
+        let mut say = |line: &str| said.push(line.to_string());
+        let w = write_batches(
+            Catalogue::builtin(),
+            &Context::default(),
+            input,
+            BatchView::Dump,
+            (&mut out, &mut say),
+        )
+        .unwrap();
+        (w, out, said)
+    }
+
+    #[test]
+    fn hex_text_read_as_binary_is_named_as_the_likely_mistake() {
+        let (w, out, _) = written(b"00 00 00 00 00 00 00 00 00 00 02 79 00 00");
+        assert_eq!(w.too_large.map(|(at, _, hex)| (at, hex)), Some((0, true)));
+        assert!(out.is_empty());
+        // Bytes that are no hex text are not taken for it.
+        let (w, _, _) = written(&[0u8, 0, 0, 0, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff, 1, 2]);
+        assert_eq!(w.too_large.map(|(at, _, hex)| (at, hex)), Some((0, false)));
+    }
+
+    #[test]
+    fn an_empty_input_writes_and_says_nothing() {
+        let (w, out, said) = written(b"");
+        assert_eq!(w, Written::default());
+        assert!(out.is_empty() && said.is_empty());
+    }
+}
