@@ -6,12 +6,10 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::analysis::compare::Ignore;
 use kwire::live::recorder;
-use kwire::live::replay::{conversations, replay, Conversation, Options, Outcome, Verdict};
+use kwire::live::replay::{conversations, replay, verdicts, Conversation, Options, Verdict};
 use kwire::live::synth::{PcapngWriter, LINKTYPE_RAW};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Duration;
 
@@ -130,10 +128,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ReplayArgs) -> i32 {
             return error(&format!("writing the capture: {e}"));
         }
     }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let printed = match args.format {
-        ReplayFormat::Json => print_json(cat, &outcomes),
-        ReplayFormat::Text => print_text(cat, &outcomes),
-    };
+        ReplayFormat::Json => verdicts::write_json(&mut out, cat, &outcomes),
+        ReplayFormat::Text => verdicts::write_text(&mut out, cat, &outcomes),
+    }
+    .and_then(|_| out.flush());
     if let Err(e) = printed {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             return exit::OK;
@@ -178,115 +178,4 @@ fn read_conversations(cat: &Catalogue, args: &ReplayArgs) -> Result<Vec<Conversa
         ));
     }
     Ok(read.conversations)
-}
-
-fn api_name(cat: &Catalogue, key: i16) -> String {
-    cat.api_name(key)
-        .map_or_else(|| format!("api {key}"), str::to_string)
-}
-
-fn summary(outcomes: &[Outcome]) -> [(Verdict, usize); 5] {
-    [
-        Verdict::Same,
-        Verdict::Differs,
-        Verdict::NoAnswer,
-        Verdict::NotSent,
-        Verdict::NotCompared,
-    ]
-    .map(|v| (v, outcomes.iter().filter(|o| o.verdict == v).count()))
-}
-
-fn print_json(cat: &Catalogue, outcomes: &[Outcome]) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for o in outcomes {
-        let line = json!({
-            "verdict": o.verdict.as_str(),
-            "api_name": api_name(cat, o.api_key),
-            "api_key": o.api_key,
-            "api_version": o.version,
-            "conn": o.conn,
-            "frames": {"request": o.request_frame, "response": o.response_frame},
-            "differences": o.differences.iter().map(|d| json!({
-                "path": d.path, "captured": d.captured, "replayed": d.replayed,
-            })).collect::<Vec<Value>>(),
-            "why": o.why,
-            "elapsed_ms": o.elapsed.map(|e| e.as_secs_f64() * 1000.0),
-        });
-        writeln!(out, "{line}")?;
-    }
-    let mut counts = serde_json::Map::new();
-    counts.insert("exchanges".into(), json!(outcomes.len()));
-    for (v, n) in summary(outcomes) {
-        counts.insert(v.as_str().into(), json!(n));
-    }
-    writeln!(out, "{}", json!({ "summary": counts }))?;
-    out.flush()
-}
-
-/// A compared value as text; an error code with its name.
-fn shown(path: &str, v: &Value) -> String {
-    let is_error_code = path.rsplit('.').next().is_some_and(|f| f == "ErrorCode");
-    match v.as_i64().and_then(|c| i16::try_from(c).ok()) {
-        Some(code) if is_error_code => match kwire::protocol::error_codes::error_name(code) {
-            Some(name) => format!("{code} ({name})"),
-            None => code.to_string(),
-        },
-        _ => v.to_string(),
-    }
-}
-
-/// By API: how many of each verdict, then each exchange that was not the same.
-fn print_text(cat: &Catalogue, outcomes: &[Outcome]) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut by_api: BTreeMap<String, Vec<&Outcome>> = BTreeMap::new();
-    for o in outcomes {
-        by_api
-            .entry(format!("{} v{}", api_name(cat, o.api_key), o.version))
-            .or_default()
-            .push(o);
-    }
-    for (api, list) in &by_api {
-        let counts: Vec<String> = summary(&list.iter().map(|o| (*o).clone()).collect::<Vec<_>>())
-            .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(v, n)| format!("{n} {}", v.as_str()))
-            .collect();
-        writeln!(out, "{}: {}", sanitize(api), counts.join(", "))?;
-        for o in list.iter().filter(|o| o.verdict != Verdict::Same) {
-            let frames = match o.response_frame {
-                Some(r) => format!("frames {} and {r}", o.request_frame),
-                None => format!("frame {}", o.request_frame),
-            };
-            writeln!(
-                out,
-                "  {} on conn {} ({frames}){}",
-                o.verdict.as_str(),
-                o.conn,
-                o.why
-                    .as_deref()
-                    .map(|w| format!(": {}", sanitize(w)))
-                    .unwrap_or_default()
-            )?;
-            for d in &o.differences {
-                writeln!(
-                    out,
-                    "    {}: captured {}, replayed {}",
-                    sanitize(&d.path),
-                    sanitize(&shown(&d.path, &d.captured)),
-                    sanitize(&shown(&d.path, &d.replayed))
-                )?;
-            }
-        }
-    }
-    let parts: Vec<String> = summary(outcomes)
-        .iter()
-        .map(|(v, n)| format!("{n} {}", v.as_str()))
-        .collect();
-    writeln!(
-        out,
-        "{} exchanges replayed: {}",
-        outcomes.len(),
-        parts.join(", ")
-    )?;
-    out.flush()
 }

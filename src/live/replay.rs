@@ -12,6 +12,7 @@
 
 pub mod conversations;
 mod order;
+pub mod verdicts;
 
 use super::recorder::{Event, Recorder};
 use super::wire::{connect, read_frame};
