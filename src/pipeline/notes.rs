@@ -63,7 +63,6 @@ fn write_skipped(
     };
     let what = s.reason.describe();
     if let Some(lines) = list {
-        let mut line = Vec::with_capacity(160);
         let place = ConnPlace {
             conn: s.conn,
             client,
@@ -71,10 +70,7 @@ fn write_skipped(
             arrow,
         };
         let what = format!("skipped {}B at stream offset {}: {what}", s.bytes, s.offset);
-        lines.push_conn_row(&mut line, "-", s.timestamp, place, &what);
-        line.push(b'\n');
-        style.fit_rows(&mut line);
-        out.write_all(&line)?;
+        write_row(out, lines, ("-", s.timestamp, place, &what), style)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         let mut record = serde_json::json!({
             "kind": "skipped",
@@ -111,28 +107,19 @@ fn write_tls(
 ) -> std::io::Result<()> {
     let what = crate::render::tls::describe(n);
     let arrow = match &n.event {
-        TlsEvent::Stopped {
-            direction: Direction::Response,
-            ..
+        TlsEvent::Stopped { direction, .. } | TlsEvent::Skipped { direction, .. } => {
+            direction.arrow()
         }
-        | TlsEvent::Skipped {
-            direction: Direction::Response,
-            ..
-        } => "←",
         _ => "→",
     };
     if let Some(lines) = list {
-        let mut line = Vec::with_capacity(200);
         let place = ConnPlace {
             conn: n.conn,
             client: n.client,
             broker: n.server,
             arrow,
         };
-        lines.push_conn_row(&mut line, "tls", n.timestamp, place, &what);
-        line.push(b'\n');
-        style.fit_rows(&mut line);
-        out.write_all(&line)?;
+        write_row(out, lines, ("tls", n.timestamp, place, &what), style)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         out.write_all(crate::render::json::to_text(&crate::render::tls::json(n)).as_bytes())?;
         out.write_all(b"\n")?;
@@ -144,4 +131,19 @@ fn write_tls(
         writeln!(out, "{}", style.fit(line))?;
     }
     out.flush()
+}
+
+/// A row of the listing about a connection (`lead` where a frame's number
+/// goes), cut to the columns.
+fn write_row(
+    out: &mut impl Write,
+    lines: &mut LineWriter<'_>,
+    (lead, timestamp, place, what): (&str, f64, ConnPlace, &str),
+    style: Style,
+) -> std::io::Result<()> {
+    let mut line = Vec::with_capacity(200);
+    lines.push_conn_row(&mut line, lead, timestamp, place, what);
+    line.push(b'\n');
+    style.fit_rows(&mut line);
+    out.write_all(&line)
 }
