@@ -1,9 +1,13 @@
 //! kwire: shows exactly what a Kafka protocol message looks like on the wire.
 //!
-//! Data flow: input bytes ([`input`]) → frames and the schema-driven decoder
-//! over the catalogue ([`decode`], [`schema`]) → the annotated tree
-//! ([`decode::Node`]) → renderers ([`render`]). [`docs`] gathers the
-//! documentation pages that `render::page` draws.
+//! Data flow: input bytes ([`input`], [`capture`]) → frames → the
+//! schema-driven decoder over the catalogue ([`decode`], [`schema`]) → the
+//! tape ([`decode::tape::Values`]: a slot per field, element, tag and record
+//! part, each with its typed identity, value and bytes) → analyses across a
+//! conversation ([`analysis`]) → views ([`render`], [`tui`], [`teach`]; tree
+//! views build a frame's nodes, [`decode::Node`], from its tape when they
+//! draw it). [`docs`] gathers the documentation pages that `render::page`
+//! draws; [`pipeline`] holds what the commands run, over any `io::Write`.
 
 /// A line on standard error that never panics: `eprintln!` panics when the
 /// write fails, and standard error is often a pipe a reader closes early

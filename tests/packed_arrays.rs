@@ -2,7 +2,7 @@
 //! slot (`Val::Packed`); annotated tapes keep a slot per element for the tree.
 
 use kwire::budget::Budget;
-use kwire::decode::tape::{Packed, SlotKind, Val, Values};
+use kwire::decode::tape::{Id, Packed, Val, Values};
 use kwire::decode::values::{decode_annotated, decode_message};
 use kwire::schema::{Catalogue, MessageKind, Primitive};
 
@@ -58,7 +58,7 @@ fn a_values_only_array_of_fixed_width_elements_is_one_packed_slot() {
     assert_eq!(
         a.slots
             .iter()
-            .filter(|s| s.kind == SlotKind::Element && matches!(s.value, Val::Int(_)))
+            .filter(|s| s.id == Id::Element && matches!(s.value, Val::Int(_)))
             .count(),
         3
     );

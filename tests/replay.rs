@@ -289,6 +289,85 @@ fn within_parents(n: &Node, each: &mut impl FnMut(&Node)) {
     }
 }
 
+/// Every record slot says what it is by its identity, not by its place among
+/// its siblings: a v2 batch's header fields (the checksum with the checksum
+/// computed), a record's fields, bytes and headers, a legacy message's fields.
+#[test]
+fn record_slots_carry_typed_identities() {
+    use kwire::decode::tape::{BytesOf, Id, RecordField, Val};
+    let cat = Catalogue::builtin();
+    let mut records = batch(0, 0, &[rec(Some(b"k"), None, &[("h", Some(b"v"))], 5)]);
+    records.extend(legacy_message(7, 1, 0, None, Some(b"x")));
+    let frame = decode_frame(
+        cat,
+        Bytes::from(produce(cat, "t", &records)),
+        0,
+        &DecodeOptions {
+            annotated_tape: true,
+            ..Default::default()
+        },
+    );
+    assert!(frame.error.is_none(), "{:?}", frame.error);
+    let tape = frame.values.expect("a tape");
+    let first = tape
+        .slots
+        .iter()
+        .position(|s| matches!(s.id, Id::Batch(_)))
+        .expect("a batch slot");
+    let slots = &tape.slots[first..];
+    for s in slots {
+        if let Id::Checksum { computed } = s.id {
+            assert_eq!(s.value, Val::Uint(computed.into()), "an intact checksum");
+        }
+    }
+    let ids: Vec<Id> = slots
+        .iter()
+        .map(|s| match s.id {
+            Id::Checksum { .. } => Id::Checksum { computed: 0 },
+            id => id,
+        })
+        .collect();
+    let bytes = |of| Id::Bytes { of, framed: false };
+    let mut want = vec![Id::Batch(0)];
+    want.extend((0..4).map(Id::BatchField));
+    want.push(Id::Checksum { computed: 0 });
+    want.extend((5..13).map(Id::BatchField));
+    want.extend([
+        Id::Record(0),
+        Id::RecordField(RecordField::Attributes),
+        Id::RecordField(RecordField::TimestampDelta),
+        Id::RecordField(RecordField::OffsetDelta),
+        bytes(BytesOf::Key),
+        bytes(BytesOf::Value),
+        Id::Headers,
+        Id::Header(0),
+        bytes(BytesOf::HeaderKey),
+        bytes(BytesOf::HeaderValue),
+        Id::LegacyMessage(1),
+        Id::MessageField(0),
+        Id::MessageField(1),
+        Id::Checksum { computed: 0 },
+        Id::MessageField(3),
+        Id::MessageField(4),
+        Id::MessageField(5),
+        bytes(BytesOf::Key),
+        bytes(BytesOf::Value),
+    ]);
+    assert_eq!(ids[..want.len()], want[..]);
+    // A null key or value keeps the length as written; bytes that are there are the value.
+    let value_of = |k: usize| slots[k].value;
+    assert!(
+        matches!(value_of(18), Val::Bytes(s) if s.len == 1),
+        "the record's key"
+    );
+    assert_eq!(value_of(19), Val::Int(-1), "its null value");
+    assert_eq!(value_of(31), Val::Int(-1), "the message's null key");
+    assert!(
+        matches!(value_of(32), Val::Bytes(s) if s.len == 1),
+        "its value"
+    );
+}
+
 /// How many batches, legacy messages, partial batches and bytes that are not batches a frame's annotated tape holds.
 fn batches_on_tape(cat: &Catalogue, bytes: &[u8]) -> usize {
     let frame = decode_frame(
@@ -312,7 +391,7 @@ fn batches_on_tape(cat: &Catalogue, bytes: &[u8]) -> usize {
         .expect("a tape")
         .slots
         .iter()
-        .filter(|s| tops.contains(&s.kind))
+        .filter(|s| tops.contains(&s.kind()))
         .count()
 }
 

@@ -10,7 +10,7 @@ use super::diagnosis::Diagnosis;
 use super::finding::{Finding, Rule};
 use super::inventory::{ApiVersionsReader, Range};
 use crate::capture::{CapturedFrame, Skipped};
-use crate::decode::tape::{SlotKind, Val};
+use crate::decode::tape::Val;
 use crate::decode::{decode_frame_reusing, DecodeError, DecodeOptions, Direction, Frame};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::model::FieldMeaning;
@@ -404,9 +404,8 @@ fn acks_zero(cat: &Catalogue, frame: &Frame, pin: Option<&str>) -> bool {
         return false;
     };
     let Some(body) = tape.body else { return false };
-    tape.children(body).any(|(_, s)| {
-        s.kind == SlotKind::Field && is_acks(s.decl as usize) && s.value == Val::Int(0)
-    })
+    tape.children(body)
+        .any(|(_, s)| s.decl().is_some_and(|d| is_acks(usize::from(d))) && s.value == Val::Int(0))
 }
 
 fn api_text(cat: &Catalogue, key: Option<i16>, version: Option<i16>) -> String {

@@ -20,7 +20,7 @@ use super::expr::fields::{self, MessageTests, Passed};
 use crate::budget::Budget;
 use crate::capture::CapturedFrame;
 use crate::decode::fields::TopicIds;
-use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::tape::{Id, Val, Values};
 use crate::decode::values::{self};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -744,7 +744,7 @@ pub(crate) struct FactReader {
     tape: Values,
     bodies: HashMap<BodyKey, Option<Arc<StructFacts>>>,
     /// Request header version → the declaration index of its client id.
-    client_decl: HashMap<i16, Option<u32>>,
+    client_decl: HashMap<i16, Option<u16>>,
     /// The facts of a body decoded only to see that it decodes: none.
     no_facts: Arc<StructFacts>,
     /// A filter's expression whose field tests each frame read is put to.
@@ -830,13 +830,13 @@ impl FactReader {
                     .fields
                     .iter()
                     .position(|h| FieldMeaning::of(h) == FieldMeaning::ClientId)
-                    .map(|i| i as u32)
+                    .map(|i| i as u16)
             });
             found.client_id = match decl {
                 Some(decl) => self
                     .tape
                     .children(head)
-                    .find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl)
+                    .find(|(_, s)| s.id == Id::Field(decl))
                     .and_then(|(_, s)| match s.value {
                         Val::Str(span) => Some(Some(span.of(bytes).into())),
                         Val::Null => res.is_ok().then_some(None),
@@ -1031,10 +1031,8 @@ fn walk(
     let mut name = None;
     let mut id = None;
     for (i, s) in tape.children(slot) {
-        if s.kind != SlotKind::Field {
-            continue;
-        }
-        let Some(Some(fact)) = facts.by_decl.get(s.decl as usize) else {
+        let Some(decl) = s.decl() else { continue };
+        let Some(Some(fact)) = facts.by_decl.get(usize::from(decl)) else {
             continue;
         };
         let single = !s.value.is_array();

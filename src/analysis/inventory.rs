@@ -25,7 +25,7 @@ use super::exchange::{
 };
 use super::filter::Filter;
 use crate::capture::{CaptureOptions, CapturedFrame};
-use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::tape::{Val, Values};
 use crate::decode::values::{self};
 use crate::decode::Direction;
 use crate::protocol::headers::{request_header_version, response_header_version, API_VERSIONS_KEY};
@@ -108,25 +108,25 @@ impl Observer for Adder<'_> {
 /// Where an ApiVersions message keeps its facts, by declaration index.
 #[derive(Clone, Copy, Debug, Default)]
 struct RequestDecls {
-    name: Option<u32>,
-    version: Option<u32>,
+    name: Option<u16>,
+    version: Option<u16>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 struct ResponseDecls {
-    error: Option<u32>,
+    error: Option<u16>,
     /// The array of (key, min, max) structs, and the three within it.
-    keys: Option<u32>,
-    key: Option<u32>,
-    min: Option<u32>,
-    max: Option<u32>,
+    keys: Option<u16>,
+    key: Option<u16>,
+    min: Option<u16>,
+    max: Option<u16>,
 }
 
-fn decl_named(fields: &[FieldSpec], version: i16, name: &str) -> Option<u32> {
+fn decl_named(fields: &[FieldSpec], version: i16, name: &str) -> Option<u16> {
     fields
         .iter()
         .position(|f| f.name == name && (f.is_regular_in(version) || f.is_tagged_in(version)))
-        .map(|i| i as u32)
+        .map(|i| i as u16)
 }
 
 fn is_int16(f: &FieldSpec) -> bool {
@@ -138,7 +138,7 @@ fn response_decls(fields: &[FieldSpec], version: i16) -> ResponseDecls {
     let mut d = ResponseDecls::default();
     for (i, f) in fields.iter().enumerate().filter(|(_, f)| on_wire(f)) {
         if d.error.is_none() && is_int16(f) && FieldMeaning::of(f) == FieldMeaning::ErrorCode {
-            d.error = Some(i as u32);
+            d.error = Some(i as u16);
         }
         let FieldType::Array(inner) = &f.ty else {
             continue;
@@ -154,8 +154,8 @@ fn response_decls(fields: &[FieldSpec], version: i16) -> ResponseDecls {
         let max = decl_named(&f.fields, version, "MaxVersion");
         if let (Some(key), Some(min), Some(max)) = (key, min, max) {
             d = ResponseDecls {
-                keys: Some(i as u32),
-                key: Some(key as u32),
+                keys: Some(i as u16),
+                key: Some(key as u16),
                 min: Some(min),
                 max: Some(max),
                 ..d
@@ -235,12 +235,10 @@ impl ApiVersionsReader {
         };
         for (_, s) in self.tape.children(body) {
             let Val::Str(span) = s.value else { continue };
-            if s.kind != SlotKind::Field {
-                continue;
-            }
-            if Some(s.decl) == d.name {
+            let Some(decl) = s.decl() else { continue };
+            if Some(decl) == d.name {
                 sw.name = Some(span.of(bytes).into());
-            } else if Some(s.decl) == d.version {
+            } else if Some(decl) == d.version {
                 sw.version = Some(span.of(bytes).into());
             }
         }
@@ -272,13 +270,11 @@ impl ApiVersionsReader {
         let d = response_decls(&spec.fields, version);
         let mut ranges = BTreeMap::new();
         for (i, s) in self.tape.children(body) {
-            if s.kind != SlotKind::Field {
-                continue;
-            }
-            if Some(s.decl) == d.error && s.value != Val::Int(0) {
+            let Some(decl) = s.decl() else { continue };
+            if Some(decl) == d.error && s.value != Val::Int(0) {
                 return None;
             }
-            if Some(s.decl) != d.keys || s.value != Val::Array {
+            if Some(decl) != d.keys || s.value != Val::Array {
                 continue;
             }
             for (e, es) in self.tape.children(i) {
@@ -289,11 +285,12 @@ impl ApiVersionsReader {
                 for (_, fs) in self.tape.children(e) {
                     let Val::Int(n) = fs.value else { continue };
                     let Ok(n) = i16::try_from(n) else { continue };
-                    if Some(fs.decl) == d.key {
+                    let Some(decl) = fs.decl() else { continue };
+                    if Some(decl) == d.key {
                         key = Some(n);
-                    } else if Some(fs.decl) == d.min {
+                    } else if Some(decl) == d.min {
                         min = Some(n);
-                    } else if Some(fs.decl) == d.max {
+                    } else if Some(decl) == d.max {
                         max = Some(n);
                     }
                 }

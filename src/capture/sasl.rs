@@ -25,7 +25,7 @@
 
 use super::candidates::{decodes_cleanly, request_header, Header};
 use super::framing::Effort;
-use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::tape::{Id, Val, Values};
 use crate::decode::values::{self};
 use crate::protocol::headers::{request_header_version, response_header_version};
 use crate::protocol::sasl::{mechanism_text, RAW_TOKENS_VERSION, SASL_HANDSHAKE_KEY};
@@ -166,10 +166,10 @@ fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<str>> {
         None,
     )?;
     let (tape, slot) = body_of(cat, MessageKind::Request, frame)?;
-    let decl = spec.fields.iter().position(|f| f.name == "Mechanism")? as u32;
+    let decl = spec.fields.iter().position(|f| f.name == "Mechanism")? as u16;
     let value = tape
         .children(slot)
-        .find(|(_, s)| s.kind == SlotKind::Field && s.decl == decl)
+        .find(|(_, s)| s.id == Id::Field(decl))
         .map(|(_, s)| s.value);
     match value {
         Some(Val::Str(span)) => Some(mechanism_text(span.of(frame)).into()),
@@ -190,16 +190,16 @@ fn handshake_accepted(cat: &Catalogue, frame: &[u8]) -> bool {
     let Some((tape, slot)) = body_of(cat, MessageKind::Response, frame) else {
         return false;
     };
-    let errors: Vec<u32> = spec
+    let errors: Vec<u16> = spec
         .fields
         .iter()
         .enumerate()
         .filter(|(_, f)| FieldMeaning::of(f) == FieldMeaning::ErrorCode)
-        .map(|(i, _)| i as u32)
+        .map(|(i, _)| i as u16)
         .collect();
     let mut codes = tape
         .children(slot)
-        .filter(|(_, s)| s.kind == SlotKind::Field && errors.contains(&s.decl))
+        .filter(|(_, s)| s.decl().is_some_and(|d| errors.contains(&d)))
         .peekable();
     codes.peek().is_some() && codes.all(|(_, s)| s.value == Val::Int(0))
 }

@@ -17,9 +17,9 @@ pub struct Values {
     /// The body struct's slot.
     pub body: Option<u32>,
     /// Annotated tapes: the decompressed data of compressed record batches,
-    /// which the children of their [`SlotKind::Compressed`] slots index.
+    /// which the children of their [`Id::Compressed`] slots index.
     pub buffers: Vec<bytes::Bytes>,
-    /// Annotated tapes: what the record walk found at its [`SlotKind::Finding`] slots.
+    /// Annotated tapes: what the record walk found at its [`Id::Finding`] slots.
     pub findings: Vec<Finding>,
     /// Values-only tapes: damage in record data, which the tape keeps as
     /// bytes but checks ([`crate::decode::records::tape::check_batches`]).
@@ -42,8 +42,8 @@ pub struct Stopped {
     pub error: DecodeError,
 }
 
-/// One field, array element or unknown tag. Its children are the slots after
-/// it, up to `end`.
+/// One field, array element, tagged entry or record part. Its children are
+/// the slots after it, up to `end`.
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
     /// The field's name as a JSON key with its colon (`"GroupId":`); empty for
@@ -52,8 +52,6 @@ pub struct Slot {
     pub value: Val,
     /// The index after this slot's subtree.
     pub end: u32,
-    /// Declaration index (fields) or tag number (unknown tags, tagged entries).
-    pub decl: u32,
     /// Where the slot's bytes start in the frame, and how many there are
     /// (length prefixes and markers included). Values-only tapes, which need
     /// neither, may leave a container's `len` and a `prefix` 0.
@@ -62,41 +60,188 @@ pub struct Slot {
     /// The bytes of encoding before the value: a string's, bytes' or array's
     /// length prefix, a tagged section's count, a tagged entry's tag.
     pub prefix: u8,
-    pub kind: SlotKind,
+    /// What the slot is.
+    pub id: Id,
 }
 
+/// What a slot is, with what tells it from its siblings (a field's place in
+/// its struct's declaration, a tag, an index, a buffer), so that no reader
+/// recovers meaning from a number's position or an overloaded integer.
+/// Eight bytes: the record parts are flat variants, not a nested enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Id {
+    /// A header or body struct.
+    Message,
+    /// A field: its index in its struct's fields as declared (`FieldPlan::decl`).
+    Field(u16),
+    Element,
+    /// A tagged field the definitions do not know at this version: its tag.
+    UnknownTag(u32),
+    /// Annotated tapes only ([`super::values::decode_annotated`]): a flexible
+    /// struct's tagged section (its value the count), one entry of it (its
+    /// tag; the value its size; the field or unknown tag is its child), and a
+    /// nullable struct's presence marker (its value as read; the struct's
+    /// first child).
+    TaggedSection,
+    TagEntry(u32),
+    Marker,
+    /// Annotated tapes only: record data, as [`super::records::tape`] writes
+    /// it. A RecordBatch v2 (its index among its stream's batches), a legacy
+    /// message (its index; its value the magic), bytes that are not a batch,
+    /// bytes a budget left undecoded, a batch cut by the end (its value the
+    /// size it declares), a record of a v2 batch (its index; its value the
+    /// length, `prefix` the length's width).
+    Batch(u32),
+    LegacyMessage(u32),
+    NotABatch,
+    OverBudget,
+    PartialBatch,
+    Record(u32),
+    /// A field of a v2 batch header other than its checksum: its index in
+    /// [`super::records::layout::V2_FIELDS`].
+    BatchField(u8),
+    /// A legacy message's field other than its checksum, key and value: its
+    /// index in the message's fields (offset, messageSize, crc, magic,
+    /// attributes, timestamp).
+    MessageField(u8),
+    /// A batch's or message's checksum (the value as stored), with the
+    /// checksum its bytes have.
+    Checksum {
+        computed: u32,
+    },
+    /// The records of a batch whose codec is unknown, as bytes.
+    UnknownCodecRecords,
+    /// A record's attributes, timestampDelta or offsetDelta.
+    RecordField(RecordField),
+    /// A length and its bytes: the value the bytes, or the length as written
+    /// (`Val::Int`) when they are null or not all there; `prefix` the
+    /// length's width; `framed` when a plain topic's key or value is in
+    /// Schema Registry framing.
+    Bytes {
+        of: BytesOf,
+        framed: bool,
+    },
+    /// A record's headers (their value the count) and one header (its index).
+    Headers,
+    Header(u32),
+    /// A compressed batch's records or a wrapper message's message set,
+    /// decompressed: the index of their data in [`Values::buffers`], whose
+    /// offsets the children's give.
+    Compressed(u32),
+    /// The same when it did not decompress (a finding says why).
+    NotDecompressed,
+    /// What the walk found wrong or worth a warning there: its index in
+    /// [`Values::findings`]; its parent's node shows the error, if any.
+    Finding(u32),
+    /// The root of batches walked on a tape of their own (a log segment's,
+    /// one batch of a deferred records field).
+    Stream,
+}
+
+/// A v2 record's fixed fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordField {
+    Attributes,
+    TimestampDelta,
+    OffsetDelta,
+}
+
+/// Which bytes a [`Id::Bytes`] slot holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BytesOf {
+    /// A record's or legacy message's key.
+    Key,
+    /// A record's or legacy message's value.
+    Value,
+    HeaderKey,
+    HeaderValue,
+}
+
+/// The kinds of slot, for readers that ask what a slot is without what
+/// tells it from its siblings ([`Slot::kind`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotKind {
-    /// A header or body struct.
     Message,
     Field,
     Element,
-    /// A tagged field the definitions do not know at this version; `decl` is its tag.
     UnknownTag,
-    /// Annotated tapes only ([`decode_annotated`]): a flexible struct's tagged
-    /// section (its value the count), one entry of it (`decl` the tag, the
-    /// value its size; the field or unknown tag is its child), and a nullable
-    /// struct's presence marker (its value as read; the struct's first child).
     TaggedSection,
     TagEntry,
     Marker,
-    /// Annotated tapes only: a records field's batches, as
-    /// [`crate::decode::records::tape`] writes them: a RecordBatch v2, a legacy
-    /// message, bytes that are not a batch (`Invalid`), a batch cut by the end.
     Batch,
     LegacyMessage,
+    /// Bytes that are not a batch, or that a budget left undecoded.
     Invalid,
     PartialBatch,
     Record,
-    /// A batch header field, a record's field or header, a message's field.
+    /// A batch header field, a record's field, bytes or headers, a message's field.
     Part,
-    /// A compressed batch's records or a wrapper message's message set (`decl`
-    /// the index of their decompressed data in [`Values::buffers`], whose
-    /// offsets the children's give; none when it did not decompress).
+    /// Compressed data, decompressed or not.
     Compressed,
-    /// What the walk found wrong or worth a warning there (`decl` its index in
-    /// [`Values::findings`]); its parent's node shows the error, if any.
     Finding,
+    Stream,
+}
+
+impl Slot {
+    pub fn kind(&self) -> SlotKind {
+        match self.id {
+            Id::Message => SlotKind::Message,
+            Id::Field(_) => SlotKind::Field,
+            Id::Element => SlotKind::Element,
+            Id::UnknownTag(_) => SlotKind::UnknownTag,
+            Id::TaggedSection => SlotKind::TaggedSection,
+            Id::TagEntry(_) => SlotKind::TagEntry,
+            Id::Marker => SlotKind::Marker,
+            Id::Batch(_) => SlotKind::Batch,
+            Id::LegacyMessage(_) => SlotKind::LegacyMessage,
+            Id::NotABatch | Id::OverBudget => SlotKind::Invalid,
+            Id::PartialBatch => SlotKind::PartialBatch,
+            Id::Record(_) => SlotKind::Record,
+            Id::BatchField(_)
+            | Id::MessageField(_)
+            | Id::Checksum { .. }
+            | Id::UnknownCodecRecords
+            | Id::RecordField(_)
+            | Id::Bytes { .. }
+            | Id::Headers
+            | Id::Header(_) => SlotKind::Part,
+            Id::Compressed(_) | Id::NotDecompressed => SlotKind::Compressed,
+            Id::Finding(_) => SlotKind::Finding,
+            Id::Stream => SlotKind::Stream,
+        }
+    }
+
+    /// A field's index in its struct's fields as declared.
+    pub fn decl(&self) -> Option<u16> {
+        match self.id {
+            Id::Field(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The tag of a tagged entry or an unknown tag.
+    pub fn tag(&self) -> Option<u32> {
+        match self.id {
+            Id::TagEntry(t) | Id::UnknownTag(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The index in [`Values::buffers`] of decompressed data.
+    pub fn buffer(&self) -> Option<usize> {
+        match self.id {
+            Id::Compressed(b) => Some(b as usize),
+            _ => None,
+        }
+    }
+
+    /// The index in [`Values::findings`] of a finding.
+    pub fn finding(&self) -> Option<usize> {
+        match self.id {
+            Id::Finding(f) => Some(f as usize),
+            _ => None,
+        }
+    }
 }
 
 /// A finding of the record walk: the error its parent's node shows, the
@@ -231,8 +376,7 @@ impl Values {
 pub(crate) fn push_slot(
     slots: &mut Vec<Slot>,
     key: Key,
-    kind: SlotKind,
-    decl: u32,
+    id: Id,
     value: Val,
     (at, len, prefix): (usize, usize, usize),
 ) -> usize {
@@ -241,11 +385,10 @@ pub(crate) fn push_slot(
         key,
         value,
         end,
-        decl,
         at: at as u32,
         len: len as u32,
         prefix: prefix as u8,
-        kind,
+        id,
     });
     slots.len() - 1
 }

@@ -15,8 +15,8 @@
 use super::problem::{DecodeError, ErrorKind};
 use super::reader::Reader;
 use super::tape::{
-    close_slot, fixed_value, push_slot, Finding, Key, Packed, Slot, SlotKind, Span, Stopped, Val,
-    Values, NO_KEY,
+    close_slot, fixed_value, push_slot, Finding, Id, Key, Packed, Slot, Span, Stopped, Val, Values,
+    NO_KEY,
 };
 use crate::budget::Budget;
 use crate::schema::plan::{Element, FieldPlan, Op, Shape, StructPlan};
@@ -182,8 +182,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         let i = push_slot(
             self.slots,
             NO_KEY,
-            SlotKind::Message,
-            0,
+            Id::Message,
             Val::Struct,
             (self.r.pos(), 0, 0),
         );
@@ -205,32 +204,24 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     }
 
     #[inline]
-    fn open(&mut self, key: Key, kind: SlotKind, decl: u32) -> usize {
+    fn open(&mut self, key: Key, id: Id) -> usize {
         let at = self.r.pos() as u32;
         self.slots.push(Slot {
             key,
             value: Val::Null,
             end: 0,
-            decl,
             at,
             len: 0,
             prefix: 0,
-            kind,
+            id,
         });
         self.slots.len() - 1
     }
 
     /// A slot whose value and bytes are known: it has no children.
     #[inline(always)]
-    fn leaf(
-        &mut self,
-        key: Key,
-        kind: SlotKind,
-        decl: u32,
-        value: Val,
-        bytes: (usize, usize, usize),
-    ) {
-        push_slot(self.slots, key, kind, decl, value, bytes);
+    fn leaf(&mut self, key: Key, id: Id, value: Val, bytes: (usize, usize, usize)) {
+        push_slot(self.slots, key, id, value, bytes);
     }
 
     #[inline]
@@ -335,7 +326,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             Some(_) if self.r.remaining() > 0 && self.r.buf().get(self.r.pos()) == Some(&0) => {
                 let at = self.r.pos();
                 if ANNOTATED {
-                    self.leaf(NO_KEY, SlotKind::TaggedSection, 0, Val::Uint(0), (at, 1, 1));
+                    self.leaf(NO_KEY, Id::TaggedSection, Val::Uint(0), (at, 1, 1));
                 }
                 self.r.seek(at + 1);
                 Ok(())
@@ -360,7 +351,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     }
 
     fn read_field(&mut self, f: &FieldPlan) -> Step {
-        let i = self.open(f.json_key, SlotKind::Field, f.decl.into());
+        let i = self.open(f.json_key, Id::Field(f.decl));
         let res = match &f.shape {
             Shape::Primitive(p) => self
                 .read_primitive(*p, f.compact, f.name)
@@ -452,13 +443,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 (v >= 0, Val::Int(v.into()))
             };
             if ANNOTATED {
-                self.leaf(
-                    NO_KEY,
-                    SlotKind::Marker,
-                    0,
-                    marker,
-                    (at, self.r.pos() - at, 0),
-                );
+                self.leaf(NO_KEY, Id::Marker, marker, (at, self.r.pos() - at, 0));
             }
             if !present {
                 return Ok(());
@@ -527,7 +512,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
         self.slots.reserve(count.min(MAX_RESERVE));
         for _ in 0..count {
-            let e = self.open(NO_KEY, SlotKind::Element, 0);
+            let e = self.open(NO_KEY, Id::Element);
             let res = match el {
                 Element::Struct(plan) => {
                     self.set(e, Val::Struct);
@@ -552,7 +537,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         if !ANNOTATED {
             return self.read_tagged_entries(tagged);
         }
-        let section = self.open(NO_KEY, SlotKind::TaggedSection, 0);
+        let section = self.open(NO_KEY, Id::TaggedSection);
         let res = self.read_tagged_entries(tagged);
         self.close(section);
         res
@@ -595,8 +580,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 let e = self.slots.len();
                 self.leaf(
                     NO_KEY,
-                    SlotKind::TagEntry,
-                    tag_no,
+                    Id::TagEntry(tag_no),
                     Val::Uint(size as u64),
                     (start, 0, tag.len),
                 );
@@ -625,8 +609,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 None => self.take(size, "unknown tagged field").map(|data| {
                     self.leaf(
                         NO_KEY,
-                        SlotKind::UnknownTag,
-                        tag_no,
+                        Id::UnknownTag(tag_no),
                         Val::Bytes(data),
                         (payload_at, size, 0),
                     );
@@ -666,8 +649,7 @@ fn quick_fields<const ANNOTATED: bool>(
                         push_slot(
                             slots,
                             g.json_key,
-                            SlotKind::Field,
-                            g.decl.into(),
+                            Id::Field(g.decl),
                             fixed_value(p, buf, pos),
                             (pos, w, 0),
                         );
@@ -731,8 +713,7 @@ fn quick_fields<const ANNOTATED: bool>(
                             let array = push_slot(
                                 slots,
                                 f.json_key,
-                                SlotKind::Field,
-                                f.decl.into(),
+                                Id::Field(f.decl),
                                 Val::Array,
                                 (pos, used, prefix),
                             );
@@ -750,8 +731,7 @@ fn quick_fields<const ANNOTATED: bool>(
         push_slot(
             slots,
             f.json_key,
-            SlotKind::Field,
-            f.decl.into(),
+            Id::Field(f.decl),
             value,
             (pos, used, prefix),
         );
@@ -787,8 +767,7 @@ fn push_elements(
         push_slot(
             slots,
             NO_KEY,
-            SlotKind::Element,
-            0,
+            Id::Element,
             fixed_value(p, buf, at + k * w),
             (at + k * w, w, 0),
         );
@@ -887,9 +866,9 @@ mod tests {
         let (v, end, res) = decode(BODY);
         assert!(res.is_ok());
         assert_eq!(end, BODY.len());
-        let fields: Vec<(&str, Val, SlotKind)> = v
+        let fields: Vec<(&str, Val, Id)> = v
             .children(0)
-            .map(|(_, s)| (*s.key, s.value, s.kind))
+            .map(|(_, s)| (*s.key, s.value, s.id))
             .collect();
         assert_eq!(
             fields,
@@ -897,23 +876,19 @@ mod tests {
                 (
                     "\"GroupId\":",
                     Val::Str(Span { at: 1, len: 1 }),
-                    SlotKind::Field
+                    Id::Field(0)
                 ),
-                ("\"GenerationId\":", Val::Int(7), SlotKind::Field),
+                ("\"GenerationId\":", Val::Int(7), Id::Field(1)),
                 (
                     "\"MemberId\":",
                     Val::Str(Span { at: 7, len: 1 }),
-                    SlotKind::Field
+                    Id::Field(2)
                 ),
-                ("\"GroupInstanceId\":", Val::Null, SlotKind::Field),
-                (
-                    "",
-                    Val::Bytes(Span { at: 12, len: 2 }),
-                    SlotKind::UnknownTag
-                ),
-            ]
+                ("\"GroupInstanceId\":", Val::Null, Id::Field(3)),
+                ("", Val::Bytes(Span { at: 12, len: 2 }), Id::UnknownTag(5)),
+            ],
+            "each field by its declaration index; an unknown tag keeps its number"
         );
-        assert_eq!(v.slots[5].decl, 5, "an unknown tag keeps its number");
         assert_eq!(Span { at: 12, len: 2 }.of(BODY), [0xab, 0xcd]);
     }
 
@@ -935,39 +910,42 @@ mod tests {
         assert_eq!((slot, end), (0, BODY.len()));
         let s = |i: usize| {
             (
-                v.slots[i].kind,
+                v.slots[i].id,
                 v.slots[i].at,
                 v.slots[i].len,
                 v.slots[i].prefix,
                 v.slots[i].value,
             )
         };
-        assert_eq!(s(0), (SlotKind::Message, 0, 14, 0, Val::Struct));
+        assert_eq!(s(0), (Id::Message, 0, 14, 0, Val::Struct));
         assert_eq!(
             s(1),
-            (SlotKind::Field, 0, 2, 1, Val::Str(Span { at: 1, len: 1 })),
+            (Id::Field(0), 0, 2, 1, Val::Str(Span { at: 1, len: 1 })),
             "GroupId: 1-byte length, 1 byte"
         );
-        assert_eq!(s(2), (SlotKind::Field, 2, 4, 0, Val::Int(7)));
+        assert_eq!(s(2), (Id::Field(1), 2, 4, 0, Val::Int(7)));
         assert_eq!(
             s(4),
-            (SlotKind::Field, 8, 1, 1, Val::Null),
+            (Id::Field(3), 8, 1, 1, Val::Null),
             "GroupInstanceId: a null is its length alone"
         );
         // The section (count 1, 1 byte), its entry (tag 5, 1-byte tag, size 2) and the raw value.
-        assert_eq!(s(5), (SlotKind::TaggedSection, 9, 5, 1, Val::Uint(1)));
-        assert_eq!(s(6), (SlotKind::TagEntry, 10, 4, 1, Val::Uint(2)));
+        assert_eq!(s(5), (Id::TaggedSection, 9, 5, 1, Val::Uint(1)));
+        assert_eq!(s(6), (Id::TagEntry(5), 10, 4, 1, Val::Uint(2)));
         assert_eq!(
             s(7),
             (
-                SlotKind::UnknownTag,
+                Id::UnknownTag(5),
                 12,
                 2,
                 0,
                 Val::Bytes(Span { at: 12, len: 2 })
             )
         );
-        assert_eq!((v.slots[6].decl, v.slots[5].end, v.slots[0].end), (5, 8, 8));
+        assert_eq!(
+            (v.slots[6].tag(), v.slots[5].end, v.slots[0].end),
+            (Some(5), 8, 8)
+        );
         // The values-only tape of the same bytes has no section or entry.
         let (plain, _, _) = decode(BODY);
         assert_eq!(plain.slots.len(), 6);

@@ -1,5 +1,7 @@
-//! JSON renderers: the values-only contract (`--format json`) and the full
-//! annotated tree (`--format tree-json`). Both walk the tree; neither reads bytes.
+//! JSON renderers: the values-only contract (`--format json`), written from
+//! the values-only tape ([`write_contract`]; a tree's contract,
+//! [`frame_contract`], from its nodes), and the full annotated tree
+//! (`--format tree-json`). Neither reads bytes except the values' own.
 //!
 //! JSON is read in terminals too: besides the escapes JSON requires, C1
 //! controls, bidi controls and line/paragraph separators are written as
@@ -12,7 +14,7 @@
 //! `kwire encode` gives back the same bytes.
 
 use super::digits::{push_int, push_uint};
-use crate::decode::tape::{Slot, SlotKind, Span, Val, Values};
+use crate::decode::tape::{Id, Slot, Span, Val, Values};
 use crate::decode::{Frame, Node, Role, Value};
 use crate::text::escape::is_unsafe_in_json;
 use crate::text::{float_json, uuid_text};
@@ -399,16 +401,16 @@ impl Tape<'_> {
         // declaration order, no unknown tags. Anything else is written again.
         let start = out.len();
         out.push(b'{');
-        let mut last: Option<u32> = None;
+        let mut last: Option<u16> = None;
         for (at, s) in self.values.children(i) {
-            if s.kind != SlotKind::Field || last.is_some_and(|l| s.decl <= l) {
+            let Some(decl) = s.decl().filter(|d| last.is_none_or(|l| *d > l)) else {
                 out.truncate(start);
                 return self.write_struct_sorted(out, i);
-            }
+            };
             if last.is_some() {
                 out.push(b',');
             }
-            last = Some(s.decl);
+            last = Some(decl);
             out.extend_from_slice(s.key.as_bytes());
             self.write_value(out, at, s);
         }
@@ -421,13 +423,13 @@ impl Tape<'_> {
         let mut fields: Vec<(u32, &Slot)> = Vec::new();
         let mut unknown: Vec<(String, (u32, &Slot))> = Vec::new();
         for (at, s) in self.values.children(i) {
-            match s.kind {
-                SlotKind::Field => fields.push((at, s)),
-                SlotKind::UnknownTag => unknown.push((s.decl.to_string(), (at, s))),
+            match s.id {
+                Id::Field(_) => fields.push((at, s)),
+                Id::UnknownTag(tag) => unknown.push((tag.to_string(), (at, s))),
                 _ => {}
             }
         }
-        fields.sort_by_key(|(_, s)| s.decl);
+        fields.sort_by_key(|(_, s)| s.decl());
         for (n, (key, (at, s))) in dedup_last(fields.iter().map(|f| (*f.1.key, f)))
             .into_iter()
             .enumerate()
@@ -536,9 +538,9 @@ impl Tape<'_> {
         let mut fields: Vec<(u32, &Slot)> = self
             .values
             .children(i)
-            .filter(|(_, s)| s.kind == SlotKind::Field)
+            .filter(|(_, s)| s.decl().is_some())
             .collect();
-        fields.sort_by_key(|(_, s)| s.decl);
+        fields.sort_by_key(|(_, s)| s.decl());
         for (key, (at, s)) in dedup_last(fields.iter().map(|f| (*f.1.key, f))) {
             path.push(Seg::Name(unquote_key(key).into()));
             self.raw_in_value(*at, s, path, found);

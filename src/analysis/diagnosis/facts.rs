@@ -9,7 +9,7 @@
 
 use crate::capture::CapturedFrame;
 use crate::decode::records::peek::{self, BatchPeek};
-use crate::decode::tape::{Slot, SlotKind, Val, Values};
+use crate::decode::tape::{Slot, Val, Values};
 use crate::decode::values::{self};
 use crate::protocol::headers::{request_header_version, response_header_version};
 use crate::schema::model::{FieldMeaning, FieldSpec};
@@ -145,10 +145,8 @@ impl FactReader {
         let mut facts = Facts::default();
         if request {
             for (_, s) in self.tape.children(head) {
-                if s.kind != SlotKind::Field {
-                    continue;
-                }
-                if let (Some(h), Val::Str(span)) = (header.fields.get(s.decl as usize), s.value) {
+                let Some(decl) = s.decl() else { continue };
+                if let (Some(h), Val::Str(span)) = (header.fields.get(usize::from(decl)), s.value) {
                     if FieldMeaning::of(h) == FieldMeaning::ClientId {
                         facts.client_id = Some(span.of(bytes).into());
                     }
@@ -178,9 +176,7 @@ impl FactReader {
 
 /// The field a slot holds, when it is a field of `fields`.
 fn field_of<'s>(fields: &'s [FieldSpec], s: &Slot) -> Option<&'s FieldSpec> {
-    (s.kind == SlotKind::Field)
-        .then(|| fields.get(s.decl as usize))
-        .flatten()
+    fields.get(usize::from(s.decl()?))
 }
 
 /// A field's name without a `V3AndBelow` prefix: where a message changed

@@ -9,7 +9,7 @@ use super::compile::{path_matches, Anchor, FieldTest, RecordPart, Test, Value};
 use super::syntax::Op;
 use crate::budget::Budget;
 use crate::decode::records::each::{for_each_record, RecordParts};
-use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::tape::{Val, Values};
 use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
 use crate::schema::Primitive;
 
@@ -121,10 +121,8 @@ pub fn run(
     budget: &Budget,
 ) {
     for (i, s) in tape.children(slot) {
-        if s.kind != SlotKind::Field {
-            continue;
-        }
-        let Some(Some(reads)) = branch.by_decl.get(s.decl as usize) else {
+        let Some(decl) = s.decl() else { continue };
+        let Some(Some(reads)) = branch.by_decl.get(usize::from(decl)) else {
             continue;
         };
         for &t in &reads.tests {

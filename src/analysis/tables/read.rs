@@ -1,4 +1,4 @@
-//! One capture read into the export's tables: three readings of the file,
+//! One capture read into the export's tables: four readings of the file,
 //! each streaming (memory: the requests in flight, one small row per
 //! connection, and the findings, never the frames).
 //!

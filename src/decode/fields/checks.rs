@@ -7,20 +7,20 @@
 
 use super::replay::{array_count, stops_at, TagEntry, TAG_COUNT};
 use super::*;
-use crate::decode::tape::{Slot, SlotKind, Val, Values};
+use crate::decode::tape::{Id, Slot, SlotKind, Val, Values};
 
 impl FieldDecoder<'_, '_> {
     /// The warnings and record damage of the struct (declared as `fields`)
     /// whose slot on `tape` is `s`.
     pub(crate) fn check_struct(&mut self, tape: &Values, s: u32, fields: &[FieldSpec]) {
         for (i, slot) in tape.children(s) {
-            match slot.kind {
-                SlotKind::Field => {
-                    if let Some(f) = fields.get(slot.decl as usize) {
+            match slot.id {
+                Id::Field(decl) => {
+                    if let Some(f) = fields.get(usize::from(decl)) {
                         self.check_field(tape, (i, slot), f, false);
                     }
                 }
-                SlotKind::TaggedSection => self.check_tagged_section(tape, (i, slot), fields),
+                Id::TaggedSection => self.check_tagged_section(tape, (i, slot), fields),
                 _ => {}
             }
         }
@@ -133,7 +133,7 @@ impl FieldDecoder<'_, '_> {
                 ..
             } = self.tag_entry_checks(tape, (j, entry), &mut last_tag);
             match (payload, self.known_tag(fields, tag_no)) {
-                (Some((k, payload)), Some((_, f))) if payload.kind == SlotKind::Field => {
+                (Some((k, payload)), Some((_, f))) if payload.kind() == SlotKind::Field => {
                     let saved_region = self.region;
                     self.region = Region::TaggedFields;
                     self.check_field(tape, (k, payload), f, true);

@@ -7,7 +7,7 @@
 
 use super::*;
 use crate::decode::reader::Uvarint;
-use crate::decode::tape::{Slot, SlotKind, Stopped, Val, Values};
+use crate::decode::tape::{Id, Slot, SlotKind, Stopped, Val, Values};
 use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
 use crate::schema::plan::StructPlan;
@@ -59,13 +59,13 @@ impl FieldDecoder<'_, '_> {
             fields.len().min(MAX_RESERVE) + usize::from(self.flexible),
         );
         for (i, slot) in tape.children(s) {
-            match slot.kind {
-                SlotKind::Field => {
-                    if let Some(f) = fields.get(slot.decl as usize) {
+            match slot.id {
+                Id::Field(decl) => {
+                    if let Some(f) = fields.get(usize::from(decl)) {
                         self.replay_field(tape, (i, slot), f, false, out);
                     }
                 }
-                SlotKind::TaggedSection => self.replay_tagged_section(tape, (i, slot), fields, out),
+                Id::TaggedSection => self.replay_tagged_section(tape, (i, slot), fields, out),
                 _ => {}
             }
         }
@@ -79,7 +79,7 @@ impl FieldDecoder<'_, '_> {
         in_tag: bool,
         out: &mut Vec<Node>,
     ) {
-        let node = self.open_field(f, slot.decl as u16, slot.at as usize, out);
+        let node = self.open_field(f, slot.decl().unwrap_or_default(), slot.at as usize, out);
         node.len = slot.len as usize;
         let (nullable, compact) = self.forms(f, in_tag);
         let failed = stops_at(tape, i);
@@ -126,10 +126,7 @@ impl FieldDecoder<'_, '_> {
             FieldType::Struct(sname) => {
                 node.ty = struct_type(f.labels(), sname);
                 if nullable {
-                    let marker = tape
-                        .children(i)
-                        .next()
-                        .filter(|(_, m)| m.kind == SlotKind::Marker);
+                    let marker = tape.children(i).next().filter(|(_, m)| m.id == Id::Marker);
                     if let Some((_, m)) = marker {
                         node.children.push(self.marker_node(
                             m.at as usize,
@@ -412,12 +409,12 @@ impl FieldDecoder<'_, '_> {
             let mut node = tag_entry_node(start, (tag_no.into(), tag_len), (size, size_len));
             node.len = entry.len as usize;
             match (payload, self.known_tag(fields, tag_no)) {
-                (Some((k, payload)), Some((decl, f))) if payload.kind == SlotKind::Field => {
+                (Some((k, payload)), Some((decl, f))) if payload.kind() == SlotKind::Field => {
                     node.note = Some(format!("({}, size {size})", f.name).into());
                     let saved_region = self.region;
                     self.region = Region::TaggedFields;
                     // The slot's declaration index is the tagged field's.
-                    debug_assert_eq!(payload.decl as usize, decl);
+                    debug_assert_eq!(payload.decl().map(usize::from), Some(decl));
                     self.replay_field(tape, (k, payload), f, true, &mut node.children);
                     self.region = saved_region;
                     self.check_tag_size(tape, (k, payload), f, tag_no, size);
@@ -462,7 +459,11 @@ impl FieldDecoder<'_, '_> {
         last_tag: &mut Option<u64>,
     ) -> TagEntry<'t> {
         let payload = tape.children(j).next();
-        let (start, tag_no, tag_len) = (entry.at as usize, entry.decl, usize::from(entry.prefix));
+        let (start, tag_no, tag_len) = (
+            entry.at as usize,
+            entry.tag().unwrap_or_default(),
+            usize::from(entry.prefix),
+        );
         let size = if let Val::Uint(n) = entry.value { n } else { 0 };
         // An entry that stopped at its size has no payload: its bytes are its tag and size.
         let size_len = payload

@@ -6,12 +6,13 @@
 
 use super::compression::Codec;
 use super::layout::{
-    ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, MAGIC, MAX_TIMESTAMP, V2_FIELDS,
+    ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, LEGACY_ATTRIBUTES, LEGACY_CRC, MAGIC,
+    MAX_TIMESTAMP, V2_FIELDS,
 };
 use super::payload::PayloadKind;
 use super::tape::Walk;
 use crate::decode::context::Context;
-use crate::decode::tape::{close_slot, push_slot, Slot, SlotKind, Val, Values, NO_KEY};
+use crate::decode::tape::{close_slot, push_slot, Id, Slot, Val, Values, NO_KEY};
 use crate::decode::tree::{leaf, push_with};
 use crate::decode::Warning;
 use crate::decode::Wire;
@@ -90,8 +91,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         let root = push_slot(
             &mut tape.slots,
             NO_KEY,
-            SlotKind::Part,
-            0,
+            Id::Stream,
             Val::Null,
             (start, end.saturating_sub(start), 0),
         );
@@ -140,7 +140,7 @@ fn v2_field_part(k: usize) -> Option<RecordPart> {
 }
 
 /// Field `field` of a legacy message of `magic` (offset, messageSize, crc,
-/// magic, attributes, timestamp) from its slot: a checksum's `decl` is the
+/// magic, attributes, timestamp) from its slot, a checksum's with the
 /// checksum computed.
 pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
     let (name, ty, width, part) = LEGACY_FIELDS[field.min(LEGACY_FIELDS.len() - 1)];
@@ -155,7 +155,11 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
     }
     match field {
         LEGACY_CRC => {
-            let (stored, computed) = (v as u32, s.decl);
+            let computed = match s.id {
+                Id::Checksum { computed } => computed,
+                _ => v as u32,
+            };
+            let stored = v as u32;
             n.kind = if stored == computed {
                 Kind::CrcValid
             } else {
@@ -213,8 +217,6 @@ const LEGACY_FIELDS: [(&str, Wire, usize, Option<RecordPart>); 6] = [
         Some(RecordPart::Timestamp),
     ),
 ];
-const LEGACY_CRC: usize = 2;
-const LEGACY_ATTRIBUTES: usize = 4;
 
 /// A record's field before its key: its name, type and part.
 pub(super) type RecordField = (&'static str, Wire, RecordPart);

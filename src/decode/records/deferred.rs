@@ -13,7 +13,7 @@ use super::tape::Walk;
 use super::BatchDecoder;
 use crate::budget::Budget;
 use crate::decode::context::Context;
-use crate::decode::tape::{close_slot, push_slot, SlotKind, Val, Values, NO_KEY};
+use crate::decode::tape::{close_slot, push_slot, Id, Val, Values, NO_KEY};
 use crate::decode::{DecodeError, DeferredRecords, Frame, Node, Warning};
 use crate::schema::Catalogue;
 use bytes::Bytes;
@@ -69,8 +69,7 @@ pub fn for_each_item<E>(
         let root = push_slot(
             &mut tape.slots,
             NO_KEY,
-            SlotKind::Part,
-            0,
+            Id::Stream,
             Val::Null,
             (pos, item_end - pos, 0),
         );

@@ -5,10 +5,13 @@
 //! the budget); the tape's record layout is read here, in the module that
 //! writes it.
 
-use super::layout::{ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, MAX_TIMESTAMP};
+use super::layout::{
+    v2_field, ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, LEGACY_ATTRIBUTES, LEGACY_OFFSET,
+    LEGACY_TIMESTAMP, MAX_TIMESTAMP, V2_FIELDS,
+};
 use super::tape::Walk;
 use crate::budget::Budget;
-use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::tape::{BytesOf, Id, RecordField, SlotKind, Val, Values};
 
 /// One record's parts: bytes are `None` when null.
 #[derive(Debug, Default)]
@@ -96,15 +99,15 @@ fn item(
     let Some(s) = tape.slots.get(slot as usize) else {
         return true;
     };
-    match s.kind {
+    match s.kind() {
         SlotKind::Batch => {
-            let header: Vec<Option<i64>> = tape
-                .children(slot)
-                .filter(|(_, c)| c.kind == SlotKind::Part)
-                .take(super::layout::V2_FIELDS.len())
-                .map(|(_, c)| int(c.value))
-                .collect();
-            let field = |k: usize| header.get(k).copied().flatten();
+            let mut header = [None; V2_FIELDS.len()];
+            for (_, c) in tape.children(slot) {
+                if let Some(k) = v2_field(c) {
+                    header[k] = int(c.value);
+                }
+            }
+            let field = |k: usize| header[k];
             let log_append = field(ATTRIBUTES).is_some_and(|a| a & 0x08 != 0);
             let base = Base {
                 offset: field(BASE_OFFSET),
@@ -112,12 +115,12 @@ fn item(
                 log_append_time: field(MAX_TIMESTAMP).filter(|_| log_append),
             };
             for (i, c) in tape.children(slot) {
-                let ok = match c.kind {
-                    SlotKind::Record => record(tape, data, i, base, each),
-                    SlotKind::Compressed => match tape.buffers.get(c.decl as usize) {
+                let ok = match c.id {
+                    Id::Record(_) => record(tape, data, i, base, each),
+                    Id::Compressed(b) => match tape.buffers.get(b as usize) {
                         Some(buf) => tape
                             .children(i)
-                            .filter(|(_, r)| r.kind == SlotKind::Record)
+                            .filter(|(_, r)| r.kind() == SlotKind::Record)
                             .all(|(r, _)| record(tape, buf, r, base, each)),
                         _ => true,
                     },
@@ -134,12 +137,19 @@ fn item(
     }
 }
 
-/// The part slots among a slot's children (findings left out), with their values.
-fn parts(tape: &Values, slot: u32) -> Vec<(u32, Val)> {
+/// The child of `slot` that is `id`, with its value.
+fn part(tape: &Values, slot: u32, id: Id) -> Option<(u32, Val)> {
     tape.children(slot)
-        .filter(|(_, c)| c.kind == SlotKind::Part)
+        .find(|(_, c)| c.id == id)
         .map(|(i, c)| (i, c.value))
-        .collect()
+}
+
+/// The value of the bytes child of `slot` that holds `of`.
+fn bytes_of<'d>(tape: &Values, slot: u32, of: BytesOf, data: &'d [u8]) -> Option<&'d [u8]> {
+    let (_, c) = tape
+        .children(slot)
+        .find(|(_, c)| matches!(c.id, Id::Bytes { of: o, .. } if o == of))?;
+    bytes(c.value, data)
 }
 
 fn int(v: Val) -> Option<i64> {
@@ -165,30 +175,28 @@ fn record(
     base: Base,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
-    let parts = parts(tape, slot);
-    let delta = |k: usize| parts.get(k).and_then(|p| int(p.1));
+    let delta = |f| part(tape, slot, Id::RecordField(f)).and_then(|p| int(p.1));
     let mut r = RecordParts {
-        timestamp: base
-            .log_append_time
-            .or_else(|| base.timestamp.zip(delta(1)).map(|(b, d)| b.wrapping_add(d))),
-        offset: base.offset.zip(delta(2)).map(|(b, d)| b.wrapping_add(d)),
-        key: parts.get(3).and_then(|p| bytes(p.1, data)),
-        value: parts.get(4).and_then(|p| bytes(p.1, data)),
+        timestamp: base.log_append_time.or_else(|| {
+            let delta = delta(RecordField::TimestampDelta);
+            base.timestamp.zip(delta).map(|(b, d)| b.wrapping_add(d))
+        }),
+        offset: base
+            .offset
+            .zip(delta(RecordField::OffsetDelta))
+            .map(|(b, d)| b.wrapping_add(d)),
+        key: bytes_of(tape, slot, BytesOf::Key, data),
+        value: bytes_of(tape, slot, BytesOf::Value, data),
         headers: Vec::new(),
     };
-    if let Some(&(headers, _)) = parts.get(5) {
+    if let Some((headers, _)) = part(tape, slot, Id::Headers) {
         for (h, _) in tape
             .children(headers)
-            .filter(|(_, c)| c.kind == SlotKind::Part)
+            .filter(|(_, c)| matches!(c.id, Id::Header(_)))
         {
-            let kv: Vec<Val> = tape
-                .children(h)
-                .filter(|(_, c)| c.kind == SlotKind::Part)
-                .map(|(_, c)| c.value)
-                .collect();
             r.headers.push((
-                kv.first().and_then(|v| bytes(*v, data)),
-                kv.get(1).and_then(|v| bytes(*v, data)),
+                bytes_of(tape, h, BytesOf::HeaderKey, data),
+                bytes_of(tape, h, BytesOf::HeaderValue, data),
             ));
         }
     }
@@ -204,37 +212,44 @@ fn legacy(
     within: Option<Wrapper>,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
-    let own = parts(tape, slot);
     let magic = match tape.slots.get(slot as usize).map(|s| s.value) {
         Some(Val::Int(m)) => m,
         _ => 0,
     };
     let magic1 = magic == 1;
-    let (key_at, value_at) = if magic1 { (6, 7) } else { (5, 6) };
-    let offset = own.first().and_then(|p| int(p.1));
-    let timestamp = own.get(5).and_then(|p| int(p.1)).filter(|_| magic1);
-    if let Some(&(value_slot, _)) = own.get(value_at) {
-        let inner: Vec<(u32, u32)> = tape
+    let field = |k: usize| part(tape, slot, Id::MessageField(k as u8)).and_then(|p| int(p.1));
+    let offset = field(LEGACY_OFFSET);
+    let timestamp = field(LEGACY_TIMESTAMP).filter(|_| magic1);
+    let value_slot = tape.children(slot).find(|(_, c)| {
+        matches!(
+            c.id,
+            Id::Bytes {
+                of: BytesOf::Value,
+                ..
+            }
+        )
+    });
+    if let Some((value_slot, _)) = value_slot {
+        let compressed = tape
             .children(value_slot)
-            .filter(|(_, c)| c.kind == SlotKind::Compressed)
-            .map(|(i, c)| (i, c.decl))
-            .collect();
-        if let Some(&(compressed, buffer)) = inner.first() {
-            let Some(buf) = tape.buffers.get(buffer as usize) else {
+            .find(|(_, c)| c.kind() == SlotKind::Compressed);
+        if let Some((compressed, c)) = compressed {
+            let Some(buf) = c.buffer().and_then(|b| tape.buffers.get(b)) else {
                 return true;
             };
             let messages: Vec<u32> = tape
                 .children(compressed)
-                .filter(|(_, m)| m.kind == SlotKind::LegacyMessage)
+                .filter(|(_, m)| m.kind() == SlotKind::LegacyMessage)
                 .map(|(m, _)| m)
                 .collect();
             // Magic 1 wrappers number their messages from 0 and carry the
             // last one's offset (as the records view reads them).
             let last = messages
                 .last()
-                .and_then(|&m| parts(tape, m).first().and_then(|p| int(p.1)))
+                .and_then(|&m| part(tape, m, Id::MessageField(LEGACY_OFFSET as u8)))
+                .and_then(|p| int(p.1))
                 .unwrap_or(0);
-            let attributes = own.get(4).and_then(|p| int(p.1)).unwrap_or(0);
+            let attributes = field(LEGACY_ATTRIBUTES).unwrap_or(0);
             let wrapper = Wrapper {
                 magic,
                 offset: offset.unwrap_or(0).wrapping_sub(last),
@@ -255,8 +270,8 @@ fn legacy(
     let r = RecordParts {
         offset,
         timestamp,
-        key: own.get(key_at).and_then(|p| bytes(p.1, data)),
-        value: own.get(value_at).and_then(|p| bytes(p.1, data)),
+        key: bytes_of(tape, slot, BytesOf::Key, data),
+        value: bytes_of(tape, slot, BytesOf::Value, data),
         headers: Vec::new(),
     };
     each(&r)

@@ -11,7 +11,7 @@ use super::layout::ATTRIBUTES;
 use super::order::{self, Batches};
 use super::payload::PayloadKind;
 use super::BatchDecoder;
-use crate::decode::tape::{SlotKind, Val, Values};
+use crate::decode::tape::{Id, SlotKind, Val, Values};
 
 /// A control batch's attribute bit: its records are control records.
 const CONTROL: i64 = 0x20;
@@ -30,9 +30,9 @@ impl BatchDecoder<'_, '_> {
         }
         let mut batches = Batches::new(fetched);
         for (i, s) in tape.children(parent) {
-            if s.kind == SlotKind::Batch && is_control(tape, i) {
+            if let (Id::Batch(index), true) = (s.id, is_control(tape, i)) {
                 let mut nodes = Vec::with_capacity(1);
-                let node = push_batch(&mut nodes, s.decl as usize, s.at as usize, s.len as usize);
+                let node = push_batch(&mut nodes, index as usize, s.at as usize, s.len as usize);
                 self.replay_batch(tape, i, node);
                 batches.add(
                     nodes.first().and_then(order::batch_facts),
@@ -41,7 +41,7 @@ impl BatchDecoder<'_, '_> {
                 continue;
             }
             self.findings_within(tape, i);
-            if s.kind == SlotKind::Batch {
+            if s.kind() == SlotKind::Batch {
                 batches.add(order::batch_facts_on_tape(tape, i), &mut self.warnings);
             }
         }
@@ -51,13 +51,11 @@ impl BatchDecoder<'_, '_> {
     fn findings_within(&mut self, tape: &Values, i: u32) {
         let end = tape.slots.get(i as usize).map_or(i, |s| s.end);
         let range = i as usize..(end as usize).min(tape.slots.len());
-        for s in tape.slots[range]
+        for f in tape.slots[range]
             .iter()
-            .filter(|s| s.kind == SlotKind::Finding)
+            .filter_map(|s| tape.findings.get(s.finding()?))
         {
-            if let Some(f) = tape.findings.get(s.decl as usize) {
-                self.take_finding(f);
-            }
+            self.take_finding(f);
         }
     }
 }
@@ -65,7 +63,6 @@ impl BatchDecoder<'_, '_> {
 /// Whether the batch at slot `batch` says its records are control records.
 fn is_control(tape: &Values, batch: u32) -> bool {
     tape.children(batch)
-        .filter(|(_, s)| s.kind == SlotKind::Part)
-        .nth(ATTRIBUTES)
+        .find(|(_, s)| s.id == Id::BatchField(ATTRIBUTES as u8))
         .is_some_and(|(_, s)| matches!(s.value, Val::Int(a) if a & CONTROL != 0))
 }

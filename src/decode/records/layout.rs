@@ -4,6 +4,7 @@
 //! from other bytes. The walk ([`super::tape`]), the nodes ([`super::batch`]),
 //! the order check and the consumer's view all read it from here.
 
+use crate::decode::tape::{Id, Slot};
 use crate::decode::Node;
 use crate::schema::Primitive;
 
@@ -65,6 +66,25 @@ pub(super) const PRODUCER_ID: usize = 9;
 pub(super) const PRODUCER_EPOCH: usize = 10;
 pub(super) const BASE_SEQUENCE: usize = 11;
 pub(super) const RECORDS_COUNT: usize = 12;
+
+/// Which field of its v2 batch's header slot `s` is (a child of an
+/// `Id::Batch`): its index in [`V2_FIELDS`].
+pub(super) fn v2_field(s: &Slot) -> Option<usize> {
+    match s.id {
+        Id::BatchField(k) => Some(usize::from(k)),
+        Id::Checksum { .. } => Some(CRC),
+        _ => None,
+    }
+}
+
+/// A legacy message's fields before its key and value, by their index
+/// (`Id::MessageField`; the checksum is an `Id::Checksum` at its place).
+pub(super) const LEGACY_OFFSET: usize = 0;
+pub(super) const LEGACY_MESSAGE_SIZE: usize = 1;
+pub(super) const LEGACY_CRC: usize = 2;
+pub(super) const LEGACY_MAGIC: usize = 3;
+pub(super) const LEGACY_ATTRIBUTES: usize = 4;
+pub(super) const LEGACY_TIMESTAMP: usize = 5;
 
 /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
 pub fn plausible(data: &[u8]) -> bool {

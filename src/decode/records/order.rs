@@ -5,11 +5,11 @@
 //! node), never by display text.
 
 use super::layout::{
-    BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID,
+    v2_field, BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID,
     RECORDS_COUNT, V2_FIELDS,
 };
 use super::view::int;
-use crate::decode::tape::{Slot, SlotKind, Val, Values};
+use crate::decode::tape::{Id, RecordField, Slot, SlotKind, Val, Values};
 use crate::decode::{Node, Region, Role, Warning, WarningKind};
 /// The kinds of warning this module gives, and only it.
 pub const KINDS: [WarningKind; 3] = [
@@ -125,16 +125,20 @@ pub(super) fn batch_facts_on_tape(tape: &Values, batch: u32) -> Option<BatchFact
     let mut header = [0i64; V2_FIELDS.len()];
     let (mut k, mut deltas) = (0, Vec::new());
     for (j, s) in tape.children(batch) {
-        match s.kind {
-            SlotKind::Part if k < header.len() => {
-                header[k] = slot_int(s.value);
-                k += 1;
-            }
+        if let Some(field) = v2_field(s) {
+            header[field] = slot_int(s.value);
+            k += 1;
+            continue;
+        }
+        match s.kind() {
             SlotKind::Finding if has_error(tape, s) => return None,
             SlotKind::Record => deltas.extend(record_delta(tape, (j, s))),
             // Compressed records' offsets index the decompressed data: they are pointed at by the batch's records.
-            SlotKind::Compressed if tape.buffers.get(s.decl as usize).is_some() => {
-                for r in tape.children(j).filter(|(_, r)| r.kind == SlotKind::Record) {
+            SlotKind::Compressed if s.buffer().is_some_and(|b| b < tape.buffers.len()) => {
+                for r in tape
+                    .children(j)
+                    .filter(|(_, r)| r.kind() == SlotKind::Record)
+                {
                     deltas.extend(record_delta(tape, r).map(|(_, d)| (s.at as usize, d)));
                 }
             }
@@ -227,25 +231,23 @@ fn across(p: &BatchFacts, b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>)
     }
 }
 
-/// A record's offsetDelta with where it is, unless the record has an error
-/// (its third part, as its nodes are built: length, attributes,
-/// timestampDelta, offsetDelta).
+/// A record's offsetDelta with where it is, unless the record has an error.
 fn record_delta(tape: &Values, (r, rec): (u32, &Slot)) -> Option<(usize, i64)> {
     if !matches!(rec.value, Val::Int(_)) || tape.children(r).any(|(_, s)| has_error(tape, s)) {
         return None;
     }
-    let (_, s) = tape.children(r).nth(2)?;
+    let (_, s) = tape
+        .children(r)
+        .find(|(_, s)| s.id == Id::RecordField(RecordField::OffsetDelta))?;
     let delta = slot_int(s.value) as i32;
-    (s.kind != SlotKind::Finding).then_some((s.at as usize, i64::from(delta)))
+    Some((s.at as usize, i64::from(delta)))
 }
 
 /// A finding of the record walk that puts an error on its parent.
 pub(super) fn has_error(tape: &Values, s: &Slot) -> bool {
-    s.kind == SlotKind::Finding
-        && tape
-            .findings
-            .get(s.decl as usize)
-            .is_some_and(|f| f.error.is_some())
+    s.finding()
+        .and_then(|f| tape.findings.get(f))
+        .is_some_and(|f| f.error.is_some())
 }
 
 /// A slot's integer as the batch and record nodes take it (0 when it is none).

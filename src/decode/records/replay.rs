@@ -10,12 +10,13 @@ use super::batch::{
     HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES, RECORD_BYTES, TIMESTAMP_DELTA, VALUE,
 };
 use super::compression::Codec;
-use super::layout::{ATTRIBUTES, BASE_OFFSET, RECORD_FIELDS, V2_FIELDS};
+use super::layout::{
+    v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
+};
 use super::order::{has_error, slot_int as int};
 use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
-use super::tape::{FRAMED, OVER_BUDGET};
 use super::BatchDecoder;
-use crate::decode::tape::{Slot, SlotKind, Val, Values};
+use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
 use crate::decode::Wire;
 use crate::decode::{Kind, Node, RecordPart, Region, Role, Value};
@@ -25,14 +26,14 @@ impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `parent` (a records field).
     pub(crate) fn replay_stream(&mut self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
         for (i, s) in tape.children(parent) {
-            match s.kind {
-                SlotKind::Batch => {
-                    let node = push_batch(out, s.decl as usize, s.at as usize, s.len as usize);
+            match s.id {
+                Id::Batch(index) => {
+                    let node = push_batch(out, index as usize, s.at as usize, s.len as usize);
                     self.replay_batch(tape, i, node);
                 }
-                SlotKind::LegacyMessage => self.replay_message(tape, (i, s), out),
-                SlotKind::Invalid => self.replay_invalid(tape, (i, s), out),
-                SlotKind::PartialBatch => {
+                Id::LegacyMessage(index) => self.replay_message(tape, (i, s), index, out),
+                Id::NotABatch | Id::OverBudget => self.replay_invalid(tape, (i, s), out),
+                Id::PartialBatch => {
                     let total = if let Val::Int(t) = s.value {
                         Some(t as usize)
                     } else {
@@ -51,11 +52,7 @@ impl BatchDecoder<'_, '_> {
 
     /// What slot `s` says if it is a finding: its error on `node`, its damage and warning noted.
     fn found(&mut self, tape: &Values, s: &Slot, node: &mut Node) {
-        let Some(f) = tape
-            .findings
-            .get(s.decl as usize)
-            .filter(|_| s.kind == SlotKind::Finding)
-        else {
+        let Some(f) = s.finding().and_then(|k| tape.findings.get(k)) else {
             return;
         };
         if let Some(e) = &f.error {
@@ -79,7 +76,7 @@ impl BatchDecoder<'_, '_> {
     /// Bytes that are not a batch, or that a budget left undecoded (not damage in the data, but not shown either).
     fn replay_invalid(&mut self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
         let (at, len) = (s.at as usize, s.len as usize);
-        let name = if s.decl == OVER_BUDGET {
+        let name = if s.id == Id::OverBudget {
             "not decoded (over budget)"
         } else {
             "invalid batch"
@@ -105,23 +102,20 @@ impl BatchDecoder<'_, '_> {
         // Room for the header fields and the records (growing it copied every record's node, again and again).
         node.children = Vec::with_capacity(tape.children(batch).count());
         let mut header = [0i64; V2_FIELDS.len()];
-        let mut k = 0;
         for (j, s) in tape.children(batch) {
             let (at, len) = (s.at as usize, s.len as usize);
-            match s.kind {
-                SlotKind::Part if k < header.len() => {
+            let computed = match s.id {
+                Id::Checksum { computed } => computed,
+                _ => 0,
+            };
+            let field = v2_field(s).map(|k| (k, computed));
+            match (s.id, field) {
+                (_, Some((k, computed))) => {
                     header[k] = int(s.value);
-                    push_v2_field(
-                        &mut node.children,
-                        k,
-                        at,
-                        header[k],
-                        header[ATTRIBUTES] as u16,
-                        s.decl,
-                    );
-                    k += 1;
+                    let attributes = header[ATTRIBUTES] as u16;
+                    push_v2_field(&mut node.children, k, at, header[k], attributes, computed);
                 }
-                SlotKind::Part => {
+                (Id::UnknownCodecRecords, _) => {
                     // An unknown codec's records: bytes, and the finding that says so.
                     let n = push_with(&mut node.children, || {
                         leaf(
@@ -135,7 +129,7 @@ impl BatchDecoder<'_, '_> {
                     });
                     self.found_under(tape, j, n);
                 }
-                SlotKind::Compressed => {
+                (Id::Compressed(_) | Id::NotDecompressed, _) => {
                     self.replay_compressed(tape, (j, s), &header, &mut node.children)
                 }
                 _ => self.replay_in_records(tape, (j, s), &header, node),
@@ -156,7 +150,7 @@ impl BatchDecoder<'_, '_> {
         };
         let range = (s.at as usize, (s.at + s.len) as usize);
         let comp = push_with(out, || compressed_node(self.buf, range, codec));
-        let Some(data) = tape.buffers.get(s.decl as usize) else {
+        let Some(data) = s.buffer().and_then(|b| tape.buffers.get(b)) else {
             self.found_under(tape, j, comp);
             return;
         };
@@ -187,9 +181,13 @@ impl BatchDecoder<'_, '_> {
         header: &[i64],
         parent: &mut Node,
     ) {
-        match s.kind {
-            SlotKind::Record => self.replay_record(tape, (j, s), header, &mut parent.children),
-            SlotKind::Invalid => self.replay_invalid(tape, (j, s), &mut parent.children),
+        match s.id {
+            Id::Record(index) => {
+                self.replay_record(tape, (j, s), index, header, &mut parent.children)
+            }
+            Id::NotABatch | Id::OverBudget => {
+                self.replay_invalid(tape, (j, s), &mut parent.children)
+            }
             _ => self.found(tape, s, parent),
         }
     }
@@ -198,10 +196,11 @@ impl BatchDecoder<'_, '_> {
         &mut self,
         tape: &Values,
         (i, rec): (u32, &Slot),
+        index: u32,
         header: &[i64],
         out: &mut Vec<Node>,
     ) {
-        let node = push_record(out, rec.decl as usize, (rec.at as usize, rec.len as usize));
+        let node = push_record(out, index as usize, (rec.at as usize, rec.len as usize));
         // A new node's children: allocated directly (reserving on an empty vector took the growth path).
         node.children = Vec::with_capacity(RECORD_FIELDS);
         // A control batch's keys and values are control records; a plain topic's may be framed.
@@ -218,39 +217,53 @@ impl BatchDecoder<'_, '_> {
             push_length(out, rec.at as usize, usize::from(rec.prefix), len as i32);
         }
         let mut findings = Vec::new();
-        for (n, (j, s)) in tape.children(i).enumerate() {
+        let plain = kind == PayloadKind::Plain;
+        for (j, s) in tape.children(i) {
             let (at, len) = (s.at as usize, s.len as usize);
-            match n {
-                _ if s.kind == SlotKind::Finding => findings.push(s),
-                0 => drop(push_record_field(
+            match s.id {
+                Id::Finding(_) => findings.push(s),
+                Id::RecordField(RecordField::Attributes) => drop(push_record_field(
                     out,
                     RECORD_ATTRIBUTES,
                     at,
                     1,
                     int(s.value),
                 )),
-                1 => drop(push_record_field(
+                Id::RecordField(RecordField::TimestampDelta) => drop(push_record_field(
                     out,
                     TIMESTAMP_DELTA,
                     at,
                     len,
                     int(s.value),
                 )),
-                2 => push_offset_delta(out, at, len, int(s.value) as i32, header[BASE_OFFSET]),
-                3 => key = self.replay_bytes(KEY, RECORD_BYTES, s, out, kind == PayloadKind::Plain),
-                4 => {
-                    value =
-                        self.replay_bytes(VALUE, RECORD_BYTES, s, out, kind == PayloadKind::Plain)
+                Id::RecordField(RecordField::OffsetDelta) => {
+                    push_offset_delta(out, at, len, int(s.value) as i32, header[BASE_OFFSET])
                 }
-                _ => {
+                Id::Bytes {
+                    of: BytesOf::Key, ..
+                } => key = self.replay_bytes(KEY, RECORD_BYTES, s, out, plain),
+                Id::Bytes {
+                    of: BytesOf::Value, ..
+                } => value = self.replay_bytes(VALUE, RECORD_BYTES, s, out, plain),
+                Id::Headers => {
                     let h =
                         push_headers(out, (at, usize::from(s.prefix)), int(s.value) as i32, len);
-                    for (k, (hi, hs)) in tape.children(j).enumerate() {
-                        let hn = push_header(&mut h.children, k, (hs.at as usize, hs.len as usize));
-                        for (part, (_, b)) in [HEADER_KEY, HEADER_VALUE]
-                            .into_iter()
-                            .zip(tape.children(hi))
-                        {
+                    for (hi, hs) in tape.children(j) {
+                        let Id::Header(k) = hs.id else { continue };
+                        let range = (hs.at as usize, hs.len as usize);
+                        let hn = push_header(&mut h.children, k as usize, range);
+                        for (_, b) in tape.children(hi) {
+                            let part = match b.id {
+                                Id::Bytes {
+                                    of: BytesOf::HeaderKey,
+                                    ..
+                                } => HEADER_KEY,
+                                Id::Bytes {
+                                    of: BytesOf::HeaderValue,
+                                    ..
+                                } => HEADER_VALUE,
+                                _ => continue,
+                            };
                             self.replay_bytes(part, RECORD_BYTES, b, &mut hn.children, false);
                         }
                     }
@@ -268,6 +281,7 @@ impl BatchDecoder<'_, '_> {
                         );
                     }
                 }
+                _ => {}
             }
         }
         findings.into_iter().for_each(|s| self.found(tape, s, node));
@@ -296,7 +310,7 @@ impl BatchDecoder<'_, '_> {
         match span {
             Some(len) => {
                 let node = push_bytes(out, self.buf, part, form.1, start, Some(len));
-                if framing && s.decl == FRAMED {
+                if framing && matches!(s.id, Id::Bytes { framed: true, .. }) {
                     schema_registry_framing(self.buf, node);
                 }
                 Some((start, start + len))
@@ -310,11 +324,17 @@ impl BatchDecoder<'_, '_> {
     }
 
     /// A legacy message (magic 0 or 1) and its fields; a wrapper's value holds the messages decompressed from it.
-    fn replay_message(&mut self, tape: &Values, (i, m): (u32, &Slot), out: &mut Vec<Node>) {
+    fn replay_message(
+        &mut self,
+        tape: &Values,
+        (i, m): (u32, &Slot),
+        index: u32,
+        out: &mut Vec<Node>,
+    ) {
         let magic = int(m.value);
         let node = push_with(out, || {
             let mut n = Node::new(
-                format!("Message[{}]", m.decl),
+                format!("Message[{index}]"),
                 "Message",
                 m.at as usize,
                 Region::RecordBatch,
@@ -326,30 +346,30 @@ impl BatchDecoder<'_, '_> {
             n
         });
         let mut attrs = 0u8;
-        let mut k = 0;
         for (j, s) in tape.children(i) {
-            if s.kind == SlotKind::Finding {
-                self.found(tape, s, node);
-                continue;
-            }
-            // Magic 0 has no timestamp (field 5).
-            let field = if magic == 1 || k < 5 { k } else { k + 1 };
-            k += 1;
-            match field {
-                6 => self.replay_message_bytes(tape, (j, s), KEY, None, &mut node.children),
-                7 => self.replay_message_bytes(
+            match s.id {
+                Id::Finding(_) => self.found(tape, s, node),
+                Id::Bytes {
+                    of: BytesOf::Key, ..
+                } => self.replay_message_bytes(tape, (j, s), KEY, None, &mut node.children),
+                Id::Bytes {
+                    of: BytesOf::Value, ..
+                } => self.replay_message_bytes(
                     tape,
                     (j, s),
                     VALUE,
                     Codec::from_attributes(u16::from(attrs)).filter(|c| *c != Codec::None),
                     &mut node.children,
                 ),
-                _ => {
-                    if field == 4 {
+                Id::Checksum { .. } => node.children.push(legacy_field_node(LEGACY_CRC, s, magic)),
+                Id::MessageField(field) => {
+                    let field = usize::from(field);
+                    if field == LEGACY_ATTRIBUTES {
                         attrs = int(s.value) as u8;
                     }
                     node.children.push(legacy_field_node(field, s, magic));
                 }
+                _ => {}
             }
         }
     }
@@ -365,7 +385,7 @@ impl BatchDecoder<'_, '_> {
         out: &mut Vec<Node>,
     ) {
         // The topic is looked at only for bytes the walk found framed.
-        let framing = s.decl == FRAMED
+        let framing = matches!(s.id, Id::Bytes { framed: true, .. })
             && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
         let Some(range) = self.replay_bytes(part, LEGACY_BYTES, s, out, framing) else {
             return;
@@ -375,7 +395,7 @@ impl BatchDecoder<'_, '_> {
         };
         v.note = Some(format!("({} compressed message set)", c.name()).into());
         for (ci, cs) in tape.children(j) {
-            match (cs.kind, tape.buffers.get(cs.decl as usize)) {
+            match (cs.kind(), cs.buffer().and_then(|b| tape.buffers.get(b))) {
                 (SlotKind::Compressed, Some(data)) => {
                     let d = push_with(&mut v.children, || {
                         decompressed_node(range, data, c, ("message set", Region::RecordBatch))
@@ -393,6 +413,7 @@ impl BatchDecoder<'_, '_> {
 fn written(s: &Slot) -> (i32, Option<usize>) {
     match s.value {
         Val::Bytes(span) => (span.len as i32, Some(span.len as usize)),
-        _ => (s.decl as i32, None),
+        Val::Int(len) => (len as i32, None),
+        _ => (0, None),
     }
 }

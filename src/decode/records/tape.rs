@@ -1,40 +1,41 @@
 //! The one walk over record batches, onto an annotated tape (a records
 //! field's, or one of its own for a log segment's batch), from which
 //! [`super::replay`] builds every batch, message and record node. What is
-//! wrong (checksums, counts, lengths, codecs, decompression, budgets) is a
-//! [`SlotKind::Finding`] where it was found, its parent the slot whose node shows it.
+//! wrong (checksums, counts, lengths, codecs, decompression, budgets) is an
+//! [`Id::Finding`] where it was found, its parent the slot whose node shows it.
 //!
-//! The slots: a [`SlotKind::Batch`] (`decl` its index) holds its 13 header
-//! fields as parts (the checksum's `decl` the checksum computed), then its
-//! records, or a [`SlotKind::Compressed`] (`decl` the index of the data in
-//! `buffers`, which its records' offsets index), or an unknown codec's bytes
-//! as a 14th part. A [`SlotKind::LegacyMessage`] (`decl` its index, value its
-//! magic) holds its fields, a wrapper's value a `Compressed` message set.
-//! [`SlotKind::Invalid`]: bytes that are not a batch or ([`OVER_BUDGET`]) that a budget left;
-//! [`SlotKind::PartialBatch`]: a batch cut by the end (value its declared size).
-//! A [`SlotKind::Record`] (`decl` its index, value its length, `prefix` the
-//! length's width) holds attributes, timestampDelta, offsetDelta, key, value
-//! and headers (value their count; a part per header with its key and value). Bytes are a part with the
-//! length's width in `prefix`, their value bytes (`decl` [`FRAMED`] when shown
-//! in Schema Registry framing) or null with the length as written in `decl`.
+//! The slots, each with its typed [`Id`]: an [`Id::Batch`] holds its 13 header
+//! fields ([`Id::BatchField`]s and the [`Id::Checksum`] with the checksum
+//! computed), then its records, or an [`Id::Compressed`] (the index of the
+//! data in `buffers`, which its records' offsets index), or an unknown
+//! codec's bytes ([`Id::UnknownCodecRecords`]). An [`Id::LegacyMessage`]
+//! (value its magic) holds its fields ([`Id::MessageField`]s, the checksum,
+//! key and value), a wrapper's value a `Compressed` message set.
+//! [`Id::NotABatch`] and [`Id::OverBudget`]: bytes that are not a batch or
+//! that a budget left; [`Id::PartialBatch`]: a batch cut by the end (value
+//! its declared size). An [`Id::Record`] (value its length, `prefix` the
+//! length's width) holds its [`Id::RecordField`]s, key and value
+//! ([`Id::Bytes`]) and [`Id::Headers`] (value their count; an [`Id::Header`]
+//! per header with its key and value). Bytes carry the length's width in
+//! `prefix` and their bytes as the value, or the length as written when they
+//! are null or cut short.
 
 use super::compression::{decompress_within, Codec};
 use super::layout::{
-    crc32_ieee, minimum_size, plausible, ATTRIBUTES, CRC, HEADER_COST, LEGACY_MESSAGE_COST,
+    crc32_ieee, minimum_size, plausible, ATTRIBUTES, CRC, HEADER_COST, LEGACY_ATTRIBUTES,
+    LEGACY_MAGIC, LEGACY_MESSAGE_COST, LEGACY_MESSAGE_SIZE, LEGACY_OFFSET, LEGACY_TIMESTAMP,
     MAX_NESTING, RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER,
 };
 use super::payload::{schema_registry_id, FRAMING_COST};
 use crate::budget::Budget;
 use crate::decode::reader::Reader;
-use crate::decode::tape::{close_slot, push_slot, Finding, Slot, SlotKind, Span, Val, NO_KEY};
+use crate::decode::tape::{
+    close_slot, push_slot, BytesOf, Finding, Id, RecordField, Slot, Span, Val, NO_KEY,
+};
 use crate::decode::{DecodeError, ErrorKind, Warning, WarningKind};
 use crate::protocol::crc32c::crc32c;
 use crate::schema::Primitive;
 use bytes::Bytes;
-
-/// `decl` of bytes shown in Schema Registry framing, and of bytes a budget left undecoded.
-pub(super) const FRAMED: u32 = 1;
-pub(super) const OVER_BUDGET: u32 = 1;
 
 /// The index a walk without slots gives every slot it does not keep.
 const NONE: usize = usize::MAX;
@@ -82,17 +83,11 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// A slot's index; without `SLOTS`, [`NONE`] (which [`Self::slot`] finds nothing at).
     #[inline(always)]
-    fn push(
-        &mut self,
-        kind: SlotKind,
-        decl: u32,
-        value: Val,
-        bytes: (usize, usize, usize),
-    ) -> usize {
+    fn push(&mut self, id: Id, value: Val, bytes: (usize, usize, usize)) -> usize {
         if !SLOTS {
             return NONE;
         }
-        push_slot(self.slots, NO_KEY, kind, decl, value, bytes)
+        push_slot(self.slots, NO_KEY, id, value, bytes)
     }
 
     #[inline(always)]
@@ -110,16 +105,17 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         }
     }
 
-    /// A field read by `read` at the reader's position, as a part holding its value.
+    /// A field read by `read` at the reader's position, as part `id` holding its value.
     #[inline(always)]
     fn part<T: Copy + Into<i64>>(
         &mut self,
         r: &mut Reader,
+        id: Id,
         read: impl FnOnce(&mut Reader) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
         let at = r.pos();
         let v = read(r)?;
-        self.push(SlotKind::Part, 0, Val::Int(v.into()), (at, r.pos() - at, 0));
+        self.push(id, Val::Int(v.into()), (at, r.pos() - at, 0));
         Ok(v)
     }
 
@@ -131,8 +127,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         warning: Option<Warning>,
     ) {
         self.push(
-            SlotKind::Finding,
-            self.findings.len() as u32,
+            Id::Finding(self.findings.len() as u32),
             Val::Null,
             (at, 0, 0),
         );
@@ -184,7 +179,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     }
 
     /// Data decompressed from `buf[start..end]` with `codec` (an error: the
-    /// finding), walked by `inner` under a [`SlotKind::Compressed`] slot.
+    /// finding), walked by `inner` under an [`Id::Compressed`] slot.
     fn decompressed(
         &mut self,
         d: Data,
@@ -192,12 +187,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         codec: Codec,
         inner: impl FnOnce(&mut Self, Data),
     ) {
-        let slot = self.push(
-            SlotKind::Compressed,
-            u32::MAX,
-            Val::Null,
-            (start, end - start, 0),
-        );
+        let slot = self.push(Id::NotDecompressed, Val::Null, (start, end - start, 0));
         match decompress_within(
             codec,
             d.buf.get(start..end).unwrap_or_default(),
@@ -205,9 +195,9 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         ) {
             Ok(data) => {
                 let data = Bytes::from(data);
-                let decl = self.buffers.len() as u32;
+                let buffer = self.buffers.len() as u32;
                 if let Some(s) = self.slot(slot) {
-                    s.decl = decl;
+                    s.id = Id::Compressed(buffer);
                 }
                 if SLOTS {
                     // A walk without slots has nothing that indexes the data: it is not kept.
@@ -298,7 +288,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 _ => {
                     // Fetch responses may end with a batch cut by the size limit: not an error.
                     let value = total.map_or(Val::Null, |t| Val::Int(t as i64));
-                    self.push(SlotKind::PartialBatch, 0, value, (pos, remaining, 0));
+                    self.push(Id::PartialBatch, value, (pos, remaining, 0));
                     return;
                 }
             }
@@ -325,11 +315,10 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     /// `len` bytes at `pos` that are not a batch, or that a budget left undecoded (the kind says which).
     fn invalid(&mut self, kind: ErrorKind, pos: usize, len: usize, expected: String) {
         let slot = self.push(
-            SlotKind::Invalid,
             if kind == ErrorKind::Budget {
-                OVER_BUDGET
+                Id::OverBudget
             } else {
-                0
+                Id::NotABatch
             },
             Val::Bytes(Span {
                 at: pos as u32,
@@ -352,7 +341,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// RecordBatch v2: the 61-byte header, then records (compressed or not).
     fn batch_v2(&mut self, d: Data, pos: usize, total: usize, index: usize) {
-        let batch = self.push(SlotKind::Batch, index as u32, Val::Null, (pos, total, 0));
+        let batch = self.push(Id::Batch(index as u32), Val::Null, (pos, total, 0));
         let mut header = [0i64; V2_FIELDS.len()];
         let mut r = Reader::new(d.buf);
         r.seek(pos);
@@ -375,12 +364,11 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             };
             let computed =
                 (k == CRC).then(|| crc32c(d.buf.get(pos + 21..pos + total).unwrap_or_default()));
-            self.push(
-                SlotKind::Part,
-                computed.unwrap_or(k as u32),
-                value,
-                (at, *width, 0),
-            );
+            let id = match computed {
+                Some(computed) => Id::Checksum { computed },
+                None => Id::BatchField(k as u8),
+            };
+            self.push(id, value, (at, *width, 0));
             if let Some(computed) = computed.filter(|c| *c != v as u32) {
                 let stored = v as u32;
                 let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
@@ -398,8 +386,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             }),
             None => {
                 let slot = self.push(
-                    SlotKind::Part,
-                    V2_FIELDS.len() as u32,
+                    Id::UnknownCodecRecords,
                     Val::Null,
                     (body.0, body.1 - body.0, 0),
                 );
@@ -429,7 +416,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             if let Err(e) = self.hold_nodes(d, RECORD_COST, at, "records") {
                 return self.invalid(ErrorKind::Budget, at, end - at, e.expected);
             }
-            let rec = self.push(SlotKind::Record, i, Val::Null, (at, 0, 0));
+            let rec = self.push(Id::Record(i), Val::Null, (at, 0, 0));
             let res = self.record(d, &mut r, framing, rec);
             if let Err(e) = res {
                 let warning = format!("Record at 0x{at:04x}: {e}");
@@ -499,14 +486,21 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     }
 
     fn record_fields(&mut self, d: Data, r: &mut Reader, framing: bool) -> Res {
-        self.part(r, |r| r.i8("record attributes"))?;
-        self.part(r, |r| Ok(r.varlong("timestampDelta")?.0))?;
-        self.part(r, |r| Ok(r.varint("offsetDelta")?.0))?;
-        self.varint_bytes(d, r, "key", framing)?;
-        self.varint_bytes(d, r, "value", framing)?;
+        let field = |f| Id::RecordField(f);
+        self.part(r, field(RecordField::Attributes), |r| {
+            r.i8("record attributes")
+        })?;
+        self.part(r, field(RecordField::TimestampDelta), |r| {
+            Ok(r.varlong("timestampDelta")?.0)
+        })?;
+        self.part(r, field(RecordField::OffsetDelta), |r| {
+            Ok(r.varint("offsetDelta")?.0)
+        })?;
+        self.varint_bytes(d, r, (BytesOf::Key, "key"), framing)?;
+        self.varint_bytes(d, r, (BytesOf::Value, "value"), framing)?;
         let at = r.pos();
         let (hc, n) = r.varint("headersCount")?;
-        let headers = self.push(SlotKind::Part, 0, Val::Int(hc.into()), (at, 0, n));
+        let headers = self.push(Id::Headers, Val::Int(hc.into()), (at, 0, n));
         if hc < 0 || hc as usize > r.remaining() {
             self.close(headers, at + n);
             return Err(DecodeError {
@@ -525,10 +519,12 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 self.close(headers, at + n);
                 return Err(e);
             }
-            let h = self.push(SlotKind::Part, j as u32, Val::Null, (hat, 0, 0));
+            let h = self.push(Id::Header(j as u32), Val::Null, (hat, 0, 0));
             let res = self
-                .varint_bytes(d, r, "headerKey", false)
-                .and_then(|()| self.varint_bytes(d, r, "headerValue", false));
+                .varint_bytes(d, r, (BytesOf::HeaderKey, "headerKey"), false)
+                .and_then(|()| {
+                    self.varint_bytes(d, r, (BytesOf::HeaderValue, "headerValue"), false)
+                });
             self.close(h, r.pos());
             if res.is_err() {
                 self.close(headers, r.pos());
@@ -539,12 +535,19 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         Ok(())
     }
 
-    /// A varint length (negative: null) and that many bytes, named `name`;
+    /// A varint length (negative: null) and that many bytes, `of` named `name`;
     /// `framing`: a plain topic's key or value, shown in Schema Registry framing when it is.
-    fn varint_bytes(&mut self, d: Data, r: &mut Reader, name: &str, framing: bool) -> Res {
+    fn varint_bytes(
+        &mut self,
+        d: Data,
+        r: &mut Reader,
+        (of, name): (BytesOf, &str),
+        framing: bool,
+    ) -> Res {
         let at = r.pos();
         let (len, n) = r.varint(name)?;
-        let slot = self.push(SlotKind::Part, len as u32, Val::Null, (at, n, n));
+        let unframed = Id::Bytes { of, framed: false };
+        let slot = self.push(unframed, Val::Int(len.into()), (at, n, n));
         let Ok(len) = usize::try_from(len) else {
             return Ok(());
         };
@@ -553,19 +556,18 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         let framed = framing
             && schema_registry_id(d.buf.get(start..start + len).unwrap_or_default()).is_some();
         if let Some(s) = self.slot(slot) {
-            (s.value, s.len, s.decl) = (
+            (s.value, s.len) = (
                 Val::Bytes(Span {
                     at: start as u32,
                     len: len as u32,
                 }),
                 (n + len) as u32,
-                0,
             );
         }
         if framed {
             self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
             if let Some(s) = self.slot(slot) {
-                s.decl = FRAMED;
+                s.id = Id::Bytes { of, framed: true };
             }
         }
         Ok(())
@@ -581,8 +583,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         depth: usize,
     ) {
         let slot = self.push(
-            SlotKind::LegacyMessage,
-            index as u32,
+            Id::LegacyMessage(index as u32),
             Val::Int(magic.into()),
             (pos, total, 0),
         );
@@ -594,7 +595,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         self.close(slot, pos + total);
     }
 
-    /// offset, messageSize, crc (its `decl` the checksum computed), magic,
+    /// offset, messageSize, crc (with the checksum computed), magic,
     /// attributes, [timestamp], key, value; a compressed value holds a nested message set.
     fn legacy_fields(
         &mut self,
@@ -604,14 +605,14 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         magic: u8,
         depth: usize,
     ) -> Res {
-        self.part(r, |r| r.i64("offset"))?;
-        self.part(r, |r| r.i32("messageSize"))?;
+        let field = |k: usize| Id::MessageField(k as u8);
+        self.part(r, field(LEGACY_OFFSET), |r| r.i64("offset"))?;
+        self.part(r, field(LEGACY_MESSAGE_SIZE), |r| r.i32("messageSize"))?;
         let at = r.pos();
         let stored = r.u32("crc")?;
         let computed = crc32_ieee(d.buf.get(pos + 16..pos + total).unwrap_or_default());
         self.push(
-            SlotKind::Part,
-            computed,
+            Id::Checksum { computed },
             Val::Uint(stored.into()),
             (at, 4, 0),
         );
@@ -619,16 +620,20 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
             self.damaged(None, e, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
         }
-        self.part(r, |r| r.i8("magic"))?;
-        let attrs = self.part(r, |r| r.i8("attributes"))?;
+        self.part(r, field(LEGACY_MAGIC), |r| r.i8("magic"))?;
+        let attrs = self.part(r, field(LEGACY_ATTRIBUTES), |r| r.i8("attributes"))?;
         if magic == 1 {
-            self.part(r, |r| r.i64("timestamp"))?;
+            self.part(r, field(LEGACY_TIMESTAMP), |r| r.i64("timestamp"))?;
         }
         let codec = Codec::from_attributes(u16::from(attrs as u8)).filter(|c| *c != Codec::None);
-        for (name, wrapper) in [("key", None), ("value", codec)] {
+        for (of, name, wrapper) in [
+            (BytesOf::Key, "key", None),
+            (BytesOf::Value, "value", codec),
+        ] {
             let at = r.pos();
             let len = r.i32(name)?;
-            let slot = self.push(SlotKind::Part, len as u32, Val::Null, (at, 4, 4));
+            let unframed = Id::Bytes { of, framed: false };
+            let slot = self.push(unframed, Val::Int(len.into()), (at, 4, 4));
             let Ok(len) = usize::try_from(len) else {
                 continue;
             };
@@ -643,12 +648,12 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 self.hold_nodes(d, FRAMING_COST, start, "record keys and values")?;
             }
             if let Some(s) = self.slot(slot) {
-                (s.value, s.decl) = (
+                (s.value, s.id) = (
                     Val::Bytes(Span {
                         at: start as u32,
                         len: len as u32,
                     }),
-                    if framed { FRAMED } else { 0 },
+                    Id::Bytes { of, framed },
                 );
             }
             match wrapper {
