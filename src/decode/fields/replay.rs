@@ -11,7 +11,6 @@ use crate::decode::tape::{Id, Slot, SlotKind, Stopped, Val, Values};
 use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
 use crate::schema::plan::StructPlan;
-use std::cell::Cell;
 
 impl FieldDecoder<'_, '_> {
     /// The nodes of the struct `plan` (declared as `fields`) at the reader's
@@ -528,26 +527,11 @@ fn show_stop(tape: &Values, i: u32, node: &mut Node) {
     node.len = end - node.offset;
 }
 
-thread_local! {
-    /// The annotated tape, kept between structs so that its memory is reused.
-    static TAPE: Cell<Values> = Cell::new(Values::default());
-}
-
-/// Tapes up to this many slots (12 MiB) are kept for the next struct.
-const KEEP_SLOTS: usize = 1 << 18;
-
-/// `f` with this thread's (emptied) tape, with room for `len` bytes' slots;
-/// reentrant, as a nested call gets a fresh one.
+/// `f` with an empty tape, with room for `len` bytes' slots.
 fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {
-    let mut tape = TAPE.take();
+    let mut tape = Values::default();
     tape.reuse_for(len);
-    let r = f(&mut tape);
-    // Decompressed record data is the tree's now: the kept tape does not hold on to it.
-    tape.buffers.clear();
-    if tape.slots.capacity() <= KEEP_SLOTS {
-        TAPE.set(tape);
-    }
-    r
+    f(&mut tape)
 }
 
 /// A tape value as a node's value, for the kinds that need nothing from the frame.
