@@ -156,6 +156,54 @@ fn a_source_that_does_not_open_is_the_one_error() {
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
 }
 
+/// `kwire check`'s text, grouped, from the library's writer: the same bytes
+/// with the same closing line, at every minimum severity, lines fitted to
+/// the same width.
+#[test]
+fn the_findings_writer_writes_what_kwire_check_prints() {
+    use kwire::analysis::finding::Severity;
+    use kwire::pipeline::check::{check_capture, Options};
+    use kwire::render::findings::{summary, FindingsWriter, Layout};
+    let cat = Catalogue::builtin();
+    let name = "diagnosis/churn.pcap";
+    for (min, flag) in [
+        (Severity::Note, "note"),
+        (Severity::Warning, "warning"),
+        (Severity::Error, "error"),
+    ] {
+        let layout = Layout::Groups { width: 100 };
+        let mut writer = FindingsWriter::new(cat, Vec::new(), layout, min);
+        let options = Options {
+            decode: Default::default(),
+            capture: Default::default(),
+            read_ahead: true,
+            filter: None,
+        };
+        let input = std::fs::File::open(path(name)).unwrap();
+        let checked =
+            check_capture(cat, None, Box::new(input), options, &mut |f| writer.take(f)).unwrap();
+        writer.write_groups().unwrap();
+        let tally = writer.tally();
+        let mut text = writer.out;
+        text.extend(summary(checked.frames, &tally).bytes());
+        text.push(b'\n');
+        let printed = Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["check", &path(name), "--min-severity", flag])
+            .env("COLUMNS", "100")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&text),
+            String::from_utf8_lossy(&printed.stdout),
+            "--min-severity {flag}"
+        );
+        assert!(
+            tally.warnings + tally.errors > 0,
+            "churn has findings to show"
+        );
+    }
+}
+
 #[test]
 fn check_capture_finds_what_kwire_check_prints() {
     use kwire::pipeline::check::{check_capture, Options};

@@ -6,13 +6,12 @@ use super::frame_args::{decode_options, frames_from, InputArgs};
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::check_frames;
 use kwire::analysis::filter::Filter;
-use kwire::analysis::finding::{Finding, Severity, Tally};
-use kwire::analysis::finding_groups::Groups;
+use kwire::analysis::finding::{Finding, Severity};
 use kwire::analysis::selection::FrameFilter;
 use kwire::capture::CaptureOptions;
 use kwire::decode::DecodeOptions;
 use kwire::pipeline::check;
-use kwire::render::findings;
+use kwire::render::findings::{self, FindingsWriter, Layout};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -61,51 +60,12 @@ pub enum MinSeverity {
 }
 
 impl MinSeverity {
-    fn admits(self, s: Severity) -> bool {
-        let floor = match self {
+    fn severity(self) -> Severity {
+        match self {
             MinSeverity::Error => Severity::Error,
             MinSeverity::Warning => Severity::Warning,
             MinSeverity::Note => Severity::Note,
-        };
-        s <= floor
-    }
-}
-
-/// Counts findings; JSON lines are printed as they come, text is gathered
-/// into groups and printed at the end, most severe first.
-struct Printer<'a, W: Write> {
-    cat: &'a Catalogue,
-    out: W,
-    format: CheckFormat,
-    min: MinSeverity,
-    tally: Tally,
-    groups: Groups,
-}
-
-impl<W: Write> Printer<'_, W> {
-    fn print(&mut self, found: &mut Vec<Finding>) -> std::io::Result<()> {
-        for f in found.drain(..) {
-            self.tally.add(&f);
-            if !self.min.admits(f.severity()) {
-                continue;
-            }
-            match self.format {
-                CheckFormat::Text => self.groups.add(&f),
-                CheckFormat::Json => findings::write_json(&mut self.out, self.cat, &f)?,
-            }
         }
-        Ok(())
-    }
-
-    /// The gathered groups, at the end.
-    fn write_groups(&mut self) -> std::io::Result<()> {
-        let groups = std::mem::take(&mut self.groups).sorted();
-        findings::write_groups(
-            &mut self.out,
-            self.cat,
-            &groups,
-            super::width::stdout().unwrap_or(usize::MAX),
-        )
     }
 }
 
@@ -156,14 +116,14 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         CheckFormat::Text => super::width::stdout(),
         CheckFormat::Json => None,
     };
-    let mut printer = Printer {
-        cat,
-        out: kwire::text::width::FitLines::new(std::io::stdout().lock(), columns),
-        format: args.format,
-        min: args.min_severity,
-        tally: Tally::default(),
-        groups: Groups::default(),
+    let layout = match args.format {
+        CheckFormat::Text => Layout::Groups {
+            width: columns.unwrap_or(usize::MAX),
+        },
+        CheckFormat::Json => Layout::Json,
     };
+    let out = kwire::text::width::FitLines::new(std::io::stdout().lock(), columns);
+    let mut printer = FindingsWriter::new(cat, out, layout, args.min_severity.severity());
     let mut found = Vec::new();
     // Input damage the findings do not count as errors (bytes in no frame,
     // a capture cut short, TLS not decrypted): status 2, as `capture` says it.
@@ -191,7 +151,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             filter: frame_filter.as_ref(),
         };
         let checked = check::check_capture(cat, release, Box::new(input), options, &mut |found| {
-            printer.print(found)
+            printer.take(found)
         });
         let checked = match checked {
             Ok(c) => c,
@@ -255,12 +215,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         frames.len()
     };
     if let Err(e) = printer
-        .print(&mut found)
+        .take(&mut found)
         .and_then(|_| printer.write_groups())
     {
         return broken_output(e);
     }
-    let tally = printer.tally;
+    let tally = printer.tally();
     let mut line = findings::summary(checked, &tally);
     if args.filter.is_some() {
         // The counts and the exit status are the selected findings'.
@@ -306,21 +266,19 @@ pub fn run_on_stream(
         release: release.map(str::to_string),
         ..Default::default()
     };
-    let mut tally = Tally::default();
     // With a filter, the findings about the frames it selects, as `check --filter` keeps them.
     let frame_filter = (!selection.is_empty()).then(|| FrameFilter::of(selection));
     // A finding a line, as it happens: never cut (the message is the point,
     // and scripts read these lines); the grouped view wraps to the width.
-    let mut out = kwire::text::width::FitLines::new(std::io::stdout().lock(), None);
+    let out = kwire::text::width::FitLines::new(std::io::stdout().lock(), None);
+    let layout = match format {
+        CheckFormat::Text => Layout::Lines,
+        CheckFormat::Json => Layout::Json,
+    };
+    let mut printer = FindingsWriter::new(cat, out, layout, Severity::Note);
     let mut write = |found: &mut Vec<Finding>| -> std::io::Result<()> {
-        for f in found.drain(..) {
-            tally.add(&f);
-            match format {
-                CheckFormat::Text => findings::write_text(&mut out, cat, &f)?,
-                CheckFormat::Json => findings::write_json(&mut out, cat, &f)?,
-            }
-        }
-        out.flush()
+        printer.take(found)?;
+        printer.out.flush()
     };
     let options = check::Options {
         decode: opts,
@@ -336,6 +294,7 @@ pub fn run_on_stream(
         kwire::stderr_line!("kwire: {}", sanitize(&e));
         return exit::FAILURE;
     }
+    let tally = printer.tally();
     kwire::stderr_line!("kwire: {}", findings::summary(checked.frames, &tally));
     if tally.errors > 0 {
         FOUND_ERRORS

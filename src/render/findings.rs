@@ -2,14 +2,83 @@
 //! JSON lines, written as they are found.
 
 use crate::analysis::diagnosis::{duration_text, frame_ranges};
-use crate::analysis::finding::{Finding, Rule, Tally};
-use crate::analysis::finding_groups::Group;
+use crate::analysis::finding::{Finding, Rule, Severity, Tally};
+use crate::analysis::finding_groups::{Group, Groups};
 use crate::decode::Direction;
 use crate::protocol::meanings::utc_micros;
 use crate::schema::Catalogue;
 use crate::text::escape::sanitize;
 use serde_json::{json, Value as Json};
 use std::io::{self, Write};
+
+/// How findings are written as they are handed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Gathered into groups, written at the end most severe first, each
+    /// line fitting the width (`kwire check`'s text).
+    Groups { width: usize },
+    /// A text line each, as it comes (`proxy --check`).
+    Lines,
+    /// A JSON object each per line, as it comes.
+    Json,
+}
+
+/// Findings written as `kwire check` writes them, counted whatever their
+/// severity (the exit status counts them all) and shown from `min` up.
+pub struct FindingsWriter<'c, W: Write> {
+    cat: &'c Catalogue,
+    pub out: W,
+    layout: Layout,
+    min: Severity,
+    tally: Tally,
+    groups: Groups,
+}
+
+impl<'c, W: Write> FindingsWriter<'c, W> {
+    pub fn new(cat: &'c Catalogue, out: W, layout: Layout, min: Severity) -> Self {
+        FindingsWriter {
+            cat,
+            out,
+            layout,
+            min,
+            tally: Tally::default(),
+            groups: Groups::default(),
+        }
+    }
+
+    /// Count and show the findings in `found`, emptying it (the shape
+    /// [`crate::pipeline::check::check_capture`] hands them in).
+    pub fn take(&mut self, found: &mut Vec<Finding>) -> io::Result<()> {
+        for f in found.drain(..) {
+            self.tally.add(&f);
+            // Severities order from the worst: `Error < Warning < Note`.
+            if f.severity() > self.min {
+                continue;
+            }
+            match self.layout {
+                Layout::Groups { .. } => self.groups.add(&f),
+                Layout::Lines => write_text(&mut self.out, self.cat, &f)?,
+                Layout::Json => write_json(&mut self.out, self.cat, &f)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The groups gathered so far, written and forgotten (nothing for the
+    /// other layouts, which wrote as they went).
+    pub fn write_groups(&mut self) -> io::Result<()> {
+        let Layout::Groups { width } = self.layout else {
+            return Ok(());
+        };
+        let groups = std::mem::take(&mut self.groups).sorted();
+        write_groups(&mut self.out, self.cat, &groups, width)
+    }
+
+    /// Every finding taken so far, by severity (those not shown included).
+    pub fn tally(&self) -> Tally {
+        self.tally
+    }
+}
 
 /// One finding as a text line: frame, time, connection and direction, API,
 /// correlation id, offset, severity, rule and message.
