@@ -5,15 +5,13 @@
 use super::exit;
 use super::filter_args::FilterArgs;
 use clap::{Args, ValueEnum};
-use kwire::analysis::tables::{export_capture, schema, Counts, Reading};
-use kwire::render::tables::{Format, TableFiles};
+use kwire::analysis::tables::schema;
+use kwire::pipeline::export;
+use kwire::render::tables::Format;
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
-use std::collections::HashSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
 #[command(
@@ -83,49 +81,24 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
         ExportFormat::Parquet => Format::Parquet,
         ExportFormat::Ndjson => Format::JsonLines,
     };
-    let names = file_names(&inputs);
     let jobs = args
         .jobs
         .map(|j| j as usize)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .min(inputs.len());
-    let next = AtomicUsize::new(0);
-    let totals = Mutex::new((Counts::default(), 0usize, false));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(input) = inputs.get(i) else {
-                    break;
-                };
-                let reading = Reading {
-                    cat,
-                    release,
-                    name: &input.shown,
-                    capture: capture.clone(),
-                    filter: filter.clone(),
-                };
-                let result = export_one(reading, &input.path, out, &names[i], format);
-                let mut t = totals.lock().unwrap_or_else(|e| e.into_inner());
-                match result {
-                    Ok(c) => {
-                        t.0.exchanges += c.exchanges;
-                        t.0.partitions += c.partitions;
-                        t.0.partitions_unread += c.partitions_unread;
-                        t.0.connections += c.connections;
-                        t.0.records += c.records;
-                        t.0.findings += c.findings;
-                        t.1 += 1;
-                    }
-                    Err(e) => {
-                        kwire::stderr_line!("kwire: {}: {}", sanitize(&input.shown), sanitize(&e));
-                        t.2 = true;
-                    }
-                }
-            });
-        }
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let options = export::Options {
+        cat,
+        release,
+        capture,
+        filter,
+        format,
+        out,
+        jobs,
+    };
+    let captures: Vec<export::Input> = inputs.iter().map(|i| i.input.clone()).collect();
+    let exported = export::export_all(&captures, &options, &|name, why| {
+        kwire::stderr_line!("kwire: {}: {}", sanitize(name), sanitize(why));
     });
-    let (counts, done, failed) = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (counts, done) = (exported.counts, exported.done);
     if counts.partitions_unread > 0 {
         kwire::stderr_line!(
             "kwire: {} of frames naming more than {} are not in the partitions table",
@@ -133,7 +106,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
             kwire::analysis::diagnosis::facts::MAX_PARTITIONS
         );
     }
-    if failed {
+    if exported.failed > 0 {
         status = exit::FAILURE;
     }
     kwire::stderr_line!(
@@ -154,18 +127,17 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExportArgs) -> i32 {
     status
 }
 
-/// A capture to read: where its bytes are, and how the `capture` column names it.
+/// A capture to read, and whether it is a spooled copy of standard input,
+/// removed when done.
 struct Input {
-    path: PathBuf,
-    shown: String,
-    /// A spooled copy of standard input, removed when done.
+    input: export::Input,
     temporary: bool,
 }
 
 impl Drop for Input {
     fn drop(&mut self) {
         if self.temporary {
-            let _ = std::fs::remove_file(&self.path);
+            let _ = std::fs::remove_file(&self.input.path);
         }
     }
 }
@@ -183,8 +155,10 @@ fn inputs(given: &[String]) -> (Vec<Input>, i32) {
             }
             match spool_stdin() {
                 Ok(path) => out.push(Input {
-                    path,
-                    shown: "-".into(),
+                    input: export::Input {
+                        path,
+                        shown: "-".into(),
+                    },
                     temporary: true,
                 }),
                 Err(e) => {
@@ -196,18 +170,19 @@ fn inputs(given: &[String]) -> (Vec<Input>, i32) {
         }
         let path = PathBuf::from(g);
         if path.is_dir() {
-            let mut found = Vec::new();
-            find_captures(&path, &mut found);
-            found.sort();
-            out.extend(found.into_iter().map(|p| Input {
-                shown: p.display().to_string(),
-                path: p,
+            out.extend(export::captures_in(&path).into_iter().map(|p| Input {
+                input: export::Input {
+                    shown: p.display().to_string(),
+                    path: p,
+                },
                 temporary: false,
             }));
         } else if path.is_file() {
             out.push(Input {
-                path,
-                shown: g.clone(),
+                input: export::Input {
+                    path,
+                    shown: g.clone(),
+                },
                 temporary: false,
             });
         } else {
@@ -216,24 +191,6 @@ fn inputs(given: &[String]) -> (Vec<Input>, i32) {
         }
     }
     (out, status)
-}
-
-fn find_captures(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            find_captures(&p, out);
-        } else if p
-            .extension()
-            .and_then(|x| x.to_str())
-            .is_some_and(|x| matches!(x, "pcap" | "pcapng" | "cap"))
-        {
-            out.push(p);
-        }
-    }
 }
 
 fn spool_stdin() -> std::io::Result<PathBuf> {
@@ -245,62 +202,4 @@ fn spool_stdin() -> std::io::Result<PathBuf> {
         .open(&path)?;
     std::io::copy(&mut std::io::stdin().lock(), &mut file)?;
     Ok(path)
-}
-
-/// Each input's file name in the tables' folders: its file name without
-/// the extension; inputs of the same name get `-2`, `-3`… in input order.
-fn file_names(inputs: &[Input]) -> Vec<String> {
-    let mut seen: HashSet<String> = HashSet::new();
-    inputs
-        .iter()
-        .map(|i| {
-            let stem = match i.shown.as_str() {
-                "-" => "stdin".to_string(),
-                _ => i
-                    .path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "capture".into()),
-            };
-            // Never a hidden or partial-looking name, never empty.
-            let stem = match stem.trim_start_matches('.') {
-                "" => "capture".to_string(),
-                s => s.to_string(),
-            };
-            // Unique among every name made, so no two captures share a file
-            // (`x`, `x`, `x-2` become `x`, `x-2`, `x-2-2`).
-            let mut name = stem.clone();
-            let mut n = 1;
-            while !seen.insert(name.clone()) {
-                n += 1;
-                name = format!("{stem}-{n}");
-            }
-            name
-        })
-        .collect()
-}
-
-fn export_one(
-    reading: Reading<'_>,
-    path: &Path,
-    out: &Path,
-    name: &str,
-    format: Format,
-) -> Result<Counts, String> {
-    let mut files = TableFiles::create(out, name, format).map_err(|e| e.to_string())?;
-    let open = || {
-        std::fs::File::open(path)
-            .map(std::io::BufReader::new)
-            .map_err(|e| e.to_string())
-    };
-    match export_capture(reading, open, &mut files) {
-        Ok(counts) => {
-            files.finish().map_err(|e| e.to_string())?;
-            Ok(counts)
-        }
-        Err(e) => {
-            files.abandon();
-            Err(e)
-        }
-    }
 }

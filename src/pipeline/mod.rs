@@ -37,6 +37,7 @@
 pub mod capture;
 pub mod check;
 mod decoded;
+pub mod export;
 pub mod frames;
 mod notes;
 mod out;

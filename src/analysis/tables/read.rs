@@ -43,6 +43,19 @@ pub struct Counts {
     pub record_damage: u64,
 }
 
+impl Counts {
+    /// Another capture's counts, added to these.
+    pub fn add(&mut self, c: &Counts) {
+        self.exchanges += c.exchanges;
+        self.partitions += c.partitions;
+        self.partitions_unread += c.partitions_unread;
+        self.connections += c.connections;
+        self.records += c.records;
+        self.findings += c.findings;
+        self.record_damage += c.record_damage;
+    }
+}
+
 /// How a capture is read for its tables.
 pub struct Reading<'a> {
     pub cat: &'a Catalogue,
