@@ -60,7 +60,7 @@ struct Ledger {
 
 /// Which budget a part of the input ran out of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exhausted {
+pub(crate) enum Exhausted {
     Decompressed,
     Expanded,
 }
@@ -109,7 +109,7 @@ impl Budget {
     }
 
     /// Whether a decompression or expanded bytes were asked for.
-    pub fn was_asked(&self) -> bool {
+    pub(crate) fn was_asked(&self) -> bool {
         self.0.asked.load(Ordering::Relaxed)
     }
 
@@ -126,7 +126,7 @@ impl Budget {
 
     /// How many bytes one decompression may still produce, and which budget
     /// sets that bound.
-    pub fn decompress_room(&self) -> (usize, Exhausted) {
+    pub(crate) fn decompress_room(&self) -> (usize, Exhausted) {
         self.0.asked.store(true, Ordering::Relaxed);
         let l = self.0.limits;
         let total = l.decompressed.saturating_sub(self.decompressed());
@@ -140,7 +140,7 @@ impl Budget {
     }
 
     /// `n` bytes were decompressed (whether or not they are kept).
-    pub fn spend_decompressed(&self, n: u64) {
+    pub(crate) fn spend_decompressed(&self, n: u64) {
         self.0.decompressed.fetch_add(n, Ordering::Relaxed);
     }
 
@@ -170,7 +170,7 @@ impl Budget {
     /// What a part that ran out of `which` is told: what was expected, that
     /// more was found, and the option. The same words whatever was used before (a frame decoded
     /// twice says the same thing twice).
-    pub fn exhausted_message(&self, which: Exhausted, what: &str) -> String {
+    pub(crate) fn exhausted_message(&self, which: Exhausted, what: &str) -> String {
         let l = self.0.limits;
         match which {
             Exhausted::Decompressed => {
@@ -186,7 +186,7 @@ impl Budget {
 
 /// A byte count as people write the options: `12 MiB` when it is whole
 /// mebibytes (or KiB, GiB), else bytes.
-pub fn size_text(n: u64) -> String {
+pub(crate) fn size_text(n: u64) -> String {
     for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
         if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);

@@ -78,7 +78,7 @@ struct Conn {
 }
 
 /// Checks a capture frame by frame, keeping what each connection said.
-pub struct Checker<'c> {
+pub(crate) struct Checker<'c> {
     cat: &'c Catalogue,
     opts: DecodeOptions,
     conns: HashMap<usize, Conn>,
@@ -125,7 +125,7 @@ impl<'c> Checker<'c> {
     }
 
     /// A connection opened or closed.
-    pub fn conn_event(&mut self, e: &crate::capture::ConnEvent, out: &mut Vec<Finding>) {
+    pub(crate) fn conn_event(&mut self, e: &crate::capture::ConnEvent, out: &mut Vec<Finding>) {
         self.diagnosis.conn_event(e, out);
     }
 

@@ -182,7 +182,7 @@ impl Names {
     }
 
     /// How many topics have an index so far (indexes are given in order).
-    pub fn topic_count(&self) -> usize {
+    pub(crate) fn topic_count(&self) -> usize {
         self.topics.len()
     }
 
@@ -341,7 +341,7 @@ impl<'c, M> Exchanges<'c, M> {
         &self.names
     }
 
-    pub fn into_names(self) -> Names {
+    pub(crate) fn into_names(self) -> Names {
         self.names
     }
 
@@ -359,11 +359,6 @@ impl<'c, M> Exchanges<'c, M> {
     fn count_undecoded(&mut self, index: usize) {
         self.undecoded += 1;
         self.first_undecoded.get_or_insert(index);
-    }
-
-    /// Requests awaiting a response now.
-    pub fn in_flight(&self) -> usize {
-        self.pending.len()
     }
 
     /// Something of the capture happened at `time` (a frame, a skip note):
@@ -623,7 +618,7 @@ impl<'c, M> Exchanges<'c, M> {
 /// Microseconds from `from` to `to` (seconds), each time rounded to the
 /// microsecond first, so that microsecond timestamps give exact differences;
 /// 0 when `to` is earlier.
-pub fn micros_between(from: f64, to: f64) -> u64 {
+pub(crate) fn micros_between(from: f64, to: f64) -> u64 {
     // `as` saturates (and takes NaN to 0): hostile timestamps cannot overflow.
     let us = |t: f64| (t * 1e6).round() as i64;
     u64::try_from(us(to).saturating_sub(us(from))).unwrap_or(0)
@@ -1207,7 +1202,7 @@ fn ties_in(facts: &StructFacts) -> bool {
 /// Read a whole capture for the topic names it ties to topic ids (a first pass,
 /// so that a name learned late still names the frames before it). What was
 /// read before a damaged or cut-short file ends is kept.
-pub fn learn_topic_ids<R: std::io::Read>(
+pub(crate) fn learn_topic_ids<R: std::io::Read>(
     cat: &Catalogue,
     release: Option<&str>,
     input: R,
@@ -1240,7 +1235,7 @@ pub struct Reading {
 
 impl Reading {
     /// Count `n` more undecoded frames, the first of them frame `first`.
-    pub fn add_undecoded(&mut self, n: usize, first: Option<usize>) {
+    pub(crate) fn add_undecoded(&mut self, n: usize, first: Option<usize>) {
         self.undecoded += n;
         self.first_undecoded = match (self.first_undecoded, first) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -1253,7 +1248,7 @@ impl Reading {
 /// shown to `each` first; skip notes count when they are on connection
 /// `conn` (or any, for `None`). The one walk `stats`, `inventory` and
 /// `report` share.
-pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
+pub(crate) fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
     cat: &Catalogue,
     input: R,
     opts: &crate::capture::CaptureOptions,
@@ -1293,7 +1288,7 @@ pub fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
 
 /// Puts frames to a filter's field tests one at a time, outside a reading of
 /// exchanges (the explorer's rows, decoded from its spool when filtered).
-pub struct FieldTester {
+pub(crate) struct FieldTester {
     facts: FactReader,
 }
 

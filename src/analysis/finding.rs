@@ -157,12 +157,6 @@ impl Rule {
         self.entry().3
     }
 
-    /// Whether the rule reads the conversation (several frames, connection
-    /// events) rather than one frame.
-    pub fn is_conversation(self) -> bool {
-        self.meaning().is_some()
-    }
-
     /// What a conversation rule's finding usually means, for the reader who
     /// has to act on it: said once per group of findings.
     pub fn meaning(self) -> Option<&'static str> {

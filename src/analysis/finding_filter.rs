@@ -21,7 +21,7 @@ use crate::decode::DecodeOptions;
 use crate::schema::Catalogue;
 
 /// Note the rule of `f` on every frame it names.
-pub fn note_rules(rules: &mut RulesByFrame, f: &Finding) {
+pub(crate) fn note_rules(rules: &mut RulesByFrame, f: &Finding) {
     for &i in &f.frames {
         *rules.entry(i).or_default() |= 1 << f.rule.bit();
     }
@@ -49,7 +49,7 @@ pub fn rules_by_frame<R: std::io::Read>(
     Ok(rules)
 }
 
-pub struct FindingFilter<'c, 'f> {
+pub(crate) struct FindingFilter<'c, 'f> {
     selection: Selection<'c, 'f>,
     filter: &'f FrameFilter,
     /// Bit `i`: frame `i` was selected.
@@ -105,7 +105,7 @@ impl<'c, 'f> FindingFilter<'c, 'f> {
 
     /// Move the findings of `found` that are selected into `kept`, in the
     /// order found; those not decided yet wait, and go with a later call.
-    pub fn sift(&mut self, found: &mut Vec<Finding>, kept: &mut Vec<Finding>) {
+    pub(crate) fn sift(&mut self, found: &mut Vec<Finding>, kept: &mut Vec<Finding>) {
         let now = (self.selection.undecided_from(), self.ended);
         if now != self.looked_at && !self.waiting.is_empty() {
             let waiting = std::mem::take(&mut self.waiting);

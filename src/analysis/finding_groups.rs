@@ -118,7 +118,7 @@ impl Groups {
     }
 
     /// The groups so far, sorted as [`Groups::sorted`] sorts them, keeping these.
-    pub fn to_sorted(&self) -> Vec<Group> {
+    pub(crate) fn to_sorted(&self) -> Vec<Group> {
         Groups {
             groups: self.groups.clone(),
         }

@@ -38,8 +38,8 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
     /// A batch goes to the workers when it holds this many jobs or this much
     /// weight: one message and one wake-up per frame cost more than a small
     /// frame's decoding.
-    pub const BATCH_JOBS: usize = 64;
-    pub const BATCH_WEIGHT: usize = 256 << 10;
+    pub(crate) const BATCH_JOBS: usize = 64;
+    pub(crate) const BATCH_WEIGHT: usize = 256 << 10;
 
     /// Run `body` with `workers` threads doing `work` (none: on the calling thread).
     pub fn run<T>(
@@ -104,7 +104,7 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
 
     /// Hand on every result still to come, in order (before writing something
     /// that is not a job's result, or at the end).
-    pub fn drain(&mut self, deliver: &mut impl FnMut(R) -> bool) -> bool {
+    pub(crate) fn drain(&mut self, deliver: &mut impl FnMut(R) -> bool) -> bool {
         if !self.send_pending() {
             return false;
         }
@@ -181,7 +181,7 @@ impl<J: Send, R: Send> InOrder<'_, J, R> {
 
 /// Workers for decoding a capture's frames: the other cores, at most 8 (the
 /// calling thread reads, pairs and writes; a file's reading thread is light).
-pub fn decoding_workers() -> usize {
+pub(crate) fn decoding_workers() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8)

@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
 
 /// An API's version range, inclusive.
-pub type Range = (i16, i16);
+pub(crate) type Range = (i16, i16);
 
 /// What one connection's client used, under one client id.
 #[derive(Clone, Debug)]

@@ -57,12 +57,12 @@ pub enum Summary {
 
 impl ListEntry {
     /// The frame did not decode (the exit status says so, the explorer shows it red).
-    pub fn is_malformed(&self) -> bool {
+    pub(crate) fn is_malformed(&self) -> bool {
         matches!(self.summary, Summary::Malformed(_))
     }
 
     /// Any error: malformed, or a response with error codes.
-    pub fn has_error(&self) -> bool {
+    pub(crate) fn has_error(&self) -> bool {
         matches!(self.summary, Summary::Malformed(_) | Summary::Errors(_))
     }
 }

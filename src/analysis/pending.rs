@@ -14,7 +14,7 @@ pub const MAX_PENDING: usize = 100_000;
 
 /// A response's request: how long it waited, and the request's row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Paired {
+pub(crate) struct Paired {
     pub latency_us: u64,
     pub request_row: usize,
 }
@@ -34,7 +34,7 @@ pub struct Pending {
 impl Pending {
     /// Takes the frame numbered `row` in order: a request is remembered, a
     /// response (whose request the capture layer matched) is paired with it.
-    pub fn on_frame(&mut self, f: &CapturedFrame, row: usize) -> Option<Paired> {
+    pub(crate) fn on_frame(&mut self, f: &CapturedFrame, row: usize) -> Option<Paired> {
         let corr = f.correlation_id?;
         match f.direction {
             Direction::Request => {

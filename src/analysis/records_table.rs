@@ -33,9 +33,9 @@ use bytes::Bytes;
 
 /// The APIs whose messages carry records this view lists: Produce requests,
 /// Fetch and ShareFetch responses.
-pub const PRODUCE: i16 = 0;
+pub(crate) const PRODUCE: i16 = 0;
 pub const FETCH: i16 = 1;
-pub const SHARE_FETCH: i16 = 78;
+pub(crate) const SHARE_FETCH: i16 = 78;
 
 /// Which records to list; every criterion given must hold.
 #[derive(Clone, Debug, Default)]
@@ -503,7 +503,7 @@ fn same_topic(
 }
 
 /// Whether a frame is one this view decodes for its records.
-pub fn carries_records(direction: Direction, api_key: Option<i16>) -> bool {
+pub(crate) fn carries_records(direction: Direction, api_key: Option<i16>) -> bool {
     match (direction, api_key) {
         (Direction::Request, Some(k)) => k == PRODUCE,
         (Direction::Response, Some(k)) => k == FETCH || k == SHARE_FETCH,
@@ -608,7 +608,8 @@ fn frame_items(
 }
 
 /// What [`frame_records`] hands each record to: its topic, partition and record.
-pub type EachRecord<'f, 'n> = dyn FnMut(Option<&Topic>, Option<i32>, view::RecordRef<'n>) + 'f;
+pub(crate) type EachRecord<'f, 'n> =
+    dyn FnMut(Option<&Topic>, Option<i32>, view::RecordRef<'n>) + 'f;
 
 /// Every record of a decoded frame (all its records fields), with the topic
 /// and partition the fields around it name, a topic id named by the name
@@ -630,7 +631,7 @@ pub fn frame_records<'n>(
 
 /// What [`for_each_records_item`] hands each item to: its topic, partition,
 /// path from the frame's root and node.
-pub type EachItem<'f> = dyn FnMut(Option<&Topic>, Option<i32>, &[usize], &Node) + 'f;
+pub(crate) type EachItem<'f> = dyn FnMut(Option<&Topic>, Option<i32>, &[usize], &Node) + 'f;
 
 /// [`frame_records`] a top-level batch or message at a time, for a frame
 /// whose big records fields are held as stubs

@@ -186,7 +186,7 @@ pub struct Repeat {
 
 /// How often a group's exchanges started.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Cadence {
+pub(crate) enum Cadence {
     Once,
     /// Every gap within a quarter of the median gap (seconds).
     Regular(f64),
@@ -240,7 +240,7 @@ pub fn repeats(exchanges: &[ExchangeFacts]) -> Vec<Repeat> {
 
 impl Repeat {
     /// How regularly the group's exchanges started.
-    pub fn cadence(&self, exchanges: &[ExchangeFacts]) -> Cadence {
+    pub(crate) fn cadence(&self, exchanges: &[ExchangeFacts]) -> Cadence {
         let mut gaps: Vec<f64> = self
             .members
             .windows(2)

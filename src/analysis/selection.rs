@@ -181,7 +181,7 @@ impl<'c, 'f> Selection<'c, 'f> {
 
     /// The first frame not decided yet: a request held for its response
     /// (`None`: every frame taken is decided).
-    pub fn undecided_from(&self) -> Option<usize> {
+    pub(crate) fn undecided_from(&self) -> Option<usize> {
         self.exchanges
             .as_ref()
             .and_then(|(_, s)| s.held.first().copied())
@@ -303,7 +303,7 @@ impl<'c> TopicNames<'c> {
 
     /// The names of the whole capture, read from what `open` gives when a
     /// frame first needs them ([`Self::for_frame`]).
-    pub fn read_when_needed<R: Read + 'c>(
+    pub(crate) fn read_when_needed<R: Read + 'c>(
         cat: &'c Catalogue,
         release: Option<&str>,
         open: impl Fn() -> Option<R> + 'c,
@@ -328,7 +328,7 @@ impl<'c> TopicNames<'c> {
     }
 
     /// Names learned as the capture streams by ([`Self::learn`]).
-    pub fn as_they_come(cat: &'c Catalogue, release: Option<&str>) -> Self {
+    pub(crate) fn as_they_come(cat: &'c Catalogue, release: Option<&str>) -> Self {
         TopicNames {
             whole: TopicIds::default(),
             streaming: Some(RefCell::new(TopicIdLearner::new(cat, release))),

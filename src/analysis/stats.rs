@@ -108,7 +108,7 @@ impl Latencies {
 /// The nearest-rank percentile: the value at position ⌈percent/100 × n⌉
 /// (counting from 1) of the `n` values that `sorted` holds as ascending
 /// (value, count) pairs.
-pub fn nearest_rank(sorted: &[(u64, u64)], n: u64, percent: u64) -> u64 {
+pub(crate) fn nearest_rank(sorted: &[(u64, u64)], n: u64, percent: u64) -> u64 {
     let rank = (u128::from(n) * u128::from(percent)).div_ceil(100).max(1);
     let mut seen = 0u128;
     for &(value, count) in sorted {
@@ -528,7 +528,7 @@ fn row_cells(row: &Row) -> Vec<String> {
 
 /// A row's numbers under [`NUMBER_HEADS`]: counts, bytes, and latencies
 /// with their unit (JSON keeps microseconds, `latency_us`).
-pub fn number_cells(row: &Row) -> Vec<String> {
+pub(crate) fn number_cells(row: &Row) -> Vec<String> {
     let mut cells = vec![
         row.requests.to_string(),
         row.responses.to_string(),
@@ -549,7 +549,7 @@ pub fn number_cells(row: &Row) -> Vec<String> {
 }
 
 /// An error code's name; a code kwire has no name for as its number.
-pub fn error_text(code: i16) -> String {
+pub(crate) fn error_text(code: i16) -> String {
     error_name(code).map_or_else(|| code.to_string(), str::to_string)
 }
 
@@ -564,7 +564,7 @@ pub struct Collected {
 }
 
 /// Findings counted by API version (none for findings about no API) and rule.
-pub type FindingCounts = BTreeMap<(Option<(i16, i16)>, Rule), u64>;
+pub(crate) type FindingCounts = BTreeMap<(Option<(i16, i16)>, Rule), u64>;
 
 /// The findings counted per API and rule, as text lines after the table.
 pub fn findings_text(cat: &Catalogue, findings: &FindingCounts) -> String {

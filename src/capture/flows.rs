@@ -79,7 +79,7 @@ pub struct CapturedFrame {
 
 impl CapturedFrame {
     /// The client's and the broker's addresses, whichever way it went.
-    pub fn client_and_server(&self) -> (SocketAddr, SocketAddr) {
+    pub(crate) fn client_and_server(&self) -> (SocketAddr, SocketAddr) {
         match self.direction {
             Direction::Request => (self.from, self.to),
             Direction::Response => (self.to, self.from),
@@ -87,7 +87,7 @@ impl CapturedFrame {
     }
 
     /// Whether only a prefix of the frame was kept.
-    pub fn is_cut(&self) -> bool {
+    pub(crate) fn is_cut(&self) -> bool {
         self.bytes.len() < self.len
     }
 }
@@ -613,13 +613,13 @@ impl<'c> Flows<'c> {
     }
 
     /// Decrypt TLS connections with these keys (a key log).
-    pub fn tls_keys(&mut self, keys: TlsKeys) {
+    pub(crate) fn tls_keys(&mut self, keys: TlsKeys) {
         self.keys = keys;
     }
 
     /// Secrets found in the capture (a Decryption Secrets Block's key log),
     /// for the TLS sessions whose ServerHello comes after them.
-    pub fn add_secrets(&mut self, key_log: &[u8]) {
+    pub(crate) fn add_secrets(&mut self, key_log: &[u8]) {
         self.keys.embedded.add(key_log);
     }
 
@@ -686,7 +686,7 @@ impl<'c> Flows<'c> {
         self.comment_next = comment.map(|c| Arc::new(String::from_utf8_lossy(c).into_owned()));
     }
 
-    pub fn push_into(&mut self, timestamp: f64, seg: &Segment, out: &mut Vec<Captured>) {
+    pub(crate) fn push_into(&mut self, timestamp: f64, seg: &Segment, out: &mut Vec<Captured>) {
         let from = SocketAddr::new(seg.src, seg.src_port);
         let to = SocketAddr::new(seg.dst, seg.dst_port);
         let cached = self.last.and_then(|ci| {
@@ -950,7 +950,7 @@ impl<'c> Flows<'c> {
     /// same stream bytes, and one of them, in the lowest-numbered connection
     /// with any: the connection, the side that sent it (when the client is
     /// known) and its first differing byte's stream offset.
-    pub fn conflicts(&self) -> (u64, Option<(usize, Option<Direction>, u64)>) {
+    pub(crate) fn conflicts(&self) -> (u64, Option<(usize, Option<Direction>, u64)>) {
         let mut count = 0;
         let mut first = None;
         for (ci, c) in self.conns.iter().enumerate() {
@@ -1668,7 +1668,7 @@ fn i32_at(b: &[u8], at: usize) -> i32 {
 /// header (a copy, so that the rest is let go), as [`CutBodies`] cuts frames
 /// as they arrive; other frames as they are. For what a selection holds
 /// until a response decides.
-pub fn cut_for_listing(
+pub(crate) fn cut_for_listing(
     cat: &Catalogue,
     f: CapturedFrame,
     above: usize,

@@ -19,17 +19,17 @@ pub struct Segment<'a> {
     pub payload: &'a [u8],
 }
 
-pub const LINKTYPE_NULL: u32 = 0;
-pub const LINKTYPE_ETHERNET: u32 = 1;
+pub(crate) const LINKTYPE_NULL: u32 = 0;
+pub(crate) const LINKTYPE_ETHERNET: u32 = 1;
 pub const LINKTYPE_RAW: u32 = 101;
-pub const LINKTYPE_LOOP: u32 = 108;
-pub const LINKTYPE_LINUX_SLL: u32 = 113;
-pub const LINKTYPE_IPV4: u32 = 228;
-pub const LINKTYPE_IPV6: u32 = 229;
-pub const LINKTYPE_LINUX_SLL2: u32 = 276;
+pub(crate) const LINKTYPE_LOOP: u32 = 108;
+pub(crate) const LINKTYPE_LINUX_SLL: u32 = 113;
+pub(crate) const LINKTYPE_IPV4: u32 = 228;
+pub(crate) const LINKTYPE_IPV6: u32 = 229;
+pub(crate) const LINKTYPE_LINUX_SLL2: u32 = 276;
 
 /// The IP packet inside a link-layer frame, if it carries one.
-pub fn ip_packet(link_type: u32, data: &[u8]) -> Option<&[u8]> {
+pub(crate) fn ip_packet(link_type: u32, data: &[u8]) -> Option<&[u8]> {
     match link_type {
         LINKTYPE_ETHERNET => {
             let mut at = 12;
@@ -53,7 +53,7 @@ pub fn ip_packet(link_type: u32, data: &[u8]) -> Option<&[u8]> {
 
 /// An IP packet's addresses, protocol and payload, and where its payload
 /// goes in its datagram when it is a fragment.
-pub struct Datagram<'a> {
+pub(crate) struct Datagram<'a> {
     pub src: IpAddr,
     pub dst: IpAddr,
     pub protocol: u8,
@@ -64,14 +64,14 @@ pub struct Datagram<'a> {
 /// A fragment's place: offset in the datagram's payload, more to come, and
 /// the identification its pieces share.
 #[derive(Clone, Copy, Debug)]
-pub struct Fragment {
+pub(crate) struct Fragment {
     pub offset: usize,
     pub more: bool,
     pub id: u32,
 }
 
 /// Read an IPv4 or IPv6 packet's header (IPv6 extension headers skipped).
-pub fn ip_datagram(ip: &[u8]) -> Option<Datagram<'_>> {
+pub(crate) fn ip_datagram(ip: &[u8]) -> Option<Datagram<'_>> {
     match ip.first()? >> 4 {
         4 => {
             let ihl = usize::from(ip[0] & 0x0f) * 4;

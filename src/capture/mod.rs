@@ -14,9 +14,10 @@ pub mod skips;
 pub mod tcp;
 pub mod tls;
 
+pub(crate) use flows::cut_for_listing;
 pub use flows::{
-    cut_for_listing, Captured, CapturedFrame, ConnEvent, ConnEventKind, CutBodies, Flows, Side,
-    SkipReason, Skipped, StreamCut, DEFAULT_MAX_REASSEMBLY,
+    Captured, CapturedFrame, ConnEvent, ConnEventKind, CutBodies, Flows, Side, SkipReason, Skipped,
+    StreamCut, DEFAULT_MAX_REASSEMBLY,
 };
 pub use framing::{complete_prefix, Effort};
 
@@ -71,7 +72,7 @@ impl Default for CaptureOptions {
 }
 
 /// `for_each_frame` with options.
-pub fn for_each_frame_with<R: Read>(
+pub(crate) fn for_each_frame_with<R: Read>(
     cat: &Catalogue,
     input: R,
     opts: &CaptureOptions,

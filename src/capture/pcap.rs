@@ -33,7 +33,7 @@ pub struct PacketRef<'a> {
 }
 
 impl PacketRef<'_> {
-    pub fn to_owned(&self) -> Packet {
+    pub(crate) fn to_owned(self) -> Packet {
         Packet {
             timestamp: self.timestamp,
             link_type: self.link_type,
@@ -79,7 +79,7 @@ impl<R: Read> Reader<R> {
 
     /// The next packet, borrowed from the read buffer; `Ok(None)` at the end; an
     /// error on a corrupt file (packets read so far remain valid).
-    pub fn read_packet(&mut self) -> Result<Option<PacketRef<'_>>, String> {
+    pub(crate) fn read_packet(&mut self) -> Result<Option<PacketRef<'_>>, String> {
         match self {
             Reader::Pcap(p) => p.read_packet(),
             Reader::Pcapng(p) => p.read_packet(),
@@ -88,7 +88,7 @@ impl<R: Read> Reader<R> {
 
     /// Whether the next record is whole in the read buffer: reading it will
     /// not wait for the input (a live stream's next read may wait indefinitely).
-    pub fn next_is_buffered(&self) -> bool {
+    pub(crate) fn next_is_buffered(&self) -> bool {
         match self {
             // A packet record: 16 bytes of header, then as many as its third field says.
             Reader::Pcap(p) => p.src.holds_record(8, 16, p.le),
@@ -104,7 +104,7 @@ impl<R: Read> Reader<R> {
 
     /// The next packet or TLS key log (a pcapng Decryption Secrets Block),
     /// borrowed from the read buffer; `Ok(None)` at the end.
-    pub fn read_record(&mut self) -> Result<Option<Record<'_>>, String> {
+    pub(crate) fn read_record(&mut self) -> Result<Option<Record<'_>>, String> {
         match self {
             Reader::Pcap(p) => Ok(p.read_packet()?.map(Record::Packet)),
             Reader::Pcapng(p) => p.read_record(),
@@ -121,7 +121,7 @@ pub enum Record<'a> {
 }
 
 /// A Decryption Secrets Block's secrets type: a TLS key log ("TLSK").
-pub const SECRETS_TLS_KEY_LOG: u32 = 0x544c_534b;
+pub(crate) const SECRETS_TLS_KEY_LOG: u32 = 0x544c_534b;
 
 /// The input behind one large buffer; records are taken as slices of it.
 struct Source<R: Read> {

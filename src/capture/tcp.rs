@@ -80,7 +80,13 @@ impl HalfStream {
 
     /// Take one segment; hand what became deliverable to `each`, in order, without
     /// copying data that arrives in order.
-    pub fn push_each(&mut self, seq: u32, syn: bool, data: &[u8], each: &mut dyn FnMut(Chunk<'_>)) {
+    pub(crate) fn push_each(
+        &mut self,
+        seq: u32,
+        syn: bool,
+        data: &[u8],
+        each: &mut dyn FnMut(Chunk<'_>),
+    ) {
         if syn {
             if self.base.is_none() {
                 self.base = Some(seq.wrapping_add(1));
@@ -164,14 +170,14 @@ impl HalfStream {
     }
 
     /// The stream offset of a segment's first byte, once the stream has a start.
-    pub fn stream_offset(&self, seq: u32) -> Option<u64> {
+    pub(crate) fn stream_offset(&self, seq: u32) -> Option<u64> {
         self.base.map(|_| self.offset(seq))
     }
 
     /// The stream offsets of a segment's bytes that were delivered already
     /// (a retransmission or an overlap), to be compared with a copy the
     /// caller still holds; `None` when it has none.
-    pub fn already_delivered(&self, seq: u32, len: usize) -> Option<(u64, u64)> {
+    pub(crate) fn already_delivered(&self, seq: u32, len: usize) -> Option<(u64, u64)> {
         self.base?;
         let start = self.offset(seq);
         let end = (start + len as u64).min(self.next);
@@ -190,11 +196,11 @@ impl HalfStream {
     }
 
     /// Stop keeping recent bytes; whether any were kept.
-    pub fn drop_recent(&mut self) -> bool {
+    pub(crate) fn drop_recent(&mut self) -> bool {
         self.recent.take().is_some()
     }
 
-    pub fn keeps_recent(&self) -> bool {
+    pub(crate) fn keeps_recent(&self) -> bool {
         self.recent.is_some()
     }
 
@@ -213,7 +219,7 @@ impl HalfStream {
     /// Compare `payload`, the bytes at stream offsets `start..` that were
     /// delivered already, with the recent bytes kept: a difference is a
     /// conflict. The stream offsets compared, if any.
-    pub fn compare_recent(&mut self, start: u64, payload: &[u8]) -> Option<(u64, u64)> {
+    pub(crate) fn compare_recent(&mut self, start: u64, payload: &[u8]) -> Option<(u64, u64)> {
         let r = self.recent.as_deref()?;
         let kept = r.end - r.bytes.len() as u64;
         let (from, to) = (start.max(kept), (start + payload.len() as u64).min(r.end));
@@ -286,7 +292,7 @@ impl HalfStream {
     }
 
     /// `acknowledged`, handing what became deliverable to `each`.
-    pub fn acknowledged_each(&mut self, ack: u32, each: &mut dyn FnMut(Chunk<'_>)) {
+    pub(crate) fn acknowledged_each(&mut self, ack: u32, each: &mut dyn FnMut(Chunk<'_>)) {
         if self.base.is_none() || self.pending.is_empty() {
             return;
         }
@@ -301,12 +307,12 @@ impl HalfStream {
     }
 
     /// Whether `acknowledged` could deliver anything (data is held back).
-    pub fn holds_data(&self) -> bool {
+    pub(crate) fn holds_data(&self) -> bool {
         !self.pending.is_empty()
     }
 
     /// Bytes of out-of-order segments held back, waiting for the data before them.
-    pub fn held_bytes(&self) -> usize {
+    pub(crate) fn held_bytes(&self) -> usize {
         self.pending_bytes
     }
 
@@ -324,7 +330,7 @@ impl HalfStream {
     }
 
     /// `flush`, handing what it delivers to `each`.
-    pub fn flush_each(&mut self, each: &mut dyn FnMut(Chunk<'_>)) {
+    pub(crate) fn flush_each(&mut self, each: &mut dyn FnMut(Chunk<'_>)) {
         while !self.pending.is_empty() {
             self.skip_gap(each);
         }
@@ -333,14 +339,14 @@ impl HalfStream {
 
 /// What the stream hands on, borrowed: in-order data is not copied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Chunk<'a> {
+pub(crate) enum Chunk<'a> {
     Data(&'a [u8]),
     /// This many bytes never arrived.
     Gap(u64),
 }
 
 impl Chunk<'_> {
-    pub fn to_piece(self) -> Piece {
+    pub(crate) fn to_piece(self) -> Piece {
         match self {
             Chunk::Data(d) => Piece::Data(d.to_vec()),
             Chunk::Gap(n) => Piece::Gap(n),

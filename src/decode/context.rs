@@ -40,7 +40,7 @@ pub type PartialStruct = (Node, DecodeError);
 /// Decodes `spec` at a version from a range of a buffer, in a region: the
 /// decoded struct and its warnings, or the partial struct and its error
 /// (boxed: it is large).
-pub type EmbeddedDecoder = fn(
+pub(crate) type EmbeddedDecoder = fn(
     &Catalogue,
     &Bytes,
     &MessageSpec,

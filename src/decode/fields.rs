@@ -26,12 +26,12 @@ mod replay;
 /// How field nodes are named: body fields keep their schema names; header
 /// fields are shown in the protocol guide's snake_case with kwire's own notes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Naming {
+pub(crate) enum Naming {
     Schema,
     Header,
 }
 
-pub struct FieldDecoder<'a, 'c> {
+pub(crate) struct FieldDecoder<'a, 'c> {
     /// Where the struct starts and may end; after it is decoded, where it ended.
     pub r: Reader<'a>,
     /// The frame's bytes, shared with byte values without copying.

@@ -42,7 +42,7 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.end.saturating_sub(self.pos)
     }
 
@@ -67,12 +67,12 @@ impl<'a> Reader<'a> {
         r
     }
 
-    pub fn restore_end(&mut self, end: usize) {
+    pub(crate) fn restore_end(&mut self, end: usize) {
         self.end = end.min(self.buf.len());
     }
 
     #[inline]
-    pub fn seek(&mut self, pos: usize) {
+    pub(crate) fn seek(&mut self, pos: usize) {
         self.pos = pos.min(self.end);
     }
 
@@ -210,7 +210,7 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::uvarint`] with a name made only if the read fails.
     #[inline]
-    pub fn uvarint_or_else(
+    pub(crate) fn uvarint_or_else(
         &mut self,
         what: impl FnOnce() -> String,
     ) -> Result<Uvarint, DecodeError> {
@@ -219,7 +219,10 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::i32`] with a name made only if the read fails.
     #[inline]
-    pub fn i32_or_else(&mut self, what: impl FnOnce() -> String) -> Result<i32, DecodeError> {
+    pub(crate) fn i32_or_else(
+        &mut self,
+        what: impl FnOnce() -> String,
+    ) -> Result<i32, DecodeError> {
         named(self.i32(""), what)
     }
 

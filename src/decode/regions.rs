@@ -14,12 +14,12 @@ pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
 /// A records field left unwalked ([`Node::deferred_records`]), painted by
 /// whoever walks it: with its node, whether it is inside decompressed data,
 /// and the regions.
-pub type PaintDeferred<'p> =
+pub(crate) type PaintDeferred<'p> =
     dyn FnMut(&crate::decode::DeferredRecords, bool, &mut [Option<Region>]) + 'p;
 
 /// `n`'s subtree painted into `out` ([`byte_regions`]), a deferred records
 /// field by `deferred` after its own node.
-pub fn paint_regions(
+pub(crate) fn paint_regions(
     n: &Node,
     inside_decompressed: bool,
     out: &mut [Option<Region>],
@@ -63,7 +63,7 @@ pub fn byte_owners(root: &Node, len: usize) -> Vec<Option<usize>> {
 }
 
 /// Contiguous runs `(region, start, end)` for summaries.
-pub fn region_runs(regions: &[Option<Region>]) -> Vec<(Option<Region>, usize, usize)> {
+pub(crate) fn region_runs(regions: &[Option<Region>]) -> Vec<(Option<Region>, usize, usize)> {
     let mut runs: Vec<(Option<Region>, usize, usize)> = Vec::new();
     for (i, r) in regions.iter().enumerate() {
         match runs.last_mut() {

@@ -12,12 +12,12 @@ use bytes::Bytes;
 use std::sync::Arc;
 
 /// The root node's name of a token.
-pub const TOKEN_ROOT: &str = "SaslToken";
+pub(crate) const TOKEN_ROOT: &str = "SaslToken";
 
 /// The frame of a SASL token: `bytes` is the whole frame, size prefix included.
 /// Nothing is read but the size; a size that disagrees with the bytes is the
 /// frame's error, as for any frame.
-pub fn token_frame(
+pub(crate) fn token_frame(
     bytes: Bytes,
     input_offset: usize,
     direction: Direction,
@@ -101,7 +101,7 @@ pub fn token_frame(
 /// `frame`) holds, read by `mechanism`'s grammar (or by shape when it is not
 /// known), as its children; credentials are marked secret. A message no
 /// grammar fits is a credential as a whole.
-pub fn sasl_parts(
+pub(crate) fn sasl_parts(
     node: &mut Node,
     frame: &Bytes,
     end: usize,

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static HIDING: AtomicBool = AtomicBool::new(false);
 
 /// What masked bytes become.
-pub const MASK: u8 = b'*';
+pub(crate) const MASK: u8 = b'*';
 
 /// The JSON contract's member listing the paths of redacted values.
 pub const REDACTED_KEY: &str = "_redacted";
@@ -57,7 +57,7 @@ pub fn may_hold<'c>(
 /// [`may_hold`] for a frame not decoded yet (a captured frame's kind,
 /// direction, API and bytes), so that only frames that may hold a
 /// credential are decoded to find it.
-pub fn may_hold_bytes<'c>(
+pub(crate) fn may_hold_bytes<'c>(
     kind: &FrameKind,
     direction: crate::decode::Direction,
     api: Option<(i16, i16)>,
@@ -130,7 +130,7 @@ pub fn redact_tree(nodes: &mut [Node], bytes: &mut Bytes) -> usize {
 /// [`redact_tree`] for nodes whose offsets index a buffer of which `bytes`
 /// holds the part from `base` on: one batch of a large frame's records,
 /// masked without copying the rest of the frame.
-pub fn redact_tree_at(nodes: &mut [Node], bytes: &mut Bytes, base: usize) -> usize {
+pub(crate) fn redact_tree_at(nodes: &mut [Node], bytes: &mut Bytes, base: usize) -> usize {
     let ranges: Vec<(usize, usize)> = secret_ranges(nodes)
         .into_iter()
         .filter_map(|(at, len)| Some((at.checked_sub(base)?, len)))
@@ -282,7 +282,7 @@ fn redact_decompressed(node: &mut Node) {
 
 /// The contract paths (`body.AuthBytes`, `body.TopicData[0]...`) of schema
 /// fields whose bytes hold redacted ones, for the JSON's `_redacted` member.
-pub fn redacted_paths(frame: &Frame) -> Vec<String> {
+pub(crate) fn redacted_paths(frame: &Frame) -> Vec<String> {
     let mut out = Vec::new();
     if matches!(frame.kind, FrameKind::SaslToken { .. }) {
         if frame.bytes.iter().skip(4).any(|&b| b == MASK) && contains_secret(&frame.root) {
@@ -335,7 +335,7 @@ fn element_index(array: &Node, i: usize) -> usize {
 
 impl Node {
     /// Whether this node was redacted (its value replaced by the marker).
-    pub fn value_is_redacted(&self) -> bool {
+    pub(crate) fn value_is_redacted(&self) -> bool {
         self.is_secret()
             && matches!(&self.value, Value::Str(Some(t)) if t.starts_with("<redacted, "))
     }

@@ -257,7 +257,7 @@ pub struct Finding {
 pub(crate) type Key = &'static &'static str;
 
 /// The key of slots that are not fields.
-pub const NO_KEY: Key = &"";
+pub(crate) const NO_KEY: Key = &"";
 
 /// A value as bytes of the frame where the frame already holds it (strings,
 /// bytes, uuids), so that decoding copies and validates nothing a renderer may not need.
@@ -314,7 +314,7 @@ impl Packed {
 
 impl Val {
     /// An array, with its elements as slots or packed.
-    pub fn is_array(&self) -> bool {
+    pub(crate) fn is_array(&self) -> bool {
         matches!(self, Val::Array | Val::Packed(_))
     }
 }
@@ -334,7 +334,7 @@ impl Values {
     /// frames then fill their tape without copying it as it grows. Bounded; it
     /// grows past that as needed. Room not used is not touched.
     #[inline(always)]
-    pub fn reuse_for(&mut self, len: usize) {
+    pub(crate) fn reuse_for(&mut self, len: usize) {
         (self.header, self.body) = (None, None);
         // Most frames have none of these: no drop to run.
         if self.stopped.is_some() {

@@ -265,7 +265,7 @@ impl Node {
         self.extra.as_ref()?.error.as_deref()
     }
 
-    pub fn set_error(&mut self, error: impl Into<String>) {
+    pub(crate) fn set_error(&mut self, error: impl Into<String>) {
         self.extra.get_or_insert_with(Default::default).error = Some(error.into());
     }
 
@@ -274,7 +274,7 @@ impl Node {
         self.extra.as_ref().is_some_and(|e| e.secret)
     }
 
-    pub fn set_secret(&mut self) {
+    pub(crate) fn set_secret(&mut self) {
         self.extra.get_or_insert_with(Default::default).secret = true;
     }
 
@@ -283,12 +283,12 @@ impl Node {
         self.extra.as_ref()?.deferred.as_ref()
     }
 
-    pub fn set_deferred_records(&mut self, d: DeferredRecords) {
+    pub(crate) fn set_deferred_records(&mut self, d: DeferredRecords) {
         self.extra.get_or_insert_with(Default::default).deferred = Some(d);
     }
 
     /// No longer left for drawing: its children now hold what it is.
-    pub fn clear_deferred_records(&mut self) -> Option<DeferredRecords> {
+    pub(crate) fn clear_deferred_records(&mut self) -> Option<DeferredRecords> {
         self.extra.as_mut()?.deferred.take()
     }
 
@@ -297,7 +297,7 @@ impl Node {
         self.key
     }
 
-    pub fn set_key(&mut self, key: &'static str) {
+    pub(crate) fn set_key(&mut self, key: &'static str) {
         self.key = Some(key);
     }
 
@@ -306,7 +306,7 @@ impl Node {
     }
 
     /// The schema field name (JSON key).
-    pub fn field_key(&self) -> &str {
+    pub(crate) fn field_key(&self) -> &str {
         self.key.unwrap_or(&self.name)
     }
 
@@ -348,7 +348,7 @@ impl Node {
         Some(node)
     }
 
-    pub fn at_path_mut(&mut self, path: &[usize]) -> Option<&mut Node> {
+    pub(crate) fn at_path_mut(&mut self, path: &[usize]) -> Option<&mut Node> {
         let mut node = self;
         for &i in path {
             node = node.children.get_mut(i)?;

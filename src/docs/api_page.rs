@@ -18,8 +18,8 @@ use crate::schema::{Catalogue, MessageKind};
 use std::collections::HashSet;
 
 /// The anchor prefixes of the request's and the response's field rows.
-pub const REQUEST_ROWS: &str = "req-";
-pub const RESPONSE_ROWS: &str = "resp-";
+pub(crate) const REQUEST_ROWS: &str = "req-";
+pub(crate) const RESPONSE_ROWS: &str = "resp-";
 
 pub const DIR: &str = "api";
 
@@ -93,7 +93,7 @@ impl<'c> ApiDocs<'c> {
     /// The request versions each release removed: for each pair of
     /// consecutive known releases, the versions the older defines and the
     /// newer does not (Kafka 4.0 removed Produce v0-2).
-    pub fn removed_by_release(&self) -> Vec<(String, Vec<i16>)> {
+    pub(crate) fn removed_by_release(&self) -> Vec<(String, Vec<i16>)> {
         let releases: Vec<&String> = self
             .cat
             .releases
@@ -273,7 +273,7 @@ impl<'c> ApiDocs<'c> {
     /// The API and every field of its requests and responses for the search
     /// page: a field links to its row on the default version's page when it
     /// is there, else on the newest page that has it.
-    pub fn search_entries(&self) -> Vec<Entry> {
+    pub(crate) fn search_entries(&self) -> Vec<Entry> {
         let mut out = vec![Entry::new(
             &self.name,
             format!("API {}", self.key),

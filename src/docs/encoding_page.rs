@@ -42,7 +42,7 @@ const TAGGED_EXAMPLE: &str = r#"{"type": "data", "name": "TaggedExample", "valid
   {"name": "Epoch", "type": "int32", "versions": "0+", "taggedVersions": "0+", "tag": 3, "default": "-1"}]}"#;
 
 /// `00 55`: bytes as the grids show them.
-pub fn hex_spaced(b: &[u8]) -> String {
+pub(crate) fn hex_spaced(b: &[u8]) -> String {
     b.iter()
         .map(|x| format!("{x:02x}"))
         .collect::<Vec<_>>()

@@ -24,7 +24,7 @@ const EXAMPLE: &str = r#"{"type": "data", "name": "ErrorExample", "validVersions
   {"name": "ErrorMessage", "type": "string", "versions": "0+", "nullableVersions": "0+"}]}"#;
 
 /// The anchor of an error code's row (`error-3`, `error--1`).
-pub fn error_anchor(code: i16) -> String {
+pub(crate) fn error_anchor(code: i16) -> String {
     anchor("error-", &code.to_string())
 }
 
@@ -94,7 +94,7 @@ pub fn errors_page(cat: &Catalogue, release: Option<&str>) -> Page {
 }
 
 /// Whether a client may retry the error as it is, in words.
-pub fn retriable_text(code: i16) -> &'static str {
+pub(crate) fn retriable_text(code: i16) -> &'static str {
     if code == 0 {
         "-"
     } else if is_retriable(code) {

@@ -11,7 +11,7 @@ use std::io::Write;
 /// The examples' base timestamp: the same fixed "now" as every other
 /// example value (so a record and the request around it agree, and pages do
 /// not change from one build to the next).
-pub const BASE_TIMESTAMP: i64 = crate::encode::realistic::NOW_MS;
+pub(crate) const BASE_TIMESTAMP: i64 = crate::encode::realistic::NOW_MS;
 
 pub struct ExampleRecord {
     pub key: Option<&'static str>,
@@ -156,7 +156,7 @@ fn legacy_message(offset: i64, magic: i8, r: &ExampleRecord) -> Vec<u8> {
 
 /// A legacy message set: [`RECORDS`] as a magic 0 message, then a magic 1
 /// one (headers did not exist before RecordBatch v2, so they are left out).
-pub fn legacy_message_set() -> Vec<u8> {
+pub(crate) fn legacy_message_set() -> Vec<u8> {
     let mut out = legacy_message(0, 0, &RECORDS[0]);
     out.extend(legacy_message(1, 1, &RECORDS[1]));
     out

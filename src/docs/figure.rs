@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 /// Which instance a figure shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Instance {
+pub(crate) enum Instance {
     /// The smallest legal one ([`smallest_struct`]).
     Smallest,
     /// One with the values a real client or broker sends ([`realistic_struct`]).
@@ -45,7 +45,7 @@ pub fn frame_figure(
 }
 
 /// [`frame_figure`] of either instance.
-pub fn instance_figure(
+pub(crate) fn instance_figure(
     cat: &Catalogue,
     direction: Direction,
     api_key: i16,
@@ -135,7 +135,7 @@ fn put_records(fields: &[FieldSpec], version: i16, obj: &mut Map<String, Value>,
 
 /// A struct (a record key or value, a header, a data type) encoded alone: the
 /// smallest instance with `values` laid over it (fields absent at `version` are skipped).
-pub fn struct_figure(
+pub(crate) fn struct_figure(
     cat: &Catalogue,
     spec: &MessageSpec,
     version: i16,
@@ -188,7 +188,7 @@ pub fn struct_figure(
 
 /// Record data (batches or legacy messages, as in a records field or a log
 /// segment) decoded by kwire's record decoder.
-pub fn records_figure(cat: &Catalogue, caption: String, bytes: Vec<u8>) -> Figure {
+pub(crate) fn records_figure(cat: &Catalogue, caption: String, bytes: Vec<u8>) -> Figure {
     let bytes = Bytes::from(bytes);
     let ctx = Context::default();
     let mut decoder = BatchDecoder::new(&bytes, cat, &ctx);
@@ -221,7 +221,7 @@ pub fn records_figure(cat: &Catalogue, caption: String, bytes: Vec<u8>) -> Figur
 /// Link each field node of `figure` to its row (`prefix` + field path, where
 /// `rows` has that path) and, in frames, each header field to the encoding
 /// page's section on `header_section`.
-pub fn link_fields(
+pub(crate) fn link_fields(
     figure: &mut Figure,
     prefix: &str,
     rows: &HashSet<String>,

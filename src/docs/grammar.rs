@@ -108,7 +108,12 @@ fn entry(f: &FieldSpec, ctx: &Ctx<'_>, depth: usize, tag: Option<u32>, lines: &m
 /// The wire type of a primitive field at the version: compact lengths in
 /// flexible versions (or the field's own flexible versions), nullable when
 /// the version allows null.
-pub fn wire_type(p: Primitive, f: &FieldSpec, v: i16, flexible_versions: &Versions) -> String {
+pub(crate) fn wire_type(
+    p: Primitive,
+    f: &FieldSpec,
+    v: i16,
+    flexible_versions: &Versions,
+) -> String {
     let compact = f.flexible.as_ref().unwrap_or(flexible_versions).contains(v);
     let nullable = f.nullable.contains(v);
     let lengthed = |base: &str| {

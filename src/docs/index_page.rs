@@ -13,7 +13,7 @@ use crate::schema::MessageKind;
 pub const PATH: &str = "index";
 
 /// One row of the API table.
-pub struct ApiRow {
+pub(crate) struct ApiRow {
     pub key: i16,
     pub name: String,
     pub path: String,
@@ -92,7 +92,7 @@ impl RecordRow {
 }
 
 /// `definitions` says which definitions the site shows ([`crate::render::page::site::definitions_shown`]).
-pub fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> Page {
+pub(crate) fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &str) -> Page {
     let opt = |v: Option<String>| Cell::text(v.unwrap_or_else(|| "-".into()));
     let head: Vec<String> = [
         "key",

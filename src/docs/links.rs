@@ -4,23 +4,23 @@
 use crate::schema::{FieldType, Primitive};
 
 /// The encoding page.
-pub const ENCODING: &str = "encoding";
+pub(crate) const ENCODING: &str = "encoding";
 /// The record batch page.
-pub const RECORD_BATCH: &str = "record-batch";
+pub(crate) const RECORD_BATCH: &str = "record-batch";
 
 /// Anchors of the encoding page's sections, for links from types and tree nodes.
-pub const UVARINT: &str = "uvarint";
-pub const VARINT: &str = "varint";
-pub const LENGTHS: &str = "lengths";
-pub const STRUCTS: &str = "structs";
-pub const TAGGED: &str = "tagged-fields";
-pub const REQUEST_HEADERS: &str = "request-headers";
-pub const RESPONSE_HEADERS: &str = "response-headers";
+pub(crate) const UVARINT: &str = "uvarint";
+pub(crate) const VARINT: &str = "varint";
+pub(crate) const LENGTHS: &str = "lengths";
+pub(crate) const STRUCTS: &str = "structs";
+pub(crate) const TAGGED: &str = "tagged-fields";
+pub(crate) const REQUEST_HEADERS: &str = "request-headers";
+pub(crate) const RESPONSE_HEADERS: &str = "response-headers";
 
 /// Where a schema type's encoding is explained: its row of the fixed-width
 /// table, the section on lengths (strings, bytes, arrays) or on structs, or
 /// for records the record batch page.
-pub fn type_link(ty: &FieldType) -> String {
+pub(crate) fn type_link(ty: &FieldType) -> String {
     match ty {
         FieldType::Primitive(Primitive::Records) => RECORD_BATCH.to_string(),
         FieldType::Primitive(Primitive::String | Primitive::Bytes) | FieldType::Array(_) => {
@@ -32,6 +32,6 @@ pub fn type_link(ty: &FieldType) -> String {
 }
 
 /// The anchor of a fixed-width type's row (`type-int32`).
-pub fn fixed_anchor(name: &str) -> String {
+pub(crate) fn fixed_anchor(name: &str) -> String {
     format!("type-{name}")
 }

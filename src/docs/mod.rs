@@ -51,7 +51,7 @@ impl Section {
         }
     }
 
-    pub fn with_id(mut self, id: impl Into<String>) -> Section {
+    pub(crate) fn with_id(mut self, id: impl Into<String>) -> Section {
         self.id = Some(id.into());
         self
     }
@@ -113,7 +113,7 @@ impl Page {
 /// The regions of the nodes that own at least one byte of `figures` (a
 /// grid cell takes the colour of the deepest node covering it), in
 /// `Region::ALL` order.
-pub fn regions_shown<'a>(figures: impl IntoIterator<Item = &'a Figure>) -> Vec<Region> {
+pub(crate) fn regions_shown<'a>(figures: impl IntoIterator<Item = &'a Figure>) -> Vec<Region> {
     let mut used = [false; Region::ALL.len()];
     for f in figures {
         let mut regions = Vec::new();
@@ -195,7 +195,7 @@ pub struct VersionLink {
 
 /// Whether the user loaded definitions (`--defs`): their descriptions are
 /// then on the pages, and pages stop telling how to get them.
-pub fn defs_loaded(cat: &crate::schema::Catalogue) -> bool {
+pub(crate) fn defs_loaded(cat: &crate::schema::Catalogue) -> bool {
     cat.releases
         .iter()
         .any(|r| r == crate::schema::catalogue::LOADED_RELEASE)
@@ -255,7 +255,7 @@ const MAX_STEM: usize = 96;
 /// with anything but `[A-Za-z0-9_]` dropped (so names can never escape the
 /// output folder, and `-` is left to mark versions and collisions), at most
 /// [`MAX_STEM`] characters, and `_` when nothing is left.
-pub fn base_stem(name: &str) -> String {
+pub(crate) fn base_stem(name: &str) -> String {
     let stem: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -293,7 +293,7 @@ pub fn unique_stem<'a, I: Ord + Copy>(
 }
 
 /// Paths of a message's pages: the default version at `dir/stem`, others at `dir/stem-vN`.
-pub fn version_path(dir: &str, stem: &str, version: i16, default: Option<i16>) -> String {
+pub(crate) fn version_path(dir: &str, stem: &str, version: i16, default: Option<i16>) -> String {
     if Some(version) == default {
         format!("{dir}/{stem}")
     } else {
@@ -336,7 +336,7 @@ pub fn page_versions(versions: &[i16], default: Option<i16>) -> Vec<i16> {
 }
 
 /// Versions not in `pages`, as text for the index (`1-32703`), if any.
-pub fn left_out(versions: &[i16], pages: &[i16]) -> Option<(usize, String)> {
+pub(crate) fn left_out(versions: &[i16], pages: &[i16]) -> Option<(usize, String)> {
     let missing: Vec<i16> = versions
         .iter()
         .copied()
@@ -351,7 +351,7 @@ pub fn left_out(versions: &[i16], pages: &[i16]) -> Option<(usize, String)> {
 }
 
 /// A switcher links every page when there are at most this many.
-pub const SWITCHER_ALL_UP_TO: usize = 24;
+pub(crate) const SWITCHER_ALL_UP_TO: usize = 24;
 /// Otherwise it links the first and the last, the default, and this many
 /// pages either side of the current one, with counts of the versions between.
 pub const SWITCHER_NEIGHBOURS: usize = 5;
@@ -366,7 +366,7 @@ pub fn change_lists(history: Vec<(i16, Vec<Change>)>) -> Vec<(String, Vec<String
 /// [`change_lists`], a run of versions without a layout change followed by
 /// what `notes` says of each of them (the definitions' own notes on a
 /// version, when they were loaded with `--defs`).
-pub fn change_lists_with(
+pub(crate) fn change_lists_with(
     history: Vec<(i16, Vec<Change>)>,
     notes: &dyn Fn(i16) -> Vec<String>,
 ) -> Vec<(String, Vec<String>)> {
@@ -465,7 +465,7 @@ pub fn version_links(
 }
 
 /// Where an API's default page lives, without reading its versions.
-pub fn api_path(cat: &crate::schema::Catalogue, key: i16) -> Option<String> {
+pub(crate) fn api_path(cat: &crate::schema::Catalogue, key: i16) -> Option<String> {
     let name = cat.api_name(key)?;
     let stem = unique_stem(
         (name, key),
@@ -480,7 +480,7 @@ pub fn api_path(cat: &crate::schema::Catalogue, key: i16) -> Option<String> {
 /// (`// Version 3 adds …`, `// Versions 4 and 5 are the same as 3.`): a
 /// paragraph whose first words are "Version" or "Versions" followed by a
 /// list of versions that includes `version` ([`versions_named`]).
-pub fn version_notes(source: &str, version: i16) -> Vec<String> {
+pub(crate) fn version_notes(source: &str, version: i16) -> Vec<String> {
     let mut paragraphs: Vec<String> = Vec::new();
     let mut current = String::new();
     for line in source.lines() {

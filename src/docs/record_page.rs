@@ -17,7 +17,7 @@ use serde_json::Map;
 use std::collections::HashSet;
 
 /// The anchor prefix of a record page's field rows.
-pub const FIELD_ROWS: &str = "field-";
+pub(crate) const FIELD_ROWS: &str = "field-";
 
 pub const DIR: &str = "records";
 
@@ -29,7 +29,7 @@ pub const KINDS: [MessageKind; 4] = [
     MessageKind::Data,
 ];
 
-pub fn kind_label(kind: MessageKind) -> &'static str {
+pub(crate) fn kind_label(kind: MessageKind) -> &'static str {
     match kind {
         MessageKind::CoordinatorKey => "coordinator key",
         MessageKind::CoordinatorValue => "coordinator value",
@@ -125,7 +125,7 @@ impl<'c> RecordDocs<'c> {
 
     /// The record type and its fields for the search page, each field
     /// linked to its row on the newest page that has it.
-    pub fn search_entries(&self) -> Vec<Entry> {
+    pub(crate) fn search_entries(&self) -> Vec<Entry> {
         let Some(newest) = self.default_version() else {
             return Vec::new();
         };

@@ -3,7 +3,7 @@
 //! the last group.
 
 /// Groups in the index's order, each with its API keys.
-pub const ROLES: &[(&str, &[i16])] = &[
+pub(crate) const ROLES: &[(&str, &[i16])] = &[
     ("Produce, fetch and offsets", &[0, 1, 2, 3, 21, 23, 75]),
     (
         "Connection and security",
@@ -38,10 +38,10 @@ pub const ROLES: &[(&str, &[i16])] = &[
 ];
 
 /// The last group: APIs this table does not know (newer definitions).
-pub const OTHER: &str = "Other";
+pub(crate) const OTHER: &str = "Other";
 
 /// The group of an API key.
-pub fn role_of(key: i16) -> &'static str {
+pub(crate) fn role_of(key: i16) -> &'static str {
     ROLES
         .iter()
         .find(|(_, keys)| keys.contains(&key))

@@ -9,14 +9,19 @@ use crate::schema::diff::fields_at;
 use crate::schema::MessageSpec;
 use std::collections::HashSet;
 
-pub const SOURCE_TITLE: &str = "kafka message schema (.json)";
+pub(crate) const SOURCE_TITLE: &str = "kafka message schema (.json)";
 
 /// The fields of `spec` at `version` as a table (each row anchored at
 /// `prefix` + its path, each type linked to the encoding page, with the
 /// definitions' descriptions when they were loaded), then the definition
 /// file when it was loaded. `loaded` says whether the user loaded any
 /// definitions: only when not does the page say how to see descriptions.
-pub fn schema_blocks(spec: &MessageSpec, version: i16, prefix: &str, loaded: bool) -> Vec<Block> {
+pub(crate) fn schema_blocks(
+    spec: &MessageSpec,
+    version: i16,
+    prefix: &str,
+    loaded: bool,
+) -> Vec<Block> {
     let hint = if loaded || spec.source_text.is_some() {
         ""
     } else {
@@ -39,7 +44,7 @@ pub fn schema_blocks(spec: &MessageSpec, version: i16, prefix: &str, loaded: boo
 }
 
 /// The field paths that [`facts_table`] has a row for.
-pub fn row_paths(spec: &MessageSpec, version: i16) -> HashSet<String> {
+pub(crate) fn row_paths(spec: &MessageSpec, version: i16) -> HashSet<String> {
     fields_at(spec, version)
         .into_iter()
         .map(|(path, _)| path)

@@ -32,7 +32,7 @@ impl Entry {
 
 /// What the site's own pages explain, beyond the definitions: the types, the
 /// record formats' fields and the error codes.
-pub fn fixed_entries() -> Vec<Entry> {
+pub(crate) fn fixed_entries() -> Vec<Entry> {
     let mut out = vec![
         Entry::new("Encoding", "page", ENCODING),
         Entry::new("Record batches", "page", RECORD_BATCH),

@@ -66,7 +66,7 @@ pub fn example_frame(cat: &Catalogue, fs: &FrameSpec) -> Result<Vec<u8>, String>
 /// The prefix a record type carries in the log: coordinator keys their record
 /// type, coordinator values their version, metadata records frame version 1,
 /// apiKey and version as uvarints; data types none.
-pub fn payload_prefix(spec: &crate::schema::MessageSpec, version: i16) -> Vec<u8> {
+pub(crate) fn payload_prefix(spec: &crate::schema::MessageSpec, version: i16) -> Vec<u8> {
     let mut w = super::writer::Writer::default();
     match spec.kind {
         MessageKind::CoordinatorKey => w.i16(spec.api_key.unwrap_or_default()),

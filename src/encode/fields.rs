@@ -25,7 +25,7 @@ impl std::fmt::Display for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
-pub struct FieldEncoder<'r> {
+pub(crate) struct FieldEncoder<'r> {
     pub w: Writer,
     pub version: i16,
     pub flexible: bool,
@@ -75,7 +75,7 @@ impl RawValues {
     }
 
     /// An entry no field used: a path that names nothing, or a field of another type.
-    pub fn check_all_used(&self) -> Result<(), EncodeError> {
+    pub(crate) fn check_all_used(&self) -> Result<(), EncodeError> {
         match self.entries.iter().find(|(_, _, used)| !used.get()) {
             Some((path, _, _)) => Err(err(
                 &format!("_raw.{path}"),

@@ -71,7 +71,7 @@ const BY_NAME: &[(&str, &str)] = &[
 ];
 
 /// A header as a client sends it: its client id and a correlation id past zero.
-pub fn realistic_header(header: &mut Map<String, Value>) {
+pub(crate) fn realistic_header(header: &mut Map<String, Value>) {
     header.insert("CorrelationId".into(), json!(7));
     if header.contains_key("ClientId") {
         header.insert("ClientId".into(), json!("orders-service"));

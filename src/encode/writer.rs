@@ -52,16 +52,16 @@ impl Writer {
 }
 
 /// Zigzag: 0, -1, 1, -2 … → 0, 1, 2, 3 …, so small negative numbers stay short.
-pub fn zigzag32(v: i32) -> u32 {
+pub(crate) fn zigzag32(v: i32) -> u32 {
     ((v << 1) ^ (v >> 31)) as u32
 }
 
-pub fn zigzag64(v: i64) -> u64 {
+pub(crate) fn zigzag64(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 
 /// Bytes of an unsigned varint.
-pub fn uvarint_bytes(v: u64) -> Vec<u8> {
+pub(crate) fn uvarint_bytes(v: u64) -> Vec<u8> {
     let mut w = Writer::default();
     w.uvarint(v);
     w.buf

@@ -477,7 +477,7 @@ fn unit_of(rows: &[Row]) -> Unit {
 /// options, `od -x`): every line an offset or a `*`, and the first row, after
 /// an offset without a colon, starting with a four-character word, even one
 /// with a typo in it.
-pub fn looks_like_word_dump(text: &str) -> bool {
+pub(crate) fn looks_like_word_dump(text: &str) -> bool {
     let lines = content_lines(text);
     let Some(rows) = lines
         .iter()

@@ -49,7 +49,7 @@ pub fn to_bytes(raw: Vec<u8>, kind: InputKind) -> Result<Bytes, String> {
 /// `tcpdump -X` / `-XX` and Wireshark packet dumps include the IP (and Ethernet)
 /// headers: when the bytes are not a size-prefixed frame but a TCP packet, keep
 /// the TCP payload.
-pub fn without_packet_headers(b: Vec<u8>) -> Vec<u8> {
+pub(crate) fn without_packet_headers(b: Vec<u8>) -> Vec<u8> {
     let framed = b.len() >= 4
         && i32::from_be_bytes([b[0], b[1], b[2], b[3]]) as i64 + 4 <= b.len() as i64
         && i32::from_be_bytes([b[0], b[1], b[2], b[3]]) >= 0;

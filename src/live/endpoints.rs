@@ -19,7 +19,12 @@ use bytes::Bytes;
 use serde_json::Value;
 
 /// Whether a response of `api_key` at `version` can carry a broker endpoint.
-pub fn carries_endpoints(cat: &Catalogue, pin: Option<&str>, api_key: i16, version: i16) -> bool {
+pub(crate) fn carries_endpoints(
+    cat: &Catalogue,
+    pin: Option<&str>,
+    api_key: i16,
+    version: i16,
+) -> bool {
     cat.message(MessageKind::Response, api_key, version, pin)
         .is_some_and(|spec| has_endpoint(&spec.fields, version))
 }
@@ -44,7 +49,7 @@ fn has_endpoint(fields: &[FieldSpec], v: i16) -> bool {
 }
 
 /// Host and port as the broker named them → as the client should see them (`None`: keep them).
-pub type EndpointMap<'a> = dyn FnMut(&str, i32) -> Option<(String, i32)> + 'a;
+pub(crate) type EndpointMap<'a> = dyn FnMut(&str, i32) -> Option<(String, i32)> + 'a;
 
 /// What rewriting one response did.
 #[derive(Debug, PartialEq, Eq)]

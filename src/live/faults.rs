@@ -85,7 +85,7 @@ impl Rule {
         self.applied.load(Ordering::Relaxed)
     }
 
-    pub fn count_applied(&self) {
+    pub(crate) fn count_applied(&self) {
         self.applied.fetch_add(1, Ordering::Relaxed);
     }
 }
@@ -182,13 +182,6 @@ impl Faults {
         self.rules.iter().any(|r| r.api_key == api_key)
     }
 
-    /// Whether a rule asks for topics or client ids (the request must then be decoded).
-    pub fn needs_body(&self, api_key: i16) -> bool {
-        self.rules
-            .iter()
-            .any(|r| r.api_key == api_key && (r.topic.is_some() || r.client_id.is_some()))
-    }
-
     /// The first rule that matches the request and fires for it now, counted.
     pub fn decide(&self, asked: &Asked) -> Option<&Rule> {
         self.rules.iter().find(|r| {
@@ -226,7 +219,7 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 /// The topics a request body names (topic name fields, at any depth).
-pub fn topics_named(fields: &[FieldSpec], body: &Map<String, Value>, out: &mut Vec<String>) {
+pub(crate) fn topics_named(fields: &[FieldSpec], body: &Map<String, Value>, out: &mut Vec<String>) {
     for f in fields {
         let Some(v) = body.get(&f.name) else {
             continue;

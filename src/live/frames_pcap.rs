@@ -96,7 +96,7 @@ impl<W: Write> FramesPcap<W> {
     /// connection closes with both FINs, the first closer's first, at the
     /// time it closed, written at the end (after every frame). A connection
     /// that never closes in the input stays open in the output.
-    pub fn conn_event(&mut self, e: &ConnEvent) {
+    pub(crate) fn conn_event(&mut self, e: &ConnEvent) {
         let (side, reset) = match e.kind {
             ConnEventKind::Open => return,
             ConnEventKind::Fin(side) => (side, false),

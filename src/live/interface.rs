@@ -44,14 +44,12 @@ const FLUSH_EVERY: usize = 256;
 
 // Linux ABI values (`<linux/if_packet.h>`, `<linux/if_arp.h>`), here so that
 // the rules below build and are tested on every platform.
-/// `sll_pkttype`: addressed to this host.
-pub const PACKET_HOST: u8 = 0;
 /// `sll_pkttype`: sent by this host.
 pub const PACKET_OUTGOING: u8 = 4;
 /// `sll_hatype` of Ethernet devices.
-pub const ARPHRD_ETHER: u16 = 1;
+pub(crate) const ARPHRD_ETHER: u16 = 1;
 /// `sll_hatype` of the loopback device.
-pub const ARPHRD_LOOPBACK: u16 = 772;
+pub(crate) const ARPHRD_LOOPBACK: u16 = 772;
 
 const ETHERTYPE_IPV4: u16 = 0x0800;
 const ETHERTYPE_IPV6: u16 = 0x86dd;
@@ -69,7 +67,7 @@ pub enum Framing {
 
 impl Framing {
     /// The framing for a device of this hardware type (`ARPHRD_*`).
-    pub fn for_hardware(hatype: u16) -> Framing {
+    pub(crate) fn for_hardware(hatype: u16) -> Framing {
         match hatype {
             ARPHRD_ETHER | ARPHRD_LOOPBACK => Framing::Ethernet,
             _ => Framing::RawIp,
@@ -658,6 +656,9 @@ mod other {
 mod tests {
     use super::*;
     use crate::live::synth::PcapngWriter;
+
+    /// `sll_pkttype`: addressed to this host.
+    const PACKET_HOST: u8 = 0;
 
     /// An Ethernet frame (zero MACs, as loopback gives) around an IPv4 TCP segment.
     fn ethernet_v4(src_port: u16, dst_port: u16, payload: &[u8]) -> Vec<u8> {

@@ -120,8 +120,9 @@ impl Proxy {
         Ok(proxy)
     }
 
+    #[cfg(test)]
     /// The local addresses and the brokers they forward to.
-    pub fn routes(&self) -> Vec<(SocketAddr, String)> {
+    fn routes(&self) -> Vec<(SocketAddr, String)> {
         let mut r: Vec<(SocketAddr, String)> = self
             .routes
             .lock()
@@ -129,6 +130,12 @@ impl Proxy {
             .unwrap_or_default();
         r.sort();
         r
+    }
+
+    #[cfg(test)]
+    /// Client connections being served now.
+    fn open_connections(&self) -> usize {
+        self.open.load(Ordering::Acquire)
     }
 
     fn route(
@@ -241,11 +248,6 @@ impl Proxy {
             );
         }
         None
-    }
-
-    /// Client connections being served now.
-    pub fn open_connections(&self) -> usize {
-        self.open.load(Ordering::Acquire)
     }
 
     /// A whole response rewritten when it can carry endpoints and is within `rewrite_max`.

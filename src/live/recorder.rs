@@ -59,7 +59,7 @@ pub struct Recorder {
     tx: SyncSender<Timed>,
 }
 
-pub fn now_micros() -> u64 {
+pub(crate) fn now_micros() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as u64)

@@ -32,7 +32,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Connections replayed at once at most; later ones start as earlier ones end.
-pub const MAX_AT_ONCE: usize = 256;
+pub(crate) const MAX_AT_ONCE: usize = 256;
 const PRODUCE_KEY: i16 = 0;
 const SASL_AUTHENTICATE_KEY: i16 = 36;
 

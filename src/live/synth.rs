@@ -52,13 +52,23 @@ impl<W: Write> PcapngWriter<W> {
 
     /// One packet of which only `data` was kept, of `original` bytes on the
     /// wire (a live packet longer than the capture's buffer).
-    pub fn packet_cut(&mut self, micros: u64, data: &[u8], original: usize) -> io::Result<()> {
+    pub(crate) fn packet_cut(
+        &mut self,
+        micros: u64,
+        data: &[u8],
+        original: usize,
+    ) -> io::Result<()> {
         self.packet_with(micros, data, original, None)
     }
 
     /// One packet with a comment (`opt_comment`), which kwire's capture
     /// views and Wireshark show beside it.
-    pub fn packet_commented(&mut self, micros: u64, data: &[u8], comment: &str) -> io::Result<()> {
+    pub(crate) fn packet_commented(
+        &mut self,
+        micros: u64,
+        data: &[u8],
+        comment: &str,
+    ) -> io::Result<()> {
         self.packet_with(micros, data, data.len(), Some(comment))
     }
 

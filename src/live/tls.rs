@@ -94,7 +94,7 @@ pub fn client_config(
 }
 
 /// The server name to check the broker's certificate against: HOST of HOST:PORT.
-pub fn server_name(broker: &str) -> Result<ServerName<'static>, String> {
+pub(crate) fn server_name(broker: &str) -> Result<ServerName<'static>, String> {
     let host = broker
         .rsplit_once(':')
         .map_or(broker, |(h, _)| h)

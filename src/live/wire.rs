@@ -32,7 +32,7 @@ pub fn write_frame(s: &mut TcpStream, frame: &[u8]) -> Result<(), String> {
 }
 
 /// Read one frame (size prefix included) of at most `max` bytes, within the stream's read timeout.
-pub fn read_frame(s: &mut TcpStream, max: usize) -> Result<Vec<u8>, String> {
+pub(crate) fn read_frame(s: &mut TcpStream, max: usize) -> Result<Vec<u8>, String> {
     let mut size = [0u8; 4];
     s.read_exact(&mut size)
         .map_err(|e| read_error("a response's size", e))?;
@@ -71,7 +71,7 @@ fn read_error(what: &str, e: std::io::Error) -> String {
 /// from v3 a transactional id (nullable string, compact from v9), then Acks.
 /// `None` when the frame is too short to hold it. A test holds it to the
 /// decoder for every version.
-pub fn produce_acks(frame: &[u8], version: i16) -> Option<i16> {
+pub(crate) fn produce_acks(frame: &[u8], version: i16) -> Option<i16> {
     let i16_at = |at: usize| Some(i16::from_be_bytes(frame.get(at..at + 2)?.try_into().ok()?));
     let uvarint_at = |mut at: usize| -> Option<(u64, usize)> {
         let mut v = 0u64;

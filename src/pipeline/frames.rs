@@ -52,7 +52,7 @@ impl Style {
     }
 
     /// Rows (each ending in a newline) cut to the columns, when they are set.
-    pub fn fit_rows(self, rows: &mut Vec<u8>) {
+    pub(crate) fn fit_rows(self, rows: &mut Vec<u8>) {
         if let Some(columns) = self.columns {
             crate::text::width::fit_each_line(rows, 0, columns);
         }

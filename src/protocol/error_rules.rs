@@ -8,7 +8,7 @@
 /// Error codes a client may retry as they are: the condition is expected to
 /// pass (a leader moving, a coordinator loading, a session evicted).
 /// Kafka's clients treat these as retriable.
-pub const RETRIABLE: &[i16] = &[
+pub(crate) const RETRIABLE: &[i16] = &[
     2,   // CORRUPT_MESSAGE
     3,   // UNKNOWN_TOPIC_OR_PARTITION
     5,   // LEADER_NOT_AVAILABLE
@@ -44,7 +44,7 @@ pub const RETRIABLE: &[i16] = &[
 pub const REBALANCE_IN_PROGRESS: i16 = 27;
 
 /// Whether a client may retry `code` unchanged.
-pub fn is_retriable(code: i16) -> bool {
+pub(crate) fn is_retriable(code: i16) -> bool {
     RETRIABLE.contains(&code)
 }
 
@@ -207,7 +207,7 @@ pub const ERROR_SINCE: &[ErrorSince] = &[
 ];
 
 /// The version from which `api_key` can return `error`, when it is not every version.
-pub fn error_since(api_key: i16, error: i16) -> Option<&'static ErrorSince> {
+pub(crate) fn error_since(api_key: i16, error: i16) -> Option<&'static ErrorSince> {
     ERROR_SINCE
         .iter()
         .find(|e| e.api_key == api_key && e.error == error)
@@ -216,7 +216,7 @@ pub fn error_since(api_key: i16, error: i16) -> Option<&'static ErrorSince> {
 /// Produce errors about a producer's id, epoch or sequence: they can answer
 /// only a batch written by an idempotent or transactional producer (a
 /// producer id), which needs message format v2 (Produce v3 and later).
-pub const PRODUCER_STATE_ERRORS: &[i16] = &[
+pub(crate) const PRODUCER_STATE_ERRORS: &[i16] = &[
     45, // OUT_OF_ORDER_SEQUENCE_NUMBER
     46, // DUPLICATE_SEQUENCE_NUMBER
     47, // INVALID_PRODUCER_EPOCH
@@ -228,7 +228,7 @@ pub const PRODUCER_STATE_ERRORS: &[i16] = &[
 /// on, the client must itself wait that long before its next request
 /// (KIP-219). Below it the broker delayed the response instead. APIs not
 /// listed here were added after KIP-219 and behave so at every version.
-pub const THROTTLE_AFTER_RESPONSE: &[(i16, i16)] = &[
+pub(crate) const THROTTLE_AFTER_RESPONSE: &[(i16, i16)] = &[
     (0, 6),  // Produce
     (1, 8),  // Fetch
     (2, 3),  // ListOffsets

@@ -8,8 +8,8 @@
 
 use crate::schema::MessageSpec;
 
-pub const API_VERSIONS_KEY: i16 = 18;
-pub const CONTROLLED_SHUTDOWN_KEY: i16 = 7;
+pub(crate) const API_VERSIONS_KEY: i16 = 18;
+pub(crate) const CONTROLLED_SHUTDOWN_KEY: i16 = 7;
 
 /// Which rule chose a header version; `kwire decode --explain` and `kwire diff` say it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +69,7 @@ pub fn request_header(spec: &MessageSpec, version: i16) -> (i16, HeaderRule) {
 }
 
 /// The response header version for a body version, and the rule that chose it.
-pub fn response_header(spec: &MessageSpec, version: i16) -> (i16, HeaderRule) {
+pub(crate) fn response_header(spec: &MessageSpec, version: i16) -> (i16, HeaderRule) {
     if let Some(h) = explicit(spec, version) {
         return (h, HeaderRule::Explicit);
     }
@@ -83,11 +83,11 @@ pub fn response_header(spec: &MessageSpec, version: i16) -> (i16, HeaderRule) {
     }
 }
 
-pub fn request_header_version(spec: &MessageSpec, version: i16) -> i16 {
+pub(crate) fn request_header_version(spec: &MessageSpec, version: i16) -> i16 {
     request_header(spec, version).0
 }
 
-pub fn response_header_version(spec: &MessageSpec, version: i16) -> i16 {
+pub(crate) fn response_header_version(spec: &MessageSpec, version: i16) -> i16 {
     response_header(spec, version).0
 }
 
@@ -99,7 +99,7 @@ fn explicit(spec: &MessageSpec, version: i16) -> Option<i16> {
 }
 
 /// The header version for a request or response body.
-pub fn header_for(
+pub(crate) fn header_for(
     kind: crate::schema::MessageKind,
     spec: &MessageSpec,
     version: i16,

@@ -31,7 +31,7 @@ pub fn utc_millis(ms: i64) -> Option<String> {
 
 /// [`utc_millis`] as its 24 ASCII bytes, written digit by digit: a note on
 /// every batch's timestamps, where formatting cost more than the decoding.
-pub fn utc_millis_bytes(ms: i64) -> Option<[u8; 24]> {
+pub(crate) fn utc_millis_bytes(ms: i64) -> Option<[u8; 24]> {
     const MAX: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
     if !(0..=MAX).contains(&ms) {
         return None;
@@ -65,7 +65,7 @@ pub fn utc_millis_bytes(ms: i64) -> Option<[u8; 24]> {
 
 /// Microseconds since the epoch as `2026-12-01T16:24:04.015891Z` (capture
 /// times); `None` past the year 9999.
-pub fn utc_micros(us: u64) -> Option<String> {
+pub(crate) fn utc_micros(us: u64) -> Option<String> {
     let ms = i64::try_from(us / 1000).ok()?;
     let text = utc_millis(ms)?;
     // Keep the date-time to the second and write the six fraction digits.
@@ -88,7 +88,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// A timestamp field's note: the date-time, or what -1 means.
-pub fn timestamp_note(ms: i64) -> Option<String> {
+pub(crate) fn timestamp_note(ms: i64) -> Option<String> {
     match ms {
         -1 => Some("(none)".into()),
         ms => utc_millis_bytes(ms).map(|t| {
@@ -104,7 +104,7 @@ pub fn timestamp_note(ms: i64) -> Option<String> {
 /// A duration in milliseconds in the largest unit that keeps it short:
 /// `250 ms`, `1.5 s`, `5 min`, `7 d`; `None` for negative values (which
 /// mean "default" or "none" depending on the field).
-pub fn duration_note(ms: i64) -> Option<String> {
+pub(crate) fn duration_note(ms: i64) -> Option<String> {
     if ms < 0 {
         return None;
     }
@@ -128,7 +128,7 @@ pub fn duration_note(ms: i64) -> Option<String> {
 }
 
 /// Produce's `Acks`.
-pub fn acks_note(v: i64) -> Option<&'static str> {
+pub(crate) fn acks_note(v: i64) -> Option<&'static str> {
     Some(match v {
         -1 => "(all)",
         0 => "(none)",
@@ -138,7 +138,7 @@ pub fn acks_note(v: i64) -> Option<&'static str> {
 }
 
 /// Fetch's and ListOffsets' `IsolationLevel`.
-pub fn isolation_level_note(v: i64) -> Option<&'static str> {
+pub(crate) fn isolation_level_note(v: i64) -> Option<&'static str> {
     Some(match v {
         0 => "(read_uncommitted)",
         1 => "(read_committed)",
@@ -147,7 +147,7 @@ pub fn isolation_level_note(v: i64) -> Option<&'static str> {
 }
 
 /// The ACL APIs' `Operation` (AclOperation).
-pub fn acl_operation_note(v: i64) -> Option<&'static str> {
+pub(crate) fn acl_operation_note(v: i64) -> Option<&'static str> {
     const NAMES: [&str; 15] = [
         "(unknown)",
         "(any)",
@@ -171,7 +171,7 @@ pub fn acl_operation_note(v: i64) -> Option<&'static str> {
 /// The ACL APIs' resource type filter (ResourceType in ACL bindings). A
 /// field named plain `ResourceType` is not given names: the config APIs use
 /// the same name with another numbering (2 topic, 4 broker, 8 broker logger).
-pub fn acl_resource_type_note(v: i64) -> Option<&'static str> {
+pub(crate) fn acl_resource_type_note(v: i64) -> Option<&'static str> {
     const NAMES: [&str; 8] = [
         "(unknown)",
         "(any)",
@@ -186,7 +186,7 @@ pub fn acl_resource_type_note(v: i64) -> Option<&'static str> {
 }
 
 /// The ACL APIs' `PermissionType` (AclPermissionType).
-pub fn acl_permission_note(v: i64) -> Option<&'static str> {
+pub(crate) fn acl_permission_note(v: i64) -> Option<&'static str> {
     Some(match v {
         0 => "(unknown)",
         1 => "(any)",
@@ -197,7 +197,7 @@ pub fn acl_permission_note(v: i64) -> Option<&'static str> {
 }
 
 /// The ACL APIs' `PatternType` (PatternType).
-pub fn acl_pattern_note(v: i64) -> Option<&'static str> {
+pub(crate) fn acl_pattern_note(v: i64) -> Option<&'static str> {
     Some(match v {
         0 => "(unknown)",
         1 => "(any)",

@@ -3,9 +3,9 @@
 use super::crc32c::crc32c;
 
 /// Size of a RecordBatch v2 header (and of an empty batch).
-pub const BATCH_HEADER_LEN: usize = 61;
+pub(crate) const BATCH_HEADER_LEN: usize = 61;
 /// Where the CRC-covered part starts: the attributes field.
-pub const CRC_START: usize = 21;
+pub(crate) const CRC_START: usize = 21;
 
 /// An empty batch: numeric fields zero, magic 2, batchLength 49, valid CRC-32C.
 pub fn empty_batch() -> Vec<u8> {

@@ -9,10 +9,10 @@
 //! Kafka frames resume.
 
 /// SaslHandshake's api key.
-pub const SASL_HANDSHAKE_KEY: i16 = 17;
+pub(crate) const SASL_HANDSHAKE_KEY: i16 = 17;
 
 /// The SaslHandshake version after which tokens go without a Kafka header.
-pub const RAW_TOKENS_VERSION: i16 = 0;
+pub(crate) const RAW_TOKENS_VERSION: i16 = 0;
 
 /// SASL mechanism names are at most 20 characters (RFC 4422, 3.1); a name
 /// sent longer than this is shown cut here, so that a hostile one repeated
@@ -21,7 +21,7 @@ pub const MAX_MECHANISM_SHOWN: usize = 64;
 
 /// A mechanism's name as sent, for showing: invalid UTF-8 replaced, cut at
 /// [`MAX_MECHANISM_SHOWN`] bytes (with `…`). Not escaped: renderers escape it.
-pub fn mechanism_text(bytes: &[u8]) -> String {
+pub(crate) fn mechanism_text(bytes: &[u8]) -> String {
     let cut = bytes.len() > MAX_MECHANISM_SHOWN;
     let mut text =
         String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_MECHANISM_SHOWN)]).into_owned();

@@ -12,7 +12,7 @@ use std::io::{self, Write};
 
 /// The lines of one batch node of a segment, `position` its place in the
 /// file (the node's offsets are file positions already).
-pub fn write_batch(out: &mut impl Write, batch: &Node, position: usize) -> io::Result<()> {
+pub(crate) fn write_batch(out: &mut impl Write, batch: &Node, position: usize) -> io::Result<()> {
     let Some(h) = batch_header(batch) else {
         let mut damaged = Vec::new();
         damaged_nodes(batch, false, &mut damaged);

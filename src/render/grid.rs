@@ -8,10 +8,10 @@ use crate::decode::{Frame, Node, Region};
 use crate::schema::Catalogue;
 use std::io::{self, Write};
 
-pub const ROW: usize = 16;
+pub(crate) const ROW: usize = 16;
 
 /// ANSI 256-colour background for each region (foreground stays black).
-pub fn ansi_bg(r: Region) -> u8 {
+pub(crate) fn ansi_bg(r: Region) -> u8 {
     match r {
         Region::Frame => 250,
         Region::RpcHeader => 117,
@@ -24,7 +24,7 @@ pub fn ansi_bg(r: Region) -> u8 {
 }
 
 /// The region's colour as CSS `#rrggbb`: the same xterm-256 colour as the terminal grid.
-pub fn css_color(r: Region) -> String {
+pub(crate) fn css_color(r: Region) -> String {
     let [red, green, blue] = xterm_rgb(ansi_bg(r));
     format!("#{red:02x}{green:02x}{blue:02x}")
 }
@@ -71,7 +71,7 @@ pub fn render_grid(frame: &Frame, color: bool) -> String {
 }
 
 /// The grid of any bytes whose tree is `root` (a frame, a record, a header).
-pub fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
+pub(crate) fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
     let mut out = Vec::new();
     // Writing into memory does not fail.
     let _ = write_layout(&mut out, bytes, &byte_regions(root, bytes.len()), color);
@@ -114,7 +114,7 @@ const SPILL: usize = 64 << 10;
 /// The grid of `bytes` painted by `regions`: its title, a row of 16 bytes
 /// at a time (offset, hex, text), the legend, and without colour the
 /// regions' byte ranges.
-pub fn write_layout(
+pub(crate) fn write_layout(
     w: &mut impl Write,
     bytes: &[u8],
     regions: &[Option<Region>],

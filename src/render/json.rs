@@ -97,7 +97,7 @@ pub fn frame_contract(frame: &Frame) -> Json {
 pub const RAW_KEY: &str = "_raw";
 
 /// The `kind` of a SASL token's object, in the contract and in tree JSON.
-pub const SASL_TOKEN_KIND: &str = "sasl_token";
+pub(crate) const SASL_TOKEN_KIND: &str = "sasl_token";
 
 /// A SASL token's bytes, as its tree holds them (`decode::sasl`).
 pub(crate) fn token_bytes(frame: &Frame) -> Option<&[u8]> {
@@ -152,7 +152,7 @@ fn write_redacted(out: &mut Vec<u8>, frame: &Frame) {
 
 /// A float64 whose JSON text would not parse back to its bits: a NaN other
 /// than the one `"NaN"` parses to (its sign or payload would be lost).
-pub fn float_needs_raw(v: f64) -> bool {
+pub(crate) fn float_needs_raw(v: f64) -> bool {
     v.is_nan() && v.to_bits() != f64::NAN.to_bits()
 }
 
@@ -192,7 +192,7 @@ pub fn struct_object(node: &Node) -> Map<String, Json> {
 }
 
 /// A node's value in the contract's types.
-pub fn value_json(node: &Node) -> Json {
+pub(crate) fn value_json(node: &Node) -> Json {
     match &node.value {
         Value::None => Json::Null,
         Value::Int(v) => json!(v),

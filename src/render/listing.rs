@@ -51,7 +51,7 @@ impl<'c> LineWriter<'c> {
 
     /// Rows without the addresses (`conn 3 → …`), for a view that names
     /// connections in lines of its own ([`conn_name`]).
-    pub fn without_addresses(mut self) -> Self {
+    pub(crate) fn without_addresses(mut self) -> Self {
         self.endpoints.addresses = false;
         self
     }
@@ -81,7 +81,7 @@ impl<'c> LineWriter<'c> {
 
     /// The start of every line: `{index:>5} {time} conn {n} {client} {arrow} {server} `
     /// (`conn {n} {arrow} ` when connections are named).
-    pub fn push_lead(&mut self, line: &mut Vec<u8>, f: &CapturedFrame) {
+    pub(crate) fn push_lead(&mut self, line: &mut Vec<u8>, f: &CapturedFrame) {
         let (client, broker) = match f.direction {
             Direction::Request => (f.from, f.to),
             Direction::Response => (f.to, f.from),
@@ -107,7 +107,7 @@ impl<'c> LineWriter<'c> {
     /// A connection's open or close as a row of the listing (without its
     /// newline): the TCP flag in the frame number's column, the time, the
     /// connection, and who did it.
-    pub fn push_conn_event(&mut self, line: &mut Vec<u8>, e: &crate::capture::ConnEvent) {
+    pub(crate) fn push_conn_event(&mut self, line: &mut Vec<u8>, e: &crate::capture::ConnEvent) {
         use crate::capture::ConnEventKind;
         let arrow = match e.kind.side() {
             crate::capture::Side::Client => "→",
@@ -176,7 +176,7 @@ impl<'c> LineWriter<'c> {
     /// A frame's line (without its newline): a response's latency, when its
     /// request is known, between its size and its summary; `red` wraps a
     /// malformed frame's summary in the terminal's bold red.
-    pub fn push_frame(
+    pub(crate) fn push_frame(
         &mut self,
         line: &mut Vec<u8>,
         f: &CapturedFrame,
@@ -205,7 +205,7 @@ impl<'c> LineWriter<'c> {
 
     /// A frame's line up to its summary: lead, API and version, correlation
     /// id, size, and a space.
-    pub fn push_head(&mut self, line: &mut Vec<u8>, f: &CapturedFrame, entry: &ListEntry) {
+    pub(crate) fn push_head(&mut self, line: &mut Vec<u8>, f: &CapturedFrame, entry: &ListEntry) {
         self.push_lead(line, f);
         self.push_api(line, entry);
         line.extend_from_slice(b" corr=");
@@ -220,7 +220,7 @@ impl<'c> LineWriter<'c> {
 
     /// `{api} v{version}`, `?` for what is not known; `guessed` before a
     /// guess (`--guess`).
-    pub fn push_api(&mut self, line: &mut Vec<u8>, entry: &ListEntry) {
+    pub(crate) fn push_api(&mut self, line: &mut Vec<u8>, entry: &ListEntry) {
         if entry.guessed {
             line.extend_from_slice(b"guessed ");
         }
@@ -240,7 +240,7 @@ impl<'c> LineWriter<'c> {
 
     /// A SASL token's line: `SASL token ({mechanism}) {size}B auth_bytes={n}B`;
     /// the token's bytes (a password, for PLAIN) are not shown.
-    pub fn push_token(&mut self, line: &mut Vec<u8>, f: &CapturedFrame, mechanism: &str) {
+    pub(crate) fn push_token(&mut self, line: &mut Vec<u8>, f: &CapturedFrame, mechanism: &str) {
         self.push_lead(line, f);
         line.extend_from_slice(b"SASL token (");
         line.extend_from_slice(sanitize(mechanism).as_bytes());
@@ -252,7 +252,7 @@ impl<'c> LineWriter<'c> {
     }
 
     /// The summary at the end of a line.
-    pub fn push_summary(&mut self, line: &mut Vec<u8>, summary: &Summary) {
+    pub(crate) fn push_summary(&mut self, line: &mut Vec<u8>, summary: &Summary) {
         match summary {
             Summary::Malformed(e) => {
                 line.extend_from_slice(b"!! ");
@@ -308,13 +308,13 @@ fn push_size(line: &mut Vec<u8>, f: &CapturedFrame) {
 
 /// A response's latency and a space, as every text view writes it
 /// ([`crate::text::duration_us`]).
-pub fn push_latency(line: &mut Vec<u8>, us: u64) {
+pub(crate) fn push_latency(line: &mut Vec<u8>, us: u64) {
     line.extend_from_slice(crate::text::duration_us(us).as_bytes());
     line.push(b' ');
 }
 
 /// Error names of a summary, each run of the same name once.
-pub fn error_names(codes: &[i16]) -> Vec<&'static str> {
+pub(crate) fn error_names(codes: &[i16]) -> Vec<&'static str> {
     let mut names: Vec<&'static str> = codes
         .iter()
         .map(|&c| error_name(c).unwrap_or("unknown error code"))
@@ -371,7 +371,7 @@ pub fn push_timestamp(line: &mut Vec<u8>, x: f64) {
 
 /// `x` × 10⁶ rounded to the nearest integer, computed exactly; `None` for a tie
 /// or a value outside the plain range.
-pub fn micros_exact(x: f64) -> Option<u64> {
+pub(crate) fn micros_exact(x: f64) -> Option<u64> {
     if !x.is_finite() || x.is_sign_negative() || x >= 1e12 {
         return None;
     }

@@ -56,7 +56,7 @@ fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
 /// The preview that is `node`'s note when it is printable ASCII without
 /// quotes or backslashes (most keys and values): its bytes and the `…` when
 /// cut, which a JSON writer can copy as they are.
-pub fn plain_ascii_preview(node: &Node) -> Option<(&[u8], &'static str)> {
+pub(crate) fn plain_ascii_preview(node: &Node) -> Option<(&[u8], &'static str)> {
     if node.note.is_some() {
         return None;
     }
@@ -84,7 +84,7 @@ fn previewed(node: &Node) -> Option<&[u8]> {
 
 /// `(text "…")`: bytes that read as text without control characters, cut
 /// at [`PREVIEW_CHARS`] characters.
-pub fn text_preview(b: &[u8]) -> Option<String> {
+pub(crate) fn text_preview(b: &[u8]) -> Option<String> {
     let (shown, more) = preview_parts(b)?;
     let shown = match shown {
         Shown::Ascii(a) => std::str::from_utf8(a).ok()?,

@@ -173,7 +173,7 @@ pub fn write_table_item(
 /// A record's offset: the broker's, or `+N` within its batch when the
 /// broker's is not known (a produced record whose response is not in the
 /// capture).
-pub fn offset_text(r: &RecordRow) -> String {
+pub(crate) fn offset_text(r: &RecordRow) -> String {
     match r.offset_assigned {
         true => r.offset.to_string(),
         false => format!("+{}", r.offset),
@@ -324,7 +324,7 @@ fn origin_json(
 /// with `key_hex` and `value_hex` always; the schema id of framed ones
 /// (`key_schema_id`, `schema_id`) and what internal topics' decoded to
 /// (`key_decoded`, `value_decoded`) when there is one.
-pub fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
+pub(crate) fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
     let mut m = origin_json(cat, &r.origin, r.topic.as_ref(), r.partition);
     m.insert("offset".into(), json!(r.offset));
     m.insert("offset_assigned".into(), json!(r.offset_assigned));

@@ -302,7 +302,7 @@ fn push_children<'a>(
 
 /// Extra lines under a node: gets the node, its parent, and the buffer its
 /// offsets index (the frame, or a decompressed buffer below a decompressed node).
-pub type Annotate<'a> = dyn Fn(&Node, Option<&Node>, &[u8]) -> Vec<String> + 'a;
+pub(crate) type Annotate<'a> = dyn Fn(&Node, Option<&Node>, &[u8]) -> Vec<String> + 'a;
 
 /// The tree with `annotate`'s lines under each node, marked `· `.
 pub fn render_tree_annotated(
@@ -322,7 +322,7 @@ pub fn render_tree_annotated(
 /// it is drawn (each batch's nodes annotated, drawn and dropped), and what
 /// the walks found is returned for the frame's lists
 /// ([`crate::decode::records::deferred::join_found`]).
-pub fn write_tree_annotated(
+pub(crate) fn write_tree_annotated(
     w: &mut dyn Write,
     root: &Node,
     buf: &[u8],
@@ -692,7 +692,7 @@ pub fn write_frame_drawing(
 }
 
 /// [`render_frame`] appended to a byte buffer (no copy through another).
-pub fn push_frame(out: &mut Vec<u8>, frame: &Frame, opts: TreeOptions) {
+pub(crate) fn push_frame(out: &mut Vec<u8>, frame: &Frame, opts: TreeOptions) {
     let _ = write_tree_to(out, &mut io::sink(), &frame.root, opts, (NO_SPILL, None));
     push_findings_fitted(frame, opts, out);
 }
@@ -709,7 +709,7 @@ fn push_findings_fitted(frame: &Frame, opts: TreeOptions, out: &mut Vec<u8>) {
 }
 
 /// A frame's warnings and error, after its tree.
-pub fn push_findings(frame: &Frame, out: &mut String) {
+pub(crate) fn push_findings(frame: &Frame, out: &mut String) {
     push_findings_in(frame, false, out)
 }
 

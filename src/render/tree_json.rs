@@ -92,7 +92,7 @@ struct Drawer<'d> {
 }
 
 /// One node's tree JSON (no newline), as `tree_json` would print it.
-pub fn write_tree_json(out: &mut impl io::Write, node: &Node) -> io::Result<()> {
+pub(crate) fn write_tree_json(out: &mut impl io::Write, node: &Node) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
     write_node(&mut buf, out, node, None)?;
     out.write_all(&buf)

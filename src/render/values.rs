@@ -16,7 +16,7 @@ pub fn value_text(node: &Node) -> Option<String> {
 
 /// [`value_text`] appended to a byte buffer; false (nothing written) for containers without one.
 #[inline]
-pub fn push_value_text(out: &mut Vec<u8>, node: &Node) -> bool {
+pub(crate) fn push_value_text(out: &mut Vec<u8>, node: &Node) -> bool {
     match &node.value {
         Value::None => return false,
         Value::Int(v) => push_int(out, *v),
@@ -43,7 +43,7 @@ pub fn push_value_text(out: &mut Vec<u8>, node: &Node) -> bool {
     true
 }
 
-pub fn float_text(v: f64) -> String {
+pub(crate) fn float_text(v: f64) -> String {
     if v.is_finite() && v == v.trunc() && v.abs() < 1e16 {
         format!("{v:.1}")
     } else {
@@ -58,7 +58,7 @@ pub fn bytes_text(b: &[u8]) -> String {
 }
 
 /// [`bytes_text`] appended to a byte buffer.
-pub fn push_bytes_text(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn push_bytes_text(out: &mut Vec<u8>, b: &[u8]) {
     if b.is_empty() {
         out.extend_from_slice(b"0x (empty)");
         return;

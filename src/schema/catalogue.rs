@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 /// The release name given to definitions loaded with `--defs`.
-pub const LOADED_RELEASE: &str = "defs";
+pub(crate) const LOADED_RELEASE: &str = "defs";
 
 const BUILTIN_JSON: &str = include_str!("../catalogue/kafka.json");
 const FORMAT: u32 = 1;
@@ -159,7 +159,7 @@ impl Entry {
     /// Whether the definition may have a field named `field`: false only when
     /// its text, not parsed yet, does not hold the quoted name (a search that
     /// spares parsing every definition to find one name).
-    pub fn may_name(&self, field: &str) -> bool {
+    pub(crate) fn may_name(&self, field: &str) -> bool {
         match (self.line, self.spec.get()) {
             (Some(line), None) => {
                 memchr::memmem::find(line.as_bytes(), format!("\"{field}\"").as_bytes()).is_some()
@@ -507,7 +507,7 @@ impl Catalogue {
     }
 
     /// Every entry of an API request or response, newest first.
-    pub fn entries_for<'a>(
+    pub(crate) fn entries_for<'a>(
         &'a self,
         kind: MessageKind,
         api_key: i16,
@@ -629,14 +629,8 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// Parse one definition file's text; re-exported for tools and tests.
-pub fn parse_one(text: &str, origin: &str) -> Result<MessageSpec, String> {
+pub(crate) fn parse_one(text: &str, origin: &str) -> Result<MessageSpec, String> {
     parse_definition(text, origin)
-}
-
-/// The highest valid version of a spec, capped for open-ended ranges.
-pub fn latest_version(spec: &MessageSpec) -> Option<i16> {
-    let v: Versions = spec.valid_versions;
-    (!v.is_empty()).then_some(v.hi)
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ pub const MAX_EXPANDED_FIELDS: usize = 20_000;
 pub const MAX_DEPTH: usize = 32;
 /// Fields one file may be read as in all (its common structs, each tried
 /// until the ones it uses are read, and its message): what reading it may cost.
-pub const MAX_FILE_WORK: usize = 200_000;
+pub(crate) const MAX_FILE_WORK: usize = 200_000;
 /// The fields a message has expanded to so far, and how deep.
 #[derive(Default)]
 struct Expansion {
@@ -387,7 +387,7 @@ fn int_value(v: &Value) -> Option<i64> {
 }
 
 /// Drop prose so that two specs compare by facts alone.
-pub fn strip_prose(spec: &mut MessageSpec) {
+pub(crate) fn strip_prose(spec: &mut MessageSpec) {
     fn strip(fields: &mut [FieldSpec]) {
         for f in fields {
             f.about = None;

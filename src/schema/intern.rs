@@ -23,7 +23,7 @@ pub fn intern(s: &str) -> &'static str {
 
 /// [`intern`] behind a thin pointer: 8 bytes where a `&str` takes 16, for the
 /// keys of tape slots, which are many.
-pub fn intern_thin(s: &str) -> &'static &'static str {
+pub(crate) fn intern_thin(s: &str) -> &'static &'static str {
     static THIN: OnceLock<Mutex<HashMap<&'static str, &'static &'static str>>> = OnceLock::new();
     let kept = intern(s);
     let mut map = THIN

@@ -2,7 +2,7 @@
 
 /// Remove comments outside string literals, keeping line structure so that
 /// serde_json's error positions still point at the original text.
-pub fn strip_comments(text: &str) -> String {
+pub(crate) fn strip_comments(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;

@@ -44,7 +44,7 @@ pub struct MessageSpec {
 /// A message name as the decoder shares it: interned like the field labels
 /// (see [`intern`]) on first use. Like [`super::model::LabelCache`], not cloned and not part
 /// of equality.
-pub type NameCache = SpecCache<&'static str>;
+pub(crate) type NameCache = SpecCache<&'static str>;
 
 impl SpecCache<&'static str> {
     /// `name` as a shared string; interned afresh if the cached one is not `name`.
@@ -64,7 +64,7 @@ impl MessageSpec {
     }
 
     /// Retired API stubs (`validVersions: "none"`) keep only their key and name.
-    pub fn is_retired(&self) -> bool {
+    pub(crate) fn is_retired(&self) -> bool {
         self.valid_versions.is_empty()
     }
 
@@ -81,7 +81,7 @@ impl MessageSpec {
 const CACHED_VERSIONS: usize = 64;
 
 /// A spec's plans, one per version, each made on first use.
-pub type PlanCache = SpecCache<Box<[OnceLock<StructPlan>]>>;
+pub(crate) type PlanCache = SpecCache<Box<[OnceLock<StructPlan>]>>;
 
 impl PlanCache {
     #[inline]
@@ -100,7 +100,7 @@ impl MessageSpec {
     /// The layout of this message at `version` when kept with the spec (the
     /// versions it defines), borrowed without the [`Self::plan`]'s `Cow`.
     #[inline]
-    pub fn kept_plan(&self, version: i16) -> Option<&StructPlan> {
+    pub(crate) fn kept_plan(&self, version: i16) -> Option<&StructPlan> {
         self.plans.get(self, version)
     }
 

@@ -100,7 +100,7 @@ impl Primitive {
     }
 
     /// Byte width of fixed-size primitives.
-    pub fn fixed_width(&self) -> Option<usize> {
+    pub(crate) fn fixed_width(&self) -> Option<usize> {
         Some(match self {
             Self::Bool | Self::Int8 => 1,
             Self::Int16 | Self::Uint16 => 2,
@@ -140,16 +140,12 @@ impl FieldType {
         }
     }
 
-    pub fn is_array(&self) -> bool {
-        matches!(self, FieldType::Array(_))
-    }
-
     pub fn is_struct(&self) -> bool {
         matches!(self, FieldType::Struct(_))
     }
 
     /// The struct this type holds, directly or as array elements.
-    pub fn struct_name(&self) -> Option<&str> {
+    pub(crate) fn struct_name(&self) -> Option<&str> {
         match self {
             FieldType::Struct(n) => Some(n),
             FieldType::Array(inner) => inner.struct_name(),
@@ -287,7 +283,7 @@ impl FieldLabels {
 
     /// The name of element `i` of this array field: `Struct[i]` for arrays of
     /// structs, `Field[i]` for arrays of primitives.
-    pub fn element_name(&self, i: usize) -> crate::text::Text {
+    pub(crate) fn element_name(&self, i: usize) -> crate::text::Text {
         let base = self.struct_name.unwrap_or(self.name);
         let Some(chunk) = self.elements.get(i / ELEMENT_CHUNK) else {
             return crate::text::Text::format(format_args!("{base}[{i}]"));

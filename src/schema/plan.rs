@@ -87,7 +87,7 @@ impl Op {
 
 /// A struct's plan, shared: every use of one common struct in a message's
 /// plan at a version refers to the one plan compiled for it.
-pub type SharedPlan = std::sync::Arc<StructPlan>;
+pub(crate) type SharedPlan = std::sync::Arc<StructPlan>;
 
 #[derive(Clone, Debug)]
 pub enum Shape {

@@ -4,7 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Highest version an open-ended range ("N+") reaches.
-pub const MAX_VERSION: i16 = i16::MAX;
+pub(crate) const MAX_VERSION: i16 = i16::MAX;
 
 /// An inclusive range of versions; empty when `lo > hi`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,22 +30,6 @@ impl Versions {
 
     pub fn contains(&self, v: i16) -> bool {
         !self.is_empty() && v >= self.lo && v <= self.hi
-    }
-
-    pub fn is_open_ended(&self) -> bool {
-        !self.is_empty() && self.hi == MAX_VERSION
-    }
-
-    pub fn intersect(&self, other: &Versions) -> Versions {
-        let v = Versions {
-            lo: self.lo.max(other.lo),
-            hi: self.hi.min(other.hi),
-        };
-        if v.is_empty() {
-            Versions::NONE
-        } else {
-            v
-        }
     }
 
     /// Iterate the versions; open-ended ranges stop at `cap`.
@@ -139,12 +123,10 @@ mod tests {
     }
 
     #[test]
-    fn contains_and_intersects() {
+    fn contains_and_iterates() {
         let v = Versions::new(2, 5);
         assert!(v.contains(2) && v.contains(5) && !v.contains(6) && !v.contains(1));
         assert!(!Versions::NONE.contains(0));
-        assert_eq!(v.intersect(&Versions::new(4, 9)), Versions::new(4, 5));
-        assert!(v.intersect(&Versions::new(6, 9)).is_empty());
         assert_eq!(
             Versions::new(1, 3).iter_capped(10).collect::<Vec<_>>(),
             vec![1, 2, 3]

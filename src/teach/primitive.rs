@@ -132,7 +132,7 @@ impl WireType {
         })
     }
 
-    pub fn is_nullable(&self) -> bool {
+    pub(crate) fn is_nullable(&self) -> bool {
         self.schema().is_some_and(|(_, _, n)| n)
     }
 }

@@ -47,7 +47,7 @@ pub struct HeaderChange {
 }
 
 /// The message definition of one direction at a version, or why there is none.
-pub fn spec_at<'c>(
+pub(crate) fn spec_at<'c>(
     cat: &'c Catalogue,
     kind: MessageKind,
     api_key: i16,

@@ -6,7 +6,7 @@
 /// Append `b` to `out`: pieces of up to 32 bytes with two overlapping loads
 /// and stores of a fixed width, longer ones through `extend_from_slice`.
 #[inline(always)]
-pub fn push_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn push_bytes(out: &mut Vec<u8>, b: &[u8]) {
     let n = b.len();
     if n > 32 {
         return out.extend_from_slice(b);

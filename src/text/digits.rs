@@ -22,21 +22,21 @@ fn hex_pair(b: u8) -> [u8; 2] {
 
 /// `n` as four lowercase hex digits (`{:04x}` of a `u16`).
 #[inline(always)]
-pub fn hex4(n: u16) -> [u8; 4] {
+pub(crate) fn hex4(n: u16) -> [u8; 4] {
     let ([a, b], [c, d]) = (hex_pair((n >> 8) as u8), hex_pair(n as u8));
     [a, b, c, d]
 }
 
 /// `n` as eight lowercase hex digits (`{:08x}`: checksums).
 #[inline]
-pub fn hex8(n: u32) -> [u8; 8] {
+pub(crate) fn hex8(n: u32) -> [u8; 8] {
     let ([a, b, c, d], [e, f, g, h]) = (hex4((n >> 16) as u16), hex4(n as u16));
     [a, b, c, d, e, f, g, h]
 }
 
 /// `{:04x}`: lowercase hex, at least four digits (offsets in the tree views).
 #[inline]
-pub fn push_hex4(out: &mut Vec<u8>, n: usize) {
+pub(crate) fn push_hex4(out: &mut Vec<u8>, n: usize) {
     if let Ok(short) = u16::try_from(n) {
         out.extend_from_slice(&hex4(short));
         return;
@@ -104,7 +104,7 @@ fn write_hex_sse2(out: &mut Vec<u8>, b: &[u8]) {
 
 /// `n`'s last six decimal digits, zero-padded: the microseconds after a
 /// decimal point (`{:06}`).
-pub fn push_six_digits(out: &mut Vec<u8>, n: u64) {
+pub(crate) fn push_six_digits(out: &mut Vec<u8>, n: u64) {
     let n = n % 1_000_000;
     let [a, b] = pair(n / 10_000);
     let [c, d] = pair(n / 100);
@@ -114,7 +114,7 @@ pub fn push_six_digits(out: &mut Vec<u8>, n: u64) {
 
 /// `n`'s decimal digits, right-padded with spaces to `width` on the left (`{:>width$}`).
 #[inline(always)]
-pub fn push_uint(out: &mut Vec<u8>, n: u64, width: usize) {
+pub(crate) fn push_uint(out: &mut Vec<u8>, n: u64, width: usize) {
     // Most numbers in a tree (lengths, counts, small values) have one or two
     // digits: written with fixed-size copies, without the loop.
     if n < 10 && width <= 1 {
@@ -169,7 +169,7 @@ pub fn int_str(n: i64, buf: &mut [u8; 20]) -> &str {
 
 /// A signed number (`{}`).
 #[inline]
-pub fn push_int(out: &mut Vec<u8>, n: i64) {
+pub(crate) fn push_int(out: &mut Vec<u8>, n: i64) {
     if n < 0 {
         out.push(b'-');
     }
@@ -178,7 +178,7 @@ pub fn push_int(out: &mut Vec<u8>, n: i64) {
 
 /// A socket address as `Display` writes it (`10.0.0.1:9092`, `[::1]:9092`):
 /// IPv4 digit by digit, as formatting it cost 3,000 instructions a frame heading.
-pub fn push_socket_addr(out: &mut Vec<u8>, addr: std::net::SocketAddr) {
+pub(crate) fn push_socket_addr(out: &mut Vec<u8>, addr: std::net::SocketAddr) {
     match addr {
         std::net::SocketAddr::V4(a) => {
             for (i, octet) in a.ip().octets().into_iter().enumerate() {

@@ -70,7 +70,7 @@ pub fn terminal_lines(s: &str) -> std::borrow::Cow<'_, str> {
 /// Whether every byte is printable ASCII (0x20 to 0x7e): eight bytes at a
 /// time, as the tree views check every name, value and note they write.
 #[inline]
-pub fn is_printable_ascii(b: &[u8]) -> bool {
+pub(crate) fn is_printable_ascii(b: &[u8]) -> bool {
     printable_ascii_prefix(b) == b.len()
 }
 
@@ -128,7 +128,7 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
 /// once, remembered by address, and then copied as is. The tree views write
 /// millions of them, and checking each cost an eighth of a capture's text tree.
 #[inline(always)]
-pub fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
+pub(crate) fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
     if let Some(s) = t.as_clean() {
         return push_bytes(out, s.as_bytes());
     }
@@ -198,7 +198,7 @@ fn push_unicode_escape(out: &mut Vec<u8>, c: char) {
 }
 
 /// [`quote`] appended to a byte buffer.
-pub fn quote_into(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn quote_into(out: &mut Vec<u8>, s: &str) {
     if !s.bytes().fold(false, |bad, b| {
         bad | !(0x20..0x7f).contains(&b) | (b == b'"') | (b == b'\\')
     }) {
@@ -220,7 +220,7 @@ pub fn sanitize_lines(s: &str) -> String {
 }
 
 /// Bytes that are not UTF-8, as `b"ab\xff"`.
-pub fn quote_bytes(b: &[u8]) -> String {
+pub(crate) fn quote_bytes(b: &[u8]) -> String {
     let mut out = String::from("b\"");
     for chunk in b.utf8_chunks() {
         for c in chunk.valid().chars() {

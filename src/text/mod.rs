@@ -60,7 +60,7 @@ impl Text {
 
     /// The text when it is kwire's own words ([`Text::own_words`]): shown as it is.
     #[inline(always)]
-    pub fn as_clean(&self) -> Option<&'static str> {
+    pub(crate) fn as_clean(&self) -> Option<&'static str> {
         match &self.0 {
             Repr::Clean(s) => Some(s),
             _ => None,
@@ -68,7 +68,7 @@ impl Text {
     }
 
     /// A copy of `s`, inline when short.
-    pub fn copy_of(s: &str) -> Text {
+    pub(crate) fn copy_of(s: &str) -> Text {
         if s.len() <= INLINE {
             let mut buf = [0u8; INLINE];
             buf[..s.len()].copy_from_slice(s.as_bytes());
@@ -140,7 +140,7 @@ impl Text {
 
     /// The text when it lives for the whole run (a literal, or an interned
     /// name): its address then names its contents for good.
-    pub fn as_static(&self) -> Option<&'static str> {
+    pub(crate) fn as_static(&self) -> Option<&'static str> {
         match &self.0 {
             Repr::Static(s) | Repr::Clean(s) => Some(s),
             _ => None,
@@ -364,7 +364,7 @@ pub fn number_ranges(numbers: &[usize], most: usize) -> String {
 /// `0 frames`. Every view counts through it, so no line says "1 versions".
 /// Words into lines of at most `width` characters where the words allow (a
 /// word longer than the width stands on a line of its own).
-pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {
@@ -426,12 +426,12 @@ pub fn snake_case(name: &str) -> String {
 }
 
 /// A uuid as most tools print it: hyphenated hex.
-pub fn uuid_text(u: &[u8; 16]) -> String {
+pub(crate) fn uuid_text(u: &[u8; 16]) -> String {
     uuid::Uuid::from_bytes(*u).hyphenated().to_string()
 }
 
 /// A uuid as Kafka's `Uuid.toString` prints it: URL-safe base64 without padding.
-pub fn kafka_uuid_text(u: &[u8; 16]) -> String {
+pub(crate) fn kafka_uuid_text(u: &[u8; 16]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::with_capacity(22);
     for chunk in u.chunks(3) {
@@ -446,7 +446,7 @@ pub fn kafka_uuid_text(u: &[u8; 16]) -> String {
 
 /// A float64 in the contract: a JSON number, or `"NaN"`, `"inf"`, `"-inf"`
 /// (JSON has no numbers for them).
-pub fn float_json(v: f64) -> serde_json::Value {
+pub(crate) fn float_json(v: f64) -> serde_json::Value {
     serde_json::Number::from_f64(v).map_or_else(
         || serde_json::json!(v.to_string()),
         serde_json::Value::Number,

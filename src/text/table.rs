@@ -76,7 +76,7 @@ impl Table {
 }
 
 /// The line that says which columns were left out to fit (empty: none).
-pub fn hidden_line(hidden: &[String], columns: Option<usize>) -> String {
+pub(crate) fn hidden_line(hidden: &[String], columns: Option<usize>) -> String {
     match (hidden.is_empty(), columns) {
         (false, Some(c)) => format!(
             "(left out to fit {c} columns: {}; --wide shows them)\n",

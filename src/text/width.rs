@@ -16,7 +16,7 @@ use unicode_width::UnicodeWidthChar;
 /// The width when neither the terminal nor `COLUMNS` says one.
 pub const DEFAULT_COLUMNS: usize = 120;
 /// No line is cut shorter than this, whatever `COLUMNS` says.
-pub const MIN_COLUMNS: usize = 40;
+pub(crate) const MIN_COLUMNS: usize = 40;
 
 /// The width text output fits: `None` for no limit (`wide`), else
 /// `COLUMNS`, else the terminal's columns, else [`DEFAULT_COLUMNS`].
@@ -120,7 +120,7 @@ fn escape_len(text: &[u8]) -> usize {
 
 /// Cuts `line[start..]` to `columns` cells, the last one `…`, when it is
 /// longer; a cut that leaves a colour open closes it.
-pub fn fit_line(line: &mut Vec<u8>, start: usize, columns: usize) {
+pub(crate) fn fit_line(line: &mut Vec<u8>, start: usize, columns: usize) {
     let text = &line[start..];
     // A cell takes a byte at least: a line no longer in bytes fits.
     if text.len() <= columns {
@@ -153,7 +153,7 @@ pub fn fit_line(line: &mut Vec<u8>, start: usize, columns: usize) {
 }
 
 /// Every line of `buf` from `start` on cut to `columns` cells.
-pub fn fit_each_line(buf: &mut Vec<u8>, start: usize, columns: usize) {
+pub(crate) fn fit_each_line(buf: &mut Vec<u8>, start: usize, columns: usize) {
     if buf.len() - start <= columns {
         return;
     }

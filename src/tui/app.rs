@@ -158,7 +158,7 @@ impl FrameView {
     }
 
     /// Whether the node at `path` is a stub not opened yet.
-    pub fn is_stub(&self, path: &[usize]) -> bool {
+    pub(crate) fn is_stub(&self, path: &[usize]) -> bool {
         self.frame
             .root
             .at_path(path)
@@ -240,22 +240,17 @@ impl FrameView {
     }
 
     /// The bytes the grid shows: the frame's, or the decompressed data the selection is in.
-    pub fn grid_bytes(&self) -> &[u8] {
+    pub(crate) fn grid_bytes(&self) -> &[u8] {
         self.buffer
             .as_ref()
             .map_or(&self.frame.bytes[..], |b| &b.bytes[..])
     }
 
     /// The region of each byte the grid shows.
-    pub fn grid_regions(&self) -> &[Option<Region>] {
+    pub(crate) fn grid_regions(&self) -> &[Option<Region>] {
         self.buffer
             .as_ref()
             .map_or(&self.regions[..], |b| &b.regions[..])
-    }
-
-    /// How much of `path` leads to the decompressed data it is in (0: none).
-    pub fn in_buffer(&self, path: &[usize]) -> usize {
-        decompressed_prefix(&self.frame.root, path)
     }
 
     /// After the tree's selection moved: the grid shows the buffer it is in.
@@ -308,7 +303,7 @@ impl FrameView {
     }
 
     /// The deepest node at byte `at` of the decompressed data of the node at `buffer`.
-    pub fn path_in_buffer(&self, buffer: &[usize], at: usize) -> Vec<usize> {
+    pub(crate) fn path_in_buffer(&self, buffer: &[usize], at: usize) -> Vec<usize> {
         let mut path = buffer.to_vec();
         let Some(mut node) = self.frame.root.at_path(&path) else {
             return path;
@@ -333,7 +328,7 @@ impl FrameView {
     }
 
     /// The cursor's byte.
-    pub fn cursor_range(&self) -> Range<usize> {
+    pub(crate) fn cursor_range(&self) -> Range<usize> {
         self.cursor..self.cursor + 1
     }
 
@@ -410,7 +405,7 @@ pub struct FrameSlot {
 pub const KEEP_DECODED: usize = 32;
 /// And at most this many of their bytes (a tree takes some 30 times its
 /// frame's bytes: a 1 MB Fetch response's, about 30 MB).
-pub const KEEP_DECODED_BYTES: usize = 2 << 20;
+pub(crate) const KEEP_DECODED_BYTES: usize = 2 << 20;
 
 /// What the explorer knows of the capture it indexes.
 pub struct CaptureState {
@@ -893,7 +888,7 @@ impl<'a> App<'a> {
     }
 
     /// Where frame `i` is (or would be) among the list's lines.
-    pub fn line_position(&self, i: usize) -> usize {
+    pub(crate) fn line_position(&self, i: usize) -> usize {
         if self.sort != FrameSort::Capture {
             return self
                 .lines
@@ -965,7 +960,7 @@ impl<'a> App<'a> {
     }
 
     /// Record where the panes are; after a resize, bring the selection back into view.
-    pub fn set_geometry(&mut self, g: Geometry) {
+    pub(crate) fn set_geometry(&mut self, g: Geometry) {
         if g != self.geometry {
             self.geometry = g;
             self.scroll_to_selection();
@@ -1047,7 +1042,7 @@ impl<'a> App<'a> {
 
     /// Where the current frame is in the list shown (where it would be, when
     /// the filter hides it).
-    pub fn shown_position(&self) -> usize {
+    pub(crate) fn shown_position(&self) -> usize {
         self.shown
             .binary_search(&self.current)
             .unwrap_or_else(|p| p)
@@ -1907,7 +1902,7 @@ impl<'a> App<'a> {
         }
     }
 
-    pub fn start_search(&mut self, query: &str) {
+    pub(crate) fn start_search(&mut self, query: &str) {
         let Some(fv) = self.frame() else { return };
         if query.is_empty() {
             self.search = None;
@@ -2316,7 +2311,7 @@ const SIDEWAYS: usize = 8;
 const MAX_SIDEWAYS: usize = 4096;
 
 /// `0x1a` (hex) or `26` (decimal).
-pub fn parse_offset(text: &str) -> Option<usize> {
+pub(crate) fn parse_offset(text: &str) -> Option<usize> {
     let t = text.trim();
     match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(h) => usize::from_str_radix(h, 16).ok(),

@@ -13,7 +13,7 @@ const SHOWN_BYTES: usize = 48;
 
 /// The lines for the node at `path` of `frame`, whose offsets index `bytes`
 /// (the frame's, or the decompressed data the node is in).
-pub fn details_lines(
+pub(crate) fn details_lines(
     frame: &Frame,
     bytes: &[u8],
     path: &[usize],
@@ -123,7 +123,7 @@ fn field(theme: Theme, label: &str, text: String) -> Line<'static> {
 
 /// Names from the top of the tree down to the node, array elements as
 /// indexes: `WriteShareGroupStateRequest.Topics[0].TopicId`.
-pub fn field_path(root: &Node, path: &[usize]) -> String {
+pub(crate) fn field_path(root: &Node, path: &[usize]) -> String {
     if path.is_empty() {
         return sanitize(&root.name);
     }

@@ -52,7 +52,7 @@ pub fn json(path: &str, frame: &Frame) -> Result<String, String> {
 /// contract on one line: decoded again values-only (the records as their
 /// bytes, as `kwire decode --format json` writes them), never holding every
 /// batch's nodes; within a budget of `limits` of its own.
-pub fn json_values(
+pub(crate) fn json_values(
     path: &str,
     cat: &Catalogue,
     release: Option<&str>,

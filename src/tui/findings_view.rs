@@ -62,7 +62,7 @@ impl FindingsList {
     }
 
     /// The next frame of the selected group (cycling through them).
-    pub fn next_frame(&mut self) -> Option<usize> {
+    pub(crate) fn next_frame(&mut self) -> Option<usize> {
         let g = self.groups.get(self.selected)?;
         let frames: Vec<usize> = g.frames.iter().copied().collect();
         if frames.is_empty() {
@@ -99,7 +99,7 @@ fn line(cat: &Catalogue, g: &Group) -> String {
     ))
 }
 
-pub struct FindingsOverlay<'a> {
+pub(crate) struct FindingsOverlay<'a> {
     pub list: &'a FindingsList,
     pub theme: Theme,
 }

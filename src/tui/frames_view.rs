@@ -16,7 +16,7 @@ use ratatui::widgets::Widget;
 
 /// `#2  paste 1 +0x0000  DeleteShareGroupStateRequest message v0  41 B`; for
 /// live traffic `#5  20:09:43.653124Z conn 0 ←  MetadataResponse message v12  80 B`.
-pub fn frame_title(index: usize, fv: &FrameView) -> String {
+pub(crate) fn frame_title(index: usize, fv: &FrameView) -> String {
     let f = &fv.frame;
     match fv.located {
         true => format!(
@@ -37,7 +37,7 @@ pub fn frame_title(index: usize, fv: &FrameView) -> String {
     }
 }
 
-pub struct FramesView<'a, 'c> {
+pub(crate) struct FramesView<'a, 'c> {
     pub app: &'a App<'c>,
     pub focused: bool,
 }

@@ -47,7 +47,7 @@ impl GridGeometry {
     }
 
     /// The byte column (0..16) under column `x`, in the hex or the ASCII part.
-    pub fn column_at(&self, x: u16) -> Option<usize> {
+    pub(crate) fn column_at(&self, x: u16) -> Option<usize> {
         if let Some(i) = (0..ROW).find(|&i| x >= self.hex_x(i) && x < self.hex_x(i) + 2) {
             return Some(i);
         }
@@ -57,7 +57,7 @@ impl GridGeometry {
     }
 }
 
-pub fn row_count(len: usize) -> usize {
+pub(crate) fn row_count(len: usize) -> usize {
     len.div_ceil(ROW)
 }
 

@@ -61,7 +61,7 @@ impl Panes {
 }
 
 /// Lines `+` and `-` move the split between the frame list and the panes under it.
-pub const RESIZE_STEP: i16 = 2;
+pub(crate) const RESIZE_STEP: i16 = 2;
 /// Lines the panes under the frame list keep, however far `+` goes: at
 /// 80x24 the stacked grid, tree and details, each with a line or more.
 const BELOW_LIST_MIN: usize = 10;

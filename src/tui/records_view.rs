@@ -165,7 +165,7 @@ fn preview(p: &Payload<'_>) -> String {
     }
 }
 
-pub struct RecordsOverlay<'a> {
+pub(crate) struct RecordsOverlay<'a> {
     pub list: &'a RecordsList,
     pub theme: Theme,
 }

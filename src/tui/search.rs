@@ -90,7 +90,7 @@ impl Search {
 
 /// What walks a batch held as a stub for the search (`None`: it cannot be
 /// walked, or the search does not open stubs).
-pub type Opener<'a> = dyn Fn(&Node) -> Option<Node> + 'a;
+pub(crate) type Opener<'a> = dyn Fn(&Node) -> Option<Node> + 'a;
 
 /// Nodes whose name, value or note contains `query` (ignoring case), and, when the
 /// query reads as hex bytes (`00 55`, `0x0055`), every place those bytes occur,
@@ -191,7 +191,7 @@ fn contains_lowercase(hay: &str, needle: &str) -> bool {
 }
 
 /// Bytes written as hex pairs, spaced or not, with optional `0x` prefixes.
-pub fn hex_pattern(query: &str) -> Option<Vec<u8>> {
+pub(crate) fn hex_pattern(query: &str) -> Option<Vec<u8>> {
     let digits: String = query
         .split(|c: char| c.is_whitespace() || c == ',')
         .map(|t| {

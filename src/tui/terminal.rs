@@ -20,7 +20,7 @@ use std::sync::Once;
 /// first one put it, and later output (a panic message) is overwritten.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Term = Terminal<CrosstermBackend<Stdout>>;
 
 /// The terminal in explorer mode; dropping it restores the terminal.
 pub struct TerminalGuard {

@@ -67,7 +67,7 @@ impl Theme {
     }
 
     /// Error text (tree lines, status line).
-    pub fn error_text(&self) -> Style {
+    pub(crate) fn error_text(&self) -> Style {
         if self.color {
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
         } else {
@@ -75,7 +75,7 @@ impl Theme {
         }
     }
 
-    pub fn hit_text(&self) -> Style {
+    pub(crate) fn hit_text(&self) -> Style {
         if self.color {
             Style::new().fg(Color::Yellow)
         } else {
@@ -85,7 +85,7 @@ impl Theme {
 
     /// The selected line of a list; weaker when its pane does not have focus.
     /// A list's line, highlighted when it is the selected one.
-    pub fn mark_selected<'a>(
+    pub(crate) fn mark_selected<'a>(
         &self,
         line: ratatui::text::Line<'a>,
         selected: bool,
@@ -96,7 +96,7 @@ impl Theme {
         }
     }
 
-    pub fn selected_line(&self, focused: bool) -> Style {
+    pub(crate) fn selected_line(&self, focused: bool) -> Style {
         match (focused, self.color) {
             (true, _) => Style::new().add_modifier(Modifier::REVERSED),
             (false, true) => Style::new()

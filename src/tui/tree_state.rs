@@ -95,7 +95,7 @@ impl TreeState {
         self.row_of(&self.selected).unwrap_or(0)
     }
 
-    pub fn row_of(&self, path: &[usize]) -> Option<usize> {
+    pub(crate) fn row_of(&self, path: &[usize]) -> Option<usize> {
         self.rows
             .binary_search_by(|r| r.path.as_slice().cmp(path))
             .ok()
@@ -117,13 +117,13 @@ impl TreeState {
         self.selected = path.to_vec();
     }
 
-    pub fn select_row(&mut self, row: usize) {
+    pub(crate) fn select_row(&mut self, row: usize) {
         if let Some(r) = self.rows.get(row) {
             self.selected = r.path.clone();
         }
     }
 
-    pub fn set_expanded(&mut self, root: &Node, path: &[usize], open: bool) {
+    pub(crate) fn set_expanded(&mut self, root: &Node, path: &[usize], open: bool) {
         let changed = if open {
             self.expanded.insert(path.to_vec())
         } else {
@@ -144,13 +144,9 @@ impl TreeState {
         self.set_expanded(root, path, open);
     }
 
-    pub fn is_plain(&self) -> bool {
-        self.plain
-    }
-
     /// Hides (or shows again) the wire's plumbing ([`is_plumbing`]); a
     /// selection inside what is hidden moves to the nearest shown ancestor.
-    pub fn set_plain(&mut self, root: &Node, plain: bool) {
+    pub(crate) fn set_plain(&mut self, root: &Node, plain: bool) {
         if self.plain == plain {
             return;
         }
@@ -162,7 +158,7 @@ impl TreeState {
     }
 
     /// Every node with children under the node at `path` opened, it too.
-    pub fn expand_under(&mut self, root: &Node, path: &[usize]) {
+    pub(crate) fn expand_under(&mut self, root: &Node, path: &[usize]) {
         let Some(node) = root.at_path(path) else {
             return;
         };
@@ -172,7 +168,7 @@ impl TreeState {
     }
 
     /// Every node with children opened.
-    pub fn expand_all(&mut self, root: &Node) {
+    pub(crate) fn expand_all(&mut self, root: &Node) {
         let mut path = Vec::new();
         open_to_depth(root, &mut path, usize::MAX, &mut self.expanded);
         self.rebuild(root);
@@ -180,7 +176,7 @@ impl TreeState {
 
     /// Only the root's children shown (a frame's header and body); the
     /// selection moves up to them.
-    pub fn collapse_all(&mut self, root: &Node) {
+    pub(crate) fn collapse_all(&mut self, root: &Node) {
         self.expanded.clear();
         self.expanded.insert(Vec::new());
         self.selected.truncate(1);
@@ -191,7 +187,7 @@ impl TreeState {
     /// Scroll so that the selected line is among `height` lines from `top`.
     /// A jump past more than the next line centres the selection; a step
     /// just past an edge scrolls by one line.
-    pub fn scroll_to_selection(&mut self, height: usize) {
+    pub(crate) fn scroll_to_selection(&mut self, height: usize) {
         let row = self.selected_row();
         let jumped = row + 1 < self.top || row > self.top + height;
         if jumped && height > 0 {
@@ -204,7 +200,7 @@ impl TreeState {
         self.clamp_top(height);
     }
 
-    pub fn scroll_by(&mut self, delta: isize, height: usize) {
+    pub(crate) fn scroll_by(&mut self, delta: isize, height: usize) {
         self.top = self.top.saturating_add_signed(delta);
         self.clamp_top(height);
     }

@@ -17,11 +17,11 @@ use std::collections::HashSet;
 const INDENT: u16 = 2;
 
 /// Column of a line's expand/collapse marker (mouse clicks there toggle).
-pub fn marker_x(row: &TreeRow) -> u16 {
+pub(crate) fn marker_x(row: &TreeRow) -> u16 {
     row.depth() as u16 * INDENT
 }
 
-pub struct TreeView<'a> {
+pub(crate) struct TreeView<'a> {
     pub root: &'a Node,
     pub state: &'a TreeState,
     /// Nodes that match the search.
@@ -96,7 +96,7 @@ const SUMMARY_VALUE: usize = 32;
 
 /// What a collapsed node holds, in one line: a record's offset, key, value
 /// and size; otherwise its first few fields with values.
-pub fn collapsed_summary(root: &Node, path: &[usize]) -> Option<String> {
+pub(crate) fn collapsed_summary(root: &Node, path: &[usize]) -> Option<String> {
     let node = root.at_path(path)?;
     // A record: its batch is an ancestor (the parent, or above the decompressed data).
     for up in 1..=3.min(path.len()) {

@@ -16,7 +16,7 @@ use crate::schema::model::{FieldMeaning, FieldSpec};
 use crate::schema::{Catalogue, MessageKind};
 
 /// Top-level integer fields the rules read, by their names in the definitions.
-pub const INTS: &[&str] = &[
+pub(crate) const INTS: &[&str] = &[
     "ErrorCode",
     "ThrottleTimeMs",
     "SessionId",
@@ -31,7 +31,7 @@ pub const INTS: &[&str] = &[
 ];
 
 /// Top-level string fields the rules read.
-pub const STRS: &[&str] = &["MemberId", "GroupId", "TransactionalId", "GroupInstanceId"];
+pub(crate) const STRS: &[&str] = &["MemberId", "GroupId", "TransactionalId", "GroupInstanceId"];
 
 /// Batches peeked per partition at most (a Fetch response can hold thousands).
 const MAX_BATCHES: usize = 4096;
@@ -108,7 +108,7 @@ impl Facts {
     }
 
     /// The error set of an answer, as a rule compares answers: its non-zero codes.
-    pub fn error_set(&self) -> &[i16] {
+    pub(crate) fn error_set(&self) -> &[i16] {
         &self.errors
     }
 }

@@ -27,9 +27,9 @@ use facts::{FactReader, Facts, TopicKey};
 use foldhash::{HashMap, HashMapExt};
 use std::net::{IpAddr, SocketAddr};
 
-pub const PRODUCE: i16 = 0;
+pub(crate) const PRODUCE: i16 = 0;
 pub const FETCH: i16 = 1;
-pub const METADATA: i16 = 3;
+pub(crate) const METADATA: i16 = 3;
 
 /// A frame of an exchange: its number in the capture and its time.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,7 +47,7 @@ pub struct ClientKey {
 
 impl ClientKey {
     /// The client id as text (invalid UTF-8 replaced), for messages and JSON.
-    pub fn id_text(&self) -> Option<String> {
+    pub(crate) fn id_text(&self) -> Option<String> {
         self.client_id
             .as_deref()
             .map(|b| String::from_utf8_lossy(b).into_owned())
@@ -92,7 +92,7 @@ pub struct Ctx<'c> {
 
 impl Ctx<'_> {
     /// `Produce v9`, or `api 77 v0` for a key the catalogue does not know.
-    pub fn api_text(&self, (key, version): (i16, i16)) -> String {
+    pub(crate) fn api_text(&self, (key, version): (i16, i16)) -> String {
         format!("{} v{version}", self.api_name(key))
     }
 
@@ -103,7 +103,7 @@ impl Ctx<'_> {
     }
 
     /// A topic's name (an id by the name the capture tied to it, else the uuid).
-    pub fn topic_text(&self, t: Option<&TopicKey>) -> String {
+    pub(crate) fn topic_text(&self, t: Option<&TopicKey>) -> String {
         match t {
             Some(TopicKey::Name(n)) => String::from_utf8_lossy(n).into_owned(),
             Some(TopicKey::Id(id)) => match self.topic_names.get(id) {
@@ -115,7 +115,7 @@ impl Ctx<'_> {
     }
 
     /// The same topic named by id or name counts once where the capture tied them.
-    pub fn topic_key(&self, t: Option<&TopicKey>) -> Option<TopicKey> {
+    pub(crate) fn topic_key(&self, t: Option<&TopicKey>) -> Option<TopicKey> {
         match t {
             Some(TopicKey::Id(id)) => Some(match self.topic_names.get(id) {
                 Some(n) => TopicKey::Name(n.clone()),
@@ -383,7 +383,7 @@ impl<'c> Diagnosis<'c> {
     }
 
     /// A connection opened or closed.
-    pub fn conn_event(&mut self, e: &ConnEvent, out: &mut Vec<Finding>) {
+    pub(crate) fn conn_event(&mut self, e: &ConnEvent, out: &mut Vec<Finding>) {
         self.last_time = self.last_time.max(e.timestamp);
         let mut found = Vec::new();
         self.rules.conn_event(&self.ctx, e, &mut found);
@@ -486,7 +486,7 @@ impl<'c> Diagnosis<'c> {
     }
 
     /// Whether the request at frame `index` was reported as `closed-unanswered`.
-    pub fn reported_lost(&self, index: usize) -> bool {
+    pub(crate) fn reported_lost(&self, index: usize) -> bool {
         self.lost.contains(&index)
     }
 }

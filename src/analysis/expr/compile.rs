@@ -80,7 +80,7 @@ pub enum Test {
 }
 
 #[derive(Debug)]
-pub struct FactTest {
+pub(crate) struct FactTest {
     pub fact: Fact,
     pub test: Test,
 }
@@ -117,7 +117,7 @@ pub enum RecordPart {
 }
 
 /// The record parts by name.
-pub const RECORD_PARTS: &[(&str, RecordPart)] = &[
+pub(crate) const RECORD_PARTS: &[(&str, RecordPart)] = &[
     ("record.key", RecordPart::Key),
     ("record.value", RecordPart::Value),
     ("record.headers.key", RecordPart::HeaderKey),
@@ -127,7 +127,7 @@ pub const RECORD_PARTS: &[(&str, RecordPart)] = &[
 ];
 
 /// At most this many field tests in one expression (a frame's results are one word).
-pub const MAX_FIELD_TESTS: usize = 64;
+pub(crate) const MAX_FIELD_TESTS: usize = 64;
 
 /// Compile a parsed expression against the catalogue.
 pub fn compile(cat: &Catalogue, ast: &Ast) -> Result<Expr, SyntaxError> {
@@ -186,7 +186,7 @@ impl Kind {
         }
     }
 
-    pub fn of_primitive(p: Primitive, error_code: bool) -> Kind {
+    pub(crate) fn of_primitive(p: Primitive, error_code: bool) -> Kind {
         match p {
             Primitive::Bool => Kind::Bool,
             Primitive::Int8
@@ -611,7 +611,7 @@ impl Compiler<'_> {
     }
 }
 
-pub fn fact_name(f: Fact) -> &'static str {
+pub(crate) fn fact_name(f: Fact) -> &'static str {
     FACTS
         .iter()
         .find(|(_, x, _)| *x == f)
@@ -623,7 +623,7 @@ pub fn fact_name(f: Fact) -> &'static str {
 /// a frame's findings set.
 ///
 /// [`Rule::ALL`]: crate::analysis::finding::Rule::ALL
-pub fn rule_by_name(text: &str) -> Option<i128> {
+pub(crate) fn rule_by_name(text: &str) -> Option<i128> {
     let text = text.replace('_', "-");
     crate::analysis::finding::Rule::ALL
         .iter()
@@ -745,7 +745,7 @@ fn text_test(
 }
 
 /// Whether a field at `path` (of a header or not) is what `wanted` names.
-pub fn path_matches(
+pub(crate) fn path_matches(
     anchor: Anchor,
     wanted: &[String],
     header: bool,
@@ -809,7 +809,7 @@ fn known_fields(cat: &Catalogue, named: Option<&str>) -> Vec<KnownField> {
 }
 
 /// A uuid hyphenated (or plain hex), or as Kafka prints it (22 characters of URL-safe base64).
-pub fn parse_uuid(text: &str) -> Option<[u8; 16]> {
+pub(crate) fn parse_uuid(text: &str) -> Option<[u8; 16]> {
     if let Ok(u) = uuid::Uuid::parse_str(text) {
         return Some(*u.as_bytes());
     }

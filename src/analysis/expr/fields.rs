@@ -14,11 +14,11 @@ use crate::schema::plan::{Element, FieldPlan, Shape, StructPlan};
 use crate::schema::Primitive;
 
 /// A bit per field test that a frame passes.
-pub type Passed = u64;
+pub(crate) type Passed = u64;
 
 /// The tests laid over one message at one version.
 #[derive(Debug, Default)]
-pub struct MessageTests {
+pub(crate) struct MessageTests {
     pub header: Option<Branch>,
     pub body: Option<Branch>,
     /// The tests some field of this message can pass (the others never hold).
@@ -191,7 +191,7 @@ fn run_records(
 }
 
 /// Whether a record's part passes a test (a header's: some header's).
-pub fn record_passes(test: &Test, part: RecordPart, r: &RecordParts<'_>) -> bool {
+pub(crate) fn record_passes(test: &Test, part: RecordPart, r: &RecordParts<'_>) -> bool {
     match part {
         RecordPart::Key => record_bytes(test, r.key),
         RecordPart::Value => record_bytes(test, r.value),

@@ -120,12 +120,12 @@ impl SyntaxError {
 }
 
 /// Expressions longer than this are refused (a typed filter is a line).
-pub const MAX_TEXT: usize = 64 * 1024;
+pub(crate) const MAX_TEXT: usize = 64 * 1024;
 /// Nesting deeper than this is refused (the parser recurses per level).
 pub const MAX_DEPTH: usize = 64;
 /// Expressions with more tests than this are refused: a flat chain of
 /// `or`s nests as deep as it is long, and evaluating it recurses that deep.
-pub const MAX_TESTS: usize = 1024;
+pub(crate) const MAX_TESTS: usize = 1024;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Token {

@@ -251,17 +251,17 @@ impl Filter {
 
     /// The API every selected frame has, when the expression says it in
     /// its top-level `and` (`api == Produce and …`).
-    pub fn frame_api(&self) -> Option<i16> {
+    pub(crate) fn frame_api(&self) -> Option<i16> {
         self.header_tests().0
     }
 
     /// The connection every selected frame is on, likewise (`conn == 3 and …`).
-    pub fn frame_conn(&self) -> Option<usize> {
+    pub(crate) fn frame_conn(&self) -> Option<usize> {
         self.header_tests().1
     }
 
     /// Whether deciding takes more than a frame's own api and connection.
-    pub fn needs_exchanges(&self) -> bool {
+    pub(crate) fn needs_exchanges(&self) -> bool {
         self.header_tests().2
     }
 
@@ -279,7 +279,7 @@ impl Filter {
     }
 
     /// [`Self::decide`] over anything that answers as an exchange does.
-    pub fn decide_on(&self, s: &dyn Subject) -> Option<bool> {
+    pub(crate) fn decide_on(&self, s: &dyn Subject) -> Option<bool> {
         let Some(e) = &self.expr else {
             return Some(true);
         };
@@ -310,7 +310,7 @@ const RECORD_FACTS: &[Fact] = &[
 ];
 
 /// One record as a filter of records sees it: where it came from and its parts.
-pub struct RecordSubject<'a> {
+pub(crate) struct RecordSubject<'a> {
     pub api: i16,
     pub conn: usize,
     pub frame: usize,
@@ -340,7 +340,7 @@ impl Filter {
     }
 
     /// Whether one record is selected ([`Self::records_only`] said yes).
-    pub fn selects_record(&self, r: &RecordSubject<'_>) -> bool {
+    pub(crate) fn selects_record(&self, r: &RecordSubject<'_>) -> bool {
         let Some(e) = &self.expr else { return true };
         let mut passed: Passed = 0;
         for (i, t) in e.fields.iter().enumerate() {
@@ -429,7 +429,7 @@ pub enum Latency {
 }
 
 /// What a filter asks of an exchange (as [`Exchange`] and the explorer's rows answer).
-pub trait Subject {
+pub(crate) trait Subject {
     fn api(&self) -> Option<(i16, i16)>;
     fn conn(&self) -> usize;
     fn correlation_id(&self) -> Option<i32>;
@@ -498,7 +498,7 @@ impl Subject for Exchange<'_> {
 
 /// Kleene's three values: a test of what is still to come is `Maybe`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tri {
+pub(crate) enum Tri {
     No,
     Maybe,
     Yes,

@@ -106,7 +106,7 @@ impl Table {
     }
 
     /// A row of one cell per column, or an error naming the table.
-    pub fn check_row_len(self, cells: &[Cell]) -> std::io::Result<()> {
+    pub(crate) fn check_row_len(self, cells: &[Cell]) -> std::io::Result<()> {
         if cells.len() == self.columns().len() {
             return Ok(());
         }
@@ -317,11 +317,11 @@ pub enum Cell {
 }
 
 impl Cell {
-    pub fn opt_text(t: Option<impl Into<String>>) -> Cell {
+    pub(crate) fn opt_text(t: Option<impl Into<String>>) -> Cell {
         t.map_or(Cell::Null, |t| Cell::Text(t.into()))
     }
 
-    pub fn opt_int(n: Option<impl Into<i64>>) -> Cell {
+    pub(crate) fn opt_int(n: Option<impl Into<i64>>) -> Cell {
         n.map_or(Cell::Null, |n| Cell::Int(n.into()))
     }
 
@@ -330,7 +330,7 @@ impl Cell {
         Cell::Time((seconds * 1e6).round() as i64)
     }
 
-    pub fn opt_time(seconds: Option<f64>) -> Cell {
+    pub(crate) fn opt_time(seconds: Option<f64>) -> Cell {
         seconds.map_or(Cell::Null, Cell::time)
     }
 

@@ -21,7 +21,7 @@ pub enum Bulk {
 }
 
 impl Bulk {
-    pub fn key_len(self) -> usize {
+    pub(crate) fn key_len(self) -> usize {
         match self {
             Bulk::Aes128Gcm => 16,
             Bulk::Aes256Gcm | Bulk::ChaCha20Poly1305 => 32,
@@ -38,7 +38,7 @@ pub enum Hash {
 
 impl Hash {
     /// The hash's output length in bytes.
-    pub fn output_len(self) -> usize {
+    pub(crate) fn output_len(self) -> usize {
         match self {
             Hash::Sha256 => 32,
             Hash::Sha384 => 48,
@@ -80,7 +80,7 @@ pub fn suite(id: u16) -> Option<Suite> {
 }
 
 /// The IANA name of a cipher suite, for the common ones.
-pub fn suite_name(id: u16) -> Option<&'static str> {
+pub(crate) fn suite_name(id: u16) -> Option<&'static str> {
     Some(match id {
         0x1301 => "TLS_AES_128_GCM_SHA256",
         0x1302 => "TLS_AES_256_GCM_SHA384",
@@ -138,7 +138,7 @@ fn hmac_sha384(key: &[u8], parts: &[&[u8]]) -> Vec<u8> {
 }
 
 /// TLS 1.2's PRF (RFC 5246 §5): P_hash(secret, label + seed), `len` bytes.
-pub fn prf12(hash: Hash, secret: &[u8], label: &[u8], seed: &[u8], len: usize) -> Vec<u8> {
+pub(crate) fn prf12(hash: Hash, secret: &[u8], label: &[u8], seed: &[u8], len: usize) -> Vec<u8> {
     let mac = |parts: &[&[u8]]| match hash {
         Hash::Sha256 => hmac_sha256(secret, parts),
         Hash::Sha384 => hmac_sha384(secret, parts),
@@ -155,7 +155,7 @@ pub fn prf12(hash: Hash, secret: &[u8], label: &[u8], seed: &[u8], len: usize) -
 }
 
 /// TLS 1.3's HKDF-Expand-Label (RFC 8446 §7.1), `len` bytes (at most 255).
-pub fn expand_label(
+pub(crate) fn expand_label(
     hash: Hash,
     secret: &[u8],
     label: &[u8],
@@ -184,7 +184,7 @@ pub fn expand_label(
 }
 
 /// The next application traffic secret after a KeyUpdate (RFC 8446 §7.2).
-pub fn next_traffic_secret(hash: Hash, secret: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn next_traffic_secret(hash: Hash, secret: &[u8]) -> Option<Vec<u8>> {
     expand_label(hash, secret, b"traffic upd", b"", hash.output_len())
 }
 
@@ -236,14 +236,14 @@ impl Aead {
 }
 
 /// Every AEAD here has a 16-byte tag.
-pub const TAG: usize = 16;
+pub(crate) const TAG: usize = 16;
 /// TLS 1.2 AES-GCM records carry this much of their nonce (RFC 5288).
-pub const EXPLICIT_NONCE: usize = 8;
+pub(crate) const EXPLICIT_NONCE: usize = 8;
 
 /// The most plaintext a protected record of this suite with a fragment of
 /// `fragment` bytes can hold: what a record that does not open takes from
 /// its direction's stream.
-pub fn plaintext_room(suite: Suite, fragment: usize) -> u64 {
+pub(crate) fn plaintext_room(suite: Suite, fragment: usize) -> u64 {
     let overhead = match (suite.tls13, suite.bulk) {
         (true, _) => TAG + 1, // the inner content type
         (false, Bulk::ChaCha20Poly1305) => TAG,

@@ -6,24 +6,23 @@
 /// A record header: content type, version, length.
 pub const HEADER: usize = 5;
 /// The largest fragment a TLS 1.2 record may carry (RFC 5246 §6.2.3: 2^14 + 2048).
-pub const MAX_FRAGMENT_12: usize = (1 << 14) + 2048;
+pub(crate) const MAX_FRAGMENT_12: usize = (1 << 14) + 2048;
 /// The largest TLS 1.3 ciphertext (RFC 8446 §5.2: 2^14 + 256).
-pub const MAX_FRAGMENT_13: usize = (1 << 14) + 256;
+pub(crate) const MAX_FRAGMENT_13: usize = (1 << 14) + 256;
 
-pub const CHANGE_CIPHER_SPEC: u8 = 20;
-pub const ALERT: u8 = 21;
-pub const HANDSHAKE: u8 = 22;
-pub const APPLICATION_DATA: u8 = 23;
-pub const HEARTBEAT: u8 = 24;
+pub(crate) const CHANGE_CIPHER_SPEC: u8 = 20;
+pub(crate) const HANDSHAKE: u8 = 22;
+pub(crate) const APPLICATION_DATA: u8 = 23;
+pub(crate) const HEARTBEAT: u8 = 24;
 
-pub const CLIENT_HELLO: u8 = 1;
-pub const SERVER_HELLO: u8 = 2;
-pub const FINISHED: u8 = 20;
-pub const KEY_UPDATE: u8 = 24;
+pub(crate) const CLIENT_HELLO: u8 = 1;
+pub(crate) const SERVER_HELLO: u8 = 2;
+pub(crate) const FINISHED: u8 = 20;
+pub(crate) const KEY_UPDATE: u8 = 24;
 
 /// A TLS record header, when these 5 bytes can be one: a content type of
 /// TLS (20-24), version 3.x (x at most 4) and a length a record may have.
-pub fn record_header(b: &[u8]) -> Option<(u8, u16, usize)> {
+pub(crate) fn record_header(b: &[u8]) -> Option<(u8, u16, usize)> {
     let h = b.get(..HEADER)?;
     let version = u16::from_be_bytes([h[1], h[2]]);
     let len = usize::from(u16::from_be_bytes([h[3], h[4]]));
@@ -53,7 +52,7 @@ pub enum Start {
 /// version 3.1 to 3.4 (TLS 1.0 to 1.3 as record versions) and a non-zero
 /// length. No Kafka frame starts this way: its size prefix would be over
 /// 300 MiB.
-pub fn stream_start(b: &[u8]) -> Start {
+pub(crate) fn stream_start(b: &[u8]) -> Start {
     if b.len() < HEADER + 1 {
         return Start::Short;
     }
@@ -165,7 +164,7 @@ pub fn client_hello(body: &[u8]) -> Option<ClientHello> {
 }
 
 /// The random of a HelloRetryRequest (RFC 8446 §4.1.3): SHA-256 of "HelloRetryRequest".
-pub const HELLO_RETRY_REQUEST: [u8; 32] = [
+pub(crate) const HELLO_RETRY_REQUEST: [u8; 32] = [
     0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
     0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
 ];
@@ -182,7 +181,7 @@ pub struct ServerHello {
 }
 
 /// The body of a ServerHello handshake message.
-pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
+pub(crate) fn server_hello(body: &[u8]) -> Option<ServerHello> {
     let mut c = Cursor(body);
     let legacy = c.u16()?;
     let random = c.random()?;
@@ -207,7 +206,7 @@ pub fn server_hello(body: &[u8]) -> Option<ServerHello> {
 }
 
 /// A protocol version as people name it.
-pub fn version_name(v: u16) -> String {
+pub(crate) fn version_name(v: u16) -> String {
     match v {
         0x0300 => "SSL 3.0".into(),
         0x0301 => "TLS 1.0".into(),

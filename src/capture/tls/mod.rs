@@ -48,7 +48,7 @@ impl KeySource {
 /// The keys a capture is read with: a key log file, and the secrets of the
 /// capture's own Decryption Secrets Blocks, added as they are read.
 #[derive(Clone, Debug, Default)]
-pub struct TlsKeys {
+pub(crate) struct TlsKeys {
     pub file: Option<Arc<KeyLog>>,
     pub embedded: KeyLog,
 }
@@ -93,7 +93,7 @@ pub enum NotDecrypted {
 }
 
 /// The option that gives the keys, for messages.
-pub const KEYLOG_HINT: &str = "give the session keys with --tls-keylog FILE (an SSLKEYLOGFILE), or a pcapng with a Decryption Secrets Block (editcap --inject-secrets tls,FILE)";
+pub(crate) const KEYLOG_HINT: &str = "give the session keys with --tls-keylog FILE (an SSLKEYLOGFILE), or a pcapng with a Decryption Secrets Block (editcap --inject-secrets tls,FILE)";
 
 impl NotDecrypted {
     pub fn code(self) -> &'static str {
@@ -124,7 +124,7 @@ impl NotDecrypted {
 }
 
 /// A cipher suite's name, or its number when kwire has no name for it.
-pub fn suite_label(id: u16) -> String {
+pub(crate) fn suite_label(id: u16) -> String {
     decrypt::suite_name(id).map_or_else(|| format!("0x{id:04x}"), str::to_string)
 }
 
@@ -299,7 +299,7 @@ pub struct TlsTally {
 
 impl TlsTally {
     /// Both tallies' counts.
-    pub fn merge(&mut self, other: &TlsTally) {
+    pub(crate) fn merge(&mut self, other: &TlsTally) {
         self.connections += other.connections;
         self.decrypted += other.decrypted;
         self.not_decrypted += other.not_decrypted;

@@ -10,7 +10,7 @@ use super::decrypt::{next_traffic_secret, prf12, suite, Hash, RecordKeys, Suite}
 use super::detect::{APPLICATION_DATA, CHANGE_CIPHER_SPEC, FINISHED, HANDSHAKE, KEY_UPDATE};
 
 /// Largest plaintext per record.
-pub const MAX_PLAINTEXT: usize = 1 << 14;
+pub(crate) const MAX_PLAINTEXT: usize = 1 << 14;
 
 /// One made-up session.
 pub struct Synth {

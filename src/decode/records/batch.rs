@@ -76,7 +76,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     }
 
     /// Number the top-level batches or messages from `first` on.
-    pub fn numbered_from(self, first: usize) -> Self {
+    pub(crate) fn numbered_from(self, first: usize) -> Self {
         BatchDecoder {
             first_index: first,
             ..self

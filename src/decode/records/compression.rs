@@ -16,7 +16,7 @@ pub enum Codec {
 }
 
 impl Codec {
-    pub fn from_attributes(bits: u16) -> Option<Codec> {
+    pub(crate) fn from_attributes(bits: u16) -> Option<Codec> {
         Some(match bits & 0x07 {
             0 => Codec::None,
             1 => Codec::Gzip,
@@ -121,7 +121,7 @@ fn zstd_window_size(data: &[u8]) -> Option<u64> {
 /// [`decompress`] within `budget`: the output counts against both its
 /// budgets and is held until the tree that shows it is dropped. An error says
 /// what was expected and, over a budget, which option raises it.
-pub fn decompress_within(
+pub(crate) fn decompress_within(
     codec: Codec,
     data: &[u8],
     budget: &Budget,

@@ -30,7 +30,7 @@ pub struct RecordParts<'a> {
 }
 
 /// A record header's key and value (`None` when null).
-pub type HeaderParts<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+pub(crate) type HeaderParts<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
 
 /// Hand each record of the batches in `records` to `each`, in order, until it
 /// returns false. Damaged batches give the records read before the damage;

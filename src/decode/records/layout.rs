@@ -9,7 +9,7 @@ use crate::decode::Node;
 use crate::schema::Primitive;
 
 /// Bytes of a RecordBatch v2 header; also the offset of its first record.
-pub const V2_HEADER: usize = 61;
+pub(crate) const V2_HEADER: usize = 61;
 /// Nested legacy wrapper messages deeper than this are not unpacked.
 pub const MAX_NESTING: usize = 4;
 
@@ -100,7 +100,7 @@ pub fn plausible(data: &[u8]) -> bool {
 }
 
 /// CRC-32 (IEEE), the checksum of legacy messages.
-pub fn crc32_ieee(data: &[u8]) -> u32 {
+pub(crate) fn crc32_ieee(data: &[u8]) -> u32 {
     let mut h = flate2::Crc::new();
     h.update(data);
     h.sum()

@@ -47,7 +47,7 @@ fn coordinator_spec<'c>(
 }
 
 impl PayloadKind {
-    pub fn for_topic(topic: Option<&str>) -> PayloadKind {
+    pub(crate) fn for_topic(topic: Option<&str>) -> PayloadKind {
         match topic {
             Some("__consumer_offsets" | "__share_group_state" | "__transaction_state") => {
                 PayloadKind::Coordinator

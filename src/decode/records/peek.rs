@@ -21,7 +21,7 @@ pub struct BatchPeek {
 
 impl BatchPeek {
     /// A transactional batch (attributes bit 4).
-    pub fn is_transactional(&self) -> bool {
+    pub(crate) fn is_transactional(&self) -> bool {
         self.attributes & 0x10 != 0
     }
 
@@ -31,7 +31,7 @@ impl BatchPeek {
     }
 
     /// Written by an idempotent or transactional producer.
-    pub fn has_producer(&self) -> bool {
+    pub(crate) fn has_producer(&self) -> bool {
         self.producer_id >= 0
     }
 }

@@ -17,11 +17,9 @@ use std::io::Read;
 pub const MAX_BATCH: usize = 256 << 20;
 
 /// One batch of the segment, decoded.
-pub struct SegmentBatch {
+pub(crate) struct SegmentBatch {
     /// Where the batch starts in the input.
     pub position: usize,
-    /// Its bytes' count (what was there, when the input ended inside it).
-    pub len: usize,
     /// The batch's tree (offsets are input positions), or the nodes of what
     /// the bytes could be read as.
     pub nodes: Vec<Node>,
@@ -32,7 +30,7 @@ pub struct SegmentBatch {
 
 /// How the reading ended.
 #[derive(Debug, PartialEq, Eq)]
-pub enum SegmentEnd {
+pub(crate) enum SegmentEnd {
     /// At the end of the input (or where `each` stopped it).
     Done,
     /// At a batch that declares more than [`MAX_BATCH`] bytes, with the first
@@ -48,7 +46,7 @@ pub enum SegmentEnd {
 /// Read `input` batch by batch, handing each one on; `each` returns false to
 /// stop. What a batch held goes back to the context's budget once `each` has
 /// it (and dropped it).
-pub fn for_each_batch(
+pub(crate) fn for_each_batch(
     cat: &Catalogue,
     ctx: &Context,
     mut input: impl Read,
@@ -100,7 +98,6 @@ pub fn for_each_batch(
             .collect();
         let batch = SegmentBatch {
             position,
-            len: bytes.len(),
             nodes,
             warnings: std::mem::take(&mut decoder.warnings),
             damage,
@@ -174,7 +171,12 @@ mod tests {
                 b.nodes.first().map(|n| n.name.to_string()),
                 Some(format!("RecordBatch[{}]", seen.len()))
             );
-            seen.push((b.position, b.len, b.nodes.first().map_or(0, |n| n.offset)));
+            let first = b.nodes.first();
+            seen.push((
+                b.position,
+                first.map_or(0, |n| n.len),
+                first.map_or(0, |n| n.offset),
+            ));
             Ok(true)
         })
         .unwrap();

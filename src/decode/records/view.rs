@@ -57,7 +57,7 @@ pub struct BatchHeader {
 /// offset: its first children are the fields of [`V2_FIELDS`], in order
 /// (both decoder paths build them so), and the checksum's validity is its
 /// node's kind.
-pub fn batch_header(b: &Node) -> Option<BatchHeader> {
+pub(crate) fn batch_header(b: &Node) -> Option<BatchHeader> {
     if b.kind != Kind::Record(RecordPart::Batch) || b.children.is_empty() {
         return None;
     }
@@ -104,7 +104,7 @@ impl<'n> Payload<'n> {
     /// The schema id and the payload's node, when the bytes are in Schema
     /// Registry framing (shown for plain topics' keys and values:
     /// [`super::payload::schema_registry_id`]).
-    pub fn schema_registry(&self) -> Option<(i32, &'n Node)> {
+    pub(crate) fn schema_registry(&self) -> Option<(i32, &'n Node)> {
         let mut id = None;
         let mut payload = None;
         for c in &self.node.children {

@@ -111,7 +111,7 @@ impl Rules {
 
     /// When a timer should wake the connection for the request held now, if
     /// none was set for it yet.
-    pub fn arm_timer(&mut self) -> Option<Instant> {
+    pub(crate) fn arm_timer(&mut self) -> Option<Instant> {
         let until = self.held.as_ref().map(|(_, until)| *until)?;
         (self.armed != Some(until)).then(|| {
             self.armed = Some(until);
@@ -120,18 +120,18 @@ impl Rules {
     }
 
     /// Whether the next request must wait for answers owed to come first.
-    pub fn owes_too_many(&self) -> bool {
+    pub(crate) fn owes_too_many(&self) -> bool {
         self.owed.len() >= MAX_OWED
     }
 
     /// Bytes the client sent.
-    pub fn take_requests(&mut self, data: &[u8]) {
+    pub(crate) fn take_requests(&mut self, data: &[u8]) {
         self.request.extend_from_slice(data);
     }
 
     /// The client's next whole request decided by the rules (and recorded),
     /// `None` until one is all there; `Err` when it is too large to hold.
-    pub fn next_request(
+    pub(crate) fn next_request(
         &mut self,
         proxy: &Proxy,
         conn: u64,
@@ -327,7 +327,7 @@ impl Rules {
     /// Bytes the broker sent: each whole response goes to the client as
     /// the queue says (with endpoints pointed at the proxy, as without
     /// rules); `Err` when one is too large to hold.
-    pub fn take_responses(
+    pub(crate) fn take_responses(
         &mut self,
         proxy: &Arc<Proxy>,
         conn: u64,

@@ -59,7 +59,7 @@ impl Leg {
     }
 
     /// Speak TLS from now on (a client's hello goes out at the next flush).
-    pub fn start_tls(&mut self, conn: rustls::Connection) {
+    pub(crate) fn start_tls(&mut self, conn: rustls::Connection) {
         self.tls = Some(Box::new(conn));
     }
 
@@ -159,7 +159,7 @@ impl Leg {
 
     /// No more plaintext will be written: the write side shuts when all is
     /// sent, after a close_notify with TLS ([`Self::flush`]).
-    pub fn end_writing(&mut self) {
+    pub(crate) fn end_writing(&mut self) {
         if !self.ending {
             self.ending = true;
             let _ = self.flush();
@@ -167,12 +167,12 @@ impl Leg {
     }
 
     /// Whether the write side has shut, all that was written sent.
-    pub fn write_done(&self) -> bool {
+    pub(crate) fn write_done(&self) -> bool {
         self.shut
     }
 
     /// Whether a TLS read took bytes from the socket since last asked.
-    pub fn took_bytes(&mut self) -> bool {
+    pub(crate) fn took_bytes(&mut self) -> bool {
         std::mem::take(&mut self.took)
     }
 

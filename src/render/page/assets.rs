@@ -29,7 +29,7 @@ dl.changes dt{font-weight:600}dl.changes ul{margin:2px 0 8px;font:12px/1.5 ui-mo
 
 /// Hovering a byte selects the deepest node covering it (`data-n`, computed by
 /// kwire) and marks that node's bytes; hovering a node marks its bytes.
-pub const SCRIPT: &str = "\
+pub(crate) const SCRIPT: &str = "\
 (()=>{let on=[];const mark=(e,c)=>{e.classList.add(c);on.push([e,c])};\
 const show=(fig,n)=>{mark(n,'sel');const t=n.parentElement;\
 if(n.offsetTop<t.scrollTop||n.offsetTop>t.scrollTop+t.clientHeight-20)t.scrollTop=n.offsetTop-t.clientHeight/2;\
@@ -42,7 +42,7 @@ if(t.tagName==='TD'){const n=document.getElementById(fig.id+'n'+t.dataset.n);if(
 /// The search page: filters the JSON index inlined in the page (`[text,
 /// kind, link]`) by every word typed, shortest names first, as one types and
 /// from `?q=` (the search box of every page's bar submits there).
-pub const SEARCH_SCRIPT: &str = "\
+pub(crate) const SEARCH_SCRIPT: &str = "\
 (()=>{const idx=JSON.parse(document.getElementById('search-index').textContent),q=document.getElementById('q'),\
 hits=document.getElementById('hits'),count=document.getElementById('count'),MAX=200;\
 const run=()=>{const words=q.value.toLowerCase().split(/\\s+/).filter(Boolean);hits.replaceChildren();count.textContent='';if(!words.length)return;\

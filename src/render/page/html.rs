@@ -234,16 +234,6 @@ impl Writer<'_> {
     }
 }
 
-/// A figure as HTML (`<figure id=ID>`: the grid and the tree side by side),
-/// for pages outside the documentation site (the capture report). Field
-/// links, if any, are taken as they are. [`assets::style`] and
-/// [`assets::SCRIPT`] style it and make hovering work.
-pub fn figure_html(f: &Figure, id: &str) -> String {
-    let mut out = String::new();
-    write_figure(&mut out, f, id, &|to: &str| to.to_string());
-    out
-}
-
 /// The grid and the tree side by side. A cell's `data-n` names the deepest
 /// node covering its byte (the tree line `id = figure id + n + index`);
 /// `link` makes a tree line's link target an href.
@@ -313,9 +303,9 @@ fn write_figure(out: &mut String, f: &Figure, id: &str, link: &dyn Fn(&str) -> S
 }
 
 /// The stylesheet of every page, for pages outside the documentation site.
-pub fn page_style() -> &'static str {
+pub(crate) fn page_style() -> &'static str {
     assets::style()
 }
 
 /// The script that links grid cells and tree lines, for pages outside the documentation site.
-pub const PAGE_SCRIPT: &str = assets::SCRIPT;
+pub(crate) const PAGE_SCRIPT: &str = assets::SCRIPT;

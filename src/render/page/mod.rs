@@ -63,7 +63,7 @@ pub fn skipped(count: usize) -> Option<String> {
 }
 
 /// Short CSS class of a region (`g0`…), its index in `Region::ALL`.
-pub fn region_class(r: Region) -> String {
+pub(crate) fn region_class(r: Region) -> String {
     format!("g{}", Region::ALL.iter().position(|x| *x == r).unwrap_or(0))
 }
 

@@ -104,7 +104,7 @@ fn table(out: &mut String, cat: &Catalogue, c: &Collected, groups: &[&Repeat], t
     }
 }
 
-pub fn errors_section(
+pub(crate) fn errors_section(
     out: &mut String,
     cat: &Catalogue,
     c: &Collected,
@@ -128,7 +128,7 @@ pub fn errors_section(
     out.push_str("</section>\n");
 }
 
-pub fn exchanges_section(
+pub(crate) fn exchanges_section(
     out: &mut String,
     cat: &Catalogue,
     c: &Collected,

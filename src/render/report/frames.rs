@@ -23,9 +23,9 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 /// Frames per gzipped chunk: opening a frame inflates its chunk only.
-pub const CHUNK_FRAMES: usize = 64;
+pub(crate) const CHUNK_FRAMES: usize = 64;
 /// A chunk is sealed once its JSON reaches this size, however few its frames.
-pub const CHUNK_BYTES: usize = 256 << 10;
+pub(crate) const CHUNK_BYTES: usize = 256 << 10;
 /// Embedded frame data (base64 of the gzipped chunks) at most about this
 /// much; later frames are listed as not embedded. A chunk may pass it by
 /// its own size.

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Frames larger than this are not embedded for the frame viewer.
-pub const MAX_VIEW_BYTES: usize = 64 << 10;
+pub(crate) const MAX_VIEW_BYTES: usize = 64 << 10;
 /// Rows of the by-connection and by-client stats tables.
 const MAX_STATS_ROWS: usize = 500;
 
@@ -50,7 +50,7 @@ const CSS: &str = "\
 /// The colour of each API on this page: categorical colours in the order
 /// of the API keys present, none of them red (red marks errors and
 /// requests never answered).
-pub struct Palette {
+pub(crate) struct Palette {
     by_key: BTreeMap<i16, &'static str>,
 }
 
@@ -92,7 +92,7 @@ fn api_name(cat: &Catalogue, k: i16) -> String {
 }
 
 /// An exchange's API as the report names it: `Produce v9`, `(no request)`.
-pub fn api_text(cat: &Catalogue, api: Option<(i16, i16)>) -> String {
+pub(crate) fn api_text(cat: &Catalogue, api: Option<(i16, i16)>) -> String {
     match api {
         Some((k, v)) => format!("{} v{v}", api_name(cat, k)),
         None => "(no request)".into(),

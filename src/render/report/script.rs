@@ -4,7 +4,7 @@
 //! frame. When it has drawn the page it sets `data-ready-ms` on the body
 //! (milliseconds since the page started loading): the browser test reads it.
 
-pub const SCRIPT: &str = r##"
+pub(crate) const SCRIPT: &str = r##"
 (()=>{const box=document.getElementById('tl'),src=document.getElementById('tl-data');if(!box||!src)return;
 const D=JSON.parse(src.textContent),NS='http://www.w3.org/2000/svg',L=D.lanes.length,LH=L>40?11:18,LW=260,AX=26;
 const W=Math.max(900,box.clientWidth-4),PW=W-LW-12,H=AX+L*LH+4,full=Math.max(D.span_ms,0.001),MIN=Math.min(full,0.01);let v0=0,v1=full,dragged=false,from=null,sel=null;

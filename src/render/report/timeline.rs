@@ -22,7 +22,7 @@ use std::fmt::Write;
 /// Bars in the page's data; later exchanges are counted in a note.
 pub const MAX_BARS: usize = 50_000;
 /// Lanes drawn; exchanges of later connections are left out, with a note.
-pub const MAX_LANES: usize = 2_000;
+pub(crate) const MAX_LANES: usize = 2_000;
 
 fn ms(t: f64) -> Value {
     crate::text::float_json((t * 1e6).round() / 1e3)

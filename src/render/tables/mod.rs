@@ -34,7 +34,7 @@ enum Writer {
 }
 
 /// One capture's files, a table each.
-pub struct TableFiles {
+pub(crate) struct TableFiles {
     files: Vec<(Table, Writer, PathBuf, PathBuf)>,
 }
 
@@ -104,7 +104,7 @@ impl TableFiles {
     }
 
     /// The partial files removed (the capture could not be read).
-    pub fn abandon(self) {
+    pub(crate) fn abandon(self) {
         for (_, writer, partial, _) in self.files {
             drop(writer);
             let _ = std::fs::remove_file(partial);

@@ -8,7 +8,7 @@ use crate::analysis::tables::{Cell, Table};
 use crate::render::json::{capture_time, write_json_str};
 use std::io::{self, Write};
 
-pub struct JsonLinesTable<W: Write> {
+pub(crate) struct JsonLinesTable<W: Write> {
     table: Table,
     out: W,
     line: Vec<u8>,

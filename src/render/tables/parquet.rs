@@ -60,7 +60,7 @@ impl Leaf {
 }
 
 /// A Parquet file being written, one table's rows.
-pub struct ParquetTable<W: Write + Send> {
+pub(crate) struct ParquetTable<W: Write + Send> {
     table: Table,
     writer: SerializedFileWriter<W>,
     leaves: Vec<Leaf>,
@@ -73,7 +73,7 @@ fn to_io(e: parquet::errors::ParquetError) -> io::Error {
 }
 
 /// The table's Parquet schema, in the message-type text Parquet's tools print.
-pub fn message_type(table: Table) -> String {
+pub(crate) fn message_type(table: Table) -> String {
     let mut s = format!("message {} {{\n", table.name());
     for c in table.columns() {
         let n = c.name;

@@ -10,9 +10,9 @@ use crate::capture::{ConnEvent, ConnEventKind};
 use foldhash::{HashMap, HashSet};
 
 /// Connections opened in the capture before a client can churn.
-pub const MIN_CONNECTIONS: usize = 20;
+pub(crate) const MIN_CONNECTIONS: usize = 20;
 /// Exchanges per connection below which its connections are churn.
-pub const MAX_EXCHANGES_PER_CONNECTION: f64 = 3.0;
+pub(crate) const MAX_EXCHANGES_PER_CONNECTION: f64 = 3.0;
 
 #[derive(Default)]
 struct Client {
@@ -24,7 +24,7 @@ struct Client {
 }
 
 #[derive(Default)]
-pub struct Churn {
+pub(crate) struct Churn {
     /// Connections whose SYN was seen, and when.
     opened: HashMap<usize, f64>,
     clients: HashMap<ClientKey, Client>,
@@ -32,7 +32,7 @@ pub struct Churn {
 }
 
 impl Churn {
-    pub fn conn_event(&mut self, e: &ConnEvent) {
+    pub(crate) fn conn_event(&mut self, e: &ConnEvent) {
         if e.kind == ConnEventKind::Open {
             self.opened.insert(e.conn, e.timestamp);
         }

@@ -30,7 +30,7 @@ struct Seen {
 }
 
 #[derive(Default)]
-pub struct Everywhere {
+pub(crate) struct Everywhere {
     seen: HashMap<(SocketAddr, i16), Seen>,
 }
 

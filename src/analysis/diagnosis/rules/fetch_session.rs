@@ -12,7 +12,7 @@ use crate::analysis::finding::Rule;
 use foldhash::HashMap;
 
 /// Asks refused before the sessions count as unused.
-pub const MIN_REFUSED: u64 = 3;
+pub(crate) const MIN_REFUSED: u64 = 3;
 
 const FETCH_SESSION_ID_NOT_FOUND: i16 = 70;
 const INVALID_FETCH_SESSION_EPOCH: i16 = 71;
@@ -31,7 +31,7 @@ struct Conn {
 }
 
 #[derive(Default)]
-pub struct FetchSessions {
+pub(crate) struct FetchSessions {
     conns: HashMap<usize, Conn>,
 }
 

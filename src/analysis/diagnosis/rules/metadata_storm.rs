@@ -27,7 +27,7 @@ struct Client {
 }
 
 #[derive(Default)]
-pub struct MetadataStorm {
+pub(crate) struct MetadataStorm {
     clients: HashMap<ClientKey, Client>,
 }
 

@@ -57,7 +57,7 @@ impl Rules {
         self.everywhere.exchange(ex);
     }
 
-    pub fn conn_event(&mut self, _ctx: &Ctx<'_>, e: &ConnEvent, _out: &mut Vec<Found>) {
+    pub(crate) fn conn_event(&mut self, _ctx: &Ctx<'_>, e: &ConnEvent, _out: &mut Vec<Found>) {
         self.churn.conn_event(e);
     }
 
@@ -76,7 +76,7 @@ impl Rules {
 }
 
 /// `NAME (code)`, or the code alone when kwire does not know its name.
-pub fn error_text(code: i16) -> String {
+pub(crate) fn error_text(code: i16) -> String {
     match crate::protocol::error_codes::error_name(code) {
         Some(n) => format!("{n} ({code})"),
         None => format!("error {code}"),
@@ -84,7 +84,7 @@ pub fn error_text(code: i16) -> String {
 }
 
 /// Error codes joined: `MEMBER_ID_REQUIRED (79)`, or several with `+`.
-pub fn errors_text(codes: &[i16]) -> String {
+pub(crate) fn errors_text(codes: &[i16]) -> String {
     codes
         .iter()
         .map(|&c| error_text(c))
@@ -93,7 +93,7 @@ pub fn errors_text(codes: &[i16]) -> String {
 }
 
 /// Push a frame number unless the list is full (its finding's count still counts).
-pub fn push_frame(frames: &mut Vec<usize>, frame: usize) {
+pub(crate) fn push_frame(frames: &mut Vec<usize>, frame: usize) {
     if frames.len() < crate::analysis::finding::MAX_FRAMES_NAMED {
         frames.push(frame);
     }

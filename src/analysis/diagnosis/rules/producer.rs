@@ -49,7 +49,7 @@ struct Regression {
 }
 
 #[derive(Default)]
-pub struct Producers {
+pub(crate) struct Producers {
     sequences: HashMap<PartitionKey, Sequence>,
     highest_epoch: HashMap<i64, (i16, usize)>,
     acked: HashMap<PartitionKey, VecDeque<Acked>>,

@@ -13,10 +13,10 @@ use crate::protocol::headers::API_VERSIONS_KEY;
 use foldhash::HashMap;
 
 /// Answers in a row that make a loop.
-pub const MIN_LOOP: u64 = 3;
+pub(crate) const MIN_LOOP: u64 = 3;
 /// For errors that usually pass: answers, or seconds, that make a loop.
-pub const MIN_TRANSIENT_LOOP: u64 = 10;
-pub const MIN_TRANSIENT_SECONDS: f64 = 10.0;
+pub(crate) const MIN_TRANSIENT_LOOP: u64 = 10;
+pub(crate) const MIN_TRANSIENT_SECONDS: f64 = 10.0;
 
 /// What an answer said, as a loop compares answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,7 +61,7 @@ struct Streak {
 }
 
 #[derive(Default)]
-pub struct RetryLoop {
+pub(crate) struct RetryLoop {
     streaks: HashMap<(ClientKey, i16), Streak>,
 }
 

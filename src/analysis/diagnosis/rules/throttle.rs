@@ -28,7 +28,7 @@ struct Conn {
 }
 
 #[derive(Default)]
-pub struct Throttle {
+pub(crate) struct Throttle {
     conns: HashMap<usize, Conn>,
 }
 

@@ -24,7 +24,7 @@ struct Open {
 }
 
 #[derive(Default)]
-pub struct Transactions {
+pub(crate) struct Transactions {
     open: HashMap<Box<[u8]>, Open>,
 }
 
