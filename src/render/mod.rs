@@ -2,6 +2,7 @@
 
 /// Numbers written as text live with the text they are written into, below the decoder.
 pub use crate::text::digits;
+pub mod apis;
 pub mod dump_log;
 pub mod findings;
 pub mod grid;

@@ -215,7 +215,7 @@ fn in_release(e: &Entry, pin: &str) -> bool {
 }
 
 /// Order release names numerically ("4.10" after "4.9"); `defs` sorts last.
-pub fn release_order(r: &str) -> Vec<u32> {
+pub(crate) fn release_order(r: &str) -> Vec<u32> {
     if r == LOADED_RELEASE {
         return vec![u32::MAX];
     }
