@@ -290,3 +290,66 @@ fn decode_selected_holds_the_frames_the_selection_keeps() {
         .iter()
         .all(|f| f.api_key == Some(18) && f.error.is_none()));
 }
+
+/// An input's bytes as frames, as `kwire decode FILE` reads them: hex text
+/// or binary, a missing size prefix added and said, bytes after a frame
+/// whose size cannot be trusted said, not dropped.
+#[test]
+fn decode_input_reads_a_file_s_frames_and_says_what_it_did() {
+    use kwire::input::framing::Framing;
+    use kwire::input::InputKind;
+    use kwire::pipeline::frames::decode_input;
+    let cat = Catalogue::builtin();
+    let hex = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/join-group-v9-request.hex"),
+    )
+    .unwrap();
+    let opts = Default::default();
+    let read = |raw: Vec<u8>, how| {
+        let mut said = Vec::new();
+        let frames = decode_input(cat, raw, how, &opts, &mut |l: &str| {
+            said.push(l.to_string())
+        });
+        (frames, said)
+    };
+    let (frames, said) = read(hex.clone(), (InputKind::Auto, Framing::Auto));
+    let whole = frames.unwrap();
+    assert_eq!((whole.len(), said.len()), (1, 0), "{said:?}");
+    let frame = whole[0].bytes.to_vec();
+    assert!(whole[0].error.is_none());
+
+    // The same frame without its size prefix: read with one added, and said.
+    let (frames, said) = read(frame[4..].to_vec(), (InputKind::Binary, Framing::Auto));
+    let bare = frames.unwrap();
+    assert_eq!(bare.len(), 1);
+    assert_eq!(bare[0].bytes, whole[0].bytes);
+    assert_eq!(said.len(), 1);
+    assert!(
+        said[0].contains("without its 4-byte size prefix"),
+        "{said:?}"
+    );
+    // As given, the same bytes are a frame whose size cannot be trusted.
+    let (frames, said) = read(frame[4..].to_vec(), (InputKind::Binary, Framing::Prefixed));
+    assert!(frames.unwrap()[0].error.is_some());
+    assert!(said.iter().all(|l| !l.contains("size prefix")), "{said:?}");
+
+    // After the frame, a size too small for any header: decoding stops
+    // there, and the bytes after it are said, not dropped.
+    let mut trailing = frame.clone();
+    trailing.extend([0, 0, 0, 2, 1, 2, 9, 9, 9, 9]);
+    let (frames, said) = read(trailing.clone(), (InputKind::Binary, Framing::Prefixed));
+    let frames = frames.unwrap();
+    assert_eq!(frames.len(), 2);
+    assert!(frames[1].error.is_some());
+    let end = frames[1].input_offset + frames[1].bytes.len();
+    assert!(end < trailing.len());
+    let left = trailing.len() - end;
+    assert_eq!(
+        said,
+        [format!("{left} bytes after input offset {end} were not decoded: the frame before them has no size to trust")]
+    );
+
+    // Text that is neither hex nor a frame is an error, not frames.
+    let (frames, _) = read(b"not hex at all".to_vec(), (InputKind::Hex, Framing::Auto));
+    assert!(frames.is_err());
+}

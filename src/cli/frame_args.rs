@@ -4,8 +4,10 @@
 
 use super::exit;
 use clap::{Args, ValueEnum};
-use kwire::decode::{decode_frames, DecodeOptions, Direction, Frame};
-use kwire::input::{read_source, to_bytes, InputKind};
+use kwire::decode::{DecodeOptions, Direction, Frame};
+use kwire::input::framing::Framing;
+use kwire::input::{read_source, InputKind};
+use kwire::pipeline::frames::decode_input;
 use kwire::schema::{Catalogue, MessageKind};
 
 pub use kwire::pipeline::frames::Format;
@@ -170,48 +172,13 @@ pub fn frames_from(
     } else {
         InputKind::Auto
     };
-    let bytes = to_bytes(raw, kind).map_err(report)?;
-    let bytes = framed(cat, bytes, args.framing, opts)?;
-    let frames = decode_frames(cat, &bytes, opts);
-    // Decoding stops at a frame whose size cannot be trusted: what follows is
-    // said, not dropped (that frame's error already makes the status 2).
-    let end = frames.last().map_or(0, |f| f.input_offset + f.bytes.len());
-    if end < bytes.len() {
-        kwire::stderr_line!("kwire: {} bytes after input offset {end} were not decoded: the frame before them has no size to trust", bytes.len() - end);
-    }
-    Ok(frames)
-}
-
-/// The input's bytes as `--framing` asks: with a size prefix added when it
-/// is missing (said on stderr, with the way to read the bytes as given).
-fn framed(
-    cat: &Catalogue,
-    bytes: bytes::Bytes,
-    framing: FramingArg,
-    opts: &DecodeOptions,
-) -> Result<bytes::Bytes, i32> {
-    use kwire::input::framing::{missing_size_prefix, with_size_prefix};
-    match framing {
-        FramingArg::Prefixed => Ok(bytes),
-        FramingArg::Bare => with_size_prefix(&bytes)
-            .ok_or_else(|| report("the input is too long for one frame".to_string())),
-        FramingArg::Auto => {
-            let Some(added) = missing_size_prefix(cat, &bytes, opts) else {
-                return Ok(bytes);
-            };
-            let claimed = added.claimed.map_or_else(
-                || "they are fewer than the 4 bytes of a size".to_string(),
-                |size| {
-                    format!(
-                        "as given, the first 4 bytes would be a size of {size} where {} bytes follow",
-                        bytes.len().saturating_sub(4)
-                    )
-                },
-            );
-            kwire::stderr_line!("kwire: the input reads as one frame without its 4-byte size prefix ({claimed}): decoded with the prefix added, so offsets count it; --framing prefixed reads the bytes as given");
-            Ok(added.bytes)
-        }
-    }
+    let framing = match args.framing {
+        FramingArg::Auto => Framing::Auto,
+        FramingArg::Prefixed => Framing::Prefixed,
+        FramingArg::Bare => Framing::Bare,
+    };
+    let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
+    decode_input(cat, raw, (kind, framing), opts, &mut say).map_err(report)
 }
 
 pub fn report(e: String) -> i32 {

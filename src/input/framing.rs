@@ -18,6 +18,40 @@ pub enum Framing {
     Bare,
 }
 
+/// `bytes` delimited as `framing` says: with a size prefix added when it is
+/// missing (said to `say`, with the way to read the bytes as given), or
+/// why they cannot be one frame.
+pub(crate) fn as_framed(
+    cat: &Catalogue,
+    bytes: Bytes,
+    framing: Framing,
+    opts: &DecodeOptions,
+    say: &mut dyn FnMut(&str),
+) -> Result<Bytes, String> {
+    match framing {
+        Framing::Prefixed => Ok(bytes),
+        Framing::Bare => {
+            with_size_prefix(&bytes).ok_or_else(|| "the input is too long for one frame".into())
+        }
+        Framing::Auto => {
+            let Some(added) = missing_size_prefix(cat, &bytes, opts) else {
+                return Ok(bytes);
+            };
+            let claimed = added.claimed.map_or_else(
+                || "they are fewer than the 4 bytes of a size".to_string(),
+                |size| {
+                    format!(
+                        "as given, the first 4 bytes would be a size of {size} where {} bytes follow",
+                        bytes.len().saturating_sub(4)
+                    )
+                },
+            );
+            say(&format!("the input reads as one frame without its 4-byte size prefix ({claimed}): decoded with the prefix added, so offsets count it; --framing prefixed reads the bytes as given"));
+            Ok(added.bytes)
+        }
+    }
+}
+
 /// What a missing size prefix looked like, for the note that says so.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddedPrefix {
@@ -56,7 +90,7 @@ pub fn missing_size_prefix(
 
 /// The bytes behind a 4-byte big-endian size prefix; `None` past what a
 /// size prefix can hold.
-pub fn with_size_prefix(bytes: &[u8]) -> Option<Bytes> {
+pub(crate) fn with_size_prefix(bytes: &[u8]) -> Option<Bytes> {
     let size = i32::try_from(bytes.len()).ok()?;
     let mut out = BytesMut::with_capacity(bytes.len() + 4);
     out.put_i32(size);
