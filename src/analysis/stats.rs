@@ -365,7 +365,7 @@ impl Stats {
     /// The text: a line of counts, then a table per grouping (the one by API
     /// when `by_api`).
     /// Each table fits `columns` by leaving out the numbers a reader can best
-    /// spare ([`SPARE_FIRST`]), said in a line under it.
+    /// spare (`SPARE_FIRST`), said in a line under it.
     pub fn to_text(
         &self,
         cat: &Catalogue,

@@ -3,7 +3,7 @@
 //! definitions, length and marker nodes, tagged entries, the notes on values,
 //! and what a value tells about what follows (the topic of the records, the
 //! group's protocol, records and consumer-protocol bytes). The walk that
-//! makes them is [`replay`]'s, over an annotated tape ([`super::values`]).
+//! makes them is `replay`'s, over an annotated tape ([`super::values`]).
 
 pub use super::context::{Context, PartialStruct, TopicIds};
 use super::problem::{Warning, WarningKind};

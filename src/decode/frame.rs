@@ -197,7 +197,7 @@ pub fn decode_frame(
 /// [`decode_frame`] into `frame`, which an earlier call filled (or `None`
 /// the first time): the tape it holds is kept for this frame to fill, so that
 /// a reader of frames one by one (`kwire check`) allocates none per frame.
-/// A tape grown past [`KEEP_SLOTS`] by a large frame is dropped, not kept.
+/// A tape grown past `KEEP_SLOTS` by a large frame is dropped, not kept.
 pub fn decode_frame_reusing<'f>(
     cat: &Catalogue,
     data: Bytes,

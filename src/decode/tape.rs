@@ -2,7 +2,7 @@
 //! small copyable slots (kind, value, offset, length, length-prefix width,
 //! where its children end), in the order the bytes are read; the walks that
 //! fill it are [`super::values`] (structs, arrays, primitives, tagged
-//! sections) and [`super::records::tape`] (record batches).
+//! sections) and `super::records::tape` (record batches).
 
 use super::problem::DecodeError;
 use crate::schema::Primitive;
@@ -22,7 +22,7 @@ pub struct Values {
     /// Annotated tapes: what the record walk found at its [`Id::Finding`] slots.
     pub findings: Vec<Finding>,
     /// Values-only tapes: damage in record data, which the tape keeps as
-    /// bytes but checks ([`crate::decode::records::tape::check_batches`]).
+    /// bytes but checks (`crate::decode::records::tape::check_batches`).
     pub record_damage: Vec<DecodeError>,
     /// Annotated tapes that stopped part-way: where, so that the tree shows it
     /// (boxed: a tape is moved in and out of its cache for every struct).
@@ -85,7 +85,7 @@ pub enum Id {
     TaggedSection,
     TagEntry(u32),
     Marker,
-    /// Annotated tapes only: record data, as [`super::records::tape`] writes
+    /// Annotated tapes only: record data, as `super::records::tape` writes
     /// it. A RecordBatch v2 (its index among its stream's batches), a legacy
     /// message (its index; its value the magic), bytes that are not a batch,
     /// bytes a budget left undecoded, a batch cut by the end (its value the

@@ -8,7 +8,7 @@
 //!   [`decode_header_and_body`]), for the JSON contract (`--format json`):
 //!   record batches and consumer-protocol bytes stay bytes, printed as hex;
 //! - annotated ([`decode_annotated`]): also every tagged section, tagged entry
-//!   and presence marker, plain record batches ([`crate::decode::records::tape`])
+//!   and presence marker, plain record batches (`crate::decode::records::tape`)
 //!   and where decoding stopped ([`Stopped`]), so that the tree views' nodes,
 //!   a partial tree's included, are built from it ([`super::fields`]' `replay`).
 

@@ -264,7 +264,7 @@ pub use super::recorder::Sink;
 
 /// Read packets from `cap` into `sinks` until `stop` is set, then take what
 /// the kernel still holds for the socket, flush and return. The sinks are
-/// flushed whenever no packet waits (and every [`FLUSH_EVERY`] packets), so
+/// flushed whenever no packet waits (and every `FLUSH_EVERY` packets), so
 /// each frame reaches the pipeline as soon as its last packet arrives. A
 /// failed write (the pipeline stopped, a full disk) ends the capture with
 /// the error, after flushing the sinks that still take it.

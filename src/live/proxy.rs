@@ -6,7 +6,7 @@
 //! (and are at most `rewrite_max` bytes) are held whole to be rewritten.
 //! Copies of what the client sent and received go to the recorder, off the
 //! forwarding path. Every connection is served by one event loop
-//! ([`event_loop`]); `--inject` rules ([`faulty`]) hold frames whole both ways.
+//! (`event_loop`); `--inject` rules (`faulty`) hold frames whole both ways.
 
 mod event_loop;
 mod faulty;

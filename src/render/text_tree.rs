@@ -20,7 +20,7 @@ pub struct TreeOptions {
     /// notes, ranges and descriptions dim, errors red, warnings yellow. The
     /// text is the same, less the escape codes.
     pub color: bool,
-    /// Lines fit this many columns ([`fit_tree_line`]); `None`: no limit.
+    /// Lines fit this many columns (`fit_tree_line`); `None`: no limit.
     pub width: Option<usize>,
 }
 

@@ -262,7 +262,7 @@ pub fn spaced(bytes: &[u8]) -> String {
         .join(" ")
 }
 
-/// Bytes as `spaced`, cut after [`SHOWN_BYTES`].
+/// Bytes as `spaced`, cut after `SHOWN_BYTES`.
 pub fn shown(bytes: &[u8]) -> String {
     if bytes.len() <= SHOWN_BYTES {
         spaced(bytes)

@@ -9,7 +9,7 @@ use std::ops::{Index, IndexMut};
 /// a vector does, so a list of a few frames takes a few rows' room.
 const CHUNK: usize = 1 << 14;
 
-/// A growable list indexed like a vector, stored as chunks of [`CHUNK`].
+/// A growable list indexed like a vector, stored as chunks of `CHUNK`.
 #[derive(Debug)]
 pub struct Chunked<T> {
     chunks: Vec<Vec<T>>,

@@ -1,8 +1,8 @@
 //! Record batches inside a `records` field or a log segment: RecordBatch v2 and
 //! the legacy message sets (magic 0 and 1), with compressed payloads decoded
 //! into a child tree whose offsets index the decompressed buffer. The batches
-//! are walked onto a tape ([`super::tape`]) and their nodes built from it
-//! ([`super::replay`]) by the constructors here.
+//! are walked onto a tape (`super::tape`) and their nodes built from it
+//! (`super::replay`) by the constructors here.
 
 use super::compression::Codec;
 use super::layout::{

@@ -1,7 +1,7 @@
 //! The records of a records field one at a time, as typed parts (offset,
 //! timestamp, key, value, headers), for readers that ask of records without
 //! drawing them (a display filter's `record.key`). The one walk of
-//! [`super::tape`] reads the batches (compressed ones decompressed within
+//! `super::tape` reads the batches (compressed ones decompressed within
 //! the budget); the tape's record layout is read here, in the module that
 //! writes it.
 

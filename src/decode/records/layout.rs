@@ -1,7 +1,7 @@
 //! The record format, defined once: the RecordBatch v2 header and its
 //! fields, the smallest batch of each magic, a record's parts, what their
 //! nodes cost against the budget, and the checks that tell a batch stream
-//! from other bytes. The walk ([`super::tape`]), the nodes ([`super::batch`]),
+//! from other bytes. The walk (`super::tape`), the nodes ([`super::batch`]),
 //! the order check and the consumer's view all read it from here.
 
 use crate::decode::tape::{Id, Slot};

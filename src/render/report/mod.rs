@@ -9,8 +9,8 @@
 //! page needs no network.
 //!
 //! Size: whatever the capture, the page stays under about 8 MB: frame data
-//! under [`frames::MAX_FRAME_DATA`], at most [`timeline::MAX_BARS`] bars and
-//! [`exchanges::MAX_ROWS`] rows a table, each limit said on the page.
+//! under [`frames::MAX_FRAME_DATA`], at most `timeline::MAX_BARS` bars and
+//! `exchanges::MAX_ROWS` rows a table, each limit said on the page.
 
 mod exchanges;
 pub mod frames;
