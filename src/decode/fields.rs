@@ -127,9 +127,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     fn forms(&self, f: &FieldSpec, in_tag: bool) -> (bool, bool) {
         (
             f.is_nullable_in(self.version),
-            in_tag
-                || f.flexible
-                    .map_or(self.flexible, |v| v.contains(self.version)),
+            f.is_compact_in(self.version, self.flexible, in_tag),
         )
     }
 

@@ -235,9 +235,7 @@ impl<'r> FieldEncoder<'r> {
     }
 
     fn write_field(&mut self, f: &FieldSpec, v: &Value, in_tag: bool, path: &str) -> Res {
-        let compact = in_tag
-            || f.flexible
-                .map_or(self.flexible, |x| x.contains(self.version));
+        let compact = f.is_compact_in(self.version, self.flexible, in_tag);
         let nullable = f.is_nullable_in(self.version);
         match &f.ty {
             FieldType::Primitive(p) => self.write_primitive(*p, v, compact, nullable, path),

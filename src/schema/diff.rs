@@ -148,7 +148,7 @@ pub fn layout(spec: &MessageSpec, version: i16) -> Vec<FieldAt> {
                 nullable: f.is_nullable_in(version),
                 tag: if tagged { f.tag } else { None },
                 default: f.default.clone(),
-                compact: tagged || f.flexible.map_or(flexible, |v| v.contains(version)),
+                compact: f.is_compact_in(version, flexible, tagged),
                 ignorable: f.ignorable,
             }
         })

@@ -468,6 +468,25 @@ impl FieldSpec {
         self.nullable.contains(version)
     }
 
+    /// Whether this field's lengths are compact (uvarint, n+1) at `version`
+    /// in a message that is `flexible` there: the one place the rule is
+    /// written. A tagged field's value always is; a field may set its own
+    /// flexible versions; otherwise it follows its message.
+    ///
+    /// ```
+    /// use kwire::schema::{Catalogue, MessageKind};
+    /// let cat = Catalogue::builtin();
+    /// let heartbeat = cat.message(MessageKind::Request, 12, 4, None).unwrap();
+    /// let group_id = &heartbeat.fields[0];
+    /// for (version, compact) in [(3, false), (4, true)] {
+    ///     let flexible = heartbeat.is_flexible(version);
+    ///     assert_eq!(group_id.is_compact_in(version, flexible, false), compact);
+    /// }
+    /// ```
+    pub fn is_compact_in(&self, version: i16, flexible: bool, in_tag: bool) -> bool {
+        in_tag || self.flexible.map_or(flexible, |v| v.contains(version))
+    }
+
     /// The decoder's labels for this field, made on first use. Specs are not
     /// edited once decoding starts (a clone starts with no labels), so the
     /// check that they still describe the field runs in debug builds only: in

@@ -214,7 +214,7 @@ impl FieldPlan {
                 FieldType::Array(_) => Element::Array,
             }),
         };
-        let compact = in_tag || f.flexible.map_or(flexible, |v| v.contains(version));
+        let compact = f.is_compact_in(version, flexible, in_tag);
         FieldPlan {
             name: intern(&f.name),
             json_key: intern_thin(&format!("{}:", serde_json::Value::from(f.name.as_str()))),
