@@ -25,6 +25,16 @@ fn free_port() -> u16 {
 
 /// A broker that answers every request with a Metadata v12 response naming itself.
 fn stand_in_broker() -> u16 {
+    metadata_broker(false)
+}
+
+/// A broker that answers the first request on each connection as
+/// [`stand_in_broker`] does and closes the connection at once.
+fn answer_once_broker() -> u16 {
+    metadata_broker(true)
+}
+
+fn metadata_broker(close_after_answer: bool) -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -42,6 +52,10 @@ fn stand_in_broker() -> u16 {
                 let corr = i32::from_be_bytes([req[4], req[5], req[6], req[7]]);
                 let body = json!({"ThrottleTimeMs": 0, "Brokers": [{"NodeId": 1, "Host": "127.0.0.1", "Port": port, "Rack": null}], "ClusterId": "stand-in", "ControllerId": 1, "Topics": []});
                 let _ = s.write_all(&frame(Direction::Response, "Metadata", 12, corr, "", body));
+                if close_after_answer {
+                    let _ = s.shutdown(std::net::Shutdown::Both);
+                    return;
+                }
             });
         }
     });
@@ -131,25 +145,27 @@ fn cert_and_key() -> (String, String) {
 
 /// Proxy A, terminating TLS from clients, in front of `broker`, and proxy
 /// B, speaking TLS to A, in front of A; each with more options, and its port.
-fn tls_chain(broker: u16, a_more: &[&str], b_more: &[&str]) -> ((Proxy, u16), (Proxy, u16)) {
+/// A proxy terminating TLS from clients in front of `broker`, with more
+/// options, and its port.
+fn tls_terminating_proxy(broker: u16, more: &[&str]) -> (Proxy, u16) {
     let (cert, key) = cert_and_key();
-    let (a, b) = (free_port(), free_port());
-    let (a_listen, a_broker, a_tls) = (
+    let a = free_port();
+    let (listen, to, tls) = (
         format!("127.0.0.1:{a}"),
         format!("127.0.0.1:{broker}"),
         format!("{cert},{key}"),
     );
-    let mut args = vec![
-        "--listen",
-        &a_listen,
-        "--broker",
-        &a_broker,
-        "--listen-tls",
-        &a_tls,
-    ];
-    args.extend_from_slice(a_more);
-    let a_proxy = Proxy::start(&args);
+    let mut args = vec!["--listen", &listen, "--broker", &to, "--listen-tls", &tls];
+    args.extend_from_slice(more);
+    let proxy = Proxy::start(&args);
     wait_listening(a);
+    (proxy, a)
+}
+
+fn tls_chain(broker: u16, a_more: &[&str], b_more: &[&str]) -> ((Proxy, u16), (Proxy, u16)) {
+    let (cert, _) = cert_and_key();
+    let (a_proxy, a) = tls_terminating_proxy(broker, a_more);
+    let b = free_port();
     // By name: localhost may resolve to ::1 first, where A does not listen.
     let (b_listen, b_broker) = (format!("127.0.0.1:{b}"), format!("localhost:{a}"));
     let mut args = vec![
@@ -211,18 +227,7 @@ fn tls_on_both_legs_through_two_proxies() {
 
 #[test]
 fn a_client_that_does_not_speak_tls_is_closed_with_a_message() {
-    let (cert, key) = cert_and_key();
-    let broker = stand_in_broker();
-    let a = free_port();
-    let proxy = Proxy::start(&[
-        "--listen",
-        &format!("127.0.0.1:{a}"),
-        "--broker",
-        &format!("127.0.0.1:{broker}"),
-        "--listen-tls",
-        &format!("{cert},{key}"),
-    ]);
-    wait_listening(a);
+    let (proxy, a) = tls_terminating_proxy(stand_in_broker(), &[]);
     let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
         .args([
             "send",
@@ -239,6 +244,44 @@ fn a_client_that_does_not_speak_tls_is_closed_with_a_message() {
     assert_eq!(out.status.code(), Some(1));
     let (_, err) = proxy.stop();
     assert!(err.contains("TLS"), "the proxy says why: {err}");
+}
+
+/// When the broker closes right after answering, a TLS client of the proxy
+/// gets that answer whole and then the TLS end (close_notify), not a socket
+/// cut under it: rustls reads an end without close_notify as an error.
+#[test]
+fn a_tls_client_gets_the_broker_s_last_answer_and_a_close_notify() {
+    let (cert, _) = cert_and_key();
+    let (proxy, a) = tls_terminating_proxy(answer_once_broker(), &[]);
+    let config = kwire::live::tls::client_config(&cert, None).unwrap();
+    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+    let conn = rustls::ClientConnection::new(config, name).unwrap();
+    let sock = std::net::TcpStream::connect(("127.0.0.1", a)).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut tls = rustls::StreamOwned::new(conn, sock);
+    let request = frame(
+        Direction::Request,
+        "Metadata",
+        12,
+        7,
+        "closing-test",
+        json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}),
+    );
+    tls.write_all(&request).unwrap();
+    tls.flush().unwrap();
+    let mut got = Vec::new();
+    let end = tls.read_to_end(&mut got);
+    let (_, err) = proxy.stop();
+    assert!(
+        end.is_ok(),
+        "{end:?} after {} bytes; proxy: {err}",
+        got.len()
+    );
+    assert!(got.len() > 8, "{got:?}");
+    let size = i32::from_be_bytes([got[0], got[1], got[2], got[3]]) as usize;
+    assert_eq!(got.len(), 4 + size, "one whole answer");
+    assert_eq!(i32::from_be_bytes([got[4], got[5], got[6], got[7]]), 7);
 }
 
 /// `kwire proxy --tui` in a real terminal (tmux): frames appear in the
