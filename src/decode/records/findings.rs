@@ -30,13 +30,11 @@ impl BatchDecoder<'_, '_> {
         }
         let mut batches = Batches::new(fetched);
         for (i, s) in tape.children(parent) {
-            if let Some(index) = (s.kind() == SlotKind::Batch && is_control(tape, i))
-                .then_some(s.id)
-                .and_then(|id| match id {
-                    Id::Batch(index) => Some(index),
-                    _ => None,
-                })
-            {
+            let control = match s.id {
+                Id::Batch(index) if is_control(tape, i) => Some(index),
+                _ => None,
+            };
+            if let Some(index) = control {
                 let mut nodes = Vec::with_capacity(1);
                 let node = push_batch(&mut nodes, index as usize, s.at as usize, s.len as usize);
                 self.replay_batch(tape, i, node);
