@@ -353,3 +353,44 @@ fn decode_input_reads_a_file_s_frames_and_says_what_it_did() {
     let (frames, _) = read(b"not hex at all".to_vec(), (InputKind::Hex, Framing::Auto));
     assert!(frames.is_err());
 }
+
+/// A capture's records written by the library, as `kwire records CAPTURE`
+/// prints them: the table fitted to the same width, and JSON lines.
+#[test]
+fn write_capture_records_writes_what_kwire_records_prints() {
+    use kwire::analysis::records_table::Options;
+    use kwire::pipeline::records::{write_capture_records, RecordsLayout};
+    use kwire::render::records_table::Widths;
+    let cat = Catalogue::builtin();
+    let name = "confluent-kafka.pcap";
+    for (layout, columns, args) in [
+        (
+            RecordsLayout::Table(Widths::fit(Some(100))),
+            Some(100),
+            &[][..],
+        ),
+        (RecordsLayout::Json, None, &["--format", "json"][..]),
+    ] {
+        let input = std::fs::File::open(path(name)).unwrap();
+        let mut out = Vec::new();
+        // Lines cut to the width, as the command cuts its standard output.
+        let mut fitted = kwire::text::width::FitLines::new(&mut out, columns);
+        let options = Options::default();
+        let summary = write_capture_records(cat, input, &options, (layout, false), &mut fitted)
+            .unwrap()
+            .unwrap();
+        drop(fitted);
+        let printed = Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["records", &path(name)])
+            .args(args)
+            .env("COLUMNS", "100")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&printed.stdout),
+            "{layout:?}"
+        );
+        assert!(summary.records_shown > 0 && summary.records_shown == summary.records);
+    }
+}

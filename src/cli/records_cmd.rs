@@ -5,12 +5,11 @@
 
 use super::exit;
 use clap::{Args, ValueEnum};
-use kwire::analysis::records_table::{read_capture_records, Options, Selection};
+use kwire::analysis::records_table::{Options, Selection};
 use kwire::decode::fields::Context;
 use kwire::decode::records::segment::{read_up_to, MAX_BATCH};
 use kwire::pipeline::frames::Style;
-use kwire::pipeline::records::{write_batches, BatchView};
-use kwire::render::records_table::{write_json_item, write_table_header, write_table_item};
+use kwire::pipeline::records::{write_batches, write_capture_records, BatchView, RecordsLayout};
 use kwire::schema::Catalogue;
 use std::io::{BufReader, IsTerminal, Read, Write};
 
@@ -233,40 +232,18 @@ fn capture(
         1 << 16,
         kwire::text::width::FitLines::new(stdout.lock(), columns),
     );
-    let mut header = !json;
-    let widths = kwire::render::records_table::Widths::fit(columns);
-    let mut write_error = None;
-    let read = read_capture_records(cat, input, &opts, |item| {
-        let written = (|| {
-            if std::mem::take(&mut header) {
-                write_table_header(&mut out, widths)?;
-            }
-            match json {
-                true => write_json_item(&mut out, cat, item)?,
-                false => write_table_item(&mut out, cat, item, widths)?,
-            }
-            if terminal {
-                out.flush()?;
-            }
-            Ok(())
-        })();
-        match written {
-            Ok(()) => true,
-            Err(e) => {
-                write_error = Some(e);
-                false
-            }
-        }
-    });
-    let flushed = out.flush();
-    match write_error.map_or(flushed, Err) {
+    let layout = match json {
+        true => RecordsLayout::Json,
+        false => RecordsLayout::Table(kwire::render::records_table::Widths::fit(columns)),
+    };
+    let read = match write_capture_records(cat, input, &opts, (layout, terminal), &mut out) {
+        Ok(read) => read,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return exit::OK,
         Err(e) => {
             kwire::stderr_line!("kwire: {e}");
             return exit::FAILURE;
         }
-        Ok(()) => {}
-    }
+    };
     let summary = match read {
         Ok(s) => s,
         Err(e) => {

@@ -1,13 +1,71 @@
-//! What `kwire records` runs on a log segment, snapshot or raw batches:
-//! each batch walked, drawn in the view asked for, and dropped; what is
-//! wrong with it said beside the output.
+//! What `kwire records` runs: on a log segment, snapshot or raw batches,
+//! each batch walked, drawn in the view asked for, and dropped, what is
+//! wrong with it said beside the output ([`write_batches`]); on a capture,
+//! its records a line each as they are read ([`write_capture_records`],
+//! over [`crate::analysis::records_table::read_capture_records`], which
+//! hands each record to a function of the caller's).
 
 use super::frames::Style;
+use crate::analysis::records_table::{read_capture_records, Options, Summary};
 use crate::decode::fields::Context;
 use crate::decode::records::segment::{for_each_batch, SegmentEnd};
+use crate::render::records_table::{write_json_item, write_table_header, write_table_item, Widths};
 use crate::render::text_tree::{render_tree, TreeOptions};
 use crate::schema::Catalogue;
 use std::io::{Read, Write};
+
+/// How a capture's records are listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordsLayout {
+    /// A line each under a header line, in columns of these widths.
+    Table(Widths),
+    /// A JSON object each, a line each.
+    Json,
+}
+
+/// A capture's records (every Produce request's and Fetch or ShareFetch
+/// response's, as `opts` selects them) written to `out` as `layout` says,
+/// damaged record data as lines of its own; `flush_each` flushes after every
+/// line (a terminal watching). Returns what the reading found, or why the
+/// capture could not be read; an output error stops the reading and is
+/// returned as the outer error.
+pub fn write_capture_records(
+    cat: &Catalogue,
+    input: impl Read,
+    opts: &Options,
+    (layout, flush_each): (RecordsLayout, bool),
+    out: &mut impl Write,
+) -> std::io::Result<Result<Summary, String>> {
+    let mut header = matches!(layout, RecordsLayout::Table(_));
+    let mut write_error = None;
+    let read = read_capture_records(cat, input, opts, |item| {
+        let written = (|| {
+            match layout {
+                RecordsLayout::Table(widths) => {
+                    if std::mem::take(&mut header) {
+                        write_table_header(out, widths)?;
+                    }
+                    write_table_item(out, cat, item, widths)?
+                }
+                RecordsLayout::Json => write_json_item(out, cat, item)?,
+            }
+            if flush_each {
+                out.flush()?;
+            }
+            Ok(())
+        })();
+        match written {
+            Ok(()) => true,
+            Err(e) => {
+                write_error = Some(e);
+                false
+            }
+        }
+    });
+    let flushed = out.flush();
+    write_error.map_or(flushed, Err)?;
+    Ok(read)
+}
 
 /// How each batch is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

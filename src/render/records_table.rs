@@ -91,7 +91,7 @@ impl Widths {
 }
 
 /// The table's first line.
-pub fn write_table_header(out: &mut impl Write, widths: Widths) -> io::Result<()> {
+pub(crate) fn write_table_header(out: &mut impl Write, widths: Widths) -> io::Result<()> {
     write!(out, "{:>5} ", "frame")?;
     if widths.time {
         write!(out, "{:<27} ", "time")?;
@@ -115,7 +115,7 @@ pub fn write_table_header(out: &mut impl Write, widths: Widths) -> io::Result<()
 }
 
 /// One item as a table line: a record, or what is damaged (`!!`).
-pub fn write_table_item(
+pub(crate) fn write_table_item(
     out: &mut impl Write,
     cat: &Catalogue,
     item: Item<'_>,
@@ -290,7 +290,11 @@ fn decoded_json(d: &Decoded) -> (Option<&str>, Map<String, Json>) {
 }
 
 /// One item as a JSON object on a line.
-pub fn write_json_item(out: &mut impl Write, cat: &Catalogue, item: Item<'_>) -> io::Result<()> {
+pub(crate) fn write_json_item(
+    out: &mut impl Write,
+    cat: &Catalogue,
+    item: Item<'_>,
+) -> io::Result<()> {
     let obj = match item {
         Item::Record(r) => record_json(cat, r),
         Item::Damage(d) => damage_json(cat, d),
