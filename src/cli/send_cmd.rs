@@ -5,8 +5,8 @@ use super::exit;
 use super::frame_args::{Format, OutputArgs};
 use super::frames_out::{explain_with, write_frames};
 use clap::{Args, ValueEnum};
-use kwire::live::client::{highest_common, matching_releases, probe_table, Session};
-use kwire::schema::{Catalogue, MessageKind};
+use kwire::live::client::{matching_releases, probe_table, request_body, Session};
+use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -95,44 +95,20 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     if let Some(id) = header.get("ClientId").and_then(Value::as_str) {
         session.client_id = id.to_string();
     }
-    let version = match args.version {
-        Some(v) => v,
-        None => {
-            let advertised = match session.api_versions() {
-                Ok(a) => a,
-                Err(e) => {
-                    kwire::stderr_line!(
-                        "kwire: {}: ApiVersions: {}",
-                        sanitize(&args.broker.broker),
-                        sanitize(&e)
-                    );
-                    return exit::FAILURE;
-                }
-            };
-            match highest_common(cat, release, &advertised.ranges, api_key) {
-                Some(v) => v,
-                None => {
-                    let theirs = advertised
-                        .ranges
-                        .get(&api_key)
-                        .map_or("none".to_string(), |(lo, hi)| format!("v{lo}-v{hi}"));
-                    kwire::stderr_line!("kwire: no version of {name} that both serve: the broker advertises {theirs}, kwire knows {:?}", cat.versions(MessageKind::Request, api_key, release));
-                    return exit::FAILURE;
-                }
-            }
+    let version = match session.version_to_send(api_key, args.version) {
+        Ok(v) => v,
+        Err(e) => {
+            kwire::stderr_line!("kwire: {}: {}", sanitize(&args.broker.broker), sanitize(&e));
+            return exit::FAILURE;
         }
     };
-    let body = if args.input.is_none() {
-        let Some(spec) = cat.message(MessageKind::Request, api_key, version, release) else {
-            kwire::stderr_line!(
-                "kwire: {name} has no request version {version}; valid: {:?}",
-                cat.versions(MessageKind::Request, api_key, release)
-            );
+    let given = args.input.is_some().then_some(body);
+    let body = match request_body(cat, release, (api_key, version), given) {
+        Ok(b) => b,
+        Err(e) => {
+            kwire::stderr_line!("kwire: {e}");
             return exit::FAILURE;
-        };
-        kwire::encode::example::smallest_struct(&spec.fields, version)
-    } else {
-        body
+        }
     };
     // A Produce with acks=0 (the smallest instance's) gets no response: waiting would only time out.
     if api_key == 0 && body.get("Acks").and_then(Value::as_i64) == Some(0) {

@@ -65,6 +65,28 @@ impl<'c> Session<'c> {
         })
     }
 
+    /// The version to send `api_key` at: `asked`, or else the newest that
+    /// kwire and the broker both serve, asked of the broker (ApiVersions);
+    /// why there is none, when there is none.
+    pub fn version_to_send(&mut self, api_key: i16, asked: Option<i16>) -> Result<i16, String> {
+        if let Some(v) = asked {
+            return Ok(v);
+        }
+        let advertised = self
+            .api_versions()
+            .map_err(|e| format!("ApiVersions: {e}"))?;
+        let release = self.release.clone();
+        highest_common(self.cat, release.as_deref(), &advertised.ranges, api_key).ok_or_else(|| {
+            let name = self.cat.api_name(api_key).unwrap_or("?");
+            let theirs = advertised
+                .ranges
+                .get(&api_key)
+                .map_or("none".to_string(), |(lo, hi)| format!("v{lo}-v{hi}"));
+            let ours = self.cat.versions(MessageKind::Request, api_key, release.as_deref());
+            format!("no version of {name} that both serve: the broker advertises {theirs}, kwire knows {ours:?}")
+        })
+    }
+
     /// Encode `body` as a request of `api_key` at `version`, send it, read and decode the response.
     pub fn exchange(
         &mut self,
@@ -210,8 +232,32 @@ fn ranges_in(body: &Value) -> BTreeMap<i16, (i16, i16)> {
     ranges
 }
 
+/// A request's body: `given`, or the smallest legal instance of `api_key`'s
+/// request at `version`; none when the catalogue has no such version.
+pub fn request_body(
+    cat: &Catalogue,
+    release: Option<&str>,
+    (api_key, version): (i16, i16),
+    given: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    if let Some(body) = given {
+        return Ok(body);
+    }
+    let Some(spec) = cat.message(MessageKind::Request, api_key, version, release) else {
+        return Err(format!(
+            "{} has no request version {version}; valid: {:?}",
+            cat.api_name(api_key).unwrap_or("?"),
+            cat.versions(MessageKind::Request, api_key, release)
+        ));
+    };
+    Ok(crate::encode::example::smallest_struct(
+        &spec.fields,
+        version,
+    ))
+}
+
 /// The newest request version of `api_key` that both kwire and the broker serve.
-pub fn highest_common(
+pub(crate) fn highest_common(
     cat: &Catalogue,
     pin: Option<&str>,
     ranges: &BTreeMap<i16, (i16, i16)>,
@@ -292,6 +338,26 @@ mod tests {
             highest_common(cat, None, &ranges, 0),
             None,
             "not advertised"
+        );
+    }
+
+    #[test]
+    fn a_request_body_is_the_one_given_or_the_smallest() {
+        let cat = Catalogue::builtin();
+        let given: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(r#"{"Topics": null}"#).unwrap();
+        let body = request_body(cat, None, (3, 12), Some(given.clone())).unwrap();
+        assert_eq!(body, given);
+        let smallest = request_body(cat, None, (3, 12), None).unwrap();
+        let spec = cat.message(MessageKind::Request, 3, 12, None).unwrap();
+        assert_eq!(
+            smallest,
+            crate::encode::example::smallest_struct(&spec.fields, 12)
+        );
+        let none = request_body(cat, None, (3, 999), None).unwrap_err();
+        assert!(
+            none.starts_with("Metadata has no request version 999; valid: "),
+            "{none}"
         );
     }
 
