@@ -99,8 +99,8 @@ fn lossy_values_carry_their_bytes_in_raw() {
         "\u{fffd}\u{fffd}\u{1b}\u{fffd}"
     );
     assert_eq!(v["body"]["Entries"][0]["Ops"][0]["Value"], "NaN");
-    // Every producer of the contract writes the same text: the values-only
-    // tape, the tree, and the tree's `serde_json::Value`.
+    // The contract's two writers give the same text: from the values-only
+    // tape and from the tree (whose `serde_json::Value` is that text read back).
     assert_eq!(contract_text(&decode(&bytes, true)), text);
     assert_eq!(to_text(&frame_contract(&full)), text);
     assert!(

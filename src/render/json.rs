@@ -25,72 +25,13 @@ use std::io;
 
 /// The JSON contract: `{kind, api_key, api_version, header, body}` keyed by
 /// schema names; a SASL token is `{kind: "sasl_token", direction, mechanism, auth_bytes}`.
+/// As a value: [`write_contract`]'s text read back, so that the contract has
+/// one writer. Its nesting is the definitions' (record data stays hex), well
+/// under what the reader allows.
 pub fn frame_contract(frame: &Frame) -> Json {
-    let mut obj = Map::new();
-    if let Some(mechanism) = frame.kind.sasl_mechanism() {
-        obj.insert("kind".into(), json!(SASL_TOKEN_KIND));
-        obj.insert("direction".into(), json!(frame.direction.as_str()));
-        obj.insert("mechanism".into(), json!(mechanism));
-        obj.insert(
-            "auth_bytes".into(),
-            token_bytes(frame).map_or(Json::Null, |b| json!(hex::encode(b))),
-        );
-        let redacted = crate::decode::secrets::redacted_paths(frame);
-        if !redacted.is_empty() {
-            obj.insert(crate::decode::secrets::REDACTED_KEY.into(), json!(redacted));
-        }
-        if let Some(e) = &frame.error {
-            obj.insert(
-                "error".into(),
-                json!({"offset": e.offset, "expected": e.expected}),
-            );
-        }
-        return Json::Object(obj);
-    }
-    obj.insert("kind".into(), json!(frame.direction.as_str()));
-    obj.insert("api_key".into(), json!(frame.api_key));
-    obj.insert("api_name".into(), json!(api_name(frame.api_key)));
-    obj.insert("api_version".into(), json!(frame.api_version));
-    let header = frame.header();
-    obj.insert(
-        "header".into(),
-        header.map_or(Json::Null, |h| Json::Object(struct_object(h))),
-    );
-    let body = frame.body();
-    obj.insert(
-        "body".into(),
-        body.map_or(Json::Null, |b| Json::Object(struct_object(b))),
-    );
-    let raw = tree_raw_entries(frame);
-    if !raw.is_empty() {
-        obj.insert(
-            RAW_KEY.into(),
-            Json::Object(
-                raw.into_iter()
-                    .map(|(path, bytes)| (path, json!(hex::encode(bytes))))
-                    .collect(),
-            ),
-        );
-    }
-    let redacted = crate::decode::secrets::redacted_paths(frame);
-    if !redacted.is_empty() {
-        obj.insert(crate::decode::secrets::REDACTED_KEY.into(), json!(redacted));
-    }
-    if !frame.record_damage.is_empty() {
-        let damage: Vec<Json> = frame
-            .record_damage
-            .iter()
-            .map(|e| json!({"offset": e.offset, "expected": e.expected}))
-            .collect();
-        obj.insert("record_errors".into(), Json::Array(damage));
-    }
-    if let Some(e) = &frame.error {
-        obj.insert(
-            "error".into(),
-            json!({"offset": e.offset, "expected": e.expected}),
-        );
-    }
-    Json::Object(obj)
+    let mut out = Vec::new();
+    write_contract(frame, &mut out);
+    serde_json::from_slice(&out).unwrap_or(Json::Null)
 }
 
 /// The frame-level member holding the wire bytes of values JSON cannot carry exactly.
