@@ -187,14 +187,10 @@ fn the_findings_writer_writes_what_kwire_check_prints() {
         let mut text = writer.out;
         text.extend(summary(checked.frames, &tally).bytes());
         text.push(b'\n');
-        let printed = Command::new(env!("CARGO_BIN_EXE_kwire"))
-            .args(["check", &path(name), "--min-severity", flag])
-            .env("COLUMNS", "100")
-            .output()
-            .unwrap();
+        let printed = printed_at_100_columns(&["check", &path(name), "--min-severity", flag]);
         assert_eq!(
             String::from_utf8_lossy(&text),
-            String::from_utf8_lossy(&printed.stdout),
+            printed,
             "--min-severity {flag}"
         );
         assert!(
@@ -202,6 +198,16 @@ fn the_findings_writer_writes_what_kwire_check_prints() {
             "churn has findings to show"
         );
     }
+}
+
+/// What `kwire ARGS` prints on standard output with 100 columns to fit.
+fn printed_at_100_columns(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
@@ -380,17 +386,8 @@ fn write_capture_records_writes_what_kwire_records_prints() {
             .unwrap()
             .unwrap();
         drop(fitted);
-        let printed = Command::new(env!("CARGO_BIN_EXE_kwire"))
-            .args(["records", &path(name)])
-            .args(args)
-            .env("COLUMNS", "100")
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out),
-            String::from_utf8_lossy(&printed.stdout),
-            "{layout:?}"
-        );
+        let printed = printed_at_100_columns(&[&["records", &path(name)][..], args].concat());
+        assert_eq!(String::from_utf8_lossy(&out), printed, "{layout:?}");
         assert!(summary.records_shown > 0 && summary.records_shown == summary.records);
     }
 }

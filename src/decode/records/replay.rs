@@ -104,18 +104,19 @@ impl BatchDecoder<'_, '_> {
         let mut header = [0i64; V2_FIELDS.len()];
         for (j, s) in tape.children(batch) {
             let (at, len) = (s.at as usize, s.len as usize);
-            let computed = match s.id {
-                Id::Checksum { computed } => computed,
-                _ => 0,
-            };
-            let field = v2_field(s).map(|k| (k, computed));
-            match (s.id, field) {
-                (_, Some((k, computed))) => {
-                    header[k] = int(s.value);
-                    let attributes = header[ATTRIBUTES] as u16;
-                    push_v2_field(&mut node.children, k, at, header[k], attributes, computed);
-                }
-                (Id::UnknownCodecRecords, _) => {
+            if let Some(k) = v2_field(s) {
+                header[k] = int(s.value);
+                // Only the checksum's node reads it.
+                let computed = match s.id {
+                    Id::Checksum { computed } => computed,
+                    _ => 0,
+                };
+                let attributes = header[ATTRIBUTES] as u16;
+                push_v2_field(&mut node.children, k, at, header[k], attributes, computed);
+                continue;
+            }
+            match s.id {
+                Id::UnknownCodecRecords => {
                     // An unknown codec's records: bytes, and the finding that says so.
                     let n = push_with(&mut node.children, || {
                         leaf(
@@ -129,7 +130,7 @@ impl BatchDecoder<'_, '_> {
                     });
                     self.found_under(tape, j, n);
                 }
-                (Id::Compressed(_) | Id::NotDecompressed, _) => {
+                Id::Compressed(_) | Id::NotDecompressed => {
                     self.replay_compressed(tape, (j, s), &header, &mut node.children)
                 }
                 _ => self.replay_in_records(tape, (j, s), &header, node),
