@@ -10,7 +10,7 @@ use kwire::capture::{
     for_each_captured, for_each_frame, CaptureOptions, Captured, CapturedFrame, SkipReason,
     Skipped, StreamCut,
 };
-use kwire::decode::{decode_frame, DecodeOptions, Direction};
+use kwire::decode::Direction;
 use kwire::encode::{encode_frame, example::smallest_struct, frame::message_spec, FrameSpec};
 use kwire::schema::Catalogue;
 use serde_json::{json, Map};
@@ -65,15 +65,8 @@ fn frames_of(capture: &[u8], port: Option<u16>) -> Vec<CapturedFrame> {
 
 /// Every frame decodes cleanly, and responses carry their request's api/version.
 fn check_all_decode(frames: &[CapturedFrame]) {
-    let cat = Catalogue::builtin();
     for f in frames {
-        let opts = DecodeOptions {
-            direction: Some(f.direction),
-            api_key: f.api_key,
-            api_version: f.api_version,
-            ..Default::default()
-        };
-        let d = decode_frame(cat, f.bytes.clone(), 0, &opts);
+        let d = common::decode_captured(f);
         assert!(
             d.error.is_none(),
             "frame {} {:?}: {:?}",

@@ -9,7 +9,7 @@
 mod common;
 
 use kwire::capture::for_each_frame;
-use kwire::decode::{decode_frame, DecodeOptions, Direction};
+use kwire::decode::Direction;
 use kwire::schema::Catalogue;
 use std::path::{Path, PathBuf};
 
@@ -38,13 +38,7 @@ fn every_frame_of_the_real_captures_decodes_and_every_response_is_paired() {
         let (mut requests, mut responses) = (0, 0);
         let mut apis = std::collections::BTreeSet::new();
         let stats = for_each_frame(cat, std::io::BufReader::new(file), None, |f| {
-            let opts = DecodeOptions {
-                direction: Some(f.direction),
-                api_key: f.api_key,
-                api_version: f.api_version,
-                ..Default::default()
-            };
-            let d = decode_frame(cat, f.bytes.clone(), 0, &opts);
+            let d = common::decode_captured(&f);
             assert!(
                 d.error.is_none(),
                 "{}: frame {}: {:?}",

@@ -1519,3 +1519,112 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
     assert_eq!(selected_name(&app), "key");
     draw(&mut app, 200, 60);
 }
+
+/// The grid finds the node under the cursor by a binary search over each
+/// node's children (`Node::child_at`): exact only when a decoder lays
+/// children out in byte order without overlaps. Held on every shipped
+/// sample and capture and on record batches of every kind (compressed ones
+/// included, whose decompressed data has offsets of its own), and at every
+/// child's edges the search answers as a look at each child in turn would.
+#[test]
+fn children_are_in_byte_order_so_the_node_under_a_byte_is_found_by_binary_search() {
+    use common::batches::{fetch_v4, produce, record_batch_cases, Entry};
+    use kwire::decode::Node;
+    let cat = Catalogue::builtin();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut frames: Vec<(String, Frame)> = Vec::new();
+    let mut hex: Vec<_> = std::fs::read_dir(root.join("samples"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hex"))
+        .collect();
+    hex.sort();
+    for p in &hex {
+        let text = std::fs::read_to_string(p).unwrap();
+        let direction = if p.to_string_lossy().contains("response") {
+            Direction::Response
+        } else {
+            Direction::Request
+        };
+        let opts = DecodeOptions {
+            direction: Some(direction),
+            ..Default::default()
+        };
+        let bytes = Bytes::from(parse_hex_text(&text).unwrap());
+        for f in decode_frames(cat, &bytes, &opts) {
+            frames.push((p.display().to_string(), f));
+        }
+    }
+    let mut pcaps: Vec<_> = ["samples/captures", "samples/captures/diagnosis"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().flatten())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pcap"))
+        .collect();
+    pcaps.sort();
+    for p in &pcaps {
+        let file = std::io::BufReader::new(std::fs::File::open(p).unwrap());
+        kwire::capture::for_each_frame(cat, file, None, |f| {
+            let d = common::decode_captured(&f);
+            frames.push((format!("{} frame {}", p.display(), f.index), d));
+            true
+        })
+        .unwrap();
+    }
+    for case in record_batch_cases() {
+        let (bytes, opts) = match case.entry {
+            Entry::Produce => (
+                produce(cat, case.topic, &case.records),
+                DecodeOptions::default(),
+            ),
+            _ => (
+                fetch_v4(cat, case.topic, &case.records),
+                DecodeOptions {
+                    direction: Some(Direction::Response),
+                    api_key: Some(1),
+                    api_version: Some(4),
+                    ..Default::default()
+                },
+            ),
+        };
+        for f in decode_frames(cat, &Bytes::from(bytes), &opts) {
+            frames.push((case.name.to_string(), f));
+        }
+    }
+    assert!(frames.len() > 400, "{} frames", frames.len());
+
+    fn check(name: &str, node: &Node, checked: &mut usize) {
+        let mut end = 0;
+        for c in node.children.iter().filter(|c| c.len > 0) {
+            assert!(
+                c.offset >= end,
+                "{name}: {} at {} starts before its sibling ends at {end}",
+                c.name,
+                c.offset
+            );
+            end = c.end();
+        }
+        for c in &node.children {
+            for at in [c.offset, c.end().saturating_sub(1), c.end()] {
+                let one_by_one = node
+                    .children
+                    .iter()
+                    .position(|c| c.offset <= at && at < c.end());
+                assert_eq!(
+                    node.child_at(at),
+                    one_by_one,
+                    "{name}: {} byte {at}",
+                    node.name
+                );
+                *checked += 1;
+            }
+            check(name, c, checked);
+        }
+    }
+    let mut checked = 0;
+    for (name, f) in &frames {
+        check(name, &f.root, &mut checked);
+    }
+    assert!(checked > 50_000, "{checked} lookups");
+}

@@ -321,22 +321,32 @@ impl Node {
         go(self, 0, f)
     }
 
-    /// The deepest node covering byte `offset`, as a path of child indexes.
+    /// The deepest node covering byte `offset`, as a path of child indexes
+    /// (not into decompressed data, whose offsets are another buffer's).
     pub fn path_at(&self, offset: usize) -> Vec<usize> {
         let mut path = Vec::new();
         let mut node = self;
-        'down: loop {
-            if node.role == Role::Decompressed {
-                return path;
-            }
-            for (i, c) in node.children.iter().enumerate() {
-                if offset >= c.offset && offset < c.end() {
-                    path.push(i);
-                    node = c;
-                    continue 'down;
-                }
-            }
-            return path;
+        while node.role != Role::Decompressed {
+            let Some(i) = node.child_at(offset) else {
+                break;
+            };
+            path.push(i);
+            node = &node.children[i];
+        }
+        path
+    }
+
+    /// The index of the first child covering byte `offset`. A decoder lays
+    /// children out in byte order, so a binary search over their ranges finds
+    /// it: a cursor in a batch of 400,000 records would otherwise look at every
+    /// record before it. Children out of order (`tests/tui.rs` holds that no
+    /// decoded frame has any) are searched one by one.
+    pub fn child_at(&self, offset: usize) -> Option<usize> {
+        let covers = |c: &Node| c.offset <= offset && offset < c.end();
+        let found = self.children.partition_point(|c| c.end() <= offset);
+        match self.children.get(found) {
+            Some(c) if covers(c) => Some(found),
+            _ => self.children.iter().position(covers),
         }
     }
 

@@ -308,16 +308,15 @@ impl FrameView {
         let Some(mut node) = self.frame.root.at_path(&path) else {
             return path;
         };
-        'down: loop {
-            for (i, c) in node.children.iter().enumerate() {
-                if at >= c.offset && at < c.end() && c.role != Role::Decompressed {
-                    path.push(i);
-                    node = c;
-                    continue 'down;
-                }
-            }
-            return path;
+        // Decompressed data nested in this buffer has offsets of its own.
+        while let Some(i) = node
+            .child_at(at)
+            .filter(|&i| node.children[i].role != Role::Decompressed)
+        {
+            path.push(i);
+            node = &node.children[i];
         }
+        path
     }
 
     pub fn selected_node(&self) -> &Node {

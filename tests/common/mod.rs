@@ -189,3 +189,19 @@ pub fn is_conn_name(line: &str) -> bool {
 pub fn frame_rows(text: &str) -> Vec<&str> {
     text.lines().filter(|l| !is_conn_event(l)).collect()
 }
+
+/// A captured frame decoded into its tree, as the request it answers said.
+pub fn decode_captured(f: &kwire::capture::CapturedFrame) -> kwire::decode::Frame {
+    let opts = kwire::decode::DecodeOptions {
+        direction: Some(f.direction),
+        api_key: f.api_key,
+        api_version: f.api_version,
+        ..Default::default()
+    };
+    kwire::decode::decode_frame(
+        kwire::schema::Catalogue::builtin(),
+        f.bytes.clone(),
+        0,
+        &opts,
+    )
+}
