@@ -81,7 +81,9 @@ fn check(frames: &[Frame], input_len: usize) {
             String::from_utf8(written).expect("UTF-8 JSON"),
             json::to_text(&json::frame_contract(f))
         );
-        let _ = json::frame_tree_json(f).to_string();
+        let mut tree = Vec::new();
+        kwire::render::tree_json::write_frame_tree_json(&mut tree, f).unwrap();
+        serde_json::from_slice::<serde_json::Value>(&tree).expect("tree JSON of a partial tree");
     }
 }
 

@@ -101,10 +101,7 @@ fn tree_and_grid_text_hold_no_control_characters() {
 #[test]
 fn json_stays_valid_and_escaped() {
     for f in frames() {
-        for text in [
-            json::frame_contract(&f).to_string(),
-            json::frame_tree_json(&f).to_string(),
-        ] {
+        for text in [json::frame_contract(&f).to_string(), tree_json_text(&f)] {
             assert!(
                 !text.chars().any(|c| c.is_control()),
                 "raw control character in JSON"
@@ -206,11 +203,15 @@ fn json_writes_c1_bidi_and_separators_as_escapes() {
                 text,
                 "the tree's contract is the same text"
             );
-            let tree = json::to_text(&json::frame_tree_json(&frames[0]));
-            assert!(!tree.chars().any(forbidden));
+            let tree = tree_json_text(&frames[0]);
+            assert!(!tree.chars().any(forbidden), "{tree}");
+            let back: serde_json::Value = serde_json::from_str(&tree).unwrap();
+            let body = &back["tree"]["children"][2];
+            let group_id = &body["children"][0];
+            assert_eq!(group_id["name"], "GroupId", "{body}");
             assert_eq!(
-                serde_json::from_str::<serde_json::Value>(&tree).unwrap(),
-                json::frame_tree_json(&frames[0])
+                group_id["value"], EVIL_UNICODE,
+                "parses back to the same string"
             );
         }
     }
@@ -377,4 +378,44 @@ fn definition_names_are_escaped_in_apis_diff_and_pages() {
         );
     }
     let _ = std::fs::remove_dir_all(&defs);
+}
+
+/// What `--format tree-json` writes for a frame, without its newline.
+fn tree_json_text(f: &kwire::decode::Frame) -> String {
+    let mut out = Vec::new();
+    kwire::render::tree_json::write_frame_tree_json(&mut out, f).unwrap();
+    assert_eq!(out.pop(), Some(b'\n'), "one line");
+    String::from_utf8(out).unwrap()
+}
+
+/// A record decoded by type (`kwire decode --type`) writes its tree JSON with
+/// the same escapes as frames: a topic named with a right-to-left override
+/// and a C1 control reaches the terminal as `\u202e\u0085`, not as the
+/// characters themselves.
+#[test]
+fn a_record_decoded_by_type_writes_its_tree_json_escaped() {
+    let topic_record = b"010200 06e280aec285 00112233445566778899aabbccddeeff 00";
+    let out = common::kwire_with_stdin(
+        &[
+            "decode",
+            "-",
+            "--type",
+            "TopicRecord",
+            "--format",
+            "tree-json",
+        ],
+        topic_record,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(r#""value":"\u202e\u0085""#), "{text}");
+    assert!(
+        !text.contains('\u{202e}') && !text.contains('\u{85}'),
+        "{text}"
+    );
+    let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        back["children"][3]["children"][0]["value"],
+        "\u{202e}\u{85}"
+    );
 }

@@ -10,7 +10,6 @@ use common::batches::{batch, Rec};
 use common::exchanges::{frame, TempCapture, Timeline};
 use kwire::decode::fields::TopicIds;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
-use kwire::render::json::frame_tree_json;
 use kwire::schema::Catalogue;
 use serde_json::{json, Value};
 
@@ -217,9 +216,9 @@ fn records_of_a_topic_named_by_id_are_that_topics() {
     };
     let tape = decode_frame(cat, bytes, 0, &opts);
     assert!(tape.error.is_none() && tape.record_damage.is_empty());
-    assert!(frame_tree_json(&tape)
-        .to_string()
-        .contains("OffsetCommitKey"));
+    let mut tree = Vec::new();
+    kwire::render::tree_json::write_frame_tree_json(&mut tree, &tape).unwrap();
+    assert!(String::from_utf8(tree).unwrap().contains("OffsetCommitKey"));
 }
 
 fn uuid(text: &str) -> [u8; 16] {

@@ -60,7 +60,9 @@ pub fn write_payload(
             "{}",
             text_tree::render_tree(&root, style().tree(full_docs))
         ),
-        Format::TreeJson => writeln!(out, "{}", json::tree_json(&root)),
+        Format::TreeJson => {
+            kwire::render::tree_json::write_tree_json(&mut out, &root).and_then(|()| writeln!(out))
+        }
         Format::Json => writeln!(out, "{}", json::payload_json(&root, decoded.version)),
         Format::Grid => {
             let frame = kwire::decode::Frame {

@@ -133,7 +133,7 @@ pub fn struct_object(node: &Node) -> Map<String, Json> {
 }
 
 /// A node's value in the contract's types.
-pub(crate) fn value_json(node: &Node) -> Json {
+pub fn value_json(node: &Node) -> Json {
     match &node.value {
         Value::None => Json::Null,
         Value::Int(v) => json!(v),
@@ -840,81 +840,6 @@ pub fn payload_json(root: &Node, version: Option<i16>) -> Json {
         .find(|c| c.kind == crate::decode::Kind::Body)
         .map(|s| Json::Object(struct_object(s)));
     json!({"type": root.name, "version": version.map(i64::from), "value": value})
-}
-
-/// Every node with its name, type, offset, length, value, note, description and region.
-pub fn tree_json(node: &Node) -> Json {
-    let mut obj = Map::new();
-    obj.insert("name".into(), json!(node.name));
-    if let Some(k) = node.key() {
-        obj.insert("field".into(), json!(k));
-    }
-    obj.insert("type".into(), json!(node.ty));
-    obj.insert("offset".into(), json!(node.offset));
-    obj.insert("length".into(), json!(node.len));
-    let value = match &node.value {
-        Value::Array(Some(n)) => json!(n),
-        Value::Struct(true) | Value::None => Json::Null,
-        _ => value_json(node),
-    };
-    if !value.is_null()
-        || matches!(
-            node.value,
-            Value::Str(None) | Value::Bytes(None) | Value::Array(None) | Value::Struct(false)
-        )
-    {
-        obj.insert("value".into(), value);
-    }
-    if let Some(n) = super::notes::note(node) {
-        obj.insert("note".into(), json!(n));
-    }
-    if let Some(d) = &node.doc {
-        obj.insert("doc".into(), json!(d));
-    }
-    obj.insert("region".into(), json!(node.region));
-    if node.role == Role::Decompressed {
-        obj.insert("children_offsets".into(), json!("decompressed buffer"));
-    }
-    if let Some(e) = node.error() {
-        obj.insert("error".into(), json!(e));
-    }
-    if !node.children.is_empty() {
-        obj.insert(
-            "children".into(),
-            Json::Array(node.children.iter().map(tree_json).collect()),
-        );
-    }
-    Json::Object(obj)
-}
-
-/// A frame as tree JSON, with its identification, error and warnings.
-pub fn frame_tree_json(frame: &Frame) -> Json {
-    if let Some(mechanism) = frame.kind.sasl_mechanism() {
-        return json!({
-            "kind": SASL_TOKEN_KIND,
-            "direction": frame.direction.as_str(),
-            "mechanism": mechanism,
-            "api_key": frame.api_key,
-            "api_name": api_name(frame.api_key),
-            "api_version": frame.api_version,
-            "header_version": frame.header_version,
-            "input_offset": frame.input_offset,
-            "error": frame.error.as_ref().map(|e| json!({"offset": e.offset, "expected": e.expected})),
-            "warnings": frame.warnings,
-            "tree": tree_json(&frame.root),
-        });
-    }
-    json!({
-        "kind": frame.direction.as_str(),
-        "api_key": frame.api_key,
-        "api_name": api_name(frame.api_key),
-        "api_version": frame.api_version,
-        "header_version": frame.header_version,
-        "input_offset": frame.input_offset,
-        "error": frame.error.as_ref().map(|e| json!({"offset": e.offset, "expected": e.expected})),
-        "warnings": frame.warnings,
-        "tree": tree_json(&frame.root),
-    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
-//! The tree JSON (`--format tree-json`) written straight to its output: the
-//! same text as [`super::json::frame_tree_json`] builds as a value, without
-//! holding a second, larger copy of the tree (a `serde_json::Value` per node
-//! costs several times the node). Tests hold the two to the same bytes.
+//! The tree JSON (`--format tree-json`), its one writer: every node with its
+//! name, type, offset, length, value, note, description and region, written
+//! straight to its output as it goes, never held as a second, larger copy of
+//! the tree (a `serde_json::Value` per node costs several times the node).
+//! `tests/budgets.rs` holds it to a `serde_json` value built from the tree
+//! independently; the snapshots hold its bytes.
 
 use super::digits::push_hex;
 use super::digits::push_uint;
@@ -22,7 +24,7 @@ use std::io;
 /// (a tree's JSON can be far larger than its frame: it is never held whole).
 const SPILL: usize = 1 << 16;
 
-/// One frame's tree JSON on one line, as `frame_tree_json` would print it.
+/// One frame's tree JSON (its identification, error, warnings and tree) on one line.
 pub fn write_frame_tree_json(out: &mut impl io::Write, frame: &Frame) -> io::Result<()> {
     write_frame_with(out, frame, None)
 }
@@ -91,8 +93,8 @@ struct Drawer<'d> {
     frame: bytes::Bytes,
 }
 
-/// One node's tree JSON (no newline), as `tree_json` would print it.
-pub(crate) fn write_tree_json(out: &mut impl io::Write, node: &Node) -> io::Result<()> {
+/// One node's tree JSON (no newline).
+pub fn write_tree_json(out: &mut impl io::Write, node: &Node) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
     write_node(&mut buf, out, node, None)?;
     out.write_all(&buf)
@@ -107,8 +109,9 @@ fn spill(buf: &mut Vec<u8>, out: &mut impl io::Write) -> io::Result<()> {
     Ok(())
 }
 
-/// A node's object into `buf` (spilling into `out`): the members and their
-/// order of [`super::json::tree_json`].
+/// A node's object into `buf` (spilling into `out`): name, field, type,
+/// offset, length, value, note, doc, region, children_offsets, error and
+/// children, in that order, each only when the node has it.
 fn write_node(
     buf: &mut Vec<u8>,
     out: &mut impl io::Write,
