@@ -37,3 +37,78 @@ fn short_varints_read_as_leb128_says() {
         }
     }
 }
+
+/// Every over-long varint of a flexible frame is warned once, at its offset,
+/// with its width: a header's tagged section count, a compact string's
+/// length, a body's tagged section count, a tag, a tagged entry's size and a
+/// compact array's length. `kwire check`'s walk over the tape without a tree
+/// finds the same, and a frame written minimally finds none.
+#[test]
+fn over_long_varints_in_a_frame_are_each_warned_where_they_are() {
+    use kwire::decode::{decode_frame, DecodeOptions, WarningKind};
+    use kwire::schema::Catalogue;
+    let cat = Catalogue::builtin();
+    let sized = |body: &[u8]| {
+        let mut f = (body.len() as u32).to_be_bytes().to_vec();
+        f.extend_from_slice(body);
+        f
+    };
+    // Heartbeat v4: header v2, then GroupId "g", GenerationId 7, MemberId
+    // "m", GroupInstanceId null, and one unknown tag (5) of two bytes.
+    let heartbeat = |long: bool| {
+        let v = |short: &[u8], long_form: &[u8]| {
+            if long {
+                long_form.to_vec()
+            } else {
+                short.to_vec()
+            }
+        };
+        let mut b = vec![0, 12, 0, 4, 0, 0, 0, 1, 0, 1, b'c'];
+        b.extend(v(&[0], &[0x80, 0x00])); // header tagged count
+        b.extend(v(&[2], &[0x82, 0x00])); // GroupId length
+        b.extend([b'g', 0, 0, 0, 7, 2, b'm', 0]);
+        b.extend(v(&[1], &[0x81, 0x00])); // body tagged count
+        b.extend(v(&[5], &[0x85, 0x80, 0x00])); // tag
+        b.extend(v(&[2], &[0x82, 0x00])); // size
+        b.extend([0xab, 0xcd]);
+        sized(&b)
+    };
+    // DescribeGroups v5: Groups ["a", "b"], IncludeAuthorizedOperations false.
+    let describe = |long: bool| {
+        let mut b = vec![0, 15, 0, 5, 0, 0, 0, 2, 0, 1, b'c', 0];
+        b.extend(if long {
+            vec![0x83, 0x80, 0x80, 0x00]
+        } else {
+            vec![3]
+        });
+        b.extend([2, b'a', 2, b'b', 0, 0]);
+        sized(&b)
+    };
+    let warned = |frame: Vec<u8>, findings_only: bool| {
+        let opts = DecodeOptions {
+            findings_only,
+            ..Default::default()
+        };
+        let f = decode_frame(cat, frame.into(), 0, &opts);
+        assert!(f.error.is_none(), "{:?}", f.error);
+        f.warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::OverlongVarint)
+            .map(|w| w.text.clone())
+            .collect::<Vec<_>>()
+    };
+    let want_heartbeat = [
+        "0x000f: tagged field count is an over-long varint (2 bytes)",
+        "0x0011: GroupId length is an over-long varint",
+        "0x001b: tagged field count is an over-long varint (2 bytes)",
+        "0x001d: tag is an over-long varint (3 bytes)",
+        "0x0020: tagged field size is an over-long varint (2 bytes)",
+    ];
+    let want_describe = ["0x0010: array length is an over-long varint (4 bytes)"];
+    for findings_only in [false, true] {
+        assert_eq!(warned(heartbeat(true), findings_only), want_heartbeat);
+        assert_eq!(warned(describe(true), findings_only), want_describe);
+        assert!(warned(heartbeat(false), findings_only).is_empty());
+        assert!(warned(describe(false), findings_only).is_empty());
+    }
+}

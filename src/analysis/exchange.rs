@@ -1032,7 +1032,7 @@ fn walk(
         };
         let single = !s.value.is_array();
         let one_or_each = |each: &mut dyn FnMut(Val)| match s.value {
-            Val::Array => tape.children(i).for_each(|(_, e)| each(e.value)),
+            Val::Array(_) => tape.children(i).for_each(|(_, e)| each(e.value)),
             Val::Packed(packed) => packed.values(frame).for_each(each),
             v => each(v),
         };
@@ -1075,7 +1075,7 @@ fn walk(
             }),
             Fact::Within(inner) => match s.value {
                 Val::Struct => walk(tape, frame, i, inner, names, topics, errors),
-                Val::Array => {
+                Val::Array(_) => {
                     for (e, es) in tape.children(i) {
                         if es.value == Val::Struct {
                             walk(tape, frame, e, inner, names, topics, errors);

@@ -274,7 +274,7 @@ impl ApiVersionsReader {
             if Some(decl) == d.error && s.value != Val::Int(0) {
                 return None;
             }
-            if Some(decl) != d.keys || s.value != Val::Array {
+            if Some(decl) != d.keys || !matches!(s.value, Val::Array(_)) {
                 continue;
             }
             for (e, es) in self.tape.children(i) {

@@ -450,16 +450,22 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             .find(|(_, f)| f.tag == Some(tag_no) && f.is_tagged_in(self.version))
     }
 
+    /// The warning for the varint of `slot`'s prefix when the tape marked it
+    /// over-long (`which`, an `OVERLONG_*` flag of [`crate::decode::tape`]).
+    fn overlong_varint(&mut self, slot: &crate::decode::tape::Slot, which: u8, what: &str) {
+        if slot.overlong & which != 0 {
+            self.overlong_warning(slot.at as usize, usize::from(slot.prefix), what);
+        }
+    }
+
     /// A varint of `len` bytes at `at` that is longer than its value needs
     /// (a last byte of zero after the first): legal, but no writer needs it.
-    fn check_varint(&mut self, at: usize, len: usize, what: &str) {
-        if len > 1 && self.frame.get(at + len - 1) == Some(&0) {
-            self.warnings.push(Warning::at(
-                WarningKind::OverlongVarint,
-                at,
-                format_args!("{what} is an over-long varint ({len} bytes)"),
-            ));
-        }
+    fn overlong_warning(&mut self, at: usize, len: usize, what: &str) {
+        self.warnings.push(Warning::at(
+            WarningKind::OverlongVarint,
+            at,
+            format_args!("{what} is an over-long varint ({len} bytes)"),
+        ));
     }
 
     fn check_tag_order(&mut self, start: usize, tag: u64, last_tag: &mut Option<u64>) {

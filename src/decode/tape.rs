@@ -1,6 +1,8 @@
 //! The tape: the decoder's one representation of a frame. A flat list of
-//! small copyable slots (kind, value, offset, length, length-prefix width,
-//! where its children end), in the order the bytes are read; the walks that
+//! small copyable slots (identity, value, offset, length, length-prefix
+//! width, over-long varints, where its children end), in the order the bytes
+//! are read: what a tree view shows of a field, without reading its length
+//! prefix again. The walks that
 //! fill it are [`super::values`] (structs, arrays, primitives, tagged
 //! sections) and `super::records::tape` (record batches).
 
@@ -49,6 +51,8 @@ pub struct Slot {
     /// The field's name as a JSON key with its colon (`"GroupId":`); empty for
     /// others. Behind a thin pointer, which keeps a slot at 48 bytes.
     pub key: &'static &'static str,
+    /// The value; on annotated tapes, a string's or bytes' length as written
+    /// (`Val::Int`) when its bytes were not all there.
     pub value: Val,
     /// The index after this slot's subtree.
     pub end: u32,
@@ -60,9 +64,19 @@ pub struct Slot {
     /// The bytes of encoding before the value: a string's, bytes' or array's
     /// length prefix, a tagged section's count, a tagged entry's tag.
     pub prefix: u8,
+    /// Annotated tapes: which of the slot's varints were written with more
+    /// bytes than their value needs (legal, but no writer needs it):
+    /// [`OVERLONG_PREFIX`], [`OVERLONG_SIZE`].
+    pub overlong: u8,
     /// What the slot is.
     pub id: Id,
 }
+
+/// [`Slot::overlong`]: the varint of its `prefix` (a compact length or count,
+/// a tagged section's count, a tagged entry's tag).
+pub const OVERLONG_PREFIX: u8 = 1;
+/// [`Slot::overlong`]: a tagged entry's size.
+pub const OVERLONG_SIZE: u8 = 2;
 
 /// What a slot is, with what tells it from its siblings (a field's place in
 /// its struct's declaration, a tag, an index, a buffer), so that no reader
@@ -274,8 +288,9 @@ pub enum Val {
     Bytes(Span),
     /// Offset of the 16 bytes.
     Uuid(u32),
-    /// An array; its elements are the slot's children.
-    Array,
+    /// An array of this many elements as written; its elements are the
+    /// slot's children (fewer when the tape stopped in them).
+    Array(u32),
     /// Values-only tapes: an array of fixed-width primitives whose bytes were
     /// all there, kept as its bytes instead of a slot per element (an array of
     /// replica ids would otherwise cost 48 bytes of tape per 4 bytes of frame).
@@ -315,7 +330,7 @@ impl Packed {
 impl Val {
     /// An array, with its elements as slots or packed.
     pub(crate) fn is_array(&self) -> bool {
-        matches!(self, Val::Array | Val::Packed(_))
+        matches!(self, Val::Array(_) | Val::Packed(_))
     }
 }
 
@@ -388,6 +403,7 @@ pub(crate) fn push_slot(
         at: at as u32,
         len: len as u32,
         prefix: prefix as u8,
+        overlong: 0,
         id,
     });
     slots.len() - 1
@@ -400,6 +416,18 @@ pub(crate) fn close_slot(slots: &mut [Slot], i: usize, end_at: usize) {
     if let Some(s) = slots.get_mut(i) {
         s.end = end;
         s.len = (end_at as u32).saturating_sub(s.at);
+    }
+}
+
+/// The elements of an array whose length was written as `written` (n+1
+/// when compact, n otherwise); `None` for null.
+pub(crate) fn elements_written(written: i64, compact: bool) -> Option<usize> {
+    match compact {
+        true => written
+            .checked_sub(1)
+            .filter(|_| written > 0)
+            .map(|n| n as usize),
+        false => usize::try_from(written).ok(),
     }
 }
 

@@ -15,8 +15,8 @@
 use super::problem::{DecodeError, ErrorKind};
 use super::reader::Reader;
 use super::tape::{
-    close_slot, fixed_value, push_slot, Finding, Id, Key, Packed, Slot, Span, Stopped, Val, Values,
-    NO_KEY,
+    close_slot, elements_written, fixed_value, push_slot, Finding, Id, Key, Packed, Slot, Span,
+    Stopped, Val, Values, NO_KEY, OVERLONG_PREFIX, OVERLONG_SIZE,
 };
 use crate::budget::Budget;
 use crate::schema::plan::{Element, FieldPlan, Op, Shape, StructPlan};
@@ -213,6 +213,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             at,
             len: 0,
             prefix: 0,
+            overlong: 0,
             id,
         });
         self.slots.len() - 1
@@ -374,11 +375,11 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         let value = match p {
             Primitive::String => match self.read_length(compact, false, name)? {
                 None => Val::Null,
-                Some(n) => Val::Str(self.take(n, name)?),
+                Some(n) => Val::Str(self.take_value(n, compact, name)?),
             },
             Primitive::Bytes | Primitive::Records => match self.read_length(compact, true, name)? {
                 None => Val::Null,
-                Some(n) => Val::Bytes(self.take(n, name)?),
+                Some(n) => Val::Bytes(self.take_value(n, compact, name)?),
             },
             fixed => {
                 let width = fixed.fixed_width().unwrap_or(0);
@@ -393,6 +394,37 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             _ => self.r.pos() - at,
         };
         Ok((value, prefix))
+    }
+
+    /// A string's or bytes' `n` bytes. When they are not all there, an
+    /// annotated tape keeps the length as written (n+1 when compact) as the
+    /// value of the slot being read, for the tree to show.
+    #[inline]
+    fn take_value(&mut self, n: usize, compact: bool, name: &str) -> Step<Span> {
+        let taken = self.take(n, name);
+        if ANNOTATED && taken.is_err() {
+            let written = Val::Int(n as i64 + i64::from(compact));
+            self.set(self.reading(), written);
+        }
+        taken
+    }
+
+    /// The slot being read: the last one pushed (a primitive's, a tagged
+    /// section's, before any child).
+    #[inline]
+    fn reading(&self) -> usize {
+        self.slots.len().wrapping_sub(1)
+    }
+
+    /// Annotated tapes: slot `i` has an over-long varint (`which`, an
+    /// `OVERLONG_*` flag).
+    #[inline]
+    fn mark_overlong(&mut self, i: usize, overlong: bool, which: u8) {
+        if ANNOTATED && overlong {
+            if let Some(s) = self.slots.get_mut(i) {
+                s.overlong |= which;
+            }
+        }
     }
 
     #[inline]
@@ -411,6 +443,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         if compact {
             let read = self.r.uvarint_or_else(|| format!("{name} length"));
             let u = self.ok(read)?;
+            self.mark_overlong(self.reading(), u.overlong, OVERLONG_PREFIX);
             return Ok(u.value.checked_sub(1).map(|n| n as usize));
         }
         let read = if wide {
@@ -456,9 +489,11 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     fn read_array(&mut self, f: &FieldPlan, el: &Element, i: usize) -> Step {
         let at = self.r.pos();
         let name = f.name;
-        let count = if f.compact {
+        let written = if f.compact {
             let read = self.r.uvarint_or_else(|| format!("{name} length"));
-            self.ok(read)?.value.checked_sub(1).map(|n| n as usize)
+            let u = self.ok(read)?;
+            self.mark_overlong(i, u.overlong, OVERLONG_PREFIX);
+            u.value as i64
         } else {
             let read = self.r.i32_or_else(|| format!("{name} length"));
             let v = self.ok(read)?;
@@ -469,11 +504,15 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                     expected: format!("{name}: an array length >= -1, found {v}"),
                 }));
             }
-            usize::try_from(v).ok()
+            i64::from(v)
         };
         self.set_prefix(i, self.r.pos() - at);
-        let Some(count) = count else { return Ok(()) };
-        self.set(i, Val::Array);
+        let Some(count) = elements_written(written, f.compact) else {
+            return Ok(());
+        };
+        // The count as written, kept when the tape stops at it (a varint of
+        // more than 32 bits does not read, so it fits).
+        self.set(i, Val::Array(count as u32));
         // Every element takes at least one byte, except structs whose fields are all
         // absent at this version; either way a longer count cannot be honest.
         if count > self.r.remaining() {
@@ -551,6 +590,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             if let Some(s) = self.slots.last_mut() {
                 (s.value, s.prefix) = (Val::Uint(count.value), count.len as u8);
             }
+            self.mark_overlong(self.reading(), count.overlong, OVERLONG_PREFIX);
         }
         let count = count.value;
         if count == 0 {
@@ -573,7 +613,8 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let read = self.r.uvarint("tag");
             let tag = self.ok(read)?;
             let read = self.r.uvarint("tagged field size");
-            let size = self.ok(read)?.value as usize;
+            let size = self.ok(read)?;
+            let (size, size_overlong) = (size.value as usize, size.overlong);
             let tag_no = tag.value as u32;
             let payload_at = self.r.pos();
             let entry = ANNOTATED.then(|| {
@@ -584,6 +625,8 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                     Val::Uint(size as u64),
                     (start, 0, tag.len),
                 );
+                self.mark_overlong(e, tag.overlong, OVERLONG_PREFIX);
+                self.mark_overlong(e, size_overlong, OVERLONG_SIZE);
                 e
             });
             let res = match tagged.iter().find(|f| f.tag == tag_no) {
@@ -714,7 +757,7 @@ fn quick_fields<const ANNOTATED: bool>(
                                 slots,
                                 f.json_key,
                                 Id::Field(f.decl),
-                                Val::Array,
+                                Val::Array(count as u32),
                                 (pos, used, prefix),
                             );
                             push_elements(slots, buf, (p, w), at, count);

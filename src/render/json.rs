@@ -432,7 +432,7 @@ impl Tape<'_> {
                 bytes.copy_from_slice(Span { at, len: 16 }.of(self.frame));
                 write_uuid(out, &bytes);
             }
-            Val::Array => {
+            Val::Array(_) => {
                 out.push(b'[');
                 for (n, (at, el)) in self.values.children(i).enumerate() {
                     if n > 0 {
@@ -503,7 +503,7 @@ impl Tape<'_> {
             Val::Float(v) if float_needs_raw(v) => {
                 found.push((path_text(path), v.to_be_bytes().to_vec()))
             }
-            Val::Array => {
+            Val::Array(_) => {
                 for (n, (at, el)) in self.values.children(i).enumerate() {
                     path.push(Seg::Index(n));
                     self.raw_in_value(at, el, path, found);

@@ -259,7 +259,7 @@ fn walk(
                 }
             };
             match s.value {
-                Val::Array => tape.children(i).for_each(|(_, e)| each(e.value)),
+                Val::Array(_) => tape.children(i).for_each(|(_, e)| each(e.value)),
                 Val::Packed(p) => p.values(frame).for_each(each),
                 v => each(v),
             }
@@ -307,7 +307,7 @@ fn walk(
         }
         match s.value {
             Val::Struct => walk(tape, frame, i, &f.fields, depth + 1, (topic, group), out),
-            Val::Array => {
+            Val::Array(_) => {
                 for (e, es) in tape.children(i) {
                     if es.value == Val::Struct {
                         walk(tape, frame, e, &f.fields, depth + 1, (topic, group), out);

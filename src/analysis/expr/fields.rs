@@ -131,7 +131,7 @@ pub fn run(
             }
             let test = &tests[usize::from(t)].test;
             let hit = match s.value {
-                Val::Array => match test {
+                Val::Array(_) => match test {
                     Test::Present => true,
                     _ => tape.children(i).any(|(_, e)| passes(test, e.value, frame)),
                 },
@@ -151,7 +151,7 @@ pub fn run(
         if let Some(within) = &reads.within {
             match s.value {
                 Val::Struct => run(tests, within, tape, frame, i, passed, budget),
-                Val::Array => {
+                Val::Array(_) => {
                     for (e, es) in tape.children(i) {
                         if es.value == Val::Struct {
                             run(tests, within, tape, frame, e, passed, budget);
@@ -258,7 +258,7 @@ pub fn compare(op: Op, v: Val, want: &Value, frame: &[u8]) -> bool {
             let at = at as usize;
             frame.get(at..at + 16).map(|u| u.cmp(&w[..]))
         }),
-        Val::Null | Val::Array | Val::Struct | Val::Packed(_) => None,
+        Val::Null | Val::Array(_) | Val::Struct | Val::Packed(_) => None,
     };
     ordered(op, ord)
 }

@@ -5,9 +5,9 @@
 //! are those its tree would carry; `tests/findings_only.rs` holds the two
 //! walks to that over every shipped frame and thousands of damaged ones.
 
-use super::replay::{array_count, stops_at, TagEntry, TAG_COUNT};
+use super::replay::{array_written, stops_at, TagEntry, TAG_COUNT};
 use super::*;
-use crate::decode::tape::{Id, Slot, SlotKind, Val, Values};
+use crate::decode::tape::{elements_written, Id, Slot, SlotKind, Val, Values, OVERLONG_PREFIX};
 
 impl FieldDecoder<'_, '_> {
     /// The warnings and record damage of the struct (declared as `fields`)
@@ -55,13 +55,11 @@ impl FieldDecoder<'_, '_> {
                 }
             }
             FieldType::Array(inner) => {
-                let Some(raw) = self.array_length(slot, compact) else {
+                let Some(raw) = array_written(slot, compact) else {
                     return;
                 };
-                if compact {
-                    self.check_varint(slot.at as usize, usize::from(slot.prefix), "array length");
-                }
-                if array_count(raw, compact).is_none() {
+                self.overlong_varint(slot, OVERLONG_PREFIX, "array length");
+                if elements_written(raw, compact).is_none() {
                     return self.null_check(nullable, &f.name, slot.at as usize);
                 }
                 for (j, el) in tape.children(i) {
@@ -122,7 +120,7 @@ impl FieldDecoder<'_, '_> {
         (i, slot): (u32, &Slot),
         fields: &[FieldSpec],
     ) {
-        self.check_varint(slot.at as usize, usize::from(slot.prefix), TAG_COUNT);
+        self.overlong_varint(slot, OVERLONG_PREFIX, TAG_COUNT);
         let mut last_tag = None;
         for (j, entry) in tape.children(i) {
             let TagEntry {

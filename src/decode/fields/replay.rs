@@ -6,8 +6,9 @@
 //! bytes from it, and the nodes around it cover it.
 
 use super::*;
-use crate::decode::reader::Uvarint;
-use crate::decode::tape::{Id, Slot, SlotKind, Stopped, Val, Values};
+use crate::decode::tape::{
+    elements_written, Id, Slot, SlotKind, Stopped, Val, Values, OVERLONG_PREFIX, OVERLONG_SIZE,
+};
 use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
 use crate::schema::plan::StructPlan;
@@ -176,13 +177,11 @@ impl FieldDecoder<'_, '_> {
         node: &mut Node,
     ) {
         // An array that stopped in its length has none to show.
-        let Some(raw) = self.array_length(slot, compact) else {
+        let Some(raw) = array_written(slot, compact) else {
             return;
         };
-        let count = array_count(raw, compact);
-        if compact {
-            self.check_varint(slot.at as usize, usize::from(slot.prefix), "array length");
-        }
+        let count = elements_written(raw, compact);
+        self.overlong_varint(slot, OVERLONG_PREFIX, "array length");
         let len_node = self.length_node(
             slot.at as usize,
             usize::from(slot.prefix),
@@ -215,20 +214,6 @@ impl FieldDecoder<'_, '_> {
                 FieldType::Array(_) => {}
             }
             show_stop(tape, j, node);
-        }
-    }
-
-    /// An array's length as written (n+1 when compact, n otherwise; null as 0
-    /// or -1), read back from its slot's bytes; `None` when it could not be read.
-    pub(super) fn array_length(&self, slot: &Slot, compact: bool) -> Option<i64> {
-        let mut r = Reader::new(
-            self.frame
-                .get(..(slot.at + u32::from(slot.prefix)) as usize)?,
-        );
-        r.seek(slot.at as usize);
-        match compact {
-            true => r.uvarint("").ok().map(|u| u.value as i64),
-            false => r.i32("").ok().map(i64::from),
         }
     }
 
@@ -315,66 +300,48 @@ impl FieldDecoder<'_, '_> {
         f: &FieldSpec,
         (slot, failed): (&Slot, bool),
     ) -> Option<LengthForm> {
-        let at = slot.at as usize;
-        if failed {
-            return self.length_form(p, compact, at, slot.len as usize, &f.name);
-        }
         if !matches!(p, Primitive::String | Primitive::Bytes | Primitive::Records) {
             return None;
         }
-        let form = self.length_form(p, compact, at, usize::from(slot.prefix), &f.name);
-        if !matches!(slot.value, Val::Str(_) | Val::Bytes(_)) {
-            self.null_check(nullable, &f.name, at);
+        let form = self.length_form(p, compact, (slot, failed), &f.name);
+        if !failed && !matches!(slot.value, Val::Str(_) | Val::Bytes(_)) {
+            self.null_check(nullable, &f.name, slot.at as usize);
         }
         form
     }
 
-    /// How a string's or bytes' length was written, read back from its
-    /// `width` bytes at `at`, with the warning an over-long varint gets;
-    /// `None` for other primitives and for a length that could not be read.
+    /// How a string's or bytes' length was written, from its slot (its
+    /// value's length, null, or the length kept when the bytes were not all
+    /// there), with the warning an over-long varint gets; `None` for a length
+    /// whose read failed.
     #[inline]
     fn length_form(
         &mut self,
         p: Primitive,
         compact: bool,
-        at: usize,
-        width: usize,
+        (slot, failed): (&Slot, bool),
         name: &str,
     ) -> Option<LengthForm> {
-        let wide = match p {
-            Primitive::String => false,
-            Primitive::Bytes | Primitive::Records => true,
+        let written = match slot.value {
+            Val::Str(s) | Val::Bytes(s) => i64::from(s.len) + i64::from(compact),
+            Val::Int(written) => written,
+            Val::Null if !failed => -i64::from(!compact),
             _ => return None,
         };
-        let bytes = self.frame.get(at..at + width)?;
         if compact {
-            // Most lengths are one byte: read those without a reader.
-            let u = match *bytes {
-                [b] if b < 0x80 => Uvarint {
-                    value: b.into(),
-                    len: 1,
-                    overlong: false,
-                },
-                _ => Reader::new(bytes).uvarint("").ok()?,
-            };
-            if u.overlong {
+            if slot.overlong & OVERLONG_PREFIX != 0 {
                 self.warnings.push(Warning::at(
                     WarningKind::OverlongVarint,
-                    at,
+                    slot.at as usize,
                     format_args!("{name} length is an over-long varint"),
                 ));
             }
-            return Some(LengthForm::Compact(u.value));
+            return Some(LengthForm::Compact(written as u64));
         }
-        match (wide, bytes) {
-            (false, &[a, b, ..]) => Some(i16::from_be_bytes([a, b]))
-                .filter(|n| *n >= -1)
-                .map(|n| LengthForm::Int16(n.into())),
-            (true, &[a, b, c, d, ..]) => Some(i32::from_be_bytes([a, b, c, d]))
-                .filter(|n| *n >= -1)
-                .map(LengthForm::Int32),
-            _ => None,
-        }
+        Some(match p {
+            Primitive::String => LengthForm::Int16(written as i32),
+            _ => LengthForm::Int32(written as i32),
+        })
     }
 
     fn replay_tagged_section(
@@ -389,7 +356,7 @@ impl FieldDecoder<'_, '_> {
         section.len = slot.len as usize;
         section.value = tape_value(slot.value);
         let count = if let Val::Uint(n) = slot.value { n } else { 0 };
-        self.check_varint(at, usize::from(slot.prefix), TAG_COUNT);
+        self.overlong_varint(slot, OVERLONG_PREFIX, TAG_COUNT);
         if count > 0 {
             section
                 .children
@@ -471,8 +438,10 @@ impl FieldDecoder<'_, '_> {
             })
             .saturating_sub(tag_len);
         self.check_tag_order(start, tag_no.into(), last_tag);
-        self.check_varint(start, tag_len, "tag");
-        self.check_varint(start + tag_len, size_len, "tagged field size");
+        self.overlong_varint(entry, OVERLONG_PREFIX, "tag");
+        if entry.overlong & OVERLONG_SIZE != 0 {
+            self.overlong_warning(start + tag_len, size_len, "tagged field size");
+        }
         TagEntry {
             payload,
             start,
@@ -484,13 +453,17 @@ impl FieldDecoder<'_, '_> {
     }
 }
 
-/// The element count of an array whose length was written as `raw` (n+1
-/// when compact, n otherwise); `None` for null. An array that stops
-/// part-way has fewer elements on the tape.
-pub(super) fn array_count(raw: i64, compact: bool) -> Option<usize> {
-    match compact {
-        true => raw.checked_sub(1).filter(|_| raw > 0).map(|n| n as usize),
-        false => usize::try_from(raw).ok(),
+/// An array's length as written (n+1 when compact, n otherwise; null as 0
+/// or -1), from its slot: its elements as written, or null; `None` when its
+/// read failed.
+pub(super) fn array_written(slot: &Slot, compact: bool) -> Option<i64> {
+    let compact = i64::from(compact);
+    match slot.value {
+        Val::Array(n) => Some(i64::from(n) + compact),
+        Val::Packed(p) => Some(i64::from(p.count) + compact),
+        // The length was read: the array is null.
+        Val::Null if slot.prefix > 0 => Some(compact - 1),
+        _ => None,
     }
 }
 
@@ -545,7 +518,7 @@ fn tape_value(v: Val) -> Value {
         | Val::Str(_)
         | Val::Bytes(_)
         | Val::Uuid(_)
-        | Val::Array
+        | Val::Array(_)
         | Val::Packed(_)
         | Val::Struct => Value::None,
     }
