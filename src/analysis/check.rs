@@ -13,11 +13,10 @@ use crate::capture::{CapturedFrame, Skipped};
 use crate::decode::tape::Val;
 use crate::decode::{decode_frame_reusing, DecodeError, DecodeOptions, Direction, Frame};
 use crate::protocol::headers::API_VERSIONS_KEY;
+use crate::protocol::headers::PRODUCE_KEY;
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, MessageKind};
 use std::collections::{BTreeMap, HashMap};
-
-const PRODUCE_KEY: i16 = 0;
 
 /// Where a finding is: the frame's identity, copied into each of its findings.
 #[derive(Clone, Copy, Default)]

@@ -5,10 +5,10 @@ use super::exit;
 use super::frame_args::{Format, OutputArgs};
 use super::frames_out::{explain_with, write_frames};
 use clap::{Args, ValueEnum};
-use kwire::live::client::{matching_releases, probe_table, request_body, Session};
+use kwire::live::client::{request_body, request_json, HeaderAndBody, Probe, Sent, Session};
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::io::Write;
 use std::time::Duration;
 
@@ -110,37 +110,24 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
             return exit::FAILURE;
         }
     };
-    // A Produce with acks=0 (the smallest instance's) gets no response: waiting would only time out.
-    if api_key == 0 && body.get("Acks").and_then(Value::as_i64) == Some(0) {
-        return match session.send_unanswered(api_key, version, &body) {
-            Ok(request) => {
-                kwire::stderr_line!(
-                    "kwire: sent {name} v{version} ({} B) to {}; with acks=0 a broker sends no response",
-                    request.bytes.len(),
-                    sanitize(&args.broker.broker)
-                );
-                let mut out = std::io::stdout().lock();
-                let _ = write_frames(
-                    &mut out,
-                    &[request],
-                    format,
-                    (super::frames_out::style(), args.output.full_docs),
-                    explain,
-                );
-                exit::OK
-            }
-            Err(e) => {
-                kwire::stderr_line!(
-                    "kwire: {}: {name} v{version}: {}",
-                    sanitize(&args.broker.broker),
-                    sanitize(&e)
-                );
-                exit::FAILURE
-            }
-        };
-    }
-    let answered = match session.exchange(api_key, version, &body) {
-        Ok(a) => a,
+    let answered = match session.send(api_key, version, &body) {
+        Ok(Sent::Answered(a)) => *a,
+        Ok(Sent::Unanswered(request)) => {
+            kwire::stderr_line!(
+                "kwire: sent {name} v{version} ({} B) to {}; with acks=0 a broker sends no response",
+                request.bytes.len(),
+                sanitize(&args.broker.broker)
+            );
+            let mut out = std::io::stdout().lock();
+            let _ = write_frames(
+                &mut out,
+                &[*request],
+                format,
+                (super::frames_out::style(), args.output.full_docs),
+                explain,
+            );
+            return exit::OK;
+        }
         Err(e) => {
             kwire::stderr_line!(
                 "kwire: {}: {name} v{version}: {}",
@@ -182,35 +169,8 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
     status
 }
 
-/// A request's header and body from a JSON file: `kwire decode --json` output, or the body alone.
-/// A request's header and body.
-type HeaderAndBody = (Map<String, Value>, Map<String, Value>);
-
 fn read_request_json(path: &str) -> Result<HeaderAndBody, String> {
-    let text = kwire::input::read_source(path)?;
-    let v: Value = serde_json::from_slice(&text).map_err(|e| format!("not JSON: {e}"))?;
-    match v {
-        Value::Object(mut o) if o.get("body").is_some_and(Value::is_object) => {
-            let header = o
-                .remove("header")
-                .and_then(|h| {
-                    if let Value::Object(h) = h {
-                        Some(h)
-                    } else {
-                        None
-                    }
-                })
-                .unwrap_or_default();
-            let Some(Value::Object(body)) = o.remove("body") else {
-                unreachable!("checked above")
-            };
-            Ok((header, body))
-        }
-        Value::Object(body) => Ok((Map::new(), body)),
-        _ => {
-            Err("a JSON object is needed (the request body, or kwire decode --json output)".into())
-        }
-    }
+    request_json(&kwire::input::read_source(path)?)
 }
 
 #[derive(Args, Debug)]
@@ -235,75 +195,16 @@ pub fn run_probe(cat: &Catalogue, release: Option<&str>, args: &ProbeArgs) -> i3
         Ok(s) => s,
         Err(status) => return status,
     };
-    let advertised = match session.api_versions() {
-        Ok(a) => a,
+    let probe = match Probe::ask(cat, &mut session, &args.broker.broker) {
+        Ok(p) => p,
         Err(e) => {
-            kwire::stderr_line!(
-                "kwire: {}: ApiVersions: {}",
-                sanitize(&args.broker.broker),
-                sanitize(&e)
-            );
+            kwire::stderr_line!("kwire: {}: {}", sanitize(&args.broker.broker), sanitize(&e));
             return exit::FAILURE;
         }
     };
-    let table = probe_table(cat, &advertised.ranges);
-    let releases = matching_releases(cat, &table);
-    let range = |(lo, hi): (i16, i16)| {
-        if lo == hi {
-            format!("v{lo}")
-        } else {
-            format!("v{lo}-v{hi}")
-        }
-    };
     let text = match args.format {
-        ProbeFormat::Json => {
-            let apis: Vec<Value> = table
-                .iter()
-                .map(|a| json!({"api_key": a.api_key, "api_name": a.name, "min_version": a.broker.0, "max_version": a.broker.1, "kwire_decodes": a.decoded, "releases": a.releases}))
-                .collect();
-            kwire::render::json::to_text(
-                &json!({"broker": args.broker.broker, "api_versions_version": advertised.version, "apis": apis, "releases": releases}),
-            ) + "\n"
-        }
-        ProbeFormat::Text => {
-            let mut s = format!(
-                "{} answered ApiVersions v{}: {} APIs\n",
-                sanitize(&args.broker.broker),
-                advertised.version,
-                table.len()
-            );
-            s += &format!(
-                "{:>4}  {:<32} {:<10} {:<22} {}\n",
-                "key", "api", "broker", "kwire decodes", "same range in"
-            );
-            for a in &table {
-                let all =
-                    a.decoded.len() as i64 == i64::from(a.broker.1) - i64::from(a.broker.0) + 1;
-                let decodes = match (a.decoded.first(), a.decoded.last()) {
-                    _ if all => "all".to_string(),
-                    (Some(&lo), Some(&hi)) => format!("{} only", range((lo, hi))),
-                    _ => "none".to_string(),
-                };
-                let name = a.name.as_deref().unwrap_or("(unknown to kwire)");
-                s += &format!(
-                    "{:>4}  {:<32} {:<10} {:<22} {}\n",
-                    a.api_key,
-                    name,
-                    range(a.broker),
-                    decodes,
-                    if a.releases.is_empty() {
-                        "-".to_string()
-                    } else {
-                        a.releases.join(", ")
-                    }
-                );
-            }
-            s += &match releases.as_slice() {
-                [] => "no release of kwire's catalogue has exactly these ranges\n".to_string(),
-                r => format!("every range matches release {}\n", r.join(", ")),
-            };
-            s
-        }
+        ProbeFormat::Json => kwire::render::json::to_text(&probe.to_json()) + "\n",
+        ProbeFormat::Text => probe.to_text(),
     };
     let _ = std::io::stdout().write_all(text.as_bytes());
     exit::OK

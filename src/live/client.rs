@@ -34,6 +34,13 @@ pub struct Answered {
     pub elapsed: Duration,
 }
 
+/// A request sent ([`Session::send`]): answered, or one that gets no answer
+/// (a Produce with acks=0), as sent.
+pub enum Sent {
+    Answered(Box<Answered>),
+    Unanswered(Box<Frame>),
+}
+
 /// What a broker's ApiVersions response said.
 pub struct Advertised {
     /// The ApiVersions version it answered.
@@ -88,13 +95,22 @@ impl<'c> Session<'c> {
     }
 
     /// Encode `body` as a request of `api_key` at `version`, send it, read and decode the response.
-    pub fn exchange(
+    fn exchange(
         &mut self,
         api_key: i16,
         version: i16,
         body: &Map<String, Value>,
     ) -> Result<Answered, String> {
-        let (corr, bytes) = self.encoded(api_key, version, body)?;
+        let encoded = self.encoded(api_key, version, body)?;
+        self.exchange_encoded(encoded, (api_key, version))
+    }
+
+    /// Send a request encoded with correlation id `corr`; read and decode its response.
+    fn exchange_encoded(
+        &mut self,
+        (corr, bytes): (i32, Vec<u8>),
+        (api_key, version): (i16, i16),
+    ) -> Result<Answered, String> {
         let started = Instant::now();
         write_frame(&mut self.stream, &bytes)?;
         let answer = read_frame(&mut self.stream, self.max_frame)?;
@@ -116,17 +132,24 @@ impl<'c> Session<'c> {
         })
     }
 
-    /// Send a request that gets no response (a Produce with acks=0): the
-    /// request as sent, decoded.
-    pub fn send_unanswered(
+    /// Encode `body` as a request of `api_key` at `version` and send it; its
+    /// response read and decoded unless the broker sends none (a Produce
+    /// with acks=0, which waiting for would only time out).
+    pub fn send(
         &mut self,
         api_key: i16,
         version: i16,
         body: &Map<String, Value>,
-    ) -> Result<Frame, String> {
-        let (_, bytes) = self.encoded(api_key, version, body)?;
+    ) -> Result<Sent, String> {
+        let (corr, bytes) = self.encoded(api_key, version, body)?;
+        if super::wire::is_answered(api_key, version, &bytes) {
+            return self
+                .exchange_encoded((corr, bytes), (api_key, version))
+                .map(|a| Sent::Answered(Box::new(a)));
+        }
         write_frame(&mut self.stream, &bytes)?;
-        Ok(self.decoded(bytes, Direction::Request, (api_key, version)))
+        let request = self.decoded(bytes, Direction::Request, (api_key, version));
+        Ok(Sent::Unanswered(Box::new(request)))
     }
 
     /// The request's frame with the next correlation id.
@@ -270,6 +293,33 @@ pub(crate) fn highest_common(
         .max()
 }
 
+/// A request's header and body, as JSON objects.
+pub type HeaderAndBody = (Map<String, Value>, Map<String, Value>);
+
+/// A request's header and body from JSON text: `kwire decode --format json`
+/// output (an object with a `body` object; its header, if any), or the body
+/// alone (no header).
+pub fn request_json(text: &[u8]) -> Result<HeaderAndBody, String> {
+    let v: Value = serde_json::from_slice(text).map_err(|e| format!("not JSON: {e}"))?;
+    let Value::Object(mut o) = v else {
+        return Err(
+            "a JSON object is needed (the request body, or kwire decode --json output)".into(),
+        );
+    };
+    if !o.get("body").is_some_and(Value::is_object) {
+        return Ok((Map::new(), o));
+    }
+    let header = match o.remove("header") {
+        Some(Value::Object(h)) => h,
+        _ => Map::new(),
+    };
+    let body = match o.remove("body") {
+        Some(Value::Object(b)) => b,
+        _ => Map::new(),
+    };
+    Ok((header, body))
+}
+
 /// One API as `kwire probe` shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProbedApi {
@@ -283,7 +333,7 @@ pub struct ProbedApi {
 }
 
 /// The broker's ranges next to kwire's catalogue.
-pub fn probe_table(cat: &Catalogue, ranges: &BTreeMap<i16, (i16, i16)>) -> Vec<ProbedApi> {
+pub(crate) fn probe_table(cat: &Catalogue, ranges: &BTreeMap<i16, (i16, i16)>) -> Vec<ProbedApi> {
     ranges
         .iter()
         .map(|(&k, &(lo, hi))| {
@@ -312,8 +362,89 @@ pub fn probe_table(cat: &Catalogue, ranges: &BTreeMap<i16, (i16, i16)>) -> Vec<P
         .collect()
 }
 
+/// What `kwire probe` shows: the broker's ApiVersions answer next to
+/// kwire's catalogue.
+pub struct Probe {
+    pub broker: String,
+    /// The ApiVersions version the broker answered.
+    pub api_versions_version: i16,
+    pub apis: Vec<ProbedApi>,
+    /// The catalogue's releases whose ranges match the broker's on every API.
+    pub releases: Vec<String>,
+}
+
+impl Probe {
+    /// Ask `session`'s broker (`broker`, as the user named it) for its versions.
+    pub fn ask(cat: &Catalogue, session: &mut Session, broker: &str) -> Result<Probe, String> {
+        let advertised = session
+            .api_versions()
+            .map_err(|e| format!("ApiVersions: {e}"))?;
+        let apis = probe_table(cat, &advertised.ranges);
+        let releases = matching_releases(cat, &apis);
+        Ok(Probe {
+            broker: broker.to_string(),
+            api_versions_version: advertised.version,
+            apis,
+            releases,
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        let apis: Vec<Value> = self
+            .apis
+            .iter()
+            .map(|a| json!({"api_key": a.api_key, "api_name": a.name, "min_version": a.broker.0, "max_version": a.broker.1, "kwire_decodes": a.decoded, "releases": a.releases}))
+            .collect();
+        json!({"broker": self.broker, "api_versions_version": self.api_versions_version, "apis": apis, "releases": self.releases})
+    }
+
+    /// A table a line per API (the broker's name escaped for a terminal).
+    pub fn to_text(&self) -> String {
+        let range = |(lo, hi): (i16, i16)| match lo == hi {
+            true => format!("v{lo}"),
+            false => format!("v{lo}-v{hi}"),
+        };
+        let mut s = format!(
+            "{} answered ApiVersions v{}: {} APIs\n",
+            crate::text::escape::sanitize(&self.broker),
+            self.api_versions_version,
+            self.apis.len()
+        );
+        s += &format!(
+            "{:>4}  {:<32} {:<10} {:<22} {}\n",
+            "key", "api", "broker", "kwire decodes", "same range in"
+        );
+        for a in &self.apis {
+            let all = a.decoded.len() as i64 == i64::from(a.broker.1) - i64::from(a.broker.0) + 1;
+            let decodes = match (a.decoded.first(), a.decoded.last()) {
+                _ if all => "all".to_string(),
+                (Some(&lo), Some(&hi)) => format!("{} only", range((lo, hi))),
+                _ => "none".to_string(),
+            };
+            let name = a.name.as_deref().unwrap_or("(unknown to kwire)");
+            let releases = match a.releases.is_empty() {
+                true => "-".to_string(),
+                false => a.releases.join(", "),
+            };
+            s += &format!(
+                "{:>4}  {:<32} {:<10} {:<22} {}\n",
+                a.api_key,
+                name,
+                range(a.broker),
+                decodes,
+                releases
+            );
+        }
+        s += &match self.releases.as_slice() {
+            [] => "no release of kwire's catalogue has exactly these ranges\n".to_string(),
+            r => format!("every range matches release {}\n", r.join(", ")),
+        };
+        s
+    }
+}
+
 /// Releases that match the broker on every API it advertised that the release knows.
-pub fn matching_releases(cat: &Catalogue, table: &[ProbedApi]) -> Vec<String> {
+pub(crate) fn matching_releases(cat: &Catalogue, table: &[ProbedApi]) -> Vec<String> {
     cat.releases
         .iter()
         .filter(|r| table.iter().all(|a| a.releases.contains(r)))
@@ -324,6 +455,22 @@ pub fn matching_releases(cat: &Catalogue, table: &[ProbedApi]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_is_read_from_decode_output_or_from_its_body_alone() {
+        let decoded = br#"{"kind":"request","header":{"ClientId":"me"},"body":{"Acks":0}}"#;
+        let (header, body) = request_json(decoded).unwrap();
+        assert_eq!((header["ClientId"].as_str(), body["Acks"].as_i64()), (Some("me"), Some(0)));
+        let (header, body) = request_json(br#"{"body":{"TimeoutMs":5}}"#).unwrap();
+        assert!(header.is_empty());
+        assert_eq!(body["TimeoutMs"], 5);
+        // A body whose field is called body: not decode output.
+        let (header, body) = request_json(br#"{"body":"x","Acks":1}"#).unwrap();
+        assert!(header.is_empty());
+        assert_eq!((body["body"].as_str(), body["Acks"].as_i64()), (Some("x"), Some(1)));
+        assert!(request_json(b"[1]").unwrap_err().contains("a JSON object is needed"));
+        assert!(request_json(b"{").unwrap_err().starts_with("not JSON"));
+    }
 
     #[test]
     fn the_highest_common_version_is_within_both() {

@@ -15,6 +15,7 @@ mod leg;
 use super::endpoints::{carries_endpoints, rewrite, Rewritten};
 use super::faults::Faults;
 use super::recorder::Recorder;
+use crate::protocol::headers::PRODUCE_KEY;
 use crate::schema::Catalogue;
 use std::collections::{HashMap, VecDeque};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -368,8 +369,6 @@ impl InFlight {
         Some((api, version))
     }
 }
-
-pub(super) const PRODUCE_KEY: i16 = 0;
 
 /// A request's api key, version and correlation id from the first 12 bytes
 /// of its frame (a frame shorter than a request header has none).

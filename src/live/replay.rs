@@ -33,7 +33,6 @@ use std::time::{Duration, Instant};
 
 /// Connections replayed at once at most; later ones start as earlier ones end.
 pub(crate) const MAX_AT_ONCE: usize = 256;
-const PRODUCE_KEY: i16 = 0;
 const SASL_AUTHENTICATE_KEY: i16 = 36;
 
 /// A captured frame: where it is in the capture, and its bytes.
@@ -532,17 +531,10 @@ impl Run<'_> {
     }
 }
 
-/// Whether the broker answers this request (a Produce with acks=0 is not answered).
+/// Whether the broker answers this request: the capture's answered it, or
+/// it is not a Produce with acks=0.
 fn expects_answer(r: &Request) -> bool {
-    if r.api_key != PRODUCE_KEY {
-        return true;
-    }
-    // Acks comes right after the header for v0-2; after the transactional id from v3.
-    r.answer.is_some() || !produce_acks_zero(&r.sent.bytes, r.version)
-}
-
-fn produce_acks_zero(frame: &[u8], version: i16) -> bool {
-    super::wire::produce_acks(frame, version) == Some(0)
+    r.answer.is_some() || super::wire::is_answered(r.api_key, r.version, &r.sent.bytes)
 }
 
 /// A frame's header and body as the contract's JSON (`None` when it does not decode).

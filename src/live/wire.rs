@@ -63,6 +63,12 @@ fn read_error(what: &str, e: std::io::Error) -> String {
     }
 }
 
+/// Whether a broker answers the request `frame` of `api_key` v`version`:
+/// every request but a Produce with acks=0.
+pub(crate) fn is_answered(api_key: i16, version: i16, frame: &[u8]) -> bool {
+    api_key != crate::protocol::headers::PRODUCE_KEY || produce_acks(frame, version) != Some(0)
+}
+
 /// A Produce request's `Acks`, read from its frame (size prefix included)
 /// without decoding it: the proxy and `replay` need it for every Produce
 /// (acks=0 gets no answer), and decoding a large Produce whole to find one

@@ -8,6 +8,7 @@
 
 use crate::schema::MessageSpec;
 
+pub(crate) const PRODUCE_KEY: i16 = 0;
 pub(crate) const API_VERSIONS_KEY: i16 = 18;
 pub(crate) const CONTROLLED_SHUTDOWN_KEY: i16 = 7;
 

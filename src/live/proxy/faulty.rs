@@ -7,7 +7,7 @@
 
 use super::super::faults::{error_answer, topics_named, Action, Asked, Faults, Rule};
 use super::super::recorder::Event;
-use super::{Proxy, PRODUCE_KEY};
+use super::Proxy;
 use crate::decode::{decode_frame, DecodeOptions, Direction};
 use bytes::Bytes;
 use std::collections::VecDeque;
@@ -18,7 +18,7 @@ use std::time::Instant;
 /// The largest frame held whole under `--inject`, either way: a larger one
 /// ends the connection, with a note.
 const MAX_HELD: usize = 256 << 20;
-const SASL_HANDSHAKE_KEY: i16 = 17;
+use crate::protocol::sasl::SASL_HANDSHAKE_KEY;
 
 /// What becomes of the broker's answer to a request, or the answer made up for it.
 enum Fate {
@@ -170,8 +170,7 @@ impl Rules {
             .about(api)
             .then(|| proxy.request_body(&frame))
             .flatten();
-        let answered =
-            !(api == PRODUCE_KEY && super::super::wire::produce_acks(&frame, version) == Some(0));
+        let answered = super::super::wire::is_answered(api, version, &frame);
         let mut topics = Vec::new();
         let client_id = body.as_ref().and_then(|(h, b)| {
             if let Some(spec) = proxy.cat.message(
