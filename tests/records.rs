@@ -875,3 +875,60 @@ fn the_view_reads_each_record_as_a_consumer_sees_it() {
     cut[17..21].copy_from_slice(&crc.to_be_bytes());
     assert!(seen(&cut).is_empty());
 }
+
+/// FetchSnapshot's UnalignedRecords is a slice of a snapshot file, not whole
+/// batches: its bytes are shown as they are, with no batch walked and no
+/// warning that they are not batches, where a Fetch's records field holding
+/// the same bytes is walked into its batch, in the tree and on the tape.
+#[test]
+fn unaligned_records_are_bytes_where_a_fetch_s_records_are_batches() {
+    use kwire::decode::{decode_frame, DecodeOptions, Direction};
+    let cat = Catalogue::builtin();
+    let slice = batch(0, 0, &[rec(Some(b"k"), Some(b"v"), &[], 0)]);
+    let partition = json!({"Index": 0, "ErrorCode": 0, "SnapshotId": {"EndOffset": 5, "Epoch": 1}, "Size": 100, "Position": 0, "UnalignedRecords": hex::encode(&slice)});
+    let snapshot = common::batches::frame(
+        cat,
+        Direction::Response,
+        59,
+        0,
+        json!({"ThrottleTimeMs": 0, "ErrorCode": 0, "Topics": [{"Name": "t", "Partitions": [partition]}]}),
+    );
+    let fetch = common::batches::fetch_v4(cat, "t", &slice);
+    let decoded = |bytes: Vec<u8>, api_key, version, annotated_tape| {
+        let opts = DecodeOptions {
+            direction: Some(Direction::Response),
+            api_key: Some(api_key),
+            api_version: Some(version),
+            annotated_tape,
+            ..Default::default()
+        };
+        decode_frame(cat, Bytes::from(bytes), 0, &opts)
+    };
+    let tree = decoded(snapshot.clone(), 59, 0, false);
+    assert!(
+        tree.error.is_none() && tree.warnings.is_empty(),
+        "{:?}",
+        tree.warnings
+    );
+    let unaligned = find(&tree.root, "UnalignedRecords").expect("the field");
+    assert!(unaligned.children.is_empty(), "no batch walked");
+    assert_eq!(
+        unaligned.value,
+        Value::Bytes(Some(Bytes::from(slice.clone())))
+    );
+    let tree = decoded(fetch.clone(), 1, 4, false);
+    assert!(
+        find(&tree.root, "RecordBatch[0]").is_some(),
+        "a Fetch's records are walked"
+    );
+    // On the annotated tape: a batch's slots under Fetch's Records only.
+    let has_batch = |bytes, api_key, version| {
+        let f = decoded(bytes, api_key, version, true);
+        let tape = f.values.expect("a tape");
+        tape.slots
+            .iter()
+            .any(|s| matches!(s.id, kwire::decode::tape::Id::Batch(_)))
+    };
+    assert!(!has_batch(snapshot, 59, 0));
+    assert!(has_batch(fetch, 1, 4));
+}

@@ -198,7 +198,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// batches (warned so); an empty field and `UnalignedRecords` are not asked.
     fn not_batches(&mut self, f: &FieldSpec, at: usize, b: &[u8]) -> bool {
         let not = !b.is_empty()
-            && f.name != "UnalignedRecords"
+            && crate::protocol::record_batch::holds_whole_batches(&f.name)
             && !crate::decode::records::layout::plausible(b);
         if not {
             self.warnings.push(Warning::at(

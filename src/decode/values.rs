@@ -253,7 +253,8 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     /// nodes for them are built from these slots.
     #[inline]
     fn batches(&mut self, i: usize, f: &FieldPlan) {
-        if !matches!(f.shape, Shape::Primitive(Primitive::Records)) || f.name == "UnalignedRecords"
+        if !matches!(f.shape, Shape::Primitive(Primitive::Records))
+            || !crate::protocol::record_batch::holds_whole_batches(f.name)
         {
             return;
         }

@@ -460,15 +460,23 @@ mod tests {
     fn a_request_is_read_from_decode_output_or_from_its_body_alone() {
         let decoded = br#"{"kind":"request","header":{"ClientId":"me"},"body":{"Acks":0}}"#;
         let (header, body) = request_json(decoded).unwrap();
-        assert_eq!((header["ClientId"].as_str(), body["Acks"].as_i64()), (Some("me"), Some(0)));
+        assert_eq!(
+            (header["ClientId"].as_str(), body["Acks"].as_i64()),
+            (Some("me"), Some(0))
+        );
         let (header, body) = request_json(br#"{"body":{"TimeoutMs":5}}"#).unwrap();
         assert!(header.is_empty());
         assert_eq!(body["TimeoutMs"], 5);
         // A body whose field is called body: not decode output.
         let (header, body) = request_json(br#"{"body":"x","Acks":1}"#).unwrap();
         assert!(header.is_empty());
-        assert_eq!((body["body"].as_str(), body["Acks"].as_i64()), (Some("x"), Some(1)));
-        assert!(request_json(b"[1]").unwrap_err().contains("a JSON object is needed"));
+        assert_eq!(
+            (body["body"].as_str(), body["Acks"].as_i64()),
+            (Some("x"), Some(1))
+        );
+        assert!(request_json(b"[1]")
+            .unwrap_err()
+            .contains("a JSON object is needed"));
         assert!(request_json(b"{").unwrap_err().starts_with("not JSON"));
     }
 

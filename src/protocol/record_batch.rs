@@ -7,6 +7,13 @@ pub(crate) const BATCH_HEADER_LEN: usize = 61;
 /// Where the CRC-covered part starts: the attributes field.
 pub(crate) const CRC_START: usize = 21;
 
+/// Whether a `records` field named `field` holds whole record batches:
+/// every one but FetchSnapshot's `UnalignedRecords`, a slice of a snapshot
+/// file that may start and end in the middle of a batch.
+pub(crate) fn holds_whole_batches(field: &str) -> bool {
+    field != "UnalignedRecords"
+}
+
 /// An empty batch: numeric fields zero, magic 2, batchLength 49, valid CRC-32C.
 pub fn empty_batch() -> Vec<u8> {
     let mut b = vec![0u8; BATCH_HEADER_LEN];

@@ -85,10 +85,10 @@ fn reads(
     may: &mut Passed,
 ) -> Option<Reads> {
     let mut r = Reads::default();
-    // FetchSnapshot's UnalignedRecords are a slice of a snapshot, not whole
-    // batches: no record is read from them (as the decoder leaves them).
-    let records =
-        matches!(f.shape, Shape::Primitive(Primitive::Records)) && f.name != "UnalignedRecords";
+    // No record is read from a field that does not hold whole batches (as
+    // the decoder leaves them).
+    let records = matches!(f.shape, Shape::Primitive(Primitive::Records))
+        && crate::protocol::record_batch::holds_whole_batches(f.name);
     for (i, t) in tests.iter().enumerate() {
         match t.anchor {
             Anchor::Record(part) if records => r.records.push((i as u8, part)),

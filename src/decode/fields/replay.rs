@@ -157,7 +157,7 @@ impl FieldDecoder<'_, '_> {
             return None;
         };
         let range = (span.at as usize, (span.at + span.len) as usize);
-        (f.name != "UnalignedRecords"
+        (crate::protocol::record_batch::holds_whole_batches(&f.name)
             && range.1 - range.0 > over
             && crate::decode::records::layout::plausible(
                 self.frame.get(range.0..range.1).unwrap_or_default(),
