@@ -78,9 +78,9 @@ impl DecodeOptions {
 /// Split `input` into size-prefixed frames and decode each. Decoding stops after
 /// the first frame whose size prefix cannot be trusted.
 pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Vec<Frame> {
-    let (mut frames, mut memo, mut pos) = (Vec::new(), Lookups::default(), 0);
+    let (mut frames, mut specs, mut pos) = (Vec::new(), Specs::new(cat), 0);
     while pos < input.len() {
-        let frame = decode_frame_at((cat, &mut memo), input, pos, pos, opts);
+        let frame = decode_frame_at(&mut specs, input, pos, pos, opts);
         if frames.is_empty() && !frame.bytes.is_empty() {
             // Frames on one connection tend to be alike: reserve for as many as
             // the first one's size suggests (bounded), not by repeated doubling.
@@ -110,11 +110,11 @@ pub fn for_each_frame(
     // One frame filled in place for every frame and handed on by reference,
     // never moved (a frame is a few hundred bytes, and small frames come by the million).
     let mut frame = empty_frame(opts, 0);
-    let mut memo = Lookups::default();
+    let mut specs = Specs::new(cat);
     let mut pos = 0;
     while pos < input.len() {
         refill(&mut frame, opts, pos);
-        decode_into(&mut frame, (cat, &mut memo), (input, pos), pos, opts);
+        decode_into(&mut frame, &mut specs, (input, pos), pos, opts);
         each(&frame);
         match after(&frame, pos) {
             Some(next) => pos = next,
@@ -191,7 +191,7 @@ pub fn decode_frame(
     input_offset: usize,
     opts: &DecodeOptions,
 ) -> Frame {
-    decode_frame_at((cat, &mut Lookups::default()), &data, 0, input_offset, opts)
+    decode_frame_at(&mut Specs::new(cat), &data, 0, input_offset, opts)
 }
 
 /// [`decode_frame`] into `frame`, which an earlier call filled (or `None`
@@ -223,7 +223,7 @@ pub fn decode_frame_reusing<'f>(
         }
         None => frame.insert(empty_frame(opts, 0)),
     };
-    decode_into(frame, (cat, &mut Lookups::default()), (&data, 0), 0, opts);
+    decode_into(frame, &mut Specs::new(cat), (&data, 0), 0, opts);
     frame
 }
 
@@ -232,7 +232,7 @@ const KEEP_SLOTS: usize = 1 << 18;
 
 /// [`decode_frame`] of the frame at `input[start..]`.
 fn decode_frame_at(
-    (cat, memo): (&Catalogue, &mut Lookups),
+    specs: &mut Specs<'_>,
     input: &Bytes,
     start: usize,
     input_offset: usize,
@@ -242,7 +242,7 @@ fn decode_frame_at(
     // small frames come by the million (returning it from the filling function
     // moved it twice).
     let mut frame = empty_frame(opts, input_offset);
-    decode_into(&mut frame, (cat, memo), (input, start), input_offset, opts);
+    decode_into(&mut frame, specs, (input, start), input_offset, opts);
     frame
 }
 
@@ -254,15 +254,16 @@ fn decode_frame_at(
 #[inline(always)]
 fn decode_into(
     frame: &mut Frame,
-    (cat, memo): (&Catalogue, &mut Lookups),
+    specs: &mut Specs<'_>,
     (input, start): (&Bytes, usize),
     input_offset: usize,
     opts: &DecodeOptions,
 ) {
-    fill_frame(frame, (cat, memo), (input, start), opts);
+    fill_frame(frame, specs, (input, start), opts);
     // The message is the one just decoded: its lookup is remembered.
     let message = |kind, key, version| {
-        memo.message(cat, kind, key, version, opts.release.as_deref())
+        specs
+            .message(kind, key, version, opts.release.as_deref())
             .map(|(spec, _)| spec)
     };
     if crate::decode::secrets::hiding()
@@ -277,7 +278,7 @@ fn decode_into(
                 ..opts.clone()
             };
             *frame = empty_frame(&tree, input_offset);
-            fill_frame(frame, (cat, memo), (input, start), &tree);
+            fill_frame(frame, specs, (input, start), &tree);
         }
         crate::decode::secrets::redact(frame);
     }
@@ -314,7 +315,7 @@ fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
 #[inline(always)]
 fn fill_frame(
     frame: &mut Frame,
-    (cat, memo): (&Catalogue, &mut Lookups),
+    specs: &mut Specs<'_>,
     (input, start): (&Bytes, usize),
     opts: &DecodeOptions,
 ) {
@@ -371,8 +372,8 @@ fn fill_frame(
     // A values-only decode gives back what its record check held.
     let held_before = (opts.annotated_tape || !opts.values_only).then(|| opts.budget.expanded());
     let body = match frame.direction {
-        Direction::Request => decode_request((cat, memo), &bytes, opts, frame),
-        Direction::Response => decode_response((cat, memo), &bytes, opts, frame),
+        Direction::Request => decode_request(specs, &bytes, opts, frame),
+        Direction::Response => decode_response(specs, &bytes, opts, frame),
     };
     if let Some(held) = held_before
         .map(|before| Held::since(&opts.budget, before))
@@ -400,28 +401,37 @@ fn direction_label(d: Direction) -> &'static str {
 /// A message's direction, api key and version.
 type MessageAt = (MessageKind, i16, i16);
 
-/// The catalogue lookups of a stream's last frame, by entry index, so that
-/// the next frame of the same API and version skips them (a connection's
-/// frames mostly repeat a few messages). Valid for one catalogue and pin.
-#[derive(Default)]
-struct Lookups {
+/// The catalogue a stream's frames are decoded with, and the lookups of its
+/// last frame, by entry index, so that the next frame of the same API and
+/// version skips them (a connection's frames mostly repeat a few messages).
+/// The lookups hold for one pin (`--kafka-release`), as a stream has.
+struct Specs<'c> {
+    cat: &'c Catalogue,
     /// Direction, api key, version; the entry and its header version.
     message: Option<(MessageAt, (usize, i16))>,
     /// Direction and header version; the entry.
     header: Option<((MessageKind, i16), usize)>,
 }
 
-impl Lookups {
+impl<'c> Specs<'c> {
+    fn new(cat: &'c Catalogue) -> Self {
+        Specs {
+            cat,
+            message: None,
+            header: None,
+        }
+    }
+
     /// [`Catalogue::message`] and the header version it is framed with.
     #[inline]
-    fn message<'c>(
+    fn message(
         &mut self,
-        cat: &'c Catalogue,
         kind: MessageKind,
         key: i16,
         version: i16,
         pin: Option<&str>,
     ) -> Option<(&'c MessageSpec, i16)> {
+        let cat = self.cat;
         let (entry, hv) = match self.message {
             Some((seen, found)) if seen == (kind, key, version) => found,
             _ => {
@@ -436,12 +446,8 @@ impl Lookups {
 
     /// [`Catalogue::header`].
     #[inline]
-    fn header<'c>(
-        &mut self,
-        cat: &'c Catalogue,
-        kind: MessageKind,
-        hv: i16,
-    ) -> Result<&'c MessageSpec, DecodeError> {
+    fn header(&mut self, kind: MessageKind, hv: i16) -> Result<&'c MessageSpec, DecodeError> {
+        let cat = self.cat;
         let entry = match self.header {
             Some((seen, entry)) if seen == (kind, hv) => Some(entry),
             _ => cat.header_index(kind, hv),
@@ -456,11 +462,12 @@ impl Lookups {
 /// A request: its header names its API and version.
 #[inline(always)]
 fn decode_request(
-    (cat, memo): (&Catalogue, &mut Lookups),
+    specs: &mut Specs<'_>,
     bytes: &Bytes,
     opts: &DecodeOptions,
     frame: &mut Frame,
 ) -> Result<(), DecodeError> {
+    let cat = specs.cat;
     let pin = opts.release.as_deref();
     // Every request header version starts with the api key and version.
     let mut peek = Reader::new(bytes);
@@ -468,7 +475,7 @@ fn decode_request(
     let key = peek.i16("request api key").ok();
     let ver = peek.i16("request api version").ok();
     let spec = match (key, ver) {
-        (Some(k), Some(v)) => memo.message(cat, MessageKind::Request, k, v, pin),
+        (Some(k), Some(v)) => specs.message(MessageKind::Request, k, v, pin),
         _ => None,
     };
     frame.api_key = key;
@@ -489,7 +496,7 @@ fn decode_request(
         ));
     };
     decode_known(
-        (cat, memo),
+        specs,
         bytes,
         (MessageKind::Request, hv),
         (spec, ver.unwrap_or_default()),
@@ -502,15 +509,16 @@ fn decode_request(
 /// the tree (the header alone when `header_only`).
 #[inline(always)]
 fn decode_known(
-    (cat, memo): (&Catalogue, &mut Lookups),
+    specs: &mut Specs<'_>,
     bytes: &Bytes,
     (kind, hv): (MessageKind, i16),
     (spec, v): (&MessageSpec, i16),
     frame: &mut Frame,
     opts: &DecodeOptions,
 ) -> Result<(), DecodeError> {
+    let cat = specs.cat;
     if frame.values.is_some() && !opts.header_only {
-        return onto_tape((cat, memo), bytes, (kind, hv), Some((spec, v)), frame, opts).map(drop);
+        return onto_tape(specs, bytes, (kind, hv), Some((spec, v)), frame, opts).map(drop);
     }
     let end = decode_header(cat, bytes, kind, hv, frame, opts)?;
     if opts.header_only {
@@ -550,11 +558,12 @@ fn override_warnings(
 /// A response: its API and version come from the options (its request).
 #[inline(never)]
 fn decode_response(
-    (cat, memo): (&Catalogue, &mut Lookups),
+    specs: &mut Specs<'_>,
     bytes: &Bytes,
     opts: &DecodeOptions,
     frame: &mut Frame,
 ) -> Result<(), DecodeError> {
+    let cat = specs.cat;
     let pin = opts.release.as_deref();
     let (Some(k), Some(v)) = (opts.api_key, opts.api_version) else {
         decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
@@ -563,7 +572,7 @@ fn decode_response(
             expected: "the API and version of this response (--api NAME --version N): a response does not name them".into(),
         });
     };
-    let Some((spec, hv)) = memo.message(cat, MessageKind::Response, k, v, pin) else {
+    let Some((spec, hv)) = specs.message(MessageKind::Response, k, v, pin) else {
         decode_header(cat, bytes, MessageKind::Response, 0, frame, opts)?;
         return Err(unknown_message(
             cat,
@@ -576,7 +585,7 @@ fn decode_response(
     };
     let snapshot = (k == API_VERSIONS_KEY && v > 0).then(|| frame.root.clone());
     let res = decode_known(
-        (cat, memo),
+        specs,
         bytes,
         (MessageKind::Response, hv),
         (spec, v),
@@ -612,7 +621,7 @@ fn retried_as_v0(
     retry.values = retry.values.map(|_| Box::default());
     retry.warnings.clear();
     if decode_known(
-        (cat, &mut Lookups::default()),
+        &mut Specs::new(cat),
         bytes,
         (MessageKind::Response, 0),
         (v0, 0),
@@ -710,14 +719,15 @@ fn header_missing(kind: MessageKind, hv: i16) -> DecodeError {
 /// whole, the body after it, onto the frame's tape in one decode. Returns
 /// where decoding ended.
 fn onto_tape(
-    (cat, memo): (&Catalogue, &mut Lookups),
+    specs: &mut Specs<'_>,
     bytes: &Bytes,
     (kind, hv): (MessageKind, i16),
     body: Option<(&MessageSpec, i16)>,
     frame: &mut Frame,
     opts: &DecodeOptions,
 ) -> Result<usize, DecodeError> {
-    let header = memo.header(cat, kind, hv)?;
+    let cat = specs.cat;
+    let header = specs.header(kind, hv)?;
     frame.header_version = Some(hv);
     let Some(values) = frame.values.as_deref_mut() else {
         return Ok(4);
@@ -841,14 +851,7 @@ fn decode_header(
         "ResponseHeader"
     };
     if frame.values.is_some() {
-        return onto_tape(
-            (cat, &mut Lookups::default()),
-            bytes,
-            (kind, hv),
-            None,
-            frame,
-            opts,
-        );
+        return onto_tape(&mut Specs::new(cat), bytes, (kind, hv), None, frame, opts);
     }
     let spec = cat
         .header(kind, hv)
