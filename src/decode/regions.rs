@@ -14,8 +14,8 @@ pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
 /// A records field left unwalked ([`Node::deferred_records`]), painted by
 /// whoever walks it: with its node, whether it is inside decompressed data,
 /// and the regions.
-pub(crate) type PaintDeferred<'p> =
-    dyn FnMut(&crate::decode::DeferredRecords, bool, &mut [Option<Region>]) + 'p;
+pub(crate) type PaintDeferred<'p, T = Region> =
+    dyn FnMut(&crate::decode::DeferredRecords, bool, &mut [Option<T>]) + 'p;
 
 /// `n`'s subtree painted into `out` ([`byte_regions`]), a deferred records
 /// field by `deferred` after its own node.
@@ -25,18 +25,7 @@ pub(crate) fn paint_regions(
     out: &mut [Option<Region>],
     deferred: &mut PaintDeferred<'_>,
 ) {
-    let end = n.end().min(out.len());
-    // Decompressed subtrees index another buffer, not these bytes.
-    if !inside_decompressed && n.offset < end {
-        out[n.offset..end].fill(Some(n.region));
-    }
-    let inside = inside_decompressed || n.role == Role::Decompressed;
-    for c in &n.children {
-        paint_regions(c, inside, out, deferred);
-    }
-    if let Some(d) = n.deferred_records() {
-        deferred(d, inside, out);
-    }
+    paint(n, inside_decompressed, out, &mut |n| n.region, deferred);
 }
 
 /// For every byte in `0..len`, the pre-order index (the order of
@@ -45,21 +34,38 @@ pub(crate) fn paint_regions(
 pub fn byte_owners(root: &Node, len: usize) -> Vec<Option<usize>> {
     let mut out = vec![None; len];
     let mut next = 0;
-    fn paint(n: &Node, inside_decompressed: bool, next: &mut usize, out: &mut [Option<usize>]) {
-        let index = *next;
-        *next += 1;
-        let end = n.end().min(out.len());
-        // Decompressed subtrees index another buffer, not these bytes.
-        if !inside_decompressed && n.offset < end {
-            out[n.offset..end].fill(Some(index));
-        }
-        let inside = inside_decompressed || n.role == Role::Decompressed;
-        for c in &n.children {
-            paint(c, inside, next, out);
-        }
-    }
-    paint(root, false, &mut next, &mut out);
+    let mut index = |_: &Node| {
+        next += 1;
+        next - 1
+    };
+    paint(root, false, &mut out, &mut index, &mut |_, _, _| {});
     out
+}
+
+/// The one painting of bytes by nodes: `n`'s subtree in pre-order, each
+/// node's bytes filled with `mark(node)` over its ancestors' (so the deepest
+/// node covering a byte decides), except inside decompressed data, whose
+/// offsets index another buffer (those nodes are marked, not painted); a
+/// deferred records field handed to `deferred` after its own node.
+fn paint<T: Copy>(
+    n: &Node,
+    inside_decompressed: bool,
+    out: &mut [Option<T>],
+    mark: &mut dyn FnMut(&Node) -> T,
+    deferred: &mut PaintDeferred<'_, T>,
+) {
+    let value = mark(n);
+    let end = n.end().min(out.len());
+    if !inside_decompressed && n.offset < end {
+        out[n.offset..end].fill(Some(value));
+    }
+    let inside = inside_decompressed || n.role == Role::Decompressed;
+    for c in &n.children {
+        paint(c, inside, out, mark, deferred);
+    }
+    if let Some(d) = n.deferred_records() {
+        deferred(d, inside, out);
+    }
 }
 
 /// Contiguous runs `(region, start, end)` for summaries.

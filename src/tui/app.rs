@@ -347,18 +347,10 @@ impl FrameView {
     }
 }
 
-/// Regions of a decompressed buffer's bytes: deeper nodes over their
-/// ancestors; data decompressed again inside is not these bytes.
+/// Regions of a buffer's bytes by node `n` and its subtree: deeper nodes
+/// over their ancestors; data decompressed again inside is not these bytes.
 fn paint_regions(n: &Node, out: &mut [Option<Region>]) {
-    let end = n.end().min(out.len());
-    if n.offset < end {
-        out[n.offset..end].fill(Some(n.region));
-    }
-    if n.role != Role::Decompressed {
-        for c in &n.children {
-            paint_regions(c, out);
-        }
-    }
+    crate::decode::regions::paint_regions(n, false, out, &mut |_, _, _| {});
 }
 
 /// From the offset where decoding stopped to the end of each node marked with
