@@ -326,13 +326,8 @@ pub fn run<W: Write>(
                     }
                     // What the workers hold goes out before the note.
                     let written = pool.drain(&mut |w| pass_on(&mut sink, w, (&write_here, &held)))
-                        && write_note(
-                            &mut sink.out,
-                            &note,
-                            list.then_some(&mut lines),
-                            (format, style),
-                        )
-                        .is_ok();
+                        && write_note(&mut sink.out, &note, list.then_some(&mut lines), drawing)
+                            .is_ok();
                     write_failed |= !written;
                     return written;
                 }

@@ -1,6 +1,7 @@
 //! Notes among a capture's frames: bytes skipped, and what TLS did.
 
-use super::frames::{Format, Style};
+use super::decoded::Drawing;
+use super::frames::Format;
 use crate::capture::tls::{TlsEvent, TlsNote};
 use crate::capture::{Captured, Skipped};
 use crate::decode::Direction;
@@ -29,16 +30,16 @@ pub(super) fn write_note(
     out: &mut impl Write,
     note: &Captured,
     list: Option<&mut LineWriter<'_>>,
-    (format, style): (Format, Style),
+    drawing: Drawing,
 ) -> std::io::Result<()> {
     match (note, list) {
-        (Captured::Skipped(s), list) => write_skipped(out, s, list, (format, style)),
-        (Captured::Tls(n), list) => write_tls(out, n, list, (format, style)),
+        (Captured::Skipped(s), list) => write_skipped(out, s, list, drawing),
+        (Captured::Tls(n), list) => write_tls(out, n, list, drawing),
         (Captured::Conn(e), Some(lines)) => {
             let mut line = Vec::with_capacity(160);
             lines.push_conn_event(&mut line, e);
             line.push(b'\n');
-            style.fit_rows(&mut line);
+            drawing.style.fit_rows(&mut line);
             out.write_all(&line)?;
             out.flush()
         }
@@ -52,7 +53,7 @@ fn write_skipped(
     out: &mut impl Write,
     s: &Skipped,
     list: Option<&mut LineWriter<'_>>,
-    (format, style): (Format, Style),
+    Drawing { format, style, .. }: Drawing,
 ) -> std::io::Result<()> {
     let request = s.direction == Direction::Request;
     let arrow = s.direction.arrow();
@@ -70,7 +71,9 @@ fn write_skipped(
             arrow,
         };
         let what = format!("skipped {}B at stream offset {}: {what}", s.bytes, s.offset);
-        write_row(out, lines, ("-", s.timestamp, place, &what), style)?;
+        let mut line = Vec::with_capacity(200);
+        lines.push_conn_row(&mut line, "-", s.timestamp, place, &what);
+        write_row(out, line, style)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         let mut record = serde_json::json!({
             "kind": "skipped",
@@ -103,7 +106,7 @@ fn write_tls(
     out: &mut impl Write,
     n: &TlsNote,
     list: Option<&mut LineWriter<'_>>,
-    (format, style): (Format, Style),
+    Drawing { format, style, .. }: Drawing,
 ) -> std::io::Result<()> {
     let what = crate::render::tls::describe(n);
     let arrow = match &n.event {
@@ -119,7 +122,9 @@ fn write_tls(
             broker: n.server,
             arrow,
         };
-        write_row(out, lines, ("tls", n.timestamp, place, &what), style)?;
+        let mut line = Vec::with_capacity(200);
+        lines.push_conn_row(&mut line, "tls", n.timestamp, place, &what);
+        write_row(out, line, style)?;
     } else if matches!(format, Format::Json | Format::TreeJson) {
         out.write_all(crate::render::json::to_text(&crate::render::tls::json(n)).as_bytes())?;
         out.write_all(b"\n")?;
@@ -133,16 +138,12 @@ fn write_tls(
     out.flush()
 }
 
-/// A row of the listing about a connection (`lead` where a frame's number
-/// goes), cut to the columns.
+/// A row of the listing about a connection, cut to the columns.
 fn write_row(
     out: &mut impl Write,
-    lines: &mut LineWriter<'_>,
-    (lead, timestamp, place, what): (&str, f64, ConnPlace, &str),
-    style: Style,
+    mut line: Vec<u8>,
+    style: super::frames::Style,
 ) -> std::io::Result<()> {
-    let mut line = Vec::with_capacity(200);
-    lines.push_conn_row(&mut line, lead, timestamp, place, what);
     line.push(b'\n');
     style.fit_rows(&mut line);
     out.write_all(&line)
