@@ -388,34 +388,30 @@ fn tree_json_text(f: &kwire::decode::Frame) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// A record decoded by type (`kwire decode --type`) writes its tree JSON with
-/// the same escapes as frames: a topic named with a right-to-left override
-/// and a C1 control reaches the terminal as `\u202e\u0085`, not as the
-/// characters themselves.
+/// A record decoded by type (`kwire decode --type`) writes its JSON and tree
+/// JSON with the same escapes as frames: a topic named with a right-to-left
+/// override and a C1 control reaches the terminal as `\u202e\u0085`, not as
+/// the characters themselves.
 #[test]
-fn a_record_decoded_by_type_writes_its_tree_json_escaped() {
+fn a_record_decoded_by_type_writes_its_json_escaped() {
     let topic_record = b"010200 06e280aec285 00112233445566778899aabbccddeeff 00";
-    let out = common::kwire_with_stdin(
-        &[
-            "decode",
-            "-",
-            "--type",
-            "TopicRecord",
-            "--format",
-            "tree-json",
-        ],
-        topic_record,
-    );
-    assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains(r#""value":"\u202e\u0085""#), "{text}");
-    assert!(
-        !text.contains('\u{202e}') && !text.contains('\u{85}'),
-        "{text}"
-    );
-    let back: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        back["children"][3]["children"][0]["value"],
-        "\u{202e}\u{85}"
-    );
+    for format in ["tree-json", "json"] {
+        let out = common::kwire_with_stdin(
+            &["decode", "-", "--type", "TopicRecord", "--format", format],
+            topic_record,
+        );
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(r#"\u202e\u0085""#), "{format}: {text}");
+        assert!(
+            !text.contains('\u{202e}') && !text.contains('\u{85}'),
+            "{format}: {text}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let name = match format {
+            "json" => &back["value"]["Name"],
+            _ => &back["children"][3]["children"][0]["value"],
+        };
+        assert_eq!(name, "\u{202e}\u{85}", "{format}: {text}");
+    }
 }

@@ -1523,9 +1523,10 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
 /// The grid finds the node under the cursor by a binary search over each
 /// node's children (`Node::child_at`): exact only when a decoder lays
 /// children out in byte order without overlaps. Held on every shipped
-/// sample and capture and on record batches of every kind (compressed ones
-/// included, whose decompressed data has offsets of its own), and at every
-/// child's edges the search answers as a look at each child in turn would.
+/// sample and capture, every truncation of the samples, and record batches
+/// of every kind (compressed ones included, whose decompressed data has
+/// offsets of its own); and at every child's edges the search answers as a
+/// look at each child in turn would.
 #[test]
 fn children_are_in_byte_order_so_the_node_under_a_byte_is_found_by_binary_search() {
     use common::batches::{fetch_v4, produce, record_batch_cases, Entry};
@@ -1554,6 +1555,13 @@ fn children_are_in_byte_order_so_the_node_under_a_byte_is_found_by_binary_search
         let bytes = Bytes::from(parse_hex_text(&text).unwrap());
         for f in decode_frames(cat, &bytes, &opts) {
             frames.push((p.display().to_string(), f));
+        }
+        // Every truncation: the partial trees of damaged input.
+        for cut in 5..bytes.len().min(4096) {
+            let name = format!("{} cut at {cut}", p.display());
+            for f in decode_frames(cat, &bytes.slice(..cut), &opts) {
+                frames.push((name.clone(), f));
+            }
         }
     }
     let mut pcaps: Vec<_> = ["samples/captures", "samples/captures/diagnosis"]

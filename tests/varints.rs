@@ -112,3 +112,56 @@ fn over_long_varints_in_a_frame_are_each_warned_where_they_are() {
         assert!(warned(describe(false), findings_only).is_empty());
     }
 }
+
+/// Over-long lengths of an array's string elements are warned at each
+/// element, and one whose bytes are cut short is still warned, with the
+/// error, in the tree and in `kwire check`'s walk.
+#[test]
+fn over_long_lengths_of_elements_and_of_a_cut_string_are_warned() {
+    use kwire::decode::{decode_frame, DecodeOptions, WarningKind};
+    use kwire::schema::Catalogue;
+    let cat = Catalogue::builtin();
+    // DescribeGroups v5: Groups of compact strings, IncludeAuthorizedOperations.
+    let frame = |groups: &[u8]| {
+        let mut b = vec![0, 15, 0, 5, 0, 0, 0, 2, 0, 1, b'c', 0];
+        b.extend_from_slice(groups);
+        let mut f = (b.len() as u32).to_be_bytes().to_vec();
+        f.extend(b);
+        f
+    };
+    let whole = frame(&[4, 0x82, 0x00, b'a', 2, b'b', 0x82, 0x80, 0x00, b'c', 0, 0]);
+    // The second group says 4 bytes ("bcde") and the frame ends after "b".
+    let cut = frame(&[3, 2, b'a', 0x85, 0x00, b'b']);
+    let seen = |frame: &[u8], findings_only: bool| {
+        let opts = DecodeOptions {
+            findings_only,
+            ..Default::default()
+        };
+        let f = decode_frame(cat, frame.to_vec().into(), 0, &opts);
+        let warned: Vec<String> = f
+            .warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::OverlongVarint)
+            .map(|w| w.text.clone())
+            .collect();
+        (warned, f.error.map(|e| e.expected))
+    };
+    for findings_only in [false, true] {
+        let (warned, error) = seen(&whole, findings_only);
+        assert_eq!(
+            warned,
+            [
+                "0x0011: Groups length is an over-long varint",
+                "0x0016: Groups length is an over-long varint",
+            ],
+            "findings only: {findings_only}"
+        );
+        assert_eq!(error, None);
+        let (warned, error) = seen(&cut, findings_only);
+        assert_eq!(warned, ["0x0013: Groups length is an over-long varint"]);
+        assert!(
+            error.is_some_and(|e| e.contains("Groups")),
+            "findings only: {findings_only}"
+        );
+    }
+}

@@ -18,6 +18,6 @@ fuzz_target!(|data: &[u8]| {
     bd.decode_stream(0, buf.len(), &mut nodes);
     for n in &nodes {
         let _ = kwire::render::text_tree::render_tree(n, Default::default());
-        let _ = kwire::render::json::tree_json(n).to_string();
+        let _ = kwire::render::tree_json::write_tree_json(&mut Vec::new(), n);
     }
 });

@@ -63,7 +63,11 @@ pub fn write_payload(
         Format::TreeJson => {
             kwire::render::tree_json::write_tree_json(&mut out, &root).and_then(|()| writeln!(out))
         }
-        Format::Json => writeln!(out, "{}", json::payload_json(&root, decoded.version)),
+        Format::Json => writeln!(
+            out,
+            "{}",
+            json::to_text(&json::payload_json(&root, decoded.version))
+        ),
         Format::Grid => {
             let frame = kwire::decode::Frame {
                 direction: Direction::Request,

@@ -458,8 +458,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         }
     }
 
-    /// A varint of `len` bytes at `at` that is longer than its value needs
-    /// (a last byte of zero after the first): legal, but no writer needs it.
+    /// The warning for a varint of `len` bytes at `at` that is longer than
+    /// its value needs: legal, but no writer needs it.
     fn overlong_warning(&mut self, at: usize, len: usize, what: &str) {
         self.warnings.push(Warning::at(
             WarningKind::OverlongVarint,

@@ -336,11 +336,15 @@ impl Node {
         path
     }
 
-    /// The index of the first child covering byte `offset`. A decoder lays
-    /// children out in byte order, so a binary search over their ranges finds
-    /// it: a cursor in a batch of 400,000 records would otherwise look at every
-    /// record before it. Children out of order (`tests/tui.rs` holds that no
-    /// decoded frame has any) are searched one by one.
+    /// The index of the child covering byte `offset`. A decoder lays children
+    /// out in byte order, so a binary search over their ranges finds it: a
+    /// cursor in a batch of 400,000 records would otherwise look at every
+    /// record before it. A byte the search finds no child for (children out
+    /// of order, or a gap between them) is looked for one child at a time.
+    /// Siblings that overlap would make the answer one of those covering it,
+    /// not always the first; `tests/tui.rs` holds that no frame has any, on
+    /// every shipped sample and capture, record batches of every kind and
+    /// every truncation of the samples.
     pub fn child_at(&self, offset: usize) -> Option<usize> {
         let covers = |c: &Node| c.offset <= offset && offset < c.end();
         let found = self.children.partition_point(|c| c.end() <= offset);

@@ -70,7 +70,7 @@ pub(crate) fn is_answered(api_key: i16, version: i16, frame: &[u8]) -> bool {
 }
 
 /// A Produce request's `Acks`, read from its frame (size prefix included)
-/// without decoding it: the proxy and `replay` need it for every Produce
+/// without decoding it: the proxy, `replay` and `send` need it for every Produce
 /// (acks=0 gets no answer), and decoding a large Produce whole to find one
 /// int16 costs more than forwarding it. The layout is the definitions':
 /// header v1 (v0–8) or v2 (v9+: a tagged section after the client id), then

@@ -1,7 +1,8 @@
-//! JSON renderers: the values-only contract (`--format json`), written from
-//! the values-only tape ([`write_contract`]; a tree's contract,
-//! [`frame_contract`], from its nodes), and the full annotated tree
-//! (`--format tree-json`). Neither reads bytes except the values' own.
+//! The values-only contract (`--format json`), written from the values-only
+//! tape ([`write_contract`]) or, for a frame decoded into its tree (as one
+//! that may hold a credential is, to redact it), from its nodes; [`frame_contract`] is
+//! that text read back. It reads no bytes but the values' own. The annotated
+//! tree's JSON (`--format tree-json`) is [`super::tree_json`]'s.
 //!
 //! JSON is read in terminals too: besides the escapes JSON requires, C1
 //! controls, bidi controls and line/paragraph separators are written as

@@ -347,8 +347,9 @@ impl FrameView {
     }
 }
 
-/// Regions of a buffer's bytes by node `n` and its subtree: deeper nodes
-/// over their ancestors; data decompressed again inside is not these bytes.
+/// Regions of the bytes (the frame's, or a decompressed buffer's) that node
+/// `n` and its subtree cover: deeper nodes over their ancestors; data
+/// decompressed again inside is not these bytes.
 fn paint_regions(n: &Node, out: &mut [Option<Region>]) {
     crate::decode::regions::paint_regions(n, false, out, &mut |_, _, _| {});
 }

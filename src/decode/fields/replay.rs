@@ -454,8 +454,9 @@ impl FieldDecoder<'_, '_> {
 }
 
 /// An array's length as written (n+1 when compact, n otherwise; null as 0
-/// or -1), from its slot: its elements as written, or null; `None` when its
-/// read failed.
+/// or -1), from its slot on an annotated tape (whose `prefix` says the
+/// length was read): its elements as written, or null; `None` when its read
+/// failed.
 pub(super) fn array_written(slot: &Slot, compact: bool) -> Option<i64> {
     let compact = i64::from(compact);
     match slot.value {

@@ -9,6 +9,7 @@ use super::super::faults::{error_answer, topics_named, Action, Asked, Faults, Ru
 use super::super::recorder::Event;
 use super::Proxy;
 use crate::decode::{decode_frame, DecodeOptions, Direction};
+use crate::protocol::sasl::SASL_HANDSHAKE_KEY;
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -18,7 +19,6 @@ use std::time::Instant;
 /// The largest frame held whole under `--inject`, either way: a larger one
 /// ends the connection, with a note.
 const MAX_HELD: usize = 256 << 20;
-use crate::protocol::sasl::SASL_HANDSHAKE_KEY;
 
 /// What becomes of the broker's answer to a request, or the answer made up for it.
 enum Fate {
