@@ -2,6 +2,7 @@
 //! first two bytes pick a response's API and version, the rest is the input.
 //! No panic; every node inside the frame; renderers cope with the partial tree;
 //! the values-only decoder (`--format json`) prints what the tree's contract prints;
+//! `kwire check`'s walk finds the tree's error, warnings and record damage;
 //! a frame's error is on a node that covers its offset.
 #![no_main]
 use bytes::Bytes;
@@ -37,6 +38,15 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(String::from_utf8(written).expect("UTF-8 JSON"), kwire::render::json::to_text(&kwire::render::json::frame_contract(f)));
         }
     }
+    // `kwire check`'s walk over the annotated tape, without nodes, finds what the tree carries.
+    let checked = decode_frames(cat, &input, &DecodeOptions { findings_only: true, ..opts.clone() });
+    assert_eq!(checked.len(), full.len());
+    let findings = |frames: &[kwire::decode::Frame]| {
+        let mut found = Vec::new();
+        kwire::analysis::check::check_frames(frames, &mut found);
+        found.iter().map(|f| format!("{} @{:?} {}", f.rule.id(), f.offset, f.message)).collect::<Vec<_>>()
+    };
+    assert_eq!(findings(&checked), findings(&full));
     for f in &full {
         if let Some(e) = &f.error {
             // The node whose read failed holds the error and covers its offset.
