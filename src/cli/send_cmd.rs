@@ -195,7 +195,7 @@ pub fn run_probe(cat: &Catalogue, release: Option<&str>, args: &ProbeArgs) -> i3
         Ok(s) => s,
         Err(status) => return status,
     };
-    let probe = match Probe::ask(cat, &mut session, &args.broker.broker) {
+    let probe = match Probe::ask(&mut session, &args.broker.broker) {
         Ok(p) => p,
         Err(e) => {
             kwire::stderr_line!("kwire: {}: {}", sanitize(&args.broker.broker), sanitize(&e));

@@ -374,13 +374,14 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// Ask `session`'s broker (`broker`, as the user named it) for its versions.
-    pub fn ask(cat: &Catalogue, session: &mut Session, broker: &str) -> Result<Probe, String> {
+    /// Ask `session`'s broker (`broker`, as the user named it) for its
+    /// versions, set beside the session's catalogue.
+    pub fn ask(session: &mut Session, broker: &str) -> Result<Probe, String> {
         let advertised = session
             .api_versions()
             .map_err(|e| format!("ApiVersions: {e}"))?;
-        let apis = probe_table(cat, &advertised.ranges);
-        let releases = matching_releases(cat, &apis);
+        let apis = probe_table(session.cat, &advertised.ranges);
+        let releases = matching_releases(session.cat, &apis);
         Ok(Probe {
             broker: broker.to_string(),
             api_versions_version: advertised.version,
