@@ -5,7 +5,7 @@ mod common;
 
 use bytes::Bytes;
 use kwire::decode::{decode_frames, DecodeOptions, Direction};
-use kwire::render::json::{frame_contract, write_contract};
+use kwire::render::json::write_contract;
 use kwire::schema::Catalogue;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -52,7 +52,7 @@ fn decode_case(cat: &Catalogue, case: &Case, release: Option<&str>) -> Value {
     };
     let frames = decode_frames(cat, &bytes, &opts);
     assert_eq!(frames.len(), 1, "{}: one frame expected", case.name);
-    let value = frame_contract(&frames[0]);
+    let value = common::contract::tree_contract(&frames[0]);
     // What `--format json` prints: the values-only decode, written directly. It
     // must be the full tree's contract text exactly.
     let lean = decode_frames(
@@ -232,7 +232,7 @@ fn values_only_json_matches_the_tree_on_damaged_cases() {
                 write_contract(l, &mut written);
                 assert_eq!(
                     String::from_utf8(written).unwrap(),
-                    kwire::render::json::to_text(&frame_contract(f)),
+                    kwire::render::json::to_text(&common::contract::tree_contract(f)),
                     "{}: input {}",
                     case.name,
                     hex::encode(&input)

@@ -11,7 +11,6 @@ use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame};
 use kwire::encode::example::smallest_struct;
 use kwire::encode::frame::message_spec;
 use kwire::encode::{encode_frame, example_header, FrameSpec};
-use kwire::render::json::frame_contract;
 use kwire::schema::{Catalogue, MessageKind};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -60,7 +59,7 @@ fn every_smallest_instance_decodes_and_re_encodes() {
             frame.error,
             frame.warnings
         );
-        let json = frame_contract(&frame);
+        let json = common::contract::tree_contract(&frame);
         assert_eq!(json["body"], Value::Object(body), "{} v{v}", spec.name);
         assert_eq!(reencode(cat, &fs, &json), bytes, "{} v{v} {d:?}", spec.name);
     }
@@ -91,7 +90,7 @@ fn check_random(cat: &Catalogue, d: Direction, key: i16, v: i16, seed: u64) -> R
     if let Some(e) = &frame.error {
         return Err(format!("{} v{v} seed {seed}: decode: {e}", spec.name));
     }
-    let json = frame_contract(&frame);
+    let json = common::contract::tree_contract(&frame);
     // `--format json` decodes values only, with its own fast paths (long
     // strings, large arrays, nulls, unknown tags): the same text, whatever the values.
     let opts = DecodeOptions {
@@ -194,7 +193,7 @@ fn header_fields_round_trip() {
         let bytes = encode_frame(cat, &fs, &header, &smallest_struct(&spec.fields, v)).unwrap();
         let frame = decode(cat, d, key, v, bytes);
         assert!(frame.error.is_none(), "{}: {:?}", spec.name, frame.error);
-        let json = frame_contract(&frame);
+        let json = common::contract::tree_contract(&frame);
         for (k, val) in &header {
             if !(k == "ClientId" && frame.header_version == Some(0)) {
                 assert_eq!(&json["header"][k], val, "{} header {k}", spec.name);

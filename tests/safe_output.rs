@@ -101,7 +101,7 @@ fn tree_and_grid_text_hold_no_control_characters() {
 #[test]
 fn json_stays_valid_and_escaped() {
     for f in frames() {
-        for text in [json::frame_contract(&f).to_string(), tree_json_text(&f)] {
+        for text in [contract(&f).to_string(), tree_json_text(&f)] {
             assert!(
                 !text.chars().any(|c| c.is_control()),
                 "raw control character in JSON"
@@ -110,10 +110,10 @@ fn json_stays_valid_and_escaped() {
             assert!(back.is_object());
         }
     }
-    let v = json::frame_contract(&frames()[0]);
+    let v = contract(&frames()[0]);
     assert_eq!(v["body"]["GroupId"], EVIL, "the value survives exactly");
     assert_eq!(v["header"]["ClientId"], EVIL);
-    let v = json::frame_contract(&frames()[1]);
+    let v = contract(&frames()[1]);
     assert_eq!(
         v["body"]["GroupId"], "\u{fffd}\u{fffd}\u{1b}\u{fffd}",
         "invalid UTF-8 becomes U+FFFD"
@@ -182,7 +182,8 @@ fn json_writes_c1_bidi_and_separators_as_escapes() {
             },
         );
         let mut written = Vec::new();
-        json::write_contract(&frames[0], &mut written);
+        let specs = (cat, None);
+        json::write_contract_of(&frames[0], specs, Default::default(), &mut written);
         let text = String::from_utf8(written).unwrap();
         assert!(!text.chars().any(forbidden), "raw in {text}");
         for escape in [
@@ -199,7 +200,7 @@ fn json_writes_c1_bidi_and_separators_as_escapes() {
         assert_eq!(back["header"]["ClientId"], EVIL_UNICODE);
         if !values_only {
             assert_eq!(
-                json::to_text(&json::frame_contract(&frames[0])),
+                json::to_text(&common::contract::tree_contract(&frames[0])),
                 text,
                 "the tree's contract is the same text"
             );
@@ -414,4 +415,9 @@ fn a_record_decoded_by_type_writes_its_json_escaped() {
         };
         assert_eq!(name, "\u{202e}\u{85}", "{format}: {text}");
     }
+}
+
+/// The JSON contract of a frame decoded into its tree (decoded again values-only).
+fn contract(f: &kwire::decode::Frame) -> serde_json::Value {
+    json::contract_of(f, (kwire::schema::Catalogue::builtin(), None))
 }

@@ -846,3 +846,87 @@ fn capture_write_selected_masks_credentials_unless_shown() {
     assert!(!leaked(&String::from_utf8_lossy(&written)).is_empty());
     let _ = std::fs::remove_file(&out);
 }
+
+/// The JSON contract is written from a values tape: of a frame that holds a
+/// credential, the tape keeps its values and takes the tree's masked bytes
+/// and redactions. What it writes is what the contract built from the
+/// redacted tree holds (`common::contract`), for every kind of credential:
+/// SASL exchanges, SCRAM salts, a token's HMAC and metadata-log records,
+/// compressed or not, a frame cut short included.
+#[test]
+fn the_contract_of_a_redacted_frame_is_its_tree_s() {
+    use common::batches::{batch, produce, Rec};
+    use kwire::decode::{decode_frame, DecodeOptions};
+    // This test binary's own process: hiding on, as the command line turns it on.
+    kwire::decode::secrets::hide(true);
+    let cat = kwire::schema::Catalogue::builtin();
+    let mut t = conversation();
+    let rec = Rec {
+        key: None,
+        value: Some(scram_record()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    for codec in [0, 1] {
+        let records = batch(0, codec, std::slice::from_ref(&rec));
+        t.send(
+            PORT + 2,
+            true,
+            &produce(cat, "__cluster_metadata", &records),
+        );
+    }
+    let mut frames: Vec<(DecodeOptions, bytes::Bytes)> = Vec::new();
+    kwire::capture::for_each_frame(cat, &t.pcap()[..], None, |f| {
+        if f.api_key.is_some() {
+            let opts = DecodeOptions {
+                direction: Some(f.direction),
+                api_key: f.api_key,
+                api_version: f.api_version,
+                ..Default::default()
+            };
+            frames.push((opts, f.bytes.clone()));
+        }
+        true
+    })
+    .unwrap();
+    let hmac = frame(
+        Direction::Response,
+        "CreateDelegationToken",
+        3,
+        4,
+        "",
+        json!({"TokenId": "token-1", "Hmac": hex::encode(b"HMAC-of-the-token-0123456789")}),
+    );
+    let response = |key, version| DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(key),
+        api_version: Some(version),
+        ..Default::default()
+    };
+    frames.push((response(38, 3), hmac.clone().into()));
+    // Cut inside the HMAC: the bytes from where decoding stopped are masked too.
+    frames.push((response(38, 3), hmac[..hmac.len() - 12].to_vec().into()));
+    let mut redacted = 0;
+    for (opts, bytes) in &frames {
+        let tree = decode_frame(cat, bytes.clone(), 0, opts);
+        let lean_opts = DecodeOptions {
+            values_only: true,
+            ..opts.clone()
+        };
+        let lean = decode_frame(cat, bytes.clone(), 0, &lean_opts);
+        assert!(lean.values.is_some(), "a values frame keeps its tape");
+        let mut written = Vec::new();
+        kwire::render::json::write_contract(&lean, &mut written);
+        let written = String::from_utf8(written).unwrap();
+        assert_eq!(
+            written,
+            kwire::render::json::to_text(&common::contract::tree_contract(&tree)),
+            "{opts:?}"
+        );
+        assert!(leaked(&written).is_empty(), "{written}");
+        redacted += usize::from(!lean.redacted.is_empty());
+    }
+    // PLAIN, the SCRAM proof, the bearer token, the salts, two batches of
+    // metadata records, and the HMAC whole and cut short.
+    assert_eq!(redacted, 8, "frames with redactions");
+}

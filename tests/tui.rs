@@ -1489,7 +1489,7 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
-        written == kwire::render::json::frame_contract(&whole),
+        written == common::contract::tree_contract(&whole),
         "x json wrote another contract"
     );
 

@@ -101,6 +101,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ExampleArgs) -> i32 {
             api_key: Some(api_key),
             api_version: Some(version),
             release: release.map(str::to_string),
+            // The JSON contract is written from a values tape.
+            values_only: args.format == ExampleFormat::Json,
             ..Default::default()
         };
         frames.push(decode_frame(cat, Bytes::from(bytes), 0, &opts));

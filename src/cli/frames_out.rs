@@ -82,6 +82,7 @@ pub fn write_payload(
                 error: error.clone(),
                 warnings: Vec::new(),
                 record_damage: Vec::new(),
+                redacted: Vec::new(),
                 held: Default::default(),
             };
             write!(out, "{}", grid::render_grid(&frame, super::color::stdout()))

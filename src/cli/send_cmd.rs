@@ -92,6 +92,7 @@ pub fn run_send(cat: &Catalogue, release: Option<&str>, args: &SendArgs) -> i32 
         Ok(s) => s,
         Err(status) => return status,
     };
+    session.values_only = format == Format::Json;
     if let Some(id) = header.get("ClientId").and_then(Value::as_str) {
         session.client_id = id.to_string();
     }

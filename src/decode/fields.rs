@@ -453,7 +453,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// The warning for the varint of `slot`'s prefix when the tape marked it
     /// over-long (`which`, an `OVERLONG_*` flag of [`crate::decode::tape`]).
     fn overlong_varint(&mut self, slot: &crate::decode::tape::Slot, which: u8, what: &str) {
-        if slot.overlong & which != 0 {
+        if slot.marks & which != 0 {
             self.overlong_warning(slot.at as usize, usize::from(slot.prefix), what);
         }
     }

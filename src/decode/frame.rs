@@ -128,8 +128,7 @@ pub fn for_each_frame(
 /// frame's root is only an outline: it is kept, its length reset, since
 /// building and dropping a node cost about as much as the rest of a small
 /// frame's envelope. (Only a header-only decode names the root, and a size
-/// prefix that could not be read gives it a child; after that no frame follows.
-/// A frame redacted was decoded into the tree: it has no tape.)
+/// prefix that could not be read gives it a child; after that no frame follows.)
 #[inline(always)]
 fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) {
     if frame.values.is_none() || opts.header_only {
@@ -157,6 +156,7 @@ fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) {
     frame.error = None;
     frame.warnings.clear();
     frame.record_damage.clear();
+    frame.redacted.clear();
     if frame.held.bytes() > 0 {
         frame.held = Held::default();
     }
@@ -271,16 +271,25 @@ fn decode_into(
         && !opts.findings_only
         && crate::decode::secrets::may_hold(frame, message)
     {
-        if frame.values.is_some() {
-            let tree = DecodeOptions {
-                values_only: false,
-                annotated_tape: false,
-                ..opts.clone()
-            };
-            *frame = empty_frame(&tree, input_offset);
-            fill_frame(frame, specs, (input, start), &tree);
+        if frame.values.is_none() {
+            crate::decode::secrets::redact(frame);
+            return;
         }
-        crate::decode::secrets::redact(frame);
+        // Credentials are found in the tree: a tape frame keeps its tape and
+        // takes the tree's masked bytes, which its spans read.
+        let tree = DecodeOptions {
+            values_only: false,
+            annotated_tape: false,
+            ..opts.clone()
+        };
+        let mut found = empty_frame(&tree, input_offset);
+        fill_frame(&mut found, specs, (input, start), &tree);
+        crate::decode::secrets::redact(&mut found);
+        if let Some(values) = frame.values.as_deref_mut() {
+            crate::decode::secrets::mark_redacted(&found, values);
+        }
+        frame.bytes = found.bytes;
+        frame.redacted = found.redacted;
     }
 }
 
@@ -307,6 +316,7 @@ fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
         error: None,
         warnings: Vec::new(),
         record_damage: Vec::new(),
+        redacted: Vec::new(),
         held: Held::default(),
     }
 }

@@ -89,6 +89,7 @@ pub(crate) fn token_frame(
         error,
         warnings: Default::default(),
         record_damage: Default::default(),
+        redacted: Default::default(),
         held: Default::default(),
     };
     if crate::decode::secrets::hiding() {

@@ -8,7 +8,11 @@
 //!
 //! The command line turns hiding on ([`hide`]) unless `--show-secrets` is
 //! given; `decode::decode_frame` then redacts every frame that may hold a
-//! credential. Library users see what was decoded unless they turn it on.
+//! credential. Credentials are found in the tree: a frame decoded onto a
+//! values tape (for the JSON contract) is decoded into its tree too, takes
+//! its masked bytes and redacted paths, and its slots that the tree shows as
+//! redacted are marked ([`crate::decode::tape::REDACTED`]). Library users
+//! see what was decoded unless they turn it on.
 
 use crate::decode::{Frame, FrameKind, Node, Role, Value};
 use crate::schema::{MessageKind, MessageSpec};
@@ -107,6 +111,13 @@ fn metadata_log_finders() -> &'static [memchr::memmem::Finder<'static>; 2] {
 /// Of a frame that may hold one and whose decoding stopped, the bytes from
 /// where it stopped on are masked too: a credential there was not found.
 pub fn redact(frame: &mut Frame) -> usize {
+    let found = mask(frame);
+    frame.redacted = redacted_paths(frame);
+    found
+}
+
+/// [`redact`] but for the paths: masks the secrets' bytes and marks their nodes.
+fn mask(frame: &mut Frame) -> usize {
     let stopped = frame
         .error
         .as_ref()
@@ -280,9 +291,42 @@ fn redact_decompressed(node: &mut Node) {
     }
 }
 
+/// Mark on `values` (a values-only tape of the frame `tree` was decoded
+/// from) the slots of the schema fields and elements that [`redact`] showed
+/// as redacted in `tree`, so that the contract written from the tape says so
+/// as the tree does. A slot is the node's when it spans the same bytes.
+pub(crate) fn mark_redacted(tree: &Frame, values: &mut crate::decode::tape::Values) {
+    fn collect(n: &Node, out: &mut Vec<(u32, u32)>) {
+        if n.role == Role::Decompressed {
+            return;
+        }
+        if n.value_is_redacted() && matches!(n.role, Role::Field { .. } | Role::Element) {
+            out.push((n.offset as u32, n.len as u32));
+        }
+        for c in &n.children {
+            collect(c, out);
+        }
+    }
+    let mut spans = Vec::new();
+    collect(&tree.root, &mut spans);
+    if spans.is_empty() {
+        return;
+    }
+    spans.sort_unstable();
+    for slot in &mut values.slots {
+        if matches!(
+            slot.id,
+            crate::decode::tape::Id::Field(_) | crate::decode::tape::Id::Element
+        ) && spans.binary_search(&(slot.at, slot.len)).is_ok()
+        {
+            slot.marks |= crate::decode::tape::REDACTED;
+        }
+    }
+}
+
 /// The contract paths (`body.AuthBytes`, `body.TopicData[0]...`) of schema
 /// fields whose bytes hold redacted ones, for the JSON's `_redacted` member.
-pub(crate) fn redacted_paths(frame: &Frame) -> Vec<String> {
+fn redacted_paths(frame: &Frame) -> Vec<String> {
     let mut out = Vec::new();
     if matches!(frame.kind, FrameKind::SaslToken { .. }) {
         if frame.bytes.iter().skip(4).any(|&b| b == MASK) && contains_secret(&frame.root) {

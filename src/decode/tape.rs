@@ -64,19 +64,23 @@ pub struct Slot {
     /// The bytes of encoding before the value: a string's, bytes' or array's
     /// length prefix, a tagged section's count, a tagged entry's tag.
     pub prefix: u8,
-    /// Annotated tapes: which of the slot's varints were written with more
-    /// bytes than their value needs (legal, but no writer needs it):
-    /// [`OVERLONG_PREFIX`], [`OVERLONG_SIZE`].
-    pub overlong: u8,
+    /// What was marked on the slot: on annotated tapes, which of its varints
+    /// were written with more bytes than their value needs (legal, but no
+    /// writer needs it: [`OVERLONG_PREFIX`], [`OVERLONG_SIZE`]); on values
+    /// tapes, a credential masked in the frame ([`REDACTED`]).
+    pub marks: u8,
     /// What the slot is.
     pub id: Id,
 }
 
-/// [`Slot::overlong`]: the varint of its `prefix` (a compact length or count,
+/// [`Slot::marks`]: the varint of its `prefix` (a compact length or count,
 /// a tagged section's count, a tagged entry's tag).
 pub const OVERLONG_PREFIX: u8 = 1;
-/// [`Slot::overlong`]: a tagged entry's size.
+/// [`Slot::marks`]: a tagged entry's size.
 pub const OVERLONG_SIZE: u8 = 2;
+/// [`Slot::marks`]: a credential, whose bytes were masked in the frame
+/// (`crate::decode::secrets`): the contract says so instead of showing them.
+pub const REDACTED: u8 = 4;
 
 /// What a slot is, with what tells it from its siblings (a field's place in
 /// its struct's declaration, a tag, an index, a buffer), so that no reader
@@ -403,7 +407,7 @@ pub(crate) fn push_slot(
         at: at as u32,
         len: len as u32,
         prefix: prefix as u8,
-        overlong: 0,
+        marks: 0,
         id,
     });
     slots.len() - 1

@@ -576,6 +576,10 @@ pub struct Frame {
     /// budgets): the frame's grammar holds, but its records do not. Offsets
     /// index the frame, or the decompressed data when the text says so.
     pub record_damage: Vec<DecodeError>,
+    /// The contract paths (`body.AuthBytes`) of the values whose bytes were
+    /// masked as credentials ([`super::secrets::redact`]), for the JSON's
+    /// `_redacted` member; `auth_bytes` for a SASL token.
+    pub redacted: Vec<String>,
     /// Decompressed data and its nodes that this frame holds against the
     /// input's budget, given back when the frame is dropped.
     pub held: crate::budget::Held,

@@ -213,7 +213,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             at,
             len: 0,
             prefix: 0,
-            overlong: 0,
+            marks: 0,
             id,
         });
         self.slots.len() - 1
@@ -423,7 +423,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     fn mark_overlong(&mut self, i: usize, overlong: bool, which: u8) {
         if ANNOTATED && overlong {
             if let Some(s) = self.slots.get_mut(i) {
-                s.overlong |= which;
+                s.marks |= which;
             }
         }
     }

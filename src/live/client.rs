@@ -23,6 +23,9 @@ pub struct Session<'c> {
     stream: TcpStream,
     next_correlation_id: i32,
     pub client_id: String,
+    /// Decode what is sent and answered onto values tapes, for the JSON
+    /// contract, rather than into trees.
+    pub values_only: bool,
     /// Largest response read whole.
     max_frame: usize,
 }
@@ -68,6 +71,7 @@ impl<'c> Session<'c> {
             stream,
             next_correlation_id: 1,
             client_id: "kwire".into(),
+            values_only: false,
             max_frame,
         })
     }
@@ -186,6 +190,7 @@ impl<'c> Session<'c> {
             api_key: Some(api_key),
             api_version: Some(version),
             release: self.release.clone(),
+            values_only: self.values_only,
             ..Default::default()
         };
         decode_frame(self.cat, Bytes::from(bytes), 0, &opts)
@@ -205,7 +210,10 @@ impl<'c> Session<'c> {
         for _ in 0..2 {
             let body = software(self.cat, version, self.release.as_deref());
             let exchange = self.exchange(API_VERSIONS_KEY, version, &body)?;
-            let contract = crate::render::json::frame_contract(&exchange.response);
+            let contract = crate::render::json::contract_of(
+                &exchange.response,
+                (self.cat, self.release.as_deref()),
+            );
             if let Some(e) = &exchange.response.error {
                 return Err(format!(
                     "the ApiVersions v{version} response does not decode: {e}"

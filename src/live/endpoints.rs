@@ -87,6 +87,7 @@ pub fn rewrite(
         api_key: Some(api_key),
         api_version: Some(version),
         release: pin.map(str::to_string),
+        values_only: true,
         ..Default::default()
     };
     let decoded = decode_frame(cat, Bytes::copy_from_slice(frame), 0, &opts);

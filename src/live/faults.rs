@@ -482,6 +482,7 @@ mod tests {
             direction: Some(Direction::Response),
             api_key: Some(key),
             api_version: Some(version),
+            values_only: true,
             ..Default::default()
         };
         let frame = decode_frame(cat(), bytes::Bytes::from(bytes), 0, &opts);
@@ -538,6 +539,7 @@ mod tests {
                         direction: Some(Direction::Response),
                         api_key: Some(key),
                         api_version: Some(version),
+                        values_only: true,
                         ..Default::default()
                     };
                     let frame = decode_frame(cat, bytes::Bytes::from(bytes), 0, &opts);

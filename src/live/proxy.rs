@@ -693,6 +693,7 @@ mod tests {
             direction: Some(Direction::Response),
             api_key: Some(3),
             api_version: Some(1),
+            values_only: true,
             ..Default::default()
         };
         let v = crate::render::json::frame_contract(&decode_frame(cat, got.into(), 0, &opts));

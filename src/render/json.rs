@@ -1,8 +1,11 @@
-//! The values-only contract (`--format json`), written from the values-only
-//! tape ([`write_contract`]) or, for a frame decoded into its tree (as one
-//! that may hold a credential is, to redact it), from its nodes; [`frame_contract`] is
-//! that text read back. It reads no bytes but the values' own. The annotated
-//! tree's JSON (`--format tree-json`) is [`super::tree_json`]'s.
+//! The values-only contract (`--format json`), written by one writer from a
+//! frame's values-only tape ([`write_contract`]; [`write_contract_of`] decodes
+//! a frame that was decoded into its tree again onto one); [`frame_contract`]
+//! is that text read back. It reads no bytes but the values' own: a frame
+//! that held a credential carries the masked bytes, and its tape the slots
+//! to show as redacted (`crate::decode::secrets`). The annotated tree's JSON
+//! (`--format tree-json`) is [`super::tree_json`]'s. [`struct_object`] builds
+//! a decoded record's struct (`kwire records`), which has no tape.
 //!
 //! JSON is read in terminals too: besides the escapes JSON requires, C1
 //! controls, bidi controls and line/paragraph separators are written as
@@ -15,8 +18,9 @@
 //! `kwire encode` gives back the same bytes.
 
 use super::digits::{push_int, push_uint};
-use crate::decode::tape::{Id, Slot, Span, Val, Values};
+use crate::decode::tape::{Id, Slot, Span, Val, Values, REDACTED};
 use crate::decode::{Frame, Node, Role, Value};
+use crate::schema::Catalogue;
 use crate::text::escape::is_unsafe_in_json;
 use crate::text::{float_json, uuid_text};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
@@ -32,6 +36,38 @@ use std::io;
 pub fn frame_contract(frame: &Frame) -> Json {
     let mut out = Vec::new();
     write_contract(frame, &mut out);
+    serde_json::from_slice(&out).unwrap_or(Json::Null)
+}
+
+/// [`write_contract`] of any frame: one decoded into its tree is decoded
+/// again values-only from its bytes (masked where it held credentials) with
+/// the catalogue and pin it was read with, within a budget of `limits`.
+pub fn write_contract_of(
+    frame: &Frame,
+    (cat, release): (&Catalogue, Option<&str>),
+    limits: crate::budget::Limits,
+    out: &mut Vec<u8>,
+) {
+    if frame.values.is_some() || frame.kind.sasl_mechanism().is_some() {
+        return write_contract(frame, out);
+    }
+    let opts = crate::decode::DecodeOptions {
+        direction: Some(frame.direction),
+        api_key: frame.api_key,
+        api_version: frame.api_version,
+        release: release.map(str::to_string),
+        budget: crate::budget::Budget::new(limits),
+        values_only: true,
+        ..Default::default()
+    };
+    let values = crate::decode::decode_frame(cat, frame.bytes.clone(), frame.input_offset, &opts);
+    write_contract(&values, out)
+}
+
+/// [`frame_contract`] of any frame, as [`write_contract_of`] writes it.
+pub fn contract_of(frame: &Frame, specs: (&Catalogue, Option<&str>)) -> Json {
+    let mut out = Vec::new();
+    write_contract_of(frame, specs, crate::budget::Limits::default(), &mut out);
     serde_json::from_slice(&out).unwrap_or(Json::Null)
 }
 
@@ -82,12 +118,11 @@ fn write_error(out: &mut Vec<u8>, frame: &Frame) {
 
 /// `"_redacted": [paths]` when credentials were masked (see `crate::decode::secrets`).
 fn write_redacted(out: &mut Vec<u8>, frame: &Frame) {
-    let paths = crate::decode::secrets::redacted_paths(frame);
-    for (i, p) in paths.iter().enumerate() {
+    for (i, p) in frame.redacted.iter().enumerate() {
         out.extend_from_slice(if i == 0 { b",\"_redacted\":[" } else { b"," });
         write_json_str(out, p);
     }
-    if !paths.is_empty() {
+    if !frame.redacted.is_empty() {
         out.push(b']');
     }
 }
@@ -185,40 +220,38 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     }
     out.extend_from_slice(b",\"api_version\":");
     write_opt_int(out, frame.api_version);
-    if let Some(values) = &frame.values {
-        let tape = Tape {
-            values,
-            frame: &frame.bytes,
-            lossy: Cell::new(false),
-        };
-        for (label, slot) in [
-            (&b",\"header\":"[..], values.header),
-            (&b",\"body\":"[..], values.body),
-        ] {
-            out.extend_from_slice(label);
-            match slot {
-                Some(i) => tape.write_struct(out, i),
-                None => out.extend_from_slice(b"null"),
+    match &frame.values {
+        Some(values) => {
+            let tape = Tape {
+                values,
+                frame: &frame.bytes,
+                lossy: Cell::new(false),
+            };
+            for (label, slot) in [
+                (&b",\"header\":"[..], values.header),
+                (&b",\"body\":"[..], values.body),
+            ] {
+                out.extend_from_slice(label);
+                match slot {
+                    Some(i) => tape.write_struct(out, i),
+                    None => out.extend_from_slice(b"null"),
+                }
+            }
+            // Paths are worked out only when a value needed them: rare, and off the fast path.
+            if tape.lossy.get() {
+                write_raw(out, &tape.raw_entries());
             }
         }
-        // Paths are worked out only when a value needed them: rare, and off the fast path.
-        if tape.lossy.get() {
-            write_raw(out, &tape.raw_entries());
+        // No tape: the frame stopped before its header (its size prefix).
+        None => {
+            debug_assert!(
+                frame.header().is_none() && frame.body().is_none(),
+                "the contract is written from a values-only tape (DecodeOptions::values_only)"
+            );
+            out.extend_from_slice(b",\"header\":null,\"body\":null");
         }
-    } else {
-        out.extend_from_slice(b",\"header\":");
-        match frame.header() {
-            Some(h) => write_struct(out, h),
-            None => out.extend_from_slice(b"null"),
-        }
-        out.extend_from_slice(b",\"body\":");
-        match frame.body() {
-            Some(b) => write_struct(out, b),
-            None => out.extend_from_slice(b"null"),
-        }
-        write_raw(out, &tree_raw_entries(frame));
-        write_redacted(out, frame);
     }
+    write_redacted(out, frame);
     // Damage in record data, which the contract shows as bytes but checks.
     for (i, e) in frame.record_damage.iter().enumerate() {
         out.extend_from_slice(if i == 0 {
@@ -236,96 +269,6 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     }
     write_error(out, frame);
     out.push(b'}');
-}
-
-/// A struct's fields as [`struct_object`] orders them: by declaration, a key
-/// seen twice (a tag repeated by a hostile writer) at its first place with its last value.
-fn write_struct(out: &mut Vec<u8>, node: &Node) {
-    if write_plain_struct(out, node) {
-        return;
-    }
-    let mut fields: Vec<(u16, &Node)> = Vec::with_capacity(node.children.len());
-    let mut unknown: Vec<(u32, &Node)> = Vec::new();
-    for c in &node.children {
-        match c.role {
-            Role::Field { decl } => fields.push((decl, c)),
-            Role::TaggedSection => {
-                for f in c.children.iter().flat_map(|entry| &entry.children) {
-                    match f.role {
-                        Role::Field { decl } => fields.push((decl, f)),
-                        Role::UnknownTag { tag } => unknown.push((tag, f)),
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    if !fields.is_sorted_by_key(|(d, _)| *d) {
-        fields.sort_by_key(|(d, _)| *d);
-    }
-    out.push(b'{');
-    let mut first = true;
-    let keyed = dedup_last(fields.iter().map(|(_, f)| (f.field_key(), *f)));
-    for (key, f) in keyed {
-        if !std::mem::take(&mut first) {
-            out.push(b',');
-        }
-        write_json_str(out, key);
-        out.push(b':');
-        write_value(out, f);
-    }
-    if !unknown.is_empty() {
-        if !first {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"\"_unknown_tags\":{");
-        let tags: Vec<(String, &Node)> = unknown.iter().map(|(t, n)| (t.to_string(), *n)).collect();
-        for (i, (tag, n)) in dedup_last(tags.iter().map(|(t, n)| (t.as_str(), *n)))
-            .into_iter()
-            .enumerate()
-        {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_str(out, tag);
-            out.push(b':');
-            write_value(out, n);
-        }
-        out.push(b'}');
-    }
-    out.push(b'}');
-}
-
-/// The usual struct, written without collecting its fields: fields in
-/// declaration order and no tagged field present. Returns false (having
-/// written nothing) for any other struct.
-fn write_plain_struct(out: &mut Vec<u8>, node: &Node) -> bool {
-    let mut last: Option<u16> = None;
-    for c in &node.children {
-        match c.role {
-            Role::Field { decl } if last.is_none_or(|l| decl > l) => last = Some(decl),
-            Role::Field { .. } => return false,
-            Role::TaggedSection if !c.children.is_empty() => return false,
-            _ => {}
-        }
-    }
-    out.push(b'{');
-    let mut first = true;
-    for c in node
-        .children
-        .iter()
-        .filter(|c| matches!(c.role, Role::Field { .. }))
-    {
-        if !std::mem::take(&mut first) {
-            out.push(b',');
-        }
-        write_json_str(out, c.field_key());
-        out.push(b':');
-        write_value(out, c);
-    }
-    out.push(b'}');
-    true
 }
 
 /// A values-only frame's tape ([`crate::decode::values`]), written as
@@ -405,6 +348,9 @@ impl Tape<'_> {
 
     /// Slot `i`'s value (`s` is that slot).
     fn write_value(&self, out: &mut Vec<u8>, i: u32, s: &Slot) {
+        if s.marks & REDACTED != 0 {
+            return write_redacted_value(out, s);
+        }
         match s.value {
             Val::Null => out.extend_from_slice(b"null"),
             Val::Int(v) => push_int(out, v),
@@ -457,6 +403,19 @@ impl Tape<'_> {
             Val::Struct => self.write_struct(out, i),
         }
     }
+}
+
+/// A credential's value as the tree shows it (`crate::decode::secrets`):
+/// `"<redacted, N bytes>"`, N the bytes masked (a string's or bytes' own, or
+/// else the slot's).
+fn write_redacted_value(out: &mut Vec<u8>, s: &Slot) {
+    let masked = match s.value {
+        Val::Str(span) | Val::Bytes(span) => span.len,
+        _ => s.len,
+    };
+    out.extend_from_slice(b"\"<redacted, ");
+    push_uint(out, u64::from(masked), 0);
+    out.extend_from_slice(b" bytes>\"");
 }
 
 impl Tape<'_> {
@@ -553,77 +512,6 @@ fn unquote_key(key: &str) -> String {
     serde_json::from_str(quoted).unwrap_or_else(|_| quoted.trim_matches('"').to_string())
 }
 
-/// The `_raw` entries of a frame's tree: what [`write_struct`] and
-/// [`struct_object`] could not write exactly, in the order they wrote it.
-fn tree_raw_entries(frame: &Frame) -> Vec<(String, Vec<u8>)> {
-    let mut found = Vec::new();
-    let mut path = Vec::new();
-    let header = frame.header();
-    let body = frame.body();
-    for (root, node) in [("header", header), ("body", body)] {
-        if let Some(n) = node {
-            path.push(Seg::Name(root.into()));
-            tree_raw_in_struct(n, &mut path, &mut found);
-            path.pop();
-        }
-    }
-    found
-}
-
-fn tree_raw_in_struct<'n>(
-    node: &'n Node,
-    path: &mut Vec<Seg<'n>>,
-    found: &mut Vec<(String, Vec<u8>)>,
-) {
-    let mut fields: Vec<(u16, &Node)> = Vec::new();
-    for c in &node.children {
-        match c.role {
-            Role::Field { decl } => fields.push((decl, c)),
-            Role::TaggedSection => {
-                for f in c.children.iter().flat_map(|entry| &entry.children) {
-                    if let Role::Field { decl } = f.role {
-                        fields.push((decl, f));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    fields.sort_by_key(|(d, _)| *d);
-    for (key, f) in dedup_last(fields.iter().map(|(_, f)| (f.field_key(), *f))) {
-        path.push(Seg::Name(key.into()));
-        tree_raw_in_value(f, path, found);
-        path.pop();
-    }
-}
-
-fn tree_raw_in_value<'n>(
-    node: &'n Node,
-    path: &mut Vec<Seg<'n>>,
-    found: &mut Vec<(String, Vec<u8>)>,
-) {
-    match &node.value {
-        Value::InvalidUtf8(b) => found.push((path_text(path), b.to_vec())),
-        Value::Float(v) if float_needs_raw(*v) => {
-            found.push((path_text(path), v.to_be_bytes().to_vec()))
-        }
-        Value::Array(Some(_)) => {
-            for (n, el) in node
-                .children
-                .iter()
-                .filter(|c| c.role == Role::Element)
-                .enumerate()
-            {
-                path.push(Seg::Index(n));
-                tree_raw_in_value(el, path, found);
-                path.pop();
-            }
-        }
-        Value::Struct(true) => tree_raw_in_struct(node, path, found),
-        _ => {}
-    }
-}
-
 /// `,"_raw":{"<path>":"<hex>",…}` when there is anything to put in it.
 fn write_raw(out: &mut Vec<u8>, entries: &[(String, Vec<u8>)]) {
     if entries.is_empty() {
@@ -669,11 +557,14 @@ fn dedup_last<'a, 'n, N>(items: impl Iterator<Item = (&'a str, &'n N)>) -> Vec<(
     kept
 }
 
-pub(crate) fn write_value(out: &mut Vec<u8>, node: &Node) {
-    match &node.value {
+/// A value that is not a container's, as the contract writes it: what tree
+/// JSON's `"value"` holds (an array's is its count, a struct has none, and a
+/// container here is `null`).
+pub(crate) fn write_scalar(out: &mut Vec<u8>, value: &Value) {
+    match value {
         Value::None
-        | Value::Array(None)
-        | Value::Struct(false)
+        | Value::Array(_)
+        | Value::Struct(_)
         | Value::Str(None)
         | Value::Bytes(None) => out.extend_from_slice(b"null"),
         Value::Int(v) => push_int(out, *v),
@@ -688,22 +579,6 @@ pub(crate) fn write_value(out: &mut Vec<u8>, node: &Node) {
             out.push(b'"');
         }
         Value::Uuid(u) => write_uuid(out, u),
-        Value::Array(Some(_)) => {
-            out.push(b'[');
-            for (i, c) in node
-                .children
-                .iter()
-                .filter(|c| c.role == Role::Element)
-                .enumerate()
-            {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(out, c);
-            }
-            out.push(b']');
-        }
-        Value::Struct(true) => write_struct(out, node),
     }
 }
 

@@ -7,7 +7,7 @@
 
 use super::digits::push_hex;
 use super::digits::push_uint;
-use super::json::{write_json_str, write_value, Safe};
+use super::json::{write_json_str, write_scalar, Safe};
 use super::notes;
 use crate::budget::Budget;
 use crate::decode::records::deferred::{for_each_item, join_found};
@@ -148,7 +148,7 @@ fn write_node(
         // Every other value is written, null or not.
         _ => {
             buf.extend_from_slice(b",\"value\":");
-            write_value(buf, node);
+            write_scalar(buf, &node.value);
         }
     }
     let mark = buf.len();

@@ -1678,15 +1678,14 @@ impl<'a> App<'a> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let done = match (words.as_slice(), self.frame()) {
             (["hex", path], Some(fv)) => super::export::hex(path, &fv.grid_bytes()[fv.selection()]),
-            // The JSON contract holds every record: a frame held as stubs is decoded again, values-only.
-            (["json", path], Some(fv)) if fv.unopened_stubs() > 0 => super::export::json_values(
+            // A frame held as stubs has many records: its contract goes on one line.
+            (["json", path], Some(fv)) => super::export::json(
                 path,
-                self.cat,
-                self.release.as_deref(),
+                (self.cat, self.release.as_deref()),
                 &fv.frame,
                 fv.budget.limits(),
+                fv.unopened_stubs() > 0,
             ),
-            (["json", path], Some(fv)) => super::export::json(path, &fv.frame),
             (["pcap", path], _) => match &self.capture {
                 Some(cap) => super::export::pcap(
                     path,

@@ -37,48 +37,35 @@ pub fn hex(path: &str, bytes: &[u8]) -> Result<String, String> {
     Ok(format!("wrote {} bytes as hex to {path}", bytes.len()))
 }
 
-/// The frame as the JSON contract.
-pub fn json(path: &str, frame: &Frame) -> Result<String, String> {
-    let mut out = create(path)?;
-    let text = crate::render::json::to_text_pretty(&crate::render::json::frame_contract(frame));
-    out.write_all(text.as_bytes())
-        .and_then(|_| out.write_all(b"\n"))
-        .and_then(|_| out.flush())
-        .map_err(|e| format!("{path}: {e}"))?;
-    Ok(format!("wrote the frame as JSON to {path}"))
-}
-
-/// A frame whose big records fields are held as stubs, as the JSON
-/// contract on one line: decoded again values-only (the records as their
-/// bytes, as `kwire decode --format json` writes them), never holding every
-/// batch's nodes; within a budget of `limits` of its own.
-pub(crate) fn json_values(
+/// The frame as the JSON contract (decoded again values-only, within a
+/// budget of `limits` of its own: records stay their bytes): pretty-printed, or on one line
+/// when `one_line` (a frame whose big records fields the explorer holds as
+/// stubs, whose contract may be megabytes of hex).
+pub(crate) fn json(
     path: &str,
-    cat: &Catalogue,
-    release: Option<&str>,
+    (cat, release): (&Catalogue, Option<&str>),
     frame: &Frame,
     limits: crate::budget::Limits,
+    one_line: bool,
 ) -> Result<String, String> {
-    let opts = crate::decode::DecodeOptions {
-        direction: Some(frame.direction),
-        api_key: frame.api_key,
-        api_version: frame.api_version,
-        release: release.map(str::to_string),
-        budget: crate::budget::Budget::new(limits),
-        values_only: true,
-        ..Default::default()
-    };
-    let values = crate::decode::decode_frame(cat, frame.bytes.clone(), frame.input_offset, &opts);
-    let mut line = Vec::with_capacity(values.bytes.len() * 2 + 256);
-    crate::render::json::write_contract(&values, &mut line);
-    line.push(b'\n');
+    let mut text = Vec::with_capacity(frame.bytes.len() * 2 + 256);
+    crate::render::json::write_contract_of(frame, (cat, release), limits, &mut text);
+    if !one_line {
+        let pretty = serde_json::from_slice(&text)
+            .map(|v: serde_json::Value| crate::render::json::to_text_pretty(&v))
+            .map_err(|e| format!("{path}: {e}"))?;
+        text = pretty.into_bytes();
+    }
+    text.push(b'\n');
     let mut out = create(path)?;
-    out.write_all(&line)
+    out.write_all(&text)
         .and_then(|_| out.flush())
         .map_err(|e| format!("{path}: {e}"))?;
-    Ok(format!(
-        "wrote the frame as JSON to {path} (on one line, decoded again values-only: its records held as batches)"
-    ))
+    Ok(if one_line {
+        format!("wrote the frame as JSON to {path} (on one line: its records are many)")
+    } else {
+        format!("wrote the frame as JSON to {path}")
+    })
 }
 
 /// The rows' frames, read from the spool, as a pcapng of synthesized TCP

@@ -490,6 +490,7 @@ pub fn read_response(
         direction: Some(Direction::Response),
         api_key: Some(api_key),
         api_version: Some(version),
+        values_only: true,
         ..Default::default()
     };
     let f = decode_frame(Catalogue::builtin(), bytes.into(), 0, &opts);

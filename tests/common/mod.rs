@@ -128,6 +128,7 @@ pub fn read_tar_gz(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 pub mod alloc;
 pub mod batches;
 pub mod broker;
+pub mod contract;
 pub mod exchanges;
 pub mod pcap_writer;
 pub mod random_body;

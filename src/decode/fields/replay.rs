@@ -329,7 +329,7 @@ impl FieldDecoder<'_, '_> {
             _ => return None,
         };
         if compact {
-            if slot.overlong & OVERLONG_PREFIX != 0 {
+            if slot.marks & OVERLONG_PREFIX != 0 {
                 self.warnings.push(Warning::at(
                     WarningKind::OverlongVarint,
                     slot.at as usize,
@@ -439,7 +439,7 @@ impl FieldDecoder<'_, '_> {
             .saturating_sub(tag_len);
         self.check_tag_order(start, tag_no.into(), last_tag);
         self.overlong_varint(entry, OVERLONG_PREFIX, "tag");
-        if entry.overlong & OVERLONG_SIZE != 0 {
+        if entry.marks & OVERLONG_SIZE != 0 {
             self.overlong_warning(start + tag_len, size_len, "tagged field size");
         }
         TagEntry {
