@@ -6,15 +6,12 @@ use super::capture_cmd::CaptureArgs;
 use super::exit;
 use super::frame_args::{BudgetArgs, Format, OutputArgs};
 use clap::Args;
-use kwire::live::faults::{self, Faults};
-use kwire::live::proxy::{Config, Proxy};
+use kwire::live::proxy::{Proxy, Settings, SettingsError};
 use kwire::live::recorder;
 use kwire::live::synth::LINKTYPE_RAW;
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
 use std::io::IsTerminal;
-use std::net::{SocketAddr, ToSocketAddrs};
-use std::time::Duration;
 
 #[derive(Args, Debug)]
 #[command(
@@ -95,13 +92,6 @@ pub struct ProxyArgs {
     pub budget: BudgetArgs,
 }
 
-fn socket_addr(text: &str, what: &str) -> Result<SocketAddr, String> {
-    text.to_socket_addrs()
-        .map_err(|e| format!("{what} {text}: {e}"))?
-        .next()
-        .ok_or_else(|| format!("{what} {text}: no address"))
-}
-
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let selection = match args.filter.resolve(cat) {
         Ok(f) => f,
@@ -119,30 +109,26 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
         Ok(f) => f,
         Err(status) => return status,
     };
-    let listen = match socket_addr(&args.listen, "--listen") {
-        Ok(a) => a,
-        Err(e) => return usage(&e),
+    let settings = Settings {
+        listen: args.listen.clone(),
+        broker: args.broker.clone(),
+        maps: args.maps.clone(),
+        advertise_host: args.advertise_host.clone(),
+        listen_tls: args.listen_tls.clone(),
+        broker_tls: args.broker_tls.clone(),
+        tls_keylog_out: args.tls_keylog_out.clone(),
+        connect_timeout: args.timeout,
+        rewrite_max: args.rewrite_max,
+        max_connections: args.max_connections,
+        inject: args.inject.clone(),
+        seed: args.seed,
     };
-    let mut maps = Vec::new();
-    for m in &args.maps {
-        let Some((broker, local)) = m.split_once('=') else {
-            return usage(&format!(
-                "--map {m}: expected BROKER_HOST:PORT=LOCAL_HOST:PORT"
-            ));
-        };
-        match socket_addr(local, "--map") {
-            Ok(l) => maps.push((broker.to_string(), l)),
-            Err(e) => return usage(&e),
-        }
-    }
-    let mut rules = Vec::new();
-    for (i, text) in args.inject.iter().enumerate() {
-        match faults::parse_rule(cat, text, i + 1, args.seed) {
-            Ok(r) => rules.push(r),
-            Err(e) => return usage(&e),
-        }
-    }
-    let faults = (!rules.is_empty()).then(|| std::sync::Arc::new(Faults { rules }));
+    let cfg = match settings.config(cat, release) {
+        Ok(c) => c,
+        Err(SettingsError::Usage(e)) => return usage(&e),
+        Err(SettingsError::Unusable(e)) => return failure(&e),
+    };
+    let faults = cfg.faults.clone();
     for r in faults.iter().flat_map(|f| &f.rules) {
         kwire::stderr_line!(
             "kwire: proxy: inject rule {}: {}",
@@ -160,49 +146,6 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
     let (rec, recording) = recorder::spawn(sinks);
     // The listener threads and the event loop live until the process ends.
     let cat: &'static Catalogue = Box::leak(Box::new(cat.clone()));
-    let keylog = match &args.tls_keylog_out {
-        Some(path) => match kwire::live::tls::KeyLogFile::create(path) {
-            Ok(k) => Some(k),
-            Err(e) => return failure(&e),
-        },
-        None => None,
-    };
-    let client_tls = match &args.listen_tls {
-        Some(pair) => {
-            let Some((cert, key)) = pair.split_once(',') else {
-                return usage(&format!("--listen-tls {pair}: expected CERT,KEY"));
-            };
-            match kwire::live::tls::server_config(cert, key, keylog.clone()) {
-                Ok(c) => Some(c),
-                Err(e) => return failure(&format!("--listen-tls: {e}")),
-            }
-        }
-        None => None,
-    };
-    let broker_tls = match &args.broker_tls {
-        Some(ca) => match kwire::live::tls::client_config(ca, keylog.clone()) {
-            Ok(c) => Some(c),
-            Err(e) => return failure(&format!("--broker-tls: {e}")),
-        },
-        None => None,
-    };
-    let cfg = Config {
-        listen,
-        advertise_host: args
-            .advertise_host
-            .clone()
-            .unwrap_or_else(|| listen.ip().to_string()),
-        broker: args.broker.clone(),
-        maps,
-        connect_timeout: Duration::try_from_secs_f64(args.timeout)
-            .unwrap_or(Duration::from_secs(10)),
-        rewrite_max: usize::try_from(args.rewrite_max).unwrap_or(usize::MAX),
-        max_connections: args.max_connections as usize,
-        release: release.map(str::to_string),
-        client_tls,
-        broker_tls,
-        faults: faults.clone(),
-    };
     let signals = match signal_hook::iterator::Signals::new([
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,

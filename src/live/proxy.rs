@@ -11,6 +11,7 @@
 mod event_loop;
 mod faulty;
 mod leg;
+mod settings;
 
 use super::endpoints::{carries_endpoints, rewrite, Rewritten};
 use super::faults::Faults;
@@ -22,6 +23,8 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
+
+pub use settings::{Settings, SettingsError};
 
 /// Bytes read from a socket at once.
 const CHUNK: usize = 64 * 1024;

@@ -43,7 +43,7 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
 }
 
 /// A server configuration from PEM files: the certificate chain and its private key.
-pub fn server_config(
+pub(crate) fn server_config(
     cert: &str,
     key: &str,
     keylog: Option<Arc<KeyLogFile>>,
