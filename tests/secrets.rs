@@ -906,6 +906,29 @@ fn the_contract_of_a_redacted_frame_is_its_tree_s() {
     frames.push((response(38, 3), hmac.clone().into()));
     // Cut inside the HMAC: the bytes from where decoding stopped are masked too.
     frames.push((response(38, 3), hmac[..hmac.len() - 12].to_vec().into()));
+    // AuthBytes of no mechanism kwire knows (redacted whole), its compact
+    // length over-long: two bytes where one does, so that the value starts
+    // a byte later than a length of one byte would say (found by fuzzing).
+    let mut odd = vec![0, 36, 0, 2, 0, 0, 0, 9, 0, 0, 0, 0xab, 0x00];
+    odd.extend([b'X'; 42]);
+    odd.push(0);
+    let mut framed = (odd.len() as u32).to_be_bytes().to_vec();
+    framed.extend(odd);
+    frames.push((DecodeOptions::default(), framed.into()));
+    // An ExpireDelegationToken request cut short in the field after the
+    // HMAC: the read that failed there is no credential (found by fuzzing).
+    let expire = frame(
+        Direction::Request,
+        "ExpireDelegationToken",
+        2,
+        9,
+        "c",
+        json!({"Hmac": hex::encode(b"HMAC-of-the-token"), "ExpiryTimePeriodMs": 1}),
+    );
+    frames.push((
+        DecodeOptions::default(),
+        expire[..expire.len() - 5].to_vec().into(),
+    ));
     let mut redacted = 0;
     for (opts, bytes) in &frames {
         let tree = decode_frame(cat, bytes.clone(), 0, opts);
@@ -927,6 +950,6 @@ fn the_contract_of_a_redacted_frame_is_its_tree_s() {
         redacted += usize::from(!lean.redacted.is_empty());
     }
     // PLAIN, the SCRAM proof, the bearer token, the salts, two batches of
-    // metadata records, and the HMAC whole and cut short.
-    assert_eq!(redacted, 8, "frames with redactions");
+    // metadata records, the HMACs whole and cut short, the odd AuthBytes.
+    assert_eq!(redacted, 10, "frames with redactions");
 }

@@ -294,32 +294,40 @@ fn redact_decompressed(node: &mut Node) {
 /// Mark on `values` (a values-only tape of the frame `tree` was decoded
 /// from) the slots of the schema fields and elements that [`redact`] showed
 /// as redacted in `tree`, so that the contract written from the tape says so
-/// as the tree does. A slot is the node's when it spans the same bytes.
+/// as the tree does. A slot is the node's when its value ends where the
+/// node's does (the node's bytes and the slot's may start apart: a values
+/// tape need not keep a length prefix's width).
 pub(crate) fn mark_redacted(tree: &Frame, values: &mut crate::decode::tape::Values) {
-    fn collect(n: &Node, out: &mut Vec<(u32, u32)>) {
+    use crate::decode::tape::{Id, Val, REDACTED};
+    fn collect(n: &Node, out: &mut Vec<u32>) {
         if n.role == Role::Decompressed {
             return;
         }
         if n.value_is_redacted() && matches!(n.role, Role::Field { .. } | Role::Element) {
-            out.push((n.offset as u32, n.len as u32));
+            out.push(n.end() as u32);
         }
         for c in &n.children {
             collect(c, out);
         }
     }
-    let mut spans = Vec::new();
-    collect(&tree.root, &mut spans);
-    if spans.is_empty() {
+    let mut ends = Vec::new();
+    collect(&tree.root, &mut ends);
+    if ends.is_empty() {
         return;
     }
-    spans.sort_unstable();
+    ends.sort_unstable();
     for slot in &mut values.slots {
-        if matches!(
-            slot.id,
-            crate::decode::tape::Id::Field(_) | crate::decode::tape::Id::Element
-        ) && spans.binary_search(&(slot.at, slot.len)).is_ok()
-        {
-            slot.marks |= crate::decode::tape::REDACTED;
+        if !matches!(slot.id, Id::Field(_) | Id::Element) {
+            continue;
+        }
+        let end = match slot.value {
+            Val::Str(span) | Val::Bytes(span) => span.at + span.len,
+            // A null's bytes are its length: none is a read that failed there.
+            Val::Null if slot.len > 0 => slot.at + slot.len,
+            _ => continue,
+        };
+        if ends.binary_search(&end).is_ok() {
+            slot.marks |= REDACTED;
         }
     }
 }
