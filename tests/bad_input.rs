@@ -169,6 +169,20 @@ fn same_json_values_only(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions, f
             "input {}",
             hex::encode(input)
         );
+        // Decoded again from the tree (the explorer's export): the same, stopped or not.
+        let mut again = Vec::new();
+        json::write_contract_of(
+            f,
+            (cat, opts.release.as_deref()),
+            Default::default(),
+            &mut again,
+        );
+        assert_eq!(
+            String::from_utf8(again).unwrap(),
+            json::to_text(&common::contract::tree_contract(f)),
+            "decoded again from the tree, input {}",
+            hex::encode(input)
+        );
     }
 }
 

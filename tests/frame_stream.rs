@@ -85,3 +85,45 @@ fn a_stream_decoded_in_place_equals_its_frames_decoded_one_by_one() {
         }
     }
 }
+
+/// Bytes after the last frame too few to hold a size prefix: a frame of its
+/// own whose error says so, holding nothing of the frame before it (a tape
+/// filled in place is not kept), its contract written without a panic.
+#[test]
+fn stray_bytes_after_a_stream_hold_nothing_of_the_frame_before() {
+    let cat = Catalogue::builtin();
+    let fs = FrameSpec {
+        direction: Direction::Request,
+        api_key: 3,
+        version: 12,
+        release: None,
+    };
+    let body = serde_json::json!({"Topics": [{"TopicId": "0f6c2d3e-4b5a-4c69-8d7e-1f2a3b4c5d6e", "Name": null}], "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false});
+    let mut input = encode_frame(
+        cat,
+        &fs,
+        &example_header(Direction::Request),
+        body.as_object().unwrap(),
+    )
+    .unwrap();
+    input.extend_from_slice(&[0, 0]);
+    let input = Bytes::from(input);
+    let opts = DecodeOptions {
+        values_only: true,
+        ..Default::default()
+    };
+    let mut contracts = Vec::new();
+    for_each_frame(cat, &input, &opts, |f| {
+        let mut out = Vec::new();
+        kwire::render::json::write_contract(f, &mut out);
+        contracts.push(String::from_utf8(out).unwrap());
+    });
+    assert_eq!(contracts.len(), 2, "{contracts:?}");
+    assert!(contracts[0].contains("0f6c2d3e-4b5a-4c69-8d7e-1f2a3b4c5d6e"));
+    assert!(
+        contracts[1].contains(r#""header":null,"body":null"#)
+            && contracts[1].contains(r#""error""#),
+        "{}",
+        contracts[1]
+    );
+}

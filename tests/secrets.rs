@@ -855,7 +855,7 @@ fn capture_write_selected_masks_credentials_unless_shown() {
 /// compressed or not, a frame cut short included.
 #[test]
 fn the_contract_of_a_redacted_frame_is_its_tree_s() {
-    use common::batches::{batch, produce, Rec};
+    use common::batches::{batch, batch_of, produce, record_bytes, Rec};
     use kwire::decode::{decode_frame, DecodeOptions};
     // This test binary's own process: hiding on, as the command line turns it on.
     kwire::decode::secrets::hide(true);
@@ -869,6 +869,24 @@ fn the_contract_of_a_redacted_frame_is_its_tree_s() {
     };
     for codec in [0, 1] {
         let records = batch(0, codec, std::slice::from_ref(&rec));
+        t.send(
+            PORT + 2,
+            true,
+            &produce(cat, "__cluster_metadata", &records),
+        );
+    }
+    // Damaged records: a value cut inside its ServerKey, and a record cut
+    // short by the end of its batch (masked whole, where the records end).
+    let whole = scram_record();
+    let cut_value = Rec {
+        value: Some(whole[..whole.len() - 20].to_vec()),
+        ..rec.clone()
+    };
+    let recs = record_bytes(&rec, 0);
+    for records in [
+        batch(0, 0, &[cut_value]),
+        batch_of(0, 0, &recs[..recs.len() - 20], 1),
+    ] {
         t.send(
             PORT + 2,
             true,
@@ -938,6 +956,16 @@ fn the_contract_of_a_redacted_frame_is_its_tree_s() {
         };
         let lean = decode_frame(cat, bytes.clone(), 0, &lean_opts);
         assert!(lean.values.is_some(), "a values frame keeps its tape");
+        // An annotated tape's buffers would hold decompressed credentials: it becomes the tree.
+        let annotated = DecodeOptions {
+            annotated_tape: true,
+            ..opts.clone()
+        };
+        let annotated = decode_frame(cat, bytes.clone(), 0, &annotated);
+        if !lean.redacted.is_empty() {
+            assert!(annotated.values.is_none(), "{opts:?}");
+            assert_eq!(annotated.redacted, lean.redacted);
+        }
         let mut written = Vec::new();
         kwire::render::json::write_contract(&lean, &mut written);
         let written = String::from_utf8(written).unwrap();
@@ -947,9 +975,14 @@ fn the_contract_of_a_redacted_frame_is_its_tree_s() {
             "{opts:?}"
         );
         assert!(leaked(&written).is_empty(), "{written}");
+        // The explorer's export: the tree, decoded again from its masked bytes.
+        let mut again = Vec::new();
+        let specs = (cat, None);
+        kwire::render::json::write_contract_of(&tree, specs, Default::default(), &mut again);
+        assert_eq!(String::from_utf8(again).unwrap(), written, "{opts:?}");
         redacted += usize::from(!lean.redacted.is_empty());
     }
-    // PLAIN, the SCRAM proof, the bearer token, the salts, two batches of
+    // PLAIN, the SCRAM proof, the bearer token, the salts, four batches of
     // metadata records, the HMACs whole and cut short, the odd AuthBytes.
-    assert_eq!(redacted, 10, "frames with redactions");
+    assert_eq!(redacted, 12, "frames with redactions");
 }

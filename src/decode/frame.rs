@@ -249,8 +249,10 @@ fn decode_frame_at(
 /// [`decode_frame_at`] into `frame` (as [`empty_frame`] made it, or
 /// [`refill`] with the tape it holds to fill again); its credentials
 /// redacted when [`crate::decode::secrets::hiding`] unless the frame is read
-/// for its findings only (found in the tree, so a
-/// frame that may hold one is decoded into the tree even when a tape was asked for).
+/// for its findings only. Credentials are found in the tree: a values-only
+/// frame that may hold one is decoded into its tree too, and keeps its tape
+/// with the tree's masked bytes, redactions and marks; an annotated one
+/// (whose buffers would hold decompressed credentials) becomes its tree.
 #[inline(always)]
 fn decode_into(
     frame: &mut Frame,
@@ -275,13 +277,18 @@ fn decode_into(
             crate::decode::secrets::redact(frame);
             return;
         }
-        // Credentials are found in the tree: a tape frame keeps its tape and
-        // takes the tree's masked bytes, which its spans read.
         let tree = DecodeOptions {
             values_only: false,
             annotated_tape: false,
             ..opts.clone()
         };
+        if opts.annotated_tape {
+            *frame = empty_frame(&tree, input_offset);
+            fill_frame(frame, specs, (input, start), &tree);
+            crate::decode::secrets::redact(frame);
+            return;
+        }
+        // The tape's spans read the tree's masked bytes.
         let mut found = empty_frame(&tree, input_offset);
         fill_frame(&mut found, specs, (input, start), &tree);
         crate::decode::secrets::redact(&mut found);
@@ -291,6 +298,61 @@ fn decode_into(
         frame.bytes = found.bytes;
         frame.redacted = found.redacted;
     }
+}
+
+/// A frame decoded into its tree, decoded again onto a values-only tape for
+/// its JSON contract, within a budget of `limits`: from its bytes as they
+/// are (masked where it held credentials), never redacted a second time (a
+/// masked length would read as another), and only up to where it stopped
+/// when its bytes were masked from there on (the field whose read failed is
+/// then null, where the first decode may have kept part of it: an array's
+/// elements read before the bytes ran out). Its error, redactions and
+/// record damage are the tree's (unless records were left unwalked for
+/// drawing: then the walk over every batch finds it), and the slots the tree
+/// shows as redacted are marked.
+pub(crate) fn values_of_tree(
+    cat: &Catalogue,
+    tree: &Frame,
+    release: Option<&str>,
+    limits: crate::budget::Limits,
+) -> Frame {
+    let opts = DecodeOptions {
+        direction: Some(tree.direction),
+        api_key: tree.api_key,
+        api_version: tree.api_version,
+        release: release.map(str::to_string),
+        budget: crate::budget::Budget::new(limits),
+        values_only: true,
+        ..Default::default()
+    };
+    // A frame that may hold a credential and stopped had its bytes masked
+    // from where it stopped on: what the read that failed saw is gone.
+    let masked_from = tree.error.as_ref().map(|e| e.offset).filter(|&at| {
+        tree.bytes.get(at..).is_some_and(|rest| {
+            !rest.is_empty() && rest.iter().all(|&b| b == crate::decode::secrets::MASK)
+        }) && crate::decode::secrets::may_hold(tree, |kind, key, version| {
+            cat.message(kind, key, version, release)
+        })
+    });
+    let read = match masked_from {
+        Some(at) => tree.bytes.slice(..at),
+        None => tree.bytes.clone(),
+    };
+    let mut values = empty_frame(&opts, tree.input_offset);
+    fill_frame(&mut values, &mut Specs::new(cat), (&read, 0), &opts);
+    values.bytes = tree.bytes.clone();
+    values.error = tree.error.clone();
+    values.redacted = tree.redacted.clone();
+    let mut unwalked = false;
+    tree.root
+        .walk(&mut |n, _| unwalked |= n.deferred_records().is_some());
+    if !unwalked {
+        values.record_damage = tree.record_damage.clone();
+    }
+    if let Some(tape) = values.values.as_deref_mut() {
+        crate::decode::secrets::mark_redacted(tree, tape);
+    }
+    values
 }
 
 /// A frame of the options' direction, nothing decoded yet.
@@ -335,6 +397,8 @@ fn fill_frame(
     let size = match r.i32("frame size") {
         Ok(s) => s,
         Err(e) => {
+            // No frame: a tape kept from the frame before (`refill`) is not this one's.
+            frame.values = None;
             let mut framing = framing_node(None, data.len());
             framing.set_error(e.expected.clone());
             frame.root.children.push(framing);

@@ -300,11 +300,17 @@ fn redact_decompressed(node: &mut Node) {
 pub(crate) fn mark_redacted(tree: &Frame, values: &mut crate::decode::tape::Values) {
     use crate::decode::tape::{Id, Val, REDACTED};
     fn collect(n: &Node, out: &mut Vec<u32>) {
-        if n.role == Role::Decompressed {
-            return;
-        }
         if n.value_is_redacted() && matches!(n.role, Role::Field { .. } | Role::Element) {
-            out.push(n.end() as u32);
+            return out.push(n.end() as u32);
+        }
+        // Below a string or bytes value are its parts (a SASL message's, a
+        // batch's records), which the contract shows as that value's bytes.
+        if matches!(
+            n.value,
+            Value::Bytes(_) | Value::Str(_) | Value::InvalidUtf8(_)
+        ) || n.role == Role::Decompressed
+        {
+            return;
         }
         for c in &n.children {
             collect(c, out);

@@ -135,7 +135,7 @@ impl<'r> FieldEncoder<'r> {
 
     /// Encode a struct: untagged fields in declaration order (absent ones take their
     /// default), then the tagged fields present in the object, sorted by tag.
-    pub fn write_struct(
+    pub(crate) fn write_struct(
         &mut self,
         fields: &[FieldSpec],
         obj: &Map<String, Value>,

@@ -40,7 +40,7 @@ pub fn frame_contract(frame: &Frame) -> Json {
 }
 
 /// [`write_contract`] of any frame: one decoded into its tree is decoded
-/// again values-only from its bytes (masked where it held credentials) with
+/// again onto a values tape (`crate::decode::frame::values_of_tree`) with
 /// the catalogue and pin it was read with, within a budget of `limits`.
 pub fn write_contract_of(
     frame: &Frame,
@@ -51,16 +51,7 @@ pub fn write_contract_of(
     if frame.values.is_some() || frame.kind.sasl_mechanism().is_some() {
         return write_contract(frame, out);
     }
-    let opts = crate::decode::DecodeOptions {
-        direction: Some(frame.direction),
-        api_key: frame.api_key,
-        api_version: frame.api_version,
-        release: release.map(str::to_string),
-        budget: crate::budget::Budget::new(limits),
-        values_only: true,
-        ..Default::default()
-    };
-    let values = crate::decode::decode_frame(cat, frame.bytes.clone(), frame.input_offset, &opts);
+    let values = crate::decode::frame::values_of_tree(cat, frame, release, limits);
     write_contract(&values, out)
 }
 
@@ -271,8 +262,8 @@ pub fn write_contract(frame: &Frame, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// A values-only frame's tape ([`crate::decode::values`]), written as
-/// [`write_struct`] writes a tree: the same keys, order and values.
+/// A values-only frame's tape ([`crate::decode::values`]), written as the
+/// contract: fields by declaration, a repeated key once, unknown tags apart.
 struct Tape<'a> {
     values: &'a Values,
     frame: &'a [u8],
