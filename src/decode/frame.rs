@@ -304,9 +304,10 @@ fn decode_into(
 /// its JSON contract, within a budget of `limits`: from its bytes as they
 /// are (masked where it held credentials), never redacted a second time (a
 /// masked length would read as another), and only up to where it stopped
-/// when its bytes were masked from there on (the field whose read failed is
-/// then null, where the first decode may have kept part of it: an array's
-/// elements read before the bytes ran out). Its error, redactions and
+/// when its bytes were masked from there on (what the read that failed had
+/// read is then gone: the field is null where the first decode may have kept
+/// part of it, an array's elements or a tagged section's entries read before
+/// the bytes ran out). Its error, redactions and
 /// record damage are the tree's (unless records were left unwalked for
 /// drawing: then the walk over every batch finds it), and the slots the tree
 /// shows as redacted are marked.
