@@ -344,10 +344,7 @@ pub(crate) fn values_of_tree(
     values.bytes = tree.bytes.clone();
     values.error = tree.error.clone();
     values.redacted = tree.redacted.clone();
-    let mut unwalked = false;
-    tree.root
-        .walk(&mut |n, _| unwalked |= n.deferred_records().is_some());
-    if !unwalked {
+    if tree.root.deferred_count() == 0 {
         values.record_damage = tree.record_damage.clone();
     }
     if let Some(tape) = values.values.as_deref_mut() {

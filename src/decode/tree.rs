@@ -283,6 +283,13 @@ impl Node {
         self.extra.as_ref()?.deferred.as_ref()
     }
 
+    /// How many records fields at or under this node are still left for drawing.
+    pub(crate) fn deferred_count(&self) -> usize {
+        let mut n = 0;
+        self.walk(&mut |node, _| n += usize::from(node.deferred_records().is_some()));
+        n
+    }
+
     pub(crate) fn set_deferred_records(&mut self, d: DeferredRecords) {
         self.extra.get_or_insert_with(Default::default).deferred = Some(d);
     }

@@ -36,7 +36,12 @@ use std::io;
 pub fn frame_contract(frame: &Frame) -> Json {
     let mut out = Vec::new();
     write_contract(frame, &mut out);
-    serde_json::from_slice(&out).unwrap_or(Json::Null)
+    read_back(&out)
+}
+
+/// The contract's text as a value (it is always JSON: `Null` never comes).
+fn read_back(text: &[u8]) -> Json {
+    serde_json::from_slice(text).unwrap_or(Json::Null)
 }
 
 /// [`write_contract`] of any frame: one decoded into its tree is decoded
@@ -59,7 +64,7 @@ pub fn write_contract_of(
 pub fn contract_of(frame: &Frame, specs: (&Catalogue, Option<&str>)) -> Json {
     let mut out = Vec::new();
     write_contract_of(frame, specs, crate::budget::Limits::default(), &mut out);
-    serde_json::from_slice(&out).unwrap_or(Json::Null)
+    read_back(&out)
 }
 
 /// The frame-level member holding the wire bytes of values JSON cannot carry exactly.

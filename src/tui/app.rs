@@ -232,11 +232,7 @@ impl FrameView {
 
     /// How many stubs the frame holds unopened.
     pub fn unopened_stubs(&self) -> usize {
-        let mut n = 0;
-        self.frame.root.walk(&mut |node, _| {
-            n += usize::from(node.deferred_records().is_some());
-        });
-        n
+        self.frame.root.deferred_count()
     }
 
     /// The bytes the grid shows: the frame's, or the decompressed data the selection is in.
