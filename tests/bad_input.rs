@@ -229,7 +229,7 @@ fn length_sites(f: &Frame) -> Vec<(usize, usize)> {
             "headers",
         ]
         .iter()
-        .any(|k| n.name.contains(k));
+        .any(|k| n.name.text().contains(k));
         let fixed = match n.ty.as_str() {
             "int16" => Some(2),
             "int32" => Some(4),

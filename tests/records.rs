@@ -763,7 +763,7 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
             by_record_decoder,
         );
         let k = find(records_of(&root)[0], "key").unwrap();
-        let names: Vec<&str> = k.children.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<String> = k.children.iter().map(|c| c.name.to_string()).collect();
         assert_eq!(names, ["type", "OffsetCommitKey"]);
     }
 }

@@ -29,9 +29,9 @@ use serde_json::{Map, Value};
 
 /// The first difference between two trees, as a path of node names.
 fn node_diff(a: &Node, b: &Node, path: &str) -> Option<String> {
-    let here = format!("{path}/{}", a.name.as_str());
+    let here = format!("{path}/{}", a.name);
     let fields = [
-        ("name", a.name.as_str() == b.name.as_str()),
+        ("name", a.name == b.name),
         ("type", a.ty.as_str() == b.ty.as_str()),
         ("offset", a.offset == b.offset),
         ("len", a.len == b.len),
@@ -661,7 +661,7 @@ fn topic_ids_named_are_noted_on_their_fields() {
             let mut ids = Vec::new();
             plain.root.walk(&mut |n, _| {
                 if let (true, kwire::decode::Value::Uuid(u)) =
-                    (n.name.eq_ignore_ascii_case("TopicId"), &n.value)
+                    (n.name.text().eq_ignore_ascii_case("TopicId"), &n.value)
                 {
                     ids.push(*u);
                 }

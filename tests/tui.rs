@@ -1433,7 +1433,7 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
     let fv = app.frame().unwrap();
     assert_eq!(fv.unopened_stubs(), 219);
     let opened = fv.selected_node();
-    assert_eq!(opened.name.as_str(), "RecordBatch[3]");
+    assert_eq!(opened.name.to_string(), "RecordBatch[3]");
     // Exactly the batch the whole tree holds, line for line.
     let path = fv.tree.selected().to_vec();
     let in_whole = whole
@@ -1502,7 +1502,7 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
     }
     let fv = app.frame().unwrap();
     assert_eq!(fv.unopened_stubs(), 220 - 64);
-    assert_eq!(fv.selected_node().name.as_str(), "RecordBatch[79]");
+    assert_eq!(fv.selected_node().name.to_string(), "RecordBatch[79]");
     assert!(!fv.selected_node().children.is_empty());
     let records = fv.frame.root.at_path(&path[..path.len() - 1]).unwrap();
     assert!(

@@ -81,10 +81,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     #[inline(always)]
     fn field_node(&self, f: &FieldSpec, decl: u16, at: usize) -> Node {
         let (name, ty): (Text, Text) = match (f.labels(), &f.ty) {
-            (Some(l), FieldType::Primitive(p)) => {
-                (self.label_name(l.name, l.snake), p.as_str().into())
-            }
-            (Some(l), _) => (self.label_name(l.name, l.snake), l.ty.into()),
+            (Some(l), FieldType::Primitive(p)) => (self.label_name(l), Text::own_words(p.as_str())),
+            (Some(l), _) => (self.label_name(l), l.text(l.ty)),
             (None, _) => {
                 let name = match self.naming {
                     Naming::Schema => f.name.clone(),
@@ -116,7 +114,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 Some(l) => l.name,
                 None => crate::schema::intern::intern(&f.name),
             });
-            node.doc = header_doc(&f.name).map(Text::from);
+            node.doc = header_doc(&f.name).map(Text::own_words);
         } else {
             node.doc = f.about.clone().map(Text::from);
         }
@@ -131,11 +129,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         )
     }
 
-    fn label_name(&self, name: &'static str, snake: &'static str) -> Text {
-        match self.naming {
-            Naming::Schema => name.into(),
-            Naming::Header => snake.into(),
-        }
+    fn label_name(&self, l: &FieldLabels) -> Text {
+        l.text(match self.naming {
+            Naming::Schema => l.name,
+            Naming::Header => l.snake,
+        })
     }
 
     /// What a decoded value tells about later fields, and bytes that hold more structure.
@@ -314,7 +312,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     fn marker_node(&self, at: usize, len: usize, in_tag: bool, value: Value) -> Node {
         let present = matches!(value, Value::Uint(1..) | Value::Int(0..));
         let mut m = leaf(
-            "present",
+            Text::own_words("present"),
             if in_tag {
                 Wire::Uvarint
             } else {
@@ -326,11 +324,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             self.region,
         );
         m.kind = Kind::PresenceMarker;
-        m.note = Some(if present {
-            "(present)".into()
+        m.note = Some(Text::own_words(if present {
+            "(present)"
         } else {
-            "(null)".into()
-        });
+            "(null)"
+        }));
         m
     }
 
@@ -350,7 +348,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Value::Int(raw)
         };
         let mut n = leaf(
-            "length",
+            Text::own_words("length"),
             if compact {
                 Wire::Uvarint
             } else {
@@ -367,15 +365,15 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Kind::ArrayCount
         };
         if compact {
-            n.note = Some(if raw == 0 {
-                "(compact, 0=null)".into()
+            n.note = Some(Text::own_words(if raw == 0 {
+                "(compact, 0=null)"
             } else {
-                "(compact, n+1)".into()
-            });
+                "(compact, n+1)"
+            }));
         }
         n.doc = Some(match count {
-            None => "null array".into(),
-            Some(1) => "1 element follows".into(),
+            None => Text::own_words("null array"),
+            Some(1) => Text::own_words("1 element follows"),
             Some(n) => small_note(&ELEMENTS_DOCS, n as i64, |n| format!("{n} elements follow")),
         });
         n
@@ -394,7 +392,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         // Without labels, a struct element is named after its struct, a primitive one after its field.
         let name = |base: &str| match labels {
             Some(l) => l.element_name(i),
-            None => Text::format(format_args!("{base}[{i}]")),
+            None => Text::format(format_args!("{base}[{i}]")).into(),
         };
         match inner {
             FieldType::Struct(sname) => {
@@ -409,7 +407,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 el
             }
             FieldType::Primitive(p) => {
-                let mut el = Node::new(name(&f.name), p.as_str(), at, self.region, Role::Element);
+                let ty = Text::own_words(p.as_str());
+                let mut el = Node::new(name(&f.name), ty, at, self.region, Role::Element);
                 el.wire = Wire::of(*p);
                 el
             }
@@ -428,13 +427,13 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Naming::Schema => "number of tagged fields in this struct",
         };
         let mut n = Node::new(
-            "tagged_fields",
-            "uvarint",
+            Text::own_words("tagged_fields"),
+            Text::own_words("uvarint"),
             at,
             Region::TaggedFields,
             Role::TaggedSection,
         );
-        n.doc = Some(doc.into());
+        n.doc = Some(Text::own_words(doc));
         n
     }
 
@@ -614,8 +613,8 @@ fn string_value(frame: &Bytes, at: usize, n: usize) -> Value {
 
 /// A struct field's or element's type as shown.
 fn struct_type(labels: Option<&FieldLabels>, sname: &str) -> Text {
-    match labels.and_then(|l| l.struct_name) {
-        Some(s) => s.into(),
+    match labels.and_then(|l| Some(l.text(l.struct_name?))) {
+        Some(s) => s,
         None => sname.to_string().into(),
     }
 }
@@ -645,12 +644,12 @@ impl LengthForm {
 
     fn note(self) -> Text {
         match self {
-            LengthForm::Compact(0) => "(compact, 0=null)".into(),
+            LengthForm::Compact(0) => Text::own_words("(compact, 0=null)"),
             LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v as i64, |v| {
                 format!("(compact, len+1={v})")
             }),
-            LengthForm::Int16(-1) => "(int16 len=-1, null)".into(),
-            LengthForm::Int32(-1) => "(int32 len=-1, null)".into(),
+            LengthForm::Int16(-1) => Text::own_words("(int16 len=-1, null)"),
+            LengthForm::Int32(-1) => Text::own_words("(int32 len=-1, null)"),
             LengthForm::Int16(n) => {
                 small_note(&INT16_LEN_NOTES, n.into(), |n| format!("(int16 len={n})"))
             }
@@ -727,11 +726,13 @@ static ELEMENTS_DOCS: SmallNotes = small_notes();
 static VERSION_NOTES: SmallNotes = small_notes();
 
 /// `make(n)`, shared after its first use when `n` is small (and not negative):
-/// kept for `kwire capture`'s text tree (see `records::batch::indexed_name`
-/// for the figure: 4.3% of its instructions with the record names).
+/// kept for `kwire capture`'s text tree (formatting these notes and the
+/// record names for every node took 4.3% more of its instructions on the
+/// Produce capture's first 10,000 frames: callgrind, 2026-12-05).
 fn small_note(table: &SmallNotes, n: i64, make: fn(i64) -> String) -> Text {
     match usize::try_from(n).ok().and_then(|i| table.get(i)) {
-        Some(cell) => Text::from_static(cell.get_or_init(|| make(n).leak())),
+        // kwire's own words: numbers and the protocol's error names.
+        Some(cell) => Text::own_words(cell.get_or_init(|| make(n).leak())),
         None => make(n).into(),
     }
 }

@@ -16,6 +16,7 @@ pub mod topic_ids;
 pub mod tree;
 pub mod values;
 
+pub use crate::text::name::Name;
 pub use frame::{decode_frame, decode_frame_reusing, decode_frames, for_each_frame, DecodeOptions};
 pub use problem::{ErrorKind, Warning, WarningKind};
 pub use tree::{

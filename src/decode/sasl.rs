@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(f.kind.sasl_mechanism(), Some("PLAIN"));
         let auth = &f.root.children[1];
         assert_eq!(
-            (auth.name.as_str(), auth.offset, auth.len),
+            (auth.name.text().as_str(), auth.offset, auth.len),
             ("authBytes", 4, 5)
         );
         assert_eq!(f.root.children[0].children[0].value, Value::Int(5));

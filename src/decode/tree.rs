@@ -1,6 +1,7 @@
 //! The annotated tree: what every renderer draws. Each node knows its bytes.
 
 use crate::schema::Primitive;
+use crate::text::name::Name;
 use crate::text::Text;
 use bytes::Bytes;
 use serde::Serialize;
@@ -173,7 +174,7 @@ pub enum RecordPart {
 #[derive(Clone, Debug)]
 pub struct Node {
     /// Display name (`GroupId`, `WriteStateData[0]`, `client_id`).
-    pub name: Text,
+    pub name: Name,
     /// Type as shown: `int32`, `[]WriteStateData`, `uvarint`, `struct`.
     pub ty: Text,
     pub offset: usize,
@@ -236,7 +237,7 @@ pub struct DeferredRecords {
 impl Node {
     #[inline]
     pub fn new(
-        name: impl Into<Text>,
+        name: impl Into<Name>,
         ty: impl Into<Text>,
         offset: usize,
         region: Region,
@@ -312,9 +313,12 @@ impl Node {
         self.offset + self.len
     }
 
-    /// The schema field name (JSON key).
+    /// The schema field name (JSON key) of a field's node (an element's
+    /// name is its index, no key: empty).
     pub(crate) fn field_key(&self) -> &str {
-        self.key.unwrap_or(&self.name)
+        self.key
+            .or_else(|| self.name.as_text().map(|t| t.as_str()))
+            .unwrap_or_default()
     }
 
     /// Pre-order walk with depth.
@@ -381,7 +385,7 @@ impl Node {
 /// An encoding detail's node (a length, a tag, a prefix): `len` bytes at `offset` holding `value`.
 #[inline(always)]
 pub(crate) fn leaf(
-    name: impl Into<Text>,
+    name: impl Into<Name>,
     wire: Wire,
     offset: usize,
     len: usize,
@@ -390,7 +394,7 @@ pub(crate) fn leaf(
 ) -> Node {
     let mut n = Node::of(
         name.into(),
-        Text::from_static(wire.name()),
+        Text::own_words(wire.name()),
         (offset, len),
         value,
         region,
@@ -454,7 +458,7 @@ impl Node {
     /// aside and copied in). What else it has is set once it is there.
     #[inline(always)]
     pub(crate) fn of(
-        name: Text,
+        name: impl Into<Name>,
         ty: Text,
         (offset, len): (usize, usize),
         value: Value,
@@ -462,7 +466,7 @@ impl Node {
         (role, kind): (Role, Kind),
     ) -> Node {
         Node {
-            name,
+            name: name.into(),
             ty,
             offset,
             len,
@@ -671,7 +675,7 @@ mod tests {
         n.len = 2;
         assert_eq!(out.len(), 2);
         assert_eq!(
-            (out[1].name.as_str(), out[1].offset, out[1].len),
+            (out[1].name.text().as_str(), out[1].offset, out[1].len),
             ("b", 1, 2)
         );
     }

@@ -20,7 +20,7 @@ pub(crate) fn write_batch(out: &mut impl Write, batch: &Node, position: usize) -
             writeln!(
                 out,
                 "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it",
-                sanitize(&batch.name),
+                sanitize(&batch.name.text()),
                 batch.offset,
                 batch.len
             )?;
@@ -113,7 +113,7 @@ fn write_damage((n, in_decompressed): (&Node, bool), out: &mut impl Write) -> io
     writeln!(
         out,
         "| damaged {} at position {at}: {}",
-        sanitize(&n.name),
+        sanitize(&n.name.text()),
         sanitize(n.error().unwrap_or_default())
     )
 }

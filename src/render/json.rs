@@ -711,7 +711,7 @@ pub fn payload_json(root: &Node, version: Option<i16>) -> Json {
         .iter()
         .find(|c| c.kind == crate::decode::Kind::Body)
         .map(|s| Json::Object(struct_object(s)));
-    json!({"type": root.name, "version": version.map(i64::from), "value": value})
+    json!({"type": root.name.to_string(), "version": version.map(i64::from), "value": value})
 }
 
 #[cfg(test)]

@@ -217,7 +217,7 @@ fn code(out: &mut Vec<u8>, c: &str) {
 fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &Node) -> (usize, usize) {
     type P<const C: bool> = Paint<C>;
     code(out, P::<COLOR>::NAME);
-    sanitize_text_into(out, &node.name);
+    node.name.push_sanitized(out);
     code(out, P::<COLOR>::RESET);
     if !node.ty.is_empty() {
         out.push(b' ');

@@ -119,7 +119,7 @@ fn write_node(
     drawer: Option<&Drawer>,
 ) -> io::Result<()> {
     buf.extend_from_slice(b"{\"name\":");
-    write_json_str(buf, &node.name);
+    node.name.push_json(buf, write_json_str);
     if let Some(k) = node.key() {
         buf.extend_from_slice(b",\"field\":");
         write_json_str(buf, k);

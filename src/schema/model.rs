@@ -256,18 +256,13 @@ pub struct FieldLabels {
     /// What a decoded value of this field means to the decoder, worked out
     /// once here rather than by comparing names at every node.
     pub meaning: FieldMeaning,
-    /// Element names (`Topics[3]`) of the first indexes, made on first use, in
-    /// chunks so that a short array costs a small table.
-    elements: [OnceLock<ElementNames>; ELEMENT_CHUNKS],
+    /// An element's name's base: the struct's name, else the field's.
+    element_base: &'static &'static str,
+    /// Whether the name, spelling, type and struct name are all plain
+    /// (printable ASCII without quotes or backslashes, as definitions' are),
+    /// so that the views write them as they are.
+    pub clean: bool,
 }
-
-/// One chunk of shared element names, each made on first use.
-type ElementNames = Box<[OnceLock<&'static str>]>;
-
-/// Element names are shared for the first `ELEMENT_CHUNKS × ELEMENT_CHUNK`
-/// indexes; later ones are formatted.
-const ELEMENT_CHUNK: usize = 64;
-const ELEMENT_CHUNKS: usize = 16;
 
 impl FieldLabels {
     fn of(f: &FieldSpec) -> FieldLabels {
@@ -277,26 +272,37 @@ impl FieldLabels {
             ty: intern(&f.ty.to_string()),
             struct_name: f.ty.struct_name().map(intern),
             meaning: FieldMeaning::of(f),
-            elements: [const { OnceLock::new() }; ELEMENT_CHUNKS],
+            element_base: super::intern::intern_thin(f.ty.struct_name().unwrap_or(&f.name)),
+            clean: false,
+        }
+        .checked()
+    }
+
+    /// The labels with [`FieldLabels::clean`] worked out.
+    fn checked(mut self) -> FieldLabels {
+        let texts = [
+            self.name,
+            self.snake,
+            self.ty,
+            self.struct_name.unwrap_or_default(),
+        ];
+        self.clean = texts.iter().all(|t| crate::text::name::is_plain(t));
+        self
+    }
+
+    /// `s`, one of these labels, as a node's text.
+    pub(crate) fn text(&self, s: &'static str) -> crate::text::Text {
+        if self.clean {
+            crate::text::Text::own_words(s)
+        } else {
+            crate::text::Text::from_static(s)
         }
     }
 
     /// The name of element `i` of this array field: `Struct[i]` for arrays of
     /// structs, `Field[i]` for arrays of primitives.
-    pub(crate) fn element_name(&self, i: usize) -> crate::text::Text {
-        let base = self.struct_name.unwrap_or(self.name);
-        let Some(chunk) = self.elements.get(i / ELEMENT_CHUNK) else {
-            return crate::text::Text::format(format_args!("{base}[{i}]"));
-        };
-        let cells = chunk.get_or_init(|| (0..ELEMENT_CHUNK).map(|_| OnceLock::new()).collect());
-        // Kept for good, as labels are: bounded by the definitions, not the input,
-        // and a static name costs a node no reference count. Formatted for
-        // every element instead, names over 22 bytes (`PartitionProduceData[0]`)
-        // allocate: 1.6% more instructions for `kwire capture`'s text tree of
-        // the Produce capture's first 10,000 frames (callgrind, 2026-12-05).
-        crate::text::Text::from_static(
-            cells[i % ELEMENT_CHUNK].get_or_init(|| format!("{base}[{i}]").leak()),
-        )
+    pub(crate) fn element_name(&self, i: usize) -> crate::text::name::Name {
+        crate::text::name::Name::element(self.element_base, i, self.clean)
     }
 
     /// Whether these labels still describe `f` (its fields are public and may change).

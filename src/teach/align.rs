@@ -96,12 +96,13 @@ fn flatten(frame: &Frame) -> Vec<Flat> {
         // Elements are numbered by their place among the array's elements (after its length).
         let mut element = 0usize;
         for (i, c) in node.children.iter().enumerate() {
+            let shown = c.name.text();
             let name = match (at.is_empty(), c.role, c.region) {
                 (true, Role::Structure, Region::Frame) => "frame",
                 (true, Role::Structure, Region::RpcHeader) => "header",
                 (true, Role::Structure, _) => "body",
                 _ if c.role == Role::TaggedSection => "tagged_fields",
-                _ => &c.name,
+                _ => &shown,
             };
             let base = match c.role {
                 Role::TaggedSection => struct_path,

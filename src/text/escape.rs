@@ -2,7 +2,6 @@
 //! ANSI escapes and bidi overrides are shown as escapes, never passed through.
 
 use super::copy::push_bytes;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Characters that must not reach a terminal raw: C0/C1 controls, DEL, bidi
 /// controls and line/paragraph separators.
@@ -123,72 +122,13 @@ pub fn sanitize_into(out: &mut Vec<u8>, s: &str) {
 }
 
 /// [`sanitize_into`] for a [`super::Text`]: kwire's own words
-/// ([`super::Text::own_words`]) are copied as they are; other text that lives
-/// for the whole run (names, types and docs from the definitions) is checked
-/// once, remembered by address, and then copied as is. The tree views write
-/// millions of them, and checking each cost an eighth of a capture's text tree.
+/// ([`super::Text::own_words`]) are copied as they are.
 #[inline(always)]
 pub(crate) fn sanitize_text_into(out: &mut Vec<u8>, t: &super::Text) {
-    if let Some(s) = t.as_clean() {
-        return push_bytes(out, s.as_bytes());
+    match t.as_clean() {
+        Some(s) => push_bytes(out, s.as_bytes()),
+        None => sanitize_into(out, t),
     }
-    match t.as_static() {
-        Some(s) if checked_clean(s) => push_bytes(out, s.as_bytes()),
-        _ => sanitize_into(out, t),
-    }
-}
-
-/// Slots of the memo of static texts found printable ASCII: a text may sit
-/// in the slot its key hashes to or the next one (two texts a tree line uses
-/// that hash alike would otherwise evict each other on every line).
-const CLEAN_SLOTS: usize = 4096;
-
-/// The first of the two slots of `key` (Fibonacci hashing: the key's high product bits).
-#[inline(always)]
-fn clean_slot(key: u64) -> usize {
-    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize & (CLEAN_SLOTS - 2)
-}
-
-/// Static texts found to be printable ASCII, by a hash of their address:
-/// each slot the address (48 bits) and length (16 bits) in one word, so that
-/// a slot is read and written whole by any thread. A static text's address
-/// is never reused for other contents (it is never freed), so a hit needs no
-/// check.
-static CLEAN: [AtomicU64; CLEAN_SLOTS] = [const { AtomicU64::new(0) }; CLEAN_SLOTS];
-
-/// Whether `s` is printable ASCII, remembered for static texts that are.
-/// The hit is inlined (a tree line looks up two or three texts).
-#[inline(always)]
-fn checked_clean(s: &'static str) -> bool {
-    let (at, len) = (s.as_ptr() as u64, s.len() as u64);
-    let key = at << 16 | len;
-    let i = clean_slot(key);
-    let hit = |i: usize| {
-        CLEAN
-            .get(i)
-            .is_some_and(|slot| slot.load(Ordering::Relaxed) == key)
-    };
-    // A key of an address over 48 bits or a length over 16 could alias
-    // another text's: such texts are never remembered, only checked.
-    len == 0 || (at >> 48 == 0 && len >> 16 == 0 && (hit(i) || hit(i + 1))) || check_and_remember(s)
-}
-
-#[cold]
-#[inline(never)]
-fn check_and_remember(s: &'static str) -> bool {
-    let (at, len) = (s.as_ptr() as u64, s.len() as u64);
-    if at >> 48 != 0 || len >> 16 != 0 {
-        return is_printable_ascii(s.as_bytes());
-    }
-    let key = at << 16 | len;
-    let clean = is_printable_ascii(s.as_bytes());
-    if clean {
-        // The first slot if it is free, else the second: the older of a pair stays.
-        let i = clean_slot(key);
-        let free = CLEAN[i].load(Ordering::Relaxed) == 0;
-        CLEAN[if free { i } else { i + 1 }].store(key, Ordering::Relaxed);
-    }
-    clean
 }
 
 /// `\u{1b}`: a character as its escape.

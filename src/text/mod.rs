@@ -6,6 +6,7 @@
 pub mod copy;
 pub mod digits;
 pub mod escape;
+pub mod name;
 pub mod table;
 pub mod width;
 
@@ -135,15 +136,6 @@ impl Text {
             })
         } else {
             Text(Repr::Owned(fmt::format(args).into_boxed_str()))
-        }
-    }
-
-    /// The text when it lives for the whole run (a literal, or an interned
-    /// name): its address then names its contents for good.
-    pub(crate) fn as_static(&self) -> Option<&'static str> {
-        match &self.0 {
-            Repr::Static(s) | Repr::Clean(s) => Some(s),
-            _ => None,
         }
     }
 
@@ -493,7 +485,7 @@ mod tests {
         let mut out = b"x ".to_vec();
         escape::sanitize_text_into(&mut out, &t);
         assert_eq!(
-            (out.as_slice(), t.as_str(), t.as_static()),
+            (out.as_slice(), t.as_str(), t.as_clean()),
             (&b"x Record[3]"[..], "Record[3]", Some("Record[3]"))
         );
         assert_eq!(t, Text::from_static("Record[3]"));

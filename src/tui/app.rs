@@ -175,8 +175,12 @@ impl FrameView {
         let Some(d) = stub.deferred_records().cloned() else {
             return Ok(());
         };
-        let node = open_stub(cat, &self.frame.bytes, stub, &self.budget)
-            .ok_or_else(|| format!("{} no longer walks into one batch", sanitize(&stub.name)))?;
+        let node = open_stub(cat, &self.frame.bytes, stub, &self.budget).ok_or_else(|| {
+            format!(
+                "{} no longer walks into one batch",
+                sanitize(&stub.name.text())
+            )
+        })?;
         for c in &node.children {
             paint_regions(c, &mut self.regions);
         }

@@ -99,7 +99,14 @@ fn parts(node: &Node) -> String {
         .children
         .iter()
         .take(SHOWN_PARTS)
-        .map(|c| format!("{} {} {} B", sanitize(&c.name), sanitize(&c.ty), c.len))
+        .map(|c| {
+            format!(
+                "{} {} {} B",
+                sanitize(&c.name.text()),
+                sanitize(&c.ty),
+                c.len
+            )
+        })
         .collect();
     if node.children.len() > SHOWN_PARTS {
         out.push(format!("… (+{} more)", node.children.len() - SHOWN_PARTS));
@@ -125,7 +132,7 @@ fn field(theme: Theme, label: &str, text: String) -> Line<'static> {
 /// indexes: `WriteShareGroupStateRequest.Topics[0].TopicId`.
 pub(crate) fn field_path(root: &Node, path: &[usize]) -> String {
     if path.is_empty() {
-        return sanitize(&root.name);
+        return sanitize(&root.name.text());
     }
     let mut out = String::new();
     let mut node = root;
@@ -141,7 +148,7 @@ pub(crate) fn field_path(root: &Node, path: &[usize]) -> String {
             if !out.is_empty() {
                 out.push('.');
             }
-            out.push_str(&sanitize(&child.name));
+            out.push_str(&sanitize(&child.name.text()));
         }
         node = child;
     }

@@ -152,7 +152,7 @@ fn find_nodes(
         value_text(node).is_some_and(|v| contains_lowercase(&v, needle))
             || crate::render::notes::note(node).is_some_and(|n| contains_lowercase(&n, needle))
     };
-    if contains_lowercase(&node.name, needle) || value_matches() {
+    if contains_lowercase(&node.name.text(), needle) || value_matches() {
         out.push(within.hit(node.offset..node.end(), Some(path.clone())));
     }
     // Below a decompressed node, offsets index its data.

@@ -86,7 +86,7 @@ fn raw_in_struct(node: &Node, path: &str, found: &mut Vec<(String, Vec<u8>)>) {
         }
     }
     fields.sort_by_key(|(d, _)| *d);
-    let mut kept: Vec<(&str, &Node)> = Vec::new();
+    let mut kept: Vec<(String, &Node)> = Vec::new();
     for (_, f) in fields {
         match kept.iter_mut().find(|(k, _)| *k == field_key(f)) {
             Some(slot) => slot.1 = f,
@@ -116,7 +116,6 @@ fn raw_in_value(node: &Node, path: &str, found: &mut Vec<(String, Vec<u8>)>) {
 }
 
 /// A field's key in the contract: its schema name.
-fn field_key(n: &Node) -> &str {
-    let key: Option<&str> = n.key();
-    key.unwrap_or(&n.name)
+fn field_key(n: &Node) -> String {
+    n.key().map_or_else(|| n.name.to_string(), str::to_string)
 }

@@ -16,11 +16,10 @@ use crate::decode::tape::{close_slot, push_slot, Id, Slot, Val, Values, NO_KEY};
 use crate::decode::tree::{leaf, push_with};
 use crate::decode::Warning;
 use crate::decode::Wire;
-use crate::decode::{DecodeError, Kind, Node, RecordPart, Region, Role, Value};
+use crate::decode::{DecodeError, Kind, Name, Node, RecordPart, Region, Role, Value};
 use crate::schema::{Catalogue, Primitive};
 use crate::text::Text;
 use bytes::Bytes;
-use std::sync::OnceLock;
 
 pub struct BatchDecoder<'a, 'c> {
     pub buf: &'a Bytes,
@@ -115,7 +114,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: usize) -> &mut Node {
     let node = push_with(out, || {
         Node::of(
-            indexed_name(&BATCH_NAMES, "RecordBatch", index),
+            Name::own_indexed(&"RecordBatch", index),
             Text::own_words("RecordBatch"),
             (pos, total),
             Value::None,
@@ -379,7 +378,7 @@ pub(super) fn decompressed_node(
 pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usize)) -> &mut Node {
     push_with(out, || {
         Node::of(
-            indexed_name(&RECORD_NAMES, "Record", i),
+            Name::own_indexed(&"Record", i),
             Text::own_words("Record"),
             (at, len),
             Value::None,
@@ -443,7 +442,7 @@ pub(super) fn push_headers(
 pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usize)) -> &mut Node {
     push_with(out, || {
         Node::of(
-            indexed_name(&HEADER_NAMES, "Header", j),
+            Name::own_indexed(&"Header", j),
             Text::own_words("Header"),
             (at, len),
             Value::None,
@@ -546,24 +545,5 @@ fn length_name(name: &str) -> Text {
         "headerKey" => Text::own_words("headerKeyLength"),
         "headerValue" => Text::own_words("headerValueLength"),
         _ => format!("{name}Length").into(),
-    }
-}
-
-type NameTable = [OnceLock<&'static str>];
-static BATCH_NAMES: [OnceLock<&'static str>; 256] = [const { OnceLock::new() }; 256];
-static RECORD_NAMES: [OnceLock<&'static str>; 4096] = [const { OnceLock::new() }; 4096];
-static HEADER_NAMES: [OnceLock<&'static str>; 64] = [const { OnceLock::new() }; 64];
-
-/// `Record[12]`: made once per process for the first indexes (a bounded table)
-/// and shared, formatted inline beyond it. Kept for `kwire capture`'s text
-/// tree, whose 10× goal against `tshark -V` is at its line (BENCHMARKS.md):
-/// formatting these names and the field notes (`decode::fields::small_note`)
-/// for every node took 4.3% more instructions on the first 10,000 frames of
-/// the Produce capture (callgrind, 1,340.2 M against 1,285.0 M, 2026-12-05),
-/// with the outputs the same; a shared name is also written without escaping.
-fn indexed_name(table: &'static NameTable, base: &'static str, i: usize) -> Text {
-    match table.get(i) {
-        Some(cell) => Text::own_words(cell.get_or_init(|| format!("{base}[{i}]").leak())),
-        None => Text::format(format_args!("{base}[{i}]")),
     }
 }

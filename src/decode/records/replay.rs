@@ -19,7 +19,7 @@ use super::BatchDecoder;
 use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
 use crate::decode::Wire;
-use crate::decode::{Kind, Node, RecordPart, Region, Role, Value};
+use crate::decode::{Kind, Name, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
 
 impl BatchDecoder<'_, '_> {
@@ -335,7 +335,7 @@ impl BatchDecoder<'_, '_> {
         let magic = int(m.value);
         let node = push_with(out, || {
             let mut n = Node::new(
-                format!("Message[{index}]"),
+                Name::own_indexed(&"Message", index as usize),
                 "Message",
                 m.at as usize,
                 Region::RecordBatch,
