@@ -240,7 +240,7 @@ fn length_sites(f: &Frame) -> Vec<(usize, usize)> {
             sites.push((n.offset, w));
         }
         // String, bytes and records values carry their length prefix at their start.
-        match n.note.as_deref() {
+        match n.note.as_ref().map(|n| n.text()).as_deref() {
             Some(x) if x.starts_with("(int16 len") => sites.push((n.offset, 2)),
             Some(x) if x.starts_with("(int32 len") => sites.push((n.offset, 4)),
             Some(x) if x.starts_with("(compact") => sites.push((n.offset, 1)),

@@ -380,7 +380,7 @@ fn tree_value(node: &kwire::decode::Node) -> serde_json::Value {
     if let Some(n) = kwire::render::notes::note(node) {
         obj.insert("note".into(), json!(n));
     }
-    if let Some(d) = &node.doc {
+    if let Some(d) = node.doc() {
         obj.insert("doc".into(), json!(d));
     }
     obj.insert("region".into(), json!(node.region));

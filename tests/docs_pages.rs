@@ -1120,7 +1120,12 @@ fn record_batch_page_shows_every_record_format() {
         .map(|m| {
             (
                 m.name.to_string(),
-                m.note.as_deref().unwrap_or("").to_string(),
+                m.note
+                    .as_ref()
+                    .map(|n| n.text())
+                    .as_deref()
+                    .unwrap_or("")
+                    .to_string(),
             )
         })
         .collect();
@@ -1164,9 +1169,8 @@ fn error_code_page_lists_every_code() {
     }
     let fig = page.figures().next().unwrap();
     assert!(fig.error.is_none());
-    assert!(nodes(&fig.root).iter().any(
-        |n| n.name == "ErrorCode" && n.note.as_deref() == Some("(UNKNOWN_TOPIC_OR_PARTITION)")
-    ));
+    assert!(nodes(&fig.root).iter().any(|n| n.name == "ErrorCode"
+        && n.note.as_ref().map(|n| n.text()).as_deref() == Some("(UNKNOWN_TOPIC_OR_PARTITION)")));
     assert!(String::from_utf8(kwire(&["page", "errors"]).stdout)
         .unwrap()
         .contains("NOT_COORDINATOR"));

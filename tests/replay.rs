@@ -36,10 +36,7 @@ fn node_diff(a: &Node, b: &Node, path: &str) -> Option<String> {
         ("offset", a.offset == b.offset),
         ("len", a.len == b.len),
         ("value", a.value == b.value),
-        (
-            "note",
-            a.note.as_ref().map(|t| t.as_str()) == b.note.as_ref().map(|t| t.as_str()),
-        ),
+        ("note", a.note == b.note),
         (
             "doc",
             a.doc.as_ref().map(|t| t.as_str()) == b.doc.as_ref().map(|t| t.as_str()),
@@ -687,7 +684,11 @@ fn topic_ids_named_are_noted_on_their_fields() {
             frames += 1;
             let tree = decode_frame(cat, Bytes::from(bytes), 0, &o);
             tree.root.walk(&mut |n, _| {
-                noted += usize::from(n.note.as_ref().is_some_and(|t| t.starts_with("(topic ")))
+                noted += usize::from(
+                    n.note
+                        .as_ref()
+                        .is_some_and(|t| t.text().starts_with("(topic ")),
+                )
             });
         }
     }

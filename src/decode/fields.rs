@@ -6,19 +6,19 @@
 //! makes them is `replay`'s, over an annotated tape ([`super::values`]).
 
 pub use super::context::{Context, PartialStruct, TopicIds};
+use super::note::{LengthForm, Note};
 use super::problem::{Warning, WarningKind};
 use super::reader::Reader;
 use super::tree::{
     leaf, push_with, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value, Wire,
 };
 use crate::budget::Budget;
-use crate::protocol::error_codes::error_name;
 use crate::protocol::meanings::value_note;
 use crate::schema::model::{FieldLabels, FieldMeaning};
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
+use crate::text::digits::int_str;
 use crate::text::{snake_case, Text};
 use bytes::Bytes;
-use std::sync::OnceLock;
 
 mod checks;
 mod replay;
@@ -254,14 +254,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Value::Int(v.into()),
             self.region,
         );
-        ver.note = Some(
-            if use_v == v {
-                format!("({schema} v{v})")
-            } else {
-                format!("({schema} v{v}, read as v{use_v})")
-            }
-            .into(),
-        );
+        ver.set_note(if use_v == v {
+            format!("({schema} v{v})")
+        } else {
+            format!("({schema} v{v}, read as v{use_v})")
+        });
         match decode_embedded(
             self.catalogue,
             self.frame,
@@ -283,7 +280,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     e.offset,
                     format_args!("not a {schema} v{use_v}: expected {}", e.expected),
                 ));
-                node.note = Some(format!("(not a {schema}: {e})").into());
+                node.set_note(format!("(not a {schema}: {e})"));
             }
         }
     }
@@ -324,7 +321,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             self.region,
         );
         m.kind = Kind::PresenceMarker;
-        m.note = Some(Text::own_words(if present {
+        m.set_note(Text::own_words(if present {
             "(present)"
         } else {
             "(null)"
@@ -333,15 +330,8 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     }
 
     /// An array's `length` node: `raw` as written (n+1 when compact, n
-    /// otherwise; null as 0 or -1), `count` the elements that follow.
-    fn length_node(
-        &self,
-        at: usize,
-        len: usize,
-        compact: bool,
-        raw: i64,
-        count: Option<usize>,
-    ) -> Node {
+    /// otherwise; null as 0 or -1); its doc says how many elements follow.
+    fn length_node(&self, at: usize, len: usize, compact: bool, raw: i64) -> Node {
         let value = if compact {
             Value::Uint(raw as u64)
         } else {
@@ -365,17 +355,12 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Kind::ArrayCount
         };
         if compact {
-            n.note = Some(Text::own_words(if raw == 0 {
+            n.set_note(Text::own_words(if raw == 0 {
                 "(compact, 0=null)"
             } else {
                 "(compact, n+1)"
             }));
         }
-        n.doc = Some(match count {
-            None => Text::own_words("null array"),
-            Some(1) => Text::own_words("1 element follows"),
-            Some(n) => small_note(&ELEMENTS_DOCS, n as i64, |n| format!("{n} elements follow")),
-        });
         n
     }
 
@@ -516,7 +501,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         (at, size): (usize, usize),
     ) {
         self.tag_version(fields, start, tag_no);
-        entry.note = Some(format!("(unknown tag, size {size})").into());
+        entry.set_note(format!("(unknown tag, size {size})"));
         let mut d = Node::new(
             "data",
             "bytes",
@@ -578,7 +563,7 @@ fn tag_entry_node(
         Region::TaggedFields,
         Role::TaggedEntry { tag: tag_no },
     );
-    entry.note = Some(format!("(size {size})").into());
+    entry.set_note(format!("(size {size})"));
     let mut t = leaf(
         "tag",
         Wire::Uvarint,
@@ -619,45 +604,14 @@ fn struct_type(labels: Option<&FieldLabels>, sname: &str) -> Text {
     }
 }
 
-/// How a string's or bytes' length was written, for its note; the note is
-/// only made for the annotated views.
-#[derive(Clone, Copy)]
-enum LengthForm {
-    /// uvarint n+1, 0 = null.
-    Compact(u64),
-    /// int16 n, -1 = null.
-    Int16(i32),
-    /// int32 n, -1 = null.
-    Int32(i32),
-}
-
-impl LengthForm {
-    /// The note and kind of the string or bytes node whose length this is.
-    pub(super) fn mark(self, node: &mut Node) {
-        node.note = Some(self.note());
-        node.kind = match self {
-            LengthForm::Compact(_) => Kind::CompactPrefixed,
-            LengthForm::Int16(_) => Kind::Int16Prefixed,
-            LengthForm::Int32(_) => Kind::Int32Prefixed,
-        };
-    }
-
-    fn note(self) -> Text {
-        match self {
-            LengthForm::Compact(0) => Text::own_words("(compact, 0=null)"),
-            LengthForm::Compact(v) => small_note(&COMPACT_LEN_NOTES, v as i64, |v| {
-                format!("(compact, len+1={v})")
-            }),
-            LengthForm::Int16(-1) => Text::own_words("(int16 len=-1, null)"),
-            LengthForm::Int32(-1) => Text::own_words("(int32 len=-1, null)"),
-            LengthForm::Int16(n) => {
-                small_note(&INT16_LEN_NOTES, n.into(), |n| format!("(int16 len={n})"))
-            }
-            LengthForm::Int32(n) => {
-                small_note(&INT32_LEN_NOTES, n.into(), |n| format!("(int32 len={n})"))
-            }
-        }
-    }
+/// How a string's or bytes' length was written: its node's note and kind.
+pub(super) fn mark_length(form: LengthForm, node: &mut Node) {
+    node.set_note(Note::length(form));
+    node.kind = match form {
+        LengthForm::Compact(_) => Kind::CompactPrefixed,
+        LengthForm::Int16(_) => Kind::Int16Prefixed,
+        LengthForm::Int32(_) => Kind::Int32Prefixed,
+    };
 }
 
 /// What the decoder does with a field's values (worked out once per spec).
@@ -668,86 +622,34 @@ fn meaning(f: &FieldSpec) -> FieldMeaning {
 
 /// Notes for integer fields whose numbers mean more: error codes and API
 /// keys by name, timestamps, durations and enums (`protocol::meanings::value_note`).
-pub(super) fn int_note(meaning: FieldMeaning, v: i64, cat: &Catalogue) -> Option<Text> {
+pub(super) fn int_note(meaning: FieldMeaning, v: i64, cat: &Catalogue) -> Option<Note> {
     match meaning {
         FieldMeaning::Plain => None,
-        FieldMeaning::ErrorCode | FieldMeaning::ApiKey => {
-            int16_note(meaning, i16::try_from(v).ok()?, cat)
+        FieldMeaning::ErrorCode => Some(Note::error_code(i16::try_from(v).ok()?)),
+        // `(Produce)`.
+        FieldMeaning::ApiKey => {
+            let api = cat.api_name(i16::try_from(v).ok()?)?;
+            Some(Text::concat(&["(", api, ")"]).into())
         }
-        _ => value_note(meaning, v).map(Text::from),
+        _ => value_note(meaning, v).map(Note::from),
     }
-}
-
-/// Notes for int16 fields whose numbers have names: error codes and API keys.
-fn int16_note(meaning: FieldMeaning, v: i16, cat: &Catalogue) -> Option<Text> {
-    if meaning == FieldMeaning::ErrorCode {
-        static NOTES: SmallNotes = small_notes();
-        // Error codes from -1 up: shift by one so that -1 has a place in the table.
-        return Some(small_note(&NOTES, i64::from(v) + 1, |v| {
-            format!(
-                "({})",
-                error_name((v - 1) as i16).unwrap_or("unknown error code")
-            )
-        }));
-    }
-    if meaning == FieldMeaning::ApiKey {
-        let api = cat.api_name(v)?;
-        // `(Produce)`: made once per api key and shared, unless a catalogue names the key otherwise.
-        static NOTES: SmallNotes = small_notes();
-        let shared = usize::try_from(v)
-            .ok()
-            .and_then(|i| NOTES.get(i))
-            .map(|cell| *cell.get_or_init(|| format!("({api})").leak()));
-        return Some(match shared {
-            Some(note) if note.get(1..note.len() - 1) == Some(api) => Text::from_static(note),
-            _ => format!("({api})").into(),
-        });
-    }
-    None
 }
 
 /// Capacity reserved ahead for an array's elements or a struct's fields at most.
 const MAX_RESERVE: usize = 1024;
 
-/// Notes and docs for numbers below this are made on first use and shared.
-const SMALL: usize = 256;
-
-/// One note per small number, each made (and kept for good) the first time it is needed.
-type SmallNotes = [OnceLock<&'static str>; SMALL];
-
-const fn small_notes() -> SmallNotes {
-    [const { OnceLock::new() }; SMALL]
-}
-
-static COMPACT_LEN_NOTES: SmallNotes = small_notes();
-static INT16_LEN_NOTES: SmallNotes = small_notes();
-static INT32_LEN_NOTES: SmallNotes = small_notes();
-static ELEMENTS_DOCS: SmallNotes = small_notes();
-static VERSION_NOTES: SmallNotes = small_notes();
-
-/// `make(n)`, shared after its first use when `n` is small (and not negative):
-/// kept for `kwire capture`'s text tree (formatting these notes and the
-/// record names for every node took 4.3% more of its instructions on the
-/// Produce capture's first 10,000 frames: callgrind, 2026-12-05).
-fn small_note(table: &SmallNotes, n: i64, make: fn(i64) -> String) -> Text {
-    match usize::try_from(n).ok().and_then(|i| table.get(i)) {
-        // kwire's own words: numbers and the protocol's error names.
-        Some(cell) => Text::own_words(cell.get_or_init(|| make(n).leak())),
-        None => make(n).into(),
-    }
-}
-
 /// The doc of a message body node.
 pub(crate) fn body_doc(version: i16) -> Text {
-    static DOCS: SmallNotes = small_notes();
-    small_note(&DOCS, version.into(), |v| {
-        format!("message body, version {v}")
-    })
+    let mut digits = [0u8; 20];
+    Text::concat(&[
+        "message body, version ",
+        int_str(version.into(), &mut digits),
+    ])
 }
 
 /// `v3`, the note on a message or header node.
-pub(crate) fn version_note(version: i16) -> Text {
-    small_note(&VERSION_NOTES, version.into(), |v| format!("v{v}"))
+pub(crate) fn version_note(version: i16) -> Note {
+    Note::version(version)
 }
 
 /// kwire's own words for the header fields.
@@ -806,7 +708,7 @@ pub fn decode_embedded(
         region,
         Role::Structure,
     );
-    node.note = Some(version_note(version));
+    node.set_note(version_note(version));
     let res = d.decode_struct(
         end - start,
         &spec.plan(version),

@@ -721,7 +721,7 @@ fn header_only_done(
     frame: &mut Frame,
 ) -> Result<(), DecodeError> {
     frame.root.name = spec.shared_name.get(&spec.name).into();
-    frame.root.note = Some(version_note(version));
+    frame.root.set_note(version_note(version));
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     Ok(())
@@ -937,7 +937,7 @@ fn decode_header(
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
         n.kind = Kind::Header;
-        n.note = Some(version_note(hv));
+        n.set_note(version_note(hv));
         n.doc = Some(doc.into());
         n
     });
@@ -980,7 +980,7 @@ fn decode_body(
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     frame.root.name = spec.shared_name.get(&spec.name).into();
-    frame.root.note = Some(version_note(version));
+    frame.root.set_note(version_note(version));
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(
             spec.shared_name.get(&spec.name),

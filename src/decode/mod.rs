@@ -4,6 +4,7 @@ pub mod context;
 pub mod fields;
 pub mod frame;
 pub mod guess;
+pub mod note;
 pub mod payload;
 pub mod problem;
 pub mod reader;
@@ -18,6 +19,7 @@ pub mod values;
 
 pub use crate::text::name::Name;
 pub use frame::{decode_frame, decode_frame_reusing, decode_frames, for_each_frame, DecodeOptions};
+pub use note::Note;
 pub use problem::{ErrorKind, Warning, WarningKind};
 pub use tree::{
     DecodeError, DeferredRecords, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region,

@@ -24,7 +24,7 @@ pub(crate) fn token_frame(
     mechanism: Arc<str>,
 ) -> Frame {
     let mut root = Node::new(TOKEN_ROOT, "message", 0, Region::Frame, Role::Structure);
-    root.note = Some(format!("({mechanism})").into());
+    root.set_note(format!("({mechanism})"));
     root.doc = Some("SASL token after SaslHandshake v0: no Kafka header".into());
     root.len = bytes.len();
     let mut error = None;

@@ -254,7 +254,7 @@ fn apply(node: &mut Node, (bytes, base): (&Bytes, usize), ranges: &[(usize, usiz
                 .find(|&(at, len)| at >= node.offset && at + len <= node.offset + node.len)
                 .map_or(node.len, |r| r.1);
             node.value = Value::Str(Some(format!("<redacted, {len} bytes>").into()));
-            node.note = Some("(redacted: --show-secrets shows it)".into());
+            node.set_note("(redacted: --show-secrets shows it)");
             node.children.clear();
             return;
         }

@@ -1,5 +1,6 @@
 //! The annotated tree: what every renderer draws. Each node knows its bytes.
 
+use super::note::Note;
 use crate::schema::Primitive;
 use crate::text::name::Name;
 use crate::text::Text;
@@ -181,8 +182,10 @@ pub struct Node {
     pub len: usize,
     pub value: Value,
     /// Short encoding note: `(compact, len+1=1)`, `(NOT_COORDINATOR)`.
-    pub note: Option<Text>,
-    /// What the node means: upstream prose when loaded, else kwire's own words.
+    pub note: Option<Note>,
+    /// What the node means: upstream prose when loaded, else kwire's own
+    /// words. Read through [`Node::doc`], which also has the docs views work
+    /// out when they draw a node (an array length's `3 elements follow`).
     pub doc: Option<Text>,
     pub region: Region,
     pub role: Role,
@@ -259,6 +262,60 @@ impl Node {
             extra: None,
             children: Vec::new(),
         }
+    }
+
+    /// What the node means ([`Node::doc`]'s field), or for an array's
+    /// length, how many elements follow, worked out here rather than made
+    /// for every array when it was decoded.
+    pub fn doc(&self) -> Option<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        if let Some(d) = &self.doc {
+            return Some(Cow::Borrowed(d));
+        }
+        Some(match self.elements_follow()? {
+            None => Cow::Borrowed(NULL_ARRAY),
+            Some(1) => Cow::Borrowed(ONE_ELEMENT),
+            Some(n) => Cow::Owned(format!("{n}{ELEMENTS_FOLLOW}")),
+        })
+    }
+
+    /// Whether the node has a [`Node::doc`].
+    #[inline(always)]
+    pub(crate) fn has_doc(&self) -> bool {
+        self.doc.is_some() || self.elements_follow().is_some()
+    }
+
+    /// [`Node::doc`] appended to `out`, escaped for a terminal.
+    #[inline(always)]
+    pub(crate) fn push_doc(&self, out: &mut Vec<u8>) {
+        if let Some(d) = &self.doc {
+            return crate::text::escape::sanitize_text_into(out, d);
+        }
+        match self.elements_follow() {
+            None => {}
+            Some(None) => out.extend_from_slice(NULL_ARRAY.as_bytes()),
+            Some(Some(1)) => out.extend_from_slice(ONE_ELEMENT.as_bytes()),
+            Some(Some(n)) => {
+                crate::text::digits::push_uint(out, n as u64, 0);
+                out.extend_from_slice(ELEMENTS_FOLLOW.as_bytes());
+            }
+        }
+    }
+
+    /// An array length's elements as written (`None` for a null array);
+    /// `None` for any other node.
+    #[inline(always)]
+    fn elements_follow(&self) -> Option<Option<usize>> {
+        let (written, compact) = match (self.kind, &self.value) {
+            (Kind::CompactArrayLength, Value::Uint(n)) => (*n as i64, true),
+            (Kind::ArrayCount, Value::Int(n)) => (*n, false),
+            _ => return None,
+        };
+        Some(super::tape::elements_written(written, compact))
+    }
+
+    pub(crate) fn set_note(&mut self, note: impl Into<Note>) {
+        self.note = Some(note.into());
     }
 
     /// Where decoding stopped, when it stopped at this node.
@@ -640,19 +697,20 @@ pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {
     n
 }
 
+const NULL_ARRAY: &str = "null array";
+const ONE_ELEMENT: &str = "1 element follows";
+const ELEMENTS_FOLLOW: &str = " elements follow";
+
 /// `(length note; what)`: the encoding note stays first.
 pub(super) fn add_to_note(node: &mut Node, what: &str) {
-    let inner = node
-        .note
+    let note = node.note.as_ref().map(Note::text);
+    let inner = note
         .as_deref()
-        .and_then(|n| n.strip_prefix('(')?.strip_suffix(')').map(str::to_string));
-    node.note = Some(
-        match inner {
-            Some(n) => format!("({n}; {what})"),
-            None => format!("({what})"),
-        }
-        .into(),
-    );
+        .and_then(|n| n.strip_prefix('(')?.strip_suffix(')'));
+    node.set_note(match inner {
+        Some(n) => format!("({n}; {what})"),
+        None => format!("({what})"),
+    });
 }
 
 #[cfg(test)]

@@ -13,7 +13,10 @@ use std::borrow::Cow;
 /// The note of `node` as the views show it (before escaping).
 pub fn note(node: &Node) -> Option<Cow<'_, str>> {
     match &node.note {
-        Some(n) => Some(Cow::Borrowed(n)),
+        Some(n) => Some(match n.as_text() {
+            Some(t) => Cow::Borrowed(t),
+            None => Cow::Owned(n.to_string()),
+        }),
         None => previewed(node).and_then(text_preview).map(Cow::Owned),
     }
 }
@@ -27,7 +30,7 @@ pub fn push_note(out: &mut Vec<u8>, node: &Node, code: &str) -> bool {
         Some(n) => {
             out.push(b' ');
             out.extend_from_slice(code.as_bytes());
-            crate::text::escape::sanitize_text_into(out, n);
+            n.push_sanitized(out);
             true
         }
         None => previewed(node).is_some_and(|b| push_preview(out, b, code)),

@@ -103,11 +103,11 @@ fn push_line_in<const COLOR: bool>(
     out.extend_from_slice(b"B]");
     code(out, P::<COLOR>::RESET);
     let doc_start = out.len();
-    if let Some(doc) = &node.doc {
+    if node.has_doc() {
         out.push(b' ');
         code(out, P::<COLOR>::DIM);
         let start = out.len();
-        sanitize_text_into(out, doc);
+        node.push_doc(out);
         if !opts.full_docs {
             cut_doc(out, start);
         }

@@ -159,6 +159,11 @@ fn write_node(
     if let Some(d) = &node.doc {
         buf.extend_from_slice(b",\"doc\":");
         write_json_str(buf, d);
+    } else if node.has_doc() {
+        // A doc the node works out is kwire's own words: plain ASCII.
+        buf.extend_from_slice(b",\"doc\":\"");
+        node.push_doc(buf);
+        buf.push(b'"');
     }
     buf.extend_from_slice(b",\"region\":\"");
     buf.extend_from_slice(region_name(node.region).as_bytes());
@@ -250,6 +255,10 @@ impl Serialize for FrameJson<'_> {
 /// written, when there is none. A plain ASCII preview is written as it is,
 /// without a `String` made for it or serde's escaping of the quotes around it.
 fn push_note_json(out: &mut Vec<u8>, node: &Node) -> bool {
+    if let Some(n) = &node.note {
+        n.push_json(out, write_json_str);
+        return true;
+    }
     if let Some((a, more)) = notes::plain_ascii_preview(node) {
         out.extend_from_slice(b"\"(text \\\"");
         push_bytes(out, a);

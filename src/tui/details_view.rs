@@ -76,8 +76,8 @@ pub(crate) fn details_lines(
     if !node.children.is_empty() {
         lines.push(field(theme, "parts", parts(node)));
     }
-    if let Some(doc) = &node.doc {
-        lines.push(field(theme, "about", sanitize(doc)));
+    if let Some(doc) = node.doc() {
+        lines.push(field(theme, "about", sanitize(&doc)));
     }
     if path.is_empty() {
         for w in &frame.warnings {

@@ -182,13 +182,7 @@ impl FieldDecoder<'_, '_> {
         };
         let count = elements_written(raw, compact);
         self.overlong_varint(slot, OVERLONG_PREFIX, "array length");
-        let len_node = self.length_node(
-            slot.at as usize,
-            usize::from(slot.prefix),
-            compact,
-            raw,
-            count,
-        );
+        let len_node = self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw);
         // An array that stops part-way holds fewer elements than its count: its bytes bound them.
         reserve_nodes(
             &mut node.children,
@@ -230,7 +224,7 @@ impl FieldDecoder<'_, '_> {
     ) {
         let at = slot.at as usize;
         if let Some(form) = self.primitive_checks(p, (compact, nullable), f, (slot, failed)) {
-            form.mark(node);
+            mark_length(form, node);
         }
         if failed {
             return;
@@ -239,7 +233,7 @@ impl FieldDecoder<'_, '_> {
             Primitive::Bool => {
                 let b = self.frame.get(at).copied().unwrap_or_default();
                 if b > 1 {
-                    node.note = Some(format!("(non-canonical bool 0x{b:02x})").into());
+                    node.set_note(format!("(non-canonical bool 0x{b:02x})"));
                 }
                 Value::Bool(b != 0)
             }
@@ -257,7 +251,7 @@ impl FieldDecoder<'_, '_> {
                     .and_then(|b| <[u8; 16]>::try_from(b).ok())
                 {
                     Some(bytes) => {
-                        node.note = self.uuid_note(f, &bytes);
+                        node.note = self.uuid_note(f, &bytes).map(Note::from);
                         Value::Uuid(bytes)
                     }
                     None => Value::None,
@@ -376,7 +370,7 @@ impl FieldDecoder<'_, '_> {
             node.len = entry.len as usize;
             match (payload, self.known_tag(fields, tag_no)) {
                 (Some((k, payload)), Some((decl, f))) if payload.kind() == SlotKind::Field => {
-                    node.note = Some(format!("({}, size {size})", f.name).into());
+                    node.set_note(format!("({}, size {size})", f.name));
                     let saved_region = self.region;
                     self.region = Region::TaggedFields;
                     // The slot's declaration index is the tagged field's.

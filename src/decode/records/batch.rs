@@ -122,7 +122,7 @@ pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: u
             (Role::Element, Kind::Record(RecordPart::Batch)),
         )
     });
-    node.note = Some("v2".into());
+    node.set_note("v2");
     node
 }
 
@@ -164,23 +164,20 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
             } else {
                 Kind::CrcMismatch
             };
-            n.note = Some(crc_note(stored, computed, "CRC-32"));
+            n.set_note(crc_note(stored, computed, "CRC-32"));
         }
         LEGACY_ATTRIBUTES => {
             let attrs = v as u8;
             let codec = Codec::from_attributes(u16::from(attrs));
-            n.note = Some(
-                format!(
-                    "(compression={}{})",
-                    codec.map_or("unknown", |c| c.name()),
-                    if magic == 1 && attrs & 0x08 != 0 {
-                        ", LogAppendTime"
-                    } else {
-                        ""
-                    }
-                )
-                .into(),
-            );
+            n.set_note(format!(
+                "(compression={}{})",
+                codec.map_or("unknown", |c| c.name()),
+                if magic == 1 && attrs & 0x08 != 0 {
+                    ", LogAppendTime"
+                } else {
+                    ""
+                }
+            ));
         }
         _ => {}
     }
@@ -291,12 +288,12 @@ pub(super) fn push_v2_field(
             } else {
                 Kind::CrcMismatch
             };
-            n.note = Some(crc_note(stored, computed, "CRC-32C"));
+            n.set_note(crc_note(stored, computed, "CRC-32C"));
             n.doc = Some(Text::own_words(
                 "CRC-32C of attributes through the last record",
             ));
         }
-        ATTRIBUTES => n.note = Some(attributes_note(attrs)),
+        ATTRIBUTES => n.set_note(attributes_note(attrs)),
         // baseTimestamp (the delete horizon when the attributes say so) and maxTimestamp.
         7 | 8 => {
             let when = crate::protocol::meanings::utc_millis_bytes(v);
@@ -305,7 +302,8 @@ pub(super) fn push_v2_field(
                 (true, Some(t)) => Some(Text::concat(&["(delete horizon, ", t, ")"])),
                 (true, None) => Some("(delete horizon)".into()),
                 (false, t) => t.map(|t| Text::concat(&["(", t, ")"])),
-            };
+            }
+            .map(crate::decode::Note::from);
         }
         _ => {}
     }
@@ -347,7 +345,7 @@ pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Code
         Value::Bytes(Some(buf.slice(start..end))),
         Region::RecordBatch,
     );
-    comp.note = Some(format!("({} compressed)", c.name()).into());
+    comp.set_note(format!("({} compressed)", c.name()));
     comp
 }
 
@@ -417,7 +415,7 @@ pub(super) fn push_offset_delta(
 ) {
     let o = push_record_field(out, OFFSET_DELTA, at, n, od.into());
     let mut digits = [0u8; 20];
-    o.note = Some(Text::concat(&[
+    o.set_note(Text::concat(&[
         "(offset ",
         crate::text::digits::int_str(base_offset.wrapping_add(od.into()), &mut digits),
         ")",

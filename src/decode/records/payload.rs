@@ -277,7 +277,7 @@ pub fn decode_key_value(
             Kind::RecordValue
                 if kind == PayloadKind::Coordinator && n.value == Value::Bytes(None) =>
             {
-                n.note = Some("(tombstone)".into())
+                n.set_note("(tombstone)")
             }
             _ => {}
         }
@@ -435,7 +435,7 @@ pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
         "the writer's schema id in the registry",
     ));
     node.children.push(payload);
-    node.note = Some(crate::text::Text::format(format_args!(
+    node.set_note(crate::text::Text::format(format_args!(
         "(Schema Registry framing, schema {id})"
     )));
     true

@@ -342,7 +342,7 @@ impl BatchDecoder<'_, '_> {
                 Role::Element,
             );
             n.kind = Kind::Record(RecordPart::Message);
-            n.note = Some(format!("v{magic}").into());
+            n.set_note(format!("v{magic}"));
             n.len = m.len as usize;
             n
         });
@@ -394,7 +394,7 @@ impl BatchDecoder<'_, '_> {
         let (Some(c), Some(v)) = (wrapper, out.last_mut()) else {
             return;
         };
-        v.note = Some(format!("({} compressed message set)", c.name()).into());
+        v.set_note(format!("({} compressed message set)", c.name()));
         for (ci, cs) in tape.children(j) {
             match (cs.kind(), cs.buffer().and_then(|b| tape.buffers.get(b))) {
                 (SlotKind::Compressed, Some(data)) => {

@@ -287,10 +287,9 @@ fn write_figure(out: &mut String, f: &Figure, id: &str, link: &dyn Fn(&str) -> S
         let d = if l.decompressed { " data-d" } else { "" };
         // Cut descriptions keep their full text as a tooltip.
         let full = n
-            .doc
-            .as_ref()
+            .doc()
             .filter(|doc| doc.chars().count() > DOC_WIDTH + 3)
-            .map_or(String::new(), |doc| format!(" title=\"{}\"", esc(doc)));
+            .map_or(String::new(), |doc| format!(" title=\"{}\"", esc(&doc)));
         let text = esc(&line_in(n, TreeOptions::default(), l.decompressed));
         // A field's line links to its row of the field table (or a header's to the encoding page).
         let text = match f.links.get(i).and_then(Option::as_ref) {

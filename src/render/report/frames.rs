@@ -121,8 +121,7 @@ fn entry(heading: &str, f: &Figure) -> Value {
         .map(|l| {
             let n = l.node;
             let title = n
-                .doc
-                .as_ref()
+                .doc()
                 .filter(|doc| doc.chars().count() > DOC_WIDTH + 3)
                 .map(|d| Value::String(d.to_string()));
             json!([
