@@ -116,7 +116,11 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             });
             node.doc = header_doc(&f.name).map(Text::own_words);
         } else {
-            node.doc = f.about.clone().map(Text::from);
+            // Shared with the field's labels: a description is often longer than a Text keeps inline.
+            node.doc = match f.labels() {
+                Some(l) => l.about.clone(),
+                None => f.about.clone().map(Text::from),
+            };
         }
         node
     }

@@ -256,6 +256,8 @@ pub struct FieldLabels {
     /// What a decoded value of this field means to the decoder, worked out
     /// once here rather than by comparing names at every node.
     pub meaning: FieldMeaning,
+    /// The field's description (`about`), shared by its nodes' docs.
+    pub about: Option<crate::text::Text>,
     /// An element's name's base: the struct's name, else the field's.
     element_base: &'static &'static str,
     /// Whether the name, spelling, type and struct name are all plain
@@ -272,6 +274,10 @@ impl FieldLabels {
             ty: intern(&f.ty.to_string()),
             struct_name: f.ty.struct_name().map(intern),
             meaning: FieldMeaning::of(f),
+            about: f
+                .about
+                .as_deref()
+                .map(|a| crate::text::Text::from(std::sync::Arc::<str>::from(a))),
             element_base: super::intern::intern_thin(f.ty.struct_name().unwrap_or(&f.name)),
             clean: false,
         }
@@ -308,6 +314,7 @@ impl FieldLabels {
     /// Whether these labels still describe `f` (its fields are public and may change).
     fn describe(&self, f: &FieldSpec) -> bool {
         self.name == f.name
+            && self.about.as_deref() == f.about.as_deref()
             && match &f.ty {
                 FieldType::Primitive(p) => self.ty == p.as_str(),
                 FieldType::Struct(n) => self.ty == n,
