@@ -129,12 +129,12 @@ const UNKNOWN_ERROR: &str = "unknown error code";
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Repr::Text(t) => f.write_str(t),
+            Repr::Text(t) => f.pad(t),
             _ => {
                 let mut out = Vec::new();
                 self.push_own(&mut out);
                 // kwire's own words: ASCII.
-                f.write_str(std::str::from_utf8(&out).unwrap_or_default())
+                f.pad(std::str::from_utf8(&out).unwrap_or_default())
             }
         }
     }

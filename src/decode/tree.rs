@@ -264,7 +264,7 @@ impl Node {
         }
     }
 
-    /// What the node means ([`Node::doc`]'s field), or for an array's
+    /// What the node means (the `doc` field), or for an array's
     /// length, how many elements follow, worked out here rather than made
     /// for every array when it was decoded.
     pub fn doc(&self) -> Option<std::borrow::Cow<'_, str>> {

@@ -296,8 +296,14 @@ impl FieldLabels {
         self
     }
 
-    /// `s`, one of these labels, as a node's text.
+    /// `s`, one of these labels (checked in debug builds: only they were
+    /// found plain), as a node's text.
     pub(crate) fn text(&self, s: &'static str) -> crate::text::Text {
+        debug_assert!(
+            [self.name, self.snake, self.ty].contains(&s) || self.struct_name == Some(s),
+            "{s:?} is not one of the labels of {}",
+            self.name
+        );
         if self.clean {
             crate::text::Text::own_words(s)
         } else {

@@ -262,7 +262,7 @@ mod tests {
     }
 
     #[test]
-    fn static_texts_are_remembered_only_when_clean() {
+    fn static_texts_are_escaped_unless_own_words() {
         static UNSAFE: &str = "name\u{1b}[2J";
         for _ in 0..3 {
             let (mut clean, mut escaped) = (Vec::new(), Vec::new());

@@ -16,7 +16,8 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// A node's name, type, note, doc or string value: a static string, kwire's
+/// A node's type, doc or string value, or the text of its name or note
+/// ([`name::Name`], `decode::Note`): a static string, kwire's
 /// own words (static, printable ASCII, written without escaping), a string
 /// shared with the catalogue, a short string kept inline, or one of its own, so
 /// that most nodes cost no allocation for their labels. Reads as a `str`.
@@ -47,9 +48,10 @@ impl Text {
     }
 
     /// kwire's own words at run time, its literals (the record format's
-    /// names and types) and what it makes from them (`Record[12]`): printable
-    /// ASCII by construction, written without escaping (checked in debug
-    /// builds). Never for text from definitions or input.
+    /// names and types), or labels from definitions checked plain once when
+    /// they were made (`FieldLabels::clean`): printable ASCII, written
+    /// without escaping (checked in debug builds). Never for unchecked text
+    /// from definitions or input.
     #[inline(always)]
     pub(crate) fn own_words(s: &'static str) -> Text {
         debug_assert!(

@@ -104,7 +104,12 @@ impl Name {
                 .strip_prefix(**base)
                 .and_then(|rest| rest.strip_prefix('['))
                 .and_then(|rest| rest.strip_suffix(']'))
-                .is_some_and(|digits| digits.parse::<u32>().ok() == Some(*index)),
+                // Only the spelling the name shows: no sign, no leading zero.
+                .is_some_and(|digits| {
+                    digits.bytes().all(|b| b.is_ascii_digit())
+                        && (digits == "0" || !digits.starts_with('0'))
+                        && digits.parse::<u32>().ok() == Some(*index)
+                }),
         }
     }
 }
@@ -126,8 +131,8 @@ fn push_index(out: &mut Vec<u8>, index: u32) {
 impl fmt::Display for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Repr::Text(t) => fmt::Display::fmt(t.as_str(), f),
-            Repr::Indexed { base, index, .. } => write!(f, "{base}[{index}]"),
+            Repr::Text(t) => f.pad(t),
+            Repr::Indexed { .. } => f.pad(&self.text()),
         }
     }
 }
@@ -189,6 +194,10 @@ mod tests {
         assert_eq!(n.to_string(), "Topics[12]");
         assert_eq!(n.text(), "Topics[12]");
         assert!(n.is("Topics[12]") && !n.is("Topics[1]") && !n.is("Topics[12]x"));
+        assert!(
+            !n.is("Topics[012]") && !n.is("Topics[+12]") && Name::element(&"T", 0, true).is("T[0]")
+        );
+        assert_eq!(format!("{n:<12}|"), "Topics[12]  |");
         assert_eq!(n, Name::from("Topics[12]"));
         let mut out = Vec::new();
         n.push_sanitized(&mut out);
