@@ -142,7 +142,7 @@ impl FieldDecoder<'_, '_> {
                 }
             }
             FieldType::Array(inner) => {
-                self.replay_array(tape, (i, slot), f, inner, compact, nullable, node)
+                self.replay_array(tape, (i, slot), (f, inner), (compact, nullable), node)
             }
         }
         show_stop(tape, i, node);
@@ -165,15 +165,14 @@ impl FieldDecoder<'_, '_> {
         .then_some(range)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The nodes of array field `f` (of `inner`) whose slot is `i`: its
+    /// length, then its elements.
     fn replay_array(
         &mut self,
         tape: &Values,
         (i, slot): (u32, &Slot),
-        f: &FieldSpec,
-        inner: &FieldType,
-        compact: bool,
-        nullable: bool,
+        (f, inner): (&FieldSpec, &FieldType),
+        (compact, nullable): (bool, bool),
         node: &mut Node,
     ) {
         // An array that stopped in its length has none to show.
