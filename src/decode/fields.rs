@@ -651,11 +651,6 @@ pub(crate) fn body_doc(version: i16) -> Text {
     ])
 }
 
-/// `v3`, the note on a message or header node.
-pub(crate) fn version_note(version: i16) -> Note {
-    Note::version(version)
-}
-
 /// kwire's own words for the header fields.
 fn header_doc(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -712,7 +707,7 @@ pub fn decode_embedded(
         region,
         Role::Structure,
     );
-    node.set_note(version_note(version));
+    node.set_note(Note::version(version));
     let res = d.decode_struct(
         end - start,
         &spec.plan(version),

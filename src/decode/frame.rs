@@ -1,6 +1,7 @@
 //! Frames: the int32 size prefix, the request or response header, the body.
 
-use super::fields::{body_doc, version_note, Context, FieldDecoder, Naming};
+use super::fields::{body_doc, Context, FieldDecoder, Naming};
+use super::note::Note;
 use super::problem::{ErrorKind, Warning, WarningKind};
 use super::reader::Reader;
 use super::tree::{
@@ -721,7 +722,7 @@ fn header_only_done(
     frame: &mut Frame,
 ) -> Result<(), DecodeError> {
     frame.root.name = spec.shared_name.get(&spec.name).into();
-    frame.root.set_note(version_note(version));
+    frame.root.set_note(Note::version(version));
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     Ok(())
@@ -937,7 +938,7 @@ fn decode_header(
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(name, "", 4, Region::RpcHeader, Role::Structure);
         n.kind = Kind::Header;
-        n.set_note(version_note(hv));
+        n.set_note(Note::version(hv));
         n.doc = Some(doc.into());
         n
     });
@@ -980,7 +981,7 @@ fn decode_body(
     frame.api_key = spec.api_key;
     frame.api_version = Some(version);
     frame.root.name = spec.shared_name.get(&spec.name).into();
-    frame.root.set_note(version_note(version));
+    frame.root.set_note(Note::version(version));
     let node = push_with(&mut frame.root.children, || {
         let mut n = Node::new(
             spec.shared_name.get(&spec.name),

@@ -272,11 +272,11 @@ impl Node {
         if let Some(d) = &self.doc {
             return Some(Cow::Borrowed(d));
         }
-        Some(match self.elements_follow()? {
-            None => Cow::Borrowed(NULL_ARRAY),
-            Some(1) => Cow::Borrowed(ONE_ELEMENT),
-            Some(n) => Cow::Owned(format!("{n}{ELEMENTS_FOLLOW}")),
-        })
+        let follow = self.elements_follow()?;
+        let mut out = Vec::new();
+        push_elements_doc(&mut out, follow);
+        // kwire's own words: ASCII.
+        Some(Cow::Owned(String::from_utf8(out).unwrap_or_default()))
     }
 
     /// Whether the node has a [`Node::doc`].
@@ -291,14 +291,8 @@ impl Node {
         if let Some(d) = &self.doc {
             return crate::text::escape::sanitize_text_into(out, d);
         }
-        match self.elements_follow() {
-            None => {}
-            Some(None) => out.extend_from_slice(NULL_ARRAY.as_bytes()),
-            Some(Some(1)) => out.extend_from_slice(ONE_ELEMENT.as_bytes()),
-            Some(Some(n)) => {
-                crate::text::digits::push_uint(out, n as u64, 0);
-                out.extend_from_slice(ELEMENTS_FOLLOW.as_bytes());
-            }
+        if let Some(follow) = self.elements_follow() {
+            push_elements_doc(out, follow);
         }
     }
 
@@ -697,9 +691,18 @@ pub(super) fn framing_node(size: Option<i32>, len: usize) -> Node {
     n
 }
 
-const NULL_ARRAY: &str = "null array";
-const ONE_ELEMENT: &str = "1 element follows";
-const ELEMENTS_FOLLOW: &str = " elements follow";
+/// An array length's doc: how many elements follow (`None`: a null array).
+#[inline]
+fn push_elements_doc(out: &mut Vec<u8>, follow: Option<usize>) {
+    match follow {
+        None => out.extend_from_slice(b"null array"),
+        Some(1) => out.extend_from_slice(b"1 element follows"),
+        Some(n) => {
+            crate::text::digits::push_uint(out, n as u64, 0);
+            out.extend_from_slice(b" elements follow");
+        }
+    }
+}
 
 /// `(length note; what)`: the encoding note stays first.
 pub(super) fn add_to_note(node: &mut Node, what: &str) {

@@ -268,32 +268,28 @@ pub struct FieldLabels {
 
 impl FieldLabels {
     fn of(f: &FieldSpec) -> FieldLabels {
+        let (name, snake, ty) = (
+            intern(&f.name),
+            intern(&crate::text::snake_case(&f.name)),
+            intern(&f.ty.to_string()),
+        );
+        let struct_name = f.ty.struct_name().map(intern);
+        let clean = [name, snake, ty, struct_name.unwrap_or_default()]
+            .iter()
+            .all(|t| crate::text::name::is_plain(t));
         FieldLabels {
-            name: intern(&f.name),
-            snake: intern(&crate::text::snake_case(&f.name)),
-            ty: intern(&f.ty.to_string()),
-            struct_name: f.ty.struct_name().map(intern),
+            name,
+            snake,
+            ty,
+            struct_name,
             meaning: FieldMeaning::of(f),
             about: f
                 .about
                 .as_deref()
                 .map(|a| crate::text::Text::from(std::sync::Arc::<str>::from(a))),
             element_base: super::intern::intern_thin(f.ty.struct_name().unwrap_or(&f.name)),
-            clean: false,
+            clean,
         }
-        .checked()
-    }
-
-    /// The labels with [`FieldLabels::clean`] worked out.
-    fn checked(mut self) -> FieldLabels {
-        let texts = [
-            self.name,
-            self.snake,
-            self.ty,
-            self.struct_name.unwrap_or_default(),
-        ];
-        self.clean = texts.iter().all(|t| crate::text::name::is_plain(t));
-        self
     }
 
     /// `s`, one of these labels (checked in debug builds: only they were
