@@ -3,15 +3,14 @@
 //! definitions, length and marker nodes, tagged entries, the notes on values,
 //! and what a value tells about what follows (the topic of the records, the
 //! group's protocol, records and consumer-protocol bytes). The walk that
-//! makes them is `replay`'s, over an annotated tape ([`super::values`]).
+//! makes them is `walk`'s, over an annotated tape ([`super::values`]); it
+//! runs the same checks when no nodes are wanted (`sink`).
 
 pub use super::context::{Context, PartialStruct, TopicIds};
 use super::note::{LengthForm, Note};
 use super::problem::{Warning, WarningKind};
 use super::reader::Reader;
-use super::tree::{
-    leaf, push_with, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value, Wire,
-};
+use super::tree::{leaf, reserve_nodes, DecodeError, Kind, Node, Region, Role, Value, Wire};
 use crate::budget::Budget;
 use crate::protocol::meanings::value_note;
 use crate::schema::model::{FieldLabels, FieldMeaning};
@@ -20,8 +19,9 @@ use crate::text::digits::int_str;
 use crate::text::{snake_case, Text};
 use bytes::Bytes;
 
-mod checks;
-mod replay;
+mod sink;
+use sink::{Built, Nodes};
+mod walk;
 
 /// How field nodes are named: body fields keep their schema names; header
 /// fields are shown in the protocol guide's snake_case with kwire's own notes.
@@ -100,15 +100,18 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// A field's node at `at`, in place at the end of `out`, named and documented.
     #[inline(always)]
-    fn open_field<'o>(
+    fn open_field<'o, O: Nodes>(
         &self,
         f: &FieldSpec,
         decl: u16,
         at: usize,
-        out: &'o mut Vec<Node>,
-    ) -> &'o mut Node {
+        out: &'o mut O,
+    ) -> &'o mut O::Node {
         // The node goes in place first and is filled there: a node is large, and moving it costs.
-        let node = push_with(out, || self.field_node(f, decl, at));
+        let built = out.push(|| self.field_node(f, decl, at));
+        let Some(node) = built.node() else {
+            return built;
+        };
         if self.naming == Naming::Header {
             node.set_key(match f.labels() {
                 Some(l) => l.name,
@@ -122,7 +125,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                 None => f.about.clone().map(Text::from),
             };
         }
-        node
+        built
     }
 
     /// Whether field `f` is nullable and compact (uvarint lengths) here.
@@ -138,43 +141,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             Naming::Schema => l.name,
             Naming::Header => l.snake,
         })
-    }
-
-    /// What a decoded value tells about later fields, and bytes that hold more structure.
-    fn after_primitive(&mut self, f: &FieldSpec, p: Primitive, node: &mut Node) {
-        match (&node.value, p) {
-            (Value::Str(Some(s)), Primitive::String) => self.learn_string(f, s),
-            (Value::Uuid(u), Primitive::Uuid) => self.learn_topic_id(f, u),
-            // Batches are on the tape (and their nodes built from it): what is left is bytes that are not batches.
-            (Value::Bytes(Some(b)), Primitive::Records) if self.not_batches(f, node.offset, b) => {
-                node.doc
-                    .get_or_insert_with(|| "opaque bytes (not a record batch)".into());
-            }
-            (Value::Bytes(Some(_)), Primitive::Bytes)
-                if meaning(f) == FieldMeaning::SaslAuthBytes =>
-            {
-                // The mechanism is the connection's (its SaslHandshake): read by shape here.
-                super::sasl::sasl_parts(
-                    node,
-                    self.frame,
-                    self.r.pos(),
-                    None,
-                    self.region == Region::RequestBody,
-                );
-            }
-            (Value::Bytes(Some(b)), Primitive::Bytes)
-                if !b.is_empty() && meaning(f) == FieldMeaning::Secret =>
-            {
-                node.set_secret()
-            }
-            (Value::Bytes(Some(b)), Primitive::Bytes) if !b.is_empty() => {
-                if let Some(schema) = self.consumer_protocol(f) {
-                    let end = self.r.pos();
-                    self.embedded_consumer_protocol(schema, end - b.len(), end, node);
-                }
-            }
-            _ => {}
-        }
     }
 
     /// A string that names the topic of the records that follow, or the group's protocol type.
@@ -236,7 +202,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         schema: &str,
         start: usize,
         end: usize,
-        node: &mut Node,
+        node: &mut impl Built,
     ) {
         let mut r = Reader::over(self.frame, (start, end));
         let Ok(v) = r.i16("version") else { return };
@@ -250,19 +216,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         let Some(spec) = self.catalogue.by_name(schema, use_v, None) else {
             return;
         };
-        let mut ver = leaf(
-            "version",
-            Wire::Fixed(Primitive::Int16),
-            start,
-            2,
-            Value::Int(v.into()),
-            self.region,
-        );
-        ver.set_note(if use_v == v {
-            format!("({schema} v{v})")
-        } else {
-            format!("({schema} v{v}, read as v{use_v})")
-        });
         match decode_embedded(
             self.catalogue,
             self.frame,
@@ -273,8 +226,23 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         ) {
             Ok((body, mut w)) => {
                 self.warnings.append(&mut w);
-                node.children.push(ver);
-                node.children.push(body);
+                if let Some(node) = node.node() {
+                    let mut ver = leaf(
+                        "version",
+                        Wire::Fixed(Primitive::Int16),
+                        start,
+                        2,
+                        Value::Int(v.into()),
+                        self.region,
+                    );
+                    ver.set_note(if use_v == v {
+                        format!("({schema} v{v})")
+                    } else {
+                        format!("({schema} v{v}, read as v{use_v})")
+                    });
+                    node.children.push(ver);
+                    node.children.push(body);
+                }
             }
             Err(failed) => {
                 let e = failed.1;
@@ -284,7 +252,9 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
                     e.offset,
                     format_args!("not a {schema} v{use_v}: expected {}", e.expected),
                 ));
-                node.set_note(format!("(not a {schema}: {e})"));
+                if let Some(node) = node.node() {
+                    node.set_note(format!("(not a {schema}: {e})"));
+                }
             }
         }
     }
@@ -482,7 +452,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         size: u64,
     ) {
         let used = payload.len as usize;
-        if replay::stops_within(tape, k) || used as u64 == size {
+        if walk::stops_within(tape, k) || used as u64 == size {
             return;
         }
         self.warnings.push(Warning::at(
@@ -499,12 +469,15 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     fn unknown_tag(
         &mut self,
         fields: &[FieldSpec],
-        entry: &mut Node,
+        entry: &mut impl Built,
         start: usize,
         tag_no: u32,
         (at, size): (usize, usize),
     ) {
         self.tag_version(fields, start, tag_no);
+        let Some(entry) = entry.node() else {
+            return;
+        };
         entry.set_note(format!("(unknown tag, size {size})"));
         let mut d = Node::new(
             "data",

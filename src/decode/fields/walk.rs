@@ -1,13 +1,20 @@
-//! The annotated tree built from an annotated tape ([`crate::decode::values::decode_annotated`]):
-//! the tape holds every field's value, offset, length and encoding widths, so
-//! building a node is naming it from the definitions and copying what the tape
-//! found. A tape that stopped part-way ([`Stopped`]) gives the partial tree:
-//! the nodes up to the failing one, which has the error and covers up to 16
-//! bytes from it, and the nodes around it cover it.
+//! The one walk over a struct's slots on an annotated tape
+//! ([`crate::decode::values::decode_annotated`]), generic over what it
+//! builds ([`super::sink`]): the annotated tree's nodes, or none when only
+//! the warnings are wanted (`kwire check`). The tape holds every field's
+//! value, offset, length and encoding widths, so building a node is naming
+//! it from the definitions and copying what the tape found; the checks
+//! (over-long varints, nulls, tags, record batches) read the same slots
+//! whether nodes are built or not. A tape that stopped part-way
+//! ([`Stopped`]) gives the partial tree: the nodes up to the failing one,
+//! which has the error and covers up to 16 bytes from it, and the nodes
+//! around it cover it.
 
+use super::sink::NoNodes;
 use super::*;
 use crate::decode::tape::{
-    elements_written, Id, Slot, SlotKind, Stopped, Val, Values, OVERLONG_PREFIX, OVERLONG_SIZE,
+    elements_written, Id, Slot, SlotKind, Span, Stopped, Val, Values, OVERLONG_PREFIX,
+    OVERLONG_SIZE,
 };
 use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
@@ -39,113 +46,143 @@ impl FieldDecoder<'_, '_> {
                 &self.ctx.budget,
                 defer_over,
             );
-            self.replay_struct(tape, slot, fields, out);
+            self.walk_struct(tape, slot, fields, out);
             (end, res)
         });
         self.r.seek(end);
         res
     }
 
-    /// The nodes of the struct (declared as `fields`) whose slot on `tape` is `s`.
-    pub(crate) fn replay_struct(
-        &mut self,
-        tape: &Values,
-        s: u32,
-        fields: &[FieldSpec],
-        out: &mut Vec<Node>,
-    ) {
-        reserve_nodes(
-            out,
-            fields.len().min(MAX_RESERVE) + usize::from(self.flexible),
-        );
+    /// The warnings and record damage of the struct (declared as `fields`)
+    /// whose slot on `tape` is `s`, found without building its nodes: what
+    /// its tree would carry.
+    pub(crate) fn check_struct(&mut self, tape: &Values, s: u32, fields: &[FieldSpec]) {
+        self.walk_struct(tape, s, fields, &mut NoNodes);
+    }
+
+    /// The struct (declared as `fields`) whose slot on `tape` is `s`: its
+    /// nodes pushed onto `out`, its warnings onto the decoder's.
+    fn walk_struct<O: Nodes>(&mut self, tape: &Values, s: u32, fields: &[FieldSpec], out: &mut O) {
+        out.reserve(fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
         for (i, slot) in tape.children(s) {
             match slot.id {
                 Id::Field(decl) => {
                     if let Some(f) = fields.get(usize::from(decl)) {
-                        self.replay_field(tape, (i, slot), f, false, out);
+                        self.walk_field(tape, (i, slot), f, false, out);
                     }
                 }
-                Id::TaggedSection => self.replay_tagged_section(tape, (i, slot), fields, out),
+                Id::TaggedSection => self.walk_tagged_section(tape, (i, slot), fields, out),
                 _ => {}
             }
         }
     }
 
-    fn replay_field(
+    fn walk_field<O: Nodes>(
         &mut self,
         tape: &Values,
         (i, slot): (u32, &Slot),
         f: &FieldSpec,
         in_tag: bool,
-        out: &mut Vec<Node>,
+        out: &mut O,
     ) {
         let node = self.open_field(f, slot.decl().unwrap_or_default(), slot.at as usize, out);
-        node.len = slot.len as usize;
+        if let Some(n) = node.node() {
+            n.len = slot.len as usize;
+        }
         let (nullable, compact) = self.forms(f, in_tag);
         let failed = stops_at(tape, i);
         match &f.ty {
             FieldType::Primitive(p) => {
-                if self.naming == Naming::Header && *p == Primitive::String && nullable {
-                    node.ty = "nullable_string".into();
+                if let Some(n) = node.node() {
+                    if self.naming == Naming::Header && *p == Primitive::String && nullable {
+                        n.ty = "nullable_string".into();
+                    }
                 }
-                self.replay_primitive(*p, compact, nullable, f, (slot, failed), node);
+                self.walk_primitive(*p, (compact, nullable), f, (slot, failed), node);
                 if failed {
                     return show_stop(tape, i, node);
                 }
                 // What follows a value (records, consumer protocol bytes) is found from where it ends.
                 self.r.seek((slot.at + slot.len) as usize);
                 if slot.end > i + 1 && *p == Primitive::Records {
-                    // Batches on the tape (an internal topic's keys and values are decoded through their schemas as they are built).
-                    let mut bd = crate::decode::records::BatchDecoder::new(
-                        self.frame,
-                        self.catalogue,
-                        &self.ctx,
-                    );
-                    bd.replay_stream(tape, i, &mut node.children);
-                    self.warnings.append(&mut bd.warnings);
-                    self.record_damage.append(&mut bd.damage);
+                    self.walk_batches(tape, i, node);
                 } else if let Some(range) = self
                     .deferred_range(f, slot)
                     .filter(|_| *p == Primitive::Records)
                 {
-                    node.set_deferred_records(DeferredRecords {
-                        range,
-                        topic: self.ctx.topic.clone(),
-                        cut_is_damage: self.region == Region::RequestBody,
-                        warnings_at: self.warnings.len(),
-                        damage_at: self.record_damage.len(),
-                        first_item: 0,
-                        budget_before: None,
-                    });
+                    if let Some(n) = node.node() {
+                        n.set_deferred_records(DeferredRecords {
+                            range,
+                            topic: self.ctx.topic.clone(),
+                            cut_is_damage: self.region == Region::RequestBody,
+                            warnings_at: self.warnings.len(),
+                            damage_at: self.record_damage.len(),
+                            first_item: 0,
+                            budget_before: None,
+                        });
+                    }
                 } else {
-                    self.after_primitive(f, *p, node);
+                    self.after_value(f, *p, slot, node);
                 }
             }
-            // A struct that fails itself is one whose presence marker could not be read.
-            FieldType::Struct(sname) if failed => node.ty = struct_type(f.labels(), sname),
             FieldType::Struct(sname) => {
-                node.ty = struct_type(f.labels(), sname);
-                if nullable {
-                    let marker = tape.children(i).next().filter(|(_, m)| m.id == Id::Marker);
-                    if let Some((_, m)) = marker {
-                        node.children.push(self.marker_node(
-                            m.at as usize,
-                            m.len as usize,
-                            in_tag,
-                            tape_value(m.value),
-                        ));
-                    }
+                if let Some(n) = node.node() {
+                    n.ty = struct_type(f.labels(), sname);
                 }
-                node.value = Value::Struct(slot.value == Val::Struct);
-                if slot.value == Val::Struct {
-                    self.replay_struct(tape, i, &f.fields, &mut node.children);
+                // A struct that fails itself is one whose presence marker could not be read.
+                if !failed {
+                    self.walk_struct_field(tape, i, slot, f, (nullable, in_tag), node);
                 }
             }
             FieldType::Array(inner) => {
-                self.replay_array(tape, (i, slot), (f, inner), (compact, nullable), node)
+                self.walk_array(tape, (i, slot), (f, inner), (compact, nullable), node)
             }
         }
         show_stop(tape, i, node);
+    }
+
+    /// The batches on the tape under records field slot `i` (an internal
+    /// topic's keys and values are decoded through their schemas as their
+    /// nodes are built).
+    fn walk_batches(&mut self, tape: &Values, i: u32, node: &mut impl Built) {
+        let mut bd =
+            crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
+        match node.node() {
+            Some(n) => bd.replay_stream(tape, i, &mut n.children),
+            None => bd.check_stream(tape, i, self.region == Region::ResponseBody),
+        }
+        self.warnings.append(&mut bd.warnings);
+        self.record_damage.append(&mut bd.damage);
+    }
+
+    /// A struct field (slot `i`) whose marker, if it has one, was read: the
+    /// marker's node, then its fields when it is present.
+    fn walk_struct_field(
+        &mut self,
+        tape: &Values,
+        i: u32,
+        slot: &Slot,
+        f: &FieldSpec,
+        (nullable, in_tag): (bool, bool),
+        node: &mut impl Built,
+    ) {
+        if let Some(n) = node.node() {
+            if nullable {
+                let marker = tape.children(i).next().filter(|(_, m)| m.id == Id::Marker);
+                if let Some((_, m)) = marker {
+                    n.children.push(self.marker_node(
+                        m.at as usize,
+                        m.len as usize,
+                        in_tag,
+                        tape_value(m.value),
+                    ));
+                }
+            }
+            n.value = Value::Struct(slot.value == Val::Struct);
+        }
+        if slot.value == Val::Struct {
+            self.walk_struct(tape, i, &f.fields, node.children());
+        }
     }
 
     /// The bytes of a records field that the annotated walk left unwalked
@@ -165,15 +202,15 @@ impl FieldDecoder<'_, '_> {
         .then_some(range)
     }
 
-    /// The nodes of array field `f` (of `inner`) whose slot is `i`: its
-    /// length, then its elements.
-    fn replay_array(
+    /// Array field `f` (of `inner`) whose slot is `i`: its length, then its
+    /// elements.
+    fn walk_array(
         &mut self,
         tape: &Values,
         (i, slot): (u32, &Slot),
         (f, inner): (&FieldSpec, &FieldType),
         (compact, nullable): (bool, bool),
-        node: &mut Node,
+        node: &mut impl Built,
     ) {
         // An array that stopped in its length has none to show.
         let Some(raw) = array_written(slot, compact) else {
@@ -181,28 +218,32 @@ impl FieldDecoder<'_, '_> {
         };
         let count = elements_written(raw, compact);
         self.overlong_varint(slot, OVERLONG_PREFIX, "array length");
-        let len_node = self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw);
-        // An array that stops part-way holds fewer elements than its count: its bytes bound them.
-        reserve_nodes(
-            &mut node.children,
-            1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE),
-        );
-        node.children.push(len_node);
-        node.value = Value::Array(count);
+        if let Some(n) = node.node() {
+            let len_node =
+                self.length_node(slot.at as usize, usize::from(slot.prefix), compact, raw);
+            // An array that stops part-way holds fewer elements than its count: its bytes bound them.
+            reserve_nodes(
+                &mut n.children,
+                1 + count.unwrap_or(0).min(slot.len as usize).min(MAX_RESERVE),
+            );
+            n.children.push(len_node);
+            n.value = Value::Array(count);
+        }
         if count.is_none() {
             self.null_check(nullable, &f.name, slot.at as usize);
             return;
         }
         let labels = f.labels();
+        let elements = node.children();
         for (k, (j, el)) in tape.children(i).enumerate() {
-            let node = push_with(&mut node.children, || {
-                self.element_node(f, labels, inner, k, el.at as usize)
-            });
-            node.len = el.len as usize;
+            let node = elements.push(|| self.element_node(f, labels, inner, k, el.at as usize));
+            if let Some(n) = node.node() {
+                n.len = el.len as usize;
+            }
             match inner {
-                FieldType::Struct(_) => self.replay_struct(tape, j, &f.fields, &mut node.children),
+                FieldType::Struct(_) => self.walk_struct(tape, j, &f.fields, node.children()),
                 FieldType::Primitive(p) => {
-                    self.replay_primitive(*p, compact, false, f, (el, stops_at(tape, j)), node)
+                    self.walk_primitive(*p, (compact, false), f, (el, stops_at(tape, j)), node)
                 }
                 FieldType::Array(_) => {}
             }
@@ -210,24 +251,36 @@ impl FieldDecoder<'_, '_> {
         }
     }
 
-    /// A primitive's value and note from its slot. A value whose read failed
-    /// has none; a string's or bytes' length read before it is noted.
-    fn replay_primitive(
+    /// A primitive's warnings (an over-long length prefix, a null where the
+    /// field is not nullable), then its node's value and note from its slot.
+    /// A slot whose read failed holds the bytes read before it failed and
+    /// has no value; a string's or bytes' length read before it is noted.
+    fn walk_primitive(
         &mut self,
         p: Primitive,
-        compact: bool,
-        nullable: bool,
+        (compact, nullable): (bool, bool),
         f: &FieldSpec,
         (slot, failed): (&Slot, bool),
-        node: &mut Node,
+        node: &mut impl Built,
     ) {
-        let at = slot.at as usize;
-        if let Some(form) = self.primitive_checks(p, (compact, nullable), f, (slot, failed)) {
+        let prefixed = matches!(p, Primitive::String | Primitive::Bytes | Primitive::Records);
+        let form = match prefixed {
+            true => self.length_form(p, compact, (slot, failed), &f.name),
+            false => None,
+        };
+        if prefixed && !failed && !matches!(slot.value, Val::Str(_) | Val::Bytes(_)) {
+            self.null_check(nullable, &f.name, slot.at as usize);
+        }
+        let Some(node) = node.node() else {
+            return;
+        };
+        if let Some(form) = form {
             mark_length(form, node);
         }
         if failed {
             return;
         }
+        let at = slot.at as usize;
         node.value = match p {
             Primitive::Bool => {
                 let b = self.frame.get(at).copied().unwrap_or_default();
@@ -282,25 +335,63 @@ impl FieldDecoder<'_, '_> {
         };
     }
 
-    /// The warnings of a primitive's slot: an over-long length prefix, a
-    /// null where the field is not nullable. Returns how a string's or
-    /// bytes' length was written (for its node's note); a slot whose read
-    /// failed holds the bytes read before it failed.
-    pub(super) fn primitive_checks(
-        &mut self,
-        p: Primitive,
-        (compact, nullable): (bool, bool),
-        f: &FieldSpec,
-        (slot, failed): (&Slot, bool),
-    ) -> Option<LengthForm> {
-        if !matches!(p, Primitive::String | Primitive::Bytes | Primitive::Records) {
-            return None;
+    /// What a value read whole tells about what follows (the topic of the
+    /// records, the group's protocol), and what the bytes it holds are:
+    /// records that are not batches, SASL tokens, a credential, consumer
+    /// protocol structs (whose warnings are wanted even when no node is).
+    fn after_value(&mut self, f: &FieldSpec, p: Primitive, slot: &Slot, node: &mut impl Built) {
+        let frame = self.frame;
+        let bytes = |s: Span| frame.get(s.at as usize..(s.at + s.len) as usize);
+        match (p, slot.value) {
+            (Primitive::String, Val::Str(s)) => {
+                if let Some(s) = bytes(s).and_then(|b| std::str::from_utf8(b).ok()) {
+                    self.learn_string(f, s);
+                }
+            }
+            (Primitive::Uuid, Val::Uuid(u)) => {
+                let u = frame
+                    .get(u as usize..u as usize + 16)
+                    .and_then(|b| <[u8; 16]>::try_from(b).ok());
+                if let Some(u) = u {
+                    self.learn_topic_id(f, &u);
+                }
+            }
+            // Batches are on the tape (and their nodes built from it): what is left is bytes that are not batches.
+            (Primitive::Records, Val::Bytes(b)) => {
+                let not = bytes(b).is_some_and(|b| self.not_batches(f, slot.at as usize, b));
+                if let Some(n) = node.node().filter(|_| not) {
+                    n.doc
+                        .get_or_insert_with(|| "opaque bytes (not a record batch)".into());
+                }
+            }
+            (Primitive::Bytes, Val::Bytes(b)) => match meaning(f) {
+                FieldMeaning::SaslAuthBytes => {
+                    if let Some(n) = node.node() {
+                        // The mechanism is the connection's (its SaslHandshake): read by shape here.
+                        crate::decode::sasl::sasl_parts(
+                            n,
+                            frame,
+                            self.r.pos(),
+                            None,
+                            self.region == Region::RequestBody,
+                        );
+                    }
+                }
+                _ if b.len == 0 => {}
+                FieldMeaning::Secret => {
+                    if let Some(n) = node.node() {
+                        n.set_secret()
+                    }
+                }
+                _ => {
+                    if let Some(schema) = self.consumer_protocol(f) {
+                        let (at, end) = (b.at as usize, (b.at + b.len) as usize);
+                        self.embedded_consumer_protocol(schema, at, end, node);
+                    }
+                }
+            },
+            _ => {}
         }
-        let form = self.length_form(p, compact, (slot, failed), &f.name);
-        if !failed && !matches!(slot.value, Val::Str(_) | Val::Bytes(_)) {
-            self.null_check(nullable, &f.name, slot.at as usize);
-        }
-        form
     }
 
     /// How a string's or bytes' length was written, from its slot (its
@@ -337,81 +428,81 @@ impl FieldDecoder<'_, '_> {
         })
     }
 
-    fn replay_tagged_section(
+    fn walk_tagged_section<O: Nodes>(
         &mut self,
         tape: &Values,
         (i, slot): (u32, &Slot),
         fields: &[FieldSpec],
-        out: &mut Vec<Node>,
+        out: &mut O,
     ) {
         let at = slot.at as usize;
-        let section = push_with(out, || self.tagged_section_node(at));
-        section.len = slot.len as usize;
-        section.value = tape_value(slot.value);
+        let section = out.push(|| self.tagged_section_node(at));
         let count = if let Val::Uint(n) = slot.value { n } else { 0 };
+        if let Some(s) = section.node() {
+            s.len = slot.len as usize;
+            s.value = tape_value(slot.value);
+        }
         self.overlong_varint(slot, OVERLONG_PREFIX, TAG_COUNT);
-        if count > 0 {
-            section
-                .children
+        if let Some(s) = section.node().filter(|_| count > 0) {
+            s.children
                 .push(tag_count_node(at, count, usize::from(slot.prefix)));
         }
         let mut last_tag = None;
         for (j, entry) in tape.children(i) {
-            let TagEntry {
-                payload,
-                start,
-                tag_no,
-                tag_len,
-                size,
-                size_len,
-            } = self.tag_entry_checks(tape, (j, entry), &mut last_tag);
-            let mut node = tag_entry_node(start, (tag_no.into(), tag_len), (size, size_len));
-            node.len = entry.len as usize;
-            match (payload, self.known_tag(fields, tag_no)) {
+            let e = self.tag_entry_checks(tape, (j, entry), &mut last_tag);
+            let (start, tag_no, size) = (e.start, e.tag_no, e.size);
+            let node = section
+                .children()
+                .push(|| tag_entry_node(start, (tag_no.into(), e.tag_len), (size, e.size_len)));
+            if let Some(n) = node.node() {
+                n.len = entry.len as usize;
+            }
+            match (e.payload, self.known_tag(fields, tag_no)) {
                 (Some((k, payload)), Some((decl, f))) if payload.kind() == SlotKind::Field => {
-                    node.set_note(format!("({}, size {size})", f.name));
+                    if let Some(n) = node.node() {
+                        n.set_note(format!("({}, size {size})", f.name));
+                    }
                     let saved_region = self.region;
                     self.region = Region::TaggedFields;
                     // The slot's declaration index is the tagged field's.
                     debug_assert_eq!(payload.decl().map(usize::from), Some(decl));
-                    self.replay_field(tape, (k, payload), f, true, &mut node.children);
+                    self.walk_field(tape, (k, payload), f, true, node.children());
                     self.region = saved_region;
                     self.check_tag_size(tape, (k, payload), f, tag_no, size);
                 }
                 (Some((_, payload)), _) => self.unknown_tag(
                     fields,
-                    &mut node,
+                    node,
                     start,
                     tag_no,
                     (payload.at as usize, size as usize),
                 ),
                 (None, _) => {}
             }
-            show_stop(tape, j, &mut node);
-            section.children.push(node);
+            show_stop(tape, j, node);
         }
         show_stop(tape, i, section);
     }
 }
 
 /// What the tag check calls a tagged section's count.
-pub(super) const TAG_COUNT: &str = "tagged field count";
+const TAG_COUNT: &str = "tagged field count";
 
 /// A tagged entry's slot read for its tag, size and their widths.
-pub(super) struct TagEntry<'t> {
+struct TagEntry<'t> {
     /// The slot of its field or unknown tag, when it has one.
-    pub payload: Option<(u32, &'t Slot)>,
-    pub start: usize,
-    pub tag_no: u32,
-    pub tag_len: usize,
-    pub size: u64,
-    pub size_len: usize,
+    payload: Option<(u32, &'t Slot)>,
+    start: usize,
+    tag_no: u32,
+    tag_len: usize,
+    size: u64,
+    size_len: usize,
 }
 
 impl FieldDecoder<'_, '_> {
     /// Tagged entry `j` read from its slot, with the warnings its tag and
     /// size get (order, over-long varints); `last_tag` is the tag before it.
-    pub(super) fn tag_entry_checks<'t>(
+    fn tag_entry_checks<'t>(
         &mut self,
         tape: &'t Values,
         (j, entry): (u32, &Slot),
@@ -450,7 +541,7 @@ impl FieldDecoder<'_, '_> {
 /// or -1), from its slot on an annotated tape (whose `prefix` says the
 /// length was read): its elements as written, or null; `None` when its read
 /// failed.
-pub(super) fn array_written(slot: &Slot, compact: bool) -> Option<i64> {
+fn array_written(slot: &Slot, compact: bool) -> Option<i64> {
     let compact = i64::from(compact);
     match slot.value {
         Val::Array(n) => Some(i64::from(n) + compact),
@@ -462,7 +553,7 @@ pub(super) fn array_written(slot: &Slot, compact: bool) -> Option<i64> {
 }
 
 /// Whether the tape stopped in slot `i`'s own read.
-pub(super) fn stops_at(tape: &Values, i: u32) -> bool {
+fn stops_at(tape: &Values, i: u32) -> bool {
     tape.stopped.as_ref().is_some_and(|s| s.slot == i)
 }
 
@@ -477,7 +568,10 @@ pub(super) fn stops_within(tape: &Values, i: u32) -> bool {
 /// On a tape that stopped part-way, slot `i`'s node as the partial tree shows
 /// it: the failing slot's node has the error and covers the bytes shown with
 /// it, and every node covers its last child, the failing one among them.
-fn show_stop(tape: &Values, i: u32, node: &mut Node) {
+fn show_stop(tape: &Values, i: u32, node: &mut impl Built) {
+    let Some(node) = node.node() else {
+        return;
+    };
     let Some(Stopped {
         slot,
         end: shown_end,
