@@ -322,9 +322,8 @@ impl<'c> Checker<'c> {
 }
 
 /// Findings of one frame on its own: where its decoding stopped, its
-/// warnings, its record damage and its record batches' order (last: from
-/// the tree's batches, or among the warnings of a frame read for its
-/// findings only, [`DecodeOptions::findings_only`]).
+/// warnings, its record damage and, last, its record batches' offsets and
+/// sequences (among its warnings: the record walk checks them as it goes).
 fn frame_findings(frame: &Frame, at: &At, out: &mut Vec<Finding>) {
     if let Some(e) = &frame.error {
         out.push(error_finding(at, e, false));
@@ -345,9 +344,6 @@ fn frame_findings(frame: &Frame, at: &At, out: &mut Vec<Finding>) {
         out.push(error_finding(at, e, true));
     }
     out.extend(frame.warnings.iter().filter(of_order).filter_map(warning));
-    let fetched = frame.direction == Direction::Response;
-    let order = crate::decode::records::order::check_tree(&frame.root, fetched);
-    out.extend(order.iter().filter_map(warning));
 }
 
 fn error_finding(at: &At, e: &DecodeError, in_records: bool) -> Finding {

@@ -146,10 +146,11 @@ impl FieldDecoder<'_, '_> {
     /// nodes are built).
     fn walk_batches(&mut self, tape: &Values, i: u32, node: &mut impl Built) {
         let mut bd =
-            crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx);
+            crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx)
+                .fetched(self.region != Region::RequestBody);
         match node.node() {
             Some(n) => bd.replay_stream(tape, i, &mut n.children),
-            None => bd.check_stream(tape, i, self.region == Region::ResponseBody),
+            None => bd.check_stream(tape, i),
         }
         self.warnings.append(&mut bd.warnings);
         self.record_damage.append(&mut bd.damage);

@@ -37,6 +37,9 @@ pub struct BatchDecoder<'a, 'c> {
     /// records ([`Self::as_request`]); by default it is not (a segment may
     /// end inside a batch being written, a fetch at its size limit).
     cut_is_damage: bool,
+    /// The offsets and sequence numbers of the top-level batches, checked
+    /// as each is built or checked (as in a log, by default).
+    pub(super) order: super::order::Batches,
 }
 
 /// A length-prefixed bytes field of a record or legacy message: its name
@@ -62,6 +65,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
             damage: Vec::new(),
             first_index: 0,
             cut_is_damage: false,
+            order: super::order::Batches::new(true),
         }
     }
 
@@ -70,6 +74,15 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
     pub fn as_request(self) -> Self {
         BatchDecoder {
             cut_is_damage: true,
+            ..self.fetched(false)
+        }
+    }
+
+    /// Check the batches' offsets as a log's (`fetched`: offsets go on from
+    /// batch to batch) or a producer's (each batch starts at offset 0).
+    pub(crate) fn fetched(self, fetched: bool) -> Self {
+        BatchDecoder {
+            order: super::order::Batches::new(fetched),
             ..self
         }
     }

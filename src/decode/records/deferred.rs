@@ -56,7 +56,7 @@ pub fn for_each_item<E>(
         budget: budget.clone(),
         ..Context::default()
     };
-    let mut bd = BatchDecoder::new(frame, cat, &ctx);
+    let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
     let (mut tape, mut nodes) = (Values::default(), Vec::new());
     let (mut pos, end, mut index) = (d.range.0, d.range.1, d.first_item);
     while pos < end {

@@ -2,13 +2,14 @@
 //! (`kwire check`: [`crate::decode::DecodeOptions::findings_only`]).
 //! The record walk put its findings on the tape ([`super::tape`]); they are
 //! taken in the order the nodes would report them, and the batches' offsets
-//! and sequences are checked from their slots ([`super::order`]). Batches
-//! whose keys and values are decoded through schemas (control batches,
-//! internal topics' records) are still built, into nodes dropped after.
+//! and sequences are checked from their slots ([`super::order`]), as when
+//! they are built. Batches whose keys and values are decoded through
+//! schemas (control batches, internal topics' records) are still built,
+//! into nodes dropped after.
 
 use super::batch::push_batch;
 use super::layout::ATTRIBUTES;
-use super::order::{self, Batches};
+use super::order;
 use super::payload::PayloadKind;
 use super::BatchDecoder;
 use crate::decode::tape::{Id, SlotKind, Val, Values};
@@ -18,35 +19,26 @@ const CONTROL: i64 = 0x20;
 
 impl BatchDecoder<'_, '_> {
     /// The warnings and damage of the batches that are the children of slot
-    /// `parent` (a records field), as [`Self::replay_stream`] and
-    /// [`order::check_stream`] over its nodes give them. `fetched`: the
-    /// batches come from a log (a response).
-    pub(crate) fn check_stream(&mut self, tape: &Values, parent: u32, fetched: bool) {
+    /// `parent` (a records field), as [`Self::replay_stream`] gives them.
+    pub(crate) fn check_stream(&mut self, tape: &Values, parent: u32) {
         if PayloadKind::for_topic(self.ctx.topic.as_deref()) != PayloadKind::Plain {
-            let mut nodes = Vec::new();
-            self.replay_stream(tape, parent, &mut nodes);
-            order::check_stream(&nodes, fetched, &mut self.warnings);
-            return;
+            // Keys and values decoded through their schemas warn of their own: built, then dropped.
+            return self.replay_stream(tape, parent, &mut Vec::new());
         }
-        let mut batches = Batches::new(fetched);
         for (i, s) in tape.children(parent) {
-            let control = match s.id {
-                Id::Batch(index) if is_control(tape, i) => Some(index),
-                _ => None,
-            };
-            if let Some(index) = control {
-                let mut nodes = Vec::with_capacity(1);
-                let node = push_batch(&mut nodes, index as usize, s.at as usize, s.len as usize);
-                self.replay_batch(tape, i, node);
-                batches.add(
-                    nodes.first().and_then(order::batch_facts),
-                    &mut self.warnings,
-                );
-                continue;
+            match s.id {
+                // A control batch's records are decoded through their schemas too.
+                Id::Batch(index) if is_control(tape, i) => {
+                    let mut nodes = Vec::with_capacity(1);
+                    let node =
+                        push_batch(&mut nodes, index as usize, s.at as usize, s.len as usize);
+                    self.replay_batch(tape, i, node);
+                }
+                _ => self.findings_within(tape, i),
             }
-            self.findings_within(tape, i);
             if s.kind() == SlotKind::Batch {
-                batches.add(order::batch_facts_on_tape(tape, i), &mut self.warnings);
+                self.order
+                    .add(order::batch_facts(tape, i), &mut self.warnings);
             }
         }
     }

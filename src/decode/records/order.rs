@@ -1,25 +1,23 @@
 //! Offsets and sequence numbers of the record batches in one records field:
-//! what one batch's checksum cannot vouch for. Read from the batch nodes this
-//! module's decoder made, by role, region and position (the header fields in
-//! [`V2_FIELDS`] order, then the records, plain or under a decompressed
-//! node), never by display text.
+//! what one batch's checksum cannot vouch for. Read from the record walk's
+//! slots (`records::tape`: the v2 header fields by their place in
+//! [`V2_FIELDS`], then the records, plain or decompressed) as each batch is
+//! walked, whether its nodes are built or not, so a tree and `kwire check`
+//! warn alike.
 
 use super::layout::{
     v2_field, BASE_OFFSET, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, PRODUCER_EPOCH, PRODUCER_ID,
     RECORDS_COUNT, V2_FIELDS,
 };
-use super::view::int;
 use crate::decode::tape::{Id, RecordField, Slot, SlotKind, Val, Values};
-use crate::decode::{Node, Region, Role, Warning, WarningKind};
+use crate::decode::{Warning, WarningKind};
+
 /// The kinds of warning this module gives, and only it.
 pub const KINDS: [WarningKind; 3] = [
     WarningKind::RecordOffsets,
     WarningKind::LastOffsetDelta,
     WarningKind::RecordSequence,
 ];
-
-/// A record's children: length, attributes, timestampDelta, offsetDelta, ...
-const OFFSET_DELTA: usize = 3;
 
 /// What one RecordBatch v2 says of its offsets and sequence numbers.
 pub(super) struct BatchFacts {
@@ -31,68 +29,8 @@ pub(super) struct BatchFacts {
     deltas: Vec<(usize, i64)>,
 }
 
-/// The facts of `node` when it is a RecordBatch v2 that decoded (its header complete).
-pub(super) fn batch_facts(node: &Node) -> Option<BatchFacts> {
-    if node.role != Role::Element
-        || node.region != Region::RecordBatch
-        || node.children.len() < V2_FIELDS.len()
-        || node.error().is_some()
-    {
-        return None;
-    }
-    let mut header = [0i64; V2_FIELDS.len()];
-    for (k, h) in header.iter_mut().enumerate() {
-        *h = int(&node.children[k])?;
-    }
-    if header[MAGIC] != 2 {
-        return None;
-    }
-    let rest = &node.children[V2_FIELDS.len()..];
-    // Plain records are the batch's children; compressed ones sit under the decompressed node.
-    let decompressed = rest.first().and_then(|part| {
-        part.children
-            .first()
-            .filter(|d| d.role == Role::Decompressed)
-            .map(|d| (d, part.offset))
-    });
-    let (records, placed_at) = match decompressed {
-        Some((d, at)) => (&d.children[..], Some(at)),
-        None => (rest, None),
-    };
-    let mut deltas = Vec::new();
-    for r in records
-        .iter()
-        .filter(|r| r.role == Role::Element && r.region == Region::Record && r.error().is_none())
-    {
-        if let Some(v) = r
-            .children
-            .get(OFFSET_DELTA)
-            .filter(|c| c.error().is_none())
-            .and_then(int)
-        {
-            let at = placed_at.unwrap_or(r.children[OFFSET_DELTA].offset);
-            deltas.push((at, v));
-        }
-    }
-    Some(BatchFacts {
-        at: node.offset,
-        header,
-        deltas,
-    })
-}
-
-/// Findings about the batches among `stream` (a records field's children), in
-/// order. `fetched`: the batches come from a log (a Fetch response), whose
-/// base offsets must go up; a producer's batches all start at offset 0.
-pub fn check_stream(stream: &[Node], fetched: bool, out: &mut Vec<Warning>) {
-    let mut batches = Batches::new(fetched);
-    for node in stream {
-        batches.add(batch_facts(node), out);
-    }
-}
-
 /// The batches of one records field, checked one at a time as they come
-/// (from nodes, or from the tape by [`batch_facts_on_tape`]).
+/// (their facts read from the tape by [`batch_facts`]).
 pub(super) struct Batches {
     fetched: bool,
     prev: Option<BatchFacts>,
@@ -117,11 +55,11 @@ impl Batches {
     }
 }
 
-/// [`batch_facts`] of the batch at slot `batch` of an annotated tape, read
-/// from its slots as the nodes would be built from them: a batch with an
-/// error of its own, or whose header is not whole, gives none; a record with
-/// an error gives no offsetDelta.
-pub(super) fn batch_facts_on_tape(tape: &Values, batch: u32) -> Option<BatchFacts> {
+/// The facts of the batch at slot `batch` of an annotated tape when it is a
+/// RecordBatch v2 that decoded: a batch with an error of its own, or whose
+/// header is not whole, gives none; a record with an error gives no
+/// offsetDelta.
+pub(super) fn batch_facts(tape: &Values, batch: u32) -> Option<BatchFacts> {
     let mut header = [0i64; V2_FIELDS.len()];
     let (mut k, mut deltas) = (0, Vec::new());
     for (j, s) in tape.children(batch) {
@@ -257,18 +195,4 @@ pub(super) fn slot_int(v: Val) -> i64 {
         Val::Uint(n) => n as i64,
         _ => 0,
     }
-}
-
-/// Findings about every records field of a decoded tree.
-pub fn check_tree(root: &Node, fetched: bool) -> Vec<Warning> {
-    let mut out = Vec::new();
-    root.walk(&mut |n, _| {
-        if n.children
-            .iter()
-            .any(|c| c.region == Region::RecordBatch && c.role == Role::Element)
-        {
-            check_stream(&n.children, fetched, &mut out);
-        }
-    });
-    out
 }

@@ -13,7 +13,7 @@ use super::compression::Codec;
 use super::layout::{
     v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
 };
-use super::order::{has_error, slot_int as int};
+use super::order::{batch_facts, has_error, slot_int as int};
 use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
 use super::BatchDecoder;
 use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
@@ -30,6 +30,7 @@ impl BatchDecoder<'_, '_> {
                 Id::Batch(index) => {
                     let node = push_batch(out, index as usize, s.at as usize, s.len as usize);
                     self.replay_batch(tape, i, node);
+                    self.order.add(batch_facts(tape, i), &mut self.warnings);
                 }
                 Id::LegacyMessage(index) => self.replay_message(tape, (i, s), index, out),
                 Id::NotABatch | Id::OverBudget => self.replay_invalid(tape, (i, s), out),
