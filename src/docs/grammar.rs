@@ -82,6 +82,7 @@ fn block(fields: &[FieldSpec], ctx: &Ctx<'_>, depth: usize, lines: &mut Vec<Stri
 fn entry(f: &FieldSpec, ctx: &Ctx<'_>, depth: usize, tag: Option<u32>, lines: &mut Vec<String>) {
     let indent = "  ".repeat(depth);
     let name = snake_case(&f.name);
+    let in_tag = tag.is_some();
     let tag = tag.map_or(String::new(), |t| format!(" (tag {t})"));
     let inner = match &f.ty {
         FieldType::Array(inner) => inner.as_ref(),
@@ -98,23 +99,23 @@ fn entry(f: &FieldSpec, ctx: &Ctx<'_>, depth: usize, tag: Option<u32>, lines: &m
         FieldType::Primitive(p) => {
             lines.push(format!(
                 "{indent}{name} => {}{tag}",
-                wire_type(*p, f, ctx.version, ctx.flexible_versions)
+                wire_type(*p, f, (ctx.version, in_tag), ctx.flexible_versions)
             ));
         }
         FieldType::Array(_) => lines.push(format!("{indent}{name} => ?{tag}")),
     }
 }
 
-/// The wire type of a primitive field at the version: compact lengths in
-/// flexible versions (or the field's own flexible versions), nullable when
-/// the version allows null.
+/// The wire type of a primitive field at the version (`in_tag`: a tagged
+/// field's value): compact lengths as the schema's rule says
+/// ([`FieldSpec::is_compact_in`]), nullable when the version allows null.
 pub(crate) fn wire_type(
     p: Primitive,
     f: &FieldSpec,
-    v: i16,
+    (v, in_tag): (i16, bool),
     flexible_versions: &Versions,
 ) -> String {
-    let compact = f.flexible.as_ref().unwrap_or(flexible_versions).contains(v);
+    let compact = f.is_compact_in(v, flexible_versions.contains(v), in_tag);
     let nullable = f.nullable.contains(v);
     let lengthed = |base: &str| {
         let mut s = String::new();
@@ -212,7 +213,7 @@ mod tests {
                     FieldType::Primitive(p) => assert!(
                         line.starts_with(&format!(
                             "{head}{}",
-                            wire_type(*p, f, 12, &s.flexible_versions)
+                            wire_type(*p, f, (12, f.is_tagged_in(12)), &s.flexible_versions)
                         )),
                         "{line}"
                     ),
