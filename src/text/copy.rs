@@ -1,7 +1,10 @@
 //! Appending short byte strings without a call to `memcpy`: a tree line is a
 //! dozen pieces of a few bytes (a name, a type, `" = "`, a prefix of `|   `),
-//! and the library call and its size dispatch cost more than the copy (a
-//! sixth of a capture's text tree went to `memcpy`).
+//! and the library call and its size dispatch cost more than the copy. Kept
+//! for `kwire capture`'s text tree, whose goal (10× `tshark -V`) it is at
+//! the line of: with `extend_from_slice` instead, the Produce benchmark
+//! capture's tree took 1.4% more instructions (BENCHMARKS.md, "Micro-
+//! optimisations measured again").
 
 /// Append `b` to `out`: pieces of up to 32 bytes with two overlapping loads
 /// and stores of a fixed width, longer ones through `extend_from_slice`.

@@ -2,7 +2,10 @@
 //! builds: a tree's nodes, or nothing at all when only the warnings are
 //! wanted (`kwire check`, [`crate::decode::DecodeOptions::findings_only`]).
 //! The walk is generic over the two, so a check runs every check the tree's
-//! builder runs, in its order, and never makes a node.
+//! builder runs, in its order, and never makes a node. The methods are
+//! always inlined: left to the compiler, `kwire capture`'s text tree of the
+//! Produce benchmark capture took 1.1% more instructions and `kwire check`
+//! of it 1.5% more.
 
 use crate::decode::tree::{push_with, reserve_nodes, Node};
 
