@@ -246,13 +246,20 @@ fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
         assert!(clean > 0, "no {name} answered without an error");
     }
 
-    // The 1,000 records went through in gzip batches.
-    let mut produced = 0;
+    // The 1,000 records went through in gzip batches. librdkafka sends a
+    // batch as it is when gzip would make it larger, which a batch of a
+    // record or two can be (it depends on how the client's timer cut the
+    // batches): those few may be uncompressed, the rest are gzip.
+    let (mut produced, mut gzipped) = (0, 0);
     for p in requests_of(&frames, 0) {
         for t in p["body"]["TopicData"].as_array().unwrap() {
             for part in t["PartitionData"].as_array().unwrap() {
                 for (codec, count) in batches(part["Records"].as_str().unwrap()) {
-                    assert_eq!(codec, 1, "a batch not gzip-compressed");
+                    match codec {
+                        1 => gzipped += count,
+                        0 => assert!(count <= 3, "{count} records in a batch not gzip-compressed"),
+                        _ => panic!("a batch compressed with codec {codec}, not gzip"),
+                    }
                     produced += count;
                 }
             }
@@ -261,6 +268,10 @@ fn produce_and_consume_through_the_proxy(name: &str, lib: &str) {
     assert_eq!(
         produced, 1000,
         "records in the Produce requests the proxy saw"
+    );
+    assert!(
+        gzipped >= 990,
+        "only {gzipped} of 1,000 records in gzip batches"
     );
 
     // The pcapng decodes to the same frames as the proxy printed.
