@@ -20,6 +20,11 @@ fn decode(data: &[u8], ctx: &Context) -> (Vec<Node>, Vec<String>) {
     (nodes, bd.warnings.into_iter().map(|w| w.text).collect())
 }
 
+/// The decoder's own note on `n`, as text.
+fn note(n: &Node) -> Option<String> {
+    n.note.as_ref().map(|t| t.text().to_string())
+}
+
 fn find<'a>(n: &'a Node, name: &str) -> Option<&'a Node> {
     let mut hit = None;
     n.walk(&mut |c, _| {
@@ -79,24 +84,13 @@ fn the_example_batch_has_a_valid_crc_and_a_corrupt_one_is_reported() {
     let (nodes, warnings) = decode(&empty, &Context::default());
     assert!(warnings.is_empty(), "{warnings:?}");
     let crc = find(&nodes[0], "crc").unwrap();
-    assert!(crc
-        .note
-        .as_ref()
-        .map(|n| n.text())
-        .as_deref()
-        .unwrap()
-        .contains("ok"));
+    assert!(note(crc).unwrap().contains("ok"));
     let mut bad = empty.clone();
     bad[40] ^= 0x01; // inside baseTimestamp
     let (nodes, warnings) = decode(&bad, &Context::default());
     let crc = find(&nodes[0], "crc").unwrap();
     assert!(
-        crc.note
-            .as_ref()
-            .map(|n| n.text())
-            .as_deref()
-            .unwrap()
-            .contains("mismatch: computed"),
+        note(crc).unwrap().contains("mismatch: computed"),
         "{:?}",
         crc.note
     );
@@ -137,10 +131,7 @@ fn every_codec_decodes_to_the_same_records() {
             .iter()
             .find(|c| c.name == "offsetDelta")
             .unwrap();
-        assert_eq!(
-            od.note.as_ref().map(|n| n.text()).as_deref(),
-            Some("(offset 102)")
-        );
+        assert_eq!(note(od).as_deref(), Some("(offset 102)"));
         if codec != 0 {
             let mut decompressed = None;
             nodes[0].walk(&mut |n, _| {
@@ -202,18 +193,9 @@ fn control_records_show_their_type_and_marker() {
     let (nodes, warnings) = decode(&data, &Context::default());
     assert!(warnings.is_empty(), "{warnings:?}");
     let attrs = find(&nodes[0], "attributes").unwrap();
-    assert!(attrs
-        .note
-        .as_ref()
-        .map(|n| n.text())
-        .as_deref()
-        .unwrap()
-        .contains("transactional, control"));
+    assert!(note(attrs).unwrap().contains("transactional, control"));
     let ty = find(&nodes[0], "type").unwrap();
-    assert_eq!(
-        ty.note.as_ref().map(|n| n.text()).as_deref(),
-        Some("(COMMIT)")
-    );
+    assert_eq!(note(ty).as_deref(), Some("(COMMIT)"));
     assert_eq!(
         find(&nodes[0], "coordinatorEpoch").unwrap().value,
         Value::Int(7)
@@ -312,18 +294,8 @@ fn internal_topic_records_decode_through_their_schemas() {
         Value::Int(99)
     );
     let recs = records_of(&nodes[0]);
-    assert_eq!(
-        recs[1]
-            .children
-            .iter()
-            .find(|c| c.name == "value")
-            .unwrap()
-            .note
-            .as_ref()
-            .map(|n| n.text())
-            .as_deref(),
-        Some("(tombstone)")
-    );
+    let value = recs[1].children.iter().find(|c| c.name == "value");
+    assert_eq!(note(value.unwrap()).as_deref(), Some("(tombstone)"));
     // __cluster_metadata: frame version 1, api key 2 (TopicRecord), version 0.
     let value = struct_bytes(
         "TopicRecord",
@@ -415,16 +387,8 @@ fn legacy_message_sets_with_a_gzip_wrapper() {
     let (nodes, warnings) = decode(&set, &Context::default());
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(nodes.len(), 2);
-    assert_eq!(
-        nodes[0].note.as_ref().map(|n| n.text()).as_deref(),
-        Some("v0")
-    );
-    assert!(find(&nodes[0], "crc")
-        .unwrap()
-        .note
-        .as_ref()
-        .map(|n| n.text())
-        .as_deref()
+    assert_eq!(note(&nodes[0]).as_deref(), Some("v0"));
+    assert!(note(find(&nodes[0], "crc").unwrap())
         .unwrap()
         .contains("CRC-32 ok"));
     let mut inner_msgs = 0;
@@ -731,14 +695,14 @@ fn schema_registry_framing_is_shown_under_plain_keys_and_values() {
             "by the record decoder: {by_record_decoder}"
         );
         assert_eq!(
-            v.note.as_ref().map(|n| n.text()).as_deref(),
+            note(v).as_deref(),
             Some("(Schema Registry framing, schema 17)")
         );
         let payload = find(v, "payload").unwrap();
         // The preview is the views' note (`render::notes`), made when shown.
         assert_eq!(
             (
-                payload.note.as_ref().map(|n| n.text()).as_deref(),
+                note(payload).as_deref(),
                 kwire::render::notes::note(payload).as_deref()
             ),
             (None, Some("(text \"{\"id\":7}\")"))

@@ -1057,19 +1057,12 @@ fn walk(
                 }
             }),
             Fact::TopicId => one_or_each(&mut |v| {
-                if let Val::Uuid(at) = v {
-                    let at = at as usize;
-                    // The zero uuid is Kafka's "no id".
-                    if let Some(u) = frame
-                        .get(at..at + 16)
-                        .and_then(|b| <[u8; 16]>::try_from(b).ok())
-                        .filter(|u| *u != [0; 16])
-                    {
-                        match single {
-                            true => id = Some(u),
-                            // An array of ids: each is a topic of its own.
-                            false => topics.push(names.intern_id(u)),
-                        }
+                // The zero uuid is Kafka's "no id".
+                if let Some(u) = v.uuid_in(frame).filter(|u| *u != [0; 16]) {
+                    match single {
+                        true => id = Some(u),
+                        // An array of ids: each is a topic of its own.
+                        false => topics.push(names.intern_id(u)),
                     }
                 }
             }),

@@ -332,6 +332,15 @@ impl Packed {
 }
 
 impl Val {
+    /// A uuid's sixteen bytes, read from `frame` (none for other values).
+    pub(crate) fn uuid_in(&self, frame: &[u8]) -> Option<[u8; 16]> {
+        let Val::Uuid(at) = *self else { return None };
+        frame
+            .get(at as usize..)
+            .and_then(|b| b.first_chunk::<16>())
+            .copied()
+    }
+
     /// An array, with its elements as slots or packed.
     pub(crate) fn is_array(&self) -> bool {
         matches!(self, Val::Array(_) | Val::Packed(_))

@@ -70,7 +70,8 @@ fn char_at(text: &[u8]) -> (usize, usize) {
 /// 0x80), then each other character; escape sequences are passed over,
 /// invalid UTF-8 counts a cell a byte. Runs matter: a text tree's long
 /// lines are mostly ASCII with a `…` or `→` in them, and measuring them a
-/// character at a time was a fifth of `kwire capture`'s text tree.
+/// character at a time was more than a quarter of `kwire capture`'s text
+/// tree.
 fn walk(text: &[u8], mut f: impl FnMut(usize, usize, usize) -> bool) {
     let mut i = 0;
     while i < text.len() {
@@ -107,7 +108,10 @@ fn plain_run(text: &[u8]) -> usize {
     n + text[n..].iter().take_while(|&&b| plain(b)).count()
 }
 
-/// ASCII without escape sequences: every byte a cell.
+/// ASCII without escape sequences: every byte a cell. The test of
+/// [`plain_run`] over a whole text, by the library's word-at-a-time scans
+/// (`plain_run(text) == text.len()` made the Produce capture's text tree
+/// 1.3% more instructions).
 fn is_plain(text: &[u8]) -> bool {
     text.is_ascii() && memchr::memchr(0x1b, text).is_none()
 }

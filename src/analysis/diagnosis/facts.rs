@@ -218,11 +218,8 @@ fn walk(
             (FieldMeaning::TopicName, Val::Str(span)) if span.len > 0 => {
                 name = Some(Name::from(span.of(frame)));
             }
-            (FieldMeaning::TopicId, Val::Uuid(at)) => {
-                id = frame
-                    .get(at as usize..at as usize + 16)
-                    .and_then(|b| <[u8; 16]>::try_from(b).ok())
-                    .filter(|u| *u != [0; 16]);
+            (FieldMeaning::TopicId, v @ Val::Uuid(_)) => {
+                id = v.uuid_in(frame).filter(|u| *u != [0; 16]);
             }
             (_, Val::Str(span)) if base_name(&f.name) == "GroupId" => {
                 group = Some(Name::from(span.of(frame)));

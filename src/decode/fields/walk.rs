@@ -297,19 +297,12 @@ impl FieldDecoder<'_, '_> {
                 }
                 v
             }
-            Primitive::Uuid => match slot.value {
-                Val::Uuid(u) => match self
-                    .frame
-                    .get(u as usize..u as usize + 16)
-                    .and_then(|b| <[u8; 16]>::try_from(b).ok())
-                {
-                    Some(bytes) => {
-                        node.note = self.uuid_note(f, &bytes).map(Note::from);
-                        Value::Uuid(bytes)
-                    }
-                    None => Value::None,
-                },
-                _ => Value::None,
+            Primitive::Uuid => match slot.value.uuid_in(self.frame) {
+                Some(bytes) => {
+                    node.note = self.uuid_note(f, &bytes).map(Note::from);
+                    Value::Uuid(bytes)
+                }
+                None => Value::None,
             },
             Primitive::String | Primitive::Bytes | Primitive::Records => {
                 let span = match slot.value {
@@ -349,11 +342,8 @@ impl FieldDecoder<'_, '_> {
                     self.learn_string(f, s);
                 }
             }
-            (Primitive::Uuid, Val::Uuid(u)) => {
-                let u = frame
-                    .get(u as usize..u as usize + 16)
-                    .and_then(|b| <[u8; 16]>::try_from(b).ok());
-                if let Some(u) = u {
+            (Primitive::Uuid, v) => {
+                if let Some(u) = v.uuid_in(frame) {
                     self.learn_topic_id(f, &u);
                 }
             }
