@@ -6,7 +6,8 @@
 # frames and into decompressed data, which the grid then shows as its own buffer; the filter
 # speaks the command line's words; p jumps between a request and its
 # response, } along a connection, t toggles relative times; a capture on
-# standard input streams into the list; q quits with status 0, at once
+# standard input streams into the list; `kwire tui` opens a capture (a
+# file or piped in) the same way; q quits with status 0, at once
 # while standard input stays open and idle; at 200x50 and 80x24, s sorts the
 # list, + and - resize it down to hidden, < > scroll the tree, w hides the
 # plumbing and z zooms.
@@ -144,6 +145,19 @@ wait_for "$(sed -n 1p "$WORK/list.txt")"
 t send-keys -t e2e q
 wait_for "piped exited 0"
 echo "ok: a capture on standard input fills the list"
+
+# `kwire tui` opens a capture file, or one piped in, as `capture --tui` does
+# (it used to read the capture's bytes as one Kafka frame).
+run "'$KWIRE_BIN' tui $CAPTURE" tui-file
+wait_for " frames (58) " 100
+wait_for "$(sed -n 1p "$WORK/list.txt")"
+t send-keys -t e2e q
+wait_for "tui-file exited 0"
+run "cat $CAPTURE | '$KWIRE_BIN' tui --api Produce" tui-piped
+wait_for "$(grep -m1 ' Produce' "$WORK/list.txt")" 100
+t send-keys -t e2e q
+wait_for "tui-piped exited 0"
+echo "ok: kwire tui opens a capture file and a piped capture in the capture explorer"
 
 # q quits at once while standard input stays open and idle.
 t send-keys -t e2e "clear; sleep 60 | ('$KWIRE_BIN' capture - --tui; echo \"idle exited \$?\")" Enter

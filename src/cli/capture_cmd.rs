@@ -4,7 +4,7 @@
 //! its outcome makes.
 
 use super::exit;
-use super::frame_args::OutputArgs;
+use super::frame_args::{Format, OutputArgs};
 use clap::Args;
 use kwire::analysis::index::{index_capture, Progress, Spool};
 use kwire::analysis::selection::{FrameFilter, TopicNames};
@@ -90,6 +90,33 @@ pub struct CaptureArgs {
 }
 
 impl CaptureArgs {
+    /// `kwire capture FILE` with nothing else given: what `decode` and `tui`
+    /// start from when the file they are given is a capture.
+    pub fn of_file(file: &str, budget: super::frame_args::BudgetArgs) -> Self {
+        CaptureArgs {
+            file: Some(file.to_string()),
+            interface: None,
+            write_pcap: None,
+            write_selected: None,
+            list: false,
+            correlation_id: None,
+            filter: Default::default(),
+            frame: None,
+            port: None,
+            guess: false,
+            output: OutputArgs {
+                format: Format::Tree,
+                json: false,
+                full_docs: false,
+            },
+            budget,
+            tls: Default::default(),
+            tui: false,
+            provenance: false,
+            streaming: false,
+        }
+    }
+
     /// What is read, for messages: the file, `-`, or the interface.
     pub fn input_name(&self) -> String {
         match (&self.file, &self.interface) {
@@ -133,6 +160,18 @@ pub fn run_on(
         ExchangeFilter::api(cat, api),
         Source::Memory(bytes::Bytes::from(capture)),
     )
+}
+
+/// `kwire capture` on `args.file` (a path) with only `api`'s exchanges, read
+/// from the file as `capture FILE` reads it.
+pub fn run_on_file(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &CaptureArgs,
+    api: Option<i16>,
+) -> i32 {
+    let source = Source::File(args.file.clone().unwrap_or_default());
+    run_selected(cat, release, args, ExchangeFilter::api(cat, api), source)
 }
 
 /// A capture streamed from elsewhere in the process (the proxy's traffic),

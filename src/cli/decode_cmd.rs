@@ -85,26 +85,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     if kwire::capture::pcap::sniff(&raw).is_some() {
         // A capture: hand it to `kwire capture` with this command's output options.
         let cap = super::capture_cmd::CaptureArgs {
-            file: Some(args.input.file.clone()),
-            interface: None,
-            write_pcap: None,
-            write_selected: None,
-            list: false,
-            correlation_id: None,
-            filter: Default::default(),
-            frame: None,
-            port: None,
-            guess: false,
             output: OutputArgs {
                 format: args.output.format(),
                 json: false,
                 full_docs: args.output.full_docs,
             },
-            budget: args.input.budget.clone(),
             tls: args.tls.clone(),
-            tui: false,
-            provenance: false,
-            streaming: false,
+            ..super::capture_cmd::CaptureArgs::of_file(&args.input.file, args.input.budget.clone())
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, raw);
     }

@@ -6,7 +6,7 @@ use super::exit;
 use clap::{Args, ValueEnum};
 use kwire::decode::{DecodeOptions, Direction, Frame};
 use kwire::input::framing::Framing;
-use kwire::input::{read_source, InputKind};
+use kwire::input::InputKind;
 use kwire::pipeline::frames::decode_input;
 use kwire::schema::{Catalogue, MessageKind};
 
@@ -149,16 +149,7 @@ pub fn decode_options(
     })
 }
 
-/// Read the input file (or standard input) and decode its frames.
-pub fn read_frames(
-    cat: &Catalogue,
-    args: &InputArgs,
-    opts: &DecodeOptions,
-) -> Result<Vec<Frame>, i32> {
-    let raw = read_source(&args.file).map_err(report)?;
-    frames_from(cat, args, raw, opts)
-}
-
+/// The frames of an input already read (a file's or standard input's bytes).
 pub fn frames_from(
     cat: &Catalogue,
     args: &InputArgs,

@@ -1,16 +1,19 @@
 //! `kwire tui`: the terminal explorer over the frames of a file, standard
-//! input, or hex text pasted into it.
+//! input, or hex text pasted into it; a pcap or pcapng capture opens in the
+//! capture explorer, as `kwire capture FILE --tui`.
 
+use super::capture_cmd::CaptureArgs;
 use super::exit;
-use super::frame_args::{decode_options, read_frames, InputArgs};
+use super::frame_args::{decode_options, frames_from, report, InputArgs};
 use clap::Args;
+use kwire::input::read_source;
 use kwire::schema::Catalogue;
 use kwire::tui::{App, Theme};
 use std::io::IsTerminal;
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  kwire tui samples/write-share-group-state-v0-request.hex\n  kwire capture samples/captures/confluent-kafka.pcap --api Produce --tui\n  kwire tui   (then paste hex)"
+    after_help = "Examples:\n  kwire tui samples/write-share-group-state-v0-request.hex\n  kwire tui samples/captures/confluent-kafka.pcap\n  kwire capture samples/captures/confluent-kafka.pcap --api Produce --tui\n  kwire tui   (then paste hex)"
 )]
 pub struct TuiArgs {
     #[command(flatten)]
@@ -35,12 +38,38 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
     let frames = if args.file == "-" && std::io::stdin().is_terminal() {
         Vec::new()
     } else {
-        match read_frames(cat, args, &opts) {
+        // A capture file opens in the capture explorer, read as `kwire
+        // capture FILE --tui` reads it, rather than whole into memory.
+        let capture = CaptureArgs {
+            tui: true,
+            ..CaptureArgs::of_file(&args.file, args.budget.clone())
+        };
+        if args.file != "-" && is_capture_file(&args.file) {
+            return super::capture_cmd::run_on_file(cat, release, &capture, opts.api_key);
+        }
+        let raw = match read_source(&args.file) {
+            Ok(r) => r,
+            Err(e) => return report(e),
+        };
+        if kwire::capture::pcap::sniff(&raw).is_some() {
+            return super::capture_cmd::run_on(cat, release, &capture, opts.api_key, raw);
+        }
+        match frames_from(cat, args, raw, &opts) {
             Ok(f) => f,
             Err(status) => return status,
         }
     };
     explore(cat, opts.release, frames, opts.budget)
+}
+
+/// Whether the file starts as a pcap or pcapng file does (one that cannot
+/// be read is not: reading it again says why).
+fn is_capture_file(path: &str) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(4);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4).read_to_end(&mut head))
+        .is_ok_and(|_| kwire::capture::pcap::sniff(&head).is_some())
 }
 
 /// Open the explorer over decoded frames (also used by `kwire capture --tui --frame N`).
