@@ -62,38 +62,79 @@ fn metadata_broker(close_after_answer: bool) -> u16 {
     port
 }
 
-struct Proxy(Child);
+/// A `kwire proxy` child listening on a port the system chose (`--listen
+/// 127.0.0.1:0`), which it names on standard error: a port picked free and
+/// handed over can be taken by another test's proxy in between, and then
+/// this test talks to that one.
+struct Proxy {
+    child: Child,
+    /// Standard error, read as it comes: the listening port is sent on
+    /// `port` when named, the whole text returned at the end.
+    stderr: Option<std::thread::JoinHandle<String>>,
+    port: std::sync::mpsc::Receiver<u16>,
+}
 
 impl Proxy {
+    /// `kwire proxy --listen 127.0.0.1:0` and `args`.
     fn start(args: &[&str]) -> Proxy {
-        let child = Command::new(env!("CARGO_BIN_EXE_kwire"))
-            .arg("proxy")
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["proxy", "--listen", "127.0.0.1:0"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        Proxy(child)
+        let err = child.stderr.take().unwrap();
+        let (tx, port) = std::sync::mpsc::channel();
+        let stderr = std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut text = String::new();
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                // `kwire: proxy: 127.0.0.1:PORT forwards to BROKER`
+                let named = line
+                    .strip_prefix("kwire: proxy: 127.0.0.1:")
+                    .and_then(|rest| rest.split(' ').next())
+                    .and_then(|p| p.parse::<u16>().ok());
+                if let Some(p) = named {
+                    let _ = tx.send(p);
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        });
+        Proxy {
+            child,
+            stderr: Some(stderr),
+            port,
+        }
+    }
+
+    /// The port the proxy listens on, once it says so.
+    fn port(&self) -> u16 {
+        let port = self.port.recv_timeout(Duration::from_secs(10));
+        port.expect("the proxy names the port it listens on within 10 s")
     }
 
     /// Stop with SIGINT, as Ctrl-C does; what it printed.
     fn stop(mut self) -> (String, String) {
         let _ = Command::new("kill")
-            .args(["-INT", &self.0.id().to_string()])
+            .args(["-INT", &self.child.id().to_string()])
             .status();
-        let out = std::mem::replace(&mut self.0, Command::new("true").spawn().unwrap())
+        let out = std::mem::replace(&mut self.child, Command::new("true").spawn().unwrap())
             .wait_with_output()
             .unwrap();
+        let err = self.stderr.take().map(|t| t.join().unwrap_or_default());
         (
             String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+            err.unwrap_or_default(),
         )
     }
 }
 
 impl Drop for Proxy {
     fn drop(&mut self) {
-        let _ = self.0.kill();
+        let _ = self.child.kill();
     }
 }
 
@@ -149,36 +190,23 @@ fn cert_and_key() -> (String, String) {
 /// options, and its port.
 fn tls_terminating_proxy(broker: u16, more: &[&str]) -> (Proxy, u16) {
     let (cert, key) = cert_and_key();
-    let a = free_port();
-    let (listen, to, tls) = (
-        format!("127.0.0.1:{a}"),
-        format!("127.0.0.1:{broker}"),
-        format!("{cert},{key}"),
-    );
-    let mut args = vec!["--listen", &listen, "--broker", &to, "--listen-tls", &tls];
+    let (to, tls) = (format!("127.0.0.1:{broker}"), format!("{cert},{key}"));
+    let mut args = vec!["--broker", &to, "--listen-tls", &tls];
     args.extend_from_slice(more);
     let proxy = Proxy::start(&args);
-    wait_listening(a);
+    let a = proxy.port();
     (proxy, a)
 }
 
 fn tls_chain(broker: u16, a_more: &[&str], b_more: &[&str]) -> ((Proxy, u16), (Proxy, u16)) {
     let (cert, _) = cert_and_key();
     let (a_proxy, a) = tls_terminating_proxy(broker, a_more);
-    let b = free_port();
     // By name: localhost may resolve to ::1 first, where A does not listen.
-    let (b_listen, b_broker) = (format!("127.0.0.1:{b}"), format!("localhost:{a}"));
-    let mut args = vec![
-        "--listen",
-        &b_listen,
-        "--broker",
-        &b_broker,
-        "--broker-tls",
-        &cert,
-    ];
+    let b_broker = format!("localhost:{a}");
+    let mut args = vec!["--broker", &b_broker, "--broker-tls", &cert];
     args.extend_from_slice(b_more);
     let b_proxy = Proxy::start(&args);
-    wait_listening(b);
+    let b = b_proxy.port();
     ((a_proxy, a), (b_proxy, b))
 }
 
@@ -375,16 +403,8 @@ fn the_explorer_follows_the_proxy_s_traffic() {
 #[test]
 fn the_proxy_prints_what_its_filter_selects() {
     let broker = stand_in_broker();
-    let port = free_port();
-    let proxy = Proxy::start(&[
-        "--listen",
-        &format!("127.0.0.1:{port}"),
-        "--broker",
-        &format!("127.0.0.1:{broker}"),
-        "--conn",
-        "1",
-    ]);
-    wait_listening(port);
+    let proxy = Proxy::start(&["--broker", &format!("127.0.0.1:{broker}"), "--conn", "1"]);
+    let port = proxy.port();
     for _ in 0..2 {
         send_metadata(port, &[]);
     }
@@ -437,7 +457,7 @@ fn two_hundred_tls_connections_share_the_event_loop() {
         assert_eq!(v["body"]["ClusterId"], "stand-in");
     }
     // All 200 open on both proxies now, each with its TLS leg.
-    let (ta, tb) = (threads(a_proxy.0.id()), threads(b_proxy.0.id()));
+    let (ta, tb) = (threads(a_proxy.child.id()), threads(b_proxy.child.id()));
     assert!(ta <= 8 && tb <= 8, "threads: proxy A {ta}, proxy B {tb}");
     drop(conns);
     let (b_out, b_err) = b_proxy.stop();

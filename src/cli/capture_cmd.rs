@@ -565,7 +565,7 @@ fn explore_selected(
         }
         Ok(s) => {
             let mut status =
-                super::tui_cmd::explore(cat, release.map(str::to_string), frames, budget);
+                super::explorer::explore(cat, release.map(str::to_string), frames, budget);
             // After the explorer gives the terminal back.
             if super::tls_args::report(&s.tls) && status == exit::OK {
                 status = exit::MALFORMED;

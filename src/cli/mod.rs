@@ -10,6 +10,7 @@ pub mod diff_cmd;
 pub mod docs_cmd;
 pub mod encode_cmd;
 pub mod example_cmd;
+pub mod explorer;
 pub mod export_cmd;
 pub mod filter_args;
 pub mod filter_cmd;

@@ -8,7 +8,6 @@ use super::frame_args::{decode_options, frames_from, report, InputArgs};
 use clap::Args;
 use kwire::input::read_source;
 use kwire::schema::Catalogue;
-use kwire::tui::{App, Theme};
 use std::io::IsTerminal;
 
 #[derive(Args, Debug)]
@@ -59,7 +58,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
             Err(status) => return status,
         }
     };
-    explore(cat, opts.release, frames, opts.budget)
+    super::explorer::explore(cat, opts.release, frames, opts.budget)
 }
 
 /// Whether the file starts as a pcap or pcapng file does (one that cannot
@@ -70,27 +69,4 @@ fn is_capture_file(path: &str) -> bool {
     std::fs::File::open(path)
         .and_then(|f| f.take(4).read_to_end(&mut head))
         .is_ok_and(|_| kwire::capture::pcap::sniff(&head).is_some())
-}
-
-/// Open the explorer over decoded frames (also used by `kwire capture --tui --frame N`).
-pub fn explore(
-    cat: &Catalogue,
-    release: Option<String>,
-    frames: Vec<kwire::decode::Frame>,
-    budget: kwire::budget::Budget,
-) -> i32 {
-    if !std::io::stdout().is_terminal() {
-        kwire::stderr_line!(
-            "kwire: the explorer needs a terminal; `kwire decode` prints to pipes and files"
-        );
-        return exit::FAILURE;
-    }
-    let mut app = App::with_budget(cat, release, frames, Theme::from_env(), budget);
-    match kwire::tui::run(&mut app) {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            kwire::stderr_line!("kwire: terminal: {e}");
-            exit::FAILURE
-        }
-    }
 }
