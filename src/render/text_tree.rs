@@ -849,7 +849,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn a_line_is_cut_as_when_each_cut_measured_again(
-            parts in proptest::collection::vec(proptest::collection::vec(0usize..8, 0..24), 6),
+            parts in proptest::collection::vec(proptest::collection::vec(0usize..11, 0..24), 6),
             columns in 20usize..130,
         ) {
             let mut line = b"|   +-- ".to_vec();
@@ -865,6 +865,10 @@ mod tests {
                         4 => line.extend_from_slice(b"\x1b[32m"),
                         5 => line.extend_from_slice(b"\x1b[0m"),
                         6 => line.extend_from_slice("\u{200b}".as_bytes()),
+                        // Bytes no valid text has: invalid UTF-8, a lone escape.
+                        7 => line.push(0xff),
+                        8 => line.push(0xc3),
+                        9 => line.push(0x1b),
                         _ => line.extend_from_slice(b" a"),
                     }
                 }
