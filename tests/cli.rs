@@ -780,3 +780,53 @@ fn every_json_writes_a_frame_s_time_with_the_same_digits() {
     assert_eq!(from_capture, "1796142241.453045");
     assert_eq!((&from_check, &from_records), (&from_capture, &from_capture));
 }
+
+/// A log segment given to `decode` is shown as `kwire records` shows it (it
+/// starts with a whole batch whose CRC-32C holds), from a file or piped in;
+/// frames asked for by name are still decoded as frames; a frame format is
+/// refused with a word on what the file holds.
+#[test]
+fn decode_hands_a_log_segment_to_records() {
+    let segment = "samples/00000000000000000000.log";
+    let records = kwire(&["records", segment], None);
+    assert_eq!(records.status.code(), Some(0), "{}", stderr(&records));
+    let tree = stdout(&records);
+    assert!(
+        tree.starts_with("RecordBatch[0] RecordBatch v2 [0x0000, "),
+        "{tree}"
+    );
+    let decoded = kwire(&["decode", segment], None);
+    assert_eq!(decoded.status.code(), Some(0), "{}", stderr(&decoded));
+    assert_eq!(stdout(&decoded), tree);
+    assert_eq!(stderr(&decoded), "");
+    let bytes = std::fs::read(root().join(segment)).unwrap();
+    assert_eq!(stdout(&kwire(&["decode"], Some(&bytes))), tree);
+    let json = stdout(&kwire(&["records", segment, "--format", "json"], None));
+    assert_eq!(stdout(&kwire(&["decode", segment, "--json"], None)), json);
+    // As a response, asked for by name: decoded as a frame (which it is not).
+    let framed = kwire(
+        &[
+            "decode",
+            segment,
+            "--response",
+            "--api",
+            "Fetch",
+            "--version",
+            "12",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&framed).starts_with("Response message [0x0000, 4B]\n"),
+        "{}",
+        stdout(&framed)
+    );
+    let grid = kwire(&["decode", segment, "--format", "grid"], None);
+    assert_eq!(grid.status.code(), Some(2));
+    assert!(
+        stderr(&grid)
+            .contains("holds record batches (a log segment?), not frames: `kwire records`"),
+        "{}",
+        stderr(&grid)
+    );
+}

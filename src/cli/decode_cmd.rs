@@ -1,4 +1,5 @@
-//! `kwire decode`: frames from hex or binary, shown as tree, grid or JSON.
+//! `kwire decode`: frames from hex or binary, shown as tree, grid or JSON; a
+//! capture goes to `capture`, a log segment to `records`.
 //! Its input options and reading are [`super::frame_args`], shared with `kwire tui`.
 
 use super::exit;
@@ -95,6 +96,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, raw);
     }
+    if handed_to_records(&args.input) && kwire::protocol::record_batch::starts_with_batch(&raw) {
+        return segment(cat, args, raw);
+    }
     let mut frames = match frames_from(cat, &args.input, raw, &opts) {
         Ok(f) => f,
         Err(status) => return status,
@@ -165,4 +169,46 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         }
     }
     status
+}
+
+/// Whether a file that starts with a record batch goes to `kwire records`:
+/// unless frames were asked for by name (`--request`, `--response`, `--api`).
+fn handed_to_records(input: &InputArgs) -> bool {
+    !input.request && !input.response && input.api.is_none() && !input.hex
+}
+
+/// A log segment or file of record batches (it starts with a whole batch
+/// whose CRC-32C holds): shown as `kwire records FILE` shows it, a tree or
+/// JSON; the other formats are for frames.
+fn segment(cat: &Catalogue, args: &DecodeArgs, raw: Vec<u8>) -> i32 {
+    use super::records_cmd::{run_segment, RecordsArgs, RecordsFormat};
+    let format = match args.output.format() {
+        Format::Tree => RecordsFormat::Tree,
+        Format::Json => RecordsFormat::Json,
+        other => {
+            let name = if other == Format::Grid {
+                "grid"
+            } else {
+                "tree-json"
+            };
+            kwire::stderr_line!(
+                "kwire: {} holds record batches (a log segment?), not frames: `kwire records` shows it as a tree, JSON or dump; --format {name} is for frames",
+                kwire::text::escape::sanitize(&args.input.file),
+            );
+            return exit::USAGE;
+        }
+    };
+    let records = RecordsArgs {
+        file: args.input.file.clone(),
+        hex: false,
+        topic: args.input.topic.clone(),
+        partition: None,
+        grep: None,
+        filter: None,
+        port: None,
+        format: Some(format),
+        budget: args.input.budget.clone(),
+        tls: Default::default(),
+    };
+    run_segment(cat, &records, Box::new(std::io::Cursor::new(raw)))
 }

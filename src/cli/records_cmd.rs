@@ -97,6 +97,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &RecordsArgs) -> i32 {
         }
         input
     };
+    run_segment(cat, args, source)
+}
+
+/// `kwire records` on a log segment or file of batches, read from `source`
+/// (also what `kwire decode` hands such a file to).
+pub fn run_segment(cat: &Catalogue, args: &RecordsArgs, source: Box<dyn Read>) -> i32 {
     let format = match args.format {
         Some(RecordsFormat::Table) => {
             kwire::stderr_line!("kwire: --format table lists a capture's records; for a segment, --format dump has a line per record");

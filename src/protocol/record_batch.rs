@@ -1,4 +1,5 @@
-//! The smallest legal RecordBatch v2: a 61-byte header with no records.
+//! The smallest legal RecordBatch v2 (a 61-byte header with no records),
+//! and a file told to start with one.
 
 use super::crc32c::crc32c;
 
@@ -24,9 +25,47 @@ pub fn empty_batch() -> Vec<u8> {
     b
 }
 
+/// Whether `bytes` start with a whole RecordBatch v2 whose CRC-32C holds,
+/// as a log segment or a file of batches does. Kafka frames do not: a
+/// frame's bytes 17 to 21 would have to be the CRC-32C of the rest of its
+/// first `batchLength` bytes.
+pub fn starts_with_batch(bytes: &[u8]) -> bool {
+    let field = |at: usize| -> Option<[u8; 4]> { bytes.get(at..at + 4)?.try_into().ok() };
+    let (Some(len), Some(crc)) = (field(8), field(17)) else {
+        return false;
+    };
+    let end = usize::try_from(i32::from_be_bytes(len)).map_or(0, |l| l.saturating_add(12));
+    bytes.get(16) == Some(&2)
+        && end >= BATCH_HEADER_LEN
+        && end <= bytes.len()
+        && crc32c(&bytes[CRC_START..end]) == u32::from_be_bytes(crc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_that_starts_with_a_whole_batch_is_told_from_frames() {
+        let mut b = empty_batch();
+        assert!(starts_with_batch(&b));
+        b.extend_from_slice(b"more batches");
+        assert!(
+            starts_with_batch(&b),
+            "what follows the first batch is not read"
+        );
+        assert!(!starts_with_batch(&b[..60]), "cut short");
+        let mut wrong = empty_batch();
+        wrong[30] ^= 1;
+        assert!(!starts_with_batch(&wrong), "its CRC-32C does not hold");
+        let mut magic1 = empty_batch();
+        magic1[16] = 1;
+        assert!(!starts_with_batch(&magic1));
+        // A Kafka request frame: size, api key, version, correlation id, client id.
+        let frame = [0, 0, 0, 12, 0, 18, 0, 3, 0, 0, 0, 1, 0, 2, b'i', b'd'];
+        assert!(!starts_with_batch(&frame));
+        assert!(!starts_with_batch(&[]));
+    }
 
     #[test]
     fn empty_batch_is_61_bytes_with_a_valid_crc() {
