@@ -2,7 +2,7 @@
 //! finding per line; exit status 3 when any finding is an error.
 
 use super::exit;
-use super::frame_args::{decode_options, frames_from, InputArgs};
+use super::frame_args::{decode_options, frames_from, is_segment, segment_refused, InputArgs};
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::check_frames;
 use kwire::analysis::filter::Filter;
@@ -206,6 +206,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         if let Err(e) = input.read_to_end(&mut raw) {
             kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
             return exit::FAILURE;
+        }
+        if is_segment(&args.input, &raw) {
+            return segment_refused(&args.input.file, "`kwire check` checks frames and captures");
         }
         let frames = match frames_from(cat, &args.input, raw, &opts) {
             Ok(f) => f,

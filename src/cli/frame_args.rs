@@ -149,6 +149,32 @@ pub fn decode_options(
     })
 }
 
+/// Whether an input already read is a log segment or a file of record
+/// batches rather than frames: it starts with a whole record batch whose
+/// CRC-32C holds (no Kafka frame does), and frames were not asked for by
+/// name (`--request`, `--response`, `--api`) nor hex text given.
+pub fn is_segment(input: &InputArgs, raw: &[u8]) -> bool {
+    !input.request
+        && !input.response
+        && input.api.is_none()
+        && !input.hex
+        && kwire::protocol::record_batch::starts_with_batch(raw)
+}
+
+/// Says that `file` holds record batches, not frames, and that `kwire
+/// records` reads it (`here`: what this command would need instead); the
+/// exit status of a usage error.
+pub fn segment_refused(file: &str, here: &str) -> i32 {
+    let what = match file {
+        "-" => "standard input".to_string(),
+        path => kwire::text::escape::sanitize(path),
+    };
+    kwire::stderr_line!(
+        "kwire: {what} holds record batches (a log segment?), not frames: `kwire records` shows it as a tree, JSON or dump; {here}"
+    );
+    super::exit::USAGE
+}
+
 /// The frames of an input already read (a file's or standard input's bytes).
 pub fn frames_from(
     cat: &Catalogue,

@@ -4,7 +4,9 @@
 
 use super::capture_cmd::CaptureArgs;
 use super::exit;
-use super::frame_args::{decode_options, frames_from, report, InputArgs};
+use super::frame_args::{
+    decode_options, frames_from, is_segment, report, segment_refused, InputArgs,
+};
 use clap::Args;
 use kwire::input::read_source;
 use kwire::schema::Catalogue;
@@ -52,6 +54,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
         };
         if kwire::capture::pcap::sniff(&raw).is_some() {
             return super::capture_cmd::run_on(cat, release, &capture, opts.api_key, raw);
+        }
+        if is_segment(args, &raw) {
+            return segment_refused(&args.file, "the explorer shows frames and captures");
         }
         match frames_from(cat, args, raw, &opts) {
             Ok(f) => f,
