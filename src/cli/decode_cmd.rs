@@ -3,7 +3,9 @@
 //! Its input options and reading are [`super::frame_args`], shared with `kwire tui`.
 
 use super::exit;
-use super::frame_args::{decode_options, frames_from, report, Format, InputArgs, OutputArgs};
+use super::frame_args::{
+    decode_options, frames_from, is_segment, report, segment_refused, Format, InputArgs, OutputArgs,
+};
 use super::frames_out::{explain_with, style, write_frames, write_frames_drawing, write_payload};
 use clap::Args;
 use kwire::decode::guess;
@@ -96,7 +98,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         };
         return super::capture_cmd::run_on(cat, release, &cap, opts.api_key, raw);
     }
-    if handed_to_records(&args.input) && kwire::protocol::record_batch::starts_with_batch(&raw) {
+    if is_segment(&args.input, &raw) {
         return segment(cat, args, raw);
     }
     let mut frames = match frames_from(cat, &args.input, raw, &opts) {
@@ -171,12 +173,6 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     status
 }
 
-/// Whether a file that starts with a record batch goes to `kwire records`:
-/// unless frames were asked for by name (`--request`, `--response`, `--api`).
-fn handed_to_records(input: &InputArgs) -> bool {
-    !input.request && !input.response && input.api.is_none() && !input.hex
-}
-
 /// A log segment or file of record batches (it starts with a whole batch
 /// whose CRC-32C holds): shown as `kwire records FILE` shows it, a tree or
 /// JSON; the other formats are for frames.
@@ -191,11 +187,7 @@ fn segment(cat: &Catalogue, args: &DecodeArgs, raw: Vec<u8>) -> i32 {
             } else {
                 "tree-json"
             };
-            kwire::stderr_line!(
-                "kwire: {} holds record batches (a log segment?), not frames: `kwire records` shows it as a tree, JSON or dump; --format {name} is for frames",
-                kwire::text::escape::sanitize(&args.input.file),
-            );
-            return exit::USAGE;
+            return segment_refused(&args.input.file, &format!("--format {name} is for frames"));
         }
     };
     let records = RecordsArgs {

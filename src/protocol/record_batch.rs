@@ -3,10 +3,17 @@
 
 use super::crc32c::crc32c;
 
-/// Size of a RecordBatch v2 header (and of an empty batch).
+/// Size of a RecordBatch v2 header (and of an empty batch): where its
+/// first record starts.
 pub(crate) const BATCH_HEADER_LEN: usize = 61;
+/// Where the header's batchLength (int32), magic (int8) and crc (uint32) are.
+pub(crate) const BATCH_LENGTH_AT: usize = 8;
+pub(crate) const MAGIC_AT: usize = 16;
+pub(crate) const CRC_AT: usize = 17;
 /// Where the CRC-covered part starts: the attributes field.
 pub(crate) const CRC_START: usize = 21;
+/// Bytes batchLength does not count: baseOffset and batchLength itself.
+pub(crate) const LOG_OVERHEAD: usize = 12;
 
 /// Whether a `records` field named `field` holds whole record batches:
 /// every one but FetchSnapshot's `UnalignedRecords`, a slice of a snapshot
@@ -18,10 +25,11 @@ pub(crate) fn holds_whole_batches(field: &str) -> bool {
 /// An empty batch: numeric fields zero, magic 2, batchLength 49, valid CRC-32C.
 pub fn empty_batch() -> Vec<u8> {
     let mut b = vec![0u8; BATCH_HEADER_LEN];
-    b[8..12].copy_from_slice(&((BATCH_HEADER_LEN - 12) as i32).to_be_bytes());
-    b[16] = 2; // magic
+    let length = (BATCH_HEADER_LEN - LOG_OVERHEAD) as i32;
+    b[BATCH_LENGTH_AT..BATCH_LENGTH_AT + 4].copy_from_slice(&length.to_be_bytes());
+    b[MAGIC_AT] = 2;
     let crc = crc32c(&b[CRC_START..]);
-    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
     b
 }
 
@@ -31,11 +39,12 @@ pub fn empty_batch() -> Vec<u8> {
 /// first `batchLength` bytes.
 pub fn starts_with_batch(bytes: &[u8]) -> bool {
     let field = |at: usize| -> Option<[u8; 4]> { bytes.get(at..at + 4)?.try_into().ok() };
-    let (Some(len), Some(crc)) = (field(8), field(17)) else {
+    let (Some(len), Some(crc)) = (field(BATCH_LENGTH_AT), field(CRC_AT)) else {
         return false;
     };
-    let end = usize::try_from(i32::from_be_bytes(len)).map_or(0, |l| l.saturating_add(12));
-    bytes.get(16) == Some(&2)
+    let end =
+        usize::try_from(i32::from_be_bytes(len)).map_or(0, |l| l.saturating_add(LOG_OVERHEAD));
+    bytes.get(MAGIC_AT) == Some(&2)
         && end >= BATCH_HEADER_LEN
         && end <= bytes.len()
         && crc32c(&bytes[CRC_START..end]) == u32::from_be_bytes(crc)

@@ -8,8 +8,8 @@ use crate::decode::tape::{Id, Slot};
 use crate::decode::Node;
 use crate::schema::Primitive;
 
-/// Bytes of a RecordBatch v2 header; also the offset of its first record.
-pub(crate) const V2_HEADER: usize = 61;
+pub(crate) use crate::protocol::record_batch::BATCH_HEADER_LEN;
+use crate::protocol::record_batch::{BATCH_LENGTH_AT, LOG_OVERHEAD, MAGIC_AT};
 /// Nested legacy wrapper messages deeper than this are not unpacked.
 pub const MAX_NESTING: usize = 4;
 
@@ -33,7 +33,7 @@ pub(super) fn minimum_size(magic: u8) -> usize {
     match magic {
         0 => 14,
         1 => 22,
-        _ => V2_HEADER - 12,
+        _ => BATCH_HEADER_LEN - LOG_OVERHEAD,
     }
 }
 
@@ -88,12 +88,13 @@ pub(super) const LEGACY_TIMESTAMP: usize = 5;
 
 /// Whether bytes look like a record batch stream (so opaque blobs stay raw).
 pub fn plausible(data: &[u8]) -> bool {
-    if data.len() < 17 {
+    if data.len() <= MAGIC_AT {
         return false;
     }
-    let declared = i32::from_be_bytes([data[8], data[9], data[10], data[11]]);
-    match data[16] {
-        2 => declared >= (V2_HEADER - 12) as i32,
+    let at = BATCH_LENGTH_AT;
+    let declared = i32::from_be_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+    match data[MAGIC_AT] {
+        2 => declared >= (BATCH_HEADER_LEN - LOG_OVERHEAD) as i32,
         0 | 1 => declared >= 14,
         _ => false,
     }
@@ -104,4 +105,23 @@ pub(crate) fn crc32_ieee(data: &[u8]) -> u32 {
     let mut h = flate2::Crc::new();
     h.update(data);
     h.sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::record_batch::{CRC_AT, CRC_START};
+
+    /// The header's field table and the protocol's offsets are one layout.
+    #[test]
+    fn the_header_fields_lie_where_the_protocol_says() {
+        let at = |k: usize| V2_FIELDS[..k].iter().map(|f| f.2).sum::<usize>();
+        assert_eq!(at(V2_FIELDS.len()), BATCH_HEADER_LEN);
+        assert_eq!(V2_FIELDS[1].0, "batchLength");
+        assert_eq!(at(1), BATCH_LENGTH_AT);
+        assert_eq!(at(2), LOG_OVERHEAD);
+        assert_eq!(at(MAGIC), MAGIC_AT);
+        assert_eq!(at(CRC), CRC_AT);
+        assert_eq!(at(ATTRIBUTES), CRC_START);
+    }
 }

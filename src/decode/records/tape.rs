@@ -22,9 +22,9 @@
 
 use super::compression::{decompress_within, Codec};
 use super::layout::{
-    crc32_ieee, minimum_size, plausible, ATTRIBUTES, CRC, HEADER_COST, LEGACY_ATTRIBUTES,
-    LEGACY_MAGIC, LEGACY_MESSAGE_COST, LEGACY_MESSAGE_SIZE, LEGACY_OFFSET, LEGACY_TIMESTAMP,
-    MAX_NESTING, RECORDS_COUNT, RECORD_COST, V2_FIELDS, V2_HEADER,
+    crc32_ieee, minimum_size, plausible, ATTRIBUTES, BATCH_HEADER_LEN, CRC, HEADER_COST,
+    LEGACY_ATTRIBUTES, LEGACY_MAGIC, LEGACY_MESSAGE_COST, LEGACY_MESSAGE_SIZE, LEGACY_OFFSET,
+    LEGACY_TIMESTAMP, MAX_NESTING, RECORDS_COUNT, RECORD_COST, V2_FIELDS,
 };
 use super::payload::{schema_registry_id, FRAMING_COST};
 use crate::budget::Budget;
@@ -378,7 +378,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         let (attrs, count) = (header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
         // A control batch's keys and values are control records, never framed.
         let framing = self.plain && attrs & 0x20 == 0;
-        let body = (pos + V2_HEADER, pos + total);
+        let body = (pos + BATCH_HEADER_LEN, pos + total);
         match Codec::from_attributes(attrs) {
             Some(Codec::None) => self.records(d, body, count, framing),
             Some(c) => self.decompressed(d, body, c, |w, data| {
