@@ -488,6 +488,14 @@ impl Wire {
         }
     }
 
+    /// Bytes a value written this way takes, when that is fixed.
+    pub fn fixed_width(self) -> Option<usize> {
+        match self {
+            Wire::Fixed(p) => p.fixed_width(),
+            _ => None,
+        }
+    }
+
     /// The type as the tree shows it.
     pub fn name(self) -> &'static str {
         match self {

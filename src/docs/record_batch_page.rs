@@ -1,14 +1,18 @@
 //! The record batch page: RecordBatch v2, its records and headers, compressed
 //! batches and the legacy message sets, each with a figure of example records
 //! that kwire's record decoder reads back. The definitions do not describe
-//! these formats, so the words are kwire's own; the batch header's fields and
-//! widths are the decoder's (`records::layout::V2_FIELDS`).
+//! these formats, so the words are kwire's own; the fields, their types and
+//! widths are the decoder's (`records::layout`: `V2_FIELDS`, `RECORD_LAYOUT`,
+//! `RECORD_HEADER_LAYOUT`, `LEGACY_LAYOUT`).
 
 use super::example_records::{legacy_message_set, record_batch, Compression, BASE_TIMESTAMP};
 use super::figure::records_figure;
 use super::links::{fixed_anchor, ENCODING, VARINT};
 use super::{anchor, Block, Cell, Page, Section, Table};
-use crate::decode::records::layout::V2_FIELDS;
+use crate::decode::records::layout::{
+    PartField, LEGACY_LAYOUT, RECORD_HEADER_LAYOUT, RECORD_LAYOUT, V2_FIELDS,
+};
+use crate::decode::Wire;
 use crate::protocol::meanings::utc_millis;
 use crate::schema::Catalogue;
 
@@ -68,117 +72,68 @@ fn batch_field_meaning(name: &str) -> &'static str {
     }
 }
 
-const RECORD_FIELDS: [(&str, &str, &str, &str); 9] = [
-    (
-        "length",
-        "varint",
-        "1-5",
-        "bytes of the record after this field",
-    ),
-    ("attributes", "int8", "1", "unused: 0"),
-    (
-        "timestampDelta",
-        "varlong",
-        "1-10",
-        "added to the batch's baseTimestamp",
-    ),
-    (
-        "offsetDelta",
-        "varint",
-        "1-5",
-        "added to the batch's baseOffset",
-    ),
-    (
-        "keyLength",
-        "varint",
-        "1-5",
-        "bytes of the key, -1 for a null key",
-    ),
-    (
-        "key",
-        "bytes",
-        "keyLength",
-        "the key, as the producer's serializer wrote it",
-    ),
-    (
-        "valueLength",
-        "varint",
-        "1-5",
-        "bytes of the value, -1 for null (a tombstone in a compacted topic)",
-    ),
-    ("value", "bytes", "valueLength", "the value"),
-    ("headers", "varint", "1-5", "number of headers that follow"),
-];
+/// What each field of a record and of a record's header holds, in kwire's words.
+fn record_field_meaning(name: &str) -> &'static str {
+    match name {
+        "length" => "bytes of the record after this field",
+        "attributes" => "unused: 0",
+        "timestampDelta" => "added to the batch's baseTimestamp",
+        "offsetDelta" => "added to the batch's baseOffset",
+        "keyLength" => "bytes of the key, -1 for a null key",
+        "key" => "the key, as the producer's serializer wrote it",
+        "valueLength" => "bytes of the value, -1 for null (a tombstone in a compacted topic)",
+        "value" => "the value",
+        "headers" => "number of headers that follow",
+        "headerKeyLength" => "bytes of the header's key",
+        "headerKey" => "the header's name, UTF-8",
+        "headerValueLength" => "bytes of the header's value, -1 for null",
+        "headerValue" => "the header's value",
+        _ => "",
+    }
+}
 
-const HEADER_FIELDS: [(&str, &str, &str, &str); 4] = [
-    (
-        "headerKeyLength",
-        "varint",
-        "1-5",
-        "bytes of the header's key",
-    ),
-    (
-        "headerKey",
-        "bytes",
-        "headerKeyLength",
-        "the header's name, UTF-8",
-    ),
-    (
-        "headerValueLength",
-        "varint",
-        "1-5",
-        "bytes of the header's value, -1 for null",
-    ),
-    (
-        "headerValue",
-        "bytes",
-        "headerValueLength",
-        "the header's value",
-    ),
-];
+/// What each field of a legacy message holds, in kwire's words.
+fn legacy_field_meaning(name: &str) -> &'static str {
+    match name {
+        "offset" => "the message's offset (in a compressed wrapper: of its last inner message)",
+        "messageSize" => "bytes after this field",
+        "crc" => "CRC-32 (IEEE, not Castagnoli) of everything from magic to the end",
+        "magic" => "0 or 1",
+        "attributes" => "bits 0-2 compression; in magic 1, bit 3 the timestamp type",
+        "timestamp" => "magic 1 only: ms since the epoch",
+        "keyLength" => "bytes of the key, -1 for null",
+        "key" => "the key",
+        "valueLength" => "bytes of the value, -1 for null",
+        "value" => "the value; in a compressed wrapper, a whole message set, compressed",
+        _ => "",
+    }
+}
 
-const LEGACY_FIELDS: [(&str, &str, &str, &str); 10] = [
-    (
-        "offset",
-        "int64",
-        "8",
-        "the message's offset (in a compressed wrapper: of its last inner message)",
-    ),
-    ("messageSize", "int32", "4", "bytes after this field"),
-    (
-        "crc",
-        "uint32",
-        "4",
-        "CRC-32 (IEEE, not Castagnoli) of everything from magic to the end",
-    ),
-    ("magic", "int8", "1", "0 or 1"),
-    (
-        "attributes",
-        "int8",
-        "1",
-        "bits 0-2 compression; in magic 1, bit 3 the timestamp type",
-    ),
-    (
-        "timestamp",
-        "int64",
-        "8",
-        "magic 1 only: ms since the epoch",
-    ),
-    ("keyLength", "int32", "4", "bytes of the key, -1 for null"),
-    ("key", "bytes", "keyLength", "the key"),
-    (
-        "valueLength",
-        "int32",
-        "4",
-        "bytes of the value, -1 for null",
-    ),
-    (
-        "value",
-        "bytes",
-        "valueLength",
-        "the value; in a compressed wrapper, a whole message set, compressed",
-    ),
-];
+/// Rows of a field table for the decoder's layout of a record, a header or
+/// a legacy message: each field's name, type, width and what it holds.
+fn layout_rows(fields: &[PartField], meaning: fn(&str) -> &'static str) -> Vec<[String; 4]> {
+    fields
+        .iter()
+        .map(|f| {
+            let width = match (f.wire, f.sized_by) {
+                (_, Some(length)) => length.to_string(),
+                (Wire::Varint, _) => "1-5".to_string(),
+                (Wire::Varlong, _) => "1-10".to_string(),
+                (wire, _) => wire.fixed_width().unwrap_or(0).to_string(),
+            };
+            [f.name, f.wire.name(), &width, meaning(f.name)].map(String::from)
+        })
+        .collect()
+}
+
+/// [`field_table`] of [`layout_rows`].
+fn layout_table(prefix: &str, rows: &[[String; 4]]) -> Block {
+    let rows: Vec<(&str, &str, &str, &str)> = rows
+        .iter()
+        .map(|[n, t, w, m]| (n.as_str(), t.as_str(), w.as_str(), m.as_str()))
+        .collect();
+    field_table(prefix, &rows)
+}
 
 pub fn record_batch_page(cat: &Catalogue) -> Page {
     let batch_rows: Vec<(&str, &str, String, &str)> = V2_FIELDS
@@ -243,8 +198,11 @@ pub fn record_batch_page(cat: &Catalogue) -> Page {
             "Records and headers",
             vec![
                 Block::Para("A record is a varint length, then fields whose lengths are signed varints (zigzag), so a small record costs few bytes; timestamps and offsets are deltas from the batch's. Its headers follow, each a key and a value.".into()),
-                field_table("record-", &RECORD_FIELDS),
-                field_table("header-", &HEADER_FIELDS),
+                layout_table("record-", &layout_rows(&RECORD_LAYOUT, record_field_meaning)),
+                layout_table(
+                    "header-",
+                    &layout_rows(&RECORD_HEADER_LAYOUT, record_field_meaning),
+                ),
             ],
         )
         .with_id("record"),
@@ -261,7 +219,7 @@ pub fn record_batch_page(cat: &Catalogue) -> Page {
             "Legacy messages (magic 0 and 1)",
             vec![
                 Block::Para("Before RecordBatch v2 (Produce v0-2, Fetch v0-3), a records field held a message set: messages back to back, each with its own offset, size and CRC-32, and no headers. Magic 1 added a timestamp. A compressed message set is one wrapper message whose value is the inner message set, compressed.".into()),
-                field_table("message-", &LEGACY_FIELDS),
+                layout_table("message-", &layout_rows(&LEGACY_LAYOUT, legacy_field_meaning)),
                 Block::Figure(Box::new(legacy)),
             ],
         )

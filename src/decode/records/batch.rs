@@ -6,8 +6,9 @@
 
 use super::compression::Codec;
 use super::layout::{
-    ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, LEGACY_ATTRIBUTES, LEGACY_CRC, MAGIC,
-    MAX_TIMESTAMP, V2_FIELDS,
+    PartField, ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, LEGACY_ATTRIBUTES, LEGACY_CRC,
+    LEGACY_LAYOUT, LEGACY_TIMESTAMP, MAGIC, MAX_TIMESTAMP, RECORD_HEADER_LAYOUT, RECORD_LAYOUT,
+    V2_FIELDS,
 };
 use super::payload::PayloadKind;
 use super::tape::Walk;
@@ -42,13 +43,27 @@ pub struct BatchDecoder<'a, 'c> {
     pub(super) order: super::order::Batches,
 }
 
-/// A length-prefixed bytes field of a record or legacy message: its name
-/// and kind, given together wherever one is built.
-pub(super) type BytesPart = (&'static str, Kind);
-pub(super) const KEY: BytesPart = ("key", Kind::RecordKey);
-pub(super) const VALUE: BytesPart = ("value", Kind::RecordValue);
-pub(super) const HEADER_KEY: BytesPart = ("headerKey", Kind::Record(RecordPart::HeaderKey));
-pub(super) const HEADER_VALUE: BytesPart = ("headerValue", Kind::Record(RecordPart::HeaderValue));
+/// A length-prefixed bytes field of a record or legacy message: its name,
+/// its length's name (as the layout has them) and its kind, given together
+/// wherever one is built.
+pub(super) type BytesPart = (&'static str, &'static str, Kind);
+
+/// The bytes field `f` of the layout, of `kind`.
+const fn bytes_part(f: PartField, kind: Kind) -> BytesPart {
+    match f.sized_by {
+        Some(length) => (f.name, length, kind),
+        None => panic!("a bytes field without its length"),
+    }
+}
+
+pub(super) const KEY: BytesPart = bytes_part(RECORD_LAYOUT[5], Kind::RecordKey);
+pub(super) const VALUE: BytesPart = bytes_part(RECORD_LAYOUT[7], Kind::RecordValue);
+pub(super) const HEADER_KEY: BytesPart =
+    bytes_part(RECORD_HEADER_LAYOUT[1], Kind::Record(RecordPart::HeaderKey));
+pub(super) const HEADER_VALUE: BytesPart = bytes_part(
+    RECORD_HEADER_LAYOUT[3],
+    Kind::Record(RecordPart::HeaderValue),
+);
 /// How a bytes field's length is written (its type) and the region of its nodes: a record's, or a legacy message's.
 pub(super) type BytesForm = (Wire, Region);
 pub(super) const RECORD_BYTES: BytesForm = (Wire::Varint, Region::Record);
@@ -155,7 +170,10 @@ fn v2_field_part(k: usize) -> Option<RecordPart> {
 /// magic, attributes, timestamp) from its slot, a checksum's with the
 /// checksum computed.
 pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
-    let (name, ty, width, part) = LEGACY_FIELDS[field.min(LEGACY_FIELDS.len() - 1)];
+    // The fields before the key: offset to timestamp.
+    let f = LEGACY_LAYOUT[field.min(LEGACY_TIMESTAMP)];
+    let (name, ty, part) = (f.name, f.wire, f.part);
+    let width = f.wire.fixed_width().unwrap_or(0);
     let (value, v) = match s.value {
         Val::Uint(u) => (Value::Uint(u), u as i64),
         Val::Int(i) => (Value::Int(i), i),
@@ -197,47 +215,22 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
     n
 }
 
-/// A legacy message's fields before its key: name, type, width and part.
-const LEGACY_FIELDS: [(&str, Wire, usize, Option<RecordPart>); 6] = [
-    (
-        "offset",
-        Wire::Fixed(Primitive::Int64),
-        8,
-        Some(RecordPart::Offset),
-    ),
-    ("messageSize", Wire::Fixed(Primitive::Int32), 4, None),
-    ("crc", Wire::Fixed(Primitive::Uint32), 4, None),
-    (
-        "magic",
-        Wire::Fixed(Primitive::Int8),
-        1,
-        Some(RecordPart::Magic),
-    ),
-    (
-        "attributes",
-        Wire::Fixed(Primitive::Int8),
-        1,
-        Some(RecordPart::Attributes),
-    ),
-    (
-        "timestamp",
-        Wire::Fixed(Primitive::Int64),
-        8,
-        Some(RecordPart::Timestamp),
-    ),
-];
-
-/// A record's field before its key: its name, type and part.
+/// A record's field before its key, as the layout has it: its name, type and part.
 pub(super) type RecordField = (&'static str, Wire, RecordPart);
-pub(super) const RECORD_ATTRIBUTES: RecordField = (
-    "attributes",
-    Wire::Fixed(Primitive::Int8),
-    RecordPart::Attributes,
-);
-pub(super) const TIMESTAMP_DELTA: RecordField =
-    ("timestampDelta", Wire::Varlong, RecordPart::TimestampDelta);
-const OFFSET_DELTA: RecordField = ("offsetDelta", Wire::Varint, RecordPart::OffsetDelta);
-const HEADER_COUNT: RecordField = ("headers", Wire::Varint, RecordPart::Headers);
+
+/// The record field at `k` in [`RECORD_LAYOUT`], which names its part.
+const fn record_field(k: usize) -> RecordField {
+    let f = RECORD_LAYOUT[k];
+    match f.part {
+        Some(part) => (f.name, f.wire, part),
+        None => panic!("a record field without a part"),
+    }
+}
+
+pub(super) const RECORD_ATTRIBUTES: RecordField = record_field(1);
+pub(super) const TIMESTAMP_DELTA: RecordField = record_field(2);
+const OFFSET_DELTA: RecordField = record_field(3);
+const HEADER_COUNT: RecordField = record_field(8);
 
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
@@ -402,16 +395,17 @@ pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usiz
 /// A record's length (`n` bytes at `at`).
 #[inline(always)]
 pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
+    let PartField { name, wire, .. } = RECORD_LAYOUT[0];
     let l = push_with(out, || {
         let mut l = Node::of(
-            Text::own_words("length"),
-            Text::own_words(Wire::Varint.name()),
+            Text::own_words(name),
+            Text::own_words(wire.name()),
             (at, n),
             Value::Int(len.into()),
             Region::Record,
             (Role::Encoding, Kind::Plain),
         );
-        l.wire = Wire::Varint;
+        l.wire = wire;
         l
     });
     l.doc = Some(Text::own_words("bytes after this field"));
@@ -463,7 +457,7 @@ pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usiz
     })
 }
 
-/// The length of record bytes `name` (`keyLength` …), written as `form` says.
+/// The length of record bytes (`keyLength` …), written as `form` says.
 #[inline(always)]
 pub(super) fn push_bytes_length(
     out: &mut Vec<Node>,
@@ -475,7 +469,7 @@ pub(super) fn push_bytes_length(
 ) {
     push_with(out, || {
         let mut l = Node::of(
-            length_name(name),
+            Text::own_words(name),
             Text::own_words(wire.name()),
             (at, n),
             Value::Int(len.into()),
@@ -492,7 +486,7 @@ pub(super) fn push_bytes_length(
 pub(super) fn push_bytes<'o>(
     out: &'o mut Vec<Node>,
     buf: &Bytes,
-    (name, kind): BytesPart,
+    (name, _, kind): BytesPart,
     region: Region,
     start: usize,
     len: Option<usize>,
@@ -545,16 +539,5 @@ fn crc_note(stored: u32, computed: u32, name: &str) -> Text {
     match stored == computed {
         true => Text::concat(&["(0x", s, ", ", name, " ok)"]),
         false => Text::concat(&["(0x", s, ", mismatch: computed 0x", c, ")"]),
-    }
-}
-
-/// The length prefix's name of a record's bytes field.
-fn length_name(name: &str) -> Text {
-    match name {
-        "key" => Text::own_words("keyLength"),
-        "value" => Text::own_words("valueLength"),
-        "headerKey" => Text::own_words("headerKeyLength"),
-        "headerValue" => Text::own_words("headerValueLength"),
-        _ => format!("{name}Length").into(),
     }
 }

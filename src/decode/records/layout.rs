@@ -5,7 +5,7 @@
 //! the order check and the consumer's view all read it from here.
 
 use crate::decode::tape::{Id, Slot};
-use crate::decode::Node;
+use crate::decode::{Node, RecordPart, Wire};
 use crate::schema::Primitive;
 
 pub(crate) use crate::protocol::record_batch::BATCH_HEADER_LEN;
@@ -53,6 +53,83 @@ pub const V2_FIELDS: [(&str, Primitive, usize); 13] = [
     ("baseSequence", Primitive::Int32, 4),
     ("recordsCount", Primitive::Int32, 4),
 ];
+/// A field of a record, a record's header or a legacy message, in the
+/// order they are written: its name, how it is written, which of a
+/// record's named parts it is, and for bytes the field before them that
+/// holds their length.
+#[derive(Clone, Copy, Debug)]
+pub struct PartField {
+    pub name: &'static str,
+    pub wire: Wire,
+    pub part: Option<RecordPart>,
+    pub sized_by: Option<&'static str>,
+}
+
+const fn field(name: &'static str, wire: Wire, part: Option<RecordPart>) -> PartField {
+    PartField {
+        name,
+        wire,
+        part,
+        sized_by: None,
+    }
+}
+
+const fn bytes(name: &'static str, sized_by: &'static str, part: Option<RecordPart>) -> PartField {
+    PartField {
+        name,
+        wire: Wire::Bytes,
+        part,
+        sized_by: Some(sized_by),
+    }
+}
+
+const INT8: Wire = Wire::Fixed(Primitive::Int8);
+const INT32: Wire = Wire::Fixed(Primitive::Int32);
+const INT64: Wire = Wire::Fixed(Primitive::Int64);
+
+/// A v2 record's fields, before its headers.
+pub const RECORD_LAYOUT: [PartField; RECORD_FIELDS] = [
+    field("length", Wire::Varint, None),
+    field("attributes", INT8, Some(RecordPart::Attributes)),
+    field(
+        "timestampDelta",
+        Wire::Varlong,
+        Some(RecordPart::TimestampDelta),
+    ),
+    field("offsetDelta", Wire::Varint, Some(RecordPart::OffsetDelta)),
+    field("keyLength", Wire::Varint, None),
+    bytes("key", "keyLength", None),
+    field("valueLength", Wire::Varint, None),
+    bytes("value", "valueLength", None),
+    field("headers", Wire::Varint, Some(RecordPart::Headers)),
+];
+
+/// A record header's fields.
+pub const RECORD_HEADER_LAYOUT: [PartField; 4] = [
+    field("headerKeyLength", Wire::Varint, None),
+    bytes("headerKey", "headerKeyLength", Some(RecordPart::HeaderKey)),
+    field("headerValueLength", Wire::Varint, None),
+    bytes(
+        "headerValue",
+        "headerValueLength",
+        Some(RecordPart::HeaderValue),
+    ),
+];
+
+/// A legacy (v0 and v1) message's fields; the timestamp is v1's only.
+pub const LEGACY_LAYOUT: [PartField; 10] = [
+    field("offset", INT64, Some(RecordPart::Offset)),
+    field("messageSize", INT32, None),
+    field("crc", Wire::Fixed(Primitive::Uint32), None),
+    field("magic", INT8, Some(RecordPart::Magic)),
+    field("attributes", INT8, Some(RecordPart::Attributes)),
+    field("timestamp", INT64, Some(RecordPart::Timestamp)),
+    field("keyLength", INT32, None),
+    bytes("key", "keyLength", None),
+    field("valueLength", INT32, None),
+    bytes("value", "valueLength", None),
+];
+
 /// Indexes in [`V2_FIELDS`] (and of a batch node's first children).
 pub(super) const BASE_OFFSET: usize = 0;
 pub(super) const PARTITION_LEADER_EPOCH: usize = 2;

@@ -307,7 +307,7 @@ impl BatchDecoder<'_, '_> {
     ) -> Option<(usize, usize)> {
         let (at, n) = (s.at as usize, usize::from(s.prefix));
         let (len, span) = written(s);
-        push_bytes_length(out, part.0, form, at, n, len);
+        push_bytes_length(out, part.1, form, at, n, len);
         let start = at + n;
         match span {
             Some(len) => {
