@@ -489,7 +489,7 @@ impl Wire {
     }
 
     /// Bytes a value written this way takes, when that is fixed.
-    pub fn fixed_width(self) -> Option<usize> {
+    pub(crate) fn fixed_width(self) -> Option<usize> {
         match self {
             Wire::Fixed(p) => p.fixed_width(),
             _ => None,
