@@ -1,5 +1,6 @@
 //! Record batches, legacy message sets and decompression, with internal-topic
-//! payloads: the first byte picks the topic. Decompression is bounded.
+//! payloads: the first byte picks the topic (and the width and colour the
+//! tree is drawn in). Decompression is bounded.
 #![no_main]
 use bytes::Bytes;
 use kwire::decode::fields::Context;
@@ -16,8 +17,16 @@ fuzz_target!(|data: &[u8]| {
     let mut nodes = Vec::new();
     let mut bd = BatchDecoder::new(&buf, Catalogue::builtin(), &ctx);
     bd.decode_stream(0, buf.len(), &mut nodes);
+    // Lines fitted to a width and coloured as a terminal's are (the first
+    // byte picks them too): the cut of a long line reads the records' own bytes.
+    let fitted = kwire::render::text_tree::TreeOptions {
+        width: Some(40 + usize::from(pick) % 100),
+        color: pick & 0x80 != 0,
+        ..Default::default()
+    };
     for n in &nodes {
         let _ = kwire::render::text_tree::render_tree(n, Default::default());
+        let _ = kwire::render::text_tree::render_tree(n, fitted);
         let _ = kwire::render::tree_json::write_tree_json(&mut Vec::new(), n);
     }
 });
