@@ -391,6 +391,28 @@ fn a_producer_sequence_that_skips() {
         "{gap}"
     );
     assert_eq!((gap["severity"].as_str(), status), (Some("warning"), 0));
+    // Fetched from a log, a skip is compaction's doing (a producer's whole
+    // batch removed): no finding. Going back is wrong however it was read.
+    let args = ["--response", "--api", "Fetch", "--version", "4"];
+    let at_offset =
+        |b: Vec<u8>, offset: i64| patched(b, |b| b[0..8].copy_from_slice(&offset.to_be_bytes()));
+    let mut skip = with_sequence(0);
+    skip.extend(at_offset(with_sequence(5), 1));
+    let fetch = common::batches::fetch_v4(Catalogue::builtin(), "orders", &skip);
+    let (found, status) = check_frame_bytes(&fetch, &args);
+    assert!(found.is_empty(), "a skip in fetched data: {found:#?}");
+    assert_eq!(status, 0);
+    let mut back = with_sequence(5);
+    back.extend(at_offset(with_sequence(0), 1));
+    let fetch = common::batches::fetch_v4(Catalogue::builtin(), "orders", &back);
+    let (found, _) = check_frame_bytes(&fetch, &args);
+    assert!(
+        the(&found, "sequence-gap")["message"]
+            .as_str()
+            .unwrap()
+            .contains("baseSequence 0 goes backwards; the batch before ends at 5"),
+        "{found:#?}"
+    );
 }
 
 // ---- rules of a conversation -----------------------------------------------

@@ -105,7 +105,7 @@ impl Rule {
         (Rule::RecordLength, "record-length", Severity::Error, "a record length that is not what its fields used"),
         (Rule::OffsetsBackwards, "offsets-backwards", Severity::Error, "record offsets that do not rise within a batch, or go backwards across fetched batches"),
         (Rule::LastOffsetDelta, "last-offset-delta", Severity::Error, "a batch's lastOffsetDelta that is not its last record's offsetDelta (a fetched batch of a compacted topic may end past its last record)"),
-        (Rule::SequenceGap, "sequence-gap", Severity::Warning, "a producer's baseSequence that does not go on from its batch before"),
+        (Rule::SequenceGap, "sequence-gap", Severity::Warning, "a producer's baseSequence that does not follow its batch before (fetched: that goes back)"),
         (Rule::EmbeddedInvalid, "embedded-invalid", Severity::Warning, "embedded bytes (consumer protocol, record payloads) that do not decode as their schema"),
         (Rule::UnknownPayload, "unknown-payload", Severity::Note, "a record payload of a type or version no schema describes"),
         (Rule::SkippedBytes, "skipped-bytes", Severity::Note, "stream bytes in no frame (a capture gap, a partial frame)"),
