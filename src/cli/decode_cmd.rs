@@ -182,11 +182,10 @@ fn segment(cat: &Catalogue, args: &DecodeArgs, raw: Vec<u8>) -> i32 {
         Format::Tree => RecordsFormat::Tree,
         Format::Json => RecordsFormat::Json,
         other => {
-            let name = if other == Format::Grid {
-                "grid"
-            } else {
-                "tree-json"
-            };
+            // The option's own spelling (`grid`, `tree-json`).
+            let name = clap::ValueEnum::to_possible_value(&other)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default();
             return segment_refused(&args.input.file, &format!("--format {name} is for frames"));
         }
     };
