@@ -1,11 +1,14 @@
-//! The example records of the pages, laid out as bytes. kwire's encoder has no
-//! record writer (the definitions do not describe records), so the few bytes
-//! the pages show are written here, for the examples only; every figure made
-//! from them is what kwire's record decoder reads back.
+//! The example records of the pages: what they hold, written by the
+//! encoder's record writer and the protocol's batch header, both from the
+//! record format's one definition; every figure made from them is what
+//! kwire's record decoder reads back.
 
-use crate::decode::records::layout::crc32_ieee;
+use crate::encode::records::{write_legacy_message, write_record, Put, Record};
 use crate::encode::writer::Writer;
-use crate::protocol::crc32c::crc32c;
+use crate::protocol::record_batch::{
+    self, ATTRIBUTES, BASE_SEQUENCE, LAST_OFFSET_DELTA, MAGIC, MAX_TIMESTAMP, PRODUCER_EPOCH,
+    PRODUCER_ID, RECORDS_COUNT, V2_FIELDS,
+};
 use std::io::Write;
 
 /// The examples' base timestamp: the same fixed "now" as every other
@@ -47,7 +50,7 @@ pub enum Compression {
 
 impl Compression {
     /// The codec's bits in a batch's attributes.
-    fn attributes(self) -> i16 {
+    fn attributes(self) -> i64 {
         match self {
             Compression::None => 0,
             Compression::Gzip => 1,
@@ -55,32 +58,28 @@ impl Compression {
     }
 }
 
-/// Varint lengths, -1 for null.
-fn varint_bytes(w: &mut Writer, b: Option<&str>) {
-    match b {
-        None => w.varint(-1),
-        Some(b) => {
-            w.varint(b.len() as i32);
-            w.bytes(b.as_bytes());
-        }
-    }
-}
-
+/// `r` as the `i`th record of a batch: its fields by name, for the
+/// encoder's record writer.
 fn record(r: &ExampleRecord, offset_delta: i32) -> Vec<u8> {
-    let mut body = Writer::default();
-    body.i8(0); // attributes: unused in v2 records
-    body.varlong(r.timestamp_delta);
-    body.varint(offset_delta);
-    varint_bytes(&mut body, r.key);
-    varint_bytes(&mut body, r.value);
-    body.varint(r.headers.len() as i32);
-    for (k, v) in r.headers {
-        varint_bytes(&mut body, Some(k));
-        varint_bytes(&mut body, Some(v));
-    }
+    let bytes = |b: Option<&'static str>| Put::Bytes(b.map(str::as_bytes));
+    let fields = [
+        ("attributes", Put::Int(0)), // unused in v2 records
+        ("timestampDelta", Put::Int(r.timestamp_delta)),
+        ("offsetDelta", Put::Int(i64::from(offset_delta))),
+        ("key", bytes(r.key)),
+        ("value", bytes(r.value)),
+    ];
+    let headers: Vec<(&[u8], Option<&[u8]>)> = r
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_bytes(), Some(v.as_bytes())))
+        .collect();
     let mut w = Writer::default();
-    w.varint(body.buf.len() as i32);
-    w.bytes(&body.buf);
+    let record = Record {
+        fields: &fields,
+        headers: &headers,
+    };
+    write_record(&mut w, &record);
     w.buf
 }
 
@@ -107,50 +106,34 @@ pub fn record_batch(compression: Compression) -> Vec<u8> {
         Compression::Gzip => gzip(&records),
     };
     let max_delta = RECORDS.iter().map(|r| r.timestamp_delta).max().unwrap_or(0);
-    // From the attributes on: what the CRC-32C covers.
-    let mut after_crc = Writer::default();
-    after_crc.i16(compression.attributes());
-    after_crc.i32(RECORDS.len() as i32 - 1); // lastOffsetDelta
-    after_crc.i64(BASE_TIMESTAMP);
-    after_crc.i64(BASE_TIMESTAMP + max_delta);
-    after_crc.i64(-1); // producerId
-    after_crc.i16(-1); // producerEpoch
-    after_crc.i32(-1); // baseSequence
-    after_crc.i32(RECORDS.len() as i32);
-    after_crc.bytes(&payload);
-    let mut w = Writer::default();
-    w.i64(0); // baseOffset
-    w.i32((4 + 1 + 4 + after_crc.buf.len()) as i32); // batchLength: from partitionLeaderEpoch to the end
-    w.i32(0); // partitionLeaderEpoch
-    w.i8(2); // magic
-    w.u32(crc32c(&after_crc.buf));
-    w.bytes(&after_crc.buf);
-    w.buf
+    let mut header = [0; V2_FIELDS.len()];
+    header[MAGIC] = 2;
+    header[ATTRIBUTES] = compression.attributes();
+    header[LAST_OFFSET_DELTA] = RECORDS.len() as i64 - 1;
+    header[record_batch::BASE_TIMESTAMP] = BASE_TIMESTAMP;
+    header[MAX_TIMESTAMP] = BASE_TIMESTAMP + max_delta;
+    // A producer without idempotence.
+    header[PRODUCER_ID] = -1;
+    header[PRODUCER_EPOCH] = -1;
+    header[BASE_SEQUENCE] = -1;
+    header[RECORDS_COUNT] = RECORDS.len() as i64;
+    let mut batch = record_batch::header(header);
+    batch.extend_from_slice(&payload);
+    record_batch::seal(&mut batch);
+    batch
 }
 
 /// A legacy message (magic 0 or 1) holding `r` at `offset`, uncompressed.
 fn legacy_message(offset: i64, magic: i8, r: &ExampleRecord) -> Vec<u8> {
-    // From the magic on: what the CRC-32 covers.
-    let mut m = Writer::default();
-    m.i8(magic);
-    m.i8(0); // attributes: no compression, CreateTime
-    if magic == 1 {
-        m.i64(BASE_TIMESTAMP + r.timestamp_delta);
-    }
-    for b in [r.key, r.value] {
-        match b {
-            None => m.i32(-1),
-            Some(b) => {
-                m.i32(b.len() as i32);
-                m.bytes(b.as_bytes());
-            }
-        }
-    }
+    let bytes = |b: Option<&'static str>| Put::Bytes(b.map(str::as_bytes));
+    let fields = [
+        ("attributes", Put::Int(0)), // no compression, CreateTime
+        ("timestamp", Put::Int(BASE_TIMESTAMP + r.timestamp_delta)),
+        ("key", bytes(r.key)),
+        ("value", bytes(r.value)),
+    ];
     let mut w = Writer::default();
-    w.i64(offset);
-    w.i32((4 + m.buf.len()) as i32); // messageSize: from the crc to the end
-    w.u32(crc32_ieee(&m.buf));
-    w.bytes(&m.buf);
+    write_legacy_message(&mut w, offset, magic, &fields);
     w.buf
 }
 
@@ -165,6 +148,7 @@ pub(crate) fn legacy_message_set() -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::crc32c::crc32c;
 
     #[test]
     fn batch_length_and_checksum_hold() {

@@ -4,6 +4,7 @@ pub mod example;
 pub mod fields;
 pub mod frame;
 pub mod realistic;
+pub(crate) mod records;
 pub mod writer;
 
 pub use fields::{EncodeError, RawValues};

@@ -19,7 +19,10 @@ use super::wire::{connect, read_frame};
 use crate::analysis::compare::{differences, Difference, Ignore};
 use crate::decode::{decode_frame, DecodeOptions, Direction};
 use crate::encode::{encode_frame, FrameSpec};
-use crate::protocol::crc32c::crc32c;
+use crate::protocol::record_batch::{
+    header_field, seal, set_header_field, BATCH_HEADER_LEN, BATCH_LENGTH, LOG_OVERHEAD, MAGIC_AT,
+    PRODUCER_EPOCH, PRODUCER_ID,
+};
 use crate::protocol::varying::HANDED_OUT;
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
@@ -660,35 +663,28 @@ fn patched_records(hex_text: &str, learned: &HashMap<(String, String), Value>) -
     let mut b = hex::decode(hex_text).ok()?;
     let mut at = 0usize;
     let mut changed = false;
-    // baseOffset 8, batchLength 4, leaderEpoch 4, magic 1, crc 4, attributes 2,
-    // lastOffsetDelta 4, baseTimestamp 8, maxTimestamp 8, producerId 8, producerEpoch 2.
-    while at + 61 <= b.len() {
-        let len = i32::from_be_bytes(b[at + 8..at + 12].try_into().ok()?);
-        let end = at + 12 + usize::try_from(len).ok()?;
-        if b[at + 16] != 2 || end > b.len() || len < 49 {
+    while at + BATCH_HEADER_LEN <= b.len() {
+        let len = header_field(&b[at..], BATCH_LENGTH)?;
+        let end = at + LOG_OVERHEAD + usize::try_from(len).ok()?;
+        if b[at + MAGIC_AT] != 2 || end > b.len() || end < at + BATCH_HEADER_LEN {
             break;
         }
-        let id = i64::from_be_bytes(b[at + 43..at + 51].try_into().ok()?);
-        let epoch = i16::from_be_bytes(b[at + 51..at + 53].try_into().ok()?);
-        let mut touched = false;
-        if let Some(n) = learned
-            .get(&("ProducerId".into(), id.to_string()))
-            .and_then(Value::as_i64)
-        {
-            b[at + 43..at + 51].copy_from_slice(&n.to_be_bytes());
-            touched = true;
+        let batch = &mut b[at..end];
+        let learned_for = |field: &str, k: usize| {
+            let was = header_field(batch, k)?;
+            learned.get(&(field.into(), was.to_string()))?.as_i64()
+        };
+        let id = learned_for("ProducerId", PRODUCER_ID);
+        let epoch =
+            learned_for("ProducerEpoch", PRODUCER_EPOCH).filter(|n| i16::try_from(*n).is_ok());
+        if let Some(n) = id {
+            set_header_field(batch, PRODUCER_ID, n);
         }
-        if let Some(n) = learned
-            .get(&("ProducerEpoch".into(), epoch.to_string()))
-            .and_then(Value::as_i64)
-            .and_then(|n| i16::try_from(n).ok())
-        {
-            b[at + 51..at + 53].copy_from_slice(&n.to_be_bytes());
-            touched = true;
+        if let Some(n) = epoch {
+            set_header_field(batch, PRODUCER_EPOCH, n);
         }
-        if touched {
-            let crc = crc32c(&b[at + 21..end]);
-            b[at + 17..at + 21].copy_from_slice(&crc.to_be_bytes());
+        if id.is_some() || epoch.is_some() {
+            seal(batch);
             changed = true;
         }
         at = end;
@@ -699,6 +695,7 @@ fn patched_records(hex_text: &str, learned: &HashMap<(String, String), Value>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::crc32c::crc32c;
     use serde_json::json;
 
     /// An answer whose captured counterpart does not decode cannot be held

@@ -1,19 +1,112 @@
-//! The smallest legal RecordBatch v2 (a 61-byte header with no records),
-//! and a file told to start with one.
+//! The RecordBatch v2 header, defined once: its fields in order with their
+//! widths, where each lies (worked out from the widths), and the header and
+//! checksum written or patched in place. The decoder reads batches by this
+//! table, the pages draw it, and kwire's own batches (the smallest legal
+//! one, the pages' examples, replay's patched producer ids) are written by it.
 
 use super::crc32c::crc32c;
+use crate::schema::Primitive;
+
+/// The RecordBatch v2 header's fields: name, type, width.
+pub const V2_FIELDS: [(&str, Primitive, usize); 13] = [
+    ("baseOffset", Primitive::Int64, 8),
+    ("batchLength", Primitive::Int32, 4),
+    ("partitionLeaderEpoch", Primitive::Int32, 4),
+    ("magic", Primitive::Int8, 1),
+    ("crc", Primitive::Uint32, 4),
+    ("attributes", Primitive::Int16, 2),
+    ("lastOffsetDelta", Primitive::Int32, 4),
+    ("baseTimestamp", Primitive::Int64, 8),
+    ("maxTimestamp", Primitive::Int64, 8),
+    ("producerId", Primitive::Int64, 8),
+    ("producerEpoch", Primitive::Int16, 2),
+    ("baseSequence", Primitive::Int32, 4),
+    ("recordsCount", Primitive::Int32, 4),
+];
+
+/// Indexes in [`V2_FIELDS`] (and of a batch node's first children).
+pub(crate) const BASE_OFFSET: usize = 0;
+pub(crate) const BATCH_LENGTH: usize = 1;
+pub(crate) const PARTITION_LEADER_EPOCH: usize = 2;
+pub(crate) const MAGIC: usize = 3;
+pub(crate) const CRC: usize = 4;
+pub(crate) const ATTRIBUTES: usize = 5;
+pub(crate) const LAST_OFFSET_DELTA: usize = 6;
+pub(crate) const BASE_TIMESTAMP: usize = 7;
+pub(crate) const MAX_TIMESTAMP: usize = 8;
+pub(crate) const PRODUCER_ID: usize = 9;
+pub(crate) const PRODUCER_EPOCH: usize = 10;
+pub(crate) const BASE_SEQUENCE: usize = 11;
+pub(crate) const RECORDS_COUNT: usize = 12;
+
+/// Where header field `k` of [`V2_FIELDS`] starts in its batch (`k` = the
+/// number of fields: where the header ends).
+pub(crate) const fn field_at(k: usize) -> usize {
+    let (mut at, mut i) = (0, 0);
+    while i < k {
+        at += V2_FIELDS[i].2;
+        i += 1;
+    }
+    at
+}
 
 /// Size of a RecordBatch v2 header (and of an empty batch): where its
 /// first record starts.
-pub(crate) const BATCH_HEADER_LEN: usize = 61;
+pub(crate) const BATCH_HEADER_LEN: usize = field_at(V2_FIELDS.len());
 /// Where the header's batchLength (int32), magic (int8) and crc (uint32) are.
-pub(crate) const BATCH_LENGTH_AT: usize = 8;
-pub(crate) const MAGIC_AT: usize = 16;
-pub(crate) const CRC_AT: usize = 17;
+pub(crate) const BATCH_LENGTH_AT: usize = field_at(BATCH_LENGTH);
+pub(crate) const MAGIC_AT: usize = field_at(MAGIC);
+pub(crate) const CRC_AT: usize = field_at(CRC);
 /// Where the CRC-covered part starts: the attributes field.
-pub(crate) const CRC_START: usize = 21;
+pub(crate) const CRC_START: usize = field_at(ATTRIBUTES);
 /// Bytes batchLength does not count: baseOffset and batchLength itself.
-pub(crate) const LOG_OVERHEAD: usize = 12;
+pub(crate) const LOG_OVERHEAD: usize = field_at(PARTITION_LEADER_EPOCH);
+
+/// Header field `k` of the batch starting `batch`, as written (the crc as
+/// an unsigned number); `None` past the bytes.
+pub(crate) fn header_field(batch: &[u8], k: usize) -> Option<i64> {
+    let (at, width) = (field_at(k), V2_FIELDS.get(k)?.2);
+    let b = batch.get(at..at + width)?;
+    Some(match V2_FIELDS[k].1 {
+        Primitive::Int8 => i64::from(b[0] as i8),
+        Primitive::Int16 => i64::from(i16::from_be_bytes([b[0], b[1]])),
+        Primitive::Int32 => i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+        Primitive::Uint32 => i64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+        _ => i64::from_be_bytes(b.try_into().ok()?),
+    })
+}
+
+/// Header field `k` of the batch starting `batch` set to `v`, in the
+/// field's width (its low bytes, big-endian); nothing past the bytes.
+pub(crate) fn set_header_field(batch: &mut [u8], k: usize, v: i64) {
+    let (at, width) = (field_at(k), V2_FIELDS.get(k).map_or(0, |f| f.2));
+    if let Some(b) = batch.get_mut(at..at + width) {
+        b.copy_from_slice(&v.to_be_bytes()[8 - width..]);
+    }
+}
+
+/// A header with each field of [`V2_FIELDS`] set from `values`; the
+/// batchLength and crc are made to hold by [`seal`] once its records follow.
+pub(crate) fn header(values: [i64; V2_FIELDS.len()]) -> Vec<u8> {
+    let mut b = vec![0u8; BATCH_HEADER_LEN];
+    for (k, v) in values.into_iter().enumerate() {
+        set_header_field(&mut b, k, v);
+    }
+    b
+}
+
+/// The batch that is all of `batch` (a header and its records) made whole:
+/// its batchLength counts the bytes after it, and its crc is their
+/// CRC-32C from the attributes on. Nothing for fewer bytes than a header.
+pub(crate) fn seal(batch: &mut [u8]) {
+    if batch.len() < BATCH_HEADER_LEN {
+        return;
+    }
+    let length = (batch.len() - LOG_OVERHEAD) as i64;
+    set_header_field(batch, BATCH_LENGTH, length);
+    let crc = crc32c(&batch[CRC_START..]);
+    set_header_field(batch, CRC, i64::from(crc));
+}
 
 /// Whether a `records` field named `field` holds whole record batches:
 /// every one but FetchSnapshot's `UnalignedRecords`, a slice of a snapshot
@@ -24,12 +117,10 @@ pub(crate) fn holds_whole_batches(field: &str) -> bool {
 
 /// An empty batch: numeric fields zero, magic 2, batchLength 49, valid CRC-32C.
 pub fn empty_batch() -> Vec<u8> {
-    let mut b = vec![0u8; BATCH_HEADER_LEN];
-    let length = (BATCH_HEADER_LEN - LOG_OVERHEAD) as i32;
-    b[BATCH_LENGTH_AT..BATCH_LENGTH_AT + 4].copy_from_slice(&length.to_be_bytes());
-    b[MAGIC_AT] = 2;
-    let crc = crc32c(&b[CRC_START..]);
-    b[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_be_bytes());
+    let mut values = [0; V2_FIELDS.len()];
+    values[MAGIC] = 2;
+    let mut b = header(values);
+    seal(&mut b);
     b
 }
 
@@ -53,6 +144,71 @@ pub fn starts_with_batch(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where the protocol puts each field, and each index's name.
+    #[test]
+    fn the_fields_lie_where_the_protocol_puts_them() {
+        let named = [
+            (BASE_OFFSET, "baseOffset", 0),
+            (BATCH_LENGTH, "batchLength", 8),
+            (PARTITION_LEADER_EPOCH, "partitionLeaderEpoch", 12),
+            (MAGIC, "magic", 16),
+            (CRC, "crc", 17),
+            (ATTRIBUTES, "attributes", 21),
+            (LAST_OFFSET_DELTA, "lastOffsetDelta", 23),
+            (BASE_TIMESTAMP, "baseTimestamp", 27),
+            (MAX_TIMESTAMP, "maxTimestamp", 35),
+            (PRODUCER_ID, "producerId", 43),
+            (PRODUCER_EPOCH, "producerEpoch", 51),
+            (BASE_SEQUENCE, "baseSequence", 53),
+            (RECORDS_COUNT, "recordsCount", 57),
+        ];
+        for (k, name, at) in named {
+            assert_eq!((V2_FIELDS[k].0, field_at(k)), (name, at));
+        }
+        assert_eq!(
+            (
+                BATCH_HEADER_LEN,
+                BATCH_LENGTH_AT,
+                MAGIC_AT,
+                CRC_AT,
+                CRC_START,
+                LOG_OVERHEAD
+            ),
+            (61, 8, 16, 17, 21, 12)
+        );
+    }
+
+    #[test]
+    fn a_header_is_written_read_and_sealed_field_by_field() {
+        let mut values = [0; V2_FIELDS.len()];
+        values[BASE_OFFSET] = 0x0102_0304_0506_0708;
+        values[MAGIC] = 2;
+        values[ATTRIBUTES] = 0x20;
+        values[PRODUCER_ID] = -1;
+        values[PRODUCER_EPOCH] = -2;
+        values[BASE_SEQUENCE] = i64::from(i32::MAX);
+        values[CRC] = 0xfedc_ba98;
+        let mut b = header(values);
+        assert_eq!(&b[..8], &[1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(
+            &b[43..53],
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe]
+        );
+        for (k, v) in values.into_iter().enumerate() {
+            assert_eq!(header_field(&b, k), Some(v), "{}", V2_FIELDS[k].0);
+        }
+        b.extend_from_slice(b"records");
+        seal(&mut b);
+        assert_eq!(header_field(&b, BATCH_LENGTH), Some(49 + 7));
+        assert_eq!(header_field(&b, CRC), Some(i64::from(crc32c(&b[21..]))));
+        assert!(starts_with_batch(&b));
+        assert_eq!(header_field(&b[..60], RECORDS_COUNT), None, "cut short");
+        let mut short = b[..20].to_vec();
+        seal(&mut short);
+        set_header_field(&mut short, PRODUCER_ID, 7);
+        assert_eq!(short, b[..20], "nothing written past the bytes");
+    }
 
     #[test]
     fn a_file_that_starts_with_a_whole_batch_is_told_from_frames() {

@@ -8,7 +8,12 @@ use crate::decode::tape::{Id, Slot};
 use crate::decode::{Node, RecordPart, Wire};
 use crate::schema::Primitive;
 
-pub(crate) use crate::protocol::record_batch::BATCH_HEADER_LEN;
+pub use crate::protocol::record_batch::V2_FIELDS;
+pub(crate) use crate::protocol::record_batch::{
+    ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, BATCH_HEADER_LEN, CRC,
+    LAST_OFFSET_DELTA, MAGIC, MAX_TIMESTAMP, PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID,
+    RECORDS_COUNT,
+};
 use crate::protocol::record_batch::{BATCH_LENGTH_AT, LOG_OVERHEAD, MAGIC_AT};
 /// Nested legacy wrapper messages deeper than this are not unpacked.
 pub const MAX_NESTING: usize = 4;
@@ -37,22 +42,6 @@ pub(super) fn minimum_size(magic: u8) -> usize {
     }
 }
 
-/// The RecordBatch v2 header's fields: name, type, width.
-pub const V2_FIELDS: [(&str, Primitive, usize); 13] = [
-    ("baseOffset", Primitive::Int64, 8),
-    ("batchLength", Primitive::Int32, 4),
-    ("partitionLeaderEpoch", Primitive::Int32, 4),
-    ("magic", Primitive::Int8, 1),
-    ("crc", Primitive::Uint32, 4),
-    ("attributes", Primitive::Int16, 2),
-    ("lastOffsetDelta", Primitive::Int32, 4),
-    ("baseTimestamp", Primitive::Int64, 8),
-    ("maxTimestamp", Primitive::Int64, 8),
-    ("producerId", Primitive::Int64, 8),
-    ("producerEpoch", Primitive::Int16, 2),
-    ("baseSequence", Primitive::Int32, 4),
-    ("recordsCount", Primitive::Int32, 4),
-];
 /// A field of a record, a record's header or a legacy message, in the
 /// order they are written: its name, how it is written, which of a
 /// record's named parts it is, and for bytes the field before them that
@@ -130,20 +119,6 @@ pub const LEGACY_LAYOUT: [PartField; 10] = [
     bytes("value", "valueLength", None),
 ];
 
-/// Indexes in [`V2_FIELDS`] (and of a batch node's first children).
-pub(super) const BASE_OFFSET: usize = 0;
-pub(super) const PARTITION_LEADER_EPOCH: usize = 2;
-pub(super) const MAGIC: usize = 3;
-pub(super) const CRC: usize = 4;
-pub(super) const ATTRIBUTES: usize = 5;
-pub(super) const LAST_OFFSET_DELTA: usize = 6;
-pub(super) const BASE_TIMESTAMP: usize = 7;
-pub(super) const MAX_TIMESTAMP: usize = 8;
-pub(super) const PRODUCER_ID: usize = 9;
-pub(super) const PRODUCER_EPOCH: usize = 10;
-pub(super) const BASE_SEQUENCE: usize = 11;
-pub(super) const RECORDS_COUNT: usize = 12;
-
 /// Which field of its v2 batch's header slot `s` is (a child of an
 /// `Id::Batch`): its index in [`V2_FIELDS`].
 pub(super) fn v2_field(s: &Slot) -> Option<usize> {
@@ -182,23 +157,4 @@ pub(crate) fn crc32_ieee(data: &[u8]) -> u32 {
     let mut h = flate2::Crc::new();
     h.update(data);
     h.sum()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::record_batch::{CRC_AT, CRC_START};
-
-    /// The header's field table and the protocol's offsets are one layout.
-    #[test]
-    fn the_header_fields_lie_where_the_protocol_says() {
-        let at = |k: usize| V2_FIELDS[..k].iter().map(|f| f.2).sum::<usize>();
-        assert_eq!(at(V2_FIELDS.len()), BATCH_HEADER_LEN);
-        assert_eq!(V2_FIELDS[1].0, "batchLength");
-        assert_eq!(at(1), BATCH_LENGTH_AT);
-        assert_eq!(at(2), LOG_OVERHEAD);
-        assert_eq!(at(MAGIC), MAGIC_AT);
-        assert_eq!(at(CRC), CRC_AT);
-        assert_eq!(at(ATTRIBUTES), CRC_START);
-    }
 }

@@ -11,6 +11,7 @@ use super::layout::{
 };
 use crate::decode::tape::{Id, RecordField, Slot, SlotKind, Val, Values};
 use crate::decode::{Warning, WarningKind};
+use crate::protocol::record_batch::field_at;
 
 /// The kinds of warning this module gives, and only it.
 pub const KINDS: [WarningKind; 3] = [
@@ -162,7 +163,7 @@ fn across(p: &BatchFacts, b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>)
         };
         out.push(Warning::at(
             WarningKind::RecordSequence,
-            b.at + 53,
+            b.at + field_at(BASE_SEQUENCE),
             format_args!(
                 "producer {} epoch {}: baseSequence {got} {how}; the batch before ends at {}",
                 b.header[PRODUCER_ID],

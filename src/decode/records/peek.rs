@@ -5,6 +5,12 @@
 //! and 1) carry no producer and are passed over; a batch cut short ends the
 //! walk.
 
+use super::layout::minimum_size;
+use crate::protocol::record_batch::{
+    header_field, ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BATCH_HEADER_LEN, BATCH_LENGTH,
+    LAST_OFFSET_DELTA, LOG_OVERHEAD, MAGIC_AT, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT,
+};
+
 /// A RecordBatch v2 header's fields that say who wrote the batch and where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchPeek {
@@ -36,37 +42,36 @@ impl BatchPeek {
     }
 }
 
-const HEADER: usize = 61;
-const MAGIC_AT: usize = 16;
-
 /// The v2 batch headers of `records`, in order, at most `limit` of them.
 pub fn batches(records: &[u8], limit: usize) -> Vec<BatchPeek> {
     let mut out = Vec::new();
     let mut at = 0usize;
     while out.len() < limit {
-        let Some(head) = records.get(at..at + HEADER) else {
+        let Some(head) = records.get(at..at + BATCH_HEADER_LEN) else {
             break;
         };
-        let i64_at = |o: usize| i64::from_be_bytes(head[o..o + 8].try_into().unwrap_or([0; 8]));
-        let i32_at = |o: usize| i32::from_be_bytes(head[o..o + 4].try_into().unwrap_or([0; 4]));
-        let i16_at = |o: usize| i16::from_be_bytes([head[o], head[o + 1]]);
-        let Ok(length) = usize::try_from(i32_at(8)) else {
+        // All within the header: none is `None`.
+        let field = |k: usize| header_field(head, k).unwrap_or_default();
+        let Ok(length) = usize::try_from(field(BATCH_LENGTH)) else {
             break;
         };
         if head[MAGIC_AT] == 2 {
             out.push(BatchPeek {
                 at,
-                base_offset: i64_at(0),
-                attributes: i16_at(21),
-                last_offset_delta: i32_at(23),
-                producer_id: i64_at(43),
-                producer_epoch: i16_at(51),
-                base_sequence: i32_at(53),
-                records_count: i32_at(57),
+                base_offset: field(BASE_OFFSET),
+                attributes: field(ATTRIBUTES) as i16,
+                last_offset_delta: field(LAST_OFFSET_DELTA) as i32,
+                producer_id: field(PRODUCER_ID),
+                producer_epoch: field(PRODUCER_EPOCH) as i16,
+                base_sequence: field(BASE_SEQUENCE) as i32,
+                records_count: field(RECORDS_COUNT) as i32,
             });
         }
-        // The batch length counts from after itself (offset 12).
-        match at.checked_add(12).and_then(|a| a.checked_add(length)) {
+        // The batch length counts from after itself.
+        match at
+            .checked_add(LOG_OVERHEAD)
+            .and_then(|a| a.checked_add(length))
+        {
             Some(next) if next > at => at = next,
             _ => break,
         }
@@ -92,25 +97,27 @@ pub struct Counted {
 pub fn count(records: &[u8]) -> Counted {
     let mut c = Counted::default();
     let mut at = 0usize;
-    // Batch length at offset 8 counts from offset 12; magic at 16 in every format.
-    while let Some(head) = records.get(at..at + 17) {
-        let length = i32::from_be_bytes([head[8], head[9], head[10], head[11]]);
+    // The batch length and the magic lie where a v2 header has them in every format.
+    while let Some(head) = records.get(at..at + MAGIC_AT + 1) {
+        let length = header_field(head, BATCH_LENGTH).unwrap_or_default();
         let next = usize::try_from(length)
             .ok()
-            .and_then(|l| at.checked_add(12)?.checked_add(l))
+            .and_then(|l| at.checked_add(LOG_OVERHEAD)?.checked_add(l))
             .filter(|&next| next <= records.len());
-        // The smallest entry of its format (v2: the 49 header bytes after the
-        // length; v0: crc, magic, attributes, key and value lengths).
-        let least = if head[MAGIC_AT] == 2 { 49 } else { 14 };
-        let Some(next) = next.filter(|&next| next - at - 12 >= least) else {
+        // The smallest entry of its format (v2: its header after the
+        // length); any other magic is held to the smallest message, v0's.
+        let least = minimum_size(if head[MAGIC_AT] == 2 { 2 } else { 0 });
+        let Some(next) = next.filter(|&next| next - at - LOG_OVERHEAD >= least) else {
             break;
         };
         match head[MAGIC_AT] {
             2 => {
                 c.batches += 1;
-                if let Some(n) = records.get(at + 57..at + 61) {
-                    let n = i32::from_be_bytes([n[0], n[1], n[2], n[3]]);
-                    c.records += i64::from(n.max(0));
+                if let Some(n) = records
+                    .get(at..)
+                    .and_then(|b| header_field(b, RECORDS_COUNT))
+                {
+                    c.records += n.max(0);
                 }
             }
             _ => c.legacy += 1,

@@ -34,6 +34,7 @@ use crate::decode::tape::{
 };
 use crate::decode::{DecodeError, ErrorKind, Warning, WarningKind};
 use crate::protocol::crc32c::crc32c;
+use crate::protocol::record_batch::{field_at, header_field, CRC_START};
 use crate::schema::Primitive;
 use bytes::Bytes;
 
@@ -343,27 +344,18 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     fn batch_v2(&mut self, d: Data, pos: usize, total: usize, index: usize) {
         let batch = self.push(Id::Batch(index as u32), Val::Null, (pos, total, 0));
         let mut header = [0i64; V2_FIELDS.len()];
-        let mut r = Reader::new(d.buf);
-        r.seek(pos);
-        for (k, (name, ty, width)) in V2_FIELDS.iter().enumerate() {
-            let at = r.pos();
+        let bytes = d.buf.get(pos..pos + total).unwrap_or_default();
+        for (k, (_, ty, width)) in V2_FIELDS.iter().enumerate() {
+            let at = pos + field_at(k);
             // All there: the batch's length was checked.
-            let v = match ty {
-                Primitive::Int8 => r.i8(name).map(i64::from),
-                Primitive::Int16 => r.i16(name).map(i64::from),
-                Primitive::Int32 => r.i32(name).map(i64::from),
-                Primitive::Uint32 => r.u32(name).map(i64::from),
-                _ => r.i64(name),
-            }
-            .unwrap_or_default();
+            let v = header_field(bytes, k).unwrap_or_default();
             header[k] = v;
             let value = if *ty == Primitive::Uint32 {
                 Val::Uint(v as u64)
             } else {
                 Val::Int(v)
             };
-            let computed =
-                (k == CRC).then(|| crc32c(d.buf.get(pos + 21..pos + total).unwrap_or_default()));
+            let computed = (k == CRC).then(|| crc32c(bytes.get(CRC_START..).unwrap_or_default()));
             let id = match computed {
                 Some(computed) => Id::Checksum { computed },
                 None => Id::BatchField(k as u8),
