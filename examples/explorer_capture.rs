@@ -10,7 +10,7 @@
 //! frames (PageDown in the frame list, each page's frame decoded from the
 //! spool); and the same peaks as the process's own before it opened anything.
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kwire::analysis::index::{index_capture, IndexEvent, Progress, Spool};
+use kwire::analysis::index::{index_capture, IndexEvent, IndexReading, Progress, Spool};
 use kwire::capture::CaptureOptions;
 use kwire::schema::Catalogue;
 use kwire::tui::app::CaptureState;
@@ -50,11 +50,13 @@ fn main() {
         let p = progress.clone();
         s.spawn(move || {
             index_capture(
-                cat,
-                None,
-                false,
+                IndexReading {
+                    cat,
+                    release: None,
+                    guess: false,
+                    opts: &CaptureOptions::default(),
+                },
                 file,
-                &CaptureOptions::default(),
                 writer,
                 &p,
                 &tx,

@@ -571,18 +571,20 @@ fn a_metadata_log_segment_is_redacted_without_topic_its_directory_names_it() {
 
 #[test]
 fn the_explorer_s_pcap_export_masks_credentials() {
-    use kwire::analysis::index::{index_capture, IndexEvent, Progress, Spool};
+    use kwire::analysis::index::{index_capture, IndexEvent, IndexReading, Progress, Spool};
     kwire::decode::secrets::hide(true);
     let cat = kwire::schema::Catalogue::builtin();
     let capture = conversation().pcap();
     let (spool, file) = Spool::create().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     index_capture(
-        cat,
-        None,
-        false,
+        IndexReading {
+            cat,
+            release: None,
+            guess: false,
+            opts: &Default::default(),
+        },
         &capture[..],
-        &Default::default(),
         file,
         &Progress::default(),
         &tx,

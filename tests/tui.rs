@@ -822,18 +822,20 @@ fn capture_app(path: &str) -> App<'static> {
 
 /// An explorer for a shipped capture that has not had its index events yet, and those events.
 fn capture_app_and_events(path: &str) -> (App<'static>, Vec<kwire::analysis::index::IndexEvent>) {
-    use kwire::analysis::index::{index_capture, Progress, Spool};
+    use kwire::analysis::index::{index_capture, IndexReading, Progress, Spool};
     let cat = Catalogue::builtin();
     let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
     let (spool, file) = Spool::create().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let progress = Progress::default();
     index_capture(
-        cat,
-        None,
-        false,
+        IndexReading {
+            cat,
+            release: None,
+            guess: false,
+            opts: &Default::default(),
+        },
         &bytes[..],
-        &Default::default(),
         file,
         &progress,
         &tx,

@@ -28,6 +28,7 @@ use crate::schema::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
 use crate::text::{kafka_uuid_text, uuid_text};
 use foldhash::{HashMap, HashMapExt};
+use std::mem::take;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -284,11 +285,7 @@ pub struct Exchanges<'c, M> {
     /// Requests awaiting a response, by connection and correlation id: the
     /// capture layer's pairing, mirrored (it inserts and removes on the same frames).
     pending: HashMap<(usize, i32), Pending<M>>,
-    names: Names,
     facts: FactReader,
-    /// The current exchange's topics and errors (reused).
-    topics: Vec<u32>,
-    errors: Vec<i16>,
     /// The latest time seen: when the requests left at the end stopped waiting.
     last_time: f64,
     undecoded: usize,
@@ -308,13 +305,10 @@ impl<'c, M> Exchanges<'c, M> {
             release: release.map(str::to_string),
             needs: needs.clone(),
             pending: HashMap::new(),
-            names: Names::default(),
             facts: FactReader {
                 tests: needs.fields.clone(),
                 ..FactReader::default()
             },
-            topics: Vec::new(),
-            errors: Vec::new(),
             last_time: f64::NEG_INFINITY,
             undecoded: 0,
             first_undecoded: None,
@@ -338,11 +332,11 @@ impl<'c, M> Exchanges<'c, M> {
     }
 
     pub fn names(&self) -> &Names {
-        &self.names
+        &self.facts.names
     }
 
     pub(crate) fn into_names(self) -> Names {
-        self.names
+        self.facts.names
     }
 
     /// Frames whose header or body was read for facts and did not decode
@@ -394,7 +388,7 @@ impl<'c, M> Exchanges<'c, M> {
             // The capture layer pairs a later response with this request: the
             // one awaiting a response under the same id never gets it.
             if let Some(old) = self.pending.remove(&key) {
-                self.errors.clear();
+                self.facts.errors.clear();
                 let waited_us = micros_between(old.request.time, at.time);
                 self.complete(
                     old,
@@ -405,8 +399,8 @@ impl<'c, M> Exchanges<'c, M> {
                 );
             }
         }
-        self.topics.clear();
-        self.errors.clear();
+        self.facts.topics.clear();
+        self.facts.errors.clear();
         if let Some(api) = api {
             // A request no definition describes does not decode, whether or
             // not its facts are wanted (the exit status says so).
@@ -434,8 +428,6 @@ impl<'c, M> Exchanges<'c, M> {
                     MessageKind::Request,
                     (k, v),
                     want,
-                    &mut self.names,
-                    (&mut self.topics, &mut self.errors),
                 );
                 if !found.decoded {
                     self.count_undecoded(f.index);
@@ -446,12 +438,12 @@ impl<'c, M> Exchanges<'c, M> {
                         .response_may(self.cat, self.release.as_deref(), (k, v));
                 found
                     .client_id
-                    .map(|c| self.names.intern_client(c.as_deref()))
+                    .map(|c| self.facts.names.intern_client(c.as_deref()))
             }
             _ => None,
         };
-        self.topics.sort_unstable();
-        self.topics.dedup();
+        self.facts.topics.sort_unstable();
+        self.facts.topics.dedup();
         let ex = Exchange {
             conn: f.conn,
             client: f.from,
@@ -462,9 +454,9 @@ impl<'c, M> Exchanges<'c, M> {
             response: None,
             outcome: Outcome::Pending,
             client_id,
-            topics: &self.topics,
+            topics: &self.facts.topics,
             errors: &[],
-            names: &self.names,
+            names: &self.facts.names,
             tested,
         };
         let mark = obs.request(&ex);
@@ -475,7 +467,7 @@ impl<'c, M> Exchanges<'c, M> {
             client: f.from,
             broker: f.to,
             client_id,
-            topics: self.topics.as_slice().into(),
+            topics: self.facts.topics.as_slice().into(),
             tested,
             mark,
         };
@@ -501,9 +493,9 @@ impl<'c, M> Exchanges<'c, M> {
             .api_key
             .and(f.correlation_id)
             .and_then(|c| self.pending.remove(&(f.conn, c)));
-        self.errors.clear();
+        self.facts.errors.clear();
         let Some(p) = paired else {
-            self.topics.clear();
+            self.facts.topics.clear();
             let api = f.api_key.zip(f.api_version);
             let mut tested = Tested::default();
             if let (Some(api), Some(_)) = (api, &self.needs.fields) {
@@ -524,14 +516,14 @@ impl<'c, M> Exchanges<'c, M> {
                 client_id: None,
                 topics: &[],
                 errors: &[],
-                names: &self.names,
+                names: &self.facts.names,
                 tested,
             };
             obs.complete(&ex, None);
             return;
         };
-        self.topics.clear();
-        self.topics.extend_from_slice(&p.topics);
+        self.facts.topics.clear();
+        self.facts.topics.extend_from_slice(&p.topics);
         let mut tested = p.tested;
         if self.needs.errors || self.needs.topics || self.needs.fields.is_some() {
             let want = Wanted {
@@ -547,18 +539,16 @@ impl<'c, M> Exchanges<'c, M> {
                 MessageKind::Response,
                 p.api,
                 want,
-                &mut self.names,
-                (&mut self.topics, &mut self.errors),
             );
             if !found.decoded {
                 self.count_undecoded(f.index);
             }
             tested.response = found.passed;
         }
-        self.topics.sort_unstable();
-        self.topics.dedup();
-        self.errors.sort_unstable();
-        self.errors.dedup();
+        self.facts.topics.sort_unstable();
+        self.facts.topics.dedup();
+        self.facts.errors.sort_unstable();
+        self.facts.errors.dedup();
         let latency_us = micros_between(p.request.time, at.time);
         self.complete(
             Pending { tested, ..p },
@@ -569,8 +559,8 @@ impl<'c, M> Exchanges<'c, M> {
         );
     }
 
-    /// Hand a request's exchange on as complete; `self.topics` holds its topics
-    /// when answered (the request's own otherwise), `self.errors` its errors.
+    /// Hand a request's exchange on as complete; `self.facts.topics` holds its topics
+    /// when answered (the request's own otherwise), `self.facts.errors` its errors.
     fn complete<O: Observer<Mark = M>>(
         &mut self,
         p: Pending<M>,
@@ -580,7 +570,7 @@ impl<'c, M> Exchanges<'c, M> {
         obs: &mut O,
     ) {
         let topics: &[u32] = if response.is_some() {
-            &self.topics
+            &self.facts.topics
         } else {
             &p.topics
         };
@@ -595,8 +585,8 @@ impl<'c, M> Exchanges<'c, M> {
             outcome,
             client_id: p.client_id,
             topics,
-            errors: &self.errors,
-            names: &self.names,
+            errors: &self.facts.errors,
+            names: &self.facts.names,
             tested: p.tested,
         };
         obs.complete(&ex, Some(p.mark));
@@ -607,7 +597,7 @@ impl<'c, M> Exchanges<'c, M> {
     pub fn finish<O: Observer<Mark = M>>(&mut self, obs: &mut O) {
         let mut left: Vec<((usize, i32), Pending<M>)> = self.pending.drain().collect();
         left.sort_by_key(|(_, p)| p.request.index);
-        self.errors.clear();
+        self.facts.errors.clear();
         for (key, p) in left {
             let waited_us = micros_between(p.request.time, self.last_time.max(p.request.time));
             self.complete(p, Some(key.1), Outcome::Unanswered { waited_us }, None, obs);
@@ -746,12 +736,20 @@ pub(crate) struct FactReader {
     pub tests: Option<Arc<Expr>>,
     /// Its tests laid over each message read (as `bodies`, bounded by the definitions).
     laid: HashMap<(bool, i16, i16), Option<Arc<MessageTests>>>,
+    /// Client ids and topics seen, each kept once: what reads found refers
+    /// to them by index.
+    pub(crate) names: Names,
+    /// What reads found, in the order found: topics (indexes into
+    /// [`Self::names`]) and error codes. Reads add to them; the reader's
+    /// owner sorts and clears them.
+    pub(crate) topics: Vec<u32>,
+    pub(crate) errors: Vec<i16>,
 }
 
 impl FactReader {
     /// Read what `want` asks of frame `f`, a message of `kind` at `api`: the
-    /// client id into the result, topics and errors onto `out` (unsorted).
-    #[allow(clippy::too_many_arguments)]
+    /// client id into the result, topics and errors onto [`Self::topics`]
+    /// and [`Self::errors`].
     pub(crate) fn read(
         &mut self,
         cat: &Catalogue,
@@ -760,8 +758,6 @@ impl FactReader {
         kind: MessageKind,
         api: (i16, i16),
         want: Wanted,
-        names: &mut Names,
-        out: (&mut Vec<u32>, &mut Vec<i16>),
     ) -> Found {
         let mut found = Found {
             client_id: None,
@@ -853,7 +849,12 @@ impl FactReader {
             found.decoded = false;
             return found;
         }
-        let (topics, errors) = out;
+        // Taken while the body is read, which also reads `self`; put back below.
+        let (mut names, mut topics, mut errors) = (
+            take(&mut self.names),
+            take(&mut self.topics),
+            take(&mut self.errors),
+        );
         let marks = (topics.len(), errors.len());
         let body_ok = |tape: &mut Values,
                        plan: &crate::schema::plan::StructPlan,
@@ -878,9 +879,9 @@ impl FactReader {
             &mut self.tape,
             &spec.plan(version),
             &facts,
-            names,
-            topics,
-            errors,
+            &mut names,
+            &mut topics,
+            &mut errors,
         );
         let mut passed = found.passed;
         body_tests(&self.tape, body_slot, laid.as_deref(), &mut passed);
@@ -897,7 +898,14 @@ impl FactReader {
                 let header_end = retry.slots.get(head as usize).map_or(0, |h| h.end as usize);
                 retry.slots.truncate(header_end);
                 let (t, e) = (topics.len(), errors.len());
-                let (ok, slot) = body_ok(&mut retry, &v0.plan(0), &facts0, names, topics, errors);
+                let (ok, slot) = body_ok(
+                    &mut retry,
+                    &v0.plan(0),
+                    &facts0,
+                    &mut names,
+                    &mut topics,
+                    &mut errors,
+                );
                 if ok {
                     topics.drain(marks.0..t);
                     errors.drain(marks.1..e);
@@ -912,6 +920,7 @@ impl FactReader {
                 self.tape = retry;
             }
         }
+        (self.names, self.topics, self.errors) = (names, topics, errors);
         found.passed = passed;
         found
     }
@@ -962,18 +971,8 @@ impl FactReader {
             errors: false,
             whole: false,
         };
-        // Nothing asked lands in these: they stay empty.
-        let mut names = Names::default();
-        let found = self.read(
-            cat,
-            pin,
-            f,
-            kind,
-            api,
-            nothing,
-            &mut names,
-            (&mut Vec::new(), &mut Vec::new()),
-        );
+        // Nothing asked: nothing is added to the names, topics or errors.
+        let found = self.read(cat, pin, f, kind, api, nothing);
         found.passed
     }
 
@@ -1096,11 +1095,8 @@ pub struct TopicIdLearner<'c> {
     cat: &'c Catalogue,
     release: Option<String>,
     facts: FactReader,
-    names: Names,
     /// Per response API and version the catalogue defines: whether it can tie.
     ties: HashMap<(i16, i16), bool>,
-    topics: Vec<u32>,
-    errors: Vec<i16>,
 }
 
 impl<'c> TopicIdLearner<'c> {
@@ -1109,10 +1105,7 @@ impl<'c> TopicIdLearner<'c> {
             cat,
             release: release.map(str::to_string),
             facts: FactReader::default(),
-            names: Names::default(),
             ties: HashMap::new(),
-            topics: Vec::new(),
-            errors: Vec::new(),
         }
     }
 
@@ -1134,18 +1127,10 @@ impl<'c> TopicIdLearner<'c> {
             whole: false,
         };
         let pin = self.release.as_deref();
-        self.facts.read(
-            self.cat,
-            pin,
-            f,
-            MessageKind::Response,
-            api,
-            want,
-            &mut self.names,
-            (&mut self.topics, &mut self.errors),
-        );
-        self.topics.clear();
-        self.errors.clear();
+        self.facts
+            .read(self.cat, pin, f, MessageKind::Response, api, want);
+        self.facts.topics.clear();
+        self.facts.errors.clear();
     }
 
     fn can_tie(&mut self, api: (i16, i16)) -> bool {
@@ -1177,7 +1162,7 @@ impl<'c> TopicIdLearner<'c> {
 
     /// The topic names tied to ids so far.
     pub fn topic_ids(&self) -> &TopicIds {
-        self.names.topic_ids()
+        self.facts.names.topic_ids()
     }
 }
 

@@ -287,20 +287,32 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// How the index thread reads a capture: with which definitions (the
+/// release pinned, if one is), whether it names an unpaired response's API
+/// by a guess (`--guess`), and how it takes packets apart.
+pub struct IndexReading<'a> {
+    pub cat: &'a Catalogue,
+    pub release: Option<&'a str>,
+    pub guess: bool,
+    pub opts: &'a CaptureOptions,
+}
+
 /// Index `input` (a pcap or pcapng stream) into rows sent on `tx`, spooling
 /// each frame's bytes to `spool`; until the input ends, `progress.stop` is
 /// set, or the receiver is gone. Run it on its own thread.
-#[allow(clippy::too_many_arguments)]
 pub fn index_capture(
-    cat: &Catalogue,
-    release: Option<&str>,
-    guess: bool,
+    reading: IndexReading,
     input: impl Read,
-    opts: &CaptureOptions,
     spool: SpoolWriter,
     progress: &Progress,
     tx: &Sender<IndexEvent>,
 ) {
+    let IndexReading {
+        cat,
+        release,
+        guess,
+        opts,
+    } = reading;
     yield_to_the_screen();
     let mut lister = Lister::new(cat, release, guess).with_topics();
     let mut learner = super::exchange::TopicIdLearner::new(cat, release);

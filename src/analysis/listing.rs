@@ -77,9 +77,6 @@ pub struct Lister<'c> {
     guess: bool,
     with_topics: bool,
     facts: FactReader,
-    names: Names,
-    topics: Vec<u32>,
-    errors: Vec<i16>,
     memo: HashMap<Vec<u8>, ListEntry>,
     key: Vec<u8>,
     last: ListEntry,
@@ -98,9 +95,6 @@ impl<'c> Lister<'c> {
             guess,
             with_topics: false,
             facts: FactReader::default(),
-            names: Names::default(),
-            topics: Vec::new(),
-            errors: Vec::new(),
             memo: HashMap::new(),
             key: Vec::with_capacity(Self::MEMO_FRAME + 8),
             last: ListEntry::default(),
@@ -115,7 +109,7 @@ impl<'c> Lister<'c> {
 
     /// Client ids and topics seen: [`ListEntry::topics`] index them.
     pub fn names(&self) -> &Names {
-        &self.names
+        &self.facts.names
     }
 
     /// The entry of `f` (not a SASL token: a token has no API).
@@ -233,8 +227,8 @@ impl<'c> Lister<'c> {
         } else {
             f
         };
-        self.errors.clear();
-        self.topics.clear();
+        self.facts.errors.clear();
+        self.facts.topics.clear();
         let found = self.facts.read(
             self.cat,
             self.release.as_deref(),
@@ -242,8 +236,6 @@ impl<'c> Lister<'c> {
             kind,
             (key, version),
             want,
-            &mut self.names,
-            (&mut self.topics, &mut self.errors),
         );
         let client_id = found
             .client_id
@@ -272,16 +264,16 @@ impl<'c> Lister<'c> {
             },
             (true, _) => Summary::Request { client_id: None },
             (false, _) if !whole => Summary::LargeBody,
-            (false, _) if self.errors.is_empty() => Summary::Ok,
-            (false, _) => Summary::Errors(self.errors.clone()),
+            (false, _) if self.facts.errors.is_empty() => Summary::Ok,
+            (false, _) => Summary::Errors(self.facts.errors.clone()),
         };
-        self.topics.sort_unstable();
-        self.topics.dedup();
+        self.facts.topics.sort_unstable();
+        self.facts.topics.dedup();
         ListEntry {
             api_key: Some(key),
             api_version: Some(version),
             summary,
-            topics: self.topics.as_slice().into(),
+            topics: self.facts.topics.as_slice().into(),
             guessed: false,
         }
     }

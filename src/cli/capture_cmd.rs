@@ -6,7 +6,7 @@
 use super::exit;
 use super::frame_args::{Format, OutputArgs};
 use clap::Args;
-use kwire::analysis::index::{index_capture, Progress, Spool};
+use kwire::analysis::index::{index_capture, IndexReading, Progress, Spool};
 use kwire::analysis::selection::{FrameFilter, TopicNames};
 use kwire::analysis::Filter as ExchangeFilter;
 use kwire::capture::CaptureOptions;
@@ -492,16 +492,13 @@ pub fn explore_indexed(
     let (guess, opts) = (e.guess, e.opts);
     let shown = std::thread::scope(|s| {
         let indexer = s.spawn(|| {
-            index_capture(
+            let reading = IndexReading {
                 cat,
                 release,
                 guess,
-                input,
-                &opts,
-                spool_writer,
-                &progress,
-                &tx,
-            )
+                opts: &opts,
+            };
+            index_capture(reading, input, spool_writer, &progress, &tx)
         });
         let shown = kwire::tui::run_indexing(&mut app, &rx);
         progress

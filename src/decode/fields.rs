@@ -51,8 +51,9 @@ pub(crate) struct FieldDecoder<'a, 'c> {
 type Res = Result<(), DecodeError>;
 
 impl<'a, 'c> FieldDecoder<'a, 'c> {
-    /// A decoder for `spec` at `version` over `frame[start..end]`.
-    #[allow(clippy::too_many_arguments)]
+    /// A decoder for `spec` at `version` over `frame[start..end]`, whose
+    /// nodes are in `region`, named as the definitions name them
+    /// ([`Self::named`] to change it) and in no context ([`Self::within`]).
     pub fn over(
         cat: &'c Catalogue,
         frame: &'a Bytes,
@@ -60,8 +61,6 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         spec: &crate::schema::MessageSpec,
         version: i16,
         region: Region,
-        naming: Naming,
-        ctx: Context,
     ) -> Self {
         FieldDecoder {
             r: Reader::over(frame, (start, end)),
@@ -69,12 +68,22 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             version,
             flexible: spec.is_flexible(version),
             region,
-            naming,
+            naming: Naming::Schema,
             catalogue: cat,
             warnings: Vec::new(),
             record_damage: Vec::new(),
-            ctx,
+            ctx: Context::default(),
         }
+    }
+
+    /// The decoder with its field nodes named by `naming`.
+    pub(crate) fn named(self, naming: Naming) -> Self {
+        FieldDecoder { naming, ..self }
+    }
+
+    /// The decoder within `ctx` (the topic, how records are decoded).
+    pub(crate) fn within(self, ctx: Context) -> Self {
+        FieldDecoder { ctx, ..self }
     }
 
     /// A field node's display name and type, shared with the spec's labels.
@@ -663,16 +672,7 @@ pub fn decode_embedded(
     (start, end): (usize, usize),
     region: Region,
 ) -> Result<(Node, Vec<Warning>), Box<PartialStruct>> {
-    let mut d = FieldDecoder::over(
-        cat,
-        buf,
-        (start, end),
-        spec,
-        version,
-        region,
-        Naming::Schema,
-        Context::default(),
-    );
+    let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region);
     let mut node = Node::new(
         spec.shared_name.get(&spec.name),
         "struct",

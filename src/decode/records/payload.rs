@@ -85,23 +85,33 @@ fn prefix_node(
     n
 }
 
-/// Attach the decoded key and value under the record's `key` and `value` nodes.
-#[allow(clippy::too_many_arguments)]
-pub fn decode_key_value(
-    decode: EmbeddedDecoder,
-    cat: &Catalogue,
-    buf: &Bytes,
-    kind: PayloadKind,
-    topic: Option<&str>,
-    key: Option<(usize, usize)>,
-    value: Option<(usize, usize)>,
+/// A record's key and value: where each lies in the buffer, and what the
+/// batch and topic they came in say they hold.
+pub(crate) struct KeyValue<'t> {
+    pub kind: PayloadKind,
+    pub topic: Option<&'t str>,
+    pub key: Option<(usize, usize)>,
+    pub value: Option<(usize, usize)>,
+}
+
+/// Attach the decoded key and value under the record's `key` and `value`
+/// nodes (`out`, the record's children), read from `embedding`'s buffer.
+pub(crate) fn decode_key_value(
+    embedding: Embedding,
+    record: KeyValue,
     out: &mut [Node],
     warnings: &mut Vec<Warning>,
 ) {
+    let KeyValue {
+        kind,
+        topic,
+        key,
+        value,
+    } = record;
     if kind == PayloadKind::Plain {
         return;
     }
-    let embedding = Embedding { decode, cat, buf };
+    let (cat, buf) = (embedding.cat, embedding.buf);
     let mut key_nodes = Vec::new();
     let mut value_nodes = Vec::new();
     let mut record_type = None;
@@ -286,10 +296,10 @@ pub fn decode_key_value(
 
 /// What decodes the structs inside one record's bytes: the struct decoder
 /// handed down, the catalogue and the buffer.
-struct Embedding<'a, 'c> {
-    decode: EmbeddedDecoder,
-    cat: &'c Catalogue,
-    buf: &'a Bytes,
+pub(crate) struct Embedding<'a, 'c> {
+    pub decode: EmbeddedDecoder,
+    pub cat: &'c Catalogue,
+    pub buf: &'a Bytes,
 }
 
 impl<'c> Embedding<'_, 'c> {

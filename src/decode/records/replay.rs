@@ -14,7 +14,7 @@ use super::layout::{
     v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
 };
 use super::order::{batch_facts, has_error, slot_int as int};
-use super::payload::{decode_key_value, schema_registry_framing, PayloadKind};
+use super::payload::{decode_key_value, schema_registry_framing, Embedding, KeyValue, PayloadKind};
 use super::BatchDecoder;
 use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
@@ -270,17 +270,18 @@ impl BatchDecoder<'_, '_> {
                         }
                     }
                     if !failed {
-                        decode_key_value(
-                            self.ctx.embedded,
-                            self.catalogue,
-                            self.buf,
+                        let embedding = Embedding {
+                            decode: self.ctx.embedded,
+                            cat: self.catalogue,
+                            buf: self.buf,
+                        };
+                        let record = KeyValue {
                             kind,
-                            self.ctx.topic.as_deref(),
+                            topic: self.ctx.topic.as_deref(),
                             key,
                             value,
-                            out,
-                            &mut self.warnings,
-                        );
+                        };
+                        decode_key_value(embedding, record, out, &mut self.warnings);
                     }
                 }
                 _ => {}
