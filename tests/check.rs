@@ -413,6 +413,23 @@ fn a_producer_sequence_that_skips() {
         back.contains("baseSequence 0 goes backwards; the batch before ends at 5"),
         "{back}"
     );
+    // Sequences wrap from i32::MAX to 0: past the wrap, a skip is still a skip.
+    let mut wrapped = with_sequence(i32::MAX - 3);
+    wrapped.extend(at_offset(with_sequence(2), 1));
+    let fetch = common::batches::fetch_v4(Catalogue::builtin(), "orders", &wrapped);
+    let (found, status) = check_frame_bytes(&fetch, &args);
+    assert_eq!(
+        (found.len(), status),
+        (0, 0),
+        "a skip past the wrap: {found:#?}"
+    );
+    let mut produced = with_sequence(i32::MAX - 3);
+    produced.extend(with_sequence(2));
+    let (found, _) = check_produce(&produced);
+    assert!(
+        message(&found, "sequence-gap").contains("baseSequence 2 skips"),
+        "{found:#?}"
+    );
 }
 
 // ---- rules of a conversation -----------------------------------------------
@@ -956,4 +973,95 @@ fn a_compacted_batch_may_end_past_its_last_record_only_when_fetched() {
     let fetch = common::batches::fetch_v4(Catalogue::builtin(), "orders", &overrun);
     let (found, _) = check_frame_bytes(&fetch, &args);
     assert_eq!(the(&found, "last-offset-delta")["severity"], "error");
+}
+
+/// `kwire check --format json` of a file of record batches, and the exit status.
+fn check_segment(bytes: &[u8]) -> (Vec<Value>, i32) {
+    let out = common::kwire_with_stdin(&["check", "--format", "json", "-"], bytes);
+    (json_lines(&out.stdout), out.status.code().unwrap_or(-1))
+}
+
+/// Where each batch of a file of batches starts, read header to header.
+fn batch_starts(log: &[u8]) -> Vec<usize> {
+    let mut at = 0;
+    let mut starts = Vec::new();
+    while at + 12 <= log.len() {
+        starts.push(at);
+        at += 12 + i32::from_be_bytes(log[at + 8..at + 12].try_into().unwrap()) as usize;
+    }
+    starts
+}
+
+/// A log segment is checked batch by batch: a damaged batch is found at its
+/// place in the file and named, a damaged first batch still makes the file
+/// a segment, batches are checked against the batch before (offsets may not
+/// go back), and a file that ends inside a batch says so (exit status 2,
+/// as `kwire records` gives it).
+#[test]
+fn a_log_segment_is_checked_batch_by_batch() {
+    let log = std::fs::read("samples/00000000000000000000.log").unwrap();
+    let starts = batch_starts(&log);
+    assert_eq!(starts.len(), 5, "{starts:?}");
+    assert_eq!(check_segment(&log), (vec![], 0));
+
+    // A byte of the second batch's records changed: its checksum no longer holds.
+    let mut damaged = log.clone();
+    damaged[starts[1] + 70] ^= 0x40;
+    let (found, status) = check_segment(&damaged);
+    assert_eq!((rules(&found), status), (vec!["batch-crc"], 3));
+    let crc = the(&found, "batch-crc");
+    assert_eq!(crc["offset"], starts[1] + 17);
+    assert_eq!(crc["frame"], Value::Null);
+    let stored = u32::from_be_bytes(log[starts[1] + 17..starts[1] + 21].try_into().unwrap());
+    let computed = kwire::protocol::crc32c::crc32c(&damaged[starts[1] + 21..starts[2]]);
+    assert_eq!(
+        crc["message"],
+        format!(
+            "RecordBatch[1] at 0x{:04x}: expected a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}",
+            starts[1]
+        )
+    );
+
+    // The first batch's checksum broken: still a segment, not a frame of size 0.
+    let mut first = log.clone();
+    first[30] ^= 1;
+    let (found, status) = check_segment(&first);
+    assert_eq!((rules(&found), status), (vec!["batch-crc"], 3));
+    assert!(message(&found, "batch-crc").starts_with("RecordBatch[0] at 0x0000: "));
+
+    // The second batch before the first: its offsets go back.
+    let mut swapped = log[starts[1]..starts[2]].to_vec();
+    swapped.extend_from_slice(&log[..starts[1]]);
+    swapped.extend_from_slice(&log[starts[2]..]);
+    let (found, status) = check_segment(&swapped);
+    assert_eq!((rules(&found), status), (vec!["offsets-backwards"], 3));
+    let back = the(&found, "offsets-backwards");
+    assert_eq!(back["offset"], starts[2] - starts[1]);
+    assert!(
+        back["message"]
+            .as_str()
+            .unwrap()
+            .contains("RecordBatch[1] at 0x"),
+        "{back}"
+    );
+
+    // Cut inside the last batch.
+    let cut = &log[..log.len() - 79];
+    let (found, status) = check_segment(cut);
+    assert_eq!((rules(&found), status), (vec!["skipped-bytes"], 2));
+    assert_eq!(
+        message(&found, "skipped-bytes"),
+        format!(
+            "the file ends inside a batch at 0x{:04x}: {} bytes of it present",
+            starts[4],
+            cut.len() - starts[4]
+        )
+    );
+    let text = common::kwire_with_stdin(&["check", "-"], cut);
+    assert!(
+        String::from_utf8_lossy(&text.stdout)
+            .ends_with("4 batches checked: 0 errors, 0 warnings, 1 note\n"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
 }

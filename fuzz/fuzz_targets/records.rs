@@ -1,6 +1,7 @@
 //! Record batches, legacy message sets and decompression, with internal-topic
 //! payloads: the first byte picks the topic (and the width and colour the
-//! tree is drawn in). Decompression is bounded.
+//! tree is drawn in). Decompression is bounded. The bytes are also checked
+//! as a log segment (`kwire check`).
 #![no_main]
 use bytes::Bytes;
 use kwire::decode::fields::Context;
@@ -29,4 +30,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = kwire::render::text_tree::render_tree(n, fitted);
         let _ = kwire::render::tree_json::write_tree_json(&mut Vec::new(), n);
     }
+    // The same bytes as a log segment, checked a batch at a time, each
+    // batch against the one before.
+    let _ = kwire::analysis::check::check_segment(Catalogue::builtin(), &ctx, rest, &mut Vec::new());
 });

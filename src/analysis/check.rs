@@ -11,7 +11,7 @@ use super::finding::{Finding, Rule};
 use super::inventory::{ApiVersionsReader, Range};
 use crate::capture::{CapturedFrame, Skipped};
 use crate::decode::tape::Val;
-use crate::decode::{decode_frame_reusing, DecodeError, DecodeOptions, Direction, Frame};
+use crate::decode::{decode_frame_reusing, DecodeError, DecodeOptions, Direction, Frame, Kind};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::protocol::headers::PRODUCE_KEY;
 use crate::schema::model::FieldMeaning;
@@ -369,6 +369,86 @@ pub fn check_frames(frames: &[Frame], out: &mut Vec<Finding>) {
         };
         frame_findings(frame, &at, out);
     }
+}
+
+/// What a check of a file of record batches read.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SegmentChecked {
+    /// Batches (and legacy messages) read.
+    pub batches: usize,
+    /// Bytes were left unchecked: the file ends inside a batch, or a batch
+    /// declares more than is read whole.
+    pub unread: bool,
+}
+
+/// Findings of a log segment, snapshot or any file of record batches, read
+/// a batch at a time (`ctx`: its topic and budget): each batch's damage and
+/// warnings, and its offsets and sequences against the batch before, as
+/// one log's. A finding has no frame: its offset is where it is in the
+/// file, and its message names the batch and where the batch starts.
+pub fn check_segment(
+    cat: &Catalogue,
+    ctx: &crate::decode::context::Context,
+    input: impl std::io::Read,
+    out: &mut Vec<Finding>,
+) -> std::io::Result<SegmentChecked> {
+    use crate::decode::records::order::KINDS as ORDER;
+    use crate::decode::records::segment::{for_each_batch, SegmentEnd, MAX_BATCH};
+    let mut checked = SegmentChecked::default();
+    let end = for_each_batch(cat, ctx, input, |b| {
+        let batches = b
+            .nodes
+            .iter()
+            .filter(|n| n.role == crate::decode::Role::Element);
+        checked.batches += batches.clone().count();
+        let name = batches.map(|n| n.name.to_string()).next();
+        let name = name.unwrap_or_else(|| "bytes".into());
+        let at = |rule, offset: usize, text: &str| {
+            let message = format!("{name} at 0x{:04x}: {text}", b.position);
+            At::default().finding(rule, Some(offset), message)
+        };
+        let warning = |w: &crate::decode::Warning| {
+            let offset = b.position + w.offset.unwrap_or_default();
+            Rule::of_warning(w.kind).map(|rule| at(rule, offset, w.detail()))
+        };
+        let (order, other): (Vec<_>, Vec<_>) =
+            b.warnings.iter().partition(|w| ORDER.contains(&w.kind));
+        out.extend(other.into_iter().filter_map(warning));
+        for e in &b.damage {
+            let text = format!("expected {}", e.expected);
+            out.push(at(Rule::of_error(e.kind, true), e.offset, &text));
+        }
+        out.extend(order.into_iter().filter_map(warning));
+        // A file copied while its last batch was written ends inside it:
+        // bytes no batch holds whole, as a capture's partial frame.
+        for cut in b.nodes.iter().filter(|n| n.kind == Kind::TruncatedBatch) {
+            checked.unread = true;
+            let message = format!(
+                "the file ends inside a batch at 0x{:04x}: {} bytes of it present",
+                cut.offset, cut.len
+            );
+            out.push(At::default().finding(Rule::SkippedBytes, Some(cut.offset), message));
+        }
+        Ok(true)
+    })?;
+    if let SegmentEnd::TooLarge {
+        position, declared, ..
+    } = end
+    {
+        checked.unread = true;
+        let (rule, why) = match declared < 0 {
+            true => (Rule::BatchLength, "a batch length below 0".to_string()),
+            false => (
+                Rule::NotChecked,
+                format!("more than the {MAX_BATCH} bytes a batch is read whole within"),
+            ),
+        };
+        let message = format!(
+            "the batch at 0x{position:04x} declares {declared} bytes, {why}: the rest of the file is not checked"
+        );
+        out.push(At::default().finding(rule, Some(position + 8), message));
+    }
+    Ok(checked)
 }
 
 /// The correlation id a decoded frame's header holds (bytes 8..12 of a request, 4..8 of a response).

@@ -1,14 +1,17 @@
-//! `kwire check CAPTURE|FILE`: every frame held against the protocol, one
-//! finding per line; exit status 3 when any finding is an error.
+//! `kwire check CAPTURE|FILE`: every frame (or a log segment's every batch)
+//! held against the protocol, one finding per line; exit status 3 when any
+//! finding is an error.
 
 use super::exit;
-use super::frame_args::{decode_options, frames_from, is_segment, segment_refused, InputArgs};
+use super::frame_args::{decode_options, frames_from, is_segment, InputArgs};
 use clap::{Args, ValueEnum};
-use kwire::analysis::check::check_frames;
+use kwire::analysis::check::{check_frames, check_segment};
 use kwire::analysis::filter::Filter;
 use kwire::analysis::finding::{Finding, Severity};
 use kwire::analysis::selection::FrameFilter;
 use kwire::capture::CaptureOptions;
+use kwire::decode::context::Context;
+use kwire::decode::records::segment::topic_of_log_dir;
 use kwire::decode::DecodeOptions;
 use kwire::pipeline::check;
 use kwire::render::findings::{self, FindingsWriter, Layout};
@@ -21,7 +24,7 @@ pub const FOUND_ERRORS: i32 = 3;
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  kwire check samples/captures/confluent-kafka.pcap\n  kwire check capture.pcap --format json | jq 'select(.severity == \"error\")'\n  kwire check samples/produce-v9-request.hex\n  kwire check --rules\n\nExit status: 0 when no finding is an error, 3 when one is, 1 when the input cannot be read."
+    after_help = "Examples:\n  kwire check samples/captures/confluent-kafka.pcap\n  kwire check capture.pcap --format json | jq 'select(.severity == \"error\")'\n  kwire check samples/produce-v9-request.hex\n  kwire check samples/00000000000000000000.log\n  kwire check --rules\n\nExit status: 0 when no finding is an error, 3 when one is, 1 when the input cannot be read."
 )]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -128,6 +131,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     // Input damage the findings do not count as errors (bytes in no frame,
     // a capture cut short, TLS not decrypted): status 2, as `capture` says it.
     let mut damaged = false;
+    // What the summary counts: frames, or a segment's batches.
+    let mut unit = ("frame", "frames");
     let checked = if is_capture {
         let capture_opts = match args.tls.capture_options(args.port) {
             Ok(o) => o,
@@ -208,14 +213,23 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             return exit::FAILURE;
         }
         if is_segment(&args.input, &raw) {
-            return segment_refused(&args.input.file, "`kwire check` checks frames and captures");
+            let ctx = segment_context(&opts, &args.input.file);
+            let checked = match check_segment(cat, &ctx, &raw[..], &mut found) {
+                Ok(c) => c,
+                Err(e) => return broken_output(e),
+            };
+            // A batch cut short or too large to read: damage, as `records` says it.
+            damaged = checked.unread;
+            unit = ("batch", "batches");
+            checked.batches
+        } else {
+            let frames = match frames_from(cat, &args.input, raw, &opts) {
+                Ok(f) => f,
+                Err(status) => return status,
+            };
+            check_frames(&frames, &mut found);
+            frames.len()
         }
-        let frames = match frames_from(cat, &args.input, raw, &opts) {
-            Ok(f) => f,
-            Err(status) => return status,
-        };
-        check_frames(&frames, &mut found);
-        frames.len()
     };
     if let Err(e) = printer
         .take(&mut found)
@@ -224,7 +238,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         return broken_output(e);
     }
     let tally = printer.tally();
-    let mut line = findings::summary(checked, &tally);
+    let mut line = findings::summary_of(checked, unit, &tally);
     if args.filter.is_some() {
         // The counts and the exit status are the selected findings'.
         line.push_str(" about the frames the filter selects");
@@ -244,6 +258,19 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         exit::MALFORMED
     } else {
         exit::OK
+    }
+}
+
+/// What a log segment's batches are read with: its topic (given, or its
+/// directory's, `<topic>-<partition>`, so internal topics' records are
+/// read through their schemas) and the input's budget.
+fn segment_context(opts: &DecodeOptions, file: &str) -> Context {
+    let topic = opts.topic.clone().or_else(|| topic_of_log_dir(file));
+    Context {
+        topic_forced: topic.is_some(),
+        topic,
+        budget: opts.budget.clone(),
+        ..Context::default()
     }
 }
 

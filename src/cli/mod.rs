@@ -152,7 +152,7 @@ pub enum Command {
     Inventory(inventory_cmd::InventoryArgs),
     /// One self-contained HTML page of a capture, as an incident report: what is wrong, one timeline, latency per API, stats, inventory, errors, exchanges and a frame viewer.
     Report(report_cmd::ReportArgs),
-    /// Every frame of a capture (or file of frames) checked against the protocol: one finding per problem, exit 3 on errors.
+    /// Every frame of a capture (or file of frames), or every batch of a log segment, checked against the protocol: one finding per problem, exit 3 on errors.
     Check(check_cmd::CheckArgs),
     /// The display filter language (--filter): check an expression, list an API's fields or the facts.
     Filter(filter_cmd::FilterCmdArgs),

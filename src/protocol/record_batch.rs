@@ -124,21 +124,23 @@ pub fn empty_batch() -> Vec<u8> {
     b
 }
 
-/// Whether `bytes` start with a whole RecordBatch v2 whose CRC-32C holds,
-/// as a log segment or a file of batches does. Kafka frames do not: a
-/// frame's bytes 17 to 21 would have to be the CRC-32C of the rest of its
-/// first `batchLength` bytes.
+/// Whether `bytes` start as a log segment or a file of batches does: with
+/// a whole RecordBatch v2 whose CRC-32C holds, or with one whose checksum
+/// does not hold (damage to show, not a reason to read the file as frames)
+/// but that no stream of frames starts with: its first four bytes are zero
+/// (the high half of a baseOffset below 2^32), and a frame's size is never 0.
+/// A frame whose bytes 17 to 21 are the CRC-32C of the rest of its first
+/// `batchLength` bytes is not one Kafka writes.
 pub fn starts_with_batch(bytes: &[u8]) -> bool {
     let field = |at: usize| -> Option<[u8; 4]> { bytes.get(at..at + 4)?.try_into().ok() };
-    let (Some(len), Some(crc)) = (field(BATCH_LENGTH_AT), field(CRC_AT)) else {
+    let (Some(first), Some(len), Some(crc)) = (field(0), field(BATCH_LENGTH_AT), field(CRC_AT))
+    else {
         return false;
     };
     let end =
         usize::try_from(i32::from_be_bytes(len)).map_or(0, |l| l.saturating_add(LOG_OVERHEAD));
-    bytes.get(MAGIC_AT) == Some(&2)
-        && end >= BATCH_HEADER_LEN
-        && end <= bytes.len()
-        && crc32c(&bytes[CRC_START..end]) == u32::from_be_bytes(crc)
+    let whole = bytes.get(MAGIC_AT) == Some(&2) && end >= BATCH_HEADER_LEN && end <= bytes.len();
+    whole && (first == [0; 4] || crc32c(&bytes[CRC_START..end]) == u32::from_be_bytes(crc))
 }
 
 #[cfg(test)]
@@ -222,7 +224,20 @@ mod tests {
         assert!(!starts_with_batch(&b[..60]), "cut short");
         let mut wrong = empty_batch();
         wrong[30] ^= 1;
-        assert!(!starts_with_batch(&wrong), "its CRC-32C does not hold");
+        assert!(
+            starts_with_batch(&wrong),
+            "damaged, yet no frame stream starts so"
+        );
+        wrong[3] = 1;
+        assert!(
+            !starts_with_batch(&wrong),
+            "its CRC-32C does not hold and it could be a frame's size"
+        );
+        wrong[30] ^= 1;
+        assert!(
+            starts_with_batch(&wrong),
+            "at a high offset, its CRC-32C holds"
+        );
         let mut magic1 = empty_batch();
         magic1[16] = 1;
         assert!(!starts_with_batch(&magic1));

@@ -298,11 +298,16 @@ fn wrap(text: &str, width: usize, lines: usize) -> Vec<String> {
 
 /// The closing line: how many frames were checked and what was found.
 pub fn summary(frames: usize, tally: &Tally) -> String {
+    summary_of(frames, ("frame", "frames"), tally)
+}
+
+/// [`summary`] of `n` of what `unit` names (one, many): frames, batches.
+pub fn summary_of(n: usize, unit: (&str, &str), tally: &Tally) -> String {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
         "{} checked: {}, {}, {}",
-        plural(frames, "frame", "frames"),
+        plural(n, unit.0, unit.1),
         plural(tally.errors, "error", "errors"),
         plural(tally.warnings, "warning", "warnings"),
         plural(tally.notes, "note", "notes")

@@ -102,6 +102,12 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         }
     }
 
+    /// Check the first top-level batch against the last one `order` has
+    /// seen: a segment's batches, decoded one at a time, are one log.
+    pub(super) fn following(self, order: super::order::Batches) -> Self {
+        BatchDecoder { order, ..self }
+    }
+
     /// Number the top-level batches or messages from `first` on.
     pub(crate) fn numbered_from(self, first: usize) -> Self {
         BatchDecoder {

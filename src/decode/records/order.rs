@@ -118,7 +118,7 @@ fn within(b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>) {
             out.push(Warning::at(
                 WarningKind::LastOffsetDelta,
                 at,
-                format_args!("the last record's offsetDelta is {last}, but its batch's lastOffsetDelta (at 0x{:04x}) says {says}", b.at + 23),
+                format_args!("the last record's offsetDelta is {last}, but its batch's lastOffsetDelta (at 0x{:04x}) says {says}", b.at + field_at(LAST_OFFSET_DELTA)),
             ));
         }
     }
@@ -148,19 +148,18 @@ fn across(p: &BatchFacts, b: &BatchFacts, fetched: bool, out: &mut Vec<Warning>)
     if !same_producer || p.header[BASE_SEQUENCE] < 0 || b.header[BASE_SEQUENCE] < 0 {
         return;
     }
-    // Sequence numbers wrap from i32::MAX to 0.
-    let expected =
-        (p.header[BASE_SEQUENCE] + p.header[LAST_OFFSET_DELTA] + 1) % (i64::from(i32::MAX) + 1);
+    // Sequence numbers wrap from i32::MAX to 0: how far `got` is past what
+    // was expected is counted around the wrap, and less than half the way
+    // round is ahead (a skip), more is behind.
+    const SEQUENCES: i64 = i32::MAX as i64 + 1;
+    let expected = (p.header[BASE_SEQUENCE] + p.header[LAST_OFFSET_DELTA] + 1) % SEQUENCES;
     let got = b.header[BASE_SEQUENCE];
+    let skips = (got - expected).rem_euclid(SEQUENCES) < SEQUENCES / 2;
     // Compaction may remove a producer's whole batch from a log (it keeps
     // only each producer's last one), so fetched data may skip numbers;
     // backwards it never goes.
-    if got != expected && !(fetched && got > expected) {
-        let how = if got < expected {
-            "goes backwards"
-        } else {
-            "skips"
-        };
+    if got != expected && !(fetched && skips) {
+        let how = if skips { "skips" } else { "goes backwards" };
         out.push(Warning::at(
             WarningKind::RecordSequence,
             b.at + field_at(BASE_SEQUENCE),

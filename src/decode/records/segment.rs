@@ -54,6 +54,8 @@ pub(crate) fn for_each_batch(
 ) -> std::io::Result<SegmentEnd> {
     let mut position: usize = 0;
     let mut numbered = 0;
+    // The batches' offsets and sequences, checked across the segment.
+    let mut order = super::order::Batches::new(true);
     loop {
         let mut head = [0u8; 12];
         let got = read_up_to(&mut input, &mut head)?;
@@ -76,10 +78,13 @@ pub(crate) fn for_each_batch(
         let bytes = Bytes::from(buf);
         let held_before = ctx.budget.expanded();
         // Batches (and legacy messages) are numbered across the segment.
-        let mut decoder = BatchDecoder::new(&bytes, cat, ctx).numbered_from(numbered);
+        let mut decoder = BatchDecoder::new(&bytes, cat, ctx)
+            .numbered_from(numbered)
+            .following(order);
         let mut nodes = Vec::new();
         decoder.decode_stream(0, bytes.len(), &mut nodes);
         numbered += nodes.iter().filter(|n| n.role == Role::Element).count();
+        order = std::mem::replace(&mut decoder.order, super::order::Batches::new(true));
         if secrets::hiding() {
             let mut shown = bytes.clone();
             secrets::redact_tree(&mut nodes, &mut shown);
@@ -199,6 +204,53 @@ mod tests {
             at += len;
         }
         assert_eq!(at, log.len());
+    }
+
+    /// An empty batch at `base_offset` from producer 7 at `sequence`.
+    fn batch_at(base_offset: i64, sequence: i64) -> Vec<u8> {
+        use crate::protocol::record_batch::{
+            header, seal, BASE_OFFSET, BASE_SEQUENCE, MAGIC, PRODUCER_ID, V2_FIELDS,
+        };
+        let mut values = [0; V2_FIELDS.len()];
+        (values[BASE_OFFSET], values[MAGIC]) = (base_offset, 2);
+        (values[PRODUCER_ID], values[BASE_SEQUENCE]) = (7, sequence);
+        let mut b = header(values);
+        seal(&mut b);
+        b
+    }
+
+    /// What each batch of `input` warns of.
+    fn warnings(input: &[u8]) -> Vec<Vec<String>> {
+        let mut seen = Vec::new();
+        for_each_batch(Catalogue::builtin(), &Context::default(), input, |b| {
+            seen.push(b.warnings.iter().map(|w| w.text.clone()).collect());
+            Ok(true)
+        })
+        .unwrap();
+        seen
+    }
+
+    #[test]
+    fn batches_are_checked_against_the_batch_before_across_the_segment() {
+        let mut log = batch_at(10, 0);
+        log.extend(batch_at(11, 1));
+        assert_eq!(
+            warnings(&log),
+            [Vec::<String>::new(), vec![]],
+            "one after another"
+        );
+        log.extend(batch_at(5, 2));
+        log.extend(batch_at(12, 0));
+        let seen = warnings(&log);
+        assert_eq!(seen[..2], [Vec::<String>::new(), vec![]]);
+        assert_eq!(
+            seen[2],
+            ["0x0000: baseOffset 5 after a batch that ends at offset 11: offsets go backwards"]
+        );
+        assert_eq!(
+            seen[3],
+            ["0x0035: producer 7 epoch 0: baseSequence 0 goes backwards; the batch before ends at 2"]
+        );
     }
 
     #[test]
