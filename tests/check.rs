@@ -1022,6 +1022,20 @@ fn a_log_segment_is_checked_batch_by_batch() {
         )
     );
 
+    // Two batches damaged: the group says where each finding is.
+    damaged[starts[2] + 70] ^= 0x40;
+    let text = common::kwire_with_stdin(&["check", "-"], &damaged);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with(&format!(
+            "error   batch-crc  2 findings\n        offsets 0x{:04x}, 0x{:04x}\n        e.g. RecordBatch[1] at 0x{:04x}: ",
+            starts[1] + 17,
+            starts[2] + 17,
+            starts[1]
+        )),
+        "{text}"
+    );
+
     // The first batch's checksum broken: still a segment, not a frame of size 0.
     let mut first = log.clone();
     first[30] ^= 1;

@@ -38,6 +38,9 @@ pub struct Group {
     pub last: Option<f64>,
     /// The first finding's offset in its frame (a frame's finding).
     pub offset: Option<u64>,
+    /// Where in the input the findings that name no frame are (a log
+    /// segment's), ascending, at most [`MAX_FRAMES_NAMED`].
+    pub places: BTreeSet<u64>,
 }
 
 impl Group {
@@ -76,6 +79,7 @@ impl Groups {
             first: None,
             last: None,
             offset: f.offset,
+            places: BTreeSet::new(),
         });
         g.findings += 1;
         g.count += f.count;
@@ -85,6 +89,13 @@ impl Groups {
         for &n in &f.frames {
             if g.frames.len() < MAX_FRAMES_NAMED {
                 g.frames.insert(n);
+            } else {
+                g.frames_dropped = true;
+            }
+        }
+        if let (None, Some(at)) = (f.frame, f.offset) {
+            if g.places.len() < MAX_FRAMES_NAMED {
+                g.places.insert(at);
             } else {
                 g.frames_dropped = true;
             }

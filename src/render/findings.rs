@@ -9,6 +9,7 @@ use crate::protocol::meanings::utc_micros;
 use crate::schema::Catalogue;
 use crate::text::escape::sanitize;
 use serde_json::{json, Value as Json};
+use std::collections::BTreeSet;
 use std::io::{self, Write};
 
 /// How findings are written as they are handed on.
@@ -207,6 +208,15 @@ pub fn write_groups(
             }
             at += &format!("  {label} {ranges}{offset}");
         }
+        // Findings that name no frame (a segment's) say where they are; one
+        // alone says so in its message.
+        if frames.is_empty() && g.findings > 1 && !g.places.is_empty() {
+            let room = (width - 8).saturating_sub(at.chars().count() + 8);
+            at += &format!(
+                "  offsets {}",
+                places_text(&g.places, g.frames_dropped, room)
+            );
+        }
         let at = at.trim_start();
         if !at.is_empty() {
             writeln!(out, "        {}", fit(at, width - 8))?;
@@ -236,6 +246,23 @@ pub fn write_groups(
         }
     }
     Ok(())
+}
+
+/// `0x01c2, 0x0371, …`: as many places as `room` holds, and `…` for the
+/// rest (or for places not kept).
+fn places_text(places: &BTreeSet<u64>, dropped: bool, room: usize) -> String {
+    let mut text = String::new();
+    for (i, p) in places.iter().enumerate() {
+        let next = format!("{}0x{p:04x}", if i == 0 { "" } else { ", " });
+        if text.chars().count() + next.len() + 3 > room && i > 0 {
+            return text + ", …";
+        }
+        text += &next;
+    }
+    if dropped {
+        text += ", …";
+    }
+    text
 }
 
 fn times(n: u64, one: &str, many: &str) -> String {
