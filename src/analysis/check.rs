@@ -384,17 +384,20 @@ pub struct SegmentChecked {
 /// Findings of a log segment, snapshot or any file of record batches, read
 /// a batch at a time (`ctx`: its topic and budget): each batch's damage and
 /// warnings, and its offsets and sequences against the batch before, as
-/// one log's. A finding has no frame: its offset is where it is in the
-/// file, and its message names the batch and where the batch starts.
+/// one log's, handed to `write` a batch at a time (it takes them). A
+/// finding has no frame: its offset is where it is in the file, and its
+/// message names the batch and where the batch starts.
 pub fn check_segment(
     cat: &Catalogue,
     ctx: &crate::decode::context::Context,
     input: impl std::io::Read,
-    out: &mut Vec<Finding>,
+    write: &mut dyn FnMut(&mut Vec<Finding>) -> std::io::Result<()>,
 ) -> std::io::Result<SegmentChecked> {
     use crate::decode::records::order::KINDS as ORDER;
     use crate::decode::records::segment::{for_each_batch, SegmentEnd, MAX_BATCH};
     let mut checked = SegmentChecked::default();
+    // Each batch's findings, handed to `write` once it is read.
+    let mut out = Vec::new();
     let end = for_each_batch(cat, ctx, input, |b| {
         let batches = b
             .nodes
@@ -429,6 +432,7 @@ pub fn check_segment(
             );
             out.push(At::default().finding(Rule::SkippedBytes, Some(cut.offset), message));
         }
+        write(&mut out)?;
         Ok(true)
     })?;
     if let SegmentEnd::TooLarge {
@@ -447,6 +451,7 @@ pub fn check_segment(
             "the batch at 0x{position:04x} declares {declared} bytes, {why}: the rest of the file is not checked"
         );
         out.push(At::default().finding(rule, Some(position + 8), message));
+        write(&mut out)?;
     }
     Ok(checked)
 }

@@ -11,7 +11,7 @@ use kwire::analysis::finding::{Finding, Severity};
 use kwire::analysis::selection::FrameFilter;
 use kwire::capture::CaptureOptions;
 use kwire::decode::context::Context;
-use kwire::decode::records::segment::topic_of_log_dir;
+use kwire::decode::records::segment::{topic_of_log_dir, MAX_BATCH};
 use kwire::decode::DecodeOptions;
 use kwire::pipeline::check;
 use kwire::render::findings::{self, FindingsWriter, Layout};
@@ -207,14 +207,18 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         damaged = stats.skips > 0 || stats.error.is_some() || tls_said;
         checked.frames
     } else {
+        // A segment's first batch whole (to tell a segment by), then the
+        // rest read a batch at a time; anything else is read whole.
         let mut raw = Vec::new();
-        if let Err(e) = input.read_to_end(&mut raw) {
+        if let Err(e) = first_batch(&mut input, &mut raw) {
             kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
             return exit::FAILURE;
         }
         if is_segment(&args.input, &raw) {
             let ctx = segment_context(&opts, &args.input.file);
-            let checked = match check_segment(cat, &ctx, &raw[..], &mut found) {
+            let rest = std::io::Cursor::new(raw).chain(input);
+            let checked = check_segment(cat, &ctx, rest, &mut |found| printer.take(found));
+            let checked = match checked {
                 Ok(c) => c,
                 Err(e) => return broken_output(e),
             };
@@ -223,6 +227,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             unit = ("batch", "batches");
             checked.batches
         } else {
+            if let Err(e) = input.read_to_end(&mut raw) {
+                kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
+                return exit::FAILURE;
+            }
             let frames = match frames_from(cat, &args.input, raw, &opts) {
                 Ok(f) => f,
                 Err(status) => return status,
@@ -259,6 +267,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     } else {
         exit::OK
     }
+}
+
+/// Reads into `raw` what tells a segment from frames: the first 12 bytes,
+/// then the bytes their batchLength declares when it is one a segment's
+/// batch can have (at most `MAX_BATCH`).
+fn first_batch(input: &mut impl Read, raw: &mut Vec<u8>) -> std::io::Result<()> {
+    input.take(12).read_to_end(raw)?;
+    let declared = raw
+        .get(8..12)
+        .map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    if let Ok(n) = usize::try_from(declared) {
+        if n <= MAX_BATCH {
+            input.take(n as u64).read_to_end(raw)?;
+        }
+    }
+    Ok(())
 }
 
 /// What a log segment's batches are read with: its topic (given, or its
