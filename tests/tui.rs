@@ -1638,3 +1638,96 @@ fn children_are_in_byte_order_so_the_node_under_a_byte_is_found_by_binary_search
     }
     assert!(checked > 50_000, "{checked} lookups");
 }
+
+/// A log segment opens as one frame of its batches: a small one walked at
+/// once, each batch the tree `kwire records` draws; one over a megabyte as
+/// a stub per batch, each opening into the batch a whole walk gives.
+#[test]
+fn a_log_segment_opens_as_one_frame_of_its_batches() {
+    use kwire::decode::context::Context;
+    use kwire::decode::records::segment::segment_frame;
+    use kwire::render::text_tree::render_tree;
+    let cat = Catalogue::builtin();
+    let log = std::fs::read("samples/00000000000000000000.log").unwrap();
+    let ctx = Context::default();
+    let app = App::new(
+        cat,
+        None,
+        vec![segment_frame(cat, &ctx, Bytes::from(log.clone()))],
+        Theme::COLOR,
+    );
+    let fv = app.frame().unwrap();
+    assert_eq!(fv.unopened_stubs(), 0);
+    assert_eq!(fv.frame.root.name.to_string(), "LogSegment");
+    let batches = &fv.frame.root.children;
+    let names: Vec<String> = batches.iter().map(|n| n.name.to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "RecordBatch[0]",
+            "RecordBatch[1]",
+            "RecordBatch[2]",
+            "RecordBatch[3]",
+            "RecordBatch[4]"
+        ]
+    );
+    // `records` fits its lines to 120 columns when its output is no terminal.
+    let fitted = kwire::render::text_tree::TreeOptions {
+        width: Some(120),
+        ..Default::default()
+    };
+    let drawn: String = batches.iter().map(|n| render_tree(n, fitted)).collect();
+    let records = common::kwire_with_stdin(&["records", "-"], &log);
+    assert_eq!(drawn, String::from_utf8_lossy(&records.stdout));
+
+    // The sample's batches again and again, their offsets going on, past a megabyte.
+    let mut big = Vec::new();
+    let mut offset = 0i64;
+    while big.len() <= 1 << 20 {
+        let mut at = 0;
+        while at + 12 <= log.len() {
+            let end =
+                at + 12 + i32::from_be_bytes(log[at + 8..at + 12].try_into().unwrap()) as usize;
+            let mut batch = log[at..end].to_vec();
+            batch[..8].copy_from_slice(&offset.to_be_bytes());
+            offset += i64::from(i32::from_be_bytes(batch[23..27].try_into().unwrap())) + 1;
+            big.extend(batch);
+            at = end;
+        }
+    }
+    let big = Bytes::from(big);
+    // The whole walk holds every batch's nodes at once: more than the
+    // default budget, which the explorer's stubs stay within.
+    let roomy = Context {
+        budget: kwire::budget::Budget::new(kwire::budget::Limits {
+            decompressed: 1 << 30,
+            expanded: 1 << 30,
+        }),
+        ..Context::default()
+    };
+    let mut whole = Vec::new();
+    kwire::decode::records::BatchDecoder::new(&big, cat, &roomy).decode_stream(
+        0,
+        big.len(),
+        &mut whole,
+    );
+    let mut app = App::new(
+        cat,
+        None,
+        vec![segment_frame(cat, &ctx, big.clone())],
+        Theme::COLOR,
+    );
+    assert_eq!(app.frame().unwrap().unopened_stubs(), whole.len());
+    draw(&mut app, 120, 40);
+    search_for(&mut app, "RecordBatch[1003]");
+    app.focus = Focus::Tree;
+    press(&mut app, KeyCode::Enter);
+    let fv = app.frame().unwrap();
+    assert_eq!(fv.unopened_stubs(), whole.len() - 1);
+    let opened = fv.selected_node();
+    assert_eq!(opened.name.to_string(), "RecordBatch[1003]");
+    assert_eq!(
+        render_tree(opened, Default::default()),
+        render_tree(&whole[1003], Default::default())
+    );
+}

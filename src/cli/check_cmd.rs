@@ -3,15 +3,14 @@
 //! finding is an error.
 
 use super::exit;
-use super::frame_args::{decode_options, frames_from, is_segment, InputArgs};
+use super::frame_args::{decode_options, frames_from, is_segment, segment_context, InputArgs};
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, check_segment};
 use kwire::analysis::filter::Filter;
 use kwire::analysis::finding::{Finding, Severity};
 use kwire::analysis::selection::FrameFilter;
 use kwire::capture::CaptureOptions;
-use kwire::decode::context::Context;
-use kwire::decode::records::segment::{topic_of_log_dir, MAX_BATCH};
+use kwire::decode::records::segment::MAX_BATCH;
 use kwire::decode::DecodeOptions;
 use kwire::pipeline::check;
 use kwire::render::findings::{self, FindingsWriter, Layout};
@@ -283,19 +282,6 @@ fn first_batch(input: &mut impl Read, raw: &mut Vec<u8>) -> std::io::Result<()> 
         }
     }
     Ok(())
-}
-
-/// What a log segment's batches are read with: its topic (given, or its
-/// directory's, `<topic>-<partition>`, so internal topics' records are
-/// read through their schemas) and the input's budget.
-fn segment_context(opts: &DecodeOptions, file: &str) -> Context {
-    let topic = opts.topic.clone().or_else(|| topic_of_log_dir(file));
-    Context {
-        topic_forced: topic.is_some(),
-        topic,
-        budget: opts.budget.clone(),
-        ..Context::default()
-    }
 }
 
 fn broken_output(e: std::io::Error) -> i32 {

@@ -161,6 +161,22 @@ pub fn is_segment(input: &InputArgs, raw: &[u8]) -> bool {
         && kwire::protocol::record_batch::starts_with_batch(raw)
 }
 
+/// What a log segment's batches are read with: its topic (given, or its
+/// directory's, `<topic>-<partition>`, so internal topics' records are
+/// read through their schemas) and the input's budget.
+pub fn segment_context(opts: &DecodeOptions, file: &str) -> kwire::decode::context::Context {
+    let topic = opts
+        .topic
+        .clone()
+        .or_else(|| kwire::decode::records::segment::topic_of_log_dir(file));
+    kwire::decode::context::Context {
+        topic_forced: topic.is_some(),
+        topic,
+        budget: opts.budget.clone(),
+        ..Default::default()
+    }
+}
+
 /// Says that `file` holds record batches, not frames, and that `kwire
 /// records` reads it (`here`: what this command would need instead); the
 /// exit status of a usage error.

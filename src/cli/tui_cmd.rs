@@ -5,9 +5,10 @@
 use super::capture_cmd::CaptureArgs;
 use super::exit;
 use super::frame_args::{
-    decode_options, frames_from, is_segment, report, segment_refused, InputArgs,
+    decode_options, frames_from, is_segment, report, segment_context, InputArgs,
 };
 use clap::Args;
+use kwire::decode::records::segment::segment_frame;
 use kwire::input::read_source;
 use kwire::schema::Catalogue;
 use std::io::IsTerminal;
@@ -56,7 +57,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
             return super::capture_cmd::run_on(cat, release, &capture, opts.api_key, raw);
         }
         if is_segment(args, &raw) {
-            return segment_refused(&args.file, "the explorer shows frames and captures");
+            // One frame of its batches (a big segment's opened one at a time).
+            let ctx = segment_context(&opts, &args.file);
+            let segment = segment_frame(cat, &ctx, raw.into());
+            return super::explorer::explore(cat, opts.release, vec![segment], opts.budget);
         }
         match frames_from(cat, args, raw, &opts) {
             Ok(f) => f,

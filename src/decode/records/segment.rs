@@ -119,6 +119,63 @@ pub(crate) fn for_each_batch(
     }
 }
 
+/// A whole log segment (or file of batches) as one frame for the explorer,
+/// read with `ctx` (its topic and budget): its root spans the file. A
+/// segment up to [`crate::decode::frame::DEFER_RECORDS_OVER`] has its
+/// batches walked at once; a bigger one holds them unwalked, and the
+/// explorer makes a stub of each and walks one when it is opened
+/// ([`super::deferred::stub_items`]), as a big Fetch response's. The file's
+/// bytes are held whole, as the explorer holds any file's.
+pub fn segment_frame(cat: &Catalogue, ctx: &Context, bytes: Bytes) -> crate::decode::Frame {
+    use crate::decode::{DeferredRecords, Direction, Frame, FrameKind, Region};
+    let mut root = Node::new(
+        "LogSegment",
+        "records",
+        0,
+        Region::RecordBatch,
+        Role::Structure,
+    );
+    root.len = bytes.len();
+    let mut frame = Frame {
+        // Batches read back from a log, as a Fetch response carries them.
+        direction: Direction::Response,
+        kind: FrameKind::Kafka,
+        api_key: None,
+        api_version: None,
+        header_version: None,
+        input_offset: 0,
+        bytes: bytes.clone(),
+        root,
+        values: None,
+        error: None,
+        warnings: Vec::new(),
+        record_damage: Vec::new(),
+        redacted: Vec::new(),
+        held: Default::default(),
+    };
+    if bytes.len() > crate::decode::frame::DEFER_RECORDS_OVER {
+        frame.root.set_deferred_records(DeferredRecords {
+            range: (0, bytes.len()),
+            topic: ctx.topic.clone(),
+            // A segment may end inside a batch being written (as `records` reads it).
+            cut_is_damage: false,
+            warnings_at: 0,
+            damage_at: 0,
+            first_item: 0,
+            budget_before: None,
+        });
+        return frame;
+    }
+    let mut decoder = BatchDecoder::new(&bytes, cat, ctx);
+    decoder.decode_stream(0, bytes.len(), &mut frame.root.children);
+    frame.warnings = std::mem::take(&mut decoder.warnings);
+    frame.record_damage = std::mem::take(&mut decoder.damage);
+    if secrets::hiding() {
+        secrets::redact_tree(&mut frame.root.children, &mut frame.bytes);
+    }
+    frame
+}
+
 /// Fill `buf` from `input` as far as it goes: the count read (less at the end).
 pub fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
