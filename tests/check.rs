@@ -1079,3 +1079,32 @@ fn a_log_segment_is_checked_batch_by_batch() {
         String::from_utf8_lossy(&text.stdout)
     );
 }
+
+/// A segment is named after the first offset it may hold: a first batch
+/// below its file name's offset is found; the same bytes under their own
+/// name are not.
+#[test]
+fn a_segment_starting_below_its_file_names_offset() {
+    let dir = std::env::temp_dir().join(format!("kwire-segment-{}/orders-0", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = std::fs::read("samples/00000000000000000000.log").unwrap();
+    for (name, want) in [
+        ("00000000000000000000.log", vec![]),
+        ("00000000000000000002.log", vec!["offsets-backwards"]),
+        ("other.log", vec![]),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, &log).unwrap();
+        let (found, status) = check_capture(path.to_str().unwrap());
+        assert_eq!(rules(&found), want, "{name}");
+        assert_eq!(status, if want.is_empty() { 0 } else { 3 }, "{name}");
+        if !want.is_empty() {
+            assert_eq!(
+                message(&found, "offsets-backwards"),
+                "RecordBatch[0] at 0x0000: its first offset 0 is below 2, the base offset the segment's file name gives"
+            );
+            assert_eq!(the(&found, "offsets-backwards")["offset"], 0);
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}

@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // The same bytes as a log segment, checked a batch at a time, each
     // batch against the one before.
-    let _ = kwire::analysis::check::check_segment(Catalogue::builtin(), &ctx, rest, &mut |found| {
+    let _ = kwire::analysis::check::check_segment(Catalogue::builtin(), &ctx, Some(1), rest, &mut |found| {
         found.clear();
         Ok(())
     });

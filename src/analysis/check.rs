@@ -384,12 +384,14 @@ pub struct SegmentChecked {
 /// Findings of a log segment, snapshot or any file of record batches, read
 /// a batch at a time (`ctx`: its topic and budget): each batch's damage and
 /// warnings, and its offsets and sequences against the batch before, as
-/// one log's, handed to `write` a batch at a time (it takes them). A
+/// one log's (the first against `base_offset`, the segment's base offset
+/// its file name gives, when it has one), handed to `write` a batch at a time (it takes them). A
 /// finding has no frame: its offset is where it is in the file, and its
 /// message names the batch and where the batch starts.
 pub fn check_segment(
     cat: &Catalogue,
     ctx: &crate::decode::context::Context,
+    base_offset: Option<i64>,
     input: impl std::io::Read,
     write: &mut dyn FnMut(&mut Vec<Finding>) -> std::io::Result<()>,
 ) -> std::io::Result<SegmentChecked> {
@@ -414,6 +416,13 @@ pub fn check_segment(
             let offset = b.position + w.offset.unwrap_or_default();
             Rule::of_warning(w.kind).map(|rule| at(rule, offset, w.detail()))
         };
+        // A segment is named after the first offset it may hold.
+        if let (Some(base), Some(first), 0) = (base_offset, b.first_offset, b.position) {
+            if first < base {
+                let text = format!("its first offset {first} is below {base}, the base offset the segment's file name gives");
+                out.push(at(Rule::OffsetsBackwards, 0, &text));
+            }
+        }
         let (order, other): (Vec<_>, Vec<_>) =
             b.warnings.iter().partition(|w| ORDER.contains(&w.kind));
         out.extend(other.into_iter().filter_map(warning));

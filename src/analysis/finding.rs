@@ -103,7 +103,7 @@ impl Rule {
         (Rule::Decompression, "decompression", Severity::Error, "compressed records that do not decompress"),
         (Rule::RecordInvalid, "record-invalid", Severity::Error, "a record whose fields do not decode"),
         (Rule::RecordLength, "record-length", Severity::Error, "a record length that is not what its fields used"),
-        (Rule::OffsetsBackwards, "offsets-backwards", Severity::Error, "record offsets that do not rise within a batch, or go backwards across fetched batches"),
+        (Rule::OffsetsBackwards, "offsets-backwards", Severity::Error, "record offsets that do not rise within a batch, go backwards across fetched batches, or start a log segment below the base offset its file name gives"),
         (Rule::LastOffsetDelta, "last-offset-delta", Severity::Error, "a batch's lastOffsetDelta that is not its last record's offsetDelta (a fetched batch of a compacted topic may end past its last record)"),
         (Rule::SequenceGap, "sequence-gap", Severity::Warning, "a producer's baseSequence that does not follow its batch before (fetched: that goes back)"),
         (Rule::EmbeddedInvalid, "embedded-invalid", Severity::Warning, "embedded bytes (consumer protocol, record payloads) that do not decode as their schema"),

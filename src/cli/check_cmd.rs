@@ -10,7 +10,7 @@ use kwire::analysis::filter::Filter;
 use kwire::analysis::finding::{Finding, Severity};
 use kwire::analysis::selection::FrameFilter;
 use kwire::capture::CaptureOptions;
-use kwire::decode::records::segment::MAX_BATCH;
+use kwire::decode::records::segment::{base_offset_of_log_name, MAX_BATCH};
 use kwire::decode::DecodeOptions;
 use kwire::pipeline::check;
 use kwire::render::findings::{self, FindingsWriter, Layout};
@@ -216,7 +216,10 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         if is_segment(&args.input, &raw) {
             let ctx = segment_context(&opts, &args.input.file);
             let rest = std::io::Cursor::new(raw).chain(input);
-            let checked = check_segment(cat, &ctx, rest, &mut |found| printer.take(found));
+            let base_offset = base_offset_of_log_name(&args.input.file);
+            let checked = check_segment(cat, &ctx, base_offset, rest, &mut |found| {
+                printer.take(found)
+            });
             let checked = match checked {
                 Ok(c) => c,
                 Err(e) => return broken_output(e),

@@ -26,6 +26,9 @@ pub(crate) struct SegmentBatch {
     pub warnings: Vec<Warning>,
     /// Record damage, at input positions.
     pub damage: Vec<DecodeError>,
+    /// The offset its first eight bytes hold (a batch's baseOffset, a
+    /// legacy message's offset), when it has them.
+    pub first_offset: Option<i64>,
 }
 
 /// How the reading ended.
@@ -101,11 +104,17 @@ pub(crate) fn for_each_batch(
                 expected: e.expected.clone(),
             })
             .collect();
+        let first_offset = (got >= 8).then(|| {
+            i64::from_be_bytes([
+                head[0], head[1], head[2], head[3], head[4], head[5], head[6], head[7],
+            ])
+        });
         let batch = SegmentBatch {
             position,
             nodes,
             warnings: std::mem::take(&mut decoder.warnings),
             damage,
+            first_offset,
         };
         let go_on = each(batch)?;
         // The batch's tree is dropped: what it held goes back to the budget.
@@ -199,6 +208,17 @@ fn shift(node: &mut Node, by: usize) {
     for c in &mut node.children {
         shift(c, by);
     }
+}
+
+/// The base offset a log segment's file name gives: Kafka names a segment
+/// after the first offset it may hold, in 20 digits
+/// (`00000000000000000100.log`). `None` for any other name.
+pub fn base_offset_of_log_name(path: &str) -> Option<i64> {
+    let name = std::path::Path::new(path).file_name()?.to_str()?;
+    let digits = name.strip_suffix(".log")?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
 }
 
 /// The topic a log file belongs to, from its directory's name: Kafka keeps a
@@ -308,6 +328,17 @@ mod tests {
             seen[3],
             ["0x0035: producer 7 epoch 0: baseSequence 0 goes backwards; the batch before ends at 2"]
         );
+    }
+
+    #[test]
+    fn a_segment_file_name_is_its_base_offset() {
+        let name = |p: &str| base_offset_of_log_name(p);
+        assert_eq!(name("orders-0/00000000000000000100.log"), Some(100));
+        assert_eq!(name("00000000000000000000.log"), Some(0));
+        assert_eq!(name("00000000000000000100.index"), None);
+        assert_eq!(name("0100.log"), None);
+        assert_eq!(name("99999999999999999999.log"), None, "past i64");
+        assert_eq!(name("-"), None);
     }
 
     #[test]
