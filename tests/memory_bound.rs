@@ -83,16 +83,13 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
     let inputs = Inputs::new();
     // 8 MiB of 7-byte records in a gzip batch: a few kilobytes.
     let count = (8 << 20) / 7;
-    let bomb = produce(
-        cat,
-        "t",
-        &batch_of(
-            0,
-            1,
-            &record_bytes(&tiny_records(1)[0], 0).repeat(count),
-            count as i32,
-        ),
+    let bomb_batch = batch_of(
+        0,
+        1,
+        &record_bytes(&tiny_records(1)[0], 0).repeat(count),
+        count as i32,
     );
+    let bomb = produce(cat, "t", &bomb_batch);
     // 32 gzip batches of 8 MiB each.
     let big_value = vec![0u8; 8 << 20];
     let one = batch(
@@ -144,6 +141,8 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
         ("framed.bin", framed),
         ("nested.log", nested),
         ("zeros.log", vec![0u8; 1 << 20]),
+        // The bomb's batch as a log segment, four times over.
+        ("bomb-batches.log", bomb_batch.repeat(4)),
         ("bomb.pcap", capture),
         // A `hexdump -C` text whose `*` line repeats a row up to offset 64 MiB.
         ("repeat.txt", b"00000000  00 00 00 0c 00 03 00 01  00 00 00 01 00 00 00 00  |................|\n*\n04000000\n".to_vec()),
@@ -160,6 +159,8 @@ fn every_command_on_hostile_input_stays_within_the_stated_bound() {
         ("nested.log", &["records", "--format", "dump"]),
         ("nested.log", &["records", "--format", "json"]),
         ("zeros.log", &["records"]),
+        ("bomb-batches.log", &["records"]),
+        ("bomb-batches.log", &["check"]),
         ("bomb.pcap", &["capture"]),
         ("bomb.pcap", &["capture", "--format", "tree-json"]),
         ("bomb.pcap", &["capture", "--list"]),

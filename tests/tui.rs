@@ -1647,13 +1647,14 @@ fn a_log_segment_opens_as_one_frame_of_its_batches() {
     use kwire::decode::context::Context;
     use kwire::decode::records::segment::segment_frame;
     use kwire::render::text_tree::render_tree;
+    use kwire::tui::app::STUB_RECORDS_OVER as STUBS;
     let cat = Catalogue::builtin();
     let log = std::fs::read("samples/00000000000000000000.log").unwrap();
     let ctx = Context::default();
     let app = App::new(
         cat,
         None,
-        vec![segment_frame(cat, &ctx, Bytes::from(log.clone()))],
+        vec![segment_frame(cat, &ctx, Bytes::from(log.clone()), STUBS)],
         Theme::COLOR,
     );
     let fv = app.frame().unwrap();
@@ -1714,7 +1715,7 @@ fn a_log_segment_opens_as_one_frame_of_its_batches() {
     let mut app = App::new(
         cat,
         None,
-        vec![segment_frame(cat, &ctx, big.clone())],
+        vec![segment_frame(cat, &ctx, big.clone(), STUBS)],
         Theme::COLOR,
     );
     assert_eq!(app.frame().unwrap().unopened_stubs(), whole.len());

@@ -59,7 +59,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
         if is_segment(args, &raw) {
             // One frame of its batches (a big segment's opened one at a time).
             let ctx = segment_context(&opts, &args.file);
-            let segment = segment_frame(cat, &ctx, raw.into());
+            let walked_up_to = kwire::tui::app::STUB_RECORDS_OVER;
+            let segment = segment_frame(cat, &ctx, raw.into(), walked_up_to);
             return super::explorer::explore(cat, opts.release, vec![segment], opts.budget);
         }
         match frames_from(cat, args, raw, &opts) {

@@ -130,12 +130,17 @@ pub(crate) fn for_each_batch(
 
 /// A whole log segment (or file of batches) as one frame for the explorer,
 /// read with `ctx` (its topic and budget): its root spans the file. A
-/// segment up to [`crate::decode::frame::DEFER_RECORDS_OVER`] has its
-/// batches walked at once; a bigger one holds them unwalked, and the
+/// segment up to `walked_up_to` bytes has its batches walked at once; a
+/// bigger one holds them unwalked, and the
 /// explorer makes a stub of each and walks one when it is opened
 /// ([`super::deferred::stub_items`]), as a big Fetch response's. The file's
 /// bytes are held whole, as the explorer holds any file's.
-pub fn segment_frame(cat: &Catalogue, ctx: &Context, bytes: Bytes) -> crate::decode::Frame {
+pub fn segment_frame(
+    cat: &Catalogue,
+    ctx: &Context,
+    bytes: Bytes,
+    walked_up_to: usize,
+) -> crate::decode::Frame {
     use crate::decode::{DeferredRecords, Direction, Frame, FrameKind, Region};
     let mut root = Node::new(
         "LogSegment",
@@ -162,7 +167,7 @@ pub fn segment_frame(cat: &Catalogue, ctx: &Context, bytes: Bytes) -> crate::dec
         redacted: Vec::new(),
         held: Default::default(),
     };
-    if bytes.len() > crate::decode::frame::DEFER_RECORDS_OVER {
+    if bytes.len() > walked_up_to {
         frame.root.set_deferred_records(DeferredRecords {
             range: (0, bytes.len()),
             topic: ctx.topic.clone(),
