@@ -51,9 +51,10 @@ pub(crate) struct FieldDecoder<'a, 'c> {
 type Res = Result<(), DecodeError>;
 
 impl<'a, 'c> FieldDecoder<'a, 'c> {
-    /// A decoder for `spec` at `version` over `frame[start..end]`, whose
-    /// nodes are in `region`, named as the definitions name them
-    /// ([`Self::named`] to change it) and in no context ([`Self::within`]).
+    /// A decoder for `spec` at `version` over `frame[start..end]` within
+    /// `ctx` (the topic, how records are decoded), whose nodes are in
+    /// `region` and named as the definitions name them ([`Self::named`] to
+    /// change it).
     pub fn over(
         cat: &'c Catalogue,
         frame: &'a Bytes,
@@ -61,6 +62,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
         spec: &crate::schema::MessageSpec,
         version: i16,
         region: Region,
+        ctx: Context,
     ) -> Self {
         FieldDecoder {
             r: Reader::over(frame, (start, end)),
@@ -72,18 +74,14 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             catalogue: cat,
             warnings: Vec::new(),
             record_damage: Vec::new(),
-            ctx: Context::default(),
+            ctx,
         }
     }
 
     /// The decoder with its field nodes named by `naming`.
-    pub(crate) fn named(self, naming: Naming) -> Self {
-        FieldDecoder { naming, ..self }
-    }
-
-    /// The decoder within `ctx` (the topic, how records are decoded).
-    pub(crate) fn within(self, ctx: Context) -> Self {
-        FieldDecoder { ctx, ..self }
+    pub(crate) fn named(mut self, naming: Naming) -> Self {
+        self.naming = naming;
+        self
     }
 
     /// A field node's display name and type, shared with the spec's labels.
@@ -672,7 +670,15 @@ pub fn decode_embedded(
     (start, end): (usize, usize),
     region: Region,
 ) -> Result<(Node, Vec<Warning>), Box<PartialStruct>> {
-    let mut d = FieldDecoder::over(cat, buf, (start, end), spec, version, region);
+    let mut d = FieldDecoder::over(
+        cat,
+        buf,
+        (start, end),
+        spec,
+        version,
+        region,
+        Context::default(),
+    );
     let mut node = Node::new(
         spec.shared_name.get(&spec.name),
         "struct",

@@ -873,8 +873,16 @@ fn findings_on_tape(
     let (mut warnings, mut damage) = (Vec::new(), Vec::new());
     let len = bytes.len();
     if let Some(slot) = tape.header {
-        let mut d = FieldDecoder::over(cat, bytes, (4, len), header, hv, Region::RpcHeader)
-            .named(Naming::Header);
+        let mut d = FieldDecoder::over(
+            cat,
+            bytes,
+            (4, len),
+            header,
+            hv,
+            Region::RpcHeader,
+            Context::default(),
+        )
+        .named(Naming::Header);
         d.check_struct(tape, slot, &header.fields);
         warnings.append(&mut d.warnings);
     }
@@ -884,8 +892,15 @@ fn findings_on_tape(
             Direction::Response => Region::ResponseBody,
         };
         let start = tape.slots.get(slot as usize).map_or(len, |s| s.at as usize);
-        let mut d = FieldDecoder::over(cat, bytes, (start.min(len), len), spec, version, region)
-            .within(opts.context());
+        let mut d = FieldDecoder::over(
+            cat,
+            bytes,
+            (start.min(len), len),
+            spec,
+            version,
+            region,
+            opts.context(),
+        );
         d.check_struct(tape, slot, &spec.fields);
         warnings.append(&mut d.warnings);
         damage.append(&mut d.record_damage);
@@ -926,8 +941,16 @@ fn decode_header(
         n.doc = Some(doc.into());
         n
     });
-    let mut d = FieldDecoder::over(cat, bytes, (4, bytes.len()), spec, hv, Region::RpcHeader)
-        .named(Naming::Header);
+    let mut d = FieldDecoder::over(
+        cat,
+        bytes,
+        (4, bytes.len()),
+        spec,
+        hv,
+        Region::RpcHeader,
+        Context::default(),
+    )
+    .named(Naming::Header);
     // Room for a header's few fields, not for the whole frame's (the tape grows if a header needs more).
     let res = d.decode_struct(
         (bytes.len() - 4).min(HEADER_ROOM),
@@ -970,8 +993,15 @@ fn decode_body(
         n.doc = Some(body_doc(version));
         n
     });
-    let mut d = FieldDecoder::over(cat, bytes, (start, bytes.len()), spec, version, region)
-        .within(opts.context());
+    let mut d = FieldDecoder::over(
+        cat,
+        bytes,
+        (start, bytes.len()),
+        spec,
+        version,
+        region,
+        opts.context(),
+    );
     let mut res = d.decode_struct(
         bytes.len() - start,
         &spec.plan(version),

@@ -65,15 +65,25 @@ pub(crate) const LOG_OVERHEAD: usize = field_at(PARTITION_LEADER_EPOCH);
 /// Header field `k` of the batch starting `batch`, as written (the crc as
 /// an unsigned number); `None` past the bytes.
 pub(crate) fn header_field(batch: &[u8], k: usize) -> Option<i64> {
-    let (at, width) = (field_at(k), V2_FIELDS.get(k)?.2);
-    let b = batch.get(at..at + width)?;
-    Some(match V2_FIELDS[k].1 {
-        Primitive::Int8 => i64::from(b[0] as i8),
-        Primitive::Int16 => i64::from(i16::from_be_bytes([b[0], b[1]])),
-        Primitive::Int32 => i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])),
-        Primitive::Uint32 => i64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
-        _ => i64::from_be_bytes(b.try_into().ok()?),
-    })
+    let (at, (_, ty, width)) = (field_at(k), *V2_FIELDS.get(k)?);
+    Some(field_value(batch.get(at..at + width)?, ty))
+}
+
+/// A header field's value from its own bytes (`bytes` as wide as `ty` is:
+/// 1, 2, 4 or 8), big-endian, the crc's unsigned.
+pub(crate) fn field_value(bytes: &[u8], ty: Primitive) -> i64 {
+    let mut be = [0u8; 8];
+    let n = bytes.len().min(8);
+    be[8 - n..].copy_from_slice(&bytes[..n]);
+    let raw = i64::from_be_bytes(be);
+    // Sign-extended from the field's width, but for the unsigned crc.
+    match (ty, n) {
+        (Primitive::Uint32, _) | (_, 8) | (_, 0) => raw,
+        (_, n) => {
+            let shift = 64 - 8 * n as u32;
+            (raw << shift) >> shift
+        }
+    }
 }
 
 /// Header field `k` of the batch starting `batch` set to `v`, in the

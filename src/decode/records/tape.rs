@@ -34,7 +34,7 @@ use crate::decode::tape::{
 };
 use crate::decode::{DecodeError, ErrorKind, Warning, WarningKind};
 use crate::protocol::crc32c::crc32c;
-use crate::protocol::record_batch::{field_at, header_field, CRC_START};
+use crate::protocol::record_batch::{field_value, CRC_START};
 use crate::schema::Primitive;
 use bytes::Bytes;
 
@@ -345,10 +345,13 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         let batch = self.push(Id::Batch(index as u32), Val::Null, (pos, total, 0));
         let mut header = [0i64; V2_FIELDS.len()];
         let bytes = d.buf.get(pos..pos + total).unwrap_or_default();
+        let mut at = pos;
         for (k, (_, ty, width)) in V2_FIELDS.iter().enumerate() {
-            let at = pos + field_at(k);
             // All there: the batch's length was checked.
-            let v = header_field(bytes, k).unwrap_or_default();
+            let v = field_value(
+                bytes.get(at - pos..at - pos + width).unwrap_or_default(),
+                *ty,
+            );
             header[k] = v;
             let value = if *ty == Primitive::Uint32 {
                 Val::Uint(v as u64)
@@ -366,6 +369,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
                 self.damaged(None, e, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
             }
+            at += width;
         }
         let (attrs, count) = (header[ATTRIBUTES] as u16, header[RECORDS_COUNT] as i32);
         // A control batch's keys and values are control records, never framed.
