@@ -1108,3 +1108,80 @@ fn a_segment_starting_below_its_file_names_offset() {
     }
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
+
+/// The sample segment's batches with their offsets from `base` on, and
+/// where the next offset would be.
+fn segment_from(log: &[u8], base: i64) -> (Vec<u8>, i64) {
+    let mut out = Vec::new();
+    let mut offset = base;
+    for (i, &at) in batch_starts(log).iter().enumerate() {
+        let end = batch_starts(log).get(i + 1).copied().unwrap_or(log.len());
+        let mut batch = log[at..end].to_vec();
+        batch[..8].copy_from_slice(&offset.to_be_bytes());
+        offset += i64::from(i32::from_be_bytes(batch[23..27].try_into().unwrap())) + 1;
+        out.extend(batch);
+    }
+    (out, offset)
+}
+
+/// A partition's directory is checked segment by segment in offset order
+/// (other files passed over), each segment's findings led by its name, and
+/// each segment against the one before: one that starts at an offset the
+/// segment before holds is found.
+#[test]
+fn a_partition_directory_is_checked_segment_by_segment() {
+    let root = std::env::temp_dir().join(format!("kwire-partition-{}", std::process::id()));
+    let dir = root.join("orders-0");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = std::fs::read("samples/00000000000000000000.log").unwrap();
+    let (second, next) = segment_from(&log, 20);
+    assert_eq!(next, 40);
+    std::fs::write(dir.join("00000000000000000000.log"), &log).unwrap();
+    std::fs::write(dir.join("00000000000000000020.log"), &second).unwrap();
+    std::fs::write(dir.join("00000000000000000020.index"), [0u8; 12]).unwrap();
+    let path = dir.to_str().unwrap();
+    let text = common::kwire_with_stdin(&["check", path], b"");
+    assert_eq!(
+        (
+            String::from_utf8_lossy(&text.stdout).as_ref(),
+            text.status.code()
+        ),
+        (
+            "10 batches checked: 0 errors, 0 warnings, 0 notes\n",
+            Some(0)
+        )
+    );
+
+    // A third segment named inside the second's offsets, its second batch damaged.
+    let (mut third, _) = segment_from(&log, 30);
+    let starts = batch_starts(&third);
+    third[starts[1] + 70] ^= 0x40;
+    std::fs::write(dir.join("00000000000000000030.log"), &third).unwrap();
+    let (found, status) = check_capture(path);
+    assert_eq!(
+        (rules(&found), status),
+        (vec!["offsets-backwards", "batch-crc"], 3)
+    );
+    assert_eq!(
+        message(&found, "offsets-backwards"),
+        "00000000000000000030.log: its base offset 30 is not past 39, the last offset 00000000000000000020.log holds"
+    );
+    assert!(
+        message(&found, "batch-crc").starts_with(&format!(
+            "00000000000000000030.log: RecordBatch[1] at 0x{:04x}: expected a batch CRC-32C",
+            starts[1]
+        )),
+        "{found:#?}"
+    );
+
+    let empty = root.join("empty-0");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = common::kwire_with_stdin(&["check", empty.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no log segment in it"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(root);
+}

@@ -379,6 +379,8 @@ pub struct SegmentChecked {
     /// Bytes were left unchecked: the file ends inside a batch, or a batch
     /// declares more than is read whole.
     pub unread: bool,
+    /// The highest offset a batch's header says it holds.
+    pub last_offset: Option<i64>,
 }
 
 /// Findings of a log segment, snapshot or any file of record batches, read
@@ -406,6 +408,7 @@ pub fn check_segment(
             .iter()
             .filter(|n| n.role == crate::decode::Role::Element);
         checked.batches += batches.clone().count();
+        checked.last_offset = checked.last_offset.max(b.last_offset);
         let name = batches.map(|n| n.name.to_string()).next();
         let name = name.unwrap_or_else(|| "bytes".into());
         let at = |rule, offset: usize, text: &str| {
@@ -463,6 +466,64 @@ pub fn check_segment(
         write(&mut out)?;
     }
     Ok(checked)
+}
+
+/// Findings of a partition's directory of log segments: each segment (a
+/// file named after its base offset, `00000000000000000100.log`, in offset
+/// order) checked as [`check_segment`] checks one, its messages led by its
+/// file's name, and each against the segment before: a segment starts past
+/// every offset the one before holds. Other files (indexes, snapshots,
+/// checkpoints) are not read. `None` when the directory holds no segment.
+pub fn check_log_dir(
+    cat: &Catalogue,
+    ctx: &crate::decode::context::Context,
+    dir: &std::path::Path,
+    write: &mut dyn FnMut(&mut Vec<Finding>) -> std::io::Result<()>,
+) -> std::io::Result<Option<SegmentChecked>> {
+    use crate::decode::records::segment::base_offset_of_log_name;
+    let mut segments: Vec<(i64, std::path::PathBuf)> = std::fs::read_dir(dir)?
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let base = base_offset_of_log_name(path.to_str()?)?;
+            Some((base, path))
+        })
+        .collect();
+    if segments.is_empty() {
+        return Ok(None);
+    }
+    segments.sort();
+    let mut all = SegmentChecked::default();
+    let mut before: Option<(String, i64)> = None;
+    for (base, path) in segments {
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        if let Some((prev, last)) = before.as_ref().filter(|(_, last)| base <= *last) {
+            let message = format!(
+                "{name}: its base offset {base} is not past {last}, the last offset {prev} holds"
+            );
+            write(&mut vec![At::default().finding(
+                Rule::OffsetsBackwards,
+                Some(0),
+                message,
+            )])?;
+        }
+        let file = std::io::BufReader::new(std::fs::File::open(&path)?);
+        let mut named = |found: &mut Vec<Finding>| {
+            for f in found.iter_mut() {
+                f.message = format!("{name}: {}", f.message);
+            }
+            write(found)
+        };
+        let checked = check_segment(cat, ctx, Some(base), file, &mut named)?;
+        all.batches += checked.batches;
+        all.unread |= checked.unread;
+        all.last_offset = all.last_offset.max(checked.last_offset);
+        if let Some(last) = checked.last_offset {
+            before = Some((name, last));
+        }
+    }
+    Ok(Some(all))
 }
 
 /// The correlation id a decoded frame's header holds (bytes 8..12 of a request, 4..8 of a response).

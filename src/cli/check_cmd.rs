@@ -5,7 +5,7 @@
 use super::exit;
 use super::frame_args::{decode_options, frames_from, is_segment, segment_context, InputArgs};
 use clap::{Args, ValueEnum};
-use kwire::analysis::check::{check_frames, check_segment};
+use kwire::analysis::check::{check_frames, check_log_dir, check_segment};
 use kwire::analysis::filter::Filter;
 use kwire::analysis::finding::{Finding, Severity};
 use kwire::analysis::selection::FrameFilter;
@@ -84,6 +84,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         Ok(o) => o,
         Err(status) => return status,
     };
+    if std::path::Path::new(&args.input.file).is_dir() {
+        return run_log_dir(cat, args, &opts);
+    }
     let input = match super::open_input(&args.input.file) {
         Ok(i) => i,
         Err(status) => return status,
@@ -114,18 +117,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             }
         },
     };
-    let columns = match args.format {
-        CheckFormat::Text => super::width::stdout(),
-        CheckFormat::Json => None,
-    };
-    let layout = match args.format {
-        CheckFormat::Text => Layout::Groups {
-            width: columns.unwrap_or(usize::MAX),
-        },
-        CheckFormat::Json => Layout::Json,
-    };
-    let out = kwire::text::width::FitLines::new(std::io::stdout().lock(), columns);
-    let mut printer = FindingsWriter::new(cat, out, layout, args.min_severity.severity());
+    let mut printer = printer(cat, args);
     let mut found = Vec::new();
     // Input damage the findings do not count as errors (bytes in no frame,
     // a capture cut short, TLS not decrypted): status 2, as `capture` says it.
@@ -241,10 +233,39 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             frames.len()
         }
     };
-    if let Err(e) = printer
-        .take(&mut found)
-        .and_then(|_| printer.write_groups())
-    {
+    finish(&mut printer, args, &mut found, (checked, unit), damaged)
+}
+
+/// Where the findings go: grouped and fitted to the terminal, or JSON lines.
+fn printer<'c>(
+    cat: &'c Catalogue,
+    args: &CheckArgs,
+) -> FindingsWriter<'c, kwire::text::width::FitLines<std::io::StdoutLock<'static>>> {
+    let columns = match args.format {
+        CheckFormat::Text => super::width::stdout(),
+        CheckFormat::Json => None,
+    };
+    let layout = match args.format {
+        CheckFormat::Text => Layout::Groups {
+            width: columns.unwrap_or(usize::MAX),
+        },
+        CheckFormat::Json => Layout::Json,
+    };
+    let out = kwire::text::width::FitLines::new(std::io::stdout().lock(), columns);
+    FindingsWriter::new(cat, out, layout, args.min_severity.severity())
+}
+
+/// The last findings and the groups written, then the summary of
+/// `checked` of what `unit` names; the exit status: 3 for an error, else
+/// 2 when the input was `damaged`, else 0.
+fn finish(
+    printer: &mut FindingsWriter<'_, impl Write>,
+    args: &CheckArgs,
+    found: &mut Vec<Finding>,
+    (checked, unit): (usize, (&str, &str)),
+    damaged: bool,
+) -> i32 {
+    if let Err(e) = printer.take(found).and_then(|_| printer.write_groups()) {
         return broken_output(e);
     }
     let tally = printer.tally();
@@ -268,6 +289,49 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         exit::MALFORMED
     } else {
         exit::OK
+    }
+}
+
+/// A partition's directory of log segments (`kwire check orders-0/`): each
+/// segment in offset order, and each against the one before.
+fn run_log_dir(cat: &Catalogue, args: &CheckArgs, opts: &DecodeOptions) -> i32 {
+    let dir = std::path::Path::new(&args.input.file);
+    if args.filter.is_some() {
+        kwire::stderr_line!(
+            "kwire: --filter selects among a capture's frames; {} is a directory",
+            sanitize(&args.input.file)
+        );
+        return exit::MALFORMED;
+    }
+    // The topic is the directory's own name (`<topic>-<partition>`), as
+    // for a segment in it.
+    let in_dir = dir.join("00000000000000000000.log");
+    let ctx = segment_context(opts, &in_dir.to_string_lossy());
+    let mut printer = printer(cat, args);
+    let checked = check_log_dir(cat, &ctx, dir, &mut |found| printer.take(found));
+    match checked {
+        Ok(Some(c)) => {
+            let damaged = c.unread;
+            finish(
+                &mut printer,
+                args,
+                &mut Vec::new(),
+                (c.batches, ("batch", "batches")),
+                damaged,
+            )
+        }
+        Ok(None) => {
+            kwire::stderr_line!(
+                "kwire: {}: no log segment in it (a file named after its base offset, 00000000000000000000.log)",
+                sanitize(&args.input.file)
+            );
+            exit::FAILURE
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
+            exit::FAILURE
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use super::BatchDecoder;
 use crate::decode::context::Context;
 use crate::decode::problem::{DecodeError, Warning};
 use crate::decode::{secrets, Node, Role};
+use crate::protocol::record_batch::{header_field, LAST_OFFSET_DELTA};
 use crate::schema::Catalogue;
 use bytes::Bytes;
 use std::io::Read;
@@ -29,6 +30,10 @@ pub(crate) struct SegmentBatch {
     /// The offset its first eight bytes hold (a batch's baseOffset, a
     /// legacy message's offset), when it has them.
     pub first_offset: Option<i64>,
+    /// The last offset it holds, by its header: a v2 batch's baseOffset
+    /// plus lastOffsetDelta, a legacy message's offset (a wrapper's is its
+    /// last inner message's).
+    pub last_offset: Option<i64>,
 }
 
 /// How the reading ended.
@@ -109,12 +114,22 @@ pub(crate) fn for_each_batch(
                 head[0], head[1], head[2], head[3], head[4], head[5], head[6], head[7],
             ])
         });
+        let last_offset = match bytes.get(crate::protocol::record_batch::MAGIC_AT) {
+            Some(2) => {
+                let delta = header_field(&bytes, LAST_OFFSET_DELTA);
+                first_offset
+                    .zip(delta)
+                    .map(|(base, d)| base.saturating_add(d))
+            }
+            _ => first_offset,
+        };
         let batch = SegmentBatch {
             position,
             nodes,
             warnings: std::mem::take(&mut decoder.warnings),
             damage,
             first_offset,
+            last_offset,
         };
         let go_on = each(batch)?;
         // The batch's tree is dropped: what it held goes back to the budget.
