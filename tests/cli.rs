@@ -30,7 +30,9 @@ fn kwire(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = cmd.spawn().expect("run kwire");
     if let Some(input) = stdin {
         use std::io::Write;
-        child.stdin.take().unwrap().write_all(input).unwrap();
+        // A command may exit before it reads its input (a usage error): its
+        // exit status and messages are the answer, and the pipe is closed.
+        let _ = child.stdin.take().unwrap().write_all(input);
     }
     child.wait_with_output().unwrap()
 }
