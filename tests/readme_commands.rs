@@ -19,6 +19,7 @@ const NOT_HERE: &[(&str, &str)] = &[
     ("capture -i", "needs root and runs until Ctrl-C (tests/live_capture.rs captures a Kafka exchange on loopback)"),
     ("tcpdump -U", "needs root and traffic (tests/live_capture.rs streams a pcap through standard input)"),
     ("--broker ", "needs a running Kafka broker (tests/proxy_e2e.rs runs proxy, send and probe against tansu)"),
+    ("/var/lib/kafka", "needs a broker's data directory (tests/check.rs checks a partition's directory of segments)"),
 ];
 
 /// Commands whose documented exit status is not 0 (a command starting so).
