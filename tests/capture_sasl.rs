@@ -22,9 +22,7 @@ fn token(bytes: &[u8]) -> Vec<u8> {
 /// SaslHandshake at `version` naming `mechanism`, answered with `error`.
 fn handshake(t: &mut Timeline, corr: i32, version: i16, mechanism: &str, error: i16) {
     let resp = json!({"ErrorCode": error, "Mechanisms": ["PLAIN", "SCRAM-SHA-256"]});
-    t.pair(
-        PORT,
-        "sarama",
+    t.on(PORT, "sarama").pair(
         corr,
         "SaslHandshake",
         version,
@@ -36,9 +34,7 @@ fn handshake(t: &mut Timeline, corr: i32, version: i16, mechanism: &str, error: 
 /// What follows authentication: ApiVersions and Metadata.
 fn after_auth(t: &mut Timeline, corr: i32) {
     let versions = json!({"ErrorCode": 0, "ApiKeys": [{"ApiKey": 3, "MinVersion": 0, "MaxVersion": 12}, {"ApiKey": 17, "MinVersion": 0, "MaxVersion": 1}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 4}], "ThrottleTimeMs": 0});
-    t.pair(
-        PORT,
-        "sarama",
+    t.on(PORT, "sarama").pair(
         corr,
         "ApiVersions",
         3,
@@ -46,7 +42,7 @@ fn after_auth(t: &mut Timeline, corr: i32) {
         versions,
     );
     let metadata = json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []});
-    t.pair(PORT, "sarama", corr + 1, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), metadata);
+    t.on(PORT, "sarama").pair(corr + 1, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), metadata);
 }
 
 fn plain() -> Timeline {
@@ -354,9 +350,7 @@ fn a_refused_handshake_or_a_newer_one_keeps_kafka_frames() {
     handshake(&mut t, 1, 1, "PLAIN", 0);
     let auth =
         json!({"ErrorCode": 0, "ErrorMessage": null, "AuthBytes": "", "SessionLifetimeMs": 0});
-    t.pair(
-        PORT,
-        "java",
+    t.on(PORT, "java").pair(
         2,
         "SaslAuthenticate",
         2,

@@ -435,9 +435,7 @@ fn a_producer_sequence_that_skips() {
 // ---- rules of a conversation -----------------------------------------------
 
 fn api_versions_advertising(t: &mut Timeline, port: u16, ranges: Value) {
-    t.pair(
-        port,
-        "c",
+    t.on(port, "c").pair(
         1,
         "ApiVersions",
         3,
@@ -462,26 +460,12 @@ fn a_request_version_outside_what_the_broker_advertised_on_the_connection() {
         50000,
         json!([{"ApiKey": 3, "MinVersion": 0, "MaxVersion": 9}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}]),
     );
-    t.pair(
-        50000,
-        "c",
-        2,
-        "Metadata",
-        12,
-        metadata_request(),
-        metadata_response(),
-    );
-    t.pair(50000, "c", 3, "Metadata", 9, metadata_request(), json!({"ThrottleTimeMs": 0, "Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": [], "ClusterAuthorizedOperations": 0}));
+    t.on(50000, "c")
+        .pair(2, "Metadata", 12, metadata_request(), metadata_response());
+    t.on(50000, "c").pair(3, "Metadata", 9, metadata_request(), json!({"ThrottleTimeMs": 0, "Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": [], "ClusterAuthorizedOperations": 0}));
     // Another connection advertised nothing: versions are per connection.
-    t.pair(
-        50001,
-        "c",
-        2,
-        "Metadata",
-        12,
-        metadata_request(),
-        metadata_response(),
-    );
+    t.on(50001, "c")
+        .pair(2, "Metadata", 12, metadata_request(), metadata_response());
     let cap = TempCapture::new("check-advertised", &t.pcap());
     let (found, status) = check_capture(cap.path());
     let f = the(&found, "version-not-advertised");
@@ -612,15 +596,8 @@ fn responses_without_requests_in_the_shipped_lone_response_capture() {
 #[test]
 fn bytes_in_no_frame_are_noted() {
     let mut t = Timeline::default();
-    t.pair(
-        50000,
-        "c",
-        1,
-        "Metadata",
-        12,
-        metadata_request(),
-        metadata_response(),
-    );
+    t.on(50000, "c")
+        .pair(1, "Metadata", 12, metadata_request(), metadata_response());
     let mut partial = 100i32.to_be_bytes().to_vec();
     partial.extend_from_slice(&[0; 10]);
     t.send(50000, true, &partial);
@@ -919,9 +896,7 @@ fn data_over_a_budget_is_said_to_be_unchecked() {
 fn sasl_tokens_after_a_v0_handshake_are_no_finding() {
     let mut t = Timeline::default();
     let token = |b: &[u8]| [(b.len() as i32).to_be_bytes().to_vec(), b.to_vec()].concat();
-    t.pair(
-        50000,
-        "c",
+    t.on(50000, "c").pair(
         1,
         "SaslHandshake",
         0,
@@ -930,15 +905,8 @@ fn sasl_tokens_after_a_v0_handshake_are_no_finding() {
     );
     t.send(50000, true, &token(b"\0alice\0secret"));
     t.send(50000, false, &token(b""));
-    t.pair(
-        50000,
-        "c",
-        2,
-        "Metadata",
-        12,
-        metadata_request(),
-        metadata_response(),
-    );
+    t.on(50000, "c")
+        .pair(2, "Metadata", 12, metadata_request(), metadata_response());
     let cap = TempCapture::new("check-sasl", &t.pcap());
     let (found, status) = check_capture(cap.path());
     assert!(found.is_empty(), "{found:#?}");

@@ -84,9 +84,7 @@ fn join_response(v: i16, error: i16, generation: i32) -> Value {
 fn a_join_group_v1_loop_on_member_id_required() {
     let mut t = Timeline::default();
     for corr in 1..=15 {
-        t.pair(
-            50000,
-            "consumer-1",
+        t.on(50000, "consumer-1").pair(
             corr,
             "JoinGroup",
             1,
@@ -145,24 +143,10 @@ fn a_join_group_v1_loop_on_member_id_required() {
 #[test]
 fn member_id_required_then_a_join_is_normal() {
     let mut t = Timeline::default();
-    t.pair(
-        50000,
-        "consumer-1",
-        1,
-        "JoinGroup",
-        7,
-        join_request(7),
-        join_response(7, 79, -1),
-    );
-    t.pair(
-        50000,
-        "consumer-1",
-        2,
-        "JoinGroup",
-        7,
-        join_request(7),
-        join_response(7, 0, 1),
-    );
+    t.on(50000, "consumer-1")
+        .pair(1, "JoinGroup", 7, join_request(7), join_response(7, 79, -1));
+    t.on(50000, "consumer-1")
+        .pair(2, "JoinGroup", 7, join_request(7), join_response(7, 0, 1));
     let (found, status) = check("diag-join-ok", &t);
     assert!(found.is_empty(), "{found:#?}");
     assert_eq!(status, 0);
@@ -185,11 +169,11 @@ fn a_few_transient_errors_then_success_are_normal() {
     let mut t = Timeline::default();
     for corr in 1..=4 {
         let (rq, rs) = metadata(12, 5);
-        t.pair(50000, "p", corr, "Metadata", 12, rq, rs);
+        t.on(50000, "p").pair(corr, "Metadata", 12, rq, rs);
         t.wait(0.1);
     }
     let (rq, rs) = metadata(12, 0);
-    t.pair(50000, "p", 5, "Metadata", 12, rq, rs);
+    t.on(50000, "p").pair(5, "Metadata", 12, rq, rs);
     let (found, _) = check("diag-transient", &t);
     assert!(found.is_empty(), "{found:#?}");
 }
@@ -200,7 +184,7 @@ fn a_transient_error_that_does_not_pass_is_a_loop() {
     let mut t = Timeline::default();
     for corr in 1..=12 {
         let (rq, rs) = metadata(12, 5);
-        t.pair(50000, "p", corr, "Metadata", 12, rq, rs);
+        t.on(50000, "p").pair(corr, "Metadata", 12, rq, rs);
         t.wait(0.5);
     }
     let (found, _) = check("diag-transient-loop", &t);
@@ -227,9 +211,7 @@ fn produce_response(v: i16, error: i16, base_offset: i64) -> Value {
 
 /// A Produce v9 of `batch` to orders-0, answered with an error and a base offset.
 fn produce(t: &mut Timeline, corr: i32, batch: &[u8], (error, base_offset): (i16, i64)) {
-    t.pair(
-        50000,
-        "p",
+    t.on(50000, "p").pair(
         corr,
         "Produce",
         9,
@@ -243,9 +225,7 @@ fn produce(t: &mut Timeline, corr: i32, batch: &[u8], (error, base_offset): (i16
 fn a_producer_state_error_for_a_batch_without_producer_id() {
     let mut t = Timeline::default();
     let plain = producer_batch(0, 0, 3, (-1, -1, -1));
-    t.pair(
-        50000,
-        "p",
+    t.on(50000, "p").pair(
         1,
         "Produce",
         9,
@@ -272,9 +252,7 @@ fn a_producer_state_error_for_a_batch_without_producer_id() {
     // An idempotent producer's batch may get it: no finding.
     let mut t = Timeline::default();
     let idempotent = producer_batch(0, 0, 3, (7, 0, 0));
-    t.pair(
-        50000,
-        "p",
+    t.on(50000, "p").pair(
         1,
         "Produce",
         9,
@@ -290,7 +268,7 @@ fn a_producer_state_error_for_a_batch_without_producer_id() {
 fn a_request_cut_by_the_client_closing_the_connection() {
     let mut t = Timeline::default();
     let (rq, rs) = metadata(12, 0);
-    t.pair(50000, "p", 1, "Metadata", 12, rq.clone(), rs);
+    t.on(50000, "p").pair(1, "Metadata", 12, rq.clone(), rs);
     t.send(
         50000,
         true,
@@ -432,9 +410,7 @@ fn a_capture_that_simply_ends_stays_a_note() {
 }
 
 fn api_versions(t: &mut Timeline, port: u16, client: &str) {
-    t.pair(port, client, 1, "ApiVersions", 3,
-        json!({"ClientSoftwareName": "t", "ClientSoftwareVersion": "1"}),
-        json!({"ErrorCode": 0, "ThrottleTimeMs": 0, "ApiKeys": [
+    t.on(port, client).pair(1, "ApiVersions", 3, json!({"ClientSoftwareName": "t", "ClientSoftwareVersion": "1"}), json!({"ErrorCode": 0, "ThrottleTimeMs": 0, "ApiKeys": [
             {"ApiKey": 3, "MinVersion": 0, "MaxVersion": 12}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}]}));
 }
 
@@ -445,7 +421,7 @@ fn a_client_reconnecting_for_every_exchange_churns() {
     for i in 0..30u16 {
         api_versions(&mut t, 50000 + i, "churner");
         let (rq, rs) = metadata(12, 0);
-        t.pair(50000 + i, "churner", 2, "Metadata", 12, rq, rs);
+        t.on(50000 + i, "churner").pair(2, "Metadata", 12, rq, rs);
         t.fin(50000 + i, true);
         t.fin(50000 + i, false);
         t.wait(0.2);
@@ -474,7 +450,7 @@ fn a_client_reconnecting_for_every_exchange_churns() {
         api_versions(&mut t, 50000 + i, "steady");
         for corr in 2..40 {
             let (rq, rs) = metadata(12, 0);
-            t.pair(50000 + i, "steady", corr, "Metadata", 12, rq, rs);
+            t.on(50000 + i, "steady").pair(corr, "Metadata", 12, rq, rs);
             t.wait(0.5);
         }
     }
@@ -561,9 +537,7 @@ fn a_producer_epoch_going_back() {
 /// A Fetch v12 asking for session and epoch `asked`, answered with an error
 /// and a session id.
 fn session_fetch(t: &mut Timeline, corr: i32, asked: (i32, i32), (error, given): (i16, i32)) {
-    t.pair(
-        50000,
-        "c",
+    t.on(50000, "c").pair(
         corr,
         "Fetch",
         12,
@@ -618,9 +592,7 @@ fn fetch_sessions_never_given() {
 fn a_rebalance_storm() {
     let mut t = Timeline::default();
     for generation in 1..=6 {
-        t.pair(
-            50000,
-            "c",
+        t.on(50000, "c").pair(
             generation,
             "JoinGroup",
             7,
@@ -635,9 +607,7 @@ fn a_rebalance_storm() {
     // Two generations a minute apart: normal.
     let mut t = Timeline::default();
     for generation in 1..=2 {
-        t.pair(
-            50000,
-            "c",
+        t.on(50000, "c").pair(
             generation,
             "JoinGroup",
             7,
@@ -654,9 +624,7 @@ fn a_rebalance_storm() {
 #[test]
 fn a_member_fenced() {
     let mut t = Timeline::default();
-    t.pair(
-        50000,
-        "c",
+    t.on(50000, "c").pair(
         1,
         "Heartbeat",
         4,
@@ -673,9 +641,7 @@ fn a_member_fenced() {
     );
     // A heartbeat during a rebalance: normal.
     let mut t = Timeline::default();
-    t.pair(
-        50000,
-        "c",
+    t.on(50000, "c").pair(
         1,
         "Heartbeat",
         4,
@@ -689,7 +655,7 @@ fn a_member_fenced() {
 fn throttled_metadata(t: &mut Timeline, corr: i32, v: i16, throttle_ms: i32) {
     let (rq, mut rs) = metadata(v, 0);
     rs["ThrottleTimeMs"] = json!(throttle_ms);
-    t.pair(50000, "c", corr, "Metadata", v, rq, rs);
+    t.on(50000, "c").pair(corr, "Metadata", v, rq, rs);
 }
 
 /// Throttled for a second, the client sends again at once.
@@ -718,7 +684,7 @@ fn a_metadata_storm() {
     let mut t = Timeline::default();
     for corr in 1..=30 {
         let (rq, rs) = metadata(12, 0);
-        t.pair(50000, "c", corr, "Metadata", 12, rq, rs);
+        t.on(50000, "c").pair(corr, "Metadata", 12, rq, rs);
         t.wait(0.02);
     }
     let (found, _) = check("diag-md-storm", &t);
@@ -728,7 +694,7 @@ fn a_metadata_storm() {
     let mut t = Timeline::default();
     for corr in 1..=20 {
         let (rq, rs) = metadata(12, 0);
-        t.pair(50000, "c", corr, "Metadata", 12, rq, rs);
+        t.on(50000, "c").pair(corr, "Metadata", 12, rq, rs);
         t.wait(1.0);
     }
     let (found, _) = check("diag-md-calm", &t);
@@ -736,9 +702,7 @@ fn a_metadata_storm() {
 }
 
 fn add_partitions(t: &mut Timeline, corr: i32) {
-    t.pair(50000, "tx", corr, "AddPartitionsToTxn", 3,
-        json!({"V3AndBelowTransactionalId": "tx-1", "V3AndBelowProducerId": 42, "V3AndBelowProducerEpoch": 0, "V3AndBelowTopics": [{"Name": "orders", "Partitions": [0]}]}),
-        json!({"ThrottleTimeMs": 0, "ResultsByTopicV3AndBelow": [{"Name": "orders", "ResultsByPartition": [{"PartitionIndex": 0, "PartitionErrorCode": 0}]}]}));
+    t.on(50000, "tx").pair(corr, "AddPartitionsToTxn", 3, json!({"V3AndBelowTransactionalId": "tx-1", "V3AndBelowProducerId": 42, "V3AndBelowProducerEpoch": 0, "V3AndBelowTopics": [{"Name": "orders", "Partitions": [0]}]}), json!({"ThrottleTimeMs": 0, "ResultsByTopicV3AndBelow": [{"Name": "orders", "ResultsByPartition": [{"PartitionIndex": 0, "PartitionErrorCode": 0}]}]}));
 }
 
 /// A transaction begun and not ended for ninety seconds.
@@ -748,7 +712,7 @@ fn a_transaction_left_open() {
     add_partitions(&mut t, 1);
     t.wait(90.0);
     let (rq, rs) = metadata(12, 0);
-    t.pair(50000, "tx", 2, "Metadata", 12, rq, rs);
+    t.on(50000, "tx").pair(2, "Metadata", 12, rq, rs);
     let (found, _) = check("diag-txn-open", &t);
     let f = the(&found, "transaction-open");
     assert!(
@@ -761,9 +725,7 @@ fn a_transaction_left_open() {
     // Ended by EndTxn: normal.
     let mut t = Timeline::default();
     add_partitions(&mut t, 1);
-    t.pair(
-        50000,
-        "tx",
+    t.on(50000, "tx").pair(
         2,
         "EndTxn",
         3,
@@ -772,7 +734,7 @@ fn a_transaction_left_open() {
     );
     t.wait(90.0);
     let (rq, rs) = metadata(12, 0);
-    t.pair(50000, "tx", 3, "Metadata", 12, rq, rs);
+    t.on(50000, "tx").pair(3, "Metadata", 12, rq, rs);
     let (found, _) = check("diag-txn-ended", &t);
     assert!(found.is_empty(), "{found:#?}");
 }
@@ -782,9 +744,7 @@ fn a_transaction_left_open() {
 fn a_last_stable_offset_stuck() {
     let mut t = Timeline::default();
     for corr in 1..=10 {
-        t.pair(
-            50000,
-            "c",
+        t.on(50000, "c").pair(
             corr,
             "Fetch",
             12,
@@ -805,9 +765,7 @@ fn a_last_stable_offset_stuck() {
     // Caught up: normal.
     let mut t = Timeline::default();
     for corr in 1..=10 {
-        t.pair(
-            50000,
-            "c",
+        t.on(50000, "c").pair(
             corr,
             "Fetch",
             12,
@@ -826,7 +784,8 @@ fn the_same_error_from_every_client() {
     let mut t = Timeline::default();
     for (i, client) in ["a", "b", "c"].iter().enumerate() {
         let (rq, rs) = metadata(12, 29);
-        t.pair(50000 + i as u16, client, 1, "Metadata", 12, rq, rs);
+        t.on(50000 + i as u16, client)
+            .pair(1, "Metadata", 12, rq, rs);
     }
     let (found, _) = check("diag-everywhere", &t);
     let f = the(&found, "error-from-every-client");
@@ -840,18 +799,14 @@ fn the_same_error_from_every_client() {
     // Every client's first JoinGroup answered MEMBER_ID_REQUIRED: normal.
     let mut t = Timeline::default();
     for (i, client) in ["a", "b", "c"].iter().enumerate() {
-        t.pair(
-            50000 + i as u16,
-            client,
+        t.on(50000 + i as u16, client).pair(
             1,
             "JoinGroup",
             7,
             join_request(7),
             join_response(7, 79, -1),
         );
-        t.pair(
-            50000 + i as u16,
-            client,
+        t.on(50000 + i as u16, client).pair(
             2,
             "JoinGroup",
             7,
@@ -868,9 +823,7 @@ fn the_same_error_from_every_client() {
 fn hundreds_of_findings_fit_on_one_screen() {
     let mut t = Timeline::default();
     for corr in 1..=300 {
-        t.pair(
-            50000,
-            "consumer-1",
+        t.on(50000, "consumer-1").pair(
             corr,
             "JoinGroup",
             1,

@@ -92,11 +92,9 @@ fn api_keys() -> Value {
 fn two_clients() -> Timeline {
     let mut t = Timeline::default();
     let legacy = |t: &mut Timeline, corr, api, v, req| {
-        t.pair(50000, "legacy-app", corr, api, v, req, json!({}))
+        t.on(50000, "legacy-app").pair(corr, api, v, req, json!({}))
     };
-    t.pair(
-        50000,
-        "legacy-app",
+    t.on(50000, "legacy-app").pair(
         1,
         "ApiVersions",
         3,
@@ -144,27 +142,21 @@ fn two_clients() -> Timeline {
             json!({"ErrorCode": 35, "ApiKeys": [{"ApiKey": 18, "MinVersion": 0, "MaxVersion": 1}]}),
         ),
     );
-    t.pair(
-        50001,
-        "modern-app",
+    t.on(50001, "modern-app").pair(
         2,
         "ApiVersions",
         3,
         json!({"ClientSoftwareName": "modern-lib", "ClientSoftwareVersion": "2.0"}),
         api_keys(),
     );
-    t.pair(
-        50001,
-        "modern-app",
+    t.on(50001, "modern-app").pair(
         3,
         "Produce",
         9,
         json!({"Acks": -1, "TimeoutMs": 1000, "TopicData": []}),
         json!({}),
     );
-    t.pair(
-        50001,
-        "modern-app",
+    t.on(50001, "modern-app").pair(
         4,
         "Metadata",
         9,
@@ -456,9 +448,7 @@ fn the_filters_select_exchanges_and_say_when_nothing_matches() {
 fn hostile_names_are_escaped_and_damaged_frames_are_said() {
     let mut t = Timeline::default();
     let evil = "evil\u{1b}[2J\u{7}";
-    t.pair(
-        50000,
-        evil,
+    t.on(50000, evil).pair(
         1,
         "ApiVersions",
         3,

@@ -107,9 +107,7 @@ fn conversation() -> Timeline {
         0,
         &[rec(Some(b"p1"), Some(b"needle in partition 1"), &[], 0)],
     );
-    t.pair(
-        50001,
-        "producer",
+    t.on(50001, "producer").pair(
         1,
         "Produce",
         9,
@@ -120,10 +118,8 @@ fn conversation() -> Timeline {
         ]}]}),
     );
     let early = batch(0, 0, &[rec(Some(b"e"), Some(b"early"), &[], 0)]);
-    t.pair(50001, "consumer", 2, "Fetch", 13, fetch_request(ORDERS_ID), json!({"Responses": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 0, "Records": hex::encode(early)}]}]}));
-    t.pair(
-        50001,
-        "consumer",
+    t.on(50001, "consumer").pair(2, "Fetch", 13, fetch_request(ORDERS_ID), json!({"Responses": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 0, "Records": hex::encode(early)}]}]}));
+    t.on(50001, "consumer").pair(
         3,
         "Metadata",
         12,
@@ -145,19 +141,10 @@ fn conversation() -> Timeline {
         {"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 0, "Records": hex::encode(late)}]},
         {"TopicId": UNKNOWN_ID, "Partitions": [{"PartitionIndex": 3, "Records": hex::encode(unknown)}]}
     ]});
-    t.pair(
-        50001,
-        "consumer",
-        4,
-        "Fetch",
-        13,
-        fetch_request(ORDERS_ID),
-        responses,
-    );
+    t.on(50001, "consumer")
+        .pair(4, "Fetch", 13, fetch_request(ORDERS_ID), responses);
     let commit = batch(0, 0, &[rec(Some(&offset_commit_key()), None, &[], 0)]);
-    t.pair(
-        50001,
-        "consumer",
+    t.on(50001, "consumer").pair(
         5,
         "Produce",
         9,
@@ -376,9 +363,7 @@ fn topic_partition_and_grep_select_records() {
 /// A capture of one Produce request carrying `records` for orders, partition 0.
 fn one_produce(name: &str, records: Vec<u8>) -> TempCapture {
     let mut t = Timeline::default();
-    t.pair(
-        50001,
-        "producer",
+    t.on(50001, "producer").pair(
         1,
         "Produce",
         9,
@@ -591,9 +576,7 @@ fn segment_options_and_capture_options_stay_apart() {
 #[test]
 fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
     let mut t = Timeline::default();
-    t.pair(
-        50001,
-        "consumer",
+    t.on(50001, "consumer").pair(
         1,
         "Metadata",
         12,
@@ -607,7 +590,8 @@ fn share_fetch_responses_list_their_records_under_the_name_metadata_gave() {
     );
     let request = json!({"GroupId": "g", "MemberId": "m", "Topics": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 2}]}]});
     let response = json!({"Responses": [{"TopicId": ORDERS_ID, "Partitions": [{"PartitionIndex": 2, "Records": hex::encode(records), "AcquiredRecords": [{"FirstOffset": 5, "LastOffset": 5, "DeliveryCount": 1}]}]}]});
-    t.pair(50001, "consumer", 2, "ShareFetch", 1, request, response);
+    t.on(50001, "consumer")
+        .pair(2, "ShareFetch", 1, request, response);
     let file = TempCapture::new("records-share-fetch", &t.pcap());
     let (status, out, err) = kwire(&["records", file.path(), "--format", "json"]);
     assert_eq!(status, 0, "{err}");
@@ -674,9 +658,7 @@ fn a_frame_that_does_not_decode_lists_what_it_read_and_says_where_it_stopped() {
     assert_eq!(bytes[at], 2);
     bytes[at] = 3;
     let mut t = Timeline::default();
-    t.pair(
-        50001,
-        "producer",
+    t.on(50001, "producer").pair(
         1,
         "Metadata",
         12,
@@ -721,9 +703,7 @@ fn text_from_the_capture_is_escaped_for_terminals() {
         )],
     );
     let mut t = Timeline::default();
-    t.pair(
-        50001,
-        "producer",
+    t.on(50001, "producer").pair(
         1,
         "Produce",
         9,

@@ -637,15 +637,8 @@ fn a_broker_that_dies_mid_replay_leaves_the_rest_unanswered_without_a_hang() {
     let mut t = Timeline::default();
     let pair = |t: &mut Timeline, port: u16, corr: i32, api: &str, (req, resp): &(Value, Value)| {
         let version = if api == "Metadata" { 12 } else { 3 };
-        t.pair(
-            port,
-            "e2e-replay",
-            corr,
-            api,
-            version,
-            req.clone(),
-            resp.clone(),
-        );
+        t.on(port, "e2e-replay")
+            .pair(corr, api, version, req.clone(), resp.clone());
     };
     pair(&mut t, 50000, 1, "ApiVersions", &versions);
     pair(&mut t, 50000, 2, "Metadata", &metadata);

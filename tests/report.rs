@@ -390,9 +390,7 @@ fn many_connections(name: &str) -> common::exchanges::TempCapture {
     let mut t = Timeline::default();
     for round in 0..100 {
         for conn in 0..200u16 {
-            t.pair(
-                40000 + conn,
-                &format!("client-{}", conn % 7),
+            t.on(40000 + conn, &format!("client-{}", conn % 7)).pair(
                 round,
                 "Metadata",
                 9,

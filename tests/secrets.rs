@@ -46,7 +46,7 @@ fn leaked(out: &str) -> Vec<String> {
 }
 
 fn authenticate(t: &mut Timeline, corr: i32, client: &[u8], server: &[u8]) {
-    t.pair(PORT, "c", corr, "SaslAuthenticate", 2, json!({"AuthBytes": hex::encode(client)}), json!({"ErrorCode": 0, "ErrorMessage": null, "AuthBytes": hex::encode(server), "SessionLifetimeMs": 0}));
+    t.on(PORT, "c").pair(corr, "SaslAuthenticate", 2, json!({"AuthBytes": hex::encode(client)}), json!({"ErrorCode": 0, "ErrorMessage": null, "AuthBytes": hex::encode(server), "SessionLifetimeMs": 0}));
 }
 
 fn token(bytes: &[u8]) -> Vec<u8> {
@@ -66,7 +66,7 @@ fn conversation() -> Timeline {
         )
     };
     let (q, r) = hs("PLAIN");
-    t.pair(PORT, "c", 1, "SaslHandshake", 1, q, r);
+    t.on(PORT, "c").pair(1, "SaslHandshake", 1, q, r);
     authenticate(&mut t, 2, format!("\0alice\0{PASSWORD}").as_bytes(), b"");
     authenticate(
         &mut t,
@@ -87,10 +87,10 @@ fn conversation() -> Timeline {
         b"",
     );
     let alter = json!({"Deletions": [], "Upsertions": [{"Name": "alice", "Mechanism": 1, "Iterations": 4096, "Salt": hex::encode("salt-bytes"), "SaltedPassword": hex::encode(SALTED)}]});
-    t.pair(PORT, "c", 6, "AlterUserScramCredentials", 0, alter, json!({"ThrottleTimeMs": 0, "Results": [{"User": "alice", "ErrorCode": 0, "ErrorMessage": null}]}));
+    t.on(PORT, "c").pair(6, "AlterUserScramCredentials", 0, alter, json!({"ThrottleTimeMs": 0, "Results": [{"User": "alice", "ErrorCode": 0, "ErrorMessage": null}]}));
     // SaslHandshake v0: raw tokens follow.
     let (q, r) = hs("SCRAM-SHA-256");
-    t.pair(PORT + 1, "c", 1, "SaslHandshake", 0, q, r);
+    t.on(PORT + 1, "c").pair(1, "SaslHandshake", 0, q, r);
     t.send(PORT + 1, true, &token(b"n,,n=alice,r=abc"));
     t.send(
         PORT + 1,
@@ -103,7 +103,7 @@ fn conversation() -> Timeline {
         &token(format!("c=biws,r=abcdef,p={PROOF}").as_bytes()),
     );
     t.send(PORT + 1, false, &token(format!("v={SIGNATURE}").as_bytes()));
-    t.pair(PORT + 1, "c", 2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
+    t.on(PORT + 1, "c").pair(2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
     t
 }
 
@@ -633,12 +633,10 @@ fn a_plain_token_after_a_lost_or_refused_handshake_answer_is_not_shown() {
     lost.send(PORT, true, &handshake_v0(1, "PLAIN"));
     lost.send(PORT, true, &token(plain.as_bytes()));
     lost.send(PORT, false, &token(b""));
-    lost.pair(PORT, "c", 2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
+    lost.on(PORT, "c").pair(2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
     // The broker refused the mechanism, and the client sent its token anyway.
     let mut refused = Timeline::default();
-    refused.pair(
-        PORT,
-        "c",
+    refused.on(PORT, "c").pair(
         1,
         "SaslHandshake",
         0,

@@ -31,14 +31,14 @@ fn fetch_bodies(topic_id: &str, records: Value) -> (Value, Value) {
 
 fn fetch(t: &mut Timeline, corr: i32, topic_id: &str, records: Value) {
     let (req, resp) = fetch_bodies(topic_id, records);
-    t.pair(PORT, "consumer", corr, "Fetch", 13, req, resp);
+    t.on(PORT, "consumer").pair(corr, "Fetch", 13, req, resp);
 }
 
 fn metadata(t: &mut Timeline, corr: i32, topics: &[(&str, &str)]) {
     let req = json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false});
     let topics: Vec<Value> = topics.iter().map(|(name, id)| json!({"ErrorCode": 0, "Name": name, "TopicId": id, "IsInternal": name.starts_with("__"), "Partitions": [], "TopicAuthorizedOperations": -2147483648})).collect();
     let resp = json!({"ThrottleTimeMs": 0, "Brokers": [{"NodeId": 1, "Host": "broker", "Port": 9092, "Rack": null}], "ClusterId": "c", "ControllerId": 1, "Topics": topics});
-    t.pair(PORT, "consumer", corr, "Metadata", 12, req, resp);
+    t.on(PORT, "consumer").pair(corr, "Metadata", 12, req, resp);
 }
 
 fn kwire(file: &TempCapture, args: &[&str]) -> (Option<i32>, String, String) {
@@ -137,9 +137,7 @@ fn the_names_read_when_first_needed_note_every_topic_id() {
     // its names only when the Fetch is shown, and the name tied after it still notes it.
     let mut t = Timeline::default();
     let beat = json!({"GroupId": "g", "GenerationId": 1, "MemberId": "m", "GroupInstanceId": null});
-    t.pair(
-        PORT,
-        "consumer",
+    t.on(PORT, "consumer").pair(
         1,
         "Heartbeat",
         4,

@@ -38,6 +38,23 @@ pub fn frame(
     encode_frame(cat, &fs, &header, body.as_object().unwrap()).unwrap()
 }
 
+/// One client's connection on a [`Timeline`]: what it sends and is answered.
+pub struct Conn<'t> {
+    timeline: &'t mut Timeline,
+    port: u16,
+    client_id: &'t str,
+}
+
+impl Conn<'_> {
+    /// A request and its response (the bodies as `req` and `resp` give them).
+    pub fn pair(&mut self, corr: i32, api: &str, version: i16, req: Value, resp: Value) {
+        let request = frame(Direction::Request, api, version, corr, self.client_id, req);
+        self.timeline.send(self.port, true, &request);
+        let response = frame(Direction::Response, api, version, corr, "", resp);
+        self.timeline.send(self.port, false, &response);
+    }
+}
+
 /// Packets over connections told apart by the client port, 1 ms apart.
 #[derive(Default)]
 pub struct Timeline {
@@ -78,28 +95,13 @@ impl Timeline {
         self.packets.push((t, seg));
     }
 
-    /// A request and its response (the bodies as `req` and `resp` give them).
-    #[allow(clippy::too_many_arguments)]
-    pub fn pair(
-        &mut self,
-        port: u16,
-        client_id: &str,
-        corr: i32,
-        api: &str,
-        version: i16,
-        req: Value,
-        resp: Value,
-    ) {
-        self.send(
+    /// The connection from client port `port`, whose requests carry `client_id`.
+    pub fn on<'t>(&'t mut self, port: u16, client_id: &'t str) -> Conn<'t> {
+        Conn {
+            timeline: self,
             port,
-            true,
-            &frame(Direction::Request, api, version, corr, client_id, req),
-        );
-        self.send(
-            port,
-            false,
-            &frame(Direction::Response, api, version, corr, "", resp),
-        );
+            client_id,
+        }
     }
 
     /// Let `seconds` pass before the next packet (each packet adds 1 ms more).
