@@ -159,6 +159,16 @@ t send-keys -t e2e q
 wait_for "tui-piped exited 0"
 echo "ok: kwire tui opens a capture file and a piped capture in the capture explorer"
 
+# `kwire tui` opens a log segment as one frame of its batches (it used to
+# refuse it), the first batch open over the grid.
+run "'$KWIRE_BIN' tui samples/00000000000000000000.log" tui-segment
+wait_for "LogSegment records [0x0000, 1279B]" 100
+wait_for "RecordBatch[0] RecordBatch v2 [0x0000, 433B]"
+wait_for "crc uint32 = 1935539063 (0x735dfb77, CRC-32C ok)"
+t send-keys -t e2e q
+wait_for "tui-segment exited 0"
+echo "ok: kwire tui opens a log segment's batches"
+
 # q quits at once while standard input stays open and idle.
 t send-keys -t e2e "clear; sleep 60 | ('$KWIRE_BIN' capture - --tui; echo \"idle exited \$?\")" Enter
 wait_for "reading the capture…" 50
