@@ -3,7 +3,9 @@
 //! finding is an error.
 
 use super::exit;
-use super::frame_args::{decode_options, frames_from, is_segment, segment_context, InputArgs};
+use super::frame_args::{
+    decode_options, frames_from, is_segment, log_dir, segment_context, InputArgs,
+};
 use clap::{Args, ValueEnum};
 use kwire::analysis::check::{check_frames, check_log_dir, check_segment};
 use kwire::analysis::filter::Filter;
@@ -206,7 +208,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             return exit::FAILURE;
         }
         if is_segment(&args.input, &raw) {
-            let ctx = segment_context(&opts, &args.input.file);
+            let ctx = segment_context(&opts, log_dir(&args.input.file));
             let rest = std::io::Cursor::new(raw).chain(input);
             let base_offset = base_offset_of_log_name(&args.input.file);
             let checked = check_segment(cat, &ctx, base_offset, rest, &mut |found| {
@@ -303,10 +305,7 @@ fn run_log_dir(cat: &Catalogue, args: &CheckArgs, opts: &DecodeOptions) -> i32 {
         );
         return exit::MALFORMED;
     }
-    // The topic is the directory's own name (`<topic>-<partition>`), as
-    // for a segment in it.
-    let in_dir = dir.join("00000000000000000000.log");
-    let ctx = segment_context(opts, &in_dir.to_string_lossy());
+    let ctx = segment_context(opts, Some(dir));
     let mut printer = printer(cat, args);
     let checked = check_log_dir(cat, &ctx, dir, &mut |found| printer.take(found));
     match checked {

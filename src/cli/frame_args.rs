@@ -164,17 +164,29 @@ pub fn is_segment(input: &InputArgs, raw: &[u8]) -> bool {
 /// What a log segment's batches are read with: its topic (given, or its
 /// directory's, `<topic>-<partition>`, so internal topics' records are
 /// read through their schemas) and the input's budget.
-pub fn segment_context(opts: &DecodeOptions, file: &str) -> kwire::decode::context::Context {
+/// `partition_dir`: the directory the segment is in, when it is a file.
+pub fn segment_context(
+    opts: &DecodeOptions,
+    partition_dir: Option<&std::path::Path>,
+) -> kwire::decode::context::Context {
+    use kwire::decode::records::segment::topic_of_partition_dir;
     let topic = opts
         .topic
         .clone()
-        .or_else(|| kwire::decode::records::segment::topic_of_log_dir(file));
+        .or_else(|| topic_of_partition_dir(partition_dir?));
     kwire::decode::context::Context {
         topic_forced: topic.is_some(),
         topic,
         budget: opts.budget.clone(),
         ..Default::default()
     }
+}
+
+/// The directory a segment file is in (none for standard input, `-`).
+pub fn log_dir(file: &str) -> Option<&std::path::Path> {
+    (file != "-")
+        .then(|| std::path::Path::new(file).parent())
+        .flatten()
 }
 
 /// Says that `file` holds record batches, not frames, and that `kwire

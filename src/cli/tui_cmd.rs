@@ -5,7 +5,7 @@
 use super::capture_cmd::CaptureArgs;
 use super::exit;
 use super::frame_args::{
-    decode_options, frames_from, is_segment, report, segment_context, InputArgs,
+    decode_options, frames_from, is_segment, log_dir, report, segment_context, InputArgs,
 };
 use clap::Args;
 use kwire::decode::records::segment::segment_frame;
@@ -58,7 +58,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
         }
         if is_segment(args, &raw) {
             // One frame of its batches (a big segment's opened one at a time).
-            let ctx = segment_context(&opts, &args.file);
+            let ctx = segment_context(&opts, log_dir(&args.file));
             let walked_up_to = kwire::tui::app::STUB_RECORDS_OVER;
             let segment = segment_frame(cat, &ctx, raw.into(), walked_up_to);
             return super::explorer::explore(cat, opts.release, vec![segment], opts.budget);

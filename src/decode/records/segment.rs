@@ -8,7 +8,7 @@ use super::BatchDecoder;
 use crate::decode::context::Context;
 use crate::decode::problem::{DecodeError, Warning};
 use crate::decode::{secrets, Node, Role};
-use crate::protocol::record_batch::{header_field, LAST_OFFSET_DELTA};
+use crate::protocol::record_batch::{header_field, BASE_OFFSET, LAST_OFFSET_DELTA};
 use crate::schema::Catalogue;
 use bytes::Bytes;
 use std::io::Read;
@@ -109,11 +109,7 @@ pub(crate) fn for_each_batch(
                 expected: e.expected.clone(),
             })
             .collect();
-        let first_offset = (got >= 8).then(|| {
-            i64::from_be_bytes([
-                head[0], head[1], head[2], head[3], head[4], head[5], head[6], head[7],
-            ])
-        });
+        let first_offset = header_field(&bytes, BASE_OFFSET);
         let last_offset = match bytes.get(crate::protocol::record_batch::MAGIC_AT) {
             Some(2) => {
                 let delta = header_field(&bytes, LAST_OFFSET_DELTA);
@@ -249,7 +245,12 @@ pub fn topic_of_log_dir(path: &str) -> Option<String> {
     if path == "-" {
         return None;
     }
-    let dir = std::path::Path::new(path).parent()?.file_name()?.to_str()?;
+    topic_of_partition_dir(std::path::Path::new(path).parent()?)
+}
+
+/// The topic of a partition's directory, from its name, `<topic>-<partition>`.
+pub fn topic_of_partition_dir(dir: &std::path::Path) -> Option<String> {
+    let dir = dir.file_name()?.to_str()?;
     let (topic, partition) = dir.rsplit_once('-')?;
     let legal = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
     (!topic.is_empty()
