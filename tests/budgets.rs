@@ -367,7 +367,7 @@ fn tree_value(node: &kwire::decode::Node) -> serde_json::Value {
     let value = match &node.value {
         Value::Array(Some(n)) => json!(n),
         Value::Struct(true) | Value::None => Json::Null,
-        _ => kwire::render::json::value_json(node),
+        _ => common::contract::value_json(node),
     };
     if !value.is_null()
         || matches!(

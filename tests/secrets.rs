@@ -986,3 +986,71 @@ fn the_contract_of_a_redacted_frame_is_its_tree_s() {
     // metadata records, the HMACs whole and cut short, the odd AuthBytes.
     assert_eq!(redacted, 12, "frames with redactions");
 }
+
+/// `kwire records` of a capture reads a metadata log record's value through
+/// its schema, from the frame's tape: a SCRAM record's salt and keys are
+/// `<redacted, N bytes>` in `value_decoded` and `*`s in the value's bytes;
+/// a value its schema does not read whole is taken for a credential and
+/// masked whole (its length kept, where it was `null` before), with nothing
+/// decoded shown.
+#[test]
+fn a_captures_metadata_records_are_masked_field_by_field() {
+    use common::batches::{batch, produce, Rec};
+    let whole = scram_record();
+    let rec = |value: Vec<u8>| Rec {
+        key: None,
+        value: Some(value),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    let records = batch(
+        0,
+        0,
+        &[rec(whole.clone()), rec(whole[..whole.len() - 20].to_vec())],
+    );
+    let mut t = Timeline::default();
+    t.send(
+        PORT,
+        true,
+        &produce(
+            kwire::schema::Catalogue::builtin(),
+            "__cluster_metadata",
+            &records,
+        ),
+    );
+    let cap = TempCapture::new("secrets-kraft-table", &t.pcap());
+    let (status, out) = run(&["records", cap.path(), "--format", "json"]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(leaked(&out).is_empty(), "{:?}\n{out}", leaked(&out));
+    let rows: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    let fields = &rows[0]["value_decoded"]["fields"];
+    assert_eq!(
+        rows[0]["value_decoded"]["schema"],
+        "UserScramCredentialRecord v0"
+    );
+    assert_eq!(fields["Name"], "alice");
+    assert_eq!(fields["Salt"], "<redacted, 10 bytes>");
+    assert_eq!(fields["StoredKey"], "<redacted, 44 bytes>");
+    assert_eq!(fields["ServerKey"], "<redacted, 44 bytes>");
+    assert_eq!(fields["Iterations"], 4096);
+    // The value's bytes: the record's prefixes and name as they are, the salt masked.
+    let hex = rows[0]["value_hex"].as_str().unwrap();
+    assert_eq!(hex.len(), 2 * whole.len());
+    assert!(hex.contains(&hex::encode("alice")), "{hex}");
+    assert!(hex.contains(&"2a".repeat(10)) && !hex.contains(&hex::encode("salt-bytes")));
+    // Cut inside its ServerKey: masked whole.
+    let cut = &rows[1];
+    assert_eq!(cut["value_hex"], "2a".repeat(whole.len() - 20));
+    assert!(cut.get("value_decoded").is_none(), "{cut}");
+    // Asked for, they are shown.
+    let (_, out) = run(&["records", cap.path(), "--format", "json", "--show-secrets"]);
+    let row: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        row["value_decoded"]["fields"]["Salt"],
+        hex::encode("salt-bytes")
+    );
+}

@@ -4,18 +4,25 @@
 //! offset, timestamp, key, value and headers; and every place the record
 //! data is damaged, so that none is passed over in silence.
 //!
-//! Frames are decoded by the decoder (`decode::decode_frame`, the annotated
-//! tree, record batches decompressed within the input's budget); the topic
+//! Frames are decoded onto their annotated tapes (`decode::decode_frame`
+//! with `findings_only`: record batches decompressed within the input's
+//! budget, the record damage a tree would show, no tree built); the topic
 //! and partition of a records field come from the fields around it, picked
-//! by their specs (a field's declaration index gives its spec: a topic name
-//! or id by [`topic_field`], a partition index by [`is_partition_index`]),
-//! and the records from the batch nodes by [`crate::decode::records::view`]. Topics
-//! named by id only (Fetch v13 and later, ShareFetch, Produce v13) take the
-//! name the capture tied to the id before (a Metadata response), learnt by
-//! the exchanges' own reading ([`super::exchange::Names::id_name`]).
+//! by their specs (a field slot's declaration index gives its spec: a topic
+//! name or id by [`topic_field`], a partition index by
+//! [`is_partition_index`]), and the records from the batch slots by
+//! `crate::decode::records::each`. Topics named by id only (Fetch v13 and
+//! later, ShareFetch, Produce v13) take the name the capture tied to the id
+//! before (a Metadata response), learnt by the exchanges' own reading
+//! ([`super::exchange::Names::id_name`]). An internal topic's keys and
+//! values (and a control batch's) are decoded through their schemas onto
+//! tapes of their own ([`StructValues`]), credentials masked there.
 //!
-//! Memory: one frame's tree at a time (dropped before the next frame, which
-//! gives its share of the budget back) and what [`super::Exchanges`] keeps.
+//! Memory: one frame's tape at a time (dropped before the next frame, which
+//! gives its share of the budget back), each record's row handed on as it
+//! is read, and what [`super::Exchanges`] keeps. The explorer's records
+//! pane ([`for_each_records_item`]) reads a frame's tree instead: it
+//! selects records' nodes.
 
 use super::exchange::{
     topic_field, Exchange, Exchanges, Needs, Observer, Outcome, Reading, Topic, TopicField,
@@ -23,7 +30,10 @@ use super::exchange::{
 use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
 use crate::decode::fields::TopicIds;
-use crate::decode::records::view::{self, Payload};
+use crate::decode::payload::StructValues;
+use crate::decode::records::each::{for_each_record_on, BatchHeader, PayloadAt, RecordParts};
+use crate::decode::records::payload::{key_value_layout, KeyValue, PayloadKind};
+use crate::decode::tape::{Id, Slot, Val};
 use crate::decode::{
     decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Role, Value,
 };
@@ -81,6 +91,7 @@ impl Selection {
                     .iter()
                     .map(|h| (bytes(&h.key), bytes(&h.value)))
                     .collect(),
+                ..Default::default()
             };
             let subject = super::filter::RecordSubject {
                 api: r.origin.api_key,
@@ -136,15 +147,14 @@ pub struct Data {
     pub decoded: Option<Decoded>,
 }
 
-/// What a key or value decoded to, as nodes; `render::records_table` shows
-/// their values as the JSON contract has them.
+/// What a key or value decoded to through its topic's schemas;
+/// `render::records_table` shows their values as the JSON contract has them.
 #[derive(Clone, Debug)]
 pub enum Decoded {
-    /// Read through a schema: the schema (`"OffsetCommitKey v0"`) and the
-    /// struct node.
-    Struct { schema: String, node: Box<Node> },
-    /// No struct: the prefixes read.
-    Prefixes(Vec<Node>),
+    /// Read through a schema: its values, which name it (`"OffsetCommitKey v0"`).
+    Struct(Box<StructValues>),
+    /// No struct: the prefixes read (a control record's version and type), by name.
+    Prefixes(Vec<(&'static str, i64)>),
 }
 
 /// A header's key and value.
@@ -178,7 +188,7 @@ pub struct RecordRow {
     pub value: Data,
     pub headers: Vec<Header>,
     /// Its RecordBatch v2's header and its offset delta in it (`None` for legacy messages).
-    pub batch: Option<view::BatchHeader>,
+    pub batch: Option<BatchHeader>,
     pub offset_delta: Option<i64>,
 }
 
@@ -511,8 +521,12 @@ pub(crate) fn carries_records(direction: Direction, api_key: Option<i16>) -> boo
     }
 }
 
-/// The frame decoded as `capture` decodes it: a request by its header, a
-/// response as the API and version of its request.
+/// The frame decoded as `capture` decodes it (a request by its header, a
+/// response as the API and version of its request), onto its annotated tape
+/// with the record damage its tree would show, and no tree: the records are
+/// read from the tape. Credentials are not looked for in the frame: a
+/// records table shows only records, whose keys and values are masked where
+/// their schemas say they hold one ([`StructValues::read`]).
 fn decode(cat: &Catalogue, opts: &Options, f: &CapturedFrame) -> Frame {
     let response = f.direction == Direction::Response;
     let o = DecodeOptions {
@@ -521,6 +535,7 @@ fn decode(cat: &Catalogue, opts: &Options, f: &CapturedFrame) -> Frame {
         api_version: f.api_version.filter(|_| response),
         release: opts.release.clone(),
         budget: opts.budget.clone(),
+        findings_only: true,
         ..Default::default()
     };
     decode_frame(cat, f.bytes.clone(), 0, &o)
@@ -543,25 +558,49 @@ fn frame_items(
         direction: f.direction,
         api_key: f.api_key.unwrap_or_default(),
     };
-    let fields = records_fields(cat, opts.release.as_deref(), frame, &|id| names.id_name(id));
+    let name_of = |id: &[u8; 16]| names.id_name(id);
+    let fields = records_fields_on_tape(cat, opts.release.as_deref(), frame, &name_of);
+    let Some(tape) = frame.values.as_deref() else {
+        return true;
+    };
     for rf in &fields {
+        let children = (rf.slot + 1, tape.slots[rf.slot as usize].end);
         if !opts.selection.place(rf.topic.as_ref(), rf.partition) {
             let mut n = 0;
-            view::records(&rf.node.children, &mut |_| n += 1);
+            for_each_record_on(tape, children, &frame.bytes, &mut |r| {
+                n += usize::from(listed(r));
+                true
+            });
             summary.records += n;
             continue;
         }
-        let mut rows = Vec::new();
-        view::records(&rf.node.children, &mut |r| {
-            let position = rows.len();
-            rows.push(row(&origin, rf, r, position));
-        });
-        summary.records += rows.len();
-        for r in rows.iter().filter(|r| opts.selection.record(r)) {
-            summary.records_shown += 1;
-            if !each(Item::Record(r)) {
-                return false;
+        let reading = FieldRows {
+            cat,
+            frame,
+            tape,
+            field: rf,
+        };
+        // Rows go on as they are read (a frame may hold 400,000 records);
+        // once `each` says stop, the rest are counted only.
+        let (mut listed_here, mut go) = (0, true);
+        for_each_record_on(tape, children, &frame.bytes, &mut |r| {
+            if !listed(r) {
+                return true;
             }
+            let position = listed_here;
+            listed_here += 1;
+            if go {
+                let row = reading.row(&origin, r, position);
+                if opts.selection.record(&row) {
+                    summary.records_shown += 1;
+                    go = each(Item::Record(&row));
+                }
+            }
+            true
+        });
+        summary.records += listed_here;
+        if !go {
+            return false;
         }
     }
     let mut damage: Vec<DamageRow> = frame
@@ -570,7 +609,7 @@ fn frame_items(
         .map(|e| {
             let within = fields
                 .iter()
-                .find(|rf| (rf.node.offset..rf.node.end()).contains(&e.offset));
+                .find(|rf| (rf.range.0..rf.range.1).contains(&e.offset));
             DamageRow {
                 origin: origin.clone(),
                 topic: within.and_then(|w| w.topic.clone()),
@@ -607,33 +646,13 @@ fn frame_items(
     true
 }
 
-/// What [`frame_records`] hands each record to: its topic, partition and record.
-pub(crate) type EachRecord<'f, 'n> =
-    dyn FnMut(Option<&Topic>, Option<i32>, view::RecordRef<'n>) + 'f;
-
-/// Every record of a decoded frame (all its records fields), with the topic
-/// and partition the fields around it name, a topic id named by the name
-/// `topic_ids` ties to it: the explorer's records view.
-pub fn frame_records<'n>(
-    cat: &Catalogue,
-    release: Option<&str>,
-    frame: &'n Frame,
-    topic_ids: &TopicIds,
-    each: &mut EachRecord<'_, 'n>,
-) {
-    let name_of = |id: &[u8; 16]| topic_ids.name(id).map(str::as_bytes);
-    for rf in records_fields(cat, release, frame, &name_of) {
-        view::records(&rf.node.children, &mut |r| {
-            each(rf.topic.as_ref(), rf.partition, r)
-        });
-    }
-}
-
 /// What [`for_each_records_item`] hands each item to: its topic, partition,
 /// path from the frame's root and node.
 pub(crate) type EachItem<'f> = dyn FnMut(Option<&Topic>, Option<i32>, &[usize], &Node) + 'f;
 
-/// [`frame_records`] a top-level batch or message at a time, for a frame
+/// Every record of a decoded frame (all its records fields), with the topic
+/// and partition the fields around it name (a topic id named by the name
+/// `topic_ids` ties to it), a top-level batch or message at a time, for a frame
 /// whose big records fields are held as stubs
 /// (`decode::records::deferred::stub_items`): `each` gets every item with
 /// the topic and partition around it and its path from the frame's root; a
@@ -803,69 +822,290 @@ fn walk<'n>(
     }
 }
 
-fn row(
-    origin: &Origin,
-    rf: &RecordsField<'_>,
-    r: view::RecordRef<'_>,
-    position: usize,
-) -> RecordRow {
-    RecordRow {
-        origin: origin.clone(),
-        topic: rf.topic.clone(),
-        partition: rf.partition,
-        offset: r.offset,
-        // A request's offsets are its batch's own until its response says.
-        offset_assigned: origin.direction == Direction::Response,
-        position,
-        timestamp: r.timestamp,
-        control: r.control,
-        batch: r.batch,
-        offset_delta: r.offset_delta,
-        key: bytes_of(r.key),
-        value: bytes_of(r.value),
-        headers: r
-            .headers
-            .into_iter()
-            .map(|(k, v)| Header {
-                key: bytes_of(k),
-                value: bytes_of(v),
-            })
-            .collect(),
-    }
+/// Whether a record is listed: read whole, with an offset (the others'
+/// damage is listed instead, where it is).
+fn listed(r: &RecordParts<'_>) -> bool {
+    r.whole && r.offset.is_some()
 }
 
-fn bytes_of(p: Payload<'_>) -> Data {
-    let schema = p
-        .schema_registry()
-        .and_then(|(id, payload)| match &payload.value {
-            Value::Bytes(Some(b)) => Some((id, b.clone())),
-            _ => None,
-        });
-    Data {
-        bytes: p.bytes().cloned(),
-        schema,
-        decoded: decoded(p.decoded()),
-    }
+/// A records field on a frame's annotated tape, with the topic and
+/// partition the fields around it name.
+struct TapeRecordsField {
+    /// Its slot, whose children are its batches.
+    slot: u32,
+    /// Its bytes in the frame, length prefix included.
+    range: (usize, usize),
+    topic: Option<Topic>,
+    partition: Option<i32>,
 }
 
-/// The struct a key or value decoded to, or else the prefixes read.
-fn decoded(parts: &[Node]) -> Option<Decoded> {
-    if let Some(s) = parts.iter().find(|n| n.role == Role::Structure) {
-        let schema = match &s.note {
-            Some(v) => format!("{} {v}", s.name),
-            None => s.name.to_string(),
+/// Every records field of the frame's body on its tape, found through the
+/// message's spec: each field slot's declaration index picks its spec.
+fn records_fields_on_tape(
+    cat: &Catalogue,
+    release: Option<&str>,
+    frame: &Frame,
+    name_of: &NameOf<'_>,
+) -> Vec<TapeRecordsField> {
+    let mut out = Vec::new();
+    let (Some(key), Some(version), Some(tape)) =
+        (frame.api_key, frame.api_version, frame.values.as_deref())
+    else {
+        return out;
+    };
+    let kind = if frame.direction == Direction::Request {
+        MessageKind::Request
+    } else {
+        MessageKind::Response
+    };
+    let (Some(spec), Some(body)) = (cat.message(kind, key, version, release), tape.body) else {
+        return out;
+    };
+    let walk = TapeWalk {
+        tape,
+        bytes: &frame.bytes,
+        name_of,
+    };
+    walk.walk(body, &spec.fields, (None, None), &mut out);
+    out
+}
+
+/// A walk over a frame's tape for its records fields.
+struct TapeWalk<'a, 'n> {
+    tape: &'a crate::decode::tape::Values,
+    bytes: &'a [u8],
+    name_of: &'a NameOf<'n>,
+}
+
+impl TapeWalk<'_, '_> {
+    /// The field slots of the struct at `slot` with their specs, tagged ones included.
+    fn members<'s>(&self, slot: u32, fields: &'s [FieldSpec]) -> Vec<(&'s FieldSpec, u32)> {
+        let mut out = Vec::new();
+        let mut take = |(i, c): (u32, &Slot)| {
+            if let Some(f) = c.decl().and_then(|d| fields.get(usize::from(d))) {
+                out.push((f, i));
+            }
         };
-        return Some(Decoded::Struct {
-            schema,
-            node: Box::new(s.clone()),
-        });
+        for (i, c) in self.tape.children(slot) {
+            match c.id {
+                Id::TaggedSection => {
+                    for (entry, _) in self.tape.children(i) {
+                        self.tape.children(entry).for_each(&mut take);
+                    }
+                }
+                _ => take((i, c)),
+            }
+        }
+        out
     }
-    let prefixes: Vec<Node> = parts
-        .iter()
-        .filter(|n| n.role == Role::Encoding)
-        .cloned()
-        .collect();
-    (!prefixes.is_empty()).then_some(Decoded::Prefixes(prefixes))
+
+    fn walk(
+        &self,
+        slot: u32,
+        fields: &[FieldSpec],
+        (mut topic, mut partition): (Option<Topic>, Option<i32>),
+        out: &mut Vec<TapeRecordsField>,
+    ) {
+        let members = self.members(slot, fields);
+        for &(f, i) in &members {
+            let value = self.tape.slots[i as usize].value;
+            match (topic_field(f), value) {
+                (Some(TopicField::Name), Val::Str(span)) if span.len > 0 => {
+                    topic = Some(Topic::Name(span.of(self.bytes).into()))
+                }
+                // The zero uuid is Kafka's "no id".
+                (Some(TopicField::Id), Val::Uuid(_)) => {
+                    if let Some(u) = value.uuid_in(self.bytes).filter(|u| *u != [0; 16]) {
+                        topic = Some(match (self.name_of)(&u) {
+                            Some(name) => Topic::Name(name.into()),
+                            None => Topic::Id(u),
+                        })
+                    }
+                }
+                (None, Val::Int(v)) if is_partition_index(f) => partition = i32::try_from(v).ok(),
+                _ => {}
+            }
+        }
+        for (f, i) in members {
+            match &f.ty {
+                FieldType::Primitive(Primitive::Records) => {
+                    let s = &self.tape.slots[i as usize];
+                    out.push(TapeRecordsField {
+                        slot: i,
+                        range: (s.at as usize, (s.at + s.len) as usize),
+                        topic: topic.clone(),
+                        partition,
+                    })
+                }
+                FieldType::Struct(_) => self.walk(i, &f.fields, (topic.clone(), partition), out),
+                FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => {
+                    for (e, _) in self.tape.children(i).filter(|(_, e)| e.id == Id::Element) {
+                        self.walk(e, &f.fields, (topic.clone(), partition), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// What a records field's rows are read from: the frame, its tape and the field.
+struct FieldRows<'a> {
+    cat: &'a Catalogue,
+    frame: &'a Frame,
+    tape: &'a crate::decode::tape::Values,
+    field: &'a TapeRecordsField,
+}
+
+impl FieldRows<'_> {
+    fn row(&self, origin: &Origin, r: &RecordParts<'_>, position: usize) -> RecordRow {
+        let topic_name = self.field.topic.as_ref().and_then(payload_topic);
+        // A control batch's keys and values are control records; a plain topic's may be framed.
+        let kind = if r.control {
+            PayloadKind::Control
+        } else {
+            PayloadKind::for_topic(topic_name)
+        };
+        let (mut key, mut value) = (self.data(r.key_at), self.data(r.value_at));
+        if kind == PayloadKind::Plain {
+            for (d, at) in [(&mut key, r.key_at), (&mut value, r.value_at)] {
+                d.schema = framed(d, at);
+            }
+        } else {
+            self.decode_payloads(kind, topic_name, r, (&mut key, &mut value));
+        }
+        RecordRow {
+            origin: origin.clone(),
+            topic: self.field.topic.clone(),
+            partition: self.field.partition,
+            offset: r.offset.unwrap_or_default(),
+            // A request's offsets are its batch's own until its response says.
+            offset_assigned: origin.direction == Direction::Response,
+            position,
+            timestamp: r.timestamp,
+            control: r.control,
+            batch: r.batch,
+            offset_delta: r.offset_delta,
+            key,
+            value,
+            headers: r
+                .headers
+                .iter()
+                .map(|(k, v)| Header {
+                    key: Data {
+                        bytes: k.map(Bytes::copy_from_slice),
+                        ..Data::default()
+                    },
+                    value: Data {
+                        bytes: v.map(Bytes::copy_from_slice),
+                        ..Data::default()
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    /// The bytes a key or value lies in: the frame's, or a buffer of
+    /// decompressed data on its tape.
+    fn buffer(&self, at: PayloadAt) -> Option<&Bytes> {
+        match at.buffer {
+            None => Some(&self.frame.bytes),
+            Some(b) => self.tape.buffers.get(b),
+        }
+    }
+
+    /// A key or value as its bytes (shared with the frame or its buffer, not copied).
+    fn data(&self, at: PayloadAt) -> Data {
+        let bytes = at
+            .range
+            .zip(self.buffer(at))
+            .and_then(|((s, e), buf)| (e <= buf.len()).then(|| buf.slice(s..e)));
+        Data {
+            bytes,
+            ..Data::default()
+        }
+    }
+
+    /// An internal topic's or a control batch's key and value decoded
+    /// through their schemas; credentials in them masked (unless
+    /// `--show-secrets`): a field a schema says is one, or a metadata log
+    /// value its schema does not read whole (which is taken for one).
+    fn decode_payloads(
+        &self,
+        kind: PayloadKind,
+        topic: Option<&str>,
+        r: &RecordParts<'_>,
+        (key, value): (&mut Data, &mut Data),
+    ) {
+        // Key and value lie in the same bytes: both are a record's.
+        let Some(buf) = self.buffer(r.value_at) else {
+            return;
+        };
+        let record = KeyValue {
+            kind,
+            topic,
+            key: r.key_at.range,
+            value: r.value_at.range,
+        };
+        let layout = key_value_layout(self.cat, buf, &record);
+        let hiding = crate::decode::secrets::hiding();
+        let mut value_read = false;
+        for (d, part, at, is_value) in [
+            (key, layout.key, r.key_at, false),
+            (value, layout.value, r.value_at, true),
+        ] {
+            let Some(start) = at.range.map(|r| r.0) else {
+                continue;
+            };
+            let read = part.body.and_then(|body| {
+                let bytes = buf.get(body.range.0..body.range.1)?;
+                let read =
+                    StructValues::read(body.spec, body.version, Bytes::copy_from_slice(bytes));
+                Some((body.range.0 - start, read))
+            });
+            if let Some((from, read)) = &read {
+                value_read |= is_value && read.whole;
+                if let Some(b) = d.bytes.as_mut().filter(|_| !read.masked.is_empty()) {
+                    let moved: Vec<(usize, usize)> =
+                        read.masked.iter().map(|&(s, n)| (s + from, n)).collect();
+                    *b = crate::decode::secrets::masked(b, &moved);
+                }
+            }
+            d.decoded = match read {
+                Some((_, read)) => Some(Decoded::Struct(Box::new(read))),
+                None if !part.prefixes.is_empty() => Some(Decoded::Prefixes(
+                    part.prefixes.iter().map(|p| (p.name, p.value)).collect(),
+                )),
+                None => None,
+            };
+        }
+        if hiding && layout.value_secret_unless_read && !value_read {
+            if let Some(b) = value.bytes.as_mut() {
+                *b = crate::decode::secrets::masked(b, &[(0, b.len())]);
+            }
+            value.decoded = None;
+        }
+    }
+}
+
+/// A topic's name as its records' keys and values are decoded by: its
+/// name, or for the metadata log's fixed id, the log's name.
+fn payload_topic(topic: &Topic) -> Option<&str> {
+    match topic {
+        Topic::Name(name) => std::str::from_utf8(name).ok(),
+        Topic::Id(id) if *id == crate::decode::secrets::METADATA_TOPIC_ID => {
+            Some("__cluster_metadata")
+        }
+        Topic::Id(_) => None,
+    }
+}
+
+/// The schema id and the payload after it, of a plain topic's key or value
+/// the record walk found in Schema Registry framing.
+fn framed(d: &Data, at: PayloadAt) -> Option<(i32, Bytes)> {
+    let b = d.bytes.as_ref().filter(|_| at.framed)?;
+    let id = crate::decode::records::payload::schema_registry_id(b)?;
+    Some((id, b.slice(5..)))
 }
 
 #[cfg(test)]
@@ -1185,22 +1425,29 @@ mod tests {
             &Default::default(),
             Selection::default(),
         );
-        let Some(Decoded::Struct { schema, node }) = rows[0].key.decoded.as_ref() else {
+        let Some(Decoded::Struct(values)) = rows[0].key.decoded.as_ref() else {
             panic!("decoded through a schema: {:?}", rows[0].key.decoded)
         };
-        assert_eq!(schema, "OffsetCommitKey v0");
-        let fields: Vec<(&str, &Value)> = node
-            .children
-            .iter()
-            .filter(|c| matches!(c.role, Role::Field { .. }))
-            .map(|c| (c.field_key(), &c.value))
+        assert_eq!(values.schema, "OffsetCommitKey v0");
+        assert!(values.whole);
+        let fields: Vec<(&str, String)> = values
+            .tape
+            .children(values.slot)
+            .map(|(_, s)| {
+                let value = match s.value {
+                    Val::Str(span) => String::from_utf8_lossy(span.of(&values.bytes)).into(),
+                    Val::Int(v) => v.to_string(),
+                    other => format!("{other:?}"),
+                };
+                (*s.key, value)
+            })
             .collect();
         assert_eq!(
             fields,
             [
-                ("group", &Value::Str(Some("billing".into()))),
-                ("topic", &Value::Str(Some("orders".into()))),
-                ("partition", &Value::Int(3))
+                ("\"group\":", "billing".to_string()),
+                ("\"topic\":", "orders".to_string()),
+                ("\"partition\":", "3".to_string())
             ]
         );
         assert!(

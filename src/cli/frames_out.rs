@@ -53,6 +53,7 @@ pub fn write_payload(
         return exit::OK;
     };
     let decoded = read_payload(cat, name, bytes, version);
+    let json = (format == Format::Json).then(|| json::payload_json(&decoded));
     let (root, error, warnings) = (decoded.root, decoded.error, decoded.warnings);
     let res = match format {
         Format::Tree => write!(
@@ -63,11 +64,7 @@ pub fn write_payload(
         Format::TreeJson => {
             kwire::render::tree_json::write_tree_json(&mut out, &root).and_then(|()| writeln!(out))
         }
-        Format::Json => writeln!(
-            out,
-            "{}",
-            json::to_text(&json::payload_json(&root, decoded.version))
-        ),
+        Format::Json => writeln!(out, "{}", json::to_text(&json.unwrap_or_default())),
         Format::Grid => {
             let frame = kwire::decode::Frame {
                 direction: Direction::Request,

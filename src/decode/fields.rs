@@ -152,7 +152,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// A string that names the topic of the records that follow, or the group's protocol type.
     fn learn_string(&mut self, f: &FieldSpec, s: &str) {
-        match meaning(f) {
+        match f.meaning() {
             FieldMeaning::TopicName if !self.ctx.topic_forced => {
                 self.ctx.topic = Some(s.to_string())
             }
@@ -164,7 +164,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
     /// A topic named by id: its records are the named topic's when the
     /// capture tied the id to a name (the zero uuid is Kafka's "no id").
     fn learn_topic_id(&mut self, f: &FieldSpec, u: &[u8; 16]) {
-        if *u != [0; 16] && !self.ctx.topic_forced && meaning(f) == FieldMeaning::TopicId {
+        if *u != [0; 16] && !self.ctx.topic_forced && f.meaning() == FieldMeaning::TopicId {
             self.ctx.topic = self.ctx.topic_ids.name(u).map(str::to_string);
         }
     }
@@ -268,7 +268,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
 
     /// The note of a uuid: for a topic id the capture tied to a name, `(topic "orders")`.
     fn uuid_note(&self, f: &FieldSpec, u: &[u8; 16]) -> Option<Text> {
-        (!self.ctx.topic_ids.is_empty() && meaning(f) == FieldMeaning::TopicId)
+        (!self.ctx.topic_ids.is_empty() && f.meaning() == FieldMeaning::TopicId)
             .then(|| self.ctx.topic_ids.note(u))
             .flatten()
     }
@@ -596,12 +596,6 @@ pub(super) fn mark_length(form: LengthForm, node: &mut Node) {
         LengthForm::Int16(_) => Kind::Int16Prefixed,
         LengthForm::Int32(_) => Kind::Int32Prefixed,
     };
-}
-
-/// What the decoder does with a field's values (worked out once per spec).
-fn meaning(f: &FieldSpec) -> FieldMeaning {
-    f.labels()
-        .map_or_else(|| FieldMeaning::of(f), |l| l.meaning)
 }
 
 /// Notes for integer fields whose numbers mean more: error codes and API

@@ -21,6 +21,9 @@ pub struct DecodedPayload {
     /// The bytes as views show them: credentials masked when
     /// `secrets::hiding` (the tree's secret nodes say `<redacted, N bytes>`).
     pub bytes: Bytes,
+    /// The struct's values, for the JSON contract's writer (`None` when no
+    /// struct was read).
+    pub values: Option<StructValues>,
 }
 
 /// Decode `bytes` as the record type `name` with its log prefix: the tree
@@ -53,6 +56,7 @@ fn read_payload_unredacted(
         warnings: Vec::new(),
         version: None,
         bytes: Bytes::new(),
+        values: None,
     };
     let mut root = Node::new(
         name.to_string(),
@@ -138,6 +142,7 @@ fn read_payload_unredacted(
             },
         );
     };
+    let values = Some(StructValues::read(spec, v, bytes.slice(r.pos()..)));
     match decode_embedded(
         cat,
         bytes,
@@ -164,6 +169,7 @@ fn read_payload_unredacted(
                 warnings,
                 version: Some(v),
                 bytes: Bytes::new(),
+                values,
             }
         }
         Err(failed) => {
@@ -176,7 +182,62 @@ fn read_payload_unredacted(
                 warnings: Vec::new(),
                 version: Some(v),
                 bytes: Bytes::new(),
+                values,
             }
         }
+    }
+}
+
+/// A struct that sits inside other bytes (a record's key or value) decoded
+/// onto a values tape of its own, which the JSON contract's writer writes
+/// (`crate::render::json::write_struct_values`). Credentials in it are
+/// masked in its bytes and marked on its tape when `secrets::hiding`.
+#[derive(Clone, Debug)]
+pub struct StructValues {
+    /// The struct's schema and the version read: `OffsetCommitKey v0`.
+    pub schema: String,
+    pub tape: super::tape::Values,
+    /// The struct's slot on the tape.
+    pub slot: u32,
+    /// The struct's bytes, which the tape's spans index.
+    pub bytes: Bytes,
+    /// Whether it was read to its end.
+    pub whole: bool,
+    /// The ranges of `bytes` masked as credentials.
+    pub masked: Vec<(usize, usize)>,
+}
+
+impl StructValues {
+    /// `bytes` decoded as `spec` at `version`.
+    pub fn read(spec: &crate::schema::MessageSpec, version: i16, bytes: Bytes) -> StructValues {
+        let plan = spec.plan(version);
+        let schema = format!("{} v{version}", spec.name);
+        StructValues::read_plan(schema, (&spec.fields, &plan), bytes)
+    }
+
+    /// `bytes` decoded as the struct `fields` laid out by `plan`, named `schema`.
+    pub(crate) fn read_plan(
+        schema: String,
+        (fields, plan): (
+            &[crate::schema::model::FieldSpec],
+            &crate::schema::plan::StructPlan,
+        ),
+        bytes: Bytes,
+    ) -> StructValues {
+        let mut tape = super::tape::Values::default();
+        let (slot, _, res) = super::values::decode_message(&bytes, 0, plan, &mut tape);
+        let mut read = StructValues {
+            schema,
+            tape,
+            slot,
+            bytes,
+            whole: res.is_ok(),
+            masked: Vec::new(),
+        };
+        if super::secrets::hiding() && plan.holds_secrets {
+            read.masked = super::secrets::mark_secret_fields(&mut read.tape, slot, fields);
+            read.bytes = super::secrets::masked(&read.bytes, &read.masked);
+        }
+        read
     }
 }

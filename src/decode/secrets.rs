@@ -40,7 +40,7 @@ pub fn hiding() -> bool {
 /// The topic of KRaft's metadata log, whose records carry SCRAM credentials.
 const METADATA_TOPIC: &[u8] = b"__cluster_metadata";
 /// Its fixed topic id (`Uuid.METADATA_TOPIC_ID`), for Fetch v13 and later.
-const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+pub(crate) const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 
 /// Whether `frame` may hold a credential: its message (as `message` looks it
 /// up by direction, api key and version) has credential fields, or records
@@ -183,7 +183,7 @@ fn secret_ranges(nodes: &[Node]) -> Vec<(usize, usize)> {
 }
 
 /// A copy of `data` with `ranges` masked (a range past its end is left alone).
-fn masked(data: &[u8], ranges: &[(usize, usize)]) -> Bytes {
+pub(crate) fn masked(data: &[u8], ranges: &[(usize, usize)]) -> Bytes {
     let mut masked = data.to_vec();
     for &(at, len) in ranges {
         if let Some(b) = masked.get_mut(at..at + len) {
@@ -336,6 +336,46 @@ pub(crate) fn mark_redacted(tree: &Frame, values: &mut crate::decode::tape::Valu
             slot.marks |= REDACTED;
         }
     }
+}
+
+/// Mark on `tape` (a values-only tape) the credentials of the struct at
+/// `slot` (declared as `fields`): bytes fields whose meaning is a secret, as
+/// the tree's walk marks them; returns their bytes' ranges, to be masked.
+pub(crate) fn mark_secret_fields(
+    tape: &mut crate::decode::tape::Values,
+    slot: u32,
+    fields: &[crate::schema::model::FieldSpec],
+) -> Vec<(usize, usize)> {
+    use crate::decode::tape::{Id, Val, REDACTED};
+    use crate::schema::model::{FieldMeaning, FieldType, Primitive};
+    let mut found = Vec::new();
+    let mut structs = vec![(slot, fields)];
+    while let Some((s, fields)) = structs.pop() {
+        let children: Vec<u32> = tape.children(s).map(|(i, _)| i).collect();
+        for i in children {
+            let c = tape.slots[i as usize];
+            let Some(f) = c.decl().and_then(|d| fields.get(usize::from(d))) else {
+                continue;
+            };
+            match (&f.ty, c.value) {
+                (FieldType::Primitive(Primitive::Bytes), Val::Bytes(span))
+                    if span.len > 0 && f.meaning() == FieldMeaning::Secret =>
+                {
+                    tape.slots[i as usize].marks |= REDACTED;
+                    found.push((span.at as usize, span.len as usize));
+                }
+                (FieldType::Struct(_), Val::Struct) => structs.push((i, &f.fields)),
+                (FieldType::Array(inner), _) if matches!(**inner, FieldType::Struct(_)) => {
+                    for (e, _) in tape.children(i).filter(|(_, e)| e.id == Id::Element) {
+                        structs.push((e, &f.fields));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found.sort_unstable();
+    found
 }
 
 /// The contract paths (`body.AuthBytes`, `body.TopicData[0]...`) of schema

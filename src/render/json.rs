@@ -4,8 +4,10 @@
 //! is that text read back. It reads no bytes but the values' own: a frame
 //! that held a credential carries the masked bytes, and its tape the slots
 //! to show as redacted (`crate::decode::secrets`). The annotated tree's JSON
-//! (`--format tree-json`) is [`super::tree_json`]'s. [`struct_object`] builds
-//! a decoded record's struct (`kwire records`), which has no tape.
+//! (`--format tree-json`) is [`super::tree_json`]'s. A struct inside other
+//! bytes (a record's key or value, `decode --type`, `kwire primitive`) is
+//! decoded onto a tape of its own and written by the same writer
+//! ([`write_struct_values`]).
 //!
 //! JSON is read in terminals too: besides the escapes JSON requires, C1
 //! controls, bidi controls and line/paragraph separators are written as
@@ -19,12 +21,11 @@
 
 use super::digits::{push_int, push_uint};
 use crate::decode::tape::{Id, Slot, Span, Val, Values, REDACTED};
-use crate::decode::{Frame, Node, Role, Value};
+use crate::decode::{Frame, Value};
 use crate::schema::Catalogue;
 use crate::text::escape::is_unsafe_in_json;
-use crate::text::{float_json, uuid_text};
 use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 use std::cell::Cell;
 use std::io;
 
@@ -127,66 +128,6 @@ fn write_redacted(out: &mut Vec<u8>, frame: &Frame) {
 /// than the one `"NaN"` parses to (its sign or payload would be lost).
 pub(crate) fn float_needs_raw(v: f64) -> bool {
     v.is_nan() && v.to_bits() != f64::NAN.to_bits()
-}
-
-/// The schema fields of a struct node, in declaration order, tagged ones included
-/// when present on the wire; unknown tags under `_unknown_tags` as hex.
-pub fn struct_object(node: &Node) -> Map<String, Json> {
-    let mut fields: Vec<(u16, &Node)> = Vec::new();
-    let mut unknown = Map::new();
-    for c in &node.children {
-        match c.role {
-            Role::Field { decl } => fields.push((decl, c)),
-            Role::TaggedSection => {
-                for entry in &c.children {
-                    for f in &entry.children {
-                        match f.role {
-                            Role::Field { decl } => fields.push((decl, f)),
-                            Role::UnknownTag { tag } => {
-                                unknown.insert(tag.to_string(), value_json(f));
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    fields.sort_by_key(|(d, _)| *d);
-    let mut obj = Map::new();
-    for (_, f) in fields {
-        obj.insert(f.field_key().to_string(), value_json(f));
-    }
-    if !unknown.is_empty() {
-        obj.insert("_unknown_tags".into(), Json::Object(unknown));
-    }
-    obj
-}
-
-/// A node's value in the contract's types.
-pub fn value_json(node: &Node) -> Json {
-    match &node.value {
-        Value::None => Json::Null,
-        Value::Int(v) => json!(v),
-        Value::Uint(v) => json!(v),
-        Value::Float(v) => float_json(*v),
-        Value::Bool(b) => json!(b),
-        Value::Str(s) => json!(s),
-        // JSON strings must be Unicode: invalid sequences become U+FFFD.
-        Value::InvalidUtf8(b) => json!(String::from_utf8_lossy(b)),
-        Value::Bytes(b) => json!(b.as_ref().map(hex::encode)),
-        Value::Uuid(u) => json!(uuid_text(u)),
-        Value::Array(None) | Value::Struct(false) => Json::Null,
-        Value::Array(Some(_)) => Json::Array(
-            node.children
-                .iter()
-                .filter(|c| c.role == Role::Element)
-                .map(value_json)
-                .collect(),
-        ),
-        Value::Struct(true) => Json::Object(struct_object(node)),
-    }
 }
 
 /// A capture time as every JSON output writes it: epoch seconds rounded to
@@ -703,15 +644,27 @@ fn write_opt_int(out: &mut Vec<u8>, v: Option<i16>) {
     }
 }
 
+/// A struct decoded inside other bytes (a record's key or value) as the
+/// contract writes a struct: its fields by declaration, a credential as
+/// `<redacted, N bytes>`.
+pub fn write_struct_values(v: &crate::decode::payload::StructValues, out: &mut Vec<u8>) {
+    let tape = Tape {
+        values: &v.tape,
+        frame: &v.bytes,
+        lossy: Cell::new(false),
+    };
+    tape.write_struct(out, v.slot);
+}
+
 /// A standalone payload (`kwire decode --type`) as JSON: its type, the
 /// version of the struct read, and the struct's values (null when none was read).
-pub fn payload_json(root: &Node, version: Option<i16>) -> Json {
-    let value = root
-        .children
-        .iter()
-        .find(|c| c.kind == crate::decode::Kind::Body)
-        .map(|s| Json::Object(struct_object(s)));
-    json!({"type": root.name.to_string(), "version": version.map(i64::from), "value": value})
+pub fn payload_json(payload: &crate::decode::payload::DecodedPayload) -> Json {
+    let value = payload.values.as_ref().map(|v| {
+        let mut out = Vec::new();
+        write_struct_values(v, &mut out);
+        read_back(&out)
+    });
+    json!({"type": payload.root.name.to_string(), "version": payload.version.map(i64::from), "value": value})
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@
 use crate::analysis::records_table::{DamageRow, Data, Decoded, Item, Origin, RecordRow};
 use crate::analysis::Topic;
 use crate::protocol::meanings::{utc_micros, utc_millis};
-use crate::render::json::{struct_object, to_text, value_json};
+use crate::render::digits::{push_hex, push_int, push_uint};
+use crate::render::json::{to_text, write_json_str, write_struct_values};
 use crate::schema::Catalogue;
 use crate::text::escape::sanitize;
-use serde_json::{json, Map, Value as Json};
 use std::io::{self, Write};
 
 /// Characters of a header's key or value, and of a key or value decoded
@@ -265,27 +265,33 @@ fn cut(s: &str, max: usize) -> String {
 
 /// `OffsetCommitKey v0 {"group":"billing",…}`, or the prefixes alone.
 fn decoded_text(d: &Decoded) -> String {
-    let (schema, fields) = decoded_json(d);
-    let fields = to_text(&Json::Object(fields));
-    match schema {
-        Some(s) => format!("{} {fields}", sanitize(s)),
-        None => fields,
+    let mut fields = Vec::new();
+    write_decoded_fields(&mut fields, d);
+    let fields = String::from_utf8_lossy(&fields);
+    match d {
+        Decoded::Struct(v) => format!("{} {fields}", sanitize(&v.schema)),
+        Decoded::Prefixes(_) => fields.into_owned(),
     }
 }
 
-/// What a key or value decoded to, as the JSON contract has its values: the
-/// schema it was read with, when it was, and the struct's fields, or the
-/// prefixes read when there is no struct.
-fn decoded_json(d: &Decoded) -> (Option<&str>, Map<String, Json>) {
+/// What a key or value decoded to, as the JSON contract has its values:
+/// the struct's fields (written by the contract's writer), or the prefixes
+/// read when there is no struct.
+fn write_decoded_fields(out: &mut Vec<u8>, d: &Decoded) {
     match d {
-        Decoded::Struct { schema, node } => (Some(schema), struct_object(node)),
-        Decoded::Prefixes(nodes) => (
-            None,
-            nodes
-                .iter()
-                .map(|n| (n.name.to_string(), value_json(n)))
-                .collect(),
-        ),
+        Decoded::Struct(v) => write_struct_values(v, out),
+        Decoded::Prefixes(prefixes) => {
+            out.push(b'{');
+            for (i, (name, v)) in prefixes.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json_str(out, name);
+                out.push(b':');
+                push_int(out, *v);
+            }
+            out.push(b'}');
+        }
     }
 }
 
@@ -295,93 +301,154 @@ pub(crate) fn write_json_item(
     cat: &Catalogue,
     item: Item<'_>,
 ) -> io::Result<()> {
-    let obj = match item {
-        Item::Record(r) => record_json(cat, r),
-        Item::Damage(d) => damage_json(cat, d),
-    };
-    out.write_all(to_text(&Json::Object(obj)).as_bytes())?;
-    out.write_all(b"\n")
+    let mut line = Vec::with_capacity(256);
+    match item {
+        Item::Record(r) => write_record(&mut line, cat, r),
+        Item::Damage(d) => write_damage(&mut line, cat, d),
+    }
+    line.extend_from_slice(b"}\n");
+    out.write_all(&line)
 }
 
-fn origin_json(
+/// The members every object starts with, after its `{`: where the frame came from.
+fn write_origin(
+    out: &mut Vec<u8>,
     cat: &Catalogue,
     o: &Origin,
     topic: Option<&Topic>,
     partition: Option<i32>,
-) -> Map<String, Json> {
-    let mut m = Map::new();
-    m.insert("frame".into(), json!(o.frame));
-    m.insert("time".into(), crate::render::json::capture_time(o.time));
-    m.insert("conn".into(), json!(o.conn));
-    m.insert("api_key".into(), json!(o.api_key));
-    m.insert("api_name".into(), json!(cat.api_name(o.api_key)));
-    m.insert("direction".into(), json!(o.direction.as_str()));
-    m.insert(
-        "topic".into(),
-        topic.map_or(Json::Null, |t| json!(t.text())),
-    );
-    m.insert("partition".into(), json!(partition));
-    m
+) {
+    out.extend_from_slice(b"{\"frame\":");
+    push_uint(out, o.frame as u64, 0);
+    out.extend_from_slice(b",\"time\":");
+    out.extend_from_slice(to_text(&crate::render::json::capture_time(o.time)).as_bytes());
+    out.extend_from_slice(b",\"conn\":");
+    push_uint(out, o.conn as u64, 0);
+    out.extend_from_slice(b",\"api_key\":");
+    push_int(out, o.api_key.into());
+    out.extend_from_slice(b",\"api_name\":");
+    write_opt_str(out, cat.api_name(o.api_key));
+    out.extend_from_slice(b",\"direction\":");
+    write_json_str(out, o.direction.as_str());
+    out.extend_from_slice(b",\"topic\":");
+    write_opt_str(out, topic.map(Topic::text).as_deref());
+    out.extend_from_slice(b",\"partition\":");
+    match partition {
+        Some(p) => push_int(out, p.into()),
+        None => out.extend_from_slice(b"null"),
+    }
 }
 
-/// The record's object: `key` and `value` as text when UTF-8, else hex,
-/// with `key_hex` and `value_hex` always; the schema id of framed ones
-/// (`key_schema_id`, `schema_id`) and what internal topics' decoded to
-/// (`key_decoded`, `value_decoded`) when there is one.
-pub(crate) fn record_json(cat: &Catalogue, r: &RecordRow) -> Map<String, Json> {
-    let mut m = origin_json(cat, &r.origin, r.topic.as_ref(), r.partition);
-    m.insert("offset".into(), json!(r.offset));
-    m.insert("offset_assigned".into(), json!(r.offset_assigned));
-    m.insert("timestamp".into(), json!(r.timestamp));
+fn write_opt_str(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => write_json_str(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// The record's object, but its closing `}`: `key` and `value` as text when
+/// UTF-8, else hex, with `key_hex` and `value_hex` always; the schema id of
+/// framed ones (`key_schema_id`, `schema_id`) and what internal topics'
+/// decoded to (`key_decoded`, `value_decoded`) when there is one.
+fn write_record(out: &mut Vec<u8>, cat: &Catalogue, r: &RecordRow) {
+    write_origin(out, cat, &r.origin, r.topic.as_ref(), r.partition);
+    out.extend_from_slice(b",\"offset\":");
+    push_int(out, r.offset);
+    out.extend_from_slice(if r.offset_assigned {
+        b",\"offset_assigned\":true"
+    } else {
+        b",\"offset_assigned\":false"
+    });
+    out.extend_from_slice(b",\"timestamp\":");
+    match r.timestamp {
+        Some(t) => push_int(out, t),
+        None => out.extend_from_slice(b"null"),
+    }
     for (name, d, schema_key) in [
         ("key", &r.key, "key_schema_id"),
         ("value", &r.value, "schema_id"),
     ] {
-        m.insert(name.into(), text_or_hex(d));
-        m.insert(format!("{name}_hex"), hex_of(d));
+        write_member(out, name);
+        write_text_or_hex(out, d);
+        out.extend_from_slice(b",\"");
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"_hex\":");
+        write_hex(out, d);
         if let Some((id, _)) = d.schema {
-            m.insert(schema_key.into(), json!(id));
+            write_member(out, schema_key);
+            push_int(out, id.into());
         }
         if let Some(dec) = &d.decoded {
-            let (schema, fields) = decoded_json(dec);
-            m.insert(
-                format!("{name}_decoded"),
-                json!({"schema": schema, "fields": fields}),
-            );
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"_decoded\":{\"schema\":");
+            match dec {
+                Decoded::Struct(v) => write_json_str(out, &v.schema),
+                Decoded::Prefixes(_) => out.extend_from_slice(b"null"),
+            }
+            out.extend_from_slice(b",\"fields\":");
+            write_decoded_fields(out, dec);
+            out.push(b'}');
         }
     }
-    let headers: Vec<Json> = r.headers.iter().map(|h| json!({"key": text_or_hex(&h.key), "value": text_or_hex(&h.value), "value_hex": hex_of(&h.value)})).collect();
-    m.insert("headers".into(), Json::Array(headers));
-    if r.control {
-        m.insert("control".into(), json!(true));
+    out.extend_from_slice(b",\"headers\":[");
+    for (i, h) in r.headers.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"{\"key\":" } else { b",{\"key\":" });
+        write_text_or_hex(out, &h.key);
+        out.extend_from_slice(b",\"value\":");
+        write_text_or_hex(out, &h.value);
+        out.extend_from_slice(b",\"value_hex\":");
+        write_hex(out, &h.value);
+        out.push(b'}');
     }
-    m
+    out.push(b']');
+    if r.control {
+        out.extend_from_slice(b",\"control\":true");
+    }
 }
 
-fn damage_json(cat: &Catalogue, d: &DamageRow) -> Map<String, Json> {
-    let mut m = origin_json(cat, &d.origin, d.topic.as_ref(), d.partition);
-    let key = if d.frame { "error" } else { "record_error" };
-    m.insert(
-        key.into(),
-        json!({"offset": d.error.offset, "expected": d.error.expected}),
-    );
-    m
+/// `,"name":`
+fn write_member(out: &mut Vec<u8>, name: &str) {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
 }
 
-fn text_or_hex(d: &Data) -> Json {
+fn write_damage(out: &mut Vec<u8>, cat: &Catalogue, d: &DamageRow) {
+    write_origin(out, cat, &d.origin, d.topic.as_ref(), d.partition);
+    out.extend_from_slice(if d.frame {
+        b",\"error\":{\"offset\":"
+    } else {
+        b",\"record_error\":{\"offset\":"
+    });
+    push_uint(out, d.error.offset as u64, 0);
+    out.extend_from_slice(b",\"expected\":");
+    write_json_str(out, &d.error.expected);
+    out.push(b'}');
+}
+
+/// Bytes as text when they are UTF-8, else as hex; `null` for null.
+fn write_text_or_hex(out: &mut Vec<u8>, d: &Data) {
     match &d.bytes {
-        None => Json::Null,
+        None => out.extend_from_slice(b"null"),
         Some(b) => match std::str::from_utf8(b) {
-            Ok(s) => json!(s),
-            Err(_) => json!(hex::encode(b)),
+            Ok(s) => write_json_str(out, s),
+            Err(_) => write_hex_str(out, b),
         },
     }
 }
 
-fn hex_of(d: &Data) -> Json {
-    d.bytes
-        .as_ref()
-        .map_or(Json::Null, |b| json!(hex::encode(b)))
+fn write_hex(out: &mut Vec<u8>, d: &Data) {
+    match &d.bytes {
+        None => out.extend_from_slice(b"null"),
+        Some(b) => write_hex_str(out, b),
+    }
+}
+
+fn write_hex_str(out: &mut Vec<u8>, b: &[u8]) {
+    out.push(b'"');
+    push_hex(out, b);
+    out.push(b'"');
 }
 
 #[cfg(test)]

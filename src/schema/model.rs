@@ -513,4 +513,10 @@ impl FieldSpec {
         }
         Some(l)
     }
+
+    /// What the field's value means (from its labels when they describe it).
+    pub fn meaning(&self) -> FieldMeaning {
+        self.labels()
+            .map_or_else(|| FieldMeaning::of(self), |l| l.meaning)
+    }
 }

@@ -5,11 +5,11 @@
 //! varints, which only records use, go through `Writer` and `Reader` directly.
 
 use crate::decode::fields::{Context, FieldDecoder, Naming};
+use crate::decode::payload::StructValues;
 use crate::decode::reader::Reader;
 use crate::decode::{Node, Region, Role, Value, Wire};
 use crate::encode::fields::FieldEncoder;
 use crate::encode::writer::Writer;
-use crate::render::json::struct_object;
 use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive, Versions};
 use bytes::Bytes;
 use serde_json::{Map, Value as Json};
@@ -280,19 +280,33 @@ pub fn encode(ty: WireType, value: &Json) -> Result<Vec<u8>, String> {
 }
 
 /// Decoded bytes: a struct node holding the value's node (or the tagged-field
-/// section), as the message decoder builds it, plus its findings.
+/// section), as the message decoder builds it, plus its findings; and for
+/// the schema's primitives, the struct's values for the JSON contract.
 #[derive(Clone, Debug)]
 pub struct Decoded {
     pub ty: WireType,
     pub bytes: Bytes,
     pub root: Node,
     pub warnings: Vec<String>,
+    /// The one-field struct (or tagged section) on a values tape; `None`
+    /// for varints, which no schema field is.
+    values: Option<StructValues>,
 }
 
 impl Decoded {
     /// The value in the JSON contract's types (what [`encode`] takes).
     pub fn value(&self) -> Json {
-        let obj = struct_object(&self.root);
+        let Some(values) = &self.values else {
+            // A varint: one number.
+            return match self.root.children.first().map(|n| &n.value) {
+                Some(Value::Int(v)) => Json::from(*v),
+                Some(Value::Uint(v)) => Json::from(*v),
+                _ => Json::Null,
+            };
+        };
+        let mut text = Vec::new();
+        crate::render::json::write_struct_values(values, &mut text);
+        let obj: Map<String, Json> = serde_json::from_slice(&text).unwrap_or_default();
         match self.ty {
             WireType::TaggedFields => obj
                 .get("_unknown_tags")
@@ -308,6 +322,7 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
     let buf = Bytes::copy_from_slice(bytes);
     let mut root = Node::new(ty.name(), "", 0, Region::RequestBody, Role::Structure);
     let mut warnings = Vec::new();
+    let mut values = None;
     let end = match ty {
         WireType::Uvarint | WireType::Varint | WireType::Varlong => {
             let mut r = Reader::new(&buf);
@@ -356,6 +371,11 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
             d.decode_struct(buf.len(), &plan, &fields, &mut root.children)
                 .map_err(|e| e.to_string())?;
             warnings = d.warnings.iter().map(|w| w.text.clone()).collect();
+            values = Some(StructValues::read_plan(
+                ty.name().into(),
+                (&fields, &plan),
+                buf.clone(),
+            ));
             d.r.pos()
         }
     };
@@ -372,6 +392,7 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
         bytes: buf,
         root,
         warnings,
+        values,
     })
 }
 

@@ -1,10 +1,11 @@
 //! The JSON contract built from a frame's tree with `serde_json`: the
 //! independent implementation that `render::json::write_contract`, which
 //! writes it from a values-only tape, is held to (the same keys, order,
-//! values, `_raw` entries, redactions and errors).
+//! values, `_raw` entries, redactions and errors). Its struct and value
+//! builders ([`struct_object`], [`value_json`]) are the tests' own: kwire
+//! writes every JSON value from a tape.
 
 use kwire::decode::{Frame, Node, Role, Value};
-use kwire::render::json::struct_object;
 use serde_json::{json, Map, Value as Json};
 
 /// The contract of `frame` (decoded into its tree), built from its nodes.
@@ -118,4 +119,78 @@ fn raw_in_value(node: &Node, path: &str, found: &mut Vec<(String, Vec<u8>)>) {
 /// A field's key in the contract: its schema name.
 fn field_key(n: &Node) -> String {
     n.key().map_or_else(|| n.name.to_string(), str::to_string)
+}
+
+/// The schema fields of a struct node, in declaration order, tagged ones included
+/// when present on the wire; unknown tags under `_unknown_tags` as hex.
+pub fn struct_object(node: &Node) -> Map<String, Json> {
+    let mut fields: Vec<(u16, &Node)> = Vec::new();
+    let mut unknown = Map::new();
+    for c in &node.children {
+        match c.role {
+            Role::Field { decl } => fields.push((decl, c)),
+            Role::TaggedSection => {
+                for entry in &c.children {
+                    for f in &entry.children {
+                        match f.role {
+                            Role::Field { decl } => fields.push((decl, f)),
+                            Role::UnknownTag { tag } => {
+                                unknown.insert(tag.to_string(), value_json(f));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    fields.sort_by_key(|(d, _)| *d);
+    let mut obj = Map::new();
+    for (_, f) in fields {
+        obj.insert(field_key(f), value_json(f));
+    }
+    if !unknown.is_empty() {
+        obj.insert("_unknown_tags".into(), Json::Object(unknown));
+    }
+    obj
+}
+
+/// A node's value in the contract's types.
+pub fn value_json(node: &Node) -> Json {
+    match &node.value {
+        Value::None => Json::Null,
+        Value::Int(v) => json!(v),
+        Value::Uint(v) => json!(v),
+        // JSON has no numbers for NaN and the infinities: they are strings.
+        Value::Float(v) => {
+            serde_json::Number::from_f64(*v).map_or_else(|| json!(v.to_string()), Json::Number)
+        }
+        Value::Bool(b) => json!(b),
+        Value::Str(s) => json!(s),
+        // JSON strings must be Unicode: invalid sequences become U+FFFD.
+        Value::InvalidUtf8(b) => json!(String::from_utf8_lossy(b)),
+        Value::Bytes(b) => json!(b.as_ref().map(hex::encode)),
+        Value::Uuid(u) => {
+            // Hyphenated lowercase hex, 8-4-4-4-12.
+            let h = hex::encode(u);
+            json!(format!(
+                "{}-{}-{}-{}-{}",
+                &h[..8],
+                &h[8..12],
+                &h[12..16],
+                &h[16..20],
+                &h[20..]
+            ))
+        }
+        Value::Array(None) | Value::Struct(false) => Json::Null,
+        Value::Array(Some(_)) => Json::Array(
+            node.children
+                .iter()
+                .filter(|c| c.role == Role::Element)
+                .map(value_json)
+                .collect(),
+        ),
+        Value::Struct(true) => Json::Object(struct_object(node)),
+    }
 }

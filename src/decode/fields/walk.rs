@@ -293,7 +293,7 @@ impl FieldDecoder<'_, '_> {
             Primitive::Int8 | Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
                 let v = tape_value(slot.value);
                 if let Value::Int(n) = v {
-                    node.note = int_note(meaning(f), n, self.catalogue);
+                    node.note = int_note(f.meaning(), n, self.catalogue);
                 }
                 v
             }
@@ -355,7 +355,7 @@ impl FieldDecoder<'_, '_> {
                         .get_or_insert_with(|| "opaque bytes (not a record batch)".into());
                 }
             }
-            (Primitive::Bytes, Val::Bytes(b)) => match meaning(f) {
+            (Primitive::Bytes, Val::Bytes(b)) => match f.meaning() {
                 FieldMeaning::SaslAuthBytes => {
                     if let Some(n) = node.node() {
                         // The mechanism is the connection's (its SaslHandshake): read by shape here.

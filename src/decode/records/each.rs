@@ -6,9 +6,11 @@
 //! writes it.
 
 use super::layout::{
-    v2_field, ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, LEGACY_ATTRIBUTES, LEGACY_OFFSET,
-    LEGACY_TIMESTAMP, MAX_TIMESTAMP, V2_FIELDS,
+    v2_field, ATTRIBUTES, BASE_OFFSET, BASE_SEQUENCE, BASE_TIMESTAMP, LAST_OFFSET_DELTA,
+    LEGACY_ATTRIBUTES, LEGACY_OFFSET, LEGACY_TIMESTAMP, MAGIC, MAX_TIMESTAMP,
+    PARTITION_LEADER_EPOCH, PRODUCER_EPOCH, PRODUCER_ID, RECORDS_COUNT, V2_FIELDS,
 };
+use super::order::has_error;
 use super::tape::Walk;
 use crate::budget::Budget;
 use crate::decode::tape::{BytesOf, Id, RecordField, SlotKind, Val, Values};
@@ -27,6 +29,48 @@ pub struct RecordParts<'a> {
     pub value: Option<&'a [u8]>,
     /// Each header's key and value.
     pub headers: Vec<HeaderParts<'a>>,
+    /// From a control batch (transaction markers, KRaft control records).
+    pub control: bool,
+    /// Its RecordBatch v2's header (`None` for legacy messages).
+    pub batch: Option<BatchHeader>,
+    /// A v2 record's offsetDelta as written (`None` for legacy messages).
+    pub offset_delta: Option<i64>,
+    /// Read to its end: views that list records leave the others out (the
+    /// damage is said where it is, as the frame's record damage).
+    pub whole: bool,
+    /// Where the key and the value lie.
+    pub key_at: PayloadAt,
+    pub value_at: PayloadAt,
+}
+
+/// Where a record's key or value lies: in the records' own bytes or in a
+/// buffer of decompressed data ([`Values::buffers`]), at which range; and
+/// whether the walk found it in Schema Registry framing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PayloadAt {
+    /// `None`: the records' own bytes.
+    pub buffer: Option<usize>,
+    /// `None` for null.
+    pub range: Option<(usize, usize)>,
+    pub framed: bool,
+}
+
+/// A RecordBatch v2's header fields as read (each `None` past where the
+/// batch stopped), and whether its stored checksum is the bytes' checksum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchHeader {
+    pub base_offset: Option<i64>,
+    pub partition_leader_epoch: Option<i64>,
+    pub magic: Option<i64>,
+    pub attributes: Option<i64>,
+    pub last_offset_delta: Option<i64>,
+    pub base_timestamp: Option<i64>,
+    pub max_timestamp: Option<i64>,
+    pub producer_id: Option<i64>,
+    pub producer_epoch: Option<i64>,
+    pub base_sequence: Option<i64>,
+    pub records_count: Option<i64>,
+    pub crc_valid: bool,
 }
 
 /// A record header's key and value (`None` when null).
@@ -57,10 +101,23 @@ pub fn for_each_record(
     }
     .stream(records, (0, records.len()));
     budget.release(budget.expanded().saturating_sub(held));
-    let mut at = 0u32;
-    while (at as usize) < tape.slots.len() {
+    let top = (0, tape.slots.len() as u32);
+    for_each_record_on(&tape, top, records, each);
+}
+
+/// [`for_each_record`] over batches already on `tape`: the top-level slots
+/// (batches and legacy messages) in `slots` (a records field's children on
+/// a frame's annotated tape), their offsets into `records`.
+pub(crate) fn for_each_record_on(
+    tape: &Values,
+    (first, end): (u32, u32),
+    records: &[u8],
+    each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
+) {
+    let mut at = first;
+    while at < end && (at as usize) < tape.slots.len() {
         let next = tape.slots[at as usize].end.max(at + 1);
-        if !item(&tape, records, at, None, each) {
+        if !item(tape, (records, None), at, None, each) {
             return;
         }
         at = next;
@@ -84,14 +141,20 @@ struct Base {
     timestamp: Option<i64>,
     /// Under LogAppendTime every record's timestamp is the batch's maxTimestamp.
     log_append_time: Option<i64>,
+    control: bool,
+    header: BatchHeader,
 }
+
+/// Bytes records are read from: the records' own, or a buffer of data
+/// decompressed from them (its index in [`Values::buffers`]).
+type Data<'d> = (&'d [u8], Option<usize>);
 
 /// The records of one top-level slot (a batch or legacy message) of `data`;
 /// false when `each` asked to stop. A message inside a legacy wrapper has
 /// its wrapper's say in `within`.
 fn item(
     tape: &Values,
-    data: &[u8],
+    data: Data<'_>,
     slot: u32,
     within: Option<Wrapper>,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
@@ -101,18 +164,14 @@ fn item(
     };
     match s.kind() {
         SlotKind::Batch => {
-            let mut header = [None; V2_FIELDS.len()];
-            for (_, c) in tape.children(slot) {
-                if let Some(k) = v2_field(c) {
-                    header[k] = int(c.value);
-                }
-            }
-            let field = |k: usize| header[k];
-            let log_append = field(ATTRIBUTES).is_some_and(|a| a & 0x08 != 0);
+            let header = batch_header(tape, slot);
+            let log_append = header.attributes.is_some_and(|a| a & 0x08 != 0);
             let base = Base {
-                offset: field(BASE_OFFSET),
-                timestamp: field(BASE_TIMESTAMP),
-                log_append_time: field(MAX_TIMESTAMP).filter(|_| log_append),
+                offset: header.base_offset,
+                timestamp: header.base_timestamp,
+                log_append_time: header.max_timestamp.filter(|_| log_append),
+                control: header.attributes.is_some_and(|a| a & 0x20 != 0),
+                header,
             };
             for (i, c) in tape.children(slot) {
                 let ok = match c.id {
@@ -121,7 +180,7 @@ fn item(
                         Some(buf) => tape
                             .children(i)
                             .filter(|(_, r)| r.kind() == SlotKind::Record)
-                            .all(|(r, _)| record(tape, buf, r, base, each)),
+                            .all(|(r, _)| record(tape, (buf, Some(b as usize)), r, base, each)),
                         _ => true,
                     },
                     _ => true,
@@ -137,6 +196,35 @@ fn item(
     }
 }
 
+/// The header of the v2 batch at `slot`: its fields as read, and whether
+/// its checksum is its bytes'.
+pub(crate) fn batch_header(tape: &Values, slot: u32) -> BatchHeader {
+    let mut field = [None; V2_FIELDS.len()];
+    let mut crc_valid = false;
+    for (_, c) in tape.children(slot) {
+        if let Some(k) = v2_field(c) {
+            field[k] = int(c.value);
+        }
+        if let Id::Checksum { computed } = c.id {
+            crc_valid = int(c.value) == Some(i64::from(computed));
+        }
+    }
+    BatchHeader {
+        base_offset: field[BASE_OFFSET],
+        partition_leader_epoch: field[PARTITION_LEADER_EPOCH],
+        magic: field[MAGIC],
+        attributes: field[ATTRIBUTES],
+        last_offset_delta: field[LAST_OFFSET_DELTA],
+        base_timestamp: field[BASE_TIMESTAMP],
+        max_timestamp: field[MAX_TIMESTAMP],
+        producer_id: field[PRODUCER_ID],
+        producer_epoch: field[PRODUCER_EPOCH],
+        base_sequence: field[BASE_SEQUENCE],
+        records_count: field[RECORDS_COUNT],
+        crc_valid,
+    }
+}
+
 /// The child of `slot` that is `id`, with its value.
 fn part(tape: &Values, slot: u32, id: Id) -> Option<(u32, Val)> {
     tape.children(slot)
@@ -144,12 +232,28 @@ fn part(tape: &Values, slot: u32, id: Id) -> Option<(u32, Val)> {
         .map(|(i, c)| (i, c.value))
 }
 
-/// The value of the bytes child of `slot` that holds `of`.
-fn bytes_of<'d>(tape: &Values, slot: u32, of: BytesOf, data: &'d [u8]) -> Option<&'d [u8]> {
-    let (_, c) = tape
-        .children(slot)
-        .find(|(_, c)| matches!(c.id, Id::Bytes { of: o, .. } if o == of))?;
-    bytes(c.value, data)
+/// The bytes child of `slot` that holds `of`: its bytes (`None` when null
+/// or not there) and where they lie.
+fn bytes_of<'d>(
+    tape: &Values,
+    slot: u32,
+    of: BytesOf,
+    data: Data<'d>,
+) -> (Option<&'d [u8]>, PayloadAt) {
+    let found = tape.children(slot).find_map(|(_, c)| match c.id {
+        Id::Bytes { of: o, framed } if o == of => Some((c.value, framed)),
+        _ => None,
+    });
+    let Some((Val::Bytes(span), framed)) = found else {
+        return (None, PayloadAt::default());
+    };
+    let range = (span.at as usize, (span.at + span.len) as usize);
+    let at = PayloadAt {
+        buffer: data.1,
+        range: Some(range),
+        framed,
+    };
+    (data.0.get(range.0..range.1), at)
 }
 
 fn int(v: Val) -> Option<i64> {
@@ -160,22 +264,23 @@ fn int(v: Val) -> Option<i64> {
     }
 }
 
-fn bytes(v: Val, data: &[u8]) -> Option<&[u8]> {
-    match v {
-        Val::Bytes(s) => Some(s.of(data)),
-        _ => None,
-    }
+/// Whether `slot` was read to its end: no finding under it says it stopped.
+fn whole(tape: &Values, slot: u32) -> bool {
+    !tape.children(slot).any(|(_, c)| has_error(tape, c))
 }
 
 /// A v2 record: attributes, timestampDelta, offsetDelta, key, value, headers.
 fn record(
     tape: &Values,
-    data: &[u8],
+    data: Data<'_>,
     slot: u32,
     base: Base,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
 ) -> bool {
     let delta = |f| part(tape, slot, Id::RecordField(f)).and_then(|p| int(p.1));
+    let offset_delta = delta(RecordField::OffsetDelta);
+    let (key, key_at) = bytes_of(tape, slot, BytesOf::Key, data);
+    let (value, value_at) = bytes_of(tape, slot, BytesOf::Value, data);
     let mut r = RecordParts {
         timestamp: base.log_append_time.or_else(|| {
             let delta = delta(RecordField::TimestampDelta);
@@ -183,11 +288,17 @@ fn record(
         }),
         offset: base
             .offset
-            .zip(delta(RecordField::OffsetDelta))
+            .zip(offset_delta)
             .map(|(b, d)| b.wrapping_add(d)),
-        key: bytes_of(tape, slot, BytesOf::Key, data),
-        value: bytes_of(tape, slot, BytesOf::Value, data),
+        key,
+        value,
         headers: Vec::new(),
+        control: base.control,
+        batch: Some(base.header),
+        offset_delta,
+        whole: whole(tape, slot),
+        key_at,
+        value_at,
     };
     if let Some((headers, _)) = part(tape, slot, Id::Headers) {
         for (h, _) in tape
@@ -195,8 +306,8 @@ fn record(
             .filter(|(_, c)| matches!(c.id, Id::Header(_)))
         {
             r.headers.push((
-                bytes_of(tape, h, BytesOf::HeaderKey, data),
-                bytes_of(tape, h, BytesOf::HeaderValue, data),
+                bytes_of(tape, h, BytesOf::HeaderKey, data).0,
+                bytes_of(tape, h, BytesOf::HeaderValue, data).0,
             ));
         }
     }
@@ -207,7 +318,7 @@ fn record(
 /// [timestamp], key, value; a wrapper's value holds a compressed message set.
 fn legacy(
     tape: &Values,
-    data: &[u8],
+    data: Data<'_>,
     slot: u32,
     within: Option<Wrapper>,
     each: &mut dyn FnMut(&RecordParts<'_>) -> bool,
@@ -234,7 +345,7 @@ fn legacy(
             .children(value_slot)
             .find(|(_, c)| c.kind() == SlotKind::Compressed);
         if let Some((compressed, c)) = compressed {
-            let Some(buf) = c.buffer().and_then(|b| tape.buffers.get(b)) else {
+            let Some((b, buf)) = c.buffer().and_then(|b| Some((b, tape.buffers.get(b)?))) else {
                 return true;
             };
             let messages: Vec<u32> = tape
@@ -257,7 +368,7 @@ fn legacy(
             };
             return messages
                 .into_iter()
-                .all(|m| item(tape, buf, m, Some(wrapper), each));
+                .all(|m| item(tape, (buf, Some(b)), m, Some(wrapper), each));
         }
     }
     let (offset, timestamp) = match within {
@@ -267,12 +378,20 @@ fn legacy(
         ),
         _ => (offset, timestamp),
     };
+    let (key, key_at) = bytes_of(tape, slot, BytesOf::Key, data);
+    let (value, value_at) = bytes_of(tape, slot, BytesOf::Value, data);
     let r = RecordParts {
         offset,
         timestamp,
-        key: bytes_of(tape, slot, BytesOf::Key, data),
-        value: bytes_of(tape, slot, BytesOf::Value, data),
+        key,
+        value,
         headers: Vec::new(),
+        control: false,
+        batch: None,
+        offset_delta: None,
+        whole: whole(tape, slot),
+        key_at,
+        value_at,
     };
     each(&r)
 }

@@ -72,21 +72,9 @@ fn control_type(t: i16) -> (&'static str, Option<&'static str>) {
     }
 }
 
-fn prefix_node(
-    name: &'static str,
-    ty: Wire,
-    at: usize,
-    len: usize,
-    v: i64,
-    note: Option<String>,
-) -> Node {
-    let mut n = leaf(name, ty, at, len, Value::Int(v), Region::Record);
-    n.note = note.map(Into::into);
-    n
-}
-
 /// A record's key and value: where each lies in the buffer, and what the
 /// batch and topic they came in say they hold.
+#[derive(Clone, Copy)]
 pub(crate) struct KeyValue<'t> {
     pub kind: PayloadKind,
     pub topic: Option<&'t str>,
@@ -94,52 +82,87 @@ pub(crate) struct KeyValue<'t> {
     pub value: Option<(usize, usize)>,
 }
 
-/// Attach the decoded key and value under the record's `key` and `value`
-/// nodes (`out`, the record's children), read from `embedding`'s buffer.
-pub(crate) fn decode_key_value(
-    embedding: Embedding,
-    record: KeyValue,
-    out: &mut [Node],
-    warnings: &mut Vec<Warning>,
-) {
+/// A number the log format writes before a key's or value's struct (a
+/// record type, a version, a control record's fields), where it lies.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Prefix {
+    pub name: &'static str,
+    pub wire: Wire,
+    pub at: usize,
+    pub len: usize,
+    pub value: i64,
+    /// What the number names (`(OffsetCommitKey)`, `(COMMIT)`), or what is odd about it.
+    pub note: Option<String>,
+}
+
+impl Prefix {
+    fn int16(name: &'static str, at: usize, value: i16, note: Option<String>) -> Prefix {
+        Prefix {
+            name,
+            wire: Wire::Fixed(Primitive::Int16),
+            at,
+            len: 2,
+            value: value.into(),
+            note,
+        }
+    }
+}
+
+/// The struct a key's or value's prefixes name: its spec, the version read,
+/// and the bytes it is read from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Embedded<'c> {
+    pub spec: &'c MessageSpec,
+    pub version: i16,
+    pub range: (usize, usize),
+}
+
+/// What a key or a value holds as the log format lays it out: its prefixes,
+/// then the struct they name, if they name one; or why none was read.
+#[derive(Debug, Default)]
+pub(crate) struct Layout<'c> {
+    pub prefixes: Vec<Prefix>,
+    pub body: Option<Embedded<'c>>,
+    /// The prefixes named no struct kwire knows.
+    pub unknown: Option<Warning>,
+}
+
+/// A record's key and value as their topic's log format lays them out.
+#[derive(Debug, Default)]
+pub(crate) struct KeyValueLayout<'c> {
+    pub key: Layout<'c>,
+    pub value: Layout<'c>,
+    /// The metadata log's value: unless its struct is read whole, it may be
+    /// a SCRAM credential or a delegation token, and is taken for one.
+    pub value_secret_unless_read: bool,
+}
+
+/// The layout of a record's key and value in `buf` (see [`KeyValue`]),
+/// read from their bytes: what the tree's nodes show and what the records
+/// table decodes, read once.
+pub(crate) fn key_value_layout<'c>(
+    cat: &'c Catalogue,
+    buf: &[u8],
+    record: &KeyValue,
+) -> KeyValueLayout<'c> {
     let KeyValue {
         kind,
         topic,
         key,
         value,
-    } = record;
-    if kind == PayloadKind::Plain {
-        return;
-    }
-    let (cat, buf) = (embedding.cat, embedding.buf);
-    let mut key_nodes = Vec::new();
-    let mut value_nodes = Vec::new();
-    let mut record_type = None;
-    // The metadata log's value read whole through its schema.
-    let mut value_read = false;
+    } = *record;
+    let mut out = KeyValueLayout::default();
     match kind {
         PayloadKind::Plain => {}
         PayloadKind::Control => {
+            let mut record_type = None;
             if let Some((s, e)) = key {
                 let mut r = Reader::over(buf, (s, e));
                 if let (Ok(v), Ok(t)) = (r.i16("control key version"), r.i16("control record type"))
                 {
-                    key_nodes.push(prefix_node(
-                        "version",
-                        Wire::Fixed(Primitive::Int16),
-                        s,
-                        2,
-                        v.into(),
-                        None,
-                    ));
-                    key_nodes.push(prefix_node(
-                        "type",
-                        Wire::Fixed(Primitive::Int16),
-                        s + 2,
-                        2,
-                        t.into(),
-                        Some(format!("({})", control_type(t).0)),
-                    ));
+                    out.key.prefixes.push(Prefix::int16("version", s, v, None));
+                    let note = Some(format!("({})", control_type(t).0));
+                    out.key.prefixes.push(Prefix::int16("type", s + 2, t, note));
                     record_type = Some(t);
                 }
             }
@@ -151,145 +174,184 @@ pub(crate) fn decode_key_value(
                         if let (Ok(v), Ok(epoch)) =
                             (r.i16("marker version"), r.i32("coordinatorEpoch"))
                         {
-                            value_nodes.push(prefix_node(
-                                "version",
-                                Wire::Fixed(Primitive::Int16),
-                                s,
-                                2,
-                                v.into(),
-                                None,
-                            ));
-                            value_nodes.push(prefix_node(
-                                "coordinatorEpoch",
-                                Wire::Fixed(Primitive::Int32),
-                                s + 2,
-                                4,
-                                epoch.into(),
-                                None,
-                            ));
+                            out.value
+                                .prefixes
+                                .push(Prefix::int16("version", s, v, None));
+                            out.value.prefixes.push(Prefix {
+                                name: "coordinatorEpoch",
+                                wire: Wire::Fixed(Primitive::Int32),
+                                at: s + 2,
+                                len: 4,
+                                value: epoch.into(),
+                                note: None,
+                            });
                         }
                     }
-                    (_, Some(schema)) => embedding.versioned(
-                        (s, e),
-                        |v| cat.by_name(schema, v, None),
-                        &mut value_nodes,
-                        warnings,
-                    ),
+                    (_, Some(schema)) => {
+                        out.value = versioned(buf, (s, e), |v| cat.by_name(schema, v, None))
+                    }
                     _ => {}
                 }
             }
         }
         PayloadKind::Coordinator => {
+            let mut record_type = None;
             if let Some((s, e)) = key {
                 let mut r = Reader::over(buf, (s, e));
                 if let Ok(t) = r.i16("record type") {
                     record_type = Some(t);
                     let spec = coordinator_spec(cat, topic, MessageKind::CoordinatorKey, t, 0);
-                    key_nodes.push(prefix_node(
-                        "type",
-                        Wire::Fixed(Primitive::Int16),
-                        s,
-                        2,
-                        t.into(),
-                        spec.map(|s| format!("({})", s.name)),
-                    ));
+                    let note = spec.map(|s| format!("({})", s.name));
+                    out.key.prefixes.push(Prefix::int16("type", s, t, note));
                     match spec {
                         Some(spec) => {
-                            embedding.embed(spec, 0, (s + 2, e), &mut key_nodes, warnings);
+                            out.key.body = Some(Embedded {
+                                spec,
+                                version: 0,
+                                range: (s + 2, e),
+                            })
                         }
-                        None => warnings.push(Warning::at(
-                            WarningKind::UnknownPayload,
-                            s,
-                            format_args!("unknown coordinator record type {t}"),
-                        )),
+                        None => {
+                            out.key.unknown = Some(Warning::at(
+                                WarningKind::UnknownPayload,
+                                s,
+                                format_args!("unknown coordinator record type {t}"),
+                            ))
+                        }
                     }
                 }
             }
             if let (Some(t), Some(range)) = (record_type, value) {
-                embedding.versioned(
-                    range,
-                    |v| coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v),
-                    &mut value_nodes,
-                    warnings,
-                );
+                out.value = versioned(buf, range, |v| {
+                    coordinator_spec(cat, topic, MessageKind::CoordinatorValue, t, v)
+                });
             }
         }
         PayloadKind::ClusterMetadata => {
+            out.value_secret_unless_read = value.is_some();
             if let Some((s, e)) = value {
-                let mut r = Reader::over(buf, (s, e));
-                let parts = (
-                    r.uvarint("frame version"),
-                    r.uvarint("api key"),
-                    r.uvarint("version"),
-                );
-                if let (Ok(fv), Ok(k), Ok(v)) = parts {
-                    let key = k.value as i16;
-                    let version = v.value as i16;
-                    let spec = cat.message(MessageKind::Metadata, key, version, None);
-                    value_nodes.push(prefix_node(
-                        "frameVersion",
-                        Wire::Uvarint,
-                        s,
-                        fv.len,
-                        fv.value as i64,
-                        if fv.value == 1 {
-                            None
-                        } else {
-                            Some("(expected 1)".into())
-                        },
-                    ));
-                    value_nodes.push(prefix_node(
-                        "apiKey",
-                        Wire::Uvarint,
-                        s + fv.len,
-                        k.len,
-                        k.value as i64,
-                        spec.map(|s| format!("({})", s.name)),
-                    ));
-                    value_nodes.push(prefix_node(
-                        "version",
-                        Wire::Uvarint,
-                        s + fv.len + k.len,
-                        v.len,
-                        v.value as i64,
-                        None,
-                    ));
-                    match spec {
-                        Some(spec) => {
-                            value_read = embedding.embed(
-                                spec,
-                                version,
-                                (r.pos(), e),
-                                &mut value_nodes,
-                                warnings,
-                            )
-                        }
-                        None => warnings.push(Warning::at(
-                            WarningKind::UnknownPayload,
-                            s,
-                            format_args!("no metadata record type {key} v{version}"),
-                        )),
-                    }
-                }
+                out.value = metadata_record(cat, buf, (s, e));
             }
         }
     }
-    // A metadata log value its schema did not read whole may be a SCRAM
-    // credential or a delegation token: it is taken for one (masked whole
-    // unless --show-secrets).
-    if kind == PayloadKind::ClusterMetadata && value.is_some() && !value_read {
+    out
+}
+
+/// A metadata log record: frame version, api key and version (uvarints),
+/// then the record of that type and version.
+fn metadata_record<'c>(cat: &'c Catalogue, buf: &[u8], (s, e): (usize, usize)) -> Layout<'c> {
+    let mut out = Layout::default();
+    let mut r = Reader::over(buf, (s, e));
+    let parts = (
+        r.uvarint("frame version"),
+        r.uvarint("api key"),
+        r.uvarint("version"),
+    );
+    let (Ok(fv), Ok(k), Ok(v)) = parts else {
+        return out;
+    };
+    let key = k.value as i16;
+    let version = v.value as i16;
+    let spec = cat.message(MessageKind::Metadata, key, version, None);
+    let uvarint = |name, at, len, value: u64, note| Prefix {
+        name,
+        wire: Wire::Uvarint,
+        at,
+        len,
+        value: value as i64,
+        note,
+    };
+    let frame_note = (fv.value != 1).then(|| "(expected 1)".to_string());
+    out.prefixes
+        .push(uvarint("frameVersion", s, fv.len, fv.value, frame_note));
+    let type_note = spec.map(|s| format!("({})", s.name));
+    out.prefixes
+        .push(uvarint("apiKey", s + fv.len, k.len, k.value, type_note));
+    out.prefixes
+        .push(uvarint("version", s + fv.len + k.len, v.len, v.value, None));
+    match spec {
+        Some(spec) => {
+            out.body = Some(Embedded {
+                spec,
+                version,
+                range: (r.pos(), e),
+            })
+        }
+        None => {
+            out.unknown = Some(Warning::at(
+                WarningKind::UnknownPayload,
+                s,
+                format_args!("no metadata record type {key} v{version}"),
+            ))
+        }
+    }
+    out
+}
+
+/// An int16 version prefix, then the struct of that version.
+fn versioned<'c>(
+    buf: &[u8],
+    (s, e): (usize, usize),
+    find: impl Fn(i16) -> Option<&'c MessageSpec>,
+) -> Layout<'c> {
+    let mut out = Layout::default();
+    let mut r = Reader::over(buf, (s, e));
+    let Ok(v) = r.i16("version") else {
+        return out;
+    };
+    let spec = find(v);
+    let note = spec.map(|sp| format!("({} v{v})", sp.name));
+    out.prefixes.push(Prefix::int16("version", s, v, note));
+    match spec {
+        Some(spec) => {
+            out.body = Some(Embedded {
+                spec,
+                version: v,
+                range: (s + 2, e),
+            })
+        }
+        None => {
+            out.unknown = Some(Warning::at(
+                WarningKind::UnknownPayload,
+                s,
+                format_args!("no schema for version {v} of this record"),
+            ))
+        }
+    }
+    out
+}
+
+/// Attach the decoded key and value under the record's `key` and `value`
+/// nodes (`out`, the record's children), read from `embedding`'s buffer.
+pub(crate) fn decode_key_value(
+    embedding: Embedding,
+    record: KeyValue,
+    out: &mut [Node],
+    warnings: &mut Vec<Warning>,
+) {
+    if record.kind == PayloadKind::Plain {
+        return;
+    }
+    let layout = key_value_layout(embedding.cat, embedding.buf, &record);
+    let (key_nodes, _) = embedding.nodes(layout.key, warnings);
+    let (value_nodes, value_read) = embedding.nodes(layout.value, warnings);
+    if layout.value_secret_unless_read && !value_read {
         mark_value_secret(out);
     }
-    for n in out.iter_mut() {
-        match n.kind {
-            Kind::RecordKey if !key_nodes.is_empty() => n.children.append(&mut key_nodes),
-            Kind::RecordValue if !value_nodes.is_empty() => n.children.append(&mut value_nodes),
-            Kind::RecordValue
-                if kind == PayloadKind::Coordinator && n.value == Value::Bytes(None) =>
-            {
-                n.set_note("(tombstone)")
-            }
-            _ => {}
+    for (kind, mut nodes) in [
+        (Kind::RecordKey, key_nodes),
+        (Kind::RecordValue, value_nodes),
+    ] {
+        if let Some(n) = out.iter_mut().find(|n| n.kind == kind) {
+            n.children.append(&mut nodes);
+        }
+    }
+    if record.kind == PayloadKind::Coordinator {
+        if let Some(v) = out
+            .iter_mut()
+            .find(|n| n.kind == Kind::RecordValue && n.value == Value::Bytes(None))
+        {
+            v.set_note("(tombstone)")
         }
     }
 }
@@ -302,47 +364,41 @@ pub(crate) struct Embedding<'a, 'c> {
     pub buf: &'a Bytes,
 }
 
-impl<'c> Embedding<'_, 'c> {
-    /// An int16 version prefix, then the struct of that version.
-    fn versioned(
-        &self,
-        (s, e): (usize, usize),
-        find: impl Fn(i16) -> Option<&'c MessageSpec>,
-        out: &mut Vec<Node>,
-        warnings: &mut Vec<Warning>,
-    ) {
-        let mut r = Reader::over(self.buf, (s, e));
-        let Ok(v) = r.i16("version") else { return };
-        let spec = find(v);
-        out.push(prefix_node(
-            "version",
-            Wire::Fixed(Primitive::Int16),
-            s,
-            2,
-            v.into(),
-            spec.map(|sp| format!("({} v{v})", sp.name)),
-        ));
-        match spec {
-            Some(spec) => {
-                self.embed(spec, v, (s + 2, e), out, warnings);
-            }
-            None => warnings.push(Warning::at(
-                WarningKind::UnknownPayload,
-                s,
-                format_args!("no schema for version {v} of this record"),
-            )),
-        }
+impl Embedding<'_, '_> {
+    /// A key's or value's nodes: its prefixes, then its struct; and whether
+    /// the struct decoded whole.
+    fn nodes(&self, layout: Layout<'_>, warnings: &mut Vec<Warning>) -> (Vec<Node>, bool) {
+        let mut out: Vec<Node> = layout
+            .prefixes
+            .into_iter()
+            .map(|p| {
+                let mut n = leaf(
+                    p.name,
+                    p.wire,
+                    p.at,
+                    p.len,
+                    Value::Int(p.value),
+                    Region::Record,
+                );
+                n.note = p.note.map(Into::into);
+                n
+            })
+            .collect();
+        warnings.extend(layout.unknown);
+        let read = match layout.body {
+            Some(body) => self.embed(body, &mut out, warnings),
+            None => false,
+        };
+        (out, read)
     }
 
-    /// `spec` decoded from `range` into `out`; whether it decoded whole.
-    fn embed(
-        &self,
-        spec: &MessageSpec,
-        version: i16,
-        range: (usize, usize),
-        out: &mut Vec<Node>,
-        warnings: &mut Vec<Warning>,
-    ) -> bool {
+    /// The struct `body` decoded into `out`; whether it decoded whole.
+    fn embed(&self, body: Embedded<'_>, out: &mut Vec<Node>, warnings: &mut Vec<Warning>) -> bool {
+        let Embedded {
+            spec,
+            version,
+            range,
+        } = body;
         match (self.decode)(self.cat, self.buf, spec, version, range, Region::Record) {
             Ok((node, mut w)) => {
                 warnings.append(&mut w);

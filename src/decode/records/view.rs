@@ -35,23 +35,8 @@ pub struct RecordRef<'n> {
     pub batch: Option<BatchHeader>,
 }
 
-/// A RecordBatch v2's header fields as read (each `None` past where the
-/// batch stopped), and whether its stored checksum is the bytes' checksum.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BatchHeader {
-    pub base_offset: Option<i64>,
-    pub partition_leader_epoch: Option<i64>,
-    pub magic: Option<i64>,
-    pub attributes: Option<i64>,
-    pub last_offset_delta: Option<i64>,
-    pub base_timestamp: Option<i64>,
-    pub max_timestamp: Option<i64>,
-    pub producer_id: Option<i64>,
-    pub producer_epoch: Option<i64>,
-    pub base_sequence: Option<i64>,
-    pub records_count: Option<i64>,
-    pub crc_valid: bool,
-}
+/// A RecordBatch v2's header, as the tape's reader reads it too.
+pub use super::each::BatchHeader;
 
 /// The header of `b` when it is a RecordBatch v2 with at least its base
 /// offset: its first children are the fields of [`V2_FIELDS`], in order
