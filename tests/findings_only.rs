@@ -347,3 +347,78 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `kwire check` leaves a records field of more than 1 MiB off the frame's
+/// tape and checks it a batch at a time (`DecodeOptions::defer_records_over`,
+/// so that a Fetch of 400,000 records is never one tape): it finds exactly
+/// what the whole tree finds, in the same order. The field holds thousands
+/// of batches with damaged ones among them (a checksum, a count, gzip that
+/// does not decompress, an unknown codec), offsets that go back, a
+/// producer's sequence that skips, and, in a fetch, a batch cut by the end.
+#[test]
+fn a_large_records_field_checked_a_batch_at_a_time_finds_what_the_tree_finds() {
+    use common::batches::producer_batch_of;
+    let cat = Catalogue::builtin();
+    let records = [
+        rec(Some(b"k"), Some(&[b'v'; 300]), &[("h", Some(b"1"))], 0),
+        rec(None, Some(b"second"), &[], 3),
+    ];
+    let bad = damaged(&records);
+    let mut stream = Vec::new();
+    let mut offset = 0i64;
+    for i in 0..3000 {
+        let mut b = match i {
+            700 => bad.bad_crc.clone(),
+            1400 => bad.wrong_count.clone(),
+            2100 => bad.bad_gzip.clone(),
+            2800 => bad.unknown_codec.clone(),
+            _ => batch(0, 0, &records),
+        };
+        // Offsets go on, but for one batch that goes back.
+        let base = if i == 1000 { offset - 5 } else { offset };
+        b[..8].copy_from_slice(&base.to_be_bytes());
+        stream.extend(b);
+        offset += 2;
+    }
+    // One producer's batches whose sequence skips from 2 to 7.
+    let recs: Vec<u8> = common::batches::record_bytes(&records[1], 0);
+    stream.extend(producer_batch_of(offset, 0, &recs, 1, (42, 0, 2)));
+    stream.extend(producer_batch_of(offset + 1, 0, &recs, 1, (42, 0, 7)));
+    assert!(stream.len() > kwire::decode::frame::DEFER_RECORDS_OVER);
+    let deferred = |bytes: &[u8], read: As| {
+        let opts = DecodeOptions {
+            defer_records_over: Some(kwire::decode::frame::DEFER_RECORDS_OVER),
+            ..options(read, true)
+        };
+        let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+        // The records were left off the tape: a few slots, not thousands of batches'.
+        let slots = frame.values.as_ref().map_or(0, |t| t.slots.len());
+        assert!(slots < 64, "{slots} slots on the tape");
+        said(&frame)
+    };
+    let mut cut = stream.clone();
+    cut.extend(&batch(offset + 2, 0, &records)[..40]);
+    for (what, bytes, read) in [
+        ("produce", produce(cat, "orders", &stream), REQUEST),
+        ("fetch", fetch_v4(cat, "orders", &stream), FETCH_V4),
+        ("fetch, cut", fetch_v4(cat, "orders", &cut), FETCH_V4),
+    ] {
+        let tree = findings(cat, &bytes, read, false);
+        assert_eq!(deferred(&bytes, read), tree, "{what}");
+        // A producer's batches carry no offsets yet, so only fetched ones go
+        // back; a fetch may skip sequence numbers (compaction), a producer not.
+        let order = match read == REQUEST {
+            true => "sequence-gap",
+            false => "offsets-backwards",
+        };
+        for rule in [
+            "batch-crc",
+            "records-count",
+            "decompression",
+            "unknown-codec",
+            order,
+        ] {
+            assert!(tree.contains(rule), "{what}: no {rule} in\n{tree}");
+        }
+    }
+}

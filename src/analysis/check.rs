@@ -96,9 +96,12 @@ impl<'c> Checker<'c> {
         let diagnosis = Diagnosis::new(cat, opts.release.as_deref());
         Checker {
             cat,
-            // Record batches are read for their findings, not built into nodes.
+            // Record batches are read for their findings, not built into
+            // nodes; a large records field a batch at a time, so that a
+            // frame of 400,000 records is not held as one tape.
             opts: DecodeOptions {
                 findings_only: true,
+                defer_records_over: Some(crate::decode::frame::DEFER_RECORDS_OVER),
                 ..opts
             },
             conns: HashMap::new(),

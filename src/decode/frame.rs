@@ -823,7 +823,8 @@ fn onto_tape(
         4,
         (head_plan, body_plan),
         values,
-        opts.annotated_tape || opts.findings_only,
+        (opts.annotated_tape || opts.findings_only)
+            .then(|| opts.defer_records_over.unwrap_or(usize::MAX)),
         &opts.budget,
     );
     if opts.findings_only {

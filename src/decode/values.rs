@@ -76,20 +76,24 @@ pub fn decode_annotated_deferring(
 /// its body struct right after it, each a message slot ([`Values::header`],
 /// [`Values::body`]), in one decode: values only with the record batches of
 /// `records` fields checked within `budget` (their damage in
-/// [`Values::record_damage`]), or `annotated`. Returns where decoding ended,
-/// and why if it stopped (in the body when the body has a slot).
+/// [`Values::record_damage`]), or `annotated` (`Some`: records fields of
+/// more than that many bytes left unwalked, as [`decode_annotated_deferring`]
+/// leaves them). Returns where decoding ended, and why if it stopped (in
+/// the body when the body has a slot).
 #[inline]
 pub fn decode_header_and_body(
     frame: &[u8],
     start: usize,
     plans: (&StructPlan, Option<&StructPlan>),
     values: &mut Values,
-    annotated: bool,
+    annotated: Option<usize>,
     budget: &Budget,
 ) -> (usize, Res) {
     let (header, body, end, res) = match annotated {
-        true => decode_onto::<true>(frame, start, plans, values, Some(budget), usize::MAX),
-        false => decode_onto::<false>(frame, start, plans, values, Some(budget), usize::MAX),
+        Some(defer_over) => {
+            decode_onto::<true>(frame, start, plans, values, Some(budget), defer_over)
+        }
+        None => decode_onto::<false>(frame, start, plans, values, Some(budget), usize::MAX),
     };
     (values.header, values.body) = (Some(header), body);
     (end, res)
@@ -899,7 +903,7 @@ mod tests {
             0,
             (&spec.plan(4), None),
             &mut values,
-            false,
+            None,
             &Budget::default(),
         );
         (values, end, res)

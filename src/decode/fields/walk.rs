@@ -110,16 +110,19 @@ impl FieldDecoder<'_, '_> {
                     .deferred_range(f, slot)
                     .filter(|_| *p == Primitive::Records)
                 {
-                    if let Some(n) = node.node() {
-                        n.set_deferred_records(DeferredRecords {
-                            range,
-                            topic: self.ctx.topic.clone(),
-                            cut_is_damage: self.region == Region::RequestBody,
-                            warnings_at: self.warnings.len(),
-                            damage_at: self.record_damage.len(),
-                            first_item: 0,
-                            budget_before: None,
-                        });
+                    let deferred = DeferredRecords {
+                        range,
+                        topic: self.ctx.topic.clone(),
+                        cut_is_damage: self.region == Region::RequestBody,
+                        warnings_at: self.warnings.len(),
+                        damage_at: self.record_damage.len(),
+                        first_item: 0,
+                        budget_before: None,
+                    };
+                    match node.node() {
+                        Some(n) => n.set_deferred_records(deferred),
+                        // Checked now, a batch at a time, as a view that draws it walks it.
+                        None => self.check_deferred(&deferred),
                     }
                 } else {
                     self.after_value(f, *p, slot, node);
@@ -152,6 +155,17 @@ impl FieldDecoder<'_, '_> {
             Some(n) => bd.replay_stream(tape, i, &mut n.children),
             None => bd.check_stream(tape, i),
         }
+        self.warnings.append(&mut bd.warnings);
+        self.record_damage.append(&mut bd.damage);
+    }
+
+    /// The warnings and damage of a records field the tape left unwalked,
+    /// found a top-level batch or message at a time.
+    fn check_deferred(&mut self, d: &DeferredRecords) {
+        let mut bd =
+            crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx)
+                .fetched(!d.cut_is_damage);
+        crate::decode::records::deferred::check_items(&mut bd, self.frame, d, &self.ctx.budget);
         self.warnings.append(&mut bd.warnings);
         self.record_damage.append(&mut bd.damage);
     }

@@ -57,7 +57,36 @@ pub fn for_each_item<E>(
         ..Context::default()
     };
     let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
-    let (mut tape, mut nodes) = (Values::default(), Vec::new());
+    let mut nodes = Vec::new();
+    walk_items(frame, d, budget, |tape, root, item| {
+        bd.replay_stream(tape, root, &mut nodes);
+        // Credentials in records (a metadata log's SCRAM records) are masked as
+        // the frame's own decode masks them, in a copy of the bytes they show.
+        if crate::decode::secrets::hiding() {
+            let mut shown = frame.slice(item.range.0..item.range.1);
+            crate::decode::secrets::redact_tree_at(&mut nodes, &mut shown, item.range.0);
+        }
+        let res = each(&mut nodes, item);
+        nodes.clear();
+        res
+    })?;
+    Ok(Found {
+        warnings: bd.warnings,
+        damage: bd.damage,
+    })
+}
+
+/// Each top-level batch or message of `d` in `frame` walked onto a small
+/// tape of its own, handed to `each` with its root slot (whose children are
+/// the item's slots) and where it is; what its decompressed data held goes
+/// back to `budget` after. Stops at `each`'s first error.
+pub(crate) fn walk_items<E>(
+    frame: &Bytes,
+    d: &DeferredRecords,
+    budget: &Budget,
+    mut each: impl FnMut(&Values, u32, Item) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut tape = Values::default();
     let (mut pos, end, mut index) = (d.range.0, d.range.1, d.first_item);
     while pos < end {
         let item_end = Walk::<true>::whole_item_end(frame, pos, end).unwrap_or(end);
@@ -85,30 +114,33 @@ pub fn for_each_item<E>(
         }
         .stream(frame, (pos, item_end));
         close_slot(&mut tape.slots, root, item_end);
-        bd.replay_stream(&tape, root as u32, &mut nodes);
-        // Credentials in records (a metadata log's SCRAM records) are masked as
-        // the frame's own decode masks them, in a copy of the bytes they show.
-        if crate::decode::secrets::hiding() {
-            let mut shown = frame.slice(pos..item_end);
-            crate::decode::secrets::redact_tree_at(&mut nodes, &mut shown, pos);
-        }
-        each(
-            &mut nodes,
-            Item {
-                range: (pos, item_end),
-                index,
-                budget_before: before,
-            },
-        )?;
-        nodes.clear();
+        let item = Item {
+            range: (pos, item_end),
+            index,
+            budget_before: before,
+        };
+        each(&tape, root as u32, item)?;
         // Its decompressed data and nodes are dropped: what they held goes back.
         budget.release(budget.expanded().saturating_sub(held));
         (pos, index) = (item_end, index + 1);
     }
-    Ok(Found {
-        warnings: bd.warnings,
-        damage: bd.damage,
-    })
+    Ok(())
+}
+
+/// The warnings and damage of a records field left unwalked on a frame's
+/// tape (`kwire check`, the records table), found a top-level batch or
+/// message at a time by `bd`, which carries the batches' order across them:
+/// what walking the whole field with the frame finds, in its order.
+pub(crate) fn check_items(
+    bd: &mut BatchDecoder,
+    frame: &Bytes,
+    d: &DeferredRecords,
+    budget: &Budget,
+) {
+    let _ = walk_items(frame, d, budget, |tape, root, _| {
+        bd.check_stream(tape, root);
+        Ok::<(), std::convert::Infallible>(())
+    });
 }
 
 /// Every records field `frame`'s decode left for drawing, as one stub per
