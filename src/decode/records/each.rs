@@ -340,10 +340,14 @@ fn legacy(
             }
         )
     });
-    if let Some((value_slot, _)) = value_slot {
-        let compressed = tape
-            .children(value_slot)
-            .find(|(_, c)| c.kind() == SlotKind::Compressed);
+    let attributes = field(LEGACY_ATTRIBUTES).unwrap_or(0);
+    // A wrapper (its codec set) holds messages, not a record of its own:
+    // when its data does not decompress, it lists none (its damage says why).
+    if attributes & 0x07 != 0 {
+        let compressed = value_slot.and_then(|(value_slot, _)| {
+            tape.children(value_slot)
+                .find(|(_, c)| c.kind() == SlotKind::Compressed)
+        });
         if let Some((compressed, c)) = compressed {
             let Some((b, buf)) = c.buffer().and_then(|b| Some((b, tape.buffers.get(b)?))) else {
                 return true;
@@ -360,7 +364,6 @@ fn legacy(
                 .and_then(|&m| part(tape, m, Id::MessageField(LEGACY_OFFSET as u8)))
                 .and_then(|p| int(p.1))
                 .unwrap_or(0);
-            let attributes = field(LEGACY_ATTRIBUTES).unwrap_or(0);
             let wrapper = Wrapper {
                 magic,
                 offset: offset.unwrap_or(0).wrapping_sub(last),
@@ -370,6 +373,7 @@ fn legacy(
                 .into_iter()
                 .all(|m| item(tape, (buf, Some(b)), m, Some(wrapper), each));
         }
+        return true;
     }
     let (offset, timestamp) = match within {
         Some(w) if w.magic == 1 => (

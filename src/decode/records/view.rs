@@ -256,7 +256,9 @@ fn message<'n>(m: &'n Node, within: Option<Wrapper>, each: &mut dyn FnMut(Record
         .flat_map(|d| d.children.iter())
         .filter(|n| n.kind == Kind::Record(RecordPart::Message))
         .collect();
-    if !inner.is_empty() {
+    // A wrapper (its codec set) holds messages, not a record of its own:
+    // when its data does not decompress, it lists none (its damage says why).
+    if attributes & 0x07 != 0 {
         let wrapper = Wrapper {
             magic,
             offset,
