@@ -350,7 +350,8 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 /// `kwire check` leaves a records field of more than 1 MiB off the frame's
 /// tape and checks it a batch at a time (`DecodeOptions::defer_records_over`,
-/// so that a Fetch of 400,000 records is never one tape): it finds exactly
+/// `decode::records::deferred::check_deferred`, so that a Fetch of 400,000
+/// records is never one tape): it finds exactly
 /// what the whole tree finds, in the same order. The field holds thousands
 /// of batches with damaged ones among them (a checksum, a count, gzip that
 /// does not decompress, an unknown codec), offsets that go back, a
@@ -390,10 +391,14 @@ fn a_large_records_field_checked_a_batch_at_a_time_finds_what_the_tree_finds() {
             defer_records_over: Some(kwire::decode::frame::DEFER_RECORDS_OVER),
             ..options(read, true)
         };
-        let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
-        // The records were left off the tape: a few slots, not thousands of batches'.
+        let mut frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+        // The records were left off the tape (a few slots, not thousands of
+        // batches'), for `kwire check` to walk a batch at a time.
         let slots = frame.values.as_ref().map_or(0, |t| t.slots.len());
         assert!(slots < 64, "{slots} slots on the tape");
+        assert_eq!(frame.deferred.len(), 1);
+        kwire::decode::records::deferred::check_deferred(cat, &mut frame, &opts.budget);
+        assert!(frame.deferred.is_empty());
         said(&frame)
     };
     let mut cut = stream.clone();

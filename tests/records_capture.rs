@@ -789,3 +789,108 @@ fn headers_line_up_and_wide_shows_values_whole() {
         "{wide}"
     );
 }
+
+/// A records field over 1 MiB is read, and checked, a batch at a time in
+/// one walk (the frame's tape does not hold it): the rows are the records
+/// the tape reader lists for each partition, in order, and the damage rows
+/// are the tree's record damage, in its order, each in its own partition.
+#[test]
+fn a_large_records_field_lists_its_rows_and_damage_a_batch_at_a_time() {
+    let records = [
+        rec(Some(b"k"), Some(&[b'v'; 300]), &[], 0),
+        rec(None, Some(b"second"), &[], 1),
+    ];
+    let damaged_crc = |base: i64| {
+        let mut b = batch(base, 0, &records);
+        b[30] ^= 1;
+        b
+    };
+    let mut bad_gzip = batch(0, 1, &records);
+    let len = bad_gzip.len();
+    bad_gzip[len - 12] ^= 0xff;
+    let crc = kwire::protocol::crc32c::crc32c(&bad_gzip[21..]);
+    bad_gzip[17..21].copy_from_slice(&crc.to_be_bytes());
+    let small = [batch(0, 0, &records), damaged_crc(2)].concat();
+    let mut large = Vec::new();
+    for i in 0..3000 {
+        large.extend(match i {
+            1000 => damaged_crc(0),
+            2000 => bad_gzip.clone(),
+            _ => batch(0, 0, &records),
+        });
+    }
+    assert!(large.len() > kwire::decode::frame::DEFER_RECORDS_OVER);
+    let partitions = [(0, small.clone()), (1, large.clone()), (2, small.clone())];
+    let body = produce_body("orders", &partitions);
+    let frame = common::exchanges::frame(
+        kwire::decode::Direction::Request,
+        "Produce",
+        9,
+        1,
+        "producer",
+        body,
+    );
+    // A frame of 1.3 MB goes in segments, as TCP carries it.
+    use common::pcap_writer::{conversation, pcap, Link};
+    let capture = pcap(
+        Link::EthernetV4,
+        &conversation(&[(true, frame.clone())], 1400),
+    );
+    let file = TempCapture::new("records-large-field", &capture);
+    let (status, out, err) = kwire(&["records", file.path(), "--format", "json"]);
+    assert_eq!(status, 2, "{err}");
+    let rows = json_lines(&out);
+    // The rows: each partition's records as the tape reader lists them.
+    let mut expected_rows = Vec::new();
+    for (p, bytes) in &partitions {
+        kwire::decode::records::each::for_each_record(
+            bytes,
+            &kwire::budget::Budget::default(),
+            &mut |r| {
+                if r.whole {
+                    expected_rows.push((*p, r.value.map(hex::encode)));
+                }
+                true
+            },
+        );
+    }
+    let listed: Vec<(i64, Option<String>)> = rows
+        .iter()
+        .filter(|r| r.get("record_error").is_none())
+        .map(|r| {
+            let value = r["value_hex"].as_str().map(str::to_string);
+            (r["partition"].as_i64().unwrap(), value)
+        })
+        .collect();
+    // A damaged checksum still lists its records; gzip that does not decompress, none.
+    assert_eq!(listed.len(), 2 * 2999 + 2 * 4, "{err}");
+    assert_eq!(
+        listed,
+        expected_rows
+            .into_iter()
+            .map(|(p, v)| (i64::from(p), v))
+            .collect::<Vec<_>>()
+    );
+    // The damage: the tree's, in its order, in its partitions.
+    let tree = kwire::decode::decode_frame(
+        kwire::schema::Catalogue::builtin(),
+        bytes::Bytes::from(frame),
+        0,
+        &Default::default(),
+    );
+    let damage: Vec<(i64, Value)> = rows
+        .iter()
+        .filter_map(|r| Some((r["partition"].as_i64()?, r.get("record_error")?.clone())))
+        .collect();
+    let expected: Vec<Value> = tree
+        .record_damage
+        .iter()
+        .map(|e| json!({"offset": e.offset, "expected": e.expected}))
+        .collect();
+    assert_eq!(expected.len(), 4, "{:?}", tree.record_damage);
+    assert_eq!(
+        damage.iter().map(|d| d.1.clone()).collect::<Vec<_>>(),
+        expected
+    );
+    assert_eq!(damage.iter().map(|d| d.0).collect::<Vec<_>>(), [0, 1, 1, 2]);
+}

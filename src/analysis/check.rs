@@ -10,6 +10,7 @@ use super::diagnosis::Diagnosis;
 use super::finding::{Finding, Rule};
 use super::inventory::{ApiVersionsReader, Range};
 use crate::capture::{CapturedFrame, Skipped};
+use crate::decode::records::deferred::check_deferred;
 use crate::decode::tape::Val;
 use crate::decode::{decode_frame_reusing, DecodeError, DecodeOptions, Direction, Frame, Kind};
 use crate::protocol::headers::API_VERSIONS_KEY;
@@ -175,6 +176,7 @@ impl<'c> Checker<'c> {
             ..self.opts.clone()
         };
         let frame = decode_frame_reusing(self.cat, f.bytes.clone(), &opts, &mut self.scratch);
+        check_deferred(self.cat, frame, &opts.budget);
         self.frames += 1;
         let expects_response = !acks_zero(self.cat, frame, self.opts.release.as_deref());
         frame_findings(frame, &at, out);
@@ -212,6 +214,7 @@ impl<'c> Checker<'c> {
             ..self.opts.clone()
         };
         let frame = decode_frame_reusing(self.cat, f.bytes.clone(), &opts, &mut self.scratch);
+        check_deferred(self.cat, frame, &opts.budget);
         self.frames += 1;
         frame_findings(frame, &at, out);
         if k == API_VERSIONS_KEY {

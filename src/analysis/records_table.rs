@@ -31,11 +31,12 @@ use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
 use crate::decode::fields::TopicIds;
 use crate::decode::payload::StructValues;
+use crate::decode::records::deferred::{join_found, read_deferred};
 use crate::decode::records::each::{for_each_record_on, BatchHeader, PayloadAt, RecordParts};
 use crate::decode::records::payload::{key_value_layout, KeyValue, PayloadKind};
 use crate::decode::tape::{Id, Slot, Val};
 use crate::decode::{
-    decode_frame, DecodeError, DecodeOptions, Direction, Frame, Node, Role, Value,
+    decode_frame, DecodeError, DecodeOptions, DeferredRecords, Direction, Frame, Node, Role, Value,
 };
 use crate::schema::model::{FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
@@ -308,7 +309,7 @@ pub fn read_capture_records<R: std::io::Read>(
         if !carries_records(f.direction, f.api_key) {
             return true;
         }
-        let frame = decode(cat, opts, &f);
+        let mut frame = decode(cat, opts, &f);
         summary.frames += 1;
         // A Produce request's records wait for its response's offsets.
         let hold = produced.holds(&f);
@@ -317,7 +318,7 @@ pub fn read_capture_records<R: std::io::Read>(
             cat,
             opts,
             &f,
-            &frame,
+            &mut frame,
             exchanges.names(),
             &mut summary,
             &mut |item| match hold {
@@ -536,6 +537,9 @@ fn decode(cat: &Catalogue, opts: &Options, f: &CapturedFrame) -> Frame {
         release: opts.release.clone(),
         budget: opts.budget.clone(),
         findings_only: true,
+        // A records field over this is left off the tape: its rows are read,
+        // and it is checked, a batch at a time.
+        defer_records_over: Some(crate::decode::frame::DEFER_RECORDS_OVER),
         ..Default::default()
     };
     decode_frame(cat, f.bytes.clone(), 0, &o)
@@ -546,7 +550,7 @@ fn frame_items(
     cat: &Catalogue,
     opts: &Options,
     f: &CapturedFrame,
-    frame: &Frame,
+    frame: &mut Frame,
     names: &super::Names,
     summary: &mut Summary,
     each: &mut impl FnMut(Item<'_>) -> bool,
@@ -563,46 +567,66 @@ fn frame_items(
     let Some(tape) = frame.values.as_deref() else {
         return true;
     };
+    // What the walks of fields left off the tape found, joined to the frame's after.
+    let mut found = Vec::new();
     for rf in &fields {
-        let children = (rf.slot + 1, tape.slots[rf.slot as usize].end);
-        if !opts.selection.place(rf.topic.as_ref(), rf.partition) {
-            let mut n = 0;
-            for_each_record_on(tape, children, &frame.bytes, &mut |r| {
-                n += usize::from(listed(r));
-                true
-            });
-            summary.records += n;
-            continue;
-        }
-        let reading = FieldRows {
-            cat,
-            frame,
-            tape,
-            field: rf,
-        };
+        let shown = opts.selection.place(rf.topic.as_ref(), rf.partition);
         // Rows go on as they are read (a frame may hold 400,000 records);
-        // once `each` says stop, the rest are counted only.
+        // once `each` says stop, or for a place not selected, they are counted only.
         let (mut listed_here, mut go) = (0, true);
-        for_each_record_on(tape, children, &frame.bytes, &mut |r| {
+        let mut take = |reading: &FieldRows<'_>, r: &RecordParts<'_>| {
             if !listed(r) {
-                return true;
+                return;
             }
             let position = listed_here;
             listed_here += 1;
-            if go {
+            if go && shown {
                 let row = reading.row(&origin, r, position);
                 if opts.selection.record(&row) {
                     summary.records_shown += 1;
                     go = each(Item::Record(&row));
                 }
             }
-            true
-        });
+        };
+        match rf.deferred.and_then(|k| frame.deferred.get(k)) {
+            None => {
+                let children = (rf.slot + 1, tape.slots[rf.slot as usize].end);
+                let reading = FieldRows {
+                    cat,
+                    frame,
+                    tape,
+                    field: rf,
+                };
+                for_each_record_on(tape, children, &frame.bytes, &mut |r| {
+                    take(&reading, r);
+                    true
+                });
+            }
+            // Checked and read in one walk, a batch at a time.
+            Some(d) => {
+                let walked = read_deferred(cat, &frame.bytes, d, &opts.budget, |item, root| {
+                    let reading = FieldRows {
+                        cat,
+                        frame,
+                        tape: item,
+                        field: rf,
+                    };
+                    let children = (root + 1, item.slots[root as usize].end);
+                    for_each_record_on(item, children, &frame.bytes, &mut |r| {
+                        take(&reading, r);
+                        true
+                    });
+                });
+                found.push((d.clone(), walked));
+            }
+        }
         summary.records += listed_here;
         if !go {
             return false;
         }
     }
+    frame.deferred.clear();
+    join_found(frame, found);
     let mut damage: Vec<DamageRow> = frame
         .record_damage
         .iter()
@@ -837,6 +861,8 @@ struct TapeRecordsField {
     range: (usize, usize),
     topic: Option<Topic>,
     partition: Option<i32>,
+    /// Its index in [`Frame::deferred`] when the decode left it off the tape.
+    deferred: Option<usize>,
 }
 
 /// Every records field of the frame's body on its tape, found through the
@@ -865,6 +891,7 @@ fn records_fields_on_tape(
         tape,
         bytes: &frame.bytes,
         name_of,
+        deferred: &frame.deferred,
     };
     walk.walk(body, &spec.fields, (None, None), &mut out);
     out
@@ -875,6 +902,8 @@ struct TapeWalk<'a, 'n> {
     tape: &'a crate::decode::tape::Values,
     bytes: &'a [u8],
     name_of: &'a NameOf<'n>,
+    /// The records fields the decode left off the tape.
+    deferred: &'a [DeferredRecords],
 }
 
 impl TapeWalk<'_, '_> {
@@ -930,11 +959,19 @@ impl TapeWalk<'_, '_> {
             match &f.ty {
                 FieldType::Primitive(Primitive::Records) => {
                     let s = &self.tape.slots[i as usize];
+                    // Left off the tape: its bytes are the deferred field's.
+                    let deferred = match (s.end == i + 1, s.value) {
+                        (true, Val::Bytes(span)) => self.deferred.iter().position(|d| {
+                            d.range == (span.at as usize, (span.at + span.len) as usize)
+                        }),
+                        _ => None,
+                    };
                     out.push(TapeRecordsField {
                         slot: i,
                         range: (s.at as usize, (s.at + s.len) as usize),
                         topic: topic.clone(),
                         partition,
+                        deferred,
                     })
                 }
                 FieldType::Struct(_) => self.walk(i, &f.fields, (topic.clone(), partition), out),
@@ -1232,13 +1269,13 @@ mod tests {
             ..Options::default()
         };
         let f = captured(frame_bytes);
-        let frame = decode(cat, &opts, &f);
+        let mut frame = decode(cat, &opts, &f);
         let (mut rows, mut damage) = (Vec::new(), Vec::new());
         frame_items(
             cat,
             &opts,
             &f,
-            &frame,
+            &mut frame,
             names,
             &mut Summary::default(),
             &mut |i| {

@@ -81,6 +81,7 @@ pub fn write_payload(
                 record_damage: Vec::new(),
                 redacted: Vec::new(),
                 held: Default::default(),
+                deferred: Vec::new(),
             };
             write!(out, "{}", grid::render_grid(&frame, super::color::stdout()))
         }

@@ -45,6 +45,9 @@ pub(crate) struct FieldDecoder<'a, 'c> {
     pub warnings: Vec<Warning>,
     /// Damage in record data: the frame decodes, but these bytes are wrong.
     pub record_damage: Vec<DecodeError>,
+    /// Records fields a walk without nodes left off the tape, for their
+    /// reader ([`super::tree::Frame::deferred`]).
+    pub deferred: Vec<super::tree::DeferredRecords>,
     pub ctx: Context,
 }
 
@@ -74,6 +77,7 @@ impl<'a, 'c> FieldDecoder<'a, 'c> {
             catalogue: cat,
             warnings: Vec::new(),
             record_damage: Vec::new(),
+            deferred: Vec::new(),
             ctx,
         }
     }

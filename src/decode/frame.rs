@@ -157,6 +157,7 @@ fn refill(frame: &mut Frame, opts: &DecodeOptions, input_offset: usize) {
     frame.error = None;
     frame.warnings.clear();
     frame.record_damage.clear();
+    frame.deferred.clear();
     frame.redacted.clear();
     if frame.held.bytes() > 0 {
         frame.held = Held::default();
@@ -204,7 +205,7 @@ pub fn decode_frame_reusing<'f>(
     data: Bytes,
     opts: &DecodeOptions,
     frame: &'f mut Option<Frame>,
-) -> &'f Frame {
+) -> &'f mut Frame {
     // A frame whose size prefix could not be read put a node on its root
     // and left the tape unfilled: it is not kept.
     let keep = frame.as_ref().is_some_and(|f| {
@@ -379,6 +380,7 @@ fn empty_frame(opts: &DecodeOptions, input_offset: usize) -> Frame {
         record_damage: Vec::new(),
         redacted: Vec::new(),
         held: Held::default(),
+        deferred: Vec::new(),
     }
 }
 
@@ -829,7 +831,7 @@ fn onto_tape(
     );
     if opts.findings_only {
         let body = body.filter(|_| values.body.is_some());
-        let (w, d) = findings_on_tape(
+        let (w, d, deferred) = findings_on_tape(
             cat,
             bytes,
             values,
@@ -840,6 +842,7 @@ fn onto_tape(
         );
         frame.warnings.extend(w);
         frame.record_damage.extend(d);
+        frame.deferred = deferred;
     }
     let Some(values) = frame.values.as_deref_mut() else {
         return res.map(|_| end);
@@ -870,7 +873,11 @@ fn findings_on_tape(
     body: Option<(&MessageSpec, i16)>,
     direction: Direction,
     opts: &DecodeOptions,
-) -> (Vec<Warning>, Vec<DecodeError>) {
+) -> (
+    Vec<Warning>,
+    Vec<DecodeError>,
+    Vec<super::tree::DeferredRecords>,
+) {
     let (mut warnings, mut damage) = (Vec::new(), Vec::new());
     let len = bytes.len();
     if let Some(slot) = tape.header {
@@ -905,8 +912,9 @@ fn findings_on_tape(
         d.check_struct(tape, slot, &spec.fields);
         warnings.append(&mut d.warnings);
         damage.append(&mut d.record_damage);
+        return (warnings, damage, d.deferred);
     }
-    (warnings, damage)
+    (warnings, damage, Vec::new())
 }
 
 /// Decode the header at offset 4; returns where the body starts.

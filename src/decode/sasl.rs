@@ -91,6 +91,7 @@ pub(crate) fn token_frame(
         record_damage: Default::default(),
         redacted: Default::default(),
         held: Default::default(),
+        deferred: Vec::new(),
     };
     if crate::decode::secrets::hiding() {
         crate::decode::secrets::redact(&mut frame);

@@ -657,6 +657,12 @@ pub struct Frame {
     /// Decompressed data and its nodes that this frame holds against the
     /// input's budget, given back when the frame is dropped.
     pub held: crate::budget::Held,
+    /// A findings-only decode's records fields left off its tape
+    /// ([`super::DecodeOptions::defer_records_over`]), for the reader that
+    /// reads them to walk a batch at a time; their warnings and damage are
+    /// the frame's once walked (`super::records::deferred::check_deferred`
+    /// for `kwire check`; `kwire records` reads their rows in the same walk).
+    pub deferred: Vec<DeferredRecords>,
 }
 
 impl Frame {

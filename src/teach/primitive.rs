@@ -365,6 +365,7 @@ pub fn decode(ty: WireType, bytes: &[u8]) -> Result<Decoded, String> {
                 catalogue: &cat,
                 warnings: Vec::new(),
                 record_damage: Vec::new(),
+                deferred: Vec::new(),
                 ctx: Context::default(),
             };
             let plan = crate::schema::plan::StructPlan::compile(&fields, 0, flexible);

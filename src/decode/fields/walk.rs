@@ -121,8 +121,8 @@ impl FieldDecoder<'_, '_> {
                     };
                     match node.node() {
                         Some(n) => n.set_deferred_records(deferred),
-                        // Checked now, a batch at a time, as a view that draws it walks it.
-                        None => self.check_deferred(&deferred),
+                        // Walked a batch at a time by its reader, as a view that draws it walks it.
+                        None => self.deferred.push(deferred),
                     }
                 } else {
                     self.after_value(f, *p, slot, node);
@@ -155,17 +155,6 @@ impl FieldDecoder<'_, '_> {
             Some(n) => bd.replay_stream(tape, i, &mut n.children),
             None => bd.check_stream(tape, i),
         }
-        self.warnings.append(&mut bd.warnings);
-        self.record_damage.append(&mut bd.damage);
-    }
-
-    /// The warnings and damage of a records field the tape left unwalked,
-    /// found a top-level batch or message at a time.
-    fn check_deferred(&mut self, d: &DeferredRecords) {
-        let mut bd =
-            crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx)
-                .fetched(!d.cut_is_damage);
-        crate::decode::records::deferred::check_items(&mut bd, self.frame, d, &self.ctx.budget);
         self.warnings.append(&mut bd.warnings);
         self.record_damage.append(&mut bd.damage);
     }

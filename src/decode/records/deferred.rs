@@ -50,12 +50,7 @@ pub fn for_each_item<E>(
     budget: &Budget,
     mut each: impl FnMut(&mut Vec<Node>, Item) -> Result<(), E>,
 ) -> Result<Found, E> {
-    let ctx = Context {
-        topic: d.topic.clone(),
-        topic_forced: d.topic.is_some(),
-        budget: budget.clone(),
-        ..Context::default()
-    };
+    let ctx = field_context(d, budget);
     let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
     let mut nodes = Vec::new();
     walk_items(frame, d, budget, |tape, root, item| {
@@ -74,6 +69,17 @@ pub fn for_each_item<E>(
         warnings: bd.warnings,
         damage: bd.damage,
     })
+}
+
+/// What a deferred field's batches are decoded within: its topic (for
+/// internal topics' keys and values) and the input's budget.
+fn field_context(d: &DeferredRecords, budget: &Budget) -> Context {
+    Context {
+        topic: d.topic.clone(),
+        topic_forced: d.topic.is_some(),
+        budget: budget.clone(),
+        ..Context::default()
+    }
 }
 
 /// Each top-level batch or message of `d` in `frame` walked onto a small
@@ -127,20 +133,44 @@ pub(crate) fn walk_items<E>(
     Ok(())
 }
 
-/// The warnings and damage of a records field left unwalked on a frame's
-/// tape (`kwire check`, the records table), found a top-level batch or
-/// message at a time by `bd`, which carries the batches' order across them:
-/// what walking the whole field with the frame finds, in its order.
-pub(crate) fn check_items(
-    bd: &mut BatchDecoder,
+/// The warnings and damage of a records field a findings-only decode left
+/// off its tape ([`Frame::deferred`]), found a top-level batch or message at
+/// a time, the batches' order carried from one to the next: what walking
+/// the whole field with the frame finds, in its order. `also` reads each
+/// item's tape as it goes (the records table reads its rows), so that the
+/// field is walked, and decompressed, once.
+pub fn read_deferred(
+    cat: &Catalogue,
     frame: &Bytes,
     d: &DeferredRecords,
     budget: &Budget,
-) {
+    mut also: impl FnMut(&Values, u32),
+) -> Found {
+    let ctx = field_context(d, budget);
+    let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
     let _ = walk_items(frame, d, budget, |tape, root, _| {
         bd.check_stream(tape, root);
+        also(tape, root);
         Ok::<(), std::convert::Infallible>(())
     });
+    Found {
+        warnings: bd.warnings,
+        damage: bd.damage,
+    }
+}
+
+/// Every records field a findings-only decode of `frame` left off its tape,
+/// checked ([`read_deferred`]): their warnings and damage join the frame's
+/// where the whole decode would have put them (`kwire check`).
+pub fn check_deferred(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
+    let found = std::mem::take(&mut frame.deferred)
+        .into_iter()
+        .map(|d| {
+            let f = read_deferred(cat, &frame.bytes, &d, budget, |_, _| {});
+            (d, f)
+        })
+        .collect();
+    join_found(frame, found);
 }
 
 /// Every records field `frame`'s decode left for drawing, as one stub per

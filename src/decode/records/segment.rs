@@ -177,6 +177,7 @@ pub fn segment_frame(
         record_damage: Vec::new(),
         redacted: Vec::new(),
         held: Default::default(),
+        deferred: Vec::new(),
     };
     if bytes.len() > walked_up_to {
         frame.root.set_deferred_records(DeferredRecords {
