@@ -1074,7 +1074,7 @@ impl FieldRows<'_> {
         r: &RecordParts<'_>,
         (key, value): (&mut Data, &mut Data),
     ) {
-        // Key and value lie in the same bytes: both are a record's.
+        // Key and value lie in the same bytes (a null one too): both are a record's.
         let Some(buf) = self.buffer(r.value_at) else {
             return;
         };

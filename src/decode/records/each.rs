@@ -244,15 +244,17 @@ fn bytes_of<'d>(
         Id::Bytes { of: o, framed } if o == of => Some((c.value, framed)),
         _ => None,
     });
+    // A null key or value lies in the same bytes as the rest of its record
+    // (its other part is read from them).
+    let mut at = PayloadAt {
+        buffer: data.1,
+        ..PayloadAt::default()
+    };
     let Some((Val::Bytes(span), framed)) = found else {
-        return (None, PayloadAt::default());
+        return (None, at);
     };
     let range = (span.at as usize, (span.at + span.len) as usize);
-    let at = PayloadAt {
-        buffer: data.1,
-        range: Some(range),
-        framed,
-    };
+    (at.range, at.framed) = (Some(range), framed);
     (data.0.get(range.0..range.1), at)
 }
 
