@@ -318,9 +318,21 @@ fn scram_record() -> Vec<u8> {
     out
 }
 
+/// A capture of one Produce of `records` to the metadata log.
+fn metadata_capture(name: &str, records: &[u8]) -> TempCapture {
+    let cat = kwire::schema::Catalogue::builtin();
+    let mut t = Timeline::default();
+    t.send(
+        PORT,
+        true,
+        &common::batches::produce(cat, "__cluster_metadata", records),
+    );
+    TempCapture::new(name, &t.pcap())
+}
+
 #[test]
 fn kraft_scram_records_in_a_segment_and_in_a_capture() {
-    use common::batches::{batch, produce, Rec};
+    use common::batches::{batch, Rec};
     let rec = || Rec {
         key: None,
         value: Some(scram_record()),
@@ -355,17 +367,7 @@ fn kraft_scram_records_in_a_segment_and_in_a_capture() {
         );
         let _ = std::fs::remove_file(&file);
         // The same batch produced to the metadata topic, in a capture.
-        let mut t = Timeline::default();
-        t.send(
-            PORT,
-            true,
-            &produce(
-                kwire::schema::Catalogue::builtin(),
-                "__cluster_metadata",
-                &segment,
-            ),
-        );
-        let cap = TempCapture::new(&format!("secrets-kraft-{codec}"), &t.pcap());
+        let cap = metadata_capture(&format!("secrets-kraft-{codec}"), &segment);
         for args in [
             vec!["capture", cap.path()],
             vec!["capture", cap.path(), "--json"],
@@ -995,7 +997,7 @@ fn the_contract_of_a_redacted_frame_is_its_tree_s() {
 /// decoded shown.
 #[test]
 fn a_captures_metadata_records_are_masked_field_by_field() {
-    use common::batches::{batch, produce, Rec};
+    use common::batches::{batch, Rec};
     let whole = scram_record();
     let rec = |value: Vec<u8>| Rec {
         key: None,
@@ -1008,17 +1010,7 @@ fn a_captures_metadata_records_are_masked_field_by_field() {
         0,
         &[rec(whole.clone()), rec(whole[..whole.len() - 20].to_vec())],
     );
-    let mut t = Timeline::default();
-    t.send(
-        PORT,
-        true,
-        &produce(
-            kwire::schema::Catalogue::builtin(),
-            "__cluster_metadata",
-            &records,
-        ),
-    );
-    let cap = TempCapture::new("secrets-kraft-table", &t.pcap());
+    let cap = metadata_capture("secrets-kraft-table", &records);
     let (status, out) = run(&["records", cap.path(), "--format", "json"]);
     assert_eq!(status, Some(0), "{out}");
     assert!(leaked(&out).is_empty(), "{:?}\n{out}", leaked(&out));

@@ -33,7 +33,7 @@ use crate::decode::fields::TopicIds;
 use crate::decode::payload::StructValues;
 use crate::decode::records::deferred::{join_found, read_deferred};
 use crate::decode::records::each::{for_each_record_on, BatchHeader, PayloadAt, RecordParts};
-use crate::decode::records::payload::{key_value_layout, KeyValue, PayloadKind};
+use crate::decode::records::payload::{key_value_layout, Embedded, KeyValue, PayloadKind};
 use crate::decode::tape::{Id, Slot, Val};
 use crate::decode::{
     decode_frame, DecodeError, DecodeOptions, DeferredRecords, Direction, Frame, Node, Role, Value,
@@ -1094,11 +1094,11 @@ impl FieldRows<'_> {
             let Some(start) = at.range.map(|r| r.0) else {
                 continue;
             };
-            let read = part.body.and_then(|body| {
-                let bytes = buf.get(body.range.0..body.range.1)?;
-                let read =
-                    StructValues::read(body.spec, body.version, Bytes::copy_from_slice(bytes));
-                Some((body.range.0 - start, read))
+            let within = |b: &Embedded<'_>| b.range.0 <= b.range.1 && b.range.1 <= buf.len();
+            let read = part.body.filter(within).map(|body| {
+                let (from, to) = body.range;
+                let read = StructValues::read(body.spec, body.version, buf.slice(from..to));
+                (from - start, read)
             });
             if let Some((from, read)) = &read {
                 value_read |= is_value && read.whole;
