@@ -151,9 +151,9 @@ impl FieldDecoder<'_, '_> {
         let mut bd =
             crate::decode::records::BatchDecoder::new(self.frame, self.catalogue, &self.ctx)
                 .fetched(self.region != Region::RequestBody);
-        match node.node() {
-            Some(n) => bd.replay_stream(tape, i, &mut n.children),
-            None => bd.check_stream(tape, i),
+        bd.check_stream(tape, i);
+        if let Some(n) = node.node() {
+            bd.replay_stream(tape, i, &mut n.children);
         }
         self.warnings.append(&mut bd.warnings);
         self.record_damage.append(&mut bd.damage);

@@ -140,6 +140,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         };
         walk.stream(self.buf, (start, end));
         close_slot(&mut tape.slots, root, end);
+        self.check_stream(&tape, root as u32);
         self.replay_stream(&tape, root as u32, out);
     }
 }

@@ -54,6 +54,7 @@ pub fn for_each_item<E>(
     let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
     let mut nodes = Vec::new();
     walk_items(frame, d, budget, |tape, root, item| {
+        bd.check_stream(tape, root);
         bd.replay_stream(tape, root, &mut nodes);
         // Credentials in records (a metadata log's SCRAM records) are masked as
         // the frame's own decode masks them, in a copy of the bytes they show.

@@ -1,58 +1,109 @@
-//! A records field read for what is wrong in it without building its nodes
-//! (`kwire check`: [`crate::decode::DecodeOptions::findings_only`]).
-//! The record walk put its findings on the tape ([`super::tape`]); they are
-//! taken in the order the nodes would report them, and the batches' offsets
-//! and sequences are checked from their slots ([`super::order`]), as when
-//! they are built. Batches whose keys and values are decoded through
-//! schemas (control batches, internal topics' records) are still built,
-//! into nodes dropped after.
+//! What is wrong in a records field, read from its tape: the warnings and
+//! damage of every batch, whether its nodes are built or not (`kwire check`,
+//! [`crate::decode::DecodeOptions::findings_only`], builds none). The record
+//! walk put its findings on the tape ([`super::tape`]); they are taken in
+//! tape order, which is the order of the nodes they are about. The batches'
+//! offsets and sequences are checked from their slots ([`super::order`]),
+//! and keys and values that decode through schemas (control records,
+//! internal topics' records) are decoded here for what that decoding warns
+//! of, at their record's place.
 
-use super::batch::push_batch;
 use super::layout::ATTRIBUTES;
-use super::order;
-use super::payload::PayloadKind;
+use super::order::{self, has_error};
+use super::payload::{decode_key_value, Embedding, KeyValue, PayloadKind};
 use super::BatchDecoder;
-use crate::decode::tape::{Id, SlotKind, Val, Values};
+use crate::decode::tape::{BytesOf, Id, Slot, SlotKind, Val, Values};
+use bytes::Bytes;
 
 /// A control batch's attribute bit: its records are control records.
 const CONTROL: i64 = 0x20;
 
 impl BatchDecoder<'_, '_> {
     /// The warnings and damage of the batches that are the children of slot
-    /// `parent` (a records field), as [`Self::replay_stream`] gives them.
+    /// `parent` (a records field), in the order of their nodes.
     pub(crate) fn check_stream(&mut self, tape: &Values, parent: u32) {
-        if PayloadKind::for_topic(self.ctx.topic.as_deref()) != PayloadKind::Plain {
-            // Keys and values decoded through their schemas warn of their own: built, then dropped.
-            return self.replay_stream(tape, parent, &mut Vec::new());
-        }
+        let topic = PayloadKind::for_topic(self.ctx.topic.as_deref());
         for (i, s) in tape.children(parent) {
-            match s.id {
-                // A control batch's records are decoded through their schemas too.
-                Id::Batch(index) if is_control(tape, i) => {
-                    let mut nodes = Vec::with_capacity(1);
-                    let node =
-                        push_batch(&mut nodes, index as usize, s.at as usize, s.len as usize);
-                    self.replay_batch(tape, i, node);
-                }
-                _ => self.findings_within(tape, i),
-            }
-            if s.kind() == SlotKind::Batch {
+            let batch = s.kind() == SlotKind::Batch;
+            let payloads = match batch && is_control(tape, i) {
+                true => PayloadKind::Control,
+                false => topic,
+            };
+            self.findings_within(tape, i, batch.then_some(payloads));
+            if batch {
                 self.order
                     .add(order::batch_facts(tape, i), &mut self.warnings);
             }
         }
     }
 
-    /// The warnings and damage of the findings in slot `i`'s subtree, in tape order.
-    fn findings_within(&mut self, tape: &Values, i: u32) {
+    /// The warnings and damage of the findings in slot `i`'s subtree, in tape
+    /// order; under a v2 batch whose records' keys and values are of
+    /// `payloads`, what decoding each record's warns of, before its own.
+    fn findings_within(&mut self, tape: &Values, i: u32, payloads: Option<PayloadKind>) {
         let end = tape.slots.get(i as usize).map_or(i, |s| s.end);
         let range = i as usize..(end as usize).min(tape.slots.len());
-        for f in tape.slots[range]
-            .iter()
-            .filter_map(|s| tape.findings.get(s.finding()?))
-        {
-            self.take_finding(f);
+        let decoded = payloads.filter(|p| *p != PayloadKind::Plain);
+        // The decompressed data the slots being read lie in, and where it ends.
+        let mut data: Option<(usize, &Bytes)> = None;
+        for (k, s) in tape.slots[range].iter().enumerate() {
+            let k = i as usize + k;
+            if data.is_some_and(|(until, _)| k >= until) {
+                data = None;
+            }
+            if let (Some(_), Id::Compressed(b)) = (decoded, s.id) {
+                data = tape.buffers.get(b as usize).map(|d| (s.end as usize, d));
+            }
+            if let (Some(kind), SlotKind::Record) = (decoded, s.kind()) {
+                let buf = data.map_or(self.buf, |(_, d)| d);
+                self.key_value_warnings(tape, k as u32, kind, buf);
+            }
+            if let Some(f) = s.finding().and_then(|f| tape.findings.get(f)) {
+                self.warnings.extend(f.warning.clone());
+                self.damage.extend(f.damage.clone());
+            }
         }
+    }
+
+    /// What decoding the key and value of the record at slot `rec` (in
+    /// `buf`) through their schemas warns of: a record read whole only, as
+    /// its nodes decode them.
+    fn key_value_warnings(&mut self, tape: &Values, rec: u32, kind: PayloadKind, buf: &Bytes) {
+        let failed = tape.children(rec).any(|(_, s)| has_error(tape, s));
+        let headers = tape.children(rec).any(|(_, s)| s.id == Id::Headers);
+        if failed || !headers {
+            return;
+        }
+        let range_of = |of: BytesOf| {
+            tape.children(rec).find_map(|(_, s)| match s.id {
+                Id::Bytes { of: o, .. } if o == of => bytes_range(s),
+                _ => None,
+            })
+        };
+        let embedding = Embedding {
+            decode: self.ctx.embedded,
+            cat: self.catalogue,
+            buf,
+        };
+        let record = KeyValue {
+            kind,
+            topic: self.ctx.topic.as_deref(),
+            key: range_of(BytesOf::Key),
+            value: range_of(BytesOf::Value),
+        };
+        decode_key_value(embedding, record, &mut [], &mut self.warnings);
+    }
+}
+
+/// Where the bytes a length-prefixed slot holds lie (none when null or cut
+/// short), as its nodes have them.
+fn bytes_range(s: &Slot) -> Option<(usize, usize)> {
+    match s.value {
+        Val::Bytes(span) => {
+            let start = s.at as usize + usize::from(s.prefix);
+            Some((start, start + span.len as usize))
+        }
+        _ => None,
     }
 }
 

@@ -1,7 +1,9 @@
 //! Batch, message and record nodes built from the slots of the record walk
-//! ([`super::tape`]), with the errors, damage and warnings of its findings in
-//! the order it found them; internal topics' keys and values are decoded from
-//! their bytes here ([`decode_key_value`]), as the view nests them.
+//! ([`super::tape`]), with the errors of its findings on the nodes they stop;
+//! internal topics' keys and values are decoded from their bytes here
+//! ([`decode_key_value`]), as the view nests them. Building nodes reports
+//! nothing: the warnings and damage of the same slots are taken by
+//! [`BatchDecoder::check_stream`] alone, whether nodes are built or not.
 
 use super::batch::{
     compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes,
@@ -13,7 +15,7 @@ use super::compression::Codec;
 use super::layout::{
     v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
 };
-use super::order::{batch_facts, has_error, slot_int as int};
+use super::order::{has_error, slot_int as int};
 use super::payload::{decode_key_value, schema_registry_framing, Embedding, KeyValue, PayloadKind};
 use super::BatchDecoder;
 use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
@@ -24,13 +26,12 @@ use bytes::Bytes;
 
 impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `parent` (a records field).
-    pub(crate) fn replay_stream(&mut self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
+    pub(crate) fn replay_stream(&self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
         for (i, s) in tape.children(parent) {
             match s.id {
                 Id::Batch(index) => {
                     let node = push_batch(out, index as usize, s.at as usize, s.len as usize);
                     self.replay_batch(tape, i, node);
-                    self.order.add(batch_facts(tape, i), &mut self.warnings);
                 }
                 Id::LegacyMessage(index) => self.replay_message(tape, (i, s), index, out),
                 Id::NotABatch | Id::OverBudget => self.replay_invalid(tape, (i, s), out),
@@ -51,31 +52,24 @@ impl BatchDecoder<'_, '_> {
         }
     }
 
-    /// What slot `s` says if it is a finding: its error on `node`, its damage and warning noted.
-    fn found(&mut self, tape: &Values, s: &Slot, node: &mut Node) {
+    /// What slot `s` says if it is a finding: its error, on `node`.
+    fn found(&self, tape: &Values, s: &Slot, node: &mut Node) {
         let Some(f) = s.finding().and_then(|k| tape.findings.get(k)) else {
             return;
         };
         if let Some(e) = &f.error {
             node.set_error(e.clone());
         }
-        self.take_finding(f);
-    }
-
-    /// A finding's warning and damage, noted.
-    pub(super) fn take_finding(&mut self, f: &crate::decode::tape::Finding) {
-        self.warnings.extend(f.warning.clone());
-        self.damage.extend(f.damage.clone());
     }
 
     /// The findings among the children of slot `i`, on `node`.
-    fn found_under(&mut self, tape: &Values, i: u32, node: &mut Node) {
+    fn found_under(&self, tape: &Values, i: u32, node: &mut Node) {
         tape.children(i)
             .for_each(|(_, f)| self.found(tape, f, node));
     }
 
     /// Bytes that are not a batch, or that a budget left undecoded (not damage in the data, but not shown either).
-    fn replay_invalid(&mut self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
+    fn replay_invalid(&self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
         let (at, len) = (s.at as usize, s.len as usize);
         let name = if s.id == Id::OverBudget {
             "not decoded (over budget)"
@@ -99,7 +93,7 @@ impl BatchDecoder<'_, '_> {
         self.found_under(tape, i, n);
     }
 
-    pub(super) fn replay_batch(&mut self, tape: &Values, batch: u32, node: &mut Node) {
+    pub(super) fn replay_batch(&self, tape: &Values, batch: u32, node: &mut Node) {
         // Room for the header fields and the records (growing it copied every record's node, again and again).
         node.children = Vec::with_capacity(tape.children(batch).count());
         let mut header = [0i64; V2_FIELDS.len()];
@@ -141,7 +135,7 @@ impl BatchDecoder<'_, '_> {
 
     /// A compressed batch's records: bytes, and under them the decompressed data's records (or why there are none).
     fn replay_compressed(
-        &mut self,
+        &self,
         tape: &Values,
         (j, s): (u32, &Slot),
         header: &[i64],
@@ -166,18 +160,15 @@ impl BatchDecoder<'_, '_> {
         });
     }
 
-    /// `replay` over decompressed `data` (whose offsets its slots give), its findings then this decoder's.
-    fn within(&mut self, data: &Bytes, replay: impl FnOnce(&mut BatchDecoder)) {
-        let mut inner = BatchDecoder::new(data, self.catalogue, self.ctx);
-        replay(&mut inner);
-        self.warnings.append(&mut inner.warnings);
-        self.damage.append(&mut inner.damage);
+    /// `replay` over decompressed `data` (whose offsets its slots give).
+    fn within(&self, data: &Bytes, replay: impl FnOnce(&BatchDecoder)) {
+        replay(&BatchDecoder::new(data, self.catalogue, self.ctx));
     }
 
     /// A slot among a batch's records, which go into `parent`: a record, the
     /// bytes a budget left undecoded, or a finding about the batch.
     fn replay_in_records(
-        &mut self,
+        &self,
         tape: &Values,
         (j, s): (u32, &Slot),
         header: &[i64],
@@ -195,7 +186,7 @@ impl BatchDecoder<'_, '_> {
     }
 
     fn replay_record(
-        &mut self,
+        &self,
         tape: &Values,
         (i, rec): (u32, &Slot),
         index: u32,
@@ -281,7 +272,8 @@ impl BatchDecoder<'_, '_> {
                             key,
                             value,
                         };
-                        decode_key_value(embedding, record, out, &mut self.warnings);
+                        // What decoding them warns of, the check of the same slots says.
+                        decode_key_value(embedding, record, out, &mut Vec::new());
                     }
                 }
                 _ => {}
@@ -327,13 +319,7 @@ impl BatchDecoder<'_, '_> {
     }
 
     /// A legacy message (magic 0 or 1) and its fields; a wrapper's value holds the messages decompressed from it.
-    fn replay_message(
-        &mut self,
-        tape: &Values,
-        (i, m): (u32, &Slot),
-        index: u32,
-        out: &mut Vec<Node>,
-    ) {
+    fn replay_message(&self, tape: &Values, (i, m): (u32, &Slot), index: u32, out: &mut Vec<Node>) {
         let magic = int(m.value);
         let node = push_with(out, || {
             let mut n = Node::new(
@@ -380,7 +366,7 @@ impl BatchDecoder<'_, '_> {
     /// A legacy message's key or value (`wrapper`: the codec of a wrapper's
     /// value, a compressed message set, which the walk never marks framed).
     fn replay_message_bytes(
-        &mut self,
+        &self,
         tape: &Values,
         (j, s): (u32, &Slot),
         part: BytesPart,
