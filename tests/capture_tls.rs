@@ -242,13 +242,18 @@ fn stats_inventory_records_and_check_count_tls_connections() {
         );
     }
     let (status, out, _) = kwire(&["check", &tls]);
-    // One group of six findings, one per connection.
+    // One group of six findings, one per connection; exit status 2, as for
+    // the commands above, and the summary.
     assert_eq!(
         (status, out.matches("tls-not-decrypted").count()),
-        (1, 1),
+        (2, 1),
         "{out}"
     );
     assert!(out.contains("tls-not-decrypted  6 findings"), "{out}");
+    assert!(
+        out.contains("0 frames checked: 0 errors, 0 warnings, 6 notes"),
+        "{out}"
+    );
     // With the key log: what the clear traffic gives.
     let rows = |args: &[&str]| {
         let (status, out, err) = kwire(args);

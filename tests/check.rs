@@ -591,6 +591,20 @@ fn responses_without_requests_in_the_shipped_lone_response_capture() {
         .collect();
     assert_eq!(lone, [(1, 2), (2, 3)]);
     assert_eq!(status, 0);
+    // The responses without requests count among the frames checked, as `stats` counts them.
+    let run = |cmd: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args([cmd, "samples/captures/lone-response.pcap"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&[out.stdout, out.stderr].concat()).into_owned()
+    };
+    assert!(run("stats").starts_with("frames 85,"), "{}", run("stats"));
+    assert!(
+        run("check").contains("85 frames checked:"),
+        "{}",
+        run("check")
+    );
 }
 
 #[test]

@@ -831,6 +831,14 @@ fn decode_hands_a_log_segment_to_records() {
         "{}",
         stderr(&grid)
     );
+    // --explain explains frames: refused, not ignored.
+    let explained = kwire(&["decode", "--explain", segment], None);
+    assert_eq!(explained.status.code(), Some(2));
+    assert!(
+        stderr(&explained).ends_with("; --explain is for frames\n"),
+        "{}",
+        stderr(&explained)
+    );
     // `check` checks its batches (tests/check.rs), not a frame of size 0.
     let checked = kwire(&["check"], Some(&bytes));
     assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));

@@ -23,10 +23,18 @@ fn a_response_given_without_flags_is_shown_as_the_response_it_reads_as() {
     assert_eq!(status, 0, "{err}");
     assert!(out.starts_with("FetchResponse message v12"), "{out}");
     assert!(
-        err.contains("is not a request") && err.contains("Fetch v12"),
+        err.contains("does not decode as a request") && err.contains("Fetch v12"),
         "{err}"
     );
     assert!(!out.contains("ProduceRequest"), "no made-up request tree");
+    // `check` reads it alike: no error about a made-up request.
+    let (status, out, err) = run(&["check", &sample("fetch-v12-response.hex")], b"");
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "1 frame checked: 0 errors, 0 warnings, 0 notes\n"),
+        "{err}"
+    );
+    assert!(err.contains("taken for Fetch v12"), "{err}");
     // Several responses fit: the best is shown and the others named.
     let (status, out, err) = run(
         &["decode", &sample("write-share-group-state-v0-response.hex")],

@@ -288,7 +288,7 @@ fn a_request_cut_by_the_client_closing_the_connection() {
     let f = the(&found, "closed-unanswered");
     assert_eq!(frames(f), vec![2]);
     let m = f["message"].as_str().unwrap();
-    assert!(m.contains("Metadata v12 request #2 was never answered: the client closed the connection (FIN) 10.0 s after"), "{m}");
+    assert!(m.contains("Metadata v12 request (frame 2) was never answered: the client closed the connection (FIN) 10.0 s after it was sent"), "{m}");
     assert!(of(&found, "unanswered").is_empty(), "{found:#?}");
     // The listing shows the opening and both FINs, with who sent them.
     let cap = TempCapture::new("diag-closed-list", &t.pcap());
@@ -690,6 +690,8 @@ fn a_metadata_storm() {
     let (found, _) = check("diag-md-storm", &t);
     let f = the(&found, "metadata-storm");
     assert_eq!(f["count"], 30);
+    // All on one connection: that one is named.
+    assert!(f["conn"].is_u64(), "{f:#?}");
     // One a second: normal.
     let mut t = Timeline::default();
     for corr in 1..=20 {

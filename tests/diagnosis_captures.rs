@@ -72,6 +72,10 @@ fn a_producer_per_message_churns_connections() {
     assert_eq!(churn.len(), 1, "{found:#?}");
     assert_eq!(churn[0]["client_id"], "per-message-producer");
     assert_eq!(churn[0]["count"], 24);
+    // Its Metadata requests went one to a connection: the storm names none.
+    let storm = of(&found, "metadata-storm");
+    assert_eq!(storm[0]["count"], 12);
+    assert_eq!(storm[0]["conn"], Value::Null, "{storm:#?}");
     assert_eq!(
         rules(&found),
         [
@@ -94,12 +98,27 @@ fn a_broker_closing_on_a_request_it_does_not_serve() {
     for c in closed {
         let m = c["message"].as_str().unwrap();
         assert!(
-            m.contains("DescribeLogDirs v1 request #")
+            m.contains("DescribeLogDirs v1 request (frame ")
                 && m.contains("the broker closed the connection (FIN)"),
             "{m}"
         );
     }
     assert!(of(&found, "unanswered").is_empty(), "{found:#?}");
+    // Each request waited until the broker closed on it (under 2 ms), not
+    // until the capture's end (200 ms later): no latency filter selects it.
+    let path = format!("{DIR}diagnosis/unsupported.pcap");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", &path, "--list", "--min-latency", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", &path, "--list", "--min-latency", "1"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(listed.matches("DescribeLogDirs v1").count(), 1, "{listed}");
 }
 
 /// Real clients' normal sessions: no conversation rule speaks.

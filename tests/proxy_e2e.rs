@@ -958,7 +958,7 @@ fn proxy_check_prints_findings_as_they_happen() {
     for line in stdout.lines() {
         assert!(
             line.contains(
-                "DescribeLogDirs v1 warning closed-unanswered: DescribeLogDirs v1 request #"
+                "DescribeLogDirs v1 warning closed-unanswered: DescribeLogDirs v1 request (frame "
             ) && line.contains("the broker closed the connection (FIN)"),
             "{stdout}"
         );

@@ -86,7 +86,7 @@ fn decode_exits_2_and_shows_record_damage_in_every_format() {
                     );
                 }
                 _ => assert!(
-                    out.contains("!!") || out.contains("warning"),
+                    out.contains("!!") || out.contains("\nerror: 0x"),
                     "{what}: {out}"
                 ),
             }

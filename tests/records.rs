@@ -470,6 +470,20 @@ fn record_parts_have_the_records_views_offsets_and_timestamps() {
     assert_eq!(parts, viewed);
 }
 
+/// `kwire records SEG --format dump` of the segment `seg` (written to a
+/// file named after `name`): its exit status and standard output.
+fn dump_of(seg: &[u8], name: &str) -> (i32, String) {
+    let path = std::env::temp_dir().join(format!("kwire-seg-{name}-{}.log", std::process::id()));
+    std::fs::write(&path, seg).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["records", path.to_str().unwrap(), "--format", "dump"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let text = String::from_utf8(out.stdout).unwrap();
+    (out.status.code().unwrap_or(-1), text)
+}
+
 #[test]
 fn records_command_lists_a_segment_like_dump_log() {
     let seg = [
@@ -477,19 +491,8 @@ fn records_command_lists_a_segment_like_dump_log() {
         batch(3, 1, &sample_records()),
     ]
     .concat();
-    let path = std::env::temp_dir().join(format!("kwire-seg-{}.log", std::process::id()));
-    std::fs::write(&path, &seg).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
-        .args(["records", path.to_str().unwrap(), "--format", "dump"])
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&path);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (status, text) = dump_of(&seg, "plain");
+    assert_eq!(status, 0, "{text}");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 8, "{text}");
     assert!(
@@ -512,6 +515,36 @@ fn records_command_lists_a_segment_like_dump_log() {
         lines[6].contains("headerKeys: [trace,empty]"),
         "{}",
         lines[6]
+    );
+}
+
+/// Under LogAppendTime a record's timestamp is its batch's maxTimestamp,
+/// whatever its delta says; a batch cut by the end of the file says so.
+#[test]
+fn the_dump_gives_log_append_time_and_names_a_cut_batch() {
+    let mut late = sample_records();
+    late[0].timestamp_delta = 5;
+    let seg = [
+        batch(0, 0x08, &late),
+        batch(3, 0, &sample_records())[..40].to_vec(),
+    ]
+    .concat();
+    let (status, text) = dump_of(&seg, "lat");
+    assert_eq!(status, 2, "the file ends inside a batch: {text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains(" LogAppendTime: 1700000000000 "),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("| offset: 0 LogAppendTime: 1700000000000 keySize:"),
+        "{text}"
+    );
+    let cut = seg.len() - 40;
+    assert_eq!(
+        lines.last().unwrap(),
+        &format!("| truncated batch at position {cut} (40 bytes): the input ends inside it"),
+        "{text}"
     );
 }
 

@@ -372,6 +372,11 @@ fn what_is_wrong_comes_first_and_repeats_are_one_row() {
         &page[page.find("<section id=exchanges>").unwrap()..][..3000]
     );
     assert!(page.contains("78 exchanges in 12 rows"));
+    // A group's frames past the links go on from where the links stop.
+    assert!(
+        page.contains("<a href=\"#frame-77\">77</a> … (79, 81, 83, 85, 87, 91, … 30 more)</div>"),
+        "the frames of the ListOffsets group"
+    );
     // Its error response is in the errors table, with its time.
     let errors = &page[page.find("<section id=errors>").unwrap()..];
     let errors = &errors[..errors.find("</section>").unwrap()];

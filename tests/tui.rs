@@ -1680,6 +1680,39 @@ fn a_log_segment_opens_as_one_frame_of_its_batches() {
     let drawn: String = batches.iter().map(|n| render_tree(n, fitted)).collect();
     let records = common::kwire_with_stdin(&["records", "-"], &log);
     assert_eq!(drawn, String::from_utf8_lossy(&records.stdout));
+    // `r` lists its records, as `records --format json` lists them, and
+    // Enter selects each one's node.
+    let mut seg = App::new(
+        cat,
+        None,
+        vec![segment_frame(cat, &ctx, Bytes::from(log.clone()), STUBS)],
+        Theme::COLOR,
+    );
+    draw(&mut seg, 120, 40);
+    press(&mut seg, KeyCode::Char('r'));
+    let buf = draw(&mut seg, 120, 40);
+    assert!(
+        row_containing(&buf, "records (20) of frame 1").is_some(),
+        "{:#?}",
+        rows(&buf)
+    );
+    assert!(
+        row_containing(&buf, "\"order-zstd-3\"").is_some(),
+        "{:#?}",
+        rows(&buf)
+    );
+    for _ in 0..5 {
+        press(&mut seg, KeyCode::Down);
+    }
+    press(&mut seg, KeyCode::Enter);
+    assert_eq!(selected_name(&seg), "Record[1]");
+    // Its batch is gzip: its offsets index the decompressed data, `d:` as in the text tree.
+    let buf = draw(&mut seg, 120, 40);
+    assert!(
+        row_containing(&buf, "Record[1] Record [d:0x").is_some(),
+        "{:#?}",
+        rows(&buf)
+    );
 
     // The sample's batches again and again, their offsets going on, past a megabyte.
     let mut big = Vec::new();

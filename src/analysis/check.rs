@@ -20,7 +20,7 @@ use crate::schema::{Catalogue, MessageKind};
 use std::collections::{BTreeMap, HashMap};
 
 /// Where a finding is: the frame's identity, copied into each of its findings.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct At {
     frame: Option<usize>,
     time: Option<f64>,
@@ -29,6 +29,8 @@ struct At {
     api_key: Option<i16>,
     api_version: Option<i16>,
     correlation_id: Option<i32>,
+    /// The client id its connection's requests give (a response's too).
+    client_id: Option<String>,
 }
 
 impl At {
@@ -41,6 +43,7 @@ impl At {
             api_key: f.api_key,
             api_version: f.api_version,
             correlation_id: f.correlation_id,
+            client_id: None,
         }
     }
 
@@ -59,7 +62,7 @@ impl At {
             frames: self.frame.into_iter().collect(),
             until: None,
             count: 1,
-            client_id: None,
+            client_id: self.client_id.clone(),
         }
     }
 }
@@ -119,12 +122,19 @@ impl<'c> Checker<'c> {
         if f.kind != crate::decode::FrameKind::Kafka {
             return;
         }
-        let at = At::of(f);
+        // The conversation's findings first (it learns the connection's
+        // client from its first request), listed after the frame's own.
+        let mut diagnosed = Vec::new();
+        self.diagnosis.frame(f, &mut diagnosed);
+        let at = At {
+            client_id: self.diagnosis.client_id(f.conn),
+            ..At::of(f)
+        };
         match f.direction {
             Direction::Request => self.request(f, at, out),
             Direction::Response => self.response(f, at, out),
         }
-        self.diagnosis.frame(f, out);
+        out.append(&mut diagnosed);
     }
 
     /// A connection opened or closed.
@@ -196,6 +206,8 @@ impl<'c> Checker<'c> {
     fn response(&mut self, f: &CapturedFrame, at: At, out: &mut Vec<Finding>) {
         let conn = self.conns.entry(f.conn).or_default();
         let paired = f.correlation_id.and_then(|c| conn.in_flight.remove(&c));
+        // Every frame counts as checked, this one too: its finding is that it pairs with no request.
+        self.frames += 1;
         let (Some(k), Some(v), Some(_)) = (f.api_key, f.api_version, paired) else {
             out.push(at.finding(
                 Rule::UnmatchedResponse,
@@ -215,7 +227,6 @@ impl<'c> Checker<'c> {
         };
         let frame = decode_frame_reusing(self.cat, f.bytes.clone(), &opts, &mut self.scratch);
         check_deferred(self.cat, frame, &opts.budget);
-        self.frames += 1;
         frame_findings(frame, &at, out);
         if k == API_VERSIONS_KEY {
             if let Some(ranges) =

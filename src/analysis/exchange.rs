@@ -288,6 +288,10 @@ pub struct Exchanges<'c, M> {
     facts: FactReader,
     /// The latest time seen: when the requests left at the end stopped waiting.
     last_time: f64,
+    /// When each connection was first closed (a FIN from either side, or an
+    /// RST): its requests left unanswered stopped waiting then, not at the
+    /// capture's end. A response after a half-close still pairs.
+    closed_at: HashMap<usize, f64>,
     undecoded: usize,
     first_undecoded: Option<usize>,
     /// Whether the catalogue describes a request's API and version, as
@@ -310,6 +314,7 @@ impl<'c, M> Exchanges<'c, M> {
                 ..FactReader::default()
             },
             last_time: f64::NEG_INFINITY,
+            closed_at: HashMap::new(),
             undecoded: 0,
             first_undecoded: None,
             known_requests: HashMap::new(),
@@ -360,6 +365,14 @@ impl<'c, M> Exchanges<'c, M> {
     pub fn saw(&mut self, time: f64) {
         if time > self.last_time {
             self.last_time = time;
+        }
+    }
+
+    /// A connection opened or closed (the capture's [`crate::capture::ConnEvent`]).
+    pub(crate) fn conn_event(&mut self, e: &crate::capture::ConnEvent) {
+        self.saw(e.timestamp);
+        if e.kind != crate::capture::ConnEventKind::Open {
+            self.closed_at.entry(e.conn).or_insert(e.timestamp);
         }
     }
 
@@ -599,7 +612,11 @@ impl<'c, M> Exchanges<'c, M> {
         left.sort_by_key(|(_, p)| p.request.index);
         self.facts.errors.clear();
         for (key, p) in left {
-            let waited_us = micros_between(p.request.time, self.last_time.max(p.request.time));
+            let until = match self.closed_at.get(&key.0) {
+                Some(&closed) if closed >= p.request.time => closed,
+                _ => self.last_time,
+            };
+            let waited_us = micros_between(p.request.time, until.max(p.request.time));
             self.complete(p, Some(key.1), Outcome::Unanswered { waited_us }, None, obs);
         }
     }
@@ -1250,7 +1267,7 @@ pub(crate) fn read_capture<R: std::io::Read, M, O: Observer<Mark = M>>(
             }
             // Counted in the capture's stats (`CaptureStats::tls`).
             crate::capture::Captured::Tls(n) => exchanges.saw(n.timestamp),
-            crate::capture::Captured::Conn(e) => exchanges.saw(e.timestamp),
+            crate::capture::Captured::Conn(e) => exchanges.conn_event(&e),
         }
         true
     })?;

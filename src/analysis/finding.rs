@@ -197,6 +197,16 @@ impl Rule {
         }
     }
 
+    /// How bad what a frame's warning says is, as `check` rates it: the
+    /// severity of its rule (record damage's too), else a warning. The tree
+    /// views label each warning line with it.
+    pub(crate) fn severity_of(w: &crate::decode::Warning) -> Severity {
+        match w.kind {
+            WarningKind::RecordDamage(kind) => Rule::of_error(kind, true).severity(),
+            kind => Rule::of_warning(kind).map_or(Severity::Warning, Rule::severity),
+        }
+    }
+
     /// The rule of a warning; `None` for what is no fault of the bytes (or
     /// is reported from the frame's record damage).
     pub(super) fn of_warning(kind: WarningKind) -> Option<Rule> {
@@ -213,7 +223,7 @@ impl Rule {
             WarningKind::RecordOffsets => Rule::OffsetsBackwards,
             WarningKind::LastOffsetDelta => Rule::LastOffsetDelta,
             WarningKind::RecordSequence => Rule::SequenceGap,
-            WarningKind::RecordDamage
+            WarningKind::RecordDamage(_)
             | WarningKind::ApiVersionsV0
             | WarningKind::Override
             | WarningKind::Guessed => return None,

@@ -36,7 +36,8 @@ use crate::decode::records::each::{for_each_record_on, BatchHeader, PayloadAt, R
 use crate::decode::records::payload::{key_value_layout, Embedded, KeyValue, PayloadKind};
 use crate::decode::tape::{Id, Slot, Val};
 use crate::decode::{
-    decode_frame, DecodeError, DecodeOptions, DeferredRecords, Direction, Frame, Node, Role, Value,
+    decode_frame, DecodeError, DecodeOptions, DeferredRecords, Direction, Frame, Kind, Node,
+    RecordPart, Role, Value,
 };
 use crate::schema::model::{FieldSpec, FieldType, Primitive};
 use crate::schema::{Catalogue, MessageKind};
@@ -294,7 +295,10 @@ pub fn read_capture_records<R: std::io::Read>(
                 exchanges.saw(n.timestamp);
                 return true;
             }
-            Captured::Conn(_) => return true,
+            Captured::Conn(e) => {
+                exchanges.conn_event(&e);
+                return true;
+            }
         };
         // Names first: the frame's own topic ids may be named in it.
         exchanges.push(&f, &mut unmatched);
@@ -682,6 +686,14 @@ pub(crate) type EachItem<'f> = dyn FnMut(Option<&Topic>, Option<i32>, &[usize], 
 /// the topic and partition around it and its path from the frame's root; a
 /// stub is handed over as `open` walks it, and dropped after (`open` giving
 /// nothing hands over nothing).
+/// A top-level batch or legacy message of a records field, or a stub of one.
+fn is_batch_item(n: &Node) -> bool {
+    matches!(
+        n.kind,
+        Kind::Record(RecordPart::Batch) | Kind::Record(RecordPart::Message)
+    ) || n.deferred_records().is_some()
+}
+
 pub fn for_each_records_item(
     cat: &Catalogue,
     release: Option<&str>,
@@ -690,6 +702,15 @@ pub fn for_each_records_item(
     open: &dyn Fn(&Node) -> Option<Node>,
     each: &mut EachItem<'_>,
 ) {
+    // A log segment (no API: its root holds the batches, or stubs of them)
+    // is one records field, of a topic and partition its bytes do not name.
+    if frame.api_key.is_none() && frame.root.children.iter().any(is_batch_item) {
+        for (i, item) in frame.root.children.iter().enumerate() {
+            let opened = item.deferred_records().and_then(|_| open(item));
+            each(None, None, &[i], opened.as_ref().unwrap_or(item));
+        }
+        return;
+    }
     let name_of = |id: &[u8; 16]| topic_ids.name(id).map(str::as_bytes);
     let fields = records_fields(cat, release, frame, &name_of);
     // Where each records field is in the tree (one walk for all of them).

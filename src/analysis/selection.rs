@@ -211,6 +211,9 @@ impl<'c, 'f> Selection<'c, 'f> {
             }
             // Shown like skip notes: when no frames are named, for the connection asked for.
             Captured::Conn(e) => {
+                if let Some((tracker, _)) = &mut self.exchanges {
+                    tracker.conn_event(&e);
+                }
                 if self.filter.names_frames() || self.filter.conn.is_some_and(|c| c != e.conn) {
                     return true;
                 }

@@ -25,7 +25,7 @@ pub const FOUND_ERRORS: i32 = 3;
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Examples:\n  kwire check samples/captures/confluent-kafka.pcap\n  kwire check capture.pcap --format json | jq 'select(.severity == \"error\")'\n  kwire check samples/produce-v9-request.hex\n  kwire check samples/00000000000000000000.log\n  kwire check --rules\n\nExit status: 0 when no finding is an error, 3 when one is, 1 when the input cannot be read."
+    after_help = "Examples:\n  kwire check samples/captures/confluent-kafka.pcap\n  kwire check capture.pcap --format json | jq 'select(.severity == \"error\")'\n  kwire check samples/produce-v9-request.hex\n  kwire check samples/00000000000000000000.log\n  kwire check --rules\n\nExit status: 3 when a finding is an error; else 2 when the input itself is damaged (bytes in no frame, a capture cut short, TLS not decrypted); else 0. 1 when the input cannot be read or holds no Kafka traffic."
 )]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -175,10 +175,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
         }
         super::filter_args::report_unrecognised(&stats);
         let tls_said = super::tls_args::report(&stats.tls);
-        if tls_said && stats.frames == 0 {
-            return exit::FAILURE;
-        }
-        if stats.frames == 0 && stats.skips == 0 {
+        // Traffic that was there but not decrypted is damage (status 2, with the summary), not an empty input.
+        if stats.frames == 0 && stats.skips == 0 && !tls_said {
             kwire::stderr_line!(
                 "kwire: {}: no Kafka traffic found ({} packets, {} TCP segments; try --port)",
                 sanitize(&args.input.file),
@@ -227,10 +225,21 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
                 return exit::FAILURE;
             }
-            let frames = match frames_from(cat, &args.input, raw, &opts) {
+            let mut frames = match frames_from(cat, &args.input, raw, &opts) {
                 Ok(f) => f,
                 Err(status) => return status,
             };
+            // As `decode` reads them: a frame that is no request is checked as the response it fits.
+            if !args.input.response && !args.input.request {
+                let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
+                kwire::decode::guess::reread_as_responses(
+                    cat,
+                    release,
+                    &mut frames,
+                    &opts,
+                    &mut say,
+                );
+            }
             check_frames(&frames, &mut found);
             frames.len()
         }

@@ -105,31 +105,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         Ok(f) => f,
         Err(status) => return status,
     };
-    // Frames were taken for requests because nothing said otherwise: one that
-    // does not read as a request is tried as every response, never shown as a
-    // made-up request tree without a word.
     if !args.input.response && !args.input.request {
-        for f in frames
-            .iter_mut()
-            .filter(|f| guess::not_a_request(f))
-            .take(guess::MAX_GUESSED)
-        {
-            let why = kwire::text::escape::sanitize(
-                &f.error.as_ref().map(|e| e.to_string()).unwrap_or_default(),
-            );
-            let Some(guessed) = guess::as_guessed_response(cat, release, f, &opts) else {
-                kwire::stderr_line!("kwire: frame at input offset {} is not a request ({why}); if it is a response, give --response --api NAME --version N", f.input_offset);
-                continue;
-            };
-            let shown = &guessed.best[0];
-            kwire::stderr_line!(
-                "kwire: frame at input offset {} is not a request ({why}); it reads as a response: shown as {shown}, the best of {} that fit ({}); --response --api NAME --version N decodes it as another",
-                f.input_offset,
-                guessed.fits,
-                guessed.best.join(", ")
-            );
-            *f = guessed.frame;
-        }
+        let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
+        guess::reread_as_responses(cat, release, &mut frames, &opts, &mut say);
     }
     let format = args.output.format();
     let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
@@ -178,6 +156,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
 /// JSON; the other formats are for frames.
 fn segment(cat: &Catalogue, args: &DecodeArgs, raw: Vec<u8>) -> i32 {
     use super::records_cmd::{run_segment, RecordsArgs, RecordsFormat};
+    if args.explain {
+        return segment_refused(&args.input.file, "--explain is for frames");
+    }
     let format = match args.output.format() {
         Format::Tree => RecordsFormat::Tree,
         Format::Json => RecordsFormat::Json,

@@ -14,13 +14,13 @@ pub const MAX_GUESSED: usize = 16;
 /// A frame taken for a request whose reading failed after its size prefix
 /// (a bad size is no frame at all, and is reported as it is): it may be a
 /// response.
-pub fn not_a_request(f: &Frame) -> bool {
+pub(crate) fn not_a_request(f: &Frame) -> bool {
     f.direction == Direction::Request && f.error.as_ref().is_some_and(|e| e.offset >= 4)
 }
 
 /// A frame that did not read as a request, read as the response it fits best.
 #[derive(Debug)]
-pub struct AsResponse {
+pub(crate) struct AsResponse {
     /// Decoded as the best-ranked response, with a `Guessed` warning first.
     pub frame: Frame,
     /// How many responses it fits.
@@ -31,7 +31,7 @@ pub struct AsResponse {
 
 /// `f` decoded as the best-ranked response it parses cleanly as; `None` when
 /// it parses as none.
-pub fn as_guessed_response(
+pub(crate) fn as_guessed_response(
     cat: &Catalogue,
     release: Option<&str>,
     f: &Frame,
@@ -69,6 +69,41 @@ pub fn as_guessed_response(
         fits: ranked.len(),
         best,
     })
+}
+
+/// Frames taken for requests because nothing said otherwise (`decode` and
+/// `check` of hex or binary frames): each that does not read as a request
+/// (the first [`MAX_GUESSED`]) is tried as every response and replaced by
+/// the one it fits best, never shown or checked as a made-up request.
+/// Either way a line says so to `say`.
+pub fn reread_as_responses(
+    cat: &Catalogue,
+    release: Option<&str>,
+    frames: &mut [Frame],
+    opts: &DecodeOptions,
+    say: &mut dyn FnMut(&str),
+) {
+    for f in frames
+        .iter_mut()
+        .filter(|f| not_a_request(f))
+        .take(MAX_GUESSED)
+    {
+        let why = crate::text::escape::sanitize(
+            &f.error.as_ref().map(|e| e.to_string()).unwrap_or_default(),
+        );
+        let at = f.input_offset;
+        let Some(guessed) = as_guessed_response(cat, release, f, opts) else {
+            say(&format!("frame at input offset {at} does not decode as a request ({why}); if it is a response, give --response --api NAME --version N"));
+            continue;
+        };
+        say(&format!(
+            "frame at input offset {at} does not decode as a request ({why}); it reads as a response: taken for {}, the best of {} that fit ({}); --response --api NAME --version N reads it as another",
+            guessed.best[0],
+            guessed.fits,
+            guessed.best.join(", ")
+        ));
+        *f = guessed.frame;
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -93,8 +93,8 @@ pub enum WarningKind {
     LastOffsetDelta,
     /// A producer's sequence numbers that do not go on from its batch before.
     RecordSequence,
-    /// Damage in record data, also in [`crate::decode::Frame::record_damage`].
-    RecordDamage,
+    /// Damage in record data, also in [`crate::decode::Frame::record_damage`]: of what kind.
+    RecordDamage(ErrorKind),
     /// An ApiVersions response in the v0 layout to a version the broker does
     /// not serve: what brokers do, not a fault.
     ApiVersionsV0,

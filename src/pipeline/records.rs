@@ -128,7 +128,8 @@ pub fn write_batches(
         }
         for w in &batch.warnings {
             say(&format!(
-                "kwire: warning: {w} (batch at position {})",
+                "kwire: {}: {w} (batch at position {})",
+                crate::analysis::finding::Rule::severity_of(w).as_str(),
                 batch.position
             ));
         }

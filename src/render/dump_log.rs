@@ -5,7 +5,7 @@
 //! decoder); damaged parts get a line each instead of values they do not hold.
 
 use crate::decode::records::view::{self, batch_header};
-use crate::decode::{Node, Role, Value};
+use crate::decode::{Kind, Node, Role, Value};
 use crate::render::values::value_text;
 use crate::text::escape::sanitize;
 use std::io::{self, Write};
@@ -16,7 +16,13 @@ pub(crate) fn write_batch(out: &mut impl Write, batch: &Node, position: usize) -
     let Some(h) = batch_header(batch) else {
         let mut damaged = Vec::new();
         damaged_nodes(batch, false, &mut damaged);
-        if damaged.is_empty() {
+        if batch.kind == Kind::TruncatedBatch {
+            writeln!(
+                out,
+                "| truncated batch at position {} ({} bytes): the input ends inside it",
+                batch.offset, batch.len
+            )?;
+        } else if damaged.is_empty() {
             writeln!(
                 out,
                 "| {} at position {} ({} bytes): not a RecordBatch v2; `--format tree` shows it",
@@ -71,7 +77,8 @@ pub(crate) fn write_batch(out: &mut impl Write, batch: &Node, position: usize) -
             out,
             "| offset: {} {ts_type}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [{}] key: {} payload: {}",
             base + od,
-            base_ts + or(r.timestamp_delta),
+            // Under LogAppendTime every record's is the batch's maxTimestamp.
+            r.timestamp.unwrap_or(base_ts + or(r.timestamp_delta)),
             size(r.key),
             size(r.value),
             if base_seq < 0 { -1 } else { base_seq + od },

@@ -10,6 +10,7 @@ use crate::render::digits::{push_hex, push_int, push_uint};
 use crate::render::json::{to_text, write_json_str, write_struct_values};
 use crate::schema::Catalogue;
 use crate::text::escape::sanitize;
+use crate::text::width::Padded;
 use std::io::{self, Write};
 
 /// Characters of a header's key or value, and of a key or value decoded
@@ -18,7 +19,7 @@ use std::io::{self, Write};
 const HEADER_CHARS: usize = 32;
 const DECODED_CHARS: usize = 160;
 
-/// The table's layout: which columns it has and how many characters of
+/// The table's layout: which columns it has and how many terminal cells of
 /// each key and value it shows, so that every line's headers start in the
 /// same column. The frame's capture time is left out below
 /// [`Widths::TIME_FROM`] columns (the frame number finds it in `--list`),
@@ -30,7 +31,7 @@ pub struct Widths {
     pub time: bool,
     /// The record's timestamp column.
     pub timestamp: bool,
-    /// Characters of a key and of a value (`usize::MAX`: whole).
+    /// Terminal cells of a key and of a value (`usize::MAX`: whole).
     pub key: usize,
     pub value: usize,
 }
@@ -149,12 +150,10 @@ pub(crate) fn write_table_item(
             }
             writeln!(
                 out,
-                "{:<kw$} {:<vw$} {}",
-                key,
-                preview(&r.value, widths.value),
+                "{} {} {}",
+                Padded(&key, widths.key),
+                Padded(&preview(&r.value, widths.value), widths.value),
                 headers.join(", "),
-                kw = Widths::pad(widths.key),
-                vw = Widths::pad(widths.value),
             )
         }
         Item::Damage(d) => {
@@ -198,10 +197,10 @@ fn write_place(
     }
     write!(
         out,
-        "{:>4} {:<12} {:<16} {:>4}",
+        "{:>4} {:<12} {} {:>4}",
         o.conn,
         format!("{arrow} {api}"),
-        topic,
+        Padded(&topic, 16),
         partition
     )
 }
@@ -217,7 +216,7 @@ fn time_text(t: f64) -> String {
     format!("{t:.6}")
 }
 
-/// A key, value or header part in at most about `max` characters: text
+/// A key, value or header part in at most about `max` terminal cells: text
 /// (escaped), `0x` hex when it is not UTF-8, `null`, `[schema N] …` for
 /// Schema Registry framing, or what it decoded to.
 fn preview(d: &Data, max: usize) -> String {
@@ -231,7 +230,7 @@ fn preview(d: &Data, max: usize) -> String {
     }
 }
 
-/// Bytes in at most `max` characters: text escaped, else `0x` hex; `…`
+/// Bytes in at most `max` cells: text escaped, else `0x` hex; `…`
 /// (within `max`) where they are cut.
 fn plain(b: &[u8], max: usize) -> String {
     if b.is_empty() {
@@ -251,16 +250,12 @@ fn plain(b: &[u8], max: usize) -> String {
     }
 }
 
-/// `s` in at most `max` characters, its last a `…` when cut.
+/// `s` in at most `max` terminal cells, its last a `…` when cut.
 fn cut(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
+    match max {
+        usize::MAX => s.to_string(),
+        max => crate::text::width::fit(s, max),
     }
-    let at = s
-        .char_indices()
-        .nth(max.saturating_sub(1))
-        .map_or(s.len(), |(at, _)| at);
-    format!("{}…", &s[..at])
 }
 
 /// `OffsetCommitKey v0 {"group":"billing",…}`, or the prefixes alone.
@@ -478,6 +473,21 @@ mod tests {
             ..d(b"\x00\x00\x00\x00\x11{}")
         };
         assert_eq!(preview(&framed, 10), "[schema 17] {}");
+    }
+
+    #[test]
+    fn wide_and_zero_width_characters_are_cut_and_padded_by_cells() {
+        let d = |s: &str| Data {
+            bytes: Some(bytes::Bytes::copy_from_slice(s.as_bytes())),
+            ..Default::default()
+        };
+        // Ten CJK characters are twenty cells: cut to twelve, `…` among them.
+        let key = preview(&d(&"鍵".repeat(10)), 12);
+        assert_eq!(key, format!("{}…", "鍵".repeat(5)));
+        assert_eq!(Padded(&key, 12).to_string(), format!("{key} "));
+        // A combining mark takes no cell: padded as if it were not there.
+        assert_eq!(Padded("e\u{301}", 4).to_string(), "e\u{301}   ");
+        assert_eq!(Padded("abc", usize::MAX).to_string(), "abc");
     }
 
     #[test]

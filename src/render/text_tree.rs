@@ -3,6 +3,7 @@
 
 use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
+use crate::analysis::finding::{Rule, Severity};
 use crate::decode::records::deferred::{for_each_item, Found};
 use crate::decode::{DeferredRecords, Frame, Node, Role, Value};
 use crate::text::copy::push_bytes;
@@ -788,8 +789,18 @@ fn push_findings_in(frame: &Frame, color: bool, out: &mut String) {
             Paint::<false>::RESET,
         ),
     };
+    // Each labelled as `check` rates it: one word for one fault in every view.
     for w in &frame.warnings {
-        out.push_str(&format!("{warning}warning:{reset} {}\n", sanitize(&w.text)));
+        let severity = Rule::severity_of(w);
+        let paint = match severity {
+            Severity::Error => error,
+            Severity::Warning | Severity::Note => warning,
+        };
+        out.push_str(&format!(
+            "{paint}{}:{reset} {}\n",
+            severity.as_str(),
+            sanitize(&w.text)
+        ));
     }
     if let Some(e) = &frame.error {
         out.push_str(&format!(

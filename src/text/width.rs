@@ -282,6 +282,26 @@ pub(crate) fn fit_each_line(buf: &mut Vec<u8>, start: usize, columns: usize) {
     buf.extend_from_slice(&out);
 }
 
+/// Text padded with spaces to a width in terminal cells (a CJK character
+/// takes two, a combining mark none), so that the columns after it line up
+/// in a table; `usize::MAX` pads nothing, and text wider than the width is
+/// written whole.
+pub(crate) struct Padded<'a>(pub &'a str, pub usize);
+
+impl std::fmt::Display for Padded<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Padded(text, cells) = *self;
+        f.write_str(text)?;
+        if cells == usize::MAX {
+            return Ok(());
+        }
+        for _ in display_width(text.as_bytes())..cells {
+            f.write_str(" ")?;
+        }
+        Ok(())
+    }
+}
+
 /// `text` cut to `columns` cells with `…` when longer.
 pub fn fit(text: &str, columns: usize) -> String {
     let mut line = text.as_bytes().to_vec();

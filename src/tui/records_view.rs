@@ -12,6 +12,7 @@ use crate::decode::{Frame, Node};
 use crate::protocol::meanings::utc_millis;
 use crate::text::escape::sanitize;
 use crate::text::uuid_text;
+use crate::text::width::{cut_point, Padded};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -106,7 +107,8 @@ pub fn record_lines(
                     format!(" · {}", headers.join(" "))
                 };
                 let text = format!(
-                    "{place:<20} {offset:>8}  {time:<24}  {} · {}{headers}",
+                    "{} {offset:>8}  {time:<24}  {} · {}{headers}",
+                    Padded(&place, 20),
                     preview(&r.key),
                     preview(&r.value)
                 );
@@ -155,9 +157,10 @@ fn preview(p: &Payload<'_>) -> String {
     let Some(b) = p.bytes() else {
         return "null".into();
     };
-    let cut = |s: &str| match s.char_indices().nth(PREVIEW) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
+    // At most PREVIEW terminal cells, then `…` when there is more.
+    let cut = |s: &str| match cut_point(s.as_bytes(), false, PREVIEW) {
+        (at, _) if at < s.len() => format!("{}…", &s[..at]),
+        _ => s.to_string(),
     };
     match std::str::from_utf8(b) {
         Ok(t) if !t.chars().any(char::is_control) => format!("\"{}\"", cut(t)),

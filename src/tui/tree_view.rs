@@ -4,7 +4,7 @@ use super::theme::Theme;
 use super::tree_state::{TreeRow, TreeState};
 use crate::decode::records::view::records;
 use crate::decode::{Node, Role};
-use crate::render::text_tree::{line, TreeOptions};
+use crate::render::text_tree::{line_in, TreeOptions};
 use crate::render::values::value_text;
 use crate::text::escape::sanitize;
 use ratatui::buffer::Buffer;
@@ -55,7 +55,16 @@ impl TreeView<'_> {
         } else {
             Style::new()
         };
-        spans.push(Span::styled(line(node, TreeOptions::default()), style));
+        // Offsets under decompressed data index its buffer: `d:`, as in the text tree.
+        let inside = (0..row.path.len()).any(|k| {
+            self.root
+                .at_path(&row.path[..k])
+                .is_some_and(|a| a.role == Role::Decompressed)
+        });
+        spans.push(Span::styled(
+            line_in(node, TreeOptions::default(), inside),
+            style,
+        ));
         if row.has_children && !self.state.is_expanded(&row.path) {
             if let Some(summary) = collapsed_summary(self.root, &row.path) {
                 spans.push(Span::styled(

@@ -272,6 +272,11 @@ impl<'c> Diagnosis<'c> {
         &self.ctx
     }
 
+    /// The client id of connection `conn`'s client, once a request on it was seen.
+    pub(crate) fn client_id(&self, conn: usize) -> Option<String> {
+        self.conns.get(&conn).and_then(|c| c.client.id_text())
+    }
+
     /// Take one frame, in capture order; findings that are decided now go to `out`.
     pub fn frame(&mut self, f: &CapturedFrame, out: &mut Vec<Finding>) {
         self.last_time = self.last_time.max(f.timestamp);

@@ -189,13 +189,22 @@ fn read_bounded(r: impl Read, limit: usize, hint: Option<u64>) -> Result<Vec<u8>
 }
 
 fn raw_snappy(data: &[u8], limit: usize) -> Result<Vec<u8>, DecompressError> {
-    let len = snap::raw::decompress_len(data).map_err(|e| format!("snappy: {e}"))?;
+    let len = snap::raw::decompress_len(data).map_err(snappy_error)?;
     if len > limit {
         return Err(DecompressError::OverLimit { limit });
     }
     Ok(snap::raw::Decoder::new()
         .decompress_vec(data)
-        .map_err(|e| format!("snappy: {e}"))?)
+        .map_err(snappy_error)?)
+}
+
+/// The snap crate's error, named once: its own text starts `snappy: `.
+fn snappy_error(e: snap::Error) -> String {
+    let text = e.to_string();
+    match text.starts_with("snappy") {
+        true => text,
+        false => format!("snappy: {text}"),
+    }
 }
 
 /// xerial framing: 16-byte header, then blocks of int32 length + raw snappy.
@@ -306,5 +315,14 @@ mod tests {
         for codec in [Codec::Gzip, Codec::Snappy, Codec::Lz4, Codec::Zstd] {
             assert!(decompress(codec, &[0xff; 40], 1000).is_err(), "{codec:?}");
         }
+    }
+
+    #[test]
+    fn a_snappy_error_names_its_codec_once() {
+        // A raw block that says 3 bytes follow and holds a copy of nothing.
+        let e = decompress(Codec::Snappy, &[3, 0x01, 0x00], 1000).unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("snappy: "), "{text}");
+        assert_eq!(text.matches("snappy").count(), 1, "{text}");
     }
 }

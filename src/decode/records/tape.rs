@@ -141,7 +141,7 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
 
     /// Damage at `offset`, the error its node shows (if any) and the warning line the tree views print.
     fn damaged(&mut self, error: Option<String>, e: DecodeError, warning: String) {
-        let w = Warning::new(WarningKind::RecordDamage, Some(e.offset), warning);
+        let w = Warning::new(WarningKind::RecordDamage(e.kind), Some(e.offset), warning);
         self.finding(e.offset, error, Some(e), Some(w));
     }
 

@@ -267,9 +267,11 @@ fn headline(
         } else {
             String::new()
         };
+        // One finding's words stand for the group's only when all say the same.
+        let example = if g.messages_differ { "e.g. " } else { "" };
         let _ = write!(
             out,
-            "<li><span class=\"sev {sev}\">{sev}</span> <a href=\"#finding-{i}\">{}</a>: {}{}{times}</li>",
+            "<li><span class=\"sev {sev}\">{sev}</span> <a href=\"#finding-{i}\">{}</a>: {}{example}{}{times}</li>",
             esc(g.rule.id()),
             esc(&api),
             esc(&g.message),
@@ -498,10 +500,10 @@ fn findings_section(out: &mut String, cat: &Catalogue, checked: &Checked) {
             .take(24)
             .map(|n| format!("<a href=\"#frame-{n}\">{n}</a>"))
             .collect();
-        let more = if frames.len() > 24 {
-            format!(" … ({})", esc(&frame_ranges(&frames, 6)))
-        } else {
-            String::new()
+        // The frames after the links, from where the links stop.
+        let more = match frames.get(24..) {
+            Some(rest) if !rest.is_empty() => format!(" … ({})", esc(&frame_ranges(rest, 6))),
+            _ => String::new(),
         };
         let message = match g.messages_differ {
             true => format!("e.g. {}", g.message),

@@ -58,7 +58,7 @@ pub fn closed(
     };
     let what = if lost.len() == 1 {
         format!(
-            "{} request #{} was never answered",
+            "{} request (frame {}) was never answered",
             ctx.api_text(first_api),
             first.index
         )
@@ -66,7 +66,7 @@ pub fn closed(
         let names: Vec<String> = lost
             .iter()
             .take(4)
-            .map(|(at, api, _)| format!("{} #{}", ctx.api_text(*api), at.index))
+            .map(|(at, api, _)| format!("{} in frame {}", ctx.api_text(*api), at.index))
             .collect();
         let more = if lost.len() > 4 {
             format!(" and {} more", lost.len() - 4)
@@ -89,8 +89,13 @@ pub fn closed(
         api: Some(first_api),
         count: lost.len() as u64,
         message: format!(
-            "{what}: {closer} {} after the first was sent",
-            duration_text((when - first.time).max(0.0))
+            "{what}: {closer} {} after {} sent",
+            duration_text((when - first.time).max(0.0)),
+            if lost.len() == 1 {
+                "it was"
+            } else {
+                "the first was"
+            }
         ),
     });
 }

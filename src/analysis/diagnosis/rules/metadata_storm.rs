@@ -16,13 +16,16 @@ struct Storm {
     first: f64,
     last: f64,
     count: u64,
-    conn: usize,
+    /// The connection every request of the storm was sent on; none when
+    /// they were spread over several (a client reconnecting as it asks).
+    conn: Option<usize>,
     api: (i16, i16),
 }
 
 #[derive(Default)]
 struct Client {
-    recent: VecDeque<(f64, usize)>,
+    /// The last second's requests: when, their frame and their connection.
+    recent: VecDeque<(f64, usize, usize)>,
     storm: Option<Storm>,
 }
 
@@ -38,15 +41,16 @@ impl MetadataStorm {
         }
         let c = self.clients.entry(req.client.clone()).or_default();
         let now = req.at.time;
-        while c.recent.front().is_some_and(|(t, _)| now - t > 1.0) {
+        while c.recent.front().is_some_and(|(t, _, _)| now - t > 1.0) {
             c.recent.pop_front();
         }
-        c.recent.push_back((now, req.at.index));
+        c.recent.push_back((now, req.at.index, req.conn));
         match &mut c.storm {
             Some(s) => {
                 push_frame(&mut s.frames, req.at.index);
                 s.last = now;
                 s.count += 1;
+                s.conn = s.conn.filter(|c| *c == req.conn);
             }
             None if c.recent.len() >= STORM_RATE => {
                 c.storm = Some(Storm {
@@ -54,7 +58,7 @@ impl MetadataStorm {
                     first: c.recent[0].0,
                     last: now,
                     count: c.recent.len() as u64,
-                    conn: req.conn,
+                    conn: Some(req.conn).filter(|on| c.recent.iter().all(|r| r.2 == *on)),
                     api: req.api,
                 });
             }
@@ -92,7 +96,7 @@ fn report(client: &ClientKey, s: Storm, out: &mut Vec<Found>) {
         frames: s.frames,
         time: s.first,
         until: s.last,
-        conn: Some(s.conn),
+        conn: s.conn,
         client: Some(client.clone()),
         api: Some(s.api),
         count: s.count,
