@@ -287,8 +287,11 @@ pub struct TlsTally {
     pub decrypted: usize,
     /// Not decrypted: no key, or the reason the summary gives.
     pub not_decrypted: usize,
-    /// Of those, for want of keys (none given, or none for the session).
+    /// Of those, for want of keys: none given.
     pub without_keys: usize,
+    /// Of those, with keys given that hold no secret for the session (a
+    /// key log of another run), or not every one it needs.
+    pub secrets_missing: usize,
     /// Of those, with keys that did not open the records (wrong secrets).
     pub wrong_keys: usize,
     /// Directions whose decryption stopped part-way.
@@ -304,6 +307,7 @@ impl TlsTally {
         self.decrypted += other.decrypted;
         self.not_decrypted += other.not_decrypted;
         self.without_keys += other.without_keys;
+        self.secrets_missing += other.secrets_missing;
         self.wrong_keys += other.wrong_keys;
         self.stopped += other.stopped;
         self.skipped_records += other.skipped_records;
@@ -326,13 +330,12 @@ impl TlsTally {
                         if e == NotDecrypted::KeysDidNotOpen {
                             self.wrong_keys += 1;
                         }
-                        if matches!(
-                            e,
-                            NotDecrypted::NoKeys
-                                | NotDecrypted::NoSecrets
-                                | NotDecrypted::MissingSecret(_)
-                        ) {
-                            self.without_keys += 1;
+                        match e {
+                            NotDecrypted::NoKeys => self.without_keys += 1,
+                            NotDecrypted::NoSecrets | NotDecrypted::MissingSecret(_) => {
+                                self.secrets_missing += 1
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -357,6 +360,12 @@ impl TlsTally {
                 why.push(format!(
                     "{} with keys that did not open their records",
                     self.wrong_keys
+                ));
+            }
+            if self.secrets_missing > 0 {
+                why.push(format!(
+                    "{} whose secrets the keys given do not hold: give the key log of the run that was captured",
+                    self.secrets_missing
                 ));
             }
             if self.without_keys > 0 {
