@@ -80,7 +80,7 @@ wait_for " records (5) of frame #28 · Enter selects it in the tree"
 wait_for 'payments/0                  7  2026-12-01T16:24:01.172Z  "k2" · "payment 2 (gzip)" · "trace"="abc"'
 t send-keys -t e2e j j Enter
 wait_for "frame #28 of 58 (conn 5 →) · byte 0x0046"
-pane | grep -qF "Record[2] Record [0x0046, 35B]" || fail "Enter did not select Record[2]"
+pane | grep -qF "Record[2] Record [d:0x0046, 35B]" || fail "Enter did not select Record[2] (its offsets d:, in the decompressed data)"
 echo "ok: r lists frame #28's 5 records (topic, partition, the broker's offset, time, key, value, headers); Enter selects Record[2] at d:0x0046"
 
 # A collapsed record says what it holds (the tree has Record[2] selected).

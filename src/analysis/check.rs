@@ -20,7 +20,7 @@ use crate::schema::{Catalogue, MessageKind};
 use std::collections::{BTreeMap, HashMap};
 
 /// Where a finding is: the frame's identity, copied into each of its findings.
-#[derive(Clone, Default)]
+#[derive(Clone, Copy, Default)]
 struct At {
     frame: Option<usize>,
     time: Option<f64>,
@@ -29,8 +29,6 @@ struct At {
     api_key: Option<i16>,
     api_version: Option<i16>,
     correlation_id: Option<i32>,
-    /// The client id its connection's requests give (a response's too).
-    client_id: Option<String>,
 }
 
 impl At {
@@ -43,7 +41,6 @@ impl At {
             api_key: f.api_key,
             api_version: f.api_version,
             correlation_id: f.correlation_id,
-            client_id: None,
         }
     }
 
@@ -62,7 +59,7 @@ impl At {
             frames: self.frame.into_iter().collect(),
             until: None,
             count: 1,
-            client_id: self.client_id.clone(),
+            client_id: None,
         }
     }
 }
@@ -126,14 +123,13 @@ impl<'c> Checker<'c> {
         // client from its first request), listed after the frame's own.
         let mut diagnosed = Vec::new();
         self.diagnosis.frame(f, &mut diagnosed);
-        let at = At {
-            client_id: self.diagnosis.client_id(f.conn),
-            ..At::of(f)
-        };
+        let first = out.len();
+        let at = At::of(f);
         match f.direction {
             Direction::Request => self.request(f, at, out),
             Direction::Response => self.response(f, at, out),
         }
+        self.name_client(&mut out[first..]);
         out.append(&mut diagnosed);
     }
 
@@ -334,6 +330,17 @@ impl<'c> Checker<'c> {
                 None => "no response by the end of the capture".into(),
             };
             out.push(at.finding(Rule::Unanswered, None, message));
+            let last = out.len() - 1;
+            self.name_client(&mut out[last..]);
+        }
+    }
+
+    /// Frame findings name the client their connection's requests name.
+    fn name_client(&self, found: &mut [Finding]) {
+        for f in found.iter_mut() {
+            if let (None, Some(conn)) = (&f.client_id, f.conn) {
+                f.client_id = self.diagnosis.client_id(conn);
+            }
         }
     }
 }
