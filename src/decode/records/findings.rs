@@ -10,9 +10,9 @@
 
 use super::layout::ATTRIBUTES;
 use super::order::{self, has_error};
-use super::payload::{decode_key_value, Embedding, KeyValue, PayloadKind};
+use super::payload::{key_value_nodes, PayloadKind};
 use super::BatchDecoder;
-use crate::decode::tape::{BytesOf, Id, Slot, SlotKind, Val, Values};
+use crate::decode::tape::{Id, SlotKind, Val, Values};
 use bytes::Bytes;
 
 /// A control batch's attribute bit: its records are control records.
@@ -80,36 +80,8 @@ impl BatchDecoder<'_, '_> {
         if failed || !headers {
             return;
         }
-        let range_of = |of: BytesOf| {
-            tape.children(rec).find_map(|(_, s)| match s.id {
-                Id::Bytes { of: o, .. } if o == of => bytes_range(s),
-                _ => None,
-            })
-        };
-        let embedding = Embedding {
-            decode: self.ctx.embedded,
-            cat: self.catalogue,
-            buf,
-        };
-        let record = KeyValue {
-            kind,
-            topic: self.ctx.topic.as_deref(),
-            key: range_of(BytesOf::Key),
-            value: range_of(BytesOf::Value),
-        };
-        decode_key_value(embedding, record, &mut [], &mut self.warnings);
-    }
-}
-
-/// Where the bytes a length-prefixed slot holds lie (none when null or cut
-/// short), as its nodes have them.
-fn bytes_range(s: &Slot) -> Option<(usize, usize)> {
-    match s.value {
-        Val::Bytes(span) => {
-            let start = s.at as usize + usize::from(s.prefix);
-            Some((start, start + span.len as usize))
-        }
-        _ => None,
+        let record = self.key_value(tape, rec, kind);
+        key_value_nodes(self.decoding(buf), record, &mut self.warnings);
     }
 }
 

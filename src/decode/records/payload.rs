@@ -321,39 +321,38 @@ fn versioned<'c>(
     out
 }
 
-/// Attach the decoded key and value under the record's `key` and `value`
-/// nodes (`out`, the record's children), read from `embedding`'s buffer.
-pub(crate) fn decode_key_value(
+/// What a record's key and value decode to through their schemas (an
+/// internal topic's, a control record's), to go under their nodes as those
+/// are built; `None` for a plain topic's.
+pub(crate) struct KeyValueNodes {
+    pub key: Vec<Node>,
+    pub value: Vec<Node>,
+    /// The value is taken for a credential as a whole (a metadata log
+    /// value whose struct did not read whole).
+    pub value_secret: bool,
+    /// A coordinator's record whose value is null: a tombstone.
+    pub tombstone: bool,
+}
+
+/// The decoded key and value of `record`, read from `embedding`'s buffer;
+/// what decoding them warns of goes to `warnings`.
+pub(crate) fn key_value_nodes(
     embedding: Embedding,
     record: KeyValue,
-    out: &mut [Node],
     warnings: &mut Vec<Warning>,
-) {
+) -> Option<KeyValueNodes> {
     if record.kind == PayloadKind::Plain {
-        return;
+        return None;
     }
     let layout = key_value_layout(embedding.cat, embedding.buf, &record);
-    let (key_nodes, _) = embedding.nodes(layout.key, warnings);
-    let (value_nodes, value_read) = embedding.nodes(layout.value, warnings);
-    if layout.value_secret_unless_read && !value_read {
-        mark_value_secret(out);
-    }
-    for (kind, mut nodes) in [
-        (Kind::RecordKey, key_nodes),
-        (Kind::RecordValue, value_nodes),
-    ] {
-        if let Some(n) = out.iter_mut().find(|n| n.kind == kind) {
-            n.children.append(&mut nodes);
-        }
-    }
-    if record.kind == PayloadKind::Coordinator {
-        if let Some(v) = out
-            .iter_mut()
-            .find(|n| n.kind == Kind::RecordValue && n.value == Value::Bytes(None))
-        {
-            v.set_note("(tombstone)")
-        }
-    }
+    let (key, _) = embedding.nodes(layout.key, warnings);
+    let (value, value_read) = embedding.nodes(layout.value, warnings);
+    Some(KeyValueNodes {
+        key,
+        value,
+        value_secret: layout.value_secret_unless_read && !value_read,
+        tombstone: record.kind == PayloadKind::Coordinator && record.value.is_none(),
+    })
 }
 
 /// What decodes the structs inside one record's bytes: the struct decoder
@@ -416,14 +415,6 @@ impl Embedding<'_, '_> {
                 false
             }
         }
-    }
-}
-
-/// The record among `record` (a record's children) whose value is taken for
-/// a credential as a whole.
-pub(super) fn mark_value_secret(record: &mut [Node]) {
-    if let Some(v) = record.iter_mut().find(|n| n.kind == Kind::RecordValue) {
-        v.set_secret();
     }
 }
 

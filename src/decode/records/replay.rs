@@ -1,7 +1,10 @@
 //! Batch, message and record nodes built from the slots of the record walk
 //! ([`super::tape`]), with the errors of its findings on the nodes they stop;
 //! internal topics' keys and values are decoded from their bytes here
-//! ([`decode_key_value`]), as the view nests them. Building nodes reports
+//! ([`key_value_nodes`]), as the view nests them. Each node is whole (its
+//! error, note and secrecy set) before its first child is built, and each
+//! child before the next: what a view that draws as it goes will need.
+//! Building nodes reports
 //! nothing: the warnings and damage of the same slots are taken by
 //! [`BatchDecoder::check_stream`] alone, whether nodes are built or not.
 
@@ -15,8 +18,8 @@ use super::compression::Codec;
 use super::layout::{
     v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
 };
-use super::order::{has_error, slot_int as int};
-use super::payload::{decode_key_value, schema_registry_framing, Embedding, KeyValue, PayloadKind};
+use super::order::slot_int as int;
+use super::payload::{key_value_nodes, schema_registry_framing, Embedding, KeyValue, PayloadKind};
 use super::BatchDecoder;
 use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
@@ -24,7 +27,7 @@ use crate::decode::Wire;
 use crate::decode::{Kind, Name, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
 
-impl BatchDecoder<'_, '_> {
+impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// The nodes of the batches that are the children of slot `parent` (a records field).
     pub(crate) fn replay_stream(&self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
         for (i, s) in tape.children(parent) {
@@ -94,6 +97,7 @@ impl BatchDecoder<'_, '_> {
     }
 
     pub(super) fn replay_batch(&self, tape: &Values, batch: u32, node: &mut Node) {
+        self.found_under(tape, batch, node);
         // Room for the header fields and the records (growing it copied every record's node, again and again).
         node.children = Vec::with_capacity(tape.children(batch).count());
         let mut header = [0i64; V2_FIELDS.len()];
@@ -153,6 +157,7 @@ impl BatchDecoder<'_, '_> {
         let d = push_with(&mut comp.children, || {
             decompressed_node(range, data, codec, ("records", Region::Record))
         });
+        self.found_under(tape, j, d);
         d.children = Vec::with_capacity(tape.children(j).count());
         self.within(data, |inner| {
             tape.children(j)
@@ -160,13 +165,39 @@ impl BatchDecoder<'_, '_> {
         });
     }
 
+    /// What decodes the structs in a record's key and value, read from `buf`.
+    pub(super) fn decoding<'b>(&self, buf: &'b Bytes) -> Embedding<'b, 'c> {
+        Embedding {
+            decode: self.ctx.embedded,
+            cat: self.catalogue,
+            buf,
+        }
+    }
+
+    /// The key and value of the record at slot `rec`, to decode as `kind`.
+    pub(super) fn key_value(&self, tape: &Values, rec: u32, kind: PayloadKind) -> KeyValue<'a> {
+        let range_of = |of: BytesOf| {
+            tape.children(rec).find_map(|(_, s)| match s.id {
+                Id::Bytes { of: o, .. } if o == of => bytes_range(s),
+                _ => None,
+            })
+        };
+        KeyValue {
+            kind,
+            topic: self.ctx.topic.as_deref(),
+            key: range_of(BytesOf::Key),
+            value: range_of(BytesOf::Value),
+        }
+    }
+
     /// `replay` over decompressed `data` (whose offsets its slots give).
     fn within(&self, data: &Bytes, replay: impl FnOnce(&BatchDecoder)) {
         replay(&BatchDecoder::new(data, self.catalogue, self.ctx));
     }
 
-    /// A slot among a batch's records, which go into `parent`: a record, the
-    /// bytes a budget left undecoded, or a finding about the batch.
+    /// A slot among a batch's records, which go into `parent`: a record, or
+    /// the bytes a budget left undecoded (a finding about the batch is on
+    /// `parent` already).
     fn replay_in_records(
         &self,
         tape: &Values,
@@ -181,7 +212,7 @@ impl BatchDecoder<'_, '_> {
             Id::NotABatch | Id::OverBudget => {
                 self.replay_invalid(tape, (j, s), &mut parent.children)
             }
-            _ => self.found(tape, s, parent),
+            _ => {}
         }
     }
 
@@ -202,19 +233,45 @@ impl BatchDecoder<'_, '_> {
         } else {
             PayloadKind::for_topic(self.ctx.topic.as_deref())
         };
-        // A record that failed has no keys or values decoded through their schemas.
-        let failed = tape.children(i).any(|(_, s)| has_error(tape, s));
-        let (mut key, mut value) = (None, None);
+        // One look at its slots: where it failed (on its node, before its
+        // children), and whether its headers were read. A record that failed
+        // has no keys or values decoded through their schemas.
+        let (mut failed, mut has_headers) = (false, false);
+        for (_, s) in tape.children(i) {
+            let error = s
+                .finding()
+                .and_then(|f| tape.findings.get(f)?.error.as_ref());
+            if let Some(e) = error {
+                node.set_error(e.clone());
+                failed = true;
+            }
+            has_headers |= s.id == Id::Headers;
+        }
+        // A damaged record of the metadata log may hold a credential its
+        // schema would have marked: the whole record is taken for one.
+        if failed && kind == PayloadKind::ClusterMetadata {
+            node.set_secret();
+        }
+        // What the key and value decode to, built before their nodes so that
+        // each goes under its node as it is made (what decoding warns of,
+        // the check of the same slots says).
+        let plain = kind == PayloadKind::Plain;
+        let mut decoded = (!plain && !failed && has_headers)
+            .then(|| {
+                key_value_nodes(
+                    self.decoding(self.buf),
+                    self.key_value(tape, i, kind),
+                    &mut Vec::new(),
+                )
+            })
+            .flatten();
         let out = &mut node.children;
         if let Val::Int(len) = rec.value {
             push_length(out, rec.at as usize, usize::from(rec.prefix), len as i32);
         }
-        let mut findings = Vec::new();
-        let plain = kind == PayloadKind::Plain;
         for (j, s) in tape.children(i) {
             let (at, len) = (s.at as usize, s.len as usize);
             match s.id {
-                Id::Finding(_) => findings.push(s),
                 Id::RecordField(RecordField::Attributes) => drop(push_record_field(
                     out,
                     RECORD_ATTRIBUTES,
@@ -234,10 +291,27 @@ impl BatchDecoder<'_, '_> {
                 }
                 Id::Bytes {
                     of: BytesOf::Key, ..
-                } => key = self.replay_bytes(KEY, RECORD_BYTES, s, out, plain),
+                } => {
+                    self.replay_bytes(KEY, RECORD_BYTES, s, out, plain);
+                    if let Some(d) = decoded.as_mut() {
+                        attach(out, Kind::RecordKey, std::mem::take(&mut d.key), false);
+                    }
+                }
                 Id::Bytes {
                     of: BytesOf::Value, ..
-                } => value = self.replay_bytes(VALUE, RECORD_BYTES, s, out, plain),
+                } => {
+                    self.replay_bytes(VALUE, RECORD_BYTES, s, out, plain);
+                    if let Some(d) = decoded.as_mut() {
+                        let value = std::mem::take(&mut d.value);
+                        attach(out, Kind::RecordValue, value, d.value_secret);
+                        if d.tombstone {
+                            if let Some(v) = out.last_mut().filter(|v| v.kind == Kind::RecordValue)
+                            {
+                                v.set_note("(tombstone)");
+                            }
+                        }
+                    }
+                }
                 Id::Headers => {
                     let h =
                         push_headers(out, (at, usize::from(s.prefix)), int(s.value) as i32, len);
@@ -260,30 +334,9 @@ impl BatchDecoder<'_, '_> {
                             self.replay_bytes(part, RECORD_BYTES, b, &mut hn.children, false);
                         }
                     }
-                    if !failed {
-                        let embedding = Embedding {
-                            decode: self.ctx.embedded,
-                            cat: self.catalogue,
-                            buf: self.buf,
-                        };
-                        let record = KeyValue {
-                            kind,
-                            topic: self.ctx.topic.as_deref(),
-                            key,
-                            value,
-                        };
-                        // What decoding them warns of, the check of the same slots says.
-                        decode_key_value(embedding, record, out, &mut Vec::new());
-                    }
                 }
                 _ => {}
             }
-        }
-        findings.into_iter().for_each(|s| self.found(tape, s, node));
-        // A damaged record of the metadata log may hold a credential its
-        // schema would have marked: the whole record is taken for one.
-        if failed && kind == PayloadKind::ClusterMetadata {
-            node.set_secret();
         }
     }
 
@@ -334,10 +387,10 @@ impl BatchDecoder<'_, '_> {
             n.len = m.len as usize;
             n
         });
+        self.found_under(tape, i, node);
         let mut attrs = 0u8;
         for (j, s) in tape.children(i) {
             match s.id {
-                Id::Finding(_) => self.found(tape, s, node),
                 Id::Bytes {
                     of: BytesOf::Key, ..
                 } => self.replay_message_bytes(tape, (j, s), KEY, None, &mut node.children),
@@ -383,18 +436,49 @@ impl BatchDecoder<'_, '_> {
             return;
         };
         v.set_note(format!("({} compressed message set)", c.name()));
+        // Why the message set is not there, on its node before its children.
         for (ci, cs) in tape.children(j) {
             match (cs.kind(), cs.buffer().and_then(|b| tape.buffers.get(b))) {
-                (SlotKind::Compressed, Some(data)) => {
-                    let d = push_with(&mut v.children, || {
-                        decompressed_node(range, data, c, ("message set", Region::RecordBatch))
-                    });
-                    self.within(data, |inner| inner.replay_stream(tape, ci, &mut d.children));
-                }
+                (SlotKind::Compressed, Some(_)) => {}
                 (SlotKind::Compressed, None) => self.found_under(tape, ci, v),
                 _ => self.found(tape, cs, v),
             }
         }
+        for (ci, cs) in tape.children(j) {
+            if let (SlotKind::Compressed, Some(data)) =
+                (cs.kind(), cs.buffer().and_then(|b| tape.buffers.get(b)))
+            {
+                let d = push_with(&mut v.children, || {
+                    decompressed_node(range, data, c, ("message set", Region::RecordBatch))
+                });
+                self.within(data, |inner| inner.replay_stream(tape, ci, &mut d.children));
+            }
+        }
+    }
+}
+
+/// Under the key or value node just built (`kind`; none when its bytes
+/// were cut short), what it decoded to; `secret` when the value is taken
+/// for a credential whole.
+fn attach(out: &mut [Node], kind: Kind, mut decoded: Vec<Node>, secret: bool) {
+    let Some(n) = out.last_mut().filter(|n| n.kind == kind) else {
+        return;
+    };
+    n.children.append(&mut decoded);
+    if secret {
+        n.set_secret();
+    }
+}
+
+/// Where the bytes a length-prefixed slot holds lie (none when null or cut
+/// short), as their nodes have them.
+fn bytes_range(s: &Slot) -> Option<(usize, usize)> {
+    match s.value {
+        Val::Bytes(span) => {
+            let start = s.at as usize + usize::from(s.prefix);
+            Some((start, start + span.len as usize))
+        }
+        _ => None,
     }
 }
 
