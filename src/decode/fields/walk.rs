@@ -89,6 +89,7 @@ impl FieldDecoder<'_, '_> {
         if let Some(n) = node.node() {
             n.len = slot.len as usize;
         }
+        show_stop(tape, i, node);
         let (nullable, compact) = self.forms(f, in_tag);
         let failed = stops_at(tape, i);
         match &f.ty {
@@ -100,7 +101,7 @@ impl FieldDecoder<'_, '_> {
                 }
                 self.walk_primitive(*p, (compact, nullable), f, (slot, failed), node);
                 if failed {
-                    return show_stop(tape, i, node);
+                    return;
                 }
                 // What follows a value (records, consumer protocol bytes) is found from where it ends.
                 self.r.seek((slot.at + slot.len) as usize);
@@ -141,7 +142,6 @@ impl FieldDecoder<'_, '_> {
                 self.walk_array(tape, (i, slot), (f, inner), (compact, nullable), node)
             }
         }
-        show_stop(tape, i, node);
     }
 
     /// The batches on the tape under records field slot `i` (an internal
@@ -244,6 +244,7 @@ impl FieldDecoder<'_, '_> {
             if let Some(n) = node.node() {
                 n.len = el.len as usize;
             }
+            show_stop(tape, j, node);
             match inner {
                 FieldType::Struct(_) => self.walk_struct(tape, j, &f.fields, node.children()),
                 FieldType::Primitive(p) => {
@@ -251,7 +252,6 @@ impl FieldDecoder<'_, '_> {
                 }
                 FieldType::Array(_) => {}
             }
-            show_stop(tape, j, node);
         }
     }
 
@@ -436,6 +436,7 @@ impl FieldDecoder<'_, '_> {
             s.len = slot.len as usize;
             s.value = tape_value(slot.value);
         }
+        show_stop(tape, i, section);
         self.overlong_varint(slot, OVERLONG_PREFIX, TAG_COUNT);
         if let Some(s) = section.node().filter(|_| count > 0) {
             s.children
@@ -451,6 +452,7 @@ impl FieldDecoder<'_, '_> {
             if let Some(n) = node.node() {
                 n.len = entry.len as usize;
             }
+            show_stop(tape, j, node);
             match (e.payload, self.known_tag(fields, tag_no)) {
                 (Some((k, payload)), Some((decl, f))) if payload.kind() == SlotKind::Field => {
                     if let Some(n) = node.node() {
@@ -473,9 +475,7 @@ impl FieldDecoder<'_, '_> {
                 ),
                 (None, _) => {}
             }
-            show_stop(tape, j, node);
         }
-        show_stop(tape, i, section);
     }
 }
 
@@ -560,8 +560,9 @@ pub(super) fn stops_within(tape: &Values, i: u32) -> bool {
 }
 
 /// On a tape that stopped part-way, slot `i`'s node as the partial tree shows
-/// it: the failing slot's node has the error and covers the bytes shown with
-/// it, and every node covers its last child, the failing one among them.
+/// it, set when the node is made, before its children: the failing slot's
+/// node has the error, and it and every node around it cover the bytes shown
+/// with the error.
 fn show_stop(tape: &Values, i: u32, node: &mut impl Built) {
     let Some(node) = node.node() else {
         return;
@@ -574,12 +575,14 @@ fn show_stop(tape: &Values, i: u32, node: &mut impl Built) {
     else {
         return;
     };
-    let mut end = node.end().max(node.children.last().map_or(0, Node::end));
+    // Only a node whose subtree holds the stop shows it.
+    if !stops_within(tape, i) {
+        return;
+    }
     if *slot == i {
-        end = end.max(*shown_end);
         node.set_error(error.expected.clone());
     }
-    node.len = end - node.offset;
+    node.len = node.end().max(*shown_end) - node.offset;
 }
 
 /// `f` with an empty tape, with room for `len` bytes' slots.
