@@ -129,7 +129,7 @@ impl<'c> Checker<'c> {
             Direction::Request => self.request(f, at, out),
             Direction::Response => self.response(f, at, out),
         }
-        self.name_client(&mut out[first..]);
+        out[first..].iter_mut().for_each(|f| self.name_client(f));
         out.append(&mut diagnosed);
     }
 
@@ -329,18 +329,16 @@ impl<'c> Checker<'c> {
                 ),
                 None => "no response by the end of the capture".into(),
             };
-            out.push(at.finding(Rule::Unanswered, None, message));
-            let last = out.len() - 1;
-            self.name_client(&mut out[last..]);
+            let mut found = at.finding(Rule::Unanswered, None, message);
+            self.name_client(&mut found);
+            out.push(found);
         }
     }
 
-    /// Frame findings name the client their connection's requests name.
-    fn name_client(&self, found: &mut [Finding]) {
-        for f in found.iter_mut() {
-            if let (None, Some(conn)) = (&f.client_id, f.conn) {
-                f.client_id = self.diagnosis.client_id(conn);
-            }
+    /// A frame's finding names the client its connection's requests name.
+    fn name_client(&self, f: &mut Finding) {
+        if let (None, Some(conn)) = (&f.client_id, f.conn) {
+            f.client_id = self.diagnosis.client_id(conn);
         }
     }
 }

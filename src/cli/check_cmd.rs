@@ -229,17 +229,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 Ok(f) => f,
                 Err(status) => return status,
             };
-            // As `decode` reads them: a frame that is no request is checked as the response it fits.
-            if !args.input.response && !args.input.request {
-                let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
-                kwire::decode::guess::reread_as_responses(
-                    cat,
-                    release,
-                    &mut frames,
-                    &opts,
-                    &mut say,
-                );
-            }
+            super::frame_args::reread_as_responses(cat, release, &args.input, &mut frames, &opts);
             check_frames(&frames, &mut found);
             frames.len()
         }

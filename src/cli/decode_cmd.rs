@@ -8,7 +8,6 @@ use super::frame_args::{
 };
 use super::frames_out::{explain_with, style, write_frames, write_frames_drawing, write_payload};
 use clap::Args;
-use kwire::decode::guess;
 use kwire::input::{read_source, to_bytes, InputKind};
 use kwire::schema::Catalogue;
 use std::io::IsTerminal;
@@ -105,10 +104,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
         Ok(f) => f,
         Err(status) => return status,
     };
-    if !args.input.response && !args.input.request {
-        let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
-        guess::reread_as_responses(cat, release, &mut frames, &opts, &mut say);
-    }
+    super::frame_args::reread_as_responses(cat, release, &args.input, &mut frames, &opts);
     let format = args.output.format();
     let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
         Ok(e) => e,

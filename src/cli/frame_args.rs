@@ -226,6 +226,22 @@ pub fn frames_from(
     decode_input(cat, raw, (kind, framing), opts, &mut say).map_err(report)
 }
 
+/// Frames taken for requests because neither `--request` nor `--response`
+/// was given: each that does not decode as one is read as the response it
+/// fits best, as `decode` and `check` read them, and stderr says so.
+pub fn reread_as_responses(
+    cat: &Catalogue,
+    release: Option<&str>,
+    args: &InputArgs,
+    frames: &mut [Frame],
+    opts: &DecodeOptions,
+) {
+    if !args.response && !args.request {
+        let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
+        kwire::decode::guess::reread_as_responses(cat, release, frames, opts, &mut say);
+    }
+}
+
 pub fn report(e: String) -> i32 {
     kwire::stderr_line!("kwire: {e}");
     exit::FAILURE

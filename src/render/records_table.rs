@@ -80,15 +80,6 @@ impl Widths {
             value,
         }
     }
-
-    /// A column's width in the header line (whole keys and values pad to nothing).
-    fn pad(chars: usize) -> usize {
-        if chars == usize::MAX {
-            0
-        } else {
-            chars
-        }
-    }
 }
 
 /// The table's first line.
@@ -107,11 +98,9 @@ pub(crate) fn write_table_header(out: &mut impl Write, widths: Widths) -> io::Re
     }
     writeln!(
         out,
-        "{:<kw$} {:<vw$} headers",
-        "key",
-        "value",
-        kw = Widths::pad(widths.key),
-        vw = Widths::pad(widths.value),
+        "{} {} headers",
+        Padded("key", widths.key),
+        Padded("value", widths.value),
     )
 }
 

@@ -56,10 +56,11 @@ impl TreeView<'_> {
             Style::new()
         };
         // Offsets under decompressed data index its buffer: `d:`, as in the text tree.
-        let inside = (0..row.path.len()).any(|k| {
-            self.root
-                .at_path(&row.path[..k])
-                .is_some_and(|a| a.role == Role::Decompressed)
+        let mut ancestor = Some(self.root);
+        let inside = row.path.iter().any(|&k| {
+            let here = ancestor.is_some_and(|a| a.role == Role::Decompressed);
+            ancestor = ancestor.and_then(|a| a.children.get(k));
+            here
         });
         spans.push(Span::styled(
             line_in(node, TreeOptions::default(), inside),

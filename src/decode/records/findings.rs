@@ -9,8 +9,8 @@
 //! of, at their record's place.
 
 use super::layout::ATTRIBUTES;
-use super::order::{self, has_error};
-use super::payload::{key_value_nodes, PayloadKind};
+use super::order;
+use super::payload::PayloadKind;
 use super::BatchDecoder;
 use crate::decode::tape::{Id, SlotKind, Val, Values};
 use bytes::Bytes;
@@ -72,16 +72,11 @@ impl BatchDecoder<'_, '_> {
     }
 
     /// What decoding the key and value of the record at slot `rec` (in
-    /// `buf`) through their schemas warns of: a record read whole only, as
-    /// its nodes decode them.
+    /// `buf`) through their schemas warns of, as its nodes decode them.
     fn key_value_warnings(&mut self, tape: &Values, rec: u32, kind: PayloadKind, buf: &Bytes) {
-        let failed = tape.children(rec).any(|(_, s)| has_error(tape, s));
-        let headers = tape.children(rec).any(|(_, s)| s.id == Id::Headers);
-        if failed || !headers {
-            return;
-        }
-        let record = self.key_value(tape, rec, kind);
-        key_value_nodes(self.decoding(buf), record, &mut self.warnings);
+        let mut warnings = Vec::new();
+        self.decoded_key_value(tape, rec, (kind, buf), &mut warnings);
+        self.warnings.append(&mut warnings);
     }
 }
 

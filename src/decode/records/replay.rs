@@ -18,8 +18,10 @@ use super::compression::Codec;
 use super::layout::{
     v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
 };
-use super::order::slot_int as int;
-use super::payload::{key_value_nodes, schema_registry_framing, Embedding, KeyValue, PayloadKind};
+use super::order::{has_error, slot_int as int};
+use super::payload::{
+    key_value_nodes, schema_registry_framing, Embedding, KeyValue, KeyValueNodes, PayloadKind,
+};
 use super::BatchDecoder;
 use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
@@ -27,7 +29,7 @@ use crate::decode::Wire;
 use crate::decode::{Kind, Name, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
 
-impl<'a, 'c> BatchDecoder<'a, 'c> {
+impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `parent` (a records field).
     pub(crate) fn replay_stream(&self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
         for (i, s) in tape.children(parent) {
@@ -165,29 +167,43 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         });
     }
 
-    /// What decodes the structs in a record's key and value, read from `buf`.
-    pub(super) fn decoding<'b>(&self, buf: &'b Bytes) -> Embedding<'b, 'c> {
-        Embedding {
-            decode: self.ctx.embedded,
-            cat: self.catalogue,
-            buf,
+    /// What the key and value of the record at slot `rec` (in `buf`) decode
+    /// to through their schemas (`kind`): none for a plain topic's, or a
+    /// record not read whole to its headers. What decoding them warns of
+    /// goes to `warnings`. The nodes and the check both read records so.
+    pub(super) fn decoded_key_value(
+        &self,
+        tape: &Values,
+        rec: u32,
+        (kind, buf): (PayloadKind, &Bytes),
+        warnings: &mut Vec<crate::decode::Warning>,
+    ) -> Option<KeyValueNodes> {
+        if kind == PayloadKind::Plain {
+            return None;
         }
-    }
-
-    /// The key and value of the record at slot `rec`, to decode as `kind`.
-    pub(super) fn key_value(&self, tape: &Values, rec: u32, kind: PayloadKind) -> KeyValue<'a> {
+        let failed = tape.children(rec).any(|(_, s)| has_error(tape, s));
+        let headers = tape.children(rec).any(|(_, s)| s.id == Id::Headers);
+        if failed || !headers {
+            return None;
+        }
         let range_of = |of: BytesOf| {
             tape.children(rec).find_map(|(_, s)| match s.id {
                 Id::Bytes { of: o, .. } if o == of => bytes_range(s),
                 _ => None,
             })
         };
-        KeyValue {
+        let record = KeyValue {
             kind,
             topic: self.ctx.topic.as_deref(),
             key: range_of(BytesOf::Key),
             value: range_of(BytesOf::Value),
-        }
+        };
+        let embedding = Embedding {
+            decode: self.ctx.embedded,
+            cat: self.catalogue,
+            buf,
+        };
+        key_value_nodes(embedding, record, warnings)
     }
 
     /// `replay` over decompressed `data` (whose offsets its slots give).
@@ -233,20 +249,9 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         } else {
             PayloadKind::for_topic(self.ctx.topic.as_deref())
         };
-        // One look at its slots: where it failed (on its node, before its
-        // children), and whether its headers were read. A record that failed
-        // has no keys or values decoded through their schemas.
-        let (mut failed, mut has_headers) = (false, false);
-        for (_, s) in tape.children(i) {
-            let error = s
-                .finding()
-                .and_then(|f| tape.findings.get(f)?.error.as_ref());
-            if let Some(e) = error {
-                node.set_error(e.clone());
-                failed = true;
-            }
-            has_headers |= s.id == Id::Headers;
-        }
+        // Where it failed, on its node before its children.
+        self.found_under(tape, i, node);
+        let failed = node.error().is_some();
         // A damaged record of the metadata log may hold a credential its
         // schema would have marked: the whole record is taken for one.
         if failed && kind == PayloadKind::ClusterMetadata {
@@ -256,15 +261,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         // each goes under its node as it is made (what decoding warns of,
         // the check of the same slots says).
         let plain = kind == PayloadKind::Plain;
-        let mut decoded = (!plain && !failed && has_headers)
-            .then(|| {
-                key_value_nodes(
-                    self.decoding(self.buf),
-                    self.key_value(tape, i, kind),
-                    &mut Vec::new(),
-                )
-            })
-            .flatten();
+        let mut decoded = self.decoded_key_value(tape, i, (kind, self.buf), &mut Vec::new());
         let out = &mut node.children;
         if let Val::Int(len) = rec.value {
             push_length(out, rec.at as usize, usize::from(rec.prefix), len as i32);
@@ -294,7 +291,12 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                 } => {
                     self.replay_bytes(KEY, RECORD_BYTES, s, out, plain);
                     if let Some(d) = decoded.as_mut() {
-                        attach(out, Kind::RecordKey, std::mem::take(&mut d.key), false);
+                        attach(
+                            out,
+                            Kind::RecordKey,
+                            std::mem::take(&mut d.key),
+                            (false, false),
+                        );
                     }
                 }
                 Id::Bytes {
@@ -303,13 +305,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
                     self.replay_bytes(VALUE, RECORD_BYTES, s, out, plain);
                     if let Some(d) = decoded.as_mut() {
                         let value = std::mem::take(&mut d.value);
-                        attach(out, Kind::RecordValue, value, d.value_secret);
-                        if d.tombstone {
-                            if let Some(v) = out.last_mut().filter(|v| v.kind == Kind::RecordValue)
-                            {
-                                v.set_note("(tombstone)");
-                            }
-                        }
+                        attach(out, Kind::RecordValue, value, (d.value_secret, d.tombstone));
                     }
                 }
                 Id::Headers => {
@@ -458,15 +454,18 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 }
 
 /// Under the key or value node just built (`kind`; none when its bytes
-/// were cut short), what it decoded to; `secret` when the value is taken
-/// for a credential whole.
-fn attach(out: &mut [Node], kind: Kind, mut decoded: Vec<Node>, secret: bool) {
+/// were cut short), what it decoded to; marked when the value is taken for
+/// a credential whole, or is a coordinator's tombstone.
+fn attach(out: &mut [Node], kind: Kind, mut decoded: Vec<Node>, (secret, tombstone): (bool, bool)) {
     let Some(n) = out.last_mut().filter(|n| n.kind == kind) else {
         return;
     };
     n.children.append(&mut decoded);
     if secret {
         n.set_secret();
+    }
+    if tombstone {
+        n.set_note("(tombstone)");
     }
 }
 
