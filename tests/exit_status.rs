@@ -1,7 +1,8 @@
 //! Exit statuses on damaged record data: the commands that read record data
 //! (`capture`'s trees, `check`, `records`) end with status 2 (`check`: 3)
-//! when a batch's CRC is wrong or a Produce request's batch is cut short (a
-//! producer sends whole batches; only a fetch's size limit cuts one), so
+//! when a batch's CRC is wrong, a Produce request's batch is cut short (a
+//! producer sends whole batches; only a fetch's size limit cuts one) or a
+//! record's length is not what its fields used, so
 //! that scripts can tell a clean capture from a damaged one; on a clean
 //! capture every command ends with 0. (`--list`, `stats` and `report` read
 //! no record data, so they do not see record damage.)
@@ -23,17 +24,17 @@ fn kwire(args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
+fn record() -> Rec {
+    Rec {
+        key: Some(b"k".to_vec()),
+        value: Some(b"a value".to_vec()),
+        headers: vec![],
+        timestamp_delta: 0,
+    }
+}
+
 fn records() -> Vec<u8> {
-    batch(
-        0,
-        0,
-        &[Rec {
-            key: Some(b"k".to_vec()),
-            value: Some(b"a value".to_vec()),
-            headers: vec![],
-            timestamp_delta: 0,
-        }],
-    )
+    batch(0, 0, &[record()])
 }
 
 /// A capture of one Produce request whose records are `records`.
@@ -81,8 +82,18 @@ fn damaged_records_make_every_command_exit_2() {
     bad_crc[last] ^= 0x01; // the record's last byte: the CRC no longer matches
     let good = records();
     let cut = good[..good.len() - 5].to_vec();
+    // A record length one more than its fields use (a byte to cover it): every field reads.
+    let one = common::batches::record_bytes(&record(), 0);
+    let mut longer = vec![one[0] + 2];
+    longer.extend_from_slice(&one[1..]);
+    longer.push(0);
+    let record_length = common::batches::batch_of(0, 0, &longer, 1);
     let mut wrong = Vec::new();
-    for (name, recs) in [("bad-crc", bad_crc), ("cut-batch", cut)] {
+    for (name, recs) in [
+        ("bad-crc", bad_crc),
+        ("cut-batch", cut),
+        ("record-length", record_length),
+    ] {
         let cap = produce_capture(name, &recs);
         for (cmd, status, out) in run_all(&cap) {
             if !["capture", "check", "records"].contains(&cmd.as_str()) {

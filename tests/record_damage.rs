@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::batches::{batch, legacy_message, produce, Rec};
+use common::batches::{batch, batch_of, legacy_message, produce, record_bytes, Rec};
 use kwire::schema::Catalogue;
 
 /// Exit status, standard output and standard error of `kwire ARGS < stdin`.
@@ -57,6 +57,70 @@ fn unknown_codec() -> Vec<u8> {
     let crc = kwire::protocol::crc32c::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
+}
+
+/// The records of [`records`] from `base_offset` on, with the first one's length one more than its
+/// fields use (and a byte to cover it), in a batch of `attributes`' codec:
+/// every field reads, but the batch is not what a producer writes and a
+/// broker refuses it as corrupt.
+fn record_length_off(base_offset: i64, attributes: i16) -> Vec<u8> {
+    let recs = records();
+    let first = record_bytes(&recs[0], 0);
+    let len = i64::from(first[0] >> 1);
+    assert_eq!(len, 8, "the message the tests expect");
+    let mut bytes = vec![((len + 1) << 1) as u8];
+    bytes.extend_from_slice(&first[1..]);
+    bytes.push(0);
+    bytes.extend(record_bytes(&recs[1], 1));
+    batch_of(base_offset, attributes, &bytes, 2)
+}
+
+#[test]
+fn a_record_length_not_what_its_fields_used_is_damage_to_every_command() {
+    let frame = produce(Catalogue::builtin(), "t", &record_length_off(0, 0));
+    let (status, out, err) = kwire(&["decode", "--binary", "-"], &frame);
+    assert_eq!(status, 2, "{out}{err}");
+    assert!(
+        out.contains("\nerror: 0x005c: record length 9 but fields used 8\n"),
+        "{out}"
+    );
+    assert_eq!(
+        err.trim(),
+        "kwire: frame at input offset 0: record data: at offset 0x005c (92): a record length of 8 (what its fields used), found 9"
+    );
+    let (status, out, _) = kwire(&["decode", "--binary", "--json", "-"], &frame);
+    assert_eq!(status, 2);
+    assert!(
+        out.contains(r#""record_errors":[{"offset":92,"expected":"a record length of 8 (what its fields used), found 9"}]"#),
+        "{out}"
+    );
+    // A log segment of a clean batch, then that one: said once, at its place in the file.
+    let mut log = batch(0, 0, &records());
+    let position = log.len();
+    log.extend(record_length_off(2, 0));
+    let (status, _, err) = kwire(&["records", "--format", "dump", "-"], &log);
+    assert_eq!(status, 2, "{err}");
+    let at = position + 61;
+    assert_eq!(
+        err.trim(),
+        format!("kwire: record data at offset 0x{at:04x} ({at}): a record length of 8 (what its fields used), found 9"),
+    );
+}
+
+#[test]
+fn a_finding_in_decompressed_data_is_placed_at_the_compressed_bytes() {
+    let frame = produce(Catalogue::builtin(), "t", &record_length_off(0, 1));
+    let (status, out, err) = kwire(&["decode", "--binary", "-"], &frame);
+    assert_eq!(status, 2);
+    // The compressed records start at 0x005c, after the batch's 61 bytes of header.
+    assert!(
+        out.contains("\nerror: 0x005c: in the data decompressed from here, at d:0x0000: record length 9 but fields used 8\n"),
+        "{out}"
+    );
+    assert!(
+        err.contains("record data: at offset 0x005c (92): in the data decompressed from here, at d:0x0000: a record length of 8"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -22,6 +22,9 @@ pub enum ErrorKind {
     BatchLength,
     /// A batch's record count disagrees with the records in its bytes.
     RecordsCount,
+    /// A record's length is not what its fields used: they read, but the
+    /// batch is not what a producer writes, and a broker refuses it.
+    RecordLength,
     /// A compression codec the format does not define.
     Codec,
     /// Compressed data that does not decompress.
@@ -74,8 +77,6 @@ pub enum WarningKind {
     TagVersion,
     /// A tagged entry whose declared size is not what its value used.
     TagSize,
-    /// A record whose length is not what its fields used.
-    RecordLength,
     /// Bytes after an embedded struct (consumer-protocol bytes, record payloads).
     EmbeddedTrailing,
     /// An embedded struct (a record payload, consumer-protocol bytes) that

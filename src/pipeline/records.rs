@@ -9,6 +9,7 @@ use super::frames::Style;
 use crate::analysis::records_table::{read_capture_records, Options, Summary};
 use crate::decode::fields::Context;
 use crate::decode::records::segment::{for_each_batch, SegmentEnd};
+use crate::decode::WarningKind;
 use crate::render::records_table::{write_json_item, write_table_header, write_table_item, Widths};
 use crate::render::text_tree::{render_tree, TreeOptions};
 use crate::schema::Catalogue;
@@ -127,11 +128,25 @@ pub fn write_batches(
             }
         }
         for w in &batch.warnings {
-            say(&format!(
-                "kwire: {}: {w} (batch at position {})",
-                crate::analysis::finding::Rule::severity_of(w).as_str(),
-                batch.position
-            ));
+            // Damage is said below, from the batch's damage, where it is in the input.
+            if matches!(w.kind, WarningKind::RecordDamage(_)) {
+                continue;
+            }
+            let severity = crate::analysis::finding::Rule::severity_of(w).as_str();
+            say(&match w.offset {
+                // A warning's offset is the batch's own: the input's is the batch's position on.
+                Some(at) => {
+                    let at = batch.position + at;
+                    format!(
+                        "kwire: {severity}: record data at offset 0x{at:04x} ({at}): {}",
+                        crate::text::escape::sanitize(w.detail())
+                    )
+                }
+                None => format!(
+                    "kwire: {severity}: {w} (batch at position {})",
+                    batch.position
+                ),
+            });
         }
         for e in &batch.damage {
             say(&format!(

@@ -161,21 +161,29 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
     }
 
     /// The findings since `first` were in the data decompressed from `from`:
-    /// their damage is placed there, with its offset in the decompressed data
-    /// (`d:`) in the text, so that no offset into decompressed data is ever
-    /// read as one into the input.
+    /// their damage and warnings are placed there, with their offset in the
+    /// decompressed data (`d:`) in the text, so that no offset into
+    /// decompressed data is ever read as one into the input.
     fn absorb(&mut self, first: usize, from: usize) {
-        for e in self
-            .findings
-            .iter_mut()
-            .skip(first)
-            .filter_map(|f| f.damage.as_mut())
-        {
-            e.expected = format!(
-                "in the data decompressed from here, at d:0x{:04x}: {}",
-                e.offset, e.expected
-            );
-            e.offset = from;
+        for f in self.findings.iter_mut().skip(first) {
+            if let Some(e) = f.damage.as_mut() {
+                e.expected = format!(
+                    "in the data decompressed from here, at d:0x{:04x}: {}",
+                    e.offset, e.expected
+                );
+                e.offset = from;
+            }
+            // A warning led by its offset is led by the compressed bytes' instead.
+            let Some(w) = f.warning.as_mut() else {
+                continue;
+            };
+            let Some(at) = w.offset else {
+                continue;
+            };
+            if let Some(rest) = w.text.strip_prefix(&format!("0x{at:04x}: ")) {
+                let text = format!("in the data decompressed from here, at d:0x{at:04x}: {rest}");
+                *w = Warning::at(w.kind, from, format_args!("{text}"));
+            }
         }
     }
 
@@ -467,15 +475,18 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         r.restore_end(outer_end);
         res?;
         if consumed_to != at + n + len as usize {
-            let w = Warning::at(
-                WarningKind::RecordLength,
-                at,
-                format_args!(
-                    "record length {len} but fields used {}",
-                    consumed_to - at - n
-                ),
+            // The fields read, so the record is shown whole; the batch is damaged all the same.
+            let used = consumed_to - at - n;
+            let e = DecodeError {
+                kind: ErrorKind::RecordLength,
+                offset: at,
+                expected: format!("a record length of {used} (what its fields used), found {len}"),
+            };
+            self.damaged(
+                None,
+                e,
+                format!("0x{at:04x}: record length {len} but fields used {used}"),
             );
-            self.finding(at, None, None, Some(w));
             r.seek(at + n + len as usize);
         }
         Ok(())
