@@ -905,3 +905,34 @@ fn retransmissions_with_other_bytes_are_said_and_the_first_copy_kept() {
         "{err}"
     );
 }
+
+/// A connection joined mid-stream whose client side is known only later
+/// (here when another connection shows the broker's address): its frames
+/// keep the time of the packet that completed each, and a FIN that came
+/// while it was not known is said in its turn, by the side that sent it
+/// (the truth from the packets: responses at .022223 and .022584, the
+/// client's FIN at .022906, the broker's at .023157).
+#[test]
+fn frames_held_until_the_client_side_is_known_keep_their_packets_times() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/samples/captures/lone-response.pcap"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", path, "--list", "--wide"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let conn0: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" conn 0 "))
+        .map(|l| l.split_once("Z conn 0 ").map_or(l, |(time, _)| time))
+        .map(|time| &time[time.len() - 6..])
+        .collect();
+    assert_eq!(conn0, ["022223", "022584", "022906", "023157"], "{text}");
+    assert!(
+        text.contains("022906Z conn 0 → closed by the client (FIN)")
+            && text.contains("023157Z conn 0 ← closed by the broker (FIN)"),
+        "{text}"
+    );
+}

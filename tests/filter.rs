@@ -714,3 +714,30 @@ fn write_selected_writes_the_frames_the_filter_selects() {
     assert_eq!(std::fs::read(first).unwrap(), before);
     let _ = std::fs::remove_file(&out);
 }
+
+/// A topic id the capture tied to its name (a Metadata response holds both)
+/// selects the exchanges of that topic, whether they name it by id or by
+/// name: `--topic ID`, `topic == "ID"`, in its hyphenated and Kafka's forms.
+/// The Fetch v16 requests 98 and 100 name the topic by id only.
+#[test]
+fn a_topic_id_tied_to_a_name_selects_that_topic() {
+    let capture = "samples/captures/confluent-kafka.pcap";
+    let numbers = |args: &[&str]| -> BTreeSet<u64> {
+        let mut all = vec!["capture", capture, "--json"];
+        all.extend_from_slice(args);
+        let o = kwire(&all);
+        String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| number(&serde_json::from_str(l).unwrap()))
+            .collect()
+    };
+    let id = "01a2326b-a0b1-7169-b73c-243f5af8e608";
+    let by_id = numbers(&["--topic", id]);
+    assert!(by_id.contains(&98) && by_id.contains(&100), "{by_id:?}");
+    // The same id as Kafka prints it (URL-safe base64).
+    assert_eq!(numbers(&["--topic", "AaIya6CxcWm3PCQ_WvjmCA"]), by_id);
+    assert_eq!(numbers(&["-Y", &format!("topic == \"{id}\"")]), by_id);
+    let by_name = numbers(&["--topic", "orders"]);
+    assert!(by_id.is_subset(&by_name), "{by_id:?} {by_name:?}");
+}

@@ -33,7 +33,10 @@ pub struct Group {
     /// Every frame named, ascending, at most [`MAX_FRAMES_NAMED`].
     pub frames: BTreeSet<usize>,
     pub frames_dropped: bool,
+    /// The connections named, at most 64; `conns_dropped`: more
+    /// were named than it keeps.
     pub conns: BTreeSet<usize>,
+    pub conns_dropped: bool,
     pub first: Option<f64>,
     pub last: Option<f64>,
     /// The first finding's offset in its frame (a frame's finding).
@@ -76,6 +79,7 @@ impl Groups {
             frames: BTreeSet::new(),
             frames_dropped: false,
             conns: BTreeSet::new(),
+            conns_dropped: false,
             first: None,
             last: None,
             offset: f.offset,
@@ -103,6 +107,8 @@ impl Groups {
         if let Some(c) = f.conn {
             if g.conns.len() < MAX_CONNS {
                 g.conns.insert(c);
+            } else if !g.conns.contains(&c) {
+                g.conns_dropped = true;
             }
         }
         if let Some(t) = f.time {
@@ -195,4 +201,40 @@ pub fn check_capture<R: std::io::Read>(
         tally,
         frames: checker.frames,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_of_more_connections_than_it_keeps_says_so() {
+        let mut groups = Groups::default();
+        let finding = |conn: usize| Finding {
+            frame: Some(conn),
+            time: Some(1.0),
+            conn: Some(conn),
+            direction: None,
+            api_key: Some(0),
+            api_version: Some(9),
+            correlation_id: None,
+            offset: None,
+            rule: Rule::Unanswered,
+            message: "never answered".into(),
+            frames: vec![conn],
+            until: None,
+            count: 1,
+            client_id: None,
+        };
+        for conn in 0..MAX_CONNS {
+            groups.add(&finding(conn));
+        }
+        // One seen again is no more.
+        groups.add(&finding(0));
+        let g = &groups.to_sorted()[0];
+        assert_eq!((g.conns.len(), g.conns_dropped), (MAX_CONNS, false));
+        groups.add(&finding(MAX_CONNS + 5));
+        let g = &groups.to_sorted()[0];
+        assert_eq!((g.conns.len(), g.conns_dropped), (MAX_CONNS, true));
+    }
 }

@@ -222,6 +222,11 @@ struct Half {
     since: Option<u64>,
     /// A frame was handed on: what is held now is newer than `since`.
     restamp: bool,
+    /// While the connection's client side is not known, when each packet's
+    /// bytes came: where they end in the stream, and the packet's time. A
+    /// frame cut once it is known keeps the time of the packet that
+    /// completed it, not the time of the packet that decided.
+    stamps: VecDeque<(u64, f64)>,
 }
 
 /// Packet comments waiting for their frames: a capture whose every packet
@@ -256,11 +261,28 @@ fn comment_within(
 }
 
 impl Half {
+    /// The time of the packet that brought the stream to `end`, when it came
+    /// while the client side was not known ([`Half::stamps`]); the stamps of
+    /// packets before it are let go.
+    fn completed_at(&mut self, end: u64) -> Option<f64> {
+        while let Some(&(to, at)) = self.stamps.front() {
+            if to >= end {
+                if to == end {
+                    self.stamps.pop_front();
+                }
+                return Some(at);
+            }
+            self.stamps.pop_front();
+        }
+        None
+    }
+
     /// Memory this direction holds: buffer capacity, held-back segments, a cut frame's prefix.
     fn footprint(&self) -> usize {
         self.buf.capacity()
             + self.tcp.held_bytes()
             + self.cutting.as_ref().map_or(0, |c| c.prefix.len())
+            + self.stamps.len() * std::mem::size_of::<(u64, f64)>()
     }
 
     /// The whole length the frame at `buf[0]` declares, when its size prefix is there.
@@ -373,6 +395,10 @@ struct Conn {
     /// FIN seen from each half, RST seen: each is handed on once.
     fin_seen: [bool; 2],
     rst_seen: bool,
+    /// FINs and RSTs that came before a frame was handed on (the half,
+    /// whether a reset, the time): handed on after the frames before them,
+    /// once the connection is known to be Kafka.
+    closes_held: Vec<(usize, bool, f64)>,
     /// The capture has no SYN for the connection: it joined it mid-stream,
     /// and whether the request side's first request was looked for.
     mid_stream: bool,
@@ -716,6 +742,7 @@ impl<'c> Flows<'c> {
                     announced: false,
                     fin_seen: [false; 2],
                     rst_seen: false,
+                    closes_held: Vec::new(),
                     mid_stream: !seg.syn,
                     joined: false,
                     unrecognised_bytes: 0,
@@ -804,7 +831,19 @@ impl<'c> Flows<'c> {
         out: &mut Vec<Captured>,
     ) {
         let conn = &mut self.conns[ci];
-        let Some(client) = conn.client.filter(|_| conn.announced && !conn.not_kafka) else {
+        if conn.not_kafka {
+            return;
+        }
+        if !conn.announced {
+            conn.closes_held.push((hi, rst, timestamp));
+            return;
+        }
+        if !conn.closes_held.is_empty() {
+            // Those held came first.
+            self.closes_before(ci, f64::INFINITY, out);
+        }
+        let conn = &mut self.conns[ci];
+        let Some(client) = conn.client else {
             return;
         };
         let side = if hi == client {
@@ -832,6 +871,21 @@ impl<'c> Flows<'c> {
         }));
     }
 
+    /// The FINs and RSTs held back until a frame of the connection was handed
+    /// on, those before `before` (a time), handed on now.
+    fn closes_before(&mut self, ci: usize, before: f64, out: &mut Vec<Captured>) {
+        let conn = &mut self.conns[ci];
+        if !conn.announced || conn.closes_held.is_empty() {
+            return;
+        }
+        let held = std::mem::take(&mut conn.closes_held);
+        let (now, later): (Vec<_>, Vec<_>) = held.into_iter().partition(|c| c.2 <= before);
+        self.conns[ci].closes_held = later;
+        for (hi, rst, timestamp) in now {
+            self.closed_event(ci, hi, rst, timestamp, out);
+        }
+    }
+
     /// End of capture: deliver what is held back behind gaps, and note what
     /// can no longer complete.
     pub fn finish(&mut self, timestamp: f64) -> Vec<Captured> {
@@ -847,6 +901,7 @@ impl<'c> Flows<'c> {
                 self.close_half(ci, hi, StreamCut::EndOfCapture, timestamp, &mut out);
             }
             self.tls_session(ci, timestamp, &mut out);
+            self.closes_before(ci, f64::INFINITY, &mut out);
             self.account(ci, 0);
             self.account(ci, 1);
         }
@@ -1209,9 +1264,14 @@ impl<'c> Flows<'c> {
         timestamp: f64,
         out: &mut Vec<Captured>,
     ) {
+        let undecided = self.conns[ci].client.is_none();
         let half = &mut self.conns[ci].halves[hi];
         match piece {
             Chunk::Data(mut d) => {
+                if undecided {
+                    half.stamps
+                        .push_back((half.at + (half.buf.len() + d.len()) as u64, timestamp));
+                }
                 if let Some(c) = &mut half.cutting {
                     // The body of a cut frame: count it, keep nothing.
                     let n = c.remaining.min(d.len());
@@ -1454,6 +1514,11 @@ impl<'c> Flows<'c> {
                 }));
             }
         }
+        let timestamp = conn.halves[hi]
+            .completed_at(conn.halves[hi].at)
+            .unwrap_or(timestamp);
+        self.closes_before(ci, timestamp, out);
+        let conn = &mut self.conns[ci];
         let is_request = conn.client == Some(hi);
         let half = &mut conn.halves[hi];
         let after_gap = std::mem::take(&mut half.gap_pending);
@@ -1578,6 +1643,10 @@ impl<'c> Flows<'c> {
     /// the holders (oldest first).
     fn account(&mut self, ci: usize, hi: usize) {
         let half = &mut self.conns[ci].halves[hi];
+        // The stamps of bytes handed on or passed over are done with.
+        while half.stamps.front().is_some_and(|&(end, _)| end <= half.at) {
+            half.stamps.pop_front();
+        }
         let now = half.footprint();
         self.held = self.held - half.counted + now;
         half.counted = now;
@@ -1647,6 +1716,7 @@ impl<'c> Flows<'c> {
         }
         half.buf = BytesMut::new();
         half.split = 0;
+        half.stamps.clear();
         self.report(ci, hi, out);
     }
 }

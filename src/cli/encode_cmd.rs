@@ -68,7 +68,8 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &EncodeArgs) -> i32 {
     // A whole contract object has kind/header/body; anything else is the body alone.
     let whole =
         obj.contains_key("body") && (obj.contains_key("kind") || obj.contains_key("header"));
-    let api_key = match &args.api {
+    // `kwire encode -` reads standard input, as `decode -` does: it is the default input.
+    let api_key = match args.api.as_deref().filter(|a| *a != "-") {
         Some(a) => match resolve_api_or_report(cat, a) {
             Some(k) => Some(k),
             None => return exit::FAILURE,

@@ -23,7 +23,8 @@ it holds on the request or on the response.
             a path ending so (Partitions.ErrorCode), or from the top
             (header.ClientId, body.Topics.Partitions.ErrorCode); an array
             matches when any element does. Facts: api, version, direction,
-            latency, size, conn, client_id, topic, error, correlation_id, frame.
+            latency, size, conn, client_id, topic, error, correlation_id, frame,
+            finding.
             Records: record.key, record.value, record.headers.key,
             record.headers.value, record.offset, record.timestamp.
   Values    numbers (-1, 0x1f, 2.5), \"strings\" (\\\" \\\\ \\n \\t \\xHH),

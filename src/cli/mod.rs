@@ -42,7 +42,7 @@ const GLOBAL: &str = "Global options";
 const UNUSED_GLOBALS: &[(&str, &[&str])] = &[
     (
         "primitive",
-        &["defs", "kafka_release", "color", "show_secrets", "wide"],
+        &["defs", "kafka_release", "color", "show_secrets"],
     ),
     (
         "completions",

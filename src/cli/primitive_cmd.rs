@@ -114,7 +114,11 @@ fn render(heading: &str, d: &Decoded) -> String {
         out.push_str(&render_tree_annotated(
             node,
             &d.bytes,
-            TreeOptions::default(),
+            // Fitted to the terminal as `decode --explain` is (`--wide`: whole lines).
+            TreeOptions {
+                width: super::width::stdout(),
+                ..TreeOptions::default()
+            },
             &|n, parent, buf| explain(n, parent, buf),
         ));
     }

@@ -238,6 +238,15 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     pub fn varlong(&mut self, what: &str) -> Result<(i64, usize), DecodeError> {
         let v = self.uvarint_n(10, what)?;
+        // A tenth byte holds the 64th bit alone: more would be bits that do
+        // not fit, refused as a varint's past 32 bits are.
+        if v.len == 10 && self.buf.get(self.pos - 1).is_some_and(|&b| b > 1) {
+            return Err(DecodeError {
+                kind: ErrorKind::Invalid,
+                offset: self.pos - v.len,
+                expected: format!("{what}: varlong exceeds 64 bits"),
+            });
+        }
         let u = v.value;
         Ok((((u >> 1) as i64) ^ -((u & 1) as i64), v.len))
     }
@@ -263,6 +272,21 @@ mod tests {
         let e = r.i8("c").unwrap_err();
         assert_eq!(e.offset, 6);
         assert!(e.expected.contains("needs 1 bytes, 0 remain"));
+    }
+
+    #[test]
+    fn a_varlong_of_more_than_64_bits_is_refused() {
+        let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        assert_eq!(r.varlong("v").unwrap(), (i64::MIN, 10));
+        for last in [0x02, 0x7f] {
+            let mut bytes = [0xff; 10];
+            bytes[9] = last;
+            let e = Reader::new(&bytes).varlong("v").unwrap_err();
+            assert_eq!(
+                (e.offset, e.expected.as_str()),
+                (0, "v: varlong exceeds 64 bits")
+            );
+        }
     }
 
     #[test]

@@ -219,7 +219,7 @@ pub(crate) fn index_page(apis: &[ApiRow], records: &[RecordRow], definitions: &s
         path: PATH.into(),
         title: "Kafka protocol on the wire".into(),
         blocks: vec![
-            Block::Para("Every API and record type of the Kafka protocol, each shown as the smallest legal instance that kwire encodes and decodes: a byte grid coloured by region, the object tree, the schema and the version history. Default versions are the latest stable ones; sizes include the int32 size prefix. The encoding page explains each primitive.".into()),
+            Block::Para("Every API and record type of the Kafka protocol, each shown as the smallest legal instance that kwire encodes and decodes: a byte grid coloured by region, the object tree, the schema and the version history. Default versions are the latest stable ones; sizes are those of the instances shown, with the int32 size prefix (a records field holds two example records). The encoding page explains each primitive.".into()),
             Block::Facts(vec![("Definitions".into(), definitions.to_string())]),
         ],
         sections,

@@ -186,6 +186,8 @@ pub fn write_groups(
         match g.conns.len() {
             0 => {}
             1 => at += &format!("  conn {}", g.conns.iter().next().copied().unwrap_or(0)),
+            // Only so many are kept: the count is a floor.
+            n if g.conns_dropped => at += &format!("  more than {n} conns"),
             n => at += &format!("  {n} conns"),
         }
         let frames = g.frames();

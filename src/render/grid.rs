@@ -157,8 +157,14 @@ pub(crate) fn write_layout(
         }
     }
     out.push_str("legend: ");
+    // Only the regions the bytes are in, as the pages' legends name them.
+    let used = regions
+        .iter()
+        .flatten()
+        .fold(0u32, |m, r| m | 1 << (*r as u32));
     let legend: Vec<String> = Region::ALL
         .iter()
+        .filter(|r| used & 1 << (**r as u32) != 0)
         .map(|r| paint(&format!(" {} ", r.label()), Some(*r), color))
         .collect();
     out.push_str(&legend.join(" "));

@@ -397,13 +397,7 @@ pub(crate) fn write_tree_annotated(
     )>,
 ) -> io::Result<Vec<(DeferredRecords, Found)>> {
     let mut out = Gathered {
-        text: line(
-            root,
-            TreeOptions {
-                width: None,
-                ..opts
-            },
-        ),
+        text: line(root, opts),
         w,
         fit: opts.width,
     };
@@ -414,8 +408,8 @@ pub(crate) fn write_tree_annotated(
         opts.width,
         &mut out.text,
     );
-    // Tree lines are cut once drawn whole, rails included; notes are prose,
-    // wrapped to the width instead.
+    // Tree lines are fitted as they are drawn, rails included (`Walk::tree_line`);
+    // notes are prose, wrapped to the width instead.
     let mut walk = Walk {
         opts: TreeOptions {
             width: None,
@@ -553,6 +547,23 @@ impl Walk<'_, '_, '_> {
         drawn
     }
 
+    /// A node's line after the rails, fitted to the width as the text tree
+    /// fits it: what says least is cut first, the range kept.
+    fn tree_line(&self, prefix: &str, node: &Node, inner: bool) -> String {
+        let mut line = Vec::with_capacity(prefix.len() + 128);
+        line.extend_from_slice(prefix.as_bytes());
+        line.extend_from_slice(b"+-- ");
+        let opts = TreeOptions {
+            width: self.width,
+            ..self.opts
+        };
+        match opts.color {
+            true => push_line_in::<true>(&mut line, node, opts, inner, 0),
+            false => push_line_in::<false>(&mut line, node, opts, inner, 0),
+        }
+        into_string(line)
+    }
+
     /// `nodes` (children of `parent`; the last of them its last child when
     /// `ends`) with their notes and subtrees.
     fn draw(
@@ -566,9 +577,7 @@ impl Walk<'_, '_, '_> {
         let n = nodes.len();
         for (i, c) in nodes.iter().enumerate() {
             let last = ends && i + 1 == n;
-            out.text.push_str(prefix);
-            out.text.push_str("+-- ");
-            out.text.push_str(&line_in(c, self.opts, inner));
+            out.text.push_str(&self.tree_line(prefix, c, inner));
             out.text.push('\n');
             let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
             // A deferred records field has the children its walk will draw.

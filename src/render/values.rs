@@ -47,7 +47,10 @@ pub(crate) fn float_text(v: f64) -> String {
     if v.is_finite() && v == v.trunc() && v.abs() < 1e16 {
         format!("{v:.1}")
     } else {
-        v.to_string()
+        // The shortest text that reads back the same, with an exponent for
+        // the very small and large (`5e-324`, `1e300`) as the JSON has them:
+        // whole decimals of those run to hundreds of digits, cut to `0.000…`.
+        format!("{v:?}")
     }
 }
 
@@ -70,5 +73,27 @@ pub(crate) fn push_bytes_text(out: &mut Vec<u8>, b: &[u8]) {
         out.extend_from_slice("… (".as_bytes());
         push_uint(out, b.len() as u64, 0);
         out.extend_from_slice(b" bytes)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::float_text;
+
+    #[test]
+    fn floats_are_the_shortest_text_that_reads_back() {
+        for (v, text) in [
+            (2.0, "2.0"),
+            (0.1, "0.1"),
+            (-1.5, "-1.5"),
+            (5e-324, "5e-324"),
+            (1e300, "1e300"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(float_text(v), text);
+            if v.is_finite() {
+                assert_eq!(text.parse::<f64>(), Ok(v));
+            }
+        }
     }
 }

@@ -121,10 +121,7 @@ fn message_from_json(obj: &Map<String, Value>) -> Result<MessageSpec, String> {
     let valid_versions = versions_key(obj, "validVersions")?.ok_or("missing \"validVersions\"")?;
     let flexible_versions = versions_key(obj, "flexibleVersions")?.unwrap_or(Versions::NONE);
     let deprecated_versions = versions_key(obj, "deprecatedVersions")?.unwrap_or(Versions::NONE);
-    let latest_version_unstable = obj
-        .get("latestVersionUnstable")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let latest_version_unstable = flag(obj, "latestVersionUnstable")?;
     let listeners = obj
         .get("listeners")
         .and_then(Value::as_array)
@@ -318,21 +315,29 @@ fn field_from_json(
         tag,
         flexible: versions_key(obj, "flexibleVersions").map_err(ctx)?,
         default,
-        ignorable: obj
-            .get("ignorable")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        ignorable: flag(obj, "ignorable").map_err(ctx)?,
         entity_type: str_key(obj, "entityType").map_err(ctx)?.map(str::to_string),
-        map_key: obj.get("mapKey").and_then(Value::as_bool).unwrap_or(false),
-        zero_copy: obj
-            .get("zeroCopy")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        map_key: flag(obj, "mapKey").map_err(ctx)?,
+        zero_copy: flag(obj, "zeroCopy").map_err(ctx)?,
         common_struct,
         fields,
         labels: Default::default(),
         about: str_key(obj, "about").map_err(ctx)?.map(str::to_string),
     })
+}
+
+/// A true-or-false key, absent as false. Kafka's generator reads the
+/// definitions with Jackson, which takes the strings `"true"` and `"false"`
+/// for the booleans: 4.2 writes `"ignorable": "true"` on three fields, and
+/// `"ignorable":  "false"` on five.
+fn flag(obj: &Map<String, Value>, key: &str) -> Result<bool, String> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
+        Some(other) => Err(format!("{key} is {other}, not true or false")),
+    }
 }
 
 fn header_versions(v: &Value) -> Result<Vec<(Versions, i16)>, String> {
@@ -503,6 +508,21 @@ mod tests {
         );
         assert_eq!(extra.default.as_deref(), Some("-1"));
         assert_eq!(spec.fields[0].about.as_deref(), Some("The id."));
+    }
+
+    #[test]
+    fn true_and_false_written_as_strings_are_the_booleans() {
+        let spec = |ignorable: &str| {
+            let text = format!(
+                r#"{{"apiKey": 1, "type": "request", "name": "XRequest", "validVersions": "0",
+                "fields": [{{"name": "A", "type": "int32", "versions": "0+", "ignorable": {ignorable}}}]}}"#
+            );
+            parse_definition(&text, "x").map(|s| s.fields[0].ignorable)
+        };
+        assert_eq!(spec(r#""true""#), Ok(true));
+        assert_eq!(spec(r#""false""#), Ok(false));
+        assert_eq!(spec("true"), Ok(true));
+        assert!(spec(r#""yes""#).unwrap_err().contains("ignorable"));
     }
 
     #[test]

@@ -563,20 +563,23 @@ fn raw(node: &Node, parent: Option<&Node>, buf: &[u8]) -> Option<Explanation> {
             value: Value::Bytes(None),
         });
     }
-    // Inside a key or value (Schema Registry framing's payload) the bytes run to the value's end.
-    let rest = node.kind == Kind::SchemaRegistryPayload;
-    let line = match (bytes.is_empty(), rest) {
-        (true, _) => "no bytes (the length before it is 0)".to_string(),
-        (false, true) => format!(
-            "{} → {}, the rest of the value",
-            shown(bytes),
-            count_bytes(bytes.len())
+    // What says how many bytes there are: a length or size just before them,
+    // the end of the value they are in, or the end of the data.
+    let measured = before.is_some_and(|b| {
+        b.end() == node.offset && matches!(b.kind, Kind::BytesLength | Kind::TagSize)
+    });
+    let count = count_bytes(bytes.len());
+    let line = match node.kind {
+        _ if bytes.is_empty() && measured => "no bytes (the length before it is 0)".to_string(),
+        _ if bytes.is_empty() => "no bytes".to_string(),
+        // Inside a key or value (Schema Registry framing's payload) the bytes run to the value's end.
+        Kind::SchemaRegistryPayload => format!("{} → {count}, the rest of the value", shown(bytes)),
+        Kind::TruncatedBatch => format!(
+            "{} → {count}: the rest of the records, a batch cut short (its length says more than there is)",
+            shown(bytes)
         ),
-        (false, false) => format!(
-            "{} → {}, as many as the field before says",
-            shown(bytes),
-            count_bytes(bytes.len())
-        ),
+        _ if measured => format!("{} → {count}, as many as the field before says", shown(bytes)),
+        _ => format!("{} → {count}", shown(bytes)),
     };
     Some(Explanation {
         lines: vec![line],

@@ -404,7 +404,21 @@ impl Compiler<'_> {
             int: Some(i),
             ..Value::default()
         };
-        match (fact, &v.item) {
+        // A quoted name is the name: `api == "Fetch"` as `api == Fetch`.
+        let quoted;
+        let item = match (&v.item, fact) {
+            (Literal::Str(b), Fact::Api | Fact::Direction | Fact::Error) => {
+                match std::str::from_utf8(b) {
+                    Ok(name) => {
+                        quoted = Literal::Name(name.to_string());
+                        &quoted
+                    }
+                    Err(_) => &v.item,
+                }
+            }
+            _ => &v.item,
+        };
+        match (fact, item) {
             (Fact::Api, Literal::Name(n)) => match self.cat.resolve_api(n) {
                 Some(k) => Ok(int(k.into())),
                 None => {

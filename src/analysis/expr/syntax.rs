@@ -155,8 +155,9 @@ fn unexpected(t: &Token) -> String {
 fn describe(t: &Token) -> String {
     match t {
         Token::Name(n) => format!("`{n}`"),
-        Token::Number(_) => "a number".into(),
-        Token::Str(_) => "a string".into(),
+        // After "unexpected": "unexpected number", as "unexpected `)`".
+        Token::Number(_) => "number".into(),
+        Token::Str(_) => "string".into(),
         Token::Open => "`(`".into(),
         Token::Close => "`)`".into(),
         Token::OpenSet => "`{`".into(),
@@ -744,6 +745,8 @@ mod tests {
             ("api in {}", 8, "expected a value"),
             ("api in {Produce Fetch}", 16, "expected `,` or `}`"),
             ("api in {Produce,}", 16, "expected a value"),
+            ("conn == 1 2", 10, "unexpected number: expected `and`"),
+            ("conn == 1 \"x\"", 10, "unexpected string: expected `and`"),
         ];
         for (text, at, says) in cases {
             let e = parse(text).unwrap_err();

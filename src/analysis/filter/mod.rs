@@ -441,6 +441,10 @@ pub(crate) trait Subject {
     fn errors(&self) -> Option<&[i16]>;
     fn latency(&self) -> Latency;
     fn frame(&self, side: Side) -> Frame;
+    /// The topic name the capture tied to topic id `id`, if it did.
+    fn id_name(&self, _id: &[u8; 16]) -> Option<&[u8]> {
+        None
+    }
     /// Whether the response may still come (topics it names are not known yet).
     fn awaiting(&self) -> bool {
         matches!(self.latency(), Latency::ToCome)
@@ -465,6 +469,9 @@ impl Subject for Exchange<'_> {
         self.topics
             .iter()
             .any(|&t| self.names.topic(t).is_some_and(&mut *test))
+    }
+    fn id_name(&self, id: &[u8; 16]) -> Option<&[u8]> {
+        self.names.id_name(id)
     }
     fn errors(&self) -> Option<&[i16]> {
         (self.outcome != Outcome::Pending).then_some(self.errors)
@@ -640,13 +647,10 @@ fn fact(f: Fact, test: &Test, on: &On<'_>) -> Tri {
         }
         Fact::Latency => match s.latency() {
             Latency::ToCome => Tri::Maybe,
-            Latency::Answered(us) => Tri::of(int_test(test, Some(us.into()))),
-            // A request never answered waited at least this long: only
-            // "at least" and "more than" can be said of its latency.
-            Latency::Waited(us) => Tri::of(match test {
-                Test::Compare(Op::Gt | Op::Ge, _) => int_test(test, Some(us.into())),
-                _ => false,
-            }),
+            // A request never answered (the connection closed, or the capture
+            // ended) has the time it waited for its latency, in every test:
+            // `not latency > 20ms` and `latency <= 20ms` select the same.
+            Latency::Answered(us) | Latency::Waited(us) => Tri::of(int_test(test, Some(us.into()))),
             Latency::Unknown => Tri::No,
         },
         Fact::ClientId => Tri::of(match s.client_id() {
@@ -658,10 +662,13 @@ fn fact(f: Fact, test: &Test, on: &On<'_>) -> Tri {
                 (Test::Present, _) => true,
                 // An id counts as either way Kafka prints it.
                 (Test::Compare(Op::Eq | Op::In, values), _) => values.iter().any(|w| {
-                    w.text
-                        .as_deref()
-                        .and_then(|w| std::str::from_utf8(w).ok())
-                        .is_some_and(|w| t.is(w))
+                    let text = w.text.as_deref().and_then(|w| std::str::from_utf8(w).ok());
+                    // An id the capture tied to a name is that name (the exchange holds the name).
+                    let tied = match (t, text.and_then(compile::parse_uuid)) {
+                        (Topic::Name(n), Some(id)) => s.id_name(&id) == Some(&**n),
+                        _ => false,
+                    };
+                    tied || text.is_some_and(|w| t.is(w))
                 }),
                 (_, Topic::Name(n)) => text_test(test, n),
                 (_, Topic::Id(_)) => text_test(test, t.text().as_bytes()),
@@ -841,6 +848,8 @@ mod tests {
         let ex = answered((0, 0), &[16, 79], 2500);
         for (text, want) in [
             ("api == Produce", true),
+            ("api == \"Produce\"", true),
+            ("direction == \"request\"", true),
             ("api == 0 and version == 9", true),
             ("api in {Fetch, Metadata}", false),
             ("version >= 10", false),
@@ -866,16 +875,24 @@ mod tests {
     }
 
     #[test]
-    fn never_answered_requests_have_waited_at_least() {
+    fn never_answered_requests_have_the_time_they_waited_for_latency() {
         let ex = Fake {
             errors: Some(Vec::new()),
             latency: Latency::Waited(30_000),
             response: Frame::Absent,
             ..Fake::default()
         };
-        assert_eq!(filter("latency > 20ms").decide_on(&ex), Some(true));
-        assert_eq!(filter("latency < 20ms").decide_on(&ex), Some(false));
-        assert_eq!(filter("latency == 30ms").decide_on(&ex), Some(false));
+        for (text, want) in [
+            ("latency > 20ms", true),
+            ("latency < 20ms", false),
+            ("latency == 30ms", true),
+            ("latency", true),
+            ("latency > 29ms and latency < 31ms", true),
+            ("not latency > 31ms", true),
+            ("latency <= 31ms", true),
+        ] {
+            assert_eq!(filter(text).decide_on(&ex), Some(want), "{text}");
+        }
         assert_eq!(filter("direction == response").decide_on(&ex), Some(false));
         assert_eq!(filter("error").decide_on(&ex), Some(false));
     }

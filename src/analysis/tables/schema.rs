@@ -259,7 +259,7 @@ const RECORDS: &[Column] = &[
     col("value_bytes", Kind::Bytes, "the value's bytes (null: a null value); hex in JSON lines"),
     col("headers", Kind::Headers, "the record's headers, in order"),
     col("codec", Kind::Text, "its batch's compression: none, gzip, snappy, lz4 or zstd (null for legacy messages)"),
-    col("batch_base_offset", Kind::Int64, "its batch's BaseOffset"),
+    col("batch_base_offset", Kind::Int64, "its batch's baseOffset as the batch holds it (a producer writes 0: the broker's offsets are in offset, see offset_assigned)"),
     col("producer_id", Kind::Int64, "its batch's ProducerId (-1: none)"),
     col("producer_epoch", Kind::Int16, "its batch's ProducerEpoch"),
     col("sequence", Kind::Int32, "the record's sequence number: the batch's BaseSequence plus its offset delta (null when the batch has none, -1)"),
