@@ -372,6 +372,12 @@ fn what_is_wrong_comes_first_and_repeats_are_one_row() {
         &page[page.find("<section id=exchanges>").unwrap()..][..3000]
     );
     assert!(page.contains("78 exchanges in 12 rows"));
+    // The stats tables' last column is each row's error codes, as `kwire stats` has them.
+    let stats = &page[page.find("<section id=stats>").unwrap()..];
+    let join = &stats[stats.find("<tr><td>JoinGroup</td><td>v0</td>").unwrap()..];
+    let join = &join[..join.find("</tr>").unwrap()];
+    assert!(join.ends_with("<td>MEMBER_ID_REQUIRED=1</td>"), "{join}");
+    assert_eq!(join.matches("<td").count(), 14, "{join}");
     // A group's frames past the links go on from where the links stop.
     assert!(
         page.contains("<a href=\"#frame-77\">77</a> … (79, 81, 83, 85, 87, 91, … 30 more)</div>"),

@@ -1765,3 +1765,34 @@ fn a_log_segment_opens_as_one_frame_of_its_batches() {
         render_tree(&whole[1003], Default::default())
     );
 }
+
+/// The index finds what `kwire check` finds: the frames' own findings
+/// (kafka-python's Fetch v12 response holds a tag that version does not
+/// have) as well as the conversation's, for the `!` list and `finding`.
+#[test]
+fn the_explorer_finds_what_check_finds() {
+    use kwire::analysis::index::IndexEvent;
+    let (_, events) = capture_app_and_events("samples/captures/kafka-python.pcap");
+    let rules: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            IndexEvent::Findings(found) => Some(found),
+            _ => None,
+        })
+        .flatten()
+        .map(|f| f.rule.id())
+        .collect();
+    assert!(rules.contains(&"tag-version"), "{rules:?}");
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args([
+            "check",
+            "samples/captures/kafka-python.pcap",
+            "--format",
+            "json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let lines = String::from_utf8_lossy(&check.stdout).lines().count();
+    assert_eq!(rules.len(), lines, "as many findings as kwire check prints");
+}

@@ -173,8 +173,9 @@ pub enum IndexEvent {
         skipped_bytes: u64,
         tls: usize,
     },
-    /// What the conversation rules found since the last such event
-    /// (`analysis::diagnosis`, run over the same reading).
+    /// What `kwire check` finds, found since the last such event: the
+    /// frames' own findings and the conversation's (`analysis::check`, run
+    /// over the same reading).
     Findings(Vec<super::finding::Finding>),
     /// The capture was read to its end (or stopped); its stats or error.
     Done(Result<CaptureStats, String>),
@@ -316,7 +317,15 @@ pub fn index_capture(
     yield_to_the_screen();
     let mut lister = Lister::new(cat, release, guess).with_topics();
     let mut learner = super::exchange::TopicIdLearner::new(cat, release);
-    let mut diagnosis = super::diagnosis::Diagnosis::new(cat, release);
+    // Every finding `kwire check` would give, the frames' own with the
+    // conversation's: the explorer's `!` list and `finding` filter read them.
+    let mut checker = super::check::Checker::new(
+        cat,
+        crate::decode::DecodeOptions {
+            release: release.map(str::to_string),
+            ..Default::default()
+        },
+    );
     let mut found = Vec::new();
     let SpoolWriter { file, endpoints } = spool;
     let mut recorded: Vec<bool> = Vec::new();
@@ -361,10 +370,10 @@ pub fn index_capture(
         if progress.stop.load(Ordering::Relaxed) {
             return false;
         }
+        checker.take(&c, &mut found);
         match c {
             Captured::Frame(f) => {
                 learner.push(&f);
-                diagnosis.frame(&f, &mut found);
                 let entry = match f.kind.sasl_mechanism() {
                     Some(_) => ListEntry::default(),
                     None => lister.entry(&f).clone(),
@@ -407,7 +416,6 @@ pub fn index_capture(
                 notes_changed = true;
             }
             Captured::Conn(e) => {
-                diagnosis.conn_event(&e, &mut found);
                 conns.push(ConnRow {
                     before: next_row,
                     event: e,
@@ -467,7 +475,7 @@ pub fn index_capture(
     ) {
         failed.get_or_insert(why);
     }
-    diagnosis.finish(&mut found);
+    checker.finish(&mut found);
     let _ = tx.send(IndexEvent::Findings(found));
     let _ = tx.send(IndexEvent::Done(match failed {
         Some(e) => Err(e),

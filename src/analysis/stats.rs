@@ -513,17 +513,23 @@ fn row_json(members: Vec<(&'static str, Json)>, row: &Row) -> Json {
 
 fn row_cells(row: &Row) -> Vec<String> {
     let mut cells = number_cells(row);
+    cells.push(errors_cell(row));
+    cells
+}
+
+/// A row's errors cell: each error code answered and how often
+/// (`MEMBER_ID_REQUIRED=1 NOT_COORDINATOR=3`), or `-`.
+pub(crate) fn errors_cell(row: &Row) -> String {
     let errors: Vec<String> = row
         .errors
         .iter()
         .map(|(&code, n)| format!("{}={n}", error_text(code)))
         .collect();
-    cells.push(if errors.is_empty() {
+    if errors.is_empty() {
         "-".into()
     } else {
         errors.join(" ")
-    });
-    cells
+    }
 }
 
 /// A row's numbers under [`NUMBER_HEADS`]: counts, bytes, and latencies

@@ -117,7 +117,7 @@ impl Widget for FindingsOverlay<'_> {
             lines.push(Line::from(if self.list.partial {
                 "nothing found so far (the capture is still being read)"
             } else {
-                "nothing found: no conversation rule fired"
+                "nothing found: no frame breaks the protocol and no conversation rule fired"
             }));
         }
         for (i, text) in self

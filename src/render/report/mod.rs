@@ -305,6 +305,8 @@ fn row_cells(out: &mut String, row: &Row) {
     for c in crate::analysis::stats::number_cells(row) {
         let _ = write!(out, "<td class=num>{c}</td>");
     }
+    let errors = crate::analysis::stats::errors_cell(row);
+    let _ = write!(out, "<td>{}</td>", esc(&errors));
 }
 
 fn heads(out: &mut String, first: &[&str]) {
