@@ -660,6 +660,33 @@ fn closing_the_connection_on_fetch_makes_the_consumer_reconnect_and_still_get_ev
             "the proxy closed the connection for {i:?}, and yet the client got an answer"
         );
     }
+    // The proxy closed those connections, the broker's side as the client
+    // sees it: the pcap says so, and the check does not blame the client.
+    let list = kwire(&["capture", pcap.to_str().unwrap(), "--list", "--wide"]);
+    let list = String::from_utf8_lossy(&list.stdout);
+    let first_fins: Vec<&str> = list
+        .lines()
+        .filter(|l| l.trim_start().starts_with("FIN "))
+        .fold(Vec::<(String, &str)>::new(), |mut seen, l| {
+            let conn = l
+                .split(" conn ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .unwrap_or("");
+            if !seen.iter().any(|(c, _)| c == conn) {
+                seen.push((conn.to_string(), l));
+            }
+            seen
+        })
+        .into_iter()
+        .map(|(_, l)| l)
+        .filter(|l| l.contains("closed by the broker"))
+        .collect();
+    assert!(
+        first_fins.len() as u64 >= n,
+        "{n} connections closed by the rule, {} closed first by the broker's side:\n{list}",
+        first_fins.len()
+    );
     let faulty = consumer_connections(&frames);
     assert!(
         faulty.len() > base.len(),
@@ -1083,6 +1110,22 @@ fn error_drop_and_duplicate_do_what_they_say_for_the_requests_they_select() {
         list.matches("  # kwire proxy rule ").count(),
         6,
         "list lines with comments:\n{list}"
+    );
+    // The frames written again (`--write-selected`) keep their comments: a
+    // made-up answer never passes for the broker's in the part shared.
+    let selected = dir.join("selected.pcapng");
+    let _ = kwire(&[
+        "capture",
+        pcap.to_str().unwrap(),
+        "--write-selected",
+        selected.to_str().unwrap(),
+    ]);
+    let again = kwire(&["capture", selected.to_str().unwrap(), "--list", "--wide"]);
+    let again = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(
+        again.matches("  # kwire proxy rule ").count(),
+        6,
+        "selected list lines with comments:\n{again}"
     );
     drop(broker);
     let _ = std::fs::remove_dir_all(&dir);

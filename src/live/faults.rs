@@ -349,8 +349,9 @@ impl Fill<'_> {
     /// level: of topics when the response's elements name a topic, of
     /// partitions when they name a partition; else an element per string or
     /// per number the request lists (DeleteTopics' names, OffsetFetch v0's
-    /// partition indexes); else element by element from the request's one
-    /// array of structs (CreateAcls' creations, DescribeConfigs' resources).
+    /// partition indexes); else, for results (elements holding an error code),
+    /// element by element from the request's one array of structs
+    /// (CreateAcls' creations, DescribeConfigs' resources).
     fn array(
         &self,
         f: &FieldSpec,
@@ -374,13 +375,18 @@ impl Fill<'_> {
             Some(by) => req
                 .iter()
                 .find(|g| struct_array(g) && g.fields.iter().any(by)),
-            None => {
+            // An answer per element of the request's one array of structs, when
+            // the response's elements are results (with an error code, at
+            // their level or below): not brokers, members or other lists the
+            // broker makes up itself.
+            None if holds_error_code(&f.fields) => {
                 let mut arrays = req.iter().filter(|g| struct_array(g));
                 match (arrays.next(), arrays.next()) {
                     (Some(one), None) => Some(one),
                     _ => None,
                 }
             }
+            None => None,
         };
         if let Some(spec) = level {
             let items = from.get(&spec.name)?.as_array()?;
@@ -454,6 +460,13 @@ fn same_kind<'m>(
         .iter()
         .filter(|g| !matches!(g.ty, FieldType::Array(_)) && is(g))
         .find_map(|g| obj.get(&g.name))
+}
+
+/// Whether fields hold an error code, at their level or in a struct below.
+fn holds_error_code(fields: &[FieldSpec]) -> bool {
+    fields
+        .iter()
+        .any(|g| g.name == "ErrorCode" || holds_error_code(&g.fields))
 }
 
 #[cfg(test)]
@@ -645,6 +658,27 @@ mod tests {
         assert_eq!(keys, [("g1", 15), ("g2", 15)]);
         // A Metadata request for every topic: its answer has nowhere to carry an error.
         assert_eq!(answer("Metadata", 9, json!({"Topics": null}), 5), None);
+        // For named topics: each with the error, and no broker made up from them.
+        let metadata = answer(
+            "Metadata",
+            12,
+            json!({"Topics": [{"Name": "t1"}, {"Name": "t2"}], "AllowAutoTopicCreation": true,
+                   "IncludeTopicAuthorizedOperations": false}),
+            5,
+        )
+        .unwrap();
+        assert_eq!(metadata["body"]["Brokers"], json!([]));
+        assert_eq!(metadata["body"]["Topics"][1]["Name"], "t2");
+        assert_eq!(metadata["body"]["Topics"][1]["ErrorCode"], 5);
+        let join = answer(
+            "JoinGroup",
+            5,
+            json!({"GroupId": "g", "MemberId": "", "ProtocolType": "consumer",
+                   "Protocols": [{"Name": "range", "Metadata": ""}]}),
+            15,
+        )
+        .unwrap();
+        assert_eq!(join["body"]["Members"], json!([]));
     }
 
     #[test]

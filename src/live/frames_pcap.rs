@@ -84,9 +84,14 @@ impl<W: Write> FramesPcap<W> {
                 opened
             }
         };
+        let first_data = packets.len();
         packets.extend(flow.data(from_client, &bytes));
-        for p in packets {
-            self.out.packet(micros, &p)?;
+        for (i, p) in packets.iter().enumerate() {
+            // The frame's comment (what `proxy --inject` did to it) stays on its first packet.
+            match f.comment.as_deref().filter(|_| i == first_data) {
+                Some(text) => self.out.packet_commented(micros, p, text)?,
+                None => self.out.packet(micros, p)?,
+            }
         }
         self.frames += 1;
         Ok(())

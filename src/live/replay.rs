@@ -240,11 +240,14 @@ impl Run<'_> {
         let mut stream = match connect(&self.opts.broker, self.opts.timeout) {
             Ok(s) => s,
             Err(e) => {
+                // The broker answered when the replay began (else it stops
+                // there): one that cannot be reached now died, and leaves
+                // this connection's requests unanswered.
                 let why = format!("could not connect: {e}");
                 return c
                     .requests
                     .iter()
-                    .map(|r| outcome(r, Verdict::NotSent, Some(why.clone())))
+                    .map(|r| outcome(r, Verdict::NoAnswer, Some(why.clone())))
                     .collect();
             }
         };
@@ -758,6 +761,60 @@ mod tests {
             Some("the captured answer does not decode")
         );
         assert_eq!(o.verdict.as_str(), "not-compared");
+    }
+
+    /// A broker that cannot be reached for a connection (it died after the
+    /// replay began) leaves its requests unanswered: `no-answer`, which the
+    /// exit status counts, not `not-sent`.
+    #[test]
+    fn a_connection_the_broker_refuses_is_no_answer() {
+        let cat = Catalogue::builtin();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let opts = Options {
+            broker: format!("127.0.0.1:{port}"),
+            timeout: Duration::from_secs(1),
+            serial: true,
+            map: false,
+            paced: false,
+            speed: 1.0,
+            ignore: Default::default(),
+            sasl_plain: None,
+            max_frame: 1 << 20,
+            release: None,
+        };
+        let spec = |direction| crate::encode::FrameSpec {
+            direction,
+            api_key: 18,
+            version: 3,
+            release: None,
+        };
+        let frame = |direction| Captured {
+            frame: 0,
+            time: 0.0,
+            bytes: Bytes::from(
+                crate::encode::example::example_frame(cat, &spec(direction)).unwrap(),
+            ),
+        };
+        let conversation = Conversation {
+            conn: 0,
+            requests: vec![Request {
+                sent: frame(Direction::Request),
+                api_key: 18,
+                version: 3,
+                answer: Some(frame(Direction::Response)),
+                sasl_token: None,
+            }],
+        };
+        let out = replay(cat, &[conversation], &opts, None);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].verdict, Verdict::NoAnswer);
+        assert!(out[0]
+            .why
+            .as_deref()
+            .is_some_and(|w| w.starts_with("could not connect")));
     }
 
     #[test]

@@ -134,6 +134,9 @@ enum Turn {
     Again,
     /// Closed: why the broker's side ended first, if it did.
     Done(Option<String>),
+    /// Closed by a fault rule: the proxy, the broker's side as the client
+    /// sees it, closed first.
+    ClosedByRule,
 }
 
 impl Loop {
@@ -341,6 +344,7 @@ impl Loop {
             Turn::Open => {}
             Turn::Again => self.again.push(i),
             Turn::Done(why) => self.close(i, why),
+            Turn::ClosedByRule => self.close_as(i, None, false),
         }
     }
 
@@ -413,6 +417,12 @@ impl Loop {
     /// Close connection `i`: both sockets, a note when the broker's side
     /// ended first, and the recorder told who closed.
     fn close(&mut self, i: usize, ended_by: Option<String>) {
+        let by_client = ended_by.is_none();
+        self.close_as(i, ended_by, by_client);
+    }
+
+    /// [`Loop::close`], saying who closed first (`by_client`).
+    fn close_as(&mut self, i: usize, ended_by: Option<String>, by_client: bool) {
         let Some(conn) = self.conns.get_mut(i).and_then(Option::take) else {
             return;
         };
@@ -425,7 +435,6 @@ impl Loop {
         // A connection the broker never accepted was never announced.
         if conn.connecting.is_none() {
             if let Some(r) = &self.proxy.recorder {
-                let by_client = ended_by.is_none();
                 r.record(conn.id, Event::Close { by_client });
             }
         }
@@ -571,7 +580,7 @@ impl Conn {
                 }
                 Ok(Some(Step::Hold(frame, until))) => rules.held = Some((frame, until)),
                 Ok(Some(Step::Answered)) => {}
-                Ok(Some(Step::Close)) => return Err(Turn::Done(None)),
+                Ok(Some(Step::Close)) => return Err(Turn::ClosedByRule),
                 Err(e) => {
                     let said = format!("a client's request: {e}; closing");
                     proxy.warn(&format!("inject read {e}"), &said);

@@ -63,6 +63,18 @@ impl Settings {
                     "--map {m}: expected BROKER_HOST:PORT=LOCAL_HOST:PORT"
                 )));
             };
+            // Each broker has one local address: the bootstrap broker's is --listen.
+            if broker == self.broker {
+                return Err(SettingsError::Usage(format!(
+                    "--map {m}: {broker} is --broker, whose local address is --listen {}",
+                    self.listen
+                )));
+            }
+            if maps.iter().any(|(b, _): &(String, _)| b == broker) {
+                return Err(SettingsError::Usage(format!(
+                    "--map {m}: {broker} is mapped twice"
+                )));
+            }
             maps.push((broker.to_string(), socket_addr(local, "--map")?));
         }
         let mut rules = Vec::with_capacity(self.inject.len());
@@ -213,6 +225,24 @@ mod tests {
                 "--map kafka-2:9092: expected BROKER_HOST:PORT=LOCAL_HOST:PORT".into()
             )
         );
+        let bootstrap = settings();
+        assert_eq!(
+            wrong(Settings {
+                maps: vec![format!("{}=127.0.0.1:19860", bootstrap.broker)],
+                ..settings()
+            }),
+            SettingsError::Usage(format!(
+                "--map {}=127.0.0.1:19860: {} is --broker, whose local address is --listen {}",
+                bootstrap.broker, bootstrap.broker, bootstrap.listen
+            ))
+        );
+        assert!(matches!(
+            wrong(Settings {
+                maps: vec!["kafka-2:9092=127.0.0.1:19200".into(), "kafka-2:9092=127.0.0.1:19201".into()],
+                ..settings()
+            }),
+            SettingsError::Usage(e) if e.ends_with("kafka-2:9092 is mapped twice")
+        ));
         assert!(matches!(
             wrong(Settings { listen: "no-port".into(), ..settings() }),
             SettingsError::Usage(e) if e.starts_with("--listen no-port: ")
