@@ -701,13 +701,10 @@ mod tests {
     use crate::protocol::crc32c::crc32c;
     use serde_json::json;
 
-    /// An answer whose captured counterpart does not decode cannot be held
-    /// to it: `not-compared`, never `same`.
-    #[test]
-    fn an_answer_the_capture_cannot_decode_is_not_compared() {
-        let cat = Catalogue::builtin();
-        let opts = Options {
-            broker: String::new(),
+    /// A serial replay to `broker`, waiting a second.
+    fn options(broker: String) -> Options {
+        Options {
+            broker,
             timeout: Duration::from_secs(1),
             serial: true,
             map: false,
@@ -717,7 +714,15 @@ mod tests {
             sasl_plain: None,
             max_frame: 1 << 20,
             release: None,
-        };
+        }
+    }
+
+    /// An answer whose captured counterpart does not decode cannot be held
+    /// to it: `not-compared`, never `same`.
+    #[test]
+    fn an_answer_the_capture_cannot_decode_is_not_compared() {
+        let cat = Catalogue::builtin();
+        let opts = options(String::new());
         let run = Run {
             cat,
             opts: &opts,
@@ -773,18 +778,7 @@ mod tests {
             .and_then(|l| l.local_addr())
             .unwrap()
             .port();
-        let opts = Options {
-            broker: format!("127.0.0.1:{port}"),
-            timeout: Duration::from_secs(1),
-            serial: true,
-            map: false,
-            paced: false,
-            speed: 1.0,
-            ignore: Default::default(),
-            sasl_plain: None,
-            max_frame: 1 << 20,
-            release: None,
-        };
+        let opts = options(format!("127.0.0.1:{port}"));
         let spec = |direction| crate::encode::FrameSpec {
             direction,
             api_key: 18,
