@@ -79,7 +79,7 @@ wait_for " records (5) of frame #28 · Enter selects it in the tree"
 # A produced record's offset is the broker's, from the Produce response (5 + 2).
 wait_for 'payments/0                  7  2026-12-01T16:24:01.172Z  "k2" · "payment 2 (gzip)" · "trace"="abc"'
 t send-keys -t e2e j j Enter
-wait_for "frame #28 of 58 (conn 5 →) · byte 0x0046"
+wait_for "frame #28 of 58 (conn 5 →) · byte d:0x0046"
 pane | grep -qF "Record[2] Record [d:0x0046, 35B]" || fail "Enter did not select Record[2] (its offsets d:, in the decompressed data)"
 echo "ok: r lists frame #28's 5 records (topic, partition, the broker's offset, time, key, value, headers); Enter selects Record[2] at d:0x0046"
 
@@ -233,14 +233,18 @@ for size in "200 50" "80 24"; do
 done
 t resize-window -t e2e -x 200 -y 50
 
-# ! lists what went wrong (the conversation rules), worst first; Enter goes
-# to the selected group's frames one after another.
+# ! lists what went wrong (what kwire check finds: the frames' own findings
+# and the conversation rules'), worst first; Enter goes to the selected
+# group's frames one after another.
 run "'$KWIRE_BIN' capture samples/captures/diagnosis/old-librdkafka.pcap --tui" diag
 wait_for " frames (156) " 100
 t send-keys -t e2e "!"
-wait_for " findings (2) · Enter goes to the next frame of one"
+wait_for " findings (3) · Enter goes to the next frame of one"
 pane | grep -qE "error +error-not-in-version +JoinGroup v0 +1× \"old-librdkafka\"" || fail "the first group is not the JoinGroup v0 error"
+pane | grep -qE "error +truncated +ListOffsets v0 +60× \"old-librdkafka\"" || fail "the frames' own errors are not listed (60 truncated ListOffsets v0 responses)"
 wait_for "answered MEMBER_ID_REQUIRED (79) to JoinGroup v0"
+t send-keys -t e2e Down
+wait_for "OldStyleOffsets length: needs 4 bytes, 0 remain"
 t send-keys -t e2e Down
 wait_for "answered with a response that does not decode 60 times in a row"
 t send-keys -t e2e Enter

@@ -119,6 +119,9 @@ pub fn parse_rule(cat: &Catalogue, text: &str, number: usize, seed: u64) -> Resu
             "drop" => set(&mut action, Action::Drop)?,
             "close" => set(&mut action, Action::Close)?,
             "duplicate" => set(&mut action, Action::Duplicate)?,
+            "every" | "rate" if when != When::Always => {
+                return Err(format!("--inject {text}: every=N or rate=P, one of them"))
+            }
             "every" => match value.parse::<u64>() {
                 Ok(n) if n >= 1 => when = When::Every(n),
                 _ => return Err(format!("--inject {text}: every=N takes a whole number from 1")),
@@ -707,6 +710,8 @@ mod tests {
             "Produce:explode",
             "Produce",
             "Produce:drop:close",
+            "Produce:drop:every=2:rate=0.5",
+            "Produce:drop:every=2:every=3",
         ] {
             assert!(parse_rule(cat(), bad, 1, 0).is_err(), "{bad}");
         }

@@ -12,10 +12,11 @@ use ratatui::text::{Line, Span};
 const SHOWN_BYTES: usize = 48;
 
 /// The lines for the node at `path` of `frame`, whose offsets index `bytes`
-/// (the frame's, or the decompressed data the node is in).
+/// (the frame's, or when `decompressed` the decompressed data the node is
+/// in: its offsets are then written `d:0x…`, as the tree writes them).
 pub(crate) fn details_lines(
     frame: &Frame,
-    bytes: &[u8],
+    (bytes, decompressed): (&[u8], bool),
     path: &[usize],
     theme: Theme,
 ) -> Vec<Line<'static>> {
@@ -46,8 +47,11 @@ pub(crate) fn details_lines(
         theme,
         "type",
         format!(
-            "{ty}  offset 0x{:04x} ({})  length {}",
-            node.offset, node.offset, node.len
+            "{ty}  offset {}0x{:04x} ({})  length {}",
+            if decompressed { "d:" } else { "" },
+            node.offset,
+            node.offset,
+            node.len
         ),
     ));
     let value = [

@@ -113,7 +113,7 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
             );
             let details = Paragraph::new(details_lines(
                 &fv.frame,
-                fv.grid_bytes(),
+                (fv.grid_bytes(), fv.buffer.is_some()),
                 fv.tree.selected(),
                 theme,
             ))
@@ -285,8 +285,10 @@ fn draw_status(f: &mut ratatui::Frame, app: &App, area: Rect) {
                 .map_or(format!("{}/{}", app.current + 1, app.frames.len()), |r| {
                     format!("#{} of {}", r.frame.index, app.frames.len())
                 });
+            // Within decompressed data the cursor indexes that data, marked `d:` as in the tree.
+            let d = if fv.buffer.is_some() { "d:" } else { "" };
             spans.push(Span::raw(format!(
-                "frame {number} ({}) · byte 0x{:04x} · {keys}",
+                "frame {number} ({}) · byte {d}0x{:04x} · {keys}",
                 fv.source, fv.cursor
             )));
             Line::from(spans)
