@@ -260,8 +260,9 @@ impl Run<'_> {
         }
         let mut ended: Option<String> = None;
         let mut corr = 0i32;
-        // Requests after the last answered one: the capture ended before their
-        // answers (a long-poll Fetch, say), so there is nothing to compare with.
+        // Requests after the last answered one: the capture holds no answer
+        // to them (it ended first, as after a long-poll Fetch, or the
+        // connection closed), so there is nothing to compare with.
         let tail = c
             .requests
             .iter()
@@ -277,7 +278,7 @@ impl Run<'_> {
                 out.push(outcome(
                     r,
                     Verdict::NotSent,
-                    Some("the capture ends before its answer: nothing to compare with".into()),
+                    Some("the capture holds no answer to it (it ends, or its connection closes, first): nothing to compare with".into()),
                 ));
                 continue;
             }
