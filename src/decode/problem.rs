@@ -138,6 +138,22 @@ impl Warning {
         }
     }
 
+    /// The warning of data decompressed from the bytes at `from`, placed
+    /// there with its own offset kept in its words (`d:0x…`), so that no
+    /// offset into decompressed data reads as one into the input; `None`
+    /// for a warning its offset does not lead.
+    pub(crate) fn decompressed_from(&self, from: usize) -> Option<Warning> {
+        let at = self.offset.filter(|_| self.detail_from > 0)?;
+        Some(Warning::at(
+            self.kind,
+            from,
+            format_args!(
+                "in the data decompressed from here, at d:0x{at:04x}: {}",
+                self.detail()
+            ),
+        ))
+    }
+
     /// What the warning says, without the offset that leads its line.
     pub fn detail(&self) -> &str {
         self.text

@@ -500,6 +500,10 @@ impl Compiler<'_> {
             )),
             (Fact::ClientId | Fact::Topic, Literal::Str(s)) => Ok(Value {
                 text: Some(s.clone()),
+                // A topic may be named by its id: read once, here.
+                uuid: (fact == Fact::Topic)
+                    .then(|| std::str::from_utf8(s).ok().and_then(parse_uuid))
+                    .flatten(),
                 ..Value::default()
             }),
             (Fact::ClientId | Fact::Topic, Literal::Name(n)) => Ok(Value {

@@ -662,13 +662,16 @@ fn fact(f: Fact, test: &Test, on: &On<'_>) -> Tri {
                 (Test::Present, _) => true,
                 // An id counts as either way Kafka prints it.
                 (Test::Compare(Op::Eq | Op::In, values), _) => values.iter().any(|w| {
-                    let text = w.text.as_deref().and_then(|w| std::str::from_utf8(w).ok());
                     // An id the capture tied to a name is that name (the exchange holds the name).
-                    let tied = match (t, text.and_then(compile::parse_uuid)) {
-                        (Topic::Name(n), Some(id)) => s.id_name(&id) == Some(&**n),
+                    let tied = match (t, &w.uuid) {
+                        (Topic::Name(n), Some(id)) => s.id_name(id) == Some(&**n),
                         _ => false,
                     };
-                    tied || text.is_some_and(|w| t.is(w))
+                    tied || w
+                        .text
+                        .as_deref()
+                        .and_then(|w| std::str::from_utf8(w).ok())
+                        .is_some_and(|w| t.is(w))
                 }),
                 (_, Topic::Name(n)) => text_test(test, n),
                 (_, Topic::Id(_)) => text_test(test, t.text().as_bytes()),

@@ -145,6 +145,18 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         self.finding(e.offset, error, Some(e), Some(w));
     }
 
+    /// [`Walk::damaged`] whose warning line is led by the damage's offset
+    /// (`0x0011: batch CRC mismatch …`), `detail` after it.
+    fn damaged_at(
+        &mut self,
+        error: Option<String>,
+        e: DecodeError,
+        detail: std::fmt::Arguments<'_>,
+    ) {
+        let w = Warning::at(WarningKind::RecordDamage(e.kind), e.offset, detail);
+        self.finding(e.offset, error, Some(e), Some(w));
+    }
+
     /// Hold `cost` bytes of nodes made from decompressed data, or say which
     /// budget ran out at `offset`.
     fn hold_nodes(&self, d: Data, cost: u64, offset: usize, what: &str) -> Res {
@@ -174,15 +186,10 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 e.offset = from;
             }
             // A warning led by its offset is led by the compressed bytes' instead.
-            let Some(w) = f.warning.as_mut() else {
-                continue;
-            };
-            let Some(at) = w.offset else {
-                continue;
-            };
-            if let Some(rest) = w.text.strip_prefix(&format!("0x{at:04x}: ")) {
-                let text = format!("in the data decompressed from here, at d:0x{at:04x}: {rest}");
-                *w = Warning::at(w.kind, from, format_args!("{text}"));
+            if let Some(w) = f.warning.as_mut() {
+                if let Some(placed) = w.decompressed_from(from) {
+                    *w = placed;
+                }
             }
         }
     }
@@ -222,14 +229,14 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 );
                 self.absorb(first, start);
             }
-            Err((kind, e)) => self.damaged(
+            Err((kind, e)) => self.damaged_at(
                 Some(e.clone()),
                 DecodeError {
                     kind,
                     offset: start,
                     expected: e.clone(),
                 },
-                format!("0x{start:04x}: {e}"),
+                format_args!("{e}"),
             ),
         }
         self.close(slot, end);
@@ -335,15 +342,15 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             }),
             (pos, len, 0),
         );
-        let warning = format!("0x{pos:04x}: expected {expected}");
-        self.damaged(
+        let warning = format!("expected {expected}");
+        self.damaged_at(
             Some(expected.clone()),
             DecodeError {
                 kind,
                 offset: pos,
                 expected,
             },
-            warning,
+            format_args!("{warning}"),
         );
         self.close(slot, pos + len);
     }
@@ -375,7 +382,13 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             if let Some(computed) = computed.filter(|c| *c != v as u32) {
                 let stored = v as u32;
                 let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a batch CRC-32C of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
-                self.damaged(None, e, format!("0x{at:04x}: batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+                self.damaged_at(
+                    None,
+                    e,
+                    format_args!(
+                        "batch CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"
+                    ),
+                );
             }
             at += width;
         }
@@ -437,16 +450,14 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
             let expected = format!(
                 "{count} records, as the batch says, in its bytes: {i} decoded, {left} bytes left"
             );
-            self.damaged(
+            self.damaged_at(
                 None,
                 DecodeError {
                     kind: ErrorKind::RecordsCount,
                     offset: start,
                     expected,
                 },
-                format!(
-                    "0x{start:04x}: batch says {count} records; {i} decoded, {left} bytes left"
-                ),
+                format_args!("batch says {count} records; {i} decoded, {left} bytes left"),
             );
         }
     }
@@ -482,10 +493,10 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
                 offset: at,
                 expected: format!("a record length of {used} (what its fields used), found {len}"),
             };
-            self.damaged(
+            self.damaged_at(
                 None,
                 e,
-                format!("0x{at:04x}: record length {len} but fields used {used}"),
+                format_args!("record length {len} but fields used {used}"),
             );
             r.seek(at + n + len as usize);
         }
@@ -625,7 +636,13 @@ impl<const SLOTS: bool> Walk<'_, SLOTS> {
         );
         if stored != computed {
             let e = DecodeError { kind: ErrorKind::Crc, offset: at, expected: format!("a message CRC-32 of 0x{computed:08x} (the bytes' checksum), found 0x{stored:08x}") };
-            self.damaged(None, e, format!("0x{at:04x}: message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"));
+            self.damaged_at(
+                None,
+                e,
+                format_args!(
+                    "message CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"
+                ),
+            );
         }
         self.part(r, field(LEGACY_MAGIC), |r| r.i8("magic"))?;
         let attrs = self.part(r, field(LEGACY_ATTRIBUTES), |r| r.i8("attributes"))?;
