@@ -125,7 +125,10 @@ check_restored Ctrl-C
 
 if [ -n "${KWIRE_PANIC_CMD:-}" ]; then
     run "$KWIRE_PANIC_CMD" panicker
-    wait_for "panicker exited" 100
+    # With its status: the typed command line itself holds "panicker exited"
+    # until the shell clears the pane, and a bare match there raced the panic.
+    # A test binary that panics exits 101.
+    wait_for "panicker exited 101" 100
     # The hook restores before the message is printed, so it is on the main
     # screen; a long backtrace (RUST_BACKTRACE=full) scrolls it into the
     # pane's history, which is searched too.
