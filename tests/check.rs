@@ -607,6 +607,77 @@ fn responses_without_requests_in_the_shipped_lone_response_capture() {
     );
 }
 
+/// A broker (or `kwire proxy`'s `duplicate` rule) answering one request
+/// twice: the second answer is decoded as the first one's API, marked in
+/// every view, and checked as an error. Ids used again after their answer
+/// (clients wrap them) and responses of other connections are not duplicates.
+#[test]
+fn a_second_response_to_an_answered_request_is_decoded_and_reported() {
+    let mut t = Timeline::default();
+    t.on(50000, "c")
+        .pair(7, "Metadata", 12, metadata_request(), metadata_response());
+    let again = frame(
+        Direction::Response,
+        "Metadata",
+        12,
+        7,
+        "",
+        metadata_response(),
+    );
+    t.send(50000, false, &again);
+    // The same id again, asked and answered once: normal.
+    t.on(50000, "c")
+        .pair(7, "Metadata", 12, metadata_request(), metadata_response());
+    // Another connection's answer under the same id is no duplicate.
+    t.on(50001, "c")
+        .pair(7, "Metadata", 12, metadata_request(), metadata_response());
+    let cap = TempCapture::new("check-duplicate-response", &t.pcap());
+    let (found, status) = check_capture(cap.path());
+    let f = the(&found, "duplicate-response");
+    assert_eq!(
+        (
+            f["frame"].as_u64(),
+            f["api_key"].as_i64(),
+            f["severity"].as_str()
+        ),
+        (Some(2), Some(3), Some("error")),
+        "{f}"
+    );
+    assert_eq!(
+        f["message"],
+        "a second response with correlation id 7: frame #1 answered its request (Metadata v12) already"
+    );
+    assert!(
+        !found.iter().any(|f| f["rule"] == "unmatched-response"),
+        "{found:#?}"
+    );
+    assert_eq!(status, 3, "an error found");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(args)
+            .arg(cap.path())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let list = run(&["capture", "--list"]);
+    let marked: Vec<&str> = list
+        .lines()
+        .filter(|l| l.contains("[duplicate of"))
+        .collect();
+    assert_eq!(marked.len(), 1, "{list}");
+    assert!(
+        marked[0].contains("Metadata v12") && marked[0].contains("[duplicate of #1]"),
+        "{list}"
+    );
+    let tree = run(&["capture", "--frame", "2"]);
+    assert!(tree.contains("[duplicate of #1]\n"), "{tree}");
+    assert!(tree.contains("MetadataResponse"), "not decoded:\n{tree}");
+    let json = run(&["capture", "--json", "--frame", "2"]);
+    let v: Value = serde_json::from_str(json.lines().next().unwrap_or_default()).unwrap();
+    assert_eq!(v["capture"]["duplicate_of"], 1, "{json}");
+}
+
 #[test]
 fn bytes_in_no_frame_are_noted() {
     let mut t = Timeline::default();

@@ -1056,9 +1056,6 @@ fn error_drop_and_duplicate_do_what_they_say_for_the_requests_they_select() {
         );
     }
     // The pcap has what the client saw: the dropped request, unanswered.
-    // (Read without asking for a clean exit: the duplicated answer is a
-    // response whose request was answered already, which `kwire capture`
-    // reports, with status 2.)
     let read = kwire(&["capture", pcap.to_str().unwrap(), "--format", "json"]);
     let frames: Vec<Value> = String::from_utf8_lossy(&read.stdout)
         .lines()
@@ -1104,6 +1101,28 @@ fn error_drop_and_duplicate_do_what_they_say_for_the_requests_they_select() {
         from(&doubled),
         [None, None, s("kwire proxy rule 3: the response sent again")]
     );
+    // The answer sent again decodes as the first one's API and names it.
+    let twice_frames: Vec<&Value> = frames
+        .iter()
+        .filter(|f| {
+            f["capture"]["src"] == doubled.as_str() || f["capture"]["dst"] == doubled.as_str()
+        })
+        .collect();
+    assert_eq!(
+        (
+            &twice_frames[2]["api_name"],
+            &twice_frames[2]["capture"]["duplicate_of"]
+        ),
+        (&json!("Metadata"), &twice_frames[1]["capture"]["frame"]),
+        "the duplicated answer: {}",
+        twice_frames[2]
+    );
+    let checked = kwire(&["check", "--format", "json", pcap.to_str().unwrap()]);
+    let duplicates = json_lines(&String::from_utf8_lossy(&checked.stdout))
+        .into_iter()
+        .filter(|f| f["rule"] == "duplicate-response")
+        .count();
+    assert_eq!(duplicates, 1, "check's duplicate-response findings");
     let list = kwire(&["capture", pcap.to_str().unwrap(), "--list", "--wide"]);
     let list = String::from_utf8_lossy(&list.stdout);
     assert_eq!(

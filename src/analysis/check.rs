@@ -204,7 +204,16 @@ impl<'c> Checker<'c> {
         let paired = f.correlation_id.and_then(|c| conn.in_flight.remove(&c));
         // Every frame counts as checked, this one too: its finding is that it pairs with no request.
         self.frames += 1;
-        let (Some(k), Some(v), Some(_)) = (f.api_key, f.api_version, paired) else {
+        // A second answer is read as the first one's API, so it is checked too.
+        if let (Some(first), Some(c)) = (f.repeats, f.correlation_id) {
+            out.push(at.finding(
+                Rule::DuplicateResponse,
+                Some(4),
+                format!("a second response with correlation id {c}: frame #{first} answered its request ({}) already", api_text(self.cat, f.api_key, f.api_version)),
+            ));
+        }
+        let known = paired.is_some() || f.repeats.is_some();
+        let (Some(k), Some(v), true) = (f.api_key, f.api_version, known) else {
             out.push(at.finding(
                 Rule::UnmatchedResponse,
                 None,

@@ -115,6 +115,7 @@ impl RowFrame {
             len: self.len,
             // The explorer's rows do not keep packet comments (16 bytes a row).
             comment: None,
+            repeats: None,
         }
     }
 }

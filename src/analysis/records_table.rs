@@ -1216,6 +1216,7 @@ mod tests {
             comment: None,
             offset: 0,
             kind: crate::decode::FrameKind::Kafka,
+            repeats: None,
         }
     }
 

@@ -423,6 +423,7 @@ mod tests {
             comment: None,
             offset: 0,
             len: 0,
+            repeats: None,
         }
     }
 

@@ -45,6 +45,17 @@ const REHOME_BELOW: usize = 4 << 10;
 /// contiguous: nothing is handed on before the client side is known).
 const MAX_DEFERRED_RUNS: usize = 8;
 
+/// How many paired responses a connection remembers, so that a second
+/// response to one request (a broker's bug, or `kwire proxy`'s `duplicate`
+/// rule) is decoded and named as such: a duplicate comes right after the
+/// first, so a few are enough.
+const ANSWERED_KEPT: usize = 16;
+
+/// A connection's latest paired responses, oldest first: correlation id,
+/// (api key, version), frame index.
+#[derive(Default)]
+struct Answered(VecDeque<(i32, (i16, i16), usize)>);
+
 /// One Kafka frame found in a capture.
 #[derive(Clone, Debug)]
 pub struct CapturedFrame {
@@ -75,6 +86,10 @@ pub struct CapturedFrame {
     /// `opt_comment`): what `kwire proxy --inject` did to it, or a comment a
     /// user wrote in Wireshark.
     pub comment: Option<Arc<String>>,
+    /// A response under a correlation id its connection answered already:
+    /// the index of the frame that answered it first. Its API and version
+    /// are that exchange's, so it decodes; no request is waiting for it.
+    pub repeats: Option<usize>,
 }
 
 impl CapturedFrame {
@@ -383,6 +398,12 @@ struct Conn {
     not_kafka: bool,
     /// Correlation id → (api key, version) of requests awaiting a response.
     outstanding: HashMap<i32, (i16, i16)>,
+    /// The latest responses paired ([`ANSWERED_KEPT`] at most, oldest
+    /// first): correlation id, (api key, version), the response's frame
+    /// index. A second response under an answered id is read as that API.
+    /// Boxed when first needed: a capture may hold thousands of connections
+    /// that never see a response (`tests/capture_budgets.rs`).
+    answered: Option<Box<Answered>>,
     /// SASL authentication: whether frames are tokens.
     sasl: Sasl,
     /// Whether the connection is TLS (decided by its first bytes).
@@ -736,6 +757,7 @@ impl<'c> Flows<'c> {
                     client: None,
                     not_kafka: false,
                     outstanding: HashMap::new(),
+                    answered: None,
                     sasl: Sasl::Off,
                     tls: Tls::Undecided,
                     syn_at: None,
@@ -1560,11 +1582,13 @@ impl<'c> Flows<'c> {
                 offset,
                 len,
                 comment,
+                repeats: None,
             }));
             self.emitted += 1;
             return;
         }
         let corr_at = if is_request { 8 } else { 4 };
+        let mut repeats = None;
         let correlation_id = bytes
             .get(corr_at..corr_at + 4)
             .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
@@ -1580,11 +1604,24 @@ impl<'c> Flows<'c> {
         } else {
             let paired = correlation_id.and_then(|c| conn.outstanding.remove(&c));
             conn.sasl.response(self.cat, paired, correlation_id, &bytes);
-            (
-                Direction::Response,
-                paired.map(|p| p.0),
-                paired.map(|p| p.1),
-            )
+            let api = match (paired, correlation_id) {
+                (Some(api), Some(c)) => {
+                    let answered = &mut conn.answered.get_or_insert_default().0;
+                    if answered.len() == ANSWERED_KEPT {
+                        answered.pop_front();
+                    }
+                    answered.push_back((c, api, self.emitted));
+                    Some(api)
+                }
+                (None, Some(c)) => {
+                    let answered = conn.answered.iter().flat_map(|a| a.0.iter());
+                    let first = answered.rev().find(|a| a.0 == c);
+                    repeats = first.map(|a| a.2);
+                    first.map(|a| a.1)
+                }
+                _ => None,
+            };
+            (Direction::Response, api.map(|p| p.0), api.map(|p| p.1))
         };
         let kind = FrameKind::Kafka;
         out.push(Captured::Frame(CapturedFrame {
@@ -1603,6 +1640,7 @@ impl<'c> Flows<'c> {
             offset,
             len,
             comment,
+            repeats,
         }));
         self.emitted += 1;
     }

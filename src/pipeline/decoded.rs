@@ -258,9 +258,7 @@ impl Decoded {
         push_socket_addr(line, server);
         line.extend_from_slice(b" at ");
         push_seconds(line, f.timestamp);
-        if f.after_gap {
-            line.extend_from_slice(b" [after gap]");
-        }
+        crate::render::listing::push_marks(line, f);
         line.push(b'\n');
         if let Some(n) = &self.note {
             line.extend_from_slice(b"# ");
@@ -300,6 +298,10 @@ fn add_capture_member(line: &mut Vec<u8>, f: &CapturedFrame) {
         // serde_json escapes control characters, so none reaches a terminal.
         let text = serde_json::to_string(&**c).unwrap_or_default();
         let _ = write!(line, ",\"comment\":{text}");
+    }
+    if let Some(first) = f.repeats {
+        line.extend_from_slice(b",\"duplicate_of\":");
+        push_uint(line, first as u64, 0);
     }
     line.extend_from_slice(b"}}");
 }

@@ -297,12 +297,24 @@ pub struct ConnPlace {
     pub arrow: &'static str,
 }
 
-/// `{size}B`, and ` [after gap]` when bytes before the frame are in no frame.
+/// `{size}B`, and its marks ([`push_marks`]).
 fn push_size(line: &mut Vec<u8>, f: &CapturedFrame) {
     push_uint(line, f.len as u64, 0);
     line.push(b'B');
+    push_marks(line, f);
+}
+
+/// What a frame's place in its stream says, as every text view marks it:
+/// ` [after gap]` when bytes before it are in no frame, ` [duplicate of
+/// #N]` when it is a second response to a request frame N answered.
+pub(crate) fn push_marks(line: &mut Vec<u8>, f: &CapturedFrame) {
     if f.after_gap {
         line.extend_from_slice(b" [after gap]");
+    }
+    if let Some(first) = f.repeats {
+        line.extend_from_slice(b" [duplicate of #");
+        push_uint(line, first as u64, 0);
+        line.push(b']');
     }
 }
 

@@ -55,7 +55,7 @@ fn outcome_text(c: &Collected, g: &Repeat) -> String {
             let most = if g.members.len() > 1 { "at most " } else { "" };
             format!("never answered (waited {most}{})", duration_us(longest))
         }
-        Outcome::Unmatched => "response without its request".into(),
+        Outcome::Unmatched => "response no request awaited".into(),
         Outcome::Pending => "-".into(),
     }
 }
