@@ -678,6 +678,39 @@ fn a_second_response_to_an_answered_request_is_decoded_and_reported() {
     assert_eq!(v["capture"]["duplicate_of"], 1, "{json}");
 }
 
+/// A connection remembers its last 16 answers: a repeat of an older one is
+/// a response no request awaited, as before (the memory stays bounded).
+#[test]
+fn only_the_last_sixteen_answers_are_remembered() {
+    for (answers_after, rule) in [(15, "duplicate-response"), (16, "unmatched-response")] {
+        let mut t = Timeline::default();
+        t.on(50000, "c")
+            .pair(1, "Metadata", 12, metadata_request(), metadata_response());
+        for corr in 2..2 + answers_after {
+            t.on(50000, "c").pair(
+                corr,
+                "Metadata",
+                12,
+                metadata_request(),
+                metadata_response(),
+            );
+        }
+        let again = frame(
+            Direction::Response,
+            "Metadata",
+            12,
+            1,
+            "",
+            metadata_response(),
+        );
+        t.send(50000, false, &again);
+        let cap = TempCapture::new("check-answers-kept", &t.pcap());
+        let (found, _) = check_capture(cap.path());
+        let f = the(&found, rule);
+        assert_eq!(f["correlation_id"], 1, "{answers_after} answers after: {f}");
+    }
+}
+
 #[test]
 fn bytes_in_no_frame_are_noted() {
     let mut t = Timeline::default();
