@@ -678,6 +678,78 @@ fn a_second_response_to_an_answered_request_is_decoded_and_reported() {
     assert_eq!(v["capture"]["duplicate_of"], 1, "{json}");
 }
 
+/// Two requests under one correlation id are answered once each: the
+/// client's reuse is the finding, no answer is a duplicate.
+#[test]
+fn the_answers_to_a_reused_correlation_id_are_no_duplicates() {
+    let mut t = Timeline::default();
+    let request = frame(
+        Direction::Request,
+        "Metadata",
+        12,
+        7,
+        "c",
+        metadata_request(),
+    );
+    let response = frame(
+        Direction::Response,
+        "Metadata",
+        12,
+        7,
+        "",
+        metadata_response(),
+    );
+    t.send(50000, true, &request);
+    t.send(50000, true, &request);
+    t.send(50000, false, &response);
+    t.send(50000, false, &response);
+    // A third answer is one too many.
+    t.send(50000, false, &response);
+    let cap = TempCapture::new("check-reused-answers", &t.pcap());
+    let (found, _) = check_capture(cap.path());
+    the(&found, "correlation-reuse");
+    assert_eq!(the(&found, "duplicate-response")["frame"], 4, "{found:#?}");
+}
+
+/// A broker answering a Produce request sent with acks=0 (tansu does):
+/// an error; the same request with acks=1 answered is normal.
+#[test]
+fn an_answer_to_an_acks_0_produce_request_is_an_error() {
+    for (acks, answered_in_error) in [(0, true), (1, false)] {
+        let mut t = Timeline::default();
+        let body =
+            json!({"TransactionalId": null, "Acks": acks, "TimeoutMs": 100, "TopicData": []});
+        t.on(50000, "c").pair(
+            3,
+            "Produce",
+            9,
+            body,
+            json!({"Responses": [], "ThrottleTimeMs": 0}),
+        );
+        let cap = TempCapture::new("check-acks0-answered", &t.pcap());
+        let (found, _) = check_capture(cap.path());
+        let of: Vec<&Value> = found
+            .iter()
+            .filter(|f| f["rule"] == "answered-acks-0")
+            .collect();
+        assert_eq!(
+            of.len(),
+            usize::from(answered_in_error),
+            "acks={acks}: {found:#?}"
+        );
+        if let Some(f) = of.first() {
+            assert_eq!(
+                (f["frame"].as_u64(), f["severity"].as_str()),
+                (Some(1), Some("error"))
+            );
+            assert_eq!(
+                f["message"],
+                "an answer to frame #0, a Produce request sent with acks=0, which expects none"
+            );
+        }
+    }
+}
+
 /// A connection remembers its last 16 answers: a repeat of an older one is
 /// a response no request awaited, as before (the memory stays bounded).
 #[test]

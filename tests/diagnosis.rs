@@ -384,6 +384,47 @@ fn a_consumer_closing_during_its_long_poll_is_normal() {
     assert_eq!(status, 0);
 }
 
+/// A consumer stopping 2.9 s into a 5 s long poll, with a Metadata request
+/// sent after the Fetch: the broker answers a connection's requests in
+/// order, so the Metadata waits behind the poll and its cut is no more a
+/// loss than the Fetch's (kafka-python's close, seen against tansu). The
+/// same Metadata request with no poll before it is a loss.
+#[test]
+fn a_request_queued_behind_a_long_poll_is_cut_as_the_poll_is() {
+    for (poll_first, lost) in [(true, false), (false, true)] {
+        let mut t = Timeline::default();
+        let (rq, _) = metadata(12, 0);
+        let request = |api: &str, version: i16, corr: i32, body: Value| {
+            common::exchanges::frame(
+                kwire::decode::Direction::Request,
+                api,
+                version,
+                corr,
+                "c",
+                body,
+            )
+        };
+        if poll_first {
+            t.send(
+                50000,
+                true,
+                &request("Fetch", 12, 1, fetch_request(0, -1, 5000)),
+            );
+        }
+        t.wait(0.07);
+        t.send(50000, true, &request("Metadata", 12, 2, rq));
+        t.wait(2.9);
+        t.fin(50000, true);
+        t.fin(50000, false);
+        let (found, _) = check("diag-behind-poll", &t);
+        assert_eq!(
+            of(&found, "closed-unanswered").len(),
+            usize::from(lost),
+            "poll first: {poll_first}: {found:#?}"
+        );
+    }
+}
+
 /// A capture that ends with a request in flight: the note, no close.
 #[test]
 fn a_capture_that_simply_ends_stays_a_note() {

@@ -212,6 +212,13 @@ impl<'c> Checker<'c> {
                 format!("a second response with correlation id {c}: frame #{first} answered its request ({}) already", api_text(self.cat, f.api_key, f.api_version)),
             ));
         }
+        if let Some(p) = paired.as_ref().filter(|p| !p.expects_response) {
+            out.push(at.finding(
+                Rule::AnsweredAcksZero,
+                Some(4),
+                format!("an answer to frame #{}, a Produce request sent with acks=0, which expects none", p.at.frame.unwrap_or_default()),
+            ));
+        }
         let known = paired.is_some() || f.repeats.is_some();
         let (Some(k), Some(v), true) = (f.api_key, f.api_version, known) else {
             out.push(at.finding(

@@ -41,6 +41,7 @@ pub enum Rule {
     CorrelationReuse,
     UnmatchedResponse,
     DuplicateResponse,
+    AnsweredAcksZero,
     Unanswered,
     BatchCrc,
     NotBatches,
@@ -82,7 +83,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule: id, severity and what it checks.
-    pub const ALL: [(Rule, &'static str, Severity, &'static str); 49] = [
+    pub const ALL: [(Rule, &'static str, Severity, &'static str); 50] = [
         (Rule::TrailingBytes, "trailing-bytes", Severity::Error, "bytes follow the body within the frame's size"),
         (Rule::Truncated, "truncated", Severity::Error, "the frame (or a length or count in it) ends before its body does"),
         (Rule::InvalidValue, "invalid-value", Severity::Error, "a value the encoding does not allow (a length below -1, a frame size below 0)"),
@@ -96,6 +97,7 @@ impl Rule {
         (Rule::CorrelationReuse, "correlation-reuse", Severity::Warning, "a correlation id reused while a request with it awaits its response"),
         (Rule::UnmatchedResponse, "unmatched-response", Severity::Note, "a response without a request in the capture"),
         (Rule::DuplicateResponse, "duplicate-response", Severity::Error, "a second response under a correlation id whose request was answered already"),
+        (Rule::AnsweredAcksZero, "answered-acks-0", Severity::Error, "a response to a Produce request sent with acks=0, which expects none"),
         (Rule::Unanswered, "unanswered", Severity::Note, "a request with no response by the end of the capture (acks=0 produce requests expect none)"),
         (Rule::BatchCrc, "batch-crc", Severity::Error, "a RecordBatch or message CRC that is not the bytes' checksum"),
         (Rule::NotBatches, "records-not-batches", Severity::Error, "a records field whose bytes are not record batches"),
@@ -179,6 +181,7 @@ impl Rule {
             Rule::TransactionOpen => "consumers reading committed see nothing past this transaction's first offset until it ends or the transaction timeout aborts it",
             Rule::LsoStuck => "an open transaction holds the last stable offset: read_committed consumers stall at it",
             Rule::DuplicateResponse => "the broker, or something between it and the client, sent one answer twice: the Java client holds it against its next request's id and closes the connection on the mismatch; librdkafka drops it as an answer to an unknown id",
+            Rule::AnsweredAcksZero => "a broker sends nothing back for acks=0: a client that tracks no answer for that request takes this one for its next request's answer (the Java client then closes the connection on the correlation id mismatch)",
             Rule::ErrorFromEveryClient => "when every client gets the same error from a broker, the broker (or its configuration) is the likely cause, not the clients",
             _ => return None,
         })

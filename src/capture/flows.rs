@@ -51,10 +51,71 @@ const MAX_DEFERRED_RUNS: usize = 8;
 /// first, so a few are enough.
 const ANSWERED_KEPT: usize = 16;
 
-/// A connection's latest paired responses, oldest first: correlation id,
-/// (api key, version), frame index.
+/// What a connection remembers of its answers ([`ANSWERED_KEPT`] of each
+/// at most), to tell a second answer to one request from the answer to a
+/// request that reused its correlation id.
 #[derive(Default)]
-struct Answered(VecDeque<(i32, (i16, i16), usize)>);
+struct Answered {
+    /// The latest responses paired, oldest first.
+    latest: VecDeque<AnsweredId>,
+    /// Correlation ids a request took while a request under them awaited
+    /// its answer, with how many times: one more answer each is expected.
+    reused: Vec<(i32, u32)>,
+}
+
+/// A paired response: its correlation id, (api key, version) and frame
+/// index, and how many more answers its id may have (requests that reused it).
+struct AnsweredId {
+    corr: i32,
+    api: (i16, i16),
+    frame: usize,
+    more: u32,
+}
+
+impl Answered {
+    /// A request took correlation id `c` while another awaited its answer.
+    fn reuse(&mut self, c: i32) {
+        match self.reused.iter_mut().find(|r| r.0 == c) {
+            Some(r) => r.1 = r.1.saturating_add(1),
+            None => {
+                if self.reused.len() == ANSWERED_KEPT {
+                    self.reused.remove(0);
+                }
+                self.reused.push((c, 1));
+            }
+        }
+    }
+
+    /// Response `frame` answered the request under `c`, of `api`.
+    fn paired(&mut self, c: i32, api: (i16, i16), frame: usize) {
+        let more = match self.reused.iter().position(|r| r.0 == c) {
+            Some(i) => self.reused.remove(i).1,
+            None => 0,
+        };
+        if self.latest.len() == ANSWERED_KEPT {
+            self.latest.pop_front();
+        }
+        let corr = c;
+        self.latest.push_back(AnsweredId {
+            corr,
+            api,
+            frame,
+            more,
+        });
+    }
+
+    /// A response under `c` that no request awaits: the API of the answer
+    /// before it under that id, and the frame it repeats (`None` when a
+    /// request that reused the id expects it).
+    fn again(&mut self, c: i32) -> Option<((i16, i16), Option<usize>)> {
+        let first = self.latest.iter_mut().rev().find(|a| a.corr == c)?;
+        if first.more > 0 {
+            first.more -= 1;
+            return Some((first.api, None));
+        }
+        Some((first.api, Some(first.frame)))
+    }
+}
 
 /// One Kafka frame found in a capture.
 #[derive(Clone, Debug)]
@@ -398,11 +459,10 @@ struct Conn {
     not_kafka: bool,
     /// Correlation id → (api key, version) of requests awaiting a response.
     outstanding: HashMap<i32, (i16, i16)>,
-    /// The latest responses paired ([`ANSWERED_KEPT`] at most, oldest
-    /// first): correlation id, (api key, version), the response's frame
-    /// index. A second response under an answered id is read as that API.
-    /// Boxed when first needed: a capture may hold thousands of connections
-    /// that never see a response (`tests/capture_budgets.rs`).
+    /// The latest responses paired and ids reused: a second response under
+    /// an answered id is read as that API. Boxed when first needed: a
+    /// capture may hold thousands of connections that never see a
+    /// response (`tests/capture_budgets.rs`).
     answered: Option<Box<Answered>>,
     /// SASL authentication: whether frames are tokens.
     sasl: Sasl,
@@ -1596,7 +1656,9 @@ impl<'c> Flows<'c> {
             let key = bytes.get(4..6).map(|b| i16::from_be_bytes([b[0], b[1]]));
             let ver = bytes.get(6..8).map(|b| i16::from_be_bytes([b[0], b[1]]));
             if let (Some(c), Some(k), Some(v)) = (correlation_id, key, ver) {
-                conn.outstanding.insert(c, (k, v));
+                if conn.outstanding.insert(c, (k, v)).is_some() {
+                    conn.answered.get_or_insert_default().reuse(c);
+                }
             }
             conn.sasl
                 .request(self.cat, key.zip(ver), correlation_id, &bytes);
@@ -1606,18 +1668,14 @@ impl<'c> Flows<'c> {
             conn.sasl.response(self.cat, paired, correlation_id, &bytes);
             let api = match (paired, correlation_id) {
                 (Some(api), Some(c)) => {
-                    let answered = &mut conn.answered.get_or_insert_default().0;
-                    if answered.len() == ANSWERED_KEPT {
-                        answered.pop_front();
-                    }
-                    answered.push_back((c, api, self.emitted));
+                    let answered = conn.answered.get_or_insert_default();
+                    answered.paired(c, api, self.emitted);
                     Some(api)
                 }
                 (None, Some(c)) => {
-                    let answered = conn.answered.iter().flat_map(|a| a.0.iter());
-                    let first = answered.rev().find(|a| a.0 == c);
-                    repeats = first.map(|a| a.2);
-                    first.map(|a| a.1)
+                    let again = conn.answered.as_mut().and_then(|a| a.again(c));
+                    repeats = again.and_then(|a| a.1);
+                    again.map(|a| a.0)
                 }
                 _ => None,
             };

@@ -435,8 +435,8 @@ impl<'c> Diagnosis<'c> {
             .iter()
             .map(|p| (p.at, p.api, &p.facts))
             .collect();
-        for (at, api, facts) in &cut {
-            if rules::closed::lost(*api, at.time, facts, how, when) {
+        for ((at, ..), lost) in cut.iter().zip(rules::closed::lost_of(&cut, how, when)) {
+            if lost {
                 self.lost.insert(at.index);
             }
         }

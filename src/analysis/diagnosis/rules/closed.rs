@@ -1,9 +1,11 @@
 //! `closed-unanswered`: a connection that closed (a FIN from either side,
 //! or an RST) while requests on it awaited their responses. A client that
 //! closes within [`CLIENT_GAVE_UP`] of its request, or within a long poll's
-//! own MaxWaitMs (Fetch, ShareFetch), is stopping, not giving up on an
-//! answer: that stays an `unanswered` note. A capture that simply ends is
-//! not a close either.
+//! own MaxWaitMs (Fetch, ShareFetch), or within the wait of a long poll
+//! sent before it on the connection (a broker answers a connection's
+//! requests in order, so those queue behind the poll), is stopping, not
+//! giving up on an answer: that stays an `unanswered` note. A capture that
+//! simply ends is not a close either.
 
 use super::super::{duration_text, At, ClientKey, Ctx, Found, FETCH, PRODUCE};
 use crate::analysis::diagnosis::facts::Facts;
@@ -18,21 +20,50 @@ const SHARE_FETCH: i16 = 78;
 /// its request timeout (seconds).
 pub const CLIENT_GAVE_UP: f64 = 1.0;
 
+/// A request cut by a close: where it was sent, its API and its facts.
+pub(crate) type Cut<'f> = (At, (i16, i16), &'f Facts);
+
+/// Which requests of `cut` (in the order sent) were waiting for an answer
+/// that should have come, by [`lost`].
+pub(crate) fn lost_of(cut: &[Cut<'_>], how: ConnEventKind, when: f64) -> Vec<bool> {
+    let mut polls_until = f64::NEG_INFINITY;
+    cut.iter()
+        .map(|(at, api, facts)| {
+            let lost = lost(*api, (at.time, polls_until), facts, how, when);
+            polls_until = polls_until.max(at.time + long_poll(*api, facts));
+            lost
+        })
+        .collect()
+}
+
 /// Whether a request cut by a close was waiting for an answer that should
 /// have come: acks=0 Produce requests expect none, and a client that
-/// closes soon after its request (within a long poll's wait) is stopping.
-pub fn lost(api: (i16, i16), sent: f64, facts: &Facts, how: ConnEventKind, when: f64) -> bool {
+/// closes soon after its request could be answered (its own long poll's
+/// wait over, and that of every poll sent before it, `polls_until`) is
+/// stopping.
+fn lost(
+    api: (i16, i16),
+    (sent, polls_until): (f64, f64),
+    facts: &Facts,
+    how: ConnEventKind,
+    when: f64,
+) -> bool {
     if api.0 == PRODUCE && facts.int("Acks") == Some(0) {
         return false;
     }
     if how.side() == Side::Broker {
         return true;
     }
-    let long_poll = match api.0 {
+    let answerable = (sent + long_poll(api, facts)).max(polls_until);
+    when - answerable >= CLIENT_GAVE_UP
+}
+
+/// How long the broker may hold a request's answer: a long poll's MaxWaitMs.
+fn long_poll(api: (i16, i16), facts: &Facts) -> f64 {
+    match api.0 {
         FETCH | SHARE_FETCH => facts.int("MaxWaitMs").unwrap_or(0).max(0) as f64 / 1e3,
         _ => 0.0,
-    };
-    when - sent >= long_poll + CLIENT_GAVE_UP
+    }
 }
 
 pub fn closed(
@@ -41,12 +72,13 @@ pub fn closed(
     client: &ClientKey,
     (how, when): (ConnEventKind, f64),
     _now: f64,
-    cut: &[(At, (i16, i16), &Facts)],
+    cut: &[Cut<'_>],
     out: &mut Vec<Found>,
 ) {
-    let lost: Vec<&(At, (i16, i16), &Facts)> = cut
+    let lost: Vec<&Cut<'_>> = cut
         .iter()
-        .filter(|(at, api, facts)| lost(*api, at.time, facts, how, when))
+        .zip(lost_of(cut, how, when))
+        .filter_map(|(c, lost)| lost.then_some(c))
         .collect();
     let Some(&&(first, first_api, _)) = lost.first() else {
         return;
