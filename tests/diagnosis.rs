@@ -425,6 +425,38 @@ fn a_request_queued_behind_a_long_poll_is_cut_as_the_poll_is() {
     }
 }
 
+/// A request sent after the broker closed the connection was not cut by
+/// that close: the finding says it came after.
+#[test]
+fn a_request_sent_after_the_broker_closed_is_said_to_come_after() {
+    let mut t = Timeline::default();
+    let (rq, _) = metadata(12, 0);
+    let request = |corr: i32| {
+        common::exchanges::frame(
+            kwire::decode::Direction::Request,
+            "Metadata",
+            12,
+            corr,
+            "p",
+            rq.clone(),
+        )
+    };
+    t.send(50000, true, &request(1));
+    t.fin(50000, false);
+    t.wait(0.3);
+    t.send(50000, true, &request(2));
+    t.rst(50000, false);
+    let (found, _) = check("diag-after-close", &t);
+    let m = the(&found, "closed-unanswered")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        m.ends_with("the broker closed the connection (FIN) 1.0 ms after the first was sent, and frame 1 was sent after that"),
+        "{m}"
+    );
+}
+
 /// A capture that ends with a request in flight: the note, no close.
 #[test]
 fn a_capture_that_simply_ends_stays_a_note() {

@@ -120,14 +120,29 @@ pub fn closed(
         client: Some(client.clone()),
         api: Some(first_api),
         count: lost.len() as u64,
-        message: format!(
-            "{what}: {closer} {} after {} sent",
-            duration_text((when - first.time).max(0.0)),
-            if lost.len() == 1 {
-                "it was"
-            } else {
-                "the first was"
-            }
-        ),
+        message: match lost.iter().position(|(at, ..)| at.time > when) {
+            // Sent on a connection already closed: no close cut it.
+            Some(0) => format!(
+                "{what}: sent {} after {closer}",
+                duration_text(first.time - when)
+            ),
+            Some(late) => format!(
+                "{what}: {closer} {} after the first was sent, and {} sent after that",
+                duration_text((when - first.time).max(0.0)),
+                match lost.len() - late {
+                    1 => format!("frame {} was", lost[late].0.index),
+                    n => format!("{n} were"),
+                }
+            ),
+            None => format!(
+                "{what}: {closer} {} after {} sent",
+                duration_text((when - first.time).max(0.0)),
+                if lost.len() == 1 {
+                    "it was"
+                } else {
+                    "the first was"
+                }
+            ),
+        },
     });
 }
