@@ -629,8 +629,10 @@ fn each_filter_selects_its_exchanges() {
     assert_eq!(code, 2);
 }
 
+/// A broker answers a connection's requests in order: the one answer under
+/// a reused correlation id is the first request's.
 #[test]
-fn a_reused_correlation_id_leaves_the_first_request_unanswered() {
+fn a_reused_correlation_id_is_answered_first_in_first_out() {
     let mut t = Timeline::default();
     t.send(
         50000,
@@ -662,7 +664,7 @@ fn a_reused_correlation_id_leaves_the_first_request_unanswered() {
         (&s["frames"], &s["pairs"], &s["unanswered_requests"]),
         (&json!(4), &json!(1), &json!(2))
     );
-    // The response pairs with the later request, as `capture` pairs it.
+    // The response pairs with the first request, as `capture` pairs it.
     let metadata = row(&s["by_api"], "api_name", json!("Metadata"));
     assert_eq!(
         (&metadata["requests"], &metadata["responses"]),
@@ -670,15 +672,15 @@ fn a_reused_correlation_id_leaves_the_first_request_unanswered() {
     );
     assert_eq!(
         metadata["latency_us"],
-        latency(1000, 1000, 1000, 1000, 1000, 1000.0)
+        latency(5000, 5000, 5000, 5000, 5000, 5000.0)
     );
-    // The first waited until its id was reused (4 ms); the Heartbeat is the
-    // capture's last frame, so it waited no time at all.
+    // The second waited from 4 ms to the capture's end (20 ms); the
+    // Heartbeat is the capture's last frame, so it waited no time at all.
     let unanswered =
         |ms: &str| stats_json(&file, &["--min-latency", ms], 0)["unanswered_requests"].clone();
-    assert_eq!(unanswered("4"), 1);
+    assert_eq!(unanswered("16"), 1);
     assert_eq!(unanswered("0"), 2);
-    let (code, _, err) = kwire(&["stats", file.path(), "--min-latency", "4.001"]);
+    let (code, _, err) = kwire(&["stats", file.path(), "--min-latency", "16.001"]);
     assert_eq!(code, 1, "{err}");
 }
 

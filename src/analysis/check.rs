@@ -9,6 +9,7 @@
 use super::diagnosis::Diagnosis;
 use super::finding::{Finding, Rule};
 use super::inventory::{ApiVersionsReader, Range};
+use crate::capture::awaiting::Awaiting;
 use crate::capture::{CapturedFrame, Skipped};
 use crate::decode::records::deferred::check_deferred;
 use crate::decode::tape::Val;
@@ -74,7 +75,9 @@ struct InFlight {
 struct Conn {
     /// The ranges the broker's last ApiVersions response on this connection advertised.
     advertised: Option<BTreeMap<i16, Range>>,
-    in_flight: HashMap<i32, InFlight>,
+    /// Requests awaiting a response, by correlation id, as the capture
+    /// layer pairs them.
+    in_flight: Awaiting<i32, InFlight>,
 }
 
 /// Checks a capture frame by frame, keeping what each connection said.
@@ -201,7 +204,7 @@ impl<'c> Checker<'c> {
 
     fn response(&mut self, f: &CapturedFrame, at: At, out: &mut Vec<Finding>) {
         let conn = self.conns.entry(f.conn).or_default();
-        let paired = f.correlation_id.and_then(|c| conn.in_flight.remove(&c));
+        let paired = f.correlation_id.and_then(|c| conn.in_flight.take(&c));
         // Every frame counts as checked, this one too: its finding is that it pairs with no request.
         self.frames += 1;
         // A second answer is read as the first one's API, so it is checked too.

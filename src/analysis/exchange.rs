@@ -18,6 +18,7 @@
 use super::expr::compile::Expr;
 use super::expr::fields::{self, MessageTests, Passed};
 use crate::budget::Budget;
+use crate::capture::awaiting::Awaiting;
 use crate::capture::CapturedFrame;
 use crate::decode::fields::TopicIds;
 use crate::decode::tape::{Id, Val, Values};
@@ -283,8 +284,9 @@ pub struct Exchanges<'c, M> {
     release: Option<String>,
     needs: Needs,
     /// Requests awaiting a response, by connection and correlation id: the
-    /// capture layer's pairing, mirrored (it inserts and removes on the same frames).
-    pending: HashMap<(usize, i32), Pending<M>>,
+    /// capture layer's pairing, mirrored (it inserts and removes on the same
+    /// frames, first in first out under an id a client reused).
+    pending: Awaiting<(usize, i32), Pending<M>>,
     facts: FactReader,
     /// The latest time seen: when the requests left at the end stopped waiting.
     last_time: f64,
@@ -308,7 +310,7 @@ impl<'c, M> Exchanges<'c, M> {
             cat,
             release: release.map(str::to_string),
             needs: needs.clone(),
-            pending: HashMap::new(),
+            pending: Awaiting::default(),
             facts: FactReader {
                 tests: needs.fields.clone(),
                 ..FactReader::default()
@@ -397,21 +399,6 @@ impl<'c, M> Exchanges<'c, M> {
     fn request<O: Observer<Mark = M>>(&mut self, f: &CapturedFrame, at: FrameAt, obs: &mut O) {
         let api = f.api_key.zip(f.api_version);
         let key = f.correlation_id.map(|c| (f.conn, c));
-        if let (Some(key), Some(_)) = (key, api) {
-            // The capture layer pairs a later response with this request: the
-            // one awaiting a response under the same id never gets it.
-            if let Some(old) = self.pending.remove(&key) {
-                self.facts.errors.clear();
-                let waited_us = micros_between(old.request.time, at.time);
-                self.complete(
-                    old,
-                    Some(key.1),
-                    Outcome::Unanswered { waited_us },
-                    None,
-                    obs,
-                );
-            }
-        }
         self.facts.topics.clear();
         self.facts.errors.clear();
         if let Some(api) = api {
@@ -505,7 +492,7 @@ impl<'c, M> Exchanges<'c, M> {
         let paired = f
             .api_key
             .and(f.correlation_id)
-            .and_then(|c| self.pending.remove(&(f.conn, c)));
+            .and_then(|c| self.pending.take(&(f.conn, c)));
         self.facts.errors.clear();
         let Some(p) = paired else {
             self.facts.topics.clear();

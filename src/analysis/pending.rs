@@ -2,9 +2,9 @@
 //! pairs a response with its request for its latency (`capture --list`, the
 //! explorer) and the explorer's `p`.
 
+use crate::capture::awaiting::Awaiting;
 use crate::capture::CapturedFrame;
 use crate::decode::Direction;
-use foldhash::HashMap;
 
 use super::exchange::micros_between;
 
@@ -25,10 +25,10 @@ struct Open {
     time: f64,
 }
 
-/// The requests not answered yet.
+/// The requests not answered yet, as the capture layer pairs them.
 #[derive(Debug, Default)]
 pub struct Pending {
-    open: HashMap<(usize, i32), Open>,
+    open: Awaiting<(usize, i32), Open>,
 }
 
 impl Pending {
@@ -42,7 +42,7 @@ impl Pending {
                     let mut rows: Vec<usize> = self.open.values().map(|p| p.row).collect();
                     rows.sort_unstable();
                     let cut = rows[rows.len() / 2];
-                    self.open.retain(|_, p| p.row >= cut);
+                    self.open.retain(|p| p.row >= cut);
                 }
                 let open = Open {
                     row,
@@ -52,7 +52,7 @@ impl Pending {
                 None
             }
             Direction::Response if f.api_key.is_some() => {
-                let open = self.open.remove(&(f.conn, corr))?;
+                let open = self.open.take(&(f.conn, corr))?;
                 Some(Paired {
                     latency_us: micros_between(open.time, f.timestamp),
                     request_row: open.row,

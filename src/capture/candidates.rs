@@ -3,6 +3,7 @@
 //! (for a whole candidate) a values-only decode in place that never touches
 //! record data, under a decode budget so that the work stays linear.
 
+use super::awaiting::Outstanding;
 use super::framing::{complete_prefix, Effort, MAX_FRAME};
 use super::skips::SkipReason;
 use crate::decode::tape::Values;
@@ -11,7 +12,6 @@ use crate::decode::{decode_frame, DecodeOptions, Direction};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
-use foldhash::HashMap;
 use std::collections::VecDeque;
 
 /// While resyncing, plausible frame starts whose frame has not all arrived wait
@@ -234,7 +234,7 @@ impl JoinScan {
 }
 
 /// Could a response start here? A sane size and the correlation id of a request awaiting one.
-fn response_header(b: &[u8], outstanding: &HashMap<i32, (i16, i16)>) -> Header {
+fn response_header(b: &[u8], outstanding: &Outstanding) -> Header {
     let Some(h) = b.get(..8) else {
         return Header::Short;
     };
@@ -261,7 +261,7 @@ pub(super) fn header_at(
     cat: &Catalogue,
     b: &[u8],
     is_request: bool,
-    outstanding: &HashMap<i32, (i16, i16)>,
+    outstanding: &Outstanding,
 ) -> Header {
     if is_request {
         request_header(cat, b)

@@ -8,6 +8,7 @@
 //! frees them when a frame completes or the connection closes, and stays under
 //! a cap for the whole capture ([`DEFAULT_MAX_REASSEMBLY`]).
 
+use super::awaiting::Outstanding;
 use super::candidates::{
     answers, decodes_cleanly, header_at, request_header, request_shape, Header, Join, JoinScan,
     Resync,
@@ -51,69 +52,30 @@ const MAX_DEFERRED_RUNS: usize = 8;
 /// first, so a few are enough.
 const ANSWERED_KEPT: usize = 16;
 
-/// What a connection remembers of its answers ([`ANSWERED_KEPT`] of each
-/// at most), to tell a second answer to one request from the answer to a
-/// request that reused its correlation id.
+/// A connection's latest paired responses ([`ANSWERED_KEPT`] at most,
+/// oldest first), to tell a second answer to one request.
 #[derive(Default)]
-struct Answered {
-    /// The latest responses paired, oldest first.
-    latest: VecDeque<AnsweredId>,
-    /// Correlation ids a request took while a request under them awaited
-    /// its answer, with how many times: one more answer each is expected.
-    reused: Vec<(i32, u32)>,
-}
+struct Answered(VecDeque<AnsweredId>);
 
-/// A paired response: its correlation id, (api key, version) and frame
-/// index, and how many more answers its id may have (requests that reused it).
+/// A paired response: its correlation id, (api key, version), frame index.
 struct AnsweredId {
     corr: i32,
     api: (i16, i16),
     frame: usize,
-    more: u32,
 }
 
 impl Answered {
-    /// A request took correlation id `c` while another awaited its answer.
-    fn reuse(&mut self, c: i32) {
-        match self.reused.iter_mut().find(|r| r.0 == c) {
-            Some(r) => r.1 = r.1.saturating_add(1),
-            None => {
-                if self.reused.len() == ANSWERED_KEPT {
-                    self.reused.remove(0);
-                }
-                self.reused.push((c, 1));
-            }
+    /// Response `frame` answered the request under `corr`, of `api`.
+    fn paired(&mut self, corr: i32, api: (i16, i16), frame: usize) {
+        if self.0.len() == ANSWERED_KEPT {
+            self.0.pop_front();
         }
+        self.0.push_back(AnsweredId { corr, api, frame });
     }
 
-    /// Response `frame` answered the request under `c`, of `api`.
-    fn paired(&mut self, c: i32, api: (i16, i16), frame: usize) {
-        let more = match self.reused.iter().position(|r| r.0 == c) {
-            Some(i) => self.reused.remove(i).1,
-            None => 0,
-        };
-        if self.latest.len() == ANSWERED_KEPT {
-            self.latest.pop_front();
-        }
-        let corr = c;
-        self.latest.push_back(AnsweredId {
-            corr,
-            api,
-            frame,
-            more,
-        });
-    }
-
-    /// A response under `c` that no request awaits: the API of the answer
-    /// before it under that id, and the frame it repeats (`None` when a
-    /// request that reused the id expects it).
-    fn again(&mut self, c: i32) -> Option<((i16, i16), Option<usize>)> {
-        let first = self.latest.iter_mut().rev().find(|a| a.corr == c)?;
-        if first.more > 0 {
-            first.more -= 1;
-            return Some((first.api, None));
-        }
-        Some((first.api, Some(first.frame)))
+    /// The latest answer under `corr`, which a response no request awaits repeats.
+    fn first(&self, corr: i32) -> Option<&AnsweredId> {
+        self.0.iter().rev().find(|a| a.corr == corr)
     }
 }
 
@@ -458,11 +420,11 @@ struct Conn {
     client: Option<usize>,
     not_kafka: bool,
     /// Correlation id → (api key, version) of requests awaiting a response.
-    outstanding: HashMap<i32, (i16, i16)>,
-    /// The latest responses paired and ids reused: a second response under
-    /// an answered id is read as that API. Boxed when first needed: a
-    /// capture may hold thousands of connections that never see a
-    /// response (`tests/capture_budgets.rs`).
+    outstanding: Outstanding,
+    /// The latest responses paired: a second response under an answered
+    /// id is read as that API. Boxed when first needed: a capture may hold
+    /// thousands of connections that never see a response
+    /// (`tests/capture_budgets.rs`).
     answered: Option<Box<Answered>>,
     /// SASL authentication: whether frames are tokens.
     sasl: Sasl,
@@ -621,7 +583,7 @@ fn resync(
     cat: &Catalogue,
     half: &mut Half,
     is_request: bool,
-    outstanding: &HashMap<i32, (i16, i16)>,
+    outstanding: &Outstanding,
     timestamp: f64,
     effort: &mut Effort,
 ) -> bool {
@@ -816,7 +778,7 @@ impl<'c> Flows<'c> {
                     halves: [Half::default(), Half::default()],
                     client: None,
                     not_kafka: false,
-                    outstanding: HashMap::new(),
+                    outstanding: Outstanding::default(),
                     answered: None,
                     sasl: Sasl::Off,
                     tls: Tls::Undecided,
@@ -1656,15 +1618,13 @@ impl<'c> Flows<'c> {
             let key = bytes.get(4..6).map(|b| i16::from_be_bytes([b[0], b[1]]));
             let ver = bytes.get(6..8).map(|b| i16::from_be_bytes([b[0], b[1]]));
             if let (Some(c), Some(k), Some(v)) = (correlation_id, key, ver) {
-                if conn.outstanding.insert(c, (k, v)).is_some() {
-                    conn.answered.get_or_insert_default().reuse(c);
-                }
+                conn.outstanding.insert(c, (k, v));
             }
             conn.sasl
                 .request(self.cat, key.zip(ver), correlation_id, &bytes);
             (Direction::Request, key, ver)
         } else {
-            let paired = correlation_id.and_then(|c| conn.outstanding.remove(&c));
+            let paired = correlation_id.and_then(|c| conn.outstanding.take(&c));
             conn.sasl.response(self.cat, paired, correlation_id, &bytes);
             let api = match (paired, correlation_id) {
                 (Some(api), Some(c)) => {
@@ -1673,9 +1633,9 @@ impl<'c> Flows<'c> {
                     Some(api)
                 }
                 (None, Some(c)) => {
-                    let again = conn.answered.as_mut().and_then(|a| a.again(c));
-                    repeats = again.and_then(|a| a.1);
-                    again.map(|a| a.0)
+                    let first = conn.answered.as_ref().and_then(|a| a.first(c));
+                    repeats = first.map(|a| a.frame);
+                    first.map(|a| a.api)
                 }
                 _ => None,
             };

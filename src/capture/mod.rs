@@ -2,6 +2,7 @@
 //! frames, responses paired with their requests, and notes for the bytes that
 //! are in no frame.
 
+pub(crate) mod awaiting;
 pub mod candidates;
 pub mod flows;
 pub mod framing;

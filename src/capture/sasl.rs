@@ -23,6 +23,7 @@
 //! all end when the client sends its first request after authentication.
 //! A token is never decoded, nor cut to its header in listings.
 
+use super::awaiting::Outstanding;
 use super::candidates::{decodes_cleanly, request_header, Header};
 use super::framing::Effort;
 use crate::decode::tape::{Id, Val, Values};
@@ -31,7 +32,6 @@ use crate::protocol::headers::{request_header_version, response_header_version};
 use crate::protocol::sasl::{mechanism_text, RAW_TOKENS_VERSION, SASL_HANDSHAKE_KEY};
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, MessageKind};
-use foldhash::HashMap;
 use std::sync::Arc;
 
 /// Where a connection is in SASL authentication.
@@ -67,7 +67,7 @@ impl Sasl {
         is_request: bool,
         bytes: &[u8],
         cut: bool,
-        outstanding: &HashMap<i32, (i16, i16)>,
+        outstanding: &Outstanding,
         effort: &mut Effort,
     ) -> Option<Arc<str>> {
         let (mechanism, watching) = match self {
@@ -88,7 +88,9 @@ impl Sasl {
             }
         } else {
             bytes.get(4..8).is_some_and(|c| {
-                outstanding.contains_key(&i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                outstanding
+                    .get(&i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                    .is_some()
             })
         };
         if !kafka {

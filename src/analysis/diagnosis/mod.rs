@@ -19,6 +19,7 @@ pub mod facts;
 pub mod rules;
 
 use crate::analysis::finding::{Finding, Rule, MAX_FRAMES_NAMED};
+use crate::capture::awaiting::Awaiting;
 use crate::capture::{CapturedFrame, ConnEvent, ConnEventKind};
 use crate::decode::{Direction, FrameKind};
 use crate::protocol::headers::API_VERSIONS_KEY;
@@ -227,7 +228,8 @@ pub struct Diagnosis<'c> {
     ctx: Ctx<'c>,
     release: Option<String>,
     reader: FactReader,
-    pending: HashMap<(usize, i32), Pending>,
+    /// Requests awaiting a response, as the capture layer pairs them.
+    pending: Awaiting<(usize, i32), Pending>,
     conns: HashMap<usize, Conn>,
     rules: rules::Rules,
     last_time: f64,
@@ -246,7 +248,7 @@ impl<'c> Diagnosis<'c> {
             },
             release: release.map(str::to_string),
             reader: FactReader::default(),
-            pending: HashMap::new(),
+            pending: Awaiting::default(),
             conns: HashMap::new(),
             rules: rules::Rules::default(),
             last_time: f64::NEG_INFINITY,
@@ -318,20 +320,17 @@ impl<'c> Diagnosis<'c> {
                 let mut found = Vec::new();
                 self.rules.request(&self.ctx, &req, &mut found);
                 out.extend(found.into_iter().map(Found::finding));
-                // A request reusing an id in flight: the older one is never answered.
-                if let Some(old) = self.pending.insert(
+                self.pending.insert(
                     (f.conn, corr),
                     Pending {
                         api: (key, version),
                         at,
                         facts,
                     },
-                ) {
-                    self.complete(f.conn, old, None, None, out);
-                }
+                );
             }
             Direction::Response => {
-                let Some(p) = self.pending.remove(&(f.conn, corr)) else {
+                let Some(p) = self.pending.take(&(f.conn, corr)) else {
                     return;
                 };
                 let mut facts = self
@@ -429,7 +428,7 @@ impl<'c> Diagnosis<'c> {
             .copied()
             .collect();
         let mut cut_requests: Vec<Pending> =
-            keys.iter().filter_map(|k| self.pending.remove(k)).collect();
+            keys.iter().flat_map(|k| self.pending.take_all(k)).collect();
         cut_requests.sort_by_key(|p| p.at.index);
         let cut: Vec<(At, (i16, i16), &Facts)> = cut_requests
             .iter()
