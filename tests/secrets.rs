@@ -167,6 +167,94 @@ fn no_secret_in_any_capture_format_without_show_secrets() {
     assert!(leaked(&html).is_empty(), "report shows {:?}", leaked(&html));
 }
 
+/// A display filter tests what the views show: a test on a credential's
+/// bytes cannot tell one secret from another (else it could be guessed a
+/// character at a time), unless `--show-secrets`.
+#[test]
+fn a_filter_cannot_probe_a_credential() {
+    let cap = TempCapture::new("secrets-probe", &conversation().pcap());
+    let probes = [
+        format!("AuthBytes contains \"{}\"", &PASSWORD[..6]),
+        format!("SaltedPassword contains \"{}\"", &SALTED[..6]),
+    ];
+    for probe in &probes {
+        let (status, out) = run(&["capture", cap.path(), "--list", "-Y", probe]);
+        assert_eq!(status, Some(1), "{probe} selected frames:\n{out}");
+        assert!(out.contains("no frame matches"), "{out}");
+        let (status, out) = run(&[
+            "capture",
+            cap.path(),
+            "--list",
+            "-Y",
+            probe,
+            "--show-secrets",
+        ]);
+        assert_eq!(status, Some(0), "{probe} with --show-secrets:\n{out}");
+    }
+    // What is not a credential still matches: the PLAIN user name.
+    let (status, _) = run(&[
+        "capture",
+        cap.path(),
+        "--list",
+        "-Y",
+        "AuthBytes contains \"alice\"",
+    ]);
+    assert_eq!(status, Some(0));
+}
+
+/// A SaslAuthenticate of a version no definition describes cannot be read
+/// for its credential: its bytes are masked from where reading stopped, in
+/// the grid and in a written pcap, as the tree masks them.
+#[test]
+fn an_authenticate_of_an_unknown_version_is_masked() {
+    let mut t = Timeline::default();
+    let mut request = common::exchanges::frame(
+        kwire::decode::Direction::Request,
+        "SaslAuthenticate",
+        2,
+        2,
+        "c",
+        json!({"AuthBytes": hex::encode(format!("\0alice\0{PASSWORD}"))}),
+    );
+    request[6..8].copy_from_slice(&99i16.to_be_bytes());
+    t.on(PORT, "c").pair(
+        1,
+        "SaslHandshake",
+        1,
+        json!({"Mechanism": "PLAIN"}),
+        json!({"ErrorCode": 0, "Mechanisms": ["PLAIN"]}),
+    );
+    t.send(PORT, true, &request);
+    let cap = TempCapture::new("secrets-unknown-version", &t.pcap());
+    let (_, grid) = run(&["capture", cap.path(), "--format", "grid"]);
+    assert!(leaked(&grid).is_empty(), "{:?}:\n{grid}", leaked(&grid));
+    let (_, shown) = run(&["capture", cap.path(), "--format", "grid", "--show-secrets"]);
+    assert!(
+        !leaked(&shown).is_empty(),
+        "--show-secrets shows it:\n{shown}"
+    );
+    let written = std::env::temp_dir().join(format!(
+        "kwire-unknown-version-{}.pcapng",
+        std::process::id()
+    ));
+    let (_, said) = run(&[
+        "capture",
+        cap.path(),
+        "--list",
+        "--write-selected",
+        written.to_str().unwrap(),
+    ]);
+    let bytes = std::fs::read(&written).unwrap();
+    let _ = std::fs::remove_file(&written);
+    assert!(said.contains("credentials masked in 1 frame"), "{said}");
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        leaked(&text).is_empty(),
+        "the written pcap holds {:?}",
+        leaked(&text)
+    );
+}
+
 #[test]
 fn redacted_values_keep_their_place_and_size() {
     let cap = TempCapture::new("secrets-tree", &conversation().pcap());
@@ -328,6 +416,46 @@ fn metadata_capture(name: &str, records: &[u8]) -> TempCapture {
         &common::batches::produce(cat, "__cluster_metadata", records),
     );
     TempCapture::new(name, &t.pcap())
+}
+
+/// A compressed batch of the metadata log that is not decompressed (over
+/// the budget here; damaged data likewise) cannot be read for credentials,
+/// and snappy keeps the record's keys as they are: its bytes are masked
+/// whole in every view that shows bytes, unless `--show-secrets`.
+#[test]
+fn a_metadata_batch_not_decompressed_is_masked_whole() {
+    use common::batches::{batch, Rec};
+    let rec = Rec {
+        key: None,
+        value: Some(scram_record()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    let cap = metadata_capture("secrets-kraft-undecompressed", &batch(0, 2, &[rec]));
+    for format in ["grid", "json", "tree"] {
+        let args = [
+            "capture",
+            cap.path(),
+            "--format",
+            format,
+            "--max-decompressed",
+            "10",
+        ];
+        let (_, out) = run(&args);
+        assert!(
+            leaked(&out).is_empty(),
+            "{format}: {:?}\n{out}",
+            leaked(&out)
+        );
+        // The tree shows compressed bytes cut short: the others show them whole.
+        if format != "tree" {
+            let (_, shown) = run(&[&args[..], &["--show-secrets"]].concat());
+            assert!(
+                !leaked(&shown).is_empty(),
+                "{format} --show-secrets:\n{shown}"
+            );
+        }
+    }
 }
 
 #[test]

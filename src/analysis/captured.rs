@@ -68,3 +68,29 @@ pub fn decode_captured(
     }
     (decode_frame(cat, f.bytes.clone(), 0, &opts), note)
 }
+
+/// A captured frame's bytes as every view shows them: with its credentials
+/// masked, when secrets are hidden and it may hold one (`None` when nothing
+/// was masked). Written pcaps and display filters take these, so that
+/// neither carries nor probes what the views mask.
+pub(crate) fn shown_bytes(
+    cat: &Catalogue,
+    release: Option<&str>,
+    f: &CapturedFrame,
+) -> Option<bytes::Bytes> {
+    if !crate::decode::secrets::hiding() {
+        return None;
+    }
+    let may_hold = crate::decode::secrets::may_hold_bytes(
+        &f.kind,
+        f.direction,
+        f.api_key.zip(f.api_version),
+        &f.bytes,
+        |kind, k, v| cat.message(kind, k, v, release),
+    );
+    if !may_hold {
+        return None;
+    }
+    let (shown, _) = decode_captured(cat, release, f, false, DecodeOptions::default());
+    (shown.bytes.len() == f.bytes.len() && shown.bytes != f.bytes).then_some(shown.bytes)
+}

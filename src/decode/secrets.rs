@@ -47,7 +47,7 @@ pub(crate) const METADATA_TOPIC_ID: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 /// of the metadata log. Frames that cannot are never walked.
 pub fn may_hold<'c>(
     frame: &Frame,
-    message: impl FnOnce(MessageKind, i16, i16) -> Option<&'c MessageSpec>,
+    message: impl FnMut(MessageKind, i16, i16) -> Option<&'c MessageSpec>,
 ) -> bool {
     may_hold_bytes(
         &frame.kind,
@@ -66,7 +66,7 @@ pub(crate) fn may_hold_bytes<'c>(
     direction: crate::decode::Direction,
     api: Option<(i16, i16)>,
     bytes: &[u8],
-    message: impl FnOnce(MessageKind, i16, i16) -> Option<&'c MessageSpec>,
+    mut message: impl FnMut(MessageKind, i16, i16) -> Option<&'c MessageSpec>,
 ) -> bool {
     if matches!(kind, FrameKind::SaslToken { .. }) {
         return true;
@@ -79,7 +79,13 @@ pub(crate) fn may_hold_bytes<'c>(
         crate::decode::Direction::Response => MessageKind::Response,
     };
     let Some(spec) = message(kind, k, v) else {
-        return false;
+        // A version no definition describes cannot be read for its
+        // credentials: it is taken for one whole when the API's known
+        // versions hold any (a SaslAuthenticate of a newer version).
+        return message(kind, k, 0).is_some_and(|spec| {
+            let versions = spec.valid_versions;
+            (versions.lo..=versions.hi).any(|v| spec.plan(v).holds_secrets)
+        });
     };
     // What the message holds is worked out once per version, with its plan
     // (walking its fields for every frame was 2.8% of a capture's text tree).

@@ -9,10 +9,9 @@
 //! shown: a pcap is shared more readily than a terminal.
 
 use super::synth::{PcapngWriter, TcpFlow, LINKTYPE_RAW};
-use crate::analysis::captured::decode_captured;
+use crate::analysis::captured::shown_bytes;
 use crate::capture::{CapturedFrame, ConnEvent, ConnEventKind, Side};
-use crate::decode::secrets;
-use crate::decode::{DecodeOptions, Direction};
+use crate::decode::Direction;
 use crate::schema::Catalogue;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -152,21 +151,13 @@ impl<W: Write> FramesPcap<W> {
         release: Option<&str>,
         f: &CapturedFrame,
     ) -> bytes::Bytes {
-        let may_hold = secrets::may_hold_bytes(
-            &f.kind,
-            f.direction,
-            f.api_key.zip(f.api_version),
-            &f.bytes,
-            |kind, k, v| cat.message(kind, k, v, release),
-        );
-        if may_hold && secrets::hiding() {
-            let (shown, _) = decode_captured(cat, release, f, false, DecodeOptions::default());
-            if shown.bytes.len() == f.bytes.len() && shown.bytes != f.bytes {
+        match shown_bytes(cat, release, f) {
+            Some(masked) => {
                 self.masked += 1;
-                return shown.bytes;
+                masked
             }
+            None => f.bytes.clone(),
         }
-        f.bytes.clone()
     }
 }
 

@@ -154,6 +154,12 @@ impl BatchDecoder<'_, '_> {
         let comp = push_with(out, || compressed_node(self.buf, range, codec));
         let Some(data) = s.buffer().and_then(|b| tape.buffers.get(b)) else {
             self.found_under(tape, j, comp);
+            // Data not decompressed (damaged, or over budget) cannot be read
+            // for the metadata log's credentials, and a codec keeps random
+            // bytes (salts, keys) as they are: taken for one whole.
+            if PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::ClusterMetadata {
+                comp.set_secret();
+            }
             return;
         };
         let d = push_with(&mut comp.children, || {
