@@ -800,9 +800,10 @@ impl FactReader {
         };
         // Tests see the bytes the views show: a credential masked unless
         // --show-secrets, so that no filter probes it.
-        let shown = tests
-            .as_ref()
-            .and_then(|_| super::captured::shown_bytes(cat, pin, f));
+        let reads_bytes = laid.as_ref().is_some_and(|l| l.reads_bytes);
+        let shown = (tests.is_some() && reads_bytes)
+            .then(|| super::captured::shown_bytes(cat, pin, f))
+            .flatten();
         let bytes: &[u8] = shown.as_deref().unwrap_or(&f.bytes);
         self.tape.slots.clear();
         let (head, end, res) = values::decode_message(bytes, 4, &header.plan(hv), &mut self.tape);

@@ -23,6 +23,10 @@ pub(crate) struct MessageTests {
     pub body: Option<Branch>,
     /// The tests some field of this message can pass (the others never hold).
     pub may: Passed,
+    /// Whether a test reads bytes that may hold a credential: a bytes or
+    /// records field's, or a record's. Only then are a frame's credentials
+    /// masked before its tests run (finding them is a decode of the frame).
+    pub reads_bytes: bool,
 }
 
 /// The tests of one struct's fields, by declaration index.
@@ -31,8 +35,18 @@ pub struct Branch {
     by_decl: Box<[Option<Reads>]>,
 }
 
+impl Branch {
+    fn reads_bytes(&self) -> bool {
+        self.by_decl.iter().flatten().any(|r| {
+            r.bytes || !r.records.is_empty() || r.within.as_ref().is_some_and(|w| w.reads_bytes())
+        })
+    }
+}
+
 #[derive(Debug, Default)]
 struct Reads {
+    /// Whether the field's value is bytes or records (each element's, for an array).
+    bytes: bool,
     /// Tests of this field's value (each element's, for an array).
     tests: Vec<u8>,
     /// Tests of each record of this records field.
@@ -47,7 +61,16 @@ impl MessageTests {
         let mut may = 0;
         let header = branch(tests, true, header, &mut Vec::new(), &mut may);
         let body = branch(tests, false, body, &mut Vec::new(), &mut may);
-        MessageTests { header, body, may }
+        let reads_bytes = [&header, &body]
+            .into_iter()
+            .flatten()
+            .any(Branch::reads_bytes);
+        MessageTests {
+            header,
+            body,
+            may,
+            reads_bytes,
+        }
     }
 }
 
@@ -98,6 +121,12 @@ fn reads(
         }
         *may |= 1 << i;
     }
+    r.bytes = !r.tests.is_empty()
+        && matches!(
+            f.shape,
+            Shape::Primitive(Primitive::Bytes | Primitive::Records)
+                | Shape::Array(Element::Primitive(Primitive::Bytes | Primitive::Records))
+        );
     let nested = match &f.shape {
         Shape::Struct(s) | Shape::Array(Element::Struct(s)) => Some(s),
         _ => None,
