@@ -74,7 +74,7 @@ impl Answered {
     }
 
     /// The latest answer under `corr`, which a response no request awaits repeats.
-    fn first(&self, corr: i32) -> Option<&AnsweredId> {
+    fn latest(&self, corr: i32) -> Option<&AnsweredId> {
         self.0.iter().rev().find(|a| a.corr == corr)
     }
 }
@@ -1610,11 +1610,10 @@ impl<'c> Flows<'c> {
             return;
         }
         let corr_at = if is_request { 8 } else { 4 };
-        let mut repeats = None;
         let correlation_id = bytes
             .get(corr_at..corr_at + 4)
             .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        let (direction, api_key, api_version) = if is_request {
+        let (direction, (api_key, api_version), repeats) = if is_request {
             let key = bytes.get(4..6).map(|b| i16::from_be_bytes([b[0], b[1]]));
             let ver = bytes.get(6..8).map(|b| i16::from_be_bytes([b[0], b[1]]));
             if let (Some(c), Some(k), Some(v)) = (correlation_id, key, ver) {
@@ -1622,24 +1621,23 @@ impl<'c> Flows<'c> {
             }
             conn.sasl
                 .request(self.cat, key.zip(ver), correlation_id, &bytes);
-            (Direction::Request, key, ver)
+            (Direction::Request, (key, ver), None)
         } else {
             let paired = correlation_id.and_then(|c| conn.outstanding.take(&c));
             conn.sasl.response(self.cat, paired, correlation_id, &bytes);
-            let api = match (paired, correlation_id) {
+            let (api, repeats) = match (paired, correlation_id) {
                 (Some(api), Some(c)) => {
                     let answered = conn.answered.get_or_insert_default();
                     answered.paired(c, api, self.emitted);
-                    Some(api)
+                    (Some(api), None)
                 }
                 (None, Some(c)) => {
-                    let first = conn.answered.as_ref().and_then(|a| a.first(c));
-                    repeats = first.map(|a| a.frame);
-                    first.map(|a| a.api)
+                    let first = conn.answered.as_ref().and_then(|a| a.latest(c));
+                    (first.map(|a| a.api), first.map(|a| a.frame))
                 }
-                _ => None,
+                _ => (None, None),
             };
-            (Direction::Response, api.map(|p| p.0), api.map(|p| p.1))
+            (Direction::Response, api.unzip(), repeats)
         };
         let kind = FrameKind::Kafka;
         out.push(Captured::Frame(CapturedFrame {
