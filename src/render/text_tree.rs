@@ -159,25 +159,29 @@ fn fit_tree_line(out: &mut Vec<u8>, marks: [usize; 6], columns: usize) {
     let Some((keep, over)) = pieces_kept(cells, columns) else {
         return;
     };
-    let mut line = Vec::with_capacity(out.len() - start);
-    // The label's pieces as kept: where each starts in `line`, its cells,
+    // The line as kept is written after the line as drawn, then moved over
+    // it: no buffer of its own (one a long line was 1% of the Produce
+    // capture's text tree).
+    let line = out.len();
+    out.reserve(line - start + 8);
+    // The label's pieces as kept: where each starts in `out`, its cells,
     // whether it is plain.
     let mut label = [(0, 0, false); 3];
     let mut width = 0;
     for i in 0..6 {
-        let (text, whole, plain) = (&out[piece(i)], cells[i], measured.plain[i]);
-        let at = line.len();
+        let (whole, plain) = (cells[i], measured.plain[i]);
+        let at = out.len();
         let kept = match keep[i] {
             Some(0) => 0,
             // Fewer cells than it has, so a cut (as `fit_line` makes it).
             Some(n) => {
-                let (cut, used) = cut_point(text, plain, n - 1);
-                line.extend_from_slice(text);
-                end_at(&mut line, at, at + cut, coloured);
+                let (cut, used) = cut_point(&out[piece(i)], plain, n - 1);
+                out.extend_from_within(bounds[i]..bounds[i] + cut);
+                end_at(out, at, at + cut, coloured);
                 used + 1
             }
             None => {
-                line.extend_from_slice(text);
+                out.extend_from_within(piece(i));
                 whole
             }
         };
@@ -191,13 +195,13 @@ fn fit_tree_line(out: &mut Vec<u8>, marks: [usize; 6], columns: usize) {
             let cells: usize = label.iter().map(|l| l.1).sum();
             let target = cells.saturating_sub(over).max(columns / 2);
             if cells > target {
-                let kept = cut_label(&mut line, label, target.saturating_sub(1), coloured);
+                let kept = cut_label(out, line, label, target.saturating_sub(1), coloured);
                 width = width - cells + kept;
             }
         }
     }
-    out.truncate(start);
-    out.extend_from_slice(&line);
+    out.copy_within(line.., start);
+    out.truncate(start + (out.len() - line));
     // What the cuts above left over (an error longer than the line): cut at the end.
     if width > columns {
         fit_line(out, start, columns);
@@ -240,11 +244,12 @@ fn end_at(line: &mut Vec<u8>, from: usize, cut: usize, coloured: bool) {
     }
 }
 
-/// The label at the start of `line` (its pieces: start, cells, plain) cut
-/// to keep `room` cells before its `…`, in the piece where the cut falls
-/// (`coloured` as for [`end_at`]); the cells it keeps.
+/// The label at `from` in `line`, at its end (its pieces: start, cells,
+/// plain), cut to keep `room` cells before its `…`, in the piece where the
+/// cut falls (`coloured` as for [`end_at`]); the cells it keeps.
 fn cut_label(
     line: &mut Vec<u8>,
+    from: usize,
     pieces: [(usize, usize, bool); 3],
     room: usize,
     coloured: bool,
@@ -254,7 +259,7 @@ fn cut_label(
     for (k, &(at, cells, plain)) in pieces.iter().enumerate() {
         if before + cells > room {
             let (cut, used) = cut_point(&line[at..ends[k]], plain, room - before);
-            end_at(line, 0, at + cut, coloured);
+            end_at(line, from, at + cut, coloured);
             return before + used + 1;
         }
         before += cells;
