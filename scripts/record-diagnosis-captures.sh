@@ -4,7 +4,9 @@
 # confluent-kafka, kafka-python, a hand-written client) against a real broker
 # (tansu 0.6.0) on 127.0.0.1. CI only replays the committed files
 # (tests/diagnosis_captures.rs).
-# Needs: tansu, tcpdump, python3 with kafka-python and confluent-kafka.
+# Needs: tansu, tcpdump (or Wireshark's dumpcap), python3 with kafka-python
+# and confluent-kafka. Scenarios named as arguments are recorded again
+# (all of them when none is named).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=samples/captures/diagnosis
@@ -16,10 +18,21 @@ log=$(mktemp)
 source scripts/tansu-broker.sh
 trap stop_broker EXIT
 
-for scenario in old-librdkafka churn unsupported; do
-  start_broker
-  tcpdump -i lo -U -s 0 -w "$out/$scenario.pcap" "tcp port $port" >/dev/null 2>&1 &
+# Packets on loopback to and from the broker's port, written as they come.
+record() {
+  if command -v tcpdump >/dev/null; then
+    tcpdump -i lo -U -s 0 -w "$1" "tcp port $port" >/dev/null 2>&1 &
+  else
+    dumpcap -q -i lo -P -f "tcp port $port" -w "$1" >/dev/null 2>&1 &
+  fi
   dump=$!
+}
+
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(old-librdkafka churn unsupported short-timeout)
+for scenario in "${scenarios[@]}"; do
+  start_broker
+  record "$out/$scenario.pcap"
   sleep 1
   python3 scripts/captures/diagnosis_clients.py "$scenario" "$port" || echo "$scenario: client exited $?"
   sleep 1

@@ -482,6 +482,89 @@ fn a_capture_that_simply_ends_stays_a_note() {
     );
 }
 
+/// A consumer whose request timeout (0.7 s) is shorter than its fetch wait
+/// (MaxWaitMs 3000) closes each poll's connection 0.7 s into it, reconnects
+/// at once and polls again (kafka-python with `request_timeout_ms=700`,
+/// seen against tansu). `closes`: how many times; `by_client`: the client
+/// closes (else the broker); `inside`: within the wait (else after it).
+fn abandoned_polls(closes: u16, by_client: bool, inside: bool) -> Timeline {
+    let mut t = Timeline::default();
+    let (rq, _) = metadata(12, 0);
+    for i in 0..closes {
+        let port = 50000 + i;
+        api_versions(&mut t, port, "short-timeout");
+        let poll = common::exchanges::frame(
+            kwire::decode::Direction::Request,
+            "Fetch",
+            12,
+            2,
+            "short-timeout",
+            fetch_request(0, -1, if inside { 3000 } else { 500 }),
+        );
+        t.send(port, true, &poll);
+        t.wait(0.1);
+        let queued = common::exchanges::frame(
+            kwire::decode::Direction::Request,
+            "Metadata",
+            12,
+            3,
+            "short-timeout",
+            rq.clone(),
+        );
+        t.send(port, true, &queued);
+        t.wait(0.6);
+        t.fin(port, by_client);
+        t.fin(port, !by_client);
+    }
+    t
+}
+
+#[test]
+fn a_client_closing_every_long_poll_before_its_wait_is_over() {
+    let (found, _) = check("diag-poll-abandoned", &abandoned_polls(25, true, true));
+    let f = the(&found, "poll-abandoned");
+    assert_eq!(f["severity"], "warning");
+    // The last close is not followed by a reconnect: a client stopping.
+    assert_eq!(f["count"], 24);
+    assert_eq!(f["client_id"], "short-timeout");
+    assert_eq!(
+        f["message"],
+        "client \"short-timeout\" (10.0.0.1) closed its connection to 10.0.0.2:9092 24 times while its long poll waited \
+         (MaxWaitMs 3000), 702.0 ms into it, and reconnected within 2.0 ms to poll again (24 requests queued behind \
+         the polls were cut too): its request timeout is shorter than its fetch wait"
+    );
+    // The polls the finding names; what the closes cut is not also a note
+    // (but what the last, a client stopping, cut is), and the reconnects
+    // are not churn.
+    assert_eq!(frames(f)[..3], [2, 6, 10]);
+    let notes: Vec<u64> = of(&found, "unanswered")
+        .iter()
+        .flat_map(|n| frames(n))
+        .collect();
+    assert_eq!(notes, [98, 99], "{found:#?}");
+    assert!(of(&found, "connection-churn").is_empty(), "{found:#?}");
+    assert!(
+        check_text("diag-poll-abandoned", &abandoned_polls(25, true, true))
+            .contains("make the timeout longer than the wait")
+    );
+}
+
+/// What looks like it and is not: a consumer stopping (or restarting) once
+/// mid-poll, closes after the wait was over, and a broker closing.
+#[test]
+fn one_abandoned_poll_a_poll_over_or_a_broker_close_is_not_a_short_timeout() {
+    for (closes, by_client, inside) in [(1, true, true), (25, true, false), (25, false, true)] {
+        let (found, _) = check(
+            "diag-poll-normal",
+            &abandoned_polls(closes, by_client, inside),
+        );
+        assert!(
+            of(&found, "poll-abandoned").is_empty(),
+            "{closes} {by_client} {inside}: {found:#?}"
+        );
+    }
+}
+
 fn api_versions(t: &mut Timeline, port: u16, client: &str) {
     t.on(port, client).pair(1, "ApiVersions", 3, json!({"ClientSoftwareName": "t", "ClientSoftwareVersion": "1"}), json!({"ErrorCode": 0, "ThrottleTimeMs": 0, "ApiKeys": [
             {"ApiKey": 3, "MinVersion": 0, "MaxVersion": 12}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}]}));

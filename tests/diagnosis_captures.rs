@@ -121,6 +121,42 @@ fn a_broker_closing_on_a_request_it_does_not_serve() {
     assert_eq!(listed.matches("DescribeLogDirs v1").count(), 1, "{listed}");
 }
 
+/// kafka-python with a request timeout (0.7 s) shorter than its fetch wait
+/// (3 s): each empty poll ends in a close 0.7 s into it and a new
+/// connection. The closes are one `poll-abandoned` finding, not churn and
+/// not a note each; the consumer's own close at the end is a stop.
+#[test]
+fn a_consumer_timing_out_its_own_long_polls() {
+    let found = check_json(&format!("{DIR}diagnosis/short-timeout.pcap"), &[]);
+    let abandoned = of(&found, "poll-abandoned");
+    assert_eq!(abandoned.len(), 1, "{found:#?}");
+    let f = abandoned[0];
+    assert_eq!(f["client_id"], "short-timeout");
+    assert_eq!(f["count"], 8);
+    let m = f["message"].as_str().unwrap();
+    assert!(
+        m.contains("closed its connection to 127.0.0.1:19192 8 times while its long poll waited (MaxWaitMs 3000), 696.4 ms–700.0 ms into it"),
+        "{m}"
+    );
+    assert!(of(&found, "connection-churn").is_empty(), "{found:#?}");
+    // The last connection's Fetch and Metadata, cut by the consumer's close().
+    let notes: Vec<&Value> = of(&found, "unanswered");
+    assert_eq!(notes.len(), 2, "{found:#?}");
+    assert!(notes.iter().all(|n| n["conn"] == 12), "{notes:#?}");
+    // Besides: tansu's Fetch v12 answers carry a tag of v16.
+    assert_eq!(
+        rules(&found),
+        [
+            ("error", "tag-version"),
+            ("note", "unanswered"),
+            ("warning", "poll-abandoned")
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+    );
+}
+
 /// Real clients' normal sessions: no conversation rule speaks.
 #[test]
 fn normal_sessions_stay_quiet() {
@@ -157,6 +193,7 @@ fn check_text_fits_120_columns() {
         "diagnosis/old-librdkafka.pcap",
         "diagnosis/churn.pcap",
         "diagnosis/unsupported.pcap",
+        "diagnosis/short-timeout.pcap",
         "confluent-kafka.pcap",
         "kafka-python.pcap",
         "lone-response.pcap",

@@ -59,5 +59,19 @@ elif scenario == "unsupported":
             print("no answer")
         s.close()
         time.sleep(0.2)
+elif scenario == "short-timeout":
+    # A consumer whose request timeout (0.7 s) is shorter than the wait it
+    # asks the broker for (3 s): kafka-python refuses that when it is
+    # configured, so the fetcher's wait is raised after. Each empty poll
+    # times out, closes the connection and reconnects.
+    from kafka import KafkaConsumer
+    topic("quiet")
+    c = KafkaConsumer("quiet", bootstrap_servers=bootstrap, group_id="quiet-readers", client_id="short-timeout",
+                      fetch_max_wait_ms=500, request_timeout_ms=700)
+    c._fetcher.config["fetch_max_wait_ms"] = 3000
+    end = time.time() + 6
+    while time.time() < end:
+        c.poll(500)
+    c.close()
 else:
     sys.exit(f"unknown scenario {scenario}")

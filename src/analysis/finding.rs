@@ -67,6 +67,7 @@ pub enum Rule {
     ErrorNotInVersion,
     ClosedUnanswered,
     ConnectionChurn,
+    PollAbandoned,
     ProducerSequenceGap,
     ProducerDuplicate,
     ProducerEpochRegression,
@@ -83,7 +84,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule: id, severity and what it checks.
-    pub const ALL: [(Rule, &'static str, Severity, &'static str); 50] = [
+    pub const ALL: [(Rule, &'static str, Severity, &'static str); 51] = [
         (Rule::TrailingBytes, "trailing-bytes", Severity::Error, "bytes follow the body within the frame's size"),
         (Rule::Truncated, "truncated", Severity::Error, "the frame (or a length or count in it) ends before its body does"),
         (Rule::InvalidValue, "invalid-value", Severity::Error, "a value the encoding does not allow (a length below -1, a frame size below 0)"),
@@ -122,6 +123,7 @@ impl Rule {
         (Rule::ErrorNotInVersion, "error-not-in-version", Severity::Error, "an error code the API cannot return at that version or for that request"),
         (Rule::ClosedUnanswered, "closed-unanswered", Severity::Warning, "a connection closed (FIN or RST) while requests on it awaited their responses"),
         (Rule::ConnectionChurn, "connection-churn", Severity::Warning, "a client opening connections far faster than its exchanges need"),
+        (Rule::PollAbandoned, "poll-abandoned", Severity::Warning, "a client closing its connection inside its long poll's MaxWaitMs and reconnecting to poll again, time after time"),
         (Rule::ProducerSequenceGap, "producer-sequence-gap", Severity::Warning, "a producer's batch whose sequence skips ahead of what it sent before to that partition"),
         (Rule::ProducerDuplicate, "producer-duplicate", Severity::Error, "one producer batch (id, epoch, sequence) appended twice at different offsets"),
         (Rule::ProducerEpochRegression, "producer-epoch-regression", Severity::Warning, "a producer id sending with an epoch lower than one it used before"),
@@ -169,6 +171,7 @@ impl Rule {
             Rule::ErrorNotInVersion => "the broker answered with an error the client cannot expect at this version: a broker bug, and the client may loop or fail in ways its authors never tested",
             Rule::ClosedUnanswered => "a side gave up on the connection: the client after its request timed out, or the broker (often after a request it could not parse or serve); the request's outcome is unknown to the client",
             Rule::ConnectionChurn => "the client reconnects for nearly every exchange: each connection costs a handshake, ApiVersions and often SASL or TLS; look for a client created per operation or a broker closing idle connections",
+            Rule::PollAbandoned => "the client's request timeout (request.timeout.ms; kafka-python's request_timeout_ms) runs out before the wait it asks the broker for (fetch.max.wait.ms): each poll that finds no new data ends in a closed connection, a new one and a lost fetch session; make the timeout longer than the wait",
             Rule::ProducerSequenceGap => "batches in between were never sent or were lost: the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer must reset its sequence or epoch",
             Rule::ProducerDuplicate => "the same batch is in the log twice: the broker did not deduplicate a retry (its producer state was lost or expired, or the batch moved to another leader)",
             Rule::ProducerEpochRegression => "two producer instances share the id, or a fenced producer keeps sending: the broker should fence the lower epoch",

@@ -119,6 +119,14 @@ impl<K: Hash + Eq + Copy, V> Awaiting<K, V> {
         self.first.values().chain(queued)
     }
 
+    /// Everything that awaits, with its key (in no order; under one key in order).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        let queued = (self.queued.iter())
+            .flat_map(|q| q.iter())
+            .flat_map(|(k, q)| q.iter().map(move |v| (k, v)));
+        self.first.iter().chain(queued)
+    }
+
     /// Everything that awaits, taken (in no order).
     pub(crate) fn drain(&mut self) -> impl Iterator<Item = (K, V)> + '_ {
         let queued = (self.queued.take().into_iter())

@@ -233,7 +233,8 @@ pub struct Diagnosis<'c> {
     conns: HashMap<usize, Conn>,
     rules: rules::Rules,
     last_time: f64,
-    /// Requests reported as `closed-unanswered`, by frame.
+    /// Requests a finding reports as cut by a close (`closed-unanswered`,
+    /// `poll-abandoned`), by frame: not `unanswered` notes.
     lost: foldhash::HashSet<usize>,
     /// Exchanges ended since the caller last took them, when it asked to keep them.
     done: Option<Vec<Done>>,
@@ -395,6 +396,7 @@ impl<'c> Diagnosis<'c> {
             out.extend(found.into_iter().map(Found::finding));
             return;
         };
+        let first_close = conn.closed.is_none() && e.kind != ConnEventKind::Open;
         let over = match e.kind {
             ConnEventKind::Open => false,
             ConnEventKind::Fin(_) => {
@@ -407,10 +409,29 @@ impl<'c> Diagnosis<'c> {
                 true
             }
         };
+        if first_close {
+            self.closing(e.conn, (e.kind, e.timestamp));
+        }
         if over {
             self.cut(e.conn, e.timestamp, &mut found);
         }
         out.extend(found.into_iter().map(Found::finding));
+    }
+
+    /// Connection `conn` is closing (its first FIN, or an RST): the rules
+    /// that read what was in flight then are told (a request in flight at
+    /// the close may still be answered before the other side closes).
+    fn closing(&mut self, conn: usize, close: (ConnEventKind, f64)) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        let mut in_flight: Vec<rules::closed::Cut<'_>> = (self.pending.iter())
+            .filter(|(k, _)| k.0 == conn)
+            .map(|(_, p)| (p.at, p.api, &p.facts))
+            .collect();
+        in_flight.sort_by_key(|(at, ..)| at.index);
+        self.rules
+            .closing((conn, &c.client, c.broker), close, &in_flight);
     }
 
     /// Connection `conn` is over: what it still awaited was cut by its close.
@@ -473,6 +494,7 @@ impl<'c> Diagnosis<'c> {
             self.cut(conn, now, &mut found);
         }
         self.rules.finish(&self.ctx, self.last_time, &mut found);
+        self.lost.extend(self.rules.covered());
         found.sort_by(|a, b| a.time.total_cmp(&b.time));
         out.extend(found.into_iter().map(Found::finding));
         if self.done.is_some() {
@@ -489,7 +511,7 @@ impl<'c> Diagnosis<'c> {
         self.conns.get(&conn).and_then(|c| c.closed)
     }
 
-    /// Whether the request at frame `index` was reported as `closed-unanswered`.
+    /// Whether a finding reported the request at frame `index` as cut by a close.
     pub(crate) fn reported_lost(&self, index: usize) -> bool {
         self.lost.contains(&index)
     }

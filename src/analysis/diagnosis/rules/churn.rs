@@ -16,8 +16,9 @@ pub(crate) const MAX_EXCHANGES_PER_CONNECTION: f64 = 3.0;
 
 #[derive(Default)]
 struct Client {
-    /// Connections opened in the capture (SYN seen), each with its first frame.
-    opened: HashMap<usize, usize>,
+    /// Connections opened in the capture (SYN seen), each with its first
+    /// frame and its exchanges.
+    opened: HashMap<usize, (usize, u64)>,
     exchanges: u64,
     first: f64,
     last: f64,
@@ -50,21 +51,31 @@ impl Churn {
         c.last = c.last.max(ex.response.map_or(ex.request.time, |r| r.time));
         if self.seen.insert(ex.conn) {
             if let Some(&t) = self.opened.get(&ex.conn) {
-                c.opened.insert(ex.conn, ex.request.index);
+                c.opened.insert(ex.conn, (ex.request.index, 0));
                 c.first = c.first.min(t);
             }
         }
+        if let Some(on) = c.opened.get_mut(&ex.conn) {
+            on.1 += 1;
+        }
     }
 
-    pub fn finish(&mut self, out: &mut Vec<Found>) {
+    /// `explained`: connections another finding accounts for (a reconnect
+    /// after an abandoned poll), not counted.
+    pub fn finish(&mut self, explained: &HashSet<usize>, out: &mut Vec<Found>) {
         let mut clients: Vec<(&ClientKey, &Client)> = self.clients.iter().collect();
         clients.sort_by(|a, b| a.1.first.total_cmp(&b.1.first));
         for (key, c) in clients {
-            let conns = c.opened.len();
+            let conns = c.opened.keys().filter(|k| !explained.contains(k)).count();
+            let exchanges = c.exchanges
+                - (c.opened.iter())
+                    .filter(|(k, _)| explained.contains(k))
+                    .map(|(_, on)| on.1)
+                    .sum::<u64>();
             if conns < MIN_CONNECTIONS {
                 continue;
             }
-            let per_conn = c.exchanges as f64 / conns as f64;
+            let per_conn = exchanges as f64 / conns as f64;
             if per_conn >= MAX_EXCHANGES_PER_CONNECTION {
                 continue;
             }
@@ -74,7 +85,12 @@ impl Churn {
             } else {
                 String::new()
             };
-            let mut frames: Vec<usize> = c.opened.values().copied().collect();
+            let mut frames: Vec<usize> = c
+                .opened
+                .iter()
+                .filter(|(k, _)| !explained.contains(k))
+                .map(|(_, on)| on.0)
+                .collect();
             frames.sort_unstable();
             out.push(Found {
                 rule: Rule::ConnectionChurn,
@@ -89,7 +105,7 @@ impl Churn {
                     "{} opened {conns} connections in {}{rate}, for {} exchanges ({per_conn:.1} a connection)",
                     key.describe(),
                     duration_text(span),
-                    c.exchanges,
+                    exchanges,
                 ),
             });
         }

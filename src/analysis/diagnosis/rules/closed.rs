@@ -12,7 +12,7 @@ use crate::analysis::diagnosis::facts::Facts;
 use crate::analysis::finding::Rule;
 use crate::capture::{ConnEventKind, Side};
 
-const SHARE_FETCH: i16 = 78;
+pub(crate) const SHARE_FETCH: i16 = 78;
 
 /// How long a client waits before its close reads as giving up on the
 /// answer: a client shutting down closes its connections at once (librdkafka
@@ -59,7 +59,7 @@ fn lost(
 }
 
 /// How long the broker may hold a request's answer: a long poll's MaxWaitMs.
-fn long_poll(api: (i16, i16), facts: &Facts) -> f64 {
+pub(crate) fn long_poll(api: (i16, i16), facts: &Facts) -> f64 {
     match api.0 {
         FETCH | SHARE_FETCH => facts.int("MaxWaitMs").unwrap_or(0).max(0) as f64 / 1e3,
         _ => 0.0,

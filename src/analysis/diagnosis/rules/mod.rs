@@ -12,6 +12,7 @@ pub mod fetch_session;
 pub mod groups;
 pub mod metadata_storm;
 pub mod partitions;
+pub(crate) mod poll_abandoned;
 pub mod producer;
 pub mod retry_loop;
 pub mod throttle;
@@ -25,6 +26,7 @@ use crate::capture::ConnEvent;
 pub struct Rules {
     retry_loop: retry_loop::RetryLoop,
     churn: churn::Churn,
+    polls_abandoned: poll_abandoned::PollsAbandoned,
     producer: producer::Producers,
     fetch_session: fetch_session::FetchSessions,
     groups: groups::Groups,
@@ -37,6 +39,7 @@ pub struct Rules {
 
 impl Rules {
     pub fn request(&mut self, ctx: &Ctx<'_>, req: &Req<'_>, out: &mut Vec<Found>) {
+        self.polls_abandoned.request(req);
         self.throttle.request(ctx, req, out);
         self.metadata_storm.request(ctx, req, out);
         self.producer.request(ctx, req, out);
@@ -59,11 +62,30 @@ impl Rules {
 
     pub(crate) fn conn_event(&mut self, _ctx: &Ctx<'_>, e: &ConnEvent, _out: &mut Vec<Found>) {
         self.churn.conn_event(e);
+        self.polls_abandoned.conn_event(e);
+    }
+
+    /// A connection is closing (its first FIN, or an RST) with `in_flight`
+    /// awaiting answers.
+    pub(crate) fn closing(
+        &mut self,
+        on: (usize, &super::ClientKey, std::net::SocketAddr),
+        close: (crate::capture::ConnEventKind, f64),
+        in_flight: &[closed::Cut<'_>],
+    ) {
+        self.polls_abandoned.closing(on, close, in_flight);
+    }
+
+    /// Requests cut by closes a finding explains (not `unanswered` notes).
+    pub(crate) fn covered(&self) -> &foldhash::HashSet<usize> {
+        self.polls_abandoned.covered()
     }
 
     pub fn finish(&mut self, ctx: &Ctx<'_>, end: f64, out: &mut Vec<Found>) {
         self.retry_loop.finish(ctx, out);
-        self.churn.finish(out);
+        // First: the reconnects it explains are not churn.
+        self.polls_abandoned.finish(out);
+        self.churn.finish(self.polls_abandoned.reconnects(), out);
         self.fetch_session.finish(ctx, out);
         self.groups.finish(ctx, out);
         self.throttle.finish(ctx, out);
