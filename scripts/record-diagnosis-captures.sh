@@ -29,7 +29,7 @@ record() {
 }
 
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(old-librdkafka churn unsupported short-timeout)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(old-librdkafka churn unsupported short-timeout behind-poll)
 for scenario in "${scenarios[@]}"; do
   start_broker
   record "$out/$scenario.pcap"

@@ -425,6 +425,73 @@ fn a_request_queued_behind_a_long_poll_is_cut_as_the_poll_is() {
     }
 }
 
+/// librdkafka with a socket timeout (1 s) shorter than its fetch wait
+/// (3 s), seen against tansu: a Metadata request queued behind a Fetch
+/// times out, the client closes and at once opens a new connection and
+/// polls there; the broker still answers the Fetch on the half-closed
+/// connection. The Metadata request was lost, not cut by a client stopping.
+/// Without the reconnect it is a stop (a note), the late answer to the poll
+/// notwithstanding; so it is when the new connection asks Metadata first,
+/// as a consumer started again with the same id does.
+#[test]
+fn a_client_giving_up_behind_a_long_poll_and_reconnecting() {
+    for (reconnect, goes_on) in [(true, true), (false, false), (true, false)] {
+        let mut t = Timeline::default();
+        let (rq, _) = metadata(12, 0);
+        let frame = |direction, api: &str, corr: i32, body: Value| {
+            common::exchanges::frame(direction, api, 12, corr, "c", body)
+        };
+        let request = kwire::decode::Direction::Request;
+        t.send(
+            50000,
+            true,
+            &frame(request, "Fetch", 1, fetch_request(0, -1, 3000)),
+        );
+        t.wait(1.9);
+        t.send(50000, true, &frame(request, "Metadata", 2, rq));
+        t.wait(1.0);
+        t.fin(50000, true);
+        if reconnect && goes_on {
+            t.send(
+                50001,
+                true,
+                &frame(request, "Fetch", 3, fetch_request(0, -1, 3000)),
+            );
+        } else if reconnect {
+            let (rq, _) = metadata(12, 0);
+            t.send(50001, true, &frame(request, "Metadata", 3, rq));
+        }
+        t.wait(0.1);
+        let answer = fetch_response(0, 0, 0, 0);
+        t.send(
+            50000,
+            false,
+            &frame(kwire::decode::Direction::Response, "Fetch", 1, answer),
+        );
+        t.fin(50000, false);
+        let (found, _) = check("diag-gave-up", &t);
+        if !goes_on {
+            assert!(of(&found, "closed-unanswered").is_empty(), "{found:#?}");
+            let notes = of(&found, "unanswered");
+            assert!(notes.iter().any(|n| frames(n) == [1]), "{found:#?}");
+            continue;
+        }
+        let f = the(&found, "closed-unanswered");
+        assert_eq!(frames(f), [1]);
+        assert_eq!(
+            f["message"],
+            "Metadata v12 request (frame 1) was never answered: the client closed the connection (FIN) 1.0 s after \
+             it was sent, and opened a new connection 1.00 ms later: it gave up waiting, it did not stop (the request \
+             waited behind a long poll whose wait was not over: the client's request timeout is shorter than the \
+             poll's wait)"
+        );
+        assert!(
+            of(&found, "unanswered").iter().all(|n| frames(n) != [1]),
+            "{found:#?}"
+        );
+    }
+}
+
 /// A request sent after the broker closed the connection was not cut by
 /// that close: the finding says it came after.
 #[test]

@@ -30,6 +30,13 @@ fn rules(found: &[Value]) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// `(severity, rule)` pairs as [`rules`] gives them.
+fn severities_and_rules(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    (pairs.iter())
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
 fn of<'a>(found: &'a [Value], rule: &str) -> Vec<&'a Value> {
     found.iter().filter(|f| f["rule"] == rule).collect()
 }
@@ -78,13 +85,10 @@ fn a_producer_per_message_churns_connections() {
     assert_eq!(storm[0]["conn"], Value::Null, "{storm:#?}");
     assert_eq!(
         rules(&found),
-        [
+        severities_and_rules(&[
             ("warning", "connection-churn"),
             ("warning", "metadata-storm")
-        ]
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
+        ])
     );
 }
 
@@ -146,14 +150,33 @@ fn a_consumer_timing_out_its_own_long_polls() {
     // Besides: tansu's Fetch v12 answers carry a tag of v16.
     assert_eq!(
         rules(&found),
-        [
+        severities_and_rules(&[
             ("error", "tag-version"),
             ("note", "unanswered"),
             ("warning", "poll-abandoned")
-        ]
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
+        ])
+    );
+}
+
+/// librdkafka with a socket timeout (1 s) shorter than its fetch wait (3 s):
+/// a request queued behind a Fetch times out, and the client closes the
+/// connection and polls on a new one at once. That close is a client giving
+/// up, not stopping; the consumer's own close at the end is a stop.
+#[test]
+fn librdkafka_giving_up_on_a_request_behind_its_long_poll() {
+    let found = check_json(&format!("{DIR}diagnosis/behind-poll.pcap"), &[]);
+    let closed = of(&found, "closed-unanswered");
+    assert_eq!(closed.len(), 1, "{found:#?}");
+    assert_eq!(closed[0]["api_name"], "GetTelemetrySubscriptions");
+    let m = closed[0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("the client closed the connection (FIN) 1.0 s after it was sent, and opened a new connection 0.19 ms later: it gave up waiting")
+            && m.contains("waited behind a long poll whose wait was not over"),
+        "{m}"
+    );
+    assert_eq!(
+        rules(&found),
+        severities_and_rules(&[("warning", "closed-unanswered"), ("note", "unanswered")])
     );
 }
 
@@ -194,6 +217,7 @@ fn check_text_fits_120_columns() {
         "diagnosis/churn.pcap",
         "diagnosis/unsupported.pcap",
         "diagnosis/short-timeout.pcap",
+        "diagnosis/behind-poll.pcap",
         "confluent-kafka.pcap",
         "kafka-python.pcap",
         "lone-response.pcap",

@@ -73,5 +73,19 @@ elif scenario == "short-timeout":
     while time.time() < end:
         c.poll(500)
     c.close()
+elif scenario == "behind-poll":
+    # librdkafka with a socket timeout (1 s) shorter than its fetch wait
+    # (3 s), which it warns of: a request queued behind a Fetch that waits
+    # times out, and the client closes the connection and reconnects.
+    from confluent_kafka import Consumer
+    topic("quiet")
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "quiet-readers", "client.id": "behind-poll",
+                  "fetch.wait.max.ms": 3000, "socket.timeout.ms": 1000, "auto.offset.reset": "earliest",
+                  "log_level": 0})
+    c.subscribe(["quiet"])
+    end = time.time() + 10
+    while time.time() < end:
+        c.poll(0.5)
+    c.close()
 else:
     sys.exit(f"unknown scenario {scenario}")

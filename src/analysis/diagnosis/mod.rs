@@ -20,7 +20,7 @@ pub mod rules;
 
 use crate::analysis::finding::{Finding, Rule, MAX_FRAMES_NAMED};
 use crate::capture::awaiting::Awaiting;
-use crate::capture::{CapturedFrame, ConnEvent, ConnEventKind};
+use crate::capture::{CapturedFrame, ConnEvent, ConnEventKind, Side};
 use crate::decode::{Direction, FrameKind};
 use crate::protocol::headers::API_VERSIONS_KEY;
 use crate::schema::{Catalogue, MessageKind};
@@ -221,6 +221,23 @@ struct Conn {
     /// connection is over were cut by it).
     closed: Option<(ConnEventKind, f64)>,
     fins: u8,
+    /// The long polls in flight at the close (what was sent after them
+    /// waited for them).
+    polls: Vec<rules::closed::Poll>,
+}
+
+/// Requests a client's close cut before it could have given up on them:
+/// it stopped, unless it opens a new connection to the broker soon after
+/// (decided at the end: then it gave up waiting).
+struct Stopped {
+    conn: usize,
+    client: ClientKey,
+    broker: SocketAddr,
+    how: ConnEventKind,
+    when: f64,
+    requests: Vec<(At, (i16, i16))>,
+    /// The long polls in flight at the close.
+    polls: Vec<rules::closed::Poll>,
 }
 
 /// Reads a capture's conversation and runs the rules over it.
@@ -238,6 +255,8 @@ pub struct Diagnosis<'c> {
     lost: foldhash::HashSet<usize>,
     /// Exchanges ended since the caller last took them, when it asked to keep them.
     done: Option<Vec<Done>>,
+    /// Client closes that cut requests, stopping or giving up (told at the end).
+    stopped: Vec<Stopped>,
 }
 
 impl<'c> Diagnosis<'c> {
@@ -255,6 +274,7 @@ impl<'c> Diagnosis<'c> {
             last_time: f64::NEG_INFINITY,
             lost: foldhash::HashSet::default(),
             done: None,
+            stopped: Vec::new(),
         }
     }
 
@@ -309,6 +329,7 @@ impl<'c> Diagnosis<'c> {
                     broker: f.to,
                     closed: None,
                     fins: 0,
+                    polls: Vec::new(),
                 });
                 let req = Req {
                     conn: f.conn,
@@ -413,7 +434,7 @@ impl<'c> Diagnosis<'c> {
             self.closing(e.conn, (e.kind, e.timestamp));
         }
         if over {
-            self.cut(e.conn, e.timestamp, &mut found);
+            self.cut(e.conn, &mut found);
         }
         out.extend(found.into_iter().map(Found::finding));
     }
@@ -432,10 +453,14 @@ impl<'c> Diagnosis<'c> {
         in_flight.sort_by_key(|(at, ..)| at.index);
         self.rules
             .closing((conn, &c.client, c.broker), close, &in_flight);
+        let polls = rules::closed::polls(&in_flight);
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.polls = polls;
+        }
     }
 
     /// Connection `conn` is over: what it still awaited was cut by its close.
-    fn cut(&mut self, conn: usize, now: f64, found: &mut Vec<Found>) {
+    fn cut(&mut self, conn: usize, found: &mut Vec<Found>) {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
@@ -455,13 +480,77 @@ impl<'c> Diagnosis<'c> {
             .iter()
             .map(|p| (p.at, p.api, &p.facts))
             .collect();
-        for ((at, ..), lost) in cut.iter().zip(rules::closed::lost_of(&cut, how, when)) {
-            if lost {
+        let (mut lost, mut stopped) = (Vec::new(), Vec::new());
+        for (&(at, api, facts), is_lost) in cut
+            .iter()
+            .zip(rules::closed::lost_of(&cut, &c.polls, how, when))
+        {
+            if is_lost {
                 self.lost.insert(at.index);
+                lost.push((at, api));
+            } else if how.side() == Side::Client
+                && at.time <= when
+                && rules::closed::expects_answer(api, facts)
+            {
+                stopped.push((at, api));
             }
         }
-        rules::closed::closed(&self.ctx, conn, &c.client, (how, when), now, &cut, found);
+        let close = rules::closed::Close {
+            conn,
+            client: &c.client,
+            how,
+            when,
+        };
+        found.extend(rules::closed::closed(&self.ctx, &close, &lost, None));
+        if !stopped.is_empty() {
+            self.stopped.push(Stopped {
+                conn,
+                client: c.client.clone(),
+                broker: c.broker,
+                how,
+                when,
+                requests: stopped,
+                polls: c.polls.clone(),
+            });
+        }
         self.keep_unanswered(conn, cut_requests);
+    }
+
+    /// Whether each client close that cut requests was a client stopping
+    /// or giving up on them: one that opened a new connection to the broker
+    /// soon after gave up (`closed-unanswered`), unless a finding explains
+    /// the requests already.
+    fn gave_up(&mut self, found: &mut Vec<Found>) {
+        for s in std::mem::take(&mut self.stopped) {
+            let requests: Vec<(At, (i16, i16))> = (s.requests.iter())
+                .filter(|(at, _)| !self.lost.contains(&at.index))
+                .copied()
+                .collect();
+            let Some(&(first, _)) = requests.first() else {
+                continue;
+            };
+            let on = (&s.client, s.broker);
+            let Some(after) = self.rules.reconnected(on, (s.conn, s.when), first.time) else {
+                continue;
+            };
+            let close = rules::closed::Close {
+                conn: s.conn,
+                client: &s.client,
+                how: s.how,
+                when: s.when,
+            };
+            let gave_up = rules::closed::GaveUp {
+                reconnected: after,
+                behind_poll: rules::closed::behind_poll(&s.polls, first.time, s.when),
+            };
+            self.lost.extend(requests.iter().map(|(at, _)| at.index));
+            found.extend(rules::closed::closed(
+                &self.ctx,
+                &close,
+                &requests,
+                Some(gave_up),
+            ));
+        }
     }
 
     /// Requests that will get no answer, kept when exchanges are kept.
@@ -490,11 +579,11 @@ impl<'c> Diagnosis<'c> {
             .collect();
         closed.sort_unstable();
         for conn in closed {
-            let now = self.last_time;
-            self.cut(conn, now, &mut found);
+            self.cut(conn, &mut found);
         }
         self.rules.finish(&self.ctx, self.last_time, &mut found);
         self.lost.extend(self.rules.covered());
+        self.gave_up(&mut found);
         found.sort_by(|a, b| a.time.total_cmp(&b.time));
         out.extend(found.into_iter().map(Found::finding));
         if self.done.is_some() {

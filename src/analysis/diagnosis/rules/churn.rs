@@ -6,7 +6,6 @@
 
 use super::super::{duration_text, ClientKey, Ex, Found};
 use crate::analysis::finding::Rule;
-use crate::capture::{ConnEvent, ConnEventKind};
 use foldhash::{HashMap, HashSet};
 
 /// Connections opened in the capture before a client can churn.
@@ -26,20 +25,13 @@ struct Client {
 
 #[derive(Default)]
 pub(crate) struct Churn {
-    /// Connections whose SYN was seen, and when.
-    opened: HashMap<usize, f64>,
     clients: HashMap<ClientKey, Client>,
     seen: HashSet<usize>,
 }
 
 impl Churn {
-    pub(crate) fn conn_event(&mut self, e: &ConnEvent) {
-        if e.kind == ConnEventKind::Open {
-            self.opened.insert(e.conn, e.timestamp);
-        }
-    }
-
-    pub fn exchange(&mut self, ex: &Ex<'_>) {
+    /// `syn`: when each connection whose SYN was seen opened.
+    pub fn exchange(&mut self, ex: &Ex<'_>, syn: &HashMap<usize, f64>) {
         let c = self
             .clients
             .entry(ex.client.clone())
@@ -50,7 +42,7 @@ impl Churn {
         c.exchanges += 1;
         c.last = c.last.max(ex.response.map_or(ex.request.time, |r| r.time));
         if self.seen.insert(ex.conn) {
-            if let Some(&t) = self.opened.get(&ex.conn) {
+            if let Some(&t) = syn.get(&ex.conn) {
                 c.opened.insert(ex.conn, (ex.request.index, 0));
                 c.first = c.first.min(t);
             }

@@ -14,6 +14,7 @@ pub mod metadata_storm;
 pub mod partitions;
 pub(crate) mod poll_abandoned;
 pub mod producer;
+pub(crate) mod reconnects;
 pub mod retry_loop;
 pub mod throttle;
 pub mod transactions;
@@ -24,9 +25,12 @@ use crate::capture::ConnEvent;
 /// Every rule's state, told about each request, exchange and connection event.
 #[derive(Default)]
 pub struct Rules {
+    /// Connections whose SYN was seen, and when.
+    syn: foldhash::HashMap<usize, f64>,
     retry_loop: retry_loop::RetryLoop,
     churn: churn::Churn,
     polls_abandoned: poll_abandoned::PollsAbandoned,
+    reconnects: reconnects::Reconnects,
     producer: producer::Producers,
     fetch_session: fetch_session::FetchSessions,
     groups: groups::Groups,
@@ -39,7 +43,7 @@ pub struct Rules {
 
 impl Rules {
     pub fn request(&mut self, ctx: &Ctx<'_>, req: &Req<'_>, out: &mut Vec<Found>) {
-        self.polls_abandoned.request(req);
+        self.reconnects.request(req, &self.syn);
         self.throttle.request(ctx, req, out);
         self.metadata_storm.request(ctx, req, out);
         self.producer.request(ctx, req, out);
@@ -50,7 +54,7 @@ impl Rules {
     pub fn exchange(&mut self, ctx: &Ctx<'_>, ex: &Ex<'_>, out: &mut Vec<Found>) {
         error_version::exchange(ctx, ex, out);
         self.retry_loop.exchange(ctx, ex, out);
-        self.churn.exchange(ex);
+        self.churn.exchange(ex, &self.syn);
         self.producer.exchange(ctx, ex, out);
         self.fetch_session.exchange(ctx, ex, out);
         self.groups.exchange(ctx, ex, out);
@@ -61,8 +65,9 @@ impl Rules {
     }
 
     pub(crate) fn conn_event(&mut self, _ctx: &Ctx<'_>, e: &ConnEvent, _out: &mut Vec<Found>) {
-        self.churn.conn_event(e);
-        self.polls_abandoned.conn_event(e);
+        if e.kind == crate::capture::ConnEventKind::Open {
+            self.syn.insert(e.conn, e.timestamp);
+        }
     }
 
     /// A connection is closing (its first FIN, or an RST) with `in_flight`
@@ -76,6 +81,20 @@ impl Rules {
         self.polls_abandoned.closing(on, close, in_flight);
     }
 
+    /// How soon after closing connection `closed` at `when` its client
+    /// opened a new one to the broker to go on polling or producing, when it
+    /// did (from `from`, within [`reconnects::RECONNECT_WITHIN`] of the close).
+    pub(crate) fn reconnected(
+        &mut self,
+        on: (&super::ClientKey, std::net::SocketAddr),
+        (closed, when): (usize, f64),
+        from: f64,
+    ) -> Option<f64> {
+        (self.reconnects)
+            .after(on, (closed, when), from, reconnects::GoesOn::Working)
+            .map(|r| r.after)
+    }
+
     /// Requests cut by closes a finding explains (not `unanswered` notes).
     pub(crate) fn covered(&self) -> &foldhash::HashSet<usize> {
         self.polls_abandoned.covered()
@@ -84,8 +103,8 @@ impl Rules {
     pub fn finish(&mut self, ctx: &Ctx<'_>, end: f64, out: &mut Vec<Found>) {
         self.retry_loop.finish(ctx, out);
         // First: the reconnects it explains are not churn.
-        self.polls_abandoned.finish(out);
-        self.churn.finish(self.polls_abandoned.reconnects(), out);
+        self.polls_abandoned.finish(&mut self.reconnects, out);
+        self.churn.finish(self.polls_abandoned.reopened(), out);
         self.fetch_session.finish(ctx, out);
         self.groups.finish(ctx, out);
         self.throttle.finish(ctx, out);

@@ -7,30 +7,23 @@
 //!
 //! One such close is what a consumer stopping (or restarting) does, so it
 //! takes [`MIN_ABANDONED`]. The close must be the client's, and the new
-//! connection must be opened between the poll and [`RECONNECT_WITHIN`]
-//! after the close, by the same client to the same broker, and poll again.
+//! connection must be opened between the poll and
+//! [`super::reconnects::RECONNECT_WITHIN`] after the close, by the same
+//! client to the same broker, and poll before anything but ApiVersions and
+//! SASL (a consumer started again asks Metadata first).
 //! The requests those closes cut are this finding's, not `unanswered`
 //! notes, and the new connections are not counted as `connection-churn`.
 
-use super::super::{duration_text, At, ClientKey, Found, FETCH};
-use super::closed::{long_poll, Cut, SHARE_FETCH};
+use super::super::{duration_text, At, ClientKey, Found};
+use super::closed::{long_poll, Cut};
+use super::reconnects::{is_poll, GoesOn, Reconnects};
 use crate::analysis::finding::Rule;
-use crate::capture::{ConnEvent, ConnEventKind, Side};
+use crate::capture::{ConnEventKind, Side};
 use foldhash::{HashMap, HashSet};
 use std::net::SocketAddr;
 
 /// Closes of a long poll before a client's findings say its timeout is short.
 pub(crate) const MIN_ABANDONED: usize = 2;
-/// How soon after its close a client's new connection reads as the reconnect.
-pub(crate) const RECONNECT_WITHIN: f64 = 1.0;
-
-/// A connection as the rule knows it: who opened it, when, and whether it polled.
-struct Conn {
-    client: ClientKey,
-    broker: SocketAddr,
-    opened: f64,
-    polled: bool,
-}
 
 /// A client's close of a connection with a long poll inside its wait.
 struct Abandon {
@@ -47,33 +40,13 @@ struct Abandon {
 
 #[derive(Default)]
 pub(crate) struct PollsAbandoned {
-    /// Connections whose SYN was seen, and when.
-    syn: HashMap<usize, f64>,
-    conns: HashMap<usize, Conn>,
     abandons: Vec<Abandon>,
     /// What the findings took: the requests they cut, and the reconnects.
     covered: HashSet<usize>,
-    reconnects: HashSet<usize>,
+    reopened: HashSet<usize>,
 }
 
 impl PollsAbandoned {
-    pub(crate) fn conn_event(&mut self, e: &ConnEvent) {
-        if e.kind == ConnEventKind::Open {
-            self.syn.insert(e.conn, e.timestamp);
-        }
-    }
-
-    pub(crate) fn request(&mut self, req: &super::super::Req<'_>) {
-        let syn = self.syn.get(&req.conn).copied();
-        let c = self.conns.entry(req.conn).or_insert_with(|| Conn {
-            client: req.client.clone(),
-            broker: req.broker,
-            opened: syn.unwrap_or(req.at.time),
-            polled: false,
-        });
-        c.polled |= is_poll(req.api.0);
-    }
-
     /// Connection `conn` is closing as `how` at `when`, with `in_flight`
     /// awaiting answers (the broker may still answer them before it closes
     /// its side: tansu does).
@@ -104,35 +77,15 @@ impl PollsAbandoned {
     }
 
     /// The findings, one a client; what they cover is then [`Self::covered`]
-    /// and [`Self::reconnects`].
-    pub(crate) fn finish(&mut self, out: &mut Vec<Found>) {
-        // Each client's polling connections to each broker, by when they opened.
-        let mut opened: HashMap<(&ClientKey, SocketAddr), Vec<(f64, usize)>> = HashMap::default();
-        for (&k, c) in self.conns.iter().filter(|(_, c)| c.polled) {
-            opened
-                .entry((&c.client, c.broker))
-                .or_default()
-                .push((c.opened, k));
-        }
-        for conns in opened.values_mut() {
-            conns.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-        }
+    /// and [`Self::reopened`].
+    pub(crate) fn finish(&mut self, reconnects: &mut Reconnects, out: &mut Vec<Found>) {
         // A client's abandoned polls, each with the gap to its reconnect.
         let mut by_client: HashMap<&ClientKey, Vec<(&Abandon, f64, usize)>> = HashMap::default();
         for a in &self.abandons {
-            let Some(conns) = opened.get(&(&a.client, a.broker)) else {
-                continue;
-            };
-            let from = conns.partition_point(|(t, _)| *t < a.poll.time);
-            let reconnect = conns[from..]
-                .iter()
-                .take_while(|(t, _)| *t <= a.closed + RECONNECT_WITHIN)
-                .find(|(_, k)| *k != a.conn);
-            if let Some(&(t, k)) = reconnect {
-                by_client
-                    .entry(&a.client)
-                    .or_default()
-                    .push((a, (t - a.closed).max(0.0), k));
+            let on = (&a.client, a.broker);
+            if let Some(r) = reconnects.after(on, (a.conn, a.closed), a.poll.time, GoesOn::Polling)
+            {
+                (by_client.entry(&a.client).or_default()).push((a, r.after, r.conn));
             }
         }
         let mut clients: Vec<_> = by_client.into_iter().collect();
@@ -145,7 +98,7 @@ impl PollsAbandoned {
             for (a, _, reconnect) in &abandons {
                 super::push_frame(&mut frames, a.poll.index);
                 self.covered.extend(&a.cut);
-                self.reconnects.insert(*reconnect);
+                self.reopened.insert(*reconnect);
             }
             let spread = |f: &dyn Fn(&(&Abandon, f64, usize)) -> f64| {
                 let (lo, hi) = abandons
@@ -201,13 +154,9 @@ impl PollsAbandoned {
     }
 
     /// The connections opened to poll again after those closes.
-    pub(crate) fn reconnects(&self) -> &HashSet<usize> {
-        &self.reconnects
+    pub(crate) fn reopened(&self) -> &HashSet<usize> {
+        &self.reopened
     }
-}
-
-fn is_poll(key: i16) -> bool {
-    key == FETCH || key == SHARE_FETCH
 }
 
 /// `a` or `a–b` when the two read differently.
