@@ -822,9 +822,16 @@ fn capture_app(path: &str) -> App<'static> {
 
 /// An explorer for a shipped capture that has not had its index events yet, and those events.
 fn capture_app_and_events(path: &str) -> (App<'static>, Vec<kwire::analysis::index::IndexEvent>) {
+    let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    capture_bytes_app_and_events(&bytes)
+}
+
+/// [`capture_app_and_events`] of a capture's bytes.
+fn capture_bytes_app_and_events(
+    bytes: &[u8],
+) -> (App<'static>, Vec<kwire::analysis::index::IndexEvent>) {
     use kwire::analysis::index::{index_capture, IndexReading, Progress, Spool};
     let cat = Catalogue::builtin();
-    let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
     let (spool, file) = Spool::create().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let progress = Progress::default();
@@ -835,7 +842,7 @@ fn capture_app_and_events(path: &str) -> (App<'static>, Vec<kwire::analysis::ind
             guess: false,
             opts: &Default::default(),
         },
-        &bytes[..],
+        bytes,
         file,
         &progress,
         &tx,
@@ -1350,7 +1357,7 @@ fn a_capture_s_rows_give_back_their_frames() {
             let back = app.listed(row).unwrap();
             let facts = |f: &kwire::capture::CapturedFrame| {
                 format!(
-                    "{} {} {} {} {:?} {:?} {:?} {:?} {} {} {} {:?}",
+                    "{} {} {} {} {:?} {:?} {:?} {:?} {} {} {} {:?} {:?}",
                     f.index,
                     f.timestamp,
                     f.conn,
@@ -1362,7 +1369,8 @@ fn a_capture_s_rows_give_back_their_frames() {
                     f.after_gap,
                     f.offset,
                     f.len,
-                    f.kind.sasl_mechanism()
+                    f.kind.sasl_mechanism(),
+                    f.repeats
                 )
             };
             assert_eq!(facts(&back), facts(f), "{path}");
@@ -1370,6 +1378,39 @@ fn a_capture_s_rows_give_back_their_frames() {
         }
     }
     assert!(checked > 900, "{checked} frames");
+}
+
+/// A second answer under one correlation id is marked on its row, as
+/// `kwire capture --list` marks it.
+#[test]
+fn a_repeated_response_s_row_says_which_it_repeats() {
+    use common::exchanges::Timeline;
+    let mut t = Timeline::default();
+    let (rq, rs) = (
+        serde_json::json!({"Topics": [], "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}),
+        serde_json::json!({"ThrottleTimeMs": 0, "Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}),
+    );
+    t.on(50000, "c").pair(7, "Metadata", 12, rq, rs.clone());
+    let again = common::exchanges::frame(
+        kwire::decode::Direction::Response,
+        "Metadata",
+        12,
+        7,
+        "c",
+        rs,
+    );
+    t.send(50000, false, &again);
+    let (mut app, events) = capture_bytes_app_and_events(&t.pcap());
+    for ev in events {
+        app.on_index_event(ev);
+    }
+    let buf = draw(&mut app, 160, 30);
+    let row = row_containing(&buf, "[duplicate of #1]").map(|y| row_text(&buf, y));
+    assert!(
+        row.is_some_and(|r| r.contains("    2 ")),
+        "{:#?}",
+        rows(&buf)
+    );
 }
 
 /// A Fetch v4 response whose records field is over a megabyte: 220 batches of 100 small records.

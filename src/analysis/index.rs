@@ -56,7 +56,7 @@ pub struct IndexedFrame {
 
 /// A captured frame as a row keeps it: without its bytes (in the spool) or
 /// its addresses (its connection's, kept once in the spool's table), so that
-/// a row of a capture of millions of frames stays small (80 bytes here, 176
+/// a row of a capture of millions of frames stays small (88 bytes here, 176
 /// for the captured frame; `tests/tui.rs` holds a row to 200 bytes).
 #[derive(Clone, Debug)]
 pub struct RowFrame {
@@ -71,6 +71,9 @@ pub struct RowFrame {
     pub api_version: Option<i16>,
     pub direction: Direction,
     pub after_gap: bool,
+    /// A second answer under a correlation id: the frame it repeats (its
+    /// number in 32 bits, for the row's size: beyond, the mark is left out).
+    pub repeats: Option<u32>,
 }
 
 impl RowFrame {
@@ -88,6 +91,7 @@ impl RowFrame {
             api_version: f.api_version,
             direction: f.direction,
             after_gap: f.after_gap,
+            repeats: f.repeats.and_then(|r| u32::try_from(r).ok()),
         };
         (row, at)
     }
@@ -115,7 +119,7 @@ impl RowFrame {
             len: self.len,
             // The explorer's rows do not keep packet comments (16 bytes a row).
             comment: None,
-            repeats: None,
+            repeats: self.repeats.map(|r| r as usize),
         }
     }
 }
