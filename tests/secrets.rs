@@ -797,6 +797,73 @@ fn a_plain_token_after_a_lost_or_refused_handshake_answer_is_not_shown() {
     }
 }
 
+/// A capture that began after the SaslHandshake (or a client that sent its
+/// token without one): a client frame with the shape of a PLAIN, SCRAM or
+/// OAUTHBEARER message is a token by that shape, and its credential is
+/// masked in every view, the written capture included.
+#[test]
+fn a_token_with_no_handshake_in_the_capture_is_told_by_its_shape() {
+    let metadata = |t: &mut Timeline, corr| {
+        t.on(PORT, "c").pair(corr, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
+    };
+    let plain = format!("\0alice\0{PASSWORD}");
+    let scram_final = format!("c=biws,r=abcdef,p={PROOF}");
+    let bearer = format!("n,,\x01auth=Bearer {BEARER}\x01\x01");
+    let cases: [(&str, Vec<&[u8]>); 3] = [
+        ("PLAIN", vec![plain.as_bytes(), b""]),
+        (
+            "SCRAM",
+            vec![scram_final.as_bytes(), b"v=rmF9pqV8S7suAoZWja4dJRkFsKQ="],
+        ),
+        ("OAUTHBEARER", vec![bearer.as_bytes(), b""]),
+    ];
+    for (mechanism, tokens) in cases {
+        let mut t = Timeline::default();
+        metadata(&mut t, 1);
+        for (i, bytes) in tokens.iter().enumerate() {
+            t.send(PORT, i % 2 == 0, &token(bytes));
+        }
+        metadata(&mut t, 2);
+        let cap = TempCapture::new(&format!("sasl-shape-{mechanism}"), &t.pcap());
+        let (_, list) = run(&["capture", cap.path(), "--list"]);
+        assert!(
+            list.contains(&format!("SASL token ({mechanism}, by its shape)")),
+            "{mechanism}:\n{list}"
+        );
+        // The Kafka frames around it are read as ever.
+        assert_eq!(
+            list.matches("Metadata v12").count(),
+            4,
+            "{mechanism}:\n{list}"
+        );
+        let written = std::env::temp_dir().join(format!(
+            "kwire-sasl-shape-{mechanism}-{}.pcapng",
+            std::process::id()
+        ));
+        let written = written.display().to_string();
+        for args in [
+            vec!["capture", cap.path(), "--format", "tree"],
+            vec!["capture", cap.path(), "--format", "grid"],
+            vec!["capture", cap.path(), "--json"],
+            vec!["capture", cap.path(), "--write-selected", &written],
+        ] {
+            let (_, out) = run(&args);
+            let out = match args.contains(&"--write-selected") {
+                true => String::from_utf8_lossy(&std::fs::read(&written).unwrap()).into_owned(),
+                false => out,
+            };
+            assert!(
+                leaked(&out).is_empty(),
+                "{mechanism} {args:?} shows {:?}:\n{out}",
+                leaked(&out)
+            );
+        }
+        let _ = std::fs::remove_file(&written);
+        let (_, shown) = run(&["capture", cap.path(), "--format", "tree", "--show-secrets"]);
+        assert!(!leaked(&shown).is_empty(), "{mechanism}:\n{shown}");
+    }
+}
+
 #[test]
 fn a_malformed_sasl_authenticate_masks_what_was_not_decoded() {
     // AuthBytes' length says more than the frame holds: decoding stops there.

@@ -19,10 +19,8 @@ pub fn decode_captured(
     base: DecodeOptions,
 ) -> (Frame, Option<String>) {
     if let FrameKind::SaslToken { mechanism } = &f.kind {
-        return (
-            token_frame(f.bytes.clone(), 0, f.direction, mechanism.clone()),
-            None,
-        );
+        let token = token_frame(f.bytes.clone(), 0, f.direction, mechanism.clone());
+        return (token, None);
     }
     let mut opts = DecodeOptions {
         direction: Some(f.direction),

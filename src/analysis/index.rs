@@ -56,7 +56,7 @@ pub struct IndexedFrame {
 
 /// A captured frame as a row keeps it: without its bytes (in the spool) or
 /// its addresses (its connection's, kept once in the spool's table), so that
-/// a row of a capture of millions of frames stays small (88 bytes here, 176
+/// a row of a capture of millions of frames stays small (80 bytes here, 192
 /// for the captured frame; `tests/tui.rs` holds a row to 200 bytes).
 #[derive(Clone, Debug)]
 pub struct RowFrame {

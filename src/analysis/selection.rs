@@ -438,7 +438,7 @@ mod tests {
         let names = TopicNames::read_when_needed(cat, None, open, &CaptureOptions::default());
         let (request, response) = (Direction::Request, Direction::Response);
         let sasl = FrameKind::SaslToken {
-            mechanism: "PLAIN".into(),
+            mechanism: crate::decode::SaslMechanism::named("PLAIN"),
         };
         // Produce v8, Fetch v12 (topics by name), Heartbeat, a SASL token: not read.
         for f in [

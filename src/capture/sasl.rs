@@ -19,6 +19,12 @@
 //!   credential. Awaited, that token starts token mode; after a refusal,
 //!   the next Kafka request ends the watch.
 //!
+//! - With no handshake seen (a capture that began after it), a client
+//!   frame that is not a Kafka request and has the shape of a PLAIN, SCRAM
+//!   or OAUTHBEARER client message (`protocol::sasl::client_token_shape`)
+//!   is a token, its mechanism guessed from that shape, and starts token
+//!   mode: read as a Kafka frame, its credential would show.
+//!
 //! So PLAIN (one token each way), SCRAM (two rounds) and GSSAPI (several)
 //! all end when the client sends its first request after authentication.
 //! A token is never decoded, nor cut to its header in listings.
@@ -28,8 +34,11 @@ use super::candidates::{decodes_cleanly, request_header, Header};
 use super::framing::Effort;
 use crate::decode::tape::{Id, Val, Values};
 use crate::decode::values::{self};
+use crate::decode::SaslMechanism;
 use crate::protocol::headers::{request_header_version, response_header_version};
-use crate::protocol::sasl::{mechanism_text, RAW_TOKENS_VERSION, SASL_HANDSHAKE_KEY};
+use crate::protocol::sasl::{
+    client_token_shape, mechanism_text, RAW_TOKENS_VERSION, SASL_HANDSHAKE_KEY,
+};
 use crate::schema::model::FieldMeaning;
 use crate::schema::{Catalogue, MessageKind};
 use std::sync::Arc;
@@ -43,13 +52,15 @@ pub(super) enum Sasl {
     /// A SaslHandshake v0 request awaits its response.
     Handshake {
         correlation_id: i32,
-        mechanism: Arc<str>,
+        mechanism: Arc<SaslMechanism>,
     },
-    /// The broker accepted the handshake: tokens both ways.
-    Tokens { mechanism: Arc<str> },
+    /// The broker accepted the handshake: tokens both ways (or no handshake
+    /// was seen and a client token's shape started them: its mechanism is
+    /// `guessed`).
+    Tokens { mechanism: Arc<SaslMechanism> },
     /// The broker refused the handshake: a client frame that is not a
     /// Kafka request is still a token.
-    Refused { mechanism: Arc<str> },
+    Refused { mechanism: Arc<SaslMechanism> },
 }
 
 impl Sasl {
@@ -69,16 +80,8 @@ impl Sasl {
         cut: bool,
         outstanding: &Outstanding,
         effort: &mut Effort,
-    ) -> Option<Arc<str>> {
-        let (mechanism, watching) = match self {
-            Sasl::Tokens { mechanism } => (mechanism.clone(), false),
-            // Only the client's frames can be tokens before the broker accepts.
-            Sasl::Handshake { mechanism, .. } | Sasl::Refused { mechanism } if is_request => {
-                (mechanism.clone(), true)
-            }
-            _ => return None,
-        };
-        let kafka = if is_request {
+    ) -> Option<Arc<SaslMechanism>> {
+        let is_kafka_request = |effort: &mut Effort| {
             // A cut frame's header was checked before its body was skipped.
             cut || match request_header(cat, bytes) {
                 Header::Frame(len, opts) if len == bytes.len() => {
@@ -86,6 +89,32 @@ impl Sasl {
                 }
                 _ => false,
             }
+        };
+        let (mechanism, watching) = match self {
+            Sasl::Tokens { mechanism } => (mechanism.clone(), false),
+            // Only the client's frames can be tokens before the broker accepts.
+            Sasl::Handshake { mechanism, .. } | Sasl::Refused { mechanism } if is_request => {
+                (mechanism.clone(), true)
+            }
+            Sasl::Off if is_request && !cut => {
+                // The shape first: it rules out nearly every frame at a glance.
+                let shape = bytes.get(4..).and_then(client_token_shape)?;
+                if is_kafka_request(effort) {
+                    return None;
+                }
+                let mechanism = Arc::new(SaslMechanism {
+                    name: format!("{shape}, by its shape").into(),
+                    guessed: true,
+                });
+                *self = Sasl::Tokens {
+                    mechanism: mechanism.clone(),
+                };
+                return Some(mechanism);
+            }
+            _ => return None,
+        };
+        let kafka = if is_request {
+            is_kafka_request(effort)
         } else {
             bytes.get(4..8).is_some_and(|c| {
                 outstanding
@@ -160,7 +189,7 @@ impl Sasl {
 }
 
 /// The mechanism a SaslHandshake v0 request names, when it decodes cleanly.
-fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<str>> {
+fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<SaslMechanism>> {
     let spec = cat.message(
         MessageKind::Request,
         SASL_HANDSHAKE_KEY,
@@ -174,7 +203,7 @@ fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<str>> {
         .find(|(_, s)| s.id == Id::Field(decl))
         .map(|(_, s)| s.value);
     match value {
-        Some(Val::Str(span)) => Some(mechanism_text(span.of(frame)).into()),
+        Some(Val::Str(span)) => Some(SaslMechanism::named(&mechanism_text(span.of(frame)))),
         _ => None,
     }
 }

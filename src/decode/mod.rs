@@ -23,5 +23,5 @@ pub use note::Note;
 pub use problem::{ErrorKind, Warning, WarningKind};
 pub use tree::{
     DecodeError, DeferredRecords, Direction, Frame, FrameKind, Kind, Node, RecordPart, Region,
-    Role, Value, Wire,
+    Role, SaslMechanism, Value, Wire,
 };

@@ -5,7 +5,7 @@
 
 use super::tree::{
     add_to_note, framing_node, leaf, DecodeError, Direction, Frame, FrameKind, Node, Region, Role,
-    Value,
+    SaslMechanism, Value,
 };
 use crate::decode::Wire;
 use bytes::Bytes;
@@ -21,11 +21,14 @@ pub(crate) fn token_frame(
     bytes: Bytes,
     input_offset: usize,
     direction: Direction,
-    mechanism: Arc<str>,
+    mechanism: Arc<SaslMechanism>,
 ) -> Frame {
     let mut root = Node::new(TOKEN_ROOT, "message", 0, Region::Frame, Role::Structure);
-    root.set_note(format!("({mechanism})"));
-    root.doc = Some("SASL token after SaslHandshake v0: no Kafka header".into());
+    root.set_note(format!("({})", mechanism.name));
+    root.doc = Some(match mechanism.guessed {
+        false => "SASL token after SaslHandshake v0: no Kafka header".into(),
+        true => "SASL token by its shape (no SaslHandshake in the capture): no Kafka header".into(),
+    });
     root.len = bytes.len();
     let mut error = None;
     match bytes.first_chunk::<4>().map(|b| i32::from_be_bytes(*b)) {
@@ -71,7 +74,7 @@ pub(crate) fn token_frame(
             &mut auth,
             &bytes,
             bytes.len(),
-            Some(&mechanism),
+            (!mechanism.guessed).then_some(&*mechanism.name),
             direction == Direction::Request,
         );
         root.children.push(auth);
@@ -151,7 +154,7 @@ mod tests {
     #[test]
     fn a_token_is_its_size_and_its_bytes() {
         let bytes = Bytes::from_static(b"\x00\x00\x00\x05\x00u\x00pw");
-        let f = token_frame(bytes, 0, Direction::Request, "PLAIN".into());
+        let f = token_frame(bytes, 0, Direction::Request, SaslMechanism::named("PLAIN"));
         assert!(f.error.is_none());
         assert_eq!(f.kind.sasl_mechanism(), Some("PLAIN"));
         let auth = &f.root.children[1];
@@ -165,7 +168,7 @@ mod tests {
             Bytes::from_static(b"\x00\x00\x00\x09ab"),
             0,
             Direction::Response,
-            "X".into()
+            SaslMechanism::named("X")
         )
         .error
         .is_some());
@@ -173,7 +176,7 @@ mod tests {
             Bytes::from_static(b"\x00\x00"),
             0,
             Direction::Response,
-            "X".into(),
+            SaslMechanism::named("X"),
         );
         assert!(f.error.is_some() && f.root.children.len() == 1);
     }

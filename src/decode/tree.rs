@@ -608,9 +608,30 @@ pub enum FrameKind {
     Kafka,
     /// A SASL token: after a SaslHandshake v0 that the broker accepted, the
     /// client and the broker exchange the mechanism's tokens as size-prefixed
-    /// bytes with no Kafka header (see `capture::flows`). `mechanism` is what
-    /// the handshake named, as sent (not checked; escape it to show it).
-    SaslToken { mechanism: Arc<str> },
+    /// bytes with no Kafka header (see `capture::flows`).
+    SaslToken { mechanism: Arc<SaslMechanism> },
+}
+
+/// A SASL token's mechanism, shared by a connection's tokens (one pointer
+/// in each frame's kind: a row of the explorer keeps one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaslMechanism {
+    /// What the handshake named, as sent (not checked; escape it to show
+    /// it); or, `guessed`, what the token's shape says when no handshake
+    /// was seen (a capture that began after it): then its parts are read by
+    /// shape.
+    pub name: Box<str>,
+    pub guessed: bool,
+}
+
+impl SaslMechanism {
+    /// The mechanism a SaslHandshake named.
+    pub fn named(name: &str) -> Arc<SaslMechanism> {
+        Arc::new(SaslMechanism {
+            name: name.into(),
+            guessed: false,
+        })
+    }
 }
 
 impl FrameKind {
@@ -618,7 +639,7 @@ impl FrameKind {
     pub fn sasl_mechanism(&self) -> Option<&str> {
         match self {
             FrameKind::Kafka => None,
-            FrameKind::SaslToken { mechanism } => Some(mechanism),
+            FrameKind::SaslToken { mechanism } => Some(&mechanism.name),
         }
     }
 }

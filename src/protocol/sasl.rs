@@ -96,6 +96,39 @@ pub fn parse(mechanism: Option<&str>, from_client: bool, bytes: &[u8]) -> Option
     }
 }
 
+/// The mechanism whose client message `bytes` (a frame's body) has the
+/// shape of, when nothing else could have it: PLAIN's two NULs between
+/// text, SCRAM's or OAUTHBEARER's GS2 header, SCRAM's final `c=…,r=…,p=…`.
+/// For a client frame read where no SaslHandshake was seen (a capture that
+/// began after it): a Kafka request cannot have these shapes (its api key
+/// would be 0x6e2c, `n,`; its header holds bytes below 0x20), and taking
+/// the frame for a token keeps its credential masked.
+pub(crate) fn client_token_shape(bytes: &[u8]) -> Option<&'static str> {
+    let text = |b: &[u8]| b.iter().all(|&c| c >= 0x20 && c != 0x7f);
+    let gs2 = bytes.starts_with(b"n,") || bytes.starts_with(b"y,") || bytes.starts_with(b"p=");
+    if gs2 && bytes.contains(&1) && bytes.windows(5).any(|w| w == b"auth=") {
+        return Some("OAUTHBEARER");
+    }
+    if gs2 && text(bytes) && scram(bytes, true).is_some_and(|m| m.step == "client-first") {
+        let names = |k: &[u8]| bytes.windows(3).any(|w| w == k);
+        return (names(b",n=") && names(b",r=")).then_some("SCRAM");
+    }
+    if bytes.starts_with(b"c=") && text(bytes) {
+        let m = scram(bytes, true)?;
+        let has = |name| m.parts.iter().any(|p| p.name == name);
+        return (has("nonce") && has("clientProof")).then_some("SCRAM");
+    }
+    let mut parts = bytes.split(|&b| b == 0);
+    let (authzid, user, password) = (parts.next()?, parts.next()?, parts.next()?);
+    let plain = parts.next().is_none()
+        && !user.is_empty()
+        && !password.is_empty()
+        && text(authzid)
+        && text(user)
+        && text(password);
+    plain.then_some("PLAIN")
+}
+
 /// PLAIN (RFC 4616): `authzid NUL authcid NUL passwd` from the client; the broker answers with nothing.
 fn plain(bytes: &[u8], from_client: bool) -> Option<Message> {
     if !from_client {
@@ -346,5 +379,30 @@ mod tests {
         assert_eq!(parse(Some("X-CUSTOM"), true, b"whatever"), None);
         assert_eq!(parse(None, true, b"\x60\x82\x01\x00"), None);
         assert_eq!(parse(Some("PLAIN"), true, b"no nuls"), None);
+    }
+
+    #[test]
+    fn a_client_token_is_told_by_its_shape_and_a_kafka_request_never_is() {
+        let shapes: [(&[u8], Option<&str>); 9] = [
+            (b"\0alice\0secret", Some("PLAIN")),
+            (b"admin\0alice\0secret", Some("PLAIN")),
+            (b"n,,n=alice,r=fyko+d2lbbFgONRv9qkxdawL", Some("SCRAM")),
+            (b"c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=", Some("SCRAM")),
+            (b"n,,\x01auth=Bearer eyJ\x01\x01", Some("OAUTHBEARER")),
+            // Empty user or password, a third NUL, control bytes: not PLAIN.
+            (b"\0\0secret", None),
+            (b"\0alice\0se\0cret", None),
+            (b"\0al\x01ice\0secret", None),
+            // A Metadata v12 request's body start: api key 3, version 12, ...
+            (b"\x00\x03\x00\x0c\x00\x00\x00\x01\x00\x01c", None),
+        ];
+        for (bytes, want) in shapes {
+            assert_eq!(
+                client_token_shape(bytes),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
     }
 }

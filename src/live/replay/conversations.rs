@@ -75,7 +75,7 @@ fn take(
         bytes: f.bytes.clone(),
     };
     let token = match &f.kind {
-        FrameKind::SaslToken { mechanism } => Some(mechanism.clone()),
+        FrameKind::SaslToken { mechanism } => Some(mechanism.name.clone()),
         _ => None,
     };
     match f.direction {
