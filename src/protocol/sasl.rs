@@ -118,11 +118,20 @@ pub(crate) fn client_token_shape(bytes: &[u8]) -> Option<&'static str> {
         let has = |name| m.parts.iter().any(|p| p.name == name);
         return (has("nonce") && has("clientProof")).then_some("SCRAM");
     }
-    let mut parts = bytes.split(|&b| b == 0);
-    let (authzid, user, password) = (parts.next()?, parts.next()?, parts.next()?);
-    let plain = parts.next().is_none()
-        && !user.is_empty()
+    // PLAIN: the NULs found first (a byte at a time: a request's header
+    // has them in its first bytes, an api key below 256, a version's high
+    // byte, so the test ends there).
+    let nul = |b: &[u8]| b.iter().position(|&c| c == 0);
+    let first = nul(bytes)?;
+    let second = first + 1 + nul(&bytes[first + 1..])?;
+    let (authzid, user, password) = (
+        &bytes[..first],
+        &bytes[first + 1..second],
+        &bytes[second + 1..],
+    );
+    let plain = !user.is_empty()
         && !password.is_empty()
+        && nul(password).is_none()
         && text(authzid)
         && text(user)
         && text(password);

@@ -83,6 +83,6 @@ impl BatchDecoder<'_, '_> {
 /// Whether the batch at slot `batch` says its records are control records.
 fn is_control(tape: &Values, batch: u32) -> bool {
     tape.children(batch)
-        .find(|(_, s)| s.id == Id::BatchField(ATTRIBUTES as u8))
+        .find(|(_, s)| matches!(s.id, Id::BatchField(k) if usize::from(k) == ATTRIBUTES))
         .is_some_and(|(_, s)| matches!(s.value, Val::Int(a) if a & CONTROL != 0))
 }

@@ -180,7 +180,7 @@ fn record_delta(tape: &Values, (r, rec): (u32, &Slot)) -> Option<(usize, i64)> {
     }
     let (_, s) = tape
         .children(r)
-        .find(|(_, s)| s.id == Id::RecordField(RecordField::OffsetDelta))?;
+        .find(|(_, s)| matches!(s.id, Id::RecordField(RecordField::OffsetDelta)))?;
     let delta = slot_int(s.value) as i32;
     Some((s.at as usize, i64::from(delta)))
 }
