@@ -430,18 +430,27 @@ fn a_request_queued_behind_a_long_poll_is_cut_as_the_poll_is() {
 /// times out, the client closes and at once opens a new connection and
 /// polls there; the broker still answers the Fetch on the half-closed
 /// connection. The Metadata request was lost, not cut by a client stopping.
-/// Without the reconnect it is a stop (a note), the late answer to the poll
-/// notwithstanding; so it is when the new connection asks Metadata first,
-/// as a consumer started again with the same id does.
+/// The client keeps its coordinator's connection open throughout. Without
+/// the reconnect it is a stop (a note), the late answer to the poll
+/// notwithstanding; so it is when the new connection does no work (no
+/// Fetch, no Produce), and when the client's other connection closed with
+/// it (a client stopping, then started again under the same id).
 #[test]
 fn a_client_giving_up_behind_a_long_poll_and_reconnecting() {
-    for (reconnect, goes_on) in [(true, true), (false, false), (true, false)] {
+    for (reconnect, keeps_another) in [
+        (Some("Fetch"), true),
+        (None, true),
+        (Some("Metadata"), true),
+        (Some("Fetch"), false),
+    ] {
         let mut t = Timeline::default();
         let (rq, _) = metadata(12, 0);
         let frame = |direction, api: &str, corr: i32, body: Value| {
             common::exchanges::frame(direction, api, 12, corr, "c", body)
         };
         let request = kwire::decode::Direction::Request;
+        api_versions(&mut t, 49000, "c");
+        let cut = 3;
         t.send(
             50000,
             true,
@@ -451,15 +460,20 @@ fn a_client_giving_up_behind_a_long_poll_and_reconnecting() {
         t.send(50000, true, &frame(request, "Metadata", 2, rq));
         t.wait(1.0);
         t.fin(50000, true);
-        if reconnect && goes_on {
-            t.send(
+        if !keeps_another {
+            t.fin(49000, true);
+        }
+        match reconnect {
+            Some("Fetch") => t.send(
                 50001,
                 true,
                 &frame(request, "Fetch", 3, fetch_request(0, -1, 3000)),
-            );
-        } else if reconnect {
-            let (rq, _) = metadata(12, 0);
-            t.send(50001, true, &frame(request, "Metadata", 3, rq));
+            ),
+            Some(_) => {
+                let (rq, _) = metadata(12, 0);
+                t.send(50001, true, &frame(request, "Metadata", 3, rq));
+            }
+            None => {}
         }
         t.wait(0.1);
         let answer = fetch_response(0, 0, 0, 0);
@@ -470,23 +484,24 @@ fn a_client_giving_up_behind_a_long_poll_and_reconnecting() {
         );
         t.fin(50000, false);
         let (found, _) = check("diag-gave-up", &t);
-        if !goes_on {
-            assert!(of(&found, "closed-unanswered").is_empty(), "{found:#?}");
+        if reconnect != Some("Fetch") || !keeps_another {
+            let said = format!("{reconnect:?} {keeps_another}: {found:#?}");
+            assert!(of(&found, "closed-unanswered").is_empty(), "{said}");
             let notes = of(&found, "unanswered");
-            assert!(notes.iter().any(|n| frames(n) == [1]), "{found:#?}");
+            assert!(notes.iter().any(|n| frames(n) == [cut]), "{said}");
             continue;
         }
         let f = the(&found, "closed-unanswered");
-        assert_eq!(frames(f), [1]);
+        assert_eq!(frames(f), [cut]);
         assert_eq!(
             f["message"],
-            "Metadata v12 request (frame 1) was never answered: the client closed the connection (FIN) 1.0 s after \
+            "Metadata v12 request (frame 3) was never answered: the client closed the connection (FIN) 1.0 s after \
              it was sent, and opened a new connection 1.00 ms later: it gave up waiting, it did not stop (the request \
              waited behind a long poll whose wait was not over: the client's request timeout is shorter than the \
              poll's wait)"
         );
         assert!(
-            of(&found, "unanswered").iter().all(|n| frames(n) != [1]),
+            of(&found, "unanswered").iter().all(|n| frames(n) != [cut]),
             "{found:#?}"
         );
     }
@@ -552,12 +567,19 @@ fn a_capture_that_simply_ends_stays_a_note() {
 /// A consumer whose request timeout (0.7 s) is shorter than its fetch wait
 /// (MaxWaitMs 3000) closes each poll's connection 0.7 s into it, reconnects
 /// at once and polls again (kafka-python with `request_timeout_ms=700`,
-/// seen against tansu). `closes`: how many times; `by_client`: the client
-/// closes (else the broker); `inside`: within the wait (else after it).
-fn abandoned_polls(closes: u16, by_client: bool, inside: bool) -> Timeline {
+/// seen against tansu), while its group coordinator's connection stays
+/// open. `closes`: how many times; `by_client`: the client closes (else the
+/// broker); `inside`: within the wait (else after it); `restarts`: the
+/// client closes its coordinator's connection with each (it stops and is
+/// started again).
+fn abandoned_polls(closes: u16, by_client: bool, inside: bool, restarts: bool) -> Timeline {
     let mut t = Timeline::default();
     let (rq, _) = metadata(12, 0);
+    api_versions(&mut t, 49000, "short-timeout");
     for i in 0..closes {
+        if restarts && i > 0 {
+            api_versions(&mut t, 49000 + i, "short-timeout");
+        }
         let port = 50000 + i;
         api_versions(&mut t, port, "short-timeout");
         let poll = common::exchanges::frame(
@@ -582,13 +604,20 @@ fn abandoned_polls(closes: u16, by_client: bool, inside: bool) -> Timeline {
         t.wait(0.6);
         t.fin(port, by_client);
         t.fin(port, !by_client);
+        if restarts {
+            t.fin(49000 + i, true);
+            t.fin(49000 + i, false);
+        }
     }
     t
 }
 
 #[test]
 fn a_client_closing_every_long_poll_before_its_wait_is_over() {
-    let (found, _) = check("diag-poll-abandoned", &abandoned_polls(25, true, true));
+    let (found, _) = check(
+        "diag-poll-abandoned",
+        &abandoned_polls(25, true, true, false),
+    );
     let f = the(&found, "poll-abandoned");
     assert_eq!(f["severity"], "warning");
     // The last close is not followed by a reconnect: a client stopping.
@@ -603,32 +632,43 @@ fn a_client_closing_every_long_poll_before_its_wait_is_over() {
     // The polls the finding names; what the closes cut is not also a note
     // (but what the last, a client stopping, cut is), and the reconnects
     // are not churn.
-    assert_eq!(frames(f)[..3], [2, 6, 10]);
+    assert_eq!(frames(f)[..3], [4, 8, 12]);
     let notes: Vec<u64> = of(&found, "unanswered")
         .iter()
         .flat_map(|n| frames(n))
         .collect();
-    assert_eq!(notes, [98, 99], "{found:#?}");
+    assert_eq!(notes, [100, 101], "{found:#?}");
     assert!(of(&found, "connection-churn").is_empty(), "{found:#?}");
-    assert!(
-        check_text("diag-poll-abandoned", &abandoned_polls(25, true, true))
-            .contains("make the timeout longer than the wait")
-    );
+    assert!(check_text(
+        "diag-poll-abandoned",
+        &abandoned_polls(25, true, true, false)
+    )
+    .contains("make the timeout longer than the wait"));
 }
 
-/// What looks like it and is not: a consumer stopping (or restarting) once
-/// mid-poll, closes after the wait was over, and a broker closing.
+/// What looks like it and is not: a consumer stopping once mid-poll,
+/// closes after the wait was over, a broker closing, and a consumer closed
+/// and started again under the same id, again and again (librdkafka's
+/// default id is the same for every application).
 #[test]
 fn one_abandoned_poll_a_poll_over_or_a_broker_close_is_not_a_short_timeout() {
-    for (closes, by_client, inside) in [(1, true, true), (25, true, false), (25, false, true)] {
+    for (closes, by_client, inside, restarts) in [
+        (1, true, true, false),
+        (25, true, false, false),
+        (25, false, true, false),
+        (25, true, true, true),
+    ] {
         let (found, _) = check(
             "diag-poll-normal",
-            &abandoned_polls(closes, by_client, inside),
+            &abandoned_polls(closes, by_client, inside, restarts),
         );
-        assert!(
-            of(&found, "poll-abandoned").is_empty(),
-            "{closes} {by_client} {inside}: {found:#?}"
-        );
+        let said = format!("{closes} {by_client} {inside} {restarts}: {found:#?}");
+        assert!(of(&found, "poll-abandoned").is_empty(), "{said}");
+        // Started again, it gave up on nothing; closing 0.2 s after a poll's
+        // wait ran out with no answer, it did (`closed-unanswered`).
+        if restarts {
+            assert!(of(&found, "closed-unanswered").is_empty(), "{said}");
+        }
     }
 }
 

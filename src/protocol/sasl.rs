@@ -10,8 +10,6 @@
 
 /// SaslHandshake's api key.
 pub(crate) const SASL_HANDSHAKE_KEY: i16 = 17;
-/// SaslAuthenticate's API key: SASL tokens inside Kafka frames.
-pub(crate) const SASL_AUTHENTICATE_KEY: i16 = 36;
 
 /// The SaslHandshake version after which tokens go without a Kafka header.
 pub(crate) const RAW_TOKENS_VERSION: i16 = 0;

@@ -78,12 +78,14 @@ impl Rules {
         close: (crate::capture::ConnEventKind, f64),
         in_flight: &[closed::Cut<'_>],
     ) {
+        self.reconnects.closing(on.0, close.1);
         self.polls_abandoned.closing(on, close, in_flight);
     }
 
     /// How soon after closing connection `closed` at `when` its client
     /// opened a new one to the broker to go on polling or producing, when it
-    /// did (from `from`, within [`reconnects::RECONNECT_WITHIN`] of the close).
+    /// did (from `from`, within [`reconnects::RECONNECT_WITHIN`] of the
+    /// close) while keeping another connection open.
     pub(crate) fn reconnected(
         &mut self,
         on: (&super::ClientKey, std::net::SocketAddr),

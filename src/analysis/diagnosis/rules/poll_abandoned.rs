@@ -9,8 +9,9 @@
 //! takes [`MIN_ABANDONED`]. The close must be the client's, and the new
 //! connection must be opened between the poll and
 //! [`super::reconnects::RECONNECT_WITHIN`] after the close, by the same
-//! client to the same broker, and poll before anything but ApiVersions and
-//! SASL (a consumer started again asks Metadata first).
+//! client to the same broker, and poll, while another connection of the
+//! client stays open (a client stopping closes them all:
+//! [`super::reconnects`]).
 //! The requests those closes cut are this finding's, not `unanswered`
 //! notes, and the new connections are not counted as `connection-churn`.
 

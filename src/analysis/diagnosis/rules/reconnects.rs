@@ -1,30 +1,39 @@
 //! Which connection a client opened again after closing one: the tell of a
-//! client that gave up waiting (its request timeout ran out) rather than
-//! stopped, for `poll-abandoned` and `closed-unanswered`. A client that
-//! stops does not open a new connection to the same broker within
-//! [`RECONNECT_WITHIN`] of its close; one whose request timed out does,
-//! within milliseconds (kafka-python, librdkafka), and goes on with its
-//! work there: its first request after ApiVersions (and SASL) is a Fetch or
-//! a Produce. A client started again with the same id looks up the cluster
-//! first (Metadata, FindCoordinator), so it is not taken for one.
+//! client that gave up waiting (its request timed out) rather than stopped,
+//! for `poll-abandoned` and `closed-unanswered`. A client whose request
+//! timed out drops that one connection, keeps its others (the group
+//! coordinator's: kafka-python and librdkafka go on heartbeating there),
+//! and opens a new one to the same broker within milliseconds, where it
+//! goes on polling or producing (after a Metadata request, as kafka-python
+//! does, or the one it queued, as librdkafka does). A client that stops
+//! closes all its connections at once; started again under the same id
+//! (the default `rdkafka` of every librdkafka application, too), it is a
+//! new set of connections, so it is not taken for one that gave up.
 
 use super::super::{ClientKey, Req, FETCH, PRODUCE};
 use super::closed::SHARE_FETCH;
-use crate::protocol::headers::API_VERSIONS_KEY;
-use crate::protocol::sasl::{SASL_AUTHENTICATE_KEY, SASL_HANDSHAKE_KEY};
 use foldhash::HashMap;
 use std::net::SocketAddr;
 
 /// How soon after its close a client's new connection reads as the reconnect.
 pub(crate) const RECONNECT_WITHIN: f64 = 1.0;
+/// How long after the close another connection of the client must still be
+/// open for the close to be one connection given up, not the client
+/// stopping: a client that stops closes its connections within
+/// milliseconds of each other (kafka-python after its LeaveGroup's answer,
+/// librdkafka at once), while a timed-out poll's siblings stay open, unless
+/// the application happens to stop soon after.
+pub(crate) const OTHERS_OPEN_FOR: f64 = 0.25;
 
-/// A connection as the index knows it: who opened it, when, and the API of
-/// its first request after ApiVersions and SASL.
+/// A connection as the index knows it: whose, to which broker, when it
+/// opened and began to close, and what work it did.
 struct Conn {
     client: ClientKey,
     broker: SocketAddr,
     opened: f64,
-    first_work: Option<i16>,
+    closed: Option<f64>,
+    polled: bool,
+    produced: bool,
 }
 
 /// What a reconnect must go on with.
@@ -42,16 +51,14 @@ pub(crate) struct Reconnect {
     pub conn: usize,
 }
 
-/// A client's connections to one broker by when they opened, each with the
-/// API of its first work.
-type Opened = HashMap<(ClientKey, SocketAddr), Vec<(f64, usize, Option<i16>)>>;
+/// A client's connections by when they opened (with the connection's
+/// number), built when first asked (at the capture's end).
+type ByClient = HashMap<ClientKey, Vec<(f64, usize)>>;
 
 #[derive(Default)]
 pub(crate) struct Reconnects {
     conns: HashMap<usize, Conn>,
-    /// Each client's connections to each broker by when they opened (with
-    /// their first work), built when first asked (at the capture's end).
-    by_client: Option<Opened>,
+    by_client: Option<ByClient>,
 }
 
 impl Reconnects {
@@ -63,21 +70,26 @@ impl Reconnects {
             client: req.client.clone(),
             broker: req.broker,
             opened: syn.unwrap_or(req.at.time),
-            first_work: None,
+            closed: None,
+            polled: false,
+            produced: false,
         });
-        if c.first_work.is_none()
-            && !matches!(
-                req.api.0,
-                API_VERSIONS_KEY | SASL_HANDSHAKE_KEY | SASL_AUTHENTICATE_KEY
-            )
-        {
-            c.first_work = Some(req.api.0);
+        c.polled |= is_poll(req.api.0);
+        c.produced |= req.api.0 == PRODUCE;
+    }
+
+    /// Connection `conn` began to close (its first FIN, or an RST).
+    pub(crate) fn closing(&mut self, conn: usize, when: f64) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.closed.get_or_insert(when);
         }
     }
 
     /// The first connection other than `closed` that `client` opened to
-    /// `broker` from `from` until [`RECONNECT_WITHIN`] after `when` and that
-    /// `goes_on` with its work, and how soon after `when`.
+    /// `broker` from `from` until [`RECONNECT_WITHIN`] after `when` and on
+    /// which it `goes_on` with its work, and how soon after `when`; none
+    /// unless another connection of the client opened before the close
+    /// stayed open [`OTHERS_OPEN_FOR`] after it.
     pub(crate) fn after(
         &mut self,
         (client, broker): (&ClientKey, SocketAddr),
@@ -85,29 +97,38 @@ impl Reconnects {
         from: f64,
         goes_on: GoesOn,
     ) -> Option<Reconnect> {
+        let conns = &self.conns;
         let index = self.by_client.get_or_insert_with(|| {
-            let mut index = Opened::default();
-            for (&k, c) in &self.conns {
-                (index.entry((c.client.clone(), c.broker)).or_default()).push((
-                    c.opened,
-                    k,
-                    c.first_work,
-                ));
+            let mut index = ByClient::default();
+            for (&k, c) in conns {
+                (index.entry(c.client.clone()).or_default()).push((c.opened, k));
             }
-            for conns in index.values_mut() {
-                conns.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            for list in index.values_mut() {
+                list.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
             }
             index
         });
-        let conns = index.get(&(client.clone(), broker))?;
-        let start = conns.partition_point(|(t, ..)| *t < from);
-        let &(opened, conn, _) = conns[start..]
+        let list = index.get(client)?;
+        let stays_open = list
             .iter()
-            .take_while(|(t, ..)| *t <= when + RECONNECT_WITHIN)
-            .find(|(_, k, work)| {
+            .take_while(|(t, _)| *t < when)
+            .filter(|(_, k)| *k != closed)
+            .any(|(_, k)| {
+                (conns.get(k)).is_some_and(|c| c.closed.is_none_or(|c| c > when + OTHERS_OPEN_FOR))
+            });
+        if !stays_open {
+            return None;
+        }
+        let start = list.partition_point(|(t, _)| *t < from);
+        let &(opened, conn) = list[start..]
+            .iter()
+            .take_while(|(t, _)| *t <= when + RECONNECT_WITHIN)
+            .find(|(_, k)| {
                 *k != closed
-                    && work
-                        .is_some_and(|w| is_poll(w) || (goes_on == GoesOn::Working && w == PRODUCE))
+                    && conns.get(k).is_some_and(|c| {
+                        c.broker == broker
+                            && (c.polled || (goes_on == GoesOn::Working && c.produced))
+                    })
             })?;
         Some(Reconnect {
             after: (opened - when).max(0.0),
