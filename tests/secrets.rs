@@ -864,6 +864,37 @@ fn a_token_with_no_handshake_in_the_capture_is_told_by_its_shape() {
     }
 }
 
+/// A capture that joined a connection between its SaslHandshake and the
+/// client's token (no SYN, no handshake): the token is the first frame, not
+/// the end of one that started before the capture, and it is masked.
+#[test]
+fn a_token_first_in_a_capture_joined_mid_stream_is_a_token() {
+    let mut t = Timeline::default();
+    t.send(
+        PORT,
+        true,
+        &token(format!("\0alice\0{PASSWORD}").as_bytes()),
+    );
+    t.send(PORT, false, &token(b""));
+    t.on(PORT, "c").pair(2, "Metadata", 12, json!({"Topics": null, "AllowAutoTopicCreation": false, "IncludeTopicAuthorizedOperations": false}), json!({"Brokers": [], "ClusterId": null, "ControllerId": 1, "Topics": []}));
+    t.packets.retain(|(_, seg)| !seg.syn);
+    let cap = TempCapture::new("sasl-mid-stream", &t.pcap());
+    let (_, list) = run(&["capture", cap.path(), "--list"]);
+    assert!(list.contains("SASL token (PLAIN, by its shape)"), "{list}");
+    assert!(!list.contains("mid-stream"), "{list}");
+    for args in [
+        vec!["capture", cap.path(), "--format", "grid"],
+        vec!["capture", cap.path(), "--json"],
+    ] {
+        let (_, out) = run(&args);
+        assert!(
+            leaked(&out).is_empty(),
+            "{args:?} shows {:?}:\n{out}",
+            leaked(&out)
+        );
+    }
+}
+
 #[test]
 fn a_malformed_sasl_authenticate_masks_what_was_not_decoded() {
     // AuthBytes' length says more than the frame holds: decoding stops there.

@@ -1429,15 +1429,19 @@ impl<'c> Flows<'c> {
                 // bytes say (the tail of a frame read as a size prefix would
                 // swallow the requests after it).
                 let h = &mut conn.halves[hi];
-                let starts = match request_header(cat, &h.buf) {
-                    Header::Short if h.resync.is_none() => return, // wait for a header's worth
-                    // The capture joined between frames (the commonest case).
-                    Header::Frame(len, _) if h.buf.len() < len => true,
-                    Header::Frame(len, opts) => {
-                        decodes_cleanly(cat, &h.buf[..len], opts, &mut self.effort).0
-                    }
-                    Header::Short | Header::No => false,
-                };
+                // A SASL token is a frame to start at too (a capture that
+                // began between the handshake and the token: skipped as a
+                // frame's end, the token would not be masked as one).
+                let starts = super::sasl::token_at_start(&h.buf)
+                    || match request_header(cat, &h.buf) {
+                        Header::Short if h.resync.is_none() => return, // wait for a header's worth
+                        // The capture joined between frames (the commonest case).
+                        Header::Frame(len, _) if h.buf.len() < len => true,
+                        Header::Frame(len, opts) => {
+                            decodes_cleanly(cat, &h.buf[..len], opts, &mut self.effort).0
+                        }
+                        Header::Short | Header::No => false,
+                    };
                 conn.joined = true;
                 if !starts && h.at == 0 && h.resync.is_none() && h.cutting.is_none() {
                     h.resync = Some(Resync::new(0, SkipReason::MidStream));

@@ -188,6 +188,17 @@ impl Sasl {
     }
 }
 
+/// Whether `buf` starts with a whole frame (its size prefix and its bytes)
+/// whose bytes have the shape of a SASL client message
+/// ([`client_token_shape`]).
+pub(super) fn token_at_start(buf: &[u8]) -> bool {
+    let Some(size) = buf.first_chunk::<4>().map(|b| i32::from_be_bytes(*b)) else {
+        return false;
+    };
+    let end = usize::try_from(size).map_or(0, |s| s.saturating_add(4));
+    end > 4 && buf.get(4..end).and_then(client_token_shape).is_some()
+}
+
 /// The mechanism a SaslHandshake v0 request names, when it decodes cleanly.
 fn handshake_mechanism(cat: &Catalogue, frame: &[u8]) -> Option<Arc<SaslMechanism>> {
     let spec = cat.message(
