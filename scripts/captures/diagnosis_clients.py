@@ -22,6 +22,14 @@ def topic(name):
     admin.close()
 
 
+def poll_then_close(consumer, seconds, timeout):
+    """Poll for `seconds` (each poll waiting up to `timeout`), then close."""
+    end = time.time() + seconds
+    while time.time() < end:
+        consumer.poll(timeout)
+    consumer.close()
+
+
 if scenario == "old-librdkafka":
     # librdkafka told the broker is 0.9.0: JoinGroup v0 and ListOffsets v0.
     from confluent_kafka import Consumer
@@ -30,10 +38,7 @@ if scenario == "old-librdkafka":
                   "api.version.request": False, "broker.version.fallback": "0.9.0",
                   "auto.offset.reset": "earliest", "log_level": 0})
     c.subscribe(["ledger"])
-    end = time.time() + 6
-    while time.time() < end:
-        c.poll(0.5)
-    c.close()
+    poll_then_close(c, 6, 0.5)
 elif scenario == "churn":
     # A producer made for every message: connections opened and dropped.
     from kafka import KafkaProducer
@@ -69,10 +74,7 @@ elif scenario == "short-timeout":
     c = KafkaConsumer("quiet", bootstrap_servers=bootstrap, group_id="quiet-readers", client_id="short-timeout",
                       fetch_max_wait_ms=500, request_timeout_ms=700)
     c._fetcher.config["fetch_max_wait_ms"] = 3000
-    end = time.time() + 6
-    while time.time() < end:
-        c.poll(500)
-    c.close()
+    poll_then_close(c, 6, 500)
 elif scenario == "behind-poll":
     # librdkafka with a socket timeout (1 s) shorter than its fetch wait
     # (3 s), which it warns of: a request queued behind a Fetch that waits
@@ -83,9 +85,6 @@ elif scenario == "behind-poll":
                   "fetch.wait.max.ms": 3000, "socket.timeout.ms": 1000, "auto.offset.reset": "earliest",
                   "log_level": 0})
     c.subscribe(["quiet"])
-    end = time.time() + 10
-    while time.time() < end:
-        c.poll(0.5)
-    c.close()
+    poll_then_close(c, 10, 0.5)
 else:
     sys.exit(f"unknown scenario {scenario}")

@@ -101,16 +101,9 @@ impl PollsAbandoned {
                 self.covered.extend(&a.cut);
                 self.reopened.insert(*reconnect);
             }
-            let spread = |f: &dyn Fn(&(&Abandon, f64, usize)) -> f64| {
-                let (lo, hi) = abandons
-                    .iter()
-                    .map(f)
-                    .fold((f64::INFINITY, 0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-                (lo, hi)
-            };
-            let (into_lo, into_hi) = spread(&|(a, ..)| a.closed - a.poll.time);
-            let (wait_lo, wait_hi) = spread(&|(a, ..)| a.wait);
-            let (_, gap_hi) = spread(&|(_, gap, _)| *gap);
+            let (into_lo, into_hi) = bounds(abandons.iter().map(|(a, ..)| a.closed - a.poll.time));
+            let (wait_lo, wait_hi) = bounds(abandons.iter().map(|(a, ..)| a.wait));
+            let (_, gap_hi) = bounds(abandons.iter().map(|(_, gap, _)| *gap));
             let first = abandons[0].0;
             let brokers: HashSet<SocketAddr> = abandons.iter().map(|(a, ..)| a.broker).collect();
             let to = match brokers.len() {
@@ -158,6 +151,13 @@ impl PollsAbandoned {
     pub(crate) fn reopened(&self) -> &HashSet<usize> {
         &self.reopened
     }
+}
+
+/// The least and the greatest of `values`.
+fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    })
 }
 
 /// `a` or `a–b` when the two read differently.
