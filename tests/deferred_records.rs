@@ -44,13 +44,23 @@ fn drawn(
     limits: Option<Limits>,
     defer: bool,
 ) -> (String, Vec<String>, Vec<String>) {
+    drawn_as(cat, bytes, limits, defer, TreeOptions::default())
+}
+
+/// [`drawn`], the tree drawn as `tree` says (colour, width, descriptions).
+fn drawn_as(
+    cat: &Catalogue,
+    bytes: &[u8],
+    limits: Option<Limits>,
+    defer: bool,
+    tree: TreeOptions,
+) -> (String, Vec<String>, Vec<String>) {
     let opts = DecodeOptions {
         defer_records_over: defer.then_some(0),
         ..fresh(limits)
     };
     let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     let mut out = Vec::new();
-    let tree = TreeOptions::default();
     match defer {
         true => write_frame_drawing(&mut out, &mut frame, tree, (cat, &opts.budget)).unwrap(),
         false => write_frame(&mut out, &frame, tree).unwrap(),
@@ -120,6 +130,28 @@ fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
         ),
     ] {
         differ(what, how, &whole, &later);
+    }
+    // A plain topic's records are drawn from their slots, not their nodes:
+    // in colour, fitted to a width, with descriptions whole, as from nodes.
+    let fitted = TreeOptions {
+        color: true,
+        width: Some(100),
+        full_docs: false,
+    };
+    let narrow = TreeOptions {
+        color: false,
+        width: Some(60),
+        full_docs: true,
+    };
+    for tree in [fitted, narrow] {
+        let whole = drawn_as(cat, bytes, limits, false, tree);
+        let later = drawn_as(cat, bytes, limits, true, tree);
+        differ(
+            what,
+            &format!("drawn a batch at a time as {tree:?}"),
+            &whole,
+            &later,
+        );
     }
     let whole = tree_json(cat, bytes, limits, false);
     let later = tree_json(cat, bytes, limits, true);

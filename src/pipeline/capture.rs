@@ -2,7 +2,9 @@
 //! capture, selected, decoded (small frames on worker threads, in capture
 //! order) and written to any `io::Write`, as a listing or as decoded frames.
 
-use super::decoded::{decode_one, drawn_later, write_drawing, Drawing, Findings, Sink};
+use super::decoded::{
+    decode_one, decoding_for, drawn_later, write_drawing, Drawing, Findings, Sink,
+};
 use super::frames::{Format, Style};
 use super::notes::{write_note, SkipTally};
 use super::out::Out;
@@ -275,11 +277,12 @@ pub fn run<W: Write>(
         let probe = Budget::probe();
         // The input's budget is set aside, not cloned: its count is shared by every thread.
         let budget = std::mem::replace(&mut opts.budget, probe.clone());
-        let decoded = decode_one(cat, release, &f, guess, opts.clone(), format);
+        let decoding = decoding_for(opts.clone(), format);
+        let mut decoded = decode_one(cat, release, &f, guess, decoding, format);
+        let stdout = decoded.drawn(&f, drawing, (cat, &probe));
         if probe.was_asked() {
             return Written::InItsTurn(Box::new((f, DecodeOptions { budget, ..opts })));
         }
-        let stdout = decoded.drawn(&f, drawing);
         held.fetch_add(stdout.len(), Ordering::Relaxed);
         Written::Done {
             findings: decoded.findings,
@@ -291,13 +294,18 @@ pub fn run<W: Write>(
         if drawn_later(f, format) {
             return write_drawing(sink, (cat, release, guess), f, opts, drawing);
         }
-        let decoded = decode_one(cat, release, f, guess, opts, format);
-        decoded.findings.report(sink);
         if format == Format::Tree && f.bytes.len() <= HELD_FRAME {
             // A small frame's tree is drawn into memory and handed over whole,
             // as a worker's is: drawing it through a second buffer copied every line.
-            return sink.out.write_owned(decoded.drawn(f, drawing));
+            let budget = opts.budget.clone();
+            let decoding = decoding_for(opts, format);
+            let mut decoded = decode_one(cat, release, f, guess, decoding, format);
+            let stdout = decoded.drawn(f, drawing, (cat, &budget));
+            decoded.findings.report(sink);
+            return sink.out.write_owned(stdout);
         }
+        let decoded = decode_one(cat, release, f, guess, opts, format);
+        decoded.findings.report(sink);
         decoded
             .write(&mut sink.out, f, drawing)
             .and_then(|_| sink.out.flush())

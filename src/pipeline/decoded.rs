@@ -69,6 +69,21 @@ pub(super) fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
     format != Format::Json && f.bytes.len() > DEFER_RECORDS_OVER
 }
 
+/// What a frame's records fields left for drawing are walked with.
+pub(super) type Walking<'w> = (&'w Catalogue, &'w Budget);
+
+/// The options a frame is decoded with for `format`: a text tree's records
+/// fields are left for drawing, to be walked as they are drawn.
+pub(super) fn decoding_for(opts: DecodeOptions, format: Format) -> DecodeOptions {
+    match format {
+        Format::Tree => DecodeOptions {
+            defer_records_over: Some(0),
+            ..opts
+        },
+        _ => opts,
+    }
+}
+
 /// A frame's JSON line written by `write` (streamed as it is written: a
 /// tree's JSON can be far larger than its frame), with the capture's member
 /// added when `provenance`: only the closing `}\n` is held back for it.
@@ -212,23 +227,26 @@ impl Decoded {
     }
 
     /// [`Decoded::push`] into a buffer of its own, sized for a tree of the frame.
-    pub fn drawn(&self, f: &CapturedFrame, drawing: Drawing) -> Vec<u8> {
+    pub fn drawn(&mut self, f: &CapturedFrame, drawing: Drawing, walk: Walking) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 * self.frame.bytes.len() + 256);
-        self.push(&mut out, f, drawing);
+        self.push(&mut out, f, drawing, walk);
         out
     }
 
     /// [`Decoded::write`] into memory, on a worker: a tree is drawn straight
-    /// into the buffer, not through another.
-    fn push(&self, out: &mut Vec<u8>, f: &CapturedFrame, drawing: Drawing) {
+    /// into the buffer, not through another, its records walked as they
+    /// are drawn; what those walks find is then said on the side.
+    fn push(&mut self, out: &mut Vec<u8>, f: &CapturedFrame, drawing: Drawing, walk: Walking) {
         // Writing into memory does not fail.
         if drawing.format == Format::Tree {
             self.push_heading(out, f);
-            crate::render::text_tree::push_frame(
+            crate::render::text_tree::push_frame_drawing(
                 out,
-                &self.frame,
+                &mut self.frame,
                 drawing.style.tree(drawing.full_docs),
+                walk,
             );
+            self.findings = findings_of(&self.frame, f, None);
         } else {
             let _ = self.write(out, f, drawing);
         }

@@ -10,6 +10,7 @@ pub mod json;
 pub mod listing;
 pub mod notes;
 pub mod page;
+mod record_lines;
 pub mod records_table;
 pub mod report;
 pub mod tables;

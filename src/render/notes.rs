@@ -39,7 +39,7 @@ pub fn push_note(out: &mut Vec<u8>, node: &Node, code: &str) -> bool {
 
 /// A preview's part of [`push_note`], out of line (most nodes have none).
 #[inline(never)]
-fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
+pub(crate) fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
     let Some((shown, more)) = preview_parts(b) else {
         return false;
     };

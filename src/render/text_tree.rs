@@ -4,7 +4,8 @@
 use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
 use crate::analysis::finding::{Rule, Severity};
-use crate::decode::records::deferred::{for_each_item, Found};
+use crate::decode::records::deferred::{for_each_item, for_each_piece, Found, Piece};
+use crate::decode::records::lines::PartLine;
 use crate::decode::{DeferredRecords, Frame, Node, Role, Value};
 use crate::text::copy::push_bytes;
 use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
@@ -73,10 +74,70 @@ fn push_line(out: &mut Vec<u8>, node: &Node, opts: TreeOptions, decompressed: bo
     }
 }
 
+/// What one line of the tree shows of a node, however it is held: a built
+/// [`Node`], or a part of a plain record read straight from the record
+/// tape ([`crate::decode::records::lines::PartLine`]).
+pub(crate) trait LinePieces {
+    /// The name, escaped for a terminal.
+    fn push_name(&self, out: &mut Vec<u8>);
+    /// The type as shown, escaped; false, with nothing written, for none.
+    fn push_type(&self, out: &mut Vec<u8>) -> bool;
+    /// The value's text; false, with nothing written, for none.
+    fn push_value(&self, out: &mut Vec<u8>) -> bool;
+    /// The note after the value, after a space and `code`; false, with
+    /// nothing written, for none.
+    fn push_note(&self, out: &mut Vec<u8>, code: &str) -> bool;
+    /// Where its bytes are: offset and length.
+    fn range(&self) -> (usize, usize);
+    fn has_doc(&self) -> bool;
+    /// The description, escaped.
+    fn push_doc(&self, out: &mut Vec<u8>);
+    fn error(&self) -> Option<&str>;
+}
+
+impl LinePieces for Node {
+    #[inline(always)]
+    fn push_name(&self, out: &mut Vec<u8>) {
+        self.name.push_sanitized(out)
+    }
+    #[inline(always)]
+    fn push_type(&self, out: &mut Vec<u8>) -> bool {
+        if self.ty.is_empty() {
+            return false;
+        }
+        sanitize_text_into(out, &self.ty);
+        true
+    }
+    #[inline(always)]
+    fn push_value(&self, out: &mut Vec<u8>) -> bool {
+        push_value_text(out, self)
+    }
+    #[inline(always)]
+    fn push_note(&self, out: &mut Vec<u8>, code: &str) -> bool {
+        super::notes::push_note(out, self, code)
+    }
+    #[inline(always)]
+    fn range(&self) -> (usize, usize) {
+        (self.offset, self.len)
+    }
+    #[inline(always)]
+    fn has_doc(&self) -> bool {
+        Node::has_doc(self)
+    }
+    #[inline(always)]
+    fn push_doc(&self, out: &mut Vec<u8>) {
+        Node::push_doc(self, out)
+    }
+    #[inline(always)]
+    fn error(&self) -> Option<&str> {
+        Node::error(self)
+    }
+}
+
 #[inline(always)]
 fn push_line_in<const COLOR: bool>(
     out: &mut Vec<u8>,
-    node: &Node,
+    node: &impl LinePieces,
     opts: TreeOptions,
     decompressed: bool,
     line_start: usize,
@@ -84,7 +145,8 @@ fn push_line_in<const COLOR: bool>(
     type P<const C: bool> = Paint<C>;
     let (value_start, value_end) = push_label::<COLOR>(out, node);
     let range_start = out.len();
-    match u16::try_from(node.offset) {
+    let (offset, len) = node.range();
+    match u16::try_from(offset) {
         // The usual range's start, ` [0x0079, `, in one piece.
         Ok(at) if !COLOR && !decompressed => {
             let [a, b, c, d] = hex4(at);
@@ -97,11 +159,11 @@ fn push_line_in<const COLOR: bool>(
                 true => out.extend_from_slice(b"[d:0x"),
                 false => out.extend_from_slice(b"[0x"),
             }
-            push_hex4(out, node.offset);
+            push_hex4(out, offset);
             out.extend_from_slice(b", ");
         }
     }
-    push_uint(out, node.len as u64, 0);
+    push_uint(out, len as u64, 0);
     out.extend_from_slice(b"B]");
     code(out, P::<COLOR>::RESET);
     let doc_start = out.len();
@@ -282,32 +344,34 @@ fn code(out: &mut Vec<u8>, c: &str) {
 #[inline(always)]
 /// Returns where the value's text starts and ends (both at the label's end
 /// when it has none).
-fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &Node) -> (usize, usize) {
+fn push_label<const COLOR: bool>(out: &mut Vec<u8>, node: &impl LinePieces) -> (usize, usize) {
     type P<const C: bool> = Paint<C>;
     code(out, P::<COLOR>::NAME);
-    node.name.push_sanitized(out);
+    node.push_name(out);
     code(out, P::<COLOR>::RESET);
-    if !node.ty.is_empty() {
-        out.push(b' ');
-        code(out, P::<COLOR>::TY);
-        sanitize_text_into(out, &node.ty);
+    let mark = out.len();
+    out.push(b' ');
+    code(out, P::<COLOR>::TY);
+    if node.push_type(out) {
         code(out, P::<COLOR>::RESET);
+    } else {
+        out.truncate(mark);
     }
     let mark = out.len();
     out.extend_from_slice(b" = ");
     code(out, P::<COLOR>::VALUE);
     let value_start = out.len();
-    if push_value_text(out, node) {
+    if node.push_value(out) {
         let value_end = out.len();
         code(out, P::<COLOR>::RESET);
-        if super::notes::push_note(out, node, P::<COLOR>::DIM) {
+        if node.push_note(out, P::<COLOR>::DIM) {
             code(out, P::<COLOR>::RESET);
         }
         return (value_start, value_end);
     }
     out.truncate(mark);
     let end = out.len();
-    if super::notes::push_note(out, node, P::<COLOR>::DIM) {
+    if node.push_note(out, P::<COLOR>::DIM) {
         code(out, P::<COLOR>::RESET);
     }
     (end, end)
@@ -677,15 +741,7 @@ fn tree_children<const COLOR: bool, W: Write>(
     let n = nodes.len();
     for (i, c) in nodes.iter().enumerate() {
         let last = ends && i + 1 == n;
-        let line_start = to.buf.len();
-        push_bytes(to.buf, prefix);
-        to.buf.extend_from_slice(b"+-- ");
-        push_line_in::<COLOR>(to.buf, c, opts, inner, line_start);
-        to.buf.push(b'\n');
-        if to.buf.len() >= to.spill {
-            to.w.write_all(to.buf)?;
-            to.buf.clear();
-        }
+        node_line::<COLOR, W>(to, c, prefix, inner, opts)?;
         let deferred = c.deferred_records().filter(|_| to.drawer.is_some());
         if !c.children.is_empty() || deferred.is_some() {
             let at = prefix.len();
@@ -701,8 +757,9 @@ fn tree_children<const COLOR: bool, W: Write>(
     Ok(())
 }
 
-/// A deferred records field's batches, walked and drawn one at a time; each
-/// is drawn when the next is walked, so that the last is drawn as the last.
+/// A deferred records field's batches, walked and drawn one at a time: a
+/// plain topic's records straight from their slots, the rest from nodes
+/// built for the batch or record ([`for_each_piece`]).
 fn deferred_children<const COLOR: bool, W: Write>(
     to: &mut Out<'_, '_, W>,
     d: &DeferredRecords,
@@ -713,20 +770,103 @@ fn deferred_children<const COLOR: bool, W: Write>(
     let Some(drawer) = to.drawer.take() else {
         return Ok(());
     };
-    let mut held: Vec<Node> = Vec::new();
-    let walked = for_each_item(drawer.cat, &drawer.frame, d, drawer.budget, |nodes, _| {
-        tree_children::<COLOR, W>(to, &held, false, prefix, inner, opts)?;
-        held.clear();
-        held.append(nodes);
-        Ok::<(), io::Error>(())
-    });
-    let drawn = walked.and_then(|found| {
-        tree_children::<COLOR, W>(to, &held, true, prefix, inner, opts)?;
-        drawer.found.push((d.clone(), found));
-        Ok(())
-    });
+    // The rails of the batch whose records are being drawn.
+    let at = prefix.len();
+    let walked = for_each_piece(
+        drawer.cat,
+        &drawer.frame,
+        d,
+        drawer.budget,
+        |piece| match piece {
+            Piece::Nodes { nodes, last } => {
+                prefix.truncate(at);
+                tree_children::<COLOR, W>(to, nodes, last, prefix, inner, opts)
+            }
+            Piece::Batch {
+                node,
+                last,
+                records,
+            } => {
+                prefix.truncate(at);
+                node_line::<COLOR, W>(to, node, prefix, inner, opts)?;
+                prefix.extend_from_slice(rail(last));
+                let ends = !records;
+                tree_children::<COLOR, W>(to, &node.children, ends, prefix, inner, opts)
+            }
+            Piece::Record { lines, last } => part_lines::<COLOR, W>(to, lines, last, prefix, opts),
+            Piece::RecordNodes { nodes, last } => {
+                tree_children::<COLOR, W>(to, nodes, last, prefix, inner, opts)
+            }
+        },
+    );
+    prefix.truncate(at);
+    let drawn = walked.map(|found| drawer.found.push((d.clone(), found)));
     to.drawer = Some(drawer);
     drawn
+}
+
+/// The rails under a node for its children: `last` when it ends its parent's.
+fn rail(last: bool) -> &'static [u8] {
+    if last {
+        b"    "
+    } else {
+        b"|   "
+    }
+}
+
+/// One node's line under `prefix`, without its children.
+#[inline(always)]
+fn node_line<const COLOR: bool, W: Write>(
+    to: &mut Out<'_, '_, W>,
+    node: &impl LinePieces,
+    prefix: &[u8],
+    inner: bool,
+    opts: TreeOptions,
+) -> io::Result<()> {
+    let line_start = to.buf.len();
+    push_bytes(to.buf, prefix);
+    to.buf.extend_from_slice(b"+-- ");
+    push_line_in::<COLOR>(to.buf, node, opts, inner, line_start);
+    to.buf.push(b'\n');
+    if to.buf.len() >= to.spill {
+        to.w.write_all(to.buf)?;
+        to.buf.clear();
+    }
+    Ok(())
+}
+
+/// A record's lines (the record's, then its parts', each at its depth)
+/// under `prefix`; `last`: the record ends its batch. A line is the last
+/// among its siblings when no line at its depth follows before one above it.
+fn part_lines<const COLOR: bool, W: Write>(
+    to: &mut Out<'_, '_, W>,
+    lines: &[PartLine],
+    last: bool,
+    prefix: &mut Vec<u8>,
+    opts: TreeOptions,
+) -> io::Result<()> {
+    let at = prefix.len();
+    for (k, line) in lines.iter().enumerate() {
+        let depth = usize::from(line.depth);
+        // The rails of the lines above it: one for each level over it.
+        prefix.truncate(at + 4 * depth);
+        node_line::<COLOR, W>(to, line, prefix, false, opts)?;
+        let ends = match depth {
+            0 => last,
+            _ => !lines[k + 1..]
+                .iter()
+                .take_while(|l| usize::from(l.depth) >= depth)
+                .any(|l| usize::from(l.depth) == depth),
+        };
+        if lines
+            .get(k + 1)
+            .is_some_and(|n| usize::from(n.depth) > depth)
+        {
+            prefix.extend_from_slice(rail(ends));
+        }
+    }
+    prefix.truncate(at);
+    Ok(())
 }
 
 /// A frame as text: the tree, then its error and warnings.
@@ -768,9 +908,22 @@ pub fn write_frame_drawing(
     w.write_all(&buf)
 }
 
-/// [`render_frame`] appended to a byte buffer (no copy through another).
-pub(crate) fn push_frame(out: &mut Vec<u8>, frame: &Frame, opts: TreeOptions) {
-    let _ = write_tree_to(out, &mut io::sink(), &frame.root, opts, (NO_SPILL, None));
+/// [`write_frame_drawing`] appended to a byte buffer (no copy through another).
+pub(crate) fn push_frame_drawing(
+    out: &mut Vec<u8>,
+    frame: &mut Frame,
+    opts: TreeOptions,
+    (cat, budget): (&crate::schema::Catalogue, &crate::budget::Budget),
+) {
+    let mut drawer = Drawer {
+        cat,
+        budget,
+        frame: frame.bytes.clone(),
+        found: Vec::new(),
+    };
+    let sink = &mut io::sink();
+    let _ = write_tree_to(out, sink, &frame.root, opts, (NO_SPILL, Some(&mut drawer)));
+    crate::decode::records::deferred::join_found(frame, drawer.found);
     push_findings_fitted(frame, opts, out);
 }
 

@@ -236,8 +236,11 @@ const fn record_field(k: usize) -> RecordField {
 
 pub(super) const RECORD_ATTRIBUTES: RecordField = record_field(1);
 pub(super) const TIMESTAMP_DELTA: RecordField = record_field(2);
-const OFFSET_DELTA: RecordField = record_field(3);
-const HEADER_COUNT: RecordField = record_field(8);
+pub(super) const OFFSET_DELTA: RecordField = record_field(3);
+pub(super) const HEADER_COUNT: RecordField = record_field(8);
+/// What a record's length and its header count say (their descriptions).
+pub(super) const LENGTH_DOC: &str = "bytes after this field";
+pub(super) const HEADERS_DOC: &str = "number of headers";
 
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
@@ -415,7 +418,7 @@ pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
         l.wire = wire;
         l
     });
-    l.doc = Some(Text::own_words("bytes after this field"));
+    l.doc = Some(Text::own_words(LENGTH_DOC));
 }
 
 /// A record's offsetDelta, noted with the offset it gives.
@@ -445,7 +448,7 @@ pub(super) fn push_headers(
     len: usize,
 ) -> &mut Node {
     let h = push_record_field(out, HEADER_COUNT, at, n, count.into());
-    (h.doc, h.len) = (Some(Text::own_words("number of headers")), len);
+    (h.doc, h.len) = (Some(Text::own_words(HEADERS_DOC)), len);
     h
 }
 

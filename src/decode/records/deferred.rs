@@ -9,6 +9,9 @@
 //! own line, drawn before its batches are walked, does not say it holds
 //! redacted bytes).
 
+use super::lines::PartLine;
+use super::payload::PayloadKind;
+use super::replay::{shown_in_records, shown_in_stream};
 use super::tape::Walk;
 use super::BatchDecoder;
 use crate::budget::Budget;
@@ -72,6 +75,128 @@ pub fn for_each_item<E>(
     })
 }
 
+/// A piece of a deferred records field's tree, as [`for_each_piece`] hands
+/// them on: `last` when nothing of the field follows it at its level.
+pub enum Piece<'p, 'b> {
+    /// Nodes among the field's children (batches, messages, bytes).
+    Nodes { nodes: &'p [Node], last: bool },
+    /// A v2 batch whose records follow as [`Piece::Record`]s: its node, its
+    /// header's fields as its children; `records` when any follow.
+    Batch {
+        node: &'p Node,
+        last: bool,
+        records: bool,
+    },
+    /// A record of the batch before, as lines read from its slots.
+    Record {
+        lines: &'p [PartLine<'b>],
+        last: bool,
+    },
+    /// Nodes among the records of the batch before: a record that needs
+    /// its nodes, bytes a budget left undecoded.
+    RecordNodes { nodes: &'p [Node], last: bool },
+}
+
+/// Each top-level batch or message of `d` in `frame` walked and handed to
+/// `each` a piece at a time, in order: as [`for_each_item`], but a plain
+/// topic's uncompressed batch comes as its node and header, then each
+/// record as lines read straight from its slots (the text tree draws them
+/// so, with no node built) where it can be. An item is handed on when the
+/// next has been walked, so that the last is known as the last.
+pub fn for_each_piece<E>(
+    cat: &Catalogue,
+    frame: &Bytes,
+    d: &DeferredRecords,
+    budget: &Budget,
+    mut each: impl FnMut(Piece) -> Result<(), E>,
+) -> Result<Found, E> {
+    let ctx = field_context(d, budget);
+    let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
+    // The item walked before, held until the next shows whether it was the last.
+    let mut held: Option<(Values, u32, Item)> = None;
+    walk_items_into(frame, d, budget, |tape, root, item| {
+        bd.check_stream(tape, root);
+        if !tape.children(root).any(|(_, s)| shown_in_stream(s)) {
+            return Ok(());
+        }
+        let before = held.replace((std::mem::take(tape), root, item));
+        if let Some((mut t, r, i)) = before {
+            pieces_of(&bd, (frame, &t, r, i), false, &mut each)?;
+            // The held tape's room is the next item's.
+            t.slots.clear();
+            *tape = t;
+        }
+        Ok(())
+    })?;
+    if let Some((t, r, i)) = held {
+        pieces_of(&bd, (frame, &t, r, i), true, &mut each)?;
+    }
+    Ok(Found {
+        warnings: bd.warnings,
+        damage: bd.damage,
+    })
+}
+
+/// The pieces of one item (its root slot `root` on `tape`) handed to
+/// `each`; `last_item`: no item after it shows anything.
+fn pieces_of<E>(
+    bd: &BatchDecoder,
+    (frame, tape, root, item): (&Bytes, &Values, u32, Item),
+    last_item: bool,
+    each: &mut impl FnMut(Piece) -> Result<(), E>,
+) -> Result<(), E> {
+    let last_shown = tape
+        .children(root)
+        .filter(|(_, s)| shown_in_stream(s))
+        .last();
+    let mut nodes = Vec::new();
+    for (i, s) in tape.children(root).filter(|(_, s)| shown_in_stream(s)) {
+        let last = last_item && last_shown.is_some_and(|(l, _)| l == i);
+        if let Some((node, header)) = bd.batch_head(tape, (i, s)) {
+            let in_records = || tape.children(i).filter(|(_, r)| shown_in_records(r));
+            let last_record = in_records().last().map(|(j, _)| j);
+            each(Piece::Batch {
+                node: &node,
+                last,
+                records: last_record.is_some(),
+            })?;
+            let mut lines = Vec::with_capacity(16);
+            let mut parent = Node::new("", "", 0, node.region, node.role);
+            for r in in_records() {
+                let last = Some(r.0) == last_record;
+                lines.clear();
+                parent.children.clear();
+                bd.record_piece(tape, r, &header, (&mut lines, &mut parent));
+                if !lines.is_empty() {
+                    each(Piece::Record {
+                        lines: &lines,
+                        last,
+                    })?;
+                } else {
+                    let nodes = &parent.children;
+                    each(Piece::RecordNodes { nodes, last })?;
+                }
+            }
+            continue;
+        }
+        nodes.clear();
+        bd.replay_item(tape, (i, s), &mut nodes);
+        // Credentials in records (a metadata log's SCRAM records) are masked as
+        // the frame's own decode masks them, in a copy of the bytes they show.
+        if crate::decode::secrets::hiding()
+            && PayloadKind::for_topic(bd.ctx.topic.as_deref()) != PayloadKind::Plain
+        {
+            let mut shown = frame.slice(item.range.0..item.range.1);
+            crate::decode::secrets::redact_tree_at(&mut nodes, &mut shown, item.range.0);
+        }
+        each(Piece::Nodes {
+            nodes: &nodes,
+            last,
+        })?;
+    }
+    Ok(())
+}
+
 /// What a deferred field's batches are decoded within: its topic (for
 /// internal topics' keys and values) and the input's budget.
 fn field_context(d: &DeferredRecords, budget: &Budget) -> Context {
@@ -93,15 +218,25 @@ pub(crate) fn walk_items<E>(
     budget: &Budget,
     mut each: impl FnMut(&Values, u32, Item) -> Result<(), E>,
 ) -> Result<(), E> {
+    walk_items_into(frame, d, budget, |tape, root, item| each(tape, root, item))
+}
+
+/// [`walk_items`] with the tape handed on to take: what is left in its
+/// place is the next item's tape.
+fn walk_items_into<E>(
+    frame: &Bytes,
+    d: &DeferredRecords,
+    budget: &Budget,
+    mut each: impl FnMut(&mut Values, u32, Item) -> Result<(), E>,
+) -> Result<(), E> {
     let mut tape = Values::default();
     let (mut pos, end, mut index) = (d.range.0, d.range.1, d.first_item);
     while pos < end {
         let item_end = Walk::<true>::whole_item_end(frame, pos, end).unwrap_or(end);
         let before = budget.spent();
         let held = before.1;
-        tape.slots.clear();
-        tape.buffers.clear();
-        tape.findings.clear();
+        // Room for the item's slots at once: growing the tape copied it.
+        tape.reuse_for(item_end - pos);
         let root = push_slot(
             &mut tape.slots,
             NO_KEY,
@@ -126,7 +261,7 @@ pub(crate) fn walk_items<E>(
             index,
             budget_before: before,
         };
-        each(&tape, root as u32, item)?;
+        each(&mut tape, root as u32, item)?;
         // Its decompressed data and nodes are dropped: what they held goes back.
         budget.release(budget.expanded().saturating_sub(held));
         (pos, index) = (item_end, index + 1);

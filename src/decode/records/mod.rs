@@ -7,6 +7,7 @@ pub mod deferred;
 pub mod each;
 mod findings;
 pub mod layout;
+pub mod lines;
 pub mod order;
 pub mod payload;
 pub mod peek;

@@ -33,28 +33,91 @@ impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `parent` (a records field).
     pub(crate) fn replay_stream(&self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
         for (i, s) in tape.children(parent) {
-            match s.id {
-                Id::Batch(index) => {
-                    let node = push_batch(out, index as usize, s.at as usize, s.len as usize);
-                    self.replay_batch(tape, i, node);
-                }
-                Id::LegacyMessage(index) => self.replay_message(tape, (i, s), index, out),
-                Id::NotABatch | Id::OverBudget => self.replay_invalid(tape, (i, s), out),
-                Id::PartialBatch => {
-                    let total = if let Val::Int(t) = s.value {
-                        Some(t as usize)
-                    } else {
-                        None
-                    };
-                    out.push(truncated_node(
-                        self.buf,
-                        (s.at as usize, (s.at + s.len) as usize),
-                        total,
-                    ));
-                }
-                _ => {}
+            self.replay_item(tape, (i, s), out);
+        }
+    }
+
+    /// The node of slot `i` (`s`), a child of a records field: a batch, a
+    /// legacy message, bytes that are not one; none for other slots
+    /// ([`shown_in_stream`] says which).
+    pub(crate) fn replay_item(&self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
+        match s.id {
+            Id::Batch(index) => {
+                let node = push_batch(out, index as usize, s.at as usize, s.len as usize);
+                self.replay_batch(tape, i, node);
+            }
+            Id::LegacyMessage(index) => self.replay_message(tape, (i, s), index, out),
+            Id::NotABatch | Id::OverBudget => self.replay_invalid(tape, (i, s), out),
+            Id::PartialBatch => {
+                let total = if let Val::Int(t) = s.value {
+                    Some(t as usize)
+                } else {
+                    None
+                };
+                out.push(truncated_node(
+                    self.buf,
+                    (s.at as usize, (s.at + s.len) as usize),
+                    total,
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// The node of v2 batch slot `batch` (`s`) with its header's fields as
+    /// its children, and the header as read, when its records can be drawn
+    /// from their slots ([`super::lines`]): a plain topic's uncompressed
+    /// batch that is not a control batch. `None` otherwise.
+    pub(crate) fn batch_head(
+        &self,
+        tape: &Values,
+        (batch, s): (u32, &Slot),
+    ) -> Option<(Node, [i64; V2_FIELDS.len()])> {
+        let Id::Batch(index) = s.id else {
+            return None;
+        };
+        if PayloadKind::for_topic(self.ctx.topic.as_deref()) != PayloadKind::Plain {
+            return None;
+        }
+        let mut out = Vec::with_capacity(1);
+        let node = push_batch(&mut out, index as usize, s.at as usize, s.len as usize);
+        self.found_under(tape, batch, node);
+        let mut header = [0i64; V2_FIELDS.len()];
+        for (_, s) in tape.children(batch) {
+            if header_field(s, &mut header, &mut node.children) {
+                continue;
+            }
+            if matches!(
+                s.id,
+                Id::UnknownCodecRecords | Id::Compressed(_) | Id::NotDecompressed
+            ) {
+                return None;
             }
         }
+        // A control batch's records are control records, decoded by their schemas.
+        if header[ATTRIBUTES] & 0x20 != 0 {
+            return None;
+        }
+        out.pop().map(|node| (node, header))
+    }
+
+    /// A slot among the records of a batch [`Self::batch_head`] took: a
+    /// record's lines onto `lines` when they can be read from its slots,
+    /// else its nodes (or the bytes' a budget left undecoded) onto `nodes`.
+    pub(crate) fn record_piece<'b>(
+        &'b self,
+        tape: &Values,
+        (j, s): (u32, &Slot),
+        header: &[i64],
+        (lines, nodes): (&mut Vec<super::lines::PartLine<'b>>, &mut Node),
+    ) {
+        if let Id::Record(index) = s.id {
+            let base = header[BASE_OFFSET];
+            if super::lines::plain_record_lines(self.buf, tape, (j, s), index, base, lines) {
+                return;
+            }
+        }
+        self.replay_in_records(tape, (j, s), header, nodes);
     }
 
     /// What slot `s` says if it is a finding: its error, on `node`.
@@ -105,15 +168,7 @@ impl BatchDecoder<'_, '_> {
         let mut header = [0i64; V2_FIELDS.len()];
         for (j, s) in tape.children(batch) {
             let (at, len) = (s.at as usize, s.len as usize);
-            if let Some(k) = v2_field(s) {
-                header[k] = int(s.value);
-                // Only the checksum's node reads it.
-                let computed = match s.id {
-                    Id::Checksum { computed } => computed,
-                    _ => 0,
-                };
-                let attributes = header[ATTRIBUTES] as u16;
-                push_v2_field(&mut node.children, k, at, header[k], attributes, computed);
+            if header_field(s, &mut header, &mut node.children) {
                 continue;
             }
             match s.id {
@@ -457,6 +512,38 @@ impl BatchDecoder<'_, '_> {
             }
         }
     }
+}
+
+/// When slot `s` is a field of its v2 batch's header: its value into
+/// `header` and its node onto `out` (true).
+#[inline(always)]
+fn header_field(s: &Slot, header: &mut [i64; V2_FIELDS.len()], out: &mut Vec<Node>) -> bool {
+    let Some(k) = v2_field(s) else {
+        return false;
+    };
+    header[k] = int(s.value);
+    // Only the checksum's node reads it.
+    let computed = match s.id {
+        Id::Checksum { computed } => computed,
+        _ => 0,
+    };
+    let attributes = header[ATTRIBUTES] as u16;
+    push_v2_field(out, k, s.at as usize, header[k], attributes, computed);
+    true
+}
+
+/// Whether slot `s`, a child of a records field, has a node ([`BatchDecoder::replay_item`]).
+pub(crate) fn shown_in_stream(s: &Slot) -> bool {
+    matches!(
+        s.id,
+        Id::Batch(_) | Id::LegacyMessage(_) | Id::NotABatch | Id::OverBudget | Id::PartialBatch
+    )
+}
+
+/// Whether slot `s`, a child of a v2 batch, is drawn among its records
+/// ([`BatchDecoder::record_piece`]).
+pub(crate) fn shown_in_records(s: &Slot) -> bool {
+    matches!(s.id, Id::Record(_) | Id::NotABatch | Id::OverBudget)
 }
 
 /// Under the key or value node just built (`kind`; none when its bytes
