@@ -1,7 +1,7 @@
 //! A node's note as the decoder knows it: text, or what a view writes when
 //! it draws the node: how a string's or bytes' length was written
 //! (`(compact, len+1=8)`), an error code's name (`(NOT_COORDINATOR)`), a
-//! message's version (`v3`).
+//! message's version (`v3`), a record's offset (`(offset 42)`).
 //! Decoding formats neither: every string of a frame has a length, and
 //! every partition of a response an error code.
 
@@ -23,6 +23,8 @@ enum Repr {
     ErrorCode(i16),
     /// A message's or header's version: `v3`.
     Version(i16),
+    /// A record's offset, on its offsetDelta: `(offset 42)`.
+    Offset(i64),
 }
 
 /// How a string's or bytes' length was written.
@@ -50,6 +52,11 @@ impl Note {
     /// The note of a message or header at `version`.
     pub(crate) fn version(version: i16) -> Note {
         Note(Repr::Version(version))
+    }
+
+    /// The note of a record's offsetDelta: the offset it gives.
+    pub(crate) fn offset(offset: i64) -> Note {
+        Note(Repr::Offset(offset))
     }
 
     /// The note as text (formatted here when the decoder left it typed).
@@ -104,6 +111,7 @@ impl Note {
             Repr::Length(LengthForm::Compact(n)) => ("(compact, len+1=", n as i64),
             Repr::Length(LengthForm::Int16(n)) => ("(int16 len=", n.into()),
             Repr::Length(LengthForm::Int32(n)) => ("(int32 len=", n.into()),
+            Repr::Offset(offset) => ("(offset ", offset),
             Repr::Version(v) => {
                 out.push(b'v');
                 return push_int(out, v.into());

@@ -1,7 +1,7 @@
 //! A record's part as a tree line: what [`PartLine`] holds (read from the
 //! record tape), written as its node's line would be.
 
-use super::digits::push_int;
+use super::digits::{push_int, push_uint};
 use super::text_tree::LinePieces;
 use super::values::push_bytes_text;
 use crate::decode::records::lines::{PartLine, PartValue};
@@ -22,6 +22,7 @@ impl LinePieces for PartLine<'_> {
         match self.value {
             PartValue::None => return false,
             PartValue::Int(v) => push_int(out, v),
+            PartValue::Uint(v) => push_uint(out, v, 0),
             PartValue::Bytes(None) => out.extend_from_slice(b"null"),
             PartValue::Bytes(Some(b)) => push_bytes_text(out, b),
         }
@@ -29,12 +30,10 @@ impl LinePieces for PartLine<'_> {
     }
     #[inline(always)]
     fn push_note(&self, out: &mut Vec<u8>, code: &str) -> bool {
-        if let Some(offset) = self.offset {
+        if let Some(n) = &self.note {
             out.push(b' ');
             out.extend_from_slice(code.as_bytes());
-            out.extend_from_slice(b"(offset ");
-            push_int(out, offset);
-            out.push(b')');
+            n.push_sanitized(out);
             return true;
         }
         match self.value {

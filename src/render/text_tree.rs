@@ -5,7 +5,6 @@ use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
 use crate::analysis::finding::{Rule, Severity};
 use crate::decode::records::deferred::{for_each_item, for_each_piece, Found, Piece};
-use crate::decode::records::lines::PartLine;
 use crate::decode::{DeferredRecords, Frame, Node, Role, Value};
 use crate::text::copy::push_bytes;
 use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
@@ -770,8 +769,10 @@ fn deferred_children<const COLOR: bool, W: Write>(
     let Some(drawer) = to.drawer.take() else {
         return Ok(());
     };
-    // The rails of the batch whose records are being drawn.
     let at = prefix.len();
+    // Whether the last line drawn at each depth under a batch ends its
+    // parent's children: the rails of the lines under it.
+    let mut ends = [false; 8];
     let walked = for_each_piece(
         drawer.cat,
         &drawer.frame,
@@ -782,19 +783,21 @@ fn deferred_children<const COLOR: bool, W: Write>(
                 prefix.truncate(at);
                 tree_children::<COLOR, W>(to, nodes, last, prefix, inner, opts)
             }
-            Piece::Batch {
-                node,
-                last,
-                records,
+            Piece::Line {
+                line,
+                at: (depth, e),
             } => {
-                prefix.truncate(at);
-                node_line::<COLOR, W>(to, node, prefix, inner, opts)?;
-                prefix.extend_from_slice(rail(last));
-                let ends = !records;
-                tree_children::<COLOR, W>(to, &node.children, ends, prefix, inner, opts)
+                let depth = usize::from(depth).min(ends.len() - 1);
+                prefix.truncate(at + 4 * depth);
+                while prefix.len() < at + 4 * depth {
+                    prefix.extend_from_slice(rail(ends[(prefix.len() - at) / 4]));
+                }
+                ends[depth] = e;
+                node_line::<COLOR, W>(to, line, prefix, inner, opts)
             }
-            Piece::Record { lines, last } => part_lines::<COLOR, W>(to, lines, last, prefix, opts),
             Piece::RecordNodes { nodes, last } => {
+                prefix.truncate(at);
+                prefix.extend_from_slice(rail(ends[0]));
                 tree_children::<COLOR, W>(to, nodes, last, prefix, inner, opts)
             }
         },
@@ -832,40 +835,6 @@ fn node_line<const COLOR: bool, W: Write>(
         to.w.write_all(to.buf)?;
         to.buf.clear();
     }
-    Ok(())
-}
-
-/// A record's lines (the record's, then its parts', each at its depth)
-/// under `prefix`; `last`: the record ends its batch. A line is the last
-/// among its siblings when no line at its depth follows before one above it.
-fn part_lines<const COLOR: bool, W: Write>(
-    to: &mut Out<'_, '_, W>,
-    lines: &[PartLine],
-    last: bool,
-    prefix: &mut Vec<u8>,
-    opts: TreeOptions,
-) -> io::Result<()> {
-    let at = prefix.len();
-    for (k, line) in lines.iter().enumerate() {
-        let depth = usize::from(line.depth);
-        // The rails of the lines above it: one for each level over it.
-        prefix.truncate(at + 4 * depth);
-        node_line::<COLOR, W>(to, line, prefix, false, opts)?;
-        let ends = match depth {
-            0 => last,
-            _ => !lines[k + 1..]
-                .iter()
-                .take_while(|l| usize::from(l.depth) >= depth)
-                .any(|l| usize::from(l.depth) == depth),
-        };
-        if lines
-            .get(k + 1)
-            .is_some_and(|n| usize::from(n.depth) > depth)
-        {
-            prefix.extend_from_slice(rail(ends));
-        }
-    }
-    prefix.truncate(at);
     Ok(())
 }
 

@@ -6,10 +6,10 @@
 
 use super::compression::Codec;
 use super::layout::{
-    PartField, ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, LEGACY_ATTRIBUTES, LEGACY_CRC,
-    LEGACY_LAYOUT, LEGACY_TIMESTAMP, MAGIC, MAX_TIMESTAMP, RECORD_HEADER_LAYOUT, RECORD_LAYOUT,
-    V2_FIELDS,
+    ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, LEGACY_ATTRIBUTES, LEGACY_CRC, LEGACY_LAYOUT,
+    LEGACY_TIMESTAMP, MAGIC, MAX_TIMESTAMP, V2_FIELDS,
 };
+use super::lines::{self, BytesForm, BytesPart, PartLine, PartValue, RecordField};
 use super::payload::PayloadKind;
 use super::tape::Walk;
 use crate::decode::context::Context;
@@ -42,32 +42,6 @@ pub struct BatchDecoder<'a, 'c> {
     /// as each is built or checked (as in a log, by default).
     pub(super) order: super::order::Batches,
 }
-
-/// A length-prefixed bytes field of a record or legacy message: its name,
-/// its length's name (as the layout has them) and its kind, given together
-/// wherever one is built.
-pub(super) type BytesPart = (&'static str, &'static str, Kind);
-
-/// The bytes field `f` of the layout, of `kind`.
-const fn bytes_part(f: PartField, kind: Kind) -> BytesPart {
-    match f.sized_by {
-        Some(length) => (f.name, length, kind),
-        None => panic!("a bytes field without its length"),
-    }
-}
-
-pub(super) const KEY: BytesPart = bytes_part(RECORD_LAYOUT[5], Kind::RecordKey);
-pub(super) const VALUE: BytesPart = bytes_part(RECORD_LAYOUT[7], Kind::RecordValue);
-pub(super) const HEADER_KEY: BytesPart =
-    bytes_part(RECORD_HEADER_LAYOUT[1], Kind::Record(RecordPart::HeaderKey));
-pub(super) const HEADER_VALUE: BytesPart = bytes_part(
-    RECORD_HEADER_LAYOUT[3],
-    Kind::Record(RecordPart::HeaderValue),
-);
-/// How a bytes field's length is written (its type) and the region of its nodes: a record's, or a legacy message's.
-pub(super) type BytesForm = (Wire, Region);
-pub(super) const RECORD_BYTES: BytesForm = (Wire::Varint, Region::Record);
-pub(super) const LEGACY_BYTES: BytesForm = (Wire::Fixed(Primitive::Int32), Region::RecordBatch);
 
 impl<'a, 'c> BatchDecoder<'a, 'c> {
     /// A decoder over record data that is part of the input itself.
@@ -147,18 +121,20 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 
 /// `RecordBatch[index]` at `pos`, `total` bytes.
 pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: usize) -> &mut Node {
-    let node = push_with(out, || {
-        Node::of(
-            Name::own_indexed(&"RecordBatch", index),
-            Text::own_words("RecordBatch"),
-            (pos, total),
-            Value::None,
-            Region::RecordBatch,
-            (Role::Element, Kind::Record(RecordPart::Batch)),
-        )
-    });
-    node.set_note("v2");
-    node
+    push_with(out, || batch_line(index, pos, total).node(&NO_BYTES))
+}
+
+/// [`push_batch`]'s line.
+pub(super) fn batch_line(index: usize, pos: usize, total: usize) -> PartLine<'static> {
+    let what = (
+        Region::RecordBatch,
+        Role::Element,
+        Kind::Record(RecordPart::Batch),
+    );
+    let name = Name::own_indexed(&"RecordBatch", index);
+    let mut l = PartLine::new(name, "RecordBatch", (pos, total), PartValue::None, what);
+    l.note = Some("v2".into());
+    l
 }
 
 /// Which part header field `k` of a RecordBatch v2 is, for those views look for.
@@ -222,81 +198,46 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
     n
 }
 
-/// A record's field before its key, as the layout has it: its name, type and part.
-pub(super) type RecordField = (&'static str, Wire, RecordPart);
-
-/// The record field at `k` in [`RECORD_LAYOUT`], which names its part.
-const fn record_field(k: usize) -> RecordField {
-    let f = RECORD_LAYOUT[k];
-    match f.part {
-        Some(part) => (f.name, f.wire, part),
-        None => panic!("a record field without a part"),
-    }
-}
-
-pub(super) const RECORD_ATTRIBUTES: RecordField = record_field(1);
-pub(super) const TIMESTAMP_DELTA: RecordField = record_field(2);
-pub(super) const OFFSET_DELTA: RecordField = record_field(3);
-pub(super) const HEADER_COUNT: RecordField = record_field(8);
-/// What a record's length and its header count say (their descriptions).
-pub(super) const LENGTH_DOC: &str = "bytes after this field";
-pub(super) const HEADERS_DOC: &str = "number of headers";
-
 /// Record field `f` with value `v`, `len` bytes at `at`.
 #[inline(always)]
 pub(super) fn push_record_field(
     out: &mut Vec<Node>,
-    (name, wire, part): RecordField,
+    f: RecordField,
     at: usize,
     len: usize,
     v: i64,
 ) -> &mut Node {
-    push_with(out, || {
-        let mut n = Node::of(
-            Text::own_words(name),
-            Text::own_words(wire.name()),
-            (at, len),
-            Value::Int(v),
-            Region::Record,
-            (Role::Encoding, Kind::Record(part)),
-        );
-        n.wire = wire;
-        n
-    })
+    push_with(out, || lines::field_line(f, at, len, v).node(&NO_BYTES))
 }
 
 /// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
 /// read; `attrs` the batch's attributes (read before the fields that need them)
 /// and `computed` its checksum as computed.
-pub(super) fn push_v2_field(
-    out: &mut Vec<Node>,
+pub(super) fn v2_field_line(
     k: usize,
     at: usize,
     v: i64,
     attrs: u16,
     computed: u32,
-) {
+) -> PartLine<'static> {
     let (name, ty, width) = V2_FIELDS[k];
     let value = if ty == Primitive::Uint32 {
-        Value::Uint(v as u32 as u64)
+        PartValue::Uint(v as u32 as u64)
     } else {
-        Value::Int(v)
+        PartValue::Int(v)
     };
     let kind = v2_field_part(k).map_or(Kind::Plain, Kind::Record);
-    let n = push_with(out, || {
-        let mut n = Node::of(
-            Text::own_words(name),
-            Text::own_words(ty.as_str()),
-            (at, width),
-            value,
-            Region::RecordBatch,
-            (Role::Encoding, kind),
-        );
-        n.wire = Wire::Fixed(ty);
-        n
-    });
+    let what = (Region::RecordBatch, Role::Encoding, kind);
+    let mut n = PartLine::new(
+        Text::own_words(name).into(),
+        ty.as_str(),
+        (at, width),
+        value,
+        what,
+    );
+    n.wire = Wire::Fixed(ty);
     match k {
-        1 => n.doc = Some(Text::own_words("bytes after this field")),
+        1 => n.doc = Some(lines::LENGTH_DOC),
         CRC => {
             let stored = v as u32;
             n.kind = if stored == computed {
@@ -304,12 +245,10 @@ pub(super) fn push_v2_field(
             } else {
                 Kind::CrcMismatch
             };
-            n.set_note(crc_note(stored, computed, "CRC-32C"));
-            n.doc = Some(Text::own_words(
-                "CRC-32C of attributes through the last record",
-            ));
+            n.note = Some(crc_note(stored, computed, "CRC-32C").into());
+            n.doc = Some("CRC-32C of attributes through the last record");
         }
-        ATTRIBUTES => n.set_note(attributes_note(attrs)),
+        ATTRIBUTES => n.note = Some(attributes_note(attrs).into()),
         // baseTimestamp (the delete horizon when the attributes say so) and maxTimestamp.
         7 | 8 => {
             let when = crate::protocol::meanings::utc_millis_bytes(v);
@@ -323,6 +262,7 @@ pub(super) fn push_v2_field(
         }
         _ => {}
     }
+    n
 }
 
 /// The bytes of a batch cut by the end of `pos..end`; `total` is what it declares.
@@ -387,59 +327,24 @@ pub(super) fn decompressed_node(
     d
 }
 
-/// `Record[i]` at `at`.
-#[inline(always)]
+/// `Record[i]`, `len` bytes at `at`.
 pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || {
-        Node::of(
-            Name::own_indexed(&"Record", i),
-            Text::own_words("Record"),
-            (at, len),
-            Value::None,
-            Region::Record,
-            (Role::Element, Kind::Record(RecordPart::Record)),
-        )
-    })
+    push_with(out, || lines::record_line((i, at, len)).node(&NO_BYTES))
 }
 
 /// A record's length (`n` bytes at `at`).
 #[inline(always)]
 pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
-    let PartField { name, wire, .. } = RECORD_LAYOUT[0];
-    let l = push_with(out, || {
-        let mut l = Node::of(
-            Text::own_words(name),
-            Text::own_words(wire.name()),
-            (at, n),
-            Value::Int(len.into()),
-            Region::Record,
-            (Role::Encoding, Kind::Plain),
-        );
-        l.wire = wire;
-        l
-    });
-    l.doc = Some(Text::own_words(LENGTH_DOC));
+    out.push(lines::length_line(at, n, len).node(&NO_BYTES));
 }
 
 /// A record's offsetDelta, noted with the offset it gives.
 #[inline(always)]
-pub(super) fn push_offset_delta(
-    out: &mut Vec<Node>,
-    at: usize,
-    n: usize,
-    od: i32,
-    base_offset: i64,
-) {
-    let o = push_record_field(out, OFFSET_DELTA, at, n, od.into());
-    let mut digits = [0u8; 20];
-    o.set_note(Text::concat(&[
-        "(offset ",
-        crate::text::digits::int_str(base_offset.wrapping_add(od.into()), &mut digits),
-        ")",
-    ]));
+pub(super) fn push_offset_delta(out: &mut Vec<Node>, at: usize, n: usize, od: i32, base: i64) {
+    out.push(lines::offset_delta_line(at, n, od, base).node(&NO_BYTES));
 }
 
-/// A record's header count.
+/// A record's header count, spanning the headers after it.
 #[inline(always)]
 pub(super) fn push_headers(
     out: &mut Vec<Node>,
@@ -447,24 +352,15 @@ pub(super) fn push_headers(
     count: i32,
     len: usize,
 ) -> &mut Node {
-    let h = push_record_field(out, HEADER_COUNT, at, n, count.into());
-    (h.doc, h.len) = (Some(Text::own_words(HEADERS_DOC)), len);
-    h
+    push_with(out, || {
+        lines::headers_line((at, n), count, len).node(&NO_BYTES)
+    })
 }
 
 /// `Header[j]` at `at`.
 #[inline(always)]
 pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || {
-        Node::of(
-            Name::own_indexed(&"Header", j),
-            Text::own_words("Header"),
-            (at, len),
-            Value::None,
-            Region::Record,
-            (Role::Element, Kind::Plain),
-        )
-    })
+    push_with(out, || lines::header_line(j, (at, len)).node(&NO_BYTES))
 }
 
 /// The length of record bytes (`keyLength` …), written as `form` says.
@@ -472,50 +368,32 @@ pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usiz
 pub(super) fn push_bytes_length(
     out: &mut Vec<Node>,
     name: &'static str,
-    (wire, region): BytesForm,
+    form: BytesForm,
     at: usize,
     n: usize,
     len: i32,
 ) {
-    push_with(out, || {
-        let mut l = Node::of(
-            Text::own_words(name),
-            Text::own_words(wire.name()),
-            (at, n),
-            Value::Int(len.into()),
-            region,
-            (Role::Encoding, Kind::BytesLength),
-        );
-        l.wire = wire;
-        l
-    });
+    out.push(lines::bytes_length_line(name, form, at, n, len).node(&NO_BYTES));
 }
 
-/// Record bytes `name` at `buf[start..start + len]` (`None`: null), in `region`.
+/// Record bytes of `part` at `buf[start..start + len]` (`None`: null), in `region`.
 #[inline(always)]
 pub(super) fn push_bytes<'o>(
     out: &'o mut Vec<Node>,
     buf: &Bytes,
-    (name, _, kind): BytesPart,
+    part: BytesPart,
     region: Region,
     start: usize,
     len: Option<usize>,
 ) -> &'o mut Node {
     // Its text preview is the views' (`render::notes`), made when shown.
-    let value = Value::Bytes(len.map(|len| buf.slice(start..start + len)));
     push_with(out, || {
-        let mut n = Node::of(
-            Text::own_words(name),
-            Text::own_words(Wire::Bytes.name()),
-            (start, len.unwrap_or(0)),
-            value,
-            region,
-            (Role::Encoding, kind),
-        );
-        n.wire = Wire::Bytes;
-        n
+        lines::bytes_line(buf, part, region, start, len).node(buf)
     })
 }
+
+/// What a line with no bytes for a value is built into a node with.
+const NO_BYTES: Bytes = Bytes::new();
 
 /// `(compression=none, timestamp=CreateTime, transactional)`: a batch's attributes, written piece by piece.
 fn attributes_note(a: u16) -> Text {

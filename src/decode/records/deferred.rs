@@ -9,7 +9,7 @@
 //! own line, drawn before its batches are walked, does not say it holds
 //! redacted bytes).
 
-use super::lines::PartLine;
+use super::lines::{Depth, PartLine};
 use super::payload::PayloadKind;
 use super::replay::{shown_in_records, shown_in_stream};
 use super::tape::Walk;
@@ -17,7 +17,7 @@ use super::BatchDecoder;
 use crate::budget::Budget;
 use crate::decode::context::Context;
 use crate::decode::tape::{close_slot, push_slot, Id, Val, Values, NO_KEY};
-use crate::decode::{DecodeError, DeferredRecords, Frame, Node, Warning};
+use crate::decode::{DecodeError, DeferredRecords, Frame, Node, Region, Role, Warning};
 use crate::schema::Catalogue;
 use bytes::Bytes;
 
@@ -80,18 +80,9 @@ pub fn for_each_item<E>(
 pub enum Piece<'p, 'b> {
     /// Nodes among the field's children (batches, messages, bytes).
     Nodes { nodes: &'p [Node], last: bool },
-    /// A v2 batch whose records follow as [`Piece::Record`]s: its node, its
-    /// header's fields as its children; `records` when any follow.
-    Batch {
-        node: &'p Node,
-        last: bool,
-        records: bool,
-    },
-    /// A record of the batch before, as lines read from its slots.
-    Record {
-        lines: &'p [PartLine<'b>],
-        last: bool,
-    },
+    /// A line of a v2 batch read from its slots (the batch's own, its
+    /// header's fields', its records'), and where it goes in the batch's tree.
+    Line { line: &'p PartLine<'b>, at: Depth },
     /// Nodes among the records of the batch before: a record that needs
     /// its nodes, bytes a budget left undecoded.
     RecordNodes { nodes: &'p [Node], last: bool },
@@ -99,9 +90,9 @@ pub enum Piece<'p, 'b> {
 
 /// Each top-level batch or message of `d` in `frame` walked and handed to
 /// `each` a piece at a time, in order: as [`for_each_item`], but a plain
-/// topic's uncompressed batch comes as its node and header, then each
-/// record as lines read straight from its slots (the text tree draws them
-/// so, with no node built) where it can be. An item is handed on when the
+/// topic's uncompressed batch comes as lines read straight from its slots
+/// (the text tree draws them so, with no node built): its own, its
+/// header's, and each record's where it can be. An item is handed on when the
 /// next has been walked, so that the last is known as the last.
 pub fn for_each_piece<E>(
     cat: &Catalogue,
@@ -149,32 +140,31 @@ fn pieces_of<E>(
         .children(root)
         .filter(|(_, s)| shown_in_stream(s))
         .last();
-    let mut nodes = Vec::new();
+    let (mut nodes, mut head) = (Vec::new(), Vec::new());
     for (i, s) in tape.children(root).filter(|(_, s)| shown_in_stream(s)) {
         let last = last_item && last_shown.is_some_and(|(l, _)| l == i);
-        if let Some((node, header)) = bd.batch_head(tape, (i, s)) {
+        head.clear();
+        if let Some(header) = bd.batch_head(tape, (i, s), &mut head) {
             let in_records = || tape.children(i).filter(|(_, r)| shown_in_records(r));
             let last_record = in_records().last().map(|(j, _)| j);
-            each(Piece::Batch {
-                node: &node,
-                last,
-                records: last_record.is_some(),
-            })?;
-            let mut lines = Vec::with_capacity(16);
-            let mut parent = Node::new("", "", 0, node.region, node.role);
+            // The batch's line ends the field's children; its header's fields
+            // have none.
+            for (k, line) in head.drain(..).enumerate() {
+                let at = if k == 0 { (0, last) } else { (1, false) };
+                each(Piece::Line { line: &line, at })?;
+            }
+            let mut parent = Node::new("", "", 0, Region::RecordBatch, Role::Element);
             for r in in_records() {
                 let last = Some(r.0) == last_record;
-                lines.clear();
                 parent.children.clear();
-                bd.record_piece(tape, r, &header, (&mut lines, &mut parent));
-                if !lines.is_empty() {
-                    each(Piece::Record {
-                        lines: &lines,
-                        last,
-                    })?;
-                } else {
-                    let nodes = &parent.children;
-                    each(Piece::RecordNodes { nodes, last })?;
+                let mut line = |line, at| each(Piece::Line { line: &line, at });
+                let drawn = bd.record_piece(tape, r, (&header, last), (&mut line, &mut parent));
+                match drawn {
+                    Some(drawn) => drawn?,
+                    None => {
+                        let nodes = &parent.children;
+                        each(Piece::RecordNodes { nodes, last })?
+                    }
                 }
             }
             continue;

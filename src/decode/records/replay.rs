@@ -9,14 +9,17 @@
 //! [`BatchDecoder::check_stream`] alone, whether nodes are built or not.
 
 use super::batch::{
-    compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes,
+    batch_line, compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes,
     push_bytes_length, push_header, push_headers, push_length, push_offset_delta, push_record,
-    push_record_field, push_v2_field, truncated_node, BytesForm, BytesPart, HEADER_KEY,
-    HEADER_VALUE, KEY, LEGACY_BYTES, RECORD_ATTRIBUTES, RECORD_BYTES, TIMESTAMP_DELTA, VALUE,
+    push_record_field, truncated_node, v2_field_line,
 };
 use super::compression::Codec;
 use super::layout::{
     v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
+};
+use super::lines::{
+    written, BytesForm, BytesPart, Depth, PartLine, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES,
+    RECORD_ATTRIBUTES, RECORD_BYTES, TIMESTAMP_DELTA, VALUE,
 };
 use super::order::{has_error, slot_int as int};
 use super::payload::{
@@ -64,60 +67,70 @@ impl BatchDecoder<'_, '_> {
         }
     }
 
-    /// The node of v2 batch slot `batch` (`s`) with its header's fields as
-    /// its children, and the header as read, when its records can be drawn
-    /// from their slots ([`super::lines`]): a plain topic's uncompressed
-    /// batch that is not a control batch. `None` otherwise.
+    /// The lines of v2 batch slot `batch` (`s`) and of its header's
+    /// fields onto `out` (the batch's first), and the header as read, when its records can be
+    /// drawn from their slots too ([`super::lines`]): a plain topic's
+    /// uncompressed batch that is not a control batch, with no finding of
+    /// its own. `None` otherwise (and `out` as it was).
     pub(crate) fn batch_head(
         &self,
         tape: &Values,
         (batch, s): (u32, &Slot),
-    ) -> Option<(Node, [i64; V2_FIELDS.len()])> {
+        out: &mut Vec<PartLine<'static>>,
+    ) -> Option<[i64; V2_FIELDS.len()]> {
         let Id::Batch(index) = s.id else {
             return None;
         };
         if PayloadKind::for_topic(self.ctx.topic.as_deref()) != PayloadKind::Plain {
             return None;
         }
-        let mut out = Vec::with_capacity(1);
-        let node = push_batch(&mut out, index as usize, s.at as usize, s.len as usize);
-        self.found_under(tape, batch, node);
+        let start = out.len();
+        out.push(batch_line(index as usize, s.at as usize, s.len as usize));
         let mut header = [0i64; V2_FIELDS.len()];
         for (_, s) in tape.children(batch) {
-            if header_field(s, &mut header, &mut node.children) {
+            if let Some(line) = header_field(s, &mut header) {
+                out.push(line);
                 continue;
             }
             if matches!(
                 s.id,
-                Id::UnknownCodecRecords | Id::Compressed(_) | Id::NotDecompressed
+                Id::UnknownCodecRecords | Id::Compressed(_) | Id::NotDecompressed | Id::Finding(_)
             ) {
+                out.truncate(start);
                 return None;
             }
         }
         // A control batch's records are control records, decoded by their schemas.
         if header[ATTRIBUTES] & 0x20 != 0 {
+            out.truncate(start);
             return None;
         }
-        out.pop().map(|node| (node, header))
+        Some(header)
     }
 
     /// A slot among the records of a batch [`Self::batch_head`] took: a
-    /// record's lines onto `lines` when they can be read from its slots,
-    /// else its nodes (or the bytes' a budget left undecoded) onto `nodes`.
-    pub(crate) fn record_piece<'b>(
+    /// record's lines handed to `each` when they can be read from its slots
+    /// (`last`: it ends the batch), else its nodes (or the bytes' a budget
+    /// left undecoded) onto `nodes` (`None` handed back).
+    pub(crate) fn record_piece<'b, E>(
         &'b self,
         tape: &Values,
         (j, s): (u32, &Slot),
-        header: &[i64],
-        (lines, nodes): (&mut Vec<super::lines::PartLine<'b>>, &mut Node),
-    ) {
+        (header, last): (&[i64], bool),
+        (each, nodes): (
+            &mut impl FnMut(PartLine<'b>, Depth) -> Result<(), E>,
+            &mut Node,
+        ),
+    ) -> Option<Result<(), E>> {
         if let Id::Record(index) = s.id {
-            let base = header[BASE_OFFSET];
-            if super::lines::plain_record_lines(self.buf, tape, (j, s), index, base, lines) {
-                return;
+            let record = (index, header[BASE_OFFSET], last);
+            let drawn = super::lines::plain_record_lines(self.buf, tape, (j, s), record, each);
+            if drawn.is_some() {
+                return drawn;
             }
         }
         self.replay_in_records(tape, (j, s), header, nodes);
+        None
     }
 
     /// What slot `s` says if it is a finding: its error, on `node`.
@@ -168,7 +181,8 @@ impl BatchDecoder<'_, '_> {
         let mut header = [0i64; V2_FIELDS.len()];
         for (j, s) in tape.children(batch) {
             let (at, len) = (s.at as usize, s.len as usize);
-            if header_field(s, &mut header, &mut node.children) {
+            if let Some(line) = header_field(s, &mut header) {
+                node.children.push(line.node(self.buf));
                 continue;
             }
             match s.id {
@@ -515,21 +529,24 @@ impl BatchDecoder<'_, '_> {
 }
 
 /// When slot `s` is a field of its v2 batch's header: its value into
-/// `header` and its node onto `out` (true).
+/// `header`, and its line.
 #[inline(always)]
-fn header_field(s: &Slot, header: &mut [i64; V2_FIELDS.len()], out: &mut Vec<Node>) -> bool {
-    let Some(k) = v2_field(s) else {
-        return false;
-    };
+fn header_field(s: &Slot, header: &mut [i64; V2_FIELDS.len()]) -> Option<PartLine<'static>> {
+    let k = v2_field(s)?;
     header[k] = int(s.value);
-    // Only the checksum's node reads it.
+    // Only the checksum's line reads it.
     let computed = match s.id {
         Id::Checksum { computed } => computed,
         _ => 0,
     };
     let attributes = header[ATTRIBUTES] as u16;
-    push_v2_field(out, k, s.at as usize, header[k], attributes, computed);
-    true
+    Some(v2_field_line(
+        k,
+        s.at as usize,
+        header[k],
+        attributes,
+        computed,
+    ))
 }
 
 /// Whether slot `s`, a child of a records field, has a node ([`BatchDecoder::replay_item`]).
@@ -571,14 +588,5 @@ fn bytes_range(s: &Slot) -> Option<(usize, usize)> {
             Some((start, start + span.len as usize))
         }
         _ => None,
-    }
-}
-
-/// The length of bytes as written, and the bytes' count when they are there.
-fn written(s: &Slot) -> (i32, Option<usize>) {
-    match s.value {
-        Val::Bytes(span) => (span.len as i32, Some(span.len as usize)),
-        Val::Int(len) => (len as i32, None),
-        _ => (0, None),
     }
 }
