@@ -9,7 +9,7 @@ use super::layout::{
     ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, LEGACY_ATTRIBUTES, LEGACY_CRC, LEGACY_LAYOUT,
     LEGACY_TIMESTAMP, MAGIC, MAX_TIMESTAMP, V2_FIELDS,
 };
-use super::lines::{self, BytesForm, BytesPart, PartLine, PartValue, RecordField};
+use super::lines::{self, BytesForm, BytesPart, PartLine, PartValue};
 use super::payload::PayloadKind;
 use super::tape::Walk;
 use crate::decode::context::Context;
@@ -121,7 +121,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
 
 /// `RecordBatch[index]` at `pos`, `total` bytes.
 pub(super) fn push_batch(out: &mut Vec<Node>, index: usize, pos: usize, total: usize) -> &mut Node {
-    push_with(out, || batch_line(index, pos, total).node(&NO_BYTES))
+    push_with(out, || batch_line(index, pos, total).into_node(&NO_BYTES))
 }
 
 /// [`push_batch`]'s line.
@@ -196,18 +196,6 @@ pub(super) fn legacy_field_node(field: usize, s: &Slot, magic: i64) -> Node {
         _ => {}
     }
     n
-}
-
-/// Record field `f` with value `v`, `len` bytes at `at`.
-#[inline(always)]
-pub(super) fn push_record_field(
-    out: &mut Vec<Node>,
-    f: RecordField,
-    at: usize,
-    len: usize,
-    v: i64,
-) -> &mut Node {
-    push_with(out, || lines::field_line(f, at, len, v).node(&NO_BYTES))
 }
 
 /// Header field `k` of a RecordBatch v2 (see [`V2_FIELDS`]) with value `v` as
@@ -327,42 +315,6 @@ pub(super) fn decompressed_node(
     d
 }
 
-/// `Record[i]`, `len` bytes at `at`.
-pub(super) fn push_record(out: &mut Vec<Node>, i: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || lines::record_line((i, at, len)).node(&NO_BYTES))
-}
-
-/// A record's length (`n` bytes at `at`).
-#[inline(always)]
-pub(super) fn push_length(out: &mut Vec<Node>, at: usize, n: usize, len: i32) {
-    out.push(lines::length_line(at, n, len).node(&NO_BYTES));
-}
-
-/// A record's offsetDelta, noted with the offset it gives.
-#[inline(always)]
-pub(super) fn push_offset_delta(out: &mut Vec<Node>, at: usize, n: usize, od: i32, base: i64) {
-    out.push(lines::offset_delta_line(at, n, od, base).node(&NO_BYTES));
-}
-
-/// A record's header count, spanning the headers after it.
-#[inline(always)]
-pub(super) fn push_headers(
-    out: &mut Vec<Node>,
-    (at, n): (usize, usize),
-    count: i32,
-    len: usize,
-) -> &mut Node {
-    push_with(out, || {
-        lines::headers_line((at, n), count, len).node(&NO_BYTES)
-    })
-}
-
-/// `Header[j]` at `at`.
-#[inline(always)]
-pub(super) fn push_header(out: &mut Vec<Node>, j: usize, (at, len): (usize, usize)) -> &mut Node {
-    push_with(out, || lines::header_line(j, (at, len)).node(&NO_BYTES))
-}
-
 /// The length of record bytes (`keyLength` …), written as `form` says.
 #[inline(always)]
 pub(super) fn push_bytes_length(
@@ -373,7 +325,7 @@ pub(super) fn push_bytes_length(
     n: usize,
     len: i32,
 ) {
-    out.push(lines::bytes_length_line(name, form, at, n, len).node(&NO_BYTES));
+    out.push(lines::bytes_length_line(name, form, at, n, len).into_node(&NO_BYTES));
 }
 
 /// Record bytes of `part` at `buf[start..start + len]` (`None`: null), in `region`.
@@ -388,7 +340,7 @@ pub(super) fn push_bytes<'o>(
 ) -> &'o mut Node {
     // Its text preview is the views' (`render::notes`), made when shown.
     push_with(out, || {
-        lines::bytes_line(buf, part, region, start, len).node(buf)
+        lines::bytes_line(buf, part, region, start, len).into_node(buf)
     })
 }
 

@@ -1,6 +1,6 @@
 //! A record's parts, defined once: each part as a line (its name, type,
 //! range, value, note and description, and what its node is), which the
-//! nodes are built from (`PartLine::node`, for the views that hold
+//! nodes are built from (`PartLine::into_node`, for the views that hold
 //! nodes) and which the text tree draws straight from the record tape
 //! with no node (`plain_record_lines`: a plain topic's uncompressed
 //! records, most of a Produce or Fetch frame's lines). The batch's own
@@ -101,7 +101,8 @@ impl<'a> PartLine<'a> {
 
     /// Its node, for the views that hold nodes; bytes are sliced from
     /// `buf`, the buffer its offsets index.
-    pub(super) fn node(&self, buf: &Bytes) -> Node {
+    #[inline(always)]
+    pub(super) fn into_node(self, buf: &Bytes) -> Node {
         let value = match self.value {
             PartValue::None => Value::None,
             PartValue::Int(v) => Value::Int(v),
@@ -113,7 +114,7 @@ impl<'a> PartLine<'a> {
             }
         };
         let mut n = Node::of(
-            self.name.clone(),
+            self.name,
             Text::own_words(self.ty),
             (self.at, self.len),
             value,
@@ -122,7 +123,7 @@ impl<'a> PartLine<'a> {
         );
         n.wire = self.wire;
         n.doc = self.doc.map(Text::own_words);
-        n.note = self.note.clone();
+        n.note = self.note;
         n
     }
 }
@@ -267,7 +268,7 @@ pub(crate) fn plain_record_lines<'a, E>(
     ))
 }
 
-fn record_lines<'a, E>(
+pub(super) fn record_lines<'a, E>(
     buf: &'a [u8],
     tape: &Values,
     (i, rec): (u32, &Slot),

@@ -10,23 +10,19 @@
 
 use super::batch::{
     batch_line, compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes,
-    push_bytes_length, push_header, push_headers, push_length, push_offset_delta, push_record,
-    push_record_field, truncated_node, v2_field_line,
+    push_bytes_length, truncated_node, v2_field_line,
 };
 use super::compression::Codec;
 use super::layout::{
     v2_field, ATTRIBUTES, BASE_OFFSET, LEGACY_ATTRIBUTES, LEGACY_CRC, RECORD_FIELDS, V2_FIELDS,
 };
-use super::lines::{
-    written, BytesForm, BytesPart, Depth, PartLine, HEADER_KEY, HEADER_VALUE, KEY, LEGACY_BYTES,
-    RECORD_ATTRIBUTES, RECORD_BYTES, TIMESTAMP_DELTA, VALUE,
-};
+use super::lines::{written, BytesForm, BytesPart, Depth, PartLine, KEY, LEGACY_BYTES, VALUE};
 use super::order::{has_error, slot_int as int};
 use super::payload::{
     key_value_nodes, schema_registry_framing, Embedding, KeyValue, KeyValueNodes, PayloadKind,
 };
 use super::BatchDecoder;
-use crate::decode::tape::{BytesOf, Id, RecordField, Slot, SlotKind, Val, Values};
+use crate::decode::tape::{BytesOf, Id, Slot, SlotKind, Val, Values};
 use crate::decode::tree::{leaf, push_with};
 use crate::decode::Wire;
 use crate::decode::{Kind, Name, Node, RecordPart, Region, Role, Value};
@@ -182,7 +178,7 @@ impl BatchDecoder<'_, '_> {
         for (j, s) in tape.children(batch) {
             let (at, len) = (s.at as usize, s.len as usize);
             if let Some(line) = header_field(s, &mut header) {
-                node.children.push(line.node(self.buf));
+                node.children.push(line.into_node(self.buf));
                 continue;
             }
             match s.id {
@@ -307,6 +303,11 @@ impl BatchDecoder<'_, '_> {
         }
     }
 
+    /// Record `index` at slot `i` (`rec`) and its parts, built from the
+    /// lines the text tree draws ([`super::lines`]), then what lines do not
+    /// say: where it failed, a key's or value's Schema Registry framing, what
+    /// an internal topic's or control record's key and value decode to, and
+    /// what is secret.
     fn replay_record(
         &self,
         tape: &Values,
@@ -315,100 +316,61 @@ impl BatchDecoder<'_, '_> {
         header: &[i64],
         out: &mut Vec<Node>,
     ) {
-        let node = push_record(out, index as usize, (rec.at as usize, rec.len as usize));
-        // A new node's children: allocated directly (reserving on an empty vector took the growth path).
-        node.children = Vec::with_capacity(RECORD_FIELDS);
+        // Each node goes under the last node of the depth above it, as made.
+        let mut record: Option<Node> = None;
+        let lines = (index, header[BASE_OFFSET], false);
+        let _ = super::lines::record_lines(self.buf, tape, (i, rec), lines, &mut |line, (d, _)| {
+            let node = line.into_node(self.buf);
+            // Depth 1 is the record's own (0 is its batch's).
+            let Some(parent) = record.as_mut() else {
+                let mut node = node;
+                // Room for its parts (growing it copied them).
+                node.children = Vec::with_capacity(RECORD_FIELDS);
+                record = Some(node);
+                return Ok::<(), std::convert::Infallible>(());
+            };
+            let depth = usize::from(d).saturating_sub(2);
+            last_at(parent, depth).children.push(node);
+            Ok(())
+        });
+        let Some(mut node) = record else {
+            return;
+        };
         // A control batch's keys and values are control records; a plain topic's may be framed.
         let kind = if header[ATTRIBUTES] & 0x20 != 0 {
             PayloadKind::Control
         } else {
             PayloadKind::for_topic(self.ctx.topic.as_deref())
         };
-        // Where it failed, on its node before its children.
-        self.found_under(tape, i, node);
-        let failed = node.error().is_some();
+        self.found_under(tape, i, &mut node);
         // A damaged record of the metadata log may hold a credential its
         // schema would have marked: the whole record is taken for one.
-        if failed && kind == PayloadKind::ClusterMetadata {
+        if node.error().is_some() && kind == PayloadKind::ClusterMetadata {
             node.set_secret();
         }
-        // What the key and value decode to, built before their nodes so that
-        // each goes under its node as it is made (what decoding warns of,
-        // the check of the same slots says).
-        let plain = kind == PayloadKind::Plain;
-        let mut decoded = self.decoded_key_value(tape, i, (kind, self.buf), &mut Vec::new());
-        let out = &mut node.children;
-        if let Val::Int(len) = rec.value {
-            push_length(out, rec.at as usize, usize::from(rec.prefix), len as i32);
-        }
-        for (j, s) in tape.children(i) {
-            let (at, len) = (s.at as usize, s.len as usize);
-            match s.id {
-                Id::RecordField(RecordField::Attributes) => drop(push_record_field(
-                    out,
-                    RECORD_ATTRIBUTES,
-                    at,
-                    1,
-                    int(s.value),
-                )),
-                Id::RecordField(RecordField::TimestampDelta) => drop(push_record_field(
-                    out,
-                    TIMESTAMP_DELTA,
-                    at,
-                    len,
-                    int(s.value),
-                )),
-                Id::RecordField(RecordField::OffsetDelta) => {
-                    push_offset_delta(out, at, len, int(s.value) as i32, header[BASE_OFFSET])
+        if kind == PayloadKind::Plain {
+            for (_, s) in tape.children(i) {
+                let Id::Bytes { of, framed: true } = s.id else {
+                    continue;
+                };
+                let part = if of == BytesOf::Key {
+                    Kind::RecordKey
+                } else {
+                    Kind::RecordValue
+                };
+                if let Some(n) = node.children.iter_mut().find(|n| n.kind == part) {
+                    schema_registry_framing(self.buf, n);
                 }
-                Id::Bytes {
-                    of: BytesOf::Key, ..
-                } => {
-                    self.replay_bytes(KEY, RECORD_BYTES, s, out, plain);
-                    if let Some(d) = decoded.as_mut() {
-                        attach(
-                            out,
-                            Kind::RecordKey,
-                            std::mem::take(&mut d.key),
-                            (false, false),
-                        );
-                    }
-                }
-                Id::Bytes {
-                    of: BytesOf::Value, ..
-                } => {
-                    self.replay_bytes(VALUE, RECORD_BYTES, s, out, plain);
-                    if let Some(d) = decoded.as_mut() {
-                        let value = std::mem::take(&mut d.value);
-                        attach(out, Kind::RecordValue, value, (d.value_secret, d.tombstone));
-                    }
-                }
-                Id::Headers => {
-                    let h =
-                        push_headers(out, (at, usize::from(s.prefix)), int(s.value) as i32, len);
-                    for (hi, hs) in tape.children(j) {
-                        let Id::Header(k) = hs.id else { continue };
-                        let range = (hs.at as usize, hs.len as usize);
-                        let hn = push_header(&mut h.children, k as usize, range);
-                        for (_, b) in tape.children(hi) {
-                            let part = match b.id {
-                                Id::Bytes {
-                                    of: BytesOf::HeaderKey,
-                                    ..
-                                } => HEADER_KEY,
-                                Id::Bytes {
-                                    of: BytesOf::HeaderValue,
-                                    ..
-                                } => HEADER_VALUE,
-                                _ => continue,
-                            };
-                            self.replay_bytes(part, RECORD_BYTES, b, &mut hn.children, false);
-                        }
-                    }
-                }
-                _ => {}
             }
         }
+        // What the key and value decode to, under their nodes (what decoding
+        // warns of, the check of the same slots says).
+        if let Some(d) = self.decoded_key_value(tape, i, (kind, self.buf), &mut Vec::new()) {
+            attach(&mut node.children, Kind::RecordKey, d.key, (false, false));
+            let marks = (d.value_secret, d.tombstone);
+            attach(&mut node.children, Kind::RecordValue, d.value, marks);
+        }
+        out.push(node);
     }
 
     /// A length written as `form` says and its bytes (or null; or nothing,
@@ -549,6 +511,16 @@ fn header_field(s: &Slot, header: &mut [i64; V2_FIELDS.len()]) -> Option<PartLin
     ))
 }
 
+/// The last node `depth` levels under `node` (or as deep as its last
+/// children go).
+fn last_at(node: &mut Node, depth: usize) -> &mut Node {
+    if depth == 0 || node.children.is_empty() {
+        return node;
+    }
+    let last = node.children.len() - 1;
+    last_at(&mut node.children[last], depth - 1)
+}
+
 /// Whether slot `s`, a child of a records field, has a node ([`BatchDecoder::replay_item`]).
 pub(crate) fn shown_in_stream(s: &Slot) -> bool {
     matches!(
@@ -563,11 +535,11 @@ pub(crate) fn shown_in_records(s: &Slot) -> bool {
     matches!(s.id, Id::Record(_) | Id::NotABatch | Id::OverBudget)
 }
 
-/// Under the key or value node just built (`kind`; none when its bytes
-/// were cut short), what it decoded to; marked when the value is taken for
-/// a credential whole, or is a coordinator's tombstone.
+/// Under a record's key or value node (`kind`; none when its bytes were
+/// cut short), what it decoded to; marked when the value is taken for a
+/// credential whole, or is a coordinator's tombstone.
 fn attach(out: &mut [Node], kind: Kind, mut decoded: Vec<Node>, (secret, tombstone): (bool, bool)) {
-    let Some(n) = out.last_mut().filter(|n| n.kind == kind) else {
+    let Some(n) = out.iter_mut().find(|n| n.kind == kind) else {
         return;
     };
     n.children.append(&mut decoded);
