@@ -219,6 +219,17 @@ impl Held {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+
+    /// `other`'s bytes held with these (of the same budget), given back together.
+    pub fn join(&mut self, mut other: Held) {
+        if other.bytes == 0 {
+            return;
+        }
+        self.bytes += std::mem::take(&mut other.bytes);
+        if self.budget.is_none() {
+            self.budget = other.budget.take();
+        }
+    }
 }
 
 impl Clone for Held {

@@ -481,6 +481,44 @@ fn the_expanded_budget_holds_for_a_capture_too() {
 }
 
 #[test]
+fn a_small_frames_text_tree_spends_the_expanded_budget_as_its_other_views_do() {
+    // Two gzip batches in one small Produce frame: the text tree walks its
+    // records as it draws them, yet holds what they decompress for the
+    // frame's life, as the frame's whole decode (tree JSON) does; at a
+    // budget between one batch and two, both say the second is over it.
+    let records: Vec<Rec> = (0..60)
+        .map(|i| rec(Some(format!("k{i}").as_bytes()), Some(b"value"), &[], 0))
+        .collect();
+    let two = [batch(0, 1, &records), batch(60, 1, &records)].concat();
+    let file = one_produce("records-two-gzip", two);
+    let over = |out: &str| out.matches("not decoded (over budget)").count();
+    let mut told = Vec::new();
+    for kib in [8, 16, 32, 64, 128, 256, 512, 1024] {
+        let budget = format!("{kib}K");
+        let args = |format| {
+            [
+                "capture",
+                file.path(),
+                "--format",
+                format,
+                "--max-expanded",
+                &budget,
+            ]
+        };
+        let (tree_status, tree, _) = kwire(&args("tree"));
+        let (json_status, json, _) = kwire(&args("tree-json"));
+        assert_eq!(
+            (tree_status, over(&tree)),
+            (json_status, over(&json)),
+            "--max-expanded {budget}:\n{tree}"
+        );
+        told.push(over(&tree));
+    }
+    // The budgets span none, one and both batches decoded.
+    assert!(told.contains(&1) && told.contains(&0), "{told:?}");
+}
+
+#[test]
 fn the_shipped_captures_list_their_records() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures");
     let rows = |name: &str| -> Vec<Value> {

@@ -4,7 +4,7 @@
 use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
 use crate::analysis::finding::{Rule, Severity};
-use crate::decode::records::deferred::{for_each_item, for_each_piece, Found, Piece};
+use crate::decode::records::deferred::{for_each_item, for_each_piece, Found, Hold, Piece};
 use crate::decode::{DeferredRecords, Frame, Node, Role, Value};
 use crate::text::copy::push_bytes;
 use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
@@ -488,6 +488,7 @@ pub(crate) fn write_tree_annotated(
         drawer: drawing.map(|(cat, budget, frame)| Drawer {
             cat,
             budget,
+            hold: Hold::ByItem,
             frame: frame.clone(),
             found: Vec::new(),
         }),
@@ -723,6 +724,8 @@ struct Out<'o, 'd, W: Write> {
 struct Drawer<'d> {
     cat: &'d crate::schema::Catalogue,
     budget: &'d crate::budget::Budget,
+    /// How long what the walks decompress is held against the budget.
+    hold: Hold,
     frame: bytes::Bytes,
     found: Vec<(DeferredRecords, Found)>,
 }
@@ -777,7 +780,7 @@ fn deferred_children<const COLOR: bool, W: Write>(
         drawer.cat,
         &drawer.frame,
         d,
-        drawer.budget,
+        (drawer.budget, drawer.hold),
         |piece| match piece {
             Piece::Nodes { nodes, last } => {
                 prefix.truncate(at);
@@ -867,6 +870,7 @@ pub fn write_frame_drawing(
     let mut drawer = Drawer {
         cat,
         budget,
+        hold: Hold::ByItem,
         frame: frame.bytes.clone(),
         found: Vec::new(),
     };
@@ -877,21 +881,28 @@ pub fn write_frame_drawing(
     w.write_all(&buf)
 }
 
-/// [`write_frame_drawing`] appended to a byte buffer (no copy through another).
+/// [`write_frame_drawing`] appended to a byte buffer (no copy through
+/// another), for a frame small enough to hold whole: what its records
+/// decompress is held against `budget` until the frame is dropped, as its
+/// whole decode would hold it, so that the same batches are decoded (or
+/// over budget) as in its other views.
 pub(crate) fn push_frame_drawing(
     out: &mut Vec<u8>,
     frame: &mut Frame,
     opts: TreeOptions,
     (cat, budget): (&crate::schema::Catalogue, &crate::budget::Budget),
 ) {
+    let before = budget.expanded();
     let mut drawer = Drawer {
         cat,
         budget,
+        hold: Hold::ByFrame,
         frame: frame.bytes.clone(),
         found: Vec::new(),
     };
     let sink = &mut io::sink();
     let _ = write_tree_to(out, sink, &frame.root, opts, (NO_SPILL, Some(&mut drawer)));
+    frame.held.join(crate::budget::Held::since(budget, before));
     crate::decode::records::deferred::join_found(frame, drawer.found);
     push_findings_fitted(frame, opts, out);
 }

@@ -75,6 +75,19 @@ pub fn for_each_item<E>(
     })
 }
 
+/// How long what a walk's items decompress is held against the expanded
+/// budget (`--max-expanded`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hold {
+    /// Until the item is drawn: a large frame's records, shown whole a
+    /// batch at a time.
+    ByItem,
+    /// Until the caller gives it back: a small frame's, which its whole
+    /// decode would hold for the frame's life (the same batches decoded or
+    /// over budget as in its other views).
+    ByFrame,
+}
+
 /// A piece of a deferred records field's tree, as [`for_each_piece`] hands
 /// them on: `last` when nothing of the field follows it at its level.
 pub enum Piece<'p, 'b> {
@@ -98,14 +111,14 @@ pub fn for_each_piece<E>(
     cat: &Catalogue,
     frame: &Bytes,
     d: &DeferredRecords,
-    budget: &Budget,
+    (budget, hold): (&Budget, Hold),
     mut each: impl FnMut(Piece) -> Result<(), E>,
 ) -> Result<Found, E> {
     let ctx = field_context(d, budget);
     let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
     // The item walked before, held until the next shows whether it was the last.
     let mut held: Option<(Values, u32, Item)> = None;
-    walk_items_into(frame, d, budget, |tape, root, item| {
+    walk_items_into(frame, d, (budget, hold), |tape, root, item| {
         bd.check_stream(tape, root);
         if !tape.children(root).any(|(_, s)| shown_in_stream(s)) {
             return Ok(());
@@ -208,7 +221,8 @@ pub(crate) fn walk_items<E>(
     budget: &Budget,
     mut each: impl FnMut(&Values, u32, Item) -> Result<(), E>,
 ) -> Result<(), E> {
-    walk_items_into(frame, d, budget, |tape, root, item| each(tape, root, item))
+    let each_item = |tape: &mut Values, root, item| each(tape, root, item);
+    walk_items_into(frame, d, (budget, Hold::ByItem), each_item)
 }
 
 /// [`walk_items`] with the tape handed on to take: what is left in its
@@ -216,7 +230,7 @@ pub(crate) fn walk_items<E>(
 fn walk_items_into<E>(
     frame: &Bytes,
     d: &DeferredRecords,
-    budget: &Budget,
+    (budget, hold): (&Budget, Hold),
     mut each: impl FnMut(&mut Values, u32, Item) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut tape = Values::default();
@@ -253,7 +267,9 @@ fn walk_items_into<E>(
         };
         each(&mut tape, root as u32, item)?;
         // Its decompressed data and nodes are dropped: what they held goes back.
-        budget.release(budget.expanded().saturating_sub(held));
+        if hold == Hold::ByItem {
+            budget.release(budget.expanded().saturating_sub(held));
+        }
         (pos, index) = (item_end, index + 1);
     }
     Ok(())

@@ -210,7 +210,8 @@ pub(super) fn bytes_line<'a>(
     start: usize,
     len: Option<usize>,
 ) -> PartLine<'a> {
-    let value = PartValue::Bytes(len.map(|len| buf.get(start..start + len).unwrap_or_default()));
+    // Bytes not in `buf` (no walk makes such a slot) are null, as their node has them.
+    let value = PartValue::Bytes(len.and_then(|len| buf.get(start..start + len)));
     let what = (region, Role::Encoding, kind);
     let mut l = PartLine::new(
         own(name),
