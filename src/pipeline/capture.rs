@@ -3,7 +3,7 @@
 //! order) and written to any `io::Write`, as a listing or as decoded frames.
 
 use super::decoded::{
-    decode_one, decoding_for, drawn_later, write_drawing, Drawing, Findings, Sink,
+    decode_drawn, decode_one, drawn_later, write_drawing, Drawing, Findings, Sink,
 };
 use super::frames::{Format, Style};
 use super::notes::{write_note, SkipTally};
@@ -277,9 +277,7 @@ pub fn run<W: Write>(
         let probe = Budget::probe();
         // The input's budget is set aside, not cloned: its count is shared by every thread.
         let budget = std::mem::replace(&mut opts.budget, probe.clone());
-        let decoding = decoding_for(opts.clone(), format);
-        let mut decoded = decode_one(cat, release, &f, guess, decoding, format);
-        let stdout = decoded.drawn(&f, drawing, (cat, &probe));
+        let (decoded, stdout) = decode_drawn((cat, release, guess), &f, opts.clone(), drawing);
         if probe.was_asked() {
             return Written::InItsTurn(Box::new((f, DecodeOptions { budget, ..opts })));
         }
@@ -297,10 +295,7 @@ pub fn run<W: Write>(
         if format == Format::Tree && f.bytes.len() <= HELD_FRAME {
             // A small frame's tree is drawn into memory and handed over whole,
             // as a worker's is: drawing it through a second buffer copied every line.
-            let budget = opts.budget.clone();
-            let decoding = decoding_for(opts, format);
-            let mut decoded = decode_one(cat, release, f, guess, decoding, format);
-            let stdout = decoded.drawn(f, drawing, (cat, &budget));
+            let (decoded, stdout) = decode_drawn((cat, release, guess), f, opts, drawing);
             decoded.findings.report(sink);
             return sink.out.write_owned(stdout);
         }

@@ -72,9 +72,25 @@ pub(super) fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
 /// What a frame's records fields left for drawing are walked with.
 pub(super) type Walking<'w> = (&'w Catalogue, &'w Budget);
 
+/// A captured frame decoded and drawn into memory, in the format `drawing`
+/// asks for, within `opts.budget`: a text tree's records fields are left
+/// for drawing, to be walked as they are drawn.
+pub(super) fn decode_drawn(
+    (cat, release, guess): (&Catalogue, Option<&str>, bool),
+    f: &CapturedFrame,
+    opts: DecodeOptions,
+    drawing: Drawing,
+) -> (Decoded, Vec<u8>) {
+    let budget = opts.budget.clone();
+    let decoding = decoding_for(opts, drawing.format);
+    let mut decoded = decode_one(cat, release, f, guess, decoding, drawing.format);
+    let stdout = decoded.drawn(f, drawing, (cat, &budget));
+    (decoded, stdout)
+}
+
 /// The options a frame is decoded with for `format`: a text tree's records
 /// fields are left for drawing, to be walked as they are drawn.
-pub(super) fn decoding_for(opts: DecodeOptions, format: Format) -> DecodeOptions {
+fn decoding_for(opts: DecodeOptions, format: Format) -> DecodeOptions {
     match format {
         Format::Tree => DecodeOptions {
             defer_records_over: Some(0),

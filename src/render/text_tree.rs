@@ -865,19 +865,10 @@ pub fn write_frame_drawing(
     w: &mut impl Write,
     frame: &mut Frame,
     opts: TreeOptions,
-    (cat, budget): (&crate::schema::Catalogue, &crate::budget::Budget),
+    walking: (&crate::schema::Catalogue, &crate::budget::Budget),
 ) -> io::Result<()> {
-    let mut drawer = Drawer {
-        cat,
-        budget,
-        hold: Hold::ByItem,
-        frame: frame.bytes.clone(),
-        found: Vec::new(),
-    };
     let mut buf = Vec::with_capacity(SPILL + 4096);
-    write_tree_to(&mut buf, w, &frame.root, opts, (SPILL, Some(&mut drawer)))?;
-    crate::decode::records::deferred::join_found(frame, drawer.found);
-    push_findings_fitted(frame, opts, &mut buf);
+    draw_frame(&mut buf, w, frame, opts, (walking, Hold::ByItem, SPILL))?;
     w.write_all(&buf)
 }
 
@@ -893,19 +884,42 @@ pub(crate) fn push_frame_drawing(
     (cat, budget): (&crate::schema::Catalogue, &crate::budget::Budget),
 ) {
     let before = budget.expanded();
+    let sink = &mut io::sink();
+    let _ = draw_frame(
+        out,
+        sink,
+        frame,
+        opts,
+        ((cat, budget), Hold::ByFrame, NO_SPILL),
+    );
+    frame.held.join(crate::budget::Held::since(budget, before));
+}
+
+/// A frame whose records fields are walked as they are drawn, into `buf`
+/// (passed on to `w` at `spill` bytes), then its findings, those of the
+/// walks among them.
+fn draw_frame(
+    buf: &mut Vec<u8>,
+    w: &mut impl Write,
+    frame: &mut Frame,
+    opts: TreeOptions,
+    ((cat, budget), hold, spill): (Walking, Hold, usize),
+) -> io::Result<()> {
     let mut drawer = Drawer {
         cat,
         budget,
-        hold: Hold::ByFrame,
+        hold,
         frame: frame.bytes.clone(),
         found: Vec::new(),
     };
-    let sink = &mut io::sink();
-    let _ = write_tree_to(out, sink, &frame.root, opts, (NO_SPILL, Some(&mut drawer)));
-    frame.held.join(crate::budget::Held::since(budget, before));
+    write_tree_to(buf, w, &frame.root, opts, (spill, Some(&mut drawer)))?;
     crate::decode::records::deferred::join_found(frame, drawer.found);
-    push_findings_fitted(frame, opts, out);
+    push_findings_fitted(frame, opts, buf);
+    Ok(())
 }
+
+/// What records fields left for drawing are walked with.
+type Walking<'w> = (&'w crate::schema::Catalogue, &'w crate::budget::Budget);
 
 /// The frame's warnings and error after its tree, each line fitted to the width.
 fn push_findings_fitted(frame: &Frame, opts: TreeOptions, out: &mut Vec<u8>) {

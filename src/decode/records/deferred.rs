@@ -59,12 +59,7 @@ pub fn for_each_item<E>(
     walk_items(frame, d, budget, |tape, root, item| {
         bd.check_stream(tape, root);
         bd.replay_stream(tape, root, &mut nodes);
-        // Credentials in records (a metadata log's SCRAM records) are masked as
-        // the frame's own decode masks them, in a copy of the bytes they show.
-        if crate::decode::secrets::hiding() {
-            let mut shown = frame.slice(item.range.0..item.range.1);
-            crate::decode::secrets::redact_tree_at(&mut nodes, &mut shown, item.range.0);
-        }
+        mask_item(&bd, frame, item, &mut nodes);
         let res = each(&mut nodes, item);
         nodes.clear();
         res
@@ -184,20 +179,25 @@ fn pieces_of<E>(
         }
         nodes.clear();
         bd.replay_item(tape, (i, s), &mut nodes);
-        // Credentials in records (a metadata log's SCRAM records) are masked as
-        // the frame's own decode masks them, in a copy of the bytes they show.
-        if crate::decode::secrets::hiding()
-            && PayloadKind::for_topic(bd.ctx.topic.as_deref()) != PayloadKind::Plain
-        {
-            let mut shown = frame.slice(item.range.0..item.range.1);
-            crate::decode::secrets::redact_tree_at(&mut nodes, &mut shown, item.range.0);
-        }
+        mask_item(bd, frame, item, &mut nodes);
         each(Piece::Nodes {
             nodes: &nodes,
             last,
         })?;
     }
     Ok(())
+}
+
+/// Credentials among an item's nodes (a metadata log's SCRAM records)
+/// masked as the frame's own decode masks them, in a copy of the bytes they
+/// show. A plain topic's records hold none: their nodes are not looked at.
+fn mask_item(bd: &BatchDecoder, frame: &Bytes, item: Item, nodes: &mut [Node]) {
+    if crate::decode::secrets::hiding()
+        && PayloadKind::for_topic(bd.ctx.topic.as_deref()) != PayloadKind::Plain
+    {
+        let mut shown = frame.slice(item.range.0..item.range.1);
+        crate::decode::secrets::redact_tree_at(nodes, &mut shown, item.range.0);
+    }
 }
 
 /// What a deferred field's batches are decoded within: its topic (for

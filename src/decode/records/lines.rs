@@ -269,6 +269,8 @@ pub(crate) fn plain_record_lines<'a, E>(
     ))
 }
 
+/// [`plain_record_lines`] for any record, framed or with a finding: what
+/// its lines say; the nodes built from them (`replay`) add the rest.
 pub(super) fn record_lines<'a, E>(
     buf: &'a [u8],
     tape: &Values,
