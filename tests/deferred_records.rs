@@ -16,7 +16,9 @@ use kwire::budget::{Budget, Limits};
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame};
 use kwire::render::grid::{render_grid, write_grid_drawing};
 use kwire::render::text_tree::{write_frame, write_frame_drawing, TreeOptions};
-use kwire::render::tree_json::{write_frame_tree_json, write_frame_tree_json_drawing};
+use kwire::render::tree_json::{
+    push_frame_tree_json_drawing, write_frame_tree_json, write_frame_tree_json_drawing,
+};
 use kwire::schema::Catalogue;
 use kwire::teach::explain::{render_explained, write_explained_drawing};
 
@@ -153,12 +155,14 @@ fn alike(cat: &Catalogue, what: &str, bytes: &[u8], limits: Option<Limits>) {
             &later,
         );
     }
-    let whole = tree_json(cat, bytes, limits, false);
-    let later = tree_json(cat, bytes, limits, true);
-    assert!(
-        whole == later,
-        "{what}: the tree JSON drawn a batch at a time differs:\n{whole}\n{later}"
-    );
+    let whole = tree_json(cat, bytes, limits);
+    for how in [Drawing::Streamed, Drawing::Held] {
+        let later = tree_json_drawn(cat, bytes, limits, how);
+        assert!(
+            whole == later,
+            "{what}: the tree JSON drawn a batch at a time ({how:?}) differs:\n{whole}\n{later}"
+        );
+    }
     for width in [None, Some(100)] {
         let whole = explained(cat, bytes, limits, false, width);
         let later = explained(cat, bytes, limits, true, width);
@@ -241,18 +245,38 @@ fn grid(
     (text, damage)
 }
 
-/// The frame's tree JSON, decoded whole or with its records fields left for drawing.
-fn tree_json(cat: &Catalogue, bytes: &[u8], limits: Option<Limits>, defer: bool) -> String {
+/// The frame's tree JSON, decoded whole.
+fn tree_json(cat: &Catalogue, bytes: &[u8], limits: Option<Limits>) -> String {
+    let frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &fresh(limits));
+    let mut out = Vec::new();
+    write_frame_tree_json(&mut out, &frame).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// How a tree JSON with its records fields left for drawing is written.
+#[derive(Clone, Copy, Debug)]
+enum Drawing {
+    /// Straight to its output: its records walked for the frame's members,
+    /// then again as its tree is written (a large frame's).
+    Streamed,
+    /// Its tree into memory first, its records walked once (a small frame's).
+    Held,
+}
+
+/// The frame's tree JSON with its records fields left for drawing, written as `how` says.
+fn tree_json_drawn(cat: &Catalogue, bytes: &[u8], limits: Option<Limits>, how: Drawing) -> String {
     let opts = DecodeOptions {
-        defer_records_over: defer.then_some(0),
+        defer_records_over: Some(0),
         ..fresh(limits)
     };
     let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     let mut out = Vec::new();
-    match defer {
-        true => write_frame_tree_json_drawing(&mut out, &mut frame, (cat, &opts.budget)).unwrap(),
-        false => write_frame_tree_json(&mut out, &frame).unwrap(),
+    let walking = (cat, &opts.budget);
+    match how {
+        Drawing::Streamed => write_frame_tree_json_drawing(&mut out, &mut frame, walking),
+        Drawing::Held => push_frame_tree_json_drawing(&mut out, &mut frame, walking),
     }
+    .unwrap();
     String::from_utf8(out).unwrap()
 }
 

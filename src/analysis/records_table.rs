@@ -31,7 +31,7 @@ use crate::budget::Budget;
 use crate::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
 use crate::decode::fields::TopicIds;
 use crate::decode::payload::StructValues;
-use crate::decode::records::deferred::{join_found, read_deferred};
+use crate::decode::records::deferred::{join_found, read_deferred, Hold};
 use crate::decode::records::each::{for_each_record_on, BatchHeader, PayloadAt, RecordParts};
 use crate::decode::records::payload::{key_value_layout, Embedded, KeyValue, PayloadKind};
 use crate::decode::tape::{Id, Slot, Val};
@@ -608,19 +608,25 @@ fn frame_items(
             }
             // Checked and read in one walk, a batch at a time.
             Some(d) => {
-                let walked = read_deferred(cat, &frame.bytes, d, &opts.budget, |item, root| {
-                    let reading = FieldRows {
-                        cat,
-                        frame,
-                        tape: item,
-                        field: rf,
-                    };
-                    let children = (root + 1, item.slots[root as usize].end);
-                    for_each_record_on(item, children, &frame.bytes, &mut |r| {
-                        take(&reading, r);
-                        true
-                    });
-                });
+                let walked = read_deferred(
+                    cat,
+                    &frame.bytes,
+                    d,
+                    (&opts.budget, Hold::ByItem),
+                    |item, root| {
+                        let reading = FieldRows {
+                            cat,
+                            frame,
+                            tape: item,
+                            field: rf,
+                        };
+                        let children = (root + 1, item.slots[root as usize].end);
+                        for_each_record_on(item, children, &frame.bytes, &mut |r| {
+                            take(&reading, r);
+                            true
+                        });
+                    },
+                );
                 found.push((d.clone(), walked));
             }
         }

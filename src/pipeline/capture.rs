@@ -289,7 +289,10 @@ pub fn run<W: Write>(
     };
     // A frame decoded and written here, in its turn: streamed, not held.
     let write_here = |sink: &mut Sink<'_, W>, f: &CapturedFrame, opts: DecodeOptions| {
-        if drawn_later(f, format) {
+        if drawn_later(f, format) || format == Format::TreeJson {
+            // A tree JSON streams here: a small frame's records can decompress
+            // to megabytes of hex (a worker hands such a frame over to be
+            // written here, as it asks the budget).
             return write_drawing(sink, (cat, release, guess), f, opts, drawing);
         }
         if format == Format::Tree && f.bytes.len() <= HELD_FRAME {

@@ -8,8 +8,10 @@ use crate::analysis::captured::decode_captured;
 use crate::budget::Budget;
 use crate::capture::CapturedFrame;
 use crate::decode::frame::DEFER_RECORDS_OVER;
+use crate::decode::records::deferred::Hold;
 use crate::decode::{DecodeOptions, Frame};
 use crate::render::digits::{push_socket_addr, push_uint};
+use crate::render::tree_json;
 use crate::schema::Catalogue;
 use crate::text::escape::sanitize;
 use std::io::Write;
@@ -88,11 +90,11 @@ pub(super) fn decode_drawn(
     (decoded, stdout)
 }
 
-/// The options a frame is decoded with for `format`: a text tree's records
-/// fields are left for drawing, to be walked as they are drawn.
+/// The options a frame is decoded with for `format`: a tree's (text or
+/// JSON) records fields are left for drawing, to be walked as they are drawn.
 fn decoding_for(opts: DecodeOptions, format: Format) -> DecodeOptions {
     match format {
-        Format::Tree => DecodeOptions {
+        Format::Tree | Format::TreeJson => DecodeOptions {
             defer_records_over: Some(0),
             ..opts
         },
@@ -126,8 +128,10 @@ fn with_capture_member<W: Write>(
     out.write_all(&tail)
 }
 
-/// A large frame's tree (text or JSON) written as its records are walked
-/// and drawn; what the walks find is said after it.
+/// A frame's tree (text or JSON) or grid written as its records are walked
+/// and drawn, straight to the output; what the walks find is said after
+/// it. A large frame's records fields are left for drawing, and every
+/// records field of a tree JSON's (its records are read from their slots).
 pub(super) fn write_drawing<W: Write>(
     sink: &mut Sink<'_, W>,
     (cat, release, guess): (&Catalogue, Option<&str>, bool),
@@ -135,18 +139,34 @@ pub(super) fn write_drawing<W: Write>(
     opts: DecodeOptions,
     drawing: Drawing,
 ) -> std::io::Result<()> {
+    let over = match drawing.format {
+        Format::TreeJson => 0,
+        _ => DEFER_RECORDS_OVER,
+    };
     let opts = DecodeOptions {
-        defer_records_over: Some(DEFER_RECORDS_OVER),
+        defer_records_over: Some(over),
         ..opts
     };
     let budget: Budget = opts.budget.clone();
     let mut decoded = decode_one(cat, release, f, guess, opts, drawing.format);
     let out = &mut sink.out;
     if drawing.format == Format::TreeJson {
-        let frame = &mut decoded.frame;
-        with_capture_member(out, f, drawing.provenance, |mut w| {
-            crate::render::tree_json::write_frame_tree_json_drawing(&mut w, frame, (cat, &budget))
+        // What the records hold is found first, and said before the frame,
+        // as a frame decoded whole says it.
+        // A small frame holds what its records decompress for its life, as
+        // its whole decode would (the same batches decoded as in its other views).
+        let hold = match drawn_later(f, drawing.format) {
+            true => Hold::ByItem,
+            false => Hold::ByFrame,
+        };
+        let walking = (cat, &budget);
+        let again = tree_json::find_deferred(&mut decoded.frame, walking, hold);
+        findings_of(&decoded.frame, f, decoded.note.as_deref()).report(sink);
+        let frame = &decoded.frame;
+        with_capture_member(&mut sink.out, f, drawing.provenance, |mut w| {
+            tree_json::write_frame_tree_json_found(&mut w, frame, (cat, &again), hold)
         })?;
+        return sink.out.flush();
     } else if drawing.format == Format::Grid {
         decoded.write_heading(out, f)?;
         let color = drawing.style.color;
@@ -228,7 +248,7 @@ impl Decoded {
             out.write_all(&line)
         } else if drawing.format == Format::TreeJson {
             with_capture_member(out, f, drawing.provenance, |mut w| {
-                crate::render::tree_json::write_frame_tree_json(&mut w, frame)
+                tree_json::write_frame_tree_json(&mut w, frame)
             })
         } else {
             self.write_heading(out, f)?;
@@ -263,6 +283,14 @@ impl Decoded {
                 walk,
             );
             self.findings = findings_of(&self.frame, f, None);
+        } else if drawing.format == Format::TreeJson {
+            let _ = tree_json::push_frame_tree_json_drawing(out, &mut self.frame, walk);
+            if drawing.provenance {
+                out.pop();
+                add_capture_member(out, f);
+                out.push(b'\n');
+            }
+            self.findings = findings_of(&self.frame, f, self.note.as_deref());
         } else {
             let _ = self.write(out, f, drawing);
         }

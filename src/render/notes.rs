@@ -56,14 +56,11 @@ pub(crate) fn push_preview(out: &mut Vec<u8>, b: &[u8], code: &str) -> bool {
     true
 }
 
-/// The preview that is `node`'s note when it is printable ASCII without
-/// quotes or backslashes (most keys and values): its bytes and the `…` when
-/// cut, which a JSON writer can copy as they are.
-pub(crate) fn plain_ascii_preview(node: &Node) -> Option<(&[u8], &'static str)> {
-    if node.note.is_some() {
-        return None;
-    }
-    match previewed(node).and_then(preview_parts)? {
+/// The preview of `b` when it is printable ASCII without quotes or
+/// backslashes (most keys and values): its bytes and the `…` when cut,
+/// which a JSON writer can copy as they are.
+pub(crate) fn plain_ascii_preview(b: &[u8]) -> Option<(&[u8], &'static str)> {
+    match preview_parts(b)? {
         (Shown::Ascii(a), more) if !a.iter().any(|&c| c == b'"' || c == b'\\') => Some((a, more)),
         _ => None,
     }
@@ -72,7 +69,7 @@ pub(crate) fn plain_ascii_preview(node: &Node) -> Option<(&[u8], &'static str)> 
 /// The bytes whose text preview is `node`'s note: a record's (or legacy
 /// message's) key or value, a header's key or value, a Schema Registry payload.
 #[inline(always)]
-fn previewed(node: &Node) -> Option<&[u8]> {
+pub(crate) fn previewed(node: &Node) -> Option<&[u8]> {
     match (node.kind, &node.value) {
         (
             Kind::RecordKey

@@ -285,12 +285,12 @@ pub fn read_deferred(
     cat: &Catalogue,
     frame: &Bytes,
     d: &DeferredRecords,
-    budget: &Budget,
+    (budget, hold): (&Budget, Hold),
     mut also: impl FnMut(&Values, u32),
 ) -> Found {
     let ctx = field_context(d, budget);
     let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
-    let _ = walk_items(frame, d, budget, |tape, root, _| {
+    let _ = walk_items_into(frame, d, (budget, hold), |tape, root, _| {
         bd.check_stream(tape, root);
         also(tape, root);
         Ok::<(), std::convert::Infallible>(())
@@ -308,7 +308,7 @@ pub fn check_deferred(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
     let found = std::mem::take(&mut frame.deferred)
         .into_iter()
         .map(|d| {
-            let f = read_deferred(cat, &frame.bytes, &d, budget, |_, _| {});
+            let f = read_deferred(cat, &frame.bytes, &d, (budget, Hold::ByItem), |_, _| {});
             (d, f)
         })
         .collect();
