@@ -66,7 +66,8 @@ impl Findings {
 
 /// Whether a frame's tree or grid is drawn in its turn, straight to the output, with
 /// its records walked a batch at a time as they are drawn: a large frame's
-/// (`DecodeOptions::defer_records_over`), whose whole tree would not fit in memory.
+/// (`DecodeOptions::defer_records_over`), whose whole tree would not fit in
+/// memory. (Any tree JSON written in its turn streams too: [`write_drawing`].)
 pub(super) fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
     format != Format::Json && f.bytes.len() > DEFER_RECORDS_OVER
 }
@@ -75,8 +76,8 @@ pub(super) fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
 pub(super) type Walking<'w> = (&'w Catalogue, &'w Budget);
 
 /// A captured frame decoded and drawn into memory, in the format `drawing`
-/// asks for, within `opts.budget`: a text tree's records fields are left
-/// for drawing, to be walked as they are drawn.
+/// asks for, within `opts.budget`: a tree's (text or JSON) records fields
+/// are left for drawing, to be walked as they are drawn.
 pub(super) fn decode_drawn(
     (cat, release, guess): (&Catalogue, Option<&str>, bool),
     f: &CapturedFrame,
@@ -128,10 +129,12 @@ fn with_capture_member<W: Write>(
     out.write_all(&tail)
 }
 
-/// A frame's tree (text or JSON) or grid written as its records are walked
-/// and drawn, straight to the output; what the walks find is said after
-/// it. A large frame's records fields are left for drawing, and every
-/// records field of a tree JSON's (its records are read from their slots).
+/// A frame's tree (text or JSON) or grid written in its turn, straight to
+/// the output, as its records are walked and drawn. A large frame's
+/// records fields over [`DEFER_RECORDS_OVER`] are left for drawing and
+/// walked a batch at a time (what a batch decompresses is given back once
+/// it is drawn); what the walks find is said after the frame. A small
+/// frame's tree JSON ([`tree_json_in_turn`]) is streamed too.
 pub(super) fn write_drawing<W: Write>(
     sink: &mut Sink<'_, W>,
     (cat, release, guess): (&Catalogue, Option<&str>, bool),
@@ -139,34 +142,21 @@ pub(super) fn write_drawing<W: Write>(
     opts: DecodeOptions,
     drawing: Drawing,
 ) -> std::io::Result<()> {
-    let over = match drawing.format {
-        Format::TreeJson => 0,
-        _ => DEFER_RECORDS_OVER,
-    };
+    if drawing.format == Format::TreeJson && !drawn_later(f, drawing.format) {
+        return tree_json_in_turn(sink, (cat, release, guess), f, opts, drawing);
+    }
     let opts = DecodeOptions {
-        defer_records_over: Some(over),
+        defer_records_over: Some(DEFER_RECORDS_OVER),
         ..opts
     };
     let budget: Budget = opts.budget.clone();
     let mut decoded = decode_one(cat, release, f, guess, opts, drawing.format);
     let out = &mut sink.out;
     if drawing.format == Format::TreeJson {
-        // What the records hold is found first, and said before the frame,
-        // as a frame decoded whole says it.
-        // A small frame holds what its records decompress for its life, as
-        // its whole decode would (the same batches decoded as in its other views).
-        let hold = match drawn_later(f, drawing.format) {
-            true => Hold::ByItem,
-            false => Hold::ByFrame,
-        };
-        let walking = (cat, &budget);
-        let again = tree_json::find_deferred(&mut decoded.frame, walking, hold);
-        findings_of(&decoded.frame, f, decoded.note.as_deref()).report(sink);
-        let frame = &decoded.frame;
-        with_capture_member(&mut sink.out, f, drawing.provenance, |mut w| {
-            tree_json::write_frame_tree_json_found(&mut w, frame, (cat, &again), hold)
+        let frame = &mut decoded.frame;
+        with_capture_member(out, f, drawing.provenance, |mut w| {
+            tree_json::write_frame_tree_json_drawing(&mut w, frame, (cat, &budget))
         })?;
-        return sink.out.flush();
     } else if drawing.format == Format::Grid {
         decoded.write_heading(out, f)?;
         let color = drawing.style.color;
@@ -182,6 +172,35 @@ pub(super) fn write_drawing<W: Write>(
         )?;
     }
     findings_of(&decoded.frame, f, None).report(sink);
+    sink.out.flush()
+}
+
+/// A small frame's tree JSON written in its turn (one that asked the budget
+/// on a worker, or any when there are no workers or the writing falls
+/// behind), streamed: a small frame's records can decompress to megabytes
+/// of hex. Every records field is left for drawing (a plain topic's
+/// records are read from their slots) and walked twice: first for what
+/// they hold, said before the frame as its whole decode says it, then as
+/// the tree is written. What they decompress is held for the frame's life,
+/// as its whole decode would hold it (the same batches decoded as in its
+/// other views).
+fn tree_json_in_turn<W: Write>(
+    sink: &mut Sink<'_, W>,
+    (cat, release, guess): (&Catalogue, Option<&str>, bool),
+    f: &CapturedFrame,
+    opts: DecodeOptions,
+    drawing: Drawing,
+) -> std::io::Result<()> {
+    let budget: Budget = opts.budget.clone();
+    let opts = decoding_for(opts, Format::TreeJson);
+    let mut decoded = decode_one(cat, release, f, guess, opts, drawing.format);
+    let walking = (cat, &budget);
+    let again = tree_json::find_deferred(&mut decoded.frame, walking, Hold::ByFrame);
+    findings_of(&decoded.frame, f, decoded.note.as_deref()).report(sink);
+    let frame = &decoded.frame;
+    with_capture_member(&mut sink.out, f, drawing.provenance, |mut w| {
+        tree_json::write_frame_tree_json_found(&mut w, frame, (cat, &again), Hold::ByFrame)
+    })?;
     sink.out.flush()
 }
 
