@@ -4,7 +4,8 @@
 use super::digits::{push_int, push_uint};
 use super::text_tree::LinePieces;
 use super::values::push_bytes_text;
-use crate::decode::records::lines::{PartLine, PartValue};
+use crate::decode::records::lines::{PartDoc, PartLine, PartValue};
+use crate::text::escape::sanitize_text_into;
 
 impl LinePieces for PartLine<'_> {
     #[inline(always)]
@@ -25,6 +26,7 @@ impl LinePieces for PartLine<'_> {
             PartValue::Uint(v) => push_uint(out, v, 0),
             PartValue::Bytes(None) => out.extend_from_slice(b"null"),
             PartValue::Bytes(Some(b)) => push_bytes_text(out, b),
+            PartValue::Buffer(b) => push_bytes_text(out, b),
         }
         true
     }
@@ -52,8 +54,11 @@ impl LinePieces for PartLine<'_> {
     }
     #[inline(always)]
     fn push_doc(&self, out: &mut Vec<u8>) {
-        if let Some(d) = self.doc {
-            out.extend_from_slice(d.as_bytes());
+        match self.doc {
+            // The record format's own words: printable ASCII, written as they are.
+            Some(PartDoc::Words(w)) => out.extend_from_slice(w.as_bytes()),
+            Some(d) => sanitize_text_into(out, &d.text()),
+            None => {}
         }
     }
     #[inline(always)]

@@ -796,12 +796,20 @@ fn deferred_children<const COLOR: bool, W: Write>(
                     prefix.extend_from_slice(rail(ends[(prefix.len() - at) / 4]));
                 }
                 ends[depth] = e;
-                node_line::<COLOR, W>(to, line, prefix, inner, opts)
+                node_line::<COLOR, W>(to, line, prefix, inner || line.inner, opts)
             }
-            Piece::RecordNodes { nodes, last } => {
+            Piece::RecordNodes {
+                nodes,
+                last,
+                depth,
+                inner: within,
+            } => {
+                let depth = usize::from(depth).min(ends.len() - 1);
                 prefix.truncate(at);
-                prefix.extend_from_slice(rail(ends[0]));
-                tree_children::<COLOR, W>(to, nodes, last, prefix, inner, opts)
+                while prefix.len() < at + 4 * depth {
+                    prefix.extend_from_slice(rail(ends[(prefix.len() - at) / 4]));
+                }
+                tree_children::<COLOR, W>(to, nodes, last, prefix, inner || within, opts)
             }
         },
     );

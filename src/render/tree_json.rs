@@ -12,7 +12,7 @@ use crate::budget::{Budget, Held};
 use crate::decode::records::deferred::{
     for_each_piece, join_found, read_deferred, Found, Hold, Piece,
 };
-use crate::decode::records::lines::{PartLine, PartValue};
+use crate::decode::records::lines::{PartDoc, PartLine, PartValue};
 use crate::decode::{DeferredRecords, Frame, Node, Note, Region, Role, Value};
 use crate::schema::Catalogue;
 use crate::text::copy::push_bytes;
@@ -297,6 +297,7 @@ impl JsonObject for PartLine<'_> {
         match self.value {
             PartValue::None => return Ok(()),
             PartValue::Bytes(Some(b)) => return push_hex_value(buf, out, b),
+            PartValue::Buffer(b) => return push_hex_value(buf, out, b),
             PartValue::Bytes(None) => buf.extend_from_slice(b",\"value\":null"),
             PartValue::Int(v) => {
                 buf.extend_from_slice(b",\"value\":");
@@ -319,7 +320,10 @@ impl JsonObject for PartLine<'_> {
     fn push_doc(&self, buf: &mut Vec<u8>) {
         if let Some(d) = self.doc {
             buf.extend_from_slice(b",\"doc\":");
-            write_json_str(buf, d);
+            match d {
+                PartDoc::Words(w) => write_json_str(buf, w),
+                d => write_json_str(buf, &d.text()),
+            }
         }
     }
     fn region(&self) -> Region {
@@ -467,7 +471,10 @@ fn deferred_children(
             }
             Piece::Nodes { nodes, .. } | Piece::RecordNodes { nodes, .. } => {
                 // A batch's records come after its line; other nodes are the field's.
-                let depth = u8::from(matches!(piece, Piece::RecordNodes { .. }));
+                let depth = match piece {
+                    Piece::RecordNodes { depth, .. } => depth,
+                    _ => 0,
+                };
                 for c in nodes {
                     place(buf, &mut open, depth);
                     write_node(buf, out, c, None)?;

@@ -9,7 +9,7 @@ use super::layout::{
     ATTRIBUTES, BASE_OFFSET, BASE_TIMESTAMP, CRC, LEGACY_ATTRIBUTES, LEGACY_CRC, LEGACY_LAYOUT,
     LEGACY_TIMESTAMP, MAGIC, MAX_TIMESTAMP, V2_FIELDS,
 };
-use super::lines::{self, BytesForm, BytesPart, PartLine, PartValue};
+use super::lines::{self, BytesForm, BytesPart, PartDoc, PartLine, PartValue};
 use super::payload::PayloadKind;
 use super::tape::Walk;
 use crate::decode::context::Context;
@@ -225,7 +225,7 @@ pub(super) fn v2_field_line(
     );
     n.wire = Wire::Fixed(ty);
     match k {
-        1 => n.doc = Some(lines::LENGTH_DOC),
+        1 => n.doc = Some(PartDoc::Words(lines::LENGTH_DOC)),
         CRC => {
             let stored = v as u32;
             n.kind = if stored == computed {
@@ -234,7 +234,9 @@ pub(super) fn v2_field_line(
                 Kind::CrcMismatch
             };
             n.note = Some(crc_note(stored, computed, "CRC-32C").into());
-            n.doc = Some("CRC-32C of attributes through the last record");
+            n.doc = Some(PartDoc::Words(
+                "CRC-32C of attributes through the last record",
+            ));
         }
         ATTRIBUTES => n.note = Some(attributes_note(attrs).into()),
         // baseTimestamp (the delete horizon when the attributes say so) and maxTimestamp.
@@ -280,39 +282,58 @@ pub(super) fn truncated_node(
 }
 
 /// A compressed batch's records, `buf[start..end]`, as bytes.
-pub(super) fn compressed_node(buf: &Bytes, (start, end): (usize, usize), c: Codec) -> Node {
-    let mut comp = leaf(
-        "records",
-        Wire::Bytes,
-        start,
-        end - start,
-        Value::Bytes(Some(buf.slice(start..end))),
-        Region::RecordBatch,
+pub(super) fn compressed_node(buf: &Bytes, range: (usize, usize), c: Codec) -> Node {
+    compressed_line(buf, range, c).into_node(buf)
+}
+
+/// [`compressed_node`] as a line.
+pub(super) fn compressed_line(buf: &[u8], (start, end): (usize, usize), c: Codec) -> PartLine<'_> {
+    let what = (Region::RecordBatch, Role::Encoding, Kind::Plain);
+    let value = PartValue::Bytes(buf.get(start..end));
+    let mut l = PartLine::new(
+        Text::own_words("records").into(),
+        Wire::Bytes.name(),
+        (start, end - start),
+        value,
+        what,
     );
-    comp.set_note(format!("({} compressed)", c.name()));
-    comp
+    l.wire = Wire::Bytes;
+    l.note = Some(format!("({} compressed)", c.name()).into());
+    l
 }
 
 /// The decompressed `data` of the records (or a wrapper message's message set:
 /// `ty` and `region` say which) at `start..end`, which its children's offsets index.
 pub(super) fn decompressed_node(
-    (start, end): (usize, usize),
+    range: (usize, usize),
     data: &Bytes,
     c: Codec,
-    (ty, region): (&'static str, Region),
+    what: (&'static str, Region),
 ) -> Node {
-    let mut d = Node::new("decompressed", ty, start, region, Role::Decompressed);
-    d.len = end - start;
-    d.doc = Some(
-        format!(
-            "{} bytes after {} decompression; offsets below index this buffer",
-            data.len(),
-            c.name()
-        )
-        .into(),
+    decompressed_line(range, data, c, what).into_node(data)
+}
+
+/// [`decompressed_node`] as a line.
+pub(super) fn decompressed_line<'a>(
+    (start, end): (usize, usize),
+    data: &'a Bytes,
+    c: Codec,
+    (ty, region): (&'static str, Region),
+) -> PartLine<'a> {
+    let what = (region, Role::Decompressed, Kind::Plain);
+    let name = Text::own_words("decompressed").into();
+    let mut l = PartLine::new(
+        name,
+        ty,
+        (start, end - start),
+        PartValue::Buffer(data),
+        what,
     );
-    d.value = Value::Bytes(Some(data.clone()));
-    d
+    l.doc = Some(PartDoc::Decompressed {
+        len: data.len(),
+        codec: c.name(),
+    });
+    l
 }
 
 /// The length of record bytes (`keyLength` …), written as `form` says.

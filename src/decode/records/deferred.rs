@@ -92,8 +92,15 @@ pub enum Piece<'p, 'b> {
     /// header's fields', its records'), and where it goes in the batch's tree.
     Line { line: &'p PartLine<'b>, at: Depth },
     /// Nodes among the records of the batch before: a record that needs
-    /// its nodes, bytes a budget left undecoded.
-    RecordNodes { nodes: &'p [Node], last: bool },
+    /// its nodes, bytes a budget left undecoded. They go at `depth` in the
+    /// batch's tree (1, or 3 under its decompressed records); `inner`: their
+    /// offsets index the decompressed records.
+    RecordNodes {
+        nodes: &'p [Node],
+        last: bool,
+        depth: u8,
+        inner: bool,
+    },
 }
 
 /// Each top-level batch or message of `d` in `frame` walked and handed to
@@ -148,31 +155,46 @@ fn pieces_of<E>(
         .children(root)
         .filter(|(_, s)| shown_in_stream(s))
         .last();
-    let (mut nodes, mut head) = (Vec::new(), Vec::new());
+    let (mut nodes, mut lines) = (Vec::new(), Vec::new());
     for (i, s) in tape.children(root).filter(|(_, s)| shown_in_stream(s)) {
         let last = last_item && last_shown.is_some_and(|(l, _)| l == i);
-        head.clear();
-        if let Some(header) = bd.batch_head(tape, (i, s), &mut head) {
-            let in_records = || tape.children(i).filter(|(_, r)| shown_in_records(r));
-            let last_record = in_records().last().map(|(j, _)| j);
-            // The batch's line ends the field's children; its header's fields
-            // have none.
-            for (k, line) in head.drain(..).enumerate() {
-                let at = if k == 0 { (0, last) } else { (1, false) };
+        lines.clear();
+        if let Some(head) = bd.batch_head(tape, (i, s), &mut lines) {
+            // The batch's line ends the field's children when it is the last.
+            for (k, (line, at)) in lines.drain(..).enumerate() {
+                let at = if k == 0 { (0, last) } else { at };
                 each(Piece::Line { line: &line, at })?;
             }
+            // A compressed batch's records, two levels down, in their buffer.
+            let (inner, shift) = (head.data.is_some(), if head.data.is_some() { 2 } else { 0 });
+            let within = head
+                .data
+                .map(|data| BatchDecoder::new(data, bd.catalogue, bd.ctx));
+            let rd = within.as_ref().unwrap_or(bd);
+            let in_records = || {
+                tape.children(head.records)
+                    .filter(|(_, r)| shown_in_records(r))
+            };
+            let last_record = in_records().last().map(|(j, _)| j);
             let mut parent = Node::new("", "", 0, Region::RecordBatch, Role::Element);
             for r in in_records() {
                 let last = Some(r.0) == last_record;
                 parent.children.clear();
-                let mut line = |line, at| each(Piece::Line { line: &line, at });
-                let drawn = bd.record_piece(tape, r, (&header, last), (&mut line, &mut parent));
+                let mut line = |mut line: PartLine, (depth, ends): Depth| {
+                    line.inner = inner;
+                    let at = (depth + shift, ends);
+                    each(Piece::Line { line: &line, at })
+                };
+                let drawn =
+                    rd.record_piece(tape, r, (&head.header, last), (&mut line, &mut parent));
                 match drawn {
                     Some(drawn) => drawn?,
-                    None => {
-                        let nodes = &parent.children;
-                        each(Piece::RecordNodes { nodes, last })?
-                    }
+                    None => each(Piece::RecordNodes {
+                        nodes: &parent.children,
+                        last,
+                        depth: 1 + shift,
+                        inner,
+                    })?,
                 }
             }
             continue;

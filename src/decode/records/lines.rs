@@ -58,15 +58,38 @@ pub struct PartLine<'a> {
     /// Its note: an offsetDelta's offset, a batch header field's meaning
     /// (keys' and values' text previews are the views' own).
     pub note: Option<Note>,
-    pub doc: Option<&'static str>,
+    pub doc: Option<PartDoc>,
     pub region: Region,
     pub role: Role,
     pub kind: Kind,
     pub wire: Wire,
+    /// Its offsets index a batch's decompressed records, not the frame.
+    pub inner: bool,
 }
 
-/// A part's value: none (the record, a header), a number, or bytes (`None`:
-/// null), whose text preview is the line's note.
+/// What a part's line says it is: the record format's own words, or what
+/// a batch's records decompressed to (their bytes and codec).
+#[derive(Clone, Copy, Debug)]
+pub enum PartDoc {
+    Words(&'static str),
+    Decompressed { len: usize, codec: &'static str },
+}
+
+impl PartDoc {
+    /// The description as text.
+    pub fn text(self) -> Text {
+        match self {
+            PartDoc::Words(w) => Text::own_words(w),
+            PartDoc::Decompressed { len, codec } => {
+                format!("{len} bytes after {codec} decompression; offsets below index this buffer")
+                    .into()
+            }
+        }
+    }
+}
+
+/// A part's value: none (the record, a header), a number, bytes (`None`:
+/// null), whose text preview is the line's note, or a decompressed buffer.
 #[derive(Clone, Copy, Debug)]
 pub enum PartValue<'a> {
     None,
@@ -74,6 +97,8 @@ pub enum PartValue<'a> {
     /// A checksum.
     Uint(u64),
     Bytes(Option<&'a [u8]>),
+    /// A batch's records decompressed, whole (no preview).
+    Buffer(&'a Bytes),
 }
 
 impl<'a> PartLine<'a> {
@@ -96,6 +121,7 @@ impl<'a> PartLine<'a> {
             role,
             kind,
             wire: Wire::Other,
+            inner: false,
         }
     }
 
@@ -108,6 +134,7 @@ impl<'a> PartLine<'a> {
             PartValue::Int(v) => Value::Int(v),
             PartValue::Uint(v) => Value::Uint(v),
             PartValue::Bytes(None) => Value::Bytes(None),
+            PartValue::Buffer(b) => Value::Bytes(Some(b.clone())),
             PartValue::Bytes(Some(_)) => {
                 let range = self.at..self.at + self.len;
                 Value::Bytes(buf.get(range.clone()).map(|_| buf.slice(range)))
@@ -122,7 +149,7 @@ impl<'a> PartLine<'a> {
             (self.role, self.kind),
         );
         n.wire = self.wire;
-        n.doc = self.doc.map(Text::own_words);
+        n.doc = self.doc.map(PartDoc::text);
         n.note = self.note;
         n
     }
@@ -144,7 +171,7 @@ pub(super) fn length_line(at: usize, n: usize, len: i32) -> PartLine<'static> {
     let PartField { name, wire, .. } = RECORD_LAYOUT[0];
     let what = (Region::Record, Role::Encoding, Kind::Plain);
     let mut l = PartLine::new(own(name), wire.name(), (at, n), int(len.into()), what);
-    (l.wire, l.doc) = (wire, Some(LENGTH_DOC));
+    (l.wire, l.doc) = (wire, Some(PartDoc::Words(LENGTH_DOC)));
     l
 }
 
@@ -177,7 +204,7 @@ pub(super) fn offset_delta_line(
 /// `len` bytes of the headers after it too.
 pub(super) fn headers_line((at, n): (usize, usize), count: i32, len: usize) -> PartLine<'static> {
     let mut l = field_line(record_field(8), at, n, count.into());
-    (l.doc, l.len) = (Some(HEADERS_DOC), len);
+    (l.doc, l.len) = (Some(PartDoc::Words(HEADERS_DOC)), len);
     l
 }
 

@@ -9,8 +9,8 @@
 //! [`BatchDecoder::check_stream`] alone, whether nodes are built or not.
 
 use super::batch::{
-    batch_line, compressed_node, decompressed_node, legacy_field_node, push_batch, push_bytes,
-    push_bytes_length, truncated_node, v2_field_line,
+    batch_line, compressed_line, compressed_node, decompressed_line, decompressed_node,
+    legacy_field_node, push_batch, push_bytes, push_bytes_length, truncated_node, v2_field_line,
 };
 use super::compression::Codec;
 use super::layout::{
@@ -27,6 +27,18 @@ use crate::decode::tree::{leaf, push_with};
 use crate::decode::Wire;
 use crate::decode::{Kind, Name, Node, RecordPart, Region, Role, Value};
 use bytes::Bytes;
+
+/// A v2 batch whose records [`BatchDecoder::batch_head`] found can be drawn
+/// from their slots.
+pub(crate) struct BatchHead<'t> {
+    /// Its header's fields as read.
+    pub header: [i64; V2_FIELDS.len()],
+    /// The slot whose children are its records: the batch's, or its
+    /// compressed records'.
+    pub records: u32,
+    /// The buffer its records decompressed into, whose offsets theirs index.
+    pub data: Option<&'t Bytes>,
+}
 
 impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `parent` (a records field).
@@ -63,17 +75,22 @@ impl BatchDecoder<'_, '_> {
         }
     }
 
-    /// The lines of v2 batch slot `batch` (`s`) and of its header's
-    /// fields onto `out` (the batch's first), and the header as read, when its records can be
-    /// drawn from their slots too ([`super::lines`]): a plain topic's
-    /// uncompressed batch that is not a control batch, with no finding of
-    /// its own. `None` otherwise (and `out` as it was).
-    pub(crate) fn batch_head(
-        &self,
-        tape: &Values,
+    /// The lines of v2 batch slot `batch` (`s`) and of its header's fields
+    /// onto `out` (the batch's first), each with where it goes, and the
+    /// header as read, when its records can be drawn from their slots too
+    /// ([`super::lines`]): a plain topic's batch that is not a control
+    /// batch, with no finding of its own, uncompressed or decompressed
+    /// whole (the compressed records' line and the decompressed buffer's
+    /// come last). Also handed back: the slot whose children are its
+    /// records (the batch's, or the compressed records'), and the buffer
+    /// their offsets index when not the frame. `None` otherwise (and `out`
+    /// as it was).
+    pub(crate) fn batch_head<'t>(
+        &'t self,
+        tape: &'t Values,
         (batch, s): (u32, &Slot),
-        out: &mut Vec<PartLine<'static>>,
-    ) -> Option<[i64; V2_FIELDS.len()]> {
+        out: &mut Vec<(PartLine<'t>, Depth)>,
+    ) -> Option<BatchHead<'t>> {
         let Id::Batch(index) = s.id else {
             return None;
         };
@@ -81,27 +98,51 @@ impl BatchDecoder<'_, '_> {
             return None;
         }
         let start = out.len();
-        out.push(batch_line(index as usize, s.at as usize, s.len as usize));
-        let mut header = [0i64; V2_FIELDS.len()];
-        for (_, s) in tape.children(batch) {
-            if let Some(line) = header_field(s, &mut header) {
-                out.push(line);
+        out.push((
+            batch_line(index as usize, s.at as usize, s.len as usize),
+            (0, false),
+        ));
+        let mut head = BatchHead {
+            header: [0i64; V2_FIELDS.len()],
+            records: batch,
+            data: None,
+        };
+        for (j, s) in tape.children(batch) {
+            if let Some(line) = header_field(s, &mut head.header) {
+                out.push((line, (1, false)));
                 continue;
             }
-            if matches!(
-                s.id,
-                Id::UnknownCodecRecords | Id::Compressed(_) | Id::NotDecompressed | Id::Finding(_)
-            ) {
+            let decompressed = match s.id {
+                Id::Compressed(_) if head.data.is_none() => {
+                    let data = s.buffer().and_then(|b| tape.buffers.get(b));
+                    let codec = Codec::from_attributes(head.header[ATTRIBUTES] as u16);
+                    // A finding about the data (its node's error) needs the nodes.
+                    let found = tape.children(j).any(|(_, f)| f.finding().is_some());
+                    data.zip(codec).filter(|_| !found)
+                }
+                Id::UnknownCodecRecords
+                | Id::Compressed(_)
+                | Id::NotDecompressed
+                | Id::Finding(_) => None,
+                _ => continue,
+            };
+            let Some((data, codec)) = decompressed else {
                 out.truncate(start);
                 return None;
-            }
+            };
+            // The batch's last child, and the compressed records' only one.
+            let range = (s.at as usize, (s.at + s.len) as usize);
+            out.push((compressed_line(self.buf, range, codec), (1, true)));
+            let what = ("records", Region::Record);
+            out.push((decompressed_line(range, data, codec, what), (2, true)));
+            (head.records, head.data) = (j, Some(data));
         }
         // A control batch's records are control records, decoded by their schemas.
-        if header[ATTRIBUTES] & 0x20 != 0 {
+        if head.header[ATTRIBUTES] & 0x20 != 0 {
             out.truncate(start);
             return None;
         }
-        Some(header)
+        Some(head)
     }
 
     /// A slot among the records of a batch [`Self::batch_head`] took: a
