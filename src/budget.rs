@@ -54,8 +54,22 @@ struct Ledger {
     limits: Limits,
     decompressed: AtomicU64,
     expanded: AtomicU64,
-    /// Whether anything asked to decompress or to hold expanded bytes ([`Budget::probe`]).
+    /// Whether anything asked to decompress or to hold expanded bytes ([`Budget::was_asked`]).
     asked: AtomicBool,
+    /// The most expanded bytes held at once, counting what a decompression
+    /// produced before it was held ([`Budget::spent_ahead`]).
+    peak: AtomicU64,
+    /// Whether a part ran out of either budget.
+    ran_out: AtomicBool,
+}
+
+/// What a frame decoded ahead of its turn against a budget of its own
+/// spent ([`Budget::spent_ahead`]): what the input's budget must afford in
+/// the frame's turn for the frame to have decoded the same there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Spent {
+    decompressed: u64,
+    peak: u64,
 }
 
 /// Which budget a part of the input ran out of.
@@ -91,21 +105,37 @@ impl Budget {
             limits: self.0.limits,
             decompressed: AtomicU64::new(decompressed),
             expanded: AtomicU64::new(expanded),
-            asked: AtomicBool::new(false),
+            ..Ledger::default()
         }))
     }
 
-    /// A budget that allows nothing and notes whether anything was asked of
-    /// it. A frame decoded against it (on a worker thread, ahead of its turn)
-    /// either needed no budget, and decodes the same against any, or asked,
-    /// and is decoded again in its turn against the input's own budget: a
-    /// shared budget is spent in input order, so what runs out where does
-    /// not depend on threads.
-    pub fn probe() -> Budget {
-        Budget::new(Limits {
-            decompressed: 0,
-            expanded: 0,
+    /// What a frame decoded against this budget, a fresh one of its own
+    /// (on a worker thread, ahead of its turn), spent, when it asked for
+    /// anything and nothing ran out; `None` when it asked nothing or ran
+    /// out (it is then decoded again in its turn against the input's).
+    pub(crate) fn spent_ahead(&self) -> Option<Spent> {
+        let l = &self.0;
+        let asked = l.asked.load(Ordering::Relaxed);
+        (asked && !l.ran_out.load(Ordering::Relaxed)).then(|| Spent {
+            decompressed: self.decompressed(),
+            peak: l.peak.load(Ordering::Relaxed),
         })
+    }
+
+    /// Pay for a frame decoded ahead of its turn, in its turn, when this
+    /// budget, as it stands, leaves room for all it spent: every
+    /// decompression and hold of the frame then fits here as it did there,
+    /// so decoding it here would give the same output. What it
+    /// decompressed is spent; what it held was given back when it was
+    /// dropped. False, with nothing spent, when it does not fit.
+    pub(crate) fn afford(&self, s: Spent) -> bool {
+        let l = self.0.limits;
+        let fits = self.decompressed().saturating_add(s.decompressed) <= l.decompressed
+            && self.expanded().saturating_add(s.peak) <= l.expanded;
+        if fits {
+            self.spend_decompressed(s.decompressed);
+        }
+        fits
     }
 
     /// Whether a decompression or expanded bytes were asked for.
@@ -142,6 +172,9 @@ impl Budget {
     /// `n` bytes were decompressed (whether or not they are kept).
     pub(crate) fn spend_decompressed(&self, n: u64) {
         self.0.decompressed.fetch_add(n, Ordering::Relaxed);
+        // Produced before they are held: they were there at once with what is held.
+        let at_once = self.expanded().saturating_add(n);
+        self.0.peak.fetch_max(at_once, Ordering::Relaxed);
     }
 
     /// Hold `n` more expanded bytes if they fit; `false` (nothing held) if not.
@@ -151,10 +184,19 @@ impl Budget {
             ledger.asked.store(true, Ordering::Relaxed);
         }
         let fits = |held: u64| held.checked_add(n).filter(|&t| t <= ledger.limits.expanded);
-        ledger
+        match ledger
             .expanded
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, fits)
-            .is_ok()
+        {
+            Ok(before) => {
+                ledger.peak.fetch_max(before + n, Ordering::Relaxed);
+                true
+            }
+            Err(_) => {
+                ledger.ran_out.store(true, Ordering::Relaxed);
+                false
+            }
+        }
     }
 
     /// Give back `n` expanded bytes (their holder was dropped).
@@ -170,7 +212,9 @@ impl Budget {
     /// What a part that ran out of `which` is told: what was expected, that
     /// more was found, and the option. The same words whatever was used before (a frame decoded
     /// twice says the same thing twice).
+    /// Called where a part runs out: the budget notes that it did.
     pub(crate) fn exhausted_message(&self, which: Exhausted, what: &str) -> String {
+        self.0.ran_out.store(true, Ordering::Relaxed);
         let l = self.0.limits;
         match which {
             Exhausted::Decompressed => {
@@ -277,22 +321,55 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 mod tests {
     use super::*;
 
+    const LIMITS: Limits = Limits {
+        decompressed: 1000,
+        expanded: 300,
+    };
+
     #[test]
-    fn a_probe_allows_nothing_and_says_whether_it_was_asked() {
-        let p = Budget::probe();
-        assert!(!p.was_asked());
-        assert!(p.hold(0), "holding nothing is not asking");
-        assert!(!p.was_asked());
-        assert_eq!(p.decompress_room().0, 0);
-        assert!(p.was_asked());
-        let p = Budget::probe();
-        assert!(!p.hold(1));
-        assert!(p.was_asked());
-        // Clones share the note, as frames share their input's budget.
-        let p = Budget::probe();
-        let q = p.clone();
-        let _ = q.decompress_room();
-        assert!(p.was_asked());
+    fn a_frame_decoded_ahead_says_what_it_spent_unless_it_asked_nothing_or_ran_out() {
+        let own = Budget::new(LIMITS);
+        assert!(own.hold(0), "holding nothing is not asking");
+        assert!(!own.was_asked());
+        assert_eq!(own.spent_ahead(), None);
+        // 100 bytes decompressed and held, then 50 bytes of their tree, all given back.
+        let _ = own.decompress_room();
+        own.spend_decompressed(100);
+        assert!(own.hold(100) && own.hold(50));
+        own.release(150);
+        // A second decompression: 120 bytes there at once, never held.
+        own.spend_decompressed(120);
+        let spent = own.spent_ahead().expect("it asked, and nothing ran out");
+        assert_eq!((spent.decompressed, spent.peak), (220, 150));
+        // Clones share the ledger, as a frame's parts share its budget.
+        let clone = own.clone();
+        assert!(!clone.hold(301));
+        assert_eq!(own.spent_ahead(), None, "it ran out");
+        let other = Budget::new(LIMITS);
+        let _ = other.exhausted_message(Exhausted::Decompressed, "data");
+        assert_eq!(other.spent_ahead(), None);
+    }
+
+    #[test]
+    fn the_input_affords_a_frame_decoded_ahead_only_with_room_for_all_it_spent() {
+        let spent = Spent {
+            decompressed: 100,
+            peak: 150,
+        };
+        let input = Budget::new(LIMITS);
+        assert!(input.hold(150));
+        assert!(
+            input.afford(spent),
+            "150 held and 150 at its peak fit in 300"
+        );
+        assert_eq!(input.spent(), (100, 150), "what it decompressed is spent");
+        assert!(input.hold(1));
+        assert!(!input.afford(spent), "151 held leave no room for its peak");
+        assert_eq!(input.spent(), (100, 151), "nothing spent");
+        let input = Budget::new(LIMITS);
+        input.spend_decompressed(901);
+        assert!(!input.afford(spent), "only 99 bytes left to decompress");
+        assert_eq!(input.decompressed(), 901);
     }
 
     #[test]

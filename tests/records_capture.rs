@@ -518,6 +518,69 @@ fn a_small_frames_text_tree_spends_the_expanded_budget_as_its_other_views_do() {
     assert!(told.contains(&1) && told.contains(&0), "{told:?}");
 }
 
+/// `kwire capture -` with `file` on its standard input (a stream: every
+/// frame decoded in its turn, on one thread), with `args` after it.
+fn kwire_on_stdin(file: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(["capture", "-"])
+        .args(args)
+        .arg("--wide")
+        .env_remove("KWIRE_DEFS")
+        .env("NO_COLOR", "1")
+        .stdin(std::fs::File::open(file).unwrap())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn frames_decoded_ahead_of_their_turn_spend_the_budget_as_in_turn() {
+    // Forty Produce frames of one gzip batch each (about 1 KiB decompressed):
+    // a file's frames are decoded on worker threads against budgets of
+    // their own, and kept only when the input's budget, in their turn,
+    // affords what they spent; a stream's are decoded in turn. Whatever
+    // runs out where, both say the same.
+    let mut t = Timeline::default();
+    for i in 0..40 {
+        let records: Vec<Rec> = (0..60)
+            .map(|j| rec(Some(format!("k{i}-{j}").as_bytes()), Some(b"value"), &[], 0))
+            .collect();
+        let body = produce_body("orders", &[(0, batch(i * 60, 1, &records))]);
+        t.on(50001, "producer")
+            .pair(i as i32 + 1, "Produce", 9, body, json!({}));
+    }
+    let file = TempCapture::new("records-ahead", &t.pcap());
+    let over = |out: &str| out.matches("(--max-decompressed raises it)").count();
+    let mut told = Vec::new();
+    for budget in ["4K", "16K", "33K", "12M"] {
+        for (option, format) in [
+            ("--max-decompressed", "tree"),
+            ("--max-decompressed", "tree-json"),
+            ("--max-decompressed", "grid"),
+            ("--max-expanded", "tree"),
+        ] {
+            let args = [option, budget, "--format", format];
+            let ahead = kwire(&[&["capture", file.path()][..], &args].concat());
+            let in_turn = kwire_on_stdin(file.path(), &args);
+            assert!(
+                ahead == in_turn,
+                "{option} {budget} --format {format}:\n{}\n---\n{}",
+                ahead.1,
+                in_turn.1
+            );
+            if (option, format) == ("--max-decompressed", "tree") {
+                told.push(over(&ahead.1));
+            }
+        }
+    }
+    // The total budget runs out at the frames of 4K, later at 33K's, never at 12M's.
+    assert!(told[0] > told[2] && told[2] > 0 && told[3] == 0, "{told:?}");
+}
+
 #[test]
 fn the_shipped_captures_list_their_records() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/captures");

@@ -12,7 +12,7 @@ use crate::analysis::in_order::{decoding_workers, InOrder};
 use crate::analysis::listing::{Lister, LIST_BODY_LIMIT};
 use crate::analysis::pending::Pending;
 use crate::analysis::selection::{FrameFilter, Selection, TopicNames};
-use crate::budget::Budget;
+use crate::budget::{Budget, Limits, Spent};
 use crate::capture::read_ahead::for_each_captured_ahead;
 use crate::capture::{
     for_each_captured, CaptureOptions, CaptureStats, Captured, CapturedFrame, CutBodies,
@@ -138,11 +138,26 @@ const HELD_FRAME: usize = 16 << 10;
 /// most this plus one frame's output per worker (a frame of [`HELD_FRAME`]
 /// bytes draws at most a few MB of tree JSON, about 15 KB of text usually).
 const HELD_OUTPUT: usize = 8 << 20;
+/// The budget of a frame decoded ahead of its turn, for each of the two
+/// (bytes decompressed; decompressed data and the tree from it held at
+/// once): its output is held until its turn. About 470 small records'
+/// trees; a client's compressed batches (16 KiB to 1 MiB) fit, a
+/// decompression bomb does not (it runs out, and is decoded in its turn).
+const AHEAD: u64 = 1 << 20;
 
 /// What a worker did with a frame, for the calling thread to pass on.
 enum Written {
     /// Decoded and written into memory.
     Done { findings: Findings, stdout: Vec<u8> },
+    /// Decoded and written into memory against a budget of its own, which
+    /// it spent: kept when the input's budget affords what it spent in its
+    /// turn ([`Budget::afford`]), else decoded again there.
+    Afforded {
+        findings: Findings,
+        stdout: Vec<u8>,
+        spent: Spent,
+        turn: Box<(CapturedFrame, DecodeOptions)>,
+    },
     /// Left to be decoded in its turn (it spends the input's budget).
     InItsTurn(Box<(CapturedFrame, DecodeOptions)>),
 }
@@ -162,6 +177,20 @@ fn pass_on<W: Write>(
             findings.report(sink);
             held.fetch_sub(stdout.len(), Ordering::Relaxed);
             sink.out.write_owned(stdout).is_ok()
+        }
+        Written::Afforded {
+            findings,
+            stdout,
+            spent,
+            turn,
+        } => {
+            held.fetch_sub(stdout.len(), Ordering::Relaxed);
+            let (f, opts) = *turn;
+            if opts.budget.afford(spent) {
+                findings.report(sink);
+                return sink.out.write_owned(stdout).is_ok();
+            }
+            write_here(sink, &f, opts).is_ok()
         }
         Written::InItsTurn(turn) => {
             let (f, opts) = *turn;
@@ -272,19 +301,37 @@ pub fn run<W: Write>(
             bytes: bytes::Bytes::copy_from_slice(&f.bytes),
             ..f
         };
-        // Ahead of its turn a frame may not spend the input's budget: one that
-        // asks for any (compressed records) is decoded again in its turn.
-        let probe = Budget::probe();
+        // Ahead of its turn a frame may not spend the input's budget: it is
+        // decoded against one of its own, and what it spends is paid in its
+        // turn if the input's budget can (else it is decoded again there),
+        // so that what runs out where does not depend on threads. Its own
+        // is small: a frame that needs more (a decompression bomb) draws
+        // much, and is drawn in its turn, streamed, not held here.
+        let limits = opts.budget.limits();
+        let own = Budget::new(Limits {
+            decompressed: limits.decompressed.min(AHEAD),
+            expanded: limits.expanded.min(AHEAD),
+        });
         // The input's budget is set aside, not cloned: its count is shared by every thread.
-        let budget = std::mem::replace(&mut opts.budget, probe.clone());
+        let budget = std::mem::replace(&mut opts.budget, own.clone());
         let (decoded, stdout) = decode_drawn((cat, release, guess), &f, opts.clone(), drawing);
-        if probe.was_asked() {
-            return Written::InItsTurn(Box::new((f, DecodeOptions { budget, ..opts })));
+        let findings = decoded.findings;
+        let in_its_turn = || Box::new((f, DecodeOptions { budget, ..opts }));
+        if !own.was_asked() {
+            held.fetch_add(stdout.len(), Ordering::Relaxed);
+            return Written::Done { findings, stdout };
         }
-        held.fetch_add(stdout.len(), Ordering::Relaxed);
-        Written::Done {
-            findings: decoded.findings,
-            stdout,
+        match own.spent_ahead() {
+            Some(spent) => {
+                held.fetch_add(stdout.len(), Ordering::Relaxed);
+                Written::Afforded {
+                    findings,
+                    stdout,
+                    spent,
+                    turn: in_its_turn(),
+                }
+            }
+            None => Written::InItsTurn(in_its_turn()),
         }
     };
     // A frame decoded and written here, in its turn: streamed, not held.
