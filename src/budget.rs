@@ -59,7 +59,8 @@ struct Ledger {
     /// The most expanded bytes held at once, counting what a decompression
     /// produced before it was held ([`Budget::spent_ahead`]).
     peak: AtomicU64,
-    /// Whether a part ran out of either budget.
+    /// Whether a part ran out of either budget, or failed where the room
+    /// it was given may have decided how ([`Budget::outcome_depends_on_room`]).
     ran_out: AtomicBool,
 }
 
@@ -212,6 +213,13 @@ impl Budget {
     /// What a part that ran out of `which` is told: what was expected, that
     /// more was found, and the option. The same words whatever was used before (a frame decoded
     /// twice says the same thing twice).
+    /// A part failed in a way the room it was given may have decided (data
+    /// damaged past what a smaller room would have read is over that room
+    /// instead): a frame decoded ahead of its turn is decoded again in it.
+    pub(crate) fn outcome_depends_on_room(&self) {
+        self.0.ran_out.store(true, Ordering::Relaxed);
+    }
+
     /// Called where a part runs out: the budget notes that it did.
     pub(crate) fn exhausted_message(&self, which: Exhausted, what: &str) -> String {
         self.0.ran_out.store(true, Ordering::Relaxed);

@@ -144,6 +144,8 @@ const HELD_OUTPUT: usize = 8 << 20;
 /// trees; a client's compressed batches (16 KiB to 1 MiB) fit, a
 /// decompression bomb does not (it runs out, and is decoded in its turn).
 const AHEAD: u64 = 1 << 20;
+// A zstd window the worker's room accepts is accepted in any room.
+const _: () = assert!(AHEAD <= crate::decode::records::compression::MIN_ZSTD_WINDOW);
 
 /// What a worker did with a frame, for the calling thread to pass on.
 enum Written {

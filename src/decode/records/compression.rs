@@ -90,8 +90,10 @@ pub fn decompress(codec: Codec, data: &[u8], limit: usize) -> Result<Vec<u8>, De
     }
 }
 
-/// Windows this small are always allowed: every encoder's smallest.
-const MIN_ZSTD_WINDOW: u64 = 1 << 20;
+/// Windows this small are always allowed: every encoder's smallest. (A
+/// frame decoded ahead of its turn has a room no larger, so that a window
+/// it accepts is accepted in its turn: `pipeline::capture`.)
+pub(crate) const MIN_ZSTD_WINDOW: u64 = 1 << 20;
 
 /// The window size a zstd frame header declares (RFC 8878, 3.1.1.1), when
 /// `data` starts with one; a single-segment frame's window is its content size.
@@ -148,7 +150,12 @@ pub(crate) fn decompress_within(
                 budget.exhausted_message(by, &format!("{} data that decompresses", codec.name())),
             ))
         }
-        Err(DecompressError::Corrupt(why)) => Err((ErrorKind::Decompression, why)),
+        Err(DecompressError::Corrupt(why)) => {
+            // Data damaged past what a smaller room would have read is over
+            // that room instead: with a room of its own, the outcome is unsure.
+            budget.outcome_depends_on_room();
+            Err((ErrorKind::Decompression, why))
+        }
     }
 }
 
@@ -253,6 +260,37 @@ mod tests {
         );
         let err = decompress(Codec::Gzip, &gz, 1000).unwrap_err();
         assert_eq!(err, DecompressError::OverLimit { limit: 1000 });
+    }
+
+    #[test]
+    fn data_cut_short_is_over_a_small_room_and_damaged_in_a_large_one() {
+        // Whether a stream cut short reads as damaged or as over the budget
+        // depends on the room: a frame decoded ahead of its turn, with a
+        // room of its own, is then decoded again in its turn.
+        use crate::budget::{Budget, Limits};
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let text: Vec<u8> = (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect();
+        e.write_all(&text).unwrap();
+        let gz = e.finish().unwrap();
+        let cut = &gz[..gz.len() / 2];
+        let budget = |decompressed| {
+            Budget::new(Limits {
+                decompressed,
+                expanded: 1 << 30,
+            })
+        };
+        let small = budget(1000);
+        let over = decompress_within(Codec::Gzip, cut, &small).unwrap_err();
+        assert_eq!(over.0, ErrorKind::Budget, "{}", over.1);
+        let large = budget(1 << 30);
+        let damaged = decompress_within(Codec::Gzip, cut, &large).unwrap_err();
+        assert_eq!(damaged.0, ErrorKind::Decompression, "{}", damaged.1);
+        assert!(large.was_asked());
+        assert_eq!(
+            large.spent_ahead(),
+            None,
+            "its outcome depended on its room"
+        );
     }
 
     #[test]
