@@ -246,6 +246,22 @@ impl FrameView {
             .map_or(&self.frame.bytes[..], |b| &b.bytes[..])
     }
 
+    /// The bytes the selected node's own offsets index, and whether they are
+    /// decompressed data: those of the decompressed node above it. A
+    /// decompressed node's own range is in the bytes it was decompressed
+    /// from, though the grid shows what it holds.
+    pub(crate) fn details_bytes(&self) -> (&[u8], bool) {
+        let selected = self.tree.selected();
+        let above = &selected[..selected.len().saturating_sub(1)];
+        match decompressed_prefix(&self.frame.root, above) {
+            0 => (&self.frame.bytes[..], false),
+            p => match self.frame.root.at_path(&selected[..p]).map(|n| &n.value) {
+                Some(Value::Bytes(Some(b))) => (&b[..], true),
+                _ => (self.grid_bytes(), self.buffer.is_some()),
+            },
+        }
+    }
+
     /// The region of each byte the grid shows.
     pub(crate) fn grid_regions(&self) -> &[Option<Region>] {
         self.buffer
@@ -2418,6 +2434,44 @@ mod tests {
             .unwrap();
         }
         out
+    }
+
+    /// The path of the first node `want` says is one.
+    fn path_to(n: &Node, want: &impl Fn(&Node) -> bool) -> Option<Vec<usize>> {
+        if want(n) {
+            return Some(Vec::new());
+        }
+        n.children.iter().enumerate().find_map(|(i, c)| {
+            path_to(c, want).map(|mut p| {
+                p.insert(0, i);
+                p
+            })
+        })
+    }
+
+    #[test]
+    fn a_decompressed_nodes_details_are_in_the_bytes_it_was_decompressed_from() {
+        let frame = frames()
+            .into_iter()
+            .find(|f| path_to(&f.root, &|n| n.role == Role::Decompressed).is_some())
+            .expect("a frame with decompressed records");
+        let at = path_to(&frame.root, &|n| n.role == Role::Decompressed).unwrap();
+        let mut fv = FrameView::new(frame.clone(), "test");
+        fv.tree.select(&fv.frame.root, &at);
+        fv.sync_buffer();
+        let node = frame.root.at_path(&at).unwrap();
+        let Value::Bytes(Some(data)) = &node.value else {
+            panic!("a decompressed node holds its data")
+        };
+        // The grid shows the data; the node's own range is in the frame.
+        assert_eq!(fv.grid_bytes(), &data[..]);
+        assert_eq!(fv.details_bytes(), (&frame.bytes[..], false));
+        // A record inside: its offsets index the data.
+        let mut inside = at.clone();
+        inside.push(0);
+        fv.tree.select(&fv.frame.root, &inside);
+        fv.sync_buffer();
+        assert_eq!(fv.details_bytes(), (&data[..], true));
     }
 
     #[test]

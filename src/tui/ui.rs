@@ -113,7 +113,7 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
             );
             let details = Paragraph::new(details_lines(
                 &fv.frame,
-                (fv.grid_bytes(), fv.buffer.is_some()),
+                fv.details_bytes(),
                 fv.tree.selected(),
                 theme,
             ))
