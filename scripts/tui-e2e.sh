@@ -3,7 +3,8 @@
 # TopicId, read the details pane, paste a second message with bracketed paste
 # and an od dump whose lines the terminal ends with CR, see the frame list,
 # hide the wire's plumbing (w), zoom the tree (z), collapse it (c), quit, and
-# find the terminal restored; at 80x24 the panes and the help still fit; then the same
+# find the terminal restored; at 80x24 the panes and the help still fit; a
+# note on standard error wraps to the terminal; then the same
 # after Ctrl-C and, when KWIRE_PANIC_CMD names a command that panics inside
 # the explorer's terminal mode (tests/tui_e2e.rs passes one), after a panic.
 #
@@ -115,6 +116,18 @@ t send-keys -t e2e q
 wait_for "small exited 0"
 t resize-window -t e2e -x 100 -y 30
 echo "ok: at 80x24 the grid, tree and every key of the help fit"
+
+# A side note on standard error wraps at words to the terminal, its
+# following lines under its text; piped, it would stay one line.
+t send-keys -t e2e "clear" Enter
+run "'$KWIRE_BIN' check samples/captures/tls/tls13-aes128gcm.pcap" tls-check
+# It exits 2: what it found are notes of what it could not read.
+wait_for "tls-check exited 2"
+pane | grep -qxF "kwire: 6 TLS connections were not decrypted, so not decoded (6 for want of keys: give the session" ||
+    fail "the TLS note's first line is not wrapped at the last word that fits 100 columns"
+pane | grep -qxF "       keys with --tls-keylog FILE (an SSLKEYLOGFILE), or a pcapng with a Decryption Secrets Block" ||
+    fail "the TLS note's second line is not under its text"
+echo "ok: a note on standard error wraps at words to 100 columns"
 
 # Ctrl-C arrives as a key in raw mode: it quits the same way.
 run "'$KWIRE_BIN' decode --tui $SAMPLE" kwire-decode

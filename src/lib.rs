@@ -14,7 +14,8 @@
 /// (`kwire decode - 2>&1 | head -3`). What cannot be written is dropped, as
 /// there is nowhere left to say it. What it says is made safe for a
 /// terminal (file names, names from the input: their control characters
-/// escaped, line breaks kept). Clippy refuses `eprintln!` in this crate
+/// escaped, line breaks kept), and wrapped at words to the terminal when
+/// standard error is one ([`text::wrap::for_stderr`]). Clippy refuses `eprintln!` in this crate
 /// (`clippy.toml`).
 #[macro_export]
 macro_rules! stderr_line {
@@ -24,7 +25,7 @@ macro_rules! stderr_line {
         let _ = ::std::writeln!(
             ::std::io::stderr(),
             "{}",
-            $crate::text::escape::terminal_lines(&line)
+            $crate::text::wrap::for_stderr(&line)
         );
     }};
 }

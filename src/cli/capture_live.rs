@@ -159,5 +159,5 @@ fn report(iface: &str, c: &interface::Counts) {
     if c.dropped > 0 {
         line.push_str(" (the capture fell behind: their bytes are gaps)");
     }
-    let _ = writeln!(std::io::stderr(), "{line}");
+    kwire::stderr_line!("{line}");
 }

@@ -9,6 +9,7 @@ pub mod escape;
 pub mod name;
 pub mod table;
 pub mod width;
+pub mod wrap;
 
 use serde::Serialize;
 use std::borrow::Borrow;
