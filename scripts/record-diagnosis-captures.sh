@@ -9,7 +9,7 @@
 # (all of them when none is named).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=samples/captures/diagnosis
+out=${OUT:-samples/captures/diagnosis}
 mkdir -p "$out"
 port=${PORT:-19192}
 tansu=${TANSU:-tansu}
@@ -29,7 +29,7 @@ record() {
 }
 
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(old-librdkafka churn unsupported short-timeout behind-poll)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(old-librdkafka churn unsupported short-timeout short-timeout-no-group behind-poll)
 for scenario in "${scenarios[@]}"; do
   start_broker
   record "$out/$scenario.pcap"

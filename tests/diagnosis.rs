@@ -672,6 +672,119 @@ fn one_abandoned_poll_a_poll_over_or_a_broker_close_is_not_a_short_timeout() {
     }
 }
 
+/// A consumer without a group: one connection, closed `into[i]` seconds
+/// into its `i`th poll (MaxWaitMs 3000) and opened again at once, with
+/// nothing else open (kafka-python with `group_id=None` and
+/// `request_timeout_ms=700`, seen against tansu). `answered`: first, a poll
+/// answered after waiting that long on a connection closed after it;
+/// `restarts`: each close closes another connection too.
+fn ungrouped_polls(into: &[f64], answered: Option<f64>, restarts: bool) -> Timeline {
+    let mut t = Timeline::default();
+    let (rq, rs) = metadata(12, 0);
+    if let Some(wait) = answered {
+        api_versions(&mut t, 49000, "no-group");
+        t.send(49000, true, &no_group_poll(2));
+        t.wait(wait);
+        let answer = common::exchanges::frame(
+            kwire::decode::Direction::Response,
+            "Fetch",
+            12,
+            2,
+            "no-group",
+            fetch_response(0, 0, 0, 0),
+        );
+        t.send(49000, false, &answer);
+        t.fin(49000, true);
+        t.fin(49000, false);
+    }
+    for (i, &d) in into.iter().enumerate() {
+        let port = 50000 + i as u16;
+        if restarts {
+            api_versions(&mut t, 48000 + i as u16, "no-group");
+        }
+        api_versions(&mut t, port, "no-group");
+        t.on(port, "no-group")
+            .pair(2, "Metadata", 12, rq.clone(), rs.clone());
+        t.send(port, true, &no_group_poll(3));
+        t.wait(d);
+        t.fin(port, true);
+        if restarts {
+            t.fin(48000 + i as u16, true);
+            t.fin(48000 + i as u16, false);
+        }
+    }
+    t
+}
+
+/// The no-group consumer's Fetch v12 request `corr`, asking for a 3 s wait.
+fn no_group_poll(corr: i32) -> Vec<u8> {
+    let poll = fetch_request(0, -1, 3000);
+    common::exchanges::frame(
+        kwire::decode::Direction::Request,
+        "Fetch",
+        12,
+        corr,
+        "no-group",
+        poll,
+    )
+}
+
+#[test]
+fn a_consumer_without_a_group_timing_out_every_long_poll() {
+    let into: Vec<f64> = (0..8).map(|i| 0.699 + 0.0003 * f64::from(i)).collect();
+    let (found, _) = check("diag-poll-no-group", &ungrouped_polls(&into, None, false));
+    let f = the(&found, "poll-abandoned");
+    // The last close is not followed by a reconnect: a client stopping.
+    assert_eq!(f["count"], 7, "{found:#?}");
+    let m = f["message"].as_str().unwrap();
+    assert!(
+        m.contains(
+            "7 times while its long poll waited (MaxWaitMs 3000), 700.0 ms–701.8 ms into it"
+        ),
+        "{m}"
+    );
+    // What the closes cut is the finding's; the last close is a stop.
+    assert_eq!(of(&found, "unanswered").len(), 1, "{found:#?}");
+    assert!(of(&found, "connection-churn").is_empty(), "{found:#?}");
+}
+
+/// What looks like it and is not, without a group: too few closes; closes
+/// at any time into the polls (an application that stops and starts its
+/// consumer now and then); a poll the client waited 3 s for on a connection
+/// it kept (no timer of 0.7 s); closes that close another connection too
+/// (the client stopping).
+#[test]
+fn closes_without_a_group_that_are_not_a_short_timeout() {
+    let same = [0.7; 8];
+    let cases: [(&str, &[f64], Option<f64>, bool); 4] = [
+        ("two closes", &same[..3], None, false),
+        (
+            "any time into the polls",
+            &[0.7, 0.31, 1.9, 0.05, 1.2, 0.66, 2.4, 0.9],
+            None,
+            false,
+        ),
+        ("a poll waited 3 s", &same, Some(3.0), false),
+        ("restarts", &same, None, true),
+    ];
+    for (what, into, answered, restarts) in cases {
+        let (found, _) = check(
+            "diag-poll-no-group-normal",
+            &ungrouped_polls(into, answered, restarts),
+        );
+        assert!(
+            of(&found, "poll-abandoned").is_empty(),
+            "{what}: {found:#?}"
+        );
+    }
+    // The same closes with a poll answered within the timeout are one.
+    let (found, _) = check(
+        "diag-poll-no-group-fast",
+        &ungrouped_polls(&same, Some(0.2), false),
+    );
+    assert_eq!(the(&found, "poll-abandoned")["count"], 7, "{found:#?}");
+}
+
 fn api_versions(t: &mut Timeline, port: u16, client: &str) {
     t.on(port, client).pair(1, "ApiVersions", 3, json!({"ClientSoftwareName": "t", "ClientSoftwareVersion": "1"}), json!({"ErrorCode": 0, "ThrottleTimeMs": 0, "ApiKeys": [
             {"ApiKey": 3, "MinVersion": 0, "MaxVersion": 12}, {"ApiKey": 18, "MinVersion": 0, "MaxVersion": 3}]}));

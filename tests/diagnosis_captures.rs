@@ -3,7 +3,7 @@
 //! `scripts/record-diagnosis-captures.sh`, and the other shipped captures,
 //! whose normal flows must stay quiet.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 fn check_json(path: &str, extra: &[&str]) -> Vec<Value> {
@@ -39,6 +39,31 @@ fn severities_and_rules(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
 
 fn of<'a>(found: &'a [Value], rule: &str) -> Vec<&'a Value> {
     found.iter().filter(|f| f["rule"] == rule).collect()
+}
+
+/// Every finding of `capture`, of which one is `poll-abandoned`: the client
+/// it names closed `closes` times, `into` its polls.
+fn poll_abandoned(capture: &str, closes: u64, into: &str) -> Vec<Value> {
+    let found = check_json(&format!("{DIR}diagnosis/{capture}"), &[]);
+    let abandoned = of(&found, "poll-abandoned");
+    assert_eq!(abandoned.len(), 1, "{found:#?}");
+    let f = abandoned[0];
+    assert_eq!(
+        (&f["client_id"], &f["count"]),
+        (&json!("short-timeout"), &json!(closes))
+    );
+    let m = f["message"].as_str().unwrap();
+    let said = format!("closed its connection to 127.0.0.1:19192 {closes} times while its long poll waited (MaxWaitMs 3000), {into} into it");
+    assert!(m.contains(&said), "{m}");
+    // Besides: the consumer's own close at the end, and tansu's Fetch v12
+    // answers, which carry a tag of v16.
+    let expected = [
+        ("error", "tag-version"),
+        ("note", "unanswered"),
+        ("warning", "poll-abandoned"),
+    ];
+    assert_eq!(rules(&found), severities_and_rules(&expected));
+    found
 }
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/captures/");
@@ -131,31 +156,25 @@ fn a_broker_closing_on_a_request_it_does_not_serve() {
 /// not a note each; the consumer's own close at the end is a stop.
 #[test]
 fn a_consumer_timing_out_its_own_long_polls() {
-    let found = check_json(&format!("{DIR}diagnosis/short-timeout.pcap"), &[]);
-    let abandoned = of(&found, "poll-abandoned");
-    assert_eq!(abandoned.len(), 1, "{found:#?}");
-    let f = abandoned[0];
-    assert_eq!(f["client_id"], "short-timeout");
-    assert_eq!(f["count"], 8);
-    let m = f["message"].as_str().unwrap();
-    assert!(
-        m.contains("closed its connection to 127.0.0.1:19192 8 times while its long poll waited (MaxWaitMs 3000), 696.4 ms–700.0 ms into it"),
-        "{m}"
-    );
+    let found = poll_abandoned("short-timeout.pcap", 8, "696.4 ms–700.0 ms");
     assert!(of(&found, "connection-churn").is_empty(), "{found:#?}");
     // The last connection's Fetch and Metadata, cut by the consumer's close().
     let notes: Vec<&Value> = of(&found, "unanswered");
     assert_eq!(notes.len(), 2, "{found:#?}");
     assert!(notes.iter().all(|n| n["conn"] == 12), "{notes:#?}");
-    // Besides: tansu's Fetch v12 answers carry a tag of v16.
-    assert_eq!(
-        rules(&found),
-        severities_and_rules(&[
-            ("error", "tag-version"),
-            ("note", "unanswered"),
-            ("warning", "poll-abandoned")
-        ])
-    );
+}
+
+/// The same consumer without a group: its one connection is closed 0.7 s
+/// into each poll and opened again, with no other connection kept open.
+/// The closes are a timer's (the same time into every poll), so they are
+/// one `poll-abandoned` finding, not a client stopping eight times.
+#[test]
+fn a_consumer_without_a_group_timing_out_its_own_long_polls() {
+    let found = poll_abandoned("short-timeout-no-group.pcap", 8, "699.0 ms–701.2 ms");
+    // Only the consumer's own close at the end cut a poll no finding explains.
+    let notes = of(&found, "unanswered");
+    assert_eq!(notes.len(), 1, "{found:#?}");
+    assert_eq!(notes[0]["conn"], 11);
 }
 
 /// librdkafka with a socket timeout (1 s) shorter than its fetch wait (3 s):
@@ -217,6 +236,7 @@ fn check_text_fits_120_columns() {
         "diagnosis/churn.pcap",
         "diagnosis/unsupported.pcap",
         "diagnosis/short-timeout.pcap",
+        "diagnosis/short-timeout-no-group.pcap",
         "diagnosis/behind-poll.pcap",
         "confluent-kafka.pcap",
         "kafka-python.pcap",

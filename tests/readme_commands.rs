@@ -34,6 +34,10 @@ const EXPECTED_STATUS: &[(&str, i32)] = &[
         "kwire check samples/captures/diagnosis/short-timeout.pcap",
         3,
     ),
+    (
+        "kwire check samples/captures/diagnosis/short-timeout-no-group.pcap",
+        3,
+    ),
     // Without its key log, a TLS capture's connections are not decrypted: exit 2.
     (
         "kwire capture samples/captures/tls/tls13-aes128gcm.pcap --list",

@@ -75,6 +75,16 @@ elif scenario == "short-timeout":
                       fetch_max_wait_ms=500, request_timeout_ms=700)
     c._fetcher.config["fetch_max_wait_ms"] = 3000
     poll_then_close(c, 6, 500)
+elif scenario == "short-timeout-no-group":
+    # The same short request timeout in a consumer without a group: no
+    # coordinator, and kafka-python asks Metadata on each new connection
+    # before it polls again.
+    from kafka import KafkaConsumer
+    topic("quiet")
+    c = KafkaConsumer("quiet", bootstrap_servers=bootstrap, group_id=None, client_id="short-timeout",
+                      fetch_max_wait_ms=500, request_timeout_ms=700)
+    c._fetcher.config["fetch_max_wait_ms"] = 3000
+    poll_then_close(c, 6, 500)
 elif scenario == "behind-poll":
     # librdkafka with a socket timeout (1 s) shorter than its fetch wait
     # (3 s), which it warns of: a request queued behind a Fetch that waits

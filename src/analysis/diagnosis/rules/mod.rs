@@ -55,6 +55,7 @@ impl Rules {
         error_version::exchange(ctx, ex, out);
         self.retry_loop.exchange(ctx, ex, out);
         self.churn.exchange(ex, &self.syn);
+        self.polls_abandoned.exchange(ex);
         self.producer.exchange(ctx, ex, out);
         self.fetch_session.exchange(ctx, ex, out);
         self.groups.exchange(ctx, ex, out);

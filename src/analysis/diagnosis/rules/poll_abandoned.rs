@@ -12,12 +12,21 @@
 //! client to the same broker, and poll, while another connection of the
 //! client stays open (a client stopping closes them all:
 //! [`super::reconnects`]).
+//!
+//! A consumer without a group has no other connection to keep: its one
+//! connection to the broker is closed and opened again. Its closes read as
+//! a timer's when there are [`MIN_TIMED`] of them, each closing no other
+//! connection of the client, all at the same time into their polls (within
+//! [`timer_spread`]), and no poll of the client was answered after waiting
+//! longer than that (a timer would have cut it). An application that stops
+//! and starts its consumer now and then closes at any time into a poll, and
+//! one that polls on a connection for longer is answered after its wait.
 //! The requests those closes cut are this finding's, not `unanswered`
 //! notes, and the new connections are not counted as `connection-churn`.
 
-use super::super::{duration_text, At, ClientKey, Found};
+use super::super::{duration_text, At, ClientKey, Ex, Found};
 use super::closed::{long_poll, Cut};
-use super::reconnects::{is_poll, GoesOn, Reconnects};
+use super::reconnects::{is_poll, Around, GoesOn, Reconnects};
 use crate::analysis::finding::Rule;
 use crate::capture::{ConnEventKind, Side};
 use foldhash::{HashMap, HashSet};
@@ -25,6 +34,16 @@ use std::net::SocketAddr;
 
 /// Closes of a long poll before a client's findings say its timeout is short.
 pub(crate) const MIN_ABANDONED: usize = 2;
+/// Closes at the same time into their polls before a client's findings say
+/// its timeout is short, when it kept no other connection open.
+pub(crate) const MIN_TIMED: usize = 3;
+
+/// How far apart in seconds the times into their polls at which a client
+/// closed may be and still be one timer's: 10 ms, or 2% of the longest
+/// (kafka-python's 700 ms timeout closed 696.4 ms to 700.0 ms into its polls).
+pub(crate) fn timer_spread(longest: f64) -> f64 {
+    (0.02 * longest).max(0.010)
+}
 
 /// A client's close of a connection with a long poll inside its wait.
 struct Abandon {
@@ -45,6 +64,10 @@ pub(crate) struct PollsAbandoned {
     /// What the findings took: the requests they cut, and the reconnects.
     covered: HashSet<usize>,
     reopened: HashSet<usize>,
+    /// Connections the client closed (an answer after that came too late).
+    closed_by_client: HashSet<usize>,
+    /// Each client's longest wait for a poll answered on an open connection.
+    longest_answered: HashMap<ClientKey, f64>,
 }
 
 impl PollsAbandoned {
@@ -60,6 +83,7 @@ impl PollsAbandoned {
         if how.side() != Side::Client {
             return;
         }
+        self.closed_by_client.insert(conn);
         // The poll the close came inside of: sent before it, its wait not over.
         let inside = in_flight.iter().find(|(at, api, facts)| {
             is_poll(api.0) && at.time <= when && when < at.time + long_poll(*api, facts)
@@ -77,33 +101,52 @@ impl PollsAbandoned {
         }
     }
 
+    /// A poll answered on a connection its client had not closed: how long
+    /// it waited.
+    pub(crate) fn exchange(&mut self, ex: &Ex<'_>) {
+        let Some(response) = ex.response else {
+            return;
+        };
+        if !is_poll(ex.api.0) || self.closed_by_client.contains(&ex.conn) {
+            return;
+        }
+        let waited = response.time - ex.request.time;
+        let longest = self.longest_answered.entry(ex.client.clone()).or_default();
+        *longest = longest.max(waited);
+    }
+
     /// The findings, one a client; what they cover is then [`Self::covered`]
     /// and [`Self::reopened`].
     pub(crate) fn finish(&mut self, reconnects: &mut Reconnects, out: &mut Vec<Found>) {
-        // A client's abandoned polls, each with the gap to its reconnect.
-        let mut by_client: HashMap<&ClientKey, Vec<(&Abandon, f64, usize)>> = HashMap::default();
+        // A client's abandoned polls, each with the gap to its reconnect and
+        // what became of the client's other connections.
+        let mut by_client: HashMap<&ClientKey, Vec<Reopened<'_>>> = HashMap::default();
         for a in &self.abandons {
             let on = (&a.client, a.broker);
-            if let Some(r) = reconnects.after(on, (a.conn, a.closed), a.poll.time, GoesOn::Polling)
-            {
-                (by_client.entry(&a.client).or_default()).push((a, r.after, r.conn));
+            let closed = (a.conn, a.closed);
+            if let Some(r) = reconnects.reopened(on, closed, a.poll.time, GoesOn::Polling) {
+                let around = reconnects.around(&a.client, closed);
+                (by_client.entry(&a.client).or_default()).push((a, r.after, r.conn, around));
             }
         }
-        let mut clients: Vec<_> = by_client.into_iter().collect();
+        let mut clients: Vec<_> = by_client
+            .into_iter()
+            .filter_map(|(client, all)| {
+                let longest = self.longest_answered.get(client).copied();
+                Some((client, given_up(all, longest)?))
+            })
+            .collect();
         clients.sort_by(|x, y| x.1[0].0.poll.time.total_cmp(&y.1[0].0.poll.time));
         for (client, abandons) in clients {
-            if abandons.len() < MIN_ABANDONED {
-                continue;
-            }
             let mut frames = Vec::new();
-            for (a, _, reconnect) in &abandons {
+            for (a, _, reconnect, _) in &abandons {
                 super::push_frame(&mut frames, a.poll.index);
                 self.covered.extend(&a.cut);
                 self.reopened.insert(*reconnect);
             }
             let (into_lo, into_hi) = bounds(abandons.iter().map(|(a, ..)| a.closed - a.poll.time));
             let (wait_lo, wait_hi) = bounds(abandons.iter().map(|(a, ..)| a.wait));
-            let (_, gap_hi) = bounds(abandons.iter().map(|(_, gap, _)| *gap));
+            let (_, gap_hi) = bounds(abandons.iter().map(|(_, gap, ..)| *gap));
             let first = abandons[0].0;
             let brokers: HashSet<SocketAddr> = abandons.iter().map(|(a, ..)| a.broker).collect();
             let to = match brokers.len() {
@@ -151,6 +194,33 @@ impl PollsAbandoned {
     pub(crate) fn reopened(&self) -> &HashSet<usize> {
         &self.reopened
     }
+}
+
+/// An abandoned poll with the reconnect after it: how soon, which
+/// connection, and what became of the client's others.
+type Reopened<'a> = (&'a Abandon, f64, usize, Around);
+
+/// The closes of one client that say it gave up on its polls, if they do:
+/// those that left another of its connections open, when there are
+/// [`MIN_ABANDONED`]; else all of them, when they are a timer's (each closing
+/// no other connection, [`MIN_TIMED`] of them at the same time into their
+/// polls, and no poll of the client answered after waiting longer).
+fn given_up(all: Vec<Reopened<'_>>, longest_answered: Option<f64>) -> Option<Vec<Reopened<'_>>> {
+    let kept: Vec<Reopened<'_>> = all
+        .iter()
+        .filter(|(.., around)| around.others_stay_open)
+        .cloned()
+        .collect();
+    if kept.len() >= MIN_ABANDONED {
+        return Some(kept);
+    }
+    if all.len() < MIN_TIMED || !all.iter().all(|(.., around)| around.closed_alone) {
+        return None;
+    }
+    let (lo, hi) = bounds(all.iter().map(|(a, ..)| a.closed - a.poll.time));
+    let spread = timer_spread(hi);
+    let timed = hi - lo <= spread && longest_answered.is_none_or(|w| w <= hi + spread);
+    timed.then_some(all)
 }
 
 /// The least and the greatest of `values`.

@@ -92,33 +92,30 @@ impl Reconnects {
     /// stayed open [`OTHERS_OPEN_FOR`] after it.
     pub(crate) fn after(
         &mut self,
+        on: (&ClientKey, SocketAddr),
+        (closed, when): (usize, f64),
+        from: f64,
+        goes_on: GoesOn,
+    ) -> Option<Reconnect> {
+        match self.around(on.0, (closed, when)).others_stay_open {
+            true => self.reopened(on, (closed, when), from, goes_on),
+            false => None,
+        }
+    }
+
+    /// The first connection other than `closed` that `client` opened to
+    /// `broker` from `from` until [`RECONNECT_WITHIN`] after `when` and on
+    /// which it `goes_on` with its work, and how soon after `when`, whatever
+    /// became of its other connections.
+    pub(crate) fn reopened(
+        &mut self,
         (client, broker): (&ClientKey, SocketAddr),
         (closed, when): (usize, f64),
         from: f64,
         goes_on: GoesOn,
     ) -> Option<Reconnect> {
         let conns = &self.conns;
-        let index = self.by_client.get_or_insert_with(|| {
-            let mut index = ByClient::default();
-            for (&k, c) in conns {
-                (index.entry(c.client.clone()).or_default()).push((c.opened, k));
-            }
-            for list in index.values_mut() {
-                list.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-            }
-            index
-        });
-        let list = index.get(client)?;
-        let stays_open = list
-            .iter()
-            .take_while(|(t, _)| *t < when)
-            .filter(|(_, k)| *k != closed)
-            .any(|(_, k)| {
-                (conns.get(k)).is_some_and(|c| c.closed.is_none_or(|c| c > when + OTHERS_OPEN_FOR))
-            });
-        if !stays_open {
-            return None;
-        }
+        let list = index(&mut self.by_client, conns).get(client)?;
         let start = list.partition_point(|(t, _)| *t < from);
         let &(opened, conn) = list[start..]
             .iter()
@@ -135,6 +132,58 @@ impl Reconnects {
             conn,
         })
     }
+
+    /// What became of `client`'s other connections, opened before it closed
+    /// connection `closed` at `when`.
+    pub(crate) fn around(&mut self, client: &ClientKey, (closed, when): (usize, f64)) -> Around {
+        let mut around = Around {
+            others_stay_open: false,
+            closed_alone: true,
+        };
+        let conns = &self.conns;
+        let Some(list) = index(&mut self.by_client, conns).get(client) else {
+            return around;
+        };
+        let others = list
+            .iter()
+            .take_while(|(t, _)| *t < when)
+            .filter(|(_, k)| *k != closed)
+            .filter_map(|(_, k)| conns.get(k));
+        for c in others {
+            match c.closed {
+                None => around.others_stay_open = true,
+                Some(t) if t > when + OTHERS_OPEN_FOR => around.others_stay_open = true,
+                Some(t) if t >= when - OTHERS_OPEN_FOR => around.closed_alone = false,
+                Some(_) => {}
+            }
+        }
+        around
+    }
+}
+
+/// Each client's connections by when they opened, built when first asked
+/// (at the capture's end, when every connection is known).
+fn index<'a>(by_client: &'a mut Option<ByClient>, conns: &HashMap<usize, Conn>) -> &'a ByClient {
+    by_client.get_or_insert_with(|| {
+        let mut index = ByClient::default();
+        for (&k, c) in conns {
+            (index.entry(c.client.clone()).or_default()).push((c.opened, k));
+        }
+        for list in index.values_mut() {
+            list.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        }
+        index
+    })
+}
+
+/// What became of a client's other connections when it closed one.
+#[derive(Clone, Copy)]
+pub(crate) struct Around {
+    /// One stayed open [`OTHERS_OPEN_FOR`] after the close (a client that
+    /// stops closes them all).
+    pub others_stay_open: bool,
+    /// None began to close within [`OTHERS_OPEN_FOR`] of it, before or after.
+    pub closed_alone: bool,
 }
 
 /// A long poll's API: Fetch, ShareFetch.
