@@ -29,7 +29,7 @@ record() {
 }
 
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(old-librdkafka churn unsupported short-timeout short-timeout-no-group behind-poll)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(old-librdkafka churn unsupported short-timeout short-timeout-no-group restarts-no-group behind-poll)
 for scenario in "${scenarios[@]}"; do
   start_broker
   record "$out/$scenario.pcap"

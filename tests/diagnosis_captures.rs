@@ -177,6 +177,21 @@ fn a_consumer_without_a_group_timing_out_its_own_long_polls() {
     assert_eq!(notes[0]["conn"], 11);
 }
 
+/// What looks like it and is not: kafka-python without a group, closed by
+/// its application after 1.3 s of polling and started again, six times. Its
+/// closes came 89 ms and 94 ms into a poll (as alike as a timer's), but its
+/// polls before them were answered after their full 500 ms wait: no timeout
+/// of under 0.1 s.
+#[test]
+fn a_consumer_without_a_group_restarted_by_its_application() {
+    let found = check_json(&format!("{DIR}diagnosis/restarts-no-group.pcap"), &[]);
+    assert_eq!(
+        rules(&found),
+        severities_and_rules(&[("error", "tag-version"), ("note", "fetch-session-unused")]),
+        "{found:#?}"
+    );
+}
+
 /// librdkafka with a socket timeout (1 s) shorter than its fetch wait (3 s):
 /// a request queued behind a Fetch times out, and the client closes the
 /// connection and polls on a new one at once. That close is a client giving
@@ -237,6 +252,7 @@ fn check_text_fits_120_columns() {
         "diagnosis/unsupported.pcap",
         "diagnosis/short-timeout.pcap",
         "diagnosis/short-timeout-no-group.pcap",
+        "diagnosis/restarts-no-group.pcap",
         "diagnosis/behind-poll.pcap",
         "confluent-kafka.pcap",
         "kafka-python.pcap",

@@ -85,6 +85,16 @@ elif scenario == "short-timeout-no-group":
                       fetch_max_wait_ms=500, request_timeout_ms=700)
     c._fetcher.config["fetch_max_wait_ms"] = 3000
     poll_then_close(c, 6, 500)
+elif scenario == "restarts-no-group":
+    # Not a short timeout: an application that closes its consumer (no
+    # group, default timeouts) after 1.3 s of polling and starts a new one
+    # at once, six times. Its closes come inside a poll's wait too, but its
+    # polls before them were answered after their full wait (500 ms).
+    from kafka import KafkaConsumer
+    topic("quiet")
+    for _ in range(6):
+        c = KafkaConsumer("quiet", bootstrap_servers=bootstrap, group_id=None, client_id="restarter")
+        poll_then_close(c, 1.3, 100)
 elif scenario == "behind-poll":
     # librdkafka with a socket timeout (1 s) shorter than its fetch wait
     # (3 s), which it warns of: a request queued behind a Fetch that waits
