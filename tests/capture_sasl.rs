@@ -488,3 +488,52 @@ fn a_hostile_mechanism_name_is_escaped_and_cut() {
         "{out}"
     );
 }
+
+/// A capture begun after the client's PLAIN token: the broker's empty
+/// answer (a frame with nothing after its size) cannot be a Kafka response,
+/// which starts with a correlation id. It is a token, not an unmatched
+/// response; so too while the handshake's answer is awaited.
+#[test]
+fn the_brokers_empty_answer_is_a_token_without_the_handshake() {
+    let mut t = Timeline::default();
+    t.send(PORT, false, &token(b""));
+    after_auth(&mut t, 2);
+    let file = TempCapture::new("sasl-empty-answer", &t.pcap());
+    let (status, out, err) = kwire("capture", &file, &["--list"]);
+    assert_eq!((status, err.as_str()), (Some(0), ""), "{out}");
+    let rows = listed(&out);
+    assert_eq!(
+        after_arrow(&rows[0]),
+        "SASL token (an empty answer, by its shape) 4B auth_bytes=0B",
+        "{out}"
+    );
+    assert_eq!(rows.len(), 5, "{out}");
+    let (status, out, _) = kwire("check", &file, &[]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(!out.contains("unmatched"), "{out}");
+    let (_, out, _) = kwire("stats", &file, &["--format", "json"]);
+    let stats: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(stats["unmatched_responses"], 0, "{out}");
+
+    // The handshake's answer lost: the empty answer is a token of the
+    // mechanism the handshake named.
+    let mut t = Timeline::default();
+    let hs = common::exchanges::frame(
+        Direction::Request,
+        "SaslHandshake",
+        0,
+        1,
+        "sarama",
+        json!({"Mechanism": "PLAIN"}),
+    );
+    t.send(PORT, true, &hs);
+    t.send(PORT, false, &token(b""));
+    let file = TempCapture::new("sasl-empty-awaited", &t.pcap());
+    let (_, out, _) = kwire("capture", &file, &["--list"]);
+    let rows = listed(&out);
+    assert_eq!(
+        after_arrow(&rows[1]),
+        "SASL token (PLAIN) 4B auth_bytes=0B",
+        "{out}"
+    );
+}

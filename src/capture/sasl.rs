@@ -25,6 +25,11 @@
 //!   is a token, its mechanism guessed from that shape, and starts token
 //!   mode: read as a Kafka frame, its credential would show.
 //!
+//! - A broker frame with nothing after its size is a token in any state:
+//!   a Kafka response starts with a correlation id. It is the broker's
+//!   empty answer to a PLAIN client message, seen without the handshake or
+//!   the client's token (a capture begun just before it).
+//!
 //! So PLAIN (one token each way), SCRAM (two rounds) and GSSAPI (several)
 //! all end when the client sends its first request after authentication.
 //! A token is never decoded, nor cut to its header in listings.
@@ -90,6 +95,20 @@ impl Sasl {
                 _ => false,
             }
         };
+        // Nothing after its size: no Kafka response (it would start with a
+        // correlation id), but a SASL token, the broker's empty answer to a
+        // PLAIN client message, whatever came before it.
+        if !is_request && !cut && bytes.len() == 4 {
+            return Some(match self {
+                Sasl::Tokens { mechanism }
+                | Sasl::Handshake { mechanism, .. }
+                | Sasl::Refused { mechanism } => mechanism.clone(),
+                Sasl::Off => Arc::new(SaslMechanism {
+                    name: "an empty answer, by its shape".into(),
+                    guessed: true,
+                }),
+            });
+        }
         let (mechanism, watching) = match self {
             Sasl::Tokens { mechanism } => (mechanism.clone(), false),
             // Only the client's frames can be tokens before the broker accepts.
