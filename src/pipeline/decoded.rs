@@ -92,10 +92,11 @@ pub(super) fn decode_drawn(
 }
 
 /// The options a frame is decoded with for `format`: a tree's (text or
-/// JSON) records fields are left for drawing, to be walked as they are drawn.
+/// JSON) or grid's records fields are left for drawing, to be walked as
+/// they are drawn.
 fn decoding_for(opts: DecodeOptions, format: Format) -> DecodeOptions {
     match format {
-        Format::Tree | Format::TreeJson => DecodeOptions {
+        Format::Tree | Format::TreeJson | Format::Grid => DecodeOptions {
             defer_records_over: Some(0),
             ..opts
         },
@@ -310,6 +311,11 @@ impl Decoded {
                 out.push(b'\n');
             }
             self.findings = findings_of(&self.frame, f, self.note.as_deref());
+        } else if drawing.format == Format::Grid {
+            self.push_heading(out, f);
+            let color = drawing.style.color;
+            crate::render::grid::push_grid_drawing(out, &mut self.frame, color, walk);
+            self.findings = findings_of(&self.frame, f, None);
         } else {
             let _ = self.write(out, f, drawing);
         }

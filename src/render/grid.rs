@@ -2,7 +2,7 @@
 //! coloured by its region; plain text (with a region map) when colour is off.
 
 use crate::budget::Budget;
-use crate::decode::records::deferred::{for_each_item, join_found};
+use crate::decode::records::deferred::{for_each_piece, join_found, Hold, Piece};
 use crate::decode::regions::{byte_regions, paint_regions, region_runs};
 use crate::decode::{Frame, Node, Region};
 use crate::schema::Catalogue;
@@ -80,7 +80,8 @@ pub(crate) fn render_layout(bytes: &[u8], root: &Node, color: bool) -> String {
 
 /// A frame's grid written as it is drawn: its deferred records fields
 /// ([`crate::decode::DecodeOptions::defer_records_over`]) walked a batch at
-/// a time to paint their regions (each batch's nodes dropped after), rows
+/// a time to paint their regions (a plain topic's records from their
+/// slots' lines, with no node; other batches' nodes dropped after), rows
 /// written in large writes. What it holds is the frame and a byte of region
 /// a byte, not the frame's whole tree and grid (a 22 MB Fetch response of
 /// 400,000 records: its grid's 100 MB of text and 1.1 GB of tree). What the
@@ -89,15 +90,53 @@ pub fn write_grid_drawing(
     w: &mut impl Write,
     frame: &mut Frame,
     color: bool,
-    (cat, budget): (&Catalogue, &Budget),
+    walking: (&Catalogue, &Budget),
 ) -> io::Result<()> {
+    let regions = paint_drawing(frame, walking, Hold::ByItem);
+    write_layout(w, &frame.bytes, &regions, color)
+}
+
+/// [`write_grid_drawing`] appended to a byte buffer, for a frame small
+/// enough to hold whole (drawn on a worker): what its records decompress is
+/// held against `budget` until the frame is dropped, as its whole decode
+/// would hold it, so that the same batches are decoded (or over budget) as
+/// in its other views.
+pub(crate) fn push_grid_drawing(
+    out: &mut Vec<u8>,
+    frame: &mut Frame,
+    color: bool,
+    (cat, budget): (&Catalogue, &Budget),
+) {
+    let before = budget.expanded();
+    let regions = paint_drawing(frame, (cat, budget), Hold::ByFrame);
+    frame.held.join(crate::budget::Held::since(budget, before));
+    // Writing into memory does not fail.
+    let _ = write_layout(out, &frame.bytes, &regions, color);
+}
+
+/// The region of each of `frame`'s bytes, its deferred records fields
+/// walked to paint theirs (what they decompress held as `hold` says); what
+/// the walks find joins the frame's warnings and record damage.
+fn paint_drawing(
+    frame: &mut Frame,
+    (cat, budget): (&Catalogue, &Budget),
+    hold: Hold,
+) -> Vec<Option<Region>> {
     let mut regions = vec![None; frame.bytes.len()];
     let mut found = Vec::new();
     let bytes = frame.bytes.clone();
     paint_regions(&frame.root, false, &mut regions, &mut |d, inside, out| {
-        let walked = for_each_item(cat, &bytes, d, budget, |nodes, _| {
-            for n in nodes.iter() {
-                paint_regions(n, inside, out, &mut |_, _, _| {});
+        let walked = for_each_piece(cat, &bytes, d, (budget, hold), |piece| {
+            match piece {
+                Piece::Nodes { nodes, .. } => paint_nodes(nodes, inside, out),
+                Piece::RecordNodes { nodes, inner, .. } => paint_nodes(nodes, inside || inner, out),
+                // A line read from a batch's slots paints as its node would.
+                Piece::Line { line, .. } => {
+                    let end = (line.at + line.len).min(out.len());
+                    if !(inside || line.inner) && line.at < end {
+                        out[line.at..end].fill(Some(line.region));
+                    }
+                }
             }
             Ok::<(), std::convert::Infallible>(())
         });
@@ -105,7 +144,14 @@ pub fn write_grid_drawing(
         found.push((d.clone(), f));
     });
     join_found(frame, found);
-    write_layout(w, &frame.bytes, &regions, color)
+    regions
+}
+
+/// `nodes` and their subtrees painted into `out`.
+fn paint_nodes(nodes: &[Node], inside: bool, out: &mut [Option<Region>]) {
+    for n in nodes {
+        paint_regions(n, inside, out, &mut |_, _, _| {});
+    }
 }
 
 /// What the grid holds before it is written out.
