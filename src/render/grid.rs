@@ -6,6 +6,7 @@ use crate::decode::records::deferred::{for_each_piece, join_found, Hold, Piece};
 use crate::decode::regions::{byte_regions, paint_regions, region_runs};
 use crate::decode::{Frame, Node, Region};
 use crate::schema::Catalogue;
+use crate::text::digits::{hex_pair, push_hex4, push_uint};
 use std::io::{self, Write};
 
 pub(crate) const ROW: usize = 16;
@@ -159,49 +160,54 @@ const SPILL: usize = 64 << 10;
 
 /// The grid of `bytes` painted by `regions`: its title, a row of 16 bytes
 /// at a time (offset, hex, text), the legend, and without colour the
-/// regions' byte ranges.
+/// regions' byte ranges. Each byte is pushed, not formatted: formatting
+/// each byte's hex and text into strings of their own was 80% of the
+/// instructions of `kwire capture --format grid` (BENCHMARKS.md, "the
+/// grid from the tape, and its rows").
 pub(crate) fn write_layout(
     w: &mut impl Write,
     bytes: &[u8],
     regions: &[Option<Region>],
     color: bool,
 ) -> io::Result<()> {
-    let mut out = layout_title(bytes.len());
-    out.push('\n');
-    out.push_str("      ");
-    for c in 0..ROW {
-        out.push_str(&format!(" {c:X} "));
+    let mut out = Vec::with_capacity(SPILL + 1024);
+    out.extend_from_slice(layout_title(bytes.len()).as_bytes());
+    out.extend_from_slice(b"\n      ");
+    for (c, digit) in HEX_DIGITS.iter().enumerate() {
+        out.extend_from_slice(&[b' ', *digit, b' ']);
         if c == 7 {
-            out.push(' ');
+            out.push(b' ');
         }
     }
-    out.push('\n');
+    out.push(b'\n');
     for (row, chunk) in bytes.chunks(ROW).enumerate() {
         let base = row * ROW;
-        out.push_str(&format!("{base:04x}  "));
+        push_hex4(&mut out, base);
+        out.extend_from_slice(b"  ");
         for (i, b) in chunk.iter().enumerate() {
-            out.push_str(&paint(&format!("{b:02x}"), regions[base + i], color));
-            out.push(' ');
+            push_painted(&mut out, &hex_pair(*b), regions[base + i], color);
+            out.push(b' ');
             if i == 7 {
-                out.push(' ');
+                out.push(b' ');
             }
         }
         for i in chunk.len()..ROW {
-            out.push_str("   ");
+            out.extend_from_slice(b"   ");
             if i == 7 {
-                out.push(' ');
+                out.push(b' ');
             }
         }
-        out.push(' ');
+        out.push(b' ');
         for (i, b) in chunk.iter().enumerate() {
-            out.push_str(&paint(&printable(*b).to_string(), regions[base + i], color));
+            push_painted(&mut out, &[printable(*b) as u8], regions[base + i], color);
         }
-        out.push('\n');
+        out.push(b'\n');
         if out.len() >= SPILL {
-            w.write_all(out.as_bytes())?;
+            w.write_all(&out)?;
             out.clear();
         }
     }
+    let mut out = String::from_utf8(out).unwrap_or_default();
     out.push_str("legend: ");
     // Only the regions the bytes are in, as the pages' legends name them.
     let used = regions
@@ -226,6 +232,24 @@ pub(crate) fn write_layout(
         }
     }
     w.write_all(out.as_bytes())
+}
+
+/// The columns' heads: a row's 16 bytes.
+const HEX_DIGITS: &[u8; ROW] = b"0123456789ABCDEF";
+
+/// `text` on its region's background, as [`paint`] writes it.
+#[inline]
+fn push_painted(out: &mut Vec<u8>, text: &[u8], r: Option<Region>, color: bool) {
+    match (r, color) {
+        (Some(r), true) => {
+            out.extend_from_slice(b"\x1b[38;5;16;48;5;");
+            push_uint(out, u64::from(ansi_bg(r)), 0);
+            out.push(b'm');
+            out.extend_from_slice(text);
+            out.extend_from_slice(b"\x1b[0m");
+        }
+        _ => out.extend_from_slice(text),
+    }
 }
 
 #[cfg(test)]

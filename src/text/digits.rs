@@ -16,7 +16,7 @@ fn pair(n: u64) -> [u8; 2] {
 
 /// A byte's two lowercase hex digits.
 #[inline(always)]
-fn hex_pair(b: u8) -> [u8; 2] {
+pub(crate) fn hex_pair(b: u8) -> [u8; 2] {
     HEX_PAIRS[usize::from(b)]
 }
 
