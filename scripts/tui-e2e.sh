@@ -129,6 +129,18 @@ pane | grep -qxF "       keys with --tls-keylog FILE (an SSLKEYLOGFILE), or a pc
     fail "the TLS note's second line is not under its text"
 echo "ok: a note on standard error wraps at words to 100 columns"
 
+# A filter's error: the expression and the caret under it are not wrapped,
+# so the terminal cuts both at 100 columns and the caret stays under `<`.
+long='api == Produce and client_id matches "^console-producer-of-the-orders-service" and latency > 100ms and version >< 4'
+run "'$KWIRE_BIN' capture samples/captures/kcat.pcap --list -Y '$long'" bad-filter
+wait_for "bad-filter exited"
+caret=$(pane | grep -n '\^' | tail -1)
+row=${caret%%:*}
+col=$(printf '%s' "${caret#*:}" | awk '{ print index($0, "^") }')
+above=$(pane | sed -n "$((row - 2))p" | cut -c"$col")
+[ "$above" = "<" ] || fail "the caret (row $row, column $col) is not under the error: '$above'"
+echo "ok: a long filter's caret stays under its error at 100 columns"
+
 # Ctrl-C arrives as a key in raw mode: it quits the same way.
 run "'$KWIRE_BIN' decode --tui $SAMPLE" kwire-decode
 wait_for " hex · 78 B " 100

@@ -30,6 +30,22 @@ macro_rules! stderr_line {
     }};
 }
 
+/// [`stderr_line!`] for a line laid out by column with the lines around it
+/// (an expression and the caret under its error): made safe for a terminal,
+/// never wrapped, so that the terminal cuts it where it cuts its neighbours.
+#[macro_export]
+macro_rules! stderr_laid_out {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let line = ::std::format!($($arg)*);
+        let _ = ::std::writeln!(
+            ::std::io::stderr(),
+            "{}",
+            $crate::text::escape::terminal_lines(&line)
+        );
+    }};
+}
+
 pub mod analysis;
 pub mod budget;
 pub mod capture;

@@ -496,7 +496,7 @@ fn a_client_giving_up_behind_a_long_poll_and_reconnecting() {
         assert_eq!(
             f["message"],
             "Metadata v12 request (frame 3) was never answered: the client closed the connection (FIN) 1.0 s after \
-             it was sent, and opened a new connection 1.00 ms later: it gave up waiting, it did not stop (the request \
+             it was sent, and opened a new connection 1.0 ms later: it gave up waiting, it did not stop (the request \
              waited behind a long poll whose wait was not over: the client's request timeout is shorter than the \
              poll's wait)"
         );
@@ -699,6 +699,10 @@ fn ungrouped_polls(into: &[f64], answered: Option<f64>, restarts: bool) -> Timel
     }
     for (i, &d) in into.iter().enumerate() {
         let port = 50000 + i as u16;
+        // Closes 0.3 s apart at least, so that each is the only one then.
+        if i > 0 {
+            t.wait((0.3 - d).max(0.0));
+        }
         if restarts {
             api_versions(&mut t, 48000 + i as u16, "no-group");
         }
@@ -750,13 +754,16 @@ fn a_consumer_without_a_group_timing_out_every_long_poll() {
 
 /// What looks like it and is not, without a group: too few closes; closes
 /// at any time into the polls (an application that stops and starts its
-/// consumer now and then); a poll the client waited 3 s for on a connection
-/// it kept (no timer of 0.7 s); closes that close another connection too
-/// (the client stopping).
+/// consumer now and then); a poll the client waited 3 s for, or as long as
+/// the closes came into theirs (no timer of 0.7 s); closes that close
+/// another connection too (the client stopping); a busy consumer restarted
+/// (its polls answered within a millisecond, so its closes come a
+/// millisecond into them); closes 50 ms into their polls (no client times
+/// out so soon).
 #[test]
 fn closes_without_a_group_that_are_not_a_short_timeout() {
     let same = [0.7; 8];
-    let cases: [(&str, &[f64], Option<f64>, bool); 4] = [
+    let cases: [(&str, &[f64], Option<f64>, bool); 7] = [
         ("two closes", &same[..3], None, false),
         (
             "any time into the polls",
@@ -766,6 +773,21 @@ fn closes_without_a_group_that_are_not_a_short_timeout() {
         ),
         ("a poll waited 3 s", &same, Some(3.0), false),
         ("restarts", &same, None, true),
+        // A busy consumer restarted: polls answered in a millisecond, so
+        // every close comes a millisecond into one.
+        ("a busy consumer restarted", &[0.001; 4], Some(0.001), false),
+        (
+            "closes too soon into their polls for a timeout",
+            &[0.05; 4],
+            None,
+            false,
+        ),
+        (
+            "a poll answered as late as the closes came",
+            &same,
+            Some(0.705),
+            false,
+        ),
     ];
     for (what, into, answered, restarts) in cases {
         let (found, _) = check(

@@ -127,14 +127,11 @@ pub fn report_expression_error(text: &str, e: &kwire::analysis::expr::syntax::Sy
         message: sanitize(&e.message),
     };
     for line in e.show(&shown).lines() {
-        kwire::stderr_line!(
-            "{}",
-            if line.starts_with("  ") {
-                line.to_string()
-            } else {
-                format!("kwire: --filter: {line}")
-            }
-        );
+        // The expression and the caret under it keep their columns.
+        match line.starts_with("  ") {
+            true => kwire::stderr_laid_out!("{line}"),
+            false => kwire::stderr_line!("kwire: --filter: {line}"),
+        }
     }
 }
 

@@ -314,7 +314,8 @@ pub fn duration(seconds: f64) -> String {
     let ms = seconds * 1e3;
     if ms < 0.01 {
         format!("{:.0} µs", seconds * 1e6)
-    } else if ms < 1.0 {
+    } else if ms < 0.995 {
+        // Not past 0.995: that rounds to `1.00 ms`, written `1.0 ms` above.
         format!("{ms:.2} ms")
     } else if ms < 999.95 {
         format!("{ms:.1} ms")
@@ -469,6 +470,8 @@ mod tests {
         assert_eq!(duration_us(420), "0.42 ms");
         assert_eq!(duration_us(250_800), "250.8 ms");
         assert_eq!(duration_us(999_960), "1.0 s", "no 1000.0 ms");
+        assert_eq!(duration(0.000_999_9), "1.0 ms", "no 1.00 ms");
+        assert_eq!(duration(0.000_994), "0.99 ms");
         assert_eq!(duration(3.12), "3.1 s");
         assert_eq!(duration(600.0), "10.0 min");
     }

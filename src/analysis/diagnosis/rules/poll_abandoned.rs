@@ -17,10 +17,12 @@
 //! connection to the broker is closed and opened again. Its closes read as
 //! a timer's when there are [`MIN_TIMED`] of them, each closing no other
 //! connection of the client, all at the same time into their polls (within
-//! [`timer_spread`]), and no poll of the client was answered after waiting
-//! longer than that (a timer would have cut it). An application that stops
-//! and starts its consumer now and then closes at any time into a poll, and
-//! one that polls on a connection for longer is answered after its wait.
+//! [`timer_spread`]) and at least [`MIN_TIMER`] into them, and no poll of
+//! the client was answered after waiting as long (a timer would have cut
+//! it). An application that stops and starts its consumer now and then
+//! closes at any time into a poll; one that polls on a connection for
+//! longer is answered after its wait; a busy one's polls are answered within
+//! milliseconds, so its closes come milliseconds into them.
 //! The requests those closes cut are this finding's, not `unanswered`
 //! notes, and the new connections are not counted as `connection-churn`.
 
@@ -37,6 +39,10 @@ pub(crate) const MIN_ABANDONED: usize = 2;
 /// Closes at the same time into their polls before a client's findings say
 /// its timeout is short, when it kept no other connection open.
 pub(crate) const MIN_TIMED: usize = 3;
+
+/// How far into its poll in seconds a close must come to be a timer's: no
+/// client's request timeout is shorter.
+pub(crate) const MIN_TIMER: f64 = 0.1;
 
 /// How far apart in seconds the times into their polls at which a client
 /// closed may be and still be one timer's: 10 ms, or 2% of the longest
@@ -204,7 +210,8 @@ type Reopened<'a> = (&'a Abandon, f64, usize, Around);
 /// those that left another of its connections open, when there are
 /// [`MIN_ABANDONED`]; else all of them, when they are a timer's (each closing
 /// no other connection, [`MIN_TIMED`] of them at the same time into their
-/// polls, and no poll of the client answered after waiting longer).
+/// polls and at least [`MIN_TIMER`] into them, and no poll of the client
+/// answered after waiting as long).
 fn given_up(all: Vec<Reopened<'_>>, longest_answered: Option<f64>) -> Option<Vec<Reopened<'_>>> {
     let kept: Vec<Reopened<'_>> = all
         .iter()
@@ -218,8 +225,10 @@ fn given_up(all: Vec<Reopened<'_>>, longest_answered: Option<f64>) -> Option<Vec
         return None;
     }
     let (lo, hi) = bounds(all.iter().map(|(a, ..)| a.closed - a.poll.time));
-    let spread = timer_spread(hi);
-    let timed = hi - lo <= spread && longest_answered.is_none_or(|w| w <= hi + spread);
+    // A busy consumer's polls are answered within milliseconds, so any
+    // close of it comes a few milliseconds into one: alike, and no timer's.
+    let timed =
+        lo >= MIN_TIMER && hi - lo <= timer_spread(hi) && longest_answered.is_none_or(|w| w < lo);
     timed.then_some(all)
 }
 
