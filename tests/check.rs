@@ -872,11 +872,17 @@ fn min_severity_hides_but_still_counts() {
 
 #[test]
 fn the_rules_list_names_every_rule_once() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
-        .args(["check", "--rules"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let rules = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["check", "--rules"])
+            .args(args)
+            .env("COLUMNS", "100")
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Whole, a rule a line.
+    let text = rules(&["--wide"]);
     assert_eq!(
         text.lines().count(),
         kwire::analysis::finding::Rule::ALL.len()
@@ -886,6 +892,24 @@ fn the_rules_list_names_every_rule_once() {
             .any(|l| l.starts_with("tag-version") && l.contains("error")),
         "{text}"
     );
+    // Fitted to 100 columns: a description wraps under its column, whole.
+    let fitted = rules(&[]);
+    let starts = fitted.lines().filter(|l| !l.starts_with(' ')).count();
+    assert_eq!(
+        starts,
+        kwire::analysis::finding::Rule::ALL.len(),
+        "{fitted}"
+    );
+    assert!(fitted.lines().all(|l| l.chars().count() <= 100), "{fitted}");
+    assert!(
+        fitted.contains(
+            "invalid-value              error    a value the encoding does not allow (a length below -1, a frame\n\
+             \x20                                   size below 0)\n"
+        ),
+        "{fitted}"
+    );
+    let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(words(&fitted), words(&text));
 }
 
 #[test]

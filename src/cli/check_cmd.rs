@@ -76,7 +76,7 @@ impl MinSeverity {
 pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
     if args.rules {
         let text = match args.format {
-            CheckFormat::Text => findings::rules_text(),
+            CheckFormat::Text => findings::rules_text(super::width::stdout()),
             CheckFormat::Json => kwire::render::json::to_text(&findings::rules_json()) + "\n",
         };
         let _ = std::io::stdout().write_all(text.as_bytes());

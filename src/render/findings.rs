@@ -315,7 +315,7 @@ fn fit(line: &str, width: usize) -> String {
 
 /// Words wrapped into lines of at most `width` characters, at most `lines` of them.
 fn wrap(text: &str, width: usize, lines: usize) -> Vec<String> {
-    let mut out = crate::text::wrap_words(text, width);
+    let mut out = crate::text::wrap::break_words(text, width, width);
     if out.len() > lines {
         out.truncate(lines);
         if let Some(last) = out.last_mut() {
@@ -343,11 +343,17 @@ pub fn summary_of(n: usize, unit: (&str, &str), tally: &Tally) -> String {
     )
 }
 
-/// The rules as a table (`kwire check --rules`), or as JSON.
-pub fn rules_text() -> String {
+/// The rules as a table (`kwire check --rules`), each rule's description
+/// wrapped to fit `columns` (`None`: one line a rule) under its column.
+pub fn rules_text(columns: Option<usize>) -> String {
+    const DESCRIPTION_AT: usize = 26 + 1 + 8 + 1;
     let mut s = String::new();
     for (_, id, sev, what) in Rule::ALL {
-        s += &format!("{id:<26} {:<8} {what}\n", sev.as_str());
+        s += &format!("{id:<26} {:<8} ", sev.as_str());
+        let room = columns.map_or(usize::MAX, |c| c.saturating_sub(DESCRIPTION_AT).max(20));
+        let lines = crate::text::wrap::break_words(what, room, room);
+        s += &lines.join(&format!("\n{:DESCRIPTION_AT$}", ""));
+        s += "\n";
     }
     s
 }

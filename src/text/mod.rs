@@ -356,29 +356,6 @@ pub fn number_ranges(numbers: &[usize], most: usize) -> String {
     parts.join(", ")
 }
 
-/// A count with its noun in the right number: `1 frame`, `2 frames`,
-/// `0 frames`. Every view counts through it, so no line says "1 versions".
-/// Words into lines of at most `width` characters where the words allow (a
-/// word longer than the width stands on a line of its own).
-pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
-    out
-}
-
 /// Standard base64 with padding: binary data embedded in a page as text.
 pub fn base64(bytes: &[u8]) -> String {
     const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -401,6 +378,8 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// A count with its noun in the right number: `1 frame`, `2 frames`,
+/// `0 frames`. Every view counts through it, so no line says "1 versions".
 pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }

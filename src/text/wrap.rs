@@ -61,37 +61,62 @@ fn wrap_line(line: &str, columns: usize, out: &mut String) {
         out.push_str(line);
         return;
     }
-    let indent = hanging_indent(line, columns);
-    let mut used = 0;
-    for (k, word) in line.split(' ').enumerate() {
-        let cells = display_width(word.as_bytes());
-        if k > 0 {
-            if used > indent && used + 1 + cells > columns {
+    // The label goes with the first line's words; the others start under them.
+    let (label, indent) = hanging_indent(line, columns);
+    let room = columns - indent;
+    for (i, piece) in break_words(&line[label..], room, room).iter().enumerate() {
+        match i {
+            0 => out.push_str(&line[..label]),
+            _ => {
                 out.push('\n');
                 out.extend(std::iter::repeat_n(' ', indent));
-                used = indent;
-            } else {
-                out.push(' ');
-                used += 1;
             }
         }
-        out.push_str(word);
-        used += cells;
+        out.push_str(piece);
     }
 }
 
-/// Cells a wrapped line's following lines are indented by.
-fn hanging_indent(line: &str, columns: usize) -> usize {
+/// `text` broken at spaces into lines of at most `first` cells (the first
+/// line) and `rest` cells (the others); a word wider than its line stands
+/// on a line of its own. The one way kwire breaks prose into lines: notes
+/// on standard error, `check`'s findings and rules, `export --schema`.
+pub(crate) fn break_words(text: &str, first: usize, rest: usize) -> Vec<String> {
+    let (mut out, mut line, mut used, mut width) = (Vec::new(), String::new(), 0, first);
+    for (k, word) in text.split(' ').enumerate() {
+        let cells = display_width(word.as_bytes());
+        if k > 0 {
+            if used > 0 && used + 1 + cells > width {
+                out.push(std::mem::take(&mut line));
+                (used, width) = (0, rest);
+            } else {
+                line.push(' ');
+                used += 1;
+            }
+        }
+        line.push_str(word);
+        used += cells;
+    }
+    out.push(line);
+    out
+}
+
+/// Where a wrapped line's label ends (its leading spaces and a first word
+/// ending in `:`, with the space after it), in bytes, and the cells its
+/// following lines are indented by: the label's, when it takes at most a
+/// third of the width, else its spaces', else none.
+fn hanging_indent(line: &str, columns: usize) -> (usize, usize) {
     let spaces = line.len() - line.trim_start_matches(' ').len();
     let rest = &line[spaces..];
     let label = match rest.split_once(' ') {
-        Some((word, _)) if word.ends_with(':') => display_width(word.as_bytes()) + 1,
-        _ => 0,
+        Some((word, _)) if word.ends_with(':') => {
+            (word.len() + 1, display_width(word.as_bytes()) + 1)
+        }
+        _ => (0, 0),
     };
-    match spaces + label {
-        n if n <= columns / 3 => n,
-        _ if spaces <= columns / 3 => spaces,
-        _ => 0,
+    match spaces + label.1 {
+        n if n <= columns / 3 => (spaces + label.0, n),
+        _ if spaces <= columns / 3 => (spaces, spaces),
+        _ => (0, 0),
     }
 }
 

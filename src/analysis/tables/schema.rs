@@ -373,7 +373,10 @@ pub trait Sink {
 pub fn describe(width: Option<usize>) -> String {
     let wrap = |text: &str, indent: usize| -> Vec<String> {
         match width {
-            Some(w) => crate::text::wrap_words(text, w.saturating_sub(indent).max(20)),
+            Some(w) => {
+                let room = w.saturating_sub(indent).max(20);
+                crate::text::wrap::break_words(text, room, room)
+            }
             None => vec![text.to_string()],
         }
     };
