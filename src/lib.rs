@@ -19,15 +19,9 @@
 /// (`clippy.toml`).
 #[macro_export]
 macro_rules! stderr_line {
-    ($($arg:tt)*) => {{
-        use ::std::io::Write as _;
-        let line = ::std::format!($($arg)*);
-        let _ = ::std::writeln!(
-            ::std::io::stderr(),
-            "{}",
-            $crate::text::wrap::for_stderr(&line)
-        );
-    }};
+    ($($arg:tt)*) => {
+        $crate::text::wrap::write_stderr(&::std::format!($($arg)*), false)
+    };
 }
 
 /// [`stderr_line!`] for a line laid out by column with the lines around it
@@ -35,15 +29,9 @@ macro_rules! stderr_line {
 /// never wrapped, so that the terminal cuts it where it cuts its neighbours.
 #[macro_export]
 macro_rules! stderr_laid_out {
-    ($($arg:tt)*) => {{
-        use ::std::io::Write as _;
-        let line = ::std::format!($($arg)*);
-        let _ = ::std::writeln!(
-            ::std::io::stderr(),
-            "{}",
-            $crate::text::escape::terminal_lines(&line)
-        );
-    }};
+    ($($arg:tt)*) => {
+        $crate::text::wrap::write_stderr(&::std::format!($($arg)*), true)
+    };
 }
 
 pub mod analysis;

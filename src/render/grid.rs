@@ -47,13 +47,6 @@ fn xterm_rgb(i: u8) -> [u8; 3] {
     }
 }
 
-fn paint(s: &str, r: Option<Region>, color: bool) -> String {
-    match (r, color) {
-        (Some(r), true) => format!("\x1b[38;5;16;48;5;{}m{s}\x1b[0m", ansi_bg(r)),
-        _ => s.to_string(),
-    }
-}
-
 fn printable(b: u8) -> char {
     if (0x20..0x7f).contains(&b) {
         b as char
@@ -207,37 +200,39 @@ pub(crate) fn write_layout(
             out.clear();
         }
     }
-    let mut out = String::from_utf8(out).unwrap_or_default();
-    out.push_str("legend: ");
+    out.extend_from_slice(b"legend: ");
     // Only the regions the bytes are in, as the pages' legends name them.
     let used = regions
         .iter()
         .flatten()
         .fold(0u32, |m, r| m | 1 << (*r as u32));
-    let legend: Vec<String> = Region::ALL
-        .iter()
-        .filter(|r| used & 1 << (**r as u32) != 0)
-        .map(|r| paint(&format!(" {} ", r.label()), Some(*r), color))
-        .collect();
-    out.push_str(&legend.join(" "));
-    out.push('\n');
+    let shown = Region::ALL.iter().filter(|r| used & 1 << (**r as u32) != 0);
+    for (i, r) in shown.enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        push_painted(
+            &mut out,
+            format!(" {} ", r.label()).as_bytes(),
+            Some(*r),
+            color,
+        );
+    }
+    out.push(b'\n');
     if !color {
         for (r, s, e) in region_runs(regions) {
             let name = r.map_or("(undecoded)", |r| r.label());
-            out.push_str(&format!(
-                "  0x{s:04x}-0x{:04x} {name} ({}B)\n",
-                e - 1,
-                e - s
-            ));
+            let run = format!("  0x{s:04x}-0x{:04x} {name} ({}B)\n", e - 1, e - s);
+            out.extend_from_slice(run.as_bytes());
         }
     }
-    w.write_all(out.as_bytes())
+    w.write_all(&out)
 }
 
 /// The columns' heads: a row's 16 bytes.
 const HEX_DIGITS: &[u8; ROW] = b"0123456789ABCDEF";
 
-/// `text` on its region's background, as [`paint`] writes it.
+/// `text` on its region's background (black on it), when colour is on.
 #[inline]
 fn push_painted(out: &mut Vec<u8>, text: &[u8], r: Option<Region>, color: bool) {
     match (r, color) {

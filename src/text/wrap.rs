@@ -28,6 +28,18 @@ pub(crate) fn stderr_columns() -> Option<usize> {
     })
 }
 
+/// `line` written on standard error, made safe for a terminal and, unless
+/// it is `laid_out` by column with its neighbours, wrapped
+/// ([`for_stderr`]); what cannot be written is dropped (`stderr_line!`).
+pub fn write_stderr(line: &str, laid_out: bool) {
+    use std::io::Write as _;
+    let shown = match laid_out {
+        true => terminal_lines(line),
+        false => for_stderr(line),
+    };
+    let _ = writeln!(std::io::stderr(), "{shown}");
+}
+
 /// A line for standard error: made safe for a terminal
 /// ([`super::escape::terminal_lines`]) and wrapped at words to the terminal when standard error is one.
 pub fn for_stderr(line: &str) -> Cow<'_, str> {
