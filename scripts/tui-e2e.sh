@@ -133,8 +133,11 @@ echo "ok: a note on standard error wraps at words to 100 columns"
 # so the terminal cuts both at 100 columns and the caret stays under `<`.
 long='api == Produce and client_id matches "^console-producer-of-the-orders-service" and latency > 100ms and version >< 4'
 run "'$KWIRE_BIN' capture samples/captures/kcat.pcap --list -Y '$long'" bad-filter
-wait_for "bad-filter exited"
+# The status, not just "exited": the typed command line shows `exited $?`
+# until its `clear` runs, and on a slow machine that matched too early.
+wait_for "bad-filter exited 2"
 caret=$(pane | grep -n '\^' | tail -1)
+[ -n "$caret" ] || fail "no caret under the filter's error"
 row=${caret%%:*}
 col=$(printf '%s' "${caret#*:}" | awk '{ print index($0, "^") }')
 above=$(pane | sed -n "$((row - 2))p" | cut -c"$col")
