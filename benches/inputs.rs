@@ -96,10 +96,15 @@ fn fetch_v12(records: &[u8], base: i64) -> Vec<u8> {
 
 /// A Metadata v12 response with 50 topics × 100 partitions.
 pub fn metadata_5000() -> Vec<u8> {
-    let topics: Vec<Value> = (0..50)
+    metadata(50, 100)
+}
+
+/// A Metadata v12 response with `topics` topics × `partitions` partitions.
+pub fn metadata(topics: usize, partitions: usize) -> Vec<u8> {
+    let topics: Vec<Value> = (0..topics)
         .map(|t| {
             let parts: Vec<Value> =
-                (0..100).map(|p| json!({"ErrorCode": 0, "PartitionIndex": p, "LeaderId": p % 3, "LeaderEpoch": 5, "ReplicaNodes": [0, 1, 2], "IsrNodes": [0, 1, 2], "OfflineReplicas": []})).collect();
+                (0..partitions).map(|p| json!({"ErrorCode": 0, "PartitionIndex": p, "LeaderId": p % 3, "LeaderEpoch": 5, "ReplicaNodes": [0, 1, 2], "IsrNodes": [0, 1, 2], "OfflineReplicas": []})).collect();
             json!({"ErrorCode": 0, "Name": format!("topic-{t}"), "TopicId": "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "IsInternal": false, "Partitions": parts, "TopicAuthorizedOperations": -2147483648})
         })
         .collect();
@@ -137,6 +142,23 @@ pub fn write_mixed_pcap(
     let conversation = mixed_conversation(produce, fetch, heartbeats);
     let (written, _) = write_repeated(f, &conversation, RepeatUntil::Bytes(pcap_mb << 20))?;
     Ok((written, conversation.len()))
+}
+
+/// A pcap of one Metadata v12 request and its `response`, written to `f`.
+pub fn write_metadata_pcap(f: &mut impl std::io::Write, response: &[u8]) -> std::io::Result<()> {
+    let cat = kwire::schema::Catalogue::builtin();
+    let spec = kwire::encode::FrameSpec {
+        direction: kwire::decode::Direction::Request,
+        api_key: 3,
+        version: 12,
+        release: None,
+    };
+    let mut request = kwire::encode::example::example_frame(cat, &spec).unwrap();
+    // The response's correlation id, so that the two pair.
+    request[8..12].copy_from_slice(&response[4..8]);
+    let conversation = [(true, request), (false, response.to_vec())];
+    write_repeated(f, &conversation, RepeatUntil::Times(1))?;
+    Ok(())
 }
 
 /// One conversation: a Produce request, then the Fetch response paired with a Fetch

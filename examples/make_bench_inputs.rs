@@ -31,6 +31,13 @@ fn main() {
     let fetch_400k = inputs::fetch_small_records(400_000);
     inputs::write_mixed_pcap(&mut big, 1, &produce, &fetch_400k, &heartbeats).unwrap();
     big.flush().unwrap();
+    // An 8.4 MB Metadata response of 200,000 partitions, alone and in a capture.
+    let metadata_200k = inputs::metadata(200, 1_000);
+    std::fs::write(dir.join("metadata-200k.bin"), &metadata_200k).unwrap();
+    let mut md =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("metadata-200k.pcap")).unwrap());
+    inputs::write_metadata_pcap(&mut md, &metadata_200k).unwrap();
+    md.flush().unwrap();
     let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join("mixed.pcap")).unwrap());
     let (written, frames) =
         inputs::write_mixed_pcap(&mut f, pcap_mb, &produce, &fetch, &heartbeats).unwrap();

@@ -6,10 +6,10 @@
 mod common;
 
 use bytes::Bytes;
-use common::all_messages;
 use common::batches::{batch, batch_of, produce, record_bytes, Rec};
 use common::exchanges::{frame, TempCapture, Timeline};
 use common::random_body::random_body;
+use common::{all_messages, frame_spec};
 use kwire::analysis::check::check_frames;
 use kwire::analysis::finding::Severity;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
@@ -989,12 +989,7 @@ fn nothing_kwire_encodes_is_an_error() {
     let cat = Catalogue::builtin();
     let mut frames = Vec::new();
     for (d, key, v) in all_messages(cat) {
-        let fs = FrameSpec {
-            direction: d,
-            api_key: key,
-            version: v,
-            release: None,
-        };
+        let fs = frame_spec(d, key, v);
         let spec = message_spec(cat, &fs).unwrap();
         for seed in 0..3u64 {
             let mut body = if seed == 0 {

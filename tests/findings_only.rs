@@ -8,17 +8,17 @@
 mod common;
 
 use bytes::Bytes;
-use common::all_messages;
 use common::batches::{
     batch, damaged, fetch_v4, legacy_message, produce, rec, record_batch_cases, Damaged,
 };
 use common::random_body::{random_body, Rng};
+use common::{all_messages, frame_spec};
 use kwire::analysis::check::check_frames;
 use kwire::capture::{for_each_captured, CaptureOptions, Captured, CapturedFrame};
 use kwire::decode::{decode_frame, decode_frame_reusing, DecodeOptions, Direction, Frame};
 use kwire::encode::example::smallest_struct;
 use kwire::encode::frame::message_spec;
-use kwire::encode::{encode_frame, example_header, FrameSpec};
+use kwire::encode::{encode_frame, example_header};
 use kwire::schema::Catalogue;
 
 /// How a frame is read: its direction, and a response's API and version.
@@ -119,12 +119,7 @@ fn every_message_of_every_version_and_damaged_copies() {
     let mut tally = Tally::default();
     let mut rng = Rng::new(11);
     for (d, key, v) in all_messages(cat) {
-        let fs = FrameSpec {
-            direction: d,
-            api_key: key,
-            version: v,
-            release: None,
-        };
+        let fs = frame_spec(d, key, v);
         let spec = message_spec(cat, &fs).unwrap();
         let read = match d {
             Direction::Request => REQUEST,

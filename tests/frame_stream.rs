@@ -8,8 +8,8 @@
 mod common;
 
 use bytes::Bytes;
-use common::all_messages;
 use common::random_body::random_body;
+use common::{all_messages, frame_spec};
 use kwire::decode::{decode_frame, decode_frames, for_each_frame, DecodeOptions, Direction};
 use kwire::encode::frame::message_spec;
 use kwire::encode::{encode_frame, example_header, FrameSpec};
@@ -24,12 +24,7 @@ fn a_stream_decoded_in_place_equals_its_frames_decoded_one_by_one() {
         .into_iter()
         .filter(|(d, _, _)| *d == Direction::Request)
     {
-        let fs = FrameSpec {
-            direction: d,
-            api_key: key,
-            version: v,
-            release: None,
-        };
+        let fs = frame_spec(d, key, v);
         let body = random_body(
             message_spec(cat, &fs).unwrap(),
             v,

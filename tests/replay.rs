@@ -11,12 +11,12 @@
 mod common;
 
 use bytes::Bytes;
-use common::all_messages;
 use common::batches::{
     batch, batch_of, compress, damaged, fetch_v4, legacy_message, produce, producer_batch, rec,
     record_batch_cases, record_bytes, Damaged,
 };
 use common::random_body::{random_body, Rng};
+use common::{all_messages, frame_spec};
 use kwire::budget::{Budget, Limits};
 use kwire::decode::fields::Context;
 use kwire::decode::records::BatchDecoder;
@@ -210,12 +210,7 @@ fn partial_trees_show_where_each_frame_stopped() {
     let cat = Catalogue::builtin();
     let (mut frames, mut stopped) = (0, 0);
     for (d, key, v) in all_messages(cat) {
-        let fs = FrameSpec {
-            direction: d,
-            api_key: key,
-            version: v,
-            release: None,
-        };
+        let fs = frame_spec(d, key, v);
         let o = opts(d, key, v);
         let mut rng = Rng::new(u64::from(key as u16) << 16 | u64::from(v as u16));
         for seed in 0..2 {
@@ -644,12 +639,7 @@ fn topic_ids_named_are_noted_on_their_fields() {
     let cat = Catalogue::builtin();
     let (mut frames, mut noted) = (0, 0);
     for (d, key, v) in all_messages(cat) {
-        let fs = FrameSpec {
-            direction: d,
-            api_key: key,
-            version: v,
-            release: None,
-        };
+        let fs = frame_spec(d, key, v);
         let o = opts(d, key, v);
         for seed in 0..2 {
             let bytes = random_frame(cat, &fs, seed);

@@ -5,8 +5,8 @@
 mod common;
 
 use bytes::Bytes;
-use common::all_messages;
 use common::random_body::{random_body, random_struct, Rng};
+use common::{all_messages, frame_spec};
 use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame};
 use kwire::encode::example::smallest_struct;
 use kwire::encode::frame::message_spec;
@@ -42,12 +42,7 @@ fn every_smallest_instance_decodes_and_re_encodes() {
     let all = all_messages(cat);
     assert!(all.len() > 700, "only {} messages", all.len());
     for (d, key, v) in all {
-        let fs = FrameSpec {
-            direction: d,
-            api_key: key,
-            version: v,
-            release: None,
-        };
+        let fs = frame_spec(d, key, v);
         let spec = message_spec(cat, &fs).unwrap();
         let body = smallest_struct(&spec.fields, v);
         let bytes = encode_frame(cat, &fs, &example_header(d), &body).unwrap();
@@ -66,12 +61,7 @@ fn every_smallest_instance_decodes_and_re_encodes() {
 }
 
 fn check_random(cat: &Catalogue, d: Direction, key: i16, v: i16, seed: u64) -> Result<(), String> {
-    let fs = FrameSpec {
-        direction: d,
-        api_key: key,
-        version: v,
-        release: None,
-    };
+    let fs = frame_spec(d, key, v);
     let spec = message_spec(cat, &fs).unwrap();
     let body = random_body(spec, v, seed);
     let mut header = example_header(d);
@@ -175,12 +165,7 @@ fn header_fields_round_trip() {
     let cat = Catalogue::builtin();
     let mut rng = Rng::new(5);
     for (d, key, v) in all_messages(cat).into_iter().step_by(7) {
-        let fs = FrameSpec {
-            direction: d,
-            api_key: key,
-            version: v,
-            release: None,
-        };
+        let fs = frame_spec(d, key, v);
         let spec = message_spec(cat, &fs).unwrap();
         let hname = if d == Direction::Request {
             "RequestHeader"

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::frame_spec;
+
 use bytes::Bytes;
 use common::batches::{batch, compress, legacy_message, Rec};
 use common::random_body::random_body;
@@ -574,12 +576,7 @@ fn explanations_match_the_decoder_on_random_bodies_of_every_api() {
             (Direction::Response, MessageKind::Response),
         ] {
             for v in cat.versions(kind, key, None) {
-                let fs = FrameSpec {
-                    direction: d,
-                    api_key: key,
-                    version: v,
-                    release: None,
-                };
+                let fs = frame_spec(d, key, v);
                 let spec = message_spec(cat, &fs).unwrap();
                 for seed in 1..3 {
                     let body = random_body(spec, v, seed * 1000 + v as u64);

@@ -225,6 +225,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
                 return exit::FAILURE;
             }
+            // Only the frames' findings are read: a large array's elements are
+            // walked for theirs an element at a time, never held as nodes.
+            let opts = kwire::decode::DecodeOptions {
+                defer_elements_over: Some(kwire::decode::frame::DEFER_ELEMENTS_OVER),
+                ..opts
+            };
             let mut frames = match frames_from(cat, &args.input, raw, &opts) {
                 Ok(f) => f,
                 Err(status) => return status,

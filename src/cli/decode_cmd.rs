@@ -75,10 +75,11 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     // The JSON contract needs values only: no annotations, records left as hex.
     opts.values_only = args.output.format() == Format::Json;
     // The text tree (explained or not), the tree JSON and the grid draw large
-    // records fields a batch at a time.
+    // records fields a batch at a time, and large arrays an element at a time.
     let drawn = args.output.format() != Format::Json;
     if drawn {
         opts.defer_records_over = Some(kwire::decode::frame::DEFER_RECORDS_OVER);
+        opts.defer_elements_over = Some(kwire::decode::frame::DEFER_ELEMENTS_OVER);
     }
     let raw = match read_source(&args.input.file) {
         Ok(r) => r,

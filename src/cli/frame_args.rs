@@ -146,6 +146,7 @@ pub fn decode_options(
         topic_ids: Default::default(),
         findings_only: false,
         defer_records_over: None,
+        defer_elements_over: None,
     })
 }
 

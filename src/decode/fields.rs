@@ -19,6 +19,8 @@ use crate::text::digits::int_str;
 use crate::text::{snake_case, Text};
 use bytes::Bytes;
 
+mod deferred;
+pub(crate) use deferred::for_each_element;
 mod sink;
 use sink::{Built, Nodes};
 mod walk;
@@ -653,6 +655,7 @@ impl Default for Context {
             topic_ids: TopicIds::default(),
             embedded: decode_embedded,
             defer_records_over: None,
+            defer_elements_over: None,
         }
     }
 }

@@ -52,10 +52,24 @@ pub struct DecodeOptions {
     /// ([`super::records::deferred::for_each_item`]), so a frame of 400,000
     /// records never holds them all as nodes.
     pub defer_records_over: Option<usize>,
+    /// Tree decoding for a view that draws as it goes, with a drawer for
+    /// what is left (the text tree, tree JSON and grid of `kwire decode`,
+    /// and of a capture's large frames): an array of structs that hold no
+    /// records and no credential, whose elements take more than this many
+    /// bytes, is not walked into nodes with the frame but marked
+    /// ([`super::Node::walked_later`]) and walked an element at a time when
+    /// drawn (`decode::fields::for_each_element`), so a Metadata response of
+    /// 200,000 partitions never holds them all as nodes. Its elements'
+    /// warnings are found with the frame's.
+    pub defer_elements_over: Option<usize>,
 }
 
 /// What `kwire decode`'s text tree defers: records fields over 1 MiB.
 pub const DEFER_RECORDS_OVER: usize = 1 << 20;
+/// And arrays whose elements take over 64 KiB: what a tape holds of one such
+/// array at once (a slot of 48 bytes for every few bytes of the frame), and
+/// about a megabyte of its nodes.
+pub const DEFER_ELEMENTS_OVER: usize = 1 << 16;
 
 impl DecodeOptions {
     /// Whether frames are decoded onto a tape ([`Frame::values`]) instead of into a tree.
@@ -72,6 +86,7 @@ impl DecodeOptions {
             topic_ids: self.topic_ids.clone(),
             embedded: super::fields::decode_embedded,
             defer_records_over: self.defer_records_over,
+            defer_elements_over: self.defer_elements_over,
         }
     }
 }

@@ -11,14 +11,14 @@ pub fn byte_regions(root: &Node, len: usize) -> Vec<Option<Region>> {
     out
 }
 
-/// A records field left unwalked ([`Node::deferred_records`]), painted by
-/// whoever walks it: with its node, whether it is inside decompressed data,
-/// and the regions.
-pub(crate) type PaintDeferred<'p, T = Region> =
-    dyn FnMut(&crate::decode::DeferredRecords, bool, &mut [Option<T>]) + 'p;
+/// A node whose records field or array's elements were left unwalked
+/// ([`Node::deferred_records`], [`Node::deferred_elements`]), painted by
+/// whoever walks them: with the node, whether it is inside decompressed
+/// data, and the regions.
+pub(crate) type PaintDeferred<'p, T = Region> = dyn FnMut(&Node, bool, &mut [Option<T>]) + 'p;
 
-/// `n`'s subtree painted into `out` ([`byte_regions`]), a deferred records
-/// field by `deferred` after its own node.
+/// `n`'s subtree painted into `out` ([`byte_regions`]), what a node left
+/// unwalked by `deferred` after its own node and children.
 pub(crate) fn paint_regions(
     n: &Node,
     inside_decompressed: bool,
@@ -63,8 +63,8 @@ fn paint<T: Copy>(
     for c in &n.children {
         paint(c, inside, out, mark, deferred);
     }
-    if let Some(d) = n.deferred_records() {
-        deferred(d, inside, out);
+    if n.deferred_records().is_some() || n.deferred_elements().is_some() {
+        deferred(n, inside, out);
     }
 }
 

@@ -81,6 +81,10 @@ pub const OVERLONG_SIZE: u8 = 2;
 /// [`Slot::marks`]: a credential, whose bytes were masked in the frame
 /// (`crate::decode::secrets`): the contract says so instead of showing them.
 pub const REDACTED: u8 = 4;
+/// [`Slot::marks`], annotated tapes: an array whose elements were left off
+/// the tape for the view that draws it (`super::values::Leave`); its value
+/// is still its count, and its bytes all of its elements'.
+pub const ELEMENTS_LEFT: u8 = 8;
 
 /// What a slot is, with what tells it from its siblings (a field's place in
 /// its struct's declaration, a tag, an index, a buffer), so that no reader

@@ -208,8 +208,44 @@ struct NodeExtra {
     error: Option<String>,
     /// A credential: shown only with `--show-secrets` (see `crate::decode::secrets`).
     secret: bool,
-    /// A records field whose batches are walked when drawn.
-    deferred: Option<DeferredRecords>,
+    /// What is walked when the node is drawn.
+    deferred: Option<Deferred>,
+}
+
+/// What a node leaves for its view to walk when it draws it.
+#[derive(Clone, Debug)]
+enum Deferred {
+    Records(DeferredRecords),
+    Elements(Box<DeferredElements>),
+}
+
+/// An array of structs whose elements the tree's decode left unwalked
+/// ([`crate::decode::DecodeOptions::defer_elements_over`]): what decoding
+/// and walking them one at a time when the array is drawn needs. Their
+/// warnings are already the frame's: the decode walked them without nodes.
+#[derive(Clone, Debug)]
+pub(crate) struct DeferredElements {
+    /// Where the first element starts, and where the reader of the struct
+    /// holding the array ends.
+    pub first: usize,
+    pub limit: usize,
+    pub count: usize,
+    /// The array field, and its elements' plan at the frame's version.
+    pub field: Box<crate::schema::FieldSpec>,
+    pub plan: crate::schema::plan::SharedPlan,
+    pub version: i16,
+    pub flexible: bool,
+    pub region: Region,
+    /// Named as header fields are (snake_case).
+    pub header_naming: bool,
+    /// What the decoder had learned when it reached the array.
+    pub topic: Option<String>,
+    pub topic_forced: bool,
+    pub protocol_type: Option<String>,
+    pub topic_ids: super::topic_ids::TopicIds,
+    pub budget: crate::budget::Budget,
+    /// Arrays within the elements left for drawing too.
+    pub elements_over: Option<usize>,
 }
 
 /// A records field left unwalked by the tree's decode
@@ -332,7 +368,33 @@ impl Node {
 
     /// A records field whose batches are walked when it is drawn.
     pub fn deferred_records(&self) -> Option<&DeferredRecords> {
-        self.extra.as_ref()?.deferred.as_ref()
+        match self.extra.as_ref()?.deferred.as_ref()? {
+            Deferred::Records(d) => Some(d),
+            Deferred::Elements(_) => None,
+        }
+    }
+
+    /// An array whose elements are walked when it is drawn.
+    pub(crate) fn deferred_elements(&self) -> Option<&DeferredElements> {
+        match self.extra.as_ref()?.deferred.as_ref()? {
+            Deferred::Elements(d) => Some(d),
+            Deferred::Records(_) => None,
+        }
+    }
+
+    pub(crate) fn set_deferred_elements(&mut self, d: DeferredElements) {
+        self.extra.get_or_insert_with(Default::default).deferred =
+            Some(Deferred::Elements(Box::new(d)));
+    }
+
+    /// Whether the node has children still to be walked, which its view
+    /// walks as it draws them: deferred records or elements.
+    pub fn walked_later(&self) -> bool {
+        match self.extra.as_ref().and_then(|e| e.deferred.as_ref()) {
+            Some(Deferred::Records(d)) => d.range.0 < d.range.1,
+            Some(Deferred::Elements(d)) => d.count > 0,
+            None => false,
+        }
     }
 
     /// How many records fields at or under this node are still left for drawing.
@@ -343,12 +405,19 @@ impl Node {
     }
 
     pub(crate) fn set_deferred_records(&mut self, d: DeferredRecords) {
-        self.extra.get_or_insert_with(Default::default).deferred = Some(d);
+        self.extra.get_or_insert_with(Default::default).deferred = Some(Deferred::Records(d));
     }
 
     /// No longer left for drawing: its children now hold what it is.
     pub(crate) fn clear_deferred_records(&mut self) -> Option<DeferredRecords> {
-        self.extra.as_mut()?.deferred.take()
+        let extra = self.extra.as_mut()?;
+        match extra.deferred.take()? {
+            Deferred::Records(d) => Some(d),
+            elements => {
+                extra.deferred = Some(elements);
+                None
+            }
+        }
     }
 
     /// The schema field name, when the display name differs (header fields).
@@ -701,7 +770,7 @@ impl Frame {
 /// The deferred records fields under `node` placed after `warnings` and
 /// `damage` entries that the frame's lists hold before the decoder's own.
 pub(super) fn shift_deferred(node: &mut Node, (warnings, damage): (usize, usize)) {
-    if let Some(d) = node.extra.as_mut().and_then(|e| e.deferred.as_mut()) {
+    if let Some(Deferred::Records(d)) = node.extra.as_mut().and_then(|e| e.deferred.as_mut()) {
         d.warnings_at += warnings;
         d.damage_at += damage;
     }

@@ -10,13 +10,17 @@
 //! - annotated ([`decode_annotated`]): also every tagged section, tagged entry
 //!   and presence marker, plain record batches (`crate::decode::records::tape`)
 //!   and where decoding stopped ([`Stopped`]), so that the tree views' nodes,
-//!   a partial tree's included, are built from it ([`super::fields`]' `replay`).
+//!   a partial tree's included, are built from it ([`super::fields`]' walk).
+//!
+//! An annotated decode for a view that draws as it goes may leave parts off
+//! its tape ([`Leave`]): large records fields' batches, and the elements of
+//! large arrays of plain structs, which the view walks one at a time.
 
 use super::problem::{DecodeError, ErrorKind};
 use super::reader::Reader;
 use super::tape::{
     close_slot, elements_written, fixed_value, push_slot, Finding, Id, Key, Packed, Slot, Span,
-    Stopped, Val, Values, NO_KEY, OVERLONG_PREFIX, OVERLONG_SIZE,
+    Stopped, Val, Values, ELEMENTS_LEFT, NO_KEY, OVERLONG_PREFIX, OVERLONG_SIZE,
 };
 use crate::budget::Budget;
 use crate::schema::plan::{Element, FieldPlan, Op, Shape, StructPlan};
@@ -37,8 +41,33 @@ pub fn decode_message(
     values: &mut Values,
 ) -> Decoded {
     let (slot, _, end, res) =
-        decode_onto::<false>(frame, start, (plan, None), values, None, usize::MAX);
+        decode_onto::<false>(frame, start, (plan, None), values, None, Leave::NOTHING);
     (slot, end, res)
+}
+
+/// What an annotated decode leaves off its tape for the view that draws it
+/// to walk as it draws: what a frame's whole tree would hold at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leave {
+    /// Records fields of more than this many bytes: their slot holds their
+    /// bytes and no batches
+    /// ([`crate::decode::DecodeOptions::defer_records_over`]).
+    pub records_over: usize,
+    /// An array of structs that hold no records and no credential, once its
+    /// elements have taken more than this many bytes: its slot keeps its
+    /// count and bytes, marked [`ELEMENTS_LEFT`], and no elements
+    /// ([`crate::decode::DecodeOptions::defer_elements_over`]). An array
+    /// with an element that does not decode is kept whole, so that a
+    /// partial tree shows where it stopped.
+    pub elements_over: usize,
+}
+
+impl Leave {
+    /// Everything on the tape.
+    pub(crate) const NOTHING: Leave = Leave {
+        records_over: usize::MAX,
+        elements_over: usize::MAX,
+    };
 }
 
 /// [`decode_message`] onto an annotated tape: the same slots, plus one for every tagged
@@ -52,23 +81,21 @@ pub fn decode_annotated(
     values: &mut Values,
     budget: &Budget,
 ) -> Decoded {
-    decode_annotated_deferring(frame, start, plan, values, budget, usize::MAX)
+    decode_annotated_leaving(frame, start, plan, values, budget, Leave::NOTHING)
 }
 
-/// [`decode_annotated`], leaving records fields of more than `defer_over`
-/// bytes unwalked: their slot holds their bytes and no batches, which the
-/// view that draws them walks a batch at a time
-/// ([`crate::decode::DecodeOptions::defer_records_over`]).
-pub fn decode_annotated_deferring(
+/// [`decode_annotated`], leaving off the tape what `leave` says, for the
+/// view that draws it to walk as it draws.
+pub fn decode_annotated_leaving(
     frame: &[u8],
     start: usize,
     plan: &StructPlan,
     values: &mut Values,
     budget: &Budget,
-    defer_over: usize,
+    leave: Leave,
 ) -> Decoded {
     let (slot, _, end, res) =
-        decode_onto::<true>(frame, start, (plan, None), values, Some(budget), defer_over);
+        decode_onto::<true>(frame, start, (plan, None), values, Some(budget), leave);
     (slot, end, res)
 }
 
@@ -77,8 +104,8 @@ pub fn decode_annotated_deferring(
 /// [`Values::body`]), in one decode: values only with the record batches of
 /// `records` fields checked within `budget` (their damage in
 /// [`Values::record_damage`]), or `annotated` (`Some`: records fields of
-/// more than that many bytes left unwalked, as [`decode_annotated_deferring`]
-/// leaves them). Returns where decoding ended, and why if it stopped (in
+/// more than that many bytes left unwalked, as [`decode_annotated_leaving`]
+/// leaves them; every array's elements kept: analyses read them). Returns where decoding ended, and why if it stopped (in
 /// the body when the body has a slot).
 #[inline]
 pub fn decode_header_and_body(
@@ -90,10 +117,14 @@ pub fn decode_header_and_body(
     budget: &Budget,
 ) -> (usize, Res) {
     let (header, body, end, res) = match annotated {
-        Some(defer_over) => {
-            decode_onto::<true>(frame, start, plans, values, Some(budget), defer_over)
+        Some(records_over) => {
+            let leave = Leave {
+                records_over,
+                ..Leave::NOTHING
+            };
+            decode_onto::<true>(frame, start, plans, values, Some(budget), leave)
         }
-        None => decode_onto::<false>(frame, start, plans, values, Some(budget), usize::MAX),
+        None => decode_onto::<false>(frame, start, plans, values, Some(budget), Leave::NOTHING),
     };
     (values.header, values.body) = (Some(header), body);
     (end, res)
@@ -108,7 +139,7 @@ fn decode_onto<const ANNOTATED: bool>(
     plans: (&StructPlan, Option<&StructPlan>),
     values: &mut Values,
     budget: Option<&Budget>,
-    defer_over: usize,
+    leave: Leave,
 ) -> (u32, Option<u32>, usize, Res) {
     let mut r = Reader::new(frame);
     r.seek(start);
@@ -120,7 +151,7 @@ fn decode_onto<const ANNOTATED: bool>(
         budget,
         record_damage: &mut values.record_damage,
         cut_is_damage: plans.1.unwrap_or(plans.0).cut_batches_are_damage,
-        defer_over,
+        leave,
         error: None,
         stopped: None,
     };
@@ -169,9 +200,8 @@ struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     record_damage: &'s mut Vec<DecodeError>,
     /// A batch cut by the end of its records field is damage (a request's body).
     cut_is_damage: bool,
-    /// Annotated tapes: records fields longer than this are left unwalked
-    /// ([`decode_annotated_deferring`]).
-    defer_over: usize,
+    /// Annotated tapes: what is left off the tape ([`decode_annotated_leaving`]).
+    leave: Leave,
     /// Why decoding stopped.
     error: Option<DecodeError>,
     /// Annotated tapes: the slot decoding stopped in, and where the bytes shown with the error end ([`Stopped`]).
@@ -277,7 +307,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 self.record_damage,
             );
         }
-        if range.1 - range.0 > self.defer_over
+        if range.1 - range.0 > self.leave.records_over
             || !crate::decode::records::layout::plausible(
                 self.r.buf().get(range.0..range.1).unwrap_or_default(),
             )
@@ -554,6 +584,47 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 return Ok(());
             }
         }
+        let leaves = matches!(el, Element::Struct(p) if !p.holds_records && !p.holds_secrets)
+            && ANNOTATED
+            && self.leave.elements_over != usize::MAX;
+        if !leaves {
+            return self.read_elements(f, el, count, None);
+        }
+        let first = self.r.pos();
+        match self.read_elements(f, el, count, Some((i, first))) {
+            Err(Stop)
+                if self
+                    .slots
+                    .get(i)
+                    .is_some_and(|s| s.marks & ELEMENTS_LEFT != 0) =>
+            {
+                // An element that does not decode is shown where it stops, as the
+                // whole tree shows it: the array is read again, whole.
+                (self.error, self.stopped) = (None, None);
+                self.slots.truncate(i + 1);
+                if let Some(s) = self.slots.get_mut(i) {
+                    s.marks &= !ELEMENTS_LEFT;
+                }
+                self.r.seek(first);
+                self.read_elements(f, el, count, None)
+            }
+            read => read,
+        }
+    }
+
+    /// `count` elements of array field `f` (of `el`), each a slot; given
+    /// `leaving` (the array's slot and where its first element starts), the
+    /// elements are taken off the tape again as soon as they have taken more
+    /// than [`Leave::elements_over`] bytes, and the array's slot is marked
+    /// [`ELEMENTS_LEFT`].
+    fn read_elements(
+        &mut self,
+        f: &FieldPlan,
+        el: &Element,
+        count: usize,
+        leaving: Option<(usize, usize)>,
+    ) -> Step {
+        let name = f.name;
         self.slots.reserve(count.min(MAX_RESERVE));
         for _ in 0..count {
             let e = self.open(NO_KEY, Id::Element);
@@ -572,6 +643,19 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             };
             self.close(e);
             res?;
+            let Some((i, first)) = leaving else {
+                continue;
+            };
+            let left = self
+                .slots
+                .get(i)
+                .is_some_and(|s| s.marks & ELEMENTS_LEFT != 0);
+            if left || self.r.pos() - first > self.leave.elements_over {
+                self.slots.truncate(i + 1);
+                if let Some(s) = self.slots.get_mut(i) {
+                    s.marks |= ELEMENTS_LEFT;
+                }
+            }
         }
         Ok(())
     }

@@ -7,7 +7,7 @@ use super::out::Out;
 use crate::analysis::captured::decode_captured;
 use crate::budget::Budget;
 use crate::capture::CapturedFrame;
-use crate::decode::frame::DEFER_RECORDS_OVER;
+use crate::decode::frame::{DEFER_ELEMENTS_OVER, DEFER_RECORDS_OVER};
 use crate::decode::records::deferred::Hold;
 use crate::decode::{DecodeOptions, Frame};
 use crate::render::digits::{push_socket_addr, push_uint};
@@ -134,7 +134,9 @@ fn with_capture_member<W: Write>(
 /// the output, as its records are walked and drawn. A large frame's
 /// records fields over [`DEFER_RECORDS_OVER`] are left for drawing and
 /// walked a batch at a time (what a batch decompresses is given back once
-/// it is drawn); what the walks find is said after the frame. A small
+/// it is drawn); what the walks find is said after the frame. Its arrays
+/// whose elements take over [`DEFER_ELEMENTS_OVER`] are walked an element
+/// at a time as they are drawn. A small
 /// frame's tree JSON ([`tree_json_in_turn`]) is streamed too.
 pub(super) fn write_drawing<W: Write>(
     sink: &mut Sink<'_, W>,
@@ -148,6 +150,7 @@ pub(super) fn write_drawing<W: Write>(
     }
     let opts = DecodeOptions {
         defer_records_over: Some(DEFER_RECORDS_OVER),
+        defer_elements_over: Some(DEFER_ELEMENTS_OVER),
         ..opts
     };
     let budget: Budget = opts.budget.clone();

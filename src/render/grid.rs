@@ -2,6 +2,7 @@
 //! coloured by its region; plain text (with a region map) when colour is off.
 
 use crate::budget::Budget;
+use crate::decode::fields::for_each_element;
 use crate::decode::records::deferred::{for_each_piece, join_found, Hold, Piece};
 use crate::decode::regions::{byte_regions, paint_regions, region_runs};
 use crate::decode::{Frame, Node, Region};
@@ -119,7 +120,18 @@ fn paint_drawing(
     let mut regions = vec![None; frame.bytes.len()];
     let mut found = Vec::new();
     let bytes = frame.bytes.clone();
-    paint_regions(&frame.root, false, &mut regions, &mut |d, inside, out| {
+    paint_regions(&frame.root, false, &mut regions, &mut |n, inside, out| {
+        if let Some(d) = n.deferred_elements() {
+            let painted = for_each_element(cat, &bytes, d, |nodes, _| {
+                paint_nodes_walking(nodes, inside, out, (cat, &bytes));
+                Ok::<(), std::convert::Infallible>(())
+            });
+            let Ok(()) = painted;
+            return;
+        }
+        let Some(d) = n.deferred_records() else {
+            return;
+        };
         let walked = for_each_piece(cat, &bytes, d, (budget, hold), |piece| {
             match piece {
                 Piece::Nodes { nodes, .. } => paint_nodes(nodes, inside, out),
@@ -145,6 +157,27 @@ fn paint_drawing(
 fn paint_nodes(nodes: &[Node], inside: bool, out: &mut [Option<Region>]) {
     for n in nodes {
         paint_regions(n, inside, out, &mut |_, _, _| {});
+    }
+}
+
+/// [`paint_nodes`] for an array's elements, whose arrays may leave theirs
+/// for drawing too (they hold no records).
+fn paint_nodes_walking(
+    nodes: &[Node],
+    inside: bool,
+    out: &mut [Option<Region>],
+    (cat, bytes): (&Catalogue, &bytes::Bytes),
+) {
+    for n in nodes {
+        paint_regions(n, inside, out, &mut |n, inside, out| {
+            if let Some(d) = n.deferred_elements() {
+                let painted = for_each_element(cat, bytes, d, |nodes, _| {
+                    paint_nodes_walking(nodes, inside, out, (cat, bytes));
+                    Ok::<(), std::convert::Infallible>(())
+                });
+                let Ok(()) = painted;
+            }
+        });
     }
 }
 

@@ -4,7 +4,9 @@
 use super::digits::{hex4, push_hex4, push_uint};
 use super::values::push_value_text;
 use crate::analysis::finding::{Rule, Severity};
+use crate::decode::fields::for_each_element;
 use crate::decode::records::deferred::{for_each_item, for_each_piece, Found, Hold, Piece};
+use crate::decode::tree::DeferredElements;
 use crate::decode::{DeferredRecords, Frame, Node, Role, Value};
 use crate::text::copy::push_bytes;
 use crate::text::escape::{sanitize, sanitize_into, sanitize_text_into};
@@ -586,13 +588,20 @@ impl Walk<'_, '_, '_> {
             _ => buf,
         };
         let deferred = node.deferred_records().filter(|_| self.drawer.is_some());
+        let elements = node.deferred_elements().filter(|_| self.drawer.is_some());
         self.draw(
             (node, &node.children),
-            deferred.is_none(),
+            deferred.is_none() && elements.is_none_or(|d| d.count == 0),
             buf,
             (prefix, inner),
             out,
         )?;
+        if let Some((d, drawer)) = elements.zip(self.drawer.as_ref()) {
+            let (cat, frame) = (drawer.cat, drawer.frame.clone());
+            return for_each_element(cat, &frame, d, |nodes, last| {
+                self.draw((node, nodes), last, buf, (prefix, inner), out)
+            });
+        }
         let Some(d) = deferred else {
             return Ok(());
         };
@@ -649,10 +658,8 @@ impl Walk<'_, '_, '_> {
             out.text.push_str(&self.tree_line(prefix, c, inner));
             out.text.push('\n');
             let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
-            // A deferred records field has the children its walk will draw.
-            let walked_later = c
-                .deferred_records()
-                .is_some_and(|d| self.drawer.is_some() && d.range.0 < d.range.1);
+            // A deferred records field or array has the children its walk will draw.
+            let walked_later = self.drawer.is_some() && c.walked_later();
             let rail = if c.children.is_empty() && !walked_later {
                 "  "
             } else {
@@ -745,18 +752,41 @@ fn tree_children<const COLOR: bool, W: Write>(
         let last = ends && i + 1 == n;
         node_line::<COLOR, W>(to, c, prefix, inner, opts)?;
         let deferred = c.deferred_records().filter(|_| to.drawer.is_some());
+        let elements = c.deferred_elements().filter(|_| to.drawer.is_some());
         if !c.children.is_empty() || deferred.is_some() {
             let at = prefix.len();
             prefix.extend_from_slice(if last { b"    " } else { b"|   " });
             let inner = inner || c.role == Role::Decompressed;
-            tree_children::<COLOR, W>(to, &c.children, deferred.is_none(), prefix, inner, opts)?;
+            let ends = deferred.is_none() && elements.is_none_or(|d| d.count == 0);
+            tree_children::<COLOR, W>(to, &c.children, ends, prefix, inner, opts)?;
             if let Some(d) = deferred {
                 deferred_children::<COLOR, W>(to, d, prefix, inner, opts)?;
+            }
+            if let Some(d) = elements {
+                deferred_elements::<COLOR, W>(to, d, prefix, inner, opts)?;
             }
             prefix.truncate(at);
         }
     }
     Ok(())
+}
+
+/// A deferred array's elements, walked and drawn one at a time.
+fn deferred_elements<const COLOR: bool, W: Write>(
+    to: &mut Out<'_, '_, W>,
+    d: &DeferredElements,
+    prefix: &mut Vec<u8>,
+    inner: bool,
+    opts: TreeOptions,
+) -> io::Result<()> {
+    let Some((cat, frame)) = to.drawer.as_deref().map(|d| (d.cat, d.frame.clone())) else {
+        return Ok(());
+    };
+    let at = prefix.len();
+    for_each_element(cat, &frame, d, |nodes, last| {
+        prefix.truncate(at);
+        tree_children::<COLOR, W>(to, nodes, last, prefix, inner, opts)
+    })
 }
 
 /// A deferred records field's batches, walked and drawn one at a time: a

@@ -9,6 +9,7 @@ use super::digits::{push_hex, push_int, push_uint};
 use super::json::{write_json_str, write_scalar, Safe};
 use super::notes;
 use crate::budget::{Budget, Held};
+use crate::decode::fields::for_each_element;
 use crate::decode::records::deferred::{
     for_each_piece, join_found, read_deferred, Found, Hold, Piece,
 };
@@ -398,7 +399,8 @@ fn next_child(buf: &mut Vec<u8>, written: &mut usize) {
 }
 
 /// A node's object, with its children, into `buf` (spilling into `out`);
-/// a deferred records field's batches walked and written as its children.
+/// a deferred array's elements or records field's batches walked and
+/// written as its children.
 fn write_node(
     buf: &mut Vec<u8>,
     out: &mut impl Spill,
@@ -411,6 +413,17 @@ fn write_node(
         next_child(buf, &mut written);
         write_node(buf, out, c, drawer.as_deref_mut())?;
         out.spill(buf)?;
+    }
+    if let Some((d, walk)) = node.deferred_elements().zip(drawer.as_deref()) {
+        let (cat, frame) = (walk.cat, walk.frame.clone());
+        for_each_element(cat, &frame, d, |nodes, _| {
+            for c in nodes.iter() {
+                next_child(buf, &mut written);
+                write_node(buf, out, c, drawer.as_deref_mut())?;
+                out.spill(buf)?;
+            }
+            Ok::<(), io::Error>(())
+        })?;
     }
     if let Some((d, drawer)) = node.deferred_records().zip(drawer) {
         let found = deferred_children(buf, out, d, drawer, &mut written)?;

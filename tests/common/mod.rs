@@ -152,6 +152,20 @@ pub fn all_messages(cat: &kwire::schema::Catalogue) -> Vec<(kwire::decode::Direc
     out
 }
 
+/// The frame of one message of [`all_messages`], in the catalogue's newest definitions.
+pub fn frame_spec(
+    direction: kwire::decode::Direction,
+    api_key: i16,
+    version: i16,
+) -> kwire::encode::FrameSpec<'static> {
+    kwire::encode::FrameSpec {
+        direction,
+        api_key,
+        version,
+        release: None,
+    }
+}
+
 /// `kwire ARGS` with `stdin` on its standard input (no `KWIRE_DEFS`, no colour).
 pub fn kwire_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
     use std::io::Write;

@@ -13,8 +13,8 @@
 use super::sink::NoNodes;
 use super::*;
 use crate::decode::tape::{
-    elements_written, Id, Slot, SlotKind, Span, Stopped, Val, Values, OVERLONG_PREFIX,
-    OVERLONG_SIZE,
+    elements_written, Id, Slot, SlotKind, Span, Stopped, Val, Values, ELEMENTS_LEFT,
+    OVERLONG_PREFIX, OVERLONG_SIZE,
 };
 use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
@@ -36,15 +36,20 @@ impl FieldDecoder<'_, '_> {
             self.r.pos(),
             self.frame.get(..self.r.end()).unwrap_or_default(),
         );
+        // A tape that leaves large arrays' elements off holds far fewer slots
+        // than the struct has bytes: it starts small and grows as it needs.
+        let room = match self.ctx.defer_elements_over {
+            Some(_) => room.min(LEAVING_ROOM),
+            None => room,
+        };
         let (end, res) = with_tape(room, |tape| {
-            let defer_over = self.ctx.defer_records_over.unwrap_or(usize::MAX);
-            let (slot, end, res) = values::decode_annotated_deferring(
+            let (slot, end, res) = values::decode_annotated_leaving(
                 frame,
                 start,
                 plan,
                 tape,
                 &self.ctx.budget,
-                defer_over,
+                self.leave(),
             );
             self.walk_struct(tape, slot, fields, out);
             (end, res)
@@ -62,7 +67,13 @@ impl FieldDecoder<'_, '_> {
 
     /// The struct (declared as `fields`) whose slot on `tape` is `s`: its
     /// nodes pushed onto `out`, its warnings onto the decoder's.
-    fn walk_struct<O: Nodes>(&mut self, tape: &Values, s: u32, fields: &[FieldSpec], out: &mut O) {
+    pub(super) fn walk_struct<O: Nodes>(
+        &mut self,
+        tape: &Values,
+        s: u32,
+        fields: &[FieldSpec],
+        out: &mut O,
+    ) {
         out.reserve(fields.len().min(MAX_RESERVE) + usize::from(self.flexible));
         for (i, slot) in tape.children(s) {
             match slot.id {
@@ -191,7 +202,7 @@ impl FieldDecoder<'_, '_> {
 
     /// The bytes of a records field that the annotated walk left unwalked
     /// for its view to walk when drawn: over the context's threshold, and
-    /// batches to look at ([`values::decode_annotated_deferring`] decides alike).
+    /// batches to look at ([`values::decode_annotated_leaving`] decides alike).
     fn deferred_range(&self, f: &FieldSpec, slot: &Slot) -> Option<(usize, usize)> {
         let over = self.ctx.defer_records_over?;
         let Val::Bytes(span) = slot.value else {
@@ -235,6 +246,12 @@ impl FieldDecoder<'_, '_> {
         }
         if count.is_none() {
             self.null_check(nullable, &f.name, slot.at as usize);
+            return;
+        }
+        if slot.marks & ELEMENTS_LEFT != 0 {
+            if let (Some(count), FieldType::Struct(_)) = (count, inner) {
+                self.walk_left_elements(f, slot, count, node);
+            }
             return;
         }
         let labels = f.labels();
@@ -547,7 +564,7 @@ fn array_written(slot: &Slot, compact: bool) -> Option<i64> {
 }
 
 /// Whether the tape stopped in slot `i`'s own read.
-fn stops_at(tape: &Values, i: u32) -> bool {
+pub(super) fn stops_at(tape: &Values, i: u32) -> bool {
     tape.stopped.as_ref().is_some_and(|s| s.slot == i)
 }
 
@@ -563,7 +580,7 @@ pub(super) fn stops_within(tape: &Values, i: u32) -> bool {
 /// it, set when the node is made, before its children: the failing slot's
 /// node has the error, and it and every node around it cover the bytes shown
 /// with the error.
-fn show_stop(tape: &Values, i: u32, node: &mut impl Built) {
+pub(super) fn show_stop(tape: &Values, i: u32, node: &mut impl Built) {
     let Some(node) = node.node() else {
         return;
     };
@@ -584,6 +601,10 @@ fn show_stop(tape: &Values, i: u32, node: &mut impl Built) {
     }
     node.len = node.end().max(*shown_end) - node.offset;
 }
+
+/// The bytes a tape that leaves large arrays' elements off starts with room
+/// for (slots for 128 KiB: 3 MiB).
+const LEAVING_ROOM: usize = 1 << 17;
 
 /// `f` with an empty tape, with room for `len` bytes' slots.
 fn with_tape<R>(len: usize, f: impl FnOnce(&mut Values) -> R) -> R {

@@ -1,0 +1,148 @@
+//! An array of plain structs drawn an element at a time. The tree's decode
+//! left its elements off the tape once they had taken more than
+//! [`crate::decode::DecodeOptions::defer_elements_over`] bytes
+//! ([`crate::decode::values::Leave`]); the walk then decodes each element
+//! onto a small tape of its own and walks it without nodes, for the
+//! warnings and what it teaches the decoder (a topic's id and name), and
+//! marks the array's node ([`DeferredElements`]). The view that draws the
+//! array walks each element so again, into its nodes, draws them and drops
+//! them ([`for_each_element`]): a Metadata response of 200,000 partitions
+//! is never held as nodes at once.
+//!
+//! Only structs that hold no records and no credential are left: their
+//! nodes need nothing the frame's later walk adds (records' warnings placed
+//! among the frame's, masked secrets).
+
+use super::sink::{Built, NoNodes, Nodes};
+use super::walk::show_stop;
+use super::{FieldDecoder, Naming};
+use crate::decode::context::Context;
+use crate::decode::reader::Reader;
+use crate::decode::tape::{Slot, Values};
+use crate::decode::tree::{DeferredElements, Node};
+use crate::decode::values::{self, Leave};
+use crate::schema::plan::{SharedPlan, StructPlan};
+use crate::schema::{Catalogue, FieldSpec, FieldType};
+use bytes::Bytes;
+
+impl FieldDecoder<'_, '_> {
+    /// What the tape leaves off for drawing, from the context.
+    pub(super) fn leave(&self) -> Leave {
+        Leave {
+            records_over: self.ctx.defer_records_over.unwrap_or(usize::MAX),
+            elements_over: self.ctx.defer_elements_over.unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Array field `f` (slot `slot`, `count` elements) whose elements the
+    /// tape left off: each walked now without nodes, from its bytes, and
+    /// the array's node marked to walk them into nodes when it is drawn.
+    pub(super) fn walk_left_elements(
+        &mut self,
+        f: &FieldSpec,
+        slot: &Slot,
+        count: usize,
+        node: &mut impl Built,
+    ) {
+        let d = DeferredElements {
+            first: (slot.at + u32::from(slot.prefix)) as usize,
+            limit: self.r.end(),
+            count,
+            field: Box::new(f.clone()),
+            plan: SharedPlan::new(StructPlan::compile(&f.fields, self.version, self.flexible)),
+            version: self.version,
+            flexible: self.flexible,
+            region: self.region,
+            header_naming: self.naming == Naming::Header,
+            topic: self.ctx.topic.clone(),
+            topic_forced: self.ctx.topic_forced,
+            protocol_type: self.ctx.protocol_type.clone(),
+            topic_ids: self.ctx.topic_ids.clone(),
+            budget: self.ctx.budget.clone(),
+            elements_over: self.ctx.defer_elements_over,
+        };
+        let mut tape = Values::default();
+        let mut at = d.first;
+        for k in 0..count {
+            at = self.element_from_bytes(&d, (k, at), &mut tape, &mut NoNodes);
+        }
+        if let Some(n) = node.node() {
+            n.set_deferred_elements(d);
+        }
+        self.r.seek((slot.at + slot.len) as usize);
+    }
+
+    /// Element `k` of `d`, at `at`: decoded onto `tape`, its node pushed
+    /// onto `out` and its fields walked under it. Returns where it ends.
+    fn element_from_bytes<O: Nodes>(
+        &mut self,
+        d: &DeferredElements,
+        (k, at): (usize, usize),
+        tape: &mut Values,
+        out: &mut O,
+    ) -> usize {
+        let FieldType::Array(inner) = &d.field.ty else {
+            return d.limit;
+        };
+        tape.reuse_for(0);
+        let frame = self.frame.get(..d.limit).unwrap_or_default();
+        let leave = self.leave();
+        let (root, end, _) =
+            values::decode_annotated_leaving(frame, at, &d.plan, tape, &self.ctx.budget, leave);
+        let node = out.push(|| self.element_node(&d.field, d.field.labels(), inner, k, at));
+        if let Some(n) = node.node() {
+            n.len = end - at;
+        }
+        // Each element decoded whole before it was left: this shows nothing
+        // unless the bytes changed.
+        show_stop(tape, root, node);
+        self.walk_struct(tape, root, &d.field.fields, node.children());
+        end
+    }
+}
+
+/// Each element of the array `d` in `frame`, as the one node (with its
+/// subtree) the frame's whole tree holds for it under the array's node,
+/// handed to `each` with whether it is the last (the list is cleared
+/// after); stops at `each`'s first error. The elements' warnings are not
+/// given again: they are the frame's already.
+pub(crate) fn for_each_element<E>(
+    cat: &Catalogue,
+    frame: &Bytes,
+    d: &DeferredElements,
+    mut each: impl FnMut(&mut Vec<Node>, bool) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut decoder = FieldDecoder {
+        r: Reader::over(frame, (d.first, d.limit)),
+        frame,
+        version: d.version,
+        flexible: d.flexible,
+        region: d.region,
+        naming: match d.header_naming {
+            true => Naming::Header,
+            false => Naming::Schema,
+        },
+        catalogue: cat,
+        warnings: Vec::new(),
+        record_damage: Vec::new(),
+        deferred: Vec::new(),
+        ctx: Context {
+            topic: d.topic.clone(),
+            topic_forced: d.topic_forced,
+            protocol_type: d.protocol_type.clone(),
+            budget: d.budget.clone(),
+            topic_ids: d.topic_ids.clone(),
+            defer_elements_over: d.elements_over,
+            ..Context::default()
+        },
+    };
+    let (mut tape, mut nodes) = (Values::default(), Vec::new());
+    let mut at = d.first;
+    for k in 0..d.count {
+        at = decoder.element_from_bytes(d, (k, at), &mut tape, &mut nodes);
+        decoder.warnings.clear();
+        each(&mut nodes, k + 1 == d.count)?;
+        nodes.clear();
+    }
+    Ok(())
+}
