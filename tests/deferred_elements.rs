@@ -17,16 +17,16 @@ use common::alloc::{one_at_a_time, peak_during};
 use common::random_body::{random_body, Rng};
 use common::{all_messages, frame_spec};
 use kwire::capture::{for_each_captured, CaptureOptions, Captured};
-use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Node};
+use kwire::decode::fields::{open_element_stub, stub_elements};
+use kwire::decode::{decode_frame, DecodeOptions, Direction, Frame, Node, Role};
 use kwire::encode::example::smallest_struct;
 use kwire::encode::frame::message_spec;
-use kwire::encode::{encode_frame, example_header, FrameSpec};
+use kwire::encode::{encode_frame, example_header};
 use kwire::render::grid::{render_grid, write_grid_drawing};
-use kwire::render::text_tree::{write_frame, write_frame_drawing, TreeOptions};
+use kwire::render::text_tree::{render_tree, write_frame, write_frame_drawing, TreeOptions};
 use kwire::render::tree_json::{write_frame_tree_json, write_frame_tree_json_drawing};
 use kwire::schema::Catalogue;
 use kwire::teach::explain::write_explained_drawing;
-use serde_json::{json, Value};
 
 /// How a frame is read: its direction, and a response's API and version.
 type As = (Direction, Option<i16>, Option<i16>);
@@ -92,6 +92,51 @@ fn views(cat: &Catalogue, bytes: &[u8], read: As, left_over: Option<usize>) -> [
     ]
 }
 
+/// The explorer's way: every left array as a stub per element
+/// (`stub_elements`), then every stub opened (`open_element_stub`), the
+/// stubs it makes of arrays within in turn: the frame's text tree, and what
+/// each element showed when it was seen whole before it became a stub (its
+/// line and its children's, without theirs).
+fn stubbed_then_opened(cat: &Catalogue, bytes: &[u8], read: As) -> (String, Vec<(usize, String)>) {
+    let opts = options(read, Some(0));
+    let mut frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
+    let frame_bytes = frame.bytes.clone();
+    let mut seen = Vec::new();
+    let mut see = |n: &Node| seen.push((n.offset, shallow(n)));
+    stub_elements(cat, &frame_bytes, &mut frame.root, &mut see);
+    fn open_all(cat: &Catalogue, bytes: &Bytes, n: &mut Node, see: &mut dyn FnMut(&Node)) {
+        if n.walked_later() {
+            *n = open_element_stub(cat, bytes, n, see).expect("a stub opens into one node");
+        }
+        for c in &mut n.children {
+            open_all(cat, bytes, c, see);
+        }
+    }
+    open_all(cat, &frame_bytes, &mut frame.root, &mut see);
+    let mut out = Vec::new();
+    write_frame(&mut out, &frame, TreeOptions::default()).unwrap();
+    (String::from_utf8(out).unwrap(), seen)
+}
+
+/// A node's line and its children's, without theirs.
+fn shallow(n: &Node) -> String {
+    let mut top = n.clone();
+    for c in &mut top.children {
+        c.children.clear();
+    }
+    render_tree(&top, TreeOptions::default())
+}
+
+/// Each element node of `n`'s tree, shallow, by offset.
+fn elements_by_offset(n: &Node, out: &mut std::collections::HashMap<usize, String>) {
+    if n.role == Role::Element && !n.children.is_empty() {
+        out.insert(n.offset, shallow(n));
+    }
+    for c in &n.children {
+        elements_by_offset(c, out);
+    }
+}
+
 /// The frame's error and warnings.
 fn said(frame: &Frame) -> String {
     let mut out = format!("{:?}\n", frame.error.as_ref().map(|e| e.to_string()));
@@ -137,7 +182,9 @@ impl Tally {
             "explained",
             "findings",
         ];
-        for ((name, w), l) in names.iter().zip(&whole).zip(&later) {
+        let (opened, seen) = stubbed_then_opened(cat, bytes, read);
+        let views = names.iter().zip(&whole).zip(&later);
+        for ((name, w), l) in views.chain([((&"stubbed, then opened", &whole[0]), &opened)]) {
             if w != l {
                 let line = w.lines().zip(l.lines()).position(|(a, b)| a != b);
                 panic!(
@@ -145,6 +192,16 @@ impl Tally {
                      --- whole\n{w}\n--- left\n{l}"
                 );
             }
+        }
+        let whole_frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &options(read, None));
+        let mut elements = std::collections::HashMap::new();
+        elements_by_offset(&whole_frame.root, &mut elements);
+        for (at, shown) in seen {
+            assert_eq!(
+                elements.get(&at),
+                Some(&shown),
+                "{what}: the element at {at} was seen otherwise before it became a stub"
+            );
         }
     }
 
@@ -243,41 +300,6 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// A Metadata v12 response of `topics` topics of `partitions` partitions
-/// each, three replicas a partition: what a large cluster answers.
-fn metadata(cat: &Catalogue, topics: usize, partitions: usize) -> Vec<u8> {
-    let topics: Vec<Value> = (0..topics)
-        .map(|t| {
-            let partitions: Vec<Value> = (0..partitions)
-                .map(|p| {
-                    let replicas = json!([p % 12, (p + 1) % 12, (p + 2) % 12]);
-                    json!({"ErrorCode": 0, "PartitionIndex": p, "LeaderId": p % 12,
-                           "LeaderEpoch": 7, "ReplicaNodes": replicas, "IsrNodes": replicas,
-                           "OfflineReplicas": []})
-                })
-                .collect();
-            json!({"ErrorCode": 0, "Name": format!("orders-{t:04}"),
-                   "TopicId": format!("5b3c1f0e-0000-4000-8000-{t:012}"), "IsInternal": false,
-                   "Partitions": partitions, "TopicAuthorizedOperations": -2147483648i64})
-        })
-        .collect();
-    let brokers: Vec<Value> = (0..12)
-        .map(|i| json!({"NodeId": i, "Host": format!("broker-{i}.example"), "Port": 9092, "Rack": null}))
-        .collect();
-    let body = json!({"ThrottleTimeMs": 0, "Brokers": brokers, "ClusterId": "abc",
-                      "ControllerId": 1, "Topics": topics});
-    let Value::Object(body): Value = body else {
-        unreachable!()
-    };
-    let fs = FrameSpec {
-        direction: Direction::Response,
-        api_key: 3,
-        version: 12,
-        release: None,
-    };
-    encode_frame(cat, &fs, &example_header(Direction::Response), &body).unwrap()
-}
-
 const METADATA_V12: As = (Direction::Response, Some(3), Some(12));
 
 /// At `kwire decode`'s threshold: the Topics array is left, and within each
@@ -286,7 +308,7 @@ const METADATA_V12: As = (Direction::Response, Some(3), Some(12));
 fn a_large_metadata_response_at_the_threshold_draws_as_its_whole_tree() {
     let _one = one_at_a_time();
     let cat = Catalogue::builtin();
-    let bytes = metadata(cat, 6, 2_000);
+    let bytes = common::metadata_response(6, 2_000);
     let over = Some(kwire::decode::frame::DEFER_ELEMENTS_OVER);
     let left = decode_frame(
         cat,
@@ -309,7 +331,7 @@ fn a_large_metadata_response_at_the_threshold_draws_as_its_whole_tree() {
 fn a_metadata_response_of_100000_partitions_is_drawn_in_little_memory() {
     let _one = one_at_a_time();
     let cat = Catalogue::builtin();
-    let bytes = Bytes::from(metadata(cat, 100, 1_000));
+    let bytes = Bytes::from(common::metadata_response(100, 1_000));
     let over = Some(kwire::decode::frame::DEFER_ELEMENTS_OVER);
     let opts = options(METADATA_V12, over);
     let (lines, peak) = peak_during(|| {

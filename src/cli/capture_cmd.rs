@@ -539,12 +539,12 @@ fn explore_selected(
 ) -> i32 {
     // The explorer holds every frame: their expanded share stays held, within one budget.
     let budget = args.budget.budget();
-    let decode = DecodeOptions {
+    // Big records fields are held as a stub per batch, big arrays as a stub
+    // per element, each walked when opened.
+    let decode = kwire::tui::app::stubbing(DecodeOptions {
         budget: budget.clone(),
-        // Big records fields are held as a stub per batch, each walked when opened.
-        defer_records_over: Some(kwire::tui::app::STUB_RECORDS_OVER),
         ..Default::default()
-    };
+    });
     let selected = pipeline::decode_selected(
         cat,
         release,

@@ -29,12 +29,13 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
         );
         return exit::FAILURE;
     }
-    let mut opts = match decode_options(cat, release, args) {
+    let opts = match decode_options(cat, release, args) {
         Ok(o) => o,
         Err(status) => return status,
     };
-    // Big records fields are held as a stub per batch, each walked when opened.
-    opts.defer_records_over = Some(kwire::tui::app::STUB_RECORDS_OVER);
+    // Big records fields are held as a stub per batch, big arrays as a stub
+    // per element, each walked when opened.
+    let opts = kwire::tui::app::stubbing(opts);
     // With no file and nothing piped in there is nothing to read: start empty
     // and let frames arrive by paste.
     let frames = if args.file == "-" && std::io::stdin().is_terminal() {

@@ -21,6 +21,7 @@ use bytes::Bytes;
 
 mod deferred;
 pub(crate) use deferred::for_each_element;
+pub use deferred::{open_element_stub, stub_elements};
 mod sink;
 use sink::{Built, Nodes};
 mod walk;

@@ -212,26 +212,35 @@ struct NodeExtra {
     deferred: Option<Deferred>,
 }
 
-/// What a node leaves for its view to walk when it draws it.
+/// What a node leaves for its view to walk when it draws it, or for the
+/// explorer to walk when it is opened.
 #[derive(Clone, Debug)]
-enum Deferred {
+pub(crate) enum Deferred {
     Records(DeferredRecords),
-    Elements(Box<DeferredElements>),
+    Elements(DeferredElements),
 }
 
-/// An array of structs whose elements the tree's decode left unwalked
-/// ([`crate::decode::DecodeOptions::defer_elements_over`]): what decoding
-/// and walking them one at a time when the array is drawn needs. Their
-/// warnings are already the frame's: the decode walked them without nodes.
+/// Elements of an array of structs that the tree's decode left unwalked
+/// ([`crate::decode::DecodeOptions::defer_elements_over`]): the whole
+/// array's, or one element's (an explorer's stub). Their warnings are
+/// already the frame's: the decode walked them without nodes.
 #[derive(Clone, Debug)]
 pub(crate) struct DeferredElements {
-    /// Where the first element starts, and where the reader of the struct
-    /// holding the array ends.
+    /// Where the first of them starts, and its index in the array.
     pub first: usize,
-    pub limit: usize,
+    pub first_index: usize,
     pub count: usize,
+    pub array: Arc<LeftArray>,
+}
+
+/// What decoding and walking an array's elements one at a time needs,
+/// shared by its stubs.
+#[derive(Debug)]
+pub(crate) struct LeftArray {
+    /// Where the reader of the struct holding the array ends.
+    pub limit: usize,
     /// The array field, and its elements' plan at the frame's version.
-    pub field: Box<crate::schema::FieldSpec>,
+    pub field: crate::schema::FieldSpec,
     pub plan: crate::schema::plan::SharedPlan,
     pub version: i16,
     pub flexible: bool,
@@ -383,8 +392,21 @@ impl Node {
     }
 
     pub(crate) fn set_deferred_elements(&mut self, d: DeferredElements) {
-        self.extra.get_or_insert_with(Default::default).deferred =
-            Some(Deferred::Elements(Box::new(d)));
+        self.set_deferred(Deferred::Elements(d));
+    }
+
+    /// What the node leaves to walk later, records or elements.
+    pub(crate) fn deferred(&self) -> Option<&Deferred> {
+        self.extra.as_ref()?.deferred.as_ref()
+    }
+
+    pub(crate) fn set_deferred(&mut self, d: Deferred) {
+        self.extra.get_or_insert_with(Default::default).deferred = Some(d);
+    }
+
+    /// No longer left to walk: its children now hold what it is.
+    pub(crate) fn take_deferred(&mut self) -> Option<Deferred> {
+        self.extra.as_mut()?.deferred.take()
     }
 
     /// Whether the node has children still to be walked, which its view
@@ -405,7 +427,7 @@ impl Node {
     }
 
     pub(crate) fn set_deferred_records(&mut self, d: DeferredRecords) {
-        self.extra.get_or_insert_with(Default::default).deferred = Some(Deferred::Records(d));
+        self.set_deferred(Deferred::Records(d));
     }
 
     /// No longer left for drawing: its children now hold what it is.

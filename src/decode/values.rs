@@ -599,14 +599,18 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                     .is_some_and(|s| s.marks & ELEMENTS_LEFT != 0) =>
             {
                 // An element that does not decode is shown where it stops, as the
-                // whole tree shows it: the array is read again, whole.
+                // whole tree shows it: the array is read again, whole, and the
+                // arrays within it too (else each level would read its own again).
                 (self.error, self.stopped) = (None, None);
                 self.slots.truncate(i + 1);
                 if let Some(s) = self.slots.get_mut(i) {
                     s.marks &= !ELEMENTS_LEFT;
                 }
                 self.r.seek(first);
-                self.read_elements(f, el, count, None)
+                let leave = std::mem::replace(&mut self.leave.elements_over, usize::MAX);
+                let read = self.read_elements(f, el, count, None);
+                self.leave.elements_over = leave;
+                read
             }
             read => read,
         }

@@ -20,10 +20,10 @@ use crate::analysis::index::{self, ConnRow, IndexEvent, IndexedFrame, Progress, 
 use crate::analysis::records_table::carries_records;
 use crate::analysis::records_table::ProducedOffsets;
 use crate::budget::Budget;
-use crate::decode::fields::TopicIds;
+use crate::decode::fields::{open_element_stub, stub_elements, TopicIds};
 use crate::decode::records::deferred::{open_stub, stub_items};
 use crate::decode::regions::byte_regions;
-use crate::decode::DeferredRecords;
+use crate::decode::tree::Deferred;
 use crate::decode::{
     decode_frame, decode_frames, DecodeOptions, Direction, Frame, Node, Region, Role, Value,
 };
@@ -37,7 +37,7 @@ use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::ops::Range;
 
@@ -80,13 +80,56 @@ pub struct FrameView {
     /// is opened ([`stub_items`]): the decode's budget.
     pub budget: Budget,
     /// The stubs opened, oldest first, with what folds each back.
-    opened: VecDeque<(Vec<usize>, DeferredRecords)>,
+    opened: VecDeque<(Vec<usize>, Deferred)>,
+    /// What each stub of a big array's element summed up when it was whole
+    /// (its first few fields), by its offset: the tree shows it collapsed.
+    pub(crate) stub_summaries: HashMap<usize, String>,
 }
 
 /// Records fields over this many bytes are held as one stub per batch,
 /// each walked when opened ([`stub_items`]): a Fetch response of 400,000
 /// records would take a gigabyte of nodes whole.
 pub const STUB_RECORDS_OVER: usize = crate::decode::frame::DEFER_RECORDS_OVER;
+
+/// Arrays of structs whose elements take over this many bytes are held as
+/// one stub per element, each walked when opened
+/// (`decode::fields::stub_elements`): a Metadata response of 200,000
+/// partitions would take a gigabyte of nodes whole.
+pub(crate) const STUB_ELEMENTS_OVER: usize = crate::decode::frame::DEFER_ELEMENTS_OVER;
+
+/// `opts` for a frame the explorer holds: its big records fields and
+/// arrays left to be held as stubs ([`FrameView::stubbed`]).
+pub fn stubbing(opts: DecodeOptions) -> DecodeOptions {
+    DecodeOptions {
+        defer_records_over: Some(STUB_RECORDS_OVER),
+        defer_elements_over: Some(STUB_ELEMENTS_OVER),
+        ..opts
+    }
+}
+
+/// The node a stub stands for, walked from the frame's `bytes`: a batch's
+/// or message's (within `budget`), or an element's (its big arrays' elements
+/// stubs in turn, their summaries put in `summaries`); `None` for no stub.
+fn open_any_stub(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    stub: &Node,
+    (budget, summaries): (&Budget, &mut HashMap<usize, String>),
+) -> Option<Node> {
+    match stub.deferred()? {
+        Deferred::Records(_) => open_stub(cat, bytes, stub, budget),
+        Deferred::Elements(_) => open_element_stub(cat, bytes, stub, &mut summed_up(summaries)),
+    }
+}
+
+/// What keeps each element's summary, by offset, as it becomes a stub.
+fn summed_up(summaries: &mut HashMap<usize, String>) -> impl FnMut(&Node) + '_ {
+    |n: &Node| {
+        if let Some(s) = super::tree_view::fields_summary(n) {
+            summaries.insert(n.offset, s);
+        }
+    }
+}
 
 /// Stubs held open at once: beyond these the oldest not holding the
 /// selection is folded back (a batch of 100 records is about 1,000 nodes).
@@ -140,11 +183,13 @@ impl FrameView {
             buffer: None,
             budget: Budget::default(),
             opened: VecDeque::new(),
+            stub_summaries: HashMap::new(),
         }
     }
 
-    /// A frame decoded with [`STUB_RECORDS_OVER`]: its big records fields
-    /// become stubs, one per batch, opened within `budget`.
+    /// A frame decoded with [`stubbing`]: its big records fields
+    /// become stubs, one per batch, and its big arrays one per element,
+    /// opened within `budget`.
     pub fn stubbed(
         cat: &Catalogue,
         mut frame: Frame,
@@ -152,7 +197,11 @@ impl FrameView {
         budget: Budget,
     ) -> FrameView {
         stub_items(cat, &mut frame, &budget);
+        let bytes = frame.bytes.clone();
+        let mut summaries = HashMap::new();
+        stub_elements(cat, &bytes, &mut frame.root, &mut summed_up(&mut summaries));
         let mut fv = FrameView::new(frame, source);
+        fv.stub_summaries = summaries;
         fv.budget = budget;
         fv
     }
@@ -162,7 +211,7 @@ impl FrameView {
         self.frame
             .root
             .at_path(path)
-            .is_some_and(|n| n.deferred_records().is_some())
+            .is_some_and(|n| n.deferred().is_some())
     }
 
     /// Open the stub at `path`: its batch walked into nodes in its place
@@ -172,12 +221,13 @@ impl FrameView {
         let Some(stub) = self.frame.root.at_path(path) else {
             return Ok(());
         };
-        let Some(d) = stub.deferred_records().cloned() else {
+        let Some(d) = stub.deferred().cloned() else {
             return Ok(());
         };
-        let node = open_stub(cat, &self.frame.bytes, stub, &self.budget).ok_or_else(|| {
+        let held = (&self.budget, &mut self.stub_summaries);
+        let node = open_any_stub(cat, &self.frame.bytes, stub, held).ok_or_else(|| {
             format!(
-                "{} no longer walks into one batch",
+                "{} no longer walks into one node",
                 sanitize(&stub.name.text())
             )
         })?;
@@ -223,14 +273,18 @@ impl FrameView {
             self.tree.set_expanded(&self.frame.root, &path, false);
             if let Some(n) = self.frame.root.at_path_mut(&path) {
                 n.children = Vec::new();
-                n.set_deferred_records(d);
+                n.set_deferred(d);
             }
         }
     }
 
     /// `/` over the frame, each stub walked in turn (and dropped).
     pub fn search(&self, cat: &Catalogue, query: &str) -> Search {
-        let open = |n: &Node| open_stub(cat, &self.frame.bytes, n, &self.budget);
+        // What the walked stubs hold is dropped after: their summaries too.
+        let open = |n: &Node| {
+            let mut summaries = HashMap::new();
+            open_any_stub(cat, &self.frame.bytes, n, (&self.budget, &mut summaries))
+        };
         Search::new(&self.frame.root, &self.frame.bytes, query, &open)
     }
 
@@ -1117,12 +1171,11 @@ impl<'a> App<'a> {
                 ))
             }
         };
-        let opts = DecodeOptions {
+        let opts = stubbing(DecodeOptions {
             topic_ids: cap.topic_ids.clone(),
             budget: cap.budget.clone(),
-            defer_records_over: Some(STUB_RECORDS_OVER),
             ..Default::default()
-        };
+        });
         let (frame, _) = decode_captured(
             self.cat,
             self.release.as_deref(),
@@ -2105,12 +2158,11 @@ impl<'a> App<'a> {
         let release = self.release.clone();
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
-            ["request" | "req"] => Ok(DecodeOptions {
+            ["request" | "req"] => Ok(stubbing(DecodeOptions {
                 direction: Some(Direction::Request),
                 release,
-                defer_records_over: Some(STUB_RECORDS_OVER),
                 ..Default::default()
-            }),
+            })),
             [api, version] => {
                 let key = self
                     .cat
@@ -2129,14 +2181,13 @@ impl<'a> App<'a> {
                         crate::decode::frame::compress_versions(&valid)
                     ));
                 }
-                Ok(DecodeOptions {
+                Ok(stubbing(DecodeOptions {
                     direction: Some(Direction::Response),
                     api_key: Some(key),
                     api_version: Some(v),
                     release,
-                    defer_records_over: Some(STUB_RECORDS_OVER),
                     ..Default::default()
-                })
+                }))
             }
             _ => Err("type `API VERSION` to decode a response, or `request`".into()),
         }
@@ -2162,12 +2213,11 @@ impl<'a> App<'a> {
                 ))
             }
         };
-        let opts = DecodeOptions {
+        let opts = stubbing(DecodeOptions {
             direction: Some(Direction::Request),
             release: self.release.clone(),
-            defer_records_over: Some(STUB_RECORDS_OVER),
             ..Default::default()
-        };
+        });
         self.pastes += 1;
         let first = self.frames.len();
         let source = format!("paste {}", self.pastes);

@@ -36,11 +36,16 @@ pub(crate) fn details_lines(
     if let Some(e) = node.error() {
         lines.push(error_line(theme, sanitize(e)));
     }
-    if node.deferred_records().is_some() {
+    let held = match node.deferred() {
+        Some(crate::decode::tree::Deferred::Records(_)) => Some("its records field"),
+        Some(crate::decode::tree::Deferred::Elements(_)) => Some("its array"),
+        None => None,
+    };
+    if let Some(what) = held {
         lines.push(field(
             theme,
             "held",
-            "not walked yet (its records field is too big to hold): Enter walks it".into(),
+            format!("not walked yet ({what} is too big to hold): Enter walks it"),
         ));
     }
     lines.push(field(

@@ -142,7 +142,7 @@ fn find_nodes(
     out: &mut Vec<Hit>,
     open: &Opener,
 ) {
-    if node.deferred_records().is_some() {
+    if node.deferred().is_some() {
         if let Some(opened) = open(node) {
             return find_nodes(&opened, (needle, pattern), path, within, out, open);
         }

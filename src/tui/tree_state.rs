@@ -218,8 +218,9 @@ impl TreeState {
     fn push_rows(&mut self, node: &Node, path: &mut Vec<usize>) {
         self.rows.push(TreeRow {
             path: path.clone(),
-            // A stub of a big records field's batch opens into children.
-            has_children: !node.children.is_empty() || node.deferred_records().is_some(),
+            // A stub of a big records field's batch, or of a big array's
+            // element, opens into children.
+            has_children: !node.children.is_empty() || node.deferred().is_some(),
         });
         if !self.expanded.contains(path.as_slice()) {
             return;

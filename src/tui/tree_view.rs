@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 const INDENT: u16 = 2;
 
@@ -26,6 +26,9 @@ pub(crate) struct TreeView<'a> {
     pub state: &'a TreeState,
     /// Nodes that match the search.
     pub hits: &'a HashSet<Vec<usize>>,
+    /// What stubs of a big array's elements summed up before they were
+    /// emptied, by offset.
+    pub stub_summaries: &'a HashMap<usize, String>,
     pub focused: bool,
     pub theme: Theme,
 }
@@ -67,7 +70,11 @@ impl TreeView<'_> {
             style,
         ));
         if row.has_children && !self.state.is_expanded(&row.path) {
-            if let Some(summary) = collapsed_summary(self.root, &row.path) {
+            let stub = || {
+                node.deferred_elements()
+                    .and_then(|_| self.stub_summaries.get(&node.offset).cloned())
+            };
+            if let Some(summary) = collapsed_summary(self.root, &row.path).or_else(stub) {
                 spans.push(Span::styled(
                     format!("  ⟨{}⟩", sanitize(&summary)),
                     self.theme.dim(),
@@ -129,6 +136,12 @@ pub(crate) fn collapsed_summary(root: &Node, path: &[usize]) -> Option<String> {
             return found;
         }
     }
+    fields_summary(node)
+}
+
+/// A node's first few fields with values, in one line: what a collapsed
+/// struct shows (and what a stub of one keeps, `FrameView::stubbed`).
+pub(crate) fn fields_summary(node: &Node) -> Option<String> {
     let fields: Vec<String> = node
         .children
         .iter()

@@ -106,6 +106,7 @@ pub fn draw(f: &mut ratatui::Frame, app: &mut App) {
                     root: &fv.frame.root,
                     state: &fv.tree,
                     hits,
+                    stub_summaries: &fv.stub_summaries,
                     focused: focus == Focus::Tree,
                     theme,
                 },

@@ -166,6 +166,40 @@ pub fn frame_spec(
     }
 }
 
+/// A Metadata v12 response of `topics` topics of `partitions` partitions
+/// each, three replicas a partition: what a large cluster answers.
+pub fn metadata_response(topics: usize, partitions: usize) -> Vec<u8> {
+    use kwire::decode::Direction;
+    use kwire::encode::{encode_frame, example_header};
+    use serde_json::{json, Value};
+    let cat = kwire::schema::Catalogue::builtin();
+    let topics: Vec<Value> = (0..topics)
+        .map(|t| {
+            let partitions: Vec<Value> = (0..partitions)
+                .map(|p| {
+                    let replicas = json!([p % 12, (p + 1) % 12, (p + 2) % 12]);
+                    json!({"ErrorCode": 0, "PartitionIndex": p, "LeaderId": p % 12,
+                           "LeaderEpoch": 7, "ReplicaNodes": replicas, "IsrNodes": replicas,
+                           "OfflineReplicas": []})
+                })
+                .collect();
+            json!({"ErrorCode": 0, "Name": format!("orders-{t:04}"),
+                   "TopicId": format!("5b3c1f0e-0000-4000-8000-{t:012}"), "IsInternal": false,
+                   "Partitions": partitions, "TopicAuthorizedOperations": -2147483648i64})
+        })
+        .collect();
+    let brokers: Vec<Value> = (0..12)
+        .map(|i| json!({"NodeId": i, "Host": format!("broker-{i}.example"), "Port": 9092, "Rack": null}))
+        .collect();
+    let body = json!({"ThrottleTimeMs": 0, "Brokers": brokers, "ClusterId": "abc",
+                      "ControllerId": 1, "Topics": topics});
+    let Value::Object(body): Value = body else {
+        unreachable!()
+    };
+    let fs = frame_spec(Direction::Response, 3, 12);
+    encode_frame(cat, &fs, &example_header(Direction::Response), &body).unwrap()
+}
+
 /// `kwire ARGS` with `stdin` on its standard input (no `KWIRE_DEFS`, no colour).
 pub fn kwire_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
     use std::io::Write;

@@ -19,11 +19,12 @@ use super::{FieldDecoder, Naming};
 use crate::decode::context::Context;
 use crate::decode::reader::Reader;
 use crate::decode::tape::{Slot, Values};
-use crate::decode::tree::{DeferredElements, Node};
+use crate::decode::tree::{DeferredElements, LeftArray, Node};
 use crate::decode::values::{self, Leave};
 use crate::schema::plan::{SharedPlan, StructPlan};
 use crate::schema::{Catalogue, FieldSpec, FieldType};
 use bytes::Bytes;
+use std::sync::Arc;
 
 impl FieldDecoder<'_, '_> {
     /// What the tape leaves off for drawing, from the context.
@@ -44,11 +45,9 @@ impl FieldDecoder<'_, '_> {
         count: usize,
         node: &mut impl Built,
     ) {
-        let d = DeferredElements {
-            first: (slot.at + u32::from(slot.prefix)) as usize,
+        let array = LeftArray {
             limit: self.r.end(),
-            count,
-            field: Box::new(f.clone()),
+            field: f.clone(),
             plan: SharedPlan::new(StructPlan::compile(&f.fields, self.version, self.flexible)),
             version: self.version,
             flexible: self.flexible,
@@ -61,10 +60,16 @@ impl FieldDecoder<'_, '_> {
             budget: self.ctx.budget.clone(),
             elements_over: self.ctx.defer_elements_over,
         };
+        let d = DeferredElements {
+            first: (slot.at + u32::from(slot.prefix)) as usize,
+            first_index: 0,
+            count,
+            array: Arc::new(array),
+        };
         let mut tape = Values::default();
         let mut at = d.first;
         for k in 0..count {
-            at = self.element_from_bytes(&d, (k, at), &mut tape, &mut NoNodes);
+            at = self.element_from_bytes(&d.array, (k, at), &mut tape, &mut NoNodes);
         }
         if let Some(n) = node.node() {
             n.set_deferred_elements(d);
@@ -72,31 +77,33 @@ impl FieldDecoder<'_, '_> {
         self.r.seek((slot.at + slot.len) as usize);
     }
 
-    /// Element `k` of `d`, at `at`: decoded onto `tape`, its node pushed
-    /// onto `out` and its fields walked under it. Returns where it ends.
+    /// Element `k` of `array`, at `at`: decoded onto `tape`, its node
+    /// pushed onto `out` and its fields walked under it. Returns where it ends.
     fn element_from_bytes<O: Nodes>(
         &mut self,
-        d: &DeferredElements,
+        array: &LeftArray,
         (k, at): (usize, usize),
         tape: &mut Values,
         out: &mut O,
     ) -> usize {
-        let FieldType::Array(inner) = &d.field.ty else {
-            return d.limit;
+        let FieldType::Array(inner) = &array.field.ty else {
+            return array.limit;
         };
         tape.reuse_for(0);
-        let frame = self.frame.get(..d.limit).unwrap_or_default();
+        let frame = self.frame.get(..array.limit).unwrap_or_default();
         let leave = self.leave();
+        let plan = &array.plan;
         let (root, end, _) =
-            values::decode_annotated_leaving(frame, at, &d.plan, tape, &self.ctx.budget, leave);
-        let node = out.push(|| self.element_node(&d.field, d.field.labels(), inner, k, at));
+            values::decode_annotated_leaving(frame, at, plan, tape, &self.ctx.budget, leave);
+        let field = &array.field;
+        let node = out.push(|| self.element_node(field, field.labels(), inner, k, at));
         if let Some(n) = node.node() {
             n.len = end - at;
         }
         // Each element decoded whole before it was left: this shows nothing
         // unless the bytes changed.
         show_stop(tape, root, node);
-        self.walk_struct(tape, root, &d.field.fields, node.children());
+        self.walk_struct(tape, root, &field.fields, node.children());
         end
     }
 }
@@ -112,13 +119,14 @@ pub(crate) fn for_each_element<E>(
     d: &DeferredElements,
     mut each: impl FnMut(&mut Vec<Node>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
+    let array = &*d.array;
     let mut decoder = FieldDecoder {
-        r: Reader::over(frame, (d.first, d.limit)),
+        r: Reader::over(frame, (d.first, array.limit)),
         frame,
-        version: d.version,
-        flexible: d.flexible,
-        region: d.region,
-        naming: match d.header_naming {
+        version: array.version,
+        flexible: array.flexible,
+        region: array.region,
+        naming: match array.header_naming {
             true => Naming::Header,
             false => Naming::Schema,
         },
@@ -127,22 +135,80 @@ pub(crate) fn for_each_element<E>(
         record_damage: Vec::new(),
         deferred: Vec::new(),
         ctx: Context {
-            topic: d.topic.clone(),
-            topic_forced: d.topic_forced,
-            protocol_type: d.protocol_type.clone(),
-            budget: d.budget.clone(),
-            topic_ids: d.topic_ids.clone(),
-            defer_elements_over: d.elements_over,
+            topic: array.topic.clone(),
+            topic_forced: array.topic_forced,
+            protocol_type: array.protocol_type.clone(),
+            budget: array.budget.clone(),
+            topic_ids: array.topic_ids.clone(),
+            defer_elements_over: array.elements_over,
             ..Context::default()
         },
     };
     let (mut tape, mut nodes) = (Values::default(), Vec::new());
     let mut at = d.first;
     for k in 0..d.count {
-        at = decoder.element_from_bytes(d, (k, at), &mut tape, &mut nodes);
+        let index = d.first_index + k;
+        at = decoder.element_from_bytes(array, (index, at), &mut tape, &mut nodes);
         decoder.warnings.clear();
         each(&mut nodes, k + 1 == d.count)?;
         nodes.clear();
     }
     Ok(())
+}
+
+/// Every array under `node` whose elements were left, as one stub per
+/// element: the element's own node (its name, range and value) without its
+/// children, marked to walk it when it is opened ([`open_element_stub`]).
+/// What holds a Metadata response of 200,000 partitions as a node a
+/// partition (the explorer). An element with no children stays as it is;
+/// `seen` sees each element whole before it becomes a stub.
+pub fn stub_elements(cat: &Catalogue, bytes: &Bytes, node: &mut Node, seen: &mut dyn FnMut(&Node)) {
+    let Some(d) = node.deferred_elements().cloned() else {
+        for c in &mut node.children {
+            stub_elements(cat, bytes, c, seen);
+        }
+        return;
+    };
+    node.take_deferred();
+    let mut index = d.first_index;
+    let stubbed = for_each_element(cat, bytes, &d, |nodes, _| {
+        for mut element in nodes.drain(..) {
+            if !element.children.is_empty() {
+                seen(&element);
+                element.children = Vec::new();
+                element.set_deferred_elements(DeferredElements {
+                    first: element.offset,
+                    first_index: index,
+                    count: 1,
+                    array: Arc::clone(&d.array),
+                });
+            }
+            node.children.push(element);
+            index += 1;
+        }
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(()) = stubbed;
+}
+
+/// The element a stub of [`stub_elements`] stands for, walked from the
+/// frame's `bytes` into its node, the arrays within it left as stubs in
+/// turn (`seen` as [`stub_elements`] has it); `None` for a node that is no
+/// such stub.
+pub fn open_element_stub(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    stub: &Node,
+    seen: &mut dyn FnMut(&Node),
+) -> Option<Node> {
+    let d = stub.deferred_elements().filter(|d| d.count == 1)?;
+    let mut out = None;
+    let walked = for_each_element(cat, bytes, d, |nodes, _| {
+        out = nodes.pop();
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(()) = walked;
+    let mut node = out?;
+    stub_elements(cat, bytes, &mut node, seen);
+    Some(node)
 }
