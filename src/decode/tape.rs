@@ -101,11 +101,15 @@ pub enum Id {
     UnknownTag(u32),
     /// Annotated tapes only ([`super::values::decode_annotated`]): a flexible
     /// struct's tagged section (its value the count), one entry of it (its
-    /// tag; the value its size; the field or unknown tag is its child), and a
+    /// tag and how many bytes its size took, the tag's in `prefix`; the
+    /// value its size; the field or unknown tag is its child), and a
     /// nullable struct's presence marker (its value as read; the struct's
     /// first child).
     TaggedSection,
-    TagEntry(u32),
+    TagEntry {
+        tag: u32,
+        size_width: u8,
+    },
     Marker,
     /// Annotated tapes only: record data, as `super::records::tape` writes
     /// it. A RecordBatch v2 (its index among its stream's batches), a legacy
@@ -212,7 +216,7 @@ impl Slot {
             Id::Element => SlotKind::Element,
             Id::UnknownTag(_) => SlotKind::UnknownTag,
             Id::TaggedSection => SlotKind::TaggedSection,
-            Id::TagEntry(_) => SlotKind::TagEntry,
+            Id::TagEntry { .. } => SlotKind::TagEntry,
             Id::Marker => SlotKind::Marker,
             Id::Batch(_) => SlotKind::Batch,
             Id::LegacyMessage(_) => SlotKind::LegacyMessage,
@@ -244,7 +248,7 @@ impl Slot {
     /// The tag of a tagged entry or an unknown tag.
     pub fn tag(&self) -> Option<u32> {
         match self.id {
-            Id::TagEntry(t) | Id::UnknownTag(t) => Some(t),
+            Id::TagEntry { tag, .. } | Id::UnknownTag(tag) => Some(tag),
             _ => None,
         }
     }

@@ -90,8 +90,8 @@ pub enum Role {
 }
 
 /// What a node is within the encoding, where its role and type do not say:
-/// set where the decoder builds the node (reading and replaying call the
-/// same constructors), so that views and teaching dispatch on it, never on
+/// set where the decoder builds the node (every walk that builds nodes calls
+/// the same constructors), so that views and teaching dispatch on it, never on
 /// names, types as shown or notes. One byte, in the node's padding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Kind {

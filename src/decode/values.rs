@@ -314,7 +314,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         {
             return;
         }
-        // The topic is not known here: keys and values may be framed as a plain topic's (replay shows it only for one).
+        // The topic is not known here: keys and values may be framed as a plain topic's (its nodes show it only for one).
         let mut walk = crate::decode::records::tape::Walk::<true> {
             slots: self.slots,
             buffers: self.buffers,
@@ -707,14 +707,17 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let tag = self.ok(read)?;
             let read = self.r.uvarint("tagged field size");
             let size = self.ok(read)?;
-            let (size, size_overlong) = (size.value as usize, size.overlong);
+            let (size, size_overlong, size_width) = (size.value as usize, size.overlong, size.len);
             let tag_no = tag.value as u32;
             let payload_at = self.r.pos();
             let entry = ANNOTATED.then(|| {
                 let e = self.slots.len();
                 self.leaf(
                     NO_KEY,
-                    Id::TagEntry(tag_no),
+                    Id::TagEntry {
+                        tag: tag_no,
+                        size_width: size_width as u8,
+                    },
                     Val::Uint(size as u64),
                     (start, 0, tag.len),
                 );
@@ -1067,7 +1070,11 @@ mod tests {
         );
         // The section (count 1, 1 byte), its entry (tag 5, 1-byte tag, size 2) and the raw value.
         assert_eq!(s(5), (Id::TaggedSection, 9, 5, 1, Val::Uint(1)));
-        assert_eq!(s(6), (Id::TagEntry(5), 10, 4, 1, Val::Uint(2)));
+        let entry = Id::TagEntry {
+            tag: 5,
+            size_width: 1,
+        };
+        assert_eq!(s(6), (entry, 10, 4, 1, Val::Uint(2)));
         assert_eq!(
             s(7),
             (

@@ -164,7 +164,7 @@ impl FieldDecoder<'_, '_> {
                 .fetched(self.region != Region::RequestBody);
         bd.check_stream(tape, i);
         if let Some(n) = node.node() {
-            bd.replay_stream(tape, i, &mut n.children);
+            bd.stream_nodes(tape, i, &mut n.children);
         }
         self.warnings.append(&mut bd.warnings);
         self.record_damage.append(&mut bd.damage);
@@ -526,12 +526,10 @@ impl FieldDecoder<'_, '_> {
             usize::from(entry.prefix),
         );
         let size = if let Val::Uint(n) = entry.value { n } else { 0 };
-        // An entry that stopped at its size has no payload: its bytes are its tag and size.
-        let size_len = payload
-            .map_or(entry.len as usize, |(_, p)| {
-                (p.at as usize).saturating_sub(start)
-            })
-            .saturating_sub(tag_len);
+        let size_len = match entry.id {
+            Id::TagEntry { size_width, .. } => usize::from(size_width),
+            _ => 0,
+        };
         self.check_tag_order(start, tag_no.into(), last_tag);
         self.overlong_varint(entry, OVERLONG_PREFIX, "tag");
         if entry.marks & OVERLONG_SIZE != 0 {

@@ -2,7 +2,7 @@
 //! the legacy message sets (magic 0 and 1), with compressed payloads decoded
 //! into a child tree whose offsets index the decompressed buffer. The batches
 //! are walked onto a tape (`super::tape`) and their nodes built from it
-//! (`super::replay`) by the constructors here.
+//! (`super::nodes`) by the constructors here.
 
 use super::compression::Codec;
 use super::layout::{
@@ -115,7 +115,7 @@ impl<'a, 'c> BatchDecoder<'a, 'c> {
         walk.stream(self.buf, (start, end));
         close_slot(&mut tape.slots, root, end);
         self.check_stream(&tape, root as u32);
-        self.replay_stream(&tape, root as u32, out);
+        self.stream_nodes(&tape, root as u32, out);
     }
 }
 

@@ -10,8 +10,8 @@
 //! redacted bytes).
 
 use super::lines::{Depth, PartLine};
+use super::nodes::{shown_in_records, shown_in_stream};
 use super::payload::PayloadKind;
-use super::replay::{shown_in_records, shown_in_stream};
 use super::tape::Walk;
 use super::BatchDecoder;
 use crate::budget::Budget;
@@ -58,7 +58,7 @@ pub fn for_each_item<E>(
     let mut nodes = Vec::new();
     walk_items(frame, d, budget, |tape, root, item| {
         bd.check_stream(tape, root);
-        bd.replay_stream(tape, root, &mut nodes);
+        bd.stream_nodes(tape, root, &mut nodes);
         mask_item(&bd, frame, item, &mut nodes);
         let res = each(&mut nodes, item);
         nodes.clear();
@@ -200,7 +200,7 @@ fn pieces_of<E>(
             continue;
         }
         nodes.clear();
-        bd.replay_item(tape, (i, s), &mut nodes);
+        bd.item_nodes(tape, (i, s), &mut nodes);
         mask_item(bd, frame, item, &mut nodes);
         each(Piece::Nodes {
             nodes: &nodes,

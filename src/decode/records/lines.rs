@@ -275,7 +275,7 @@ pub type Depth = (u8, bool);
 /// ends its batch's children). `None`, with
 /// nothing handed on, when the record needs its nodes: a finding under
 /// it, or a key or value in Schema Registry framing. The nodes of the
-/// same record (`replay`) are built from the same lines.
+/// same record (`nodes`) are built from the same lines.
 pub(crate) fn plain_record_lines<'a, E>(
     buf: &'a [u8],
     tape: &Values,
@@ -297,7 +297,7 @@ pub(crate) fn plain_record_lines<'a, E>(
 }
 
 /// [`plain_record_lines`] for any record, framed or with a finding: what
-/// its lines say; the nodes built from them (`replay`) add the rest.
+/// its lines say; the nodes built from them (`nodes`) add the rest.
 pub(super) fn record_lines<'a, E>(
     buf: &'a [u8],
     tape: &Values,

@@ -446,7 +446,7 @@ pub fn schema_registry_id(b: &[u8]) -> Option<i32> {
 /// Under a record key or value node over `buf[node.offset..node.end()]` in
 /// Schema Registry framing: `magic` (int8), `schemaId` (int32) and
 /// `payload` (the rest), at their offsets; the node's note names the schema.
-/// The reading and the tape's replay both call this, so their trees agree.
+/// Every walk that builds a record's nodes calls this, so their trees agree.
 /// Returns whether it added them.
 pub(super) fn schema_registry_framing(buf: &Bytes, node: &mut Node) -> bool {
     let (start, end) = (node.offset, node.end());

@@ -1,6 +1,6 @@
 //! The one walk over record batches, onto an annotated tape (a records
 //! field's, or one of its own for a log segment's batch), from which
-//! [`super::replay`] builds every batch, message and record node. What is
+//! `super::nodes` builds every batch, message and record node. What is
 //! wrong (checksums, counts, lengths, codecs, decompression, budgets) is an
 //! [`Id::Finding`] where it was found, its parent the slot whose node shows it.
 //!

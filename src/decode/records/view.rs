@@ -1,4 +1,4 @@
-//! Records read back from the nodes [`super::batch`] and `super::replay`
+//! Records read back from the nodes [`super::batch`] and `super::nodes`
 //! make: each record as a consumer sees it (offset, timestamp, key, value,
 //! headers), for views that list records instead of drawing their trees.
 //!

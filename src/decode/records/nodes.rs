@@ -42,23 +42,23 @@ pub(crate) struct BatchHead<'t> {
 
 impl BatchDecoder<'_, '_> {
     /// The nodes of the batches that are the children of slot `parent` (a records field).
-    pub(crate) fn replay_stream(&self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
+    pub(crate) fn stream_nodes(&self, tape: &Values, parent: u32, out: &mut Vec<Node>) {
         for (i, s) in tape.children(parent) {
-            self.replay_item(tape, (i, s), out);
+            self.item_nodes(tape, (i, s), out);
         }
     }
 
     /// The node of slot `i` (`s`), a child of a records field: a batch, a
     /// legacy message, bytes that are not one; none for other slots
     /// ([`shown_in_stream`] says which).
-    pub(crate) fn replay_item(&self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
+    pub(crate) fn item_nodes(&self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
         match s.id {
             Id::Batch(index) => {
                 let node = push_batch(out, index as usize, s.at as usize, s.len as usize);
-                self.replay_batch(tape, i, node);
+                self.batch_nodes(tape, i, node);
             }
-            Id::LegacyMessage(index) => self.replay_message(tape, (i, s), index, out),
-            Id::NotABatch | Id::OverBudget => self.replay_invalid(tape, (i, s), out),
+            Id::LegacyMessage(index) => self.message_nodes(tape, (i, s), index, out),
+            Id::NotABatch | Id::OverBudget => self.invalid_nodes(tape, (i, s), out),
             Id::PartialBatch => {
                 let total = if let Val::Int(t) = s.value {
                     Some(t as usize)
@@ -166,7 +166,7 @@ impl BatchDecoder<'_, '_> {
                 return drawn;
             }
         }
-        self.replay_in_records(tape, (j, s), header, nodes);
+        self.in_records_nodes(tape, (j, s), header, nodes);
         None
     }
 
@@ -187,7 +187,7 @@ impl BatchDecoder<'_, '_> {
     }
 
     /// Bytes that are not a batch, or that a budget left undecoded (not damage in the data, but not shown either).
-    fn replay_invalid(&self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
+    fn invalid_nodes(&self, tape: &Values, (i, s): (u32, &Slot), out: &mut Vec<Node>) {
         let (at, len) = (s.at as usize, s.len as usize);
         let name = if s.id == Id::OverBudget {
             "not decoded (over budget)"
@@ -211,7 +211,7 @@ impl BatchDecoder<'_, '_> {
         self.found_under(tape, i, n);
     }
 
-    pub(super) fn replay_batch(&self, tape: &Values, batch: u32, node: &mut Node) {
+    pub(super) fn batch_nodes(&self, tape: &Values, batch: u32, node: &mut Node) {
         self.found_under(tape, batch, node);
         // Room for the header fields and the records (growing it copied every record's node, again and again).
         node.children = Vec::with_capacity(tape.children(batch).count());
@@ -238,15 +238,15 @@ impl BatchDecoder<'_, '_> {
                     self.found_under(tape, j, n);
                 }
                 Id::Compressed(_) | Id::NotDecompressed => {
-                    self.replay_compressed(tape, (j, s), &header, &mut node.children)
+                    self.compressed_nodes(tape, (j, s), &header, &mut node.children)
                 }
-                _ => self.replay_in_records(tape, (j, s), &header, node),
+                _ => self.in_records_nodes(tape, (j, s), &header, node),
             }
         }
     }
 
     /// A compressed batch's records: bytes, and under them the decompressed data's records (or why there are none).
-    fn replay_compressed(
+    fn compressed_nodes(
         &self,
         tape: &Values,
         (j, s): (u32, &Slot),
@@ -275,7 +275,7 @@ impl BatchDecoder<'_, '_> {
         d.children = Vec::with_capacity(tape.children(j).count());
         self.within(data, |inner| {
             tape.children(j)
-                .for_each(|r| inner.replay_in_records(tape, r, header, d))
+                .for_each(|r| inner.in_records_nodes(tape, r, header, d))
         });
     }
 
@@ -318,15 +318,15 @@ impl BatchDecoder<'_, '_> {
         key_value_nodes(embedding, record, warnings)
     }
 
-    /// `replay` over decompressed `data` (whose offsets its slots give).
-    fn within(&self, data: &Bytes, replay: impl FnOnce(&BatchDecoder)) {
-        replay(&BatchDecoder::new(data, self.catalogue, self.ctx));
+    /// `build` over decompressed `data` (whose offsets its slots give).
+    fn within(&self, data: &Bytes, build: impl FnOnce(&BatchDecoder)) {
+        build(&BatchDecoder::new(data, self.catalogue, self.ctx));
     }
 
     /// A slot among a batch's records, which go into `parent`: a record, or
     /// the bytes a budget left undecoded (a finding about the batch is on
     /// `parent` already).
-    fn replay_in_records(
+    fn in_records_nodes(
         &self,
         tape: &Values,
         (j, s): (u32, &Slot),
@@ -335,10 +335,10 @@ impl BatchDecoder<'_, '_> {
     ) {
         match s.id {
             Id::Record(index) => {
-                self.replay_record(tape, (j, s), index, header, &mut parent.children)
+                self.record_nodes(tape, (j, s), index, header, &mut parent.children)
             }
             Id::NotABatch | Id::OverBudget => {
-                self.replay_invalid(tape, (j, s), &mut parent.children)
+                self.invalid_nodes(tape, (j, s), &mut parent.children)
             }
             _ => {}
         }
@@ -349,7 +349,7 @@ impl BatchDecoder<'_, '_> {
     /// say: where it failed, a key's or value's Schema Registry framing, what
     /// an internal topic's or control record's key and value decode to, and
     /// what is secret.
-    fn replay_record(
+    fn record_nodes(
         &self,
         tape: &Values,
         (i, rec): (u32, &Slot),
@@ -417,7 +417,7 @@ impl BatchDecoder<'_, '_> {
     /// A length written as `form` says and its bytes (or null; or nothing,
     /// when they were not all there), from their part; `framing` where a plain
     /// topic's key or value may be framed. Returns the bytes' range.
-    fn replay_bytes(
+    fn bytes_nodes(
         &self,
         part: BytesPart,
         form: BytesForm,
@@ -446,7 +446,7 @@ impl BatchDecoder<'_, '_> {
     }
 
     /// A legacy message (magic 0 or 1) and its fields; a wrapper's value holds the messages decompressed from it.
-    fn replay_message(&self, tape: &Values, (i, m): (u32, &Slot), index: u32, out: &mut Vec<Node>) {
+    fn message_nodes(&self, tape: &Values, (i, m): (u32, &Slot), index: u32, out: &mut Vec<Node>) {
         let magic = int(m.value);
         let node = push_with(out, || {
             let mut n = Node::new(
@@ -467,10 +467,10 @@ impl BatchDecoder<'_, '_> {
             match s.id {
                 Id::Bytes {
                     of: BytesOf::Key, ..
-                } => self.replay_message_bytes(tape, (j, s), KEY, None, &mut node.children),
+                } => self.message_bytes_nodes(tape, (j, s), KEY, None, &mut node.children),
                 Id::Bytes {
                     of: BytesOf::Value, ..
-                } => self.replay_message_bytes(
+                } => self.message_bytes_nodes(
                     tape,
                     (j, s),
                     VALUE,
@@ -492,7 +492,7 @@ impl BatchDecoder<'_, '_> {
 
     /// A legacy message's key or value (`wrapper`: the codec of a wrapper's
     /// value, a compressed message set, which the walk never marks framed).
-    fn replay_message_bytes(
+    fn message_bytes_nodes(
         &self,
         tape: &Values,
         (j, s): (u32, &Slot),
@@ -503,7 +503,7 @@ impl BatchDecoder<'_, '_> {
         // The topic is looked at only for bytes the walk found framed.
         let framing = matches!(s.id, Id::Bytes { framed: true, .. })
             && PayloadKind::for_topic(self.ctx.topic.as_deref()) == PayloadKind::Plain;
-        let Some(range) = self.replay_bytes(part, LEGACY_BYTES, s, out, framing) else {
+        let Some(range) = self.bytes_nodes(part, LEGACY_BYTES, s, out, framing) else {
             return;
         };
         let (Some(c), Some(v)) = (wrapper, out.last_mut()) else {
@@ -525,7 +525,7 @@ impl BatchDecoder<'_, '_> {
                 let d = push_with(&mut v.children, || {
                     decompressed_node(range, data, c, ("message set", Region::RecordBatch))
                 });
-                self.within(data, |inner| inner.replay_stream(tape, ci, &mut d.children));
+                self.within(data, |inner| inner.stream_nodes(tape, ci, &mut d.children));
             }
         }
     }
@@ -562,7 +562,7 @@ fn last_at(node: &mut Node, depth: usize) -> &mut Node {
     last_at(&mut node.children[last], depth - 1)
 }
 
-/// Whether slot `s`, a child of a records field, has a node ([`BatchDecoder::replay_item`]).
+/// Whether slot `s`, a child of a records field, has a node ([`BatchDecoder::item_nodes`]).
 pub(crate) fn shown_in_stream(s: &Slot) -> bool {
     matches!(
         s.id,

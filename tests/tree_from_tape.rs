@@ -1,4 +1,4 @@
-//! The annotated tree from the one decoder (an annotated tape, replayed):
+//! The annotated tree from the one decoder (nodes built from an annotated tape):
 //! record batches of every kind on a frame's tape, whatever they hold,
 //! against the same batches walked on their own (as a log segment's are),
 //! node for node (name, type, offset, length, value, note, doc, region, role,
