@@ -1563,6 +1563,128 @@ fn a_big_records_field_is_a_stub_per_batch_that_enter_opens() {
     draw(&mut app, 200, 60);
 }
 
+/// The explorer holds an array of structs over 64 KiB as one stub per
+/// element (a Metadata response of 200,000 partitions would take a
+/// gigabyte of nodes), arrays within an opened element too: the grid is
+/// coloured as the whole tree colours it; a byte picked inside a stub opens
+/// it and selects the field the whole tree has there; a collapsed stub
+/// shows its first fields; past 64 open stubs the oldest fold back with
+/// the stubs opened within them, and what is reopened is whole again.
+#[test]
+fn a_big_array_is_a_stub_per_element_that_the_grid_and_search_open() {
+    let cat = Catalogue::builtin();
+    let bytes = Bytes::from(common::metadata_response(2, 3_000));
+    let read = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(3),
+        api_version: Some(12),
+        ..Default::default()
+    };
+    let whole = kwire::decode::decode_frame(cat, bytes.clone(), 0, &read);
+    let opts = kwire::tui::app::stubbing(read);
+    let frame = kwire::decode::decode_frame(cat, bytes.clone(), 0, &opts);
+    let mut app = App::new(cat, None, vec![frame], Theme::COLOR);
+    let fv = app.frame().unwrap();
+    assert_eq!(fv.unopened_stubs(), 2, "a stub a topic");
+    let whole_regions = kwire::decode::regions::byte_regions(&whole.root, bytes.len());
+    assert!(
+        fv.regions == whole_regions,
+        "a stubbed frame's grid is coloured otherwise"
+    );
+    search_for(&mut app, "MetadataResponseTopic[1]");
+    assert_eq!(
+        app.frame().unwrap().unopened_stubs(),
+        2,
+        "selected, not opened"
+    );
+    let buf = draw(&mut app, 200, 60);
+    let line = row_containing(&buf, "MetadataResponseTopic[1]").expect("the stub's line");
+    assert!(
+        row_text(&buf, line).contains("⟨ErrorCode=0, Name=\"orders-0001\""),
+        "{}",
+        row_text(&buf, line)
+    );
+
+    // A byte of the second topic's partition 2,000: its PartitionIndex.
+    let text =
+        |n: &kwire::decode::Node| kwire::render::text_tree::render_tree(n, Default::default());
+    let topic = &whole.root.at_path(&[2, 4]).unwrap().children[2];
+    let partition = &topic.children[4].children[2001];
+    let byte = partition.children[1].offset + 1;
+    app.move_cursor(byte);
+    let fv = app.frame().unwrap();
+    assert_eq!(fv.tree.selected(), whole.root.path_at(byte).as_slice());
+    assert_eq!(fv.selected_node().name.to_string(), "PartitionIndex");
+    assert_eq!(text(fv.selected_node()), text(&partition.children[1]));
+    assert_eq!(
+        fv.unopened_stubs(),
+        1 + 2_999,
+        "the topic and the partition opened"
+    );
+
+    // Past 64 open stubs the oldest fold back, with what was opened in them:
+    // partitions opened in both topics, then in the second only.
+    for i in 0..70 {
+        for topic in [1, 2] {
+            if topic == 1 && i >= 10 {
+                continue;
+            }
+            search_for(&mut app, &format!("MetadataResponsePartition[{i}]"));
+            if app.frame().unwrap().tree.selected()[..3] != [2, 4, topic] {
+                press(&mut app, KeyCode::Char('n'));
+            }
+            assert_eq!(
+                selected_name(&app),
+                format!("MetadataResponsePartition[{i}]")
+            );
+            assert_eq!(app.frame().unwrap().tree.selected()[..3], [2, 4, topic]);
+            app.focus = Focus::Tree;
+            press(&mut app, KeyCode::Enter);
+        }
+    }
+    let fv = app.frame().unwrap();
+    assert!(fv.unopened_stubs() > 1, "{}", fv.unopened_stubs());
+    // No row is shown open over a stub: what was open in a folded stub went with it.
+    let stale_rows = |app: &App| {
+        let fv = app.frame().unwrap();
+        let rows = fv.tree.rows().iter();
+        rows.filter(|r| fv.tree.is_expanded(&r.path))
+            .filter(|r| {
+                fv.frame
+                    .root
+                    .at_path(&r.path)
+                    .is_some_and(|n| n.walked_later())
+            })
+            .count()
+    };
+    assert_eq!(stale_rows(&app), 0);
+    // The first topic again, reopened: its partitions stubs, none shown open.
+    search_for(&mut app, "MetadataResponsePartition[7]");
+    if app.frame().unwrap().tree.selected()[..3] != [2, 4, 1] {
+        press(&mut app, KeyCode::Char('n'));
+    }
+    assert_eq!(selected_name(&app), "MetadataResponsePartition[7]");
+    let fv = app.frame().unwrap();
+    assert_eq!(fv.tree.selected(), &[2, 4, 1, 4, 8]);
+    app.focus = Focus::Tree;
+    press(&mut app, KeyCode::Enter);
+    let fv = app.frame().unwrap();
+    let opened = fv.selected_node();
+    let in_whole = whole.root.at_path(fv.tree.selected()).unwrap();
+    assert_eq!(text(opened), text(in_whole));
+    assert_eq!(stale_rows(&app), 0);
+    let buf = draw(&mut app, 200, 60);
+    let line = row_containing(&buf, "MetadataResponsePartition[6]").expect("a sibling's line");
+    assert!(
+        row_text(&buf, line).contains("▸"),
+        "{}",
+        row_text(&buf, line)
+    );
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(selected_name(&app), "MetadataResponsePartition[7]");
+    assert_eq!(app.frame().unwrap().tree.selected()[..3], [2, 4, 2]);
+}
+
 /// The grid finds the node under the cursor by a binary search over each
 /// node's children (`Node::child_at`): exact only when a decoder lays
 /// children out in byte order without overlaps. Held on every shipped

@@ -162,7 +162,7 @@ fn paint_nodes(nodes: &[Node], inside: bool, out: &mut [Option<Region>]) {
 
 /// [`paint_nodes`] for an array's elements, whose arrays may leave theirs
 /// for drawing too (they hold no records).
-fn paint_nodes_walking(
+pub(crate) fn paint_nodes_walking(
     nodes: &[Node],
     inside: bool,
     out: &mut [Option<Region>],

@@ -122,6 +122,14 @@ fn open_any_stub(
     }
 }
 
+/// The regions `regions` holds, in the legend's order.
+fn legend_of(regions: &[Option<Region>]) -> Vec<Region> {
+    Region::ALL
+        .into_iter()
+        .filter(|r| regions.contains(&Some(*r)))
+        .collect()
+}
+
 /// What keeps each element's summary, by offset, as it becomes a stub.
 fn summed_up(summaries: &mut HashMap<usize, String>) -> impl FnMut(&Node) + '_ {
     |n: &Node| {
@@ -163,10 +171,7 @@ fn decompressed_prefix(root: &Node, path: &[usize]) -> usize {
 impl FrameView {
     pub fn new(frame: Frame, source: impl Into<String>) -> FrameView {
         let regions = byte_regions(&frame.root, frame.bytes.len());
-        let legend = Region::ALL
-            .into_iter()
-            .filter(|r| regions.contains(&Some(*r)))
-            .collect();
+        let legend = legend_of(&regions);
         let errors = error_ranges(&frame);
         let mut tree = TreeState::new(&frame.root);
         tree.select(&frame.root, &frame.root.path_at(0));
@@ -199,8 +204,25 @@ impl FrameView {
         stub_items(cat, &mut frame, &budget);
         let bytes = frame.bytes.clone();
         let mut summaries = HashMap::new();
-        stub_elements(cat, &bytes, &mut frame.root, &mut summed_up(&mut summaries));
+        // What each element paints in the grid, kept before it becomes a
+        // stub: its tagged fields' bytes are coloured as in its whole tree.
+        let mut inside: Vec<Option<Region>> = vec![None; bytes.len()];
+        {
+            let mut sum = summed_up(&mut summaries);
+            stub_elements(cat, &bytes, &mut frame.root, &mut |n: &Node| {
+                sum(n);
+                let one = std::slice::from_ref(n);
+                crate::render::grid::paint_nodes_walking(one, false, &mut inside, (cat, &bytes));
+            });
+        }
         let mut fv = FrameView::new(frame, source);
+        // The elements are deeper than the stubs that painted their bytes: theirs win.
+        for (r, i) in fv.regions.iter_mut().zip(inside) {
+            if i.is_some() {
+                *r = i;
+            }
+        }
+        fv.legend = legend_of(&fv.regions);
         fv.stub_summaries = summaries;
         fv.budget = budget;
         fv
@@ -253,10 +275,12 @@ impl FrameView {
         Ok(())
     }
 
-    /// Fold opened stubs back, oldest first, until [`OPEN_STUBS`] are open.
+    /// Fold opened stubs back, oldest first, until [`OPEN_STUBS`] are open;
+    /// never the one opened last. A folded stub's stubs opened within it go
+    /// with it, and so does what was expanded under it.
     fn fold_oldest(&mut self) {
         let mut i = 0;
-        while self.opened.len() > OPEN_STUBS && i < self.opened.len() {
+        while self.opened.len() > OPEN_STUBS && i + 1 < self.opened.len() {
             let (path, _) = &self.opened[i];
             let held = self.tree.selected().starts_with(path)
                 || self
@@ -270,7 +294,10 @@ impl FrameView {
             let Some((path, d)) = self.opened.remove(i) else {
                 break;
             };
-            self.tree.set_expanded(&self.frame.root, &path, false);
+            self.opened
+                .retain(|(p, _)| !(p.len() > path.len() && p.starts_with(&path)));
+            i = i.min(self.opened.len());
+            self.tree.collapse_under(&self.frame.root, &path);
             if let Some(n) = self.frame.root.at_path_mut(&path) {
                 n.children = Vec::new();
                 n.set_deferred(d);
@@ -288,9 +315,13 @@ impl FrameView {
         Search::new(&self.frame.root, &self.frame.bytes, query, &open)
     }
 
-    /// How many stubs the frame holds unopened.
+    /// How many stubs the frame holds unopened: records' and elements'.
     pub fn unopened_stubs(&self) -> usize {
-        self.frame.root.deferred_count()
+        let mut n = 0;
+        self.frame
+            .root
+            .walk(&mut |node, _| n += usize::from(node.deferred().is_some()));
+        n
     }
 
     /// The bytes the grid shows: the frame's, or the decompressed data the selection is in.
@@ -1051,15 +1082,33 @@ impl<'a> App<'a> {
 
     /// Grid → tree: put the cursor on a byte and select the deepest node there.
     pub fn move_cursor(&mut self, byte: usize) {
+        let cat = self.cat;
         let Some(fv) = self.frame_mut() else { return };
         let Some(last) = fv.grid_bytes().len().checked_sub(1) else {
             return;
         };
         fv.cursor = byte.min(last);
-        let path = fv.path_at_grid(fv.cursor);
+        let mut path = fv.path_at_grid(fv.cursor);
+        // A byte inside a stub is one of its fields': the stub is opened to
+        // find it (the stubs within it too, a level at a time).
+        let mut failed = None;
+        while fv.is_stub(&path) {
+            if let Err(e) = fv.open_stub(cat, &path) {
+                failed = Some(e);
+                break;
+            }
+            let deeper = fv.path_at_grid(fv.cursor);
+            if deeper.len() <= path.len() {
+                break;
+            }
+            path = deeper;
+        }
         fv.tree.select(&fv.frame.root, &path);
         let cursor = fv.cursor_range();
         self.reveal(cursor);
+        if let Some(e) = failed {
+            self.fail(e);
+        }
     }
 
     /// Tree → grid: select a node, put the cursor on its first byte and show its bytes.
@@ -1747,7 +1796,7 @@ impl<'a> App<'a> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let done = match (words.as_slice(), self.frame()) {
             (["hex", path], Some(fv)) => super::export::hex(path, &fv.grid_bytes()[fv.selection()]),
-            // A frame held as stubs has many records: its contract goes on one line.
+            // A frame held as stubs is big: its contract goes on one line.
             (["json", path], Some(fv)) => super::export::json(
                 path,
                 (self.cat, self.release.as_deref()),

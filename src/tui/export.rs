@@ -62,7 +62,7 @@ pub(crate) fn json(
         .and_then(|_| out.flush())
         .map_err(|e| format!("{path}: {e}"))?;
     Ok(if one_line {
-        format!("wrote the frame as JSON to {path} (on one line: its records are many)")
+        format!("wrote the frame as JSON to {path} (on one line: it is too big to hold whole)")
     } else {
         format!("wrote the frame as JSON to {path}")
     })

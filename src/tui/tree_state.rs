@@ -158,6 +158,16 @@ impl TreeState {
     }
 
     /// Every node with children under the node at `path` opened, it too.
+    /// `path` and everything under it collapsed (a stub folded back: what
+    /// was open under it is gone).
+    pub(crate) fn collapse_under(&mut self, root: &Node, path: &[usize]) {
+        self.expanded.retain(|p| !p.starts_with(path));
+        if self.selected.len() > path.len() && self.selected.starts_with(path) {
+            self.selected = path.to_vec();
+        }
+        self.rebuild(root);
+    }
+
     pub(crate) fn expand_under(&mut self, root: &Node, path: &[usize]) {
         let Some(node) = root.at_path(path) else {
             return;
