@@ -32,7 +32,7 @@ pub struct Context {
     /// Records fields over this many bytes are drawn later, a batch at a time
     /// ([`crate::decode::DecodeOptions::defer_records_over`]).
     pub defer_records_over: Option<usize>,
-    /// Arrays of plain structs whose elements take more than this many bytes
+    /// Arrays of primitives or plain structs whose elements take more than this many bytes
     /// are drawn later, an element at a time
     /// ([`crate::decode::DecodeOptions::defer_elements_over`]).
     pub defer_elements_over: Option<usize>,

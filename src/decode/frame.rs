@@ -54,8 +54,9 @@ pub struct DecodeOptions {
     pub defer_records_over: Option<usize>,
     /// Tree decoding for a view that draws as it goes, with a drawer for
     /// what is left (the text tree, tree JSON and grid of `kwire decode`,
-    /// and of a capture's large frames): an array of structs that hold no
-    /// records and no credential, whose elements take more than this many
+    /// and of a capture's large frames): an array of primitives, or of
+    /// structs that hold no records and no credential, whose elements take
+    /// more than this many
     /// bytes, is not walked into nodes with the frame but marked
     /// ([`super::Node::walked_later`]) and walked an element at a time when
     /// drawn (`decode::fields::for_each_element`), so a Metadata response of

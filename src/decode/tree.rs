@@ -239,9 +239,11 @@ pub(crate) struct DeferredElements {
 pub(crate) struct LeftArray {
     /// Where the reader of the struct holding the array ends.
     pub limit: usize,
-    /// The array field, and its elements' plan at the frame's version.
+    /// The array field, whether its elements' lengths are compact, and the
+    /// plan of its elements at the frame's version when they are structs.
     pub field: crate::schema::FieldSpec,
-    pub plan: crate::schema::plan::SharedPlan,
+    pub compact: bool,
+    pub plan: Option<crate::schema::plan::SharedPlan>,
     pub version: i16,
     pub flexible: bool,
     pub region: Region,

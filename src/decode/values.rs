@@ -14,7 +14,8 @@
 //!
 //! An annotated decode for a view that draws as it goes may leave parts off
 //! its tape ([`Leave`]): large records fields' batches, and the elements of
-//! large arrays of plain structs, which the view walks one at a time.
+//! large arrays of primitives and of plain structs, which the view walks
+//! one at a time.
 
 use super::problem::{DecodeError, ErrorKind};
 use super::reader::Reader;
@@ -53,8 +54,9 @@ pub struct Leave {
     /// bytes and no batches
     /// ([`crate::decode::DecodeOptions::defer_records_over`]).
     pub records_over: usize,
-    /// An array of structs that hold no records and no credential, once its
-    /// elements have taken more than this many bytes: its slot keeps its
+    /// An array of primitives, or of structs that hold no records and no
+    /// credential, once its elements have taken more than this many bytes
+    /// (fixed-width ones: when they would): its slot keeps its
     /// count and bytes, marked [`ELEMENTS_LEFT`], and no elements
     /// ([`crate::decode::DecodeOptions::defer_elements_over`]). An array
     /// with an element that does not decode is kept whole, so that a
@@ -99,6 +101,26 @@ pub fn decode_annotated_leaving(
     (slot, end, res)
 }
 
+/// One element of an array of `p` (compact or not, as its array: `name`)
+/// at `at` in `frame`, as its own slot on the annotated tape `values`: the
+/// slot, where the element ends (where it stopped when it did not read),
+/// and whether it read.
+pub(crate) fn decode_primitive_element(
+    frame: &[u8],
+    at: usize,
+    (p, compact, name): (Primitive, bool, &str),
+    values: &mut Values,
+) -> (u32, usize, bool) {
+    let mut d = ValueDecoder::<true>::over(frame, at, values, (None, Leave::NOTHING, false));
+    let e = d.open(NO_KEY, Id::Element);
+    let read = d.read_primitive(p, compact, name).map(|(v, prefix)| {
+        d.set(e, v);
+        d.set_prefix(e, prefix);
+    });
+    d.close(e);
+    (e as u32, d.r.pos(), read.is_ok())
+}
+
 /// A frame's header struct and, if given and when the header decoded whole,
 /// its body struct right after it, each a message slot ([`Values::header`],
 /// [`Values::body`]), in one decode: values only with the record batches of
@@ -141,20 +163,9 @@ fn decode_onto<const ANNOTATED: bool>(
     budget: Option<&Budget>,
     leave: Leave,
 ) -> (u32, Option<u32>, usize, Res) {
-    let mut r = Reader::new(frame);
-    r.seek(start);
-    let mut d = ValueDecoder::<ANNOTATED> {
-        r,
-        slots: &mut values.slots,
-        buffers: &mut values.buffers,
-        findings: &mut values.findings,
-        budget,
-        record_damage: &mut values.record_damage,
-        cut_is_damage: plans.1.unwrap_or(plans.0).cut_batches_are_damage,
-        leave,
-        error: None,
-        stopped: None,
-    };
+    let cut_is_damage = plans.1.unwrap_or(plans.0).cut_batches_are_damage;
+    let mut d =
+        ValueDecoder::<ANNOTATED>::over(frame, start, values, (budget, leave, cut_is_damage));
     let (first, mut stopped) = d.message(plans.0);
     let second = match plans.1 {
         Some(plan) if !stopped => {
@@ -206,6 +217,34 @@ struct ValueDecoder<'a, 's, const ANNOTATED: bool> {
     error: Option<DecodeError>,
     /// Annotated tapes: the slot decoding stopped in, and where the bytes shown with the error end ([`Stopped`]).
     stopped: Option<(u32, usize)>,
+}
+
+impl<'a, 's, const ANNOTATED: bool> ValueDecoder<'a, 's, ANNOTATED> {
+    /// A decoder of `frame` from `start` onto `values`, within `budget`,
+    /// leaving what `leave` says; `cut_is_damage`: a batch cut by the end
+    /// of its records field is damage.
+    #[inline(always)]
+    fn over(
+        frame: &'a [u8],
+        start: usize,
+        values: &'s mut Values,
+        (budget, leave, cut_is_damage): (Option<&'s Budget>, Leave, bool),
+    ) -> Self {
+        let mut r = Reader::new(frame);
+        r.seek(start);
+        ValueDecoder {
+            r,
+            slots: &mut values.slots,
+            buffers: &mut values.buffers,
+            findings: &mut values.findings,
+            budget,
+            record_damage: &mut values.record_damage,
+            cut_is_damage,
+            leave,
+            error: None,
+            stopped: None,
+        }
+    }
 }
 
 impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
@@ -577,6 +616,12 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 // Fixed-width elements whose bytes are all there: no check per element.
                 let at = self.r.pos();
                 match ANNOTATED {
+                    // So many that they are left: all of them are there.
+                    true if count * w > self.leave.elements_over => {
+                        if let Some(s) = self.slots.get_mut(i) {
+                            s.marks |= ELEMENTS_LEFT;
+                        }
+                    }
                     true => push_elements(self.slots, self.r.buf(), (*p, w), at, count),
                     false => self.set(i, packed(*p, at, count)),
                 }
@@ -584,9 +629,13 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 return Ok(());
             }
         }
-        let leaves = matches!(el, Element::Struct(p) if !p.holds_records && !p.holds_secrets)
-            && ANNOTATED
-            && self.leave.elements_over != usize::MAX;
+        let leaves = ANNOTATED
+            && self.leave.elements_over != usize::MAX
+            && match el {
+                Element::Struct(p) => !p.holds_records && !p.holds_secrets,
+                Element::Primitive(p) => *p != Primitive::Records,
+                Element::Array => false,
+            };
         if !leaves {
             return self.read_elements(f, el, count, None);
         }

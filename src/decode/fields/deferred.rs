@@ -1,4 +1,4 @@
-//! An array of plain structs drawn an element at a time. The tree's decode
+//! An array of primitives or plain structs drawn an element at a time. The tree's decode
 //! left its elements off the tape once they had taken more than
 //! [`crate::decode::DecodeOptions::defer_elements_over`] bytes
 //! ([`crate::decode::values::Leave`]); the walk then decodes each element
@@ -9,9 +9,11 @@
 //! them ([`for_each_element`]): a Metadata response of 200,000 partitions
 //! is never held as nodes at once.
 //!
-//! Only structs that hold no records and no credential are left: their
-//! nodes need nothing the frame's later walk adds (records' warnings placed
-//! among the frame's, masked secrets).
+//! Only primitives, and structs that hold no records and no credential, are
+//! left: their nodes need nothing the frame's later walk adds (records'
+//! warnings placed among the frame's, masked secrets). The explorer makes
+//! a stub of each struct element ([`stub_elements`]); a primitive one is its
+//! own node already.
 
 use super::sink::{Built, NoNodes, Nodes};
 use super::walk::show_stop;
@@ -42,13 +44,20 @@ impl FieldDecoder<'_, '_> {
         &mut self,
         f: &FieldSpec,
         slot: &Slot,
-        count: usize,
+        (count, compact): (usize, bool),
         node: &mut impl Built,
     ) {
+        let plan = match &f.ty {
+            FieldType::Array(inner) if matches!(**inner, FieldType::Struct(_)) => Some(
+                SharedPlan::new(StructPlan::compile(&f.fields, self.version, self.flexible)),
+            ),
+            _ => None,
+        };
         let array = LeftArray {
             limit: self.r.end(),
             field: f.clone(),
-            plan: SharedPlan::new(StructPlan::compile(&f.fields, self.version, self.flexible)),
+            compact,
+            plan,
             version: self.version,
             flexible: self.flexible,
             region: self.region,
@@ -86,16 +95,26 @@ impl FieldDecoder<'_, '_> {
         tape: &mut Values,
         out: &mut O,
     ) -> usize {
-        let FieldType::Array(inner) = &array.field.ty else {
+        let (field, compact) = (&array.field, array.compact);
+        let FieldType::Array(inner) = &field.ty else {
             return array.limit;
         };
         tape.reuse_for(0);
         let frame = self.frame.get(..array.limit).unwrap_or_default();
-        let leave = self.leave();
-        let plan = &array.plan;
-        let (root, end, _) =
-            values::decode_annotated_leaving(frame, at, plan, tape, &self.ctx.budget, leave);
-        let field = &array.field;
+        let (root, end, read) = match (&**inner, &array.plan) {
+            (FieldType::Struct(_), Some(plan)) => {
+                let leave = self.leave();
+                let budget = &self.ctx.budget;
+                let (root, end, res) =
+                    values::decode_annotated_leaving(frame, at, plan, tape, budget, leave);
+                (root, end, res.is_ok())
+            }
+            (FieldType::Primitive(p), _) => {
+                let read = (*p, compact, field.name.as_str());
+                values::decode_primitive_element(frame, at, read, tape)
+            }
+            _ => return array.limit,
+        };
         let node = out.push(|| self.element_node(field, field.labels(), inner, k, at));
         if let Some(n) = node.node() {
             n.len = end - at;
@@ -103,7 +122,14 @@ impl FieldDecoder<'_, '_> {
         // Each element decoded whole before it was left: this shows nothing
         // unless the bytes changed.
         show_stop(tape, root, node);
-        self.walk_struct(tape, root, &field.fields, node.children());
+        match &**inner {
+            FieldType::Primitive(p) => {
+                if let Some(slot) = tape.slots.get(root as usize).copied() {
+                    self.walk_primitive(*p, (compact, false), field, (&slot, !read), node);
+                }
+            }
+            _ => self.walk_struct(tape, root, &field.fields, node.children()),
+        }
         end
     }
 }

@@ -249,8 +249,8 @@ impl FieldDecoder<'_, '_> {
             return;
         }
         if slot.marks & ELEMENTS_LEFT != 0 {
-            if let (Some(count), FieldType::Struct(_)) = (count, inner) {
-                self.walk_left_elements(f, slot, count, node);
+            if let Some(count) = count {
+                self.walk_left_elements(f, slot, (count, compact), node);
             }
             return;
         }
@@ -276,7 +276,7 @@ impl FieldDecoder<'_, '_> {
     /// field is not nullable), then its node's value and note from its slot.
     /// A slot whose read failed holds the bytes read before it failed and
     /// has no value; a string's or bytes' length read before it is noted.
-    fn walk_primitive(
+    pub(super) fn walk_primitive(
         &mut self,
         p: Primitive,
         (compact, nullable): (bool, bool),
