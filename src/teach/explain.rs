@@ -364,16 +364,13 @@ fn fixed(p: Primitive, bytes: &[u8]) -> Option<Explanation> {
     })
 }
 
-/// The 7-bit groups of a uvarint at the start of `bytes`: (value, length).
+/// The uvarint at the start of `bytes` (up to ten bytes), read as the
+/// decoder reads one: (value, length).
 fn uvarint_prefix(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for (i, b) in bytes.iter().enumerate().take(10) {
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
+    let v = crate::decode::reader::Reader::new(bytes)
+        .uvarint_n(10, "uvarint")
+        .ok()?;
+    Some((v.value, v.len))
 }
 
 /// A node's uvarint with its groups spelled out: all of its bytes, or for a
