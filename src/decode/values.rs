@@ -419,7 +419,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             i,
             self.r.buf(),
             (self.r.pos(), self.r.end()),
-            self.slots,
+            (self.slots, self.leave.elements_over),
         );
         self.r.seek(pos);
         i
@@ -825,7 +825,7 @@ fn quick_fields<const ANNOTATED: bool>(
     mut i: usize,
     buf: &[u8],
     (mut pos, end): (usize, usize),
-    slots: &mut Vec<Slot>,
+    (slots, elements_over): (&mut Vec<Slot>, usize),
 ) -> (usize, usize) {
     while let Some(f) = fields.get(i) {
         let (value, used, prefix) = match f.op {
@@ -905,7 +905,15 @@ fn quick_fields<const ANNOTATED: bool>(
                                 Val::Array(count as u32),
                                 (pos, used, prefix),
                             );
-                            push_elements(slots, buf, (p, w), at, count);
+                            // So many that they are left (`Leave`): all of them are there.
+                            match count * w > elements_over {
+                                true => {
+                                    if let Some(s) = slots.get_mut(array) {
+                                        s.marks |= ELEMENTS_LEFT;
+                                    }
+                                }
+                                false => push_elements(slots, buf, (p, w), at, count),
+                            }
                             close_slot(slots, array, pos + used);
                             (pos, i) = (pos + used, i + 1);
                             continue;
