@@ -38,7 +38,8 @@ impl FieldDecoder<'_, '_> {
     }
 
     /// Array field `f` (slot `slot`, `count` elements) whose elements the
-    /// tape left off: each walked now without nodes, from its bytes, and
+    /// tape left off: each walked now without nodes, from its bytes (but
+    /// fixed-width values, which have nothing to warn of or teach), and
     /// the array's node marked to walk them into nodes when it is drawn.
     pub(super) fn walk_left_elements(
         &mut self,
@@ -75,13 +76,14 @@ impl FieldDecoder<'_, '_> {
             count,
             array: Arc::new(array),
         };
-        // Fixed-width values find nothing to warn of and teach nothing.
         let fixed = matches!(&f.ty, FieldType::Array(inner)
             if matches!(**inner, FieldType::Primitive(p) if p.fixed_width().is_some()));
-        let mut tape = Values::default();
-        let mut at = d.first;
-        for k in (0..count).filter(|_| !fixed) {
-            at = self.element_from_bytes(&d.array, (k, at), &mut tape, &mut NoNodes);
+        if !fixed {
+            let mut tape = Values::default();
+            let mut at = d.first;
+            for k in 0..count {
+                at = self.element_from_bytes(&d.array, (k, at), &mut tape, &mut NoNodes);
+            }
         }
         if let Some(n) = node.node() {
             n.set_deferred_elements(d);
@@ -90,7 +92,8 @@ impl FieldDecoder<'_, '_> {
     }
 
     /// Element `k` of `array`, at `at`: decoded onto `tape`, its node
-    /// pushed onto `out` and its fields walked under it. Returns where it ends.
+    /// pushed onto `out` with its value, or its fields walked under it.
+    /// Returns where it ends.
     fn element_from_bytes<O: Nodes>(
         &mut self,
         array: &LeftArray,
