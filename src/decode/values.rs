@@ -617,11 +617,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 let at = self.r.pos();
                 match ANNOTATED {
                     // So many that they are left: all of them are there.
-                    true if count * w > self.leave.elements_over => {
-                        if let Some(s) = self.slots.get_mut(i) {
-                            s.marks |= ELEMENTS_LEFT;
-                        }
-                    }
+                    true if count * w > self.leave.elements_over => leave_elements(self.slots, i),
                     true => push_elements(self.slots, self.r.buf(), (*p, w), at, count),
                     false => self.set(i, packed(*p, at, count)),
                 }
@@ -641,12 +637,7 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
         let first = self.r.pos();
         match self.read_elements(f, el, count, Some((i, first))) {
-            Err(Stop)
-                if self
-                    .slots
-                    .get(i)
-                    .is_some_and(|s| s.marks & ELEMENTS_LEFT != 0) =>
-            {
+            Err(Stop) if elements_left(self.slots, i) => {
                 // An element that does not decode is shown where it stops, as the
                 // whole tree shows it: the array is read again, whole, and the
                 // arrays within it too (else each level would read its own again).
@@ -699,15 +690,8 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             let Some((i, first)) = leaving else {
                 continue;
             };
-            let left = self
-                .slots
-                .get(i)
-                .is_some_and(|s| s.marks & ELEMENTS_LEFT != 0);
-            if left || self.r.pos() - first > self.leave.elements_over {
-                self.slots.truncate(i + 1);
-                if let Some(s) = self.slots.get_mut(i) {
-                    s.marks |= ELEMENTS_LEFT;
-                }
+            if elements_left(self.slots, i) || self.r.pos() - first > self.leave.elements_over {
+                leave_elements(self.slots, i);
             }
         }
         Ok(())
@@ -907,11 +891,7 @@ fn quick_fields<const ANNOTATED: bool>(
                             );
                             // So many that they are left (`Leave`): all of them are there.
                             match count * w > elements_over {
-                                true => {
-                                    if let Some(s) = slots.get_mut(array) {
-                                        s.marks |= ELEMENTS_LEFT;
-                                    }
-                                }
+                                true => leave_elements(slots, array),
                                 false => push_elements(slots, buf, (p, w), at, count),
                             }
                             close_slot(slots, array, pos + used);
@@ -952,6 +932,20 @@ fn packed(p: Primitive, at: usize, count: usize) -> Val {
 /// Annotated tapes: a slot for each of `count` elements of fixed-width `p`
 /// (`w` bytes each) at `at`, whose bytes the caller has checked are all there.
 #[inline(always)]
+/// The elements of the array whose slot is `i` taken off the tape (the
+/// slots after it are theirs), and the array marked [`ELEMENTS_LEFT`].
+fn leave_elements(slots: &mut Vec<Slot>, i: usize) {
+    slots.truncate(i + 1);
+    if let Some(s) = slots.get_mut(i) {
+        s.marks |= ELEMENTS_LEFT;
+    }
+}
+
+/// Whether the array whose slot is `i` has its elements left.
+fn elements_left(slots: &[Slot], i: usize) -> bool {
+    slots.get(i).is_some_and(|s| s.marks & ELEMENTS_LEFT != 0)
+}
+
 fn push_elements(
     slots: &mut Vec<Slot>,
     buf: &[u8],

@@ -121,13 +121,8 @@ fn paint_drawing(
     let mut found = Vec::new();
     let bytes = frame.bytes.clone();
     paint_regions(&frame.root, false, &mut regions, &mut |n, inside, out| {
-        if let Some(d) = n.deferred_elements() {
-            let painted = for_each_element(cat, &bytes, d, |nodes, _| {
-                paint_nodes_walking(nodes, inside, out, (cat, &bytes));
-                Ok::<(), std::convert::Infallible>(())
-            });
-            let Ok(()) = painted;
-            return;
+        if n.deferred_elements().is_some() {
+            return paint_left_elements(n, inside, out, (cat, &bytes));
         }
         let Some(d) = n.deferred_records() else {
             return;
@@ -170,15 +165,27 @@ pub(crate) fn paint_nodes_walking(
 ) {
     for n in nodes {
         paint_regions(n, inside, out, &mut |n, inside, out| {
-            if let Some(d) = n.deferred_elements() {
-                let painted = for_each_element(cat, bytes, d, |nodes, _| {
-                    paint_nodes_walking(nodes, inside, out, (cat, bytes));
-                    Ok::<(), std::convert::Infallible>(())
-                });
-                let Ok(()) = painted;
-            }
+            paint_left_elements(n, inside, out, (cat, bytes))
         });
     }
+}
+
+/// The elements `n`'s array left for drawing, each walked and painted
+/// into `out` (the arrays within them too); nothing for another node.
+fn paint_left_elements(
+    n: &Node,
+    inside: bool,
+    out: &mut [Option<Region>],
+    (cat, bytes): (&Catalogue, &bytes::Bytes),
+) {
+    let Some(d) = n.deferred_elements() else {
+        return;
+    };
+    let painted = for_each_element(cat, bytes, d, |nodes, _| {
+        paint_nodes_walking(nodes, inside, out, (cat, bytes));
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(()) = painted;
 }
 
 /// What the grid holds before it is written out.
