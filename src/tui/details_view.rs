@@ -3,8 +3,7 @@
 use super::theme::Theme;
 use crate::decode::{Frame, Kind, Node, Role, Value};
 use crate::render::values::value_text;
-use crate::schema::Primitive;
-use crate::teach::explain::{reading, Reading};
+use crate::teach::explain::explain_node;
 use crate::text::escape::sanitize;
 use ratatui::text::{Line, Span};
 
@@ -70,17 +69,10 @@ pub(crate) fn details_lines(
         lines.push(field(theme, "value", value.join(" ")));
     }
     lines.push(field(theme, "bytes", bytes_hex(raw)));
-    // A compound node (a count with its elements, a record, a struct) is
-    // explained by its own prefix and then by its parts, never as if all its
-    // bytes were one value.
-    let own = match node.children.first() {
-        Some(c) if c.offset >= node.offset && !matches!(node.value, Value::Array(_)) => {
-            &raw[..(c.offset - node.offset).min(raw.len())]
-        }
-        _ => raw,
-    };
-    if let Some(e) = encoding(node, own).filter(|_| !own.is_empty()) {
-        lines.push(field(theme, "encoding", e));
+    // The node's bytes in `--explain`'s words: one teacher for both.
+    let parent = path.split_last().and_then(|(_, up)| frame.root.at_path(up));
+    for line in encoding(node, parent, bytes) {
+        lines.push(field(theme, "encoding", sanitize(&line)));
     }
     if !node.children.is_empty() {
         lines.push(field(theme, "parts", parts(node)));
@@ -181,116 +173,27 @@ fn bytes_hex(raw: &[u8]) -> String {
     }
 }
 
-/// How the node's bytes encode its value: varint groups, length prefixes,
-/// widths, told from the reading `--explain` makes of the node.
-pub fn encoding(node: &Node, raw: &[u8]) -> Option<String> {
-    let fixed = |p| match p {
-        Primitive::Int8 => Some("1 byte, two's complement".into()),
-        Primitive::Int16 | Primitive::Int32 | Primitive::Int64 => {
-            Some(format!("{} bytes, big-endian two's complement", raw.len()))
-        }
-        Primitive::Uint16 | Primitive::Uint32 => {
-            Some(format!("{} bytes, big-endian unsigned", raw.len()))
-        }
-        Primitive::Float64 => Some("8 bytes, IEEE 754 double, big-endian".into()),
-        Primitive::Bool => Some("1 byte: 00 false, 01 true".into()),
-        Primitive::Uuid => Some("16 bytes, as is (shown hyphenated)".into()),
-        Primitive::String | Primitive::Bytes | Primitive::Records => None,
-    };
-    let mut text = match reading(node) {
-        Some(Reading::Uvarint(_)) => Some(varint(false, raw)),
-        Some(Reading::Varint | Reading::Varlong) => Some(varint(true, raw)),
-        // An empty tagged section is its count alone; a section with fields
-        // shows its count on a node of its own.
-        Some(Reading::TaggedSection) if node.children.is_empty() => Some(varint(false, raw)),
-        Some(Reading::Fixed(p)) => fixed(p),
-        Some(Reading::PresenceInt8) => fixed(Primitive::Int8),
-        Some(Reading::ArrayCount) => fixed(Primitive::Int32),
-        // An array's value is its count, its first child the prefix.
-        _ if matches!(node.value, Value::Array(_)) => Some(array_prefix(node)),
-        _ => length_prefix(node),
-    };
-    let extra = match node.role {
-        Role::TaggedSection => {
-            Some("then each tagged field: uvarint tag, uvarint size, size bytes")
-        }
-        Role::TaggedEntry { .. } => Some("uvarint tag, uvarint size, then size bytes of the field"),
-        _ if node.kind == Kind::CompactArrayLength && node.value != Value::Uint(0) => {
-            Some("compact n+1 prefix: n = value - 1 elements, 0 = null")
-        }
-        _ if matches!(node.value, Value::Struct(true)) => {
-            Some("its fields in declaration order, no prefix of its own")
-        }
-        _ => None,
-    };
-    if let Some(extra) = extra {
-        text = Some(match text {
-            Some(t) => format!("{t}; {extra}"),
-            None => extra.to_string(),
-        });
+/// How the node's bytes make its value, as `kwire decode --explain` says it
+/// (a compound node, a count with its elements, is explained by its own
+/// prefix); an array or a struct, which `--explain` leaves to its parts, by
+/// how those parts are laid out.
+fn encoding(node: &Node, parent: Option<&Node>, bytes: &[u8]) -> Vec<String> {
+    if let Some(e) = explain_node(node, parent, bytes) {
+        return e.lines;
     }
-    text
-}
-
-/// A varint's bytes: 7 bits each, least significant group first, high bit =
-/// more; a signed one's value zigzag-encoded.
-fn varint(signed: bool, raw: &[u8]) -> String {
-    let groups: Vec<String> = raw
-        .iter()
-        .map(|b| {
-            format!(
-                "{b:02x} = {} {:07b}",
-                if b & 0x80 != 0 { "more" } else { "last" },
-                b & 0x7f
-            )
-        })
-        .collect();
-    let zigzag = if signed {
-        "; zigzag: (u >> 1) ^ -(u & 1)"
-    } else {
-        ""
+    let laid_out = match node.value {
+        // An array's first part is its count, typed by its kind.
+        Value::Array(_) => match node.children.first().map(|c| c.kind) {
+            Some(Kind::CompactArrayLength) => {
+                "a compact array: a uvarint of n+1 (0 = null), then the elements"
+            }
+            Some(Kind::ArrayCount) => "an int32 count (-1 = null), then the elements",
+            _ => "the elements",
+        },
+        Value::Struct(true) => "its fields in declaration order, no prefix of its own",
+        _ => return Vec::new(),
     };
-    format!(
-        "varint, 7 bits a byte, low group first: {}{zigzag}",
-        groups.join(", ")
-    )
-}
-
-fn array_prefix(node: &Node) -> String {
-    match node.children.first() {
-        // The first child of an array is its length prefix: compact (a uvarint of n+1) or a signed count.
-        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Uint(_)) => {
-            "compact array: uvarint n+1 prefix (0 = null), then the elements".into()
-        }
-        Some(c) if c.role == Role::Encoding && matches!(c.value, Value::Int(_)) => format!(
-            "{} count prefix (-1 = null), then the elements",
-            sanitize(&c.ty)
-        ),
-        _ => "the elements".into(),
-    }
-}
-
-/// Strings and bytes: the length prefix the decoder noted, and its bytes.
-fn length_prefix(node: &Node) -> Option<String> {
-    let payload = match &node.value {
-        Value::Str(Some(s)) => s.len(),
-        Value::InvalidUtf8(b) => b.len(),
-        Value::Bytes(Some(b)) => b.len(),
-        Value::Str(None) | Value::Bytes(None) => 0,
-        _ => return None,
-    };
-    let prefix = node.len.checked_sub(payload)?;
-    let kind = match node.kind {
-        Kind::CompactPrefixed => "compact: uvarint length+1 (0 = null)",
-        Kind::Int16Prefixed => "int16 length (-1 = null)",
-        Kind::Int32Prefixed => "int32 length (-1 = null)",
-        _ => return None,
-    };
-    Some(format!(
-        "{kind}; prefix {}, then {} of data",
-        crate::text::count(prefix, "byte", "bytes"),
-        crate::text::count(payload, "byte", "bytes")
-    ))
+    vec![laid_out.to_string()]
 }
 
 #[cfg(test)]
@@ -299,14 +202,46 @@ mod tests {
     use crate::decode::Region;
 
     #[test]
-    fn varint_groups_are_spelled_out() {
+    fn the_encoding_is_explain_s() {
         let mut n = Node::new("length", "uvarint", 0, Region::RequestBody, Role::Encoding);
         n.len = 2;
         n.note = Some("(compact, n+1)".into());
         (n.kind, n.wire) = (Kind::CompactArrayLength, crate::decode::Wire::Uvarint);
-        let e = encoding(&n, &[0x96, 0x01]).unwrap();
-        assert!(e.contains("96 = more 0010110, 01 = last 0000001"), "{e}");
-        assert!(e.contains("compact n+1 prefix"), "{e}");
+        let bytes = [0x96, 0x01];
+        let e = encoding(&n, None, &bytes);
+        assert_eq!(e, explain_node(&n, None, &bytes).unwrap().lines);
+        assert_eq!(
+            e[0],
+            "96 01 → unsigned varint, 7 bits a byte, low group first; top bit 1 = another byte follows: 96 = 1|0010110, 01 = 0|0000001"
+        );
+        assert_eq!(
+            e[2],
+            "compact array length n+1 = 150, so 149 elements follow"
+        );
+    }
+
+    #[test]
+    fn an_array_is_told_by_its_count_s_kind() {
+        let mut a = Node::new(
+            "Topics",
+            "[]T",
+            0,
+            Region::RequestBody,
+            Role::Field { decl: 0 },
+        );
+        a.value = Value::Array(Some(0));
+        let mut count = Node::new("length", "int32", 0, Region::RequestBody, Role::Encoding);
+        count.kind = Kind::ArrayCount;
+        a.children.push(count);
+        assert_eq!(
+            encoding(&a, None, &[0, 0, 0, 0]),
+            ["an int32 count (-1 = null), then the elements"]
+        );
+        a.children[0].kind = Kind::CompactArrayLength;
+        assert_eq!(
+            encoding(&a, None, &[1]),
+            ["a compact array: a uvarint of n+1 (0 = null), then the elements"]
+        );
     }
 
     #[test]
@@ -363,10 +298,14 @@ mod tests {
         n.len = 3;
         n.value = Value::Str(Some("ab".into()));
         n.note = Some("(compact, len+1=3)".into());
-        n.kind = Kind::CompactPrefixed;
+        (n.kind, n.wire) = (Kind::CompactPrefixed, crate::decode::Wire::String);
         assert_eq!(
-            encoding(&n, b"\x03ab").unwrap(),
-            "compact: uvarint length+1 (0 = null); prefix 1 byte, then 2 bytes of data"
+            encoding(&n, None, b"\x03ab"),
+            [
+                "03 → unsigned varint, one byte (top bit 0: the last byte): 3",
+                "compact length n+1 = 3, so n = 2",
+                "61 62 → 2 bytes of UTF-8: \"ab\""
+            ]
         );
     }
 }
