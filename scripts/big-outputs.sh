@@ -25,6 +25,8 @@ if [ -z "${KWIRE_BIN:-}" ]; then
   KWIRE_BIN=$target/release/kwire
 else
   cargo build --release -q --example make_bench_inputs
+  # The commands run in the inputs' folder.
+  case $KWIRE_BIN in /*) ;; *) KWIRE_BIN=$root/$KWIRE_BIN ;; esac
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/kwire-big-outputs.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
@@ -42,20 +44,21 @@ print(n, h.hexdigest()[:24])'
 }
 
 # One line a command: exit status, stdout length and hash, stderr hash
-# (and the written file's length and hash), then the command with the
-# folder's name taken out.
+# (and the written file's length and hash), then the command.
 run() {
   local writes=()
-  if [ "$1" = "--writes" ]; then writes=(--out "$dir/out.html"); shift; rm -f "$dir/out.html"; fi
+  if [ "$1" = "--writes" ]; then writes=(--out out.html); shift; rm -f "$dir/out.html"; fi
   local measured line
   # The exit status comes out of the pipeline on the line after its measure.
+  # Run in the inputs' folder, named relatively: a report quotes its input's name.
   measured=$(
+    cd "$dir" || exit
     COLUMNS=120 NO_COLOR=1 env -u KWIRE_DEFS -u CLICOLOR_FORCE "$KWIRE_BIN" "$@" "${writes[@]}" 2>"$dir/stderr" | measure
     echo "${PIPESTATUS[0]}"
   )
-  line="$(tail -1 <<<"$measured") $(head -1 <<<"$measured") $(sed "s#$dir/out.html#OUT#g; s#$dir#DIR#g" "$dir/stderr" | measure | cut -d' ' -f2)"
+  line="$(tail -1 <<<"$measured") $(head -1 <<<"$measured") $(measure <"$dir/stderr" | cut -d' ' -f2)"
   if [ ${#writes[@]} -gt 0 ]; then line="$line $(measure <"$dir/out.html")"; fi
-  echo "$line | ${*//$dir/DIR}"
+  echo "$line | $*"
 }
 
 commands() {
@@ -68,12 +71,12 @@ commands() {
   for pcap in mixed.pcap fetch-400k.pcap metadata-200k.pcap; do
     for view in "${views[@]}"; do
       # shellcheck disable=SC2086 # a view is its words
-      run $view "$dir/$pcap"
+      run $view "$pcap"
     done
-    run --writes report "$dir/$pcap"
+    run --writes report "$pcap"
   done
-  local fetch=(--binary "$dir/fetch-400k.bin" --response --api Fetch --version 12)
-  local metadata=(--binary "$dir/metadata-200k.bin" --response --api Metadata --version 12)
+  local fetch=(--binary fetch-400k.bin --response --api Fetch --version 12)
+  local metadata=(--binary metadata-200k.bin --response --api Metadata --version 12)
   for frame in fetch metadata; do
     local -n args=$frame
     for format in "--format tree" "--format json" "--format tree-json" "--format grid" "--explain"; do
@@ -83,7 +86,7 @@ commands() {
     run check "${args[@]}"
   done
   # A response given no direction: taken for one by trying every schema.
-  run decode --binary "$dir/metadata-200k.bin"
+  run decode --binary metadata-200k.bin
 }
 
 lines=$(commands)

@@ -14,7 +14,7 @@ use super::tree::{leaf, reserve_nodes, DecodeError, Kind, Node, Region, Role, Va
 use crate::budget::Budget;
 use crate::protocol::meanings::value_note;
 use crate::schema::model::{FieldLabels, FieldMeaning};
-use crate::schema::{Catalogue, FieldSpec, FieldType, Primitive};
+use crate::schema::{Catalogue, FieldSpec, FieldType, LengthPrefix, Primitive};
 use crate::text::digits::int_str;
 use crate::text::{snake_case, Text};
 use bytes::Bytes;
@@ -598,10 +598,10 @@ fn struct_type(labels: Option<&FieldLabels>, sname: &str) -> Text {
 /// How a string's or bytes' length was written: its node's note and kind.
 pub(super) fn mark_length(form: LengthForm, node: &mut Node) {
     node.set_note(Note::length(form));
-    node.kind = match form {
-        LengthForm::Compact(_) => Kind::CompactPrefixed,
-        LengthForm::Int16(_) => Kind::Int16Prefixed,
-        LengthForm::Int32(_) => Kind::Int32Prefixed,
+    node.kind = match form.prefix {
+        LengthPrefix::Compact => Kind::CompactPrefixed,
+        LengthPrefix::Int16 => Kind::Int16Prefixed,
+        LengthPrefix::Int32 => Kind::Int32Prefixed,
     };
 }
 

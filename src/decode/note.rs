@@ -6,6 +6,7 @@
 //! every partition of a response an error code.
 
 use crate::protocol::error_codes::error_name;
+use crate::schema::LengthPrefix;
 use crate::text::escape::sanitize_text_into;
 use crate::text::Text;
 use std::fmt;
@@ -27,15 +28,12 @@ enum Repr {
     Offset(i64),
 }
 
-/// How a string's or bytes' length was written.
+/// How a string's or bytes' length was written: its prefix and the value
+/// written in it (n+1 when compact).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LengthForm {
-    /// uvarint n+1, 0 = null.
-    Compact(u64),
-    /// int16 n, -1 = null.
-    Int16(i32),
-    /// int32 n, -1 = null.
-    Int32(i32),
+pub(crate) struct LengthForm {
+    pub prefix: LengthPrefix,
+    pub written: i64,
 }
 
 impl Note {
@@ -105,12 +103,17 @@ impl Note {
         use crate::text::digits::push_int;
         let (lead, n): (&str, i64) = match self.0 {
             Repr::Text(_) => return,
-            Repr::Length(LengthForm::Compact(0)) => return out.extend_from_slice(COMPACT_NULL),
-            Repr::Length(LengthForm::Int16(-1)) => return out.extend_from_slice(INT16_NULL),
-            Repr::Length(LengthForm::Int32(-1)) => return out.extend_from_slice(INT32_NULL),
-            Repr::Length(LengthForm::Compact(n)) => ("(compact, len+1=", n as i64),
-            Repr::Length(LengthForm::Int16(n)) => ("(int16 len=", n.into()),
-            Repr::Length(LengthForm::Int32(n)) => ("(int32 len=", n.into()),
+            Repr::Length(LengthForm { prefix, written }) => {
+                let null = prefix.length(written) == Ok(None);
+                match prefix {
+                    LengthPrefix::Compact if null => return out.extend_from_slice(COMPACT_NULL),
+                    LengthPrefix::Int16 if null => return out.extend_from_slice(INT16_NULL),
+                    LengthPrefix::Int32 if null => return out.extend_from_slice(INT32_NULL),
+                    LengthPrefix::Compact => ("(compact, len+1=", written),
+                    LengthPrefix::Int16 => ("(int16 len=", written),
+                    LengthPrefix::Int32 => ("(int32 len=", written),
+                }
+            }
             Repr::Offset(offset) => ("(offset ", offset),
             Repr::Version(v) => {
                 out.push(b'v');
@@ -189,6 +192,11 @@ impl<T: Into<Text>> From<T> for Note {
 mod tests {
     use super::*;
 
+    fn form(prefix: LengthPrefix, written: impl Into<i128>) -> LengthForm {
+        let written = i64::try_from(written.into()).unwrap();
+        LengthForm { prefix, written }
+    }
+
     fn shown(n: &Note) -> (String, String, String) {
         let (mut text, mut json) = (Vec::new(), Vec::new());
         n.push_sanitized(&mut text);
@@ -205,17 +213,35 @@ mod tests {
     #[test]
     fn a_typed_note_reads_as_the_decoder_used_to_write_it() {
         for (note, text) in [
-            (Note::length(LengthForm::Compact(0)), "(compact, 0=null)"),
-            (Note::length(LengthForm::Compact(8)), "(compact, len+1=8)"),
             (
-                Note::length(LengthForm::Compact(u64::from(u32::MAX) + 1)),
+                Note::length(form(LengthPrefix::Compact, 0)),
+                "(compact, 0=null)",
+            ),
+            (
+                Note::length(form(LengthPrefix::Compact, 8)),
+                "(compact, len+1=8)",
+            ),
+            (
+                Note::length(form(LengthPrefix::Compact, u64::from(u32::MAX) + 1)),
                 "(compact, len+1=4294967296)",
             ),
-            (Note::length(LengthForm::Int16(-1)), "(int16 len=-1, null)"),
-            (Note::length(LengthForm::Int16(6)), "(int16 len=6)"),
-            (Note::length(LengthForm::Int16(-7)), "(int16 len=-7)"),
-            (Note::length(LengthForm::Int32(-1)), "(int32 len=-1, null)"),
-            (Note::length(LengthForm::Int32(40)), "(int32 len=40)"),
+            (
+                Note::length(form(LengthPrefix::Int16, -1)),
+                "(int16 len=-1, null)",
+            ),
+            (Note::length(form(LengthPrefix::Int16, 6)), "(int16 len=6)"),
+            (
+                Note::length(form(LengthPrefix::Int16, -7)),
+                "(int16 len=-7)",
+            ),
+            (
+                Note::length(form(LengthPrefix::Int32, -1)),
+                "(int32 len=-1, null)",
+            ),
+            (
+                Note::length(form(LengthPrefix::Int32, 40)),
+                "(int32 len=40)",
+            ),
             (Note::error_code(0), "(NONE)"),
             (Note::error_code(16), "(NOT_COORDINATOR)"),
             (Note::error_code(-1), "(UNKNOWN_SERVER_ERROR)"),

@@ -440,18 +440,6 @@ pub(crate) fn close_slot(slots: &mut [Slot], i: usize, end_at: usize) {
     }
 }
 
-/// The elements of an array whose length was written as `written` (n+1
-/// when compact, n otherwise); `None` for null.
-pub(crate) fn elements_written(written: i64, compact: bool) -> Option<usize> {
-    match compact {
-        true => written
-            .checked_sub(1)
-            .filter(|_| written > 0)
-            .map(|n| n as usize),
-        false => usize::try_from(written).ok(),
-    }
-}
-
 /// Slots reserved ahead for a frame at most (48 MiB).
 const MAX_SLOTS_RESERVED: usize = 1 << 20;
 

@@ -1,7 +1,7 @@
 //! The annotated tree: what every renderer draws. Each node knows its bytes.
 
 use super::note::Note;
-use crate::schema::Primitive;
+use crate::schema::{LengthPrefix, Primitive};
 use crate::text::name::Name;
 use crate::text::Text;
 use bytes::Bytes;
@@ -347,12 +347,12 @@ impl Node {
     /// `None` for any other node.
     #[inline(always)]
     fn elements_follow(&self) -> Option<Option<usize>> {
-        let (written, compact) = match (self.kind, &self.value) {
-            (Kind::CompactArrayLength, Value::Uint(n)) => (*n as i64, true),
-            (Kind::ArrayCount, Value::Int(n)) => (*n, false),
+        let (written, prefix) = match (self.kind, &self.value) {
+            (Kind::CompactArrayLength, Value::Uint(n)) => (*n as i64, LengthPrefix::Compact),
+            (Kind::ArrayCount, Value::Int(n)) => (*n, LengthPrefix::Int32),
             _ => return None,
         };
-        Some(super::tape::elements_written(written, compact))
+        Some(prefix.length(written).ok().flatten())
     }
 
     pub(crate) fn set_note(&mut self, note: impl Into<Note>) {

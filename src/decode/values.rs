@@ -20,11 +20,12 @@
 use super::problem::{DecodeError, ErrorKind};
 use super::reader::Reader;
 use super::tape::{
-    close_slot, elements_written, fixed_value, push_slot, Finding, Id, Key, Packed, Slot, Span,
-    Stopped, Val, Values, ELEMENTS_LEFT, NO_KEY, OVERLONG_PREFIX, OVERLONG_SIZE,
+    close_slot, fixed_value, push_slot, Finding, Id, Key, Packed, Slot, Span, Stopped, Val, Values,
+    ELEMENTS_LEFT, NO_KEY, OVERLONG_PREFIX, OVERLONG_SIZE,
 };
 use crate::budget::Budget;
 use crate::schema::plan::{Element, FieldPlan, Op, Shape, StructPlan};
+use crate::schema::LengthPrefix;
 use crate::schema::Primitive;
 
 type Res = Result<(), DecodeError>;
@@ -447,14 +448,19 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     fn read_primitive(&mut self, p: Primitive, compact: bool, name: &str) -> Step<(Val, usize)> {
         let at = self.r.pos();
         let value = match p {
-            Primitive::String => match self.read_length(compact, false, name)? {
-                None => Val::Null,
-                Some(n) => Val::Str(self.take_value(n, compact, name)?),
-            },
-            Primitive::Bytes | Primitive::Records => match self.read_length(compact, true, name)? {
-                None => Val::Null,
-                Some(n) => Val::Bytes(self.take_value(n, compact, name)?),
-            },
+            Primitive::String | Primitive::Bytes | Primitive::Records => {
+                let prefix = LengthPrefix::of(p, compact);
+                match self.read_length(prefix, name)? {
+                    None => Val::Null,
+                    Some(n) => {
+                        let span = self.take_value(n, prefix, name)?;
+                        match p {
+                            Primitive::String => Val::Str(span),
+                            _ => Val::Bytes(span),
+                        }
+                    }
+                }
+            }
             fixed => {
                 let width = fixed.fixed_width().unwrap_or(0);
                 // Read through the reader for its error when the bytes are not all there.
@@ -471,13 +477,13 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     }
 
     /// A string's or bytes' `n` bytes. When they are not all there, an
-    /// annotated tape keeps the length as written (n+1 when compact) as the
-    /// value of the slot being read, for the tree to show.
+    /// annotated tape keeps the length as written as the value of the slot
+    /// being read, for the tree to show.
     #[inline]
-    fn take_value(&mut self, n: usize, compact: bool, name: &str) -> Step<Span> {
+    fn take_value(&mut self, n: usize, prefix: LengthPrefix, name: &str) -> Step<Span> {
         let taken = self.take(n, name);
         if ANNOTATED && taken.is_err() {
-            let written = Val::Int(n as i64 + i64::from(compact));
+            let written = Val::Int(prefix.written(Some(n)));
             self.set(self.reading(), written);
         }
         taken
@@ -509,31 +515,50 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         Ok(Span { at, len: n as u32 })
     }
 
-    /// A string's or bytes' length: compact uvarint(n+1) with 0 = null, else
-    /// int16 (strings) or int32 (bytes) with -1 = null.
+    /// A string's or bytes' length, read as `prefix` writes it (`None`: null).
     #[inline]
-    fn read_length(&mut self, compact: bool, wide: bool, name: &str) -> Step<Option<usize>> {
+    fn read_length(&mut self, prefix: LengthPrefix, name: &str) -> Step<Option<usize>> {
         let at = self.r.pos();
-        if compact {
-            let read = self.r.uvarint_or_else(|| format!("{name} length"));
-            let u = self.ok(read)?;
-            self.mark_overlong(self.reading(), u.overlong, OVERLONG_PREFIX);
-            return Ok(u.value.checked_sub(1).map(|n| n as usize));
-        }
-        let read = if wide {
-            self.r.i32(name)
-        } else {
-            self.r.i16(name).map(i32::from)
-        };
-        match self.ok(read)? {
-            -1 => Ok(None),
-            n if n < -1 => Err(self.stop(DecodeError {
+        let written = self.read_prefix(prefix, (name, false), self.reading())?;
+        prefix.length(written).map_err(|_| {
+            self.stop(DecodeError {
                 kind: ErrorKind::Invalid,
                 offset: at,
-                expected: format!("{name}: a length >= -1, found {n}"),
-            })),
-            n => Ok(Some(n as usize)),
-        }
+                expected: format!("{name}: a length >= -1, found {written}"),
+            })
+        })
+    }
+
+    /// A length or count prefix as written, its over-long varint marked on
+    /// slot `i`. A reading that fails names the field's length, or for a
+    /// fixed-width length of a string or bytes (not `count`) the field.
+    #[inline]
+    fn read_prefix(
+        &mut self,
+        prefix: LengthPrefix,
+        (name, count): (&str, bool),
+        i: usize,
+    ) -> Step<i64> {
+        Ok(match prefix {
+            LengthPrefix::Compact => {
+                let read = self.r.uvarint_or_else(|| format!("{name} length"));
+                let u = self.ok(read)?;
+                self.mark_overlong(i, u.overlong, OVERLONG_PREFIX);
+                u.value as i64
+            }
+            LengthPrefix::Int16 => {
+                let read = self.r.i16(name);
+                i64::from(self.ok(read)?)
+            }
+            LengthPrefix::Int32 if count => {
+                let read = self.r.i32_or_else(|| format!("{name} length"));
+                i64::from(self.ok(read)?)
+            }
+            LengthPrefix::Int32 => {
+                let read = self.r.i32(name);
+                i64::from(self.ok(read)?)
+            }
+        })
     }
 
     fn read_struct_value(&mut self, f: &FieldPlan, plan: &StructPlan, i: usize) -> Step {
@@ -563,25 +588,16 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
     fn read_array(&mut self, f: &FieldPlan, el: &Element, i: usize) -> Step {
         let at = self.r.pos();
         let name = f.name;
-        let written = if f.compact {
-            let read = self.r.uvarint_or_else(|| format!("{name} length"));
-            let u = self.ok(read)?;
-            self.mark_overlong(i, u.overlong, OVERLONG_PREFIX);
-            u.value as i64
-        } else {
-            let read = self.r.i32_or_else(|| format!("{name} length"));
-            let v = self.ok(read)?;
-            if v < -1 {
-                return Err(self.stop(DecodeError {
-                    kind: ErrorKind::Invalid,
-                    offset: at,
-                    expected: format!("{name}: an array length >= -1, found {v}"),
-                }));
-            }
-            i64::from(v)
-        };
+        let written = self.read_prefix(f.prefix, (name, true), i)?;
+        let count = f.prefix.length(written).map_err(|_| {
+            self.stop(DecodeError {
+                kind: ErrorKind::Invalid,
+                offset: at,
+                expected: format!("{name}: an array length >= -1, found {written}"),
+            })
+        })?;
         self.set_prefix(i, self.r.pos() - at);
-        let Some(count) = elements_written(written, f.compact) else {
+        let Some(count) = count else {
             return Ok(());
         };
         // The count as written, kept when the tape stops at it (a varint of
@@ -831,51 +847,27 @@ fn quick_fields<const ANNOTATED: bool>(
                 i += n;
                 continue;
             }
-            Op::CompactString | Op::CompactBytes => match compact_length(buf, pos, end) {
-                Some((0, used)) => (Val::Null, used, 1),
-                Some((n, used)) => (
+            Op::String | Op::Bytes => match f.prefix.peek(buf, pos, end) {
+                Some((None, prefix)) => (Val::Null, prefix, prefix),
+                Some((Some(n), prefix)) if n <= end - pos - prefix => (
                     string_or_bytes(
                         f.op,
                         Span {
-                            at: pos as u32 + 1,
-                            len: n as u32 - 1,
+                            at: (pos + prefix) as u32,
+                            len: n as u32,
                         },
                     ),
-                    used,
-                    1,
+                    prefix + n,
+                    prefix,
                 ),
-                None => break,
-            },
-            Op::String => match wide_length::<2>(buf, pos, end) {
-                Some((None, used)) => (Val::Null, used, 2),
-                Some((Some(n), used)) => (
-                    Val::Str(Span {
-                        at: pos as u32 + 2,
-                        len: n as u32,
-                    }),
-                    used,
-                    2,
-                ),
-                None => break,
-            },
-            Op::Bytes => match wide_length::<4>(buf, pos, end) {
-                Some((None, used)) => (Val::Null, used, 4),
-                Some((Some(n), used)) => (
-                    Val::Bytes(Span {
-                        at: pos as u32 + 4,
-                        len: n as u32,
-                    }),
-                    used,
-                    4,
-                ),
-                None => break,
+                _ => break,
             },
             Op::FixedArray => {
                 let Shape::Array(Element::Primitive(p)) = f.shape else {
                     break;
                 };
                 let w = p.fixed_width().unwrap_or(1);
-                match array_count(buf, pos, end, f.compact) {
+                match f.prefix.peek(buf, pos, end) {
                     Some((None, prefix)) => (Val::Null, prefix, prefix),
                     Some((Some(count), prefix)) if count <= (end - pos - prefix) / w => {
                         let (at, used) = (pos + prefix, prefix + count * w);
@@ -964,58 +956,11 @@ fn push_elements(
     }
 }
 
-/// A one-byte compact length at `pos` (uvarint n+1, 0 null) whose bytes end
-/// by `end`: the byte, and the bytes it and they take.
-#[inline(always)]
-fn compact_length(buf: &[u8], pos: usize, end: usize) -> Option<(u8, usize)> {
-    let b = *buf.get(pos).filter(|_| pos < end)?;
-    let used = usize::from(b).max(1);
-    (b < 0x80 && used <= end - pos).then_some((b, used))
-}
-
-/// An int16 (`W` = 2) or int32 (`W` = 4) length at `pos` (-1 null) whose
-/// bytes end by `end`: the length, and the bytes it and they take.
-#[inline(always)]
-fn wide_length<const W: usize>(
-    buf: &[u8],
-    pos: usize,
-    end: usize,
-) -> Option<(Option<usize>, usize)> {
-    let head = buf.get(pos..pos + W).filter(|_| W <= end - pos)?;
-    let len = match *head {
-        [a, b] => i64::from(i16::from_be_bytes([a, b])),
-        [a, b, c, d] => i64::from(i32::from_be_bytes([a, b, c, d])),
-        _ => return None,
-    };
-    match usize::try_from(len) {
-        Ok(n) if n <= end - pos - W => Some((Some(n), W + n)),
-        Err(_) if len == -1 => Some((None, W)),
-        _ => None,
-    }
-}
-
-/// An array's length at `pos`, one compact byte (n+1, 0 null) or an int32
-/// (-1 null), whose bytes end by `end`: the count, and the bytes it takes.
-#[inline(always)]
-fn array_count(
-    buf: &[u8],
-    pos: usize,
-    end: usize,
-    compact: bool,
-) -> Option<(Option<usize>, usize)> {
-    if compact {
-        let (b, _) = compact_length(buf, pos, end)?;
-        return Some((usize::from(b).checked_sub(1), 1));
-    }
-    let (n, _) = wide_length::<4>(buf, pos, end)?;
-    Some((n, 4))
-}
-
 /// A string's or bytes' value, as `op` reads it.
 #[inline(always)]
 fn string_or_bytes(op: Op, span: Span) -> Val {
     match op {
-        Op::CompactString | Op::String => Val::Str(span),
+        Op::String => Val::Str(span),
         _ => Val::Bytes(span),
     }
 }

@@ -2,7 +2,7 @@
 //! same field specs as the decoder, so every byte kwire shows it can also write.
 
 use super::writer::Writer;
-use crate::schema::{FieldSpec, FieldType, Primitive};
+use crate::schema::{FieldSpec, FieldType, LengthPrefix, Primitive};
 use serde_json::{Map, Value};
 use std::cell::Cell;
 
@@ -271,20 +271,10 @@ impl<'r> FieldEncoder<'r> {
                     if !nullable {
                         return Err(err(path, format!("not nullable at v{}", self.version)));
                     }
-                    if compact {
-                        self.w.uvarint(0)
-                    } else {
-                        self.w.i32(-1)
-                    }
-                    return Ok(());
+                    return self.write_prefix(LengthPrefix::of_array(compact), None, path);
                 }
                 let items = v.as_array().ok_or_else(|| err(path, "expected an array"))?;
-                if compact {
-                    self.w.uvarint(items.len() as u64 + 1);
-                } else {
-                    self.w
-                        .i32(i32::try_from(items.len()).map_err(|_| err(path, "array too long"))?);
-                }
+                self.write_prefix(LengthPrefix::of_array(compact), Some(items.len()), path)?;
                 for (i, item) in items.iter().enumerate() {
                     let p = format!("{path}[{i}]");
                     match inner.as_ref() {
@@ -396,27 +386,45 @@ impl<'r> FieldEncoder<'r> {
         if !nullable {
             return Err(err(path, format!("not nullable at v{}", self.version)));
         }
-        match (compact, wide) {
-            (true, _) => self.w.uvarint(0),
-            (false, false) => self.w.i16(-1),
-            (false, true) => self.w.i32(-1),
-        }
-        Ok(())
+        self.write_prefix(prefix_of(compact, wide), None, path)
     }
 
     fn write_len(&mut self, len: usize, compact: bool, wide: bool, path: &str) -> Res {
-        match (compact, wide) {
-            (true, _) => self.w.uvarint(len as u64 + 1),
-            (false, false) => self.w.i16(
-                i16::try_from(len)
-                    .map_err(|_| err(path, "longer than an int16 length allows (32767 bytes)"))?,
-            ),
-            (false, true) => self.w.i32(
-                i32::try_from(len).map_err(|_| err(path, "longer than an int32 length allows"))?,
-            ),
+        self.write_prefix(prefix_of(compact, wide), Some(len), path)
+    }
+
+    /// `length` (`None`: null) written as `prefix` writes it.
+    fn write_prefix(&mut self, prefix: LengthPrefix, length: Option<usize>, path: &str) -> Res {
+        if length.is_some_and(|n| n > prefix.max_length()) {
+            return Err(err(
+                path,
+                match prefix {
+                    LengthPrefix::Int16 => "longer than an int16 length allows (32767 bytes)",
+                    LengthPrefix::Int32 => "longer than an int32 length allows",
+                    LengthPrefix::Compact => "longer than a compact length allows",
+                },
+            ));
+        }
+        let written = prefix.written(length);
+        match prefix {
+            LengthPrefix::Compact => self.w.uvarint(written as u64),
+            LengthPrefix::Int16 => self.w.i16(written as i16),
+            LengthPrefix::Int32 => self.w.i32(written as i32),
         }
         Ok(())
     }
+}
+
+/// A string's (`wide`: bytes') length prefix.
+fn prefix_of(compact: bool, wide: bool) -> LengthPrefix {
+    LengthPrefix::of(
+        if wide {
+            Primitive::Bytes
+        } else {
+            Primitive::String
+        },
+        compact,
+    )
 }
 
 fn int_in(v: &Value, path: &str, lo: i64, hi: i64) -> Result<i64, EncodeError> {

@@ -5,6 +5,7 @@ pub mod diff;
 pub mod import;
 pub mod intern;
 pub mod jsonc;
+pub mod length;
 pub mod message;
 pub mod model;
 pub mod plan;
@@ -12,6 +13,7 @@ pub mod source;
 pub mod versions;
 
 pub use catalogue::Catalogue;
+pub use length::LengthPrefix;
 pub use message::MessageSpec;
 pub use model::{FieldSpec, FieldType, MessageKind, Primitive};
 pub use versions::Versions;

@@ -3,6 +3,7 @@
 //! The values decoder walks these plans instead of asking the field specs the
 //! same version questions at every field of every frame.
 
+use super::length::LengthPrefix;
 use super::model::{FieldMeaning, FieldSpec, FieldType, Primitive};
 
 use super::intern::{intern, intern_thin};
@@ -42,6 +43,10 @@ pub struct FieldPlan {
     pub nullable: bool,
     /// Compact (uvarint-prefixed) strings, bytes and arrays.
     pub compact: bool,
+    /// How its length (a string's, bytes', records') or its count (an
+    /// array's) is written; a fixed-width value or a struct has none, and
+    /// holds an array's.
+    pub prefix: LengthPrefix,
     /// A tagged field: a nullable struct's marker is a uvarint, not an int8.
     pub in_tag: bool,
     pub shape: Shape,
@@ -59,10 +64,8 @@ pub struct FieldPlan {
 pub enum Op {
     /// A fixed-width primitive; `run` says how many follow.
     Fixed,
-    /// A string or bytes (not record data) with a uvarint length (n+1, 0 null).
-    CompactString,
-    CompactBytes,
-    /// A string with an int16 length, bytes with an int32 length (-1 null).
+    /// A string, or bytes (not record data), after its length
+    /// ([`FieldPlan::prefix`]).
     String,
     Bytes,
     /// An array of fixed-width primitives.
@@ -72,14 +75,12 @@ pub enum Op {
 }
 
 impl Op {
-    fn of(shape: &Shape, compact: bool) -> Op {
-        match (shape, compact) {
-            (Shape::Primitive(p), _) if p.fixed_width().is_some() => Op::Fixed,
-            (Shape::Primitive(Primitive::String), true) => Op::CompactString,
-            (Shape::Primitive(Primitive::String), false) => Op::String,
-            (Shape::Primitive(Primitive::Bytes), true) => Op::CompactBytes,
-            (Shape::Primitive(Primitive::Bytes), false) => Op::Bytes,
-            (Shape::Array(Element::Primitive(p)), _) if p.fixed_width().is_some() => Op::FixedArray,
+    fn of(shape: &Shape) -> Op {
+        match shape {
+            Shape::Primitive(p) if p.fixed_width().is_some() => Op::Fixed,
+            Shape::Primitive(Primitive::String) => Op::String,
+            Shape::Primitive(Primitive::Bytes) => Op::Bytes,
+            Shape::Array(Element::Primitive(p)) if p.fixed_width().is_some() => Op::FixedArray,
             _ => Op::Other,
         }
     }
@@ -222,8 +223,12 @@ impl FieldPlan {
             tag: f.tag.unwrap_or(0),
             nullable: f.is_nullable_in(version),
             compact,
+            prefix: match shape {
+                Shape::Primitive(p) => LengthPrefix::of(p, compact),
+                _ => LengthPrefix::of_array(compact),
+            },
             in_tag,
-            op: Op::of(&shape, compact),
+            op: Op::of(&shape),
             shape,
             run: (0, 0),
         }

@@ -8,7 +8,7 @@ use crate::decode::records::deferred::Found;
 use crate::decode::{Frame, Kind, Node, Role, Value, Wire};
 use crate::protocol::headers::header_for;
 use crate::render::text_tree::{push_findings, write_tree_annotated, TreeOptions};
-use crate::schema::{Catalogue, MessageKind, Primitive};
+use crate::schema::{Catalogue, LengthPrefix, MessageKind, Primitive};
 use crate::text::Text;
 use crate::text::{kafka_uuid_text, uuid_text};
 use bytes::Bytes;
@@ -511,30 +511,37 @@ type Split<'a> = (Vec<String>, Option<&'a [u8]>);
 fn compact_prefix(bytes: &[u8]) -> Option<Split<'_>> {
     let (v, len) = uvarint_prefix(bytes)?;
     let mut lines = uvarint_lines(&bytes[..len], v);
-    if v == 0 {
+    let Ok(Some(n)) = LengthPrefix::Compact.length(v as i64) else {
         lines.push("compact length 0: null (compact lengths store n+1, leaving 0 for null)".into());
         return (len == bytes.len()).then_some((lines, None));
-    }
-    let n = (v - 1) as usize;
+    };
     lines.push(format!("compact length n+1 = {v}, so n = {n}"));
     (len + n == bytes.len()).then(|| (lines, Some(&bytes[len..])))
 }
 
 fn fixed_prefix(bytes: &[u8], wide: bool) -> Option<Split<'_>> {
-    let (p, width) = if wide {
-        (Primitive::Int32, 4)
+    let (p, prefix) = if wide {
+        (Primitive::Int32, LengthPrefix::Int32)
     } else {
-        (Primitive::Int16, 2)
+        (Primitive::Int16, LengthPrefix::Int16)
     };
+    let width = prefix.width()?;
     let e = fixed(p, bytes.get(..width)?)?;
-    let Value::Int(n) = e.value else { return None };
+    let Value::Int(written) = e.value else {
+        return None;
+    };
     let mut lines = e.lines;
-    if n == -1 {
-        lines.push(format!("{} length -1: null", p.as_str()));
-        return (bytes.len() == width).then_some((lines, None));
+    let name = prefix.name();
+    match prefix.length(written).ok()? {
+        None => {
+            lines.push(format!("{name} length -1: null"));
+            (bytes.len() == width).then_some((lines, None))
+        }
+        Some(n) => {
+            lines.push(format!("{name} length {n}"));
+            (width + n == bytes.len()).then(|| (lines, Some(&bytes[width..])))
+        }
     }
-    lines.push(format!("{} length {n}", p.as_str()));
-    (n >= 0 && width + n as usize == bytes.len()).then(|| (lines, Some(&bytes[width..])))
 }
 
 /// Bytes measured by an earlier field: a record's varint length, a tag's size.

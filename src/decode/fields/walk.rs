@@ -13,12 +13,12 @@
 use super::sink::NoNodes;
 use super::*;
 use crate::decode::tape::{
-    elements_written, Id, Slot, SlotKind, Span, Stopped, Val, Values, ELEMENTS_LEFT,
-    OVERLONG_PREFIX, OVERLONG_SIZE,
+    Id, Slot, SlotKind, Span, Stopped, Val, Values, ELEMENTS_LEFT, OVERLONG_PREFIX, OVERLONG_SIZE,
 };
 use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
 use crate::schema::plan::StructPlan;
+use crate::schema::LengthPrefix;
 
 impl FieldDecoder<'_, '_> {
     /// The nodes of the struct `plan` (declared as `fields`) at the reader's
@@ -231,7 +231,7 @@ impl FieldDecoder<'_, '_> {
         let Some(raw) = array_written(slot, compact) else {
             return;
         };
-        let count = elements_written(raw, compact);
+        let count = LengthPrefix::of_array(compact).length(raw).ok().flatten();
         self.overlong_varint(slot, OVERLONG_PREFIX, "array length");
         if let Some(n) = node.node() {
             let len_node =
@@ -417,26 +417,21 @@ impl FieldDecoder<'_, '_> {
         (slot, failed): (&Slot, bool),
         name: &str,
     ) -> Option<LengthForm> {
+        let prefix = LengthPrefix::of(p, compact);
         let written = match slot.value {
-            Val::Str(s) | Val::Bytes(s) => i64::from(s.len) + i64::from(compact),
+            Val::Str(s) | Val::Bytes(s) => prefix.written(Some(s.len as usize)),
             Val::Int(written) => written,
-            Val::Null if !failed => -i64::from(!compact),
+            Val::Null if !failed => prefix.written(None),
             _ => return None,
         };
-        if compact {
-            if slot.marks & OVERLONG_PREFIX != 0 {
-                self.warnings.push(Warning::at(
-                    WarningKind::OverlongVarint,
-                    slot.at as usize,
-                    format_args!("{name} length is an over-long varint"),
-                ));
-            }
-            return Some(LengthForm::Compact(written as u64));
+        if compact && slot.marks & OVERLONG_PREFIX != 0 {
+            self.warnings.push(Warning::at(
+                WarningKind::OverlongVarint,
+                slot.at as usize,
+                format_args!("{name} length is an over-long varint"),
+            ));
         }
-        Some(match p {
-            Primitive::String => LengthForm::Int16(written as i32),
-            _ => LengthForm::Int32(written as i32),
-        })
+        Some(LengthForm { prefix, written })
     }
 
     fn walk_tagged_section<O: Nodes>(
@@ -551,12 +546,12 @@ impl FieldDecoder<'_, '_> {
 /// length was read): its elements as written, or null; `None` when its read
 /// failed.
 fn array_written(slot: &Slot, compact: bool) -> Option<i64> {
-    let compact = i64::from(compact);
+    let prefix = LengthPrefix::of_array(compact);
     match slot.value {
-        Val::Array(n) => Some(i64::from(n) + compact),
-        Val::Packed(p) => Some(i64::from(p.count) + compact),
+        Val::Array(n) => Some(prefix.written(Some(n as usize))),
+        Val::Packed(p) => Some(prefix.written(Some(p.count as usize))),
         // The length was read: the array is null.
-        Val::Null if slot.prefix > 0 => Some(compact - 1),
+        Val::Null if slot.prefix > 0 => Some(prefix.written(None)),
         _ => None,
     }
 }
