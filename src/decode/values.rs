@@ -921,9 +921,6 @@ fn packed(p: Primitive, at: usize, count: usize) -> Val {
     })
 }
 
-/// Annotated tapes: a slot for each of `count` elements of fixed-width `p`
-/// (`w` bytes each) at `at`, whose bytes the caller has checked are all there.
-#[inline(always)]
 /// The elements of the array whose slot is `i` taken off the tape (the
 /// slots after it are theirs), and the array marked [`ELEMENTS_LEFT`].
 fn leave_elements(slots: &mut Vec<Slot>, i: usize) {
@@ -938,6 +935,8 @@ fn elements_left(slots: &[Slot], i: usize) -> bool {
     slots.get(i).is_some_and(|s| s.marks & ELEMENTS_LEFT != 0)
 }
 
+/// Annotated tapes: a slot for each of `count` elements of fixed-width `p`
+/// (`w` bytes each) at `at`, whose bytes the caller has checked are all there.
 fn push_elements(
     slots: &mut Vec<Slot>,
     buf: &[u8],
