@@ -6,19 +6,16 @@
 use super::exit;
 use super::frame_args::{Format, OutputArgs};
 use clap::Args;
-use kwire::analysis::index::{index_capture, IndexReading, Progress, Spool};
 use kwire::analysis::selection::{FrameFilter, TopicNames};
 use kwire::analysis::Filter as ExchangeFilter;
 use kwire::capture::CaptureOptions;
-use kwire::decode::topic_ids::TopicIds;
 use kwire::decode::DecodeOptions;
 use kwire::live::frames_pcap::FramesPcap;
 use kwire::pipeline::capture::{self as pipeline, Outcome, SelectedPcap, Source};
 use kwire::pipeline::SkipTally;
 use kwire::schema::Catalogue;
 use kwire::text::escape::sanitize;
-use kwire::tui::app::CaptureState;
-use kwire::tui::{App, Theme};
+use kwire::tui::capture::{Explore, ExploreError, Explored};
 use std::cell::RefCell;
 use std::io::IsTerminal;
 
@@ -240,7 +237,7 @@ fn run_selected(
             Ok(i) => i,
             Err(status) => return status,
         };
-        return explore_capture(cat, release, args, &filter, input, &names, base);
+        return explore_from_args(cat, release, args, &filter, input, &names, base);
     }
     let stdout = std::io::stdout();
     let options = pipeline::Options {
@@ -393,7 +390,7 @@ fn describe(filter: &FrameFilter, args: &CaptureArgs) -> String {
 /// `--tui`: the explorer over the capture's index (built as the explorer
 /// runs, frames decoded when shown), the selection as its filter; with
 /// `--frame` or `--correlation-id`, over the frames they name, decoded first.
-fn explore_capture(
+fn explore_from_args(
     cat: &Catalogue,
     release: Option<&str>,
     args: &CaptureArgs,
@@ -427,103 +424,41 @@ fn explore_capture(
         }),
         topic_ids: names.now(),
         opts,
-        input_name: args.input_name(),
     };
-    explore_indexed(cat, release, input, explore, || {})
+    explore_indexed(cat, release, (input, &args.input_name()), explore, || {})
 }
 
-/// What the capture explorer is opened with besides its input.
-pub struct Explore {
-    /// The input's size, when it is a file (for the progress figure).
-    pub total: Option<u64>,
-    pub guess: bool,
-    pub budget: kwire::budget::Budget,
-    /// The filter it starts with (empty: every frame).
-    pub filter: ExchangeFilter,
-    pub topic_ids: TopicIds,
-    pub opts: CaptureOptions,
-    /// For messages: the file, `-`, or the live source.
-    pub input_name: String,
-}
-
-/// The explorer over a capture read by the index thread as it runs (a file,
-/// standard input, or live traffic's pcapng pipe): rows join the list as
-/// frames complete. When the user quits, `on_quit` ends the input (live
-/// sources close their pipe) before the index thread is waited for.
+/// The explorer over a capture read as it runs
+/// ([`kwire::tui::capture::explore_capture`]), its outcome said and turned
+/// into an exit status; `input_name` names the input in messages (the
+/// file, `-`, or the live source).
 pub fn explore_indexed(
     cat: &Catalogue,
     release: Option<&str>,
-    input: Box<dyn std::io::Read + Send>,
+    (input, input_name): (Box<dyn std::io::Read + Send>, &str),
     e: Explore,
     on_quit: impl FnOnce(),
 ) -> i32 {
-    if !std::io::stdout().is_terminal() {
-        kwire::stderr_line!(
-            "kwire: the explorer needs a terminal; without --tui the frames are printed"
-        );
-        return exit::FAILURE;
-    }
-    let (spool, spool_writer) = match Spool::create() {
-        Ok(s) => s,
-        Err(err) => {
-            kwire::stderr_line!(
-                "kwire: the explorer's spool file in {}: {err}",
-                std::env::temp_dir().display()
-            );
-            return exit::FAILURE;
-        }
-    };
-    let progress = Progress {
-        total: e.total,
-        ..Default::default()
-    };
-    // Quitting must not wait for input that does not come (`sleep 60 |
-    // kwire capture - --tui`): the index thread's reads end when it stops.
-    let input = kwire::input::stoppable::stoppable(input, progress.stop.clone());
-    let capture = CaptureState {
-        topic_ids: e.topic_ids,
-        ..CaptureState::new(spool, progress.clone(), e.guess, e.budget)
-    };
-    let mut app = App::for_capture(cat, release.map(str::to_string), capture, Theme::from_env());
-    if !e.filter.is_empty() {
-        app.set_filter(e.filter.text().to_string(), e.filter);
-    }
-    let (tx, rx) = std::sync::mpsc::channel();
-    let (guess, opts) = (e.guess, e.opts);
-    let shown = std::thread::scope(|s| {
-        let indexer = s.spawn(|| {
-            let reading = IndexReading {
-                cat,
-                release,
-                guess,
-                opts: &opts,
-            };
-            index_capture(reading, input, spool_writer, &progress, &tx)
-        });
-        let shown = kwire::tui::run_indexing(&mut app, &rx);
-        progress
-            .stop
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-        drop(rx);
-        on_quit();
-        let _ = indexer.join();
-        shown
-    });
-    if let Err(err) = shown {
-        kwire::stderr_line!("kwire: terminal: {err}");
-        return exit::FAILURE;
-    }
-    let cap = app.capture.as_ref();
-    if let Some(err) = cap.and_then(|c| c.error.as_ref()) {
-        kwire::stderr_line!("kwire: {}: {}", sanitize(&e.input_name), sanitize(err));
-        return exit::MALFORMED;
-    }
-    match cap {
-        Some(c) if c.skipped > 0 => {
-            kwire::stderr_line!("kwire: {} bytes of the capture are in no frame ({} skip notes); `kwire capture --list` shows where", c.skipped_bytes, c.skipped);
+    match kwire::tui::capture::explore_capture(cat, release, input, e, on_quit) {
+        Ok(Explored::Read) => exit::OK,
+        Ok(Explored::Failed(err)) => {
+            kwire::stderr_line!("kwire: {}: {}", sanitize(input_name), sanitize(&err));
             exit::MALFORMED
         }
-        _ => exit::OK,
+        Ok(Explored::Skipped { bytes, notes }) => {
+            kwire::stderr_line!("kwire: {bytes} bytes of the capture are in no frame ({notes} skip notes); `kwire capture --list` shows where");
+            exit::MALFORMED
+        }
+        Err(ExploreError::NotATerminal) => {
+            kwire::stderr_line!(
+                "kwire: the explorer needs a terminal; without --tui the frames are printed"
+            );
+            exit::FAILURE
+        }
+        Err(err) => {
+            kwire::stderr_line!("kwire: {err}");
+            exit::FAILURE
+        }
     }
 }
 

@@ -77,7 +77,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
         });
         let (interrupted, printing) = if args.tui {
             // The explorer: the packets indexed as they come; q stops the capture.
-            let explore = super::capture_cmd::Explore {
+            let explore = kwire::tui::capture::Explore {
                 total: None,
                 guess: args.guess,
                 budget: args.budget.budget(),
@@ -87,12 +87,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CaptureArgs, iface: &s
                     port: args.port,
                     ..Default::default()
                 },
-                input_name: format!("the capture on {iface}"),
             };
+            let name = format!("the capture on {iface}");
             let status = super::capture_cmd::explore_indexed(
                 cat,
                 release,
-                Box::new(pipe_out),
+                (Box::new(pipe_out), &name),
                 explore,
                 || {
                     signals_handle.close();

@@ -188,20 +188,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &ProxyArgs) -> i32 {
             return failure("the explorer needs a terminal; without --tui the frames are printed");
         }
         // The explorer reads the proxy's traffic as a capture, indexed as it passes; q closes the proxy.
-        let explore = super::capture_cmd::Explore {
+        let explore = kwire::tui::capture::Explore {
             total: None,
             guess: false,
             budget: args.budget.budget(),
             filter: selection.clone(),
             topic_ids: Default::default(),
             opts: Default::default(),
-            input_name: "the proxy's traffic".into(),
         };
-        let status =
-            super::capture_cmd::explore_indexed(cat, release, Box::new(pipe_out), explore, || {
-                kwire::stderr_line!("kwire: proxy: closing");
-                rec.shutdown();
-            });
+        let input = (
+            Box::new(pipe_out) as Box<dyn std::io::Read + Send>,
+            "the proxy's traffic",
+        );
+        let status = super::capture_cmd::explore_indexed(cat, release, input, explore, || {
+            kwire::stderr_line!("kwire: proxy: closing");
+            rec.shutdown();
+        });
         drop(rec);
         let _ = recording.join();
         return status;

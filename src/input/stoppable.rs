@@ -18,7 +18,7 @@ const STOP_POLL: Duration = Duration::from_millis(50);
 /// even while its source blocks (standard input left open, a pipe nobody
 /// writes): the source is read on a thread of its own, which is left
 /// blocked when the reader stops and ends with the process.
-pub struct Stoppable {
+pub(crate) struct Stoppable {
     chunks: Receiver<io::Result<Vec<u8>>>,
     pending: Vec<u8>,
     at: usize,
@@ -26,7 +26,7 @@ pub struct Stoppable {
 }
 
 /// `source` read on its own thread, stopped by `stop`.
-pub fn stoppable(mut source: Box<dyn Read + Send>, stop: Arc<AtomicBool>) -> Stoppable {
+pub(crate) fn stoppable(mut source: Box<dyn Read + Send>, stop: Arc<AtomicBool>) -> Stoppable {
     let (tx, chunks) = sync_channel(CHUNKS_WAITING);
     std::thread::spawn(move || {
         let mut buf = vec![0u8; CHUNK];

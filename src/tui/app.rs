@@ -1003,7 +1003,7 @@ impl<'a> App<'a> {
     }
 
     /// Filter with `f` (typed as `text`), its field tests run afresh.
-    pub fn set_filter(&mut self, text: String, f: Filter) {
+    pub(crate) fn set_filter(&mut self, text: String, f: Filter) {
         *self.row_tests.borrow_mut() = RowTests {
             tester: FieldTester::new(f.needs().fields),
             passed: Default::default(),

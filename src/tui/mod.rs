@@ -6,6 +6,7 @@
 //! `terminal` enters and always restores the terminal.
 
 pub mod app;
+pub mod capture;
 pub mod details_view;
 pub mod export;
 pub mod findings_view;
@@ -31,7 +32,7 @@ use std::time::{Duration, Instant};
 
 /// Run the explorer over a capture being indexed: rows join the frame list
 /// as the index thread reads the file; until the user quits.
-pub fn run_indexing(
+pub(crate) fn run_indexing(
     app: &mut App,
     events: &Receiver<crate::analysis::index::IndexEvent>,
 ) -> std::io::Result<()> {
