@@ -36,6 +36,9 @@ pub struct Context {
     /// are drawn later, an element at a time
     /// ([`crate::decode::DecodeOptions::defer_elements_over`]).
     pub defer_elements_over: Option<usize>,
+    /// Only whether the frame fits is wanted
+    /// ([`crate::decode::DecodeOptions::fits_only`]).
+    pub fits_only: bool,
 }
 
 /// A struct decoded up to an error, and the error.

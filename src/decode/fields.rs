@@ -657,6 +657,7 @@ impl Default for Context {
             embedded: decode_embedded,
             defer_records_over: None,
             defer_elements_over: None,
+            fits_only: false,
         }
     }
 }

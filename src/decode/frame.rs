@@ -63,6 +63,13 @@ pub struct DecodeOptions {
     /// 200,000 partitions never holds them all as nodes. Its elements'
     /// warnings are found with the frame's.
     pub defer_elements_over: Option<usize>,
+    /// Decoding only to learn whether the frame fits (a guess's
+    /// candidates): a frame that fails is never shown, so a left array
+    /// (`defer_elements_over`) whose element fails is not read again whole
+    /// to show where it stopped; the error stands at the array. A wrong
+    /// guess that fails at the end of a large array then costs no more
+    /// than a right one.
+    pub fits_only: bool,
 }
 
 /// What `kwire decode`'s text tree defers: records fields over 1 MiB.
@@ -88,6 +95,7 @@ impl DecodeOptions {
             embedded: super::fields::decode_embedded,
             defer_records_over: self.defer_records_over,
             defer_elements_over: self.defer_elements_over,
+            fits_only: self.fits_only,
         }
     }
 }

@@ -1,11 +1,15 @@
 //! A lone response names neither its API nor its version: try every one and
 //! rank those under which the bytes parse cleanly to the end.
 
-use super::frame::{decode_frame, DecodeOptions};
+use super::fields::for_each_element;
+use super::frame::{decode_frame, DecodeOptions, DEFER_ELEMENTS_OVER, DEFER_RECORDS_OVER};
 use super::problem::{Warning, WarningKind};
-use super::tree::{Direction, Frame};
+use super::records::deferred::for_each_item;
+use super::tree::{Deferred, Direction, Frame, Node};
+use crate::budget::Budget;
 use crate::schema::{Catalogue, MessageKind};
 use bytes::Bytes;
+use std::convert::Infallible;
 
 /// Frames of one input tried as responses at most (each try decodes the
 /// frame under every response schema).
@@ -117,6 +121,10 @@ pub struct Guess {
 
 /// Every (api, version) under which `frame` decodes as a response without error,
 /// best first: fewest warnings, then most structure, then newest version.
+/// Each is decoded as a view that draws as it goes decodes it (large
+/// records fields and arrays left for drawing), and what was left is
+/// walked a piece at a time to count: a response of 200,000 partitions
+/// tried as every Metadata version is never held whole.
 pub fn guess_response(cat: &Catalogue, frame: &Bytes, release: Option<&str>) -> Vec<Guess> {
     let mut out = Vec::new();
     for key in cat.api_keys() {
@@ -126,15 +134,19 @@ pub fn guess_response(cat: &Catalogue, frame: &Bytes, release: Option<&str>) -> 
                 api_key: Some(key),
                 api_version: Some(version),
                 release: release.map(str::to_string),
+                defer_records_over: Some(DEFER_RECORDS_OVER),
+                defer_elements_over: Some(DEFER_ELEMENTS_OVER),
+                fits_only: true,
                 ..Default::default()
             };
             let f = decode_frame(cat, frame.clone(), 0, &opts);
             if f.error.is_none() {
+                let whole = Whole::of(cat, &f, &opts.budget);
                 out.push(Guess {
                     api_key: key,
                     version: f.api_version.unwrap_or(version),
-                    warnings: f.warnings.len(),
-                    nodes: count_nodes(&f),
+                    warnings: f.warnings.len() + whole.record_warnings,
+                    nodes: whole.nodes,
                 });
             }
         }
@@ -151,8 +163,44 @@ pub fn guess_response(cat: &Catalogue, frame: &Bytes, release: Option<&str>) -> 
     out
 }
 
-fn count_nodes(f: &Frame) -> usize {
-    let mut n = 0;
-    f.root.walk(&mut |_, _| n += 1);
-    n
+/// What a frame's whole tree holds, counted where its decode left parts
+/// for drawing by walking them a piece at a time, as the views draw them.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Whole {
+    nodes: usize,
+    /// The warnings of records fields left for drawing, which the frame's
+    /// warnings lack until they are walked (a left array's elements' are
+    /// the frame's already).
+    record_warnings: usize,
+}
+
+impl Whole {
+    fn of(cat: &Catalogue, f: &Frame, budget: &Budget) -> Whole {
+        let mut whole = Whole::default();
+        whole.count(cat, (&f.bytes, budget), std::slice::from_ref(&f.root));
+        whole
+    }
+
+    fn count(&mut self, cat: &Catalogue, (bytes, budget): (&Bytes, &Budget), nodes: &[Node]) {
+        for n in nodes {
+            self.nodes += 1;
+            match n.deferred() {
+                Some(Deferred::Records(d)) => {
+                    let Ok(found) = for_each_item(cat, bytes, d, budget, |items, _| {
+                        self.count(cat, (bytes, budget), items);
+                        Ok::<(), Infallible>(())
+                    });
+                    self.record_warnings += found.warnings.len();
+                }
+                Some(Deferred::Elements(d)) => {
+                    let Ok(()) = for_each_element(cat, bytes, d, |elements, _| {
+                        self.count(cat, (bytes, budget), elements);
+                        Ok::<(), Infallible>(())
+                    });
+                }
+                None => {}
+            }
+            self.count(cat, (bytes, budget), &n.children);
+        }
+    }
 }

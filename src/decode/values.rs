@@ -61,8 +61,12 @@ pub struct Leave {
     /// count and bytes, marked [`ELEMENTS_LEFT`], and no elements
     /// ([`crate::decode::DecodeOptions::defer_elements_over`]). An array
     /// with an element that does not decode is kept whole, so that a
-    /// partial tree shows where it stopped.
+    /// partial tree shows where it stopped, unless `damaged_whole` is off.
     pub elements_over: usize,
+    /// Whether a left array with an element that does not decode is read
+    /// again whole; when not, the tape stops at the array, with the
+    /// element's error ([`crate::decode::DecodeOptions::fits_only`]).
+    pub damaged_whole: bool,
 }
 
 impl Leave {
@@ -70,6 +74,7 @@ impl Leave {
     pub(crate) const NOTHING: Leave = Leave {
         records_over: usize::MAX,
         elements_over: usize::MAX,
+        damaged_whole: true,
     };
 }
 
@@ -653,6 +658,15 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         }
         let first = self.r.pos();
         match self.read_elements(f, el, count, Some((i, first))) {
+            Err(Stop) if elements_left(self.slots, i) && !self.leave.damaged_whole => {
+                // Only whether the frame fits is wanted: it stops at the array.
+                self.slots.truncate(i + 1);
+                if let Some(s) = self.slots.get_mut(i) {
+                    s.marks &= !ELEMENTS_LEFT;
+                }
+                self.stopped = None;
+                Err(Stop)
+            }
             Err(Stop) if elements_left(self.slots, i) => {
                 // An element that does not decode is shown where it stops, as the
                 // whole tree shows it: the array is read again, whole, and the

@@ -34,6 +34,7 @@ impl FieldDecoder<'_, '_> {
         Leave {
             records_over: self.ctx.defer_records_over.unwrap_or(usize::MAX),
             elements_over: self.ctx.defer_elements_over.unwrap_or(usize::MAX),
+            damaged_whole: !self.ctx.fits_only,
         }
     }
 
