@@ -12,6 +12,7 @@ use kwire::analysis::filter::Filter;
 use kwire::analysis::finding::{Finding, Severity};
 use kwire::analysis::selection::FrameFilter;
 use kwire::capture::CaptureOptions;
+use kwire::decode::records::deferred::check_left_records;
 use kwire::decode::records::segment::{base_offset_of_log_name, MAX_BATCH};
 use kwire::decode::DecodeOptions;
 use kwire::pipeline::check;
@@ -225,10 +226,12 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 kwire::stderr_line!("kwire: {}: {e}", sanitize(&args.input.file));
                 return exit::FAILURE;
             }
-            // Only the frames' findings are read: a large array's elements are
-            // walked for theirs an element at a time, never held as nodes.
+            // Only the frames' findings are read: a large array's elements and
+            // a large records field's batches are walked for theirs a piece
+            // at a time, never held as nodes.
             let opts = kwire::decode::DecodeOptions {
                 defer_elements_over: Some(kwire::decode::frame::DEFER_ELEMENTS_OVER),
+                defer_records_over: Some(kwire::decode::frame::DEFER_RECORDS_OVER),
                 ..opts
             };
             let mut frames = match frames_from(cat, &args.input, raw, &opts) {
@@ -236,6 +239,9 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 Err(status) => return status,
             };
             super::frame_args::reread_as_responses(cat, release, &args.input, &mut frames, &opts);
+            for frame in &mut frames {
+                check_left_records(cat, frame, &opts.budget);
+            }
             check_frames(&frames, &mut found);
             frames.len()
         }

@@ -337,6 +337,30 @@ pub fn check_deferred(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
     join_found(frame, found);
 }
 
+/// Every records field `frame`'s tree left for drawing
+/// ([`crate::decode::DecodeOptions::defer_records_over`]), walked for its
+/// warnings and damage without nodes ([`read_deferred`]), which join the
+/// frame's where the whole decode would have put them: `kwire check` of a
+/// file holding a frame of 400,000 records, which its tree cannot hold.
+/// The nodes stay as they are.
+pub fn check_left_records(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
+    let mut left = Vec::new();
+    frame
+        .root
+        .walk(&mut |n, _| left.extend(n.deferred_records().cloned()));
+    if left.is_empty() {
+        return;
+    }
+    let found = left
+        .into_iter()
+        .map(|d| {
+            let f = read_deferred(cat, &frame.bytes, &d, (budget, Hold::ByItem), |_, _| {});
+            (d, f)
+        })
+        .collect();
+    join_found(frame, found);
+}
+
 /// Every records field `frame`'s decode left for drawing, as one stub per
 /// top-level batch or message: the item's own node (its name, range and
 /// value) without its children, marked with the item's bytes so that
