@@ -327,20 +327,13 @@ pub fn read_deferred(
 /// checked ([`read_deferred`]): their warnings and damage join the frame's
 /// where the whole decode would have put them (`kwire check`).
 pub fn check_deferred(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
-    let found = std::mem::take(&mut frame.deferred)
-        .into_iter()
-        .map(|d| {
-            let f = read_deferred(cat, &frame.bytes, &d, (budget, Hold::ByItem), |_, _| {});
-            (d, f)
-        })
-        .collect();
-    join_found(frame, found);
+    let left = std::mem::take(&mut frame.deferred);
+    check_each(cat, frame, left, budget);
 }
 
 /// Every records field `frame`'s tree left for drawing
-/// ([`crate::decode::DecodeOptions::defer_records_over`]), walked for its
-/// warnings and damage without nodes ([`read_deferred`]), which join the
-/// frame's where the whole decode would have put them: `kwire check` of a
+/// ([`crate::decode::DecodeOptions::defer_records_over`]), checked as
+/// [`check_deferred`] checks a findings-only decode's: `kwire check` of a
 /// file holding a frame of 400,000 records, which its tree cannot hold.
 /// The nodes stay as they are.
 pub fn check_left_records(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
@@ -348,9 +341,12 @@ pub fn check_left_records(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
     frame
         .root
         .walk(&mut |n, _| left.extend(n.deferred_records().cloned()));
-    if left.is_empty() {
-        return;
-    }
+    check_each(cat, frame, left, budget);
+}
+
+/// The records fields `left` of `frame` (in the fields' order), each
+/// walked for its warnings and damage without nodes, joined to the frame's.
+fn check_each(cat: &Catalogue, frame: &mut Frame, left: Vec<DeferredRecords>, budget: &Budget) {
     let found = left
         .into_iter()
         .map(|d| {
