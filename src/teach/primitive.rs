@@ -43,55 +43,60 @@ pub enum WireType {
 /// The field name of the one-field struct a primitive is coded in.
 const VALUE: &str = "value";
 
+/// How a one-field struct codes a schema primitive: the primitive, whether
+/// its length is compact, whether it may be null.
+type Coded = (Primitive, bool, bool);
+
+/// Every wire type: its name, and for the schema's primitives how a
+/// one-field struct codes it (the primitive, whether its length is compact,
+/// whether it may be null). The varints, which only records use, and
+/// tagged fields have none. Names, parsing and coding all read this table.
+#[rustfmt::skip]
+const TYPES: [(WireType, &str, Option<Coded>); 21] = [
+    (WireType::Bool, "bool", Some((Primitive::Bool, false, false))),
+    (WireType::Int8, "int8", Some((Primitive::Int8, false, false))),
+    (WireType::Int16, "int16", Some((Primitive::Int16, false, false))),
+    (WireType::Uint16, "uint16", Some((Primitive::Uint16, false, false))),
+    (WireType::Int32, "int32", Some((Primitive::Int32, false, false))),
+    (WireType::Uint32, "uint32", Some((Primitive::Uint32, false, false))),
+    (WireType::Int64, "int64", Some((Primitive::Int64, false, false))),
+    (WireType::Float64, "float64", Some((Primitive::Float64, false, false))),
+    (WireType::Uuid, "uuid", Some((Primitive::Uuid, false, false))),
+    (WireType::Uvarint, "uvarint", None),
+    (WireType::Varint, "varint", None),
+    (WireType::Varlong, "varlong", None),
+    (WireType::String, "string", Some((Primitive::String, false, false))),
+    (WireType::CompactString, "compact_string", Some((Primitive::String, true, false))),
+    (WireType::NullableString, "nullable_string", Some((Primitive::String, false, true))),
+    (WireType::CompactNullableString, "compact_nullable_string", Some((Primitive::String, true, true))),
+    (WireType::Bytes, "bytes", Some((Primitive::Bytes, false, false))),
+    (WireType::CompactBytes, "compact_bytes", Some((Primitive::Bytes, true, false))),
+    (WireType::NullableBytes, "nullable_bytes", Some((Primitive::Bytes, false, true))),
+    (WireType::CompactNullableBytes, "compact_nullable_bytes", Some((Primitive::Bytes, true, true))),
+    (WireType::TaggedFields, "tagged_fields", None),
+];
+
 impl WireType {
-    pub const ALL: [WireType; 21] = [
-        WireType::Bool,
-        WireType::Int8,
-        WireType::Int16,
-        WireType::Uint16,
-        WireType::Int32,
-        WireType::Uint32,
-        WireType::Int64,
-        WireType::Float64,
-        WireType::Uuid,
-        WireType::Uvarint,
-        WireType::Varint,
-        WireType::Varlong,
-        WireType::String,
-        WireType::CompactString,
-        WireType::NullableString,
-        WireType::CompactNullableString,
-        WireType::Bytes,
-        WireType::CompactBytes,
-        WireType::NullableBytes,
-        WireType::CompactNullableBytes,
-        WireType::TaggedFields,
-    ];
+    /// Every wire type, in the protocol guide's order.
+    pub const ALL: [WireType; 21] = {
+        let mut all = [WireType::Bool; 21];
+        let mut i = 0;
+        while i < TYPES.len() {
+            all[i] = TYPES[i].0;
+            i += 1;
+        }
+        all
+    };
+
+    fn entry(&self) -> &'static (WireType, &'static str, Option<Coded>) {
+        TYPES
+            .iter()
+            .find(|t| t.0 == *self)
+            .expect("every wire type is in the table")
+    }
 
     pub fn name(&self) -> &'static str {
-        match self {
-            WireType::Bool => "bool",
-            WireType::Int8 => "int8",
-            WireType::Int16 => "int16",
-            WireType::Uint16 => "uint16",
-            WireType::Int32 => "int32",
-            WireType::Uint32 => "uint32",
-            WireType::Int64 => "int64",
-            WireType::Float64 => "float64",
-            WireType::Uuid => "uuid",
-            WireType::Uvarint => "uvarint",
-            WireType::Varint => "varint",
-            WireType::Varlong => "varlong",
-            WireType::String => "string",
-            WireType::CompactString => "compact_string",
-            WireType::NullableString => "nullable_string",
-            WireType::CompactNullableString => "compact_nullable_string",
-            WireType::Bytes => "bytes",
-            WireType::CompactBytes => "compact_bytes",
-            WireType::NullableBytes => "nullable_bytes",
-            WireType::CompactNullableBytes => "compact_nullable_bytes",
-            WireType::TaggedFields => "tagged_fields",
-        }
+        self.entry().1
     }
 
     /// A name in kwire's spelling or Kafka's (`UNSIGNED_VARINT`, `BOOLEAN`, `COMPACT_STRING`).
@@ -100,36 +105,15 @@ impl WireType {
         let s = match s.as_str() {
             "boolean" => "bool",
             "unsigned_varint" => "uvarint",
-            "tagged_fields" | "tag_buffer" => "tagged_fields",
+            "tag_buffer" => "tagged_fields",
             other => other,
         };
-        WireType::ALL.into_iter().find(|t| t.name() == s)
+        TYPES.iter().find(|t| t.1 == s).map(|t| t.0)
     }
 
     /// The schema primitive, whether lengths are compact, and whether null is allowed.
-    fn schema(&self) -> Option<(Primitive, bool, bool)> {
-        Some(match self {
-            WireType::Bool => (Primitive::Bool, false, false),
-            WireType::Int8 => (Primitive::Int8, false, false),
-            WireType::Int16 => (Primitive::Int16, false, false),
-            WireType::Uint16 => (Primitive::Uint16, false, false),
-            WireType::Int32 => (Primitive::Int32, false, false),
-            WireType::Uint32 => (Primitive::Uint32, false, false),
-            WireType::Int64 => (Primitive::Int64, false, false),
-            WireType::Float64 => (Primitive::Float64, false, false),
-            WireType::Uuid => (Primitive::Uuid, false, false),
-            WireType::String => (Primitive::String, false, false),
-            WireType::CompactString => (Primitive::String, true, false),
-            WireType::NullableString => (Primitive::String, false, true),
-            WireType::CompactNullableString => (Primitive::String, true, true),
-            WireType::Bytes => (Primitive::Bytes, false, false),
-            WireType::CompactBytes => (Primitive::Bytes, true, false),
-            WireType::NullableBytes => (Primitive::Bytes, false, true),
-            WireType::CompactNullableBytes => (Primitive::Bytes, true, true),
-            WireType::Uvarint | WireType::Varint | WireType::Varlong | WireType::TaggedFields => {
-                return None
-            }
-        })
+    fn schema(&self) -> Option<Coded> {
+        self.entry().2
     }
 
     pub(crate) fn is_nullable(&self) -> bool {
@@ -457,5 +441,11 @@ mod tests {
         for t in WireType::ALL {
             assert_eq!(WireType::parse(t.name()), Some(t));
         }
+        let distinct: std::collections::HashSet<WireType> = WireType::ALL.into_iter().collect();
+        assert_eq!(
+            distinct.len(),
+            WireType::ALL.len(),
+            "a type twice in the table"
+        );
     }
 }
