@@ -668,6 +668,13 @@ fn a_file_of_frames_is_checked_a_batch_at_a_time() {
         records.extend_from_slice(bad);
         records.extend_from_slice(&common::batches::small_record_batches(100));
     }
+    // Gzip batches that expand past what may be held at once (12 MiB): the
+    // whole tree leaves the last ones unchecked, and says so.
+    let big = vec![b'v'; 3 << 20];
+    for b in 0..6 {
+        let one = [rec(Some(b"k"), Some(&big), &[], 0)];
+        records.extend_from_slice(&batch(90_000 + b, 1, &one));
+    }
     let response = Bytes::from(fetch_v4(cat, "orders", &records));
     let read = |defer: Option<usize>| DecodeOptions {
         direction: Some(Direction::Response),
@@ -682,12 +689,41 @@ fn a_file_of_frames_is_checked_a_batch_at_a_time() {
         out
     };
     let whole = findings(&decode_frame(cat, response.clone(), 0, &read(None)));
-    assert!(whole.len() >= 4, "the damaged batches are found: {whole:?}");
+    assert!(whole.len() >= 6, "the damaged batches are found: {whole:?}");
+    assert!(
+        whole.iter().any(|f| f.message.contains("--max-expanded")),
+        "the budget's note: {whole:?}"
+    );
     let opts = read(Some(kwire::decode::frame::DEFER_RECORDS_OVER));
     let mut left = decode_frame(cat, response.clone(), 0, &opts);
     assert!(findings(&left).len() < whole.len(), "the records were left");
     check_left_records(cat, &mut left, &opts.budget);
     assert_eq!(findings(&left), whole);
+
+    // Given no direction, it is taken for the response it fits best, with a
+    // warning that says so first: the records' warnings still come after it.
+    let guessed = |defer: Option<usize>| {
+        let opts = DecodeOptions {
+            defer_records_over: defer,
+            ..Default::default()
+        };
+        let mut frames = kwire::decode::decode_frames(cat, &response, &opts);
+        kwire::decode::guess::reread_as_responses(cat, None, &mut frames, &opts, &mut |_| {});
+        for frame in &mut frames {
+            check_left_records(cat, frame, &opts.budget);
+        }
+        let texts: Vec<String> = frames[0].warnings.iter().map(|w| w.text.clone()).collect();
+        texts
+    };
+    let whole = guessed(None);
+    assert!(
+        whole.len() > 6 && whole[0].contains("not a request"),
+        "{whole:?}"
+    );
+    assert_eq!(
+        guessed(Some(kwire::decode::frame::DEFER_RECORDS_OVER)),
+        whole
+    );
 
     let big = Bytes::from(fetch_v4(
         cat,

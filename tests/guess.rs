@@ -13,7 +13,7 @@ static GLOBAL: common::alloc::Counting = common::alloc::Counting;
 
 use bytes::Bytes;
 use common::alloc::{one_at_a_time, peak_during};
-use common::batches::{damaged, fetch_v4, rec, small_record_batches};
+use common::batches::{batch, damaged, fetch_v4, rec, small_record_batches};
 use kwire::decode::guess::guess_response;
 use kwire::decode::{decode_frame, DecodeOptions, Direction};
 use kwire::encode::example::smallest_struct;
@@ -110,6 +110,32 @@ fn large_responses_rank_as_their_whole_trees_do() {
     assert!(
         whole.iter().any(|g| g.0 == 1 && g.2 > 0),
         "the damaged batches warn: {whole:?}"
+    );
+    assert_eq!(ranked(cat, &fetch), whole);
+}
+
+/// A records field left for later whose gzip batches expand past the
+/// budget for what is held at once (12 MiB): the whole tree holds each
+/// batch decompressed for the frame's life and leaves the last ones
+/// unchecked, with a warning each; the count holds them so too, so the
+/// ranking's warnings are the whole tree's.
+#[test]
+fn a_response_over_the_expanded_budget_ranks_as_its_whole_tree_does() {
+    let cat = Catalogue::builtin();
+    let big = vec![b'v'; 3 << 20];
+    let mut records = small_record_batches(200);
+    for b in 0..6 {
+        records.extend_from_slice(&batch(
+            20_000 + b,
+            1,
+            &[rec(Some(b"k"), Some(&big), &[], 0)],
+        ));
+    }
+    let fetch = Bytes::from(fetch_v4(cat, "orders", &records));
+    let whole = ranked_whole(cat, &fetch);
+    assert!(
+        whole.iter().any(|g| g.0 == 1 && g.2 >= 2),
+        "batches past the budget warn: {whole:?}"
     );
     assert_eq!(ranked(cat, &fetch), whole);
 }

@@ -4,7 +4,7 @@
 use super::fields::for_each_element;
 use super::frame::{decode_frame, DecodeOptions, DEFER_ELEMENTS_OVER, DEFER_RECORDS_OVER};
 use super::problem::{Warning, WarningKind};
-use super::records::deferred::for_each_item;
+use super::records::deferred::{for_each_item, Hold};
 use super::tree::{Deferred, Direction, Frame, Node};
 use crate::budget::Budget;
 use crate::schema::{Catalogue, MessageKind};
@@ -56,6 +56,12 @@ pub(crate) fn as_guessed_response(
         ..opts.clone()
     };
     let mut frame = decode_frame(cat, f.bytes.clone(), f.input_offset, &as_response);
+    // Records fields left for later count their warnings' places from the
+    // frame's list: one more warning goes before them.
+    super::tree::shift_deferred(&mut frame.root, (1, 0));
+    for d in &mut frame.deferred {
+        d.warnings_at += 1;
+    }
     frame.warnings.insert(
         0,
         Warning::new(
@@ -186,7 +192,9 @@ impl Whole {
             self.nodes += 1;
             match n.deferred() {
                 Some(Deferred::Records(d)) => {
-                    let Ok(found) = for_each_item(cat, bytes, d, budget, |items, _| {
+                    // Held as the whole tree holds them, for its warnings.
+                    let held = (budget, Hold::ByFrame);
+                    let Ok(found) = for_each_item(cat, bytes, d, held, |items, _| {
                         self.count(cat, (bytes, budget), items);
                         Ok::<(), Infallible>(())
                     });

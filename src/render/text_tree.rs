@@ -609,7 +609,8 @@ impl Walk<'_, '_, '_> {
             return Ok(());
         };
         let mut held: Vec<Node> = Vec::new();
-        let walked = for_each_item(drawer.cat, &drawer.frame, d, drawer.budget, |nodes, _| {
+        let hold = (drawer.budget, Hold::ByItem);
+        let walked = for_each_item(drawer.cat, &drawer.frame, d, hold, |nodes, _| {
             self.draw((node, &held), false, buf, (prefix, inner), out)?;
             held.clear();
             held.append(nodes);

@@ -42,21 +42,23 @@ pub struct Item {
 /// frame's tree would hold under its records node, handed to `each` in
 /// order (to take or leave: the list is cleared after); stops at `each`'s
 /// first error. Decompression draws on `budget` as
-/// the frame's decode would; what a batch's decompressed data and nodes hold
-/// is given back when they are dropped, so a field whose whole tree would
-/// spend the budget for what is held at once (`--max-expanded`) is shown
-/// whole, a batch at a time.
+/// the frame's decode would. With [`Hold::ByItem`], what a batch's
+/// decompressed data and nodes hold is given back when they are dropped, so
+/// a field whose whole tree would spend the budget for what is held at once
+/// (`--max-expanded`) is shown whole, a batch at a time; with
+/// [`Hold::ByFrame`] it is held as the whole tree holds it, for what the
+/// whole tree would find.
 pub fn for_each_item<E>(
     cat: &Catalogue,
     frame: &Bytes,
     d: &DeferredRecords,
-    budget: &Budget,
+    (budget, hold): (&Budget, Hold),
     mut each: impl FnMut(&mut Vec<Node>, Item) -> Result<(), E>,
 ) -> Result<Found, E> {
     let ctx = field_context(d, budget);
     let mut bd = BatchDecoder::new(frame, cat, &ctx).fetched(!d.cut_is_damage);
     let mut nodes = Vec::new();
-    walk_items(frame, d, budget, |tape, root, item| {
+    walk_items_into(frame, d, (budget, hold), |tape, root, item| {
         bd.check_stream(tape, root);
         bd.stream_nodes(tape, root, &mut nodes);
         mask_item(&bd, frame, item, &mut nodes);
@@ -235,20 +237,10 @@ fn field_context(d: &DeferredRecords, budget: &Budget) -> Context {
 
 /// Each top-level batch or message of `d` in `frame` walked onto a small
 /// tape of its own, handed to `each` with its root slot (whose children are
-/// the item's slots) and where it is; what its decompressed data held goes
-/// back to `budget` after. Stops at `each`'s first error.
-pub(crate) fn walk_items<E>(
-    frame: &Bytes,
-    d: &DeferredRecords,
-    budget: &Budget,
-    mut each: impl FnMut(&Values, u32, Item) -> Result<(), E>,
-) -> Result<(), E> {
-    let each_item = |tape: &mut Values, root, item| each(tape, root, item);
-    walk_items_into(frame, d, (budget, Hold::ByItem), each_item)
-}
-
-/// [`walk_items`] with the tape handed on to take: what is left in its
-/// place is the next item's tape.
+/// the item's slots) and where it is, the tape to take: what is left in its
+/// place is the next item's tape. What an item's decompressed data held
+/// goes back to `budget` after it with [`Hold::ByItem`]. Stops at `each`'s
+/// first error.
 fn walk_items_into<E>(
     frame: &Bytes,
     d: &DeferredRecords,
@@ -328,29 +320,37 @@ pub fn read_deferred(
 /// where the whole decode would have put them (`kwire check`).
 pub fn check_deferred(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
     let left = std::mem::take(&mut frame.deferred);
-    check_each(cat, frame, left, budget);
+    check_each(cat, frame, left, (budget, Hold::ByItem));
 }
 
 /// Every records field `frame`'s tree left for drawing
 /// ([`crate::decode::DecodeOptions::defer_records_over`]), checked as
-/// [`check_deferred`] checks a findings-only decode's: `kwire check` of a
-/// file holding a frame of 400,000 records, which its tree cannot hold.
+/// [`check_deferred`] checks a findings-only decode's, but with what they
+/// decompress held as the whole tree holds it ([`Hold::ByFrame`]), so that
+/// the findings are the whole tree's, budget notes included: `kwire check`
+/// of a file holding a frame of 400,000 records, which its tree cannot hold.
 /// The nodes stay as they are.
 pub fn check_left_records(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
     let mut left = Vec::new();
     frame
         .root
         .walk(&mut |n, _| left.extend(n.deferred_records().cloned()));
-    check_each(cat, frame, left, budget);
+    check_each(cat, frame, left, (budget, Hold::ByFrame));
 }
 
 /// The records fields `left` of `frame` (in the fields' order), each
-/// walked for its warnings and damage without nodes, joined to the frame's.
-fn check_each(cat: &Catalogue, frame: &mut Frame, left: Vec<DeferredRecords>, budget: &Budget) {
+/// walked for its warnings and damage without nodes, joined to the frame's;
+/// what they decompress held as `hold` says.
+fn check_each(
+    cat: &Catalogue,
+    frame: &mut Frame,
+    left: Vec<DeferredRecords>,
+    (budget, hold): (&Budget, Hold),
+) {
     let found = left
         .into_iter()
         .map(|d| {
-            let f = read_deferred(cat, &frame.bytes, &d, (budget, Hold::ByItem), |_, _| {});
+            let f = read_deferred(cat, &frame.bytes, &d, (budget, hold), |_, _| {});
             (d, f)
         })
         .collect();
@@ -395,7 +395,7 @@ fn stub_under(
 ) {
     if let Some(d) = node.clear_deferred_records() {
         let mut stubs = Vec::new();
-        let walked = for_each_item(cat, bytes, &d, budget, |nodes, item| {
+        let walked = for_each_item(cat, bytes, &d, (budget, Hold::ByItem), |nodes, item| {
             if let [one] = &mut nodes[..] {
                 if !one.children.is_empty() {
                     let mut stub =
@@ -435,7 +435,7 @@ pub fn open_stub(cat: &Catalogue, bytes: &Bytes, stub: &Node, budget: &Budget) -
         None => budget.clone(),
     };
     let mut out = None;
-    let _ = for_each_item(cat, bytes, d, &budget, |nodes, _| {
+    let _ = for_each_item(cat, bytes, d, (&budget, Hold::ByItem), |nodes, _| {
         out = match nodes.len() {
             1 => nodes.pop(),
             _ => None,
