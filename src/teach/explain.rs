@@ -511,7 +511,9 @@ type Split<'a> = (Vec<String>, Option<&'a [u8]>);
 fn compact_prefix(bytes: &[u8]) -> Option<Split<'_>> {
     let (v, len) = uvarint_prefix(bytes)?;
     let mut lines = uvarint_lines(&bytes[..len], v);
-    let Ok(Some(n)) = LengthPrefix::Compact.length(v as i64) else {
+    // A uvarint of 63 bits or more is no length (the decoder reads 32).
+    let written = i64::try_from(v).ok()?;
+    let Ok(Some(n)) = LengthPrefix::Compact.length(written) else {
         lines.push("compact length 0: null (compact lengths store n+1, leaving 0 for null)".into());
         return (len == bytes.len()).then_some((lines, None));
     };
