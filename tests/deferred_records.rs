@@ -654,6 +654,7 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
 #[test]
 fn a_file_of_frames_is_checked_a_batch_at_a_time() {
     use kwire::analysis::check::check_frames;
+    use kwire::decode::frame::decode_frames_then;
     use kwire::decode::records::deferred::check_left_records;
     let cat = Catalogue::builtin();
     let recs = [rec(Some(b"k"), Some(b"v"), &[("h", Some(b"x"))], 0)];
@@ -707,11 +708,10 @@ fn a_file_of_frames_is_checked_a_batch_at_a_time() {
             defer_records_over: defer,
             ..Default::default()
         };
-        let mut frames = kwire::decode::decode_frames(cat, &response, &opts);
-        kwire::decode::guess::reread_as_responses(cat, None, &mut frames, &opts, &mut |_| {});
-        for frame in &mut frames {
-            check_left_records(cat, frame, &opts.budget);
-        }
+        let mut walk = |f: &mut Frame| check_left_records(cat, f, &opts.budget);
+        let mut frames = decode_frames_then(cat, &response, &opts, &mut walk);
+        let reread = (&opts, &mut walk as &mut dyn FnMut(&mut Frame));
+        kwire::decode::guess::reread_as_responses(cat, None, &mut frames, reread, &mut |_| {});
         let texts: Vec<String> = frames[0].warnings.iter().map(|w| w.text.clone()).collect();
         texts
     };
@@ -722,6 +722,44 @@ fn a_file_of_frames_is_checked_a_batch_at_a_time() {
     );
     assert_eq!(
         guessed(Some(kwire::decode::frame::DEFER_RECORDS_OVER)),
+        whole
+    );
+
+    // A file of this frame (18 MiB decompressed, left) and a small one
+    // whose records (not left) decompress to 12 MiB, with a budget of 20
+    // MiB for all decompression: the whole trees run out in the second
+    // frame; so must the check, which walks the first's left records
+    // before it decodes the second.
+    let small: Vec<u8> = (0..4)
+        .flat_map(|b| batch(b, 1, &[rec(Some(b"k"), Some(&big), &[], 0)]))
+        .collect();
+    let small = fetch_v4(cat, "orders", &small);
+    assert!(small.len() < 1 << 20);
+    let two = Bytes::from([&response[..], &small[..]].concat());
+    let limits = Limits {
+        decompressed: 20 << 20,
+        expanded: 1 << 30,
+    };
+    let of_file = |defer: Option<usize>| {
+        let opts = DecodeOptions {
+            budget: Budget::new(limits),
+            ..read(defer)
+        };
+        let mut walk = |f: &mut Frame| check_left_records(cat, f, &opts.budget);
+        let frames = decode_frames_then(cat, &two, &opts, &mut walk);
+        let mut out = Vec::new();
+        check_frames(&frames, &mut out);
+        out
+    };
+    let whole = of_file(None);
+    assert!(
+        whole
+            .iter()
+            .any(|f| f.frame == Some(1) && f.message.contains("--max-decompressed")),
+        "the second frame runs out: {whole:?}"
+    );
+    assert_eq!(
+        of_file(Some(kwire::decode::frame::DEFER_RECORDS_OVER)),
         whole
     );
 

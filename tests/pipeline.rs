@@ -313,7 +313,7 @@ fn decode_input_reads_a_file_s_frames_and_says_what_it_did() {
     let opts = Default::default();
     let read = |raw: Vec<u8>, how| {
         let mut said = Vec::new();
-        let frames = decode_input(cat, raw, how, &opts, &mut |l: &str| {
+        let frames = decode_input(cat, raw, how, (&opts, &mut |_| {}), &mut |l: &str| {
             said.push(l.to_string())
         });
         (frames, said)

@@ -234,14 +234,22 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
                 defer_records_over: Some(kwire::decode::frame::DEFER_RECORDS_OVER),
                 ..opts
             };
-            let mut frames = match frames_from(cat, &args.input, raw, &opts) {
+            // Each frame's left records are walked as soon as it is decoded
+            // (or read again as a response), so that what they decompress is
+            // spent in the order the whole trees spend it.
+            let mut walk =
+                |frame: &mut kwire::decode::Frame| check_left_records(cat, frame, &opts.budget);
+            let mut frames = match frames_from(cat, &args.input, raw, (&opts, &mut walk)) {
                 Ok(f) => f,
                 Err(status) => return status,
             };
-            super::frame_args::reread_as_responses(cat, release, &args.input, &mut frames, &opts);
-            for frame in &mut frames {
-                check_left_records(cat, frame, &opts.budget);
-            }
+            super::frame_args::reread_as_responses(
+                cat,
+                release,
+                &args.input,
+                &mut frames,
+                (&opts, &mut walk),
+            );
             check_frames(&frames, &mut found);
             frames.len()
         }

@@ -101,11 +101,17 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     if is_segment(&args.input, &raw) {
         return segment(cat, args, raw);
     }
-    let mut frames = match frames_from(cat, &args.input, raw, &opts) {
+    let mut frames = match frames_from(cat, &args.input, raw, (&opts, &mut |_| {})) {
         Ok(f) => f,
         Err(status) => return status,
     };
-    super::frame_args::reread_as_responses(cat, release, &args.input, &mut frames, &opts);
+    super::frame_args::reread_as_responses(
+        cat,
+        release,
+        &args.input,
+        &mut frames,
+        (&opts, &mut |_| {}),
+    );
     let format = args.output.format();
     let explain = match explain_with(cat, release, args.explain, format == Format::Tree) {
         Ok(e) => e,

@@ -210,7 +210,7 @@ pub fn frames_from(
     cat: &Catalogue,
     args: &InputArgs,
     raw: Vec<u8>,
-    opts: &DecodeOptions,
+    (opts, then): (&DecodeOptions, &mut dyn FnMut(&mut Frame)),
 ) -> Result<Vec<Frame>, i32> {
     let kind = if args.binary {
         InputKind::Binary
@@ -225,7 +225,7 @@ pub fn frames_from(
         FramingArg::Bare => Framing::Bare,
     };
     let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
-    decode_input(cat, raw, (kind, framing), opts, &mut say).map_err(report)
+    decode_input(cat, raw, (kind, framing), (opts, then), &mut say).map_err(report)
 }
 
 /// Frames taken for requests because neither `--request` nor `--response`
@@ -236,11 +236,11 @@ pub fn reread_as_responses(
     release: Option<&str>,
     args: &InputArgs,
     frames: &mut [Frame],
-    opts: &DecodeOptions,
+    (opts, then): (&DecodeOptions, &mut dyn FnMut(&mut Frame)),
 ) {
     if !args.response && !args.request {
         let mut say = |line: &str| kwire::stderr_line!("kwire: {line}");
-        kwire::decode::guess::reread_as_responses(cat, release, frames, opts, &mut say);
+        kwire::decode::guess::reread_as_responses(cat, release, frames, (opts, then), &mut say);
     }
 }
 

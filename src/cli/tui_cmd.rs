@@ -64,7 +64,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &InputArgs) -> i32 {
             let segment = segment_frame(cat, &ctx, raw.into(), walked_up_to);
             return super::explorer::explore(cat, opts.release, vec![segment], opts.budget);
         }
-        match frames_from(cat, args, raw, &opts) {
+        match frames_from(cat, args, raw, (&opts, &mut |_| {})) {
             Ok(f) => f,
             Err(status) => return status,
         }

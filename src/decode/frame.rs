@@ -103,9 +103,22 @@ impl DecodeOptions {
 /// Split `input` into size-prefixed frames and decode each. Decoding stops after
 /// the first frame whose size prefix cannot be trusted.
 pub fn decode_frames(cat: &Catalogue, input: &Bytes, opts: &DecodeOptions) -> Vec<Frame> {
+    decode_frames_then(cat, input, opts, &mut |_| {})
+}
+
+/// [`decode_frames`], each frame handed to `then` as soon as it is decoded,
+/// before the next is: `kwire check` walks a frame's left records fields
+/// there, so that what they decompress is spent in the frames' order.
+pub fn decode_frames_then(
+    cat: &Catalogue,
+    input: &Bytes,
+    opts: &DecodeOptions,
+    then: &mut dyn FnMut(&mut Frame),
+) -> Vec<Frame> {
     let (mut frames, mut specs, mut pos) = (Vec::new(), Specs::new(cat), 0);
     while pos < input.len() {
-        let frame = decode_frame_at(&mut specs, input, pos, pos, opts);
+        let mut frame = decode_frame_at(&mut specs, input, pos, pos, opts);
+        then(&mut frame);
         if frames.is_empty() && !frame.bytes.is_empty() {
             // Frames on one connection tend to be alike: reserve for as many as
             // the first one's size suggests (bounded), not by repeated doubling.

@@ -85,12 +85,13 @@ pub(crate) fn as_guessed_response(
 /// `check` of hex or binary frames): each that does not read as a request
 /// (the first [`MAX_GUESSED`]) is tried as every response and replaced by
 /// the one it fits best, never shown or checked as a made-up request.
-/// Either way a line says so to `say`.
+/// Either way a line says so to `say`; each frame read again is handed to
+/// `then`.
 pub fn reread_as_responses(
     cat: &Catalogue,
     release: Option<&str>,
     frames: &mut [Frame],
-    opts: &DecodeOptions,
+    (opts, then): (&DecodeOptions, &mut dyn FnMut(&mut Frame)),
     say: &mut dyn FnMut(&str),
 ) {
     for f in frames
@@ -113,6 +114,7 @@ pub fn reread_as_responses(
             guessed.best.join(", ")
         ));
         *f = guessed.frame;
+        then(f);
     }
 }
 

@@ -3,7 +3,8 @@
 //! `send` print.
 
 use crate::budget::Budget;
-use crate::decode::{decode_frames, DecodeOptions, Frame};
+use crate::decode::frame::decode_frames_then;
+use crate::decode::{DecodeOptions, Frame};
 use crate::input::framing::{as_framed, Framing};
 use crate::input::{to_bytes, InputKind};
 use crate::render::{grid, json, text_tree, tree_json};
@@ -13,19 +14,19 @@ use std::io::Write;
 
 /// The frames of an input's bytes (`decode`, `check` and `tui` on a file):
 /// hex text or binary as `kind` says, delimited as `framing` says, decoded
-/// under `opts`. What is worth saying (a size prefix added, bytes after a
+/// under `opts`, each handed to `then` once decoded. What is worth saying (a size prefix added, bytes after a
 /// frame whose size cannot be trusted) goes to `say`; an error is why the
 /// bytes are no frames at all.
 pub fn decode_input(
     cat: &Catalogue,
     raw: Vec<u8>,
     (kind, framing): (InputKind, Framing),
-    opts: &DecodeOptions,
+    (opts, then): (&DecodeOptions, &mut dyn FnMut(&mut Frame)),
     say: &mut dyn FnMut(&str),
 ) -> Result<Vec<Frame>, String> {
     let bytes = to_bytes(raw, kind)?;
     let bytes = as_framed(cat, bytes, framing, opts, say)?;
-    let frames = decode_frames(cat, &bytes, opts);
+    let frames = decode_frames_then(cat, &bytes, opts, then);
     // Decoding stops at a frame whose size cannot be trusted: what follows is
     // said, not dropped (that frame's error already makes the status 2).
     let end = frames.last().map_or(0, |f| f.input_offset + f.bytes.len());
