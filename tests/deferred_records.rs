@@ -460,6 +460,37 @@ fn peak_kib(args: &[&str]) -> (u64, Vec<u8>) {
     (kib, out.stdout)
 }
 
+/// Peak resident set and standard output of `kwire COMMAND` over the file
+/// of one Fetch v4 response `bin`, with `more` arguments.
+fn fetch_v4_run(command: &str, bin: &std::path::Path, more: &[&str]) -> (u64, Vec<u8>) {
+    let bin = bin.to_str().unwrap();
+    let given = [command, "--binary", bin, "--response", "--api", "Fetch"];
+    peak_kib(&[&given[..], &["--version", "4"], more].concat())
+}
+
+/// Fetch v4 `response`'s text tree (120 columns), tree JSON and grid,
+/// decoded whole and drawn as the library draws them without deferring; the
+/// frame decodes without an error or warning.
+fn drawn_whole(cat: &Catalogue, response: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let opts = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(1),
+        api_version: Some(4),
+        ..Default::default()
+    };
+    let frame = decode_frame(cat, Bytes::copy_from_slice(response), 0, &opts);
+    assert!(frame.error.is_none() && frame.warnings.is_empty());
+    let mut tree = Vec::new();
+    let fitted = TreeOptions {
+        width: Some(120),
+        ..TreeOptions::default()
+    };
+    write_frame(&mut tree, &frame, fitted).unwrap();
+    let mut json = Vec::new();
+    write_frame_tree_json(&mut json, &frame).unwrap();
+    (tree, json, render_grid(&frame, false).into_bytes())
+}
+
 /// A Fetch v4 response of 100,000 small records in batches of 100 (5.5 MB):
 /// `kwire decode` and `kwire capture` draw its tree, as text and as tree
 /// JSON, as the whole tree is drawn, in a fraction of the whole tree's
@@ -475,43 +506,13 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
     let records = common::batches::small_record_batches(1000);
     let response = fetch_v4(cat, "orders", &records);
     assert!(response.len() > 5 << 20);
-    // The whole tree, as the library draws it without deferring.
-    let opts = DecodeOptions {
-        direction: Some(Direction::Response),
-        api_key: Some(1),
-        api_version: Some(4),
-        ..Default::default()
-    };
-    let frame = decode_frame(cat, Bytes::copy_from_slice(&response), 0, &opts);
-    let mut whole = Vec::new();
-    let fitted = TreeOptions {
-        width: Some(120),
-        ..TreeOptions::default()
-    };
-    write_frame(&mut whole, &frame, fitted).unwrap();
-    let mut whole_json = Vec::new();
-    write_frame_tree_json(&mut whole_json, &frame).unwrap();
-    let whole_grid = render_grid(&frame, false);
-    drop(frame);
+    let (whole, whole_json, whole_grid) = drawn_whole(cat, &response);
+    let whole_grid = String::from_utf8(whole_grid).unwrap();
     let dir = std::env::temp_dir().join(format!("kwire-deferred-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bin = dir.join("fetch.bin");
     std::fs::write(&bin, &response).unwrap();
-    let decode = |format: &str| {
-        let bin = bin.to_str().unwrap();
-        peak_kib(&[
-            "decode",
-            "--binary",
-            bin,
-            "--response",
-            "--api",
-            "Fetch",
-            "--version",
-            "4",
-            "--format",
-            format,
-        ])
-    };
+    let decode = |format: &str| fetch_v4_run("decode", &bin, &["--format", format]);
     let (peak, out) = decode("tree");
     assert!(out == whole, "kwire decode drew another tree");
     assert!(peak < 80 << 10, "kwire decode peaked at {peak} KiB");
@@ -525,17 +526,7 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
     // Every node explained (`--explain`), walked and drawn a batch at a time
     // too: what it draws is held to the whole tree's above, on every kind of
     // batch; here, its memory, and that its last batch is drawn.
-    let (peak, out) = peak_kib(&[
-        "decode",
-        "--binary",
-        bin.to_str().unwrap(),
-        "--response",
-        "--api",
-        "Fetch",
-        "--version",
-        "4",
-        "--explain",
-    ]);
+    let (peak, out) = fetch_v4_run("decode", &bin, &["--explain"]);
     let text = String::from_utf8(out).unwrap();
     assert!(
         text.contains("+-- RecordBatch[999] RecordBatch v2"),
@@ -646,7 +637,44 @@ fn a_large_frame_is_drawn_whole_in_little_memory_by_decode_and_capture() {
     assert!(peak < 80 << 10, "kwire capture peaked at {peak} KiB");
 }
 
-/// `kwire check` of a file of frames leaves a records field over 1 MiB
+/// A Fetch response of eight partitions whose records fields are each
+/// under a megabyte (a consumer's default fetch sizes give a partition up to
+/// 1 MiB) but over `DEFER_RECORDS_OVER`: each field is left and walked a
+/// batch at a time too, so `kwire decode` draws the 7 MB frame's text tree,
+/// tree JSON and grid as the whole tree draws them, in a fraction of the
+/// whole tree's memory (about 350 MB when each field was built whole), and
+/// `kwire check` reads it in little memory.
+#[test]
+fn a_fetch_of_many_partitions_under_a_megabyte_each_is_drawn_in_little_memory() {
+    let cat = Catalogue::builtin();
+    let records = common::batches::small_record_batches(160);
+    let over = kwire::decode::frame::DEFER_RECORDS_OVER;
+    assert!(records.len() > over && records.len() < 1 << 20);
+    let response = common::batches::fetch_v4_partitions(cat, "orders", &[&records[..]; 8]);
+    let (tree, json, grid) = drawn_whole(cat, &response);
+    let dir = std::env::temp_dir().join(format!("kwire-partitions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("fetch.bin");
+    std::fs::write(&bin, &response).unwrap();
+    for (format, whole) in [("tree", tree), ("tree-json", json), ("grid", grid)] {
+        let (peak, out) = fetch_v4_run("decode", &bin, &["--format", format]);
+        assert!(
+            out == whole,
+            "kwire decode --format {format} drew another output"
+        );
+        assert!(
+            peak < 80 << 10,
+            "kwire decode --format {format} peaked at {peak} KiB"
+        );
+    }
+    let (peak, out) = fetch_v4_run("check", &bin, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("1 frame checked: 0 errors"), "{text}");
+    assert!(peak < 48 << 10, "kwire check peaked at {peak} KiB");
+}
+
+/// `kwire check` of a file of frames leaves a records field over 64 KiB
 /// for its findings to be walked a batch at a time
 /// (`check_left_records`): the findings are the whole tree's, damaged
 /// batches among many included, and the command holds no batch's nodes
@@ -734,7 +762,7 @@ fn a_file_of_frames_is_checked_a_batch_at_a_time() {
         .flat_map(|b| batch(b, 1, &[rec(Some(b"k"), Some(&big), &[], 0)]))
         .collect();
     let small = fetch_v4(cat, "orders", &small);
-    assert!(small.len() < 1 << 20);
+    assert!(small.len() < kwire::decode::frame::DEFER_RECORDS_OVER);
     let two = Bytes::from([&response[..], &small[..]].concat());
     let limits = Limits {
         decompressed: 20 << 20,

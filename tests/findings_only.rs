@@ -343,7 +343,7 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// `kwire check` leaves a records field of more than 1 MiB off the frame's
+/// `kwire check` leaves a records field of more than 64 KiB off the frame's
 /// tape and checks it a batch at a time (`DecodeOptions::defer_records_over`,
 /// `decode::records::deferred::check_deferred`, so that a Fetch of 400,000
 /// records is never one tape): it finds exactly

@@ -89,7 +89,7 @@ fn small_responses_rank_as_their_whole_trees_do() {
 }
 
 /// A Metadata response whose arrays of partitions are left (over 64 KiB
-/// each), and a Fetch response whose records field is left (over 1 MiB),
+/// each), and a Fetch response whose records field is left (over 64 KiB),
 /// with damaged batches among its records: their warnings are counted.
 #[test]
 fn large_responses_rank_as_their_whole_trees_do() {

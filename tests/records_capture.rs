@@ -891,7 +891,7 @@ fn headers_line_up_and_wide_shows_values_whole() {
     );
 }
 
-/// A records field over 1 MiB is read, and checked, a batch at a time in
+/// A records field over 64 KiB is read, and checked, a batch at a time in
 /// one walk (the frame's tape does not hold it): the rows are the records
 /// the tape reader lists for each partition, in order, and the damage rows
 /// are the tree's record damage, in its order, each in its own partition.

@@ -72,8 +72,11 @@ pub struct DecodeOptions {
     pub fits_only: bool,
 }
 
-/// What `kwire decode`'s text tree defers: records fields over 1 MiB.
-pub const DEFER_RECORDS_OVER: usize = 1 << 20;
+/// What `kwire decode`'s text tree defers: records fields over 64 KiB. A
+/// records field's nodes take about fifty times its bytes: a Fetch response
+/// of twenty partitions of a megabyte each (a consumer's default fetch
+/// sizes) took a gigabyte when each field under 1 MiB was built whole.
+pub const DEFER_RECORDS_OVER: usize = 1 << 16;
 /// And arrays whose elements take over 64 KiB: what a tape holds of one such
 /// array at once (a slot of 48 bytes for every few bytes of the frame), and
 /// about a megabyte of its nodes.

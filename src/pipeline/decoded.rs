@@ -69,8 +69,12 @@ impl Findings {
 /// (`DecodeOptions::defer_records_over`), whose whole tree would not fit in
 /// memory. (Any tree JSON written in its turn streams too: [`write_drawing`].)
 pub(super) fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
-    format != Format::Json && f.bytes.len() > DEFER_RECORDS_OVER
+    format != Format::Json && f.bytes.len() > DRAWN_IN_TURN_OVER
 }
+
+/// Frames over this are drawn in their turn ([`drawn_later`]); smaller
+/// ones are drawn into memory by the workers, in parallel.
+const DRAWN_IN_TURN_OVER: usize = 1 << 20;
 
 /// What a frame's records fields left for drawing are walked with.
 pub(super) type Walking<'w> = (&'w Catalogue, &'w Budget);

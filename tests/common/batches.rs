@@ -260,13 +260,26 @@ pub struct BatchCase {
 
 /// A Fetch v4 response carrying `records` for partition 0 of `topic`.
 pub fn fetch_v4(cat: &kwire::schema::Catalogue, topic: &str, records: &[u8]) -> Vec<u8> {
-    let partition = serde_json::json!({"PartitionIndex": 0, "ErrorCode": 0, "HighWatermark": 4, "LastStableOffset": 4, "AbortedTransactions": [], "Records": hex::encode(records)});
+    fetch_v4_partitions(cat, topic, &[records])
+}
+
+/// A Fetch v4 response carrying `partitions[i]` as partition i of `topic`.
+pub fn fetch_v4_partitions(
+    cat: &kwire::schema::Catalogue,
+    topic: &str,
+    partitions: &[&[u8]],
+) -> Vec<u8> {
+    let partitions: Vec<_> = partitions
+        .iter()
+        .enumerate()
+        .map(|(i, records)| serde_json::json!({"PartitionIndex": i, "ErrorCode": 0, "HighWatermark": 4, "LastStableOffset": 4, "AbortedTransactions": [], "Records": hex::encode(records)}))
+        .collect();
     frame(
         cat,
         kwire::decode::Direction::Response,
         1,
         4,
-        serde_json::json!({"ThrottleTimeMs": 0, "Responses": [{"Topic": topic, "Partitions": [partition]}]}),
+        serde_json::json!({"ThrottleTimeMs": 0, "Responses": [{"Topic": topic, "Partitions": partitions}]}),
     )
 }
 
