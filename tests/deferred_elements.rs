@@ -41,10 +41,19 @@ fn options((d, key, v): As, left_over: Option<usize>) -> DecodeOptions {
     }
 }
 
+/// [`options`] as `kwire decode` leaves arrays: those whose elements hold
+/// records too, every records field within them left for drawing.
+fn drawing_options(read: As, left_over: Option<usize>) -> DecodeOptions {
+    DecodeOptions {
+        defer_record_arrays: left_over.is_some(),
+        ..options(read, left_over)
+    }
+}
+
 /// Every view of the frame that can draw what is left, and what the frame
 /// says after its tree: whole, or with arrays left over `left_over` bytes.
 fn views(cat: &Catalogue, bytes: &[u8], read: As, left_over: Option<usize>) -> [String; 6] {
-    let opts = options(read, left_over);
+    let opts = drawing_options(read, left_over);
     let walking = (cat, &opts.budget);
     let decoded = || decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     let text = |out: Vec<u8>| String::from_utf8(out).unwrap();
@@ -55,23 +64,25 @@ fn views(cat: &Catalogue, bytes: &[u8], read: As, left_over: Option<usize>) -> [
     };
     let (mut tree, mut coloured, mut tree_json, mut grid, mut explained) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let frame = decoded();
-    let said = said(&frame);
-    match left_over {
+    let mut frame = decoded();
+    let said = match left_over {
         None => {
             write_frame(&mut tree, &frame, TreeOptions::default()).unwrap();
             write_frame(&mut coloured, &frame, fitted).unwrap();
             write_frame_tree_json(&mut tree_json, &frame).unwrap();
             grid.extend_from_slice(render_grid(&frame, true).as_bytes());
+            said(&frame)
         }
         Some(_) => {
-            write_frame_drawing(&mut tree, &mut decoded(), TreeOptions::default(), walking)
-                .unwrap();
+            // What the walks of records fields within left elements find
+            // joins the frame's warnings as the tree is drawn.
+            write_frame_drawing(&mut tree, &mut frame, TreeOptions::default(), walking).unwrap();
             write_frame_drawing(&mut coloured, &mut decoded(), fitted, walking).unwrap();
             write_frame_tree_json_drawing(&mut tree_json, &mut decoded(), walking).unwrap();
             write_grid_drawing(&mut grid, &mut decoded(), true, walking).unwrap();
+            said(&frame)
         }
-    }
+    };
     // Explained as `kwire decode --explain` does, whole or not.
     let plain = TreeOptions::default();
     write_explained_drawing(
@@ -166,7 +177,7 @@ impl Tally {
             cat,
             Bytes::copy_from_slice(bytes),
             0,
-            &options(read, Some(0)),
+            &drawing_options(read, Some(0)),
         );
         if !leaves_any(&left.root) {
             return;

@@ -9,7 +9,8 @@ mod common;
 
 use bytes::Bytes;
 use common::batches::{
-    batch, damaged, fetch_v4, legacy_message, produce, rec, record_batch_cases, Damaged,
+    batch, damaged, fetch_v4, fetch_v4_partitions, legacy_message, produce, produce_topics, rec,
+    record_batch_cases, Damaged,
 };
 use common::random_body::Rng;
 use kwire::budget::{Budget, Limits};
@@ -25,6 +26,10 @@ use kwire::teach::explain::{render_explained, write_explained_drawing};
 thread_local! {
     /// Frames are requests, or (set) Fetch v4 responses.
     static FETCH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Frames drawn a batch at a time leave their arrays too, those whose
+    /// elements hold records included (`defer_record_arrays`, as `kwire
+    /// decode` draws): every records field within them is left.
+    static ARRAYS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn fresh(limits: Option<Limits>) -> DecodeOptions {
@@ -35,6 +40,26 @@ fn fresh(limits: Option<Limits>) -> DecodeOptions {
         api_key: fetch.then_some(1),
         api_version: fetch.then_some(4),
         ..Default::default()
+    }
+}
+
+/// How a frame drawn a batch at a time is decoded: every records field
+/// left, and with [`ARRAYS`] every array of structs.
+fn deferring(limits: Option<Limits>) -> DecodeOptions {
+    let arrays = ARRAYS.with(|a| a.get());
+    DecodeOptions {
+        defer_records_over: Some(0),
+        defer_elements_over: arrays.then_some(0),
+        defer_record_arrays: arrays,
+        ..fresh(limits)
+    }
+}
+
+/// The options a frame is decoded with, whole or `defer`red.
+fn decoding(limits: Option<Limits>, defer: bool) -> DecodeOptions {
+    match defer {
+        true => deferring(limits),
+        false => fresh(limits),
     }
 }
 
@@ -57,10 +82,7 @@ fn drawn_as(
     defer: bool,
     tree: TreeOptions,
 ) -> (String, Vec<String>, Vec<String>) {
-    let opts = DecodeOptions {
-        defer_records_over: defer.then_some(0),
-        ..fresh(limits)
-    };
+    let opts = decoding(limits, defer);
     let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     let mut out = Vec::new();
     match defer {
@@ -111,13 +133,10 @@ fn stubbed_then_opened(
 
 /// Whether the frame's records were left for drawing (the test tests something).
 fn deferred(cat: &Catalogue, bytes: &[u8]) -> bool {
-    let opts = DecodeOptions {
-        defer_records_over: Some(0),
-        ..fresh(None)
-    };
+    let opts = deferring(None);
     let frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     fn any(n: &kwire::decode::Node) -> bool {
-        n.deferred_records().is_some() || n.children.iter().any(any)
+        n.deferred_records().is_some() || n.walked_later() || n.children.iter().any(any)
     }
     any(&frame.root)
 }
@@ -198,10 +217,7 @@ fn explained(
     defer: bool,
     width: Option<usize>,
 ) -> (String, Vec<String>) {
-    let opts = DecodeOptions {
-        defer_records_over: defer.then_some(0),
-        ..fresh(limits)
-    };
+    let opts = decoding(limits, defer);
     let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     let tree = TreeOptions {
         width,
@@ -228,10 +244,7 @@ fn grid(
     defer: bool,
     color: bool,
 ) -> (String, Vec<String>) {
-    let opts = DecodeOptions {
-        defer_records_over: defer.then_some(0),
-        ..fresh(limits)
-    };
+    let opts = decoding(limits, defer);
     let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     let text = match defer {
         true => {
@@ -265,10 +278,7 @@ enum Drawing {
 
 /// The frame's tree JSON with its records fields left for drawing, written as `how` says.
 fn tree_json_drawn(cat: &Catalogue, bytes: &[u8], limits: Option<Limits>, how: Drawing) -> String {
-    let opts = DecodeOptions {
-        defer_records_over: Some(0),
-        ..fresh(limits)
-    };
+    let opts = deferring(limits);
     let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     let mut out = Vec::new();
     let walking = (cat, &opts.budget);
@@ -304,8 +314,35 @@ fn differ(what: &str, how: &str, whole: &Drawn, later: &Drawn) {
     }
 }
 
+/// A Fetch v4 response of two topics, `first`'s partitions and `second`'s,
+/// the second's name null (a warning of the frame's own, between the
+/// records fields' findings).
+fn null_name_between(cat: &Catalogue, first: &[&[u8]], second: &[&[u8]]) -> Vec<u8> {
+    use common::batches::fetch_v4_topics;
+    let one = fetch_v4_topics(cat, &[("orders", first)]);
+    let mut two = fetch_v4_topics(cat, &[("orders", first), ("", second)]);
+    // Responses is the body's last field: the second topic starts where the
+    // first ends, with its name's int16 length.
+    assert_eq!(&two[one.len()..one.len() + 2], &[0, 0]);
+    two[one.len()..one.len() + 2].copy_from_slice(&[0xff, 0xff]);
+    two
+}
+
 #[test]
 fn records_drawn_a_batch_at_a_time_draw_what_the_whole_tree_draws() {
+    every_case_drawn_as_the_whole_tree();
+}
+
+/// The same with the arrays that hold the records left too, each element
+/// walked when drawn (`defer_record_arrays`): the partitions of a Produce
+/// request or a Fetch response.
+#[test]
+fn records_in_arrays_left_for_drawing_draw_what_the_whole_tree_draws() {
+    ARRAYS.with(|a| a.set(true));
+    every_case_drawn_as_the_whole_tree();
+}
+
+fn every_case_drawn_as_the_whole_tree() {
     let cat = Catalogue::builtin();
     let records = [
         rec(
@@ -335,6 +372,12 @@ fn records_drawn_a_batch_at_a_time_draw_what_the_whole_tree_draws() {
         bad_gzip,
         unknown_codec,
     } = damaged(&records);
+    let (bad_crc, wrong_count, bad_gzip, unknown_codec) = (
+        &bad_crc[..],
+        &wrong_count[..],
+        &bad_gzip[..],
+        &unknown_codec[..],
+    );
     let mut cases: Vec<(String, Vec<u8>)> = vec![
         ("plain batches".into(), produce(cat, "orders", &plain)),
         (
@@ -400,6 +443,25 @@ fn records_drawn_a_batch_at_a_time_draw_what_the_whole_tree_draws() {
             produce(cat, "__consumer_offsets", &plain),
         ),
         ("a fetch response".into(), fetch_v4(cat, "orders", &plain)),
+        (
+            "damage in two partitions of two topics".into(),
+            produce_topics(
+                cat,
+                &[
+                    ("orders", &[bad_crc, &plain, wrong_count]),
+                    ("__consumer_offsets", &[&plain, bad_gzip]),
+                    ("payments", &[unknown_codec]),
+                ],
+            ),
+        ),
+        (
+            "damage in two partitions of a fetch".into(),
+            fetch_v4_partitions(cat, "orders", &[bad_crc, &plain, wrong_count, bad_gzip]),
+        ),
+        (
+            "a null name between damaged topics of a fetch".into(),
+            null_name_between(cat, &[bad_crc, &plain], &[&plain, wrong_count]),
+        ),
     ];
     for case in record_batch_cases() {
         cases.push((
@@ -426,7 +488,8 @@ fn records_drawn_a_batch_at_a_time_draw_what_the_whole_tree_draws() {
     alike(cat, "over the decompression budget", &gzip, Some(small));
     // Damaged copies: one byte after the size prefix changed.
     let mut rng = Rng::new(7);
-    for base in [produce(cat, "orders", &plain), gzip] {
+    let partitions = produce_topics(cat, &[("orders", &[&plain, &plain]), ("more", &[&plain])]);
+    for base in [produce(cat, "orders", &plain), gzip, partitions] {
         for _ in 0..1000 {
             let mut copy = base.clone();
             let at = 4 + rng.below(copy.len() as u64 - 4) as usize;
@@ -726,6 +789,30 @@ fn a_file_of_frames_is_checked_a_batch_at_a_time() {
     let opts = read(Some(kwire::decode::frame::DEFER_RECORDS_OVER));
     let mut left = decode_frame(cat, response.clone(), 0, &opts);
     assert!(findings(&left).len() < whole.len(), "the records were left");
+    check_left_records(cat, &mut left, &opts.budget);
+    assert_eq!(findings(&left), whole);
+
+    // Records within the elements of arrays left too, as `kwire check`
+    // leaves them: their findings in the whole tree's order, among the
+    // frame's own (a null topic name).
+    let topics = Bytes::from(null_name_between(
+        cat,
+        &[&broken.bad_crc, &broken.wrong_count],
+        &[&broken.bad_gzip, &broken.unknown_codec],
+    ));
+    let whole = findings(&decode_frame(cat, topics.clone(), 0, &read(None)));
+    assert!(whole.len() >= 5, "{whole:?}");
+    let opts = DecodeOptions {
+        defer_elements_over: Some(0),
+        defer_record_arrays: true,
+        ..read(Some(kwire::decode::frame::DEFER_RECORDS_OVER))
+    };
+    let mut left = decode_frame(cat, topics, 0, &opts);
+    assert_eq!(
+        findings(&left).len(),
+        1,
+        "only the null name before the walk"
+    );
     check_left_records(cat, &mut left, &opts.budget);
     assert_eq!(findings(&left), whole);
 

@@ -232,6 +232,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &CheckArgs) -> i32 {
             let opts = kwire::decode::DecodeOptions {
                 defer_elements_over: Some(kwire::decode::frame::DEFER_ELEMENTS_OVER),
                 defer_records_over: Some(kwire::decode::frame::DEFER_RECORDS_OVER),
+                defer_record_arrays: true,
                 ..opts
             };
             // Each frame's left records are walked as soon as it is decoded

@@ -80,6 +80,7 @@ pub fn run(cat: &Catalogue, release: Option<&str>, args: &DecodeArgs) -> i32 {
     if drawn {
         opts.defer_records_over = Some(kwire::decode::frame::DEFER_RECORDS_OVER);
         opts.defer_elements_over = Some(kwire::decode::frame::DEFER_ELEMENTS_OVER);
+        opts.defer_record_arrays = true;
     }
     let raw = match read_source(&args.input.file) {
         Ok(r) => r,

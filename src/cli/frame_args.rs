@@ -147,6 +147,7 @@ pub fn decode_options(
         findings_only: false,
         defer_records_over: None,
         defer_elements_over: None,
+        defer_record_arrays: false,
         fits_only: false,
     })
 }

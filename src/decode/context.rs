@@ -36,6 +36,14 @@ pub struct Context {
     /// are drawn later, an element at a time
     /// ([`crate::decode::DecodeOptions::defer_elements_over`]).
     pub defer_elements_over: Option<usize>,
+    /// Arrays of structs that hold records are left too
+    /// ([`crate::decode::DecodeOptions::defer_record_arrays`]).
+    pub defer_record_arrays: bool,
+    /// Records fields left for drawing within a left array's elements, with
+    /// their places among the frame's warnings and damage as the frame's
+    /// decode found them (`LeftArray::records`): what a walk
+    /// of those elements alone marks its records fields with.
+    pub placed_records: std::sync::Arc<[super::tree::DeferredRecords]>,
     /// Only whether the frame fits is wanted
     /// ([`crate::decode::DecodeOptions::fits_only`]).
     pub fits_only: bool,

@@ -657,6 +657,8 @@ impl Default for Context {
             embedded: decode_embedded,
             defer_records_over: None,
             defer_elements_over: None,
+            defer_record_arrays: false,
+            placed_records: std::sync::Arc::new([]),
             fits_only: false,
         }
     }

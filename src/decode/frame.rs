@@ -63,6 +63,15 @@ pub struct DecodeOptions {
     /// 200,000 partitions never holds them all as nodes. Its elements'
     /// warnings are found with the frame's.
     pub defer_elements_over: Option<usize>,
+    /// With `defer_elements_over`, arrays of structs that hold records (a
+    /// Fetch response's partitions) are left too, and every records field in
+    /// their elements is left for drawing whatever its size: a Fetch
+    /// response of thousands of partitions, each with a batch or two, never
+    /// holds them all as nodes. For views that walk records fields within
+    /// left elements as they draw them (the text tree, tree JSON, grid and
+    /// `--explain`, `kwire check` of a file, guessing); not the explorer,
+    /// whose stubs of an element hold no records stubs of their own.
+    pub defer_record_arrays: bool,
     /// Decoding only to learn whether the frame fits (a guess's
     /// candidates): a frame that fails is never shown, so a left array
     /// (`defer_elements_over`) whose element fails is not read again whole
@@ -98,6 +107,8 @@ impl DecodeOptions {
             embedded: super::fields::decode_embedded,
             defer_records_over: self.defer_records_over,
             defer_elements_over: self.defer_elements_over,
+            defer_record_arrays: self.defer_record_arrays,
+            placed_records: std::sync::Arc::new([]),
             fits_only: self.fits_only,
         }
     }

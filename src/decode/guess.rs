@@ -144,6 +144,7 @@ pub fn guess_response(cat: &Catalogue, frame: &Bytes, release: Option<&str>) -> 
                 release: release.map(str::to_string),
                 defer_records_over: Some(DEFER_RECORDS_OVER),
                 defer_elements_over: Some(DEFER_ELEMENTS_OVER),
+                defer_record_arrays: true,
                 fits_only: true,
                 ..Default::default()
             };

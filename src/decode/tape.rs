@@ -85,6 +85,10 @@ pub const REDACTED: u8 = 4;
 /// the tape for the view that draws it (`super::values::Leave`); its value
 /// is still its count, and its bytes all of its elements'.
 pub const ELEMENTS_LEFT: u8 = 8;
+/// [`Slot::marks`], annotated tapes: a records field whose batches were left
+/// off the tape for the view that draws it to walk (`super::values::Leave`):
+/// the walk that builds the tree reads this, never decides again.
+pub const RECORDS_LEFT: u8 = 16;
 
 /// What a slot is, with what tells it from its siblings (a field's place in
 /// its struct's declaration, a tag, an index, a buffer), so that no reader

@@ -257,6 +257,14 @@ pub(crate) struct LeftArray {
     pub budget: crate::budget::Budget,
     /// Arrays within the elements left for drawing too.
     pub elements_over: Option<usize>,
+    /// Whether arrays of structs that hold records are left too
+    /// ([`crate::decode::DecodeOptions::defer_record_arrays`]).
+    pub record_arrays: bool,
+    /// The records fields within the elements, each left for drawing, in
+    /// the frame's order, with their places among the frame's warnings and
+    /// damage as the frame's decode found them (a walk of an element alone
+    /// cannot know them): an element's walk takes its own from here.
+    pub records: Arc<[DeferredRecords]>,
 }
 
 /// A records field left unwalked by the tree's decode

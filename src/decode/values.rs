@@ -21,7 +21,7 @@ use super::problem::{DecodeError, ErrorKind};
 use super::reader::Reader;
 use super::tape::{
     close_slot, fixed_value, push_slot, Finding, Id, Key, Packed, Slot, Span, Stopped, Val, Values,
-    ELEMENTS_LEFT, NO_KEY, OVERLONG_PREFIX, OVERLONG_SIZE,
+    ELEMENTS_LEFT, NO_KEY, OVERLONG_PREFIX, OVERLONG_SIZE, RECORDS_LEFT,
 };
 use crate::budget::Budget;
 use crate::schema::plan::{Element, FieldPlan, Op, Shape, StructPlan};
@@ -55,8 +55,9 @@ pub struct Leave {
     /// bytes and no batches
     /// ([`crate::decode::DecodeOptions::defer_records_over`]).
     pub records_over: usize,
-    /// An array of primitives, or of structs that hold no records and no
-    /// credential, once its elements have taken more than this many bytes
+    /// An array of primitives, or of structs that hold no credential (and
+    /// no records, unless `record_arrays`), once its elements have taken
+    /// more than this many bytes
     /// (fixed-width ones: when they would): its slot keeps its
     /// count and bytes, marked [`ELEMENTS_LEFT`], and no elements
     /// ([`crate::decode::DecodeOptions::defer_elements_over`]). An array
@@ -67,6 +68,12 @@ pub struct Leave {
     /// again whole; when not, the tape stops at the array, with the
     /// element's error ([`crate::decode::DecodeOptions::fits_only`]).
     pub damaged_whole: bool,
+    /// Whether arrays of structs that hold records (a Fetch response's
+    /// partitions) are left too, under `elements_over`; every records field
+    /// in their elements is then left whatever its size, so that no batch
+    /// of theirs is decompressed before it is drawn
+    /// ([`crate::decode::DecodeOptions::defer_record_arrays`]).
+    pub record_arrays: bool,
 }
 
 impl Leave {
@@ -75,6 +82,7 @@ impl Leave {
         records_over: usize::MAX,
         elements_over: usize::MAX,
         damaged_whole: true,
+        record_arrays: false,
     };
 }
 
@@ -352,11 +360,16 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
                 self.record_damage,
             );
         }
-        if range.1 - range.0 > self.leave.records_over
-            || !crate::decode::records::layout::plausible(
-                self.r.buf().get(range.0..range.1).unwrap_or_default(),
-            )
-        {
+        let plausible = crate::decode::records::layout::plausible(
+            self.r.buf().get(range.0..range.1).unwrap_or_default(),
+        );
+        if range.1 - range.0 > self.leave.records_over && plausible {
+            if let Some(s) = self.slots.get_mut(i) {
+                s.marks |= RECORDS_LEFT;
+            }
+            return;
+        }
+        if !plausible {
             return;
         }
         // The topic is not known here: keys and values may be framed as a plain topic's (its nodes show it only for one).
@@ -649,7 +662,9 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
         let leaves = ANNOTATED
             && self.leave.elements_over != usize::MAX
             && match el {
-                Element::Struct(p) => !p.holds_records && !p.holds_secrets,
+                Element::Struct(p) => {
+                    (!p.holds_records || self.leave.record_arrays) && !p.holds_secrets
+                }
                 Element::Primitive(p) => *p != Primitive::Records,
                 Element::Array => false,
             };
@@ -657,7 +672,15 @@ impl<const ANNOTATED: bool> ValueDecoder<'_, '_, ANNOTATED> {
             return self.read_elements(f, el, count, None);
         }
         let first = self.r.pos();
-        match self.read_elements(f, el, count, Some((i, first))) {
+        // Records in elements that may be left are left whatever their size:
+        // walked when drawn, never decompressed for a tape that drops them.
+        let records_over = self.leave.records_over;
+        if matches!(el, Element::Struct(p) if p.holds_records) {
+            self.leave.records_over = 0;
+        }
+        let read = self.read_elements(f, el, count, Some((i, first)));
+        self.leave.records_over = records_over;
+        match read {
             Err(Stop) if elements_left(self.slots, i) && !self.leave.damaged_whole => {
                 // Only whether the frame fits is wanted: it stops at the array.
                 self.slots.truncate(i + 1);

@@ -155,6 +155,7 @@ pub(super) fn write_drawing<W: Write>(
     let opts = DecodeOptions {
         defer_records_over: Some(DEFER_RECORDS_OVER),
         defer_elements_over: Some(DEFER_ELEMENTS_OVER),
+        defer_record_arrays: true,
         ..opts
     };
     let budget: Budget = opts.budget.clone();

@@ -3,9 +3,10 @@
 
 use crate::budget::Budget;
 use crate::decode::fields::for_each_element;
-use crate::decode::records::deferred::{for_each_piece, join_found, Hold, Piece};
+use crate::decode::records::deferred::{for_each_piece, join_found, Found, Hold, Piece};
 use crate::decode::regions::{byte_regions, paint_regions, region_runs};
-use crate::decode::{Frame, Node, Region};
+use crate::decode::tree::Deferred;
+use crate::decode::{DeferredRecords, Frame, Node, Region};
 use crate::schema::Catalogue;
 use crate::text::digits::{hex_pair, push_hex4, push_uint};
 use std::io::{self, Write};
@@ -110,7 +111,8 @@ pub(crate) fn push_grid_drawing(
 }
 
 /// The region of each of `frame`'s bytes, its deferred records fields
-/// walked to paint theirs (what they decompress held as `hold` says); what
+/// walked to paint theirs (what they decompress held as `hold` says), and
+/// its left arrays' elements (and the records fields within them); what
 /// the walks find joins the frame's warnings and record damage.
 fn paint_drawing(
     frame: &mut Frame,
@@ -118,34 +120,69 @@ fn paint_drawing(
     hold: Hold,
 ) -> Vec<Option<Region>> {
     let mut regions = vec![None; frame.bytes.len()];
-    let mut found = Vec::new();
-    let bytes = frame.bytes.clone();
+    let mut painter = Painter {
+        cat,
+        bytes: frame.bytes.clone(),
+        held: (budget, hold),
+        found: Vec::new(),
+    };
     paint_regions(&frame.root, false, &mut regions, &mut |n, inside, out| {
-        if n.deferred_elements().is_some() {
-            return paint_left_elements(n, inside, out, (cat, &bytes));
-        }
-        let Some(d) = n.deferred_records() else {
-            return;
-        };
-        let walked = for_each_piece(cat, &bytes, d, (budget, hold), |piece| {
-            match piece {
-                Piece::Nodes { nodes, .. } => paint_nodes(nodes, inside, out),
-                Piece::RecordNodes { nodes, inner, .. } => paint_nodes(nodes, inside || inner, out),
-                // A line read from a batch's slots paints as its node would.
-                Piece::Line { line, .. } => {
-                    let end = (line.at + line.len).min(out.len());
-                    if !(inside || line.inner) && line.at < end {
-                        out[line.at..end].fill(Some(line.region));
-                    }
-                }
-            }
-            Ok::<(), std::convert::Infallible>(())
-        });
-        let Ok(f) = walked;
-        found.push((d.clone(), f));
+        painter.paint_left(n, inside, out)
     });
-    join_found(frame, found);
+    join_found(frame, painter.found);
     regions
+}
+
+/// What paints the parts of a frame its decode left for drawing, and what
+/// walking its records fields found.
+struct Painter<'p> {
+    cat: &'p Catalogue,
+    bytes: bytes::Bytes,
+    held: (&'p Budget, Hold),
+    found: Vec<(DeferredRecords, Found)>,
+}
+
+impl Painter<'_> {
+    /// What node `n` left unwalked, walked and painted into `out`: an
+    /// array's elements (with what they leave in turn), or a records
+    /// field's batches.
+    fn paint_left(&mut self, n: &Node, inside: bool, out: &mut [Option<Region>]) {
+        let (cat, bytes) = (self.cat, self.bytes.clone());
+        match n.deferred() {
+            Some(Deferred::Elements(d)) => {
+                let painted = for_each_element(cat, &bytes, d, |nodes, _| {
+                    for e in nodes.iter() {
+                        paint_regions(e, inside, out, &mut |n, inside, out| {
+                            self.paint_left(n, inside, out)
+                        });
+                    }
+                    Ok::<(), std::convert::Infallible>(())
+                });
+                let Ok(()) = painted;
+            }
+            Some(Deferred::Records(d)) => {
+                let walked = for_each_piece(cat, &bytes, d, self.held, |piece| {
+                    match piece {
+                        Piece::Nodes { nodes, .. } => paint_nodes(nodes, inside, out),
+                        Piece::RecordNodes { nodes, inner, .. } => {
+                            paint_nodes(nodes, inside || inner, out)
+                        }
+                        // A line read from a batch's slots paints as its node would.
+                        Piece::Line { line, .. } => {
+                            let end = (line.at + line.len).min(out.len());
+                            if !(inside || line.inner) && line.at < end {
+                                out[line.at..end].fill(Some(line.region));
+                            }
+                        }
+                    }
+                    Ok::<(), std::convert::Infallible>(())
+                });
+                let Ok(f) = walked;
+                self.found.push((d.clone(), f));
+            }
+            None => {}
+        }
+    }
 }
 
 /// `nodes` and their subtrees painted into `out`.
@@ -156,7 +193,7 @@ fn paint_nodes(nodes: &[Node], inside: bool, out: &mut [Option<Region>]) {
 }
 
 /// [`paint_nodes`] for an array's elements, whose arrays may leave theirs
-/// for drawing too (they hold no records).
+/// for drawing too (the explorer's: they hold no records).
 pub(crate) fn paint_nodes_walking(
     nodes: &[Node],
     inside: bool,

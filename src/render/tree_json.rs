@@ -11,7 +11,7 @@ use super::notes;
 use crate::budget::{Budget, Held};
 use crate::decode::fields::for_each_element;
 use crate::decode::records::deferred::{
-    for_each_piece, join_found, read_deferred, Found, Hold, Piece,
+    for_each_piece, join_found, left_records, read_deferred, Found, Hold, Piece,
 };
 use crate::decode::records::lines::{PartDoc, PartLine, PartValue};
 use crate::decode::{DeferredRecords, Frame, Node, Note, Region, Role, Value};
@@ -80,13 +80,7 @@ pub fn find_deferred(
     hold: Hold,
 ) -> Budget {
     let before = budget.spent();
-    let mut deferred = Vec::new();
-    frame.root.walk(&mut |n, _| {
-        if let Some(d) = n.deferred_records() {
-            deferred.push(d.clone());
-        }
-    });
-    let found = deferred
+    let found = left_records(&frame.root)
         .into_iter()
         .map(|d| {
             let f = read_deferred(cat, &frame.bytes, &d, (budget, hold), |_, _| {});

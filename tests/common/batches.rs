@@ -205,11 +205,40 @@ pub fn frame(
 
 /// A Produce v9 request carrying `records` for partition 0 of `topic`.
 pub fn produce(cat: &kwire::schema::Catalogue, topic: &str, records: &[u8]) -> Vec<u8> {
+    produce_topics(cat, &[(topic, &[records])])
+}
+
+/// A Produce v9 request carrying, for each topic, `partitions[i]` as partition i.
+pub fn produce_topics(cat: &kwire::schema::Catalogue, topics: &[(&str, &[&[u8]])]) -> Vec<u8> {
+    let topics = topics_json(
+        topics,
+        ("Name", "PartitionData"),
+        |i, records| serde_json::json!({"Index": i, "Records": hex::encode(records)}),
+    );
     let body = serde_json::json!({
-        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000,
-        "TopicData": [{"Name": topic, "PartitionData": [{"Index": 0, "Records": hex::encode(records)}]}]
+        "TransactionalId": null, "Acks": -1, "TimeoutMs": 30000, "TopicData": topics
     });
     frame(cat, kwire::decode::Direction::Request, 0, 9, body)
+}
+
+/// Each topic's JSON (its name and partitions under `keys`), each partition
+/// made by `partition` from its index and records.
+fn topics_json(
+    topics: &[(&str, &[&[u8]])],
+    (name, partitions): (&str, &str),
+    partition: impl Fn(usize, &[u8]) -> serde_json::Value,
+) -> Vec<serde_json::Value> {
+    topics
+        .iter()
+        .map(|(topic, records)| {
+            let parts: Vec<_> = records
+                .iter()
+                .enumerate()
+                .map(|(i, r)| partition(i, r))
+                .collect();
+            serde_json::json!({name: topic, partitions: parts})
+        })
+        .collect()
 }
 
 /// A record of these parts.
@@ -269,17 +298,22 @@ pub fn fetch_v4_partitions(
     topic: &str,
     partitions: &[&[u8]],
 ) -> Vec<u8> {
-    let partitions: Vec<_> = partitions
-        .iter()
-        .enumerate()
-        .map(|(i, records)| serde_json::json!({"PartitionIndex": i, "ErrorCode": 0, "HighWatermark": 4, "LastStableOffset": 4, "AbortedTransactions": [], "Records": hex::encode(records)}))
-        .collect();
+    fetch_v4_topics(cat, &[(topic, partitions)])
+}
+
+/// A Fetch v4 response carrying, for each topic, `partitions[i]` as partition i.
+pub fn fetch_v4_topics(cat: &kwire::schema::Catalogue, topics: &[(&str, &[&[u8]])]) -> Vec<u8> {
+    let topics = topics_json(
+        topics,
+        ("Topic", "Partitions"),
+        |i, records| serde_json::json!({"PartitionIndex": i, "ErrorCode": 0, "HighWatermark": 4, "LastStableOffset": 4, "AbortedTransactions": [], "Records": hex::encode(records)}),
+    );
     frame(
         cat,
         kwire::decode::Direction::Response,
         1,
         4,
-        serde_json::json!({"ThrottleTimeMs": 0, "Responses": [{"Topic": topic, "Partitions": partitions}]}),
+        serde_json::json!({"ThrottleTimeMs": 0, "Responses": topics}),
     )
 }
 

@@ -9,11 +9,16 @@
 //! them ([`for_each_element`]): a Metadata response of 200,000 partitions
 //! is never held as nodes at once.
 //!
-//! Only primitives, and structs that hold no records and no credential, are
-//! left: their nodes need nothing the frame's later walk adds (records'
-//! warnings placed among the frame's, masked secrets). The explorer makes
-//! a stub of each struct element ([`stub_elements`]); a primitive one is its
-//! own node already.
+//! Primitives and structs that hold no credential are left (their nodes
+//! need no masking the frame's later walk adds); structs that hold records
+//! only for views that draw records within the elements
+//! ([`crate::decode::DecodeOptions::defer_record_arrays`]). Every records
+//! field within such elements is left for drawing: the walk without nodes
+//! hands it on with its place among the frame's warnings and damage, the
+//! array keeps those ([`LeftArray::records`]), and an element walked later
+//! takes its records fields' places from there. The explorer makes a stub
+//! of each struct element ([`stub_elements`]); a primitive one is its own
+//! node already.
 
 use super::sink::{Built, NoNodes, Nodes};
 use super::walk::show_stop;
@@ -35,6 +40,7 @@ impl FieldDecoder<'_, '_> {
             records_over: self.ctx.defer_records_over.unwrap_or(usize::MAX),
             elements_over: self.ctx.defer_elements_over.unwrap_or(usize::MAX),
             damaged_whole: !self.ctx.fits_only,
+            record_arrays: self.ctx.defer_record_arrays,
         }
     }
 
@@ -55,7 +61,7 @@ impl FieldDecoder<'_, '_> {
             ),
             _ => None,
         };
-        let array = LeftArray {
+        let mut array = LeftArray {
             limit: self.r.end(),
             field: f.clone(),
             compact,
@@ -70,24 +76,31 @@ impl FieldDecoder<'_, '_> {
             topic_ids: self.ctx.topic_ids.clone(),
             budget: self.ctx.budget.clone(),
             elements_over: self.ctx.defer_elements_over,
+            record_arrays: self.ctx.defer_record_arrays,
+            records: Arc::new([]),
         };
-        let d = DeferredElements {
-            first: (slot.at + u32::from(slot.prefix)) as usize,
-            first_index: 0,
-            count,
-            array: Arc::new(array),
-        };
+        let first = (slot.at + u32::from(slot.prefix)) as usize;
         let fixed = matches!(&f.ty, FieldType::Array(inner)
             if matches!(**inner, FieldType::Primitive(p) if p.fixed_width().is_some()));
+        let left_before = self.deferred.len();
         if !fixed {
             let mut tape = Values::default();
-            let mut at = d.first;
+            let mut at = first;
             for k in 0..count {
-                at = self.element_from_bytes(&d.array, (k, at), &mut tape, &mut NoNodes);
+                at = self.element_from_bytes(&array, (k, at), &mut tape, &mut NoNodes);
             }
         }
         if let Some(n) = node.node() {
-            n.set_deferred_elements(d);
+            // The elements' records fields, walked without nodes, were left
+            // (with their places in the frame's lists) for the frame's reader;
+            // the array's node is what walks them now, element by element.
+            array.records = self.deferred.drain(left_before..).collect();
+            n.set_deferred_elements(DeferredElements {
+                first,
+                first_index: 0,
+                count,
+                array: Arc::new(array),
+            });
         }
         self.r.seek((slot.at + slot.len) as usize);
     }
@@ -110,7 +123,11 @@ impl FieldDecoder<'_, '_> {
         let frame = self.frame.get(..array.limit).unwrap_or_default();
         let (root, end, read) = match (&**inner, &array.plan) {
             (FieldType::Struct(_), Some(plan)) => {
-                let leave = self.leave();
+                let mut leave = self.leave();
+                if plan.holds_records {
+                    // As the frame's decode left them ([`Leave::record_arrays`]).
+                    leave.records_over = 0;
+                }
                 let budget = &self.ctx.budget;
                 let (root, end, res) =
                     values::decode_annotated_leaving(frame, at, plan, tape, budget, leave);
@@ -174,6 +191,8 @@ pub(crate) fn for_each_element<E>(
             budget: array.budget.clone(),
             topic_ids: array.topic_ids.clone(),
             defer_elements_over: array.elements_over,
+            defer_record_arrays: array.record_arrays,
+            placed_records: array.records.clone(),
             ..Context::default()
         },
     };

@@ -14,6 +14,7 @@ use super::sink::NoNodes;
 use super::*;
 use crate::decode::tape::{
     Id, Slot, SlotKind, Span, Stopped, Val, Values, ELEMENTS_LEFT, OVERLONG_PREFIX, OVERLONG_SIZE,
+    RECORDS_LEFT,
 };
 use crate::decode::tree::DeferredRecords;
 use crate::decode::values::{self};
@@ -118,11 +119,8 @@ impl FieldDecoder<'_, '_> {
                 self.r.seek((slot.at + slot.len) as usize);
                 if slot.end > i + 1 && *p == Primitive::Records {
                     self.walk_batches(tape, i, node);
-                } else if let Some(range) = self
-                    .deferred_range(f, slot)
-                    .filter(|_| *p == Primitive::Records)
-                {
-                    let deferred = DeferredRecords {
+                } else if let Some(range) = left_records(slot) {
+                    let deferred = self.placed(range).unwrap_or_else(|| DeferredRecords {
                         range,
                         topic: self.ctx.topic.clone(),
                         cut_is_damage: self.region == Region::RequestBody,
@@ -130,7 +128,7 @@ impl FieldDecoder<'_, '_> {
                         damage_at: self.record_damage.len(),
                         first_item: 0,
                         budget_before: None,
-                    };
+                    });
                     match node.node() {
                         Some(n) => n.set_deferred_records(deferred),
                         // Walked a batch at a time by its reader, as a view that draws it walks it.
@@ -200,21 +198,13 @@ impl FieldDecoder<'_, '_> {
         }
     }
 
-    /// The bytes of a records field that the annotated walk left unwalked
-    /// for its view to walk when drawn: over the context's threshold, and
-    /// batches to look at ([`values::decode_annotated_leaving`] decides alike).
-    fn deferred_range(&self, f: &FieldSpec, slot: &Slot) -> Option<(usize, usize)> {
-        let over = self.ctx.defer_records_over?;
-        let Val::Bytes(span) = slot.value else {
-            return None;
-        };
-        let range = (span.at as usize, (span.at + span.len) as usize);
-        (crate::protocol::record_batch::holds_whole_batches(&f.name)
-            && range.1 - range.0 > over
-            && crate::decode::records::layout::plausible(
-                self.frame.get(range.0..range.1).unwrap_or_default(),
-            ))
-        .then_some(range)
+    /// The records field at `range` as the frame's decode left it within a
+    /// left array's elements, with its places among the frame's warnings
+    /// and damage (`None` outside such elements).
+    fn placed(&self, range: (usize, usize)) -> Option<DeferredRecords> {
+        let placed = &self.ctx.placed_records;
+        let i = placed.binary_search_by_key(&range.0, |d| d.range.0).ok()?;
+        placed.get(i).filter(|d| d.range == range).cloned()
     }
 
     /// Array field `f` (of `inner`) whose slot is `i`: its length, then its
@@ -621,4 +611,13 @@ fn tape_value(v: Val) -> Value {
         | Val::Packed(_)
         | Val::Struct => Value::None,
     }
+}
+
+/// The bytes of a records field that the annotated decode left off the
+/// tape for its view to walk when drawn ([`RECORDS_LEFT`]).
+fn left_records(slot: &Slot) -> Option<(usize, usize)> {
+    let Val::Bytes(span) = slot.value else {
+        return None;
+    };
+    (slot.marks & RECORDS_LEFT != 0).then_some((span.at as usize, (span.at + span.len) as usize))
 }

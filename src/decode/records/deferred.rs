@@ -17,6 +17,7 @@ use super::BatchDecoder;
 use crate::budget::Budget;
 use crate::decode::context::Context;
 use crate::decode::tape::{close_slot, push_slot, Id, Val, Values, NO_KEY};
+use crate::decode::tree::Deferred;
 use crate::decode::{DecodeError, DeferredRecords, Frame, Node, Region, Role, Warning};
 use crate::schema::Catalogue;
 use bytes::Bytes;
@@ -331,11 +332,21 @@ pub fn check_deferred(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
 /// of a file holding a frame of 400,000 records, which its tree cannot hold.
 /// The nodes stay as they are.
 pub fn check_left_records(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
-    let mut left = Vec::new();
-    frame
-        .root
-        .walk(&mut |n, _| left.extend(n.deferred_records().cloned()));
+    let left = left_records(&frame.root);
     check_each(cat, frame, left, (budget, Hold::ByFrame));
+}
+
+/// Every records field the decode of the tree under `root` left for
+/// drawing, in the frame's order: those its nodes hold, and those within
+/// the elements of arrays it left ([`crate::decode::tree::LeftArray::records`]).
+pub(crate) fn left_records(root: &Node) -> Vec<DeferredRecords> {
+    let mut left = Vec::new();
+    root.walk(&mut |n, _| match n.deferred() {
+        Some(Deferred::Records(d)) => left.push(d.clone()),
+        Some(Deferred::Elements(d)) => left.extend(d.array.records.iter().cloned()),
+        None => {}
+    });
+    left
 }
 
 /// The records fields `left` of `frame` (in the fields' order), each
