@@ -104,23 +104,29 @@ fn stubbed_then_opened(
     bytes: &[u8],
     limits: Option<Limits>,
 ) -> (String, Vec<String>, Vec<String>) {
-    use kwire::decode::records::deferred::{open_stub, stub_items};
-    let opts = DecodeOptions {
-        defer_records_over: Some(0),
-        ..fresh(limits)
-    };
+    use kwire::decode::fields::{open_element_stub, stub_elements};
+    use kwire::decode::records::deferred::{open_stub, stub_items, stub_records};
+    // As the explorer decodes (`kwire::tui::app::stubbing`), at 0 bytes.
+    let opts = deferring(limits);
     let mut frame: Frame = decode_frame(cat, Bytes::copy_from_slice(bytes), 0, &opts);
     stub_items(cat, &mut frame, &opts.budget);
+    let frame_bytes = frame.bytes.clone();
+    stub_elements(cat, &frame_bytes, &mut frame.root, &mut |_| {});
     fn open_all(cat: &Catalogue, bytes: &Bytes, n: &mut kwire::decode::Node, budget: &Budget) {
         if n.deferred_records().is_some() {
             *n = open_stub(cat, bytes, n, budget).expect("a stub opens into one node");
             return;
         }
+        if n.walked_later() {
+            let mut element =
+                open_element_stub(cat, bytes, n, &mut |_| {}).expect("an element stub opens");
+            stub_records(cat, bytes, &mut element, budget);
+            *n = element;
+        }
         for c in &mut n.children {
             open_all(cat, bytes, c, budget);
         }
     }
-    let frame_bytes = frame.bytes.clone();
     open_all(cat, &frame_bytes, &mut frame.root, &opts.budget);
     let mut out = Vec::new();
     write_frame(&mut out, &frame, TreeOptions::default()).unwrap();

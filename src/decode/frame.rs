@@ -69,8 +69,9 @@ pub struct DecodeOptions {
     /// response of thousands of partitions, each with a batch or two, never
     /// holds them all as nodes. For views that walk records fields within
     /// left elements as they draw them (the text tree, tree JSON, grid and
-    /// `--explain`, `kwire check` of a file, guessing); not the explorer,
-    /// whose stubs of an element hold no records stubs of their own.
+    /// `--explain`, `kwire check` of a file, guessing, and the explorer,
+    /// which makes stubs of the records fields of an element it opens,
+    /// `decode::records::deferred::stub_records`).
     pub defer_record_arrays: bool,
     /// Decoding only to learn whether the frame fits (a guess's
     /// candidates): a frame that fails is never shown, so a left array

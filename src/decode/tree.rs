@@ -235,7 +235,7 @@ pub(crate) struct DeferredElements {
 
 /// What decoding and walking an array's elements one at a time needs,
 /// shared by its stubs.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct LeftArray {
     /// Where the reader of the struct holding the array ends.
     pub limit: usize,
@@ -429,10 +429,18 @@ impl Node {
         }
     }
 
-    /// How many records fields at or under this node are still left for drawing.
+    /// How many records fields at or under this node are still left for
+    /// drawing, those within left arrays' elements included (an element
+    /// stub counts its array's).
     pub(crate) fn deferred_count(&self) -> usize {
         let mut n = 0;
-        self.walk(&mut |node, _| n += usize::from(node.deferred_records().is_some()));
+        self.walk(&mut |node, _| {
+            n += match node.deferred() {
+                Some(Deferred::Records(_)) => 1,
+                Some(Deferred::Elements(d)) => d.array.records.len(),
+                None => 0,
+            }
+        });
         n
     }
 

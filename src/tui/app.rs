@@ -21,7 +21,7 @@ use crate::analysis::records_table::carries_records;
 use crate::analysis::records_table::ProducedOffsets;
 use crate::budget::Budget;
 use crate::decode::fields::{open_element_stub, stub_elements, TopicIds};
-use crate::decode::records::deferred::{open_stub, stub_items};
+use crate::decode::records::deferred::{open_stub, stub_items, stub_records};
 use crate::decode::regions::byte_regions;
 use crate::decode::tree::Deferred;
 use crate::decode::{
@@ -103,6 +103,7 @@ pub fn stubbing(opts: DecodeOptions) -> DecodeOptions {
     DecodeOptions {
         defer_records_over: Some(STUB_RECORDS_OVER),
         defer_elements_over: Some(STUB_ELEMENTS_OVER),
+        defer_record_arrays: true,
         ..opts
     }
 }
@@ -118,7 +119,12 @@ fn open_any_stub(
 ) -> Option<Node> {
     match stub.deferred()? {
         Deferred::Records(_) => open_stub(cat, bytes, stub, budget),
-        Deferred::Elements(_) => open_element_stub(cat, bytes, stub, &mut summed_up(summaries)),
+        Deferred::Elements(_) => {
+            let mut node = open_element_stub(cat, bytes, stub, &mut summed_up(summaries))?;
+            // Its records fields were left with the frame's (`defer_record_arrays`).
+            stub_records(cat, bytes, &mut node, budget);
+            Some(node)
+        }
     }
 }
 

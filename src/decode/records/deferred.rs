@@ -17,7 +17,7 @@ use super::BatchDecoder;
 use crate::budget::Budget;
 use crate::decode::context::Context;
 use crate::decode::tape::{close_slot, push_slot, Id, Val, Values, NO_KEY};
-use crate::decode::tree::Deferred;
+use crate::decode::tree::{Deferred, DeferredElements, LeftArray};
 use crate::decode::{DecodeError, DeferredRecords, Frame, Node, Region, Role, Warning};
 use crate::schema::Catalogue;
 use bytes::Bytes;
@@ -376,7 +376,9 @@ fn check_each(
 /// once here, each dropped before the next: what the walks find joins the
 /// frame's warnings and record damage where the whole decode would have put
 /// them. An item that walks into several nodes (no batch of its own) keeps
-/// them as they are.
+/// them as they are. The records fields within a left array's elements are
+/// walked so too, for what they find, each marked with what the budget had
+/// spent before it, for [`stub_records`] when its element is opened.
 pub fn stub_items(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
     let bytes = frame.bytes.clone();
     let mut found = Vec::new();
@@ -387,7 +389,10 @@ pub fn stub_items(cat: &Catalogue, frame: &mut Frame, budget: &Budget) {
 /// What walks of a frame's deferred records fields found (in the fields'
 /// order), put among the frame's warnings and record damage where the
 /// whole decode would have put them.
-pub fn join_found(frame: &mut Frame, found: Vec<(DeferredRecords, Found)>) {
+pub fn join_found(frame: &mut Frame, mut found: Vec<(DeferredRecords, Found)>) {
+    // In the fields' order, which is their bytes' (a left array's records
+    // fields may be walked after the fields that follow the array).
+    found.sort_by_key(|(d, _)| d.range.0);
     // Later fields' places first, so that earlier places still hold.
     for (d, f) in found.into_iter().rev() {
         let at = d.warnings_at.min(frame.warnings.len());
@@ -405,33 +410,89 @@ fn stub_under(
     found: &mut Vec<(DeferredRecords, Found)>,
 ) {
     if let Some(d) = node.clear_deferred_records() {
-        let mut stubs = Vec::new();
-        let walked = for_each_item(cat, bytes, &d, (budget, Hold::ByItem), |nodes, item| {
-            if let [one] = &mut nodes[..] {
-                if !one.children.is_empty() {
-                    let mut stub =
-                        std::mem::replace(one, Node::new("", "", 0, one.region, one.role));
-                    stub.children = Vec::new();
-                    stub.set_deferred_records(DeferredRecords {
-                        range: item.range,
-                        first_item: item.index,
-                        budget_before: Some(item.budget_before),
-                        ..d.clone()
-                    });
-                    stubs.push(stub);
-                    return Ok(());
-                }
-            }
-            stubs.append(nodes);
-            Ok::<(), std::convert::Infallible>(())
-        });
+        let (stubs, f) = stubs_of(cat, bytes, &d, budget);
         node.children = stubs;
-        let Ok(f) = walked;
         found.push((d, f));
         return;
     }
+    if let Some(Deferred::Elements(d)) = node.deferred() {
+        if !d.array.records.is_empty() {
+            // The records fields within the left elements, walked here in
+            // their turn for what they find; each keeps what the budget had
+            // spent before it, so that an element opened later makes its
+            // stubs within the same room ([`stub_records`]).
+            let records = d.array.records.iter().map(|r| {
+                let r = DeferredRecords {
+                    budget_before: Some(budget.spent()),
+                    ..r.clone()
+                };
+                let f = read_deferred(cat, bytes, &r, (budget, Hold::ByItem), |_, _| {});
+                found.push((r.clone(), f));
+                r
+            });
+            let array = LeftArray {
+                records: records.collect(),
+                ..(*d.array).clone()
+            };
+            let d = DeferredElements {
+                array: std::sync::Arc::new(array),
+                ..d.clone()
+            };
+            node.set_deferred(Deferred::Elements(d));
+        }
+    }
     for c in &mut node.children {
         stub_under(cat, bytes, c, budget, found);
+    }
+}
+
+/// Records field `d` as one stub per top-level batch or message (an item
+/// that walks into several nodes kept as they are), walked within
+/// `budget`, and what the walk found.
+fn stubs_of(
+    cat: &Catalogue,
+    bytes: &Bytes,
+    d: &DeferredRecords,
+    budget: &Budget,
+) -> (Vec<Node>, Found) {
+    let mut stubs = Vec::new();
+    let walked = for_each_item(cat, bytes, d, (budget, Hold::ByItem), |nodes, item| {
+        if let [one] = &mut nodes[..] {
+            if !one.children.is_empty() {
+                let mut stub = std::mem::replace(one, Node::new("", "", 0, one.region, one.role));
+                stub.children = Vec::new();
+                stub.set_deferred_records(DeferredRecords {
+                    range: item.range,
+                    first_item: item.index,
+                    budget_before: Some(item.budget_before),
+                    ..d.clone()
+                });
+                stubs.push(stub);
+                return Ok(());
+            }
+        }
+        stubs.append(nodes);
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(f) = walked;
+    (stubs, f)
+}
+
+/// Every records field under `node` (an element just walked from its stub)
+/// as one stub per batch, as [`stub_items`] makes them, walked within the
+/// room `budget` had when the frame's were ([`DeferredRecords::budget_before`]);
+/// what they find is the frame's already.
+pub fn stub_records(cat: &Catalogue, bytes: &Bytes, node: &mut Node, budget: &Budget) {
+    if let Some(d) = node.clear_deferred_records() {
+        let room = match d.budget_before {
+            Some(spent) => budget.as_it_was(spent),
+            None => budget.clone(),
+        };
+        (node.children, _) = stubs_of(cat, bytes, &d, &room);
+        return;
+    }
+    for c in &mut node.children {
+        stub_records(cat, bytes, c, budget);
     }
 }
 
