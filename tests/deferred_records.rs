@@ -743,6 +743,84 @@ fn a_fetch_of_many_partitions_under_a_megabyte_each_is_drawn_in_little_memory() 
     assert!(peak < 48 << 10, "kwire check peaked at {peak} KiB");
 }
 
+/// Frames whose partitions are left for drawing, as `kwire decode` leaves
+/// them, say what their whole trees say: a response taken by guessing has
+/// the guess's warning first and its records' warnings after it, in their
+/// places; and a small frame's records hold what they decompress for the
+/// frame's life, as its whole tree does, so a batch that did not fit
+/// `--max-expanded` there does not fit when drawn either.
+#[test]
+fn frames_with_partitions_left_say_what_their_whole_trees_say() {
+    use kwire::decode::frame::{decode_frames_then, DEFER_ELEMENTS_OVER, DEFER_RECORDS_OVER};
+    use kwire::decode::guess::reread_as_responses;
+    let cat = Catalogue::builtin();
+    let recs = [rec(Some(b"k"), Some(b"v"), &[], 0)];
+    let broken = damaged(&recs);
+    let many = common::batches::small_record_batches(20);
+    let partitions: [&[u8]; 3] = [&broken.bad_crc, &many, &broken.wrong_count];
+    let bytes = Bytes::from(fetch_v4_partitions(cat, "orders", &partitions));
+    assert!(bytes.len() > DEFER_ELEMENTS_OVER);
+    let left = || DecodeOptions {
+        defer_records_over: Some(DEFER_RECORDS_OVER),
+        defer_elements_over: Some(DEFER_ELEMENTS_OVER),
+        defer_record_arrays: true,
+        ..Default::default()
+    };
+    let guessed = |opts: DecodeOptions, draw: bool| {
+        let mut frames = decode_frames_then(cat, &bytes, &opts, &mut |_| {});
+        let mut walk = |_: &mut Frame| {};
+        let reread = (&opts, &mut walk as &mut dyn FnMut(&mut Frame));
+        reread_as_responses(cat, None, &mut frames, reread, &mut |_| {});
+        if draw {
+            let walking = (cat, &opts.budget);
+            let tree = TreeOptions::default();
+            write_frame_drawing(&mut std::io::sink(), &mut frames[0], tree, walking).unwrap();
+        }
+        let texts: Vec<String> = frames[0].warnings.iter().map(|w| w.text.clone()).collect();
+        texts
+    };
+    let whole = guessed(DecodeOptions::default(), false);
+    assert!(
+        whole.len() > 2 && whole[0].contains("not a request"),
+        "{whole:?}"
+    );
+    assert_eq!(guessed(left(), true), whole);
+
+    // Two partitions of a gzip batch each, whose data (60 KB) and nodes
+    // together pass a budget of 100 KiB held at once: the whole tree
+    // decodes the first and says the second did not fit.
+    let big = vec![b'v'; 60_000];
+    let gzip = batch(0, 1, &[rec(Some(b"k"), Some(&big), &[], 0)]);
+    let response = fetch_v4_partitions(cat, "orders", &[&gzip, &gzip]);
+    let limits = Limits {
+        expanded: 100 << 10,
+        ..Limits::default()
+    };
+    let opts = DecodeOptions {
+        direction: Some(Direction::Response),
+        api_key: Some(1),
+        api_version: Some(4),
+        budget: Budget::new(limits),
+        ..Default::default()
+    };
+    let frame = decode_frame(cat, Bytes::from(response.clone()), 0, &opts);
+    let mut whole = Vec::new();
+    let fitted = TreeOptions {
+        width: Some(120),
+        ..TreeOptions::default()
+    };
+    write_frame(&mut whole, &frame, fitted).unwrap();
+    let whole = String::from_utf8(whole).unwrap();
+    assert!(whole.contains("the budget of 100 KiB"), "{whole}");
+    let dir = std::env::temp_dir().join(format!("kwire-held-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("fetch.bin");
+    std::fs::write(&bin, &response).unwrap();
+    let (_, out) = fetch_v4_run("decode", &bin, &["--max-expanded", "100K"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(String::from_utf8(out).unwrap(), whole);
+}
+
 /// `kwire check` of a file of frames leaves a records field over 64 KiB
 /// for its findings to be walked a batch at a time
 /// (`check_left_records`): the findings are the whole tree's, damaged

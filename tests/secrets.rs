@@ -995,10 +995,12 @@ fn damaged_scram_records_of_the_metadata_log_are_masked() {
     }
 }
 
-/// A Produce of more than 1 MiB to `__cluster_metadata`, its SCRAM records
-/// drawn a batch at a time by `kwire decode`'s text tree
-/// (`DecodeOptions::defer_records_over`): every credential masked, as in the
-/// whole tree.
+/// A Produce of more than 1 MiB to `__cluster_metadata`: `kwire decode`
+/// would draw its records a batch at a time
+/// (`DecodeOptions::defer_records_over`), but credentials are found in
+/// nodes and the frame's bytes masked from them, so such a frame is decoded
+/// whole: every credential masked, in the tree and in every view that shows
+/// the frame's bytes.
 #[test]
 fn scram_records_drawn_a_batch_at_a_time_are_masked() {
     use common::batches::{batch, produce, Rec};
@@ -1021,7 +1023,19 @@ fn scram_records_drawn_a_batch_at_a_time_are_masked() {
     let file = std::env::temp_dir().join(format!("kwire-secrets-large-{}.bin", std::process::id()));
     std::fs::write(&file, &bytes).unwrap();
     let path = file.to_str().unwrap();
-    let (status, out) = run(&["decode", "--binary", "--wide", path]);
+    // Every view that shows the frame's bytes too: they are masked where
+    // the records hold credentials, as the whole tree masks them.
+    for view in [
+        &["--format", "grid"][..],
+        &["--format", "tree-json"],
+        &["--explain"],
+    ] {
+        let given = ["decode", "--binary", "--max-expanded", "1G", path];
+        let (status, shown) = run(&[&given[..], view].concat());
+        assert_eq!(status, Some(0), "{view:?}");
+        assert!(leaked(&shown).is_empty(), "{view:?}: {:?}", leaked(&shown));
+    }
+    let (status, out) = run(&["decode", "--binary", "--max-expanded", "1G", "--wide", path]);
     let _ = std::fs::remove_file(&file);
     assert_eq!(
         status,
@@ -1039,6 +1053,51 @@ fn scram_records_drawn_a_batch_at_a_time_are_masked() {
         .filter(|l| l.contains("StoredKey bytes = \"<redacted, 44 bytes>\""))
         .count();
     assert_eq!(masked, 200 * 100, "every record's key masked");
+}
+
+/// A small Produce to `__cluster_metadata` of several topics and
+/// partitions, whose arrays `kwire decode` would leave for drawing
+/// (`DecodeOptions::defer_record_arrays`): every view masks the records'
+/// credentials in the frame's bytes.
+#[test]
+fn scram_records_in_partitions_are_masked_in_every_view() {
+    use common::batches::{batch, produce_topics, Rec};
+    let cat = kwire::schema::Catalogue::builtin();
+    let rec = Rec {
+        key: None,
+        value: Some(scram_record()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    let records = batch(0, 0, &[rec]);
+    let plain = batch(
+        0,
+        0,
+        &[common::batches::rec(Some(b"k"), Some(b"v"), &[], 0)],
+    );
+    let bytes = produce_topics(
+        cat,
+        &[
+            ("orders", &[&plain[..]]),
+            ("__cluster_metadata", &[&records[..], &records[..]]),
+        ],
+    );
+    let file = std::env::temp_dir().join(format!("kwire-secrets-parts-{}.bin", std::process::id()));
+    std::fs::write(&file, &bytes).unwrap();
+    let path = file.to_str().unwrap();
+    for view in [
+        &["--format", "tree"][..],
+        &["--format", "grid"],
+        &["--format", "tree-json"],
+        &["--format", "json"],
+        &["--explain"],
+        &["--wide"],
+    ] {
+        let (status, shown) = run(&[&["decode", "--binary", path][..], view].concat());
+        assert_eq!(status, Some(0), "{view:?}: {shown}");
+        assert!(leaked(&shown).is_empty(), "{view:?}: {:?}", leaked(&shown));
+    }
+    let _ = std::fs::remove_file(&file);
 }
 
 #[test]

@@ -91,6 +91,11 @@ pub const DEFER_RECORDS_OVER: usize = 1 << 16;
 /// array at once (a slot of 48 bytes for every few bytes of the frame), and
 /// about a megabyte of its nodes.
 pub const DEFER_ELEMENTS_OVER: usize = 1 << 16;
+/// Frames over this are drawn in their turn, what their records decompress
+/// given back a batch at a time as it is drawn; smaller ones hold it until
+/// the frame is dropped, as their whole trees hold it (a capture draws them
+/// on its workers, in parallel).
+pub(crate) const DRAWN_IN_TURN_OVER: usize = 1 << 20;
 
 impl DecodeOptions {
     /// Whether frames are decoded onto a tape ([`Frame::values`]) instead of into a tree.
@@ -328,6 +333,18 @@ fn decode_into(
         && crate::decode::secrets::may_hold(frame, message)
     {
         if frame.values.is_none() {
+            if frame.root.deferred_count() > 0 {
+                // Credentials are found in nodes, and bytes masked from them:
+                // records left for drawing would show theirs. Such a frame (of
+                // the metadata log) is decoded with its records whole.
+                let whole = DecodeOptions {
+                    defer_records_over: None,
+                    defer_record_arrays: false,
+                    ..opts.clone()
+                };
+                *frame = empty_frame(&whole, input_offset);
+                fill_frame(frame, specs, (input, start), &whole);
+            }
             crate::decode::secrets::redact(frame);
             return;
         }

@@ -810,9 +810,22 @@ impl Frame {
 /// The deferred records fields under `node` placed after `warnings` and
 /// `damage` entries that the frame's lists hold before the decoder's own.
 pub(super) fn shift_deferred(node: &mut Node, (warnings, damage): (usize, usize)) {
-    if let Some(Deferred::Records(d)) = node.extra.as_mut().and_then(|e| e.deferred.as_mut()) {
+    let shift = |d: &mut DeferredRecords| {
         d.warnings_at += warnings;
         d.damage_at += damage;
+    };
+    match node.extra.as_mut().and_then(|e| e.deferred.as_mut()) {
+        Some(Deferred::Records(d)) => shift(d),
+        // Those within a left array's elements too (its stubs share them).
+        Some(Deferred::Elements(d)) if !d.array.records.is_empty() => {
+            let mut records = d.array.records.to_vec();
+            records.iter_mut().for_each(shift);
+            d.array = Arc::new(LeftArray {
+                records: records.into(),
+                ..(*d.array).clone()
+            });
+        }
+        _ => {}
     }
     for c in &mut node.children {
         shift_deferred(c, (warnings, damage));

@@ -7,7 +7,7 @@ use super::out::Out;
 use crate::analysis::captured::decode_captured;
 use crate::budget::Budget;
 use crate::capture::CapturedFrame;
-use crate::decode::frame::{DEFER_ELEMENTS_OVER, DEFER_RECORDS_OVER};
+use crate::decode::frame::{DEFER_ELEMENTS_OVER, DEFER_RECORDS_OVER, DRAWN_IN_TURN_OVER};
 use crate::decode::records::deferred::Hold;
 use crate::decode::{DecodeOptions, Frame};
 use crate::render::digits::{push_socket_addr, push_uint};
@@ -71,10 +71,6 @@ impl Findings {
 pub(super) fn drawn_later(f: &CapturedFrame, format: Format) -> bool {
     format != Format::Json && f.bytes.len() > DRAWN_IN_TURN_OVER
 }
-
-/// Frames over this are drawn in their turn ([`drawn_later`]); smaller
-/// ones are drawn into memory by the workers, in parallel.
-const DRAWN_IN_TURN_OVER: usize = 1 << 20;
 
 /// What a frame's records fields left for drawing are walked with.
 pub(super) type Walking<'w> = (&'w Catalogue, &'w Budget);

@@ -4,12 +4,14 @@
 
 use crate::budget::Budget;
 use crate::decode::frame::decode_frames_then;
+use crate::decode::frame::DRAWN_IN_TURN_OVER;
+use crate::decode::records::deferred::Hold;
 use crate::decode::{DecodeOptions, Frame};
 use crate::input::framing::{as_framed, Framing};
 use crate::input::{to_bytes, InputKind};
 use crate::render::{grid, json, text_tree, tree_json};
 use crate::schema::Catalogue;
-use crate::teach::explain::{render_explained, write_explained_drawing};
+use crate::teach::explain::{render_explained, write_explained_drawing, write_explained_held};
 use std::io::Write;
 
 /// The frames of an input's bytes (`decode`, `check` and `tui` on a file):
@@ -138,6 +140,15 @@ pub fn write_frames_drawing(
 ) -> std::io::Result<()> {
     let many = frames.len() > 1;
     for (i, f) in frames.iter_mut().enumerate() {
+        if f.bytes.len() <= DRAWN_IN_TURN_OVER && format != Format::Json {
+            // What its records decompress held as its whole tree holds it
+            // (the same batches decoded, or over budget, as in its other views).
+            if format != Format::TreeJson {
+                heading(out, (i, many), f)?;
+            }
+            draw_held(out, f, format, (style, full_docs, explain), drawing)?;
+            continue;
+        }
         match format {
             Format::TreeJson => tree_json::write_frame_tree_json_drawing(out, f, drawing)?,
             Format::Json => write_frames(
@@ -162,6 +173,29 @@ pub fn write_frames_drawing(
         }
     }
     out.flush()
+}
+
+/// A small frame drawn into `buf` as `format` says, what its records fields
+/// decompress held against the budget until the frame is dropped.
+fn draw_held(
+    out: &mut impl Write,
+    f: &mut Frame,
+    format: Format,
+    (style, full_docs, explain): (Style, bool, Explain),
+    (cat, budget): (&Catalogue, &Budget),
+) -> std::io::Result<()> {
+    match format {
+        Format::TreeJson => tree_json::write_frame_tree_json_held(out, f, (cat, budget)),
+        Format::Tree => {
+            let tree = style.tree(full_docs);
+            match explain {
+                Some(with) => write_explained_held(out, with, f, tree, (budget, Hold::ByFrame)),
+                None => text_tree::write_frame_held(out, f, tree, (cat, budget)),
+            }
+        }
+        Format::Grid => grid::write_grid_held(out, f, style.color, (cat, budget)),
+        Format::Json => Ok(()),
+    }
 }
 
 /// Before each of many frames' trees: a blank line between them, and where

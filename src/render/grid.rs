@@ -92,6 +92,20 @@ pub fn write_grid_drawing(
     write_layout(w, &frame.bytes, &regions, color)
 }
 
+/// [`write_grid_drawing`] for a small frame, what its records decompress
+/// held as [`push_grid_drawing`] holds it, the rows written as they are.
+pub(crate) fn write_grid_held(
+    w: &mut impl Write,
+    frame: &mut Frame,
+    color: bool,
+    (cat, budget): (&Catalogue, &Budget),
+) -> io::Result<()> {
+    let before = budget.expanded();
+    let regions = paint_drawing(frame, (cat, budget), Hold::ByFrame);
+    frame.held.join(crate::budget::Held::since(budget, before));
+    write_layout(w, &frame.bytes, &regions, color)
+}
+
 /// [`write_grid_drawing`] appended to a byte buffer, for a frame small
 /// enough to hold whole (drawn on a worker): what its records decompress is
 /// held against `budget` until the frame is dropped, as its whole decode

@@ -464,6 +464,7 @@ pub(crate) fn write_tree_annotated(
         &crate::schema::Catalogue,
         &crate::budget::Budget,
         &bytes::Bytes,
+        Hold,
     )>,
 ) -> io::Result<Vec<(DeferredRecords, Found)>> {
     let mut out = Gathered {
@@ -487,10 +488,10 @@ pub(crate) fn write_tree_annotated(
         },
         width: opts.width,
         annotate,
-        drawer: drawing.map(|(cat, budget, frame)| Drawer {
+        drawer: drawing.map(|(cat, budget, frame, hold)| Drawer {
             cat,
             budget,
-            hold: Hold::ByItem,
+            hold,
             frame: frame.clone(),
             found: Vec::new(),
         }),
@@ -609,7 +610,7 @@ impl Walk<'_, '_, '_> {
             return Ok(());
         };
         let mut held: Vec<Node> = Vec::new();
-        let hold = (drawer.budget, Hold::ByItem);
+        let hold = (drawer.budget, drawer.hold);
         let walked = for_each_item(drawer.cat, &drawer.frame, d, hold, |nodes, _| {
             self.draw((node, &held), false, buf, (prefix, inner), out)?;
             held.clear();
@@ -908,6 +909,30 @@ pub fn write_frame_drawing(
 ) -> io::Result<()> {
     let mut buf = Vec::with_capacity(SPILL + 4096);
     draw_frame(&mut buf, w, frame, opts, (walking, Hold::ByItem, SPILL))?;
+    w.write_all(&buf)
+}
+
+/// [`write_frame_drawing`] for a small frame: what its records decompress
+/// is held against the budget until the frame is dropped, as its whole
+/// decode would hold it (the same batches decoded, or over budget, as in
+/// its other views); the tree is written as it is drawn.
+pub(crate) fn write_frame_held(
+    w: &mut impl Write,
+    frame: &mut Frame,
+    opts: TreeOptions,
+    (cat, budget): (&crate::schema::Catalogue, &crate::budget::Budget),
+) -> io::Result<()> {
+    let before = budget.expanded();
+    let mut buf = Vec::with_capacity(SPILL + 4096);
+    let drawn = draw_frame(
+        &mut buf,
+        w,
+        frame,
+        opts,
+        ((cat, budget), Hold::ByFrame, SPILL),
+    );
+    frame.held.join(crate::budget::Held::since(budget, before));
+    drawn?;
     w.write_all(&buf)
 }
 

@@ -67,6 +67,18 @@ pub fn write_frame_tree_json_drawing(
     write_frame_tree_json_found(out, frame, (cat, &again), Hold::ByItem)
 }
 
+/// [`write_frame_tree_json_drawing`] for a small frame: what its records
+/// decompress is held for the frame's life, as its whole decode holds it;
+/// the tree JSON is written as its records are walked again.
+pub(crate) fn write_frame_tree_json_held(
+    out: &mut impl io::Write,
+    frame: &mut Frame,
+    (cat, budget): (&Catalogue, &Budget),
+) -> io::Result<()> {
+    let again = find_deferred(frame, (cat, budget), Hold::ByFrame);
+    write_frame_tree_json_found(out, frame, (cat, &again), Hold::ByFrame)
+}
+
 /// What a frame's records fields left for drawing hold (warnings, damage),
 /// found by walking them without keeping anything and joined to the
 /// frame's lists; gives back the budget as it stood before, for the walk

@@ -4,7 +4,7 @@
 //! fixed-width big-endian integers, varint groups and continuation bits,
 //! zigzag, length prefixes (n+1 and 0 = null, or -1 = null), tagged sections.
 
-use crate::decode::records::deferred::Found;
+use crate::decode::records::deferred::{Found, Hold};
 use crate::decode::{Frame, Kind, Node, Role, Value, Wire};
 use crate::protocol::headers::header_for;
 use crate::render::text_tree::{push_findings, write_tree_annotated, TreeOptions};
@@ -226,7 +226,25 @@ pub fn write_explained_drawing(
     opts: TreeOptions,
     budget: &crate::budget::Budget,
 ) -> std::io::Result<()> {
-    let found = explained_tree(w, (cat, release), frame, opts, Some(budget))?;
+    write_explained_held(w, (cat, release), frame, opts, (budget, Hold::ByItem))
+}
+
+/// [`write_explained_drawing`], what the walks decompress held as `hold`
+/// says: with [`Hold::ByFrame`], against the budget until the frame is
+/// dropped, as its whole decode holds it (a small frame's: the same batches
+/// decoded, or over budget, as in its other views).
+pub(crate) fn write_explained_held(
+    w: &mut dyn std::io::Write,
+    (cat, release): (&Catalogue, Option<&str>),
+    frame: &mut Frame,
+    opts: TreeOptions,
+    (budget, hold): (&crate::budget::Budget, Hold),
+) -> std::io::Result<()> {
+    let before = budget.expanded();
+    let found = explained_tree(w, (cat, release), frame, opts, Some((budget, hold)))?;
+    if hold == Hold::ByFrame {
+        frame.held.join(crate::budget::Held::since(budget, before));
+    }
     crate::decode::records::deferred::join_found(frame, found);
     let mut findings = String::new();
     push_findings(frame, &mut findings);
@@ -240,7 +258,7 @@ fn explained_tree(
     (cat, release): (&Catalogue, Option<&str>),
     frame: &Frame,
     opts: TreeOptions,
-    drawing: Option<&crate::budget::Budget>,
+    drawing: Option<(&crate::budget::Budget, Hold)>,
 ) -> std::io::Result<Vec<(crate::decode::DeferredRecords, Found)>> {
     let reason = header_reason(cat, frame, release);
     let annotate = |node: &Node, parent: Option<&Node>, buf: &[u8]| -> Vec<String> {
@@ -249,7 +267,7 @@ fn explained_tree(
         }
         explain(node, parent, buf)
     };
-    let drawing = drawing.map(|budget| (cat, budget, &frame.bytes));
+    let drawing = drawing.map(|(budget, hold)| (cat, budget, &frame.bytes, hold));
     write_tree_annotated(w, &frame.root, &frame.bytes, (opts, &annotate), drawing)
 }
 

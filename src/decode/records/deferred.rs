@@ -393,13 +393,36 @@ pub fn join_found(frame: &mut Frame, mut found: Vec<(DeferredRecords, Found)>) {
     // In the fields' order, which is their bytes' (a left array's records
     // fields may be walked after the fields that follow the array).
     found.sort_by_key(|(d, _)| d.range.0);
-    // Later fields' places first, so that earlier places still hold.
-    for (d, f) in found.into_iter().rev() {
-        let at = d.warnings_at.min(frame.warnings.len());
-        frame.warnings.splice(at..at, f.warnings);
-        let at = d.damage_at.min(frame.record_damage.len());
-        frame.record_damage.splice(at..at, f.damage);
+    let (mut warnings, mut damage) = (Vec::new(), Vec::new());
+    for (d, f) in found {
+        warnings.push((d.warnings_at, f.warnings));
+        damage.push((d.damage_at, f.damage));
     }
+    merge_at(&mut frame.warnings, warnings);
+    merge_at(&mut frame.record_damage, damage);
+}
+
+/// `list` with each of `inserts` (places in `list` as it is, in order, and
+/// what goes there) put in its place, in one pass: a Fetch of 240,000
+/// partitions has as many records fields to join, and inserting each in
+/// turn moved the list's tail each time.
+fn merge_at<T>(list: &mut Vec<T>, inserts: Vec<(usize, Vec<T>)>) {
+    if inserts.iter().all(|(_, items)| items.is_empty()) {
+        return;
+    }
+    let added: usize = inserts.iter().map(|(_, items)| items.len()).sum();
+    let mut old = std::mem::take(list).into_iter();
+    list.reserve(old.len() + added);
+    let mut taken = 0;
+    for (at, items) in inserts {
+        while taken < at {
+            let Some(x) = old.next() else { break };
+            list.push(x);
+            taken += 1;
+        }
+        list.extend(items);
+    }
+    list.extend(old);
 }
 
 fn stub_under(
@@ -515,4 +538,30 @@ pub fn open_stub(cat: &Catalogue, bytes: &Bytes, stub: &Node, budget: &Budget) -
         Ok::<(), std::convert::Infallible>(())
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_at;
+
+    /// Each insert goes in its place in the list as it was, ties in the
+    /// order given, and places past the end after it, in order.
+    #[test]
+    fn inserts_go_where_the_list_was() {
+        let mut list = vec!["a", "b", "c"];
+        let inserts = vec![
+            (0, vec!["0"]),
+            (1, vec!["1x", "1y"]),
+            (1, vec!["1z"]),
+            (3, vec!["3"]),
+            (9, vec!["9"]),
+            (9, vec![]),
+            (10, vec!["10"]),
+        ];
+        merge_at(&mut list, inserts);
+        assert_eq!(list, ["0", "a", "1x", "1y", "1z", "b", "c", "3", "9", "10"]);
+        let mut untouched = vec![1, 2];
+        merge_at(&mut untouched, vec![(1, vec![])]);
+        assert_eq!(untouched, [1, 2]);
+    }
 }
