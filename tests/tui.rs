@@ -1436,6 +1436,33 @@ fn search_for(app: &mut App, text: &str) {
     press(app, KeyCode::Enter);
 }
 
+/// The explorer holds a frame up to 1 MiB whole, partitions and records
+/// alike, as its other views show it (its records list, its grid's errors,
+/// what its batches decompress); a larger Fetch of many partitions holds
+/// its topics and partitions as stubs, and `r` still lists every record.
+#[test]
+fn partitions_are_stubs_only_in_frames_over_a_megabyte() {
+    let cat = Catalogue::builtin();
+    let part = common::batches::small_record_batches(20);
+    let opts = kwire::tui::app::stubbing(fetch_v4_options());
+    let small = common::batches::fetch_v4_partitions(cat, "orders", &[&part[..]; 2]);
+    assert!(small.len() > kwire::decode::frame::DEFER_ELEMENTS_OVER && small.len() < 1 << 20);
+    let frame = kwire::decode::decode_frame(cat, Bytes::from(small), 0, &opts);
+    let app = App::new(cat, None, vec![frame], Theme::COLOR);
+    assert_eq!(app.frame().unwrap().unopened_stubs(), 0);
+    let big = common::batches::fetch_v4_partitions(cat, "orders", &[&part[..]; 12]);
+    assert!(big.len() > 1 << 20);
+    let frame = kwire::decode::decode_frame(cat, Bytes::from(big), 0, &opts);
+    let mut app = App::new(cat, None, vec![frame], Theme::COLOR);
+    // The one topic, a stub whose partitions are stubs in turn.
+    assert_eq!(app.frame().unwrap().unopened_stubs(), 1);
+    press(&mut app, KeyCode::Char('r'));
+    match &app.mode {
+        Mode::Records(list) => assert_eq!(list.lines.len(), 12 * 2_000),
+        _ => panic!("r did not list records: {:?}", app.status),
+    }
+}
+
 /// The explorer holds a records field over a megabyte as one stub per
 /// batch (a Fetch of 400,000 records would take a gigabyte of nodes):
 /// Enter opens a stub into exactly the batch the whole tree holds, its

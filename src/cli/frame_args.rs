@@ -148,6 +148,7 @@ pub fn decode_options(
         defer_records_over: None,
         defer_elements_over: None,
         defer_record_arrays: false,
+        leave_in_frames_over: 0,
         fits_only: false,
     })
 }

@@ -73,6 +73,12 @@ pub struct DecodeOptions {
     /// which makes stubs of the records fields of an element it opens,
     /// `decode::records::deferred::stub_records`).
     pub defer_record_arrays: bool,
+    /// Records fields and arrays whose elements hold records are left only
+    /// in frames over this many bytes (`defer_records_over`,
+    /// `defer_record_arrays`): the explorer holds a smaller frame whole, as
+    /// its other views show it (its records list, its grid's errors, what its
+    /// batches decompress held for the frame's life). 0: in every frame.
+    pub leave_in_frames_over: usize,
     /// Decoding only to learn whether the frame fits (a guess's
     /// candidates): a frame that fails is never shown, so a left array
     /// (`defer_elements_over`) whose element fails is not read again whole
@@ -305,6 +311,25 @@ fn decode_frame_at(
     frame
 }
 
+/// `opts` without records left for drawing, for a frame at `start` of
+/// `input` no larger than [`DecodeOptions::leave_in_frames_over`]; `None`
+/// when `opts` stand.
+fn whole_below(input: &Bytes, start: usize, opts: &DecodeOptions) -> Option<DecodeOptions> {
+    if opts.leave_in_frames_over == 0 {
+        return None;
+    }
+    let rest = input.len().saturating_sub(start);
+    let size = input
+        .get(start..start + 4)
+        .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+    let len = size.map_or(rest, |s| (s.max(0) as usize).saturating_add(4).min(rest));
+    (len <= opts.leave_in_frames_over).then(|| DecodeOptions {
+        defer_records_over: None,
+        defer_record_arrays: false,
+        ..opts.clone()
+    })
+}
+
 /// [`decode_frame_at`] into `frame` (as [`empty_frame`] made it, or
 /// [`refill`] with the tape it holds to fill again); its credentials
 /// redacted when [`crate::decode::secrets::hiding`] unless the frame is read
@@ -320,6 +345,14 @@ fn decode_into(
     input_offset: usize,
     opts: &DecodeOptions,
 ) {
+    let held_whole;
+    let opts = match whole_below(input, start, opts) {
+        Some(whole) => {
+            held_whole = whole;
+            &held_whole
+        }
+        None => opts,
+    };
     fill_frame(frame, specs, (input, start), opts);
     // The message is the one just decoded: its lookup is remembered.
     let message = |kind, key, version| {

@@ -86,9 +86,10 @@ pub struct FrameView {
     pub(crate) stub_summaries: HashMap<usize, String>,
 }
 
-/// Records fields over this many bytes are held as one stub per batch,
-/// each walked when opened ([`stub_items`]): a Fetch response of 400,000
-/// records would take a gigabyte of nodes whole.
+/// Records fields over this many bytes, in frames over 1 MiB, are held as
+/// one stub per batch, each walked when opened ([`stub_items`]): a Fetch
+/// response of 400,000 records would take a gigabyte of nodes whole. A
+/// smaller frame is held whole (`DecodeOptions::leave_in_frames_over`).
 pub const STUB_RECORDS_OVER: usize = crate::decode::frame::DEFER_RECORDS_OVER;
 
 /// Arrays of structs whose elements take over this many bytes are held as
@@ -104,6 +105,7 @@ pub fn stubbing(opts: DecodeOptions) -> DecodeOptions {
         defer_records_over: Some(STUB_RECORDS_OVER),
         defer_elements_over: Some(STUB_ELEMENTS_OVER),
         defer_record_arrays: true,
+        leave_in_frames_over: crate::decode::frame::DRAWN_IN_TURN_OVER,
         ..opts
     }
 }
@@ -126,6 +128,60 @@ fn open_any_stub(
             Some(node)
         }
     }
+}
+
+/// `fv`'s frame decoded again with its arrays whose elements hold records
+/// whole (its big records fields still stubs), when it holds such arrays
+/// as stubs; within a budget of its own under the same limits.
+fn partitions_whole(
+    cat: &Catalogue,
+    release: Option<&str>,
+    fv: &FrameView,
+    topic_ids: &TopicIds,
+) -> Option<Frame> {
+    let mut left = false;
+    fv.frame.root.walk(&mut |n, _| {
+        left |= matches!(n.deferred(), Some(Deferred::Elements(d)) if !d.array.records.is_empty())
+    });
+    if !left {
+        return None;
+    }
+    let f = &fv.frame;
+    let budget = Budget::new(fv.budget.limits());
+    let opts = DecodeOptions {
+        direction: Some(f.direction),
+        api_key: f.api_key,
+        api_version: f.api_version,
+        release: release.map(str::to_string),
+        topic_ids: topic_ids.clone(),
+        budget: budget.clone(),
+        defer_records_over: Some(STUB_RECORDS_OVER),
+        ..Default::default()
+    };
+    let mut again = crate::decode::decode_frame(cat, f.bytes.clone(), f.input_offset, &opts);
+    stub_items(cat, &mut again, &budget);
+    Some(again)
+}
+
+/// The byte ranges of the errors at and under `n` in a frame of `len`
+/// bytes that stopped `at`, none empty.
+fn errors_under(n: &Node, at: Option<usize>, len: usize) -> Vec<Range<usize>> {
+    // Errors inside decompressed data are at offsets of that data, not of the frame.
+    fn walk(n: &Node, at: Option<usize>, len: usize, out: &mut Vec<Range<usize>>) {
+        if n.error().is_some() {
+            let start = at
+                .filter(|a| (n.offset..n.end()).contains(a))
+                .unwrap_or(n.offset);
+            out.push(start.min(len)..n.end().min(len));
+        }
+        if n.role != Role::Decompressed {
+            n.children.iter().for_each(|c| walk(c, at, len, out));
+        }
+    }
+    let mut out = Vec::new();
+    walk(n, at, len, &mut out);
+    out.retain(|r| !r.is_empty());
+    out
 }
 
 /// The regions `regions` holds, in the legend's order.
@@ -261,6 +317,14 @@ impl FrameView {
         })?;
         for c in &node.children {
             paint_regions(c, &mut self.regions);
+        }
+        // Its errors, which the frame's were found without.
+        let at = self.frame.error.as_ref().map(|e| e.offset);
+        let len = self.frame.bytes.len();
+        for r in errors_under(&node, at, len) {
+            if !self.errors.contains(&r) {
+                self.errors.push(r);
+            }
         }
         let len = self.regions.len();
         for r in self.regions[node.offset.min(len)..node.end().min(len)]
@@ -466,21 +530,7 @@ fn paint_regions(n: &Node, out: &mut [Option<Region>]) {
 fn error_ranges(frame: &Frame) -> Vec<Range<usize>> {
     let len = frame.bytes.len();
     let at = frame.error.as_ref().map(|e| e.offset);
-    let mut out = Vec::new();
-    // Errors inside decompressed data are at offsets of that data, not of the frame.
-    fn walk(n: &Node, at: Option<usize>, len: usize, out: &mut Vec<Range<usize>>) {
-        if n.error().is_some() {
-            let start = at
-                .filter(|a| (n.offset..n.end()).contains(a))
-                .unwrap_or(n.offset);
-            out.push(start.min(len)..n.end().min(len));
-        }
-        if n.role != Role::Decompressed {
-            n.children.iter().for_each(|c| walk(c, at, len, out));
-        }
-    }
-    walk(&frame.root, at, len, &mut out);
-    out.retain(|r| !r.is_empty());
+    let mut out = errors_under(&frame.root, at, len);
     if let (true, Some(a)) = (out.is_empty(), at) {
         if a < len {
             out.push(a..a + 1);
@@ -1529,12 +1579,16 @@ impl<'a> App<'a> {
                 let Some(fv) = self.frame() else { return };
                 let ids = self.capture.as_ref().map(|c| c.topic_ids.clone()).unwrap_or_default();
                 let produced = self.produced_offsets(self.current);
+                // The table finds records fields in the tree: partitions held
+                // as stubs are decoded again with their records fields.
+                let again = partitions_whole(self.cat, self.release.as_deref(), fv, &ids);
+                let frame = again.as_ref().unwrap_or(&fv.frame);
                 // Batches held as stubs are walked one at a time for the table.
-                let open = |n: &Node| open_stub(self.cat, &fv.frame.bytes, n, &fv.budget);
+                let open = |n: &Node| open_stub(self.cat, &frame.bytes, n, &fv.budget);
                 let mut list = record_lines(
                     self.cat,
                     self.release.as_deref(),
-                    &fv.frame,
+                    frame,
                     &ids,
                     produced.as_ref(),
                     &open,
