@@ -1100,6 +1100,39 @@ fn scram_records_in_partitions_are_masked_in_every_view() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// Records read as the metadata log's because `--topic` says so (a Fetch
+/// names topics by id, or the frame names another topic): their
+/// credentials are masked in every view, though the frame's bytes never
+/// name the metadata log.
+#[test]
+fn scram_records_of_a_topic_given_are_masked() {
+    use common::batches::{batch, produce, Rec};
+    let cat = kwire::schema::Catalogue::builtin();
+    let rec = Rec {
+        key: None,
+        value: Some(scram_record()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    let bytes = produce(cat, "renamed", &batch(0, 0, &[rec]));
+    let file = std::env::temp_dir().join(format!("kwire-secrets-topic-{}.bin", std::process::id()));
+    std::fs::write(&file, &bytes).unwrap();
+    let path = file.to_str().unwrap();
+    for view in [
+        &["--format", "tree"][..],
+        &["--format", "grid"],
+        &["--format", "tree-json"],
+        &["--format", "json"],
+        &["--explain"],
+    ] {
+        let given = ["decode", "--binary", "--topic", "__cluster_metadata", path];
+        let (status, shown) = run(&[&given[..], view].concat());
+        assert_eq!(status, Some(0), "{view:?}: {shown}");
+        assert!(leaked(&shown).is_empty(), "{view:?}: {:?}", leaked(&shown));
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
 #[test]
 fn capture_write_selected_masks_credentials_unless_shown() {
     let cap = TempCapture::new("secrets-selected", &conversation().pcap());

@@ -363,7 +363,8 @@ fn decode_into(
     if crate::decode::secrets::hiding()
         && !opts.header_only
         && !opts.findings_only
-        && crate::decode::secrets::may_hold(frame, message)
+        && (crate::decode::secrets::may_hold(frame, message)
+            || crate::decode::secrets::names_metadata_log(opts.topic.as_deref()))
     {
         if frame.values.is_none() {
             if frame.root.deferred_count() > 0 {

@@ -100,6 +100,13 @@ pub(crate) fn may_hold_bytes<'c>(
             .any(|f| f.find(bytes).is_some())
 }
 
+/// Whether `topic` (given with `--topic`, which names the records of every
+/// frame) is the metadata log, whose records carry credentials wherever
+/// the frame's bytes do not name it (a Fetch by topic id, another topic).
+pub(crate) fn names_metadata_log(topic: Option<&str>) -> bool {
+    topic.is_some_and(|t| t.as_bytes() == METADATA_TOPIC)
+}
+
 /// Searchers for the metadata log's name and id, built once (building one
 /// for every frame cost more than searching its bytes).
 fn metadata_log_finders() -> &'static [memchr::memmem::Finder<'static>; 2] {
