@@ -1055,49 +1055,62 @@ fn scram_records_drawn_a_batch_at_a_time_are_masked() {
     assert_eq!(masked, 200 * 100, "every record's key masked");
 }
 
+/// One batch of one SCRAM credential record.
+fn scram_batch() -> Vec<u8> {
+    let rec = common::batches::Rec {
+        key: None,
+        value: Some(scram_record()),
+        headers: vec![],
+        timestamp_delta: 0,
+    };
+    common::batches::batch(0, 0, &[rec])
+}
+
+/// `kwire decode --binary` of `bytes` (written to a file named after
+/// `name`), with `given` options, in each of `views`: it succeeds and shows
+/// no credential.
+fn masked_in_every_view(name: &str, bytes: &[u8], given: &[&str], views: &[&[&str]]) {
+    let file =
+        std::env::temp_dir().join(format!("kwire-secrets-{name}-{}.bin", std::process::id()));
+    std::fs::write(&file, bytes).unwrap();
+    let path = file.to_str().unwrap();
+    for view in views {
+        let (status, shown) = run(&[&["decode", "--binary"][..], given, &[path], view].concat());
+        assert_eq!(status, Some(0), "{view:?}: {shown}");
+        assert!(leaked(&shown).is_empty(), "{view:?}: {:?}", leaked(&shown));
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
 /// A small Produce to `__cluster_metadata` of several topics and
 /// partitions, whose arrays `kwire decode` would leave for drawing
 /// (`DecodeOptions::defer_record_arrays`): every view masks the records'
 /// credentials in the frame's bytes.
 #[test]
 fn scram_records_in_partitions_are_masked_in_every_view() {
-    use common::batches::{batch, produce_topics, Rec};
     let cat = kwire::schema::Catalogue::builtin();
-    let rec = Rec {
-        key: None,
-        value: Some(scram_record()),
-        headers: vec![],
-        timestamp_delta: 0,
-    };
-    let records = batch(0, 0, &[rec]);
-    let plain = batch(
+    let records = scram_batch();
+    let plain = common::batches::batch(
         0,
         0,
         &[common::batches::rec(Some(b"k"), Some(b"v"), &[], 0)],
     );
-    let bytes = produce_topics(
+    let bytes = common::batches::produce_topics(
         cat,
         &[
             ("orders", &[&plain[..]]),
             ("__cluster_metadata", &[&records[..], &records[..]]),
         ],
     );
-    let file = std::env::temp_dir().join(format!("kwire-secrets-parts-{}.bin", std::process::id()));
-    std::fs::write(&file, &bytes).unwrap();
-    let path = file.to_str().unwrap();
-    for view in [
-        &["--format", "tree"][..],
+    let views: [&[&str]; 6] = [
+        &["--format", "tree"],
         &["--format", "grid"],
         &["--format", "tree-json"],
         &["--format", "json"],
         &["--explain"],
         &["--wide"],
-    ] {
-        let (status, shown) = run(&[&["decode", "--binary", path][..], view].concat());
-        assert_eq!(status, Some(0), "{view:?}: {shown}");
-        assert!(leaked(&shown).is_empty(), "{view:?}: {:?}", leaked(&shown));
-    }
-    let _ = std::fs::remove_file(&file);
+    ];
+    masked_in_every_view("parts", &bytes, &[], &views);
 }
 
 /// Records read as the metadata log's because `--topic` says so (a Fetch
@@ -1106,31 +1119,16 @@ fn scram_records_in_partitions_are_masked_in_every_view() {
 /// name the metadata log.
 #[test]
 fn scram_records_of_a_topic_given_are_masked() {
-    use common::batches::{batch, produce, Rec};
     let cat = kwire::schema::Catalogue::builtin();
-    let rec = Rec {
-        key: None,
-        value: Some(scram_record()),
-        headers: vec![],
-        timestamp_delta: 0,
-    };
-    let bytes = produce(cat, "renamed", &batch(0, 0, &[rec]));
-    let file = std::env::temp_dir().join(format!("kwire-secrets-topic-{}.bin", std::process::id()));
-    std::fs::write(&file, &bytes).unwrap();
-    let path = file.to_str().unwrap();
-    for view in [
-        &["--format", "tree"][..],
+    let bytes = common::batches::produce(cat, "renamed", &scram_batch());
+    let views: [&[&str]; 5] = [
+        &["--format", "tree"],
         &["--format", "grid"],
         &["--format", "tree-json"],
         &["--format", "json"],
         &["--explain"],
-    ] {
-        let given = ["decode", "--binary", "--topic", "__cluster_metadata", path];
-        let (status, shown) = run(&[&given[..], view].concat());
-        assert_eq!(status, Some(0), "{view:?}: {shown}");
-        assert!(leaked(&shown).is_empty(), "{view:?}: {:?}", leaked(&shown));
-    }
-    let _ = std::fs::remove_file(&file);
+    ];
+    masked_in_every_view("topic", &bytes, &["--topic", "__cluster_metadata"], &views);
 }
 
 #[test]
